@@ -1,0 +1,25 @@
+"""Run every benchmark and print its figures: `.venv/bin/python bench/run.py` (or scripts/bench)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import grep_bench
+import startup
+import turn_overhead
+
+
+def main() -> None:
+    startup.report(startup.main())
+    print()
+    turn_overhead.report(turn_overhead.main())
+    print()
+    print("grep over a 50,000-file tree: tether's Grep tool against rg run directly")
+    grep_bench.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Command-line arguments and dispatch. Imports nothing heavy until it knows what to run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tether import __version__
+
+DESCRIPTION = """\
+tether: a coding agent in your terminal.
+
+  tether                      interactive session (REPL)
+  tether -p "fix the tests"   run one task headless and print the result
+  tether demo                 watch a scripted session (no model or API key needed)
+"""
+
+EPILOG = """\
+models: --model or TETHER_MODEL or the "model" setting; for example claude-sonnet-4-5,
+  openai/gpt-4.1, openrouter/<vendor>/<model>, ollama/qwen2.5-coder:7b.
+keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY; base URLs: ANTHROPIC_BASE_URL,
+  OPENAI_BASE_URL. Settings: ~/.tether/settings.json, .tether/settings.json, .claude/settings.json.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tether",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("prompt", nargs="?", help="the task; with -p, also read from stdin when piped")
+    p.add_argument("-p", "--print", action="store_true", help="headless: run the task, print, exit")
+    p.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json"],
+        default="text",
+        help="headless output: final text, one JSON result, or JSON lines as it runs",
+    )
+    p.add_argument("--model", help="model to use (see below)")
+    p.add_argument("--max-turns", type=_positive_int, help="stop after this many model calls")
+    p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
+    p.add_argument("--settings", type=Path, help="an extra settings file (highest precedence)")
+    p.add_argument("--verbose", action="store_true", help="show tool calls and retries on stderr")
+    p.add_argument("--cwd", type=Path, default=None, help="workspace directory (default: here)")
+    p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
+    return p
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from tether.cli.setup import RunOptions
+
+    opts = RunOptions(
+        cwd=(args.cwd or Path.cwd()),
+        model=args.model,
+        max_turns=args.max_turns,
+        append_system_prompt=args.append_system_prompt,
+        settings_path=args.settings,
+        verbose=args.verbose,
+    )
+    if args.print:
+        from tether.cli.headless import read_prompt, run_headless_sync
+
+        prompt = read_prompt(args.prompt, sys.stdin)
+        if prompt is None:
+            print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
+            return 2
+        return run_headless_sync(opts, prompt, args.output_format)
+    import asyncio
+
+    from tether.cli.repl import run_repl
+
+    return asyncio.run(run_repl(opts, initial_prompt=args.prompt))

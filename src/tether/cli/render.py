@@ -1,0 +1,368 @@
+"""Show a session's events in the terminal with rich.
+
+On a terminal, a live region at the bottom holds what is still moving: the reply being streamed
+(as Markdown) and a spinner with the current activity. Everything finished (a completed reply,
+a tool call and its result, errors) is printed above it for good, once. On a pipe or a dumb
+terminal there is no live region: text is written raw as it arrives and nothing is redrawn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from tether.cli.toolview import (
+    DIFF_LINES,
+    PREVIEW_LINES,
+    VERBOSE_DIFF_LINES,
+    VERBOSE_PREVIEW_LINES,
+    diff_view,
+    display_path,
+    result_preview,
+    tool_headline,
+)
+from tether.protocol import (
+    ErrorOccurred,
+    Event,
+    MessageCompleted,
+    ModelRetry,
+    Notice,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from rich.live import Live
+
+INTERRUPT_HINT = "ctrl+c to interrupt"
+REFRESH_INTERVAL_S = 0.1
+
+
+class EventRenderer:
+    """Turns events into terminal output. Call `render` for each event and `close` at the end
+    (or after each turn: a turn's `TurnFinished` closes the live region as well)."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        verbose: bool = False,
+        live: bool | None = None,
+        workspace: Path | None = None,
+    ) -> None:
+        """`live` forces the live region on or off; by default it is on for a real terminal."""
+        self.console = console
+        self.verbose = verbose
+        self.workspace = workspace
+        self._use_live = (
+            live if live is not None else console.is_terminal and not console.is_dumb_terminal
+        )
+        self._live: Live | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._text = ""
+        self._thinking = ""
+        self._raw_open = False  # plain mode: raw text written and no newline after it yet
+        self._saw_text = False  # text deltas arrived for the message being streamed
+        self._activity = "Thinking"
+        self._activity_since = time.monotonic()
+        self._tools: dict[str, ToolStarted] = {}
+
+    def render(self, event: Event) -> None:
+        """Show one event."""
+        match event:
+            case SessionStarted(cwd=cwd):
+                self.workspace = Path(cwd)
+            case TurnStarted():
+                self._set_activity("Thinking")
+                self._ensure_live()
+            case TextDelta(text=text):
+                self._end_thinking()
+                self._saw_text = True
+                self._add_text(text)
+            case ThinkingDelta(text=text):
+                self._add_thinking(text)
+            case MessageCompleted(message=message):
+                if message.role == "assistant":
+                    if not self._saw_text and message.text().strip():
+                        self._add_text(message.text())  # a reply that came unstreamed
+                    self._saw_text = False
+                    self._end_stream()
+            case ToolStarted():
+                self._on_tool_started(event)
+            case ToolFinished():
+                self._on_tool_finished(event)
+            case ModelRetry():
+                self._end_stream()
+                self._print(
+                    Text(
+                        f"⚠ Model call failed ({event.reason}); retrying in {event.delay_s:.1f}s "
+                        f"(attempt {event.attempt + 1} of {event.max_attempts})",
+                        style="yellow",
+                    )
+                )
+            case Notice(level=level, message=message):
+                self._end_stream()
+                self._print(Text(message, style="yellow" if level == "warning" else "dim"))
+            case ErrorOccurred(message=message):
+                self._end_stream()
+                self._print_error(message)
+            case TurnFinished():
+                self._on_turn_finished(event)
+
+    def close(self) -> None:
+        """Finish what is open: print a pending reply, stop the live region."""
+        self._end_stream()
+        self._stop_live()
+
+    # -- text and thinking -------------------------------------------------------------------
+
+    def _add_text(self, text: str) -> None:
+        if self._use_live:
+            self._text += text
+            self._set_activity("Writing")
+            self._ensure_live()
+            return
+        self._text += text
+        self.console.out(text, end="", highlight=False)
+        self._raw_open = not text.endswith("\n")
+
+    def _add_thinking(self, text: str) -> None:
+        if not self._thinking:
+            self._end_text()
+        self._thinking += text
+        if self._use_live:
+            self._ensure_live()
+        elif self.verbose:
+            self.console.out(text, end="", style="dim italic", highlight=False)
+            self._raw_open = not text.endswith("\n")
+
+    def _end_stream(self) -> None:
+        self._end_thinking()
+        self._end_text()
+
+    def _end_text(self) -> None:
+        text, self._text = self._text, ""
+        if self._use_live:
+            if text.strip():
+                self._print_block(_bulleted(_markdown(text)))
+                self._set_activity("Thinking")
+            return
+        if self._raw_open:
+            self.console.out("")
+            self._raw_open = False
+        if text.strip():
+            self.console.out("")  # the blank line that ends a block
+
+    def _end_thinking(self) -> None:
+        thought, self._thinking = self._thinking, ""
+        if not thought.strip():
+            return
+        if self.verbose and not self._use_live:
+            if self._raw_open:
+                self.console.out("")
+                self._raw_open = False
+            self.console.out("")
+            return
+        if self.verbose:
+            self._print_block(Text(f"✻ {thought.strip()}", style="dim italic"))
+            return
+        flat = " ".join(thought.split())
+        room = max(10, self.console.width - 14)
+        gist = flat if len(flat) <= room else flat[: room - 1] + "…"
+        self._print_block(Text(f"✻ Thinking: {gist}", style="dim italic"))
+
+    # -- tools -------------------------------------------------------------------------------
+
+    def _on_tool_started(self, event: ToolStarted) -> None:
+        self._end_stream()
+        self._tools[event.call_id] = event
+        self._print(
+            tool_headline(
+                event.name, event.input, workspace=self.workspace, width=self.console.width
+            )
+        )
+        self._set_activity(f"Running {event.name}")
+
+    def _on_tool_finished(self, event: ToolFinished) -> None:
+        self._end_stream()
+        started = self._tools.pop(event.call_id, None)
+        width = self.console.width
+        if event.diff and not event.is_error:
+            raw_path = started.input.get("file_path") if started else None
+            path = display_path(raw_path, self.workspace) if isinstance(raw_path, str) else None
+            limit = VERBOSE_DIFF_LINES if self.verbose else DIFF_LINES
+            self._print_block(diff_view(event.diff, path, width=width, max_lines=limit))
+        else:
+            limit = VERBOSE_PREVIEW_LINES if self.verbose else PREVIEW_LINES
+            self._print_block(
+                result_preview(
+                    event.name, event.content, is_error=event.is_error, width=width, max_lines=limit
+                )
+            )
+        self._set_activity("Thinking")
+
+    # -- end of turn -------------------------------------------------------------------------
+
+    def _on_turn_finished(self, event: TurnFinished) -> None:
+        self.close()
+        running, self._tools = self._tools, {}
+        if event.error is not None and "interrupt" in event.error:
+            if running:  # under the headline of the call that was cut short
+                self.console.print(Text("  ⎿  Interrupted", style="yellow"))
+                self.console.line()
+            else:
+                self.console.print(Text("⏹ Interrupted", style="yellow"))
+        elif event.subtype == "error_max_turns":
+            self.console.print(Text("Stopped: the turn limit was reached.", style="yellow"))
+        self.console.print(Text(turn_footer(event), style="dim"))
+
+    def _print_error(self, message: str) -> None:
+        first, _, rest = message.partition("\n")
+        self._print(Text(f"✗ {first}", style="bold red"))
+        if "Traceback (most recent call last)" in rest and not self.verbose:
+            self._print(Text("  (traceback hidden; --verbose shows it)", style="dim"))
+        elif rest.strip():
+            self._print(Text(rest.rstrip(), style="red"))
+        self.console.line()
+
+    # -- the live region ---------------------------------------------------------------------
+
+    def _print(self, renderable: RenderableType) -> None:
+        if self._raw_open:
+            self.console.out("")
+            self._raw_open = False
+        self.console.print(renderable)
+
+    def _print_block(self, renderable: RenderableType) -> None:
+        """Print a finished block and the blank line that separates it from the next."""
+        self._print(renderable)
+        self.console.line()
+
+    def _set_activity(self, activity: str) -> None:
+        if activity != self._activity:
+            self._activity = activity
+            self._activity_since = time.monotonic()
+
+    def _ensure_live(self) -> None:
+        if not self._use_live or self._live is not None:
+            return
+        from rich.live import Live  # only terminals pay for it
+
+        self._activity_since = time.monotonic()
+        # Redrawn from this thread only: rich's refresh thread would race the prints above
+        # the region and erase lines it miscounts.
+        self._live = Live(
+            console=self.console,
+            get_renderable=self._live_view,
+            auto_refresh=False,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            vertical_overflow="crop",
+        )
+        self._live.start(refresh=True)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop: the region is redrawn on each event only
+        self._ticker = loop.create_task(self._tick())
+
+    async def _tick(self) -> None:
+        """Keep the spinner and the clock moving while no event arrives."""
+        while self._live is not None:
+            self._live.refresh()
+            await asyncio.sleep(REFRESH_INTERVAL_S)
+
+    def _stop_live(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _live_view(self) -> RenderableType:
+        """What the live region shows: the reply so far (its tail when taller than the
+        screen), then the spinner line."""
+        from rich.spinner import Spinner
+
+        parts: list[RenderableType] = []
+        height = max(3, self.console.size.height - 2)
+        if self._text.strip():
+            parts.append(_Tail(_bulleted(_markdown(self._text)), height))
+        elif self._thinking.strip() and self.verbose:
+            parts.append(_Tail(Text(self._thinking.strip(), style="dim italic"), height))
+        seconds = int(time.monotonic() - self._activity_since)
+        label = Text(f"{self._activity}… ", style="bold")
+        label.append(f"({seconds}s · {INTERRUPT_HINT})", style="dim")
+        parts.append(Spinner("dots", text=label, style="cyan"))
+        return Group(*parts)
+
+
+def _markdown(text: str) -> RenderableType:
+    from rich.markdown import Markdown  # markdown-it costs ~50 ms; not needed for the prompt
+
+    return Markdown(text)
+
+
+def _bulleted(body: RenderableType) -> Table:
+    grid = Table.grid(padding=0)
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column()
+    grid.add_row(Text("●", style="bold"), body)
+    return grid
+
+
+class _Tail:
+    """The last `max_lines` lines of a renderable, so a long reply scrolls inside the live
+    region instead of being cut at the top."""
+
+    def __init__(self, renderable: RenderableType, max_lines: int) -> None:
+        self.renderable = renderable
+        self.max_lines = max_lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        for line in lines[-self.max_lines :]:
+            yield from line
+            yield Segment.line()
+
+
+def format_tokens(count: int) -> str:
+    """1234 -> '1.2k', 2_500_000 -> '2.5M': short counts for footers."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def format_usage(usage: Usage) -> str:
+    """'12.3k in (10.0k cached) · 456 out'."""
+    text = f"{format_tokens(usage.context_tokens)} in"
+    if usage.cache_read_input_tokens:
+        text += f" ({format_tokens(usage.cache_read_input_tokens)} cached)"
+    return f"{text} · {format_tokens(usage.output_tokens)} out"
+
+
+def turn_footer(event: TurnFinished) -> str:
+    """The dim line after a turn: model calls, tokens, cost, time."""
+    calls = f"{event.num_turns} model call" + ("" if event.num_turns == 1 else "s")
+    parts = [calls, format_usage(event.usage)]
+    if event.cost_usd:
+        parts.append(f"${event.cost_usd:.4f}")
+    parts.append(f"{event.duration_ms / 1000:.1f}s")
+    return "─ " + " · ".join(parts)

@@ -1,0 +1,95 @@
+"""From options, settings and environment to a ready `Session`: the one place that wires layers."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.core.context import build_system_prompt
+from tether.core.loop import Agent
+from tether.core.model_call import RetryPolicy
+from tether.core.session import Session
+from tether.models.catalogue import cost_usd
+from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
+from tether.protocol import ConfigError
+from tether.tools.builtin import builtin_tools
+from tether.tools.context import ToolContext
+from tether.tools.registry import ToolRegistry
+
+
+@dataclass
+class RunOptions:
+    """What the command line (or a test, or the demo) asks for."""
+
+    cwd: Path
+    model: str | None = None
+    max_turns: int | None = None
+    append_system_prompt: str | None = None
+    settings_path: Path | None = None
+    verbose: bool = False
+    env: Mapping[str, str] | None = None
+
+
+def build_session(opts: RunOptions) -> Session:
+    """Load settings, resolve the model and build the session. Raises `ConfigError` with a
+    message fit for the user when something is missing or broken."""
+    env = dict(os.environ if opts.env is None else opts.env)
+    workspace = opts.cwd.expanduser().resolve()
+    if not workspace.is_dir():
+        raise ConfigError(f"workspace is not a directory: {workspace}")
+    home = tether_home(env)
+    settings = load_settings(
+        settings_files(workspace, home=home, explicit=opts.settings_path),
+        required=opts.settings_path,
+    )
+    # Settings' env fills in; the real environment (what the user typed) wins.
+    env = {**settings.env, **env}
+    resolved = resolve(opts.model, env, settings)
+    session_id = str(uuid.uuid4())
+    registry = ToolRegistry(builtin_tools())
+    agent = Agent(
+        model=build_model(resolved),
+        model_id=resolved.model_id,
+        system_prompt=build_system_prompt(
+            workspace, tool_names=registry.names(), append=opts.append_system_prompt
+        ),
+        tools=registry,
+        tool_context=ToolContext(workspace=workspace, scratch_dir=home / "scratch" / session_id),
+        max_turns=opts.max_turns,
+        max_tokens=resolved.info.max_output_tokens,
+        retry=retry_policy(env),
+    )
+    return Session(agent, session_id=session_id, price=lambda u: cost_usd(resolved.info, u))
+
+
+def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:
+    """--model, then TETHER_MODEL, then the settings' `model`, then the default."""
+    spec = flag or env.get("TETHER_MODEL") or settings.model
+    window = env.get("TETHER_CONTEXT_WINDOW")
+    context_window = settings.context_window
+    if window:
+        try:
+            context_window = int(window)
+        except ValueError:
+            raise ConfigError(
+                f"TETHER_CONTEXT_WINDOW must be a number of tokens, not {window!r}"
+            ) from None
+    extra = {
+        name: provider_from_settings(name, value) for name, value in settings.providers.items()
+    }
+    return resolve_model(spec, env, extra_providers=extra, context_window=context_window)
+
+
+def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
+    """`TETHER_RETRY_DELAY_MS` sets the first backoff delay (tests make it tiny)."""
+    delay = env.get("TETHER_RETRY_DELAY_MS")
+    if delay is None:
+        return RetryPolicy()
+    try:
+        return RetryPolicy(base_delay_s=max(0.0, float(delay) / 1000))
+    except ValueError:
+        raise ConfigError(f"TETHER_RETRY_DELAY_MS must be a number, not {delay!r}") from None

@@ -1,0 +1,162 @@
+"""How one tool call looks in the terminal: its headline, a preview of its result, its diff.
+
+Pure functions from event data to rich `Text`, so the renderer stays a small state machine and
+these stay easy to test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+PREVIEW_LINES = 3
+"""Result lines shown under a tool call (the first ones and the last); the rest is counted."""
+
+VERBOSE_PREVIEW_LINES = 20
+
+DIFF_LINES = 40
+"""Diff lines shown for an edit (more with --verbose); enough for a focused change."""
+
+VERBOSE_DIFF_LINES = 400
+
+RESULT_INDENT = "     "
+_RESULT_LEAD = "  ⎿  "
+
+# The argument that says most about a call, per tool; the first present one is shown.
+_KEY_ARGUMENTS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "path",
+    "url",
+    "query",
+    "description",
+    "prompt",
+)
+
+
+def tool_headline(
+    name: str, arguments: dict[str, Any], *, workspace: Path | None, width: int
+) -> Text:
+    """`● Bash(pytest -q)`: the tool and its key argument, on one line."""
+    summary = _key_argument(name, arguments, workspace)
+    line = Text()
+    line.append("● ", style="bold cyan")
+    line.append(name, style="bold")
+    room = max(10, width - len(name) - 4)
+    line.append(f"({_one_line(summary, room)})")
+    return line
+
+
+def _key_argument(name: str, arguments: dict[str, Any], workspace: Path | None) -> str:
+    for key in _KEY_ARGUMENTS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            if key in ("file_path", "notebook_path", "path"):
+                value = display_path(value, workspace)
+            where = arguments.get("path")
+            if key == "pattern" and isinstance(where, str) and where:
+                return f"{value} in {display_path(where, workspace)}"
+            return value
+    strings = [v for v in arguments.values() if isinstance(v, str) and v]
+    return strings[0] if strings else ""
+
+
+def display_path(path: str, workspace: Path | None) -> str:
+    """A path relative to the workspace when it lies inside it; as given otherwise."""
+    if workspace is None:
+        return path
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return path
+    try:
+        relative = candidate.relative_to(workspace)
+    except ValueError:
+        return path
+    return str(relative) if relative.parts else "."
+
+
+def _one_line(value: str, room: int) -> str:
+    lines = value.strip().splitlines() or [""]
+    first = lines[0]
+    if len(lines) > 1:
+        first += " …"
+    return first if len(first) <= room else first[: room - 1] + "…"
+
+
+def result_preview(
+    name: str, content: str, *, is_error: bool, width: int, max_lines: int = PREVIEW_LINES
+) -> Text:
+    """A result under its call, dimmed (red for an error): its first lines and, when lines
+    are left out, a count of them and the last line (where commands put their verdict)."""
+    style = "red" if is_error else "dim"
+    if name == "Read" and not is_error:
+        lines = [f"Read {_count_lines(content)} lines"]
+    else:
+        lines = content.expandtabs(4).strip("\n").splitlines() or ["(no output)"]
+    if len(lines) <= max_lines + 1:
+        head, tail = lines, []
+    else:
+        head, tail = lines[: max_lines - 1], lines[-1:]
+    hidden = len(lines) - len(head) - len(tail)
+    text = Text()
+    room = max(10, width - len(_RESULT_LEAD))
+    for index, line in enumerate(head):
+        text.append(_RESULT_LEAD if index == 0 else RESULT_INDENT, style="dim")
+        text.append(_cut(line, room), style=style)
+        text.append("\n")
+    if hidden:
+        text.append(f"{RESULT_INDENT}… +{hidden} lines\n", style="dim")
+    for line in tail:
+        text.append(RESULT_INDENT, style="dim")
+        text.append(_cut(line, room), style=style)
+    text.rstrip()
+    return text
+
+
+def _count_lines(content: str) -> int:
+    return len(content.rstrip("\n").splitlines())
+
+
+def _cut(line: str, room: int) -> str:
+    return line if len(line) <= room else line[: room - 1] + "…"
+
+
+def diff_view(diff: str, path: str | None, *, width: int, max_lines: int = DIFF_LINES) -> Text:
+    """A unified diff, coloured (additions green, removals red, hunk headers cyan), under a
+    summary line `Updated path (+a -r)`; capped at `max_lines` lines."""
+    body = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
+    text = Text()
+    text.append(_RESULT_LEAD, style="dim")
+    text.append(f"Updated {path or 'file'} ")
+    text.append(f"+{added}", style="green")
+    text.append(" ")
+    text.append(f"-{removed}", style="red")
+    text.append("\n")
+    room = max(10, width - len(RESULT_INDENT))
+    for line in body[:max_lines]:
+        text.append(RESULT_INDENT)
+        text.append(_cut(line.expandtabs(4), room), style=_diff_style(line))
+        text.append("\n")
+    hidden = len(body) - min(len(body), max_lines)
+    if hidden:
+        text.append(f"{RESULT_INDENT}… +{hidden} diff lines\n", style="dim")
+    text.rstrip()
+    return text
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("\\"):
+        return "dim"
+    return ""

@@ -1,0 +1,1 @@
+"""Settings files and tether's home directory."""

@@ -1,0 +1,117 @@
+"""Layered settings: user, project, local, then an explicit file; lists merge, later scalars win.
+
+Claude Code's files are read as well as tether's own, so a repository set up for it works as is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.protocol import ConfigError
+
+
+def tether_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where tether keeps its own files; `TETHER_HOME` moves it (tests set it)."""
+    env = os.environ if env is None else env
+    configured = env.get("TETHER_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".tether"
+
+
+def settings_files(
+    project: Path, *, home: Path, user_home: Path | None = None, explicit: Path | None = None
+) -> list[Path]:
+    """Candidate files, lowest precedence first."""
+    user_home = user_home or Path.home()
+    files = [
+        user_home / ".claude" / "settings.json",
+        home / "settings.json",
+        project / ".claude" / "settings.json",
+        project / ".tether" / "settings.json",
+        project / ".claude" / "settings.local.json",
+        project / ".tether" / "settings.local.json",
+    ]
+    if explicit is not None:
+        files.append(explicit)
+    return files
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The merged settings and the files they came from."""
+
+    data: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    sources: tuple[Path, ...] = ()
+
+    @property
+    def model(self) -> str | None:
+        value = self.data.get("model")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The `env` table: variables applied to tether's own process and its tools."""
+        value = self.data.get("env", {})
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+    @property
+    def context_window(self) -> int | None:
+        value = self.data.get("contextWindow")
+        return value if isinstance(value, int) and value > 0 else None
+
+    @property
+    def providers(self) -> Mapping[str, Any]:
+        value = self.data.get("providers", {})
+        return value if isinstance(value, dict) else {}
+
+
+def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Settings:
+    """Read and merge the files that exist. A broken file is an error naming it and the spot;
+    `required` (the --settings file) must exist."""
+    merged: dict[str, Any] = {}
+    sources: list[Path] = []
+    for path in files:
+        if not path.is_file():
+            if path == required:
+                raise ConfigError(f"settings file not found: {path}")
+            continue
+        merged = merge(merged, _read_json_object(path))
+        sources.append(path)
+    return Settings(merged, tuple(sources))
+
+
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        old = out.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            out[key] = merge(old, value)  # pyright: ignore[reportUnknownArgumentType]
+        elif isinstance(old, list) and isinstance(value, list):
+            out[key] = [*old, *(v for v in value if v not in old)]
+        else:
+            out[key] = value
+    return out
+
+
+def _read_json_object(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read settings file {path}: {e}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            f"settings file {path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"settings file {path} must hold a JSON object, not {type(data).__name__}"
+        )
+    return data  # pyright: ignore[reportUnknownVariableType]

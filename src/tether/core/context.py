@@ -1,0 +1,52 @@
+"""The system prompt: stable for the whole session, so the cached prefix is reused every turn."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+
+BASE_PROMPT = """\
+You are tether, a coding agent working in the user's repository through tools. You act; the user \
+reviews. Be direct and concise.
+
+How to work:
+- Understand before you change: find files with Glob and Grep, read them with Read.
+- Read a file before you Edit or Write it; prefer Edit (exact, unique old_string) over rewriting \
+whole files. Revert undoes your last change to a file.
+- Run commands with Bash: tests, builds, git. The working directory persists between calls; \
+environment variables do not. Commands have no stdin: never start anything interactive.
+- After a change, verify it: run the relevant tests or the program.
+- When several independent tool calls are needed, request them in the same response.
+- Paths may be relative to the workspace root or absolute.
+- When you are done, reply with a short summary of what changed and how it was verified.
+"""
+
+
+def build_system_prompt(
+    workspace: Path,
+    *,
+    tool_names: Sequence[str],
+    append: str | None = None,
+    today: datetime.date | None = None,
+) -> str:
+    """Base instructions, then facts about the environment, then the user's additions.
+
+    Nothing here changes during a session (the date is taken once): the prefix stays cacheable.
+    """
+    is_git = any((p / ".git").exists() for p in (workspace, *workspace.parents))
+    env = "\n".join(
+        [
+            "Environment:",
+            f"- Workspace root: {workspace}",
+            f"- Git repository: {'yes' if is_git else 'no'}",
+            f"- Platform: {platform.system()} {platform.release()}",
+            f"- Date: {(today or datetime.date.today()).isoformat()}",
+            f"- Tools: {', '.join(tool_names)}",
+        ]
+    )
+    parts = [BASE_PROMPT, env]
+    if append:
+        parts.append(append.strip())
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,74 @@
+"""The conversation history: append-only, and always a transcript the API would accept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tether.protocol import (
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+
+class History:
+    """Messages in order. Consecutive user content is merged into one message, so tool results
+    and the next prompt travel together, as the API expects."""
+
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
+        self._messages: list[Message] = list(messages)
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(self._messages)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
+        """Append user content; tool results always come first in a user message."""
+        if self._messages and self._messages[-1].role == "user":
+            merged = (*self._messages[-1].content, *blocks)
+            self._messages[-1] = Message(role="user", content=_results_first(merged))
+        else:
+            self._messages.append(Message(role="user", content=_results_first(tuple(blocks))))
+        return self._messages[-1]
+
+    def add_assistant(self, message: Message) -> Message | None:
+        """Append a reply, without the empty text blocks the API would reject on the way back.
+        A reply left with nothing is not kept (returns None)."""
+        content = tuple(b for b in message.content if not (isinstance(b, TextBlock) and not b.text))
+        if not content:
+            return None
+        kept = Message(role="assistant", content=content)
+        self._messages.append(kept)
+        return kept
+
+    def unanswered_tool_uses(self) -> list[ToolUseBlock]:
+        """Calls in the newest assistant message that no tool_result answers yet."""
+        for i in range(len(self._messages) - 1, -1, -1):
+            msg = self._messages[i]
+            if msg.role == "assistant":
+                answered = {
+                    r.tool_use_id for m in self._messages[i + 1 :] for r in m.tool_results()
+                }
+                return [c for c in msg.tool_uses() if c.id not in answered]
+        return []
+
+    def answer_unanswered(self, reason: str) -> list[ToolResultBlock]:
+        """Give every pending call an error result saying why it did not run."""
+        results = [
+            ToolResultBlock(tool_use_id=c.id, content=reason, is_error=True)
+            for c in self.unanswered_tool_uses()
+        ]
+        if results:
+            self.add_user(results)
+        return results
+
+
+def _results_first(blocks: tuple[ContentBlock, ...]) -> tuple[ContentBlock, ...]:
+    results = tuple(b for b in blocks if isinstance(b, ToolResultBlock))
+    others = tuple(b for b in blocks if not isinstance(b, ToolResultBlock))
+    return results + others

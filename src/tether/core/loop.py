@@ -1,0 +1,153 @@
+"""The agent loop: call the model, run the tools it asks for, feed results back, repeat.
+
+Kept small on purpose. New capabilities are new tools, events or providers, never branches here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tether.core.history import History
+from tether.core.model_call import RetryPolicy, call_model
+from tether.models.base import Model, ModelRequest
+from tether.protocol import (
+    ErrorOccurred,
+    Event,
+    MessageCompleted,
+    StopReason,
+    ToolFinished,
+    ToolResultBlock,
+    ToolStarted,
+    ToolUseBlock,
+    TurnSubtype,
+    Usage,
+)
+from tether.tools.context import ToolContext
+from tether.tools.registry import ToolRegistry
+
+INTERRUPTED = "Interrupted by the user; this tool call did not complete."
+
+
+@dataclass
+class Agent:
+    """Everything one loop needs, fixed for the session."""
+
+    model: Model
+    model_id: str
+    system_prompt: str
+    tools: ToolRegistry
+    tool_context: ToolContext
+    max_turns: int | None = None
+    max_tokens: int = 16384
+    thinking_budget: int | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+@dataclass
+class TurnStats:
+    """What one user turn cost; kept outside the loop so an interrupted turn still reports it."""
+
+    num_turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    api_ms: int = 0
+    stop_reason: StopReason | None = None
+    result: str = ""
+
+
+async def run_turn(
+    agent: Agent, history: History, stats: TurnStats, emit: Callable[[Event], None]
+) -> TurnSubtype:
+    """Run until the model ends its turn (or the turn limit). The history is valid on return and
+    on every exception: each tool_use has its tool_result."""
+    while True:
+        request = ModelRequest(
+            model=agent.model_id,
+            system=agent.system_prompt,
+            messages=history.messages,
+            tools=agent.tools.specs(),
+            max_tokens=agent.max_tokens,
+            thinking_budget=agent.thinking_budget,
+        )
+        started = time.perf_counter()
+        response = await call_model(agent.model, request, emit, agent.retry)
+        stats.api_ms += int((time.perf_counter() - started) * 1000)
+        stats.num_turns += 1
+        stats.usage = stats.usage + response.usage
+        stats.stop_reason = response.stop_reason
+        kept = history.add_assistant(response.message)
+        if kept is None:
+            return "success"
+        emit(MessageCompleted(message=kept, usage=response.usage))
+        if kept.text():
+            stats.result = kept.text()
+        calls = kept.tool_uses()
+        if not calls and response.stop_reason != "pause_turn":
+            return "success"
+        if calls and response.stop_reason == "refusal":
+            _answer_all(history, emit, "Not run: the model stopped with a refusal.")
+            return "success"
+        if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
+            # Results would reach the model only after the limit: the calls are not run.
+            _answer_all(history, emit, f"Not run: the turn limit ({agent.max_turns}) was reached.")
+            return "error_max_turns"
+        if calls:
+            await _run_tools(agent, calls, history, emit)
+        # else pause_turn: the next call continues the model's own message.
+
+
+async def _run_tools(
+    agent: Agent, calls: list[ToolUseBlock], history: History, emit: Callable[[Event], None]
+) -> None:
+    results: list[ToolResultBlock] = []
+    call = calls[0]
+    try:
+        for call in calls:
+            emit(ToolStarted(call_id=call.id, name=call.name, input=call.input))
+            outcome = await agent.tools.run(call, agent.tool_context)
+            results.append(
+                ToolResultBlock(
+                    tool_use_id=call.id, content=outcome.content, is_error=outcome.is_error
+                )
+            )
+            emit(
+                ToolFinished(
+                    call_id=call.id,
+                    name=call.name,
+                    content=outcome.content,
+                    is_error=outcome.is_error,
+                    diff=outcome.diff,
+                    duration_ms=outcome.duration_ms,
+                )
+            )
+    except asyncio.CancelledError:
+        _commit(history, _completed(calls, results, INTERRUPTED), emit)
+        raise
+    except Exception as e:
+        emit(ErrorOccurred(message=f"internal error in tool {call.name}: {e!r}"))
+        reason = f"Not run: tether hit an internal error in {call.name}."
+        _commit(history, _completed(calls, results, reason), emit)
+        raise
+    _commit(history, results, emit)
+
+
+def _completed(
+    calls: list[ToolUseBlock], results: list[ToolResultBlock], reason: str
+) -> list[ToolResultBlock]:
+    done = {r.tool_use_id for r in results}
+    missing = [ToolResultBlock(tool_use_id=c.id, content=reason, is_error=True) for c in calls]
+    return results + [r for r in missing if r.tool_use_id not in done]
+
+
+def _commit(
+    history: History, results: list[ToolResultBlock], emit: Callable[[Event], None]
+) -> None:
+    if results:
+        emit(MessageCompleted(message=history.add_user(results)))
+
+
+def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:
+    if history.answer_unanswered(reason):
+        emit(MessageCompleted(message=history.messages[-1]))

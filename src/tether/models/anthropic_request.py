@@ -1,0 +1,132 @@
+"""Building a Messages API request body from a `ModelRequest`, with prompt-cache breakpoints.
+
+Breakpoints go on the system prompt, the last tool and the newest message; when room is left,
+one more goes on the user message before it, where the previous request put its own, so that
+prefix is still found however many blocks the last exchange added (a cache read looks back
+only 20 blocks from a breakpoint).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tether.models.base import ModelRequest
+from tether.protocol import (
+    ContentBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+ThinkingStyle = Literal["budget", "adaptive"]
+
+MAX_CACHE_BREAKPOINTS = 4
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def build_body(
+    request: ModelRequest, *, model: str, thinking: ThinkingStyle = "budget"
+) -> dict[str, Any]:
+    """The keyword arguments of `messages.create` (without `stream`)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens,
+        "messages": convert_messages(request.messages),
+    }
+    breakpoints = 0
+    if request.system.strip():
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": _EPHEMERAL}]
+        breakpoints += 1
+    if request.tools:
+        tools: list[dict[str, Any]] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in request.tools
+        ]
+        tools[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
+        body["tools"] = tools
+        breakpoints += 1
+    mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
+    if request.thinking_budget:
+        body["thinking"] = (
+            {"type": "enabled", "budget_tokens": request.thinking_budget}
+            if thinking == "budget"
+            else {"type": "adaptive"}
+        )
+    user_id = request.metadata.get("user_id")
+    if user_id:
+        body["metadata"] = {"user_id": user_id}
+    return body
+
+
+def convert_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Wire dicts for the history. Shared, never mutated: callers copy before marking."""
+    return [convert_message(m) for m in messages]
+
+
+def convert_message(message: Message) -> dict[str, Any]:
+    """One message as the API wants it: tool results first, no empty text blocks."""
+    blocks = message.content
+    if message.role == "user" and any(isinstance(b, ToolResultBlock) for b in blocks):
+        # The API requires a user message's tool results to come before anything else in it.
+        blocks = tuple(b for b in blocks if isinstance(b, ToolResultBlock)) + tuple(
+            b for b in blocks if not isinstance(b, ToolResultBlock)
+        )
+    content = [_convert_block(b) for b in blocks if not _is_blank_text(b)]
+    if not content:
+        content = [_convert_block(b) for b in blocks]
+    return {"role": message.role, "content": content}
+
+
+def _is_blank_text(block: ContentBlock) -> bool:
+    # The API refuses text blocks that are empty or only whitespace.
+    return isinstance(block, TextBlock) and not block.text.strip()
+
+
+def _convert_block(block: ContentBlock) -> dict[str, Any]:
+    match block:
+        case TextBlock(text=text):
+            return {"type": "text", "text": text}
+        case ThinkingBlock(thinking=thinking, signature=signature):
+            return {"type": "thinking", "thinking": thinking, "signature": signature}
+        case RedactedThinkingBlock(data=data):
+            return {"type": "redacted_thinking", "data": data}
+        case ToolUseBlock(id=call_id, name=name, input=arguments):
+            return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+        case ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error):
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
+            if is_error:
+                # The API refuses an error result with no content.
+                result["content"] = text or "(the tool failed without a message)"
+                result["is_error"] = True
+            else:
+                result["content"] = text
+            return result
+
+
+def _may_carry_cache_control(block: dict[str, Any]) -> bool:
+    if block["type"] in ("thinking", "redacted_thinking"):
+        return False
+    return not (block["type"] == "text" and not block["text"].strip())
+
+
+def mark_newest_messages(messages: list[dict[str, Any]], count: int) -> None:
+    """Put a breakpoint on the newest message and, when `count` allows, on the user message
+    before it (where the previous request put its own). Marks the last block that may carry
+    one; replaces the marked dicts, so the converted originals stay untouched."""
+    marked = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if marked >= count:
+            return
+        if marked > 0 and messages[index]["role"] != "user":
+            continue
+        content: list[dict[str, Any]] = messages[index]["content"]
+        for position in range(len(content) - 1, -1, -1):
+            if _may_carry_cache_control(content[position]):
+                new_content = list(content)
+                new_content[position] = {**content[position], "cache_control": _EPHEMERAL}
+                messages[index] = {**messages[index], "content": new_content}
+                marked += 1
+                break

@@ -1,0 +1,55 @@
+"""The `Model` protocol: one streaming method, and the request and events it speaks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from tether.protocol import Message, StopReason, ToolSpec, Usage
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 16384
+    thinking_budget: int | None = None
+    metadata: dict[str, str] = field(default_factory=dict[str, str])
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    kind: Literal["text"]
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingChunk:
+    kind: Literal["thinking"]
+    text: str
+
+
+@dataclass(frozen=True)
+class ResponseDone:
+    """The stream finished (`message_stop` seen): only now may tools run."""
+
+    kind: Literal["done"]
+    message: Message
+    stop_reason: StopReason | None
+    usage: Usage
+
+
+ModelEvent = TextChunk | ThinkingChunk | ResponseDone
+
+
+class Model(Protocol):
+    """A model endpoint. `stream` yields chunks, then exactly one `ResponseDone`.
+
+    It raises `ModelError` (with `retryable` set for cut-off streams, 429 and 5xx) when the
+    call fails; it never yields `ResponseDone` for a stream that did not finish.
+    """
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...

@@ -1,0 +1,223 @@
+"""Providers and models as data: where each endpoint is, which key it takes, what a token costs.
+
+Prices are list prices in US dollars per million tokens; 0 means unknown. A cache write is the
+five-minute write. Settings can add OpenAI-compatible providers of their own (see `resolve`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from tether.models.anthropic_request import ThinkingStyle
+from tether.models.openai_compat import MaxTokensParam
+from tether.protocol import Usage
+
+Wire = Literal["anthropic", "openai"]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """An endpoint family: the wire format it speaks, its default base URL and its key."""
+
+    name: str
+    wire: Wire
+    base_url: str
+    key_env: str | None
+    """Environment variable holding the API key; None when the endpoint takes none."""
+    base_url_env: str | None
+    """Environment variable that overrides `base_url` (a proxy, a gateway, another host)."""
+    requires_key: bool
+    max_tokens_param: MaxTokensParam = "max_tokens"
+    """OpenAI wire only: newer OpenAI models reject `max_tokens` for `max_completion_tokens`."""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What tether needs to know about a model: its limits and its prices."""
+
+    id: str
+    provider: str
+    context_window: int
+    max_output_tokens: int
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+    cache_write_per_mtok: float = 0.0
+    cache_read_per_mtok: float = 0.0
+    thinking: ThinkingStyle = "adaptive"
+    """Anthropic wire: how a thinking budget is asked for. Older models take
+    `{"type": "enabled", "budget_tokens": N}`; newer ones reject it and take `adaptive`."""
+
+
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider(
+            name="anthropic",
+            wire="anthropic",
+            base_url="https://api.anthropic.com",
+            key_env="ANTHROPIC_API_KEY",
+            base_url_env="ANTHROPIC_BASE_URL",
+            requires_key=True,
+            description="Claude models through Anthropic's API",
+        ),
+        Provider(
+            name="openai",
+            wire="openai",
+            base_url="https://api.openai.com/v1",
+            key_env="OPENAI_API_KEY",
+            base_url_env="OPENAI_BASE_URL",
+            requires_key=True,
+            max_tokens_param="max_completion_tokens",
+            description="OpenAI's API, or the endpoint named in OPENAI_BASE_URL",
+        ),
+        Provider(
+            name="openrouter",
+            wire="openai",
+            base_url="https://openrouter.ai/api/v1",
+            key_env="OPENROUTER_API_KEY",
+            base_url_env="OPENROUTER_BASE_URL",
+            requires_key=True,
+            description="many vendors' models through OpenRouter",
+        ),
+        Provider(
+            name="ollama",
+            wire="openai",
+            base_url="http://localhost:11434/v1",
+            key_env=None,
+            base_url_env="OLLAMA_BASE_URL",
+            requires_key=False,
+            description="local models served by Ollama",
+        ),
+        Provider(
+            name="vllm",
+            wire="openai",
+            base_url="http://localhost:8000/v1",
+            key_env="VLLM_API_KEY",
+            base_url_env="VLLM_BASE_URL",
+            requires_key=False,
+            description="a vLLM server (set VLLM_API_KEY if it was started with --api-key)",
+        ),
+        Provider(
+            name="llamacpp",
+            wire="openai",
+            base_url="http://localhost:8080/v1",
+            key_env=None,
+            base_url_env="LLAMACPP_BASE_URL",
+            requires_key=False,
+            description="a llama.cpp server (llama-server)",
+        ),
+    )
+}
+
+
+_M = 1_000_000
+_K = 1_000
+
+
+def _claude(
+    model_id: str,
+    context: int,
+    output: int,
+    price_in: float,
+    price_out: float,
+    thinking: ThinkingStyle,
+) -> ModelInfo:
+    # Anthropic's cache prices follow the input price: five-minute writes 1.25x, reads 0.1x.
+    cache_write, cache_read = price_in * 1.25, price_in * 0.1
+    return ModelInfo(
+        model_id,
+        "anthropic",
+        context,
+        output,
+        price_in,
+        price_out,
+        cache_write,
+        cache_read,
+        thinking,
+    )
+
+
+def _openai(
+    model_id: str, context: int, output: int, price_in: float, price_out: float, cached: float
+) -> ModelInfo:
+    # OpenAI charges no premium for writing its cache.
+    return ModelInfo(model_id, "openai", context, output, price_in, price_out, price_in, cached)
+
+
+_LISTED: tuple[ModelInfo, ...] = (
+    _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive"),
+    _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive"),
+    _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive"),
+    # Prompts over 100k tokens cost five times as much on Haiku 5.5; this is the base price.
+    _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive"),
+    _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive"),
+    _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive"),
+    _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive"),
+    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive"),
+    _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive"),
+    _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive"),
+    _claude("claude-opus-4-5", 200 * _K, 64 * _K, 5.0, 25.0, "budget"),
+    _claude("claude-sonnet-4-5", 200 * _K, 64 * _K, 3.0, 15.0, "budget"),
+    _claude("claude-haiku-4-5", 200 * _K, 64 * _K, 1.0, 5.0, "budget"),
+    _openai("gpt-5", 400 * _K, 128 * _K, 1.25, 10.0, 0.125),
+    _openai("gpt-5-mini", 400 * _K, 128 * _K, 0.25, 2.0, 0.025),
+    _openai("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.50),
+    _openai("gpt-4.1-mini", 1_047_576, 32_768, 0.40, 1.60, 0.10),
+    _openai("gpt-4o", 128 * _K, 16_384, 2.50, 10.0, 1.25),
+    _openai("gpt-4o-mini", 128 * _K, 16_384, 0.15, 0.60, 0.075),
+)
+
+# Dated snapshot ids of the aliases above.
+_SNAPSHOTS = {
+    "claude-opus-4-5-20251101": "claude-opus-4-5",
+    "claude-sonnet-4-5-20250929": "claude-sonnet-4-5",
+    "claude-haiku-4-5-20251001": "claude-haiku-4-5",
+    "gpt-5-2025-08-07": "gpt-5",
+    "gpt-5-mini-2025-08-07": "gpt-5-mini",
+}
+
+MODELS: dict[str, ModelInfo] = {m.id: m for m in _LISTED}
+MODELS.update({dated: replace(MODELS[alias], id=dated) for dated, alias in _SNAPSHOTS.items()})
+
+# Claude models older than the catalogue that take a thinking budget rather than `adaptive`.
+_BUDGET_THINKING_PREFIXES = (
+    "claude-3",
+    "claude-opus-4-0",
+    "claude-opus-4-1",
+    "claude-opus-4-2",
+    "claude-sonnet-4-0",
+    "claude-sonnet-4-2",
+)
+
+_DEFAULT_CONTEXT = {"anthropic": 200 * _K, "openai": 128 * _K}
+_DEFAULT_OUTPUT = {"anthropic": 32 * _K, "openai": 16 * _K}
+
+
+def model_info(model_id: str, provider: Provider) -> ModelInfo:
+    """The catalogue entry for `model_id`, or a default for the provider's wire format
+    (prices 0 = unknown) when the catalogue does not know it."""
+    known = MODELS.get(model_id)
+    if known is not None:
+        return known
+    thinking: ThinkingStyle = (
+        "budget" if model_id.startswith(_BUDGET_THINKING_PREFIXES) else "adaptive"
+    )
+    return ModelInfo(
+        model_id,
+        provider.name,
+        _DEFAULT_CONTEXT[provider.wire],
+        _DEFAULT_OUTPUT[provider.wire],
+        thinking=thinking,
+    )
+
+
+def cost_usd(info: ModelInfo, usage: Usage) -> float:
+    """What `usage` cost at `info`'s list prices (0.0 when the prices are unknown)."""
+    return (
+        usage.input_tokens * info.input_per_mtok
+        + usage.output_tokens * info.output_per_mtok
+        + usage.cache_creation_input_tokens * info.cache_write_per_mtok
+        + usage.cache_read_input_tokens * info.cache_read_per_mtok
+    ) / _M

@@ -1,0 +1,177 @@
+"""Where a model lives, and how its failures read: one-line `ModelError`s naming the endpoint.
+
+Both adapters describe failures through `Endpoint` so that the user sees the same wording
+whichever SDK raised, and the loop sees the same `retryable` decision.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from tether.protocol import ModelError
+
+# Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
+_RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+_MAX_DETAIL_CHARS = 400
+
+CONNECT_TIMEOUT_S = 10.0
+"""An endpoint that accepts no connection in this time is not there: say so early."""
+
+# Error types that mean "try again later" as opposed to "this request is wrong".
+_RETRYABLE_ERROR_TYPES = (
+    "overloaded",
+    "api_error",
+    "server_error",
+    "rate_limit",
+    "timeout",
+    "internal",
+    "unavailable",
+)
+
+_STATUS_OF_ERROR_TYPE = {
+    "overloaded_error": 529,
+    "api_error": 500,
+    "rate_limit_error": 429,
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+}
+
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an HTTP status means the same request may succeed later."""
+    return status in _RETRYABLE_STATUSES or status >= 500
+
+
+def one_line(text: str, limit: int = _MAX_DETAIL_CHARS) -> str:
+    """Collapse whitespace so that a message prints on one line, and keep it short."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def api_error_message(body: object, fallback: str) -> str:
+    """The human part of an API error body: `{"error": {"message": ...}}` or `{"message": ...}`."""
+    error: object = body
+    if isinstance(body, dict) and "error" in body:
+        error = body["error"]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(error, dict):
+        message: Any = error.get("message")  # pyright: ignore[reportUnknownMemberType]
+        if isinstance(message, str) and message:
+            return message
+    if isinstance(error, str) and error:
+        return error
+    if isinstance(body, str) and body:
+        try:
+            return api_error_message(json.loads(body), body)
+        except ValueError:
+            return body
+    return fallback
+
+
+def api_error_type(body: object) -> str | None:
+    """`error.type` (Anthropic, OpenAI) or `error.code` (some OpenAI-compatible servers)."""
+    error: object = body
+    if isinstance(body, dict) and "error" in body:
+        error = body["error"]  # pyright: ignore[reportUnknownVariableType]
+    if not isinstance(error, dict):
+        return None
+    for key in ("type", "code"):
+        value: Any = error.get(key)  # pyright: ignore[reportUnknownMemberType]
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            return str(value)
+    return None
+
+
+def transport_detail(exc: BaseException) -> str:
+    """Name the network failure behind `exc` ("connection refused", "timed out", ...)."""
+    chain = _chain(exc)
+    if any("Timeout" in type(e).__name__ for e in chain):
+        return "timed out"
+    for cause in chain:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror):
+            return f"host name not found ({cause.strerror or cause})"
+    innermost = chain[-1]
+    return one_line(str(innermost).strip() or type(innermost).__name__)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    found: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in found:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A provider's name, base URL and key variable: what an error message must name."""
+
+    provider: str
+    base_url: str
+    key_env: str | None
+
+    def unreachable(self, detail: str) -> ModelError:
+        """The request never got an HTTP response (refused, DNS, TLS, timeout)."""
+        return ModelError(
+            f"cannot reach {self.base_url}: {detail}", retryable=True, unreachable=True
+        )
+
+    def http_error(self, status: int, message: str) -> ModelError:
+        """The endpoint answered with an error status before streaming began."""
+        detail = one_line(message)
+        if status in (401, 403):
+            hint = f"check {self.key_env}" if self.key_env else "check the provider's API key"
+            return ModelError(
+                f"{self.provider} rejected the API key (HTTP {status}) at {self.base_url}; {hint}",
+                status=status,
+            )
+        if status == 429:
+            text = f"{self.provider} is rate limiting requests (HTTP 429) at {self.base_url}"
+        elif status == 529:
+            text = f"{self.provider} is overloaded (HTTP 529) at {self.base_url}"
+        elif status >= 500:
+            text = f"{self.provider} had a server error (HTTP {status}) at {self.base_url}"
+        else:
+            text = f"{self.provider} rejected the request (HTTP {status}) at {self.base_url}"
+        return ModelError(
+            f"{text}: {detail}" if detail else text,
+            status=status,
+            retryable=is_retryable_status(status),
+        )
+
+    def stream_error(self, error_type: str | None, message: str) -> ModelError:
+        """The endpoint sent an error event in the middle of a streamed response."""
+        kind = error_type or "error"
+        retryable = error_type is None or any(
+            word in kind.lower() for word in _RETRYABLE_ERROR_TYPES
+        )
+        status = _STATUS_OF_ERROR_TYPE.get(kind)
+        if status is None and kind.isdigit():
+            status = int(kind)
+            retryable = is_retryable_status(status)
+        return ModelError(
+            f"{self.provider} reported {kind} mid-response at {self.base_url}: {one_line(message)}",
+            status=status,
+            retryable=retryable,
+        )
+
+    def stream_broken(self, detail: str) -> ModelError:
+        """The connection dropped while the response was streaming."""
+        return ModelError(
+            f"the connection to {self.base_url} broke mid-response: {detail}", retryable=True
+        )
+
+    def stream_unfinished(self, missing: str) -> ModelError:
+        """The body ended cleanly but the response never said it was complete."""
+        return ModelError(
+            f"the response from {self.base_url} ended before {missing}", retryable=True
+        )

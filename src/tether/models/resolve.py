@@ -1,0 +1,187 @@
+"""From a model spec ("ollama/qwen2.5-coder:7b", "claude-sonnet-5-5", None) and the environment
+to a configured `Model`, with a `ConfigError` that says exactly what to set when something is
+missing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import cast
+
+from tether.models.base import Model
+from tether.models.catalogue import MODELS, PROVIDERS, ModelInfo, Provider, model_info
+from tether.protocol import ConfigError
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+MODEL_ENV = "TETHER_MODEL"
+_LOCAL_EXAMPLE = "ollama/qwen2.5-coder"
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Everything needed to talk to one model, decided before any SDK is imported."""
+
+    spec: str
+    provider: Provider
+    model_id: str
+    base_url: str
+    api_key: str | None
+    info: ModelInfo
+
+
+def resolve_model(
+    spec: str | None,
+    env: Mapping[str, str],
+    *,
+    extra_providers: Mapping[str, Provider] | None = None,
+    context_window: int | None = None,
+) -> ResolvedModel:
+    """Resolve `spec` ("provider/model" or a bare model id; None means `$TETHER_MODEL`, else
+    `DEFAULT_MODEL`) against the catalogue plus `extra_providers` from settings.
+
+    A bare id goes to its catalogue provider, "claude*" to anthropic, anything else to the
+    openai provider when OPENAI_BASE_URL or OPENAI_API_KEY is set. `context_window` (from
+    TETHER_CONTEXT_WINDOW or settings) overrides the catalogue's.
+    """
+    providers = {**PROVIDERS, **(extra_providers or {})}
+    spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
+    provider, model_id = _split_spec(spec, providers, env)
+    base_url = _env_value(env, provider.base_url_env) or provider.base_url
+    api_key = _env_value(env, provider.key_env)
+    # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
+    # takes no key; the Anthropic SDK refuses to send a request without one.
+    keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
+    if api_key is None and provider.requires_key and not keyless_local:
+        raise ConfigError(
+            f"No API key for {provider.name} (model {model_id}). Set {provider.key_env}, "
+            f"or choose another model with --model or {MODEL_ENV} "
+            f"(for example {_LOCAL_EXAMPLE} for a local Ollama)."
+        )
+    info = model_info(model_id, provider)
+    if context_window is not None:
+        info = replace(info, context_window=context_window)
+    return ResolvedModel(spec, provider, model_id, base_url.rstrip("/"), api_key, info)
+
+
+def _split_spec(
+    spec: str, providers: Mapping[str, Provider], env: Mapping[str, str]
+) -> tuple[Provider, str]:
+    prefix, slash, rest = spec.partition("/")
+    if slash and prefix in providers:
+        if not rest:
+            raise ConfigError(f"Model spec {spec!r} names no model after {prefix!r}/.")
+        return providers[prefix], rest
+    known = MODELS.get(spec)
+    if known is not None and known.provider in providers:
+        return providers[known.provider], spec
+    if spec.startswith("claude"):
+        return providers["anthropic"], spec
+    if _env_value(env, "OPENAI_BASE_URL") or _env_value(env, "OPENAI_API_KEY"):
+        return providers["openai"], spec
+    names = ", ".join(sorted(providers))
+    raise ConfigError(
+        f"Unknown model {spec!r}: name its provider as provider/model "
+        f"(providers: {names}), e.g. ollama/{spec}, or set OPENAI_BASE_URL to an "
+        f"OpenAI-compatible endpoint."
+    )
+
+
+def provider_from_settings(name: str, value: object) -> Provider:
+    """A provider defined in settings, e.g.
+    `"providers": {"lab": {"base_url": "http://10.0.0.5:8000/v1", "key_env": "LAB_KEY"}}`.
+
+    Fields: `base_url` (required), `wire` ("openai", the default, or "anthropic"), `key_env`,
+    `base_url_env`, `requires_key` (default: true when `key_env` is given), `max_tokens_param`
+    ("max_tokens" or "max_completion_tokens"), `description`.
+    """
+    where = f"settings: providers.{name}"
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where} must be an object with at least a base_url")
+    fields = cast(Mapping[str, object], value)
+    unknown = sorted(set(fields) - _PROVIDER_FIELDS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    base_url = fields.get("base_url")
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}.base_url must be an http(s) URL")
+    wire = fields.get("wire", "openai")
+    if wire not in ("openai", "anthropic"):
+        raise ConfigError(f'{where}.wire must be "openai" or "anthropic"')
+    max_tokens_param = fields.get("max_tokens_param", "max_tokens")
+    if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
+        raise ConfigError(
+            f'{where}.max_tokens_param must be "max_tokens" or "max_completion_tokens"'
+        )
+    key_env = _optional_text(fields, "key_env", where)
+    requires_key = fields.get("requires_key", key_env is not None)
+    if not isinstance(requires_key, bool):
+        raise ConfigError(f"{where}.requires_key must be true or false")
+    if requires_key and key_env is None:
+        raise ConfigError(f"{where}: requires_key needs key_env, the variable holding the key")
+    return Provider(
+        name=name,
+        wire=wire,
+        base_url=base_url.rstrip("/"),
+        key_env=key_env,
+        base_url_env=_optional_text(fields, "base_url_env", where),
+        requires_key=requires_key,
+        max_tokens_param=max_tokens_param,
+        description=_optional_text(fields, "description", where) or "",
+    )
+
+
+_PROVIDER_FIELDS = frozenset(
+    {
+        "base_url",
+        "wire",
+        "key_env",
+        "base_url_env",
+        "requires_key",
+        "max_tokens_param",
+        "description",
+    }
+)
+
+
+def _optional_text(fields: Mapping[str, object], key: str, where: str) -> str | None:
+    value = fields.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}.{key} must be a non-empty string")
+    return value
+
+
+def _env_value(env: Mapping[str, str], name: str | None) -> str | None:
+    if name is None:
+        return None
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def build_model(resolved: ResolvedModel, *, max_retries: int = 2) -> Model:
+    """The adapter for `resolved`: no SDK is imported until its first call or `warm()`."""
+    provider = resolved.provider
+    if provider.wire == "anthropic":
+        from tether.models.anthropic import AnthropicModel
+
+        return AnthropicModel(
+            model=resolved.model_id,
+            api_key=resolved.api_key,
+            base_url=resolved.base_url,
+            max_retries=max_retries,
+            provider=provider.name,
+            key_env=provider.key_env,
+            thinking=resolved.info.thinking,
+        )
+    from tether.models.openai_compat import OpenAICompatModel
+
+    return OpenAICompatModel(
+        model=resolved.model_id,
+        api_key=resolved.api_key,
+        base_url=resolved.base_url,
+        max_retries=max_retries,
+        max_tokens_param=provider.max_tokens_param,
+        provider=provider.name,
+        key_env=provider.key_env,
+    )

@@ -1,0 +1,34 @@
+"""The two kinds of error: told to the model, or stopping the turn."""
+
+
+class ToolError(Exception):
+    """A tool failed in a way the model should hear about; becomes an is_error tool_result."""
+
+
+class HarnessError(Exception):
+    """Something the model cannot fix: stops the turn and is shown to the user."""
+
+
+class ConfigError(HarnessError):
+    """Configuration is missing or broken (no API key, unreadable settings file...)."""
+
+
+class ModelError(HarnessError):
+    """The model endpoint failed: unreachable, bad key, rejected request, broken stream.
+
+    `retryable` says whether the same request may succeed later. `unreachable` marks a request
+    that never got an HTTP answer; the SDK has already retried those, so the loop does not.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        unreachable: bool = False,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.unreachable = unreachable

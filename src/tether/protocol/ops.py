@@ -1,0 +1,29 @@
+"""Operations that flow into a session."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Op(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class UserInput(_Op):
+    kind: Literal["user_input"] = "user_input"
+    text: str
+
+
+class Interrupt(_Op):
+    """Stop the running turn: cancel the stream and tools, answer every pending call."""
+
+    kind: Literal["interrupt"] = "interrupt"
+
+
+class Shutdown(_Op):
+    kind: Literal["shutdown"] = "shutdown"
+
+
+Op = Annotated[UserInput | Interrupt | Shutdown, Field(discriminator="kind")]

@@ -1,0 +1,369 @@
+"""`FakeModelServer`: plays the model over HTTP from scripted turns, in both wire formats.
+
+The real `anthropic` and `openai` SDKs talk to it as they would to the real APIs. It keeps a
+log of every request, refuses what the real API would refuse (HTTP 400 in the real error
+shape), and answers each accepted request with the next scripted turn.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections import deque
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from tether.testing import anthropic_wire, openai_wire
+from tether.testing.loopback import LoopbackServer, RequestHandler
+from tether.testing.recorded import RecordedRequest, Wire
+from tether.testing.script import (
+    DEFAULT_ERROR_MESSAGE,
+    ERROR_STATUS,
+    HttpError,
+    Reply,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    Turn,
+    as_reply_or_error,
+    is_turn,
+)
+from tether.testing.tokens import estimate_prompt_tokens, reply_usage
+from tether.testing.validation import Rejection, validate_anthropic, validate_openai
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# A callable turn may return another callable; this bounds that chain.
+MAX_CALLABLE_DEPTH = 8
+
+
+class FakeModelServer:
+    """A scripted model on 127.0.0.1, speaking the Anthropic and OpenAI wire formats.
+
+    `url` is the ANTHROPIC_BASE_URL value, `openai_base_url` the OPENAI_BASE_URL value.
+    Requests refused by auth or validation are recorded in `requests` and `rejections` and
+    do not consume a scripted turn.
+    """
+
+    def __init__(self, context_window: int = 200_000, api_key: str | None = None) -> None:
+        self.context_window = context_window
+        self.api_key = api_key
+        self.latency_s: float = 0.0
+        """Sleep before answering each request (benchmarks)."""
+        self.expect_rejections = False
+        """Set by a test that provokes rejections on purpose; the pytest fixture checks it."""
+        self.requests: list[RecordedRequest] = []
+        self.rejections: list[RecordedRequest] = []
+        self._script: deque[Turn] = deque()
+        self._lock = threading.Lock()
+        self._counters = {"reply": 0, "tool": 0}
+        self._stopping = threading.Event()
+        self._httpd: LoopbackServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> FakeModelServer:
+        """Bind a free port on 127.0.0.1 and serve on a daemon thread."""
+        if self._httpd is not None:
+            raise RuntimeError("FakeModelServer is already running")
+        self._stopping.clear()
+        self._httpd = LoopbackServer(self._answer)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_until_woken, name="FakeModelServer", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, end open connections and join every thread. Idempotent."""
+        httpd, thread = self._httpd, self._thread
+        if httpd is None or thread is None:
+            return
+        self._stopping.set()
+        httpd.wake()
+        thread.join()
+        httpd.close_connections()
+        httpd.server_close()
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """Base URL for the Anthropic SDK (ANTHROPIC_BASE_URL)."""
+        if self._httpd is None:
+            raise RuntimeError("FakeModelServer is not running; call start()")
+        return f"http://127.0.0.1:{self._httpd.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """Base URL for the OpenAI SDK (OPENAI_BASE_URL)."""
+        return self.url + "/v1"
+
+    # --- script --------------------------------------------------------------------------
+
+    def script(self, *turns: Turn) -> None:
+        """Queue turns; each model request consumes the next one."""
+        for turn in turns:
+            if not is_turn(turn):
+                raise TypeError(f"not a scripted turn: {turn!r}")
+        with self._lock:
+            self._script.extend(turns)
+
+    def pending(self) -> int:
+        """Scripted turns not consumed yet."""
+        with self._lock:
+            return len(self._script)
+
+    def reset(self) -> None:
+        """Forget the script, the request log and the rejections."""
+        with self._lock:
+            self._script.clear()
+            self.requests.clear()
+            self.rejections.clear()
+            self._counters = {"reply": 0, "tool": 0}
+
+    # --- answering -----------------------------------------------------------------------
+
+    def _answer(self, http: RequestHandler) -> None:
+        received_at = time.perf_counter()
+        path = urlsplit(http.path).path
+        raw = http.read_body()
+        if path.endswith("/v1/messages/count_tokens"):
+            self._count_tokens(http, raw)  # a helper call, not a model turn: not logged
+            return
+        wire: Wire = "openai" if path.endswith("/chat/completions") else "anthropic"
+        body, parse_error = _parse_body(raw)
+        with self._lock:
+            record = RecordedRequest(
+                wire=wire,
+                path=path,
+                headers=http.header_map(),
+                body=body,
+                index=len(self.requests),
+                stream=body.get("stream") is True,
+                received_at=received_at,
+            )
+            self.requests.append(record)
+        if self.latency_s and self._stopping.wait(self.latency_s):
+            http.drop()
+            return
+        rejection = self._check(record, http.command, parse_error)
+        turn = self._next_turn(record) if rejection is None else rejection
+        if isinstance(turn, Rejection):
+            with self._lock:
+                record.status, record.error = turn.status, turn.message
+                self.rejections.append(record)
+            self._send_error(http, record, turn)
+        elif isinstance(turn, HttpError):
+            self._send_error(http, record, _scripted_rejection(turn), turn.retry_after_ms)
+        elif record.stream:
+            self._stream_reply(http, record, turn)
+        else:
+            self._whole_reply(http, record, turn)
+        record.answered_at = time.perf_counter()
+
+    def _check(
+        self, record: RecordedRequest, method: str, parse_error: str | None
+    ) -> Rejection | None:
+        known = record.path.endswith(("/v1/messages", "/chat/completions"))
+        if method != "POST" or not known:
+            return Rejection(f"Not Found: {method} {record.path}", 404, "not_found_error")
+        rejection = self._check_auth(record)
+        if rejection is None and parse_error is not None:
+            rejection = Rejection(parse_error)
+        if rejection is None:
+            validate = validate_anthropic if record.wire == "anthropic" else validate_openai
+            rejection = validate(record.body, self.context_window)
+        return rejection
+
+    def _check_auth(self, record: RecordedRequest) -> Rejection | None:
+        headers = record.headers
+        bearer = headers.get("authorization", "")
+        key = bearer[len("Bearer ") :].strip() if bearer.startswith("Bearer ") else ""
+        if record.wire == "anthropic":
+            key = headers.get("x-api-key", "") or key
+        if key and (self.api_key is None or key == self.api_key):
+            return None
+        if record.wire == "anthropic":
+            message = "invalid x-api-key" if key else "x-api-key header is required"
+            return Rejection(message, 401, "authentication_error")
+        if key:
+            return Rejection(
+                f"Incorrect API key provided: {key[:3]}***{key[-2:]}.",
+                401,
+                code="invalid_api_key",
+            )
+        return Rejection(
+            "You didn't provide an API key. You need to provide your API key in an "
+            "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            401,
+        )
+
+    def _next_turn(self, record: RecordedRequest) -> Reply | HttpError | Rejection:
+        with self._lock:
+            turn = self._script.popleft() if self._script else None
+        if turn is None:
+            return Rejection(f"FakeModelServer: no scripted turn left for request #{record.index}")
+        for _ in range(MAX_CALLABLE_DEPTH):
+            if isinstance(turn, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart):
+                return as_reply_or_error(turn)
+            try:
+                turn = turn(record)
+            # A failing script is a bug in the test: report it as a rejection the fixture shows,
+            # rather than dropping the connection (which the SDK would retry, hiding it).
+            except Exception as error:
+                return Rejection(
+                    f"FakeModelServer: scripted callable raised {type(error).__name__}: {error}"
+                )
+            if not is_turn(turn):
+                return Rejection(f"FakeModelServer: scripted callable returned {turn!r}")
+        return Rejection("FakeModelServer: scripted callables nest too deeply")
+
+    def _tool_ids(self, wire: Wire, reply: Reply) -> list[str]:
+        prefix = "toolu" if wire == "anthropic" else "call"
+        ids: list[str] = []
+        with self._lock:
+            for call in reply.tool_calls():
+                if call.id is None:
+                    self._counters["tool"] += 1
+                ids.append(call.id or f"{prefix}_{self._counters['tool']}")
+        return ids
+
+    def _next_reply_number(self) -> int:
+        with self._lock:
+            self._counters["reply"] += 1
+            return self._counters["reply"]
+
+    def _render(self, record: RecordedRequest, reply: Reply, *, stream: bool) -> Any:
+        """The events of a streamed answer (list of bytes), or the whole answer (dict)."""
+        body = record.body
+        usage = reply_usage(reply, body)
+        tool_ids = self._tool_ids(record.wire, reply)
+        number = self._next_reply_number()
+        model = str(body.get("model", ""))
+        if record.wire == "openai":
+            completion_id, created = f"chatcmpl-{number}", int(time.time())
+            if not stream:
+                return openai_wire.whole_completion(
+                    reply,
+                    completion_id=completion_id,
+                    model=model,
+                    created=created,
+                    usage=usage,
+                    tool_ids=tool_ids,
+                )
+            options = body.get("stream_options")
+            include_usage = isinstance(options, dict) and options.get("include_usage") is True
+            return openai_wire.stream_events(
+                reply,
+                completion_id=completion_id,
+                model=model,
+                created=created,
+                usage=usage,
+                tool_ids=tool_ids,
+                include_usage=include_usage,
+            )
+        sequences = body.get("stop_sequences")
+        stop_sequence = None
+        if reply.final_stop_reason() == "stop_sequence" and isinstance(sequences, list):
+            stop_sequence = next(iter(cast(list[str], sequences)), None)
+        render = anthropic_wire.stream_events if stream else anthropic_wire.whole_message
+        return render(
+            reply,
+            message_id=f"msg_{number}",
+            model=model,
+            usage=usage,
+            tool_ids=tool_ids,
+            stop_sequence=stop_sequence,
+        )
+
+    def _stream_reply(self, http: RequestHandler, record: RecordedRequest, reply: Reply) -> None:
+        events: list[bytes] = self._render(record, reply, stream=True)
+        # A cut never delivers the final event (message_stop / [DONE]).
+        count = len(events)
+        if reply.cut_after is not None or reply.stream_error is not None:
+            default = 1 if reply.stream_error is not None else count
+            count = min(reply.cut_after if reply.cut_after is not None else default, count - 1)
+        http.start_stream(_request_id_header(record))
+        for position, event in enumerate(events[:count]):
+            if position and reply.delay_s and self._stopping.wait(reply.delay_s):
+                http.drop()
+                return
+            http.send_chunk(event)
+        if reply.stream_error is not None:
+            message = DEFAULT_ERROR_MESSAGE[reply.stream_error]
+            wire = anthropic_wire if record.wire == "anthropic" else openai_wire
+            http.send_chunk(wire.error_event(reply.stream_error, message))
+        elif reply.cut_after is not None and not reply.clean_cut:
+            http.drop()
+            return
+        http.end_stream()
+
+    def _whole_reply(self, http: RequestHandler, record: RecordedRequest, reply: Reply) -> None:
+        if reply.stream_error is not None:
+            status = ERROR_STATUS[reply.stream_error]
+            message = DEFAULT_ERROR_MESSAGE[reply.stream_error]
+            self._send_error(http, record, Rejection(message, status, reply.stream_error))
+            return
+        if reply.delay_s and self._stopping.wait(reply.delay_s):
+            http.drop()
+            return
+        if reply.cut_after is not None:
+            http.send_headers_then_drop(_request_id_header(record))
+            return
+        http.send_json(200, self._render(record, reply, stream=False), _request_id_header(record))
+
+    def _send_error(
+        self,
+        http: RequestHandler,
+        record: RecordedRequest,
+        rejection: Rejection,
+        retry_after_ms: float = 0.0,
+    ) -> None:
+        headers = _request_id_header(record)
+        if rejection.status in RETRYABLE_STATUSES or rejection.status >= 500:
+            # Both SDKs treat a zero wait as "not given" and back off ~0.5 s; 0 means "at once".
+            headers["retry-after-ms"] = str(retry_after_ms if retry_after_ms > 0 else 0.001)
+            headers["retry-after"] = str(math.ceil(retry_after_ms / 1000))
+        if record.wire == "anthropic":
+            body = anthropic_wire.error_body(
+                rejection.error_type, rejection.message, headers["request-id"]
+            )
+        else:
+            body = openai_wire.error_body(
+                rejection.message, rejection.error_type, rejection.param, rejection.code
+            )
+        http.send_json(rejection.status, body, headers)
+
+    def _count_tokens(self, http: RequestHandler, raw: bytes) -> None:
+        body, _ = _parse_body(raw)
+        http.send_json(200, {"input_tokens": estimate_prompt_tokens(body)})
+
+
+def _parse_body(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """The JSON object of a request body, or {} and the API's complaint."""
+    try:
+        value = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}, "There was an error parsing the body: invalid JSON"
+    if not isinstance(value, dict):
+        return {}, "Input should be a valid dictionary or object"
+    return cast(dict[str, Any], value), None
+
+
+def _scripted_rejection(error: HttpError) -> Rejection:
+    code = "rate_limit_exceeded" if error.status == 429 else None
+    return Rejection(error.message, error.status, error.error_type, code=code)
+
+
+def _request_id_header(record: RecordedRequest) -> dict[str, str]:
+    request_id = f"req_{record.index}"
+    name = "request-id" if record.wire == "anthropic" else "x-request-id"
+    return {name: request_id}

@@ -1,0 +1,55 @@
+"""Token counts the fake server reports and enforces.
+
+These are estimates, not a tokenizer: about one token per four characters of JSON, which is
+close enough to exercise context-window logic and usage accounting in tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """Estimated prompt size: the JSON of system, tools and messages, over four.
+
+    Used for reported input tokens and for the context-window check, on both wires (OpenAI
+    bodies carry the system prompt inside `messages`).
+    """
+    prompt = [body.get("system"), body.get("tools"), body.get("messages")]
+    return max(1, len(json.dumps(prompt, ensure_ascii=False)) // CHARS_PER_TOKEN)
+
+
+def estimate_output_tokens(reply: Reply) -> int:
+    """Estimated size of what the model says in `reply`."""
+    chars = 0
+    for block in reply.blocks:
+        match block:
+            case TextPart(text=text):
+                chars += len(text)
+            case ThinkingPart(thinking=thought):
+                chars += len(thought)
+            case ToolCallPart(name=name, arguments=arguments):
+                chars += len(name) + len(arguments)
+    return max(1, chars // CHARS_PER_TOKEN)
+
+
+def reply_usage(reply: Reply, body: Mapping[str, Any]) -> dict[str, int]:
+    """The usage reported for `reply`: estimates, with the reply's `usage` overriding them.
+
+    Anthropic semantics: `input_tokens` excludes cached tokens (read or written).
+    """
+    usage = {
+        "input_tokens": estimate_prompt_tokens(body),
+        "output_tokens": estimate_output_tokens(reply),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    if reply.usage:
+        usage.update(reply.usage)
+    return usage

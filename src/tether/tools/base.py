@@ -1,0 +1,76 @@
+"""A tool is a typed async function: spec (what the model sees) apart from handler (what runs)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel
+
+from tether.protocol import ToolSpec
+from tether.tools.context import ToolContext
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a handler returns when it has more than text to give (a diff for display)."""
+
+    text: str
+    diff: str | None = None
+
+
+Handler = Callable[[ToolContext, Any], Awaitable[str | ToolOutput]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Handler
+    read_only: bool
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=input_schema(self.input_model),
+        )
+
+
+def tool(name: str, *, read_only: bool) -> Callable[[Handler], Tool]:
+    """Make a `Tool` from `async def handler(ctx, args: InputModel)`; its docstring is the
+    description the model reads."""
+
+    def wrap(handler: Handler) -> Tool:
+        hints = get_type_hints(handler)
+        params = list(inspect.signature(handler).parameters)
+        input_model = hints[params[1]]
+        if not (isinstance(input_model, type) and issubclass(input_model, BaseModel)):
+            raise TypeError(f"{name}: the second parameter must be annotated with a pydantic model")
+        description = inspect.cleandoc(handler.__doc__ or "")
+        if not description:
+            raise TypeError(f"{name}: the handler needs a docstring; it is the tool's description")
+        return Tool(name, description, input_model, handler, read_only)
+
+    return wrap
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema the model sees: aliases as names, no pydantic titles."""
+    schema = model.model_json_schema(by_alias=True)
+    return _strip_titles(schema)
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _strip_titles(v)
+            for k, v in node.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node

@@ -1,0 +1,20 @@
+"""The tools tether ships: shell, files, search and undo."""
+
+from __future__ import annotations
+
+from tether.tools.base import Tool
+from tether.tools.builtin.bash import bash
+from tether.tools.builtin.edit import edit
+from tether.tools.builtin.glob import glob
+from tether.tools.builtin.grep import grep
+from tether.tools.builtin.read import read
+from tether.tools.builtin.revert import revert
+from tether.tools.builtin.write import write
+
+
+def builtin_tools() -> list[Tool]:
+    """The built-in tools, in the order the model is offered them."""
+    return [bash, read, write, edit, glob, grep, revert]
+
+
+__all__ = ["builtin_tools"]

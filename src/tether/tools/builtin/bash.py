@@ -1,0 +1,262 @@
+"""Bash: one shell process per command, in its own process group, with a working directory
+that persists between calls and output kept in bounded memory."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.tools.base import tool
+from tether.tools.builtin.shell_output import OutputCapture
+from tether.tools.context import ToolContext
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+KILL_GRACE_S = 2.0
+"""How long a process group has between SIGTERM and SIGKILL."""
+OUTPUT_GRACE_S = 0.5
+"""How long to keep reading after the shell exits, for output still in flight from children."""
+
+# Programs that would wait for a pager or a terminal prompt must not: nobody can answer them.
+_ENV_OVERRIDES = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "TERM": "dumb",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+class BashInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    command: str = Field(min_length=1, description="The bash command to run.")
+    timeout: int = Field(
+        default=DEFAULT_TIMEOUT_MS,
+        ge=1,
+        le=MAX_TIMEOUT_MS,
+        description=f"Milliseconds before the command is stopped (default {DEFAULT_TIMEOUT_MS}, "
+        f"max {MAX_TIMEOUT_MS}).",
+    )
+    description: str | None = Field(
+        default=None,
+        description="What the command does in 5-10 words, shown to the user "
+        "(e.g. 'List files in src', 'Run the unit tests').",
+    )
+
+
+@tool("Bash", read_only=False)
+async def bash(ctx: ToolContext, args: BashInput) -> str:
+    """Run a bash command and return its output (stdout and stderr together).
+
+    - Each call starts a new non-interactive bash with empty stdin. The working directory
+      persists between calls (`cd` carries over); environment variables, aliases and shell
+      functions do not.
+    - Use the dedicated tools instead of shell equivalents: Read (not cat/head/tail), Edit and
+      Write (not sed/echo redirection), Glob (not find/ls -R), Grep (not grep/rg).
+    - Quote paths containing spaces. Chain dependent commands with `&&`.
+    - `timeout` is in milliseconds (default 120000, max 600000); on timeout the command and
+      everything it started are stopped.
+    - Output over 30,000 characters is cut in the middle; the full output is saved to a file
+      named in the result, which you can Read or Grep.
+    - A non-zero exit status is reported as an error, with the output.
+    - Nothing can answer prompts: avoid interactive commands (editors, `git rebase -i`, pagers).
+      Background jobs are not tracked: start a long-running process with its output redirected,
+      e.g. `nohup server > server.log 2>&1 &`.
+    """
+    notes: list[str] = []
+    cwd = ctx.shell_cwd
+    if not cwd.is_dir():
+        notes.append(
+            f"The working directory {cwd} no longer exists; the command ran in the workspace "
+            f"{ctx.workspace} instead."
+        )
+        ctx.cwd = cwd = ctx.workspace
+    run = await run_shell(args.command, cwd, args.timeout / 1000, ctx.scratch_dir)
+    cwd_note = _follow_cwd(ctx, run.final_cwd)
+    if cwd_note is not None:
+        notes.append(cwd_note)
+    if run.output_held_open:
+        notes.append(
+            "Processes started in the background still had the output open when the shell "
+            "exited; what they print from now on is discarded (and may stop them). Start "
+            "long-running processes with output redirected: `nohup cmd > file.log 2>&1 &`."
+        )
+    body = run.output or "(no output)"
+    if notes:
+        body = body.rstrip("\n") + "\n\n" + "\n".join(f"[{note}]" for note in notes)
+    if run.timed_out:
+        seconds = f"{args.timeout / 1000:g}"
+        raise ToolError(f"Command timed out after {seconds} s and was stopped.\n{body}")
+    if run.returncode < 0:
+        raise ToolError(f"Killed by signal {_signal_name(-run.returncode)}\n{body}")
+    if run.returncode != 0:
+        raise ToolError(f"Exit code {run.returncode}\n{body}")
+    return body
+
+
+@dataclass(frozen=True)
+class ShellRun:
+    returncode: int
+    """Negative when the shell itself died of a signal."""
+    output: str
+    timed_out: bool
+    output_held_open: bool
+    final_cwd: str | None
+    """The shell's `$PWD` when it exited, or None when it did not say (killed, `exec`...)."""
+
+
+async def run_shell(command: str, cwd: Path, timeout_s: float, scratch_dir: Path) -> ShellRun:
+    """Run `command` under bash in its own process group; stop the group on timeout or
+    cancellation (the cancellation is then re-raised)."""
+    cwd_file = _new_cwd_file(scratch_dir)
+    capture = OutputCapture(scratch_dir)
+    try:
+        returncode, timed_out, held_open = await _run_in_group(
+            _script(command, cwd_file), cwd, timeout_s, capture
+        )
+    finally:
+        capture.close()
+        final_cwd = _take_cwd_file(cwd_file)
+    return ShellRun(returncode, capture.text(), timed_out, held_open, final_cwd)
+
+
+def _new_cwd_file(scratch_dir: Path) -> Path:
+    scratch_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="cwd-", dir=scratch_dir)
+    os.close(fd)
+    return Path(name)
+
+
+def _take_cwd_file(cwd_file: Path) -> str | None:
+    try:
+        return cwd_file.read_text(encoding="utf-8", errors="surrogateescape") or None
+    finally:
+        cwd_file.unlink(missing_ok=True)
+
+
+def _script(command: str, cwd_file: Path) -> str:
+    # The EXIT trap reports where the shell ended, even after `exit`; on the same line as the
+    # command so that bash's error messages still say "line 1".
+    report = f'builtin printf %s "$PWD" >| {shlex.quote(str(cwd_file))} 2>/dev/null'
+    return f"trap {shlex.quote(report)} EXIT; {command}"
+
+
+async def _run_in_group(
+    script: str, cwd: Path, timeout_s: float, capture: OutputCapture
+) -> tuple[int, bool, bool]:
+    # A pipe of our own rather than asyncio's: asyncio would only report the exit once every
+    # holder of the pipe (background children too) has closed it.
+    read_fd, write_fd = os.pipe()
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            shutil.which("bash") or "/bin/bash",
+            "-c",
+            script,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=cwd,
+            env={**os.environ, **_ENV_OVERRIDES},
+            start_new_session=True,
+        )
+    except OSError as e:
+        pipe.close()
+        raise ToolError(f"Could not start bash: {e.strerror or e}") from None
+    finally:
+        os.close(write_fd)
+
+    loop = asyncio.get_running_loop()
+    closed: asyncio.Future[None] = loop.create_future()
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(capture, closed), pipe)
+    except BaseException:
+        pipe.close()
+        await _stop_group(proc)
+        raise
+    timed_out = False
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            await _stop_group(proc)
+        done, _ = await asyncio.wait({closed}, timeout=OUTPUT_GRACE_S)
+    except BaseException:
+        # Cancelled (the user interrupted) or failing: leave nothing of the command running.
+        await _stop_group(proc)
+        raise
+    finally:
+        transport.close()
+    assert proc.returncode is not None
+    return proc.returncode, timed_out, not done
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+    except TimeoutError:
+        pass
+    finally:
+        # Also when the shell went at once: children that ignore SIGTERM must not outlive it.
+        _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class _PipeReader(asyncio.Protocol):
+    def __init__(self, capture: OutputCapture, closed: asyncio.Future[None]) -> None:
+        self._capture = capture
+        self._closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        self._capture.feed(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+
+def _follow_cwd(ctx: ToolContext, reported: str | None) -> str | None:
+    """Move the session's shell directory to where the command left it; a note if refused."""
+    if reported is None:
+        return None
+    try:
+        new = Path(reported).resolve(strict=True)
+    except OSError:
+        ctx.cwd = ctx.workspace
+        return (
+            f"The shell ended in {reported}, which no longer exists; the working directory "
+            f"was reset to the workspace {ctx.workspace}."
+        )
+    if not new.is_dir() or not ctx.inside_workspace(new):
+        ctx.cwd = ctx.workspace
+        return (
+            f"The shell ended in {new}, outside the workspace; the working directory was reset "
+            f"to the workspace {ctx.workspace}."
+        )
+    ctx.cwd = new
+    return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

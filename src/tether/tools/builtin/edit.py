@@ -1,0 +1,108 @@
+"""Edit: replace an exact piece of text in a file the model has read."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.tools.base import ToolOutput, tool
+from tether.tools.builtin.files import (
+    decode_text,
+    encode_text,
+    read_current,
+    unified_diff,
+    write_atomic,
+)
+from tether.tools.context import ToolContext
+
+
+class EditInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    file_path: str = Field(
+        description="The file to change: absolute, or relative to the workspace."
+    )
+    old_string: str = Field(description="The exact text to replace, as it appears in the file.")
+    new_string: str = Field(description="The text to put in its place (must differ).")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence instead of exactly one."
+    )
+
+
+@tool("Edit", read_only=False)
+async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
+    """Replace exact text in a file.
+
+    - The file must have been read with Read in this session, and not changed on disk since.
+    - `old_string` must match the file exactly, whitespace and indentation included; copy it
+      from Read's output without the line-number prefix (number and tab).
+    - `old_string` must occur exactly once: include enough surrounding lines to make it unique,
+      or set `replace_all` to change every occurrence (e.g. to rename a variable).
+    - To create a file use Write. Revert undoes the edit.
+    """
+    if not args.old_string:
+        raise ToolError(
+            "old_string is empty. To create a file use Write; to insert text, include the "
+            "neighbouring text in old_string and new_string."
+        )
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are the same; there is nothing to change.")
+    path = ctx.resolve(args.file_path)
+    shown = ctx.show(path)
+    ctx.require_writable(path)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; give the path of a file.")
+    previous = read_current(path, shown)
+    if previous is None:
+        raise ToolError(f"File does not exist: {shown}. To create a file use Write.")
+    ctx.files.require_fresh_read(path, shown)
+    text = decode_text(previous)
+    old, new = _match_line_endings(text, args.old_string, args.new_string)
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(_not_found_message(text, old, shown))
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {shown}. Include more surrounding context to "
+            "make it unique, or set replace_all to replace every occurrence."
+        )
+    first_line = text.count("\n", 0, text.index(old)) + 1
+    updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
+    ctx.files.push_snapshot(path, previous)
+    try:
+        write_atomic(path, encode_text(updated), shown)
+    except BaseException:
+        ctx.files.pop_snapshot(path)
+        raise
+    ctx.files.record_read(path)
+    replaced = count if args.replace_all else 1
+    what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
+    summary = f"Edited {shown}: replaced {what} (first at line {first_line})."
+    return ToolOutput(text=summary, diff=unified_diff(text, updated, shown))
+
+
+def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
+    # Read shows CRLF files without the \r; a model's old_string then lacks them too.
+    if "\r\n" in text and "\n" in old and "\r\n" not in old and old not in text:
+        return old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    return old, new
+
+
+def _not_found_message(text: str, old: str, shown: str) -> str:
+    message = f"old_string was not found in {shown}."
+    words = old.split()
+    if words:
+        loose = re.compile(r"\s+".join(re.escape(word) for word in words))
+        match = loose.search(text)
+        if match is not None:
+            start = text.count("\n", 0, match.start()) + 1
+            end = text.count("\n", 0, match.end()) + 1
+            where = f"line {start}" if start == end else f"lines {start}-{end}"
+            return (
+                f"{message} It matches at {where} if whitespace is ignored: the indentation, "
+                "tabs versus spaces or line breaks differ. Copy the exact text from Read's "
+                "output."
+            )
+    return f"{message} Read the file again and copy the exact text to replace."

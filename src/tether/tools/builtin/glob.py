@@ -1,0 +1,88 @@
+"""Glob: find files by name pattern, most recently modified first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.tools.base import tool
+from tether.tools.builtin.files import printable
+from tether.tools.builtin.glob_match import compile_glob, split_static_prefix
+from tether.tools.builtin.ripgrep import newest_first, run_rg
+from tether.tools.context import ToolContext
+
+MAX_RESULTS = 100
+_MAX_LISTING_BYTES = 64 * 1024 * 1024
+
+
+class GlobInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    pattern: str = Field(
+        min_length=1,
+        description='The glob to match file paths against, e.g. "**/*.py" or "src/**/*.ts".',
+    )
+    path: str | None = Field(
+        default=None,
+        description="The directory to search in (default: the workspace). Omit it for the "
+        "default; do not pass null or an empty string.",
+    )
+
+
+@tool("Glob", read_only=True)
+async def glob(ctx: ToolContext, args: GlobInput) -> str:
+    """Find files whose paths match a glob pattern, most recently modified first.
+
+    - Patterns like "**/*.js" or "src/**/*.ts"; a pattern without "/" ("*.py") matches file
+      names at any depth; braces work ("*.{ts,tsx}").
+    - Respects .gitignore; hidden files are included, .git is not.
+    - At most 100 paths are listed; narrow the pattern or path when there are more.
+    - To search file contents, use Grep.
+    """
+    base, pattern = _base_and_pattern(ctx, args.pattern, args.path)
+    if pattern.endswith("/"):
+        pattern += "**"
+    anchored = args.pattern.startswith("/") or "/" in pattern
+    prefix, rest = split_static_prefix(pattern) if anchored else ("", pattern)
+    # Starting the walk below the pattern's fixed directories spares walking everything else.
+    root = (base / prefix).resolve()
+    where = "the workspace" if base == ctx.workspace else ctx.show(base)
+    no_match = f"No files match {args.pattern!r} in {where}."
+    if not root.is_dir():
+        return no_match
+    run = await run_rg(["--files", "--hidden", "--glob", "!.git"], root, _MAX_LISTING_BYTES)
+    if run.returncode == 2 and not run.stdout:
+        raise ToolError(f"Glob failed: {run.stderr}")
+    matches = compile_glob(rest, anchored=anchored)
+    names = [name for name in run.stdout.split(b"\n") if name and matches(os.fsdecode(name))]
+    if not names:
+        return no_match
+    ordered = await asyncio.to_thread(newest_first, root, names)
+    lines = [printable(ctx.show(root / os.fsdecode(name))) for name in ordered[:MAX_RESULTS]]
+    if len(ordered) > MAX_RESULTS:
+        more = "more than " if run.cut else ""
+        lines.append(
+            f"(showing the {MAX_RESULTS} most recently modified of {more}{len(ordered)} "
+            "matches; narrow the pattern or path to see the others)"
+        )
+    return "\n".join(lines)
+
+
+def _base_and_pattern(ctx: ToolContext, pattern: str, path: str | None) -> tuple[Path, str]:
+    """The directory the pattern is relative to, and the pattern; an absolute pattern carries
+    its own directory and overrides `path`."""
+    if pattern.startswith("/"):
+        return Path("/"), pattern.lstrip("/")
+    base = ctx.resolve(path) if path else ctx.workspace
+    shown = ctx.show(base)
+    if not base.exists():
+        raise ToolError(f"Directory does not exist: {shown}.")
+    if not base.is_dir():
+        raise ToolError(f"{shown} is not a directory; give a directory as path.")
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return base, pattern

@@ -1,0 +1,202 @@
+"""Read: a text file as numbered lines (`cat -n` style), a window at a time, in bounded memory."""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import mimetypes
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.tools.base import tool
+from tether.tools.builtin.files import describe_os_error, human_size
+from tether.tools.context import ToolContext
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 80_000
+"""Stay under the registry's cut so the note saying how to read on is never lost."""
+BINARY_SNIFF_BYTES = 8192
+_LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters
+_SKIP_CHUNK = 1 << 20
+
+_MAGIC = (
+    (b"\x89PNG", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF8", "GIF image"),
+    (b"%PDF", "PDF document"),
+    (b"PK\x03\x04", "zip archive"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"SQLite format 3", "SQLite database"),
+)
+
+
+class ReadInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    file_path: str = Field(description="The file to read: absolute, or relative to the workspace.")
+    offset: int | None = Field(
+        default=None, ge=0, description="The 1-based line number to start at (default 1)."
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description=f"How many lines to read (default {DEFAULT_LIMIT})."
+    )
+
+
+@tool("Read", read_only=True)
+async def read(ctx: ToolContext, args: ReadInput) -> str:
+    """Read a text file; lines come back numbered like `cat -n` (number, tab, line).
+
+    - Reads up to 2000 lines from the start by default; use `offset` (1-based line) and `limit`
+      for a window into long files. The result says when the view is partial.
+    - Lines longer than 2000 characters are cut.
+    - Files outside the workspace can be read too.
+    - Directories cannot be read: use Glob to list files, or Bash `ls`.
+    - Read a file before you Write over it or Edit it.
+    """
+    path = ctx.resolve(args.file_path)
+    shown = ctx.show(path)
+    _require_readable_file(path, shown)
+    first = max(args.offset or 1, 1)
+    limit = args.limit or DEFAULT_LIMIT
+    try:
+        with path.open("rb") as f:
+            view = _read_window(f, first, limit, path, shown)
+    except OSError as e:
+        raise ToolError(describe_os_error(e, f"read {shown}")) from None
+    ctx.files.record_read(path)
+    return view
+
+
+def _require_readable_file(path: Path, shown: str) -> None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ToolError(_missing_file_message(path, shown)) from None
+    except OSError as e:
+        raise ToolError(describe_os_error(e, f"read {shown}")) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ToolError(
+            f"{shown} is a directory, not a file. Use Glob to find files in it, or Bash `ls`."
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise ToolError(f"{shown} is not a regular file (a device, pipe or socket).")
+
+
+def _missing_file_message(path: Path, shown: str) -> str:
+    message = f"File does not exist: {shown}."
+    parent = path.parent
+    if not parent.is_dir():
+        return message + f" (its directory {parent} does not exist either)"
+    try:
+        with os.scandir(parent) as entries:
+            names = [entry.name for _, entry in zip(range(5000), entries, strict=False)]
+    except OSError:
+        return message
+    similar = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    if similar:
+        message += " Did you mean " + " or ".join(repr(name) for name in similar) + "?"
+    return message
+
+
+def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) -> str:
+    head = f.read(BINARY_SNIFF_BYTES)
+    if b"\x00" in head:
+        size = os.fstat(f.fileno()).st_size
+        raise ToolError(
+            f"{shown} is a binary file ({_kind(head, path)}, {human_size(size)}); "
+            "Read shows text files only."
+        )
+    if not head:
+        return f"(the file {shown} is empty)"
+    f.seek(0)
+    for skipped in range(first - 1):
+        if not _skip_line(f):
+            raise ToolError(_past_end(shown, skipped, first))
+    out: list[str] = []
+    chars = 0
+    invalid_utf8 = False
+    budget_hit = False
+    while len(out) < limit:
+        raw = f.readline(_LINE_READ_BYTES)
+        if not raw:
+            break
+        long_line = len(raw) == _LINE_READ_BYTES and not raw.endswith(b"\n")
+        if long_line:
+            _skip_line(f)
+        text, valid = _decode_line(raw.removesuffix(b"\n"), complete=not long_line)
+        invalid_utf8 = invalid_utf8 or not valid
+        # CRLF files read like LF files; Edit puts the \r back when it writes.
+        text = text.removesuffix("\r")
+        if long_line or len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + f" [... line cut at {MAX_LINE_CHARS} characters]"
+        rendered = f"{first + len(out):>6}\t{text}"
+        if out and chars + len(rendered) > MAX_OUTPUT_CHARS:
+            budget_hit = True
+            break
+        out.append(rendered)
+        chars += len(rendered) + 1
+    if not out:
+        raise ToolError(_past_end(shown, first - 1, first))
+    last = first + len(out) - 1
+    # A line consumed but left out for the size budget still counts.
+    total = last + int(budget_hit) + _count_rest(f)
+    notes: list[str] = []
+    if first > 1 or last < total:
+        why = ", output size limit reached" if budget_hit else ""
+        notes.append(f"(showing lines {first}-{last} of {total}{why}; use offset to read more)")
+    if invalid_utf8:
+        notes.append("(the file is not valid UTF-8; undecodable bytes are shown as U+FFFD)")
+    return "\n".join(out + notes)
+
+
+def _past_end(shown: str, total: int, offset: int) -> str:
+    return f"{shown} has only {total} lines; offset {offset} is past the end."
+
+
+def _skip_line(f: BinaryIO) -> bool:
+    """Move past the current line; False when already at the end of the file."""
+    chunk = f.readline(_SKIP_CHUNK)
+    if not chunk:
+        return False
+    while not chunk.endswith(b"\n"):
+        chunk = f.readline(_SKIP_CHUNK)
+        if not chunk:
+            break
+    return True
+
+
+def _count_rest(f: BinaryIO) -> int:
+    """Lines from the current position to the end (a last line without newline counts)."""
+    count = 0
+    last = b""
+    while chunk := f.read(_SKIP_CHUNK):
+        count += chunk.count(b"\n")
+        last = chunk
+    if last and not last.endswith(b"\n"):
+        count += 1
+    return count
+
+
+def _decode_line(raw: bytes, *, complete: bool) -> tuple[str, bool]:
+    """The line as text, and whether it was valid UTF-8. A cut line may end inside a
+    character; the incremental decoder holds such a tail back instead of failing on it."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    try:
+        return decoder.decode(raw, final=complete), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), False
+
+
+def _kind(head: bytes, path: Path) -> str:
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or "binary data"

@@ -1,0 +1,111 @@
+"""What a tool handler may know about the session: the workspace, the shell's directory,
+which files were read, and the snapshots that make writes revertible."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.protocol import ToolError
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class FileState:
+    """Reads seen in this session and, per path, a stack of contents before each write.
+
+    A snapshot of `None` means the file did not exist before the write.
+    """
+
+    reads: dict[Path, ReadRecord] = field(default_factory=dict[Path, ReadRecord])
+    snapshots: dict[Path, list[bytes | None]] = field(
+        default_factory=dict[Path, list[bytes | None]]
+    )
+
+    def record_read(self, path: Path) -> None:
+        st = path.stat()
+        self.reads[path] = ReadRecord(st.st_mtime_ns, st.st_size)
+
+    def require_fresh_read(self, path: Path, shown: str) -> None:
+        """Refuse to change a file the model has not read, or that changed since it read it."""
+        record = self.reads.get(path)
+        if record is None:
+            raise ToolError(
+                f"{shown} has not been read in this session; Read it before changing it."
+            )
+        st = path.stat()
+        if (st.st_mtime_ns, st.st_size) != (record.mtime_ns, record.size):
+            raise ToolError(
+                f"{shown} changed on disk since it was last read; Read it again before changing it."
+            )
+
+    def push_snapshot(self, path: Path, previous: bytes | None) -> None:
+        self.snapshots.setdefault(path, []).append(previous)
+
+    def pop_snapshot(self, path: Path) -> bytes | None:
+        stack = self.snapshots.get(path)
+        if not stack:
+            raise KeyError(path)
+        previous = stack.pop()
+        if not stack:
+            del self.snapshots[path]
+        return previous
+
+
+@dataclass
+class ToolContext:
+    """Per-session state shared by the built-in tools.
+
+    `workspace` is resolved at construction; `cwd` is where the next Bash command starts and
+    persists across calls. `scratch_dir` holds spilled output the model can Read back.
+    """
+
+    workspace: Path
+    scratch_dir: Path
+    cwd: Path | None = None
+    files: FileState = field(default_factory=FileState)
+    extra_dirs: tuple[Path, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.workspace = self.workspace.resolve()
+        self.extra_dirs = tuple(d.resolve() for d in self.extra_dirs)
+        self.cwd = (self.cwd or self.workspace).resolve()
+
+    @property
+    def shell_cwd(self) -> Path:
+        assert self.cwd is not None
+        return self.cwd
+
+    def resolve(self, path: str) -> Path:
+        """An absolute, symlink-free path; relative paths start at the workspace."""
+        if not path:
+            raise ToolError("path is empty")
+        if "\x00" in path:
+            raise ToolError("path contains a NUL byte")
+        p = Path(os.path.expanduser(path))
+        if not p.is_absolute():
+            p = self.workspace / p
+        return p.resolve()
+
+    def inside_workspace(self, path: Path) -> bool:
+        return any(path.is_relative_to(root) for root in (self.workspace, *self.extra_dirs))
+
+    def require_writable(self, path: Path) -> None:
+        if not self.inside_workspace(path):
+            raise ToolError(
+                f"{path} is outside the workspace ({self.workspace}); writing there is refused."
+            )
+
+    def show(self, path: Path) -> str:
+        """How a path is reported: relative to the workspace when inside it."""
+        if path == self.workspace:
+            return "."
+        if path.is_relative_to(self.workspace):
+            return str(path.relative_to(self.workspace))
+        return str(path)

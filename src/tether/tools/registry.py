@@ -1,0 +1,96 @@
+"""The registry: which tools exist, what the model is offered, and running one call safely."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from tether.protocol import ToolError, ToolSpec, ToolUseBlock
+from tether.tools.base import Tool, ToolOutput
+from tether.tools.context import ToolContext
+
+MAX_RESULT_CHARS = 100_000
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    content: str
+    is_error: bool
+    diff: str | None = None
+    duration_ms: int = 0
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            if t.name in self._tools:
+                raise ValueError(f"tool {t.name!r} registered twice")
+            self._tools[t.name] = t
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return tuple(t.spec() for t in self._tools.values())
+
+    async def run(self, call: ToolUseBlock, ctx: ToolContext) -> ToolOutcome:
+        """Run one call. Anything the model got wrong comes back as an error outcome;
+        exceptions other than `ToolError` are bugs and propagate."""
+        started = time.perf_counter()
+        try:
+            output = await self._run(call, ctx)
+        except ToolError as e:
+            return ToolOutcome(f"Error: {e}", True, None, _ms_since(started))
+        text = output.text if isinstance(output, ToolOutput) else output
+        diff = output.diff if isinstance(output, ToolOutput) else None
+        if len(text) > MAX_RESULT_CHARS:
+            text = (
+                text[:MAX_RESULT_CHARS]
+                + f"\n[tool output cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
+            )
+        return ToolOutcome(text, False, diff, _ms_since(started))
+
+    async def _run(self, call: ToolUseBlock, ctx: ToolContext) -> str | ToolOutput:
+        tool = self._tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self._tools) or "none"
+            raise ToolError(f"No such tool: {call.name!r}. Available tools: {available}.")
+        if call.input_error is not None:
+            raise ToolError(
+                f"The arguments for {call.name} were not a valid JSON object ({call.input_error}). "
+                "Call the tool again with a JSON object matching its schema."
+            )
+        try:
+            args = tool.input_model.model_validate(call.input)
+        except ValidationError as e:
+            raise ToolError(
+                f"Invalid input for {call.name}: {describe_validation_error(e)}"
+            ) from None
+        return await tool.handler(ctx, args)
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """One line per problem, naming the field: what a model can act on."""
+    parts: list[str] = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "input"
+        if item["type"] == "extra_forbidden":
+            parts.append(f"unexpected field {where!r}")
+        elif item["type"] == "missing":
+            parts.append(f"missing required field {where!r}")
+        else:
+            given = json.dumps(item.get("input"), default=str)[:80]
+            parts.append(f"{where}: {item['msg']} (got {given})")
+    return "; ".join(parts)
+
+
+def _ms_since(started: float) -> int:
+    return int((time.perf_counter() - started) * 1000)

@@ -1,0 +1,327 @@
+"""The event renderer: what each event looks like on a plain console, and colour on a terminal."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from tether.cli.render import EventRenderer, format_tokens, turn_footer
+from tether.protocol import (
+    ErrorOccurred,
+    Event,
+    Message,
+    MessageCompleted,
+    ModelRetry,
+    Notice,
+    SessionStarted,
+    TextBlock,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+
+ANSI = re.compile(r"\x1b\[")
+
+DIFF = """\
+--- a/textstats.py
++++ b/textstats.py
+@@ -19,4 +19,4 @@
+ def longest_words(text, n):
+     words = sorted(text.split(), key=len, reverse=True)
+-    return words[: n - 1]
++    return words[:n]
+"""
+
+
+def plain_console() -> Console:
+    return Console(file=io.StringIO(), width=100, force_terminal=False)
+
+
+def render(*events: Event, verbose: bool = False, console: Console | None = None) -> str:
+    console = console or plain_console()
+    renderer = EventRenderer(console, verbose=verbose, workspace=Path("/repo"))
+    for event in events:
+        renderer.render(event)
+    renderer.close()
+    output = console.file
+    assert isinstance(output, io.StringIO)
+    return output.getvalue()
+
+
+def assistant(text: str) -> MessageCompleted:
+    return MessageCompleted(message=Message(role="assistant", content=(TextBlock(text=text),)))
+
+
+def finished(**changes: object) -> TurnFinished:
+    fields: dict[str, object] = {
+        "subtype": "success",
+        "is_error": False,
+        "result": "done",
+        "stop_reason": "end_turn",
+        "num_turns": 3,
+        "usage": Usage(input_tokens=1200, output_tokens=345, cache_read_input_tokens=10_000),
+        "cost_usd": 0.0123,
+        "duration_ms": 4200,
+        "duration_api_ms": 3000,
+    }
+    fields.update(changes)
+    return TurnFinished.model_validate(fields)
+
+
+def test_streamed_text_appears_once_as_written() -> None:
+    out = render(
+        TurnStarted(prompt="hi"),
+        TextDelta(text="Hello, "),
+        TextDelta(text="**world**.\n\n- one\n- two"),
+        assistant("Hello, **world**.\n\n- one\n- two"),
+    )
+    assert out == "Hello, **world**.\n\n- one\n- two\n\n"
+
+
+def test_text_is_finished_by_a_tool_call_without_a_completed_message() -> None:
+    out = render(
+        TextDelta(text="Let me look."),
+        ToolStarted(call_id="t1", name="Glob", input={"pattern": "**/*.py"}),
+    )
+    assert out == "Let me look.\n\n● Glob(**/*.py)\n"
+
+
+def test_tool_call_line_and_result_preview() -> None:
+    out = render(
+        ToolStarted(call_id="t1", name="Bash", input={"command": "pytest -q", "timeout": 5000}),
+        ToolFinished(
+            call_id="t1",
+            name="Bash",
+            content="F.\nFAIL: test_x\nAssertionError\nline 4\n1 failed\n",
+            is_error=False,
+        ),
+        ToolStarted(call_id="t2", name="Bash", input={"command": "ls"}),
+        ToolFinished(call_id="t2", name="Bash", content="a\nb\nc\nd\n", is_error=False),
+    )
+    expected = [
+        "● Bash(pytest -q)",
+        "  ⎿  F.",
+        "     FAIL: test_x",
+        "     … +2 lines",
+        "     1 failed",  # the last line of a long output is kept: it is often the verdict
+        "",
+        "● Bash(ls)",
+        "  ⎿  a",
+        "     b",
+        "     c",
+        "     d",
+        "",
+    ]
+    assert out.splitlines() == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "headline"),
+    [
+        ("Read", {"file_path": "/repo/src/app.py", "limit": 10}, "● Read(src/app.py)"),
+        ("Write", {"file_path": "/elsewhere/x.txt", "content": "x"}, "● Write(/elsewhere/x.txt)"),
+        ("Grep", {"pattern": "TODO", "path": "/repo/src"}, "● Grep(TODO in src)"),
+        ("Bash", {"command": "cd src &&\nmake"}, "● Bash(cd src && …)"),
+        ("Mystery", {"count": 3}, "● Mystery()"),
+    ],
+)
+def test_tool_headline_shows_the_key_argument(
+    name: str, arguments: dict[str, object], headline: str
+) -> None:
+    out = render(ToolStarted(call_id="t1", name=name, input=arguments))
+    assert out == headline + "\n"
+
+
+def test_read_result_is_summarised_and_empty_output_said() -> None:
+    out = render(
+        ToolStarted(call_id="t1", name="Read", input={"file_path": "/repo/a.py"}),
+        ToolFinished(call_id="t1", name="Read", content="     1\ta\n     2\tb\n", is_error=False),
+        ToolStarted(call_id="t2", name="Bash", input={"command": "true"}),
+        ToolFinished(call_id="t2", name="Bash", content="", is_error=False),
+    )
+    assert out == ("● Read(a.py)\n  ⎿  Read 2 lines\n\n● Bash(true)\n  ⎿  (no output)\n\n")
+
+
+def test_tool_error_is_shown() -> None:
+    out = render(
+        ToolStarted(call_id="t1", name="Edit", input={"file_path": "/repo/a.py"}),
+        ToolFinished(
+            call_id="t1", name="Edit", content="Error: old_string not found", is_error=True
+        ),
+    )
+    assert out == "● Edit(a.py)\n  ⎿  Error: old_string not found\n\n"
+
+
+def test_edit_shows_its_diff() -> None:
+    out = render(
+        ToolStarted(call_id="t1", name="Edit", input={"file_path": "/repo/textstats.py"}),
+        ToolFinished(call_id="t1", name="Edit", content="Edited.", is_error=False, diff=DIFF),
+    )
+    assert out == (
+        "● Edit(textstats.py)\n"
+        "  ⎿  Updated textstats.py +1 -1\n"
+        "     @@ -19,4 +19,4 @@\n"
+        "      def longest_words(text, n):\n"
+        "          words = sorted(text.split(), key=len, reverse=True)\n"
+        "     -    return words[: n - 1]\n"
+        "     +    return words[:n]\n"
+        "\n"
+    )
+
+
+def test_long_diff_is_capped() -> None:
+    big = "@@ -1,100 +1,100 @@\n" + "".join(f"+line {i}\n" for i in range(100))
+    out = render(
+        ToolStarted(call_id="t1", name="Write", input={"file_path": "/repo/big.txt"}),
+        ToolFinished(call_id="t1", name="Write", content="Wrote.", is_error=False, diff=big),
+    )
+    lines = out.splitlines()
+    assert lines[1] == "  ⎿  Updated big.txt +100 -0"
+    assert lines[2:5] == ["     @@ -1,100 +1,100 @@", "     +line 0", "     +line 1"]
+    assert lines[-2:] == ["     … +61 diff lines", ""]
+    assert len(lines) == 2 + 40 + 2
+
+
+def test_diff_colours_on_a_terminal() -> None:
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system="standard")
+    out = render(
+        ToolStarted(call_id="t1", name="Edit", input={"file_path": "/repo/textstats.py"}),
+        ToolFinished(call_id="t1", name="Edit", content="Edited.", is_error=False, diff=DIFF),
+        console=console,
+    )
+    assert "\x1b[31m-    return words[: n - 1]\x1b[0m" in out
+    assert "\x1b[32m+    return words[:n]\x1b[0m" in out
+    assert "\x1b[36m@@ -19,4 +19,4 @@\x1b[0m" in out
+
+
+def test_thinking_collapses_to_one_line_unless_verbose() -> None:
+    events = (
+        ThinkingDelta(text="The test expects two\nwords; "),
+        ThinkingDelta(text="the slice drops one."),
+        TextDelta(text="Found it."),
+    )
+    assert render(*events) == (
+        "✻ Thinking: The test expects two words; the slice drops one.\n\nFound it.\n\n"
+    )
+    assert render(*events, verbose=True) == (
+        "The test expects two\nwords; the slice drops one.\n\nFound it.\n\n"
+    )
+
+
+def test_retry_notice_and_error_lines() -> None:
+    out = render(
+        TextDelta(text="Partial"),
+        ModelRetry(attempt=1, max_attempts=4, delay_s=1.25, reason="overloaded"),
+        Notice(level="warning", message="Settings file ignored."),
+        ErrorOccurred(message="internal error: boom\nTraceback (most recent call last):\n  ..."),
+    )
+    assert out == (
+        "Partial\n\n"
+        "⚠ Model call failed (overloaded); retrying in 1.2s (attempt 2 of 4)\n"
+        "Settings file ignored.\n"
+        "✗ internal error: boom\n"
+        "  (traceback hidden; --verbose shows it)\n"
+        "\n"
+    )
+
+
+def test_multi_line_errors_are_shown_whole_and_tracebacks_with_verbose() -> None:
+    assert render(ErrorOccurred(message="model refused\nreason: bad key")) == (
+        "✗ model refused\nreason: bad key\n\n"
+    )
+    crash = "internal error: boom\nTraceback (most recent call last):\n  File x"
+    assert render(ErrorOccurred(message=crash), verbose=True) == (
+        "✗ internal error: boom\nTraceback (most recent call last):\n  File x\n\n"
+    )
+
+
+def test_an_unstreamed_reply_is_shown_from_its_message() -> None:
+    assert render(assistant("Whole reply."), assistant("")) == "Whole reply.\n\n"
+
+
+def test_turn_footer() -> None:
+    out = render(TextDelta(text="Done."), assistant("Done."), finished())
+    assert out == "Done.\n\n─ 3 model calls · 11.2k in (10.0k cached) · 345 out · $0.0123 · 4.2s\n"
+
+
+def test_interrupted_and_turn_limit_are_said() -> None:
+    interrupted = finished(
+        subtype="error_during_execution",
+        is_error=True,
+        error="interrupted by the user",
+        cost_usd=0.0,
+        num_turns=1,
+        usage=Usage(),
+    )
+    assert render(interrupted) == "⏹ Interrupted\n─ 1 model call · 0 in · 0 out · 4.2s\n"
+    cut_short = render(
+        ToolStarted(call_id="t1", name="Bash", input={"command": "sleep 9"}), interrupted
+    )
+    assert cut_short == (
+        "● Bash(sleep 9)\n  ⎿  Interrupted\n\n─ 1 model call · 0 in · 0 out · 4.2s\n"
+    )
+    limited = finished(subtype="error_max_turns", is_error=True)
+    assert render(limited).startswith("Stopped: the turn limit was reached.\n─ 3 model calls")
+
+
+def test_session_started_sets_the_workspace_for_paths() -> None:
+    console = plain_console()
+    renderer = EventRenderer(console)
+    renderer.render(SessionStarted(session_id="s", model="m", cwd="/work/ws", tools=("Read",)))
+    renderer.render(ToolStarted(call_id="t1", name="Read", input={"file_path": "/work/ws/a.py"}))
+    assert isinstance(console.file, io.StringIO)
+    assert console.file.getvalue() == "● Read(a.py)\n"
+
+
+def test_no_escape_codes_without_a_terminal() -> None:
+    out = render(
+        TurnStarted(prompt="go"),
+        ThinkingDelta(text="hmm"),
+        TextDelta(text="# Title\n*emphasis*"),
+        ToolStarted(call_id="t1", name="Edit", input={"file_path": "/repo/textstats.py"}),
+        ToolFinished(call_id="t1", name="Edit", content="Edited.", is_error=False, diff=DIFF),
+        ToolStarted(call_id="t2", name="Bash", input={"command": "false"}),
+        ToolFinished(call_id="t2", name="Bash", content="Exit code 1", is_error=True),
+        ModelRetry(attempt=1, max_attempts=2, delay_s=0.5, reason="overloaded"),
+        ErrorOccurred(message="boom"),
+        finished(),
+    )
+    assert not ANSI.search(out)
+
+
+def test_live_terminal_prints_the_reply_as_markdown() -> None:
+    console = Console(file=io.StringIO(), width=100, height=20, force_terminal=True)
+    out = render(
+        TurnStarted(prompt="hi"),
+        TextDelta(text="Some "),
+        TextDelta(text="**bold** text."),
+        assistant("Some **bold** text."),
+        finished(),
+        console=console,
+    )
+    assert "**" not in out
+    assert "● \x1b[0mSome \x1b[1mbold\x1b[0m text." in out
+    assert out.endswith(
+        "─ 3 model calls · 11.2k in (10.0k cached) · 345 out · $0.0123 · 4.2s\x1b[0m\n"
+    )
+
+
+def test_format_tokens() -> None:
+    assert [format_tokens(n) for n in (0, 999, 1000, 12_345, 2_500_000)] == [
+        "0",
+        "999",
+        "1.0k",
+        "12.3k",
+        "2.5M",
+    ]
+    assert turn_footer(finished(cost_usd=0.0)) == (
+        "─ 3 model calls · 11.2k in (10.0k cached) · 345 out · 4.2s"
+    )

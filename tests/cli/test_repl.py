@@ -1,0 +1,213 @@
+"""The REPL, driven through a pipe instead of a keyboard, against the fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from tether.cli.repl import EXIT_HINT, run_repl
+from tether.cli.setup import RunOptions
+from tether.core.loop import INTERRUPTED
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+ALT_ENTER = "\x1b\r"
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+
+
+class Screen(io.StringIO):
+    """A buffer that tells waiters when something was written to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = asyncio.Event()
+
+    def write(self, s: str, /) -> int:
+        self.written.set()
+        return super().write(s)
+
+
+class Terminal:
+    """A console buffer plus the keys the user types."""
+
+    def __init__(self) -> None:
+        self.buffer = Screen()
+        self.console = Console(file=self.buffer, width=100, force_terminal=False)
+
+    @property
+    def output(self) -> str:
+        return self.buffer.getvalue()
+
+    async def run(self, workspace: Path, keys: str, initial_prompt: str | None = None) -> int:
+        with create_pipe_input() as pipe:
+            pipe.send_text(keys)
+            return await self.run_with(workspace, pipe, initial_prompt)
+
+    async def run_with(
+        self, workspace: Path, pipe: PipeInput, initial_prompt: str | None = None
+    ) -> int:
+        return await run_repl(
+            RunOptions(cwd=workspace),
+            initial_prompt=initial_prompt,
+            input=pipe,
+            output=DummyOutput(),
+            console=self.console,
+        )
+
+    async def wait_for(self, needle: str) -> None:
+        while needle not in self.output:
+            self.buffer.written.clear()
+            await self.buffer.written.wait()
+
+
+@pytest.fixture
+def terminal() -> Terminal:
+    return Terminal()
+
+
+async def test_a_prompt_gets_the_streamed_answer(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(reply(text("Hello from the model.")))
+    code = await terminal.run(workspace, "say hello\r" + CTRL_D)
+    assert code == 0
+    assert [r.last_user_text() for r in model_env.requests] == ["say hello"]
+    out = terminal.output
+    assert "tether " in out
+    assert str(workspace.name) in out
+    assert "Hello from the model.\n" in out
+    assert "─ 1 model call · " in out
+
+
+async def test_tool_call_shows_its_line_and_diff(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    (workspace / "notes.txt").write_text("one\ntwo\n")
+    model_env.script(
+        reply(tool_use("Read", file_path="notes.txt")),
+        reply(tool_use("Edit", file_path="notes.txt", old_string="two", new_string="three")),
+        reply(text("Changed it.")),
+    )
+    code = await terminal.run(workspace, "change two to three\r" + CTRL_D)
+    assert code == 0
+    assert (workspace / "notes.txt").read_text() == "one\nthree\n"
+    out = terminal.output
+    assert "● Read(notes.txt)\n  ⎿  Read 2 lines\n" in out
+    assert "● Edit(notes.txt)\n  ⎿  Updated notes.txt +1 -1\n" in out
+    assert "     -two\n     +three\n" in out
+    assert "Changed it." in out
+
+
+async def test_commands_need_no_model(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    code = await terminal.run(workspace, "/help\r/cost\r/clear\r/frobnicate now\r/exit\r")
+    assert code == 0
+    assert model_env.requests == []
+    out = terminal.output
+    assert "/cost          tokens used and cost of this session" in out
+    assert "Cost:    $0.0000\n" in out
+    assert "Output:  0 tokens" in out
+    assert "Screen cleared. The conversation is kept" in out
+    assert "Unknown command /frobnicate. Type /help for the commands." in out
+
+
+async def test_cost_adds_up_the_turns(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(text("one"), usage={"input_tokens": 1000, "output_tokens": 20}),
+        reply(text("two"), usage={"input_tokens": 1200, "output_tokens": 30}),
+    )
+    code = await terminal.run(workspace, "a\rb\r/cost\r/quit\r")
+    assert code == 0
+    assert "Input:   2,200 tokens" in terminal.output
+    assert "Output:  50 tokens" in terminal.output
+
+
+async def test_ctrl_c_twice_at_an_empty_prompt_exits(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    code = await terminal.run(workspace, "draft" + CTRL_C + CTRL_C + CTRL_C)
+    assert code == 0
+    # The first Ctrl+C cleared the draft; the next two, on an empty prompt, hint then exit.
+    assert terminal.output.count(EXIT_HINT) == 1
+    assert model_env.requests == []
+
+
+async def test_alt_enter_and_paste_keep_one_message(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(reply(text("ok")), reply(text("ok")))
+    keys = (
+        "first line" + ALT_ENTER + "second line\r"
+        + PASTE_START + "pasted one\npasted two" + PASTE_END + "\r"
+        + CTRL_D
+    )  # fmt: skip
+    code = await terminal.run(workspace, keys)
+    assert code == 0
+    assert [r.last_user_text() for r in model_env.requests] == [
+        "first line\nsecond line",
+        "pasted one\npasted two",
+    ]
+
+
+async def test_history_is_kept_in_tether_home(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(reply(text("ok")))
+    await terminal.run(workspace, "remember me\r" + CTRL_D)
+    history = Path(os.environ["TETHER_HOME"]) / "history"
+    assert "+remember me" in history.read_text()
+
+
+async def test_initial_prompt_runs_first(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(reply(text("started")))
+    code = await terminal.run(workspace, CTRL_D, initial_prompt="begin here")
+    assert code == 0
+    assert [r.last_user_text() for r in model_env.requests] == ["begin here"]
+    assert "> begin here\n" in terminal.output
+
+
+async def test_ctrl_c_interrupts_the_turn_and_keeps_the_session(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="sleep 30")),
+        reply(text("Back again.")),
+    )
+    with create_pipe_input() as pipe:
+        pipe.send_text("wait for it\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe))
+        await terminal.wait_for("● Bash(sleep 30)")
+        os.kill(os.getpid(), signal.SIGINT)
+        await terminal.wait_for("● Bash(sleep 30)\n  ⎿  Interrupted\n")
+        pipe.send_text("carry on\r" + CTRL_D)
+        assert await repl == 0
+    second = model_env.requests[1]
+    assert second.tool_results() == [INTERRUPTED]
+    assert "Back again." in terminal.output
+
+
+async def test_missing_api_key_returns_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path, terminal: Terminal
+) -> None:
+    for name in list(os.environ):
+        if name.endswith("_API_KEY") or name.endswith("_BASE_URL") or name == "TETHER_MODEL":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "home"))
+    code = await terminal.run(workspace, CTRL_D)
+    assert code == 2
+    assert terminal.output.startswith("tether: ")
+    assert "ANTHROPIC_API_KEY" in terminal.output

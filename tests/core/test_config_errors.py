@@ -1,0 +1,71 @@
+"""What the user sees when tether cannot reach or use a model: one line, no traceback."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+def test_no_key_says_what_to_set_and_exits_2(tether: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_endpoint_is_one_line(tether: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    result = tether("-p", "hi")
+    assert result.exit_code == 1
+    assert f"127.0.0.1:{port}" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 4
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_key_is_one_line(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.api_key = "the-right-key"
+    fake_model.expect_rejections = True
+    fake_model.script(reply(text("never")))
+    result = tether("-p", "hi")
+    assert result.exit_code == 1
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_broken_settings_file_names_the_spot(tether: Run, workspace: Path) -> None:
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"model": "x",\n  oops}')
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert "settings.json is not valid JSON" in result.stderr
+    assert "line 2" in result.stderr
+
+
+def test_model_from_settings_and_env_precedence(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text('{"model": "claude-haiku-4-5"}')
+    fake_model.script(reply(text("a")), reply(text("b")), reply(text("c")))
+    tether("-p", "hi")
+    monkeypatch.setenv("TETHER_MODEL", "claude-opus-4-5")
+    tether("-p", "hi")
+    tether("-p", "hi", "--model", "claude-sonnet-4-5")
+    assert [r.body["model"] for r in fake_model.requests] == [
+        "claude-haiku-4-5",
+        "claude-opus-4-5",
+        "claude-sonnet-4-5",
+    ]

@@ -1,0 +1,208 @@
+"""The loop over the wire: the real SDK talks to the fake server; assertions read its log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, http_error, raw_tool_use, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+
+
+def test_text_answer_printed_and_request_shaped(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(reply(text("All good.")))
+    result = tether("-p", "how are things?")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "All good.\n", "")
+    [request] = fake_model.requests
+    assert request.wire == "anthropic"
+    assert request.last_user_text() == "how are things?"
+    assert request.tool_names() == ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert"]
+    assert "You are tether" in request.system()
+
+
+def test_tool_result_goes_back_and_loop_ends(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("said hi")))
+    result = tether("-p", "say hi", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == ["hi\n"]
+    body = result.json()
+    assert (body["subtype"], body["is_error"], body["result"], body["num_turns"]) == (
+        "success",
+        False,
+        "said hi",
+        2,
+    )
+
+
+def test_unknown_tool_and_bad_arguments_become_error_results(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(
+        reply(
+            tool_use("Teleport", destination="mars"),
+            tool_use("Read", path="x.txt"),
+            raw_tool_use("Bash", '{"command": "ec'),
+        ),
+        reply(text("understood")),
+    )
+    result = tether("-p", "go")
+    assert result.exit_code == 0, result.stderr
+    follow_up = fake_model.requests[1]
+    assert follow_up.tool_result_errors() == [True, True, True]
+    unknown, schema, malformed = follow_up.tool_results()
+    assert "No such tool: 'Teleport'" in unknown
+    assert "missing required field 'file_path'" in schema
+    assert "unexpected field 'path'" in schema
+    assert "not a valid JSON object" in malformed
+
+
+def test_stream_cut_after_tool_block_runs_tool_exactly_once(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    call = tool_use("Bash", command="echo ran >> runs.txt")
+    # message_start, ping, block start, 3+ deltas, block stop: cut before message_delta/stop.
+    fake_model.script(reply(call, cut_after=7), reply(call), reply(text("done")))
+    result = tether("-p", "append a line", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert (workspace / "runs.txt").read_text() == "ran\n"
+    assert len(fake_model.requests) == 3
+
+
+def test_clean_end_without_message_stop_is_retried(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    call = tool_use("Bash", command="echo ran >> runs.txt")
+    fake_model.script(reply(call, cut_after=7, clean_cut=True), reply(call), reply(text("done")))
+    result = tether("-p", "append a line")
+    assert result.exit_code == 0, result.stderr
+    assert (workspace / "runs.txt").read_text() == "ran\n"
+
+
+def test_overloaded_mid_stream_is_retried(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(reply(text("partial"), stream_error="overloaded_error"), reply(text("whole")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "whole\n")
+    assert "retry 1/3" in result.stderr
+
+
+def test_http_429_and_529_are_retried(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(http_error(429), http_error(529), reply(text("finally")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "finally\n")
+    assert len(fake_model.requests) == 3
+
+
+def test_persistent_failure_is_reported_in_one_line(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(*[http_error(500) for _ in range(20)])
+    result = tether("-p", "hi", "--output-format", "json")
+    assert result.exit_code == 1
+    body = result.json()
+    assert (body["subtype"], body["is_error"]) == ("error_during_execution", True)
+    assert "Traceback" not in result.stderr
+    assert fake_model.url in body["result"]
+
+
+def test_max_tokens_inside_a_tool_call_is_answered_not_run(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(raw_tool_use("Write", '{"file_path": "a.txt", "cont'), stop_reason="max_tokens"),
+        reply(text("I will write less.")),
+    )
+    result = tether("-p", "write a big file")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_result_errors() == [True]
+    assert not (workspace / "a.txt").exists()
+
+
+def test_pause_turn_continues_the_same_turn(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(reply(text("Searching..."), stop_reason="pause_turn"), reply(text("Found.")))
+    result = tether("-p", "search", "--output-format", "json")
+    assert result.json()["result"] == "Found."
+    continued = fake_model.requests[1].messages()
+    assert continued[-1]["role"] == "assistant"
+
+
+def test_refusal_ends_the_turn_with_no_call_left_unanswered(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(text("I won't."), tool_use("Bash", command="touch x"), stop_reason="refusal")
+    )
+    result = tether("-p", "do it", "--output-format", "stream-json")
+    assert result.exit_code == 0, result.stderr
+    lines = result.json_lines()
+    assert [line["type"] for line in lines] == ["system", "assistant", "user", "result"]
+    assert lines[2]["message"]["content"][0]["is_error"] is True
+    assert lines[3]["stop_reason"] == "refusal"
+    assert not (workspace / "x").exists()
+
+
+def test_max_turns_stops_and_answers_pending_calls(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(tool_use("Bash", command="echo 1")), reply(tool_use("Bash", command="touch no"))
+    )
+    result = tether("-p", "loop", "--max-turns", "2", "--output-format", "stream-json")
+    assert result.exit_code == 1
+    last_user = [line for line in result.json_lines() if line["type"] == "user"][-1]
+    assert "turn limit (2)" in last_user["message"]["content"][0]["content"]
+    assert result.json_lines()[-1]["subtype"] == "error_max_turns"
+    assert not (workspace / "no").exists()
+
+
+def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(reply(text("a"), tool_use("Bash", command="true")), reply(text("b")))
+    lines = tether("-p", "x", "--output-format", "stream-json").json_lines()
+    init, assistant, user, assistant2, result = lines
+    assert init["subtype"] == "init"
+    assert init["tools"] == ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert"]
+    assert assistant["message"]["content"][1]["name"] == "Bash"
+    assert user["message"]["content"][0]["type"] == "tool_result"
+    assert assistant2["message"]["content"] == [{"type": "text", "text": "b"}]
+    assert set(result) >= {
+        "type",
+        "subtype",
+        "is_error",
+        "result",
+        "session_id",
+        "num_turns",
+        "duration_ms",
+        "duration_api_ms",
+        "total_cost_usd",
+        "usage",
+        "permission_denials",
+    }
+    assert result["session_id"] == init["session_id"]
+
+
+def test_append_system_prompt_and_stdin(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(reply(text("ok")))
+    tether("-p", "summarise", "--append-system-prompt", "Answer in French.", stdin="file body")
+    [request] = fake_model.requests
+    assert request.system().rstrip().endswith("Answer in French.")
+    assert request.last_user_text() == "summarise\n\nfile body"
+
+
+def test_openai_compatible_endpoint_round_trip(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    result = tether("-p", "hi", "--model", "openai/gpt-4.1")
+    assert (result.exit_code, result.stdout) == (0, "done\n"), result.stderr
+    assert [r.wire for r in fake_model.requests] == ["openai", "openai"]
+    assert fake_model.requests[1].tool_results() == ["hi\n"]

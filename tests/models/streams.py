@@ -1,0 +1,76 @@
+"""Shared by the adapter tests: run a stream to its end or its error; small request builders."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any, Protocol
+
+from tether.models.base import ModelEvent, ModelRequest, ResponseDone
+from tether.protocol import Message, ModelError, ToolSpec
+
+TOOLS = (
+    ToolSpec(
+        name="Bash",
+        description="Run a shell command.",
+        input_schema={"type": "object", "properties": {"command": {"type": "string"}}},
+    ),
+    ToolSpec(
+        name="Read",
+        description="Read a file.",
+        input_schema={"type": "object", "properties": {"path": {"type": "string"}}},
+    ),
+)
+
+
+class ClosableModel(Protocol):
+    def stream(self, request: ModelRequest) -> Any: ...
+
+    async def aclose(self) -> None: ...
+
+
+def ask(text: str = "hi", **fields: Any) -> ModelRequest:
+    """A one-message request."""
+    return ModelRequest(
+        model="unused", system="You help.", messages=(Message.user_text(text),), **fields
+    )
+
+
+async def run(
+    model: ClosableModel, request: ModelRequest
+) -> tuple[list[ModelEvent], ModelError | None]:
+    """Every event the stream yielded, and the ModelError that ended it, if any."""
+    events: list[ModelEvent] = []
+    try:
+        async for event in model.stream(request):
+            events.append(event)
+    except ModelError as err:
+        return events, err
+    finally:
+        await model.aclose()
+    return events, None
+
+
+async def finish(model: ClosableModel, request: ModelRequest) -> ResponseDone:
+    """The ResponseDone of a stream that must succeed."""
+    events, error = await run(model, request)
+    assert error is None, str(error)
+    done = events[-1]
+    assert isinstance(done, ResponseDone)
+    return done
+
+
+def closed_port_url(path: str = "") -> str:
+    """A URL on 127.0.0.1 where nothing listens."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}{path}"
+
+
+def count_cache_controls(value: object) -> int:
+    """How many `cache_control` keys a request body holds, at any depth."""
+    if isinstance(value, dict):
+        return ("cache_control" in value) + sum(count_cache_controls(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(count_cache_controls(v) for v in value)
+    return 0
