@@ -10,7 +10,7 @@ from tether.protocol.messages import Message, StopReason, Usage
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class SessionStarted(_Event):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Block(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class TextBlock(_Block):
@@ -63,7 +63,7 @@ Role = Literal["user", "assistant"]
 class Message(BaseModel):
     """One conversation message. Immutable once built; the history only grows."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     role: Role
     content: tuple[ContentBlock, ...]
@@ -85,7 +85,7 @@ class Message(BaseModel):
 class Usage(BaseModel):
     """Token counts of one model call, or of several added together."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -113,7 +113,7 @@ StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pau
 class ToolSpec(BaseModel):
     """What the model sees of a tool: its name, description and JSON schema."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     description: str
