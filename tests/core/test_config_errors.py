@@ -69,3 +69,24 @@ def test_model_from_settings_and_env_precedence(
         "claude-opus-4-5",
         "claude-sonnet-4-5",
     ]
+
+
+def test_output_cap_for_small_local_servers(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_model.script(reply(text("a")), reply(text("b")))
+    monkeypatch.setenv("TETHER_MAX_OUTPUT_TOKENS", "2048")
+    tether("-p", "hi", "--model", "openai/some-local-model")
+    monkeypatch.delenv("TETHER_MAX_OUTPUT_TOKENS")
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"maxOutputTokens": 1024}')
+    tether("-p", "hi")
+    assert fake_model.requests[0].body["max_completion_tokens"] == 2048
+    assert fake_model.requests[1].body["max_tokens"] == 1024
+
+
+def test_bad_output_cap_is_a_config_error(tether: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_MAX_OUTPUT_TOKENS", "lots")
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert "TETHER_MAX_OUTPUT_TOKENS must be a positive number" in result.stderr

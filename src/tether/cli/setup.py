@@ -60,7 +60,7 @@ def build_session(opts: RunOptions) -> Session:
         tools=registry,
         tool_context=ToolContext(workspace=workspace, scratch_dir=home / "scratch" / session_id),
         max_turns=opts.max_turns,
-        max_tokens=resolved.info.max_output_tokens,
+        max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
         retry=retry_policy(env),
     )
     return Session(agent, session_id=session_id, price=lambda u: cost_usd(resolved.info, u))
@@ -82,6 +82,17 @@ def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> Res
         name: provider_from_settings(name, value) for name, value in settings.providers.items()
     }
     return resolve_model(spec, env, extra_providers=extra, context_window=context_window)
+
+
+def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
+    """`TETHER_MAX_OUTPUT_TOKENS` or the `maxOutputTokens` setting: a cap on each reply, for
+    local servers whose context is smaller than the catalogue's default output budget."""
+    value = env.get("TETHER_MAX_OUTPUT_TOKENS")
+    if value is None:
+        return settings.max_output_tokens
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"TETHER_MAX_OUTPUT_TOKENS must be a positive number, not {value!r}")
+    return int(value)
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:

@@ -64,6 +64,11 @@ class Settings:
         return value if isinstance(value, int) and value > 0 else None
 
     @property
+    def max_output_tokens(self) -> int | None:
+        value = self.data.get("maxOutputTokens")
+        return value if isinstance(value, int) and value > 0 else None
+
+    @property
     def providers(self) -> Mapping[str, Any]:
         value = self.data.get("providers", {})
         return value if isinstance(value, dict) else {}
