@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from tether.models.anthropic_request import ThinkingStyle, build_body
+from tether.models.anthropic_request import ThinkingStyle, build_body, convert_message
 from tether.models.base import ModelEvent, ModelRequest, ResponseDone, TextChunk, ThinkingChunk
 from tether.models.endpoint import (
     CONNECT_TIMEOUT_S,
@@ -22,6 +22,7 @@ from tether.models.endpoint import (
     transport_detail,
 )
 from tether.models.tool_arguments import tool_use_block
+from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -75,6 +76,7 @@ class AnthropicModel:
         self._timeout_s = timeout_s
         self._default_headers = default_headers
         self._thinking: ThinkingStyle = thinking
+        self._converted = ConvertedMessages(convert_message)
         self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
         self._client: AsyncAnthropic | None = None
         self._client_lock = threading.Lock()
@@ -114,7 +116,9 @@ class AnthropicModel:
         import httpx2
 
         client = self._get_client()
-        body = build_body(request, model=self.model, thinking=self._thinking)
+        body = build_body(
+            request, model=self.model, thinking=self._thinking, converted=self._converted
+        )
         # The SDK warns about models near end of life on every call; under warnings-as-errors
         # (tether's tests, `python -W error`) that would stop a model that still works.
         warnings.filterwarnings(

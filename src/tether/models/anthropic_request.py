@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from tether.models.base import ModelRequest
+from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -28,13 +29,23 @@ _EPHEMERAL = {"type": "ephemeral"}
 
 
 def build_body(
-    request: ModelRequest, *, model: str, thinking: ThinkingStyle = "budget"
+    request: ModelRequest,
+    *,
+    model: str,
+    thinking: ThinkingStyle = "budget",
+    converted: ConvertedMessages[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of `messages.create` (without `stream`)."""
+    """The keyword arguments of `messages.create` (without `stream`). `converted` keeps the
+    wire form of messages already sent, so a long history is not converted again each turn."""
+    messages = (
+        converted.convert_all(request.messages)
+        if converted is not None
+        else convert_messages(request.messages)
+    )
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens,
-        "messages": convert_messages(request.messages),
+        "messages": messages,
     }
     breakpoints = 0
     if request.system.strip():

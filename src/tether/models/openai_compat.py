@@ -23,8 +23,9 @@ from tether.models.endpoint import (
     api_error_type,
     transport_detail,
 )
-from tether.models.openai_request import chat_messages, chat_tools
+from tether.models.openai_request import chat_messages, chat_tools, convert_message
 from tether.models.tool_arguments import tool_use_block
+from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import ContentBlock, Message, StopReason, TextBlock, ThinkingBlock, Usage
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class OpenAICompatModel:
         self._timeout_s = timeout_s
         self._max_tokens_param: MaxTokensParam = max_tokens_param
         self._default_headers = default_headers
+        self._converted = ConvertedMessages(convert_message)
         self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
         self._client: AsyncOpenAI | None = None
         self._client_lock = threading.Lock()
@@ -108,7 +110,7 @@ class OpenAICompatModel:
         client = self._get_client()
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": chat_messages(request),
+            "messages": chat_messages(request, self._converted),
             "stream_options": {"include_usage": True},
             self._max_tokens_param: request.max_tokens,
         }

@@ -6,18 +6,27 @@ import json
 from typing import Any
 
 from tether.models.base import ModelRequest
+from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 
 ERROR_PREFIX = "Error: "
 
 
-def chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """The system prompt as the first message, then the history, one or more messages each."""
+def chat_messages(
+    request: ModelRequest, cache: ConvertedMessages[list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
+    """The system prompt as the first message, then the history, one or more messages each.
+    `cache` keeps the wire form of messages already sent (see `wire_cache`)."""
     converted: list[dict[str, Any]] = []
     if request.system:
         converted.append({"role": "system", "content": request.system})
-    for message in request.messages:
-        converted.extend(convert_message(message))
+    per_message = (
+        cache.convert_all(request.messages)
+        if cache is not None
+        else [convert_message(m) for m in request.messages]
+    )
+    for messages in per_message:
+        converted.extend(messages)
     return converted
 
 

@@ -23,6 +23,9 @@ class RequestHandler(BaseHTTPRequestHandler):
     """One connection; keeps it alive between requests like the real APIs."""
 
     protocol_version = "HTTP/1.1"
+    # Streams are many small writes: without this, Nagle's algorithm and delayed ACKs hold
+    # each response back by tens of milliseconds, which real servers do not.
+    disable_nagle_algorithm = True
 
     def do_POST(self) -> None:
         self._answer()

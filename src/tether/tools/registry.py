@@ -31,6 +31,8 @@ class ToolRegistry:
             if t.name in self._tools:
                 raise ValueError(f"tool {t.name!r} registered twice")
             self._tools[t.name] = t
+        # Built once: the schemas are part of the cached prompt prefix and never change.
+        self._specs = tuple(t.spec() for t in self._tools.values())
 
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
@@ -39,7 +41,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(t.spec() for t in self._tools.values())
+        return self._specs
 
     async def run(self, call: ToolUseBlock, ctx: ToolContext) -> ToolOutcome:
         """Run one call. Anything the model got wrong comes back as an error outcome;

@@ -1,0 +1,77 @@
+"""Converted messages are reused across requests, and reuse never leaks one request's cache
+breakpoints into the next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.models.anthropic import AnthropicModel
+from tether.models.base import ModelRequest
+from tether.models.openai_compat import OpenAICompatModel
+from tether.models.wire_cache import ConvertedMessages
+from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from tether.testing import FakeModelServer, reply, text
+
+from .streams import count_cache_controls, finish
+
+
+def test_each_message_is_converted_once_and_dropped_when_gone() -> None:
+    calls: list[Message] = []
+
+    def convert(message: Message) -> str:
+        calls.append(message)
+        return message.text()
+
+    cache = ConvertedMessages(convert)
+    first, second, third = (Message.user_text(t) for t in ("a", "b", "c"))
+    assert cache.convert_all([first, second]) == ["a", "b"]
+    assert cache.convert_all([first, second, third]) == ["a", "b", "c"]
+    assert calls == [first, second, third]
+    assert cache.convert_all([third]) == ["c"]
+    assert cache.convert_all([first]) == ["a"]
+    assert calls == [first, second, third, first]
+
+
+def _growing_history(turns: int) -> list[tuple[Message, ...]]:
+    history: list[Message] = [Message.user_text("start")]
+    snapshots: list[tuple[Message, ...]] = []
+    for i in range(turns):
+        snapshots.append(tuple(history))
+        call = ToolUseBlock(id=f"toolu_{i}", name="Read", input={"file_path": "a.txt"})
+        history.append(Message(role="assistant", content=(TextBlock(text=f"step {i}"), call)))
+        history.append(
+            Message(role="user", content=(ToolResultBlock(tool_use_id=call.id, content="x"),))
+        )
+    return snapshots
+
+
+async def test_anthropic_breakpoints_do_not_accumulate(fake_model: FakeModelServer) -> None:
+    model = AnthropicModel(model="claude-sonnet-5-5", api_key="k", base_url=fake_model.url)
+    snapshots = _growing_history(5)
+    fake_model.script(*[reply(text("ok")) for _ in snapshots])
+    try:
+        for messages in snapshots:
+            await finish(model, ModelRequest(model="m", system="s", messages=messages))
+    finally:
+        await model.aclose()
+    counts = [count_cache_controls(r.body) for r in fake_model.requests]
+    assert counts == [2, 3, 3, 3, 3]
+    oldest_marks: list[Any] = [
+        block.get("cache_control")
+        for block in fake_model.requests[-1].messages()[1]["content"]
+    ]
+    assert oldest_marks == [None, None]
+
+
+async def test_openai_history_is_identical_with_reuse(fake_model: FakeModelServer) -> None:
+    model = OpenAICompatModel(model="gpt-4.1", api_key="k", base_url=fake_model.openai_base_url)
+    snapshots = _growing_history(3)
+    fake_model.script(*[reply(text("ok")) for _ in snapshots])
+    try:
+        for messages in snapshots:
+            await finish(model, ModelRequest(model="m", system="s", messages=messages))
+    finally:
+        await model.aclose()
+    last = fake_model.requests[-1].messages()
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    assert fake_model.requests[1].messages() == last[:4]
