@@ -57,8 +57,7 @@ async def test_anthropic_breakpoints_do_not_accumulate(fake_model: FakeModelServ
     counts = [count_cache_controls(r.body) for r in fake_model.requests]
     assert counts == [2, 3, 3, 3, 3]
     oldest_marks: list[Any] = [
-        block.get("cache_control")
-        for block in fake_model.requests[-1].messages()[1]["content"]
+        block.get("cache_control") for block in fake_model.requests[-1].messages()[1]["content"]
     ]
     assert oldest_marks == [None, None]
 
