@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,3 +27,24 @@ def tether(model_env: object, workspace: Path) -> Callable[..., CliResult]:
         return run_cli(["--cwd", str(workspace), *argv], stdin=stdin)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests talk to servers they start on loopback; anything else is a bug in the test."""
+    real_connect = socket.socket.connect
+
+    def connect(self: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else None
+        if isinstance(host, str) and not _is_loopback(host):
+            raise ConnectionRefusedError(f"tests may not reach {host}: only loopback")
+        real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
