@@ -6,7 +6,6 @@ accepts a stream that ends before `message_stop` and builds tool input from part
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from tether.models.endpoint import (
     api_error_type,
     transport_detail,
 )
+from tether.models.lazy_client import LazyClient
 from tether.models.tool_arguments import tool_use_block
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
@@ -78,44 +78,36 @@ class AnthropicModel:
         self._thinking: ThinkingStyle = thinking
         self._converted = ConvertedMessages(convert_message)
         self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
-        self._client: AsyncAnthropic | None = None
-        self._client_lock = threading.Lock()
+        self._client = LazyClient(self._build_client)
 
     def warm(self) -> None:
         """Import the SDK and build the client now (about a second), e.g. in a background
         thread while the user types."""
-        self._get_client()
+        self._client.get()
 
     async def aclose(self) -> None:
         """Close the HTTP connections; the model can still be used, it reconnects."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+        await self._client.aclose()
 
-    def _get_client(self) -> AsyncAnthropic:
-        with self._client_lock:
-            if self._client is None:
-                from anthropic import AsyncAnthropic, Timeout
+    def _build_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic, Timeout
 
-                self._client = AsyncAnthropic(
-                    # Without a key the SDK searches the environment and profile files, then
-                    # refuses to send; a gateway that takes no key ignores this one.
-                    api_key=self._api_key or _NO_KEY,
-                    base_url=self.endpoint.base_url,
-                    max_retries=self._max_retries,
-                    timeout=Timeout(
-                        self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)
-                    ),
-                    default_headers=self._default_headers,
-                )
-            return self._client
+        return AsyncAnthropic(
+            # Without a key the SDK searches the environment and profile files, then
+            # refuses to send; a gateway that takes no key ignores this one.
+            api_key=self._api_key or _NO_KEY,
+            base_url=self.endpoint.base_url,
+            max_retries=self._max_retries,
+            timeout=Timeout(self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)),
+            default_headers=self._default_headers,
+        )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one response; see `Model.stream`."""
         import anthropic
         import httpx2
 
-        client = self._get_client()
+        client = self._client.get()
         body = build_body(
             request, model=self.model, thinking=self._thinking, converted=self._converted
         )

@@ -9,7 +9,6 @@ no index or no id; Ollama ends a tool-calling response with `finish_reason: "sto
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from tether.models.endpoint import (
     api_error_type,
     transport_detail,
 )
+from tether.models.lazy_client import LazyClient
 from tether.models.openai_request import chat_messages, chat_tools, convert_message
 from tether.models.tool_arguments import tool_use_block
 from tether.models.wire_cache import ConvertedMessages
@@ -73,41 +73,33 @@ class OpenAICompatModel:
         self._default_headers = default_headers
         self._converted = ConvertedMessages(convert_message)
         self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
-        self._client: AsyncOpenAI | None = None
-        self._client_lock = threading.Lock()
+        self._client = LazyClient(self._build_client)
 
     def warm(self) -> None:
         """Import the SDK and build the client now, e.g. in a background thread."""
-        self._get_client()
+        self._client.get()
 
     async def aclose(self) -> None:
         """Close the HTTP connections; the model can still be used, it reconnects."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+        await self._client.aclose()
 
-    def _get_client(self) -> AsyncOpenAI:
-        with self._client_lock:
-            if self._client is None:
-                from openai import AsyncOpenAI, Timeout
+    def _build_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI, Timeout
 
-                self._client = AsyncOpenAI(
-                    api_key=self._api_key or _NO_KEY,
-                    base_url=self.endpoint.base_url,
-                    max_retries=self._max_retries,
-                    timeout=Timeout(
-                        self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)
-                    ),
-                    default_headers=self._default_headers,
-                )
-            return self._client
+        return AsyncOpenAI(
+            api_key=self._api_key or _NO_KEY,
+            base_url=self.endpoint.base_url,
+            max_retries=self._max_retries,
+            timeout=Timeout(self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)),
+            default_headers=self._default_headers,
+        )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one response; see `Model.stream`."""
         import httpx2
         import openai
 
-        client = self._get_client()
+        client = self._client.get()
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat_messages(request, self._converted),
