@@ -227,3 +227,21 @@ async def test_timeout_above_the_maximum_is_refused(run_tool: RunTool) -> None:
         "(got 600001)",
         True,
     )
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.001, 0.003, 0.01])
+async def test_cancel_while_the_shell_is_starting_leaves_nothing_running(
+    run_tool: RunTool, ws: Path, delay_s: float
+) -> None:
+    # A cancellation can arrive after the fork but before the spawn returns: the process it
+    # started must still be stopped, and the pipe closed (warnings are errors here).
+    task = asyncio.ensure_future(run_tool("Bash", command="echo $$ > shell.pid; exec sleep 30"))
+    await asyncio.sleep(delay_s)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.2)  # a shell that was not yet started would have written by now
+    pid_file = ws / "shell.pid"
+    if pid_file.exists() and pid_file.read_text().strip():
+        shell = int(pid_file.read_text())
+        assert await wait_until(lambda: process_gone(shell))

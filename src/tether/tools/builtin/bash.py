@@ -159,8 +159,8 @@ async def _run_in_group(
     # holder of the pipe (background children too) has closed it.
     read_fd, write_fd = os.pipe()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
-    try:
-        proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             shutil.which("bash") or "/bin/bash",
             "-c",
             script,
@@ -171,6 +171,16 @@ async def _run_in_group(
             env={**os.environ, **_ENV_OVERRIDES},
             start_new_session=True,
         )
+    )
+    try:
+        # Shielded: a cancellation here can arrive after the fork, and the process it started
+        # must still be found and stopped.
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        pipe.close()
+        with contextlib.suppress(OSError):
+            await _stop_group(await spawn)
+        raise
     except OSError as e:
         pipe.close()
         raise ToolError(f"Could not start bash: {e.strerror or e}") from None

@@ -1,0 +1,68 @@
+"""Interrupting a turn: the running command dies with its group, every call is answered, and
+the session takes the next message with a transcript the API accepts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from tether.cli.setup import RunOptions, build_session
+from tether.protocol import ToolStarted, TurnFinished, UserInput
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+
+async def test_interrupt_during_a_command_then_continue(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(
+            tool_use("Bash", command="echo $$ > shell.pid; sleep 60"),
+            tool_use("Bash", command="touch never-run"),
+        ),
+        reply(text("stopped as asked")),
+    )
+    session = build_session(RunOptions(cwd=workspace))
+    try:
+        finished: TurnFinished | None = None
+        async for event in session.submit(UserInput(text="start")):
+            if isinstance(event, ToolStarted) and event.input["command"].startswith("echo"):
+                await _until_written(workspace / "shell.pid")
+                session.interrupt()
+            if isinstance(event, TurnFinished):
+                finished = event
+        assert finished is not None
+        assert (finished.subtype, finished.is_error, finished.error) == (
+            "error_during_execution",
+            True,
+            "interrupted by the user",
+        )
+        pid = int((workspace / "shell.pid").read_text())
+        assert not _alive(pid)
+        assert not (workspace / "never-run").exists()
+
+        events = [e async for e in session.submit(UserInput(text="why did you stop?"))]
+        assert isinstance(events[-1], TurnFinished)
+        assert events[-1].result == "stopped as asked"
+        follow_up = fake_model.requests[1]
+        assert follow_up.tool_result_errors() == [True, True]
+        assert all("Interrupted by the user" in r for r in follow_up.tool_results())
+        assert follow_up.last_user_text() == "why did you stop?"
+    finally:
+        await session.aclose()
+
+
+async def _until_written(path: Path) -> None:
+    for _ in range(2000):  # polls a file another process writes; bounded so nothing hangs
+        if path.exists() and path.read_text().strip():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{path} was never written")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text()
