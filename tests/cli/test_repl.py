@@ -6,15 +6,21 @@ import asyncio
 import io
 import os
 import signal
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output import DummyOutput, Output
+from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from tether.cli.repl import EXIT_HINT, run_repl
+from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, run_repl
 from tether.cli.setup import RunOptions
+from tether.cli.startup import LazyOptions
 from tether.core.loop import INTERRUPTED
 from tether.testing import FakeModelServer, reply, text, tool_use
 
@@ -35,6 +41,15 @@ class Screen(io.StringIO):
         self.written.set()
         return super().write(s)
 
+    async def wait_for(self, needle: str) -> None:
+        while needle not in self.getvalue():
+            self.written.clear()
+            await self.written.wait()
+
+    def prompt_output(self) -> Output:
+        """An output for prompt_toolkit drawing here, escape sequences and all."""
+        return Vt100_Output(self, lambda: Size(rows=24, columns=100), term="xterm")
+
 
 class Terminal:
     """A console buffer plus the keys the user types."""
@@ -53,20 +68,24 @@ class Terminal:
             return await self.run_with(workspace, pipe, initial_prompt)
 
     async def run_with(
-        self, workspace: Path, pipe: PipeInput, initial_prompt: str | None = None
+        self,
+        workspace: Path,
+        pipe: PipeInput,
+        initial_prompt: str | None = None,
+        *,
+        output: Output | None = None,
+        options: LazyOptions | None = None,
     ) -> int:
         return await run_repl(
-            RunOptions(cwd=workspace),
+            options or RunOptions(cwd=workspace),
             initial_prompt=initial_prompt,
             input=pipe,
-            output=DummyOutput(),
+            output=output or DummyOutput(),
             console=self.console,
         )
 
     async def wait_for(self, needle: str) -> None:
-        while needle not in self.output:
-            self.buffer.written.clear()
-            await self.buffer.written.wait()
+        await self.buffer.wait_for(needle)
 
 
 @pytest.fixture
@@ -200,14 +219,128 @@ async def test_ctrl_c_interrupts_the_turn_and_keeps_the_session(
     assert "Back again." in terminal.output
 
 
-async def test_missing_api_key_returns_2(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path, terminal: Terminal
-) -> None:
+def without_api_keys(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     for name in list(os.environ):
         if name.endswith("_API_KEY") or name.endswith("_BASE_URL") or name == "TETHER_MODEL":
             monkeypatch.delenv(name)
-    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TETHER_HOME", str(home))
+
+
+def options_when(workspace: Path, ready: Callable[[], bool]) -> LazyOptions:
+    """Options whose making, the first thing the REPL's startup thread does, waits until
+    `ready()` holds: the session is built only then."""
+
+    def make() -> RunOptions:
+        while not ready():
+            time.sleep(0.01)
+        return RunOptions(cwd=workspace)
+
+    return LazyOptions(cwd=workspace, make=make)
+
+
+async def test_missing_api_key_returns_2_even_when_the_user_leaves_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path, terminal: Terminal
+) -> None:
+    without_api_keys(monkeypatch, tmp_path / "home")
     code = await terminal.run(workspace, CTRL_D)
     assert code == 2
-    assert terminal.output.startswith("tether: ")
-    assert "ANTHROPIC_API_KEY" in terminal.output
+    assert terminal.output.startswith("✻ tether ")
+    message = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]
+    assert message.startswith("tether: ")
+    assert "ANTHROPIC_API_KEY" in message
+
+
+@pytest.mark.timeout(60)  # nothing is typed: only aborting the prompt ends this REPL
+async def test_missing_api_key_aborts_the_prompt_and_returns_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workspace: Path, terminal: Terminal
+) -> None:
+    without_api_keys(monkeypatch, tmp_path / "home")
+    screen = Screen()
+    options = options_when(workspace, lambda: "> " in screen.getvalue())
+    with create_pipe_input() as pipe:
+        code = await terminal.run_with(
+            workspace, pipe, output=screen.prompt_output(), options=options
+        )
+    assert code == 2
+    message = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]
+    assert message.startswith("tether: ")
+    assert "ANTHROPIC_API_KEY" in message
+
+
+@pytest.mark.timeout(60)  # a REPL that built its session before the prompt would hang here
+async def test_the_prompt_is_drawn_before_the_session_is_built(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    screen = Screen()
+    options = options_when(workspace, lambda: "> " in screen.getvalue())
+    model_env.script(reply(text("Drawn first.")))
+    with create_pipe_input() as pipe:
+        pipe.send_text("hi\r" + CTRL_D)
+        code = await terminal.run_with(
+            workspace, pipe, output=screen.prompt_output(), options=options
+        )
+    assert code == 0
+    assert "Drawn first." in terminal.output
+
+
+@pytest.mark.timeout(60)
+async def test_a_message_sent_before_the_session_is_ready_waits_for_it(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    history = Path(os.environ["TETHER_HOME"]) / "history"
+    options = options_when(workspace, lambda: history.is_file() and "+early" in history.read_text())
+    model_env.script(reply(text("Worth the wait.")))
+    with create_pipe_input() as pipe:
+        pipe.send_text("early\r" + CTRL_D)
+        code = await terminal.run_with(workspace, pipe, options=options)
+    assert code == 0
+    assert [r.last_user_text() for r in model_env.requests] == ["early"]
+    assert "Worth the wait." in terminal.output
+
+
+@pytest.mark.timeout(60)
+async def test_ctrl_c_drops_a_message_that_waits_for_the_session(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    release = threading.Event()
+    options = options_when(workspace, release.is_set)
+    model_env.script(reply(text("Only this one.")))
+    try:
+        with create_pipe_input() as pipe:
+            pipe.send_text("never mind\r")
+            repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=options))
+            # The blank line a turn starts with: the message now waits for the session.
+            await terminal.wait_for(KEYS_HINT + "\n\n\n")
+            os.kill(os.getpid(), signal.SIGINT)
+            await terminal.wait_for(INTERRUPTED_HINT)
+            release.set()
+            pipe.send_text("this instead\r" + CTRL_D)
+            assert await repl == 0
+    finally:
+        release.set()  # never leave the startup thread blocked
+    assert [r.last_user_text() for r in model_env.requests] == ["this instead"]
+    assert "Only this one." in terminal.output
+
+
+async def test_lazy_options_are_made_off_the_prompt(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    made: list[str] = []
+
+    def make() -> RunOptions:
+        made.append(threading.current_thread().name)
+        return RunOptions(cwd=workspace)
+
+    model_env.script(reply(text("lazy")))
+    with create_pipe_input() as pipe:
+        pipe.send_text("hi\r" + CTRL_D)
+        code = await run_repl(
+            LazyOptions(cwd=workspace, make=make),
+            input=pipe,
+            output=DummyOutput(),
+            console=terminal.console,
+        )
+    assert code == 0
+    assert len(made) == 1
+    assert made[0] != threading.main_thread().name
+    assert "lazy" in terminal.output

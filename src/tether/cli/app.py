@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether import __version__
+
+if TYPE_CHECKING:
+    from tether.cli.setup import RunOptions
 
 DESCRIPTION = """\
 tether: a coding agent in your terminal.
@@ -61,16 +65,7 @@ def _positive_int(value: str) -> int:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from tether.cli.setup import RunOptions
-
-    opts = RunOptions(
-        cwd=(args.cwd or Path.cwd()),
-        model=args.model,
-        max_turns=args.max_turns,
-        append_system_prompt=args.append_system_prompt,
-        settings_path=args.settings,
-        verbose=args.verbose,
-    )
+    cwd: Path = args.cwd or Path.cwd()
     if args.print:
         from tether.cli.headless import read_prompt, run_headless_sync
 
@@ -78,9 +73,25 @@ def main(argv: list[str]) -> int:
         if prompt is None:
             print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
             return 2
-        return run_headless_sync(opts, prompt, args.output_format)
+        return run_headless_sync(_run_options(args, cwd), prompt, args.output_format)
     import asyncio
 
     from tether.cli.repl import run_repl
+    from tether.cli.startup import LazyOptions
 
-    return asyncio.run(run_repl(opts, initial_prompt=args.prompt))
+    # The REPL draws its prompt first and makes the options (and the session) meanwhile.
+    options = LazyOptions(cwd=cwd, make=lambda: _run_options(args, cwd))
+    return asyncio.run(run_repl(options, initial_prompt=args.prompt))
+
+
+def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
+    from tether.cli.setup import RunOptions  # imports every layer: only once it is needed
+
+    return RunOptions(
+        cwd=cwd,
+        model=args.model,
+        max_turns=args.max_turns,
+        append_system_prompt=args.append_system_prompt,
+        settings_path=args.settings,
+        verbose=args.verbose,
+    )

@@ -1,5 +1,11 @@
 """The interactive prompt: read a message (prompt_toolkit), run the turn, show its events (rich).
 
+The prompt comes first. The banner and the prompt are drawn before the session exists; the
+session (settings, model, tools: every other layer of tether, a few hundred milliseconds of
+imports) is built in a worker thread while the user types. A message sent before it is ready
+waits for it; a configuration that cannot work (no API key...) aborts the prompt, is shown, and
+ends the REPL with exit code 2.
+
 While a turn runs no prompt is on screen, so the renderer owns the terminal; Ctrl+C is then a
 signal that interrupts the turn and keeps the session. At the prompt Ctrl+C is a key: it clears
 the line, and on an empty line, pressed twice, exits.
@@ -8,16 +14,15 @@ the line, and on an empty line, pressed twice, exits.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import re
 import signal
 import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
@@ -31,15 +36,20 @@ from rich.console import Console
 from rich.text import Text
 
 from tether import __version__
-from tether.cli.render import EventRenderer, format_tokens
-from tether.cli.setup import RunOptions, build_session
+from tether.cli.startup import LazyOptions, Ready, SessionStartup, StartupFailed
+from tether.cli.startup import close_model as close_model  # the demo's import
 from tether.config.settings import tether_home
-from tether.core.session import Session
-from tether.protocol import ConfigError, UserInput
+
+if TYPE_CHECKING:
+    # Only for annotations: these import pydantic and every layer, which must wait until the
+    # prompt is on screen (see tether.cli.startup).
+    from tether.cli.setup import RunOptions
+    from tether.core.session import Session
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
 TOOLBAR_HINT = "alt+enter new line · /help"
+INTERRUPTED_HINT = "⏹ Interrupted"
 
 HELP = """\
 Commands
@@ -71,7 +81,7 @@ class _Next(Enum):
 
 
 async def run_repl(
-    opts: RunOptions,
+    opts: RunOptions | LazyOptions,
     *,
     initial_prompt: str | None = None,
     input: Input | None = None,
@@ -79,44 +89,43 @@ async def run_repl(
     console: Console | None = None,
 ) -> int:
     """Run the interactive session until the user leaves; 0 then, 2 when the configuration is
-    unusable (no API key...). `input`, `output` and `console` default to the terminal; tests pass
-    a pipe input, a dummy output and a console writing to a buffer."""
+    unusable (no API key...). The session is built while the first prompt is on screen; with
+    `LazyOptions` the options are made then too. `input`, `output` and `console` default to the
+    terminal; tests pass a pipe input, a dummy output and a console writing to a buffer."""
     console = console or Console()
-    try:
-        session = build_session(opts)
-    except ConfigError as e:
-        console.print(Text(f"tether: {e}", style="red"))
-        return 2
-    started = session.started()
-    renderer = EventRenderer(console, verbose=opts.verbose, workspace=Path(started.cwd))
-    _print_banner(console, started.model, Path(started.cwd))
-    warming = _warm_model(session, console)
-    prompt = _prompt_session(_history_path(opts), session, input, output)
-    repl = _Repl(session, renderer, console, prompt, watch_terminal=input is None)
+    env = None if isinstance(opts, LazyOptions) else opts.env
+    workspace = opts.cwd.expanduser().resolve()
+    _print_banner(console, workspace)
+    startup = SessionStartup(opts, console)
+    prompt = _prompt_session(_history_path(env), startup, input, output)
+    repl = _Repl(startup, console, prompt, watch_terminal=input is None)
     try:
         with _sigint_calls(repl.interrupt_turn):
-            return await repl.run(initial_prompt)
+            code = await repl.run(initial_prompt)
+        await startup.wait()  # a broken configuration is told even to a user who left at once
+    except StartupFailed as e:
+        console.print(Text(f"tether: {e}", style="red"))
+        return 2
     finally:
-        if warming is not None:
-            await asyncio.wait([warming])
-        await close_model(session)
+        await startup.close()
+    return code
 
 
 class _Repl:
     def __init__(
         self,
-        session: Session,
-        renderer: EventRenderer,
+        startup: SessionStartup,
         console: Console,
         prompt: PromptSession[str],
         *,
         watch_terminal: bool,
     ) -> None:
-        self.session = session
-        self.renderer = renderer
+        self.startup = startup
         self.console = console
         self.prompt = prompt
         self.watch_terminal = watch_terminal
+        self._waiting: asyncio.Task[Ready] | None = None
+        startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
         if initial_prompt and initial_prompt.strip():
@@ -126,8 +135,7 @@ class _Repl:
         interrupted_once = False
         while True:
             try:
-                with patch_stdout(raw=True):
-                    text = await self.prompt.prompt_async()
+                text = await self.read_message()
             except KeyboardInterrupt:
                 if interrupted_once:
                     return 0
@@ -141,32 +149,75 @@ class _Repl:
             if not text:
                 continue
             if _COMMAND.fullmatch(text.split(maxsplit=1)[0]):
-                if self.run_command(text) is _Next.EXIT:
+                if await self.run_command(text) is _Next.EXIT:
                     return 0
                 continue
             await self.run_turn(text)
 
+    async def read_message(self) -> str:
+        """The next message typed at the prompt. A session that fails to start meanwhile
+        aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
+        self.startup.raise_failure()
+        with patch_stdout(raw=True):
+            return await self.prompt.prompt_async()
+
+    def _on_startup_done(self, building: asyncio.Task[Ready]) -> None:
+        app = self.prompt.app
+        error = None if building.cancelled() else building.exception()
+        if error is None:
+            app.invalidate()  # the toolbar can name the model now
+        elif app.is_running and app.future is not None and not app.future.done():
+            app.exit(exception=error)
+        # Otherwise no prompt is waiting: the next wait for the session, or the next prompt,
+        # raises the error.
+
     async def run_turn(self, text: str) -> None:
         """Run one turn as a task, so that Ctrl+C (SIGINT) can interrupt it meanwhile."""
         self.console.line()
-        task = asyncio.create_task(self._show_turn(text))
         with _no_echo(self.watch_terminal):
+            ready = await self._session()
+            if ready is None:
+                return
+            task = asyncio.create_task(self._show_turn(ready, text))
             await task
 
-    def interrupt_turn(self) -> None:
-        """Ctrl+C outside the prompt: stop the running turn; the session stays."""
-        if self.session.busy:
-            self.session.interrupt()
-
-    async def _show_turn(self, text: str) -> None:
+    async def _session(self) -> Ready | None:
+        """The session, waiting for it if it is still being built; None when Ctrl+C drops
+        the message that waits."""
+        if self.startup.ready is not None:
+            return self.startup.ready
+        self._waiting = asyncio.create_task(self.startup.wait())
         try:
-            async for event in self.session.submit(UserInput(text=text)):
-                self.renderer.render(event)
+            return await self._waiting
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            self.console.print(Text(INTERRUPTED_HINT, style="yellow"))
+            return None
         finally:
-            self.renderer.close()
+            self._waiting = None
+
+    def interrupt_turn(self) -> None:
+        """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
+        message that waits for the session."""
+        ready = self.startup.ready
+        if self._waiting is not None:
+            self._waiting.cancel()
+        elif ready is not None and ready.session.busy:
+            ready.session.interrupt()
+
+    async def _show_turn(self, ready: Ready, text: str) -> None:
+        from tether.protocol import UserInput  # loaded with the session
+
+        try:
+            async for event in ready.session.submit(UserInput(text=text)):
+                ready.renderer.render(event)
+        finally:
+            ready.renderer.close()
         self.console.line()
 
-    def run_command(self, line: str) -> _Next:
+    async def run_command(self, line: str) -> _Next:
         """A slash command; the rest of the line is ignored by all of today's commands."""
         name = line.split(maxsplit=1)[0].lower()
         if name in ("/exit", "/quit"):
@@ -174,7 +225,9 @@ class _Repl:
         if name == "/help":
             self.console.print(HELP, markup=False, highlight=False)
         elif name == "/cost":
-            self.console.print(describe_cost(self.session), markup=False, highlight=False)
+            ready = await self._session()
+            if ready is not None:
+                self.console.print(describe_cost(ready.session), markup=False, highlight=False)
         elif name == "/clear":
             self.console.clear()
             self.console.print(
@@ -203,11 +256,10 @@ def describe_cost(session: Session) -> str:
     return "\n".join(lines)
 
 
-def _print_banner(console: Console, model: str, workspace: Path) -> None:
+def _print_banner(console: Console, workspace: Path) -> None:
     title = Text("✻ ", style="bold cyan")
     title.append(f"tether {__version__}", style="bold")
     console.print(title)
-    console.print(Text(f"  model      {model}", style="dim"))
     console.print(Text(f"  workspace  {_shorten_home(workspace)}", style="dim"))
     console.print(Text(f"  {KEYS_HINT}", style="dim"))
     console.line()
@@ -220,16 +272,22 @@ def _shorten_home(path: Path) -> str:
         return str(path)
 
 
-def _history_path(opts: RunOptions) -> Path:
-    home = tether_home(opts.env)
+def _history_path(env: Mapping[str, str] | None) -> Path:
+    home = tether_home(env)
     home.mkdir(parents=True, exist_ok=True)
     return home / "history"
 
 
 def _prompt_session(
-    history: Path, session: Session, input: Input | None, output: Output | None
+    history: Path, startup: SessionStartup, input: Input | None, output: Output | None
 ) -> PromptSession[str]:
     def toolbar() -> FormattedText:
+        ready = startup.ready
+        if ready is None:  # the model is not known yet
+            return FormattedText([("class:bottom-toolbar", f" {TOOLBAR_HINT}")])
+        from tether.cli.render import format_tokens  # loaded with the session
+
+        session = ready.session
         cost = f" · ${session.cost_usd:.4f}" if session.cost_usd else ""
         tokens = session.usage.context_tokens + session.usage.output_tokens
         used = f" · {format_tokens(tokens)} tokens" if tokens else ""
@@ -273,33 +331,6 @@ def _key_bindings() -> KeyBindings:
             event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
 
     return bindings
-
-
-def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:
-    """Import the model's SDK in a thread while the user types its first message."""
-    warm = getattr(session.agent.model, "warm", None)
-    if not callable(warm):
-        return None
-    task = asyncio.create_task(asyncio.to_thread(warm))
-
-    def report(done: asyncio.Task[Any]) -> None:
-        if done.cancelled():
-            return
-        error = done.exception()
-        if error is not None:
-            console.print(Text(f"(could not prepare the model client: {error})", style="dim"))
-
-    task.add_done_callback(report)
-    return task
-
-
-async def close_model(session: Session) -> None:
-    """Close the model's HTTP client, when it has one, before the event loop ends."""
-    close = getattr(session.agent.model, "aclose", None)
-    if callable(close):
-        closing = close()
-        if inspect.isawaitable(closing):
-            await closing
 
 
 @contextmanager

@@ -10,9 +10,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tether.protocol import ConfigError
+if TYPE_CHECKING:
+    from tether.protocol import ConfigError
 
 
 def tether_home(env: Mapping[str, str] | None = None) -> Path:
@@ -82,7 +83,7 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
     for path in files:
         if not path.is_file():
             if path == required:
-                raise ConfigError(f"settings file not found: {path}")
+                raise _config_error(f"settings file not found: {path}")
             continue
         merged = merge(merged, _read_json_object(path))
         sources.append(path)
@@ -106,17 +107,25 @@ def _read_json_object(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read settings file {path}: {e}") from None
+        raise _config_error(f"cannot read settings file {path}: {e}") from None
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(
+        raise _config_error(
             f"settings file {path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
     if not isinstance(data, dict):
-        raise ConfigError(
+        raise _config_error(
             f"settings file {path} must hold a JSON object, not {type(data).__name__}"
         )
     return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def _config_error(message: str) -> ConfigError:
+    # Imported on use: tether.protocol loads pydantic (~100 ms), and the REPL reads
+    # `tether_home` before its prompt is drawn.
+    from tether.protocol import ConfigError
+
+    return ConfigError(message)

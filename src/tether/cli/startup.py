@@ -1,0 +1,131 @@
+"""The REPL's session, built in a worker thread while its first prompt is on screen.
+
+Building a session imports every other layer of tether (pydantic, the protocol's models, tools,
+core, the model catalogue: a few hundred milliseconds), which is longer than drawing a prompt.
+This module imports none of it at load time; the worker thread does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from tether.cli.render import EventRenderer
+    from tether.cli.setup import RunOptions
+    from tether.core.session import Session
+
+
+@dataclass(frozen=True)
+class LazyOptions:
+    """Run options made in the startup thread, for the command line: `RunOptions` lives in
+    `tether.cli.setup`, which imports every layer. `cwd` is the workspace to show before they
+    exist; `make` builds them."""
+
+    cwd: Path
+    make: Callable[[], RunOptions]
+
+
+class StartupFailed(Exception):
+    """The session could not be built (a `ConfigError`); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A built session and the renderer for its events."""
+
+    session: Session
+    renderer: EventRenderer
+
+
+class SessionStartup:
+    """Builds the session in a worker thread, then prepares the model's SDK in another.
+
+    The building task is created at once but first runs when the event loop is next idle:
+    in the REPL that is once the prompt is drawn (or when the initial prompt's turn waits for
+    the session), so the thread's imports do not compete with the drawing. Needs a running
+    event loop."""
+
+    def __init__(self, opts: RunOptions | LazyOptions, console: Console) -> None:
+        self.console = console
+        self.ready: Ready | None = None
+        """The session once built; None before, or when building failed."""
+        self.building = asyncio.create_task(asyncio.to_thread(_build, opts, console))
+        """Done callbacks added here run after `ready` is set."""
+        self.building.add_done_callback(self._built)
+        self._warming: asyncio.Task[Any] | None = None
+
+    async def wait(self) -> Ready:
+        """The session, once built; raises `StartupFailed` when it cannot be. Cancelling the
+        wait leaves the building alone."""
+        return await asyncio.shield(self.building)
+
+    def raise_failure(self) -> None:
+        """Raise what the building raised, if it has already failed."""
+        if self.building.done() and not self.building.cancelled():
+            error = self.building.exception()
+            if error is not None:
+                raise error
+
+    async def close(self) -> None:
+        """Wait for the threads (they cannot be stopped), then close the model's client."""
+        await asyncio.wait([self.building])
+        if self._warming is not None:
+            await asyncio.wait([self._warming])
+        if self.ready is not None:
+            await close_model(self.ready.session)
+
+    def _built(self, building: asyncio.Task[Ready]) -> None:
+        if building.cancelled() or building.exception() is not None:
+            return
+        self.ready = building.result()
+        self._warming = _warm_model(self.ready.session, self.console)
+
+
+def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
+    """Runs in the startup thread: imports the layers, builds the session and its renderer."""
+    from tether.cli.render import EventRenderer
+    from tether.cli.setup import build_session
+    from tether.protocol import ConfigError
+
+    options = opts.make() if isinstance(opts, LazyOptions) else opts
+    try:
+        session = build_session(options)
+    except ConfigError as e:
+        raise StartupFailed(str(e)) from None
+    workspace = Path(session.started().cwd)
+    return Ready(session, EventRenderer(console, verbose=options.verbose, workspace=workspace))
+
+
+def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:
+    """Import the model's SDK in a thread while the user types its first message."""
+    warm = getattr(session.agent.model, "warm", None)
+    if not callable(warm):
+        return None
+    task = asyncio.create_task(asyncio.to_thread(warm))
+
+    def report(done: asyncio.Task[Any]) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()
+        if error is not None:
+            console.print(Text(f"(could not prepare the model client: {error})", style="dim"))
+
+    task.add_done_callback(report)
+    return task
+
+
+async def close_model(session: Session) -> None:
+    """Close the model's HTTP client, when it has one, before the event loop ends."""
+    close = getattr(session.agent.model, "aclose", None)
+    if callable(close):
+        closing = close()
+        if inspect.isawaitable(closing):
+            await closing
