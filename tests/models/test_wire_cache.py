@@ -15,7 +15,7 @@ from tether.testing import FakeModelServer, reply, text
 from .streams import count_cache_controls, finish
 
 
-def test_each_message_is_converted_once_and_dropped_when_gone() -> None:
+def test_a_growing_history_converts_only_new_messages() -> None:
     calls: list[Message] = []
 
     def convert(message: Message) -> str:
@@ -27,9 +27,10 @@ def test_each_message_is_converted_once_and_dropped_when_gone() -> None:
     assert cache.convert_all([first, second]) == ["a", "b"]
     assert cache.convert_all([first, second, third]) == ["a", "b", "c"]
     assert calls == [first, second, third]
-    assert cache.convert_all([third]) == ["c"]
-    assert cache.convert_all([first]) == ["a"]
-    assert calls == [first, second, third, first]
+    assert cache.convert_all([first, third]) == ["a", "c"]
+    assert calls == [first, second, third, third]
+    assert cache.convert_all([second]) == ["b"]
+    assert calls[-1] is second
 
 
 def _growing_history(turns: int) -> list[tuple[Message, ...]]:

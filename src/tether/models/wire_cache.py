@@ -15,22 +15,20 @@ T = TypeVar("T")
 
 
 class ConvertedMessages(Generic[T]):
-    """Converted forms keyed by message identity; entries for messages no longer sent are
-    dropped at each call, so memory follows the history. The results are shared: callers must
-    copy before they change one."""
+    """The converted form of the last history seen. A new request usually extends it: the
+    shared prefix (compared by identity, which is cheap) is reused and only the rest converted.
+    The results are shared: callers must copy before they change one."""
 
     def __init__(self, convert: Callable[[Message], T]) -> None:
         self._convert = convert
-        self._entries: dict[int, tuple[Message, T]] = {}
+        self._messages: list[Message] = []
+        self._converted: list[T] = []
 
     def convert_all(self, messages: Sequence[Message]) -> list[T]:
-        entries: dict[int, tuple[Message, T]] = {}
-        converted: list[T] = []
-        for message in messages:
-            entry = self._entries.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = (message, self._convert(message))
-            entries[id(message)] = entry
-            converted.append(entry[1])
-        self._entries = entries
-        return converted
+        shared = 0
+        limit = min(len(messages), len(self._messages))
+        while shared < limit and messages[shared] is self._messages[shared]:
+            shared += 1
+        self._messages = list(messages)
+        self._converted = self._converted[:shared] + [self._convert(m) for m in messages[shared:]]
+        return list(self._converted)
