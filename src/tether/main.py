@@ -9,6 +9,14 @@ from __future__ import annotations
 import sys
 
 
+SUBCOMMANDS = {
+    "permissions": "permissions_cmd",
+    "sandbox": "sandbox_cmd",
+    "hooks": "hooks_cmd",
+}
+"""`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] in ("--version", "-v") and len(args) == 1:
@@ -20,6 +28,11 @@ def main(argv: list[str] | None = None) -> int:
         from tether.testing.demo import main as demo_main
 
         return demo_main(args[1:])
+    if args and args[0] in SUBCOMMANDS:
+        from importlib import import_module
+
+        command = import_module(f"tether.cli.{SUBCOMMANDS[args[0]]}")
+        return int(command.main(args[1:]))
     from tether.cli.app import main as app_main
 
     return app_main(args)

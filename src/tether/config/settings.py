@@ -47,6 +47,9 @@ class Settings:
 
     data: Mapping[str, Any] = field(default_factory=dict[str, Any])
     sources: tuple[Path, ...] = ()
+    layers: tuple[tuple[Path, Mapping[str, Any]], ...] = ()
+    """Each file's own content, lowest precedence first: for what must know where a value came
+    from (permission rules are relative to their settings file; a deny anywhere is final)."""
 
     @property
     def model(self) -> str | None:
@@ -80,14 +83,17 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
     `required` (the --settings file) must exist."""
     merged: dict[str, Any] = {}
     sources: list[Path] = []
+    layers: list[tuple[Path, Mapping[str, Any]]] = []
     for path in files:
         if not path.is_file():
             if path == required:
                 raise _config_error(f"settings file not found: {path}")
             continue
-        merged = merge(merged, _read_json_object(path))
+        data = _read_json_object(path)
+        merged = merge(merged, data)
         sources.append(path)
-    return Settings(merged, tuple(sources))
+        layers.append((path, data))
+    return Settings(merged, tuple(sources), tuple(layers))
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
