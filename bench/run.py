@@ -8,8 +8,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import grep_bench
+import sandbox_bench
 import startup
 import turn_overhead
+
+try:
+    import permissions_bench
+except ImportError:  # the permission engine's bench, when present
+    permissions_bench = None
 
 
 def main() -> None:
@@ -19,6 +25,11 @@ def main() -> None:
     print()
     print("grep over a 50,000-file tree: tether's Grep tool against rg run directly")
     grep_bench.main()
+    print()
+    sandbox_bench.main()
+    if permissions_bench is not None:
+        print()
+        permissions_bench.main()
 
 
 if __name__ == "__main__":

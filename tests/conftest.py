@@ -21,10 +21,12 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def tether(model_env: object, workspace: Path) -> Callable[..., CliResult]:
-    """Run `tether ARGS` in-process against the fake model, in the test's workspace."""
+    """Run `tether ARGS` in-process against the fake model, in the test's workspace. Tests of
+    the loop run every call (bypassPermissions) unless they choose a mode themselves."""
 
     def run(*argv: str, stdin: str = "") -> CliResult:
-        return run_cli(["--cwd", str(workspace), *argv], stdin=stdin)
+        mode = [] if "--permission-mode" in argv else ["--permission-mode", "bypassPermissions"]
+        return run_cli(["--cwd", str(workspace), *mode, *argv], stdin=stdin)
 
     return run
 

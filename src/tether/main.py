@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 
-
 SUBCOMMANDS = {
     "permissions": "permissions_cmd",
     "sandbox": "sandbox_cmd",

@@ -17,6 +17,8 @@ from tether.protocol import (
     MessageCompleted,
     ModelRetry,
     Notice,
+    PermissionAnswer,
+    PermissionAsked,
     SessionStarted,
     TextBlock,
     TextDelta,
@@ -325,3 +327,111 @@ def test_format_tokens() -> None:
     assert turn_footer(finished(cost_usd=0.0)) == (
         "─ 3 model calls · 11.2k in (10.0k cached) · 345 out · 4.2s"
     )
+
+
+def asked(
+    name: str, arguments: dict[str, object], suggestion: str | None = None, call_id: str = "t1"
+) -> PermissionAsked:
+    return PermissionAsked(
+        request_id="r1",
+        call_id=call_id,
+        tool=name,
+        input=arguments,
+        reason=f"{name} needs approval in default mode",
+        suggestion=suggestion,
+    )
+
+
+def test_a_call_that_needs_approval_shows_its_question() -> None:
+    request = asked("Bash", {"command": "git commit -m wip"}, suggestion="Bash(git commit *)")
+    console = plain_console()
+    renderer = EventRenderer(console, workspace=Path("/repo"))
+    renderer.render(ToolStarted(call_id="t1", name="Bash", input=request.input))
+    renderer.render(request)
+    renderer.answered(request, PermissionAnswer(request_id="r1", choice="allow_always"))
+    renderer.render(ToolFinished(call_id="t1", name="Bash", content="ok", is_error=False))
+    renderer.close()
+    assert isinstance(console.file, io.StringIO)
+    assert console.file.getvalue().splitlines() == [
+        "● Bash(git commit -m wip)",
+        "  ? Allow this call? (Bash needs approval in default mode)",
+        "    1  Yes, once  (y)",
+        "    2  Yes, and always allow Bash(git commit *) for this project",
+        "    3  No  (n, esc · tab: no, and tell the model why)",
+        "  ✓ Always allowed for this project: Bash(git commit *)",
+        "  ⎿  ok",
+        "",
+    ]
+
+
+def test_without_a_rule_to_remember_there_is_no_always_choice() -> None:
+    request = asked("Mystery", {"count": 3})
+    out = render(
+        request,  # no ToolStarted first: the question shows the call's headline itself
+        ToolStarted(call_id="t1", name="Mystery", input={"count": 3}),
+        ToolFinished(
+            call_id="t1", name="Mystery", content="The user denied this call", is_error=True
+        ),
+    )
+    assert out.splitlines() == [
+        "● Mystery()",
+        "  ? Allow this call? (Mystery needs approval in default mode)",
+        "    1  Yes, once  (y)",
+        "    3  No  (n, esc · tab: no, and tell the model why)",
+        "  ⎿  The user denied this call",
+        "",
+    ]
+
+
+def test_an_edit_awaiting_approval_previews_its_change(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    console = plain_console()
+    renderer = EventRenderer(console, workspace=tmp_path)
+    edit = {"file_path": "notes.txt", "old_string": "two", "new_string": "2"}
+    renderer.render(asked("Edit", edit))
+    write = {"file_path": str(tmp_path / "new.txt"), "content": "hi\n"}
+    renderer.render(asked("Write", write, call_id="t2"))
+    assert isinstance(console.file, io.StringIO)
+    lines = console.file.getvalue().splitlines()
+    assert lines[:8] == [
+        "● Edit(notes.txt)",
+        "  ⎿  Would update notes.txt +1 -1",
+        "     @@ -1,3 +1,3 @@",
+        "      one",
+        "     -two",
+        "     +2",
+        "      three",
+        "  ? Allow this call? (Edit needs approval in default mode)",
+    ]
+    assert lines[10:13] == [
+        "● Write(new.txt)",
+        "  ⎿  Would create new.txt +1 -0",
+        "     @@ -0,0 +1 @@",
+    ]
+
+
+def test_an_edit_of_an_unreadable_file_previews_the_replacement_alone() -> None:
+    edit = {"file_path": "/nowhere/a.py", "old_string": "x = 1\n", "new_string": "x = 2\n"}
+    out = render(asked("Edit", edit))
+    assert out.splitlines()[:5] == [
+        "● Edit(/nowhere/a.py)",
+        "  ⎿  Would update /nowhere/a.py +1 -1",
+        "     @@ -1 +1 @@",
+        "     -x = 1",
+        "     +x = 2",
+    ]
+
+
+def test_the_question_stops_the_live_region_and_the_answer_resumes_it() -> None:
+    console = Console(file=io.StringIO(), width=100, height=20, force_terminal=True)
+    renderer = EventRenderer(console, workspace=Path("/repo"))
+    request = asked("Bash", {"command": "make"})
+    renderer.render(TurnStarted(prompt="build it"))
+    renderer.render(ToolStarted(call_id="t1", name="Bash", input=request.input))
+    assert renderer.live
+    renderer.render(request)
+    assert not renderer.live
+    renderer.answered(request, PermissionAnswer(request_id="r1", choice="allow_once"))
+    assert renderer.live
+    renderer.close()
+    assert not renderer.live

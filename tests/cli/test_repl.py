@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,10 +24,12 @@ from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, run_repl
 from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
 from tether.core.loop import INTERRUPTED
+from tether.core.session import Session
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 CTRL_C = "\x03"
 CTRL_D = "\x04"
+TAB = "\t"
 ALT_ENTER = "\x1b\r"
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
@@ -41,8 +45,8 @@ class Screen(io.StringIO):
         self.written.set()
         return super().write(s)
 
-    async def wait_for(self, needle: str) -> None:
-        while needle not in self.getvalue():
+    async def wait_for(self, needle: str, count: int = 1) -> None:
+        while self.getvalue().count(needle) < count:
             self.written.clear()
             await self.written.wait()
 
@@ -62,10 +66,17 @@ class Terminal:
     def output(self) -> str:
         return self.buffer.getvalue()
 
-    async def run(self, workspace: Path, keys: str, initial_prompt: str | None = None) -> int:
+    async def run(
+        self,
+        workspace: Path,
+        keys: str,
+        initial_prompt: str | None = None,
+        *,
+        options: RunOptions | None = None,
+    ) -> int:
         with create_pipe_input() as pipe:
             pipe.send_text(keys)
-            return await self.run_with(workspace, pipe, initial_prompt)
+            return await self.run_with(workspace, pipe, initial_prompt, options=options)
 
     async def run_with(
         self,
@@ -74,7 +85,7 @@ class Terminal:
         initial_prompt: str | None = None,
         *,
         output: Output | None = None,
-        options: LazyOptions | None = None,
+        options: RunOptions | LazyOptions | None = None,
     ) -> int:
         return await run_repl(
             options or RunOptions(cwd=workspace),
@@ -84,8 +95,8 @@ class Terminal:
             console=self.console,
         )
 
-    async def wait_for(self, needle: str) -> None:
-        await self.buffer.wait_for(needle)
+    async def wait_for(self, needle: str, count: int = 1) -> None:
+        await self.buffer.wait_for(needle, count)
 
 
 @pytest.fixture
@@ -116,7 +127,8 @@ async def test_tool_call_shows_its_line_and_diff(
         reply(tool_use("Edit", file_path="notes.txt", old_string="two", new_string="three")),
         reply(text("Changed it.")),
     )
-    code = await terminal.run(workspace, "change two to three\r" + CTRL_D)
+    edits = RunOptions(cwd=workspace, permission_mode="acceptEdits")
+    code = await terminal.run(workspace, "change two to three\r" + CTRL_D, options=edits)
     assert code == 0
     assert (workspace / "notes.txt").read_text() == "one\nthree\n"
     out = terminal.output
@@ -344,3 +356,191 @@ async def test_lazy_options_are_made_off_the_prompt(
     assert len(made) == 1
     assert made[0] != threading.main_thread().name
     assert "lazy" in terminal.output
+
+
+# -- permission questions ---------------------------------------------------------------------
+
+QUESTION = "  ? Allow this call? ("
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Keys typed once the next permission question is on screen."""
+
+    keys: str
+
+
+def asking(workspace: Path) -> RunOptions:
+    """Options under which a Bash command that no rule allows is asked about."""
+    return RunOptions(cwd=workspace, permission_mode="default")
+
+
+async def run_answering(terminal: Terminal, workspace: Path, *steps: str | Answer) -> int:
+    """Run the REPL typing `steps` in order: text at once, each `Answer` after its question."""
+    questions = 0
+    with create_pipe_input() as pipe:
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=asking(workspace)))
+        for step in steps:
+            if isinstance(step, Answer):
+                questions += 1
+                await terminal.wait_for(QUESTION, questions)
+                step = step.keys
+            pipe.send_text(step)
+        return await repl
+
+
+@pytest.mark.timeout(60)
+async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="echo one > made.txt && echo written")),
+        reply(text("Made it.")),
+        reply(tool_use("Bash", command="echo one > made.txt && echo written")),
+        reply(text("Left it.")),
+    )
+    code = await run_answering(
+        terminal, workspace, "make it\r", Answer("1"), "again\r", Answer("n"), CTRL_D
+    )
+    assert code == 0
+    assert (workspace / "made.txt").read_text() == "one\n"
+    assert model_env.requests[1].tool_results() == ["written\n"]
+    assert model_env.requests[1].tool_result_errors() == [False]
+    assert model_env.requests[3].tool_result_errors() == [True]
+    out = terminal.output
+    assert out.count(QUESTION) == 2
+    assert "● Bash(echo one > made.txt && echo written)\n  ? Allow this call? (writes " in out
+    assert "  ✓ Allowed once\n  ⎿  written\n" in out
+    assert "Made it." in out
+
+
+@pytest.mark.timeout(60)
+async def test_deny_tells_the_model_and_runs_nothing(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Understood.")),
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Fine.")),
+    )
+    code = await run_answering(
+        terminal,
+        workspace,
+        "make it\r",
+        Answer("3"),
+        "try again\r",
+        Answer(TAB + "use the other file\r"),
+        CTRL_D,
+    )
+    assert code == 0
+    assert not (workspace / "made.txt").exists()
+    assert model_env.requests[1].tool_result_errors() == [True]
+    assert model_env.requests[1].tool_results()[0].startswith("The user denied this call")
+    assert model_env.requests[3].tool_results() == ["The user denied this call: use the other file"]
+    assert "  ⎿  The user denied this call: use the other file\n" in terminal.output
+
+
+@pytest.mark.timeout(60)
+async def test_always_allow_saves_the_rule_and_is_not_asked_again(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Made it.")),
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Made it again.")),
+    )
+    code = await run_answering(terminal, workspace, "make it\r", Answer("2"), "again\r", CTRL_D)
+    assert code == 0
+    assert model_env.requests[1].tool_result_errors() == [False]
+    assert model_env.requests[3].tool_result_errors() == [False]
+    out = terminal.output
+    assert out.count(QUESTION) == 1
+    saved = json.loads((workspace / ".tether" / "settings.local.json").read_text())
+    assert list(saved) == ["permissions"]
+    [rule] = saved["permissions"]["allow"]
+    assert f"    2  Yes, and always allow {rule} for this project\n" in out
+    assert f"  ✓ Always allowed for this project: {rule}\n" in out
+    assert "Made it again." in out
+
+
+@pytest.mark.timeout(60)
+async def test_asks_in_one_turn_come_one_after_another(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="touch a.txt"), tool_use("Bash", command="touch b.txt")),
+        reply(text("One of two.")),
+    )
+    code = await run_answering(terminal, workspace, "make both\r", Answer("y"), Answer("n"), CTRL_D)
+    assert code == 0
+    assert (workspace / "a.txt").exists()
+    assert not (workspace / "b.txt").exists()
+    assert model_env.requests[1].tool_result_errors() == [False, True]
+    out = terminal.output
+    assert out.index("● Bash(touch a.txt)") < out.index("✓ Allowed once")
+    assert out.index("✓ Allowed once") < out.index("● Bash(touch b.txt)")
+
+
+@pytest.mark.timeout(60)
+async def test_ctrl_c_at_the_question_denies_and_interrupts_the_turn(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Back again.")),
+    )
+    code = await run_answering(
+        terminal, workspace, "make it\r", Answer(CTRL_C), "carry on\r", CTRL_D
+    )
+    assert code == 0
+    assert not (workspace / "made.txt").exists()
+    second = model_env.requests[1]
+    assert second.last_user_text() == "carry on"
+    assert second.tool_results() == [INTERRUPTED]
+    assert "  ⎿  Interrupted\n" in terminal.output
+    assert "Back again." in terminal.output
+
+
+@pytest.mark.timeout(60)
+async def test_sigint_at_the_question_denies_and_interrupts_the_turn(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Back again.")),
+    )
+    with create_pipe_input() as pipe:
+        pipe.send_text("make it\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=asking(workspace)))
+        await terminal.wait_for(QUESTION)
+        os.kill(os.getpid(), signal.SIGINT)
+        await terminal.wait_for("  ⎿  Interrupted\n")
+        pipe.send_text("carry on\r" + CTRL_D)
+        assert await repl == 0
+    assert not (workspace / "made.txt").exists()
+    assert model_env.requests[1].tool_results() == [INTERRUPTED]
+    assert "Back again." in terminal.output
+
+
+async def test_startup_notices_are_shown_under_the_banner(
+    model_env: FakeModelServer,
+    workspace: Path,
+    terminal: Terminal,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tether.cli import setup
+
+    built = setup.build_session
+
+    def build_with_notice(opts: RunOptions) -> Session:
+        session = built(opts)
+        session.startup_notices.append("the sandbox cannot run here: no bubblewrap")
+        return session
+
+    monkeypatch.setattr(setup, "build_session", build_with_notice)
+    code = await terminal.run(workspace, CTRL_D)
+    assert code == 0
+    after_banner = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]
+    assert after_banner == "⚠ the sandbox cannot run here: no bubblewrap\n"

@@ -22,7 +22,11 @@ async def test_interrupt_during_a_command_then_continue(
         ),
         reply(text("stopped as asked")),
     )
-    session = build_session(RunOptions(cwd=workspace))
+    # The shell's pid is read from outside: no sandbox (its own pid namespace) for this test;
+    # tests/sandbox checks that an interrupt stops sandboxed commands too.
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"sandbox": {"enabled": false}}')
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
     try:
         finished: TurnFinished | None = None
         async for event in session.submit(UserInput(text="start")):

@@ -49,6 +49,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--settings", type=Path, help="an extra settings file (highest precedence)")
     p.add_argument("--verbose", action="store_true", help="show tool calls and retries on stderr")
     p.add_argument("--cwd", type=Path, default=None, help="workspace directory (default: here)")
+    p.add_argument(
+        "--permission-mode",
+        choices=["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
+        help="how tool calls no rule allows are handled (default: ask, or deny when headless)",
+    )
+    p.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        nargs="+",
+        default=[],
+        metavar="RULE",
+        help='rules to allow, e.g. "Bash(git diff *)" Edit',
+    )
+    p.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        nargs="+",
+        default=[],
+        metavar="RULE",
+        help="rules to deny; a bare tool name removes the tool",
+    )
+    p.add_argument(
+        "--dangerously-skip-permissions",
+        action="store_true",
+        help="same as --permission-mode bypassPermissions: run everything not denied",
+    )
     p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
     return p
 
@@ -94,4 +122,26 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         append_system_prompt=args.append_system_prompt,
         settings_path=args.settings,
         verbose=args.verbose,
+        permission_mode=(
+            "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+        ),
+        allowed_tools=tuple(_split_rules(args.allowed_tools)),
+        disallowed_tools=tuple(_split_rules(args.disallowed_tools)),
     )
+
+
+def _split_rules(values: list[str]) -> list[str]:
+    """Rules come space- or comma-separated, as in Claude Code; commas inside parentheses stay."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            depth += char == "("
+            depth -= char == ")"
+            if char == "," and depth == 0:
+                rules.append(current.strip())
+                current = ""
+            else:
+                current += char
+        rules.append(current.strip())
+    return [r for r in rules if r]

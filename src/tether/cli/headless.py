@@ -52,6 +52,8 @@ async def run_headless(
     session = build_session(opts)
     started = session.started()
     progress = _progress_renderer(err) if opts.verbose else None
+    for notice in session.startup_notices:
+        print(f"tether: {notice}", file=err)
     if output_format == "stream-json":
         _write(out, init_line(started))
     finished: TurnFinished | None = None
@@ -125,7 +127,10 @@ def result_object(finished: TurnFinished, session_id: str) -> dict[str, Any]:
         "duration_api_ms": finished.duration_api_ms,
         "total_cost_usd": round(finished.cost_usd, 6),
         "usage": finished.usage.model_dump(),
-        "permission_denials": [],
+        "permission_denials": [
+            {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
+            for d in finished.permission_denials
+        ],
     }
 
 

@@ -4,6 +4,9 @@ On a terminal, a live region at the bottom holds what is still moving: the reply
 (as Markdown) and a spinner with the current activity. Everything finished (a completed reply,
 a tool call and its result, errors) is printed above it for good, once. On a pipe or a dumb
 terminal there is no live region: text is written raw as it arrives and nothing is redrawn.
+
+A call that needs the user's approval stops the live region: the question is printed and stays
+still while the front end reads the answer, then `answered` resumes the region.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from tether.cli.toolview import (
     VERBOSE_PREVIEW_LINES,
     diff_view,
     display_path,
+    permission_question,
+    permission_verdict,
+    proposed_diff,
     result_preview,
     tool_headline,
 )
@@ -34,6 +40,8 @@ from tether.protocol import (
     MessageCompleted,
     ModelRetry,
     Notice,
+    PermissionAnswer,
+    PermissionAsked,
     SessionStarted,
     TextDelta,
     ThinkingDelta,
@@ -49,6 +57,8 @@ if TYPE_CHECKING:
 
 INTERRUPT_HINT = "ctrl+c to interrupt"
 REFRESH_INTERVAL_S = 0.1
+PREVIEW_MAX_BYTES = 1_000_000
+"""Files larger than this are not read to preview an Edit or Write that awaits approval."""
 
 
 class EventRenderer:
@@ -104,6 +114,8 @@ class EventRenderer:
                 self._on_tool_started(event)
             case ToolFinished():
                 self._on_tool_finished(event)
+            case PermissionAsked():
+                self._on_permission_asked(event)
             case ModelRetry():
                 self._end_stream()
                 self._print(
@@ -121,6 +133,20 @@ class EventRenderer:
                 self._print_error(message)
             case TurnFinished():
                 self._on_turn_finished(event)
+
+    @property
+    def live(self) -> bool:
+        """Whether the live region is on screen (it is not while a question awaits an answer)."""
+        return self._live is not None
+
+    def answered(self, request: PermissionAsked, answer: PermissionAnswer) -> None:
+        """The user answered `request`: leave the verdict under the question and bring the
+        live region back while the call runs (or the turn goes on)."""
+        verdict = permission_verdict(answer.choice, request.suggestion)
+        if verdict is not None:
+            self._print(verdict)
+        self._set_activity("Thinking" if answer.choice == "deny" else f"Running {request.tool}")
+        self._ensure_live()
 
     def close(self) -> None:
         """Finish what is open: print a pending reply, stop the live region."""
@@ -188,7 +214,10 @@ class EventRenderer:
 
     def _on_tool_started(self, event: ToolStarted) -> None:
         self._end_stream()
+        asked = event.call_id in self._tools  # its question showed the headline already
         self._tools[event.call_id] = event
+        if asked:
+            return
         self._print(
             tool_headline(
                 event.name, event.input, workspace=self.workspace, width=self.console.width
@@ -213,6 +242,35 @@ class EventRenderer:
                 )
             )
         self._set_activity("Thinking")
+
+    def _on_permission_asked(self, event: PermissionAsked) -> None:
+        self._end_stream()
+        # A redrawn region would fight the key reader below it; the spinner would mislead.
+        self._stop_live()
+        if event.call_id not in self._tools:
+            self._on_tool_started(
+                ToolStarted(call_id=event.call_id, name=event.tool, input=event.input)
+            )
+        preview = self._proposed_change(event)
+        if preview is not None:
+            self._print(preview)
+        self._print(permission_question(event.reason, event.suggestion))
+        self._set_activity("Waiting for your answer")
+
+    def _proposed_change(self, event: PermissionAsked) -> Text | None:
+        raw_path = event.input.get("file_path")
+        if not isinstance(raw_path, str) or event.tool not in ("Edit", "Write"):
+            return None
+        path = Path(raw_path)
+        if not path.is_absolute() and self.workspace is not None:
+            path = self.workspace / path
+        diff = proposed_diff(event.tool, event.input, _text_for_preview(path))
+        if not diff:
+            return None
+        verb = "Would create" if event.tool == "Write" and not path.exists() else "Would update"
+        limit = VERBOSE_DIFF_LINES if self.verbose else DIFF_LINES
+        shown = display_path(raw_path, self.workspace)
+        return diff_view(diff, shown, width=self.console.width, max_lines=limit, verb=verb)
 
     # -- end of turn -------------------------------------------------------------------------
 
@@ -310,6 +368,17 @@ class EventRenderer:
         label.append(f"({seconds}s · {INTERRUPT_HINT})", style="dim")
         parts.append(Spinner("dots", text=label, style="cyan"))
         return Group(*parts)
+
+
+def _text_for_preview(path: Path) -> str | None:
+    """The file a proposed change applies to, read for its preview only: a file that cannot
+    be read (or is too large to be worth it) shows the change alone."""
+    try:
+        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _markdown(text: str) -> RenderableType:

@@ -9,6 +9,11 @@ ends the REPL with exit code 2.
 While a turn runs no prompt is on screen, so the renderer owns the terminal; Ctrl+C is then a
 signal that interrupts the turn and keeps the session. At the prompt Ctrl+C is a key: it clears
 the line, and on an empty line, pressed twice, exits.
+
+A tool call that needs approval pauses the turn: the renderer prints the question and stops its
+live region, a one-line prompt_toolkit application reads a single key (1 once, 2 always, 3 deny;
+Tab denies with a message for the model; Ctrl+C denies and interrupts the turn), the answer goes
+to the session, and the renderer resumes.
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import Application, PromptSession
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
@@ -45,6 +52,7 @@ if TYPE_CHECKING:
     # prompt is on screen (see tether.cli.startup).
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
+    from tether.protocol import PermissionAsked
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
@@ -71,8 +79,27 @@ _STYLE = Style.from_dict(
         "prompt": "bold ansicyan",
         "continuation": "ansibrightblack",
         "bottom-toolbar": "noreverse ansibrightblack",
+        "question": "bold ansiyellow",
+        "hint": "ansibrightblack",
     }
 )
+
+_Key = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
+"""What a key pressed at a permission question means; "tell" denies with a message."""
+
+PERMISSION_KEYS: Mapping[_Key, tuple[str, ...]] = {
+    "allow_once": ("1", "y", "Y"),
+    "allow_always": ("2",),
+    "deny": ("3", "n", "N", "escape", "c-d"),
+    "tell": ("tab",),
+    "interrupt": ("c-c", "<sigint>"),
+}
+"""The keys that answer a permission question. Anything else is ignored, Enter included: a
+question must not be answered by a key meant for something else."""
+
+ESCAPE_TIMEOUT_S = 0.1
+"""How long a lone Esc waits to be told from the start of an escape sequence (an arrow key):
+short, so that Esc denies at once; a sequence split later than this is still read as a denial."""
 
 
 class _Next(Enum):
@@ -125,6 +152,8 @@ class _Repl:
         self.prompt = prompt
         self.watch_terminal = watch_terminal
         self._waiting: asyncio.Task[Ready] | None = None
+        self._asking: asyncio.Task[tuple[_Key, str | None]] | None = None
+        self._notices_shown = False
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -165,11 +194,22 @@ class _Repl:
         app = self.prompt.app
         error = None if building.cancelled() else building.exception()
         if error is None:
+            self.show_startup_notices()
             app.invalidate()  # the toolbar can name the model now
         elif app.is_running and app.future is not None and not app.future.done():
             app.exit(exception=error)
         # Otherwise no prompt is waiting: the next wait for the session, or the next prompt,
         # raises the error.
+
+    def show_startup_notices(self) -> None:
+        """Say what the session wants said at its start (once): above the prompt, or under
+        the banner when no prompt is on screen yet."""
+        ready = self.startup.ready
+        if ready is None or self._notices_shown:
+            return
+        self._notices_shown = True
+        for notice in ready.session.startup_notices:
+            self.console.print(Text(f"⚠ {notice}", style="yellow"))
 
     async def run_turn(self, text: str) -> None:
         """Run one turn as a task, so that Ctrl+C (SIGINT) can interrupt it meanwhile."""
@@ -185,10 +225,13 @@ class _Repl:
         """The session, waiting for it if it is still being built; None when Ctrl+C drops
         the message that waits."""
         if self.startup.ready is not None:
+            self.show_startup_notices()
             return self.startup.ready
         self._waiting = asyncio.create_task(self.startup.wait())
         try:
-            return await self._waiting
+            ready = await self._waiting
+            self.show_startup_notices()
+            return ready
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -200,22 +243,56 @@ class _Repl:
 
     def interrupt_turn(self) -> None:
         """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
-        message that waits for the session."""
+        message that waits for the session, or deny the call being asked about and stop."""
         ready = self.startup.ready
         if self._waiting is not None:
             self._waiting.cancel()
+        elif self._asking is not None:
+            self._asking.cancel()
         elif ready is not None and ready.session.busy:
             ready.session.interrupt()
 
     async def _show_turn(self, ready: Ready, text: str) -> None:
-        from tether.protocol import UserInput  # loaded with the session
+        from tether.protocol import PermissionAsked, UserInput  # loaded with the session
 
         try:
             async for event in ready.session.submit(UserInput(text=text)):
                 ready.renderer.render(event)
+                if isinstance(event, PermissionAsked):
+                    # The turn waits for this answer; the next ask is read after it.
+                    await self._answer(ready, event)
         finally:
             ready.renderer.close()
         self.console.line()
+
+    async def _answer(self, ready: Ready, request: PermissionAsked) -> None:
+        """Ask the user about one call and give the session the answer; Ctrl+C denies the
+        call and interrupts the turn."""
+        from tether.protocol import PermissionAnswer
+
+        if self.watch_terminal:
+            _discard_typeahead(self.prompt.input)
+        self._asking = asyncio.create_task(
+            read_permission_answer(
+                self.prompt.input, self.prompt.output, can_remember=request.suggestion is not None
+            )
+        )
+        try:
+            key, message = await self._asking
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            key, message = "interrupt", None  # Ctrl+C as a signal, before the keys were read
+        finally:
+            self._asking = None
+        choice = "deny" if key in ("tell", "interrupt") else key
+        answer = PermissionAnswer(request_id=request.request_id, choice=choice, message=message)
+        ready.session.answer(answer)
+        if key == "interrupt":
+            ready.session.interrupt()
+        else:
+            ready.renderer.answered(request, answer)
 
     async def run_command(self, line: str) -> _Next:
         """A slash command; the rest of the line is ignored by all of today's commands."""
@@ -241,6 +318,81 @@ class _Repl:
                 Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
             )
         return _Next.PROMPT
+
+
+async def read_permission_answer(
+    input: Input | None, output: Output | None, *, can_remember: bool
+) -> tuple[_Key, str | None]:
+    """Read the answer to a permission question (printed above by the renderer): the key's
+    meaning (see `PERMISSION_KEYS`; "allow_always" only when `can_remember`), and for "tell"
+    the message typed for the model (None when left empty)."""
+    bindings = KeyBindings()
+    for meaning, keys in PERMISSION_KEYS.items():
+        if meaning == "allow_always" and not can_remember:
+            continue
+        for key in keys:
+            bindings.add(key, eager=True)(_exit_with(meaning))
+    choices = "1, 2 or 3" if can_remember else "1 or 3"
+    hint = FormattedText([("class:question", "  → "), ("class:hint", f"press {choices}")])
+    app: Application[_Key] = Application(
+        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
+        key_bindings=bindings,
+        style=_STYLE,
+        input=input,
+        output=output,
+        erase_when_done=True,
+    )
+    app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        key = await app.run_async()
+    except EOFError:  # the input is gone: nobody is there to approve anything
+        return "interrupt", None
+    if key != "tell":
+        return key, None
+    return await _read_denial_message(input, output)
+
+
+async def _read_denial_message(
+    input: Input | None, output: Output | None
+) -> tuple[_Key, str | None]:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", eager=True)
+    def _without_message(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        event.app.exit(result="")
+
+    reader: PromptSession[str] = PromptSession(
+        message=FormattedText([("class:question", "  ✎ Tell the model why: ")]),
+        key_bindings=bindings,
+        style=_STYLE,
+        input=input,
+        output=output,
+    )
+    reader.app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        message = await reader.prompt_async()
+    except KeyboardInterrupt:
+        return "interrupt", None
+    except EOFError:
+        return "deny", None
+    return "tell", message.strip() or None
+
+
+def _exit_with(result: _Key) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        event.app.exit(result=result)
+
+    return handler
+
+
+def _discard_typeahead(input: Input) -> None:
+    """Keys typed while the agent worked were not meant for a question that was not on screen
+    yet: an early "1" or "y" must not approve a call."""
+    clear_typeahead(input)
+    if sys.platform != "win32" and sys.stdin.isatty():
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def describe_cost(session: Session) -> str:

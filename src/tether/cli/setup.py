@@ -8,13 +8,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.cli.safety import (
+    SafetyOptions,
+    attach_builtin_handlers,
+    build_gate,
+    plan_session_sandbox,
+)
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.core.context import build_system_prompt
+from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
 from tether.core.model_call import RetryPolicy
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
+from tether.permissions import Mode
 from tether.protocol import ConfigError
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
@@ -32,6 +40,9 @@ class RunOptions:
     settings_path: Path | None = None
     verbose: bool = False
     env: Mapping[str, str] | None = None
+    permission_mode: Mode | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -50,7 +61,29 @@ def build_session(opts: RunOptions) -> Session:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     session_id = str(uuid.uuid4())
-    registry = ToolRegistry(builtin_tools())
+    scratch_dir = home / "scratch" / session_id
+    gate, tools = build_gate(
+        settings,
+        SafetyOptions(opts.permission_mode, opts.allowed_tools, opts.disallowed_tools),
+        workspace=workspace,
+        tools=builtin_tools(),
+        session_id=session_id,
+        transcript_path=home / "projects" / f"{session_id}.jsonl",
+        env=env,
+    )
+    extra_dirs = gate.permissions.additional_dirs
+    sandbox = plan_session_sandbox(
+        settings,
+        workspace=workspace,
+        scratch_dir=scratch_dir,
+        home=Path.home(),
+        extra_dirs=extra_dirs,
+    )
+    registry = ToolRegistry(tools)
+    tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
+    if sandbox.sandbox is not None:
+        tool_context.command_wrapper = sandbox.sandbox.wrap
+    tool_context.bash_refusal = sandbox.bash_refusal
     agent = Agent(
         model=build_model(resolved),
         model_id=resolved.model_id,
@@ -58,12 +91,22 @@ def build_session(opts: RunOptions) -> Session:
             workspace, tool_names=registry.names(), append=opts.append_system_prompt
         ),
         tools=registry,
-        tool_context=ToolContext(workspace=workspace, scratch_dir=home / "scratch" / session_id),
+        tool_context=tool_context,
         max_turns=opts.max_turns,
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
         retry=retry_policy(env),
+        gate=gate,
     )
-    return Session(agent, session_id=session_id, price=lambda u: cost_usd(resolved.info, u))
+    session = Session(
+        agent,
+        session_id=session_id,
+        price=lambda u: cost_usd(resolved.info, u),
+        lifecycle=Lifecycle(gate.hooks),
+    )
+    if sandbox.notice is not None:
+        session.startup_notices.append(sandbox.notice)
+    attach_builtin_handlers(session, settings, workspace=workspace)
+    return session
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:

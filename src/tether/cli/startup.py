@@ -100,6 +100,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
         session = build_session(options)
     except ConfigError as e:
         raise StartupFailed(str(e)) from None
+    session.can_ask = True  # the REPL answers PermissionAsked: a call that needs approval is asked
     workspace = Path(session.started().cwd)
     return Ready(session, EventRenderer(console, verbose=options.verbose, workspace=workspace))
 

@@ -1,4 +1,5 @@
-"""How one tool call looks in the terminal: its headline, a preview of its result, its diff.
+"""How one tool call looks in the terminal: its headline, a preview of its result, its diff,
+and the question asked when it needs the user's approval.
 
 Pure functions from event data to rich `Text`, so the renderer stays a small state machine and
 these stay easy to test.
@@ -6,6 +7,7 @@ these stay easy to test.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -125,15 +127,22 @@ def _cut(line: str, room: int) -> str:
     return line if len(line) <= room else line[: room - 1] + "…"
 
 
-def diff_view(diff: str, path: str | None, *, width: int, max_lines: int = DIFF_LINES) -> Text:
+def diff_view(
+    diff: str,
+    path: str | None,
+    *,
+    width: int,
+    max_lines: int = DIFF_LINES,
+    verb: str = "Updated",
+) -> Text:
     """A unified diff, coloured (additions green, removals red, hunk headers cyan), under a
-    summary line `Updated path (+a -r)`; capped at `max_lines` lines."""
+    summary line `Updated path (+a -r)` (`verb` replaces "Updated"); capped at `max_lines`."""
     body = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
     added = sum(1 for line in body if line.startswith("+"))
     removed = sum(1 for line in body if line.startswith("-"))
     text = Text()
     text.append(_RESULT_LEAD, style="dim")
-    text.append(f"Updated {path or 'file'} ")
+    text.append(f"{verb} {path or 'file'} ")
     text.append(f"+{added}", style="green")
     text.append(" ")
     text.append(f"-{removed}", style="red")
@@ -160,3 +169,57 @@ def _diff_style(line: str) -> str:
     if line.startswith("\\"):
         return "dim"
     return ""
+
+
+def proposed_diff(name: str, arguments: dict[str, Any], current: str | None) -> str | None:
+    """What an Edit or Write call would change, as a unified diff; `current` is the file's
+    text (None when it does not exist or cannot be read). None for other tools."""
+    if name == "Write":
+        content = arguments.get("content")
+        return _unified(current or "", content) if isinstance(content, str) else None
+    if name != "Edit":
+        return None
+    old, new = arguments.get("old_string"), arguments.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str) or not old:
+        return None
+    if current is None or old not in current:
+        return _unified(old, new)  # the tool will refuse; show what was asked for anyway
+    count = -1 if arguments.get("replace_all") is True else 1
+    return _unified(current, current.replace(old, new, count))
+
+
+def _unified(old: str, new: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def permission_question(reason: str, suggestion: str | None) -> Text:
+    """The question under a call that needs approval: why it is asked, and the keys that
+    answer (choice 2 only when there is a rule to remember)."""
+    text = Text()
+    text.append("  ? ", style="bold yellow")
+    text.append("Allow this call?", style="bold")
+    text.append(f" ({reason})", style="yellow")
+    text.append("\n")
+    choices = [("1", "Yes, once", "  (y)")]
+    if suggestion is not None:
+        choices.append(("2", f"Yes, and always allow {suggestion} for this project", ""))
+    choices.append(("3", "No", "  (n, esc · tab: no, and tell the model why)"))
+    for key, label, hint in choices:
+        text.append(f"    {key}  ", style="bold cyan")
+        text.append(label)
+        text.append(hint, style="dim")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+def permission_verdict(choice: str, suggestion: str | None) -> Text | None:
+    """The line left under the question once it is answered; None for a denial, which the
+    call's result says already."""
+    if choice == "allow_once":
+        return Text("  ✓ Allowed once", style="green")
+    if choice == "allow_always":
+        rule = f": {suggestion}" if suggestion else ""
+        return Text(f"  ✓ Always allowed for this project{rule}", style="green")
+    return None

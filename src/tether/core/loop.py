@@ -10,17 +10,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.model_call import RetryPolicy, call_model
+from tether.core.tool_calls import run_call
 from tether.models.base import Model, ModelRequest
 from tether.protocol import (
     ErrorOccurred,
     Event,
     MessageCompleted,
+    PermissionDenial,
     StopReason,
-    ToolFinished,
     ToolResultBlock,
-    ToolStarted,
     ToolUseBlock,
     TurnSubtype,
     Usage,
@@ -44,6 +45,8 @@ class Agent:
     max_tokens: int = 16384
     thinking_budget: int | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    gate: ToolGate | None = None
+    """Permission rules and hooks; None runs every call (tests of the bare loop)."""
 
 
 @dataclass
@@ -55,10 +58,15 @@ class TurnStats:
     api_ms: int = 0
     stop_reason: StopReason | None = None
     result: str = ""
+    denials: list[PermissionDenial] = field(default_factory=list[PermissionDenial])
 
 
 async def run_turn(
-    agent: Agent, history: History, stats: TurnStats, emit: Callable[[Event], None]
+    agent: Agent,
+    history: History,
+    stats: TurnStats,
+    emit: Callable[[Event], None],
+    ask: Asker | None = None,
 ) -> TurnSubtype:
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
@@ -94,34 +102,23 @@ async def run_turn(
             _answer_all(history, emit, f"Not run: the turn limit ({agent.max_turns}) was reached.")
             return "error_max_turns"
         if calls:
-            await _run_tools(agent, calls, history, emit)
+            await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
 
 
 async def _run_tools(
-    agent: Agent, calls: list[ToolUseBlock], history: History, emit: Callable[[Event], None]
+    agent: Agent,
+    calls: list[ToolUseBlock],
+    history: History,
+    stats: TurnStats,
+    emit: Callable[[Event], None],
+    ask: Asker | None,
 ) -> None:
     results: list[ToolResultBlock] = []
     call = calls[0]
     try:
         for call in calls:
-            emit(ToolStarted(call_id=call.id, name=call.name, input=call.input))
-            outcome = await agent.tools.run(call, agent.tool_context)
-            results.append(
-                ToolResultBlock(
-                    tool_use_id=call.id, content=outcome.content, is_error=outcome.is_error
-                )
-            )
-            emit(
-                ToolFinished(
-                    call_id=call.id,
-                    name=call.name,
-                    content=outcome.content,
-                    is_error=outcome.is_error,
-                    diff=outcome.diff,
-                    duration_ms=outcome.duration_ms,
-                )
-            )
+            results.append(await run_call(agent, call, emit, ask, stats.denials))
     except asyncio.CancelledError:
         _commit(history, _completed(calls, results, INTERRUPTED), emit)
         raise

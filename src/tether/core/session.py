@@ -6,9 +6,11 @@ import asyncio
 import time
 import traceback
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
+from tether.core.gate import Asker
 from tether.core.history import History
+from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
 from tether.protocol import (
     ErrorOccurred,
@@ -17,6 +19,8 @@ from tether.protocol import (
     Interrupt,
     Message,
     Op,
+    PermissionAnswer,
+    PermissionAsked,
     SessionStarted,
     Shutdown,
     TextBlock,
@@ -36,8 +40,19 @@ class Session:
         session_id: str | None = None,
         price: Callable[[Usage], float] = lambda _usage: 0.0,
         history: History | None = None,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         self.agent = agent
+        self.lifecycle = lifecycle or Lifecycle()
+        self.can_ask = False
+        """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
+        a denial, reported in `TurnFinished.permission_denials`."""
+        self._answers: dict[str, asyncio.Future[PermissionAnswer]] = {}
+        self.observers: list[Callable[[Event], None]] = []
+        """Called with every event as it is emitted (the built-in event handlers)."""
+        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        self.startup_notices: list[str] = []
+        """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
         self._price = price
         self._history = history or History()
@@ -68,14 +83,25 @@ class Session:
                 yield event
         elif isinstance(op, Interrupt):
             self.interrupt()
+        elif isinstance(op, PermissionAnswer):
+            self.answer(op)
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
             await self.aclose()
 
+    def answer(self, answer: PermissionAnswer) -> None:
+        """Resolve a pending `PermissionAsked`; unknown or stale ids are ignored."""
+        future = self._answers.pop(answer.request_id, None)
+        if future is not None and not future.done():
+            future.set_result(answer)
+
     async def aclose(self) -> None:
-        """Stop any running turn and release the model's connections."""
+        """Stop any running turn, fire SessionEnd and release the model's connections."""
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        await self.lifecycle.on_end("other")
+        for finish in self.on_close:
+            await finish()
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
@@ -89,7 +115,14 @@ class Session:
         if self.busy:
             raise HarnessError("a turn is already running in this session")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._task = asyncio.create_task(self._work(text, queue.put_nowait))
+
+        def emit(event: Event | None) -> None:
+            queue.put_nowait(event)
+            if event is not None:
+                for observe in self.observers:
+                    observe(event)
+
+        self._task = asyncio.create_task(self._work(text, emit))
         try:
             while (event := await queue.get()) is not None:
                 yield event
@@ -97,6 +130,18 @@ class Session:
             if not self._task.done():
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+
+    def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
+        async def ask(request: PermissionAsked) -> PermissionAnswer:
+            future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
+            self._answers[request.request_id] = future
+            emit(request)
+            try:
+                return await future
+            finally:
+                self._answers.pop(request.request_id, None)
+
+        return ask
 
     async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
         started = time.perf_counter()
@@ -107,8 +152,20 @@ class Session:
         try:
             if not text.strip():
                 raise HarnessError("the prompt is empty")
-            self._history.add_user([TextBlock(text=text)])
-            subtype = await run_turn(self.agent, self._history, stats, emit)
+            blocked, contexts = await self.lifecycle.before_prompt(text, emit)
+            if blocked is not None:
+                raise HarnessError(f"the prompt was blocked by a hook: {blocked}")
+            blocks = [TextBlock(text=text), *(TextBlock(text=reminder(c)) for c in contexts)]
+            self._history.add_user(blocks)
+            ask = self._ask_with(emit) if self.can_ask else None
+            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+            continuations = 0
+            while subtype == "success" and (
+                feedback := await self.lifecycle.on_stop(emit, continuations)
+            ):
+                continuations += 1
+                self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
+                subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         except asyncio.CancelledError:
             error = "interrupted by the user"
         except HarnessError as e:
@@ -135,6 +192,7 @@ class Session:
                     duration_ms=int((time.perf_counter() - started) * 1000),
                     duration_api_ms=stats.api_ms,
                     error=error,
+                    permission_denials=tuple(stats.denials),
                 )
             )
             emit(None)

@@ -7,6 +7,8 @@ from tether.protocol.events import (
     MessageCompleted,
     ModelRetry,
     Notice,
+    PermissionAsked,
+    PermissionDenial,
     SessionStarted,
     TextDelta,
     ThinkingDelta,
@@ -29,7 +31,7 @@ from tether.protocol.messages import (
     ToolUseBlock,
     Usage,
 )
-from tether.protocol.ops import Interrupt, Op, Shutdown, UserInput
+from tether.protocol.ops import Interrupt, Op, PermissionAnswer, Shutdown, UserInput
 
 __all__ = [
     "ConfigError",
@@ -44,6 +46,9 @@ __all__ = [
     "ModelRetry",
     "Notice",
     "Op",
+    "PermissionAnswer",
+    "PermissionAsked",
+    "PermissionDenial",
     "RedactedThinkingBlock",
     "Role",
     "SessionStarted",

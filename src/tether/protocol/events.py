@@ -84,6 +84,31 @@ class ErrorOccurred(_Event):
     message: str
 
 
+class PermissionAsked(_Event):
+    """A tool call needs the user's approval; answer with the `PermissionAnswer` op."""
+
+    kind: Literal["permission_asked"] = "permission_asked"
+    request_id: str
+    call_id: str
+    tool: str
+    input: dict[str, Any]
+    reason: str
+    suggestion: str | None = Field(
+        default=None, description="The rule an 'always allow' answer would add."
+    )
+
+
+class PermissionDenial(BaseModel):
+    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    tool_name: str
+    tool_use_id: str
+    tool_input: dict[str, Any]
+    reason: str
+
+
 TurnSubtype = Literal["success", "error_max_turns", "error_during_execution"]
 
 
@@ -99,6 +124,7 @@ class TurnFinished(_Event):
     duration_ms: int
     duration_api_ms: int
     error: str | None = None
+    permission_denials: tuple[PermissionDenial, ...] = ()
 
 
 Event = Annotated[
@@ -111,6 +137,7 @@ Event = Annotated[
     | ToolFinished
     | ModelRetry
     | Notice
+    | PermissionAsked
     | ErrorOccurred
     | TurnFinished,
     Field(discriminator="kind"),

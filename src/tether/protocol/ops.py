@@ -22,8 +22,17 @@ class Interrupt(_Op):
     kind: Literal["interrupt"] = "interrupt"
 
 
+class PermissionAnswer(_Op):
+    """The user's answer to a `PermissionAsked` event."""
+
+    kind: Literal["permission_answer"] = "permission_answer"
+    request_id: str
+    choice: Literal["allow_once", "allow_always", "deny"]
+    message: str | None = None
+
+
 class Shutdown(_Op):
     kind: Literal["shutdown"] = "shutdown"
 
 
-Op = Annotated[UserInput | Interrupt | Shutdown, Field(discriminator="kind")]
+Op = Annotated[UserInput | Interrupt | PermissionAnswer | Shutdown, Field(discriminator="kind")]

@@ -205,7 +205,8 @@ def unittest_command() -> str:
 async def _run_session(repo: Path, home: Path, console: Console) -> bool:
     server = FakeModelServer().start()
     try:
-        server.script(*demo_script(repo, unittest_command()))
+        test_command = unittest_command()
+        server.script(*demo_script(repo, test_command))
         env = {
             "ANTHROPIC_BASE_URL": server.url,
             "ANTHROPIC_API_KEY": "demo",
@@ -213,7 +214,15 @@ async def _run_session(repo: Path, home: Path, console: Console) -> bool:
             "TETHER_HOME": str(home),
         }
         try:
-            session = build_session(RunOptions(cwd=repo, env=env))
+            # What a user would allow for this job: edits in the project, and the test command.
+            session = build_session(
+                RunOptions(
+                    cwd=repo,
+                    env=env,
+                    permission_mode="acceptEdits",
+                    allowed_tools=(f"Bash({test_command})",),
+                )
+            )
         except ConfigError as e:
             console.print(Text(f"tether demo: {e}", style="red"))
             return False

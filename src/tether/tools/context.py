@@ -4,10 +4,15 @@ which files were read, and the snapshots that make writes revertible."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.protocol import ToolError
+
+CommandWrapper = Callable[[list[str], Path], list[str]]
+"""Turns a command's argv and working directory into the argv that runs it confined
+(a sandbox's `wrap`); set by whoever builds the context, since tools do not know sandboxes."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class ToolContext:
 
     `workspace` is resolved at construction; `cwd` is where the next Bash command starts and
     persists across calls. `scratch_dir` holds spilled output the model can Read back.
+    `command_wrapper`, when set, confines every Bash command (it must keep `scratch_dir`
+    writable); `bash_refusal`, when set, is the error Bash gives instead of running anything.
     """
 
     workspace: Path
@@ -71,6 +78,8 @@ class ToolContext:
     cwd: Path | None = None
     files: FileState = field(default_factory=FileState)
     extra_dirs: tuple[Path, ...] = ()
+    command_wrapper: CommandWrapper | None = None
+    bash_refusal: str | None = None
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
-from tether.tools.context import ToolContext
+from tether.tools.context import CommandWrapper, ToolContext
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -74,6 +74,8 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
       Background jobs are not tracked: start a long-running process with its output redirected,
       e.g. `nohup server > server.log 2>&1 &`.
     """
+    if ctx.bash_refusal is not None:
+        raise ToolError(ctx.bash_refusal)
     notes: list[str] = []
     cwd = ctx.shell_cwd
     if not cwd.is_dir():
@@ -82,7 +84,9 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
             f"{ctx.workspace} instead."
         )
         ctx.cwd = cwd = ctx.workspace
-    run = await run_shell(args.command, cwd, args.timeout / 1000, ctx.scratch_dir)
+    run = await run_shell(
+        args.command, cwd, args.timeout / 1000, ctx.scratch_dir, wrapper=ctx.command_wrapper
+    )
     cwd_note = _follow_cwd(ctx, run.final_cwd)
     if cwd_note is not None:
         notes.append(cwd_note)
@@ -116,15 +120,24 @@ class ShellRun:
     """The shell's `$PWD` when it exited, or None when it did not say (killed, `exec`...)."""
 
 
-async def run_shell(command: str, cwd: Path, timeout_s: float, scratch_dir: Path) -> ShellRun:
+async def run_shell(
+    command: str,
+    cwd: Path,
+    timeout_s: float,
+    scratch_dir: Path,
+    *,
+    wrapper: CommandWrapper | None = None,
+) -> ShellRun:
     """Run `command` under bash in its own process group; stop the group on timeout or
-    cancellation (the cancellation is then re-raised)."""
+    cancellation (the cancellation is then re-raised). `wrapper` turns the bash argv into a
+    confined one; what it starts must die with it (bwrap's --die-with-parent does)."""
     cwd_file = _new_cwd_file(scratch_dir)
     capture = OutputCapture(scratch_dir)
     try:
-        returncode, timed_out, held_open = await _run_in_group(
-            _script(command, cwd_file), cwd, timeout_s, capture
-        )
+        argv = [shutil.which("bash") or "/bin/bash", "-c", _script(command, cwd_file)]
+        if wrapper is not None:
+            argv = wrapper(argv, cwd)
+        returncode, timed_out, held_open = await _run_in_group(argv, cwd, timeout_s, capture)
     finally:
         capture.close()
         final_cwd = _take_cwd_file(cwd_file)
@@ -153,7 +166,7 @@ def _script(command: str, cwd_file: Path) -> str:
 
 
 async def _run_in_group(
-    script: str, cwd: Path, timeout_s: float, capture: OutputCapture
+    argv: list[str], cwd: Path, timeout_s: float, capture: OutputCapture
 ) -> tuple[int, bool, bool]:
     # A pipe of our own rather than asyncio's: asyncio would only report the exit once every
     # holder of the pipe (background children too) has closed it.
@@ -161,9 +174,7 @@ async def _run_in_group(
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            shutil.which("bash") or "/bin/bash",
-            "-c",
-            script,
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
@@ -183,7 +194,7 @@ async def _run_in_group(
         raise
     except OSError as e:
         pipe.close()
-        raise ToolError(f"Could not start bash: {e.strerror or e}") from None
+        raise ToolError(f"Could not start {argv[0]}: {e.strerror or e}") from None
     finally:
         os.close(write_fd)
 

@@ -1,0 +1,124 @@
+"""`tether hooks check`: list every configured hook, run each once on a sample input, and report
+missing scripts, failures and output tether cannot read."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.hooks import HookRunner, HookSpec, read_hooks
+from tether.hooks.builtin import BuiltinSettings, read_builtin_settings
+from tether.hooks.check import HookCheck, check_hook
+from tether.hooks.output import describe
+from tether.protocol import ConfigError
+
+
+def main(argv: list[str]) -> int:
+    """0: every hook looks fine; 1: a problem was found; 2: the settings are broken."""
+    args = _parser().parse_args(argv)
+    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    try:
+        settings = load_settings(
+            settings_files(workspace, home=tether_home(), explicit=args.settings),
+            required=args.settings,
+        )
+        config = read_hooks(settings.layers)
+        builtins = read_builtin_settings(settings.data, base_dir=workspace)
+    except ConfigError as e:
+        print(f"tether: error: {e}", file=sys.stderr)
+        return 2
+    for note in config.skipped:
+        print(f"skipped: {note}")
+    _print_builtins(builtins)
+    if not config.specs:
+        print("No command hooks configured.")
+        return 0
+    checks = asyncio.run(_check_all(config.specs, workspace, run=not args.no_run))
+    for check in checks:
+        _print_check(check)
+    problems = sum(len(c.problems) for c in checks)
+    print(
+        f"\n{len(checks)} hook{'s' * (len(checks) != 1)} "
+        f"{'checked' if not args.no_run else 'listed'}, "
+        f"{problems} problem{'s' * (problems != 1)}."
+    )
+    return 1 if problems else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tether hooks", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="list the hooks and run each once on a sample input")
+    check.add_argument("--cwd", type=Path, help="the project (default: here)")
+    check.add_argument("--settings", type=Path, help="an extra settings file")
+    check.add_argument("--no-run", action="store_true", help="list and check scripts only")
+    return p
+
+
+async def _check_all(specs: tuple[HookSpec, ...], workspace: Path, *, run: bool) -> list[HookCheck]:
+    with tempfile.TemporaryDirectory(prefix="tether-hooks-check-") as tmp:
+        sample_dir = Path(tmp)
+        (sample_dir / "sample.txt").write_text("sample\n", encoding="utf-8")
+        transcript = sample_dir / "transcript.jsonl"
+        transcript.touch()
+        runner = HookRunner(
+            specs,
+            session_id="hooks-check",
+            transcript_path=str(transcript),
+            cwd=workspace,
+            project_dir=workspace,
+            permission_mode=lambda: "default",
+            env={**os.environ, "TETHER_HOOKS_CHECK": "1"},
+        )
+        # One at a time: the report reads in order, and hooks checked need not race each other.
+        return [await check_hook(runner, s, sample_dir=sample_dir, run=run) for s in specs]
+
+
+def _print_builtins(builtins: BuiltinSettings) -> None:
+    enabled = [
+        f"event log -> {builtins.event_log}" if builtins.event_log else None,
+        "tool statistics at session end" if builtins.tool_stats else None,
+        f"slow-tool notice over {builtins.slow_tool_ms} ms" if builtins.slow_tool_ms else None,
+    ]
+    for line in enabled:
+        if line:
+            print(f"built-in: {line}")
+
+
+def _print_check(check: HookCheck) -> None:
+    spec = check.spec
+    matcher = f" [{spec.matcher}]" if spec.matcher else ""
+    flags = f"timeout {spec.timeout_s:g} s" + (", fail-closed" if spec.fail_closed else "")
+    print(f"\n{spec.event}{matcher}  {spec.command}")
+    print(f"  from {spec.source}; {flags}")
+    for note in check.notes:
+        print(f"  note: {note}")
+    if check.run is not None and check.outcome is not None and not check.problems:
+        print(f"  ok: {_summary(check)}")
+    for problem in check.problems:
+        print(f"  PROBLEM: {problem.removeprefix(describe(spec) + ' ')}")
+
+
+def _summary(check: HookCheck) -> str:
+    assert check.run is not None
+    assert check.outcome is not None
+    outcome = check.outcome
+    said: list[str] = []
+    if outcome.blocked:
+        said.append(f"blocks: {outcome.reason}")
+    elif outcome.permission_decision:
+        said.append(f"permission {outcome.permission_decision}")
+    if outcome.updated_input is not None:
+        said.append("changes the tool input")
+    if outcome.additional_context:
+        chars = sum(len(c) for c in outcome.additional_context)
+        said.append(f"adds {chars} characters of context")
+    said.extend(f"says: {m}" for m in outcome.system_messages)
+    if outcome.stop:
+        said.append(f"stops the session: {outcome.stop_reason or '(no reason)'}")
+    return f"exit {check.run.exit_code}" + (f"; {'; '.join(said)}" if said else "")

@@ -1,0 +1,152 @@
+"""`tether permissions check`: what the permission rules decide for a tool call, as JSON.
+
+    tether permissions check --tool Bash --input '{"command": "git push"}'
+    tether permissions check --batch calls.jsonl      # one {"tool": ..., "input": {...}} a line
+
+The rules are the ones a session in that directory would have: every settings file tether
+reads, `--settings`, `.tether/permissions.yaml`, `--allowedTools` / `--disallowedTools`.
+Exit 0 with one decision line per call; 2 on a configuration error (message on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.permissions import (
+    MODES,
+    Decision,
+    PermissionContext,
+    additional_directories,
+    decide,
+    default_mode,
+    load_rules,
+)
+from tether.protocol import ConfigError
+
+USAGE_ERROR = 2
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else USAGE_ERROR
+    try:
+        ctx = _context(args)
+        if args.batch is not None:
+            return _check_batch(args.batch, ctx, sys.stdout)
+        if args.tool is None:
+            raise ConfigError("permissions check needs --tool and --input, or --batch FILE")
+        _print(decide(args.tool, _input_object(args.input, "--input"), ctx), sys.stdout)
+        return 0
+    except ConfigError as e:
+        print(f"tether: {e}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tether permissions")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="decide allow, ask or deny for tool calls")
+    check.add_argument("--tool", help="tool name, e.g. Bash, Read, Edit, mcp__server__tool")
+    check.add_argument("--input", default="{}", help="the tool input as a JSON object")
+    check.add_argument("--batch", help='JSON lines {"tool": ..., "input": {...}}; "-" for stdin')
+    check.add_argument("--settings", type=Path, help="an extra settings file (highest precedence)")
+    check.add_argument("--mode", choices=MODES, help="permission mode (default: from settings)")
+    check.add_argument("--cwd", type=Path, help="the project directory (default: here)")
+    check.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed",
+        action="append",
+        default=[],
+        help="extra allow rules, as on the main command",
+    )
+    check.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed",
+        action="append",
+        default=[],
+        help="extra deny rules",
+    )
+    return parser
+
+
+def _context(args: argparse.Namespace) -> PermissionContext:
+    project = (args.cwd or Path.cwd()).expanduser().resolve()
+    if not project.is_dir():
+        raise ConfigError(f"--cwd {project} is not a directory")
+    explicit = args.settings.expanduser().resolve() if args.settings else None
+    files = settings_files(project, home=tether_home(), explicit=explicit)
+    settings = load_settings(files, required=explicit)
+    seed = project / ".tether" / "permissions.yaml"
+    rules = load_rules(
+        settings.layers,
+        seed_yaml=seed if seed.is_file() else None,
+        extra_allow=args.allowed,
+        extra_deny=args.disallowed,
+    )
+    return PermissionContext(
+        mode=args.mode or default_mode(settings.layers),
+        rules=rules,
+        workspace=project,
+        cwd=project,
+        additional_dirs=additional_directories(settings.layers),
+    )
+
+
+def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
+    """Every line is read and checked before the first decision is printed: a broken batch
+    gives an error, never half an answer."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for number, line in _batch_lines(source):
+        try:
+            call = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"batch line {number}: not JSON: {e.msg}") from None
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+            raise ConfigError(f'batch line {number}: expected {{"tool": NAME, "input": {{...}}}}')
+        tool_input = call.get("input", {})
+        if not isinstance(tool_input, dict):
+            raise ConfigError(f"batch line {number}: input must be a JSON object")
+        calls.append((call["tool"], tool_input))
+    for tool, tool_input in calls:
+        _print(decide(tool, tool_input, ctx), out)
+    return 0
+
+
+def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
+    if source == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = Path(source).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read batch file {source}: {e}") from None
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield number, line
+
+
+def _input_object(text: str, flag: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{flag} is not JSON: {e.msg}") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{flag} must be a JSON object")
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _print(decision: Decision, out: TextIO) -> None:
+    record = {"decision": decision.behavior, "rule": decision.rule, "reason": decision.reason}
+    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.flush()

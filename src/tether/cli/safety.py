@@ -1,0 +1,156 @@
+"""Wiring the safety services into a session: permission rules, hooks and the sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tether.config.settings import Settings, merge
+from tether.core.gate import RuleSources, ToolGate
+from tether.core.session import Session
+from tether.hooks import EventBus, HookRunner, builtin_handlers, parse_hooks
+from tether.permissions import (
+    Mode,
+    PermissionContext,
+    additional_directories,
+    default_mode,
+    hidden_tools,
+    load_rules,
+)
+from tether.protocol import ConfigError
+from tether.sandbox import Sandbox, parse_sandbox_settings, plan_sandbox, probe
+from tether.tools.base import Tool
+
+LOCAL_SETTINGS = Path(".tether") / "settings.local.json"
+"""Where "always allow" answers are kept: per project, per user, not committed."""
+
+
+@dataclass(frozen=True)
+class SafetyOptions:
+    permission_mode: Mode | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SandboxPlan:
+    sandbox: Sandbox | None
+    notice: str | None
+    bash_refusal: str | None
+
+
+def build_gate(
+    settings: Settings,
+    options: SafetyOptions,
+    *,
+    workspace: Path,
+    tools: Sequence[Tool],
+    session_id: str,
+    transcript_path: Path,
+    env: Mapping[str, str],
+) -> tuple[ToolGate, list[Tool]]:
+    """The gate for this session, and the tools the model is offered (a tool named bare in a
+    deny rule is not offered at all)."""
+    seed_yaml = workspace / ".tether" / "permissions.yaml"
+    sources = RuleSources(
+        layers=settings.layers,
+        seed_yaml=seed_yaml if seed_yaml.is_file() else None,
+        extra_allow=list(options.allowed_tools),
+        extra_deny=list(options.disallowed_tools),
+    )
+    rules = load_rules(
+        sources.layers,
+        seed_yaml=sources.seed_yaml,
+        extra_allow=sources.extra_allow,
+        extra_deny=sources.extra_deny,
+    )
+    mode = options.permission_mode or default_mode(settings.layers)
+    permissions = PermissionContext(
+        mode=mode,
+        rules=rules,
+        workspace=workspace,
+        cwd=workspace,
+        additional_dirs=additional_directories(settings.layers),
+        read_only_tools=frozenset(t.name for t in tools if t.read_only),
+    )
+    specs = parse_hooks(settings.layers)
+    hooks = (
+        HookRunner(
+            specs,
+            session_id=session_id,
+            transcript_path=str(transcript_path),
+            cwd=workspace,
+            project_dir=workspace,
+            permission_mode=lambda: gate.permissions.mode,
+            env=env,
+        )
+        if specs
+        else None
+    )
+    gate = ToolGate(
+        permissions=permissions,
+        sources=sources,
+        hooks=hooks,
+        remember=lambda rule: remember_rule(workspace / LOCAL_SETTINGS, rule),
+    )
+    hidden = hidden_tools(rules)
+    return gate, [t for t in tools if t.name not in hidden]
+
+
+def plan_session_sandbox(
+    settings: Settings,
+    *,
+    workspace: Path,
+    scratch_dir: Path,
+    home: Path,
+    extra_dirs: Sequence[Path] = (),
+) -> SandboxPlan:
+    """The session's sandbox; the workspace's additional directories are writable in it too."""
+    sandbox_settings = parse_sandbox_settings(settings.data)
+    sandbox_settings = replace(sandbox_settings, writable=(*sandbox_settings.writable, *extra_dirs))
+    sandbox, notice, refused = plan_sandbox(
+        sandbox_settings, probe(), workspace=workspace, scratch_dir=scratch_dir, home=home
+    )
+    return SandboxPlan(sandbox, notice, notice if refused else None)
+
+
+def remember_rule(path: Path, rule: str) -> None:
+    """Append an allow rule to a local settings file, keeping whatever else it holds."""
+    data: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (OSError, json.JSONDecodeError) as e:
+            raise ConfigError(f"cannot update {path}: {e}") from None
+        if isinstance(loaded, dict):
+            data = loaded  # pyright: ignore[reportUnknownVariableType]
+    data = merge(data, {"permissions": {"allow": [rule]}})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def attach_builtin_handlers(session: Session, settings: Settings, *, workspace: Path) -> None:
+    """The seed's built-in handlers (event log, tool stats, slow-tool timer), when enabled."""
+    handlers = builtin_handlers(
+        settings.data,
+        emit_notice=lambda message: print(f"tether: {message}", file=sys.stderr),
+        base_dir=workspace,
+    )
+    if not handlers.enabled:
+        return
+    bus = EventBus(on_error=lambda error: print(f"tether: {error}", file=sys.stderr))
+    handlers.attach(bus)
+    session.observers.append(bus.publish_nowait)
+
+    async def finish() -> None:
+        await bus.drain()
+        handlers.finish()
+
+    session.on_close.append(finish)

@@ -1,0 +1,179 @@
+"""Whether a tool call may run: PreToolUse hooks, then the permission rules, then the user.
+
+The loop asks the gate before each call and tells it after; the gate never runs a tool itself.
+A deny from the settings is final: neither a hook's "allow" nor the user can override it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tether.hooks import HookOutcome, HookRunner
+from tether.permissions import Decision, PermissionContext, decide, load_rules, suggest_rule
+from tether.protocol import (
+    Event,
+    Notice,
+    PermissionAnswer,
+    PermissionAsked,
+    PermissionDenial,
+    ToolUseBlock,
+)
+
+Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
+
+
+@dataclass(frozen=True)
+class Approval:
+    allowed: bool
+    tool_input: dict[str, Any]
+    message: str = ""
+    """Why not, for the model, when not allowed."""
+    denial: PermissionDenial | None = None
+
+
+@dataclass
+class RuleSources:
+    """Where the rules came from, so an 'always allow' can rebuild them with one more."""
+
+    layers: Sequence[tuple[Path, Mapping[str, Any]]] = ()
+    seed_yaml: Path | None = None
+    extra_allow: list[str] = field(default_factory=list[str])
+    extra_deny: list[str] = field(default_factory=list[str])
+
+
+@dataclass
+class ToolGate:
+    permissions: PermissionContext
+    sources: RuleSources = field(default_factory=RuleSources)
+    hooks: HookRunner | None = None
+    remember: Callable[[str], None] | None = None
+    """Persists an 'always allow' rule (to the project's local settings file)."""
+
+    async def authorize(
+        self, call: ToolUseBlock, emit: Callable[[Event], None], ask: Asker | None
+    ) -> Approval:
+        tool_input = dict(call.input)
+        hook = HookOutcome()
+        if self.hooks is not None and self.hooks.has("PreToolUse"):
+            hook = await self.hooks.fire(
+                "PreToolUse",
+                {"tool_name": call.name, "tool_input": tool_input, "tool_use_id": call.id},
+                match=call.name,
+            )
+            _surface(hook, emit)
+            if hook.updated_input is not None:
+                tool_input = dict(hook.updated_input)
+            if hook.blocked or hook.permission_decision == "deny":
+                reason = hook.reason or "a PreToolUse hook blocked this call"
+                return self._deny(call, tool_input, f"Blocked by hook: {reason}")
+        decision = decide(call.name, tool_input, self.permissions)
+        if decision.behavior == "deny":
+            return self._deny(call, tool_input, _denied_text(decision))
+        if decision.behavior == "allow" and hook.permission_decision != "ask":
+            return Approval(True, tool_input)
+        if hook.permission_decision == "allow":
+            return Approval(True, tool_input)
+        return await self._ask(call, tool_input, decision, emit, ask)
+
+    async def _ask(
+        self,
+        call: ToolUseBlock,
+        tool_input: dict[str, Any],
+        decision: Decision,
+        emit: Callable[[Event], None],
+        ask: Asker | None,
+    ) -> Approval:
+        if ask is None or self.permissions.mode == "dontAsk":
+            why = "not allowed without asking, and nobody can be asked here"
+            if self.permissions.mode == "dontAsk":
+                why = "not allowed by any rule (dontAsk mode)"
+            return self._deny(call, tool_input, f"Permission denied: {why}: {decision.reason}")
+        request = PermissionAsked(
+            request_id=uuid.uuid4().hex[:12],
+            call_id=call.id,
+            tool=call.name,
+            input=tool_input,
+            reason=decision.reason,
+            suggestion=suggest_rule(call.name, tool_input, self.permissions),
+        )
+        if self.hooks is not None and self.hooks.has("Notification"):
+            _surface(
+                await self.hooks.fire(
+                    "Notification",
+                    {
+                        "message": f"tether needs your permission to use {call.name}",
+                        "notification_type": "permission_prompt",
+                    },
+                ),
+                emit,
+            )
+        answer = await ask(request)
+        if answer.choice == "deny":
+            extra = f": {answer.message}" if answer.message else ""
+            return self._deny(call, tool_input, f"The user denied this call{extra}")
+        if answer.choice == "allow_always" and request.suggestion:
+            self.allow_always(request.suggestion)
+        return Approval(True, tool_input)
+
+    def allow_always(self, rule: str) -> None:
+        """Add an allow rule for the rest of the session and, if configured, for good."""
+        self.sources.extra_allow.append(rule)
+        rules = load_rules(
+            self.sources.layers,
+            seed_yaml=self.sources.seed_yaml,
+            extra_allow=self.sources.extra_allow,
+            extra_deny=self.sources.extra_deny,
+        )
+        self.permissions = replace(self.permissions, rules=rules)
+        if self.remember is not None:
+            self.remember(rule)
+
+    async def after(
+        self,
+        call: ToolUseBlock,
+        tool_input: dict[str, Any],
+        result: str,
+        is_error: bool,
+        emit: Callable[[Event], None],
+    ) -> str:
+        """PostToolUse / PostToolUseFailure hooks; returns text to add to the result."""
+        event = "PostToolUseFailure" if is_error else "PostToolUse"
+        if self.hooks is None or not self.hooks.has(event):
+            return ""
+        payload: dict[str, Any] = {
+            "tool_name": call.name,
+            "tool_input": tool_input,
+            "tool_use_id": call.id,
+        }
+        if is_error:
+            payload.update(error=result, is_interrupt=False)
+        else:
+            payload["tool_response"] = {"output": result}
+        outcome = await self.hooks.fire(event, payload, match=call.name)
+        _surface(outcome, emit)
+        notes = list(outcome.additional_context)
+        if outcome.blocked and outcome.reason:
+            notes.insert(0, outcome.reason)
+        return "\n".join(f"[hook] {note}" for note in notes)
+
+    def _deny(self, call: ToolUseBlock, tool_input: dict[str, Any], message: str) -> Approval:
+        denial = PermissionDenial(
+            tool_name=call.name, tool_use_id=call.id, tool_input=tool_input, reason=message
+        )
+        return Approval(False, tool_input, message, denial)
+
+
+def _denied_text(decision: Decision) -> str:
+    rule = f" (rule {decision.rule})" if decision.rule else ""
+    return f"Permission denied{rule}: {decision.reason}"
+
+
+def _surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
+    for message in outcome.system_messages:
+        emit(Notice(message=message))
+    for error in outcome.errors:
+        emit(Notice(level="warning", message=f"hook: {error}"))

@@ -1,0 +1,72 @@
+"""Session-level hooks: SessionStart, UserPromptSubmit, Stop and SessionEnd.
+
+Tool-level hooks live in the gate. What hooks add for the model is returned as text; the session
+puts it in the next user message, never in the system prompt (which must stay cacheable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tether.hooks import HookOutcome, HookRunner
+from tether.protocol import Event, Notice
+
+MAX_STOP_CONTINUATIONS = 3
+"""A Stop hook that keeps blocking may send the model back to work this many times per turn."""
+
+
+@dataclass
+class Lifecycle:
+    hooks: HookRunner | None = None
+    _started: bool = False
+
+    async def before_prompt(
+        self, prompt: str, emit: Callable[[Event], None]
+    ) -> tuple[str | None, list[str]]:
+        """Fire SessionStart (once) and UserPromptSubmit. Returns (why the prompt is blocked,
+        context to add to it)."""
+        contexts: list[str] = []
+        if self.hooks is None:
+            return None, contexts
+        if not self._started:
+            self._started = True
+            if self.hooks.has("SessionStart"):
+                outcome = await self.hooks.fire(
+                    "SessionStart", {"source": "startup"}, match="startup"
+                )
+                _surface(outcome, emit)
+                contexts.extend(outcome.additional_context)
+        if self.hooks.has("UserPromptSubmit"):
+            outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
+            _surface(outcome, emit)
+            if outcome.blocked or outcome.stop:
+                return outcome.reason or outcome.stop_reason or "blocked by a hook", contexts
+            contexts.extend(outcome.additional_context)
+        return None, contexts
+
+    async def on_stop(self, emit: Callable[[Event], None], continuations: int) -> str | None:
+        """Fire Stop; returns the feedback that sends the model back to work, if any."""
+        if self.hooks is None or not self.hooks.has("Stop"):
+            return None
+        outcome = await self.hooks.fire("Stop", {"stop_hook_active": continuations > 0})
+        _surface(outcome, emit)
+        if outcome.blocked and continuations < MAX_STOP_CONTINUATIONS:
+            return outcome.reason or "a Stop hook asked to continue"
+        return None
+
+    async def on_end(self, reason: str) -> None:
+        if self.hooks is not None and self.hooks.has("SessionEnd"):
+            await self.hooks.fire("SessionEnd", {"reason": reason})
+
+
+def reminder(text: str) -> str:
+    """Context added by tether or hooks, marked so the model tells it from the user's words."""
+    return f"<system-reminder>\n{text.strip()}\n</system-reminder>"
+
+
+def _surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
+    for message in outcome.system_messages:
+        emit(Notice(message=message))
+    for error in outcome.errors:
+        emit(Notice(level="warning", message=f"hook: {error}"))

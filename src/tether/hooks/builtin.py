@@ -1,0 +1,178 @@
+"""Built-in event handlers, each off unless enabled in settings:
+
+    {"tether": {"eventLog": ".tether/events.jsonl", "toolStats": true, "slowToolMs": 5000}}
+
+- `eventLog`: every event appended to this file as one JSON line (relative to the project).
+- `toolStats`: calls, errors, total and average time per tool, given at the end of the session.
+- `slowToolMs`: a notice whenever a tool call takes longer than this many milliseconds.
+
+They subscribe to the in-process bus like any other handler.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, cast
+
+from pydantic import BaseModel
+
+from tether.hooks.bus import ALL, EventBus
+from tether.protocol import ConfigError, ToolFinished
+
+SETTINGS_KEY = "tether"
+
+
+@dataclass(frozen=True)
+class BuiltinSettings:
+    event_log: Path | None = None
+    """Where to append events as JSON lines; None: no log."""
+    tool_stats: bool = False
+    """Give per-tool call statistics at the end of the session."""
+    slow_tool_ms: int | None = None
+    """Give a notice when a tool call takes longer than this; None: never."""
+
+
+def read_builtin_settings(settings_data: Mapping[str, Any], *, base_dir: Path) -> BuiltinSettings:
+    """The built-ins' settings from the merged settings; a relative log path is relative to
+    `base_dir` (the project). Wrong types are a `ConfigError` naming the key."""
+    block = settings_data.get(SETTINGS_KEY)
+    if block is None:
+        return BuiltinSettings()
+    if not isinstance(block, dict):
+        raise ConfigError(f'settings key "{SETTINGS_KEY}" must be an object')
+    block = cast(dict[str, Any], block)
+    log = block.get("eventLog")
+    if log is not None and (not isinstance(log, str) or not log.strip()):
+        raise ConfigError(f'settings key "{SETTINGS_KEY}.eventLog" must be a file path')
+    stats = block.get("toolStats", False)
+    if not isinstance(stats, bool):
+        raise ConfigError(f'settings key "{SETTINGS_KEY}.toolStats" must be true or false')
+    slow = block.get("slowToolMs")
+    if slow is not None and (isinstance(slow, bool) or not isinstance(slow, int) or slow <= 0):
+        raise ConfigError(
+            f'settings key "{SETTINGS_KEY}.slowToolMs" must be a positive number of milliseconds'
+        )
+    return BuiltinSettings(
+        event_log=base_dir / Path(log).expanduser() if log else None,
+        tool_stats=stats,
+        slow_tool_ms=slow,
+    )
+
+
+class EventLogger:
+    """Appends each event as a JSON line with its time, flushed at once (a crash loses nothing)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+
+    def __call__(self, event: BaseModel) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        line = {"time": datetime.now(UTC).isoformat(), **event.model_dump(mode="json")}
+        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class _ToolTally:
+    calls: int = 0
+    errors: int = 0
+    total_ms: int = 0
+
+
+@dataclass
+class ToolStats:
+    """Calls, errors and time per tool, from `ToolFinished` events."""
+
+    tallies: dict[str, _ToolTally] = field(default_factory=dict[str, _ToolTally])
+
+    def __call__(self, event: ToolFinished) -> None:
+        tally = self.tallies.setdefault(event.name, _ToolTally())
+        tally.calls += 1
+        tally.errors += int(event.is_error)
+        tally.total_ms += event.duration_ms
+
+    def render(self) -> str | None:
+        """A small table, busiest tool first; None before any tool ran."""
+        if not self.tallies:
+            return None
+        rows = sorted(self.tallies.items(), key=lambda item: (-item[1].total_ms, item[0]))
+        width = max(4, *(len(name) for name, _ in rows))
+        lines = [f"{'tool':<{width}}  calls  errors     total       avg"]
+        for name, t in rows:
+            lines.append(
+                f"{name:<{width}}  {t.calls:>5}  {t.errors:>6}  {_duration(t.total_ms):>8}"
+                f"  {_duration(t.total_ms // t.calls):>8}"
+            )
+        return "Tool calls this session:\n" + "\n".join(lines)
+
+
+class SlowToolTimer:
+    """A notice for each tool call that took longer than the threshold."""
+
+    def __init__(self, threshold_ms: int, emit_notice: Callable[[str], None]) -> None:
+        self.threshold_ms = threshold_ms
+        self._emit_notice = emit_notice
+
+    def __call__(self, event: ToolFinished) -> None:
+        if event.duration_ms > self.threshold_ms:
+            self._emit_notice(
+                f"{event.name} took {_duration(event.duration_ms)} "
+                f"(slow-tool threshold {_duration(self.threshold_ms)})"
+            )
+
+
+class BuiltinHandlers:
+    """The enabled built-ins: `attach` them to the session's bus, `finish` at session end."""
+
+    def __init__(self, settings: BuiltinSettings, emit_notice: Callable[[str], None]) -> None:
+        self.settings = settings
+        self._emit_notice = emit_notice
+        self.logger = EventLogger(settings.event_log) if settings.event_log else None
+        self.stats = ToolStats() if settings.tool_stats else None
+        self.timer = (
+            SlowToolTimer(settings.slow_tool_ms, emit_notice) if settings.slow_tool_ms else None
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return any(h is not None for h in (self.logger, self.stats, self.timer))
+
+    def attach(self, bus: EventBus) -> None:
+        if self.logger is not None:
+            bus.subscribe(ALL, self.logger)
+        if self.stats is not None:
+            bus.subscribe(ToolFinished, self.stats)
+        if self.timer is not None:
+            bus.subscribe(ToolFinished, self.timer)
+
+    def finish(self) -> None:
+        """At session end: give the tool statistics and close the event log."""
+        if self.stats is not None:
+            summary = self.stats.render()
+            if summary is not None:
+                self._emit_notice(summary)
+        if self.logger is not None:
+            self.logger.close()
+
+
+def builtin_handlers(
+    settings_data: Mapping[str, Any], *, emit_notice: Callable[[str], None], base_dir: Path
+) -> BuiltinHandlers:
+    """The built-in handlers the settings enable (see the module docstring for the keys)."""
+    return BuiltinHandlers(read_builtin_settings(settings_data, base_dir=base_dir), emit_notice)
+
+
+def _duration(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"

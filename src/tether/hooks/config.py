@@ -1,0 +1,166 @@
+"""Reading the `hooks` block of each settings file (Claude Code's shape) into `HookSpec`s.
+
+    {"hooks": {"PreToolUse": [{"matcher": "Edit|Write",
+                               "hooks": [{"type": "command", "command": "...", "timeout": 60,
+                                          "failClosed": true}]}]}}
+
+Broken input (wrong types, an unknown event, a bad regular expression) is a `ConfigError` naming
+the file and the key. What Claude Code accepts but tether does not run (events it never fires,
+`prompt` or `http` hooks) is skipped with a note, so that a Claude Code settings file still loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from tether.hooks.matcher import matcher_problem
+from tether.hooks.spec import (
+    DEFAULT_TIMEOUT_S,
+    HOOK_EVENTS,
+    MATCH_FIELDS,
+    HookEventName,
+    HookSpec,
+)
+from tether.protocol import ConfigError
+
+OTHER_CLAUDE_CODE_EVENTS = frozenset(
+    {
+        "SubagentStart",
+        "PermissionDenied",
+        "PostToolBatch",
+        "Setup",
+        "UserPromptExpansion",
+        "StopFailure",
+        "CwdChanged",
+        "FileChanged",
+        "ConfigChange",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "Elicitation",
+        "ElicitationResult",
+        "InstructionsLoaded",
+        "WorktreeCreate",
+        "WorktreeRemove",
+    }
+)
+"""Events newer Claude Code versions fire and tether does not: accepted, never run."""
+
+OTHER_HOOK_TYPES = frozenset({"prompt", "http", "agent", "mcp_tool"})
+"""Hook types Claude Code knows and tether does not run (only `command` hooks run)."""
+
+
+@dataclass(frozen=True)
+class HooksConfig:
+    specs: tuple[HookSpec, ...] = ()
+    """The command hooks to run, in configuration order (files lowest precedence first)."""
+    skipped: tuple[str, ...] = ()
+    """Configured hooks tether does not run, each with where and why."""
+
+
+def parse_hooks(layers: Sequence[tuple[Path, Mapping[str, Any]]]) -> tuple[HookSpec, ...]:
+    """The command hooks configured across settings files, lowest precedence first; raises
+    `ConfigError` on a broken `hooks` block."""
+    return read_hooks(layers).specs
+
+
+def read_hooks(layers: Sequence[tuple[Path, Mapping[str, Any]]]) -> HooksConfig:
+    """Like `parse_hooks`, also telling what was skipped and why (for `tether hooks check`)."""
+    specs: list[HookSpec] = []
+    skipped: list[str] = []
+    disabled_by: Path | None = None
+    for path, data in layers:
+        disable = data.get("disableAllHooks")
+        if disable is not None:
+            if not isinstance(disable, bool):
+                raise _error(path, "disableAllHooks", "must be true or false")
+            disabled_by = path if disable else None
+        block = data.get("hooks")
+        if block is None:
+            continue
+        if not isinstance(block, dict):
+            raise _error(path, "hooks", "must be an object of event names")
+        for event, groups in cast(dict[str, Any], block).items():
+            _read_event(path, event, groups, specs, skipped)
+    if disabled_by is not None:
+        note = f"{disabled_by}: disableAllHooks is true: no hook runs"
+        return HooksConfig((), (note, *(_spec_note(s, "disabled") for s in specs), *skipped))
+    return HooksConfig(tuple(specs), tuple(skipped))
+
+
+def _read_event(
+    path: Path, event: str, groups: Any, specs: list[HookSpec], skipped: list[str]
+) -> None:
+    key = f"hooks.{event}"
+    known = event in HOOK_EVENTS
+    if not known and event not in OTHER_CLAUDE_CODE_EVENTS:
+        raise _error(path, key, f"unknown hook event; known events: {', '.join(HOOK_EVENTS)}")
+    if not isinstance(groups, list):
+        raise _error(path, key, "must be a list of matcher groups")
+    for i, group in enumerate(cast(list[Any], groups)):
+        group_key = f"{key}[{i}]"
+        if not isinstance(group, dict):
+            raise _error(path, group_key, 'must be an object with "matcher" and "hooks"')
+        group = cast(dict[str, Any], group)
+        matcher = group.get("matcher", "")
+        if not isinstance(matcher, str):
+            raise _error(path, f"{group_key}.matcher", "must be a string")
+        # Only where tether matches: other events ignore matchers, or read them as globs.
+        problem = matcher_problem(matcher) if event in MATCH_FIELDS else None
+        if problem is not None:
+            raise _error(path, f"{group_key}.matcher", problem)
+        hooks = group.get("hooks")
+        if not isinstance(hooks, list):
+            raise _error(path, f"{group_key}.hooks", "must be a list of hooks")
+        for j, entry in enumerate(cast(list[Any], hooks)):
+            entry_key = f"{group_key}.hooks[{j}]"
+            spec = _read_entry(path, entry_key, event, matcher, entry)
+            if isinstance(spec, str):
+                skipped.append(f"{path}: {entry_key}: {spec}")
+            elif known:
+                specs.append(spec)
+            else:
+                skipped.append(f"{path}: {entry_key}: tether does not fire {event}")
+
+
+def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> HookSpec | str:
+    """One hook, or why tether does not run it (a kind it does not support)."""
+    if not isinstance(entry, dict):
+        raise _error(path, key, 'must be an object like {"type": "command", "command": "..."}')
+    entry = cast(dict[str, Any], entry)
+    kind = entry.get("type")
+    if kind in OTHER_HOOK_TYPES:
+        return f"tether runs only command hooks, not {kind!r} hooks"
+    if kind != "command":
+        raise _error(path, f"{key}.type", f'must be "command" (or {", ".join(OTHER_HOOK_TYPES)})')
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise _error(path, f"{key}.command", "must be a non-empty string")
+    timeout = entry.get("timeout", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise _error(path, f"{key}.timeout", "must be a positive number of seconds")
+    fail_closed = entry.get("failClosed", False)
+    if not isinstance(fail_closed, bool):
+        raise _error(path, f"{key}.failClosed", "must be true or false")
+    on_failure = entry.get("onFailure")
+    if on_failure is not None and not isinstance(on_failure, str):
+        raise _error(path, f"{key}.onFailure", 'must be a string such as "block"')
+    return HookSpec(
+        event=cast(HookEventName, event),
+        matcher=matcher,
+        command=command,
+        timeout_s=float(timeout),
+        fail_closed=fail_closed or on_failure == "block",
+        source=f"{path}: {key}",
+    )
+
+
+def _spec_note(spec: HookSpec, why: str) -> str:
+    return f"{spec.source}: {why}"
+
+
+def _error(path: Path, key: str, problem: str) -> ConfigError:
+    return ConfigError(f"settings file {path}: {key}: {problem}")

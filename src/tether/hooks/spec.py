@@ -1,0 +1,96 @@
+"""What a hook is and what firing one yields: the event names, one configured command hook, and
+the combined outcome the loop acts on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+HookEventName = Literal[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
+    "PermissionRequest",
+]
+
+HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
+
+PermissionDecision = Literal["allow", "deny", "ask"]
+
+MATCH_FIELDS: dict[HookEventName, str] = {
+    "PreToolUse": "tool_name",
+    "PostToolUse": "tool_name",
+    "PostToolUseFailure": "tool_name",
+    "PermissionRequest": "tool_name",
+    "SessionStart": "source",
+    "SessionEnd": "reason",
+    "PreCompact": "trigger",
+    "PostCompact": "trigger",
+    "Notification": "notification_type",
+    "SubagentStop": "agent_type",
+}
+"""The payload field a matcher is compared with, per event. Events missing here (UserPromptSubmit,
+Stop) ignore matchers: every hook configured for them runs."""
+
+UNBLOCKABLE_EVENTS: frozenset[HookEventName] = frozenset(
+    {"SessionStart", "SessionEnd", "PostCompact", "Notification"}
+)
+"""Events with nothing to block: an exit 2 or a fail-closed failure becomes an error shown to the
+user, as in Claude Code."""
+
+PLAIN_STDOUT_IS_CONTEXT: frozenset[HookEventName] = frozenset({"UserPromptSubmit", "SessionStart"})
+"""Events whose plain (non-JSON) stdout on exit 0 is added to the model's context."""
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookSpec:
+    """One configured command hook."""
+
+    event: HookEventName
+    matcher: str
+    """Empty or `*`: everything; `Edit|Write`: exact names; anything else: a regular expression
+    searched in the subject (tool name, source, trigger...)."""
+    command: str
+    """A shell command line, run by bash with the hook input as JSON on stdin."""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    fail_closed: bool = False
+    """A crash, timeout, missing script or unreadable output blocks instead of passing."""
+    source: str
+    """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """What the matching hooks of one event decided, combined. The empty outcome changes
+    nothing."""
+
+    blocked: bool = False
+    """Exit 2, `decision: "block"`, `permissionDecision: "deny"`, or a fail-closed failure."""
+    reason: str | None = None
+    """Why it was blocked, for the model (for UserPromptSubmit: for the user)."""
+    permission_decision: PermissionDecision | None = None
+    """PreToolUse and PermissionRequest only; deny beats ask beats allow."""
+    updated_input: dict[str, Any] | None = None
+    """PreToolUse and PermissionRequest only: the tool input to use instead; the last hook (in
+    configuration order) that gave one wins."""
+    additional_context: tuple[str, ...] = ()
+    """Text for the model, in configuration order."""
+    system_messages: tuple[str, ...] = ()
+    """Text for the user."""
+    stop: bool = False
+    """`continue: false`: end the turn now, whatever else was decided."""
+    stop_reason: str | None = None
+    """For the user, with `stop`."""
+    errors: tuple[str, ...] = ()
+    """Non-blocking problems for the user: exit codes other than 0 and 2, unreadable output,
+    timeouts and crashes of hooks that are not fail-closed."""

@@ -1,0 +1,168 @@
+"""`decide(tool, input, context)`: allow, ask or deny one tool call. Pure: the only contact with
+the filesystem is `context.resolve`.
+
+Deny beats ask beats allow. What no rule allows is asked, or denied in dontAsk mode; plan mode
+denies anything that is not read-only; bypassPermissions allows everything except what deny
+rules stop and what must always be confirmed (explicit ask rules, protected paths).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from tether.permissions.access import FileAccess
+from tether.permissions.bash_policy import judge_bash
+from tether.permissions.context import Decision, PermissionContext
+from tether.permissions.defaults import SESSION_TOOLS
+from tether.permissions.paths import normalize
+from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, Rule
+from tether.permissions.verdict import Verdict, allow, ask, deny, none
+
+PATH_FIELDS = ("file_path", "notebook_path", "path")
+"""Where a file tool's input names its file, in order of preference."""
+
+
+def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> Decision:
+    """Whether the call may run, with the rule and the reason that decided it."""
+    tool = TOOL_ALIASES.get(tool, tool)
+    verdict, read_only = _judge(tool, tool_input, ctx)
+    return _apply_mode(tool, verdict, read_only, ctx)
+
+
+def _judge(
+    tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext
+) -> tuple[Verdict, bool]:
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return ask("no command given"), False
+        judgement = judge_bash(command, ctx)
+        return judgement.verdict, judgement.read_only
+    if tool in EDIT_TOOLS:
+        return _file_call(tool, tool_input, ctx, write=True), False
+    read_only = tool in READ_TOOLS or tool in ctx.read_only_tools or tool in SESSION_TOOLS
+    if tool in READ_TOOLS:
+        return _file_call(tool, tool_input, ctx, write=False), True
+    return _other_tool(tool, tool_input, ctx, read_only=read_only), read_only
+
+
+def _file_call(
+    tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext, *, write: bool
+) -> Verdict:
+    named = _tool_rules(tool, ctx, bare_only=True)
+    if named is not None and named.outcome != "allow":
+        return named
+    path = _file_target(tool, tool_input, ctx)
+    if path is None:
+        return named or ask(f"{tool} call names no file")
+    files = FileAccess(ctx)
+    verdict = files.write(path) if write else files.read(path)
+    if verdict.outcome == "none" and named is not None:
+        return named
+    return verdict
+
+
+def _file_target(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> Path | None:
+    """The file or directory the call touches: relative paths start at the workspace, as the
+    tools take them; a Glob pattern's fixed leading directories count (`../../etc/*`)."""
+    value = next((tool_input[f] for f in PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
+    if tool in ("Glob", "Grep") and not value:
+        value = str(ctx.workspace)
+    if not isinstance(value, str) or not value or "\x00" in value:
+        return None
+    path = normalize(ctx.workspace / expand_home(value, ctx.home))
+    if tool == "Glob":
+        pattern = tool_input.get("pattern")
+        if isinstance(pattern, str):
+            path = normalize(Path("/") if pattern.startswith("/") else path)
+            path = normalize(path / _fixed_directories(pattern.lstrip("/")))
+    return path
+
+
+def expand_home(value: str, home: Path) -> Path:
+    """`~` and `~/x` as the context's home directory (`~user` is left as written)."""
+    if value == "~" or value.startswith("~/"):
+        return home / value[2:]
+    return Path(value)
+
+
+def _fixed_directories(pattern: str) -> str:
+    fixed: list[str] = []
+    for segment in pattern.split("/")[:-1]:
+        if any(c in segment for c in "*?[{"):
+            break
+        fixed.append(segment)
+    return "/".join(fixed)
+
+
+def _other_tool(
+    tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext, *, read_only: bool
+) -> Verdict:
+    matched = _tool_rules(tool, ctx, tool_input=tool_input)
+    if matched is not None:
+        return matched
+    if tool in SESSION_TOOLS:
+        return allow("changes only the session's own state")
+    if read_only:
+        return allow("read-only tool")
+    return none(f"no rule allows {tool}")
+
+
+def _tool_rules(
+    tool: str,
+    ctx: PermissionContext,
+    *,
+    tool_input: Mapping[str, Any] | None = None,
+    bare_only: bool = False,
+) -> Verdict | None:
+    """Deny, ask, then allow rules naming the tool (with a matching specifier, for tools whose
+    specifiers are not paths)."""
+    for kind in ("deny", "ask", "allow"):
+        for rule in ctx.rules.of(kind, tool):
+            if rule.specifier is not None and (
+                bare_only or not _specifier_matches(rule, tool_input)
+            ):
+                continue
+            why = f": {rule.reason}" if rule.reason else ""
+            if kind == "deny":
+                return deny(f"{tool} is denied by {rule.text}{why}", rule.text)
+            if kind == "ask":
+                return ask(f"{tool} needs confirmation ({rule.text}){why}", rule.text, hard=True)
+            return allow(rule=rule.text)
+    return None
+
+
+def _specifier_matches(rule: Rule, tool_input: Mapping[str, Any] | None) -> bool:
+    if rule.wildcard is None or tool_input is None:
+        return False
+    if rule.tool == "WebFetch":
+        url = tool_input.get("url")
+        host = urlsplit(url).hostname if isinstance(url, str) else None
+        return host is not None and rule.wildcard.fullmatch(host) is not None
+    if rule.tool == "Task":
+        agent = tool_input.get("subagent_type")
+        return isinstance(agent, str) and rule.wildcard.fullmatch(agent) is not None
+    return any(
+        isinstance(v, str) and rule.wildcard.fullmatch(v) is not None for v in tool_input.values()
+    )
+
+
+def _apply_mode(tool: str, verdict: Verdict, read_only: bool, ctx: PermissionContext) -> Decision:
+    if verdict.outcome == "deny":
+        return Decision("deny", verdict.rule, verdict.reason)
+    mode = ctx.mode
+    if mode == "plan" and not read_only:
+        return Decision("deny", None, f"plan mode: only read-only tools run ({tool} is not)")
+    if mode == "bypassPermissions":
+        if verdict.outcome == "ask" and verdict.hard:
+            return Decision("ask", verdict.rule, verdict.reason)
+        reason = verdict.reason if verdict.outcome == "allow" else "bypassPermissions mode"
+        return Decision("allow", verdict.rule if verdict.outcome == "allow" else None, reason)
+    if verdict.outcome == "allow":
+        return Decision("allow", verdict.rule, verdict.reason or "allowed")
+    if mode == "dontAsk":
+        return Decision("deny", verdict.rule, f"dontAsk mode, not pre-approved: {verdict.reason}")
+    return Decision("ask", verdict.rule, verdict.reason)

@@ -1,0 +1,318 @@
+"""Path rules: gitignore-style patterns anchored the Claude Code way, and glob overlap tests.
+
+A pattern is anchored by its prefix: `//abs` at the filesystem root, `~/x` at the home directory,
+`/x` at the project root of the settings file that holds it, `./x` or `x` at the working
+directory (the workspace). Like gitignore, a pattern without a slash matches a name at any
+depth, and a pattern that matches a directory matches everything below it.
+
+Globs that cannot be expanded here (a shell argument `s*/key.pem`, `$HOME/.ssh/id_rsa`) are
+compared with patterns as languages: `globs_overlap` says whether some path could match both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+# Glob tokens: a one-character string is that literal character; the ints stand for a set.
+ONE = 1
+"""Any one character except `/`."""
+STAR = 2
+"""Any run of characters without `/`."""
+ANY = 3
+"""Any run of characters, `/` included."""
+ONE_NODOT = 4
+"""One character, neither `/` nor `.` (a shell glob's first character in a name: `*` and `?`
+do not match a leading dot)."""
+STAR_NODOT = 5
+"""A shell `*` starting a name: nothing, or ONE_NODOT then STAR. Expanded by `expand_nodot`
+before an overlap test."""
+Token = str | int
+Tokens = tuple[Token, ...]
+
+Anchor = Literal["root", "home", "project", "cwd"]
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    """A compiled path specifier such as `./.env`, `src/**` or `~/.ssh/**`."""
+
+    text: str
+    anchor: Anchor
+    glob: str
+    """The pattern below the anchor, without leading `./` or `/`."""
+    project_root: Path | None = None
+    """For `/x` patterns: the directory holding the settings file's `.claude`/`.tether`."""
+    floating: bool = False
+    """No slash inside: matches the name at any depth (gitignore)."""
+    _below: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _tokens: Tokens = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        body = _glob_regex(self.glob) if self.glob else ""
+        lead = "(?:.*/)?" if self.floating else ""
+        regex = f"{lead}{body}(?:/.*)?" if body else ".*"
+        object.__setattr__(self, "_below", re.compile(regex, re.DOTALL))
+        object.__setattr__(self, "_tokens", glob_tokens(self.glob))
+
+    def base(self, *, workspace: Path, home: Path) -> Path:
+        """The directory the pattern hangs from. Relative patterns start at the directory the
+        session works in (the workspace), not wherever a shell has since `cd`-ed to: a rule
+        must not move under the command it judges."""
+        if self.anchor == "root":
+            return Path("/")
+        if self.anchor == "home":
+            return home
+        if self.anchor == "project":
+            return self.project_root or workspace
+        return workspace
+
+    def matches(self, path: str, base: str, *, anywhere: bool) -> bool:
+        """Whether `path` (absolute, normalised, as a string) matches when anchored at `base`.
+        `anywhere` lets a floating pattern match outside its base too, which deny and ask rules
+        want (`Read(*.pem)` means every .pem file)."""
+        if self.floating and anywhere:
+            return self._below.fullmatch(path.lstrip("/")) is not None
+        below = relative_below(path, base)
+        if below is None:
+            return False
+        return not self.glob if below == "" else self._below.fullmatch(below) is not None
+
+    def overlaps(self, candidate: Tokens, base: Path, *, anywhere: bool) -> bool:
+        """Whether some path matched by the glob `candidate` (absolute tokens) could match."""
+        if self.floating and anywhere:
+            prefix: Tokens = (ANY, "/")
+        else:
+            prefix = (*_literal_tokens(base.as_posix().rstrip("/")), "/")
+            if self.floating:
+                prefix = (*prefix, ANY)
+        body = (*prefix, *self._tokens) if self.glob else (*prefix, ANY)
+        return globs_overlap(candidate, body) or globs_overlap(candidate, (*body, "/", ANY))
+
+
+def compile_path_pattern(text: str, *, project_root: Path | None) -> PathPattern:
+    """Parse a path specifier; raises ValueError with a short reason when it is unusable."""
+    if not text:
+        raise ValueError("empty path pattern")
+    if "\x00" in text:
+        raise ValueError("path pattern contains a NUL byte")
+    anchor: Anchor
+    if text.startswith("//"):
+        anchor, rest = "root", text[2:]
+    elif text == "~" or text.startswith("~/"):
+        anchor, rest = "home", text[2:]
+    elif text.startswith("/"):
+        anchor, rest = "project", text[1:]
+    else:
+        anchor, rest = "cwd", text
+    explicit = anchor != "cwd" or rest.startswith("./")
+    while rest.startswith("./"):
+        rest = rest[2:]
+    if rest in (".", ""):
+        rest = ""
+    _check_brackets(rest)
+    floating = not explicit and bool(rest) and "/" not in rest.rstrip("/")
+    return PathPattern(
+        text=text,
+        anchor=anchor,
+        glob=rest.rstrip("/"),
+        project_root=project_root if anchor == "project" else None,
+        floating=floating,
+    )
+
+
+def _check_brackets(glob: str) -> None:
+    i = 0
+    while i < len(glob):
+        if glob[i] == "\\":
+            i += 2
+            continue
+        if glob[i] == "[" and _class_end(glob, i) < 0:
+            raise ValueError("unclosed '[' in path pattern")
+        i += 1
+
+
+def _class_end(glob: str, start: int) -> int:
+    """Index of the `]` closing the class opened at `start`, or -1."""
+    j = start + 1
+    if j < len(glob) and glob[j] in "!^":
+        j += 1
+    if j < len(glob) and glob[j] == "]":
+        j += 1
+    while j < len(glob) and glob[j] != "]":
+        j += 1
+    return j if j < len(glob) else -1
+
+
+def _glob_regex(glob: str) -> str:
+    out: list[str] = []
+    i = 0
+    n = len(glob)
+    while i < n:
+        c = glob[i]
+        at_segment_start = i == 0 or glob[i - 1] == "/"
+        if glob.startswith("**", i) and at_segment_start and (i + 2 == n or glob[i + 2] == "/"):
+            if i + 2 == n:
+                out.append(".*")
+                i += 2
+            else:
+                out.append("(?:.*/)?")
+                i += 3
+        elif c == "*":
+            while i < n and glob[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = _class_end(glob, i)
+            inner = glob[i + 1 : end]
+            negate = inner[:1] in ("!", "^")
+            if negate:
+                inner = inner[1:]
+            escaped = inner.replace("\\", "\\\\").replace("[", "\\[")
+            out.append(f"[{'^' if negate else ''}{escaped}]")
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+def glob_tokens(glob: str) -> Tokens:
+    """Tokens of a gitignore-style glob; classes become ONE (a superset, which is what an
+    overlap test that must not miss wants)."""
+    out: list[Token] = []
+    i = 0
+    n = len(glob)
+    while i < n:
+        c = glob[i]
+        if glob.startswith("**", i):
+            out.append(ANY)
+            i += 2
+            if i < n and glob[i] == "/" and (i - 2 == 0 or glob[i - 3] == "/"):
+                i += 1  # `**/` may also stand for nothing
+        elif c == "*":
+            out.append(STAR)
+            i += 1
+        elif c == "?":
+            out.append(ONE)
+            i += 1
+        elif c == "[" and _class_end(glob, i) > 0:
+            out.append(ONE)
+            i = _class_end(glob, i) + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(glob[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return tuple(out)
+
+
+def _literal_tokens(text: str) -> Tokens:
+    return tuple(text)
+
+
+def globs_overlap(a: Sequence[Token], b: Sequence[Token]) -> bool:
+    """Whether some string matches both token sequences (reachability in the product of the two
+    automata: each token is a state, STAR and ANY loop on themselves)."""
+    na, nb = len(a), len(b)
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        i, j = state
+        if i == na and j == nb:
+            return True
+        ta = a[i] if i < na else None
+        tb = b[j] if j < nb else None
+        if ta in (STAR, ANY):
+            stack.append((i + 1, j))
+        if tb in (STAR, ANY):
+            stack.append((i, j + 1))
+        if ta is None or tb is None or not _chars_meet(ta, tb):
+            continue
+        ni = i if ta in (STAR, ANY) else i + 1
+        nj = j if tb in (STAR, ANY) else j + 1
+        if (ni, nj) != (i, j):
+            stack.append((ni, nj))
+        elif isinstance(ta, int) and isinstance(tb, int):
+            # Both loop: one shared character changes nothing; leaving is covered above.
+            continue
+    return False
+
+
+def _chars_meet(a: Token, b: Token) -> bool:
+    """Whether one character can be consumed by both tokens."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if isinstance(a, str):
+        a, b = b, a
+    if isinstance(b, str):
+        assert isinstance(a, int)
+        if a == ANY:
+            return True
+        return b not in "/." if a == ONE_NODOT else b != "/"
+    return True
+
+
+def expand_nodot(tokens: Tokens, limit: int = 3) -> list[Tokens]:
+    """The alternatives a STAR_NODOT stands for (past `limit` of them, a plain STAR, which
+    only widens the language)."""
+    alternatives: list[Tokens] = [()]
+    seen = 0
+    for token in tokens:
+        if token != STAR_NODOT:
+            alternatives = [(*alt, token) for alt in alternatives]
+            continue
+        seen += 1
+        if seen > limit:
+            alternatives = [(*alt, STAR) for alt in alternatives]
+            continue
+        alternatives = [alt for base in alternatives for alt in (base, (*base, ONE_NODOT, STAR))]
+    return alternatives
+
+
+def normalize(path: Path) -> Path:
+    """Absolute path with `.` and `..` folded lexically (symlinks untouched)."""
+    parts: list[str] = []
+    for part in PurePosixPath(path).parts[1:]:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return Path("/", *parts)
+
+
+def relative_below(path: str, base: str) -> str | None:
+    """`path` relative to `base` ("" for base itself), or None when it is not below it (both
+    absolute and normalised)."""
+    if path == base:
+        return ""
+    if base == "/":
+        return path[1:]
+    if path.startswith(base) and path[len(base)] == "/":
+        return path[len(base) + 1 :]
+    return None
+
+
+def is_below(path: Path, roots: Sequence[Path], *, strictly: bool = False) -> bool:
+    """Whether `path` is one of `roots` or inside one (strictly: inside, not the root itself)."""
+    text = path.as_posix()
+    for root in roots:
+        below = relative_below(text, root.as_posix())
+        if below is not None and not (strictly and below == ""):
+            return True
+    return False

@@ -1,0 +1,64 @@
+"""What a Bash command would run, as data: the result of parsing, input to the Bash policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["command", "wrapper", "privileged"]
+"""How an invocation relates to the commands it runs (`inner`):
+
+- command: a program judged on its own words; any inner commands (find -exec, trap) must be
+  allowed as well.
+- wrapper: only runs its inner commands (timeout, env, xargs, bash -c, eval...); it is allowed
+  when they all are.
+- privileged: runs them as someone else (sudo, su, doas); only a rule naming the whole command
+  allows it.
+"""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    op: str
+    target: str
+    """A word (see shell_words): may hold markers for unknown parts."""
+    writes: bool
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One simple command as it would run, with what it runs in turn."""
+
+    argv: tuple[str, ...]
+    """Words after quote removal (shell_words markers for unknown parts); empty for a bare
+    assignment or a redirection of a compound command."""
+    assignments: tuple[tuple[str, str], ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    role: Role = "command"
+    own: tuple[str, ...] | None = None
+    """The words judged as the program itself when they differ from argv (find without its
+    -exec clauses)."""
+    inner: tuple[Invocation, ...] = ()
+    reads: tuple[str, ...] = ()
+    """Files a wrapper reads besides its command's own (`xargs -a FILE`)."""
+    writes: tuple[str, ...] = ()
+    """Files a wrapper writes (`time -o FILE`)."""
+    problems: tuple[str, ...] = ()
+    """Why this cannot be allowed whatever the rules say (asked instead)."""
+    persistent: bool = False
+    """Its assignments outlive it (`X=1` alone, `export X=1`)."""
+    unparsed_from: int | None = None
+    """A wrapper whose options were not understood: its command starts somewhere at or after
+    this index, so deny rules are tried on every tail."""
+
+    @property
+    def own_argv(self) -> tuple[str, ...]:
+        return self.argv if self.own is None else self.own
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed command line: every invocation in source order (substitutions included)."""
+
+    invocations: tuple[Invocation, ...]
+    problems: tuple[str, ...] = ()

@@ -1,0 +1,19 @@
+"""Bash commands under bubblewrap: workspace writable, network off by default, secrets hidden,
+and an exact diagnosis where it cannot run."""
+
+from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.plan import REQUIRED_BUT_UNAVAILABLE, plan_sandbox
+from tether.sandbox.probe import SandboxStatus, forget_probes, probe
+from tether.sandbox.settings import SandboxSettings, parse_sandbox_settings
+
+__all__ = [
+    "REQUIRED_BUT_UNAVAILABLE",
+    "SECRETS_IN_HOME",
+    "Sandbox",
+    "SandboxSettings",
+    "SandboxStatus",
+    "forget_probes",
+    "parse_sandbox_settings",
+    "plan_sandbox",
+    "probe",
+]

@@ -1,0 +1,162 @@
+"""Does the sandbox work on this machine, and if not, exactly why.
+
+The only reliable test is to run something: bubblewrap may be installed yet unable to create
+namespaces (disabled by a sysctl, by AppArmor, or inside a container). So `probe` runs `true`
+under the same kind of command line a session uses, once per process, and when that fails
+says which of those it is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.sandbox.bwrap import Sandbox
+
+PROBE_TIMEOUT_S = 10.0
+
+INSTALL_HINT = (
+    "install the bubblewrap package (Debian/Ubuntu: `apt-get install bubblewrap`, "
+    "Fedora: `dnf install bubblewrap`, Arch: `pacman -S bubblewrap`)"
+)
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Whether commands can run under bubblewrap here."""
+
+    works: bool
+    reason: str | None
+    """Why not, precise enough to act on; None when it works."""
+    bwrap: Path | None
+    """The bwrap program found (also when it fails to run), None when there is none."""
+
+
+@dataclass(frozen=True)
+class _Sysctl:
+    name: str
+    file: str
+    disabled_when: str
+    enable: str
+
+
+# Where a kernel can turn unprivileged user namespaces off; each file exists on some kernels
+# only. bwrap needs them unless it is installed setuid root.
+_USERNS_SYSCTLS = (
+    _Sysctl(
+        "kernel.unprivileged_userns_clone",
+        "kernel/unprivileged_userns_clone",
+        "0",
+        "sysctl -w kernel.unprivileged_userns_clone=1",
+    ),
+    _Sysctl(
+        "user.max_user_namespaces",
+        "user/max_user_namespaces",
+        "0",
+        "sysctl -w user.max_user_namespaces=15000",
+    ),
+    _Sysctl(
+        "kernel.apparmor_restrict_unprivileged_userns",
+        "kernel/apparmor_restrict_unprivileged_userns",
+        "1",
+        "give bwrap an AppArmor profile that allows `userns`, "
+        "or `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
+    ),
+)
+
+# What bwrap prints when it may not create a user namespace (bubblewrap 0.4 to 0.8).
+_USERNS_ERRORS = (
+    "no permissions to creat",
+    "creating new namespace failed",
+    "setting up uid map",
+    "max_*_namespaces",
+    "non-privileged user namespaces",
+)
+
+_cache: dict[tuple[str | None, str | None, Path], SandboxStatus] = {}
+
+
+def probe(
+    bwrap: str | Path | None = None,
+    *,
+    search_path: str | None = None,
+    proc_sys: Path = Path("/proc/sys"),
+) -> SandboxStatus:
+    """Run a trivial command under bubblewrap and report whether that worked.
+
+    `bwrap` names the program (default: `bwrap` looked up in `search_path`, which defaults to
+    $PATH); `proc_sys` is where kernel settings are read for the diagnosis. The answer is
+    cached per process for each combination of these.
+    """
+    effective_path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
+    key = (None if bwrap is None else str(bwrap), effective_path, proc_sys)
+    status = _cache.get(key)
+    if status is None:
+        status = _cache[key] = _probe(key[0] or "bwrap", effective_path, proc_sys)
+    return status
+
+
+def _probe(name: str, search_path: str, proc_sys: Path) -> SandboxStatus:
+    found = shutil.which(name, path=search_path)
+    if found is None:
+        where = name if os.sep in name else f"no `{name}` on PATH"
+        return SandboxStatus(False, f"bubblewrap is not installed ({where}); {INSTALL_HINT}", None)
+    program = Path(found)
+    with tempfile.TemporaryDirectory(prefix="tether-sandbox-probe-") as scratch:
+        place = Path(scratch).resolve()
+        trial = Sandbox(place, (), False, place / "tmp", (), program)
+        try:
+            done = subprocess.run(
+                trial.wrap(["true"], place),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return SandboxStatus(
+                False,
+                f"{program} did not finish a trivial command in {PROBE_TIMEOUT_S:g} s",
+                program,
+            )
+        except OSError as e:
+            return SandboxStatus(False, f"{program} cannot be run: {e.strerror or e}", program)
+    if done.returncode == 0:
+        return SandboxStatus(True, None, program)
+    stderr = done.stderr.decode("utf-8", "replace").strip()
+    return SandboxStatus(False, _diagnose(program, done.returncode, stderr, proc_sys), program)
+
+
+def _diagnose(program: Path, returncode: int, stderr: str, proc_sys: Path) -> str:
+    said = stderr.splitlines()[-1] if stderr else f"exit status {returncode}, no message"
+    disabled = [s for s in _USERNS_SYSCTLS if _read(proc_sys / s.file) == s.disabled_when]
+    names_userns = any(marker in stderr.lower() for marker in _USERNS_ERRORS)
+    if disabled and (names_userns or os.geteuid() != 0):
+        first = disabled[0]
+        return (
+            f"user namespaces are disabled ({first.name} = {first.disabled_when}), so bwrap "
+            f"cannot create its sandbox (bwrap said: {said}); to enable: {first.enable}"
+        )
+    if names_userns:
+        return (
+            f"bwrap may not create user namespaces here (bwrap said: {said}); in a container "
+            "they are usually blocked by its seccomp or AppArmor profile, otherwise a kernel "
+            "setting disables them"
+        )
+    return f"{program} failed to run a trivial command (exit status {returncode}): {said}"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def forget_probes() -> None:
+    """Drop cached answers (for tests, and after installing bubblewrap in the same process)."""
+    _cache.clear()

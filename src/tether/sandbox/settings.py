@@ -1,0 +1,83 @@
+"""The `sandbox` settings block, read from the merged settings.
+
+tether's own keys are `enabled`, `network`, `writable` and `required`. Claude Code's block has
+the same name and `enabled`, so a repository set up for it works as is; of its other keys,
+`failIfUnavailable` means `required`, a `network` object (its domain proxy, which tether does
+not have) leaves the network cut, and the rest are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether.protocol import ConfigError
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """What the user asked of the Bash sandbox."""
+
+    enabled: bool | None = None
+    """True or False when set; None (not set) means on wherever it works."""
+    network: bool = False
+    """Whether sandboxed commands may use the network (loopback included)."""
+    writable: tuple[Path, ...] = ()
+    """Paths writable besides the workspace, the scratch directory and the private TMPDIR;
+    `~` is expanded, relative paths start at the workspace."""
+    required: bool = False
+    """Refuse to run Bash at all rather than run it unsandboxed."""
+
+
+def parse_sandbox_settings(data: Mapping[str, Any], *, source: str = "settings") -> SandboxSettings:
+    """Read the `sandbox` object of the merged settings `data` (the whole settings, not the
+    block). A value of the wrong type is a `ConfigError` naming the key and `source`."""
+    block = data.get("sandbox")
+    if block is None:
+        return SandboxSettings()
+    if not isinstance(block, Mapping):
+        raise ConfigError(f"{source}: sandbox must be an object, not {_shown(block)}")
+    sandbox: Mapping[str, Any] = block
+    return SandboxSettings(
+        enabled=_optional_bool(sandbox, "enabled", source),
+        network=_network(sandbox, source),
+        writable=_paths(sandbox, "writable", source),
+        required=bool(_optional_bool(sandbox, "required", source))
+        or bool(_optional_bool(sandbox, "failIfUnavailable", source)),
+    )
+
+
+def _optional_bool(block: Mapping[str, Any], key: str, source: str) -> bool | None:
+    value = block.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    raise ConfigError(f"{source}: sandbox.{key} must be true or false, not {_shown(value)}")
+
+
+def _network(block: Mapping[str, Any], source: str) -> bool:
+    value = block.get("network")
+    if isinstance(value, Mapping):
+        # Claude Code's form: domain rules for a proxy. Without that proxy the only safe
+        # reading is the default, network off.
+        return False
+    return bool(_optional_bool(block, "network", source))
+
+
+def _paths(block: Mapping[str, Any], key: str, source: str) -> tuple[Path, ...]:
+    value = block.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(p, str) and p for p in value):
+        raise ConfigError(
+            f"{source}: sandbox.{key} must be a list of paths (strings), not {_shown(value)}"
+        )
+    items: list[str] = value
+    return tuple(Path(os.path.expanduser(p)) for p in items)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

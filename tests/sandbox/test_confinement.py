@@ -1,0 +1,162 @@
+"""What a sandboxed Bash command can and cannot do, checked on the host afterwards.
+
+Run through the Bash tool with the sandbox's wrapper, as a session runs them."""
+
+# Checking files on disk from async tests is deliberate: nothing else runs on the loop.
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tether.tools.registry import ToolOutcome
+
+from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+
+pytestmark = needs_bwrap
+
+BASH = shutil.which("bash") or "/bin/bash"
+"""How bash names itself in its error messages."""
+
+
+async def test_writes_reach_workspace_scratch_and_private_temporary_directory(
+    layout: Layout,
+) -> None:
+    run = bash_runner(sandboxed_context(layout))
+    scratch = layout.scratch
+    outcome = await run(
+        command=f'echo w > made.txt && echo s > {scratch}/s.txt && echo t > "$TMPDIR/t.txt" '
+        '&& echo p > /tmp/p.txt && echo "$TMPDIR"'
+    )
+    assert outcome == ToolOutcome(f"{scratch}/tmp\n", False)
+    assert [
+        (layout.workspace / "made.txt").read_text(),
+        (scratch / "s.txt").read_text(),
+        (scratch / "tmp" / "t.txt").read_text(),
+        (scratch / "tmp" / "p.txt").read_text(),
+    ] == ["w\n", "s\n", "t\n", "p\n"]
+    # /tmp is the session's own and lasts from one command to the next.
+    assert await run(command="cat /tmp/p.txt") == ToolOutcome("p\n", False)
+
+
+async def test_writes_anywhere_else_fail_and_leave_the_host_untouched(layout: Layout) -> None:
+    run = bash_runner(sandboxed_context(layout))
+    keep = layout.outside / "keep.txt"
+    keep.write_text("original\n")
+    etc_file = Path("/etc/tether-sandbox-test")
+    try:
+        outcome = await run(
+            command=f"echo x > {etc_file}; echo changed > {keep}; rm -f {keep}; "
+            f"touch /usr/tether-sandbox-test; echo done"
+        )
+        assert outcome == ToolOutcome(
+            f"{BASH}: line 1: {etc_file}: Read-only file system\n"
+            # The workspace's siblings are not even in sight: /tmp inside is the session's.
+            f"{BASH}: line 1: {keep}: No such file or directory\n"
+            "touch: cannot touch '/usr/tether-sandbox-test': Read-only file system\n"
+            "done\n",
+            False,
+        )
+        assert not etc_file.exists()
+        assert not Path("/usr/tether-sandbox-test").exists()
+        assert keep.read_text() == "original\n"
+    finally:
+        etc_file.unlink(missing_ok=True)
+        Path("/usr/tether-sandbox-test").unlink(missing_ok=True)
+
+
+async def test_extra_writable_path(layout: Layout) -> None:
+    run = bash_runner(sandboxed_context(layout, writable=(layout.outside,)))
+    outcome = await run(command=f"echo x > {layout.outside}/new.txt && echo ok")
+    assert outcome == ToolOutcome("ok\n", False)
+    assert (layout.outside / "new.txt").read_text() == "x\n"
+
+
+async def test_secrets_in_home_are_hidden(layout: Layout) -> None:
+    home = layout.home
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("SECRET KEY\n")
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: SECRET\n")
+    (home / ".netrc").write_text("machine example.com password SECRET\n")
+    (home / "notes.txt").write_text("not a secret\n")
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(
+        command="cd home && cat notes.txt && ls -A .ssh .config && cat .netrc "
+        "&& cat .config/gh/hosts.yml"
+    )
+    assert outcome == ToolOutcome(
+        "Error: Exit code 1\nnot a secret\n.config:\n\n.ssh:\n"
+        "cat: .config/gh/hosts.yml: No such file or directory\n",
+        True,
+    )
+    # What a command writes over a hidden location is thrown away with the sandbox.
+    await run(command="echo x > home/.ssh/authorized_keys; echo y > home/.netrc")
+    assert sorted(p.name for p in (home / ".ssh").iterdir()) == ["id_ed25519"]
+    assert (home / ".netrc").read_text() == "machine example.com password SECRET\n"
+
+
+async def test_workspace_inside_a_hidden_directory_stays_usable(
+    layout: Layout, tmp_path: Path
+) -> None:
+    home = tmp_path.resolve() / "home"
+    project = home / ".config" / "project"
+    project.mkdir(parents=True)
+    (home / ".config" / "token").write_text("SECRET\n")
+    moved = Layout(project, layout.scratch, home, layout.outside)
+    # The home directory made writable so that it is in sight at all (it is under /tmp).
+    run = bash_runner(sandboxed_context(moved, writable=(home,)))
+    outcome = await run(command="echo x > f.txt && ls -A .. && cat ../token")
+    assert outcome == ToolOutcome(
+        "Error: Exit code 1\nproject\ncat: ../token: No such file or directory\n", True
+    )
+    assert (project / "f.txt").read_text() == "x\n"
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts the connections it gets."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    def accept(self, _reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        writer.close()
+
+
+@pytest.mark.parametrize("network", [False, True])
+async def test_network_is_cut_unless_allowed(layout: Layout, network: bool) -> None:
+    listener = Listener()
+    server = await asyncio.start_server(listener.accept, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        run = bash_runner(sandboxed_context(layout, network=network))
+        outcome = await run(command=f"echo > /dev/tcp/127.0.0.1/{port} && echo connected")
+    finally:
+        server.close()
+        await server.wait_closed()
+    if network:
+        assert (outcome, listener.connections) == (ToolOutcome("connected\n", False), 1)
+    else:
+        assert (outcome, listener.connections) == (
+            ToolOutcome(
+                f"Error: Exit code 1\n{BASH}: connect: Connection refused\n"
+                f"{BASH}: line 1: /dev/tcp/127.0.0.1/{port}: Connection refused\n",
+                True,
+            ),
+            0,
+        )
+
+
+async def test_scratch_inside_hidden_tether_home_stays_writable(layout: Layout) -> None:
+    tether_home = layout.home / ".tether"
+    (tether_home / "settings.json").parent.mkdir()
+    (tether_home / "settings.json").write_text('{"env": {"API_KEY": "SECRET"}}')
+    moved = Layout(layout.workspace, tether_home / "scratch" / "s1", layout.home, layout.outside)
+    run = bash_runner(sandboxed_context(moved))
+    outcome = await run(command=f"ls -A {tether_home} && echo x > {moved.scratch}/out.txt")
+    assert outcome == ToolOutcome("scratch\n", False)
+    assert (moved.scratch / "out.txt").read_text() == "x\n"

@@ -1,0 +1,93 @@
+"""plan_sandbox for every combination of enabled (unset, on, off), works or not, required."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, SandboxStatus, plan_sandbox
+
+WORKS = SandboxStatus(True, None, Path("/usr/bin/bwrap"))
+MISSING = SandboxStatus(False, "bubblewrap is not installed (no `bwrap` on PATH)", None)
+
+REFUSED = (
+    "sandbox.required is set but the sandbox cannot run here: bubblewrap is not installed "
+    "(no `bwrap` on PATH). Bash commands are refused."
+)
+REFUSED_WHEN_OFF = (
+    "sandbox.required is set but the sandbox cannot run here: it is turned off "
+    "(sandbox.enabled: false). Bash commands are refused."
+)
+DEFAULT_UNAVAILABLE = (
+    "The Bash sandbox is on by default but cannot run here: bubblewrap is not installed "
+    "(no `bwrap` on PATH). Bash commands run unsandboxed (set sandbox.enabled: false to "
+    "silence this, or sandbox.required: true to refuse them)."
+)
+ENABLED_UNAVAILABLE = (
+    "sandbox.enabled is set but the sandbox cannot run here: bubblewrap is not installed "
+    "(no `bwrap` on PATH). Bash commands run UNSANDBOXED (set sandbox.required: true to "
+    "refuse them instead)."
+)
+
+
+@pytest.mark.parametrize(
+    ("enabled", "status", "required", "sandboxed", "notice", "refused"),
+    [
+        (None, WORKS, False, True, None, False),
+        (None, WORKS, True, True, None, False),
+        (True, WORKS, False, True, None, False),
+        (True, WORKS, True, True, None, False),
+        (False, WORKS, False, False, None, False),
+        (False, WORKS, True, False, REFUSED_WHEN_OFF, True),
+        (None, MISSING, False, False, DEFAULT_UNAVAILABLE, False),
+        (None, MISSING, True, False, REFUSED, True),
+        (True, MISSING, False, False, ENABLED_UNAVAILABLE, False),
+        (True, MISSING, True, False, REFUSED, True),
+        (False, MISSING, False, False, None, False),
+        (False, MISSING, True, False, REFUSED_WHEN_OFF, True),
+    ],
+)
+def test_every_combination(
+    tmp_path: Path,
+    enabled: bool | None,
+    status: SandboxStatus,
+    required: bool,
+    sandboxed: bool,
+    notice: str | None,
+    refused: bool,
+) -> None:
+    base = tmp_path.resolve()
+    workspace, scratch, home = base / "ws", base / "scratch" / "s1", base / "home"
+    expected = (
+        Sandbox(
+            workspace=workspace,
+            writable=(scratch,),
+            network=False,
+            tmp_dir=scratch / "tmp",
+            hidden=tuple(home / p for p in SECRETS_IN_HOME),
+            bwrap=Path("/usr/bin/bwrap"),
+        )
+        if sandboxed
+        else None
+    )
+    settings = SandboxSettings(enabled=enabled, required=required)
+    plan = plan_sandbox(settings, status, workspace=workspace, scratch_dir=scratch, home=home)
+    assert plan == (expected, notice, refused)
+
+
+def test_writable_paths_resolve_against_the_workspace(tmp_path: Path) -> None:
+    tmp_path = tmp_path.resolve()
+    workspace, scratch = tmp_path / "ws", tmp_path / "scratch"
+    settings = SandboxSettings(
+        network=True, writable=(Path("build"), tmp_path / "cache", scratch, Path("../ws/../x"))
+    )
+    sandbox, notice, refused = plan_sandbox(
+        settings, WORKS, workspace=workspace, scratch_dir=scratch, home=tmp_path
+    )
+    assert (notice, refused) == (None, False)
+    assert sandbox is not None
+    assert (sandbox.writable, sandbox.network) == (
+        (scratch, workspace / "build", tmp_path / "cache", tmp_path / "x"),
+        True,
+    )

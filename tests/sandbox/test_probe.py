@@ -1,0 +1,152 @@
+"""probe(): a real run under bubblewrap, and the diagnosis when it cannot run."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tether.sandbox import SandboxStatus, probe
+from tether.sandbox.probe import INSTALL_HINT
+
+from .conftest import needs_bwrap
+
+HERE = Path(__file__).parent
+
+
+def fake_bwrap(directory: Path, stderr: str, status: int = 1) -> Path:
+    """A `bwrap` that fails the way a real one does on some machine."""
+    program = directory / "bwrap"
+    program.write_text(f"#!/bin/sh\necho {shlex.quote(stderr)} >&2\nexit {status}\n")
+    program.chmod(0o755)
+    return program
+
+
+def fake_proc_sys(directory: Path, **values: str) -> Path:
+    """A /proc/sys holding only the given settings (`user__max_user_namespaces="0"`)."""
+    for name, value in values.items():
+        path = directory / name.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value + "\n")
+    return directory
+
+
+def test_bwrap_not_installed(tmp_path: Path) -> None:
+    assert probe(search_path=str(tmp_path)) == SandboxStatus(
+        False, f"bubblewrap is not installed (no `bwrap` on PATH); {INSTALL_HINT}", None
+    )
+
+
+def test_named_bwrap_missing(tmp_path: Path) -> None:
+    assert probe(tmp_path / "bin" / "bwrap") == SandboxStatus(
+        False, f"bubblewrap is not installed ({tmp_path}/bin/bwrap); {INSTALL_HINT}", None
+    )
+
+
+def test_user_namespaces_disabled_by_a_limit(tmp_path: Path) -> None:
+    message = (
+        "bwrap: Creating new namespace failed: nesting depth or "
+        "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)"
+    )
+    program = fake_bwrap(tmp_path, message)
+    proc_sys = fake_proc_sys(tmp_path / "sys", user__max_user_namespaces="0")
+    assert probe(program, proc_sys=proc_sys) == SandboxStatus(
+        False,
+        "user namespaces are disabled (user.max_user_namespaces = 0), so bwrap cannot create "
+        f"its sandbox (bwrap said: {message}); to enable: "
+        "sysctl -w user.max_user_namespaces=15000",
+        program,
+    )
+
+
+def test_user_namespaces_disabled_on_debian(tmp_path: Path) -> None:
+    message = (
+        "bwrap: No permissions to creating new namespace, likely because the kernel does not "
+        "allow non-privileged user namespaces."
+    )
+    program = fake_bwrap(tmp_path, message)
+    proc_sys = fake_proc_sys(
+        tmp_path / "sys",
+        kernel__unprivileged_userns_clone="0",
+        user__max_user_namespaces="63000",
+    )
+    assert probe(program, proc_sys=proc_sys) == SandboxStatus(
+        False,
+        "user namespaces are disabled (kernel.unprivileged_userns_clone = 0), so bwrap cannot "
+        f"create its sandbox (bwrap said: {message}); to enable: "
+        "sysctl -w kernel.unprivileged_userns_clone=1",
+        program,
+    )
+
+
+def test_user_namespaces_restricted_by_apparmor(tmp_path: Path) -> None:
+    message = "bwrap: setting up uid map: Permission denied"
+    program = fake_bwrap(tmp_path, message)
+    proc_sys = fake_proc_sys(tmp_path / "sys", kernel__apparmor_restrict_unprivileged_userns="1")
+    assert probe(program, proc_sys=proc_sys) == SandboxStatus(
+        False,
+        "user namespaces are disabled (kernel.apparmor_restrict_unprivileged_userns = 1), so "
+        f"bwrap cannot create its sandbox (bwrap said: {message}); to enable: give bwrap an "
+        "AppArmor profile that allows `userns`, or "
+        "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
+        program,
+    )
+
+
+def test_user_namespaces_refused_with_no_setting_to_blame(tmp_path: Path) -> None:
+    message = "bwrap: Creating new namespace failed: Operation not permitted"
+    program = fake_bwrap(tmp_path, message)
+    assert probe(program, proc_sys=fake_proc_sys(tmp_path / "sys")) == SandboxStatus(
+        False,
+        f"bwrap may not create user namespaces here (bwrap said: {message}); in a container "
+        "they are usually blocked by its seccomp or AppArmor profile, otherwise a kernel "
+        "setting disables them",
+        program,
+    )
+
+
+def test_other_failure_quotes_bwrap(tmp_path: Path) -> None:
+    message = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
+    program = fake_bwrap(tmp_path, message)
+    assert probe(program, proc_sys=fake_proc_sys(tmp_path / "sys")) == SandboxStatus(
+        False,
+        f"{program} failed to run a trivial command (exit status 1): {message}",
+        program,
+    )
+
+
+def test_answer_is_cached_per_process(tmp_path: Path) -> None:
+    program = fake_bwrap(tmp_path, "bwrap: nope")
+    first = probe(program, proc_sys=tmp_path)
+    program.write_text("#!/bin/sh\nexit 0\n")
+    assert probe(program, proc_sys=tmp_path) is first
+
+
+@needs_bwrap
+def test_works_here() -> None:
+    expected = SandboxStatus(True, None, Path(shutil.which("bwrap") or "bwrap"))
+    assert probe() == expected
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="mapping an unprivileged user needs root")
+def test_real_bwrap_where_user_namespaces_are_off(tmp_path: Path) -> None:
+    # The real bwrap, run as an unprivileged user where user namespaces are disabled: checks
+    # that what bubblewrap really prints is recognised.
+    real = shutil.which("bwrap")
+    program = tmp_path / "bwrap"
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} {HERE / "userns_off.py"} {real} "$@"\n')
+    program.chmod(0o755)
+    status = probe(program, proc_sys=fake_proc_sys(tmp_path / "sys", user__max_user_namespaces="0"))
+    assert status == SandboxStatus(
+        False,
+        "user namespaces are disabled (user.max_user_namespaces = 0), so bwrap cannot create "
+        "its sandbox (bwrap said: bwrap: Creating new namespace failed: nesting depth or "
+        "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)); to enable: "
+        "sysctl -w user.max_user_namespaces=15000",
+        program,
+    )

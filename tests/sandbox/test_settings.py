@@ -1,0 +1,76 @@
+"""The `sandbox` settings block: tether's keys, Claude Code's, and errors naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.protocol import ConfigError
+from tether.sandbox import SandboxSettings, parse_sandbox_settings
+
+
+def test_no_block_means_the_defaults() -> None:
+    assert parse_sandbox_settings({"model": "x"}) == SandboxSettings(
+        enabled=None, network=False, writable=(), required=False
+    )
+
+
+def test_every_key() -> None:
+    data = {
+        "sandbox": {
+            "enabled": True,
+            "network": True,
+            "writable": ["~/.cache", "/var/cache/build", "build/out"],
+            "required": True,
+        }
+    }
+    assert parse_sandbox_settings(data) == SandboxSettings(
+        enabled=True,
+        network=True,
+        writable=(Path.home() / ".cache", Path("/var/cache/build"), Path("build/out")),
+        required=True,
+    )
+
+
+def test_claude_code_block_is_understood() -> None:
+    data = {
+        "sandbox": {
+            "enabled": True,
+            "failIfUnavailable": True,
+            "autoAllowBashIfSandboxed": True,
+            "excludedCommands": ["docker"],
+            "network": {"allowedDomains": ["example.com"], "allowLocalBinding": True},
+        }
+    }
+    # Its network object configures a domain proxy tether does not have: the network stays cut.
+    assert parse_sandbox_settings(data) == SandboxSettings(
+        enabled=True, network=False, writable=(), required=True
+    )
+
+
+def test_disabled() -> None:
+    assert parse_sandbox_settings({"sandbox": {"enabled": False}}) == SandboxSettings(enabled=False)
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("on", "project: sandbox must be an object, not 'on'"),
+        ({"enabled": "yes"}, "project: sandbox.enabled must be true or false, not 'yes'"),
+        ({"network": 1}, "project: sandbox.network must be true or false, not 1"),
+        ({"required": None, "failIfUnavailable": "no"},
+         "project: sandbox.failIfUnavailable must be true or false, not 'no'"),
+        ({"writable": "/opt"},
+         "project: sandbox.writable must be a list of paths (strings), not '/opt'"),
+        ({"writable": ["/opt", 3]},
+         "project: sandbox.writable must be a list of paths (strings), not ['/opt', 3]"),
+        ({"writable": [""]},
+         "project: sandbox.writable must be a list of paths (strings), not ['']"),
+    ],
+)  # fmt: skip
+def test_bad_types_name_the_key(block: Any, message: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_sandbox_settings({"sandbox": block}, source="project")
+    assert str(raised.value) == message
