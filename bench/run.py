@@ -29,7 +29,7 @@ def main() -> None:
     sandbox_bench.main()
     if permissions_bench is not None:
         print()
-        permissions_bench.main()
+        permissions_bench.report(permissions_bench.main())
 
 
 if __name__ == "__main__":

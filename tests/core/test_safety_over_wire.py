@@ -146,3 +146,44 @@ def test_user_prompt_hook_adds_context(
     content = fake_model.requests[0].messages()[0]["content"]
     assert content[0] == {"type": "text", "text": "format the file"}
     assert "Remember: tabs, not spaces." in content[1]["text"]
+
+
+def test_bash_paths_are_judged_from_the_shell_directory(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / ".env").write_text("TOKEN=1")
+    _settings(workspace, {"permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(cd *)"]}})
+    fake_model.script(
+        reply(tool_use("Bash", command="cd sub")),
+        reply(tool_use("Bash", command="cat ../.env")),
+        reply(text("ok")),
+    )
+    result = tether("-p", "peek", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    [content] = fake_model.requests[2].tool_results()
+    assert content.startswith("Permission denied")
+    assert "TOKEN" not in content
+
+
+def test_spilled_output_can_be_read_back_without_asking(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(tool_use("Bash", command="seq 1 20000")),
+        lambda request: reply(
+            tool_use("Read", file_path=_saved_path(request.tool_results()[0]), offset=19999)
+        ),
+        reply(text("ok")),
+    )
+    result = tether("-p", "count", "--permission-mode", "default", "--allowedTools", "Bash(seq *)")
+    assert result.exit_code == 0, result.stderr
+    assert "20000\t20000" in fake_model.requests[2].tool_results()[0]
+
+
+def _saved_path(result: str) -> str:
+    import re
+
+    match = re.search(r"the full output is in (\S+?);", result)
+    assert match is not None, result
+    return match.group(1)

@@ -83,3 +83,66 @@ def test_batch_command_agrees(
             if got["decision"] != case["expect"]:
                 wrong.append(f"{_case_id(case)}: {got}")
     assert wrong == []
+
+
+DANGEROUS = [
+    "git push origin main",
+    "rm -rf build",
+    "cat .env",
+    "head -c 5 secrets/key.pem",
+    "cat ~/.ssh/id_rsa",
+    "echo x > ~/.bashrc",
+    "PATH=/tmp/evil ls",
+    "$CMD",
+    "cat s*/key.pem",
+    "npm install left-pad",
+]
+TEMPLATES = [
+    "{}",
+    "ls; {}",
+    "ls && {}",
+    "false || {}",
+    "ls | {}",
+    "{} &",
+    "ls\n{}",
+    "echo $({})",
+    "echo `{}`",
+    "cat <({})",
+    "({})",
+    "{{ {}; }}",
+    "if true; then {}; fi",
+    "for i in 1; do {}; done",
+    "while true; do {}; done",
+    "case x in x) {};; esac",
+    "f() {{ {}; }}; f",
+    "bash -c '{}'",
+    'sh -c "{}"',
+    "eval '{}'",
+    "timeout 5 {}",
+    "nice -n 1 {}",
+    "nohup {}",
+    "env A=1 {}",
+    "command {}",
+    "time {}",
+    "watch {}",
+    "cat <<EOF\n$({})\nEOF",
+    "cat <<EOF\n`{}`\nEOF",
+    "x=$({})",
+]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_wrapped_dangerous_commands_are_never_allowed(
+    template: str, make_ctx: ContextFactory
+) -> None:
+    """Every way of hiding a command the rules stop keeps it stopped: denied stays denied,
+    and nothing is allowed."""
+    ctx = make_ctx(CORPUS["settings"], seed=CORPUS["seed"])
+    allowed: list[str] = []
+    for core in DANGEROUS:
+        command = template.replace("{}", core, 1).replace("{{", "{").replace("}}", "}")
+        bare = decide("Bash", {"command": core}, ctx).behavior
+        wrapped = decide("Bash", {"command": command}, ctx).behavior
+        if wrapped == "allow" or (bare == "deny" and wrapped != "deny"):
+            allowed.append(f"{command!r}: {wrapped} (alone: {bare})")
+    assert allowed == []

@@ -53,6 +53,7 @@ def build_gate(
     session_id: str,
     transcript_path: Path,
     env: Mapping[str, str],
+    scratch_dir: Path,
 ) -> tuple[ToolGate, list[Tool]]:
     """The gate for this session, and the tools the model is offered (a tool named bare in a
     deny rule is not offered at all)."""
@@ -77,6 +78,8 @@ def build_gate(
         cwd=workspace,
         additional_dirs=additional_directories(settings.layers),
         read_only_tools=frozenset(t.name for t in tools if t.read_only),
+        # Spilled command output lives here; the model reads it back without asking.
+        read_dirs=(scratch_dir,),
     )
     specs = parse_hooks(settings.layers)
     hooks = (

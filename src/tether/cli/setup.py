@@ -70,6 +70,7 @@ def build_session(opts: RunOptions) -> Session:
         session_id=session_id,
         transcript_path=home / "projects" / f"{session_id}.jsonl",
         env=env,
+        scratch_dir=scratch_dir,
     )
     extra_dirs = gate.permissions.additional_dirs
     sandbox = plan_session_sandbox(
@@ -84,6 +85,7 @@ def build_session(opts: RunOptions) -> Session:
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
     tool_context.bash_refusal = sandbox.bash_refusal
+    gate.shell_cwd = lambda: tool_context.shell_cwd
     agent = Agent(
         model=build_model(resolved),
         model_id=resolved.model_id,

@@ -52,6 +52,8 @@ class ToolGate:
     hooks: HookRunner | None = None
     remember: Callable[[str], None] | None = None
     """Persists an 'always allow' rule (to the project's local settings file)."""
+    shell_cwd: Callable[[], Path] | None = None
+    """Where the next Bash command starts: relative paths in it are judged from there."""
 
     async def authorize(
         self, call: ToolUseBlock, emit: Callable[[Event], None], ask: Asker | None
@@ -70,7 +72,10 @@ class ToolGate:
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
                 return self._deny(call, tool_input, f"Blocked by hook: {reason}")
-        decision = decide(call.name, tool_input, self.permissions)
+        context = self.permissions
+        if self.shell_cwd is not None and call.name == "Bash":
+            context = replace(context, cwd=self.shell_cwd())
+        decision = decide(call.name, tool_input, context)
         if decision.behavior == "deny":
             return self._deny(call, tool_input, _denied_text(decision))
         if decision.behavior == "allow" and hook.permission_decision != "ask":

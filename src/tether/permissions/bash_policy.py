@@ -13,26 +13,17 @@ from pathlib import Path, PurePosixPath
 
 from tether.permissions.access import FileAccess, GlobPath, Target
 from tether.permissions.arguments import split_arguments
+from tether.permissions.bash_files import file_arguments, path_target, path_tokens
 from tether.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
     COMMANDS,
     SYSTEM_BIN_DIRS,
-    CommandSpec,
     is_dangerous_variable,
 )
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_is_read_only
-from tether.permissions.paths import (
-    ANY,
-    ONE,
-    ONE_NODOT,
-    STAR,
-    STAR_NODOT,
-    Token,
-    globs_overlap,
-    normalize,
-)
+from tether.permissions.paths import ANY, ONE, Token, globs_overlap
 from tether.permissions.rules import Rule, canonical_command
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -193,7 +184,7 @@ class _Judge:
             (writes if redirect.writes else reads).append(redirect.target)
         spec = COMMANDS.get(program_name(inv.argv[0])) if inv.argv else None
         if inv.argv and inv.role == "command" and spec is not None and inv.own is None:
-            more_reads, more_writes, recursive = _file_arguments(inv.argv, spec)
+            more_reads, more_writes, recursive = file_arguments(inv.argv, spec)
             reads += more_reads
             writes += more_writes
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
@@ -230,17 +221,17 @@ class _Judge:
         if not word:
             return []
         if word.startswith(HOME):
-            return [_target(self.ctx.home, word[1:].lstrip("/"), word)]
+            return [path_target(self.ctx.home, word[1:].lstrip("/"), word)]
         if word.startswith("/"):
-            return [_target(Path("/"), word, word)]
+            return [path_target(Path("/"), word, word)]
         if word.startswith(DYN):
-            return [GlobPath(readable(word), _path_tokens(word), None)]
+            return [GlobPath(readable(word), path_tokens(word), None)]
         targets: list[Target] = []
         for cwd in self.cwds:
             if cwd is None:
-                targets.append(GlobPath(readable(word), (ANY, "/", *_path_tokens(word)), None))
+                targets.append(GlobPath(readable(word), (ANY, "/", *path_tokens(word)), None))
             else:
-                targets.append(_target(cwd, word, word))
+                targets.append(path_target(cwd, word, word))
         return targets
 
     def _track_directory(self, inv: Invocation) -> None:
@@ -256,48 +247,6 @@ class _Judge:
             directory = found if isinstance(found, Path) else None
             if directory not in self.cwds:
                 self.cwds.append(directory)
-
-
-def _target(base: Path, rest: str, word: str) -> Target:
-    """A path below `base`, or the glob it stands for when it holds unknown parts."""
-    if is_literal(rest):
-        return normalize(base / rest)
-    parts = list(base.parts[1:])
-    prefix: list[str] | None = list(parts)
-    pattern = False
-    for segment in rest.split("/"):
-        if segment in ("", "."):
-            continue
-        if segment == ".." and not pattern:
-            if parts:
-                parts.pop()
-            prefix = list(parts)
-            continue
-        unknown = not is_literal(segment)
-        if segment == ".." or DYN in segment or (unknown and segment.startswith(".")):
-            prefix = None  # may climb out of anything
-        pattern = pattern or unknown
-        parts.append(segment)
-        if not pattern and prefix is not None:
-            prefix = list(parts)
-    tokens = _path_tokens("/" + "/".join(parts))
-    return GlobPath(readable(word), tokens, Path("/", *prefix) if prefix is not None else None)
-
-
-def _path_tokens(path: str) -> tuple[Token, ...]:
-    out: list[Token] = []
-    at_start = True
-    for c in path:
-        if c == DYN:
-            out.append(ANY)
-        elif c == STAR_MARK:
-            out.append(STAR_NODOT if at_start else STAR)
-        elif c == ONE_MARK:
-            out.append(ONE_NODOT if at_start else ONE)
-        else:
-            out.append("~" if c == HOME else c)
-        at_start = c == "/"
-    return tuple(out)
 
 
 def _text_tokens(text: str) -> tuple[Token, ...]:
@@ -369,49 +318,10 @@ def _read_only(inv: Invocation) -> bool:
         return git_is_read_only(argv[1:])
     spec = COMMANDS.get(name)
     if spec is None or not spec.read_only:
-        return name in ("command", "find")
+        # find's own words (its -exec commands are judged apart; -delete and -fprint are
+        # writes, seen above).
+        return name == "find"
     args = split_arguments(argv[1:], spec)
     if spec.forbidden and (args.unknown_option or args.has(spec.forbidden)):
         return False
     return spec.max_files is None or len(args.positionals) <= spec.max_files
-
-
-def _file_arguments(argv: tuple[str, ...], spec: CommandSpec) -> tuple[list[str], list[str], bool]:
-    """Files a command reads and writes, and whether it reads whole directories."""
-    args = split_arguments(argv[1:], spec)
-    reads = args.values(spec.read_valued)
-    writes = args.values(spec.write_valued)
-    files = list(args.positionals)
-    role = spec.files
-    recursive = "always" in spec.recursive or args.has(spec.recursive)
-    if role in ("pattern_read", "sed") and not args.has(spec.pattern_options) and files:
-        files = files[1:]
-    if role == "pattern_read" and not files and recursive:
-        files = ["."]
-    if not files and spec.lists_cwd:
-        files = ["."]
-    if role in ("read", "pattern_read"):
-        reads += files
-    elif role == "write":
-        writes += files
-    elif role == "move":
-        reads += files if args.has(spec.write_valued) else files[:-1]
-        writes += files
-    elif role == "copy":
-        if args.has(spec.write_valued):
-            reads += files
-        else:
-            reads += files[:-1]
-            writes += files[-1:]
-    elif role == "dd":
-        reads += [f[3:] for f in files if f.startswith("if=")]
-        writes += [f[3:] for f in files if f.startswith("of=")]
-    elif role == "sed":
-        edits = any(
-            name in ("-i", "--in-place") or name.startswith("--in-place")
-            for name, _ in args.options
-        )
-        reads += files
-        if edits:
-            writes += files
-    return reads, writes, recursive
