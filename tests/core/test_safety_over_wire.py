@@ -187,3 +187,29 @@ def _saved_path(result: str) -> str:
     match = re.search(r"the full output is in (\S+?);", result)
     assert match is not None, result
     return match.group(1)
+
+
+def test_grep_and_glob_leave_out_files_reading_is_denied_for(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / ".env").write_text("API_TOKEN=hunter2\n")
+    (workspace / "config.py").write_text("API_TOKEN = os.environ['API_TOKEN']\n")
+    _settings(workspace, {"permissions": {"deny": ["Read(./.env)"]}})
+    fake_model.script(
+        reply(
+            tool_use("Grep", pattern="API_TOKEN", output_mode="content"),
+            tool_use("Grep", pattern="API_TOKEN"),
+            tool_use("Grep", pattern="API_TOKEN", output_mode="count"),
+            tool_use("Glob", pattern="*"),
+        ),
+        reply(text("ok")),
+    )
+    result = tether("-p", "find the token", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    content, files, counts, listing = fake_model.requests[1].tool_results()
+    assert "hunter2" not in content
+    assert content.splitlines()[0] == "config.py:1:API_TOKEN = os.environ['API_TOKEN']"
+    assert files.splitlines()[0] == "config.py"
+    assert counts.splitlines()[0] == "config.py:1"
+    assert ".env" not in listing.split()
+    assert "config.py" in listing.split()

@@ -86,6 +86,7 @@ def build_session(opts: RunOptions) -> Session:
         tool_context.command_wrapper = sandbox.sandbox.wrap
     tool_context.bash_refusal = sandbox.bash_refusal
     gate.shell_cwd = lambda: tool_context.shell_cwd
+    tool_context.read_denied = gate.read_denied
     agent = Agent(
         model=build_model(resolved),
         model_id=resolved.model_id,

@@ -124,6 +124,12 @@ class ToolGate:
             self.allow_always(request.suggestion)
         return Approval(True, tool_input)
 
+    def read_denied(self, path: Path) -> bool:
+        """Whether the rules forbid reading `path`: Grep and Glob leave such files out."""
+        if not self.permissions.rules.of("deny", "Read"):
+            return False
+        return decide("Read", {"file_path": str(path)}, self.permissions).behavior == "deny"
+
     def allow_always(self, rule: str) -> None:
         """Add an allow rule for the rest of the session and, if configured, for good."""
         self.sources.extra_allow.append(rule)

@@ -80,6 +80,9 @@ class ToolContext:
     extra_dirs: tuple[Path, ...] = ()
     command_wrapper: CommandWrapper | None = None
     bash_refusal: str | None = None
+    read_denied: Callable[[Path], bool] | None = None
+    """True for files the permission rules forbid reading: Grep and Glob leave them out of
+    what they search and list, as Read refuses them."""
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()

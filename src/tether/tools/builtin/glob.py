@@ -59,6 +59,9 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
         raise ToolError(f"Glob failed: {run.stderr}")
     matches = compile_glob(rest, anchored=anchored)
     names = [name for name in run.stdout.split(b"\n") if name and matches(os.fsdecode(name))]
+    if ctx.read_denied is not None:
+        denied = ctx.read_denied
+        names = [name for name in names if not denied(root / os.fsdecode(name))]
     if not names:
         return no_match
     ordered = await asyncio.to_thread(newest_first, root, names)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,13 +91,22 @@ async def grep(ctx: ToolContext, args: GrepInput) -> str:
     - Respects .gitignore; hidden files are searched, .git is not.
     """
     argv, target = _rg_arguments(ctx, args)
+    if ctx.read_denied is not None:
+        argv = ["--null", *argv]  # paths end in NUL: unambiguous to filter on
     run = await run_rg(argv, ctx.workspace, _MAX_RG_BYTES[args.output_mode])
     if run.returncode == 1 or (run.returncode == 0 and not run.stdout):
         return f"No matches found for {args.pattern!r} in {target}."
     if run.returncode == 2 and not run.stdout:
         raise ToolError(f"ripgrep failed: {run.stderr}")
-    entries = [line for line in run.stdout.split(b"\n") if line]
     notes: list[str] = []
+    if ctx.read_denied is None:
+        entries = [line for line in run.stdout.split(b"\n") if line]
+    else:
+        entries, hidden = _without_denied(ctx, run.stdout, args.output_mode)
+        if hidden:
+            notes.append(f"({hidden} file(s) left out: the permission rules deny reading them)")
+        if not entries:
+            return f"No matches found for {args.pattern!r} in {target}."
     if args.output_mode == "files_with_matches":
         entries = await asyncio.to_thread(newest_first, ctx.workspace, entries)
     elif args.output_mode == "count":
@@ -153,6 +163,37 @@ def _rg_arguments(ctx: ToolContext, args: GrepInput) -> tuple[list[str], str]:
         return argv, "the workspace"
     # Relative inside the workspace so that rg prints paths the way ctx.show does.
     return [*argv, "--", shown], shown
+
+
+def _without_denied(ctx: ToolContext, stdout: bytes, mode: str) -> tuple[list[bytes], int]:
+    """rg's `--null` output without the files the rules deny, back in its usual form."""
+    assert ctx.read_denied is not None
+    denied_paths: set[bytes] = set()
+
+    def denied(path: bytes) -> bool:
+        assert ctx.read_denied is not None
+        if path in denied_paths:
+            return True
+        if ctx.read_denied(ctx.workspace / os.fsdecode(path)):
+            denied_paths.add(path)
+            return True
+        return False
+
+    if mode == "files_with_matches":
+        paths = [p.strip(b"\n") for p in stdout.split(b"\0")]
+        return [p for p in paths if p and not denied(p)], len(denied_paths)
+    entries: list[bytes] = []
+    for line in stdout.split(b"\n"):
+        if not line:
+            continue
+        path, nul, rest = line.partition(b"\0")
+        if not nul:  # a "--" between context groups
+            entries.append(line)
+        elif not denied(path):
+            number, dash, _ = rest.partition(b"-")
+            context_line = bool(dash) and number.isdigit() and b":" not in number
+            entries.append(path + (b"-" if context_line else b":") + rest)
+    return entries, len(denied_paths)
 
 
 def _count_summary(entries: list[bytes]) -> str:
