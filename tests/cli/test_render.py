@@ -277,8 +277,8 @@ def test_interrupted_and_turn_limit_are_said() -> None:
 def test_session_started_sets_the_workspace_for_paths() -> None:
     console = plain_console()
     renderer = EventRenderer(console)
-    renderer.render(SessionStarted(session_id="s", model="m", cwd="/work/ws", tools=("Read",)))
-    renderer.render(ToolStarted(call_id="t1", name="Read", input={"file_path": "/work/ws/a.py"}))
+    renderer.render(SessionStarted(session_id="s", model="m", cwd="/srv/ws", tools=("Read",)))
+    renderer.render(ToolStarted(call_id="t1", name="Read", input={"file_path": "/srv/ws/a.py"}))
     assert isinstance(console.file, io.StringIO)
     assert console.file.getvalue() == "● Read(a.py)\n"
 

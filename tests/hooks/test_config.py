@@ -11,7 +11,7 @@ from tether.hooks import HooksConfig, HookSpec, parse_hooks, read_hooks
 from tether.protocol import ConfigError
 
 USER = Path("/home/someone/.claude/settings.json")
-PROJECT = Path("/work/project/.claude/settings.json")
+PROJECT = Path("/srv/project/.claude/settings.json")
 
 
 def test_claude_code_shape_across_files_in_order() -> None:
@@ -122,7 +122,7 @@ def test_on_failure_block_is_fail_closed() -> None:
 
 def test_disable_all_hooks_in_a_later_file_turns_them_off() -> None:
     hooks = {"Stop": [{"hooks": [{"type": "command", "command": "./stop.sh"}]}]}
-    local = Path("/work/project/.claude/settings.local.json")
+    local = Path("/srv/project/.claude/settings.local.json")
     config = read_hooks([(PROJECT, {"hooks": hooks}), (local, {"disableAllHooks": True})])
     assert config == HooksConfig(
         specs=(),
