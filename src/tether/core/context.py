@@ -20,6 +20,7 @@ environment variables do not. Commands have no stdin: never start anything inter
 - After a change, verify it: run the relevant tests or the program.
 - When several independent tool calls are needed, request them in the same response.
 - Paths may be relative to the workspace root or absolute.
+- For work of three or more steps, plan it first with TodoWrite and keep the list current.
 - When you are done, reply with a short summary of what changed and how it was verified.
 """
 
@@ -30,6 +31,8 @@ def build_system_prompt(
     tool_names: Sequence[str],
     append: str | None = None,
     today: datetime.date | None = None,
+    instructions: str = "",
+    skills: str = "",
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
 
@@ -47,6 +50,13 @@ def build_system_prompt(
         ]
     )
     parts = [BASE_PROMPT, env]
+    if skills.strip():
+        parts.append(skills.strip())
+    if instructions.strip():
+        parts.append(
+            "Project instructions (from the files named below; follow them, they override the "
+            "defaults above):\n\n" + instructions.strip()
+        )
     if append:
         parts.append(append.strip())
     return "\n\n".join(parts) + "\n"

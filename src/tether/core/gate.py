@@ -54,6 +54,7 @@ class ToolGate:
     """Persists an 'always allow' rule (to the project's local settings file)."""
     shell_cwd: Callable[[], Path] | None = None
     """Where the next Bash command starts: relative paths in it are judged from there."""
+    _turn_grants: list[str] = field(default_factory=list[str])
 
     async def authorize(
         self, call: ToolUseBlock, emit: Callable[[Event], None], ask: Asker | None
@@ -133,15 +134,28 @@ class ToolGate:
     def allow_always(self, rule: str) -> None:
         """Add an allow rule for the rest of the session and, if configured, for good."""
         self.sources.extra_allow.append(rule)
+        self._rebuild()
+        if self.remember is not None:
+            self.remember(rule)
+
+    def grant_for_turn(self, rules: Sequence[str]) -> None:
+        """Allow rules until the turn ends (a skill's `allowed-tools`); deny rules still win."""
+        self._turn_grants.extend(r for r in rules if r not in self._turn_grants)
+        self._rebuild()
+
+    def end_turn(self) -> None:
+        if self._turn_grants:
+            self._turn_grants.clear()
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         rules = load_rules(
             self.sources.layers,
             seed_yaml=self.sources.seed_yaml,
-            extra_allow=self.sources.extra_allow,
+            extra_allow=[*self.sources.extra_allow, *self._turn_grants],
             extra_deny=self.sources.extra_deny,
         )
         self.permissions = replace(self.permissions, rules=rules)
-        if self.remember is not None:
-            self.remember(rule)
 
     async def after(
         self,

@@ -177,6 +177,8 @@ class Session:
             emit(ErrorOccurred(message=f"{error}\n{traceback.format_exc()}"))
         finally:
             self._history.answer_unanswered(INTERRUPTED)
+            if self.agent.gate is not None:
+                self.agent.gate.end_turn()
             self.usage = self.usage + stats.usage
             cost = self._price(stats.usage)
             self.cost_usd += cost

@@ -7,12 +7,26 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from tether.protocol import ToolError
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
 (a sandbox's `wrap`); set by whoever builds the context, since tools do not know sandboxes."""
+
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(frozen=True)
+class TodoItem:
+    """One step of the model's plan, as TodoWrite last set it."""
+
+    content: str
+    status: TodoStatus
+    active_form: str
+    """The step in the present continuous ("Running the tests"), shown while it is in progress."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,8 @@ class ToolContext:
     read_denied: Callable[[Path], bool] | None = None
     """True for files the permission rules forbid reading: Grep and Glob leave them out of
     what they search and list, as Read refuses them."""
+    todos: tuple[TodoItem, ...] = ()
+    """The plan as TodoWrite last wrote it (the whole list each call); empty when none."""
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()
