@@ -12,6 +12,8 @@ from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
 
+TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert", "TodoWrite", "Skill"]
+
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,7 +27,7 @@ def test_text_answer_printed_and_request_shaped(fake_model: FakeModelServer, tet
     [request] = fake_model.requests
     assert request.wire == "anthropic"
     assert request.last_user_text() == "how are things?"
-    assert request.tool_names() == ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert"]
+    assert request.tool_names() == TOOLS
     assert "You are tether" in request.system()
 
 
@@ -170,7 +172,7 @@ def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:
     lines = tether("-p", "x", "--output-format", "stream-json").json_lines()
     init, assistant, user, assistant2, result = lines
     assert init["subtype"] == "init"
-    assert init["tools"] == ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert"]
+    assert init["tools"] == TOOLS
     assert assistant["message"]["content"][1]["name"] == "Bash"
     assert user["message"]["content"][0]["type"] == "tool_result"
     assert assistant2["message"]["content"] == [{"type": "text", "text": "b"}]

@@ -167,8 +167,10 @@ def test_other_tools(make_ctx: ContextFactory) -> None:
     assert decide("Task", {"subagent_type": "general-purpose"}, ctx).behavior == "ask"
     assert decide("Task", {"subagent_type": "Plan"}, ctx).behavior == "allow"
     assert decide("Skill", {"skill": "review"}, ctx).behavior == "allow"
+    # Loading a skill only adds text to the session; its allowed-tools are the repository's
+    # own grant, as trusted as the repository's settings.
     assert decide("Skill", {"skill": "deploy"}, ctx) == Decision(
-        "ask", None, "no rule allows Skill"
+        "allow", None, "changes only the session's own state"
     )
     assert decide("TodoWrite", {"todos": []}, ctx) == Decision(
         "allow", None, "changes only the session's own state"

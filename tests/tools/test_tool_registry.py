@@ -20,6 +20,7 @@ def test_names_order_and_flags() -> None:
         ("Glob", True),
         ("Grep", True),
         ("Revert", False),
+        ("TodoWrite", True),
     ]
 
 
@@ -53,7 +54,7 @@ def test_grep_schema_uses_ripgrep_flag_names() -> None:
 async def test_unknown_tool(run_tool: RunTool) -> None:
     assert await run_tool("Nope") == ToolOutcome(
         "Error: No such tool: 'Nope'. Available tools: Bash, Read, Write, Edit, Glob, Grep, "
-        "Revert.",
+        "Revert, TodoWrite.",
         True,
     )
 

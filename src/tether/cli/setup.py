@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tether.cli.safety import (
@@ -14,6 +14,8 @@ from tether.cli.safety import (
     build_gate,
     plan_session_sandbox,
 )
+from tether.cli.skills_tool import skill_tool, unusable_notices
+from tether.config.instructions import load_instructions
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.core.context import build_system_prompt
 from tether.core.lifecycle import Lifecycle
@@ -22,8 +24,9 @@ from tether.core.model_call import RetryPolicy
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
-from tether.permissions import Mode
+from tether.permissions import Mode, hidden_tools
 from tether.protocol import ConfigError
+from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -53,6 +56,7 @@ def build_session(opts: RunOptions) -> Session:
     if not workspace.is_dir():
         raise ConfigError(f"workspace is not a directory: {workspace}")
     home = tether_home(env)
+    user_home = Path(env.get("HOME") or Path.home())
     settings = load_settings(
         settings_files(workspace, home=home, explicit=opts.settings_path),
         required=opts.settings_path,
@@ -77,9 +81,17 @@ def build_session(opts: RunOptions) -> Session:
         settings,
         workspace=workspace,
         scratch_dir=scratch_dir,
-        home=Path.home(),
+        home=user_home,
         extra_dirs=extra_dirs,
     )
+    instructions = load_instructions(workspace, home=user_home)
+    skills = discover_skills(workspace, home=user_home)
+    if skills.skills and SKILL_TOOL_NAME not in hidden_tools(gate.permissions.rules):
+        tools = [*tools, skill_tool(skills, gate.grant_for_turn)]
+        skill_dirs = tuple(s.path.parent for s in skills.skills)
+        gate.permissions = replace(
+            gate.permissions, read_dirs=(*gate.permissions.read_dirs, *skill_dirs)
+        )
     registry = ToolRegistry(tools)
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
     if sandbox.sandbox is not None:
@@ -91,7 +103,11 @@ def build_session(opts: RunOptions) -> Session:
         model=build_model(resolved),
         model_id=resolved.model_id,
         system_prompt=build_system_prompt(
-            workspace, tool_names=registry.names(), append=opts.append_system_prompt
+            workspace,
+            tool_names=registry.names(),
+            append=opts.append_system_prompt,
+            instructions=instructions.text,
+            skills=skills.prompt_section() if skills.skills else "",
         ),
         tools=registry,
         tool_context=tool_context,
@@ -108,6 +124,8 @@ def build_session(opts: RunOptions) -> Session:
     )
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
+    session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
+    session.startup_notices.extend(unusable_notices(skills))
     attach_builtin_handlers(session, settings, workspace=workspace)
     return session
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
+from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy, call_model
 from tether.core.tool_calls import run_call
 from tether.models.base import Model, ModelRequest
@@ -21,11 +22,13 @@ from tether.protocol import (
     MessageCompleted,
     PermissionDenial,
     StopReason,
+    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     TurnSubtype,
     Usage,
 )
+from tether.tools.builtin.todo import todo_reminder
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
 
@@ -127,7 +130,9 @@ async def _run_tools(
         reason = f"Not run: tether hit an internal error in {call.name}."
         _commit(history, _completed(calls, results, reason), emit)
         raise
-    _commit(history, results, emit)
+    open_plan = todo_reminder(agent.tool_context.todos)
+    extra = [TextBlock(text=reminder(open_plan))] if open_plan else []
+    _commit(history, [*results, *extra], emit)
 
 
 def _completed(
@@ -139,7 +144,9 @@ def _completed(
 
 
 def _commit(
-    history: History, results: list[ToolResultBlock], emit: Callable[[Event], None]
+    history: History,
+    results: Sequence[ToolResultBlock | TextBlock],
+    emit: Callable[[Event], None],
 ) -> None:
     if results:
         emit(MessageCompleted(message=history.add_user(results)))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tether.permissions.paths import relative_below
 
-SESSION_TOOLS = frozenset({"TodoWrite", "BashOutput", "KillShell", "Task", "ExitPlanMode"})
+SESSION_TOOLS = frozenset({"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode"})
 """Tools that only touch the session's own state (or, for Task, start a subagent whose calls
 are checked one by one): allowed without asking, in plan mode too."""
 

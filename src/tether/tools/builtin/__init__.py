@@ -1,4 +1,4 @@
-"""The tools tether ships: shell, files, search and undo."""
+"""The tools tether ships: shell, files, search, undo and the plan."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from tether.tools.builtin.glob import glob
 from tether.tools.builtin.grep import grep
 from tether.tools.builtin.read import read
 from tether.tools.builtin.revert import revert
+from tether.tools.builtin.todo import todo_write
 from tether.tools.builtin.write import write
 
 
 def builtin_tools() -> list[Tool]:
     """The built-in tools, in the order the model is offered them."""
-    return [bash, read, write, edit, glob, grep, revert]
+    return [bash, read, write, edit, glob, grep, revert, todo_write]
 
 
 __all__ = ["builtin_tools"]

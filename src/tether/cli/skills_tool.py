@@ -1,0 +1,38 @@
+"""The Skill tool: the skills service's catalogue, offered to the model as a tool.
+
+Loading a skill may grant tools for the rest of the turn (its `allowed-tools`); deny rules still
+win, and the grant ends with the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tether.skills import (
+    SKILL_TOOL_DESCRIPTION,
+    SKILL_TOOL_NAME,
+    SkillCatalog,
+    SkillInput,
+    run_skill,
+)
+from tether.tools.base import Tool
+from tether.tools.context import ToolContext
+
+
+def skill_tool(catalog: SkillCatalog, grant: Callable[[Sequence[str]], None]) -> Tool:
+    async def handler(ctx: ToolContext, args: SkillInput) -> str:
+        text, allowed = run_skill(catalog, args)
+        if allowed:
+            grant(allowed)
+        return text
+
+    return Tool(SKILL_TOOL_NAME, SKILL_TOOL_DESCRIPTION, SkillInput, handler, read_only=True)
+
+
+def unusable_notices(catalog: SkillCatalog) -> list[str]:
+    """Skills that could not be loaded, said at start-up (a shadowed skill is not a problem)."""
+    return [
+        f"skill {u.path} is unusable: {u.reason}"
+        for u in catalog.unusable
+        if not u.reason.startswith("shadowed")
+    ]

@@ -1,0 +1,186 @@
+"""Project instructions for the system prompt: CLAUDE.md, AGENTS.md and their `@path` imports.
+
+Read as Claude Code reads them, so a repository set up for it (or for another agent reading
+AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then from the repository root down to
+the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each directory, then
+`CLAUDE.local.md` at the workspace root.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_IMPORT_DEPTH = 5
+"""How deep `@path` imports nest: a file read directly is level 0."""
+
+MAX_CHARS = 40_000
+"""The assembled text is cut here: instructions share the context window with the work."""
+
+PROJECT_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
+"""Read in each directory from the repository root down to the working directory."""
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+# An import starts a word (so `name@example.com` is not one) and runs to whitespace or a
+# character that ends a path in prose.
+_IMPORT = re.compile(r"(?<![^\s(])@([^\s`'\"<>()\[\]{},;]+)")
+_TRAILING_PUNCTUATION = ".:!?"
+
+
+@dataclass(frozen=True)
+class Instructions:
+    """What goes into the system prompt, and what the user should hear about."""
+
+    text: str = ""
+    """Every file's content in reading order, each headed by its path (relative to the workspace,
+    or `~/...`); empty when there are none."""
+    files: tuple[Path, ...] = ()
+    """The files read, in order, imports right after the file that imports them."""
+    problems: tuple[str, ...] = ()
+    """Missing or unreadable imports, cycles, imports nested too deep, the size cap: each once."""
+
+
+def load_instructions(workspace: Path, *, home: Path, cwd: Path | None = None) -> Instructions:
+    """Read the instruction files that apply to `cwd` (the workspace unless given).
+
+    `home` is the user's home directory (for `~/.claude/CLAUDE.md` and `@~/...` imports). The
+    repository root is the nearest ancestor of `cwd` holding `.git`; without one, the workspace.
+    """
+    workspace = workspace.resolve()
+    home = home.resolve()
+    cwd = (cwd or workspace).resolve()
+    reader = _Reader(workspace, home)
+    reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
+    for directory in _root_to(cwd, workspace):
+        for name in PROJECT_FILES:
+            reader.read_top(directory / name, "project instructions")
+    reader.read_top(workspace / "CLAUDE.local.md", "local project instructions, not checked in")
+    return reader.result()
+
+
+def _root_to(cwd: Path, workspace: Path) -> list[Path]:
+    """The directories from the repository root down to `cwd`."""
+    root = next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), None)
+    if root is None:
+        root = workspace if cwd.is_relative_to(workspace) else cwd
+    return [d for d in reversed((cwd, *cwd.parents)) if d.is_relative_to(root)]
+
+
+@dataclass
+class _Part:
+    heading: str
+    content: str
+    shown: str
+
+
+@dataclass
+class _Reader:
+    workspace: Path
+    home: Path
+    parts: list[_Part] = field(default_factory=list[_Part])
+    files: list[Path] = field(default_factory=list[Path])
+    problems: list[str] = field(default_factory=list[str])
+    reported: set[Path] = field(default_factory=set[Path])
+    """Import targets already reported, so a missing file referenced twice is reported once."""
+
+    def read_top(self, path: Path, note: str) -> None:
+        if path.is_file():
+            self._read(path.resolve(), note, depth=0, chain=())
+
+    def _read(self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...]) -> None:
+        if path in self.files:
+            return
+        shown = self.show(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            self.problem(path, f"{shown} could not be read ({e.strerror or e}).")
+            return
+        # Undecodable bytes are replaced rather than losing the whole file over one of them.
+        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        self.files.append(path)
+        content = text.strip("\n").rstrip()
+        if content:
+            self.parts.append(_Part(f"Contents of {shown} ({note}):", content, shown))
+        chain = (*chain, path)
+        for line_number, target in find_imports(text):
+            self._follow(target, f"{shown} line {line_number}", path, depth=depth, chain=chain)
+
+    def _follow(
+        self, target: str, where: str, importer: Path, *, depth: int, chain: tuple[Path, ...]
+    ) -> None:
+        if target.startswith("~/"):
+            path = (self.home / target[2:]).resolve()
+        else:
+            path = (importer.parent / target).resolve()
+        if path in chain:
+            self.problem(path, f"{where}: @{target} imports a file that imports it; skipped.")
+        elif path in self.files:
+            return
+        elif not path.exists():
+            self.problem(path, f"{where}: @{target} not found.")
+        elif not path.is_file():
+            self.problem(path, f"{where}: @{target} is not a file.")
+        elif depth >= MAX_IMPORT_DEPTH:
+            self.problem(
+                path,
+                f"{where}: @{target} not read: imports nest at most {MAX_IMPORT_DEPTH} levels.",
+            )
+        else:
+            note = f"imported by {self.show(importer)}"
+            self._read(path, note, depth=depth + 1, chain=chain)
+
+    def problem(self, target: Path, message: str) -> None:
+        if target not in self.reported:
+            self.reported.add(target)
+            self.problems.append(message)
+
+    def show(self, path: Path) -> str:
+        if path.is_relative_to(self.workspace):
+            return str(path.relative_to(self.workspace))
+        if path.is_relative_to(self.home):
+            return f"~/{path.relative_to(self.home)}"
+        return str(path)
+
+    def result(self) -> Instructions:
+        blocks: list[str] = []
+        size = 0
+        for index, part in enumerate(self.parts):
+            block = f"{part.heading}\n\n{part.content}"
+            if size + len(block) > MAX_CHARS:
+                left_out = len(self.parts) - index - 1
+                note = (
+                    f"[Instructions cut at {MAX_CHARS} characters: the rest of {part.shown}"
+                    f"{f' and {left_out} more file(s)' if left_out else ''} left out.]"
+                )
+                blocks.append(block[: max(MAX_CHARS - size, 0)] + f"\n{note}")
+                self.problems.append(note.strip("[]"))
+                break
+            blocks.append(block)
+            size += len(block) + 2
+        return Instructions("\n\n".join(blocks), tuple(self.files), tuple(self.problems))
+
+
+def find_imports(text: str) -> Iterator[tuple[int, str]]:
+    """`(line number, path)` for each `@path` import, outside code spans and fenced blocks.
+
+    A path must look like one (hold a `/` or a `.`), so `@someone` in prose is not an import.
+    """
+    fence: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1).startswith(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        prose = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+        for match in _IMPORT.finditer(prose):
+            target = match.group(1).rstrip(_TRAILING_PUNCTUATION)
+            if "/" in target or "." in target:
+                yield number, target

@@ -1,0 +1,41 @@
+"""Loading a skill's instructions when the model asks for them (progressive disclosure)."""
+
+from __future__ import annotations
+
+from tether.skills.catalog import Skill
+from tether.skills.errors import SkillError
+from tether.skills.frontmatter import FrontMatterError, parse_document
+
+ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
+SKILL_DIR_PLACEHOLDER = "${CLAUDE_SKILL_DIR}"
+"""Claude Code's name for the skill's directory inside its instructions."""
+
+
+def load_skill_body(skill: Skill, args: str | None = None) -> str:
+    """The skill's instructions, front matter removed, headed by the directory they live in.
+
+    `$ARGUMENTS` in the body is replaced by `args` (by nothing when there are none); when the
+    body has no `$ARGUMENTS`, the arguments are appended as `ARGUMENTS: ...`.
+    Raises SkillError when the file can no longer be read or parsed.
+    """
+    try:
+        text = skill.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkillError(f"Cannot read the skill {skill.name!r} at {skill.path}: {exc}") from None
+    try:
+        body = parse_document(text).body.rstrip()
+    except FrontMatterError as exc:
+        raise SkillError(f"The skill {skill.name!r} at {skill.path} is broken: {exc}") from None
+    directory = skill.path.parent
+    body = body.replace(SKILL_DIR_PLACEHOLDER, str(directory))
+    given = args.strip() if args else ""
+    if ARGUMENTS_PLACEHOLDER in body:
+        body = body.replace(ARGUMENTS_PLACEHOLDER, given)
+    elif given:
+        body = f"{body}\n\nARGUMENTS: {given}"
+    header = (
+        f'The skill "{skill.name}" is loaded; follow its instructions below.\n'
+        f"Its directory is {directory}: files it mentions by relative path "
+        "(scripts/, reference.md...) are there; Read them or run them from there when needed."
+    )
+    return f"{header}\n\n{body}\n"

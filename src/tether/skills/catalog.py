@@ -1,0 +1,121 @@
+"""What discovery found: usable skills, unusable ones with reasons, and the prompt listing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SkillSource = Literal["project", "user", "builtin"]
+
+MAX_NAME_CHARS = 64
+MAX_DESCRIPTION_CHARS = 1024
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+PROMPT_HEADER = "Skills you can load with the Skill tool:"
+_MIN_DESCRIPTION_CHARS = 40
+"""Below this a shortened description says too little; entries are dropped instead."""
+_SOURCE_PRIORITY: dict[SkillSource, int] = {"project": 0, "user": 1, "builtin": 2}
+
+
+def is_valid_skill_name(name: str) -> bool:
+    """The Agent Skills rule: 1-64 lowercase letters, digits and single inner hyphens.
+
+    It also keeps a name from naming anything outside its skills directory.
+    """
+    return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A usable skill: its listing entry, where its SKILL.md is, and the tools it grants."""
+
+    name: str
+    description: str
+    path: Path
+    """The SKILL.md file; its directory holds the skill's scripts and references."""
+    source: SkillSource
+    allowed_tools: tuple[str, ...]
+    """Tools (or permission rules such as `Bash(git diff:*)`) allowed while the skill is active."""
+
+
+@dataclass(frozen=True)
+class UnusableSkill:
+    """A SKILL.md that was found but will not be offered, and why (broken, shadowed...)."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class SkillCatalog:
+    """Every skill of a session: the usable ones sorted by name, and the unusable ones."""
+
+    skills: tuple[Skill, ...]
+    unusable: tuple[UnusableSkill, ...]
+
+    def get(self, name: str) -> Skill | None:
+        """The usable skill called `name`, if there is one."""
+        return next((skill for skill in self.skills if skill.name == name), None)
+
+    def prompt_section(self, budget_chars: int = 4000) -> str:
+        """The system prompt's list of skills, names and descriptions only, in at most
+        `budget_chars` characters; "" when there are no skills.
+
+        Over budget, descriptions are shortened first; if that is not enough, entries are left
+        out (built-in skills before user skills before project skills) with a note saying so.
+        """
+        if not self.skills:
+            return ""
+        entries = [(skill.name, " ".join(skill.description.split())) for skill in self.skills]
+        full = _render(sorted(entries), None, 0)
+        if len(full) <= budget_chars:
+            return full
+        longest = max(len(description) for _, description in entries)
+        cap = _largest_fitting_cap(sorted(entries), longest, budget_chars)
+        if cap is not None:
+            return _render(sorted(entries), cap, 0)
+        by_priority = sorted(
+            self.skills, key=lambda skill: (_SOURCE_PRIORITY[skill.source], skill.name)
+        )
+        kept = dict(entries)
+        for count in range(len(by_priority) - 1, -1, -1):
+            names = {skill.name for skill in by_priority[:count]}
+            chosen = sorted((name, kept[name]) for name in names)
+            text = _render(chosen, _MIN_DESCRIPTION_CHARS, len(entries) - count)
+            if len(text) <= budget_chars:
+                return text
+        return ""
+
+
+def _largest_fitting_cap(
+    entries: list[tuple[str, str]], longest: int, budget_chars: int
+) -> int | None:
+    """The longest description length that fits the budget, or None below the minimum."""
+    low, high = _MIN_DESCRIPTION_CHARS, longest
+    if len(_render(entries, low, 0)) > budget_chars:
+        return None
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(_render(entries, middle, 0)) <= budget_chars:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _render(entries: list[tuple[str, str]], cap: int | None, omitted: int) -> str:
+    lines = [PROMPT_HEADER]
+    shortened = False
+    for name, description in entries:
+        if cap is not None and len(description) > cap:
+            description = description[: cap - 1].rstrip() + "…"
+            shortened = True
+        lines.append(f"- {name}: {description}")
+    if shortened:
+        lines.append("(Some descriptions are shortened.)")
+    if omitted:
+        noun = "skill" if omitted == 1 else "skills"
+        lines.append(f"({omitted} more {noun} not listed, for lack of room.)")
+    return "\n".join(lines)

@@ -1,0 +1,182 @@
+"""Finding skills: `<dir>/<name>/SKILL.md` in the project, the user's home, and tether itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether.skills.catalog import (
+    MAX_DESCRIPTION_CHARS,
+    Skill,
+    SkillCatalog,
+    SkillSource,
+    UnusableSkill,
+    is_valid_skill_name,
+)
+from tether.skills.frontmatter import FrontMatterError, parse_document
+
+SKILL_FILE = "SKILL.md"
+PROJECT_SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
+"""Relative to the workspace, first wins when two hold a skill of the same name."""
+USER_SKILL_DIRS = (".claude/skills",)
+"""Relative to the user's home."""
+BUILTIN_SKILL_DIR = Path(__file__).parent / "builtin"
+
+
+class _Unusable(Exception):
+    """One SKILL.md cannot be offered; the message is the reason."""
+
+
+@dataclass(frozen=True)
+class _Root:
+    directory: Path
+    source: SkillSource
+
+
+def discover_skills(workspace: Path, *, home: Path, include_builtin: bool = True) -> SkillCatalog:
+    """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
+
+    Project skills shadow user skills of the same name, and both shadow tether's own; the
+    shadowed ones are listed as unusable, naming the skill that won.
+    """
+    roots = [_Root(workspace / relative, "project") for relative in PROJECT_SKILL_DIRS]
+    roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
+    if include_builtin:
+        roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
+
+    chosen: dict[str, Skill] = {}
+    unusable: list[UnusableSkill] = []
+    seen: set[Path] = set()
+    for root in roots:
+        try:
+            skill_dirs = _skill_dirs(root.directory)
+        except OSError as exc:
+            unusable.append(UnusableSkill(root.directory, f"cannot list the directory: {exc}"))
+            continue
+        for skill_dir in skill_dirs:
+            # A workspace that is the home directory lists its skills twice; keep the first.
+            identity = skill_dir.resolve()
+            if identity in seen:
+                continue
+            seen.add(identity)
+            path = skill_dir / SKILL_FILE
+            try:
+                skill = _read_skill(path, root.source)
+            except _Unusable as exc:
+                unusable.append(UnusableSkill(path, str(exc)))
+                continue
+            winner = chosen.get(skill.name)
+            if winner is None:
+                chosen[skill.name] = skill
+            else:
+                reason = f"shadowed by the {winner.source} skill of the same name at {winner.path}"
+                unusable.append(UnusableSkill(path, reason))
+    skills = tuple(sorted(chosen.values(), key=lambda skill: skill.name))
+    return SkillCatalog(skills, tuple(unusable))
+
+
+def _skill_dirs(directory: Path) -> list[Path]:
+    """The subdirectories holding a SKILL.md, sorted by name; none if `directory` is absent.
+
+    Raises OSError when the directory exists but cannot be listed.
+    """
+    try:
+        entries = sorted(directory.iterdir(), key=lambda entry: entry.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [
+        entry
+        for entry in entries
+        if not entry.name.startswith(".") and entry.is_dir() and (entry / SKILL_FILE).is_file()
+    ]
+
+
+def _read_skill(path: Path, source: SkillSource) -> Skill:
+    directory_name = path.parent.name
+    if not is_valid_skill_name(directory_name):
+        raise _Unusable(
+            f"the directory name {directory_name!r} is not a valid skill name "
+            "(lowercase letters, digits and single hyphens, at most 64 characters)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Unusable(f"cannot read the file: {exc}") from None
+    try:
+        metadata = parse_document(text).metadata
+    except FrontMatterError as exc:
+        raise _Unusable(str(exc)) from None
+    return Skill(
+        name=_name(metadata, directory_name),
+        description=_description(metadata),
+        path=path,
+        source=source,
+        allowed_tools=_allowed_tools(metadata.get("allowed-tools")),
+    )
+
+
+def _name(metadata: dict[str, Any], directory_name: str) -> str:
+    # Claude Code lets `name` default to the directory name; the result is the same skill.
+    name = metadata.get("name", directory_name)
+    if not isinstance(name, str):
+        raise _Unusable("'name' must be a string")
+    if not is_valid_skill_name(name):
+        raise _Unusable(
+            f"the name {name!r} is not a valid skill name "
+            "(lowercase letters, digits and single hyphens, at most 64 characters)"
+        )
+    if name != directory_name:
+        raise _Unusable(f"the name {name!r} does not match its directory {directory_name!r}")
+    return name
+
+
+def _description(metadata: dict[str, Any]) -> str:
+    description = metadata.get("description")
+    if description is None:
+        raise _Unusable("'description' is missing: it says what the skill does and when to use it")
+    if not isinstance(description, str) or not description.strip():
+        raise _Unusable("'description' must be a non-empty string")
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        raise _Unusable(
+            f"'description' is {len(description)} characters long; "
+            f"at most {MAX_DESCRIPTION_CHARS} are allowed"
+        )
+    return description.strip()
+
+
+def _allowed_tools(value: object) -> tuple[str, ...]:
+    """`allowed-tools` as a YAML list, or a string separated by commas or spaces.
+
+    Spaces inside parentheses belong to the rule: `Bash(git diff:*) Read` is two entries.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, list):
+        items: list[str] = []
+        for item in value:  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(item, str):
+                raise _Unusable("'allowed-tools' must list tool names as strings")
+            items.append(item.strip())
+        return tuple(item for item in items if item)
+    if not isinstance(value, str):
+        raise _Unusable("'allowed-tools' must be a string or a list of strings")
+    return tuple(_split_outside_parentheses(value))
+
+
+def _split_outside_parentheses(text: str) -> list[str]:
+    entries: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if depth == 0 and (char == "," or char.isspace()):
+            entries.append("".join(current))
+            current = []
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth > 0:
+            depth -= 1
+        current.append(char)
+    entries.append("".join(current))
+    return [entry.strip() for entry in entries if entry.strip()]

@@ -1,0 +1,64 @@
+"""The Skill tool as data and a handler: the caller wraps it into a tool of its registry."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.skills.body import load_skill_body
+from tether.skills.catalog import SkillCatalog, is_valid_skill_name
+from tether.skills.errors import SkillError
+
+SKILL_TOOL_NAME = "Skill"
+
+SKILL_TOOL_DESCRIPTION = """\
+Load a skill: expert instructions for a kind of task (a review checklist, a debugging method, a \
+project's release steps...), kept out of the prompt until needed.
+
+- The system prompt lists the skills available, by name and description. When one matches the \
+task at hand, call this tool with its name BEFORE starting the work, then follow the \
+instructions it returns.
+- Only use names from that list; do not guess. Load a skill once per task; its instructions \
+stay in the conversation.
+- `args` passes the specifics (a file, a commit range, an error message) to the skill.
+- A skill may mention files of its own (scripts/, reference.md); its directory is given with \
+its instructions, so Read or run them from there."""
+
+
+class SkillInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    skill: str = Field(
+        description='The name of a skill from the list in the system prompt, e.g. "code-review".'
+    )
+    args: str | None = Field(
+        default=None, description="Optional details for the skill: files, a commit range, a goal."
+    )
+
+
+def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, ...]]:
+    """Load the named skill: (its instructions for the model, the tools it allows this turn).
+
+    Raises SkillError for a malformed, unknown or unusable name, naming the skills there are.
+    """
+    name = args.skill.strip()
+    if not is_valid_skill_name(name):
+        raise SkillError(
+            f"{args.skill!r} is not a skill name: names are lowercase letters, digits and "
+            f"hyphens. {_available(catalog)}"
+        )
+    skill = catalog.get(name)
+    if skill is None:
+        broken = [entry for entry in catalog.unusable if entry.path.parent.name == name]
+        if broken:
+            reasons = "; ".join(f"{entry.path}: {entry.reason}" for entry in broken)
+            raise SkillError(
+                f"The skill {name!r} cannot be used ({reasons}). {_available(catalog)}"
+            )
+        raise SkillError(f"There is no skill called {name!r}. {_available(catalog)}")
+    return load_skill_body(skill, args.args), skill.allowed_tools
+
+
+def _available(catalog: SkillCatalog) -> str:
+    if not catalog.skills:
+        return "No skills are available."
+    return "Available skills: " + ", ".join(skill.name for skill in catalog.skills) + "."

@@ -1,0 +1,175 @@
+"""Project instructions: which files are read, in what order, and how `@path` imports resolve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.config import instructions
+from tether.config.instructions import Instructions, find_imports, load_instructions
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_nothing_to_read(repo: Path, home: Path) -> None:
+    assert load_instructions(repo, home=home) == Instructions("", (), ())
+
+
+def test_sources_in_order(repo: Path, home: Path) -> None:
+    files = [
+        write(home / ".claude/CLAUDE.md", "user"),
+        write(repo / "CLAUDE.md", "root claude"),
+        write(repo / ".claude/CLAUDE.md", "root dot-claude"),
+        write(repo / "AGENTS.md", "root agents"),
+        write(repo / "CLAUDE.local.md", "local"),
+    ]
+    assert load_instructions(repo, home=home) == Instructions(
+        "Contents of ~/.claude/CLAUDE.md (user instructions, for every project):\n\nuser\n\n"
+        "Contents of CLAUDE.md (project instructions):\n\nroot claude\n\n"
+        "Contents of .claude/CLAUDE.md (project instructions):\n\nroot dot-claude\n\n"
+        "Contents of AGENTS.md (project instructions):\n\nroot agents\n\n"
+        "Contents of CLAUDE.local.md (local project instructions, not checked in):\n\nlocal",
+        tuple(files),
+        (),
+    )
+
+
+def test_from_the_repository_root_down_to_cwd(tmp_path: Path, home: Path) -> None:
+    repo = tmp_path / "mono"
+    write(repo / ".git", "gitdir: elsewhere\n")  # a worktree's .git is a file
+    workspace = repo / "service"
+    cwd = workspace / "pkg" / "sub"
+    cwd.mkdir(parents=True)
+    write(tmp_path / "CLAUDE.md", "above the repository: not read")
+    files = [
+        write(repo / "AGENTS.md", "repo"),
+        write(workspace / "CLAUDE.md", "service"),
+        write(workspace / "pkg" / "sub" / "AGENTS.md", "sub"),
+        write(workspace / "CLAUDE.local.md", "local"),
+    ]
+    result = load_instructions(workspace, home=home, cwd=cwd)
+    assert result.files == tuple(files)
+    assert result.problems == ()
+    assert [line for line in result.text.splitlines() if line.startswith("Contents")] == [
+        f"Contents of {repo / 'AGENTS.md'} (project instructions):",
+        "Contents of CLAUDE.md (project instructions):",
+        "Contents of pkg/sub/AGENTS.md (project instructions):",
+        "Contents of CLAUDE.local.md (local project instructions, not checked in):",
+    ]
+
+
+def test_without_git_the_workspace_is_the_root(tmp_path: Path, home: Path) -> None:
+    write(tmp_path / "CLAUDE.md", "outside")
+    workspace = tmp_path / "ws"
+    own = write(workspace / "CLAUDE.md", "inside")
+    deeper = write(workspace / "a" / "CLAUDE.md", "deeper")
+    assert load_instructions(workspace, home=home, cwd=workspace / "a").files == (own, deeper)
+
+
+def test_imports_follow_their_importer(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "Rules: @docs/rules.md and @~/.claude/mine.md.\nEnd.")
+    write(repo / "docs" / "rules.md", "Use tabs. See @../AGENTS.md")
+    write(repo / "AGENTS.md", "agents")
+    write(home / ".claude" / "mine.md", "personal")
+    result = load_instructions(repo, home=home)
+    assert result == Instructions(
+        "Contents of CLAUDE.md (project instructions):\n\n"
+        "Rules: @docs/rules.md and @~/.claude/mine.md.\nEnd.\n\n"
+        "Contents of docs/rules.md (imported by CLAUDE.md):\n\nUse tabs. See @../AGENTS.md\n\n"
+        "Contents of AGENTS.md (imported by docs/rules.md):\n\nagents\n\n"
+        "Contents of ~/.claude/mine.md (imported by CLAUDE.md):\n\npersonal",
+        (
+            repo / "CLAUDE.md",
+            repo / "docs" / "rules.md",
+            repo / "AGENTS.md",
+            home / ".claude" / "mine.md",
+        ),
+        (),
+    )
+
+
+def test_a_cycle_is_read_once_and_reported(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "@a.md")
+    write(repo / "a.md", "@b.md")
+    write(repo / "b.md", "back to @a.md")
+    result = load_instructions(repo, home=home)
+    assert result.files == (repo / "CLAUDE.md", repo / "a.md", repo / "b.md")
+    assert result.problems == ("b.md line 1: @a.md imports a file that imports it; skipped.",)
+
+
+def test_imports_nest_at_most_five_levels(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "@l1.md")
+    for level in range(1, 7):
+        write(repo / f"l{level}.md", f"level {level} @l{level + 1}.md")
+    result = load_instructions(repo, home=home)
+    assert result.files == (repo / "CLAUDE.md", *(repo / f"l{n}.md" for n in range(1, 6)))
+    assert result.problems == ("l5.md line 1: @l6.md not read: imports nest at most 5 levels.",)
+
+
+def test_a_missing_import_is_reported_once(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "first\n@gone.md\nagain @./gone.md\n")
+    write(repo / "AGENTS.md", "@gone.md @docs/")
+    (repo / "docs").mkdir()
+    result = load_instructions(repo, home=home)
+    assert result.files == (repo / "CLAUDE.md", repo / "AGENTS.md")
+    assert result.problems == (
+        "CLAUDE.md line 2: @gone.md not found.",
+        "AGENTS.md line 1: @docs/ is not a file.",
+    )
+
+
+def test_a_file_read_by_import_is_not_read_again(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "@AGENTS.md")
+    write(repo / "AGENTS.md", "shared")
+    result = load_instructions(repo, home=home)
+    assert result.files == (repo / "CLAUDE.md", repo / "AGENTS.md")
+    assert result.text.count("shared") == 1
+
+
+def test_what_is_not_an_import() -> None:
+    text = (
+        "Mail admin@example.com or ask @someone.\n"
+        "Inline `@code/span.md` and ``double `@x.md` span`` are code.\n"
+        "```\n"
+        "@fenced/block.md\n"
+        "```\n"
+        "~~~~python\n"
+        "@decorator.thing\n"
+        "```\n"
+        "~~~~\n"
+        "(see @real.md), then @dir/file.txt: done.\n"
+    )
+    assert list(find_imports(text)) == [(10, "real.md"), (10, "dir/file.txt")]
+
+
+def test_the_text_is_capped(repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(instructions, "MAX_CHARS", 120)
+    write(repo / "CLAUDE.md", "a" * 50)
+    write(repo / "AGENTS.md", "b" * 100)
+    write(repo / "CLAUDE.local.md", "c")
+    result = load_instructions(repo, home=home)
+    note = "Instructions cut at 120 characters: the rest of AGENTS.md and 1 more file(s) left out."
+    first = "Contents of CLAUDE.md (project instructions):\n\n" + "a" * 50
+    second = "Contents of AGENTS.md (project instructions):\n\n" + "b" * 100
+    assert result.text == f"{first}\n\n{second[: 120 - len(first) - 2]}\n[{note}]"
+    assert result.problems == (note,)
+    assert len(result.files) == 3
