@@ -208,3 +208,17 @@ def test_openai_compatible_endpoint_round_trip(
     assert (result.exit_code, result.stdout) == (0, "done\n"), result.stderr
     assert [r.wire for r in fake_model.requests] == ["openai", "openai"]
     assert fake_model.requests[1].tool_results() == ["hi\n"]
+
+
+def test_budget_stops_the_session_cleanly(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    expensive = {"input_tokens": 1_000_000, "output_tokens": 10}  # $2 at claude-sonnet-5-5
+    fake_model.script(reply(tool_use("Bash", command="touch spent"), usage=expensive))
+    result = tether("-p", "go", "--max-budget-usd", "1.5", "--output-format", "stream-json")
+    assert result.exit_code == 1
+    lines = result.json_lines()
+    assert lines[-1]["subtype"] == "error_max_budget_usd"
+    assert lines[-1]["total_cost_usd"] >= 1.5
+    assert "budget" in lines[-2]["message"]["content"][0]["content"]
+    assert not (workspace / "spent").exists()

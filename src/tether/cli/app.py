@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--model", help="model to use (see below)")
     p.add_argument("--max-turns", type=_positive_int, help="stop after this many model calls")
+    p.add_argument(
+        "--max-budget-usd",
+        type=_positive_float,
+        help="stop cleanly once the session has cost this much (from the catalogue's prices)",
+    )
     p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
     p.add_argument("--settings", type=Path, help="an extra settings file (highest precedence)")
     p.add_argument("--verbose", action="store_true", help="show tool calls and retries on stderr")
@@ -79,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
     return p
+
+
+def _positive_float(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return n
 
 
 def _positive_int(value: str) -> int:
@@ -127,6 +142,7 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         ),
         allowed_tools=tuple(_split_rules(args.allowed_tools)),
         disallowed_tools=tuple(_split_rules(args.disallowed_tools)),
+        max_budget_usd=args.max_budget_usd,
     )
 
 

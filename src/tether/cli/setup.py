@@ -46,6 +46,7 @@ class RunOptions:
     permission_mode: Mode | None = None
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
+    max_budget_usd: float | None = None
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -115,11 +116,12 @@ def build_session(opts: RunOptions) -> Session:
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
         retry=retry_policy(env),
         gate=gate,
+        max_budget_usd=opts.max_budget_usd,
+        price=lambda u: cost_usd(resolved.info, u),
     )
     session = Session(
         agent,
         session_id=session_id,
-        price=lambda u: cost_usd(resolved.info, u),
         lifecycle=Lifecycle(gate.hooks),
     )
     if sandbox.notice is not None:

@@ -50,6 +50,8 @@ class Agent:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     gate: ToolGate | None = None
     """Permission rules and hooks; None runs every call (tests of the bare loop)."""
+    max_budget_usd: float | None = None
+    price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
 
 
 @dataclass
@@ -62,6 +64,8 @@ class TurnStats:
     stop_reason: StopReason | None = None
     result: str = ""
     denials: list[PermissionDenial] = field(default_factory=list[PermissionDenial])
+    spent_before_usd: float = 0.0
+    """What earlier turns of the session cost, for the budget."""
 
 
 async def run_turn(
@@ -74,6 +78,8 @@ async def run_turn(
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
     while True:
+        if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
+            return "error_max_budget_usd"
         request = ModelRequest(
             model=agent.model_id,
             system=agent.system_prompt,
@@ -100,6 +106,9 @@ async def run_turn(
         if calls and response.stop_reason == "refusal":
             _answer_all(history, emit, "Not run: the model stopped with a refusal.")
             return "success"
+        if over_budget(agent, stats):
+            _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
+            return "error_max_budget_usd"
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
             # Results would reach the model only after the limit: the calls are not run.
             _answer_all(history, emit, f"Not run: the turn limit ({agent.max_turns}) was reached.")
@@ -107,6 +116,12 @@ async def run_turn(
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+
+
+def over_budget(agent: Agent, stats: TurnStats) -> bool:
+    if agent.max_budget_usd is None:
+        return False
+    return stats.spent_before_usd + agent.price(stats.usage) >= agent.max_budget_usd
 
 
 async def _run_tools(

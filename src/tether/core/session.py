@@ -38,7 +38,7 @@ class Session:
         agent: Agent,
         *,
         session_id: str | None = None,
-        price: Callable[[Usage], float] = lambda _usage: 0.0,
+        price: Callable[[Usage], float] | None = None,
         history: History | None = None,
         lifecycle: Lifecycle | None = None,
     ) -> None:
@@ -54,7 +54,7 @@ class Session:
         self.startup_notices: list[str] = []
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
-        self._price = price
+        self._price = price or agent.price
         self._history = history or History()
         self._task: asyncio.Task[None] | None = None
         self.usage = Usage()
@@ -145,7 +145,7 @@ class Session:
 
     async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
         started = time.perf_counter()
-        stats = TurnStats()
+        stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
         emit(TurnStarted(prompt=text))

@@ -109,7 +109,9 @@ class PermissionDenial(BaseModel):
     reason: str
 
 
-TurnSubtype = Literal["success", "error_max_turns", "error_during_execution"]
+TurnSubtype = Literal[
+    "success", "error_max_turns", "error_max_budget_usd", "error_during_execution"
+]
 
 
 class TurnFinished(_Event):
