@@ -1,0 +1,231 @@
+"""Context compaction: older exchanges replaced by a structured summary the model writes.
+
+When the context the API reported for the last call passes `policy.threshold` of the window,
+the conversation before a cut point is summarised and replaced; the recent exchanges stay
+verbatim, and the user's own earlier prompts are carried over word for word by tether itself.
+The summary request reuses the cached prefix: the same system prompt, tools and messages, with
+the instruction added at the end. Micro-compaction (bulky old tool results) is in `micro.py`,
+the project memory file in `memory.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tether.core.memory import append_memory, load_memory
+from tether.core.micro import CompactionPolicy, micro_compact, shrink_largest_result
+from tether.models.base import Model, ModelRequest, ResponseDone
+from tether.protocol import ContentBlock, Message, ModelError, TextBlock, Usage
+
+__all__ = [
+    "EARLIER_PROMPT_MARK",
+    "SUMMARY_INSTRUCTION",
+    "SUMMARY_MARK",
+    "CompactionPolicy",
+    "append_memory",
+    "compacted_messages",
+    "cut_point",
+    "cut_points",
+    "is_prompt_too_long",
+    "load_memory",
+    "micro_compact",
+    "needs_compaction",
+    "plan_cut",
+    "shrink_largest_result",
+    "summarize",
+    "summary_instruction",
+    "summary_request",
+]
+
+SUMMARY_INSTRUCTION = """\
+The conversation so far is about to be replaced by a summary, to free context. Write that \
+summary now, for yourself: you will continue the work from it alone, together with the most \
+recent messages. Do not call any tools; answer with the summary only, in these sections:
+
+## User requests and constraints
+Every request, instruction, preference and constraint the user gave, quoted verbatim.
+
+## Decisions
+What was decided and why, including approaches tried and rejected.
+
+## Files touched
+Each file read, created or changed, with what was done to it and why it matters.
+
+## Errors and fixes
+Errors met (commands, tests, tools) and how each was fixed, or that it is still open.
+
+## Plan state
+The steps of the plan: done, in progress, still to do.
+
+## Next step
+The exact next action, in line with the user's most recent request."""
+
+SUMMARY_MARK = "<summary of the earlier conversation>"
+SUMMARY_END = "</summary of the earlier conversation>"
+EARLIER_PROMPT_MARK = "[The user's earlier message, verbatim]\n"
+_PLAN_MARK = "[Plan state at compaction]\n"
+_REMINDER_START = "<system-reminder>"
+
+_TOO_LONG_PHRASES = (
+    "prompt is too long",
+    "context length",
+    "context_length_exceeded",
+    "context window",
+    "too many tokens",
+    "input is too long",
+    "maximum allowed number of bytes",
+)
+
+
+def needs_compaction(last_usage: Usage | None, policy: CompactionPolicy) -> bool:
+    """Whether the context of the last call (as the API reported it) reached the threshold."""
+    if last_usage is None:
+        return False
+    return last_usage.context_tokens >= policy.threshold * policy.window
+
+
+def cut_points(messages: Sequence[Message]) -> list[int]:
+    """Every index where the kept tail may start: the prefix before it answers all its own tool
+    calls and the tail answers none of them. That is just before a plain prompt (a user
+    message with no tool results), or just after a user message whose results answer every
+    call before it. Index 0 is not a cut: there would be nothing to summarise."""
+    points: list[int] = []
+    unanswered: set[str] = set()
+    for index, message in enumerate(messages):
+        starts_cleanly = message.role == "assistant" or not message.tool_results()
+        if index > 0 and not unanswered and starts_cleanly:
+            points.append(index)
+        unanswered.update(use.id for use in message.tool_uses())
+        unanswered.difference_update(r.tool_use_id for r in message.tool_results())
+    return points
+
+
+def cut_point(messages: Sequence[Message], keep_recent_exchanges: int) -> int | None:
+    """Index where the kept tail starts, so that the last `keep_recent_exchanges` exchanges
+    (stretches between cut points) stay verbatim; None when there is nothing to compact."""
+    points = cut_points(messages)
+    keep = max(1, keep_recent_exchanges)
+    if len(points) < keep:
+        return None
+    return points[-keep]
+
+
+def plan_cut(
+    messages: Sequence[Message], policy: CompactionPolicy, context_tokens: int
+) -> int | None:
+    """The cut for a compaction: keep the last `policy.keep_recent_exchanges` exchanges
+    verbatim when they fit within `policy.target` of the window, else fewer, down to one, so
+    a compaction frees enough room not to be followed by another a few turns later.
+
+    Tail sizes are estimated by sharing `context_tokens` (what the API measured for the whole
+    prompt) over the messages in proportion to their serialised length.
+    """
+    latest_allowed = cut_point(messages, policy.keep_recent_exchanges)
+    if latest_allowed is None:
+        return None
+    points = [p for p in cut_points(messages) if p >= latest_allowed]
+    sizes = [len(m.model_dump_json()) for m in messages]
+    total = sum(sizes) or 1
+    budget = policy.target * policy.window
+    for point in points:
+        if context_tokens * sum(sizes[point:]) / total <= budget:
+            return point
+    return points[-1]
+
+
+def summary_instruction(focus: str | None = None) -> str:
+    """`SUMMARY_INSTRUCTION`, with the user's focus ("/compact focus on X") when given."""
+    if focus is None or not focus.strip():
+        return SUMMARY_INSTRUCTION
+    return f"{SUMMARY_INSTRUCTION}\n\nThe user asks the summary to focus on: {focus.strip()}"
+
+
+def summary_request(
+    base: ModelRequest, messages: Sequence[Message], focus: str | None
+) -> ModelRequest:
+    """The request that asks for the summary: `base` (same model, system prompt, tools and
+    thinking, so the cached prefix is reused) with `messages` and the instruction at the end,
+    merged into the trailing user message when the conversation ends with one."""
+    instruction = TextBlock(text=summary_instruction(focus))
+    history = list(messages)
+    if history and history[-1].role == "user":
+        last = history[-1]
+        history[-1] = Message(role="user", content=(*last.content, instruction))
+    else:
+        history.append(Message(role="user", content=(instruction,)))
+    return dataclasses.replace(base, messages=tuple(history))
+
+
+def compacted_messages(
+    messages: Sequence[Message], cut: int, summary: str, *, plan: str | None
+) -> tuple[Message, ...]:
+    """The conversation after a compaction: one user message (the summary, the user's own
+    earlier prompts verbatim, the plan state) followed by `messages[cut:]`. The summary is
+    merged into the tail's first message when that is a user prompt, so roles alternate.
+
+    Raises ValueError when `cut` is not a cut point (see `cut_points`).
+    """
+    if cut not in cut_points(messages):
+        raise ValueError(f"{cut} is not a point where the conversation can be cut")
+    blocks: list[ContentBlock] = [
+        TextBlock(
+            text=(
+                "This conversation was compacted to free context; the earlier part is "
+                f"summarised here.\n{SUMMARY_MARK}\n{summary.strip()}\n{SUMMARY_END}"
+            )
+        )
+    ]
+    blocks.extend(TextBlock(text=EARLIER_PROMPT_MARK + p) for p in _user_prompts(messages[:cut]))
+    if plan is not None and plan.strip():
+        blocks.append(TextBlock(text=_PLAN_MARK + plan.strip()))
+    tail = list(messages[cut:])
+    if tail[0].role == "user":
+        return (Message(role="user", content=(*blocks, *tail[0].content)), *tail[1:])
+    return (Message(role="user", content=tuple(blocks)), *tail)
+
+
+async def summarize(model: Model, request: ModelRequest) -> str:
+    """Stream the summary request and return the summary text. Raises ModelError when the call
+    fails or yields no text; the caller then keeps the uncompacted history."""
+    done: ResponseDone | None = None
+    async for event in model.stream(request):
+        if isinstance(event, ResponseDone):
+            done = event
+    if done is None:
+        raise ModelError("the summary stream ended without a final message", retryable=True)
+    summary = done.message.text().strip()
+    if not summary:
+        raise ModelError("the model answered the summary request without any text")
+    return summary
+
+
+def is_prompt_too_long(error: ModelError) -> bool:
+    """Whether the endpoint refused the request because the prompt does not fit its context
+    (Anthropic "prompt is too long", OpenAI "context_length_exceeded", HTTP 413)."""
+    if error.status == 413:
+        return True
+    if error.status not in (400, None):
+        return False
+    text = str(error).lower()
+    return any(phrase in text for phrase in _TOO_LONG_PHRASES)
+
+
+def _user_prompts(messages: Sequence[Message]) -> list[str]:
+    """The user's own words, in order: text blocks of user messages, without tether's
+    reminders; prompts carried by an earlier compaction are carried again, its summary not."""
+    prompts: list[str] = []
+    for message in messages:
+        if message.role != "user":
+            continue
+        for block in message.content:
+            if not isinstance(block, TextBlock):
+                continue
+            text = block.text
+            if text.startswith(EARLIER_PROMPT_MARK):
+                prompts.append(text[len(EARLIER_PROMPT_MARK) :])
+            elif SUMMARY_MARK in text or text.startswith((_PLAN_MARK, _REMINDER_START)):
+                continue
+            elif text.strip():
+                prompts.append(text)
+    return prompts

@@ -1,0 +1,154 @@
+"""Micro-compaction: bulky old tool results are sent as a short note saying what was there.
+
+This changes what is sent, never what is stored. The note for a result depends only on the
+result and the call that asked for it, and only results older than the recent window are
+replaced, so once a result is sent as a note it is sent as the same note in every later
+request: the cached prefix of the conversation stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tether.protocol import ContentBlock, Message, ToolResultBlock
+
+# Input fields that name what a tool worked on, most telling first.
+_SUBJECT_FIELDS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query")
+_SUBJECT_MAX_CHARS = 120
+
+
+@dataclass(frozen=True)
+class CompactionPolicy:
+    """When and how far the conversation is compacted.
+
+    window: the model's context window in tokens.
+    threshold: share of the window that, once reached, triggers a summary.
+    target: share of the window the conversation should occupy after a summary.
+    keep_recent_exchanges: exchanges (see `cut_point`) kept verbatim by a summary.
+    micro_keep_recent: tool results answering the last N assistant turns stay whole.
+    micro_min_chars: older tool results at least this long are replaced by a note.
+    """
+
+    window: int
+    threshold: float = 0.85
+    target: float = 0.4
+    keep_recent_exchanges: int = 2
+    micro_keep_recent: int = 4
+    micro_min_chars: int = 2000
+
+
+ToolCalls = Mapping[str, tuple[str, dict[str, Any]]]
+
+
+def micro_compact(
+    messages: Sequence[Message],
+    policy: CompactionPolicy,
+    *,
+    tool_names: ToolCalls | None = None,
+) -> tuple[Message, ...]:
+    """The messages to send: tool results of at least `policy.micro_min_chars` characters that
+    answer calls older than the recent assistant turns become a note. At least the last
+    `policy.micro_keep_recent` turns are recent; the boundary advances in steps of that many
+    turns so the sent prefix changes (and is cached anew) only every few turns.
+
+    `tool_names` maps a tool_use id to (tool name, input) for calls no longer in `messages`;
+    calls still present are looked up in the messages themselves. Pairing is untouched: each
+    replaced result keeps its tool_use_id and is_error. Same input, same output.
+    """
+    calls: dict[str, tuple[str, dict[str, Any]]] = dict(tool_names or {})
+    for message in messages:
+        for use in message.tool_uses():
+            calls[use.id] = (use.name, use.input)
+    boundary = _recent_boundary(messages, policy.micro_keep_recent)
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        if index >= boundary or message.role != "user" or not message.tool_results():
+            out.append(message)
+            continue
+        content = tuple(
+            _maybe_note(block, calls, policy.micro_min_chars) for block in message.content
+        )
+        out.append(message if content == message.content else Message(role="user", content=content))
+    return tuple(out)
+
+
+def result_note(name: str, tool_input: Mapping[str, Any], content: str) -> str:
+    """The note that stands for a tool result: which tool, on what, and how big it was."""
+    lines = len(content.splitlines())
+    subject = _subject(tool_input)
+    what = f"{name} of {subject}" if subject else f"{name} result"
+    return (
+        f"[{what}, {lines:,} lines / {len(content):,} characters, omitted from context to save "
+        f"space; call {name} again if needed]"
+    )
+
+
+def shrink_largest_result(messages: Sequence[Message], max_chars: int) -> tuple[Message, ...]:
+    """The messages with the single longest tool result cut to `max_chars` characters (its head
+    and tail kept, with a note of what was cut). Unchanged when no result is that long."""
+    largest: tuple[int, int] | None = None
+    size = max_chars
+    for m_index, message in enumerate(messages):
+        for b_index, block in enumerate(message.content):
+            if isinstance(block, ToolResultBlock) and len(block.content) > size:
+                largest, size = (m_index, b_index), len(block.content)
+    if largest is None:
+        return tuple(messages)
+    m_index, b_index = largest
+    message = messages[m_index]
+    block = message.content[b_index]
+    assert isinstance(block, ToolResultBlock)
+    shrunk = block.model_copy(update={"content": _cut_middle(block.content, max_chars)})
+    content = (*message.content[:b_index], shrunk, *message.content[b_index + 1 :])
+    return (
+        *messages[:m_index],
+        Message(role=message.role, content=content),
+        *messages[m_index + 1 :],
+    )
+
+
+def _recent_boundary(messages: Sequence[Message], keep_recent: int) -> int:
+    """Index of the oldest assistant turn whose results stay whole (len when none do).
+
+    The boundary moves in steps of `keep_recent` turns, not one turn at a time: each move
+    changes the sent prefix from that point on (a cache write), so batching the moves costs
+    one cache rewrite every `keep_recent` turns instead of one every turn. Between
+    `keep_recent` and `2 * keep_recent - 1` recent turns keep their results whole.
+    """
+    if keep_recent <= 0:
+        return len(messages)
+    turns = [index for index, message in enumerate(messages) if message.role == "assistant"]
+    compactable = max(0, (len(turns) - keep_recent) // keep_recent * keep_recent)
+    return turns[compactable] if compactable < len(turns) else len(messages)
+
+
+def _maybe_note(block: ContentBlock, calls: ToolCalls, min_chars: int) -> ContentBlock:
+    if not isinstance(block, ToolResultBlock) or len(block.content) < min_chars:
+        return block
+    name, tool_input = calls.get(block.tool_use_id, ("tool", {}))
+    return block.model_copy(update={"content": result_note(name, tool_input, block.content)})
+
+
+def _subject(tool_input: Mapping[str, Any]) -> str:
+    for field in _SUBJECT_FIELDS:
+        value = tool_input.get(field)
+        if isinstance(value, str) and value.strip():
+            one_line = " ".join(value.split())
+            if len(one_line) > _SUBJECT_MAX_CHARS:
+                one_line = one_line[: _SUBJECT_MAX_CHARS - 1] + "…"
+            return one_line
+    return ""
+
+
+def _cut_middle(text: str, max_chars: int) -> str:
+    # The note's number has at most as many digits as len(text): size the room with that.
+    room = max(0, max_chars - len(_cut_note(len(text))))
+    head = room * 2 // 3
+    tail = room - head
+    return text[:head] + _cut_note(len(text) - room) + (text[len(text) - tail :] if tail else "")
+
+
+def _cut_note(cut: int) -> str:
+    return f"\n[... {cut:,} characters cut here to fit the context window ...]\n"
