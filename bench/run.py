@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import context_bench
 import grep_bench
 import sandbox_bench
 import startup
@@ -22,6 +23,8 @@ def main() -> None:
     startup.report(startup.main())
     print()
     turn_overhead.report(turn_overhead.main())
+    print()
+    context_bench.report(context_bench.main())
     print()
     print("grep over a 50,000-file tree: tether's Grep tool against rg run directly")
     grep_bench.main()

@@ -29,6 +29,8 @@ class RecordedRequest:
     answered_at: float = 0.0
     """`time.perf_counter()` when the request arrived and when its answer was fully sent:
     benchmarks subtract this server time from what the client measured."""
+    usage: dict[str, int] | None = None
+    """The usage the server reported in its answer (None when it sent no reply)."""
 
     def messages(self) -> list[dict[str, Any]]:
         """The conversation messages exactly as sent."""

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from tether.testing import anthropic_wire, openai_wire
 from tether.testing.loopback import LoopbackServer, RequestHandler
+from tether.testing.prompt_cache import PromptCache
 from tether.testing.recorded import RecordedRequest, Wire
 from tether.testing.script import (
     DEFAULT_ERROR_MESSAGE,
@@ -30,7 +31,7 @@ from tether.testing.script import (
     as_reply_or_error,
     is_turn,
 )
-from tether.testing.tokens import estimate_prompt_tokens, reply_usage
+from tether.testing.tokens import estimate_output_tokens, estimate_prompt_tokens
 from tether.testing.validation import Rejection, validate_anthropic, validate_openai
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -58,6 +59,8 @@ class FakeModelServer:
         self._script: deque[Turn] = deque()
         self._lock = threading.Lock()
         self._counters = {"reply": 0, "tool": 0}
+        self.prompt_cache = PromptCache()
+        """Simulated prompt cache: shapes the cache fields of the usage each reply reports."""
         self._stopping = threading.Event()
         self._httpd: LoopbackServer | None = None
         self._thread: threading.Thread | None = None
@@ -128,6 +131,17 @@ class FakeModelServer:
             self.requests.clear()
             self.rejections.clear()
             self._counters = {"reply": 0, "tool": 0}
+        self.prompt_cache.clear()
+
+    def cache_stats(self) -> dict[str, int]:
+        """Usage summed over every answered request: input, cache creation and cache read
+        tokens, and the number of requests counted."""
+        with self._lock:
+            reported = [r.usage for r in self.requests if r.usage is not None]
+        totals = {"requests": len(reported)}
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+            totals[name] = sum(usage.get(name, 0) for usage in reported)
+        return totals
 
     # --- answering -----------------------------------------------------------------------
 
@@ -244,7 +258,7 @@ class FakeModelServer:
     def _render(self, record: RecordedRequest, reply: Reply, *, stream: bool) -> Any:
         """The events of a streamed answer (list of bytes), or the whole answer (dict)."""
         body = record.body
-        usage = reply_usage(reply, body)
+        usage = self._usage(record, reply)
         tool_ids = self._tool_ids(record.wire, reply)
         number = self._next_reply_number()
         model = str(body.get("model", ""))
@@ -283,6 +297,17 @@ class FakeModelServer:
             tool_ids=tool_ids,
             stop_sequence=stop_sequence,
         )
+
+    def _usage(self, record: RecordedRequest, reply: Reply) -> dict[str, int]:
+        """The estimated usage with the simulated cache split; a scripted `usage` still wins."""
+        cache = self.prompt_cache
+        simulate = cache.anthropic if record.wire == "anthropic" else cache.openai
+        split = simulate(record.body, estimate_prompt_tokens(record.body))
+        usage = {**split.as_dict(), "output_tokens": estimate_output_tokens(reply)}
+        if reply.usage:
+            usage.update(reply.usage)
+        record.usage = dict(usage)
+        return usage
 
     def _stream_reply(self, http: RequestHandler, record: RecordedRequest, reply: Reply) -> None:
         events: list[bytes] = self._render(record, reply, stream=True)
