@@ -11,7 +11,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from tether.cli.repl import read_permission_answer
+from tether.cli.ask import read_permission_answer
 
 CTRL_C = "\x03"
 CTRL_D = "\x04"

@@ -435,3 +435,82 @@ def test_the_question_stops_the_live_region_and_the_answer_resumes_it() -> None:
     assert renderer.live
     renderer.close()
     assert not renderer.live
+
+
+# -- the plan (TodoWrite) ----------------------------------------------------------------------
+
+PLAN = [
+    {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+    {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+]
+
+
+def todo_events(
+    call_id: str, todos: list[dict[str, str]], *, is_error: bool = False
+) -> list[Event]:
+    return [
+        ToolStarted(call_id=call_id, name="TodoWrite", input={"todos": todos}),
+        ToolFinished(
+            call_id=call_id,
+            name="TodoWrite",
+            content="Todo list updated: 1 completed, 1 in progress, 1 pending.",
+            is_error=is_error,
+        ),
+    ]
+
+
+def test_a_todo_write_shows_the_plan_as_a_checklist() -> None:
+    out = render(*todo_events("t1", PLAN))
+    assert out == (
+        "● TodoWrite(3 items)\n  ⎿  ☒ Read the code\n     ◐ Fix the bug\n     ☐ Run the tests\n\n"
+    )
+
+
+def test_the_checklist_styles_each_status_on_a_terminal() -> None:
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system="standard")
+    out = render(*todo_events("t1", PLAN), console=console)
+    assert "\x1b[2;9m☒ Read the code" in out  # dim, struck through
+    assert "\x1b[1m◐ Fix the bug" in out  # bold
+    assert "☐ Run the tests" in out
+
+
+def test_the_renderer_remembers_the_last_plan_that_was_set() -> None:
+    renderer = EventRenderer(plain_console(), workspace=Path("/repo"))
+    assert renderer.plan_checklist() is None
+    done = [{**item, "status": "completed"} for item in PLAN]
+    bad = [{**item, "status": "in_progress"} for item in PLAN]
+    for event in [
+        *todo_events("t1", PLAN),
+        *todo_events("t2", done),
+        *todo_events("t3", bad, is_error=True),
+    ]:
+        renderer.render(event)
+    checklist = renderer.plan_checklist()
+    assert checklist is not None
+    assert checklist.plain == "  ☒ Read the code\n  ☒ Fix the bug\n  ☒ Run the tests"
+
+
+def test_an_emptied_plan_is_said() -> None:
+    renderer = EventRenderer(plain_console(), workspace=Path("/repo"))
+    for event in todo_events("t1", []):
+        renderer.render(event)
+    renderer.close()
+    out = renderer.console.file
+    assert isinstance(out, io.StringIO)
+    assert out.getvalue() == "● TodoWrite(0 items)\n  ⎿  Plan cleared\n\n"
+    checklist = renderer.plan_checklist()
+    assert checklist is not None
+    assert checklist.plain == "The plan is empty."
+
+
+def test_a_refused_todo_write_shows_its_error() -> None:
+    bad = [{**item, "status": "in_progress"} for item in PLAN]
+    out = render(
+        ToolStarted(call_id="t1", name="TodoWrite", input={"todos": bad}),
+        ToolFinished(
+            call_id="t1", name="TodoWrite", content="3 items are in_progress", is_error=True
+        ),
+    )
+    assert "  ⎿  3 items are in_progress\n" in out
+    assert "◐" not in out

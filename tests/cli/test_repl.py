@@ -20,7 +20,7 @@ from prompt_toolkit.output import DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, run_repl
+from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
 from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
 from tether.core.loop import INTERRUPTED
@@ -544,3 +544,23 @@ async def test_startup_notices_are_shown_under_the_banner(
     assert code == 0
     after_banner = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]
     assert after_banner == "⚠ the sandbox cannot run here: no bubblewrap\n"
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+
+async def test_todos_shows_the_last_plan_the_model_set(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    plan = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+    ]
+    model_env.script(reply(tool_use("TodoWrite", todos=plan)), reply(text("Planned.")))
+    code = await terminal.run(workspace, "/todos\rplan it\r/todos\r" + CTRL_D)
+    assert code == 0
+    out = terminal.output
+    assert out.count(NO_PLAN) == 1
+    assert "● TodoWrite(2 items)\n  ⎿  ☒ Read the code\n     ◐ Fix the bug\n" in out
+    assert out.endswith("  ☒ Read the code\n  ◐ Fix the bug\n")
+    assert "Todo list updated" not in out  # the checklist replaces the result's text

@@ -47,7 +47,6 @@ def test_whole_command_line(tmp_path: Path) -> None:
         "--bind", f"{base}/scratch/tmp", f"{base}/scratch/tmp",
         "--unshare-all",
         "--die-with-parent",
-        "--new-session",
         "--setenv", "TMPDIR", f"{base}/scratch/tmp",
         "--chdir", f"{base}/ws/sub",
         "--",

@@ -24,12 +24,16 @@ from rich.text import Text
 from tether.cli.toolview import (
     DIFF_LINES,
     PREVIEW_LINES,
+    TODO_TOOL,
     VERBOSE_DIFF_LINES,
     VERBOSE_PREVIEW_LINES,
+    PlanItem,
     diff_view,
     display_path,
     permission_question,
     permission_verdict,
+    plan_checklist,
+    plan_items,
     proposed_diff,
     result_preview,
     tool_headline,
@@ -89,6 +93,7 @@ class EventRenderer:
         self._activity = "Thinking"
         self._activity_since = time.monotonic()
         self._tools: dict[str, ToolStarted] = {}
+        self._plan: list[PlanItem] | None = None  # set by the last TodoWrite that succeeded
 
     def render(self, event: Event) -> None:
         """Show one event."""
@@ -147,6 +152,15 @@ class EventRenderer:
             self._print(verdict)
         self._set_activity("Thinking" if answer.choice == "deny" else f"Running {request.tool}")
         self._ensure_live()
+
+    def plan_checklist(self) -> Text | None:
+        """The model's current plan as a checklist (what `/todos` shows), from the last
+        TodoWrite call that succeeded; None before the first."""
+        if self._plan is None:
+            return None
+        if not self._plan:
+            return Text("The plan is empty.", style="dim")
+        return plan_checklist(self._plan, width=self.console.width, lead="  ", indent="  ")
 
     def close(self) -> None:
         """Finish what is open: print a pending reply, stop the live region."""
@@ -234,6 +248,8 @@ class EventRenderer:
             path = display_path(raw_path, self.workspace) if isinstance(raw_path, str) else None
             limit = VERBOSE_DIFF_LINES if self.verbose else DIFF_LINES
             self._print_block(diff_view(event.diff, path, width=width, max_lines=limit))
+        elif (plan := self._new_plan(event, started)) is not None:
+            self._print_block(plan_checklist(plan, width=width))
         else:
             limit = VERBOSE_PREVIEW_LINES if self.verbose else PREVIEW_LINES
             self._print_block(
@@ -242,6 +258,16 @@ class EventRenderer:
                 )
             )
         self._set_activity("Thinking")
+
+    def _new_plan(self, event: ToolFinished, started: ToolStarted | None) -> list[PlanItem] | None:
+        """The plan a TodoWrite call set, remembered for `/todos`; None for other calls and
+        for a TodoWrite the tool refused (its error is shown instead)."""
+        if event.name != TODO_TOOL or event.is_error or started is None:
+            return None
+        plan = plan_items(started.input)
+        if plan is not None:
+            self._plan = plan
+        return plan
 
     def _on_permission_asked(self, event: PermissionAsked) -> None:
         self._end_stream()

@@ -11,38 +11,38 @@ signal that interrupts the turn and keeps the session. At the prompt Ctrl+C is a
 the line, and on an empty line, pressed twice, exits.
 
 A tool call that needs approval pauses the turn: the renderer prints the question and stops its
-live region, a one-line prompt_toolkit application reads a single key (1 once, 2 always, 3 deny;
-Tab denies with a message for the model; Ctrl+C denies and interrupts the turn), the answer goes
-to the session, and the renderer resumes.
+live region, `tether.cli.ask` reads the answer, the answer goes to the session, and the renderer
+resumes.
+
+`/name args` runs the skill `name` of the session's catalogue (built-in commands win): its
+instructions are loaded here and sent as the user's message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-import signal
-import sys
-from collections.abc import Callable, Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from types import FrameType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from prompt_toolkit import Application, PromptSession
-from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
-from prompt_toolkit.input.typeahead import clear_typeahead
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
-from prompt_toolkit.styles import Style
 from rich.console import Console
 from rich.text import Text
 
 from tether import __version__
+from tether.cli.ask import (
+    PermissionKey,
+    discard_typeahead,
+    message_prompt,
+    no_echo,
+    read_permission_answer,
+    sigint_calls,
+)
 from tether.cli.startup import LazyOptions, Ready, SessionStartup, StartupFailed
 from tether.cli.startup import close_model as close_model  # the demo's import
 from tether.config.settings import tether_home
@@ -53,19 +53,22 @@ if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
     from tether.protocol import PermissionAsked
+    from tether.skills import Skill, SkillCatalog
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
-TOOLBAR_HINT = "alt+enter new line · /help"
 INTERRUPTED_HINT = "⏹ Interrupted"
+NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
-HELP = """\
+HELP_COMMANDS = """\
 Commands
   /help          this help
   /cost          tokens used and cost of this session
+  /todos         the model's current plan for the task
   /clear         clear the screen (the conversation is kept)
-  /exit, /quit   leave tether (so does Ctrl+D)
+  /exit, /quit   leave tether (so does Ctrl+D)"""
 
+HELP_KEYS = """\
 Keys
   Enter          send the message
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
@@ -73,33 +76,10 @@ Keys
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Ctrl+D         exit"""
 
+BUILTIN_COMMANDS = ("/help", "/cost", "/todos", "/clear", "/exit", "/quit")
+"""They win over a skill of the same name."""
+
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*")
-_STYLE = Style.from_dict(
-    {
-        "prompt": "bold ansicyan",
-        "continuation": "ansibrightblack",
-        "bottom-toolbar": "noreverse ansibrightblack",
-        "question": "bold ansiyellow",
-        "hint": "ansibrightblack",
-    }
-)
-
-_Key = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
-"""What a key pressed at a permission question means; "tell" denies with a message."""
-
-PERMISSION_KEYS: Mapping[_Key, tuple[str, ...]] = {
-    "allow_once": ("1", "y", "Y"),
-    "allow_always": ("2",),
-    "deny": ("3", "n", "N", "escape", "c-d"),
-    "tell": ("tab",),
-    "interrupt": ("c-c", "<sigint>"),
-}
-"""The keys that answer a permission question. Anything else is ignored, Enter included: a
-question must not be answered by a key meant for something else."""
-
-ESCAPE_TIMEOUT_S = 0.1
-"""How long a lone Esc waits to be told from the start of an escape sequence (an arrow key):
-short, so that Esc denies at once; a sequence split later than this is still read as a denial."""
 
 
 class _Next(Enum):
@@ -124,10 +104,10 @@ async def run_repl(
     workspace = opts.cwd.expanduser().resolve()
     _print_banner(console, workspace)
     startup = SessionStartup(opts, console)
-    prompt = _prompt_session(_history_path(env), startup, input, output)
+    prompt = message_prompt(_history_path(env), startup, input, output)
     repl = _Repl(startup, console, prompt, watch_terminal=input is None)
     try:
-        with _sigint_calls(repl.interrupt_turn):
+        with sigint_calls(repl.interrupt_turn):
             code = await repl.run(initial_prompt)
         await startup.wait()  # a broken configuration is told even to a user who left at once
     except StartupFailed as e:
@@ -152,7 +132,7 @@ class _Repl:
         self.prompt = prompt
         self.watch_terminal = watch_terminal
         self._waiting: asyncio.Task[Ready] | None = None
-        self._asking: asyncio.Task[tuple[_Key, str | None]] | None = None
+        self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._notices_shown = False
         startup.building.add_done_callback(self._on_startup_done)
 
@@ -214,7 +194,7 @@ class _Repl:
     async def run_turn(self, text: str) -> None:
         """Run one turn as a task, so that Ctrl+C (SIGINT) can interrupt it meanwhile."""
         self.console.line()
-        with _no_echo(self.watch_terminal):
+        with no_echo(self.watch_terminal):
             ready = await self._session()
             if ready is None:
                 return
@@ -271,7 +251,7 @@ class _Repl:
         from tether.protocol import PermissionAnswer
 
         if self.watch_terminal:
-            _discard_typeahead(self.prompt.input)
+            discard_typeahead(self.prompt.input)
         self._asking = asyncio.create_task(
             read_permission_answer(
                 self.prompt.input, self.prompt.output, can_remember=request.suggestion is not None
@@ -295,16 +275,23 @@ class _Repl:
             ready.renderer.answered(request, answer)
 
     async def run_command(self, line: str) -> _Next:
-        """A slash command; the rest of the line is ignored by all of today's commands."""
-        name = line.split(maxsplit=1)[0].lower()
+        """A built-in command (the rest of the line is ignored), or a skill to run with the
+        rest of the line as its arguments."""
+        name, *rest = line.split(maxsplit=1)
+        name, args = name.lower(), rest[0].strip() if rest else ""
         if name in ("/exit", "/quit"):
             return _Next.EXIT
         if name == "/help":
-            self.console.print(HELP, markup=False, highlight=False)
+            ready = await self._session()
+            self.console.print(describe_help(ready.skills if ready else None), highlight=False)
         elif name == "/cost":
             ready = await self._session()
             if ready is not None:
                 self.console.print(describe_cost(ready.session), markup=False, highlight=False)
+        elif name == "/todos":
+            ready = self.startup.ready  # no turn ran (no plan was made) before it was built
+            plan = ready.renderer.plan_checklist() if ready is not None else None
+            self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
             self.console.clear()
             self.console.print(
@@ -314,85 +301,56 @@ class _Repl:
                 )
             )
         else:
-            self.console.print(
-                Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
-            )
+            ready = await self._session()
+            skill = ready.skills.get(name[1:]) if ready is not None else None
+            if skill is not None:
+                await self.run_skill(skill, args)
+            elif ready is not None:
+                self.console.print(
+                    Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
+                )
         return _Next.PROMPT
 
+    async def run_skill(self, skill: Skill, args: str) -> None:
+        """Run a turn whose message is the skill's instructions, loaded here (not by the
+        model through the Skill tool: the user chose the skill, so no model call is spent
+        on choosing it)."""
+        from tether.skills import SkillError
 
-async def read_permission_answer(
-    input: Input | None, output: Output | None, *, can_remember: bool
-) -> tuple[_Key, str | None]:
-    """Read the answer to a permission question (printed above by the renderer): the key's
-    meaning (see `PERMISSION_KEYS`; "allow_always" only when `can_remember`), and for "tell"
-    the message typed for the model (None when left empty)."""
-    bindings = KeyBindings()
-    for meaning, keys in PERMISSION_KEYS.items():
-        if meaning == "allow_always" and not can_remember:
-            continue
-        for key in keys:
-            bindings.add(key, eager=True)(_exit_with(meaning))
-    choices = "1, 2 or 3" if can_remember else "1 or 3"
-    hint = FormattedText([("class:question", "  → "), ("class:hint", f"press {choices}")])
-    app: Application[_Key] = Application(
-        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
-        key_bindings=bindings,
-        style=_STYLE,
-        input=input,
-        output=output,
-        erase_when_done=True,
-    )
-    app.ttimeoutlen = ESCAPE_TIMEOUT_S
-    try:
-        key = await app.run_async()
-    except EOFError:  # the input is gone: nobody is there to approve anything
-        return "interrupt", None
-    if key != "tell":
-        return key, None
-    return await _read_denial_message(input, output)
+        try:
+            message = skill_message(skill, args)
+        except SkillError as e:
+            self.console.print(Text(f"✗ {e}", style="bold red"))
+            return
+        self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
+        await self.run_turn(message)
 
 
-async def _read_denial_message(
-    input: Input | None, output: Output | None
-) -> tuple[_Key, str | None]:
-    bindings = KeyBindings()
+def skill_message(skill: Skill, args: str) -> str:
+    """The user message that runs `skill` with `args`: a line naming the skill and how it was
+    asked for, then its instructions (arguments filled in). Raises SkillError when the skill
+    can no longer be read."""
+    from tether.skills import load_skill_body
 
-    @bindings.add("escape", eager=True)
-    def _without_message(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
-        event.app.exit(result="")
-
-    reader: PromptSession[str] = PromptSession(
-        message=FormattedText([("class:question", "  ✎ Tell the model why: ")]),
-        key_bindings=bindings,
-        style=_STYLE,
-        input=input,
-        output=output,
-    )
-    reader.app.ttimeoutlen = ESCAPE_TIMEOUT_S
-    try:
-        message = await reader.prompt_async()
-    except KeyboardInterrupt:
-        return "interrupt", None
-    except EOFError:
-        return "deny", None
-    return "tell", message.strip() or None
+    command = f"/{skill.name} {args}".rstrip()
+    first = f'The user ran the skill "{skill.name}" by typing: {command}'
+    return f"{first}\n\n{load_skill_body(skill, args or None)}"
 
 
-def _exit_with(result: _Key) -> Callable[[KeyPressEvent], None]:
-    def handler(event: KeyPressEvent) -> None:
-        event.app.exit(result=result)
-
-    return handler
-
-
-def _discard_typeahead(input: Input) -> None:
-    """Keys typed while the agent worked were not meant for a question that was not on screen
-    yet: an early "1" or "y" must not approve a call."""
-    clear_typeahead(input)
-    if sys.platform != "win32" and sys.stdin.isatty():
-        import termios
-
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+def describe_help(skills: SkillCatalog | None) -> Text:
+    """What /help prints: the commands, the skills that run as commands, the keys."""
+    text = Text(HELP_COMMANDS + "\n\n")
+    runnable = [s for s in skills.skills if f"/{s.name}" not in BUILTIN_COMMANDS] if skills else []
+    if runnable:
+        text.append("Skills (/name, then optional arguments)\n")
+        column = max(17, *(len(s.name) + 5 for s in runnable))  # where HELP's text starts
+        for skill in runnable:
+            summary = " ".join(skill.description.split())
+            summary = summary if len(summary) <= 60 else summary[:59] + "…"
+            text.append(f"  /{skill.name}".ljust(column) + f"{summary}\n")
+        text.append("\n")
+    text.append(HELP_KEYS)
+    return text
 
 
 def describe_cost(session: Session) -> str:
@@ -428,108 +386,3 @@ def _history_path(env: Mapping[str, str] | None) -> Path:
     home = tether_home(env)
     home.mkdir(parents=True, exist_ok=True)
     return home / "history"
-
-
-def _prompt_session(
-    history: Path, startup: SessionStartup, input: Input | None, output: Output | None
-) -> PromptSession[str]:
-    def toolbar() -> FormattedText:
-        ready = startup.ready
-        if ready is None:  # the model is not known yet
-            return FormattedText([("class:bottom-toolbar", f" {TOOLBAR_HINT}")])
-        from tether.cli.render import format_tokens  # loaded with the session
-
-        session = ready.session
-        cost = f" · ${session.cost_usd:.4f}" if session.cost_usd else ""
-        tokens = session.usage.context_tokens + session.usage.output_tokens
-        used = f" · {format_tokens(tokens)} tokens" if tokens else ""
-        return FormattedText(
-            [("class:bottom-toolbar", f" {session.agent.model_id}{used}{cost} · {TOOLBAR_HINT}")]
-        )
-
-    def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
-        return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
-
-    return PromptSession(
-        message=FormattedText([("class:prompt", "> ")]),
-        multiline=True,
-        key_bindings=_key_bindings(),
-        history=FileHistory(str(history)),
-        bottom_toolbar=toolbar,
-        prompt_continuation=continuation,
-        style=_STYLE,
-        input=input,
-        output=output,
-    )
-
-
-def _key_bindings() -> KeyBindings:
-    bindings = KeyBindings()
-
-    @bindings.add("enter")
-    def _submit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
-        event.current_buffer.validate_and_handle()
-
-    @bindings.add("escape", "enter")
-    def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
-        event.current_buffer.insert_text("\n")
-
-    @bindings.add("c-c")
-    def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
-        buffer = event.current_buffer
-        if buffer.text:
-            buffer.reset()
-        else:
-            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
-
-    return bindings
-
-
-@contextmanager
-def _sigint_calls(callback: Callable[[], None]) -> Generator[None]:
-    """While the block runs, SIGINT (Ctrl+C anywhere but at the prompt, which reads it as a
-    key and restores this handler after) calls `callback` on the event loop instead of
-    raising KeyboardInterrupt."""
-    loop = asyncio.get_running_loop()
-
-    def on_sigint(_signum: int, _frame: FrameType | None) -> None:
-        loop.call_soon_threadsafe(callback)
-
-    try:
-        previous = signal.signal(signal.SIGINT, on_sigint)
-    except ValueError:
-        # Not the main thread: Ctrl+C keeps its usual meaning.
-        previous = None
-        installed = False
-    else:
-        installed = True
-    try:
-        yield
-    finally:
-        if installed:
-            signal.signal(signal.SIGINT, _restorable(previous))
-
-
-def _restorable(
-    handler: Callable[[int, FrameType | None], Any] | int | signal.Handlers | None,
-) -> Callable[[int, FrameType | None], Any] | int | signal.Handlers:
-    return signal.default_int_handler if handler is None else handler
-
-
-@contextmanager
-def _no_echo(active: bool) -> Generator[None]:
-    """Keep keys typed during a turn from being echoed into the output being drawn."""
-    if not active or sys.platform == "win32" or not sys.stdin.isatty():
-        yield
-        return
-    import termios
-
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    quiet = list(saved)
-    quiet[3] &= ~termios.ECHO
-    termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, saved)

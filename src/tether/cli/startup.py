@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
+    from tether.skills import SkillCatalog
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,12 @@ class StartupFailed(Exception):
 
 @dataclass(frozen=True)
 class Ready:
-    """A built session and the renderer for its events."""
+    """A built session, the renderer for its events, and the skills it offers."""
 
     session: Session
     renderer: EventRenderer
+    skills: SkillCatalog
+    """The session's skills (none when it offers no Skill tool): `/name` runs one."""
 
 
 class SessionStartup:
@@ -101,8 +105,22 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     except ConfigError as e:
         raise StartupFailed(str(e)) from None
     session.can_ask = True  # the REPL answers PermissionAsked: a call that needs approval is asked
-    workspace = Path(session.started().cwd)
-    return Ready(session, EventRenderer(console, verbose=options.verbose, workspace=workspace))
+    started = session.started()
+    workspace = Path(started.cwd)
+    renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
+    return Ready(session, renderer, _skills(options, started.tools, workspace))
+
+
+def _skills(options: RunOptions, tools: Sequence[str], workspace: Path) -> SkillCatalog:
+    """The skills the session offers, found again the way the session found them (the same
+    workspace and home); none when the session has no Skill tool (no skills, or a rule hides
+    it)."""
+    from tether.skills import SKILL_TOOL_NAME, SkillCatalog, discover_skills
+
+    if SKILL_TOOL_NAME not in tools:
+        return SkillCatalog((), ())
+    env = os.environ if options.env is None else options.env
+    return discover_skills(workspace, home=Path(env.get("HOME") or Path.home()))
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

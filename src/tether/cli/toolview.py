@@ -1,5 +1,5 @@
 """How one tool call looks in the terminal: its headline, a preview of its result, its diff,
-and the question asked when it needs the user's approval.
+the plan a TodoWrite call sets, and the question asked when it needs the user's approval.
 
 Pure functions from event data to rich `Text`, so the renderer stays a small state machine and
 these stay easy to test.
@@ -13,6 +13,9 @@ from typing import Any
 
 from rich.text import Text
 
+from tether.tools.builtin.todo import MARKS
+from tether.tools.context import TodoStatus
+
 PREVIEW_LINES = 3
 """Result lines shown under a tool call (the first ones and the last); the rest is counted."""
 
@@ -25,6 +28,15 @@ VERBOSE_DIFF_LINES = 400
 
 RESULT_INDENT = "     "
 _RESULT_LEAD = "  ⎿  "
+
+TODO_TOOL = "TodoWrite"
+PlanItem = tuple[str, TodoStatus]
+"""One item of the model's plan: (content, status), status a key of `MARKS`."""
+_PLAN_STYLES: dict[TodoStatus, str] = {
+    "completed": "dim strike",
+    "in_progress": "bold",
+    "pending": "",
+}
 
 # The argument that says most about a call, per tool; the first present one is shown.
 _KEY_ARGUMENTS = (
@@ -54,6 +66,9 @@ def tool_headline(
 
 
 def _key_argument(name: str, arguments: dict[str, Any], workspace: Path | None) -> str:
+    items = plan_items(arguments) if name == TODO_TOOL else None
+    if items is not None:
+        return f"{len(items)} item" + ("" if len(items) == 1 else "s")
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str) and value:
@@ -125,6 +140,44 @@ def _count_lines(content: str) -> int:
 
 def _cut(line: str, room: int) -> str:
     return line if len(line) <= room else line[: room - 1] + "…"
+
+
+def plan_items(arguments: dict[str, Any]) -> list[PlanItem] | None:
+    """The plan a TodoWrite call sets, as (content, status) pairs; None when `arguments` do
+    not hold one (the tool rejects such a call)."""
+    todos = arguments.get("todos")
+    if not isinstance(todos, list):
+        return None
+    items: list[PlanItem] = []
+    entries: list[object] = todos
+    for entry in entries:
+        fields: dict[str, object] = entry if isinstance(entry, dict) else {}
+        content = fields.get("content")
+        status: TodoStatus | None = next((s for s in MARKS if s == fields.get("status")), None)
+        if not isinstance(content, str) or status is None:
+            return None
+        items.append((content.strip(), status))
+    return items
+
+
+def plan_checklist(
+    items: list[PlanItem], *, width: int, lead: str = _RESULT_LEAD, indent: str = RESULT_INDENT
+) -> Text:
+    """The plan as a checklist: ☒ completed (dim, struck through), ◐ in progress (bold),
+    ☐ pending; "Plan cleared" for an empty plan."""
+    text = Text()
+    if not items:
+        text.append(lead, style="dim")
+        text.append("Plan cleared", style="dim")
+        return text
+    room = max(10, width - len(lead) - 2)
+    for index, (content, status) in enumerate(items):
+        text.append(lead if index == 0 else indent, style="dim")
+        line = f"{MARKS[status]} {_one_line(content, room)}"
+        text.append(line, style=_PLAN_STYLES[status])
+        text.append("\n")
+    text.rstrip()
+    return text
 
 
 def diff_view(

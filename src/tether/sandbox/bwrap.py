@@ -68,8 +68,11 @@ class Sandbox:
         if self.network:
             args += ["--share-net"]
         args += [
+            # No --new-session: the command must stay in the process group tether kills on
+            # timeout or Ctrl+C, or a command caught mid-start escapes it. Terminal injection
+            # (what --new-session guards against) needs a controlling terminal, and the sandbox
+            # has none: tether starts it in a new session of its own, stdin from /dev/null.
             "--die-with-parent",
-            "--new-session",
             "--setenv", "TMPDIR", str(self.tmp_dir),
             "--chdir", str(cwd),
             "--",

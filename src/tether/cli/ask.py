@@ -1,0 +1,254 @@
+"""Reading from the user: the prompt where messages are typed, the one-key answer to a
+permission question (prompt_toolkit), and what the keyboard does while a turn runs (Ctrl+C
+interrupts, typed keys are not echoed).
+
+A permission question is printed by the renderer; a one-line application under it reads a
+single key (1 once, 2 always, 3 deny; Tab denies with a message for the model; Ctrl+C denies
+and interrupts the turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Generator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Literal
+
+from prompt_toolkit import Application, PromptSession
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import clear_typeahead
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+if TYPE_CHECKING:
+    from tether.cli.startup import SessionStartup
+
+TOOLBAR_HINT = "alt+enter new line · /help"
+
+STYLE = Style.from_dict(
+    {
+        "prompt": "bold ansicyan",
+        "continuation": "ansibrightblack",
+        "bottom-toolbar": "noreverse ansibrightblack",
+        "question": "bold ansiyellow",
+        "hint": "ansibrightblack",
+    }
+)
+
+PermissionKey = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
+"""What a key pressed at a permission question means; "tell" denies with a message."""
+
+PERMISSION_KEYS: Mapping[PermissionKey, tuple[str, ...]] = {
+    "allow_once": ("1", "y", "Y"),
+    "allow_always": ("2",),
+    "deny": ("3", "n", "N", "escape", "c-d"),
+    "tell": ("tab",),
+    "interrupt": ("c-c", "<sigint>"),
+}
+"""The keys that answer a permission question. Anything else is ignored, Enter included: a
+question must not be answered by a key meant for something else."""
+
+ESCAPE_TIMEOUT_S = 0.1
+"""How long a lone Esc waits to be told from the start of an escape sequence (an arrow key):
+short, so that Esc denies at once; a sequence split later than this is still read as a denial."""
+
+
+# -- the permission question ------------------------------------------------------------------
+
+
+async def read_permission_answer(
+    input: Input | None, output: Output | None, *, can_remember: bool
+) -> tuple[PermissionKey, str | None]:
+    """Read the answer to a permission question (printed above by the renderer): the key's
+    meaning (see `PERMISSION_KEYS`; "allow_always" only when `can_remember`), and for "tell"
+    the message typed for the model (None when left empty)."""
+    bindings = KeyBindings()
+    for meaning, keys in PERMISSION_KEYS.items():
+        if meaning == "allow_always" and not can_remember:
+            continue
+        for key in keys:
+            bindings.add(key, eager=True)(_exit_with(meaning))
+    choices = "1, 2 or 3" if can_remember else "1 or 3"
+    hint = FormattedText([("class:question", "  → "), ("class:hint", f"press {choices}")])
+    app: Application[PermissionKey] = Application(
+        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
+        key_bindings=bindings,
+        style=STYLE,
+        input=input,
+        output=output,
+        erase_when_done=True,
+    )
+    app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        key = await app.run_async()
+    except EOFError:  # the input is gone: nobody is there to approve anything
+        return "interrupt", None
+    if key != "tell":
+        return key, None
+    return await _read_denial_message(input, output)
+
+
+async def _read_denial_message(
+    input: Input | None, output: Output | None
+) -> tuple[PermissionKey, str | None]:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", eager=True)
+    def _without_message(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        event.app.exit(result="")
+
+    reader: PromptSession[str] = PromptSession(
+        message=FormattedText([("class:question", "  ✎ Tell the model why: ")]),
+        key_bindings=bindings,
+        style=STYLE,
+        input=input,
+        output=output,
+    )
+    reader.app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        message = await reader.prompt_async()
+    except KeyboardInterrupt:
+        return "interrupt", None
+    except EOFError:
+        return "deny", None
+    return "tell", message.strip() or None
+
+
+def _exit_with(result: PermissionKey) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        event.app.exit(result=result)
+
+    return handler
+
+
+def discard_typeahead(input: Input) -> None:
+    """Keys typed while the agent worked were not meant for a question that was not on screen
+    yet: an early "1" or "y" must not approve a call."""
+    clear_typeahead(input)
+    if sys.platform != "win32" and sys.stdin.isatty():
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+
+
+# -- the message prompt -----------------------------------------------------------------------
+
+
+def message_prompt(
+    history: Path, startup: SessionStartup, input: Input | None, output: Output | None
+) -> PromptSession[str]:
+    """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
+    clears it (and on an empty line raises KeyboardInterrupt); the toolbar names the model and
+    what the session has used so far, once it is built."""
+
+    def toolbar() -> FormattedText:
+        ready = startup.ready
+        if ready is None:  # the model is not known yet
+            return FormattedText([("class:bottom-toolbar", f" {TOOLBAR_HINT}")])
+        from tether.cli.render import format_tokens  # loaded with the session
+
+        session = ready.session
+        cost = f" · ${session.cost_usd:.4f}" if session.cost_usd else ""
+        tokens = session.usage.context_tokens + session.usage.output_tokens
+        used = f" · {format_tokens(tokens)} tokens" if tokens else ""
+        return FormattedText(
+            [("class:bottom-toolbar", f" {session.agent.model_id}{used}{cost} · {TOOLBAR_HINT}")]
+        )
+
+    def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
+        return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
+
+    return PromptSession(
+        message=FormattedText([("class:prompt", "> ")]),
+        multiline=True,
+        key_bindings=_message_keys(),
+        history=FileHistory(str(history)),
+        bottom_toolbar=toolbar,
+        prompt_continuation=continuation,
+        style=STYLE,
+        input=input,
+        output=output,
+    )
+
+
+def _message_keys() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _submit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        event.current_buffer.validate_and_handle()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-c")
+    def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+    return bindings
+
+
+# -- keys while a turn runs ---------------------------------------------------------------------
+
+
+@contextmanager
+def sigint_calls(callback: Callable[[], None]) -> Generator[None]:
+    """While the block runs, SIGINT (Ctrl+C anywhere but at the prompt, which reads it as a
+    key and restores this handler after) calls `callback` on the event loop instead of
+    raising KeyboardInterrupt."""
+    loop = asyncio.get_running_loop()
+
+    def on_sigint(_signum: int, _frame: FrameType | None) -> None:
+        loop.call_soon_threadsafe(callback)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:
+        # Not the main thread: Ctrl+C keeps its usual meaning.
+        previous = None
+        installed = False
+    else:
+        installed = True
+    try:
+        yield
+    finally:
+        if installed:
+            signal.signal(signal.SIGINT, _restorable(previous))
+
+
+def _restorable(
+    handler: Callable[[int, FrameType | None], Any] | int | signal.Handlers | None,
+) -> Callable[[int, FrameType | None], Any] | int | signal.Handlers:
+    return signal.default_int_handler if handler is None else handler
+
+
+@contextmanager
+def no_echo(active: bool) -> Generator[None]:
+    """Keep keys typed during a turn from being echoed into the output being drawn."""
+    if not active or sys.platform == "win32" or not sys.stdin.isatty():
+        yield
+        return
+    import termios
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
