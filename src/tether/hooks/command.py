@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.processes import stop_group
+
 KILL_GRACE_S = 1.0
 """How long a hook's process group has between SIGTERM and SIGKILL."""
 OUTPUT_GRACE_S = 0.5
@@ -59,7 +61,7 @@ async def run_command(
             await out.attach()
             await err.attach()
         except BaseException:
-            await _stop_group(proc)
+            await stop_group(proc, grace_s=KILL_GRACE_S)
             raise
         # Buffered by the transport: a hook may exit without reading its input, as is its right.
         feeder.write(stdin)
@@ -97,7 +99,7 @@ async def _spawn(
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
         with contextlib.suppress(OSError):
-            await _stop_group(await spawn)
+            await stop_group(await spawn, grace_s=KILL_GRACE_S)
         raise
     except OSError as e:
         return HookRun(None, "", "", f"could not start: {e.strerror or e}")
@@ -112,10 +114,10 @@ async def _collect(
             await asyncio.wait_for(proc.wait(), timeout_s)
         except TimeoutError:
             timed_out = True
-            await _stop_group(proc)
+            await stop_group(proc, grace_s=KILL_GRACE_S)
         await asyncio.wait({out.done, err.done}, timeout=OUTPUT_GRACE_S)
     except BaseException:
-        await _stop_group(proc)
+        await stop_group(proc, grace_s=KILL_GRACE_S)
         raise
     stdout, stderr = out.text(), err.text()
     if timed_out:
@@ -165,24 +167,6 @@ class _Capture(asyncio.Protocol):
             self._transport.close()
         else:
             self._file.close()
-
-
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
-    except TimeoutError:
-        pass
-    finally:
-        # Also when the hook went at once: children ignoring SIGTERM must not outlive it.
-        _signal_group(proc.pid, signal.SIGKILL)
-    await proc.wait()
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 def _signal_name(number: int) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether.processes import stop_group
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
@@ -190,7 +191,7 @@ async def _run_in_group(
     except asyncio.CancelledError:
         pipe.close()
         with contextlib.suppress(OSError):
-            await _stop_group(await spawn)
+            await stop_group(await spawn, grace_s=KILL_GRACE_S)
         raise
     except OSError as e:
         pipe.close()
@@ -204,7 +205,7 @@ async def _run_in_group(
         transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(capture, closed), pipe)
     except BaseException:
         pipe.close()
-        await _stop_group(proc)
+        await stop_group(proc, grace_s=KILL_GRACE_S)
         raise
     timed_out = False
     try:
@@ -212,33 +213,16 @@ async def _run_in_group(
             await asyncio.wait_for(proc.wait(), timeout_s)
         except TimeoutError:
             timed_out = True
-            await _stop_group(proc)
+            await stop_group(proc, grace_s=KILL_GRACE_S)
         done, _ = await asyncio.wait({closed}, timeout=OUTPUT_GRACE_S)
     except BaseException:
         # Cancelled (the user interrupted) or failing: leave nothing of the command running.
-        await _stop_group(proc)
+        await stop_group(proc, grace_s=KILL_GRACE_S)
         raise
     finally:
         transport.close()
     assert proc.returncode is not None
     return proc.returncode, timed_out, not done
-
-
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
-    except TimeoutError:
-        pass
-    finally:
-        # Also when the shell went at once: children that ignore SIGTERM must not outlive it.
-        _signal_group(proc.pid, signal.SIGKILL)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 class _PipeReader(asyncio.Protocol):
