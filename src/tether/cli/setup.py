@@ -17,9 +17,12 @@ from tether.cli.safety import (
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.config.instructions import load_instructions
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.core.compaction import CompactionPolicy
+from tether.core.compactor import Compaction
 from tether.core.context import build_system_prompt
 from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
+from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
@@ -86,6 +89,7 @@ def build_session(opts: RunOptions) -> Session:
         extra_dirs=extra_dirs,
     )
     instructions = load_instructions(workspace, home=user_home)
+    memory_path = workspace / ".tether" / "memory.md"
     skills = discover_skills(workspace, home=user_home)
     if skills.skills and SKILL_TOOL_NAME not in hidden_tools(gate.permissions.rules):
         tools = [*tools, skill_tool(skills, gate.grant_for_turn)]
@@ -109,6 +113,7 @@ def build_session(opts: RunOptions) -> Session:
             append=opts.append_system_prompt,
             instructions=instructions.text,
             skills=skills.prompt_section() if skills.skills else "",
+            memory=load_memory(memory_path),
         ),
         tools=registry,
         tool_context=tool_context,
@@ -117,6 +122,9 @@ def build_session(opts: RunOptions) -> Session:
         retry=retry_policy(env),
         gate=gate,
         max_budget_usd=opts.max_budget_usd,
+        compaction=Compaction(
+            CompactionPolicy(window=resolved.info.context_window), memory_path=memory_path
+        ),
         price=lambda u: cost_usd(resolved.info, u),
     )
     session = Session(

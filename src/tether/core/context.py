@@ -33,6 +33,7 @@ def build_system_prompt(
     today: datetime.date | None = None,
     instructions: str = "",
     skills: str = "",
+    memory: str = "",
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
 
@@ -56,6 +57,11 @@ def build_system_prompt(
         parts.append(
             "Project instructions (from the files named below; follow them, they override the "
             "defaults above):\n\n" + instructions.strip()
+        )
+    if memory.strip():
+        parts.append(
+            "Memory from earlier sessions in this project (summaries written when their "
+            "context was compacted; may be out of date):\n\n" + memory.strip()
         )
     if append:
         parts.append(append.strip())

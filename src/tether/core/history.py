@@ -10,15 +10,24 @@ from tether.protocol import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+    Usage,
 )
 
 
 class History:
     """Messages in order. Consecutive user content is merged into one message, so tool results
-    and the next prompt travel together, as the API expects."""
+    and the next prompt travel together, as the API expects.
+
+    Compaction changes what is sent, not what is stored: `messages` is the whole transcript,
+    `view()` what the model sees (a summary standing for everything before a cut, then the rest).
+    """
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._messages: list[Message] = list(messages)
+        self._summary: tuple[Message, ...] = ()
+        self._cut = 0
+        self.last_usage: Usage | None = None
+        """The usage of the newest response: how much of the window the view fills."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -26,6 +35,24 @@ class History:
 
     def __len__(self) -> int:
         return len(self._messages)
+
+    def view(self) -> tuple[Message, ...]:
+        """What the next request sends."""
+        return self._summary + tuple(self._messages[self._cut :])
+
+    def compact_to(self, before: Sequence[Message], compacted: Sequence[Message]) -> None:
+        """Send `compacted` from now on instead of `before` (the view it was made from). The
+        messages it kept unchanged stay live: new content still merges into them."""
+        kept = 0
+        while (
+            kept < min(len(before), len(compacted))
+            and compacted[len(compacted) - 1 - kept] is before[len(before) - 1 - kept]
+        ):
+            kept += 1
+        if kept == 0:
+            raise ValueError("a compacted view must end with the newest message unchanged")
+        self._summary = tuple(compacted[: len(compacted) - kept])
+        self._cut = len(self._messages) - kept
 
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""

@@ -8,18 +8,22 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from tether.core.compaction import is_prompt_too_long, needs_compaction
+from tether.core.compactor import Compaction, compact
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.lifecycle import reminder
+from tether.core.micro import micro_compact, shrink_largest_result
 from tether.core.model_call import RetryPolicy, call_model
 from tether.core.tool_calls import run_call
-from tether.models.base import Model, ModelRequest
+from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.protocol import (
     ErrorOccurred,
     Event,
     MessageCompleted,
+    ModelError,
     PermissionDenial,
     StopReason,
     TextBlock,
@@ -50,6 +54,8 @@ class Agent:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     gate: ToolGate | None = None
     """Permission rules and hooks; None runs every call (tests of the bare loop)."""
+    compaction: Compaction | None = None
+    """Context compaction; None sends the whole history every time."""
     max_budget_usd: float | None = None
     price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
 
@@ -83,16 +89,17 @@ async def run_turn(
         request = ModelRequest(
             model=agent.model_id,
             system=agent.system_prompt,
-            messages=history.messages,
+            messages=history.view(),
             tools=agent.tools.specs(),
             max_tokens=agent.max_tokens,
             thinking_budget=agent.thinking_budget,
         )
         started = time.perf_counter()
-        response = await call_model(agent.model, request, emit, agent.retry)
+        response = await _call_within_window(agent, history, request, emit)
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
+        history.last_usage = response.usage
         stats.stop_reason = response.stop_reason
         kept = history.add_assistant(response.message)
         if kept is None:
@@ -116,6 +123,32 @@ async def run_turn(
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+
+
+async def _call_within_window(
+    agent: Agent, history: History, request: ModelRequest, emit: Callable[[Event], None]
+) -> ResponseDone:
+    """Compact first when the last response showed the window filling up; send old bulky
+    results as short notes; on "prompt is too long", compact (or shrink the largest result)
+    and try once more."""
+    if agent.compaction is None:
+        return await call_model(agent.model, request, emit, agent.retry)
+    policy = agent.compaction.policy
+    if needs_compaction(history.last_usage, policy) and await compact(
+        agent, history, request, emit
+    ):
+        request = replace(request, messages=history.view())
+    sent = replace(request, messages=micro_compact(request.messages, policy))
+    try:
+        return await call_model(agent.model, sent, emit, agent.retry)
+    except ModelError as e:
+        if not is_prompt_too_long(e):
+            raise
+    if await compact(agent, history, request, emit):
+        sent = replace(request, messages=micro_compact(history.view(), policy))
+    else:
+        sent = replace(sent, messages=shrink_largest_result(sent.messages, policy.window))
+    return await call_model(agent.model, sent, emit, agent.retry)
 
 
 def over_budget(agent: Agent, stats: TurnStats) -> bool:

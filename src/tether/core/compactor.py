@@ -1,0 +1,85 @@
+"""Running a compaction inside a session: when, with which hooks, and what is kept.
+
+The pieces (where to cut, the summary request, the compacted transcript, the memory file) are
+in `compaction`, `micro` and `memory`; this module puts them in order for the loop.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tether.core.compaction import (
+    CompactionPolicy,
+    compacted_messages,
+    plan_cut,
+    summarize,
+    summary_request,
+)
+from tether.core.history import History
+from tether.core.memory import append_memory
+from tether.models.base import ModelRequest
+from tether.protocol import Event, ModelError, Notice
+from tether.tools.builtin.todo import render_todos
+
+if TYPE_CHECKING:
+    from tether.core.loop import Agent
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """How a session compacts: the policy and where summaries are remembered."""
+
+    policy: CompactionPolicy
+    memory_path: Path | None = None
+
+
+async def compact(
+    agent: Agent,
+    history: History,
+    request: ModelRequest,
+    emit: Callable[[Event], None],
+    *,
+    trigger: Literal["auto", "manual"] = "auto",
+    focus: str | None = None,
+) -> bool:
+    """Replace the older part of what is sent by a summary the model writes. Returns whether it
+    happened; a failure keeps the whole history (it is tried again at the next threshold)."""
+    assert agent.compaction is not None
+    policy = agent.compaction.policy
+    view = history.view()
+    measured = history.last_usage.context_tokens if history.last_usage else policy.window
+    cut = plan_cut(view, policy, measured)
+    if cut is None:
+        return False
+    hooks = agent.gate.hooks if agent.gate is not None else None
+    if hooks is not None and hooks.has("PreCompact"):
+        outcome = await hooks.fire(
+            "PreCompact", {"trigger": trigger, "custom_instructions": focus or ""}, match=trigger
+        )
+        if outcome.blocked:
+            emit(Notice(level="warning", message=f"compaction skipped: {outcome.reason}"))
+            return False
+    try:
+        summary = await summarize(agent.model, summary_request(request, view, focus))
+    except ModelError as e:
+        emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
+        return False
+    plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None
+    history.compact_to(view, compacted_messages(view, cut, summary, plan=plan))
+    history.last_usage = None
+    if agent.compaction.memory_path is not None:
+        when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+        append_memory(agent.compaction.memory_path, summary, when=when)
+    emit(
+        Notice(
+            message=f"context compacted ({trigger}): {cut} earlier messages summarised, "
+            f"{len(view) - cut} kept verbatim"
+        )
+    )
+    if hooks is not None and hooks.has("PostCompact"):
+        await hooks.fire("PostCompact", {"trigger": trigger}, match=trigger)
+    return True

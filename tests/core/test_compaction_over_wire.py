@@ -1,0 +1,73 @@
+"""Compaction as the model meets it: at the threshold, after a too-long prompt, and across
+sessions through the memory file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, http_error, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+INSTRUCTION_MARK = "summar"  # the summary instruction asks for a summary
+
+
+def _rounds(count: int, *, last_usage: dict[str, int] | None = None) -> list[object]:
+    turns: list[object] = [
+        reply(tool_use("Bash", command=f"echo round {i}")) for i in range(count - 1)
+    ]
+    turns.append(reply(tool_use("Bash", command="echo last"), usage=last_usage))
+    return turns
+
+
+def test_compaction_at_the_threshold_keeps_a_valid_request(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
+    fake_model.script(
+        *_rounds(5, last_usage={"input_tokens": 9000, "output_tokens": 20}),  # type: ignore[arg-type]
+        reply(text("SUMMARY: echoed five rounds.")),
+        reply(text("done")),
+    )
+    result = tether("-p", "echo five rounds, keep it short")
+    assert result.exit_code == 0, result.stderr
+    summary_request, after = fake_model.requests[5], fake_model.requests[6]
+    assert INSTRUCTION_MARK in summary_request.last_user_text().lower()
+    assert summary_request.system() == fake_model.requests[4].system()
+    first = str(after.messages()[0]["content"])
+    assert "SUMMARY: echoed five rounds." in first
+    assert "echo five rounds, keep it short" in first  # the user's words, verbatim
+    assert len(after.messages()) < len(fake_model.requests[4].messages())
+    assert after.tool_results() == ["last\n"]  # the newest exchange is kept whole
+    memory = (workspace / ".tether" / "memory.md").read_text()
+    assert "SUMMARY: echoed five rounds." in memory
+
+
+def test_memory_from_one_session_appears_in_the_next(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "memory.md").write_text("The tests live in spec/.\n")
+    fake_model.script(reply(text("ok")))
+    tether("-p", "where are the tests?")
+    assert "The tests live in spec/." in fake_model.requests[0].system()
+
+
+def test_prompt_too_long_compacts_and_retries_once(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "200000")
+    too_long = http_error(400, "prompt is too long: 210000 tokens > 200000 maximum")
+    fake_model.script(
+        *_rounds(5),  # type: ignore[arg-type]
+        too_long,
+        reply(text("SUMMARY: five rounds.")),
+        reply(text("done")),
+    )
+    result = tether("-p", "go")
+    assert (result.exit_code, result.stdout) == (0, "done\n"), result.stderr
+    assert "SUMMARY: five rounds." in str(fake_model.requests[-1].messages()[0]["content"])
