@@ -28,6 +28,8 @@ class History:
         self._cut = 0
         self.last_usage: Usage | None = None
         """The usage of the newest response: how much of the window the view fills."""
+        self.micro_memo: dict[int, tuple[Message, Message]] = {}
+        """Notes already sent for old results (see `micro_compact`), kept stable."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -53,6 +55,7 @@ class History:
             raise ValueError("a compacted view must end with the newest message unchanged")
         self._summary = tuple(compacted[: len(compacted) - kept])
         self._cut = len(self._messages) - kept
+        self.micro_memo.clear()
 
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""

@@ -138,14 +138,18 @@ async def _call_within_window(
         agent, history, request, emit
     ):
         request = replace(request, messages=history.view())
-    sent = replace(request, messages=micro_compact(request.messages, policy))
+    sent = replace(
+        request, messages=micro_compact(request.messages, policy, memo=history.micro_memo)
+    )
     try:
         return await call_model(agent.model, sent, emit, agent.retry)
     except ModelError as e:
         if not is_prompt_too_long(e):
             raise
     if await compact(agent, history, request, emit):
-        sent = replace(request, messages=micro_compact(history.view(), policy))
+        sent = replace(
+            request, messages=micro_compact(history.view(), policy, memo=history.micro_memo)
+        )
     else:
         sent = replace(sent, messages=shrink_largest_result(sent.messages, policy.window))
     return await call_model(agent.model, sent, emit, agent.retry)

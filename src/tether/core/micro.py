@@ -47,6 +47,7 @@ def micro_compact(
     policy: CompactionPolicy,
     *,
     tool_names: ToolCalls | None = None,
+    memo: dict[int, tuple[Message, Message]] | None = None,
 ) -> tuple[Message, ...]:
     """The messages to send: tool results of at least `policy.micro_min_chars` characters that
     answer calls older than the recent assistant turns become a note. At least the last
@@ -56,22 +57,42 @@ def micro_compact(
     `tool_names` maps a tool_use id to (tool name, input) for calls no longer in `messages`;
     calls still present are looked up in the messages themselves. Pairing is untouched: each
     replaced result keeps its tool_use_id and is_error. Same input, same output.
+
+    `memo`, kept by the caller across requests, returns the very same note message for a
+    message seen before: identical objects let the wire-format cache skip them, so the cost
+    per request stays flat as the conversation grows.
     """
-    calls: dict[str, tuple[str, dict[str, Any]]] = dict(tool_names or {})
-    for message in messages:
-        for use in message.tool_uses():
-            calls[use.id] = (use.name, use.input)
+    calls: dict[str, tuple[str, dict[str, Any]]] | None = None
     boundary = _recent_boundary(messages, policy.micro_keep_recent)
     out: list[Message] = []
     for index, message in enumerate(messages):
-        if index >= boundary or message.role != "user" or not message.tool_results():
+        if index >= boundary or message.role != "user" or not _has_bulky_result(message, policy):
             out.append(message)
             continue
+        known = memo.get(id(message)) if memo is not None else None
+        if known is not None and known[0] is message:
+            out.append(known[1])
+            continue
+        if calls is None:  # built only when a note is to be written
+            calls = dict(tool_names or {})
+            for earlier in messages:
+                for use in earlier.tool_uses():
+                    calls[use.id] = (use.name, use.input)
         content = tuple(
             _maybe_note(block, calls, policy.micro_min_chars) for block in message.content
         )
-        out.append(message if content == message.content else Message(role="user", content=content))
+        noted = Message(role="user", content=content)
+        if memo is not None:
+            memo[id(message)] = (message, noted)
+        out.append(noted)
     return tuple(out)
+
+
+def _has_bulky_result(message: Message, policy: CompactionPolicy) -> bool:
+    return any(
+        isinstance(b, ToolResultBlock) and len(b.content) >= policy.micro_min_chars
+        for b in message.content
+    )
 
 
 def result_note(name: str, tool_input: Mapping[str, Any], content: str) -> str:
