@@ -71,3 +71,21 @@ def test_prompt_too_long_compacts_and_retries_once(
     result = tether("-p", "go")
     assert (result.exit_code, result.stdout) == (0, "done\n"), result.stderr
     assert "SUMMARY: five rounds." in str(fake_model.requests[-1].messages()[0]["content"])
+
+
+async def test_compact_op_summarises_on_demand_with_a_focus(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    from tether.cli.setup import RunOptions, build_session
+    from tether.protocol import Compact, Notice, UserInput
+
+    fake_model.script(*_rounds(5), reply(text("five")), reply(text("SUMMARY: manual.")))  # type: ignore[arg-type]
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    try:
+        [e async for e in session.submit(UserInput(text="work"))]
+        events = [e async for e in session.submit(Compact(focus="the echo commands"))]
+    finally:
+        await session.aclose()
+    assert [type(e) for e in events] == [Notice]
+    assert "compacted (manual)" in events[0].message  # type: ignore[attr-defined]
+    assert "focus on: the echo commands" in fake_model.requests[-1].last_user_text()

@@ -64,6 +64,7 @@ HELP_COMMANDS = """\
 Commands
   /help          this help
   /cost          tokens used and cost of this session
+  /compact [focus]  summarise the earlier conversation now to free context
   /todos         the model's current plan for the task
   /clear         clear the screen (the conversation is kept)
   /exit, /quit   leave tether (so does Ctrl+D)"""
@@ -76,7 +77,7 @@ Keys
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Ctrl+D         exit"""
 
-BUILTIN_COMMANDS = ("/help", "/cost", "/todos", "/clear", "/exit", "/quit")
+BUILTIN_COMMANDS = ("/help", "/cost", "/todos", "/compact", "/clear", "/exit", "/quit")
 """They win over a skill of the same name."""
 
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*")
@@ -288,6 +289,13 @@ class _Repl:
             ready = await self._session()
             if ready is not None:
                 self.console.print(describe_cost(ready.session), markup=False, highlight=False)
+        elif name == "/compact":
+            from tether.protocol import Compact
+
+            ready = await self._session()
+            if ready is not None:
+                async for event in ready.session.submit(Compact(focus=args or None)):
+                    ready.renderer.render(event)
         elif name == "/todos":
             ready = self.startup.ready  # no turn ran (no plan was made) before it was built
             plan = ready.renderer.plan_checklist() if ready is not None else None

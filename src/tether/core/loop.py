@@ -86,14 +86,7 @@ async def run_turn(
     while True:
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             return "error_max_budget_usd"
-        request = ModelRequest(
-            model=agent.model_id,
-            system=agent.system_prompt,
-            messages=history.view(),
-            tools=agent.tools.specs(),
-            max_tokens=agent.max_tokens,
-            thinking_budget=agent.thinking_budget,
-        )
+        request = next_request(agent, history)
         started = time.perf_counter()
         response = await _call_within_window(agent, history, request, emit)
         stats.api_ms += int((time.perf_counter() - started) * 1000)
@@ -123,6 +116,17 @@ async def run_turn(
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+
+
+def next_request(agent: Agent, history: History) -> ModelRequest:
+    return ModelRequest(
+        model=agent.model_id,
+        system=agent.system_prompt,
+        messages=history.view(),
+        tools=agent.tools.specs(),
+        max_tokens=agent.max_tokens,
+        thinking_budget=agent.thinking_budget,
+    )
 
 
 async def _call_within_window(

@@ -8,16 +8,19 @@ import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from tether.core.compactor import compact
 from tether.core.gate import Asker
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle, reminder
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
 from tether.protocol import (
+    Compact,
     ErrorOccurred,
     Event,
     HarnessError,
     Interrupt,
     Message,
+    Notice,
     Op,
     PermissionAnswer,
     PermissionAsked,
@@ -85,6 +88,9 @@ class Session:
             self.interrupt()
         elif isinstance(op, PermissionAnswer):
             self.answer(op)
+        elif isinstance(op, Compact):
+            async for event in self._compact(op.focus):
+                yield event
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
             await self.aclose()
 
@@ -130,6 +136,26 @@ class Session:
             if not self._task.done():
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _compact(self, focus: str | None) -> AsyncIterator[Event]:
+        if self.busy:
+            raise HarnessError("cannot compact while a turn is running")
+        if self.agent.compaction is None:
+            yield Notice(level="warning", message="compaction is not configured")
+            return
+        events: list[Event] = []
+        done = await compact(
+            self.agent,
+            self._history,
+            next_request(self.agent, self._history),
+            events.append,
+            trigger="manual",
+            focus=focus,
+        )
+        for event in events:
+            yield event
+        if not done and not events:
+            yield Notice(message="nothing to compact yet: the conversation is short")
 
     def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
         async def ask(request: PermissionAsked) -> PermissionAnswer:

@@ -31,9 +31,10 @@ from tether.protocol.messages import (
     ToolUseBlock,
     Usage,
 )
-from tether.protocol.ops import Interrupt, Op, PermissionAnswer, Shutdown, UserInput
+from tether.protocol.ops import Compact, Interrupt, Op, PermissionAnswer, Shutdown, UserInput
 
 __all__ = [
+    "Compact",
     "ConfigError",
     "ContentBlock",
     "ErrorOccurred",

@@ -31,8 +31,17 @@ class PermissionAnswer(_Op):
     message: str | None = None
 
 
+class Compact(_Op):
+    """Compact the context now (`/compact [focus]`)."""
+
+    kind: Literal["compact"] = "compact"
+    focus: str | None = None
+
+
 class Shutdown(_Op):
     kind: Literal["shutdown"] = "shutdown"
 
 
-Op = Annotated[UserInput | Interrupt | PermissionAnswer | Shutdown, Field(discriminator="kind")]
+Op = Annotated[
+    UserInput | Interrupt | PermissionAnswer | Compact | Shutdown, Field(discriminator="kind")
+]
