@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import compaction_bench
 import context_bench
 import grep_bench
 import sandbox_bench
@@ -25,6 +26,8 @@ def main() -> None:
     turn_overhead.report(turn_overhead.main())
     print()
     context_bench.report(context_bench.main())
+    print()
+    compaction_bench.report(compaction_bench.main())
     print()
     print("grep over a 50,000-file tree: tether's Grep tool against rg run directly")
     grep_bench.main()

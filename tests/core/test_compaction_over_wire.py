@@ -89,3 +89,33 @@ async def test_compact_op_summarises_on_demand_with_a_focus(
     assert [type(e) for e in events] == [Notice]
     assert "compacted (manual)" in events[0].message  # type: ignore[attr-defined]
     assert "focus on: the echo commands" in fake_model.requests[-1].last_user_text()
+
+
+def test_long_session_with_bulky_results_stays_inside_the_window(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Old results are sent as notes, so the raw history outgrows the window long before what
+    # is sent does: the summary must be asked over what is sent, or it would be too long.
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "12000")
+    fake_model.context_window = 12000
+    (workspace / "big.txt").write_text("".join(f"line {i}: {'x' * 40}\n" for i in range(200)))
+    calls = 0
+
+    def answer(request: object) -> object:
+        nonlocal calls
+        assert hasattr(request, "last_user_text")
+        if "is about to be replaced by a summary" in request.last_user_text():  # type: ignore[attr-defined]
+            return reply(text(f"Summary: read big.txt {calls} times."))
+        calls += 1
+        return reply(text("done")) if calls >= 60 else reply(tool_use("Read", file_path="big.txt"))
+
+    fake_model.script(*([answer] * 120))  # type: ignore[arg-type]
+    # A turn can jump past the window at once (a quarter of it per result): the API's "prompt
+    # is too long" then triggers the compaction; those are the only refusals allowed.
+    fake_model.expect_rejections = True
+    result = tether("-p", "read it again and again", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert calls == 60
+    summaries = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]
+    assert summaries
+    assert {(r.error or "").split(":")[0] for r in fake_model.rejections} <= {"prompt is too long"}

@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tether.core.compaction import (
     CompactionPolicy,
     compacted_messages,
+    is_prompt_too_long,
     plan_cut,
     summarize,
     summary_request,
 )
 from tether.core.history import History
 from tether.core.memory import append_memory
+from tether.core.micro import micro_compact
 from tether.models.base import ModelRequest
-from tether.protocol import Event, ModelError, Notice
+from tether.protocol import Event, Message, ModelError, Notice
 from tether.tools.builtin.todo import render_todos
 
 if TYPE_CHECKING:
@@ -35,6 +37,25 @@ class Compaction:
 
     policy: CompactionPolicy
     memory_path: Path | None = None
+
+
+async def _summary(
+    agent: Agent,
+    request: ModelRequest,
+    sent: tuple[Message, ...],
+    view: tuple[Message, ...],
+    focus: str | None,
+    policy: CompactionPolicy,
+) -> str:
+    try:
+        return await summarize(agent.model, summary_request(request, sent, focus))
+    except ModelError as e:
+        if not is_prompt_too_long(e):
+            raise
+    # Even what is sent no longer fits (a small window, big recent results): summarise over
+    # notes of every result instead. The cached prefix is lost for this one request.
+    terse = replace(policy, micro_keep_recent=0, micro_min_chars=0)
+    return await summarize(agent.model, summary_request(request, micro_compact(view, terse), focus))
 
 
 async def compact(
@@ -63,8 +84,11 @@ async def compact(
         if outcome.blocked:
             emit(Notice(level="warning", message=f"compaction skipped: {outcome.reason}"))
             return False
+    # Ask for the summary over what is actually sent (old bulky results as notes): it fits the
+    # window, and it shares the cached prefix of the request before it.
+    sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
-        summary = await summarize(agent.model, summary_request(request, view, focus))
+        summary = await _summary(agent, request, sent, view, focus, policy)
     except ModelError as e:
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False

@@ -155,7 +155,8 @@ async def _call_within_window(
             request, messages=micro_compact(history.view(), policy, memo=history.micro_memo)
         )
     else:
-        sent = replace(sent, messages=shrink_largest_result(sent.messages, policy.window))
+        # Nothing to summarise: cut the largest result down to a small share of the window.
+        sent = replace(sent, messages=shrink_largest_result(sent.messages, policy.window // 2))
     return await call_model(agent.model, sent, emit, agent.retry)
 
 
