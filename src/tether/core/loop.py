@@ -142,9 +142,11 @@ async def _call_within_window(
         agent, history, request, emit
     ):
         request = replace(request, messages=history.view())
-    sent = replace(
-        request, messages=micro_compact(request.messages, policy, memo=history.micro_memo)
-    )
+    usage, memo = history.last_usage, history.micro_memo
+    pressed = usage is not None and usage.context_tokens >= policy.micro_from * policy.window
+    sent = request
+    if pressed or memo:  # once notes were sent, keep sending them: the prefix stays the same
+        sent = replace(request, messages=micro_compact(request.messages, policy, memo=memo))
     try:
         return await call_model(agent.model, sent, emit, agent.retry)
     except ModelError as e:

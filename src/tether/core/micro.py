@@ -29,6 +29,8 @@ class CompactionPolicy:
     keep_recent_exchanges: exchanges (see `cut_point`) kept verbatim by a summary.
     micro_keep_recent: tool results answering the last N assistant turns stay whole.
     micro_min_chars: older tool results at least this long are replaced by a note.
+    micro_from: share of the window from which micro-compaction starts: below it the whole
+        history is sent, so the cached prefix is never rewritten for nothing.
     """
 
     window: int
@@ -37,6 +39,7 @@ class CompactionPolicy:
     keep_recent_exchanges: int = 2
     micro_keep_recent: int = 4
     micro_min_chars: int = 2000
+    micro_from: float = 0.5
 
 
 ToolCalls = Mapping[str, tuple[str, dict[str, Any]]]
