@@ -514,3 +514,22 @@ def test_a_refused_todo_write_shows_its_error() -> None:
     )
     assert "  ⎿  3 items are in_progress\n" in out
     assert "◐" not in out
+
+
+def test_verbose_shows_each_calls_cache_hit_or_miss() -> None:
+    reply = Message(role="assistant", content=(TextBlock(text="ok"),))
+    miss = MessageCompleted(
+        message=reply, usage=Usage(input_tokens=200, cache_creation_input_tokens=3000)
+    )
+    hit = MessageCompleted(
+        message=reply,
+        usage=Usage(
+            input_tokens=100, cache_creation_input_tokens=300, cache_read_input_tokens=3000
+        ),
+    )
+    lines = [line for line in render(miss, hit, verbose=True).splitlines() if "cache" in line]
+    assert lines == [
+        "  cache miss: 0% of 3.2k from cache, 3.0k written",
+        "  cache hit: 88% of 3.4k from cache, 300 written, ~2.7k tokens' worth saved",
+    ]
+    assert "cache" not in render(miss, hit)

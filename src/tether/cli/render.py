@@ -109,12 +109,14 @@ class EventRenderer:
                 self._add_text(text)
             case ThinkingDelta(text=text):
                 self._add_thinking(text)
-            case MessageCompleted(message=message):
+            case MessageCompleted(message=message, usage=usage):
                 if message.role == "assistant":
                     if not self._saw_text and message.text().strip():
                         self._add_text(message.text())  # a reply that came unstreamed
                     self._saw_text = False
                     self._end_stream()
+                    if self.verbose and usage is not None:
+                        self._print(Text(cache_line(usage), style="dim"))
             case ToolStarted():
                 self._on_tool_started(event)
             case ToolFinished():
@@ -434,6 +436,17 @@ class _Tail:
         for line in lines[-self.max_lines :]:
             yield from line
             yield Segment.line()
+
+
+def cache_line(usage: Usage) -> str:
+    """One model call's prompt caching, for --verbose: hit or miss, and the tokens it saved."""
+    read, wrote = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+    total = usage.context_tokens
+    verdict = "hit" if read else "miss"
+    share = f"{read / total:.0%} of {format_tokens(total)} from cache" if total else "no prompt"
+    # A cache read costs a tenth of a plain input token: 90% of each is saved.
+    saved = f", ~{format_tokens(int(read * 0.9))} tokens' worth saved" if read else ""
+    return f"  cache {verdict}: {share}, {format_tokens(wrote)} written{saved}"
 
 
 def format_tokens(count: int) -> str:
