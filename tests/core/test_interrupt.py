@@ -4,7 +4,6 @@ the session takes the next message with a transcript the API accepts."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 from tether.cli.setup import RunOptions, build_session
@@ -65,8 +64,10 @@ async def _until_written(path: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """Running, that is: a zombie waiting for its reaper runs nothing."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return False
-    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text()
+    state = stat.rsplit(")", 1)[1].split()[0]  # after the command name, which may hold anything
+    return state not in ("Z", "X")

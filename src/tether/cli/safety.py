@@ -53,7 +53,7 @@ def build_gate(
     session_id: str,
     transcript_path: Path,
     env: Mapping[str, str],
-    scratch_dir: Path,
+    read_dirs: Sequence[Path] = (),
 ) -> tuple[ToolGate, list[Tool]]:
     """The gate for this session, and the tools the model is offered (a tool named bare in a
     deny rule is not offered at all)."""
@@ -78,8 +78,7 @@ def build_gate(
         cwd=workspace,
         additional_dirs=additional_directories(settings.layers),
         read_only_tools=frozenset(t.name for t in tools if t.read_only),
-        # Spilled command output lives here; the model reads it back without asking.
-        read_dirs=(scratch_dir,),
+        read_dirs=tuple(read_dirs),
     )
     specs = parse_hooks(settings.layers)
     hooks = (

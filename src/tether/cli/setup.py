@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from tether.cli.safety import (
@@ -27,9 +27,9 @@ from tether.core.model_call import RetryPolicy
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
-from tether.permissions import Mode, hidden_tools
+from tether.permissions import Mode
 from tether.protocol import ConfigError
-from tether.skills import SKILL_TOOL_NAME, discover_skills
+from tether.skills import discover_skills
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -70,15 +70,19 @@ def build_session(opts: RunOptions) -> Session:
     resolved = resolve(opts.model, env, settings)
     session_id = str(uuid.uuid4())
     scratch_dir = home / "scratch" / session_id
+    skills = discover_skills(workspace, home=user_home)
+    # The Skill tool grants through the gate, which is built just below with it.
+    skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
     gate, tools = build_gate(
         settings,
         SafetyOptions(opts.permission_mode, opts.allowed_tools, opts.disallowed_tools),
         workspace=workspace,
-        tools=builtin_tools(),
+        tools=[*builtin_tools(), *(skill_tools if skills.skills else [])],
         session_id=session_id,
         transcript_path=home / "projects" / f"{session_id}.jsonl",
         env=env,
-        scratch_dir=scratch_dir,
+        # Spilled command output and skills' own files are read back without asking.
+        read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
     extra_dirs = gate.permissions.additional_dirs
     sandbox = plan_session_sandbox(
@@ -90,13 +94,6 @@ def build_session(opts: RunOptions) -> Session:
     )
     instructions = load_instructions(workspace, home=user_home)
     memory_path = workspace / ".tether" / "memory.md"
-    skills = discover_skills(workspace, home=user_home)
-    if skills.skills and SKILL_TOOL_NAME not in hidden_tools(gate.permissions.rules):
-        tools = [*tools, skill_tool(skills, gate.grant_for_turn)]
-        skill_dirs = tuple(s.path.parent for s in skills.skills)
-        gate.permissions = replace(
-            gate.permissions, read_dirs=(*gate.permissions.read_dirs, *skill_dirs)
-        )
     registry = ToolRegistry(tools)
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
     if sandbox.sandbox is not None:

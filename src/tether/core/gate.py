@@ -12,11 +12,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tether.core.lifecycle import surface
 from tether.hooks import HookOutcome, HookRunner
 from tether.permissions import Decision, PermissionContext, decide, load_rules, suggest_rule
 from tether.protocol import (
     Event,
-    Notice,
     PermissionAnswer,
     PermissionAsked,
     PermissionDenial,
@@ -67,7 +67,7 @@ class ToolGate:
                 {"tool_name": call.name, "tool_input": tool_input, "tool_use_id": call.id},
                 match=call.name,
             )
-            _surface(hook, emit)
+            surface(hook, emit)
             if hook.updated_input is not None:
                 tool_input = dict(hook.updated_input)
             if hook.blocked or hook.permission_decision == "deny":
@@ -107,7 +107,7 @@ class ToolGate:
             suggestion=suggest_rule(call.name, tool_input, self.permissions),
         )
         if self.hooks is not None and self.hooks.has("Notification"):
-            _surface(
+            surface(
                 await self.hooks.fire(
                     "Notification",
                     {
@@ -179,7 +179,7 @@ class ToolGate:
         else:
             payload["tool_response"] = {"output": result}
         outcome = await self.hooks.fire(event, payload, match=call.name)
-        _surface(outcome, emit)
+        surface(outcome, emit)
         notes = list(outcome.additional_context)
         if outcome.blocked and outcome.reason:
             notes.insert(0, outcome.reason)
@@ -195,10 +195,3 @@ class ToolGate:
 def _denied_text(decision: Decision) -> str:
     rule = f" (rule {decision.rule})" if decision.rule else ""
     return f"Permission denied{rule}: {decision.reason}"
-
-
-def _surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
-    for message in outcome.system_messages:
-        emit(Notice(message=message))
-    for error in outcome.errors:
-        emit(Notice(level="warning", message=f"hook: {error}"))

@@ -35,11 +35,11 @@ class Lifecycle:
                 outcome = await self.hooks.fire(
                     "SessionStart", {"source": "startup"}, match="startup"
                 )
-                _surface(outcome, emit)
+                surface(outcome, emit)
                 contexts.extend(outcome.additional_context)
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
-            _surface(outcome, emit)
+            surface(outcome, emit)
             if outcome.blocked or outcome.stop:
                 return outcome.reason or outcome.stop_reason or "blocked by a hook", contexts
             contexts.extend(outcome.additional_context)
@@ -50,7 +50,7 @@ class Lifecycle:
         if self.hooks is None or not self.hooks.has("Stop"):
             return None
         outcome = await self.hooks.fire("Stop", {"stop_hook_active": continuations > 0})
-        _surface(outcome, emit)
+        surface(outcome, emit)
         if outcome.blocked and continuations < MAX_STOP_CONTINUATIONS:
             return outcome.reason or "a Stop hook asked to continue"
         return None
@@ -65,7 +65,8 @@ def reminder(text: str) -> str:
     return f"<system-reminder>\n{text.strip()}\n</system-reminder>"
 
 
-def _surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
+def surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
+    """What a hook says to the user: its messages, and its errors as warnings."""
     for message in outcome.system_messages:
         emit(Notice(message=message))
     for error in outcome.errors:

@@ -41,7 +41,6 @@ class Session:
         agent: Agent,
         *,
         session_id: str | None = None,
-        price: Callable[[Usage], float] | None = None,
         history: History | None = None,
         lifecycle: Lifecycle | None = None,
     ) -> None:
@@ -57,7 +56,6 @@ class Session:
         self.startup_notices: list[str] = []
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
-        self._price = price or agent.price
         self._history = history or History()
         self._task: asyncio.Task[None] | None = None
         self.usage = Usage()
@@ -206,7 +204,7 @@ class Session:
             if self.agent.gate is not None:
                 self.agent.gate.end_turn()
             self.usage = self.usage + stats.usage
-            cost = self._price(stats.usage)
+            cost = self.agent.price(stats.usage)
             self.cost_usd += cost
             emit(
                 TurnFinished(
