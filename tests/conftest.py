@@ -20,6 +20,14 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A user's home directory of the test's own, beside the workspace."""
+    path = tmp_path / "user-home"  # not "home": model_env puts TETHER_HOME there
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def tether(model_env: object, workspace: Path) -> Callable[..., CliResult]:
     """Run `tether ARGS` in-process against the fake model, in the test's workspace. Tests of
     the loop run every call (bypassPermissions) unless they choose a mode themselves."""

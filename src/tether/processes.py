@@ -28,3 +28,11 @@ async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> Non
 def signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def signal_name(number: int) -> str:
+    """SIGKILL for 9: how a death by signal is reported."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

@@ -25,7 +25,7 @@ from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
 from tether.core.loop import INTERRUPTED
 from tether.core.session import Session
-from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing import FakeModelServer, Reply, reply, text, tool_use
 
 CTRL_C = "\x03"
 CTRL_D = "\x04"
@@ -102,6 +102,16 @@ class Terminal:
 @pytest.fixture
 def terminal() -> Terminal:
     return Terminal()
+
+
+def bash_turns(command: str, *closings: str) -> list[Reply]:
+    """The model's side of one turn per closing: it runs `command` with Bash, then replies
+    with the closing text."""
+    return [
+        r
+        for said in closings
+        for r in (reply(tool_use("Bash", command=command)), reply(text(said)))
+    ]
 
 
 async def test_a_prompt_gets_the_streamed_answer(
@@ -214,10 +224,7 @@ async def test_initial_prompt_runs_first(
 async def test_ctrl_c_interrupts_the_turn_and_keeps_the_session(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="sleep 30")),
-        reply(text("Back again.")),
-    )
+    model_env.script(*bash_turns("sleep 30", "Back again."))
     with create_pipe_input() as pipe:
         pipe.send_text("wait for it\r")
         repl = asyncio.create_task(terminal.run_with(workspace, pipe))
@@ -393,12 +400,7 @@ async def run_answering(terminal: Terminal, workspace: Path, *steps: str | Answe
 async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="echo one > made.txt && echo written")),
-        reply(text("Made it.")),
-        reply(tool_use("Bash", command="echo one > made.txt && echo written")),
-        reply(text("Left it.")),
-    )
+    model_env.script(*bash_turns("echo one > made.txt && echo written", "Made it.", "Left it."))
     code = await run_answering(
         terminal, workspace, "make it\r", Answer("1"), "again\r", Answer("n"), CTRL_D
     )
@@ -418,12 +420,7 @@ async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
 async def test_deny_tells_the_model_and_runs_nothing(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Understood.")),
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Fine.")),
-    )
+    model_env.script(*bash_turns("touch made.txt", "Understood.", "Fine."))
     code = await run_answering(
         terminal,
         workspace,
@@ -445,12 +442,7 @@ async def test_deny_tells_the_model_and_runs_nothing(
 async def test_always_allow_saves_the_rule_and_is_not_asked_again(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Made it.")),
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Made it again.")),
-    )
+    model_env.script(*bash_turns("touch made.txt", "Made it.", "Made it again."))
     code = await run_answering(terminal, workspace, "make it\r", Answer("2"), "again\r", CTRL_D)
     assert code == 0
     assert model_env.requests[1].tool_result_errors() == [False]
@@ -487,10 +479,7 @@ async def test_asks_in_one_turn_come_one_after_another(
 async def test_ctrl_c_at_the_question_denies_and_interrupts_the_turn(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Back again.")),
-    )
+    model_env.script(*bash_turns("touch made.txt", "Back again."))
     code = await run_answering(
         terminal, workspace, "make it\r", Answer(CTRL_C), "carry on\r", CTRL_D
     )
@@ -507,10 +496,7 @@ async def test_ctrl_c_at_the_question_denies_and_interrupts_the_turn(
 async def test_sigint_at_the_question_denies_and_interrupts_the_turn(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    model_env.script(
-        reply(tool_use("Bash", command="touch made.txt")),
-        reply(text("Back again.")),
-    )
+    model_env.script(*bash_turns("touch made.txt", "Back again."))
     with create_pipe_input() as pipe:
         pipe.send_text("make it\r")
         repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=asking(workspace)))

@@ -11,13 +11,6 @@ from tether.config.instructions import Instructions, find_imports, load_instruct
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
     (path / ".git").mkdir(parents=True)

@@ -19,13 +19,6 @@ MakeRunner = Callable[..., HookRunner]
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def script(tmp_path: Path) -> Script:
     """Write a Python hook script; returns the command line that runs it."""
     scripts = tmp_path / "scripts"
@@ -40,18 +33,18 @@ def script(tmp_path: Path) -> Script:
 
 
 @pytest.fixture
-def make_runner(project: Path) -> MakeRunner:
+def make_runner(workspace: Path) -> MakeRunner:
     """A runner for a `hooks` block as it would appear in `.claude/settings.json`."""
 
     def make(hooks: dict[str, Any], *, permission_mode: str = "default") -> HookRunner:
-        specs = parse_hooks([(project / ".claude" / "settings.json", {"hooks": hooks})])
+        specs = parse_hooks([(workspace / ".claude" / "settings.json", {"hooks": hooks})])
         env = {k: v for k, v in os.environ.items() if not k.endswith("_PROJECT_DIR")}
         return HookRunner(
             specs,
             session_id="session-1",
-            transcript_path=str(project / "transcript.jsonl"),
-            cwd=project,
-            project_dir=project,
+            transcript_path=str(workspace / "transcript.jsonl"),
+            cwd=workspace,
+            project_dir=workspace,
             permission_mode=lambda: permission_mode,
             env=env,
         )

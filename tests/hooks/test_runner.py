@@ -23,7 +23,7 @@ TOOL_CALL = {
 
 
 async def test_the_hook_reads_the_payload_on_stdin_and_the_project_dir_in_its_env(
-    make_runner: MakeRunner, script: Script, project: Path, tmp_path: Path
+    make_runner: MakeRunner, script: Script, workspace: Path, tmp_path: Path
 ) -> None:
     dump = tmp_path / "dump.json"
     spy = script(
@@ -41,16 +41,16 @@ async def test_the_hook_reads_the_payload_on_stdin_and_the_project_dir_in_its_en
     assert json.loads(dump.read_text()) == {
         "stdin": {
             "session_id": "session-1",
-            "transcript_path": str(project / "transcript.jsonl"),
-            "cwd": str(project),
+            "transcript_path": str(workspace / "transcript.jsonl"),
+            "cwd": str(workspace),
             "permission_mode": "plan",
             "hook_event_name": "PreToolUse",
             "tool_name": "Bash",
             "tool_input": {"command": "ls -la"},
             "tool_use_id": "toolu_01",
         },
-        "cwd": str(project),
-        "env": {"CLAUDE_PROJECT_DIR": str(project), "TETHER_PROJECT_DIR": str(project)},
+        "cwd": str(workspace),
+        "env": {"CLAUDE_PROJECT_DIR": str(workspace), "TETHER_PROJECT_DIR": str(workspace)},
     }
 
 
@@ -273,9 +273,9 @@ async def test_garbage_output_of_a_fail_closed_hook_blocks(
 
 
 async def test_a_timed_out_hook_is_killed_with_its_process_group(
-    make_runner: MakeRunner, project: Path
+    make_runner: MakeRunner, workspace: Path
 ) -> None:
-    pids = project / "pids"
+    pids = workspace / "pids"
     hook = "sleep 300 & echo $$ $! > pids; wait"
     runner = make_runner({"PreToolUse": on("", command_hook(hook, timeout=0.5))})
     outcome = await runner.fire("PreToolUse", TOOL_CALL)
@@ -482,27 +482,32 @@ async def test_a_daemon_started_by_a_hook_does_not_hold_it_up(
 
 
 async def test_children_that_ignore_sigterm_are_killed_too(
-    make_runner: MakeRunner, project: Path
+    make_runner: MakeRunner, workspace: Path
 ) -> None:
     hook = "trap '' TERM; (trap '' TERM; sleep 300) & echo $! > child; wait"
     runner = make_runner({"Stop": on(None, command_hook(hook, timeout=0.3))})
     outcome = await runner.fire("Stop", {"stop_hook_active": False})
     assert outcome == HookOutcome(errors=outcome.errors)
     assert outcome.errors[0].endswith('..." timed out after 0.3 s')
-    child = int((project / "child").read_text())
+    child = int((workspace / "child").read_text())
     assert wait_until(lambda: process_gone(child))
 
 
-async def test_a_hook_that_cannot_start_is_a_failure(project: Path) -> None:
+async def test_a_hook_that_cannot_start_is_a_failure(workspace: Path) -> None:
     specs = parse_hooks(
-        [(project / "s.json", {"hooks": {"Stop": on(None, command_hook("true", failClosed=True))}})]
+        [
+            (
+                workspace / "s.json",
+                {"hooks": {"Stop": on(None, command_hook("true", failClosed=True))}},
+            )
+        ]
     )
     runner = HookRunner(
         specs,
         session_id="s",
         transcript_path="t",
-        cwd=project / "gone",
-        project_dir=project,
+        cwd=workspace / "gone",
+        project_dir=workspace,
         permission_mode=lambda: "default",
     )
     outcome = await runner.fire("Stop", {})
@@ -514,10 +519,10 @@ async def test_a_hook_that_cannot_start_is_a_failure(project: Path) -> None:
 
 
 async def test_a_json_block_of_session_start_is_an_error(
-    make_runner: MakeRunner, project: Path
+    make_runner: MakeRunner, workspace: Path
 ) -> None:
     output = {"decision": "block", "reason": "no", "systemMessage": "hi"}
-    (project / "out.json").write_text(json.dumps(output))
+    (workspace / "out.json").write_text(json.dumps(output))
     runner = make_runner({"SessionStart": on("", command_hook("cat out.json"))})
     assert await runner.fire("SessionStart", {"source": "startup"}) == HookOutcome(
         system_messages=("hi",), errors=('SessionStart hook "cat out.json": no',)

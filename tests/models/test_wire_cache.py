@@ -12,7 +12,7 @@ from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from tether.testing import FakeModelServer, reply, text
 
-from .streams import count_cache_controls, finish
+from .streams import ClosableModel, count_cache_controls, finish
 
 
 def test_a_growing_history_converts_only_new_messages() -> None:
@@ -46,15 +46,18 @@ def _growing_history(turns: int) -> list[tuple[Message, ...]]:
     return snapshots
 
 
+async def _send_growing_history(model: ClosableModel, server: FakeModelServer, turns: int) -> None:
+    """One request per snapshot of a history growing by a tool round trip each turn, all
+    through the same model (so through its converted-message cache)."""
+    snapshots = _growing_history(turns)
+    server.script(*[reply(text("ok")) for _ in snapshots])
+    for messages in snapshots:
+        await finish(model, ModelRequest(model="m", system="s", messages=messages))
+
+
 async def test_anthropic_breakpoints_do_not_accumulate(fake_model: FakeModelServer) -> None:
     model = AnthropicModel(model="claude-sonnet-5-5", api_key="k", base_url=fake_model.url)
-    snapshots = _growing_history(5)
-    fake_model.script(*[reply(text("ok")) for _ in snapshots])
-    try:
-        for messages in snapshots:
-            await finish(model, ModelRequest(model="m", system="s", messages=messages))
-    finally:
-        await model.aclose()
+    await _send_growing_history(model, fake_model, turns=5)
     counts = [count_cache_controls(r.body) for r in fake_model.requests]
     assert counts == [2, 3, 3, 3, 3]
     oldest_marks: list[Any] = [
@@ -65,13 +68,7 @@ async def test_anthropic_breakpoints_do_not_accumulate(fake_model: FakeModelServ
 
 async def test_openai_history_is_identical_with_reuse(fake_model: FakeModelServer) -> None:
     model = OpenAICompatModel(model="gpt-4.1", api_key="k", base_url=fake_model.openai_base_url)
-    snapshots = _growing_history(3)
-    fake_model.script(*[reply(text("ok")) for _ in snapshots])
-    try:
-        for messages in snapshots:
-            await finish(model, ModelRequest(model="m", system="s", messages=messages))
-    finally:
-        await model.aclose()
+    await _send_growing_history(model, fake_model, turns=3)
     last = fake_model.requests[-1].messages()
     assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "assistant", "tool"]
     assert fake_model.requests[1].messages() == last[:4]

@@ -118,6 +118,29 @@ def test_resolution_goes_through_the_context(tmp_path: Path) -> None:
     assert decide("Read", {"file_path": "other.txt"}, ctx).behavior == "allow"
 
 
+def test_rules_sharing_an_anchor_resolve_it_once(tmp_path: Path) -> None:
+    """Per call, a rule's anchor directory is resolved once however many rules hang from it."""
+    ws = tmp_path / "nowhere"
+    deny = ["Read(./.env)", "Read(./secrets/**)", "Read(*.pem)", "Read(./config/private/**)"]
+    rules = load_rules(
+        [(ws / ".claude" / "settings.json", {"permissions": {"deny": deny}})], seed_yaml=None
+    )
+    resolved: list[Path] = []
+
+    def resolve(path: Path) -> Path:
+        resolved.append(path)
+        return path
+
+    ctx = PermissionContext(
+        mode="default", rules=rules, workspace=ws, cwd=ws, home=ws, resolve=resolve
+    )
+    resolved.clear()
+    assert decide("Read", {"file_path": "src/app.py"}, ctx) == Decision(
+        "allow", None, "inside the workspace"
+    )
+    assert resolved == [ws / "src" / "app.py", ws]
+
+
 def test_glob_and_grep_targets(tree: Tree, make_ctx: ContextFactory) -> None:
     ctx = make_ctx({"permissions": {"deny": ["Read(~/.ssh/**)"]}})
     assert decide("Glob", {"pattern": "**/*.py"}, ctx).behavior == "allow"

@@ -47,75 +47,59 @@ def test_named_bwrap_missing(tmp_path: Path) -> None:
     )
 
 
-def test_user_namespaces_disabled_by_a_limit(tmp_path: Path) -> None:
-    message = (
-        "bwrap: Creating new namespace failed: nesting depth or "
-        "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)"
-    )
+@pytest.mark.parametrize(
+    ("message", "sysctls", "expected"),
+    [
+        pytest.param(
+            "bwrap: Creating new namespace failed: nesting depth or "
+            "/proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+            {"user__max_user_namespaces": "0"},
+            "user namespaces are disabled (user.max_user_namespaces = 0), so bwrap cannot create "
+            "its sandbox (bwrap said: {message}); to enable: "
+            "sysctl -w user.max_user_namespaces=15000",
+            id="disabled-by-a-limit",
+        ),
+        pytest.param(
+            "bwrap: No permissions to creating new namespace, likely because the kernel does not "
+            "allow non-privileged user namespaces.",
+            {"kernel__unprivileged_userns_clone": "0", "user__max_user_namespaces": "63000"},
+            "user namespaces are disabled (kernel.unprivileged_userns_clone = 0), so bwrap cannot "
+            "create its sandbox (bwrap said: {message}); to enable: "
+            "sysctl -w kernel.unprivileged_userns_clone=1",
+            id="disabled-on-debian",
+        ),
+        pytest.param(
+            "bwrap: setting up uid map: Permission denied",
+            {"kernel__apparmor_restrict_unprivileged_userns": "1"},
+            "user namespaces are disabled (kernel.apparmor_restrict_unprivileged_userns = 1), so "
+            "bwrap cannot create its sandbox (bwrap said: {message}); to enable: give bwrap an "
+            "AppArmor profile that allows `userns`, or "
+            "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
+            id="restricted-by-apparmor",
+        ),
+        pytest.param(
+            "bwrap: Creating new namespace failed: Operation not permitted",
+            {},
+            "bwrap may not create user namespaces here (bwrap said: {message}); in a container "
+            "they are usually blocked by its seccomp or AppArmor profile, otherwise a kernel "
+            "setting disables them",
+            id="refused-with-no-setting-to-blame",
+        ),
+        pytest.param(
+            "bwrap: Can't mount proc on /newroot/proc: Operation not permitted",
+            {},
+            "{program} failed to run a trivial command (exit status 1): {message}",
+            id="other-failure-quotes-bwrap",
+        ),
+    ],
+)
+def test_failure_is_diagnosed(
+    tmp_path: Path, message: str, sysctls: dict[str, str], expected: str
+) -> None:
     program = fake_bwrap(tmp_path, message)
-    proc_sys = fake_proc_sys(tmp_path / "sys", user__max_user_namespaces="0")
+    proc_sys = fake_proc_sys(tmp_path / "sys", **sysctls)
     assert probe(program, proc_sys=proc_sys) == SandboxStatus(
-        False,
-        "user namespaces are disabled (user.max_user_namespaces = 0), so bwrap cannot create "
-        f"its sandbox (bwrap said: {message}); to enable: "
-        "sysctl -w user.max_user_namespaces=15000",
-        program,
-    )
-
-
-def test_user_namespaces_disabled_on_debian(tmp_path: Path) -> None:
-    message = (
-        "bwrap: No permissions to creating new namespace, likely because the kernel does not "
-        "allow non-privileged user namespaces."
-    )
-    program = fake_bwrap(tmp_path, message)
-    proc_sys = fake_proc_sys(
-        tmp_path / "sys",
-        kernel__unprivileged_userns_clone="0",
-        user__max_user_namespaces="63000",
-    )
-    assert probe(program, proc_sys=proc_sys) == SandboxStatus(
-        False,
-        "user namespaces are disabled (kernel.unprivileged_userns_clone = 0), so bwrap cannot "
-        f"create its sandbox (bwrap said: {message}); to enable: "
-        "sysctl -w kernel.unprivileged_userns_clone=1",
-        program,
-    )
-
-
-def test_user_namespaces_restricted_by_apparmor(tmp_path: Path) -> None:
-    message = "bwrap: setting up uid map: Permission denied"
-    program = fake_bwrap(tmp_path, message)
-    proc_sys = fake_proc_sys(tmp_path / "sys", kernel__apparmor_restrict_unprivileged_userns="1")
-    assert probe(program, proc_sys=proc_sys) == SandboxStatus(
-        False,
-        "user namespaces are disabled (kernel.apparmor_restrict_unprivileged_userns = 1), so "
-        f"bwrap cannot create its sandbox (bwrap said: {message}); to enable: give bwrap an "
-        "AppArmor profile that allows `userns`, or "
-        "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`",
-        program,
-    )
-
-
-def test_user_namespaces_refused_with_no_setting_to_blame(tmp_path: Path) -> None:
-    message = "bwrap: Creating new namespace failed: Operation not permitted"
-    program = fake_bwrap(tmp_path, message)
-    assert probe(program, proc_sys=fake_proc_sys(tmp_path / "sys")) == SandboxStatus(
-        False,
-        f"bwrap may not create user namespaces here (bwrap said: {message}); in a container "
-        "they are usually blocked by its seccomp or AppArmor profile, otherwise a kernel "
-        "setting disables them",
-        program,
-    )
-
-
-def test_other_failure_quotes_bwrap(tmp_path: Path) -> None:
-    message = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
-    program = fake_bwrap(tmp_path, message)
-    assert probe(program, proc_sys=fake_proc_sys(tmp_path / "sys")) == SandboxStatus(
-        False,
-        f"{program} failed to run a trivial command (exit status 1): {message}",
-        program,
+        False, expected.format(message=message, program=program), program
     )
 
 

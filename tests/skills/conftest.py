@@ -2,22 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
 
 def write_skill(root: Path, directory: str, text: str) -> Path:
     """Write `<root>/<directory>/SKILL.md` and return its path."""

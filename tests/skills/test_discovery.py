@@ -58,14 +58,18 @@ def test_project_shadows_user_shadows_builtin(workspace: Path, home: Path) -> No
     ]
     builtin_root = BUILTIN_SKILL_DIR
     assert catalog.unusable == (
-        UnusableSkill(user, f"shadowed by the project skill of the same name at {project}"),
+        UnusableSkill(
+            user, f"shadowed by the project skill of the same name at {project}", shadowed=True
+        ),
         UnusableSkill(
             builtin_root / "code-review/SKILL.md",
             f"shadowed by the project skill of the same name at {project}",
+            shadowed=True,
         ),
         UnusableSkill(
             builtin_root / "systematic-debugging/SKILL.md",
             f"shadowed by the user skill of the same name at {user_debug}",
+            shadowed=True,
         ),
     )
 
@@ -79,7 +83,9 @@ def test_first_project_directory_wins(workspace: Path, home: Path) -> None:
     assert catalog == SkillCatalog(
         skills=(Skill("lint", "First.", first, "project", ()),),
         unusable=(
-            UnusableSkill(second, f"shadowed by the project skill of the same name at {first}"),
+            UnusableSkill(
+                second, f"shadowed by the project skill of the same name at {first}", shadowed=True
+            ),
         ),
     )
 

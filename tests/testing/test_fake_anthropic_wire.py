@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
-import pytest
 
 from tether.testing import (
     FakeModelServer,
@@ -20,24 +18,18 @@ from tether.testing import (
 HELLO: list[Any] = [{"role": "user", "content": "hello"}]
 
 
-@pytest.fixture
-def client(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="k", max_retries=0) as client:
-        yield client
-
-
-def stream_final(client: anthropic.Anthropic, **kwargs: Any) -> anthropic.types.Message:
+def stream_final(claude: anthropic.Anthropic, **kwargs: Any) -> anthropic.types.Message:
     params: dict[str, Any] = {"model": "claude-test", "max_tokens": 1000, "messages": HELLO}
-    with client.messages.stream(**(params | kwargs)) as stream:
+    with claude.messages.stream(**(params | kwargs)) as stream:
         return stream.get_final_message()
 
 
 def test_text_streams_in_several_deltas_and_assembles(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     long_text = "The quick brown fox jumps over the lazy dog, twice over."
     fake_model.script(text(long_text))
-    with client.messages.stream(model="claude-test", max_tokens=1000, messages=HELLO) as stream:
+    with claude.messages.stream(model="claude-test", max_tokens=1000, messages=HELLO) as stream:
         deltas = list(stream.text_stream)
         message = stream.get_final_message()
     assert len(deltas) > 2
@@ -60,10 +52,10 @@ def test_text_streams_in_several_deltas_and_assembles(
 
 
 def test_event_order_matches_the_api(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(reply(text("Looking."), tool_use("Bash", command="ls")))
-    raw = client.messages.create(model="m", max_tokens=100, messages=HELLO, stream=True)
+    raw = claude.messages.create(model="m", max_tokens=100, messages=HELLO, stream=True)
     kinds: list[str] = []
     first_json: str | None = None
     for event in raw:
@@ -89,7 +81,7 @@ def test_event_order_matches_the_api(
 
 
 def test_tool_use_input_assembles_in_the_sdk_accumulator(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     command = "grep -rn 'a fairly long pattern' src/ | head -50"
     fake_model.script(
@@ -99,7 +91,7 @@ def test_tool_use_input_assembles_in_the_sdk_accumulator(
             tool_use("Read", {"file_path": "/tmp/x"}, id="toolu_given"),
         )
     )
-    message = stream_final(client)
+    message = stream_final(claude)
     assert [block.model_dump(exclude_none=True) for block in message.content] == [
         {"type": "text", "text": "Let me search."},
         {
@@ -114,10 +106,10 @@ def test_tool_use_input_assembles_in_the_sdk_accumulator(
 
 
 def test_tool_ids_keep_counting_across_replies(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(tool_use("A", x=1), tool_use("B", y=2))
-    first = stream_final(client).content[0]
+    first = stream_final(claude).content[0]
     transcript: list[Any] = [
         *HELLO,
         {"role": "assistant", "content": [first.model_dump(exclude_none=True)]},
@@ -126,18 +118,18 @@ def test_tool_ids_keep_counting_across_replies(
             "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"}],
         },
     ]
-    second = stream_final(client, messages=transcript).content[0]
+    second = stream_final(claude, messages=transcript).content[0]
     assert (first.type, second.type) == ("tool_use", "tool_use")
     assert [first.id, second.id] == ["toolu_1", "toolu_2"]  # type: ignore[union-attr]
 
 
 def test_thinking_block_with_signature(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     thought = "The user greets me; a greeting in return seems right."
     fake_model.script(reply(thinking(thought, signature="sig-abc"), text("Hi!")))
     message = stream_final(
-        client, max_tokens=4000, thinking={"type": "enabled", "budget_tokens": 2000}
+        claude, max_tokens=4000, thinking={"type": "enabled", "budget_tokens": 2000}
     )
     assert [block.model_dump(exclude_none=True) for block in message.content] == [
         {"type": "thinking", "thinking": thought, "signature": "sig-abc"},
@@ -146,7 +138,7 @@ def test_thinking_block_with_signature(
 
 
 def test_usage_override_and_stop_reason(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     usage = {
         "input_tokens": 10,
@@ -155,24 +147,24 @@ def test_usage_override_and_stop_reason(
         "cache_read_input_tokens": 5000,
     }
     fake_model.script(reply(text("partial"), stop_reason="max_tokens", usage=usage))
-    message = stream_final(client)
+    message = stream_final(claude)
     assert message.stop_reason == "max_tokens"
     assert message.usage.model_dump(exclude_none=True) == usage
 
 
 def test_stop_sequence_is_reported(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(reply(text("one two"), stop_reason="stop_sequence"))
-    message = stream_final(client, stop_sequences=["three"])
+    message = stream_final(claude, stop_sequences=["three"])
     assert (message.stop_reason, message.stop_sequence) == ("stop_sequence", "three")
 
 
 def test_raw_tool_use_streams_the_exact_arguments(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(raw_tool_use("Bash", '{"command": "ec'))
-    raw = client.messages.create(model="m", max_tokens=100, messages=HELLO, stream=True)
+    raw = claude.messages.create(model="m", max_tokens=100, messages=HELLO, stream=True)
     fragments = [
         event.delta.partial_json
         for event in raw
@@ -182,10 +174,10 @@ def test_raw_tool_use_streams_the_exact_arguments(
 
 
 def test_non_streaming_request_gets_the_whole_message(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(reply(thinking("hm"), text("done"), tool_use("Bash", command="ls")))
-    message = client.messages.create(model="claude-x", max_tokens=100, messages=HELLO)
+    message = claude.messages.create(model="claude-x", max_tokens=100, messages=HELLO)
     assert [block.type for block in message.content] == ["thinking", "text", "tool_use"]
     assert message.content[2].model_dump(exclude_none=True) == {
         "type": "tool_use",

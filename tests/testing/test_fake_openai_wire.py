@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -13,15 +12,7 @@ from tether.testing import FakeModelServer, raw_tool_use, reply, text, thinking,
 HELLO: list[Any] = [{"role": "user", "content": "hello"}]
 
 
-@pytest.fixture
-def client(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=fake_model.openai_base_url, api_key="k", max_retries=0) as client:
-        yield client
-
-
-def test_text_streams_and_usage_comes_last(
-    fake_model: FakeModelServer, client: openai.OpenAI
-) -> None:
+def test_text_streams_and_usage_comes_last(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     long_text = "The quick brown fox jumps over the lazy dog, twice over."
     fake_model.script(
         reply(
@@ -30,7 +21,7 @@ def test_text_streams_and_usage_comes_last(
         )
     )
     chunks = list(
-        client.chat.completions.create(
+        gpt.chat.completions.create(
             model="gpt-test",
             messages=HELLO,
             stream=True,
@@ -55,14 +46,14 @@ def test_text_streams_and_usage_comes_last(
     assert {c.id for c in chunks} == {"chatcmpl-1"}
 
 
-def test_no_usage_chunk_unless_asked(fake_model: FakeModelServer, client: openai.OpenAI) -> None:
+def test_no_usage_chunk_unless_asked(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     fake_model.script(text("hi"))
-    chunks = list(client.chat.completions.create(model="m", messages=HELLO, stream=True))
+    chunks = list(gpt.chat.completions.create(model="m", messages=HELLO, stream=True))
     assert all(c.choices for c in chunks)
     assert all(c.usage is None for c in chunks)
 
 
-def test_tool_call_deltas_assemble(fake_model: FakeModelServer, client: openai.OpenAI) -> None:
+def test_tool_call_deltas_assemble(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     command = "grep -rn 'a fairly long pattern' src/ | head -50"
     fake_model.script(
         reply(
@@ -74,7 +65,7 @@ def test_tool_call_deltas_assemble(fake_model: FakeModelServer, client: openai.O
     calls: dict[int, dict[str, str]] = {}
     openings = 0
     finish = None
-    for chunk in client.chat.completions.create(model="m", messages=HELLO, stream=True):
+    for chunk in gpt.chat.completions.create(model="m", messages=HELLO, stream=True):
         choice = chunk.choices[0]
         finish = choice.finish_reason or finish
         for delta in choice.delta.tool_calls or []:
@@ -97,10 +88,10 @@ def test_tool_call_deltas_assemble(fake_model: FakeModelServer, client: openai.O
 
 
 def test_stream_helper_accumulates_tool_calls(
-    fake_model: FakeModelServer, client: openai.OpenAI
+    fake_model: FakeModelServer, gpt: openai.OpenAI
 ) -> None:
     fake_model.script(tool_use("Bash", command="echo hi"))
-    with client.chat.completions.stream(model="m", messages=HELLO) as stream:
+    with gpt.chat.completions.stream(model="m", messages=HELLO) as stream:
         completion = stream.get_final_completion()
     calls = completion.choices[0].message.tool_calls or []
     assert [(c.id, c.function.name, c.function.arguments) for c in calls] == [  # type: ignore[union-attr]
@@ -108,11 +99,11 @@ def test_stream_helper_accumulates_tool_calls(
     ]
 
 
-def test_thinking_is_reasoning_content(fake_model: FakeModelServer, client: openai.OpenAI) -> None:
+def test_thinking_is_reasoning_content(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     thought = "A greeting deserves a greeting in return."
     fake_model.script(reply(thinking(thought), text("Hi!")))
     reasoning = ""
-    for chunk in client.chat.completions.create(model="m", messages=HELLO, stream=True):
+    for chunk in gpt.chat.completions.create(model="m", messages=HELLO, stream=True):
         if chunk.choices:
             reasoning += getattr(chunk.choices[0].delta, "reasoning_content", None) or ""
     assert reasoning == thought
@@ -129,18 +120,18 @@ def test_thinking_is_reasoning_content(fake_model: FakeModelServer, client: open
     ],
 )
 def test_finish_reason_mapping(
-    fake_model: FakeModelServer, client: openai.OpenAI, stop_reason: Any, finish_reason: str
+    fake_model: FakeModelServer, gpt: openai.OpenAI, stop_reason: Any, finish_reason: str
 ) -> None:
     fake_model.script(reply(text("x"), stop_reason=stop_reason))
-    completion = client.chat.completions.create(model="m", messages=HELLO)
+    completion = gpt.chat.completions.create(model="m", messages=HELLO)
     assert completion.choices[0].finish_reason == finish_reason
 
 
-def test_non_streaming_completion(fake_model: FakeModelServer, client: openai.OpenAI) -> None:
+def test_non_streaming_completion(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     fake_model.script(
         reply(thinking("hm"), text("Running."), raw_tool_use("Bash", '{"command": "ec'))
     )
-    completion = client.chat.completions.create(model="gpt-x", messages=HELLO)
+    completion = gpt.chat.completions.create(model="gpt-x", messages=HELLO)
     message = completion.choices[0].message
     assert (completion.model, completion.choices[0].finish_reason) == ("gpt-x", "tool_calls")
     assert message.content == "Running."

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -37,18 +36,6 @@ def user(*blocks: dict[str, Any]) -> dict[str, Any]:
 
 def text_block(value: str, **extra: Any) -> dict[str, Any]:
     return {"type": "text", "text": value, **extra}
-
-
-@pytest.fixture
-def claude(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="k", max_retries=0) as client:
-        yield client
-
-
-@pytest.fixture
-def gpt(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=fake_model.openai_base_url, api_key="k", max_retries=0) as client:
-        yield client
 
 
 ANTHROPIC_REFUSALS: list[tuple[str, dict[str, Any], str]] = [

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
 import openai
-import pytest
 
 from tether.testing import FakeModelServer, reply, text
 from tether.testing.prompt_cache import (
@@ -154,24 +152,18 @@ def test_openai_reads_the_longest_seen_prefix_in_128_token_steps() -> None:
 # --- over the wire -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def client(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="k", max_retries=0) as client:
-        yield client
-
-
 def test_the_second_request_with_the_same_prefix_reports_a_cache_read(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(text("one"), text("two"))
     system: Any = [{"type": "text", "text": BIG, "cache_control": EPHEMERAL}]
-    first = client.messages.create(
+    first = claude.messages.create(
         model="claude-test",
         max_tokens=100,
         system=system,
         messages=[{"role": "user", "content": "a"}],
     )
-    with client.messages.stream(
+    with claude.messages.stream(
         model="claude-test",
         max_tokens=100,
         system=system,
@@ -196,24 +188,23 @@ def test_the_second_request_with_the_same_prefix_reports_a_cache_read(
 
 
 def test_a_scripted_usage_still_wins(
-    fake_model: FakeModelServer, client: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     fake_model.script(text("one"), reply(text("two"), usage={"cache_read_input_tokens": 7}))
     system: Any = [{"type": "text", "text": BIG, "cache_control": EPHEMERAL}]
     messages: Any = [{"role": "user", "content": "a"}]
     params: dict[str, Any] = {"model": "claude-test", "max_tokens": 100, "system": system}
-    client.messages.create(**params, messages=messages)
-    second = client.messages.create(**params, messages=messages)
+    claude.messages.create(**params, messages=messages)
+    second = claude.messages.create(**params, messages=messages)
     assert second.usage.cache_read_input_tokens == 7
     assert second.usage.cache_creation_input_tokens == 0
 
 
-def test_openai_reports_cached_tokens(fake_model: FakeModelServer) -> None:
+def test_openai_reports_cached_tokens(fake_model: FakeModelServer, gpt: openai.OpenAI) -> None:
     fake_model.script(text("one"), text("two"))
     messages: Any = [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}]
-    with openai.OpenAI(base_url=fake_model.openai_base_url, api_key="k", max_retries=0) as client:
-        first = client.chat.completions.create(model="gpt-test", messages=messages)
-        second = client.chat.completions.create(model="gpt-test", messages=messages)
+    first = gpt.chat.completions.create(model="gpt-test", messages=messages)
+    second = gpt.chat.completions.create(model="gpt-test", messages=messages)
     assert first.usage is not None
     assert second.usage is not None
     assert first.usage.prompt_tokens_details is not None

@@ -30,16 +30,15 @@ def process_gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-async def wait_until(condition: object, *, limit_s: float = 20.0) -> bool:
+async def wait_until(condition: Callable[[], bool], *, limit_s: float = 20.0) -> bool:
     """Poll `condition()` until true; the limit only stops a broken test from hanging."""
-    assert callable(condition)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit_s
     while loop.time() < deadline:
         if condition():
             return True
         await asyncio.sleep(0.02)
-    return bool(condition())
+    return condition()
 
 
 async def test_output_of_a_command(run_tool: RunTool) -> None:

@@ -17,15 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from tether.cli.safety import SafetyOptions, permission_context
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.permissions import (
     MODES,
     Decision,
     PermissionContext,
-    additional_directories,
     decide,
-    default_mode,
-    load_rules,
 )
 from tether.protocol import ConfigError
 
@@ -44,7 +42,7 @@ def main(argv: list[str]) -> int:
             return _check_batch(args.batch, ctx, sys.stdout)
         if args.tool is None:
             raise ConfigError("permissions check needs --tool and --input, or --batch FILE")
-        _print(decide(args.tool, _input_object(args.input, "--input"), ctx), sys.stdout)
+        _print(decide(args.tool, _input_object(args.input), ctx), sys.stdout)
         return 0
     except ConfigError as e:
         print(f"tether: {e}", file=sys.stderr)
@@ -87,20 +85,9 @@ def _context(args: argparse.Namespace) -> PermissionContext:
     explicit = args.settings.expanduser().resolve() if args.settings else None
     files = settings_files(project, home=tether_home(), explicit=explicit)
     settings = load_settings(files, required=explicit)
-    seed = project / ".tether" / "permissions.yaml"
-    rules = load_rules(
-        settings.layers,
-        seed_yaml=seed if seed.is_file() else None,
-        extra_allow=args.allowed,
-        extra_deny=args.disallowed,
-    )
-    return PermissionContext(
-        mode=args.mode or default_mode(settings.layers),
-        rules=rules,
-        workspace=project,
-        cwd=project,
-        additional_dirs=additional_directories(settings.layers),
-    )
+    options = SafetyOptions(args.mode, tuple(args.allowed), tuple(args.disallowed))
+    context, _ = permission_context(settings, options, workspace=project)
+    return context
 
 
 def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
@@ -136,13 +123,13 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def _input_object(text: str, flag: str) -> dict[str, Any]:
+def _input_object(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{flag} is not JSON: {e.msg}") from None
+        raise ConfigError(f"--input is not JSON: {e.msg}") from None
     if not isinstance(value, dict):
-        raise ConfigError(f"{flag} must be a JSON object")
+        raise ConfigError("--input must be a JSON object")
     return value  # pyright: ignore[reportUnknownVariableType]
 
 

@@ -21,6 +21,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from tether.cli.startup import INTERRUPTED_HINT
 from tether.cli.toolview import (
     DIFF_LINES,
     PREVIEW_LINES,
@@ -28,6 +29,7 @@ from tether.cli.toolview import (
     VERBOSE_DIFF_LINES,
     VERBOSE_PREVIEW_LINES,
     PlanItem,
+    cut_line,
     diff_view,
     display_path,
     permission_question,
@@ -172,12 +174,11 @@ class EventRenderer:
     # -- text and thinking -------------------------------------------------------------------
 
     def _add_text(self, text: str) -> None:
+        self._text += text
         if self._use_live:
-            self._text += text
             self._set_activity("Writing")
             self._ensure_live()
             return
-        self._text += text
         self.console.out(text, end="", highlight=False)
         self._raw_open = not text.endswith("\n")
 
@@ -221,9 +222,7 @@ class EventRenderer:
         if self.verbose:
             self._print_block(Text(f"✻ {thought.strip()}", style="dim italic"))
             return
-        flat = " ".join(thought.split())
-        room = max(10, self.console.width - 14)
-        gist = flat if len(flat) <= room else flat[: room - 1] + "…"
+        gist = cut_line(" ".join(thought.split()), max(10, self.console.width - 14))
         self._print_block(Text(f"✻ Thinking: {gist}", style="dim italic"))
 
     # -- tools -------------------------------------------------------------------------------
@@ -310,7 +309,7 @@ class EventRenderer:
                 self.console.print(Text("  ⎿  Interrupted", style="yellow"))
                 self.console.line()
             else:
-                self.console.print(Text("⏹ Interrupted", style="yellow"))
+                self.console.print(Text(INTERRUPTED_HINT, style="yellow"))
         elif event.subtype == "error_max_turns":
             self.console.print(Text("Stopped: the turn limit was reached.", style="yellow"))
         self.console.print(Text(turn_footer(event), style="dim"))

@@ -43,8 +43,13 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
-from tether.cli.startup import LazyOptions, Ready, SessionStartup, StartupFailed
-from tether.cli.startup import close_model as close_model  # the demo's import
+from tether.cli.startup import (
+    INTERRUPTED_HINT,
+    LazyOptions,
+    Ready,
+    SessionStartup,
+    StartupFailed,
+)
 from tether.config.settings import tether_home
 
 if TYPE_CHECKING:
@@ -57,7 +62,6 @@ if TYPE_CHECKING:
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
-INTERRUPTED_HINT = "⏹ Interrupted"
 NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
 HELP_COMMANDS = """\
@@ -134,7 +138,6 @@ class _Repl:
         self.watch_terminal = watch_terminal
         self._waiting: asyncio.Task[Ready] | None = None
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
-        self._notices_shown = False
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -183,36 +186,30 @@ class _Repl:
         # raises the error.
 
     def show_startup_notices(self) -> None:
-        """Say what the session wants said at its start (once): above the prompt, or under
-        the banner when no prompt is on screen yet."""
+        """Say what the session wants said at its start, once it is built (before any wait
+        for it ends): above the prompt, or under the banner when no prompt is on screen yet."""
         ready = self.startup.ready
-        if ready is None or self._notices_shown:
+        if ready is None:  # the building was cancelled
             return
-        self._notices_shown = True
         for notice in ready.session.startup_notices:
             self.console.print(Text(f"⚠ {notice}", style="yellow"))
 
     async def run_turn(self, text: str) -> None:
-        """Run one turn as a task, so that Ctrl+C (SIGINT) can interrupt it meanwhile."""
+        """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`."""
         self.console.line()
         with no_echo(self.watch_terminal):
             ready = await self._session()
-            if ready is None:
-                return
-            task = asyncio.create_task(self._show_turn(ready, text))
-            await task
+            if ready is not None:
+                await self._show_turn(ready, text)
 
     async def _session(self) -> Ready | None:
         """The session, waiting for it if it is still being built; None when Ctrl+C drops
         the message that waits."""
         if self.startup.ready is not None:
-            self.show_startup_notices()
             return self.startup.ready
         self._waiting = asyncio.create_task(self.startup.wait())
         try:
-            ready = await self._waiting
-            self.show_startup_notices()
-            return ready
+            return await self._waiting
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -284,7 +281,9 @@ class _Repl:
             return _Next.EXIT
         if name == "/help":
             ready = await self._session()
-            self.console.print(describe_help(ready.skills if ready else None), highlight=False)
+            self.console.print(
+                describe_help(ready.session.skills if ready else None), highlight=False
+            )
         elif name == "/cost":
             ready = await self._session()
             if ready is not None:
@@ -310,7 +309,7 @@ class _Repl:
             )
         else:
             ready = await self._session()
-            skill = ready.skills.get(name[1:]) if ready is not None else None
+            skill = ready.session.skills.get(name[1:]) if ready is not None else None
             if skill is not None:
                 await self.run_skill(skill, args)
             elif ready is not None:

@@ -57,29 +57,14 @@ def build_gate(
 ) -> tuple[ToolGate, list[Tool]]:
     """The gate for this session, and the tools the model is offered (a tool named bare in a
     deny rule is not offered at all)."""
-    seed_yaml = workspace / ".tether" / "permissions.yaml"
-    sources = RuleSources(
-        layers=settings.layers,
-        seed_yaml=seed_yaml if seed_yaml.is_file() else None,
-        extra_allow=list(options.allowed_tools),
-        extra_deny=list(options.disallowed_tools),
-    )
-    rules = load_rules(
-        sources.layers,
-        seed_yaml=sources.seed_yaml,
-        extra_allow=sources.extra_allow,
-        extra_deny=sources.extra_deny,
-    )
-    mode = options.permission_mode or default_mode(settings.layers)
-    permissions = PermissionContext(
-        mode=mode,
-        rules=rules,
+    permissions, sources = permission_context(
+        settings,
+        options,
         workspace=workspace,
-        cwd=workspace,
-        additional_dirs=additional_directories(settings.layers),
         read_only_tools=frozenset(t.name for t in tools if t.read_only),
-        read_dirs=tuple(read_dirs),
+        read_dirs=read_dirs,
     )
+    rules = permissions.rules
     specs = parse_hooks(settings.layers)
     hooks = (
         HookRunner(
@@ -102,6 +87,42 @@ def build_gate(
     )
     hidden = hidden_tools(rules)
     return gate, [t for t in tools if t.name not in hidden]
+
+
+def permission_context(
+    settings: Settings,
+    options: SafetyOptions,
+    *,
+    workspace: Path,
+    read_only_tools: frozenset[str] | None = None,
+    read_dirs: Sequence[Path] = (),
+) -> tuple[PermissionContext, RuleSources]:
+    """The rules and mode as a session sees them; `tether permissions check` uses the same, so
+    what it answers is what a session would decide."""
+    seed_yaml = workspace / ".tether" / "permissions.yaml"
+    sources = RuleSources(
+        layers=settings.layers,
+        seed_yaml=seed_yaml if seed_yaml.is_file() else None,
+        extra_allow=list(options.allowed_tools),
+        extra_deny=list(options.disallowed_tools),
+    )
+    rules = load_rules(
+        sources.layers,
+        seed_yaml=sources.seed_yaml,
+        extra_allow=sources.extra_allow,
+        extra_deny=sources.extra_deny,
+    )
+    context = PermissionContext(
+        mode=options.permission_mode or default_mode(settings.layers),
+        rules=rules,
+        workspace=workspace,
+        cwd=workspace,
+        additional_dirs=additional_directories(settings.layers),
+        read_dirs=tuple(read_dirs),
+    )
+    if read_only_tools is not None:
+        context = replace(context, read_only_tools=read_only_tools)
+    return context, sources
 
 
 def plan_session_sandbox(

@@ -10,7 +10,6 @@ from pathlib import Path
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.sandbox import (
-    SECRETS_IN_HOME,
     SandboxSettings,
     SandboxStatus,
     parse_sandbox_settings,
@@ -84,8 +83,8 @@ def report(
         for path in sandbox.writable[1:]:
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
         lines.append("  read-only: everything else")
-        present = [p for p in SECRETS_IN_HOME if (home / p).exists()]
-        lines.append(f"  hidden: {', '.join(f'~/{p}' for p in present) or '(none present)'}")
+        present = [f"~/{p.relative_to(home)}" for p in sandbox.hidden if p.exists()]
+        lines.append(f"  hidden: {', '.join(present) or '(none present)'}")
         lines.append(
             "  network: allowed" if sandbox.network else "  network: cut (loopback included)"
         )

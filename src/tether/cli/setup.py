@@ -29,7 +29,7 @@ from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError
-from tether.skills import discover_skills
+from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -133,6 +133,8 @@ def build_session(opts: RunOptions) -> Session:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
     session.startup_notices.extend(unusable_notices(skills))
+    if SKILL_TOOL_NAME in registry.names():
+        session.skills = skills
     attach_builtin_handlers(session, settings, workspace=workspace)
     return session
 

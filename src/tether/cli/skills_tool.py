@@ -31,8 +31,4 @@ def skill_tool(catalog: SkillCatalog, grant: Callable[[Sequence[str]], None]) ->
 
 def unusable_notices(catalog: SkillCatalog) -> list[str]:
     """Skills that could not be loaded, said at start-up (a shadowed skill is not a problem)."""
-    return [
-        f"skill {u.path} is unusable: {u.reason}"
-        for u in catalog.unusable
-        if not u.reason.startswith("shadowed")
-    ]
+    return [f"skill {u.path} is unusable: {u.reason}" for u in catalog.unusable if not u.shadowed]

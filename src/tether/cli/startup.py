@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,10 @@ if TYPE_CHECKING:
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
-    from tether.skills import SkillCatalog
+
+INTERRUPTED_HINT = "⏹ Interrupted"
+"""What a turn stopped by Ctrl+C ends with. Here, not in the renderer, because the REPL also
+shows it before the renderer (and the protocol it imports) is loaded."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,6 @@ class Ready:
 
     session: Session
     renderer: EventRenderer
-    skills: SkillCatalog
     """The session's skills (none when it offers no Skill tool): `/name` runs one."""
 
 
@@ -108,19 +109,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     started = session.started()
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
-    return Ready(session, renderer, _skills(options, started.tools, workspace))
-
-
-def _skills(options: RunOptions, tools: Sequence[str], workspace: Path) -> SkillCatalog:
-    """The skills the session offers, found again the way the session found them (the same
-    workspace and home); none when the session has no Skill tool (no skills, or a rule hides
-    it)."""
-    from tether.skills import SKILL_TOOL_NAME, SkillCatalog, discover_skills
-
-    if SKILL_TOOL_NAME not in tools:
-        return SkillCatalog((), ())
-    env = os.environ if options.env is None else options.env
-    return discover_skills(workspace, home=Path(env.get("HOME") or Path.home()))
+    return Ready(session, renderer)
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

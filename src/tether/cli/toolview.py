@@ -101,7 +101,7 @@ def _one_line(value: str, room: int) -> str:
     first = lines[0]
     if len(lines) > 1:
         first += " …"
-    return first if len(first) <= room else first[: room - 1] + "…"
+    return cut_line(first, room)
 
 
 def result_preview(
@@ -123,13 +123,13 @@ def result_preview(
     room = max(10, width - len(_RESULT_LEAD))
     for index, line in enumerate(head):
         text.append(_RESULT_LEAD if index == 0 else RESULT_INDENT, style="dim")
-        text.append(_cut(line, room), style=style)
+        text.append(cut_line(line, room), style=style)
         text.append("\n")
     if hidden:
         text.append(f"{RESULT_INDENT}… +{hidden} lines\n", style="dim")
     for line in tail:
         text.append(RESULT_INDENT, style="dim")
-        text.append(_cut(line, room), style=style)
+        text.append(cut_line(line, room), style=style)
     text.rstrip()
     return text
 
@@ -138,7 +138,8 @@ def _count_lines(content: str) -> int:
     return len(content.rstrip("\n").splitlines())
 
 
-def _cut(line: str, room: int) -> str:
+def cut_line(line: str, room: int) -> str:
+    """`line` cut to `room` characters, an ellipsis marking the cut."""
     return line if len(line) <= room else line[: room - 1] + "…"
 
 
@@ -203,7 +204,7 @@ def diff_view(
     room = max(10, width - len(RESULT_INDENT))
     for line in body[:max_lines]:
         text.append(RESULT_INDENT)
-        text.append(_cut(line.expandtabs(4), room), style=_diff_style(line))
+        text.append(cut_line(line.expandtabs(4), room), style=_diff_style(line))
         text.append("\n")
     hidden = len(body) - min(len(body), max_lines)
     if hidden:

@@ -46,7 +46,6 @@ class Settings:
     """The merged settings and the files they came from."""
 
     data: Mapping[str, Any] = field(default_factory=dict[str, Any])
-    sources: tuple[Path, ...] = ()
     layers: tuple[tuple[Path, Mapping[str, Any]], ...] = ()
     """Each file's own content, lowest precedence first: for what must know where a value came
     from (permission rules are relative to their settings file; a deny anywhere is final)."""
@@ -82,7 +81,6 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
     """Read and merge the files that exist. A broken file is an error naming it and the spot;
     `required` (the --settings file) must exist."""
     merged: dict[str, Any] = {}
-    sources: list[Path] = []
     layers: list[tuple[Path, Mapping[str, Any]]] = []
     for path in files:
         if not path.is_file():
@@ -91,9 +89,8 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
             continue
         data = _read_json_object(path)
         merged = merge(merged, data)
-        sources.append(path)
         layers.append((path, data))
-    return Settings(merged, tuple(sources), tuple(layers))
+    return Settings(merged, tuple(layers))
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

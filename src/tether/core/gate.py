@@ -55,6 +55,7 @@ class ToolGate:
     shell_cwd: Callable[[], Path] | None = None
     """Where the next Bash command starts: relative paths in it are judged from there."""
     _turn_grants: list[str] = field(default_factory=list[str])
+    _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
     async def authorize(
         self, call: ToolUseBlock, emit: Callable[[Event], None], ask: Asker | None
@@ -73,10 +74,7 @@ class ToolGate:
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
                 return self._deny(call, tool_input, f"Blocked by hook: {reason}")
-        context = self.permissions
-        if self.shell_cwd is not None and call.name == "Bash":
-            context = replace(context, cwd=self.shell_cwd())
-        decision = decide(call.name, tool_input, context)
+        decision = decide(call.name, tool_input, self._context_for(call.name))
         if decision.behavior == "deny":
             return self._deny(call, tool_input, _denied_text(decision))
         if decision.behavior == "allow" and hook.permission_decision != "ask":
@@ -124,6 +122,18 @@ class ToolGate:
         if answer.choice == "allow_always" and request.suggestion:
             self.allow_always(request.suggestion)
         return Approval(True, tool_input)
+
+    def _context_for(self, tool: str) -> PermissionContext:
+        """Bash paths are judged from the shell's directory; the context for it is rebuilt only
+        when that directory or the rules change, not on every call."""
+        if self.shell_cwd is None or tool != "Bash":
+            return self.permissions
+        cwd = self.shell_cwd()
+        cached = self._bash_context
+        if cached is None or cached[0] != cwd or cached[1] is not self.permissions:
+            cached = (cwd, self.permissions, replace(self.permissions, cwd=cwd))
+            self._bash_context = cached
+        return cached[2]
 
     def read_denied(self, path: Path) -> bool:
         """Whether the rules forbid reading `path`: Grep and Glob leave such files out."""

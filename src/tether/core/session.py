@@ -33,6 +33,7 @@ from tether.protocol import (
     Usage,
     UserInput,
 )
+from tether.skills import SkillCatalog
 
 
 class Session:
@@ -53,6 +54,8 @@ class Session:
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
         self.on_close: list[Callable[[], Awaitable[None]]] = []
+        self.skills = SkillCatalog((), ())
+        """The skills the session offers through its Skill tool (none when it has none)."""
         self.startup_notices: list[str] = []
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())

@@ -7,12 +7,11 @@ import asyncio
 import contextlib
 import os
 import shutil
-import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import stop_group
+from tether.processes import signal_name, stop_group
 
 KILL_GRACE_S = 1.0
 """How long a hook's process group has between SIGTERM and SIGKILL."""
@@ -125,7 +124,7 @@ async def _collect(
     code = proc.returncode
     assert code is not None
     if code < 0:
-        return HookRun(code, stdout, stderr, f"was killed by signal {_signal_name(-code)}")
+        return HookRun(code, stdout, stderr, f"was killed by signal {signal_name(-code)}")
     return HookRun(code, stdout, stderr)
 
 
@@ -167,10 +166,3 @@ class _Capture(asyncio.Protocol):
             self._transport.close()
         else:
             self._file.close()
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

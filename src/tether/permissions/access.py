@@ -42,8 +42,9 @@ class FileAccess:
     """File checks for one decision (keeps resolved rule bases for its duration)."""
 
     ctx: PermissionContext
-    _bases: dict[int, tuple[Path, ...]] = field(default_factory=dict[int, tuple[Path, ...]])
-    """Each path rule's anchor directory, as written and resolved, by rule identity."""
+    _bases: dict[Path, tuple[Path, ...]] = field(default_factory=dict[Path, tuple[Path, ...]])
+    """Path rules' anchor directories, as written and resolved: most rules share one (the
+    workspace), so it is resolved once per decision, not once per rule."""
 
     def read(self, target: Target, *, explicit: bool = False, recursive: bool = False) -> Verdict:
         if isinstance(target, GlobPath):
@@ -174,14 +175,13 @@ class FileAccess:
         return self.ctx.rules.of(kind, tool)
 
     def _rule_bases(self, rule: Rule) -> tuple[Path, ...]:
-        found = self._bases.get(id(rule))
+        assert rule.path is not None
+        base = rule.path.base(workspace=self.ctx.workspace, home=self.ctx.home)
+        found = self._bases.get(base)
         if found is None:
-            assert rule.path is not None
-            ctx = self.ctx
-            base = rule.path.base(workspace=ctx.workspace, home=ctx.home)
-            real = ctx.resolve(base)
+            real = self.ctx.resolve(base)
             found = (base, real) if real != base else (base,)
-            self._bases[id(rule)] = found
+            self._bases[base] = found
         return found
 
     def _matches(self, rule: Rule, paths: Sequence[Path], *, anywhere: bool) -> bool:

@@ -43,9 +43,9 @@ def _judge(
         return judgement.verdict, judgement.read_only
     if tool in EDIT_TOOLS:
         return _file_call(tool, tool_input, ctx, write=True), False
-    read_only = tool in READ_TOOLS or tool in ctx.read_only_tools or tool in SESSION_TOOLS
     if tool in READ_TOOLS:
         return _file_call(tool, tool_input, ctx, write=False), True
+    read_only = tool in ctx.read_only_tools or tool in SESSION_TOOLS
     return _other_tool(tool, tool_input, ctx, read_only=read_only), read_only
 
 

@@ -28,7 +28,6 @@ _DUPLICATIONS = frozenset({">&", "<&", ">&-", "<&-"})
 _READ_REDIRECTS = frozenset({"<"})
 _ARITHMETIC_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _VARIABLE_NODES = frozenset({"variable_name", "simple_expansion", "expansion", "word"})
-_DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:

@@ -3,7 +3,7 @@ and an exact diagnosis where it cannot run."""
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.plan import REQUIRED_BUT_UNAVAILABLE, plan_sandbox
-from tether.sandbox.probe import SandboxStatus, forget_probes, probe
+from tether.sandbox.probe import SandboxStatus, probe
 from tether.sandbox.settings import SandboxSettings, parse_sandbox_settings
 
 __all__ = [
@@ -12,7 +12,6 @@ __all__ = [
     "Sandbox",
     "SandboxSettings",
     "SandboxStatus",
-    "forget_probes",
     "parse_sandbox_settings",
     "plan_sandbox",
     "probe",

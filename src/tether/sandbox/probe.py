@@ -155,8 +155,3 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def forget_probes() -> None:
-    """Drop cached answers (for tests, and after installing bubblewrap in the same process)."""
-    _cache.clear()

@@ -46,6 +46,8 @@ class UnusableSkill:
 
     path: Path
     reason: str
+    shadowed: bool = False
+    """Left out only because a skill of the same name won: not a problem to report."""
 
 
 @dataclass(frozen=True)
@@ -68,14 +70,14 @@ class SkillCatalog:
         """
         if not self.skills:
             return ""
-        entries = [(skill.name, " ".join(skill.description.split())) for skill in self.skills]
-        full = _render(sorted(entries), None, 0)
+        entries = sorted((skill.name, " ".join(skill.description.split())) for skill in self.skills)
+        full = _render(entries, None, 0)
         if len(full) <= budget_chars:
             return full
         longest = max(len(description) for _, description in entries)
-        cap = _largest_fitting_cap(sorted(entries), longest, budget_chars)
+        cap = _largest_fitting_cap(entries, longest, budget_chars)
         if cap is not None:
-            return _render(sorted(entries), cap, 0)
+            return _render(entries, cap, 0)
         by_priority = sorted(
             self.skills, key=lambda skill: (_SOURCE_PRIORITY[skill.source], skill.name)
         )

@@ -71,7 +71,7 @@ def discover_skills(workspace: Path, *, home: Path, include_builtin: bool = True
                 chosen[skill.name] = skill
             else:
                 reason = f"shadowed by the {winner.source} skill of the same name at {winner.path}"
-                unusable.append(UnusableSkill(path, reason))
+                unusable.append(UnusableSkill(path, reason, shadowed=True))
     skills = tuple(sorted(chosen.values(), key=lambda skill: skill.name))
     return SkillCatalog(skills, tuple(unusable))
 

@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.text import Text
 
 from tether.cli.render import EventRenderer
-from tether.cli.repl import close_model
 from tether.cli.setup import RunOptions, build_session
+from tether.cli.startup import close_model
 from tether.models.resolve import DEFAULT_MODEL
 from tether.protocol import ConfigError, UserInput
 from tether.testing.script import Reply, reply, text, tool_use

@@ -37,19 +37,3 @@ def estimate_output_tokens(reply: Reply) -> int:
             case ToolCallPart(name=name, arguments=arguments):
                 chars += len(name) + len(arguments)
     return max(1, chars // CHARS_PER_TOKEN)
-
-
-def reply_usage(reply: Reply, body: Mapping[str, Any]) -> dict[str, int]:
-    """The usage reported for `reply`: estimates, with the reply's `usage` overriding them.
-
-    Anthropic semantics: `input_tokens` excludes cached tokens (read or written).
-    """
-    usage = {
-        "input_tokens": estimate_prompt_tokens(body),
-        "output_tokens": estimate_output_tokens(reply),
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-    }
-    if reply.usage:
-        usage.update(reply.usage)
-    return usage

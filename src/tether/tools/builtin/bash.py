@@ -8,14 +8,13 @@ import contextlib
 import os
 import shlex
 import shutil
-import signal
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.processes import stop_group
+from tether.processes import signal_name, stop_group
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
@@ -104,7 +103,7 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
         seconds = f"{args.timeout / 1000:g}"
         raise ToolError(f"Command timed out after {seconds} s and was stopped.\n{body}")
     if run.returncode < 0:
-        raise ToolError(f"Killed by signal {_signal_name(-run.returncode)}\n{body}")
+        raise ToolError(f"Killed by signal {signal_name(-run.returncode)}\n{body}")
     if run.returncode != 0:
         raise ToolError(f"Exit code {run.returncode}\n{body}")
     return body
@@ -258,10 +257,3 @@ def _follow_cwd(ctx: ToolContext, reported: str | None) -> str | None:
         )
     ctx.cwd = new
     return None
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

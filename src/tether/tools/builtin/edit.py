@@ -13,7 +13,7 @@ from tether.tools.builtin.files import (
     encode_text,
     read_current,
     unified_diff,
-    write_atomic,
+    write_revertibly,
 )
 from tether.tools.context import ToolContext
 
@@ -70,13 +70,7 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
         )
     first_line = text.count("\n", 0, text.index(old)) + 1
     updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
-    ctx.files.push_snapshot(path, previous)
-    try:
-        write_atomic(path, encode_text(updated), shown)
-    except BaseException:
-        ctx.files.pop_snapshot(path)
-        raise
-    ctx.files.record_read(path)
+    write_revertibly(ctx.files, path, previous, encode_text(updated), shown)
     replaced = count if args.replace_all else 1
     what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
     summary = f"Edited {shown}: replaced {what} (first at line {first_line})."

@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 
 from tether.protocol import ToolError
+from tether.tools.context import FileState
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -62,6 +63,20 @@ def write_atomic(path: Path, data: bytes, shown: str) -> None:
         message = describe_os_error(e, f"write {shown}")
         raise ToolError(f"{message} The file was not changed.") from None
     _sync_directory(path.parent)
+
+
+def write_revertibly(
+    files: FileState, path: Path, previous: bytes | None, data: bytes, shown: str
+) -> None:
+    """`write_atomic`, with `previous` (None: the file did not exist) kept for Revert; the
+    snapshot is dropped again when the write fails. The new content counts as read."""
+    files.push_snapshot(path, previous)
+    try:
+        write_atomic(path, data, shown)
+    except BaseException:
+        files.pop_snapshot(path)
+        raise
+    files.record_read(path)
 
 
 def delete_file(path: Path, shown: str) -> None:

@@ -167,14 +167,14 @@ def _rg_arguments(ctx: ToolContext, args: GrepInput) -> tuple[list[str], str]:
 
 def _without_denied(ctx: ToolContext, stdout: bytes, mode: str) -> tuple[list[bytes], int]:
     """rg's `--null` output without the files the rules deny, back in its usual form."""
-    assert ctx.read_denied is not None
+    read_denied = ctx.read_denied
+    assert read_denied is not None
     denied_paths: set[bytes] = set()
 
     def denied(path: bytes) -> bool:
-        assert ctx.read_denied is not None
         if path in denied_paths:
             return True
-        if ctx.read_denied(ctx.workspace / os.fsdecode(path)):
+        if read_denied(ctx.workspace / os.fsdecode(path)):
             denied_paths.add(path)
             return True
         return False

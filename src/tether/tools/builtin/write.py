@@ -12,7 +12,7 @@ from tether.tools.builtin.files import (
     encode_text,
     read_current,
     unified_diff,
-    write_atomic,
+    write_revertibly,
 )
 from tether.tools.context import ToolContext
 
@@ -43,13 +43,7 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     if previous is not None:
         ctx.files.require_fresh_read(path, shown)
     data = encode_text(args.content)
-    ctx.files.push_snapshot(path, previous)
-    try:
-        write_atomic(path, data, shown)
-    except BaseException:
-        ctx.files.pop_snapshot(path)
-        raise
-    ctx.files.record_read(path)
+    write_revertibly(ctx.files, path, previous, data, shown)
     lines = count_lines(args.content)
     old_text = None if previous is None else decode_text(previous)
     if previous is None:
