@@ -70,7 +70,7 @@ def test_fixtures_fail_tests_with_refused_requests(
     monkeypatch.setenv("TETHER_MODEL", "from-the-outer-environment")
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(test_inner=INNER_TESTS)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rN")
     result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines(
         [
