@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from tether.protocol import (
     ContentBlock,
@@ -14,6 +15,17 @@ from tether.protocol import (
 )
 
 
+class Journal(Protocol):
+    """Where a history records each change as it happens (a session file). Replaying the same
+    calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
+
+    def user(self, blocks: Sequence[ContentBlock]) -> None: ...
+
+    def assistant(self, message: Message, usage: Usage | None) -> None: ...
+
+    def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
+
+
 class History:
     """Messages in order. Consecutive user content is merged into one message, so tool results
     and the next prompt travel together, as the API expects.
@@ -22,8 +34,10 @@ class History:
     `view()` what the model sees (a summary standing for everything before a cut, then the rest).
     """
 
-    def __init__(self, messages: Iterable[Message] = ()) -> None:
+    def __init__(self, messages: Iterable[Message] = (), *, journal: Journal | None = None) -> None:
         self._messages: list[Message] = list(messages)
+        self.journal = journal
+        """Told of every change after it is made; None keeps the history in memory only."""
         self._summary: tuple[Message, ...] = ()
         self._cut = 0
         self.last_usage: Usage | None = None
@@ -53,12 +67,26 @@ class History:
             kept += 1
         if kept == 0:
             raise ValueError("a compacted view must end with the newest message unchanged")
-        self._summary = tuple(compacted[: len(compacted) - kept])
+        self.replay_compaction(compacted[: len(compacted) - kept], kept)
+        if self.journal is not None:
+            self.journal.compacted(self._summary, kept)
+
+    def replay_compaction(self, summary: Sequence[Message], kept: int) -> None:
+        """Send `summary` instead of everything but the newest `kept` messages."""
+        if not 0 < kept <= len(self._messages):
+            raise ValueError(f"a compaction keeping {kept} of {len(self._messages)} messages")
+        self._summary = tuple(summary)
         self._cut = len(self._messages) - kept
         self.micro_memo.clear()
 
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""
+        merged = self.replay_user(blocks)
+        if self.journal is not None:
+            self.journal.user(blocks)
+        return merged
+
+    def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         if self._messages and self._messages[-1].role == "user":
             merged = (*self._messages[-1].content, *blocks)
             self._messages[-1] = Message(role="user", content=_results_first(merged))
@@ -66,15 +94,22 @@ class History:
             self._messages.append(Message(role="user", content=_results_first(tuple(blocks))))
         return self._messages[-1]
 
-    def add_assistant(self, message: Message) -> Message | None:
+    def add_assistant(self, message: Message, usage: Usage | None = None) -> Message | None:
         """Append a reply, without the empty text blocks the API would reject on the way back.
-        A reply left with nothing is not kept (returns None)."""
+        A reply left with nothing is not kept (returns None). `usage` is what the call cost."""
         content = tuple(b for b in message.content if not (isinstance(b, TextBlock) and not b.text))
+        if usage is not None:
+            self.last_usage = usage
         if not content:
             return None
         kept = Message(role="assistant", content=content)
-        self._messages.append(kept)
+        self.replay_assistant(kept)
+        if self.journal is not None:
+            self.journal.assistant(kept, usage)
         return kept
+
+    def replay_assistant(self, message: Message) -> None:
+        self._messages.append(message)
 
     def unanswered_tool_uses(self) -> list[ToolUseBlock]:
         """Calls in the newest assistant message that no tool_result answers yet."""

@@ -92,9 +92,8 @@ async def run_turn(
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
-        history.last_usage = response.usage
         stats.stop_reason = response.stop_reason
-        kept = history.add_assistant(response.message)
+        kept = history.add_assistant(response.message, response.usage)
         if kept is None:
             return "success"
         emit(MessageCompleted(message=kept, usage=response.usage))

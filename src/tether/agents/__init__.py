@@ -1,0 +1,1 @@
+"""Subagents: definitions and the Task tool that runs them."""

@@ -1,0 +1,1 @@
+"""Stores: sessions as append-only JSONL files."""
