@@ -17,7 +17,7 @@ async def test_interrupt_during_a_command_then_continue(
     fake_model.script(
         reply(
             tool_use("Bash", command="echo $$ > shell.pid; sleep 60"),
-            tool_use("Bash", command="touch never-run"),
+            tool_use("Bash", command="echo $$ > second.pid; sleep 60; touch never-run"),
         ),
         reply(text("stopped as asked")),
     )
@@ -31,6 +31,7 @@ async def test_interrupt_during_a_command_then_continue(
         async for event in session.submit(UserInput(text="start")):
             if isinstance(event, ToolStarted) and event.input["command"].startswith("echo"):
                 await _until_written(workspace / "shell.pid")
+                await _until_written(workspace / "second.pid")  # the calls run side by side
                 session.interrupt()
             if isinstance(event, TurnFinished):
                 finished = event
@@ -40,8 +41,8 @@ async def test_interrupt_during_a_command_then_continue(
             True,
             "interrupted by the user",
         )
-        pid = int((workspace / "shell.pid").read_text())
-        assert not _alive(pid)
+        for name in ("shell.pid", "second.pid"):
+            assert not _alive(int((workspace / name).read_text()))
         assert not (workspace / "never-run").exists()
 
         events = [e async for e in session.submit(UserInput(text="why did you stop?"))]

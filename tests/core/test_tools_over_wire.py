@@ -28,21 +28,27 @@ def _session(fake_model: FakeModelServer, tether: Run, *calls: object) -> list[t
 
 def test_bash(fake_model: FakeModelServer, tether: Run, workspace: Path) -> None:
     (workspace / "sub").mkdir()
-    results = _session(
-        fake_model,
-        tether,
-        tool_use("Bash", command="cd sub && echo in-sub"),
-        tool_use("Bash", command="pwd"),
-        tool_use("Bash", command="echo oops >&2; exit 3"),
-        tool_use("Bash", command="sleep 30", timeout=300),
+    fake_model.script(
+        reply(tool_use("Bash", command="cd sub && echo in-sub")),
+        reply(
+            tool_use("Bash", command="pwd"),
+            tool_use("Bash", command="echo oops >&2; exit 3"),
+            tool_use("Bash", command="sleep 30", timeout=300),
+        ),
+        reply(text("done")),
     )
-    assert results[0] == ("in-sub\n", False)
-    assert results[1] == (f"{workspace / 'sub'}\n", False)
+    result = tether("-p", "work")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == ["in-sub\n"]
+    second = fake_model.requests[2]
+    results = list(zip(second.tool_results(), second.tool_result_errors(), strict=True))
+    # The directory carries over to the next response's calls (they start after the cd).
+    assert results[0] == (f"{workspace / 'sub'}\n", False)
+    assert results[1][1] is True
+    assert "Exit code 3" in results[1][0]
+    assert "oops" in results[1][0]
     assert results[2][1] is True
-    assert "Exit code 3" in results[2][0]
-    assert "oops" in results[2][0]
-    assert results[3][1] is True
-    assert "timed out" in results[3][0]
+    assert "timed out" in results[2][0]
 
 
 def test_read(fake_model: FakeModelServer, tether: Run, workspace: Path) -> None:

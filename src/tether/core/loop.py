@@ -17,7 +17,7 @@ from tether.core.history import History
 from tether.core.lifecycle import reminder
 from tether.core.micro import micro_compact, shrink_largest_result
 from tether.core.model_call import RetryPolicy, call_model
-from tether.core.tool_calls import run_call
+from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.protocol import (
     ErrorOccurred,
@@ -58,6 +58,8 @@ class Agent:
     """Context compaction; None sends the whole history every time."""
     max_budget_usd: float | None = None
     price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
+    locks: PathLocks = field(default_factory=PathLocks)
+    """Serialise mutating calls on the same file (shared with subagents)."""
 
 
 @dataclass
@@ -175,30 +177,16 @@ async def _run_tools(
     emit: Callable[[Event], None],
     ask: Asker | None,
 ) -> None:
-    results: list[ToolResultBlock] = []
-    call = calls[0]
     try:
-        for call in calls:
-            results.append(await run_call(agent, call, emit, ask, stats.denials))
-    except asyncio.CancelledError:
-        _commit(history, _completed(calls, results, INTERRUPTED), emit)
-        raise
-    except Exception as e:
-        emit(ErrorOccurred(message=f"internal error in tool {call.name}: {e!r}"))
-        reason = f"Not run: tether hit an internal error in {call.name}."
-        _commit(history, _completed(calls, results, reason), emit)
-        raise
+        results = await run_calls(agent, calls, emit, ask, stats.denials, unfinished=INTERRUPTED)
+    except CallsStopped as stopped:
+        if not isinstance(stopped.cause, asyncio.CancelledError):
+            emit(ErrorOccurred(message=f"internal error in a tool: {stopped.cause!r}"))
+        _commit(history, stopped.results, emit)
+        raise stopped.cause from None
     open_plan = todo_reminder(agent.tool_context.todos)
     extra = [TextBlock(text=reminder(open_plan))] if open_plan else []
     _commit(history, [*results, *extra], emit)
-
-
-def _completed(
-    calls: list[ToolUseBlock], results: list[ToolResultBlock], reason: str
-) -> list[ToolResultBlock]:
-    done = {r.tool_use_id for r in results}
-    missing = [ToolResultBlock(tool_use_id=c.id, content=reason, is_error=True) for c in calls]
-    return results + [r for r in missing if r.tool_use_id not in done]
 
 
 def _commit(

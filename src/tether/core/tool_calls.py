@@ -1,14 +1,23 @@
-"""One tool call, from permission to result: gate, run, post-hooks, events."""
+"""Tool calls, from permission to result: gate, run, post-hooks, events. All calls of one
+response start together; a mutating call waits only for others on the same path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.core.gate import Approval, Asker
 from tether.protocol import (
     Event,
+    PermissionAnswer,
+    PermissionAsked,
     PermissionDenial,
+    ToolError,
     ToolFinished,
     ToolResultBlock,
     ToolStarted,
@@ -17,6 +26,78 @@ from tether.protocol import (
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """What a running tool may reach beyond its input: the agent that called it and the
+    channels to the user. Tools that compose the loop (subagents) read it; others need not."""
+
+    agent: Agent
+    call: ToolUseBlock
+    emit: Callable[[Event], None]
+    ask: Asker | None
+
+
+current_call: ContextVar[CallScope | None] = ContextVar("current_call", default=None)
+
+
+@dataclass
+class PathLocks:
+    """One lock per resolved path: mutating calls on the same file run one after another."""
+
+    _locks: dict[Path, asyncio.Lock] = field(default_factory=dict[Path, asyncio.Lock])
+
+    @contextlib.asynccontextmanager
+    async def hold(self, path: Path | None) -> AsyncGenerator[None]:
+        if path is None:
+            yield
+            return
+        lock = self._locks.setdefault(path, asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and not lock._waiters:  # pyright: ignore[reportPrivateUsage]
+                self._locks.pop(path, None)
+
+
+async def run_calls(
+    agent: Agent,
+    calls: Sequence[ToolUseBlock],
+    emit: Callable[[Event], None],
+    ask: Asker | None,
+    denials: list[PermissionDenial],
+    *,
+    unfinished: str,
+) -> list[ToolResultBlock]:
+    """Run every call concurrently; results come back in call order. When cancelled, or when
+    one call fails with a bug, the others are stopped and the returned exception carries the
+    results so far: see `CallsStopped`."""
+    ask = _one_at_a_time(ask)
+    tasks = [asyncio.create_task(run_call(agent, c, emit, ask, denials)) for c in calls]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException as e:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        results = [
+            t.result()
+            if t.done() and not t.cancelled() and t.exception() is None
+            else ToolResultBlock(tool_use_id=c.id, content=unfinished, is_error=True)
+            for t, c in zip(tasks, calls, strict=True)
+        ]
+        raise CallsStopped(results, e) from e
+
+
+class CallsStopped(Exception):
+    """Tool calls stopped early (`cause`: a cancellation or a bug); `results` answers each call."""
+
+    def __init__(self, results: list[ToolResultBlock], cause: BaseException) -> None:
+        super().__init__(repr(cause))
+        self.results = results
+        self.cause = cause
 
 
 async def run_call(
@@ -40,7 +121,12 @@ async def run_call(
         return ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
     if approval.tool_input != call.input:
         call = call.model_copy(update={"input": approval.tool_input})
-    outcome = await agent.tools.run(call, agent.tool_context)
+    token = current_call.set(CallScope(agent, call, emit, ask))
+    try:
+        async with agent.locks.hold(_mutated_path(agent, call)):
+            outcome = await agent.tools.run(call, agent.tool_context)
+    finally:
+        current_call.reset(token)
     content = outcome.content
     if agent.gate is not None:
         notes = await agent.gate.after(call, approval.tool_input, content, outcome.is_error, emit)
@@ -57,3 +143,29 @@ async def run_call(
         )
     )
     return ToolResultBlock(tool_use_id=call.id, content=content, is_error=outcome.is_error)
+
+
+def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:
+    """The file a mutating file tool changes; None for read-only tools and for Bash, whose
+    commands run side by side in their own process groups."""
+    tool = agent.tools.get(call.name)
+    path = call.input.get("file_path")
+    if tool is None or tool.read_only or not isinstance(path, str):
+        return None
+    try:
+        return agent.tool_context.resolve(path)
+    except (ToolError, OSError, RuntimeError):
+        return None  # the tool itself reports the bad path
+
+
+def _one_at_a_time(ask: Asker | None) -> Asker | None:
+    """Calls run together but the user answers one question at a time."""
+    if ask is None:
+        return None
+    lock = asyncio.Lock()
+
+    async def serial(request: PermissionAsked) -> PermissionAnswer:
+        async with lock:
+            return await ask(request)
+
+    return serial
