@@ -22,6 +22,7 @@ from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.protocol import (
     ErrorOccurred,
     Event,
+    Message,
     MessageCompleted,
     ModelError,
     PermissionDenial,
@@ -37,6 +38,9 @@ from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
 
 INTERRUPTED = "Interrupted by the user; this tool call did not complete."
+
+
+PendingInput = Callable[[], Sequence[TextBlock]]
 
 
 @dataclass
@@ -60,6 +64,9 @@ class Agent:
     price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
     locks: PathLocks = field(default_factory=PathLocks)
     """Serialise mutating calls on the same file (shared with subagents)."""
+    inputs: list[PendingInput] = field(default_factory=list[PendingInput])
+    """Asked before every model call for what arrived meanwhile (messages the user typed while
+    the agent worked, finished background commands); added to the newest user message."""
 
 
 @dataclass
@@ -88,6 +95,7 @@ async def run_turn(
     while True:
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             return "error_max_budget_usd"
+        _take_pending(agent, history, emit)
         request = next_request(agent, history)
         started = time.perf_counter()
         response = await _call_within_window(agent, history, request, emit)
@@ -117,6 +125,17 @@ async def run_turn(
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+
+
+def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
+    """Deliver what arrived while the model or the tools worked, in the newest user message
+    (after a `pause_turn` the model continues its own message: it waits for the next call)."""
+    if not agent.inputs or not history.messages or history.messages[-1].role != "user":
+        return
+    blocks = [block for source in agent.inputs for block in source()]
+    if blocks:
+        history.add_user(blocks)
+        emit(MessageCompleted(message=Message(role="user", content=tuple(blocks))))
 
 
 def next_request(agent: Agent, history: History) -> ModelRequest:

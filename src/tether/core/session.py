@@ -63,6 +63,8 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self.usage = Usage()
         self.cost_usd = 0.0
+        self._steering: list[str] = []
+        agent.inputs.append(self._take_steering)
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -112,6 +114,21 @@ class Session:
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
+
+    def steer(self, text: str) -> None:
+        """Queue a message typed while the agent works; the model reads it at its next call.
+        When no turn is running, it waits for the next one."""
+        if text.strip():
+            self._steering.append(text)
+
+    @property
+    def queued(self) -> tuple[str, ...]:
+        """Steering messages not yet delivered."""
+        return tuple(self._steering)
+
+    def _take_steering(self) -> list[TextBlock]:
+        taken, self._steering = self._steering, []
+        return [TextBlock(text=text) for text in taken]
 
     def interrupt(self) -> None:
         """Cancel the running turn: stream and tools stop; pending calls are answered."""
