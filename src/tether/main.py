@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "permissions": "permissions_cmd",
     "sandbox": "sandbox_cmd",
     "hooks": "hooks_cmd",
+    "sessions": "sessions_cmd",
 }
 """`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
 

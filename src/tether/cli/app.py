@@ -82,6 +82,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="same as --permission-mode bypassPermissions: run everything not denied",
     )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue the newest session of this project",
+    )
+    p.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="continue a session by id (or a unique prefix); without one, pick from a list",
+    )
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --resume or --continue: continue in a new session, leaving the original",
+    )
     p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
     return p
 
@@ -109,6 +130,18 @@ def _positive_int(value: str) -> int:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     cwd: Path = args.cwd or Path.cwd()
+    if args.resume == "":  # --resume without an id
+        if args.print:
+            print(
+                "tether: error: -p --resume needs a session id (see tether sessions list)",
+                file=sys.stderr,
+            )
+            return 2
+        from tether.cli.sessions_cmd import pick_session
+
+        args.resume = pick_session(cwd.expanduser().resolve())
+        if args.resume is None:
+            return 0
     if args.print:
         from tether.cli.headless import read_prompt, run_headless_sync
 
@@ -143,6 +176,9 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         allowed_tools=tuple(_split_rules(args.allowed_tools)),
         disallowed_tools=tuple(_split_rules(args.disallowed_tools)),
         max_budget_usd=args.max_budget_usd,
+        resume=args.resume,
+        continue_latest=args.continue_latest,
+        fork=args.fork_session,
     )
 
 

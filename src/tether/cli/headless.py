@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from typing import Any, Protocol, TextIO
 
 from tether.cli.setup import RunOptions, build_session
+from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
     ErrorOccurred,
@@ -57,6 +60,7 @@ async def run_headless(
     if output_format == "stream-json":
         _write(out, init_line(started))
     finished: TurnFinished | None = None
+    stopped_by = _stop_on_signals(session)
     try:
         async for event in session.submit(UserInput(text=prompt)):
             if progress is not None:
@@ -71,6 +75,7 @@ async def run_headless(
         if progress is not None:
             progress.close()
         await session.aclose()
+        _restore_signals()
     assert finished is not None
     if output_format == "text":
         if finished.is_error:
@@ -80,7 +85,37 @@ async def run_headless(
     else:
         _write(out, result_object(finished, started.session_id))
     out.flush()
+    if stopped_by:
+        return 128 + stopped_by[0]
     return 1 if finished.is_error else 0
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _stop_on_signals(session: Session) -> list[int]:
+    """SIGINT and SIGTERM end the turn the way an interrupt does: tools stopped, every call
+    answered, the session file complete, and a result printed. Returns the signals seen."""
+    seen: list[int] = []
+    loop = asyncio.get_running_loop()
+
+    def stop(signum: int) -> None:
+        if not seen:
+            session.interrupt(f"stopped by {signal.Signals(signum).name}")
+        seen.append(signum)
+
+    # Outside the main thread (tests run the CLI in-process) signals stay as they are.
+    for signum in _STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
+    return seen
+
+
+def _restore_signals() -> None:
+    loop = asyncio.get_running_loop()
+    for signum in _STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signum)
 
 
 def init_line(started: SessionStarted) -> dict[str, Any]:

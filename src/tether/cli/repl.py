@@ -21,8 +21,10 @@ instructions are loaded here and sent as the user's message.
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,6 +72,10 @@ Commands
   /cost          tokens used and cost of this session
   /compact [focus]  summarise the earlier conversation now to free context
   /todos         the model's current plan for the task
+  /resume [ID]   continue another session of this project (a list when no id)
+  :sessions      list this project's sessions
+  :resume ID     continue session ID here
+  :fork ID       continue session ID as a new session, leaving it as it was
   /clear         clear the screen (the conversation is kept)
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
@@ -81,10 +87,19 @@ Keys
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Ctrl+D         exit"""
 
-BUILTIN_COMMANDS = ("/help", "/cost", "/todos", "/compact", "/clear", "/exit", "/quit")
+BUILTIN_COMMANDS = (
+    "/help",
+    "/cost",
+    "/todos",
+    "/compact",
+    "/resume",
+    "/clear",
+    "/exit",
+    "/quit",
+)
 """They win over a skill of the same name."""
 
-_COMMAND = re.compile(r"/[A-Za-z][\w-]*")
+_COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
 
 
 class _Next(Enum):
@@ -193,6 +208,8 @@ class _Repl:
             return
         for notice in ready.session.startup_notices:
             self.console.print(Text(f"⚠ {notice}", style="yellow"))
+        if ready.session.resumed is not None:
+            self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
 
     async def run_turn(self, text: str) -> None:
         """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`."""
@@ -279,6 +296,9 @@ class _Repl:
         name, args = name.lower(), rest[0].strip() if rest else ""
         if name in ("/exit", "/quit"):
             return _Next.EXIT
+        if name in ("/resume", ":resume", ":fork", ":sessions"):
+            await self.switch_session(name, args)
+            return _Next.PROMPT
         if name == "/help":
             ready = await self._session()
             self.console.print(
@@ -317,6 +337,60 @@ class _Repl:
                     Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
                 )
         return _Next.PROMPT
+
+    async def switch_session(self, command: str, ref: str) -> None:
+        """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
+        (it stays saved) and continue the chosen one here."""
+        from tether.cli.sessions_cmd import print_sessions
+        from tether.protocol import ConfigError
+        from tether.store import find_session, list_sessions
+
+        ready = await self._session()
+        if ready is None:
+            return
+        workspace, home = ready.options.cwd.resolve(), tether_home(ready.options.env)
+        if command == ":sessions" or (command == "/resume" and not ref):
+            sessions = list_sessions(home, workspace)[:20]
+            listing = io.StringIO()
+            print_sessions(sessions, workspace, listing)
+            self.console.print(listing.getvalue(), end="", markup=False, highlight=False)
+            if command == ":sessions" or not sessions:
+                return
+            with patch_stdout(raw=True):
+                ref = (await self.prompt.prompt_async("resume which? (number or id) ")).strip()
+            if ref.isdigit() and 1 <= int(ref) <= len(sessions):
+                ref = sessions[int(ref) - 1].session_id
+            if not ref:
+                return
+        if not ref:
+            self.console.print(
+                Text(f"{command} needs a session id (see :sessions)", style="yellow")
+            )
+            return
+        try:
+            path = find_session(home, workspace, ref)
+        except ConfigError as e:
+            self.console.print(Text(f"✗ {e}", style="red"))
+            return
+        if path.stem == ready.session.session_id and command != ":fork":
+            self.console.print(Text("That is the current session.", style="dim"))
+            return
+        options = replace(
+            ready.options, resume=path.stem, continue_latest=False, fork=command == ":fork"
+        )
+        await self.startup.restart(options)
+        self.startup.building.add_done_callback(self._on_startup_done)
+        resumed = await self._session()
+        if resumed is not None:
+            self.show_recent(resumed.session)
+
+    def show_recent(self, session: Session, count: int = 4) -> None:
+        """The end of a resumed conversation, so the user sees where it stopped."""
+        from tether.cli.sessions_cmd import describe_message
+
+        for message in session.messages[-count:]:
+            self.console.print(Text(describe_message(message), style="dim"), highlight=False)
+        self.console.line()
 
     async def run_skill(self, skill: Skill, args: str) -> None:
         """Run a turn whose message is the skill's instructions, loaded here (not by the
@@ -393,3 +467,4 @@ def _history_path(env: Mapping[str, str] | None) -> Path:
     home = tether_home(env)
     home.mkdir(parents=True, exist_ok=True)
     return home / "history"
+

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether import __version__
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -24,12 +25,22 @@ from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
+from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError
 from tether.skills import SKILL_TOOL_NAME, discover_skills
+from tether.store import (
+    LoadedSession,
+    SessionWriter,
+    find_session,
+    fork_session,
+    latest_session,
+    load_session,
+    project_dir,
+)
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -50,6 +61,13 @@ class RunOptions:
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     max_budget_usd: float | None = None
+    resume: str | None = None
+    """A session id (or a unique prefix of one) to continue."""
+    continue_latest: bool = False
+    """Continue the newest session of this workspace."""
+    fork: bool = False
+    """With `resume` or `continue_latest`: continue in a new session that records where it
+    branched, leaving the original as it was."""
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -68,7 +86,10 @@ def build_session(opts: RunOptions) -> Session:
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
-    session_id = str(uuid.uuid4())
+    sessions_dir = project_dir(home, workspace)
+    loaded = _session_to_resume(opts, home, workspace)
+    session_id = loaded.session_id if loaded and not opts.fork else str(uuid.uuid4())
+    transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     skills = discover_skills(workspace, home=user_home)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -79,7 +100,7 @@ def build_session(opts: RunOptions) -> Session:
         workspace=workspace,
         tools=[*builtin_tools(), *(skill_tools if skills.skills else [])],
         session_id=session_id,
-        transcript_path=home / "projects" / f"{session_id}.jsonl",
+        transcript_path=transcript,
         env=env,
         # Spilled command output and skills' own files are read back without asking.
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
@@ -124,11 +145,18 @@ def build_session(opts: RunOptions) -> Session:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
+    restored = restore(loaded) if loaded is not None else None
+    if restored is not None:
+        tool_context.todos = restored.todos
     session = Session(
         agent,
         session_id=session_id,
-        lifecycle=Lifecycle(gate.hooks),
+        history=restored.history if restored is not None else None,
+        lifecycle=Lifecycle(gate.hooks, source="resume" if loaded else "startup"),
+        recorder=_recorder(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
     )
+    if loaded is not None and restored is not None:
+        _resumed(session, loaded, restored, opts.fork)
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
@@ -137,6 +165,59 @@ def build_session(opts: RunOptions) -> Session:
         session.skills = skills
     attach_builtin_handlers(session, settings, workspace=workspace)
     return session
+
+
+def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> LoadedSession | None:
+    if opts.resume is not None:
+        return load_session(find_session(home, workspace, opts.resume))
+    if opts.continue_latest:
+        latest = latest_session(home, workspace)
+        if latest is None:
+            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
+        return load_session(latest)
+    if opts.fork:
+        raise ConfigError("--fork-session needs --resume ID or --continue")
+    return None
+
+
+def _recorder(
+    opts: RunOptions,
+    loaded: LoadedSession | None,
+    directory: Path,
+    session_id: str,
+    workspace: Path,
+    model_id: str,
+) -> SessionRecorder:
+    if loaded is None:
+
+        def start() -> SessionWriter:
+            writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
+            writer.meta(model=model_id, version=__version__)
+            return writer
+
+        return SessionRecorder(start)
+    if opts.fork:
+        writer = fork_session(loaded.path, directory, session_id, cwd=workspace, model=model_id)
+    else:
+        writer = SessionWriter.reopen(
+            loaded.path, cwd=workspace, last_uuid=loaded.last_uuid, model=model_id
+        )
+    return SessionRecorder.continuing(writer)
+
+
+def _resumed(session: Session, loaded: LoadedSession, restored: Restored, forked: bool) -> None:
+    """Count what the session already cost, answer calls a crash left open, and say so."""
+    for usage in restored.usage:
+        session.usage = session.usage + usage
+        session.cost_usd += session.agent.price(usage)
+    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
+    session.startup_notices.extend(loaded.warnings)
+    title = f" ({loaded.title})" if loaded.title else ""
+    how = f"forked from {loaded.session_id}{title} as" if forked else "resumed"
+    note = f"{how} session {session.session_id}: {len(restored.history)} messages"
+    if repaired:
+        note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"
+    session.resumed = note
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:

@@ -47,7 +47,8 @@ class Ready:
 
     session: Session
     renderer: EventRenderer
-    """The session's skills (none when it offers no Skill tool): `/name` runs one."""
+    options: RunOptions
+    """What it was built from: switching to another session starts from these."""
 
 
 class SessionStartup:
@@ -62,10 +63,20 @@ class SessionStartup:
         self.console = console
         self.ready: Ready | None = None
         """The session once built; None before, or when building failed."""
-        self.building = asyncio.create_task(asyncio.to_thread(_build, opts, console))
-        """Done callbacks added here run after `ready` is set."""
-        self.building.add_done_callback(self._built)
         self._warming: asyncio.Task[Any] | None = None
+        self.building = self._start(opts)
+        """Done callbacks added here run after `ready` is set."""
+
+    def _start(self, opts: RunOptions | LazyOptions) -> asyncio.Task[Ready]:
+        building = asyncio.create_task(asyncio.to_thread(_build, opts, self.console))
+        building.add_done_callback(self._built)
+        return building
+
+    async def restart(self, opts: RunOptions) -> None:
+        """Close the current session (it is saved) and build another from `opts`."""
+        await self.close()
+        self.ready, self._warming = None, None
+        self.building = self._start(opts)
 
     async def wait(self) -> Ready:
         """The session, once built; raises `StartupFailed` when it cannot be. Cancelling the
@@ -80,12 +91,13 @@ class SessionStartup:
                 raise error
 
     async def close(self) -> None:
-        """Wait for the threads (they cannot be stopped), then close the model's client."""
+        """Wait for the threads (they cannot be stopped), then end the session: SessionEnd
+        hooks, background commands stopped, its file synced, the model's client closed."""
         await asyncio.wait([self.building])
         if self._warming is not None:
             await asyncio.wait([self._warming])
         if self.ready is not None:
-            await close_model(self.ready.session)
+            await self.ready.session.aclose()
 
     def _built(self, building: asyncio.Task[Ready]) -> None:
         if building.cancelled() or building.exception() is not None:
@@ -109,7 +121,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     started = session.started()
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
-    return Ready(session, renderer)
+    return Ready(session, renderer, options)
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

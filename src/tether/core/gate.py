@@ -153,6 +153,26 @@ class ToolGate:
         self._turn_grants.extend(r for r in rules if r not in self._turn_grants)
         self._rebuild()
 
+    def for_subagent(self, *, shell_cwd: Callable[[], Path] | None, read_only: bool) -> ToolGate:
+        """The gate of a subagent started by this gate's agent: the same rules and hooks; grants
+        of its own, starting from this turn's (they end with the subagent); its own shell
+        directory; plan mode when `read_only`. An 'always allow' answered for one of its calls
+        is added here too (and saved), so it holds for the rest of the session."""
+        permissions = replace(self.permissions, mode="plan") if read_only else self.permissions
+        sources = replace(
+            self.sources,
+            extra_allow=list(self.sources.extra_allow),
+            extra_deny=list(self.sources.extra_deny),
+        )
+        return ToolGate(
+            permissions=permissions,
+            sources=sources,
+            hooks=self.hooks,
+            remember=self.allow_always,
+            shell_cwd=shell_cwd,
+            _turn_grants=list(self._turn_grants),
+        )
+
     def end_turn(self) -> None:
         if self._turn_grants:
             self._turn_grants.clear()

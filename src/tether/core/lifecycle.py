@@ -19,6 +19,8 @@ MAX_STOP_CONTINUATIONS = 3
 @dataclass
 class Lifecycle:
     hooks: HookRunner | None = None
+    source: str = "startup"
+    """What SessionStart hooks are told: "startup", or "resume" for a resumed session."""
     _started: bool = False
 
     async def before_prompt(
@@ -33,7 +35,7 @@ class Lifecycle:
             self._started = True
             if self.hooks.has("SessionStart"):
                 outcome = await self.hooks.fire(
-                    "SessionStart", {"source": "startup"}, match="startup"
+                    "SessionStart", {"source": self.source}, match=self.source
                 )
                 surface(outcome, emit)
                 contexts.extend(outcome.additional_context)

@@ -13,6 +13,7 @@ from tether.core.gate import Asker
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
+from tether.core.recording import SessionRecorder
 from tether.protocol import (
     Compact,
     ErrorOccurred,
@@ -44,8 +45,12 @@ class Session:
         session_id: str | None = None,
         history: History | None = None,
         lifecycle: Lifecycle | None = None,
+        recorder: SessionRecorder | None = None,
     ) -> None:
         self.agent = agent
+        self.recorder = recorder
+        """Keeps the session on disk; None keeps it in memory only."""
+        self._recording_told = False
         self.lifecycle = lifecycle or Lifecycle()
         self.can_ask = False
         """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
@@ -56,14 +61,19 @@ class Session:
         self.on_close: list[Callable[[], Awaitable[None]]] = []
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
+        self.resumed: str | None = None
+        """How the session was resumed or forked (for the user), when it was."""
         self.startup_notices: list[str] = []
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
         self._history = history or History()
+        if recorder is not None:
+            self._history.journal = recorder
         self._task: asyncio.Task[None] | None = None
         self.usage = Usage()
         self.cost_usd = 0.0
         self._steering: list[str] = []
+        self._interrupted = "interrupted by the user"
         agent.inputs.append(self._take_steering)
 
     @property
@@ -111,6 +121,8 @@ class Session:
         await self.lifecycle.on_end("other")
         for finish in self.on_close:
             await finish()
+        if self.recorder is not None:
+            self.recorder.close()
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
@@ -130,9 +142,11 @@ class Session:
         taken, self._steering = self._steering, []
         return [TextBlock(text=text) for text in taken]
 
-    def interrupt(self) -> None:
-        """Cancel the running turn: stream and tools stop; pending calls are answered."""
+    def interrupt(self, reason: str = "interrupted by the user") -> None:
+        """Cancel the running turn: stream and tools stop; pending calls are answered, and the
+        turn finishes with `reason` as its error."""
         if self._task is not None and not self._task.done():
+            self._interrupted = reason
             self._task.cancel()
 
     async def _run(self, text: str) -> AsyncIterator[Event]:
@@ -175,6 +189,12 @@ class Session:
         if not done and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
+    def _tell_recording_problem(self, emit: Callable[[Event | None], None]) -> None:
+        problem = self.recorder.problem if self.recorder is not None else None
+        if problem is not None and not self._recording_told:
+            self._recording_told = True
+            emit(Notice(level="warning", message=problem))
+
     def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
         async def ask(request: PermissionAsked) -> PermissionAnswer:
             future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
@@ -211,7 +231,7 @@ class Session:
                 self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
                 subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         except asyncio.CancelledError:
-            error = "interrupted by the user"
+            error = self._interrupted
         except HarnessError as e:
             error = str(e)
             emit(ErrorOccurred(message=error))
@@ -223,6 +243,7 @@ class Session:
             self._history.answer_unanswered(INTERRUPTED)
             if self.agent.gate is not None:
                 self.agent.gate.end_turn()
+            self._tell_recording_problem(emit)
             self.usage = self.usage + stats.usage
             cost = self.agent.price(stats.usage)
             self.cost_usd += cost
