@@ -1,1 +1,41 @@
 """Stores: sessions as append-only JSONL files."""
+
+from tether.store.sessions import (
+    AssistantRecord,
+    CompactionRecord,
+    LoadedSession,
+    Record,
+    SessionInfo,
+    SessionNotFound,
+    SessionWriter,
+    UserRecord,
+    find_session,
+    fork_session,
+    latest_session,
+    list_sessions,
+    load_session,
+    project_dir,
+    project_slug,
+    remove_session,
+    subagent_transcript_path,
+)
+
+__all__ = [
+    "AssistantRecord",
+    "CompactionRecord",
+    "LoadedSession",
+    "Record",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionWriter",
+    "UserRecord",
+    "find_session",
+    "fork_session",
+    "latest_session",
+    "list_sessions",
+    "load_session",
+    "project_dir",
+    "project_slug",
+    "remove_session",
+    "subagent_transcript_path",
+]

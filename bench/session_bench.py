@@ -1,0 +1,136 @@
+"""Session files: loading a long one, and whether appending stays flat as the file grows.
+
+A 5,000-entry session is written through `SessionWriter`: user and assistant entries in turn,
+each assistant calling a tool with a ~1 KB argument and each user entry answering with a ~1.5 KB
+result. Reported: (1) the median time of `load_session` on it and the peak memory one load
+allocates (tracemalloc); (2) the median cost of one append over entries 50-149 and over
+the last 100 entries before 5,000 of the same file, and their ratio (target: about 1.0, since an
+append never reads or rewrites the file). Three files are grown and each append figure is the
+lowest of their three medians, so that a busy moment on a shared machine does not pass for a
+slower append; (3) `list_sessions` over 200 sessions of 50 entries.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from tether.store import SessionWriter, list_sessions, load_session, project_dir
+
+ENTRIES = int(os.environ.get("BENCH_SESSION_ENTRIES", "5000"))
+WINDOW = 100
+GROWTHS = 3  # files grown; each figure is the quietest of their medians (the machine is shared)
+LOADS = 5
+LISTED = 200
+
+
+def _source(n: int) -> str:
+    """About a kilobyte of Python, different for each n."""
+    return "".join(f"def f{n}_{i}(x):\n    return x * {i} + {n}  # step {i}\n" for i in range(20))
+
+
+def _append(writer: SessionWriter, n: int) -> None:
+    turn = n // 2
+    if n % 2:
+        reply = Message(
+            role="assistant",
+            content=(
+                TextBlock(text=f"Writing module {turn}."),
+                ToolUseBlock(
+                    id=f"toolu_{turn:06d}",
+                    name="Write",
+                    input={"file_path": f"src/m{turn}.py", "content": _source(turn)},
+                ),
+            ),
+        )
+        writer.assistant(reply, Usage(input_tokens=1000 + turn, output_tokens=300))
+    else:
+        output = (_source(turn) * 2)[:1500]
+        result = ToolResultBlock(tool_use_id=f"toolu_{turn - 1:06d}", content=output)
+        writer.user([result] if turn else [TextBlock(text="Write the modules.")])
+
+
+def _timed_appends(directory: Path) -> tuple[Path, list[float]]:
+    """Write the whole session; the seconds per entry of each user + assistant pair, timed
+    together because the two kinds differ in cost and a median over a mix of both is unstable."""
+    seconds: list[float] = []
+    gc.disable()  # a collection landing in one window but not the other is not the file's doing
+    try:
+        with SessionWriter.create(directory, "long", cwd=directory, model="bench") as writer:
+            for n in range(0, ENTRIES, 2):
+                started = time.perf_counter()
+                _append(writer, n)
+                _append(writer, n + 1)
+                seconds.append((time.perf_counter() - started) / 2)
+    finally:
+        gc.enable()
+    return writer.path, seconds
+
+
+def _list_time(home: Path) -> float:
+    here = project_dir(home, home)
+    for s in range(LISTED):
+        with SessionWriter.create(here, f"s{s:04d}", cwd=home) as writer:
+            writer.title(f"Session {s}")
+            for n in range(50):
+                _append(writer, n)
+    started = time.perf_counter()
+    assert len(list_sessions(home, home)) == LISTED
+    return time.perf_counter() - started
+
+
+def main() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = WINDOW // 2
+        early: list[float] = []
+        late: list[float] = []
+        for run in range(GROWTHS):
+            path, appends = _timed_appends(Path(tmp) / str(run))
+            early.append(statistics.median(appends[(100 - WINDOW // 2) // 2 :][:pairs]))
+            late.append(statistics.median(appends[-pairs:]))
+        load_times: list[float] = []
+        for _ in range(LOADS):
+            started = time.perf_counter()
+            loaded = load_session(path)
+            load_times.append(time.perf_counter() - started)
+        assert len(loaded.records) == ENTRIES
+        assert not loaded.warnings
+        tracemalloc.start()
+        load_session(path)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return {
+            "entries": float(ENTRIES),
+            "file_bytes": float(path.stat().st_size),
+            "load_seconds": statistics.median(load_times),
+            "load_peak_bytes": float(peak),
+            "append_early_seconds": min(early),
+            "append_late_seconds": min(late),
+            "append_ratio": min(late) / min(early),
+            "list_seconds": _list_time(Path(tmp) / "home"),
+        }
+
+
+def report(figures: dict[str, float]) -> None:
+    entries, size = int(figures["entries"]), figures["file_bytes"]
+    print(f"session files ({entries:,} entries, {size / 2**20:.1f} MiB)")
+    rows = (
+        (f"load_session (median of {LOADS})", f"{figures['load_seconds'] * 1000:8.1f} ms"),
+        ("peak memory while loading", f"{figures['load_peak_bytes'] / 2**20:8.1f} MiB"),
+        ("append at entry 100", f"{figures['append_early_seconds'] * 1e6:8.1f} us"),
+        (f"append at entry {entries:,}", f"{figures['append_late_seconds'] * 1e6:8.1f} us"),
+        ("late / early append", f"{figures['append_ratio']:8.2f}    (target ~1.0: flat)"),
+        (f"list_sessions over {LISTED} files", f"{figures['list_seconds'] * 1000:8.1f} ms"),
+    )
+    for label, value in rows:
+        print(f"  {label:34}{value}")
+
+
+if __name__ == "__main__":
+    report(main())

@@ -1,0 +1,195 @@
+"""Sessions on disk: one JSONL file each, under `<home>/projects/<slug of the working dir>/`,
+beside a `<session-id>/` directory for the transcripts of its subagents.
+
+Also the public face of the store: the writer and the reader are re-exported from here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tether.protocol import ConfigError
+from tether.store.reader import (
+    AssistantRecord,
+    CompactionRecord,
+    LoadedSession,
+    Record,
+    SessionNotFound,
+    UserRecord,
+    entry_at,
+    load_session,
+)
+from tether.store.writer import SessionWriter, fork_session
+
+__all__ = [
+    "AssistantRecord",
+    "CompactionRecord",
+    "LoadedSession",
+    "Record",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionWriter",
+    "UserRecord",
+    "find_session",
+    "fork_session",
+    "latest_session",
+    "list_sessions",
+    "load_session",
+    "project_dir",
+    "project_slug",
+    "remove_session",
+    "subagent_transcript_path",
+]
+
+_MAX_SLUG = 200  # directory names stop at 255 bytes; deeper paths are cut and end in a hash
+_CHUNK = 1 << 20
+# Every line we write starts with its type (see `encode_entry`), so the last title or fork entry
+# of a file can be found with a byte search instead of parsing every line.
+_TITLE_LINE = b'\n{"type":"title",'
+_FORK_LINE = b'\n{"type":"fork",'
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    path: Path
+    title: str | None
+    updated: datetime
+    """When the file was last written (its mtime, UTC)."""
+    entries: int
+    """Complete lines in the file, entries of every type: counted, not parsed."""
+    forked_from: str | None
+    """The id of the session this one was forked from."""
+
+
+def project_slug(cwd: Path) -> str:
+    """'/home/u/my proj' -> '-home-u-my-proj': every character but ASCII letters and digits
+    becomes '-'. A slug longer than 200 characters is cut and ends in a hash of the path."""
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    if len(slug) <= _MAX_SLUG:
+        return slug
+    digest = hashlib.sha256(str(cwd).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return f"{slug[: _MAX_SLUG - 17]}-{digest}"
+
+
+def project_dir(home: Path, cwd: Path) -> Path:
+    """Where the sessions started in `cwd` live."""
+    return home / "projects" / project_slug(cwd.resolve())
+
+
+def list_sessions(home: Path, cwd: Path) -> list[SessionInfo]:
+    """This project's sessions, the most recently written first. Reads each file once, in
+    large chunks, without parsing it (see `_scan`)."""
+    infos: list[SessionInfo] = []
+    for path in _session_files(project_dir(home, cwd)):
+        try:
+            updated = path.stat().st_mtime
+            entries, title, forked_from = _scan(path)
+        except FileNotFoundError:  # removed while we were listing
+            continue
+        except OSError as e:
+            raise ConfigError(f"cannot read session file {path}: {e.strerror or e}") from e
+        infos.append(
+            SessionInfo(
+                session_id=path.stem,
+                path=path,
+                title=title,
+                updated=datetime.fromtimestamp(updated, UTC),
+                entries=entries,
+                forked_from=forked_from,
+            )
+        )
+    infos.sort(key=lambda info: (info.updated, info.session_id), reverse=True)
+    return infos
+
+
+def find_session(home: Path, cwd: Path, ref: str) -> Path:
+    """The session whose id is `ref`, or the only one whose id starts with it: in this
+    project first, then in every project. Raises SessionNotFound if none or several match."""
+    here = project_dir(home, cwd)
+    matches = _matching(_session_files(here), ref)
+    if not matches:
+        everywhere = home / "projects"
+        projects = sorted(p for p in _subdirectories(everywhere) if p != here)
+        matches = _matching([f for p in projects for f in _session_files(p)], ref)
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise SessionNotFound(f"no session {ref!r} in {home / 'projects'}")
+    names = [f.stem if f.parent == here else f"{f.stem} (in {f.parent.name})" for f in matches]
+    raise SessionNotFound(f"session {ref!r} is ambiguous; it could be: {', '.join(names)}")
+
+
+def latest_session(home: Path, cwd: Path) -> Path | None:
+    """This project's most recently written session, if it has any."""
+    files = _session_files(project_dir(home, cwd))
+    return max(files, key=lambda f: (f.stat().st_mtime_ns, f.name), default=None)
+
+
+def remove_session(path: Path) -> None:
+    """Delete a session file and its subagents' transcripts."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        raise SessionNotFound(f"no session file at {path}") from None
+    transcripts = path.with_suffix("")
+    if transcripts.is_dir() and not transcripts.is_symlink():
+        shutil.rmtree(transcripts)
+
+
+def subagent_transcript_path(session_path: Path, agent_id: str) -> Path:
+    """Where a subagent of this session keeps its transcript."""
+    return session_path.with_suffix("") / "subagents" / f"agent-{agent_id}.jsonl"
+
+
+def _session_files(directory: Path) -> list[Path]:
+    try:
+        found = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(Path(e.path) for e in found if e.name.endswith(".jsonl") and e.is_file())
+
+
+def _subdirectories(directory: Path) -> list[Path]:
+    try:
+        return [p for p in directory.iterdir() if p.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _matching(files: list[Path], ref: str) -> list[Path]:
+    if not ref:
+        return []
+    exact = [f for f in files if f.stem == ref]
+    return exact or [f for f in files if f.stem.startswith(ref)]
+
+
+def _scan(path: Path) -> tuple[int, str | None, str | None]:
+    """(lines, last title, forked-from id) of a session file, in one pass over its bytes. A torn
+    title or fork line reads as none."""
+    lines = 0
+    starts: dict[bytes, int] = {}
+    tail = b"\n"  # the file's first line starts a line too
+    offset = 0
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            lines += chunk.count(b"\n")
+            window = tail + chunk
+            for marker in (_TITLE_LINE, _FORK_LINE):
+                at = window.rfind(marker)
+                if at >= 0:
+                    starts[marker] = offset - len(tail) + at + 1
+            tail = window[-len(_TITLE_LINE) :]
+            offset += len(chunk)
+        title = fork = None
+        if _TITLE_LINE in starts and (entry := entry_at(file, starts[_TITLE_LINE])):
+            title = entry.fields["title"]
+        if _FORK_LINE in starts and (entry := entry_at(file, starts[_FORK_LINE])):
+            fork = entry.fields["forkedFrom"]["sessionId"]
+    return lines, title, fork

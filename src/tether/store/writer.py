@@ -1,0 +1,231 @@
+"""Appending to a session file: one JSON entry a line, each handed to the OS in a single write,
+so a crash loses at most the line being written and never reorders or rewrites earlier ones.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tether.protocol import ConfigError, ContentBlock, HarnessError, Message, Usage
+from tether.store.reader import iter_entries
+
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+_HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class SessionWriter:
+    """Appends entries to one session file; a `Journal` for `History` (user, assistant,
+    compacted). Build one with `create`, `reopen` or `fork_session`.
+
+    Each entry's `parentUuid` is the previous entry's `uuid`. Nothing is buffered: when a
+    method returns, the OS has the whole line. `close` syncs it to disk.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        fd: int,
+        *,
+        session_id: str,
+        cwd: Path,
+        last_uuid: str | None,
+        model: str | None,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = cwd
+        self.last_uuid = last_uuid
+        """The newest entry's uuid: the next entry's parentUuid."""
+        self.model = model
+        """Recorded on assistant entries."""
+        self._fd: int | None = fd
+        self._torn = False  # the file ends inside a line: start the next entry on a new one
+
+    @classmethod
+    def create(
+        cls, directory: Path, session_id: str, *, cwd: Path, model: str | None = None
+    ) -> SessionWriter:
+        """Start `<directory>/<session_id>.jsonl`; refuses to touch one that already exists."""
+        if not _SESSION_ID.fullmatch(session_id):
+            raise ConfigError(
+                f"invalid session id {session_id!r}: use letters, digits, '.', '_' and '-'"
+            )
+        path = directory / f"{session_id}.jsonl"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise HarnessError(f"a session file already exists at {path}") from None
+        except OSError as e:
+            raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
+        return cls(path, fd, session_id=session_id, cwd=cwd, last_uuid=None, model=model)
+
+    @classmethod
+    def reopen(
+        cls, path: Path, *, cwd: Path, last_uuid: str | None, model: str | None = None
+    ) -> SessionWriter:
+        """Continue a session file (resume). `last_uuid` is `LoadedSession.last_uuid`. A line
+        torn by a crash is ended first, so the next entry starts on its own line."""
+        try:
+            fd = os.open(path, _APPEND, 0o600)
+        except OSError as e:
+            raise HarnessError(f"cannot open session file {path}: {e.strerror or e}") from e
+        writer = cls(path, fd, session_id=path.stem, cwd=cwd, last_uuid=last_uuid, model=model)
+        try:
+            if not _ends_with_newline(path, fd):
+                writer._write(b"\n")
+        except OSError as e:
+            os.close(fd)
+            raise HarnessError(f"cannot read session file {path}: {e.strerror or e}") from e
+        except HarnessError:
+            os.close(fd)
+            raise
+        return writer
+
+    def user(self, blocks: Sequence[ContentBlock]) -> None:
+        self.append("user", message={"role": "user", "content": [_block(b) for b in blocks]})
+
+    def assistant(self, message: Message, usage: Usage | None) -> None:
+        self.append(
+            "assistant",
+            message={
+                "role": message.role,
+                "content": [_block(b) for b in message.content],
+                "model": self.model,
+                "usage": None if usage is None else usage.model_dump(mode="json"),
+            },
+        )
+
+    def compacted(self, summary: Sequence[Message], kept: int) -> None:
+        self.append("compaction", summary=[_message(m) for m in summary], kept=kept)
+
+    def title(self, title: str) -> None:
+        self.append("title", title=title)
+
+    def meta(self, **data: Any) -> None:
+        """Facts about the session (model, tether version...), written when it starts."""
+        self.append("meta", data=data)
+
+    def append(self, type: str, **fields: Any) -> str:
+        """Write one entry of any type after the newest; returns its uuid. If the write fails
+        (disk full) it raises HarnessError and the entry does not count: the next one still
+        points back to the last entry written whole."""
+        clash = _HEADER.intersection(fields)
+        if clash:
+            raise ValueError(f"fields {sorted(clash)} are set by the writer")
+        entry_uuid = str(uuid.uuid4())
+        entry = {
+            "type": type,
+            "uuid": entry_uuid,
+            "parentUuid": self.last_uuid,
+            "sessionId": self.session_id,
+            "timestamp": _now(),
+            "cwd": str(self.cwd),
+            **fields,
+        }
+        self._write(encode_entry(entry))
+        self.last_uuid = entry_uuid
+        return entry_uuid
+
+    def close(self) -> None:
+        """Sync the file to disk and close it; later calls do nothing."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+        except OSError as e:
+            if e.errno != errno.EINVAL:  # EINVAL: a file that cannot be synced, like /dev/null
+                raise HarnessError(f"cannot save session file {self.path}: {e.strerror}") from e
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is None:
+            raise ValueError(f"session file {self.path} is closed")
+        if self._torn:
+            data = b"\n" + data
+        written = 0
+        try:
+            while written < len(data):
+                written += os.write(self._fd, memoryview(data)[written:])
+        except OSError as e:
+            self._torn = self._torn or written > 0
+            raise HarnessError(
+                f"could not save the session to {self.path}: {e.strerror or e}; "
+                "the last entry was not written"
+            ) from e
+        self._torn = False
+
+
+def fork_session(
+    source: Path, directory: Path, new_id: str, *, cwd: Path, model: str | None = None
+) -> SessionWriter:
+    """Start session `new_id` as a copy of every valid entry of `source` (same uuids, the new
+    session id), then a fork entry naming the source and its last entry. `source` is only read."""
+    entries = list(iter_entries(source, []))
+    writer = SessionWriter.create(directory, new_id, cwd=cwd, model=model)
+    try:
+        if entries:
+            copies = (encode_entry({**e.fields, "sessionId": new_id}) for e in entries)
+            writer._write(b"".join(copies))
+            writer.last_uuid = entries[-1].fields["uuid"]
+        writer.append("fork", forkedFrom={"sessionId": source.stem, "uuid": writer.last_uuid})
+    except BaseException:
+        writer.close()
+        raise
+    return writer
+
+
+def encode_entry(entry: dict[str, Any]) -> bytes:
+    """One line of a session file."""
+    try:
+        return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (undecodable bytes kept by surrogateescape) has no UTF-8 form. \u
+        # escapes keep it exactly, and the file stays valid UTF-8 that any JSON reader accepts.
+        return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+
+
+def _ends_with_newline(path: Path, fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return True
+    reader = os.open(path, os.O_RDONLY)
+    try:
+        return os.pread(reader, 1, size - 1) == b"\n"
+    finally:
+        os.close(reader)
+
+
+def _block(block: ContentBlock) -> dict[str, Any]:
+    return block.model_dump(mode="json", exclude_none=True)
+
+
+def _message(message: Message) -> dict[str, Any]:
+    return {"role": message.role, "content": [_block(b) for b in message.content]}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,341 @@
+"""Writing a session file and reading it back: the format on disk, and lines that went wrong."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.protocol import (
+    ConfigError,
+    HarnessError,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from tether.store import (
+    AssistantRecord,
+    CompactionRecord,
+    LoadedSession,
+    SessionNotFound,
+    SessionWriter,
+    UserRecord,
+    load_session,
+)
+
+REPLY = Message(
+    role="assistant",
+    content=(
+        ThinkingBlock(thinking="look first", signature="sig"),
+        TextBlock(text="Listing."),
+        ToolUseBlock(id="t1", name="Bash", input={"command": "ls", "timeout": None}),
+        ToolUseBlock(id="t2", name="Read", input={}, input_error="not JSON", raw_input="{pa"),
+    ),
+)
+RESULTS = (
+    ToolResultBlock(tool_use_id="t1", content="a.py\n"),
+    ToolResultBlock(tool_use_id="t2", content="bad arguments", is_error=True),
+)
+USAGE = Usage(
+    input_tokens=10, output_tokens=5, cache_creation_input_tokens=3, cache_read_input_tokens=2
+)
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def user(text: str) -> UserRecord:
+    return UserRecord((TextBlock(text=text),))
+
+
+def test_every_kind_of_entry_reads_back_as_written(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path, model="m-1") as writer:
+        writer.meta(model="m-1", version="0.1.0")
+        writer.title("First try")
+        writer.user([TextBlock(text="list the files")])
+        writer.assistant(REPLY, USAGE)
+        writer.user([*RESULTS, TextBlock(text="and now?")])
+        writer.assistant(
+            Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
+        )
+        writer.compacted([Message.user_text("Summary: files listed.")], kept=1)
+        writer.title("Listing files")
+        last = writer.last_uuid
+
+    assert load_session(tmp_path / "s1.jsonl") == LoadedSession(
+        session_id="s1",
+        path=tmp_path / "s1.jsonl",
+        records=(
+            user("list the files"),
+            AssistantRecord(REPLY, USAGE),
+            UserRecord((*RESULTS, TextBlock(text="and now?"))),
+            AssistantRecord(
+                Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
+            ),
+            CompactionRecord((Message.user_text("Summary: files listed."),), 1),
+        ),
+        title="Listing files",
+        forked_from=None,
+        last_uuid=last,
+        warnings=(),
+    )
+
+
+def test_the_file_holds_one_compact_json_entry_a_line(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path / "ws", model="m-1") as writer:
+        writer.user([TextBlock(text="héllo")])
+        writer.assistant(REPLY, USAGE)
+
+    raw = (tmp_path / "s1.jsonl").read_bytes()
+    assert raw.endswith(b"}\n")
+    assert "héllo".encode() in raw  # UTF-8, not \u escapes
+    first, second = lines(tmp_path / "s1.jsonl")
+    assert (
+        raw.split(b"\n")[0] == json.dumps(first, ensure_ascii=False, separators=(",", ":")).encode()
+    )
+    header = ["type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"]
+    assert list(first) == [*header, "message"]
+    assert uuid.UUID(first["uuid"]).version == 4
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", first["timestamp"])
+    assert second == {
+        "type": "assistant",
+        "uuid": second["uuid"],
+        "parentUuid": first["uuid"],
+        "sessionId": "s1",
+        "timestamp": second["timestamp"],
+        "cwd": str(tmp_path / "ws"),
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "look first", "signature": "sig"},
+                {"type": "text", "text": "Listing."},
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Bash",
+                    "input": {"command": "ls", "timeout": None},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "Read",
+                    "input": {},
+                    "input_error": "not JSON",
+                    "raw_input": "{pa",
+                },
+            ],
+            "model": "m-1",
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 5,
+                "cache_creation_input_tokens": 3,
+                "cache_read_input_tokens": 2,
+            },
+        },
+    }
+    assert first["message"] == {"role": "user", "content": [{"type": "text", "text": "héllo"}]}
+
+
+def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.meta(model="m")
+        writer.user([TextBlock(text="one")])
+    for n in range(3):
+        loaded = load_session(writer.path)
+        with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid=loaded.last_uuid) as again:
+            again.user([TextBlock(text=f"resumed {n}")])
+            again.append("bookmark", note="a kind this version does not know")
+
+    entries = lines(writer.path)
+    assert [e["parentUuid"] for e in entries] == [None, *(e["uuid"] for e in entries[:-1])]
+    assert len({e["uuid"] for e in entries}) == len(entries) == 8
+    loaded = load_session(writer.path)
+    assert loaded.records == (user("one"), user("resumed 0"), user("resumed 1"), user("resumed 2"))
+    assert (loaded.last_uuid, loaded.warnings) == (entries[-1]["uuid"], ())
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_a_new_line(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.user([TextBlock(text="two")])
+    with writer.path.open("ab") as file:  # a crash in the middle of the third write
+        file.write(b'{"type":"user","uuid":"0c5e","parentUuid":"')
+    before = writer.path.read_bytes()
+
+    loaded = load_session(writer.path)
+    torn = f"line 3 of {writer.path}: torn or invalid entry skipped (not JSON)"
+    assert (loaded.records, loaded.warnings) == ((user("one"), user("two")), (torn,))
+
+    with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid=loaded.last_uuid) as again:
+        assert writer.path.read_bytes() == before + b"\n"
+        again.user([TextBlock(text="three")])
+
+    assert writer.path.read_bytes().startswith(before + b"\n")
+    reloaded = load_session(writer.path)
+    assert (reloaded.records, reloaded.warnings) == (
+        (user("one"), user("two"), user("three")),
+        (torn,),
+    )
+    newest = writer.path.read_bytes().splitlines()[-1]
+    assert json.loads(newest)["parentUuid"] == loaded.last_uuid
+
+
+def test_bad_lines_in_the_middle_are_skipped_with_their_line_numbers(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+    entry = lines(writer.path)[0]
+    bad_block = {**entry, "message": {"role": "user", "content": [{"type": "image"}]}}
+    with writer.path.open("ab") as file:
+        for line in (
+            b"not json at all",
+            b"",
+            b"   ",
+            b"[1, 2]",
+            b'{"type": "user"}',
+            json.dumps({**entry, "parentUuid": 7}).encode(),
+            json.dumps(bad_block).encode(),
+            json.dumps({**entry, "type": "compaction", "summary": [], "kept": 0}).encode(),
+            json.dumps({**entry, "type": "title", "title": None}).encode(),
+            b"\xff\xfe{}",
+        ):
+            file.write(line + b"\n")
+    with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid=entry["uuid"]) as again:
+        again.user([TextBlock(text="two")])
+
+    loaded = load_session(writer.path)
+    assert loaded.records == (user("one"), user("two"))
+    # pydantic's own wording of the bad block is its business: only its place is checked
+    warnings = [re.sub(r"(: content\.0: ).+\)$", r"\1...)", w) for w in loaded.warnings]
+    assert warnings == [
+        f"line {n} of {writer.path}: torn or invalid entry skipped ({reason})"
+        for n, reason in (
+            (2, "not JSON"),
+            (5, "not a JSON object"),
+            (6, "no uuid"),
+            (7, "no parentUuid"),
+            (8, "user: content.0: ..."),
+            (9, "compaction without a summary list and a positive kept"),
+            (10, "title is not a string"),
+            (11, "not JSON"),
+        )
+    ]
+
+
+def test_lone_surrogates_are_kept_as_escapes_in_a_valid_utf8_file(tmp_path: Path) -> None:
+    undecodable = b"caf\xe9 \xff".decode("utf-8", "surrogateescape")
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([ToolResultBlock(tool_use_id="t1", content=undecodable)])
+        writer.title(undecodable)
+
+    raw = writer.path.read_bytes()
+    raw.decode("utf-8")  # strict: the file stays readable by any JSON tool
+    assert b"\\udce9" in raw
+    loaded = load_session(writer.path)
+    assert loaded.records == (
+        UserRecord((ToolResultBlock(tool_use_id="t1", content=undecodable),)),
+    )
+    assert loaded.title == undecodable
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_raises_and_the_entry_does_not_count(tmp_path: Path) -> None:
+    writer = SessionWriter.reopen(Path("/dev/full"), cwd=tmp_path, last_uuid="u-before")
+    with pytest.raises(HarnessError) as raised:
+        writer.user([TextBlock(text="lost")])
+    assert str(raised.value) == (
+        "could not save the session to /dev/full: No space left on device; "
+        "the last entry was not written"
+    )
+    assert writer.last_uuid == "u-before"
+    writer.close()
+
+
+PARTIAL_WRITE = """
+import resource, signal, sys
+from pathlib import Path
+from tether.protocol import HarnessError, TextBlock
+from tether.store import SessionWriter
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+directory = Path(sys.argv[1])
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+writer = SessionWriter.create(directory, "s1", cwd=directory)
+writer.user([TextBlock(text="fits")])
+resource.setrlimit(resource.RLIMIT_FSIZE, (writer.path.stat().st_size + 100, hard))
+try:
+    writer.user([TextBlock(text="x" * 1000)])
+except HarnessError as e:
+    print(e)
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+writer.user([TextBlock(text="after")])
+writer.close()
+"""
+
+
+def test_after_a_half_written_entry_the_next_one_starts_a_new_line(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", PARTIAL_WRITE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    path = tmp_path / "s1.jsonl"
+    assert run.stdout == (
+        f"could not save the session to {path}: File too large; the last entry was not written\n"
+    )
+    loaded = load_session(path)
+    assert loaded.records == (user("fits"), user("after"))
+    assert loaded.warnings == (f"line 2 of {path}: torn or invalid entry skipped (not JSON)",)
+    fits, _torn, after = path.read_bytes().split(b"\n")[:3]
+    assert json.loads(after)["parentUuid"] == json.loads(fits)["uuid"]
+
+
+def test_a_writer_refuses_to_start_over_an_existing_file(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+    before = writer.path.read_bytes()
+    with pytest.raises(HarnessError, match="a session file already exists at"):
+        SessionWriter.create(tmp_path, "s1", cwd=tmp_path)
+    assert writer.path.read_bytes() == before
+
+
+@pytest.mark.parametrize("session_id", ["", "../x", "a/b", ".hidden", "a b"])
+def test_a_session_id_must_be_a_plain_file_name(tmp_path: Path, session_id: str) -> None:
+    with pytest.raises(ConfigError, match="invalid session id"):
+        SessionWriter.create(tmp_path, session_id, cwd=tmp_path)
+
+
+def test_a_closed_writer_writes_nothing_more(tmp_path: Path) -> None:
+    writer = SessionWriter.create(tmp_path / "new" / "dir", "s1", cwd=tmp_path)
+    writer.close()
+    writer.close()
+    with pytest.raises(ValueError, match="is closed"):
+        writer.user([TextBlock(text="late")])
+    assert writer.path.read_bytes() == b""
+    assert writer.path.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_writer_owns_the_header_fields(tmp_path: Path) -> None:
+    with (
+        SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer,
+        pytest.raises(ValueError, match=r"\['uuid'\] are set by the writer"),
+    ):
+        writer.append("note", uuid="mine")
+
+
+def test_loading_a_missing_or_unreadable_file_names_it(tmp_path: Path) -> None:
+    with pytest.raises(SessionNotFound, match=f"no session file at {tmp_path / 'nope.jsonl'}"):
+        load_session(tmp_path / "nope.jsonl")
+    with pytest.raises(ConfigError, match=f"cannot read session file {tmp_path}: Is a directory"):
+        load_session(tmp_path)
