@@ -10,8 +10,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 import compaction_bench
 import context_bench
 import grep_bench
+import parallel_tools_bench
 import sandbox_bench
+import session_bench
 import startup
+import subagent_bench
 import turn_overhead
 
 try:
@@ -36,6 +39,12 @@ def main() -> None:
     if permissions_bench is not None:
         print()
         permissions_bench.report(permissions_bench.main())
+    print()
+    parallel_tools_bench.report(parallel_tools_bench.main())
+    print()
+    session_bench.report(session_bench.main())
+    print()
+    subagent_bench.report(subagent_bench.main())
 
 
 if __name__ == "__main__":

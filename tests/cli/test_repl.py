@@ -550,3 +550,77 @@ async def test_todos_shows_the_last_plan_the_model_set(
     assert "● TodoWrite(2 items)\n  ⎿  ☒ Read the code\n     ◐ Fix the bug\n" in out
     assert out.endswith("  ☒ Read the code\n  ◐ Fix the bug\n")
     assert "Todo list updated" not in out  # the checklist replaces the result's text
+
+
+def bypass(workspace: Path) -> RunOptions:
+    return RunOptions(cwd=workspace, permission_mode="bypassPermissions")
+
+
+def waits_for_go(workspace: Path) -> str:
+    """A command that runs until the test creates `go` (bounded, so nothing hangs)."""
+    return f"for i in $(seq 2000); do [ -f {workspace / 'go'} ] && break; sleep 0.01; done"
+
+
+async def test_typing_during_a_turn_steers_the_next_model_call(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command=waits_for_go(workspace))), reply(text("Tabs it is."))
+    )
+    with create_pipe_input() as pipe:
+        pipe.send_text("format the code\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
+        await terminal.wait_for("● Bash(")
+        pipe.send_text("use tabs\x7fs\r")  # a typo mended with backspace
+        await terminal.wait_for("⧗ queued for the next step: use tabs")
+        (workspace / "go").touch()
+        await terminal.wait_for("Tabs it is.")
+        pipe.send_text(CTRL_D)
+        assert await repl == 0
+    second = model_env.requests[1]
+    assert second.last_user_text() == "use tabs"
+    assert second.tool_result_errors() == [False]
+    assert len(model_env.requests) == 2
+
+
+async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow_answer(_request: object) -> Reply:
+        arrived.set()
+        release.wait(20)
+        return reply(text("First answer."))
+
+    model_env.script(slow_answer, reply(text("Second answer.")))  # type: ignore[arg-type]
+    with create_pipe_input() as pipe:
+        pipe.send_text("first\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
+        await asyncio.to_thread(arrived.wait, 20)
+        pipe.send_text("then this\r")
+        await terminal.wait_for("⧗ queued for the next step: then this")
+        release.set()
+        await terminal.wait_for("Second answer.")
+        pipe.send_text(CTRL_D)
+        assert await repl == 0
+    assert [r.last_user_text() for r in model_env.requests] == ["first", "then this"]
+
+
+async def test_ctrl_c_during_a_turn_keeps_what_was_typed_for_the_prompt(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    model_env.script(reply(tool_use("Bash", command="sleep 30")), reply(text("Redirected.")))
+    with create_pipe_input() as pipe:
+        pipe.send_text("long job\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
+        await terminal.wait_for("● Bash(sleep 30)")
+        pipe.send_text("no, do the short one\rand")
+        await terminal.wait_for("⧗ queued for the next step: no, do the short one")
+        pipe.send_text(CTRL_C)  # a key in raw mode: interrupts the turn
+        await terminal.wait_for("Interrupted")
+        pipe.send_text(" quickly\r")
+        await terminal.wait_for("Redirected.")
+        pipe.send_text(CTRL_D)
+        assert await repl == 0
+    assert model_env.requests[1].last_user_text() == "no, do the short one\nand quickly"

@@ -12,7 +12,20 @@ from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
 
-TOOLS = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Revert", "TodoWrite", "Skill"]
+TOOLS = [
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Revert",
+    "TodoWrite",
+    "Task",
+    "Skill",
+]
 
 
 @pytest.fixture(autouse=True)

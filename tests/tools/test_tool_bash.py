@@ -205,7 +205,8 @@ async def test_background_process_holding_the_output(run_tool: RunTool) -> None:
         assert outcome == ToolOutcome(
             f"{pid}\n\n[Processes started in the background still had the output open when the "
             "shell exited; what they print from now on is discarded (and may stop them). Start "
-            "long-running processes with output redirected: `nohup cmd > file.log 2>&1 &`.]",
+            "long-running processes with run_in_background instead, to read their output "
+            "with BashOutput.]",
             False,
         )
     finally:
@@ -213,10 +214,8 @@ async def test_background_process_holding_the_output(run_tool: RunTool) -> None:
 
 
 async def test_extra_fields_are_refused(run_tool: RunTool) -> None:
-    outcome = await run_tool("Bash", command="echo hi", run_in_background=True)
-    assert outcome == ToolOutcome(
-        "Error: Invalid input for Bash: unexpected field 'run_in_background'", True
-    )
+    outcome = await run_tool("Bash", command="echo hi", shell="zsh")
+    assert outcome == ToolOutcome("Error: Invalid input for Bash: unexpected field 'shell'", True)
 
 
 async def test_timeout_above_the_maximum_is_refused(run_tool: RunTool) -> None:

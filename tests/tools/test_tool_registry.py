@@ -14,6 +14,8 @@ def test_names_order_and_flags() -> None:
     tools = builtin_tools()
     assert [(t.name, t.read_only) for t in tools] == [
         ("Bash", False),
+        ("BashOutput", True),
+        ("KillShell", False),
         ("Read", True),
         ("Write", False),
         ("Edit", False),
@@ -53,8 +55,8 @@ def test_grep_schema_uses_ripgrep_flag_names() -> None:
 
 async def test_unknown_tool(run_tool: RunTool) -> None:
     assert await run_tool("Nope") == ToolOutcome(
-        "Error: No such tool: 'Nope'. Available tools: Bash, Read, Write, Edit, Glob, Grep, "
-        "Revert, TodoWrite.",
+        "Error: No such tool: 'Nope'. Available tools: Bash, BashOutput, KillShell, Read, Write, "
+        "Edit, Glob, Grep, Revert, TodoWrite.",
         True,
     )
 

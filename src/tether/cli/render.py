@@ -96,6 +96,7 @@ class EventRenderer:
         self._activity_since = time.monotonic()
         self._tools: dict[str, ToolStarted] = {}
         self._plan: list[PlanItem] | None = None  # set by the last TodoWrite that succeeded
+        self._draft = ""  # typed during the turn, not sent yet
 
     def render(self, event: Event) -> None:
         """Show one event."""
@@ -156,6 +157,21 @@ class EventRenderer:
             self._print(verdict)
         self._set_activity("Thinking" if answer.choice == "deny" else f"Running {request.tool}")
         self._ensure_live()
+
+    def show_draft(self, draft: str) -> None:
+        """The message being typed while the agent works, under the spinner."""
+        self._draft = draft
+        if self._live is not None:
+            self._live.refresh()
+
+    def queued(self, message: str) -> None:
+        """A message typed during the turn was queued for the model's next call."""
+        self._draft = ""
+        self.note(f"⧗ queued for the next step: {message}")
+
+    def note(self, message: str) -> None:
+        """A line from the front end itself, above the live region."""
+        self._print(Text(message, style="cyan"))
 
     def plan_checklist(self) -> Text | None:
         """The model's current plan as a checklist (what `/todos` shows), from the last
@@ -392,8 +408,10 @@ class EventRenderer:
             parts.append(_Tail(Text(self._thinking.strip(), style="dim italic"), height))
         seconds = int(time.monotonic() - self._activity_since)
         label = Text(f"{self._activity}… ", style="bold")
-        label.append(f"({seconds}s · {INTERRUPT_HINT})", style="dim")
+        label.append(f"({seconds}s · {INTERRUPT_HINT} · type to steer)", style="dim")
         parts.append(Spinner("dots", text=label, style="cyan"))
+        if self._draft:
+            parts.append(Text(f"> {self._draft}▏", style="bold"))
         return Group(*parts)
 
 

@@ -52,6 +52,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
+from tether.cli.steer import DraftLine, typing_during_turn
 from tether.config.settings import tether_home
 
 if TYPE_CHECKING:
@@ -153,6 +154,10 @@ class _Repl:
         self.watch_terminal = watch_terminal
         self._waiting: asyncio.Task[Ready] | None = None
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
+        self._prefill = ""
+        """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._interrupted = False
+        self._leave_after_turn = False
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -161,7 +166,7 @@ class _Repl:
             self.console.print(Text(f"> {initial_prompt}", style="bold"))
             await self.run_turn(initial_prompt)
         interrupted_once = False
-        while True:
+        while not self._leave_after_turn:
             try:
                 text = await self.read_message()
             except KeyboardInterrupt:
@@ -181,13 +186,15 @@ class _Repl:
                     return 0
                 continue
             await self.run_turn(text)
+        return 0
 
     async def read_message(self) -> str:
         """The next message typed at the prompt. A session that fails to start meanwhile
         aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
         self.startup.raise_failure()
+        prefill, self._prefill = self._prefill, ""
         with patch_stdout(raw=True):
-            return await self.prompt.prompt_async()
+            return await self.prompt.prompt_async(default=prefill)
 
     def _on_startup_done(self, building: asyncio.Task[Ready]) -> None:
         app = self.prompt.app
@@ -212,12 +219,25 @@ class _Repl:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
 
     async def run_turn(self, text: str) -> None:
-        """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`."""
-        self.console.line()
-        with no_echo(self.watch_terminal):
-            ready = await self._session()
-            if ready is not None:
-                await self._show_turn(ready, text)
+        """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
+        during it that the model did not get to read are sent next, as their own turn; after
+        an interrupt they wait in the prompt instead, to be edited or sent."""
+        while text:
+            self.console.line()
+            self._interrupted = False
+            with no_echo(self.watch_terminal):
+                ready = await self._session()
+                if ready is None:
+                    return
+                leftover = await self._show_turn(ready, text)
+            unread = ready.session.take_queued()
+            if self._leave_after_turn:
+                return
+            if self._interrupted:
+                self._prefill = "\n".join([*unread, leftover]).strip()
+                return
+            self._prefill = leftover
+            text = "\n".join(unread)
 
     async def _session(self) -> Ready | None:
         """The session, waiting for it if it is still being built; None when Ctrl+C drops
@@ -240,6 +260,7 @@ class _Repl:
         """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
         message that waits for the session, or deny the call being asked about and stop."""
         ready = self.startup.ready
+        self._interrupted = True
         if self._waiting is not None:
             self._waiting.cancel()
         elif self._asking is not None:
@@ -247,18 +268,32 @@ class _Repl:
         elif ready is not None and ready.session.busy:
             ready.session.interrupt()
 
-    async def _show_turn(self, ready: Ready, text: str) -> None:
+    async def _show_turn(self, ready: Ready, text: str) -> str:
+        """Show the turn's events while reading what is typed meanwhile; returns the line
+        left unsent."""
         from tether.protocol import PermissionAsked, UserInput  # loaded with the session
 
+        def queue(line: str) -> None:
+            ready.session.steer(line)
+            ready.renderer.queued(line)
+
+        def leave() -> None:
+            self._leave_after_turn = True
+            ready.renderer.note("Ctrl+D: leaving once this turn ends")
+
+        draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)
         try:
-            async for event in ready.session.submit(UserInput(text=text)):
-                ready.renderer.render(event)
-                if isinstance(event, PermissionAsked):
-                    # The turn waits for this answer; the next ask is read after it.
-                    await self._answer(ready, event)
+            with typing_during_turn(self.prompt.input, draft):
+                async for event in ready.session.submit(UserInput(text=text)):
+                    ready.renderer.render(event)
+                    if isinstance(event, PermissionAsked):
+                        # The turn waits for this answer; the next ask is read after it.
+                        await self._answer(ready, event)
         finally:
+            ready.renderer.show_draft("")
             ready.renderer.close()
         self.console.line()
+        return draft.text
 
     async def _answer(self, ready: Ready, request: PermissionAsked) -> None:
         """Ask the user about one call and give the session the answer; Ctrl+C denies the
@@ -467,4 +502,3 @@ def _history_path(env: Mapping[str, str] | None) -> Path:
     home = tether_home(env)
     home.mkdir(parents=True, exist_ok=True)
     return home / "history"
-

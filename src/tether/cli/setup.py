@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether import __version__
+from tether.agents import discover_agents, task_tool
+from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -21,7 +23,7 @@ from tether.config.settings import Settings, load_settings, settings_files, teth
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
 from tether.core.context import build_system_prompt
-from tether.core.lifecycle import Lifecycle
+from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
@@ -30,7 +32,7 @@ from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, TextBlock, Usage
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
     LoadedSession,
@@ -94,11 +96,28 @@ def build_session(opts: RunOptions) -> Session:
     skills = discover_skills(workspace, home=user_home)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
+    instructions = load_instructions(workspace, home=user_home)
+    model = build_model(resolved)
+    subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
+    agents = discover_agents(workspace, home=user_home)
+
+    def count_spend(usage: Usage, cost_usd: float) -> None:
+        session.add_spend(usage, cost_usd)  # subagents run only once the session exists
+
+    runner = subagent_runner(
+        agents,
+        settings,
+        transcript=transcript,
+        workspace=workspace,
+        models=subagent_models,
+        on_usage=count_spend,
+        instructions=instructions.text,
+    )
     gate, tools = build_gate(
         settings,
         SafetyOptions(opts.permission_mode, opts.allowed_tools, opts.disallowed_tools),
         workspace=workspace,
-        tools=[*builtin_tools(), *(skill_tools if skills.skills else [])],
+        tools=[*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
         session_id=session_id,
         transcript_path=transcript,
         env=env,
@@ -113,7 +132,6 @@ def build_session(opts: RunOptions) -> Session:
         home=user_home,
         extra_dirs=extra_dirs,
     )
-    instructions = load_instructions(workspace, home=user_home)
     memory_path = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
@@ -123,7 +141,7 @@ def build_session(opts: RunOptions) -> Session:
     gate.shell_cwd = lambda: tool_context.shell_cwd
     tool_context.read_denied = gate.read_denied
     agent = Agent(
-        model=build_model(resolved),
+        model=model,
         model_id=resolved.model_id,
         system_prompt=build_system_prompt(
             workspace,
@@ -157,14 +175,22 @@ def build_session(opts: RunOptions) -> Session:
     )
     if loaded is not None and restored is not None:
         _resumed(session, loaded, restored, opts.fork)
+    agent.inputs.append(lambda: background_notices(tool_context))
+    session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
+    session.startup_notices.extend(agents.notices())
     session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
     session.startup_notices.extend(unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills
     attach_builtin_handlers(session, settings, workspace=workspace)
     return session
+
+
+def background_notices(context: ToolContext) -> list[TextBlock]:
+    """Background commands that ended since the model was last told, as reminders."""
+    return [TextBlock(text=reminder(n)) for n in context.background.finished_unreported()]
 
 
 def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> LoadedSession | None:

@@ -81,6 +81,12 @@ class TurnStats:
     denials: list[PermissionDenial] = field(default_factory=list[PermissionDenial])
     spent_before_usd: float = 0.0
     """What earlier turns of the session cost, for the budget."""
+    side_usage: Usage = field(default_factory=Usage)
+    side_cost_usd: float = 0.0
+    """What subagents started in this turn used and cost (their own models' prices)."""
+
+    def total_usage(self) -> Usage:
+        return self.usage + self.side_usage
 
 
 async def run_turn(
@@ -185,7 +191,8 @@ async def _call_within_window(
 def over_budget(agent: Agent, stats: TurnStats) -> bool:
     if agent.max_budget_usd is None:
         return False
-    return stats.spent_before_usd + agent.price(stats.usage) >= agent.max_budget_usd
+    spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
+    return spent >= agent.max_budget_usd
 
 
 async def _run_tools(

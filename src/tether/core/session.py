@@ -58,7 +58,7 @@ class Session:
         self._answers: dict[str, asyncio.Future[PermissionAnswer]] = {}
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
-        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        self.on_close: list[Callable[[], Awaitable[object]]] = []
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
         self.resumed: str | None = None
@@ -73,6 +73,7 @@ class Session:
         self.usage = Usage()
         self.cost_usd = 0.0
         self._steering: list[str] = []
+        self._stats: TurnStats | None = None
         self._interrupted = "interrupted by the user"
         agent.inputs.append(self._take_steering)
 
@@ -127,6 +128,16 @@ class Session:
         if close is not None:
             await close()
 
+    def add_spend(self, usage: Usage, cost_usd: float) -> None:
+        """Count what a subagent used: in the running turn (its result and budget), or in
+        the session's totals when no turn runs."""
+        if self._stats is not None:
+            self._stats.side_usage = self._stats.side_usage + usage
+            self._stats.side_cost_usd += cost_usd
+        else:
+            self.usage = self.usage + usage
+            self.cost_usd += cost_usd
+
     def steer(self, text: str) -> None:
         """Queue a message typed while the agent works; the model reads it at its next call.
         When no turn is running, it waits for the next one."""
@@ -138,9 +149,13 @@ class Session:
         """Steering messages not yet delivered."""
         return tuple(self._steering)
 
-    def _take_steering(self) -> list[TextBlock]:
+    def take_queued(self) -> list[str]:
+        """Take back the steering messages the model has not read (the turn ended first)."""
         taken, self._steering = self._steering, []
-        return [TextBlock(text=text) for text in taken]
+        return taken
+
+    def _take_steering(self) -> list[TextBlock]:
+        return [TextBlock(text=text) for text in self.take_queued()]
 
     def interrupt(self, reason: str = "interrupted by the user") -> None:
         """Cancel the running turn: stream and tools stop; pending calls are answered, and the
@@ -209,7 +224,7 @@ class Session:
 
     async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
         started = time.perf_counter()
-        stats = TurnStats(spent_before_usd=self.cost_usd)
+        stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
         emit(TurnStarted(prompt=text))
@@ -244,8 +259,10 @@ class Session:
             if self.agent.gate is not None:
                 self.agent.gate.end_turn()
             self._tell_recording_problem(emit)
-            self.usage = self.usage + stats.usage
-            cost = self.agent.price(stats.usage)
+            self._stats = None
+            usage = stats.total_usage()
+            self.usage = self.usage + usage
+            cost = self.agent.price(stats.usage) + stats.side_cost_usd
             self.cost_usd += cost
             emit(
                 TurnFinished(
@@ -254,7 +271,7 @@ class Session:
                     result=stats.result if error is None else error,
                     stop_reason=stats.stop_reason,
                     num_turns=stats.num_turns,
-                    usage=stats.usage,
+                    usage=usage,
                     cost_usd=cost,
                     duration_ms=int((time.perf_counter() - started) * 1000),
                     duration_api_ms=stats.api_ms,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from tether.protocol import ToolError
+from tether.tools.background_shells import BackgroundShells
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
@@ -99,6 +100,9 @@ class ToolContext:
     what they search and list, as Read refuses them."""
     todos: tuple[TodoItem, ...] = ()
     """The plan as TodoWrite last wrote it (the whole list each call); empty when none."""
+    background: BackgroundShells = field(default_factory=BackgroundShells)
+    """Commands Bash started with `run_in_background`: the loop announces those that end
+    (`finished_unreported`) and the session stops the rest when it ends (`kill_all`)."""
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()

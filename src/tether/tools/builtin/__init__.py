@@ -1,8 +1,10 @@
-"""The tools tether ships: shell, files, search, undo and the plan."""
+"""The tools tether ships: shell (and its background commands), files, search, undo and the
+plan."""
 
 from __future__ import annotations
 
 from tether.tools.base import Tool
+from tether.tools.builtin.background import bash_output, kill_shell
 from tether.tools.builtin.bash import bash
 from tether.tools.builtin.edit import edit
 from tether.tools.builtin.glob import glob
@@ -15,7 +17,7 @@ from tether.tools.builtin.write import write
 
 def builtin_tools() -> list[Tool]:
     """The built-in tools, in the order the model is offered them."""
-    return [bash, read, write, edit, glob, grep, revert, todo_write]
+    return [bash, bash_output, kill_shell, read, write, edit, glob, grep, revert, todo_write]
 
 
 __all__ = ["builtin_tools"]

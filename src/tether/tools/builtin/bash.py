@@ -1,5 +1,6 @@
 """Bash: one shell process per command, in its own process group, with a working directory
-that persists between calls and output kept in bounded memory."""
+that persists between calls and output kept in bounded memory; or, with `run_in_background`,
+a command left running whose output goes to a log (see `background.py` for the rest)."""
 
 from __future__ import annotations
 
@@ -46,12 +47,18 @@ class BashInput(BaseModel):
         ge=1,
         le=MAX_TIMEOUT_MS,
         description=f"Milliseconds before the command is stopped (default {DEFAULT_TIMEOUT_MS}, "
-        f"max {MAX_TIMEOUT_MS}).",
+        f"max {MAX_TIMEOUT_MS}). Does not apply to run_in_background commands.",
     )
     description: str | None = Field(
         default=None,
         description="What the command does in 5-10 words, shown to the user "
         "(e.g. 'List files in src', 'Run the unit tests').",
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Run the command without waiting for it: an id comes back at once; read "
+        "its output with BashOutput and stop it with KillShell. Use it for servers, watchers "
+        "and long builds.",
     )
 
 
@@ -64,15 +71,20 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
       functions do not.
     - Use the dedicated tools instead of shell equivalents: Read (not cat/head/tail), Edit and
       Write (not sed/echo redirection), Glob (not find/ls -R), Grep (not grep/rg).
-    - Quote paths containing spaces. Chain dependent commands with `&&`.
+    - Quote paths containing spaces. Chain dependent commands with `&&` in one call: several
+      Bash calls in one response run at the same time, so one call's `cd` or output cannot
+      be relied on by another call of the same response.
     - `timeout` is in milliseconds (default 120000, max 600000); on timeout the command and
       everything it started are stopped.
     - Output over 30,000 characters is cut in the middle; the full output is saved to a file
       named in the result, which you can Read or Grep.
     - A non-zero exit status is reported as an error, with the output.
     - Nothing can answer prompts: avoid interactive commands (editors, `git rebase -i`, pagers).
-      Background jobs are not tracked: start a long-running process with its output redirected,
-      e.g. `nohup server > server.log 2>&1 &`.
+    - For servers, watchers and long builds set `run_in_background`: the command starts and an
+      id (`bash_1`...) comes back at once. Read its new output with BashOutput(bash_id), stop it
+      with KillShell(shell_id); you are told when it ends. `timeout` does not apply to it, and
+      a `cd` in it does not move the working directory of later commands. Do not use `&` for
+      this: what a plain Bash call leaves running in the background is not tracked.
     """
     if ctx.bash_refusal is not None:
         raise ToolError(ctx.bash_refusal)
@@ -84,6 +96,8 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
             f"{ctx.workspace} instead."
         )
         ctx.cwd = cwd = ctx.workspace
+    if args.run_in_background:
+        return _with_notes(await _start_in_background(ctx, args.command, cwd), notes)
     run = await run_shell(
         args.command, cwd, args.timeout / 1000, ctx.scratch_dir, wrapper=ctx.command_wrapper
     )
@@ -94,11 +108,10 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
         notes.append(
             "Processes started in the background still had the output open when the shell "
             "exited; what they print from now on is discarded (and may stop them). Start "
-            "long-running processes with output redirected: `nohup cmd > file.log 2>&1 &`."
+            "long-running processes with run_in_background instead, to read their output "
+            "with BashOutput."
         )
-    body = run.output or "(no output)"
-    if notes:
-        body = body.rstrip("\n") + "\n\n" + "\n".join(f"[{note}]" for note in notes)
+    body = _with_notes(run.output or "(no output)", notes)
     if run.timed_out:
         seconds = f"{args.timeout / 1000:g}"
         raise ToolError(f"Command timed out after {seconds} s and was stopped.\n{body}")
@@ -107,6 +120,28 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
     if run.returncode != 0:
         raise ToolError(f"Exit code {run.returncode}\n{body}")
     return body
+
+
+def _with_notes(body: str, notes: list[str]) -> str:
+    if not notes:
+        return body
+    return body.rstrip("\n") + "\n\n" + "\n".join(f"[{note}]" for note in notes)
+
+
+async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> str:
+    shell = await ctx.background.start(
+        command,
+        _bash_argv(command, cwd, ctx.command_wrapper),
+        cwd=cwd,
+        log_dir=ctx.scratch_dir,
+        env={**os.environ, **_ENV_OVERRIDES},
+    )
+    return (
+        f"Started background command {shell.id} (pid {shell.pid}). "
+        f"Output: {ctx.show(shell.log_path)}. "
+        f'Read it with BashOutput(bash_id="{shell.id}"); '
+        f'stop it with KillShell(shell_id="{shell.id}").'
+    )
 
 
 @dataclass(frozen=True)
@@ -134,14 +169,17 @@ async def run_shell(
     cwd_file = _new_cwd_file(scratch_dir)
     capture = OutputCapture(scratch_dir)
     try:
-        argv = [shutil.which("bash") or "/bin/bash", "-c", _script(command, cwd_file)]
-        if wrapper is not None:
-            argv = wrapper(argv, cwd)
+        argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
         returncode, timed_out, held_open = await _run_in_group(argv, cwd, timeout_s, capture)
     finally:
         capture.close()
         final_cwd = _take_cwd_file(cwd_file)
     return ShellRun(returncode, capture.text(), timed_out, held_open, final_cwd)
+
+
+def _bash_argv(script: str, cwd: Path, wrapper: CommandWrapper | None) -> list[str]:
+    argv = [shutil.which("bash") or "/bin/bash", "-c", script]
+    return argv if wrapper is None else wrapper(argv, cwd)
 
 
 def _new_cwd_file(scratch_dir: Path) -> Path:

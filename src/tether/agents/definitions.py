@@ -1,0 +1,67 @@
+"""What a subagent is: its definition, the catalog of those a session offers, the name rule."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+TASK_TOOL_NAME = "Task"
+"""The tool that starts subagents (Claude Code also calls it Agent)."""
+MAX_NAME_CHARS = 64
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def is_valid_agent_name(name: str) -> bool:
+    """Letters, digits, `-` and `_`, at most 64 characters (`Explore`, `code-reviewer`)."""
+    return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
+
+
+@dataclass(frozen=True)
+class AgentDefinition:
+    """One kind of subagent, built in or read from `<dir>/agents/<file>.md`."""
+
+    name: str
+    """What the model passes as the Task tool's `subagent_type`."""
+    description: str
+    """When to use it: listed in the Task tool's description."""
+    system_prompt: str
+    """The Markdown body of its file; the environment section is added when it runs."""
+    tools: tuple[str, ...] | None = None
+    """The parent's tools it may use, by name; None for all of them."""
+    disallowed_tools: tuple[str, ...] = ()
+    """Tools taken away from those above (`disallowedTools`)."""
+    model: str | None = None
+    """A model alias for the session to resolve; None (or `inherit`) runs the parent's model."""
+    max_turns: int | None = None
+    """Its own cap on model calls (`maxTurns`), within the runner's."""
+    read_only: bool = False
+    """Runs in the permission engine's plan mode, whatever the parent's mode."""
+    path: Path | None = None
+    """The file it came from; None for a built-in."""
+
+
+@dataclass(frozen=True)
+class UnusableAgent:
+    """An agent file that was found but is not offered, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class AgentCatalog:
+    """The subagents a session offers, sorted by name, and the files that could not be read."""
+
+    agents: tuple[AgentDefinition, ...]
+    unusable: tuple[UnusableAgent, ...] = ()
+
+    def get(self, name: str) -> AgentDefinition | None:
+        return next((agent for agent in self.agents if agent.name == name), None)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(agent.name for agent in self.agents)
+
+    def notices(self) -> list[str]:
+        """One line per unusable file, to tell the user at start-up."""
+        return [f"agent {u.path} is unusable: {u.reason}" for u in self.unusable]

@@ -1,0 +1,319 @@
+"""Running a subagent: a child agent derived from the calling one, a loop of its own, and only
+its final answer back. Nothing of its work (calls, results, events) reaches the parent's context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import replace
+from pathlib import Path
+
+from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
+from tether.core.context import BASE_PROMPT, build_system_prompt
+from tether.core.gate import Asker
+from tether.core.history import History, Journal
+from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, reminder, surface
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
+from tether.core.tool_calls import CallScope
+from tether.models.base import Model
+from tether.protocol import (
+    Event,
+    HarnessError,
+    Notice,
+    PermissionAnswer,
+    PermissionAsked,
+    TextBlock,
+    ToolError,
+    TurnSubtype,
+    Usage,
+)
+from tether.tools.base import Tool
+from tether.tools.context import ToolContext
+from tether.tools.registry import ToolRegistry
+
+DEFAULT_MAX_TURNS = 100
+"""Model calls a subagent may make before it is stopped (a definition may ask for fewer)."""
+KEPT_FOR_THE_MAIN_AGENT = frozenset({"Skill"})
+"""Tools a subagent is never given: the Skill tool grants permissions through the main agent's
+gate, and the skills are listed only in the main agent's prompt."""
+
+_depth: ContextVar[int] = ContextVar("subagent_depth", default=0)
+"""How deeply the running code is nested in subagents: 0 in the main agent."""
+
+ModelResolver = Callable[[str], tuple[Model, str]]
+UsageSink = Callable[[Usage, float], None]
+
+
+def _no_transcript(agent_id: str) -> Journal | None:
+    return None
+
+
+class SubagentRunner:
+    """Runs the Task tool's subagents for one session (built once, shared by every Task call)."""
+
+    def __init__(
+        self,
+        catalog: AgentCatalog,
+        *,
+        max_depth: int = 2,
+        max_concurrent: int = 4,
+        transcript_for: Callable[[str], Journal | None] = _no_transcript,
+        resolve_model: ModelResolver | None = None,
+        on_usage: UsageSink | None = None,
+        instructions: str = "",
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ) -> None:
+        self.catalog = catalog
+        self.max_depth = max_depth
+        """Levels of nesting: at this depth a subagent is not offered Task."""
+        self.max_concurrent = max_concurrent
+        """Subagents running at once per level of nesting; more Task calls wait for a slot.
+        Per level, so that a subagent waiting for its own subagents never holds the slot
+        they need."""
+        self.transcript_for = transcript_for
+        """Given a new agent id, where its history is written (closed at the end if it has
+        `close()`), or None."""
+        self.resolve_model = resolve_model
+        """A definition's model alias to (model, model id); None runs every subagent on its
+        parent's model."""
+        self.on_usage = on_usage
+        """Told of each subagent's usage and cost in USD once it ends, however it ends."""
+        self.instructions = instructions
+        """The project's instructions (CLAUDE.md...), added to every subagent's prompt."""
+        self.max_turns = max_turns
+        self._slots: dict[int, asyncio.Semaphore] = {}
+
+    async def run(self, subagent_type: str, prompt: str, scope: CallScope) -> str:
+        """Run one subagent for the call in `scope`; its final text and a one-line summary.
+        Raises `ToolError` when it cannot start or does not finish."""
+        definition = self.catalog.get(subagent_type)
+        if definition is None:
+            available = ", ".join(self.catalog.names()) or "none"
+            raise ToolError(
+                f"Unknown subagent_type {subagent_type!r}. Available types: {available}."
+            )
+        depth = _depth.get() + 1
+        if depth > self.max_depth:
+            raise ToolError(f"Subagents can be nested at most {self.max_depth} deep.")
+        slot = self._slots.setdefault(depth, asyncio.Semaphore(self.max_concurrent))
+        async with slot:
+            token = _depth.set(depth)
+            try:
+                return await self._run(definition, prompt, scope, depth)
+            finally:
+                _depth.reset(token)
+
+    async def _run(
+        self, definition: AgentDefinition, prompt: str, scope: CallScope, depth: int
+    ) -> str:
+        agent_id = uuid.uuid4().hex[:16]
+        label = f"{definition.name} subagent"
+        child = self._child_agent(definition, scope.agent, agent_id, depth)
+        journal = self.transcript_for(agent_id)
+        history = History(journal=journal)
+        stats = TurnStats()
+        started = time.perf_counter()
+        try:
+            history.add_user([TextBlock(text=prompt)])
+            subtype = await self._converse(child, history, stats, definition, agent_id, scope)
+        except HarnessError as e:
+            reason = str(e).rstrip(".")
+            raise ToolError(f"The {label} failed: {reason}. {_text_so_far(stats)}") from None
+        finally:
+            # run_turn leaves no call unanswered; this keeps the transcript valid regardless,
+            # before its journal is closed.
+            history.answer_unanswered(INTERRUPTED)
+            _close(journal)
+            if self.on_usage is not None:
+                self.on_usage(stats.usage, child.price(stats.usage))
+            await child.tool_context.background.kill_all()
+        if subtype != "success":
+            why = {
+                "error_max_turns": f"reached its limit of {child.max_turns} model calls",
+                "error_max_budget_usd": "ran out of the session's budget",
+            }.get(subtype, subtype)
+            raise ToolError(
+                f"The {label} stopped before finishing: it {why}. {_text_so_far(stats)}"
+            )
+        calls = sum(len(m.tool_uses()) for m in history.messages if m.role == "assistant")
+        usage = stats.usage
+        tokens = usage.context_tokens + usage.output_tokens
+        seconds = time.perf_counter() - started
+        footer = (
+            f"[{label}: {calls} tool call{'' if calls == 1 else 's'}, {tokens:,} tokens, "
+            f"{seconds:.1f} s]"
+        )
+        return f"{_final_text(history)}\n\n{footer}"
+
+    async def _converse(
+        self,
+        child: Agent,
+        history: History,
+        stats: TurnStats,
+        definition: AgentDefinition,
+        agent_id: str,
+        scope: CallScope,
+    ) -> TurnSubtype:
+        """The subagent's turn, continued while a SubagentStop hook sends it back to work."""
+        label = f"{definition.name} subagent"
+        emit = _notices_only(scope.emit, label)
+        ask = _asking_for(scope.ask, label)
+        subtype = await run_turn(child, history, stats, emit, ask)
+        continuations = 0
+        while subtype == "success":
+            feedback = await _stop_feedback(child, definition, agent_id, continuations, emit)
+            if feedback is None:
+                break
+            continuations += 1
+            history.add_user([TextBlock(text=reminder(f"SubagentStop hook: {feedback}"))])
+            subtype = await run_turn(child, history, stats, emit, ask)
+        return subtype
+
+    def _child_agent(
+        self, definition: AgentDefinition, parent: Agent, agent_id: str, depth: int
+    ) -> Agent:
+        model, model_id = parent.model, parent.model_id
+        if definition.model is not None and self.resolve_model is not None:
+            try:
+                model, model_id = self.resolve_model(definition.model)
+            except HarnessError as e:
+                raise ToolError(
+                    f"The {definition.name} agent asks for model {definition.model!r}: {e}"
+                ) from None
+        outer = parent.tool_context
+        context = ToolContext(
+            workspace=outer.workspace,
+            scratch_dir=outer.scratch_dir / "subagents" / agent_id,
+            extra_dirs=outer.extra_dirs,
+            command_wrapper=outer.command_wrapper,
+            bash_refusal=outer.bash_refusal,
+            read_denied=outer.read_denied,
+        )
+        gate = None
+        if parent.gate is not None:
+            gate = parent.gate.for_subagent(
+                shell_cwd=lambda: context.shell_cwd, read_only=definition.read_only
+            )
+        tools = ToolRegistry(self._tools_for(definition, parent.tools, depth))
+        compaction = parent.compaction
+        if compaction is not None:  # a subagent's summaries are not the project's memory
+            compaction = replace(compaction, memory_path=None)
+        return Agent(
+            model=model,
+            model_id=model_id,
+            system_prompt=subagent_system_prompt(
+                definition, context.workspace, tools.names(), self.instructions
+            ),
+            tools=tools,
+            tool_context=context,
+            max_turns=min(self.max_turns, definition.max_turns or self.max_turns),
+            max_tokens=parent.max_tokens,
+            thinking_budget=parent.thinking_budget,
+            retry=parent.retry,
+            gate=gate,
+            compaction=compaction,
+            # Alone it may not spend more than the whole session may.
+            max_budget_usd=parent.max_budget_usd,
+            price=parent.price,
+            locks=parent.locks,
+        )
+
+    def _tools_for(
+        self, definition: AgentDefinition, offered: ToolRegistry, depth: int
+    ) -> list[Tool]:
+        """The parent's tools the definition allows; Task only above the depth limit."""
+        chosen: list[Tool] = []
+        for name in offered.names():
+            found = offered.get(name)
+            if (
+                found is None
+                or name in KEPT_FOR_THE_MAIN_AGENT
+                or name in definition.disallowed_tools
+            ):
+                continue
+            if name == TASK_TOOL_NAME and depth >= self.max_depth:
+                continue
+            if definition.tools is None or name in definition.tools:
+                chosen.append(found)
+        return chosen
+
+
+def subagent_system_prompt(
+    definition: AgentDefinition, workspace: Path, tool_names: tuple[str, ...], instructions: str
+) -> str:
+    """The definition's prompt, then the environment (and project instructions) exactly as the
+    main agent's prompt gives them, without tether's own base instructions."""
+    whole = build_system_prompt(workspace, tool_names=tool_names, instructions=instructions)
+    environment = whole.removeprefix(BASE_PROMPT).lstrip("\n")
+    return f"{definition.system_prompt.rstrip()}\n\n{environment}"
+
+
+async def _stop_feedback(
+    child: Agent,
+    definition: AgentDefinition,
+    agent_id: str,
+    continuations: int,
+    emit: Callable[[Event], None],
+) -> str | None:
+    """Fire SubagentStop; the reason a blocking hook gives sends the subagent back to work."""
+    hooks = child.gate.hooks if child.gate is not None else None
+    if hooks is None or not hooks.has("SubagentStop"):
+        return None
+    outcome = await hooks.fire(
+        "SubagentStop",
+        {
+            "agent_type": definition.name,
+            "agent_id": agent_id,
+            "stop_hook_active": continuations > 0,
+        },
+        match=definition.name,
+    )
+    surface(outcome, emit)
+    if outcome.blocked and continuations < MAX_STOP_CONTINUATIONS:
+        return outcome.reason or "a SubagentStop hook asked to continue"
+    return None
+
+
+def _notices_only(emit: Callable[[Event], None], label: str) -> Callable[[Event], None]:
+    """The subagent's events stay with it, except notices meant for the user (hook messages,
+    warnings), which say whose they are."""
+
+    def forward(event: Event) -> None:
+        if isinstance(event, Notice):
+            emit(event.model_copy(update={"message": f"{label}: {event.message}"}))
+
+    return forward
+
+
+def _asking_for(ask: Asker | None, label: str) -> Asker | None:
+    """The parent's way of asking the user, saying which subagent asks."""
+    if ask is None:
+        return None
+
+    async def asking(request: PermissionAsked) -> PermissionAnswer:
+        return await ask(request.model_copy(update={"reason": f"{label}: {request.reason}"}))
+
+    return asking
+
+
+def _final_text(history: History) -> str:
+    last = history.messages[-1] if history.messages else None
+    if last is not None and last.role == "assistant" and last.text().strip():
+        return last.text().strip()
+    return "(The subagent ended without a final answer.)"
+
+
+def _text_so_far(stats: TurnStats) -> str:
+    if not stats.result.strip():
+        return "It wrote no text."
+    return f"Its last text was:\n{stats.result.strip()}"
+
+
+def _close(journal: Journal | None) -> None:
+    close = getattr(journal, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,63 @@
+"""The Task tool: what the model sees of subagents, handing each call to the runner."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog
+from tether.agents.runner import SubagentRunner
+from tether.core.tool_calls import current_call
+from tether.protocol import ToolError
+from tether.tools.base import Tool, tool
+from tether.tools.context import ToolContext
+
+_GUIDANCE = """\
+Start a subagent: a fresh agent with its own context that works on one task with its own tools \
+and returns only its final answer. Use it for open-ended searches, research and self-contained \
+pieces of work whose intermediate steps would crowd this conversation. For a lookup of a known \
+file or symbol, use Read, Glob or Grep yourself: it is faster.
+
+How to use it:
+- The subagent sees nothing of this conversation. Its prompt must carry everything it needs \
+(the goal, paths, constraints, what you already know) and say exactly what to report back.
+- To run several at once, call Task several times in the same response.
+- Its answer is for you, not the user: pass on what matters in your own words.
+- Its answer can be wrong, like any other: check what is critical before relying on it.
+- Say whether it should only research or also change files, since it cannot ask you.
+
+Agent types (subagent_type):"""
+
+
+class TaskInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = Field(description="A short (3-5 words) summary of the task, for display.")
+    prompt: str = Field(
+        description="The whole task for the subagent, with all the context it needs and what "
+        "its final answer should contain."
+    )
+    subagent_type: str = Field(description="The type of agent to run: one of the types listed.")
+
+
+def task_description(catalog: AgentCatalog) -> str:
+    """The tool's description: fixed for the session, since it is part of the cached prefix."""
+    lines = [_GUIDANCE]
+    for agent in catalog.agents:
+        lines.append(f"- {agent.name}: {' '.join(agent.description.split())}")
+    return "\n".join(lines)
+
+
+def task_tool(runner: SubagentRunner) -> Tool:
+    """The Task tool of a session, listing the runner's agent types."""
+
+    @tool(TASK_TOOL_NAME, read_only=False)
+    async def task(ctx: ToolContext, args: TaskInput) -> str:
+        """Start a subagent (the description is replaced by one listing the agent types)."""
+        scope = current_call.get()
+        if scope is None:
+            raise ToolError("Task can only run inside an agent's loop.")
+        return await runner.run(args.subagent_type, args.prompt, scope)
+
+    return replace(task, description=task_description(runner.catalog))

@@ -1,0 +1,103 @@
+"""The Task tool for a session: its subagent catalogue, where their transcripts go, the models
+their definitions ask for, and their spend counted in the session's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from tether.agents import AgentCatalog, SubagentRunner
+from tether.config.settings import Settings
+from tether.core.recording import SessionRecorder
+from tether.models.base import Model
+from tether.models.resolve import ResolvedModel, build_model
+from tether.protocol import ConfigError, HarnessError, Usage
+from tether.store import SessionWriter, subagent_transcript_path
+
+FAMILIES = {
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+"""What a definition's `model: sonnet` means when the session talks to Anthropic. With any
+other provider a family name runs the session's own model."""
+
+
+class SubagentModels:
+    """Models that subagent definitions ask for, built once each and closed with the session."""
+
+    def __init__(
+        self,
+        parent: ResolvedModel,
+        parent_model: Model,
+        resolve: Callable[[str], ResolvedModel],
+    ) -> None:
+        self._parent, self._parent_model, self._resolve = parent, parent_model, resolve
+        self._built: dict[str, tuple[Model, str]] = {}
+
+    def __call__(self, spec: str) -> tuple[Model, str]:
+        if spec in FAMILIES:
+            if self._parent.provider.name != "anthropic":
+                return self._parent_model, self._parent.model_id
+            spec = FAMILIES[spec]
+        if spec in (self._parent.spec, self._parent.model_id):
+            return self._parent_model, self._parent.model_id
+        if spec not in self._built:
+            try:
+                resolved = self._resolve(spec)
+            except ConfigError as e:
+                raise HarnessError(str(e)) from None
+            self._built[spec] = (build_model(resolved), resolved.model_id)
+        return self._built[spec]
+
+    async def aclose(self) -> None:
+        for model, _ in self._built.values():
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def subagent_runner(
+    catalog: AgentCatalog,
+    settings: Settings,
+    *,
+    transcript: Path,
+    workspace: Path,
+    models: SubagentModels,
+    on_usage: Callable[[Usage, float], None],
+    instructions: str,
+) -> SubagentRunner:
+    """`tether.subagents.maxDepth` and `.maxConcurrent` in settings bound the nesting and the
+    subagents running at once."""
+    limits = _limits(settings.data)
+
+    def transcript_for(agent_id: str) -> SessionRecorder:
+        path = subagent_transcript_path(transcript, agent_id)
+        return SessionRecorder(lambda: SessionWriter.create(path.parent, path.stem, cwd=workspace))
+
+    return SubagentRunner(
+        catalog,
+        max_depth=limits.get("maxDepth", 2),
+        max_concurrent=limits.get("maxConcurrent", 4),
+        transcript_for=transcript_for,
+        resolve_model=models,
+        on_usage=on_usage,
+        instructions=instructions,
+    )
+
+
+def _limits(data: Mapping[str, object]) -> dict[str, int]:
+    tether = data.get("tether")
+    section = tether.get("subagents") if isinstance(tether, dict) else None
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise ConfigError("tether.subagents must be an object with maxDepth and maxConcurrent")
+    limits: dict[str, int] = {}
+    for key, value in section.items():  # pyright: ignore[reportUnknownVariableType]
+        if key not in ("maxDepth", "maxConcurrent"):
+            raise ConfigError(f"tether.subagents.{key} is not a setting (maxDepth, maxConcurrent)")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"tether.subagents.{key} must be a whole number of at least 1")
+        limits[key] = value
+    return limits

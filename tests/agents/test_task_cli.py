@@ -1,0 +1,58 @@
+"""Task as a session built by the CLI offers it: the transcript is kept beside the session's
+file, the subagent's spend is in the result, and none of its work is in the parent's requests."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+from .conftest import MAIN, Router, requests_of
+
+Run = Callable[..., CliResult]
+
+
+def test_an_explore_task_from_the_cli(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("the key is 7\n")
+    routes = Router()
+    routes.add(
+        MAIN,
+        reply(
+            tool_use(
+                "Task",
+                description="find the key",
+                prompt="find-key: read notes.txt and report the key",
+                subagent_type="Explore",
+            )
+        ),
+        reply(text("The key is 7.")),
+    )
+    routes.add("find-key", reply(tool_use("Read", file_path="notes.txt")), reply(text("7")))
+    routes.install(fake_model)
+    result = tether("-p", "what is the key?", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["result"] == "The key is 7."
+
+    names = [MAIN, "find-key"]
+    main_requests = requests_of(fake_model, MAIN, names)
+    child_requests = requests_of(fake_model, "find-key", names)
+    assert len(child_requests) == 2
+    answer = main_requests[1].tool_results()[0]
+    assert answer.startswith("7\n\n[Explore subagent: 1 tool call,")
+    # What the subagent read never reaches the main agent; only its answer does.
+    assert "the key is 7" not in json.dumps([r.messages() for r in main_requests])
+    all_output = sum(r.usage["output_tokens"] for r in fake_model.requests)  # type: ignore[index]
+    assert body["usage"]["output_tokens"] == all_output
+
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    [transcript] = (session.path.parent / session.session_id / "subagents").glob("agent-*.jsonl")
+    kinds = [json.loads(line)["type"] for line in transcript.read_text().splitlines()]
+    assert kinds == ["user", "title", "assistant", "user", "assistant"]
