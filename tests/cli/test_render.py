@@ -533,3 +533,30 @@ def test_verbose_shows_each_calls_cache_hit_or_miss() -> None:
         "  cache hit: 88% of 3.4k from cache, 300 written, ~2.7k tokens' worth saved",
     ]
     assert "cache" not in render(miss, hit)
+
+
+def test_calls_running_side_by_side_name_each_result() -> None:
+    out = render(
+        ToolStarted(call_id="t1", name="Bash", input={"command": "sleep 2; echo slow"}),
+        ToolStarted(call_id="t2", name="Bash", input={"command": "echo fast"}),
+        ToolFinished(call_id="t2", name="Bash", content="fast\n", is_error=False),
+        ToolFinished(call_id="t1", name="Bash", content="slow\n", is_error=False),
+    )
+    assert out.splitlines() == [
+        "● Bash(sleep 2; echo slow)",
+        "● Bash(echo fast)",
+        "  ⎿  fast",
+        "",
+        "● Bash(sleep 2; echo slow)",
+        "  ⎿  slow",
+        "",
+    ]
+
+
+def test_the_spinner_names_every_running_call() -> None:
+    renderer = EventRenderer(plain_console(), workspace=Path("/repo"))
+    renderer.render(ToolStarted(call_id="t1", name="Bash", input={"command": "make"}))
+    renderer.render(ToolStarted(call_id="t2", name="Read", input={"file_path": "/repo/a"}))
+    assert renderer._activity == "Running 2 tools (Bash, Read)"  # pyright: ignore[reportPrivateUsage]
+    renderer.render(ToolFinished(call_id="t1", name="Bash", content="", is_error=False))
+    assert renderer._activity == "Running Read"  # pyright: ignore[reportPrivateUsage]

@@ -97,6 +97,7 @@ class EventRenderer:
         self._tools: dict[str, ToolStarted] = {}
         self._plan: list[PlanItem] | None = None  # set by the last TodoWrite that succeeded
         self._draft = ""  # typed during the turn, not sent yet
+        self._headline_of: str | None = None  # the call whose headline was printed last
 
     def render(self, event: Event) -> None:
         """Show one event."""
@@ -155,6 +156,7 @@ class EventRenderer:
         verdict = permission_verdict(answer.choice, request.suggestion)
         if verdict is not None:
             self._print(verdict)
+        self._headline_of = request.call_id  # the question and verdict belong to its headline
         self._set_activity("Thinking" if answer.choice == "deny" else f"Running {request.tool}")
         self._ensure_live()
 
@@ -249,17 +251,32 @@ class EventRenderer:
         self._tools[event.call_id] = event
         if asked:
             return
+        self._print_headline(event)
+        self._set_activity(self._running())
+
+    def _print_headline(self, event: ToolStarted) -> None:
         self._print(
             tool_headline(
                 event.name, event.input, workspace=self.workspace, width=self.console.width
             )
         )
-        self._set_activity(f"Running {event.name}")
+        self._headline_of = event.call_id
+
+    def _running(self) -> str:
+        """The activity while tools run: calls of one response run side by side."""
+        names = [started.name for started in self._tools.values()]
+        if len(names) <= 1:
+            return f"Running {names[0]}" if names else "Thinking"
+        return f"Running {len(names)} tools ({', '.join(names)})"
 
     def _on_tool_finished(self, event: ToolFinished) -> None:
         self._end_stream()
         started = self._tools.pop(event.call_id, None)
         width = self.console.width
+        if started is not None and self._headline_of != event.call_id:
+            # Other lines came between its headline and its result (calls running side by
+            # side): name the call again so that the result is not read as another's.
+            self._print_headline(started)
         if event.diff and not event.is_error:
             raw_path = started.input.get("file_path") if started else None
             path = display_path(raw_path, self.workspace) if isinstance(raw_path, str) else None
@@ -274,7 +291,7 @@ class EventRenderer:
                     event.name, event.content, is_error=event.is_error, width=width, max_lines=limit
                 )
             )
-        self._set_activity("Thinking")
+        self._set_activity(self._running())
 
     def _new_plan(self, event: ToolFinished, started: ToolStarted | None) -> list[PlanItem] | None:
         """The plan a TodoWrite call set, remembered for `/todos`; None for other calls and
@@ -298,6 +315,7 @@ class EventRenderer:
         if preview is not None:
             self._print(preview)
         self._print(permission_question(event.reason, event.suggestion))
+        self._headline_of = event.call_id
         self._set_activity("Waiting for your answer")
 
     def _proposed_change(self, event: PermissionAsked) -> Text | None:
@@ -342,6 +360,7 @@ class EventRenderer:
     # -- the live region ---------------------------------------------------------------------
 
     def _print(self, renderable: RenderableType) -> None:
+        self._headline_of = None
         if self._raw_open:
             self.console.out("")
             self._raw_open = False
