@@ -119,3 +119,54 @@ def test_long_session_with_bulky_results_stays_inside_the_window(
     summaries = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]
     assert summaries
     assert {(r.error or "").split(":")[0] for r in fake_model.rejections} <= {"prompt is too long"}
+
+
+def _without_breakpoints(messages: list[dict[str, object]]) -> list[object]:
+    """Messages as sent, minus cache_control (it moves to whichever message is newest)."""
+    return [
+        {
+            **m,
+            "content": [
+                {k: v for k, v in block.items() if k != "cache_control"}
+                for block in m["content"]  # type: ignore[union-attr]
+            ]
+            if isinstance(m["content"], list)
+            else m["content"],
+        }
+        for m in messages
+    ]
+
+
+def test_a_resumed_session_sends_its_compacted_view_and_keeps_its_plan(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
+    plan = [
+        {"content": "Echo the rounds", "status": "completed", "activeForm": "Echoing"},
+        {"content": "Write the report", "status": "in_progress", "activeForm": "Writing"},
+    ]
+    fake_model.script(
+        reply(tool_use("TodoWrite", todos=plan)),
+        *_rounds(4, last_usage={"input_tokens": 9000, "output_tokens": 20}),  # type: ignore[arg-type]
+        reply(text("SUMMARY: rounds echoed, report next.")),
+        reply(text("paused")),
+        reply(tool_use("Bash", command="echo writing")),
+        reply(text("resumed")),
+    )
+    first = tether("-p", "echo rounds, then report")
+    assert first.exit_code == 0, first.stderr
+    compacted = fake_model.requests[6]  # the request after the summary
+    assert "SUMMARY: rounds echoed" in str(compacted.messages()[0]["content"])
+
+    again = tether("-c", "-p", "go on")
+    assert again.exit_code == 0, again.stderr
+    resumed = fake_model.requests[7]
+    # The compacted view as it was before the restart, then the reply and the new prompt.
+    before = _without_breakpoints(compacted.messages())
+    assert _without_breakpoints(resumed.messages())[: len(before)] == before
+    assert len(resumed.messages()) == len(before) + 2
+    assert resumed.last_user_text() == "go on"
+    # The plan came back from the session file: the open-plan reminder names it again.
+    after_tool = fake_model.requests[8].last_user_text()
+    assert "Write the report" in after_tool
+    assert "system-reminder" in after_tool

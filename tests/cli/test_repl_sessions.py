@@ -1,0 +1,80 @@
+"""Sessions from the REPL: :sessions lists them, :resume and /resume continue one here, :fork
+continues a copy; the session left is saved, and the one taken up is shown where it stopped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tether.cli.setup import RunOptions
+from tether.store import list_sessions, load_session
+from tether.testing import FakeModelServer, reply, text
+
+from .test_repl import CTRL_D, Terminal
+
+
+def _sessions(workspace: Path) -> list[str]:
+    return [s.session_id for s in list_sessions(Path(os.environ["TETHER_HOME"]), workspace)]
+
+
+async def _first_session(model_env: FakeModelServer, workspace: Path) -> str:
+    model_env.script(reply(text("Noted: blue.")))
+    assert await Terminal().run(workspace, "my colour is blue\r" + CTRL_D) == 0
+    [session_id] = _sessions(workspace)
+    model_env.reset()
+    return session_id
+
+
+async def test_resume_by_id_continues_the_conversation(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    earlier = await _first_session(model_env, workspace)
+    model_env.script(reply(text("It is blue.")))
+    terminal = Terminal()
+    keys = ":sessions\r" + f":resume {earlier[:8]}\r" + "what is my colour?\r" + CTRL_D
+    assert await terminal.run(workspace, keys) == 0
+    assert "my colour is blue" in terminal.output  # the listing's title
+    assert f"resumed session {earlier}" in terminal.output
+    assert "Noted: blue." in terminal.output  # where it stopped
+    [request] = model_env.requests
+    assert [m["role"] for m in request.messages()] == ["user", "assistant", "user"]
+    assert request.last_user_text() == "what is my colour?"
+    assert _sessions(workspace) == [earlier]
+    path = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)[0].path
+    assert len(load_session(path).records) == 4  # both turns, in the one file
+
+
+async def test_fork_leaves_the_original_and_resume_picks_from_a_list(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    earlier = await _first_session(model_env, workspace)
+    original = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)[0].path
+    before = original.read_bytes()
+    model_env.script(reply(text("Forked answer.")))
+    terminal = Terminal()
+    assert await terminal.run(workspace, f":fork {earlier}\r" + "and now?\r" + CTRL_D) == 0
+    assert "forked from" in terminal.output
+    assert original.read_bytes() == before
+    assert len(_sessions(workspace)) == 2
+
+    model_env.reset()
+    model_env.script(reply(text("Back on the original.")))
+    terminal = Terminal()
+    options = RunOptions(cwd=workspace)
+    listed = _sessions(workspace)
+    pick = listed.index(earlier) + 1
+    keys = "/resume\r" + f"{pick}\r" + "hello again\r" + CTRL_D
+    assert await terminal.run(workspace, keys, options=options) == 0
+    assert f"resumed session {earlier}" in terminal.output
+    [request] = model_env.requests
+    assert "and now?" not in str(request.messages())
+
+
+async def test_resume_of_an_unknown_session_keeps_the_current_one(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    model_env.script(reply(text("Still here.")))
+    terminal = Terminal()
+    assert await terminal.run(workspace, ":resume nosuchid\r" + "hi\r" + CTRL_D) == 0
+    assert "no session" in terminal.output.lower()
+    assert "Still here." in terminal.output
