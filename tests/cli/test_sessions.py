@@ -3,6 +3,7 @@ them; a session killed at any moment resumes with a valid first request."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.cli.sessions_cmd import pick_session
 from tether.main import main as tether_main
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -216,3 +218,31 @@ def test_sigkill_mid_tool_resumes_with_a_valid_request(
     [path] = _sessions(workspace)
     types = [json.loads(line)["type"] for line in path.read_text().splitlines()]
     assert types == ["meta", "user", "title", "assistant", "user", "user", "assistant"]
+
+
+def test_a_session_that_cannot_be_saved_goes_on_and_says_so(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    home = Path(os.environ["TETHER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "projects").write_text("not a directory")  # every session file fails to open
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done anyway")))
+    result = tether("-p", "work")
+    assert (result.exit_code, result.stdout) == (0, "done anyway\n")
+    assert result.stderr.count("the session is no longer being saved") == 1
+    assert "projects" in result.stderr
+
+
+def test_the_resume_picker_takes_a_number_or_an_id(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(reply(text("a")), reply(text("b")))
+    first = tether("-p", "first", "--output-format", "json").json()["session_id"]
+    second = tether("-p", "second", "--output-format", "json").json()["session_id"]
+    out = io.StringIO()
+    assert pick_session(workspace, out, io.StringIO("2\n")) == first  # newest first
+    assert "1. " + second in out.getvalue()
+    assert (
+        pick_session(workspace, io.StringIO(), io.StringIO("x\n" + second[:6] + "\n")) == second[:6]
+    )
+    assert pick_session(workspace, io.StringIO(), io.StringIO("\n")) is None

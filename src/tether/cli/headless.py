@@ -18,6 +18,7 @@ from tether.protocol import (
     Message,
     MessageCompleted,
     ModelRetry,
+    Notice,
     SessionStarted,
     TurnFinished,
     UserInput,
@@ -67,6 +68,8 @@ async def run_headless(
                 progress.render(event)
             elif isinstance(event, ErrorOccurred | ModelRetry):
                 print(f"tether: {_one_line(event)}", file=err)
+            elif isinstance(event, Notice) and event.level == "warning":
+                print(f"tether: warning: {event.message}", file=err)
             if isinstance(event, MessageCompleted) and output_format == "stream-json":
                 _write(out, message_line(event.message, started.session_id))
             if isinstance(event, TurnFinished):
