@@ -56,3 +56,16 @@ def test_an_explore_task_from_the_cli(
     [transcript] = (session.path.parent / session.session_id / "subagents").glob("agent-*.jsonl")
     kinds = [json.loads(line)["type"] for line in transcript.read_text().splitlines()]
     assert kinds == ["user", "title", "assistant", "user", "assistant"]
+
+
+def test_subagent_limits_come_from_settings_and_bad_ones_are_named(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / ".tether").mkdir()
+    settings = workspace / ".tether" / "settings.json"
+    settings.write_text('{"tether": {"subagents": {"maxDepth": 0}}}')
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert "tether.subagents.maxDepth must be a whole number of at least 1" in result.stderr
+    settings.write_text('{"tether": {"subagents": {"depth": 1}}}')
+    assert "tether.subagents.depth is not a setting" in tether("-p", "hi").stderr
