@@ -170,3 +170,20 @@ def test_a_resumed_session_sends_its_compacted_view_and_keeps_its_plan(
     after_tool = fake_model.requests[8].last_user_text()
     assert "Write the report" in after_tool
     assert "system-reminder" in after_tool
+
+
+def test_the_summary_call_is_counted_in_the_cost(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
+    fake_model.script(
+        *_rounds(3, last_usage={"input_tokens": 9000, "output_tokens": 20}),  # type: ignore[arg-type]
+        reply(text("SUMMARY: three rounds.")),
+        reply(text("done")),
+    )
+    result = tether("-p", "echo three rounds", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    usage = result.json()["usage"]
+    sent = [r.usage for r in fake_model.requests]
+    assert usage["output_tokens"] == sum(u["output_tokens"] for u in sent)  # type: ignore[index]
+    assert usage["input_tokens"] == sum(u["input_tokens"] for u in sent)  # type: ignore[index]

@@ -11,7 +11,7 @@ the project memory file in `memory.py`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tether.core.memory import append_memory, load_memory
 from tether.core.micro import CompactionPolicy, micro_compact, shrink_largest_result
@@ -185,15 +185,20 @@ def compacted_messages(
     return (Message(role="user", content=tuple(blocks)), *tail)
 
 
-async def summarize(model: Model, request: ModelRequest) -> str:
+async def summarize(
+    model: Model, request: ModelRequest, *, spent: Callable[[Usage], None] | None = None
+) -> str:
     """Stream the summary request and return the summary text. Raises ModelError when the call
-    fails or yields no text; the caller then keeps the uncompacted history."""
+    fails or yields no text; the caller then keeps the uncompacted history. `spent` is told
+    what the call used, whatever its outcome once it answered."""
     done: ResponseDone | None = None
     async for event in model.stream(request):
         if isinstance(event, ResponseDone):
             done = event
     if done is None:
         raise ModelError("the summary stream ended without a final message", retryable=True)
+    if spent is not None:
+        spent(done.usage)
     summary = done.message.text().strip()
     if not summary:
         raise ModelError("the model answered the summary request without any text")

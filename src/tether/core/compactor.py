@@ -47,15 +47,17 @@ async def _summary(
     focus: str | None,
     policy: CompactionPolicy,
 ) -> str:
+    spent = agent.spend_aside
     try:
-        return await summarize(agent.model, summary_request(request, sent, focus))
+        return await summarize(agent.model, summary_request(request, sent, focus), spent=spent)
     except ModelError as e:
         if not is_prompt_too_long(e):
             raise
     # Even what is sent no longer fits (a small window, big recent results): summarise over
     # notes of every result instead. The cached prefix is lost for this one request.
     terse = replace(policy, micro_keep_recent=0, micro_min_chars=0)
-    return await summarize(agent.model, summary_request(request, micro_compact(view, terse), focus))
+    request = summary_request(request, micro_compact(view, terse), focus)
+    return await summarize(agent.model, request, spent=spent)
 
 
 async def compact(

@@ -64,9 +64,18 @@ class Agent:
     price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
     locks: PathLocks = field(default_factory=PathLocks)
     """Serialise mutating calls on the same file (shared with subagents)."""
+    side_spend: Callable[[Usage, float], None] | None = None
+    """Told of model calls outside the conversation (compaction summaries) and of subagents:
+    their usage and cost count in the session's."""
     inputs: list[PendingInput] = field(default_factory=list[PendingInput])
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
+
+
+    def spend_aside(self, usage: Usage) -> None:
+        """Count a model call made outside the conversation (see `side_spend`)."""
+        if self.side_spend is not None:
+            self.side_spend(usage, self.price(usage))
 
 
 @dataclass

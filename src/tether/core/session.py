@@ -73,6 +73,7 @@ class Session:
         self.usage = Usage()
         self.cost_usd = 0.0
         self._steering: list[str] = []
+        agent.side_spend = self.add_spend
         self._stats: TurnStats | None = None
         self._interrupted = "interrupted by the user"
         agent.inputs.append(self._take_steering)
