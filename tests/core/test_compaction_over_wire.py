@@ -3,6 +3,7 @@ sessions through the memory file."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -187,3 +188,43 @@ def test_the_summary_call_is_counted_in_the_cost(
     sent = [r.usage for r in fake_model.requests]
     assert usage["output_tokens"] == sum(u["output_tokens"] for u in sent)  # type: ignore[index]
     assert usage["input_tokens"] == sum(u["input_tokens"] for u in sent)  # type: ignore[index]
+
+
+async def test_a_manual_compaction_can_be_interrupted(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    import threading
+
+    from tether.cli.setup import RunOptions, build_session
+    from tether.protocol import Compact, Notice, UserInput
+
+    asked, release = threading.Event(), threading.Event()
+
+    def slow_summary(_request: object) -> object:
+        asked.set()
+        release.wait(10)
+        return reply(text("SUMMARY: too late."))
+
+    fake_model.script(*_rounds(5), reply(text("five")), slow_summary, reply(text("next")))  # type: ignore[arg-type]
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    try:
+        [e async for e in session.submit(UserInput(text="work"))]
+        before = session._history.view()  # pyright: ignore[reportPrivateUsage]
+        events: list[object] = []
+
+        async def compact() -> None:
+            events.extend([e async for e in session.submit(Compact())])
+
+        task = asyncio.create_task(compact())
+        await asyncio.to_thread(asked.wait, 10)
+        assert session.busy
+        session.interrupt()
+        await task
+        release.set()
+        assert events == [Notice(level="warning", message="compaction interrupted")]
+        assert session._history.view() == before  # pyright: ignore[reportPrivateUsage]
+        [e async for e in session.submit(UserInput(text="go on"))]
+    finally:
+        release.set()
+        await session.aclose()
+    assert "SUMMARY" not in str(fake_model.requests[-1].messages())

@@ -71,7 +71,6 @@ class Agent:
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
 
-
     def spend_aside(self, usage: Usage) -> None:
         """Count a model call made outside the conversation (see `side_spend`)."""
         if self.side_spend is not None:

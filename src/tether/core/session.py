@@ -186,23 +186,35 @@ class Session:
                 await asyncio.gather(self._task, return_exceptions=True)
 
     async def _compact(self, focus: str | None) -> AsyncIterator[Event]:
+        """Compact now; `interrupt()` cancels it (the history stays whole)."""
         if self.busy:
             raise HarnessError("cannot compact while a turn is running")
         if self.agent.compaction is None:
             yield Notice(level="warning", message="compaction is not configured")
             return
         events: list[Event] = []
-        done = await compact(
-            self.agent,
-            self._history,
-            next_request(self.agent, self._history),
-            events.append,
-            trigger="manual",
-            focus=focus,
-        )
+        done: list[bool] = []
+
+        async def work() -> None:
+            request = next_request(self.agent, self._history)
+            done.append(
+                await compact(
+                    self.agent, self._history, request, events.append, trigger="manual", focus=focus
+                )
+            )
+
+        self._task = asyncio.create_task(work())
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            yield Notice(level="warning", message="compaction interrupted")
+            return
         for event in events:
             yield event
-        if not done and not events:
+        if done and not done[0] and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
     def _tell_recording_problem(self, emit: Callable[[Event | None], None]) -> None:
