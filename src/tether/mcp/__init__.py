@@ -1,0 +1,1 @@
+"""MCP: configured servers, their connections, and calls to their tools."""

@@ -1,0 +1,64 @@
+"""What an MCP server is to tether once its configuration is read: how to reach it, where it was
+configured, and the limits its connection runs under."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Scope = Literal["project", "user", "local", "seed"]
+"""Where a server was configured: the repository's `.mcp.json` (needs the user's approval
+once, in the REPL), the user's own configuration, this project's local settings, or the seed's
+`config/mcp_config.yaml`."""
+
+
+@dataclass(frozen=True)
+class StdioTransport:
+    """A server started as a subprocess, spoken to over its stdin and stdout."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Added to tether's own environment for the server process."""
+    cwd: Path | None = None
+
+
+@dataclass(frozen=True)
+class HttpTransport:
+    """A server reached over the network: streamable HTTP, or the older SSE transport."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    kind: Literal["http", "sse"] = "http"
+
+
+Transport = StdioTransport | HttpTransport
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One configured MCP server. `name` is as configured (the tool names tether gives its
+    tools are made valid for the model APIs separately)."""
+
+    name: str
+    transport: Transport
+    scope: Scope
+    source: Path
+    """The file it was read from (for messages, and for `tether mcp remove`)."""
+
+
+@dataclass(frozen=True)
+class McpLimits:
+    """Time and size limits; from settings (`tether.mcp`) or Claude Code's variables."""
+
+    startup_timeout_s: float = 30.0
+    """`MCP_TIMEOUT` (ms): how long a server may take to start and list its tools."""
+    call_timeout_s: float = 120.0
+    """`MCP_TOOL_TIMEOUT` (ms): how long one tool call may take."""
+    max_output_chars: int = 100_000
+    """`MAX_MCP_OUTPUT_TOKENS` (x4 characters): a longer result is cut with a note."""
+    tool_search_share: float = 0.10
+    """When the MCP tools' definitions would take more than this share of the context window,
+    they are offered through tool search instead of all at once."""
