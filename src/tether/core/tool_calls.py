@@ -108,6 +108,7 @@ async def run_call(
     denials: list[PermissionDenial],
 ) -> ToolResultBlock:
     """Authorize and run one call; a denial becomes an error result the model reads."""
+    call = agent.tools.resolve(call)
     emit(ToolStarted(call_id=call.id, name=call.name, input=call.input))
     approval = (
         await agent.gate.authorize(call, emit, ask)

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from tether.protocol import ToolSpec
 from tether.tools.context import ToolContext
@@ -31,13 +31,27 @@ class Tool:
     input_model: type[BaseModel]
     handler: Handler
     read_only: bool
+    schema: dict[str, Any] | None = None
+    """The JSON schema the model sees, when it is not the input model's own: a tool defined
+    elsewhere (an MCP server's), whose input model takes any object and leaves checking the
+    arguments to the tool."""
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
             name=self.name,
             description=self.description,
-            input_schema=input_schema(self.input_model),
+            input_schema=self.schema if self.schema is not None else input_schema(self.input_model),
         )
+
+
+class AnyArguments(BaseModel):
+    """The input model of a tool whose schema is checked by the tool itself (`Tool.schema`):
+    the arguments are in `model_extra`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def arguments(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
 
 
 def tool(name: str, *, read_only: bool) -> Callable[[Handler], Tool]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from tether.protocol import ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
+from tether.tools.deferred import DeferredTools
 
 MAX_RESULT_CHARS = 100_000
 
@@ -25,10 +26,14 @@ class ToolOutcome:
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    """The tools the model is offered, plus those it reaches through ToolSearch and CallTool
+    (`deferred`): not offered, but run, permitted and hooked under their own names."""
+
+    def __init__(self, tools: Iterable[Tool], deferred: DeferredTools | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self.deferred = deferred or DeferredTools(())
         for t in tools:
-            if t.name in self._tools:
+            if t.name in self._tools or self.deferred.get(t.name) is not None:
                 raise ValueError(f"tool {t.name!r} registered twice")
             self._tools[t.name] = t
         # Built once: the schemas are part of the cached prompt prefix and never change.
@@ -38,7 +43,18 @@ class ToolRegistry:
         return tuple(self._tools)
 
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        return self._tools.get(name) or self.deferred.get(name)
+
+    def all_tools(self) -> list[Tool]:
+        """Offered and deferred."""
+        return [
+            *self._tools.values(),
+            *(t for n in self.deferred.names() if (t := self.deferred.get(n))),
+        ]
+
+    def resolve(self, call: ToolUseBlock) -> ToolUseBlock:
+        """The call as it runs: a CallTool call becomes the call of the tool it names."""
+        return self.deferred.resolve(call)
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return self._specs
@@ -61,7 +77,7 @@ class ToolRegistry:
         return ToolOutcome(text, False, diff, _ms_since(started))
 
     async def _run(self, call: ToolUseBlock, ctx: ToolContext) -> str | ToolOutput:
-        tool = self._tools.get(call.name)
+        tool = self.get(call.name)
         if tool is None:
             available = ", ".join(self._tools) or "none"
             raise ToolError(f"No such tool: {call.name!r}. Available tools: {available}.")
