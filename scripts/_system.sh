@@ -34,3 +34,22 @@ ensure_bubblewrap() {
   fi
   return 0
 }
+
+# The npm MCP servers the tests connect to, into .venv/node (where the tests look), when
+# Node.js is there; pinned versions, installed again only when the list changes. Without
+# Node.js their tests skip and say why.
+NODE_MCP_SERVERS="@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-everything@2026.8.31"
+ensure_node_mcp_servers() {
+  local root="$1"
+  command -v npm >/dev/null 2>&1 || return 0
+  local prefix="$root/.venv/node" stamp="$root/.venv/node/.installed"
+  [[ -f "$stamp" && "$(cat "$stamp")" == "$NODE_MCP_SERVERS" ]] && return 0
+  echo "tether: installing the npm MCP servers the tests use..." >&2
+  # shellcheck disable=SC2086
+  if npm install --silent --no-audit --no-fund --save-exact --prefix "$prefix" $NODE_MCP_SERVERS >&2; then
+    echo "$NODE_MCP_SERVERS" >"$stamp"
+  else
+    echo "tether: could not install the npm MCP servers; their tests will skip." >&2
+  fi
+  return 0
+}

@@ -13,6 +13,7 @@ SUBCOMMANDS = {
     "sandbox": "sandbox_cmd",
     "hooks": "hooks_cmd",
     "sessions": "sessions_cmd",
+    "mcp": "mcp_cmd",
 }
 """`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
 

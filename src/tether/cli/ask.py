@@ -122,7 +122,33 @@ async def _read_denial_message(
     return "tell", message.strip() or None
 
 
-def _exit_with(result: PermissionKey) -> Callable[[KeyPressEvent], None]:
+async def read_yes_no(input: Input | None, output: Output | None) -> bool | None:
+    """A one-key yes (y, 1) or no (n, 3, Esc); None for Ctrl+C or a closed input."""
+    bindings = KeyBindings()
+    for keys, result in (
+        (("y", "Y", "1"), True),
+        (("n", "N", "3", "escape"), False),
+        (("c-c", "<sigint>", "c-d"), None),
+    ):
+        for key in keys:
+            bindings.add(key, eager=True)(_exit_with(result))
+    hint = FormattedText([("class:question", "  → "), ("class:hint", "y or n")])
+    app: Application[bool | None] = Application(
+        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
+        key_bindings=bindings,
+        style=STYLE,
+        input=input,
+        output=output,
+        erase_when_done=True,
+    )
+    app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        return await app.run_async()
+    except EOFError:
+        return None
+
+
+def _exit_with(result: object) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
         event.app.exit(result=result)
 

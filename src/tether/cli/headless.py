@@ -54,15 +54,20 @@ async def run_headless(
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     session = build_session(opts)
-    started = session.started()
     progress = _progress_renderer(err) if opts.verbose else None
     for notice in session.startup_notices:
         print(f"tether: {notice}", file=err)
-    if output_format == "stream-json":
-        _write(out, init_line(started))
     finished: TurnFinished | None = None
     stopped_by = _stop_on_signals(session)
     try:
+        # Before the init line, which names the tools, MCP servers' included. Repository MCP
+        # servers are taken as configured: nobody is there to approve them.
+        for event in await _prepared(session):
+            if isinstance(event, Notice) and event.level == "warning":
+                print(f"tether: warning: {event.message}", file=err)
+        started = session.started()
+        if output_format == "stream-json":
+            _write(out, init_line(started))
         async for event in session.submit(UserInput(text=prompt)):
             if progress is not None:
                 progress.render(event)
@@ -86,7 +91,7 @@ async def run_headless(
         else:
             print(finished.result, file=out)
     else:
-        _write(out, result_object(finished, started.session_id))
+        _write(out, result_object(finished, session.session_id))
     out.flush()
     if stopped_by:
         return 128 + stopped_by[0]
@@ -94,6 +99,18 @@ async def run_headless(
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+async def _prepared(session: Session) -> list[Event]:
+    """The session's preparations (MCP servers connecting); a signal meanwhile stops them, and
+    the turn then reports the interruption."""
+    try:
+        return await session.prepare()
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+        return []
 
 
 def _stop_on_signals(session: Session) -> list[int]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from enum import Enum
 from pathlib import Path
@@ -156,6 +156,7 @@ class _Repl:
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
         startup.building.add_done_callback(self._on_startup_done)
@@ -202,6 +203,10 @@ class _Repl:
         if error is None:
             self.show_startup_notices()
             app.invalidate()  # the toolbar can name the model now
+            ready = self.startup.ready
+            if ready is not None and not ready.session.startup_questions:
+                # Connect MCP servers while the user types.
+                self._preparing = asyncio.create_task(self._prepare(ready))
         elif app.is_running and app.future is not None and not app.future.done():
             app.exit(exception=error)
         # Otherwise no prompt is waiting: the next wait for the session, or the next prompt,
@@ -225,10 +230,11 @@ class _Repl:
         while text:
             self.console.line()
             self._interrupted = False
+            ready = await self._session()
+            if ready is None:
+                return
+            await self._ask_startup_questions(ready)
             with no_echo(self.watch_terminal):
-                ready = await self._session()
-                if ready is None:
-                    return
                 leftover = await self._show_turn(ready, text)
             unread = ready.session.take_queued()
             if self._leave_after_turn:
@@ -255,6 +261,28 @@ class _Repl:
             return None
         finally:
             self._waiting = None
+
+    async def _ask_startup_questions(self, ready: Ready) -> None:
+        """The session's yes/no questions (this repository's MCP servers), before its first
+        turn; Ctrl+C answers no, for this session only."""
+        from tether.cli.ask import read_yes_no
+
+        questions, ready.session.startup_questions = ready.session.startup_questions, []
+        for question in questions:
+            self.console.print(Text(f"? {question.question}", style="bold yellow"))
+            if self.watch_terminal:
+                discard_typeahead(self.prompt.input)
+            answer = await read_yes_no(self.prompt.input, self.prompt.output)
+            question.answer(bool(answer), answer is not None)
+            said = {True: "  yes (remembered)", False: "  no (remembered)", None: "  no, for now"}
+            self.console.print(Text(said[answer], style="dim"))
+        if questions:
+            await self._prepare(ready)
+
+    async def _prepare(self, ready: Ready) -> None:
+        """Connect what the session connects before its first request; say what went wrong."""
+        for event in await ready.session.prepare():
+            ready.renderer.render(event)
 
     def interrupt_turn(self) -> None:
         """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
@@ -365,8 +393,11 @@ class _Repl:
         else:
             ready = await self._session()
             skill = ready.session.skills.get(name[1:]) if ready is not None else None
+            command = ready.session.commands.get(name[1:]) if ready is not None else None
             if skill is not None:
                 await self.run_skill(skill, args)
+            elif command is not None:
+                await self.run_prompt_command(name, command, args)
             elif ready is not None:
                 self.console.print(
                     Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
@@ -426,6 +457,20 @@ class _Repl:
         for message in session.messages[-count:]:
             self.console.print(Text(describe_message(message), style="dim"), highlight=False)
         self.console.line()
+
+    async def run_prompt_command(
+        self, name: str, command: Callable[[str], Awaitable[str]], args: str
+    ) -> None:
+        """An MCP server's prompt: fetched with the arguments, then sent as the message."""
+        from tether.protocol import HarnessError
+
+        try:
+            message = await command(args)
+        except HarnessError as e:
+            self.console.print(Text(f"✗ {name}: {e}", style="bold red"))
+            return
+        self.console.print(Text(f"✻ {name}", style="dim"))
+        await self.run_turn(message)
 
     async def run_skill(self, skill: Skill, args: str) -> None:
         """Run a turn whose message is the skill's instructions, loaded here (not by the

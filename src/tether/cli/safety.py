@@ -144,6 +144,15 @@ def plan_session_sandbox(
 
 def remember_rule(path: Path, rule: str) -> None:
     """Append an allow rule to a local settings file, keeping whatever else it holds."""
+    _merge_into(path, {"permissions": {"allow": [rule]}})
+
+
+def remember_setting(path: Path, key: str, item: str) -> None:
+    """Append `item` to the list setting `key` of a local settings file (merged like rules)."""
+    _merge_into(path, {key: [item]})
+
+
+def _merge_into(path: Path, extra: dict[str, Any]) -> None:
     data: dict[str, Any] = {}
     if path.is_file():
         try:
@@ -152,7 +161,7 @@ def remember_rule(path: Path, rule: str) -> None:
             raise ConfigError(f"cannot update {path}: {e}") from None
         if isinstance(loaded, dict):
             data = loaded  # pyright: ignore[reportUnknownVariableType]
-    data = merge(data, {"permissions": {"allow": [rule]}})
+    data = merge(data, extra)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tether import __version__
 from tether.agents import discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
+from tether.cli.mcp_setup import attach_mcp, mcp_setup
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -134,6 +135,18 @@ def build_session(opts: RunOptions) -> Session:
     )
     memory_path = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
+    memory = load_memory(memory_path)
+
+    def prompt_for(tool_names: Sequence[str]) -> str:
+        return build_system_prompt(
+            workspace,
+            tool_names=tool_names,
+            append=opts.append_system_prompt,
+            instructions=instructions.text,
+            skills=skills.prompt_section() if skills.skills else "",
+            memory=memory,
+        )
+
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
@@ -143,14 +156,7 @@ def build_session(opts: RunOptions) -> Session:
     agent = Agent(
         model=model,
         model_id=resolved.model_id,
-        system_prompt=build_system_prompt(
-            workspace,
-            tool_names=registry.names(),
-            append=opts.append_system_prompt,
-            instructions=instructions.text,
-            skills=skills.prompt_section() if skills.skills else "",
-            memory=load_memory(memory_path),
-        ),
+        system_prompt=prompt_for(registry.names()),
         tools=registry,
         tool_context=tool_context,
         max_turns=opts.max_turns,
@@ -185,6 +191,16 @@ def build_session(opts: RunOptions) -> Session:
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills
     attach_builtin_handlers(session, settings, workspace=workspace)
+    mcp, problems = mcp_setup(
+        workspace,
+        home=user_home,
+        tether_home=home,
+        env=env,
+        settings=settings,
+        window=resolved.info.context_window,
+    )
+    session.startup_notices.extend(f"MCP: {p}" for p in problems)
+    attach_mcp(session, mcp, settings, prompt_for)
     return session
 
 

@@ -7,6 +7,7 @@ import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 
 from tether.core.compactor import compact
 from tether.core.gate import Asker
@@ -37,6 +38,18 @@ from tether.protocol import (
 from tether.skills import SkillCatalog
 
 
+@dataclass
+class StartupQuestion:
+    question: str
+    answer: Callable[[bool, bool], None]
+    """Called with the user's answer and whether to remember it (not when the user only
+    dismissed the question)."""
+
+
+PromptCommand = Callable[[str], Awaitable[str]]
+"""A `/name args` command that makes the message to send (an MCP server's prompt)."""
+
+
 class Session:
     def __init__(
         self,
@@ -59,6 +72,16 @@ class Session:
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
+        self.preparations: list[Callable[[Callable[[Event], None]], Awaitable[None]]] = []
+        """Run once before the first request (connecting MCP servers), given an `emit` for
+        what they have to say; see `prepare`."""
+        self._preparing: asyncio.Task[list[Event]] | None = None
+        self.commands: dict[str, PromptCommand] = {}
+        """`/name args` commands, by name, filled in by preparations."""
+        self.startup_questions: list[StartupQuestion] = []
+        """Yes/no questions for the user before the first turn (use this repository's MCP
+        servers?); a front end that cannot ask leaves them to their defaults."""
+        self._prepared_told = False
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
         self.resumed: str | None = None
@@ -109,6 +132,24 @@ class Session:
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
             await self.aclose()
 
+    async def prepare(self) -> list[Event]:
+        """Run the preparations, once, however many callers ask (a front end may start them
+        early, while the user types; the first turn waits for them). Their events go to the
+        first caller only."""
+        if self._preparing is None:
+            self._preparing = asyncio.create_task(self._run_preparations())
+        events = await asyncio.shield(self._preparing)
+        if self._prepared_told:
+            return []
+        self._prepared_told = True
+        return events
+
+    async def _run_preparations(self) -> list[Event]:
+        events: list[Event] = []
+        for prepare in self.preparations:
+            await prepare(events.append)
+        return events
+
     def answer(self, answer: PermissionAnswer) -> None:
         """Resolve a pending `PermissionAsked`; unknown or stale ids are ignored."""
         future = self._answers.pop(answer.request_id, None)
@@ -120,6 +161,9 @@ class Session:
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        if self._preparing is not None:
+            self._preparing.cancel()  # a server still connecting is not waited for
+            await asyncio.gather(self._preparing, return_exceptions=True)
         await self.lifecycle.on_end("other")
         for finish in self.on_close:
             await finish()
@@ -161,6 +205,9 @@ class Session:
     def interrupt(self, reason: str = "interrupted by the user") -> None:
         """Cancel the running turn: stream and tools stop; pending calls are answered, and the
         turn finishes with `reason` as its error."""
+        if self._preparing is not None and not self._preparing.done():
+            self._interrupted = reason
+            self._preparing.cancel()
         if self._task is not None and not self._task.done():
             self._interrupted = reason
             self._task.cancel()
@@ -242,6 +289,8 @@ class Session:
         error: str | None = None
         emit(TurnStarted(prompt=text))
         try:
+            for event in await self.prepare():
+                emit(event)
             if not text.strip():
                 raise HarnessError("the prompt is empty")
             blocked, contexts = await self.lifecycle.before_prompt(text, emit)

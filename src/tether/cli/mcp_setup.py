@@ -1,0 +1,252 @@
+"""MCP servers in a session: which ones (a repository's `.mcp.json` servers need the user's yes
+once, in the REPL; headless takes them as configured), connecting them all at once before the
+first request, and their tools, resources and prompts as tether tools.
+
+When the MCP tools' definitions would fill more than `toolSearchShare` of the context window,
+they are deferred: the model gets ToolSearch and CallTool instead, and the list of tools sent
+with each request stays the same all session (so does its cached prefix)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.cli.safety import remember_setting
+from tether.config.settings import Settings
+from tether.core.session import Session, StartupQuestion
+from tether.mcp.config import is_project_server_enabled, load_limits, load_servers
+from tether.mcp.manager import McpManager, McpPrompt, McpTool
+from tether.mcp.servers import McpLimits, ServerConfig
+from tether.permissions import hidden_tools
+from tether.protocol import Event, Notice, ToolError
+from tether.tools.base import AnyArguments, Tool
+from tether.tools.context import ToolContext
+from tether.tools.deferred import DeferredTools, search_tools
+from tether.tools.registry import ToolRegistry
+
+CHARS_PER_TOKEN = 4
+
+
+@dataclass
+class McpSetup:
+    """The session's MCP servers, from configuration to tools."""
+
+    servers: list[ServerConfig]
+    limits: McpLimits
+    window: int
+    """The model's context window, in tokens (for the tool-search threshold)."""
+    local_settings: Path
+    """Where the answers about project servers are remembered."""
+    manager: McpManager | None = None
+    _declined: set[str] = field(default_factory=set[str])
+
+    def questions(self, settings_data: Mapping[str, Any]) -> list[StartupQuestion]:
+        """One question per project server the user has not decided on yet."""
+        questions: list[StartupQuestion] = []
+        for server in self.servers:
+            if server.scope != "project":
+                continue
+            decided = is_project_server_enabled(server.name, settings_data)
+            if decided is False:
+                self._declined.add(server.name)
+            elif decided is None:
+                questions.append(
+                    StartupQuestion(
+                        f"Use the MCP server {server.name!r} that this repository's .mcp.json "
+                        f"configures ({_describe(server)})?",
+                        self._answerer(server.name),
+                    )
+                )
+        return questions
+
+    def _answerer(self, name: str) -> Callable[[bool, bool], None]:
+        def answer(yes: bool, remember: bool) -> None:
+            if remember:
+                key = "enabledMcpjsonServers" if yes else "disabledMcpjsonServers"
+                remember_setting(self.local_settings, key, name)
+            if not yes:
+                self._declined.add(name)
+
+        return answer
+
+    async def connect(
+        self,
+        session: Session,
+        emit: Callable[[Event], None],
+        hidden: frozenset[str],
+        prompt_for: Callable[[Sequence[str]], str],
+    ) -> None:
+        """Start every server at once, then offer their tools (all, or through tool search)."""
+        chosen = [s for s in self.servers if s.name not in self._declined]
+        if not chosen:
+            return
+        self.manager = McpManager(chosen, self.limits)
+        await self.manager.start()
+        for problem in self.manager.problems():
+            emit(Notice(level="warning", message=f"MCP: {problem}"))
+        tools = [
+            mcp_tool(self.manager, t)
+            for t in self.manager.tools()
+            if not is_hidden(t.exposed, hidden)
+        ]
+        connected = [n for n, s in self.manager.statuses().items() if s.state == "connected"]
+        if connected:
+            tools.extend(resource_tools(self.manager))
+        agent = session.agent
+        for prompt in self.manager.prompts():
+            session.commands[prompt.exposed] = self._prompt_command(prompt)
+        if not tools:
+            return
+        builtin = agent.tools.all_tools()
+        if definition_tokens(tools) > self.limits.tool_search_share * self.window:
+            deferred = DeferredTools(tools)
+            summary = f"{len(tools)} tools of the MCP servers {', '.join(connected)} wait there."
+            agent.tools = ToolRegistry([*builtin, *search_tools(deferred, summary)], deferred)
+        else:
+            agent.tools = ToolRegistry([*builtin, *tools])
+        agent.system_prompt = prompt_for(agent.tools.names())
+
+    def _prompt_command(self, prompt: McpPrompt) -> Callable[[str], Awaitable[str]]:
+        """`/mcp__server__prompt args`: the words fill the prompt's arguments in order; the
+        last argument takes the rest of the line."""
+
+        async def run(line: str) -> str:
+            assert self.manager is not None
+            names = [a.name for a in prompt.arguments]
+            words = line.split(maxsplit=max(0, len(names) - 1)) if names else []
+            return await self.manager.get_prompt(
+                prompt.server, prompt.name, dict(zip(names, words, strict=False))
+            )
+
+        return run
+
+    async def aclose(self) -> None:
+        if self.manager is not None:
+            await self.manager.aclose()
+
+
+def mcp_setup(
+    workspace: Path,
+    *,
+    home: Path,
+    tether_home: Path,
+    env: Mapping[str, str],
+    settings: Settings,
+    window: int,
+) -> tuple[McpSetup, list[str]]:
+    """The servers configured for this workspace, and the problems found reading them."""
+    config = load_servers(workspace, home=home, tether_home=tether_home, env=env)
+    limits = load_limits(settings.data, env)
+    local = workspace / ".tether" / "settings.local.json"
+    return McpSetup(list(config.servers), limits, window, local), list(config.problems)
+
+
+def attach_mcp(
+    session: Session,
+    setup: McpSetup,
+    settings: Settings,
+    prompt_for: Callable[[Sequence[str]], str],
+) -> None:
+    """Questions for the user first (the REPL asks them), then connect before the first turn."""
+    if not setup.servers:
+        return
+    session.startup_questions.extend(setup.questions(settings.data))
+    gate = session.agent.gate
+    hidden = hidden_tools(gate.permissions.rules) if gate is not None else frozenset[str]()
+
+    async def connect(emit: Callable[[Event], None]) -> None:
+        await setup.connect(session, emit, hidden, prompt_for)
+
+    session.preparations.append(connect)
+    session.on_close.append(setup.aclose)
+
+
+def is_hidden(name: str, hidden: frozenset[str]) -> bool:
+    """Named bare in a deny rule, itself or its server (`mcp__server`)."""
+    return name in hidden or any(
+        h.startswith("mcp__") and name.startswith(f"{h}__") for h in hidden
+    )
+
+
+def definition_tokens(tools: Sequence[Tool]) -> int:
+    """About how many tokens the tools' definitions take in every request."""
+    size = sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.spec().input_schema)) for t in tools
+    )
+    return size // CHARS_PER_TOKEN
+
+
+def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
+    async def call(ctx: ToolContext, args: AnyArguments) -> str:
+        result = await manager.call(info.exposed, args.arguments())
+        if result.is_error:
+            raise ToolError(result.text)
+        return result.text
+
+    description = (
+        info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."
+    )
+    return Tool(
+        info.exposed, description, AnyArguments, call, read_only=False, schema=info.input_schema
+    )
+
+
+class ListResourcesInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server: str | None = Field(default=None, description="Only this server's resources.")
+
+
+class ReadResourceInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server: str = Field(description="The server the resource belongs to.")
+    uri: str = Field(description="The resource's URI, as ListMcpResourcesTool gave it.")
+
+
+def resource_tools(manager: McpManager) -> list[Tool]:
+    """Claude Code's two resource tools: list the servers' resources, read one."""
+
+    async def list_resources(ctx: ToolContext, args: ListResourcesInput) -> str:
+        found = await manager.list_resources(args.server)
+        if not found:
+            return "No resources."
+        return "\n".join(json.dumps(dataclasses.asdict(r), ensure_ascii=False) for r in found)
+
+    async def read_resource(ctx: ToolContext, args: ReadResourceInput) -> str:
+        result = await manager.read_resource(args.server, args.uri)
+        if result.is_error:
+            raise ToolError(result.text)
+        return result.text
+
+    return [
+        Tool(
+            "ListMcpResourcesTool",
+            "List the resources (files, records, documents) the connected MCP servers offer.",
+            ListResourcesInput,
+            list_resources,
+            read_only=True,
+        ),
+        Tool(
+            "ReadMcpResourceTool",
+            "Read one resource of an MCP server by its URI.",
+            ReadResourceInput,
+            read_resource,
+            read_only=True,
+        ),
+    ]
+
+
+def _describe(server: ServerConfig) -> str:
+    from tether.mcp.servers import StdioTransport
+
+    transport = server.transport
+    if isinstance(transport, StdioTransport):
+        return "runs: " + " ".join([transport.command, *transport.args])
+    return f"connects to {transport.url}"

@@ -1,0 +1,334 @@
+"""Reading the configured MCP servers from every place Claude Code and the seed keep them, and
+the limits their connections run under.
+
+Sources, lowest precedence first; a later one replaces a server of the same name:
+
+1. seed: `<workspace>/config/mcp_config.yaml`, `servers: [{name, transport, command, ...}]`
+2. user: `~/.claude.json` `mcpServers` (Claude Code's), then `<tether_home>/mcp.json`
+3. project: `<workspace>/.mcp.json`
+4. local: `~/.claude.json` `projects[<workspace>].mcpServers`, then `.tether/mcp.local.json`
+
+A problem in one server or one file is reported and the rest still loads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from tether.mcp.config_files import (
+    WritableScope,
+    claude_file,
+    kind_of,
+    read_yaml_file,
+    scope_file,
+    seed_file,
+    server_entries,
+)
+from tether.mcp.servers import HttpTransport, McpLimits, Scope, ServerConfig, StdioTransport
+from tether.protocol import ConfigError
+
+SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+"""What a server may be called (it becomes part of its tools' names)."""
+
+TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
+"""A server's `type` as written, and the transport it means."""
+
+_FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers")}
+_VARIABLE = re.compile(r"\$\{([^}]+)\}")
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """The servers that can be used, and what is wrong with the configuration."""
+
+    servers: tuple[ServerConfig, ...] = ()
+    """Sorted by name."""
+    problems: tuple[str, ...] = ()
+    """One message per problem, naming the file and the server."""
+
+
+class _Unusable(Exception):
+    """A server entry that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class _Source:
+    path: Path
+    scope: Scope
+    project: str | None = None
+    """Set for `~/.claude.json`'s local scope: the key of the workspace in its `projects`."""
+
+    @property
+    def label(self) -> str:
+        """How messages name the place."""
+        return f"{self.path} (projects[{self.project!r}])" if self.project else str(self.path)
+
+
+def load_servers(
+    workspace: Path, *, home: Path, tether_home: Path, env: Mapping[str, str]
+) -> McpConfig:
+    """Every configured server; `home` is the user's home directory, `env` gives `${VAR}`."""
+    found: dict[str, ServerConfig | None] = {}
+    problems: list[str] = []
+
+    def take(source: _Source, entries: Iterable[tuple[str, object]], type_key: str) -> None:
+        for name, entry in entries:
+            try:
+                if not SERVER_NAME.fullmatch(name):
+                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                found[name] = _server(name, entry, source, type_key, workspace, env, problems)
+            except _Unusable as e:
+                problems.append(f"{source.label}: server {name!r}: {e}")
+                found[name] = None  # a broken entry still hides the one it would replace
+
+    def scope_path(scope: WritableScope) -> Path:
+        return scope_file(scope, workspace, tether_home=tether_home)
+
+    claude = claude_file(home, env)
+    sources = [
+        _Source(claude, "user"),
+        _Source(scope_path("user"), "user"),
+        _Source(scope_path("project"), "project"),
+        _Source(claude, "local", project=str(workspace)),
+        _Source(scope_path("local"), "local"),
+    ]
+    try:
+        take(_Source(seed_file(workspace), "seed"), _seed_entries(workspace, problems), "transport")
+    except ConfigError as e:
+        problems.append(str(e))
+    for source in sources:
+        try:
+            take(source, server_entries(source.path, project=source.project).items(), "type")
+        except ConfigError as e:
+            problems.append(str(e))
+    servers = [found[name] for name in sorted(found)]
+    # `~/.claude.json` is read for two scopes: a broken one is told once.
+    return McpConfig(tuple(s for s in servers if s is not None), tuple(dict.fromkeys(problems)))
+
+
+def _seed_entries(workspace: Path, problems: list[str]) -> list[tuple[str, object]]:
+    path = seed_file(workspace)
+    data = read_yaml_file(path)
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping with `servers`, not {kind_of(data)}")
+    servers = cast(dict[str, Any], data).get("servers") or []
+    if not isinstance(servers, list):
+        raise ConfigError(f"{path}: servers must be a list, not {kind_of(servers)}")
+    entries: list[tuple[str, object]] = []
+    for i, item in enumerate(cast(list[object], servers)):
+        name = cast(dict[str, Any], item).get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            problems.append(f"{path}: servers[{i}] needs a name (a string)")
+            continue
+        if any(name == seen for seen, _ in entries):
+            problems.append(f"{path}: server {name!r} is defined twice; the last one is used")
+        rest = {k: v for k, v in cast(dict[str, Any], item).items() if k != "name"}
+        entries.append((name, rest))
+    return entries
+
+
+def _server(
+    name: str,
+    entry: object,
+    source: _Source,
+    type_key: str,
+    workspace: Path,
+    env: Mapping[str, str],
+    problems: list[str],
+) -> ServerConfig:
+    if not isinstance(entry, dict):
+        raise _Unusable(f"must be an object, not {kind_of(entry)}")
+    entry = cast(dict[str, Any], entry)
+    written = entry.get(type_key, "stdio" if "command" in entry or "url" not in entry else "http")
+    kind = TYPES.get(written) if isinstance(written, str) else None
+    if kind is None:
+        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(TYPES)})")
+    fields = _FIELDS["stdio" if kind == "stdio" else "http"]
+    for key in entry:
+        if key != type_key and key not in fields:
+            expected = ", ".join((type_key, *fields))
+            problems.append(
+                f"{source.label}: server {name!r}: unknown field {key!r} ignored "
+                f"(expected {expected})"
+            )
+    expand = _Expander(env)
+    if kind == "stdio":
+        command = expand(_text(entry, "command"), "command")
+        args = tuple(expand(a, f"args[{i}]") for i, a in enumerate(_strings(entry, "args")))
+        variables = {k: expand(v, f"env.{k}") for k, v in _string_map(entry, "env").items()}
+        cwd = entry.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise _Unusable(f"cwd must be a string, not {kind_of(cwd)}")
+        folder = workspace / expand(cwd, "cwd") if cwd else None  # relative to the project
+        expand.check()
+        transport = StdioTransport(command, args, variables, folder)
+    else:
+        url = expand(_text(entry, "url"), "url")
+        headers = {k: expand(v, f"headers.{k}") for k, v in _string_map(entry, "headers").items()}
+        expand.check()
+        if not url.startswith(("http://", "https://")):
+            raise _Unusable(f"url must start with http:// or https://, not {url!r}")
+        transport = HttpTransport(url, headers, "sse" if kind == "sse" else "http")
+    return ServerConfig(name, transport, source.scope, source.path)
+
+
+def _text(entry: Mapping[str, Any], key: str) -> str:
+    value = entry.get(key)
+    if value is None:
+        raise _Unusable(f"missing {key!r}")
+    if not isinstance(value, str):
+        raise _Unusable(f"{key} must be a string, not {kind_of(value)}")
+    if not value.strip():
+        raise _Unusable(f"{key} is empty")
+    return value
+
+
+def _strings(entry: Mapping[str, Any], key: str) -> list[str]:
+    value = entry.get(key, [])
+    if not isinstance(value, list):
+        raise _Unusable(f"{key} must be a list of strings, not {kind_of(value)}")
+    for i, item in enumerate(cast(list[object], value)):
+        if not isinstance(item, str):
+            raise _Unusable(f"{key} must be a list of strings ({key}[{i}] is {kind_of(item)})")
+    return cast(list[str], value)
+
+
+def _string_map(entry: Mapping[str, Any], key: str) -> dict[str, str]:
+    value = entry.get(key, {})
+    if not isinstance(value, dict):
+        raise _Unusable(f"{key} must be an object of strings, not {kind_of(value)}")
+    for k, v in cast(dict[str, object], value).items():
+        if not isinstance(v, str):
+            raise _Unusable(f"{key} must be an object of strings ({key}.{k} is {kind_of(v)})")
+    return cast(dict[str, str], value)
+
+
+class _Expander:
+    """`${VAR}` and `${VAR:-default}`, as Claude Code expands them: a default is used only when
+    the variable is unset. Variables that are unset without a default are collected, so that
+    one message names them all."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.missing: list[str] = []
+
+    def __call__(self, text: str, where: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            variable, has_default, default = match.group(1).partition(":-")
+            if variable in self.env:
+                return self.env[variable]
+            if has_default:
+                return default
+            self.missing.append(f"${{{variable}}} (in {where})")
+            return match.group(0)
+
+        return _VARIABLE.sub(one, text)
+
+    def check(self) -> None:
+        if self.missing:
+            raise _Unusable(
+                f"environment variable not set and no default given: {', '.join(self.missing)}"
+            )
+
+
+_MCP_KEYS = ("startupTimeoutMs", "toolTimeoutMs", "maxOutputChars", "toolSearchShare")
+
+
+def load_limits(settings_data: Mapping[str, Any], env: Mapping[str, str]) -> McpLimits:
+    """The limits from the merged settings' `tether.mcp` object, with Claude Code's variables
+    `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT` (ms) and `MAX_MCP_OUTPUT_TOKENS` winning. A bad value is
+    a `ConfigError` naming the key or variable."""
+    block = _mcp_block(settings_data)
+    default = McpLimits()
+    startup_ms = _variable(env, "MCP_TIMEOUT") or _setting(block, "startupTimeoutMs")
+    call_ms = _variable(env, "MCP_TOOL_TIMEOUT") or _setting(block, "toolTimeoutMs")
+    tokens = _variable(env, "MAX_MCP_OUTPUT_TOKENS", whole=True)
+    chars = tokens * 4 if tokens else _setting(block, "maxOutputChars", whole=True)
+    share = block.get("toolSearchShare", default.tool_search_share)
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise ConfigError('settings key "tether.mcp.toolSearchShare" must be a number from 0 to 1')
+    return McpLimits(
+        startup_timeout_s=startup_ms / 1000 if startup_ms else default.startup_timeout_s,
+        call_timeout_s=call_ms / 1000 if call_ms else default.call_timeout_s,
+        max_output_chars=int(chars) if chars else default.max_output_chars,
+        tool_search_share=float(share),
+    )
+
+
+def _mcp_block(settings_data: Mapping[str, Any]) -> Mapping[str, Any]:
+    tether = settings_data.get("tether", {})
+    if not isinstance(tether, dict):
+        raise ConfigError('settings key "tether" must be an object')
+    block = cast(dict[str, Any], tether).get("mcp", {})
+    if not isinstance(block, dict):
+        raise ConfigError('settings key "tether.mcp" must be an object')
+    block = cast(dict[str, Any], block)
+    for key in block:
+        if key not in _MCP_KEYS:
+            raise ConfigError(
+                f'unknown settings key "tether.mcp.{key}" (expected {", ".join(_MCP_KEYS)})'
+            )
+    return block
+
+
+def _variable(env: Mapping[str, str], name: str, *, whole: bool = False) -> float | None:
+    """A positive number from an environment variable; None when it is unset or empty."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        number = int(raw) if whole else float(raw)
+    except ValueError:
+        number = 0
+    if not 0 < number < float("inf"):
+        unit = "a positive whole number" if whole else "a positive number of milliseconds"
+        raise ConfigError(f"environment variable {name} must be {unit}, not {raw!r}")
+    return number
+
+
+def _setting(block: Mapping[str, Any], key: str, *, whole: bool = False) -> float | None:
+    value = block.get(key)
+    if value is None:
+        return None
+    allowed = int if whole else int | float
+    if isinstance(value, bool) or not isinstance(value, allowed) or not 0 < value < float("inf"):
+        unit = "a positive whole number" if whole else "a positive number of milliseconds"
+        raise ConfigError(f'settings key "tether.mcp.{key}" must be {unit}')
+    return value
+
+
+def is_project_server_enabled(name: str, settings_data: Mapping[str, Any]) -> bool | None:
+    """Whether a project (`.mcp.json`) server was approved (True), rejected (False), or not
+    decided yet (None), by Claude Code's settings keys. A rejection wins, as in Claude Code."""
+    if name in _names(settings_data, "disabledMcpjsonServers"):
+        return False
+    enable_all = settings_data.get("enableAllProjectMcpServers", False)
+    if not isinstance(enable_all, bool):
+        raise ConfigError('settings key "enableAllProjectMcpServers" must be true or false')
+    if enable_all or name in _names(settings_data, "enabledMcpjsonServers"):
+        return True
+    return None
+
+
+def project_servers_needing_approval(
+    config: McpConfig, settings_data: Mapping[str, Any]
+) -> list[str]:
+    """The project servers nobody has approved or rejected yet, by name."""
+    return [
+        s.name
+        for s in config.servers
+        if s.scope == "project" and is_project_server_enabled(s.name, settings_data) is None
+    ]
+
+
+def _names(settings_data: Mapping[str, Any], key: str) -> list[str]:
+    value = settings_data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
+        raise ConfigError(f'settings key "{key}" must be a list of server names')
+    return cast(list[str], value)

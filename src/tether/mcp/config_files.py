@@ -1,0 +1,162 @@
+"""The files MCP servers are configured in: where each scope's file is, reading one (a broken
+file is a `ConfigError` naming the spot), and adding or removing one server in tether's own
+files. Claude Code's `~/.claude.json` is only ever read."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+
+from tether.protocol import ConfigError
+
+WritableScope = Literal["local", "project", "user"]
+"""The scopes `tether mcp add` and `remove` write: each has one file of tether's own."""
+
+WRITABLE_SCOPES: tuple[WritableScope, ...] = ("local", "project", "user")
+
+
+def scope_file(scope: WritableScope, workspace: Path, *, tether_home: Path) -> Path:
+    """The file a scope's servers are written to, as `{"mcpServers": {...}}`."""
+    if scope == "project":
+        return workspace / ".mcp.json"  # Claude Code's, shared with the repository
+    if scope == "user":
+        return tether_home / "mcp.json"
+    return workspace / ".tether" / "mcp.local.json"
+
+
+def claude_file(home: Path, env: Mapping[str, str]) -> Path:
+    """Claude Code's own state file, which holds its user and local scope servers."""
+    config_dir = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(config_dir) if config_dir else home) / ".claude.json"
+
+
+def seed_file(workspace: Path) -> Path:
+    return workspace / "config" / "mcp_config.yaml"
+
+
+def read_json_file(path: Path) -> dict[str, Any] | None:
+    """The object a JSON file holds; None when there is no such file; an empty file is `{}`."""
+    text = _read_text(path)
+    if text is None:
+        return None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            f"{path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object, not {kind_of(data)}")
+    return cast(dict[str, Any], data)
+
+
+def read_yaml_file(path: Path) -> object:
+    """What a YAML file holds; None when there is no such file (or it is empty)."""
+    text = _read_text(path)
+    if text is None:
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        problem = getattr(e, "problem", None) or str(e)
+        if isinstance(mark, yaml.Mark):
+            problem = f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+        raise ConfigError(f"{path} is not valid YAML: {problem}") from None
+
+
+def server_entries(path: Path, *, project: str | None = None) -> dict[str, Any]:
+    """The `mcpServers` of a JSON file, as written (empty when there is no such file).
+    With `project`: Claude Code's local scope, `projects[project].mcpServers` of its file."""
+    data = read_json_file(path)
+    if data is None:
+        return {}
+    if project is None:
+        return server_table(data, str(path))
+    projects = data.get("projects")
+    entry = projects.get(project) if isinstance(projects, dict) else None
+    if not isinstance(entry, dict):
+        return {}
+    return server_table(cast(dict[str, Any], entry), f"{path} (projects[{project!r}])")
+
+
+def server_table(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The `mcpServers` object of a file's content (empty when absent)."""
+    table = data.get("mcpServers", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: mcpServers must be an object, not {kind_of(table)}")
+    return cast(dict[str, Any], table)
+
+
+def add_server(path: Path, name: str, entry: Mapping[str, Any]) -> None:
+    """Add one server to a file of tether's, keeping everything else the file holds."""
+    data = read_json_file(path) or {}
+    table = server_table(data, str(path))
+    if name in table:
+        raise ConfigError(f"server {name!r} already exists in {path}; remove it first")
+    data["mcpServers"] = {**table, name: dict(entry)}
+    write_json(path, data)
+
+
+def remove_server(path: Path, name: str) -> bool:
+    """Remove one server from a file of tether's; False when the file does not have it."""
+    data = read_json_file(path)
+    if data is None:
+        return False
+    table = server_table(data, str(path))
+    if name not in table:
+        return False
+    data["mcpServers"] = {k: v for k, v in table.items() if k != name}
+    write_json(path, data)
+    return True
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Replace the file in one step, so that a reader never sees half of it. A new file is
+    readable by its owner only: it may hold keys given with `--env` or `--header`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        if path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def kind_of(value: object) -> str:
+    """A JSON name for a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None

@@ -1,0 +1,162 @@
+"""What a connected server offers: its tools (every page, each checked on its own) and its
+prompts. A tool tether cannot offer the model is left out with a problem; the rest still work."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.client import Client
+from mcp.shared.dispatcher import CallOptions
+from mcp.types import ListToolsResult, Prompt, Tool
+from pydantic import ValidationError
+
+from tether.mcp.failures import describe
+
+MAX_PAGES = 100
+"""A server whose listing never stops paging is read this far."""
+
+EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
+"""The input schema of a tool that has none."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as its server describes it, checked."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    read_only: bool
+
+
+@dataclass(frozen=True)
+class Listing:
+    tools: tuple[ToolSpec, ...]
+    prompts: tuple[Prompt, ...]
+    problems: tuple[str, ...]
+    """Tools left out and listings that failed, each a sentence naming the server."""
+
+
+async def list_offerings(client: Client, server: str) -> Listing:
+    """Tools and prompts, as far as the server's capabilities say it has them. A failing tool
+    listing raises (the server is of no use without it); a failing prompt listing is a problem."""
+    capabilities = client.server_capabilities
+    problems: list[str] = []
+    tools: list[ToolSpec] = []
+    if capabilities.tools is not None:
+        listed, unchecked = await _list_tools(client)
+        kept: list[Mapping[str, Any]] = []
+        for raw in listed:
+            checked = check_tool(server, raw)
+            if isinstance(checked, str):
+                problems.append(checked)
+            elif any(tool.name == checked.name for tool in tools):
+                problems.append(f'MCP server "{server}": tool "{checked.name}" is listed twice')
+            else:
+                tools.append(checked)
+                kept.append(raw)
+        if unchecked:
+            _absorb(client, tools, kept)
+    prompts: list[Prompt] = []
+    if capabilities.prompts is not None:
+        try:
+            prompts = await _list_prompts(client)
+        except Exception as exc:  # the server's failure is reported, not raised: prompts are extras
+            problems.append(
+                f'MCP server "{server}": its prompts could not be listed: {describe(exc)}'
+            )
+    return Listing(tuple(tools), tuple(prompts), tuple(problems))
+
+
+def check_tool(server: str, raw: Mapping[str, Any]) -> ToolSpec | str:
+    """The tool, or why it is left out. Its input schema must be a JSON object schema (what
+    the model APIs take); a tool with none takes no arguments."""
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        return f'MCP server "{server}": a tool without a name is left out'
+    schema = raw.get("inputSchema")
+    if schema is None:
+        schema = dict(EMPTY_SCHEMA)
+    elif not isinstance(schema, dict) or schema.get("type") != "object":
+        return (
+            f'MCP server "{server}": tool "{name}" is left out: its input schema is not '
+            'a JSON object with "type": "object"'
+        )
+    description = raw.get("description")
+    annotations = raw.get("annotations")
+    read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+    return ToolSpec(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        input_schema=schema,
+        read_only=read_only,
+    )
+
+
+async def _list_tools(client: Client) -> tuple[list[Mapping[str, Any]], bool]:
+    """Every page of `tools/list`, as wire dictionaries, and whether a page was read unchecked.
+    The SDK refuses a whole page when one tool in it is invalid; such a page is asked for again
+    unchecked, so that `check_tool` leaves out only that tool."""
+    tools: list[Mapping[str, Any]] = []
+    unchecked = False
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        try:
+            page = await client.list_tools(cursor=cursor)
+        except ValidationError:
+            unchecked = True
+            raw = await _unchecked_request(client, "tools/list", cursor)
+            items: object = raw.get("tools")
+            if not isinstance(items, list):
+                raise
+            tools.extend(item for item in items if isinstance(item, dict))
+            next_cursor = raw.get("nextCursor")
+            cursor = next_cursor if isinstance(next_cursor, str) else None
+        else:
+            tools.extend(
+                tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for tool in page.tools
+            )
+            cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools, unchecked
+
+
+def _absorb(client: Client, tools: list[ToolSpec], raws: list[Mapping[str, Any]]) -> None:
+    """Give the session the listing it could not read itself. Before a tool's first call it
+    looks up the tool's output schema, and would list the tools again (and fail again) if the
+    tool were not known to it. A tool whose other fields it refuses gets no output schema."""
+    known: list[Tool] = []
+    for spec, raw in zip(tools, raws, strict=True):
+        try:
+            known.append(Tool.model_validate({**raw, "inputSchema": spec.input_schema}))
+        except ValidationError:
+            known.append(Tool(name=spec.name, input_schema=dict(spec.input_schema)))
+    client.session._absorb_tool_listing(ListToolsResult(tools=known), complete=True)
+
+
+async def _list_prompts(client: Client) -> list[Prompt]:
+    prompts: list[Prompt] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_prompts(cursor=cursor)
+        prompts.extend(page.prompts)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return prompts
+
+
+async def _unchecked_request(client: Client, method: str, cursor: str | None) -> dict[str, Any]:
+    """A request whose result the SDK does not validate. The SDK has no public way to do
+    this: it uses the session's dispatcher and its header stamp, as `send_request` does."""
+    session = client.session
+    data: dict[str, Any] = {"method": method}
+    if cursor is not None:
+        data["params"] = {"cursor": cursor}
+    opts: CallOptions = {}
+    session._stamp(data, opts)
+    return await session._dispatcher.send_raw_request(method, data.get("params"), opts)

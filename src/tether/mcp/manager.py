@@ -1,0 +1,269 @@
+"""The MCP servers of a session: connected together at start, their tools offered under
+API-safe names, requests routed to them, and all of them closed at the end.
+
+A server that fails never takes the others down and never raises out of `start()`: it is
+recorded as failed, with the cause. A server whose connection is lost is restarted once (see
+`supervisor`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from mcp.client import Client
+from mcp.types import CallToolResult, Resource
+
+from tether.mcp.catalog import (
+    McpError,
+    McpPrompt,
+    McpPromptArgument,
+    McpResource,
+    McpTool,
+    ServerStatus,
+)
+from tether.mcp.content import McpResult, cut, prompt_text, resource_text, tool_result
+from tether.mcp.failures import describe
+from tether.mcp.listing import MAX_PAGES
+from tether.mcp.names import NameMap
+from tether.mcp.servers import McpLimits, ServerConfig
+from tether.mcp.supervisor import ServerDown, SupervisedServer
+
+__all__ = [
+    "McpError",
+    "McpManager",
+    "McpPrompt",
+    "McpPromptArgument",
+    "McpResource",
+    "McpResult",
+    "McpTool",
+    "ServerStatus",
+    "probe_servers",
+]
+
+
+class McpManager:
+    """Connections to the configured servers. `await start()`, use, `await aclose()` (or
+    `async with`). Tool calls and resource reads always return a result (a failure is one
+    the model reads); prompts and resource listings raise `McpError`."""
+
+    def __init__(self, servers: Sequence[ServerConfig], limits: McpLimits) -> None:
+        self._limits = limits
+        self._servers: dict[str, SupervisedServer] = {}
+        self._problems: list[str] = []
+        for config in servers:
+            if config.name in self._servers:
+                self._note(f'MCP server "{config.name}" is configured twice; the first is used')
+            else:
+                self._servers[config.name] = SupervisedServer(config, limits.startup_timeout_s)
+        self._tool_names = NameMap()
+        self._prompt_names = NameMap()
+        self._tools: dict[str, list[McpTool]] = {}
+        self._prompts: dict[str, list[McpPrompt]] = {}
+        self._started = False
+
+    async def start(self) -> None:
+        """Connect every server at once, each within `startup_timeout_s`. Never raises."""
+        if self._started:
+            return
+        self._started = True
+        await asyncio.gather(*(server.connect() for server in self._servers.values()))
+        for server in self._servers.values():
+            self._publish(server)
+
+    def statuses(self) -> dict[str, ServerStatus]:
+        return {name: self._status(server) for name, server in self._servers.items()}
+
+    def problems(self) -> list[str]:
+        """Servers that failed to start, tools left out, listings that failed: each once."""
+        return list(self._problems)
+
+    def tools(self) -> list[McpTool]:
+        return [tool for tools in self._tools.values() for tool in tools]
+
+    def prompts(self) -> list[McpPrompt]:
+        return [prompt for prompts in self._prompts.values() for prompt in prompts]
+
+    async def call(self, exposed: str, arguments: dict[str, Any]) -> McpResult:
+        """Call a tool by its exposed name, within `call_timeout_s`. Cancelling the caller
+        cancels the call (the server is told) and leaves the connection usable."""
+        target = self._tool_names.resolve(exposed)
+        if target is None:
+            return McpResult(f"there is no MCP tool called {exposed}", is_error=True)
+        name, tool = target
+        limit = self._limits.call_timeout_s
+
+        async def run(client: Client) -> CallToolResult:
+            async with asyncio.timeout(limit):
+                return await client.call_tool(tool, arguments)
+
+        try:
+            result = await self._servers[name].run(run)
+        except ServerDown as exc:
+            return McpResult(f'MCP server "{name}" is down: {exc}', is_error=True)
+        except TimeoutError:
+            return McpResult(
+                f'MCP tool "{tool}" of server "{name}" did not answer within {limit:g} s',
+                is_error=True,
+            )
+        except Exception as exc:  # the server's error or nonsense: the model reads it
+            return McpResult(
+                f'MCP server "{name}" failed on tool "{tool}": {describe(exc)}', is_error=True
+            )
+        return tool_result(result, self._limits.max_output_chars)
+
+    async def list_resources(self, server: str | None = None) -> list[McpResource]:
+        """The resources of one server (raises `McpError` if it cannot list them), or of
+        every connected server that has resources (one that fails is left out, as a problem)."""
+        if server is not None:
+            return await self._resources_of(self._known(server))
+        found: list[McpResource] = []
+        for candidate in self._servers.values():
+            client = candidate.client
+            if candidate.down or client is None or client.server_capabilities.resources is None:
+                continue
+            try:
+                found.extend(await self._resources_of(candidate))
+            except McpError as exc:
+                self._note(str(exc))
+        return found
+
+    async def read_resource(self, server: str, uri: str) -> McpResult:
+        known = self._servers.get(server)
+        if known is None:
+            return McpResult(f'there is no MCP server called "{server}"', is_error=True)
+        try:
+            result = await known.run(lambda client: client.read_resource(uri))
+        except ServerDown as exc:
+            return McpResult(f'MCP server "{server}" is down: {exc}', is_error=True)
+        except Exception as exc:  # the server's error: the model reads it
+            message = f'MCP server "{server}" could not read {uri}: {describe(exc)}'
+            return McpResult(message, is_error=True)
+        return McpResult(cut(resource_text(result.contents), self._limits.max_output_chars))
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> str:
+        """The prompt's messages as text; raises `McpError` naming the server on failure."""
+        known = self._known(server)
+        try:
+            result = await known.run(lambda client: client.get_prompt(name, arguments))
+        except ServerDown as exc:
+            raise McpError(f'MCP server "{server}" is down: {exc}') from None
+        except Exception as exc:  # the server's error, reported to the user
+            message = f'MCP server "{server}" could not give prompt "{name}": {describe(exc)}'
+            raise McpError(message) from exc
+        return prompt_text(result)
+
+    async def reconnect(self, server: str) -> ServerStatus:
+        """Close the server's connection and connect again (also to one that is down)."""
+        known = self._known(server)
+        await known.reconnect()
+        self._publish(known)
+        return self._status(known)
+
+    async def aclose(self) -> None:
+        """Close every connection; stdio servers' processes are gone when this returns."""
+        await asyncio.gather(*(server.close() for server in self._servers.values()))
+
+    async def __aenter__(self) -> McpManager:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _publish(self, server: SupervisedServer) -> None:
+        """Name the server's tools and prompts, and note its problems. A name once given
+        stays that tool's."""
+        name = server.config.name
+        listing = server.listing
+        if server.down is not None:
+            self._note(f'MCP server "{name}" failed to start: {server.down}')
+        if listing is None:
+            return
+        for problem in listing.problems:
+            self._note(problem)
+        self._tools[name] = [
+            McpTool(
+                server=name,
+                name=spec.name,
+                exposed=self._tool_names.add(name, spec.name),
+                description=spec.description,
+                input_schema=dict(spec.input_schema),
+                read_only=spec.read_only,
+            )
+            for spec in listing.tools
+        ]
+        self._prompts[name] = [
+            McpPrompt(
+                server=name,
+                name=prompt.name,
+                exposed=self._prompt_names.add(name, prompt.name),
+                description=prompt.description or "",
+                arguments=tuple(
+                    McpPromptArgument(arg.name, arg.description or "", bool(arg.required))
+                    for arg in prompt.arguments or ()
+                ),
+            )
+            for prompt in listing.prompts
+        ]
+
+    def _status(self, server: SupervisedServer) -> ServerStatus:
+        tools = len(self._tools.get(server.config.name, ()))
+        if server.down is not None:
+            return ServerStatus("failed", tools, server.down)
+        if server.closed:
+            return ServerStatus("stopped", tools)
+        return ServerStatus("connected", tools, connect_s=server.connect_s)
+
+    def _known(self, server: str) -> SupervisedServer:
+        known = self._servers.get(server)
+        if known is None:
+            raise McpError(f'there is no MCP server called "{server}"')
+        return known
+
+    async def _resources_of(self, server: SupervisedServer) -> list[McpResource]:
+        name = server.config.name
+        try:
+            pages = await server.run(_all_resources)
+        except ServerDown as exc:
+            raise McpError(f'MCP server "{name}" is down: {exc}') from None
+        except Exception as exc:  # the server's error, reported to the caller
+            message = f'MCP server "{name}" could not list its resources: {describe(exc)}'
+            raise McpError(message) from exc
+        return [McpResource(name, r.uri, r.name, r.description or "", r.mime_type) for r in pages]
+
+    def _note(self, problem: str) -> None:
+        if problem not in self._problems:
+            self._problems.append(problem)
+
+
+async def _all_resources(client: Client) -> list[Resource]:
+    resources: list[Resource] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_resources(cursor=cursor)
+        resources.extend(page.resources)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return resources
+
+
+async def probe_servers(
+    servers: Sequence[ServerConfig], limits: McpLimits
+) -> dict[str, ServerStatus]:
+    """Connect to every server, note how each is doing, and close them again (what
+    `tether mcp list` shows). Runs under `asyncio.run` from synchronous code."""
+    manager = McpManager(servers, limits)
+    try:
+        await manager.start()
+        return manager.statuses()
+    finally:
+        await manager.aclose()

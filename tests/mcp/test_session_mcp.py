@@ -1,0 +1,132 @@
+"""MCP servers in a real session, through the CLI: the model calls a real server's tool and
+uses its result; permission rules, hooks and tool search treat MCP tools like built-in ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+TIME_TOOL = "mcp__time__get_current_time"
+
+# What Claude Code's documentation shows for a project's .mcp.json, unchanged.
+TIME_SERVER = {"time": {"command": "mcp-server-time", "args": [], "env": {}}}
+
+
+@pytest.fixture(autouse=True)
+def servers_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real servers are console scripts beside this Python, as `uvx` or `pip` puts them."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def _mcp_json(workspace: Path, servers: dict[str, object]) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+
+
+def _settings(workspace: Path, data: dict[str, object]) -> None:
+    (workspace / ".tether").mkdir(exist_ok=True)
+    (workspace / ".tether" / "settings.json").write_text(json.dumps(data))
+
+
+def test_the_model_calls_a_real_mcp_tool_and_uses_its_result(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _mcp_json(workspace, TIME_SERVER)
+    fake_model.script(reply(tool_use(TIME_TOOL, timezone="UTC")), reply(text("It is late.")))
+    result = tether("-p", "what time is it?", "--output-format", "stream-json")
+    assert result.exit_code == 0, result.stderr
+    init = result.json_lines()[0]
+    assert TIME_TOOL in init["tools"]
+    first = fake_model.requests[0]
+    assert TIME_TOOL in first.tool_names()
+    spec = next(t for t in first.body["tools"] if t["name"] == TIME_TOOL)
+    assert spec["input_schema"]["properties"]["timezone"]["type"] == "string"
+    [answer] = fake_model.requests[1].tool_results()
+    assert fake_model.requests[1].tool_result_errors() == [False]
+    assert "UTC" in answer
+    assert json.loads(result.stdout.splitlines()[-1])["result"] == "It is late."
+
+
+def test_rules_and_hooks_apply_to_mcp_tools(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _mcp_json(workspace, TIME_SERVER)
+    log = workspace / "hook.log"
+    script = workspace / "hook.py"
+    script.write_text(f"import sys\nopen({str(log)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
+    hook = {"type": "command", "command": f"{sys.executable} {script}"}
+    _settings(
+        workspace,
+        {
+            "permissions": {"deny": ["mcp__time__convert_time"]},
+            "hooks": {"PreToolUse": [{"matcher": "mcp__time__.*", "hooks": [hook]}]},
+        },
+    )
+    convert = tool_use(
+        "mcp__time__convert_time", source_timezone="UTC", time="12:00", target_timezone="UTC"
+    )
+    fake_model.script(reply(tool_use(TIME_TOOL, timezone="UTC"), convert), reply(text("done")))
+    # Headless in default mode: what no rule allows is refused; the allow rule lets one run.
+    result = tether("-p", "time?", "--permission-mode", "default", "--allowedTools", "mcp__time")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_result_errors() == [False, True]
+    assert "denied" in fake_model.requests[1].tool_results()[1].lower()
+    logged = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    # Both calls were hooked (side by side: in either order), the denied one too.
+    assert sorted(entry["tool_name"] for entry in logged) == ["mcp__time__convert_time", TIME_TOOL]
+
+
+def test_a_bare_deny_hides_a_whole_server(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _mcp_json(workspace, TIME_SERVER)
+    _settings(workspace, {"permissions": {"deny": ["mcp__time"]}})
+    fake_model.script(reply(text("no clock")))
+    assert tether("-p", "time?").exit_code == 0
+    assert not any(n.startswith("mcp__") for n in fake_model.requests[0].tool_names())
+
+
+def test_many_tools_are_offered_through_tool_search(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _mcp_json(workspace, TIME_SERVER)
+    _settings(workspace, {"tether": {"mcp": {"toolSearchShare": 0.0001}}})
+    fake_model.script(
+        reply(tool_use("ToolSearch", query="current time")),
+        reply(tool_use("CallTool", name=TIME_TOOL, arguments={"timezone": "UTC"})),
+        reply(text("found it")),
+    )
+    result = tether("-p", "time?")
+    assert result.exit_code == 0, result.stderr
+    names = [r.tool_names() for r in fake_model.requests]
+    assert all(n == names[0] for n in names)  # the same tools in every request
+    assert "ToolSearch" in names[0]
+    assert not any(n.startswith("mcp__") for n in names[0])
+    found = fake_model.requests[1].tool_results()[0]
+    assert found.startswith(TIME_TOOL)
+    assert '"timezone"' in found
+    assert fake_model.requests[2].tool_result_errors() == [False]
+    assert "UTC" in fake_model.requests[2].tool_results()[0]
+
+
+def test_a_broken_server_is_named_and_the_session_goes_on(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _mcp_json(
+        workspace, {**TIME_SERVER, "ghost": {"command": "no-such-mcp-server-anywhere", "args": []}}
+    )
+    fake_model.script(reply(text("fine")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "fine\n")
+    assert "ghost" in result.stderr
+    assert TIME_TOOL in fake_model.requests[0].tool_names()
