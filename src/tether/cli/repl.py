@@ -392,6 +392,9 @@ class _Repl:
             )
         else:
             ready = await self._session()
+            if ready is not None:  # MCP servers' prompts are known once they are connected
+                await self._ask_startup_questions(ready)
+                await self._prepare(ready)
             skill = ready.session.skills.get(name[1:]) if ready is not None else None
             command = ready.session.commands.get(name[1:]) if ready is not None else None
             if skill is not None:

@@ -1,0 +1,101 @@
+"""MCP in the REPL: a repository's server is used only once the user says yes (remembered), a
+server's prompt runs as /mcp__server__prompt, and Ctrl+C stops an MCP call like any other."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from tests.cli.test_repl import CTRL_D, Terminal
+from tether.cli.setup import RunOptions
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.mcp_http_server import McpHttpServer
+
+
+@pytest.fixture
+def demo() -> Iterator[McpHttpServer]:
+    with McpHttpServer() as server:
+        yield server
+
+
+def _project_server(workspace: Path, url: str) -> None:
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"type": "http", "url": url}}})
+    )
+
+
+def _local_settings(workspace: Path) -> dict[str, object]:
+    path = workspace / ".tether" / "settings.local.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+async def test_a_repository_server_is_asked_about_once(
+    model_env: FakeModelServer, workspace: Path, demo: McpHttpServer
+) -> None:
+    _project_server(workspace, demo.url)
+    model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
+    terminal = Terminal()
+    assert await terminal.run(workspace, "hello\ry" + CTRL_D) == 0
+    assert "Use the MCP server 'demo'" in terminal.output
+    assert "yes (remembered)" in terminal.output
+    assert "mcp__demo__add" in model_env.requests[0].tool_names()
+    assert _local_settings(workspace) == {"enabledMcpjsonServers": ["demo"]}
+
+    again = Terminal()  # decided: not asked again
+    assert await again.run(workspace, "hi\r" + CTRL_D) == 0
+    assert "Use the MCP server" not in again.output
+    assert "mcp__demo__add" in model_env.requests[1].tool_names()
+
+
+async def test_no_keeps_the_server_out(
+    model_env: FakeModelServer, workspace: Path, demo: McpHttpServer
+) -> None:
+    _project_server(workspace, demo.url)
+    model_env.script(reply(text("ok")))
+    terminal = Terminal()
+    assert await terminal.run(workspace, "hello\rn" + CTRL_D) == 0
+    assert not any(n.startswith("mcp__") for n in model_env.requests[0].tool_names())
+    assert _local_settings(workspace) == {"disabledMcpjsonServers": ["demo"]}
+
+
+async def test_a_server_prompt_runs_as_a_command(
+    model_env: FakeModelServer, workspace: Path, demo: McpHttpServer
+) -> None:
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "mcp.local.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"type": "http", "url": demo.url}}})
+    )
+    model_env.script(reply(text("Looks fine.")))
+    terminal = Terminal()
+    assert await terminal.run(workspace, "/mcp__demo__review x = 1\r" + CTRL_D) == 0
+    assert "Looks fine." in terminal.output
+    sent = model_env.requests[0].last_user_text()
+    assert "x = 1" in sent
+
+
+async def test_ctrl_c_stops_an_mcp_call(
+    model_env: FakeModelServer, workspace: Path, demo: McpHttpServer
+) -> None:
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "mcp.local.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"type": "http", "url": demo.url}}})
+    )
+    model_env.script(reply(tool_use("mcp__demo__sleep", seconds=60)), reply(text("Stopped.")))
+    terminal = Terminal()
+    options = RunOptions(cwd=workspace, permission_mode="bypassPermissions")
+    with create_pipe_input() as pipe:
+        pipe.send_text("wait\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=options))
+        await terminal.wait_for("● mcp__demo__sleep")
+        pipe.send_text("\x03")  # Ctrl+C, read as a key during the turn
+        await terminal.wait_for("Interrupted")
+        pipe.send_text("go on\r")
+        await terminal.wait_for("Stopped.")
+        pipe.send_text(CTRL_D)
+        assert await repl == 0
+    assert "Interrupted by the user" in model_env.requests[1].tool_results()[0]
