@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import compaction_bench
 import context_bench
 import grep_bench
+import mcp_bench
 import parallel_tools_bench
 import sandbox_bench
 import session_bench
@@ -45,6 +46,8 @@ def main() -> None:
     session_bench.report(session_bench.main())
     print()
     subagent_bench.report(subagent_bench.main())
+    print()
+    mcp_bench.report(mcp_bench.main())
 
 
 if __name__ == "__main__":

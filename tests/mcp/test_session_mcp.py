@@ -115,7 +115,7 @@ def test_many_tools_are_offered_through_tool_search(
     found = fake_model.requests[1].tool_results()[0]
     assert found.startswith(TIME_TOOL)
     assert '"timezone"' in found
-    assert fake_model.requests[2].tool_result_errors() == [False]
+    assert fake_model.requests[2].tool_results() == ["hello from the demo server"]
     assert "UTC" in fake_model.requests[2].tool_results()[0]
 
 
@@ -130,3 +130,23 @@ def test_a_broken_server_is_named_and_the_session_goes_on(
     assert (result.exit_code, result.stdout) == (0, "fine\n")
     assert "ghost" in result.stderr
     assert TIME_TOOL in fake_model.requests[0].tool_names()
+
+
+def test_resources_are_listed_and_read(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    with McpHttpServer() as demo:
+        _mcp_json(workspace, {"demo": {"type": "http", "url": demo.url}})
+        fake_model.script(
+            reply(tool_use("ListMcpResourcesTool")),
+            reply(tool_use("ReadMcpResourceTool", server="demo", uri="test://greeting")),
+            reply(text("read it")),
+        )
+        result = tether("-p", "what resources are there?")
+    assert result.exit_code == 0, result.stderr
+    listed = fake_model.requests[1].tool_results()[0]
+    assert '"uri": "test://greeting"' in listed
+    assert '"server": "demo"' in listed
+    assert fake_model.requests[2].tool_results() == ["hello from the demo server"]
