@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from fake_env import fake_env
 from tether.cli.setup import RunOptions, build_session
 from tether.protocol import Notice, TurnFinished, UserInput
 from tether.testing import FakeModelServer, RecordedRequest, Reply, reply, text, tool_use
@@ -36,13 +37,7 @@ async def _run(server: FakeModelServer, workspace: Path, home: Path) -> dict[str
     session = build_session(
         RunOptions(
             cwd=workspace,
-            env={
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "bench",
-                "TETHER_HOME": str(home),
-                "HOME": str(home),
-                "TETHER_CONTEXT_WINDOW": str(WINDOW),
-            },
+            env=fake_env(server, home, TETHER_CONTEXT_WINDOW=str(WINDOW)),
             permission_mode="bypassPermissions",
         )
     )

@@ -21,6 +21,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from fake_env import fake_env
 from tether.cli.setup import RunOptions, build_session
 from tether.protocol import TurnFinished, UserInput
 from tether.testing import FakeModelServer, RecordedRequest, Reply, reply, text, tool_use
@@ -112,12 +113,7 @@ async def _run_session(server: FakeModelServer, workspace: Path, home: Path) -> 
     session = build_session(
         RunOptions(
             cwd=workspace,
-            env={
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "k",
-                "TETHER_HOME": str(home),
-                "HOME": str(home),
-            },
+            env=fake_env(server, home),
             permission_mode="bypassPermissions",
         )
     )

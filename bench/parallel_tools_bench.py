@@ -12,6 +12,7 @@ import itertools
 import tempfile
 from pathlib import Path
 
+from fake_env import fake_env
 from tether.cli.setup import RunOptions, build_session
 from tether.protocol import TurnFinished, UserInput
 from tether.testing import FakeModelServer, Reply, reply, text, tool_use
@@ -31,12 +32,7 @@ async def _turn(server: FakeModelServer, workspace: Path, home: Path, script: li
         RunOptions(
             cwd=workspace,
             permission_mode="bypassPermissions",
-            env={
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "bench",
-                "TETHER_HOME": str(home),
-                "HOME": str(home),
-            },
+            env=fake_env(server, home),
         )
     )
     try:

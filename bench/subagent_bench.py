@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from fake_env import fake_env
 from tether.cli.setup import RunOptions, build_session
 from tether.protocol import TurnFinished, UserInput
 from tether.testing import (
@@ -76,12 +77,7 @@ async def _run_once(server: FakeModelServer, workspace: Path, home: Path, shape:
         RunOptions(
             cwd=workspace,
             permission_mode="bypassPermissions",
-            env={
-                "ANTHROPIC_BASE_URL": server.url,
-                "ANTHROPIC_API_KEY": "bench",
-                "TETHER_HOME": str(home),
-                "HOME": str(home),
-            },
+            env=fake_env(server, home),
         )
     )
     try:

@@ -59,24 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
         help="how tool calls no rule allows are handled (default: ask, or deny when headless)",
     )
-    p.add_argument(
-        "--allowedTools",
-        "--allowed-tools",
-        dest="allowed_tools",
-        nargs="+",
-        default=[],
-        metavar="RULE",
-        help='rules to allow, e.g. "Bash(git diff *)" Edit',
-    )
-    p.add_argument(
-        "--disallowedTools",
-        "--disallowed-tools",
-        dest="disallowed_tools",
-        nargs="+",
-        default=[],
-        metavar="RULE",
-        help="rules to deny; a bare tool name removes the tool",
-    )
+    add_rule_options(p)
     p.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -105,6 +88,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
     return p
+
+
+def add_rule_options(p: argparse.ArgumentParser) -> None:
+    """--allowedTools and --disallowedTools, as Claude Code spells them (see `split_rules`)."""
+    for flag, dest, help in (
+        ("--allowedTools", "allowed_tools", 'rules to allow, e.g. "Bash(git diff *)" Edit'),
+        (
+            "--disallowedTools",
+            "disallowed_tools",
+            "rules to deny; a bare tool name removes the tool",
+        ),
+    ):
+        p.add_argument(
+            flag,
+            "--" + dest.replace("_", "-"),
+            dest=dest,
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="RULE",
+            help=help,
+        )
 
 
 def _positive_float(value: str) -> float:
@@ -173,8 +178,8 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         permission_mode=(
             "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
         ),
-        allowed_tools=tuple(_split_rules(args.allowed_tools)),
-        disallowed_tools=tuple(_split_rules(args.disallowed_tools)),
+        allowed_tools=tuple(split_rules(args.allowed_tools)),
+        disallowed_tools=tuple(split_rules(args.disallowed_tools)),
         max_budget_usd=args.max_budget_usd,
         resume=args.resume,
         continue_latest=args.continue_latest,
@@ -182,7 +187,7 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
     )
 
 
-def _split_rules(values: list[str]) -> list[str]:
+def split_rules(values: list[str]) -> list[str]:
     """Rules come space- or comma-separated, as in Claude Code; commas inside parentheses stay."""
     rules: list[str] = []
     for value in values:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from prompt_toolkit import Application, PromptSession
 from prompt_toolkit.formatted_text import FormattedText
@@ -42,6 +42,8 @@ STYLE = Style.from_dict(
         "hint": "ansibrightblack",
     }
 )
+
+_T = TypeVar("_T")
 
 PermissionKey = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
 """What a key pressed at a permission question means; "tell" denies with a message."""
@@ -70,27 +72,15 @@ async def read_permission_answer(
     """Read the answer to a permission question (printed above by the renderer): the key's
     meaning (see `PERMISSION_KEYS`; "allow_always" only when `can_remember`), and for "tell"
     the message typed for the model (None when left empty)."""
-    bindings = KeyBindings()
-    for meaning, keys in PERMISSION_KEYS.items():
-        if meaning == "allow_always" and not can_remember:
-            continue
-        for key in keys:
-            bindings.add(key, eager=True)(_exit_with(meaning))
+    keys: dict[PermissionKey, tuple[str, ...]] = {
+        meaning: keys
+        for meaning, keys in PERMISSION_KEYS.items()
+        if meaning != "allow_always" or can_remember
+    }
     choices = "1, 2 or 3" if can_remember else "1 or 3"
-    hint = FormattedText([("class:question", "  → "), ("class:hint", f"press {choices}")])
-    app: Application[PermissionKey] = Application(
-        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
-        key_bindings=bindings,
-        style=STYLE,
-        input=input,
-        output=output,
-        erase_when_done=True,
-    )
-    app.ttimeoutlen = ESCAPE_TIMEOUT_S
-    try:
-        key = await app.run_async()
-    except EOFError:  # the input is gone: nobody is there to approve anything
-        return "interrupt", None
+    # The input gone: nobody is there to approve anything.
+    closed: PermissionKey = "interrupt"
+    key = await _read_one_key(input, output, keys, f"press {choices}", closed=closed)
     if key != "tell":
         return key, None
     return await _read_denial_message(input, output)
@@ -124,17 +114,31 @@ async def _read_denial_message(
 
 async def read_yes_no(input: Input | None, output: Output | None) -> bool | None:
     """A one-key yes (y, 1) or no (n, 3, Esc); None for Ctrl+C or a closed input."""
+    keys: dict[bool | None, tuple[str, ...]] = {
+        True: ("y", "Y", "1"),
+        False: ("n", "N", "3", "escape"),
+        None: ("c-c", "<sigint>", "c-d"),
+    }
+    return await _read_one_key(input, output, keys, "y or n", closed=None)
+
+
+async def _read_one_key(
+    input: Input | None,
+    output: Output | None,
+    keys: Mapping[_T, tuple[str, ...]],
+    hint: str,
+    *,
+    closed: _T,
+) -> _T:
+    """A one-line application under a question: the meaning of the first key that has one
+    (other keys are ignored); `closed` when the input is gone."""
     bindings = KeyBindings()
-    for keys, result in (
-        (("y", "Y", "1"), True),
-        (("n", "N", "3", "escape"), False),
-        (("c-c", "<sigint>", "c-d"), None),
-    ):
-        for key in keys:
-            bindings.add(key, eager=True)(_exit_with(result))
-    hint = FormattedText([("class:question", "  → "), ("class:hint", "y or n")])
-    app: Application[bool | None] = Application(
-        layout=Layout(Window(FormattedTextControl(hint, show_cursor=False), height=1)),
+    for meaning, names in keys.items():
+        for name in names:
+            bindings.add(name, eager=True)(_exit_with(meaning))
+    line = FormattedText([("class:question", "  → "), ("class:hint", hint)])
+    app: Application[_T] = Application(
+        layout=Layout(Window(FormattedTextControl(line, show_cursor=False), height=1)),
         key_bindings=bindings,
         style=STYLE,
         input=input,
@@ -145,7 +149,7 @@ async def read_yes_no(input: Input | None, output: Output | None) -> bool | None
     try:
         return await app.run_async()
     except EOFError:
-        return None
+        return closed
 
 
 def _exit_with(result: object) -> Callable[[KeyPressEvent], None]:

@@ -39,7 +39,7 @@ from mcp_types import (
 from mcp_types import Tool as McpTool
 
 from tether import __version__
-from tether.cli.app import _split_rules
+from tether.cli.app import add_rule_options, split_rules
 from tether.cli.safety import SafetyOptions, permission_context, plan_session_sandbox
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.core.gate import ToolGate
@@ -234,8 +234,8 @@ def main(argv: list[str]) -> int:
         settings_path=args.settings,
         safety=SafetyOptions(
             mode,
-            tuple(_split_rules(args.allowed_tools)),
-            tuple(_split_rules(args.disallowed_tools)),
+            tuple(split_rules(args.allowed_tools)),
+            tuple(split_rules(args.disallowed_tools)),
         ),
     )
     try:
@@ -300,26 +300,7 @@ def _parser() -> argparse.ArgumentParser:
         help="how calls no rule allows are handled (default: the settings' defaultMode, else "
         "default, where they are refused as needing approval)",
     )
-    parser.add_argument(
-        "--allowedTools",
-        "--allowed-tools",
-        dest="allowed_tools",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="RULE",
-        help='rules to allow, e.g. "Bash(git diff *)" Edit',
-    )
-    parser.add_argument(
-        "--disallowedTools",
-        "--disallowed-tools",
-        dest="disallowed_tools",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="RULE",
-        help="rules to deny; a bare tool name removes the tool",
-    )
+    add_rule_options(parser)
     return parser
 
 

@@ -1,24 +1,25 @@
 """Stores: sessions as append-only JSONL files."""
 
-from tether.store.sessions import (
+from tether.store.reader import (
     AssistantRecord,
     CompactionRecord,
     LoadedSession,
     Record,
-    SessionInfo,
     SessionNotFound,
-    SessionWriter,
     UserRecord,
+    load_session,
+)
+from tether.store.sessions import (
+    SessionInfo,
     find_session,
-    fork_session,
     latest_session,
     list_sessions,
-    load_session,
     project_dir,
     project_slug,
     remove_session,
     subagent_transcript_path,
 )
+from tether.store.writer import SessionWriter, fork_session
 
 __all__ = [
     "AssistantRecord",

@@ -1,8 +1,5 @@
 """Sessions on disk: one JSONL file each, under `<home>/projects/<slug of the working dir>/`,
-beside a `<session-id>/` directory for the transcripts of its subagents.
-
-Also the public face of the store: the writer and the reader are re-exported from here.
-"""
+beside a `<session-id>/` directory for the transcripts of its subagents."""
 
 from __future__ import annotations
 
@@ -15,37 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tether.protocol import ConfigError
-from tether.store.reader import (
-    AssistantRecord,
-    CompactionRecord,
-    LoadedSession,
-    Record,
-    SessionNotFound,
-    UserRecord,
-    entry_at,
-    load_session,
-)
-from tether.store.writer import SessionWriter, fork_session
-
-__all__ = [
-    "AssistantRecord",
-    "CompactionRecord",
-    "LoadedSession",
-    "Record",
-    "SessionInfo",
-    "SessionNotFound",
-    "SessionWriter",
-    "UserRecord",
-    "find_session",
-    "fork_session",
-    "latest_session",
-    "list_sessions",
-    "load_session",
-    "project_dir",
-    "project_slug",
-    "remove_session",
-    "subagent_transcript_path",
-]
+from tether.store.reader import SessionNotFound, entry_at
 
 _MAX_SLUG = 200  # directory names stop at 255 bytes; deeper paths are cut and end in a hash
 _CHUNK = 1 << 20
