@@ -115,7 +115,7 @@ def test_many_tools_are_offered_through_tool_search(
     found = fake_model.requests[1].tool_results()[0]
     assert found.startswith(TIME_TOOL)
     assert '"timezone"' in found
-    assert fake_model.requests[2].tool_results() == ["hello from the demo server"]
+    assert fake_model.requests[2].tool_result_errors() == [False]
     assert "UTC" in fake_model.requests[2].tool_results()[0]
 
 
