@@ -150,3 +150,16 @@ def test_resources_are_listed_and_read(
     assert '"uri": "test://greeting"' in listed
     assert '"server": "demo"' in listed
     assert fake_model.requests[2].tool_results() == ["hello from the demo server"]
+
+
+def test_a_server_that_hangs_holds_the_session_only_until_its_timeout(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hangs = Path(__file__).parent / "servers" / "hangs_at_initialise.py"
+    _mcp_json(workspace, {"stuck": {"command": sys.executable, "args": [str(hangs)]}})
+    monkeypatch.setenv("MCP_TIMEOUT", "1500")
+    fake_model.script(reply(text("on time")))
+    result = tether("-p", "time?")
+    assert (result.exit_code, result.stdout) == (0, "on time\n"), result.stderr
+    assert "stuck" in result.stderr
+    assert not any(n.startswith("mcp__") for n in fake_model.requests[0].tool_names())
