@@ -163,3 +163,24 @@ def test_a_server_that_hangs_holds_the_session_only_until_its_timeout(
     assert (result.exit_code, result.stdout) == (0, "on time\n"), result.stderr
     assert "stuck" in result.stderr
     assert not any(n.startswith("mcp__") for n in fake_model.requests[0].tool_names())
+
+
+def test_a_session_without_mcp_servers_never_imports_the_sdk(tmp_path: Path) -> None:
+    """The SDK costs most of a second to import: only sessions with servers pay it."""
+    import subprocess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tether.cli.setup import RunOptions, build_session\n"
+        f"env = {{'ANTHROPIC_API_KEY': 'k', 'TETHER_HOME': {str(tmp_path / 'home')!r}, "
+        f"'HOME': {str(tmp_path)!r}}}\n"
+        f"build_session(RunOptions(cwd=Path({str(workspace)!r}), env=env))\n"
+        "print(sorted(m for m in ('mcp', 'anthropic', 'openai') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "[]\n"

@@ -13,7 +13,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,7 +21,6 @@ from tether.cli.safety import remember_setting
 from tether.config.settings import Settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import is_project_server_enabled, load_limits, load_servers
-from tether.mcp.manager import McpManager, McpPrompt, McpTool
 from tether.mcp.servers import McpLimits, ServerConfig
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice, ToolError
@@ -29,6 +28,9 @@ from tether.tools.base import AnyArguments, Tool
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools, search_tools
 from tether.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with servers to run
+    from tether.mcp.manager import McpManager, McpPrompt, McpTool
 
 CHARS_PER_TOKEN = 4
 
@@ -86,6 +88,8 @@ class McpSetup:
         chosen = [s for s in self.servers if s.name not in self._declined]
         if not chosen:
             return
+        from tether.mcp.manager import McpManager
+
         self.manager = McpManager(chosen, self.limits)
         await self.manager.start()
         for problem in self.manager.problems():

@@ -44,22 +44,29 @@ current_call: ContextVar[CallScope | None] = ContextVar("current_call", default=
 
 @dataclass
 class PathLocks:
-    """One lock per resolved path: mutating calls on the same file run one after another."""
+    """One lock per resolved path: mutating calls on the same file run one after another.
+    A lock lives while some call holds or waits for it."""
 
-    _locks: dict[Path, asyncio.Lock] = field(default_factory=dict[Path, asyncio.Lock])
+    _locks: dict[Path, tuple[asyncio.Lock, int]] = field(
+        default_factory=dict[Path, tuple[asyncio.Lock, int]]
+    )
 
     @contextlib.asynccontextmanager
     async def hold(self, path: Path | None) -> AsyncGenerator[None]:
         if path is None:
             yield
             return
-        lock = self._locks.setdefault(path, asyncio.Lock())
+        lock, users = self._locks.get(path, (asyncio.Lock(), 0))
+        self._locks[path] = (lock, users + 1)
         try:
             async with lock:
                 yield
         finally:
-            if not lock.locked() and not lock._waiters:  # pyright: ignore[reportPrivateUsage]
-                self._locks.pop(path, None)
+            lock, users = self._locks[path]
+            if users == 1:
+                del self._locks[path]
+            else:
+                self._locks[path] = (lock, users - 1)
 
 
 async def run_calls(
