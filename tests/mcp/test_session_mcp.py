@@ -184,3 +184,78 @@ def test_a_session_without_mcp_servers_never_imports_the_sdk(tmp_path: Path) -> 
         [sys.executable, "-c", program], capture_output=True, text=True, check=True
     )
     assert result.stdout == "[]\n"
+
+
+def test_a_signal_while_servers_connect_stops_headless_at_once(
+    fake_model: FakeModelServer, model_env: object, workspace: Path
+) -> None:
+    import signal
+    import subprocess
+    import time
+
+    hangs = Path(__file__).parent / "servers" / "hangs_at_initialise.py"
+    _mcp_json(workspace, {"stuck": {"command": sys.executable, "args": [str(hangs)]}})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "--cwd",
+            str(workspace),
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MCP_TIMEOUT": "120000"},
+    )
+    for _ in range(2000):  # until the server is started (it is a child of tether)
+        children = subprocess.run(
+            ["pgrep", "-P", str(proc.pid), "-f", "hangs_at_initialise"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        if children:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)  # not the two minutes of the server's timeout
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    body = json.loads(out)
+    assert (body["subtype"], body["result"]) == ("error_during_execution", "stopped by SIGTERM")
+    assert fake_model.requests == []
+
+
+async def test_an_interrupt_while_servers_connect_leaves_a_usable_session(
+    fake_model: FakeModelServer,
+    model_env: object,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from tether.cli.setup import RunOptions, build_session
+    from tether.protocol import TurnFinished, UserInput
+
+    hangs = Path(__file__).parent / "servers" / "hangs_at_initialise.py"
+    _mcp_json(workspace, {"stuck": {"command": sys.executable, "args": [str(hangs)]}})
+    monkeypatch.setenv("MCP_TIMEOUT", "120000")
+    fake_model.script(reply(text("still here")))
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    try:
+        preparing = asyncio.create_task(session.prepare())
+        await asyncio.sleep(0)  # the preparations start
+        assert session.preparing
+        session.interrupt()
+        assert await preparing == []
+        first = [e async for e in session.submit(UserInput(text="hi"))][-1]
+        assert isinstance(first, TurnFinished)
+        assert (first.subtype, first.error) == ("error_during_execution", "interrupted by the user")
+        second = [e async for e in session.submit(UserInput(text="hi again"))][-1]
+        assert isinstance(second, TurnFinished)
+        assert second.result == "still here"
+    finally:
+        await session.aclose()

@@ -293,7 +293,7 @@ class _Repl:
             self._waiting.cancel()
         elif self._asking is not None:
             self._asking.cancel()
-        elif ready is not None and ready.session.busy:
+        elif ready is not None and (ready.session.busy or ready.session.preparing):
             ready.session.interrupt()
 
     async def _show_turn(self, ready: Ready, text: str) -> str:

@@ -82,6 +82,7 @@ class Session:
         """Yes/no questions for the user before the first turn (use this repository's MCP
         servers?); a front end that cannot ask leaves them to their defaults."""
         self._prepared_told = False
+        self._interrupt_pending = False
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
         self.resumed: str | None = None
@@ -104,6 +105,11 @@ class Session:
     @property
     def messages(self) -> tuple[Message, ...]:
         return self._history.messages
+
+    @property
+    def preparing(self) -> bool:
+        """Whether the preparations run (MCP servers connecting)."""
+        return self._preparing is not None and not self._preparing.done()
 
     @property
     def busy(self) -> bool:
@@ -138,7 +144,13 @@ class Session:
         first caller only."""
         if self._preparing is None:
             self._preparing = asyncio.create_task(self._run_preparations())
-        events = await asyncio.shield(self._preparing)
+        try:
+            events = await asyncio.shield(self._preparing)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if (current is not None and current.cancelling()) or not self._preparing.cancelled():
+                raise
+            events = []  # interrupted: the session goes on without what it was preparing
         if self._prepared_told:
             return []
         self._prepared_told = True
@@ -205,9 +217,12 @@ class Session:
     def interrupt(self, reason: str = "interrupted by the user") -> None:
         """Cancel the running turn: stream and tools stop; pending calls are answered, and the
         turn finishes with `reason` as its error."""
-        if self._preparing is not None and not self._preparing.done():
+        if self.preparing:
+            assert self._preparing is not None
             self._interrupted = reason
             self._preparing.cancel()
+            # The turn waiting for the preparations stops as soon as it starts.
+            self._interrupt_pending = not self.busy
         if self._task is not None and not self._task.done():
             self._interrupted = reason
             self._task.cancel()
@@ -291,6 +306,9 @@ class Session:
         try:
             for event in await self.prepare():
                 emit(event)
+            if self._interrupt_pending:
+                self._interrupt_pending = False
+                raise asyncio.CancelledError  # interrupted while it waited for them
             if not text.strip():
                 raise HarnessError("the prompt is empty")
             blocked, contexts = await self.lifecycle.before_prompt(text, emit)
