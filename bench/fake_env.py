@@ -7,10 +7,11 @@ from pathlib import Path
 from tether.testing import FakeModelServer
 
 
-def fake_env(server: FakeModelServer, home: Path, **extra: str) -> dict[str, str]:
-    """Talk to `server`; keep settings, sessions and scratch files under `home`."""
+def fake_env(server: FakeModelServer | str, home: Path, **extra: str) -> dict[str, str]:
+    """Talk to `server` (or the one at that URL); keep settings, sessions and scratch files
+    under `home`."""
     return {
-        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_BASE_URL": server if isinstance(server, str) else server.url,
         "ANTHROPIC_API_KEY": "bench",
         "TETHER_HOME": str(home),
         "HOME": str(home),

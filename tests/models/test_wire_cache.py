@@ -72,3 +72,31 @@ async def test_openai_history_is_identical_with_reuse(fake_model: FakeModelServe
     last = fake_model.requests[-1].messages()
     assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "assistant", "tool"]
     assert fake_model.requests[1].messages() == last[:4]
+
+
+async def test_anthropic_body_is_the_one_build_body_describes(fake_model: FakeModelServer) -> None:
+    """Pre-encoded messages and fresh encoding of the marked ones make exactly the body that
+    `build_body` describes, whatever the history's reuse."""
+    from tether.models.anthropic_request import build_body, convert_messages
+    from tether.protocol import ToolSpec
+
+    model = AnthropicModel(model="claude-sonnet-5-5", api_key="k", base_url=fake_model.url)
+    tools = (ToolSpec(name="Read", description="Read a file.", input_schema={"type": "object"}),)
+    snapshots = _growing_history(4)
+    fake_model.script(*[reply(text("ok")) for _ in snapshots])
+    for messages in snapshots:
+        request = ModelRequest(
+            model="m", system="You help: «ünïcode»", messages=messages, tools=tools
+        )
+        await finish(model, request)
+        expected = build_body(request, model="claude-sonnet-5-5")
+        assert fake_model.requests[-1].body == {**expected, "stream": True}
+        assert convert_messages(messages) == [
+            {
+                **m,
+                "content": [
+                    {k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]
+                ],
+            }
+            for m in fake_model.requests[-1].body["messages"]
+        ]

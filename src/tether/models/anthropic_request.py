@@ -8,6 +8,7 @@ only 20 blocks from a breakpoint).
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from tether.models.base import ModelRequest
@@ -141,3 +142,24 @@ def mark_newest_messages(messages: list[dict[str, Any]], count: int) -> None:
                 messages[index] = {**messages[index], "content": new_content}
                 marked += 1
                 break
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON, UTF-8: what is sent."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def encode_body(
+    body: dict[str, Any], converted: list[dict[str, Any]], encoded: list[bytes]
+) -> bytes:
+    """The streaming request's JSON. Messages still as `converted` gave them are sent as
+    `encoded` (each message is encoded once in its life); the ones `build_body` marked with a
+    cache breakpoint are encoded now. So a long conversation costs a join per request, not a
+    walk and an encoding of the whole history."""
+    messages: list[dict[str, Any]] = body["messages"]
+    parts = [
+        done if sent is original else dumps(sent)
+        for sent, original, done in zip(messages, converted, encoded, strict=True)
+    ]
+    head = dumps({**{k: v for k, v in body.items() if k != "messages"}, "stream": True})
+    return head[:-1] + b',"messages":[' + b",".join(parts) + b"]}"

@@ -6,6 +6,7 @@ same conversion every turn; with this the per-turn cost stays flat.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
@@ -25,10 +26,8 @@ class ConvertedMessages(Generic[T]):
         self._converted: list[T] = []
 
     def convert_all(self, messages: Sequence[Message]) -> list[T]:
-        shared = 0
-        limit = min(len(messages), len(self._messages))
-        while shared < limit and messages[shared] is self._messages[shared]:
-            shared += 1
+        same = list(map(operator.is_, messages, self._messages))  # at C speed: this runs per turn
+        shared = same.index(False) if False in same else len(same)
         self._messages = list(messages)
         self._converted = self._converted[:shared] + [self._convert(m) for m in messages[shared:]]
         return list(self._converted)
