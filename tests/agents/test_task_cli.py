@@ -8,6 +8,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tether.store import list_sessions
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
@@ -69,3 +71,38 @@ def test_subagent_limits_come_from_settings_and_bad_ones_are_named(
     assert "tether.subagents.maxDepth must be a whole number of at least 1" in result.stderr
     settings.write_text('{"tether": {"subagents": {"depth": 1}}}')
     assert "tether.subagents.depth is not a setting" in tether("-p", "hi").stderr
+
+
+def test_a_subagents_compaction_counts_in_the_cost(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
+    routes = Router()
+    routes.add(
+        MAIN,
+        reply(
+            tool_use(
+                "Task",
+                description="long job",
+                prompt="long-job: echo a few times",
+                subagent_type="general-purpose",
+            )
+        ),
+        reply(text("all done")),
+    )
+    # The subagent's context fills up: its next call compacts first (a summary request).
+    routes.add(
+        "long-job",
+        reply(tool_use("Bash", command="echo one")),
+        reply(tool_use("Bash", command="echo two")),
+        reply(tool_use("Bash", command="echo three"), usage={"input_tokens": 9000}),
+        reply(text("SUMMARY: echoed three times.")),
+        reply(text("echoed")),
+    )
+    routes.install(fake_model)
+    result = tether("-p", "go", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    summaries = [r for r in fake_model.requests if "summar" in r.last_user_text().lower()]
+    assert len(summaries) == 1
+    usage = result.json()["usage"]
+    assert usage["output_tokens"] == sum(r.usage["output_tokens"] for r in fake_model.requests)  # type: ignore[index]

@@ -220,6 +220,8 @@ class SubagentRunner:
             max_budget_usd=parent.max_budget_usd,
             price=parent.price,
             locks=parent.locks,
+            # Its compaction summaries count where the parent's do (the session's spend).
+            side_spend=parent.side_spend,
         )
 
     def _tools_for(
