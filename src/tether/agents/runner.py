@@ -81,7 +81,8 @@ class SubagentRunner:
         """A definition's model alias to (model, model id); None runs every subagent on its
         parent's model."""
         self.on_usage = on_usage
-        """Told of each subagent's usage and cost in USD once it ends, however it ends."""
+        """Told of each subagent's usage and cost in USD once it ends, however it ends; by
+        default the calling agent's `side_spend` (the session's cost) is."""
         self.instructions = instructions
         """The project's instructions (CLAUDE.md...), added to every subagent's prompt."""
         self.max_turns = max_turns
@@ -128,8 +129,9 @@ class SubagentRunner:
             # before its journal is closed.
             history.answer_unanswered(INTERRUPTED)
             _close(journal)
-            if self.on_usage is not None:
-                self.on_usage(stats.usage, child.price(stats.usage))
+            spent = self.on_usage or child.side_spend
+            if spent is not None:
+                spent(stats.usage, child.price(stats.usage))
             await child.tool_context.background.kill_all()
         if subtype != "success":
             why = {

@@ -1,5 +1,6 @@
-"""The Task tool for a session: its subagent catalogue, where their transcripts go, the models
-their definitions ask for, and their spend counted in the session's."""
+"""The Task tool for a session: its subagent catalogue, where their transcripts go, and the
+models their definitions ask for. (Their spend reaches the session through the calling agent's
+`side_spend`.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from tether.config.settings import Settings
 from tether.core.recording import SessionRecorder
 from tether.models.base import Model
 from tether.models.resolve import ResolvedModel, build_model
-from tether.protocol import ConfigError, HarnessError, Usage
+from tether.protocol import ConfigError, HarnessError
 from tether.store import SessionWriter, subagent_transcript_path
 
 FAMILIES = {
@@ -64,7 +65,6 @@ def subagent_runner(
     transcript: Path,
     workspace: Path,
     models: SubagentModels,
-    on_usage: Callable[[Usage, float], None],
     instructions: str,
 ) -> SubagentRunner:
     """`tether.subagents.maxDepth` and `.maxConcurrent` in settings bound the nesting and the
@@ -81,7 +81,6 @@ def subagent_runner(
         max_concurrent=limits.get("maxConcurrent", 4),
         transcript_for=transcript_for,
         resolve_model=models,
-        on_usage=on_usage,
         instructions=instructions,
     )
 

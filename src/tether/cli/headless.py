@@ -63,8 +63,7 @@ async def run_headless(
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
         # servers are taken as configured: nobody is there to approve them.
         for event in await _prepared(session):
-            if isinstance(event, Notice) and event.level == "warning":
-                print(f"tether: warning: {event.message}", file=err)
+            _warn(event, err)
         started = session.started()
         if output_format == "stream-json":
             _write(out, init_line(started))
@@ -73,8 +72,8 @@ async def run_headless(
                 progress.render(event)
             elif isinstance(event, ErrorOccurred | ModelRetry):
                 print(f"tether: {_one_line(event)}", file=err)
-            elif isinstance(event, Notice) and event.level == "warning":
-                print(f"tether: warning: {event.message}", file=err)
+            else:
+                _warn(event, err)
             if isinstance(event, MessageCompleted) and output_format == "stream-json":
                 _write(out, message_line(event.message, started.session_id))
             if isinstance(event, TurnFinished):
@@ -99,6 +98,12 @@ async def run_headless(
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _warn(event: Event, err: TextIO) -> None:
+    """Warnings (a server that did not start, a session no longer saved) go to stderr."""
+    if isinstance(event, Notice) and event.level == "warning":
+        print(f"tether: warning: {event.message}", file=err)
 
 
 async def _prepared(session: Session) -> list[Event]:

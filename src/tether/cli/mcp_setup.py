@@ -21,7 +21,7 @@ from tether.cli.safety import remember_setting
 from tether.config.settings import Settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import is_project_server_enabled, load_limits, load_servers
-from tether.mcp.servers import McpLimits, ServerConfig
+from tether.mcp.servers import McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice, ToolError
 from tether.tools.base import AnyArguments, Tool
@@ -248,8 +248,6 @@ def resource_tools(manager: McpManager) -> list[Tool]:
 
 
 def _describe(server: ServerConfig) -> str:
-    from tether.mcp.servers import StdioTransport
-
     transport = server.transport
     if isinstance(transport, StdioTransport):
         return "runs: " + " ".join([transport.command, *transport.args])

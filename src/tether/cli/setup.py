@@ -33,7 +33,7 @@ from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
-from tether.protocol import ConfigError, TextBlock, Usage
+from tether.protocol import ConfigError, TextBlock
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
     LoadedSession,
@@ -102,16 +102,12 @@ def build_session(opts: RunOptions) -> Session:
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
     agents = discover_agents(workspace, home=user_home)
 
-    def count_spend(usage: Usage, cost_usd: float) -> None:
-        session.add_spend(usage, cost_usd)  # subagents run only once the session exists
-
     runner = subagent_runner(
         agents,
         settings,
         transcript=transcript,
         workspace=workspace,
         models=subagent_models,
-        on_usage=count_spend,
         instructions=instructions.text,
     )
     gate, tools = build_gate(

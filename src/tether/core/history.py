@@ -52,6 +52,11 @@ class History:
     def __len__(self) -> int:
         return len(self._messages)
 
+    @property
+    def newest(self) -> Message | None:
+        """The last message, without copying the transcript as `messages` does."""
+        return self._messages[-1] if self._messages else None
+
     def view(self) -> tuple[Message, ...]:
         """What the next request sends."""
         return self._summary + tuple(self._messages[self._cut :])

@@ -144,7 +144,8 @@ async def run_turn(
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
     """Deliver what arrived while the model or the tools worked, in the newest user message
     (after a `pause_turn` the model continues its own message: it waits for the next call)."""
-    if not agent.inputs or not history.messages or history.messages[-1].role != "user":
+    newest = history.newest
+    if not agent.inputs or newest is None or newest.role != "user":
         return
     blocks = [block for source in agent.inputs for block in source()]
     if blocks:
@@ -233,5 +234,5 @@ def _commit(
 
 
 def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:
-    if history.answer_unanswered(reason):
-        emit(MessageCompleted(message=history.messages[-1]))
+    if history.answer_unanswered(reason) and (newest := history.newest) is not None:
+        emit(MessageCompleted(message=newest))

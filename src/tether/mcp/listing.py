@@ -3,9 +3,9 @@ prompts. A tool tether cannot offer the model is left out with a problem; the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from mcp.client import Client
 from mcp.shared.dispatcher import CallOptions
@@ -16,6 +16,15 @@ from tether.mcp.failures import describe
 
 MAX_PAGES = 100
 """A server whose listing never stops paging is read this far."""
+
+
+class _Paged(Protocol):
+    @property
+    def next_cursor(self) -> str | None: ...
+
+
+_Page = TypeVar("_Page", bound=_Paged)
+_T = TypeVar("_T")
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
 """The input schema of a tool that has none."""
@@ -138,16 +147,25 @@ def _absorb(client: Client, tools: list[ToolSpec], raws: list[Mapping[str, Any]]
     client.session._absorb_tool_listing(ListToolsResult(tools=known), complete=True)
 
 
-async def _list_prompts(client: Client) -> list[Prompt]:
-    prompts: list[Prompt] = []
+async def every_page(
+    fetch: Callable[[str | None], Awaitable[_Page]], items: Callable[[_Page], Sequence[_T]]
+) -> list[_T]:
+    """The items of every page of a paged listing (`fetch(cursor)`), up to `MAX_PAGES`."""
+    found: list[_T] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = await client.list_prompts(cursor=cursor)
-        prompts.extend(page.prompts)
+        page = await fetch(cursor)
+        found.extend(items(page))
         cursor = page.next_cursor
         if cursor is None:
             break
-    return prompts
+    return found
+
+
+async def _list_prompts(client: Client) -> list[Prompt]:
+    return await every_page(
+        lambda cursor: client.list_prompts(cursor=cursor), lambda page: page.prompts
+    )
 
 
 async def _unchecked_request(client: Client, method: str, cursor: str | None) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from tether.mcp.catalog import (
 )
 from tether.mcp.content import McpResult, cut, prompt_text, resource_text, tool_result
 from tether.mcp.failures import describe
-from tether.mcp.listing import MAX_PAGES
+from tether.mcp.listing import every_page
 from tether.mcp.names import NameMap
 from tether.mcp.servers import McpLimits, ServerConfig
 from tether.mcp.supervisor import ServerDown, SupervisedServer
@@ -245,15 +245,9 @@ class McpManager:
 
 
 async def _all_resources(client: Client) -> list[Resource]:
-    resources: list[Resource] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        page = await client.list_resources(cursor=cursor)
-        resources.extend(page.resources)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return resources
+    return await every_page(
+        lambda cursor: client.list_resources(cursor=cursor), lambda page: page.resources
+    )
 
 
 async def probe_servers(
