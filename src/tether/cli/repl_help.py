@@ -1,0 +1,89 @@
+"""What the REPL's built-in commands print (/help, /cost), and the message a `/skill` sends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from tether.core.session import Session
+    from tether.skills import Skill, SkillCatalog
+
+HELP_COMMANDS = """\
+Commands
+  /help          this help
+  /cost          tokens used and cost of this session
+  /compact [focus]  summarise the earlier conversation now to free context
+  /todos         the model's current plan for the task
+  /resume [ID]   continue another session of this project (a list when no id)
+  :sessions      list this project's sessions
+  :resume ID     continue session ID here
+  :fork ID       continue session ID as a new session, leaving it as it was
+  /clear         clear the screen (the conversation is kept)
+  /exit, /quit   leave tether (so does Ctrl+D)"""
+
+HELP_KEYS = """\
+Keys
+  Enter          send the message
+  Alt+Enter      new line (or Esc then Enter); pasted text stays one message
+  Up / Down      previous messages (history)
+  Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
+  Ctrl+D         exit"""
+
+BUILTIN_COMMANDS = (
+    "/help",
+    "/cost",
+    "/todos",
+    "/compact",
+    "/resume",
+    "/clear",
+    "/exit",
+    "/quit",
+)
+"""They win over a skill of the same name."""
+
+
+def skill_message(skill: Skill, args: str) -> str:
+    """The user message that runs `skill` with `args`: a line naming the skill and how it was
+    asked for, then its instructions (arguments filled in). Raises SkillError when the skill
+    can no longer be read."""
+    from tether.skills import load_skill_body
+
+    command = f"/{skill.name} {args}".rstrip()
+    first = f'The user ran the skill "{skill.name}" by typing: {command}'
+    return f"{first}\n\n{load_skill_body(skill, args or None)}"
+
+
+def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> Text:
+    """What /help prints: the commands, the skills and MCP prompts that run as commands, the
+    keys."""
+    text = Text(HELP_COMMANDS + "\n\n")
+    runnable = [s for s in skills.skills if f"/{s.name}" not in BUILTIN_COMMANDS] if skills else []
+    if runnable:
+        text.append("Skills (/name, then optional arguments)\n")
+        column = max(17, *(len(s.name) + 5 for s in runnable))  # where HELP's text starts
+        for skill in runnable:
+            summary = " ".join(skill.description.split())
+            summary = summary if len(summary) <= 60 else summary[:59] + "…"
+            text.append(f"  /{skill.name}".ljust(column) + f"{summary}\n")
+        text.append("\n")
+    if prompts:
+        text.append("MCP server prompts (/name, then the prompt's arguments)\n")
+        text.append("".join(f"  /{name}\n" for name in sorted(prompts)) + "\n")
+    text.append(HELP_KEYS)
+    return text
+
+
+def describe_cost(session: Session) -> str:
+    """What /cost prints: the session's token counts and cost so far."""
+    usage = session.usage
+    lines = [
+        f"Cost:    ${session.cost_usd:.4f}",
+        f"Input:   {usage.input_tokens:,} tokens"
+        f" (+{usage.cache_read_input_tokens:,} read from cache,"
+        f" {usage.cache_creation_input_tokens:,} written to cache)",
+        f"Output:  {usage.output_tokens:,} tokens",
+    ]
+    return "\n".join(lines)
