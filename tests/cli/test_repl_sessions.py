@@ -35,7 +35,7 @@ async def test_resume_by_id_continues_the_conversation(
     assert await terminal.run(workspace, keys) == 0
     assert "my colour is blue" in terminal.output  # the listing's title
     assert f"resumed session {earlier}" in terminal.output
-    assert "Noted: blue." in terminal.output  # where it stopped
+    assert terminal.output.count("Noted: blue.") == 1  # where it stopped, shown once
     [request] = model_env.requests
     assert [m["role"] for m in request.messages()] == ["user", "assistant", "user"]
     assert request.last_user_text() == "what is my colour?"
@@ -78,3 +78,14 @@ async def test_resume_of_an_unknown_session_keeps_the_current_one(
     assert await terminal.run(workspace, ":resume nosuchid\r" + "hi\r" + CTRL_D) == 0
     assert "no session" in terminal.output.lower()
     assert "Still here." in terminal.output
+
+
+async def test_a_session_resumed_from_the_command_line_shows_where_it_stopped(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    earlier = await _first_session(model_env, workspace)
+    terminal = Terminal()
+    options = RunOptions(cwd=workspace, resume=earlier[:8])
+    assert await terminal.run(workspace, CTRL_D, options=options) == 0
+    assert f"resumed session {earlier}" in terminal.output
+    assert terminal.output.count("Noted: blue.") == 1

@@ -194,6 +194,7 @@ class _Repl:
             self.console.print(Text(f"⚠ {notice}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
+            self.show_recent(ready.session)
 
     async def run_turn(self, text: str) -> None:
         """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
@@ -425,9 +426,7 @@ class _Repl:
         )
         await self.startup.restart(options)
         self.startup.building.add_done_callback(self._on_startup_done)
-        resumed = await self._session()
-        if resumed is not None:
-            self.show_recent(resumed.session)
+        await self._session()  # its start-up notices show where the conversation stopped
 
     def show_recent(self, session: Session, count: int = 4) -> None:
         """The end of a resumed conversation, so the user sees where it stopped."""
