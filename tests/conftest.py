@@ -28,6 +28,17 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def trusted_workspace(model_env: object, workspace: Path) -> Path:
+    """The workspace, trusted by the user (recorded under TETHER_HOME, as the REPL's yes is):
+    for tests whose repository's own hooks, servers or allow rules must run."""
+    from tether.config.settings import tether_home
+    from tether.config.trust import record_trust
+
+    assert record_trust(workspace, True, tether_home=tether_home(), user_home=Path.home())
+    return workspace
+
+
+@pytest.fixture
 def tether(model_env: object, workspace: Path) -> Callable[..., CliResult]:
     """Run `tether ARGS` in-process against the fake model, in the test's workspace. Tests of
     the loop run every call (bypassPermissions) unless they choose a mode themselves."""

@@ -14,6 +14,7 @@ SUBCOMMANDS = {
     "hooks": "hooks_cmd",
     "sessions": "sessions_cmd",
     "mcp": "mcp_cmd",
+    "trust": "trust_cmd",
 }
 """`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
 

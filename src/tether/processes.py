@@ -1,4 +1,5 @@
-"""Stopping a subprocess with everything it started. Tools and hooks run commands in process
+"""Stopping a subprocess with everything it started, and `ConfinedCommand`, the argv a sandbox
+hands the runner with what its start needs. Tools and hooks run commands in process
 groups of their own (`start_new_session=True`); this is how such a group ends.
 
 It sits at the bottom layer beside `protocol`, so that every service can use it.
@@ -10,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 
 
 async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> None:
@@ -36,3 +38,31 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return str(number)
+
+
+class ConfinedCommand(list[str]):
+    """An argv with what its start needs besides: descriptors the child must inherit
+    (`pass_fds`), `spawned()` once the child exists or failed to start (the parent's copies
+    are closed), `finished(output)` after a foreground command ended, which returns a note
+    for the model when the confinement explains a failure (or None)."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        pass_fds: tuple[int, ...] = (),
+        on_finished: Callable[[int, str], str | None] | None = None,
+    ) -> None:
+        super().__init__(argv)
+        self.pass_fds = pass_fds
+        self._on_finished = on_finished
+
+    def spawned(self) -> None:
+        fds, self.pass_fds = self.pass_fds, ()
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def finished(self, returncode: int, output: str) -> str | None:
+        self.spawned()
+        return None if self._on_finished is None else self._on_finished(returncode, output)

@@ -152,7 +152,9 @@ async def harness(
         layer = {"sandbox": {"enabled": False}, **(settings or {})}
         (workspace / ".tether").mkdir(exist_ok=True)
         (workspace / ".tether" / "settings.json").write_text(json.dumps(layer))
-        session = build_session(RunOptions(cwd=workspace, permission_mode=mode))
+        # The test's own project: its settings (hooks, the sandbox off) apply.
+        options = RunOptions(cwd=workspace, permission_mode=mode, trust_workspace=True)
+        session = build_session(options)
         built.append(session)
         usage: list[tuple[Usage, float]] = []
         journals: list[RecordingJournal] = []

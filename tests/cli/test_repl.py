@@ -23,6 +23,8 @@ from rich.console import Console
 from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
 from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
+from tether.config.settings import tether_home
+from tether.config.trust import remembered_settings
 from tether.core.loop import INTERRUPTED
 from tether.core.session import Session
 from tether.testing import FakeModelServer, Reply, reply, text, tool_use
@@ -449,7 +451,7 @@ async def test_always_allow_saves_the_rule_and_is_not_asked_again(
     assert model_env.requests[3].tool_result_errors() == [False]
     out = terminal.output
     assert out.count(QUESTION) == 1
-    saved = json.loads((workspace / ".tether" / "settings.local.json").read_text())
+    saved = json.loads(remembered_settings(tether_home(), workspace).read_text())
     assert list(saved) == ["permissions"]
     [rule] = saved["permissions"]["allow"]
     assert f"    2  Yes, and always allow {rule} for this project\n" in out

@@ -171,6 +171,7 @@ def _sleeper() -> object:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.usefixtures("trusted_workspace")
 def test_a_signal_stops_headless_cleanly_and_the_session_resumes(
     fake_model: FakeModelServer, model_env: object, tether: Run, workspace: Path, signum: int
 ) -> None:
@@ -197,6 +198,7 @@ def test_a_signal_stops_headless_cleanly_and_the_session_resumes(
     assert "Interrupted" in follow_up.tool_results()[0]
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_sigkill_mid_tool_resumes_with_a_valid_request(
     fake_model: FakeModelServer, model_env: object, tether: Run, workspace: Path
 ) -> None:

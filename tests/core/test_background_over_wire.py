@@ -23,6 +23,7 @@ def no_sandbox(workspace: Path) -> None:
     (workspace / ".tether" / "settings.json").write_text('{"sandbox": {"enabled": false}}')
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_a_finished_background_command_is_announced_mid_turn(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -54,6 +55,7 @@ def test_a_finished_background_command_is_announced_mid_turn(
     assert json.loads(result.stdout)["result"] == "the build finished"
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_a_headless_run_stops_its_background_commands_at_exit(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:

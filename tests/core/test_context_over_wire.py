@@ -85,6 +85,7 @@ def test_skill_body_arrives_only_after_the_skill_call(
     assert "BODY-MARKER" in second.tool_results()[0]
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_skill_grants_its_tools_for_the_turn_only(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:

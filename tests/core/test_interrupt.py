@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tether.cli.setup import RunOptions, build_session
 from tether.protocol import ToolStarted, TurnFinished, UserInput
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 async def test_interrupt_during_a_command_then_continue(
     fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
 ) -> None:

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
@@ -74,6 +76,7 @@ def test_bare_deny_removes_the_tool_from_the_offer(
     assert "Read" in fake_model.requests[0].tool_names()
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_pre_tool_use_hook_blocks_and_post_hook_adds_context(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -124,6 +127,7 @@ def test_pre_tool_use_hook_blocks_and_post_hook_adds_context(
     assert "checked by note" in opened
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_user_prompt_hook_adds_context(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -148,6 +152,7 @@ def test_user_prompt_hook_adds_context(
     assert "Remember: tabs, not spaces." in content[1]["text"]
 
 
+@pytest.mark.usefixtures("trusted_workspace")
 def test_bash_paths_are_judged_from_the_shell_directory(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:

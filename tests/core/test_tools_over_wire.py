@@ -82,16 +82,16 @@ def test_write_and_edit(fake_model: FakeModelServer, tether: Run, workspace: Pat
             "Edit", file_path="code.py", old_string="x = 1", new_string="x = 2", replace_all=True
         ),
         tool_use("Edit", file_path="nope.py", old_string="a", new_string="b"),
-        tool_use("Write", file_path="/tmp/outside-the-workspace.txt", content="no"),
+        # bypassPermissions approves it, so it happens (the gate decides, the tool obeys).
+        tool_use("Write", file_path=str(workspace.parent / "outside.txt"), content="yes"),
     )
     errors = [error for _, error in results]
-    assert errors == [False, True, False, True, False, True, True]
+    assert errors == [False, True, False, True, False, True, False]
     assert "has not been read" in results[1][0]
     assert "2 times" in results[3][0] or "2 matches" in results[3][0] or "twice" in results[3][0]
-    assert "outside the workspace" in results[6][0]
     assert (workspace / "new.txt").read_text() == "fresh\n"
     assert (workspace / "code.py").read_text() == "x = 2\nx = 2\n"
-    assert not Path("/tmp/outside-the-workspace.txt").exists()
+    assert (workspace.parent / "outside.txt").read_text() == "yes"
 
 
 def test_revert(fake_model: FakeModelServer, tether: Run, workspace: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tether.config.trust import record_trust
 from tether.main import main
 
 
@@ -18,6 +19,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TETHER_HOME", str(tmp_path / "tether-home"))
     root = tmp_path / "repo"
     (root / ".claude" / "hooks").mkdir(parents=True)
+    # The user's own repository: its hooks may run (tests/cli/test_trust.py has the others).
+    record_trust(root, True, tether_home=tmp_path / "tether-home", user_home=tmp_path / "home")
     return root
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tether.config.trust import record_trust
 from tether.main import main
 
 
@@ -45,6 +46,8 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
     made = Cli(tmp_path / "ws", tmp_path / "user-home", tmp_path / "tether-home", capsys)
     for path in (made.workspace, made.home):
         path.mkdir()
+    # The user's own project: its servers may start (tests/cli/test_trust.py has the others).
+    record_trust(made.workspace, True, tether_home=made.tether_home, user_home=made.home)
     monkeypatch.setenv("HOME", str(made.home))
     monkeypatch.setenv("TETHER_HOME", str(made.tether_home))
     for name in ("CLAUDE_CONFIG_DIR", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT", "MAX_MCP_OUTPUT_TOKENS"):

@@ -13,8 +13,14 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.cli.test_repl import CTRL_D, Terminal
 from tether.cli.setup import RunOptions
+from tether.config.settings import tether_home
+from tether.config.trust import remembered_settings
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.mcp_http_server import McpHttpServer
+
+# The user's own project: its servers may start (tests/core/test_trust_over_wire.py has the
+# untrusted ones).
+pytestmark = pytest.mark.usefixtures("trusted_workspace")
 
 
 @pytest.fixture
@@ -30,7 +36,8 @@ def _project_server(workspace: Path, url: str) -> None:
 
 
 def _local_settings(workspace: Path) -> dict[str, object]:
-    path = workspace / ".tether" / "settings.local.json"
+    """The user's remembered answers for the workspace (kept in the user's own store)."""
+    path = remembered_settings(tether_home(), workspace)
     return json.loads(path.read_text()) if path.exists() else {}
 
 

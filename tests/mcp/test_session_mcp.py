@@ -16,6 +16,11 @@ from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
 
+TRUSTED = pytest.mark.usefixtures("trusted_workspace")
+"""The user's own project: its servers may start (tests/core/test_trust_over_wire.py has the
+untrusted ones)."""
+
+
 TIME_TOOL = "mcp__time__get_current_time"
 
 # What Claude Code's documentation shows for a project's .mcp.json, unchanged.
@@ -38,6 +43,7 @@ def _settings(workspace: Path, data: dict[str, object]) -> None:
     (workspace / ".tether" / "settings.json").write_text(json.dumps(data))
 
 
+@TRUSTED
 def test_the_model_calls_a_real_mcp_tool_and_uses_its_result(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -57,6 +63,7 @@ def test_the_model_calls_a_real_mcp_tool_and_uses_its_result(
     assert json.loads(result.stdout.splitlines()[-1])["result"] == "It is late."
 
 
+@TRUSTED
 def test_rules_and_hooks_apply_to_mcp_tools(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -86,6 +93,7 @@ def test_rules_and_hooks_apply_to_mcp_tools(
     assert sorted(entry["tool_name"] for entry in logged) == ["mcp__time__convert_time", TIME_TOOL]
 
 
+@TRUSTED
 def test_a_bare_deny_hides_a_whole_server(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -96,6 +104,7 @@ def test_a_bare_deny_hides_a_whole_server(
     assert not any(n.startswith("mcp__") for n in fake_model.requests[0].tool_names())
 
 
+@TRUSTED
 def test_many_tools_are_offered_through_tool_search(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -119,6 +128,7 @@ def test_many_tools_are_offered_through_tool_search(
     assert "UTC" in fake_model.requests[2].tool_results()[0]
 
 
+@TRUSTED
 def test_a_broken_server_is_named_and_the_session_goes_on(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -132,6 +142,7 @@ def test_a_broken_server_is_named_and_the_session_goes_on(
     assert TIME_TOOL in fake_model.requests[0].tool_names()
 
 
+@TRUSTED
 def test_resources_are_listed_and_read(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -152,6 +163,7 @@ def test_resources_are_listed_and_read(
     assert fake_model.requests[2].tool_results() == ["hello from the demo server"]
 
 
+@TRUSTED
 def test_a_server_that_hangs_holds_the_session_only_until_its_timeout(
     fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +198,7 @@ def test_a_session_without_mcp_servers_never_imports_the_sdk(tmp_path: Path) -> 
     assert result.stdout == "[]\n"
 
 
+@TRUSTED
 def test_a_signal_while_servers_connect_stops_headless_at_once(
     fake_model: FakeModelServer, model_env: object, workspace: Path
 ) -> None:
@@ -229,6 +242,7 @@ def test_a_signal_while_servers_connect_stops_headless_at_once(
     assert fake_model.requests == []
 
 
+@TRUSTED
 async def test_an_interrupt_while_servers_connect_leaves_a_usable_session(
     fake_model: FakeModelServer,
     model_env: object,

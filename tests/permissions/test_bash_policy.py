@@ -41,11 +41,21 @@ def test_deny_beats_ask_beats_allow(make_ctx: ContextFactory) -> None:
 
 
 def test_unknown_parts_may_match_a_deny_rule(make_ctx: ContextFactory) -> None:
-    ctx = make_ctx({"permissions": {"deny": ["Bash(git push *)"], "allow": ["Bash(git *)"]}})
-    assert bash("git $SUB origin", ctx) == Decision(
-        "ask", None, "`git … origin` may match deny rule Bash(git push *)"
-    )
+    ctx_settings = {"permissions": {"deny": ["Bash(git push *)"], "allow": ["Bash(git *)"]}}
+    ctx = make_ctx(ctx_settings)
+    # Denied in every mode, bypassPermissions too: it may be `git push origin`.
+    for mode in ("default", "bypassPermissions"):
+        assert bash("git $SUB origin", make_ctx(ctx_settings, mode=mode)) == Decision(
+            "deny",
+            "Bash(git push *)",
+            "`git … origin` may run what deny rule Bash(git push *) forbids; "
+            "write the command plainly",
+        )
     assert bash("git log $REF", ctx).behavior == "allow"
+    asked = make_ctx({"permissions": {"ask": ["Bash(git push *)"]}}, mode="bypassPermissions")
+    assert bash("git $SUB origin", asked) == Decision(
+        "ask", "Bash(git push *)", "`git … origin` may run what ask rule Bash(git push *) covers"
+    )
 
 
 def test_a_rule_on_a_wrapper_does_not_allow_what_it_runs(make_ctx: ContextFactory) -> None:
@@ -147,7 +157,9 @@ def test_recursive_search_of_a_directory_holding_denied_files(
     ctx = make_ctx({"permissions": {"deny": ["Read(./.env)"]}})
     assert bash("grep -rn TODO src", ctx).behavior == "allow"
     assert bash("grep -rn TODO .", ctx) == Decision(
-        "ask", None, f"searches {tree.ws}, which may hold files deny rule Read(./.env) covers"
+        "ask",
+        "Read(./.env)",
+        f"searches {tree.ws}, which may hold files deny rule Read(./.env) covers",
     )
     assert bash("rg TODO", ctx).behavior == "ask"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.config.trust import record_trust
 from tether.main import main as tether_main
 from tether.testing.cli_runner import run_cli_process
 
@@ -18,6 +19,8 @@ from .conftest import Tree
 def project(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tree.home))
     monkeypatch.setenv("TETHER_HOME", str(tree.root / "tether-home"))
+    # The user's own project: its allow rules count, as in a session of a trusted workspace.
+    record_trust(tree.ws, True, tether_home=tree.root / "tether-home", user_home=tree.home)
     monkeypatch.chdir(tree.ws)
     settings = tree.ws / ".claude" / "settings.json"
     settings.parent.mkdir()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tether.config.trust import record_trust
 from tether.main import main as tether_main
 from tether.permissions import decide
 
@@ -64,6 +65,8 @@ def test_batch_command_agrees(
     (tree.ws / ".tether" / "permissions.yaml").write_text(CORPUS["seed"])
     monkeypatch.setenv("HOME", str(tree.home))
     monkeypatch.setenv("TETHER_HOME", str(tree.root / "tether-home"))
+    # The corpus's allow rules come from the workspace's own files: the user trusts it.
+    record_trust(tree.ws, True, tether_home=tree.root / "tether-home", user_home=tree.home)
     by_mode: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for case in CASES:
         by_mode[case.get("mode", "default")].append(case)

@@ -67,13 +67,13 @@ def test_edits_follow_rules_and_modes(tree: Tree, make_ctx: ContextFactory) -> N
 
 
 def test_protected_paths(tree: Tree, make_ctx: ContextFactory) -> None:
-    ctx = make_ctx({"permissions": {"allow": ["Edit"]}}, mode="bypassPermissions")
-    for path in (".git/hooks/pre-commit", ".claude/settings.json", ".tether/x.json", ".mcp.json"):
-        assert decide("Write", {"file_path": path}, ctx) == Decision(
-            "ask", None, f"writes {tree.ws}/{path}, a protected path (repository or settings)"
-        ), path
-    for path in (".claude/skills/a/SKILL.md", ".tether/agents/x.md", "src/.gitignore"):
-        assert decide("Write", {"file_path": path}, ctx).behavior == "allow", path
+    """More in test_self_modification.py: asked in every mode but bypassPermissions."""
+    ctx = make_ctx({"permissions": {"allow": ["Edit"]}}, mode="acceptEdits")
+    for path in (".git/hooks/pre-commit", ".claude/skills/a/SKILL.md", ".mcp.json"):
+        assert decide("Write", {"file_path": path}, ctx).behavior == "ask", path
+    assert decide("Write", {"file_path": "src/.gitignore"}, ctx).behavior == "allow"
+    bypass = make_ctx(mode="bypassPermissions")
+    assert decide("Write", {"file_path": ".claude/settings.json"}, bypass).behavior == "allow"
 
 
 def test_workspace_inside_a_protected_name_is_not_all_protected(tmp_path: Path) -> None:
@@ -92,7 +92,8 @@ def test_symlinks_and_dotdot(tree: Tree, make_ctx: ContextFactory) -> None:
     assert decide("Edit", {"file_path": "homelink/.bashrc"}, ctx) == Decision(
         "deny",
         "Edit(~/.bashrc)",
-        f"writing {tree.ws}/homelink/.bashrc is denied by Edit(~/.bashrc)",
+        f"writing {tree.ws}/homelink/.bashrc (that is {tree.home}/.bashrc) is denied by "
+        "Edit(~/.bashrc)",
     )
 
 

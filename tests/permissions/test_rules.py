@@ -16,8 +16,8 @@ from tether.permissions import (
     load_rules,
     parse_rule,
 )
+from tether.permissions.command_options import option_form
 from tether.permissions.rules import (
-    canonical_command,
     compile_command_pattern,
     project_root_of,
     split_tool_list,
@@ -101,18 +101,28 @@ def test_command_patterns(pattern: str, command: str, matches: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("words", "canonical"),
+    ("words", "head", "options", "rest"),
     [
-        ("rm -r -f x", "rm -fr x"),
-        ("rm -rf x", "rm -fr x"),
-        ("rm -fr x", "rm -fr x"),
-        ("git -C . -c a=b --no-pager push origin", "git push origin"),
-        ("ls", "ls"),
-        ("head -n 5 f", "head -n 5 f"),
+        ("rm -r -f x", "rm", "-f -r", "x"),
+        ("rm -Rf x", "rm", "-f -r", "x"),
+        ("rm x --recursive --force", "rm", "-f -r", "x"),
+        ("rm --rec x", "rm", "--rec -r", "x"),
+        ("git -C . -c a=b --no-pager push origin -f", "git push", "-f", "origin"),
+        ("git branch -D old", "git branch", "-d -f", "old"),
+        ("find . -delete", "find", "-delete", "."),
+        ("chmod -r x", "chmod", "-r", "x"),
+        ("ls", "ls", "", ""),
+        ("head -n 5 -- -f", "head", "-n", "5 -f"),
     ],
 )
-def test_canonical_command(words: str, canonical: str) -> None:
-    assert " ".join(canonical_command(words.split())) == canonical
+def test_option_form(words: str, head: str, options: str, rest: str) -> None:
+    form = option_form(words.split())
+    assert form is not None
+    assert (" ".join(form.head), " ".join(sorted(form.options)), " ".join(form.words)) == (
+        head,
+        options,
+        rest,
+    )
 
 
 def test_split_tool_list() -> None:

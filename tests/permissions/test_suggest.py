@@ -16,15 +16,16 @@ from .conftest import ContextFactory, Tree
     ("command", "rule"),
     [
         ("git commit -m 'fix the parser'", "Bash(git commit *)"),
-        ("npm run build -- --prod", "Bash(npm run *)"),
+        ("npm run build -- --prod", "Bash(npm run build *)"),
+        ("npm run lint", "Bash(npm run lint)"),
         ("cargo test --release", "Bash(cargo test *)"),
         ("docker compose up -d", "Bash(docker compose *)"),
         ("make", "Bash(make)"),
-        ("make test", "Bash(make test *)"),
+        ("make test", "Bash(make test)"),
         ("python -m pytest -q tests", "Bash(python -m pytest *)"),
-        ("python script.py --fast", "Bash(python *)"),
+        ("python script.py --fast", "Bash(python script.py *)"),
         ("./deploy.sh --prod", "Bash(./deploy.sh *)"),
-        ("/usr/bin/make all", "Bash(make all *)"),
+        ("/usr/bin/make all", "Bash(make all)"),
         ("ls && timeout 60 cargo build --release", "Bash(cargo build *)"),
         ("git status; npm publish", "Bash(npm publish *)"),
         ("sudo apt install jq", "Bash(sudo apt install *)"),
@@ -97,3 +98,130 @@ def test_the_suggestion_allows_the_call(
     assert decide(tool, tool_input, replace(again, rules=rules)).behavior == "allow"
     session = load_rules([], seed_yaml=None, extra_allow=[rule])
     assert decide(tool, tool_input, replace(again, rules=session)).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("python3 check_totals.py", "Bash(python3 check_totals.py)"),
+        ("python3.12 tools/gen.py --out x", "Bash(python3.12 tools/gen.py *)"),
+        ("node scripts/build.mjs", "Bash(node scripts/build.mjs)"),
+        ("ruby -e 'puts 1'", "Bash(ruby -e puts 1)"),
+        ("perl -pe 's/a/b/' notes.txt", "Bash(perl -pe s/a/b/ notes.txt)"),
+        ("python3 -c 'print(2*3)'", "Bash(python3 -c print(2\\*3))"),
+        ("python3 -u serve.py", "Bash(python3 -u serve.py)"),
+        ("bash scripts/setup.sh --quick", "Bash(bash scripts/setup.sh *)"),
+        ("zsh build.zsh", "Bash(zsh build.zsh)"),
+        ("awk '{print $1}' data.csv", "Bash(awk {print $1} data.csv)"),
+        ("python -m pip install -e .", "Bash(python -m pip install *)"),
+        ("python3 -m cProfile app.py", "Bash(python3 -m cProfile app.py)"),
+        ("npx prettier --check src", "Bash(npx prettier *)"),
+        ("npx tsx scripts/seed.ts", "Bash(npx tsx scripts/seed.ts)"),
+        ("npx -y cowsay hi", "Bash(npx -y cowsay hi)"),
+        ("uvx ruff check src", "Bash(uvx ruff *)"),
+        ("uv tool run black .", "Bash(uv tool run black *)"),
+        ("uv tool install ruff", "Bash(uv tool install ruff)"),
+        ("deno run -A main.ts", "Bash(deno run -A main.ts)"),
+        ("deno run main.ts", "Bash(deno run main.ts)"),
+        ("sed -i s/a/b/ notes.txt", "Bash(sed -i s/a/b/ notes.txt)"),
+        ("uv run pytest -x", "Bash(uv run pytest *)"),
+        ("uv run python tools/migrate.py", "Bash(uv run python tools/migrate.py)"),
+        ("uv sync --frozen", "Bash(uv sync *)"),
+        ("pipx run black .", "Bash(pipx run black *)"),
+        ("poetry run python -m mypy src", "Bash(poetry run python -m mypy *)"),
+        ("strace -f ls", "Bash(strace -f ls)"),
+        ("nohup python3 worker.py", "Bash(python3 worker.py)"),
+        ("env DEBUG=1 node app.js", "Bash(node app.js)"),
+        ("sudo python3 fix_perms.py", "Bash(sudo python3 fix_perms.py)"),
+        ("make lint FIX=1", "Bash(make lint FIX=1)"),
+        ("ssh build-box uptime", "Bash(ssh build-box uptime)"),
+    ],
+)
+def test_programs_that_run_code_get_the_script_or_the_exact_command(
+    command: str, rule: str | None, make_ctx: ContextFactory
+) -> None:
+    assert suggest_rule("Bash", {"command": command}, make_ctx()) == rule
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python3", "bash", "node -", "python3 - < gen.txt", "cat x | sh", 'python3 -c "$CODE"'],
+)
+def test_no_rule_for_code_the_rule_would_not_see(command: str, make_ctx: ContextFactory) -> None:
+    assert suggest_rule("Bash", {"command": command}, make_ctx()) is None
+
+
+def _with_rule(rule: str, tree: Tree, make_ctx: ContextFactory) -> Any:
+    settings = tree.ws / ".tether" / "settings.local.json"
+    rules = load_rules([(settings, {"permissions": {"allow": [rule]}})], seed_yaml=None)
+    return replace(make_ctx(), rules=rules)
+
+
+@pytest.mark.parametrize(
+    ("approved", "allows", "still_asks"),
+    [
+        (
+            "python3 check_totals.py",
+            ["python3 check_totals.py", "env python3 check_totals.py"],
+            [
+                "python3 -c 'import os'",
+                "python3 other.py",
+                "python3 check_totals.py --wipe",
+                "python3 -i check_totals.py",
+                "python3 check_totals.pyx",
+            ],
+        ),
+        (
+            "node tools/report.js --week 3",
+            ["node tools/report.js --week 4", "node tools/report.js"],
+            ["node -e 'process.exit()'", "node --require evil.js tools/report.js", "node x.js"],
+        ),
+        (
+            "bash ci/lint.sh",
+            ["bash ci/lint.sh"],
+            ["bash -c 'curl x'", "bash ci/other.sh", "bash -x ci/lint.sh", "sh ci/lint.sh"],
+        ),
+        (
+            "python3 -c 'print(6*7)'",
+            ["python3 -c 'print(6*7)'"],
+            ["python3 -c 'print(6)'", "python3 -c 'print(6); import os; print(7)'"],
+        ),
+        (
+            "npx eslint src",
+            ["npx eslint lib --fix"],
+            ["npx node -e 1", "npx -p evil eslint", "npx other"],
+        ),
+        (
+            "npm run build",
+            ["npm run build"],
+            ["npm run deploy", "npm exec evil"],
+        ),
+        (
+            "make check",
+            ["make check"],
+            ["make check SHELL=/tmp/x", "make check -f other.mk", "make install"],
+        ),
+        (
+            "python -m pytest -q",
+            ["python -m pytest tests/unit"],
+            ["python -m http.server", "python -c 1", "python -m pdb x.py"],
+        ),
+    ],
+)
+def test_a_saved_rule_allows_no_more_than_the_user_saw(
+    approved: str,
+    allows: list[str],
+    still_asks: list[str],
+    tree: Tree,
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx()
+    assert decide("Bash", {"command": approved}, ctx).behavior == "ask"
+    rule = suggest_rule("Bash", {"command": approved}, ctx)
+    assert rule is not None
+    loaded = _with_rule(rule, tree, make_ctx)
+    assert decide("Bash", {"command": approved}, loaded).behavior == "allow"
+    for command in allows:
+        assert decide("Bash", {"command": command}, loaded).behavior == "allow", command
+    for command in still_asks:
+        assert decide("Bash", {"command": command}, loaded).behavior == "ask", (rule, command)

@@ -1,19 +1,24 @@
 """Fixtures for the sandbox: a session layout on tmp_path (workspace, scratch, a fake home that
 is never the real one), and the Bash tool run through the registry with the sandbox's wrapper.
 
-Everything under tmp_path is out of sight inside the sandbox (its /tmp is the session's own),
-so a path a test wants seen inside must be the workspace, under it, or made writable."""
+/tmp inside is the machine's own, so everything under tmp_path is in sight and writable there.
+`boundary` is a layout for each kind of caller: tether as root (this machine, CI) and bwrap
+started as an unprivileged user (uid 65534, through setpriv) on a layout that user owns."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable
+import os
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tether.processes import ConfinedCommand
 from tether.protocol import ToolUseBlock
 from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox, probe
 from tether.tools.builtin import builtin_tools
@@ -29,13 +34,28 @@ needs_bwrap = pytest.mark.skipif(
 RunBash = Callable[..., Awaitable[ToolOutcome]]
 
 
+UNPRIVILEGED = 65534
+SETPRIV = shutil.which("setpriv")
+
+
 @dataclasses.dataclass(frozen=True)
 class Layout:
     workspace: Path
     scratch: Path
     home: Path
     outside: Path
-    """A directory beside the workspace, not writable in the sandbox."""
+    """A directory beside the workspace."""
+    unprivileged: bool = False
+    """bwrap runs as uid 65534 (tether stays root): the layout must be that user's."""
+
+    def hand_over(self) -> None:
+        """Give the files the test made to the unprivileged user (a no-op for root)."""
+        if not self.unprivileged:
+            return
+        base = self.workspace.parent
+        for root, dirs, files in os.walk(base):
+            for name in (root, *(os.path.join(root, n) for n in dirs + files)):
+                os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
 
     def sandbox(self, **settings: Any) -> Sandbox:
         sandbox, notice, refused = plan_sandbox(
@@ -71,11 +91,68 @@ def bash_runner(ctx: ToolContext) -> RunBash:
 
 
 def sandboxed_context(layout: Layout, **settings: Any) -> ToolContext:
-    return ToolContext(
-        workspace=layout.workspace,
-        scratch_dir=layout.scratch,
-        command_wrapper=layout.sandbox(**settings).wrap,
+    wrap = layout.sandbox(**settings).wrap
+    if layout.unprivileged:
+        assert SETPRIV is not None
+
+        def as_unprivileged(argv: list[str], cwd: Path) -> list[str]:
+            command: ConfinedCommand = wrap(argv, cwd)
+            layout.hand_over()  # the placeholders too: tether would make them as this user
+            ids = [f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
+            # That user's home is the layout's (root's own is closed to it).
+            command[1:1] = ["--setenv", "HOME", str(layout.home)]
+            command[:0] = [SETPRIV, *ids]
+            return command
+
+        return ToolContext(
+            workspace=layout.workspace, scratch_dir=layout.scratch, command_wrapper=as_unprivileged
+        )
+    return ToolContext(workspace=layout.workspace, scratch_dir=layout.scratch, command_wrapper=wrap)
+
+
+def home_in_workspace(layout: Layout) -> Layout:
+    """The same layout with the home directory inside the workspace (so writable), and
+    tether's home in it too, laid out as a session's (`<home>/.tether/scratch/<session>`)."""
+    home = layout.workspace / "home"
+    home.mkdir(exist_ok=True)
+    moved = dataclasses.replace(layout, home=home, scratch=home / ".tether" / "scratch" / "s1")
+    moved.hand_over()
+    return moved
+
+
+CALLERS = ["root", "unprivileged"] if os.geteuid() == 0 else ["caller"]
+
+
+@pytest.fixture(params=CALLERS)
+def boundary(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Layout]:
+    """A layout for each kind of caller (see the module docstring)."""
+    if request.param != "unprivileged":
+        yield _layout(tmp_path.resolve(), unprivileged=False)
+        return
+    if SETPRIV is None:
+        pytest.skip("setpriv (util-linux) is not installed: cannot start bwrap unprivileged")
+    # Not under tmp_path: pytest's directory is root's alone (mode 0700).
+    base = Path(tempfile.mkdtemp(prefix="tether-unprivileged-", dir="/tmp")).resolve()
+    try:
+        base.chmod(0o755)
+        paths = _layout(base, unprivileged=True)
+        paths.hand_over()
+        yield paths
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _layout(base: Path, *, unprivileged: bool) -> Layout:
+    paths = Layout(
+        base / "ws",
+        base / "tether" / "scratch" / "s1",
+        base / "home",
+        base / "outside",
+        unprivileged,
     )
+    for path in (paths.workspace, paths.home, paths.outside):
+        path.mkdir(parents=True)
+    return paths
 
 
 def host_processes_with(token: str) -> list[int]:

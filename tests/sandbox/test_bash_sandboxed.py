@@ -42,9 +42,9 @@ async def test_working_directory_persists(layout: Layout) -> None:
 async def test_environment_and_exit_status_pass_through(
     layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TETHER_SANDBOX_TEST", "kept")
+    monkeypatch.setenv("SANDBOX_TEST_SETTING", "kept")
     run = bash_runner(sandboxed_context(layout))
-    outcome = await run(command='echo "$TETHER_SANDBOX_TEST $PAGER"; exit 3')
+    outcome = await run(command='echo "$SANDBOX_TEST_SETTING $PAGER"; exit 3')
     assert outcome == ToolOutcome("Error: Exit code 3\nkept cat\n", True)
 
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import tempfile
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from tether.cli.sandbox_cmd import live_report
 from tether.main import main
+from tether.processes import ConfinedCommand
+from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox
+from tether.sandbox.placeholders import private_dir
+from tether.sandbox.protected import WORKSPACE_PROTECTED
 
 from .conftest import STATUS, needs_bwrap
 
@@ -50,6 +58,11 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         [str(STATUS.bwrap), "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
     write_settings(tmp_path, {"writable": ["build"]})
+    protected = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
+    zero = "0000000000000000"
+    state = "" if private_dir().is_relative_to("/dev") else f", {private_dir()}"
+    uid = 1000 if os.geteuid() == 0 else os.geteuid()
+    sockets = 3 if os.access("/run", os.W_OK) else 2
     assert check() == (
         0,
         f"Sandbox: works here ({version}, {STATUS.bwrap}).\n"
@@ -57,13 +70,71 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "Bash commands run under bubblewrap:\n"
         f"  writable: {base}/ws (the workspace)\n"
         f"  writable: {base}/tether/scratch/<session> (the session's scratch directory)\n"
-        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR and /tmp, private to the "
-        "session)\n"
+        "  writable: /tmp (the machine's own: every tool sees the same files)\n"
+        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR)\n"
         f"  writable: {base}/ws/build (does not exist yet)\n"
         "  read-only: everything else\n"
-        "  hidden: ~/.ssh, ~/.netrc\n"
-        "  network: cut (loopback included)\n",
+        f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
+        f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{state}\n"
+        "  network: cut (loopback included)\n"
+        "  unix sockets: refused (seccomp filter on socket(AF_UNIX))\n"
+        "  user: unprivileged uid, no capabilities"
+        + (", no new user namespaces\n" if STATUS.disable_userns else "\n")
+        + "  environment: secrets withheld (names like *_API_KEY, *TOKEN*, AWS_*)\n"
+        "Tested live on this machine:\n"
+        f"  ok      capabilities: CapEff {zero}, CapPrm {zero}, CapBnd {zero}\n"
+        f"  ok      uid inside: {uid} (not root)\n"
+        "  ok      remount of /: refused; / stays read-only\n"
+        "  ok      umount of a hidden path: refused\n"
+        "  ok      new user namespace: cannot be created\n"
+        "  ok      protected workspace files: read-only, existing (.git/config, "
+        ".claude/settings.json) and missing (.mcp.json, .git/hooks/pre-commit, .tether/); "
+        "nothing left behind\n"
+        f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
+        "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
+        "  ok      environment: TETHER_CHECK_API_KEY withheld\n"
+        "  ok      hidden files: read as empty\n"
+        "  ok      /tmp: the same inside and outside\n",
     )
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the old policy held for unprivileged callers")
+def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) -> None:
+    """The policy before capabilities, uid and the socket filter: the check says FAILED."""
+
+    class WithoutPrivilegeDrop(Sandbox):
+        def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
+            command = super().wrap(argv, cwd)
+            for option, values in (("--cap-drop", 1), ("--uid", 1), ("--gid", 1), ("--seccomp", 1)):
+                if option in command:
+                    at = command.index(option)
+                    del command[at : at + 1 + values]
+            for flag in ("--disable-userns", "--unshare-user"):
+                if flag in command:
+                    command.remove(flag)
+            return command
+
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(),
+        STATUS,
+        workspace=Path.cwd(),
+        scratch_dir=Path(tempfile.gettempdir()) / "unused" / "scratch" / "s",
+        home=Path.home(),
+    )
+    assert sandbox is not None
+    weaker = WithoutPrivilegeDrop(**{f.name: getattr(sandbox, f.name) for f in fields(Sandbox)})
+    assert live_report(weaker) is False
+    failed = [line.split(":")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert [line for line in failed if line.startswith("FAILED")] == [
+        "FAILED  capabilities",
+        "FAILED  uid inside",
+        "FAILED  remount of /",
+        "FAILED  umount of a hidden path",
+        "FAILED  new user namespace",
+        "FAILED  unix sockets",
+        "FAILED  hidden files",  # the probe's umount exposed them
+    ]
 
 
 def test_where_bubblewrap_is_missing(

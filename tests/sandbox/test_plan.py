@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, SandboxStatus, plan_sandbox
+from tether.sandbox import (
+    SECRETS_IN_HOME,
+    Sandbox,
+    SandboxSettings,
+    SandboxStatus,
+    describe_limits,
+    plan_sandbox,
+)
+from tether.sandbox.placeholders import private_dir
 
 WORKS = SandboxStatus(True, None, Path("/usr/bin/bwrap"))
 MISSING = SandboxStatus(False, "bubblewrap is not installed (no `bwrap` on PATH)", None)
@@ -59,20 +67,28 @@ def test_every_combination(
 ) -> None:
     base = tmp_path.resolve()
     workspace, scratch, home = base / "ws", base / "scratch" / "s1", base / "home"
+    # tether's own state is hidden too, unless it is under /dev (fresh in the sandbox)
+    hidden_state = () if private_dir().is_relative_to("/dev") else (private_dir(),)
     expected = (
         Sandbox(
             workspace=workspace,
             writable=(scratch,),
             network=False,
             tmp_dir=scratch / "tmp",
-            hidden=tuple(home / p for p in SECRETS_IN_HOME),
+            # tether's home (the scratch directory's grandparent) and tether's private state
+            hidden=(*(home / p for p in SECRETS_IN_HOME), base, *hidden_state),
             bwrap=Path("/usr/bin/bwrap"),
+            home=home,
+            scratch=scratch,
+            guarded=(base,),
         )
         if sandboxed
         else None
     )
     settings = SandboxSettings(enabled=enabled, required=required)
-    plan = plan_sandbox(settings, status, workspace=workspace, scratch_dir=scratch, home=home)
+    plan = plan_sandbox(
+        settings, status, workspace=workspace, scratch_dir=scratch, home=home, environ={}
+    )
     assert plan == (expected, notice, refused)
 
 
@@ -91,3 +107,33 @@ def test_writable_paths_resolve_against_the_workspace(tmp_path: Path) -> None:
         (scratch, workspace / "build", tmp_path / "cache", tmp_path / "x"),
         True,
     )
+
+
+def test_the_limits_stated_to_the_model_follow_the_policy(tmp_path: Path) -> None:
+    base = tmp_path.resolve()
+    off, _, _ = plan_sandbox(
+        SandboxSettings(writable=(base / "cache",)),
+        WORKS,
+        workspace=base / "ws",
+        scratch_dir=base / "t" / "scratch" / "s1",
+        home=base,
+    )
+    on, _, _ = plan_sandbox(
+        SandboxSettings(network=True, all_unix_sockets=True),
+        WORKS,
+        workspace=base / "ws",
+        scratch_dir=base / "t" / "scratch" / "s1",
+        home=base,
+    )
+    assert off is not None
+    assert on is not None
+    stated_off, stated_on = describe_limits(off), describe_limits(on)
+    assert (
+        "The network is off" in stated_off,
+        "Unix sockets (docker, databases, agents) cannot be reached." in stated_off,
+        f"Writes are possible only in the workspace, /tmp, TMPDIR ({base}/t/scratch/s1/tmp), "
+        f"{base}/cache;" in stated_off,
+        "The network is available." in stated_on,
+        "Unix sockets" in stated_on,
+        ".git/config, .git/hooks, .tether/, .claude/, .mcp.json" in stated_on,
+    ) == (True, True, True, True, False, True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,8 +113,14 @@ def test_answer_is_cached_per_process(tmp_path: Path) -> None:
 
 @needs_bwrap
 def test_works_here() -> None:
-    expected = SandboxStatus(True, None, Path(shutil.which("bwrap") or "bwrap"))
-    assert probe() == expected
+    program = Path(shutil.which("bwrap") or "bwrap")
+    has_option = (
+        "--disable-userns"
+        in subprocess.run(
+            [str(program), "--help"], capture_output=True, text=True, check=False
+        ).stdout
+    )
+    assert probe() == SandboxStatus(True, None, program, disable_userns=has_option)
 
 
 @needs_bwrap

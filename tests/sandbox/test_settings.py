@@ -74,3 +74,23 @@ def test_bad_types_name_the_key(block: Any, message: str) -> None:
     with pytest.raises(ConfigError) as raised:
         parse_sandbox_settings({"sandbox": block}, source="project")
     assert str(raised.value) == message
+
+
+def test_environment_and_unix_sockets() -> None:
+    data = {
+        "sandbox": {
+            "env": ["GITHUB_TOKEN"],
+            "network": {"allowUnixSockets": ["/run/docker.sock"], "allowAllUnixSockets": False},
+        }
+    }
+    assert parse_sandbox_settings(data) == SandboxSettings(
+        env=("GITHUB_TOKEN",), unix_sockets=(Path("/run/docker.sock"),)
+    )
+    everything = {"sandbox": {"network": {"allowAllUnixSockets": True}}}
+    assert parse_sandbox_settings(everything) == SandboxSettings(all_unix_sockets=True)
+
+
+def test_env_must_name_variables() -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_sandbox_settings({"sandbox": {"env": "GITHUB_TOKEN"}}, source="project")
+    assert str(raised.value) == "project: sandbox.env must be a list of names, not 'GITHUB_TOKEN'"

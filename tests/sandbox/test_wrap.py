@@ -1,16 +1,23 @@
-"""The bwrap command line a policy gives: whole argument lists, mount order, secrets present."""
+"""The bwrap command line a policy gives: mount order, the flags that drop privilege, the
+descriptors it hands over, and the placeholders it makes and takes back."""
 
 from __future__ import annotations
 
+import os
+import struct
 from pathlib import Path
 
+import pytest
+
+from tether.processes import ConfinedCommand
 from tether.sandbox import Sandbox
+from tether.sandbox.seccomp import supported, unix_socket_filter
 
 ARGV = ["/usr/bin/bash", "-c", "echo hi"]
 
 
 def policy(
-    base: Path, home: Path, *, network: bool = False, writable: tuple[Path, ...] = ()
+    base: Path, home: Path, *, network: bool = False, writable: tuple[Path, ...] = (), **kw: object
 ) -> Sandbox:
     secrets = (".ssh", ".netrc", ".aws")  # only the first two exist in these tests
     return Sandbox(
@@ -20,6 +27,8 @@ def policy(
         tmp_dir=base / "scratch" / "tmp",
         hidden=tuple(home / s for s in secrets),
         bwrap=Path("/usr/bin/bwrap"),
+        scratch=base / "scratch",
+        **kw,  # type: ignore[arg-type]
     )
 
 
@@ -28,45 +37,122 @@ def make_home(home: Path) -> None:
     (home / ".netrc").write_text("machine x password y\n")
 
 
-def test_whole_command_line(tmp_path: Path) -> None:
+def wrapped(sandbox: Sandbox, cwd: Path) -> ConfinedCommand:
+    (sandbox.workspace).mkdir(parents=True, exist_ok=True)
+    command = sandbox.wrap(ARGV, cwd)
+    command.finished(0, "")
+    return command
+
+
+def flags(command: list[str]) -> list[str]:
+    """The arguments after the mounts, fd numbers replaced."""
+    start = command.index("--unshare-all")
+    shown = command[start:]
+    for option in ("--sync-fd", "--seccomp"):
+        if option in shown:
+            shown[shown.index(option) + 1] = "FD"
+    return shown
+
+
+def test_privilege_is_dropped_and_descriptors_handed_over(tmp_path: Path) -> None:
     base = tmp_path.resolve()
-    home = base / "home"
-    make_home(home)
-    sandbox = policy(base, home, writable=(base / "cache",))
-    assert sandbox.wrap(ARGV, base / "ws" / "sub") == [
-        "/usr/bin/bwrap",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--bind", f"{base}/scratch/tmp", "/tmp",
-        "--bind", f"{base}/ws", f"{base}/ws",
-        "--bind-try", f"{base}/scratch", f"{base}/scratch",
-        "--bind-try", f"{base}/cache", f"{base}/cache",
-        "--tmpfs", f"{home}/.ssh",
-        "--dev-bind", "/dev/null", f"{home}/.netrc",
-        "--bind", f"{base}/scratch/tmp", f"{base}/scratch/tmp",
-        "--unshare-all",
-        "--die-with-parent",
-        "--setenv", "TMPDIR", f"{base}/scratch/tmp",
-        "--chdir", f"{base}/ws/sub",
-        "--",
-        *ARGV,
-    ]  # fmt: skip
-    assert (base / "scratch" / "tmp").is_dir()
+    sandbox = policy(base, base / "home", disable_userns=True)
+    (base / "ws").mkdir()
+    command = sandbox.wrap(ARGV, base / "ws")
+    try:
+        root = ["--uid", "1000", "--gid", "1000"] if os.geteuid() == 0 else []
+        seccomp = ["--seccomp", "FD"] if supported() else []
+        head = [
+            "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", *root,
+            "--die-with-parent", "--sync-fd", "FD", *seccomp,
+        ]  # fmt: skip
+        tail = ["--setenv", "TMPDIR", f"{base}/scratch/tmp", "--chdir", f"{base}/ws", "--", *ARGV]
+        shown = flags(command)
+        between = shown[len(head) : -len(tail)]
+        assert (shown[: len(head)], shown[-len(tail) :], set(between[::2]) <= {"--unsetenv"}) == (
+            head,
+            tail,
+            True,
+        )
+        sync = int(command[command.index("--sync-fd") + 1])
+        assert sync in command.pass_fds
+        assert len(command.pass_fds) == (2 if supported() else 1)
+    finally:
+        command.finished(0, "")
+    assert command.pass_fds == ()
 
 
-def test_network_allowed_shares_the_host_network(tmp_path: Path) -> None:
-    args = policy(tmp_path, tmp_path / "home", network=True).wrap(ARGV, tmp_path)
-    assert args[args.index("--unshare-all") : args.index("--die-with-parent")] == [
-        "--unshare-all",
-        "--share-net",
+def test_secrets_are_unset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "x")
+    monkeypatch.setenv("KEEP_TOKEN", "x")
+    monkeypatch.setenv("PLAIN", "x")
+    command = wrapped(policy(tmp_path, tmp_path / "home", env_keep=("KEEP_TOKEN",)), tmp_path)
+    unset = {command[i + 1] for i, a in enumerate(command) if a == "--unsetenv"}
+    assert ("SOME_API_KEY" in unset, "KEEP_TOKEN" in unset, "PLAIN" in unset) == (
+        True,
+        False,
+        False,
+    )
+
+
+def test_network_allowed_shares_the_host_network_and_keeps_run(tmp_path: Path) -> None:
+    on = wrapped(policy(tmp_path, tmp_path / "home", network=True), tmp_path)
+    off = wrapped(policy(tmp_path, tmp_path / "home"), tmp_path)
+    assert (on[on.index("--unshare-user") + 1], "/run" in on) == ("--share-net", False)
+    assert off[off.index("/run") - 1] == "--tmpfs"
+
+
+def test_protected_files_are_bound_read_only_after_their_writable_parent(tmp_path: Path) -> None:
+    base = tmp_path.resolve()
+    ws = base / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("[core]\n")
+    command = wrapped(policy(base, base / "home"), ws)
+    binds = [(command[i], command[i + 2]) for i, a in enumerate(command) if a.startswith("--")]
+    order = [dest for _, dest in binds]
+    assert order.index(str(ws)) < order.index(f"{ws}/.git") < order.index(f"{ws}/.git/config")
+    assert (("--bind", f"{ws}/.git") in binds, ("--ro-bind", f"{ws}/.git/config") in binds) == (
+        True,
+        True,
+    )
+    assert ("--ro-bind", f"{ws}/.git/hooks") in binds
+
+
+def test_placeholders_exist_while_the_command_may_run_and_go_after(tmp_path: Path) -> None:
+    base = tmp_path.resolve()
+    ws = base / "ws"
+    ws.mkdir()
+    sandbox = policy(base, base / "home")
+    command = sandbox.wrap(ARGV, ws)
+    made = sorted(p.name for p in ws.iterdir())
+    # Every placeholder in a work tree is an empty directory: git never tracks one.
+    files = sorted(str(p.relative_to(ws)) for p in ws.rglob("*") if not p.is_dir())
+    command.finished(0, "")
+    assert (made, files, sorted(ws.iterdir())) == (
+        [".agents", ".claude", ".git", ".husky", ".idea", ".mcp.json", ".pre-commit-config.yaml",
+         ".tether", ".vscode", "config"],
+        [],
+        [],
+    )  # fmt: skip
+
+
+def test_a_placeholder_the_user_filled_in_is_kept(tmp_path: Path) -> None:
+    base = tmp_path.resolve()
+    ws = base / "ws"
+    ws.mkdir()
+    command = policy(base, base / "home").wrap(ARGV, ws)
+    (ws / ".claude" / "settings.json").write_text("{}")  # the user, outside, meanwhile
+    command.finished(0, "")
+    assert sorted(str(p.relative_to(ws)) for p in ws.rglob("*")) == [
+        ".claude",
+        ".claude/settings.json",
     ]
 
 
 def test_workspace_that_is_the_home_directory_keeps_secrets_hidden(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     make_home(base / "ws")
-    args = policy(base, base / "ws").wrap(ARGV, base / "ws")
+    args = wrapped(policy(base, base / "ws"), base / "ws")
     ws_bind = args.index(f"{base}/ws")
     assert ws_bind < args.index(f"{base}/ws/.ssh")
     assert ws_bind < args.index(f"{base}/ws/.netrc")
@@ -82,10 +168,30 @@ def test_workspace_inside_a_secret_directory_stays_visible(tmp_path: Path) -> No
         tmp_dir=base / "tmp",
         hidden=(base / ".config",),
     )
-    args = sandbox.wrap(ARGV, sandbox.workspace)
+    args = wrapped(sandbox, sandbox.workspace)
     assert args.index(f"{base}/.config") < args.index(f"{base}/.config/proj")
 
 
 def test_secrets_that_do_not_exist_are_left_alone(tmp_path: Path) -> None:
-    args = policy(tmp_path, tmp_path / "no-home").wrap(ARGV, tmp_path)
-    assert [a for a in args if a in ("--tmpfs", "/dev/null")] == []
+    args = wrapped(policy(tmp_path, tmp_path / "no-home"), tmp_path)
+    assert [a for a in args if a.startswith(str(tmp_path / "no-home"))] == []
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_socket_filter_program(machine: str) -> None:
+    program = unix_socket_filter(machine)
+    instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    # Starts by loading the architecture; every jump lands inside the program.
+    assert instructions[0] == (0x20, 0, 0, 4)
+    for index, (code, jt, jf, _) in enumerate(instructions):
+        if code == 0x15:
+            assert index + 1 + max(jt, jf) < len(instructions)
+    assert instructions[-1][0] == 0x06
+
+
+def test_unknown_machines_have_no_filter() -> None:
+    assert (supported("riscv64"), supported("x86_64"), supported("aarch64")) == (
+        False,
+        True,
+        True,
+    )

@@ -61,6 +61,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_rule_options(p)
     p.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another directory the session may read and write like the workspace (repeatable)",
+    )
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run what this workspace's files declare (hooks, MCP servers, allow rules) for "
+        "this run, without asking; TETHER_TRUST_WORKSPACE=1 does the same (for CI)",
+    )
+    p.add_argument(
         "--dangerously-skip-permissions",
         action="store_true",
         help="same as --permission-mode bypassPermissions: run everything not denied",
@@ -161,7 +176,9 @@ def main(argv: list[str]) -> int:
     from tether.cli.startup import LazyOptions
 
     # The REPL draws its prompt first and makes the options (and the session) meanwhile.
-    options = LazyOptions(cwd=cwd, make=lambda: _run_options(args, cwd))
+    options = LazyOptions(
+        cwd=cwd, make=lambda: _run_options(args, cwd), trust_workspace=args.trust_workspace
+    )
     return asyncio.run(run_repl(options, initial_prompt=args.prompt))
 
 
@@ -184,6 +201,8 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         resume=args.resume,
         continue_latest=args.continue_latest,
         fork=args.fork_session,
+        trust_workspace=args.trust_workspace,
+        add_dirs=tuple(d.expanduser().absolute() for d in args.add_dirs),
     )
 
 

@@ -10,7 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tether.cli.workspace_review import review_workspace
 from tether.config.settings import load_settings, settings_files, tether_home
+from tether.config.trust import workspace_trust
 from tether.hooks import HookRunner, HookSpec, read_hooks
 from tether.hooks.builtin import BuiltinSettings, read_builtin_settings
 from tether.hooks.check import HookCheck, check_hook
@@ -38,16 +40,30 @@ def main(argv: list[str]) -> int:
     if not config.specs:
         print("No command hooks configured.")
         return 0
-    checks = asyncio.run(_check_all(config.specs, workspace, run=not args.no_run))
+    run = not args.no_run
+    if run and not _may_run_workspace_hooks(workspace):
+        print("The workspace is not trusted: its hooks are listed, not run (see tether trust).")
+        run = False
+    checks = asyncio.run(_check_all(config.specs, workspace, run=run))
     for check in checks:
         _print_check(check)
     problems = sum(len(c.problems) for c in checks)
     print(
         f"\n{len(checks)} hook{'s' * (len(checks) != 1)} "
-        f"{'checked' if not args.no_run else 'listed'}, "
+        f"{'checked' if run else 'listed'}, "
         f"{problems} problem{'s' * (problems != 1)}."
     )
     return 1 if problems else 0
+
+
+def _may_run_workspace_hooks(workspace: Path) -> bool:
+    """Running a cloned repository's hooks needs the same trust a session needs."""
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    env, home = os.environ, tether_home()
+    if workspace_trust(workspace, tether_home=home, user_home=user_home, env=env).trusted:
+        return True
+    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=env)
+    return not any(d.kind == "hook" for d in review.declared)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -20,7 +20,9 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.workspace_review import Ownership, restrict_settings
 from tether.config.settings import load_settings, settings_files, tether_home
+from tether.config.trust import workspace_trust
 from tether.mcp.config import (
     SERVER_NAME,
     McpConfig,
@@ -54,6 +56,8 @@ class _Place:
     tether_home: Path
     env: Mapping[str, str]
     settings: Mapping[str, Any]
+    trusted: bool = True
+    """Whether the workspace is trusted: otherwise its own files' servers are not started."""
 
     def scope_file(self, scope: WritableScope) -> Path:
         return scope_file(scope, self.workspace, tether_home=self.tether_home)
@@ -149,8 +153,11 @@ def _place(cwd: Path | None) -> _Place:
     home = tether_home()
     user_home = Path.home()
     settings = load_settings(settings_files(workspace, home=home, user_home=user_home))
+    trust = workspace_trust(workspace, tether_home=home, user_home=user_home, env=os.environ)
+    if not trust.trusted:  # as in a session: the workspace's files only restrict
+        settings = restrict_settings(settings, Ownership(workspace, user_home, home))
     env = {**settings.env, **os.environ}  # the real environment wins, as in a session
-    return _Place(workspace, user_home, home, env, settings.data)
+    return _Place(workspace, user_home, home, env, settings.data, trust.trusted)
 
 
 def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
@@ -300,8 +307,12 @@ def _inspect(place: _Place, server: ServerConfig) -> tuple[ServerStatus | None, 
 
 
 def _approval(place: _Place, server: ServerConfig) -> str | None:
-    """For a project server: "approved", "needs approval" or "disabled"; None for the others."""
-    if server.scope != "project":
+    """For a repository's server: "approved", "needs approval" or "disabled"; "not trusted" for
+    any server of an untrusted workspace's files; None for the others."""
+    owners = Ownership(place.workspace, place.home, place.tether_home)
+    if not place.trusted and owners.needs_trust(server.source):
+        return "not trusted"
+    if server.scope not in ("project", "seed"):
         return None
     enabled = is_project_server_enabled(server.name, place.settings)
     return {True: "approved", False: "disabled", None: "needs approval"}[enabled]
@@ -311,6 +322,8 @@ def _state_text(
     place: _Place, server: ServerConfig, status: ServerStatus | None, *, connect: bool
 ) -> str:
     approval = _approval(place, server)
+    if approval == "not trusted":
+        return "not started: the workspace is not trusted (run tether here once, or tether trust)"
     if approval == "needs approval":
         return "not started: needs approval (tether asks in the REPL)"
     if approval == "disabled":

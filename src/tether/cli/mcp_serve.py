@@ -55,7 +55,7 @@ from tether.permissions import (
 from tether.protocol import ConfigError, ToolUseBlock
 from tether.tools.base import Tool
 from tether.tools.builtin import builtin_tools
-from tether.tools.context import ToolContext
+from tether.tools.context import ToolContext, approved_call
 from tether.tools.registry import ToolRegistry
 
 USAGE_ERROR = 2
@@ -111,8 +111,10 @@ class ToolService:
                 return _error(_denied(decision))
             if decision.behavior == "ask":
                 return _error(self._needs_approval(name, call.input, decision))
-        # An unknown tool gets the registry's error, which names the tools there are.
-        outcome = await self.registry.run(call, self.context)
+        # An unknown tool gets the registry's error, which names the tools there are. What
+        # the rules allowed runs as approved (a write outside the workspace in bypass mode).
+        with approved_call():
+            outcome = await self.registry.run(call, self.context)
         return CallToolResult(
             content=[TextContent(text=outcome.content)], is_error=outcome.is_error
         )

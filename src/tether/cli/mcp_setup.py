@@ -1,6 +1,10 @@
-"""MCP servers in a session: which ones (a repository's `.mcp.json` servers need the user's yes
-once, in the REPL; headless takes them as configured), connecting them all at once before the
-first request, and their tools, resources and prompts as tether tools.
+"""MCP servers in a session: which ones, connecting them all at once before the first request,
+and their tools, resources and prompts as tether tools.
+
+Servers configured in the workspace's own files (`.mcp.json`, the seed's
+`config/mcp_config.yaml`, `.tether/mcp.local.json`) start only in a trusted workspace (see
+`tether.config.trust`). There, the repository's shared ones (`.mcp.json` and the seed's YAML)
+also need the user's yes once, in the REPL; headless takes them as configured.
 
 When the MCP tools' definitions would fill more than `toolSearchShare` of the context window,
 they are deferred: the model gets ToolSearch and CallTool instead, and the list of tools sent
@@ -18,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.cli.safety import remember_setting
+from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
+from tether.config.trust import remembered_settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import is_project_server_enabled, load_limits, load_servers
 from tether.mcp.servers import McpLimits, ServerConfig, StdioTransport
@@ -33,6 +39,9 @@ if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with ser
     from tether.mcp.manager import McpManager, McpPrompt, McpTool
 
 CHARS_PER_TOKEN = 4
+APPROVED_SCOPES = ("project", "seed")
+"""Servers a repository shares: approved once each (`enabledMcpjsonServers`), like Claude Code's
+`.mcp.json` ones; the seed's YAML servers are approved exactly the same way."""
 
 
 @dataclass
@@ -52,7 +61,7 @@ class McpSetup:
         """One question per project server the user has not decided on yet."""
         questions: list[StartupQuestion] = []
         for server in self.servers:
-            if server.scope != "project":
+            if server.scope not in APPROVED_SCOPES:
                 continue
             decided = is_project_server_enabled(server.name, settings_data)
             if decided is False:
@@ -60,8 +69,8 @@ class McpSetup:
             elif decided is None:
                 questions.append(
                     StartupQuestion(
-                        f"Use the MCP server {server.name!r} that this repository's .mcp.json "
-                        f"configures ({_describe(server)})?",
+                        f"Use the MCP server {server.name!r} that this repository's "
+                        f"{server.source.name} configures ({_describe(server)})?",
                         self._answerer(server.name),
                     )
                 )
@@ -143,12 +152,20 @@ def mcp_setup(
     env: Mapping[str, str],
     settings: Settings,
     window: int,
+    trusted: bool = True,
 ) -> tuple[McpSetup, list[str]]:
-    """The servers configured for this workspace, and the problems found reading them."""
+    """The servers configured for this workspace, and the problems found reading them. Not
+    `trusted`: the servers of the workspace's own files are left out (the session's one
+    warning about the untrusted workspace names them)."""
     config = load_servers(workspace, home=home, tether_home=tether_home, env=env)
+    servers = list(config.servers)
+    if not trusted:
+        owners = Ownership(workspace, home, tether_home)
+        servers = [s for s in servers if not owners.needs_trust(s.source)]
     limits = load_limits(settings.data, env)
-    local = workspace / ".tether" / "settings.local.json"
-    return McpSetup(list(config.servers), limits, window, local), list(config.problems)
+    # The user's answers go to the user's own store: a repository can ship its local file.
+    local = remembered_settings(tether_home, workspace)
+    return McpSetup(servers, limits, window, local), list(config.problems)
 
 
 def attach_mcp(

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from tether.cli.safety import SafetyOptions, permission_context
+from tether.cli.workspace_review import Ownership, restrict_settings
 from tether.config.settings import load_settings, settings_files, tether_home
+from tether.config.trust import workspace_trust
 from tether.permissions import (
     MODES,
     Decision,
@@ -85,7 +88,17 @@ def _context(args: argparse.Namespace) -> PermissionContext:
     explicit = args.settings.expanduser().resolve() if args.settings else None
     files = settings_files(project, home=tether_home(), explicit=explicit)
     settings = load_settings(files, required=explicit)
-    options = SafetyOptions(args.mode, tuple(args.allowed), tuple(args.disallowed))
+    # As a session would decide: an untrusted workspace's files only restrict.
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    home = tether_home()
+    trust = workspace_trust(project, tether_home=home, user_home=user_home, env=os.environ)
+    trusted = trust.trusted
+    if not trusted:
+        owners = Ownership(project, user_home, home)
+        settings = restrict_settings(settings, owners, explicit=explicit)
+    options = SafetyOptions(
+        args.mode, tuple(args.allowed), tuple(args.disallowed), workspace_trusted=trusted
+    )
     context, _ = permission_context(settings, options, workspace=project)
     return context
 

@@ -58,6 +58,7 @@ from tether.cli.startup import (
     StartupFailed,
 )
 from tether.cli.steer import DraftLine, typing_during_turn
+from tether.cli.trust_prompt import settle_trust
 from tether.config.settings import tether_home
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ async def run_repl(
     env = None if isinstance(opts, LazyOptions) else opts.env
     workspace = opts.cwd.expanduser().resolve()
     _print_banner(console, workspace)
+    # Before the session exists: nothing the workspace declares has run yet.
+    opts = await settle_trust(opts, console, input, output)
     startup = SessionStartup(opts, console)
     prompt = message_prompt(_history_path(env), startup, input, output)
     repl = _Repl(startup, console, prompt, watch_terminal=input is None)

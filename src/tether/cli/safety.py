@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tether.config.settings import Settings, merge
+from tether.config.settings import Settings, merge, tether_home
+from tether.config.trust import anchored_rule, remembered_settings
 from tether.core.gate import RuleSources, ToolGate
 from tether.core.session import Session
 from tether.hooks import EventBus, HookRunner, builtin_handlers, parse_hooks
@@ -26,15 +27,18 @@ from tether.protocol import ConfigError
 from tether.sandbox import Sandbox, parse_sandbox_settings, plan_sandbox, probe
 from tether.tools.base import Tool
 
-LOCAL_SETTINGS = Path(".tether") / "settings.local.json"
-"""Where "always allow" answers are kept: per project, per user, not committed."""
-
 
 @dataclass(frozen=True)
 class SafetyOptions:
     permission_mode: Mode | None = None
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
+    workspace_trusted: bool = True
+    """False: the seed's `.tether/permissions.yaml` only restricts (its allow lists are left
+    out); the settings layers come already restricted (`tether.cli.workspace_review`)."""
+    add_dirs: tuple[Path, ...] = ()
+    """`--add-dir`: more directories that work like the workspace (absolute), added to the
+    `permissions.additionalDirectories` setting."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ def build_gate(
         workspace=workspace,
         read_only_tools=frozenset(t.name for t in tools if t.read_only),
         read_dirs=read_dirs,
+        tether_home=tether_home(env),
     )
     rules = permissions.rules
     specs = parse_hooks(settings.layers)
@@ -83,7 +88,10 @@ def build_gate(
         permissions=permissions,
         sources=sources,
         hooks=hooks,
-        remember=lambda rule: remember_rule(workspace / LOCAL_SETTINGS, rule),
+        # Kept in the user's own store, not the workspace (a repository can ship a file there).
+        remember=lambda rule: remember_rule(
+            remembered_settings(tether_home(env), workspace), anchored_rule(rule, workspace)
+        ),
     )
     hidden = hidden_tools(rules)
     return gate, [t for t in tools if t.name not in hidden]
@@ -96,6 +104,7 @@ def permission_context(
     workspace: Path,
     read_only_tools: frozenset[str] | None = None,
     read_dirs: Sequence[Path] = (),
+    tether_home: Path | None = None,
 ) -> tuple[PermissionContext, RuleSources]:
     """The rules and mode as a session sees them; `tether permissions check` uses the same, so
     what it answers is what a session would decide."""
@@ -103,12 +112,14 @@ def permission_context(
     sources = RuleSources(
         layers=settings.layers,
         seed_yaml=seed_yaml if seed_yaml.is_file() else None,
+        seed_allow=options.workspace_trusted,
         extra_allow=list(options.allowed_tools),
         extra_deny=list(options.disallowed_tools),
     )
     rules = load_rules(
         sources.layers,
         seed_yaml=sources.seed_yaml,
+        seed_allow=sources.seed_allow,
         extra_allow=sources.extra_allow,
         extra_deny=sources.extra_deny,
     )
@@ -117,8 +128,9 @@ def permission_context(
         rules=rules,
         workspace=workspace,
         cwd=workspace,
-        additional_dirs=additional_directories(settings.layers),
+        additional_dirs=(*additional_directories(settings.layers), *options.add_dirs),
         read_dirs=tuple(read_dirs),
+        tether_home=tether_home,
     )
     if read_only_tools is not None:
         context = replace(context, read_only_tools=read_only_tools)

@@ -1,27 +1,33 @@
 """`tether sandbox check`: whether the Bash sandbox works here, and if not, exactly why and
-what runs instead, under the settings of the current directory."""
+what runs instead, under the settings of the current directory; where it works, each of its
+properties tested live (one line each, ok or FAILED)."""
 
 from __future__ import annotations
 
 import argparse
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.sandbox import (
+    Sandbox,
     SandboxSettings,
     SandboxStatus,
     parse_sandbox_settings,
     plan_sandbox,
     probe,
 )
+from tether.sandbox.protected import WORKSPACE_PROTECTED
+from tether.sandbox.selfcheck import run_checks
 
 USAGE = "tether sandbox check [--settings FILE]"
 
 
 def main(argv: list[str]) -> int:
-    """0 when the sandbox works here, 1 when it does not, 2 for a usage or settings error."""
+    """0 when the sandbox works here and every property held, 1 when it does not work or a
+    property failed, 2 for a usage or settings error."""
     parser = argparse.ArgumentParser(
         prog="tether sandbox",
         usage=USAGE,
@@ -46,7 +52,27 @@ def main(argv: list[str]) -> int:
     status = probe()
     for line in report(wanted, status, workspace=workspace, tether_home=home, home=Path.home()):
         print(line)
-    return 0 if status.works else 1
+    if not status.works:
+        return 1
+    sandbox, _, _ = plan_sandbox(
+        replace(wanted, enabled=True),
+        status,
+        workspace=workspace,
+        scratch_dir=home / "scratch" / "check",
+        home=Path.home(),
+        tether_home=home,
+    )
+    assert sandbox is not None
+    return 0 if live_report(sandbox) else 1
+
+
+def live_report(sandbox: Sandbox) -> bool:
+    """Print each property as tested now; whether all held."""
+    results = run_checks(sandbox)
+    print("Tested live on this machine:")
+    for result in results:
+        print(result.line())
+    return all(r.ok for r in results)
 
 
 def report(
@@ -79,16 +105,39 @@ def report(
         lines.append("Bash commands run under bubblewrap:")
         lines.append(f"  writable: {workspace} (the workspace)")
         lines.append(f"  writable: {scratch} (the session's scratch directory)")
-        lines.append(f"  writable: {sandbox.tmp_dir} (TMPDIR and /tmp, private to the session)")
+        lines.append("  writable: /tmp (the machine's own: every tool sees the same files)")
+        lines.append(f"  writable: {sandbox.tmp_dir} (TMPDIR)")
         for path in sandbox.writable[1:]:
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
         lines.append("  read-only: everything else")
-        present = [f"~/{p.relative_to(home)}" for p in sandbox.hidden if p.exists()]
+        names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
+        lines.append(
+            f"  protected (read-only, cannot be created): .git/config, .git/hooks, {names}"
+        )
+        present = [_shown(p, home) for p in sandbox.hidden if p.exists()]
         lines.append(f"  hidden: {', '.join(present) or '(none present)'}")
         lines.append(
             "  network: allowed" if sandbox.network else "  network: cut (loopback included)"
         )
+        if sandbox.all_unix_sockets:
+            lines.append("  unix sockets: allowed (sandbox.network.allowAllUnixSockets)")
+        elif sandbox.socket_filter:
+            lines.append("  unix sockets: refused (seccomp filter on socket(AF_UNIX))")
+        else:
+            allowed = ", ".join(map(str, sandbox.unix_sockets)) or "none"
+            lines.append(
+                f"  unix sockets: no seccomp filter here; /run covered; allowed: {allowed}"
+            )
+        lines.append(
+            "  user: unprivileged uid, no capabilities"
+            + (", no new user namespaces" if sandbox.disable_userns else "")
+        )
+        lines.append("  environment: secrets withheld (names like *_API_KEY, *TOKEN*, AWS_*)")
     return lines
+
+
+def _shown(path: Path, home: Path) -> str:
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
 def _describe(wanted: SandboxSettings) -> str:

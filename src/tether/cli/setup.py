@@ -19,8 +19,15 @@ from tether.cli.safety import (
     plan_session_sandbox,
 )
 from tether.cli.skills_tool import skill_tool, unusable_notices
+from tether.cli.workspace_review import (
+    Ownership,
+    restrict_settings,
+    review_workspace,
+    without_workspace_grants,
+)
 from tether.config.instructions import load_instructions
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.config.trust import untrusted_notice, workspace_trust
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
 from tether.core.context import build_system_prompt
@@ -34,6 +41,7 @@ from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
+from tether.sandbox import describe_limits
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
     LoadedSession,
@@ -71,6 +79,12 @@ class RunOptions:
     fork: bool = False
     """With `resume` or `continue_latest`: continue in a new session that records where it
     branched, leaving the original as it was."""
+    trust_workspace: bool = False
+    """Run what the workspace's own files declare (hooks, servers, grants) whatever the
+    recorded trust says (`--trust-workspace`, or the REPL's yes)."""
+    add_dirs: tuple[Path, ...] = ()
+    """`--add-dir`: more directories read and written like the workspace (and writable in the
+    sandbox), with those of the `permissions.additionalDirectories` setting."""
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -82,10 +96,17 @@ def build_session(opts: RunOptions) -> Session:
         raise ConfigError(f"workspace is not a directory: {workspace}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    # From the real environment: a settings file's `env` must not trust its own workspace.
+    trust = workspace_trust(
+        workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
+    )
+    owners = Ownership(workspace, user_home, home)
     settings = load_settings(
         settings_files(workspace, home=home, explicit=opts.settings_path),
         required=opts.settings_path,
     )
+    if not trust.trusted:
+        settings = restrict_settings(settings, owners, explicit=opts.settings_path)
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
@@ -95,9 +116,11 @@ def build_session(opts: RunOptions) -> Session:
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     skills = discover_skills(workspace, home=user_home)
+    if not trust.trusted:
+        skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    instructions = load_instructions(workspace, home=user_home)
+    instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
     model = build_model(resolved)
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
     agents = discover_agents(workspace, home=user_home)
@@ -112,7 +135,13 @@ def build_session(opts: RunOptions) -> Session:
     )
     gate, tools = build_gate(
         settings,
-        SafetyOptions(opts.permission_mode, opts.allowed_tools, opts.disallowed_tools),
+        SafetyOptions(
+            opts.permission_mode,
+            opts.allowed_tools,
+            opts.disallowed_tools,
+            workspace_trusted=trust.trusted,
+            add_dirs=_added_directories(opts.add_dirs),
+        ),
         workspace=workspace,
         tools=[*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
         session_id=session_id,
@@ -141,6 +170,7 @@ def build_session(opts: RunOptions) -> Session:
             instructions=instructions.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
+            sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
         )
 
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
@@ -194,10 +224,33 @@ def build_session(opts: RunOptions) -> Session:
         env=env,
         settings=settings,
         window=resolved.info.context_window,
+        trusted=trust.trusted,
     )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
+    if not trust.trusted:
+        review = review_workspace(
+            workspace,
+            user_home=user_home,
+            tether_home=home,
+            env=env,
+            explicit=opts.settings_path,  # applied whole: not "skipped"
+        )
+        if review.declared:
+            session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
     return session
+
+
+def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
+    """`--add-dir` directories, resolved; one that is not a directory is an error, as the
+    user meant to work there."""
+    found: list[Path] = []
+    for directory in dirs:
+        resolved = directory.expanduser().resolve()
+        if not resolved.is_dir():
+            raise ConfigError(f"--add-dir {directory}: not a directory")
+        found.append(resolved)
+    return tuple(found)
 
 
 def background_notices(context: ToolContext) -> list[TextBlock]:

@@ -35,6 +35,8 @@ class LazyOptions:
 
     cwd: Path
     make: Callable[[], RunOptions]
+    trust_workspace: bool = False
+    """`--trust-workspace`: known before the options are made (the trust question comes first)."""
 
 
 class StartupFailed(Exception):

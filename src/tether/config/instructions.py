@@ -43,18 +43,25 @@ class Instructions:
     """Missing or unreadable imports, cycles, imports nested too deep, the size cap: each once."""
 
 
-def load_instructions(workspace: Path, *, home: Path, cwd: Path | None = None) -> Instructions:
+def load_instructions(
+    workspace: Path, *, home: Path, cwd: Path | None = None, trusted: bool = True
+) -> Instructions:
     """Read the instruction files that apply to `cwd` (the workspace unless given).
 
     `home` is the user's home directory (for `~/.claude/CLAUDE.md` and `@~/...` imports). The
     repository root is the nearest ancestor of `cwd` holding `.git`; without one, the workspace.
+    Not `trusted`: the repository's files (and their imports, symlinks too) are read only from
+    inside the repository, so a cloned one cannot put `~/.ssh/id_rsa` in the prompt.
     """
     workspace = workspace.resolve()
     home = home.resolve()
     cwd = (cwd or workspace).resolve()
+    directories = _root_to(cwd, workspace)
     reader = _Reader(workspace, home)
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
-    for directory in _root_to(cwd, workspace):
+    if not trusted:
+        reader.confine = directories[0] if directories else workspace
+    for directory in directories:
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions")
     reader.read_top(workspace / "CLAUDE.local.md", "local project instructions, not checked in")
@@ -85,13 +92,21 @@ class _Reader:
     problems: list[str] = field(default_factory=list[str])
     reported: set[Path] = field(default_factory=set[Path])
     """Import targets already reported, so a missing file referenced twice is reported once."""
+    confine: Path | None = None
+    """Set for the files of an untrusted repository: nothing outside it is read."""
 
     def read_top(self, path: Path, note: str) -> None:
         if path.is_file():
-            self._read(path.resolve(), note, depth=0, chain=())
+            self._read(path.resolve(), note, depth=0, chain=(), confine=self.confine)
 
-    def _read(self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...]) -> None:
+    def _read(
+        self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...], confine: Path | None
+    ) -> None:
         if path in self.files:
+            return
+        if confine is not None and not path.is_relative_to(confine):
+            shown = self.show(path)
+            self.problem(path, f"{shown} not read: outside the repository, which is not trusted.")
             return
         shown = self.show(path)
         try:
@@ -107,10 +122,18 @@ class _Reader:
             self.parts.append(_Part(f"Contents of {shown} ({note}):", content, shown))
         chain = (*chain, path)
         for line_number, target in find_imports(text):
-            self._follow(target, f"{shown} line {line_number}", path, depth=depth, chain=chain)
+            where = f"{shown} line {line_number}"
+            self._follow(target, where, path, depth=depth, chain=chain, confine=confine)
 
     def _follow(
-        self, target: str, where: str, importer: Path, *, depth: int, chain: tuple[Path, ...]
+        self,
+        target: str,
+        where: str,
+        importer: Path,
+        *,
+        depth: int,
+        chain: tuple[Path, ...],
+        confine: Path | None,
     ) -> None:
         if target.startswith("~/"):
             path = (self.home / target[2:]).resolve()
@@ -131,7 +154,7 @@ class _Reader:
             )
         else:
             note = f"imported by {self.show(importer)}"
-            self._read(path, note, depth=depth + 1, chain=chain)
+            self._read(path, note, depth=depth + 1, chain=chain, confine=confine)
 
     def problem(self, target: Path, message: str) -> None:
         if target not in self.reported:

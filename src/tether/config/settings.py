@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.config.trust import remembered_settings
+
 if TYPE_CHECKING:
     from tether.protocol import ConfigError
 
@@ -26,7 +28,8 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
 def settings_files(
     project: Path, *, home: Path, user_home: Path | None = None, explicit: Path | None = None
 ) -> list[Path]:
-    """Candidate files, lowest precedence first."""
+    """Candidate files, lowest precedence first. The user's remembered answers for the project
+    (`tether.config.trust.remembered_settings`) come after its local files."""
     user_home = user_home or Path.home()
     files = [
         user_home / ".claude" / "settings.json",
@@ -35,6 +38,7 @@ def settings_files(
         project / ".tether" / "settings.json",
         project / ".claude" / "settings.local.json",
         project / ".tether" / "settings.local.json",
+        remembered_settings(home, project),
     ]
     if explicit is not None:
         files.append(explicit)

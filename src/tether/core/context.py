@@ -34,8 +34,10 @@ def build_system_prompt(
     instructions: str = "",
     skills: str = "",
     memory: str = "",
+    sandbox: str = "",
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
+    `sandbox` states the limits Bash commands run under (empty when they run unsandboxed).
 
     Nothing here changes during a session (the date is taken once): the prefix stays cacheable.
     """
@@ -51,6 +53,8 @@ def build_system_prompt(
         ]
     )
     parts = [BASE_PROMPT, env]
+    if sandbox.strip():
+        parts.append(sandbox.strip())
     if skills.strip():
         parts.append(skills.strip())
     if instructions.strip():

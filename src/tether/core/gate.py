@@ -24,6 +24,8 @@ from tether.protocol import (
 )
 
 Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
+Precheck = Callable[[dict[str, Any]], str | None]
+"""Why a call could not run even if approved (the tool's own preconditions), or None."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class RuleSources:
 
     layers: Sequence[tuple[Path, Mapping[str, Any]]] = ()
     seed_yaml: Path | None = None
+    seed_allow: bool = True
+    """False in an untrusted workspace: the seed file's allow patterns are left out."""
     extra_allow: list[str] = field(default_factory=list[str])
     extra_deny: list[str] = field(default_factory=list[str])
 
@@ -58,8 +62,15 @@ class ToolGate:
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
     async def authorize(
-        self, call: ToolUseBlock, emit: Callable[[Event], None], ask: Asker | None
+        self,
+        call: ToolUseBlock,
+        emit: Callable[[Event], None],
+        ask: Asker | None,
+        *,
+        precheck: Precheck | None = None,
     ) -> Approval:
+        """Hooks, then the rules, then the user; `precheck` runs before the user is asked, so
+        that a call which could not run anyway is answered with its error instead."""
         tool_input = dict(call.input)
         hook = HookOutcome()
         if self.hooks is not None and self.hooks.has("PreToolUse"):
@@ -81,6 +92,9 @@ class ToolGate:
             return Approval(True, tool_input)
         if hook.permission_decision == "allow":
             return Approval(True, tool_input)
+        problem = precheck(tool_input) if precheck is not None else None
+        if problem is not None:
+            return Approval(False, tool_input, problem)
         return await self._ask(call, tool_input, decision, emit, ask)
 
     async def _ask(
@@ -182,6 +196,7 @@ class ToolGate:
         rules = load_rules(
             self.sources.layers,
             seed_yaml=self.sources.seed_yaml,
+            seed_allow=self.sources.seed_allow,
             extra_allow=[*self.sources.extra_allow, *self._turn_grants],
             extra_deny=self.sources.extra_deny,
         )
@@ -214,6 +229,11 @@ class ToolGate:
         if outcome.blocked and outcome.reason:
             notes.insert(0, outcome.reason)
         return "\n".join(f"[hook] {note}" for note in notes)
+
+    def denies(self, call: ToolUseBlock) -> bool:
+        """Whether the rules deny the call outright (no hook runs, nobody is asked)."""
+        decision = decide(call.name, dict(call.input), self._context_for(call.name))
+        return decision.behavior == "deny"
 
     def _deny(self, call: ToolUseBlock, tool_input: dict[str, Any], message: str) -> Approval:
         denial = PermissionDenial(

@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tether.core.gate import Approval, Asker
 from tether.protocol import (
@@ -23,6 +23,7 @@ from tether.protocol import (
     ToolStarted,
     ToolUseBlock,
 )
+from tether.tools.context import approved_call
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
@@ -114,25 +115,45 @@ async def run_call(
     ask: Asker | None,
     denials: list[PermissionDenial],
 ) -> ToolResultBlock:
-    """Authorize and run one call; a denial becomes an error result the model reads."""
+    """Check, authorize and run one call; a call that could not run (an unknown tool, invalid
+    arguments, a failed precondition) and a denial become error results the model reads."""
     call = agent.tools.resolve(call)
     emit(ToolStarted(call_id=call.id, name=call.name, input=call.input))
+    # Nobody is asked to approve a call that cannot happen: its tool and arguments are checked
+    # first, the tool's own preconditions (the file was read) once the rules leave a question
+    # (a denied call is told it is denied, not what its file holds).
+    invalid = agent.tools.check(call, agent.tool_context, preconditions=False)
+    if invalid is not None:
+        # A tool the rules hide (or a mode withholds) is told as denied, with the rule, rather
+        # than as unknown: the model learns why, and the denial is reported like any other.
+        # (Through the whole gate, so its PreToolUse hooks see the call, as before any check.)
+        gate = agent.gate
+        if gate is not None and agent.tools.get(call.name) is None and gate.denies(call):
+            return _refused(call, await gate.authorize(call, emit, ask), emit, denials)
+        emit(ToolFinished(call_id=call.id, name=call.name, content=invalid.content, is_error=True))
+        return ToolResultBlock(tool_use_id=call.id, content=invalid.content, is_error=True)
+
+    def could_not_run(tool_input: dict[str, Any]) -> str | None:
+        checked = call.model_copy(update={"input": tool_input})
+        outcome = agent.tools.check(checked, agent.tool_context)
+        return outcome.content if outcome is not None else None
+
     approval = (
-        await agent.gate.authorize(call, emit, ask)
+        await agent.gate.authorize(call, emit, ask, precheck=could_not_run)
         if agent.gate is not None
         else Approval(True, dict(call.input))
     )
     if not approval.allowed:
-        if approval.denial is not None:
-            denials.append(approval.denial)
-        emit(ToolFinished(call_id=call.id, name=call.name, content=approval.message, is_error=True))
-        return ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
+        return _refused(call, approval, emit, denials)
     if approval.tool_input != call.input:
         call = call.model_copy(update={"input": approval.tool_input})
     token = current_call.set(CallScope(agent, call, emit, ask))
     try:
+        # What the gate approved, the tool does (an approved write outside the workspace).
+        approved = approved_call() if agent.gate is not None else contextlib.nullcontext()
         async with agent.locks.hold(_mutated_path(agent, call)):
-            outcome = await agent.tools.run(call, agent.tool_context)
+            with approved:
+                outcome = await agent.tools.run(call, agent.tool_context)
     finally:
         current_call.reset(token)
     content = outcome.content
@@ -177,3 +198,15 @@ def _one_at_a_time(ask: Asker | None) -> Asker | None:
             return await ask(request)
 
     return serial
+
+
+def _refused(
+    call: ToolUseBlock,
+    approval: Approval,
+    emit: Callable[[Event], None],
+    denials: list[PermissionDenial],
+) -> ToolResultBlock:
+    if approval.denial is not None:
+        denials.append(approval.denial)
+    emit(ToolFinished(call_id=call.id, name=call.name, content=approval.message, is_error=True))
+    return ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)

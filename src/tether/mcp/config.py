@@ -319,11 +319,13 @@ def is_project_server_enabled(name: str, settings_data: Mapping[str, Any]) -> bo
 def project_servers_needing_approval(
     config: McpConfig, settings_data: Mapping[str, Any]
 ) -> list[str]:
-    """The project servers nobody has approved or rejected yet, by name."""
+    """The repository's servers (`.mcp.json` and the seed's YAML, approved alike) nobody has
+    approved or rejected yet, by name."""
     return [
         s.name
         for s in config.servers
-        if s.scope == "project" and is_project_server_enabled(s.name, settings_data) is None
+        if s.scope in ("project", "seed")
+        and is_project_server_enabled(s.name, settings_data) is None
     ]
 
 

@@ -156,7 +156,8 @@ def kind_of(value: object) -> str:
 def _read_text(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):
+        # A directory is the sandbox's placeholder for a missing file while a command runs.
         return None
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read {path}: {e}") from None

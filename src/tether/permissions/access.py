@@ -1,12 +1,18 @@
 """Reading and writing files: the checks shared by the file tools and Bash.
 
 A read is denied by a deny rule on `Read` (and asked by an ask rule), allowed inside the
-workspace, asked outside it. A write is denied by a deny rule on `Edit`, asked when protected
-(repository internals, permission settings) or outside the workspace, and otherwise needs an
-allow rule, the acceptEdits mode, or a Bash rule that allowed the command doing it.
+workspace, asked outside it. A write is denied by a deny rule on `Edit`, asked when it changes
+what a later session allows or runs (defaults.SELF_MODIFYING: asked whatever allow rules and
+acceptEdits say, written without asking only in bypassPermissions) or is outside the
+workspace, and otherwise needs an allow rule, the acceptEdits mode, or a Bash rule that
+allowed the command doing it.
 
-Paths are checked as given (`..` folded) and as resolved (symlinks followed): a deny rule
-matching either form applies.
+A path is judged by what the kernel opens for it (`context.resolve`: symlinks followed
+component by component, a later `..` applied to where they led); deny and ask rules also
+match it as written (`..` folded), so a rule naming a link's path still holds. A path whose
+target is not known (a symlink loop, `..` after a missing directory, a process's directory
+under `/proc`, `/dev/fd/N`) is asked, in every mode but bypassPermissions; denied when a
+deny rule matches what it may stand for (`/proc/self/root/x` for `/x`).
 """
 
 from __future__ import annotations
@@ -15,9 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.kernel_paths import is_process_path
 from tether.permissions.context import PermissionContext
-from tether.permissions.defaults import PROTECTED_DIRS, PROTECTED_FILES, is_device, is_protected
-from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below
+from tether.permissions.defaults import (
+    HOME_SELF_MODIFYING,
+    SELF_MODIFYING,
+    is_device,
+    self_modifying,
+)
+from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
 from tether.permissions.rules import Rule, RuleKind
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none
 
@@ -29,9 +41,33 @@ class GlobPath:
     word: str
     """As the user wrote it, for messages."""
     tokens: Tokens
-    """The absolute path as glob tokens (paths.py)."""
+    """The absolute path as glob tokens (paths.py), `..` folded."""
     prefix: Path | None
-    """A directory the pattern cannot leave, or None when it could be anywhere."""
+    """A directory the pattern cannot leave, as written (`..` not folded, resolved when
+    judged), or None when it could be anywhere."""
+    rest: Tokens = ()
+    """The pattern below `prefix`, as tokens."""
+
+
+@dataclass(frozen=True)
+class Located:
+    """A literal path as a decision sees it."""
+
+    written: Path
+    """As written, `..` folded (what a rule naming it means)."""
+    real: Path | None
+    """What the kernel opens; None when that is not known."""
+    forms: tuple[Path, ...]
+    """Every path rules are matched against: as written, resolved, and what a process
+    directory's path may stand for."""
+    unknown: str = ""
+    """Why `real` is not known."""
+
+    def shown(self, target: Path) -> str:
+        """For messages: as written, and where it leads when a symlink takes it elsewhere."""
+        if self.real is None or self.real == self.written:
+            return self.written.as_posix()
+        return f"{target.as_posix()} (that is {self.real.as_posix()})"
 
 
 Target = Path | GlobPath
@@ -39,21 +75,61 @@ Target = Path | GlobPath
 
 @dataclass
 class FileAccess:
-    """File checks for one decision (keeps resolved rule bases for its duration)."""
+    """File checks for one decision (keeps the paths it resolved for its duration)."""
 
     ctx: PermissionContext
-    _bases: dict[Path, tuple[Path, ...]] = field(default_factory=dict[Path, tuple[Path, ...]])
-    """Path rules' anchor directories, as written and resolved: most rules share one (the
-    workspace), so it is resolved once per decision, not once per rule."""
+    _resolved: dict[Path, Path | None] = field(default_factory=dict[Path, Path | None])
+    """Resolutions made in this decision (a command names the same directory many times)."""
+
+    def real(self, path: Path) -> Path | None:
+        """What the kernel opens for `path` (absolute, as written); None when not known."""
+        if path in self._resolved:
+            return self._resolved[path]
+        found = self.ctx.resolve(path)
+        self._resolved[path] = found
+        return found
+
+    def locate(self, path: Path, written: Path | None = None) -> Located:
+        """`path` (absolute, as written) as judged; `written` is its folded form if known."""
+        written = written or normalize(path)
+        real = None if is_process_path(written) else self.real(path)
+        if real is not None and not is_process_path(real):
+            return Located(written, real, (written, real) if real != written else (written,))
+        standing = [p for q in (path, written, real) if q is not None for p in self._stand_ins(q)]
+        seen: list[Path] = [written, *([real] if real else []), *standing]
+        forms = tuple(dict.fromkeys(seen))
+        if real is None and not is_process_path(written):
+            why = "whose target is not known (a symlink loop, `..` after a missing directory)"
+        else:
+            why = "in a process's directory under /proc (its links are not paths)"
+        return Located(written, None, forms, why)
+
+    def _stand_ins(self, path: Path) -> list[Path]:
+        """What a path in a process's directory may name in this file system:
+        `/proc/<p>/root/x` is `/x` (if the process shares our root), `/proc/<p>/cwd/x` is `x`
+        below the shell's directory or the workspace."""
+        parts = path.parts
+        if len(parts) < 4 or not is_process_path(path) or parts[3] not in ("root", "cwd"):
+            return []
+        bases = [Path("/")] if parts[3] == "root" else [self.ctx.cwd, self.ctx.workspace]
+        found: list[Path] = []
+        for base in bases:
+            raw = base.joinpath(*parts[4:])
+            found.append(normalize(raw))
+            real = self.real(raw)
+            if real is not None and not is_process_path(real):
+                found.append(real)
+        return found
 
     def read(self, target: Target, *, explicit: bool = False, recursive: bool = False) -> Verdict:
         if isinstance(target, GlobPath):
             return self._read_glob(target, explicit=explicit)
-        shown = target.as_posix()
-        if is_device(shown, write=False):
+        written = normalize(target)
+        if is_device(written.as_posix(), write=False):
             return ALLOW
-        real = self.ctx.resolve(target)
-        forms = _with_contents((target, real) if real != target else (target,))
+        seen = self.locate(target, written)
+        shown = seen.shown(target)
+        forms = _with_contents(seen.forms)
         for rule in self._rules("deny", "Read"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"reading {shown} is denied", rule), rule.text)
@@ -62,16 +138,14 @@ class FileAccess:
                 return ask(
                     _because(f"reading {shown} needs confirmation", rule), rule.text, hard=True
                 )
+        real = seen.real
+        if real is None:
+            return none(f"reads {shown}, {seen.unknown}")
         if recursive:
             inside: Tokens = (*real.as_posix().rstrip("/"), "/", ANY)
-            for kind in ("deny", "ask"):
-                for rule in self._rules(kind, "Read"):
-                    if self._overlaps(rule, (inside,)):
-                        return ask(
-                            f"searches {shown}, which may hold files {kind} rule "
-                            f"{rule.text} covers",
-                            hard=kind == "ask",
-                        )
+            found = self._may_reach("Read", (inside,), f"searches {shown}, which may hold files")
+            if found is not None:
+                return found
         return self._read_location(real, shown, explicit=explicit)
 
     def _read_location(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
@@ -89,39 +163,46 @@ class FileAccess:
         return none(f"reads {shown}, {where}")
 
     def _read_glob(self, target: GlobPath, *, explicit: bool) -> Verdict:
-        forms = self._glob_forms(target)
-        for kind in ("deny", "ask"):
-            for rule in self._rules(kind, "Read"):
-                if self._overlaps(rule, forms):
-                    return ask(
-                        f"{target.word} may reach files {kind} rule {rule.text} covers",
-                        hard=kind == "ask",
-                    )
-        prefix = self.ctx.resolve(target.prefix) if target.prefix is not None else None
-        return self._read_location(prefix, target.word, explicit=explicit)
+        found = self._glob_rules("Read", target, "reading")
+        if found is not None:
+            return found
+        return self._read_location(self._prefix(target), target.word, explicit=explicit)
 
     def write(self, target: Target, *, explicit: bool = False) -> Verdict:
         if isinstance(target, GlobPath):
             return self._write_glob(target, explicit=explicit)
-        shown = target.as_posix()
-        if is_device(shown, write=True):
+        written = normalize(target)
+        if is_device(written.as_posix(), write=True):
             return ALLOW
-        real = self.ctx.resolve(target)
-        forms = _with_contents((target, real) if real != target else (target,))
+        seen = self.locate(target, written)
+        shown = seen.shown(target)
+        forms = _with_contents(seen.forms)
         for rule in self._rules("deny", "Edit"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"writing {shown} is denied", rule), rule.text)
-        roots = self.ctx.write_roots
-        if any(is_protected(p, roots) for p in (target, real)):
-            return ask(f"writes {shown}, a protected path (repository or settings)", hard=True)
-        if not is_below(real, roots, strictly=True):
-            return ask(f"writes {shown}, outside the workspace")
         for rule in self._rules("ask", "Edit"):
             if self._matches(rule, forms, anywhere=True):
                 return ask(
                     _because(f"writing {shown} needs confirmation", rule), rule.text, hard=True
                 )
+        # Before allow rules, acceptEdits and the allowing Bash rule: none of them passes a
+        # write that changes what later sessions allow or run. Not hard: bypassPermissions is
+        # the one mode that writes these without asking.
+        for path in seen.forms:
+            what = self._self_modifying(path)
+            if what is not None:
+                return ask(f"writes {shown}, which holds {what}: {PROTECTED_NOTE}")
+        real = seen.real
+        if real is None:
+            return none(f"writes {shown}, {seen.unknown}")
+        if not is_below(real, self.ctx.write_roots, strictly=True):
+            return ask(f"writes {shown}, outside the workspace")
         return self._write_inside(real, shown, explicit=explicit)
+
+    def _self_modifying(self, path: Path) -> str | None:
+        return self_modifying(
+            path, self.ctx.write_roots, home=self.ctx.home, tether_home=self.ctx.tether_home
+        )
 
     def _write_inside(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
         if explicit:
@@ -135,40 +216,72 @@ class FileAccess:
         return none(f"writes {shown}")
 
     def _write_glob(self, target: GlobPath, *, explicit: bool) -> Verdict:
+        found = self._glob_rules("Edit", target, "writing")
+        if found is not None:
+            return found
         forms = self._glob_forms(target)
-        for kind in ("deny", "ask"):
-            for rule in self._rules(kind, "Edit"):
-                if self._overlaps(rule, forms):
-                    return ask(
-                        f"{target.word} may reach files {kind} rule {rule.text} covers",
-                        hard=kind == "ask",
-                    )
-        if self._may_be_protected(target, forms):
-            return ask(f"{target.word} may reach a protected path", hard=True)
-        prefix = self.ctx.resolve(target.prefix) if target.prefix is not None else None
+        if self._may_be_protected(forms):
+            return ask(f"{target.word} may reach a file that {PROTECTED_NOTE}")
+        prefix = self._prefix(target)
         if prefix is None or not is_below(prefix, self.ctx.write_roots):
             return ask(f"writes {target.word}, which may be outside the workspace")
         return self._write_inside(None, target.word, explicit=explicit)
 
-    def _may_be_protected(self, target: GlobPath, forms: Sequence[Tokens]) -> bool:
+    def _glob_rules(self, tool: str, target: GlobPath, doing: str) -> Verdict | None:
+        """Deny and ask rules against a path known only as a pattern: denied when a deny rule
+        covers whatever it expands to below the directory it cannot leave (`secrets/*`),
+        otherwise a hard ask where one could match an expansion (`.e*`, `$X`)."""
+        if target.prefix is not None:
+            forms = self.locate(target.prefix).forms
+            # One probe per level the pattern goes down: `secrets/*/key` needs the rule to
+            # cover `secrets/x/y` too.
+            levels = [
+                tuple(form.joinpath(*[CONTENTS_PROBE] * level) for form in forms)
+                for level in range(1, target.rest.count("/") + 2)
+            ]
+            for rule in self._rules("deny", tool):
+                if all(self._matches(rule, probes, anywhere=True) for probes in levels):
+                    return deny(_because(f"{doing} {target.word} is denied", rule), rule.text)
+        return self._may_reach(tool, self._glob_forms(target), f"{target.word} may reach files")
+
+    def _may_reach(self, tool: str, forms: Sequence[Tokens], what: str) -> Verdict | None:
+        """A hard ask when a deny or ask rule could match one of `forms`: bypassPermissions
+        must not turn "may be a denied file" into a read of it (headless runs deny it)."""
+        for kind in ("deny", "ask"):
+            for rule in self._rules(kind, tool):
+                if self._overlaps(rule, forms):
+                    return ask(f"{what} {kind} rule {rule.text} covers", rule.text, hard=True)
+        return None
+
+    def _may_be_protected(self, forms: Sequence[Tokens]) -> bool:
+        protected: list[Tokens] = []
         for root in self.ctx.write_roots:
             top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for name in (*PROTECTED_DIRS, *PROTECTED_FILES):
-                for protected in ((*top, *name), (*top, ANY, "/", *name)):
-                    for form in forms:
-                        if globs_overlap(form, protected) or globs_overlap(
-                            form, (*protected, "/", ANY)
-                        ):
-                            return True
-        return False
+            for entry, _ in SELF_MODIFYING:
+                protected += [(*top, *entry), (*top, ANY, "/", *entry)]
+        home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
+        protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
+        if self.ctx.tether_home is not None:
+            protected.append(tuple(self.ctx.tether_home.as_posix().rstrip("/")))
+        return any(
+            globs_overlap(form, name) or globs_overlap(form, (*name, "/", ANY))
+            for name in protected
+            for form in forms
+        )
+
+    def _prefix(self, target: GlobPath) -> Path | None:
+        """The directory a pattern cannot leave, resolved; None when it may be anywhere."""
+        if target.prefix is None:
+            return None
+        return self.locate(target.prefix).real
 
     def _glob_forms(self, target: GlobPath) -> list[Tokens]:
         forms = expand_nodot(target.tokens)
         if target.prefix is not None:
-            real = self.ctx.resolve(target.prefix)
-            if real != target.prefix:
-                lead = len(target.prefix.as_posix().rstrip("/"))
-                forms += expand_nodot((*real.as_posix().rstrip("/"), *target.tokens[lead:]))
+            for base in self.locate(target.prefix).forms:
+                form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
+                if form != target.tokens:
+                    forms += expand_nodot(form)
         return forms
 
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
@@ -177,11 +290,11 @@ class FileAccess:
     def _rule_bases(self, rule: Rule) -> tuple[Path, ...]:
         assert rule.path is not None
         base = rule.path.base(workspace=self.ctx.workspace, home=self.ctx.home)
-        found = self._bases.get(base)
+        found = self.ctx.anchors.get(base)
         if found is None:
-            real = self.ctx.resolve(base)
-            found = (base, real) if real != base else (base,)
-            self._bases[base] = found
+            real = self.real(base)
+            found = (base, real) if real is not None and real != base else (base,)
+            self.ctx.anchors[base] = found
         return found
 
     def _matches(self, rule: Rule, paths: Sequence[Path], *, anywhere: bool) -> bool:
@@ -196,10 +309,19 @@ class FileAccess:
     def denied_read(self, path: Path) -> Rule | None:
         """The deny rule matching `path` as written (no symlinks followed): a cheap check for
         words that merely look like files."""
+        written = normalize(path)
         for rule in self._rules("deny", "Read"):
-            if rule.path is not None and self._matches(rule, (path,), anywhere=True):
+            if rule.path is not None and self._matches(rule, (written,), anywhere=True):
                 return rule
         return None
+
+    def may_name_denied(self, target: Target) -> Rule | None:
+        """The Read deny rule a word standing for `target` could name, taken as written (a
+        program shows it from elsewhere: `git show HEAD:.env`, `git log -p -- secrets`)."""
+        if isinstance(target, Path):
+            return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
+        forms = expand_nodot(target.tokens)
+        return next((r for r in self._rules("deny", "Read") if self._overlaps(r, forms)), None)
 
     def _overlaps(self, rule: Rule, forms: Sequence[Tokens]) -> bool:
         if rule.path is None:
@@ -210,6 +332,9 @@ class FileAccess:
             for form in forms
         )
 
+
+PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
+"""Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""
 
 CONTENTS_PROBE = "\x00"
 """A name no rule spells out: a rule matching `dir/<probe>` covers every file in `dir`, so

@@ -1,42 +1,73 @@
-"""Which files a command reads and writes, and a shell word as a path or a path pattern."""
+"""Which files a command reads and writes and which programs it runs, from the command tables
+(commands.py, git_policy.py); and a shell word as a path or a path pattern."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 
 from tether.permissions.access import GlobPath, Target
-from tether.permissions.arguments import split_arguments
-from tether.permissions.commands import CommandSpec
+from tether.permissions.arguments import Arguments, option_in, split_arguments
+from tether.permissions.awk_program import awk_problem
+from tether.permissions.command_spec import CommandSpec
+from tether.permissions.commands import COMMANDS
+from tether.permissions.git_policy import git_use
 from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Token, normalize
-from tether.permissions.shell_words import DYN, HOME, is_literal, readable
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.sed_script import sed_effects
+from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
 from tether.permissions.shell_words import STAR as STAR_MARK
 
 
 def path_target(base: Path, rest: str, word: str) -> Target:
-    """A path below `base`, or the glob it stands for when it holds unknown parts."""
+    """A path below `base`, as written (`..` is applied by the resolver, after the symlinks
+    before it), or the glob it stands for when it holds unknown parts."""
     if is_literal(rest):
-        return normalize(base / rest)
-    parts = list(base.parts[1:])
-    prefix: list[str] | None = list(parts)
-    pattern = False
-    for segment in rest.split("/"):
-        if segment in ("", "."):
-            continue
-        if segment == ".." and not pattern:
-            if parts:
-                parts.pop()
-            prefix = list(parts)
-            continue
-        unknown = not is_literal(segment)
-        if segment == ".." or DYN in segment or (unknown and segment.startswith(".")):
-            prefix = None  # may climb out of anything
-        pattern = pattern or unknown
-        parts.append(segment)
-        if not pattern and prefix is not None:
-            prefix = list(parts)
-    tokens = path_tokens("/" + "/".join(parts))
-    return GlobPath(readable(word), tokens, Path("/", *prefix) if prefix is not None else None)
+        return base / rest
+    segments = [s for s in rest.split("/") if s not in ("", ".")]
+    fixed = 0
+    while is_literal(segments[fixed]):
+        fixed += 1
+    head, tail = segments[:fixed], segments[fixed:]
+    climbs = any(
+        s == ".." or DYN in s or (not is_literal(s) and s.startswith(".")) for s in tail
+    )  # may climb out of anything
+    directory = base.joinpath(*head)
+    tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + "/".join(tail))
+    if climbs:
+        return GlobPath(readable(word), tokens, None)
+    return GlobPath(readable(word), tokens, directory, path_tokens("/".join(tail)))
+
+
+def tilde_home(name: str, user_home: Callable[[str], Path | None]) -> Path | None:
+    """The directory `~name` stands for: a user's home; None for the directory stack (`~+`,
+    `~-`, `~N`: only the running shell knows) and for an unknown user."""
+    if name[0] in "+-" or name.isdigit():
+        return None
+    return user_home(name)
+
+
+def cd_target(program: str, args: tuple[str, ...]) -> tuple[str | None, bool]:
+    """Where `cd`/`pushd` goes (None: not known, as for `popd`, `cd -`, `pushd +1`, a
+    non-literal word), and whether physically (`-P`: symlinks resolved, not folded)."""
+    physical = False
+    words = list(args)
+    while words and words[0].startswith("-") and words[0] != "-":
+        option = words.pop(0)
+        if option == "--":
+            break
+        if program != "cd" or not set(option[1:]) <= set("LPe@"):
+            return None, False  # `pushd -n`, an option not known: not followed here
+        for letter in option[1:]:
+            physical = {"P": True, "L": False}.get(letter, physical)
+    if program == "popd":
+        return None, False
+    target = words[0] if words else HOME
+    if not is_literal(target) or target == "-" or (target[0] in "+-" and target[1:].isdigit()):
+        return None, False
+    return target, physical
 
 
 def path_tokens(path: str) -> tuple[Token, ...]:
@@ -55,22 +86,90 @@ def path_tokens(path: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
-def file_arguments(argv: tuple[str, ...], spec: CommandSpec) -> tuple[list[str], list[str], bool]:
-    """Files a command reads and writes, and whether it reads whole directories."""
-    args = split_arguments(argv[1:], spec)
-    reads = args.values(spec.read_valued)
+_SCRIPT_OPTIONS = frozenset({"-e", "--expression", "--source"})
+_IN_PLACE = frozenset({"--in-place"})
+
+
+@lru_cache(maxsize=4096)
+def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
+    """What the command does with its arguments, or None for a program the tables do not
+    know."""
+    name = program_name(argv[0]) if argv else ""
+    spec = COMMANDS.get(name)
+    if spec is None:
+        return None
+    if spec.files == "git":
+        return git_use(argv[1:])
+    module = _module(argv, spec)
+    if module is not None:
+        return program_use(module)
+    return _use(argv[1:], spec)
+
+
+def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
+    """`python -m pytest ARGS` as `pytest ARGS` (options before `-m` are the interpreter's)."""
+    if not spec.modules:
+        return None
+    for i, arg in enumerate(argv[1:], start=1):
+        if arg == "-m" and i + 1 < len(argv) and argv[i + 1] in spec.modules:
+            return (spec.modules[argv[i + 1]], *argv[i + 2 :])
+        if not arg.startswith("-") or arg in ("-c", "-m"):
+            return None
+    return None
+
+
+def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
+    args = split_arguments(_unbundle(words, spec), spec)
+    reads = args.values(spec.read_valued | spec.read_pairs)
     writes = args.values(spec.write_valued)
+    runs, unseen = _code_options(args, spec)
     files = list(args.positionals)
     role = spec.files
     recursive = "always" in spec.recursive or args.has(spec.recursive)
-    if role in ("pattern_read", "sed") and not args.has(spec.pattern_options) and files:
-        files = files[1:]
+    mentions: list[str] = []
+    lists = args.values(spec.list_valued)
+    if args.has(spec.list_flags):
+        lists, files = lists + files, []
+    if lists:
+        # The files named inside may be anywhere.
+        reads += [*lists, DYN]
+    if spec.runs_input:
+        unseen.append("it runs commands given on its input")
+    if spec.plus_commands and any(f.startswith("+") for f in files):
+        unseen.append("a `+` argument runs commands of its own at start")
+        files = [f for f in files if not f.startswith("+")]
+    if role in ("pattern_read", "sed", "awk") and not args.has(spec.pattern_options) and files:
+        script, files = files[0], files[1:]
+        unseen += _script_effects(role, [script], reads, writes, runs)
+    elif role in ("sed", "awk"):
+        scripts = args.values(_SCRIPT_OPTIONS)
+        unseen += _script_effects(role, scripts, reads, writes, runs)
+    if role == "awk":
+        files = [f for f in files if not _is_assignment(f)]
     if role == "pattern_read" and not files and recursive:
         files = ["."]
     if not files and spec.lists_cwd:
         files = ["."]
-    if role in ("read", "pattern_read"):
+    for flag, path in spec.flag_writes.items():
+        if args.has((flag,)):
+            writes.append(next(iter(args.values((flag,))), path))
+    if spec.extracts and args.has(spec.extracts):
+        into = args.values(spec.into)
+        writes.append((into[-1].rstrip("/") if into else ".") + "/" + DYN)
+    if spec.written_after is not None or spec.default_writes:
+        keep = spec.written_after if spec.written_after is not None else len(files)
+        written = files[keep:]
+        files = files[:keep]
+        if not written and not args.values(spec.write_valued):
+            written = list(spec.default_writes)
+        writes += [w + STAR_MARK for w in written] if spec.written_prefixes else written
+    if spec.writes_first and files:
+        writes.append(files[0])
+        files = files[1:]
+    if role in ("read", "pattern_read", "sed", "awk"):
         reads += files
+    elif role == "mentions":
+        mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
         writes += files
     elif role == "move":
@@ -85,12 +184,108 @@ def file_arguments(argv: tuple[str, ...], spec: CommandSpec) -> tuple[list[str],
     elif role == "dd":
         reads += [f[3:] for f in files if f.startswith("if=")]
         writes += [f[3:] for f in files if f.startswith("of=")]
-    elif role == "sed":
-        edits = any(
-            name in ("-i", "--in-place") or name.startswith("--in-place")
-            for name, _ in args.options
-        )
-        reads += files
-        if edits:
-            writes += files
-    return reads, writes, recursive
+    if role == "sed":
+        writes += _in_place(args, files)
+    loads = [f.partition("::")[0] for f in files or ["."]] if spec.collects else []
+    return ProgramUse(
+        reads=tuple(reads),
+        writes=tuple(writes),
+        recursive=recursive,
+        follows=recursive and args.has(spec.follows),
+        mentions=tuple(mentions),
+        loads=tuple(loads),
+        runs=tuple(runs),
+        unseen=tuple(unseen),
+        changes=bool(args.unrecognised)
+        or (args.unknown_option and spec.known_options is not None)
+        or args.has(spec.forbidden),
+    )
+
+
+def _unbundle(words: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...]:
+    """`tar czf out.tgz dir` as `tar -c -z -f out.tgz dir`."""
+    if not spec.bundle_first or not words or words[0].startswith("-") or not is_literal(words[0]):
+        return words
+    rest = list(words[1:])
+    out: list[str] = []
+    for letter in words[0]:
+        out.append(f"-{letter}")
+        if f"-{letter}" in spec.valued_options and rest:
+            out.append(rest.pop(0))
+    return (*out, *rest)
+
+
+def _code_options(args: Arguments, spec: CommandSpec) -> tuple[list[str], list[str]]:
+    """Commands the options run, and why some run what cannot be seen."""
+    runs: list[str] = []
+    unseen: list[str] = []
+    table = spec.code_options
+    if not table and not spec.module_fields:
+        return runs, unseen
+    for name, value in args.options:
+        option = name if name in table else _abbreviated(name, table)
+        for key, runs_it in table.get(option, ()) if option is not None else ():
+            if key and (value is None or not value.lower().startswith(key.lower())):
+                continue
+            if runs_it:
+                runs.append(value[len(key) :].lstrip(" =") if value else "")
+            elif not (value is not None and value.startswith(spec.harmless_values.get(name, ()))):
+                unseen.append(f"{name} runs or loads what cannot be seen")
+    for name, value in args.options:
+        field = spec.module_fields.get(name)
+        if field is not None and value is not None:
+            named = value.split(":")[field] if value.count(":") >= field else ""
+            if "." in named or not is_literal(named):
+                unseen.append(f"{name} {readable(value)} imports module {readable(named)}")
+    if args.unknown_option:
+        unseen.append("an option is not a literal and may run a program")
+    return runs, unseen
+
+
+def _abbreviated(name: str, table: Mapping[str, object]) -> str | None:
+    """The long option `name` abbreviates (getopt: `--pre` for `--pre`, `--use` for
+    `--use-compress-program`)."""
+    if not name.startswith("--") or len(name) <= 2:
+        return None
+    return next((option for option in table if option.startswith(name)), None)
+
+
+def _script_effects(
+    role: str, scripts: list[str], reads: list[str], writes: list[str], runs: list[str]
+) -> list[str]:
+    if role == "awk":
+        problems = [awk_problem(s) for s in scripts if is_literal(s)]
+        unknown = ["the awk program is not a literal"] if not all(map(is_literal, scripts)) else []
+        return [p for p in problems if p is not None] + unknown
+    if role != "sed":
+        return []
+    text = "\n".join(scripts)
+    if not is_literal(text):
+        return ["the sed script is not a literal"]
+    effects = sed_effects(text)
+    reads += effects.reads
+    writes += effects.writes
+    runs += effects.runs
+    return effects.unseen
+
+
+def _is_assignment(word: str) -> bool:
+    name, eq, _ = word.partition("=")
+    return bool(eq) and name.isidentifier()
+
+
+def _in_place(args: Arguments, files: list[str]) -> list[str]:
+    """The files `sed -i` rewrites, and its backups (`-i.bak`, `--in-place=old/*`)."""
+    suffixes = [v or "" for n, v in args.options if n == "-i" or option_in(n, _IN_PLACE)]
+    if not suffixes:
+        return []
+    out = list(files)
+    for suffix in {s for s in suffixes if s}:
+        for file in files:
+            base = PurePosixPath(file)
+            if "*" not in suffix:
+                out.append(file + suffix)
+                continue
+            name = suffix.replace("*", base.name)
+            out.append(name if "/" in name else str(base.parent / name))
+    return out

@@ -12,8 +12,22 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tether.permissions.access import FileAccess, GlobPath, Target
-from tether.permissions.arguments import split_arguments
-from tether.permissions.bash_files import file_arguments, path_target, path_tokens
+from tether.permissions.bash_files import (
+    cd_target,
+    path_target,
+    path_tokens,
+    program_use,
+    tilde_home,
+)
+from tether.permissions.bash_rules import (
+    deny_or_ask,
+    is_unknown,
+    later_commands,
+    may_run,
+    rule_matches,
+    rule_verdict,
+    texts_of,
+)
 from tether.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
     COMMANDS,
@@ -22,26 +36,28 @@ from tether.permissions.commands import (
 )
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
-from tether.permissions.git_policy import git_is_read_only
-from tether.permissions.paths import ANY, ONE, Token, globs_overlap
-from tether.permissions.rules import Rule, canonical_command
+from tether.permissions.paths import ANY, is_below, normalize
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.rules import Rule
+from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import (
     DYN,
     HOME,
-    MARKERS,
+    PROCESS_SUBSTITUTION_PATH,
     is_literal,
-    plain,
     program_name,
     readable,
     shown,
 )
-from tether.permissions.shell_words import ONE as ONE_MARK
-from tether.permissions.shell_words import STAR as STAR_MARK
-from tether.permissions.verdict import Verdict, allow, ask, deny, none, worst
+from tether.permissions.shells import startup_files
+from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
+_PIPE = Path(PROCESS_SUBSTITUTION_PATH)
+"""What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
+is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
 
 
@@ -54,12 +70,12 @@ class BashJudgement:
 
 
 def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
-    judge = _Judge(ctx, FileAccess(ctx))
+    judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
     whole = judge.whole_command(command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
     script = parse_command(command)
-    parts = [ask(problem) for problem in script.problems]
+    parts = [judge.unseen(problem) for problem in script.problems]
     if whole is not None:
         parts.append(whole)
         judge.read_only = False
@@ -84,6 +100,9 @@ class _Judge:
     cwds: list[Path | None] = field(default_factory=list[Path | None])
     """Where later relative paths may start (None: somewhere unknown, after `cd $X`). Only
     grows: a `cd` inside a subshell or a branch may or may not apply."""
+    cdpath: bool = False
+    """The command may set CDPATH: a relative `cd` may go anywhere (the Bash tool runs with
+    it empty)."""
 
     def __post_init__(self) -> None:
         self.cwds.append(self.ctx.cwd)
@@ -99,30 +118,45 @@ class _Judge:
                 else:
                     hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
                 if hit:
-                    return _rule_verdict(kind, rule, collapsed)
+                    return rule_verdict(kind, rule, collapsed)
         return None
 
     def invocation(self, inv: Invocation) -> Verdict:
         parts: list[Verdict] = []
         for name, _ in inv.assignments:
             if is_dangerous_variable(name):
-                parts.append(ask(f"sets {name}, which changes what programs run or load"))
+                parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
-        parts.extend(ask(problem) for problem in inv.problems)
+        parts.extend(self.unseen(problem) for problem in inv.problems)
         if inv.problems:
             self.read_only = False
         own = self.own(inv)
         parts.append(own)
         explicit = own.outcome == "allow" and own.rule is not None
-        if inv.argv and own.reason != _READ_ONLY_REASON and inv.role == "command":
+        # Read-only is what the command does, not which rule allowed it: `ls` allowed by
+        # `Bash(ls *)` still only reads (plan mode runs it).
+        if (
+            inv.argv
+            and inv.role == "command"
+            and own.reason != _READ_ONLY_REASON
+            and not _read_only(inv)
+        ):
             self.read_only = False
         if inv.role == "privileged":
             self.read_only = False
+        # A rule naming a privileged or remote command covers what it runs there (deny and ask
+        # rules still apply to it): `Bash(ssh box uptime)` allows `uptime` on the box.
+        covers = inv.role == "privileged" or (
+            bool(inv.argv) and program_name(inv.argv[0]) in REMOTE_RUNNERS
+        )
         for sub in inv.inner:
             verdict = self.invocation(sub)
-            if inv.role == "privileged" and explicit and verdict.outcome == "none":
+            if covers and explicit and verdict.outcome == "none":
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
+        startup = startup_files(inv.argv) if inv.role == "command" else ()
+        if startup:
+            parts.append(self._startup(program_name(inv.argv[0]), startup))
         parts.extend(self._files(inv, explicit))
         self._track_directory(inv)
         return worst(parts)
@@ -130,20 +164,24 @@ class _Judge:
     def own(self, inv: Invocation) -> Verdict:
         if not inv.argv:
             return allow("no program runs")
-        texts = _texts(inv.argv, for_allow=False)
-        found = self._deny_or_ask(texts)
+        texts = texts_of(inv.argv, for_allow=False)
+        found = deny_or_ask(self.ctx.rules, texts)
         if found is None and inv.unparsed_from is not None:
             tails = [
                 " ".join(shown(w) for w in inv.argv[k:])
                 for k in range(inv.unparsed_from, len(inv.argv))
             ]
-            found = self._deny_or_ask(tails)
+            found = deny_or_ask(self.ctx.rules, tails)
+        if found is None and inv.role != "command":
+            found = self._before_command(inv)
+        if found is None and is_unknown(inv):
+            found = later_commands(self.ctx.rules, inv, parse_command)
         if found is not None:
             return found
         if inv.role == "wrapper":
             return allow("runs only what it wraps")
         allowed = self._allow_rule(
-            _texts(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
+            texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
         )
         if allowed is not None:
             return allow(rule=allowed.text)
@@ -158,20 +196,49 @@ class _Judge:
             return allow("acceptEdits mode: file commands in the workspace")
         return none(f"no rule allows `{readable(texts[0])}`")
 
-    def _deny_or_ask(self, texts: list[str]) -> Verdict | None:
-        canonical = [" ".join(canonical_command(t.split(" "))) for t in texts]
-        for kind in ("deny", "ask"):
-            for rule in self.ctx.rules.of(kind, "Bash"):
-                for text, same in zip(texts, canonical, strict=True):
-                    if _rule_matches(rule, text) or _canonical_matches(rule, same):
-                        return _rule_verdict(kind, rule, text)
-                    if _may_match(rule, text):
-                        return ask(f"`{readable(text)}` may match {kind} rule {rule.text}")
+    def _before_command(self, inv: Invocation) -> Verdict | None:
+        """A wrapper's words between its name and the command it runs (options, their values,
+        `timeout`'s duration), each tail tried against deny and ask rules as written: should
+        the option grammar be wrong, the command may start at one of them."""
+        if not inv.inner or not inv.inner[0].argv:
+            return None
+        command = inv.inner[0].argv
+        start = len(inv.argv) - len(command)
+        if start <= 1 or inv.argv[start:] != command:
+            return None
+        for k in range(1, start):
+            tail = texts_of(inv.argv[k:], for_allow=False)
+            found = deny_or_ask(self.ctx.rules, tail, unknowns=False)
+            if found is not None:
+                return found
         return None
+
+    def _startup(self, name: str, files: tuple[str, ...]) -> Verdict:
+        """A shell's start-up files are code the engine does not read (nor could judge when
+        the command writes them first): asked, in bypassPermissions mode too when a Bash deny
+        or ask rule could match what they run."""
+        what = f"{name} first runs {', '.join(files)}, code that tether does not read"
+        for kind in ("deny", "ask"):
+            rules = self.ctx.rules.of(kind, "Bash")
+            if rules:
+                covers = f"{what}; it may run what {kind} rule {rules[0].text} covers"
+                return ask(covers, rules[0].text, hard=True)
+        return ask(what)
+
+    def unseen(self, problem: str) -> Verdict:
+        """What the parser cannot see may run any program and touch any file, so any deny rule
+        could match it: denied in every mode when one exists, a hard ask when an ask rule
+        exists, otherwise an ask that bypassPermissions may skip."""
+        for kind in ("deny", "ask"):
+            for tool in ("Bash", "Read", "Edit"):
+                rules = self.ctx.rules.of(kind, tool)
+                if rules:
+                    return may_run(kind, rules[0], f"{problem}: it")
+        return ask(problem)
 
     def _allow_rule(self, texts: list[str]) -> Rule | None:
         for rule in self.ctx.rules.of("allow", "Bash"):
-            if any(_rule_matches(rule, text) for text in texts):
+            if any(rule_matches(rule, text) for text in texts):
                 return rule
         return None
 
@@ -183,45 +250,107 @@ class _Judge:
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
         spec = COMMANDS.get(program_name(inv.argv[0])) if inv.argv else None
-        if inv.argv and inv.role == "command" and spec is not None and inv.own is None:
-            more_reads, more_writes, recursive = file_arguments(inv.argv, spec)
-            reads += more_reads
-            writes += more_writes
+        use = program_use(inv.argv) if spec is not None and inv.role == "command" else None
+        if use is not None and inv.own is None:
+            reads += use.reads
+            writes += use.writes
+            recursive = use.recursive
+            verdicts.extend(self._program_use(use))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
             verdicts.extend(self._mentions(inv.argv[1:]))
         for word in reads:
             for target in self._targets(word):
+                if target == _PIPE:
+                    continue
                 verdicts.append(self.files.read(target, explicit=explicit, recursive=recursive))
         for word in writes:
             for target in self._targets(word):
-                if isinstance(target, Path) and is_device(target.as_posix(), write=True):
+                if target == _PIPE or (
+                    isinstance(target, Path) and is_device(target.as_posix(), write=True)
+                ):
                     continue
                 self.read_only = False
                 verdicts.append(self.files.write(target, explicit=explicit))
         return verdicts
 
-    def _mentions(self, args: tuple[str, ...]) -> list[Verdict]:
+    def _program_use(self, use: ProgramUse) -> list[Verdict]:
+        """What a known program's options run, show from elsewhere, or hide (program_use)."""
+        verdicts = [self.unseen(reason) for reason in use.unseen]
+        verdicts.extend(ask(reason) for reason in use.asks)
+        verdicts.extend(self._mentions(use.mentions, unknown=use.shows_unknown))
+        verdicts.extend(self._loads(use.loads))
+        for code in use.runs:
+            if not is_literal(code):
+                verdicts.append(self.unseen("runs a command that is not a literal"))
+                continue
+            script = parse_command(code)
+            verdicts.extend(ask(problem) for problem in script.problems)
+            verdicts.extend(self.invocation(sub) for sub in script.invocations)
+        near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
+        if use.follows and near:
+            # Hard: a link may lead to the very files the rule names (`grep -R x` to ~/.ssh).
+            verdicts.append(
+                ask(
+                    "follows symlinks while searching, which may reach files "
+                    f"{near[0].text} covers",
+                    near[0].text,
+                    hard=True,
+                )
+            )
+        if not use.read_only:
+            self.read_only = False
+        return verdicts
+
+    def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
+        """Code a program imports from the files it is given (pytest's tests and conftest.py):
+        outside the workspace it is code no rule has seen, asked."""
+        found: list[Verdict] = []
+        for word in words:
+            for target in self._targets(word):
+                place = target if isinstance(target, Path) else target.prefix
+                real = self.files.real(place) if place is not None else None
+                if real is None or not is_below(real, self.ctx.write_roots):
+                    found.append(ask(f"runs code from {readable(word)}, outside the workspace"))
+        return found
+
+    def _mentions(self, args: tuple[str, ...], *, unknown: bool = False) -> list[Verdict]:
         """Arguments of a command tether knows nothing about that name a denied file
-        (`git show HEAD:.env`, `curl -d @.env`): asked, since it may read them."""
+        (`git show HEAD:.env`, `curl -d @.env`): asked, in bypassPermissions too, since it may
+        read them. With `unknown`, a word that is not a literal counts where a deny rule could
+        match what it stands for (`git show "HEAD:$(...)"`)."""
         found: list[Verdict] = []
         if not self.ctx.rules.of("deny", "Read"):
             return found
         for arg in args:
-            if not is_literal(arg) or (arg.startswith("-") and "=" not in arg):
+            if (not unknown and not is_literal(arg)) or (arg.startswith("-") and "=" not in arg):
                 continue
-            candidates = {arg, arg.partition("=")[2], arg.rpartition(":")[2], arg.lstrip("@")}
-            for candidate in candidates - {""}:
-                for target in self._targets(candidate):
-                    rule = self.files.denied_read(target) if isinstance(target, Path) else None
-                    if rule is not None:
-                        found.append(ask(f"may read {candidate}, denied by {rule.text}"))
+            # The narrowest reading first: `REV:PATH`, `--opt=PATH`, `@PATH`, the word.
+            candidates = (arg.rpartition(":")[2], arg.partition("=")[2], arg.lstrip("@"), arg)
+            hit = next(
+                (
+                    (candidate, rule)
+                    for candidate in dict.fromkeys(c for c in candidates if c)
+                    for target in self._targets(candidate)
+                    if (rule := self.files.may_name_denied(target)) is not None
+                ),
+                None,
+            )
+            if hit is not None:
+                why = f"may read {readable(hit[0])}, which deny rule {hit[1].text} covers"
+                found.append(ask(why, hit[1].text, hard=True))
         return found
 
     def _targets(self, word: str) -> list[Target]:
         if not word:
             return []
         if word.startswith(HOME):
-            return [path_target(self.ctx.home, word[1:].lstrip("/"), word)]
+            name, _, rest = word[1:].partition("/")
+            home = self.ctx.home if not name else tilde_home(name, self.ctx.user_home)
+            if home is not None:
+                return [path_target(home, rest, word)]
+            if not name or name[0] in "+-" or name.isdigit():  # the directory stack
+                return [GlobPath(readable(word), (ANY, "/", *path_tokens(rest)), None)]
+            word = "~" + word[1:]  # no such user: bash leaves the word as written
         if word.startswith("/"):
             return [path_target(Path("/"), word, word)]
         if word.startswith(DYN):
@@ -235,77 +364,30 @@ class _Judge:
         return targets
 
     def _track_directory(self, inv: Invocation) -> None:
+        """Where `cd`/`pushd` may leave the shell. bash's cd is logical (`cd link/..` folds
+        `..` on the path as written) unless `-P`; the kernel then resolves later relative
+        paths from the real directory (the resolver does, from the logical path). The physical
+        directory is kept too, for `set -P` and a later `cd ..`."""
         if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
             return
-        args = [a for a in inv.argv[1:] if not a.startswith("-") or a == "-"]
-        target = args[0] if args else HOME
-        if program_name(inv.argv[0]) == "popd" or not is_literal(target) or target == "-":
-            if None not in self.cwds:
-                self.cwds.append(None)
-            return
-        for found in self._targets(target):
-            directory = found if isinstance(found, Path) else None
-            if directory not in self.cwds:
-                self.cwds.append(directory)
-
-
-def _text_tokens(text: str) -> tuple[Token, ...]:
-    """A command's text as tokens: unknown parts and globs may become any text (a glob can
-    expand to several words)."""
-    out: list[Token] = []
-    for c in text:
-        if c in (DYN, STAR_MARK):
-            out.append(ANY)
-        elif c == ONE_MARK:
-            out.append(ONE)
-        else:
-            out.append("~" if c == HOME else c)
-    return tuple(out)
-
-
-def _texts(argv: tuple[str, ...], *, for_allow: bool) -> list[str]:
-    """The command as rules see it; for a program given by path, also with the bare name
-    (for allow rules only when the path is a system directory: `./rm` is not `rm`)."""
-    full = " ".join(shown(w) for w in argv)
-    program = shown(argv[0])
-    if "/" not in program:
-        return [full]
-    directory = str(PurePosixPath(program).parent)
-    if for_allow and directory not in SYSTEM_BIN_DIRS:
-        return [full]
-    return [full, " ".join([program_name(argv[0]), *(shown(w) for w in argv[1:])])]
+        target, physical = cd_target(program_name(inv.argv[0]), inv.argv[1:])
+        relative = target is not None and not target.startswith(("/", HOME, "./", "../"))
+        if target is None or (self.cdpath and relative and target not in (".", "..")):
+            target = None
+        found = self._targets(target) if target is not None else [None]
+        for directory in found:
+            places: list[Path | None] = [None]
+            if isinstance(directory, Path):
+                real = self.files.real(directory)
+                places = [real] if physical else [normalize(directory), real]
+            for place in places:
+                if place not in self.cwds:
+                    self.cwds.append(place)
 
 
 def _system(inv: Invocation) -> bool:
     program = shown(inv.argv[0])
     return "/" not in program or str(PurePosixPath(program).parent) in SYSTEM_BIN_DIRS
-
-
-def _rule_matches(rule: Rule, text: str) -> bool:
-    if rule.regex is not None:
-        return rule.regex.search(text) is not None or (
-            rule.kind != "allow" and rule.regex.search(plain(text)) is not None
-        )
-    return rule.command is None or rule.command.fullmatch(text) is not None
-
-
-def _canonical_matches(rule: Rule, canonical: str) -> bool:
-    pattern = rule.command_canonical or rule.command
-    return pattern is not None and pattern.fullmatch(canonical) is not None
-
-
-def _may_match(rule: Rule, text: str) -> bool:
-    """Whether the unknown parts of `text` could make it match `rule`."""
-    if not rule.command_tokens or not any(m in text for m in MARKERS):
-        return False
-    return globs_overlap(_text_tokens(text), rule.command_tokens)
-
-
-def _rule_verdict(kind: str, rule: Rule, text: str) -> Verdict:
-    why = f": {rule.reason}" if rule.reason else ""
-    if kind == "deny":
-        return deny(f"`{readable(text)}` is denied by {rule.text}{why}", rule.text)
-    return ask(f"`{readable(text)}` needs confirmation ({rule.text}){why}", rule.text, hard=True)
 
 
 def _read_only(inv: Invocation) -> bool:
@@ -314,14 +396,10 @@ def _read_only(inv: Invocation) -> bool:
     if inv.writes or not _system(inv):
         return False
     name = program_name(argv[0])
-    if name == "git":
-        return git_is_read_only(argv[1:])
     spec = COMMANDS.get(name)
     if spec is None or not spec.read_only:
         # find's own words (its -exec commands are judged apart; -delete and -fprint are
         # writes, seen above).
         return name == "find"
-    args = split_arguments(argv[1:], spec)
-    if spec.forbidden and (args.unknown_option or args.has(spec.forbidden)):
-        return False
-    return spec.max_files is None or len(args.positionals) <= spec.max_files
+    use = program_use(argv)
+    return use is not None and use.read_only

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -24,9 +24,11 @@ class Decision:
     reason: str
 
 
-def realpath(path: Path) -> Path:
-    """The default path resolution: symlinks and `..` resolved, like the tools do."""
-    return Path(os.path.realpath(path))
+def realpath(path: Path) -> Path | None:
+    """The default path resolution, the kernel's: component by component, each symlink
+    followed where it is met, a later `..` applied to where it led (tether.kernel_paths).
+    None when the kernel's answer is not known (a loop, `..` after a missing directory)."""
+    return kernel_resolve(path)
 
 
 @dataclass(frozen=True)
@@ -42,22 +44,34 @@ class PermissionContext:
     additional_dirs: tuple[Path, ...] = ()
     """More directories treated like the workspace (permissions.additionalDirectories)."""
     home: Path = field(default_factory=Path.home)
+    user_home: Callable[[str], Path | None] = user_home
+    """The home directory of another user, for `~name` (None: no such user, the word stays
+    as written)."""
     read_only_tools: frozenset[str] = frozenset({"Read", "Glob", "Grep"})
-    resolve: Callable[[Path], Path] = realpath
+    resolve: Callable[[Path], Path | None] = realpath
+    """An absolute path as written (`..` not folded) to the path the kernel opens for it."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""
     ask_outside_reads: bool = True
     """Reads outside the workspace and its directories ask, as in Claude Code; False allows
     them unless a rule denies."""
+    tether_home: Path | None = None
+    """Where tether keeps its user settings when `TETHER_HOME` moves it: protected like
+    `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
     write_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
     read_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
+    anchors: dict[Path, tuple[Path, ...]] = field(init=False, repr=False, compare=False)
+    """Path rules' anchor directories (the workspace, the home, project roots), as written
+    and resolved: fixed for the context like its roots, so resolved once, not per decision."""
 
     def __post_init__(self) -> None:
         writable = tuple(self._resolved(p) for p in (self.workspace, *self.additional_dirs))
         readable = (*writable, *(self._resolved(p) for p in self.read_dirs))
         object.__setattr__(self, "write_roots", writable)
         object.__setattr__(self, "read_roots", readable)
+        object.__setattr__(self, "anchors", {})
 
     def _resolved(self, path: Path) -> Path:
-        return self.resolve(normalize(self.workspace / path.expanduser()))
+        absolute = self.workspace / path.expanduser()
+        return self.resolve(absolute) or normalize(absolute)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tether.home_files import HOME_SELF_MODIFYING
 from tether.permissions.paths import relative_below
 
 SESSION_TOOLS = frozenset({"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode"})
@@ -14,16 +15,34 @@ READABLE_DEVICES = frozenset(
     {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/tty"}
 )
 WRITABLE_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-DEVICE_DIRS = ("/dev/fd/", "/proc/self/fd/")
-"""Streams, not files: reading or writing them is not a file access."""
+DEVICE_DIRS: tuple[str, ...] = ()
+"""Directories of streams, none: `/dev/fd/N` and `/proc/self/fd/N` are whatever the process
+has open, a file too (`exec 3<.env`), so they are unknown paths (access.py), asked."""
 
-PROTECTED_DIRS = frozenset({".git", ".claude", ".tether", ".vscode", ".idea"})
-"""Directories whose files are asked before writing in every mode, bypassPermissions included:
-repository internals (hooks run code) and the settings that grant permissions."""
-PROTECTED_EXCEPTIONS = frozenset({"commands", "agents", "skills"})
-"""`.claude/skills/...` and the like are written routinely when creating skills and agents."""
-PROTECTED_FILES = frozenset({".mcp.json"})
-"""MCP server definitions start programs."""
+SELF_MODIFYING: tuple[tuple[str, str], ...] = (
+    (".claude", "Claude Code's settings, hooks, skills, agents and commands"),
+    (".tether", "tether's settings, permissions.yaml, skills, agents and MCP servers"),
+    (".agents/skills", "skills, whose allowed-tools grant permissions"),
+    (".mcp.json", "MCP server definitions, which start programs"),
+    ("config/mcp_config.yaml", "the seed's MCP servers, which start programs"),
+    (".git", "git's config and hooks, which run programs at git's next run"),
+    (".husky", "git hooks kept for husky"),
+    (".pre-commit-config.yaml", "commands pre-commit runs at the next commit"),
+    (".vscode", "editor tasks and settings, which run programs when the folder opens"),
+    (".idea", "editor run configurations, which run programs"),
+    (".envrc", "what direnv runs on entering the directory"),
+)
+"""Paths below a project (the workspace, an added directory) whose contents grant permissions
+or start programs at a later session, found at any depth (a nested project's `.claude`, a
+submodule's `.git`). Writing them asks in every mode but bypassPermissions, whatever allow
+rules or acceptEdits say. Not listed, by choice: `.gitmodules` (git ignores `update=!cmd`
+from it) and `.gitattributes` (filters run only when `.git/config` defines them), build files
+(`Makefile`, `package.json`: they run only when asked to run)."""
+
+_PROJECT_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _entry, _why in SELF_MODIFYING:
+    _parts = tuple(_entry.split("/"))
+    _PROJECT_BY_FIRST.setdefault(_parts[0], []).append((_parts, _why))
 
 
 def is_device(path: str, *, write: bool) -> bool:
@@ -31,18 +50,48 @@ def is_device(path: str, *, write: bool) -> bool:
     return path in allowed or path.startswith(DEVICE_DIRS)
 
 
-def is_protected(path: Path, roots: tuple[Path, ...]) -> bool:
-    """Whether writing `path` must be asked whatever the mode (judged below the workspace root
-    holding it, so that a workspace inside some `.tether` directory is not all protected)."""
+def self_modifying(
+    path: Path,
+    roots: tuple[Path, ...],
+    *,
+    home: Path | None = None,
+    tether_home: Path | None = None,
+) -> str | None:
+    """What `path` configures, when writing it changes what a later session allows or runs
+    (see `SELF_MODIFYING`); None otherwise. Project entries are judged below the workspace root
+    holding the path, so that a workspace inside some `.tether` directory is not all
+    protected; outside every root, anywhere in the path."""
     text = path.as_posix()
-    below = next((b for r in roots if (b := relative_below(text, r.as_posix())) is not None), None)
-    parts = tuple(below.split("/")) if below is not None else path.parts
-    if parts and parts[-1] in PROTECTED_FILES:
-        return True
+    root = _holding_root(text, roots)
+    below = relative_below(text, root.as_posix()) if root is not None else None
+    parts = path.parts if below is None else tuple(below.split("/")) if below else ()
     for i, part in enumerate(parts):
-        if part in PROTECTED_DIRS:
-            below = parts[i + 1 : i + 2]
-            if part in (".claude", ".tether") and below and below[0] in PROTECTED_EXCEPTIONS:
-                continue
-            return True
-    return False
+        for entry, why in _PROJECT_BY_FIRST.get(part, ()):
+            if parts[i : i + len(entry)] == entry:
+                return why
+    homes: list[tuple[Path, str]] = []
+    if tether_home is not None:
+        homes.append((tether_home, "tether's own settings and state"))
+    if home is not None:
+        homes.extend((home / entry, why) for entry, why in HOME_SELF_MODIFYING)
+    for directory, why in homes:
+        base = directory.as_posix()
+        if relative_below(text, base) is None:
+            continue
+        # A workspace kept inside such a directory (a worktree under TETHER_HOME) is a project
+        # of its own: judged by the project entries above.
+        if root is not None and relative_below(root.as_posix(), base) not in (None, ""):
+            continue
+        return why
+    return None
+
+
+def _holding_root(text: str, roots: tuple[Path, ...]) -> Path | None:
+    """The innermost root that holds the path (an added directory may lie inside another)."""
+    best: Path | None = None
+    for root in roots:
+        if relative_below(text, root.as_posix()) is not None and (
+            best is None or len(root.as_posix()) > len(best.as_posix())
+        ):
+            best = root
+    return best

@@ -8,16 +8,16 @@ rules stop and what must always be confirmed (explicit ask rules, protected path
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from tether.kernel_paths import expand_tilde, user_home
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_policy import judge_bash
 from tether.permissions.context import Decision, PermissionContext
 from tether.permissions.defaults import SESSION_TOOLS
-from tether.permissions.paths import normalize
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, Rule
 from tether.permissions.verdict import Verdict, allow, ask, deny, none
 
@@ -26,10 +26,17 @@ PATH_FIELDS = ("file_path", "notebook_path", "path")
 
 
 def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> Decision:
-    """Whether the call may run, with the rule and the reason that decided it."""
-    tool = TOOL_ALIASES.get(tool, tool)
-    verdict, read_only = _judge(tool, tool_input, ctx)
-    return _apply_mode(tool, verdict, read_only, ctx)
+    """Whether the call may run, with the rule and the reason that decided it. Never raises:
+    an input the engine fails on is asked, with the error as the reason."""
+    try:
+        tool = TOOL_ALIASES.get(tool, tool)
+        verdict, read_only = _judge(tool, tool_input, ctx)
+        return _apply_mode(tool, verdict, read_only, ctx)
+    except Exception as error:
+        # The last net (each defect found is fixed at its cause): a session must get a
+        # decision for every call, where an exception would end it with "internal error".
+        reason = f"the permission engine could not judge this call: {type(error).__name__}: {error}"
+        return Decision("ask", None, reason)
 
 
 def _judge(
@@ -55,44 +62,59 @@ def _file_call(
     named = _tool_rules(tool, ctx, bare_only=True)
     if named is not None and named.outcome != "allow":
         return named
-    path = _file_target(tool, tool_input, ctx)
-    if path is None:
+    value = _path_value(tool, tool_input, ctx)
+    if value is None:
         return named or ask(f"{tool} call names no file")
+    expanded = expand_tilde(value, home=ctx.home, user_home=ctx.user_home)
+    path = _file_target(tool, tool_input, value if expanded is None else expanded, ctx)
     files = FileAccess(ctx)
     verdict = files.write(path) if write else files.read(path)
+    if expanded is None and verdict.outcome != "deny" and not verdict.hard:
+        # `~+`, `~-`: the shell's directory stack. Judged as written for deny rules (the tool
+        # takes it literally), but what it names is not known.
+        return none(f"{value} starts with {value.split('/')[0]}, a directory stack entry")
     if verdict.outcome == "none" and named is not None:
         return named
     return verdict
 
 
-def _file_target(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> Path | None:
-    """The file or directory the call touches: relative paths start at the workspace, as the
-    tools take them; a Glob pattern's fixed leading directories count (`../../etc/*`)."""
+def _path_value(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
     value = next((tool_input[f] for f in PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
     if tool in ("Glob", "Grep") and not value:
         value = str(ctx.workspace)
     if not isinstance(value, str) or not value or "\x00" in value:
         return None
-    path = normalize(ctx.workspace / expand_home(value, ctx.home))
+    return value
+
+
+def _file_target(
+    tool: str, tool_input: Mapping[str, Any], value: str, ctx: PermissionContext
+) -> Path:
+    """The file or directory the call touches, absolute and as written: relative paths start
+    at the workspace, as the tools take them; a Glob pattern's fixed leading directories count
+    (`../../etc/*`). `..` is left for the resolver to apply where the kernel does."""
+    path = ctx.workspace / value
     if tool == "Glob":
         pattern = tool_input.get("pattern")
         if isinstance(pattern, str):
-            path = normalize(Path("/") if pattern.startswith("/") else path)
-            path = normalize(path / _fixed_directories(pattern.lstrip("/")))
+            path = Path("/") if pattern.startswith("/") else path
+            path = path / _fixed_directories(pattern.lstrip("/"))
     return path
 
 
-def expand_home(value: str, home: Path) -> Path:
-    """`~` and `~/x` as the context's home directory (`~user` is left as written)."""
-    if value == "~" or value.startswith("~/"):
-        return home / value[2:]
-    return Path(value)
+def expand_home(
+    value: str, home: Path, user_home: Callable[[str], Path | None] = user_home
+) -> Path:
+    """`~`, `~/x` and `~name/x` as the tools expand them (`~+`, `~-` and an unknown user's
+    `~name` are left as written)."""
+    expanded = expand_tilde(value, home=home, user_home=user_home)
+    return Path(value if expanded is None else expanded)
 
 
 def _fixed_directories(pattern: str) -> str:
     fixed: list[str] = []
     for segment in pattern.split("/")[:-1]:
-        if any(c in segment for c in "*?[{"):
+        if any(c in segment for c in "*?[{\\"):  # as the Glob tool splits it
             break
         fixed.append(segment)
     return "/".join(fixed)

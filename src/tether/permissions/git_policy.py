@@ -1,36 +1,307 @@
-"""Which git commands only read (status, diff, log...), for the built-in allowlist."""
+"""What a git command does with its arguments, read with the tables of git_commands.py: the
+files it reads and writes (git's own config among them, a protected path asked whatever the
+rules say), the programs its options and `-c` settings run, the code it brings in.
+
+Files git shows from its object database (`git show HEAD:.env`, `git log -p -- .env`) are
+mentions: asked when they name a denied file. Files it reads from the working tree (`git diff
+--no-index`, `git blame`, `git grep`) are reads like cat's.
+"""
 
 from __future__ import annotations
 
-from tether.permissions.arguments import option_in
-from tether.permissions.commands import GIT_LIST_OPTIONS, GIT_READ_ONLY, GIT_SAFE_GLOBAL_OPTIONS
-from tether.permissions.shell_words import is_literal
+import fnmatch
+import re
+from dataclasses import dataclass, field
+
+from tether.permissions.arguments import Arguments, option_in, split_arguments
+from tether.permissions.command_spec import CommandSpec
+from tether.permissions.command_spec import names as _s
+from tether.permissions.git_commands import (
+    GIT_GLOBAL_FLAGS,
+    GIT_LOCATION_OPTIONS,
+    GIT_SETTINGS_HARMLESS,
+    GIT_SETTINGS_RUN,
+    GIT_SUBCOMMANDS,
+    GitSubcommand,
+)
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import DYN, is_literal, readable
 
 
-def git_is_read_only(args: tuple[str, ...]) -> bool:
-    """`git [safe options] SUBCOMMAND ...` where the subcommand and its options only read."""
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+
+_HARMLESS = _any_of(GIT_SETTINGS_HARMLESS)
+_RUNS = _any_of(GIT_SETTINGS_RUN)
+_BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "0", "1"})
+_LIST_OPTIONS = frozenset({"-l", "--list"})
+
+
+def git_use(args: tuple[str, ...]) -> ProgramUse:
+    """What `git ARGS` reads, writes and runs."""
+    use = _Use()
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        if args[i] not in GIT_SAFE_GLOBAL_OPTIONS:
-            return False
+        arg = args[i]
+        name, eq, value = arg.partition("=")
         i += 1
-    if i >= len(args) or not all(is_literal(a) for a in args):
+        if arg in GIT_GLOBAL_FLAGS:
+            continue
+        if name in GIT_LOCATION_OPTIONS or name == "-c":
+            if not eq:
+                value = args[i] if i < len(args) else ""
+                i += 1
+            use.changes = use.changes or name != "-c" or not _harmless_setting(value)
+            if name == "-C":
+                use.base = _join(use.base, value)
+            elif name == "--git-dir":
+                use.git_dir = value
+                if not _protected_git_dir(value):
+                    use.unseen.append(
+                        f"git --git-dir={readable(value)} reads config and hooks from a "
+                        "directory that "
+                        "is not a protected .git directory"
+                    )
+            elif name == "-c":
+                use.setting(value)
+        elif name == "--exec-path" and eq:
+            use.unseen.append("git --exec-path runs git's programs from another directory")
+        elif name == "--config-env":
+            key = value.partition("=")[0]
+            if not _harmless_setting(key + "=?"):
+                use.unseen.append(f"git setting {key} comes from the environment")
+        elif not is_literal(arg):
+            use.unseen.append("a git option is not a literal")
+        use.changes = use.changes or name not in ("-c", *GIT_LOCATION_OPTIONS)
+    if i >= len(args):
+        return use.done()
+    subcommand = GIT_SUBCOMMANDS.get(args[i])
+    if not all(is_literal(a) for a in args[i:]):
+        # What the unknown words hold is asked where a deny rule could match (the rules on
+        # the command, the checks on its files); git itself is then no longer read-only.
+        use.changes = True
+    if subcommand is None:
+        use.changes = True
+        use.mentions.extend(args[i + 1 :])
+        return use.done()
+    if args[i] == "config":
+        _config(args[i + 1 :], use)
+    else:
+        _subcommand(subcommand, args[i + 1 :], use)
+    return use.done()
+
+
+def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
+    spec = sub.spec
+    parsed = split_arguments(rest, spec)
+    options = [name for name, _ in parsed.options]
+    positionals = list(parsed.positionals)
+    use.reads += parsed.values(sub.read_valued)
+    use.writes += parsed.values(sub.write_valued)
+    for name, value in parsed.options:
+        if option_in(name, sub.runs):
+            if value is None:
+                use.asks.append(f"git {name} runs the program its configuration names")
+            else:
+                use.runs.append(value)
+    for value in parsed.values(sub.settings):
+        use.setting(value)
+    if parsed.has(sub.configured):
+        use.asks.append(
+            f"git {_first(parsed, sub.configured)} runs programs its configuration names"
+        )
+    if sub.always_configured:
+        use.asks.append("it runs the program git's configuration names")
+    if parsed.has(sub.unseen):
+        use.unseen.append(f"git {_first(parsed, sub.unseen)} brings in code from elsewhere")
+    if sub.pattern_first and positionals and not parsed.has(spec.pattern_options):
+        positionals = positionals[1:]
+    first = positionals[0] if positionals else ""
+    role = sub.file_after.get(first)
+    if role is not None and len(positionals) > 1:
+        (use.reads if role == "read" else use.writes).append(positionals[1])
+        positionals = positionals[2:]
+    if first in sub.runs_rest:
+        use.runs.append(" ".join(positionals[1:]))
+        positionals = []
+    if first in sub.config_first or parsed.has(sub.config_with):
+        use.writes.append(_in_git_dir(use, "config"))
+    # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it).
+    use.runs += [p[len("ext::") :] for p in positionals if p.startswith("ext::")]
+    if sub.pushes and positionals and _local_repository(positionals[0]):
+        use.unseen.append(
+            f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"
+        )
+    if sub.writes is not None:
+        use.writes += _written(sub, parsed, positionals)
+    if sub.new_repository is not None:
+        use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
+    if sub.paths == "tree":
+        use.recursive = True
+        use.reads += positionals or ["."]
+    elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
+        use.recursive = use.recursive or bool(sub.reads_with)
+        use.reads += positionals
+    else:
+        use.mentions += positionals
+    use.changes = use.changes or not _reads_only(sub, parsed, options, positionals)
+
+
+def _reads_only(
+    sub: GitSubcommand, parsed: Arguments, options: list[str], positionals: list[str]
+) -> bool:
+    if not sub.read_only or parsed.has(sub.forbidden) or parsed.unknown_option:
         return False
-    spec = GIT_READ_ONLY.get(args[i])
-    if spec is None:
+    if sub.requires_one_of and not parsed.has(sub.requires_one_of):
         return False
-    rest = args[i + 1 :]
-    options = [a.partition("=")[0] for a in rest if a.startswith("-") and a != "--"]
-    positionals = [a for a in rest if not a.startswith("-")]
-    for option in options:
-        if option_in(option, spec.forbidden):
-            return False
-        if not option.startswith("--") and any(f"-{c}" in spec.forbidden for c in option[1:]):
-            return False
-    if spec.requires_one_of and not any(option_in(o, spec.requires_one_of) for o in options):
-        return False
-    if spec.positionals == "none_unless_list":
-        return not positionals or any(option_in(o, GIT_LIST_OPTIONS) for o in options)
-    if spec.positionals == "first_in":
-        return positionals[0] in spec.first if positionals else spec.bare
+    if sub.positionals == "none_unless_list":
+        return not positionals or parsed.has(_LIST_OPTIONS)
+    if sub.positionals == "first_in":
+        return positionals[0] in sub.first if positionals else sub.bare
     return True
+
+
+def _written(sub: GitSubcommand, parsed: Arguments, positionals: list[str]) -> list[str]:
+    """Working-tree files the subcommand writes, as far as its words tell."""
+    if sub.writes == "prefixed":
+        prefix = (parsed.values(_s("--prefix")) or [""])[-1]
+        every = parsed.has(_s("-a", "--all", "--stdin"))
+        return [prefix + p for p in positionals] + ([prefix + DYN] if every else [])
+    return positionals
+
+
+def _protected_git_dir(path: str) -> bool:
+    """A repository directory whose config and hooks only asked writes can change: one inside
+    a `.git` directory (defaults.SELF_MODIFYING). Any other (`evil/` with a HEAD, config and
+    objects written as plain files) may hold `core.fsmonitor` or hooks that git runs."""
+    return is_literal(path) and ".git" in path.split("/")
+
+
+def _local_repository(word: str) -> bool:
+    """A remote given as a path on this machine (`../bare`, `/srv/x.git`, `file://...`); a
+    plain name is taken for a configured remote (see README, Known limits)."""
+    if word.startswith("file://"):
+        return True
+    if "://" in word or re.match(r"[^/]*:", word):
+        return False  # another machine's: its hooks run there
+    if word == "." or word.rstrip("/").rpartition("/")[2] == ".git":
+        return False  # this repository, or one whose hooks are protected
+    return "/" in word or word == ".." or word.startswith("~")
+
+
+def _outside(positionals: list[str], sub: GitSubcommand) -> bool:
+    """`git diff A B` compares files, not revisions, when a path lies outside the repository."""
+    if not sub.reads_with:
+        return False
+    return any(p.startswith(("/", "~")) or ".." in p.split("/") for p in positionals)
+
+
+def _config(rest: tuple[str, ...], use: _Use) -> None:
+    """`git config`: reading forms read the file they name; any other form writes it."""
+    sub = GIT_SUBCOMMANDS["config"]
+    parsed = split_arguments(rest, CommandSpec("none", valued=sub.valued | _s("-f", "--file")))
+    files = parsed.values(_s("-f", "--file"))
+    verbs = _s("get", "list")
+    reading = parsed.has(sub.requires_one_of) or (
+        parsed.positionals[:1] and parsed.positionals[0] in verbs
+    )
+    if files:
+        target = files
+    elif parsed.has(_s("--global")):
+        target = ["~/.gitconfig"]
+    elif parsed.has(_s("--system")):
+        target = ["/etc/gitconfig"]
+    else:
+        target = [_in_git_dir(use, "config.worktree" if parsed.has(_s("--worktree")) else "config")]
+    if reading and not parsed.unknown_option:
+        use.reads += target
+        return
+    use.changes = True
+    use.writes += target
+    if parsed.has(_s("-e", "--edit")):
+        use.asks.append("git config --edit runs an editor")
+    if len(parsed.positionals) >= 2:
+        key = parsed.positionals[1] if parsed.positionals[0] == "set" else parsed.positionals[0]
+        value = parsed.positionals[-1]
+        use.setting(f"{key}={value}", written=True)
+
+
+def _in_git_dir(use: _Use, name: str) -> str:
+    """A file of the repository's own (before `-C` is applied to it)."""
+    return (use.git_dir if use.git_dir is not None else ".git") + "/" + name
+
+
+def _new_repository(sub: GitSubcommand, positionals: list[str]) -> str:
+    if sub.new_repository == "first":
+        return positionals[0] if positionals else "."
+    if len(positionals) >= 2:
+        return positionals[1]
+    if not positionals:
+        return DYN
+    return positionals[0].rstrip("/").rpartition("/")[2].rpartition(":")[2].removesuffix(".git")
+
+
+def _join(base: str, path: str) -> str:
+    if not base or path.startswith(("/", "~")):
+        return path
+    return base.rstrip("/") + "/" + path
+
+
+def _first(parsed: Arguments, names: frozenset[str]) -> str:
+    return next(n for n, _ in parsed.options if option_in(n, names))
+
+
+def _harmless_setting(setting: str) -> bool:
+    """Changes only how git reads and shows (`color.ui=never`, `pager.log=false`)."""
+    key, eq, value = setting.partition("=")
+    key = key.lower()
+    if _HARMLESS.match(key):
+        return True
+    runs = _RUNS.match(key) is not None
+    return runs and (not eq or value.lower() in _BOOLEANS)
+
+
+@dataclass
+class _Use:
+    base: str = ""
+    """Where `-C` moved git, relative to where it runs ("" for there)."""
+    git_dir: str | None = None
+    reads: list[str] = field(default_factory=list[str])
+    writes: list[str] = field(default_factory=list[str])
+    mentions: list[str] = field(default_factory=list[str])
+    runs: list[str] = field(default_factory=list[str])
+    unseen: list[str] = field(default_factory=list[str])
+    asks: list[str] = field(default_factory=list[str])
+    recursive: bool = False
+    changes: bool = False
+
+    def setting(self, assignment: str, *, written: bool = False) -> None:
+        """A `key=value` setting: harmless, a command run, or what cannot be seen."""
+        if _harmless_setting(assignment):
+            return
+        key, _, value = assignment.partition("=")
+        key = key.lower()
+        if key.startswith("alias.") and value.startswith("!"):
+            self.runs.append(value[1:])
+        elif _RUNS.match(key):
+            # `!cmd` is a shell command (credential helpers, aliases); so is a plain value.
+            self.runs.append(value.removeprefix("!"))
+        elif not written:
+            self.unseen.append(f"git setting {key} may run what cannot be seen")
+
+    def done(self) -> ProgramUse:
+        def fix(word: str) -> str:
+            return _join(self.base, word)
+
+        return ProgramUse(
+            reads=tuple(map(fix, self.reads)),
+            writes=tuple(map(fix, self.writes)),
+            recursive=self.recursive,
+            mentions=tuple(map(fix, self.mentions)),
+            shows_unknown=True,
+            runs=tuple(self.runs),
+            unseen=tuple(self.unseen),
+            asks=tuple(self.asks),
+            changes=self.changes,
+        )

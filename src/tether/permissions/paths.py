@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 # Glob tokens: a one-character string is that literal character; the ints stand for a set.
@@ -287,13 +287,13 @@ def expand_nodot(tokens: Tokens, limit: int = 3) -> list[Tokens]:
 def normalize(path: Path) -> Path:
     """Absolute path with `.` and `..` folded lexically (symlinks untouched)."""
     parts: list[str] = []
-    for part in PurePosixPath(path).parts[1:]:
+    for part in path.as_posix().split("/"):
         if part == "..":
             if parts:
                 parts.pop()
-        elif part != ".":
+        elif part and part != ".":
             parts.append(part)
-    return Path("/", *parts)
+    return Path("/" + "/".join(parts))
 
 
 def relative_below(path: str, base: str) -> str | None:

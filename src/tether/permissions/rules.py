@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from tether.permissions.command_options import OptionRule, option_form
 from tether.permissions.paths import ANY, PathPattern, Tokens, compile_path_pattern
 from tether.protocol.errors import ConfigError
 
@@ -52,9 +53,9 @@ class Rule:
     command: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     """Bash rules: matches one simple command's words joined by spaces."""
     command_tokens: Tokens = field(default=(), compare=False, repr=False)
-    command_canonical: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
-    """The pattern with its leading short options merged and sorted (`rm -rf *` as
-    `rm -fr *`), matched against commands put in the same form: deny and ask rules only."""
+    command_options: OptionRule | None = field(default=None, compare=False, repr=False)
+    """Deny and ask rules: the pattern with its options as a set (command_options.py), so
+    that `rm -rf *` also matches `rm --recursive --force x` and `rm -rfv x`."""
     path: PathPattern | None = field(default=None, compare=False, repr=False)
     wildcard: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     """Other tools' specifiers (WebFetch domains, Task agent names...)."""
@@ -135,9 +136,8 @@ def _with_matcher(rule: Rule, specifier: str, project_root: Path | None) -> Rule
     tool = rule.tool
     if tool == "Bash":
         regex, tokens = compile_command_pattern(specifier)
-        canonical = " ".join(canonical_command(specifier.split()))
-        variant = compile_command_pattern(canonical)[0] if canonical != specifier else None
-        return _replace(rule, command=regex, command_tokens=tokens, command_canonical=variant)
+        options = option_rule(specifier) if rule.kind != "allow" else None
+        return _replace(rule, command=regex, command_tokens=tokens, command_options=options)
     if tool in PATH_TOOLS:
         return _replace(rule, path=compile_path_pattern(specifier, project_root=project_root))
     if tool == "WebFetch":
@@ -198,27 +198,16 @@ def compile_command_pattern(specifier: str) -> tuple[re.Pattern[str], Tokens]:
     return re.compile(regex, re.DOTALL), tuple(tokens)
 
 
-_SHORT_OPTIONS = re.compile(r"-[A-Za-z0-9]+")
-_GIT_VALUED_GLOBALS = frozenset(
-    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
-)
-
-
-def canonical_command(words: Sequence[str]) -> list[str]:
-    """A command with its leading short options merged and sorted (`rm -r -f x` and `rm -rf x`
-    are both `rm -fr x`) and git's global options dropped (`git -C . push` is `git push`), so
-    that deny and ask rules are not dodged by spelling."""
-    if not words:
-        return []
-    program, rest = words[0], list(words[1:])
-    if program.rsplit("/", 1)[-1] == "git":
-        while rest and rest[0].startswith("-") and rest[0] != "--":
-            rest = rest[2:] if rest[0] in _GIT_VALUED_GLOBALS else rest[1:]
-    letters: list[str] = []
-    while rest and _SHORT_OPTIONS.fullmatch(rest[0]):
-        letters += [c for c in rest.pop(0)[1:] if c not in letters]
-    head = ["-" + "".join(sorted(letters))] if letters else []
-    return [program, *head, *rest]
+def option_rule(specifier: str) -> OptionRule | None:
+    """A Bash rule's pattern in option-set form; None when its head is not literal
+    (`Bash(rm*)`, `Bash(* --force)`)."""
+    text = " ".join(specifier.split())
+    if text.endswith(":*") and not text.endswith("\\:*"):
+        text = text[:-2].rstrip() + " *"
+    form = option_form(text.split(" "))
+    if form is None or any("*" in word or "\\" in word for word in form.head):
+        return None
+    return OptionRule(form.head, form.options, compile_command_pattern(" ".join(form.words))[0])
 
 
 def split_tool_list(value: str) -> list[str]:
@@ -247,6 +236,7 @@ def load_rules(
     layers: Sequence[tuple[Path, Mapping[str, Any]]],
     *,
     seed_yaml: Path | None,
+    seed_allow: bool = True,
     extra_allow: Sequence[str] = (),
     extra_deny: Sequence[str] = (),
 ) -> RuleSet:
@@ -279,7 +269,8 @@ def load_rules(
             for text in split_tool_list(value):
                 rules.append(parse_rule(text, kind, source=flag, project_root=None))
     if seed_yaml is not None:
-        rules.extend(load_seed_rules(seed_yaml))
+        # `seed_allow=False`: an untrusted workspace's seed file restricts only.
+        rules.extend(r for r in load_seed_rules(seed_yaml) if seed_allow or r.kind != "allow")
     return RuleSet(tuple(rules))
 
 

@@ -1,5 +1,5 @@
-"""Commands that run code or other commands in their own way: shells given `-c`, xargs,
-find -exec, su -c, watch."""
+"""Commands that run code or other commands in their own way: xargs, find -exec,
+su/runuser/sg -c, script -c, flock, ssh's remote command, watch (shells are in shells.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,6 @@ from tether.permissions.wrapper_options import names as _s
 Code = Callable[..., Invocation]
 Inner = Callable[[Sequence[str]], Invocation]
 
-
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
-_SHELL_LONG_FLAGS = _s("--norc", "--noprofile", "--login", "--posix", "--restricted") | _s(
-    "--verbose", "--noediting", "--debugger", "--pretty-print"
-)
-_SHELL_LONG_VALUED = _s("--rcfile", "--init-file")
 
 _XARGS = WrapperSpec(
     attached_only="eil",
@@ -40,41 +34,6 @@ WATCH = WrapperSpec(
 _FIND_EXEC = _s("-exec", "-execdir", "-ok", "-okdir")
 _FIND_WRITES_VALUE = _s("-fprint", "-fprint0", "-fls")
 _FIND_LEADING = _s("-H", "-L", "-P")
-
-
-def run_shell(plain: Invocation, name: str, code: Code) -> Invocation:
-    args = plain.argv[1:]
-    runs_code = False
-    i = 0
-    reads: list[str] = []
-    while i < len(args):
-        arg = args[i]
-        if not is_literal(arg):
-            return unparsed(plain, "wrapper", f"cannot tell what {name} runs")
-        if arg == "--":
-            i += 1
-            break
-        if arg.startswith("--"):
-            if arg in _SHELL_LONG_VALUED and i + 1 < len(args):
-                reads.append(args[i + 1])
-                i += 2
-                continue
-            if arg not in _SHELL_LONG_FLAGS:
-                return unparsed(plain, "wrapper", f"cannot tell what {name} runs: {arg}")
-            i += 1
-            continue
-        if arg[:1] in "-+" and len(arg) > 1:
-            runs_code = runs_code or (arg[0] == "-" and "c" in arg[1:])
-            i += 2 if ("o" in arg[1:] or "O" in arg[1:]) else 1
-            continue
-        break
-    if runs_code:
-        if i >= len(args):
-            return unparsed(plain, "wrapper", f"{name} -c without a command")
-        return code(args[i])
-    if i < len(args):
-        reads.append(args[i])
-    return Invocation(plain.argv, plain.assignments, plain.redirects, reads=tuple(reads))
 
 
 def run_xargs(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocation:
@@ -144,6 +103,8 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
                 writes.append(args[i])
         elif word == "-delete":
             deletes = True
+        elif word == "-files0-from" and i < len(args):
+            starts += [args[i], DYN]  # the list file, and the starting points it names
     if deletes:
         writes.extend(starts or ["."])
     return Invocation(
@@ -158,8 +119,13 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
     )
 
 
-def run_su(plain: Invocation, name: str, args: tuple[str, ...], code: Code) -> Invocation:
+def run_su(
+    plain: Invocation, name: str, args: tuple[str, ...], code: Code, inner: Inner
+) -> Invocation:
     # su reorders its arguments, so -c may come after the user name.
+    if name == "runuser" and any(a in ("-u", "--user") or a.startswith("--user=") for a in args):
+        # `runuser -u USER [--] CMD ARGS`: the command runs as given, not through a shell.
+        return _runuser_command(plain, args, inner)
     positionals = 0
     for i, arg in enumerate(args):
         command: str | None = None
@@ -176,4 +142,148 @@ def run_su(plain: Invocation, name: str, args: tuple[str, ...], code: Code) -> I
             return code(command, "privileged")
     if positionals > 1:
         return unparsed(plain, "privileged", f"cannot tell what {name} runs")
-    return Invocation(plain.argv, plain.assignments, plain.redirects, role="privileged")
+    return unparsed(plain, "privileged", f"{name} without -c runs a shell on its input")
+
+
+_RUNUSER = WrapperSpec(
+    role="privileged",
+    flags="lmpfPhV",
+    valued="ugGwsZ",
+    long_flags=_s("--login", "--preserve-environment", "--pty", "--help", "--version"),
+    long_valued=_s("--user", "--group", "--supp-group", "--whitelist-environment", "--shell"),
+    unsupported=_s("-s", "--shell", "-l", "--login", "-c", "--command"),
+)
+
+
+def _runuser_command(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocation:
+    parsed = parse_options(args, _RUNUSER)
+    names = {n for n, _ in parsed.options} if not isinstance(parsed, str) else set[str]()
+    if isinstance(parsed, str) or names & _RUNUSER.unsupported:
+        return unparsed(plain, "privileged", "cannot tell what runuser runs")
+    if parsed.rest >= len(args):
+        return unparsed(plain, "privileged", "runuser without a command runs a shell on its input")
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        role="privileged",
+        inner=(inner(args[parsed.rest :]),),
+    )
+
+
+def run_sg(plain: Invocation, args: tuple[str, ...], code: Code) -> Invocation:
+    """`sg [-] GROUP [-c] COMMAND`: COMMAND is given to /bin/sh -c."""
+    rest = list(args[1:] if args[:1] == ("-",) else args)
+    if not rest:
+        return plain  # prints nothing useful without a group
+    command = rest[2:] if rest[1:2] == ["-c"] else rest[1:]
+    if not command:
+        return unparsed(plain, "privileged", "sg without a command runs a shell on its input")
+    return code(" ".join(command), "privileged")
+
+
+_SCRIPT = WrapperSpec(
+    flags="aefqhV",
+    valued="IOBTmEoct",
+    attached_only="t",
+    long_flags=_s("--append", "--return", "--flush", "--force", "--quiet", "--help")
+    | _s("--version", "--timing"),
+    long_valued=_s("--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format")
+    | _s("--echo", "--output-limit", "--command"),
+)
+_SCRIPT_LOGS = _s("-I", "-O", "-B", "-T", "-t", "--log-in", "--log-out", "--log-io")
+
+
+def run_script(plain: Invocation, args: tuple[str, ...], code: Code) -> Invocation:
+    """util-linux `script [options] [FILE]`: `-c CMD` is shell code (options may follow FILE,
+    getopt reorders them); without it, a shell reads the input. FILE (`typescript` by
+    default) and the logs are written."""
+    options: list[tuple[str, str | None]] = []
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            files += args[i + 1 :]
+            break
+        if not args[i].startswith("-") or args[i] == "-":
+            files.append(args[i])
+            i += 1
+            continue
+        parsed = parse_options(args[i:], _SCRIPT)
+        if isinstance(parsed, str):
+            return unparsed(plain, "wrapper", f"cannot tell what script runs: {parsed}")
+        options += parsed.options
+        i += parsed.rest
+        if args[i - 1] == "--":
+            i -= 1  # the `--` itself: what follows is files
+    commands = [v for n, v in options if n in ("-c", "--command") and v is not None]
+    writes = [v for n, v in options if n in _SCRIPT_LOGS and v is not None]
+    writes += files[:1] or ["typescript"]
+    if not commands:
+        return unparsed(plain, "wrapper", "script without -c runs a shell on its input")
+    ran = code(commands[-1])
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        role="wrapper",
+        inner=ran.inner,
+        problems=ran.problems,
+        writes=tuple(writes),
+    )
+
+
+_FLOCK = WrapperSpec(
+    flags="sxenuoFhV",
+    valued="wE",
+    long_flags=_s("--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close")
+    | _s("--no-fork", "--verbose", "--help", "--version"),
+    long_valued=_s("--timeout", "--wait", "--conflict-exit-code"),
+)
+
+
+def run_flock(plain: Invocation, args: tuple[str, ...], code: Code, inner: Inner) -> Invocation:
+    """`flock [options] FILE CMD ARGS`, `flock [options] FILE -c CMD` (shell code) or
+    `flock [options] FD` (nothing runs)."""
+    parsed = parse_options(args, _FLOCK)
+    if isinstance(parsed, str):
+        return unparsed(plain, "wrapper", f"cannot tell what flock runs: {parsed}")
+    rest = args[parsed.rest + 1 :]
+    if not rest:
+        return plain
+    if rest[0] in ("-c", "--command") or rest[0].startswith("--command="):
+        text = rest[0].partition("=")[2] if "=" in rest[0] else " ".join(rest[1:2])
+        return code(text)
+    return Invocation(
+        plain.argv, plain.assignments, plain.redirects, role="wrapper", inner=(inner(rest),)
+    )
+
+
+REMOTE_RUNNERS = frozenset({"ssh"})
+"""Programs whose inner commands run on another machine: a rule naming the whole command
+allows them there (bash_policy), as for sudo."""
+_SSH_FLAGS = "46AaCfGgKkMNnqsTtVvXxYy"
+_SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
+
+
+def run_ssh(plain: Invocation, args: tuple[str, ...], code: Code) -> Invocation:
+    """`ssh [options] DESTINATION [COMMAND...]`: the command words are joined and run by the
+    remote user's shell, so they are judged as shell code (ssh's own options are judged by its
+    entry in program_commands.py)."""
+    spec = WrapperSpec(flags=_SSH_FLAGS, valued=_SSH_VALUED)
+    parsed = parse_options(args, spec)
+    if isinstance(parsed, str):
+        return unparsed(plain, "command", f"cannot tell what ssh runs: {parsed}")
+    command = args[parsed.rest + 1 :]
+    if any(n in ("-N", "-W") for n, _ in parsed.options) or parsed.rest >= len(args):
+        return plain
+    if not command:
+        return unparsed(plain, "command", "ssh without a command runs a remote shell on its input")
+    ran = code(" ".join(command), "command")
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=ran.inner,
+        problems=ran.problems,
+    )

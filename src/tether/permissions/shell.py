@@ -1,14 +1,16 @@
 """A Bash command line, parsed with tree-sitter-bash into the simple commands that would run.
 
 Every simple command counts, wherever it sits: in lists and pipelines, subshells, `$()`,
-backticks, `<()`, `if`/`for`/`while`/`case` bodies, function bodies, heredoc substitutions,
-and inside the code strings of `bash -c`, `eval`, `find -exec`... (see wrappers.py). What cannot
-be understood is recorded as a problem, which makes the command asked, never allowed.
+backticks (re-read as bash re-reads them, so escaped backticks nest), `<()`, `if`/`for`/
+`while`/`case` bodies, function bodies, heredoc substitutions, and inside the code strings of
+`bash -c`, `eval`, `find -exec`... (see wrappers.py). What cannot be understood is recorded as a
+problem (the policy then treats the command as one that may run anything): a parse error, text
+bash expands where the tree shows only a word (shell_hidden.py), a control character, nesting
+deeper than `MAX_DEPTH`.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from functools import lru_cache
 
@@ -16,18 +18,80 @@ import tree_sitter
 import tree_sitter_bash
 from tree_sitter import Node
 
-from tether.permissions.commands import SUBSCRIPT_NAME_BUILTINS, is_dangerous_variable
+from tether.permissions.commands import is_dangerous_variable
 from tether.permissions.script import Invocation, Redirect, Script
-from tether.permissions.shell_words import is_literal, program_name, word_of
-from tether.permissions.wrappers import look_through
+from tether.permissions.shell_checks import (
+    arithmetic_problem,
+    expansion_problems,
+    holds_code,
+    name_problems,
+    taints,
+    test_problems,
+    value_taints,
+)
+from tether.permissions.shell_hidden import (
+    backtick_body,
+    control_character,
+    heredoc_as_string,
+    hidden_opener,
+    joins_words,
+    plain_quoted_text,
+    quotes_are_plain,
+)
+from tether.permissions.shell_variables import (
+    ARITHMETIC_ON_ASSIGNMENT,
+    arithmetic_assigns,
+    fd_variables,
+    variables_set,
+)
+from tether.permissions.shell_words import is_literal, is_locale_dollar, word_of
+from tether.permissions.wrappers import MAX_DEPTH, look_through
 
 _lock = threading.Lock()
 _parser: tree_sitter.Parser | None = None
 
 _DUPLICATIONS = frozenset({">&", "<&", ">&-", "<&-"})
 _READ_REDIRECTS = frozenset({"<"})
-_ARITHMETIC_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_VARIABLE_NODES = frozenset({"variable_name", "simple_expansion", "expansion", "word"})
+TOO_DEEP = "too deeply nested to judge"
+TOO_LARGE = "too large to judge"
+MAX_BYTES = 100_000
+"""The longest command read at all (a 1,000-line file written by a heredoc is about 40 KB; a
+370-line shell script has some 2,600 nodes and 300 simple commands)."""
+MAX_PARSED_BYTES = 400_000
+MAX_NODES = 10_000
+MAX_COMMANDS = 1_000
+"""Bounds on one command's analysis, code strings and substitutions read again included
+(`bash -c` twelve levels deep re-reads its text twelve times): beyond them the command is too
+large to judge, so that every decision takes bounded time."""
+PARSE_ERROR = "the command does not parse cleanly"
+_SCANNED_LEAVES = frozenset({"word", "regex", "extglob_pattern", "string_content", "number"})
+"""Leaves whose text bash may still expand (not quoted strings, comments, heredoc text)."""
+_RESERVED_BYTES = frozenset(
+    {b"{", b"}", b"(", b")", b"do", b"done", b"then", b"fi", b"esac", b"elif", b"else"}
+)
+"""Reserved words tree-sitter sometimes takes for command names (`coproc X { cmd; }`): bash
+reads them as syntax, so the tree is not what bash runs."""
+
+
+class _TooLarge(Exception):
+    """The analysis went past one of the bounds above."""
+
+
+class _Budget:
+    """What one top-level analysis has used; shared by the code strings it reads again."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.nodes = 0
+        self.commands = 0
+
+
+_local = threading.local()
+
+
+def _budget() -> _Budget | None:
+    budget: _Budget | None = getattr(_local, "budget", None)
+    return budget
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
@@ -40,26 +104,82 @@ def _parse_tree(source: bytes) -> tree_sitter.Tree:
 
 @lru_cache(maxsize=2048)
 def parse_command(command: str, depth: int = 0) -> Script:
-    """The invocations `command` would run, in source order, and what could not be understood."""
-    source = command.encode("utf-8", "surrogateescape")
+    """The invocations `command` would run, in source order, and what could not be understood.
+    `depth` is how deeply this code is nested (tree levels, wrappers, code strings): past
+    `MAX_DEPTH`, nothing more is read and the command is too deeply nested to judge."""
+    if depth > MAX_DEPTH:
+        return Script((), (TOO_DEEP,))
+    if _budget() is not None:
+        return _read(command, depth)
+    if len(command) > MAX_BYTES:
+        return Script((), (TOO_LARGE,))
+    _local.budget = _Budget()
+    try:
+        return _read(command, depth)
+    except _TooLarge:
+        return Script((), (TOO_LARGE,))
+    finally:
+        _local.budget = None
+
+
+def _read(command: str, depth: int) -> Script:
+    budget = _budget()
+    if budget is not None:
+        budget.bytes += len(command)
+        if budget.bytes > MAX_PARSED_BYTES:
+            raise _TooLarge
+    problems: list[str] = []
+    control = control_character(command)
+    if control is not None:
+        problems.append(f"a control character ({control}) that bash may read differently")
+    try:
+        source = command.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        source = command.encode("utf-8", "surrogatepass")
+        problems.append("text that is not valid Unicode")
     tree = _parse_tree(source)
-    walker = _Walker(depth)
+    walker = _Walker(depth, budget)
     walker.visit(tree.root_node)
-    problems = list(walker.problems)
+    walker.sets(fd_variables(command))
     if tree.root_node.has_error:
-        problems.insert(0, "the command does not parse cleanly")
-    if _joins_words(command):
+        problems.insert(0, PARSE_ERROR)
+    if joins_words(command):
         problems.append("a line continuation inside a word")
+    problems.extend(walker.problems)
+    if walker.tainted or (walker.functions and walker.dynamic_arguments) or depth > 0:
+        # Code read again (bash -c, eval, backticks) may see variables set outside it.
+        problems.extend(walker.conditional)
     return Script(tuple(walker.invocations), tuple(dict.fromkeys(problems)))
 
 
 class _Walker:
-    def __init__(self, depth: int) -> None:
+    def __init__(self, depth: int, budget: _Budget | None = None) -> None:
+        self.budget = budget
         self.depth = depth
+        """How deeply the node being visited is nested: bounded, so that no input recurses
+        without end."""
         self.invocations: list[Invocation] = []
         self.problems: list[str] = []
+        self.conditional: list[str] = []
+        """Problems that stand only if some variable may hold code (shell_checks.py)."""
+        self.tainted = False
+        self.functions = False
+        self.dynamic_arguments = False
+        """A function called with an argument not known (`f "$(<n)"`) has it in `$1`."""
 
     def visit(self, node: Node) -> None:
+        if self.depth >= MAX_DEPTH:
+            self.problems.append(TOO_DEEP)
+            return
+        if self.budget is not None:
+            self.budget.nodes += 1
+            if self.budget.nodes > MAX_NODES:
+                raise _TooLarge
+        self.depth += 1
+        self._visit(node)
+        self.depth -= 1
+
+    def _visit(self, node: Node) -> None:
         kind = node.type
         if kind == "command":
             self._command(node, [], [])
@@ -73,17 +193,41 @@ class _Walker:
         elif kind == "unset_command":
             words = tuple(word_of(c) for c in node.children)
             self._add(Invocation(words))
-            self._check_names(words)
+            self._names(words)
+            self.sets(variables_set(words))
+            self._visit_children(node)
         elif kind in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
             kind == "compound_statement" and node.child_count and node.children[0].type == "(("
         ):
-            self._arithmetic(node)
+            conditional, sure = arithmetic_problem(node)
+            if conditional is not None:
+                self.conditional.append(conditional)
+            if sure is not None:
+                self.problems.append(sure)
+            self.sets(arithmetic_assigns(_node_text(node)))
             self._visit_children(node)
         elif kind == "expansion":
             self._expansion(node)
             self._visit_children(node)
         elif kind == "test_command":
-            self._test(node)
+            conditional, sure, matches = test_problems(node)
+            self.conditional.extend(conditional)
+            self.problems.extend(sure)
+            self.tainted = self.tainted or matches
+            self._visit_children(node)
+        elif kind == "command_substitution" and node.children and node.children[0].type == "`":
+            self._backticks(node)
+        elif kind == "for_statement":
+            # `for x in *.py`: the values come from outside (file names, command output).
+            values = [c for field, c in _fields(node) if field == "value"]
+            self.tainted = self.tainted or any(value_taints(v) for v in values)
+            self.tainted = self.tainted or node.children[0].type == "select"
+            variable = node.child_by_field_name("variable")
+            if variable is not None:
+                self.sets([_node_text(variable)])
+            self._visit_children(node)
+        elif kind == "function_definition":
+            self.functions = True
             self._visit_children(node)
         elif kind == "file_redirect":
             # A redirection with no command: `$(<file)` reads it, `> file` truncates it.
@@ -95,23 +239,71 @@ class _Walker:
         elif kind == "heredoc_redirect":
             self._heredoc(node)
         elif kind == "ERROR" or node.is_missing:
-            self.problems.append("the command does not parse cleanly")
+            self.problems.append(PARSE_ERROR)
             self._visit_children(node)
+        elif node.child_count == 0:
+            self._leaf(node)
         else:
             self._visit_children(node)
+
+    def _leaf(self, node: Node) -> None:
+        if node.type in ("raw_string", "ansi_c_string"):
+            if quotes_are_plain(node):
+                self._plain_quotes(node)
+            return
+        if node.type not in _SCANNED_LEAVES:
+            return
+        parent = node.parent
+        quoted = node.type == "string_content" or (parent is not None and parent.type == "string")
+        opener = hidden_opener(_node_text(node), quoted=quoted)
+        if opener is not None:
+            shown = "a backtick" if opener == "`" else f"`{opener}`"
+            self.problems.append(f"{shown} in a word, which bash expands unseen by the parser")
+
+    def _plain_quotes(self, node: Node) -> None:
+        """`'...'` where bash takes the quotes for plain characters (shell_hidden): what is
+        inside is expanded as in double quotes."""
+        text = plain_quoted_text(node)
+        if text is None:
+            self.problems.append('single quotes that bash reads as plain characters, with a `"`')
+            return
+        if not any(opener in text for opener in ("`", "$(", "${", "$[")):
+            return
+        inner = parse_command(': "' + text + '"', self.depth + 1)
+        self.invocations.extend(inner.invocations)
+        self.problems.extend(inner.problems)
+
+    def _backticks(self, node: Node) -> None:
+        """bash reads the text between backticks again once their backslashes are removed,
+        so `` \\` `` inside opens a nested substitution that tree-sitter leaves as a word."""
+        first, last = node.children[0], node.children[-1]
+        if last.type != "`" or last.start_byte < first.end_byte or node.text is None:
+            self.problems.append(PARSE_ERROR)
+            return
+        # The opening token may hold the blank before it (`"$(a) `b`"`).
+        raw = node.text[first.end_byte - node.start_byte : last.start_byte - node.start_byte]
+        parent = node.parent
+        in_string = parent is not None and parent.type == "string"
+        text = raw.decode("utf-8", "surrogateescape")
+        inner = parse_command(backtick_body(text, in_double_quotes=in_string), self.depth)
+        self.invocations.extend(inner.invocations)
+        self.problems.extend(inner.problems)
 
     def _visit_children(self, node: Node) -> None:
         for child in node.children:
             self.visit(child)
 
     def _add(self, invocation: Invocation) -> None:
+        if self.budget is not None:
+            self.budget.commands += 1
+            if self.budget.commands > MAX_COMMANDS:
+                raise _TooLarge
         self.invocations.append(invocation)
 
     def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
         assignments: list[tuple[str, str]] = []
         words: list[str] = []
-        for i, child in enumerate(node.children):
-            field = node.field_name_for_child(i)
+        for field, child in _fields(node):
             if child.type == "variable_assignment":
                 assignments.append(self._assignment(child))
                 continue
@@ -120,28 +312,57 @@ class _Walker:
                 self._visit_redirect(child)
                 continue
             if field in ("name", "argument"):
-                if not child.is_named and child.type == "$":
+                if is_locale_dollar(child):
+                    continue  # `$"text"` split in two: the next word is the text
+                if not child.is_named and child.type == "$" and child.next_sibling is not None:
                     self.problems.append('unsupported $"..." quoting')
                 words.append(word_of(child))
+                if field == "name" and child.text in _RESERVED_BYTES:
+                    self.problems.append(PARSE_ERROR)
             self.visit(child)
         argv = (*words, *extra_args)
-        self._check_names(argv)
-        self._add(
-            look_through(
-                argv,
-                tuple(assignments),
-                tuple(redirects),
-                parse_code=parse_command,
-                depth=self.depth,
-            )
+        self._names(argv)
+        self.tainted = self.tainted or taints(argv)
+        self.dynamic_arguments = self.dynamic_arguments or not all(map(is_literal, argv))
+        invocation = look_through(
+            argv,
+            tuple(assignments),
+            tuple(redirects),
+            parse_code=parse_command,
+            depth=self.depth,
         )
+        self._add(invocation)
+        self._builtin_sets(invocation)
+
+    def _builtin_sets(self, invocation: Invocation) -> None:
+        """Variables set by a builtin, also one a wrapper runs (`command printf -v PATH .`)."""
+        self.sets(variables_set(invocation.argv))
+        if invocation.role == "wrapper":
+            for inner in invocation.inner:
+                self._builtin_sets(inner)
+
+    def _names(self, argv: tuple[str, ...]) -> None:
+        conditional, sure = name_problems(argv)
+        self.conditional.extend(conditional)
+        self.problems.extend(sure)
+
+    def sets(self, names: list[str]) -> None:
+        """Variables set other than by an assignment word (shell_variables): judged as an
+        assignment would be."""
+        for name in names:
+            if not is_literal(name) or not name:
+                self.problems.append("sets a variable whose name is not a literal")
+            elif is_dangerous_variable(name):
+                self.problems.append(f"sets {name}, which changes what programs run or load")
+            elif name.split("[", 1)[0] in ARITHMETIC_ON_ASSIGNMENT:
+                self.conditional.append(f"{name} evaluates the arithmetic it is given")
 
     def _redirected(self, node: Node) -> None:
         body = node.child_by_field_name("body")
         redirects: list[Redirect] = []
         extra_args: list[str] = []
-        for i, child in enumerate(node.children):
-            if node.field_name_for_child(i) == "redirect":
+        for field, child in _fields(node):
+            if field == "redirect":
                 redirects.extend(self._redirect(child, extra_args))
                 self._visit_redirect(child)
         if body is not None and body.type == "command":
@@ -161,8 +382,8 @@ class _Walker:
             # tree-sitter hangs what follows `<<EOF` on the line (more arguments, other
             # redirections) under the heredoc node.
             nested: list[Redirect] = []
-            for i, child in enumerate(node.children):
-                if node.field_name_for_child(i) == "argument":
+            for field, child in _fields(node):
+                if field == "argument":
                     extra_args.append(word_of(child))
                 elif child.type == "file_redirect":
                     nested.extend(self._redirect(child, extra_args))
@@ -170,9 +391,7 @@ class _Walker:
         if node.type != "file_redirect":
             return []
         op = next((c.type for c in node.children if not c.is_named), "")
-        targets = [
-            c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "destination"
-        ]
+        targets = [c for field, c in _fields(node) if field == "destination"]
         extra_args.extend(word_of(c) for c in targets[1:])
         if not targets:
             return []
@@ -190,6 +409,8 @@ class _Walker:
             self._visit_children(node)
 
     def _heredoc(self, node: Node) -> None:
+        if _misread_heredoc(node):
+            self.problems.append("a heredoc that the parser does not read as bash does")
         for child in node.children:
             if child.type == "file_redirect":
                 self._visit_children(child)
@@ -203,7 +424,7 @@ class _Walker:
             return
         # The body of an unquoted heredoc is expanded like a double-quoted string; tree-sitter
         # does not always parse it (backticks), so it is parsed again as one.
-        inner = parse_command(': "' + text.replace('"', '\\"') + '"', self.depth + 1)
+        inner = parse_command(": " + heredoc_as_string(text), self.depth + 1)
         self.invocations.extend(inner.invocations)
         self.problems.extend(inner.problems)
 
@@ -213,6 +434,9 @@ class _Walker:
         name = name_node.text.decode("utf-8", "replace") if name_node and name_node.text else ""
         if value_node is not None:
             self.visit(value_node)
+            self.tainted = self.tainted or value_taints(value_node)
+            if name in ARITHMETIC_ON_ASSIGNMENT:
+                self._arithmetic_value(name, word_of(value_node))
         if name_node is not None and name_node.type == "subscript":
             self.visit(name_node)
         return name, word_of(value_node) if value_node is not None else ""
@@ -232,106 +456,79 @@ class _Walker:
             else:
                 words.append(word_of(child))
                 self.visit(child)
-        if any(w.startswith("-") and ("i" in w or "n" in w) for w in words[1:]):
-            self.problems.append("integer and reference variables evaluate what they are given")
-        self._check_names(tuple(words))
+        options = "".join(w[1:] for w in words[1:] if w.startswith("-"))
+        integer = "i" in options
+        if integer or "n" in options:
+            self.conditional.append("integer and reference variables evaluate what they are given")
+        if integer:
+            for name, value in assignments:
+                self._arithmetic_value(name, value)
+        if "n" in options and words[:1] != ["export"]:
+            # A reference's value names the variable its assignments set (`declare -n r=PATH;
+            # r=.`); one with no value gets it from its first assignment, unseen here.
+            valued = {name for name, _ in assignments}
+            self.sets([value for _, value in assignments])
+            for word in words[1:]:
+                if not word.startswith("-") and word not in valued:
+                    self.problems.append("a reference variable whose target is set later")
+        self._names(tuple(words))
+        self.sets(variables_set(tuple(words)))
+        self.tainted = self.tainted or taints(tuple(words))
         self._add(Invocation(tuple(words), tuple(assignments), persistent=True))
 
-    def _check_names(self, argv: tuple[str, ...]) -> None:
-        """`read 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]'`: bash evaluates array subscripts in
-        variable names, which can run commands."""
-        if not argv or not is_literal(argv[0]):
-            return
-        name = program_name(argv[0])
-        if name == "let":
-            self.problems.append("let evaluates arithmetic, which can run commands")
-            return
-        if name not in SUBSCRIPT_NAME_BUILTINS:
-            return
-        args = argv[1:]
-        if name in ("printf", "test", "["):
-            # Only the word after -v names a variable there.
-            names = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-v"]
-        else:
-            names = [a for a in args if not a.startswith("-")]
-        if any("[" in n or not is_literal(n) for n in names):
-            self.problems.append(f"{name} with an array subscript can run commands")
-
-    def _arithmetic(self, node: Node) -> None:
-        """Arithmetic on a variable evaluates the variable's text as an expression, and an
-        array subscript in it can run a command (`x='a[$(cmd)]'; echo $((x))`)."""
-        if node.type == "subscript":
-            index = node.child_by_field_name("index")
-            if index is not None and index.type != "number" and index.text not in (b"@", b"*"):
-                self.problems.append("an array subscript that is not a number")
-            return
-        if _mentions_variable(node):
-            self.problems.append("arithmetic on variables can run commands")
+    def _arithmetic_value(self, name: str, value: str) -> None:
+        """A value bash evaluates as arithmetic on assignment (`declare -i`, `OPTIND`)."""
+        if holds_code(value):
+            self.problems.append(f"{name} evaluates the arithmetic it is given, which holds code")
+            self.sets(arithmetic_assigns(value))
 
     def _expansion(self, node: Node) -> None:
-        """`${x@P}` expands `$(...)` in x's value; `${s:x}` evaluates x as arithmetic;
-        `${PATH:=...}` assigns."""
-        operators = [c.type for c in node.children if not c.is_named]
-        named = [c for c in node.named_children]
-        variable = named[0].text.decode() if named and named[0].text else ""
-        if "@" in operators and "P" in operators:
-            self.problems.append("prompt expansion ${x@P} can run commands")
-        if ":" in operators and any(c.type not in ("number",) for c in named[1:]):
-            self.problems.append("a substring offset that is not a number")
-        if (":=" in operators or "=" in operators) and is_dangerous_variable(variable):
-            self.problems.append(f"assigns {variable}, which changes what programs run")
-
-    def _test(self, node: Node) -> None:
-        for child in _descendants(node):
-            if child.type == "unary_expression":
-                operator = child.child_by_field_name("operator")
-                operand = child.named_children[-1] if child.named_children else None
-                word = word_of(operand) if operand is not None else ""
-                if (
-                    operator is not None
-                    and operator.text == b"-v"
-                    and ("[" in word or not is_literal(word))
-                ):
-                    self.problems.append("test -v with an array subscript can run commands")
-            if child.type != "binary_expression":
-                continue
-            operator = child.child_by_field_name("operator")
-            if operator is None or operator.text is None:
-                continue
-            if operator.text.decode() in _ARITHMETIC_OPERATORS:
-                operands = [c for c in child.named_children if c is not operator]
-                if any(o.type != "number" for o in operands):
-                    self.problems.append("[[ arithmetic on variables can run commands")
+        if node.child_count and node.children[0].type == "${" and node.children[-1].type != "}":
+            # `${x:0:'$(cmd)'}`, `${a['$(cmd)']}`: the tree ends the expansion early, and
+            # what it shows after it is not what bash expands.
+            self.problems.append("a parameter expansion that the parser does not read as bash does")
+        conditional, assigned = expansion_problems(node)
+        self.conditional.extend(conditional)
+        if conditional:
+            # `${x:PATH=0}`: an offset is arithmetic.
+            self.sets(arithmetic_assigns(_node_text(node)))
+        if assigned is not None:
+            self.tainted = True
+            if is_dangerous_variable(assigned):
+                self.problems.append(f"assigns {assigned}, which changes what programs run")
 
 
-_CONTINUATION = re.compile(r"(?<![\\])(?:\\\\)*\\\n")
+def _fields(node: Node) -> list[tuple[str | None, Node]]:
+    """Each child with its field name, in one pass (`field_name_for_child` walks the children
+    from the first each time, which makes a command of many words quadratic)."""
+    out: list[tuple[str | None, Node]] = []
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return out
+    while True:
+        child = cursor.node
+        if child is not None:
+            out.append((cursor.field_name, child))
+        if not cursor.goto_next_sibling():
+            return out
 
 
-def _joins_words(command: str) -> bool:
-    """A backslash-newline between two non-blank characters joins them into one word for bash
-    (`.e`, backslash, newline, `nv` is `.env`), where tree-sitter sees two words."""
-    for found in _CONTINUATION.finditer(command):
-        backslash = found.end() - 2
-        before = command[backslash - 1] if backslash else " "
-        after = command[found.end()] if found.end() < len(command) else " "
-        if not before.isspace() and not after.isspace():
-            return True
-    return False
+def _misread_heredoc(node: Node) -> bool:
+    """bash reads a heredoc's body from the line after its `<<`; tree-sitter sometimes takes
+    that text for more words of the command (a body starting with `\\"'`)."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    if start is None or start.text is None:
+        return False
+    tree_text = node.text or b""
+    line_end = tree_text.find(b"\n", start.end_byte - node.start_byte)
+    if line_end < 0:
+        return False
+    boundary = node.start_byte + line_end
+    return any(
+        c.start_byte >= boundary and c.type not in ("heredoc_body", "heredoc_end")
+        for c in node.children
+    )
 
 
 def _node_text(node: Node) -> str:
     return node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
-
-
-def _descendants(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = list(node.children)
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(current.children)
-    return out
-
-
-def _mentions_variable(node: Node) -> bool:
-    return any(d.type in _VARIABLE_NODES for d in _descendants(node))

@@ -7,6 +7,8 @@ them; path checks treat them as wildcards.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 DYN = "\x00"
@@ -16,7 +18,8 @@ STAR = "\x01"
 ONE = "\x02"
 """An unquoted `?` or `[...]` glob: one character."""
 HOME = "\x03"
-"""An unquoted leading `~` (tilde expansion)."""
+"""An unquoted leading `~` (tilde expansion) or `$HOME`: the home directory. `~name` is the
+marker followed by the name (bash_policy looks it up; `~+`, `~-` are the directory stack)."""
 MARKERS = DYN + STAR + ONE
 PROCESS_SUBSTITUTION_PATH = "/dev/fd/63"
 """What `<(cmd)` becomes as an argument: a pipe, not a file on disk."""
@@ -42,6 +45,19 @@ def word_of(node: Node) -> str:
     atoms: list[Atom] = []
     _collect(node, atoms, quoted=False)
     return _finish(atoms)
+
+
+def is_locale_dollar(node: Node) -> bool:
+    """The `$` of `$"text"` where tree-sitter splits it from its string (`x$"y"`, or as a word
+    of its own before `"y"`): bash reads `$"y"` as the string `"y"`, translated."""
+    after = node.next_sibling
+    return (
+        node.type == "$"
+        and not node.is_named
+        and after is not None
+        and after.start_byte == node.end_byte
+        and (after.text or b"").startswith(b'"')
+    )
 
 
 def is_literal(word: str) -> bool:
@@ -77,7 +93,12 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> None:
         atoms.extend((c, True) for c in text[1:-1])
     elif kind == "ansi_c_string":
         atoms.extend((c, True) for c in decode_ansi_c(text[2:-1]))
-    elif kind in ("string", "translated_string"):
+    elif kind == "translated_string":
+        # `$"text"` is `"text"` translated by the locale's catalogue: the text itself when
+        # there is no translation (tether sets no TEXTDOMAIN).
+        for child in node.named_children:
+            _collect(child, atoms, quoted=True)
+    elif kind == "string":
         for child in node.children:
             if child.type == "string_content":
                 atoms.extend((c, True) for c in _unescape_double_quoted(_text(child)))
@@ -87,10 +108,17 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> None:
                 atoms.extend((c, True) for c in _text(child))
     elif kind in ("concatenation", "command_name"):
         for child in node.children:
-            _collect(child, atoms, quoted=quoted)
+            if not is_locale_dollar(child):
+                _collect(child, atoms, quoted=quoted)
     elif kind == "process_substitution":
         atoms.extend((c, True) for c in PROCESS_SUBSTITUTION_PATH)
+    elif kind in ("simple_expansion", "expansion") and text in ("$HOME", "${HOME}"):
+        atoms.append((HOME, True))  # the home directory, when it starts a path (_finish)
     elif kind in _UNKNOWN_NODES or node.is_named:
+        atoms.append((DYN, True))
+    elif "`" in text or "$(" in text:
+        # A substitution tree-sitter leaves as a bare token (`cu``rl`: an empty one): its
+        # output, whatever it is, is part of the word.
         atoms.append((DYN, True))
     else:
         atoms.extend(_raw_atoms(text) if not quoted else [(c, True) for c in text])
@@ -138,19 +166,24 @@ def _finish(atoms: list[Atom]) -> str:
         return DYN
     out: list[str] = []
     i = 0
-    if atoms and atoms[0] == ("~", False):
-        if len(atoms) == 1 or atoms[1] == ("/", False):
-            out.append(HOME)
-            i = 1
+    if atoms and atoms[0] == (HOME, True) and (len(atoms) == 1 or atoms[1][0] == "/"):
+        out.append(HOME)
+        i = 1
+    elif atoms and atoms[0] == ("~", False):
+        i = 1
+        while i < len(atoms) and atoms[i] != ("/", False):
+            i += 1
+        name = "".join(c for c, _ in atoms[1:i])
+        if all(not quoted for _, quoted in atoms[1:i]) and _TILDE_PREFIX.fullmatch(name):
+            # ~, ~user, ~+, ~-: a home or a directory stack entry, named after the marker.
+            out.append(HOME + name)
         else:
-            # ~user, ~+, ~-: somebody's home or a directory stack entry.
-            out.append(DYN)
-            i = 1
-            while i < len(atoms) and atoms[i] != ("/", False):
-                i += 1
+            out.append(DYN)  # bash leaves a quoted prefix as written; unknown here
     while i < len(atoms):
         c, quoted = atoms[i]
-        if quoted:
+        if c == HOME and quoted:
+            out.append(DYN)  # `$HOME` that does not start a path: some text
+        elif quoted:
             out.append(c)
         elif c == "*":
             out.append(STAR)
@@ -163,6 +196,10 @@ def _finish(atoms: list[Atom]) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+_TILDE_PREFIX = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\$?|[+-][0-9]*|")
+"""What may follow `~` up to the first `/`: a login name, `+`, `-`, `+N`, `-N`, `N`, nothing."""
 
 
 def _class_end(atoms: list[Atom], start: int) -> int:

@@ -1,13 +1,20 @@
-"""The rule an "always allow" answer saves: general enough to be useful, never the literal call.
+"""The rule an "always allow" answer saves: useful for the next calls like this one, never
+allowing more than the user saw.
 
-Bash: the program, plus its subcommand for tools that have them (`Bash(git commit *)`,
-`Bash(npm run *)`... `Bash(python -m pytest *)`). File tools: the tool and the file's
-directory (`Edit(/src/**)`, relative to the project, where the rule is saved). Nothing when no
-rule could make the call allowed (an unparseable command, a write outside the workspace).
+Bash: an ordinary program gets its name, plus its subcommand for tools that have them
+(`Bash(git commit *)`, `Bash(cargo test *)`, `Bash(npm run build *)`). Programs that run code
+they are given (interpreters, shells, `sed`, `awk`), launchers (`npx`, `uv run`, `strace`...)
+and `make` never get a bare prefix: a script with its path (`Bash(python3 test_calc.py)`, with
+` *` when arguments followed it), a module like a program (`Bash(python -m pytest *)`), the
+launched program judged the same way (`Bash(npx prettier *)`, `Bash(uvx ruff check *)`), and
+otherwise the exact command. File tools: the tool and the file's directory (`Edit(/src/**)`,
+relative to the project, where the rule is saved). Nothing when no rule could make the call
+allowed (an unparseable command, code read from stdin, a protected or outside write).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -16,8 +23,8 @@ from urllib.parse import urlsplit
 from tether.permissions.bash_policy import judge_invocation
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
-from tether.permissions.engine import PATH_FIELDS, expand_home
-from tether.permissions.paths import is_below, normalize
+from tether.permissions.engine import PATH_FIELDS, decide, expand_home
+from tether.permissions.paths import normalize
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, RuleSet, parse_rule
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -25,11 +32,59 @@ from tether.permissions.shell_words import is_literal, program_name, shown
 
 SUBCOMMAND_TOOLS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "pip", "pip3", "uv", "poetry"}
-    | {"pipenv", "docker", "podman", "kubectl", "helm", "make", "go", "dotnet", "gh", "mvn"}
-    | {"gradle", "terraform", "brew", "apt", "apt-get", "conda", "rustup", "systemctl", "npx"}
+    | {"pipenv", "docker", "podman", "kubectl", "helm", "go", "dotnet", "gh", "mvn"}
+    | {"gradle", "terraform", "brew", "apt", "apt-get", "conda", "rustup", "systemctl"}
 )
 """Programs whose first word selects what they do: a rule keeps that word."""
-_MODULE_RUNNERS = frozenset({"python", "python3"})
+
+SCRIPT_SUBCOMMANDS = frozenset(
+    {("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run")}
+    | {("deno", "task"), ("deno", "run"), ("go", "run"), ("cargo", "run"), ("composer", "run")}
+)
+"""Subcommands whose next word names what runs (a package.json script, a file): a rule keeps
+that word too, so `npm run build` does not allow `npm run anything`."""
+
+CODE_RUNNERS = frozenset(
+    {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "tsx", "ts-node"}
+    | {"ruby", "irb", "perl", "php", "lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish"}
+    | {"groovy", "scala", "kotlin", "java", "jshell", "ghci", "runghc", "elixir", "erl"}
+    | {"escript", "guile", "racket", "sbcl", "swift", "osascript", "pwsh", "expect"}
+    | {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "nu"}
+    | {"xonsh", "elvish", "busybox"}
+)
+"""Programs that run code given in an option, a file or stdin: a rule names the script (they
+stop reading their own options there, so later words only reach the script), or is the exact
+command (`python3 -c ...`); never the bare program."""
+_VERSIONED_RUNNER = re.compile(r"(python|pypy|ruby|php|perl|lua|node)[0-9][0-9.]*")
+"""`python3.12`, `ruby3.2`, `lua5.4`: the same programs."""
+
+LAUNCHERS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    **dict.fromkeys(
+        ("npx", "uvx", "bunx", "pnpx", "strace", "ltrace", "valgrind", "gdb", "flock"), ((),)
+    ),
+    **dict.fromkeys(("chroot", "unshare", "nsenter", "ionice", "taskset", "firejail"), ((),)),
+    **dict.fromkeys(("proxychains", "torsocks", "dbus-run-session"), ((),)),
+    **dict.fromkeys(("pipx", "poetry", "pipenv", "conda", "hatch", "pdm", "rye"), (("run",),)),
+    "uv": (("run",), ("tool", "run")),
+    "pnpm": (("dlx",), ("exec",)),
+    "yarn": (("dlx",), ("exec",)),
+    "npm": (("exec",), ("x",)),
+    "bundle": (("exec",),),
+}
+"""Programs that start another program named in their arguments (after the subcommand
+words listed; `()`: right after the launcher): the rule names the launched program, judged as
+if it ran alone (`Bash(npx prettier *)`, `Bash(uv run python tools/x.py)`)."""
+
+EXACT_ONLY = frozenset(
+    {"make", "gmake", "ssh", "parallel", "watchexec", "sed", "gsed", "awk", "gawk", "mawk"}
+    | {"nawk"}
+)
+"""Programs whose later arguments can change what runs: make's `VAR=...` and `-f`, a remote
+command, sed's and awk's options (read anywhere, `-e` and `-f` add code). Only the exact
+command is offered."""
+
+MODULE_CODE_RUNNERS = frozenset({"pdb", "cProfile", "profile", "trace", "timeit", "runpy"})
+"""`python -m` modules that run other code they are given: the exact command only."""
 
 
 def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
@@ -84,36 +139,120 @@ def _program_rule(inv: Invocation) -> str | None:
         inner = inv.inner[0] if len(inv.inner) == 1 else None
         if inner is None or not inner.argv or inner.problems or not is_literal(inner.argv[0]):
             return None
-        head = _command_head(inner)
-        return None if head is None else f"Bash({_program(inv)} {head})"
-    head = _command_head(inv)
+        head = _pattern([_program(inner.argv[0]), *(shown(w) for w in inner.own_argv[1:])])
+        return None if head is None else f"Bash({_program(inv.argv[0])} {head})"
+    head = _pattern([_program(inv.argv[0]), *(shown(w) for w in inv.own_argv[1:])])
     return None if head is None else f"Bash({head})"
 
 
-def _command_head(inv: Invocation) -> str | None:
-    """`program subcommand *`, `program *`, or the bare program when it was run alone; None
-    when the subcommand cannot be told (`git -C dir push`)."""
-    name = program_name(inv.argv[0])
-    rest = [shown(w) for w in inv.own_argv[1:]]
+def _pattern(words: list[str]) -> str | None:
+    """The rule's command pattern for `words` (program first): `program subcommand *`,
+    `program *`, the bare program run alone, a script, or the exact command; None when no
+    pattern should be offered (code from stdin, unknown words in what must be exact)."""
+    name = words[0].rsplit("/", 1)[-1]
+    if name in LAUNCHERS:
+        return _launched(words, LAUNCHERS[name])
+    if name in EXACT_ONLY:
+        return _exact(words)
+    if name in CODE_RUNNERS or _VERSIONED_RUNNER.fullmatch(name):
+        return _code_runner(words)
+    return _ordinary(words)
+
+
+def _ordinary(words: list[str]) -> str | None:
+    name = words[0].rsplit("/", 1)[-1]
+    rest = words[1:]
     if not rest:
-        return _program(inv)
-    if name in SUBCOMMAND_TOOLS:
-        if rest[0].startswith("-") or not is_literal(rest[0]):
-            return None
-        return f"{_program(inv)} {rest[0]} *"
-    if name in _MODULE_RUNNERS and rest[0] == "-m":
-        return f"{_program(inv)} -m {rest[1]} *" if len(rest) > 1 and is_literal(rest[1]) else None
-    return f"{_program(inv)} *"
+        return _escape(words[0])
+    if name not in SUBCOMMAND_TOOLS:
+        return f"{_escape(words[0])} *"
+    if rest[0].startswith("-") or not is_literal(rest[0]):
+        return None
+    if (name, rest[0]) in SCRIPT_SUBCOMMANDS:
+        # `npm run build`: the script's name is part of what the user saw.
+        named = rest[1:2]
+        if not named or named[0].startswith("-") or not is_literal(named[0]):
+            return _exact(words)
+        return _script(words[:3], words[3:])
+    return f"{_escape(words[0])} {_escape(rest[0])} *"
 
 
-def _program(inv: Invocation) -> str:
+def _code_runner(words: list[str]) -> str | None:
+    program, rest = words[0], words[1:]
+    if not rest:
+        return None  # reads its code from stdin, which the rule would not see
+    first = rest[0]
+    if first == "-m" and program_name(program).startswith("python") and len(rest) > 1:
+        module = rest[1]
+        if not is_literal(module) or module in MODULE_CODE_RUNNERS:
+            return _exact(words)
+        inner = _pattern([module, *rest[2:]])
+        return None if inner is None else f"{_escape(program)} -m {inner}"
+    if first == "-":
+        return None
+    if first.startswith("-") or not is_literal(first):
+        return _exact(words)  # options (`-c`, `-e`, `-i`) may be code or change what runs
+    return _script(words[:2], rest[1:])
+
+
+def _launched(words: list[str], forms: tuple[tuple[str, ...], ...]) -> str | None:
+    """`npx prettier --write .` is `npx` then `prettier --write .`, judged on its own."""
+    rest = tuple(words[1:])
+    taken = next((1 + len(f) for f in forms if rest[: len(f)] == f), None)
+    if taken is None:
+        # The launcher used for something else (`npm install`, `uv sync`): an ordinary
+        # subcommand tool, unless its pattern would cover a launching form (`uv tool *`
+        # would allow `uv tool run anything`).
+        pattern = _ordinary(words)
+        covers = pattern is not None and any(
+            f and pattern == f"{_escape(words[0])} {_escape(f[0])} *" for f in forms
+        )
+        return _exact(words) if covers else pattern
+    launched = words[taken:]
+    if not launched or launched[0].startswith("-") or not is_literal(launched[0]):
+        return _exact(words)  # the launcher's own options can change what runs
+    inner = _pattern(launched)
+    return None if inner is None else f"{' '.join(_escape(w) for w in words[:taken])} {inner}"
+
+
+def _script(head: list[str], args: list[str]) -> str | None:
+    """`head` exactly (the program and what it runs), then ` *` if arguments followed."""
+    if not all(is_literal(w) for w in head):
+        return None
+    fixed = " ".join(_escape(w) for w in head)
+    return f"{fixed} *" if args else fixed
+
+
+def _exact(words: list[str]) -> str | None:
+    if not all(is_literal(w) for w in words):
+        return None
+    return " ".join(_escape(w) for w in words)
+
+
+def _escape(word: str) -> str:
+    """A literal word in a rule: `*` and `\\` are the pattern's own characters."""
+    return word.replace("\\", "\\\\").replace("*", "\\*")
+
+
+def _program(word: str) -> str:
     """The program as a rule names it: bare when it lives in a system directory."""
-    written = shown(inv.argv[0])
+    written = shown(word)
     directory = written.rpartition("/")[0]
-    return program_name(inv.argv[0]) if directory in SYSTEM_BIN_DIRS else written
+    return program_name(word) if directory in SYSTEM_BIN_DIRS else written
 
 
 def _file_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
+    rule = _file_pattern(tool, tool_input, ctx)
+    if rule is None:
+        return None
+    # Offered only if it would do: not for writes that are asked whatever the rules say
+    # (outside the workspace, configuration that grants or runs things).
+    added = parse_rule(rule, "allow", source="suggestion", project_root=ctx.workspace)
+    trial = replace(ctx, rules=RuleSet((*ctx.rules.rules, added)))
+    return rule if decide(tool, tool_input, trial).behavior == "allow" else None
+
+
+def _file_pattern(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
     value = next((tool_input[f] for f in PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
     if not isinstance(value, str) or not value:
         return None
@@ -125,8 +264,6 @@ def _file_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext)
         if relative == ".":
             return f"{family}(/{path.name})" if directory != path else f"{family}(/**)"
         return f"{family}(/{relative}/**)"
-    if family == "Edit" and not is_below(ctx.resolve(path), ctx.write_roots):
-        return None  # writes outside the workspace are asked whatever the rules say
     if directory.is_relative_to(ctx.home):
         below = directory.relative_to(ctx.home).as_posix()
         return f"{family}(~/**)" if below == "." else f"{family}(~/{below}/**)"

@@ -3,6 +3,7 @@ an option not understood means not knowing what runs."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,14 @@ class WrapperSpec:
     """Options whose value is a file written (`time -o FILE`)."""
     attached_only: str = ""
     """Short options whose value, if any, must be attached (`xargs -i[REPLACE]`)."""
+    positional_shape: re.Pattern[str] | None = None
+    """What each leading positional looks like (chrt's priority is a number): a word that does
+    not is where the command starts, whatever the program's version makes optional."""
+    default_shell: bool = False
+    """Without a command it runs a shell, which reads its commands from the input
+    (`unshare -r`, `fakeroot`)."""
+    pipe_valued: frozenset[str] = frozenset()
+    """Options whose value is shell code when it starts with `|` or `!` (`strace -o '|cmd'`)."""
 
 
 def names(*items: str) -> frozenset[str]:
@@ -108,3 +117,120 @@ def unparsed(plain: Invocation, role: Role, problem: str) -> Invocation:
         problems=(problem,),
         unparsed_from=1,
     )
+
+
+_ENV_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
+
+
+def split_env_options(args: Sequence[str]) -> tuple[str, ...] | str | None:
+    """env's arguments with `-S STRING` (`--split-string`) replaced by the words GNU env splits
+    STRING into, so that what it runs is judged like any command; None when there is no -S,
+    or why STRING cannot be split."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--" or not arg.startswith("-") or arg == "-" or not is_literal(arg):
+            return None
+        i += 1
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if name == "--split-string":
+                if not eq:
+                    if i >= len(args):
+                        return "--split-string without a value"
+                    value = args[i]
+                    i += 1
+                return _with_split(out, value, args[i:])
+            out.append(arg)
+            if name in ("--unset", "--chdir") and not eq and i < len(args):
+                out.append(args[i])
+                i += 1
+            continue
+        letters = arg[1:]
+        cut = min((letters.find(c) for c in "uCS" if c in letters), default=-1)
+        if cut < 0 or letters[cut] != "S":
+            out.append(arg)
+            if cut == len(letters) - 1 and i < len(args):
+                out.append(args[i])  # the value of a trailing -u or -C
+                i += 1
+            continue
+        if cut:
+            out.append("-" + letters[:cut])
+        value = letters[cut + 1 :]
+        if not value:
+            if i >= len(args):
+                return "-S without a value"
+            value = args[i]
+            i += 1
+        return _with_split(out, value, args[i:])
+    return None
+
+
+def _with_split(before: list[str], text: str, after: Sequence[str]) -> tuple[str, ...] | str:
+    if not is_literal(text):
+        return "-S with a string that is not a literal"
+    words = split_env_string(text)
+    return words if isinstance(words, str) else (*before, *words, *after)
+
+
+def split_env_string(text: str) -> tuple[str, ...] | str:
+    """GNU env's -S splitting: blanks separate words; `'...'` is literal; `"..."` and bare
+    text take backslash escapes; `${NAME}` is the variable's value; `#` starts a comment; `\\c`
+    ends the string."""
+    words: list[str] = []
+    word: list[str] | None = None
+    quote = ""
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        i += 1
+        if quote == "'" and c != "'" and not (c == "\\" and i < n and text[i] in "\\'"):
+            word = word if word is not None else []
+            word.append(c)
+            continue
+        if c == quote:
+            quote = ""
+            continue
+        if not quote and c in " \t\n\v\f\r":
+            if word is not None:
+                words.append("".join(word))
+            word = None
+            continue
+        if not quote and c == "#" and word is None:
+            break
+        if not quote and c in "'\"":
+            quote = c
+            word = word or []
+            continue
+        if c == "$":
+            end = text.find("}", i)
+            if i >= n or text[i] != "{" or end < 0:
+                return "a $ that is not ${NAME}"
+            word = word if word is not None else []
+            word.append(DYN)
+            i = end + 1
+            continue
+        if c == "\\" and i < n:
+            e = text[i]
+            i += 1
+            if e == "c":
+                break
+            if e == "_":
+                if quote:
+                    word = word if word is not None else []
+                    word.append(" ")
+                else:
+                    if word is not None:
+                        words.append("".join(word))
+                    word = None
+                continue
+            c = _ENV_ESCAPES.get(e, e)
+        word = word if word is not None else []
+        word.append(c)
+    if quote:
+        return "an unterminated quote"
+    if word is not None:
+        words.append("".join(word))
+    return tuple(words)

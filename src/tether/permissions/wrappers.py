@@ -11,73 +11,34 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from tether.permissions.runners import SHELLS, WATCH, run_find, run_shell, run_su, run_xargs
+from tether.permissions.runners import (
+    WATCH,
+    Inner,
+    run_find,
+    run_flock,
+    run_script,
+    run_sg,
+    run_ssh,
+    run_su,
+    run_xargs,
+)
 from tether.permissions.script import Invocation, Redirect, Role, Script
-from tether.permissions.shell_words import is_literal, program_name
-from tether.permissions.wrapper_options import WrapperSpec, parse_options, unparsed
-from tether.permissions.wrapper_options import names as _s
+from tether.permissions.shell_words import DYN, is_literal, program_name
+from tether.permissions.shells import GENERATED_CODE, SHELLS, run_shell
+from tether.permissions.wrapper_options import (
+    parse_options,
+    split_env_options,
+    unparsed,
+)
+from tether.permissions.wrapper_table import WRAPPERS
 
 ParseCode = Callable[[str, int], Script]
-MAX_DEPTH = 12
-"""Nesting beyond this (`bash -c "bash -c '...'"` and so on) is asked, not followed."""
+MAX_DEPTH = 100
+"""How deeply a command may nest (syntax tree levels, wrappers, code strings such as
+`bash -c "bash -c '...'"`, `$($(...))`) before it is too deeply nested to judge. It bounds the
+parser's recursion, so no input can exhaust the stack."""
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=", re.DOTALL)
-
-WRAPPERS: Mapping[str, WrapperSpec] = {
-    "timeout": WrapperSpec(
-        flags="v",
-        valued="sk",
-        long_flags=_s("--preserve-status", "--foreground", "--verbose"),
-        long_valued=_s("--signal", "--kill-after"),
-        leading_positionals=1,
-    ),
-    "time": WrapperSpec(
-        flags="pvaq",
-        valued="fo",
-        long_valued=_s("--format", "--output"),
-        writes=_s("-o", "--output"),
-    ),
-    "nice": WrapperSpec(valued="n", long_valued=_s("--adjustment"), numeric=True),
-    "nohup": WrapperSpec(),
-    "env": WrapperSpec(
-        flags="i0v",
-        valued="uCS",
-        long_flags=_s("--ignore-environment", "--null", "--debug"),
-        long_valued=_s("--unset", "--chdir", "--split-string"),
-        assignments=True,
-        unsupported=_s("-C", "--chdir", "-S", "--split-string"),
-    ),
-    "command": WrapperSpec(flags="pvV", no_command=_s("-v", "-V")),
-    "builtin": WrapperSpec(),
-    "exec": WrapperSpec(flags="cl", valued="a"),
-    "stdbuf": WrapperSpec(valued="ioe", long_valued=_s("--input", "--output", "--error")),
-    "ionice": WrapperSpec(flags="t", valued="cnpPu", no_command=_s("-p", "-P", "-u")),
-    "setsid": WrapperSpec(flags="cfw", long_flags=_s("--ctty", "--fork", "--wait")),
-    "busybox": WrapperSpec(),
-    "coproc": WrapperSpec(),
-    "sudo": WrapperSpec(
-        role="privileged",
-        flags="AbEHKklnPSsivVeh",
-        valued="ugCDprtUTR",
-        long_flags=_s("--preserve-env", "--login", "--shell", "--non-interactive", "--stdin")
-        | _s("--background", "--askpass", "--set-home", "--reset-timestamp", "--edit")
-        | _s("--remove-timestamp", "--preserve-groups", "--bell", "--list", "--validate")
-        | _s("--version", "--help"),
-        long_valued=_s("--user", "--group", "--close-from", "--chdir", "--prompt", "--role")
-        | _s("--type", "--other-user", "--command-timeout", "--chroot", "--host"),
-        assignments=True,
-        no_command=_s("-l", "-v", "-V", "-e", "-h", "-K", "--list", "--validate", "--version")
-        | _s("--edit", "--help", "--remove-timestamp"),
-        unsupported=_s("-D", "--chdir", "-R", "--chroot"),
-        shell_code=_s("-s", "-i", "--shell", "--login"),
-    ),
-    "doas": WrapperSpec(role="privileged", flags="ns", valued="uC", no_command=_s("-C", "-s")),
-    "pkexec": WrapperSpec(
-        role="privileged",
-        long_flags=_s("--disable-internal-agent", "--keep-cwd"),
-        long_valued=_s("--user"),
-    ),
-}
 
 
 def look_through(
@@ -96,8 +57,14 @@ def look_through(
         return Invocation(
             argv, assignments, redirects, problems=("the program name is not a literal",)
         )
+    if _ASSIGNMENT.match(argv[0]):
+        # `timeout 5 PATH=x ls` runs a program named `PATH=x`, which a reader takes for an
+        # assignment: not what it seems either way.
+        return Invocation(
+            argv, assignments, redirects, problems=("a program name that looks like an assignment",)
+        )
     if depth > MAX_DEPTH:
-        return Invocation(argv, assignments, redirects, problems=("commands nested too deeply",))
+        return Invocation(argv, assignments, redirects, problems=("too deeply nested to judge",))
     name = program_name(argv[0])
     args = argv[1:]
 
@@ -117,6 +84,18 @@ def look_through(
             problems=script.problems,
         )
 
+    if name == "env":
+        split = split_env_options(args)
+        if isinstance(split, str):
+            return unparsed(plain, "wrapper", f"cannot tell what env runs: {split}")
+        if split is not None:
+            return Invocation(
+                argv,
+                assignments,
+                redirects,
+                role="wrapper",
+                inner=(inner(("env", *split)),),
+            )
     if name in WRAPPERS:
         spec = WRAPPERS[name]
         parsed = parse_options(args, spec)
@@ -128,14 +107,35 @@ def look_through(
             return unparsed(plain, spec.role, f"cannot tell what {name} runs: {found}")
         if names & spec.no_command:
             return plain
-        writes = tuple(v for n, v in parsed.options if v is not None and n in spec.writes)
-        rest = parsed.rest + spec.leading_positionals
+        login = "-l" in names or any(
+            n == "-a" and (v or "").startswith("-") for n, v in parsed.options
+        )
+        if (
+            name == "exec"
+            and login
+            and program_name(args[parsed.rest] if parsed.rest < len(args) else "") in SHELLS
+        ):
+            # `exec -l bash`, `exec -a -bash bash`: a login shell, which runs the profiles.
+            return unparsed(plain, "wrapper", "exec starts a login shell, which runs the profiles")
+        piped = [v for n, v in parsed.options if n in spec.pipe_valued and v and v[0] in "|!"]
+        writes = tuple(
+            v for n, v in parsed.options if v is not None and n in spec.writes and v not in piped
+        )
+        rest = parsed.rest
+        shape = spec.positional_shape
+        for _ in range(spec.leading_positionals):
+            if shape is not None and (rest >= len(args) or not shape.fullmatch(args[rest])):
+                break
+            rest += 1
         extra: list[tuple[str, str]] = []
         while spec.assignments and rest < len(args) and _ASSIGNMENT.match(args[rest]):
             key, _, value = args[rest].partition("=")
             extra.append((key.rstrip("+"), value))
             rest += 1
-        if rest >= len(args):
+        runs_piped = [code(v[1:]) for v in piped]
+        if rest >= len(args) and spec.default_shell:
+            return unparsed(plain, spec.role, f"{name} without a command runs a shell on its input")
+        if rest >= len(args) and not runs_piped:
             return plain if not extra else Invocation(argv, (*assignments, *extra), redirects)
         if names & spec.shell_code:
             wrapped = code(" ".join(args[rest:]), spec.role)
@@ -148,18 +148,45 @@ def look_through(
                 problems=wrapped.problems,
                 writes=writes,
             )
+        command = (inner(args[rest:], tuple(extra)),) if rest < len(args) else ()
         return Invocation(
             argv,
             assignments,
             redirects,
             role=spec.role,
-            inner=(inner(args[rest:], tuple(extra)),),
+            inner=(*command, *(i for r in runs_piped for i in r.inner)),
             writes=writes,
+            problems=tuple(p for r in runs_piped for p in r.problems),
         )
     if name in SHELLS:
         return run_shell(plain, name, code)
+    if (
+        name in ("source", ".")
+        and args
+        and (not is_literal(args[0]) or args[0].startswith(GENERATED_CODE))
+    ):
+        return unparsed(plain, "command", f"{name} runs code that another command produces")
+    if name == "alias":
+        return _aliases(plain, args, code)
+    if name in ("mapfile", "readarray"):
+        # `-C CALLBACK` is code, run every `-c` lines.
+        callbacks = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-C"]
+        callbacks += [a[2:] for a in args if a.startswith("-C") and len(a) > 2]
+        return code(callbacks[0], "command") if callbacks else plain
+    if name == "hash":
+        # `hash -p FILE NAME`: NAME then runs FILE.
+        files = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-p"]
+        if not files:
+            return plain
+        return Invocation(argv, assignments, redirects, inner=tuple(inner((f, DYN)) for f in files))
+    if name == "enable" and any(a.startswith("-") and "f" in a for a in args):
+        return unparsed(plain, "command", "enable -f loads a builtin from a shared library")
     if name == "eval":
-        return code(" ".join(args)) if args else plain
+        # bash's eval takes `--` (dropped) and no options: `eval -x` runs nothing.
+        words = args[1:] if args[:1] == ("--",) else args
+        if words is args and args and args[0].startswith("-") and args[0] != "-":
+            return plain
+        return code(" ".join(words)) if words else plain
     if name == "trap":
         action = args[1:] if args[:1] == ("--",) else args
         if not action or action[0].startswith("-") or action[0] == "":
@@ -181,5 +208,34 @@ def look_through(
             )
         return code(" ".join(args[parsed.rest :]))
     if name in ("su", "runuser"):
-        return run_su(plain, name, args, code)
+        return run_su(plain, name, args, code, inner)
+    if name in _OWN_WAY:
+        return _OWN_WAY[name](plain, args, code, inner)
     return plain
+
+
+_OwnWay = Callable[[Invocation, tuple[str, ...], Callable[..., Invocation], Inner], Invocation]
+_OWN_WAY: Mapping[str, _OwnWay] = {
+    "sg": lambda plain, args, code, _: run_sg(plain, args, code),
+    "script": lambda plain, args, code, _: run_script(plain, args, code),
+    "flock": run_flock,
+    "ssh": lambda plain, args, code, _: run_ssh(plain, args, code),
+}
+"""Runners with a grammar of their own (runners.py)."""
+
+
+def _aliases(
+    plain: Invocation, args: tuple[str, ...], code: Callable[..., Invocation]
+) -> Invocation:
+    """`alias ls='rm -rf x'`: the alias runs later, wherever its name is a command; its text
+    is judged as code now."""
+    if any(not is_literal(a) for a in args):
+        return unparsed(plain, "command", "alias defines code that is not a literal")
+    defined = [code(a.partition("=")[2], "command") for a in args if "=" in a]
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=tuple(i for d in defined for i in d.inner),
+        problems=tuple(p for d in defined for p in d.problems),
+    )

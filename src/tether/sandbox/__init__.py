@@ -1,7 +1,9 @@
-"""Bash commands under bubblewrap: workspace writable, network off by default, secrets hidden,
-and an exact diagnosis where it cannot run."""
+"""Bash commands under bubblewrap: workspace and /tmp writable, the files that decide what runs
+later read-only, no capabilities, network and unix sockets off by default, secrets hidden and
+withheld, and an exact diagnosis where it cannot run."""
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.limits import describe as describe_limits
 from tether.sandbox.plan import REQUIRED_BUT_UNAVAILABLE, plan_sandbox
 from tether.sandbox.probe import SandboxStatus, probe
 from tether.sandbox.settings import SandboxSettings, parse_sandbox_settings
@@ -12,6 +14,7 @@ __all__ = [
     "Sandbox",
     "SandboxSettings",
     "SandboxStatus",
+    "describe_limits",
     "parse_sandbox_settings",
     "plan_sandbox",
     "probe",

@@ -1,41 +1,62 @@
 """A session's sandbox policy and the bubblewrap command line that enforces it.
 
-Inside: the whole filesystem read-only; the workspace, the session's scratch directory and
-any extra writable paths bound read-write; the session's private temporary directory both at
-its own path (TMPDIR) and over /tmp, so that a file one command leaves in /tmp is there for the
-next but the machine's /tmp is neither seen nor touched; secret locations in the home
-directory covered; no network unless allowed; everything killed when tether goes.
+Inside: the whole file system read-only but for the workspace, /tmp (the machine's own, so
+that every tool sees the same files), the scratch directory and `sandbox.writable`; in those,
+the files that decide what runs later (`protected.py`) read-only, missing ones included;
+secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
+in a user namespace that cannot make another; no network and no unix sockets unless allowed;
+secrets withheld from the environment; everything killed when tether goes.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-SECRETS_IN_HOME: tuple[str, ...] = (
-    ".ssh",
-    ".aws",
-    ".config",
-    ".gnupg",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".azure",
-    ".gcloud",
-    ".password-store",
-    ".local/share/keyrings",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    # tether's and Claude Code's own homes: API keys in settings, tokens, past transcripts.
-    # The session's scratch directory lies under tether's and is bound again on top.
-    ".tether",
-    ".claude",
+from tether.processes import ConfinedCommand
+from tether.sandbox import seccomp
+from tether.sandbox.environment import withheld
+from tether.sandbox.limits import explain_failure
+from tether.sandbox.placeholders import Placeholders, placeholders_for, remove_all_unused
+from tether.sandbox.protected import (
+    HOME_PROTECTED,
+    WORKSPACE_PROTECTED,
+    Protected,
+    nested_protected,
+    protected_in,
 )
+
+SECRETS_IN_HOME: tuple[str, ...] = (
+    # keys, clouds, clusters, registries
+    ".ssh", ".aws", ".azure", ".gcloud", ".oci", ".kube", ".docker", ".gnupg",
+    ".password-store", ".local/share/keyrings", ".vault-token", ".terraform.d", ".terraformrc",
+    ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
+    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
+    ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
+    ".nuget", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".databrickscfg", ".config",
+    # browsers (profiles hold cookies and saved passwords); Chrome's live under .config
+    ".mozilla", ".thunderbird", ".var/app", "snap",
+    # shell and REPL histories: pasted tokens, passwords typed as arguments
+    ".bash_history", ".zsh_history", ".histfile", ".local/share/fish", ".python_history",
+    ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
+    ".rediscli_history", ".irb_history", ".lesshst", ".ipython", ".local/share/recently-used.xbel",
+    # tether's and Claude Code's own: API keys in settings, tokens, past transcripts. The
+    # session's scratch directory lies under tether's and is bound again on top.
+    ".tether", ".claude", ".claude.json", ".claude.json.backup",
+)  # fmt: skip
 """Paths under the home directory that sandboxed commands cannot read: a directory is covered
 by an empty one, a file reads as empty."""
+
+SANDBOX_UID = 1000
+"""The uid and gid commands run as when tether runs as root (inside a user namespace that
+maps it to root outside, so that root's files stay the user's own)."""
+
+RUNTIME_DIRS = (Path("/run"), Path("/var/run"))
+"""Where system services keep their unix sockets; covered when the network is off."""
+
+atexit.register(remove_all_unused)
 
 
 @dataclass(frozen=True)
@@ -44,63 +65,198 @@ class Sandbox:
 
     workspace: Path
     writable: tuple[Path, ...]
-    """Writable besides the workspace and `tmp_dir` (the scratch directory is one of them)."""
+    """Writable besides the workspace, /tmp and `tmp_dir` (the scratch directory is one)."""
     network: bool
     tmp_dir: Path
-    """The session's private temporary directory: TMPDIR, and /tmp, inside the sandbox."""
+    """The session's temporary directory, TMPDIR inside (visible to every tool, like /tmp)."""
     hidden: tuple[Path, ...]
     """Candidates to hide; those that exist when a command starts are covered."""
     bwrap: Path = Path("bwrap")
+    home: Path | None = None
+    """The user's home: its own protected files are guarded when it is writable."""
+    disable_userns: bool = False
+    """bwrap has `--disable-userns` (0.8 and later): nothing inside can make a user namespace."""
+    env_keep: tuple[str, ...] = ()
+    """`sandbox.env`: variables passed although their names say they are secrets."""
+    unix_sockets: tuple[Path, ...] = ()
+    """`sandbox.network.allowUnixSockets`: sockets reachable although unix sockets are off."""
+    all_unix_sockets: bool = False
+    """`sandbox.network.allowAllUnixSockets`: no socket filter at all."""
+    scratch: Path | None = None
+    """The session's scratch directory (writable, but not a place with protected files)."""
+    guarded: tuple[Path, ...] = ()
+    """Read-only as a whole, and not to be created, wherever they are writable: tether's home,
+    Claude Code's configuration directory, the home's directories on PATH."""
 
-    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        """The bwrap command line that runs `argv` in `cwd` under this policy."""
+    @property
+    def socket_filter(self) -> bool:
+        """Whether `socket(AF_UNIX)` fails inside (seccomp); else /run is covered, if anything."""
+        return not self.all_unix_sockets and not self.unix_sockets and seccomp.supported()
+
+    def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
+        """The bwrap command line that runs `argv` in `cwd` under this policy, with the
+        descriptors it needs; `finished` removes the placeholders it made."""
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
-        args = [
-            str(self.bwrap),
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--bind", str(self.tmp_dir), "/tmp",
-        ]  # fmt: skip
-        for mount in _ordered_mounts(self):
-            args += mount
-        args += ["--unshare-all"]
-        if self.network:
-            args += ["--share-net"]
-        args += [
+        placeholders = placeholders_for(self.workspace)
+        placeholders.remove_unused()
+        lock_fd = placeholders.hold()
+        fds = [lock_fd]
+        try:
+            args = [str(self.bwrap)]
+            for mount in self._mounts(placeholders):
+                args += mount
+            args += ["--unshare-all", "--unshare-user"]
+            if self.network:
+                args += ["--share-net"]
+            if self.disable_userns:
+                args += ["--disable-userns"]
+            args += ["--cap-drop", "ALL"]
+            if os.geteuid() == 0:
+                args += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
             # No --new-session: the command must stay in the process group tether kills on
-            # timeout or Ctrl+C, or a command caught mid-start escapes it. Terminal injection
-            # (what --new-session guards against) needs a controlling terminal, and the sandbox
-            # has none: tether starts it in a new session of its own, stdin from /dev/null.
-            "--die-with-parent",
-            "--setenv", "TMPDIR", str(self.tmp_dir),
-            "--chdir", str(cwd),
-            "--",
-            *argv,
-        ]  # fmt: skip
-        return args
+            # timeout or Ctrl+C. Terminal injection (what it guards against) needs a
+            # controlling terminal, and the sandbox has none (tether starts it in a session of
+            # its own, stdin from /dev/null).
+            args += ["--die-with-parent", "--sync-fd", str(lock_fd)]
+            if self.socket_filter:
+                program = os.memfd_create("tether-seccomp", 0)
+                fds.append(program)
+                os.write(program, seccomp.unix_socket_filter())
+                os.lseek(program, 0, os.SEEK_SET)
+                args += ["--seccomp", str(program)]
+            for name in withheld(os.environ, self.env_keep):
+                args += ["--unsetenv", name]
+            args += ["--setenv", "TMPDIR", str(self.tmp_dir), "--chdir", str(cwd), "--", *argv]
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+
+        def finished(returncode: int, output: str) -> str | None:
+            placeholders.remove_unused(just_ended=True)
+            return explain_failure(self, returncode, output)
+
+        return ConfinedCommand(args, pass_fds=tuple(fds), on_finished=finished)
+
+    def remove_stale_placeholders(self) -> None:
+        """At a session's start: remove what a tether killed while its commands ran left in
+        this workspace (from the journal, or marked), unless a sandbox of it runs now."""
+        stale = [path for path, entry in self.protected_paths() if entry.placeholder is not None]
+        placeholders_for(self.workspace).remove_unused(stale=stale)
+
+    def writable_mounts(self) -> tuple[Path, ...]:
+        """Every path bound writable (some may not exist)."""
+        tmp = (Path("/tmp"),) if Path("/tmp").is_dir() else ()
+        return _unique((self.workspace, *tmp, self.tmp_dir, *self.writable))
+
+    def project_roots(self) -> tuple[Path, ...]:
+        """Writable directories guarded as projects: the workspace and the extra writable
+        ones, but for the session's own scratch and temporary directories."""
+        skip = {self.tmp_dir, self.scratch}
+        return tuple(
+            root
+            for root in _unique((self.workspace, *self.writable))
+            if root not in skip or root == self.workspace
+        )
+
+    def protected_paths(self) -> list[tuple[Path, Protected]]:
+        """Every path to keep read-only, wherever it is: the projects' tables (projects nested
+        in them too), the home's table, the guarded directories. Which of them are writable,
+        and so bound, is for `_mounts` to say."""
+        found: list[tuple[Path, Protected]] = []
+        for root in self.project_roots():
+            found += protected_in(root, WORKSPACE_PROTECTED)
+            found += nested_protected(root)
+        if self.home is not None:
+            found += protected_in(self.home, HOME_PROTECTED)
+        found += [(p, Protected(p.name, True, "", "guarded as a whole")) for p in self.guarded]
+        return found
+
+    def _mounts(self, placeholders: Placeholders) -> list[list[str]]:
+        """Binds and covers, shallower paths first: bwrap applies them in order, so each path
+        ends up under its most specific rule (a workspace inside ~/.config stays visible; a
+        ~/.ssh inside a workspace that is the home directory stays hidden). At equal depth a
+        cover comes first, then a writable bind (a path the user made writable is one they
+        mean to use), then a protected read-only bind (which no setting lifts)."""
+        mounts: dict[str, tuple[int, int, list[str]]] = {}
+
+        def add(path: Path, rank: int, mount: list[str]) -> None:
+            mounts[str(path)] = (len(path.parts), rank, mount)
+
+        # Most candidates do not exist: one lstat each before resolving the few that do.
+        hidden = [p.resolve() for p in self.hidden if os.path.lexists(p)]
+        for target in hidden:
+            if target.is_dir():
+                add(target, 0, ["--tmpfs", str(target)])
+            elif target.exists():
+                # A device bind, so that the file reads as empty rather than failing (bwrap's
+                # other binds forbid device access); writes vanish into /dev/null.
+                add(target, 0, ["--dev-bind", "/dev/null", str(target)])
+        if not self.network and not self.all_unix_sockets:
+            for run in RUNTIME_DIRS:
+                if run.is_dir() and not run.is_symlink():
+                    add(run, 0, ["--tmpfs", str(run)])
+            for socket in self.unix_sockets:
+                add(socket, 1, ["--bind-try", str(socket), str(socket)])
+        writable = self.writable_mounts()
+        for path in writable:
+            add(path, 1, ["--bind-try", str(path), str(path)])
+        bound: list[Path] = []
+        candidates = {str(path): (path, entry) for path, entry in self.protected_paths()}
+        for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
+            under = _deepest(path, writable)
+            if under is None:
+                continue
+            depth = len(under.parts)
+            cover = _deepest(path, hidden)
+            if cover is not None and len(cover.parts) > depth:
+                continue  # hidden: what is written there vanishes with the sandbox
+            if any(len(a.parts) >= depth for a in _holders(path, bound)):
+                continue  # inside a protected path already bound read-only
+            if not os.path.lexists(path) and (
+                entry.placeholder is None or not placeholders.ensure(path, entry)
+            ):
+                continue
+            bound.append(path)
+            real = Path(os.path.realpath(path))
+            for pin in _between(under, path):
+                # A mount point cannot be renamed: `mv .git x` would otherwise move the
+                # protected config aside and let a new .git/config take its place.
+                add(pin, 1, ["--bind", str(pin), str(pin)])
+            add(real, 2, ["--ro-bind", str(real), str(real)])
+        ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
+        return [
+            ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+            *(m[2] for m in ordered),
+        ]
 
 
-def _ordered_mounts(sandbox: Sandbox) -> list[list[str]]:
-    """Binds and covers, shallower paths first: bwrap applies them in order, so each path ends
-    up under the most specific rule (a workspace inside ~/.config stays visible; a ~/.ssh
-    inside a workspace that is the home directory stays hidden). At equal depth the writable
-    bind comes last: a path the user made writable is one they mean to use."""
-    mounts: list[tuple[int, int, list[str]]] = []
-    for path in sandbox.hidden:
-        target = path.resolve()
-        if target.is_dir():
-            mounts.append((len(target.parts), 0, ["--tmpfs", str(target)]))
-        elif target.exists():
-            # A device bind, so that the file reads as empty rather than failing (bwrap's
-            # other binds forbid device access); writes vanish into /dev/null.
-            mounts.append((len(target.parts), 0, ["--dev-bind", "/dev/null", str(target)]))
-    required = (sandbox.workspace, sandbox.tmp_dir)
-    for path in required:
-        mounts.append((len(path.parts), 1, ["--bind", str(path), str(path)]))
-    for path in sandbox.writable:
-        if path not in required:
-            # A writable path that does not exist (yet) is skipped, not an error.
-            mounts.append((len(path.parts), 1, ["--bind-try", str(path), str(path)]))
-    mounts.sort(key=lambda m: (m[0], m[1]))
-    return [m[2] for m in mounts]
+def _unique(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(paths))
+
+
+def _holders(path: Path, roots: list[Path]) -> list[Path]:
+    """The roots that hold `path`, itself excluded."""
+    text = str(path)
+    return [r for r in roots if text.startswith(str(r).rstrip("/") + "/")]
+
+
+def _deepest(path: Path, roots: tuple[Path, ...] | list[Path]) -> Path | None:
+    """The deepest of `roots` that is `path` or holds it."""
+    text = str(path)
+    best: Path | None = None
+    for root in roots:
+        r = str(root)
+        if (text == r or text.startswith(r.rstrip("/") + "/")) and (
+            best is None or len(root.parts) > len(best.parts)
+        ):
+            best = root
+    return best
+
+
+def _between(root: Path, path: Path) -> list[Path]:
+    """The directories strictly between `root` and `path`, shallowest first."""
+    if not path.is_relative_to(root):
+        return []
+    parts = path.relative_to(root).parts[:-1]
+    return [root.joinpath(*parts[: i + 1]) for i in range(len(parts))]

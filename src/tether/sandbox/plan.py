@@ -6,11 +6,20 @@ with `sandbox.required` Bash is refused, otherwise it runs unsandboxed and the n
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe import SandboxStatus
 from tether.sandbox.settings import SandboxSettings
+
+
+def _outside_dev(path: Path) -> tuple[Path, ...]:
+    """`path`, unless under /dev (which sandboxes get fresh: nothing there to hide)."""
+    return () if path.is_relative_to("/dev") else (path,)
+
 
 REQUIRED_BUT_UNAVAILABLE = "sandbox.required is set but the sandbox cannot run here"
 """How a refusal starts; the reason follows."""
@@ -23,6 +32,8 @@ def plan_sandbox(
     workspace: Path,
     scratch_dir: Path,
     home: Path,
+    tether_home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[Sandbox | None, str | None, bool]:
     """(the session's sandbox or None, a one-line notice for the user or None, whether Bash
     must be refused).
@@ -30,8 +41,15 @@ def plan_sandbox(
     The notice is None when all is well or the user turned the sandbox off. When Bash is
     refused the notice is also the refusal the Bash tool gives (`ToolContext.bash_refusal`).
     `sandbox.required` wins over `sandbox.enabled: false`: it promises Bash never runs
-    unsandboxed.
+    unsandboxed. `tether_home` is hidden inside wherever it is, but for the scratch directory
+    (by default it is found from a scratch directory laid out as `<home>/scratch/<session>`).
+    `environ` (the process's by default) says where Claude Code's configuration is
+    (`CLAUDE_CONFIG_DIR`) and which directories are on `PATH`.
+
+    A session starts here, so this is also where what a killed tether left in the workspace
+    (placeholders) is removed.
     """
+    env = os.environ if environ is None else environ
     if settings.enabled is False:
         if settings.required:
             return (
@@ -62,12 +80,47 @@ def plan_sandbox(
     workspace = workspace.resolve()
     scratch_dir = scratch_dir.resolve()
     extra = tuple((workspace / p).resolve() for p in settings.writable)
+    if tether_home is None and scratch_dir.parent.name == "scratch":
+        tether_home = scratch_dir.parent.parent
+    own = () if tether_home is None else (tether_home.resolve(),)
+    claude_dir = env.get("CLAUDE_CONFIG_DIR")
+    claude = (Path(claude_dir).resolve(),) if claude_dir and Path(claude_dir).is_absolute() else ()
+    home = home.resolve()
     sandbox = Sandbox(
         workspace=workspace,
         writable=(scratch_dir, *(p for p in extra if p != scratch_dir)),
         network=settings.network,
         tmp_dir=scratch_dir / "tmp",
-        hidden=tuple(home / p for p in SECRETS_IN_HOME),
+        hidden=(
+            *(home / p for p in SECRETS_IN_HOME),
+            *own,
+            *claude,
+            *_outside_dev(private_dir()),
+        ),
         bwrap=status.bwrap or Path("bwrap"),
+        home=home,
+        disable_userns=status.disable_userns,
+        env_keep=settings.env,
+        unix_sockets=tuple((workspace / p).resolve() for p in settings.unix_sockets),
+        all_unix_sockets=settings.all_unix_sockets,
+        scratch=scratch_dir,
+        guarded=(*own, *claude, *_path_dirs(env.get("PATH", ""), home, workspace)),
     )
+    sandbox.remove_stale_placeholders()
     return sandbox, None, False
+
+
+def _path_dirs(path: str, home: Path, workspace: Path) -> tuple[Path, ...]:
+    """The directories on PATH in the home: a program put there shadows one the user runs
+    later. Not those of the project itself (its virtualenv's `bin`), unless the workspace
+    holds the home."""
+    project = workspace != home and not home.is_relative_to(workspace)
+    found: list[Path] = []
+    for entry in path.split(":"):
+        if not entry.startswith("/"):
+            continue
+        directory = Path(os.path.realpath(entry))
+        inside_project = project and directory.is_relative_to(workspace)
+        if directory.is_relative_to(home) and directory != home and not inside_project:
+            found.append(directory)
+    return tuple(dict.fromkeys(found))

@@ -34,6 +34,8 @@ class SandboxStatus:
     """Why not, precise enough to act on; None when it works."""
     bwrap: Path | None
     """The bwrap program found (also when it fails to run), None when there is none."""
+    disable_userns: bool = False
+    """This bwrap has `--disable-userns` (0.8 and later), and it works here."""
 
 
 @dataclass(frozen=True)
@@ -100,22 +102,27 @@ def probe(
     return status
 
 
-def _probe(name: str, search_path: str, proc_sys: Path) -> SandboxStatus:
+def _probe(
+    name: str, search_path: str, proc_sys: Path, allow_disable: bool = True
+) -> SandboxStatus:
     found = shutil.which(name, path=search_path)
     if found is None:
         where = name if os.sep in name else f"no `{name}` on PATH"
         return SandboxStatus(False, f"bubblewrap is not installed ({where}); {INSTALL_HINT}", None)
     program = Path(found)
+    disable_userns = allow_disable and _has_option(program, "--disable-userns")
     with tempfile.TemporaryDirectory(prefix="tether-sandbox-probe-") as scratch:
         place = Path(scratch).resolve()
-        trial = Sandbox(place, (), False, place / "tmp", (), program)
+        trial = Sandbox(place, (), False, place / "tmp", (), program, disable_userns=disable_userns)
+        command = trial.wrap(["true"], place)
         try:
             done = subprocess.run(
-                trial.wrap(["true"], place),
+                command,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=PROBE_TIMEOUT_S,
                 check=False,
+                pass_fds=command.pass_fds,
             )
         except subprocess.TimeoutExpired:
             return SandboxStatus(
@@ -125,8 +132,13 @@ def _probe(name: str, search_path: str, proc_sys: Path) -> SandboxStatus:
             )
         except OSError as e:
             return SandboxStatus(False, f"{program} cannot be run: {e.strerror or e}", program)
+        finally:
+            command.finished(0, "")
     if done.returncode == 0:
-        return SandboxStatus(True, None, program)
+        return SandboxStatus(True, None, program, disable_userns)
+    if disable_userns and "disable-userns" in done.stderr.decode("utf-8", "replace"):
+        # Offered but not usable here (a kernel without the sysctl it sets): go without.
+        return _probe(name, search_path, proc_sys, allow_disable=False)
     stderr = done.stderr.decode("utf-8", "replace").strip()
     return SandboxStatus(False, _diagnose(program, done.returncode, stderr, proc_sys), program)
 
@@ -148,6 +160,16 @@ def _diagnose(program: Path, returncode: int, stderr: str, proc_sys: Path) -> st
             "setting disables them"
         )
     return f"{program} failed to run a trivial command (exit status {returncode}): {said}"
+
+
+def _has_option(program: Path, option: str) -> bool:
+    try:
+        done = subprocess.run(
+            [str(program), "--help"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in done.stdout + done.stderr
 
 
 def _read(path: Path) -> str | None:

@@ -1,9 +1,10 @@
 """The `sandbox` settings block, read from the merged settings.
 
-tether's own keys are `enabled`, `network`, `writable` and `required`. Claude Code's block has
-the same name and `enabled`, so a repository set up for it works as is; of its other keys,
-`failIfUnavailable` means `required`, a `network` object (its domain proxy, which tether does
-not have) leaves the network cut, and the rest are ignored.
+tether's own keys are `enabled`, `network`, `writable`, `required` and `env`. Claude Code's
+block has the same name and `enabled`, so a repository set up for it works as is; of its other
+keys, `failIfUnavailable` means `required`, a `network` object (its domain proxy, which tether
+does not have) leaves the network cut but its `allowUnixSockets` (paths) and
+`allowAllUnixSockets` are honoured, and the rest are ignored.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ class SandboxSettings:
     `~` is expanded, relative paths start at the workspace."""
     required: bool = False
     """Refuse to run Bash at all rather than run it unsandboxed."""
+    env: tuple[str, ...] = ()
+    """Environment variables passed to sandboxed commands although their names say they hold
+    secrets (`sandbox.env: ["GITHUB_TOKEN"]`); all others of that kind are withheld."""
+    unix_sockets: tuple[Path, ...] = ()
+    """Unix sockets sandboxed commands may reach (`sandbox.network.allowUnixSockets`)."""
+    all_unix_sockets: bool = False
+    """No unix socket is blocked (`sandbox.network.allowAllUnixSockets`)."""
 
 
 def parse_sandbox_settings(data: Mapping[str, Any], *, source: str = "settings") -> SandboxSettings:
@@ -47,7 +55,27 @@ def parse_sandbox_settings(data: Mapping[str, Any], *, source: str = "settings")
         writable=_paths(sandbox, "writable", source),
         required=bool(_optional_bool(sandbox, "required", source))
         or bool(_optional_bool(sandbox, "failIfUnavailable", source)),
+        env=tuple(str(p) for p in _strings(sandbox, "env", source)),
+        unix_sockets=_paths(_network_object(sandbox), "allowUnixSockets", source),
+        all_unix_sockets=bool(
+            _optional_bool(_network_object(sandbox), "allowAllUnixSockets", source)
+        ),
     )
+
+
+def _network_object(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    value = block.get("network")
+    return value if isinstance(value, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _strings(block: Mapping[str, Any], key: str, source: str) -> tuple[str, ...]:
+    value = block.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(p, str) and p for p in value):
+        raise ConfigError(f"{source}: sandbox.{key} must be a list of names, not {_shown(value)}")
+    items: list[str] = value
+    return tuple(items)
 
 
 def _optional_bool(block: Mapping[str, Any], key: str, source: str) -> bool | None:

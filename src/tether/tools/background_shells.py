@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group
 from tether.protocol import ToolError
 
 KILL_GRACE_S = 1.0
@@ -38,6 +38,9 @@ class BackgroundShell:
     """Stopped by KillShell or `kill_all`: whoever stopped it knows, so its end is not announced."""
     announced: bool = False
     """The model has been told that it ended (by a notice, BashOutput or KillShell's answer)."""
+    cleanup: asyncio.Task[None] | None = None
+    """For a confined command: what finishes its confinement once it ends (the sandbox's
+    placeholders go then, not at the next command)."""
 
     @property
     def pid(self) -> int:
@@ -67,6 +70,14 @@ class BackgroundShell:
         return flat[: SHOWN_COMMAND_CHARS - 1] + "…"
 
 
+async def _finish_confinement(
+    process: asyncio.subprocess.Process, confined: ConfinedCommand
+) -> None:
+    returncode = await process.wait()
+    # In a thread: the sandbox may wait a moment for its init process to let go.
+    await asyncio.to_thread(confined.finished, returncode, "")
+
+
 def _new_log(log_dir: Path, shell_id: str) -> tuple[int, Path]:
     # A unique name: ids restart at bash_1 in every context, and contexts may share a directory.
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -91,6 +102,7 @@ class BackgroundShells:
         cwd: Path,
         log_dir: Path,
         env: Mapping[str, str],
+        pass_fds: tuple[int, ...] = (),
     ) -> BackgroundShell:
         """Run `argv` (which runs `command`) in a process group of its own with stdin from
         /dev/null and its output into a new log in `log_dir`; return once it has started.
@@ -106,6 +118,7 @@ class BackgroundShells:
                 cwd=cwd,
                 env=dict(env),
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         )
         try:
@@ -122,6 +135,8 @@ class BackgroundShells:
         finally:
             os.close(fd)
         shell = BackgroundShell(shell_id, command, log_path, process)
+        if isinstance(argv, ConfinedCommand):
+            shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
         self._shells[shell_id] = shell
         return shell
 
@@ -147,6 +162,7 @@ class BackgroundShells:
         """Stop every command still running, as the session ends; how many there were."""
         running = self.running()
         await asyncio.gather(*(self.stop(shell) for shell in running))
+        await asyncio.gather(*(s.cleanup for s in self._shells.values() if s.cleanup is not None))
         return len(running)
 
     def running(self) -> list[BackgroundShell]:

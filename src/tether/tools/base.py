@@ -22,6 +22,10 @@ class ToolOutput:
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[str | ToolOutput]]
+Check = Callable[[ToolContext, Any], None]
+"""A tool's preconditions on its validated input that need no side effect (the file was read,
+the text to replace is there): raises `ToolError` for a call that could not run, so that
+nobody is asked to approve it."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Tool:
     """The JSON schema the model sees, when it is not the input model's own: a tool defined
     elsewhere (an MCP server's), whose input model takes any object and leaves checking the
     arguments to the tool."""
+    check: Check | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
@@ -54,9 +59,10 @@ class AnyArguments(BaseModel):
         return dict(self.model_extra or {})
 
 
-def tool(name: str, *, read_only: bool) -> Callable[[Handler], Tool]:
+def tool(name: str, *, read_only: bool, check: Check | None = None) -> Callable[[Handler], Tool]:
     """Make a `Tool` from `async def handler(ctx, args: InputModel)`; its docstring is the
-    description the model reads."""
+    description the model reads. `check` runs before the permission question (see `Check`);
+    the handler must still check for itself, as things may change in between."""
 
     def wrap(handler: Handler) -> Tool:
         hints = get_type_hints(handler)
@@ -67,7 +73,7 @@ def tool(name: str, *, read_only: bool) -> Callable[[Handler], Tool]:
         description = inspect.cleandoc(handler.__doc__ or "")
         if not description:
             raise TypeError(f"{name}: the handler needs a docstring; it is the tool's description")
-        return Tool(name, description, input_model, handler, read_only)
+        return Tool(name, description, input_model, handler, read_only, check=check)
 
     return wrap
 

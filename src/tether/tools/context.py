@@ -3,18 +3,36 @@ which files were read, and the snapshots that make writes revertible."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Generator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tether.kernel_paths import expand_tilde, kernel_resolve
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShells
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
-(a sandbox's `wrap`); set by whoever builds the context, since tools do not know sandboxes."""
+(a sandbox's `wrap`); set by whoever builds the context, since tools do not know sandboxes.
+It may return a `ConfinedCommand`, which the runner then starts and finishes as it says."""
+
+
+_approved: ContextVar[bool] = ContextVar("tether_call_approved", default=False)
+
+
+@contextlib.contextmanager
+def approved_call() -> Generator[None]:
+    """Run a tool call that the permission gate approved (its rules allowed it, or the user
+    said yes): its writes outside the workspace happen, since that is what was approved.
+    Without it (a tool run with no gate at all) writes stay inside the workspace."""
+    token = _approved.set(True)
+    try:
+        yield
+    finally:
+        _approved.reset(token)
 
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
@@ -115,21 +133,33 @@ class ToolContext:
         return self.cwd
 
     def resolve(self, path: str) -> Path:
-        """An absolute, symlink-free path; relative paths start at the workspace."""
+        """The path the kernel opens, symlink-free: relative paths start at the workspace,
+        `~` and `~user` are expanded, symlinks are followed component by component before a
+        later `..` (kernel_paths.kernel_resolve, the function the permission engine judges
+        with, so a tool opens what was judged). In a process's directory under /proc the
+        rest is left to the kernel (the path as it stands then)."""
         if not path:
             raise ToolError("path is empty")
         if "\x00" in path:
             raise ToolError("path contains a NUL byte")
-        p = Path(os.path.expanduser(path))
+        p = Path(expand_tilde(path, home=Path.home()) or path)
         if not p.is_absolute():
             p = self.workspace / p
-        return p.resolve()
+        resolved = kernel_resolve(p)
+        if resolved is None:
+            raise ToolError(
+                f"{path} cannot be opened: a symlink loop, or `..` after a directory that "
+                "does not exist."
+            )
+        return resolved
 
     def inside_workspace(self, path: Path) -> bool:
         return any(path.is_relative_to(root) for root in (self.workspace, *self.extra_dirs))
 
     def require_writable(self, path: Path) -> None:
-        if not self.inside_workspace(path):
+        """Writes stay in the workspace and its added directories, unless the gate approved
+        this call (see `approved_call`): the gate decides, the tool obeys."""
+        if not self.inside_workspace(path) and not _approved.get():
             raise ToolError(
                 f"{path} is outside the workspace ({self.workspace}); writing there is refused."
             )

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from tether.protocol import ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
@@ -76,7 +76,26 @@ class ToolRegistry:
             )
         return ToolOutcome(text, False, diff, _ms_since(started))
 
+    def check(
+        self, call: ToolUseBlock, ctx: ToolContext, *, preconditions: bool = True
+    ) -> ToolOutcome | None:
+        """The error outcome of a call that could not run (an unknown tool, arguments that are
+        not valid and, with `preconditions`, a precondition of the tool's own that fails),
+        found without running anything; None when it could run. Used before the permission
+        question: nobody should approve a call that cannot happen."""
+        try:
+            tool, args = self._validated(call)
+            if preconditions and tool.check is not None:
+                tool.check(ctx, args)
+        except ToolError as e:
+            return ToolOutcome(f"Error: {e}", True)
+        return None
+
     async def _run(self, call: ToolUseBlock, ctx: ToolContext) -> str | ToolOutput:
+        tool, args = self._validated(call)
+        return await tool.handler(ctx, args)
+
+    def _validated(self, call: ToolUseBlock) -> tuple[Tool, BaseModel]:
         tool = self.get(call.name)
         if tool is None:
             available = ", ".join(self._tools) or "none"
@@ -92,7 +111,7 @@ class ToolRegistry:
             raise ToolError(
                 f"Invalid input for {call.name}: {describe_validation_error(e)}"
             ) from None
-        return await tool.handler(ctx, args)
+        return tool, args
 
 
 def describe_validation_error(error: ValidationError) -> str:

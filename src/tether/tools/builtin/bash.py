@@ -10,12 +10,13 @@ import os
 import shlex
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.processes import signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
@@ -35,7 +36,33 @@ _ENV_OVERRIDES = {
     "MANPAGER": "cat",
     "TERM": "dumb",
     "GIT_TERMINAL_PROMPT": "0",
+    # A relative `cd` goes where the permission engine judged it goes, not along a CDPATH
+    # (and PWD, set per command, is the directory bash starts in, not an inherited alias).
+    "CDPATH": "",
 }
+
+
+GIT_SAFETY = (("safe.bareRepository", "explicit"),)
+"""git settings every command gets. A directory holding `HEAD`, `config`, `objects` and
+`refs` is a bare repository to git, and its config (`core.fsmonitor`, hooks) runs programs;
+only `.git` directories are protected from writes, so git must not find any other repository
+by itself (`cd evil && git status`): `--git-dir` names one explicitly, and the permission
+engine judges that."""
+
+
+def command_environment(environ: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """The environment a command runs with: `environ` with the overrides above, and
+    `GIT_SAFETY` added after any `GIT_CONFIG_COUNT` settings already there (git takes the
+    last value given, so these win)."""
+    env = {**environ, **_ENV_OVERRIDES, "PWD": str(cwd)}
+    count = env.get("GIT_CONFIG_COUNT", "")
+    n = int(count) if count.isdigit() else 0
+    for key, value in GIT_SAFETY:
+        env[f"GIT_CONFIG_KEY_{n}"] = key
+        env[f"GIT_CONFIG_VALUE_{n}"] = value
+        n += 1
+    env["GIT_CONFIG_COUNT"] = str(n)
+    return env
 
 
 class BashInput(BaseModel):
@@ -104,6 +131,8 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
     cwd_note = _follow_cwd(ctx, run.final_cwd)
     if cwd_note is not None:
         notes.append(cwd_note)
+    if run.confinement_note is not None:
+        notes.append(run.confinement_note)
     if run.output_held_open:
         notes.append(
             "Processes started in the background still had the output open when the shell "
@@ -129,13 +158,19 @@ def _with_notes(body: str, notes: list[str]) -> str:
 
 
 async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> str:
-    shell = await ctx.background.start(
-        command,
-        _bash_argv(command, cwd, ctx.command_wrapper),
-        cwd=cwd,
-        log_dir=ctx.scratch_dir,
-        env={**os.environ, **_ENV_OVERRIDES},
-    )
+    argv = _bash_argv(command, cwd, ctx.command_wrapper)
+    try:
+        shell = await ctx.background.start(
+            command,
+            argv,
+            cwd=cwd,
+            log_dir=ctx.scratch_dir,
+            env=command_environment(os.environ, cwd),
+            pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
+        )
+    finally:
+        if isinstance(argv, ConfinedCommand):
+            argv.spawned()
     return (
         f"Started background command {shell.id} (pid {shell.pid}). "
         f"Output: {ctx.show(shell.log_path)}. "
@@ -153,6 +188,8 @@ class ShellRun:
     output_held_open: bool
     final_cwd: str | None
     """The shell's `$PWD` when it exited, or None when it did not say (killed, `exec`...)."""
+    confinement_note: str | None = None
+    """What the sandbox says about a failure (the network is off...), or None."""
 
 
 async def run_shell(
@@ -168,13 +205,18 @@ async def run_shell(
     confined one; what it starts must die with it (bwrap's --die-with-parent does)."""
     cwd_file = _new_cwd_file(scratch_dir)
     capture = OutputCapture(scratch_dir)
+    argv: list[str] = []
+    returncode = -1
     try:
         argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
         returncode, timed_out, held_open = await _run_in_group(argv, cwd, timeout_s, capture)
     finally:
         capture.close()
         final_cwd = _take_cwd_file(cwd_file)
-    return ShellRun(returncode, capture.text(), timed_out, held_open, final_cwd)
+        # The confinement cleans up after its command (the sandbox's placeholders).
+        confined = isinstance(argv, ConfinedCommand)
+        note = argv.finished(returncode, capture.text()) if confined else None
+    return ShellRun(returncode, capture.text(), timed_out, held_open, final_cwd, note)
 
 
 def _bash_argv(script: str, cwd: Path, wrapper: CommandWrapper | None) -> list[str]:
@@ -217,8 +259,9 @@ async def _run_in_group(
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env={**os.environ, **_ENV_OVERRIDES},
+            env=command_environment(os.environ, cwd),
             start_new_session=True,
+            pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
         )
     )
     try:
@@ -235,6 +278,8 @@ async def _run_in_group(
         raise ToolError(f"Could not start {argv[0]}: {e.strerror or e}") from None
     finally:
         os.close(write_fd)
+        if isinstance(argv, ConfinedCommand):
+            argv.spawned()
 
     loop = asyncio.get_running_loop()
     closed: asyncio.Future[None] = loop.create_future()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +33,12 @@ class EditInput(BaseModel):
     )
 
 
-@tool("Edit", read_only=False)
+def check_edit(ctx: ToolContext, args: EditInput) -> None:
+    """What makes an Edit impossible, found before anyone is asked to approve it."""
+    _planned_edit(ctx, args, writing=False)
+
+
+@tool("Edit", read_only=False, check=check_edit)
 async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     """Replace exact text in a file.
 
@@ -42,6 +49,29 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
       or set `replace_all` to change every occurrence (e.g. to rename a variable).
     - To create a file use Write. Revert undoes the edit.
     """
+    plan = _planned_edit(ctx, args, writing=True)
+    shown = plan.shown
+    write_revertibly(ctx.files, plan.path, plan.previous, encode_text(plan.updated), shown)
+    replaced = plan.count if args.replace_all else 1
+    what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
+    summary = f"Edited {shown}: replaced {what} (first at line {plan.first_line})."
+    return ToolOutput(text=summary, diff=unified_diff(plan.text, plan.updated, shown))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: Path
+    shown: str
+    previous: bytes
+    text: str
+    updated: str
+    count: int
+    first_line: int
+
+
+def _planned_edit(ctx: ToolContext, args: EditInput, *, writing: bool) -> _Plan:
+    """The edit worked out without writing anything; `writing` also refuses a path the tool
+    may not write (when checking before approval, the gate decides that)."""
     if not args.old_string:
         raise ToolError(
             "old_string is empty. To create a file use Write; to insert text, include the "
@@ -51,7 +81,8 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     path = ctx.resolve(args.file_path)
     shown = ctx.show(path)
-    ctx.require_writable(path)
+    if writing:
+        ctx.require_writable(path)
     if path.is_dir():
         raise ToolError(f"{shown} is a directory; give the path of a file.")
     previous = read_current(path, shown)
@@ -68,13 +99,9 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
             f"old_string occurs {count} times in {shown}. Include more surrounding context to "
             "make it unique, or set replace_all to replace every occurrence."
         )
-    first_line = text.count("\n", 0, text.index(old)) + 1
     updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
-    write_revertibly(ctx.files, path, previous, encode_text(updated), shown)
-    replaced = count if args.replace_all else 1
-    what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
-    summary = f"Edited {shown}: replaced {what} (first at line {first_line})."
-    return ToolOutput(text=summary, diff=unified_diff(text, updated, shown))
+    first_line = text.count("\n", 0, text.index(old)) + 1
+    return _Plan(path, shown, previous, text, updated, count, first_line)
 
 
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:

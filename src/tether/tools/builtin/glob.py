@@ -49,7 +49,7 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
     anchored = args.pattern.startswith("/") or "/" in pattern
     prefix, rest = split_static_prefix(pattern) if anchored else ("", pattern)
     # Starting the walk below the pattern's fixed directories spares walking everything else.
-    root = (base / prefix).resolve()
+    root = ctx.resolve(str(base / prefix)) if prefix else base
     where = "the workspace" if base == ctx.workspace else ctx.show(base)
     no_match = f"No files match {args.pattern!r} in {where}."
     if not root.is_dir():

@@ -24,7 +24,18 @@ class RevertInput(BaseModel):
     )
 
 
-@tool("Revert", read_only=False)
+def check_revert(ctx: ToolContext, args: RevertInput) -> None:
+    """Nothing to undo makes a Revert impossible, found before anyone is asked to approve it."""
+    path = ctx.resolve(args.file_path)
+    if not ctx.files.snapshots.get(path):
+        raise ToolError(_nothing_to_revert(ctx.show(path)))
+
+
+def _nothing_to_revert(shown: str) -> str:
+    return f"Nothing to revert for {shown}: no Write or Edit of it in this session is left to undo."
+
+
+@tool("Revert", read_only=False, check=check_revert)
 async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
     """Undo the most recent Write or Edit of a file made in this session.
 
@@ -39,10 +50,7 @@ async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
     try:
         previous = ctx.files.pop_snapshot(path)
     except KeyError:
-        raise ToolError(
-            f"Nothing to revert for {shown}: no Write or Edit of it in this session is left "
-            "to undo."
-        ) from None
+        raise ToolError(_nothing_to_revert(shown)) from None
     try:
         current = read_current(path, shown)
         if previous is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
@@ -24,7 +26,23 @@ class WriteInput(BaseModel):
     content: str = Field(description="The complete new content of the file.")
 
 
-@tool("Write", read_only=False)
+def check_write(ctx: ToolContext, args: WriteInput) -> None:
+    """What makes a Write impossible, found before anyone is asked to approve it: a directory
+    in the way, an existing file not read (or changed since)."""
+    path = ctx.resolve(args.file_path)
+    _check_target(ctx, path, ctx.show(path))
+
+
+def _check_target(ctx: ToolContext, path: Path, shown: str) -> bytes | None:
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; give the path of a file.")
+    previous = read_current(path, shown)
+    if previous is not None:
+        ctx.files.require_fresh_read(path, shown)
+    return previous
+
+
+@tool("Write", read_only=False, check=check_write)
 async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     """Write a file, replacing all of its content; missing parent directories are created.
 
@@ -37,11 +55,7 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     path = ctx.resolve(args.file_path)
     shown = ctx.show(path)
     ctx.require_writable(path)
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; give the path of a file.")
-    previous = read_current(path, shown)
-    if previous is not None:
-        ctx.files.require_fresh_read(path, shown)
+    previous = _check_target(ctx, path, shown)
     data = encode_text(args.content)
     write_revertibly(ctx.files, path, previous, data, shown)
     lines = count_lines(args.content)

@@ -1,0 +1,49 @@
+"""`tether trust`: trust this workspace (or say no to it, or show where it stands), without
+starting a session. The answer is the one the REPL's question records."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tether.cli.workspace_review import review_workspace
+from tether.config.settings import tether_home
+from tether.config.trust import record_trust, workspace_trust
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tether trust",
+        description="Trust a workspace: run what its files declare (hooks, MCP servers, allow "
+        "rules, modes, skills' allowed-tools). Until then they only restrict.",
+    )
+    parser.add_argument("--cwd", type=Path, default=None, help="the workspace (default: here)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--no", action="store_true", help="record no: keep it restricted")
+    what.add_argument("--show", action="store_true", help="only show what it declares")
+    args = parser.parse_args(argv)
+    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    home = tether_home()
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=os.environ)
+    for line in review.lines():
+        print(f"  {line}")
+    if not review.declared:
+        print(f"{workspace} declares nothing that needs trust")
+    if args.show:
+        trust = workspace_trust(workspace, tether_home=home, user_home=user_home, env=os.environ)
+        state = "trusted" if trust.trusted else "not trusted"
+        print(f"{workspace}: {state} ({trust.reason})")
+        return 0
+    if not record_trust(workspace, not args.no, tether_home=home, user_home=user_home):
+        print(
+            f"tether: {workspace} is the home directory or above it: nothing is recorded for "
+            "it, yes or no; it is trusted one session at a time (answer yes when tether asks, "
+            "or pass --trust-workspace)",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{workspace}: {'not trusted (recorded)' if args.no else 'trusted (recorded)'}")
+    return 0

@@ -1,0 +1,382 @@
+"""What a workspace's own files would run or grant, and its settings with all of that taken out.
+
+A cloned repository is someone else's code. Until the user trusts the workspace (see
+`tether.config.trust`), its files only restrict: their deny and ask rules apply, and nothing
+they declare runs or grants. What needs trust:
+
+- settings files in the workspace (`.claude/settings*.json`, `.tether/settings*.json`): hooks;
+  allow rules; a `defaultMode` other than default, plan or dontAsk; `additionalDirectories`;
+  `env` (it can set PATH, LD_PRELOAD, a base URL); `providers` (a base URL the key would go
+  to); a `sandbox` that is off, has the network, or more writable paths; commands such as
+  `apiKeyHelper` and `statusLine`; the event log (`tether.eventLog`, a file it writes);
+- MCP servers configured in the workspace: `.mcp.json`, the seed's `config/mcp_config.yaml`,
+  `.tether/mcp.local.json`;
+- `allowed-tools` of the workspace's skills, and the seed's `.tether/permissions.yaml` allow lists.
+
+Kept from an untrusted settings file: `permissions.deny` and `.ask`, a restrictive
+`defaultMode`, `disableAllHooks: true`, `disabledMcpjsonServers`, a sandbox's restrictive keys
+(`enabled: true`, `network: false`, `required`/`failIfUnavailable: true`), and neutral keys
+(`model`, `contextWindow`, `maxOutputTokens`, `tether.mcp`, `tether.subagents`,
+`tether.toolStats`, `tether.slowToolMs`). Anything else is left out while untrusted: a key
+nobody listed here grants nothing by default.
+
+Whose a file is goes by the path it was found at, never by where it resolves (see
+`Ownership`): `.claude/settings.json -> ../../x.json`, a `.claude` directory linked elsewhere,
+or a link into `/tmp` that a command fills later are the workspace's all the same. A link
+from a workspace's configuration to outside the workspace is itself listed, even dangling.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from tether.cli.ownership import Ownership, links_out, real_path
+from tether.config.settings import Settings, merge
+
+if TYPE_CHECKING:
+    from tether.skills.catalog import SkillCatalog
+
+PROJECT_SETTINGS = (
+    Path(".claude") / "settings.json",
+    Path(".tether") / "settings.json",
+    Path(".claude") / "settings.local.json",
+    Path(".tether") / "settings.local.json",
+)
+MCP_FILES = (
+    Path(".mcp.json"),
+    Path("config") / "mcp_config.yaml",
+    Path(".tether") / "mcp.local.json",
+)
+SEED_PERMISSIONS = Path(".tether") / "permissions.yaml"
+SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
+"""`tether.skills.discovery.PROJECT_SKILL_DIRS`, here so that a workspace without skills does not
+import the skills package (and pydantic with it) before the REPL's first prompt."""
+AGENT_DIRS = (".claude/agents", ".tether/agents")
+"""`tether.agents.discovery.PROJECT_AGENT_DIRS`."""
+LINKED = (
+    *PROJECT_SETTINGS,
+    *MCP_FILES,
+    SEED_PERMISSIONS,
+    *(Path(d) for d in SKILL_DIRS),
+    *(Path(d) for d in AGENT_DIRS),
+)
+"""The workspace's configuration that a link to outside it must not hide."""
+KIND_ORDER = (
+    "hook",
+    "MCP server",
+    "command",
+    "allow rule",
+    "permission mode",
+    "allow pattern",
+    "skill grant",
+    "additional directory",
+    "environment variable",
+    "model provider",
+    "sandbox setting",
+    "event log",
+    "link outside the workspace",
+)
+"""What runs first, then what grants, then the rest: the order the question and the warning
+name them in."""
+
+RESTRICTIVE_MODES = frozenset({"default", "plan", "dontAsk"})
+KEPT_PERMISSIONS = ("deny", "ask")
+NEUTRAL_KEYS = frozenset({"model", "contextWindow", "maxOutputTokens", "disabledMcpjsonServers"})
+NEUTRAL_TETHER_KEYS = frozenset({"mcp", "subagents", "toolStats", "slowToolMs"})
+RESTRICTIVE_SANDBOX = {
+    "enabled": True,
+    "network": False,
+    "required": True,
+    "failIfUnavailable": True,
+}
+COMMAND_KEYS = (
+    "apiKeyHelper",
+    "statusLine",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "otelHeadersHelper",
+)
+"""Claude Code settings whose value is a command it runs."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One thing a workspace file would run or grant."""
+
+    source: Path
+    kind: str
+    """What it is, as the user reads it: "hook", "MCP server", "allow rule"..."""
+    detail: str
+    name: str = ""
+    """A server's name (the summary names servers, and counts the rest)."""
+
+
+@dataclass(frozen=True)
+class WorkspaceReview:
+    """Everything in a workspace that needs the user's trust before it runs or grants."""
+
+    workspace: Path
+    declared: tuple[Declared, ...] = ()
+
+    def by_kind(self) -> list[tuple[str, list[Declared]]]:
+        """The items grouped by kind, in `KIND_ORDER` (a kind not listed there comes last)."""
+        groups: dict[str, list[Declared]] = {}
+        for item in self.declared:
+            groups.setdefault(item.kind, []).append(item)
+        rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
+        return sorted(groups.items(), key=lambda group: rank.get(group[0], len(rank)))
+
+    def summary(self) -> str:
+        """One short phrase, each kind named once: "3 hooks, 2 MCP servers, 4 allow rules and
+        bypassPermissions mode from 3 project files"."""
+        if not self.declared:
+            return "nothing"
+        counted: list[str] = []
+        for kind, items in self.by_kind():
+            if kind == "permission mode":
+                modes = dict.fromkeys(i.detail for i in items)
+                counted.append(f"{'/'.join(modes)} mode")
+            else:
+                counted.append(count(len(items), kind))
+        phrase = counted[0] if len(counted) == 1 else f"{', '.join(counted[:-1])} and {counted[-1]}"
+        sources = list(dict.fromkeys(i.source for i in self.declared))
+        where = self.shown(sources[0]) if len(sources) == 1 else f"{len(sources)} project files"
+        return f"{phrase} from {where}"
+
+    def line(self, item: Declared) -> str:
+        """One item, for the question."""
+        return f"{item.kind}: {item.detail}  ({self.shown(item.source)})"
+
+    def lines(self) -> list[str]:
+        """One line per item, what runs first."""
+        return [self.line(i) for _, items in self.by_kind() for i in items]
+
+    def shown(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.workspace))
+        except ValueError:
+            return str(path)
+
+
+def restrict_settings(
+    settings: Settings, owners: Ownership, *, explicit: Path | None = None
+) -> Settings:
+    """The settings with the workspace's settings files restricted (see the module's
+    docstring). `explicit`, the `--settings` file, is the user's choice: it stays whole,
+    wherever it is (it is the last layer)."""
+    last = len(settings.layers) - 1
+    layers = tuple(
+        (path, data)
+        if (explicit is not None and i == last and path == explicit) or not owners.needs_trust(path)
+        else (path, restrict_layer(path, data)[0])
+        for i, (path, data) in enumerate(settings.layers)
+    )
+    merged: dict[str, Any] = {}
+    for _, data in layers:
+        merged = merge(merged, data)
+    return replace(settings, data=merged, layers=layers)
+
+
+def restrict_layer(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any], list[Declared]]:
+    """What an untrusted settings file keeps, and what it declares that needs trust."""
+    kept: dict[str, Any] = {}
+    declared: list[Declared] = []
+
+    def add(kind: str, detail: object) -> None:
+        declared.append(Declared(path, kind, str(detail)))
+
+    for key, value in data.items():
+        if key in NEUTRAL_KEYS:
+            kept[key] = value
+        elif key == "disableAllHooks":
+            if value is True:
+                kept[key] = value
+        elif key == "permissions":
+            kept[key] = _permissions(value, add) if isinstance(value, dict) else value
+        elif key == "hooks":
+            for hook in _hook_commands(value):
+                add("hook", hook)
+        elif key == "sandbox" and isinstance(value, dict):
+            kept[key] = _sandbox(cast(dict[str, Any], value), add)
+        elif key == "env" and isinstance(value, dict):
+            for name, setting in cast(dict[str, Any], value).items():
+                add("environment variable", f"{name}={setting}")
+        elif key == "providers" and isinstance(value, dict):
+            for name, entry in cast(dict[str, Any], value).items():
+                url = (
+                    cast(dict[str, Any], entry).get("base_url")
+                    if isinstance(entry, dict)
+                    else entry
+                )
+                add("model provider", f"{name}: {url}")
+        elif key in COMMAND_KEYS:
+            command = (
+                cast(dict[str, Any], value).get("command") if isinstance(value, dict) else value
+            )
+            add("command", f"{key}: {command}")
+        elif key == "tether" and isinstance(value, dict):
+            block = cast(dict[str, Any], value)
+            kept[key] = {k: v for k, v in block.items() if k in NEUTRAL_TETHER_KEYS}
+            if "eventLog" in block:
+                add("event log", block["eventLog"])
+        elif key in ("sandbox", "env", "providers", "tether"):
+            kept[key] = value  # the wrong type: left for the reader to report, naming the file
+    return kept, declared
+
+
+def _permissions(table: Mapping[str, Any], add: Any) -> dict[str, Any]:
+    kept = {k: table[k] for k in KEPT_PERMISSIONS if k in table}
+    allow = table.get("allow", [])
+    for rule in cast(list[Any], allow) if isinstance(allow, list) else [allow]:
+        add("allow rule", rule)
+    mode = table.get("defaultMode")
+    if mode in RESTRICTIVE_MODES or (mode is not None and not isinstance(mode, str)):
+        kept["defaultMode"] = mode
+    elif mode is not None:
+        add("permission mode", mode)
+    directories = table.get("additionalDirectories", [])
+    for directory in (
+        cast(list[Any], directories) if isinstance(directories, list) else [directories]
+    ):
+        add("additional directory", directory)
+    return kept
+
+
+def _sandbox(block: Mapping[str, Any], add: Any) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in block.items():
+        if key in RESTRICTIVE_SANDBOX and value == RESTRICTIVE_SANDBOX[key]:
+            kept[key] = value
+        elif key == "network" and isinstance(value, dict):
+            continue  # Claude Code's proxy rules: tether keeps the network off for them
+        else:
+            add("sandbox setting", f"{key}: {json.dumps(value)}")
+    return kept
+
+
+def _hook_commands(block: object) -> list[str]:
+    """Each configured hook as "Event: command"; a block of another shape is still declared."""
+    if not isinstance(block, dict):
+        return [f"hooks: {json.dumps(block)[:200]}"]
+    found: list[str] = []
+    for event, groups in cast(dict[str, Any], block).items():
+        for group in cast(list[Any], groups) if isinstance(groups, list) else [groups]:
+            hooks = cast(dict[str, Any], group).get("hooks") if isinstance(group, dict) else group
+            for hook in cast(list[Any], hooks) if isinstance(hooks, list) else [hooks]:
+                command = (
+                    cast(dict[str, Any], hook).get("command") if isinstance(hook, dict) else None
+                )
+                found.append(
+                    f"{event}: {command if isinstance(command, str) else json.dumps(hook)}"
+                )
+    return found
+
+
+def review_workspace(
+    workspace: Path,
+    *,
+    user_home: Path,
+    tether_home: Path,
+    env: Mapping[str, str],
+    explicit: Path | None = None,
+) -> WorkspaceReview:
+    """Everything the workspace declares that needs trust. Reads only what exists: a workspace
+    without such files costs a few `stat` calls. A project settings file that is also the
+    `explicit` (`--settings`) file is applied whole, so it is not listed."""
+    owners = Ownership(workspace, user_home, tether_home)
+    given = real_path(explicit) if explicit is not None else None
+    declared: list[Declared] = []
+    for relative in PROJECT_SETTINGS:
+        path = workspace / relative
+        if path.is_file() and owners.needs_trust(path) and real_path(path) != given:
+            declared.extend(restrict_layer(path, _json_object(path))[1])
+    declared.extend(_servers(workspace, owners, env))
+    declared.extend(_seed_allows(workspace / SEED_PERMISSIONS, owners))
+    declared.extend(_skill_grants(workspace, owners))
+    declared.extend(_links_out(workspace, owners))
+    return WorkspaceReview(workspace, tuple(declared))
+
+
+def _links_out(workspace: Path, owners: Ownership) -> Iterable[Declared]:
+    return [
+        Declared(link, "link outside the workspace", f"{link.relative_to(workspace)} -> {shown}")
+        for link, shown in links_out(workspace, LINKED, owners)
+    ]
+
+
+def _json_object(path: Path) -> Mapping[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}  # loading the settings reports it, naming the spot
+    return cast(dict[str, Any], data) if isinstance(data, dict) else {}
+
+
+def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iterable[Declared]:
+    if not any((workspace / f).is_file() for f in MCP_FILES):
+        return []
+    from tether.mcp.config import load_servers  # the MCP config reader: only with a file to read
+    from tether.mcp.servers import StdioTransport
+
+    config = load_servers(workspace, home=owners.user_home, tether_home=owners.tether_home, env=env)
+    found: list[Declared] = []
+    for server in config.servers:
+        if not owners.needs_trust(server.source):
+            continue
+        transport = server.transport
+        if isinstance(transport, StdioTransport):
+            what = "runs " + " ".join([transport.command, *transport.args])
+        else:
+            what = f"connects to {transport.url}"
+        found.append(Declared(server.source, "MCP server", f"{server.name}: {what}", server.name))
+    return found
+
+
+def _seed_allows(path: Path, owners: Ownership) -> Sequence[Declared]:
+    if not path.is_file() or not owners.needs_trust(path):
+        return []
+    from tether.permissions.seed_yaml import load_seed_rules
+    from tether.protocol import ConfigError
+
+    try:
+        rules = load_seed_rules(path)
+    except ConfigError:
+        return []  # the session's own loading reports the broken file and stops
+    return [Declared(path, "allow pattern", r.specifier or "") for r in rules if r.kind == "allow"]
+
+
+def _skill_grants(workspace: Path, owners: Ownership) -> Sequence[Declared]:
+    if not any((workspace / d).is_dir() for d in SKILL_DIRS):
+        return []
+    from tether.skills.discovery import discover_skills
+
+    catalog = discover_skills(workspace, home=owners.user_home, include_builtin=False)
+    return [
+        Declared(s.path, "skill grant", f"{s.name}: {', '.join(s.allowed_tools)}")
+        for s in catalog.skills
+        if s.allowed_tools and owners.needs_trust(s.path)
+    ]
+
+
+def without_workspace_grants(catalog: SkillCatalog, owners: Ownership) -> SkillCatalog:
+    """The catalogue with the workspace's skills granting nothing (their `allowed-tools`
+    dropped); their instructions still load."""
+    from tether.skills.catalog import SkillCatalog
+
+    skills = tuple(
+        replace(s, allowed_tools=()) if owners.needs_trust(s.path) else s for s in catalog.skills
+    )
+    return SkillCatalog(skills, catalog.unusable)
+
+
+def count(number: int, kind: str) -> str:
+    """ "1 hook", "2 hooks", "3 additional directories"."""
+    if number == 1:
+        return f"1 {kind}"
+    if kind.startswith("link "):
+        return f"{number} links {kind[5:]}"
+    return f"{number} {kind[:-1] + 'ies' if kind.endswith('y') else kind + 's'}"

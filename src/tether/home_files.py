@@ -1,0 +1,93 @@
+"""The files in the user's home that decide what runs, or what is allowed, later: at the next
+shell, login, git or ssh command, package install, editor start, or tether and Claude Code
+session. One table for both layers that guard them: the permission engine asks before a write
+there (`permissions/defaults.py`), the sandbox keeps them read-only, and uncreatable when
+missing, wherever the home is writable inside it (`sandbox/protected.py`).
+
+It sits at the bottom layer beside `processes`, so that every service can use it.
+"""
+
+from __future__ import annotations
+
+_SHELL_STARTUP = (
+    # bash (and sh, dash, ksh read .profile)
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".inputrc",
+    # zsh ($ZDOTDIR defaults to the home)
+    ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+    # ksh, mksh, csh, tcsh
+    ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout",
+    # X sessions
+    ".xprofile", ".xinitrc", ".xsession", ".xsessionrc",
+)  # fmt: skip
+
+HOME_SELF_MODIFYING: tuple[tuple[str, str], ...] = (
+    (".claude", "Claude Code's user settings, skills, agents and hooks"),
+    (".claude.json", "Claude Code's MCP servers and trusted projects"),
+    (".claude.json.backup", "restored by Claude Code when .claude.json is broken"),
+    (".tether", "tether's user settings, skills, agents and MCP servers"),
+    (".config/tether", "tether's user settings, skills, agents and MCP servers"),
+    (".agents", "user skills and agents"),
+    (".config/git", "git's user config, which can run programs"),
+    (".gitconfig", "git's user config, which can run programs"),
+    (".ssh", "ssh keys, config (ProxyCommand runs programs), authorized_keys"),
+    *((name, "a shell startup file") for name in _SHELL_STARTUP),
+    (".config/fish", "fish's startup files"),
+    (".pam_environment", "environment of every login"),
+    (".config/environment.d", "environment of the user's services"),
+    (".config/autostart", "programs started at login"),
+    (".config/systemd", "user services and timers"),
+    (".local/share/systemd", "user services and timers"),
+    (".local/share/applications", "which program opens a file or a link"),
+    (".local/bin", "programs first on PATH"),
+    ("bin", "programs on PATH (added by .profile when it exists)"),
+    (".local/lib", "Python's user site-packages: a .pth file runs at every python start"),
+    (".config/pip", "pip's index and options"),
+    (".pip", "pip's index and options"),
+    (".pydistutils.cfg", "Python build options"),
+    (".pypirc", "package index credentials and URLs"),
+    (".npmrc", "npm's options: scripts shell, node options, registry"),
+    (".yarnrc", "yarn's options"),
+    (".yarnrc.yml", "yarn's options (yarnPath runs a program)"),
+    (".node_modules", "modules node loads by name"),
+    (".node_libraries", "modules node loads by name"),
+    (".cargo/config", "cargo's options (rustc wrappers run programs)"),
+    (".cargo/config.toml", "cargo's options (rustc wrappers run programs)"),
+    (".gradle", "gradle init scripts and properties"),
+    (".m2/settings.xml", "maven's repositories and options"),
+    (".gemrc", "gem's sources and options"),
+    (".irbrc", "run by every irb"),
+    (".aws", "AWS config: credential_process runs a program"),
+    (".kube", "kubeconfig: exec plugins run programs"),
+    (".docker", "docker config: credential helpers run programs"),
+    (".gnupg", "gpg-agent's pinentry program"),
+    (".netrc", "where network tools send credentials"),
+    (".gdbinit", "run by every gdb"),
+    (".vimrc", "run by every vim"),
+    (".vim", "vim plugins"),
+    (".config/nvim", "neovim's startup files and plugins"),
+    (".emacs", "run by every emacs"),
+    (".emacs.d", "emacs's startup files and packages"),
+    (".vscode", "VS Code's extensions"),
+    (".vscode-server", "VS Code's remote extensions and settings"),
+    (".cursor", "Cursor's extensions and MCP servers"),
+    (".tmux.conf", "run by every tmux"),
+    (".forward", "mail delivery: can pipe mail to a program"),
+)
+"""Paths right below the user's home that change what runs later. They matter where the home
+is writable without asking (a workspace or added directory that holds it, `sandbox.writable`);
+elsewhere a write outside the workspace is asked already. `TETHER_HOME`, the directory of
+Claude Code's `CLAUDE_CONFIG_DIR` and the directories on `PATH` are guarded as a whole besides
+(where they are depends on the environment)."""
+
+HOME_DIRECTORIES: frozenset[str] = frozenset(
+    {
+        ".claude", ".tether", ".config/tether", ".agents", ".config/git", ".ssh", ".config/fish",
+        ".config/environment.d", ".config/autostart", ".config/systemd", ".local/share/systemd",
+        ".local/share/applications", ".local/bin", "bin", ".local/lib", ".config/pip", ".pip",
+        ".node_modules", ".node_libraries", ".gradle", ".aws", ".kube", ".docker", ".gnupg",
+        ".vim", ".config/nvim", ".emacs.d", ".vscode", ".vscode-server", ".cursor",
+    }
+)  # fmt: skip
+"""The entries of `HOME_SELF_MODIFYING` that are directories; the others are files (what the
+sandbox puts in place of a missing one must be of the same kind, or the programs that read
+it, git for `.gitconfig`, fail)."""

@@ -1,0 +1,230 @@
+"""Matching a command's words against Bash rules, and what a program tether knows nothing
+about may run.
+
+A rule sees a command as its words joined by blanks, quotes removed, and with a program given
+by path also under its bare name. Unknown parts (shell_words markers) may make a deny rule
+match (`may_match`); the caller decides what that means.
+
+A program with no entry in the tables (`chrt`, `mytool`) may run any of its later arguments as
+a command (`mytool --retry 3 rm -rf x`): every tail of its words is tried against the deny and
+ask rules (`later_commands`), and so is every argument that reads as a command line
+(`mytool -c 'make; rm -rf x'`), parsed as shell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
+
+from tether.permissions.command_options import OptionForm, option_form
+from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
+from tether.permissions.paths import ANY, ONE, Token, globs_overlap
+from tether.permissions.rules import Rule, RuleSet
+from tether.permissions.script import Invocation, Script
+from tether.permissions.shell_words import (
+    DYN,
+    HOME,
+    MARKERS,
+    is_literal,
+    plain,
+    program_name,
+    readable,
+    shown,
+)
+from tether.permissions.shell_words import ONE as ONE_MARK
+from tether.permissions.shell_words import STAR as STAR_MARK
+from tether.permissions.verdict import Verdict, ask, deny
+
+ParseCommand = Callable[[str], Script]
+
+RUNS_NOTHING = frozenset(
+    {"export", "declare", "typeset", "local", "readonly", "unset", "shift", "exit", "return"}
+    | {"break", "continue", "wait", "jobs", "shopt", "umask", "getopts", "let", "read", "set"}
+    | {"kill", "ulimit", "times", "help", "caller"}
+)
+"""Builtins outside the tables whose arguments are never run (names, numbers, options)."""
+_COMMAND_LINE = frozenset(" \t\n;|&()<>`$")
+"""An argument holding one of these may be a command line given to the program."""
+_MAX_NESTING = 4
+"""How many levels of command lines inside arguments are read (`a -c 'b -c "c ..."'`)."""
+MAX_WORDS = 256
+"""The most words of an unknown program whose tails are tried (each tail is a rule text, so
+the work grows with the square of the words): beyond it, too large to judge."""
+
+
+def texts_of(argv: tuple[str, ...], *, for_allow: bool) -> list[str]:
+    """The command as rules see it; for a program given by path, also with the bare name
+    (for allow rules only when the path is a system directory: `./rm` is not `rm`)."""
+    full = " ".join(shown(w) for w in argv)
+    program = shown(argv[0])
+    if "/" not in program:
+        return [full]
+    directory = str(PurePosixPath(program).parent)
+    if for_allow and directory not in SYSTEM_BIN_DIRS:
+        return [full]
+    return [full, " ".join([program_name(argv[0]), *(shown(w) for w in argv[1:])])]
+
+
+def rule_matches(rule: Rule, text: str) -> bool:
+    if rule.regex is not None:
+        return rule.regex.search(text) is not None or (
+            rule.kind != "allow" and rule.regex.search(plain(text)) is not None
+        )
+    return rule.command is None or rule.command.fullmatch(text) is not None
+
+
+def options_match(rule: Rule, form: OptionForm | None) -> bool:
+    """The rule with the command's options taken as a set (command_options.py)."""
+    return (
+        rule.command_options is not None
+        and form is not None
+        and (rule.command_options.matches(form))
+    )
+
+
+def may_match(rule: Rule, text: str) -> bool:
+    """Whether the unknown parts of `text` could make it match `rule`."""
+    if not rule.command_tokens or not any(m in text for m in MARKERS):
+        return False
+    return globs_overlap(_text_tokens(text), rule.command_tokens)
+
+
+def may_run(kind: str, rule: Rule, what: str) -> Verdict:
+    """`what` may turn out to be something `rule` covers, which the parser cannot rule out."""
+    if kind == "deny":
+        return deny(
+            f"{what} may run what deny rule {rule.text} forbids; write the command plainly",
+            rule.text,
+        )
+    return ask(f"{what} may run what ask rule {rule.text} covers", rule.text, hard=True)
+
+
+def rule_verdict(kind: str, rule: Rule, text: str) -> Verdict:
+    why = f": {rule.reason}" if rule.reason else ""
+    if kind == "deny":
+        return deny(f"`{readable(text)}` is denied by {rule.text}{why}", rule.text)
+    return ask(f"`{readable(text)}` needs confirmation ({rule.text}){why}", rule.text, hard=True)
+
+
+def deny_or_ask(rules: RuleSet, texts: list[str], *, unknowns: bool = True) -> Verdict | None:
+    """The first deny, then ask, rule that matches one of `texts`; with `unknowns`, also one
+    that their unknown parts could match."""
+    found = _first_match(rules, texts, unknowns=unknowns)
+    if found is None:
+        return None
+    kind, rule, text, sure = found
+    return rule_verdict(kind, rule, text) if sure else may_run(kind, rule, f"`{readable(text)}`")
+
+
+def _first_match(
+    rules: RuleSet, texts: list[str], *, unknowns: bool
+) -> tuple[str, Rule, str, bool] | None:
+    """(kind, rule, text, whether the rule surely matches) for the first rule concerned."""
+    forms = [option_form(t.split(" ")) for t in texts]
+    for kind in ("deny", "ask"):
+        for rule in rules.of(kind, "Bash"):
+            for text, form in zip(texts, forms, strict=True):
+                if rule_matches(rule, text) or options_match(rule, form):
+                    return kind, rule, text, True
+                if unknowns and may_match(rule, text):
+                    return kind, rule, text, False
+    return None
+
+
+def is_unknown(inv: Invocation) -> bool:
+    """A program the tables say nothing about: what it does with its arguments is not known."""
+    if inv.role != "command" or inv.inner or inv.own is not None or not inv.argv:
+        return False
+    if not is_literal(inv.argv[0]) or inv.unparsed_from is not None:
+        return False
+    name = program_name(inv.argv[0])
+    return name not in COMMANDS and name not in RUNS_NOTHING
+
+
+def later_commands(
+    rules: RuleSet, inv: Invocation, parse: ParseCommand, nesting: int = 0
+) -> Verdict | None:
+    """What an unknown program may run: a deny (or ask) rule matching a tail of its words
+    denies (asks), one its unknown parts could match asks; so does one matching a command
+    in an argument that reads as a command line. None when no rule could be concerned."""
+    if not rules.of("deny", "Bash") and not rules.of("ask", "Bash"):
+        return None
+    name = readable(shown(inv.argv[0]))
+    if len(inv.argv) > MAX_WORDS:
+        kind = "deny" if rules.of("deny", "Bash") else "ask"
+        what = f"{name} with {len(inv.argv)} words is too large to judge: it"
+        return may_run(kind, rules.of(kind, "Bash")[0], what)
+    tails = [texts_of(words, for_allow=False) for words in _tails(inv.argv)]
+    found = next((f for t in tails if (f := _first_match(rules, t, unknowns=False))), None)
+    # A word partly unknown (`sent$X`, a glob) may be spelling a program; one wholly unknown
+    # (`$X`, what xargs appends) is taken for data, or no unknown program could take files.
+    spelled = [
+        t
+        for w, t in zip(_tails(inv.argv), tails, strict=True)
+        if is_literal(w[0]) or _partly_known(w[0])
+    ]
+    found = found or next(
+        (f for t in spelled if (f := _first_match(rules, t, unknowns=True))), None
+    )
+    if found is not None:
+        return _later(name, *found)
+    if nesting >= _MAX_NESTING:
+        return None
+    for arg in inv.argv[1:]:
+        if not is_literal(arg) or not any(c in _COMMAND_LINE for c in arg):
+            continue
+        for sub in _all(parse(arg).invocations):
+            if not sub.argv:
+                continue
+            match = _first_match(rules, texts_of(sub.argv, for_allow=False), unknowns=True)
+            if match is not None:
+                return _later(name, *match)
+            inside = later_commands(rules, sub, parse, nesting + 1) if is_unknown(sub) else None
+            if inside is not None:
+                return inside
+    return None
+
+
+def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
+    """A deny rule that surely matches what `name` may run denies; one that could match (its
+    unknown parts), and any ask rule, ask, in bypassPermissions mode too."""
+    what = f"{name} may run `{readable(text)}`"
+    if kind == "deny" and sure:
+        return deny(f"{what}, which deny rule {rule.text} forbids", rule.text)
+    if kind == "deny":
+        return ask(f"{what}, which deny rule {rule.text} may forbid", rule.text, hard=True)
+    return ask(f"{what}, which ask rule {rule.text} covers", rule.text, hard=True)
+
+
+def _tails(argv: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """argv[k:] for every k past the program; `--opt=VALUE` also as VALUE (`--exec=cmd`)."""
+    for k in range(1, len(argv)):
+        tail = argv[k:]
+        yield tail
+        head = tail[0]
+        if head.startswith("-") and "=" in head and head.partition("=")[2]:
+            yield (head.partition("=")[2], *tail[1:])
+
+
+def _partly_known(word: str) -> bool:
+    return any(c not in MARKERS for c in word)
+
+
+def _all(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
+    for inv in invocations:
+        yield inv
+        yield from _all(inv.inner)
+
+
+def _text_tokens(text: str) -> tuple[Token, ...]:
+    """A command's text as tokens: unknown parts and globs may become any text (a glob can
+    expand to several words)."""
+    out: list[Token] = []
+    for c in text:
+        if c in (DYN, STAR_MARK):
+            out.append(ANY)
+        elif c == ONE_MARK:
+            out.append(ONE)
+        else:
+            out.append("~" if c == HOME else c)
+    return tuple(out)

@@ -1,0 +1,187 @@
+"""What tether knows about programs outside the read-only allowlist whose options run other
+programs, read files of their own or write: pagers, editors, manuals, remote shells, archivers,
+script languages (awk, ed), test runners. Their files are checked like any command's; what their
+options run must be allowed itself; what they load from elsewhere is asked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tether.permissions.command_spec import CommandSpec
+from tether.permissions.command_spec import names as _s
+from tether.permissions.command_spec import words as _names
+
+_AWK = CommandSpec(
+    "awk",
+    valued=_s("-F", "-v", "--field-separator", "--assign", "-W"),
+    read_valued=_s("-f", "--file", "-E", "--exec"),
+    pattern_options=_s("-f", "--file", "-E", "--exec", "-e", "--source"),
+    attached=_s("-d", "-D", "-o", "-p", "-L"),
+    unseen=_s("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-W")
+    | _s("-D", "--debug"),
+    flag_writes={"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
+    | {"-p": "awkprof.out", "--profile": "awkprof.out"}
+    | {"-o": "awkprof.out", "--pretty-print": "awkprof.out"},
+)
+_PYTEST = CommandSpec(
+    "mentions",
+    valued=_s("-k", "-m", "-r", "--tb", "--maxfail", "--deselect", "--ignore", "--ignore-glob")
+    | _s("--durations", "--durations-min", "--import-mode", "--capture", "--log-level")
+    | _s("--log-format", "--log-cli-level", "--junit-prefix", "-n", "--numprocesses", "--dist")
+    | _s("--timeout", "--color", "--code-highlight", "-W", "--pythonwarnings", "--count"),
+    write_valued=_s("--junitxml", "--junit-xml", "--basetemp", "--resultlog", "--result-log")
+    | _s("--report-log", "--log-file", "--debug", "--html", "--json-report-file"),
+    read_valued=_s("-c", "--config-file", "--inifile"),
+    # Each of these loads code, or settings that name files and code, from elsewhere.
+    unseen=_s("-p", "-c", "--config-file", "--inifile", "-o", "--override-ini", "--rootdir")
+    | _s("--confcutdir", "--pastebin", "--pyargs", "--cov-config"),
+    harmless_values={"-p": ("no:",)},
+    # `-W action:message:category:module:lineno` imports a dotted category's module.
+    module_fields={"-W": 2, "--pythonwarnings": 2},
+    collects=True,
+    flag_writes={"--cache-clear": ".pytest_cache"},
+)
+_PYTHON = CommandSpec("mentions", modules={"pytest": "pytest", "py.test": "pytest"})
+
+PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
+    "less": CommandSpec(
+        "read",
+        valued=_s("-p", "-x", "-y", "-z", "-b", "-h", "-j", "-P", "-t", "-T", "-D"),
+        read_valued=_s("-k", "--lesskey-file", "--lesskey-src"),
+        write_valued=_s("-o", "-O", "--log-file", "--LOG-FILE"),
+        # `+cmd` runs less commands, which include `!shell-command`.
+        unseen=_s("-k", "--lesskey-file", "--lesskey-src"),
+        plus_commands=True,
+    ),
+    "more": CommandSpec("read", plus_commands=True),
+    "bat": CommandSpec(
+        "read",
+        valued=_s("-l", "-r", "-H", "--language", "--line-range", "--highlight-line"),
+        runs=_s("--pager"),
+    ),
+    **dict.fromkeys(
+        _names("vim vi view nvim ex"),
+        CommandSpec(
+            "read",
+            valued=_s("-t", "-q", "-i", "-T", "-r"),
+            read_valued=_s("-s", "-u", "-U", "-S"),
+            write_valued=_s("-w", "-W"),
+            unseen=_s("-c", "--cmd", "-s", "-u", "-S", "-U"),
+            plus_commands=True,
+        ),
+    ),
+    "man": CommandSpec(
+        "mentions",
+        valued=_s("-L", "-m", "-M", "-S", "-s", "-e", "-E", "-r", "-R", "--locale", "--sections"),
+        runs=_s("-P", "--pager", "-H", "--html"),
+        unseen=_s("-C", "--config-file", "-p", "--preprocessor"),
+    ),
+    "xxd": CommandSpec(
+        "read",
+        valued=_s("-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek"),
+        written_after=1,
+    ),
+    "hexdump": CommandSpec("read", valued=_s("-n", "-s", "-e"), read_valued=_s("-f")),
+    **dict.fromkeys(
+        _names("ed ex sqlite3"), CommandSpec("read", valued=_s("-p", "-cmd"), runs_input=True)
+    ),
+    **dict.fromkeys(_names("mapfile readarray compgen"), CommandSpec("none", runs=_s("-C"))),
+    **dict.fromkeys(_names("awk gawk mawk nawk busybox-awk"), _AWK),
+    "source": CommandSpec("read"),
+    ".": CommandSpec("read"),
+    "ag": CommandSpec(
+        "pattern_read",
+        valued=_s("-A", "-B", "-C", "-G", "-g", "-m", "--ignore", "--ignore-dir", "--depth"),
+        read_valued=_s("-p", "--path-to-ignore"),
+        recursive=_s("always"),
+        follows=_s("-f", "--follow"),
+        # Searching compressed files runs nothing, but ag's pager does.
+        runs=_s("--pager"),
+    ),
+    "ack": CommandSpec(
+        "pattern_read",
+        valued=_s("-A", "-B", "-C", "-m", "-t", "--type", "--ignore-dir", "--ignore-file"),
+        read_valued=_s("--ackrc"),
+        list_valued=_s("--files-from"),
+        recursive=_s("always"),
+        follows=_s("--follow"),
+        runs=_s("--pager"),
+        unseen=_s("--ackrc"),
+    ),
+    "scp": CommandSpec(
+        "copy",
+        valued=_s("-P", "-i", "-c", "-l", "-J", "-o", "-D", "-X"),
+        runs=_s("-S", "-o=ProxyCommand", "-o=LocalCommand", "-o=KnownHostsCommand"),
+        unseen=_s("-F", "-o=Include", "-o=Match"),
+    ),
+    "ssh": CommandSpec(
+        "none",
+        valued=_s("-b", "-c", "-D", "-e", "-I", "-J", "-L", "-l", "-m", "-O", "-p", "-Q", "-R")
+        | _s("-S", "-W", "-w", "-B", "-P"),
+        read_valued=_s("-i"),
+        write_valued=_s("-E"),
+        runs=_s("-o=ProxyCommand", "-o=LocalCommand", "-o=KnownHostsCommand"),
+        unseen=_s("-F", "-o=Include", "-o=Match", "-o=PKCS11Provider", "-o=SecurityKeyProvider")
+        | _s("-o=RemoteCommand", "-I"),
+    ),
+    "rsync": CommandSpec(
+        "copy",
+        valued=_s("--exclude", "--include", "--filter", "-f", "--chmod", "--chown", "-B")
+        | _s("--max-size", "--min-size", "--timeout", "--port", "--bwlimit", "--suffix"),
+        read_valued=_s("--exclude-from", "--include-from", "--password-file", "--read-batch"),
+        write_valued=_s("--log-file", "--write-batch", "--only-write-batch", "--backup-dir")
+        | _s("--partial-dir", "--temp-dir", "-T"),
+        list_valued=_s("--files-from"),
+        runs=_s("-e", "--rsh"),
+        unseen=_s("--rsync-path", "-M", "--remote-option"),
+        recursive=_s("always"),
+        follows=_s("-L", "--copy-links", "-k", "--copy-dirlinks"),
+    ),
+    "tar": CommandSpec(
+        "read",
+        valued=_s("-b", "-H", "-K", "-L", "-N", "-V", "-C", "--directory", "--format", "--exclude")
+        | _s("--owner", "--group", "--mode", "--mtime", "--transform", "--xform")
+        | _s("--strip-components"),
+        read_valued=_s("-f", "--file", "-X", "--exclude-from"),
+        write_valued=_s("-f", "--file", "-g", "--listed-incremental"),
+        list_valued=_s("-T", "--files-from"),
+        runs=_s("-I", "--use-compress-program", "--to-command", "-F", "--info-script")
+        | _s("--new-volume-script", "--rsh-command", "--rmt-command")
+        | _s("--checkpoint-action=exec"),
+        extracts=_s("-x", "--extract", "--get"),
+        into=_s("-C", "--directory"),
+        bundle_first=True,
+        recursive=_s("always"),
+        follows=_s("-h", "--dereference"),
+    ),
+    "zip": CommandSpec(
+        "read",
+        valued=_s("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "--password"),
+        write_valued=_s("-O", "--output-file"),
+        runs=_s("-TT", "--unzip-command"),
+        recursive=_s("-r", "--recurse-paths", "-R", "--recurse-patterns"),
+        writes_first=True,
+    ),
+    "split": CommandSpec(
+        "read",
+        valued=_s("-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes")
+        | _s("--line-bytes", "--lines", "--number", "--separator", "--additional-suffix"),
+        runs=_s("--filter"),
+        written_after=1,
+        written_prefixes=True,
+        default_writes=("x",),
+    ),
+    "csplit": CommandSpec(
+        "read",
+        valued=_s("-b", "-n", "--suffix-format", "--digits"),
+        write_valued=_s("-f", "--prefix"),
+        written_prefixes=True,
+        default_writes=("xx",),
+    ),
+    # Test runners and interpreters: what their code does is trusted as far as the rule that
+    # allowed them; their options that write or load code from elsewhere are not.
+    "pytest": _PYTEST,
+    "py.test": _PYTEST,
+    **dict.fromkeys(_names("python python3"), _PYTHON),
+}
+"""Merged into `COMMANDS` (commands.py)."""

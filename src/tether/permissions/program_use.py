@@ -1,0 +1,43 @@
+"""What one command does with its arguments, as found from the command tables: the input the
+Bash policy checks files and programs with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ProgramUse:
+    reads: tuple[str, ...] = ()
+    """Words naming files it reads (markers for unknown parts, as in shell_words)."""
+    writes: tuple[str, ...] = ()
+    """Words naming files it writes, creates or deletes."""
+    recursive: bool = False
+    """Its reads take in whole directory trees."""
+    follows: bool = False
+    """Its recursive reads follow symlinks, out of the trees they were given."""
+    mentions: tuple[str, ...] = ()
+    """Words that may name files it shows from elsewhere (`git show HEAD:.env`): asked when
+    they name a denied file."""
+    shows_unknown: bool = False
+    """A mention that is not a literal may name a denied file too (git shows `HEAD:$(...)`
+    from its objects): asked, in bypassPermissions too, when a Read deny rule could match."""
+    loads: tuple[str, ...] = ()
+    """Files and directories whose code it runs (`pytest ../other`): asked outside the
+    workspace."""
+    runs: tuple[str, ...] = ()
+    """Shell commands it runs (`rg --pre CMD`, `git -c core.pager=CMD`): each must be allowed
+    itself."""
+    unseen: tuple[str, ...] = ()
+    """Why it may run or load code, or read files, that cannot be seen: asked whatever the
+    rules say."""
+    asks: tuple[str, ...] = ()
+    """Why it runs programs the user's configuration names (`git log --ext-diff`): asked, but
+    not as code the command itself could hide."""
+    changes: bool = False
+    """It is not read-only even when its files are fine (an option tether does not know, a
+    subcommand or option that writes what is not a file argument)."""
+
+    @property
+    def read_only(self) -> bool:
+        return not (self.changes or self.writes or self.runs or self.unseen or self.asks)

@@ -1,0 +1,168 @@
+"""What bash would expand that tree-sitter's tree does not show.
+
+tree-sitter-bash leaves some text as a plain word where bash still expands it: the operand of
+`${x#...}`, `${x:=...}`, escaped backticks nested in backticks, text after a control character,
+single quotes where bash reads them as plain characters. These helpers find such text (so that
+the command is judged as hiding code) and turn the bodies bash re-reads (backticks, unquoted
+heredocs, such single-quoted text) into text that can be parsed again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from tether.permissions.shell_words import decode_ansi_c
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_OPENERS_UNQUOTED = {"$": "([{", "<": "(", ">": "("}
+_OPENERS_QUOTED = {"$": "([{"}
+
+
+def control_character(command: str) -> str | None:
+    """The first control character other than tab and newline, as written in a message.
+    bash splits words on space, tab and newline only, and treats some bytes (\\x01, \\x7f)
+    specially inside; tree-sitter's view of such text cannot be trusted."""
+    found = _CONTROL.search(command)
+    return None if found is None else repr(found.group())[1:-1]
+
+
+_CONTINUATION = re.compile(r"(?<![\\])(?:\\\\)*\\\n")
+
+
+def joins_words(command: str) -> bool:
+    """A backslash-newline between two non-blank characters joins them into one word for bash
+    (`.e`, backslash, newline, `nv` is `.env`), where tree-sitter sees two words."""
+    for found in _CONTINUATION.finditer(command):
+        backslash = found.end() - 2
+        before = command[backslash - 1] if backslash else " "
+        after = command[found.end()] if found.end() < len(command) else " "
+        if not before.isspace() and not after.isspace():
+            return True
+    return False
+
+
+def hidden_opener(text: str, *, quoted: bool) -> str | None:
+    """The first substitution opener (`$(`, `${`, `$[`, a backtick, `<(`, `>(`) in the source
+    text of a word that no backslash quotes: bash expands it even where tree-sitter shows only
+    a word. Inside double quotes (`quoted`), `<(` and `>(` are plain text."""
+    openers = _OPENERS_QUOTED if quoted else _OPENERS_UNQUOTED
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "`":
+            return c
+        follows = openers.get(c)
+        if follows is not None and i + 1 < n and text[i + 1] in follows:
+            return text[i : i + 2]
+        i += 1
+    return None
+
+
+def backtick_body(text: str, *, in_double_quotes: bool) -> str:
+    """The command bash runs for `` `text` ``: a backslash before `$`, a backtick or a
+    backslash (and `"` inside double quotes) is removed, so `` \\` `` opens a nested
+    substitution."""
+    special = '$`\\"' if in_double_quotes else "$`\\"
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in special:
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def heredoc_as_string(body: str) -> str:
+    """The body of an unquoted heredoc as a double-quoted shell string with the same
+    expansions: in a heredoc a backslash quotes only `$`, a backtick, a backslash and a
+    newline, and `"` is plain text."""
+    out: list[str] = ['"']
+    i = 0
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            if i + 1 < n and body[i + 1] in "$`\\\n":
+                out.append(body[i : i + 2])
+                i += 2
+                continue
+            out.append("\\\\")
+        elif c == '"':
+            out.append('\\"')
+        else:
+            out.append(c)
+        i += 1
+    out.append('"')
+    return "".join(out)
+
+
+_PLAIN_QUOTE_OPERATORS = frozenset({"-", ":-", "=", ":=", "+", ":+"})
+"""Operators whose operand, inside double quotes or an unquoted heredoc, takes `'` as a plain
+character (bash 5: `"${x:-'$(cmd)'}"` runs cmd and prints the quotes). The pattern operators
+(`#`, `%`, `/`, `^`, `,`) and `?` do honour the quotes there."""
+_ARITHMETIC = frozenset({"arithmetic_expansion", "subscript", "c_style_for_statement"})
+"""Arithmetic reads `'` as a plain character, so `$(( '$(cmd)' ))`, `${a['$(cmd)']}` and
+`${x:0:'$(cmd)'}` run cmd (and then fail on the quotes)."""
+_SHELL_LEVEL = frozenset(
+    {"command_substitution", "process_substitution", "command", "program", "variable_assignment"}
+    | {"redirected_statement", "list", "pipeline", "test_command", "declaration_command"}
+)
+"""Where a quote is back to being a quote, whatever surrounds the construct."""
+
+
+def quotes_are_plain(node: Node) -> bool:
+    """Whether bash reads the quotes of this `'...'` or `$'...'` as plain characters, so that
+    the substitutions inside it run. When unsure (a nested operand bash may or may not treat
+    so), the answer is yes: the text is then only read again."""
+    operand = False
+    up = node.parent
+    while up is not None and up.type not in _SHELL_LEVEL:
+        kind = up.type
+        if kind in _ARITHMETIC or (
+            kind == "compound_statement" and up.child_count and up.children[0].type == "(("
+        ):
+            return True
+        if kind == "expansion":
+            operator = expansion_operator(up)
+            if operator == ":":
+                return True  # a substring offset or length: arithmetic
+            if operator not in _PLAIN_QUOTE_OPERATORS:
+                return False
+            operand = True
+        elif kind in ("string", "heredoc_body"):
+            return operand
+        up = up.parent
+    return False
+
+
+def expansion_operator(node: Node) -> str | None:
+    """The operator of `${name OP word}`: the first token after the name."""
+    named = False
+    for child in node.children:
+        if child.is_named:
+            named = True
+        elif named and child.type != "}":
+            return child.type
+    return None
+
+
+def plain_quoted_text(node: Node) -> str | None:
+    """The text of a `'...'` or `$'...'` whose quotes are plain characters, as the inside of a
+    double-quoted string that bash expands the same way; None when it holds a `"` (bash then
+    pairs the quotes differently from the tree)."""
+    raw = node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
+    if node.type == "ansi_c_string":
+        # bash decodes `$'...'` to `'...'` first, then expands the result.
+        raw = "'" + decode_ansi_c(raw[2:-1]) + "'"
+    return None if '"' in raw else raw

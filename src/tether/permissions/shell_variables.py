@@ -1,0 +1,139 @@
+"""Variables a command sets without an assignment word, and arithmetic that assigns.
+
+`printf -v PATH %s .`, `read PATH`, `for PATH in .`, `getopts x PATH`, `local PATH`, `unset
+PATH`, `exec {PATH}>f`, `(( PATH=0 ))` all change `PATH` as surely as `PATH=.` does, and the
+next `ls` then runs `./ls` (each checked with bash 5.2). The walker judges every name found here
+like an assignment to it: a dangerous variable (commands.py) is something the parser cannot
+vouch for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tether.permissions.commands import is_dangerous_variable
+from tether.permissions.shell_words import is_literal, program_name
+
+ARITHMETIC_ON_ASSIGNMENT = frozenset({"OPTIND", "RANDOM", "SRANDOM", "HISTCMD"})
+"""Special variables whose assigned value bash evaluates as arithmetic (`OPTIND='a[$(cmd)]'`
+runs cmd; checked with bash 5.2)."""
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNED = re.compile(
+    r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
+    r"|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:\+\+|--|(?:\*\*|<<|>>|[-+*/%&^|])?=(?!=))"
+)
+"""An arithmetic assignment: `x=`, `x+=`, `x<<=`, `a[i]=`, `x++`, `--x` (not `==`, `<=`...)."""
+_FD_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
+"""`{NAME}>file`, `{NAME}<&-`: bash puts the file descriptor's number in NAME."""
+
+# Option letters that take a value, per builtin; the letters whose value is a variable name.
+_READ_VALUED = "adinNptu"
+_MAPFILE_VALUED = "dnOsuCc"
+_WAIT_VALUED = "p"
+
+
+def arithmetic_assigns(text: str) -> list[str]:
+    """The dangerous variables that arithmetic `text` assigns (`PATH=0`, `HOME++`)."""
+    found: list[str] = []
+    for match in _ASSIGNED.finditer(text):
+        name = match.group(1) or match.group(2)
+        if is_dangerous_variable(name) and name not in found:
+            found.append(name)
+    return found
+
+
+def fd_variables(command: str) -> list[str]:
+    """Variables that `{NAME}>` redirections in the command's text assign (read from the
+    text: tree-sitter takes `{NAME}` for a word)."""
+    return list(dict.fromkeys(_FD_VARIABLE.findall(command)))
+
+
+def variables_set(argv: tuple[str, ...]) -> list[str]:
+    """The variables a builtin sets from its arguments (not assignment words): names as
+    written, possibly not literal (then the name is unknown)."""
+    if not argv or not is_literal(argv[0]):
+        return []
+    name = program_name(argv[0])
+    args = argv[1:]
+    if name == "printf":
+        return _option_values(args, "v", "v")
+    if name == "read":
+        return _option_values(args, _READ_VALUED, "a") + _positionals(args, _READ_VALUED)
+    if name in ("mapfile", "readarray"):
+        return _positionals(args, _MAPFILE_VALUED)
+    if name == "getopts":
+        return list(args[1:2])
+    if name == "wait":
+        return _option_values(args, _WAIT_VALUED, "p")
+    if name == "unset":
+        # `unset -f NAME` removes a function, not a variable.
+        if any(a.startswith("-") and "f" in a for a in args):
+            return []
+        return [a for a in args if not a.startswith("-")]
+    if name in ("declare", "typeset", "local", "export", "readonly"):
+        return _declared(name, args)
+    return []
+
+
+def _declared(name: str, args: tuple[str, ...]) -> list[str]:
+    """Names a declaration changes without giving them a value (those with `=` are assignment
+    words, judged apart): `local PATH` empties it in the function, `declare` inside a function
+    is `local`, `export -n` takes it out of the environment, `export -f f` puts the function
+    in the environment (`BASH_FUNC_f%%`), `-n` makes it a reference whose value then names
+    another variable."""
+    letters = "".join(a[1:] for a in args if a[:1] in "-+" and len(a) > 1)
+    names = [a for a in args if a[:1] not in "-+" and "=" not in a]
+    if "f" in letters or "F" in letters:
+        return [f"BASH_FUNC_{n}%%" for n in names] if name == "export" and "f" in letters else []
+    if name in ("export", "readonly") and "n" not in letters:
+        return []
+    if name in ("declare", "typeset") and letters and set(letters) <= set("p"):
+        return []
+    return names
+
+
+def _option_values(args: tuple[str, ...], valued: str, wanted: str) -> list[str]:
+    """Values of the options in `wanted` (`-v NAME`, `-vNAME`, `-rvNAME`), getopt-style."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--" or not word.startswith("-") or word == "-":
+            break
+        for j in range(1, len(word)):
+            letter = word[j]
+            if letter not in valued:
+                continue
+            value = (
+                word[j + 1 :] if j + 1 < len(word) else (args[i + 1] if i + 1 < len(args) else "")
+            )
+            if j + 1 >= len(word):
+                i += 1
+            if letter in wanted:
+                out.append(value)
+            break
+        i += 1
+    return out
+
+
+def _positionals(args: tuple[str, ...], valued: str) -> list[str]:
+    """The words after the options (getopt-style, option values skipped)."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return list(args[i + 1 :])
+        if not word.startswith("-") or word == "-":
+            break
+        for j in range(1, len(word)):
+            if word[j] in valued:
+                if j + 1 >= len(word):
+                    i += 1
+                break
+        i += 1
+    return list(args[i:])
+
+
+def is_variable_name(word: str) -> bool:
+    return _NAME.fullmatch(word.split("[", 1)[0]) is not None

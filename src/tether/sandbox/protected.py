@@ -1,0 +1,216 @@
+"""Files in writable places that change what runs later, outside the sandbox: read-only inside.
+
+A command in the sandbox may write the workspace, but not the files that tell tether, Claude
+Code, git or an editor what to run, or what to allow, the next time: a hook, an MCP server, a
+settings file that turns the sandbox off, `core.fsmonitor` in `.git/config`. Each entry of
+the tables says what happens when the path does not exist: either it must not be created
+(a placeholder is mounted there for the command's lifetime, see `placeholders.py`), or it
+cannot do harm by being created and is protected only when present.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
+
+
+@dataclass(frozen=True)
+class Protected:
+    """One path to keep read-only under a writable root."""
+
+    path: str
+    """Relative to the root."""
+    directory: bool
+    """What the placeholder is when missing: an empty directory, or a file. In a work tree
+    every placeholder is a directory, whatever the path names: git never tracks an empty
+    directory (so `git status` and `git add -A` see nothing, inside and outside), and a
+    directory mounted read-only stops a file being made there as well as a directory. Files
+    only where programs read the path and would fail on a directory: git's own files inside a
+    git directory (which git never tracks either), and the home's files (`.gitconfig`: git
+    refuses to run with a directory there; `.claude.json`)."""
+    placeholder: str | None
+    """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
+    why: str
+
+
+def _guarded(path: str, why: str) -> Protected:
+    return Protected(path, True, "", why)
+
+
+WORKSPACE_PROTECTED: tuple[Protected, ...] = (
+    _guarded(".tether", "tether's settings, hooks, skills, agents, permission seed"),
+    _guarded(".claude", "Claude Code's settings, hooks, skills, agents, commands"),
+    _guarded(".agents", "skills shared between agents (.agents/skills)"),
+    _guarded(".mcp.json", "MCP servers: programs started by the next session"),
+    _guarded("config/mcp_config.yaml", "the seed's MCP servers"),
+    _guarded(".vscode", "editor tasks, launch configurations, settings"),
+    _guarded(".idea", "IDE run configurations and settings"),
+    _guarded(".husky", "git hooks kept for husky (core.hooksPath)"),
+    _guarded(".pre-commit-config.yaml", "commands pre-commit runs at the next commit"),
+    Protected(".cursor", True, None, "editor rules and MCP servers"),
+    Protected(".devcontainer", True, None, "container commands (the editor asks before use)"),
+    Protected(".envrc", True, None, "direnv runs it only once allowed, and again after a change"),
+    Protected(".gitmodules", True, None, "submodule URLs (git ignores commands in it)"),
+)
+"""Under the workspace and every extra writable directory: a superset of the permission
+engine's `SELF_MODIFYING` (a test keeps it so). `.git` is handled apart (`git_protected`):
+where its hooks and config are depends on what `.git` is."""
+
+HOME_PROTECTED: tuple[Protected, ...] = (
+    *(Protected(name, name in HOME_DIRECTORIES, "", why) for name, why in HOME_SELF_MODIFYING),
+    _guarded(".config", "the user configuration of every tool (hidden when it exists)"),
+)
+"""Under the home directory, wherever it is writable in the sandbox (the workspace is the
+home or holds it, `sandbox.writable` names it or a directory in it). The table is the one the
+permission engine uses (`tether.home_files`); `.config` is added whole, since the sandbox
+hides it whole: a missing one must not be made either. Placeholders for files are empty files
+(read as an empty configuration): in a home that is itself a git work tree, they show as
+untracked while a command runs. What exists and is hidden
+(`SECRETS_IN_HOME`) stays hidden: what is written there vanishes with the sandbox."""
+
+GIT_DIR_PROTECTED: tuple[Protected, ...] = (
+    Protected("config", False, "", "core.fsmonitor, core.hooksPath, aliases: programs git runs"),
+    Protected("hooks", True, "", "programs git runs on commit, checkout, merge..."),
+    Protected("config.worktree", False, "", "read instead of config with worktreeConfig"),
+    # git refuses to run with an empty commondir; "." names the directory itself.
+    Protected("commondir", False, ".\n", "moves the hooks and config git reads elsewhere"),
+)
+"""Inside each git directory of a writable root."""
+
+_SUBMODULE_DEPTH = 4
+"""How deep submodule git directories are looked for under `.git/modules` (a submodule's
+name is its path, so `modules/vendor/lib` is one)."""
+
+
+def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, Protected]]:
+    """The absolute paths of `table` under `root`, git directories included when the table is
+    the workspace's."""
+    found = [(root / entry.path, entry) for entry in table]
+    if table is WORKSPACE_PROTECTED:
+        found += git_protected(root)
+    return found
+
+
+def git_protected(root: Path) -> list[tuple[Path, Protected]]:
+    """`.git` itself when it is a file (a worktree's or submodule's pointer), and the protected
+    entries of every git directory it leads to: the main one, its submodules', a linked
+    worktree's and its common directory. A missing `.git` is a placeholder directory, so that
+    `git init` cannot make a repository whose config runs at the user's next `git status`."""
+    dot_git = root / ".git"
+    if not os.path.lexists(dot_git):
+        return [(dot_git, Protected(".git", True, "", "a new repository's config and hooks"))]
+    if dot_git.is_file():
+        found = [(dot_git, Protected(".git", False, None, "points git at a git directory"))]
+        target = _gitdir_pointer(dot_git)
+        dirs = [] if target is None else [target, *_common_dir(target)]
+    else:
+        found, dirs = [], [dot_git, *_submodule_git_dirs(dot_git / "modules")]
+        dirs += _linked_worktree_dirs(dot_git / "worktrees")
+    for git_dir in dirs:
+        found += [(git_dir / e.path, e) for e in GIT_DIR_PROTECTED]
+    return found
+
+
+def _gitdir_pointer(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape")[:4096]
+    except OSError:
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    value = text[len("gitdir: ") :].rstrip("\r\n")
+    return (dot_git.parent / value).resolve() if value else None
+
+
+def _common_dir(git_dir: Path) -> list[Path]:
+    try:
+        value = (git_dir / "commondir").read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError):
+        return []
+    common = (git_dir / value).resolve() if value else git_dir
+    return [] if common == git_dir else [common]
+
+
+def _submodule_git_dirs(modules: Path, depth: int = _SUBMODULE_DEPTH) -> list[Path]:
+    if depth == 0 or not modules.is_dir() or modules.is_symlink():
+        return []
+    found: list[Path] = []
+    try:
+        children = sorted(p for p in modules.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return []
+    for child in children:
+        if (child / "HEAD").exists() or (child / "config").exists():
+            found += [child, *_submodule_git_dirs(child / "modules", depth - 1)]
+        else:
+            found += _submodule_git_dirs(child, depth - 1)
+    return found
+
+
+def _linked_worktree_dirs(worktrees: Path) -> list[Path]:
+    try:
+        return sorted(p for p in worktrees.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return []
+
+
+NESTED_DEPTH = 3
+"""How many directory levels below a writable root are searched for nested projects."""
+NESTED_LIMIT = 1000
+"""How many directories that search visits at most (breadth first: shallow projects first)."""
+_NOT_SEARCHED = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".cache",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", "target", "dist", "build"}
+)  # fmt: skip
+"""Directories that hold dependencies or build output, not projects."""
+
+
+def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
+    """The protected files of projects nested below `root` (a cloned dependency, a directory
+    of repositories added with `--add-dir`): those that exist, and the git directories they
+    have, whose own files are guarded when missing like the root's. A nested project's
+    missing `.mcp.json` or `.claude` is not guarded: that would mean placeholders in every
+    project below. One `scandir` per directory, breadth first."""
+    by_name: dict[str, list[Protected]] = {}
+    for entry in WORKSPACE_PROTECTED:
+        by_name.setdefault(entry.path.split("/")[0], []).append(entry)
+    found: list[tuple[Path, Protected]] = []
+    level, visited = [root], 0
+    for depth in range(NESTED_DEPTH + 1):
+        below: list[Path] = []
+        for directory in level:
+            try:
+                with os.scandir(directory) as entries:
+                    children = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+            except OSError:
+                continue
+            names = {name for name, _ in children}
+            if depth > 0:
+                found += _project_files(directory, names, by_name)
+            if depth < NESTED_DEPTH:
+                below += sorted(
+                    directory / name
+                    for name, is_dir in children
+                    if is_dir and name not in _NOT_SEARCHED and name not in by_name
+                )
+        below = below[: max(0, NESTED_LIMIT - visited)]
+        visited += len(below)
+        level = below
+    return found
+
+
+def _project_files(
+    directory: Path, names: set[str], by_name: dict[str, list[Protected]]
+) -> list[tuple[Path, Protected]]:
+    found: list[tuple[Path, Protected]] = []
+    for name in names & by_name.keys():
+        for entry in by_name[name]:
+            path = directory / entry.path
+            if "/" not in entry.path or os.path.lexists(path):
+                found.append((path, Protected(entry.path, entry.directory, None, entry.why)))
+    if ".git" in names:
+        found += git_protected(directory)
+    return found

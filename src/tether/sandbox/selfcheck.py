@@ -1,0 +1,275 @@
+"""Each property of the sandbox, tested live on this machine: what `tether sandbox check` runs.
+
+One sandbox, built like a session's from the user's settings but on a throwaway workspace and
+home, runs a probe script (Python, the interpreter tether runs on) that tries each attack and
+prints what happened; listeners and files outside are set up and checked by this side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Generator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tether.sandbox.bwrap import Sandbox
+
+TIMEOUT_S = 30.0
+SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
+
+_PROBE = r"""
+import ctypes, json, os, socket, subprocess, sys
+spec = json.loads(sys.argv[1])
+out = {}
+lines = open("/proc/self/status").read().splitlines()
+status = dict(l.split(":\t", 1) for l in lines if ":\t" in l)
+out["caps"] = {k: status[k].strip() for k in ("CapEff", "CapPrm", "CapBnd")}
+out["uid"] = os.getuid()
+def run(*argv):
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode
+    except OSError:
+        return 127
+libc = ctypes.CDLL(None, use_errno=True)
+out["remount"] = libc.mount(b"none", b"/", None, 0x20 | 0x1000, None) == 0  # MS_REMOUNT|MS_BIND
+out["remount_cmd"] = run("mount", "-o", "remount,bind,rw", "/") == 0
+out["root_write"] = os.access("/", os.W_OK) and not run("touch", spec["root_probe"])
+hidden_dir = spec["hidden_dir"]
+out["umount"] = libc.umount2(hidden_dir.encode(), 2) == 0 or run("umount", "-l", hidden_dir) == 0
+out["userns"] = libc.unshare(0x10000000) == 0 or run("unshare", "-U", "-r", "true") == 0
+def writes(path):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a") as f:
+            f.write("written inside\n")
+        return True
+    except OSError:
+        return False
+out["protected"] = {p: writes(p) for p in spec["protected"]}
+def reach(address, family):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(address)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+out["unix"] = {}
+for path in spec["sockets"]:
+    try:
+        out["unix"][path] = reach(path, socket.AF_UNIX)
+    except OSError:
+        out["unix"][path] = False
+out["tcp"] = reach(("127.0.0.1", spec["port"]), socket.AF_INET)
+out["env"] = spec["secret_name"] in os.environ
+def content(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+out["hidden"] = {p: content(p) for p in spec["hidden"]}
+out["tmp_seen"] = content(spec["tmp_outside"])
+with open(spec["tmp_inside"], "w") as f:
+    f.write("from inside\n")
+print(json.dumps(out))
+"""
+
+
+@dataclass(frozen=True)
+class Result:
+    ok: bool
+    name: str
+    detail: str
+
+    def line(self) -> str:
+        return f"  {'ok    ' if self.ok else 'FAILED'}  {self.name}: {self.detail}"
+
+
+def run_checks(template: Sandbox) -> list[Result]:
+    """Every property tested live under a sandbox with `template`'s settings (network,
+    sockets, bwrap) on a throwaway workspace and home."""
+    with tempfile.TemporaryDirectory(prefix="tether-sandbox-check-") as base_name:
+        base = Path(base_name).resolve()
+        with _listeners(base) as (sockets, port):
+            return _run(template, base, sockets, port)
+
+
+def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[Result]:
+    ws, home, scratch = base / "ws", base / "home", base / "tether" / "scratch" / "check"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("[core]\n")
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text("{}\n")
+    (home / ".ssh").mkdir(parents=True)
+    secrets = {home / ".ssh" / "id_ed25519": "KEY", home / ".claude.json": '{"k": 1}'}
+    for path, text in secrets.items():
+        path.write_text(text)
+    existing = [ws / ".git" / "config", ws / ".claude" / "settings.json"]
+    missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
+    sandbox = replace(
+        template,
+        workspace=ws,
+        writable=(scratch,),
+        tmp_dir=scratch / "tmp",
+        hidden=(home / ".ssh", home / ".claude.json", base / "tether"),
+        home=home,
+        scratch=scratch,
+    )
+    tag = uuid.uuid4().hex[:12]
+    tmp_outside, tmp_inside = (
+        Path(f"/tmp/tether-check-{tag}-out"),
+        Path(f"/tmp/tether-check-{tag}-in"),
+    )
+    root_probe = Path(f"/tether-check-{tag}")
+    tmp_outside.write_text("from outside\n")
+    spec = {
+        "root_probe": str(root_probe),
+        "hidden_dir": str(home / ".ssh"),
+        "protected": [str(p) for p in existing + missing],
+        "sockets": [str(s) for s in sockets],
+        "port": port,
+        "secret_name": SECRET_VARIABLE,
+        "hidden": [str(p) for p in secrets],
+        "tmp_outside": str(tmp_outside),
+        "tmp_inside": str(tmp_inside),
+    }
+    os.environ[SECRET_VARIABLE] = "not-a-real-key"
+    try:
+        command = sandbox.wrap([sys.executable, "-I", "-c", _PROBE, json.dumps(spec)], ws)
+        try:
+            done = subprocess.run(
+                command,
+                pass_fds=command.pass_fds,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        finally:
+            command.finished(0, "")
+        tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
+        root_written = root_probe.exists()
+    finally:
+        del os.environ[SECRET_VARIABLE]
+        for leftover in (tmp_outside, tmp_inside, root_probe):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    try:
+        seen = json.loads(done.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return [Result(False, "probe", f"the probe did not run in the sandbox: {said}")]
+    changed = [p for p in existing if "written inside" in p.read_text()]
+    created = [p for p in missing if os.path.lexists(p)]
+    return _judge(sandbox, seen, changed, created, root_written, tmp_back, sockets)
+
+
+def _judge(
+    sandbox: Sandbox,
+    seen: dict[str, object],
+    changed: list[Path],
+    created: list[Path],
+    root_written: bool,
+    tmp_back: str,
+    sockets: list[Path],
+) -> list[Result]:
+    caps: dict[str, str] = seen["caps"]  # type: ignore[assignment]
+    protected: dict[str, bool] = seen["protected"]  # type: ignore[assignment]
+    unix: dict[str, bool] = seen["unix"]  # type: ignore[assignment]
+    hidden: dict[str, str] = seen["hidden"]  # type: ignore[assignment]
+    no_caps = all(int(v, 16) == 0 for v in caps.values())
+    written = sorted(p for p, ok in protected.items() if ok)
+    reached = sorted(p for p, ok in unix.items() if ok)
+    leaked = sorted(p for p, text in hidden.items() if text)
+    results = [
+        Result(no_caps, "capabilities", ", ".join(f"{k} {v}" for k, v in caps.items())),
+        Result(seen["uid"] != 0, "uid inside", f"{seen['uid']} (not root)"),
+        Result(
+            not (seen["remount"] or seen["remount_cmd"] or seen["root_write"] or root_written),
+            "remount of /",
+            "refused; / stays read-only",
+        ),
+        Result(not seen["umount"], "umount of a hidden path", "refused"),
+        Result(not seen["userns"], "new user namespace", "cannot be created"),
+        Result(
+            not written and not changed and not created,
+            "protected workspace files",
+            "read-only, existing (.git/config, .claude/settings.json) and missing "
+            "(.mcp.json, .git/hooks/pre-commit, .tether/)"
+            + (f"; WRITTEN: {', '.join(written)}" if written else "")
+            + ("; nothing left behind" if not created else f"; LEFT: {created}"),
+        ),
+    ]
+    if sandbox.all_unix_sockets:
+        results.append(Result(True, "unix sockets", "allowed by settings (not tested)"))
+    else:
+        how = "seccomp filter" if sandbox.socket_filter else "hidden /run only (no filter here)"
+        results.append(
+            Result(
+                not reached,
+                "unix sockets",
+                f"{len(sockets)} listeners outside unreachable ({how})"
+                + (f"; REACHED: {', '.join(reached)}" if reached else ""),
+            )
+        )
+    if sandbox.network:
+        results.append(Result(True, "network", "allowed by settings (not tested)"))
+    else:
+        results.append(
+            Result(not seen["tcp"], "network off", "a 127.0.0.1 listener outside is unreachable")
+        )
+    results += [
+        Result(not seen["env"], "environment", f"{SECRET_VARIABLE} withheld"),
+        Result(
+            not leaked,
+            "hidden files",
+            "read as empty" + (f"; LEAKED: {', '.join(leaked)}" if leaked else ""),
+        ),
+        Result(
+            seen["tmp_seen"] == "from outside\n" and tmp_back == "from inside\n",
+            "/tmp",
+            "the same inside and outside",
+        ),
+    ]
+    return results
+
+
+@contextlib.contextmanager
+def _listeners(base: Path) -> Generator[tuple[list[Path], int]]:
+    """Unix socket listeners (in the workspace's parent, in /tmp and in the runtime directory
+    where this user may write) and a TCP listener on 127.0.0.1."""
+    places = [base / "check.sock", Path(f"/tmp/tether-check-{uuid.uuid4().hex[:12]}.sock")]
+    runtime = Path("/run") if os.geteuid() == 0 else Path(os.environ.get("XDG_RUNTIME_DIR", ""))
+    if runtime.is_absolute() and os.access(runtime, os.W_OK):
+        places.append(runtime / f"tether-check-{uuid.uuid4().hex[:12]}.sock")
+    servers: list[socket.socket] = []
+    made: list[Path] = []
+    try:
+        for path in places:
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            servers.append(server)
+            server.bind(str(path))
+            made.append(path)
+            server.listen(8)
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        servers.append(tcp)
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen(8)
+        yield made, tcp.getsockname()[1]
+    finally:
+        for server in servers:
+            server.close()
+        for path in made:
+            with contextlib.suppress(OSError):
+                path.unlink()

@@ -1,0 +1,332 @@
+"""Classes an outside attacker found past the engine, each with cases of our own: reads that
+may reach a denied file survive bypassPermissions, options of allowed programs that run or
+load programs, git writing protected paths, git repositories not named `.git`, and deny
+rules seeing a command's options as a set."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.permissions import Decision, PermissionContext, decide
+from tether.tools.builtin.bash import command_environment
+
+from .conftest import ContextFactory
+
+DENIES = ["Read(./.env)", "Read(./secrets/**)", "Read(~/.ssh/**)", "Edit(./.env)"]
+DENY_BASH = ["Bash(sentinel *)", "Bash(sentinel)", "Bash(rm -rf *)", "Bash(git push --force *)"]
+
+
+def bash(command: str, ctx: PermissionContext) -> Decision:
+    return decide("Bash", {"command": command}, ctx)
+
+
+def behaviors(commands: list[str], ctx: PermissionContext) -> dict[str, str]:
+    return {c: bash(c, ctx).behavior for c in commands}
+
+
+# A. What may reach a denied file is not let through by bypassPermissions.
+
+MAY_REACH = [
+    "head -n1 .en*",
+    "tail .[e]nv",
+    "wc -c ./.?nv",
+    "head -c 10 $(printf .env)",
+    "f=.env; head $f",
+    "printf '%s\\n' .env | xargs head",
+    "find . -name '*.env' -print0 | xargs -0 cat",
+    "grep -rl KEY .",
+    "grep --directories=recurse KEY .",
+    "rg KEY",
+    "grep -R KEY src",
+    "git log -p -- .env",
+    'git show "$REV"',
+    "git show HEAD:$(echo secrets)/key.pem",
+    "cat -- `echo .env`",
+]
+
+
+def test_reads_that_may_reach_a_denied_file_ask_in_bypass_mode(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES}}, mode="bypassPermissions")
+    assert behaviors(MAY_REACH, ctx) == dict.fromkeys(MAY_REACH, "ask")
+
+
+def test_patterns_every_expansion_of_which_is_denied_are_denied(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES}}, mode="bypassPermissions")
+    commands = [
+        "head secrets/*.pem",
+        "wc -l secrets/?pi.key",
+        "cat ~/.ssh/id_*",
+        "cd secrets; cat *",
+    ]
+    assert behaviors(commands, ctx) == dict.fromkeys(commands, "deny")
+    # Some expansions are not denied: asked, not denied.
+    assert bash("cat s*/key.pem", ctx).behavior == "ask"
+
+
+def test_writes_that_may_reach_a_denied_file_ask_in_bypass_mode(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES}}, mode="bypassPermissions")
+    assert behaviors(["echo x > .e*", "cp README.md $DEST"], ctx) == {
+        "echo x > .e*": "ask",
+        "cp README.md $DEST": "ask",
+    }
+
+
+def test_searches_stay_asks_in_default_mode_and_run_without_deny_rules(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES}})
+    assert behaviors(["grep -rn FIXME .", "git grep FIXME", "grep -rn FIXME src"], ctx) == {
+        "grep -rn FIXME .": "ask",
+        "git grep FIXME": "ask",
+        "grep -rn FIXME src": "allow",
+    }
+    plain = make_ctx(mode="bypassPermissions")
+    assert behaviors(["grep -rn FIXME .", "cat .e*"], plain) == {
+        "grep -rn FIXME .": "allow",
+        "cat .e*": "allow",
+    }
+
+
+# B. Options of allowed programs that run programs, read files or load code.
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git fetch-pack --upload-pack=sentinel origin", "deny"),
+        ("git fetch-pack --exec=sentinel ../r", "deny"),
+        ("git send-pack --receive-pack=sentinel host:r main", "deny"),
+        ("git send-pack --exec=sentinel host:r main", "deny"),
+        ("git archive --remote=host:r --exec=sentinel HEAD", "deny"),
+        ("git daemon --access-hook=sentinel", "deny"),
+        ("git instaweb --browser=sentinel", "deny"),
+        ("git difftool --extcmd=sentinel HEAD", "deny"),
+        ("git ls-remote 'ext::sentinel %S'", "deny"),
+        ("git filter-repo --blob-callback 'return'", "deny"),
+        ("git push ./bare.git main", "deny"),
+        ("git difftool HEAD~1", "ask"),
+        ("git mergetool --tool=vimdiff", "ask"),
+        ("git help --web log", "ask"),
+        ("git push origin main", "allow"),
+        ("git push . HEAD:other", "allow"),
+    ],
+)
+def test_git_options_that_run_programs(
+    command: str, expected: str, make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENY_BASH, "allow": ["Bash(git *)"]}})
+    assert bash(command, ctx).behavior == expected, bash(command, ctx)
+
+
+def test_a_revision_that_is_not_a_literal_may_name_a_denied_file(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(git *)"]}})
+    assert bash('git cat-file -p "$(git rev-parse HEAD):.env"', ctx) == Decision(
+        "ask", "Read(./.env)", "may read .env, which deny rule Read(./.env) covers"
+    )
+    assert bash("git show $REV", ctx).behavior == "ask"
+    # Without a Read deny rule there is nothing for it to name.
+    free = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    assert bash("git show $REV", free).behavior == "allow"
+
+
+def test_find_reads_its_list_of_starting_points(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(find *)"]}})
+    assert bash("find -files0-from secrets/api.key -name x", ctx).behavior == "deny"
+    # The list may name anything, a denied file too.
+    assert bash("find -files0-from list.txt", ctx).behavior == "ask"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("pytest -W ignore::mypkg.MyWarning", "deny"),
+        ("pytest --pythonwarnings=error::a.b.C:x", "deny"),
+        ("python -m pytest -W error::pkg.Warn tests", "deny"),
+        ("pytest -W error::DeprecationWarning", "allow"),
+        ("pytest -W ignore", "allow"),
+        ("pytest tests/test_x.py::test_y", "allow"),
+        ("pytest /srv/other/tests", "ask"),
+        ("pytest ../neighbour", "ask"),
+        ("cd .. && pytest", "ask"),
+    ],
+)
+def test_pytest_code_from_elsewhere(command: str, expected: str, make_ctx: ContextFactory) -> None:
+    ctx = make_ctx(
+        {
+            "permissions": {
+                "deny": DENY_BASH,
+                "allow": ["Bash(pytest *)", "Bash(python -m pytest *)", "Bash(cd *)"],
+            }
+        }
+    )
+    assert bash(command, ctx).behavior == expected, bash(command, ctx)
+
+
+# C. git writing protected paths.
+
+PROTECTED_WRITES = [
+    "git checkout-index --prefix=.tether/ permissions.yaml",
+    "git checkout-index -f --prefix=sub/.git/hooks/ post-checkout",
+    "git checkout-index --all --prefix=.vscode/",
+    "git mv notes.md .mcp.json",
+    "git mv hook .husky/pre-commit",
+    "git restore --source=HEAD~3 .claude/settings.json",
+    "git checkout HEAD~1 -- .tether/permissions.yaml",
+    "git rm --cached .claude/settings.local.json",
+]
+
+
+def test_git_writes_to_protected_paths_ask_under_an_allow_rule(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"]}}, mode="acceptEdits")
+    assert behaviors(PROTECTED_WRITES, ctx) == dict.fromkeys(PROTECTED_WRITES, "ask")
+    assert bash("git mv notes.md docs/notes.md", ctx).behavior == "allow"
+
+
+def test_git_writes_meet_edit_deny_rules(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(git *)"]}})
+    assert bash("git restore .env", ctx).behavior == "deny"
+    assert bash("git checkout-index --prefix=./ .env", ctx).behavior == "deny"
+
+
+def test_git_subcommands_that_write_the_tree_are_not_read_only(
+    make_ctx: ContextFactory,
+) -> None:
+    ctx = make_ctx(mode="plan")
+    commands = ["git checkout main", "git restore x", "git reset --hard", "git stash pop"]
+    assert behaviors(commands, ctx) == dict.fromkeys(commands, "deny")
+
+
+# D. A git repository not named `.git`.
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git --git-dir=store status",
+        "git --git-dir store log",
+        "git --git-dir=$D status",
+        "git -C sub --git-dir=../store diff",
+    ],
+)
+def test_a_git_dir_outside_a_dot_git_directory_is_hidden_code(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    denying = make_ctx({"permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(git *)"]}})
+    assert bash(command, denying).behavior == "deny"
+    for mode in ("default", "plan"):
+        plain = make_ctx(mode=mode)
+        assert bash(command, plain).behavior == ("deny" if mode == "plan" else "ask")
+
+
+def test_a_git_dir_inside_dot_git_is_judged_as_usual(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx()
+    assert bash("git --git-dir=.git status", ctx).behavior == "ask"  # a location option
+    allowed = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    assert bash("git --git-dir=sub/.git log", allowed).behavior == "allow"
+
+
+def _bare_repository_with_fsmonitor(root: Path) -> Path:
+    """What Write calls may leave in a workspace: a directory git takes for a bare repository,
+    whose config runs a program at the next `git status`."""
+    marker = root / "ran"
+    program = root / "monitor"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    program.chmod(0o755)
+    store = root / "store"
+    (store / "objects").mkdir(parents=True)
+    (store / "refs").mkdir()
+    (store / "HEAD").write_text("ref: refs/heads/main\n")
+    (store / "config").write_text(
+        f"[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n"
+        f"\tfsmonitor = {program}\n"
+    )
+    return store
+
+
+def test_the_bash_environment_keeps_git_from_finding_other_repositories(
+    tmp_path: Path,
+) -> None:
+    store = _bare_repository_with_fsmonitor(tmp_path)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    # Without the setting git finds it and runs the program: the test would see a bypass.
+    subprocess.run(["git", "status"], cwd=store, env=base, capture_output=True, check=False)
+    assert (tmp_path / "ran").exists()
+    (tmp_path / "ran").unlink()
+    env = command_environment(base, store)
+    run = subprocess.run(["git", "status"], cwd=store, env=env, capture_output=True, text=True)
+    assert (run.returncode, (tmp_path / "ran").exists()) == (128, False)
+    assert "safe.bareRepository" in run.stderr
+    # A repository named explicitly still works (and is judged by the engine instead).
+    named = subprocess.run(
+        ["git", "--git-dir=.", "rev-parse", "--git-dir"], cwd=store, env=env, capture_output=True
+    )
+    assert named.returncode == 0
+
+
+def test_the_bash_environment_keeps_the_users_git_settings() -> None:
+    env = command_environment(
+        {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "me"},
+        Path("/"),
+    )
+    assert {k: v for k, v in env.items() if k.startswith("GIT_CONFIG")} == {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "user.name",
+        "GIT_CONFIG_VALUE_0": "me",
+        "GIT_CONFIG_KEY_1": "safe.bareRepository",
+        "GIT_CONFIG_VALUE_1": "explicit",
+    }
+
+
+# E. Deny and ask rules see options as a set.
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -fr build",
+        "rm -r -f build",
+        "rm -R --force build",
+        "rm -fRv build",
+        "rm --recursive -f build",
+        "rm --recur --forc build",
+        "rm build -rf",
+        "rm -i -rf build",
+        "/bin/rm -rf build",
+        "git push -f origin main",
+        "git push origin main --force-with-lease",
+        "git -C . push --force origin",
+    ],
+)
+def test_deny_rules_match_options_in_any_spelling(command: str, make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENY_BASH}}, mode="bypassPermissions")
+    assert bash(command, ctx).behavior == "deny"
+
+
+def test_option_sets_widen_deny_and_ask_rules_only(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx(
+        {"permissions": {"ask": ["Bash(git branch -D *)"], "allow": ["Bash(rm -r *)"]}},
+        mode="default",
+    )
+    assert bash("git branch --delete --force old", ctx).behavior == "ask"
+    assert bash("rm -r build", ctx).behavior == "allow"
+    # An allow rule does not cover more options than it names.
+    assert bash("rm -rf build", ctx).behavior == "ask"
+    # Nor does a deny rule stop a command lacking one of its options.
+    denying = make_ctx({"permissions": {"deny": DENY_BASH}}, mode="bypassPermissions")
+    assert behaviors(["rm -r build", "rm -f x", "git push origin main"], denying) == {
+        "rm -r build": "allow",
+        "rm -f x": "allow",
+        "git push origin main": "allow",
+    }

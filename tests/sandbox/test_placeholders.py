@@ -1,0 +1,252 @@
+"""What stands in for a missing protected path while a command runs: git never sees it (inside
+or outside, in a repository, in a subdirectory of one, outside any), and it is gone after
+every way a command can end, a killed tether's included."""
+
+# Checking files on disk from async tests is deliberate: nothing else runs on the loop.
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tether.sandbox.placeholders import MARK
+from tether.tools.context import ToolContext
+from tether.tools.registry import ToolOutcome
+
+from .conftest import (
+    SETPRIV,
+    UNPRIVILEGED,
+    Layout,
+    bash_runner,
+    host_processes_with,
+    needs_bwrap,
+    sandboxed_context,
+    wait_until,
+)
+
+pytestmark = needs_bwrap
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
+PLACEHOLDERS = (
+    ".agents .claude .git .husky .idea .mcp.json .pre-commit-config.yaml .tether .vscode config"
+)
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run([*GIT, *args], cwd=cwd, capture_output=True, check=True, text=True).stdout
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def repository(base: Path, *, subdirectory: bool) -> tuple[Path, Path]:
+    """(the repository, the workspace in it) with one commit of `a.txt` in the workspace."""
+    repo = base / "ws"
+    workspace = repo / "pkg" if subdirectory else repo
+    workspace.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", cwd=repo)
+    (workspace / "a.txt").write_text("a\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "one", cwd=repo)
+    return repo, workspace
+
+
+def in_workspace(boundary: Layout, workspace: Path) -> Layout:
+    moved = Layout(
+        workspace, boundary.scratch, boundary.home, boundary.outside, boundary.unprivileged
+    )
+    moved.hand_over()
+    return moved
+
+
+@pytest.mark.parametrize("subdirectory", [False, True], ids=["repository", "subdirectory"])
+async def test_git_sees_no_placeholder_inside_or_outside(
+    boundary: Layout, subdirectory: bool
+) -> None:
+    """The measured defect: `git add -A` inside committed the empty placeholders, and outside
+    `git status` then showed them deleted."""
+    repo, workspace = repository(boundary.workspace.parent, subdirectory=subdirectory)
+    layout = in_workspace(boundary, workspace)
+    run = bash_runner(sandboxed_context(layout))
+    git_ = " ".join(GIT)
+    # In a subdirectory the repository's .git is outside the workspace: read-only, so no
+    # commit there, but what `add` would take is the question.
+    commit = (
+        f"{git_} add -A --dry-run" if subdirectory else f"{git_} add -A && {git_} commit -qm change"
+    )
+    outcome = await run(
+        command=f"for p in {PLACEHOLDERS}; do test -d $p || echo MISSING $p; done; "
+        f"{git_} status --porcelain --untracked-files=all; {git_} add -A --dry-run; "
+        f"echo b >> a.txt && {commit} && {git_} status --porcelain --untracked-files=all; echo end"
+    )
+    # Inside: every placeholder is there (a directory), and git sees only the real change.
+    prefix = "pkg/" if subdirectory else ""
+    expected = "add 'a.txt'\n M a.txt\nend\n" if subdirectory else "end\n"
+    assert outcome == ToolOutcome(expected, False)
+    # Outside: the commit holds a.txt alone, nothing is pending, nothing is left.
+    if not subdirectory:
+        assert git("show", "--name-only", "--format=", "HEAD", cwd=repo) == "a.txt\n"
+        assert git("status", "--porcelain", "--untracked-files=all", cwd=repo) == ""
+    else:
+        assert git("status", "--porcelain", "--untracked-files=all", cwd=repo) == " M pkg/a.txt\n"
+    assert git("ls-files", cwd=repo) == f"{prefix}a.txt\n"
+    assert listing(workspace) == ["a.txt"]
+
+
+async def test_git_outside_sees_nothing_while_a_command_runs(boundary: Layout) -> None:
+    repo, _ = repository(boundary.workspace.parent, subdirectory=False)
+    layout = in_workspace(boundary, repo)
+    go = layout.workspace / "go"
+    run = bash_runner(sandboxed_context(layout))
+    command = f"touch started; while [ ! -e {go} ]; do sleep 0.05; done; echo slow"
+    slow = asyncio.ensure_future(run(command=command))
+    assert await wait_until((repo / "started").exists)
+    assert (repo / ".mcp.json").is_dir()  # the placeholder, while the command runs
+    assert git("status", "--porcelain", cwd=repo) == "?? started\n"
+    git("add", "-A", cwd=repo)
+    assert git("diff", "--cached", "--name-only", cwd=repo) == "started\n"
+    go.touch()
+    assert await slow == ToolOutcome("slow\n", False)
+    assert listing(repo) == ["a.txt", "go", "started"]
+
+
+async def test_a_workspace_outside_any_repository_is_left_as_it_was(boundary: Layout) -> None:
+    (boundary.workspace / "a.txt").write_text("a\n")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command="find . -type f | sort; git status --porcelain 2>/dev/null || echo no repository"
+    )
+    assert outcome == ToolOutcome("./a.txt\nno repository\n", False)
+    assert listing(boundary.workspace) == ["a.txt"]
+
+
+async def test_nothing_is_left_after_a_timeout_or_a_cancellation(boundary: Layout) -> None:
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    timed_out = await run(command="sleep 30", timeout=300)
+    assert (timed_out.is_error, listing(boundary.workspace)) == (True, [])
+    started = boundary.workspace / "started"
+    task = asyncio.ensure_future(run(command=f"touch {started}; sleep 30"))
+    assert await wait_until(started.exists)
+    assert (boundary.workspace / ".claude").is_dir()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert listing(boundary.workspace) == ["started"]
+
+
+async def test_nothing_is_left_once_a_background_command_ends(boundary: Layout) -> None:
+    """No later command, no end of session: its end alone removes the placeholders."""
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    outcome = await run(command="sleep 0.2; echo done > finished", run_in_background=True)
+    assert not outcome.is_error
+    shell = ctx.background.get("bash_1")
+    assert shell.cleanup is not None
+    await shell.cleanup
+    assert listing(boundary.workspace) == ["finished"]
+
+
+async def test_nothing_is_left_when_a_background_command_is_stopped(boundary: Layout) -> None:
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    await run(command="sleep 30", run_in_background=True)
+    assert (boundary.workspace / ".mcp.json").is_dir()
+    assert await ctx.background.kill_all() == 1
+    assert listing(boundary.workspace) == []
+
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, subprocess, sys, time
+    from pathlib import Path
+    from tether.sandbox import SandboxSettings, plan_sandbox, probe
+
+    spec = json.loads(sys.argv[1])
+    ws = Path(spec["workspace"])
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(), probe(), workspace=ws, scratch_dir=Path(spec["scratch"]),
+        home=Path(spec["home"]),
+    )
+    command = sandbox.wrap(["sleep", spec["token"]], ws)
+    if spec["uid"] is not None:
+        for root, dirs, files in os.walk(ws):
+            for name in (root, *(os.path.join(root, n) for n in dirs + files)):
+                os.lchown(name, spec["uid"], spec["uid"])
+        command[1:1] = ["--setenv", "HOME", spec["home"]]
+        command[:0] = [spec["setpriv"], f"--reuid={spec['uid']}", f"--regid={spec['uid']}",
+                       "--clear-groups"]
+    subprocess.Popen(command, pass_fds=command.pass_fds)
+    command.spawned()
+    print("ready", flush=True)
+    time.sleep(1000)
+    """
+)
+
+
+async def test_a_killed_tether_leaves_what_the_next_start_removes(boundary: Layout) -> None:
+    token = f"1000.{os.getpid()}{id(boundary) % 1000}"
+
+    spec = {
+        "workspace": str(boundary.workspace),
+        "scratch": str(boundary.scratch),
+        "home": str(boundary.home),
+        "token": token,
+        "uid": UNPRIVILEGED if boundary.unprivileged else None,
+        "setpriv": SETPRIV,
+    }
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CHILD, json.dumps(spec), stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert child.stdout is not None
+        assert await child.stdout.readline() == b"ready\n"
+        assert await wait_until(lambda: bool(host_processes_with(token)))
+    finally:
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+    # bwrap dies with its parent; what it left stays until someone clears it.
+    assert await wait_until(lambda: not host_processes_with(token))
+    left = listing(boundary.workspace)
+    assert ".mcp.json" in left
+    boundary.sandbox()  # the next start in this workspace
+    assert listing(boundary.workspace) == []
+
+
+async def test_a_marked_placeholder_without_its_journal_is_removed_at_start(
+    boundary: Layout,
+) -> None:
+    """After a reboot (the journal lived in /dev/shm) the mark still tells a placeholder; a
+    directory of the user's own, or one the user filled, stays."""
+    ws = boundary.workspace
+    for name in (".claude", ".vscode", ".idea"):
+        (ws / name).mkdir()
+    try:
+        os.setxattr(ws / ".claude", MARK, b"1")
+        os.setxattr(ws / ".vscode", MARK, b"1")
+    except OSError:
+        pytest.skip("this file system keeps no user attributes")
+    (ws / ".vscode" / "tasks.json").write_text("{}")
+    boundary.sandbox()
+    assert listing(ws) == [".idea", ".vscode", ".vscode/tasks.json"]
+
+
+async def test_a_user_directory_at_a_protected_name_is_never_removed(boundary: Layout) -> None:
+    ws = boundary.workspace
+    (ws / ".idea").mkdir()
+    boundary.hand_over()
+    ctx: ToolContext = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    assert await run(command="rmdir .idea 2>/dev/null; echo done") == ToolOutcome("done\n", False)
+    boundary.sandbox()
+    assert listing(ws) == [".idea"]

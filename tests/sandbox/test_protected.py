@@ -1,0 +1,218 @@
+"""Files that change what runs later, outside the sandbox, are read-only inside it, whether
+they exist or not, and nothing the sandbox needed for that is left in the workspace."""
+
+# Checking files on disk from async tests is deliberate: nothing else runs on the loop.
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.tools.registry import ToolOutcome
+
+from .conftest import (
+    Layout,
+    bash_runner,
+    home_in_workspace,
+    needs_bwrap,
+    sandboxed_context,
+    wait_until,
+)
+
+pytestmark = needs_bwrap
+
+EXISTING = [
+    ".git/config",
+    ".git/hooks/pre-commit",
+    ".git/modules/lib/config",
+    ".git/modules/vendor/dep/hooks/post-checkout",
+    ".git/worktrees/feature/config.worktree",
+    ".tether/settings.json",
+    ".tether/hooks.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/skills/s/SKILL.md",
+    ".claude/agents/a.md",
+    ".claude/commands/c.md",
+    ".mcp.json",
+    "config/mcp_config.yaml",
+    ".agents/skills/s/SKILL.md",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".idea/workspace.xml",
+    ".envrc",
+    ".gitmodules",
+]
+
+MISSING = [
+    ".mcp.json",
+    ".claude/settings.json",
+    ".claude/hooks/h.sh",
+    ".tether/settings.local.json",
+    ".agents/skills/x/SKILL.md",
+    ".vscode/tasks.json",
+    ".idea/runConfigurations/x.xml",
+    "config/mcp_config.yaml",
+    ".git/hooks/post-checkout",
+    ".git/commondir",
+    ".git/config.worktree",
+]
+
+ATTACKS = [
+    "echo evil >> {p}",
+    "printf 'evil\\n' > {p}",
+    "rm -rf {p}",
+    "mv {p} {p}.moved",
+    "ln -sf /tmp/evil {p}",
+    "cp /etc/hostname {p}",
+    "touch {p}.new && mv -f {p}.new {p}",
+    'python3 -c \'open("{p}", "a").write("evil")\'',
+]
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True)
+
+
+def git_repository(ws: Path) -> None:
+    git("init", "-q", cwd=ws)
+    for relative in EXISTING:
+        path = ws / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_text("original\n")
+    (ws / ".git" / "modules" / "lib" / "HEAD").write_text("ref: refs/heads/main\n")
+    (ws / ".git" / "modules" / "vendor" / "dep" / "HEAD").write_text("ref: refs/heads/main\n")
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    found: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            key = str(path.relative_to(root))
+            found[key] = None if path.is_dir() or path.is_symlink() else path.read_bytes()
+    return found
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+async def test_existing_protected_files_cannot_be_changed(boundary: Layout, attack: str) -> None:
+    ws = boundary.workspace
+    git_repository(ws)
+    before = snapshot(ws)
+    run = bash_runner(sandboxed_context(boundary))
+    script = "; ".join(f"({attack.format(p=p)}) 2>/dev/null" for p in EXISTING)
+    outcome = await run(command=f"{script}; echo done")
+    assert outcome.content.endswith("done\n")
+    after = snapshot(ws)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    # Only what an attack may legitimately leave: a `.new` or `.moved` file beside the target.
+    assert {k for k in changed if not k.endswith((".new", ".moved"))} == set()
+    assert {k for k in after if k.endswith(".moved")} == set()
+
+
+@pytest.mark.parametrize("relative", MISSING)
+async def test_missing_protected_files_cannot_be_created(boundary: Layout, relative: str) -> None:
+    ws = boundary.workspace
+    git("init", "-q", cwd=ws)
+    (ws / ".git" / "hooks").mkdir(exist_ok=True)
+    for sample in (ws / ".git" / "hooks").iterdir():
+        sample.unlink()
+    before = snapshot(ws)
+    run = bash_runner(sandboxed_context(boundary))
+    target = ws / relative
+    outcome = await run(
+        command=f"mkdir -p {target.parent} 2>/dev/null; (echo evil > {target}) 2>/dev/null; "
+        f"(mkdir -p {target}) 2>/dev/null; grep -qs evil {target} && echo CREATED; echo done"
+    )
+    assert outcome == ToolOutcome("done\n", False)
+    # Nothing left behind: the workspace is as it was, placeholders and all.
+    assert snapshot(ws) == before
+
+
+async def test_git_config_cannot_gain_a_program_to_run(boundary: Layout) -> None:
+    """The measured attack: core.fsmonitor set from inside runs at the user's next git status."""
+    ws = boundary.workspace
+    git("init", "-q", cwd=ws)
+    marker = boundary.outside / "fsmonitor-ran"
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=f"git config core.fsmonitor 'touch {marker}; false' 2>&1 | tail -1; "
+        f"git config core.hooksPath hooks2 2>/dev/null; "
+        # Renaming the git directory away to write a new one must fail too.
+        "mv .git .git-old 2>/dev/null; mkdir -p .git2 && echo done"
+    )
+    assert outcome.content.endswith("done\n")
+    assert (ws / ".git" / "config").is_file()
+    assert not (ws / ".git-old").exists()
+    git("-c", "safe.directory=*", "status", cwd=ws)
+    assert not marker.exists()
+
+
+async def test_no_repository_cannot_be_made_where_there_is_none(boundary: Layout) -> None:
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(command="git init -q . 2>/dev/null || echo refused")
+    assert outcome == ToolOutcome("refused\n", False)
+    assert os.listdir(boundary.workspace) == []
+
+
+async def test_settings_cannot_turn_the_sandbox_off(boundary: Layout) -> None:
+    """The measured attack: settings written from inside turned the sandbox off next time."""
+    run = bash_runner(sandboxed_context(boundary))
+    await run(
+        command="for d in .tether .claude; do mkdir -p $d; "
+        """echo '{"sandbox": {"enabled": false}}' > $d/settings.json; done 2>/dev/null; true"""
+    )
+    assert os.listdir(boundary.workspace) == []
+
+
+async def test_writable_home_keeps_its_startup_files(boundary: Layout) -> None:
+    """A workspace that contains the home (or a writable home) does not open its rc files."""
+    boundary = home_in_workspace(boundary)
+    home = boundary.home
+    (home / ".bashrc").write_text("original\n")
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=f"(echo evil >> {home}/.bashrc; echo evil > {home}/.bash_profile; "
+        f"echo evil > {home}/.gitconfig) 2>/dev/null; echo done"
+    )
+    assert outcome == ToolOutcome("done\n", False)
+    assert sorted(os.listdir(home)) == [".bashrc", ".tether"]
+    assert (home / ".bashrc").read_text() == "original\n"
+
+
+async def test_ordinary_files_stay_writable(boundary: Layout) -> None:
+    ws = boundary.workspace
+    git("init", "-q", cwd=ws)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command="mkdir -p src config && echo x > src/a.py && echo y > config/app.yaml && "
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline "
+        "| wc -l"
+    )
+    assert outcome == ToolOutcome("1\n", False)
+    assert (ws / "config" / "app.yaml").read_text() == "y\n"
+
+
+async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> None:
+    """A command that ends does not lift the protection of one still running; the last to end
+    removes the placeholders."""
+    ws = boundary.workspace
+    run = bash_runner(sandboxed_context(boundary))
+    go = ws / "go"
+    slow = asyncio.ensure_future(
+        run(
+            command=f"touch started; while [ ! -e {go} ]; do sleep 0.05; done; "
+            "(echo evil > .mcp.json) 2>/dev/null; grep -qs evil .mcp.json && echo CREATED; echo slow"
+        )
+    )
+    assert await wait_until((ws / "started").exists)
+    assert await run(command="echo quick") == ToolOutcome("quick\n", False)
+    assert (ws / ".mcp.json").exists()  # still the slow command's placeholder
+    go.touch()
+    assert await slow == ToolOutcome("slow\n", False)
+    assert sorted(os.listdir(ws)) == ["go", "started"]
