@@ -201,7 +201,9 @@ def test_a_no_above_does_not_reach_below(tmp_path: Path, home: Path) -> None:
 def test_home_is_trusted_only_for_itself_and_never_recorded(home: Path, tmp_path: Path) -> None:
     th = tmp_path / "th"
     assert not record_trust(home, True, tether_home=th, user_home=home)
+    assert not record_trust(home, False, tether_home=th, user_home=home)  # asked each time
     assert not (th / TRUST_FILE).exists()
+    assert not workspace_trust(home, tether_home=th, user_home=home, env={}).recordable
     _write(home / ".claude.json", {"projects": {str(home): {"hasTrustDialogAccepted": True}}})
     assert workspace_trust(home, tether_home=th, user_home=home, env={}).trusted
     (home / "clone").mkdir()

@@ -89,7 +89,7 @@ TRICKY = [
     "x=abc; echo ${x:0:'$(sentinel)'}",
     "bash --init-file <(echo sentinel) -i < /dev/null",
     "bash --rcfile /dev/stdin -i <<< sentinel",
-    "s$\"entinel\"",
+    's$"entinel"',
     "flock .lock -c sentinel",
     "script -q -c 'true; sentinel' /dev/null",
     "setarch -R sentinel",

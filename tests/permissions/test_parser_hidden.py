@@ -28,7 +28,6 @@ FOUND = [
     ("cat <<E\n`echo \\`sudo true\\``\nE", "sudo true"),
     ("echo ${u:-$(sudo true)}", "sudo true"),
     ("x=a; echo ${x/$(sudo true)/y}", "sudo true"),
-    ("echo ${!a[$(sudo true)]}", "sudo true"),
     ("env --split-string='A=1 sudo true'", "sudo true"),
     ("env -vS'sudo  true'", "sudo true"),
     ('shopt -s expand_aliases; alias ll="sudo true"\nll', "sudo true"),
@@ -65,6 +64,26 @@ HIDDEN = [
     ("echo sudo true | bash", "bash runs code that another command produces"),
     (". <(echo sudo true)", ". runs code that another command produces"),
     ("echo $(" * 120 + "sudo true" + ")" * 120, "too deeply nested to judge"),
+    # The output of a substitution in a subscript or arithmetic is evaluated again.
+    ("echo ${!a[$(sudo true)]}", "arithmetic on a command's output can run commands"),
+    ("[[ $(echo 'q[$(sudo true)]') -eq 0 ]]", "arithmetic on a command's output can run commands"),
+    ("echo $(( $(echo 'q[$(sudo true)]') ))", "arithmetic on a command's output can run commands"),
+    # `[[ ]]` evaluates a literal operand's text as arithmetic, quoted or not, and so does
+    # an assignment to a special variable: a subscript in the text runs its substitution.
+    ("[[ 'b[$(sudo true)]' -gt 0 ]]", "[[ arithmetic on text that holds code runs it"),
+    ("[[ 0 -ne $'c[`sudo true`]' ]]", "[[ arithmetic on text that holds code runs it"),
+    ("[[ -n x && 1 -le 'e[$(sudo true)]' ]]", "[[ arithmetic on text that holds code runs it"),
+    (
+        "OPTIND='o[$(sudo true)]'",
+        "OPTIND evaluates the arithmetic it is given, which holds code",
+    ),
+    ("RANDOM='r[`sudo true`]'", "RANDOM evaluates the arithmetic it is given, which holds code"),
+    ("declare -i n='d[$(sudo true)]'", "n evaluates the arithmetic it is given, which holds code"),
+    ("a=(1); unset 'a[$(sudo true)]'", "unset with an array subscript can run commands"),
+    ("let 'n[$(sudo true)]'", "let evaluates arithmetic, which can run commands"),
+    # An empty substitution spliced into a program name: the name is not a literal.
+    ("su``do true", "the program name is not a literal"),
+    ("s``u``do true", "the program name is not a literal"),
 ]
 
 
@@ -392,3 +411,14 @@ def test_a_remote_command_is_judged_and_covered_by_a_rule_naming_it(
     assert decide("Bash", {"command": "ssh box uptime"}, make_ctx(allowed)) == Decision(
         "allow", "Bash(ssh box uptime)", "allowed by Bash(ssh box uptime)"
     )
+
+
+def test_code_an_option_runs_is_judged_like_the_command_line(make_ctx: ContextFactory) -> None:
+    """Found by the differential test: a parse problem in code an option runs (`compgen -C`)
+    was a plain ask, which bypassPermissions skipped; it meets the deny rules as the command
+    line itself does."""
+    for mode in MODES:
+        decision = decide(
+            "Bash", {"command": "compgen -C '{sudo,} #' x"}, make_ctx(DENY, mode=mode)
+        )
+        assert (decision.behavior, decision.rule) == ("deny", "Bash(sudo *)"), mode

@@ -52,18 +52,19 @@ class Layout:
         """Give the files the test made to the unprivileged user (a no-op for root)."""
         if not self.unprivileged:
             return
-        base = self.workspace.parent
+        base = Path(os.path.commonpath([self.workspace.parent, self.scratch]))
         for root, dirs, files in os.walk(base):
             for name in (root, *(os.path.join(root, n) for n in dirs + files)):
                 os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
 
-    def sandbox(self, **settings: Any) -> Sandbox:
+    def sandbox(self, environ: dict[str, str] | None = None, **settings: Any) -> Sandbox:
         sandbox, notice, refused = plan_sandbox(
             SandboxSettings(**settings),
             STATUS,
             workspace=self.workspace,
             scratch_dir=self.scratch,
             home=self.home,
+            environ=environ,
         )
         assert (notice, refused) == (None, False)
         assert sandbox is not None
@@ -90,8 +91,10 @@ def bash_runner(ctx: ToolContext) -> RunBash:
     return run
 
 
-def sandboxed_context(layout: Layout, **settings: Any) -> ToolContext:
-    wrap = layout.sandbox(**settings).wrap
+def sandboxed_context(
+    layout: Layout, environ: dict[str, str] | None = None, **settings: Any
+) -> ToolContext:
+    wrap = layout.sandbox(environ, **settings).wrap
     if layout.unprivileged:
         assert SETPRIV is not None
 

@@ -94,7 +94,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
         "  ok      environment: TETHER_CHECK_API_KEY withheld\n"
         "  ok      hidden files: read as empty\n"
-        "  ok      /tmp: the same inside and outside\n",
+        "  ok      /tmp: the same inside and outside\n"
+        "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
+        "is not followed: nothing bound, written or made there\n",
     )
 
 
@@ -134,6 +136,7 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  new user namespace",
         "FAILED  unix sockets",
         "FAILED  hidden files",  # the probe's umount exposed them
+        "FAILED  symlinked directories",  # and its remount made them writable
     ]
 
 

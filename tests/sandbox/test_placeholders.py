@@ -7,6 +7,7 @@ every way a command can end, a killed tether's included."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -45,7 +46,9 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def listing(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    """What is under `root`, but for what a repository keeps in `.git`."""
+    found = (str(p.relative_to(root)) for p in root.rglob("*"))
+    return sorted(p for p in found if not (root / ".git").is_dir() or p.split("/")[0] != ".git")
 
 
 def repository(base: Path, *, subdirectory: bool) -> tuple[Path, Path]:
@@ -90,7 +93,7 @@ async def test_git_sees_no_placeholder_inside_or_outside(
     )
     # Inside: every placeholder is there (a directory), and git sees only the real change.
     prefix = "pkg/" if subdirectory else ""
-    expected = "add 'a.txt'\n M a.txt\nend\n" if subdirectory else "end\n"
+    expected = "add 'pkg/a.txt'\n M pkg/a.txt\nend\n" if subdirectory else "end\n"
     assert outcome == ToolOutcome(expected, False)
     # Outside: the commit holds a.txt alone, nothing is pending, nothing is left.
     if not subdirectory:
@@ -166,13 +169,23 @@ async def test_nothing_is_left_when_a_background_command_is_stopped(boundary: La
     assert listing(boundary.workspace) == []
 
 
+def sleeping(token: str) -> list[int]:
+    """The pids of the sandbox's `sleep <token>` (not of bwrap, whose line also names it)."""
+    found: list[int] = []
+    for pid in host_processes_with(token):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep\0"):
+                found.append(pid)
+    return found
+
+
 CHILD = textwrap.dedent(
     """
     import json, os, subprocess, sys, time
     from pathlib import Path
     from tether.sandbox import SandboxSettings, plan_sandbox, probe
 
-    spec = json.loads(sys.argv[1])
+    spec = json.loads(os.environ["SPEC"])
     ws = Path(spec["workspace"])
     sandbox, _, _ = plan_sandbox(
         SandboxSettings(), probe(), workspace=ws, scratch_dir=Path(spec["scratch"]),
@@ -205,13 +218,19 @@ async def test_a_killed_tether_leaves_what_the_next_start_removes(boundary: Layo
         "uid": UNPRIVILEGED if boundary.unprivileged else None,
         "setpriv": SETPRIV,
     }
+    # The token in the environment, not the command line: only the sandbox's sleep has it.
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, json.dumps(spec), stdout=asyncio.subprocess.PIPE
+        sys.executable,
+        "-c",
+        CHILD,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "SPEC": json.dumps(spec)},
     )
     try:
         assert child.stdout is not None
         assert await child.stdout.readline() == b"ready\n"
-        assert await wait_until(lambda: bool(host_processes_with(token)))
+        # Killed only once the command runs (bwrap set up, its parent watched).
+        assert await wait_until(lambda: bool(sleeping(token)))
     finally:
         child.send_signal(signal.SIGKILL)
         await child.wait()

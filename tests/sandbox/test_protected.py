@@ -207,7 +207,8 @@ async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> 
     slow = asyncio.ensure_future(
         run(
             command=f"touch started; while [ ! -e {go} ]; do sleep 0.05; done; "
-            "(echo evil > .mcp.json) 2>/dev/null; grep -qs evil .mcp.json && echo CREATED; echo slow"
+            "(echo evil > .mcp.json) 2>/dev/null; grep -qs evil .mcp.json && echo CREATED; "
+            "echo slow"
         )
     )
     assert await wait_until((ws / "started").exists)

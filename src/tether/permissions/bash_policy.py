@@ -284,7 +284,7 @@ class _Judge:
                 verdicts.append(self.unseen("runs a command that is not a literal"))
                 continue
             script = parse_command(code)
-            verdicts.extend(ask(problem) for problem in script.problems)
+            verdicts.extend(self.unseen(problem) for problem in script.problems)
             verdicts.extend(self.invocation(sub) for sub in script.invocations)
         near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
         if use.follows and near:

@@ -18,8 +18,10 @@ import tree_sitter
 import tree_sitter_bash
 from tree_sitter import Node
 
+from tether.permissions import shell_budget
 from tether.permissions.commands import is_dangerous_variable
 from tether.permissions.script import Invocation, Redirect, Script
+from tether.permissions.shell_budget import MAX_BYTES, TOO_LARGE, Budget, TooLarge
 from tether.permissions.shell_checks import (
     arithmetic_problem,
     expansion_problems,
@@ -53,16 +55,6 @@ _parser: tree_sitter.Parser | None = None
 _DUPLICATIONS = frozenset({">&", "<&", ">&-", "<&-"})
 _READ_REDIRECTS = frozenset({"<"})
 TOO_DEEP = "too deeply nested to judge"
-TOO_LARGE = "too large to judge"
-MAX_BYTES = 100_000
-"""The longest command read at all (a 1,000-line file written by a heredoc is about 40 KB; a
-370-line shell script has some 2,600 nodes and 300 simple commands)."""
-MAX_PARSED_BYTES = 400_000
-MAX_NODES = 10_000
-MAX_COMMANDS = 1_000
-"""Bounds on one command's analysis, code strings and substitutions read again included
-(`bash -c` twelve levels deep re-reads its text twelve times): beyond them the command is too
-large to judge, so that every decision takes bounded time."""
 PARSE_ERROR = "the command does not parse cleanly"
 _SCANNED_LEAVES = frozenset({"word", "regex", "extglob_pattern", "string_content", "number"})
 """Leaves whose text bash may still expand (not quoted strings, comments, heredoc text)."""
@@ -71,27 +63,6 @@ _RESERVED_BYTES = frozenset(
 )
 """Reserved words tree-sitter sometimes takes for command names (`coproc X { cmd; }`): bash
 reads them as syntax, so the tree is not what bash runs."""
-
-
-class _TooLarge(Exception):
-    """The analysis went past one of the bounds above."""
-
-
-class _Budget:
-    """What one top-level analysis has used; shared by the code strings it reads again."""
-
-    def __init__(self) -> None:
-        self.bytes = 0
-        self.nodes = 0
-        self.commands = 0
-
-
-_local = threading.local()
-
-
-def _budget() -> _Budget | None:
-    budget: _Budget | None = getattr(_local, "budget", None)
-    return budget
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
@@ -109,25 +80,23 @@ def parse_command(command: str, depth: int = 0) -> Script:
     `MAX_DEPTH`, nothing more is read and the command is too deeply nested to judge."""
     if depth > MAX_DEPTH:
         return Script((), (TOO_DEEP,))
-    if _budget() is not None:
+    if shell_budget.current() is not None:
         return _read(command, depth)
     if len(command) > MAX_BYTES:
         return Script((), (TOO_LARGE,))
-    _local.budget = _Budget()
+    shell_budget.begin()
     try:
         return _read(command, depth)
-    except _TooLarge:
+    except TooLarge:
         return Script((), (TOO_LARGE,))
     finally:
-        _local.budget = None
+        shell_budget.end()
 
 
 def _read(command: str, depth: int) -> Script:
-    budget = _budget()
+    budget = shell_budget.current()
     if budget is not None:
-        budget.bytes += len(command)
-        if budget.bytes > MAX_PARSED_BYTES:
-            raise _TooLarge
+        budget.text(len(command))
     problems: list[str] = []
     control = control_character(command)
     if control is not None:
@@ -153,7 +122,7 @@ def _read(command: str, depth: int) -> Script:
 
 
 class _Walker:
-    def __init__(self, depth: int, budget: _Budget | None = None) -> None:
+    def __init__(self, depth: int, budget: Budget | None = None) -> None:
         self.budget = budget
         self.depth = depth
         """How deeply the node being visited is nested: bounded, so that no input recurses
@@ -172,9 +141,7 @@ class _Walker:
             self.problems.append(TOO_DEEP)
             return
         if self.budget is not None:
-            self.budget.nodes += 1
-            if self.budget.nodes > MAX_NODES:
-                raise _TooLarge
+            self.budget.node()
         self.depth += 1
         self._visit(node)
         self.depth -= 1
@@ -202,10 +169,10 @@ class _Walker:
             conditional, sure = arithmetic_problem(node)
             if conditional is not None:
                 self.conditional.append(conditional)
-            if sure is not None:
-                self.problems.append(sure)
-            self.sets(arithmetic_assigns(_node_text(node)))
             self._visit_children(node)
+            if sure is not None:
+                self.problems.append(sure)  # after what is inside: a deeper problem comes first
+            self.sets(arithmetic_assigns(_node_text(node)))
         elif kind == "expansion":
             self._expansion(node)
             self._visit_children(node)
@@ -295,9 +262,7 @@ class _Walker:
 
     def _add(self, invocation: Invocation) -> None:
         if self.budget is not None:
-            self.budget.commands += 1
-            if self.budget.commands > MAX_COMMANDS:
-                raise _TooLarge
+            self.budget.command()
         self.invocations.append(invocation)
 
     def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
@@ -351,7 +316,9 @@ class _Walker:
         assignment would be."""
         for name in names:
             if not is_literal(name) or not name:
-                self.problems.append("sets a variable whose name is not a literal")
+                # From the environment, which the command cannot change, unless it gave the
+                # variable a value itself.
+                self.conditional.append("sets a variable whose name is not a literal")
             elif is_dangerous_variable(name):
                 self.problems.append(f"sets {name}, which changes what programs run or load")
             elif name.split("[", 1)[0] in ARITHMETIC_ON_ASSIGNMENT:

@@ -29,11 +29,7 @@ def holds_code(word: str) -> bool:
     """A literal whose text, evaluated as arithmetic or as a name with a subscript, expands
     something: `'a[$(cmd)]'` runs cmd there, `'PATH=0'` assigns PATH. Quotes do not help,
     since bash evaluates the text after quote removal."""
-    return is_literal(word) and (
-        "$" in word
-        or "`" in word
-        or bool(("=" in word or "++" in word or "--" in word) and arithmetic_assigns(word))
-    )
+    return is_literal(word) and ("$" in word or "`" in word or bool(arithmetic_assigns(word)))
 
 
 def name_problems(argv: tuple[str, ...]) -> tuple[list[str], list[str]]:

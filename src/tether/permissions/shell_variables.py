@@ -10,6 +10,7 @@ vouch for.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from tether.permissions.commands import is_dangerous_variable
 from tether.permissions.shell_words import is_literal, program_name
@@ -35,12 +36,19 @@ _WAIT_VALUED = "p"
 
 def arithmetic_assigns(text: str) -> list[str]:
     """The dangerous variables that arithmetic `text` assigns (`PATH=0`, `HOME++`)."""
+    if "=" not in text and "++" not in text and "--" not in text:
+        return []
+    return list(_assigned(text))
+
+
+@lru_cache(maxsize=4096)
+def _assigned(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for match in _ASSIGNED.finditer(text):
         name = match.group(1) or match.group(2)
-        if is_dangerous_variable(name) and name not in found:
+        if name not in found and is_dangerous_variable(name):
             found.append(name)
-    return found
+    return tuple(found)
 
 
 def fd_variables(command: str) -> list[str]:

@@ -11,7 +11,10 @@ secrets withheld from the environment; everything killed when tether goes.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import functools
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
 from tether.sandbox.limits import explain_failure
+from tether.sandbox.nofollow import Descriptors, Found, fresh_directory
 from tether.sandbox.placeholders import Placeholders, placeholders_for, remove_all_unused
 from tether.sandbox.protected import (
     HOME_PROTECTED,
@@ -96,15 +100,17 @@ class Sandbox:
     def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
         """The bwrap command line that runs `argv` in `cwd` under this policy, with the
         descriptors it needs; `finished` removes the placeholders it made."""
-        self.tmp_dir.mkdir(parents=True, exist_ok=True)
+        fresh_directory(self.tmp_dir)
         placeholders = placeholders_for(self.workspace)
         placeholders.remove_unused()
         lock_fd = placeholders.hold()
         fds = [lock_fd]
+        reached = Descriptors()
         try:
             args = [str(self.bwrap)]
-            for mount in self._mounts(placeholders):
+            for mount in self._mounts(placeholders, reached):
                 args += mount
+            fds += reached.release()
             args += ["--unshare-all", "--unshare-user"]
             if self.network:
                 args += ["--share-net"]
@@ -128,6 +134,7 @@ class Sandbox:
                 args += ["--unsetenv", name]
             args += ["--setenv", "TMPDIR", str(self.tmp_dir), "--chdir", str(cwd), "--", *argv]
         except BaseException:
+            reached.close_all()
             for fd in fds:
                 os.close(fd)
             raise
@@ -146,7 +153,7 @@ class Sandbox:
 
     def writable_mounts(self) -> tuple[Path, ...]:
         """Every path bound writable (some may not exist)."""
-        tmp = (Path("/tmp"),) if Path("/tmp").is_dir() else ()
+        tmp = (Path(os.path.realpath("/tmp")),) if Path("/tmp").is_dir() else ()
         return _unique((self.workspace, *tmp, self.tmp_dir, *self.writable))
 
     def project_roots(self) -> tuple[Path, ...]:
@@ -167,21 +174,40 @@ class Sandbox:
         for root in self.project_roots():
             found += protected_in(root, WORKSPACE_PROTECTED)
             found += nested_protected(root)
-        if self.home is not None:
+        writable = self.writable_mounts()
+        # Most sessions write nowhere near the home: its table then costs nothing.
+        if self.home is not None and _meets_any(self.home, writable):
             found += protected_in(self.home, HOME_PROTECTED)
-        found += [(p, Protected(p.name, True, "", "guarded as a whole")) for p in self.guarded]
+        found += [
+            (p, Protected(p.name, True, "", "guarded as a whole"))
+            for p in self.guarded
+            if _meets_any(p, writable)
+        ]
         return found
 
-    def _mounts(self, placeholders: Placeholders) -> list[list[str]]:
+    def _mounts(self, placeholders: Placeholders, reached: Descriptors) -> list[list[str]]:
         """Binds and covers, shallower paths first: bwrap applies them in order, so each path
         ends up under its most specific rule (a workspace inside ~/.config stays visible; a
         ~/.ssh inside a workspace that is the home directory stays hidden). At equal depth a
         cover comes first, then a writable bind (a path the user made writable is one they
-        mean to use), then a protected read-only bind (which no setting lifts)."""
+        mean to use), then a protected read-only bind (which no setting lifts).
+
+        Every bind is of a path reached without following a symlink (`nofollow.py`), by its
+        descriptor where bwrap takes one: a command cannot redirect a bind by replacing a
+        directory with a link between two commands. What is not reached is not bound."""
         mounts: dict[str, tuple[int, int, list[str]]] = {}
+        by_fd = _binds_by_fd(self.bwrap)
 
         def add(path: Path, rank: int, mount: list[str]) -> None:
             mounts[str(path)] = (len(path.parts), rank, mount)
+
+        def bind(path: Path, found: Found, *, read_only: bool) -> None:
+            if by_fd:
+                flag = "--ro-bind-fd" if read_only else "--bind-fd"
+                mount = [flag, str(reached.use(found)), str(path)]
+            else:
+                mount = ["--ro-bind" if read_only else "--bind", str(path), str(path)]
+            add(path, 2 if read_only else 1, mount)
 
         # Most candidates do not exist: one lstat each before resolving the few that do.
         hidden = [p.resolve() for p in self.hidden if os.path.lexists(p)]
@@ -197,33 +223,60 @@ class Sandbox:
                 if run.is_dir() and not run.is_symlink():
                     add(run, 0, ["--tmpfs", str(run)])
             for socket in self.unix_sockets:
-                add(socket, 1, ["--bind-try", str(socket), str(socket)])
-        writable = self.writable_mounts()
-        for path in writable:
-            add(path, 1, ["--bind-try", str(path), str(path)])
+                if isinstance(found := reached.reach(socket), Found):
+                    bind(socket, found, read_only=False)
+        writable: list[Path] = []
+        for path in self.writable_mounts():
+            # Missing: nothing to bind. Blocked: a symlink a command made in a writable
+            # parent (`sandbox.writable` inside the workspace, TMPDIR...): left as a link.
+            if isinstance(found := reached.reach(path), Found):
+                writable.append(path)
+                bind(path, found, read_only=False)
         bound: list[Path] = []
-        candidates = {str(path): (path, entry) for path, entry in self.protected_paths()}
-        for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
+
+        def protect(path: Path, entry: Protected, *, follow: bool) -> None:
             under = _deepest(path, writable)
             if under is None:
-                continue
+                return
             depth = len(under.parts)
             cover = _deepest(path, hidden)
             if cover is not None and len(cover.parts) > depth:
-                continue  # hidden: what is written there vanishes with the sandbox
+                return  # hidden: what is written there vanishes with the sandbox
             if any(len(a.parts) >= depth for a in _holders(path, bound)):
-                continue  # inside a protected path already bound read-only
-            if not os.path.lexists(path) and (
-                entry.placeholder is None or not placeholders.ensure(path, entry)
-            ):
-                continue
+                return  # inside a protected path already bound read-only
+            found = reached.reach(path)
+            if entry.only_missing and isinstance(found, Found):
+                return
+            # Missing with only real directories before it: the placeholder (and the
+            # directories it needs) cannot land outside.
+            missing = found == "missing" and entry.placeholder is not None
+            if missing and placeholders.ensure(path, entry):
+                reached.forget_missing()
+                found = reached.reach(path)
+            if found == "blocked" and follow:
+                # A symlink on the way: what it leads to is protected where it is, if that is
+                # in a writable place itself (reached without a link, no placeholder made);
+                # elsewhere it is read-only already, and a dangling link needs nothing.
+                with contextlib.suppress(OSError, ValueError):
+                    real = Path(os.path.realpath(path))
+                    if real != path:
+                        entry = Protected(entry.path, entry.directory, None, entry.why)
+                        protect(real, entry, follow=False)
+                return
+            if not isinstance(found, Found):
+                return
+            pins = [(pin, reached.reach(pin)) for pin in _between(under, path)]
             bound.append(path)
-            real = Path(os.path.realpath(path))
-            for pin in _between(under, path):
+            for pin, pin_found in pins:
                 # A mount point cannot be renamed: `mv .git x` would otherwise move the
                 # protected config aside and let a new .git/config take its place.
-                add(pin, 1, ["--bind", str(pin), str(pin)])
-            add(real, 2, ["--ro-bind", str(real), str(real)])
+                if isinstance(pin_found, Found):
+                    bind(pin, pin_found, read_only=False)
+            bind(path, found, read_only=True)
+
+        candidates = {str(path): (path, entry) for path, entry in self.protected_paths()}
+        for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
+            protect(path, entry, follow=True)
         ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
         return [
             ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
@@ -231,8 +284,29 @@ class Sandbox:
         ]
 
 
+@functools.cache
+def _binds_by_fd(program: Path) -> bool:
+    """Whether bwrap has `--bind-fd` (0.5 and later): it then checks that what it mounted is
+    the descriptor's file. Older ones get the same walked paths, bound by name."""
+    try:
+        done = subprocess.run(
+            [str(program), "--help"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--ro-bind-fd" in done.stdout + done.stderr
+
+
 def _unique(paths: tuple[Path, ...]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(paths))
+
+
+def _meets_any(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether `path` is one of `roots`, lies in one or holds one."""
+    text = str(path).rstrip("/") + "/"
+    return any(
+        text.startswith(r) or r.startswith(text) for r in (str(r).rstrip("/") + "/" for r in roots)
+    )
 
 
 def _holders(path: Path, roots: list[Path]) -> list[Path]:

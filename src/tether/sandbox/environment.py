@@ -1,10 +1,15 @@
-"""Which environment variables a sandboxed command does not get: secrets, by name.
+"""Which environment variables a sandboxed command does not get: secrets, by name and by value.
 
 The sandbox cuts the network, but a key in the environment can still be written into the
 workspace, a log or a commit, and with the network allowed it can leave. So variables whose
 names say they hold a secret are removed, and tether's and the model vendors' own variables
-(their keys, tether's configuration) with them. `sandbox.env` names variables to keep anyway.
-A value holding a URL with a password in it (`postgres://user:pw@host/db`) goes too.
+(their keys, tether's configuration) with them; so are values that carry a credential whatever
+the name: a URL with a user or password in it (`postgres://user:pw@host/db`,
+`https://token@host`), a URL whose query passes a password, token or key, a connection string
+with a password or account key. `sandbox.env` names variables to keep anyway.
+
+The tables are the policy: `SECRET_NAME_PATTERNS` (what goes), `KEPT_NAMES` (what tools need,
+never removed by name although a pattern matches), `SECRET_QUERY_PARAMETERS`.
 """
 
 from __future__ import annotations
@@ -14,54 +19,62 @@ import re
 from collections.abc import Iterable, Mapping
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
-    "*API_KEY*",
-    "*APIKEY*",
-    "*_KEY",
-    "*_KEYS",
-    "*PRIVATE_KEY*",
-    "*ACCESS_KEY*",
-    "*TOKEN*",
-    "*SECRET*",
-    "*PASSWORD*",
-    "*PASSWD*",
-    "*PASSPHRASE*",
-    "*CREDENTIAL*",
-    "*_AUTH",
-    "*_AUTH_*",
-    "*COOKIE*",
-    "*SESSION_KEY*",
-    "*_PAT",
-    "*_DSN",
-    "AWS_*",
-    "AZURE_*",
-    "GOOGLE_*",
-    "GCP_*",
-    "ANTHROPIC_*",
-    "OPENAI_*",
-    "CLAUDE_*",
-    "CLAUDECODE",
-    "TETHER_*",
-    "SSH_AUTH_SOCK",
-    "GPG_AGENT_INFO",
-    "KRB5CCNAME",
-    "VAULT_*",
-    "NPM_CONFIG__AUTH*",
-    "NETRC",
-    "DOCKER_HOST",
-    "DOCKER_CONFIG",
-    "KUBECONFIG",
-)
+    # keys, tokens, passwords
+    "*API_KEY*", "*APIKEY*", "*_KEY", "*_KEYS", "*PRIVATE*", "*ACCESS_KEY*", "*TOKEN*",
+    "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*", "*_PASS", "*_PW", "*PWD",
+    "*CREDENTIAL*", "*AUTH*", "*COOKIE*", "*SESSION*", "*JWT*", "*WEBHOOK*", "*_PAT",
+    "*SIGNING*", "*CONNECTION_STRING*", "*_DSN", "*_DSN_*",
+    # clouds, forges, registries, vaults
+    "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*", "CLOUDSDK_AUTH_*", "DIGITALOCEAN_*",
+    "GH_*", "GITHUB_*", "GITLAB_*", "BITBUCKET_*", "NPM_*TOKEN*", "NPM_CONFIG__AUTH*",
+    "HF_*", "HUGGING*", "VAULT_*", "DOCKER_HOST", "DOCKER_CONFIG", "KUBECONFIG",
+    # the model vendors' and tether's own
+    "ANTHROPIC_*", "OPENAI_*", "CLAUDE_*", "CLAUDECODE", "TETHER_*",
+    # agents and caches that hold credentials
+    "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "NETRC",
+)  # fmt: skip
 """Names (case-insensitive, shell-style patterns) of variables a sandboxed command does not get."""
 
+KEPT_NAMES: frozenset[str] = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LANGUAGE",
+        "TERM", "TZ", "TMPDIR", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH",
+        # git's commit identity (`*AUTH*` would take them)
+        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+        # desktop session facts, no credentials (`*SESSION*` would take them)
+        "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",
+        # programs that ask for a password, not passwords
+        "SSH_ASKPASS", "GIT_ASKPASS", "SUDO_ASKPASS",
+    }
+)  # fmt: skip
+"""Names never withheld by name, whatever pattern they match: what tools need to run (their
+values are still checked for credentials)."""
+
+SECRET_QUERY_PARAMETERS: tuple[str, ...] = (
+    "password", "passwd", "pwd", "pass", "token", "key", "secret", "auth", "signature",
+    "sig", "credential", "session", "jwt",
+)  # fmt: skip
+"""A URL query parameter whose name holds one of these (`?password=`, `access_token=`,
+`X-Amz-Signature=`, `api_key=`) carries a credential."""
+
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
-_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
+_URL_WITH_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+@", re.IGNORECASE)
+_SECRET_QUERY = re.compile(
+    r"://[^\s]*[?&;][^=&;#\s]*(?:" + "|".join(SECRET_QUERY_PARAMETERS) + r")[^=&;#\s]*=[^&;#\s]",
+    re.IGNORECASE,
+)
+_CONNECTION_STRING = re.compile(
+    r"(?:^|;)\s*(?:password|pwd|accountkey|sharedaccesskey|sharedaccesssignature)\s*=\s*[^;\s]",
+    re.IGNORECASE,
+)
 
 
 def is_secret(name: str, value: str) -> bool:
     """Whether `name=value` is withheld from sandboxed commands (unless in `sandbox.env`)."""
-    if _SECRET_NAME.match(name.upper()):
+    upper = name.upper()
+    if upper not in KEPT_NAMES and _SECRET_NAME.match(upper):
         return True
-    return _URL_WITH_PASSWORD.search(value) is not None
+    return any(p.search(value) for p in (_URL_WITH_USERINFO, _SECRET_QUERY, _CONNECTION_STRING))
 
 
 def withheld(env: Mapping[str, str], keep: Iterable[str] = ()) -> list[str]:

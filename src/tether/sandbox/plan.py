@@ -79,7 +79,7 @@ def plan_sandbox(
         )
     workspace = workspace.resolve()
     scratch_dir = scratch_dir.resolve()
-    extra = tuple((workspace / p).resolve() for p in settings.writable)
+    extra = tuple(_setting_path(workspace, p) for p in settings.writable)
     if tether_home is None and scratch_dir.parent.name == "scratch":
         tether_home = scratch_dir.parent.parent
     own = () if tether_home is None else (tether_home.resolve(),)
@@ -101,13 +101,26 @@ def plan_sandbox(
         home=home,
         disable_userns=status.disable_userns,
         env_keep=settings.env,
-        unix_sockets=tuple((workspace / p).resolve() for p in settings.unix_sockets),
+        unix_sockets=tuple(_setting_path(workspace, p) for p in settings.unix_sockets),
         all_unix_sockets=settings.all_unix_sockets,
         scratch=scratch_dir,
         guarded=(*own, *claude, *_path_dirs(env.get("PATH", ""), home, workspace)),
     )
     sandbox.remove_stale_placeholders()
     return sandbox, None, False
+
+
+def _setting_path(workspace: Path, path: Path) -> Path:
+    """A path from the settings, resolved, unless a symlink inside the workspace or /tmp leads
+    it elsewhere: a command may have made that link (`ln -s ~/.ssh build` for a writable
+    `build`), so the path stays as named and the sandbox, which binds nothing through a
+    symlink, leaves it alone."""
+    named = Path(os.path.abspath(workspace / path))
+    resolved = named.resolve()
+    places = (workspace, Path(os.path.realpath("/tmp")), Path("/tmp"))
+    if resolved != named and any(named.is_relative_to(p) for p in places):
+        return named
+    return resolved
 
 
 def _path_dirs(path: str, home: Path, workspace: Path) -> tuple[Path, ...]:

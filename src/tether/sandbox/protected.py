@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
+from tether.sandbox.nofollow import read_regular_file
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ class Protected:
     placeholder: str | None
     """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
     why: str
+    only_missing: bool = False
+    """Guarded only while missing: what exists is hidden already, or, where a setting makes it
+    writable, the user's to write (`~/.config`, whose protected parts have entries of their
+    own)."""
 
 
 def _guarded(path: str, why: str) -> Protected:
@@ -61,7 +66,7 @@ where its hooks and config are depends on what `.git` is."""
 
 HOME_PROTECTED: tuple[Protected, ...] = (
     *(Protected(name, name in HOME_DIRECTORIES, "", why) for name, why in HOME_SELF_MODIFYING),
-    _guarded(".config", "the user configuration of every tool (hidden when it exists)"),
+    Protected(".config", True, "", "the configuration of every tool (hidden)", only_missing=True),
 )
 """Under the home directory, wherever it is writable in the sandbox (the workspace is the
 home or holds it, `sandbox.writable` names it or a directory in it). The table is the one the
@@ -115,23 +120,34 @@ def git_protected(root: Path) -> list[tuple[Path, Protected]]:
 
 
 def _gitdir_pointer(dot_git: Path) -> Path | None:
-    try:
-        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape")[:4096]
-    except OSError:
-        return None
-    if not text.startswith("gitdir: "):
-        return None
-    value = text[len("gitdir: ") :].rstrip("\r\n")
-    return (dot_git.parent / value).resolve() if value else None
+    value = _small_text(dot_git, "gitdir: ")
+    return None if value is None else _resolved(dot_git.parent / value)
 
 
 def _common_dir(git_dir: Path) -> list[Path]:
+    value = _small_text(git_dir / "commondir", "")
+    common = git_dir if value is None else _resolved(git_dir / value)
+    return [] if common is None or common == git_dir else [common]
+
+
+def _small_text(path: Path, prefix: str) -> str | None:
+    """The one line of a git pointer file after `prefix`, or None. A command may have made
+    the file (a nested project's `.git`, a `commondir`): only a regular file is read, never a
+    fifo or a device, and only its start; a NUL in it makes it no pointer."""
+    raw = read_regular_file(path, 4096)
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if not text.startswith(prefix) or "\0" in text:
+        return None
+    return text[len(prefix) :].split("\n", 1)[0].rstrip("\r") or None
+
+
+def _resolved(path: Path) -> Path | None:
     try:
-        value = (git_dir / "commondir").read_text(encoding="utf-8").rstrip("\r\n")
-    except (OSError, UnicodeDecodeError):
-        return []
-    common = (git_dir / value).resolve() if value else git_dir
-    return [] if common == git_dir else [common]
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
+        return None
 
 
 def _submodule_git_dirs(modules: Path, depth: int = _SUBMODULE_DEPTH) -> list[Path]:
@@ -151,6 +167,10 @@ def _submodule_git_dirs(modules: Path, depth: int = _SUBMODULE_DEPTH) -> list[Pa
 
 
 def _linked_worktree_dirs(worktrees: Path) -> list[Path]:
+    # Not through a symlink: `ln -s ~/.ssh .git/worktrees` would make every directory in the
+    # link's target a git directory to protect (and to make placeholders in).
+    if worktrees.is_symlink():
+        return []
     try:
         return sorted(p for p in worktrees.iterdir() if p.is_dir() and not p.is_symlink())
     except OSError:

@@ -53,6 +53,7 @@ def writes(path):
     except OSError:
         return False
 out["protected"] = {p: writes(p) for p in spec["protected"]}
+writes(spec["through_link"])
 def reach(address, family):
     s = socket.socket(family, socket.SOCK_STREAM)
     s.settimeout(5)
@@ -114,6 +115,10 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     secrets = {home / ".ssh" / "id_ed25519": "KEY", home / ".claude.json": '{"k": 1}'}
     for path, text in secrets.items():
         path.write_text(text)
+    # A link a command could have planted between two commands: the next sandbox must not
+    # bind (or make placeholders in) the hidden directory it leads to.
+    (home / ".ssh" / "wt").mkdir()
+    (ws / ".git" / "worktrees").symlink_to(home / ".ssh")
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
     sandbox = replace(
@@ -136,6 +141,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "root_probe": str(root_probe),
         "hidden_dir": str(home / ".ssh"),
         "protected": [str(p) for p in existing + missing],
+        "through_link": str(ws / ".git" / "worktrees" / "wt" / "written-inside"),
         "sockets": [str(s) for s in sockets],
         "port": port,
         "secret_name": SECRET_VARIABLE,
@@ -172,7 +178,18 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         return [Result(False, "probe", f"the probe did not run in the sandbox: {said}")]
     changed = [p for p in existing if "written inside" in p.read_text()]
     created = [p for p in missing if os.path.lexists(p)]
-    return _judge(sandbox, seen, changed, created, root_written, tmp_back, sockets)
+    through_link = sorted(str(p) for p in (home / ".ssh" / "wt").rglob("*"))
+    results = _judge(sandbox, seen, changed, created, root_written, tmp_back, sockets)
+    results.append(
+        Result(
+            not through_link,
+            "symlinked directories",
+            "a planted .git/worktrees link to a hidden directory is not followed: nothing "
+            "bound, written or made there"
+            + (f"; WRITTEN THROUGH IT: {', '.join(through_link)}" if through_link else ""),
+        )
+    )
+    return results
 
 
 def _judge(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import tempfile
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,10 @@ class BackgroundShell:
     command: str
     log_path: Path
     process: asyncio.subprocess.Process
+    log_fd: int = -1
+    """tether's descriptor of the log, which BashOutput reads: never the path, where the
+    command may have put a symlink to a file of tether's user in the log's place. Closed when
+    the shell is dropped."""
     read_offset: int = 0
     stopped: bool = False
     """Stopped by KillShell or `kill_all`: whoever stopped it knows, so its end is not announced."""
@@ -80,8 +86,12 @@ async def _finish_confinement(
 
 def _new_log(log_dir: Path, shell_id: str) -> tuple[int, Path]:
     # A unique name: ids restart at bash_1 in every context, and contexts may share a directory.
+    # mkstemp creates it exclusively and without following a symlink.
     log_dir.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f"bg-{shell_id}-", suffix=".log", dir=log_dir)
+    # The command writes through this open file, and tether reads through a duplicate that
+    # shares its offset: in append mode, tether's seeks never move where the command writes.
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
     return fd, Path(name)
 
 
@@ -127,14 +137,15 @@ class BackgroundShells:
         except asyncio.CancelledError:
             with contextlib.suppress(OSError):
                 await stop_group(await spawn, grace_s=KILL_GRACE_S)
+            os.close(fd)
             os.unlink(log_path)
             raise
         except OSError as e:
+            os.close(fd)
             os.unlink(log_path)
             raise ToolError(f"Could not start {argv[0]}: {e.strerror or e}") from None
-        finally:
-            os.close(fd)
-        shell = BackgroundShell(shell_id, command, log_path, process)
+        shell = BackgroundShell(shell_id, command, log_path, process, log_fd=fd)
+        weakref.finalize(shell, os.close, fd)
         if isinstance(argv, ConfinedCommand):
             shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
         self._shells[shell_id] = shell

@@ -106,7 +106,8 @@ def _read_new(
     """The log from `shell.read_offset` on, which then moves past what was read. Memory stays
     bounded however large the log has grown."""
     try:
-        with shell.log_path.open("rb") as log:
+        # Through tether's own descriptor, never the path (see `BackgroundShell.log_fd`).
+        with os.fdopen(os.dup(shell.log_fd), "rb") as log:
             end = os.fstat(log.fileno()).st_size
             # min: a log truncated behind our back is read again from its new end.
             start = shell.read_offset = min(shell.read_offset, end)

@@ -9,6 +9,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -203,7 +204,7 @@ async def run_shell(
     """Run `command` under bash in its own process group; stop the group on timeout or
     cancellation (the cancellation is then re-raised). `wrapper` turns the bash argv into a
     confined one; what it starts must die with it (bwrap's --die-with-parent does)."""
-    cwd_file = _new_cwd_file(scratch_dir)
+    cwd_file, cwd_fd = _new_cwd_file(scratch_dir)
     capture = OutputCapture(scratch_dir)
     argv: list[str] = []
     returncode = -1
@@ -212,7 +213,7 @@ async def run_shell(
         returncode, timed_out, held_open = await _run_in_group(argv, cwd, timeout_s, capture)
     finally:
         capture.close()
-        final_cwd = _take_cwd_file(cwd_file)
+        final_cwd = _take_cwd_file(cwd_file, cwd_fd)
         # The confinement cleans up after its command (the sandbox's placeholders).
         confined = isinstance(argv, ConfinedCommand)
         note = argv.finished(returncode, capture.text()) if confined else None
@@ -224,18 +225,36 @@ def _bash_argv(script: str, cwd: Path, wrapper: CommandWrapper | None) -> list[s
     return argv if wrapper is None else wrapper(argv, cwd)
 
 
-def _new_cwd_file(scratch_dir: Path) -> Path:
+CWD_REPORT_LIMIT = 64 * 1024
+"""A longer report of the shell's last directory is no report."""
+
+
+def _new_cwd_file(scratch_dir: Path) -> tuple[Path, int]:
+    """The file the shell's EXIT trap writes its last directory to, and tether's descriptor of
+    it. The command can write the scratch directory, so it can put a symlink, a fifo or a
+    directory where the file was; tether therefore reads only through the descriptor it
+    created the file with (the trap's `>|` truncates and writes that same file), never by
+    name: what the command put in its place is never opened."""
     scratch_dir.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix="cwd-", dir=scratch_dir)
-    os.close(fd)
-    return Path(name)
+    return Path(name), fd
 
 
-def _take_cwd_file(cwd_file: Path) -> str | None:
+def _take_cwd_file(cwd_file: Path, fd: int) -> str | None:
+    """What the trap wrote, or None: nothing, too much, or what no directory can be named (a
+    NUL). Either way the file goes, or whatever the command put there but a directory."""
     try:
-        return cwd_file.read_text(encoding="utf-8", errors="surrogateescape") or None
+        data = os.pread(fd, CWD_REPORT_LIMIT + 1, 0)
+    except OSError:
+        return None
     finally:
-        cwd_file.unlink(missing_ok=True)
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            if not stat.S_ISDIR(os.lstat(cwd_file).st_mode):
+                os.unlink(cwd_file)  # never follows a symlink
+    if not data or len(data) > CWD_REPORT_LIMIT or b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 def _script(command: str, cwd_file: Path) -> str:

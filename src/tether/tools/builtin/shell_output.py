@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -67,7 +68,10 @@ class OutputCapture:
         except OSError as e:
             self.log_error = self.log_error or e.strerror or str(e)
         if not self.was_cut:
-            self.log_path.unlink(missing_ok=True)
+            # The command may have put anything in its place (it can write the scratch
+            # directory); unlink never follows a symlink, and a directory stays.
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
 
     def text(self) -> str:
         """What the model sees: all of it, or head + marker + tail."""

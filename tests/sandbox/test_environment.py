@@ -1,0 +1,107 @@
+"""Which variables a sandboxed command gets: credentials go, by name or by value, and what
+tools need to run stays. Both ways from one table, and live through the Bash tool."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.sandbox.environment import is_secret
+from tether.tools.registry import ToolOutcome
+
+from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+
+WITHHELD = {
+    # The measured ones.
+    "MYSQL_PWD": "hunter2",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/XYZ",
+    "CI_JOB_JWT": "eyJhbGciOi",
+    "DATABASE_URL": "postgres://db.example/app?password=hunter2",
+    # By name.
+    "PGPASSWORD": "x",
+    "REDIS_PASS": "x",
+    "SMTP_PW": "x",
+    "DISCORD_WEBHOOK": "https://discord.example/api/webhooks/1/x",
+    "CI_JOB_JWT_V2": "x",
+    "SENTRY_DSN": "https://abc@o1.ingest.example/1",
+    "OAUTH_CLIENT_ID": "x",
+    "BASIC_AUTH_HEADER": "x",
+    "RAILS_SESSION_SECRET": "x",
+    "SESSION_STORE": "x",
+    "BROWSER_COOKIE": "x",
+    "DEPLOY_PRIVATE_KEY_PATH": "x",
+    "GPG_PASSPHRASE": "x",
+    "GH_ENTERPRISE_HOST_TOKEN": "x",
+    "GH_HOST": "github.example",
+    "GITHUB_PAT": "x",
+    "GITLAB_CI_TOKEN": "x",
+    "NPM_TOKEN": "x",
+    "NPM_REGISTRY_TOKEN": "x",
+    "HF_HUB_TOKEN": "x",
+    "HUGGINGFACE_HUB_TOKEN": "x",
+    "AZURE_STORAGE_CONNECTION_STRING": "x",
+    "VAULT_ADDR": "https://vault.example",
+    "COSIGN_SIGNING_KEY": "x",
+    # By value, whatever the name.
+    "REPO_REMOTE": "https://x-access-token:ghp_abc@github.com/o/r.git",
+    "MIRROR": "https://ghp_abc@github.com/o/r.git",
+    "UPSTREAM_FEED": "https://feed.example/rss?access_token=abc",
+    "ARTIFACT": "https://bucket.example/f?X-Amz-Signature=abc&X-Amz-Expires=60",
+    "API_ENDPOINT": "https://api.example/v1?api_key=abc",
+    "STORAGE": "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc==;",
+    "SQLSERVER": "Server=db;Database=app;User Id=u;Password=hunter2;",
+}
+
+KEPT = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/home/u",
+    "USER": "u",
+    "LOGNAME": "u",
+    "SHELL": "/bin/bash",
+    "PWD": "/work",
+    "OLDPWD": "/",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TERM": "xterm",
+    "TZ": "UTC",
+    "VIRTUAL_ENV": "/work/.venv",
+    "GIT_AUTHOR_NAME": "A Person",
+    "GIT_AUTHOR_EMAIL": "a@example.org",
+    "GIT_COMMITTER_NAME": "A Person",
+    "XDG_SESSION_TYPE": "tty",
+    "SSH_ASKPASS": "/usr/bin/ssh-askpass",
+    "EDITOR": "vi",
+    "HTTP_PROXY": "http://proxy.example:3128",
+    "PIP_INDEX_URL": "https://pypi.example/simple",
+    "DOCS_URL": "https://docs.example/page?lang=en&q=keyboard",
+    "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt",
+    "NODE_ENV": "test",
+    "JAVA_HOME": "/usr/lib/jvm/default",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+@pytest.mark.parametrize(("name", "value"), WITHHELD.items(), ids=list(WITHHELD))
+def test_credentials_are_withheld(name: str, value: str) -> None:
+    assert is_secret(name, value) is True
+
+
+@pytest.mark.parametrize(("name", "value"), KEPT.items(), ids=list(KEPT))
+def test_what_tools_need_is_kept(name: str, value: str) -> None:
+    assert is_secret(name, value) is False
+
+
+@needs_bwrap
+async def test_the_command_gets_the_kept_and_not_the_withheld(
+    boundary: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = ("MYSQL_PWD", "SLACK_WEBHOOK_URL", "CI_JOB_JWT", "DATABASE_URL", "MIRROR")
+    for name in chosen:
+        monkeypatch.setenv(name, WITHHELD[name])
+    kept = ("GIT_AUTHOR_NAME", "VIRTUAL_ENV", "PIP_INDEX_URL")
+    for name in kept:
+        monkeypatch.setenv(name, KEPT[name])
+    run = bash_runner(sandboxed_context(boundary))
+    names = " ".join((*chosen, *kept))
+    outcome = await run(command=f'for n in {names}; do echo "$n=${{!n-unset}}"; done')
+    shown = [f"{n}=unset" for n in chosen] + [f"{n}={KEPT[n]}" for n in kept]
+    assert outcome == ToolOutcome("\n".join(shown) + "\n", False)
