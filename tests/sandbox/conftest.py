@@ -183,3 +183,15 @@ async def wait_until(condition: Callable[[], bool], *, limit_s: float = 20.0) ->
             return True
         await asyncio.sleep(0.02)
     return condition()
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path below `root` with its content (None for directories and links, which are not
+    followed): equal snapshots before and after a command mean it changed nothing there."""
+    found: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            key = str(path.relative_to(root))
+            found[key] = None if path.is_dir() or path.is_symlink() else path.read_bytes()
+    return found

@@ -19,7 +19,7 @@ from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome, ToolRegistry
 
-from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context, snapshot
 
 pytestmark = needs_bwrap
 
@@ -35,12 +35,6 @@ def plant_secrets(layout: Layout) -> Path:
     subprocess.run(["git", "init", "-q", str(layout.workspace)], check=True)
     layout.hand_over()
     return ssh
-
-
-def snapshot(root: Path) -> list[tuple[str, bytes | None]]:
-    return sorted(
-        (str(p.relative_to(root)), p.read_bytes() if p.is_file() else None) for p in root.rglob("*")
-    )
 
 
 def tool_runner(ctx: ToolContext) -> Any:

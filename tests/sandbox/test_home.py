@@ -16,7 +16,14 @@ from tether.permissions import defaults
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED
 from tether.tools.registry import ToolOutcome
 
-from .conftest import Layout, bash_runner, home_in_workspace, needs_bwrap, sandboxed_context
+from .conftest import (
+    Layout,
+    bash_runner,
+    home_in_workspace,
+    needs_bwrap,
+    sandboxed_context,
+    snapshot,
+)
 
 pytestmark = needs_bwrap
 
@@ -34,16 +41,6 @@ EXISTING = {
     ".local/bin/tool": "#!/bin/sh\n",
     ".claude/settings.json": "{}\n",
 }
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    found: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            key = str(path.relative_to(root))
-            found[key] = None if path.is_dir() or path.is_symlink() else path.read_bytes()
-    return found
 
 
 def with_scratch(layout: Layout) -> Layout:

@@ -20,6 +20,7 @@ from .conftest import (
     home_in_workspace,
     needs_bwrap,
     sandboxed_context,
+    snapshot,
     wait_until,
 )
 
@@ -87,16 +88,6 @@ def git_repository(ws: Path) -> None:
             path.write_text("original\n")
     (ws / ".git" / "modules" / "lib" / "HEAD").write_text("ref: refs/heads/main\n")
     (ws / ".git" / "modules" / "vendor" / "dep" / "HEAD").write_text("ref: refs/heads/main\n")
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    found: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            key = str(path.relative_to(root))
-            found[key] = None if path.is_dir() or path.is_symlink() else path.read_bytes()
-    return found
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
