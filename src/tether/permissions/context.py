@@ -61,9 +61,10 @@ class PermissionContext:
     `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
     write_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
     read_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
-    anchors: dict[Path, tuple[Path, ...]] = field(init=False, repr=False, compare=False)
+    anchors: dict[Path, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     """Path rules' anchor directories (the workspace, the home, project roots), as written
-    and resolved: fixed for the context like its roots, so resolved once, not per decision."""
+    and resolved, as strings: fixed for the context like its roots, so resolved once, not
+    per decision."""
 
     def __post_init__(self) -> None:
         writable = tuple(self._resolved(p) for p in (self.workspace, *self.additional_dirs))
