@@ -290,7 +290,7 @@ def test_the_seed_rule_file_only_restricts_until_trusted(
     assert (workspace / "keep.txt").exists()
 
 
-def test_an_untrusted_repositorys_instructions_read_nothing_outside_it(
+def test_instructions_read_nothing_outside_the_workspace_until_imports_are_approved(
     fake_model: FakeModelServer,
     tether: Run,
     workspace: Path,
@@ -298,22 +298,43 @@ def test_an_untrusted_repositorys_instructions_read_nothing_outside_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("HOME", str(home))
-    _write(home / "secret.txt", "PRIVATE-KEY-MATERIAL")
-    _write(home / "other.md", "LINKED-SECRET")
-    _write(workspace / "CLAUDE.md", "Read this: @~/secret.txt\n")
+    _write(home / "notes.txt", "PERSONAL-NOTES")
+    _write(home / "other.md", "LINKED-NOTES")
+    _write(home / ".ssh" / "id_rsa", "PRIVATE-KEY-MATERIAL")
+    _write(workspace / "CLAUDE.md", "Read this: @~/notes.txt and @~/.ssh/id_rsa\n")
     (workspace / "AGENTS.md").symlink_to(home / "other.md")
-    fake_model.script(reply(text("ok")), reply(text("ok")))
+    fake_model.script(*(reply(text("ok")) for _ in range(4)))
+
     untrusted = tether("-p", "hi")
     assert untrusted.exit_code == 0, untrusted.stderr
     system = fake_model.requests[0].system()
     assert "Read this" in system
-    assert "PRIVATE-KEY-MATERIAL" not in system
-    assert "LINKED-SECRET" not in system
-    assert "outside the repository, which is not trusted" in untrusted.stderr
+    assert "PERSONAL-NOTES" not in system
+    assert "LINKED-NOTES" not in system
+    assert "outside the workspace, which is not trusted" in untrusted.stderr
+
+    # Trusting the workspace runs what it declares; its imports from elsewhere still wait.
     trusted = tether("-p", "hi", "--trust-workspace")
     assert trusted.exit_code == 0, trusted.stderr
-    assert "PRIVATE-KEY-MATERIAL" in fake_model.requests[1].system()
-    assert "LINKED-SECRET" in fake_model.requests[1].system()
+    system = fake_model.requests[1].system()
+    assert "PERSONAL-NOTES" not in system
+    assert "LINKED-NOTES" not in system
+    assert "imports from outside the workspace wait for your approval" in trusted.stderr
+    assert "tether trust --external-imports" in trusted.stderr
+
+    assert main(["trust", "--cwd", str(workspace), "--external-imports"]) == 0
+    approved = tether("-p", "hi", "--trust-workspace")
+    assert approved.exit_code == 0, approved.stderr
+    system = fake_model.requests[2].system()
+    assert "PERSONAL-NOTES" in system
+    assert "LINKED-NOTES" in system
+    assert "PRIVATE-KEY-MATERIAL" not in system  # never, approved or not
+    assert "~/.ssh holds credentials or history" in approved.stderr
+
+    assert main(["trust", "--cwd", str(workspace), "--no-external-imports"]) == 0
+    refused = tether("-p", "hi", "--trust-workspace")
+    assert "PERSONAL-NOTES" not in fake_model.requests[3].system()
+    assert "you said no to imports from outside the workspace" in refused.stderr
 
 
 def test_mcp_list_starts_no_server_of_an_untrusted_workspace(
@@ -432,3 +453,41 @@ async def test_a_workspace_that_declares_nothing_is_not_asked_about(
     assert await terminal.run(workspace, "hi\r" + CTRL_D) == 0
     assert "Do you trust this folder?" not in terminal.output
     assert "not trusted" not in terminal.output
+
+
+async def test_external_imports_are_asked_about_once_and_a_yes_reaches_the_prompt(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(home))
+    _write(home / "team" / "style.md", "TEAM-STYLE")
+    _write(trusted_workspace / "AGENTS.md", "Style: @~/team/style.md\n")
+    model_env.script(reply(text("first")), reply(text("second")))
+    terminal = Terminal()
+    assert await terminal.run(trusted_workspace, "hello\r" + "y" + CTRL_D) == 0
+    shown = " ".join(terminal.output.split())
+    assert "import files from outside it: AGENTS.md line 1: @~/team/style.md" in shown
+    assert "yes (remembered)" in shown
+    assert "TEAM-STYLE" in model_env.requests[0].system()
+
+    again = Terminal()
+    assert await again.run(trusted_workspace, "hi\r" + CTRL_D) == 0
+    assert "import files from outside it" not in again.output
+    assert "TEAM-STYLE" in model_env.requests[1].system()
+
+
+async def test_a_no_to_external_imports_is_remembered(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(home))
+    _write(home / "team" / "style.md", "TEAM-STYLE")
+    _write(trusted_workspace / "CLAUDE.md", "@../user-home/team/style.md\n")
+    model_env.script(reply(text("first")), reply(text("second")))
+    terminal = Terminal()
+    assert await terminal.run(trusted_workspace, "hello\r" + "n" + CTRL_D) == 0
+    assert "no (remembered)" in terminal.output
+    assert "TEAM-STYLE" not in model_env.requests[0].system()
+    again = Terminal()
+    assert await again.run(trusted_workspace, "hi\r" + CTRL_D) == 0
+    assert "import files from outside it" not in again.output
+    assert "you said no to imports" in " ".join(again.output.split())
+    assert "TEAM-STYLE" not in model_env.requests[1].system()

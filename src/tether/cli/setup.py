@@ -11,6 +11,7 @@ from pathlib import Path
 from tether import __version__
 from tether.agents import discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
+from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import attach_mcp, mcp_setup
 from tether.cli.safety import (
     SafetyOptions,
@@ -25,7 +26,7 @@ from tether.cli.workspace_review import (
     review_workspace,
     without_workspace_grants,
 )
-from tether.config.instructions import load_instructions
+from tether.config.instructions import Instructions
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.config.trust import untrusted_notice, workspace_trust
 from tether.core.compaction import CompactionPolicy
@@ -120,7 +121,6 @@ def build_session(opts: RunOptions) -> Session:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
     model = build_model(resolved)
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
     agents = discover_agents(workspace, home=user_home)
@@ -131,7 +131,7 @@ def build_session(opts: RunOptions) -> Session:
         transcript=transcript,
         workspace=workspace,
         models=subagent_models,
-        instructions=instructions.text,
+        instructions="",  # read below, once the rules that may refuse an import are known
     )
     gate, tools = build_gate(
         settings,
@@ -150,6 +150,10 @@ def build_session(opts: RunOptions) -> Session:
         # Spilled command output and skills' own files are read back without asking.
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
+    instructions = ProjectInstructions(
+        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied
+    )
+    runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
     sandbox = plan_session_sandbox(
         settings,
@@ -167,7 +171,7 @@ def build_session(opts: RunOptions) -> Session:
             workspace,
             tool_names=tool_names,
             append=opts.append_system_prompt,
-            instructions=instructions.text,
+            instructions=instructions.current.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
@@ -212,7 +216,14 @@ def build_session(opts: RunOptions) -> Session:
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
-    session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
+    session.startup_notices.extend(instructions.notices())
+    session.startup_questions.extend(instructions.questions())
+
+    def instructions_changed(read: Instructions) -> None:
+        runner.instructions = read.text
+        agent.system_prompt = prompt_for(agent.tools.names())
+
+    instructions.on_change.append(instructions_changed)
     session.startup_notices.extend(unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills

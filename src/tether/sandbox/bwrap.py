@@ -18,6 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
@@ -33,23 +34,12 @@ from tether.sandbox.protected import (
 )
 
 SECRETS_IN_HOME: tuple[str, ...] = (
-    # keys, clouds, clusters, registries
-    ".ssh", ".aws", ".azure", ".gcloud", ".oci", ".kube", ".docker", ".gnupg",
-    ".password-store", ".local/share/keyrings", ".vault-token", ".terraform.d", ".terraformrc",
-    ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
-    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
-    ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
-    ".nuget", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".databrickscfg", ".config",
-    # browsers (profiles hold cookies and saved passwords); Chrome's live under .config
-    ".mozilla", ".thunderbird", ".var/app", "snap",
-    # shell and REPL histories: pasted tokens, passwords typed as arguments
-    ".bash_history", ".zsh_history", ".histfile", ".local/share/fish", ".python_history",
-    ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
-    ".rediscli_history", ".irb_history", ".lesshst", ".ipython", ".local/share/recently-used.xbel",
+    *(p for p in HOME_SECRETS if not p.startswith(".claude/")),
     # tether's and Claude Code's own: API keys in settings, tokens, past transcripts. The
     # session's scratch directory lies under tether's and is bound again on top.
-    ".tether", ".claude", ".claude.json", ".claude.json.backup",
-)  # fmt: skip
+    ".tether",
+    ".claude",
+)
 """Paths under the home directory that sandboxed commands cannot read: a directory is covered
 by an empty one, a file reads as empty."""
 
