@@ -14,7 +14,7 @@ import pytest
 from tether.permissions import Decision, PermissionContext, decide
 from tether.tools.builtin.bash import command_environment
 
-from .conftest import ContextFactory
+from .conftest import ContextFactory, Tree
 
 DENIES = ["Read(./.env)", "Read(./secrets/**)", "Read(~/.ssh/**)", "Edit(./.env)"]
 DENY_BASH = ["Bash(sentinel *)", "Bash(sentinel)", "Bash(rm -rf *)", "Bash(git push --force *)"]
@@ -330,3 +330,79 @@ def test_option_sets_widen_deny_and_ask_rules_only(make_ctx: ContextFactory) -> 
         "rm -f x": "allow",
         "git push origin main": "allow",
     }
+
+
+# What tether sets for safety in the Bash environment cannot be taken away unasked.
+
+TAKES_THE_GUARD_AWAY = [
+    "env -u GIT_CONFIG_COUNT git status",
+    "env --unset=GIT_CONFIG_COUNT git status",
+    "env --unset GIT_CONFIG_COUNT git status",
+    "env -vu GIT_CONFIG_COUNT git status",
+    "env -i git status",
+    "env -iv git status",
+    "env --ignore-environment git status",
+    "env - git status",
+    "env -S '-u GIT_CONFIG_COUNT git status'",
+    "nice -n 1 env -i git status",
+    "timeout 20 env -u GIT_CONFIG_COUNT git status",
+    "bash -c 'exec -c git status'",
+    "exec -c git status",
+    "setpriv --reset-env git status",
+    "unset GIT_CONFIG_COUNT; git status",
+    "unset -v GIT_CONFIG_COUNT && git status",
+    "export -n GIT_CONFIG_COUNT; git status",
+    "declare +x GIT_CONFIG_COUNT; git status",
+    "GIT_CONFIG_COUNT=0 git status",
+    "export GIT_CONFIG_COUNT=0; git status",
+    "GIT_CONFIG_PARAMETERS=\"'safe.bareRepository'='all'\" git status",
+    "git -c safe.bareRepository=all status",
+    "MODE=all git --config-env=safe.bareRepository=MODE status",
+    "name=GIT_CONFIG_COUNT; env -u \"$name\" git status",
+    "find . -maxdepth 0 -exec env -i git status \\;",
+    "echo . | xargs env -u GIT_CONFIG_COUNT git status",
+]
+
+
+def test_no_command_that_takes_the_git_guard_away_is_allowed(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """Each command runs for real, with real git, in the Bash tool's environment, inside a
+    directory git would take for a bare repository whose config runs a program: whatever
+    git does, the engine must not have allowed it unasked (default mode, no rules)."""
+    store = _bare_repository_with_fsmonitor(tree.ws)
+    marker = tree.ws / "ran"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = command_environment(base, store)
+    ctx = make_ctx(cwd=store)
+    allowed_and_ran: list[str] = []
+    ran: list[str] = []
+    for command in TAKES_THE_GUARD_AWAY:
+        marker.unlink(missing_ok=True)
+        subprocess.run(["bash", "-c", command], cwd=store, env=env, capture_output=True)
+        if marker.exists():
+            ran.append(command)
+            if bash(command, ctx).behavior == "allow":
+                allowed_and_ran.append(command)
+    assert allowed_and_ran == []
+    # The test has teeth: most of these do run the planted program once the guard is gone.
+    assert len(ran) >= len(TAKES_THE_GUARD_AWAY) // 2, ran
+    assert behaviors(TAKES_THE_GUARD_AWAY, ctx) == dict.fromkeys(TAKES_THE_GUARD_AWAY, "ask")
+
+
+def test_commands_that_keep_the_guard_are_still_allowed(make_ctx: ContextFactory) -> None:
+    keep = ["git status", "env -u LANGUAGE git status", "env FOO=1 git log -1"]
+    assert behaviors(keep, make_ctx()) == dict.fromkeys(keep, "allow")
+
+
+def test_the_safety_variables_are_dangerous_ones() -> None:
+    from tether.permissions.commands import SAFETY_VARIABLES, is_dangerous_variable
+
+    set_by_the_tool = {
+        name
+        for name in command_environment({}, Path("/"))
+        if name.startswith("GIT_CONFIG") or name in ("CDPATH",)
+    }
+    assert {"GIT_CONFIG_COUNT", "CDPATH"} <= set_by_the_tool
+    assert SAFETY_VARIABLES <= set_by_the_tool
+    assert all(is_dangerous_variable(name) for name in set_by_the_tool)

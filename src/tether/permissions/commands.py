@@ -393,6 +393,13 @@ DANGEROUS_VARIABLES = _names(
 is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""
 
 
+SAFETY_VARIABLES = frozenset({"GIT_CONFIG_COUNT", "CDPATH"})
+"""Variables the Bash tool sets for safety (`tools/builtin/bash.py`): git's
+`safe.bareRepository=explicit` through `GIT_CONFIG_COUNT`, an empty `CDPATH` that the engine's
+judgement of `cd` relies on. Dangerous to set, and to remove (`unset`, `env -u`, `env -i`,
+`exec -c`); both are among `DANGEROUS_VARIABLES` (`GIT_*`, `CDPATH`), a test keeps it so."""
+
+
 def is_dangerous_variable(name: str) -> bool:
     base = name.split("[", 1)[0]
     return any(fnmatchcase(base, pattern) for pattern in DANGEROUS_VARIABLES)
