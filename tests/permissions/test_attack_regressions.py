@@ -406,3 +406,52 @@ def test_the_safety_variables_are_dangerous_ones() -> None:
     assert {"GIT_CONFIG_COUNT", "CDPATH"} <= set_by_the_tool
     assert SAFETY_VARIABLES <= set_by_the_tool
     assert all(is_dangerous_variable(name) for name in set_by_the_tool)
+
+
+# `git SUB` runs the program `git-SUB` from PATH when SUB is none of git's own commands.
+
+
+def test_a_subcommand_git_does_not_have_is_the_program_it_runs(
+    tree: Tree, make_ctx: ContextFactory, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "ran"
+    for name in ("git-tidy", "git-st"):
+        program = bin_dir / name
+        program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\n")
+        program.chmod(0o755)
+    subprocess.run(["git", "init", "-q", str(tree.ws)], check=True)
+    home = tmp_path / "git-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[alias]\n\tsync = !touch {tmp_path / 'alias-ran'}\n")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home)}
+    env = command_environment({k: v for k, v in env.items() if not k.startswith("GIT_")}, tree.ws)
+    for command in ("git tidy --all", "git st", "git -C . --no-pager tidy", "git sync"):
+        subprocess.run(["bash", "-c", command], cwd=tree.ws, env=env, capture_output=True)
+    # What ran, for real: the programs on PATH, and the alias's command.
+    assert marker.read_text().count("git-tidy") == 2
+    assert "git-st" in marker.read_text()
+    assert (tmp_path / "alias-ran").exists()
+
+    wide = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    asked = ["git tidy --all", "git st", "git -C . --no-pager tidy", "git sync", "git $SUB x"]
+    assert behaviors(asked, wide) == dict.fromkeys(asked, "ask")
+    assert "runs `git-tidy`, which git finds on PATH" in bash("git tidy --all", wide).reason
+    # git's own commands stay covered by the wide rule, and read-only ones need none.
+    own = ["git status", "git log -1", "git commit -m x", "git submodule status"]
+    assert behaviors(own, wide) == dict.fromkeys(own, "allow")
+    assert bash("git status", make_ctx()).behavior == "allow"
+    assert bash("git st", make_ctx()).behavior == "ask"
+    # A rule naming the subcommand, or the program, allows it; a deny on the program denies.
+    named = make_ctx({"permissions": {"allow": ["Bash(git tidy *)", "Bash(git-st)"]}})
+    assert behaviors(["git tidy --all", "git st", "git sync"], named) == {
+        "git tidy --all": "allow",
+        "git st": "allow",
+        "git sync": "ask",
+    }
+    denied = make_ctx(
+        {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(git-tidy *)"]}},
+        mode="bypassPermissions",
+    )
+    assert bash("git --no-pager tidy --all", denied).behavior == "deny"

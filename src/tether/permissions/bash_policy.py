@@ -36,6 +36,7 @@ from tether.permissions.commands import (
 )
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
+from tether.permissions.git_policy import git_delegate
 from tether.permissions.paths import ANY, is_below, normalize
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.rules import Rule
@@ -176,13 +177,20 @@ class _Judge:
             found = self._before_command(inv)
         if found is None and is_unknown(inv):
             found = later_commands(self.ctx.rules, inv, parse_command)
+        delegate = _delegate(inv)
+        if found is None and delegate is not None:
+            found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         if found is not None:
             return found
         if inv.role == "wrapper":
             return allow("runs only what it wraps")
-        allowed = self._allow_rule(
-            texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
-        )
+        if delegate is not None:
+            allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
+            allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])
+        else:
+            allowed = self._allow_rule(
+                texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
+            )
         if allowed is not None:
             return allow(rule=allowed.text)
         if inv.role == "privileged":
@@ -194,6 +202,12 @@ class _Judge:
         name = program_name(inv.argv[0])
         if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and _system(inv):
             return allow("acceptEdits mode: file commands in the workspace")
+        if delegate is not None:
+            return none(
+                f"`{readable(texts[0])}` runs `{readable(delegate[1][0])}`, which git finds on "
+                "PATH (not one of git's own commands; or an alias): only a rule naming it "
+                "allows it"
+            )
         return none(f"no rule allows `{readable(texts[0])}`")
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
@@ -239,6 +253,19 @@ class _Judge:
     def _allow_rule(self, texts: list[str]) -> Rule | None:
         for rule in self.ctx.rules.of("allow", "Bash"):
             if any(rule_matches(rule, text) for text in texts):
+                return rule
+        return None
+
+    def _naming_rule(self, argv: tuple[str, ...], index: int) -> Rule | None:
+        """An allow rule that covers `argv` because of the word at `index`, not whatever it
+        is: `Bash(git lfs *)` names `git lfs pull`; `Bash(git *)` covers any word there, so it
+        does not allow a program git finds on PATH."""
+        other = (*argv[:index], DYN, *argv[index + 1 :])
+        texts, others = texts_of(argv, for_allow=True), texts_of(other, for_allow=True)
+        for rule in self.ctx.rules.of("allow", "Bash"):
+            if any(rule_matches(rule, t) for t in texts) and not any(
+                rule_matches(rule, t) for t in others
+            ):
                 return rule
         return None
 
@@ -383,6 +410,14 @@ class _Judge:
             for place in places:
                 if place not in self.cwds:
                     self.cwds.append(place)
+
+
+def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
+    """`git SUB ...` where git runs the program `git-SUB` from PATH (git_policy)."""
+    argv = inv.own_argv
+    if inv.role != "command" or not argv or program_name(argv[0]) != "git":
+        return None
+    return git_delegate(argv)
 
 
 def _system(inv: Invocation) -> bool:

@@ -19,6 +19,7 @@ from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import (
     GIT_GLOBAL_FLAGS,
     GIT_LOCATION_OPTIONS,
+    GIT_OWN_COMMANDS,
     GIT_SETTINGS_HARMLESS,
     GIT_SETTINGS_RUN,
     GIT_SUBCOMMANDS,
@@ -90,6 +91,21 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     else:
         _subcommand(subcommand, args[i + 1 :], use)
     return use.done()
+
+
+def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
+    """For `git [OPTIONS] SUB ARGS` where SUB is none of git's own commands (an alias, an
+    extension, a name not known): where SUB stands in `argv`, and the command git really runs,
+    `git-SUB ARGS`, a program it looks for on PATH. None for git's own commands."""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        name, eq, _ = argv[i].partition("=")
+        i += 1
+        if not eq and (name in GIT_LOCATION_OPTIONS or name in ("-c", "--config-env")):
+            i += 1
+    if i >= len(argv) or argv[i] in GIT_OWN_COMMANDS:
+        return None
+    return i, (f"git-{argv[i]}", *argv[i + 1 :])
 
 
 def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
