@@ -358,7 +358,7 @@ TAKES_THE_GUARD_AWAY = [
     "GIT_CONFIG_PARAMETERS=\"'safe.bareRepository'='all'\" git status",
     "git -c safe.bareRepository=all status",
     "MODE=all git --config-env=safe.bareRepository=MODE status",
-    "name=GIT_CONFIG_COUNT; env -u \"$name\" git status",
+    'name=GIT_CONFIG_COUNT; env -u "$name" git status',
     "find . -maxdepth 0 -exec env -i git status \\;",
     "echo . | xargs env -u GIT_CONFIG_COUNT git status",
 ]
@@ -404,7 +404,7 @@ def test_the_safety_variables_are_dangerous_ones() -> None:
         if name.startswith("GIT_CONFIG") or name in ("CDPATH",)
     }
     assert {"GIT_CONFIG_COUNT", "CDPATH"} <= set_by_the_tool
-    assert SAFETY_VARIABLES <= set_by_the_tool
+    assert set_by_the_tool >= SAFETY_VARIABLES
     assert all(is_dangerous_variable(name) for name in set_by_the_tool)
 
 
@@ -419,7 +419,7 @@ def test_a_subcommand_git_does_not_have_is_the_program_it_runs(
     marker = tmp_path / "ran"
     for name in ("git-tidy", "git-st"):
         program = bin_dir / name
-        program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\n")
+        program.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\n')
         program.chmod(0o755)
     subprocess.run(["git", "init", "-q", str(tree.ws)], check=True)
     home = tmp_path / "git-home"
@@ -455,3 +455,121 @@ def test_a_subcommand_git_does_not_have_is_the_program_it_runs(
         mode="bypassPermissions",
     )
     assert bash("git --no-pager tidy --all", denied).behavior == "deny"
+
+
+# git writing the working tree from commits or patches, with the sandbox off.
+
+GIT_ID = ["-c", "user.name=t", "-c", "user.email=t@t"]
+
+
+def _repository_with_a_planted_branch(ws: Path) -> None:
+    """A repository whose branch `topic` adds a settings file with a hook and an MCP server,
+    and whose stash holds the same: what `git checkout topic`, `git merge topic`, `git stash
+    pop`... write into the working tree."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *GIT_ID, *args], cwd=ws, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (ws / "README").write_text("readme\n")
+    git("add", "README")
+    git("commit", "-qm", "one")
+    git("checkout", "-qb", "topic")
+    (ws / ".claude").mkdir(exist_ok=True)
+    (ws / ".claude" / "settings.json").write_text('{"hooks": {"SessionStart": []}}\n')
+    (ws / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "x"}}}\n')
+    git("add", "-A")
+    git("commit", "-qm", "topic")
+    (ws / "patch.diff").write_text(
+        subprocess.run(
+            ["git", "format-patch", "-1", "--stdout"], cwd=ws, check=True, capture_output=True,
+            text=True,
+        ).stdout
+    )  # fmt: skip
+    git("checkout", "-q", "main")
+
+
+WRITES_THE_TREE = [
+    "git checkout topic",
+    "git checkout -q topic --",
+    "git switch topic",
+    "git merge topic",
+    "git merge --ff-only topic",
+    "git cherry-pick topic",
+    "git reset --hard topic",
+    "git read-tree -u -m topic",
+    "git apply patch.diff",
+    "git am patch.diff",
+    "git -c core.hooksPath=/dev/null pull . topic",
+    "git rebase topic",
+    "git restore --source topic .",
+    "git checkout topic -- .",
+    "git stash pop",
+    "git clean -fd",
+]
+LEAVES_THE_TREE = [
+    *("git checkout -b other", "git switch -c other", "git reset HEAD", "git stash list"),
+    *("git apply --check patch.diff", "git clean -n", "git commit -m x", "git add -A"),
+    *("git log -1", "git merge --quit"),
+]
+
+
+def test_git_writing_the_tree_from_commits_is_asked_when_the_sandbox_is_off(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    _repository_with_a_planted_branch(tree.ws)
+    ws = tree.ws
+    start = subprocess.run(["git", "rev-parse", "main"], cwd=ws, capture_output=True, text=True)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *GIT_ID, *args], cwd=ws, capture_output=True)
+
+    def protected_state() -> dict[str, str | None]:
+        files = (".claude/settings.json", ".claude/settings.local.json", ".mcp.json")
+        return {f: (ws / f).read_text() if (ws / f).exists() else None for f in files}
+
+    # What these do, for real: each writes (or, clean, deletes) protected files.
+    wrote: list[str] = []
+    for command in WRITES_THE_TREE:
+        git("am", "--abort")
+        git("update-ref", "refs/heads/main", start.stdout.strip())
+        git("checkout", "-qf", "main")
+        git("reset", "-q", "--hard", "main")
+        git("clean", "-qfd", "-e", "patch.diff")
+        if command == "git stash pop":
+            git("checkout", "-q", "topic", "--", ".")
+            git("stash", "-q")
+        if command == "git clean -fd":
+            (ws / ".claude").mkdir(exist_ok=True)
+            (ws / ".claude" / "settings.local.json").write_text('{"permissions": {}}\n')
+        before = protected_state()
+        subprocess.run(["bash", "-c", command.replace("git ", "git -c user.name=t -c "
+                        "user.email=t@t ", 1)], cwd=ws, capture_output=True)  # fmt: skip
+        if protected_state() != before:
+            wrote.append(command)
+    assert wrote == WRITES_THE_TREE
+
+    rules = {"permissions": {"allow": ["Bash(git *)"]}}
+    for mode in ("default", "acceptEdits"):
+        off = make_ctx(rules, mode=mode)
+        assert behaviors(WRITES_THE_TREE, off) == dict.fromkeys(WRITES_THE_TREE, "ask")
+        assert behaviors(LEAVES_THE_TREE, off) == dict.fromkeys(LEAVES_THE_TREE, "allow")
+    reason = bash("git checkout topic", make_ctx(rules)).reason
+    assert "git checkout writes the files a commit or patch holds" in reason
+    assert "the sandbox is off" in reason
+    # bypassPermissions writes them, as it writes protected files; so does a sandboxed session,
+    # where the sandbox keeps them read-only.
+    bypass = make_ctx(rules, mode="bypassPermissions")
+    assert behaviors(WRITES_THE_TREE, bypass) == dict.fromkeys(WRITES_THE_TREE, "allow")
+    sandboxed = make_ctx(rules, bash_sandboxed=True)
+    # (Three are asked for reasons of their own: a write of the workspace directory itself,
+    # a git setting not known to be harmless.)
+    own_reasons = {"git checkout topic -- .", "git restore --source topic .",
+                   "git -c core.hooksPath=/dev/null pull . topic"}  # fmt: skip
+    assert behaviors(WRITES_THE_TREE, sandboxed) == {
+        c: "ask" if c in own_reasons else "allow" for c in WRITES_THE_TREE
+    }
+    assert not any("sandbox is off" in bash(c, sandboxed).reason for c in own_reasons)
+    # Not read-only either way (plan mode refuses them).
+    plan = make_ctx(rules, mode="plan", bash_sandboxed=True)
+    assert behaviors(WRITES_THE_TREE[:3], plan) == dict.fromkeys(WRITES_THE_TREE[:3], "deny")

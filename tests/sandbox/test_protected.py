@@ -243,3 +243,33 @@ def test_nested_listings_are_read_again_only_when_a_directory_changed(
     again = {p for p, _ in protected.nested_protected(root)}
     assert listed == [str(root / "b" / "src")]
     assert root / "b" / "src" / ".claude" in again
+
+
+async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layout) -> None:
+    """What the permission engine lets a sandboxed session run under `Bash(git *)` (`git
+    checkout topic`, `git merge`, `git stash pop`): the commit's settings are not written."""
+    ws = boundary.workspace
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *ident, *args], cwd=ws, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (ws / "README").write_text("readme\n")
+    git("add", "README")
+    git("commit", "-qm", "one")
+    git("checkout", "-qb", "topic")
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
+    (ws / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    (ws / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "topic")
+    git("checkout", "-q", "main")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    for command in ("git checkout topic", "git merge -q topic", "git reset -q --hard topic"):
+        outcome = await run(command=f"git -c safe.directory='*' {command.removeprefix('git ')}")
+        assert outcome.is_error, (command, outcome.content)
+        assert not (ws / ".claude").exists()
+        assert not (ws / ".mcp.json").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tether import __version__
@@ -180,6 +180,7 @@ def build_session(opts: RunOptions) -> Session:
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
+        gate.permissions = replace(gate.permissions, bash_sandboxed=True)
     tool_context.bash_refusal = sandbox.bash_refusal
     gate.shell_cwd = lambda: tool_context.shell_cwd
     tool_context.read_denied = gate.read_denied

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from tether.permissions.access import FileAccess, GlobPath, Target
+from tether.permissions.access import PROTECTED_NOTE, FileAccess, GlobPath, Target
 from tether.permissions.bash_files import (
     cd_target,
     path_target,
@@ -322,6 +322,15 @@ class _Judge:
                     f"{near[0].text} covers",
                     near[0].text,
                     hard=True,
+                )
+            )
+        if use.rewrites_tree and not self.ctx.bash_sandboxed:
+            # The sandbox keeps protected files read-only; without it, what the commit holds
+            # is written, `.claude/settings.json` and `.git/hooks` included.
+            verdicts.append(
+                ask(
+                    f"{use.rewrites_tree}, which may be files that change what later "
+                    f"sessions run or allow ({PROTECTED_NOTE}; the sandbox is off)"
                 )
             )
         if not use.read_only:

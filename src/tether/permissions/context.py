@@ -59,6 +59,10 @@ class PermissionContext:
     tether_home: Path | None = None
     """Where tether keeps its user settings when `TETHER_HOME` moves it: protected like
     `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
+    bash_sandboxed: bool = False
+    """Bash commands run in the sandbox, which keeps the files that change what later sessions
+    run read-only: a command writing files it does not name (`git checkout main`) cannot
+    write those. Without it such a command is asked like a write of them."""
     write_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
     read_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
     anchors: dict[Path, tuple[str, ...]] = field(init=False, repr=False, compare=False)

@@ -23,7 +23,9 @@ from tether.permissions.git_commands import (
     GIT_SETTINGS_HARMLESS,
     GIT_SETTINGS_RUN,
     GIT_SUBCOMMANDS,
+    TREE_WRITERS,
     GitSubcommand,
+    TreeWrites,
 )
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, is_literal, readable
@@ -82,6 +84,9 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
         use.changes = True
+    writer = TREE_WRITERS.get(args[i])
+    if writer is not None and _writes_tree(writer, args[i + 1 :]):
+        use.rewrites_tree = f"git {args[i]} {writer.does}"
     if subcommand is None:
         use.changes = True
         use.mentions.extend(args[i + 1 :])
@@ -162,6 +167,20 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
     else:
         use.mentions += positionals
     use.changes = use.changes or not _reads_only(sub, parsed, options, positionals)
+
+
+def _writes_tree(writer: TreeWrites, rest: tuple[str, ...]) -> bool:
+    parsed = split_arguments(rest, CommandSpec("none", valued=writer.valued))
+    if writer.needs and not parsed.has(writer.needs):
+        return False
+    if parsed.has(writer.unless) and not parsed.has(writer.despite):
+        return False
+    verb = parsed.positionals[0] if parsed.positionals else ""
+    if writer.verbs is not None and verb not in writer.verbs:
+        return False
+    if verb in writer.quiet_verbs:
+        return False
+    return bool(parsed.positionals) or not writer.needs_positional
 
 
 def _reads_only(
@@ -291,6 +310,7 @@ class _Use:
     asks: list[str] = field(default_factory=list[str])
     recursive: bool = False
     changes: bool = False
+    rewrites_tree: str = ""
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -320,4 +340,5 @@ class _Use:
             unseen=tuple(self.unseen),
             asks=tuple(self.asks),
             changes=self.changes,
+            rewrites_tree=self.rewrites_tree,
         )
