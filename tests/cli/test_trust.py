@@ -491,3 +491,58 @@ async def test_a_no_to_external_imports_is_remembered(
     assert "import files from outside it" not in again.output
     assert "you said no to imports" in " ".join(again.output.split())
     assert "TEAM-STYLE" not in model_env.requests[1].system()
+
+
+async def test_a_yes_to_the_trust_question_approves_the_servers_it_listed(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    from tether.config.settings import tether_home
+    from tether.config.trust import remembered_settings
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    with McpHttpServer() as demo, McpHttpServer() as later:
+        _write(workspace / ".mcp.json", {"mcpServers": {"demo": {"type": "http", "url": demo.url}}})
+        model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
+        terminal = Terminal()
+        # One key for the trust question, then the message: no second question comes.
+        assert await terminal.run(workspace, "yhello\r" + CTRL_D) == 0
+        shown = " ".join(terminal.output.split())
+        assert f"MCP server: demo: connects to {demo.url}" in shown
+        assert "Use the MCP server" not in terminal.output
+        assert "mcp__demo__add" in model_env.requests[0].tool_names()
+        remembered = json.loads(remembered_settings(tether_home(), workspace).read_text())
+        assert remembered == {"enabledMcpjsonServers": ["demo"]}
+
+        # A server added since was not in the question: it is asked about.
+        servers = {"demo": {"type": "http", "url": demo.url},
+                   "later": {"type": "http", "url": later.url}}  # fmt: skip
+        _write(workspace / ".mcp.json", {"mcpServers": servers})
+        again = Terminal()
+        assert await again.run(workspace, "hi\rn" + CTRL_D) == 0
+        assert "Do you trust this folder?" not in again.output
+        assert "Use the MCP server 'later'" in again.output
+        assert "Use the MCP server 'demo'" not in again.output
+        names = model_env.requests[1].tool_names()
+        assert "mcp__demo__add" in names
+        assert not any(n.startswith("mcp__later__") for n in names)
+
+
+async def test_servers_the_trust_question_did_not_show_are_still_asked_about(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    from tether.cli.trust_prompt import MAX_LINES, approved_servers
+    from tether.cli.workspace_review import review_workspace
+    from tether.config.settings import tether_home
+
+    servers = {f"s{n:02}": {"command": "true"} for n in range(MAX_LINES + 5)}
+    _write(workspace / ".mcp.json", {"mcpServers": servers})
+    hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": f"echo {n}"}]}
+                              for n in range(10)]}  # fmt: skip
+    _write(workspace / ".claude" / "settings.json", {"hooks": hooks})
+    _write(workspace / ".tether" / "mcp.local.json", {"mcpServers": {"mine": {"command": "x"}}})
+    review = review_workspace(
+        workspace, user_home=Path.home(), tether_home=tether_home(), env=os.environ
+    )
+    approved = approved_servers(review)
+    assert 0 < len(approved) < len(servers)  # the question shows some, counts the rest
+    assert set(approved) <= set(servers)  # a local server needs no approval: not listed

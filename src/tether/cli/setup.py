@@ -86,6 +86,9 @@ class RunOptions:
     add_dirs: tuple[Path, ...] = ()
     """`--add-dir`: more directories read and written like the workspace (and writable in the
     sandbox), with those of the `permissions.additionalDirectories` setting."""
+    approved_servers: tuple[str, ...] = ()
+    """The repository's MCP servers the user approved with the trust question (not asked
+    about again this session)."""
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -237,6 +240,7 @@ def build_session(opts: RunOptions) -> Session:
         settings=settings,
         window=resolved.info.context_window,
         trusted=trust.trusted,
+        approved=opts.approved_servers,
     )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     if not trust.trusted:
