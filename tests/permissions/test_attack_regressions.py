@@ -396,7 +396,7 @@ def test_commands_that_keep_the_guard_are_still_allowed(make_ctx: ContextFactory
 
 
 def test_the_safety_variables_are_dangerous_ones() -> None:
-    from tether.permissions.commands import SAFETY_VARIABLES, is_dangerous_variable
+    from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
 
     set_by_the_tool = {
         name

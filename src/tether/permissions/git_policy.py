@@ -23,10 +23,9 @@ from tether.permissions.git_commands import (
     GIT_SETTINGS_HARMLESS,
     GIT_SETTINGS_RUN,
     GIT_SUBCOMMANDS,
-    TREE_WRITERS,
     GitSubcommand,
-    TreeWrites,
 )
+from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, is_literal, readable
 

@@ -12,7 +12,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from tether.permissions.commands import SAFETY_VARIABLES, is_dangerous_variable
+from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
 from tether.permissions.runners import (
     WATCH,
     Inner,
