@@ -105,7 +105,7 @@ def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
     while i < len(argv) and argv[i].startswith("-"):
         name, eq, _ = argv[i].partition("=")
         i += 1
-        if not eq and (name in GIT_LOCATION_OPTIONS or name in ("-c", "--config-env")):
+        if not eq and (name in GIT_LOCATION_OPTIONS or name == "-c"):
             i += 1
     if i >= len(argv) or argv[i] in GIT_OWN_COMMANDS:
         return None
