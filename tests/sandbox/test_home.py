@@ -205,9 +205,10 @@ NESTED_MISSING = [
 async def test_missing_protected_files_of_nested_projects_cannot_be_created(
     boundary: Layout,
 ) -> None:
-    """A repository below the workspace, a project marked only by its editor settings, one
-    three levels down, and a directory of an added one: none gains a file that a session
-    started there, or its editor, would obey."""
+    """A repository below the workspace, one three levels down, one marked only by its
+    agent settings, and one in an added directory: none gains a file that a session started
+    there, or its editor, would obey. A directory with only an editor's settings keeps
+    those read-only."""
     added = boundary.outside / "repos"
     projects = [
         boundary.workspace / "third_party" / "lib",
@@ -218,12 +219,15 @@ async def test_missing_protected_files_of_nested_projects_cannot_be_created(
         project.mkdir(parents=True)
         git_init(project)
         (project / "README").write_text("readme\n")
-    editor_only = boundary.workspace / "docs" / "site"
+    agent_only = boundary.workspace / "docs" / "site"
+    (agent_only / ".claude").mkdir(parents=True)
+    projects.append(agent_only)
+    editor_only = boundary.workspace / "docs" / "ide"
     (editor_only / ".idea").mkdir(parents=True)
-    projects.append(editor_only)
     boundary.hand_over()
     before = {root: snapshot(root) for root in (boundary.workspace, added)}
     targets = [p / t for p in projects for t in [*NESTED_MISSING, ".git/hooks/post-checkout"]]
+    targets.append(editor_only / ".idea" / "runConfigurations" / "x.xml")
     run = bash_runner(sandboxed_context(boundary, writable=[str(added)]))
     script = "; ".join(ATTACK.format(p=t) for t in targets)
     outcome = await run(command=f"{script}; echo ok > {projects[0]}/README && echo done")

@@ -190,13 +190,14 @@ _NOT_SEARCHED = frozenset(
 
 
 def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
-    """The protected files of projects nested below `root` (a cloned dependency, a directory
-    of repositories added with `--add-dir`), guarded like the root's own: what exists is kept
-    read-only, what is missing gets a placeholder, so a command cannot give a nested project a
-    `.claude/settings.json` or `.mcp.json` that a session started there later would obey. A
-    project is a directory holding `.git` or one of the protected names (`PROJECT_MARKERS`).
-    Breadth first, one listing per directory, each listing kept while the directory is
-    unchanged (`_listing`)."""
+    """The protected files of directories nested below `root` (a cloned dependency, a
+    directory of repositories added with `--add-dir`). A project (`PROJECT_MARKERS`: a
+    repository, or a directory an agent's session configures) is guarded like the root: what
+    exists is kept read-only, what is missing gets a placeholder, so a command cannot give it
+    a `.claude/settings.json` or `.mcp.json` that a session started there later would obey.
+    Another directory holding some of the table's names (an editor's `.vscode`) has those kept
+    read-only. Breadth first, one listing per directory, each listing kept while the
+    directory is unchanged (`_listing`)."""
     found: list[tuple[Path, Protected]] = []
     level, visited = [os.fspath(root).rstrip("/")], 0  # "" for /: names join as "/name"
     for depth in range(NESTED_DEPTH + 1):
@@ -205,13 +206,17 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
             children = _listing(directory or "/")
             if children is None:
                 continue
-            if depth > 0 and not PROJECT_MARKERS.isdisjoint(name for name, _ in children):
-                found += protected_in(Path(directory or "/"), WORKSPACE_PROTECTED)
+            if depth > 0:
+                names = {name for name, _ in children}
+                if not PROJECT_MARKERS.isdisjoint(names):
+                    found += protected_in(Path(directory or "/"), WORKSPACE_PROTECTED)
+                elif not _FIRST_NAMES.isdisjoint(names):
+                    found += _existing(Path(directory or "/"), names)
             if depth < NESTED_DEPTH:
                 below += sorted(
                     f"{directory}/{name}"
                     for name, is_dir in children
-                    if is_dir and name not in _NOT_SEARCHED and name not in PROJECT_MARKERS
+                    if is_dir and name not in _NOT_SEARCHED and name not in _FIRST_NAMES
                 )
         below = below[: max(0, NESTED_LIMIT - visited)]
         visited += len(below)
@@ -219,9 +224,21 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
     return found
 
 
-PROJECT_MARKERS = frozenset({".git", *(e.path for e in WORKSPACE_PROTECTED if "/" not in e.path)})
-"""Names that make a directory a project: a repository, or a tool's configuration of it.
-(`config/` alone does not: many projects have one.)"""
+def _existing(directory: Path, names: set[str]) -> list[tuple[Path, Protected]]:
+    """The table's entries that exist in `directory`, read-only; nothing made where missing."""
+    found: list[tuple[Path, Protected]] = []
+    for entry in WORKSPACE_PROTECTED:
+        path = directory / entry.path
+        if entry.path.split("/")[0] in names and ("/" not in entry.path or os.path.lexists(path)):
+            found.append((path, Protected(entry.path, entry.directory, None, entry.why)))
+    return found
+
+
+PROJECT_MARKERS = frozenset({".git", ".claude", ".tether", ".agents", ".mcp.json"})
+"""Names that make a directory a project whose missing files are guarded: a repository, or a
+directory configured for an agent's sessions (where one is likely to start one later)."""
+_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git"}
+"""Every name the table protects, by its first component (`config` for the seed's YAML)."""
 
 Listing = list[tuple[str, bool]]
 """A directory's entries: (name, whether it is a directory, links not followed)."""
