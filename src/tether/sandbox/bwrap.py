@@ -222,7 +222,8 @@ class Sandbox:
             if isinstance(found := reached.reach(path), Found):
                 writable.append(path)
                 bind(path, found, read_only=False)
-        bound: list[Path] = []
+        bound: list[tuple[str, int]] = []
+        """Protected paths bound read-only: as a prefix (`/a/b/`) and their depth."""
 
         def protect(path: Path, entry: Protected, *, follow: bool) -> None:
             under = _deepest(path, writable)
@@ -232,7 +233,8 @@ class Sandbox:
             cover = _deepest(path, hidden)
             if cover is not None and len(cover.parts) > depth:
                 return  # hidden: what is written there vanishes with the sandbox
-            if any(len(a.parts) >= depth for a in _holders(path, bound)):
+            text = str(path)
+            if any(text.startswith(prefix) and parts >= depth for prefix, parts in bound):
                 return  # inside a protected path already bound read-only
             found = reached.reach(path)
             if entry.only_missing and isinstance(found, Found):
@@ -256,7 +258,7 @@ class Sandbox:
             if not isinstance(found, Found):
                 return
             pins = [(pin, reached.reach(pin)) for pin in _between(under, path)]
-            bound.append(path)
+            bound.append((str(path).rstrip("/") + "/", len(path.parts)))
             for pin, pin_found in pins:
                 # A mount point cannot be renamed: `mv .git x` would otherwise move the
                 # protected config aside and let a new .git/config take its place.
@@ -297,12 +299,6 @@ def _meets_any(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(
         text.startswith(r) or r.startswith(text) for r in (str(r).rstrip("/") + "/" for r in roots)
     )
-
-
-def _holders(path: Path, roots: list[Path]) -> list[Path]:
-    """The roots that hold `path`, itself excluded."""
-    text = str(path)
-    return [r for r in roots if text.startswith(str(r).rstrip("/") + "/")]
 
 
 def _deepest(path: Path, roots: tuple[Path, ...] | list[Path]) -> Path | None:
