@@ -1,4 +1,4 @@
-"""AnthropicModel over the wire: the real SDK against the fake server."""
+"""AnthropicModel over the wire against the fake server."""
 
 from __future__ import annotations
 
@@ -23,7 +23,15 @@ from tether.testing import (
     tool_use,
 )
 
-from .streams import TOOLS, ask, closed_port_url, count_cache_controls, finish, run
+from .streams import (
+    TOOLS,
+    ask,
+    call_with_retries,
+    closed_port_url,
+    count_cache_controls,
+    finish,
+    run,
+)
 
 USAGE = {
     "input_tokens": 12,
@@ -33,10 +41,8 @@ USAGE = {
 }
 
 
-def claude(server_url: str, *, api_key: str = "test-key", retries: int = 0) -> AnthropicModel:
-    return AnthropicModel(
-        model="claude-sonnet-5-5", api_key=api_key, base_url=server_url, max_retries=retries
-    )
+def claude(server_url: str, *, api_key: str = "test-key") -> AnthropicModel:
+    return AnthropicModel(model="claude-sonnet-5-5", api_key=api_key, base_url=server_url)
 
 
 async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeModelServer) -> None:
@@ -172,26 +178,28 @@ async def test_unreachable_endpoint_is_named() -> None:
     assert (error.status, error.retryable) == (None, True)
 
 
-async def test_rate_limit_then_success_passes_through_sdk_retry(
-    fake_model: FakeModelServer,
-) -> None:
+async def test_rate_limit_then_success_is_retried_once(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(429, retry_after_ms=0), reply(text("Recovered.")))
-    done = await finish(claude(fake_model.url, retries=1), ask())
+    done, retries = await call_with_retries(claude(fake_model.url), ask())
     assert done.message.text() == "Recovered."
     assert len(fake_model.requests) == 2
+    assert [r.attempt for r in retries] == [1]
 
 
-async def test_server_errors_are_retryable_after_sdk_retries(fake_model: FakeModelServer) -> None:
-    fake_model.script(http_error(529), http_error(529))
-    _, error = await run(claude(fake_model.url, retries=1), ask())
+async def test_server_errors_are_retryable_and_carry_the_wait_asked_for(
+    fake_model: FakeModelServer,
+) -> None:
+    fake_model.script(http_error(529, retry_after_ms=1500))
+    _, error = await run(claude(fake_model.url), ask())
     assert error is not None
-    assert (error.status, error.retryable) == (529, True)
+    assert (error.status, error.retryable, error.retry_after_s) == (529, True, 1.5)
     assert str(error) == f"anthropic is overloaded (HTTP 529) at {fake_model.url}: Overloaded"
+    assert len(fake_model.requests) == 1
 
 
 async def test_bad_request_message_surfaces(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(400, "prompt is too long: 212000 tokens > 200000 maximum"))
-    _, error = await run(claude(fake_model.url, retries=2), ask())
+    _, error = await run(claude(fake_model.url), ask())
     assert error is not None
     assert (str(error), error.status, error.retryable) == (
         f"anthropic rejected the request (HTTP 400) at {fake_model.url}: "
