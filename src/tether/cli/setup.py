@@ -38,6 +38,7 @@ from tether.core.model_call import RetryPolicy
 from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
+from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
@@ -121,8 +122,11 @@ def build_session(opts: RunOptions) -> Session:
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
     instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
-    model = build_model(resolved)
-    subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
+    idle = idle_limits(env, settings)
+    model = build_model(resolved, idle=idle)
+    subagent_models = SubagentModels(
+        resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
+    )
     agents = discover_agents(workspace, home=user_home)
 
     runner = subagent_runner(
@@ -338,6 +342,27 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(f"TETHER_MAX_OUTPUT_TOKENS must be a positive number, not {value!r}")
     return int(value)
+
+
+def idle_limits(env: Mapping[str, str], settings: Settings) -> IdleLimits | None:
+    """`TETHER_MODEL_IDLE_TIMEOUT_MS` or the `tether.modelIdleTimeoutMs` setting: how long a
+    model endpoint may send nothing before the attempt is given up and retried. None: the
+    endpoint's default (`tether.models.idle`)."""
+    value: object = env.get(IDLE_TIMEOUT_ENV)
+    where = IDLE_TIMEOUT_ENV
+    if value is None:
+        block = settings.data.get("tether")
+        value = block.get("modelIdleTimeoutMs") if isinstance(block, dict) else None
+        where = f"the {IDLE_TIMEOUT_SETTING} setting"
+    if value is None:
+        return None
+    try:
+        milliseconds = float(value)  # pyright: ignore[reportArgumentType]
+    except (TypeError, ValueError):
+        milliseconds = 0.0
+    if isinstance(value, bool) or not milliseconds > 0 or milliseconds == float("inf"):
+        raise ConfigError(f"{where} must be a positive number of milliseconds, not {value!r}")
+    return IdleLimits(milliseconds / 1000)
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import ModelError
 
 # Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
@@ -214,7 +215,8 @@ class Endpoint:
         """Nothing arrived for `idle_s` seconds on an open connection."""
         where = "mid-response" if started else "before answering"
         return ModelError(
-            f"{self.base_url} sent nothing for {idle_s:.0f}s {where} (idle timeout)",
+            f"{self.base_url} sent nothing for {idle_s:g}s {where} "
+            f"(idle timeout; {IDLE_TIMEOUT_ENV} raises it)",
             retryable=True,
         )
 

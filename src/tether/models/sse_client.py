@@ -107,7 +107,9 @@ class SseClient:
         loop = asyncio.get_running_loop()
         while True:
             silent = loop.time() - watch.last_byte_at
-            if silent >= self.idle.timeout_s:
+            # At least one notice comes before the attempt is given up, however late this
+            # task got to run: the user is told what is being waited for.
+            if silent >= self.idle.timeout_s and watch.notices:
                 return self.endpoint.stalled(self.idle.timeout_s, started=started)
             notice_at = self.idle.notice_after(watch.notices)
             if silent >= notice_at:
