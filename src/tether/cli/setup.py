@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,12 +38,13 @@ from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
 from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
+from tether.models.base import Model
 from tether.models.catalogue import cost_usd
 from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
-from tether.sandbox import describe_limits
+from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
     LoadedSession,
@@ -108,6 +110,7 @@ def build_session(opts: RunOptions) -> Session:
     )
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
+    _probe_sandbox_meanwhile(settings)
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
@@ -124,6 +127,7 @@ def build_session(opts: RunOptions) -> Session:
     instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
     idle = idle_limits(env, settings)
     model = build_model(resolved, idle=idle)
+    _warm_meanwhile(model)
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
@@ -342,6 +346,25 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(f"TETHER_MAX_OUTPUT_TOKENS must be a positive number, not {value!r}")
     return int(value)
+
+
+def _warm_meanwhile(model: Model) -> None:
+    """Build the model's HTTP client on a thread while the session is built: the TLS context
+    it loads (tens of milliseconds) is C code that lets the build go on meanwhile."""
+    warm = getattr(model, "warm", None)
+    if callable(warm):
+        threading.Thread(target=warm, name="model-warm", daemon=True).start()
+
+
+def _probe_sandbox_meanwhile(settings: Settings) -> None:
+    """Start checking bubblewrap now, on a thread: its two short commands run while the rest
+    of the session is built, instead of before the first request."""
+    try:
+        enabled = parse_sandbox_settings(settings.data).enabled
+    except ConfigError:
+        return  # reported where the sandbox is planned
+    if enabled is not False:
+        probe_soon()
 
 
 def idle_limits(env: Mapping[str, str], settings: Settings) -> IdleLimits | None:
