@@ -371,3 +371,23 @@ async def test_model_near_end_of_life_still_works_under_warnings_as_errors(
     model = AnthropicModel(model="claude-sonnet-4-5", api_key="k", base_url=fake_model.url)
     done = await finish(model, ask())
     assert done.message.text() == "still here"
+
+
+async def test_headers_are_the_messages_apis(fake_model: FakeModelServer) -> None:
+    fake_model.script(reply(text("a")), reply(text("b")))
+    await finish(claude(fake_model.url, api_key="sk-test"), ask())
+    with_betas = AnthropicModel(
+        model="claude-sonnet-5-5",
+        api_key="sk-test",
+        base_url=fake_model.url + "/",
+        betas=("context-1m-2025-08-07", "interleaved-thinking-2025-05-14"),
+        default_headers={"x-team": "blue"},
+    )
+    await finish(with_betas, ask())
+    plain, betas = (r.headers for r in fake_model.requests)
+    assert (plain["x-api-key"], plain["anthropic-version"]) == ("sk-test", "2023-06-01")
+    assert (plain["content-type"], "anthropic-beta" in plain) == ("application/json", False)
+    assert "authorization" not in plain
+    assert betas["anthropic-beta"] == "context-1m-2025-08-07,interleaved-thinking-2025-05-14"
+    assert betas["x-team"] == "blue"
+    assert fake_model.requests[1].path == "/v1/messages"

@@ -281,3 +281,12 @@ async def test_bad_request_message_surfaces(fake_model: FakeModelServer) -> None
         400,
         False,
     )
+
+
+async def test_the_key_goes_as_a_bearer_token(fake_model: FakeModelServer) -> None:
+    fake_model.script(reply(text("ok")))
+    await finish(gpt(fake_model.openai_base_url, api_key="sk-open"), ask())
+    [sent] = fake_model.requests
+    assert sent.headers["authorization"] == "Bearer sk-open"
+    assert "x-api-key" not in sent.headers
+    assert sent.path == "/v1/chat/completions"

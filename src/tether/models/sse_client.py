@@ -104,6 +104,8 @@ class SseClient:
     ) -> _Item | Waiting:
         """The next item, or a `Waiting` notice when one falls due first; a `ModelError`
         once nothing has arrived for the idle timeout."""
+        if not queue.empty():  # the common case mid-stream: no timer needed
+            return queue.get_nowait()
         loop = asyncio.get_running_loop()
         while True:
             silent = loop.time() - watch.last_byte_at
