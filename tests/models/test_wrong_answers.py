@@ -13,6 +13,7 @@ import pytest
 
 from tether.models.anthropic import AnthropicModel
 from tether.models.openai_compat import OpenAICompatModel
+from tether.testing import FakeModelServer
 
 from .streams import ask, run
 
@@ -115,3 +116,14 @@ async def test_a_long_plain_error_body_is_cut_to_one_line() -> None:
     assert "\n" not in message
     assert message.startswith(f"anthropic had a server error (HTTP 500) at {url}: upstream failed")
     assert len(message) < 500
+
+
+async def test_tls_to_a_plain_http_server_names_the_handshake(
+    fake_model: FakeModelServer,
+) -> None:
+    url = fake_model.url.replace("http://", "https://")
+    _, error = await run(model_for("anthropic", url), ask())
+    assert error is not None
+    assert str(error).startswith(f"cannot reach {url}: TLS handshake failed (")
+    assert (error.retryable, error.unreachable) == (True, True)
+    assert fake_model.requests == []

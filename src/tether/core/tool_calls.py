@@ -85,11 +85,18 @@ async def run_calls(
     ask = _one_at_a_time(ask)
     tasks = [asyncio.create_task(run_call(agent, c, emit, ask, denials)) for c in calls]
     try:
-        return list(await asyncio.gather(*tasks))
+        # Not `gather`: cancelling a gather cancels the calls again each time, which would cut
+        # their cleanup short when an interrupt comes twice. Here they are cancelled once.
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in tasks:
+            error = None if task.cancelled() or not task.done() else task.exception()
+            if error is not None:
+                raise error
+        return [task.result() for task in tasks]
     except BaseException as e:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await _settled(tasks)
         results = [
             t.result()
             if t.done() and not t.cancelled() and t.exception() is None
@@ -97,6 +104,17 @@ async def run_calls(
             for t, c in zip(tasks, calls, strict=True)
         ]
         raise CallsStopped(results, e) from e
+
+
+async def _settled(tasks: Sequence[asyncio.Task[ToolResultBlock]]) -> None:
+    """Wait until every task has finished stopping (a command ended, its process reaped).
+    A second cancellation meanwhile (Ctrl+C again) must not cut that short: `gather` would
+    cancel the tasks' own cleanup with it, and leave commands running after the turn."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        with contextlib.suppress(asyncio.CancelledError):  # already stopping: see above
+            await asyncio.wait(pending)
+        pending = {task for task in pending if not task.done()}
 
 
 class CallsStopped(Exception):
