@@ -85,17 +85,13 @@ async def run_calls(
     ask = _one_at_a_time(ask)
     tasks = [asyncio.create_task(run_call(agent, c, emit, ask, denials)) for c in calls]
     try:
-        # Not `gather`: cancelling a gather cancels the calls again each time, which would cut
-        # their cleanup short when an interrupt comes twice. Here they are cancelled once.
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        for task in tasks:
-            error = None if task.cancelled() or not task.done() else task.exception()
-            if error is not None:
-                raise error
-        return [task.result() for task in tasks]
+        return list(await asyncio.gather(*tasks))
     except BaseException as e:
+        # gather raises as soon as one call is cancelled: the others may still be stopping
+        # their commands, and cancelling them again would cut that short.
         for task in tasks:
-            task.cancel()
+            if not task.cancelling():
+                task.cancel()
         await _settled(tasks)
         results = [
             t.result()
@@ -108,11 +104,11 @@ async def run_calls(
 
 async def _settled(tasks: Sequence[asyncio.Task[ToolResultBlock]]) -> None:
     """Wait until every task has finished stopping (a command ended, its process reaped).
-    A second cancellation meanwhile (Ctrl+C again) must not cut that short: `gather` would
-    cancel the tasks' own cleanup with it, and leave commands running after the turn."""
+    A further cancellation meanwhile must not cut that short, as it would with `gather`, which
+    cancels the tasks' own cleanup again and leaves commands running after the turn."""
     pending = {task for task in tasks if not task.done()}
     while pending:
-        with contextlib.suppress(asyncio.CancelledError):  # already stopping: see above
+        with contextlib.suppress(asyncio.CancelledError):  # already stopping
             await asyncio.wait(pending)
         pending = {task for task in pending if not task.done()}
 
