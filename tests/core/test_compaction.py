@@ -59,9 +59,7 @@ REMINDER = "<system-reminder>\nThe plan has open items.\n</system-reminder>"
 
 
 def claude(server: FakeModelServer) -> AnthropicModel:
-    return AnthropicModel(
-        model="claude-sonnet-5-5", api_key="test-key", base_url=server.url, max_retries=0
-    )
+    return AnthropicModel(model="claude-sonnet-5-5", api_key="test-key", base_url=server.url)
 
 
 def base_request(messages: tuple[Message, ...] = ()) -> ModelRequest:

@@ -75,3 +75,43 @@ def _alive(pid: int) -> bool:
         return False
     state = stat.rsplit(")", 1)[1].split()[0]  # after the command name, which may hold anything
     return state not in ("Z", "X")
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+async def test_a_second_interrupt_does_not_cut_the_cleanup_short(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    # The command outlives SIGTERM (it notes it and goes on), so stopping it takes the grace
+    # period before SIGKILL; a second interrupt (Ctrl+C pressed again) arrives meanwhile. The
+    # turn must still end only once the command is gone.
+    stubborn = (
+        "trap 'echo > got-term' TERM; echo $$ > stubborn.pid; while :; do sleep 60 & wait; done"
+    )
+    fake_model.script(reply(tool_use("Bash", command=stubborn)))
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"sandbox": {"enabled": false}}')
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    pid_file = workspace / "stubborn.pid"
+    try:
+        finished: TurnFinished | None = None
+        async for event in session.submit(UserInput(text="start")):
+            if isinstance(event, ToolStarted):
+                await _until_written(pid_file)
+                session.interrupt()
+                await _until_exists(workspace / "got-term")  # the stopping has begun
+                session.interrupt()
+            if isinstance(event, TurnFinished):
+                finished = event
+                assert not _alive(int(pid_file.read_text()))
+        assert finished is not None
+        assert finished.error == "interrupted by the user"
+    finally:
+        await session.aclose()
+
+
+async def _until_exists(path: Path) -> None:
+    for _ in range(2000):  # bounded so nothing hangs
+        if path.exists():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{path} never appeared")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import socket
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from tether.models.base import ModelEvent, ModelRequest, ResponseDone
-from tether.protocol import Message, ModelError, ToolSpec
+from tether.core.model_call import RetryPolicy, call_model
+from tether.models.base import Model, ModelEvent, ModelRequest, ResponseDone
+from tether.protocol import Event, Message, ModelError, ModelRetry, ToolSpec
 
 TOOLS = (
     ToolSpec(
@@ -57,6 +58,20 @@ async def finish(model: ClosableModel, request: ModelRequest) -> ResponseDone:
     done = events[-1]
     assert isinstance(done, ResponseDone)
     return done
+
+
+async def call_with_retries(
+    model: ClosableModel, request: ModelRequest, attempts: int = 4
+) -> tuple[ResponseDone, list[ModelRetry]]:
+    """The response through the loop's retry layer (waits as tiny as the server asks), and
+    the retries it announced."""
+    events: list[Event] = []
+    policy = RetryPolicy(max_attempts=attempts, base_delay_s=0.001)
+    try:
+        done = await call_model(cast(Model, model), request, events.append, policy)
+    finally:
+        await model.aclose()
+    return done, [e for e in events if isinstance(e, ModelRetry)]
 
 
 def closed_port_url(path: str = "") -> str:

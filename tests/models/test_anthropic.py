@@ -1,4 +1,4 @@
-"""AnthropicModel over the wire: the real SDK against the fake server."""
+"""AnthropicModel over the wire against the fake server."""
 
 from __future__ import annotations
 
@@ -23,7 +23,15 @@ from tether.testing import (
     tool_use,
 )
 
-from .streams import TOOLS, ask, closed_port_url, count_cache_controls, finish, run
+from .streams import (
+    TOOLS,
+    ask,
+    call_with_retries,
+    closed_port_url,
+    count_cache_controls,
+    finish,
+    run,
+)
 
 USAGE = {
     "input_tokens": 12,
@@ -33,10 +41,8 @@ USAGE = {
 }
 
 
-def claude(server_url: str, *, api_key: str = "test-key", retries: int = 0) -> AnthropicModel:
-    return AnthropicModel(
-        model="claude-sonnet-5-5", api_key=api_key, base_url=server_url, max_retries=retries
-    )
+def claude(server_url: str, *, api_key: str = "test-key") -> AnthropicModel:
+    return AnthropicModel(model="claude-sonnet-5-5", api_key=api_key, base_url=server_url)
 
 
 async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeModelServer) -> None:
@@ -172,26 +178,28 @@ async def test_unreachable_endpoint_is_named() -> None:
     assert (error.status, error.retryable) == (None, True)
 
 
-async def test_rate_limit_then_success_passes_through_sdk_retry(
-    fake_model: FakeModelServer,
-) -> None:
+async def test_rate_limit_then_success_is_retried_once(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(429, retry_after_ms=0), reply(text("Recovered.")))
-    done = await finish(claude(fake_model.url, retries=1), ask())
+    done, retries = await call_with_retries(claude(fake_model.url), ask())
     assert done.message.text() == "Recovered."
     assert len(fake_model.requests) == 2
+    assert [r.attempt for r in retries] == [1]
 
 
-async def test_server_errors_are_retryable_after_sdk_retries(fake_model: FakeModelServer) -> None:
-    fake_model.script(http_error(529), http_error(529))
-    _, error = await run(claude(fake_model.url, retries=1), ask())
+async def test_server_errors_are_retryable_and_carry_the_wait_asked_for(
+    fake_model: FakeModelServer,
+) -> None:
+    fake_model.script(http_error(529, retry_after_ms=1500))
+    _, error = await run(claude(fake_model.url), ask())
     assert error is not None
-    assert (error.status, error.retryable) == (529, True)
+    assert (error.status, error.retryable, error.retry_after_s) == (529, True, 1.5)
     assert str(error) == f"anthropic is overloaded (HTTP 529) at {fake_model.url}: Overloaded"
+    assert len(fake_model.requests) == 1
 
 
 async def test_bad_request_message_surfaces(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(400, "prompt is too long: 212000 tokens > 200000 maximum"))
-    _, error = await run(claude(fake_model.url, retries=2), ask())
+    _, error = await run(claude(fake_model.url), ask())
     assert error is not None
     assert (str(error), error.status, error.retryable) == (
         f"anthropic rejected the request (HTTP 400) at {fake_model.url}: "
@@ -363,3 +371,23 @@ async def test_model_near_end_of_life_still_works_under_warnings_as_errors(
     model = AnthropicModel(model="claude-sonnet-4-5", api_key="k", base_url=fake_model.url)
     done = await finish(model, ask())
     assert done.message.text() == "still here"
+
+
+async def test_headers_are_the_messages_apis(fake_model: FakeModelServer) -> None:
+    fake_model.script(reply(text("a")), reply(text("b")))
+    await finish(claude(fake_model.url, api_key="sk-test"), ask())
+    with_betas = AnthropicModel(
+        model="claude-sonnet-5-5",
+        api_key="sk-test",
+        base_url=fake_model.url + "/",
+        betas=("context-1m-2025-08-07", "interleaved-thinking-2025-05-14"),
+        default_headers={"x-team": "blue"},
+    )
+    await finish(with_betas, ask())
+    plain, betas = (r.headers for r in fake_model.requests)
+    assert (plain["x-api-key"], plain["anthropic-version"]) == ("sk-test", "2023-06-01")
+    assert (plain["content-type"], "anthropic-beta" in plain) == ("application/json", False)
+    assert "authorization" not in plain
+    assert betas["anthropic-beta"] == "context-1m-2025-08-07,interleaved-thinking-2025-05-14"
+    assert betas["x-team"] == "blue"
+    assert fake_model.requests[1].path == "/v1/messages"

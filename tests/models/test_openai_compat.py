@@ -1,4 +1,4 @@
-"""OpenAICompatModel over the wire: the real SDK against the fake server's Chat Completions."""
+"""OpenAICompatModel over the wire against the fake server's Chat Completions."""
 
 from __future__ import annotations
 
@@ -23,21 +23,19 @@ from tether.testing import (
     tool_use,
 )
 
-from .streams import TOOLS, ask, closed_port_url, finish, run
+from .streams import TOOLS, ask, call_with_retries, closed_port_url, finish, run
 
 
 def gpt(
     base_url: str,
     *,
     api_key: str = "test-key",
-    retries: int = 0,
     max_tokens_param: MaxTokensParam = "max_tokens",
 ) -> OpenAICompatModel:
     return OpenAICompatModel(
         model="gpt-4.1",
         api_key=api_key,
         base_url=base_url,
-        max_retries=retries,
         max_tokens_param=max_tokens_param,
     )
 
@@ -202,7 +200,7 @@ async def test_body_ending_before_finish_reason_is_retryable(fake_model: FakeMod
     events, error = await run(gpt(base_url), ask())
     assert error is not None
     assert (str(error), error.retryable) == (
-        f"the response from {base_url} ended before a finish_reason",
+        f"the response from {base_url} ended before [DONE]",
         True,
     )
     assert not any(isinstance(e, ResponseDone) for e in events)
@@ -264,19 +262,18 @@ async def test_unreachable_endpoint_is_named() -> None:
     assert (error.status, error.retryable) == (None, True)
 
 
-async def test_rate_limit_then_success_passes_through_sdk_retry(
-    fake_model: FakeModelServer,
-) -> None:
+async def test_rate_limit_then_success_is_retried_once(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(429, retry_after_ms=0), reply(text("Recovered.")))
-    done = await finish(gpt(fake_model.openai_base_url, retries=1), ask())
+    done, retries = await call_with_retries(gpt(fake_model.openai_base_url), ask())
     assert done.message.text() == "Recovered."
     assert len(fake_model.requests) == 2
+    assert [r.attempt for r in retries] == [1]
 
 
 async def test_bad_request_message_surfaces(fake_model: FakeModelServer) -> None:
     fake_model.script(http_error(400, "This model's maximum context length is 128000 tokens."))
     base_url = fake_model.openai_base_url
-    _, error = await run(gpt(base_url, retries=2), ask())
+    _, error = await run(gpt(base_url), ask())
     assert error is not None
     assert (str(error), error.status, error.retryable) == (
         f"openai rejected the request (HTTP 400) at {base_url}: "
@@ -284,3 +281,12 @@ async def test_bad_request_message_surfaces(fake_model: FakeModelServer) -> None
         400,
         False,
     )
+
+
+async def test_the_key_goes_as_a_bearer_token(fake_model: FakeModelServer) -> None:
+    fake_model.script(reply(text("ok")))
+    await finish(gpt(fake_model.openai_base_url, api_key="sk-open"), ask())
+    [sent] = fake_model.requests
+    assert sent.headers["authorization"] == "Bearer sk-open"
+    assert "x-api-key" not in sent.headers
+    assert sent.path == "/v1/chat/completions"

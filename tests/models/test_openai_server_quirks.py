@@ -66,7 +66,7 @@ def chunk(
 
 async def response_for(chunks: list[dict[str, Any]]) -> ResponseDone:
     async with sse_server(chunks) as url:
-        model = OpenAICompatModel(model="m", api_key=None, base_url=url, max_retries=0)
+        model = OpenAICompatModel(model="m", api_key=None, base_url=url)
         return await finish(model, ask(tools=TOOLS))
 
 

@@ -11,6 +11,7 @@ from tether.agents import AgentCatalog, SubagentRunner
 from tether.config.settings import Settings
 from tether.core.recording import SessionRecorder
 from tether.models.base import Model
+from tether.models.idle import IdleLimits
 from tether.models.resolve import ResolvedModel, build_model
 from tether.protocol import ConfigError, HarnessError
 from tether.store import SessionWriter, subagent_transcript_path
@@ -32,8 +33,11 @@ class SubagentModels:
         parent: ResolvedModel,
         parent_model: Model,
         resolve: Callable[[str], ResolvedModel],
+        *,
+        idle: IdleLimits | None = None,
     ) -> None:
         self._parent, self._parent_model, self._resolve = parent, parent_model, resolve
+        self._idle = idle
         self._built: dict[str, tuple[Model, str]] = {}
 
     def __call__(self, spec: str) -> tuple[Model, str]:
@@ -48,7 +52,7 @@ class SubagentModels:
                 resolved = self._resolve(spec)
             except ConfigError as e:
                 raise HarnessError(str(e)) from None
-            self._built[spec] = (build_model(resolved), resolved.model_id)
+            self._built[spec] = (build_model(resolved, idle=self._idle), resolved.model_id)
         return self._built[spec]
 
     async def aclose(self) -> None:

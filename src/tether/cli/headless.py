@@ -58,6 +58,7 @@ async def run_headless(
     for notice in session.startup_notices:
         print(f"tether: {notice}", file=err)
     finished: TurnFinished | None = None
+    shown_errors: set[str] = set()  # printed as they happened: not again as the result
     stopped_by = _stop_on_signals(session)
     try:
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
@@ -68,6 +69,8 @@ async def run_headless(
         if output_format == "stream-json":
             _write(out, init_line(started))
         async for event in session.submit(UserInput(text=prompt)):
+            if isinstance(event, ErrorOccurred):
+                shown_errors.add(event.message)
             if progress is not None:
                 progress.render(event)
             elif isinstance(event, ErrorOccurred | ModelRetry):
@@ -86,7 +89,8 @@ async def run_headless(
     assert finished is not None
     if output_format == "text":
         if finished.is_error:
-            print(f"tether: {finished.result or finished.subtype}", file=err)
+            if finished.result not in shown_errors:
+                print(f"tether: {finished.result or finished.subtype}", file=err)
         else:
             print(finished.result, file=out)
     else:
@@ -214,7 +218,9 @@ def _progress_renderer(err: TextIO) -> _Renderer:
 
     from tether.cli.render import EventRenderer
 
-    return EventRenderer(Console(file=err, stderr=True), verbose=True)
+    # Not wrapped at 80 columns when it goes to a file or pipe: each message stays one line.
+    console = Console(file=err, stderr=True, soft_wrap=not err.isatty())
+    return EventRenderer(console, verbose=True)
 
 
 class _Renderer(Protocol):

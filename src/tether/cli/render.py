@@ -45,6 +45,7 @@ from tether.protocol import (
     Event,
     MessageCompleted,
     ModelRetry,
+    ModelWaiting,
     Notice,
     PermissionAnswer,
     PermissionAsked,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
 INTERRUPT_HINT = "ctrl+c to interrupt"
+WAITING = "Waiting for the model"
 REFRESH_INTERVAL_S = 0.1
 PREVIEW_MAX_BYTES = 1_000_000
 """Files larger than this are not read to preview an Edit or Write that awaits approval."""
@@ -127,8 +129,11 @@ class EventRenderer:
                 self._on_tool_finished(event)
             case PermissionAsked():
                 self._on_permission_asked(event)
+            case ModelWaiting():
+                self._on_waiting(event)
             case ModelRetry():
                 self._end_stream()
+                self._set_activity("Thinking")
                 self._print(
                     Text(
                         f"⚠ Model call failed ({event.reason}); retrying in {event.delay_s:.1f}s "
@@ -201,6 +206,8 @@ class EventRenderer:
         self._raw_open = not text.endswith("\n")
 
     def _add_thinking(self, text: str) -> None:
+        if self._activity.startswith(WAITING):
+            self._set_activity("Thinking")
         if not self._thinking:
             self._end_text()
         self._thinking += text
@@ -371,6 +378,23 @@ class EventRenderer:
         self._print(renderable)
         self.console.line()
 
+    def _on_waiting(self, event: ModelWaiting) -> None:
+        """The endpoint is silent: the spinner says so and counts from its last byte (a plain
+        output prints a line per notice)."""
+        if self._use_live:
+            self._set_activity(f"{WAITING} (retried after {_seconds(event.limit_s)} of silence)")
+            self._activity_since = time.monotonic() - event.waited_s
+            self._ensure_live()
+            return
+        self._end_stream()
+        self._print(
+            Text(
+                f"… {WAITING.lower()} ({_seconds(event.waited_s)} without a byte; "
+                f"retried at {_seconds(event.limit_s)})",
+                style="dim",
+            )
+        )
+
     def _set_activity(self, activity: str) -> None:
         if activity != self._activity:
             self._activity = activity
@@ -500,6 +524,11 @@ def format_usage(usage: Usage) -> str:
     if usage.cache_read_input_tokens:
         text += f" ({format_tokens(usage.cache_read_input_tokens)} cached)"
     return f"{text} · {format_tokens(usage.output_tokens)} out"
+
+
+def _seconds(value: float) -> str:
+    """15s, 180s; 0.4s for the short waits of tests and impatient settings."""
+    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"
 
 
 def turn_footer(event: TurnFinished) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -38,11 +39,13 @@ from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
 from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
+from tether.models.base import Model
 from tether.models.catalogue import cost_usd
+from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
-from tether.sandbox import describe_limits
+from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
     LoadedSession,
@@ -111,6 +114,7 @@ def build_session(opts: RunOptions) -> Session:
     )
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
+    _probe_sandbox_meanwhile(settings)
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
@@ -124,8 +128,12 @@ def build_session(opts: RunOptions) -> Session:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    model = build_model(resolved)
-    subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
+    idle = idle_limits(env, settings)
+    model = build_model(resolved, idle=idle)
+    _warm_meanwhile(model)
+    subagent_models = SubagentModels(
+        resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
+    )
     agents = discover_agents(workspace, home=user_home)
 
     runner = subagent_runner(
@@ -354,6 +362,46 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(f"TETHER_MAX_OUTPUT_TOKENS must be a positive number, not {value!r}")
     return int(value)
+
+
+def _warm_meanwhile(model: Model) -> None:
+    """Build the model's HTTP client on a thread while the session is built: the TLS context
+    it loads (tens of milliseconds) is C code that lets the build go on meanwhile."""
+    warm = getattr(model, "warm", None)
+    if callable(warm):
+        threading.Thread(target=warm, name="model-warm", daemon=True).start()
+
+
+def _probe_sandbox_meanwhile(settings: Settings) -> None:
+    """Start checking bubblewrap now, on a thread: its two short commands run while the rest
+    of the session is built, instead of before the first request."""
+    try:
+        enabled = parse_sandbox_settings(settings.data).enabled
+    except ConfigError:
+        return  # reported where the sandbox is planned
+    if enabled is not False:
+        probe_soon()
+
+
+def idle_limits(env: Mapping[str, str], settings: Settings) -> IdleLimits | None:
+    """`TETHER_MODEL_IDLE_TIMEOUT_MS` or the `tether.modelIdleTimeoutMs` setting: how long a
+    model endpoint may send nothing before the attempt is given up and retried. None: the
+    endpoint's default (`tether.models.idle`)."""
+    value: object = env.get(IDLE_TIMEOUT_ENV)
+    where = IDLE_TIMEOUT_ENV
+    if value is None:
+        block = settings.data.get("tether")
+        value = block.get("modelIdleTimeoutMs") if isinstance(block, dict) else None
+        where = f"the {IDLE_TIMEOUT_SETTING} setting"
+    if value is None:
+        return None
+    try:
+        milliseconds = float(value)  # pyright: ignore[reportArgumentType]
+    except (TypeError, ValueError):
+        milliseconds = 0.0
+    if isinstance(value, bool) or not milliseconds > 0 or milliseconds == float("inf"):
+        raise ConfigError(f"{where} must be a positive number of milliseconds, not {value!r}")
+    return IdleLimits(milliseconds / 1000)
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:

@@ -17,8 +17,8 @@ Kept from an untrusted settings file: `permissions.deny` and `.ask`, a restricti
 `defaultMode`, `disableAllHooks: true`, `disabledMcpjsonServers`, a sandbox's restrictive keys
 (`enabled: true`, `network: false`, `required`/`failIfUnavailable: true`), and neutral keys
 (`model`, `contextWindow`, `maxOutputTokens`, `tether.mcp`, `tether.subagents`,
-`tether.toolStats`, `tether.slowToolMs`). Anything else is left out while untrusted: a key
-nobody listed here grants nothing by default.
+`tether.toolStats`, `tether.slowToolMs`, `tether.modelIdleTimeoutMs`). Anything else is left
+out while untrusted: a key nobody listed here grants nothing by default.
 
 Whose a file is goes by the path it was found at, never by where it resolves (see
 `Ownership`): `.claude/settings.json -> ../../x.json`, a `.claude` directory linked elsewhere,
@@ -86,7 +86,9 @@ name them in."""
 RESTRICTIVE_MODES = frozenset({"default", "plan", "dontAsk"})
 KEPT_PERMISSIONS = ("deny", "ask")
 NEUTRAL_KEYS = frozenset({"model", "contextWindow", "maxOutputTokens", "disabledMcpjsonServers"})
-NEUTRAL_TETHER_KEYS = frozenset({"mcp", "subagents", "toolStats", "slowToolMs"})
+NEUTRAL_TETHER_KEYS = frozenset(
+    {"mcp", "subagents", "toolStats", "slowToolMs", "modelIdleTimeoutMs"}
+)
 RESTRICTIVE_SANDBOX = {
     "enabled": True,
     "network": False,

@@ -15,8 +15,18 @@ from collections.abc import Callable, Sequence
 
 from tether.core.memory import append_memory, load_memory
 from tether.core.micro import CompactionPolicy, micro_compact, shrink_largest_result
-from tether.models.base import Model, ModelRequest, ResponseDone
-from tether.protocol import ContentBlock, Message, ModelError, TextBlock, Usage
+from tether.core.model_call import RetryPolicy, call_model
+from tether.models.base import Model, ModelRequest
+from tether.protocol import (
+    ContentBlock,
+    Event,
+    Message,
+    ModelError,
+    ModelRetry,
+    ModelWaiting,
+    TextBlock,
+    Usage,
+)
 
 __all__ = [
     "EARLIER_PROMPT_MARK",
@@ -186,17 +196,23 @@ def compacted_messages(
 
 
 async def summarize(
-    model: Model, request: ModelRequest, *, spent: Callable[[Usage], None] | None = None
+    model: Model,
+    request: ModelRequest,
+    *,
+    spent: Callable[[Usage], None] | None = None,
+    retry: RetryPolicy | None = None,
+    emit: Callable[[Event], None] | None = None,
 ) -> str:
     """Stream the summary request and return the summary text. Raises ModelError when the call
-    fails or yields no text; the caller then keeps the uncompacted history. `spent` is told
-    what the call used, whatever its outcome once it answered."""
-    done: ResponseDone | None = None
-    async for event in model.stream(request):
-        if isinstance(event, ResponseDone):
-            done = event
-    if done is None:
-        raise ModelError("the summary stream ended without a final message", retryable=True)
+    fails (after `retry`'s attempts; one without it) or yields no text; the caller then keeps the
+    uncompacted history. `spent` is told what the call used, whatever its outcome once it
+    answered; `emit` hears the retries and waits, not the summary's text."""
+
+    def progress(event: Event) -> None:
+        if emit is not None and isinstance(event, ModelRetry | ModelWaiting):
+            emit(event)
+
+    done = await call_model(model, request, progress, retry or RetryPolicy(max_attempts=1))
     if spent is not None:
         spent(done.usage)
     summary = done.message.text().strip()

@@ -7,7 +7,7 @@ in `compaction`, `micro` and `memory`; this module puts them in order for the lo
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -46,10 +46,15 @@ async def _summary(
     view: tuple[Message, ...],
     focus: str | None,
     policy: CompactionPolicy,
+    emit: Callable[[Event], None],
 ) -> str:
-    spent = agent.spend_aside
+    def ask(request: ModelRequest) -> Awaitable[str]:
+        return summarize(
+            agent.model, request, spent=agent.spend_aside, retry=agent.retry, emit=emit
+        )
+
     try:
-        return await summarize(agent.model, summary_request(request, sent, focus), spent=spent)
+        return await ask(summary_request(request, sent, focus))
     except ModelError as e:
         if not is_prompt_too_long(e):
             raise
@@ -57,7 +62,7 @@ async def _summary(
     # notes of every result instead. The cached prefix is lost for this one request.
     terse = replace(policy, micro_keep_recent=0, micro_min_chars=0)
     request = summary_request(request, micro_compact(view, terse), focus)
-    return await summarize(agent.model, request, spent=spent)
+    return await ask(request)
 
 
 async def compact(
@@ -90,7 +95,7 @@ async def compact(
     # window, and it shares the cached prefix of the request before it.
     sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
-        summary = await _summary(agent, request, sent, view, focus, policy)
+        summary = await _summary(agent, request, sent, view, focus, policy, emit)
     except ModelError as e:
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False

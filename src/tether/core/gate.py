@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import tether.permissions as policy
 from tether.core.lifecycle import surface
 from tether.hooks import HookOutcome, HookRunner
-from tether.permissions import Decision, PermissionContext, decide, load_rules, suggest_rule
+from tether.permissions import Decision, PermissionContext, load_rules
 from tether.protocol import (
     Event,
     PermissionAnswer,
@@ -85,7 +86,7 @@ class ToolGate:
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
                 return self._deny(call, tool_input, f"Blocked by hook: {reason}")
-        decision = decide(call.name, tool_input, self._context_for(call.name))
+        decision = policy.decide(call.name, tool_input, self._context_for(call.name))
         if decision.behavior == "deny":
             return self._deny(call, tool_input, _denied_text(decision))
         if decision.behavior == "allow" and hook.permission_decision != "ask":
@@ -116,7 +117,7 @@ class ToolGate:
             tool=call.name,
             input=tool_input,
             reason=decision.reason,
-            suggestion=suggest_rule(call.name, tool_input, self.permissions),
+            suggestion=policy.suggest_rule(call.name, tool_input, self.permissions),
         )
         if self.hooks is not None and self.hooks.has("Notification"):
             surface(
@@ -153,7 +154,7 @@ class ToolGate:
         """Whether the rules forbid reading `path`: Grep and Glob leave such files out."""
         if not self.permissions.rules.of("deny", "Read"):
             return False
-        return decide("Read", {"file_path": str(path)}, self.permissions).behavior == "deny"
+        return policy.decide("Read", {"file_path": str(path)}, self.permissions).behavior == "deny"
 
     def allow_always(self, rule: str) -> None:
         """Add an allow rule for the rest of the session and, if configured, for good."""
@@ -232,7 +233,7 @@ class ToolGate:
 
     def denies(self, call: ToolUseBlock) -> bool:
         """Whether the rules deny the call outright (no hook runs, nobody is asked)."""
-        decision = decide(call.name, dict(call.input), self._context_for(call.name))
+        decision = policy.decide(call.name, dict(call.input), self._context_for(call.name))
         return decision.behavior == "deny"
 
     def _deny(self, call: ToolUseBlock, tool_input: dict[str, Any], message: str) -> Approval:

@@ -1,10 +1,10 @@
-"""One model call, streamed, with tether's own retries for broken streams and overloads.
+"""One model call, streamed, with tether's retries: the one retry layer for model calls.
 
-The SDKs retry failed connections and 429/5xx answers before a stream starts; what they cannot
-retry is a stream that breaks or errors halfway, so that is retried here, as are overloads that
-outlast the SDK's few quick retries. An endpoint that cannot be reached at all is reported at
-once (the SDK has already retried it). Nothing from a broken attempt is kept: tools run only from
-a response whose stream finished.
+The adapters never retry. Here a retryable failure is tried again after a backoff (or the wait
+the endpoint asked for): 408/409/429/5xx answers, streams that break, error or stall halfway
+(the idle timeout), and endpoints that cannot be reached, those fewer times, as an address that
+refuses connections is rarely a passing fault. Nothing from a failed attempt is kept: tools run
+only from a response whose stream finished.
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tether.models.base import Model, ModelRequest, ResponseDone, TextChunk, ThinkingChunk
-from tether.protocol import Event, ModelError, ModelRetry, TextDelta, ThinkingDelta
+from tether.models.base import Model, ModelRequest, ResponseDone, TextChunk, ThinkingChunk, Waiting
+from tether.protocol import Event, ModelError, ModelRetry, ModelWaiting, TextDelta, ThinkingDelta
+
+MAX_ASKED_WAIT_S = 60.0
+"""A `retry-after` up to this long is honoured as given; a longer one falls back to backoff."""
 
 
 @dataclass(frozen=True)
@@ -23,11 +26,23 @@ class RetryPolicy:
     max_attempts: int = 4
     base_delay_s: float = 1.0
     max_delay_s: float = 30.0
+    max_unreachable_attempts: int = 3
+    """Attempts for an endpoint that gave no HTTP answer (refused, DNS, TLS)."""
 
-    def delay(self, attempt: int) -> float:
-        """Exponential backoff with jitter: the wait after failed attempt `attempt` (1-based)."""
+    def delay(self, attempt: int, asked_s: float | None = None) -> float:
+        """The wait after failed attempt `attempt` (1-based): what the endpoint asked for, else
+        exponential backoff with jitter."""
+        if asked_s is not None and 0 <= asked_s <= MAX_ASKED_WAIT_S:
+            return asked_s
         raw = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         return raw * (0.75 + random.random() * 0.5)
+
+    def attempts_for(self, error: ModelError) -> int:
+        return (
+            min(self.max_attempts, self.max_unreachable_attempts)
+            if error.unreachable
+            else (self.max_attempts)
+        )
 
 
 async def call_model(
@@ -39,14 +54,11 @@ async def call_model(
         try:
             return await _stream_once(model, request, emit)
         except ModelError as e:
-            if not e.retryable or e.unreachable or attempt >= policy.max_attempts:
+            attempts = policy.attempts_for(e)
+            if not e.retryable or attempt >= attempts:
                 raise
-            delay = policy.delay(attempt)
-            emit(
-                ModelRetry(
-                    attempt=attempt, max_attempts=policy.max_attempts, delay_s=delay, reason=str(e)
-                )
-            )
+            delay = policy.delay(attempt, e.retry_after_s)
+            emit(ModelRetry(attempt=attempt, max_attempts=attempts, delay_s=delay, reason=str(e)))
             await asyncio.sleep(delay)
             attempt += 1
 
@@ -60,6 +72,8 @@ async def _stream_once(
             emit(TextDelta(text=event.text))
         elif isinstance(event, ThinkingChunk):
             emit(ThinkingDelta(text=event.text))
+        elif isinstance(event, Waiting):
+            emit(ModelWaiting(waited_s=event.waited_s, limit_s=event.limit_s))
         else:
             done = event
     if done is None:

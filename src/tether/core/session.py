@@ -223,7 +223,9 @@ class Session:
             self._preparing.cancel()
             # The turn waiting for the preparations stops as soon as it starts.
             self._interrupt_pending = not self.busy
-        if self._task is not None and not self._task.done():
+        # Once: cancelling the turn again while its tools stop (Ctrl+C pressed twice) would
+        # cancel their cleanup too, and leave a command running after the turn.
+        if self._task is not None and not self._task.done() and not self._task.cancelling():
             self._interrupted = reason
             self._task.cancel()
 

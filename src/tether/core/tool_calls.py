@@ -87,9 +87,12 @@ async def run_calls(
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException as e:
+        # gather raises as soon as one call is cancelled: the others may still be stopping
+        # their commands, and cancelling them again would cut that short.
         for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+            if not task.cancelling():
+                task.cancel()
+        await _settled(tasks)
         results = [
             t.result()
             if t.done() and not t.cancelled() and t.exception() is None
@@ -97,6 +100,17 @@ async def run_calls(
             for t, c in zip(tasks, calls, strict=True)
         ]
         raise CallsStopped(results, e) from e
+
+
+async def _settled(tasks: Sequence[asyncio.Task[ToolResultBlock]]) -> None:
+    """Wait until every task has finished stopping (a command ended, its process reaped).
+    A further cancellation meanwhile must not cut that short, as it would with `gather`, which
+    cancels the tasks' own cleanup again and leaves commands running after the turn."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        with contextlib.suppress(asyncio.CancelledError):  # already stopping
+            await asyncio.wait(pending)
+        pending = {task for task in pending if not task.done()}
 
 
 class CallsStopped(Exception):

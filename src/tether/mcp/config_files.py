@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
-import yaml
-
 from tether.protocol import ConfigError
 
 WritableScope = Literal["local", "project", "user"]
@@ -63,6 +61,8 @@ def read_yaml_file(path: Path) -> object:
     text = _read_text(path)
     if text is None:
         return None
+    import yaml  # only when such a file exists: most sessions have none
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as e:

@@ -1,12 +1,17 @@
-"""`AnthropicModel`: the Messages API through the official SDK, streamed event by event.
+"""`AnthropicModel`: the Messages API over HTTP, streamed event by event.
 
-The raw events are assembled here rather than by the SDK's helper, because the SDK's helper
-accepts a stream that ends before `message_stop` and builds tool input from partial JSON.
+tether encodes the request body itself (`anthropic_request.py`) and assembles the raw stream
+events here: a stream that ends before `message_stop` is an error, never a shorter answer, and
+tool input is built only from complete JSON. No SDK is involved; a provider whose transport must
+be an SDK (Claude on Bedrock or Vertex: signed requests, another endpoint layout) would be
+another `Model` beside this one, importing its SDK only when chosen.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,14 +22,16 @@ from tether.models.anthropic_request import (
     dumps,
     encode_body,
 )
-from tether.models.base import ModelEvent, ModelRequest, ResponseDone, TextChunk, ThinkingChunk
-from tether.models.endpoint import (
-    CONNECT_TIMEOUT_S,
-    Endpoint,
-    api_error_message,
-    api_error_type,
-    transport_detail,
+from tether.models.base import (
+    ModelEvent,
+    ModelRequest,
+    ResponseDone,
+    TextChunk,
+    ThinkingChunk,
+    Waiting,
 )
+from tether.models.endpoint import Endpoint, api_error_message, api_error_type
+from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
 from tether.models.tool_arguments import tool_use_block
 from tether.models.wire_cache import ConvertedMessages
@@ -40,10 +47,11 @@ from tether.protocol import (
 )
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
-    from anthropic.types import RawMessageStreamEvent
+    from tether.models.sse_client import SseClient
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+# Sent when no key is configured: a gateway that takes none ignores it, the API refuses it.
 _NO_KEY = "no-key"
 
 _STOP_REASONS: dict[str, StopReason] = {
@@ -67,52 +75,40 @@ class AnthropicModel:
         model: str,
         api_key: str | None,
         base_url: str | None,
-        max_retries: int = 2,
-        timeout_s: float = 600.0,
         default_headers: dict[str, str] | None = None,
+        betas: tuple[str, ...] = (),
         provider: str = "anthropic",
         key_env: str | None = "ANTHROPIC_API_KEY",
         thinking: ThinkingStyle = "budget",
+        idle: IdleLimits | None = None,
     ) -> None:
         self.model = model
-        self._api_key = api_key
-        self._max_retries = max_retries
-        self._timeout_s = timeout_s
-        self._default_headers = default_headers
         self._thinking: ThinkingStyle = thinking
         self._converted = ConvertedMessages(convert_message)
         self._encoded = ConvertedMessages(lambda m: dumps(convert_message(m)))
-        self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
-        self._client = LazyClient(self._build_client)
+        self.endpoint = Endpoint(provider, (base_url or DEFAULT_BASE_URL).rstrip("/"), key_env)
+        headers = {
+            "x-api-key": api_key or _NO_KEY,
+            "anthropic-version": API_VERSION,
+            "accept": "text/event-stream",
+        }
+        if betas:
+            headers["anthropic-beta"] = ",".join(betas)
+        headers.update(default_headers or {})
+        limits = idle or default_idle_limits(self.endpoint.base_url)
+        self._http = LazyClient(lambda: _sse_client(self.endpoint, headers, limits))
+        self._url = f"{self.endpoint.base_url}/v1/messages"
 
     def warm(self) -> None:
-        """Import the SDK and build the client now (about a second), e.g. in a background
-        thread while the user types."""
-        self._client.get()
+        """Build the HTTP client now, e.g. in a background thread while the user types."""
+        self._http.get()
 
     async def aclose(self) -> None:
         """Close the HTTP connections; the model can still be used, it reconnects."""
-        await self._client.aclose()
-
-    def _build_client(self) -> AsyncAnthropic:
-        from anthropic import AsyncAnthropic, Timeout
-
-        return AsyncAnthropic(
-            # Without a key the SDK searches the environment and profile files, then
-            # refuses to send; a gateway that takes no key ignores this one.
-            api_key=self._api_key or _NO_KEY,
-            base_url=self.endpoint.base_url,
-            max_retries=self._max_retries,
-            timeout=Timeout(self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)),
-            default_headers=self._default_headers,
-        )
+        await self._http.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one response; see `Model.stream`."""
-        import anthropic
-        import httpx2
-
-        client = self._client.get()
         body = build_body(
             request, model=self.model, thinking=self._thinking, converted=self._converted
         )
@@ -121,40 +117,33 @@ class AnthropicModel:
             self._converted.convert_all(request.messages),
             self._encoded.convert_all(request.messages),
         )
-        try:
-            # The SDK's own `post` with the body already encoded: `messages.create` would copy
-            # and encode the whole conversation again on every request (about 6 ms at turn 300
-            # of a long session, growing with it); the client, retries and errors are the same.
-            events = await client.post(
-                "/v1/messages",
-                content=content,
-                cast_to=anthropic.types.Message,
-                stream=True,
-                stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent],
-            )
-        except anthropic.APIStatusError as err:
-            message = api_error_message(err.body, err.message)
-            raise self.endpoint.http_error(err.status_code, message) from err
-        except anthropic.APIConnectionError as err:
-            raise self.endpoint.unreachable(transport_detail(err)) from err
-
         assembly = _Assembly()
-        try:
-            async for event in events:
-                chunk = assembly.feed(event)
+        async with aclosing(self._http.get().events(self._url, content)) as events:
+            async for item in events:
+                if isinstance(item, Waiting):
+                    yield item
+                    continue
+                data = self._decode(item.data)
+                if data.get("type") == "error" or item.event == "error":
+                    # An `event: error` inside a 200 response, e.g. overloaded_error.
+                    error = data.get("error", data)
+                    message = api_error_message(data, "an error event without a message")
+                    raise self.endpoint.stream_error(api_error_type({"error": error}), message)
+                chunk = assembly.feed(data)
                 if chunk is not None:
                     yield chunk
-        except anthropic.APIStatusError as err:
-            # An `event: error` inside a 200 response, e.g. overloaded_error.
-            message = api_error_message(err.body, err.message)
-            raise self.endpoint.stream_error(api_error_type(err.body), message) from err
-        except (anthropic.APIConnectionError, httpx2.RequestError) as err:
-            raise self.endpoint.stream_broken(transport_detail(err)) from err
-        finally:
-            await events.close()
         if not assembly.stopped:
             raise self.endpoint.stream_unfinished("message_stop")
         yield assembly.done()
+
+    def _decode(self, data: str) -> dict[str, Any]:
+        try:
+            value = json.loads(data)
+        except ValueError:
+            raise self.endpoint.stream_broken(f"an event that is not JSON: {data[:80]!r}") from None
+        if not isinstance(value, dict):
+            raise self.endpoint.stream_broken(f"an event that is not an object: {data[:80]!r}")
+        return value  # pyright: ignore[reportUnknownVariableType]
 
 
 @dataclass
@@ -180,49 +169,49 @@ class _Assembly:
         self.stop_reason: StopReason | None = None
         self.usage = Usage()
 
-    def feed(self, event: RawMessageStreamEvent) -> TextChunk | ThinkingChunk | None:
-        if event.type == "content_block_delta":
-            part = self.parts.get(event.index)
+    def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | None:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            part = self.parts.get(event.get("index", -1))
+            delta = _object(event.get("delta"))
             if part is None:
                 return None
-            delta = event.delta
-            if delta.type == "text_delta":
-                part.pieces.append(delta.text)
-                return TextChunk(kind="text", text=delta.text)
-            if delta.type == "thinking_delta":
-                part.pieces.append(delta.thinking)
-                return ThinkingChunk(kind="thinking", text=delta.thinking)
-            if delta.type == "signature_delta":
-                part.signature += delta.signature
-            elif delta.type == "input_json_delta":
-                part.pieces.append(delta.partial_json)
-        elif event.type == "content_block_start":
-            self.parts[event.index] = _start_part(event.content_block)
-        elif event.type == "content_block_stop":
-            if event.index in self.parts:
-                self.parts[event.index].closed = True
-        elif event.type == "message_start":
-            usage = event.message.usage
-            self.usage = Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
-                cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-            )
-        elif event.type == "message_delta":
-            if event.delta.stop_reason is not None:
-                self.stop_reason = _STOP_REASONS.get(event.delta.stop_reason)
-            self._update_usage(event.usage)
-        elif event.type == "message_stop":
+            delta_kind = delta.get("type")
+            if delta_kind == "text_delta":
+                text = _text(delta, "text")
+                part.pieces.append(text)
+                return TextChunk(kind="text", text=text)
+            if delta_kind == "thinking_delta":
+                text = _text(delta, "thinking")
+                part.pieces.append(text)
+                return ThinkingChunk(kind="thinking", text=text)
+            if delta_kind == "signature_delta":
+                part.signature += _text(delta, "signature")
+            elif delta_kind == "input_json_delta":
+                part.pieces.append(_text(delta, "partial_json"))
+        elif kind == "content_block_start":
+            self.parts[event.get("index", -1)] = _start_part(_object(event.get("content_block")))
+        elif kind == "content_block_stop":
+            part = self.parts.get(event.get("index", -1))
+            if part is not None:
+                part.closed = True
+        elif kind == "message_start":
+            self._update_usage(_object(_object(event.get("message")).get("usage")))
+        elif kind == "message_delta":
+            reason = _object(event.get("delta")).get("stop_reason")
+            if isinstance(reason, str):
+                self.stop_reason = _STOP_REASONS.get(reason)
+            self._update_usage(_object(event.get("usage")))
+        elif kind == "message_stop":
             self.stopped = True
         return None
 
-    def _update_usage(self, delta: Any) -> None:
+    def _update_usage(self, counts_given: dict[str, Any]) -> None:
         # message_delta counts are cumulative: each one present replaces the earlier value.
         counts = self.usage.model_dump()
         for name in counts:
-            value = getattr(delta, name, None)
-            if isinstance(value, int):
+            value = counts_given.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
                 counts[name] = value
         self.usage = Usage(**counts)
 
@@ -255,17 +244,37 @@ class _Assembly:
         return None
 
 
-def _start_part(block: Any) -> _Part:
-    kind: str = block.type
+def _start_part(block: dict[str, Any]) -> _Part:
+    kind = str(block.get("type", ""))
     if kind == "text":
-        return _Part(kind, pieces=[block.text] if block.text else [])
+        text = _text(block, "text")
+        return _Part(kind, pieces=[text] if text else [])
     if kind == "thinking":
-        return _Part(
-            kind, pieces=[block.thinking] if block.thinking else [], signature=block.signature or ""
-        )
+        text = _text(block, "thinking")
+        return _Part(kind, pieces=[text] if text else [], signature=_text(block, "signature"))
     if kind == "redacted_thinking":
-        return _Part(kind, data=block.data)
+        return _Part(kind, data=_text(block, "data"))
     if kind == "tool_use":
-        return _Part(kind, call_id=block.id, name=block.name, initial_input=block.input or None)
+        given = _object(block.get("input"))
+        return _Part(
+            kind, call_id=_text(block, "id"), name=_text(block, "name"), initial_input=given or None
+        )
     # Server-side tools and their results are not used by tether; keep them out of the history.
     return _Part(kind)
+
+
+def _object(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else {}: a field missing from an event is empty."""
+    return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _text(fields: dict[str, Any], name: str) -> str:
+    value = fields.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _sse_client(endpoint: Endpoint, headers: dict[str, str], idle: IdleLimits) -> SseClient:
+    # Imported on first use: the HTTP library is not needed before the first request.
+    from tether.models.sse_client import SseClient
+
+    return SseClient(endpoint, headers, idle)

@@ -33,6 +33,15 @@ class ThinkingChunk:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """No byte has arrived for `waited_s` seconds; the attempt is given up at `limit_s`."""
+
+    kind: Literal["waiting"]
+    waited_s: float
+    limit_s: float
+
+
+@dataclass(frozen=True)
 class ResponseDone:
     """The stream finished (`message_stop` seen): only now may tools run."""
 
@@ -42,11 +51,12 @@ class ResponseDone:
     usage: Usage
 
 
-ModelEvent = TextChunk | ThinkingChunk | ResponseDone
+ModelEvent = TextChunk | ThinkingChunk | Waiting | ResponseDone
 
 
 class Model(Protocol):
-    """A model endpoint. `stream` yields chunks, then exactly one `ResponseDone`.
+    """A model endpoint. `stream` yields chunks (and `Waiting` notices while the endpoint is
+    silent), then exactly one `ResponseDone`.
 
     It raises `ModelError` (with `retryable` set for cut-off streams, 429 and 5xx) when the
     call fails; it never yields `ResponseDone` for a stream that did not finish.

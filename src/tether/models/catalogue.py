@@ -7,11 +7,13 @@ five-minute write. Settings can add OpenAI-compatible providers of their own (se
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from tether.models.anthropic_request import ThinkingStyle
-from tether.models.openai_compat import MaxTokensParam
 from tether.protocol import Usage
+
+if TYPE_CHECKING:  # the adapters' modules are loaded when a model is built, not before
+    from tether.models.anthropic_request import ThinkingStyle
+    from tether.models.openai_compat import MaxTokensParam
 
 Wire = Literal["anthropic", "openai"]
 

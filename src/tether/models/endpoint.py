@@ -1,16 +1,20 @@
 """Where a model lives, and how its failures read: one-line `ModelError`s naming the endpoint.
 
-Both adapters describe failures through `Endpoint` so that the user sees the same wording
-whichever SDK raised, and the loop sees the same `retryable` decision.
+Both wires describe failures through `Endpoint` so that the user sees the same wording
+whichever wire failed, and the loop sees the same `retryable` decision.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import ModelError
 
 # Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
@@ -88,6 +92,51 @@ def api_error_type(body: object) -> str | None:
     return None
 
 
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_MAX_TITLE_CHARS = 120
+
+
+def body_detail(content_type: str, body: bytes) -> tuple[str, str | None]:
+    """What an answer's body says, on one line, and the API's error type when it has one.
+
+    A JSON error body gives its message (`{"error": {"message": ...}}` and the like); an HTML
+    page (a proxy's or a web server's, at a wrong URL) is named as such with its `<title>`,
+    never dumped; anything else is cut short.
+    """
+    text = body.decode("utf-8", errors="replace").strip()
+    if _is_html(content_type, text):
+        match = _TITLE.search(text)
+        title = one_line(html.unescape(match.group(1)), _MAX_TITLE_CHARS) if match else ""
+        return (f'an HTML page titled "{title}"' if title else "an HTML page"), None
+    try:
+        parsed: object = json.loads(text)
+    except ValueError:
+        return one_line(text), None
+    return api_error_message(parsed, one_line(text)), api_error_type(parsed)
+
+
+def _is_html(content_type: str, text: str) -> bool:
+    if "html" in content_type.lower():
+        return True
+    head = text[:200].lstrip().lower()
+    return head.startswith(("<!doctype html", "<html", "<head", "<body"))
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """The wait an answer asks for (`retry-after-ms`, or `retry-after` in seconds), if any."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue  # an HTTP date: rare from model APIs; the usual backoff applies
+        if seconds >= 0:
+            return seconds
+    return None
+
+
 def transport_detail(exc: BaseException) -> str:
     """Name the network failure behind `exc` ("connection refused", "timed out", ...)."""
     chain = _chain(exc)
@@ -98,6 +147,9 @@ def transport_detail(exc: BaseException) -> str:
             return "connection refused"
         if isinstance(cause, socket.gaierror):
             return f"host name not found ({cause.strerror or cause})"
+        if type(cause).__module__ == "ssl":
+            reason = getattr(cause, "verify_message", None) or getattr(cause, "reason", None)
+            return f"TLS handshake failed ({reason or type(cause).__name__})"
     innermost = chain[-1]
     return one_line(str(innermost).strip() or type(innermost).__name__)
 
@@ -125,7 +177,9 @@ class Endpoint:
             f"cannot reach {self.base_url}: {detail}", retryable=True, unreachable=True
         )
 
-    def http_error(self, status: int, message: str) -> ModelError:
+    def http_error(
+        self, status: int, message: str, *, retry_after_s: float | None = None
+    ) -> ModelError:
         """The endpoint answered with an error status before streaming began."""
         detail = one_line(message)
         if status in (401, 403):
@@ -146,6 +200,24 @@ class Endpoint:
             f"{text}: {detail}" if detail else text,
             status=status,
             retryable=is_retryable_status(status),
+            retry_after_s=retry_after_s,
+        )
+
+    def not_a_stream(self, what: str) -> ModelError:
+        """A 200 answer that is not an event stream: a wrong URL (a web page, a proxy's
+        page) or a server that ignores `stream: true`."""
+        return ModelError(
+            f"{self.provider} answered with {what} at {self.base_url}, not an event stream; "
+            "check the base URL"
+        )
+
+    def stalled(self, idle_s: float, *, started: bool) -> ModelError:
+        """Nothing arrived for `idle_s` seconds on an open connection."""
+        where = "mid-response" if started else "before answering"
+        return ModelError(
+            f"{self.base_url} sent nothing for {idle_s:g}s {where} "
+            f"(idle timeout; {IDLE_TIMEOUT_ENV} raises it)",
+            retryable=True,
         )
 
     def stream_error(self, error_type: str | None, message: str) -> ModelError:

@@ -1,5 +1,5 @@
-"""An SDK client built on first use: importing an SDK costs up to a second, which start-up
-should not pay before it needs a model (and the REPL pays in the background)."""
+"""A client built on first use: the HTTP library costs tens of milliseconds to import, which
+start-up should not pay before it needs a model (the REPL pays it in the background)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Generic, Protocol, TypeVar
 
 
 class _Closable(Protocol):
-    def close(self) -> Awaitable[None]: ...
+    def aclose(self) -> Awaitable[None]: ...
 
 
 C = TypeVar("C", bound=_Closable)
@@ -34,4 +34,4 @@ class LazyClient(Generic[C]):
         with self._lock:
             client, self._client = self._client, None
         if client is not None:
-            await client.close()
+            await client.aclose()

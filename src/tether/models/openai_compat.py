@@ -1,9 +1,10 @@
 """`OpenAICompatModel`: one adapter for every Chat Completions endpoint (OpenAI, OpenRouter,
-Ollama, vLLM, llama.cpp server), streamed through the official SDK.
+Ollama, vLLM, llama.cpp server), streamed over HTTP.
 
 Servers differ in small ways, all accepted here: reasoning arrives as `reasoning_content` or
 `reasoning`; tool calls arrive in fragments by `index`, or whole in one delta, sometimes with
-no index or no id; Ollama ends a tool-calling response with `finish_reason: "stop"`.
+no index or no id; Ollama ends a tool-calling response with `finish_reason: "stop"`. Every one
+of them ends a complete stream with `data: [DONE]`, so a stream without it was cut.
 """
 
 from __future__ import annotations
@@ -11,17 +12,20 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
-from tether.models.base import ModelEvent, ModelRequest, ResponseDone, TextChunk, ThinkingChunk
-from tether.models.endpoint import (
-    CONNECT_TIMEOUT_S,
-    Endpoint,
-    api_error_message,
-    api_error_type,
-    transport_detail,
+from tether.models.base import (
+    ModelEvent,
+    ModelRequest,
+    ResponseDone,
+    TextChunk,
+    ThinkingChunk,
+    Waiting,
 )
+from tether.models.endpoint import Endpoint, api_error_message, api_error_type
+from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
 from tether.models.openai_request import chat_messages, chat_tools, convert_message
 from tether.models.tool_arguments import tool_use_block
@@ -29,14 +33,13 @@ from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import ContentBlock, Message, StopReason, TextBlock, ThinkingBlock, Usage
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletionChunk
-    from openai.types.chat.chat_completion_chunk import ChoiceDelta
-    from openai.types.completion_usage import CompletionUsage
+    from tether.models.sse_client import SseClient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-# The SDK refuses to start without a key; local servers need none and ignore this one.
+# Sent when no key is configured: local servers ignore it, and a proxy that wants some
+# Authorization header gets one.
 _NO_KEY = "no-key"
+_DONE = "[DONE]"
 
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 
@@ -58,80 +61,74 @@ class OpenAICompatModel:
         model: str,
         api_key: str | None,
         base_url: str | None,
-        max_retries: int = 2,
-        timeout_s: float = 600.0,
         max_tokens_param: MaxTokensParam = "max_tokens",
         default_headers: dict[str, str] | None = None,
         provider: str = "openai",
         key_env: str | None = "OPENAI_API_KEY",
+        idle: IdleLimits | None = None,
     ) -> None:
         self.model = model
-        self._api_key = api_key
-        self._max_retries = max_retries
-        self._timeout_s = timeout_s
         self._max_tokens_param: MaxTokensParam = max_tokens_param
-        self._default_headers = default_headers
         self._converted = ConvertedMessages(convert_message)
-        self.endpoint = Endpoint(provider, base_url or DEFAULT_BASE_URL, key_env)
-        self._client = LazyClient(self._build_client)
+        self.endpoint = Endpoint(provider, (base_url or DEFAULT_BASE_URL).rstrip("/"), key_env)
+        headers = {
+            "authorization": f"Bearer {api_key or _NO_KEY}",
+            "accept": "text/event-stream",
+            **(default_headers or {}),
+        }
+        limits = idle or default_idle_limits(self.endpoint.base_url)
+        self._http = LazyClient(lambda: _sse_client(self.endpoint, headers, limits))
+        self._url = f"{self.endpoint.base_url}/chat/completions"
 
     def warm(self) -> None:
-        """Import the SDK and build the client now, e.g. in a background thread."""
-        self._client.get()
+        """Build the HTTP client now, e.g. in a background thread."""
+        self._http.get()
 
     async def aclose(self) -> None:
         """Close the HTTP connections; the model can still be used, it reconnects."""
-        await self._client.aclose()
-
-    def _build_client(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI, Timeout
-
-        return AsyncOpenAI(
-            api_key=self._api_key or _NO_KEY,
-            base_url=self.endpoint.base_url,
-            max_retries=self._max_retries,
-            timeout=Timeout(self._timeout_s, connect=min(CONNECT_TIMEOUT_S, self._timeout_s)),
-            default_headers=self._default_headers,
-        )
+        await self._http.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one response; see `Model.stream`."""
-        import httpx2
-        import openai
-
-        client = self._client.get()
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat_messages(request, self._converted),
+            "stream": True,
             "stream_options": {"include_usage": True},
             self._max_tokens_param: request.max_tokens,
         }
         if request.tools:
             body["tools"] = chat_tools(request.tools)
-        try:
-            chunks = await client.chat.completions.create(**cast(Any, body), stream=True)
-        except openai.APIStatusError as err:
-            message = api_error_message(err.body, err.message)
-            raise self.endpoint.http_error(err.status_code, message) from err
-        except openai.APIConnectionError as err:
-            raise self.endpoint.unreachable(transport_detail(err)) from err
-
+        content = json.dumps(body, ensure_ascii=False).encode()
         assembly = _Assembly()
-        try:
-            async for chunk in chunks:
+        finished = False
+        async with aclosing(self._http.get().events(self._url, content)) as events:
+            async for item in events:
+                if isinstance(item, Waiting):
+                    yield item
+                    continue
+                if item.data.strip() == _DONE:
+                    finished = True
+                    continue
+                chunk = self._decode(item.data)
+                if chunk.get("error") is not None:
+                    # A `{"error": ...}` chunk inside a 200 response.
+                    message = api_error_message(chunk, "an error chunk without a message")
+                    raise self.endpoint.stream_error(api_error_type(chunk), message)
                 for event in assembly.feed(chunk):
                     yield event
-        except (openai.APIConnectionError, httpx2.RequestError) as err:
-            raise self.endpoint.stream_broken(transport_detail(err)) from err
-        except openai.APIError as err:
-            # A `{"error": ...}` chunk inside a 200 response.
-            message = api_error_message(err.body, err.message)
-            raise self.endpoint.stream_error(api_error_type({"error": err.body}), message) from err
-        finally:
-            await chunks.close()
-        if assembly.finish_reason is None:
-            raise self.endpoint.stream_unfinished("a finish_reason")
+        if not finished:
+            raise self.endpoint.stream_unfinished(_DONE)
         yield assembly.done()
+
+    def _decode(self, data: str) -> dict[str, Any]:
+        try:
+            value = json.loads(data)
+        except ValueError:
+            raise self.endpoint.stream_broken(f"a chunk that is not JSON: {data[:80]!r}") from None
+        if not isinstance(value, dict):
+            raise self.endpoint.stream_broken(f"a chunk that is not an object: {data[:80]!r}")
+        return value  # pyright: ignore[reportUnknownVariableType]
 
 
 @dataclass
@@ -152,44 +149,48 @@ class _Assembly:
         self.finish_reason: str | None = None
         self.usage = Usage()
 
-    def feed(self, chunk: ChatCompletionChunk) -> list[TextChunk | ThinkingChunk]:
-        if chunk.usage is not None:
-            self.usage = _usage(chunk.usage)
+    def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = _usage(_object(usage))
         events: list[TextChunk | ThinkingChunk] = []
-        for choice in chunk.choices or ():
+        choices = chunk.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            choice = _object(choice)
             # Only one answer is asked for; servers that omit the index send only that one.
-            if choice.index not in (0, None):
+            if choice.get("index") not in (0, None):
                 continue
-            if choice.finish_reason is not None:
-                self.finish_reason = choice.finish_reason
-            delta = cast("ChoiceDelta | None", choice.delta)
-            if delta is None:  # sent as null by some servers in the finishing chunk
-                continue
-            reasoning = getattr(delta, "reasoning_content", None) or getattr(
-                delta, "reasoning", None
-            )
+            finish_reason = choice.get("finish_reason")
+            if isinstance(finish_reason, str):
+                self.finish_reason = finish_reason
+            delta = _object(choice.get("delta"))  # null in some servers' finishing chunk
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 self.reasoning.append(reasoning)
                 events.append(ThinkingChunk(kind="thinking", text=reasoning))
-            for text in (delta.content, delta.refusal):
-                if text:
+            for text in (delta.get("content"), delta.get("refusal")):
+                if isinstance(text, str) and text:
                     self.text.append(text)
                     events.append(TextChunk(kind="text", text=text))
-            for call in delta.tool_calls or ():
-                self._add_call_fragment(call)
+            calls = delta.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
+                self._add_call_fragment(_object(call))
         return events
 
-    def _add_call_fragment(self, fragment: Any) -> None:
-        index: int | None = getattr(fragment, "index", None)
-        call_id: str | None = getattr(fragment, "id", None) or None
-        call = self._call_for(index, call_id)
-        function = getattr(fragment, "function", None)
-        if function is None:
+    def _add_call_fragment(self, fragment: dict[str, Any]) -> None:
+        index = fragment.get("index")
+        call_id = fragment.get("id")
+        call = self._call_for(
+            index if isinstance(index, int) else None,
+            call_id if isinstance(call_id, str) and call_id else None,
+        )
+        function = fragment.get("function")
+        if not isinstance(function, dict):
             return
-        name = getattr(function, "name", None)
-        if name and not call.name:
+        name = function.get("name")
+        if isinstance(name, str) and name and not call.name:
             call.name = name
-        arguments = getattr(function, "arguments", None)
+        arguments = function.get("arguments")
         if isinstance(arguments, str):
             call.arguments.append(arguments)
         elif isinstance(arguments, dict):
@@ -236,15 +237,32 @@ class _Assembly:
         return ResponseDone(kind="done", message=message, stop_reason=stop_reason, usage=self.usage)
 
 
-def _usage(usage: CompletionUsage) -> Usage:
-    details = usage.prompt_tokens_details
-    cached = (details.cached_tokens or 0) if details is not None else 0
-    written = (details.cache_write_tokens or 0) if details is not None else 0
+def _usage(usage: dict[str, Any]) -> Usage:
+    details = _object(usage.get("prompt_tokens_details"))
     # Servers vary in what they fill in; a missing count is 0, not a crash.
-    prompt = usage.prompt_tokens or 0
+    cached = _count(details, "cached_tokens")
+    written = _count(details, "cache_write_tokens")
+    prompt = _count(usage, "prompt_tokens")
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
-        output_tokens=usage.completion_tokens or 0,
+        output_tokens=_count(usage, "completion_tokens"),
         cache_creation_input_tokens=written,
         cache_read_input_tokens=cached,
     )
+
+
+def _count(fields: dict[str, Any], name: str) -> int:
+    value = fields.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _object(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else {}."""
+    return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _sse_client(endpoint: Endpoint, headers: dict[str, str], idle: IdleLimits) -> SseClient:
+    # Imported on first use: the HTTP library is not needed before the first request.
+    from tether.models.sse_client import SseClient
+
+    return SseClient(endpoint, headers, idle)

@@ -10,6 +10,7 @@ from typing import cast
 
 from tether.models.base import Model
 from tether.models.catalogue import MODELS, PROVIDERS, ModelInfo, Provider, model_info
+from tether.models.idle import IdleLimits
 from tether.protocol import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -19,7 +20,7 @@ _LOCAL_EXAMPLE = "ollama/qwen2.5-coder"
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """Everything needed to talk to one model, decided before any SDK is imported."""
+    """Everything needed to talk to one model, decided before any HTTP library is imported."""
 
     spec: str
     provider: Provider
@@ -49,7 +50,7 @@ def resolve_model(
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
     # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
-    # takes no key; the Anthropic SDK refuses to send a request without one.
+    # takes no key.
     keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
     if api_key is None and provider.requires_key and not keyless_local:
         raise ConfigError(
@@ -159,8 +160,8 @@ def _env_value(env: Mapping[str, str], name: str | None) -> str | None:
     return value or None
 
 
-def build_model(resolved: ResolvedModel, *, max_retries: int = 2) -> Model:
-    """The adapter for `resolved`: no SDK is imported until its first call or `warm()`."""
+def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> Model:
+    """The adapter for `resolved`; `idle` overrides the endpoint's default idle timeout."""
     provider = resolved.provider
     if provider.wire == "anthropic":
         from tether.models.anthropic import AnthropicModel
@@ -169,10 +170,10 @@ def build_model(resolved: ResolvedModel, *, max_retries: int = 2) -> Model:
             model=resolved.model_id,
             api_key=resolved.api_key,
             base_url=resolved.base_url,
-            max_retries=max_retries,
             provider=provider.name,
             key_env=provider.key_env,
             thinking=resolved.info.thinking,
+            idle=idle,
         )
     from tether.models.openai_compat import OpenAICompatModel
 
@@ -180,8 +181,8 @@ def build_model(resolved: ResolvedModel, *, max_retries: int = 2) -> Model:
         model=resolved.model_id,
         api_key=resolved.api_key,
         base_url=resolved.base_url,
-        max_retries=max_retries,
         max_tokens_param=provider.max_tokens_param,
         provider=provider.name,
         key_env=provider.key_env,
+        idle=idle,
     )

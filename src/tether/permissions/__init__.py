@@ -1,7 +1,13 @@
-"""Permission rules and the decision whether a tool call may run (see README.md)."""
+"""Permission rules and the decision whether a tool call may run (see README.md).
+
+`decide` and `suggest_rule` load the engine (the shell parser, the per-program policies: tens of
+milliseconds) on first use, not with the package: a session is built, and its first request
+sent, before any tool call needs a decision.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from tether.permissions.context import Behavior, Decision, PermissionContext, realpath
-from tether.permissions.engine import decide
 from tether.permissions.rules import (
     MODES,
     Mode,
@@ -14,7 +20,10 @@ from tether.permissions.rules import (
     load_rules,
     parse_rule,
 )
-from tether.permissions.suggest import suggest_rule
+
+if TYPE_CHECKING:
+    from tether.permissions.engine import decide
+    from tether.permissions.suggest import suggest_rule
 
 __all__ = [
     "MODES",
@@ -34,3 +43,14 @@ __all__ = [
     "realpath",
     "suggest_rule",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "decide":
+        from tether.permissions.engine import decide as found
+    elif name == "suggest_rule":
+        from tether.permissions.suggest import suggest_rule as found
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = found  # looked up once
+    return found

@@ -17,7 +17,8 @@ class ModelError(HarnessError):
     """The model endpoint failed: unreachable, bad key, rejected request, broken stream.
 
     `retryable` says whether the same request may succeed later. `unreachable` marks a request
-    that never got an HTTP answer; the SDK has already retried those, so the loop does not.
+    that never got an HTTP answer (the loop retries those fewer times). `retry_after_s` is the
+    wait the endpoint asked for, if it named one.
     """
 
     def __init__(
@@ -27,8 +28,10 @@ class ModelError(HarnessError):
         status: int | None = None,
         retryable: bool = False,
         unreachable: bool = False,
+        retry_after_s: float | None = None,
     ):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.unreachable = unreachable
+        self.retry_after_s = retry_after_s

@@ -73,6 +73,15 @@ class ModelRetry(_Event):
     reason: str
 
 
+class ModelWaiting(_Event):
+    """The model endpoint has sent nothing for `waited_s` seconds; the attempt is given up (and
+    retried) once that reaches `limit_s`."""
+
+    kind: Literal["model_waiting"] = "model_waiting"
+    waited_s: float
+    limit_s: float
+
+
 class Notice(_Event):
     kind: Literal["notice"] = "notice"
     level: Literal["info", "warning"] = "info"
@@ -138,6 +147,7 @@ Event = Annotated[
     | ToolStarted
     | ToolFinished
     | ModelRetry
+    | ModelWaiting
     | Notice
     | PermissionAsked
     | ErrorOccurred

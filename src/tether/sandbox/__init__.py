@@ -5,7 +5,7 @@ withheld, and an exact diagnosis where it cannot run."""
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.limits import describe as describe_limits
 from tether.sandbox.plan import REQUIRED_BUT_UNAVAILABLE, plan_sandbox
-from tether.sandbox.probe import SandboxStatus, probe
+from tether.sandbox.probe import SandboxStatus, probe, probe_soon
 from tether.sandbox.settings import SandboxSettings, parse_sandbox_settings
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "parse_sandbox_settings",
     "plan_sandbox",
     "probe",
+    "probe_soon",
 ]

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +81,7 @@ _USERNS_ERRORS = (
 )
 
 _cache: dict[tuple[str | None, str | None, Path], SandboxStatus] = {}
+_probing = threading.Lock()
 
 
 def probe(
@@ -96,10 +98,19 @@ def probe(
     """
     effective_path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
     key = (None if bwrap is None else str(bwrap), effective_path, proc_sys)
-    status = _cache.get(key)
-    if status is None:
-        status = _cache[key] = _probe(key[0] or "bwrap", effective_path, proc_sys)
+    with _probing:  # a probe started in the background (`probe_soon`) is waited for
+        status = _cache.get(key)
+        if status is None:
+            status = _cache[key] = _probe(key[0] or "bwrap", effective_path, proc_sys)
     return status
+
+
+def probe_soon() -> None:
+    """Start `probe()` on a thread: its commands run while start-up goes on, and the caller's
+    own `probe()` later takes the cached answer (or waits for it)."""
+    # Not a daemon: a process that exits meanwhile (a configuration error) still lets the probe
+    # remove its scratch directory.
+    threading.Thread(target=probe, name="sandbox-probe").start()
 
 
 def _probe(

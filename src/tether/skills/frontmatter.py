@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 _FENCE = "---"
 _YAML_END = "..."
@@ -42,6 +43,8 @@ def parse_document(text: str) -> Document:
     if end is None:
         raise FrontMatterError("the front matter is not closed by a '---' line")
     source = "".join(lines[1:end])
+    import yaml  # only once a skill file is read: start-up without skills does not pay for it
+
     try:
         loaded = yaml.safe_load(source)
     except yaml.YAMLError as exc:
@@ -55,6 +58,8 @@ def parse_document(text: str) -> Document:
 
 
 def _describe(exc: yaml.YAMLError) -> str:
+    import yaml
+
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
         # The front matter starts on the file's second line.
         line = exc.problem_mark.line + 2

@@ -90,6 +90,21 @@ class RequestHandler(BaseHTTPRequestHandler):
         """The terminating chunk: the body is complete."""
         self.wfile.write(b"0\r\n\r\n")
 
+    def hold_silent(self, stopping: threading.Event) -> None:
+        """Send nothing more until the client gives up (closes the connection) or `stopping`
+        is set, then close: an endpoint that stalls with the connection open."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.connection, selectors.EVENT_READ)
+            while not stopping.is_set():
+                if selector.select(timeout=0.05):
+                    try:
+                        if not self.connection.recv(1, socket.MSG_PEEK):
+                            break  # the client closed its end
+                    except OSError:
+                        break
+                    stopping.wait(0.05)  # pipelined bytes: keep ignoring them
+        self.drop()
+
     def drop(self) -> None:
         """Close the connection now, whatever the response still owes."""
         self.close_connection = True

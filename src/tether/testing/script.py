@@ -107,6 +107,7 @@ class Reply:
     clean_cut: bool = False
     stream_error: str | None = None
     delay_s: float = 0.0
+    stall_after: int | None = None
 
     def final_stop_reason(self) -> StopReasonName:
         """The stop reason sent: as given, else tool_use when a tool is called, else end_turn."""
@@ -168,6 +169,7 @@ def reply(
     clean_cut: bool = False,
     stream_error: str | None = None,
     delay_s: float = 0.0,
+    stall_after: int | None = None,
 ) -> Reply:
     """One model response.
 
@@ -182,15 +184,22 @@ def reply(
         gets that error as an HTTP error instead.
     delay_s: pause before each streamed event after the first (a slow model, for interrupt
         tests); before the body of a non-streaming answer.
+    stall_after: send the headers and the first N streamed events (for 0, nothing at all: not
+        even the headers), then hold the connection open without a byte until the client gives
+        up or the server stops (a stalled endpoint, for idle-timeout tests).
     """
     if cut_after is not None and cut_after < 0:
         raise ValueError("cut_after must be >= 0")
+    if stall_after is not None and stall_after < 0:
+        raise ValueError("stall_after must be >= 0")
     if stream_error is not None and stream_error not in ERROR_STATUS:
         raise ValueError(f"unknown error type {stream_error!r}; one of {sorted(ERROR_STATUS)}")
     if usage is not None and not set(usage) <= set(USAGE_FIELDS):
         unknown = sorted(set(usage) - set(USAGE_FIELDS))
         raise ValueError(f"unknown usage fields {unknown}; known: {list(USAGE_FIELDS)}")
-    return Reply(blocks, stop_reason, usage, cut_after, clean_cut, stream_error, delay_s)
+    return Reply(
+        blocks, stop_reason, usage, cut_after, clean_cut, stream_error, delay_s, stall_after
+    )
 
 
 def http_error(

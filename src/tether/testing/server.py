@@ -310,6 +310,9 @@ class FakeModelServer:
         return usage
 
     def _stream_reply(self, http: RequestHandler, record: RecordedRequest, reply: Reply) -> None:
+        if reply.stall_after == 0:
+            http.hold_silent(self._stopping)
+            return
         events: list[bytes] = self._render(record, reply, stream=True)
         # A cut never delivers the final event (message_stop / [DONE]).
         count = len(events)
@@ -322,6 +325,9 @@ class FakeModelServer:
                 http.drop()
                 return
             http.send_chunk(event)
+            if position + 1 == reply.stall_after:
+                http.hold_silent(self._stopping)
+                return
         if reply.stream_error is not None:
             message = DEFAULT_ERROR_MESSAGE[reply.stream_error]
             wire = anthropic_wire if record.wire == "anthropic" else openai_wire
@@ -339,6 +345,9 @@ class FakeModelServer:
             return
         if reply.delay_s and self._stopping.wait(reply.delay_s):
             http.drop()
+            return
+        if reply.stall_after is not None:
+            http.hold_silent(self._stopping)
             return
         if reply.cut_after is not None:
             http.send_headers_then_drop(_request_id_header(record))

@@ -1,0 +1,54 @@
+"""How long a silent model endpoint is waited for: the idle timeout and its notices.
+
+An open connection that sends nothing must not hold a turn for the transport's whole timeout:
+after `timeout_s` seconds without a byte the attempt is given up (and retried by the loop like
+any broken stream), and notices say so while it waits. Defaults, after Claude Code's byte-level
+watchdog: 180 s for a hosted API, which answers with headers and `message_start` at once and
+sends `ping` events during long thinking; 300 s for a server on this machine or a private
+network, which may process a long prompt before its first byte.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+IDLE_TIMEOUT_ENV = "TETHER_MODEL_IDLE_TIMEOUT_MS"
+IDLE_TIMEOUT_SETTING = "tether.modelIdleTimeoutMs"
+
+HOSTED_IDLE_TIMEOUT_S = 180.0
+LOCAL_IDLE_TIMEOUT_S = 300.0
+FIRST_NOTICE_S = 15.0
+"""A notice after this long without a byte (or a quarter of the timeout, if shorter)."""
+
+
+@dataclass(frozen=True)
+class IdleLimits:
+    """The idle timeout and when to say that the model is being waited for."""
+
+    timeout_s: float
+
+    @property
+    def first_notice_s(self) -> float:
+        return min(FIRST_NOTICE_S, self.timeout_s / 4)
+
+    def notice_after(self, notices_sent: int) -> float:
+        """Seconds of silence before notice number `notices_sent + 1`: 15, 30, 60, 120..."""
+        return self.first_notice_s * 2**notices_sent
+
+
+def default_idle_limits(base_url: str) -> IdleLimits:
+    """The default for an endpoint: longer for a local or private-network server."""
+    return IdleLimits(LOCAL_IDLE_TIMEOUT_S if _is_local(base_url) else HOSTED_IDLE_TIMEOUT_S)
+
+
+def _is_local(base_url: str) -> bool:
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local

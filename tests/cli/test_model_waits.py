@@ -1,0 +1,83 @@
+"""A silent endpoint through the whole CLI: the idle timeout from the environment or the
+settings, the waiting notice headless --verbose prints and the REPL shows, the retry counted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
+
+from .test_repl import CTRL_D, Terminal
+
+Run = Callable[..., CliResult]
+
+
+def stall_then_answer(server: FakeModelServer) -> None:
+    server.script(reply(text("never said"), stall_after=1), reply(text("Here it is.")))
+
+
+def test_headless_verbose_prints_the_wait_then_the_retry(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "400")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    stall_then_answer(fake_model)
+    result = tether("-p", "hello", "--verbose")
+    assert (result.exit_code, result.stdout) == (0, "Here it is.\n")
+    lines = result.stderr.splitlines()
+    waiting = [n for n, line in enumerate(lines) if "waiting for the model" in line]
+    retried = [n for n, line in enumerate(lines) if "Model call failed" in line]
+    assert waiting
+    assert len(retried) == 1
+    assert max(waiting) < retried[0]
+    assert "retried at 0s" not in result.stderr
+    assert "retried at 0.4s" in lines[waiting[0]]
+    assert "idle timeout" in lines[retried[0]]
+    assert len(fake_model.requests) == 2
+
+
+def test_the_setting_applies_and_the_quiet_headless_shows_the_retry(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    (workspace / ".tether").mkdir()
+    # Kept from an untrusted workspace too: a timeout grants nothing.
+    (workspace / ".tether" / "settings.json").write_text('{"tether": {"modelIdleTimeoutMs": 400}}')
+    stall_then_answer(fake_model)
+    result = tether("-p", "hello")
+    assert (result.exit_code, result.stdout) == (0, "Here it is.\n")
+    assert "waiting for the model" not in result.stderr
+    [retry] = result.stderr.splitlines()
+    assert "sent nothing for 0.4s mid-response (idle timeout" in retry
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])
+def test_a_bad_timeout_says_what_to_set(
+    tether: Run, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", value)
+    result = tether("-p", "hello")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "tether: TETHER_MODEL_IDLE_TIMEOUT_MS must be a positive number of milliseconds, "
+        f"not {value!r}\n"
+    )
+
+
+async def test_the_repl_shows_the_wait_and_recovers(
+    model_env: FakeModelServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "400")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    stall_then_answer(model_env)
+    terminal = Terminal()
+    assert await terminal.run(workspace, "hello\r" + CTRL_D) == 0
+    out = terminal.output
+    assert "… waiting for the model (" in out
+    assert "⚠ Model call failed (" in out
+    assert out.index("… waiting for the model (") < out.index("⚠ Model call failed (")
+    assert "Here it is." in out

@@ -1,0 +1,129 @@
+"""Answers that are not the API's: a web server's or proxy's HTML page at a wrong URL (an error
+status or 200), a whole JSON body instead of a stream. One line each, naming the endpoint; the
+page is never dumped. Played by a minimal HTTP server on 127.0.0.1 that sends exactly the
+answer given."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+
+from tether.models.anthropic import AnthropicModel
+from tether.models.openai_compat import OpenAICompatModel
+from tether.testing import FakeModelServer
+
+from .streams import ask, run
+
+GATEWAY_PAGE = (
+    "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n"
+    + "<center><h1>502 Bad Gateway</h1></center>\n" * 40
+    + "<hr><center>nginx</center>\n</body>\n</html>\n"
+)
+
+
+@asynccontextmanager
+async def answering(status: int, content_type: str, body: str) -> AsyncIterator[str]:
+    """A server that answers every request with `status`, `content_type` and `body`."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        payload = body.encode()
+        writer.write(
+            f"HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\n".encode()
+            + f"content-length: {len(payload)}\r\nconnection: close\r\n\r\n".encode()
+            + payload
+        )
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def model_for(wire: str, url: str) -> AnthropicModel | OpenAICompatModel:
+    if wire == "anthropic":
+        return AnthropicModel(model="claude-x", api_key="k", base_url=url)
+    return OpenAICompatModel(model="gpt-x", api_key="k", base_url=url)
+
+
+@pytest.mark.parametrize(("wire", "provider"), [("anthropic", "anthropic"), ("openai", "openai")])
+@pytest.mark.parametrize("content_type", ["text/html", "application/octet-stream"])
+async def test_an_html_error_page_is_named_by_its_title(
+    wire: str, provider: str, content_type: str
+) -> None:
+    async with answering(502, content_type, GATEWAY_PAGE) as url:
+        _, error = await run(model_for(wire, url), ask())
+    assert error is not None
+    assert (str(error), error.status, error.retryable) == (
+        f'{provider} had a server error (HTTP 502) at {url}: an HTML page titled "502 Bad Gateway"',
+        502,
+        True,
+    )
+
+
+async def test_an_html_page_without_a_title_and_a_404() -> None:
+    async with answering(404, "text/html; charset=utf-8", "<html><body>nope</body></html>") as url:
+        _, error = await run(model_for("openai", url), ask())
+    assert error is not None
+    assert (str(error), error.retryable) == (
+        f"openai rejected the request (HTTP 404) at {url}: an HTML page",
+        False,
+    )
+
+
+async def test_a_page_answered_with_200_is_not_a_stream() -> None:
+    async with answering(
+        200, "text/html", GATEWAY_PAGE.replace("502 Bad Gateway", "Welcome")
+    ) as url:
+        _, error = await run(model_for("anthropic", url), ask())
+    assert error is not None
+    assert (str(error), error.retryable) == (
+        f'anthropic answered with an HTML page titled "Welcome" at {url}, not an event stream; '
+        "check the base URL",
+        False,
+    )
+
+
+async def test_a_whole_json_answer_is_not_a_stream() -> None:
+    async with answering(200, "application/json", '{"choices": []}') as url:
+        _, error = await run(model_for("openai", url), ask())
+    assert error is not None
+    assert str(error) == (
+        f"openai answered with application/json at {url}, not an event stream; check the base URL"
+    )
+
+
+async def test_a_long_plain_error_body_is_cut_to_one_line() -> None:
+    async with answering(500, "text/plain", "upstream failed\n" * 200) as url:
+        _, error = await run(model_for("anthropic", url), ask())
+    assert error is not None
+    message = str(error)
+    assert "\n" not in message
+    assert message.startswith(f"anthropic had a server error (HTTP 500) at {url}: upstream failed")
+    assert len(message) < 500
+
+
+async def test_tls_to_a_plain_http_server_names_the_handshake(
+    fake_model: FakeModelServer,
+) -> None:
+    url = fake_model.url.replace("http://", "https://")
+    _, error = await run(model_for("anthropic", url), ask())
+    assert error is not None
+    assert str(error).startswith(f"cannot reach {url}: TLS handshake failed (")
+    assert (error.retryable, error.unreachable) == (True, True)
+    assert fake_model.requests == []
