@@ -11,6 +11,7 @@ deeper than `MAX_DEPTH`.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -27,6 +28,13 @@ from tether.permissions.wrappers import MAX_DEPTH
 
 _lock = threading.Lock()
 _parser: tree_sitter.Parser | None = None
+
+UNSAFE_TO_PARSE = "a brace followed by a character the shell parser cannot read safely"
+# tree-sitter-bash's scanner, looking for a `{1..9}` range, passes the character after `{` and
+# its digits (and after `..` and its digits) to C's `isdigit`, which is defined only up to 255:
+# a larger code point reads past the table, and crashes the process for some values. Such text
+# is never parsed; the command is one tether cannot read (asked, or denied under deny rules).
+_UNSAFE_BRACE = re.compile(r"\{[0-9]*(?:\.\.[0-9]*)?[^\x00-\xff]")
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
@@ -61,6 +69,8 @@ def _read(command: str, depth: int) -> Script:
     budget = shell_budget.current()
     if budget is not None:
         budget.text(len(command))
+    if _UNSAFE_BRACE.search(command):
+        return Script((), (UNSAFE_TO_PARSE,))
     problems: list[str] = []
     control = control_character(command)
     if control is not None:
