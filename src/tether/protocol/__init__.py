@@ -10,6 +10,9 @@ from tether.protocol.events import (
     PermissionAsked,
     PermissionDenial,
     SessionStarted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -31,7 +34,16 @@ from tether.protocol.messages import (
     ToolUseBlock,
     Usage,
 )
-from tether.protocol.ops import Compact, Interrupt, Op, PermissionAnswer, Shutdown, UserInput
+from tether.protocol.ops import (
+    Compact,
+    Interrupt,
+    Op,
+    PermissionAnswer,
+    SetModel,
+    SetPermissionMode,
+    Shutdown,
+    UserInput,
+)
 
 __all__ = [
     "Compact",
@@ -53,8 +65,13 @@ __all__ = [
     "RedactedThinkingBlock",
     "Role",
     "SessionStarted",
+    "SetModel",
+    "SetPermissionMode",
     "Shutdown",
     "StopReason",
+    "SubagentFinished",
+    "SubagentMessage",
+    "SubagentStarted",
     "TextBlock",
     "TextDelta",
     "ThinkingBlock",
