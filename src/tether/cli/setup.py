@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tether import __version__
-from tether.agents import discover_agents, task_tool
+from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
-from tether.cli.mcp_setup import attach_mcp, mcp_setup
+from tether.cli.client_parts import (
+    ClientParts,
+    chosen_tools,
+    only_skills,
+    with_client_agents,
+)
+from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -26,7 +33,14 @@ from tether.cli.workspace_review import (
     without_workspace_grants,
 )
 from tether.config.instructions import load_instructions
-from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.config.settings import (
+    SETTING_SOURCES,
+    Settings,
+    load_settings,
+    settings_files,
+    tether_home,
+    with_layer,
+)
 from tether.config.trust import untrusted_notice, workspace_trust
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
@@ -37,6 +51,7 @@ from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
 from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
+from tether.mcp.config import command_line_servers
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
@@ -85,11 +100,49 @@ class RunOptions:
     add_dirs: tuple[Path, ...] = ()
     """`--add-dir`: more directories read and written like the workspace (and writable in the
     sandbox), with those of the `permissions.additionalDirectories` setting."""
+    system_prompt: str | None = None
+    """`--system-prompt`: replaces tether's own instructions (environment, project
+    instructions and skills are still given)."""
+    settings_json: Mapping[str, Any] | None = None
+    """`--settings '{...}'`: settings given inline, applied like a `--settings` file."""
+    setting_sources: tuple[str, ...] | None = None
+    """`--setting-sources`: which layers of settings files to read (None: all); without
+    "project" the project's instruction files are not read either."""
+    tools: tuple[str, ...] | None = None
+    """`--tools`: the built-in tools offered (None: all)."""
+    mcp_configs: tuple[str, ...] = ()
+    """`--mcp-config` values: JSON strings or files of more MCP servers."""
+    strict_mcp_config: bool = False
+    """Only the servers of `mcp_configs`."""
+    session_id: str | None = None
+    """The new session's id (`--session-id`)."""
+    thinking_budget: int | None = None
+    """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
+    client: ClientParts | None = None
+    """What a client driving the session over the control protocol brings."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A session and what a front end reporting on it needs to know."""
+
+    session: Session
+    mcp: McpSetup
+    agents: AgentCatalog
+    context_window: int
+    key_source: str
+    """The variable the model's key came from ("none" without one)."""
 
 
 def build_session(opts: RunOptions) -> Session:
     """Load settings, resolve the model and build the session. Raises `ConfigError` with a
     message fit for the user when something is missing or broken."""
+    return build(opts).session
+
+
+def build(opts: RunOptions) -> Built:
+    """`build_session`, with what was built around the session."""
+    client = opts.client or ClientParts()
     env = dict(os.environ if opts.env is None else opts.env)
     workspace = opts.cwd.expanduser().resolve()
     if not workspace.is_dir():
@@ -101,10 +154,13 @@ def build_session(opts: RunOptions) -> Session:
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     owners = Ownership(workspace, user_home, home)
+    sources = SETTING_SOURCES if opts.setting_sources is None else opts.setting_sources
     settings = load_settings(
-        settings_files(workspace, home=home, explicit=opts.settings_path),
+        settings_files(workspace, home=home, explicit=opts.settings_path, sources=sources),
         required=opts.settings_path,
     )
+    if opts.settings_json is not None:
+        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
     # Settings' env fills in; the real environment (what the user typed) wins.
@@ -112,18 +168,20 @@ def build_session(opts: RunOptions) -> Session:
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(home, workspace)
     loaded = _session_to_resume(opts, home, workspace)
-    session_id = loaded.session_id if loaded and not opts.fork else str(uuid.uuid4())
+    session_id = loaded.session_id if loaded and not opts.fork else new_session_id(opts)
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
-    skills = discover_skills(workspace, home=user_home)
+    skills = only_skills(discover_skills(workspace, home=user_home), client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
+    instructions = load_instructions(
+        workspace, home=user_home, trusted=trust.trusted and "project" in sources
+    )
     model = build_model(resolved)
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
-    agents = discover_agents(workspace, home=user_home)
+    agents = with_client_agents(discover_agents(workspace, home=user_home), client.agents)
 
     runner = subagent_runner(
         agents,
@@ -141,9 +199,13 @@ def build_session(opts: RunOptions) -> Session:
             opts.disallowed_tools,
             workspace_trusted=trust.trusted,
             add_dirs=_added_directories(opts.add_dirs),
+            client_hooks=client.hooks,
         ),
         workspace=workspace,
-        tools=[*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+        tools=chosen_tools(
+            [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+            opts.tools,
+        ),
         session_id=session_id,
         transcript_path=transcript,
         env=env,
@@ -171,6 +233,7 @@ def build_session(opts: RunOptions) -> Session:
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
+            base=opts.system_prompt,
         )
 
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
@@ -187,6 +250,7 @@ def build_session(opts: RunOptions) -> Session:
         tool_context=tool_context,
         max_turns=opts.max_turns,
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
+        thinking_budget=opts.thinking_budget,
         retry=retry_policy(env),
         gate=gate,
         max_budget_usd=opts.max_budget_usd,
@@ -225,6 +289,10 @@ def build_session(opts: RunOptions) -> Session:
         settings=settings,
         window=resolved.info.context_window,
         trusted=trust.trusted,
+        command_line=command_line_servers(
+            opts.mcp_configs, workspace=workspace, env=env, exchange=client.mcp_exchange
+        ),
+        strict=opts.strict_mcp_config,
     )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     if not trust.trusted:
@@ -238,7 +306,41 @@ def build_session(opts: RunOptions) -> Session:
         if review.declared:
             session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
-    return session
+    if gate.hooks is not None:
+        gate.hooks.callback = client.hook_callback
+        gate.hooks.watchers.extend(client.hook_watchers)
+    session.switch_model = model_switcher(agent, opts.model, env, settings)
+    key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
+    return Built(session, mcp, agents, resolved.info.context_window, key_source)
+
+
+INLINE_SETTINGS = Path("--settings")
+"""How settings given inline are named (in messages; rules in them are relative to the
+workspace, as a file's would be to its folder)."""
+
+
+def new_session_id(opts: RunOptions) -> str:
+    """`--session-id`, which must be a UUID (as Claude Code requires), or a fresh one."""
+    if opts.session_id is None:
+        return str(uuid.uuid4())
+    try:
+        return str(uuid.UUID(opts.session_id))
+    except ValueError:
+        raise ConfigError(f"--session-id must be a UUID, not {opts.session_id!r}") from None
+
+
+def model_switcher(
+    agent: Agent, default: str | None, env: Mapping[str, str], settings: Settings
+) -> Callable[[str | None], None]:
+    """Points `agent` at another model (the `SetModel` op); None goes back to the default."""
+
+    def switch(spec: str | None) -> None:
+        resolved = resolve(spec or default, env, settings)
+        agent.model = build_model(resolved)
+        agent.model_id = resolved.model_id
+        agent.price = lambda u: cost_usd(resolved.info, u)
+
+    return switch
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
