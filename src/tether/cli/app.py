@@ -208,7 +208,9 @@ def main(argv: list[str]) -> int:
         except ConfigError as e:
             print(f"tether: {e}", file=sys.stderr)
             return 2
-        return run_headless_sync(opts, prompt, args.output_format)
+        return run_headless_sync(
+            opts, prompt, args.output_format, include_partial=args.include_partial_messages
+        )
     import asyncio
 
     from tether.cli.repl import run_repl

@@ -285,23 +285,7 @@ class StreamJsonFrontEnd:
         self.mode_name = name
 
     def facts(self, built: Built) -> SessionFacts:
-        session = built.session
-        statuses = built.mcp.manager.statuses() if built.mcp.manager is not None else {}
-        servers = tuple(
-            {"name": s.name, "status": _state(statuses.get(s.name)), "source": _source(s)}
-            for s in built.mcp.servers
-        )
-        skills = tuple(s.name for s in session.skills.skills)
-        return SessionFacts(
-            permission_mode=self.mode_name,
-            agents=built.agents.names(),
-            skills=skills,
-            slash_commands=(*skills, *session.commands),
-            mcp_servers=servers,
-            context_window=built.context_window,
-            max_output_tokens=session.agent.max_tokens,
-            api_key_source=built.key_source,
-        )
+        return session_facts(built, self.mode_name)
 
     def _write_all(self, lines: list[dict[str, Any]]) -> None:
         for line in lines:
@@ -315,6 +299,27 @@ class StreamJsonFrontEnd:
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
         self._prompts.put_nowait(None)
+
+
+def session_facts(built: Built, mode_name: str) -> SessionFacts:
+    """What the init line and the result say about the session beyond its events."""
+    session = built.session
+    statuses = built.mcp.manager.statuses() if built.mcp.manager is not None else {}
+    servers = tuple(
+        {"name": s.name, "status": _state(statuses.get(s.name)), "source": _source(s)}
+        for s in built.mcp.servers
+    )
+    skills = tuple(s.name for s in session.skills.skills)
+    return SessionFacts(
+        permission_mode=mode_name,
+        agents=built.agents.names(),
+        skills=skills,
+        slash_commands=(*skills, *session.commands),
+        mcp_servers=servers,
+        context_window=built.context_window,
+        max_output_tokens=session.agent.max_tokens,
+        api_key_source=built.key_source,
+    )
 
 
 def user_text(line: dict[str, Any]) -> str | None:
