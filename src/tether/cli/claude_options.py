@@ -41,6 +41,8 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "strict_mcp_config": args.strict_mcp_config,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
+        "fallback_model": args.fallback_model,
+        "json_schema": _schema(args.json_schema),
         "client": agents,
     }
 
@@ -88,6 +90,18 @@ def _thinking(args: argparse.Namespace) -> int | None:
     if args.effort is not None:
         return EFFORT_THINKING_TOKENS[args.effort] or None
     return None
+
+
+def _schema(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"--json-schema is not valid JSON: {e.msg}") from None
+    if not isinstance(schema, dict) or cast(dict[str, Any], schema).get("type") != "object":
+        raise ConfigError('--json-schema must be a JSON schema of "type": "object"')
+    return cast(dict[str, Any], schema)
 
 
 def _agents(text: str) -> Any:

@@ -13,9 +13,10 @@ from tether.agents import AgentCatalog
 from tether.agents.definitions import AgentDefinition, is_valid_agent_name
 from tether.hooks import HookActivity, HookCallback, HookSpec
 from tether.mcp.servers import JsonRpcExchange
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, ToolError
 from tether.skills import SkillCatalog
-from tether.tools.base import Tool
+from tether.tools.base import AnyArguments, Tool
+from tether.tools.context import ToolContext
 
 DEFAULT_TOOLS = "default"
 """`--tools default`: every built-in tool."""
@@ -100,6 +101,37 @@ def only_skills(catalog: SkillCatalog, names: Collection[str] | None) -> SkillCa
     if names is None:
         return catalog
     return SkillCatalog(tuple(s for s in catalog.skills if s.name in names), catalog.unusable)
+
+
+STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
+STRUCTURED_OUTPUT_PROMPT = (
+    f"When you have the final answer, give it by calling the {STRUCTURED_OUTPUT_TOOL} tool "
+    "exactly once, with the answer as its input; its schema is the format the user needs."
+)
+
+
+def structured_output_tool(schema: Mapping[str, Any]) -> Tool:
+    """`--json-schema`: the tool the model gives its final answer with, as Claude Code's
+    structured output does; an answer that does not fit the schema goes back to the model."""
+
+    async def answer(ctx: ToolContext, args: AnyArguments) -> str:
+        import jsonschema  # the MCP SDK's dependency; only when an answer is checked
+
+        try:
+            jsonschema.validate(args.arguments(), dict(schema))
+        except jsonschema.ValidationError as e:
+            raise ToolError(f"The output does not match the schema: {e.message}") from None
+        return "Structured output provided successfully"
+
+    return Tool(
+        STRUCTURED_OUTPUT_TOOL,
+        "Return your final answer in the requested structured format. Call this exactly once, "
+        "at the end.",
+        AnyArguments,
+        answer,
+        read_only=True,
+        schema=dict(schema),
+    )
 
 
 def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ...] | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether import __version__
+from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.tool_results import structured_result
 from tether.hooks import HookActivity
@@ -257,10 +258,24 @@ class LineMaker:
         }
         if finished.is_error:
             line["errors"] = [_error_text(finished)]
+        structured = self._structured_output()
+        if structured is not None:
+            line["structured_output"] = structured
         self._spend.clear()
         self._calls.clear()
         self._finished.clear()
         return line
+
+    def _structured_output(self) -> dict[str, Any] | None:
+        """The input of the turn's last accepted StructuredOutput call (`--json-schema`)."""
+        answers = [
+            tool_input
+            for call_id, (name, tool_input) in self._calls.items()
+            if name == STRUCTURED_OUTPUT_TOOL
+            and (done := self._finished.get(call_id)) is not None
+            and not done.is_error
+        ]
+        return answers[-1] if answers else None
 
     def _model_usage(self, facts: SessionFacts) -> dict[str, Any]:
         return {

@@ -13,11 +13,14 @@ from tether import __version__
 from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
+    STRUCTURED_OUTPUT_PROMPT,
     ClientParts,
     chosen_tools,
     only_skills,
+    structured_output_tool,
     with_client_agents,
 )
+from tether.cli.fallback_model import FallbackModel
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.safety import (
     SafetyOptions,
@@ -52,6 +55,7 @@ from tether.core.model_call import RetryPolicy
 from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
 from tether.core.session import Session
 from tether.mcp.config import command_line_servers
+from tether.models.base import Model
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
@@ -118,6 +122,10 @@ class RunOptions:
     """The new session's id (`--session-id`)."""
     thinking_budget: int | None = None
     """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
+    fallback_model: str | None = None
+    """Used for good from the first call the model is overloaded (`--fallback-model`)."""
+    json_schema: Mapping[str, Any] | None = None
+    """Structured output: the final answer given as JSON of this schema (`--json-schema`)."""
     client: ClientParts | None = None
     """What a client driving the session over the control protocol brings."""
 
@@ -202,10 +210,13 @@ def build(opts: RunOptions) -> Built:
             client_hooks=client.hooks,
         ),
         workspace=workspace,
-        tools=chosen_tools(
-            [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
-            opts.tools,
-        ),
+        tools=[
+            *chosen_tools(
+                [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+                opts.tools,
+            ),
+            *([structured_output_tool(opts.json_schema)] if opts.json_schema else []),
+        ],
         session_id=session_id,
         transcript_path=transcript,
         env=env,
@@ -228,7 +239,7 @@ def build(opts: RunOptions) -> Built:
         return build_system_prompt(
             workspace,
             tool_names=tool_names,
-            append=opts.append_system_prompt,
+            append=appended(opts),
             instructions=instructions.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
@@ -310,6 +321,8 @@ def build(opts: RunOptions) -> Built:
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
     session.switch_model = model_switcher(agent, opts.model, env, settings)
+    if opts.fallback_model is not None:
+        agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
     return Built(session, mcp, agents, resolved.info.context_window, key_source)
 
@@ -341,6 +354,21 @@ def model_switcher(
         agent.price = lambda u: cost_usd(resolved.info, u)
 
     return switch
+
+
+def appended(opts: RunOptions) -> str | None:
+    """What goes at the end of the system prompt: the user's addition, and how to give a
+    structured answer when one is asked for."""
+    parts = [opts.append_system_prompt or "", STRUCTURED_OUTPUT_PROMPT if opts.json_schema else ""]
+    return "\n\n".join(p for p in parts if p) or None
+
+
+def with_fallback(agent: Agent, switch: Callable[[str | None], None], fallback: str) -> Model:
+    def to_fallback() -> tuple[Model, str]:
+        switch(fallback)
+        return agent.model, agent.model_id
+
+    return FallbackModel(agent.model, to_fallback)
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
