@@ -109,6 +109,16 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--json-schema", help="structured output: the final answer as JSON of this schema"
     )
     p.add_argument("--agents", help="subagent definitions as a JSON object")
+    p.add_argument(
+        "--await-initialize",
+        action="store_true",
+        help="stream-json: start once the client's initialize request arrived (always so)",
+    )
+    p.add_argument(
+        "--allow-dangerously-skip-permissions",
+        action="store_true",
+        help="let a client switch to bypassPermissions (tether always lets it)",
+    )
 
 
 def drop_unknown(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:

@@ -55,7 +55,7 @@ async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         agents=client_agents(cast(dict[str, Any], agents)),
         skills=tuple(str(s) for s in cast(list[Any], skills)) if isinstance(skills, list) else None,
     )
-    built = await front.session(parts)
+    built = await front.session(parts, **_option_changes(front, body))
     session = built.session
     return {
         "commands": [
@@ -78,8 +78,35 @@ async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         "tether_version": __version__,
         "current_permission_mode": front.mode_name,
         "hook_on_failure_supported": True,
+        "mcp_servers_applied": True,
         "session_state": "idle",
     }
+
+
+def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """What the TypeScript SDK sends in `initialize` rather than on the command line: the
+    system prompt (a list of parts), its addition, MCP servers, and the names of its own
+    in-process servers (`sdkMcpServers`)."""
+    changes: dict[str, Any] = {}
+    system = body.get("systemPrompt")
+    if isinstance(system, list):
+        changes["system_prompt"] = "\n\n".join(str(p) for p in cast(list[Any], system) if p)
+    elif isinstance(system, str):
+        changes["system_prompt"] = system
+    append = body.get("appendSystemPrompt")
+    if isinstance(append, str) and append:
+        before = front.opts.append_system_prompt
+        changes["append_system_prompt"] = f"{before}\n\n{append}" if before else append
+    servers: dict[str, Any] = {}
+    configured = body.get("mcpServers")
+    if isinstance(configured, dict):
+        servers.update(cast(dict[str, Any], configured))
+    own = body.get("sdkMcpServers")
+    if isinstance(own, list):
+        servers.update({str(n): {"type": "sdk", "name": str(n)} for n in cast(list[Any], own)})
+    if servers:
+        changes["mcp_configs"] = (*front.opts.mcp_configs, json.dumps({"mcpServers": servers}))
+    return changes
 
 
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:

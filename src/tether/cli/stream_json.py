@@ -113,10 +113,11 @@ class StreamJsonFrontEnd:
                     await built.session.aclose()
         return 1 if self._failed_last else 0
 
-    async def session(self, parts: ClientParts | None = None) -> Built:
-        """The session, built on first need (with the client's parts from `initialize`)."""
+    async def session(self, parts: ClientParts | None = None, **changes: Any) -> Built:
+        """The session, built on first need (with the client's parts and the options it
+        changes, from `initialize`)."""
         if self._building is None:
-            opts = replace(self.opts, client=self._wire(parts or ClientParts()))
+            opts = replace(self.opts, client=self._wire(parts or ClientParts()), **changes)
             self._building = asyncio.create_task(asyncio.to_thread(build, opts))
         built = await asyncio.shield(self._building)
         if self.lines is None:
