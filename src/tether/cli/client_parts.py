@@ -141,3 +141,10 @@ def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ..
     if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
         raise ConfigError(f"the client's {key}.{field_name}: must be a list of tool names")
     return tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+
+
+def appended(append: str | None, json_schema: object) -> str | None:
+    """What goes at the end of the system prompt: the user's addition, and how to give a
+    structured answer when one is asked for."""
+    parts = [append or "", STRUCTURED_OUTPUT_PROMPT if json_schema else ""]
+    return "\n\n".join(p for p in parts if p) or None

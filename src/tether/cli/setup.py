@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import os
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether import __version__
 from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
-    STRUCTURED_OUTPUT_PROMPT,
     ClientParts,
+    appended,
     chosen_tools,
     only_skills,
     structured_output_tool,
     with_client_agents,
 )
-from tether.cli.fallback_model import FallbackModel
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
+from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.resuming import new_session_id, recorder_for, session_to_resume, tell_resumed
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -52,10 +51,9 @@ from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
-from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
+from tether.core.recording import restore
 from tether.core.session import Session
 from tether.mcp.config import command_line_servers
-from tether.models.base import Model
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
@@ -63,12 +61,6 @@ from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.store import (
-    LoadedSession,
-    SessionWriter,
-    find_session,
-    fork_session,
-    latest_session,
-    load_session,
     project_dir,
 )
 from tether.tools.builtin import builtin_tools
@@ -175,7 +167,7 @@ def build(opts: RunOptions) -> Built:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(home, workspace)
-    loaded = _session_to_resume(opts, home, workspace)
+    loaded = session_to_resume(opts, home, workspace)
     session_id = loaded.session_id if loaded and not opts.fork else new_session_id(opts)
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
@@ -239,7 +231,7 @@ def build(opts: RunOptions) -> Built:
         return build_system_prompt(
             workspace,
             tool_names=tool_names,
-            append=appended(opts),
+            append=appended(opts.append_system_prompt, opts.json_schema),
             instructions=instructions.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
@@ -278,10 +270,10 @@ def build(opts: RunOptions) -> Built:
         session_id=session_id,
         history=restored.history if restored is not None else None,
         lifecycle=Lifecycle(gate.hooks, source="resume" if loaded else "startup"),
-        recorder=_recorder(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
+        recorder=recorder_for(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
     )
     if loaded is not None and restored is not None:
-        _resumed(session, loaded, restored, opts.fork)
+        tell_resumed(session, loaded, restored, opts.fork)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if sandbox.notice is not None:
@@ -320,7 +312,7 @@ def build(opts: RunOptions) -> Built:
     if gate.hooks is not None:
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
-    session.switch_model = model_switcher(agent, opts.model, env, settings)
+    session.switch_model = model_switcher(agent, opts.model, env, settings, resolve)
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
@@ -330,45 +322,6 @@ def build(opts: RunOptions) -> Built:
 INLINE_SETTINGS = Path("--settings")
 """How settings given inline are named (in messages; rules in them are relative to the
 workspace, as a file's would be to its folder)."""
-
-
-def new_session_id(opts: RunOptions) -> str:
-    """`--session-id`, which must be a UUID (as Claude Code requires), or a fresh one."""
-    if opts.session_id is None:
-        return str(uuid.uuid4())
-    try:
-        return str(uuid.UUID(opts.session_id))
-    except ValueError:
-        raise ConfigError(f"--session-id must be a UUID, not {opts.session_id!r}") from None
-
-
-def model_switcher(
-    agent: Agent, default: str | None, env: Mapping[str, str], settings: Settings
-) -> Callable[[str | None], None]:
-    """Points `agent` at another model (the `SetModel` op); None goes back to the default."""
-
-    def switch(spec: str | None) -> None:
-        resolved = resolve(spec or default, env, settings)
-        agent.model = build_model(resolved)
-        agent.model_id = resolved.model_id
-        agent.price = lambda u: cost_usd(resolved.info, u)
-
-    return switch
-
-
-def appended(opts: RunOptions) -> str | None:
-    """What goes at the end of the system prompt: the user's addition, and how to give a
-    structured answer when one is asked for."""
-    parts = [opts.append_system_prompt or "", STRUCTURED_OUTPUT_PROMPT if opts.json_schema else ""]
-    return "\n\n".join(p for p in parts if p) or None
-
-
-def with_fallback(agent: Agent, switch: Callable[[str | None], None], fallback: str) -> Model:
-    def to_fallback() -> tuple[Model, str]:
-        switch(fallback)
-        return agent.model, agent.model_id
-
-    return FallbackModel(agent.model, to_fallback)
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
@@ -386,59 +339,6 @@ def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
 def background_notices(context: ToolContext) -> list[TextBlock]:
     """Background commands that ended since the model was last told, as reminders."""
     return [TextBlock(text=reminder(n)) for n in context.background.finished_unreported()]
-
-
-def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> LoadedSession | None:
-    if opts.resume is not None:
-        return load_session(find_session(home, workspace, opts.resume))
-    if opts.continue_latest:
-        latest = latest_session(home, workspace)
-        if latest is None:
-            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
-        return load_session(latest)
-    if opts.fork:
-        raise ConfigError("--fork-session needs --resume ID or --continue")
-    return None
-
-
-def _recorder(
-    opts: RunOptions,
-    loaded: LoadedSession | None,
-    directory: Path,
-    session_id: str,
-    workspace: Path,
-    model_id: str,
-) -> SessionRecorder:
-    if loaded is None:
-
-        def start() -> SessionWriter:
-            writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
-            writer.meta(model=model_id, version=__version__)
-            return writer
-
-        return SessionRecorder(start)
-    if opts.fork:
-        writer = fork_session(loaded.path, directory, session_id, cwd=workspace, model=model_id)
-    else:
-        writer = SessionWriter.reopen(
-            loaded.path, cwd=workspace, last_uuid=loaded.last_uuid, model=model_id
-        )
-    return SessionRecorder.continuing(writer)
-
-
-def _resumed(session: Session, loaded: LoadedSession, restored: Restored, forked: bool) -> None:
-    """Count what the session already cost, answer calls a crash left open, and say so."""
-    for usage in restored.usage:
-        session.usage = session.usage + usage
-        session.cost_usd += session.agent.price(usage)
-    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
-    session.startup_notices.extend(loaded.warnings)
-    title = f" ({loaded.title})" if loaded.title else ""
-    how = f"forked from {loaded.session_id}{title} as" if forked else "resumed"
-    note = f"{how} session {session.session_id}: {len(restored.history)} messages"
-    if repaired:
-        note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"
-    session.resumed = note
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:

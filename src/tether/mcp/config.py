@@ -43,9 +43,10 @@ from tether.protocol import ConfigError
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 """What a server may be called (it becomes part of its tools' names)."""
 
-TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse", "sdk": "sdk"}
-"""A server's `type` as written, and the transport it means (`sdk`: a server in the SDK client
-that drives tether, only from `--mcp-config`)."""
+TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
+"""A server's `type` as written, and the transport it means."""
+CLIENT_TYPES = {**TYPES, "sdk": "sdk"}
+"""With `sdk` too: a server in the SDK client that drives tether (only from `--mcp-config`)."""
 
 _FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers"), "sdk": ("name",)}
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
@@ -201,9 +202,10 @@ def _server(
         raise _Unusable(f"must be an object, not {kind_of(entry)}")
     entry = cast(dict[str, Any], entry)
     written = entry.get(type_key, "stdio" if "command" in entry or "url" not in entry else "http")
-    kind = TYPES.get(written) if isinstance(written, str) else None
+    types = TYPES if source.scope != "dynamic" else CLIENT_TYPES
+    kind = types.get(written) if isinstance(written, str) else None
     if kind is None:
-        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(TYPES)})")
+        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(types)})")
     fields = _FIELDS[kind if kind in ("stdio", "sdk") else "http"]
     for key in entry:
         if key != type_key and key not in fields:
