@@ -17,6 +17,7 @@ from typing import Any
 from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, Message, query
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+from claude_agent_sdk.types import _configure_can_use_tool  # pyright: ignore[reportPrivateUsage]
 
 
 def tether_launcher() -> str:
@@ -69,7 +70,9 @@ class SdkRun:
         return ClaudeSDKClient(options, transport=self._transport(None, options))
 
     def _transport(self, prompt: Any, options: ClaudeAgentOptions) -> RecordingTransport:
-        transport = RecordingTransport(prompt, options)
+        # The SDK prepares its options (`can_use_tool` asks over stdio) before it makes its own
+        # transport; one made here gets them prepared the same way.
+        transport = RecordingTransport(prompt, _configure_can_use_tool(options))
         self.transports.append(transport)
         return transport
 

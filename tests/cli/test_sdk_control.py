@@ -147,3 +147,96 @@ def test_stream_json_input_keeps_serving_until_its_input_ends(
     results = [line["result"] for line in result.json_lines() if line["type"] == "result"]
     assert results == ["one", "two"]
     assert "input line is not JSON" in result.stderr
+
+
+async def test_auto_mode_allows_workspace_edits_and_asks_the_rest(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(
+            tool_use("Write", file_path="notes.md", content="hi\n"),
+            tool_use("Bash", command='python3 -c \'open("ran", "w")\''),
+        ),
+        reply(text("ok")),
+    )
+    asked: list[str] = []
+
+    async def decide(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        from claude_agent_sdk import PermissionResultDeny
+
+        asked.append(name)
+        return PermissionResultDeny(message="not that")
+
+    messages = await sdk.query("go", permission_mode="auto", can_use_tool=decide)
+    assert (workspace / "notes.md").read_text() == "hi\n"
+    assert asked == ["Bash"]  # running a program is not an edit: the client is asked
+    assert not (workspace / "ran").exists()
+    init = messages[0]
+    assert init.data["permissionMode"] == "auto"  # type: ignore[union-attr]
+
+
+async def test_tools_session_id_and_thinking(sdk: SdkRun, fake_model: FakeModelServer) -> None:
+    fake_model.script(reply(text("ok")))
+    session_id = "0b6f5e46-3f4e-4a8f-9c55-0f0d9c1c2a11"
+    messages = await sdk.query(
+        "hi", tools=["Read", "Grep"], session_id=session_id, max_thinking_tokens=2048
+    )
+    [request] = fake_model.requests
+    assert request.tool_names() == ["Read", "Grep"]
+    assert request.body.get("thinking") is not None  # the provider's form of a 2048 budget
+    [result] = [m for m in messages if isinstance(m, ResultMessage)]
+    assert result.session_id == session_id
+
+
+async def test_strict_mcp_config_toggle_and_reconnect(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"project": {"command": "does-not-exist"}}})
+    )
+    fake_model.script(
+        reply(text("one")), reply(tool_use("mcp__demo__add", a=1, b=1)), reply(text("x"))
+    )
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    with McpHttpServer() as server:
+        options: dict[str, Any] = {
+            "mcp_servers": {"demo": {"type": "http", "url": server.url}},
+            "strict_mcp_config": True,
+            "allowed_tools": ["mcp__demo"],
+        }
+        async with sdk.client(**options) as client:
+            await client.query("first")
+            [m async for m in client.receive_response()]
+            assert [s["name"] for s in (await client.get_mcp_status())["mcpServers"]] == ["demo"]
+            await client.toggle_mcp_server("demo", False)
+            status = (await client.get_mcp_status())["mcpServers"][0]["status"]
+            await client.toggle_mcp_server("demo", True)
+            await client.reconnect_mcp_server("demo")
+            await client.query("add")
+            [m async for m in client.receive_response()]
+    assert status == "disabled"
+    assert fake_model.requests[2].tool_results() == ["2"]
+
+
+async def test_an_mcp_tool_answers_permission_questions(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    questions: list[dict[str, Any]] = []
+
+    @tool("approve", "Decide on a tool call", {"tool_name": str, "input": dict, "tool_use_id": str})
+    async def approve(args: dict[str, Any]) -> dict[str, Any]:
+        questions.append(args)
+        decision = {"behavior": "allow", "updatedInput": {"command": "touch approved"}}
+        return {"content": [{"type": "text", "text": json.dumps(decision)}]}
+
+    fake_model.script(reply(tool_use("Bash", command="touch asked")), reply(text("ok")))
+    await sdk.query(
+        "go",
+        mcp_servers={"perm": create_sdk_mcp_server("perm", tools=[approve])},
+        permission_prompt_tool_name="mcp__perm__approve",
+    )
+    assert [(q["tool_name"], q["input"]) for q in questions] == [
+        ("Bash", {"command": "touch asked"})
+    ]
+    assert (workspace / "approved").exists()

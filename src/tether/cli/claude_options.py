@@ -49,9 +49,9 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
 
 def stream_options(args: argparse.Namespace) -> StreamOptions:
     prompt_tool = args.permission_prompt_tool
-    if prompt_tool is not None and prompt_tool != "stdio":
+    if prompt_tool is not None and prompt_tool != "stdio" and not prompt_tool.startswith("mcp__"):
         raise ConfigError(
-            f"--permission-prompt-tool {prompt_tool}: tether asks only its SDK client (stdio)"
+            f"--permission-prompt-tool {prompt_tool}: expected stdio or an MCP tool (mcp__...)"
         )
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     engine_mode(mode)

@@ -9,9 +9,9 @@ import signal
 import sys
 from typing import Any, Protocol, TextIO
 
+from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.setup import Built, RunOptions, build
-from tether.cli.stream_json import session_facts
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tether import __version__
 from tether.cli.client_parts import ClientParts, client_agents
+from tether.cli.sdk_facts import server_source, server_state
 from tether.cli.sdk_lines import CLAUDE_CODE_CONTRACT
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
@@ -133,8 +134,6 @@ async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
 
 
 async def _mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    from tether.cli.stream_json import _source, _state  # pyright: ignore[reportPrivateUsage]
-
     built = await front.session()
     manager = built.mcp.manager
     statuses = manager.statuses() if manager is not None else {}
@@ -144,8 +143,8 @@ async def _mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         status = statuses.get(server.name)
         entry: dict[str, Any] = {
             "name": server.name,
-            "status": _state(status),
-            "scope": _source(server),
+            "status": server_state(status),
+            "scope": server_source(server),
             "tools": [
                 {"name": t.name, "description": t.description}
                 for t in tools

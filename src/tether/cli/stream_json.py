@@ -24,12 +24,12 @@ from typing import Any, TextIO, cast
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.setup import Built, RunOptions, build
 from tether.hooks import CallbackFailed, HookActivity
-from tether.mcp.catalog import ServerStatus
-from tether.mcp.servers import ChannelClosed, ClientTransport, ServerConfig
+from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
     ConfigError,
     ErrorOccurred,
@@ -57,7 +57,8 @@ class StreamOptions:
     include_partial: bool = False
     include_hook_events: bool = False
     permission_prompt_tool: str | None = None
-    """`stdio`: questions go to the client as `can_use_tool` requests."""
+    """`stdio`: questions go to the client as `can_use_tool` requests; an MCP tool's name:
+    that tool answers them; None: an ask is a denial."""
     mode_name: str | None = None
     """The permission mode as the client named it (`auto` is reported as such)."""
     replay_user_messages: bool = False
@@ -122,7 +123,7 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
-            built.session.can_ask = self.options.permission_prompt_tool == "stdio"
+            built.session.can_ask = self.options.permission_prompt_tool is not None
         return built
 
     @property
@@ -255,6 +256,8 @@ class StreamJsonFrontEnd:
                 self._asking.add(task)
                 task.add_done_callback(self._asking.discard)
             case TurnFinished():
+                for task in self._asking:  # questions of a turn that ended (an interrupt)
+                    task.cancel()
                 for denial in event.permission_denials:
                     self.write(lines.denied(denial))
                 self._failed_last = event.is_error
@@ -269,7 +272,7 @@ class StreamJsonFrontEnd:
         assert lines is not None
         self.write(lines.state("requires_action"))
         try:
-            reply = await self.channel.request(permission_request(request))
+            reply = await self._reply_to(built, request)
         except ClientRefused as e:
             reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
         answer, interrupt, mode = answer_from_client(request, reply)
@@ -279,6 +282,29 @@ class StreamJsonFrontEnd:
         if interrupt:
             session.interrupt("interrupted by the client")
         self.write(lines.state("running"))
+
+    async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:
+        """The client's answer (`stdio`), or that of the MCP tool named to give it, which gets
+        `{tool_name, input, tool_use_id}` and answers a JSON object as `can_use_tool` does."""
+        tool = self.options.permission_prompt_tool
+        if tool == "stdio" or tool is None:
+            return await self.channel.request(permission_request(request))
+        manager = built.mcp.manager
+        if manager is None:
+            raise ClientRefused(f"the permission prompt tool {tool} is not connected")
+        arguments = {
+            "tool_name": request.tool,
+            "input": request.input,
+            "tool_use_id": request.call_id,
+        }
+        result = await manager.call(tool, arguments)
+        try:
+            reply = json.loads(result.text)
+        except json.JSONDecodeError:
+            reply = None
+        if result.is_error or not isinstance(reply, dict):
+            raise ClientRefused(f"{tool} did not answer with a decision: {result.text[:200]}")
+        return cast(dict[str, Any], reply)
 
     def set_mode(self, built: Built, name: str) -> None:
         """Switch the permission mode by the client's name for it (see `engine_mode`)."""
@@ -300,27 +326,6 @@ class StreamJsonFrontEnd:
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
         self._prompts.put_nowait(None)
-
-
-def session_facts(built: Built, mode_name: str) -> SessionFacts:
-    """What the init line and the result say about the session beyond its events."""
-    session = built.session
-    statuses = built.mcp.manager.statuses() if built.mcp.manager is not None else {}
-    servers = tuple(
-        {"name": s.name, "status": _state(statuses.get(s.name)), "source": _source(s)}
-        for s in built.mcp.servers
-    )
-    skills = tuple(s.name for s in session.skills.skills)
-    return SessionFacts(
-        permission_mode=mode_name,
-        agents=built.agents.names(),
-        skills=skills,
-        slash_commands=(*skills, *session.commands),
-        mcp_servers=servers,
-        context_window=built.context_window,
-        max_output_tokens=session.agent.max_tokens,
-        api_key_source=built.key_source,
-    )
 
 
 def user_text(line: dict[str, Any]) -> str | None:
@@ -373,17 +378,6 @@ def stop_signals(stop: Callable[[int], None]) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop, signum)
-
-
-def _state(status: ServerStatus | None) -> str:
-    """Claude Code's name for a server's state."""
-    if status is None:
-        return "pending"
-    return "disabled" if status.state == "stopped" else status.state
-
-
-def _source(server: ServerConfig) -> str:
-    return "sdk" if isinstance(server.transport, ClientTransport) else server.scope
 
 
 def _show(event: Event) -> None:
