@@ -27,6 +27,8 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         context_window=built.context_window,
         max_output_tokens=session.agent.max_tokens,
         api_key_source=built.key_source,
+        additional_directories=tuple(str(d) for d in session.agent.tool_context.extra_dirs),
+        sandbox_enabled=session.agent.tool_context.command_wrapper is not None,
     )
 
 

@@ -9,6 +9,7 @@ events (a call's name and input for its result, the partial message being stream
 
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,13 @@ CLAUDE_CODE_CONTRACT = "2.1.332"
 
 Line = dict[str, Any]
 
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "max_budget_usd",
+    "error_during_execution": "error",
+}
+
 
 @dataclass
 class SessionFacts:
@@ -54,6 +62,8 @@ class SessionFacts:
     context_window: int = 0
     max_output_tokens: int = 0
     api_key_source: str = "none"
+    additional_directories: tuple[str, ...] = ()
+    sandbox_enabled: bool = False
 
 
 @dataclass
@@ -66,8 +76,10 @@ class LineMaker:
     _finished: dict[str, ToolFinished] = field(default_factory=dict[str, ToolFinished])
     _partial: PartialMessage | None = None
     _spend: dict[str, list[float]] = field(default_factory=dict[str, list[float]])
+    _model: str = ""
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
+        self._model = started.model
         return {
             "type": "system",
             "subtype": "init",
@@ -86,6 +98,9 @@ class LineMaker:
             "skills": list(facts.skills),
             "plugins": [],
             "uuid": _uuid(),
+            "sandbox_enabled": facts.sandbox_enabled,
+            "original_cwd": started.cwd,
+            "additional_directories": list(facts.additional_directories),
         }
 
     def state(self, state: str) -> Line:
@@ -111,8 +126,9 @@ class LineMaker:
         if not self.include_partial:
             return []
         if self._partial is None:
-            self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}")
-        return [self._stream(e, parent) for e in self._partial.delta(kind, text)]
+            self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}", self._model)
+        partial = self._partial
+        return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
 
     def retry(self) -> None:
         """The model call is tried again: what was streamed of it is void."""
@@ -134,7 +150,7 @@ class LineMaker:
         message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
         lines: list[Line] = []
         if partial is not None:
-            lines.extend(self._stream(e, parent) for e in partial.finish(event))
+            lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
         for block in message.content:
             body = _block_json(block)
             lines.append(
@@ -149,10 +165,12 @@ class LineMaker:
                         "stop_reason": event.stop_reason,
                         "stop_sequence": None,
                         "usage": (event.usage or Usage()).model_dump(),
+                        "context_management": None,
                     },
                     "parent_tool_use_id": parent,
                     "session_id": self.session_id,
                     "uuid": _uuid(),
+                    "timestamp": _now(),
                 }
             )
         return lines
@@ -255,6 +273,8 @@ class LineMaker:
                 for d in finished.permission_denials
             ],
             "uuid": _uuid(),
+            "terminal_reason": TERMINAL_REASONS[finished.subtype],
+            "api_error_status": None,
         }
         if finished.is_error:
             line["errors"] = [_error_text(finished)]
@@ -301,16 +321,18 @@ class LineMaker:
             "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": _uuid(),
+            "timestamp": _now(),
             "tool_use_result": structured_result(name, tool_input, block, finished),
         }
 
-    def _stream(self, event: dict[str, Any], parent: str | None) -> Line:
+    def _stream(self, event: dict[str, Any], parent: str | None, message_id: str) -> Line:
         return {
             "type": "stream_event",
             "event": event,
             "session_id": self.session_id,
             "parent_tool_use_id": parent,
             "uuid": _uuid(),
+            "api_message_id": message_id,
         }
 
 
@@ -338,6 +360,12 @@ def _error_text(finished: TurnFinished) -> str:
     if finished.subtype == "error_max_budget_usd":
         return f"Reached the budget (spent ${finished.cost_usd:.4f})"
     return finished.error or finished.result or finished.subtype
+
+
+def _now() -> str:
+    """The time of a line, as Claude Code writes it (UTC, milliseconds)."""
+    now = datetime.datetime.now(datetime.UTC)
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _uuid() -> str:

@@ -28,6 +28,7 @@ class PartialMessage:
     """One reply being streamed: which block is open, how many were opened."""
 
     message_id: str
+    model: str = ""
     _started: bool = False
     _open: str | None = None
     _index: int = -1
@@ -112,7 +113,7 @@ class PartialMessage:
                 "id": self.message_id,
                 "type": "message",
                 "role": "assistant",
-                "model": "",
+                "model": self.model,
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
