@@ -4,6 +4,10 @@ Claude Agent SDK (and, for the command line itself, by a plain process), over th
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +244,75 @@ async def test_an_mcp_tool_answers_permission_questions(
         ("Bash", {"command": "touch asked"})
     ]
     assert (workspace / "approved").exists()
+
+
+def test_requests_tether_cannot_do_are_refused_with_a_reason(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    model_env.script(reply(text("hi")))
+
+    def request(request_id: str, body: dict[str, Any]) -> str:
+        return json.dumps({"type": "control_request", "request_id": request_id, "request": body})
+
+    lines = [
+        request("init", {"subtype": "initialize", "hooks": None}),
+        request("rewind", {"subtype": "rewind_files", "user_message_id": "x"}),
+        request("stop", {"subtype": "stop_task", "task_id": "bash_9"}),
+        request("what", {"subtype": "brand_new_request"}),
+        request("mode", {"subtype": "set_permission_mode", "mode": "sideways"}),
+        json.dumps({"type": "user", "message": {"role": "user", "content": "hello"}}),
+    ]
+    result = run_cli_process(
+        ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
+        cwd=workspace,
+        stdin="\n".join(lines) + "\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    answers = {
+        line["response"]["request_id"]: line["response"]
+        for line in result.json_lines()
+        if line["type"] == "control_response"
+    }
+    assert answers["init"]["subtype"] == "success"
+    errors = {key: answers[key].get("error", "") for key in ("rewind", "stop", "what", "mode")}
+    assert "no file checkpoints" in errors["rewind"]
+    assert "No background command has id 'bash_9'" in errors["stop"]
+    assert "does not support the control request 'brand_new_request'" in errors["what"]
+    assert "unknown permission mode 'sideways'" in errors["mode"]
+    assert [line["result"] for line in result.json_lines() if line["type"] == "result"] == ["hi"]
+
+
+def test_sigterm_ends_the_turn_and_the_process_with_input_still_open(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    model_env.script(reply(tool_use("Bash", command="touch started; sleep 60; touch finished")))
+    user = {"type": "user", "message": {"role": "user", "content": "run it"}}
+    command = [sys.executable, "-m", "tether", "--output-format", "stream-json", "--verbose"]
+    command += ["--input-format", "stream-json", "--permission-mode", "bypassPermissions"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(
+        command, cwd=workspace, stdin=pipe, stdout=pipe, stderr=pipe, text=True
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        try:
+            process.stdin.write(json.dumps(user) + "\n")
+            process.stdin.flush()
+            for _ in range(3000):  # a file the command writes; bounded so nothing hangs
+                if (workspace / "started").exists():
+                    break
+                time.sleep(0.01)
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)  # stdin is still open: the signal alone ends it
+            out, err = process.stdout.read(), process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    [result] = [json.loads(line) for line in out.splitlines() if '"type": "result"' in line]
+    assert (result["subtype"], result["errors"]) == (
+        "error_during_execution",
+        ["stopped by SIGTERM"],
+    )
+    assert not (workspace / "finished").exists()

@@ -16,7 +16,6 @@ import contextlib
 import json
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TextIO, cast
@@ -28,6 +27,7 @@ from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.setup import Built, RunOptions, build
+from tether.cli.stream_input import read_lines, user_text
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
@@ -86,6 +86,8 @@ class StreamJsonFrontEnd:
         self._requests: dict[str, asyncio.Task[None]] = {}
         self._asking: set[asyncio.Task[None]] = set()
         self._failed_last = False
+        self._stopped_by: int | None = None
+        self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
         self.lines: LineMaker | None = None
 
     def write(self, line: dict[str, Any]) -> None:
@@ -93,7 +95,7 @@ class StreamJsonFrontEnd:
         self._stdout.flush()
 
     async def run(self) -> int:
-        incoming = _read_lines(self._stdin)
+        self._incoming = incoming = read_lines(self._stdin)
         turns = asyncio.create_task(self._run_turns())
         stop_signals(self._on_signal)
         try:
@@ -112,6 +114,8 @@ class StreamJsonFrontEnd:
                 with contextlib.suppress(ConfigError):
                     built = await self._building
                     await built.session.aclose()
+        if self._stopped_by is not None:
+            return 128 + self._stopped_by
         return 1 if self._failed_last else 0
 
     async def session(self, parts: ClientParts | None = None, **changes: Any) -> Built:
@@ -128,7 +132,7 @@ class StreamJsonFrontEnd:
 
     @property
     def built(self) -> bool:
-        return self._building is not None and self._building.done()
+        return self._building is not None and self._building.done()  # (or failed)
 
     def _wire(self, parts: ClientParts) -> ClientParts:
         """The client's parts, with what reaches the client: its hook callbacks, its MCP
@@ -214,11 +218,11 @@ class StreamJsonFrontEnd:
             except ConfigError as e:
                 _warn(str(e))
                 self._failed_last = True
-                self._drain_after_failure()
+                self._drop_queued()
                 return
             await self._turn(built, text)
 
-    def _drain_after_failure(self) -> None:
+    def _drop_queued(self) -> None:
         while not self._prompts.empty():
             self._prompts.get_nowait()
 
@@ -323,44 +327,13 @@ class StreamJsonFrontEnd:
             self._write_all(make(self.lines))
 
     def _on_signal(self, signum: int) -> None:
+        """SIGINT or SIGTERM: the running turn stops (its result is written), queued prompts
+        are dropped, and the process ends without waiting for its input to end."""
+        self._stopped_by = signum
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
-        self._prompts.put_nowait(None)
-
-
-def user_text(line: dict[str, Any]) -> str | None:
-    """The text of a stream-json user message (`content` a string or text blocks)."""
-    message = line.get("message")
-    content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts: list[str] = []
-    for block in cast(list[Any], content):
-        if isinstance(block, dict) and cast(dict[str, Any], block).get("type") == "text":
-            texts.append(str(cast(dict[str, Any], block).get("text", "")))
-        else:
-            _warn("only text blocks of user messages are read; another kind was left out")
-    return "\n\n".join(texts) if texts else None
-
-
-def _read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
-    """Lines of `stdin` as they arrive, then None; read on a thread of its own, so that any
-    kind of input (a pipe, a test's file) works and the event loop never blocks on it."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def read() -> None:
-        try:
-            while line := stdin.readline():
-                loop.call_soon_threadsafe(queue.put_nowait, line)
-        finally:
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-
-    threading.Thread(target=read, name="stream-json input", daemon=True).start()
-    return queue
+        self._drop_queued()
+        self._incoming.put_nowait(None)
 
 
 async def _prepared(session: Any) -> list[Event]:
