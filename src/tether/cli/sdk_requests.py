@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import traceback
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,6 +42,11 @@ async def answer_request(front: StreamJsonFrontEnd, request_id: str, body: dict[
         front.channel.respond(request_id, await handler(front, body))
     except (Refused, ConfigError, HarnessError, McpError) as e:
         front.channel.refuse(request_id, str(e))
+    except Exception as e:
+        # A bug: the client still gets its answer (it would otherwise wait for one until its
+        # timeout), and the traceback goes to stderr.
+        traceback.print_exc()
+        front.channel.refuse(request_id, f"internal error in tether: {e!r}")
 
 
 async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
