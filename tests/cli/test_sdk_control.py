@@ -316,3 +316,33 @@ def test_sigterm_ends_the_turn_and_the_process_with_input_still_open(
         ["stopped by SIGTERM"],
     )
     assert not (workspace / "finished").exists()
+
+
+async def test_hooks_context_and_a_failing_guard_that_blocks(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    from claude_agent_sdk import HookMatcher
+
+    async def add_context(hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": "The user's name is Ada.",
+            }
+        }
+
+    async def broken_guard(hook_input: Any, tool_use_id: str | None, context: Any) -> Any:
+        raise RuntimeError("the policy service is down")
+
+    fake_model.script(reply(tool_use("Bash", command="touch guarded")), reply(text("ok")))
+    await sdk.query(
+        "hello",
+        permission_mode="bypassPermissions",
+        hooks={
+            "UserPromptSubmit": [HookMatcher(hooks=[add_context])],
+            "PreToolUse": [HookMatcher(matcher="Bash", hooks=[broken_guard], on_failure="block")],
+        },
+    )
+    assert "The user's name is Ada." in fake_model.requests[0].last_user_text()
+    assert not (workspace / "guarded").exists()
+    assert "the policy service is down" in fake_model.requests[1].tool_results()[0]
