@@ -1,8 +1,14 @@
-"""The files in the user's home that decide what runs, or what is allowed, later: at the next
-shell, login, git or ssh command, package install, editor start, or tether and Claude Code
-session. One table for both layers that guard them: the permission engine asks before a write
-there (`permissions/defaults.py`), the sandbox keeps them read-only, and uncreatable when
-missing, wherever the home is writable inside it (`sandbox/protected.py`).
+"""The files in the user's home that matter to safety, as tables every layer shares.
+
+`HOME_SELF_MODIFYING`: what decides what runs, or what is allowed, later: at the next shell,
+login, git or ssh command, package install, editor start, or tether and Claude Code session.
+The permission engine asks before a write there (`permissions/defaults.py`), the sandbox keeps
+them read-only, and uncreatable when missing, wherever the home is writable inside it
+(`sandbox/protected.py`).
+
+`HOME_SECRETS`: where credentials and histories are kept. The sandbox hides them from commands
+(`sandbox/bwrap.py`); no instruction file's import reads them into a prompt
+(`config/instructions.py`).
 
 It sits at the bottom layer beside `processes`, so that every service can use it.
 """
@@ -78,6 +84,27 @@ is writable without asking (a workspace or added directory that holds it, `sandb
 elsewhere a write outside the workspace is asked already. `TETHER_HOME`, the directory of
 Claude Code's `CLAUDE_CONFIG_DIR` and the directories on `PATH` are guarded as a whole besides
 (where they are depends on the environment)."""
+
+HOME_SECRETS: tuple[str, ...] = (
+    # keys, clouds, clusters, registries
+    ".ssh", ".aws", ".azure", ".gcloud", ".oci", ".kube", ".docker", ".gnupg",
+    ".password-store", ".local/share/keyrings", ".vault-token", ".terraform.d", ".terraformrc",
+    ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
+    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
+    ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
+    ".nuget", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".databrickscfg", ".config",
+    # browsers (profiles hold cookies and saved passwords); Chrome's live under .config
+    ".mozilla", ".thunderbird", ".var/app", "snap",
+    # shell and REPL histories: pasted tokens, passwords typed as arguments
+    ".bash_history", ".zsh_history", ".histfile", ".local/share/fish", ".python_history",
+    ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
+    ".rediscli_history", ".irb_history", ".lesshst", ".ipython", ".local/share/recently-used.xbel",
+    # Claude Code's own: MCP servers' environments, tokens
+    ".claude.json", ".claude.json.backup", ".claude/.credentials.json",
+)  # fmt: skip
+"""Paths under the home directory that hold credentials or what was typed. `~/.claude` and
+`~/.tether` as a whole are not listed: they hold the user's own instructions too (the sandbox
+hides them besides, `sandbox/bwrap.py`)."""
 
 HOME_DIRECTORIES: frozenset[str] = frozenset(
     {

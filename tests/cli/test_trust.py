@@ -290,7 +290,7 @@ def test_the_seed_rule_file_only_restricts_until_trusted(
     assert (workspace / "keep.txt").exists()
 
 
-def test_an_untrusted_repositorys_instructions_read_nothing_outside_it(
+def test_instructions_read_nothing_outside_the_workspace_until_imports_are_approved(
     fake_model: FakeModelServer,
     tether: Run,
     workspace: Path,
@@ -298,22 +298,43 @@ def test_an_untrusted_repositorys_instructions_read_nothing_outside_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("HOME", str(home))
-    _write(home / "secret.txt", "PRIVATE-KEY-MATERIAL")
-    _write(home / "other.md", "LINKED-SECRET")
-    _write(workspace / "CLAUDE.md", "Read this: @~/secret.txt\n")
+    _write(home / "notes.txt", "PERSONAL-NOTES")
+    _write(home / "other.md", "LINKED-NOTES")
+    _write(home / ".ssh" / "id_rsa", "PRIVATE-KEY-MATERIAL")
+    _write(workspace / "CLAUDE.md", "Read this: @~/notes.txt and @~/.ssh/id_rsa\n")
     (workspace / "AGENTS.md").symlink_to(home / "other.md")
-    fake_model.script(reply(text("ok")), reply(text("ok")))
+    fake_model.script(*(reply(text("ok")) for _ in range(4)))
+
     untrusted = tether("-p", "hi")
     assert untrusted.exit_code == 0, untrusted.stderr
     system = fake_model.requests[0].system()
     assert "Read this" in system
-    assert "PRIVATE-KEY-MATERIAL" not in system
-    assert "LINKED-SECRET" not in system
-    assert "outside the repository, which is not trusted" in untrusted.stderr
+    assert "PERSONAL-NOTES" not in system
+    assert "LINKED-NOTES" not in system
+    assert "outside the workspace, which is not trusted" in untrusted.stderr
+
+    # Trusting the workspace runs what it declares; its imports from elsewhere still wait.
     trusted = tether("-p", "hi", "--trust-workspace")
     assert trusted.exit_code == 0, trusted.stderr
-    assert "PRIVATE-KEY-MATERIAL" in fake_model.requests[1].system()
-    assert "LINKED-SECRET" in fake_model.requests[1].system()
+    system = fake_model.requests[1].system()
+    assert "PERSONAL-NOTES" not in system
+    assert "LINKED-NOTES" not in system
+    assert "imports from outside the workspace wait for your approval" in trusted.stderr
+    assert "tether trust --external-imports" in trusted.stderr
+
+    assert main(["trust", "--cwd", str(workspace), "--external-imports"]) == 0
+    approved = tether("-p", "hi", "--trust-workspace")
+    assert approved.exit_code == 0, approved.stderr
+    system = fake_model.requests[2].system()
+    assert "PERSONAL-NOTES" in system
+    assert "LINKED-NOTES" in system
+    assert "PRIVATE-KEY-MATERIAL" not in system  # never, approved or not
+    assert "~/.ssh holds credentials or history" in approved.stderr
+
+    assert main(["trust", "--cwd", str(workspace), "--no-external-imports"]) == 0
+    refused = tether("-p", "hi", "--trust-workspace")
+    assert "PERSONAL-NOTES" not in fake_model.requests[3].system()
+    assert "you said no to imports from outside the workspace" in refused.stderr
 
 
 def test_mcp_list_starts_no_server_of_an_untrusted_workspace(
@@ -432,3 +453,96 @@ async def test_a_workspace_that_declares_nothing_is_not_asked_about(
     assert await terminal.run(workspace, "hi\r" + CTRL_D) == 0
     assert "Do you trust this folder?" not in terminal.output
     assert "not trusted" not in terminal.output
+
+
+async def test_external_imports_are_asked_about_once_and_a_yes_reaches_the_prompt(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(home))
+    _write(home / "team" / "style.md", "TEAM-STYLE")
+    _write(trusted_workspace / "AGENTS.md", "Style: @~/team/style.md\n")
+    model_env.script(reply(text("first")), reply(text("second")))
+    terminal = Terminal()
+    assert await terminal.run(trusted_workspace, "hello\r" + "y" + CTRL_D) == 0
+    shown = " ".join(terminal.output.split())
+    assert "import files from outside it: AGENTS.md line 1: @~/team/style.md" in shown
+    assert "yes (remembered)" in shown
+    assert "TEAM-STYLE" in model_env.requests[0].system()
+
+    again = Terminal()
+    assert await again.run(trusted_workspace, "hi\r" + CTRL_D) == 0
+    assert "import files from outside it" not in again.output
+    assert "TEAM-STYLE" in model_env.requests[1].system()
+
+
+async def test_a_no_to_external_imports_is_remembered(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(home))
+    _write(home / "team" / "style.md", "TEAM-STYLE")
+    _write(trusted_workspace / "CLAUDE.md", "@../user-home/team/style.md\n")
+    model_env.script(reply(text("first")), reply(text("second")))
+    terminal = Terminal()
+    assert await terminal.run(trusted_workspace, "hello\r" + "n" + CTRL_D) == 0
+    assert "no (remembered)" in terminal.output
+    assert "TEAM-STYLE" not in model_env.requests[0].system()
+    again = Terminal()
+    assert await again.run(trusted_workspace, "hi\r" + CTRL_D) == 0
+    assert "import files from outside it" not in again.output
+    assert "you said no to imports" in " ".join(again.output.split())
+    assert "TEAM-STYLE" not in model_env.requests[1].system()
+
+
+async def test_a_yes_to_the_trust_question_approves_the_servers_it_listed(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    from tether.config.settings import tether_home
+    from tether.config.trust import remembered_settings
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    with McpHttpServer() as demo, McpHttpServer() as later:
+        _write(workspace / ".mcp.json", {"mcpServers": {"demo": {"type": "http", "url": demo.url}}})
+        model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
+        terminal = Terminal()
+        # One key for the trust question, then the message: no second question comes.
+        assert await terminal.run(workspace, "yhello\r" + CTRL_D) == 0
+        shown = " ".join(terminal.output.split())
+        assert f"MCP server: demo: connects to {demo.url}" in shown
+        assert "Use the MCP server" not in terminal.output
+        assert "mcp__demo__add" in model_env.requests[0].tool_names()
+        remembered = json.loads(remembered_settings(tether_home(), workspace).read_text())
+        assert remembered == {"enabledMcpjsonServers": ["demo"]}
+
+        # A server added since was not in the question: it is asked about.
+        servers = {"demo": {"type": "http", "url": demo.url},
+                   "later": {"type": "http", "url": later.url}}  # fmt: skip
+        _write(workspace / ".mcp.json", {"mcpServers": servers})
+        again = Terminal()
+        assert await again.run(workspace, "hi\rn" + CTRL_D) == 0
+        assert "Do you trust this folder?" not in again.output
+        assert "Use the MCP server 'later'" in again.output
+        assert "Use the MCP server 'demo'" not in again.output
+        names = model_env.requests[1].tool_names()
+        assert "mcp__demo__add" in names
+        assert not any(n.startswith("mcp__later__") for n in names)
+
+
+async def test_servers_the_trust_question_did_not_show_are_still_asked_about(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    from tether.cli.trust_prompt import MAX_LINES, approved_servers
+    from tether.cli.workspace_review import review_workspace
+    from tether.config.settings import tether_home
+
+    servers = {f"s{n:02}": {"command": "true"} for n in range(MAX_LINES + 5)}
+    _write(workspace / ".mcp.json", {"mcpServers": servers})
+    hooks = {"SessionStart": [{"hooks": [{"type": "command", "command": f"echo {n}"}]}
+                              for n in range(10)]}  # fmt: skip
+    _write(workspace / ".claude" / "settings.json", {"hooks": hooks})
+    _write(workspace / ".tether" / "mcp.local.json", {"mcpServers": {"mine": {"command": "x"}}})
+    review = review_workspace(
+        workspace, user_home=Path.home(), tether_home=tether_home(), env=os.environ
+    )
+    approved = approved_servers(review)
+    assert 0 < len(approved) < len(servers)  # the question shows some, counts the rest
+    assert set(approved) <= set(servers)  # a local server needs no approval: not listed

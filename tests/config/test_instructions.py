@@ -83,7 +83,7 @@ def test_imports_follow_their_importer(repo: Path, home: Path) -> None:
     write(repo / "docs" / "rules.md", "Use tabs. See @../AGENTS.md")
     write(repo / "AGENTS.md", "agents")
     write(home / ".claude" / "mine.md", "personal")
-    result = load_instructions(repo, home=home)
+    result = load_instructions(repo, home=home, external_imports=True)
     assert result == Instructions(
         "Contents of CLAUDE.md (project instructions):\n\n"
         "Rules: @docs/rules.md and @~/.claude/mine.md.\nEnd.\n\n"
@@ -166,3 +166,133 @@ def test_the_text_is_capped(repo: Path, home: Path, monkeypatch: pytest.MonkeyPa
     assert result.text == f"{first}\n\n{second[: 120 - len(first) - 2]}\n[{note}]"
     assert result.problems == (note,)
     assert len(result.files) == 3
+
+
+# -- imports outside the workspace, secrets ----------------------------------------------------
+
+
+def test_imports_outside_the_workspace_wait_for_approval(tmp_path: Path, home: Path) -> None:
+    repo = tmp_path / "repo"
+    write(repo / ".git" / "HEAD", "ref: refs/heads/main\n")
+    write(tmp_path / "sibling" / "style.md", "SIBLING")
+    write(home / "notes" / "mine.md", "NOTES")
+    write(repo / "CLAUDE.md", "@../sibling/style.md and @~/notes/mine.md and @docs/in.md")
+    write(repo / "docs" / "in.md", "INSIDE, then @../../sibling/style.md again")
+    waiting = load_instructions(repo, home=home)
+    assert waiting.files == (repo / "CLAUDE.md", repo / "docs" / "in.md")
+    assert "SIBLING" not in waiting.text
+    assert "NOTES" not in waiting.text
+    assert waiting.external == (
+        "CLAUDE.md line 1: @../sibling/style.md",
+        "CLAUDE.md line 1: @~/notes/mine.md",
+    )
+    assert waiting.problems == ()
+    approved = load_instructions(repo, home=home, external_imports=True)
+    assert approved.files == (
+        repo / "CLAUDE.md",
+        tmp_path / "sibling" / "style.md",
+        home / "notes" / "mine.md",
+        repo / "docs" / "in.md",
+    )
+    assert approved.external == ()
+
+
+def test_an_untrusted_workspace_reads_nothing_outside_it_even_approved(
+    tmp_path: Path, home: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(home / "notes.md", "NOTES")
+    write(repo / "AGENTS.md", "@~/notes.md")
+    result = load_instructions(repo, home=home, trusted=False, external_imports=True)
+    assert result.files == (repo / "AGENTS.md",)
+    assert result.external == ()
+    assert result.problems == (
+        "AGENTS.md line 1: @~/notes.md not read: outside the workspace, which is not trusted.",
+    )
+
+
+def test_a_project_file_that_links_out_is_external(repo: Path, home: Path) -> None:
+    write(home / "shared" / "CLAUDE.md", "SHARED")
+    (repo / "CLAUDE.md").symlink_to(home / "shared" / "CLAUDE.md")
+    write(repo / "docs" / "real.md", "REAL")
+    (repo / "CLAUDE.local.md").symlink_to(repo / "docs" / "real.md")
+    result = load_instructions(repo, home=home)
+    assert result.files == (repo / "docs" / "real.md",)
+    assert result.external == ("CLAUDE.md",)
+    approved = load_instructions(repo, home=home, external_imports=True)
+    assert approved.files == (home / "shared" / "CLAUDE.md", repo / "docs" / "real.md")
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [".ssh/id_ed25519", ".aws/credentials", ".config/gh/hosts.yml", ".bash_history",
+     ".claude.json", ".claude/.credentials.json", ".docker/config.json"],
+)  # fmt: skip
+def test_no_instruction_file_brings_in_a_credential(repo: Path, home: Path, secret: str) -> None:
+    write(home / secret, "SECRET-MATERIAL")
+    write(home / ".claude" / "CLAUDE.md", f"mine: @~/{secret}")
+    write(repo / "CLAUDE.md", f"@~/{secret}")
+    (repo / "AGENTS.md").symlink_to(home / secret)
+    write(repo / "docs" / "a.md", "nested")
+    (repo / "docs" / "key").symlink_to(home / secret)
+    write(repo / "CLAUDE.local.md", "@docs/key")
+    result = load_instructions(repo, home=home, external_imports=True)
+    assert "SECRET-MATERIAL" not in result.text
+    assert home / secret not in result.files
+    assert all("holds credentials or history, never read into the prompt" in p
+               for p in result.problems)  # fmt: skip
+    assert len(result.problems) == 1  # the same file, reported once
+
+
+def test_files_of_processes_and_devices_are_never_read(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "@/proc/self/environ @/proc/self/cmdline @/dev/null")
+    (repo / "AGENTS.md").symlink_to("/proc/self/environ")
+    result = load_instructions(repo, home=home, external_imports=True)
+    assert result.files == (repo / "CLAUDE.md",)
+    assert "environ" not in result.text.replace("@/proc/self/environ", "")
+    assert [p.split(": ", 1)[-1] for p in result.problems] == [
+        "@/proc/self/environ not read: /proc holds processes' memory and devices, not "
+        "instructions.",
+        "@/proc/self/cmdline not read: /proc holds processes' memory and devices, not "
+        "instructions.",
+        "@/dev/null is not a file.",
+    ]
+
+
+def test_a_read_deny_rule_refuses_an_import(repo: Path, home: Path) -> None:
+    write(repo / "CLAUDE.md", "@config/prod.env.md and @docs/ok.md")
+    write(repo / "config" / "prod.env.md", "DB_PASSWORD=hunter2")
+    write(repo / "docs" / "ok.md", "fine")
+    denied = repo / "config" / "prod.env.md"
+    result = load_instructions(repo, home=home, refuse=lambda path: path == denied)
+    assert result.files == (repo / "CLAUDE.md", repo / "docs" / "ok.md")
+    assert result.problems == (
+        "CLAUDE.md line 1: @config/prod.env.md not read: a Read deny rule covers it.",
+    )
+
+
+def test_a_link_swapped_in_after_the_check_is_not_followed(repo: Path, home: Path) -> None:
+    # What a command running meanwhile could do: the file judged is replaced by a link to
+    # a secret before it is opened. The read refuses anything but the file it judged.
+    secret = write(home / "elsewhere.txt", "SECRET")
+    judged = write(repo / "docs" / "a.md", "harmless")
+    judged.unlink()
+    judged.symlink_to(secret)
+    with pytest.raises(OSError, match="Too many levels of symbolic links"):
+        instructions._read_regular(judged)  # pyright: ignore[reportPrivateUsage]
+    (repo / "docs" / "a.md").unlink()
+    (repo / "moved").mkdir()
+    write(repo / "moved" / "a.md", "other")
+    (repo / "docs").rmdir()
+    (repo / "docs").symlink_to(repo / "moved")
+    with pytest.raises(OSError, match="replaced by a link"):
+        instructions._read_regular(repo / "docs" / "a.md")  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_huge_import_is_read_only_as_far_as_the_cap(
+    repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(instructions, "MAX_FILE_BYTES", 1000)
+    write(repo / "CLAUDE.md", "x" * 5000)
+    assert len(load_instructions(repo, home=home).text) < 1100

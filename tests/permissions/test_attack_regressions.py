@@ -14,7 +14,7 @@ import pytest
 from tether.permissions import Decision, PermissionContext, decide
 from tether.tools.builtin.bash import command_environment
 
-from .conftest import ContextFactory
+from .conftest import ContextFactory, Tree
 
 DENIES = ["Read(./.env)", "Read(./secrets/**)", "Read(~/.ssh/**)", "Edit(./.env)"]
 DENY_BASH = ["Bash(sentinel *)", "Bash(sentinel)", "Bash(rm -rf *)", "Bash(git push --force *)"]
@@ -330,3 +330,246 @@ def test_option_sets_widen_deny_and_ask_rules_only(make_ctx: ContextFactory) -> 
         "rm -f x": "allow",
         "git push origin main": "allow",
     }
+
+
+# What tether sets for safety in the Bash environment cannot be taken away unasked.
+
+TAKES_THE_GUARD_AWAY = [
+    "env -u GIT_CONFIG_COUNT git status",
+    "env --unset=GIT_CONFIG_COUNT git status",
+    "env --unset GIT_CONFIG_COUNT git status",
+    "env -vu GIT_CONFIG_COUNT git status",
+    "env -i git status",
+    "env -iv git status",
+    "env --ignore-environment git status",
+    "env - git status",
+    "env -S '-u GIT_CONFIG_COUNT git status'",
+    "nice -n 1 env -i git status",
+    "timeout 20 env -u GIT_CONFIG_COUNT git status",
+    "bash -c 'exec -c git status'",
+    "exec -c git status",
+    "setpriv --reset-env git status",
+    "unset GIT_CONFIG_COUNT; git status",
+    "unset -v GIT_CONFIG_COUNT && git status",
+    "export -n GIT_CONFIG_COUNT; git status",
+    "declare +x GIT_CONFIG_COUNT; git status",
+    "GIT_CONFIG_COUNT=0 git status",
+    "export GIT_CONFIG_COUNT=0; git status",
+    "GIT_CONFIG_PARAMETERS=\"'safe.bareRepository'='all'\" git status",
+    "git -c safe.bareRepository=all status",
+    "MODE=all git --config-env=safe.bareRepository=MODE status",
+    'name=GIT_CONFIG_COUNT; env -u "$name" git status',
+    "find . -maxdepth 0 -exec env -i git status \\;",
+    "echo . | xargs env -u GIT_CONFIG_COUNT git status",
+]
+
+
+def test_no_command_that_takes_the_git_guard_away_is_allowed(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """Each command runs for real, with real git, in the Bash tool's environment, inside a
+    directory git would take for a bare repository whose config runs a program: whatever
+    git does, the engine must not have allowed it unasked (default mode, no rules)."""
+    store = _bare_repository_with_fsmonitor(tree.ws)
+    marker = tree.ws / "ran"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = command_environment(base, store)
+    ctx = make_ctx(cwd=store)
+    allowed_and_ran: list[str] = []
+    ran: list[str] = []
+    for command in TAKES_THE_GUARD_AWAY:
+        marker.unlink(missing_ok=True)
+        subprocess.run(["bash", "-c", command], cwd=store, env=env, capture_output=True)
+        if marker.exists():
+            ran.append(command)
+            if bash(command, ctx).behavior == "allow":
+                allowed_and_ran.append(command)
+    assert allowed_and_ran == []
+    # The test has teeth: most of these do run the planted program once the guard is gone.
+    assert len(ran) >= len(TAKES_THE_GUARD_AWAY) // 2, ran
+    assert behaviors(TAKES_THE_GUARD_AWAY, ctx) == dict.fromkeys(TAKES_THE_GUARD_AWAY, "ask")
+
+
+def test_commands_that_keep_the_guard_are_still_allowed(make_ctx: ContextFactory) -> None:
+    keep = ["git status", "env -u LANGUAGE git status", "env FOO=1 git log -1"]
+    assert behaviors(keep, make_ctx()) == dict.fromkeys(keep, "allow")
+
+
+def test_the_safety_variables_are_dangerous_ones() -> None:
+    from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
+
+    set_by_the_tool = {
+        name
+        for name in command_environment({}, Path("/"))
+        if name.startswith("GIT_CONFIG") or name in ("CDPATH",)
+    }
+    assert {"GIT_CONFIG_COUNT", "CDPATH"} <= set_by_the_tool
+    assert set_by_the_tool >= SAFETY_VARIABLES
+    assert all(is_dangerous_variable(name) for name in set_by_the_tool)
+
+
+# `git SUB` runs the program `git-SUB` from PATH when SUB is none of git's own commands.
+
+
+def test_a_subcommand_git_does_not_have_is_the_program_it_runs(
+    tree: Tree, make_ctx: ContextFactory, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "ran"
+    for name in ("git-tidy", "git-st"):
+        program = bin_dir / name
+        program.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\n')
+        program.chmod(0o755)
+    subprocess.run(["git", "init", "-q", str(tree.ws)], check=True)
+    home = tmp_path / "git-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[alias]\n\tsync = !touch {tmp_path / 'alias-ran'}\n")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home)}
+    env = command_environment({k: v for k, v in env.items() if not k.startswith("GIT_")}, tree.ws)
+    for command in ("git tidy --all", "git st", "git -C . --no-pager tidy", "git sync"):
+        subprocess.run(["bash", "-c", command], cwd=tree.ws, env=env, capture_output=True)
+    # What ran, for real: the programs on PATH, and the alias's command.
+    assert marker.read_text().count("git-tidy") == 2
+    assert "git-st" in marker.read_text()
+    assert (tmp_path / "alias-ran").exists()
+
+    wide = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    asked = ["git tidy --all", "git st", "git -C . --no-pager tidy", "git sync", "git $SUB x"]
+    assert behaviors(asked, wide) == dict.fromkeys(asked, "ask")
+    assert "runs `git-tidy`, which git finds on PATH" in bash("git tidy --all", wide).reason
+    # git's own commands stay covered by the wide rule, and read-only ones need none.
+    own = ["git status", "git log -1", "git commit -m x", "git submodule status"]
+    assert behaviors(own, wide) == dict.fromkeys(own, "allow")
+    assert bash("git status", make_ctx()).behavior == "allow"
+    assert bash("git st", make_ctx()).behavior == "ask"
+    # A rule naming the subcommand, or the program, allows it; a deny on the program denies.
+    named = make_ctx({"permissions": {"allow": ["Bash(git tidy *)", "Bash(git-st)"]}})
+    assert behaviors(["git tidy --all", "git st", "git sync"], named) == {
+        "git tidy --all": "allow",
+        "git st": "allow",
+        "git sync": "ask",
+    }
+    denied = make_ctx(
+        {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(git-tidy *)"]}},
+        mode="bypassPermissions",
+    )
+    assert bash("git --no-pager tidy --all", denied).behavior == "deny"
+
+
+# git writing the working tree from commits or patches, with the sandbox off.
+
+GIT_ID = ["-c", "user.name=t", "-c", "user.email=t@t"]
+
+
+def _repository_with_a_planted_branch(ws: Path) -> None:
+    """A repository whose branch `topic` adds a settings file with a hook and an MCP server,
+    and whose stash holds the same: what `git checkout topic`, `git merge topic`, `git stash
+    pop`... write into the working tree."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *GIT_ID, *args], cwd=ws, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (ws / "README").write_text("readme\n")
+    git("add", "README")
+    git("commit", "-qm", "one")
+    git("checkout", "-qb", "topic")
+    (ws / ".claude").mkdir(exist_ok=True)
+    (ws / ".claude" / "settings.json").write_text('{"hooks": {"SessionStart": []}}\n')
+    (ws / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "x"}}}\n')
+    git("add", "-A")
+    git("commit", "-qm", "topic")
+    (ws / "patch.diff").write_text(
+        subprocess.run(
+            ["git", "format-patch", "-1", "--stdout"], cwd=ws, check=True, capture_output=True,
+            text=True,
+        ).stdout
+    )  # fmt: skip
+    git("checkout", "-q", "main")
+
+
+WRITES_THE_TREE = [
+    "git checkout topic",
+    "git checkout -q topic --",
+    "git switch topic",
+    "git merge topic",
+    "git merge --ff-only topic",
+    "git cherry-pick topic",
+    "git reset --hard topic",
+    "git read-tree -u -m topic",
+    "git apply patch.diff",
+    "git am patch.diff",
+    "git -c core.hooksPath=/dev/null pull . topic",
+    "git rebase topic",
+    "git restore --source topic .",
+    "git checkout topic -- .",
+    "git stash pop",
+    "git clean -fd",
+]
+LEAVES_THE_TREE = [
+    *("git checkout -b other", "git switch -c other", "git reset HEAD", "git stash list"),
+    *("git apply --check patch.diff", "git clean -n", "git commit -m x", "git add -A"),
+    *("git log -1", "git merge --quit"),
+]
+
+
+def test_git_writing_the_tree_from_commits_is_asked_when_the_sandbox_is_off(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    _repository_with_a_planted_branch(tree.ws)
+    ws = tree.ws
+    start = subprocess.run(["git", "rev-parse", "main"], cwd=ws, capture_output=True, text=True)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *GIT_ID, *args], cwd=ws, capture_output=True)
+
+    def protected_state() -> dict[str, str | None]:
+        files = (".claude/settings.json", ".claude/settings.local.json", ".mcp.json")
+        return {f: (ws / f).read_text() if (ws / f).exists() else None for f in files}
+
+    # What these do, for real: each writes (or, clean, deletes) protected files.
+    wrote: list[str] = []
+    for command in WRITES_THE_TREE:
+        git("am", "--abort")
+        git("update-ref", "refs/heads/main", start.stdout.strip())
+        git("checkout", "-qf", "main")
+        git("reset", "-q", "--hard", "main")
+        git("clean", "-qfd", "-e", "patch.diff")
+        if command == "git stash pop":
+            git("checkout", "-q", "topic", "--", ".")
+            git("stash", "-q")
+        if command == "git clean -fd":
+            (ws / ".claude").mkdir(exist_ok=True)
+            (ws / ".claude" / "settings.local.json").write_text('{"permissions": {}}\n')
+        before = protected_state()
+        subprocess.run(["bash", "-c", command.replace("git ", "git -c user.name=t -c "
+                        "user.email=t@t ", 1)], cwd=ws, capture_output=True)  # fmt: skip
+        if protected_state() != before:
+            wrote.append(command)
+    assert wrote == WRITES_THE_TREE
+
+    rules = {"permissions": {"allow": ["Bash(git *)"]}}
+    for mode in ("default", "acceptEdits"):
+        off = make_ctx(rules, mode=mode)
+        assert behaviors(WRITES_THE_TREE, off) == dict.fromkeys(WRITES_THE_TREE, "ask")
+        assert behaviors(LEAVES_THE_TREE, off) == dict.fromkeys(LEAVES_THE_TREE, "allow")
+    reason = bash("git checkout topic", make_ctx(rules)).reason
+    assert "git checkout writes the files a commit or patch holds" in reason
+    assert "the sandbox is off" in reason
+    # bypassPermissions writes them, as it writes protected files; so does a sandboxed session,
+    # where the sandbox keeps them read-only.
+    bypass = make_ctx(rules, mode="bypassPermissions")
+    assert behaviors(WRITES_THE_TREE, bypass) == dict.fromkeys(WRITES_THE_TREE, "allow")
+    sandboxed = make_ctx(rules, bash_sandboxed=True)
+    # (Three are asked for reasons of their own: a write of the workspace directory itself,
+    # a git setting not known to be harmless.)
+    own_reasons = {"git checkout topic -- .", "git restore --source topic .",
+                   "git -c core.hooksPath=/dev/null pull . topic"}  # fmt: skip
+    assert behaviors(WRITES_THE_TREE, sandboxed) == {
+        c: "ask" if c in own_reasons else "allow" for c in WRITES_THE_TREE
+    }
+    assert not any("sandbox is off" in bash(c, sandboxed).reason for c in own_reasons)
+    # Not read-only either way (plan mode refuses them).
+    plan = make_ctx(rules, mode="plan", bash_sandboxed=True)
+    assert behaviors(WRITES_THE_TREE[:3], plan) == dict.fromkeys(WRITES_THE_TREE[:3], "deny")

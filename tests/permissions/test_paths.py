@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tether.permissions.paths import (
     ANY,
@@ -12,12 +15,14 @@ from tether.permissions.paths import (
     ONE_NODOT,
     STAR,
     STAR_NODOT,
+    Token,
     compile_path_pattern,
     expand_nodot,
     glob_tokens,
     globs_overlap,
     is_below,
     normalize,
+    product_search,
     relative_below,
 )
 
@@ -116,6 +121,28 @@ def test_gitignore_matching(pattern: str, path: str, anywhere: bool, matches: bo
 def test_globs_overlap(a: str, b: str, overlap: bool) -> None:
     assert globs_overlap(glob_tokens(a), glob_tokens(b)) == overlap
     assert globs_overlap(glob_tokens(b), glob_tokens(a)) == overlap
+
+
+_TOKENS = st.lists(st.sampled_from(["a", "b", "/", ".", ONE, STAR, ANY, ONE_NODOT]), max_size=8)
+_REGEX = {ONE: "[^/]", STAR: "[^/]*", ANY: ".*", ONE_NODOT: "[^/.]"}
+
+
+def _regex(tokens: tuple[Token, ...]) -> str:
+    return "".join(re.escape(t) if isinstance(t, str) else _REGEX[t] for t in tokens)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TOKENS, _TOKENS, st.lists(st.sampled_from("ab/."), min_size=0, max_size=6))
+def test_globs_overlap_shortcuts_keep_the_answer(
+    a: list[Token], b: list[Token], shared: list[str]
+) -> None:
+    # A long common literal head and tail, as two absolute paths have, around random middles.
+    head, tail = tuple("/tmp/ws/") + tuple(shared), tuple(shared)
+    for x, y in ((tuple(a), tuple(b)), ((*head, *a, *tail), (*head, *b, *tail))):
+        assert globs_overlap(x, y) == product_search(x, y)
+        if all(isinstance(t, str) for t in y):
+            text = "".join(str(t) for t in y)
+            assert globs_overlap(x, y) == (re.fullmatch(_regex(x), text, re.DOTALL) is not None)
 
 
 def test_shell_globs_do_not_match_leading_dots() -> None:

@@ -189,3 +189,59 @@ def test_the_sandbox_guards_what_the_permission_engine_protects() -> None:
         if not any(entry == s or entry.startswith(s + "/") for s in sandbox)
     ]
     assert uncovered == []
+
+
+NESTED_MISSING = [
+    ".claude/settings.json",
+    ".tether/settings.local.json",
+    ".mcp.json",
+    "config/mcp_config.yaml",
+    ".agents/skills/s/SKILL.md",
+    ".vscode/tasks.json",
+    ".pre-commit-config.yaml",
+]
+
+
+async def test_missing_protected_files_of_nested_projects_cannot_be_created(
+    boundary: Layout,
+) -> None:
+    """A repository below the workspace, one three levels down, one marked only by its
+    agent settings, and one in an added directory: none gains a file that a session started
+    there, or its editor, would obey. A directory with only an editor's settings keeps
+    those read-only."""
+    added = boundary.outside / "repos"
+    projects = [
+        boundary.workspace / "third_party" / "lib",
+        boundary.workspace / "tools" / "a" / "b",
+        added / "service",
+    ]
+    for project in projects:
+        project.mkdir(parents=True)
+        git_init(project)
+        (project / "README").write_text("readme\n")
+    agent_only = boundary.workspace / "docs" / "site"
+    (agent_only / ".claude").mkdir(parents=True)
+    projects.append(agent_only)
+    editor_only = boundary.workspace / "docs" / "ide"
+    (editor_only / ".idea").mkdir(parents=True)
+    boundary.hand_over()
+    before = {root: snapshot(root) for root in (boundary.workspace, added)}
+    targets = [p / t for p in projects for t in [*NESTED_MISSING, ".git/hooks/post-checkout"]]
+    targets.append(editor_only / ".idea" / "runConfigurations" / "x.xml")
+    run = bash_runner(sandboxed_context(boundary, writable=[str(added)]))
+    script = "; ".join(ATTACK.format(p=t) for t in targets)
+    outcome = await run(command=f"{script}; echo ok > {projects[0]}/README && echo done")
+    assert outcome == ToolOutcome("done\n", False)
+    inside = snapshot(boundary.workspace)
+    assert inside == {**before[boundary.workspace], "third_party/lib/README": b"ok\n"}
+    assert snapshot(added) == before[added]  # nothing made, nothing left behind
+
+
+async def test_a_project_made_by_one_command_is_guarded_at_the_next(boundary: Layout) -> None:
+    run = bash_runner(sandboxed_context(boundary))
+    made = boundary.workspace / "pkg" / "new"
+    first = await run(command=f"mkdir -p {made}/.git && echo made")
+    assert first == ToolOutcome("made\n", False)
+    second = await run(command=f"(mkdir {made}/.claude || echo refused) 2>/dev/null")
+    assert second == ToolOutcome("refused\n", False)
+    assert sorted(os.listdir(made)) == [".git"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -208,3 +210,66 @@ async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> 
     go.touch()
     assert await slow == ToolOutcome("slow\n", False)
     assert sorted(os.listdir(ws)) == ["go", "started"]
+
+
+def test_nested_listings_are_read_again_only_when_a_directory_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.sandbox import protected
+
+    root = tmp_path / "ws"
+    for name in ("a", "b", "c"):
+        (root / name / "src").mkdir(parents=True)
+    (root / "a" / ".git").mkdir()
+    old = time.time() - 10  # changed long ago: its listing may be kept
+    for directory in (root, root / "a", root / "b", root / "c", root / "b" / "src"):
+        os.utime(directory, (old, old))
+    time.sleep(protected.RACY_NS / 1e9 + 0.05)  # the change times age past the racy window
+    first = {p for p, _ in protected.nested_protected(root)}
+    assert root / "a" / ".claude" in first
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting(path: str) -> Any:
+        listed.append(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    assert {p for p, _ in protected.nested_protected(root)} == first
+    assert listed == []  # nothing changed: nothing read again
+    # A project appears below `b`, and its mtime is set back: the change time still moves.
+    (root / "b" / "src" / ".mcp.json").write_text("{}")
+    os.utime(root / "b" / "src", (old, old))
+    again = {p for p, _ in protected.nested_protected(root)}
+    assert listed == [str(root / "b" / "src")]
+    assert root / "b" / "src" / ".claude" in again
+
+
+async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layout) -> None:
+    """What the permission engine lets a sandboxed session run under `Bash(git *)` (`git
+    checkout topic`, `git merge`, `git stash pop`): the commit's settings are not written."""
+    ws = boundary.workspace
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *ident, *args], cwd=ws, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (ws / "README").write_text("readme\n")
+    git("add", "README")
+    git("commit", "-qm", "one")
+    git("checkout", "-qb", "topic")
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
+    (ws / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    (ws / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "topic")
+    git("checkout", "-q", "main")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    for command in ("git checkout topic", "git merge -q topic", "git reset -q --hard topic"):
+        outcome = await run(command=f"git -c safe.directory='*' {command.removeprefix('git ')}")
+        assert outcome.is_error, (command, outcome.content)
+        assert not (ws / ".claude").exists()
+        assert not (ws / ".mcp.json").exists()

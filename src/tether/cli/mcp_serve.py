@@ -171,6 +171,8 @@ def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
         home=user_home,
         extra_dirs=permissions.additional_dirs,
     )
+    if sandbox.sandbox is not None:
+        permissions = replace(permissions, bash_sandboxed=True)
     context = ToolContext(
         workspace=workspace,
         scratch_dir=scratch_dir,

@@ -4,7 +4,8 @@ and their tools, resources and prompts as tether tools.
 Servers configured in the workspace's own files (`.mcp.json`, the seed's
 `config/mcp_config.yaml`, `.tether/mcp.local.json`) start only in a trusted workspace (see
 `tether.config.trust`). There, the repository's shared ones (`.mcp.json` and the seed's YAML)
-also need the user's yes once, in the REPL; headless takes them as configured.
+also need the user's yes once, in the REPL, unless the trust question already showed them and
+was answered yes (`trust_prompt.approved_servers`); headless takes them as configured.
 
 When the MCP tools' definitions would fill more than `toolSearchShare` of the context window,
 they are deferred: the model gets ToolSearch and CallTool instead, and the list of tools sent
@@ -54,6 +55,8 @@ class McpSetup:
     """The model's context window, in tokens (for the tool-search threshold)."""
     local_settings: Path
     """Where the answers about project servers are remembered."""
+    approved: frozenset[str] = frozenset()
+    """Approved already this session (by the trust question that listed them)."""
     manager: McpManager | None = None
     _declined: set[str] = field(default_factory=set[str])
 
@@ -64,6 +67,8 @@ class McpSetup:
             if server.scope not in APPROVED_SCOPES:
                 continue
             decided = is_project_server_enabled(server.name, settings_data)
+            if decided is None and server.name in self.approved:
+                decided = True
             if decided is False:
                 self._declined.add(server.name)
             elif decided is None:
@@ -153,6 +158,7 @@ def mcp_setup(
     settings: Settings,
     window: int,
     trusted: bool = True,
+    approved: tuple[str, ...] = (),
     command_line: McpConfig | None = None,
     strict: bool = False,
 ) -> tuple[McpSetup, list[str]]:
@@ -178,7 +184,7 @@ def mcp_setup(
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.
     local = remembered_settings(tether_home, workspace)
-    return McpSetup(servers, limits, window, local), problems
+    return McpSetup(servers, limits, window, local, frozenset(approved)), problems
 
 
 def attach_mcp(

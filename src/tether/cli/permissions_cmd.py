@@ -15,10 +15,11 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from tether.cli.safety import SafetyOptions, permission_context
+from tether.cli.safety import SafetyOptions, permission_context, sandbox_would_run
 from tether.cli.workspace_review import Ownership, restrict_settings
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
@@ -100,7 +101,9 @@ def _context(args: argparse.Namespace) -> PermissionContext:
         args.mode, tuple(args.allowed), tuple(args.disallowed), workspace_trusted=trusted
     )
     context, _ = permission_context(settings, options, workspace=project)
-    return context
+    # As a session would decide: whether Bash would run in the sandbox changes what some
+    # commands mean (`git checkout` writing protected files).
+    return replace(context, bash_sandboxed=sandbox_would_run(settings))
 
 
 def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:

@@ -156,6 +156,12 @@ def plan_session_sandbox(
     return SandboxPlan(sandbox, notice, notice if refused else None)
 
 
+def sandbox_would_run(settings: Settings) -> bool:
+    """Whether a session with these settings would run Bash in the sandbox (the probe runs
+    bwrap once)."""
+    return parse_sandbox_settings(settings.data).enabled is not False and probe().works
+
+
 def remember_rule(path: Path, rule: str) -> None:
     """Append an allow rule to a local settings file, keeping whatever else it holds."""
     _merge_into(path, {"permissions": {"allow": [rule]}})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from tether.cli.client_parts import (
     structured_output_tool,
     with_client_agents,
 )
+from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
 from tether.cli.resuming import new_session_id, recorder_for, session_to_resume, tell_resumed
@@ -34,7 +35,7 @@ from tether.cli.workspace_review import (
     review_workspace,
     without_workspace_grants,
 )
-from tether.config.instructions import load_instructions
+from tether.config.instructions import Instructions
 from tether.config.settings import (
     SETTING_SOURCES,
     Settings,
@@ -96,14 +97,16 @@ class RunOptions:
     add_dirs: tuple[Path, ...] = ()
     """`--add-dir`: more directories read and written like the workspace (and writable in the
     sandbox), with those of the `permissions.additionalDirectories` setting."""
+    approved_servers: tuple[str, ...] = ()
+    """The repository's MCP servers the user approved with the trust question (not asked
+    about again this session)."""
     system_prompt: str | None = None
     """`--system-prompt`: replaces tether's own instructions (environment, project
     instructions and skills are still given)."""
     settings_json: Mapping[str, Any] | None = None
     """`--settings '{...}'`: settings given inline, applied like a `--settings` file."""
     setting_sources: tuple[str, ...] | None = None
-    """`--setting-sources`: which layers of settings files to read (None: all); without
-    "project" the project's instruction files are not read either."""
+    """`--setting-sources`: which layers of settings files to read (None: all)."""
     tools: tuple[str, ...] | None = None
     """`--tools`: the built-in tools offered (None: all)."""
     mcp_configs: tuple[str, ...] = ()
@@ -176,9 +179,6 @@ def build(opts: RunOptions) -> Built:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    instructions = load_instructions(
-        workspace, home=user_home, trusted=trust.trusted and "project" in sources
-    )
     model = build_model(resolved)
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
     agents = with_client_agents(discover_agents(workspace, home=user_home), client.agents)
@@ -189,7 +189,7 @@ def build(opts: RunOptions) -> Built:
         transcript=transcript,
         workspace=workspace,
         models=subagent_models,
-        instructions=instructions.text,
+        instructions="",  # read below, once the rules that may refuse an import are known
     )
     gate, tools = build_gate(
         settings,
@@ -215,6 +215,10 @@ def build(opts: RunOptions) -> Built:
         # Spilled command output and skills' own files are read back without asking.
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
+    instructions = ProjectInstructions(
+        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied
+    )
+    runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
     sandbox = plan_session_sandbox(
         settings,
@@ -232,7 +236,7 @@ def build(opts: RunOptions) -> Built:
             workspace,
             tool_names=tool_names,
             append=appended(opts.append_system_prompt, opts.json_schema),
-            instructions=instructions.text,
+            instructions=instructions.current.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
@@ -242,6 +246,7 @@ def build(opts: RunOptions) -> Built:
     tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
+        gate.permissions = replace(gate.permissions, bash_sandboxed=True)
     tool_context.bash_refusal = sandbox.bash_refusal
     gate.shell_cwd = lambda: tool_context.shell_cwd
     tool_context.read_denied = gate.read_denied
@@ -279,7 +284,14 @@ def build(opts: RunOptions) -> Built:
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
-    session.startup_notices.extend(f"instructions: {p}" for p in instructions.problems)
+    session.startup_notices.extend(instructions.notices())
+    session.startup_questions.extend(instructions.questions())
+
+    def instructions_changed(read: Instructions) -> None:
+        runner.instructions = read.text
+        agent.system_prompt = prompt_for(agent.tools.names())
+
+    instructions.on_change.append(instructions_changed)
     session.startup_notices.extend(unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills
@@ -292,6 +304,7 @@ def build(opts: RunOptions) -> Built:
         settings=settings,
         window=resolved.info.context_window,
         trusted=trust.trusted,
+        approved=opts.approved_servers,
         command_line=command_line_servers(
             opts.mcp_configs, workspace=workspace, env=env, exchange=client.mcp_exchange
         ),

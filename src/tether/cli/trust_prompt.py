@@ -8,6 +8,12 @@ own and its count, so no kind hides behind another's. Yes trusts the folder (rem
 `$TETHER_HOME/trust.json`); no continues with the workspace's files restricting only
 (remembered too); Ctrl+C continues restricted this time. In the home directory and above,
 neither answer is remembered (the question says so).
+
+The repository's MCP servers (`.mcp.json`, the seed's YAML) that the question showed are
+approved by the yes, as the session would otherwise ask about each again: remembered like
+the answer to that question (`enabledMcpjsonServers` in the user's store for the workspace),
+for this session only where the trust is. Servers it did not show (counted, or added later)
+are still asked about.
 """
 
 from __future__ import annotations
@@ -24,9 +30,9 @@ from rich.text import Text
 
 from tether.cli.ask import read_yes_no
 from tether.cli.startup import LazyOptions
-from tether.cli.workspace_review import WorkspaceReview, count, review_workspace
+from tether.cli.workspace_review import Declared, WorkspaceReview, count, review_workspace
 from tether.config.settings import tether_home
-from tether.config.trust import TRUST_FLAG, record_trust, workspace_trust
+from tether.config.trust import TRUST_FLAG, record_trust, remembered_settings, workspace_trust
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -35,6 +41,9 @@ MAX_LINES = 20
 """Items listed in the question; the rest are counted, kind by kind."""
 
 QUESTION = "Do you trust this folder?"
+APPROVED_SERVERS_KEY = "enabledMcpjsonServers"
+SHARED_SERVER_FILES = (".mcp.json", "config/mcp_config.yaml")
+"""Where the servers that are approved one by one come from (mcp_setup.APPROVED_SCOPES)."""
 YES_HINT = "y  yes, trust this folder (remembered)"
 NO_HINT = "n  no, continue restricted: its deny and ask rules apply, nothing it declares runs"
 HOME_YES_HINT = "y  yes, trust it for this session (the home directory is asked about each time)"
@@ -73,7 +82,15 @@ async def settle_trust(
         console.print(Text(f"  no ({how}): continuing restricted{again}", style="dim"))
         return opts
     console.print(Text(f"  yes ({how})", style="dim"))
-    return trusting(opts)
+    servers = approved_servers(review)
+    if kept and servers:
+        # Only now: what it imports (the permission engine, the sandbox) is not needed to
+        # show the question.
+        from tether.cli.safety import remember_setting
+
+        for name in servers:
+            remember_setting(remembered_settings(home, workspace), APPROVED_SERVERS_KEY, name)
+    return trusting(opts, servers)
 
 
 def show_question(console: Console, review: WorkspaceReview, *, recordable: bool = True) -> None:
@@ -94,15 +111,9 @@ def question_lines(review: WorkspaceReview, limit: int = MAX_LINES) -> list[str]
     """What the question lists, what runs first. Over `limit` items, each kind gets a share
     of the lines (taken in turn, so every kind gets one) and a count of the rest."""
     groups = review.by_kind()
-    if len(review.declared) <= limit:
+    shown = _shown_counts(review, limit)
+    if shown is None:
         return review.lines()
-    shown = dict.fromkeys((kind for kind, _ in groups), 0)
-    budget = limit
-    while budget > 0 and any(shown[kind] < len(items) for kind, items in groups):
-        for kind, items in groups:
-            if budget > 0 and shown[kind] < len(items):
-                shown[kind] += 1
-                budget -= 1
     lines: list[str] = []
     for kind, items in groups:
         lines.extend(review.line(item) for item in items[: shown[kind]])
@@ -111,13 +122,49 @@ def question_lines(review: WorkspaceReview, limit: int = MAX_LINES) -> list[str]
     return lines
 
 
-def trusting(opts: RunOptions | LazyOptions) -> RunOptions | LazyOptions:
-    """The same options, trusting the workspace for this run."""
+def approved_servers(review: WorkspaceReview, limit: int = MAX_LINES) -> tuple[str, ...]:
+    """The repository's shared servers (approved one by one, `.mcp.json` and the seed's YAML)
+    whose lines the question showed: what a yes to it approves."""
+    shown = _shown_counts(review, limit)
+    listed: list[Declared] = []
+    for kind, items in review.by_kind():
+        listed += items if shown is None else items[: shown[kind]]
+    shared = {review.workspace / name for name in SHARED_SERVER_FILES}
+    return tuple(
+        dict.fromkeys(
+            item.name
+            for item in listed
+            if item.kind == "MCP server" and item.name and item.source in shared
+        )
+    )
+
+
+def _shown_counts(review: WorkspaceReview, limit: int) -> dict[str, int] | None:
+    """How many items of each kind the question shows; None when it shows them all."""
+    groups = review.by_kind()
+    if len(review.declared) <= limit:
+        return None
+    shown = dict.fromkeys((kind for kind, _ in groups), 0)
+    budget = limit
+    while budget > 0 and any(shown[kind] < len(items) for kind, items in groups):
+        for kind, items in groups:
+            if budget > 0 and shown[kind] < len(items):
+                shown[kind] += 1
+                budget -= 1
+    return shown
+
+
+def trusting(
+    opts: RunOptions | LazyOptions, servers: tuple[str, ...] = ()
+) -> RunOptions | LazyOptions:
+    """The same options, trusting the workspace for this run, with `servers` approved."""
     if isinstance(opts, LazyOptions):
         make = opts.make
         return dataclasses.replace(
             opts,
             trust_workspace=True,
-            make=lambda: dataclasses.replace(make(), trust_workspace=True),
+            make=lambda: dataclasses.replace(
+                make(), trust_workspace=True, approved_servers=servers
+            ),
         )
-    return dataclasses.replace(opts, trust_workspace=True)
+    return dataclasses.replace(opts, trust_workspace=True, approved_servers=servers)

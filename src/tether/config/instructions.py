@@ -4,20 +4,41 @@ Read as Claude Code reads them, so a repository set up for it (or for another ag
 AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then from the repository root down to
 the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each directory, then
 `CLAUDE.local.md` at the workspace root.
+
+A project's files can be written by anything that writes the workspace (a sandboxed command, a
+cloned repository), and what they import goes into the next session's prompt. So, as Claude
+Code asks about "external imports" once per project: a project file's import that resolves
+outside the workspace (`@~/notes.md`, `@../x.md`, or a link leading out, the project file
+itself included) is read only once the user approved external imports for the workspace, and
+never in an untrusted one. Whoever wrote the file, no import reads a credential location
+(`home_files.HOME_SECRETS`: keys, tokens, histories), a process's files under `/proc`, `/sys`
+or `/dev`, or a file a Read deny rule covers (`refuse`).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tether.home_files import HOME_SECRETS
 
 MAX_IMPORT_DEPTH = 5
 """How deep `@path` imports nest: a file read directly is level 0."""
 
 MAX_CHARS = 40_000
 """The assembled text is cut here: instructions share the context window with the work."""
+
+MAX_FILE_BYTES = 4 * MAX_CHARS
+"""What is read of one file: past it the text would be cut anyway."""
+
+SYSTEM_DIRS = (Path("/proc"), Path("/sys"), Path("/dev"))
+"""Never read: a process's memory and environment (`/proc/self/environ` holds the API key),
+devices, kernel state."""
 
 PROJECT_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
 """Read in each directory from the repository root down to the working directory."""
@@ -40,31 +61,44 @@ class Instructions:
     files: tuple[Path, ...] = ()
     """The files read, in order, imports right after the file that imports them."""
     problems: tuple[str, ...] = ()
-    """Missing or unreadable imports, cycles, imports nested too deep, the size cap: each once."""
+    """Missing or unreadable imports, cycles, imports nested too deep, the size cap, imports
+    refused: each once."""
+    external: tuple[str, ...] = ()
+    """Project files' imports (and linked project files) outside the workspace, left out for
+    want of the user's approval of external imports, as shown (`~/notes.md`)."""
 
 
 def load_instructions(
-    workspace: Path, *, home: Path, cwd: Path | None = None, trusted: bool = True
+    workspace: Path,
+    *,
+    home: Path,
+    cwd: Path | None = None,
+    trusted: bool = True,
+    external_imports: bool = False,
+    refuse: Callable[[Path], bool] | None = None,
 ) -> Instructions:
     """Read the instruction files that apply to `cwd` (the workspace unless given).
 
     `home` is the user's home directory (for `~/.claude/CLAUDE.md` and `@~/...` imports). The
     repository root is the nearest ancestor of `cwd` holding `.git`; without one, the workspace.
-    Not `trusted`: the repository's files (and their imports, symlinks too) are read only from
-    inside the repository, so a cloned one cannot put `~/.ssh/id_rsa` in the prompt.
+    A project file's import outside the workspace is read only with `external_imports` (the
+    user's approval) in a `trusted` workspace; the same holds for a project file that is a link
+    leading out of the directory it was found in (the workspace, for one inside it). `refuse`
+    says whether a Read deny rule covers an import (never read then).
     """
     workspace = workspace.resolve()
     home = home.resolve()
     cwd = (cwd or workspace).resolve()
-    directories = _root_to(cwd, workspace)
-    reader = _Reader(workspace, home)
+    reader = _Reader(workspace, home, trusted=trusted, external_ok=external_imports)
+    reader.refuse = refuse
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
-    if not trusted:
-        reader.confine = directories[0] if directories else workspace
-    for directory in directories:
+    for directory in _root_to(cwd, workspace):
+        area = workspace if directory.is_relative_to(workspace) else directory
         for name in PROJECT_FILES:
-            reader.read_top(directory / name, "project instructions")
-    reader.read_top(workspace / "CLAUDE.local.md", "local project instructions, not checked in")
+            reader.read_top(directory / name, "project instructions", area=area)
+    reader.read_top(
+        workspace / "CLAUDE.local.md", "local project instructions, not checked in", area=workspace
+    )
     return reader.result()
 
 
@@ -87,30 +121,66 @@ class _Part:
 class _Reader:
     workspace: Path
     home: Path
+    trusted: bool = True
+    external_ok: bool = False
+    """The user approved imports from outside the workspace (in a trusted workspace only)."""
+    refuse: Callable[[Path], bool] | None = None
     parts: list[_Part] = field(default_factory=list[_Part])
     files: list[Path] = field(default_factory=list[Path])
     problems: list[str] = field(default_factory=list[str])
+    external: list[str] = field(default_factory=list[str])
     reported: set[Path] = field(default_factory=set[Path])
     """Import targets already reported, so a missing file referenced twice is reported once."""
-    confine: Path | None = None
-    """Set for the files of an untrusted repository: nothing outside it is read."""
 
-    def read_top(self, path: Path, note: str) -> None:
-        if path.is_file():
-            self._read(path.resolve(), note, depth=0, chain=(), confine=self.confine)
+    def read_top(self, path: Path, note: str, *, area: Path | None = None) -> None:
+        """Read a file found by name; `area` is where a project file (and what it imports)
+        must stay without the user's approval, None for the user's own file."""
+        if not path.is_file():
+            return
+        real = path.resolve()
+        if area is not None and not self._admitted(real, area, self.show(path), importing=False):
+            return
+        self._read(real, note, depth=0, chain=(), area=None if area is None else self.workspace)
+
+    def _admitted(self, path: Path, area: Path, shown: str, *, importing: bool) -> bool:
+        """Whether a project's file may be read: inside `area`, or outside it with the user's
+        approval; never a credential location or a file a deny rule covers."""
+        never = self._never(path, importing=importing)
+        if never is not None:
+            self.problem(path, f"{shown} not read: {never}.")
+            return False
+        if path.is_relative_to(area):
+            return True
+        if not self.trusted:
+            self.problem(path, f"{shown} not read: outside the workspace, which is not trusted.")
+            return False
+        if not self.external_ok:
+            if path not in self.reported:
+                self.reported.add(path)
+                self.external.append(shown)
+            return False
+        return True
+
+    def _never(self, path: Path, *, importing: bool) -> str | None:
+        """Why no instruction file may bring `path` into the prompt, if it may not."""
+        for directory in SYSTEM_DIRS:
+            if path.is_relative_to(directory):
+                return f"{directory} holds processes' memory and devices, not instructions"
+        for entry in HOME_SECRETS:
+            if path.is_relative_to(self.home / entry):
+                return f"~/{entry} holds credentials or history, never read into the prompt"
+        if importing and self.refuse is not None and self.refuse(path):
+            return "a Read deny rule covers it"
+        return None
 
     def _read(
-        self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...], confine: Path | None
+        self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...], area: Path | None
     ) -> None:
         if path in self.files:
             return
-        if confine is not None and not path.is_relative_to(confine):
-            shown = self.show(path)
-            self.problem(path, f"{shown} not read: outside the repository, which is not trusted.")
-            return
         shown = self.show(path)
         try:
-            raw = path.read_bytes()
+            raw = _read_regular(path)
         except OSError as e:
             self.problem(path, f"{shown} could not be read ({e.strerror or e}).")
             return
@@ -123,7 +193,7 @@ class _Reader:
         chain = (*chain, path)
         for line_number, target in find_imports(text):
             where = f"{shown} line {line_number}"
-            self._follow(target, where, path, depth=depth, chain=chain, confine=confine)
+            self._follow(target, where, path, depth=depth, chain=chain, area=area)
 
     def _follow(
         self,
@@ -133,7 +203,7 @@ class _Reader:
         *,
         depth: int,
         chain: tuple[Path, ...],
-        confine: Path | None,
+        area: Path | None,
     ) -> None:
         if target.startswith("~/"):
             path = (self.home / target[2:]).resolve()
@@ -152,9 +222,11 @@ class _Reader:
                 path,
                 f"{where}: @{target} not read: imports nest at most {MAX_IMPORT_DEPTH} levels.",
             )
-        else:
+        elif area is None and (never := self._never(path, importing=True)) is not None:
+            self.problem(path, f"{where}: @{target} not read: {never}.")
+        elif area is None or self._admitted(path, area, f"{where}: @{target}", importing=True):
             note = f"imported by {self.show(importer)}"
-            self._read(path, note, depth=depth + 1, chain=chain, confine=confine)
+            self._read(path, note, depth=depth + 1, chain=chain, area=area)
 
     def problem(self, target: Path, message: str) -> None:
         if target not in self.reported:
@@ -184,7 +256,29 @@ class _Reader:
                 break
             blocks.append(block)
             size += len(block) + 2
-        return Instructions("\n\n".join(blocks), tuple(self.files), tuple(self.problems))
+        return Instructions(
+            "\n\n".join(blocks), tuple(self.files), tuple(self.problems), tuple(self.external)
+        )
+
+
+def _read_regular(path: Path) -> bytes:
+    """At most `MAX_FILE_BYTES` of the regular file at `path` (symlink-free, as resolved): not
+    a fifo or a device, and nothing but that very file. A link put in its place, or in place
+    of a directory above it, after it was judged (by a command running meanwhile) fails."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if os.readlink(f"/proc/self/fd/{fd}") != str(path):
+            raise OSError(errno.ELOOP, "it was replaced by a link while being read")
+        chunks: list[bytes] = []
+        left = MAX_FILE_BYTES
+        while left > 0 and (chunk := os.read(fd, min(left, 65536))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def find_imports(text: str) -> Iterator[tuple[int, str]]:

@@ -20,6 +20,11 @@ in the user's own store too, `$TETHER_HOME/workspaces/<slug>-<hash>.json` (`reme
 keyed by the workspace's real path: a repository can ship a `.tether/settings.local.json`, so
 that file is the workspace's (it needs trust), while the user's answers hold whether or not the
 workspace is trusted, in the REPL and headless alike.
+
+Whether the user approved a workspace's external instruction imports (files outside it that its
+CLAUDE.md or AGENTS.md import: `config.instructions`) is kept beside its trust answer in
+`trust.json`, for the workspace itself only; Claude Code's
+`projects[<path>].hasClaudeMdExternalIncludesApproved` is honoured and only read.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ from typing import Any, cast
 TRUST_FILE = "trust.json"
 REMEMBERED_DIR = "workspaces"
 """Under `$TETHER_HOME`: one settings file per workspace with the user's answers there."""
+EXTERNAL_IMPORTS_KEY = "externalImports"
+"""In a workspace's entry of `trust.json`: the answer about its external instruction imports."""
+CLAUDE_EXTERNAL_IMPORTS_KEY = "hasClaudeMdExternalIncludesApproved"
 TRUST_ENV = "TETHER_TRUST_WORKSPACE"
 TRUST_FLAG = "--trust-workspace"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -131,9 +139,57 @@ def record_trust(workspace: Path, trusted: bool, *, tether_home: Path, user_home
         workspaces = data.get("workspaces")
         table = cast(dict[str, Any], workspaces) if isinstance(workspaces, dict) else {}
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        table[str(real)] = {"trusted": trusted, "answeredAt": now}
+        table[str(real)] = {**_entry(table, real), "trusted": trusted, "answeredAt": now}
         _write_json(path, {**data, "version": 1, "workspaces": table})
     return True
+
+
+def external_imports_answer(
+    workspace: Path, *, tether_home: Path, user_home: Path, env: Mapping[str, str]
+) -> bool | None:
+    """Whether the user approved (True) or refused (False) the external instruction imports
+    of `workspace`, or has not answered (None). tether's answer first, then Claude Code's."""
+    real = _real(workspace)
+    if can_record(workspace, user_home):
+        workspaces = _read_json(tether_home / TRUST_FILE).get("workspaces")
+        table = cast(dict[str, Any], workspaces) if isinstance(workspaces, dict) else {}
+        answer = _entry(table, real).get(EXTERNAL_IMPORTS_KEY)
+        if isinstance(answer, bool):
+            return answer
+    projects = _read_json(_claude_file(user_home, env)).get("projects")
+    if isinstance(projects, dict):
+        for key, entry in cast(dict[str, Any], projects).items():
+            if (
+                isinstance(entry, dict)
+                and cast(dict[str, Any], entry).get(CLAUDE_EXTERNAL_IMPORTS_KEY) is True
+                and _real(Path(key)) == real
+            ):
+                return True
+    return None
+
+
+def record_external_imports(
+    workspace: Path, approved: bool, *, tether_home: Path, user_home: Path
+) -> bool:
+    """Remember the user's answer about `workspace`'s external instruction imports; False when
+    it is not kept (the home directory and above, as for trust)."""
+    if not can_record(workspace, user_home):
+        return False
+    real = _real(workspace)
+    path = tether_home / TRUST_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        data = _read_json(path)
+        workspaces = data.get("workspaces")
+        table = cast(dict[str, Any], workspaces) if isinstance(workspaces, dict) else {}
+        table[str(real)] = {**_entry(table, real), EXTERNAL_IMPORTS_KEY: approved}
+        _write_json(path, {**data, "version": 1, "workspaces": table})
+    return True
+
+
+def _entry(table: Mapping[str, Any], real: Path) -> dict[str, Any]:
+    entry = table.get(str(real))
+    return dict(cast(dict[str, Any], entry)) if isinstance(entry, dict) else {}
 
 
 def remembered_settings(tether_home: Path, workspace: Path) -> Path:

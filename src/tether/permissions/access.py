@@ -287,23 +287,25 @@ class FileAccess:
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
         return self.ctx.rules.of(kind, tool)
 
-    def _rule_bases(self, rule: Rule) -> tuple[Path, ...]:
+    def _rule_bases(self, rule: Rule) -> tuple[str, ...]:
         assert rule.path is not None
         base = rule.path.base(workspace=self.ctx.workspace, home=self.ctx.home)
         found = self.ctx.anchors.get(base)
         if found is None:
             real = self.real(base)
-            found = (base, real) if real is not None and real != base else (base,)
+            both = (base, real) if real is not None and real != base else (base,)
+            found = tuple(b.as_posix() for b in both)
             self.ctx.anchors[base] = found
         return found
 
     def _matches(self, rule: Rule, paths: Sequence[Path], *, anywhere: bool) -> bool:
         if rule.path is None:
             return rule.specifier is None
-        texts = [p.as_posix() for p in paths]
-        bases = [b.as_posix() for b in self._rule_bases(rule)]
+        bases = self._rule_bases(rule)
         return any(
-            rule.path.matches(text, base, anywhere=anywhere) for base in bases for text in texts
+            rule.path.matches(path.as_posix(), base, anywhere=anywhere)
+            for path in paths
+            for base in bases
         )
 
     def denied_read(self, path: Path) -> Rule | None:

@@ -11,14 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from tether.permissions.access import FileAccess, GlobPath, Target
-from tether.permissions.bash_files import (
-    cd_target,
-    path_target,
-    path_tokens,
-    program_use,
-    tilde_home,
-)
+from tether.permissions.access import PROTECTED_NOTE, FileAccess
+from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import (
     deny_or_ask,
     is_unknown,
@@ -28,23 +22,20 @@ from tether.permissions.bash_rules import (
     rule_verdict,
     texts_of,
 )
-from tether.permissions.commands import (
-    ACCEPT_EDITS_COMMANDS,
-    COMMANDS,
-    SYSTEM_BIN_DIRS,
-    is_dangerous_variable,
-)
+from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
+from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
-from tether.permissions.paths import ANY, is_below, normalize
+from tether.permissions.git_policy import git_delegate
+from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import (
     DYN,
-    HOME,
     PROCESS_SUBSTITUTION_PATH,
     is_literal,
     program_name,
@@ -54,7 +45,6 @@ from tether.permissions.shell_words import (
 from tether.permissions.shells import startup_files
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
-_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
@@ -97,15 +87,12 @@ class _Judge:
     ctx: PermissionContext
     files: FileAccess
     read_only: bool = True
-    cwds: list[Path | None] = field(default_factory=list[Path | None])
-    """Where later relative paths may start (None: somewhere unknown, after `cd $X`). Only
-    grows: a `cd` inside a subshell or a branch may or may not apply."""
     cdpath: bool = False
-    """The command may set CDPATH: a relative `cd` may go anywhere (the Bash tool runs with
-    it empty)."""
+    """The command may set CDPATH (shell_places)."""
+    places: ShellPlaces = field(init=False)
 
     def __post_init__(self) -> None:
-        self.cwds.append(self.ctx.cwd)
+        self.places = ShellPlaces(self.files, self.cdpath)
 
     def whole_command(self, command: str) -> Verdict | None:
         """Deny and ask rules against the command line as a whole (`Bash(curl * | sh)`, a seed
@@ -158,7 +145,7 @@ class _Judge:
         if startup:
             parts.append(self._startup(program_name(inv.argv[0]), startup))
         parts.extend(self._files(inv, explicit))
-        self._track_directory(inv)
+        self.places.track(inv)
         return worst(parts)
 
     def own(self, inv: Invocation) -> Verdict:
@@ -176,13 +163,20 @@ class _Judge:
             found = self._before_command(inv)
         if found is None and is_unknown(inv):
             found = later_commands(self.ctx.rules, inv, parse_command)
+        delegate = _delegate(inv)
+        if found is None and delegate is not None:
+            found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         if found is not None:
             return found
         if inv.role == "wrapper":
             return allow("runs only what it wraps")
-        allowed = self._allow_rule(
-            texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
-        )
+        if delegate is not None:
+            allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
+            allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])
+        else:
+            allowed = self._allow_rule(
+                texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
+            )
         if allowed is not None:
             return allow(rule=allowed.text)
         if inv.role == "privileged":
@@ -194,6 +188,12 @@ class _Judge:
         name = program_name(inv.argv[0])
         if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and _system(inv):
             return allow("acceptEdits mode: file commands in the workspace")
+        if delegate is not None:
+            return none(
+                f"`{readable(texts[0])}` runs `{readable(delegate[1][0])}`, which git finds on "
+                "PATH (not one of git's own commands; or an alias): only a rule naming it "
+                "allows it"
+            )
         return none(f"no rule allows `{readable(texts[0])}`")
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
@@ -242,6 +242,19 @@ class _Judge:
                 return rule
         return None
 
+    def _naming_rule(self, argv: tuple[str, ...], index: int) -> Rule | None:
+        """An allow rule that covers `argv` because of the word at `index`, not whatever it
+        is: `Bash(git lfs *)` names `git lfs pull`; `Bash(git *)` covers any word there, so it
+        does not allow a program git finds on PATH."""
+        other = (*argv[:index], DYN, *argv[index + 1 :])
+        texts, others = texts_of(argv, for_allow=True), texts_of(other, for_allow=True)
+        for rule in self.ctx.rules.of("allow", "Bash"):
+            if any(rule_matches(rule, t) for t in texts) and not any(
+                rule_matches(rule, t) for t in others
+            ):
+                return rule
+        return None
+
     def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
@@ -259,12 +272,12 @@ class _Judge:
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
             verdicts.extend(self._mentions(inv.argv[1:]))
         for word in reads:
-            for target in self._targets(word):
+            for target in self.places.targets(word):
                 if target == _PIPE:
                     continue
                 verdicts.append(self.files.read(target, explicit=explicit, recursive=recursive))
         for word in writes:
-            for target in self._targets(word):
+            for target in self.places.targets(word):
                 if target == _PIPE or (
                     isinstance(target, Path) and is_device(target.as_posix(), write=True)
                 ):
@@ -297,6 +310,15 @@ class _Judge:
                     hard=True,
                 )
             )
+        if use.rewrites_tree and not self.ctx.bash_sandboxed:
+            # The sandbox keeps protected files read-only; without it, what the commit holds
+            # is written, `.claude/settings.json` and `.git/hooks` included.
+            verdicts.append(
+                ask(
+                    f"{use.rewrites_tree}, which may be files that change what later "
+                    f"sessions run or allow ({PROTECTED_NOTE}; the sandbox is off)"
+                )
+            )
         if not use.read_only:
             self.read_only = False
         return verdicts
@@ -306,7 +328,7 @@ class _Judge:
         outside the workspace it is code no rule has seen, asked."""
         found: list[Verdict] = []
         for word in words:
-            for target in self._targets(word):
+            for target in self.places.targets(word):
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
                 if real is None or not is_below(real, self.ctx.write_roots):
@@ -330,7 +352,7 @@ class _Judge:
                 (
                     (candidate, rule)
                     for candidate in dict.fromkeys(c for c in candidates if c)
-                    for target in self._targets(candidate)
+                    for target in self.places.targets(candidate)
                     if (rule := self.files.may_name_denied(target)) is not None
                 ),
                 None,
@@ -340,49 +362,13 @@ class _Judge:
                 found.append(ask(why, hit[1].text, hard=True))
         return found
 
-    def _targets(self, word: str) -> list[Target]:
-        if not word:
-            return []
-        if word.startswith(HOME):
-            name, _, rest = word[1:].partition("/")
-            home = self.ctx.home if not name else tilde_home(name, self.ctx.user_home)
-            if home is not None:
-                return [path_target(home, rest, word)]
-            if not name or name[0] in "+-" or name.isdigit():  # the directory stack
-                return [GlobPath(readable(word), (ANY, "/", *path_tokens(rest)), None)]
-            word = "~" + word[1:]  # no such user: bash leaves the word as written
-        if word.startswith("/"):
-            return [path_target(Path("/"), word, word)]
-        if word.startswith(DYN):
-            return [GlobPath(readable(word), path_tokens(word), None)]
-        targets: list[Target] = []
-        for cwd in self.cwds:
-            if cwd is None:
-                targets.append(GlobPath(readable(word), (ANY, "/", *path_tokens(word)), None))
-            else:
-                targets.append(path_target(cwd, word, word))
-        return targets
 
-    def _track_directory(self, inv: Invocation) -> None:
-        """Where `cd`/`pushd` may leave the shell. bash's cd is logical (`cd link/..` folds
-        `..` on the path as written) unless `-P`; the kernel then resolves later relative
-        paths from the real directory (the resolver does, from the logical path). The physical
-        directory is kept too, for `set -P` and a later `cd ..`."""
-        if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
-            return
-        target, physical = cd_target(program_name(inv.argv[0]), inv.argv[1:])
-        relative = target is not None and not target.startswith(("/", HOME, "./", "../"))
-        if target is None or (self.cdpath and relative and target not in (".", "..")):
-            target = None
-        found = self._targets(target) if target is not None else [None]
-        for directory in found:
-            places: list[Path | None] = [None]
-            if isinstance(directory, Path):
-                real = self.files.real(directory)
-                places = [real] if physical else [normalize(directory), real]
-            for place in places:
-                if place not in self.cwds:
-                    self.cwds.append(place)
+def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
+    """`git SUB ...` where git runs the program `git-SUB` from PATH (git_policy)."""
+    argv = inv.own_argv
+    if inv.role != "command" or not argv or program_name(argv[0]) != "git":
+        return None
+    return git_delegate(argv)
 
 
 def _system(inv: Invocation) -> bool:

@@ -10,7 +10,6 @@ is no longer read-only, since tether cannot tell what that option does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fnmatch import fnmatchcase
 
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
@@ -378,25 +377,6 @@ SYSTEM_BIN_DIRS = frozenset(
 )
 """`/usr/bin/rm` is `rm` for allow rules; `./rm` or `/tmp/rm` is not (for deny rules any path
 counts)."""
-
-DANGEROUS_VARIABLES = _names(
-    "PATH LD_* DYLD_* BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS CDPATH BASH_CMDS "
-    "BASH_ALIASES "
-    "GLOBIGNORE BASH_FUNC_* BASH_LOADABLES_PATH HOME XDG_CONFIG_HOME GIT_* PYTHON* "
-    "*_OPTIONS *_OPTS NODE_PATH PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* NPM_CONFIG_* "
-    "npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* CC CXX CPP LD AR MAKEFLAGS MFLAGS GOFLAGS "
-    "GOPROXY GOPATH PAGER MANPAGER GIT_PAGER EDITOR VISUAL LESSOPEN LESSCLOSE SSH_ASKPASS "
-    "SUDO_ASKPASS BROWSER PIP_* UV_* TERMINFO* GCONV_PATH LOCPATH MALLOC_* TMPDIR "
-    "SSH_AUTH_SOCK GNUPGHOME DOCKER_* KUBECONFIG JAVA_HOME CLASSPATH RIPGREP_CONFIG_PATH"
-)
-"""Variables whose value changes which program runs or what it loads: a command that sets one
-is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""
-
-
-def is_dangerous_variable(name: str) -> bool:
-    base = name.split("[", 1)[0]
-    return any(fnmatchcase(base, pattern) for pattern in DANGEROUS_VARIABLES)
-
 
 SUBSCRIPT_NAME_BUILTINS = frozenset(
     {"read", "declare", "typeset", "local", "export", "readonly", "unset", "mapfile"}

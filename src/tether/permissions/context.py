@@ -59,11 +59,16 @@ class PermissionContext:
     tether_home: Path | None = None
     """Where tether keeps its user settings when `TETHER_HOME` moves it: protected like
     `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
+    bash_sandboxed: bool = False
+    """Bash commands run in the sandbox, which keeps the files that change what later sessions
+    run read-only: a command writing files it does not name (`git checkout main`) cannot
+    write those. Without it such a command is asked like a write of them."""
     write_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
     read_roots: tuple[Path, ...] = field(init=False, repr=False, compare=False)
-    anchors: dict[Path, tuple[Path, ...]] = field(init=False, repr=False, compare=False)
+    anchors: dict[Path, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     """Path rules' anchor directories (the workspace, the home, project roots), as written
-    and resolved: fixed for the context like its roots, so resolved once, not per decision."""
+    and resolved, as strings: fixed for the context like its roots, so resolved once, not
+    per decision."""
 
     def __post_init__(self) -> None:
         writable = tuple(self._resolved(p) for p in (self.workspace, *self.additional_dirs))

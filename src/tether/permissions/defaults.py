@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
@@ -63,35 +64,45 @@ def self_modifying(
     protected; outside every root, anywhere in the path."""
     text = path.as_posix()
     root = _holding_root(text, roots)
-    below = relative_below(text, root.as_posix()) if root is not None else None
+    below = relative_below(text, root) if root is not None else None
     parts = path.parts if below is None else tuple(below.split("/")) if below else ()
     for i, part in enumerate(parts):
         for entry, why in _PROJECT_BY_FIRST.get(part, ()):
             if parts[i : i + len(entry)] == entry:
                 return why
-    homes: list[tuple[Path, str]] = []
-    if tether_home is not None:
-        homes.append((tether_home, "tether's own settings and state"))
-    if home is not None:
-        homes.extend((home / entry, why) for entry, why in HOME_SELF_MODIFYING)
-    for directory, why in homes:
-        base = directory.as_posix()
+    homes = _home_entries(
+        home.as_posix() if home is not None else None,
+        tether_home.as_posix() if tether_home is not None else None,
+    )
+    for base, why in homes:
         if relative_below(text, base) is None:
             continue
         # A workspace kept inside such a directory (a worktree under TETHER_HOME) is a project
         # of its own: judged by the project entries above.
-        if root is not None and relative_below(root.as_posix(), base) not in (None, ""):
+        if root is not None and relative_below(root, base) not in (None, ""):
             continue
         return why
     return None
 
 
-def _holding_root(text: str, roots: tuple[Path, ...]) -> Path | None:
+@functools.lru_cache(maxsize=16)
+def _home_entries(home: str | None, tether_home: str | None) -> tuple[tuple[str, str], ...]:
+    """The home table as absolute path strings, built once per home (this runs for every
+    write a decision judges)."""
+    entries: list[tuple[str, str]] = []
+    if tether_home is not None:
+        entries.append((tether_home, "tether's own settings and state"))
+    if home is not None:
+        top = home.rstrip("/")
+        entries.extend((f"{top}/{entry}", why) for entry, why in HOME_SELF_MODIFYING)
+    return tuple(entries)
+
+
+def _holding_root(text: str, roots: tuple[Path, ...]) -> str | None:
     """The innermost root that holds the path (an added directory may lie inside another)."""
-    best: Path | None = None
+    best: str | None = None
     for root in roots:
-        if relative_below(text, root.as_posix()) is not None and (
-            best is None or len(root.as_posix()) > len(best.as_posix())
-        ):
-            best = root
+        base = root.as_posix()
+        if relative_below(text, base) is not None and (best is None or len(base) > len(best)):
+            best = base
     return best

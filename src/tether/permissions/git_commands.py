@@ -269,6 +269,40 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
 }
 """Subcommands tether knows; any other is neither read-only nor looked into."""
 
+
+GIT_OWN_COMMANDS = frozenset(
+    # git's builtins (git --list-cmds=builtins, 2.39, and those added since)
+    _names(
+        """add am annotate apply archive bisect--helper blame branch bugreport bundle cat-file
+    check-attr check-ignore check-mailmap check-ref-format checkout checkout--worker
+    checkout-index cherry cherry-pick clean clone column commit commit-graph commit-tree config
+    count-objects credential credential-cache credential-cache--daemon credential-store
+    describe diagnose diff diff-files diff-index diff-tree difftool env--helper fast-export
+    fast-import fetch fetch-pack fmt-merge-msg for-each-ref for-each-repo format-patch fsck
+    fsck-objects fsmonitor--daemon gc get-tar-commit-id grep hash-object help hook index-pack
+    init init-db interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit
+    maintenance merge merge-base merge-file merge-index merge-ours merge-recursive
+    merge-recursive-ours merge-recursive-theirs merge-subtree merge-tree mktag mktree
+    multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id pickaxe
+    prune prune-packed pull push range-diff read-tree rebase receive-pack reflog remote
+    remote-ext remote-fd repack replace rerere reset restore rev-list rev-parse revert rm
+    send-pack shortlog show show-branch show-index show-ref sparse-checkout stage stash status
+    stripspace submodule--helper switch symbolic-ref tag unpack-file unpack-objects
+    update-index update-ref update-server-info upload-archive upload-archive--writer
+    upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree
+    write-tree bisect submodule replay backfill refs"""
+    )
+    # scripts of git's core package, in its exec-path (builtins in later versions, some)
+    + _names(
+        """mergetool filter-branch request-pull quiltimport web--browse difftool--helper
+    merge-octopus merge-one-file merge-resolve sh-i18n--envsubst daemon shell imap-send
+    http-backend http-fetch http-push remote-http remote-https remote-ftp remote-ftps"""
+    )
+)
+"""What git runs itself, from its own binary or its exec-path. Any other `git SUB` (an alias, a
+package's `git-lfs`, `git-subtree` where it is packaged apart, anything on PATH) runs the
+program `git-SUB` that git finds on PATH: judged as that program, not as git."""
+
 GIT_GLOBAL_FLAGS = frozenset(
     {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
     | {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice"}

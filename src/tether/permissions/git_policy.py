@@ -19,11 +19,13 @@ from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import (
     GIT_GLOBAL_FLAGS,
     GIT_LOCATION_OPTIONS,
+    GIT_OWN_COMMANDS,
     GIT_SETTINGS_HARMLESS,
     GIT_SETTINGS_RUN,
     GIT_SUBCOMMANDS,
     GitSubcommand,
 )
+from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, is_literal, readable
 
@@ -81,6 +83,9 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
         use.changes = True
+    writer = TREE_WRITERS.get(args[i])
+    if writer is not None and _writes_tree(writer, args[i + 1 :]):
+        use.rewrites_tree = f"git {args[i]} {writer.does}"
     if subcommand is None:
         use.changes = True
         use.mentions.extend(args[i + 1 :])
@@ -90,6 +95,21 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     else:
         _subcommand(subcommand, args[i + 1 :], use)
     return use.done()
+
+
+def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
+    """For `git [OPTIONS] SUB ARGS` where SUB is none of git's own commands (an alias, an
+    extension, a name not known): where SUB stands in `argv`, and the command git really runs,
+    `git-SUB ARGS`, a program it looks for on PATH. None for git's own commands."""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        name, eq, _ = argv[i].partition("=")
+        i += 1
+        if not eq and (name in GIT_LOCATION_OPTIONS or name == "-c"):
+            i += 1
+    if i >= len(argv) or argv[i] in GIT_OWN_COMMANDS:
+        return None
+    return i, (f"git-{argv[i]}", *argv[i + 1 :])
 
 
 def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
@@ -146,6 +166,20 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
     else:
         use.mentions += positionals
     use.changes = use.changes or not _reads_only(sub, parsed, options, positionals)
+
+
+def _writes_tree(writer: TreeWrites, rest: tuple[str, ...]) -> bool:
+    parsed = split_arguments(rest, CommandSpec("none", valued=writer.valued))
+    if writer.needs and not parsed.has(writer.needs):
+        return False
+    if parsed.has(writer.unless) and not parsed.has(writer.despite):
+        return False
+    verb = parsed.positionals[0] if parsed.positionals else ""
+    if writer.verbs is not None and verb not in writer.verbs:
+        return False
+    if verb in writer.quiet_verbs:
+        return False
+    return bool(parsed.positionals) or not writer.needs_positional
 
 
 def _reads_only(
@@ -275,6 +309,7 @@ class _Use:
     asks: list[str] = field(default_factory=list[str])
     recursive: bool = False
     changes: bool = False
+    rewrites_tree: str = ""
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -304,4 +339,5 @@ class _Use:
             unseen=tuple(self.unseen),
             asks=tuple(self.asks),
             changes=self.changes,
+            rewrites_tree=self.rewrites_tree,
         )

@@ -81,12 +81,13 @@ class PathPattern:
             return False
         return not self.glob if below == "" else self._below.fullmatch(below) is not None
 
-    def overlaps(self, candidate: Tokens, base: Path, *, anywhere: bool) -> bool:
-        """Whether some path matched by the glob `candidate` (absolute tokens) could match."""
+    def overlaps(self, candidate: Tokens, base: str, *, anywhere: bool) -> bool:
+        """Whether some path matched by the glob `candidate` (absolute tokens) could match
+        when anchored at `base` (absolute, normalised, as a string)."""
         if self.floating and anywhere:
             prefix: Tokens = (ANY, "/")
         else:
-            prefix = (*_literal_tokens(base.as_posix().rstrip("/")), "/")
+            prefix = (*_literal_tokens(base.rstrip("/")), "/")
             if self.floating:
                 prefix = (*prefix, ANY)
         body = (*prefix, *self._tokens) if self.glob else (*prefix, ANY)
@@ -224,6 +225,30 @@ def _literal_tokens(text: str) -> Tokens:
 def globs_overlap(a: Sequence[Token], b: Sequence[Token]) -> bool:
     """Whether some string matches both token sequences (reachability in the product of the two
     automata: each token is a state, STAR and ANY loop on themselves)."""
+    # A literal character leading (or ending) both must be the string's first (or last)
+    # character: compared at once, so two long absolute paths cost no search.
+    start = 0
+    for x, y in zip(a, b, strict=False):
+        if x.__class__ is not str or y.__class__ is not str:
+            break
+        if x != y:
+            return False
+        start += 1
+    na, nb = len(a), len(b)
+    while na > start and nb > start:
+        x, y = a[na - 1], b[nb - 1]
+        if x.__class__ is not str or y.__class__ is not str:
+            break
+        if x != y:
+            return False
+        na, nb = na - 1, nb - 1
+    if start or na < len(a) or nb < len(b):
+        return product_search(a[start:na], b[start:nb])
+    return product_search(a, b)
+
+
+def product_search(a: Sequence[Token], b: Sequence[Token]) -> bool:
+    """`globs_overlap` without its shortcuts: the search in the product of the automata."""
     na, nb = len(a), len(b)
     seen: set[tuple[int, int]] = set()
     stack = [(0, 0)]

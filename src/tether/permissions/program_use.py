@@ -37,7 +37,17 @@ class ProgramUse:
     changes: bool = False
     """It is not read-only even when its files are fine (an option tether does not know, a
     subcommand or option that writes what is not a file argument)."""
+    rewrites_tree: str = ""
+    """Why it writes files of the working tree that its words do not name (`git checkout
+    main` writes what the branch holds); empty when it does not."""
 
     @property
     def read_only(self) -> bool:
-        return not (self.changes or self.writes or self.runs or self.unseen or self.asks)
+        return not (
+            self.changes
+            or self.writes
+            or self.runs
+            or self.unseen
+            or self.asks
+            or self.rewrites_tree
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from tether.permissions.commands import is_dangerous_variable
+from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.shell_words import is_literal, program_name
 
 ARITHMETIC_ON_ASSIGNMENT = frozenset({"OPTIND", "RANDOM", "SRANDOM", "HISTCMD"})

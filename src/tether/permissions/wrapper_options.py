@@ -44,6 +44,12 @@ class WrapperSpec:
     (`unshare -r`, `fakeroot`)."""
     pipe_valued: frozenset[str] = frozenset()
     """Options whose value is shell code when it starts with `|` or `!` (`strace -o '|cmd'`)."""
+    unsets: frozenset[str] = frozenset()
+    """Options whose value is a variable removed from the command's environment (`env -u`):
+    judged as `unset NAME` is."""
+    clears: frozenset[str] = frozenset()
+    """Options that empty the command's environment (`env -i`, `exec -c`): the variables
+    tether sets for safety go too."""
 
 
 def names(*items: str) -> frozenset[str]:

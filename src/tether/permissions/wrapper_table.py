@@ -41,10 +41,12 @@ _CORE: Mapping[str, WrapperSpec] = {
         long_valued=_s("--unset", "--chdir", "--split-string"),
         assignments=True,
         unsupported=_s("-C", "--chdir"),
+        unsets=_s("-u", "--unset"),
+        clears=_s("-i", "--ignore-environment"),
     ),
     "command": WrapperSpec(flags="pvV", no_command=_s("-v", "-V")),
     "builtin": WrapperSpec(),
-    "exec": WrapperSpec(flags="cl", valued="a"),
+    "exec": WrapperSpec(flags="cl", valued="a", clears=_s("-c")),
     "stdbuf": WrapperSpec(valued="ioe", long_valued=_s("--input", "--output", "--error")),
     "ionice": WrapperSpec(flags="t", valued="cnpPu", no_command=_s("-p", "-P", "-u")),
     "setsid": WrapperSpec(flags="cfw", long_flags=_s("--ctty", "--fork", "--wait")),
@@ -114,6 +116,7 @@ WRAPPERS: Mapping[str, WrapperSpec] = {
         | _s("--rgid", "--egid", "--reuid", "--regid", "--groups", "--securebits")
         | _s("--pdeathsig", "--selinux-label", "--apparmor-profile"),
         no_command=_s("-d", "--dump", "--help", "--version"),
+        clears=_s("--reset-env"),
     ),
     "unshare": WrapperSpec(
         flags="frc",

@@ -8,9 +8,11 @@ runs: the invocation carries a problem and is asked.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
 from tether.permissions.runners import (
     WATCH,
     Inner,
@@ -26,6 +28,7 @@ from tether.permissions.script import Invocation, Redirect, Role, Script
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE, SHELLS, run_shell
 from tether.permissions.wrapper_options import (
+    WrapperSpec,
     parse_options,
     split_env_options,
     unparsed,
@@ -122,6 +125,16 @@ def look_through(
             v for n, v in parsed.options if v is not None and n in spec.writes and v not in piped
         )
         rest = parsed.rest
+        changed = _environment_changes(name, parsed.options, spec)
+        if name == "env" and rest < len(args) and args[rest] == "-":
+            changed.append(_CLEARED.format(how="env -"))  # a lone `-` is `-i`
+            rest += 1
+
+        def done(result: Invocation) -> Invocation:
+            if not changed:
+                return result
+            return dataclasses.replace(result, problems=(*result.problems, *changed))
+
         shape = spec.positional_shape
         for _ in range(spec.leading_positionals):
             if shape is not None and (rest >= len(args) or not shape.fullmatch(args[rest])):
@@ -134,29 +147,35 @@ def look_through(
             rest += 1
         runs_piped = [code(v[1:]) for v in piped]
         if rest >= len(args) and spec.default_shell:
-            return unparsed(plain, spec.role, f"{name} without a command runs a shell on its input")
+            return done(
+                unparsed(plain, spec.role, f"{name} without a command runs a shell on its input")
+            )
         if rest >= len(args) and not runs_piped:
-            return plain if not extra else Invocation(argv, (*assignments, *extra), redirects)
+            return done(plain if not extra else Invocation(argv, (*assignments, *extra), redirects))
         if names & spec.shell_code:
             wrapped = code(" ".join(args[rest:]), spec.role)
-            return Invocation(
-                argv,
-                (*assignments, *extra),
-                redirects,
-                role=spec.role,
-                inner=wrapped.inner,
-                problems=wrapped.problems,
-                writes=writes,
+            return done(
+                Invocation(
+                    argv,
+                    (*assignments, *extra),
+                    redirects,
+                    role=spec.role,
+                    inner=wrapped.inner,
+                    problems=wrapped.problems,
+                    writes=writes,
+                )
             )
         command = (inner(args[rest:], tuple(extra)),) if rest < len(args) else ()
-        return Invocation(
-            argv,
-            assignments,
-            redirects,
-            role=spec.role,
-            inner=(*command, *(i for r in runs_piped for i in r.inner)),
-            writes=writes,
-            problems=tuple(p for r in runs_piped for p in r.problems),
+        return done(
+            Invocation(
+                argv,
+                assignments,
+                redirects,
+                role=spec.role,
+                inner=(*command, *(i for r in runs_piped for i in r.inner)),
+                writes=writes,
+                problems=tuple(p for r in runs_piped for p in r.problems),
+            )
         )
     if name in SHELLS:
         return run_shell(plain, name, code)
@@ -212,6 +231,30 @@ def look_through(
     if name in _OWN_WAY:
         return _OWN_WAY[name](plain, args, code, inner)
     return plain
+
+
+_CLEARED = (
+    "`{how}` empties the environment, and with it what tether sets for safety "
+    "(git's safe.bareRepository)"
+)
+
+
+def _environment_changes(
+    program: str, options: Sequence[tuple[str, str | None]], spec: WrapperSpec
+) -> list[str]:
+    """What a wrapper's options take out of the command's environment, judged as `unset` is:
+    a variable that changes what runs, or one tether sets for safety (`SAFETY_VARIABLES`),
+    removed (`env -u GIT_CONFIG_COUNT`), or the whole environment emptied (`env -i`)."""
+    found: list[str] = []
+    for option, value in options:
+        if option in spec.clears:
+            found.append(_CLEARED.format(how=f"{program} {option}"))
+        elif option in spec.unsets and value is not None:
+            if not is_literal(value):
+                found.append(f"removes a variable whose name is not a literal ({option})")
+            elif is_dangerous_variable(value) or value in SAFETY_VARIABLES:
+                found.append(f"removes {value}, which changes what programs run or load")
+    return found
 
 
 _OwnWay = Callable[[Invocation, tuple[str, ...], Callable[..., Invocation], Inner], Invocation]

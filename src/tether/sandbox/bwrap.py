@@ -18,6 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
@@ -33,23 +34,12 @@ from tether.sandbox.protected import (
 )
 
 SECRETS_IN_HOME: tuple[str, ...] = (
-    # keys, clouds, clusters, registries
-    ".ssh", ".aws", ".azure", ".gcloud", ".oci", ".kube", ".docker", ".gnupg",
-    ".password-store", ".local/share/keyrings", ".vault-token", ".terraform.d", ".terraformrc",
-    ".netrc", ".git-credentials", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc",
-    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
-    ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
-    ".nuget", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".databrickscfg", ".config",
-    # browsers (profiles hold cookies and saved passwords); Chrome's live under .config
-    ".mozilla", ".thunderbird", ".var/app", "snap",
-    # shell and REPL histories: pasted tokens, passwords typed as arguments
-    ".bash_history", ".zsh_history", ".histfile", ".local/share/fish", ".python_history",
-    ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
-    ".rediscli_history", ".irb_history", ".lesshst", ".ipython", ".local/share/recently-used.xbel",
+    *(p for p in HOME_SECRETS if not p.startswith(".claude/")),
     # tether's and Claude Code's own: API keys in settings, tokens, past transcripts. The
     # session's scratch directory lies under tether's and is bound again on top.
-    ".tether", ".claude", ".claude.json", ".claude.json.backup",
-)  # fmt: skip
+    ".tether",
+    ".claude",
+)
 """Paths under the home directory that sandboxed commands cannot read: a directory is covered
 by an empty one, a file reads as empty."""
 
@@ -232,7 +222,8 @@ class Sandbox:
             if isinstance(found := reached.reach(path), Found):
                 writable.append(path)
                 bind(path, found, read_only=False)
-        bound: list[Path] = []
+        bound: list[tuple[str, int]] = []
+        """Protected paths bound read-only: as a prefix (`/a/b/`) and their depth."""
 
         def protect(path: Path, entry: Protected, *, follow: bool) -> None:
             under = _deepest(path, writable)
@@ -242,7 +233,8 @@ class Sandbox:
             cover = _deepest(path, hidden)
             if cover is not None and len(cover.parts) > depth:
                 return  # hidden: what is written there vanishes with the sandbox
-            if any(len(a.parts) >= depth for a in _holders(path, bound)):
+            text = str(path)
+            if any(text.startswith(prefix) and parts >= depth for prefix, parts in bound):
                 return  # inside a protected path already bound read-only
             found = reached.reach(path)
             if entry.only_missing and isinstance(found, Found):
@@ -266,7 +258,7 @@ class Sandbox:
             if not isinstance(found, Found):
                 return
             pins = [(pin, reached.reach(pin)) for pin in _between(under, path)]
-            bound.append(path)
+            bound.append((str(path).rstrip("/") + "/", len(path.parts)))
             for pin, pin_found in pins:
                 # A mount point cannot be renamed: `mv .git x` would otherwise move the
                 # protected config aside and let a new .git/config take its place.
@@ -307,12 +299,6 @@ def _meets_any(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(
         text.startswith(r) or r.startswith(text) for r in (str(r).rstrip("/") + "/" for r in roots)
     )
-
-
-def _holders(path: Path, roots: list[Path]) -> list[Path]:
-    """The roots that hold `path`, itself excluded."""
-    text = str(path)
-    return [r for r in roots if text.startswith(str(r).rstrip("/") + "/")]
 
 
 def _deepest(path: Path, roots: tuple[Path, ...] | list[Path]) -> Path | None:

@@ -41,6 +41,7 @@ class Descriptors:
 
     def __init__(self) -> None:
         self._reached: dict[str, Found | Blocked] = {}
+        self._missing: set[str] = set()
         self.used: set[int] = set()
 
     def reach(self, path: Path) -> Found | Blocked:
@@ -49,6 +50,8 @@ class Descriptors:
         found = self._reached.get(key)
         if found is None:
             found = self._reached[key] = self._open(path)
+            if found == "missing":
+                self._missing.add(key)
         return found
 
     def use(self, found: Found) -> int:
@@ -57,7 +60,9 @@ class Descriptors:
 
     def forget_missing(self) -> None:
         """Placeholders have been made: look again at what was missing."""
-        self._reached = {k: v for k, v in self._reached.items() if isinstance(v, Found)}
+        for key in self._missing:
+            self._reached.pop(key, None)
+        self._missing.clear()
 
     def release(self) -> tuple[int, ...]:
         """Close what is not used; the used descriptors, for the command to inherit."""
@@ -65,6 +70,7 @@ class Descriptors:
             if isinstance(found, Found) and found.fd not in self.used:
                 os.close(found.fd)
         self._reached = {}
+        self._missing = set()
         return tuple(sorted(self.used))
 
     def close_all(self) -> None:

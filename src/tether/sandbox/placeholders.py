@@ -20,6 +20,10 @@ a record the next one clears at its start (`remove_unused`). Where the journal i
 a reboot, when it lives in /dev/shm), the `user.tether-sandbox-placeholder` attribute still
 marks a placeholder, where the file system keeps user attributes (`remove_stale`).
 
+Placeholders are made and removed by descriptor (`ensure`, `_remove_if_as_made`): a command
+running in another sandbox meanwhile may swap any directory it can write for a symlink, and
+nothing made or removed by path through it may land elsewhere.
+
 The lock files and journals live in tether's private sandbox directory, out of the sandbox's
 sight.
 """
@@ -109,17 +113,45 @@ class Placeholders:
 
     def ensure(self, path: Path, entry: Protected) -> bool:
         """Make a placeholder at `path` (and at its missing parents, directories) if nothing
-        is there; True if it was made. Call it holding the lock (`hold`)."""
+        is there; True if it was made. Call it holding the lock (`hold`).
+
+        Made by descriptor all the way: the existing directories are reached from `/` without
+        following a symlink, and each new entry is made relative to the descriptor of the one
+        before it. A command running meanwhile (a background one, in another sandbox) that
+        swaps a directory on the way for a link cannot make a placeholder land elsewhere."""
         with self._mutex:
-            if os.path.lexists(path):
-                return False
             content = b"" if entry.directory else (entry.placeholder or "").encode()
+            parts = path.parts
+            if not path.is_absolute() or any(p in (".", "..") for p in parts):
+                return False
+            fds: list[int] = []
             try:
-                for parent in reversed([p for p in path.parents if not os.path.lexists(p)]):
-                    self._make(parent, True, b"")
-                self._make(path, entry.directory, content)
+                fds.append(os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
+                depth = 1
+                while depth < len(parts):
+                    try:
+                        fd = os.open(parts[depth], _REACH, dir_fd=fds[-1])
+                    except FileNotFoundError:
+                        break
+                    fds.append(fd)
+                    if depth == len(parts) - 1 or not stat.S_ISDIR(os.fstat(fd).st_mode):
+                        return False  # there already, or a link or file on the way
+                    depth += 1
+                for index in range(depth, len(parts)):
+                    last = index == len(parts) - 1
+                    fds.append(
+                        self._make(
+                            Path(*parts[: index + 1]),
+                            fds[-1],
+                            entry.directory or not last,
+                            content if last else b"",
+                        )
+                    )
             except OSError:
                 return False
+            finally:
+                for fd in fds:
+                    os.close(fd)
             return True
 
     def remove_unused(self, *, just_ended: bool = False, stale: Iterable[Path] = ()) -> None:
@@ -139,34 +171,46 @@ class Placeholders:
             with self._mutex:
                 made = self._journalled() + [m for m in map(_marked, stale) if m is not None]
                 for each in sorted(made, key=lambda m: -len(m.path.parts)):
-                    if _still_as_made(each):
-                        with contextlib.suppress(OSError):
-                            (os.rmdir if each.directory else os.unlink)(each.path)
+                    _remove_if_as_made(each)
                 # Nothing runs, so nothing can be in the journal that is still needed.
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.journal)
         finally:
             os.close(fd)
 
-    def _make(self, path: Path, directory: bool, content: bytes) -> None:
+    def _make(self, path: Path, parent: int, directory: bool, content: bytes) -> int:
+        """Make `path` in the directory `parent` (a descriptor of it), mark it and write it in
+        the journal; its descriptor."""
+        name = path.name
         if directory:
-            os.mkdir(path, 0o755)
+            os.mkdir(name, 0o755, dir_fd=parent)
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
         else:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            fd = os.open(
+                name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=parent
+            )
             try:
                 os.write(fd, content)
-            finally:
+            except OSError:
                 os.close(fd)
-        with contextlib.suppress(OSError):
-            os.setxattr(path, MARK, b"1", follow_symlinks=False)
-        info = os.lstat(path)
-        made = _Made(path, directory, content, (info.st_dev, info.st_ino))
-        # One write of one line with O_APPEND: lines of parallel writers do not mix.
-        fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                raise
         try:
-            os.write(fd, made.line())
-        finally:
+            with contextlib.suppress(OSError):
+                os.setxattr(fd, MARK, b"1")
+            info = os.fstat(fd)
+            made = _Made(path, directory, content, (info.st_dev, info.st_ino))
+            # One write of one line with O_APPEND: lines of parallel writers do not mix.
+            journal = os.open(
+                self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
+            )
+            try:
+                os.write(journal, made.line())
+            finally:
+                os.close(journal)
+        except OSError:
             os.close(fd)
+            raise
+        return fd
 
     def _journalled(self) -> list[_Made]:
         try:
@@ -193,16 +237,51 @@ class Placeholders:
 
 def _marked(path: Path) -> _Made | None:
     """A placeholder without a journal entry, known by its mark: only an empty directory."""
+    parent = _reach_directory(path.parent)
+    if parent is None:
+        return None
     try:
-        if os.getxattr(path, MARK, follow_symlinks=False) != b"1":
-            return None
-        info = os.lstat(path)
+        fd = os.open(path.name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
     except OSError:
         return None
-    if not stat.S_ISDIR(info.st_mode):
+    finally:
+        os.close(parent)
+    try:
+        if os.getxattr(fd, MARK) != b"1":
+            return None
+        info = os.fstat(fd)
+    except OSError:
         return None
+    finally:
+        os.close(fd)
     return _Made(path, True, b"", (info.st_dev, info.st_ino))
 
+
+def _reach_directory(path: Path) -> int | None:
+    """An `O_PATH` descriptor of the directory `path`, reached from `/` without following a
+    symlink; None if a component is missing, a link or not a directory."""
+    if not path.is_absolute() or any(p in (".", "..") for p in path.parts):
+        return None
+    fd = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    for name in path.parts[1:]:
+        try:
+            child = os.open(name, _REACH, dir_fd=fd)
+        except OSError:
+            child = -1
+        finally:
+            os.close(fd)
+        if child < 0:
+            return None
+        if not stat.S_ISDIR(os.fstat(child).st_mode):
+            os.close(child)
+            return None
+        fd = child
+    return fd
+
+
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+_REACH = os.O_PATH | _NOFOLLOW
+"""An existing entry, opened as itself (a symlink too, which `fstat` then shows)."""
 
 _RETRIES = 9
 """Waits of 1, 2, 4... ms (about half a second in all) for a sandbox's init to end."""
@@ -219,27 +298,45 @@ def _lock_exclusively(fd: int, *, retries: int) -> bool:
     return False
 
 
-def _still_as_made(made: _Made) -> bool:
+def _remove_if_as_made(made: _Made) -> None:
+    """Remove a placeholder that is still as made (same inode, still empty or with the content
+    it was given), by descriptor: reached without a link, removed in its very directory."""
+    parent = _reach_directory(made.path.parent)
+    if parent is None:
+        return
+    name = made.path.name
     try:
-        info = os.lstat(made.path)
+        if _still_as_made(made, parent):
+            (os.rmdir if made.directory else os.unlink)(name, dir_fd=parent)
     except OSError:
-        return False
+        pass
+    finally:
+        os.close(parent)
+
+
+def _still_as_made(made: _Made, parent: int) -> bool:
+    name = made.path.name
+    info = os.stat(name, dir_fd=parent, follow_symlinks=False)
     if (info.st_dev, info.st_ino) != made.identity:
         return False
     if made.directory:
         if not stat.S_ISDIR(info.st_mode):
             return False
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
         try:
-            with os.scandir(made.path) as entries:
+            with os.scandir(fd) as entries:
                 return not any(entries)
-        except OSError:
-            return False
+        finally:
+            os.close(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_size != len(made.content):
         return False
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=parent)
     try:
-        return made.path.read_bytes() == made.content
-    except OSError:
-        return False
+        return os.fstat(fd).st_ino == info.st_ino and os.read(fd, len(made.content) + 1) == (
+            made.content
+        )
+    finally:
+        os.close(fd)
 
 
 _registry: dict[Path, Placeholders] = {}

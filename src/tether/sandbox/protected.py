@@ -11,6 +11,7 @@ cannot do harm by being created and is protected only when present.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,32 +190,33 @@ _NOT_SEARCHED = frozenset(
 
 
 def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
-    """The protected files of projects nested below `root` (a cloned dependency, a directory
-    of repositories added with `--add-dir`): those that exist, and the git directories they
-    have, whose own files are guarded when missing like the root's. A nested project's
-    missing `.mcp.json` or `.claude` is not guarded: that would mean placeholders in every
-    project below. One `scandir` per directory, breadth first."""
-    by_name: dict[str, list[Protected]] = {}
-    for entry in WORKSPACE_PROTECTED:
-        by_name.setdefault(entry.path.split("/")[0], []).append(entry)
+    """The protected files of directories nested below `root` (a cloned dependency, a
+    directory of repositories added with `--add-dir`). A project (`PROJECT_MARKERS`: a
+    repository, or a directory an agent's session configures) is guarded like the root: what
+    exists is kept read-only, what is missing gets a placeholder, so a command cannot give it
+    a `.claude/settings.json` or `.mcp.json` that a session started there later would obey.
+    Another directory holding some of the table's names (an editor's `.vscode`) has those kept
+    read-only. Breadth first, one listing per directory, each listing kept while the
+    directory is unchanged (`_listing`)."""
     found: list[tuple[Path, Protected]] = []
-    level, visited = [root], 0
+    level, visited = [os.fspath(root).rstrip("/")], 0  # "" for /: names join as "/name"
     for depth in range(NESTED_DEPTH + 1):
-        below: list[Path] = []
+        below: list[str] = []
         for directory in level:
-            try:
-                with os.scandir(directory) as entries:
-                    children = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-            except OSError:
+            children = _listing(directory or "/")
+            if children is None:
                 continue
-            names = {name for name, _ in children}
             if depth > 0:
-                found += _project_files(directory, names, by_name)
+                names = {name for name, _ in children}
+                if not PROJECT_MARKERS.isdisjoint(names):
+                    found += protected_in(Path(directory or "/"), WORKSPACE_PROTECTED)
+                elif not _FIRST_NAMES.isdisjoint(names):
+                    found += _existing(Path(directory or "/"), names)
             if depth < NESTED_DEPTH:
                 below += sorted(
-                    directory / name
+                    f"{directory}/{name}"
                     for name, is_dir in children
-                    if is_dir and name not in _NOT_SEARCHED and name not in by_name
+                    if is_dir and name not in _NOT_SEARCHED and name not in _FIRST_NAMES
                 )
         below = below[: max(0, NESTED_LIMIT - visited)]
         visited += len(below)
@@ -222,15 +224,57 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
     return found
 
 
-def _project_files(
-    directory: Path, names: set[str], by_name: dict[str, list[Protected]]
-) -> list[tuple[Path, Protected]]:
+def _existing(directory: Path, names: set[str]) -> list[tuple[Path, Protected]]:
+    """The table's entries that exist in `directory`, read-only; nothing made where missing."""
     found: list[tuple[Path, Protected]] = []
-    for name in names & by_name.keys():
-        for entry in by_name[name]:
-            path = directory / entry.path
-            if "/" not in entry.path or os.path.lexists(path):
-                found.append((path, Protected(entry.path, entry.directory, None, entry.why)))
-    if ".git" in names:
-        found += git_protected(directory)
+    for entry in WORKSPACE_PROTECTED:
+        path = directory / entry.path
+        if entry.path.split("/")[0] in names and ("/" not in entry.path or os.path.lexists(path)):
+            found.append((path, Protected(entry.path, entry.directory, None, entry.why)))
     return found
+
+
+PROJECT_MARKERS = frozenset({".git", ".claude", ".tether", ".agents", ".mcp.json"})
+"""Names that make a directory a project whose missing files are guarded: a repository, or a
+directory configured for an agent's sessions (where one is likely to start one later)."""
+_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git"}
+"""Every name the table protects, by its first component (`config` for the seed's YAML)."""
+
+Listing = list[tuple[str, bool]]
+"""A directory's entries: (name, whether it is a directory, links not followed)."""
+
+_listings: dict[str, tuple[tuple[int, int, int, int], Listing]] = {}
+"""Listings by directory, with the identity and change times they were read at."""
+_LISTINGS_KEPT = 50_000
+RACY_NS = 1_000_000_000
+"""A directory changed this close before its listing was read may change again within the
+same tick of the file system's clock (timestamps are coarse) without its times moving: such
+a listing is read again next time, as git treats "racily clean" entries."""
+
+
+def _listing(directory: str) -> Listing | None:
+    """The entries of `directory` (None if it cannot be listed), read again only when it has
+    changed: an entry added, removed or renamed in it moves its change time (`st_ctime`, which
+    no program can set back, unlike `st_mtime`)."""
+    key = directory
+    try:
+        info = os.stat(key, follow_symlinks=False)
+    except OSError:
+        return None
+    identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
+    cached = _listings.get(key)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    started = time.time_ns()
+    try:
+        with os.scandir(key) as entries:
+            children = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    except OSError:
+        return None
+    if info.st_ctime_ns < started - RACY_NS and info.st_mtime_ns < started - RACY_NS:
+        if len(_listings) >= _LISTINGS_KEPT:
+            _listings.clear()
+        _listings[key] = (identity, children)
+    else:
+        _listings.pop(key, None)
+    return children

@@ -119,8 +119,11 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     # bind (or make placeholders in) the hidden directory it leads to.
     (home / ".ssh" / "wt").mkdir()
     (ws / ".git" / "worktrees").symlink_to(home / ".ssh")
+    nested = ws / "vendor" / "lib"  # a repository inside the workspace: guarded the same
+    (nested / ".git").mkdir(parents=True)
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
+    missing += [nested / ".claude" / "settings.json", nested / ".mcp.json"]
     sandbox = replace(
         template,
         workspace=ws,
@@ -223,7 +226,8 @@ def _judge(
             not written and not changed and not created,
             "protected workspace files",
             "read-only, existing (.git/config, .claude/settings.json) and missing "
-            "(.mcp.json, .git/hooks/pre-commit, .tether/)"
+            "(.mcp.json, .git/hooks/pre-commit, .tether/; a nested repository's "
+            ".claude/settings.json and .mcp.json)"
             + (f"; WRITTEN: {', '.join(written)}" if written else "")
             + ("; nothing left behind" if not created else f"; LEFT: {created}"),
         ),

@@ -1,0 +1,34 @@
+"""Variables that change what programs run or load (`PATH`, `LD_PRELOAD`, `GIT_*`...), and
+those the Bash tool sets for safety: a command that sets or removes one is asked, not looked
+through (`PATH=/tmp/evil:$PATH git status`, `env -u GIT_CONFIG_COUNT git status`)."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from tether.permissions.command_spec import words as _names
+
+DANGEROUS_VARIABLES = _names(
+    "PATH LD_* DYLD_* BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS CDPATH BASH_CMDS "
+    "BASH_ALIASES "
+    "GLOBIGNORE BASH_FUNC_* BASH_LOADABLES_PATH HOME XDG_CONFIG_HOME GIT_* PYTHON* "
+    "*_OPTIONS *_OPTS NODE_PATH PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* NPM_CONFIG_* "
+    "npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* CC CXX CPP LD AR MAKEFLAGS MFLAGS GOFLAGS "
+    "GOPROXY GOPATH PAGER MANPAGER GIT_PAGER EDITOR VISUAL LESSOPEN LESSCLOSE SSH_ASKPASS "
+    "SUDO_ASKPASS BROWSER PIP_* UV_* TERMINFO* GCONV_PATH LOCPATH MALLOC_* TMPDIR "
+    "SSH_AUTH_SOCK GNUPGHOME DOCKER_* KUBECONFIG JAVA_HOME CLASSPATH RIPGREP_CONFIG_PATH"
+)
+"""Variables whose value changes which program runs or what it loads: a command that sets one
+is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""
+
+
+SAFETY_VARIABLES = frozenset({"GIT_CONFIG_COUNT", "CDPATH"})
+"""Variables the Bash tool sets for safety (`tools/builtin/bash.py`): git's
+`safe.bareRepository=explicit` through `GIT_CONFIG_COUNT`, an empty `CDPATH` that the engine's
+judgement of `cd` relies on. Dangerous to set, and to remove (`unset`, `env -u`, `env -i`,
+`exec -c`); both are among `DANGEROUS_VARIABLES` (`GIT_*`, `CDPATH`), a test keeps it so."""
+
+
+def is_dangerous_variable(name: str) -> bool:
+    base = name.split("[", 1)[0]
+    return any(fnmatchcase(base, pattern) for pattern in DANGEROUS_VARIABLES)

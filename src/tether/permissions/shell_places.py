@@ -1,0 +1,78 @@
+"""Where a Bash command's words lead as paths: the directories its relative paths may start
+from, which grow as `cd` and `pushd` in the same command may move the shell, and each word as
+the path (or path pattern) it stands for there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.permissions.access import FileAccess, GlobPath, Target
+from tether.permissions.bash_files import cd_target, path_target, path_tokens, tilde_home
+from tether.permissions.paths import ANY, normalize
+from tether.permissions.script import Invocation
+from tether.permissions.shell_words import DYN, HOME, program_name, readable
+
+_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
+
+
+@dataclass
+class ShellPlaces:
+    """The directories a command's relative paths may start from."""
+
+    files: FileAccess
+    cdpath: bool = False
+    """The command may set CDPATH: a relative `cd` may go anywhere (the Bash tool runs with
+    it empty)."""
+    cwds: list[Path | None] = field(default_factory=list[Path | None])
+    """Where later relative paths may start (None: somewhere unknown, after `cd $X`). Only
+    grows: a `cd` inside a subshell or a branch may or may not apply."""
+
+    def __post_init__(self) -> None:
+        self.cwds.append(self.files.ctx.cwd)
+
+    def targets(self, word: str) -> list[Target]:
+        """The paths (or patterns) `word` may stand for: one per place it may start from."""
+        ctx = self.files.ctx
+        if not word:
+            return []
+        if word.startswith(HOME):
+            name, _, rest = word[1:].partition("/")
+            home = ctx.home if not name else tilde_home(name, ctx.user_home)
+            if home is not None:
+                return [path_target(home, rest, word)]
+            if not name or name[0] in "+-" or name.isdigit():  # the directory stack
+                return [GlobPath(readable(word), (ANY, "/", *path_tokens(rest)), None)]
+            word = "~" + word[1:]  # no such user: bash leaves the word as written
+        if word.startswith("/"):
+            return [path_target(Path("/"), word, word)]
+        if word.startswith(DYN):
+            return [GlobPath(readable(word), path_tokens(word), None)]
+        targets: list[Target] = []
+        for cwd in self.cwds:
+            if cwd is None:
+                targets.append(GlobPath(readable(word), (ANY, "/", *path_tokens(word)), None))
+            else:
+                targets.append(path_target(cwd, word, word))
+        return targets
+
+    def track(self, inv: Invocation) -> None:
+        """Where `cd`/`pushd` may leave the shell. bash's cd is logical (`cd link/..` folds
+        `..` on the path as written) unless `-P`; the kernel then resolves later relative
+        paths from the real directory (the resolver does, from the logical path). The
+        physical directory is kept too, for `set -P` and a later `cd ..`."""
+        if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
+            return
+        target, physical = cd_target(program_name(inv.argv[0]), inv.argv[1:])
+        relative = target is not None and not target.startswith(("/", HOME, "./", "../"))
+        if target is None or (self.cdpath and relative and target not in (".", "..")):
+            target = None
+        found = self.targets(target) if target is not None else [None]
+        for directory in found:
+            places: list[Path | None] = [None]
+            if isinstance(directory, Path):
+                real = self.files.real(directory)
+                places = [real] if physical else [normalize(directory), real]
+            for place in places:
+                if place not in self.cwds:
+                    self.cwds.append(place)

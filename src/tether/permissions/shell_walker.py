@@ -1,0 +1,374 @@
+"""The walk over a Bash command's syntax tree (tree-sitter-bash) that collects the simple
+commands that would run and what cannot be understood (shell.py starts it, and gives it the
+parser for the code strings it meets: backtick bodies, heredocs, `bash -c`...)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.script import Invocation, Redirect
+from tether.permissions.shell_budget import Budget
+from tether.permissions.shell_checks import (
+    arithmetic_problem,
+    expansion_problems,
+    holds_code,
+    name_problems,
+    taints,
+    test_problems,
+    value_taints,
+)
+from tether.permissions.shell_hidden import (
+    backtick_body,
+    heredoc_as_string,
+    hidden_opener,
+    plain_quoted_text,
+    quotes_are_plain,
+)
+from tether.permissions.shell_redirects import (
+    fields,
+    misread_heredoc,
+    node_text,
+    redirect_targets,
+)
+from tether.permissions.shell_variables import (
+    ARITHMETIC_ON_ASSIGNMENT,
+    arithmetic_assigns,
+    variables_set,
+)
+from tether.permissions.shell_words import is_literal, is_locale_dollar, word_of
+from tether.permissions.wrappers import MAX_DEPTH, ParseCode, look_through
+
+TOO_DEEP = "too deeply nested to judge"
+PARSE_ERROR = "the command does not parse cleanly"
+_SCANNED_LEAVES = frozenset({"word", "regex", "extglob_pattern", "string_content", "number"})
+"""Leaves whose text bash may still expand (not quoted strings, comments, heredoc text)."""
+_RESERVED_BYTES = frozenset(
+    {b"{", b"}", b"(", b")", b"do", b"done", b"then", b"fi", b"esac", b"elif", b"else"}
+)
+"""Reserved words tree-sitter sometimes takes for command names (`coproc X { cmd; }`): bash
+reads them as syntax, so the tree is not what bash runs."""
+
+
+class Walker:
+    """One walk over one tree: the invocations found, what could not be understood, and
+    what may make a variable hold code (`conditional`, kept only if something does)."""
+
+    def __init__(self, depth: int, parse: ParseCode, budget: Budget | None = None) -> None:
+        self.parse = parse
+        """Reads a code string met on the way (`parse_command`)."""
+        self.budget = budget
+        self.depth = depth
+        """How deeply the node being visited is nested: bounded, so that no input recurses
+        without end."""
+        self.invocations: list[Invocation] = []
+        self.problems: list[str] = []
+        self.conditional: list[str] = []
+        """Problems that stand only if some variable may hold code (shell_checks.py)."""
+        self.tainted = False
+        self.functions = False
+        self.dynamic_arguments = False
+        """A function called with an argument not known (`f "$(<n)"`) has it in `$1`."""
+
+    def visit(self, node: Node) -> None:
+        if self.depth >= MAX_DEPTH:
+            self.problems.append(TOO_DEEP)
+            return
+        if self.budget is not None:
+            self.budget.node()
+        self.depth += 1
+        self._visit(node)
+        self.depth -= 1
+
+    def _visit(self, node: Node) -> None:
+        kind = node.type
+        if kind == "command":
+            self._command(node, [], [])
+        elif kind == "redirected_statement":
+            self._redirected(node)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            nodes = [node] if kind == "variable_assignment" else list(node.named_children)
+            self._assignments(nodes)
+        elif kind == "declaration_command":
+            self._declaration(node)
+        elif kind == "unset_command":
+            words = tuple(word_of(c) for c in node.children)
+            self._add(Invocation(words))
+            self._names(words)
+            self.sets(variables_set(words))
+            self._visit_children(node)
+        elif kind in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
+            kind == "compound_statement" and node.child_count and node.children[0].type == "(("
+        ):
+            conditional, sure = arithmetic_problem(node)
+            if conditional is not None:
+                self.conditional.append(conditional)
+            self._visit_children(node)
+            if sure is not None:
+                self.problems.append(sure)  # after what is inside: a deeper problem comes first
+            self.sets(arithmetic_assigns(node_text(node)))
+        elif kind == "expansion":
+            self._expansion(node)
+            self._visit_children(node)
+        elif kind == "test_command":
+            conditional, sure, matches = test_problems(node)
+            self.conditional.extend(conditional)
+            self.problems.extend(sure)
+            self.tainted = self.tainted or matches
+            self._visit_children(node)
+        elif kind == "command_substitution" and node.children and node.children[0].type == "`":
+            self._backticks(node)
+        elif kind == "for_statement":
+            # `for x in *.py`: the values come from outside (file names, command output).
+            values = [c for field, c in fields(node) if field == "value"]
+            self.tainted = self.tainted or any(value_taints(v) for v in values)
+            self.tainted = self.tainted or node.children[0].type == "select"
+            variable = node.child_by_field_name("variable")
+            if variable is not None:
+                self.sets([node_text(variable)])
+            self._visit_children(node)
+        elif kind == "function_definition":
+            self.functions = True
+            self._visit_children(node)
+        elif kind == "file_redirect":
+            # A redirection with no command: `$(<file)` reads it, `> file` truncates it.
+            extra: list[str] = []
+            self._add(Invocation((), redirects=tuple(redirect_targets(node, extra))))
+            if extra:
+                self.problems.append("words after a redirection without a command")
+            self._visit_children(node)
+        elif kind == "heredoc_redirect":
+            self._heredoc(node)
+        elif kind == "ERROR" or node.is_missing:
+            self.problems.append(PARSE_ERROR)
+            self._visit_children(node)
+        elif node.child_count == 0:
+            self._leaf(node)
+        else:
+            self._visit_children(node)
+
+    def _leaf(self, node: Node) -> None:
+        if node.type in ("raw_string", "ansi_c_string"):
+            if quotes_are_plain(node):
+                self._plain_quotes(node)
+            return
+        if node.type not in _SCANNED_LEAVES:
+            return
+        parent = node.parent
+        quoted = node.type == "string_content" or (parent is not None and parent.type == "string")
+        opener = hidden_opener(node_text(node), quoted=quoted)
+        if opener is not None:
+            shown = "a backtick" if opener == "`" else f"`{opener}`"
+            self.problems.append(f"{shown} in a word, which bash expands unseen by the parser")
+
+    def _plain_quotes(self, node: Node) -> None:
+        """`'...'` where bash takes the quotes for plain characters (shell_hidden): what is
+        inside is expanded as in double quotes."""
+        text = plain_quoted_text(node)
+        if text is None:
+            self.problems.append('single quotes that bash reads as plain characters, with a `"`')
+            return
+        if not any(opener in text for opener in ("`", "$(", "${", "$[")):
+            return
+        inner = self.parse(': "' + text + '"', self.depth + 1)
+        self.invocations.extend(inner.invocations)
+        self.problems.extend(inner.problems)
+
+    def _backticks(self, node: Node) -> None:
+        """bash reads the text between backticks again once their backslashes are removed,
+        so `` \\` `` inside opens a nested substitution that tree-sitter leaves as a word."""
+        first, last = node.children[0], node.children[-1]
+        if last.type != "`" or last.start_byte < first.end_byte or node.text is None:
+            self.problems.append(PARSE_ERROR)
+            return
+        # The opening token may hold the blank before it (`"$(a) `b`"`).
+        raw = node.text[first.end_byte - node.start_byte : last.start_byte - node.start_byte]
+        parent = node.parent
+        in_string = parent is not None and parent.type == "string"
+        text = raw.decode("utf-8", "surrogateescape")
+        inner = self.parse(backtick_body(text, in_double_quotes=in_string), self.depth)
+        self.invocations.extend(inner.invocations)
+        self.problems.extend(inner.problems)
+
+    def _visit_children(self, node: Node) -> None:
+        for child in node.children:
+            self.visit(child)
+
+    def _add(self, invocation: Invocation) -> None:
+        if self.budget is not None:
+            self.budget.command()
+        self.invocations.append(invocation)
+
+    def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
+        assignments: list[tuple[str, str]] = []
+        words: list[str] = []
+        for field, child in fields(node):
+            if child.type == "variable_assignment":
+                assignments.append(self._assignment(child))
+                continue
+            if field == "redirect" or child.type.endswith("redirect"):
+                redirects = [*redirects, *redirect_targets(child, words)]
+                self._visit_redirect(child)
+                continue
+            if field in ("name", "argument"):
+                if is_locale_dollar(child):
+                    continue  # `$"text"` split in two: the next word is the text
+                if not child.is_named and child.type == "$" and child.next_sibling is not None:
+                    self.problems.append('unsupported $"..." quoting')
+                words.append(word_of(child))
+                if field == "name" and child.text in _RESERVED_BYTES:
+                    self.problems.append(PARSE_ERROR)
+            self.visit(child)
+        argv = (*words, *extra_args)
+        self._names(argv)
+        self.tainted = self.tainted or taints(argv)
+        self.dynamic_arguments = self.dynamic_arguments or not all(map(is_literal, argv))
+        invocation = look_through(
+            argv,
+            tuple(assignments),
+            tuple(redirects),
+            parse_code=self.parse,
+            depth=self.depth,
+        )
+        self._add(invocation)
+        self._builtin_sets(invocation)
+
+    def _builtin_sets(self, invocation: Invocation) -> None:
+        """Variables set by a builtin, also one a wrapper runs (`command printf -v PATH .`)."""
+        self.sets(variables_set(invocation.argv))
+        if invocation.role == "wrapper":
+            for inner in invocation.inner:
+                self._builtin_sets(inner)
+
+    def _names(self, argv: tuple[str, ...]) -> None:
+        conditional, sure = name_problems(argv)
+        self.conditional.extend(conditional)
+        self.problems.extend(sure)
+
+    def sets(self, names: list[str]) -> None:
+        """Variables set other than by an assignment word (shell_variables): judged as an
+        assignment would be."""
+        for name in names:
+            if not is_literal(name) or not name:
+                # From the environment, which the command cannot change, unless it gave the
+                # variable a value itself.
+                self.conditional.append("sets a variable whose name is not a literal")
+            elif is_dangerous_variable(name):
+                self.problems.append(f"sets {name}, which changes what programs run or load")
+            elif name.split("[", 1)[0] in ARITHMETIC_ON_ASSIGNMENT:
+                self.conditional.append(f"{name} evaluates the arithmetic it is given")
+
+    def _redirected(self, node: Node) -> None:
+        body = node.child_by_field_name("body")
+        redirects: list[Redirect] = []
+        extra_args: list[str] = []
+        for field, child in fields(node):
+            if field == "redirect":
+                redirects.extend(redirect_targets(child, extra_args))
+                self._visit_redirect(child)
+        if body is not None and body.type == "command":
+            self._command(body, redirects, extra_args)
+            return
+        if body is not None:
+            self.visit(body)
+        if extra_args:
+            self.problems.append("words after a redirection of a compound command")
+        if redirects:
+            self._add(Invocation((), redirects=tuple(redirects)))
+
+    def _visit_redirect(self, node: Node) -> None:
+        """What a redirection runs (substitutions in its target, a heredoc's body and the
+        commands tree-sitter hangs under it), without taking it for a statement."""
+        if node.type == "heredoc_redirect":
+            self._heredoc(node)
+        else:
+            self._visit_children(node)
+
+    def _heredoc(self, node: Node) -> None:
+        if misread_heredoc(node):
+            self.problems.append("a heredoc that the parser does not read as bash does")
+        for child in node.children:
+            if child.type == "file_redirect":
+                self._visit_children(child)
+            else:
+                self.visit(child)
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.children if c.type == "heredoc_body"), None)
+        quoted = start is None or any(q in node_text(start) for q in "'\"\\")
+        text = node_text(body) if body is not None else ""
+        if quoted or not any(s in text for s in ("`", "$(", "${", "$[")):
+            return
+        # The body of an unquoted heredoc is expanded like a double-quoted string; tree-sitter
+        # does not always parse it (backticks), so it is parsed again as one.
+        inner = self.parse(": " + heredoc_as_string(text), self.depth + 1)
+        self.invocations.extend(inner.invocations)
+        self.problems.extend(inner.problems)
+
+    def _assignment(self, node: Node) -> tuple[str, str]:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        name = name_node.text.decode("utf-8", "replace") if name_node and name_node.text else ""
+        if value_node is not None:
+            self.visit(value_node)
+            self.tainted = self.tainted or value_taints(value_node)
+            if name in ARITHMETIC_ON_ASSIGNMENT:
+                self._arithmetic_value(name, word_of(value_node))
+        if name_node is not None and name_node.type == "subscript":
+            self.visit(name_node)
+        return name, word_of(value_node) if value_node is not None else ""
+
+    def _assignments(self, nodes: list[Node]) -> None:
+        pairs = tuple(self._assignment(n) for n in nodes if n.type == "variable_assignment")
+        self._add(Invocation((), pairs, persistent=True))
+
+    def _declaration(self, node: Node) -> None:
+        words: list[str] = []
+        assignments: list[tuple[str, str]] = []
+        for child in node.children:
+            if child.type == "variable_assignment":
+                assignments.append(self._assignment(child))
+                name_node = child.child_by_field_name("name")
+                words.append(name_node.text.decode() if name_node and name_node.text else "")
+            else:
+                words.append(word_of(child))
+                self.visit(child)
+        options = "".join(w[1:] for w in words[1:] if w.startswith("-"))
+        integer = "i" in options
+        if integer or "n" in options:
+            self.conditional.append("integer and reference variables evaluate what they are given")
+        if integer:
+            for name, value in assignments:
+                self._arithmetic_value(name, value)
+        if "n" in options and words[:1] != ["export"]:
+            # A reference's value names the variable its assignments set (`declare -n r=PATH;
+            # r=.`); one with no value gets it from its first assignment, unseen here.
+            valued = {name for name, _ in assignments}
+            self.sets([value for _, value in assignments])
+            for word in words[1:]:
+                if not word.startswith("-") and word not in valued:
+                    self.problems.append("a reference variable whose target is set later")
+        self._names(tuple(words))
+        self.sets(variables_set(tuple(words)))
+        self.tainted = self.tainted or taints(tuple(words))
+        self._add(Invocation(tuple(words), tuple(assignments), persistent=True))
+
+    def _arithmetic_value(self, name: str, value: str) -> None:
+        """A value bash evaluates as arithmetic on assignment (`declare -i`, `OPTIND`)."""
+        if holds_code(value):
+            self.problems.append(f"{name} evaluates the arithmetic it is given, which holds code")
+            self.sets(arithmetic_assigns(value))
+
+    def _expansion(self, node: Node) -> None:
+        if node.child_count and node.children[0].type == "${" and node.children[-1].type != "}":
+            # `${x:0:'$(cmd)'}`, `${a['$(cmd)']}`: the tree ends the expansion early, and
+            # what it shows after it is not what bash expands.
+            self.problems.append("a parameter expansion that the parser does not read as bash does")
+        conditional, assigned = expansion_problems(node)
+        self.conditional.extend(conditional)
+        if conditional:
+            # `${x:PATH=0}`: an offset is arithmetic.
+            self.sets(arithmetic_assigns(node_text(node)))
+        if assigned is not None:
+            self.tainted = True
+            if is_dangerous_variable(assigned):
+                self.problems.append(f"assigns {assigned}, which changes what programs run")
