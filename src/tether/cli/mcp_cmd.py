@@ -39,7 +39,7 @@ from tether.mcp.config_files import (
     scope_file,
     server_entries,
 )
-from tether.mcp.servers import HttpTransport, ServerConfig
+from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig
 from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
@@ -353,6 +353,8 @@ def _describe(server: ServerConfig, show_secrets: bool) -> dict[str, Any]:
     if isinstance(transport, HttpTransport):
         headers = shown(transport.headers)
         return {**body, "type": transport.kind, "url": transport.url, "headers": headers}
+    if isinstance(transport, ClientTransport):
+        return {**body, "type": "sdk"}
     cwd = str(transport.cwd) if transport.cwd else None
     return {
         **body,
@@ -368,6 +370,8 @@ def _summary(server: ServerConfig) -> str:
     transport = server.transport
     if isinstance(transport, HttpTransport):
         return f"{transport.url} ({transport.kind.upper()})"
+    if isinstance(transport, ClientTransport):
+        return "in the client (SDK)"
     return shlex.join([transport.command, *transport.args])
 
 
@@ -390,6 +394,9 @@ def _print_server(
         print(f"  URL: {transport.url}")
         lines = [f"{k}: {shown(v)}" for k, v in transport.headers.items()]
         label = "Headers"
+    elif isinstance(transport, ClientTransport):
+        print("  Type: sdk (in the client)")
+        lines, label = [], ""
     else:
         print("  Type: stdio")
         print(f"  Command: {shlex.join([transport.command, *transport.args])}")

@@ -322,7 +322,7 @@ def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iter
     if not any((workspace / f).is_file() for f in MCP_FILES):
         return []
     from tether.mcp.config import load_servers  # the MCP config reader: only with a file to read
-    from tether.mcp.servers import StdioTransport
+    from tether.mcp.servers import ClientTransport, StdioTransport
 
     config = load_servers(workspace, home=owners.user_home, tether_home=owners.tether_home, env=env)
     found: list[Declared] = []
@@ -332,6 +332,8 @@ def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iter
         transport = server.transport
         if isinstance(transport, StdioTransport):
             what = "runs " + " ".join([transport.command, *transport.args])
+        elif isinstance(transport, ClientTransport):
+            what = "is served by the client"
         else:
             what = f"connects to {transport.url}"
         found.append(Declared(server.source, "MCP server", f"{server.name}: {what}", server.name))

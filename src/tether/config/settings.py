@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,21 +25,32 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".tether"
 
 
+SETTING_SOURCES = ("user", "project", "local")
+"""Claude Code's names for the layers of settings files (`--setting-sources`)."""
+
+
 def settings_files(
-    project: Path, *, home: Path, user_home: Path | None = None, explicit: Path | None = None
+    project: Path,
+    *,
+    home: Path,
+    user_home: Path | None = None,
+    explicit: Path | None = None,
+    sources: Collection[str] = SETTING_SOURCES,
 ) -> list[Path]:
-    """Candidate files, lowest precedence first. The user's remembered answers for the project
-    (`tether.config.trust.remembered_settings`) come after its local files."""
+    """Candidate files, lowest precedence first, of the layers named in `sources`. The user's
+    remembered answers for the project (`tether.config.trust.remembered_settings`) come after
+    its local files, as part of the local layer."""
     user_home = user_home or Path.home()
-    files = [
-        user_home / ".claude" / "settings.json",
-        home / "settings.json",
-        project / ".claude" / "settings.json",
-        project / ".tether" / "settings.json",
-        project / ".claude" / "settings.local.json",
-        project / ".tether" / "settings.local.json",
-        remembered_settings(home, project),
-    ]
+    layers = {
+        "user": [user_home / ".claude" / "settings.json", home / "settings.json"],
+        "project": [project / ".claude" / "settings.json", project / ".tether" / "settings.json"],
+        "local": [
+            project / ".claude" / "settings.local.json",
+            project / ".tether" / "settings.local.json",
+            remembered_settings(home, project),
+        ],
+    }
+    files = [path for name in SETTING_SOURCES if name in sources for path in layers[name]]
     if explicit is not None:
         files.append(explicit)
     return files
@@ -95,6 +106,24 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
         merged = merge(merged, data)
         layers.append((path, data))
     return Settings(merged, tuple(layers))
+
+
+def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Settings:
+    """`settings` with one more layer on top (`--settings '{...}'`, named by `path`)."""
+    return Settings(merge(settings.data, data), (*settings.layers, (path, data)))
+
+
+def parse_settings_json(text: str, label: str) -> dict[str, Any]:
+    """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _config_error(
+            f"{label} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise _config_error(f"{label} must be a JSON object, not {type(data).__name__}")
+    return data  # pyright: ignore[reportUnknownVariableType]
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,9 +35,11 @@ def build_system_prompt(
     skills: str = "",
     memory: str = "",
     sandbox: str = "",
+    base: str | None = None,
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
     `sandbox` states the limits Bash commands run under (empty when they run unsandboxed).
+    `base` replaces tether's own instructions (`--system-prompt`; empty leaves none).
 
     Nothing here changes during a session (the date is taken once): the prefix stays cacheable.
     """
@@ -52,7 +54,8 @@ def build_system_prompt(
             f"- Tools: {', '.join(tool_names)}",
         ]
     )
-    parts = [BASE_PROMPT, env]
+    parts = [BASE_PROMPT if base is None else base.strip(), env]
+    parts = [part for part in parts if part]
     if sandbox.strip():
         parts.append(sandbox.strip())
     if skills.strip():

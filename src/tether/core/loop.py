@@ -120,7 +120,15 @@ async def run_turn(
         kept = history.add_assistant(response.message, response.usage)
         if kept is None:
             return "success"
-        emit(MessageCompleted(message=kept, usage=response.usage))
+        emit(
+            MessageCompleted(
+                message=kept,
+                usage=response.usage,
+                model=agent.model_id,
+                stop_reason=response.stop_reason,
+                cost_usd=agent.price(response.usage),
+            )
+        )
         if kept.text():
             stats.result = kept.text()
         calls = kept.tool_uses()

@@ -57,6 +57,8 @@ def failed(spec: HookSpec, message: str) -> HookOutcome:
 
 def describe(spec: HookSpec) -> str:
     """`PreToolUse hook "./check.sh"`: how a hook is named in messages."""
+    if spec.callback_id is not None:
+        return f"{spec.event} hook callback {spec.callback_id}"
     command = " ".join(spec.command.split())
     if len(command) > 60:
         command = command[:57] + "..."
