@@ -75,3 +75,34 @@ def _alive(pid: int) -> bool:
         return False
     state = stat.rsplit(")", 1)[1].split()[0]  # after the command name, which may hold anything
     return state not in ("Z", "X")
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+async def test_a_second_interrupt_does_not_cut_short_the_stopping_of_commands(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    # The shell ignores SIGTERM: the first interrupt's SIGTERM leaves it running, and the call
+    # waits out the grace period before SIGKILL. A second interrupt meanwhile must not end the
+    # turn before the command is gone (it did: the calls were cancelled again, mid-clean-up).
+    fake_model.script(
+        reply(tool_use("Bash", command="trap '' TERM; echo $$ > shell.pid; while :; do :; done")),
+        reply(text("stopped")),
+    )
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"sandbox": {"enabled": false}}')
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    try:
+        finished: TurnFinished | None = None
+        async for event in session.submit(UserInput(text="start")):
+            if isinstance(event, ToolStarted):
+                await _until_written(workspace / "shell.pid")
+                session.interrupt()
+                await asyncio.sleep(0.3)  # the call is now waiting out its grace period
+                session.interrupt()
+            if isinstance(event, TurnFinished):
+                finished = event
+        assert finished is not None
+        assert finished.error == "interrupted by the user"
+        assert not _alive(int((workspace / "shell.pid").read_text()))
+    finally:
+        await session.aclose()
