@@ -99,7 +99,7 @@ def main() -> dict[str, float]:
             started = time.perf_counter()
             loaded = load_session(path)
             load_times.append(time.perf_counter() - started)
-        assert len(loaded.records) == ENTRIES
+        assert len(tuple(loaded.records())) == ENTRIES
         assert not loaded.warnings
         tracemalloc.start()
         load_session(path)

@@ -138,7 +138,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning(
         f.write('{"type": "user", "uuid": "x", "mess')  # a crash mid-write
     result = tether("-c", "-p", "second")
     assert result.exit_code == 0, result.stderr
-    assert "torn or invalid entry skipped" in result.stderr
+    assert "line 5 could not be read (torn or invalid); skipped" in result.stderr
     assert fake_model.requests[1].last_user_text() == "second"
     assert load_session(path).warnings != ()  # the torn line stays, skipped
     assert [json.loads(line)["type"] for line in path.read_text().splitlines()[-2:]] == [
@@ -231,7 +231,7 @@ def test_a_session_that_cannot_be_saved_goes_on_and_says_so(
     fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done anyway")))
     result = tether("-p", "work")
     assert (result.exit_code, result.stdout) == (0, "done anyway\n")
-    assert result.stderr.count("the session is no longer being saved") == 1
+    assert result.stderr.count("this session is not being saved") == 1
     assert "projects" in result.stderr
 
 

@@ -35,7 +35,8 @@ from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
-from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
+from tether.core.recording import SessionRecorder
+from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption, restore, resume_session
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
@@ -43,15 +44,7 @@ from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits
 from tether.skills import SKILL_TOOL_NAME, discover_skills
-from tether.store import (
-    LoadedSession,
-    SessionWriter,
-    find_session,
-    fork_session,
-    latest_session,
-    load_session,
-    project_dir,
-)
+from tether.store import SessionWriter, find_session, latest_session, project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -90,6 +83,16 @@ class RunOptions:
 def build_session(opts: RunOptions) -> Session:
     """Load settings, resolve the model and build the session. Raises `ConfigError` with a
     message fit for the user when something is missing or broken."""
+    claimed: list[Resumption] = []
+    try:
+        return _build_session(opts, claimed)
+    except BaseException:
+        for resumption in claimed:  # a session file it holds: let the next process have it
+            resumption.recorder.close()
+        raise
+
+
+def _build_session(opts: RunOptions, claimed: list[Resumption]) -> Session:
     env = dict(os.environ if opts.env is None else opts.env)
     workspace = opts.cwd.expanduser().resolve()
     if not workspace.is_dir():
@@ -111,8 +114,19 @@ def build_session(opts: RunOptions) -> Session:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(home, workspace)
-    loaded = _session_to_resume(opts, home, workspace)
-    session_id = loaded.session_id if loaded and not opts.fork else str(uuid.uuid4())
+    path = _session_to_resume(opts, home, workspace)
+    resumption = None
+    if path is not None:
+        resumption = resume_session(
+            path,
+            fork=opts.fork,
+            directory=sessions_dir,
+            cwd=workspace,
+            model=resolved.model_id,
+            new_id=lambda: str(uuid.uuid4()),
+        )
+        claimed.append(resumption)
+    session_id = resumption.session_id if resumption is not None else str(uuid.uuid4())
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     skills = discover_skills(workspace, home=user_home)
@@ -195,18 +209,20 @@ def build_session(opts: RunOptions) -> Session:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
-    restored = restore(loaded) if loaded is not None else None
+    restored = restore(resumption.loaded) if resumption is not None else None
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(
         agent,
         session_id=session_id,
         history=restored.history if restored is not None else None,
-        lifecycle=Lifecycle(gate.hooks, source="resume" if loaded else "startup"),
-        recorder=_recorder(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
+        lifecycle=Lifecycle(gate.hooks, source="resume" if resumption else "startup"),
+        recorder=resumption.recorder
+        if resumption is not None
+        else _new_recorder(sessions_dir, session_id, workspace, resolved.model_id),
     )
-    if loaded is not None and restored is not None:
-        _resumed(session, loaded, restored, opts.fork)
+    if resumption is not None and restored is not None:
+        _resumed(session, resumption, restored)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if sandbox.notice is not None:
@@ -258,53 +274,44 @@ def background_notices(context: ToolContext) -> list[TextBlock]:
     return [TextBlock(text=reminder(n)) for n in context.background.finished_unreported()]
 
 
-def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> LoadedSession | None:
+def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
     if opts.resume is not None:
-        return load_session(find_session(home, workspace, opts.resume))
+        return find_session(home, workspace, opts.resume)
     if opts.continue_latest:
         latest = latest_session(home, workspace)
         if latest is None:
             raise ConfigError(f"no session to continue in {workspace}: start one with tether")
-        return load_session(latest)
+        return latest
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     return None
 
 
-def _recorder(
-    opts: RunOptions,
-    loaded: LoadedSession | None,
-    directory: Path,
-    session_id: str,
-    workspace: Path,
-    model_id: str,
+def _new_recorder(
+    directory: Path, session_id: str, workspace: Path, model_id: str
 ) -> SessionRecorder:
-    if loaded is None:
+    def start() -> SessionWriter:
+        writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
+        writer.meta(model=model_id, version=__version__)
+        return writer
 
-        def start() -> SessionWriter:
-            writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
-            writer.meta(model=model_id, version=__version__)
-            return writer
-
-        return SessionRecorder(start)
-    if opts.fork:
-        writer = fork_session(loaded.path, directory, session_id, cwd=workspace, model=model_id)
-    else:
-        writer = SessionWriter.reopen(
-            loaded.path, cwd=workspace, last_uuid=loaded.last_uuid, model=model_id
-        )
-    return SessionRecorder.continuing(writer)
+    return SessionRecorder(start)
 
 
-def _resumed(session: Session, loaded: LoadedSession, restored: Restored, forked: bool) -> None:
-    """Count what the session already cost, answer calls a crash left open, and say so."""
+def _resumed(session: Session, resumption: Resumption, restored: Restored) -> None:
+    """Count what the session already cost, answer calls a crash left open, and say so: what
+    of the file could not be resumed as written, why it forked, why it is not saved."""
+    loaded = resumption.loaded
     for usage in restored.usage:
         session.usage = session.usage + usage
         session.cost_usd += session.agent.price(usage)
+    session.usage = session.usage + restored.side_usage
+    session.cost_usd += restored.side_cost_usd
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
-    session.startup_notices.extend(loaded.warnings)
+    session.startup_notices.extend(resumption.notices)
+    session.startup_notices.extend(restored.damage)
     title = f" ({loaded.title})" if loaded.title else ""
-    how = f"forked from {loaded.session_id}{title} as" if forked else "resumed"
+    how = f"forked from {loaded.session_id}{title} as" if resumption.forked else "resumed"
     note = f"{how} session {session.session_id}: {len(restored.history)} messages"
     if repaired:
         note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"

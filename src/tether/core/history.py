@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks
+from tether.core.shrink import shrink_message
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -14,6 +15,10 @@ from tether.protocol import (
     ToolUseBlock,
     Usage,
 )
+
+LIGHT_CAP = 2000
+"""Characters a string keeps in messages a compaction took out of the view (see
+`History.lighten_compacted`)."""
 
 
 class Journal(Protocol):
@@ -45,6 +50,7 @@ class History:
         """Told of every change after it is made; None keeps the history in memory only."""
         self._summary: tuple[Message, ...] = ()
         self._cut = 0
+        self._lightened = 0
         self.last_usage: Usage | None = None
         """The usage of the newest response: how much of the window the view fills."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
@@ -92,6 +98,14 @@ class History:
         self._summary = tuple(summary)
         self._cut = len(self._messages) - kept
         self.micro_memo.clear()
+
+    def lighten_compacted(self) -> None:
+        """Keep only the head and tail of long strings in the messages before the cut: no
+        request sends them again (a later compaction summarises the view, not them), and a
+        long session resumed from its file need not hold all it ever read."""
+        for index in range(self._lightened, self._cut):
+            self._messages[index] = shrink_message(self._messages[index], LIGHT_CAP)
+        self._lightened = max(self._lightened, self._cut)
 
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""

@@ -108,6 +108,11 @@ async def run_turn(
     on every exception: each tool_use has its tool_result."""
     while True:
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
+            spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
+            stats.result = (
+                f"Not run: the budget (${agent.max_budget_usd}) is spent; this session has "
+                f"cost ${spent:.4f} so far."
+            )
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
         request = next_request(agent, history)
