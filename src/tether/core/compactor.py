@@ -99,7 +99,13 @@ async def compact(
     history.last_usage = None
     if agent.compaction.memory_path is not None:
         when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-        append_memory(agent.compaction.memory_path, summary, when=when)
+        try:
+            append_memory(agent.compaction.memory_path, summary, when=when)
+        except (OSError, UnicodeError) as e:  # a full disk, a file not in UTF-8
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            where = agent.compaction.memory_path
+            # The compaction stands (the history is whole); only the memory file misses it.
+            emit(Notice(level="warning", message=f"the summary was not added to {where}: {reason}"))
     emit(
         Notice(
             message=f"context compacted ({trigger}): {cut} earlier messages summarised, "
