@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tether.store import list_sessions
-from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
@@ -27,15 +27,15 @@ def usage(input_tokens: int, output_tokens: int = 0) -> dict[str, int]:
 
 
 def test_a_resumed_session_counts_its_subagents_and_summaries(
-    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     # claude-sonnet-5-5: $2 per million input tokens, $10 per million output tokens.
-    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
     task = tool_use("Task", description="job", prompt="do the job", subagent_type="general-purpose")
     fake_model.script(
         reply(task, usage=usage(1000, 100)),  # $0.003
         reply(text("job done"), usage=usage(100_000)),  # the subagent: $0.2
-        reply(tool_use("Bash", command="echo hi"), usage=usage(9000)),  # $0.018, window full
+        reply(tool_use("Bash", command="echo hi"), usage=usage(9000)),  # $0.018
+        http_error(400, "prompt is too long: 1100000 tokens > 1000000 maximum"),  # compact
         reply(text("SUMMARY: a job was done."), usage=usage(300_000)),  # the summary: $0.6
         reply(text("all done"), usage=usage(10)),  # $0.00002
     )

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from tether.core.memory import append_memory, load_memory
-from tether.core.micro import CompactionPolicy, micro_compact, shrink_largest_result
+from tether.core.micro import CompactionPolicy, micro_compact
 from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.protocol import ContentBlock, Message, ModelError, TextBlock, Usage
 
@@ -32,7 +32,6 @@ __all__ = [
     "micro_compact",
     "needs_compaction",
     "plan_cut",
-    "shrink_largest_result",
     "summarize",
     "summary_instruction",
     "summary_request",

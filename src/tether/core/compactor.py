@@ -6,9 +6,10 @@ in `compaction`, `micro` and `memory`; this module puts them in order for the lo
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -18,13 +19,15 @@ from tether.core.compaction import (
     is_prompt_too_long,
     plan_cut,
     summarize,
+    summary_instruction,
     summary_request,
 )
 from tether.core.history import History
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
+from tether.core.sizing import ATTEMPTS, fitted
 from tether.models.base import ModelRequest
-from tether.protocol import Event, Message, ModelError, Notice
+from tether.protocol import Event, HarnessError, Message, ModelError, Notice
 from tether.tools.builtin.todo import render_todos
 
 if TYPE_CHECKING:
@@ -41,23 +44,37 @@ class Compaction:
 
 async def _summary(
     agent: Agent,
+    history: History,
     request: ModelRequest,
     sent: tuple[Message, ...],
     view: tuple[Message, ...],
     focus: str | None,
-    policy: CompactionPolicy,
 ) -> str:
-    spent = agent.spend_aside
-    try:
-        return await summarize(agent.model, summary_request(request, sent, focus), spent=spent)
-    except ModelError as e:
-        if not is_prompt_too_long(e):
-            raise
-    # Even what is sent no longer fits (a small window, big recent results): summarise over
-    # notes of every result instead. The cached prefix is lost for this one request.
-    terse = replace(policy, micro_keep_recent=0, micro_min_chars=0)
-    request = summary_request(request, micro_compact(view, terse), focus)
-    return await summarize(agent.model, request, spent=spent)
+    """Ask for the summary with a request that fits: over what is sent (the cached prefix is
+    reused), else over notes of every result, else with the biggest blocks cut. A request
+    known not to fit is not sent; one refused as too long corrects the estimate."""
+    assert agent.compaction is not None
+    policy, sizer = agent.compaction.policy, history.sizer
+    instruction = len(summary_instruction(focus)) + 100
+    messages = sent
+    base = dataclasses.replace(request, messages=sent)
+    if not sizer.fits(base, sizer.window(policy.window), reserve_chars=instruction):
+        # Even what is sent does not fit beside the instruction (a small window, big recent
+        # results): summarise over notes of every result. The cached prefix is lost once.
+        terse = dataclasses.replace(policy, micro_keep_recent=0, micro_min_chars=0)
+        messages = micro_compact(view, terse)
+    for attempt in range(1, ATTEMPTS + 1):
+        base = dataclasses.replace(request, messages=messages)
+        window = sizer.window(policy.window)
+        messages = fitted(base, sizer, window, reserve_chars=instruction).messages
+        asked = summary_request(request, messages, focus)
+        try:
+            return await summarize(agent.model, asked, spent=agent.spend_aside)
+        except ModelError as e:
+            if not is_prompt_too_long(e) or attempt == ATTEMPTS:
+                raise
+            sizer.refused(asked, str(e))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 async def compact(
@@ -90,8 +107,8 @@ async def compact(
     # window, and it shares the cached prefix of the request before it.
     sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
-        summary = await _summary(agent, request, sent, view, focus, policy)
-    except ModelError as e:
+        summary = await _summary(agent, history, request, sent, view, focus)
+    except (ModelError, HarnessError) as e:  # HarnessError: no request of it could fit
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False
     plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None

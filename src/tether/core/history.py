@@ -7,6 +7,7 @@ from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks
 from tether.core.shrink import shrink_message
+from tether.core.sizing import RequestSizer
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -55,6 +56,8 @@ class History:
         """The usage of the newest response: how much of the window the view fills."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
         """Notes already sent for old results (see `micro_compact`), kept stable."""
+        self.sizer = RequestSizer()
+        """Estimates this conversation's requests in tokens before they are sent."""
         self._call_ids = CallIds()
         for message in self._messages:
             if message.role == "assistant":

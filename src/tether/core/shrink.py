@@ -17,6 +17,7 @@ from tether.protocol import ContentBlock, Message, TextBlock, ToolResultBlock, T
 
 MIN_CAP = 200
 """No string is cut shorter than this: the note alone takes about 60 characters."""
+_CAP_STEPS = 12
 
 
 def cut_middle(text: str, max_chars: int) -> str:
@@ -55,13 +56,20 @@ def shrink_to_fit(
         return tuple(messages), True
     lengths = sorted((n for m in messages for n in _string_lengths(m)), reverse=True)
     cap = _cap_for(lengths, total - budget)
-    while True:
+    for attempt in range(_CAP_STEPS):
         shrunk = [(s, n) if (s := shrink_message(m, cap)) is m else (s, size(s)) for m, n in sized]
-        if sum(n for _, n in shrunk) <= budget:
+        over = sum(n for _, n in shrunk) - budget
+        if over <= 0:
             return tuple(m for m, _ in shrunk), True
         if cap <= MIN_CAP:
             return tuple(m for m, _ in shrunk), False
-        cap = max(MIN_CAP, cap * 2 // 3)
+        # Notes and JSON escapes took more room than the lengths said: lower the cap by what
+        # is still over, shared among the strings it cuts (later, by a third, to converge).
+        cut = sum(1 for n in lengths if n > cap) or 1
+        step = over // cut + 1 if attempt < _CAP_STEPS // 2 else cap // 3
+        cap = max(MIN_CAP, cap - step)
+    smallest = tuple(shrink_message(m, MIN_CAP) for m, _ in sized)
+    return smallest, sum(size(m) for m in smallest) <= budget
 
 
 def _cap_for(lengths: list[int], excess: int) -> int:
