@@ -3,6 +3,7 @@ the fake server enforces the window, and no request may be refused as too long."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,3 +101,29 @@ def test_summary_requests_fit_a_small_window_with_bulky_results(
     assert (result.exit_code, result.stdout) == (0, "read them all\n"), result.stderr
     assert summaries, "the window never filled: the test needs bigger parts"
     assert fake_model.rejections == []
+
+
+def test_a_long_session_never_compacted_resumes_in_a_small_window(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, small_window: None
+) -> None:
+    # 1,500 rounds of small reads: even with every result a note and every block cut short,
+    # the summary request of the whole conversation is past the window. Its oldest part is
+    # left out of that request (the user's words are carried verbatim all the same).
+    from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from tether.store import SessionWriter, project_dir
+
+    home = Path(os.environ["TETHER_HOME"])
+    with SessionWriter.create(project_dir(home, workspace), "long", cwd=workspace) as writer:
+        writer.user([TextBlock(text="Read every file, one by one.")])
+        for n in range(1500):
+            call = ToolUseBlock(id=f"toolu_{n}", name="Read", input={"file_path": f"f{n}.py"})
+            writer.assistant(Message(role="assistant", content=(call,)), None)
+            writer.user([ToolResultBlock(tool_use_id=call.id, content=f"contents of f{n}")])
+        writer.assistant(Message(role="assistant", content=(TextBlock(text="Done."),)), None)
+    fake_model.script(*[_answers("resumed")] * 4)  # type: ignore[list-item]
+
+    result = tether("-c", "-p", "what did you read?")
+    assert (result.exit_code, result.stdout) == (0, "resumed\n"), result.stderr
+    [summary] = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]
+    assert "oldest messages of this conversation are left out" in str(summary.messages())
+    assert "Read every file, one by one." in str(fake_model.requests[-1].messages()[0])

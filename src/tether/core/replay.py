@@ -92,7 +92,8 @@ class RecordRepair:
 
     def _user(self, blocks: Sequence[ContentBlock]) -> Iterator[Record]:
         kept: list[ContentBlock] = []
-        for block in self._ids.results(encodable_blocks(blocks)):
+        # Text is made encodable by History itself: only ids and pairing are seen to here.
+        for block in self._ids.results(tuple(blocks)):
             if isinstance(block, ToolResultBlock):
                 if block.tool_use_id not in self._pending:
                     self.repairs.results_dropped += 1
@@ -110,7 +111,7 @@ class RecordRepair:
     def _assistant(self, record: AssistantRecord) -> Iterator[Record]:
         blocks = [
             b
-            for b in encodable_blocks(record.message.content)
+            for b in record.message.content
             if not (isinstance(b, TextBlock) and not b.text.strip())
         ]
         if not blocks:

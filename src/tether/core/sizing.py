@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from tether.core.compaction import recent_part
 from tether.core.shrink import shrink_to_fit
 from tether.models.base import ModelRequest
 from tether.protocol import HarnessError, Message, Usage
@@ -144,10 +145,13 @@ def fitted(
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
     budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
     messages, fits = shrink_to_fit(request.messages, sizer.message_size, budget)
+    if not fits:  # too many messages, not too long ones: the oldest are left out of this one
+        messages = recent_part(messages, sizer.message_size, budget)
+        messages, fits = shrink_to_fit(messages, sizer.message_size, budget)
     if not fits:
         raise HarnessError(
-            f"the conversation cannot be made to fit the model's {window:,}-token context "
-            "window, even with every message cut short: start a new session, or use a model "
-            "with a larger window"
+            f"the newest exchange cannot be made to fit the model's {window:,}-token context "
+            "window beside the system prompt and tools, even cut short: start a new session, "
+            "or use a model with a larger window"
         )
     return replace(request, messages=messages)
