@@ -354,3 +354,15 @@ def test_loading_a_missing_or_unreadable_file_names_it(tmp_path: Path) -> None:
         load_session(tmp_path / "nope.jsonl")
     with pytest.raises(ConfigError, match=f"cannot read session file {tmp_path}: Is a directory"):
         load_session(tmp_path)
+
+
+def test_an_entry_whose_type_was_garbled_is_said_not_silently_skipped(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.append("bookmark", note="a kind this version does not know: nothing to say")
+        writer.user([TextBlock(text="two")])
+    raw = writer.path.read_bytes().replace(b'"type":"user"', b'"type":"usxr"', 1)
+    writer.path.write_bytes(raw)
+    problems: list[str] = []
+    assert tuple(load_session(writer.path).records(problems)) == (user("two"),)
+    assert problems == ["line 1 skipped: an entry of unknown type 'usxr' with a message"]

@@ -257,7 +257,11 @@ def _typed_record(fields: dict[str, Any]) -> Record | None:
             if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
                 raise _BadEntry("spend without a costUSD")
             return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
-        case _:  # title, fork, meta, and kinds a newer tether writes: nothing to replay
+        case "title" | "fork" | "meta":
+            return None
+        case unknown if "message" in fields:  # a conversation entry whose type was lost
+            raise _BadEntry(f"an entry of unknown type {unknown!r} with a message")
+        case _:  # kinds a newer tether (or another tool) writes: nothing to replay
             return None
 
 
