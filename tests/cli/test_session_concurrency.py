@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.chains import message_chain_problem
 from tether.store import SessionInUse, SessionWriter, list_sessions, load_session
 from tether.testing import FakeModelServer, RecordedRequest, reply, text
 from tether.testing.cli_runner import CliResult, run_cli_process
@@ -29,7 +30,7 @@ def _only_session(workspace: Path) -> Path:
 
 def _assert_one_chain(path: Path) -> None:
     entries = [json.loads(line) for line in path.read_bytes().splitlines()]
-    assert [e["parentUuid"] for e in entries] == [None, *(e["uuid"] for e in entries[:-1])]
+    assert message_chain_problem(entries) is None
 
 
 def test_a_second_writer_is_refused_until_the_first_lets_go(tmp_path: Path) -> None:

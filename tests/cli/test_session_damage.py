@@ -74,7 +74,7 @@ def _misanswer(lines: list[bytes]) -> list[bytes]:
 DAMAGE: dict[str, tuple[Damage, str | None]] = {
     "results of two calls dropped": (_drop(4), "2 tool calls without a result"),
     "a call dropped, its result left": (_drop(5), "1 tool result without a matching call"),
-    "the first prompt dropped": (_drop(1), "line 2 followed an entry missing"),
+    "the first prompt dropped": (_drop(1), "followed an entry missing"),
     "the final answer dropped": (_drop(7), None),
     "a line repeated in the middle": (
         lambda lines: [*lines[:5], lines[3], *lines[5:]],

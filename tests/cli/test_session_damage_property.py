@@ -150,6 +150,11 @@ def _header(line: bytes) -> tuple[object, ...] | None:
     return tuple(entry.get(k) for k in ("type", "uuid", "parentUuid"))
 
 
+def _is_message(line: bytes) -> bool:
+    header = _header(line)
+    return header is not None and header[0] in ("user", "assistant")
+
+
 def _second_writer(
     out: list[bytes], original: list[bytes], fork_at: int, count: int, rng: random.Random
 ) -> list[bytes]:
@@ -206,10 +211,12 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
             must_say = must_say or _header(garbled) != _header(original)
         elif at + 1 < len(lines) and damaged_lines[at + 1] is not None:  # swap with the next
             damaged_lines[at], damaged_lines[at + 1] = damaged_lines[at + 1], damaged_lines[at]
-    # A dropped line is noticed unless nothing that follows it survives (a shorter file).
-    survivors = [i for i, line in enumerate(damaged_lines) if line is not None]
-    last_survivor = max(survivors, default=-1)
-    if any(line is None and i < last_survivor for i, line in enumerate(damaged_lines)):
+    # A dropped message is noticed unless no message after it survives (a shorter file).
+    # Other entries hang off the chain (as in Claude Code's files): nothing names them, so
+    # losing one (a title, a spend, a compaction) cannot be told from the file.
+    messages = [i for i, line in enumerate(lines) if _is_message(line)]
+    kept = [i for i in messages if damaged_lines[i] is not None]
+    if any(damaged_lines[i] is None and i < max(kept, default=-1) for i in messages):
         must_say = True
     out = [line for line in damaged_lines if line is not None]
     for position, line in sorted(extra, reverse=True):

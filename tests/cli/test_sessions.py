@@ -4,7 +4,6 @@ them; a session killed at any moment resumes with a valid first request."""
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import os
 import signal
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.chains import message_chain_problem
 from tether.cli.sessions_cmd import pick_session
 from tether.main import main as tether_main
 from tether.store import list_sessions, load_session
@@ -69,7 +69,9 @@ def test_continue_sends_the_earlier_conversation(
         "user",
         "assistant",
     ]
-    assert all(e["parentUuid"] == p["uuid"] for p, e in itertools.pairwise(entries))
+    assert message_chain_problem(entries) is None
+    # Only messages are on the chain (Claude Code and its SDK follow it): the first prompt too.
+    assert entries[1]["parentUuid"] is None
     assert {e["sessionId"] for e in entries} == {session_id}
     assert entries[3]["message"]["usage"]["output_tokens"] > 0
 

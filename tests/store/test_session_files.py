@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.chains import message_chain_problem
 from tether.protocol import (
     ConfigError,
     HarnessError,
@@ -153,7 +154,7 @@ def test_the_file_holds_one_compact_json_entry_a_line(tmp_path: Path) -> None:
     assert first["message"] == {"role": "user", "content": [{"type": "text", "text": "héllo"}]}
 
 
-def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
+def test_messages_chain_across_reopens_and_other_entries_hang_off_them(tmp_path: Path) -> None:
     with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
         writer.meta(model="m")
         writer.user([TextBlock(text="one")])
@@ -164,7 +165,7 @@ def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
             again.append("bookmark", note="a kind this version does not know")
 
     entries = lines(writer.path)
-    assert [e["parentUuid"] for e in entries] == [None, *(e["uuid"] for e in entries[:-1])]
+    assert message_chain_problem(entries) is None
     assert len({e["uuid"] for e in entries}) == len(entries) == 8
     loaded = load_session(writer.path)
     assert tuple(loaded.records()) == (
@@ -173,7 +174,8 @@ def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
         user("resumed 1"),
         user("resumed 2"),
     )
-    assert (loaded.last_uuid, loaded.warnings) == (entries[-1]["uuid"], ())
+    # The newest message is the parent of what comes next, not the bookmark after it.
+    assert (loaded.last_uuid, loaded.warnings) == (entries[-2]["uuid"], ())
 
 
 def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_a_new_line(tmp_path: Path) -> None:
@@ -219,10 +221,10 @@ def test_bad_lines_in_the_middle_are_skipped_with_their_line_numbers(tmp_path: P
             b"[1, 2]",
             b'{"type": "user"}',
             json.dumps({**entry, "uuid": "u-other", "parentUuid": 7}).encode(),
-            linked(8, message={"role": "user", "content": [{"type": "image"}]}),
+            linked(8, message={"role": "user", "content": [{"type": 7}]}),
             linked(9, type="compaction", summary=[], kept=0),
             linked(10, type="title", title=None),
-            linked(11, type="user", message={"role": "user", "content": "a string"}),
+            linked(11, type="user", message={"role": "user", "content": 42}),
             b"\xff\xfe{}",
             json.dumps(entry).encode(),  # the first entry again
         ):

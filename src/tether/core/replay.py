@@ -80,15 +80,27 @@ class RecordRepair:
         """Calls of the newest assistant message not answered yet."""
 
     def repaired(self, records: Iterator[Record]) -> Iterator[Record]:
+        held: AssistantRecord | None = None  # a reply whose next block may still come
         for record in records:
+            if isinstance(record, AssistantRecord):
+                if held is not None and _same_response(held, record):
+                    held = _joined(held, record)
+                    continue
+                if held is not None:
+                    yield from self._assistant(held)
+                held = record
+                continue
+            if held is not None:
+                yield from self._assistant(held)
+                held = None
             if isinstance(record, UserRecord):
                 yield from self._user(record.blocks)
-            elif isinstance(record, AssistantRecord):
-                yield from self._assistant(record)
             elif isinstance(record, CompactionRecord):
                 yield from self._compaction(record)
             else:
                 yield record
+        if held is not None:
+            yield from self._assistant(held)
 
     def _user(self, blocks: Sequence[ContentBlock]) -> Iterator[Record]:
         kept: list[ContentBlock] = []
@@ -155,6 +167,17 @@ class RecordRepair:
     def _add_role(self, role: str) -> None:
         if role == "assistant" or not self._roles or self._roles[-1] != "user":
             self._roles.append(role)
+
+
+def _same_response(first: AssistantRecord, then: AssistantRecord) -> bool:
+    """Two entries of one response (Claude Code writes one entry per content block)."""
+    return first.message_id is not None and first.message_id == then.message_id
+
+
+def _joined(first: AssistantRecord, then: AssistantRecord) -> AssistantRecord:
+    content = (*first.message.content, *then.message.content)
+    usage = then.usage or first.usage  # each entry repeats the response's usage: count it once
+    return AssistantRecord(Message(role="assistant", content=content), usage, first.message_id)
 
 
 def _usable_summary(summary: Sequence[Message]) -> tuple[Message, ...] | None:

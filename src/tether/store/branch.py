@@ -13,6 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+"""Entries of the conversation itself: they chain to one another through `parentUuid`. Every
+other entry (meta, title, spend, compaction, fork) hangs off the newest message and nothing
+chains to it, so readers that follow the chain (Claude Code, its SDK) see only messages.
+Files written before this rule have them on the chain: both read the same here."""
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
@@ -27,6 +32,8 @@ class Indexed:
     timestamp: str
     ends_turn: bool = False
     """A reply that calls no tool: the model's turn ended here."""
+    message: bool = True
+    """A message of the conversation (see `MESSAGE_TYPES`), not an entry hanging off one."""
 
 
 @dataclass(frozen=True)
@@ -41,24 +48,24 @@ class Branch:
 
 def newest_branch(entries: list[Indexed]) -> Branch:
     """The branch of `entries` (readable ones, in file order, each uuid once) that ends at the
-    newest leaf: the latest timestamp among entries nobody names as parent, the later line on
-    a tie."""
+    newest leaf message (the latest timestamp among messages nobody names as parent, the later
+    line on a tie), with the other entries that hang off its messages, each after its own."""
     if not entries:
         return Branch((), (), 0)
     position = {entry.uuid: index for index, entry in enumerate(entries)}
     parents = {entry.parent for entry in entries}
     leaves = [i for i, entry in enumerate(entries) if entry.uuid not in parents]
-    if not leaves:  # every entry is someone's parent: a cycle made of garbled ids
-        leaves = [len(entries) - 1]
+    # A cycle made of garbled ids leaves no leaf: start from the last line.
+    leaves = [i for i in leaves if entries[i].message] or leaves or [len(entries) - 1]
     newest = max(leaves, key=lambda i: (_sortable(entries[i].timestamp), i))
-    chain: list[Indexed] = []
+    walk: list[int] = []
     gaps: list[int] = []
     visited: set[int] = set()
     current: int | None = newest
     while current is not None:
         visited.add(current)
+        walk.append(current)
         entry = entries[current]
-        chain.append(entry)
         if entry.parent is None:
             break
         parent = position.get(entry.parent)
@@ -66,9 +73,36 @@ def newest_branch(entries: list[Indexed]) -> Branch:
             gaps.append(entry.line)
             parent = next((i for i in range(current - 1, -1, -1) if i not in visited), None)
         current = parent
-    chain.reverse()
+    walk.reverse()
     gaps.reverse()
-    return Branch(tuple(chain), tuple(gaps), len(entries) - len(chain))
+    ordered = _with_side_entries(entries, walk, position)
+    return Branch(tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered))
+
+
+def _with_side_entries(
+    entries: list[Indexed], walk: list[int], position: dict[str, int]
+) -> list[int]:
+    """`walk` with each entry that is not a message and hangs off it (its parent on the walk,
+    or none, or one lost from the file) placed right after that parent, in file order."""
+    on_walk = set(walk)
+    after: dict[int, list[int]] = {}  # walk index (-1: before it all) -> side entries
+    for index, entry in enumerate(entries):
+        if index in on_walk or entry.message:
+            continue
+        if entry.parent is None:
+            anchor = -1
+        elif (parent := position.get(entry.parent)) is None:  # lost: the message before it
+            anchor = max((i for i in walk if i < index), default=-1)
+        elif parent in on_walk:
+            anchor = parent
+        else:
+            continue  # it hangs off another branch
+        after.setdefault(anchor, []).append(index)
+    ordered = list(after.get(-1, []))
+    for index in walk:
+        ordered.append(index)
+        ordered.extend(after.get(index, []))
+    return ordered
 
 
 def _sortable(timestamp: str) -> str:

@@ -19,7 +19,8 @@ from typing import Any, BinaryIO, TypeAlias, cast
 from pydantic import ValidationError
 
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
-from tether.store.branch import Indexed, newest_branch
+from tether.store.branch import MESSAGE_TYPES, Indexed, newest_branch
+from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
 
@@ -39,6 +40,8 @@ class UserRecord:
 class AssistantRecord:
     message: Message
     usage: Usage | None
+    message_id: str | None = None
+    """The API's id of the response: Claude Code writes one entry per block of a response."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class LoadedSession:
     forked_from: tuple[str, str | None] | None
     """(session id, entry uuid) this file was forked from, if it was."""
     last_uuid: str | None
-    """The uuid of the branch's newest entry: the parent of the next one appended."""
+    """The uuid of the branch's newest message: the parent of the next entry appended."""
     warnings: tuple[str, ...]
     """What of the file is not resumed, one sentence each: lines that cannot be read, lines
     written twice, gaps in the chain of entries, entries off the branch."""
@@ -104,7 +107,7 @@ class LoadedSession:
         if not ends or ends[-1] == len(self.branch) - 1:
             return self
         branch = self.branch[: ends[-1] + 1]
-        return dataclasses.replace(self, branch=branch, last_uuid=branch[-1].uuid)
+        return dataclasses.replace(self, branch=branch, last_uuid=branch[-1].uuid)  # a reply
 
     def raw_lines(self) -> Iterator[dict[str, Any]]:
         """The branch's entries as written (every type), oldest first, for copying."""
@@ -126,6 +129,10 @@ class _BadEntry(Exception):
     pass
 
 
+class _Bookkeeping(Exception):
+    """A line that is no entry of the conversation (see `foreign.is_bookkeeping`)."""
+
+
 def load_session(path: Path) -> LoadedSession:
     """Index a session file and choose the branch to resume. Raises SessionNotFound if it is
     missing, ConfigError if it cannot be read."""
@@ -143,7 +150,10 @@ def load_session(path: Path) -> LoadedSession:
         seen.add(fields["uuid"])
         parent = fields.get("parentUuid")
         ends = _ends_turn(fields)
-        indexed.append(Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends))
+        message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
+        indexed.append(
+            Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends, message)
+        )
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
             title = fields["title"]
         elif fields["type"] == "fork" and (origin := fork_origin(fields)) is not None:
@@ -169,7 +179,7 @@ def load_session(path: Path) -> LoadedSession:
         path=path,
         title=title,
         forked_from=forked_from,
-        last_uuid=branch.entries[-1].uuid if branch.entries else None,
+        last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
         warnings=tuple(f"session file {path}: {w}" for w in warnings),
         branch=branch.entries,
     )
@@ -187,6 +197,8 @@ def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]
                     continue
                 try:
                     yield number, start, _parse_entry(line)
+                except _Bookkeeping:
+                    continue
                 except _BadEntry:
                     unreadable.append(number)
     except FileNotFoundError:
@@ -218,6 +230,8 @@ def _parse_entry(line: bytes) -> Entry:
     if not isinstance(raw, dict):
         raise _BadEntry("not a JSON object")
     fields = cast(dict[str, Any], raw)
+    if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
+        raise _Bookkeeping
     for key in ("type", "uuid", "sessionId", "timestamp", "cwd"):
         if not isinstance(fields.get(key), str):
             raise _BadEntry(f"no {key}")
@@ -239,6 +253,8 @@ def _record(fields: dict[str, Any]) -> Record | None:
 
 
 def _typed_record(fields: dict[str, Any]) -> Record | None:
+    if is_off_conversation(fields):
+        return None
     match fields["type"]:
         case "user":
             return UserRecord(_message(fields.get("message"), "user").content)
@@ -246,7 +262,12 @@ def _typed_record(fields: dict[str, Any]) -> Record | None:
             raw = fields.get("message")
             message = _message(raw, "assistant")
             usage = cast(dict[str, Any], raw).get("usage")
-            return AssistantRecord(message, None if usage is None else Usage.model_validate(usage))
+            message_id = cast(dict[str, Any], raw).get("id")
+            return AssistantRecord(
+                message,
+                None if usage is None else Usage.model_validate(usage),
+                message_id if isinstance(message_id, str) else None,
+            )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")
             if not isinstance(summary, list) or type(kept) is not int or kept < 1:
@@ -257,7 +278,7 @@ def _typed_record(fields: dict[str, Any]) -> Record | None:
             if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
                 raise _BadEntry("spend without a costUSD")
             return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
-        case "title" | "fork" | "meta":
+        case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost
             raise _BadEntry(f"an entry of unknown type {unknown!r} with a message")
@@ -280,7 +301,7 @@ def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
 def _message(raw: object, role: str) -> Message:
     if not isinstance(raw, dict) or raw.get("role") != role:
         raise _BadEntry(f"message is not a {role} message")
-    content = cast(dict[str, Any], raw).get("content")
+    content = message_content(cast(dict[str, Any], raw).get("content"))
     return Message.model_validate({"role": role, "content": content})
 
 

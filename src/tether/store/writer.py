@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from tether.protocol import ConfigError, ContentBlock, HarnessError, Message, Usage
+from tether.store.branch import MESSAGE_TYPES
 from tether.store.reader import LoadedSession
 
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
@@ -37,8 +38,9 @@ class SessionWriter:
     """Appends entries to one session file; a `Journal` for `History` (user, assistant,
     compacted). Build one with `create`, `reopen` or `fork_session`.
 
-    Each entry's `parentUuid` is the previous entry's `uuid`. Nothing is buffered: when a
-    method returns, the OS has the whole line. `close` syncs it to disk.
+    A message's `parentUuid` is the previous message's `uuid`; any other entry's is the
+    newest message's too, but no entry names it as parent (see `MESSAGE_TYPES`). Nothing is
+    buffered: when a method returns, the OS has the whole line. `close` syncs it to disk.
     """
 
     def __init__(
@@ -55,7 +57,7 @@ class SessionWriter:
         self.session_id = session_id
         self.cwd = cwd
         self.last_uuid = last_uuid
-        """The newest entry's uuid: the next entry's parentUuid."""
+        """The newest message's uuid: the next entry's parentUuid."""
         self.model = model
         """Recorded on assistant entries."""
         self._fd: int | None = fd
@@ -139,9 +141,9 @@ class SessionWriter:
         self.append("meta", data=data)
 
     def append(self, type: str, **fields: Any) -> str:
-        """Write one entry of any type after the newest; returns its uuid. If the write fails
-        (disk full) it raises HarnessError and the entry does not count: the next one still
-        points back to the last entry written whole."""
+        """Write one entry of any type after the newest message; returns its uuid. If the
+        write fails (disk full) it raises HarnessError and the entry does not count: the next
+        one still points back to the last message written whole."""
         clash = _HEADER.intersection(fields)
         if clash:
             raise ValueError(f"fields {sorted(clash)} are set by the writer")
@@ -156,7 +158,8 @@ class SessionWriter:
             **fields,
         }
         self._write(encode_entry(entry))
-        self.last_uuid = entry_uuid
+        if type in MESSAGE_TYPES:
+            self.last_uuid = entry_uuid
         return entry_uuid
 
     def close(self) -> None:
@@ -226,7 +229,8 @@ def fork_session(
             line = encode_entry({**fields, "sessionId": new_id, "parentUuid": writer.last_uuid})
             chunk.append(line)
             size += len(line)
-            writer.last_uuid = fields["uuid"]
+            if fields["type"] in MESSAGE_TYPES:
+                writer.last_uuid = fields["uuid"]
             if size >= _COPY_CHUNK:
                 writer._write(b"".join(chunk))
                 chunk, size = [], 0

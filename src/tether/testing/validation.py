@@ -171,7 +171,10 @@ def _message_shapes(body: Mapping[str, Any]) -> str | None:
             return 'messages: first message must use the "user" role'
         content = message.get("content")
         final_assistant = index == last and role == "assistant"
-        if content in ("", []) and not final_assistant:
+        # A system message may carry only settings for what follows (Claude Code sends
+        # `{"role": "system", "content": [], "output_config": {...}}` on resume).
+        settings_only = role == "system" and "output_config" in message
+        if content in ("", []) and not final_assistant and not settings_only:
             return (
                 f"messages.{index}: all messages must have non-empty content except for the "
                 "optional final assistant message"
