@@ -227,3 +227,35 @@ def test_a_response_claude_code_wrote_block_by_block_is_one_message(
     assert [b["type"] for b in sent[1]["content"]] == ["text", "tool_use"]  # type: ignore[index]
     assert sent[2]["content"][0]["content"] == "a.py"  # type: ignore[index]
     assert "Caveat" not in json.dumps(sent)
+
+
+async def test_a_tether_session_resumes_through_an_sdk_session_store(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, claude_home: Path, tmp_path: Path
+) -> None:
+    # The SDK loads the session from a store (not a local file), lays it out as Claude Code's
+    # config directory and resumes it with its CLI.
+    from claude_agent_sdk import ClaudeAgentOptions, InMemorySessionStore, ResultMessage, query
+    from claude_agent_sdk._internal.sessions import project_key_for_directory
+
+    session_id = _tether_session(fake_model, tether)
+    [info] = tether_sessions(claude_home, workspace)
+    store = InMemorySessionStore()
+    key = {"project_key": project_key_for_directory(str(workspace)), "session_id": session_id}
+    await store.append(key, [json.loads(line) for line in info.path.read_text().splitlines()])  # type: ignore[arg-type]
+    info.path.unlink()  # only the store has it now
+
+    fake_model.script(reply(text("Resumed from the store.")))
+    environment = {
+        "ANTHROPIC_BASE_URL": fake_model.url,
+        "ANTHROPIC_API_KEY": os.environ["ANTHROPIC_API_KEY"],
+        "HOME": str(tmp_path),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    options = ClaudeAgentOptions(
+        resume=session_id, session_store=store, cwd=str(workspace), env=environment
+    )
+    results = [m async for m in query(prompt="what did you run?", options=options)]
+    [result] = [m for m in results if isinstance(m, ResultMessage)]
+    assert (result.result, result.is_error) == ("Resumed from the store.", False)
+    conversation = [m for m in fake_model.requests[-1].messages() if m["role"] != "system"]
+    assert conversation[0]["content"][0]["text"] == "run echo hi"  # type: ignore[index]
