@@ -147,3 +147,37 @@ def test_a_session_file_with_escaped_surrogates_and_repeated_ids_resumes(
     sent = fake_model.requests[1].messages()
     assert len(set(_call_ids(sent))) == 2
     assert "\ufffd" in json.dumps(sent, ensure_ascii=False)
+
+
+def test_a_renamed_call_keeps_its_name_from_one_resume_to_the_next(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    # A file written before ids were made unique, ending in a call the process never
+    # answered: the first resume answers it under its new id; the next one must find it.
+    fake_model.script(reply(text("first")), *[reply(text("resumed"))] * 2)
+    assert tether("-p", "start").exit_code == 0
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    header = json.loads(session.path.read_text().splitlines()[-1])
+    call = {"type": "tool_use", "id": "same", "name": "Bash", "input": {"command": "true"}}
+    contents: list[tuple[str, list[dict[str, object]]]] = [
+        ("user", [{"type": "text", "text": "again"}]),
+        ("assistant", [call]),
+        ("user", [{"type": "tool_result", "tool_use_id": "same", "content": "done"}]),
+        ("assistant", [call]),  # the same id, and the process ended before its result
+    ]
+    parent = header["uuid"]
+    with session.path.open("a") as file:
+        for number, (role, content) in enumerate(contents):
+            entry = {
+                **{k: header[k] for k in ("sessionId", "timestamp", "cwd")},
+                "type": role,
+                "uuid": f"old-{number}",
+                "parentUuid": parent,
+                "message": {"role": role, "content": content},
+            }
+            file.write(json.dumps(entry) + "\n")
+            parent = entry["uuid"]
+    for prompt in ("go on", "and again"):
+        result = tether("-c", "-p", prompt)
+        assert (result.exit_code, result.stdout) == (0, "resumed\n"), result.stderr
+        assert "session file" not in result.stderr  # nothing lost, nothing repaired

@@ -16,8 +16,8 @@ Nothing downstream (wire conversion, compaction, the session file) has to care a
 
 from __future__ import annotations
 
+import hashlib
 import re
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -85,7 +85,7 @@ class CallIds:
             if isinstance(block, ToolUseBlock):
                 original = given = block.id
                 if given in self._seen or not _CALL_ID.fullmatch(given):
-                    given = self._fresh()
+                    given = self._fresh(original)
                     block = block.model_copy(update={"id": given})
                 self._seen.add(given)
                 self._renamed.setdefault(original, []).append(given)
@@ -109,11 +109,16 @@ class CallIds:
             out.append(block)
         return tuple(out)
 
-    def _fresh(self) -> str:
+    def _fresh(self, original: str) -> str:
+        # Derived from what came before, not random: replaying the same file gives the same
+        # ids, so results a resumed session wrote for a renamed call still find it.
+        salt = 0
         while True:
-            candidate = f"toolu_{uuid.uuid4().hex[:24]}"
+            seed = f"{original}\0{len(self._seen)}\0{salt}".encode("utf-8", "surrogatepass")
+            candidate = f"toolu_{hashlib.sha256(seed).hexdigest()[:24]}"
             if candidate not in self._seen:
                 return candidate
+            salt += 1
 
 
 def _encodable_block(block: ContentBlock) -> ContentBlock:
