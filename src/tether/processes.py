@@ -15,16 +15,30 @@ from collections.abc import Callable
 
 
 async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap."""
+    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap.
+
+    Once started it finishes: cancelled meanwhile (a second interrupt while the first one's
+    stop waits out its grace), it kills at once, still waits until the leader is reaped, and
+    only then raises the cancellation. Otherwise the caller would go on with the group alive.
+    """
     signal_group(proc.pid, signal.SIGTERM)
+    cancelled = False
     try:
         await asyncio.wait_for(proc.wait(), grace_s)
     except TimeoutError:
         pass
-    finally:
-        # Also when the leader went at once: children that ignore SIGTERM must not outlive it.
-        signal_group(proc.pid, signal.SIGKILL)
-    await proc.wait()
+    except asyncio.CancelledError:
+        cancelled = True
+    # Also when the leader went at once: children that ignore SIGTERM must not outlive it.
+    signal_group(proc.pid, signal.SIGKILL)
+    reaped = asyncio.ensure_future(proc.wait())
+    while not reaped.done():
+        try:
+            await asyncio.shield(reaped)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -22,7 +22,7 @@ from tether.cli.client_parts import (
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
-from tether.cli.resuming import new_session_id, recorder_for, session_to_resume, tell_resumed
+from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -53,7 +53,7 @@ from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
-from tether.core.recording import restore
+from tether.core.resume import Resumption, restore, resume_session
 from tether.core.session import Session
 from tether.mcp.config import command_line_servers
 from tether.models.base import Model
@@ -64,9 +64,7 @@ from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
-from tether.store import (
-    project_dir,
-)
+from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -148,6 +146,16 @@ def build_session(opts: RunOptions) -> Session:
 
 def build(opts: RunOptions) -> Built:
     """`build_session`, with what was built around the session."""
+    claimed: list[Resumption] = []
+    try:
+        return _build(opts, claimed)
+    except BaseException:
+        for resumption in claimed:  # a session file it holds: let the next process have it
+            resumption.recorder.close()
+        raise
+
+
+def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     client = opts.client or ClientParts()
     env = dict(os.environ if opts.env is None else opts.env)
     workspace = opts.cwd.expanduser().resolve()
@@ -174,8 +182,19 @@ def build(opts: RunOptions) -> Built:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(home, workspace)
-    loaded = session_to_resume(opts, home, workspace)
-    session_id = loaded.session_id if loaded and not opts.fork else new_session_id(opts)
+    path = session_to_resume(opts, home, workspace)
+    resumption = None
+    if path is not None:
+        resumption = resume_session(
+            path,
+            fork=opts.fork,
+            directory=sessions_dir,
+            cwd=workspace,
+            model=resolved.model_id,
+            new_id=lambda: new_session_id(opts),
+        )
+        claimed.append(resumption)
+    session_id = resumption.session_id if resumption is not None else new_session_id(opts)
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     skills = only_skills(discover_skills(workspace, home=user_home), client.skills)
@@ -275,18 +294,20 @@ def build(opts: RunOptions) -> Built:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
-    restored = restore(loaded) if loaded is not None else None
+    restored = restore(resumption.loaded) if resumption is not None else None
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(
         agent,
         session_id=session_id,
         history=restored.history if restored is not None else None,
-        lifecycle=Lifecycle(gate.hooks, source="resume" if loaded else "startup"),
-        recorder=recorder_for(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
+        lifecycle=Lifecycle(gate.hooks, source="resume" if resumption else "startup"),
+        recorder=resumption.recorder
+        if resumption is not None
+        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id),
     )
-    if loaded is not None and restored is not None:
-        tell_resumed(session, loaded, restored, opts.fork)
+    if resumption is not None and restored is not None:
+        tell_resumed(session, resumption, restored)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if sandbox.notice is not None:

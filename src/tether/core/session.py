@@ -67,7 +67,6 @@ class Session:
         self.agent = agent
         self.recorder = recorder
         """Keeps the session on disk; None keeps it in memory only."""
-        self._recording_told = False
         self.lifecycle = lifecycle or Lifecycle()
         self.can_ask = False
         """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
@@ -207,8 +206,11 @@ class Session:
             await close()
 
     def add_spend(self, usage: Usage, cost_usd: float) -> None:
-        """Count what a subagent used: in the running turn (its result and budget), or in
-        the session's totals when no turn runs."""
+        """Count what a subagent or a compaction summary used: in the running turn (its
+        result and budget), or in the session's totals when no turn runs. The session file
+        keeps it, so that a resumed session counts it too."""
+        if self.recorder is not None:
+            self.recorder.spent(usage, cost_usd)
         if self._stats is not None:
             self._stats.side_usage = self._stats.side_usage + usage
             self._stats.side_cost_usd += cost_usd
@@ -303,10 +305,10 @@ class Session:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
     def _tell_recording_problem(self, emit: Callable[[Event | None], None]) -> None:
-        problem = self.recorder.problem if self.recorder is not None else None
-        if problem is not None and not self._recording_told:
-            self._recording_told = True
-            emit(Notice(level="warning", message=problem))
+        recorder = self.recorder
+        if recorder is not None and recorder.problem is not None and not recorder.problem_told:
+            recorder.problem_told = True
+            emit(Notice(level="warning", message=recorder.problem))
 
     def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
         async def ask(request: PermissionAsked) -> PermissionAnswer:
