@@ -57,6 +57,7 @@ from tether.tools.base import Tool
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext, approved_call
 from tether.tools.registry import ToolRegistry
+from tether.tools.run_record import RunRecord, reap_dead_runs
 
 USAGE_ERROR = 2
 SESSION_ONLY_TOOLS = frozenset({"TodoWrite"})
@@ -221,7 +222,15 @@ async def serve(service: ToolService) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        await service.context.background.kill_all()
+        await _finish(service)
+
+
+async def _finish(service: ToolService) -> None:
+    """Stop the background commands; then the run's scratch directory and record go."""
+    await service.context.background.kill_all()
+    service.context.files.snapshots.close()
+    if service.context.run is not None:
+        service.context.run.close()
 
 
 def main(argv: list[str]) -> int:
@@ -247,6 +256,12 @@ def main(argv: list[str]) -> int:
         return USAGE_ERROR
     for notice in service.notices:
         _log(notice)
+    home = tether_home(os.environ)
+    for reaped in reap_dead_runs(home):
+        if (notice := reaped.notice()) is not None:
+            _log(notice)
+    scratch = service.context.scratch_dir
+    service.context.run = RunRecord.start(home, scratch_dir=scratch, session_id=scratch.name)
     _log(
         f"serving {', '.join(service.registry.names())} in {service.context.workspace} "
         f"(permission mode {service.permissions.mode})"
@@ -271,7 +286,7 @@ async def _serve_until_signal(service: ToolService) -> None:
         return
     serving.cancel()
     await service.idle()
-    await service.context.background.kill_all()
+    await _finish(service)
     _log(f"stopped ({signalled.result()})")
     # Not a return: the SDK reads stdin in a worker thread blocked in readline, which nothing
     # wakes while the client keeps the pipe open, and both the cancelled server and the

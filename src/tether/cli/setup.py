@@ -55,6 +55,7 @@ from tether.store import (
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
+from tether.tools.run_record import RunRecord, reap_dead_runs
 
 
 @dataclass
@@ -158,9 +159,11 @@ def build_session(opts: RunOptions) -> Session:
         home=user_home,
         extra_dirs=extra_dirs,
     )
-    memory_path = workspace / ".tether" / "memory.md"
+    memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory = load_memory(memory_path)
+    memory, memory_problem = _memory(memory_path)
+    if memory_problem is not None:
+        memory_path = None  # what could not be read whole must not be rewritten
 
     def prompt_for(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
@@ -209,6 +212,11 @@ def build_session(opts: RunOptions) -> Session:
         _resumed(session, loaded, restored, opts.fork)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
+    session.startup_notices.extend(_record_run(tool_context, session, home))
+    session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
+    session.startup_notices.extend(settings.notes)
+    if memory_problem is not None:
+        session.startup_notices.append(memory_problem)
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
@@ -239,6 +247,33 @@ def build_session(opts: RunOptions) -> Session:
             session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
     return session
+
+
+def _memory(path: Path) -> tuple[str, str | None]:
+    """The memory file's text, or "" and the one line saying why it was not read."""
+    try:
+        return load_memory(path), None
+    except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
+        return "", (
+            f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
+        )
+
+
+def _record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
+    """Clean up after earlier runs that were killed (their commands, temporary files and
+    scratch directories: `tether.tools.run_record`), then start this run's record, closed
+    (with the scratch directory and the snapshots) when the session ends. What was cleaned
+    up, for the user."""
+    notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
+    run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    context.run = run
+
+    async def end_run() -> None:
+        context.files.snapshots.close()
+        run.close()
+
+    session.on_close.append(end_run)
+    return notices
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

@@ -8,10 +8,13 @@ the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each d
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tether.text_files import UnreadableFile, read_text_file
 
 MAX_IMPORT_DEPTH = 5
 """How deep `@path` imports nest: a file read directly is level 0."""
@@ -96,8 +99,13 @@ class _Reader:
     """Set for the files of an untrusted repository: nothing outside it is read."""
 
     def read_top(self, path: Path, note: str) -> None:
-        if path.is_file():
-            self._read(path.resolve(), note, depth=0, chain=(), confine=self.confine)
+        if not os.path.lexists(path):
+            return
+        try:
+            resolved = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            resolved = path  # a link to nothing or to itself: reading it says which
+        self._read(resolved, note, depth=0, chain=(), confine=self.confine)
 
     def _read(
         self, path: Path, note: str, *, depth: int, chain: tuple[Path, ...], confine: Path | None
@@ -110,12 +118,15 @@ class _Reader:
             return
         shown = self.show(path)
         try:
-            raw = path.read_bytes()
-        except OSError as e:
-            self.problem(path, f"{shown} could not be read ({e.strerror or e}).")
+            # Undecodable bytes are replaced rather than losing the whole file over one of
+            # them; a directory, a FIFO, a binary or huge file is a problem, not a hang.
+            found = read_text_file(path, lenient=True)
+        except UnreadableFile as e:
+            self.problem(path, f"{shown} {e.reason}; not read.")
             return
-        # Undecodable bytes are replaced rather than losing the whole file over one of them.
-        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        if found is None:
+            return
+        text = found.removeprefix("\ufeff")
         self.files.append(path)
         content = text.strip("\n").rstrip()
         if content:

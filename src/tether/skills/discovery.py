@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from tether.skills.catalog import (
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.text_files import UnreadableFile, read_text_file
 
 SKILL_FILE = "SKILL.md"
 PROJECT_SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
@@ -88,7 +90,8 @@ def _skill_dirs(directory: Path) -> list[Path]:
     return [
         entry
         for entry in entries
-        if not entry.name.startswith(".") and entry.is_dir() and (entry / SKILL_FILE).is_file()
+        # Whatever is at SKILL.md is read: what is not a readable file is reported, not skipped.
+        if not entry.name.startswith(".") and entry.is_dir() and os.path.lexists(entry / SKILL_FILE)
     ]
 
 
@@ -100,9 +103,9 @@ def _read_skill(path: Path, source: SkillSource) -> Skill:
             "(lowercase letters, digits and single hyphens, at most 64 characters)"
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Unusable(f"cannot read the file: {exc}") from None
+        text = read_text_file(path) or ""
+    except UnreadableFile as exc:
+        raise _Unusable(f"cannot read the file: it {exc.reason}") from None
     try:
         metadata = parse_document(text).metadata
     except FrontMatterError as exc:
