@@ -41,6 +41,7 @@ from mcp_types import Tool as McpTool
 from tether import __version__
 from tether.cli.app import add_rule_options, split_rules
 from tether.cli.safety import SafetyOptions, permission_context, plan_session_sandbox
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.core.gate import ToolGate
 from tether.permissions import (
@@ -145,14 +146,15 @@ class ToolService:
 def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
     """The tools, their context and the rules, wired as `build_session` wires a session's.
     Raises `ConfigError` for a missing workspace or a broken settings file."""
-    workspace = options.workspace.expanduser().resolve()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace is not a directory: {workspace}")
+    start = options.workspace.expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"workspace is not a directory: {start}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    workspace = project_root(start, user_home=user_home)  # as a session started there
     explicit = options.settings_path.expanduser().resolve() if options.settings_path else None
     settings = load_settings(
-        settings_files(workspace, home=home, user_home=user_home, explicit=explicit),
+        settings_files(workspace, home=home, user_home=user_home, explicit=explicit, start=start),
         required=explicit,
     )
     tools = [t for t in builtin_tools() if t.name not in SESSION_ONLY_TOOLS]
@@ -179,6 +181,7 @@ def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
         command_wrapper=sandbox.sandbox.wrap if sandbox.sandbox is not None else None,
         bash_refusal=sandbox.bash_refusal,
         read_denied=ToolGate(permissions=permissions).read_denied,
+        cwd=start,
     )
     return ToolService(
         registry=ToolRegistry(t for t in tools if t.name not in hidden),

@@ -26,6 +26,7 @@ from tether.cli.workspace_review import (
     without_workspace_grants,
 )
 from tether.config.instructions import load_instructions
+from tether.config.project import project_directories, project_root
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.config.trust import untrusted_notice, workspace_trust
 from tether.core.compaction import CompactionPolicy
@@ -92,18 +93,21 @@ def build_session(opts: RunOptions) -> Session:
     """Load settings, resolve the model and build the session. Raises `ConfigError` with a
     message fit for the user when something is missing or broken."""
     env = dict(os.environ if opts.env is None else opts.env)
-    workspace = opts.cwd.expanduser().resolve()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace is not a directory: {workspace}")
+    start = opts.cwd.expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"workspace is not a directory: {start}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    # The project is the repository holding `start` (`tether.config.project`): its settings,
+    # instructions, memory, sessions and trust; the rules, sandbox and tools work in it.
+    workspace = project_root(start, user_home=user_home)
     # From the real environment: a settings file's `env` must not trust its own workspace.
     trust = workspace_trust(
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     owners = Ownership(workspace, user_home, home)
     settings = load_settings(
-        settings_files(workspace, home=home, explicit=opts.settings_path),
+        settings_files(workspace, home=home, explicit=opts.settings_path, start=start),
         required=opts.settings_path,
     )
     if not trust.trusted:
@@ -116,12 +120,13 @@ def build_session(opts: RunOptions) -> Session:
     session_id = loaded.session_id if loaded and not opts.fork else str(uuid.uuid4())
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
-    skills = discover_skills(workspace, home=user_home)
+    below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
+    skills = discover_skills(workspace, home=user_home, below=below)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
     skill_tools = [skill_tool(skills, lambda rules: gate.grant_for_turn(rules))]
-    instructions = load_instructions(workspace, home=user_home, trusted=trust.trusted)
+    instructions = load_instructions(workspace, home=user_home, cwd=start, trusted=trust.trusted)
     model = build_model(resolved)
     subagent_models = SubagentModels(resolved, model, lambda spec: resolve(spec, env, settings))
     agents = discover_agents(workspace, home=user_home)
@@ -174,9 +179,12 @@ def build_session(opts: RunOptions) -> Session:
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
+            cwd=start,
         )
 
-    tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
+    tool_context = ToolContext(
+        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=start
+    )
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
     tool_context.bash_refusal = sandbox.bash_refusal
@@ -238,6 +246,7 @@ def build_session(opts: RunOptions) -> Session:
     if not trust.trusted:
         review = review_workspace(
             workspace,
+            start=start,
             user_home=user_home,
             tether_home=home,
             env=env,

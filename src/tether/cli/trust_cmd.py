@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tether.cli.workspace_review import review_workspace
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.config.trust import record_trust, workspace_trust
 
@@ -24,10 +25,13 @@ def main(argv: list[str]) -> int:
     what.add_argument("--no", action="store_true", help="record no: keep it restricted")
     what.add_argument("--show", action="store_true", help="only show what it declares")
     args = parser.parse_args(argv)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
     home = tether_home()
     user_home = Path(os.environ.get("HOME") or Path.home())
-    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=os.environ)
+    workspace = project_root(start, user_home=user_home)
+    review = review_workspace(
+        workspace, user_home=user_home, tether_home=home, env=os.environ, start=start
+    )
     for line in review.lines():
         print(f"  {line}")
     if not review.declared:

@@ -3,7 +3,7 @@
 Read as Claude Code reads them, so a repository set up for it (or for another agent reading
 AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then from the repository root down to
 the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each directory, then
-`CLAUDE.local.md` at the workspace root.
+`CLAUDE.local.md` in each of the same directories.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ def load_instructions(
     for directory in directories:
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions")
-    reader.read_top(workspace / "CLAUDE.local.md", "local project instructions, not checked in")
+    # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.
+    for directory in directories:
+        local = directory / "CLAUDE.local.md"
+        reader.read_top(local, "local project instructions, not checked in")
     return reader.result()
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether import bounded_json
+from tether.config.project import project_directories
 from tether.config.trust import remembered_settings
 from tether.text_files import UnreadableFile, read_text_file
 
@@ -28,18 +29,26 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
 
 
 def settings_files(
-    project: Path, *, home: Path, user_home: Path | None = None, explicit: Path | None = None
+    project: Path,
+    *,
+    home: Path,
+    user_home: Path | None = None,
+    explicit: Path | None = None,
+    start: Path | None = None,
 ) -> list[Path]:
     """Candidate files, lowest precedence first. The user's remembered answers for the project
-    (`tether.config.trust.remembered_settings`) come after its local files."""
+    (`tether.config.trust.remembered_settings`) come after its local files. With `start`
+    (the directory tether started in, below the project's root): the project files of each
+    directory from the root down to it, deeper ones later (`tether.config.project`)."""
     user_home = user_home or Path.home()
+    directories = project_directories(project, start) if start is not None else [project]
     files = [
         user_home / ".claude" / "settings.json",
         home / "settings.json",
-        project / ".claude" / "settings.json",
-        project / ".tether" / "settings.json",
-        project / ".claude" / "settings.local.json",
-        project / ".tether" / "settings.local.json",
+        *(d / ".claude" / "settings.json" for d in directories),
+        *(d / ".tether" / "settings.json" for d in directories),
+        *(d / ".claude" / "settings.local.json" for d in directories),
+        *(d / ".tether" / "settings.local.json" for d in directories),
         remembered_settings(home, project),
     ]
     if explicit is not None:

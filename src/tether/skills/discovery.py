@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,13 +37,25 @@ class _Root:
     source: SkillSource
 
 
-def discover_skills(workspace: Path, *, home: Path, include_builtin: bool = True) -> SkillCatalog:
+def discover_skills(
+    workspace: Path,
+    *,
+    home: Path,
+    include_builtin: bool = True,
+    below: Sequence[Path] = (),
+) -> SkillCatalog:
     """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
 
     Project skills shadow user skills of the same name, and both shadow tether's own; the
-    shadowed ones are listed as unusable, naming the skill that won.
+    shadowed ones are listed as unusable, naming the skill that won. `below`: directories of
+    the project between the directory tether started in and the workspace root, deepest
+    first; their skills are found before the root's (as Claude Code walks up to the root).
     """
-    roots = [_Root(workspace / relative, "project") for relative in PROJECT_SKILL_DIRS]
+    roots = [
+        _Root(directory / relative, "project")
+        for directory in (*below, workspace)
+        for relative in PROJECT_SKILL_DIRS
+    ]
     roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
     if include_builtin:
         roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
