@@ -174,3 +174,17 @@ def test_a_live_tether_is_left_alone_by_another_that_starts(
             first.kill()
             first.communicate(timeout=30)
         _kill_survivors([shell])
+
+
+def test_a_home_where_no_record_can_be_kept_still_runs(
+    fake_model: FakeModelServer, tether: Run, tmp_path: Path
+) -> None:
+    (tmp_path / "home" / "runs").write_text("not a directory\n")
+    fake_model.script(reply(text("fine")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "fine\n"), result.stderr
+    assert result.stderr.splitlines() == [
+        f"tether: cannot keep this run's record under {tmp_path / 'home'} "
+        f"({tmp_path / 'home' / 'runs'} is not a directory): if tether is killed, the commands "
+        "it leaves running are not stopped at the next start"
+    ]

@@ -197,7 +197,13 @@ def test_a_scratch_directory_that_cannot_be_made_is_an_error_for_bash(
 ) -> None:
     # TETHER_HOME/scratch is a file: no session can keep command output there.
     (tmp_path / "home" / "scratch").write_text("not a directory\n")
-    [(message, is_error)] = _results(fake_model, tether, tool_use("Bash", command="echo hi"))
+    (bash, is_error), written = _results(
+        fake_model,
+        tether,
+        tool_use("Bash", command="echo hi"),
+        tool_use("Write", file_path="a.txt", content="x\n"),  # its snapshot goes elsewhere
+    )
     assert is_error
-    assert message.startswith(f"Error: Could not keep the command's output in {tmp_path}")
-    assert message.endswith(": a parent of the path is not a directory.")
+    assert bash.startswith(f"Error: Could not keep the command's output in {tmp_path}")
+    assert bash.endswith(": a parent of the path is not a directory.")
+    assert written == ("Created a.txt (1 lines)", False)

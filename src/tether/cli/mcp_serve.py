@@ -264,7 +264,10 @@ def main(argv: list[str]) -> int:
         if (notice := reaped.notice()) is not None:
             _log(notice)
     scratch = service.context.scratch_dir
-    service.context.run = RunRecord.start(home, scratch_dir=scratch, session_id=scratch.name)
+    try:
+        service.context.run = RunRecord.start(home, scratch_dir=scratch, session_id=scratch.name)
+    except OSError as e:  # the tools work without it; only the clean-up after a kill is lost
+        _log(f"cannot keep a run record under {home}: {e.strerror or e}")
     _log(
         f"serving {', '.join(service.registry.names())} in {service.context.workspace} "
         f"(permission mode {service.permissions.mode})"

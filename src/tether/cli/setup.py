@@ -274,7 +274,14 @@ def _record_run(context: ToolContext, session: Session, home: Path) -> list[str]
     (with the scratch directory and the snapshots) when the session ends. What was cleaned
     up, for the user."""
     notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
-    run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    try:
+        run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    except OSError as e:
+        notices.append(
+            f"cannot keep this run's record under {home} ({e.strerror or e}): if tether is "
+            "killed, the commands it leaves running are not stopped at the next start"
+        )
+        return notices
     context.run = run
 
     async def end_run() -> None:

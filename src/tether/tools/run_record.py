@@ -23,6 +23,7 @@ so the one checked is the one signalled.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -64,7 +65,10 @@ class RunRecord:
         """Create and lock the record (before the scratch directory is made, so that a
         directory without a record is never one a live run is about to use)."""
         directory = runs_dir(home)
-        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # mkdir's way of saying a file is in the way
+            raise NotADirectoryError(errno.ENOTDIR, f"{directory} is not a directory") from None
         run_id = uuid.uuid4().hex
         path = directory / f"{run_id}.jsonl"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)

@@ -118,12 +118,18 @@ class SnapshotStore:
 
     def _append(self, content: bytes) -> _Stored:
         if self._file is None:
-            if self.directory is not None:
-                self.directory.mkdir(parents=True, exist_ok=True)
             # Kept open for the session's life: closed by `close`, or freed at exit.
-            self._file = tempfile.TemporaryFile(  # noqa: SIM115
-                prefix="tether-snapshots-", dir=self.directory, buffering=0
-            )
+            try:
+                if self.directory is not None:
+                    self.directory.mkdir(parents=True, exist_ok=True)
+                self._file = tempfile.TemporaryFile(  # noqa: SIM115
+                    prefix="tether-snapshots-", dir=self.directory, buffering=0
+                )
+            except OSError:
+                # The scratch directory is unusable: the system's temporary directory will do.
+                self._file = tempfile.TemporaryFile(  # noqa: SIM115
+                    prefix="tether-snapshots-", buffering=0
+                )
             # A store dropped without `close` (a context nobody closes) frees it quietly.
             weakref.finalize(self, self._file.close)
         stored = _Stored(self._end, len(content))
