@@ -15,7 +15,25 @@ from collections.abc import Callable
 
 
 async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap."""
+    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap.
+
+    A cancellation that arrives meanwhile does not cut it short: stopping is what a cancelled
+    caller does on its way out, and a second cancellation (an interrupt reaches a tool call
+    through `gather` and again through its own `cancel()`) used to leave the group killed
+    but not yet gone. The group is stopped and reaped; then the cancellation goes on."""
+    stopping = asyncio.ensure_future(_stop_group(proc, grace_s))
+    cancelled = False
+    while not stopping.done():
+        try:
+            await asyncio.shield(stopping)
+        except asyncio.CancelledError:
+            cancelled = True
+    stopping.result()
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _stop_group(proc: asyncio.subprocess.Process, grace_s: float) -> None:
     signal_group(proc.pid, signal.SIGTERM)
     try:
         await asyncio.wait_for(proc.wait(), grace_s)
