@@ -11,6 +11,7 @@ deeper than `MAX_DEPTH`.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -65,6 +66,27 @@ _RESERVED_BYTES = frozenset(
 reads them as syntax, so the tree is not what bash runs."""
 
 
+_PAST_BRACE_OR_DOT = re.compile(rb"[{.][\x80-\xff]")
+
+
+def scanner_safe(source: bytes) -> bytes:
+    """`source` with every character of U+0100 or above (or byte that is not UTF-8) right
+    after `{` or `.` masked by as many `_`: tree-sitter-bash's scanner (0.25) passes the
+    character after `{` and after `{N..` to `isdigit`, which indexes the C library's table
+    out of bounds for such a code point and can crash the whole process (`echo {\U0010fff0}`
+    did). Same length, so every node keeps its offsets; the caller says the text was masked."""
+    if _PAST_BRACE_OR_DOT.search(source) is None:
+        return source
+    masked = bytearray(source)
+    for found in _PAST_BRACE_OR_DOT.finditer(source):
+        start = found.start() + 1
+        char = source[start : start + 4].decode("utf-8", "surrogateescape")[0]
+        if ord(char) >= 0x100:
+            size = len(char.encode("utf-8", "surrogateescape"))
+            masked[start : start + size] = b"_" * size
+    return bytes(masked)
+
+
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
     global _parser
     with _lock:
@@ -106,7 +128,10 @@ def _read(command: str, depth: int) -> Script:
     except UnicodeEncodeError:
         source = command.encode("utf-8", "surrogatepass")
         problems.append("text that is not valid Unicode")
-    tree = _parse_tree(source)
+    safe = scanner_safe(source)
+    if safe != source:
+        problems.append("characters the shell parser cannot read safely after `{` or `.`")
+    tree = _parse_tree(safe)
     walker = _Walker(depth, budget)
     walker.visit(tree.root_node)
     walker.sets(fd_variables(command))
