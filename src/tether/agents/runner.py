@@ -227,6 +227,7 @@ class SubagentRunner:
             command_wrapper=outer.command_wrapper,
             bash_refusal=outer.bash_refusal,
             read_denied=outer.read_denied,
+            run=outer.run,
         )
         gate = None
         if parent.gate is not None:

@@ -173,8 +173,9 @@ def main(argv: list[str]) -> int:
             )
             return 2
         from tether.cli.sessions_cmd import pick_session
+        from tether.config.project import project_root
 
-        args.resume = pick_session(cwd.expanduser().resolve())
+        args.resume = pick_session(project_root(cwd, user_home=Path.home()))
         if args.resume is None:
             return 0
     if args.input_format == "stream-json":

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
 from tether.mcp.config import (
@@ -149,7 +150,7 @@ def _split_add(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _place(cwd: Path | None) -> _Place:
-    workspace = (cwd or Path.cwd()).expanduser().resolve()
+    workspace = project_root(cwd or Path.cwd(), user_home=Path.home())
     home = tether_home()
     user_home = Path.home()
     settings = load_settings(settings_files(workspace, home=home, user_home=user_home))

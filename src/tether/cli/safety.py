@@ -113,7 +113,9 @@ def permission_context(
     seed_yaml = workspace / ".tether" / "permissions.yaml"
     sources = RuleSources(
         layers=settings.layers,
-        seed_yaml=seed_yaml if seed_yaml.is_file() else None,
+        # Whatever is there (a directory, a dangling link) is read, and stops the start when it
+        # cannot be: it may be the user's always_deny list.
+        seed_yaml=seed_yaml if os.path.lexists(seed_yaml) else None,
         seed_allow=options.workspace_trusted,
         extra_allow=list(options.allowed_tools),
         extra_deny=list(options.disallowed_tools),

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.protocol import (
     ConfigError,
@@ -35,7 +36,7 @@ SHOWN_RESULT_CHARS = 300
 def main(argv: list[str]) -> int:
     """0: done; 2: no such session or a broken file name."""
     args = _parser().parse_args(argv)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    workspace = project_root(args.cwd or Path.cwd(), user_home=Path.home())
     home = tether_home()
     try:
         if args.command == "list":

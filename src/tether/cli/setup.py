@@ -37,6 +37,7 @@ from tether.cli.workspace_review import (
     without_workspace_grants,
 )
 from tether.config.instructions import Instructions
+from tether.config.project import project_directories, project_root
 from tether.config.settings import (
     SETTING_SOURCES,
     Settings,
@@ -68,6 +69,7 @@ from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
+from tether.tools.run_record import RunRecord, reap_dead_runs
 
 
 @dataclass
@@ -158,11 +160,14 @@ def build(opts: RunOptions) -> Built:
 def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     client = opts.client or ClientParts()
     env = dict(os.environ if opts.env is None else opts.env)
-    workspace = opts.cwd.expanduser().resolve()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace is not a directory: {workspace}")
+    start = opts.cwd.expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"workspace is not a directory: {start}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    # The project is the repository holding `start` (`tether.config.project`): its settings,
+    # instructions, memory, sessions and trust; the rules, sandbox and tools work in it.
+    workspace = project_root(start, user_home=user_home)
     # From the real environment: a settings file's `env` must not trust its own workspace.
     trust = workspace_trust(
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
@@ -170,7 +175,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     owners = Ownership(workspace, user_home, home)
     sources = SETTING_SOURCES if opts.setting_sources is None else opts.setting_sources
     settings = load_settings(
-        settings_files(workspace, home=home, explicit=opts.settings_path, sources=sources),
+        settings_files(
+            workspace, home=home, explicit=opts.settings_path, sources=sources, start=start
+        ),
         required=opts.settings_path,
     )
     if opts.settings_json is not None:
@@ -197,7 +204,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session_id = resumption.session_id if resumption is not None else new_session_id(opts)
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
-    skills = only_skills(discover_skills(workspace, home=user_home), client.skills)
+    below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
+    skills = only_skills(discover_skills(workspace, home=user_home, below=below), client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -243,7 +251,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
     instructions = ProjectInstructions(
-        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied
+        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied, cwd=start
     )
     runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
@@ -254,9 +262,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         home=user_home,
         extra_dirs=extra_dirs,
     )
-    memory_path = workspace / ".tether" / "memory.md"
+    memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory = load_memory(memory_path)
+    memory, memory_problem = _memory(memory_path)
+    if memory_problem is not None:
+        memory_path = None  # what could not be read whole must not be rewritten
 
     def prompt_for(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
@@ -268,9 +278,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
             base=opts.system_prompt,
+            cwd=start,
         )
 
-    tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
+    tool_context = ToolContext(
+        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=start
+    )
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
@@ -310,6 +323,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tell_resumed(session, resumption, restored)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
+    session.startup_notices.extend(_record_run(tool_context, session, home))
+    session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
+    session.startup_notices.extend(settings.notes)
+    if memory_problem is not None:
+        session.startup_notices.append(memory_problem)
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
@@ -343,6 +361,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if not trust.trusted:
         review = review_workspace(
             workspace,
+            start=start,
             user_home=user_home,
             tether_home=home,
             env=env,
@@ -364,6 +383,40 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
 INLINE_SETTINGS = Path("--settings")
 """How settings given inline are named (in messages; rules in them are relative to the
 workspace, as a file's would be to its folder)."""
+
+
+def _memory(path: Path) -> tuple[str, str | None]:
+    """The memory file's text, or "" and the one line saying why it was not read."""
+    try:
+        return load_memory(path), None
+    except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
+        return "", (
+            f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
+        )
+
+
+def _record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
+    """Clean up after earlier runs that were killed (their commands, temporary files and
+    scratch directories: `tether.tools.run_record`), then start this run's record, closed
+    (with the scratch directory and the snapshots) when the session ends. What was cleaned
+    up, for the user."""
+    notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
+    try:
+        run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    except OSError as e:
+        notices.append(
+            f"cannot keep this run's record under {home} ({e.strerror or e}): if tether is "
+            "killed, the commands it leaves running are not stopped at the next start"
+        )
+        return notices
+    context.run = run
+
+    async def end_run() -> None:
+        context.files.snapshots.close()
+        run.close()
+
+    session.on_close.append(end_run)
+    return notices
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

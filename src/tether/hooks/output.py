@@ -14,6 +14,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar, cast
 
+from tether import bounded_json
 from tether.hooks.command import HookRun
 from tether.hooks.spec import (
     PLAIN_STDOUT_IS_CONTEXT,
@@ -97,7 +98,8 @@ def _read_stdout(spec: HookSpec, stdout: str, label: str) -> HookOutcome:
 
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
-        data = json.loads(text)
+        # Bounded: a deeply nested answer would make the parser recurse past Python's limit.
+        data = bounded_json.loads(text)
     except ValueError:
         return None
     return cast(dict[str, Any], data) if isinstance(data, dict) else None
