@@ -87,7 +87,7 @@ def test_a_malformed_id_from_one_wire_does_not_break_a_resume_on_the_other(
 
 
 @pytest.mark.parametrize("model", WIRES)
-def test_a_lone_surrogate_in_tool_arguments_is_sent_as_a_replacement_character(
+def test_a_lone_surrogate_in_tool_arguments_is_refused_and_sent_as_a_replacement_character(
     fake_model: FakeModelServer, tether: Run, workspace: Path, model: str
 ) -> None:
     fake_model.script(
@@ -97,10 +97,17 @@ def test_a_lone_surrogate_in_tool_arguments_is_sent_as_a_replacement_character(
     )
     result = tether("-p", "echo it", "--model", model)
     assert (result.exit_code, result.stdout) == (0, "ran it\n"), result.stderr
-    assert fake_model.requests[1].tool_results() == ["x\ufffdy\n"]
+    # The call is not run on text the model did not write: it is told where the surrogate was.
+    [refused] = fake_model.requests[1].tool_results()
+    assert refused.startswith(
+        "Error: Invalid input for Bash: command: holds a lone surrogate (U+D800 at character 7)"
+    )
+    sent = json.dumps(fake_model.requests[1].messages(), ensure_ascii=False)
+    assert "x\ufffdy" in sent.replace("\\\\ufffd", "\ufffd")  # OpenAI: arguments are JSON text
     again = tether("-c", "-p", "next", "--model", model)  # and from the session file
     assert again.exit_code == 0, again.stderr
-    assert "\ufffd" in json.dumps(fake_model.requests[2].messages(), ensure_ascii=False)
+    resent = json.dumps(fake_model.requests[2].messages(), ensure_ascii=False)
+    assert "x\ufffdy" in resent.replace("\\\\ufffd", "\ufffd")
 
 
 def test_a_lone_surrogate_in_the_prompt_is_sent_as_a_replacement_character(

@@ -342,7 +342,7 @@ def message_json(message: Message) -> dict[str, Any]:
 
 
 def _block_json(block: Any) -> dict[str, Any]:
-    return block.model_dump(mode="json", exclude={"input_error", "raw_input"})
+    return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
 
 
 def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:

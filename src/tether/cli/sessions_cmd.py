@@ -157,7 +157,8 @@ def print_json(loaded: LoadedSession, out: TextIO) -> None:
         {
             "role": m.role,
             "content": [
-                b.model_dump(mode="json", exclude={"input_error", "raw_input"}) for b in m.content
+                b.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
+                for b in m.content
             ],
         }
         for m in restored.history.messages

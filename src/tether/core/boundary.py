@@ -30,6 +30,7 @@ from tether.protocol import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tether.tools.input_text import find_unencodable
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -141,13 +142,18 @@ def _encodable_block(block: ContentBlock) -> ContentBlock:
             return block.model_copy(update={"tool_use_id": clean_id, "content": clean})
         case ToolUseBlock():
             changes: dict[str, Any] = {}
-            for name in ("id", "name", "input_error", "raw_input"):
+            for name in ("id", "name", "input_error", "raw_input", "input_refused"):
                 value = getattr(block, name)
                 if isinstance(value, str) and encodable(value) is not value:
                     changes[name] = encodable(value)
             clean_input = encodable_value(block.input)
             if clean_input is not block.input:
                 changes["input"] = clean_input
+                # What runs is what the model asked for or nothing: the call is refused, with
+                # where the text was, rather than run on the replaced text.
+                found = find_unencodable(block.input)
+                if found is not None and block.input_refused is None:
+                    changes["input_refused"] = found.describe()
             return block.model_copy(update=changes) if changes else block
 
 

@@ -17,7 +17,15 @@ _KEPT_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("type", "text"),
     "thinking": ("type", "thinking", "signature"),
     "redacted_thinking": ("type", "data"),
-    "tool_use": ("type", "id", "name", "input", "input_error", "raw_input"),  # tether keeps its own
+    "tool_use": (
+        "type",
+        "id",
+        "name",
+        "input",
+        "input_error",
+        "raw_input",
+        "input_refused",
+    ),  # tether keeps its own
     "tool_result": ("type", "tool_use_id", "content", "is_error"),
 }
 DROPPED_BLOCK = "[{kind} content from Claude Code, not kept by tether]"

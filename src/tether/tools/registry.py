@@ -106,6 +106,8 @@ class ToolRegistry:
                 f"The arguments for {call.name} were not a valid JSON object ({call.input_error}). "
                 "Call the tool again with a JSON object matching its schema."
             )
+        if call.input_refused is not None:
+            raise ToolError(f"Invalid input for {call.name}: {call.input_refused}.")
         unencodable = find_unencodable(call.input)
         if unencodable is not None:
             raise ToolError(f"Invalid input for {call.name}: {unencodable.describe()}.")
