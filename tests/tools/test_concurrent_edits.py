@@ -85,9 +85,11 @@ BATCHES = 6
 
 
 class _Editor:
-    """A scripted model that Reads the file, then sends BATCHES replies of EDITS_PER_REPLY
-    Edits, each putting a marker of its own before the END line; after a refused Edit it
-    Reads again. `succeeded`: the markers whose Edit was reported done."""
+    """A scripted model that Reads the file, then sends replies of EDITS_PER_REPLY Edits,
+    each putting a marker of its own before the END line; after a refused Edit it Reads
+    again. It stops after BATCHES replies of Edits once one of its Edits was reported done
+    (a session can lose every race while the other one is editing, never after it ended).
+    `succeeded`: the markers whose Edit was reported done."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -103,7 +105,7 @@ class _Editor:
             ]
         refused = bool(self.pending) and any(errors)
         self.pending = []
-        if self.batches == BATCHES:
+        if self.batches >= BATCHES and self.succeeded:
             return reply(text("done"))
         if not errors or refused:
             return reply(tool_use("Read", file_path="shared.txt"))
@@ -127,7 +129,8 @@ def test_two_sessions_editing_one_file_lose_no_reported_edit(
     servers = [FakeModelServer().start() for _ in editors]
     try:
         for server, editor in zip(servers, editors, strict=True):
-            server.script(*[editor] * (3 * BATCHES + 2))
+            # Enough replies for an editor that lost every race until the other one ended.
+            server.script(*[editor] * (12 * BATCHES))
         processes = [
             subprocess.Popen(
                 [
