@@ -8,7 +8,6 @@ because `ToolContext` holds one, and the `builtin` package imports the context.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import os
 import tempfile
@@ -17,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import ConfinedCommand, signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
 
 KILL_GRACE_S = 1.0
@@ -135,10 +134,11 @@ class BackgroundShells:
             # Shielded: a cancellation can arrive after the fork, and that process must be found.
             process = await asyncio.shield(spawn)
         except asyncio.CancelledError:
-            with contextlib.suppress(OSError):
-                await stop_group(await spawn, grace_s=KILL_GRACE_S)
-            os.close(fd)
-            os.unlink(log_path)
+            try:
+                await stop_once_started(spawn, grace_s=KILL_GRACE_S)
+            finally:
+                os.close(fd)
+                os.unlink(log_path)
             raise
         except OSError as e:
             os.close(fd)
