@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import uuid
 from collections.abc import Mapping, Sequence
@@ -217,6 +219,9 @@ def build_session(opts: RunOptions) -> Session:
         _resumed(session, loaded, restored, opts.fork)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
+    if sandbox.sandbox is not None:
+        # After the background commands stopped: the placeholders go with the session.
+        session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
