@@ -11,7 +11,6 @@ deeper than `MAX_DEPTH`.
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
 import tree_sitter
@@ -25,16 +24,19 @@ from tether.permissions.shell_variables import fd_variables
 from tether.permissions.shell_walker import PARSE_ERROR, TOO_DEEP, Walker
 from tether.permissions.wrappers import MAX_DEPTH
 
-_lock = threading.Lock()
-_parser: tree_sitter.Parser | None = None
+_BASH = tree_sitter.Language(tree_sitter_bash.language())
+"""The grammar: read-only data, shared by every parser."""
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
-    global _parser
-    with _lock:
-        if _parser is None:
-            _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-        return _parser.parse(source)
+    """The tree of `source`, from a parser of its own. A tree-sitter parser is not to be used
+    from two threads, and it carries state from one parse to the next (its stacks, the bash
+    scanner's heredocs): one parser per parse shares nothing with another thread (the REPL
+    builds its session in a worker thread, subagents and tests judge commands on threads of
+    their own) nor with an earlier parse, so the same text always reads the same. Making one
+    costs well under a microsecond (`bench/permissions_bench.py`). The tree is walked on
+    the thread that made it and dropped when `_read` returns."""
+    return tree_sitter.Parser(_BASH).parse(source)
 
 
 @lru_cache(maxsize=2048)
