@@ -11,6 +11,7 @@ deeper than `MAX_DEPTH`.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import tree_sitter
@@ -26,6 +27,15 @@ from tether.permissions.wrappers import MAX_DEPTH
 
 _BASH = tree_sitter.Language(tree_sitter_bash.language())
 """The grammar: read-only data, shared by every parser."""
+
+UNREADABLE = "a character after `{` that the bash parser cannot read safely"
+_SCANNER_READS_OUT_OF_BOUNDS = re.compile(rb"\{[0-9]*(?:\.\.[0-9]*)?[\xc4-\xf4]")
+"""Text tree-sitter-bash's scanner (0.25) must not be given: after `{` (then digits, `..`,
+digits: a brace range) it asks C's `isdigit` about the next character, and that table has an
+entry for each byte only. A character past U+00FF (its UTF-8 lead byte C4 to F4) reads
+beyond it: garbage, or a segmentation fault where nothing is mapped there, which ends the
+whole process (tree-sitter-bash issue 337; fixed by `iswdigit` in no release yet). Such a
+command is not parsed: it is one the engine cannot see, as an unparseable one is."""
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
@@ -72,6 +82,8 @@ def _read(command: str, depth: int) -> Script:
     except UnicodeEncodeError:
         source = command.encode("utf-8", "surrogatepass")
         problems.append("text that is not valid Unicode")
+    if _SCANNER_READS_OUT_OF_BOUNDS.search(source):
+        return Script((), tuple(dict.fromkeys([UNREADABLE, *problems])))
     tree = _parse_tree(source)
     walker = Walker(depth, parse_command, budget)
     walker.visit(tree.root_node)
