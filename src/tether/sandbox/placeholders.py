@@ -133,10 +133,11 @@ class Placeholders:
         """Remove what no sandbox uses without lingering (a session's end, exit); a command
         that starts meanwhile still stops it. `just_ended` as for `remove_unused`."""
         with self._timing:
-            if self._pending is not None:
-                self._pending.cancel()
-                self._pending = None
+            pending, self._pending = self._pending, None
             claims = self._claims
+        if pending is not None:
+            pending.cancel()
+            pending.join()  # a removal under way ends first: the lock would refuse this one
         self._remove_unless_claimed(claims, just_ended=just_ended)
 
     def _remove_unless_claimed(self, claims: int, *, just_ended: bool = True) -> None:
