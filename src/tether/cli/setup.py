@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -328,6 +330,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(settings.notes)
     if memory_problem is not None:
         session.startup_notices.append(memory_problem)
+    if sandbox.sandbox is not None:
+        # After the background commands stopped: the placeholders go with the session.
+        session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import ConfinedCommand, signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
 from tether.tools.capped_log import DEFAULT_CAP_BYTES, CappedLog
 
@@ -182,10 +182,11 @@ class BackgroundShells:
             # Shielded: a cancellation can arrive after the fork, and that process must be found.
             process = await asyncio.shield(spawn)
         except asyncio.CancelledError:
-            os.close(read_fd)
-            with contextlib.suppress(OSError):
-                await stop_group(await spawn, grace_s=KILL_GRACE_S)
-            _discard(log)
+            try:
+                await stop_once_started(spawn, grace_s=KILL_GRACE_S)
+            finally:
+                os.close(read_fd)
+                _discard(log)
             raise
         except OSError as e:
             os.close(read_fd)

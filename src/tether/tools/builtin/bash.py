@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.processes import ConfinedCommand, signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
@@ -319,8 +319,7 @@ async def _run_in_group(
             record.process_group(proc.pid)
     except asyncio.CancelledError:
         pipe.close()
-        with contextlib.suppress(OSError):
-            await stop_group(await spawn, grace_s=KILL_GRACE_S)
+        await stop_once_started(spawn, grace_s=KILL_GRACE_S)
         raise
     except OSError as e:
         pipe.close()
