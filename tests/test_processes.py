@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import signal
-from pathlib import Path
 
 import pytest
 
@@ -16,24 +15,29 @@ from tether.processes import stop_group, stop_once_started
 BASH = shutil.which("bash") or "/bin/bash"
 
 
-def _stubborn(told: Path) -> list[str]:
-    """A shell that outlives SIGTERM (so the stop waits out its grace) and says it came."""
-    return [BASH, "-c", f"trap 'echo term >> {told}' TERM; while :; do sleep 60 & wait; done"]
+async def _stubborn() -> asyncio.subprocess.Process:
+    """A shell that outlives SIGTERM (so a stop waits out its grace) and says so on stdout;
+    started and past its `trap` when this returns (a SIGTERM before it would end the shell)."""
+    proc = await asyncio.create_subprocess_exec(
+        *(BASH, "-c", "trap 'echo term' TERM; echo ready; while :; do sleep 60 & wait; done"),
+        stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    assert await proc.stdout.readline() == b"ready\n"
+    return proc
 
 
-async def _until(path: Path) -> None:
-    for _ in range(2000):  # polls a file another process writes; bounded so nothing hangs
-        if path.exists():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"{path} was never written")
+async def _shrugged_off(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell says SIGTERM came (and it lives on)."""
+    assert proc.stdout is not None
+    assert await proc.stdout.readline() == b"term\n"
 
 
-async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once(tmp_path: Path) -> None:
-    told = tmp_path / "told"
-    proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once() -> None:
+    proc = await _stubborn()
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
-    await _until(told)  # SIGTERM came and was shrugged off: the stop waits its grace
+    await _shrugged_off(proc)  # SIGTERM came and was shrugged off: the stop waits its grace
     stopping.cancel()
     with pytest.raises(asyncio.CancelledError):
         await stopping
@@ -41,12 +45,11 @@ async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once(tmp_path:
     assert proc.returncode == -signal.SIGKILL
 
 
-async def test_a_cancellation_while_reaping_still_reaps(tmp_path: Path) -> None:
+async def test_a_cancellation_while_reaping_still_reaps() -> None:
     """Cancelled twice: once during the grace, once more while it reaps."""
-    told = tmp_path / "told"
-    proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    proc = await _stubborn()
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
-    await _until(told)
+    await _shrugged_off(proc)
     stopping.cancel()
     await asyncio.sleep(0)  # into the reaping
     stopping.cancel()
@@ -55,12 +58,11 @@ async def test_a_cancellation_while_reaping_still_reaps(tmp_path: Path) -> None:
     assert proc.returncode is not None
 
 
-async def test_a_process_cancelled_while_it_starts_is_stopped_even_if_cancelled_again(
-    tmp_path: Path,
-) -> None:
-    told = tmp_path / "told"
+async def test_a_process_cancelled_while_it_starts_is_stopped_even_if_cancelled_again() -> None:
     spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+        asyncio.create_subprocess_exec(
+            *(BASH, "-c", "while :; do sleep 60 & wait; done"), start_new_session=True
+        )
     )
     stopping = asyncio.ensure_future(stop_once_started(spawn, grace_s=600))
     await asyncio.sleep(0)  # waiting for the start
