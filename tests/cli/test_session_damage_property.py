@@ -175,6 +175,11 @@ def _second_writer(
     return out
 
 
+def _copied_first(original: list[bytes], fork_at: int) -> bytes:
+    """What `_second_writer` copies as its first entry."""
+    return original[fork_at + 1] if fork_at + 1 < len(original) else original[fork_at]
+
+
 @st.composite
 def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     name = draw(st.sampled_from(sorted(pool.files)))
@@ -193,6 +198,7 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
         )
     )
     must_say = False
+    relinked: set[int] = set()
     damaged_lines: list[bytes | None] = list(lines)
     extra: list[tuple[int, bytes]] = []
     for kind, at in zip(kinds, targets, strict=True):
@@ -208,15 +214,22 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
         elif kind == "garble":
             garbled = _garble(original, rng)
             damaged_lines[at] = garbled
-            must_say = must_say or _header(garbled) != _header(original)
+            header = _header(garbled)
+            if header is None:  # an unreadable line is always reported
+                must_say = True
+            elif header != _header(original) and _is_message(original):
+                relinked.add(at)  # lost from the chain as a dropped message is
         elif at + 1 < len(lines) and damaged_lines[at + 1] is not None:  # swap with the next
             damaged_lines[at], damaged_lines[at + 1] = damaged_lines[at + 1], damaged_lines[at]
-    # A dropped message is noticed unless no message after it survives (a shorter file).
-    # Other entries hang off the chain (as in Claude Code's files): nothing names them, so
-    # losing one (a title, a spend, a compaction) cannot be told from the file.
+    # A dropped message (or one whose type or links were garbled) is noticed unless no
+    # message after it survives (a shorter file). Other entries hang off the chain (as in
+    # Claude Code's files): nothing names them, so losing one (a title, a spend, a
+    # compaction), or reading its garbled type as a kind a newer writer made, cannot be told
+    # from the file.
     messages = [i for i, line in enumerate(lines) if _is_message(line)]
-    kept = [i for i in messages if damaged_lines[i] is not None]
-    if any(damaged_lines[i] is None and i < max(kept, default=-1) for i in messages):
+    lost = {i for i in messages if damaged_lines[i] is None} | relinked
+    kept = [i for i in messages if i not in lost]
+    if any(i < max(kept, default=-1) for i in lost):
         must_say = True
     out = [line for line in damaged_lines if line is not None]
     for position, line in sorted(extra, reverse=True):
@@ -224,8 +237,15 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     if len(lines) > 2 and draw(st.booleans()):  # a second writer appended at the same time
         fork_at = rng.randrange(len(lines) - 2)
         if damaged_lines[fork_at : fork_at + 2] == lines[fork_at : fork_at + 2]:
-            out = _second_writer(out, lines, fork_at, rng.randint(1, 4), rng)
-            must_say = True
+            count = rng.randint(1, 4)
+            out = _second_writer(out, lines, fork_at, count, rng)
+            # One entry that is not a message, hanging off a message, forks nothing: it is
+            # kept with that message, as a title or a spend is.
+            must_say = must_say or not (
+                count == 1
+                and _is_message(lines[fork_at])
+                and not _is_message(_copied_first(lines, fork_at))
+            )
     return name, Damaged(out, must_say)
 
 
