@@ -199,6 +199,7 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     )
     must_say = False
     relinked: set[int] = set()
+    swaps: list[int] = []  # after the other kinds, which each damage one original line
     damaged_lines: list[bytes | None] = list(lines)
     extra: list[tuple[int, bytes]] = []
     for kind, at in zip(kinds, targets, strict=True):
@@ -219,8 +220,8 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
                 must_say = True
             elif header != _header(original) and _is_message(original):
                 relinked.add(at)  # lost from the chain as a dropped message is
-        elif at + 1 < len(lines) and damaged_lines[at + 1] is not None:  # swap with the next
-            damaged_lines[at], damaged_lines[at + 1] = damaged_lines[at + 1], damaged_lines[at]
+        else:
+            swaps.append(at)
     # A dropped message (or one whose type or links were garbled) is noticed unless no
     # message after it survives (a shorter file). Other entries hang off the chain (as in
     # Claude Code's files): nothing names them, so losing one (a title, a spend, a
@@ -231,6 +232,9 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     kept = [i for i in messages if i not in lost]
     if any(i < max(kept, default=-1) for i in lost):
         must_say = True
+    for at in swaps:  # with the next line, where both are still there
+        if at + 1 < len(lines) and None not in damaged_lines[at : at + 2]:
+            damaged_lines[at], damaged_lines[at + 1] = damaged_lines[at + 1], damaged_lines[at]
     out = [line for line in damaged_lines if line is not None]
     for position, line in sorted(extra, reverse=True):
         out.insert(min(position, len(out)), line)
