@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
+from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import (
     HOME_SELF_MODIFYING,
@@ -80,12 +81,19 @@ class FileAccess:
     ctx: PermissionContext
     _resolved: dict[Path, Path | None] = field(default_factory=dict[Path, Path | None])
     """Resolutions made in this decision (a command names the same directory many times)."""
+    _judged: dict[tuple[Target, str], Verdict] = field(
+        default_factory=dict[tuple[Target, str], Verdict]
+    )
+    """Checks made in this decision (`ls; ls; ls` reads `.` three times)."""
 
     def real(self, path: Path) -> Path | None:
-        """What the kernel opens for `path` (absolute, as written); None when not known."""
+        """What the kernel opens for `path` (absolute, as written); None when not known (and
+        for a path longer than the kernel takes, which it refuses)."""
         if path in self._resolved:
             return self._resolved[path]
-        found = self.ctx.resolve(path)
+        text = path.as_posix()
+        steps.spend(2 + text.count("/"))  # a lookup per component
+        found = self.ctx.resolve(path) if len(text) < PATH_MAX else None
         self._resolved[path] = found
         return found
 
@@ -122,6 +130,14 @@ class FileAccess:
         return found
 
     def read(self, target: Target, *, explicit: bool = False, recursive: bool = False) -> Verdict:
+        key = (target, f"read {explicit} {recursive}")
+        found = self._judged.get(key)
+        if found is None:
+            steps.spend(_CHECK_STEPS)
+            found = self._judged[key] = self._read(target, explicit=explicit, recursive=recursive)
+        return found
+
+    def _read(self, target: Target, *, explicit: bool, recursive: bool) -> Verdict:
         if isinstance(target, GlobPath):
             return self._read_glob(target, explicit=explicit)
         written = normalize(target)
@@ -169,6 +185,14 @@ class FileAccess:
         return self._read_location(self._prefix(target), target.word, explicit=explicit)
 
     def write(self, target: Target, *, explicit: bool = False) -> Verdict:
+        key = (target, f"write {explicit}")
+        found = self._judged.get(key)
+        if found is None:
+            steps.spend(_CHECK_STEPS)
+            found = self._judged[key] = self._write(target, explicit=explicit)
+        return found
+
+    def _write(self, target: Target, *, explicit: bool) -> Verdict:
         if isinstance(target, GlobPath):
             return self._write_glob(target, explicit=explicit)
         written = normalize(target)
@@ -302,6 +326,7 @@ class FileAccess:
         if rule.path is None:
             return rule.specifier is None
         bases = self._rule_bases(rule)
+        steps.spend(2 + len(paths) * len(bases))
         return any(
             rule.path.matches(path.as_posix(), base, anywhere=anywhere)
             for path in paths
@@ -334,6 +359,12 @@ class FileAccess:
             for form in forms
         )
 
+
+_CHECK_STEPS = 12
+"""The work of one read or write check apart from resolving and matching rules, in steps
+(steps.py)."""
+PATH_MAX = 4096
+"""The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
 
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from tether.permissions import steps
 from tether.permissions.access import GlobPath, Target
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.awk_program import awk_problem
@@ -71,6 +72,7 @@ def cd_target(program: str, args: tuple[str, ...]) -> tuple[str | None, bool]:
 
 
 def path_tokens(path: str) -> tuple[Token, ...]:
+    steps.spend(len(path) // 8)  # a character at a time (steps.py)
     out: list[Token] = []
     at_start = True
     for c in path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import (
@@ -43,12 +44,16 @@ from tether.permissions.shell_words import (
     shown,
 )
 from tether.permissions.shells import startup_files
+from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
+_INVOCATION_STEPS = 15
+"""The work of judging one simple command apart from its files and its rules' matching, in
+steps (steps.py)."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +65,19 @@ class BashJudgement:
 
 
 def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
+    """The verdict on `command`, and whether it only reads. Past the decision's steps
+    (steps.py), too large to judge: what it runs is not known."""
     judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
     whole = judge.whole_command(command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
+    try:
+        return _judge_script(judge, command, whole)
+    except OutOfSteps:
+        return BashJudgement(judge.unseen(TOO_MUCH_WORK), read_only=False)
+
+
+def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJudgement:
     script = parse_command(command)
     parts = [judge.unseen(problem) for problem in script.problems]
     if whole is not None:
@@ -73,6 +87,18 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
         judge.read_only = False
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
+
+
+def unseen_verdict(ctx: PermissionContext, problem: str) -> Verdict:
+    """What the parser cannot see may run any program and touch any file, so any deny rule
+    could match it: denied in every mode when one exists, a hard ask when an ask rule exists,
+    otherwise an ask that bypassPermissions may skip."""
+    for kind in ("deny", "ask"):
+        for tool in ("Bash", "Read", "Edit"):
+            rules = ctx.rules.of(kind, tool)
+            if rules:
+                return may_run(kind, rules[0], f"{problem}: it")
+    return ask(problem)
 
 
 def judge_invocation(inv: Invocation, ctx: PermissionContext, *, own: bool = False) -> Verdict:
@@ -109,6 +135,7 @@ class _Judge:
         return None
 
     def invocation(self, inv: Invocation) -> Verdict:
+        steps.spend(_INVOCATION_STEPS)
         parts: list[Verdict] = []
         for name, _ in inv.assignments:
             if is_dangerous_variable(name):
@@ -226,15 +253,7 @@ class _Judge:
         return ask(what)
 
     def unseen(self, problem: str) -> Verdict:
-        """What the parser cannot see may run any program and touch any file, so any deny rule
-        could match it: denied in every mode when one exists, a hard ask when an ask rule
-        exists, otherwise an ask that bypassPermissions may skip."""
-        for kind in ("deny", "ask"):
-            for tool in ("Bash", "Read", "Edit"):
-                rules = self.ctx.rules.of(kind, tool)
-                if rules:
-                    return may_run(kind, rules[0], f"{problem}: it")
-        return ask(problem)
+        return unseen_verdict(self.ctx, problem)
 
     def _allow_rule(self, texts: list[str]) -> Rule | None:
         for rule in self.ctx.rules.of("allow", "Bash"):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
+from tether.permissions import steps
 from tether.permissions.command_options import OptionForm, option_form
 from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.paths import ANY, ONE, Token, globs_overlap
@@ -120,15 +121,28 @@ def _first_match(
     rules: RuleSet, texts: list[str], *, unknowns: bool
 ) -> tuple[str, Rule, str, bool] | None:
     """(kind, rule, text, whether the rule surely matches) for the first rule concerned."""
+    concerned = (*rules.of("deny", "Bash"), *rules.of("ask", "Bash"))
+    if not concerned:
+        return None
+    # A rule's pattern runs over each text: work in proportion to their length.
+    size = len(texts) + sum(len(t) for t in texts) // _CHARACTERS_PER_STEP
+    steps.spend(size + sum(t.count(" ") for t in texts) // 4)  # their words, as option sets
     forms = [option_form(t.split(" ")) for t in texts]
     for kind in ("deny", "ask"):
         for rule in rules.of(kind, "Bash"):
+            steps.spend(size)
             for text, form in zip(texts, forms, strict=True):
                 if rule_matches(rule, text) or options_match(rule, form):
                     return kind, rule, text, True
                 if unknowns and may_match(rule, text):
                     return kind, rule, text, False
     return None
+
+
+_CHARACTERS_PER_STEP = 256
+"""Text a rule's pattern reads in about the time of one step (steps.py)."""
+_CHARACTERS_PER_TOKEN_STEP = 8
+"""Text made glob tokens, one character at a time, in about the time of one step."""
 
 
 def is_unknown(inv: Invocation) -> bool:
@@ -219,6 +233,7 @@ def _all(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
 def _text_tokens(text: str) -> tuple[Token, ...]:
     """A command's text as tokens: unknown parts and globs may become any text (a glob can
     expand to several words)."""
+    steps.spend(len(text) // _CHARACTERS_PER_TOKEN_STEP)
     out: list[Token] = []
     for c in text:
         if c in (DYN, STAR_MARK):

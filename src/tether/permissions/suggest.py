@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from tether.permissions import steps
 from tether.permissions.bash_policy import judge_invocation
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
@@ -29,6 +30,7 @@ from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, RuleS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, shown
+from tether.permissions.steps import OutOfSteps
 
 SUBCOMMAND_TOOLS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "pip", "pip3", "uv", "poetry"}
@@ -92,7 +94,13 @@ def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContex
     tool = TOOL_ALIASES.get(tool, tool)
     if tool == "Bash":
         command = tool_input.get("command")
-        return _bash_rule(command, ctx) if isinstance(command, str) else None
+        if not isinstance(command, str):
+            return None
+        with steps.metered():
+            try:
+                return _bash_rule(command, ctx)
+            except OutOfSteps:
+                return None  # too large to judge: no rule could be shown to cover it
     if tool in EDIT_TOOLS or tool in READ_TOOLS:
         return _file_rule(tool, tool_input, ctx)
     if tool == "WebFetch":
