@@ -163,7 +163,10 @@ CASES: list[tuple[str, str, str]] = [
     ("jq --arg k .env '.a' a.json", "allow", "allow"),
     ("jq -f .env a.json", "deny", "deny"),
     ("jq --from-file secrets/q.jq a.json", "deny", "deny"),
-    ("jq -L /tmp/mods . a.json", "deny", "deny"),
+    # -L is where imports are looked for (jq_program.py): reads of what they import.
+    ("jq -L /tmp/mods . a.json", "allow", "allow"),
+    ("jq -L /tmp/mods 'import \"m\" as $m; $m' a.json", "ask", "ask"),
+    ("jq -L secrets 'include \"m\"; .' a.json", "deny", "deny"),
     ("file -m .env README.md", "deny", "deny"),
     ("file -f names.txt", "ask", "ask"),
     ("file -C -m magic", "ask", "ask"),

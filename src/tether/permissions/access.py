@@ -342,13 +342,41 @@ class FileAccess:
                 return rule
         return None
 
-    def may_name_denied(self, target: Target) -> Rule | None:
-        """The Read deny rule a word standing for `target` could name, taken as written (a
-        program shows it from elsewhere: `git show HEAD:.env`, `git log -p -- secrets`)."""
+    def may_name_denied(
+        self, target: Target, tool: str = "Read", *, follow: bool = False
+    ) -> Rule | None:
+        """The deny rule on `tool` a word standing for `target` could name: taken as written
+        when a program shows it from elsewhere (`git show HEAD:.env`, `git log -p --
+        secrets`), and also where its symlinks lead (`follow`) when the program may open it
+        (`curl -T link`)."""
         if isinstance(target, Path):
-            return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
-        forms = expand_nodot(target.tokens)
-        return next((r for r in self._rules("deny", "Read") if self._overlaps(r, forms)), None)
+            if not follow and tool == "Read":
+                return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
+            paths = self.locate(target).forms if follow else (normalize(target),)
+            forms = _with_contents(paths)
+            return next(
+                (
+                    rule
+                    for rule in self._rules("deny", tool)
+                    if rule.path is not None and self._matches(rule, forms, anywhere=True)
+                ),
+                None,
+            )
+        forms = self._glob_forms(target) if follow else expand_nodot(target.tokens)
+        return next((r for r in self._rules("deny", tool) if self._overlaps(r, forms)), None)
+
+    def protected(self, target: Target) -> str | None:
+        """What `target` configures when writing it changes what later sessions allow or run
+        (defaults.SELF_MODIFYING), as written or where its symlinks lead; for a pattern, when
+        it may reach such a file."""
+        if isinstance(target, GlobPath):
+            found = self._may_be_protected(self._glob_forms(target))
+            return "files that change what later sessions run or allow" if found else None
+        for path in self.locate(target).forms:
+            what = self._self_modifying(path)
+            if what is not None:
+                return what
+        return None
 
     def _overlaps(self, rule: Rule, forms: Sequence[Tokens]) -> bool:
         if rule.path is None:

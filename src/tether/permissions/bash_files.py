@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
@@ -14,8 +15,10 @@ from tether.permissions.awk_program import awk_problem
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
 from tether.permissions.git_policy import git_use
+from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Token, normalize
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import response_files
 from tether.permissions.sed_script import sed_effects
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
@@ -105,7 +108,12 @@ def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
     module = _module(argv, spec)
     if module is not None:
         return program_use(module)
-    return _use(argv[1:], spec)
+    use = _use(argv[1:], spec)
+    responses = response_files(argv)
+    if responses:
+        # Their lines are more arguments, options among them: not what was seen.
+        use = replace(use, reads=(*use.reads, *responses), changes=True)
+    return use
 
 
 def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
@@ -140,7 +148,9 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     if spec.plus_commands and any(f.startswith("+") for f in files):
         unseen.append("a `+` argument runs commands of its own at start")
         files = [f for f in files if not f.startswith("+")]
-    if role in ("pattern_read", "sed", "awk") and not args.has(spec.pattern_options) and files:
+    if role == "jq":
+        files = _jq_program(args, files, reads, mentions, unseen)
+    elif role in ("pattern_read", "sed", "awk") and not args.has(spec.pattern_options) and files:
         script, files = files[0], files[1:]
         unseen += _script_effects(role, [script], reads, writes, runs)
     elif role in ("sed", "awk"):
@@ -168,7 +178,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     if spec.writes_first and files:
         writes.append(files[0])
         files = files[1:]
-    if role in ("read", "pattern_read", "sed", "awk"):
+    if role in ("read", "pattern_read", "sed", "awk", "jq"):
         reads += files
     elif role == "mentions":
         mentions += [*files, *(v for _, v in args.options if v is not None)]
@@ -269,6 +279,34 @@ def _script_effects(
     writes += effects.writes
     runs += effects.runs
     return effects.unseen
+
+
+_JQ_PROGRAM_FILE = frozenset({"-f", "--from-file"})
+_JQ_SEARCH = frozenset({"-L", "--library-path"})
+
+
+def _jq_program(
+    args: Arguments, files: list[str], reads: list[str], mentions: list[str], unseen: list[str]
+) -> list[str]:
+    """The modules a jq program imports (jq_program.py), as reads (and mentions, for the
+    user's jq library); the files it reads after the program."""
+    directories = args.values(_JQ_SEARCH)
+    if not all(map(is_literal, directories)):
+        reads.append(DYN)  # modules from a directory not known
+    search = search_directories([d for d in directories if is_literal(d)])
+    if args.has(_JQ_PROGRAM_FILE):
+        reads.append(DYN)  # what the program in the file imports is not seen
+        return files
+    if not files:
+        return files
+    if not is_literal(files[0]):
+        unseen.append("the jq program is not a literal")
+        return files[1:]
+    modules = jq_modules(files[0], search)
+    reads += modules.reads
+    mentions += modules.library
+    unseen += modules.unseen
+    return files[1:]
 
 
 def _is_assignment(word: str) -> bool:

@@ -8,13 +8,16 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import (
+    MAX_NESTING,
+    all_invocations,
+    command_lines,
     deny_or_ask,
     is_unknown,
     later_commands,
@@ -30,6 +33,7 @@ from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import response_files
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
@@ -115,6 +119,8 @@ class _Judge:
     read_only: bool = True
     cdpath: bool = False
     """The command may set CDPATH (shell_places)."""
+    nesting: int = 0
+    """How many command lines inside an unknown program's arguments this judge is in."""
     places: ShellPlaces = field(init=False)
 
     def __post_init__(self) -> None:
@@ -138,7 +144,10 @@ class _Judge:
         steps.spend(_INVOCATION_STEPS)
         parts: list[Verdict] = []
         for name, _ in inv.assignments:
-            if is_dangerous_variable(name):
+            if not is_literal(name):
+                parts.append(self.unseen("sets a variable whose name is not a literal"))
+                self.read_only = False
+            elif is_dangerous_variable(name):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
         parts.extend(self.unseen(problem) for problem in inv.problems)
@@ -290,6 +299,9 @@ class _Judge:
             verdicts.extend(self._program_use(use))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
             verdicts.extend(self._mentions(inv.argv[1:]))
+            reads += response_files(inv.argv)
+            if is_unknown(inv) and self.nesting < MAX_NESTING:
+                verdicts.extend(self._argument_commands(inv))
         for word in reads:
             for target in self.places.targets(word):
                 if target == _PIPE:
@@ -305,11 +317,39 @@ class _Judge:
                 verdicts.append(self.files.write(target, explicit=explicit))
         return verdicts
 
+    def _argument_commands(self, inv: Invocation) -> list[Verdict]:
+        """Command lines in the arguments of a program tether knows nothing about (`npm exec
+        -c 'cat .env'`, `cmake -E env sh -c 'echo x > .git/config'`), which it may run: the
+        files they read and write are judged as an allowed command's are (deny and ask rules,
+        writes of files that change later sessions, writes outside the workspace), whatever
+        rule allowed the program; what their words run is left to the Bash rules
+        (bash_rules.later_commands). Four levels deep, each from where the shell is, a `cd`
+        inside one moving only what follows it there."""
+        found: list[Verdict] = []
+        for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+            steps.spend(len(text) // 4)  # read as shell (steps.py)
+            cdpath = self.cdpath or "CDPATH" in text
+            inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
+            inner.places.cwds = dict(self.places.cwds)
+            what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
+            for sub in all_invocations(parse_command(text).invocations):
+                verdicts = inner._files(sub, explicit=True)
+                found += [
+                    replace(v, reason=f"{what}: {v.reason}")
+                    for v in verdicts
+                    if v.outcome in ("deny", "ask")
+                ]
+                inner.places.track(sub)
+        return found
+
     def _program_use(self, use: ProgramUse) -> list[Verdict]:
         """What a known program's options run, show from elsewhere, or hide (program_use)."""
         verdicts = [self.unseen(reason) for reason in use.unseen]
         verdicts.extend(ask(reason) for reason in use.asks)
-        verdicts.extend(self._mentions(use.mentions, unknown=use.shows_unknown))
+        # git shows what it names from its objects (and its writes are its tables').
+        verdicts.extend(
+            self._mentions(use.mentions, unknown=use.shows_unknown, opens=not use.shows_unknown)
+        )
         verdicts.extend(self._loads(use.loads))
         for code in use.runs:
             if not is_literal(code):
@@ -354,32 +394,78 @@ class _Judge:
                     found.append(ask(f"runs code from {readable(word)}, outside the workspace"))
         return found
 
-    def _mentions(self, args: tuple[str, ...], *, unknown: bool = False) -> list[Verdict]:
-        """Arguments of a command tether knows nothing about that name a denied file
-        (`git show HEAD:.env`, `curl -d @.env`): asked, in bypassPermissions too, since it may
-        read them. With `unknown`, a word that is not a literal counts where a deny rule could
-        match what it stands for (`git show "HEAD:$(...)"`)."""
+    def _mentions(
+        self, args: tuple[str, ...], *, unknown: bool = False, opens: bool = True
+    ) -> list[Verdict]:
+        """Arguments that may name a file, of a command whose arguments are not known
+        (`curl -T.env`, `mytool --out=.git/config`) or that shows files from elsewhere (`git
+        show HEAD:.env`): asked, in bypassPermissions too, where a deny rule could match what
+        it reads or writes; with `opens` (the program may open them, not only show them: any
+        but git), also where the word names a file that changes what later sessions run or
+        allow (asked in every mode but bypassPermissions, as a write there is; the sandbox
+        keeps those read-only when it is on). Every word counts, option words too: the file
+        may be attached to its option (`-T.env`, `-d@.env`, `-sT.env`, `--out=.env`), follow
+        `=`, `:`, `@` or `<` (`-F f=@.env`, `HEAD:.env`). With `unknown`, a word that is not a
+        literal counts where a deny rule could match what it stands for (`git show
+        "HEAD:$(...)"`)."""
         found: list[Verdict] = []
-        if not self.ctx.rules.of("deny", "Read"):
+        reads = bool(self.ctx.rules.of("deny", "Read"))
+        writes = opens and bool(self.ctx.rules.of("deny", "Edit"))
+        protects = opens and not self.ctx.bash_sandboxed
+        if not (reads or writes or protects):
             return found
         for arg in args:
-            if (not unknown and not is_literal(arg)) or (arg.startswith("-") and "=" not in arg):
+            if not unknown and not is_literal(arg):
                 continue
-            # The narrowest reading first: `REV:PATH`, `--opt=PATH`, `@PATH`, the word.
-            candidates = (arg.rpartition(":")[2], arg.partition("=")[2], arg.lstrip("@"), arg)
-            hit = next(
-                (
-                    (candidate, rule)
-                    for candidate in dict.fromkeys(c for c in candidates if c)
-                    for target in self.places.targets(candidate)
-                    if (rule := self.files.may_name_denied(target)) is not None
-                ),
-                None,
-            )
-            if hit is not None:
-                why = f"may read {readable(hit[0])}, which deny rule {hit[1].text} covers"
-                found.append(ask(why, hit[1].text, hard=True))
+            for candidate in named_paths(arg):
+                verdict = self._named(candidate, reads, writes, protects, follow=opens)
+                if verdict is not None:
+                    found.append(verdict)
+                    break
         return found
+
+    def _named(
+        self, word: str, reads: bool, writes: bool, protects: bool, *, follow: bool
+    ) -> Verdict | None:
+        """What the file a word may name makes of the command (`_mentions`)."""
+        for target in self.places.targets(word):
+            rule = self.files.may_name_denied(target, "Read", follow=follow) if reads else None
+            if rule is not None:
+                why = f"may read {readable(word)}, which deny rule {rule.text} covers"
+                return ask(why, rule.text, hard=True)
+            rule = self.files.may_name_denied(target, "Edit", follow=True) if writes else None
+            if rule is not None:
+                why = f"may write {readable(word)}, which deny rule {rule.text} covers"
+                return ask(why, rule.text, hard=True)
+            what = self.files.protected(target) if protects else None
+            if what is not None:
+                return ask(f"may write {readable(word)}, which holds {what}: {PROTECTED_NOTE}")
+        return None
+
+
+_ATTACHED_LETTERS = 8
+"""How many option letters may come before a value attached to them (`-sSLfT.env`)."""
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def named_paths(word: str) -> list[str]:
+    """What in an argument may name a file, narrowest first: what follows the last and the
+    first `:`, `=` or `,` (`HEAD:.env`, `--out=.env`, `f=@.env`), a value attached to one of a
+    few short options (`-T.env`, `-sT.env`), the word itself; each also without a leading `@`
+    or `<` (curl's "from this file")."""
+    found: list[str] = []
+    for separator in ":=,":
+        if separator in word:
+            found += [word.rpartition(separator)[2], word.partition(separator)[2]]
+    if word.startswith("-") and not word.startswith("--"):
+        found += [word[k:] for k in range(2, min(len(word), 2 + _ATTACHED_LETTERS))]
+    elif not word.startswith("-"):
+        found.append(word)
+    found += [w.lstrip("@<") for w in found]
+    return [w for w in dict.fromkeys(found) if w and w != "-"]
 
 
 def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:

@@ -46,7 +46,7 @@ RUNS_NOTHING = frozenset(
 """Builtins outside the tables whose arguments are never run (names, numbers, options)."""
 _COMMAND_LINE = frozenset(" \t\n;|&()<>`$")
 """An argument holding one of these may be a command line given to the program."""
-_MAX_NESTING = 4
+MAX_NESTING = 4
 """How many levels of command lines inside arguments are read (`a -c 'b -c "c ..."'`)."""
 MAX_WORDS = 256
 """The most words of an unknown program whose tails are tried (each tail is a rule text, so
@@ -182,12 +182,10 @@ def later_commands(
     )
     if found is not None:
         return _later(name, *found)
-    if nesting >= _MAX_NESTING:
+    if nesting >= MAX_NESTING:
         return None
-    for arg in inv.argv[1:]:
-        if not is_literal(arg) or not any(c in _COMMAND_LINE for c in arg):
-            continue
-        for sub in _all(parse(arg).invocations):
+    for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+        for sub in all_invocations(parse(text).invocations):
             if not sub.argv:
                 continue
             match = _first_match(rules, texts_of(sub.argv, for_allow=False), unknowns=True)
@@ -224,10 +222,22 @@ def _partly_known(word: str) -> bool:
     return any(c not in MARKERS for c in word)
 
 
-def _all(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
+def all_invocations(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
+    """Each invocation, then what it runs, depth first."""
     for inv in invocations:
         yield inv
-        yield from _all(inv.inner)
+        yield from all_invocations(inv.inner)
+
+
+def command_lines(arg: str) -> list[str]:
+    """The command lines an argument of an unknown program may be: the word, when it reads as
+    one (`-c 'make; rm -rf x'`, `hyperfine 'CMD'`), and an option's value (`--exec='rm x'`)."""
+    if not is_literal(arg) or not any(c in _COMMAND_LINE for c in arg):
+        return []
+    name, eq, value = arg.partition("=")
+    if arg.startswith("-") and eq and any(c in _COMMAND_LINE for c in value):
+        return [arg, value] if any(c in _COMMAND_LINE for c in name) else [value]
+    return [arg]
 
 
 def _text_tokens(text: str) -> tuple[Token, ...]:

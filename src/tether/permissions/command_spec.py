@@ -9,13 +9,25 @@ from functools import cached_property
 from typing import Literal
 
 FileRole = Literal[
-    "read", "write", "none", "mentions", "pattern_read", "copy", "move", "dd", "sed", "awk", "git"
+    "read",
+    "write",
+    "none",
+    "mentions",
+    "pattern_read",
+    "copy",
+    "move",
+    "dd",
+    "sed",
+    "awk",
+    "jq",
+    "git",
 ]
 """What positional arguments are: files read, files written, nothing, words that may name
 files read from elsewhere (`git show HEAD:.env`: asked when they name a denied file), a
 pattern then files read (grep), sources then a destination (cp; mv and ln also write their
-sources, and their content moves, so they count as read), dd's `if=`/`of=`, a sed or awk
-script then files read (sed's are written too with -i), git's own (git_policy.py)."""
+sources, and their content moves, so they count as read), dd's `if=`/`of=`, a sed, awk or jq
+program then files read (sed's are written too with -i; jq's imports are read too), git's own
+(git_policy.py)."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -282,14 +282,13 @@ COMMANDS: Mapping[str, CommandSpec] = {
         written_after=1,
     ),
     "jq": CommandSpec(
-        "pattern_read",
-        valued=_s("--indent"),
+        "jq",
         pairs=_s("--arg", "--argjson"),
         read_valued=_s("-f", "--from-file"),
         read_pairs=_s("--slurpfile", "--rawfile"),
         pattern_options=_s("-f", "--from-file"),
-        # Modules are jq code read from a directory that is not seen.
-        unseen=_s("-L"),
+        # Search directories for the modules the program imports (jq_program.py).
+        valued=_s("--indent", "-L", "--library-path"),
         flags="cnesrRajCMSh0",
         long_flags=_s("--compact-output", "--null-input", "--exit-status", "--slurp")
         | _s("--raw-output", "--raw-input", "--ascii-output", "--join-output", "--color-output")
