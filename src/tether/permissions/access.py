@@ -30,7 +30,16 @@ from tether.permissions.defaults import (
     is_device,
     self_modifying,
 )
-from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
+from tether.permissions.paths import (
+    ANY,
+    ONE,
+    STAR,
+    Tokens,
+    expand_nodot,
+    globs_overlap,
+    is_below,
+    normalize,
+)
 from tether.permissions.rules import Rule, RuleKind
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none
 
@@ -154,6 +163,9 @@ class FileAccess:
                 return ask(
                     _because(f"reading {shown} needs confirmation", rule), rule.text, hard=True
                 )
+        found = self._stood_for("Read", seen, shown)
+        if found is not None:
+            return found
         real = seen.real
         if real is None:
             return none(f"reads {shown}, {seen.unknown}")
@@ -182,7 +194,31 @@ class FileAccess:
         found = self._glob_rules("Read", target, "reading")
         if found is not None:
             return found
+        if self._in_process_directory(target):
+            return none(f"reads {target.word}, {_PROCESS_UNKNOWN}")
         return self._read_location(self._prefix(target), target.word, explicit=explicit)
+
+    def _stood_for(self, tool: str, seen: Located, shown: str) -> Verdict | None:
+        """A path in a process's directory that is not `root/...` or `cwd/...` (those stand
+        for paths here: `_stand_ins`) may lead anywhere (`fd/N/x`, `task/<t>/cwd/x`...): a hard
+        ask where a deny or ask rule could match a path ending as it ends."""
+        if seen.real is not None or not is_process_path(seen.written):
+            return None
+        if not _through_link(seen.written.parts[3:]):
+            return None
+        form = _ending(tuple(seen.written.as_posix()))
+        found = self._may_reach(tool, [form], f"{shown} may stand for files")
+        if found is None and tool == "Edit" and self._may_be_protected([form]):
+            return ask(f"{shown} may stand for a file that {PROTECTED_NOTE}")
+        return found
+
+    def _in_process_directory(self, target: GlobPath) -> bool:
+        """Whether a pattern with a fixed root may name a path in a process's directory under
+        `/proc` (`/proc/$$/cwd/x`, `/proc/*/root/x`, `/pro?/self/x`, `/dev/fd/*`): unknown,
+        as such a literal path is."""
+        return any(
+            form[:1] == ("/",) and _may_be_process_path(form) for form in self._glob_forms(target)
+        )
 
     def write(self, target: Target, *, explicit: bool = False) -> Verdict:
         key = (target, f"write {explicit}")
@@ -216,6 +252,9 @@ class FileAccess:
             what = self._self_modifying(path)
             if what is not None:
                 return ask(f"writes {shown}, which holds {what}: {PROTECTED_NOTE}")
+        found = self._stood_for("Edit", seen, shown)
+        if found is not None:
+            return found
         real = seen.real
         if real is None:
             return none(f"writes {shown}, {seen.unknown}")
@@ -246,6 +285,8 @@ class FileAccess:
         forms = self._glob_forms(target)
         if self._may_be_protected(forms):
             return ask(f"{target.word} may reach a file that {PROTECTED_NOTE}")
+        if self._in_process_directory(target):
+            return none(f"writes {target.word}, {_PROCESS_UNKNOWN}")
         prefix = self._prefix(target)
         if prefix is None or not is_below(prefix, self.ctx.write_roots):
             return ask(f"writes {target.word}, which may be outside the workspace")
@@ -300,13 +341,41 @@ class FileAccess:
         return self.locate(target.prefix).real
 
     def _glob_forms(self, target: GlobPath) -> list[Tokens]:
+        """The token forms a pattern is matched in: as written, from where its fixed part
+        resolves, and, where it may name a path in a process's directory, any path ending as
+        it ends (what `/proc/<p>/cwd/x` or `$X/x` with X=/proc/self/cwd may stand for)."""
         forms = expand_nodot(target.tokens)
         if target.prefix is not None:
             for base in self.locate(target.prefix).forms:
                 form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
                 if form != target.tokens:
                     forms += expand_nodot(form)
-        return forms
+        stand_ins = [s for form in forms if _may_be_process_path(form) for s in self._for(form)]
+        return forms + [form for form in dict.fromkeys(stand_ins) if form not in forms]
+
+    def _for(self, form: Tokens) -> list[Tokens]:
+        """What a pattern that may name a path in a process's directory may stand for:
+        `/proc/<p>/root/x` is `/x` and `/proc/<p>/cwd/x` is `x` from the shell's directory or
+        the workspace, as for a literal path (`_stand_ins`); anything else (`fd/N`, `task/<t>/
+        cwd`, a link or a directory not known: `/proc/$$/c*`, `$X/x`) any path ending as it
+        ends."""
+        if form[: len(_PROC)] == _PROC:
+            rest = form[len(_PROC) :]
+            pid_end = rest.index("/") if "/" in rest else -1
+            link = rest[pid_end + 1 :] if pid_end >= 0 and ANY not in rest[:pid_end] else ()
+            end = link.index("/") if "/" in link else len(link)
+            name = "".join(t for t in link[:end] if isinstance(t, str))
+            tail = link[end + 1 :]
+            climbs = any(tail[i : i + 2] == (".", ".") for i in range(len(tail)))
+            known = len(name) == end and end > 0
+            if known and name not in _LINKS_OUT:
+                return []  # the process's own data (`environ`, `maps`): not another path
+            if known and name == "root" and not climbs:
+                return [("/", *tail)]
+            if known and name == "cwd" and not climbs:
+                bases = (self.ctx.cwd, self.ctx.workspace)
+                return [(*base.as_posix().rstrip("/"), "/", *tail) for base in bases]
+        return [_ending(form)]
 
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
         return self.ctx.rules.of(kind, tool)
@@ -393,6 +462,41 @@ _CHECK_STEPS = 12
 (steps.py)."""
 PATH_MAX = 4096
 """The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
+
+_PROCESS_DIRECTORIES: tuple[Tokens, ...] = (
+    (*"/proc/", ONE, STAR, "/", ANY),
+    (*"/dev/fd/", ANY),
+)
+"""Paths in a process's directory: `/proc/<pid|self|thread-self>/...`, and `/dev/fd/N`
+(`/proc/self/fd/N`)."""
+_PROC: Tokens = tuple("/proc/")
+_LINKS_OUT = frozenset({"root", "cwd", "exe", "fd", "task", "map_files"})
+"""What in a process's directory leads to files elsewhere (`task/<t>/` holds them again)."""
+_PROCESS_UNKNOWN = "which may be in a process's directory under /proc (its links are not paths)"
+
+
+def _through_link(entries: tuple[str, ...]) -> bool:
+    """Whether a path in a process's directory (its entries after `/proc/<p>/`) goes through a
+    link there into a directory elsewhere, other than `root/x` and `cwd/x` (which stand for
+    paths here): `fd/N/x`, `task/<t>/cwd/x`, `map_files/R/x`."""
+    if entries[:1] == ("task",):
+        entries = entries[2:]
+        if entries[:1] in (("root",), ("cwd",)):
+            return len(entries) > 1
+    if entries[:1] in (("fd",), ("map_files",)):
+        return len(entries) > 2
+    return False
+
+
+def _may_be_process_path(form: Tokens) -> bool:
+    return any(globs_overlap(form, place) for place in _PROCESS_DIRECTORIES)
+
+
+def _ending(form: Tokens) -> Tokens:
+    """Any path ending as `form` ends: its last component below anything."""
+    cut = len(form) - form[::-1].index("/") if "/" in form else 0
+    return (ANY, "/", *form[cut:]) if cut < len(form) else (ANY,)
+
 
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""

@@ -27,7 +27,9 @@ from tether.permissions.shell_words import STAR as STAR_MARK
 
 def path_target(base: Path, rest: str, word: str) -> Target:
     """A path below `base`, as written (`..` is applied by the resolver, after the symlinks
-    before it), or the glob it stands for when it holds unknown parts."""
+    before it), or the glob it stands for when it holds unknown parts. `rest` stays below
+    `base` even when it starts with a slash (`~//x` is `~/x`, as bash reads it)."""
+    rest = rest.lstrip("/")
     if is_literal(rest):
         return base / rest
     segments = [s for s in rest.split("/") if s not in ("", ".")]
