@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Literal
 
 from tether.permissions.command_spec import CommandSpec
+from tether.permissions.shell_words import DYN, HOME
 
 Paths = Literal["mentions", "reads", "tree", "none"]
 """How positionals are taken: words that may name tracked files (shown from the repository),
@@ -63,10 +64,21 @@ class GitSubcommand:
     """It runs a program its configuration names whatever the options (`difftool`)."""
     pushes: bool = False
     """A repository on this machine it names runs its own hooks (`push ../bare`)."""
-    writes: Literal["paths", "all_paths", "last", "prefixed"] | None = None
+    writes: Literal["paths", "all_paths", "first", "prefixed"] | None = None
     """Positionals it writes in the working tree: every one (`restore`, `rm`; for `checkout`
-    any word may be a path), sources and destination (`mv`), or each below a `--prefix`
-    (`checkout-index`; all of them with `-a`/`--stdin`)."""
+    any word may be a path), sources and destination (`mv`), the first (`merge-file`), or
+    each below a `--prefix` (`checkout-index`; all of them with `-a`/`--stdin`)..."""
+    writes_with: frozenset[str] = frozenset()
+    """...only with one of these options, when given (`interpret-trailers --in-place`)..."""
+    prints_with: frozenset[str] = frozenset()
+    """...and not with one of these, which print instead (`merge-file -p`)."""
+    home_writes: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Sub-subcommands that write files in the home (`~` for it): `maintenance start` writes
+    `~/.gitconfig` and the user's systemd timers."""
+    runs_first: bool = False
+    """The first positional is a program it runs (`merge-index PROGRAM`)."""
+    runs_code: bool = False
+    """Its arguments give a command it runs, in a form of its own (`remote-ext URL`)."""
     new_repository: Literal["first", "clone"] | None = None
     """It creates a repository, writing its config: in the first positional's directory
     (`init DIR`), or in the clone's (`clone URL [DIR]`)."""
@@ -255,11 +267,54 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         unseen=_s("--template"),
         new_repository="clone",
     ),
-    "init": GitSubcommand(
-        valued=_s("-b", "--initial-branch", "--object-format", "--shared"),
-        unseen=_s("--template", "--separate-git-dir"),
-        new_repository="first",
+    **dict.fromkeys(
+        ("init", "init-db"),
+        GitSubcommand(
+            valued=_s("-b", "--initial-branch", "--object-format", "--shared"),
+            unseen=_s("--template", "--separate-git-dir"),
+            new_repository="first",
+        ),
     ),
+    # Plumbing that writes files its words name, or runs what they give.
+    "merge-file": GitSubcommand(
+        valued=_s("-L", "--marker-size", "--diff-algorithm"),
+        writes="first",
+        prints_with=_s("-p", "--stdout", "--object-id"),
+        paths="reads",
+    ),
+    "mailinfo": GitSubcommand(writes="paths", valued=_s("--encoding", "--quoted-cr")),
+    "mailsplit": GitSubcommand(attached=_s("-o", "-f", "-d"), write_valued=_s("-o"), paths="reads"),
+    "interpret-trailers": GitSubcommand(
+        valued=_s("--trailer", "--where", "--if-exists", "--if-missing"),
+        writes="paths",
+        writes_with=_s("--in-place"),
+        paths="reads",
+    ),
+    "credential-store": GitSubcommand(write_valued=_s("--file"), paths="none"),
+    **dict.fromkeys(
+        ("fast-export", "fast-import"),
+        GitSubcommand(
+            write_valued=_s("--export-marks", "--export-pack-edges"),
+            read_valued=_s("--import-marks", "--import-marks-if-exists"),
+        ),
+    ),
+    "index-pack": GitSubcommand(write_valued=_s("-o"), paths="reads"),
+    **dict.fromkeys(
+        ("bugreport", "diagnose"),
+        GitSubcommand(write_valued=_s("-o", "--output-directory"), valued=_s("-s", "--suffix")),
+    ),
+    "maintenance": GitSubcommand(
+        home_writes={
+            "register": (HOME + "/.gitconfig",),
+            "unregister": (HOME + "/.gitconfig",),
+            "start": (HOME + "/.gitconfig", HOME + "/.config/systemd/user/" + DYN),
+            "stop": (HOME + "/.gitconfig", HOME + "/.config/systemd/user/" + DYN),
+        },
+        paths="none",
+    ),
+    "merge-index": GitSubcommand(runs_first=True),
+    "shell": GitSubcommand(runs=_s("-c")),
+    **dict.fromkeys(("remote-ext", "remote-fd"), GitSubcommand(runs_code=True)),
     "config": GitSubcommand(
         read_only=True,
         valued=_s("--type", "--default", "--blob", "--comment", "--value"),
@@ -302,6 +357,25 @@ GIT_OWN_COMMANDS = frozenset(
 """What git runs itself, from its own binary or its exec-path. Any other `git SUB` (an alias, a
 package's `git-lfs`, `git-subtree` where it is packaged apart, anything on PATH) runs the
 program `git-SUB` that git finds on PATH: judged as that program, not as git."""
+
+GIT_KEEPS_THE_TREE = frozenset(
+    _names(
+        """add stage commit commit-tree commit-graph count-objects credential credential-cache
+    credential-cache--daemon describe diff-files diff-index diff-tree fmt-merge-msg fsck
+    fsck-objects gc get-tar-commit-id hash-object hook ls-remote mktag mktree
+    multi-pack-index name-rev pack-objects pack-redundant pack-refs patch-id prune
+    prune-packed receive-pack repack replace replay rerere show-index stripspace symbolic-ref
+    update-index update-ref update-server-info upload-archive upload-archive--writer
+    upload-pack verify-commit verify-pack verify-tag write-tree check-ref-format
+    check-mailmap column var version refs backfill cherry merge-base merge-tree merge-ours
+    pickaxe bisect--helper env--helper fsmonitor--daemon sh-i18n--envsubst difftool--helper
+    unpack-file unpack-objects http-backend request-pull imap-send notes"""
+    )
+)
+"""git's own commands with no entry in the tables that write nothing in the working tree (or
+in git's config and hooks): objects, refs, the index, a file of their own making. Any other
+own command with no entry (a new builtin, a script of its core package) may: with the sandbox
+off it is asked as the tree writers are (git_tree_writes.py)."""
 
 GIT_GLOBAL_FLAGS = frozenset(
     {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}

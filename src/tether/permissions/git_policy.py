@@ -18,6 +18,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import (
     GIT_GLOBAL_FLAGS,
+    GIT_KEEPS_THE_TREE,
     GIT_LOCATION_OPTIONS,
     GIT_OWN_COMMANDS,
     GIT_SETTINGS_HARMLESS,
@@ -89,6 +90,16 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     if subcommand is None:
         use.changes = True
         use.mentions.extend(args[i + 1 :])
+        if (
+            writer is None
+            and args[i] in GIT_OWN_COMMANDS
+            and args[i] not in GIT_KEEPS_THE_TREE
+            and is_literal(args[i])
+        ):
+            use.rewrites_tree = (
+                f"git {args[i]} is a git command tether has no entry for, which may write "
+                "files of the working tree"
+            )
         return use.done()
     if args[i] == "config":
         _config(args[i + 1 :], use)
@@ -155,6 +166,12 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         )
     if sub.writes is not None:
         use.writes += _written(sub, parsed, positionals)
+    use.writes += sub.home_writes.get(first, ())
+    if sub.runs_first and positionals:
+        use.runs.append(positionals[0])
+        positionals = positionals[1:]
+    if sub.runs_code:
+        use.unseen.append("git runs a command its arguments give, in a form of its own")
     if sub.new_repository is not None:
         use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
     if sub.paths == "tree":
@@ -179,7 +196,7 @@ def _writes_tree(writer: TreeWrites, rest: tuple[str, ...]) -> bool:
         return False
     if verb in writer.quiet_verbs:
         return False
-    return bool(parsed.positionals) or not writer.needs_positional
+    return bool(parsed.positionals) or not writer.needs_positional or parsed.has(writer.or_with)
 
 
 def _reads_only(
@@ -198,6 +215,10 @@ def _reads_only(
 
 def _written(sub: GitSubcommand, parsed: Arguments, positionals: list[str]) -> list[str]:
     """Working-tree files the subcommand writes, as far as its words tell."""
+    if (sub.writes_with and not parsed.has(sub.writes_with)) or parsed.has(sub.prints_with):
+        return []
+    if sub.writes == "first":
+        return positionals[:1]
     if sub.writes == "prefixed":
         prefix = (parsed.values(_s("--prefix")) or [""])[-1]
         every = parsed.has(_s("-a", "--all", "--stdin"))
