@@ -12,6 +12,7 @@ import context_bench
 import grep_bench
 import mcp_bench
 import parallel_tools_bench
+import resources_bench
 import sandbox_bench
 import session_bench
 import startup
@@ -48,6 +49,8 @@ def main() -> None:
     subagent_bench.report(subagent_bench.main())
     print()
     mcp_bench.report(mcp_bench.main())
+    print()
+    resources_bench.report(resources_bench.main())
 
 
 if __name__ == "__main__":

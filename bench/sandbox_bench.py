@@ -5,8 +5,14 @@ Both go through `run_shell`, the Bash tool's runner (fork, output capture, the w
 report), so the difference is what the sandbox adds. Runs alternate, one of each per round, and
 medians are reported (shared machines are noisy: the interleaving spreads the noise over both).
 
-Two workspaces: an empty one, and a tree of 1,000 directories three levels deep with 5 nested
-repositories (each sandboxed call looks for nested projects and guards their files).
+Workspaces: an empty one; a tree of 1,000 directories three levels deep with 5 nested
+repositories (each sandboxed call looks for nested projects and guards their files: some sixty
+placeholders), commands back to back; and the same tree with commands further apart than the
+placeholders linger (`Sandbox.placeholder_linger_s`), so that every command makes them again.
+
+`BENCH_SANDBOX_BASELINE=<git revision>` measures the code of that revision too (its `src`,
+exported with `git archive`), round for round interleaved with this tree's, each in a process of
+its own: before and after side by side under the same load.
 """
 
 from __future__ import annotations
@@ -14,44 +20,19 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from tether.sandbox import SandboxSettings, plan_sandbox, probe
-from tether.tools.builtin.bash import run_shell
-from tether.tools.context import CommandWrapper
-
 ROUNDS = int(os.environ.get("BENCH_SANDBOX_ROUNDS", "60"))
+BASELINE = os.environ.get("BENCH_SANDBOX_BASELINE")
 COMMAND = "true"
-
-
-async def _time_call(workspace: Path, scratch: Path, wrapper: CommandWrapper | None) -> float:
-    started = time.perf_counter()
-    run = await run_shell(COMMAND, workspace, 30.0, scratch, wrapper=wrapper)
-    elapsed = time.perf_counter() - started
-    if run.returncode != 0:
-        raise RuntimeError(f"`{COMMAND}` failed ({run.returncode}): {run.output}")
-    return elapsed
-
-
-async def _measure(workspace: Path, scratch: Path, wrapper: CommandWrapper) -> dict[str, float]:
-    plain: list[float] = []
-    sandboxed: list[float] = []
-    for _ in range(3):  # warm-up: page cache, first bwrap exec
-        await _time_call(workspace, scratch, None)
-        await _time_call(workspace, scratch, wrapper)
-    for _ in range(ROUNDS):
-        plain.append(await _time_call(workspace, scratch, None))
-        sandboxed.append(await _time_call(workspace, scratch, wrapper))
-    plain_ms = statistics.median(plain) * 1000
-    sandboxed_ms = statistics.median(sandboxed) * 1000
-    return {
-        "plain_ms": plain_ms,
-        "sandboxed_ms": sandboxed_ms,
-        "overhead_ms": sandboxed_ms - plain_ms,
-        "ratio": sandboxed_ms / plain_ms,
-    }
+ROOT = Path(__file__).resolve().parent.parent
+APART_S = 2.5
+"""The pause before each round of the third workspace: past the placeholders' linger (2 s)."""
 
 
 def _tree(workspace: Path) -> None:
@@ -65,40 +46,158 @@ def _tree(workspace: Path) -> None:
         (workspace / f"pkg{i}" / ".git" / "config").write_text("[core]\n")
 
 
-def main() -> dict[str, float]:
+SCENARIOS: list[tuple[str, Callable[[Path], None] | None, float]] = [
+    ("empty workspace", None, 0.0),
+    ("1,000 directories, 5 repositories", _tree, 0.0),
+    (f"1,000 directories, 5 repositories, commands {APART_S:g} s apart", _tree, APART_S),
+]
+
+
+def _worker(scenario: int) -> None:
+    """One tree's side: build the workspace, then answer each `round` line on stdin with the
+    seconds of one unsandboxed and one sandboxed call."""
+    import tether
+    from tether.sandbox import SandboxSettings, plan_sandbox, probe
+    from tether.tools.builtin.bash import run_shell
+
+    _, fill, pause = SCENARIOS[scenario]
     status = probe()
     if not status.works:
-        print(f"sandbox overhead: not measured, the sandbox cannot run here: {status.reason}")
-        return {}
-    results: dict[str, float] = {}
-    for name, fill in (("empty workspace", None), ("1,000 directories, 5 repositories", _tree)):
-        with tempfile.TemporaryDirectory(prefix="tether-sandbox-bench-") as base:
-            workspace, scratch = Path(base, "ws"), Path(base, "scratch")
-            workspace.mkdir()
-            if fill is not None:
-                fill(workspace)
-            sandbox, _, _ = plan_sandbox(
-                SandboxSettings(),
-                status,
-                workspace=workspace,
-                scratch_dir=scratch,
-                home=Path.home(),
-            )
-            assert sandbox is not None
-            figures = asyncio.run(_measure(workspace, scratch, sandbox.wrap))
-        print(
-            f"sandbox overhead per Bash call (`{COMMAND}`, median of {ROUNDS} interleaved "
-            f"rounds), {name}"
+        print(f"unavailable {status.reason}", flush=True)
+        return
+    with tempfile.TemporaryDirectory(prefix="tether-sandbox-bench-") as base:
+        workspace, scratch = Path(base, "ws"), Path(base, "scratch")
+        workspace.mkdir()
+        if fill is not None:
+            fill(workspace)
+        sandbox, _, _ = plan_sandbox(
+            SandboxSettings(), status, workspace=workspace, scratch_dir=scratch, home=Path.home()
         )
-        print(f"  unsandboxed  {figures['plain_ms']:7.1f} ms")
-        print(f"  sandboxed    {figures['sandboxed_ms']:7.1f} ms")
-        print(f"  overhead     {figures['overhead_ms']:7.1f} ms  ({figures['ratio']:.2f}x)")
-        if fill is None:
-            results = figures
-        else:
-            results.update({f"tree_{key}": value for key, value in figures.items()})
+        assert sandbox is not None
+
+        async def once(wrapper: object) -> float:
+            started = time.perf_counter()
+            run = await run_shell(COMMAND, workspace, 30.0, scratch, wrapper=wrapper)  # type: ignore[arg-type]
+            elapsed = time.perf_counter() - started
+            if run.returncode != 0:
+                raise RuntimeError(f"`{COMMAND}` failed ({run.returncode}): {run.output}")
+            return elapsed
+
+        async def serve() -> None:
+            for _ in range(3):  # warm-up: page cache, first bwrap exec
+                await once(None)
+                await once(sandbox.wrap)
+            print(f"ready {Path(tether.__file__).parent}", flush=True)
+            for line in sys.stdin:
+                if line.strip() != "round":
+                    break
+                await asyncio.sleep(pause)
+                plain = await once(None)
+                sandboxed = await once(sandbox.wrap)
+                print(f"{plain} {sandboxed}", flush=True)
+
+        asyncio.run(serve())
+
+
+class _Side:
+    """A worker process measuring one tree (`src` first on its path)."""
+
+    def __init__(self, src: Path, scenario: int) -> None:
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(scenario)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        self.ready = self.proc.stdout.readline().strip()
+        self.plain: list[float] = []
+        self.sandboxed: list[float] = []
+
+    def round(self) -> None:
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write("round\n")
+        self.proc.stdin.flush()
+        plain, sandboxed = self.proc.stdout.readline().split()
+        self.plain.append(float(plain))
+        self.sandboxed.append(float(sandboxed))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+    def figures(self) -> dict[str, float]:
+        plain_ms = statistics.median(self.plain) * 1000
+        sandboxed_ms = statistics.median(self.sandboxed) * 1000
+        return {
+            "plain_ms": plain_ms,
+            "sandboxed_ms": sandboxed_ms,
+            "overhead_ms": sandboxed_ms - plain_ms,
+            "ratio": sandboxed_ms / plain_ms,
+        }
+
+
+def _export(revision: str, into: Path) -> Path:
+    """`src` of `revision`, exported under `into`."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "src"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+def _measure(scenario: int, sources: list[Path]) -> list[dict[str, float]] | None:
+    sides = [_Side(src, scenario) for src in sources]
+    try:
+        for side in sides:
+            if not side.ready.startswith("ready "):
+                print(f"sandbox overhead: not measured, the sandbox cannot run here: {side.ready}")
+                return None
+        rounds = ROUNDS if SCENARIOS[scenario][2] == 0 else max(5, ROUNDS // 4)
+        for _ in range(rounds):
+            for side in sides:
+                side.round()
+        return [side.figures() for side in sides]
+    finally:
+        for side in sides:
+            side.close()
+
+
+def main() -> dict[str, float]:
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="tether-sandbox-baseline-") as exported:
+        sources = [ROOT / "src"]
+        names = ["this tree"]
+        if BASELINE:
+            sources.insert(0, _export(BASELINE, Path(exported)))
+            names.insert(0, f"at {BASELINE}")
+        for index, (name, _, pause) in enumerate(SCENARIOS):
+            measured = _measure(index, sources)
+            if measured is None:
+                return {}
+            rounds = ROUNDS if pause == 0 else max(5, ROUNDS // 4)
+            print(
+                f"sandbox overhead per Bash call (`{COMMAND}`, median of {rounds} interleaved "
+                f"rounds), {name}"
+            )
+            print("               " + "".join(f"{n:>24}" for n in names))
+            for label, key in (("unsandboxed", "plain_ms"), ("sandboxed", "sandboxed_ms")):
+                print(f"  {label:<13}" + "".join(f"{f[key]:>21.1f} ms" for f in measured))
+            print(
+                "  overhead     "
+                + "".join(f"{f['overhead_ms']:>13.1f} ms ({f['ratio']:.2f}x)" for f in measured)
+            )
+            prefix = ("", "tree_", "apart_")[index]
+            results.update({f"{prefix}{key}": value for key, value in measured[-1].items()})
     return results
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--worker"]:
+        _worker(int(sys.argv[2]))
+    else:
+        main()

@@ -8,6 +8,13 @@ the last 100 entries before 5,000 of the same file, and their ratio (target: abo
 append never reads or rewrites the file). Three files are grown and each append figure is the
 lowest of their three medians, so that a busy moment on a shared machine does not pass for a
 slower append; (3) `list_sessions` over 200 sessions of 50 entries.
+
+`python bench/session_bench.py resume` measures resuming a big session file instead (100 MB
+by default, `BENCH_RESUME_MB`): `tether -c -p` run as a process against the fake model server,
+its peak RSS (from `wait4`), wall time and whether its request was accepted, for two files a
+long session writes: one compacted every 40 rounds, one never compacted (its whole history is
+past any window). With `BENCH_BEFORE_SRC=<an older src/ tree>` the same runs are made with that
+tree first on the path, and the ratios are printed side by side.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 import gc
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -99,7 +108,7 @@ def main() -> dict[str, float]:
             started = time.perf_counter()
             loaded = load_session(path)
             load_times.append(time.perf_counter() - started)
-        assert len(loaded.records) == ENTRIES
+        assert len(tuple(loaded.records())) == ENTRIES
         assert not loaded.warnings
         tracemalloc.start()
         load_session(path)
@@ -132,5 +141,99 @@ def report(figures: dict[str, float]) -> None:
         print(f"  {label:34}{value}")
 
 
+RESUME_MB = int(os.environ.get("BENCH_RESUME_MB", "100"))
+_CHUNK = "".join(f"line {i}: " + "x" * 60 + "\n" for i in range(300))  # a ~20 KB file read
+
+
+def write_long_session(directory: Path, cwd: Path, megabytes: int, *, compact_every: int) -> Path:
+    """A session as a long run of reads writes it: a call, its ~20 KB result, again; a
+    compaction entry every `compact_every` rounds (0: never). Returns its path."""
+    with SessionWriter.create(directory, "long", cwd=cwd, model="bench") as writer:
+        writer.meta(model="bench", version="bench")
+        writer.user([TextBlock(text="Read every file and summarise it.")])
+        writer.title("Read every file")
+        turn = 0
+        while writer.path.stat().st_size < megabytes * 2**20:
+            call = ToolUseBlock(
+                id=f"toolu_{turn:08d}", name="Read", input={"file_path": f"f{turn}"}
+            )
+            reply = Message(role="assistant", content=(TextBlock(text=f"Reading f{turn}."), call))
+            writer.assistant(reply, Usage(input_tokens=5000, output_tokens=50))
+            writer.user([ToolResultBlock(tool_use_id=call.id, content=f"{turn}\n{_CHUNK}")])
+            turn += 1
+            if compact_every and turn % compact_every == 0:
+                summary = f"Summary: f0 to f{turn} read. " + "s" * 2000
+                writer.compacted([Message.user_text(summary)], 2)
+        writer.assistant(Message(role="assistant", content=(TextBlock(text="Done."),)), None)
+    return writer.path
+
+
+def _resume_once(source: Path | None, compact_every: int) -> dict[str, float]:
+    from fake_env import fake_env
+    from tether.testing import FakeModelServer, RecordedRequest, reply, text
+
+    def answer(request: RecordedRequest) -> object:
+        summary = "is about to be replaced by a summary" in request.last_user_text()
+        return reply(text("Summary: files read." if summary else "resumed"))
+
+    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
+        home, workspace = Path(tmp) / "home", Path(tmp) / "ws"
+        workspace.mkdir()
+        path = write_long_session(
+            project_dir(home, workspace), workspace, RESUME_MB, compact_every=compact_every
+        )
+        server.script(*[answer] * 10)  # type: ignore[arg-type]
+        # The window the fake server enforces, so that tether knows it from the start.
+        window = str(server.context_window)
+        env = {**os.environ, **fake_env(server, home, TETHER_CONTEXT_WINDOW=window)}
+        if source is not None:
+            env["PYTHONPATH"] = str(source)
+        argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions"]
+        command = [sys.executable, "-m", "tether", *argv, "-c", "-p", "go on"]
+        started = time.perf_counter()
+        with subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ) as child:
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - started
+        return {
+            "file_bytes": float(path.stat().st_size),
+            "peak_rss_bytes": usage.ru_maxrss * 1024.0,  # Linux reports KiB
+            "seconds": seconds,
+            "ok": float(child.returncode == 0),
+            "refused": float(len(server.rejections)),
+        }
+
+
+def resume_main() -> dict[str, dict[str, float]]:
+    """Each shape resumed with this tree, and with BENCH_BEFORE_SRC's when it is set."""
+    before = os.environ.get("BENCH_BEFORE_SRC")
+    figures: dict[str, dict[str, float]] = {}
+    for shape, every in (("compacted", 40), ("never compacted", 0)):
+        figures[f"{shape}, now"] = _resume_once(None, every)
+        if before:
+            figures[f"{shape}, before"] = _resume_once(Path(before), every)
+    return figures
+
+
+def resume_report(figures: dict[str, dict[str, float]]) -> None:
+    print(f"resuming a {RESUME_MB} MB session file (tether -c -p, one process each)")
+    for label, row in figures.items():
+        outcome = "ok" if row["ok"] else "FAILED"
+        print(
+            f"  {label:24}{row['peak_rss_bytes'] / 2**20:8.0f} MiB peak RSS"
+            f"{row['seconds']:8.1f} s   {outcome}, {int(row['refused'])} request(s) refused"
+        )
+    for shape in ("compacted", "never compacted"):
+        now, then = figures.get(f"{shape}, now"), figures.get(f"{shape}, before")
+        if now and then:
+            ratio = now["peak_rss_bytes"] / then["peak_rss_bytes"]
+            print(f"  {shape}: peak RSS now / before = {ratio:.2f}")
+
+
 if __name__ == "__main__":
-    report(main())
+    if sys.argv[1:] == ["resume"]:
+        resume_report(resume_main())
+    else:
+        report(main())

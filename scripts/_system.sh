@@ -53,3 +53,23 @@ ensure_node_mcp_servers() {
   fi
   return 0
 }
+
+# The Claude Agent SDK for TypeScript, which a test drives with tether as its CLI, into
+# .venv/node-agent-sdk. Its optional platform packages (a bundled Claude Code, ~230 MB) are left
+# out: the test starts tether. Without Node.js the test skips and says why.
+NODE_AGENT_SDK="@anthropic-ai/claude-agent-sdk@0.3.333"
+ensure_node_agent_sdk() {
+  local root="$1"
+  command -v npm >/dev/null 2>&1 || return 0
+  local prefix="$root/.venv/node-agent-sdk" stamp="$root/.venv/node-agent-sdk/.installed"
+  [[ -f "$stamp" && "$(cat "$stamp")" == "$NODE_AGENT_SDK" ]] && return 0
+  echo "tether: installing the TypeScript Agent SDK the tests drive..." >&2
+  # shellcheck disable=SC2086
+  if npm install --silent --no-audit --no-fund --omit=optional --save-exact --prefix "$prefix" \
+    $NODE_AGENT_SDK >&2; then
+    echo "$NODE_AGENT_SDK" >"$stamp"
+  else
+    echo "tether: could not install the TypeScript Agent SDK; its test will skip." >&2
+  fi
+  return 0
+}

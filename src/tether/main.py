@@ -6,6 +6,7 @@ test kit; everything else goes to the command-line front end.
 
 from __future__ import annotations
 
+import os
 import sys
 
 SUBCOMMANDS = {
@@ -41,4 +42,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    sys.exit(main())
+    """Run `main` as a command. A reader that goes away (`tether sessions list | head -1`)
+    ends it quietly, as Python's documentation recommends for SIGPIPE: whatever it was
+    printing is of no use to anyone any more."""
+    try:
+        code = main()
+        # Flushed here, inside the `try`: a pipe closed after the last write fails now.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        sys.exit(1)
+    sys.exit(code)
+
+
+def _discard_stdout() -> None:
+    # Python flushes stdout again at exit, which would fail the same way; stderr is left
+    # alone (it may be a terminal that still wants to hear about real errors).
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -12,19 +12,56 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
+from typing import Any
 
 
 async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap."""
+    """SIGTERM the process group, then SIGKILL whatever is left after `grace_s`, and reap.
+
+    A cancellation meanwhile ends the grace (SIGKILL at once) but not the stop: stopping is
+    what a cancelled call does on its way out, and a second cancellation then (a parallel
+    call ended first and the loop stops the others, or the user interrupts twice) must not
+    leave the group running or its leader unreaped. It is raised once the leader is reaped."""
     signal_group(proc.pid, signal.SIGTERM)
+    cancelled = False
     try:
         await asyncio.wait_for(proc.wait(), grace_s)
     except TimeoutError:
         pass
+    except asyncio.CancelledError:
+        cancelled = True
     finally:
         # Also when the leader went at once: children that ignore SIGTERM must not outlive it.
         signal_group(proc.pid, signal.SIGKILL)
-    await proc.wait()
+    if await _wait_out(asyncio.ensure_future(proc.wait())) or cancelled:
+        raise asyncio.CancelledError
+
+
+async def stop_once_started(
+    spawn: asyncio.Future[asyncio.subprocess.Process], *, grace_s: float
+) -> None:
+    """Stop the group of the process `spawn` is starting, once started (a call cancelled
+    while it started: the fork may have happened); nothing if it could not start. Not cut
+    short by a cancellation either (`stop_group`)."""
+    cancelled = await _wait_out(spawn)
+    if not spawn.cancelled() and spawn.exception() is None:
+        await stop_group(spawn.result(), grace_s=0 if cancelled else grace_s)
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _wait_out(future: asyncio.Future[Any]) -> bool:
+    """Wait until `future` is done, whatever cancellation arrives meanwhile; whether one did
+    (the caller raises it when its own work is done)."""
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception:  # the future's own outcome: the caller reads it
+            pass
+    return cancelled
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

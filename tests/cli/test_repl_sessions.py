@@ -41,7 +41,7 @@ async def test_resume_by_id_continues_the_conversation(
     assert request.last_user_text() == "what is my colour?"
     assert _sessions(workspace) == [earlier]
     path = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)[0].path
-    assert len(load_session(path).records) == 4  # both turns, in the one file
+    assert len(tuple(load_session(path).records())) == 4  # both turns, in the one file
 
 
 async def test_fork_leaves_the_original_and_resume_picks_from_a_list(

@@ -23,11 +23,11 @@ from tether.core.compaction import (
     micro_compact,
     needs_compaction,
     plan_cut,
-    shrink_largest_result,
     summarize,
     summary_request,
 )
 from tether.core.memory import ENTRY_MARK
+from tether.core.shrink import shrink_to_fit
 from tether.models.anthropic import AnthropicModel
 from tether.models.base import ModelRequest
 from tether.protocol import (
@@ -407,19 +407,40 @@ async def test_prompt_too_long_is_recognised_from_the_real_400() -> None:
     assert is_prompt_too_long(ModelError(openai_message, status=400))
 
 
-def test_shrink_largest_result_cuts_only_the_biggest() -> None:
-    history = [Message.user_text("go"), *tool_round(1, 10), *tool_round(2, 1000)]
-    shrunk = shrink_largest_result(history, 1000)
-    assert shrunk[:4] == tuple(history[:4])
-    big = shrunk[4].tool_results()[0]
-    original = history[4].tool_results()[0].content
-    assert len(big.content) <= 1000
-    assert big.tool_use_id == "toolu_2"
-    assert big.content.startswith(original[:500])
-    assert big.content.endswith(original[-200:])
-    assert "characters cut here" in big.content
-    assert shrink_largest_result(shrunk, 1000) == shrunk
+def test_shrink_to_fit_cuts_the_biggest_blocks_of_any_kind() -> None:
+    big_input = {"file_path": "src/a.py", "content": "x" * 50_000, "more": [{"y": "y" * 30_000}]}
+    history = [
+        Message.user_text("go " * 10_000),
+        assistant(
+            TextBlock(text="z" * 40_000), ToolUseBlock(id="t1", name="Write", input=big_input)
+        ),
+        Message(role="user", content=(ToolResultBlock(tool_use_id="t1", content="r" * 60_000),)),
+        assistant(TextBlock(text="small, kept whole")),
+    ]
+
+    def size(message: Message) -> int:
+        return len(message.model_dump_json())
+
+    shrunk, fits = shrink_to_fit(history, size, 20_000)
+    assert fits
+    assert 15_000 < sum(size(m) for m in shrunk) <= 20_000  # about the largest cap that fits
     assert transcript_problem(shrunk) is None
+    assert shrunk[3] is history[3]
+    [call] = shrunk[1].tool_uses()
+    assert (call.id, call.input["file_path"]) == ("t1", "src/a.py")
+    for text_of in (
+        lambda m: m[0].text(),
+        lambda m: m[1].text(),
+        lambda m: m[1].tool_uses()[0].input["content"],
+        lambda m: m[1].tool_uses()[0].input["more"][0]["y"],
+        lambda m: m[2].tool_results()[0].content,
+    ):
+        cut, whole = text_of(shrunk), text_of(history)
+        assert "characters cut here" in cut
+        assert cut.startswith(whole[:100])
+        assert cut.endswith(whole[-50:])
+    assert shrink_to_fit(shrunk, size, 20_000) == (shrunk, True)
+    assert shrink_to_fit(history, size, 1_000)[1] is False
 
 
 # --- memory ---------------------------------------------------------------------------------

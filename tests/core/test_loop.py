@@ -160,9 +160,16 @@ def test_refusal_ends_the_turn_with_no_call_left_unanswered(
     result = tether("-p", "do it", "--output-format", "stream-json")
     assert result.exit_code == 0, result.stderr
     lines = result.json_lines()
-    assert [line["type"] for line in lines] == ["system", "assistant", "user", "result"]
-    assert lines[2]["message"]["content"][0]["is_error"] is True
-    assert lines[3]["stop_reason"] == "refusal"
+    # As Claude Code writes them: one assistant line per content block.
+    assert [line["type"] for line in lines] == [
+        "system",
+        "assistant",
+        "assistant",
+        "user",
+        "result",
+    ]
+    assert lines[3]["message"]["content"][0]["is_error"] is True
+    assert lines[4]["stop_reason"] == "refusal"
     assert not (workspace / "x").exists()
 
 
@@ -183,10 +190,13 @@ def test_max_turns_stops_and_answers_pending_calls(
 def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:
     fake_model.script(reply(text("a"), tool_use("Bash", command="true")), reply(text("b")))
     lines = tether("-p", "x", "--output-format", "stream-json").json_lines()
-    init, assistant, user, assistant2, result = lines
+    init, assistant, call, user, assistant2, result = lines
     assert init["subtype"] == "init"
     assert init["tools"] == TOOLS
-    assert assistant["message"]["content"][1]["name"] == "Bash"
+    # One assistant line per content block, the same message id on each (Claude Code's shape).
+    assert assistant["message"]["content"] == [{"type": "text", "text": "a"}]
+    assert call["message"]["content"][0]["name"] == "Bash"
+    assert call["message"]["id"] == assistant["message"]["id"]
     assert user["message"]["content"][0]["type"] == "tool_result"
     assert assistant2["message"]["content"] == [{"type": "text", "text": "b"}]
     assert set(result) >= {

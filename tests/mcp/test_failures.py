@@ -180,19 +180,25 @@ async def test_a_server_that_dies_again_on_the_retry_is_down_until_reconnected()
 
 
 async def test_after_aclose_no_server_process_is_left() -> None:
+    # Two managers: the servers that must connect get the generous limit (an SDK server takes
+    # about a second to import under load, and the 3 s this test once gave every server was
+    # not always enough on a loaded machine), the one that never answers a short one.
     before = set(child_pids())
-    manager = await started(
-        script("one", "raw_server.py"),
-        script("two", "raw_server.py"),
-        script("three", "pid_server.py"),
-        script("stuck", "hangs_at_initialise.py"),
-        limits=McpLimits(startup_timeout_s=3),
+    healthy = McpManager(
+        [
+            script("one", "raw_server.py"),
+            script("two", "raw_server.py"),
+            script("three", "pid_server.py"),
+        ],
+        FAST,
     )
+    stuck = McpManager([script("stuck", "hangs_at_initialise.py")], McpLimits(startup_timeout_s=1))
+    await asyncio.wait_for(asyncio.gather(healthy.start(), stuck.start()), timeout=60)
     started_pids = set(child_pids()) - before
     assert len(started_pids) >= 3
-    await manager.aclose()
+    await asyncio.gather(healthy.aclose(), stuck.aclose())
     assert await wait_until_gone(started_pids) == set()
-    assert {name: s.state for name, s in manager.statuses().items()} == {
+    assert {name: s.state for name, s in (healthy.statuses() | stuck.statuses()).items()} == {
         "one": "stopped",
         "two": "stopped",
         "three": "stopped",

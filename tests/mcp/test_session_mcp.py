@@ -13,6 +13,7 @@ import pytest
 
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
+from tether.testing.script import raw_tool_use
 
 Run = Callable[..., CliResult]
 
@@ -273,3 +274,21 @@ async def test_an_interrupt_while_servers_connect_leaves_a_usable_session(
         assert second.result == "still here"
     finally:
         await session.aclose()
+
+
+@TRUSTED
+def test_an_mcp_call_with_a_lone_surrogate_is_refused_before_the_server_sees_it(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    # Over the OpenAI wire (the Anthropic wire's history encoding is the session half's).
+    _mcp_json(workspace, TIME_SERVER)
+    fake_model.script(
+        reply(raw_tool_use(TIME_TOOL, '{"timezone": "Europe/\\ud800"}')), reply(text("done"))
+    )
+    result = tether("-p", "time?", "--model", "openai/gpt-4.1")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == [
+        f"Error: Invalid input for {TIME_TOOL}: timezone: holds a lone surrogate (U+D800 at "
+        "character 8), which is not Unicode text and cannot be written, run or sent; use the "
+        "character itself, or escape a pair of surrogates together."
+    ]

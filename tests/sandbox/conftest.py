@@ -91,26 +91,51 @@ def bash_runner(ctx: ToolContext) -> RunBash:
     return run
 
 
-def sandboxed_context(
-    layout: Layout, environ: dict[str, str] | None = None, **settings: Any
-) -> ToolContext:
-    wrap = layout.sandbox(environ, **settings).wrap
-    if layout.unprivileged:
-        assert SETPRIV is not None
+@dataclasses.dataclass(frozen=True)
+class SandboxWrapper:
+    """The session's `command_wrapper`: its sandbox's `wrap`, with bwrap started as the
+    unprivileged user for that kind of layout."""
 
-        def as_unprivileged(argv: list[str], cwd: Path) -> list[str]:
-            command: ConfinedCommand = wrap(argv, cwd)
-            layout.hand_over()  # the placeholders too: tether would make them as this user
-            ids = [f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
-            # That user's home is the layout's (root's own is closed to it).
-            command[1:1] = ["--setenv", "HOME", str(layout.home)]
-            command[:0] = [SETPRIV, *ids]
+    sandbox: Sandbox
+    layout: Layout
+
+    def __call__(self, argv: list[str], cwd: Path) -> list[str]:
+        command: ConfinedCommand = self.sandbox.wrap(argv, cwd)
+        if not self.layout.unprivileged:
             return command
+        assert SETPRIV is not None
+        self.layout.hand_over()  # the placeholders too: tether would make them as this user
+        ids = [f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups"]
+        # That user's home is the layout's (root's own is closed to it).
+        command[1:1] = ["--setenv", "HOME", str(self.layout.home)]
+        command[:0] = [SETPRIV, *ids]
+        return command
 
-        return ToolContext(
-            workspace=layout.workspace, scratch_dir=layout.scratch, command_wrapper=as_unprivileged
-        )
-    return ToolContext(workspace=layout.workspace, scratch_dir=layout.scratch, command_wrapper=wrap)
+
+def sandboxed_context(
+    layout: Layout,
+    environ: dict[str, str] | None = None,
+    *,
+    linger_s: float | None = None,
+    **settings: Any,
+) -> ToolContext:
+    """A session's tools under the layout's sandbox; `linger_s`: how long its placeholders
+    stay after the last command (the sandbox's own default when None)."""
+    sandbox = layout.sandbox(environ, **settings)
+    if linger_s is not None:
+        sandbox = dataclasses.replace(sandbox, placeholder_linger_s=linger_s)
+    wrapper = SandboxWrapper(sandbox, layout)
+    return ToolContext(
+        workspace=layout.workspace, scratch_dir=layout.scratch, command_wrapper=wrapper
+    )
+
+
+async def end_session(ctx: ToolContext) -> None:
+    """What the end of the session does for its sandbox (`cli/setup.py`): its background
+    commands stop, then its placeholders go at once."""
+    assert isinstance(ctx.command_wrapper, SandboxWrapper)
+    await ctx.background.kill_all()
+    await asyncio.to_thread(ctx.command_wrapper.sandbox.close)
 
 
 def home_in_workspace(layout: Layout) -> Layout:

@@ -19,6 +19,7 @@ from tether.tools.registry import ToolOutcome
 from .conftest import (
     Layout,
     bash_runner,
+    end_session,
     home_in_workspace,
     needs_bwrap,
     sandboxed_context,
@@ -63,10 +64,12 @@ async def test_missing_home_files_cannot_be_created(boundary: Layout) -> None:
     and started a server everywhere. Every entry of the shared table, and `.config`."""
     layout = with_scratch(home_in_workspace(boundary))
     before = snapshot(layout.home)
-    run = bash_runner(sandboxed_context(layout))
+    ctx = sandboxed_context(layout)
+    run = bash_runner(ctx)
     names = [entry.path for entry in HOME_PROTECTED]
     outcome = await run(command=attack_all(layout.home, names))
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     after = snapshot(layout.home)
     assert {k for k in after.keys() - before.keys() if not k.endswith(".moved")} == set()
 
@@ -78,9 +81,11 @@ async def test_existing_home_files_cannot_be_changed(boundary: Layout) -> None:
         (layout.home / name).write_text(text)
     layout.hand_over()
     before = snapshot(layout.home)
-    run = bash_runner(sandboxed_context(layout))
+    ctx = sandboxed_context(layout)
+    run = bash_runner(ctx)
     outcome = await run(command=attack_all(layout.home, list(EXISTING)))
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     after = snapshot(layout.home)
     assert {k: v for k, v in after.items() if not k.endswith(".moved")} == before
 
@@ -92,12 +97,14 @@ async def test_a_writable_config_directory_keeps_git_config_read_only(boundary: 
     (home / ".config" / "git").mkdir(parents=True)
     (home / ".config" / "git" / "config").write_text("[core]\n")
     boundary.hand_over()
-    run = bash_runner(sandboxed_context(boundary, writable=[str(home / ".config")]))
+    ctx = sandboxed_context(boundary, writable=[str(home / ".config")])
+    run = bash_runner(ctx)
     outcome = await run(
         command=f"(echo evil >> {home}/.config/git/config; mkdir {home}/.config/systemd) "
         f"2>/dev/null; echo ok > {home}/.config/app.toml && cat {home}/.config/git/config"
     )
     assert outcome == ToolOutcome("[core]\n", False)
+    await end_session(ctx)
     assert sorted(os.listdir(home / ".config")) == ["app.toml", "git"]
 
 
@@ -107,12 +114,14 @@ async def test_git_runs_in_a_home_without_a_gitconfig(boundary: Layout) -> None:
     layout = home_in_workspace(boundary)
     git_init(layout.workspace)
     layout.hand_over()
-    run = bash_runner(sandboxed_context(layout))
+    ctx = sandboxed_context(layout)
+    run = bash_runner(ctx)
     outcome = await run(
         command=f"HOME={layout.home} git -c safe.directory='*' status --porcelain "
         "--untracked-files=no && echo ok"
     )
     assert outcome == ToolOutcome("ok\n", False)
+    await end_session(ctx)
     assert not (layout.home / ".gitconfig").exists()
 
 
@@ -122,12 +131,14 @@ async def test_path_and_claude_config_directories_are_guarded(boundary: Layout) 
     home = boundary.home
     cargo_bin, claude_dir = home / ".cargo" / "bin", boundary.workspace / "claude-config"
     environ = {"PATH": f"{cargo_bin}:/usr/bin:/bin", "CLAUDE_CONFIG_DIR": str(claude_dir)}
-    run = bash_runner(sandboxed_context(boundary, environ))
+    ctx = sandboxed_context(boundary, environ)
+    run = bash_runner(ctx)
     outcome = await run(
         command=f"(mkdir -p {cargo_bin}; echo evil > {cargo_bin}/git; mkdir -p {claude_dir}; "
         f"echo '{{}}' > {claude_dir}/.claude.json) 2>/dev/null; echo done"
     )
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     assert (os.listdir(home), os.listdir(boundary.workspace)) == ([], [])
 
 
@@ -165,12 +176,14 @@ async def test_added_directories_that_are_or_hold_projects_are_protected(
         boundary.workspace / "vendor" / "dep",
     ):
         targets += [project / p for p in PROJECT_FILES]
-    run = bash_runner(sandboxed_context(boundary, writable=[str(added), str(parent)]))
+    ctx = sandboxed_context(boundary, writable=[str(added), str(parent)])
+    run = bash_runner(ctx)
     script = "; ".join(
         f"(echo evil >> {t}; mv {t} {t}.moved; mkdir -p {t}/x) 2>/dev/null" for t in targets
     )
     outcome = await run(command=f"{script}; echo ok > {added}/code.py && echo done")
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     assert snapshot(added) == {**before[added], "code.py": b"ok\n"}
     assert (snapshot(parent), snapshot(boundary.workspace)) == (
         before[parent],
@@ -228,20 +241,24 @@ async def test_missing_protected_files_of_nested_projects_cannot_be_created(
     before = {root: snapshot(root) for root in (boundary.workspace, added)}
     targets = [p / t for p in projects for t in [*NESTED_MISSING, ".git/hooks/post-checkout"]]
     targets.append(editor_only / ".idea" / "runConfigurations" / "x.xml")
-    run = bash_runner(sandboxed_context(boundary, writable=[str(added)]))
+    ctx = sandboxed_context(boundary, writable=[str(added)])
+    run = bash_runner(ctx)
     script = "; ".join(ATTACK.format(p=t) for t in targets)
     outcome = await run(command=f"{script}; echo ok > {projects[0]}/README && echo done")
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     inside = snapshot(boundary.workspace)
     assert inside == {**before[boundary.workspace], "third_party/lib/README": b"ok\n"}
     assert snapshot(added) == before[added]  # nothing made, nothing left behind
 
 
 async def test_a_project_made_by_one_command_is_guarded_at_the_next(boundary: Layout) -> None:
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     made = boundary.workspace / "pkg" / "new"
     first = await run(command=f"mkdir -p {made}/.git && echo made")
     assert first == ToolOutcome("made\n", False)
     second = await run(command=f"(mkdir {made}/.claude || echo refused) 2>/dev/null")
     assert second == ToolOutcome("refused\n", False)
+    await end_session(ctx)
     assert sorted(os.listdir(made)) == [".git"]

@@ -1,6 +1,7 @@
-"""What stands in for a missing protected path while a command runs: git never sees it (inside
-or outside, in a repository, in a subdirectory of one, outside any), and it is gone after
-every way a command can end, a killed tether's included."""
+"""What stands in for a missing protected path while commands run: git never sees it (inside
+or outside, in a repository, in a subdirectory of one, outside any), and it is gone once the
+commands stop, after every way a command can end, at the session's end, and after a killed
+tether's."""
 
 # Checking files on disk from async tests is deliberate: nothing else runs on the loop.
 
@@ -27,6 +28,7 @@ from .conftest import (
     UNPRIVILEGED,
     Layout,
     bash_runner,
+    end_session,
     host_processes_with,
     needs_bwrap,
     sandboxed_context,
@@ -79,7 +81,8 @@ async def test_git_sees_no_placeholder_inside_or_outside(
     `git status` then showed them deleted."""
     repo, workspace = repository(boundary.workspace.parent, subdirectory=subdirectory)
     layout = in_workspace(boundary, workspace)
-    run = bash_runner(sandboxed_context(layout))
+    ctx = sandboxed_context(layout)
+    run = bash_runner(ctx)
     git_ = " ".join(GIT)
     # In a subdirectory the repository's .git is outside the workspace: read-only, so no
     # commit there, but what `add` would take is the question.
@@ -102,6 +105,7 @@ async def test_git_sees_no_placeholder_inside_or_outside(
     else:
         assert git("status", "--porcelain", "--untracked-files=all", cwd=repo) == " M pkg/a.txt\n"
     assert git("ls-files", cwd=repo) == f"{prefix}a.txt\n"
+    await end_session(ctx)
     assert listing(workspace) == ["a.txt"]
 
 
@@ -109,7 +113,8 @@ async def test_git_outside_sees_nothing_while_a_command_runs(boundary: Layout) -
     repo, _ = repository(boundary.workspace.parent, subdirectory=False)
     layout = in_workspace(boundary, repo)
     go = layout.workspace / "go"
-    run = bash_runner(sandboxed_context(layout))
+    ctx = sandboxed_context(layout)
+    run = bash_runner(ctx)
     command = f"touch started; while [ ! -e {go} ]; do sleep 0.05; done; echo slow"
     slow = asyncio.ensure_future(run(command=command))
     assert await wait_until((repo / "started").exists)
@@ -119,25 +124,59 @@ async def test_git_outside_sees_nothing_while_a_command_runs(boundary: Layout) -
     assert git("diff", "--cached", "--name-only", cwd=repo) == "started\n"
     go.touch()
     assert await slow == ToolOutcome("slow\n", False)
+    await end_session(ctx)
     assert listing(repo) == ["a.txt", "go", "started"]
 
 
 async def test_a_workspace_outside_any_repository_is_left_as_it_was(boundary: Layout) -> None:
     (boundary.workspace / "a.txt").write_text("a\n")
     boundary.hand_over()
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(
         command="find . -type f | sort; git status --porcelain 2>/dev/null || echo no repository"
     )
     assert outcome == ToolOutcome("./a.txt\nno repository\n", False)
+    await end_session(ctx)
     assert listing(boundary.workspace) == ["a.txt"]
 
 
+def identities(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        name: (os.lstat(root / name).st_dev, os.lstat(root / name).st_ino)
+        for name in os.listdir(root)
+    }
+
+
+async def test_the_next_command_finds_the_placeholders_already_there(boundary: Layout) -> None:
+    """Made by the first command and kept for the next (making and removing dozens of
+    directories around every command costs milliseconds each on some disks), which mounts
+    them read-only again: nothing can be made at those names, nor a repository where there
+    is none (the kept `.git` is an empty directory); the session's end takes them away."""
+    ctx = sandboxed_context(boundary, linger_s=600)  # nothing goes in the background here
+    run = bash_runner(ctx)
+    ws = boundary.workspace
+    assert await run(command="echo made") == ToolOutcome("made\n", False)
+    kept = identities(ws)
+    assert sorted(kept) == PLACEHOLDERS.split()
+    attack = (
+        "(echo evil > .mcp.json/x; mkdir .claude/hooks; rmdir .vscode; mv .idea idea; "
+        "touch .git/HEAD; mkdir -p .git/hooks) 2>/dev/null; git init -q . 2>/dev/null || "
+        "echo refused; find . -mindepth 2 | sort"
+    )
+    assert await run(command=attack) == ToolOutcome("refused\n./config/mcp_config.yaml\n", False)
+    assert identities(ws) == kept  # the same directories: not made again, not removed
+    await end_session(ctx)
+    assert listing(ws) == []
+
+
 async def test_nothing_is_left_after_a_timeout_or_a_cancellation(boundary: Layout) -> None:
-    ctx = sandboxed_context(boundary)
+    """No later command, no end of session: a moment after the command's end they go."""
+    ctx = sandboxed_context(boundary, linger_s=0.1)
     run = bash_runner(ctx)
     timed_out = await run(command="sleep 30", timeout=300)
-    assert (timed_out.is_error, listing(boundary.workspace)) == (True, [])
+    assert timed_out.is_error
+    assert await wait_until(lambda: listing(boundary.workspace) == [])
     started = boundary.workspace / "started"
     task = asyncio.ensure_future(run(command=f"touch {started}; sleep 30"))
     assert await wait_until(started.exists)
@@ -145,27 +184,29 @@ async def test_nothing_is_left_after_a_timeout_or_a_cancellation(boundary: Layou
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert listing(boundary.workspace) == ["started"]
+    assert await wait_until(lambda: listing(boundary.workspace) == ["started"])
 
 
 async def test_nothing_is_left_once_a_background_command_ends(boundary: Layout) -> None:
-    """No later command, no end of session: its end alone removes the placeholders."""
-    ctx = sandboxed_context(boundary)
+    """No later command, no end of session: a moment after its end the placeholders go."""
+    ctx = sandboxed_context(boundary, linger_s=0.1)
     run = bash_runner(ctx)
     outcome = await run(command="sleep 0.2; echo done > finished", run_in_background=True)
     assert not outcome.is_error
     shell = ctx.background.get("bash_1")
     assert shell.cleanup is not None
     await shell.cleanup
-    assert listing(boundary.workspace) == ["finished"]
+    assert await wait_until(lambda: listing(boundary.workspace) == ["finished"])
 
 
 async def test_nothing_is_left_when_a_background_command_is_stopped(boundary: Layout) -> None:
+    """The session ends while it runs: stopped first, then the placeholders go at once."""
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
     await run(command="sleep 30", run_in_background=True)
     assert (boundary.workspace / ".mcp.json").is_dir()
-    assert await ctx.background.kill_all() == 1
+    await end_session(ctx)
+    assert ctx.background.get("bash_1").returncode is not None
     assert listing(boundary.workspace) == []
 
 

@@ -18,7 +18,9 @@ from tether.tools.registry import ToolOutcome
 
 from .conftest import (
     Layout,
+    SandboxWrapper,
     bash_runner,
+    end_session,
     home_in_workspace,
     needs_bwrap,
     sandboxed_context,
@@ -97,10 +99,12 @@ async def test_existing_protected_files_cannot_be_changed(boundary: Layout, atta
     ws = boundary.workspace
     git_repository(ws)
     before = snapshot(ws)
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     script = "; ".join(f"({attack.format(p=p)}) 2>/dev/null" for p in EXISTING)
     outcome = await run(command=f"{script}; echo done")
     assert outcome.content.endswith("done\n")
+    await end_session(ctx)
     after = snapshot(ws)
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     # Only what an attack may legitimately leave: a `.new` or `.moved` file beside the target.
@@ -116,7 +120,8 @@ async def test_missing_protected_files_cannot_be_created(boundary: Layout, relat
     for sample in (ws / ".git" / "hooks").iterdir():
         sample.unlink()
     before = snapshot(ws)
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     target = ws / relative
     outcome = await run(
         command=f"mkdir -p {target.parent} 2>/dev/null; (echo evil > {target}) 2>/dev/null; "
@@ -124,6 +129,7 @@ async def test_missing_protected_files_cannot_be_created(boundary: Layout, relat
     )
     assert outcome == ToolOutcome("done\n", False)
     # Nothing left behind: the workspace is as it was, placeholders and all.
+    await end_session(ctx)
     assert snapshot(ws) == before
 
 
@@ -132,7 +138,8 @@ async def test_git_config_cannot_gain_a_program_to_run(boundary: Layout) -> None
     ws = boundary.workspace
     git("init", "-q", cwd=ws)
     marker = boundary.outside / "fsmonitor-ran"
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(
         command=f"git config core.fsmonitor 'touch {marker}; false' 2>&1 | tail -1; "
         f"git config core.hooksPath hooks2 2>/dev/null; "
@@ -147,19 +154,23 @@ async def test_git_config_cannot_gain_a_program_to_run(boundary: Layout) -> None
 
 
 async def test_no_repository_cannot_be_made_where_there_is_none(boundary: Layout) -> None:
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(command="git init -q . 2>/dev/null || echo refused")
     assert outcome == ToolOutcome("refused\n", False)
+    await end_session(ctx)
     assert os.listdir(boundary.workspace) == []
 
 
 async def test_settings_cannot_turn_the_sandbox_off(boundary: Layout) -> None:
     """The measured attack: settings written from inside turned the sandbox off next time."""
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     await run(
         command="for d in .tether .claude; do mkdir -p $d; "
         """echo '{"sandbox": {"enabled": false}}' > $d/settings.json; done 2>/dev/null; true"""
     )
+    await end_session(ctx)
     assert os.listdir(boundary.workspace) == []
 
 
@@ -168,12 +179,14 @@ async def test_writable_home_keeps_its_startup_files(boundary: Layout) -> None:
     boundary = home_in_workspace(boundary)
     home = boundary.home
     (home / ".bashrc").write_text("original\n")
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(
         command=f"(echo evil >> {home}/.bashrc; echo evil > {home}/.bash_profile; "
         f"echo evil > {home}/.gitconfig) 2>/dev/null; echo done"
     )
     assert outcome == ToolOutcome("done\n", False)
+    await end_session(ctx)
     assert sorted(os.listdir(home)) == [".bashrc", ".tether"]
     assert (home / ".bashrc").read_text() == "original\n"
 
@@ -181,7 +194,8 @@ async def test_writable_home_keeps_its_startup_files(boundary: Layout) -> None:
 async def test_ordinary_files_stay_writable(boundary: Layout) -> None:
     ws = boundary.workspace
     git("init", "-q", cwd=ws)
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(
         command="mkdir -p src config && echo x > src/a.py && echo y > config/app.yaml && "
         "git add -A && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline "
@@ -192,10 +206,11 @@ async def test_ordinary_files_stay_writable(boundary: Layout) -> None:
 
 
 async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> None:
-    """A command that ends does not lift the protection of one still running; the last to end
-    removes the placeholders."""
+    """A command that ends does not lift the protection of one still running, even when the
+    placeholders are to go at once; the last to end lets them go."""
     ws = boundary.workspace
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary, linger_s=0.1)
+    run = bash_runner(ctx)
     go = ws / "go"
     slow = asyncio.ensure_future(
         run(
@@ -206,10 +221,12 @@ async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> 
     )
     assert await wait_until((ws / "started").exists)
     assert await run(command="echo quick") == ToolOutcome("quick\n", False)
+    assert isinstance(ctx.command_wrapper, SandboxWrapper)
+    await asyncio.to_thread(ctx.command_wrapper.sandbox.close)  # removal asked for meanwhile
     assert (ws / ".mcp.json").exists()  # still the slow command's placeholder
     go.touch()
     assert await slow == ToolOutcome("slow\n", False)
-    assert sorted(os.listdir(ws)) == ["go", "started"]
+    assert await wait_until(lambda: sorted(os.listdir(ws)) == ["go", "started"])
 
 
 def test_nested_listings_are_read_again_only_when_a_directory_changed(
@@ -267,9 +284,14 @@ async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layo
     git("commit", "-qm", "topic")
     git("checkout", "-q", "main")
     boundary.hand_over()
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     for command in ("git checkout topic", "git merge -q topic", "git reset -q --hard topic"):
         outcome = await run(command=f"git -c safe.directory='*' {command.removeprefix('git ')}")
         assert outcome.is_error, (command, outcome.content)
-        assert not (ws / ".claude").exists()
-        assert not (ws / ".mcp.json").exists()
+        # At most the empty placeholders, kept for the next command: not the commit's files.
+        assert not (ws / ".claude" / "settings.json").exists()
+        assert not (ws / ".mcp.json").is_file()
+    await end_session(ctx)
+    assert not (ws / ".claude").exists()
+    assert not (ws / ".mcp.json").exists()

@@ -126,7 +126,9 @@ def test_protected_files_are_bound_read_only_after_their_writable_parent(tmp_pat
     assert ("--ro-bind", f"{ws}/.git/hooks") in binds
 
 
-def test_placeholders_exist_while_the_command_may_run_and_go_after(tmp_path: Path) -> None:
+def test_placeholders_exist_while_the_command_may_run_and_go_with_the_session(
+    tmp_path: Path,
+) -> None:
     base = tmp_path.resolve()
     ws = base / "ws"
     ws.mkdir()
@@ -136,6 +138,7 @@ def test_placeholders_exist_while_the_command_may_run_and_go_after(tmp_path: Pat
     # Every placeholder in a work tree is an empty directory: git never tracks one.
     files = sorted(str(p.relative_to(ws)) for p in ws.rglob("*") if not p.is_dir())
     command.finished(0, "")
+    sandbox.close()
     assert (made, files, sorted(ws.iterdir())) == (
         [".agents", ".claude", ".git", ".husky", ".idea", ".mcp.json", ".pre-commit-config.yaml",
          ".tether", ".vscode", "config"],
@@ -148,9 +151,11 @@ def test_a_placeholder_the_user_filled_in_is_kept(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     ws = base / "ws"
     ws.mkdir()
-    command = policy(base, base / "home").wrap(ARGV, ws)
+    sandbox = policy(base, base / "home")
+    command = sandbox.wrap(ARGV, ws)
     (ws / ".claude" / "settings.json").write_text("{}")  # the user, outside, meanwhile
     command.finished(0, "")
+    sandbox.close()
     assert sorted(str(p.relative_to(ws)) for p in ws.rglob("*")) == [
         ".claude",
         ".claude/settings.json",

@@ -18,7 +18,7 @@ from tether.store import (
 
 def replay(loaded: LoadedSession) -> History:
     history = History()
-    for record in loaded.records:
+    for record in loaded.records():
         match record:
             case UserRecord(blocks):
                 history.replay_user(blocks)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.chains import message_chain_problem
 from tether.protocol import (
     ConfigError,
     HarnessError,
@@ -29,6 +30,7 @@ from tether.store import (
     LoadedSession,
     SessionNotFound,
     SessionWriter,
+    SpendRecord,
     UserRecord,
     load_session,
 )
@@ -70,25 +72,30 @@ def test_every_kind_of_entry_reads_back_as_written(tmp_path: Path) -> None:
             Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
         )
         writer.compacted([Message.user_text("Summary: files listed.")], kept=1)
+        writer.spent(USAGE, 0.25)
         writer.title("Listing files")
         last = writer.last_uuid
 
-    assert load_session(tmp_path / "s1.jsonl") == LoadedSession(
+    loaded = load_session(tmp_path / "s1.jsonl")
+    assert loaded == LoadedSession(
         session_id="s1",
         path=tmp_path / "s1.jsonl",
-        records=(
-            user("list the files"),
-            AssistantRecord(REPLY, USAGE),
-            UserRecord((*RESULTS, TextBlock(text="and now?"))),
-            AssistantRecord(
-                Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
-            ),
-            CompactionRecord((Message.user_text("Summary: files listed."),), 1),
-        ),
         title="Listing files",
         forked_from=None,
         last_uuid=last,
         warnings=(),
+        branch=loaded.branch,
+    )
+    assert [entry.line for entry in loaded.branch] == list(range(1, 10))
+    assert tuple(loaded.records()) == (
+        user("list the files"),
+        AssistantRecord(REPLY, USAGE),
+        UserRecord((*RESULTS, TextBlock(text="and now?"))),
+        AssistantRecord(
+            Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
+        ),
+        CompactionRecord((Message.user_text("Summary: files listed."),), 1),
+        SpendRecord(USAGE, 0.25),
     )
 
 
@@ -147,7 +154,7 @@ def test_the_file_holds_one_compact_json_entry_a_line(tmp_path: Path) -> None:
     assert first["message"] == {"role": "user", "content": [{"type": "text", "text": "héllo"}]}
 
 
-def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
+def test_messages_chain_across_reopens_and_other_entries_hang_off_them(tmp_path: Path) -> None:
     with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
         writer.meta(model="m")
         writer.user([TextBlock(text="one")])
@@ -158,11 +165,17 @@ def test_parent_uuids_chain_every_entry_across_reopens(tmp_path: Path) -> None:
             again.append("bookmark", note="a kind this version does not know")
 
     entries = lines(writer.path)
-    assert [e["parentUuid"] for e in entries] == [None, *(e["uuid"] for e in entries[:-1])]
+    assert message_chain_problem(entries) is None
     assert len({e["uuid"] for e in entries}) == len(entries) == 8
     loaded = load_session(writer.path)
-    assert loaded.records == (user("one"), user("resumed 0"), user("resumed 1"), user("resumed 2"))
-    assert (loaded.last_uuid, loaded.warnings) == (entries[-1]["uuid"], ())
+    assert tuple(loaded.records()) == (
+        user("one"),
+        user("resumed 0"),
+        user("resumed 1"),
+        user("resumed 2"),
+    )
+    # The newest message is the parent of what comes next, not the bookmark after it.
+    assert (loaded.last_uuid, loaded.warnings) == (entries[-2]["uuid"], ())
 
 
 def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_a_new_line(tmp_path: Path) -> None:
@@ -174,8 +187,8 @@ def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_a_new_line(tmp_pa
     before = writer.path.read_bytes()
 
     loaded = load_session(writer.path)
-    torn = f"line 3 of {writer.path}: torn or invalid entry skipped (not JSON)"
-    assert (loaded.records, loaded.warnings) == ((user("one"), user("two")), (torn,))
+    torn = f"session file {writer.path}: line 3 could not be read (torn or invalid); skipped"
+    assert (tuple(loaded.records()), loaded.warnings) == ((user("one"), user("two")), (torn,))
 
     with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid=loaded.last_uuid) as again:
         assert writer.path.read_bytes() == before + b"\n"
@@ -183,7 +196,7 @@ def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_a_new_line(tmp_pa
 
     assert writer.path.read_bytes().startswith(before + b"\n")
     reloaded = load_session(writer.path)
-    assert (reloaded.records, reloaded.warnings) == (
+    assert (tuple(reloaded.records()), reloaded.warnings) == (
         (user("one"), user("two"), user("three")),
         (torn,),
     )
@@ -195,7 +208,11 @@ def test_bad_lines_in_the_middle_are_skipped_with_their_line_numbers(tmp_path: P
     with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
         writer.user([TextBlock(text="one")])
     entry = lines(writer.path)[0]
-    bad_block = {**entry, "message": {"role": "user", "content": [{"type": "image"}]}}
+
+    def linked(number: int, **fields: Any) -> bytes:
+        parent = entry["uuid"] if number == 8 else f"u{number - 1}"
+        return json.dumps({**entry, "uuid": f"u{number}", "parentUuid": parent, **fields}).encode()
+
     with writer.path.open("ab") as file:
         for line in (
             b"not json at all",
@@ -203,33 +220,33 @@ def test_bad_lines_in_the_middle_are_skipped_with_their_line_numbers(tmp_path: P
             b"   ",
             b"[1, 2]",
             b'{"type": "user"}',
-            json.dumps({**entry, "parentUuid": 7}).encode(),
-            json.dumps(bad_block).encode(),
-            json.dumps({**entry, "type": "compaction", "summary": [], "kept": 0}).encode(),
-            json.dumps({**entry, "type": "title", "title": None}).encode(),
+            json.dumps({**entry, "uuid": "u-other", "parentUuid": 7}).encode(),
+            linked(8, message={"role": "user", "content": [{"type": 7}]}),
+            linked(9, type="compaction", summary=[], kept=0),
+            linked(10, type="title", title=None),
+            linked(11, type="user", message={"role": "user", "content": 42}),
             b"\xff\xfe{}",
+            json.dumps(entry).encode(),  # the first entry again
         ):
             file.write(line + b"\n")
-    with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid=entry["uuid"]) as again:
+    with SessionWriter.reopen(writer.path, cwd=tmp_path, last_uuid="u11") as again:
         again.user([TextBlock(text="two")])
 
     loaded = load_session(writer.path)
-    assert loaded.records == (user("one"), user("two"))
-    # pydantic's own wording of the bad block is its business: only its place is checked
-    warnings = [re.sub(r"(: content\.0: ).+\)$", r"\1...)", w) for w in loaded.warnings]
-    assert warnings == [
-        f"line {n} of {writer.path}: torn or invalid entry skipped ({reason})"
-        for n, reason in (
-            (2, "not JSON"),
-            (5, "not a JSON object"),
-            (6, "no uuid"),
-            (7, "no parentUuid"),
-            (8, "user: content.0: ..."),
-            (9, "compaction without a summary list and a positive kept"),
-            (10, "title is not a string"),
-            (11, "not JSON"),
-        )
+    here = f"session file {writer.path}"
+    assert loaded.warnings == (
+        f"{here}: lines 2, 5, 6, 7, 12 could not be read (torn or invalid); skipped",
+        f"{here}: line 13 repeated an earlier entry; skipped",
+    )
+    problems: list[str] = []
+    assert tuple(loaded.records(problems)) == (user("one"), user("two"))
+    # pydantic's own wording of a bad block is its business: only its place is checked
+    assert [re.sub(r"(: content(\.0)?: ).+$", r"\1...", p) for p in problems] == [
+        "line 8 skipped: user: content.0: ...",
+        "line 9 skipped: compaction without a summary list and a positive kept",
+        "line 11 skipped: user: content: ...",
     ]
+    assert loaded.title is None
 
 
 def test_lone_surrogates_are_kept_as_escapes_in_a_valid_utf8_file(tmp_path: Path) -> None:
@@ -242,7 +259,7 @@ def test_lone_surrogates_are_kept_as_escapes_in_a_valid_utf8_file(tmp_path: Path
     raw.decode("utf-8")  # strict: the file stays readable by any JSON tool
     assert b"\\udce9" in raw
     loaded = load_session(writer.path)
-    assert loaded.records == (
+    assert tuple(loaded.records()) == (
         UserRecord((ToolResultBlock(tool_use_id="t1", content=undecodable),)),
     )
     assert loaded.title == undecodable
@@ -283,7 +300,7 @@ writer.close()
 """
 
 
-def test_after_a_half_written_entry_the_next_one_starts_a_new_line(tmp_path: Path) -> None:
+def test_a_half_written_entry_is_taken_back_and_the_file_stays_whole(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-c", PARTIAL_WRITE, str(tmp_path)],
         capture_output=True,
@@ -295,9 +312,9 @@ def test_after_a_half_written_entry_the_next_one_starts_a_new_line(tmp_path: Pat
         f"could not save the session to {path}: File too large; the last entry was not written\n"
     )
     loaded = load_session(path)
-    assert loaded.records == (user("fits"), user("after"))
-    assert loaded.warnings == (f"line 2 of {path}: torn or invalid entry skipped (not JSON)",)
-    fits, _torn, after = path.read_bytes().split(b"\n")[:3]
+    assert tuple(loaded.records()) == (user("fits"), user("after"))
+    assert loaded.warnings == ()
+    fits, after = path.read_bytes().splitlines()
     assert json.loads(after)["parentUuid"] == json.loads(fits)["uuid"]
 
 
@@ -339,3 +356,15 @@ def test_loading_a_missing_or_unreadable_file_names_it(tmp_path: Path) -> None:
         load_session(tmp_path / "nope.jsonl")
     with pytest.raises(ConfigError, match=f"cannot read session file {tmp_path}: Is a directory"):
         load_session(tmp_path)
+
+
+def test_an_entry_whose_type_was_garbled_is_said_not_silently_skipped(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.append("bookmark", note="a kind this version does not know: nothing to say")
+        writer.user([TextBlock(text="two")])
+    raw = writer.path.read_bytes().replace(b'"type":"user"', b'"type":"usxr"', 1)
+    writer.path.write_bytes(raw)
+    problems: list[str] = []
+    assert tuple(load_session(writer.path).records(problems)) == (user("two"),)
+    assert problems == ["line 1 skipped: an entry of unknown type 'usxr' with a message"]

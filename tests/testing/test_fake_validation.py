@@ -136,6 +136,41 @@ ANTHROPIC_REFUSALS: list[tuple[str, dict[str, Any], str]] = [
         "`max_tokens` must be greater than `thinking.budget_tokens`.",
     ),
     (
+        "tool_use id repeated in a later message",
+        {
+            "messages": [
+                USER,
+                assistant(tool_use("toolu_a")),
+                user(tool_result("toolu_a")),
+                assistant(text_block("again"), tool_use("toolu_a")),
+                user(tool_result("toolu_a")),
+            ]
+        },
+        "messages.3.content.1: `tool_use` ids must be unique",
+    ),
+    (
+        "tool_use id repeated in one message",
+        {
+            "messages": [
+                USER,
+                assistant(tool_use("toolu_a"), tool_use("toolu_a")),
+                user(tool_result("toolu_a"), tool_result("toolu_a")),
+            ]
+        },
+        "messages.1.content.1: `tool_use` ids must be unique",
+    ),
+    (
+        "tool_use id outside the pattern",
+        {
+            "messages": [
+                USER,
+                assistant(tool_use("functions.Bash:0")),
+                user(tool_result("functions.Bash:0")),
+            ]
+        },
+        "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    ),
+    (
         "prefill with trailing space",
         {"messages": [USER, assistant(text_block("Sure, "))]},
         "final assistant content cannot end with trailing whitespace",
@@ -166,6 +201,32 @@ def test_anthropic_refusals(
     assert message in error["error"]["message"]
     assert [r.error for r in fake_model.rejections] == [error["error"]["message"]]
     assert fake_model.pending() == 1  # a refused request takes no turn
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/chat/completions"])
+def test_a_lone_surrogate_is_invalid_json(fake_model: FakeModelServer, path: str) -> None:
+    # Python's decoder takes "\ud800" alone; the APIs' do not. A pair is a character: fine,
+    # and so is an escaped backslash before "ud800".
+    fake_model.expect_rejections = True
+    fake_model.script(text("paired"))
+
+    def post(content: str) -> urllib.request.Request:
+        body = (
+            f'{{"model":"m","max_tokens":10,"messages":[{{"role":"user","content":"{content}"}}]}}'
+        )
+        headers = {"x-api-key": "k", "authorization": "Bearer k"}
+        return urllib.request.Request(fake_model.url + path, data=body.encode(), headers=headers)
+
+    with urllib.request.urlopen(post("\\ud83d\\ude00 ok \\\\ud800")) as response:
+        assert response.status == 200
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(post("bad \\ud800"))
+    with raised.value as refused:
+        assert refused.status == 400
+        assert "no low surrogate in string" in refused.read().decode()
+    assert [r.error for r in fake_model.rejections] == [
+        "The request body is not valid JSON: no low surrogate in string"
+    ]
 
 
 def test_prompt_too_long(fake_model: FakeModelServer, claude: anthropic.Anthropic) -> None:
@@ -257,6 +318,49 @@ OPENAI_REFUSALS: list[tuple[str, list[dict[str, Any]], dict[str, Any], str, str 
         "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
         "message with 'tool_calls'.",
         "messages.[1].role",
+    ),
+    (
+        "two tool messages for one id",
+        [
+            USER,
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+                ]
+                * 2,
+            },
+            {"role": "tool", "tool_call_id": "c", "content": "one"},
+            {"role": "tool", "tool_call_id": "c", "content": "two"},
+        ],
+        {},
+        "Invalid parameter: Duplicate value for 'tool_call_id' of 'c', in messages[2] and "
+        "messages[3].",
+        "messages.[3].tool_call_id",
+    ),
+    (
+        "an id answered again in a later turn",
+        [
+            USER,
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c", "content": "one"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c", "content": "two"},
+        ],
+        {},
+        "Invalid parameter: Duplicate value for 'tool_call_id' of 'c', in messages[2] and "
+        "messages[4].",
+        "messages.[4].tool_call_id",
     ),
     (
         "bad function name",

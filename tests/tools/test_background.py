@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.tools.background_shells import BackgroundShell
+from tether.tools.background_shells import BackgroundShell, BackgroundShells
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome
 
@@ -42,8 +42,10 @@ async def start(run_tool: RunTool, command: str) -> tuple[str, int, Path]:
 
 
 async def finish(ctx: ToolContext, shell_id: str) -> BackgroundShell:
+    """Wait for the command to end and for what it printed to reach its log."""
     shell = ctx.background.get(shell_id)
     assert await wait_until(lambda: shell.returncode is not None)
+    await shell.settle(grace_s=30)
     return shell
 
 
@@ -171,6 +173,42 @@ async def test_ten_megabytes_stay_in_the_file(run_tool: RunTool, ctx: ToolContex
         f"{tail.rstrip()}\n\n[Status: exited with code 0]",
         False,
     )
+
+
+async def test_the_log_keeps_the_newest_output_under_its_cap(
+    run_tool: RunTool, ctx: ToolContext
+) -> None:
+    ctx.background = BackgroundShells(log_cap_bytes=1_000_000)
+    # 5 MB in numbered lines of 10 bytes: "000000001\n" ... "000500000\n".
+    _, _, log = await start(run_tool, "seq -f %09g 1 500000")
+    await finish(ctx, "bash_1")
+    size = log.stat().st_size
+    assert 500_000 <= size <= 1_000_000
+    assert log.read_bytes().endswith(b"000499999\n000500000\n")
+    outcome = await run_tool("BashOutput", bash_id="bash_1")
+    dropped = 5_000_000 - size
+    shown = "".join(f"{n:09d}\n" for n in range(497_001, 500_001))
+    assert outcome == ToolOutcome(
+        f"[... {dropped:,} bytes of output were dropped before they were read: a background "
+        "command's log keeps at most 976.6 KiB, its newest output ...]\n"
+        f"[... {size - 30_000:,} bytes of earlier output skipped; the full log is {log} ...]\n"
+        f"{shown.rstrip()}\n\n[Status: exited with code 0]",
+        False,
+    )
+
+
+async def test_a_command_printing_without_end_fills_no_disk(
+    run_tool: RunTool, ctx: ToolContext
+) -> None:
+    ctx.background = BackgroundShells(log_cap_bytes=1_000_000)
+    _, _, log = await start(run_tool, "yes")
+    assert await wait_until(lambda: ctx.background.get("bash_1").log.size > 20_000_000)
+    assert log.stat().st_size <= 1_000_000
+    first = await run_tool("BashOutput", bash_id="bash_1")
+    assert first.content.startswith("[... ")
+    assert "bytes of output were dropped before they were read" in first.content
+    await run_tool("KillShell", shell_id="bash_1")
+    assert log.stat().st_size <= 1_000_000
 
 
 async def test_filtered_read_of_a_huge_log_is_capped(run_tool: RunTool, ctx: ToolContext) -> None:

@@ -34,7 +34,7 @@ async def test_replaces_a_unique_string(run_tool: RunTool, source: Path, ctx: To
         "     x = 1\n     return x\n",
     )
     assert source.read_text() == SOURCE.replace("def g", "def h")
-    assert ctx.files.snapshots == {source: [SOURCE.encode()]}
+    assert ctx.files.snapshots.contents() == {source: [SOURCE.encode()]}
 
 
 async def test_ambiguous_string_is_refused(run_tool: RunTool, source: Path) -> None:
@@ -95,7 +95,8 @@ async def test_file_changed_since_read(run_tool: RunTool, source: Path) -> None:
     source.write_text(SOURCE + "# appended elsewhere\n")
     outcome = await run_tool("Edit", file_path="m.py", old_string="def g", new_string="def h")
     assert outcome == ToolOutcome(
-        "Error: m.py changed on disk since it was last read; Read it again before changing it.",
+        "Error: m.py changed on disk since it was last read (another program or session wrote it); "
+        "Read it again before changing it.",
         True,
     )
 

@@ -28,7 +28,7 @@ async def test_creates_a_file_and_its_directories(
         "--- /dev/null\n+++ b/pkg/sub/new.py\n@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n",
     )
     assert (ws / "pkg/sub/new.py").read_text() == "a = 1\nb = 2\n"
-    assert ctx.files.snapshots == {ws / "pkg/sub/new.py": [None]}
+    assert ctx.files.snapshots.contents() == {ws / "pkg/sub/new.py": [None]}
 
 
 async def test_new_file_mode_follows_the_umask(run_tool: RunTool, ws: Path) -> None:
@@ -66,7 +66,7 @@ async def test_overwrites_a_read_file_keeping_its_mode(
     assert script.read_text() == "echo new\necho more"
     assert stat.S_IMODE(script.stat().st_mode) == 0o750
     assert sorted(p.name for p in ws.iterdir()) == ["run.sh"]  # no temporary file left
-    assert ctx.files.snapshots == {script: [b"echo old\n"]}
+    assert ctx.files.snapshots.contents() == {script: [b"echo old\n"]}
 
 
 async def test_file_changed_since_read_is_refused(run_tool: RunTool, ws: Path) -> None:
@@ -75,7 +75,8 @@ async def test_file_changed_since_read_is_refused(run_tool: RunTool, ws: Path) -
     (ws / "a.txt").write_text("changed by someone else\n")
     outcome = await run_tool("Write", file_path="a.txt", content="new\n")
     assert outcome == ToolOutcome(
-        "Error: a.txt changed on disk since it was last read; Read it again before changing it.",
+        "Error: a.txt changed on disk since it was last read (another program or session "
+        "wrote it); Read it again before changing it.",
         True,
     )
 
@@ -145,7 +146,7 @@ async def test_disk_full_leaves_the_file_and_history_unchanged(
     )
     assert (ws / "a.txt").read_text() == "old\n"
     assert sorted(p.name for p in ws.iterdir()) == ["a.txt"]
-    assert ctx.files.snapshots == {}
+    assert ctx.files.snapshots.contents() == {}
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from tether.agents.definitions import (
     is_valid_agent_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.text_files import UnreadableFile, read_text_file
 
 USER_AGENT_DIRS = (".claude/agents",)
 """Relative to the user's home."""
@@ -48,9 +50,10 @@ def discover_agents(workspace: Path, *, home: Path) -> AgentCatalog:
         in_directory: dict[str, Path] = {}
         for path in files:
             # A workspace that is the home directory lists its agents twice; read them once.
-            if path.resolve() in seen:
+            identity = Path(os.path.realpath(path))  # never raises, even for a link loop
+            if identity in seen:
                 continue
-            seen.add(path.resolve())
+            seen.add(identity)
             try:
                 agent = read_agent(path)
             except _Unusable as exc:
@@ -73,7 +76,8 @@ def _agent_files(directory: Path) -> list[Path]:
     return [
         entry
         for entry in entries
-        if entry.suffix == ".md" and not entry.name.startswith(".") and entry.is_file()
+        # Whatever has the name is read: a directory, a link to nothing or a FIFO is reported.
+        if entry.suffix == ".md" and not entry.name.startswith(".")
     ]
 
 
@@ -81,9 +85,9 @@ def read_agent(path: Path) -> AgentDefinition:
     """One agent file: YAML front matter (`name`, `description`, `tools`, `disallowedTools`,
     `model`, `maxTurns`, `permissionMode`), then the system prompt. Raises `_Unusable`."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Unusable(f"cannot read the file: {exc}") from None
+        text = read_text_file(path) or ""
+    except UnreadableFile as exc:
+        raise _Unusable(f"cannot read the file: it {exc.reason}") from None
     try:
         document = parse_document(text)
     except FrontMatterError as exc:

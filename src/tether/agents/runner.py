@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
 from tether.core.context import BASE_PROMPT, build_system_prompt
@@ -23,9 +24,13 @@ from tether.models.base import Model
 from tether.protocol import (
     Event,
     HarnessError,
+    MessageCompleted,
     Notice,
     PermissionAnswer,
     PermissionAsked,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
     TextBlock,
     ToolError,
     TurnSubtype,
@@ -118,30 +123,58 @@ class SubagentRunner:
         history = History(journal=journal)
         stats = TurnStats()
         started = time.perf_counter()
-        try:
-            history.add_user([TextBlock(text=prompt)])
-            subtype = await self._converse(child, history, stats, definition, agent_id, scope)
-        except HarnessError as e:
-            reason = str(e).rstrip(".")
-            raise ToolError(f"The {label} failed: {reason}. {_text_so_far(stats)}") from None
-        finally:
-            # run_turn leaves no call unanswered; this keeps the transcript valid regardless,
-            # before its journal is closed.
-            history.answer_unanswered(INTERRUPTED)
-            _close(journal)
-            spent = self.on_usage or child.side_spend
-            if spent is not None:
-                spent(stats.usage, child.price(stats.usage))
-            await child.tool_context.background.kill_all()
-        if subtype != "success":
-            why = {
-                "error_max_turns": f"reached its limit of {child.max_turns} model calls",
-                "error_max_budget_usd": "ran out of the session's budget",
-            }.get(subtype, subtype)
-            raise ToolError(
-                f"The {label} stopped before finishing: it {why}. {_text_so_far(stats)}"
+        description = scope.call.input.get("description")
+        scope.emit(
+            SubagentStarted(
+                call_id=scope.call.id,
+                agent_id=agent_id,
+                agent_type=definition.name,
+                description=description if isinstance(description, str) else definition.name,
+                prompt=prompt,
             )
-        calls = sum(len(m.tool_uses()) for m in history.messages if m.role == "assistant")
+        )
+        status: Literal["completed", "failed", "stopped"] = "stopped"
+        summary = "stopped before it finished"
+        try:
+            try:
+                history.add_user([TextBlock(text=prompt)])
+                subtype = await self._converse(child, history, stats, definition, agent_id, scope)
+            except HarnessError as e:
+                reason = str(e).rstrip(".")
+                summary = f"The {label} failed: {reason}. {_text_so_far(stats)}"
+                status = "failed"
+                raise ToolError(summary) from None
+            finally:
+                # run_turn leaves no call unanswered; this keeps the transcript valid regardless,
+                # before its journal is closed.
+                history.answer_unanswered(INTERRUPTED)
+                _close(journal)
+                spent = self.on_usage or child.side_spend
+                if spent is not None:
+                    spent(stats.usage, child.price(stats.usage))
+                await child.tool_context.background.kill_all()
+            if subtype != "success":
+                why = {
+                    "error_max_turns": f"reached its limit of {child.max_turns} model calls",
+                    "error_max_budget_usd": "ran out of the session's budget",
+                }.get(subtype, subtype)
+                summary = f"The {label} stopped before finishing: it {why}. {_text_so_far(stats)}"
+                status = "failed"
+                raise ToolError(summary)
+            status, summary = "completed", _final_text(history)
+        finally:
+            scope.emit(
+                SubagentFinished(
+                    call_id=scope.call.id,
+                    agent_id=agent_id,
+                    status=status,
+                    summary=summary,
+                    usage=stats.usage,
+                    tool_uses=_tool_uses(history),
+                    duration_ms=int((time.perf_counter() - started) * 1000),
+                )
+            )
+        calls = _tool_uses(history)
         usage = stats.usage
         tokens = usage.context_tokens + usage.output_tokens
         seconds = time.perf_counter() - started
@@ -149,7 +182,7 @@ class SubagentRunner:
             f"[{label}: {calls} tool call{'' if calls == 1 else 's'}, {tokens:,} tokens, "
             f"{seconds:.1f} s]"
         )
-        return f"{_final_text(history)}\n\n{footer}"
+        return f"{summary}\n\n{footer}"
 
     async def _converse(
         self,
@@ -162,7 +195,7 @@ class SubagentRunner:
     ) -> TurnSubtype:
         """The subagent's turn, continued while a SubagentStop hook sends it back to work."""
         label = f"{definition.name} subagent"
-        emit = _notices_only(scope.emit, label)
+        emit = _forwarded(scope, label, definition.name, agent_id)
         ask = _asking_for(scope.ask, label)
         subtype = await run_turn(child, history, stats, emit, ask)
         continuations = 0
@@ -194,6 +227,7 @@ class SubagentRunner:
             command_wrapper=outer.command_wrapper,
             bash_refusal=outer.bash_refusal,
             read_denied=outer.read_denied,
+            run=outer.run,
         )
         gate = None
         if parent.gate is not None:
@@ -282,15 +316,35 @@ async def _stop_feedback(
     return None
 
 
-def _notices_only(emit: Callable[[Event], None], label: str) -> Callable[[Event], None]:
+def _forwarded(
+    scope: CallScope, label: str, agent_type: str, agent_id: str
+) -> Callable[[Event], None]:
     """The subagent's events stay with it, except notices meant for the user (hook messages,
-    warnings), which say whose they are."""
+    warnings), which say whose they are, and its messages, passed on as `SubagentMessage` for
+    front ends that show a subagent's work (they never enter the caller's conversation).
+    Those of a subagent it started itself pass through as they are."""
+    emit = scope.emit
 
     def forward(event: Event) -> None:
         if isinstance(event, Notice):
             emit(event.model_copy(update={"message": f"{label}: {event.message}"}))
+        elif isinstance(event, MessageCompleted):
+            emit(
+                SubagentMessage(
+                    call_id=scope.call.id,
+                    agent_id=agent_id,
+                    agent_type=agent_type,
+                    completed=event,
+                )
+            )
+        elif isinstance(event, SubagentStarted | SubagentMessage | SubagentFinished):
+            emit(event)
 
     return forward
+
+
+def _tool_uses(history: History) -> int:
+    return sum(len(m.tool_uses()) for m in history.messages if m.role == "assistant")
 
 
 def _asking_for(ask: Asker | None, label: str) -> Asker | None:

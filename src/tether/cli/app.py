@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether import __version__
+from tether.cli.claude_flags import add_claude_options, drop_unknown, engine_mode
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -51,13 +52,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop cleanly once the session has cost this much (from the catalogue's prices)",
     )
     p.add_argument("--append-system-prompt", help="text added to the end of the system prompt")
-    p.add_argument("--settings", type=Path, help="an extra settings file (highest precedence)")
+    p.add_argument(
+        "--settings",
+        help="an extra settings file, or settings as a JSON string (highest precedence)",
+    )
     p.add_argument("--verbose", action="store_true", help="show tool calls and retries on stderr")
     p.add_argument("--cwd", type=Path, default=None, help="workspace directory (default: here)")
     p.add_argument(
         "--permission-mode",
-        choices=["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
-        help="how tool calls no rule allows are handled (default: ask, or deny when headless)",
+        choices=[
+            "default",
+            "acceptEdits",
+            "plan",
+            "dontAsk",
+            "bypassPermissions",
+            "auto",
+            "manual",
+        ],
+        help="how tool calls no rule allows are handled (default: ask, or deny when headless; "
+        "auto: reads and workspace edits allowed, the rest as in default; manual = default)",
     )
     add_rule_options(p)
     p.add_argument(
@@ -102,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --resume or --continue: continue in a new session, leaving the original",
     )
     p.add_argument("-v", "--version", action="version", version=f"{__version__} (tether)")
+    add_claude_options(p)
     return p
 
 
@@ -148,7 +162,8 @@ def _positive_int(value: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(drop_unknown(argv, parser))
     cwd: Path = args.cwd or Path.cwd()
     if args.resume == "":  # --resume without an id
         if args.print:
@@ -158,10 +173,28 @@ def main(argv: list[str]) -> int:
             )
             return 2
         from tether.cli.sessions_cmd import pick_session
+        from tether.config.project import project_root
 
-        args.resume = pick_session(cwd.expanduser().resolve())
+        args.resume = pick_session(project_root(cwd, user_home=Path.home()))
         if args.resume is None:
             return 0
+    if args.input_format == "stream-json":
+        if args.output_format != "stream-json":
+            print(
+                "tether: error: --input-format stream-json needs --output-format stream-json",
+                file=sys.stderr,
+            )
+            return 2
+        from tether.cli.claude_options import stream_options
+        from tether.cli.stream_json import run_stream_json_sync
+        from tether.protocol import ConfigError
+
+        try:
+            opts, stream = _run_options(args, cwd), stream_options(args)
+        except ConfigError as e:
+            print(f"tether: {e}", file=sys.stderr)
+            return 2
+        return run_stream_json_sync(opts, stream)
     if args.print:
         from tether.cli.headless import read_prompt, run_headless_sync
 
@@ -169,7 +202,16 @@ def main(argv: list[str]) -> int:
         if prompt is None:
             print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
             return 2
-        return run_headless_sync(_run_options(args, cwd), prompt, args.output_format)
+        from tether.protocol import ConfigError
+
+        try:
+            opts = _run_options(args, cwd)
+        except ConfigError as e:
+            print(f"tether: {e}", file=sys.stderr)
+            return 2
+        return run_headless_sync(
+            opts, prompt, args.output_format, include_partial=args.include_partial_messages
+        )
     import asyncio
 
     from tether.cli.repl import run_repl
@@ -183,17 +225,18 @@ def main(argv: list[str]) -> int:
 
 
 def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
+    from tether.cli.claude_options import claude_run_options
     from tether.cli.setup import RunOptions  # imports every layer: only once it is needed
 
     return RunOptions(
         cwd=cwd,
         model=args.model,
         max_turns=args.max_turns,
-        append_system_prompt=args.append_system_prompt,
-        settings_path=args.settings,
         verbose=args.verbose,
         permission_mode=(
-            "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+            "bypassPermissions"
+            if args.dangerously_skip_permissions
+            else engine_mode(args.permission_mode)
         ),
         allowed_tools=tuple(split_rules(args.allowed_tools)),
         disallowed_tools=tuple(split_rules(args.disallowed_tools)),
@@ -203,6 +246,7 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         fork=args.fork_session,
         trust_workspace=args.trust_workspace,
         add_dirs=tuple(d.expanduser().absolute() for d in args.add_dirs),
+        **claude_run_options(args, cwd),
     )
 
 

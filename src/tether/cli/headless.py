@@ -9,17 +9,24 @@ import signal
 import sys
 from typing import Any, Protocol, TextIO
 
-from tether.cli.setup import RunOptions, build_session
+from tether.cli.sdk_facts import session_facts
+from tether.cli.sdk_lines import LineMaker, SessionFacts
+from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
     ErrorOccurred,
     Event,
-    Message,
     MessageCompleted,
     ModelRetry,
     Notice,
-    SessionStarted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
     TurnFinished,
     UserInput,
 )
@@ -32,9 +39,13 @@ def read_prompt(arg: str | None, stdin: TextIO) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
-def run_headless_sync(opts: RunOptions, prompt: str, output_format: str) -> int:
+def run_headless_sync(
+    opts: RunOptions, prompt: str, output_format: str, *, include_partial: bool = False
+) -> int:
     try:
-        return asyncio.run(run_headless(opts, prompt, output_format))
+        return asyncio.run(
+            run_headless(opts, prompt, output_format, include_partial=include_partial)
+        )
     except ConfigError as e:
         print(f"tether: {e}", file=sys.stderr)
         return 2
@@ -50,24 +61,27 @@ async def run_headless(
     *,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    include_partial: bool = False,
 ) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    session = build_session(opts)
+    built = build(opts)
+    session = built.session
     progress = _progress_renderer(err) if opts.verbose else None
     for notice in session.startup_notices:
         print(f"tether: {notice}", file=err)
     finished: TurnFinished | None = None
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
+    lines = LineMaker(session.session_id, include_partial)
+    streaming = output_format == "stream-json"
     stopped_by = _stop_on_signals(session)
     try:
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
         # servers are taken as configured: nobody is there to approve them.
         for event in await _prepared(session):
             _warn(event, err)
-        started = session.started()
-        if output_format == "stream-json":
-            _write(out, init_line(started))
+        if streaming:
+            _write(out, lines.init(session.started(), _facts(built, opts)))
         async for event in session.submit(UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
                 shown_errors.add(event.message)
@@ -77,10 +91,11 @@ async def run_headless(
                 print(f"tether: {_one_line(event)}", file=err)
             else:
                 _warn(event, err)
-            if isinstance(event, MessageCompleted) and output_format == "stream-json":
-                _write(out, message_line(event.message, started.session_id))
             if isinstance(event, TurnFinished):
                 finished = event
+            elif streaming:
+                for line in _stream_lines(lines, event):
+                    _write(out, line)
     finally:
         if progress is not None:
             progress.close()
@@ -94,11 +109,37 @@ async def run_headless(
         else:
             print(finished.result, file=out)
     else:
-        _write(out, result_object(finished, session.session_id))
+        _write(out, lines.result(finished, _facts(built, opts)))
     out.flush()
     if stopped_by:
         return 128 + stopped_by[0]
     return 1 if finished.is_error else 0
+
+
+def _facts(built: Built, opts: RunOptions) -> SessionFacts:
+    return session_facts(built, opts.permission_mode or "default")
+
+
+def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
+    """An event's stream-json lines, as the SDK front end writes them."""
+    match event:
+        case TextDelta(text=piece):
+            return lines.text(piece, "text")
+        case ThinkingDelta(text=piece):
+            return lines.text(piece, "thinking")
+        case ModelRetry():
+            lines.retry()
+        case MessageCompleted():
+            return lines.completed(event)
+        case ToolStarted():
+            lines.tool_started(event)
+        case ToolFinished():
+            lines.tool_finished(event)
+        case SubagentStarted() | SubagentMessage() | SubagentFinished():
+            return lines.subagent(event)
+        case _:
+            pass
+    return []
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -145,57 +186,6 @@ def _restore_signals() -> None:
     for signum in _STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.remove_signal_handler(signum)
-
-
-def init_line(started: SessionStarted) -> dict[str, Any]:
-    return {
-        "type": "system",
-        "subtype": "init",
-        "session_id": started.session_id,
-        "model": started.model,
-        "cwd": started.cwd,
-        "tools": list(started.tools),
-        "permissionMode": "default",
-    }
-
-
-def message_line(message: Message, session_id: str) -> dict[str, Any]:
-    return {
-        "type": message.role,
-        "message": message_json(message),
-        "parent_tool_use_id": None,
-        "session_id": session_id,
-    }
-
-
-def message_json(message: Message) -> dict[str, Any]:
-    """The message as the Messages API shapes it (no tether-internal fields)."""
-    return {
-        "role": message.role,
-        "content": [
-            b.model_dump(mode="json", exclude={"input_error", "raw_input"}) for b in message.content
-        ],
-    }
-
-
-def result_object(finished: TurnFinished, session_id: str) -> dict[str, Any]:
-    return {
-        "type": "result",
-        "subtype": finished.subtype,
-        "is_error": finished.is_error,
-        "result": finished.result,
-        "stop_reason": finished.stop_reason,
-        "session_id": session_id,
-        "num_turns": finished.num_turns,
-        "duration_ms": finished.duration_ms,
-        "duration_api_ms": finished.duration_api_ms,
-        "total_cost_usd": round(finished.cost_usd, 6),
-        "usage": finished.usage.model_dump(),
-        "permission_denials": [
-            {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
-            for d in finished.permission_denials
-        ],
-    }
 
 
 def _write(out: TextIO, obj: dict[str, Any]) -> None:

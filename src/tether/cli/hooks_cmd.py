@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from tether.cli.workspace_review import review_workspace
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
 from tether.hooks import HookRunner, HookSpec, read_hooks
@@ -23,10 +24,11 @@ from tether.protocol import ConfigError
 def main(argv: list[str]) -> int:
     """0: every hook looks fine; 1: a problem was found; 2: the settings are broken."""
     args = _parser().parse_args(argv)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    workspace = project_root(start, user_home=Path.home())  # as a session started there
     try:
         settings = load_settings(
-            settings_files(workspace, home=tether_home(), explicit=args.settings),
+            settings_files(workspace, home=tether_home(), explicit=args.settings, start=start),
             required=args.settings,
         )
         config = read_hooks(settings.layers)
@@ -41,7 +43,7 @@ def main(argv: list[str]) -> int:
         print("No command hooks configured.")
         return 0
     run = not args.no_run
-    if run and not _may_run_workspace_hooks(workspace):
+    if run and not _may_run_workspace_hooks(workspace, start):
         print("The workspace is not trusted: its hooks are listed, not run (see tether trust).")
         run = False
     checks = asyncio.run(_check_all(config.specs, workspace, run=run))
@@ -56,13 +58,15 @@ def main(argv: list[str]) -> int:
     return 1 if problems else 0
 
 
-def _may_run_workspace_hooks(workspace: Path) -> bool:
+def _may_run_workspace_hooks(workspace: Path, start: Path) -> bool:
     """Running a cloned repository's hooks needs the same trust a session needs."""
     user_home = Path(os.environ.get("HOME") or Path.home())
     env, home = os.environ, tether_home()
     if workspace_trust(workspace, tether_home=home, user_home=user_home, env=env).trusted:
         return True
-    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=env)
+    review = review_workspace(
+        workspace, user_home=user_home, tether_home=home, env=env, start=start
+    )
     return not any(d.kind == "hook" for d in review.declared)
 
 

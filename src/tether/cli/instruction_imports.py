@@ -34,6 +34,8 @@ class ProjectInstructions:
     trusted: bool
     refuse: Callable[[Path], bool]
     """Whether a Read deny rule covers a file (never imported then)."""
+    cwd: Path | None = None
+    """Where tether started, below the workspace root: its directories' files are read too."""
     answer: bool | None = None
     current: Instructions = field(default_factory=Instructions)
     on_change: list[Callable[[Instructions], None]] = field(
@@ -52,6 +54,7 @@ class ProjectInstructions:
         return load_instructions(
             self.workspace,
             home=self.user_home,
+            cwd=self.cwd,
             trusted=self.trusted,
             external_imports=approved,
             refuse=self.refuse,

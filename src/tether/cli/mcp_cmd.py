@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
 from tether.mcp.config import (
@@ -39,7 +40,7 @@ from tether.mcp.config_files import (
     scope_file,
     server_entries,
 )
-from tether.mcp.servers import HttpTransport, ServerConfig
+from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig
 from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ def _split_add(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _place(cwd: Path | None) -> _Place:
-    workspace = (cwd or Path.cwd()).expanduser().resolve()
+    workspace = project_root(cwd or Path.cwd(), user_home=Path.home())
     home = tether_home()
     user_home = Path.home()
     settings = load_settings(settings_files(workspace, home=home, user_home=user_home))
@@ -353,6 +354,8 @@ def _describe(server: ServerConfig, show_secrets: bool) -> dict[str, Any]:
     if isinstance(transport, HttpTransport):
         headers = shown(transport.headers)
         return {**body, "type": transport.kind, "url": transport.url, "headers": headers}
+    if isinstance(transport, ClientTransport):
+        return {**body, "type": "sdk"}
     cwd = str(transport.cwd) if transport.cwd else None
     return {
         **body,
@@ -368,6 +371,8 @@ def _summary(server: ServerConfig) -> str:
     transport = server.transport
     if isinstance(transport, HttpTransport):
         return f"{transport.url} ({transport.kind.upper()})"
+    if isinstance(transport, ClientTransport):
+        return "in the client (SDK)"
     return shlex.join([transport.command, *transport.args])
 
 
@@ -390,6 +395,9 @@ def _print_server(
         print(f"  URL: {transport.url}")
         lines = [f"{k}: {shown(v)}" for k, v in transport.headers.items()]
         label = "Headers"
+    elif isinstance(transport, ClientTransport):
+        print("  Type: sdk (in the client)")
+        lines, label = [], ""
     else:
         print("  Type: stdio")
         print(f"  Command: {shlex.join([transport.command, *transport.args])}")

@@ -41,6 +41,7 @@ from mcp_types import Tool as McpTool
 from tether import __version__
 from tether.cli.app import add_rule_options, split_rules
 from tether.cli.safety import SafetyOptions, permission_context, plan_session_sandbox
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.core.gate import ToolGate
 from tether.permissions import (
@@ -57,6 +58,7 @@ from tether.tools.base import Tool
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext, approved_call
 from tether.tools.registry import ToolRegistry
+from tether.tools.run_record import RunRecord, reap_dead_runs
 
 USAGE_ERROR = 2
 SESSION_ONLY_TOOLS = frozenset({"TodoWrite"})
@@ -144,14 +146,15 @@ class ToolService:
 def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
     """The tools, their context and the rules, wired as `build_session` wires a session's.
     Raises `ConfigError` for a missing workspace or a broken settings file."""
-    workspace = options.workspace.expanduser().resolve()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace is not a directory: {workspace}")
+    start = options.workspace.expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"workspace is not a directory: {start}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    workspace = project_root(start, user_home=user_home)  # as a session started there
     explicit = options.settings_path.expanduser().resolve() if options.settings_path else None
     settings = load_settings(
-        settings_files(workspace, home=home, user_home=user_home, explicit=explicit),
+        settings_files(workspace, home=home, user_home=user_home, explicit=explicit, start=start),
         required=explicit,
     )
     tools = [t for t in builtin_tools() if t.name not in SESSION_ONLY_TOOLS]
@@ -180,6 +183,7 @@ def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
         command_wrapper=sandbox.sandbox.wrap if sandbox.sandbox is not None else None,
         bash_refusal=sandbox.bash_refusal,
         read_denied=ToolGate(permissions=permissions).read_denied,
+        cwd=start,
     )
     return ToolService(
         registry=ToolRegistry(t for t in tools if t.name not in hidden),
@@ -223,7 +227,15 @@ async def serve(service: ToolService) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        await service.context.background.kill_all()
+        await _finish(service)
+
+
+async def _finish(service: ToolService) -> None:
+    """Stop the background commands; then the run's scratch directory and record go."""
+    await service.context.background.kill_all()
+    service.context.files.snapshots.close()
+    if service.context.run is not None:
+        service.context.run.close()
 
 
 def main(argv: list[str]) -> int:
@@ -249,6 +261,15 @@ def main(argv: list[str]) -> int:
         return USAGE_ERROR
     for notice in service.notices:
         _log(notice)
+    home = tether_home(os.environ)
+    for reaped in reap_dead_runs(home):
+        if (notice := reaped.notice()) is not None:
+            _log(notice)
+    scratch = service.context.scratch_dir
+    try:
+        service.context.run = RunRecord.start(home, scratch_dir=scratch, session_id=scratch.name)
+    except OSError as e:  # the tools work without it; only the clean-up after a kill is lost
+        _log(f"cannot keep a run record under {home}: {e.strerror or e}")
     _log(
         f"serving {', '.join(service.registry.names())} in {service.context.workspace} "
         f"(permission mode {service.permissions.mode})"
@@ -273,7 +294,7 @@ async def _serve_until_signal(service: ToolService) -> None:
         return
     serving.cancel()
     await service.idle()
-    await service.context.background.kill_all()
+    await _finish(service)
     _log(f"stopped ({signalled.result()})")
     # Not a return: the SDK reads stdin in a worker thread blocked in readline, which nothing
     # wakes while the client keeps the pipe open, and both the cancelled server and the

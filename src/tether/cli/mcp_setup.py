@@ -27,8 +27,8 @@ from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
 from tether.config.trust import remembered_settings
 from tether.core.session import Session, StartupQuestion
-from tether.mcp.config import is_project_server_enabled, load_limits, load_servers
-from tether.mcp.servers import McpLimits, ServerConfig, StdioTransport
+from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
+from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice, ToolError
 from tether.tools.base import AnyArguments, Tool
@@ -159,19 +159,32 @@ def mcp_setup(
     window: int,
     trusted: bool = True,
     approved: tuple[str, ...] = (),
+    command_line: McpConfig | None = None,
+    strict: bool = False,
 ) -> tuple[McpSetup, list[str]]:
     """The servers configured for this workspace, and the problems found reading them. Not
     `trusted`: the servers of the workspace's own files are left out (the session's one
-    warning about the untrusted workspace names them)."""
-    config = load_servers(workspace, home=home, tether_home=tether_home, env=env)
+    warning about the untrusted workspace names them). `command_line` (`--mcp-config`, the
+    user's own choice) adds servers that replace configured ones of the same name; `strict`
+    keeps only those."""
+    config = (
+        McpConfig()
+        if strict
+        else load_servers(workspace, home=home, tether_home=tether_home, env=env)
+    )
     servers = list(config.servers)
     if not trusted:
         owners = Ownership(workspace, home, tether_home)
         servers = [s for s in servers if not owners.needs_trust(s.source)]
+    problems = list(config.problems)
+    if command_line is not None:
+        chosen = {s.name for s in command_line.servers}
+        servers = [s for s in servers if s.name not in chosen] + list(command_line.servers)
+        problems.extend(command_line.problems)
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.
     local = remembered_settings(tether_home, workspace)
-    return McpSetup(servers, limits, window, local, frozenset(approved)), list(config.problems)
+    return McpSetup(servers, limits, window, local, frozenset(approved)), problems
 
 
 def attach_mcp(
@@ -274,4 +287,6 @@ def _describe(server: ServerConfig) -> str:
     transport = server.transport
     if isinstance(transport, StdioTransport):
         return "runs: " + " ".join([transport.command, *transport.args])
+    if isinstance(transport, ClientTransport):
+        return "is served by the client"
     return f"connects to {transport.url}"

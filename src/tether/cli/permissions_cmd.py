@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from tether.cli.safety import SafetyOptions, permission_context, sandbox_would_run
 from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
 from tether.permissions import (
@@ -83,11 +84,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _context(args: argparse.Namespace) -> PermissionContext:
-    project = (args.cwd or Path.cwd()).expanduser().resolve()
-    if not project.is_dir():
-        raise ConfigError(f"--cwd {project} is not a directory")
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"--cwd {start} is not a directory")
+    project = project_root(start, user_home=Path.home())  # as a session started there
     explicit = args.settings.expanduser().resolve() if args.settings else None
-    files = settings_files(project, home=tether_home(), explicit=explicit)
+    files = settings_files(project, home=tether_home(), explicit=explicit, start=start)
     settings = load_settings(files, required=explicit)
     # As a session would decide: an untrusted workspace's files only restrict.
     user_home = Path(os.environ.get("HOME") or Path.home())

@@ -50,6 +50,9 @@ from tether.protocol import (
     PermissionAnswer,
     PermissionAsked,
     SessionStarted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -149,6 +152,8 @@ class EventRenderer:
                 self._print_error(message)
             case TurnFinished():
                 self._on_turn_finished(event)
+            case SubagentStarted() | SubagentMessage() | SubagentFinished():
+                pass  # a subagent's work is summed up by its Task call's result
 
     @property
     def live(self) -> bool:

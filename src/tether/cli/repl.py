@@ -59,6 +59,7 @@ from tether.cli.startup import (
 )
 from tether.cli.steer import DraftLine, typing_during_turn
 from tether.cli.trust_prompt import settle_trust
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ async def run_repl(
     terminal; tests pass a pipe input, a dummy output and a console writing to a buffer."""
     console = console or Console()
     env = None if isinstance(opts, LazyOptions) else opts.env
-    workspace = opts.cwd.expanduser().resolve()
+    workspace = project_root(opts.cwd, user_home=Path.home())
     _print_banner(console, workspace)
     # Before the session exists: nothing the workspace declares has run yet.
     opts = await settle_trust(opts, console, input, output)
@@ -397,7 +398,7 @@ class _Repl:
         ready = await self._session()
         if ready is None:
             return
-        workspace, home = ready.options.cwd.resolve(), tether_home(ready.options.env)
+        workspace, home = Path(ready.session.started().cwd), tether_home(ready.options.env)
         if command == ":sessions" or (command == "/resume" and not ref):
             sessions = list_sessions(home, workspace)[:20]
             listing = io.StringIO()

@@ -14,7 +14,7 @@ from tether.config.settings import Settings, merge, tether_home
 from tether.config.trust import anchored_rule, remembered_settings
 from tether.core.gate import RuleSources, ToolGate
 from tether.core.session import Session
-from tether.hooks import EventBus, HookRunner, builtin_handlers, parse_hooks
+from tether.hooks import EventBus, HookRunner, HookSpec, builtin_handlers, parse_hooks
 from tether.permissions import (
     Mode,
     PermissionContext,
@@ -39,6 +39,8 @@ class SafetyOptions:
     add_dirs: tuple[Path, ...] = ()
     """`--add-dir`: more directories that work like the workspace (absolute), added to the
     `permissions.additionalDirectories` setting."""
+    client_hooks: tuple[HookSpec, ...] = ()
+    """Callback hooks of a client driving the session (run after the settings' own)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def build_gate(
         tether_home=tether_home(env),
     )
     rules = permissions.rules
-    specs = parse_hooks(settings.layers)
+    specs = (*parse_hooks(settings.layers), *options.client_hooks)
     hooks = (
         HookRunner(
             specs,
@@ -111,7 +113,9 @@ def permission_context(
     seed_yaml = workspace / ".tether" / "permissions.yaml"
     sources = RuleSources(
         layers=settings.layers,
-        seed_yaml=seed_yaml if seed_yaml.is_file() else None,
+        # Whatever is there (a directory, a dangling link) is read, and stops the start when it
+        # cannot be: it may be the user's always_deny list.
+        seed_yaml=seed_yaml if os.path.lexists(seed_yaml) else None,
         seed_allow=options.workspace_trusted,
         extra_allow=list(options.allowed_tools),
         extra_deny=list(options.disallowed_tools),

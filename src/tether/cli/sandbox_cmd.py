@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.sandbox import (
@@ -39,11 +40,13 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
-    workspace = Path.cwd().resolve()
+    start = Path.cwd().resolve()
+    workspace = project_root(start, user_home=Path.home())  # as a session started here
     home = tether_home()
     try:
         settings = load_settings(
-            settings_files(workspace, home=home, explicit=args.settings), required=args.settings
+            settings_files(workspace, home=home, explicit=args.settings, start=start),
+            required=args.settings,
         )
         wanted = parse_sandbox_settings(settings.data)
     except ConfigError as e:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.protocol import (
     ConfigError,
@@ -35,7 +36,7 @@ SHOWN_RESULT_CHARS = 300
 def main(argv: list[str]) -> int:
     """0: done; 2: no such session or a broken file name."""
     args = _parser().parse_args(argv)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    workspace = project_root(args.cwd or Path.cwd(), user_home=Path.home())
     home = tether_home()
     try:
         if args.command == "list":
@@ -113,7 +114,7 @@ def pick_session(workspace: Path, out: TextIO = sys.stdout, read: TextIO = sys.s
 
 
 def print_transcript(loaded: LoadedSession, out: TextIO) -> None:
-    from tether.core.recording import restore  # the history as the session would send it
+    from tether.core.resume import restore  # the history as the session would send it
 
     print(f"session  {loaded.session_id}", file=out)
     if loaded.title:
@@ -121,9 +122,10 @@ def print_transcript(loaded: LoadedSession, out: TextIO) -> None:
     print(f"file     {loaded.path}", file=out)
     if loaded.forked_from:
         print(f"forked   from {loaded.forked_from[0]}", file=out)
-    for warning in loaded.warnings:
+    restored = restore(loaded, light=False)
+    for warning in restored.damage:
         print(f"warning  {warning}", file=out)
-    for message in restore(loaded).history.messages:
+    for message in restored.history.messages:
         print(file=out)
         print(describe_message(message), file=out)
 
@@ -148,23 +150,25 @@ def describe_message(message: Message) -> str:
 
 
 def print_json(loaded: LoadedSession, out: TextIO) -> None:
-    from tether.core.recording import restore
+    from tether.core.resume import restore
 
+    restored = restore(loaded, light=False)
     messages = [
         {
             "role": m.role,
             "content": [
-                b.model_dump(mode="json", exclude={"input_error", "raw_input"}) for b in m.content
+                b.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
+                for b in m.content
             ],
         }
-        for m in restore(loaded).history.messages
+        for m in restored.history.messages
     ]
     body = {
         "session_id": loaded.session_id,
         "title": loaded.title,
         "path": str(loaded.path),
         "forked_from": loaded.forked_from[0] if loaded.forked_from else None,
-        "warnings": list(loaded.warnings),
+        "warnings": list(restored.damage),
         "messages": messages,
     }
     print(json.dumps(body, ensure_ascii=False), file=out)

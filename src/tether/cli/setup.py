@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from tether import __version__
-from tether.agents import discover_agents, task_tool
+from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
+from tether.cli.client_parts import (
+    ClientParts,
+    appended,
+    chosen_tools,
+    only_skills,
+    structured_output_tool,
+    with_client_agents,
+)
 from tether.cli.instruction_imports import ProjectInstructions
-from tether.cli.mcp_setup import attach_mcp, mcp_setup
+from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
+from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
 from tether.cli.safety import (
     SafetyOptions,
     attach_builtin_handlers,
@@ -28,7 +39,15 @@ from tether.cli.workspace_review import (
     without_workspace_grants,
 )
 from tether.config.instructions import Instructions
-from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.config.project import project_directories, project_root
+from tether.config.settings import (
+    SETTING_SOURCES,
+    Settings,
+    load_settings,
+    settings_files,
+    tether_home,
+    with_layer,
+)
 from tether.config.trust import untrusted_notice, workspace_trust
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
@@ -37,8 +56,9 @@ from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
-from tether.core.recording import UNFINISHED_AT_EXIT, Restored, SessionRecorder, restore
+from tether.core.resume import Resumption, restore, resume_session
 from tether.core.session import Session
+from tether.mcp.config import command_line_servers
 from tether.models.base import Model
 from tether.models.catalogue import cost_usd
 from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
@@ -47,18 +67,11 @@ from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
-from tether.store import (
-    LoadedSession,
-    SessionWriter,
-    find_session,
-    fork_session,
-    latest_session,
-    load_session,
-    project_dir,
-)
+from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
+from tether.tools.run_record import RunRecord, reap_dead_runs
 
 
 @dataclass
@@ -92,26 +105,85 @@ class RunOptions:
     approved_servers: tuple[str, ...] = ()
     """The repository's MCP servers the user approved with the trust question (not asked
     about again this session)."""
+    system_prompt: str | None = None
+    """`--system-prompt`: replaces tether's own instructions (environment, project
+    instructions and skills are still given)."""
+    settings_json: Mapping[str, Any] | None = None
+    """`--settings '{...}'`: settings given inline, applied like a `--settings` file."""
+    setting_sources: tuple[str, ...] | None = None
+    """`--setting-sources`: which layers of settings files to read (None: all)."""
+    tools: tuple[str, ...] | None = None
+    """`--tools`: the built-in tools offered (None: all)."""
+    mcp_configs: tuple[str, ...] = ()
+    """`--mcp-config` values: JSON strings or files of more MCP servers."""
+    strict_mcp_config: bool = False
+    """Only the servers of `mcp_configs`."""
+    session_id: str | None = None
+    """The new session's id (`--session-id`)."""
+    thinking_budget: int | None = None
+    """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
+    fallback_model: str | None = None
+    """Used for good from the first call the model is overloaded (`--fallback-model`)."""
+    json_schema: Mapping[str, Any] | None = None
+    """Structured output: the final answer given as JSON of this schema (`--json-schema`)."""
+    client: ClientParts | None = None
+    """What a client driving the session over the control protocol brings."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A session and what a front end reporting on it needs to know."""
+
+    session: Session
+    mcp: McpSetup
+    agents: AgentCatalog
+    context_window: int
+    key_source: str
+    """The variable the model's key came from ("none" without one)."""
 
 
 def build_session(opts: RunOptions) -> Session:
     """Load settings, resolve the model and build the session. Raises `ConfigError` with a
     message fit for the user when something is missing or broken."""
+    return build(opts).session
+
+
+def build(opts: RunOptions) -> Built:
+    """`build_session`, with what was built around the session."""
+    claimed: list[Resumption] = []
+    try:
+        return _build(opts, claimed)
+    except BaseException:
+        for resumption in claimed:  # a session file it holds: let the next process have it
+            resumption.recorder.close()
+        raise
+
+
+def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
+    client = opts.client or ClientParts()
     env = dict(os.environ if opts.env is None else opts.env)
-    workspace = opts.cwd.expanduser().resolve()
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace is not a directory: {workspace}")
+    start = opts.cwd.expanduser().resolve()
+    if not start.is_dir():
+        raise ConfigError(f"workspace is not a directory: {start}")
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    # The project is the repository holding `start` (`tether.config.project`): its settings,
+    # instructions, memory, sessions and trust; the rules, sandbox and tools work in it.
+    workspace = project_root(start, user_home=user_home)
     # From the real environment: a settings file's `env` must not trust its own workspace.
     trust = workspace_trust(
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     owners = Ownership(workspace, user_home, home)
+    sources = SETTING_SOURCES if opts.setting_sources is None else opts.setting_sources
     settings = load_settings(
-        settings_files(workspace, home=home, explicit=opts.settings_path),
+        settings_files(
+            workspace, home=home, explicit=opts.settings_path, sources=sources, start=start
+        ),
         required=opts.settings_path,
     )
+    if opts.settings_json is not None:
+        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
     _probe_sandbox_meanwhile(settings)
@@ -119,11 +191,23 @@ def build_session(opts: RunOptions) -> Session:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(home, workspace)
-    loaded = _session_to_resume(opts, home, workspace)
-    session_id = loaded.session_id if loaded and not opts.fork else str(uuid.uuid4())
+    path = session_to_resume(opts, home, workspace)
+    resumption = None
+    if path is not None:
+        resumption = resume_session(
+            path,
+            fork=opts.fork,
+            directory=sessions_dir,
+            cwd=workspace,
+            model=resolved.model_id,
+            new_id=lambda: new_session_id(opts),
+        )
+        claimed.append(resumption)
+    session_id = resumption.session_id if resumption is not None else new_session_id(opts)
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
-    skills = discover_skills(workspace, home=user_home)
+    below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
+    skills = only_skills(discover_skills(workspace, home=user_home, below=below), client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -134,7 +218,7 @@ def build_session(opts: RunOptions) -> Session:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
-    agents = discover_agents(workspace, home=user_home)
+    agents = with_client_agents(discover_agents(workspace, home=user_home), client.agents)
 
     runner = subagent_runner(
         agents,
@@ -152,9 +236,16 @@ def build_session(opts: RunOptions) -> Session:
             opts.disallowed_tools,
             workspace_trusted=trust.trusted,
             add_dirs=_added_directories(opts.add_dirs),
+            client_hooks=client.hooks,
         ),
         workspace=workspace,
-        tools=[*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+        tools=[
+            *chosen_tools(
+                [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+                opts.tools,
+            ),
+            *([structured_output_tool(opts.json_schema)] if opts.json_schema else []),
+        ],
         session_id=session_id,
         transcript_path=transcript,
         env=env,
@@ -162,7 +253,7 @@ def build_session(opts: RunOptions) -> Session:
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
     instructions = ProjectInstructions(
-        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied
+        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied, cwd=start
     )
     runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
@@ -173,22 +264,28 @@ def build_session(opts: RunOptions) -> Session:
         home=user_home,
         extra_dirs=extra_dirs,
     )
-    memory_path = workspace / ".tether" / "memory.md"
+    memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory = load_memory(memory_path)
+    memory, memory_problem = _memory(memory_path)
+    if memory_problem is not None:
+        memory_path = None  # what could not be read whole must not be rewritten
 
     def prompt_for(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
             workspace,
             tool_names=tool_names,
-            append=opts.append_system_prompt,
+            append=appended(opts.append_system_prompt, opts.json_schema),
             instructions=instructions.current.text,
             skills=skills.prompt_section() if skills.skills else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
+            base=opts.system_prompt,
+            cwd=start,
         )
 
-    tool_context = ToolContext(workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs)
+    tool_context = ToolContext(
+        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=start
+    )
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
@@ -203,6 +300,7 @@ def build_session(opts: RunOptions) -> Session:
         tool_context=tool_context,
         max_turns=opts.max_turns,
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
+        thinking_budget=opts.thinking_budget,
         retry=retry_policy(env),
         gate=gate,
         max_budget_usd=opts.max_budget_usd,
@@ -211,20 +309,30 @@ def build_session(opts: RunOptions) -> Session:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
-    restored = restore(loaded) if loaded is not None else None
+    restored = restore(resumption.loaded) if resumption is not None else None
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(
         agent,
         session_id=session_id,
         history=restored.history if restored is not None else None,
-        lifecycle=Lifecycle(gate.hooks, source="resume" if loaded else "startup"),
-        recorder=_recorder(opts, loaded, sessions_dir, session_id, workspace, resolved.model_id),
+        lifecycle=Lifecycle(gate.hooks, source="resume" if resumption else "startup"),
+        recorder=resumption.recorder
+        if resumption is not None
+        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id),
     )
-    if loaded is not None and restored is not None:
-        _resumed(session, loaded, restored, opts.fork)
+    if resumption is not None and restored is not None:
+        tell_resumed(session, resumption, restored)
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
+    session.startup_notices.extend(_record_run(tool_context, session, home))
+    session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
+    session.startup_notices.extend(settings.notes)
+    if memory_problem is not None:
+        session.startup_notices.append(memory_problem)
+    if sandbox.sandbox is not None:
+        # After the background commands stopped: the placeholders go with the session.
+        session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
@@ -249,11 +357,16 @@ def build_session(opts: RunOptions) -> Session:
         window=resolved.info.context_window,
         trusted=trust.trusted,
         approved=opts.approved_servers,
+        command_line=command_line_servers(
+            opts.mcp_configs, workspace=workspace, env=env, exchange=client.mcp_exchange
+        ),
+        strict=opts.strict_mcp_config,
     )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     if not trust.trusted:
         review = review_workspace(
             workspace,
+            start=start,
             user_home=user_home,
             tether_home=home,
             env=env,
@@ -262,7 +375,53 @@ def build_session(opts: RunOptions) -> Session:
         if review.declared:
             session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
-    return session
+    if gate.hooks is not None:
+        gate.hooks.callback = client.hook_callback
+        gate.hooks.watchers.extend(client.hook_watchers)
+    session.switch_model = model_switcher(agent, opts.model, env, settings, resolve, idle)
+    if opts.fallback_model is not None:
+        agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
+    key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
+    return Built(session, mcp, agents, resolved.info.context_window, key_source)
+
+
+INLINE_SETTINGS = Path("--settings")
+"""How settings given inline are named (in messages; rules in them are relative to the
+workspace, as a file's would be to its folder)."""
+
+
+def _memory(path: Path) -> tuple[str, str | None]:
+    """The memory file's text, or "" and the one line saying why it was not read."""
+    try:
+        return load_memory(path), None
+    except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
+        return "", (
+            f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
+        )
+
+
+def _record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
+    """Clean up after earlier runs that were killed (their commands, temporary files and
+    scratch directories: `tether.tools.run_record`), then start this run's record, closed
+    (with the scratch directory and the snapshots) when the session ends. What was cleaned
+    up, for the user."""
+    notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
+    try:
+        run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    except OSError as e:
+        notices.append(
+            f"cannot keep this run's record under {home} ({e.strerror or e}): if tether is "
+            "killed, the commands it leaves running are not stopped at the next start"
+        )
+        return notices
+    context.run = run
+
+    async def end_run() -> None:
+        context.files.snapshots.close()
+        run.close()
+
+    session.on_close.append(end_run)
+    return notices
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
@@ -280,59 +439,6 @@ def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
 def background_notices(context: ToolContext) -> list[TextBlock]:
     """Background commands that ended since the model was last told, as reminders."""
     return [TextBlock(text=reminder(n)) for n in context.background.finished_unreported()]
-
-
-def _session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> LoadedSession | None:
-    if opts.resume is not None:
-        return load_session(find_session(home, workspace, opts.resume))
-    if opts.continue_latest:
-        latest = latest_session(home, workspace)
-        if latest is None:
-            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
-        return load_session(latest)
-    if opts.fork:
-        raise ConfigError("--fork-session needs --resume ID or --continue")
-    return None
-
-
-def _recorder(
-    opts: RunOptions,
-    loaded: LoadedSession | None,
-    directory: Path,
-    session_id: str,
-    workspace: Path,
-    model_id: str,
-) -> SessionRecorder:
-    if loaded is None:
-
-        def start() -> SessionWriter:
-            writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
-            writer.meta(model=model_id, version=__version__)
-            return writer
-
-        return SessionRecorder(start)
-    if opts.fork:
-        writer = fork_session(loaded.path, directory, session_id, cwd=workspace, model=model_id)
-    else:
-        writer = SessionWriter.reopen(
-            loaded.path, cwd=workspace, last_uuid=loaded.last_uuid, model=model_id
-        )
-    return SessionRecorder.continuing(writer)
-
-
-def _resumed(session: Session, loaded: LoadedSession, restored: Restored, forked: bool) -> None:
-    """Count what the session already cost, answer calls a crash left open, and say so."""
-    for usage in restored.usage:
-        session.usage = session.usage + usage
-        session.cost_usd += session.agent.price(usage)
-    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
-    session.startup_notices.extend(loaded.warnings)
-    title = f" ({loaded.title})" if loaded.title else ""
-    how = f"forked from {loaded.session_id}{title} as" if forked else "resumed"
-    note = f"{how} session {session.session_id}: {len(restored.history)} messages"
-    if repaired:
-        note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"
-    session.resumed = note
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:

@@ -114,8 +114,8 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     from tether.cli.setup import build_session
     from tether.protocol import ConfigError
 
-    options = opts.make() if isinstance(opts, LazyOptions) else opts
     try:
+        options = opts.make() if isinstance(opts, LazyOptions) else opts
         session = build_session(options)
     except ConfigError as e:
         raise StartupFailed(str(e)) from None

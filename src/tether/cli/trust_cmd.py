@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tether.cli.workspace_review import review_workspace
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.config.trust import record_external_imports, record_trust, workspace_trust
 
@@ -36,9 +37,10 @@ def main(argv: list[str]) -> int:
         help="record no to its instructions' imports of files outside it",
     )
     args = parser.parse_args(argv)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
     home = tether_home()
     user_home = Path(os.environ.get("HOME") or Path.home())
+    workspace = project_root(start, user_home=user_home)
     if args.external_imports or args.no_external_imports:
         approved = bool(args.external_imports)
         if not record_external_imports(workspace, approved, tether_home=home, user_home=user_home):
@@ -47,7 +49,9 @@ def main(argv: list[str]) -> int:
         state = "read" if approved else "not read"
         print(f"{workspace}: imports of files outside it are {state} (recorded)")
         return 0
-    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=os.environ)
+    review = review_workspace(
+        workspace, user_home=user_home, tether_home=home, env=os.environ, start=start
+    )
     for line in review.lines():
         print(f"  {line}")
     if not review.declared:

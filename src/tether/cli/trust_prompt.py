@@ -31,6 +31,7 @@ from rich.text import Text
 from tether.cli.ask import read_yes_no
 from tether.cli.startup import LazyOptions
 from tether.cli.workspace_review import Declared, WorkspaceReview, count, review_workspace
+from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.config.trust import TRUST_FLAG, record_trust, remembered_settings, workspace_trust
 
@@ -59,15 +60,18 @@ async def settle_trust(
     """Ask about the workspace when it declares something and nobody has answered yet; the
     options come back trusting it for this run when the user says yes."""
     env = os.environ if isinstance(opts, LazyOptions) or opts.env is None else opts.env
-    workspace = opts.cwd.expanduser().resolve()
+    start = opts.cwd.expanduser().resolve()
     home = tether_home(env)
     user_home = Path(env.get("HOME") or Path.home())
+    workspace = project_root(start, user_home=user_home)  # whose files would run
     trust = workspace_trust(
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     if trust.trusted or trust.answered:
         return opts
-    review = review_workspace(workspace, user_home=user_home, tether_home=home, env=env)
+    review = review_workspace(
+        workspace, user_home=user_home, tether_home=home, env=env, start=start
+    )
     if not review.declared:
         return opts
     show_question(console, review, recordable=trust.recordable)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether.cli.ownership import Ownership, links_out, real_path
+from tether.config.project import project_directories
 from tether.config.settings import Settings, merge
 
 if TYPE_CHECKING:
@@ -285,20 +286,25 @@ def review_workspace(
     tether_home: Path,
     env: Mapping[str, str],
     explicit: Path | None = None,
+    start: Path | None = None,
 ) -> WorkspaceReview:
     """Everything the workspace declares that needs trust. Reads only what exists: a workspace
     without such files costs a few `stat` calls. A project settings file that is also the
-    `explicit` (`--settings`) file is applied whole, so it is not listed."""
+    `explicit` (`--settings`) file is applied whole, so it is not listed. `start`: the
+    directory tether started in, below the workspace root: the settings and skills of the
+    directories down to it count too (`tether.config.project`)."""
     owners = Ownership(workspace, user_home, tether_home)
     given = real_path(explicit) if explicit is not None else None
+    directories = project_directories(workspace, start) if start is not None else [workspace]
     declared: list[Declared] = []
-    for relative in PROJECT_SETTINGS:
-        path = workspace / relative
-        if path.is_file() and owners.needs_trust(path) and real_path(path) != given:
-            declared.extend(restrict_layer(path, _json_object(path))[1])
+    for directory in directories:
+        for relative in PROJECT_SETTINGS:
+            path = directory / relative
+            if path.is_file() and owners.needs_trust(path) and real_path(path) != given:
+                declared.extend(restrict_layer(path, _json_object(path))[1])
     declared.extend(_servers(workspace, owners, env))
     declared.extend(_seed_allows(workspace / SEED_PERMISSIONS, owners))
-    declared.extend(_skill_grants(workspace, owners))
+    declared.extend(_skill_grants(workspace, owners, directories[:0:-1]))
     declared.extend(_links_out(workspace, owners))
     return WorkspaceReview(workspace, tuple(declared))
 
@@ -322,7 +328,7 @@ def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iter
     if not any((workspace / f).is_file() for f in MCP_FILES):
         return []
     from tether.mcp.config import load_servers  # the MCP config reader: only with a file to read
-    from tether.mcp.servers import StdioTransport
+    from tether.mcp.servers import ClientTransport, StdioTransport
 
     config = load_servers(workspace, home=owners.user_home, tether_home=owners.tether_home, env=env)
     found: list[Declared] = []
@@ -332,6 +338,8 @@ def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iter
         transport = server.transport
         if isinstance(transport, StdioTransport):
             what = "runs " + " ".join([transport.command, *transport.args])
+        elif isinstance(transport, ClientTransport):
+            what = "is served by the client"
         else:
             what = f"connects to {transport.url}"
         found.append(Declared(server.source, "MCP server", f"{server.name}: {what}", server.name))
@@ -351,12 +359,12 @@ def _seed_allows(path: Path, owners: Ownership) -> Sequence[Declared]:
     return [Declared(path, "allow pattern", r.specifier or "") for r in rules if r.kind == "allow"]
 
 
-def _skill_grants(workspace: Path, owners: Ownership) -> Sequence[Declared]:
-    if not any((workspace / d).is_dir() for d in SKILL_DIRS):
+def _skill_grants(workspace: Path, owners: Ownership, below: Sequence[Path]) -> Sequence[Declared]:
+    if not any((d / s).is_dir() for d in (*below, workspace) for s in SKILL_DIRS):
         return []
     from tether.skills.discovery import discover_skills
 
-    catalog = discover_skills(workspace, home=owners.user_home, include_builtin=False)
+    catalog = discover_skills(workspace, home=owners.user_home, include_builtin=False, below=below)
     return [
         Declared(s.path, "skill grant", f"{s.name}: {', '.join(s.allowed_tools)}")
         for s in catalog.skills

@@ -3,7 +3,7 @@
 Read as Claude Code reads them, so a repository set up for it (or for another agent reading
 AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then from the repository root down to
 the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each directory, then
-`CLAUDE.local.md` at the workspace root.
+`CLAUDE.local.md` in each of the same directories.
 
 A project's files can be written by anything that writes the workspace (a sandboxed command, a
 cloned repository), and what they import goes into the next session's prompt. So, as Claude
@@ -17,15 +17,14 @@ or `/dev`, or a file a Read deny rule covers (`refuse`).
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
+from tether.text_files import UnreadableFile, read_text_file
 
 MAX_IMPORT_DEPTH = 5
 """How deep `@path` imports nest: a file read directly is level 0."""
@@ -92,13 +91,16 @@ def load_instructions(
     reader = _Reader(workspace, home, trusted=trusted, external_ok=external_imports)
     reader.refuse = refuse
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
-    for directory in _root_to(cwd, workspace):
+    directories = _root_to(cwd, workspace)
+    for directory in directories:
         area = workspace if directory.is_relative_to(workspace) else directory
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions", area=area)
-    reader.read_top(
-        workspace / "CLAUDE.local.md", "local project instructions, not checked in", area=workspace
-    )
+    # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.
+    for directory in directories:
+        area = workspace if directory.is_relative_to(workspace) else directory
+        local = directory / "CLAUDE.local.md"
+        reader.read_top(local, "local project instructions, not checked in", area=area)
     return reader.result()
 
 
@@ -135,9 +137,12 @@ class _Reader:
     def read_top(self, path: Path, note: str, *, area: Path | None = None) -> None:
         """Read a file found by name; `area` is where a project file (and what it imports)
         must stay without the user's approval, None for the user's own file."""
-        if not path.is_file():
+        if not os.path.lexists(path):
             return
-        real = path.resolve()
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            real = path  # a link to nothing or to itself: reading it says which
         if area is not None and not self._admitted(real, area, self.show(path), importing=False):
             return
         self._read(real, note, depth=0, chain=(), area=None if area is None else self.workspace)
@@ -180,12 +185,19 @@ class _Reader:
             return
         shown = self.show(path)
         try:
-            raw = _read_regular(path)
-        except OSError as e:
-            self.problem(path, f"{shown} could not be read ({e.strerror or e}).")
+            # Undecodable bytes are replaced rather than losing the whole file over one of
+            # them; a directory, a FIFO or a binary file is a problem, not a hang. Read by
+            # descriptor without following links: a link put in place of the file, or of a
+            # directory above it, after it was judged (by a command running meanwhile) fails.
+            found = read_text_file(
+                path, limit_bytes=MAX_FILE_BYTES, lenient=True, nofollow=True, truncate=True
+            )
+        except UnreadableFile as e:
+            self.problem(path, f"{shown} {e.reason}; not read.")
             return
-        # Undecodable bytes are replaced rather than losing the whole file over one of them.
-        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        if found is None:
+            return
+        text = found.removeprefix("\ufeff")
         self.files.append(path)
         content = text.strip("\n").rstrip()
         if content:
@@ -259,26 +271,6 @@ class _Reader:
         return Instructions(
             "\n\n".join(blocks), tuple(self.files), tuple(self.problems), tuple(self.external)
         )
-
-
-def _read_regular(path: Path) -> bytes:
-    """At most `MAX_FILE_BYTES` of the regular file at `path` (symlink-free, as resolved): not
-    a fifo or a device, and nothing but that very file. A link put in its place, or in place
-    of a directory above it, after it was judged (by a command running meanwhile) fails."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if os.readlink(f"/proc/self/fd/{fd}") != str(path):
-            raise OSError(errno.ELOOP, "it was replaced by a link while being read")
-        chunks: list[bytes] = []
-        left = MAX_FILE_BYTES
-        while left > 0 and (chunk := os.read(fd, min(left, 65536))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def find_imports(text: str) -> Iterator[tuple[int, str]]:

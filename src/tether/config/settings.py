@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether import bounded_json
+from tether.config.project import project_directories
 from tether.config.trust import remembered_settings
+from tether.text_files import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
     from tether.protocol import ConfigError
@@ -25,21 +28,39 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".tether"
 
 
+SETTING_SOURCES = ("user", "project", "local")
+"""Claude Code's names for the layers of settings files (`--setting-sources`)."""
+
+
 def settings_files(
-    project: Path, *, home: Path, user_home: Path | None = None, explicit: Path | None = None
+    project: Path,
+    *,
+    home: Path,
+    user_home: Path | None = None,
+    explicit: Path | None = None,
+    sources: Collection[str] = SETTING_SOURCES,
+    start: Path | None = None,
 ) -> list[Path]:
-    """Candidate files, lowest precedence first. The user's remembered answers for the project
-    (`tether.config.trust.remembered_settings`) come after its local files."""
+    """Candidate files, lowest precedence first, of the layers named in `sources`. The user's
+    remembered answers for the project (`tether.config.trust.remembered_settings`) come after
+    its local files, as part of the local layer. With `start` (the directory tether started
+    in, below the project's root): the project files of each directory from the root down to
+    it, deeper ones later (`tether.config.project`)."""
     user_home = user_home or Path.home()
-    files = [
-        user_home / ".claude" / "settings.json",
-        home / "settings.json",
-        project / ".claude" / "settings.json",
-        project / ".tether" / "settings.json",
-        project / ".claude" / "settings.local.json",
-        project / ".tether" / "settings.local.json",
-        remembered_settings(home, project),
-    ]
+    directories = project_directories(project, start) if start is not None else [project]
+    layers = {
+        "user": [user_home / ".claude" / "settings.json", home / "settings.json"],
+        "project": [
+            *(d / ".claude" / "settings.json" for d in directories),
+            *(d / ".tether" / "settings.json" for d in directories),
+        ],
+        "local": [
+            *(d / ".claude" / "settings.local.json" for d in directories),
+            *(d / ".tether" / "settings.local.json" for d in directories),
+            remembered_settings(home, project),
+        ],
+    }
+    files = [path for name in SETTING_SOURCES if name in sources for path in layers[name]]
     if explicit is not None:
         files.append(explicit)
     return files
@@ -53,6 +74,8 @@ class Settings:
     layers: tuple[tuple[Path, Mapping[str, Any]], ...] = ()
     """Each file's own content, lowest precedence first: for what must know where a value came
     from (permission rules are relative to their settings file; a deny anywhere is final)."""
+    notes: tuple[str, ...] = ()
+    """Settings paths skipped for the user to hear about (a link to a file not there)."""
 
     @property
     def model(self) -> str | None:
@@ -83,18 +106,52 @@ class Settings:
 
 def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Settings:
     """Read and merge the files that exist. A broken file is an error naming it and the spot;
-    `required` (the --settings file) must exist."""
+    `required` (the --settings file) must exist.
+
+    Anything at a settings path that cannot be read as one (a directory, a FIFO, a file that
+    is not UTF-8, too large or unreadable) stops the start with one line: going on without it
+    could drop its deny rules, and the user believes they hold. A link to a file that is not
+    there (yet) holds nothing: it is skipped, and noted."""
     merged: dict[str, Any] = {}
     layers: list[tuple[Path, Mapping[str, Any]]] = []
+    notes: list[str] = []
     for path in files:
-        if not path.is_file():
+        try:
+            text = read_text_file(path)
+        except UnreadableFile as e:
+            if os.path.islink(path) and not os.path.exists(path) and path != required:
+                notes.append(f"settings file {e.path} {e.reason}; skipped")
+                continue
+            raise _config_error(
+                f"settings file {e.path} {e.reason}. It may hold deny rules, so tether does "
+                "not start without it: fix it or move it away."
+            ) from None
+        if text is None:
             if path == required:
                 raise _config_error(f"settings file not found: {path}")
             continue
-        data = _read_json_object(path)
+        data = _json_object(path, text)
         merged = merge(merged, data)
         layers.append((path, data))
-    return Settings(merged, tuple(layers))
+    return Settings(merged, tuple(layers), tuple(notes))
+
+
+def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Settings:
+    """`settings` with one more layer on top (`--settings '{...}'`, named by `path`)."""
+    return Settings(merge(settings.data, data), (*settings.layers, (path, data)), settings.notes)
+
+
+def parse_settings_json(text: str, label: str) -> dict[str, Any]:
+    """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _config_error(
+            f"{label} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise _config_error(f"{label} must be a JSON object, not {type(data).__name__}")
+    return data  # pyright: ignore[reportUnknownVariableType]
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -110,19 +167,17 @@ def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read_json_object(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise _config_error(f"cannot read settings file {path}: {e}") from None
+def _json_object(path: Path, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise _config_error(
             f"settings file {path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
+    except ValueError as e:  # nested deeper than any settings file
+        raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     if not isinstance(data, dict):
         raise _config_error(
             f"settings file {path} must hold a JSON object, not {type(data).__name__}"

@@ -41,6 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from tether import bounded_json
+from tether.text_files import DEFAULT_LIMIT_BYTES, UnreadableFile, read_text_file
+
 TRUST_FILE = "trust.json"
 REMEMBERED_DIR = "workspaces"
 """Under `$TETHER_HOME`: one settings file per workspace with the user's answers there."""
@@ -63,6 +66,8 @@ class Trust:
     nobody has."""
     recordable: bool = True
     """False for the home directory and above: an answer there holds for one session only."""
+    problems: tuple[str, ...] = ()
+    """Files of answers that exist but could not be read (their answers do not count)."""
 
 
 def workspace_trust(
@@ -80,10 +85,12 @@ def workspace_trust(
     if env.get(TRUST_ENV, "").strip().lower() in _TRUE:
         return Trust(True, f"{TRUST_ENV}={env[TRUST_ENV]}", answered=True, recordable=recordable)
     real = _real(workspace)
+    problems: list[str] = []
     # tether records nothing for the home directory and above: an old answer there is not read.
-    ours = _read_records(tether_home / TRUST_FILE) if recordable else {}
-    theirs = _claude_code_records(_claude_file(user_home, env))
+    ours = _read_records(tether_home / TRUST_FILE, problems) if recordable else {}
+    theirs = _claude_code_records(_claude_file(user_home, env), problems)
     home = _real(user_home)
+    found = tuple(problems)
     for directory in (real, *real.parents):
         exact = directory == real
         if not exact and (directory == home or directory in home.parents):
@@ -98,9 +105,10 @@ def workspace_trust(
             continue
         where = "" if exact else f" for {directory}"
         if answer:
-            return Trust(True, f"trusted by {source}{where}", answered=exact, recordable=recordable)
-        return Trust(False, "you answered no", answered=True)
-    return Trust(False, "not trusted yet", recordable=recordable)
+            reason = f"trusted by {source}{where}"
+            return Trust(True, reason, answered=exact, recordable=recordable, problems=found)
+        return Trust(False, "you answered no", answered=True, problems=found)
+    return Trust(False, "not trusted yet", recordable=recordable, problems=found)
 
 
 def can_record(workspace: Path, user_home: Path) -> bool:
@@ -215,8 +223,8 @@ def anchored_rule(rule: str, workspace: Path) -> str:
     return f"{tool}(/{base}{pattern})"
 
 
-def _read_records(path: Path) -> dict[Path, bool]:
-    workspaces = _read_json(path).get("workspaces")
+def _read_records(path: Path, problems: list[str]) -> dict[Path, bool]:
+    workspaces = _read_json(path, problems).get("workspaces")
     if not isinstance(workspaces, dict):
         return {}
     records: dict[Path, bool] = {}
@@ -228,9 +236,9 @@ def _read_records(path: Path) -> dict[Path, bool]:
     return records
 
 
-def _claude_code_records(path: Path) -> dict[Path, bool]:
+def _claude_code_records(path: Path, problems: list[str]) -> dict[Path, bool]:
     """Claude Code's accepted trust dialogs, by real path (its keys are the paths as typed)."""
-    projects = _read_json(path).get("projects")
+    projects = _read_json(path, problems).get("projects")
     if not isinstance(projects, dict):
         return {}
     accepted: dict[Path, bool] = {}
@@ -248,14 +256,25 @@ def _claude_file(user_home: Path, env: Mapping[str, str]) -> Path:
     return (Path(config_dir) if config_dir else user_home) / ".claude.json"
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
     """The object a file holds; an absent, unreadable or broken file holds no answers (so a
-    workspace is asked about again, never trusted by accident)."""
+    workspace is asked about again, never trusted by accident), and says so in `problems`."""
+    # Claude Code's file keeps the history of every project: it is given more room.
+    limit = 64 * 1024 * 1024 if path.name == ".claude.json" else DEFAULT_LIMIT_BYTES
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return cast(dict[str, Any], data) if isinstance(data, dict) else {}
+        text = read_text_file(path, limit_bytes=limit)
+        data = bounded_json.loads(text) if text and text.strip() else {}
+    except UnreadableFile as e:
+        why = f"it {e.reason}"
+    except ValueError as e:
+        why = f"it is not valid JSON ({e})"
+    else:
+        if isinstance(data, dict):
+            return cast(dict[str, Any], data)
+        why = "it does not hold a JSON object"
+    if problems is not None:
+        problems.append(f"the trust answers in {path} do not count: {why}")
+    return {}
 
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:

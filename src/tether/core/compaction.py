@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from tether.core.memory import append_memory, load_memory
-from tether.core.micro import CompactionPolicy, micro_compact, shrink_largest_result
+from tether.core.micro import CompactionPolicy, micro_compact
 from tether.core.model_call import RetryPolicy, call_model
 from tether.models.base import Model, ModelRequest
 from tether.protocol import (
@@ -42,7 +42,7 @@ __all__ = [
     "micro_compact",
     "needs_compaction",
     "plan_cut",
-    "shrink_largest_result",
+    "recent_part",
     "summarize",
     "summary_instruction",
     "summary_request",
@@ -76,6 +76,11 @@ SUMMARY_END = "</summary of the earlier conversation>"
 EARLIER_PROMPT_MARK = "[The user's earlier message, verbatim]\n"
 _PLAN_MARK = "[Plan state at compaction]\n"
 _REMINDER_START = "<system-reminder>"
+_LEFT_OUT = (
+    "[tether: the {count:,} oldest messages of this conversation are left out of this request: "
+    "with them it would not fit the context window]"
+)
+_LEFT_OUT_CHARS = len(_LEFT_OUT) + 40
 
 _TOO_LONG_PHRASES = (
     "prompt is too long",
@@ -142,6 +147,29 @@ def plan_cut(
         if context_tokens * sum(sizes[point:]) / total <= budget:
             return point
     return points[-1]
+
+
+def recent_part(
+    messages: Sequence[Message], size: Callable[[Message], int], budget: int
+) -> tuple[Message, ...]:
+    """The most recent part of `messages` whose `size` fits `budget`, starting at a cut point
+    (so every call in it keeps its result), behind a note of how many messages were left out;
+    `messages` itself when they all fit, and the last exchange alone when nothing smaller
+    does. For a conversation too long for one request even with every block cut short."""
+    sizes = [size(m) for m in messages]
+    if sum(sizes) <= budget:
+        return tuple(messages)
+    points = cut_points(messages)
+    start = points[-1] if points else 0
+    for point in points:
+        if sum(sizes[point:]) + _LEFT_OUT_CHARS <= budget:
+            start = point
+            break
+    note = TextBlock(text=_LEFT_OUT.format(count=start))
+    tail = list(messages[start:])
+    if tail and tail[0].role == "user":
+        return (Message(role="user", content=(note, *tail[0].content)), *tail[1:])
+    return (Message(role="user", content=(note,)), *tail)
 
 
 def summary_instruction(focus: str | None = None) -> str:

@@ -6,9 +6,10 @@ in `compaction`, `micro` and `memory`; this module puts them in order for the lo
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -18,13 +19,15 @@ from tether.core.compaction import (
     is_prompt_too_long,
     plan_cut,
     summarize,
+    summary_instruction,
     summary_request,
 )
 from tether.core.history import History
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
+from tether.core.sizing import ATTEMPTS, fitted
 from tether.models.base import ModelRequest
-from tether.protocol import Event, Message, ModelError, Notice
+from tether.protocol import Event, HarnessError, Message, ModelError, Notice
 from tether.tools.builtin.todo import render_todos
 
 if TYPE_CHECKING:
@@ -41,28 +44,40 @@ class Compaction:
 
 async def _summary(
     agent: Agent,
+    history: History,
     request: ModelRequest,
     sent: tuple[Message, ...],
     view: tuple[Message, ...],
     focus: str | None,
-    policy: CompactionPolicy,
     emit: Callable[[Event], None],
 ) -> str:
-    def ask(request: ModelRequest) -> Awaitable[str]:
-        return summarize(
-            agent.model, request, spent=agent.spend_aside, retry=agent.retry, emit=emit
-        )
-
-    try:
-        return await ask(summary_request(request, sent, focus))
-    except ModelError as e:
-        if not is_prompt_too_long(e):
-            raise
-    # Even what is sent no longer fits (a small window, big recent results): summarise over
-    # notes of every result instead. The cached prefix is lost for this one request.
-    terse = replace(policy, micro_keep_recent=0, micro_min_chars=0)
-    request = summary_request(request, micro_compact(view, terse), focus)
-    return await ask(request)
+    """Ask for the summary with a request that fits: over what is sent (the cached prefix is
+    reused), else over notes of every result, else with the biggest blocks cut. A request
+    known not to fit is not sent; one refused as too long corrects the estimate."""
+    assert agent.compaction is not None
+    policy, sizer = agent.compaction.policy, history.sizer
+    instruction = len(summary_instruction(focus)) + 100
+    messages = sent
+    base = dataclasses.replace(request, messages=sent)
+    if not sizer.fits(base, sizer.window(policy.window), reserve_chars=instruction):
+        # Even what is sent does not fit beside the instruction (a small window, big recent
+        # results): summarise over notes of every result. The cached prefix is lost once.
+        terse = dataclasses.replace(policy, micro_keep_recent=0, micro_min_chars=0)
+        messages = micro_compact(view, terse)
+    for attempt in range(1, ATTEMPTS + 1):
+        base = dataclasses.replace(request, messages=messages)
+        window = sizer.window(policy.window)
+        messages = fitted(base, sizer, window, reserve_chars=instruction).messages
+        asked = summary_request(request, messages, focus)
+        try:
+            return await summarize(
+                agent.model, asked, spent=agent.spend_aside, retry=agent.retry, emit=emit
+            )
+        except ModelError as e:
+            if not is_prompt_too_long(e) or attempt == ATTEMPTS:
+                raise
+            sizer.refused(asked, str(e))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 async def compact(
@@ -95,8 +110,8 @@ async def compact(
     # window, and it shares the cached prefix of the request before it.
     sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
-        summary = await _summary(agent, request, sent, view, focus, policy, emit)
-    except ModelError as e:
+        summary = await _summary(agent, history, request, sent, view, focus, emit)
+    except (ModelError, HarnessError) as e:  # HarnessError: no request of it could fit
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False
     plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None
@@ -104,7 +119,13 @@ async def compact(
     history.last_usage = None
     if agent.compaction.memory_path is not None:
         when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-        append_memory(agent.compaction.memory_path, summary, when=when)
+        try:
+            append_memory(agent.compaction.memory_path, summary, when=when)
+        except (OSError, UnicodeError) as e:  # a full disk, a file not in UTF-8
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            where = agent.compaction.memory_path
+            # The compaction stands (the history is whole); only the memory file misses it.
+            emit(Notice(level="warning", message=f"the summary was not added to {where}: {reason}"))
     emit(
         Notice(
             message=f"context compacted ({trigger}): {cut} earlier messages summarised, "

@@ -35,9 +35,13 @@ def build_system_prompt(
     skills: str = "",
     memory: str = "",
     sandbox: str = "",
+    base: str | None = None,
+    cwd: Path | None = None,
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
     `sandbox` states the limits Bash commands run under (empty when they run unsandboxed).
+    `base` replaces tether's own instructions (`--system-prompt`; empty leaves none).
+    `cwd`: where Bash starts, when tether was started below the workspace root.
 
     Nothing here changes during a session (the date is taken once): the prefix stays cacheable.
     """
@@ -46,13 +50,19 @@ def build_system_prompt(
         [
             "Environment:",
             f"- Workspace root: {workspace}",
+            *(
+                [f"- Working directory (where Bash starts): {cwd}"]
+                if cwd and cwd != workspace
+                else []
+            ),
             f"- Git repository: {'yes' if is_git else 'no'}",
             f"- Platform: {platform.system()} {platform.release()}",
             f"- Date: {(today or datetime.date.today()).isoformat()}",
             f"- Tools: {', '.join(tool_names)}",
         ]
     )
-    parts = [BASE_PROMPT, env]
+    parts = [BASE_PROMPT if base is None else base.strip(), env]
+    parts = [part for part in parts if part]
     if sandbox.strip():
         parts.append(sandbox.strip())
     if skills.strip():

@@ -15,7 +15,7 @@ from typing import Any
 import tether.permissions as policy
 from tether.core.lifecycle import surface
 from tether.hooks import HookOutcome, HookRunner
-from tether.permissions import Decision, PermissionContext, load_rules
+from tether.permissions import Decision, Mode, PermissionContext, load_rules
 from tether.protocol import (
     Event,
     PermissionAnswer,
@@ -136,6 +136,10 @@ class ToolGate:
             return self._deny(call, tool_input, f"The user denied this call{extra}")
         if answer.choice == "allow_always" and request.suggestion:
             self.allow_always(request.suggestion)
+        if answer.session_rules:
+            self.allow_for_session(answer.session_rules)
+        if answer.updated_input is not None:
+            tool_input = dict(answer.updated_input)
         return Approval(True, tool_input)
 
     def _context_for(self, tool: str) -> PermissionContext:
@@ -162,6 +166,15 @@ class ToolGate:
         self._rebuild()
         if self.remember is not None:
             self.remember(rule)
+
+    def allow_for_session(self, rules: Sequence[str]) -> None:
+        """Allow rules for the rest of the session, kept nowhere (an SDK client's answer)."""
+        self.sources.extra_allow.extend(r for r in rules if r not in self.sources.extra_allow)
+        self._rebuild()
+
+    def set_mode(self, mode: Mode) -> None:
+        """Switch the permission mode for the calls that follow."""
+        self.permissions = replace(self.permissions, mode=mode)
 
     def grant_for_turn(self, rules: Sequence[str]) -> None:
         """Allow rules until the turn ends (a skill's `allowed-tools`); deny rules still win."""

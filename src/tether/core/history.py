@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from tether.core.boundary import CallIds, encodable_blocks
+from tether.core.shrink import shrink_message
+from tether.core.sizing import RequestSizer
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -13,6 +16,10 @@ from tether.protocol import (
     ToolUseBlock,
     Usage,
 )
+
+LIGHT_CAP = 2000
+"""Characters a string keeps in messages a compaction took out of the view (see
+`History.lighten_compacted`)."""
 
 
 class Journal(Protocol):
@@ -30,6 +37,10 @@ class History:
     """Messages in order. Consecutive user content is merged into one message, so tool results
     and the next prompt travel together, as the API expects.
 
+    Everything added or replayed passes `boundary` first: text made encodable, tool-call ids
+    unique and well-formed (results follow their renamed calls). The journal records content
+    as it was admitted.
+
     Compaction changes what is sent, not what is stored: `messages` is the whole transcript,
     `view()` what the model sees (a summary standing for everything before a cut, then the rest).
     """
@@ -40,10 +51,17 @@ class History:
         """Told of every change after it is made; None keeps the history in memory only."""
         self._summary: tuple[Message, ...] = ()
         self._cut = 0
+        self._lightened = 0
         self.last_usage: Usage | None = None
         """The usage of the newest response: how much of the window the view fills."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
         """Notes already sent for old results (see `micro_compact`), kept stable."""
+        self.sizer = RequestSizer()
+        """Estimates this conversation's requests in tokens before they are sent."""
+        self._call_ids = CallIds()
+        for message in self._messages:
+            if message.role == "assistant":
+                self._call_ids.admit(message.content)
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -84,14 +102,29 @@ class History:
         self._cut = len(self._messages) - kept
         self.micro_memo.clear()
 
+    def lighten_compacted(self) -> None:
+        """Keep only the head and tail of long strings in the messages before the cut: no
+        request sends them again (a later compaction summarises the view, not them), and a
+        long session resumed from its file need not hold all it ever read."""
+        for index in range(self._lightened, self._cut):
+            self._messages[index] = shrink_message(self._messages[index], LIGHT_CAP)
+        self._lightened = max(self._lightened, self._cut)
+
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""
-        merged = self.replay_user(blocks)
+        admitted = self._admit_user(blocks)
+        merged = self._append_user(admitted)
         if self.journal is not None:
-            self.journal.user(blocks)
+            self.journal.user(admitted)
         return merged
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
+        return self._append_user(self._admit_user(blocks))
+
+    def _admit_user(self, blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+        return self._call_ids.results(encodable_blocks(blocks))
+
+    def _append_user(self, blocks: tuple[ContentBlock, ...]) -> Message:
         if self._messages and self._messages[-1].role == "user":
             merged = (*self._messages[-1].content, *blocks)
             self._messages[-1] = Message(role="user", content=_results_first(merged))
@@ -101,20 +134,26 @@ class History:
 
     def add_assistant(self, message: Message, usage: Usage | None = None) -> Message | None:
         """Append a reply, without the empty text blocks the API would reject on the way back.
-        A reply left with nothing is not kept (returns None). `usage` is what the call cost."""
+        A reply left with nothing is not kept (returns None). `usage` is what the call cost.
+        Returns the message as kept: run the calls of that one (their ids may differ)."""
         content = tuple(b for b in message.content if not (isinstance(b, TextBlock) and not b.text))
         if usage is not None:
             self.last_usage = usage
         if not content:
             return None
-        kept = Message(role="assistant", content=content)
-        self.replay_assistant(kept)
+        kept = self._admit_assistant(content)
+        self._messages.append(kept)
         if self.journal is not None:
             self.journal.assistant(kept, usage)
         return kept
 
-    def replay_assistant(self, message: Message) -> None:
-        self._messages.append(message)
+    def replay_assistant(self, message: Message) -> Message:
+        kept = self._admit_assistant(message.content)
+        self._messages.append(kept)
+        return kept
+
+    def _admit_assistant(self, blocks: Sequence[ContentBlock]) -> Message:
+        return Message(role="assistant", content=self._call_ids.admit(encodable_blocks(blocks)))
 
     def unanswered_tool_uses(self) -> list[ToolUseBlock]:
         """Calls in the newest assistant message that no tool_result answers yet."""

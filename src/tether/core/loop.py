@@ -8,23 +8,21 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from tether.core.compaction import is_prompt_too_long, needs_compaction
-from tether.core.compactor import Compaction, compact
+from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.lifecycle import reminder
-from tether.core.micro import micro_compact, shrink_largest_result
-from tether.core.model_call import RetryPolicy, call_model
+from tether.core.model_call import RetryPolicy
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
-from tether.models.base import Model, ModelRequest, ResponseDone
+from tether.core.window import call_within_window
+from tether.models.base import Model, ModelRequest
 from tether.protocol import (
     ErrorOccurred,
     Event,
     Message,
     MessageCompleted,
-    ModelError,
     PermissionDenial,
     StopReason,
     TextBlock,
@@ -108,11 +106,16 @@ async def run_turn(
     on every exception: each tool_use has its tool_result."""
     while True:
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
+            spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
+            stats.result = (
+                f"Not run: the budget (${agent.max_budget_usd}) is spent; this session has "
+                f"cost ${spent:.4f} so far."
+            )
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
         request = next_request(agent, history)
         started = time.perf_counter()
-        response = await _call_within_window(agent, history, request, emit)
+        response = await call_within_window(agent, history, request, emit)
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
@@ -120,7 +123,15 @@ async def run_turn(
         kept = history.add_assistant(response.message, response.usage)
         if kept is None:
             return "success"
-        emit(MessageCompleted(message=kept, usage=response.usage))
+        emit(
+            MessageCompleted(
+                message=kept,
+                usage=response.usage,
+                model=agent.model_id,
+                stop_reason=response.stop_reason,
+                cost_usd=agent.price(response.usage),
+            )
+        )
         if kept.text():
             stats.result = kept.text()
         calls = kept.tool_uses()
@@ -162,39 +173,6 @@ def next_request(agent: Agent, history: History) -> ModelRequest:
         max_tokens=agent.max_tokens,
         thinking_budget=agent.thinking_budget,
     )
-
-
-async def _call_within_window(
-    agent: Agent, history: History, request: ModelRequest, emit: Callable[[Event], None]
-) -> ResponseDone:
-    """Compact first when the last response showed the window filling up; send old bulky
-    results as short notes; on "prompt is too long", compact (or shrink the largest result)
-    and try once more."""
-    if agent.compaction is None:
-        return await call_model(agent.model, request, emit, agent.retry)
-    policy = agent.compaction.policy
-    if needs_compaction(history.last_usage, policy) and await compact(
-        agent, history, request, emit
-    ):
-        request = replace(request, messages=history.view())
-    usage, memo = history.last_usage, history.micro_memo
-    pressed = usage is not None and usage.context_tokens >= policy.micro_from * policy.window
-    sent = request
-    if pressed or memo:  # once notes were sent, keep sending them: the prefix stays the same
-        sent = replace(request, messages=micro_compact(request.messages, policy, memo=memo))
-    try:
-        return await call_model(agent.model, sent, emit, agent.retry)
-    except ModelError as e:
-        if not is_prompt_too_long(e):
-            raise
-    if await compact(agent, history, request, emit):
-        sent = replace(
-            request, messages=micro_compact(history.view(), policy, memo=history.micro_memo)
-        )
-    else:
-        # Nothing to summarise: cut the largest result down to a small share of the window.
-        sent = replace(sent, messages=shrink_largest_result(sent.messages, policy.window // 2))
-    return await call_model(agent.model, sent, emit, agent.retry)
 
 
 def over_budget(agent: Agent, stats: TurnStats) -> bool:

@@ -11,8 +11,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from tether.text_files import read_text_file
+
 ENTRY_MARK = "<!-- tether memory entry -->"
 DEFAULT_CAP_CHARS = 20_000
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""A memory file the user made larger than this is not read (only 20,000 characters are kept)."""
 
 
 def append_memory(
@@ -33,11 +37,10 @@ def append_memory(
 
 
 def load_memory(path: Path) -> str:
-    """The memory file's text, or "" when there is none yet."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
+    """The memory file's text, or "" when there is none yet. Raises `UnreadableFile` (an
+    `OSError`) for anything else at the path that is not readable UTF-8 text: it is then
+    neither loaded nor rewritten, since what it holds could not be written back whole."""
+    return read_text_file(path, limit_bytes=MAX_FILE_BYTES) or ""
 
 
 def _split(text: str) -> tuple[str, list[str]]:

@@ -109,30 +109,6 @@ def result_note(name: str, tool_input: Mapping[str, Any], content: str) -> str:
     )
 
 
-def shrink_largest_result(messages: Sequence[Message], max_chars: int) -> tuple[Message, ...]:
-    """The messages with the single longest tool result cut to `max_chars` characters (its head
-    and tail kept, with a note of what was cut). Unchanged when no result is that long."""
-    largest: tuple[int, int] | None = None
-    size = max_chars
-    for m_index, message in enumerate(messages):
-        for b_index, block in enumerate(message.content):
-            if isinstance(block, ToolResultBlock) and len(block.content) > size:
-                largest, size = (m_index, b_index), len(block.content)
-    if largest is None:
-        return tuple(messages)
-    m_index, b_index = largest
-    message = messages[m_index]
-    block = message.content[b_index]
-    assert isinstance(block, ToolResultBlock)
-    shrunk = block.model_copy(update={"content": _cut_middle(block.content, max_chars)})
-    content = (*message.content[:b_index], shrunk, *message.content[b_index + 1 :])
-    return (
-        *messages[:m_index],
-        Message(role=message.role, content=content),
-        *messages[m_index + 1 :],
-    )
-
-
 def _recent_boundary(messages: Sequence[Message], keep_recent: int) -> int:
     """Index of the oldest assistant turn whose results stay whole (len when none do).
 
@@ -164,15 +140,3 @@ def _subject(tool_input: Mapping[str, Any]) -> str:
                 one_line = one_line[: _SUBJECT_MAX_CHARS - 1] + "…"
             return one_line
     return ""
-
-
-def _cut_middle(text: str, max_chars: int) -> str:
-    # The note's number has at most as many digits as len(text): size the room with that.
-    room = max(0, max_chars - len(_cut_note(len(text))))
-    head = room * 2 // 3
-    tail = room - head
-    return text[:head] + _cut_note(len(text) - room) + (text[len(text) - tail :] if tail else "")
-
-
-def _cut_note(cut: int) -> str:
-    return f"\n[... {cut:,} characters cut here to fit the context window ...]\n"

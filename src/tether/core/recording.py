@@ -1,32 +1,16 @@
-"""Keeping a session on disk: the journal that appends every history change to the session's
-JSONL file, and rebuilding a history (and the plan) from such a file on resume."""
+"""Keeping a session on disk: the journal that appends every history change (and the spend
+of calls outside the conversation) to the session's JSONL file. Resuming is in `resume`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from tether.core.history import History
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
-from tether.store import (
-    AssistantRecord,
-    LoadedSession,
-    SessionWriter,
-    UserRecord,
-)
-from tether.tools.builtin.todo import TodoWriteInput
-from tether.tools.context import TodoItem
+from tether.store import SessionWriter
 
 TITLE_CHARS = 80
-
-UNFINISHED_AT_EXIT = (
-    "tether stopped before this tool call finished (the process ended); its outcome is "
-    "unknown. Check the state it would have changed before relying on it."
-)
 
 
 class SessionRecorder:
@@ -42,12 +26,22 @@ class SessionRecorder:
         self._writer: SessionWriter | None = None
         self._titled = titled
         self.problem: str | None = None
+        """Why the session is no longer saved, once writing failed."""
+        self.problem_told = False
+        """Whether the user was told `problem` (it is said once)."""
         self.path: Path | None = None
 
     @classmethod
     def continuing(cls, writer: SessionWriter) -> SessionRecorder:
         recorder = cls(lambda: writer, titled=True)
         recorder._writer, recorder.path = writer, writer.path
+        return recorder
+
+    @classmethod
+    def unsaved(cls, problem: str) -> SessionRecorder:
+        """A recorder for a session whose file cannot be written: it records nothing."""
+        recorder = cls(lambda: _never_opened(problem), titled=True)
+        recorder.problem = problem
         return recorder
 
     def user(self, blocks: Sequence[ContentBlock]) -> None:
@@ -66,9 +60,19 @@ class SessionRecorder:
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
         self._record(lambda w: w.compacted(summary, kept))
 
+    def spent(self, usage: Usage, cost_usd: float) -> None:
+        """A model call outside the conversation (subagent, compaction summary), so that a
+        resumed session still counts it."""
+        self._record(lambda w: w.spent(usage, cost_usd))
+
     def close(self) -> None:
+        """Sync and close the file. A failure to sync (a full disk) is kept in `problem`:
+        what was written stays, and closing goes on."""
         if self._writer is not None:
-            self._writer.close()
+            try:
+                self._writer.close()
+            except HarnessError as e:
+                self.problem = self.problem or str(e)
 
     def _record(self, write: Callable[[SessionWriter], Any]) -> None:
         if self.problem is not None:
@@ -79,53 +83,16 @@ class SessionRecorder:
                 self.path = self._writer.path
             write(self._writer)
         except (HarnessError, OSError) as e:
-            self.problem = f"the session is no longer being saved: {e}"
+            if self._writer is None:
+                self.problem = f"{e}; this session is not being saved"
+            else:
+                self.problem = f"the session is no longer being saved: {e}"
+
+
+def _never_opened(problem: str) -> SessionWriter:
+    raise HarnessError(problem)
 
 
 def make_title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
-
-
-@dataclass(frozen=True)
-class Restored:
-    history: History
-    usage: tuple[Usage, ...]
-    """Each model call's usage, to count the session's cost so far."""
-    todos: tuple[TodoItem, ...]
-
-
-def restore(loaded: LoadedSession) -> Restored:
-    """The history a session file holds, as it was when written (compactions included), and
-    the plan as TodoWrite last set it."""
-    history = History()
-    usage: list[Usage] = []
-    for record in loaded.records:
-        if isinstance(record, UserRecord):
-            history.replay_user(record.blocks)
-        elif isinstance(record, AssistantRecord):
-            history.replay_assistant(record.message)
-            if record.usage is not None:
-                usage.append(record.usage)
-                history.last_usage = record.usage
-        else:
-            try:
-                history.replay_compaction(record.summary, record.kept)
-            except ValueError:
-                continue  # an entry that does not fit what precedes it: send everything
-    return Restored(history, tuple(usage), last_plan(history.messages))
-
-
-def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:
-    """The list of the newest TodoWrite call that succeeded."""
-    failed = {r.tool_use_id for m in messages for r in m.tool_results() if r.is_error}
-    for message in reversed(messages):
-        for call in reversed(message.tool_uses()):
-            if call.name != "TodoWrite" or call.id in failed:
-                continue
-            try:
-                todos = TodoWriteInput.model_validate(call.input).todos
-            except ValidationError:
-                continue
-            return tuple(TodoItem(t.content, t.status, t.active_form) for t in todos)
-    return ()

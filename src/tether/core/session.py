@@ -8,6 +8,7 @@ import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast, get_args
 
 from tether.core.compactor import compact
 from tether.core.gate import Asker
@@ -15,6 +16,7 @@ from tether.core.history import History
 from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
 from tether.core.recording import SessionRecorder
+from tether.permissions import Mode
 from tether.protocol import (
     Compact,
     ErrorOccurred,
@@ -27,6 +29,8 @@ from tether.protocol import (
     PermissionAnswer,
     PermissionAsked,
     SessionStarted,
+    SetModel,
+    SetPermissionMode,
     Shutdown,
     TextBlock,
     TurnFinished,
@@ -63,7 +67,6 @@ class Session:
         self.agent = agent
         self.recorder = recorder
         """Keeps the session on disk; None keeps it in memory only."""
-        self._recording_told = False
         self.lifecycle = lifecycle or Lifecycle()
         self.can_ask = False
         """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
@@ -85,6 +88,9 @@ class Session:
         self._interrupt_pending = False
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
+        self.switch_model: Callable[[str | None], None] | None = None
+        """Points the agent at another model (`SetModel`), given by whoever built the session
+        (it knows the providers); None: the model cannot be switched."""
         self.resumed: str | None = None
         """How the session was resumed or forked (for the user), when it was."""
         self.startup_notices: list[str] = []
@@ -132,11 +138,25 @@ class Session:
             self.interrupt()
         elif isinstance(op, PermissionAnswer):
             self.answer(op)
+        elif isinstance(op, SetPermissionMode):
+            self.set_permission_mode(op.mode)
+        elif isinstance(op, SetModel):
+            if self.switch_model is None:
+                raise HarnessError("this session cannot switch models")
+            self.switch_model(op.model)
         elif isinstance(op, Compact):
             async for event in self._compact(op.focus):
                 yield event
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
             await self.aclose()
+
+    def set_permission_mode(self, mode: str) -> None:
+        """Switch the permission mode for the calls that follow; an unknown one is refused."""
+        modes = get_args(Mode)
+        if mode not in modes:
+            raise HarnessError(f"unknown permission mode {mode!r} (expected {', '.join(modes)})")
+        if self.agent.gate is not None:
+            self.agent.gate.set_mode(cast(Mode, mode))
 
     async def prepare(self) -> list[Event]:
         """Run the preparations, once, however many callers ask (a front end may start them
@@ -186,8 +206,11 @@ class Session:
             await close()
 
     def add_spend(self, usage: Usage, cost_usd: float) -> None:
-        """Count what a subagent used: in the running turn (its result and budget), or in
-        the session's totals when no turn runs."""
+        """Count what a subagent or a compaction summary used: in the running turn (its
+        result and budget), or in the session's totals when no turn runs. The session file
+        keeps it, so that a resumed session counts it too."""
+        if self.recorder is not None:
+            self.recorder.spent(usage, cost_usd)
         if self._stats is not None:
             self._stats.side_usage = self._stats.side_usage + usage
             self._stats.side_cost_usd += cost_usd
@@ -282,10 +305,10 @@ class Session:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
     def _tell_recording_problem(self, emit: Callable[[Event | None], None]) -> None:
-        problem = self.recorder.problem if self.recorder is not None else None
-        if problem is not None and not self._recording_told:
-            self._recording_told = True
-            emit(Notice(level="warning", message=problem))
+        recorder = self.recorder
+        if recorder is not None and recorder.problem is not None and not recorder.problem_told:
+            recorder.problem_told = True
+            emit(Notice(level="warning", message=recorder.problem))
 
     def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
         async def ask(request: PermissionAsked) -> PermissionAnswer:

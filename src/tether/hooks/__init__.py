@@ -3,10 +3,11 @@ Claude Code's contract (JSON on stdin, exit codes, JSON decisions on stdout)."""
 
 from tether.hooks.builtin import BuiltinHandlers, BuiltinSettings, builtin_handlers
 from tether.hooks.bus import ALL, EventBus
-from tether.hooks.config import HooksConfig, parse_hooks, read_hooks
-from tether.hooks.runner import HookRunner, combine
+from tether.hooks.config import HooksConfig, client_hooks, parse_hooks, read_hooks
+from tether.hooks.runner import CallbackFailed, HookCallback, HookRunner, combine
 from tether.hooks.spec import (
     HOOK_EVENTS,
+    HookActivity,
     HookEventName,
     HookOutcome,
     HookSpec,
@@ -18,7 +19,10 @@ __all__ = [
     "HOOK_EVENTS",
     "BuiltinHandlers",
     "BuiltinSettings",
+    "CallbackFailed",
     "EventBus",
+    "HookActivity",
+    "HookCallback",
     "HookEventName",
     "HookOutcome",
     "HookRunner",
@@ -26,6 +30,7 @@ __all__ = [
     "HooksConfig",
     "PermissionDecision",
     "builtin_handlers",
+    "client_hooks",
     "combine",
     "parse_hooks",
     "read_hooks",

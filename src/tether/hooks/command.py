@@ -4,14 +4,13 @@ whole group stopped on timeout or cancellation."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import signal_name, stop_group
+from tether.processes import signal_name, stop_group, stop_once_started
 
 KILL_GRACE_S = 1.0
 """How long a hook's process group has between SIGTERM and SIGKILL."""
@@ -97,8 +96,7 @@ async def _spawn(
         # Shielded: a cancellation can arrive after the fork, and that process must be stopped.
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        with contextlib.suppress(OSError):
-            await stop_group(await spawn, grace_s=KILL_GRACE_S)
+        await stop_once_started(spawn, grace_s=KILL_GRACE_S)
         raise
     except OSError as e:
         return HookRun(None, "", "", f"could not start: {e.strerror or e}")

@@ -164,3 +164,59 @@ def _spec_note(spec: HookSpec, why: str) -> str:
 
 def _error(path: Path, key: str, problem: str) -> ConfigError:
     return ConfigError(f"settings file {path}: {key}: {problem}")
+
+
+def client_hooks(block: Mapping[str, Any]) -> HooksConfig:
+    """The callback hooks an SDK client registers (its `initialize` request): per event, a
+    list of `{matcher, hookCallbackIds, timeout, onFailure}`. Raises `ConfigError` naming the
+    bad key; events tether does not fire are skipped with a note."""
+    specs: list[HookSpec] = []
+    skipped: list[str] = []
+    for event, groups in block.items():
+        key = f"hooks.{event}"
+        known = event in HOOK_EVENTS
+        if not known and event not in OTHER_CLAUDE_CODE_EVENTS:
+            raise _client_error(key, f"unknown hook event; known events: {', '.join(HOOK_EVENTS)}")
+        if not isinstance(groups, list):
+            raise _client_error(key, "must be a list of matchers")
+        for i, group in enumerate(cast(list[Any], groups)):
+            group_key = f"{key}[{i}]"
+            if not isinstance(group, dict):
+                raise _client_error(group_key, "must be an object with hookCallbackIds")
+            group = cast(dict[str, Any], group)
+            matcher = group.get("matcher") or ""
+            if not isinstance(matcher, str):
+                raise _client_error(f"{group_key}.matcher", "must be a string")
+            problem = matcher_problem(matcher) if event in MATCH_FIELDS else None
+            if problem is not None:
+                raise _client_error(f"{group_key}.matcher", problem)
+            ids = group.get("hookCallbackIds")
+            if not isinstance(ids, list) or not all(
+                isinstance(i, str) for i in cast(list[Any], ids)
+            ):
+                raise _client_error(f"{group_key}.hookCallbackIds", "must be a list of strings")
+            timeout = group.get("timeout") or DEFAULT_TIMEOUT_S
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+                raise _client_error(f"{group_key}.timeout", "must be a positive number of seconds")
+            on_failure = group.get("onFailure")
+            for callback_id in cast(list[str], ids):
+                if not known:
+                    skipped.append(f"{group_key}: tether does not fire {event}")
+                    continue
+                specs.append(
+                    HookSpec(
+                        event=event,
+                        matcher=matcher,
+                        command="",
+                        callback_id=callback_id,
+                        timeout_s=float(timeout),
+                        # As in Claude Code, any value other than "continue" blocks.
+                        fail_closed=on_failure is not None and on_failure != "continue",
+                        source=f"the client's {group_key}",
+                    )
+                )
+    return HooksConfig(tuple(specs), tuple(skipped))
+
+
+def _client_error(key: str, problem: str) -> ConfigError:
+    return ConfigError(f"the client's hooks: {key}: {problem}")

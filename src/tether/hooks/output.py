@@ -14,6 +14,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar, cast
 
+from tether import bounded_json
 from tether.hooks.command import HookRun
 from tether.hooks.spec import (
     PLAIN_STDOUT_IS_CONTEXT,
@@ -57,6 +58,8 @@ def failed(spec: HookSpec, message: str) -> HookOutcome:
 
 def describe(spec: HookSpec) -> str:
     """`PreToolUse hook "./check.sh"`: how a hook is named in messages."""
+    if spec.callback_id is not None:
+        return f"{spec.event} hook callback {spec.callback_id}"
     command = " ".join(spec.command.split())
     if len(command) > 60:
         command = command[:57] + "..."
@@ -95,7 +98,8 @@ def _read_stdout(spec: HookSpec, stdout: str, label: str) -> HookOutcome:
 
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
-        data = json.loads(text)
+        # Bounded: a deeply nested answer would make the parser recurse past Python's limit.
+        data = bounded_json.loads(text)
     except ValueError:
         return None
     return cast(dict[str, Any], data) if isinstance(data, dict) else None

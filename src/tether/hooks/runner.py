@@ -6,15 +6,17 @@ import asyncio
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tether.hooks.command import HookRun, run_command
 from tether.hooks.matcher import matches
 from tether.hooks.output import outcome_of
 from tether.hooks.spec import (
     MATCH_FIELDS,
+    HookActivity,
     HookEventName,
     HookOutcome,
     HookSpec,
@@ -23,6 +25,14 @@ from tether.hooks.spec import (
 
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
+
+HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
+"""Runs a client's hook callback: (callback id, hook input, tool use id) -> the hook's output
+as a JSON object; raises `CallbackFailed` when the client reports a failure."""
+
+
+class CallbackFailed(Exception):
+    """A client's hook callback failed; the message is the client's."""
 
 
 class HookRunner:
@@ -49,6 +59,10 @@ class HookRunner:
             "CLAUDE_PROJECT_DIR": str(project_dir),
             "TETHER_PROJECT_DIR": str(project_dir),
         }
+        self.callback: HookCallback | None = None
+        """Runs callback hooks (those an SDK client registered); without one they fail."""
+        self.watchers: list[Callable[[HookActivity], None]] = []
+        """Told of every hook as it starts and as it ends."""
 
     def has(self, event: HookEventName) -> bool:
         """Whether any hook is configured for `event` (to skip building its payload)."""
@@ -69,9 +83,9 @@ class HookRunner:
         for spec in self.specs:
             if spec.event != event or (field is not None and not matches(spec.matcher, match)):
                 continue
-            first = chosen.setdefault(spec.command, spec)
+            first = chosen.setdefault(spec.key, spec)
             if spec.fail_closed and not first.fail_closed:
-                chosen[spec.command] = dataclasses.replace(first, fail_closed=True)
+                chosen[spec.key] = dataclasses.replace(first, fail_closed=True)
         return tuple(chosen.values())
 
     def hook_input(self, event: HookEventName, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,10 +108,33 @@ class HookRunner:
         if not specs:
             return HookOutcome()
         stdin = self.encode_input(event, payload)
+        field = MATCH_FIELDS.get(event)
+        subject = match if match is not None else payload.get(field) if field else None
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self.run(spec, stdin)) for spec in specs]
-        runs = [task.result() for task in tasks]
-        return combine(event, [outcome_of(s, r) for s, r in zip(specs, runs, strict=True)])
+            tasks = [
+                group.create_task(
+                    self._watched(spec, stdin, subject if isinstance(subject, str) else None)
+                )
+                for spec in specs
+            ]
+        return combine(event, [task.result() for task in tasks])
+
+    async def _watched(self, spec: HookSpec, stdin: bytes, subject: str | None) -> HookOutcome:
+        """Run one hook, telling the watchers as it starts and ends."""
+        if not self.watchers:
+            return outcome_of(spec, await self.run(spec, stdin))
+        hook_id = str(uuid.uuid4())
+        self._tell(HookActivity(hook_id, spec, subject))
+        run = await self.run(spec, stdin)
+        outcome = outcome_of(spec, run)
+        self._tell(
+            HookActivity(hook_id, spec, subject, outcome, run.exit_code, run.stdout, run.stderr)
+        )
+        return outcome
+
+    def _tell(self, activity: HookActivity) -> None:
+        for watch in self.watchers:
+            watch(activity)
 
     def encode_input(self, event: HookEventName, payload: Mapping[str, Any]) -> bytes:
         # default=str: a Path or similar in a payload must not cost the user their hooks.
@@ -106,9 +143,29 @@ class HookRunner:
 
     async def run(self, spec: HookSpec, stdin: bytes) -> HookRun:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
+        if spec.callback_id is not None:
+            return await self._call_back(spec, spec.callback_id, stdin)
         return await run_command(
             spec.command, stdin, cwd=self.cwd, env=self.env, timeout_s=spec.timeout_s
         )
+
+    async def _call_back(self, spec: HookSpec, callback_id: str, stdin: bytes) -> HookRun:
+        """A callback hook, as if it were a command: its answer is the JSON it printed, a
+        failure or a timeout is a hook that did not run to a normal exit."""
+        if self.callback is None:
+            return HookRun(None, "", "", "could not run: no client to call back")
+        hook_input = cast(dict[str, Any], json.loads(stdin))
+        tool_use_id = hook_input.get("tool_use_id")
+        try:
+            async with asyncio.timeout(spec.timeout_s):
+                answer = await self.callback(
+                    callback_id, hook_input, tool_use_id if isinstance(tool_use_id, str) else None
+                )
+        except TimeoutError:
+            return HookRun(None, "", "", f"timed out after {spec.timeout_s:g} s")
+        except CallbackFailed as e:
+            return HookRun(None, "", "", f"failed in the client: {e}")
+        return HookRun(0, json.dumps(answer, ensure_ascii=False), "")
 
 
 def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcome:

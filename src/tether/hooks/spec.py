@@ -61,12 +61,22 @@ class HookSpec:
     """Empty or `*`: everything; `Edit|Write`: exact names; anything else: a regular expression
     searched in the subject (tool name, source, trigger...)."""
     command: str
-    """A shell command line, run by bash with the hook input as JSON on stdin."""
+    """A shell command line, run by bash with the hook input as JSON on stdin; empty for a
+    callback hook."""
+    callback_id: str | None = None
+    """Set for a hook an SDK client registered: the client runs its callback with the hook
+    input, and its answer is read exactly as a command hook's JSON output is."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     fail_closed: bool = False
     """A crash, timeout, missing script or unreadable output blocks instead of passing."""
     source: str
     """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
+
+    @property
+    def key(self) -> str:
+        """What makes two configured hooks the same hook (run once): the command, or the
+        callback."""
+        return f"callback {self.callback_id}" if self.callback_id is not None else self.command
 
 
 @dataclass(frozen=True)
@@ -94,3 +104,19 @@ class HookOutcome:
     errors: tuple[str, ...] = ()
     """Non-blocking problems for the user: exit codes other than 0 and 2, unreadable output,
     timeouts and crashes of hooks that are not fail-closed."""
+
+
+@dataclass(frozen=True)
+class HookActivity:
+    """A hook starting or ending, for front ends that report hooks as they run (the SDK's
+    `hook_started` and `hook_response` messages)."""
+
+    hook_id: str
+    spec: HookSpec
+    subject: str | None
+    """What the matcher was compared with (a tool name, a source...), if anything."""
+    outcome: HookOutcome | None = None
+    """None when it starts; what it decided when it ended."""
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""

@@ -13,8 +13,9 @@ A problem in one server or one file is reported and the rest still loads.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -28,7 +29,15 @@ from tether.mcp.config_files import (
     seed_file,
     server_entries,
 )
-from tether.mcp.servers import HttpTransport, McpLimits, Scope, ServerConfig, StdioTransport
+from tether.mcp.servers import (
+    ClientTransport,
+    HttpTransport,
+    JsonRpcExchange,
+    McpLimits,
+    Scope,
+    ServerConfig,
+    StdioTransport,
+)
 from tether.protocol import ConfigError
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -36,8 +45,10 @@ SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
 """A server's `type` as written, and the transport it means."""
+CLIENT_TYPES = {**TYPES, "sdk": "sdk"}
+"""With `sdk` too: a server in the SDK client that drives tether (only from `--mcp-config`)."""
 
-_FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers")}
+_FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers"), "sdk": ("name",)}
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 
 
@@ -110,6 +121,50 @@ def load_servers(
     return McpConfig(tuple(s for s in servers if s is not None), tuple(dict.fromkeys(problems)))
 
 
+def command_line_servers(
+    values: Sequence[str],
+    *,
+    workspace: Path,
+    env: Mapping[str, str],
+    exchange: JsonRpcExchange | None = None,
+) -> McpConfig:
+    """The servers of `--mcp-config` values, each a JSON string or the path of a JSON file
+    holding `{"mcpServers": {...}}` (later values win). `exchange` reaches the servers of an
+    SDK client (`"type": "sdk"`). A file that cannot be read is a `ConfigError` (the user
+    named it); a server that cannot be used is a problem, like any configured one."""
+    found: dict[str, ServerConfig] = {}
+    problems: list[str] = []
+    for value in values:
+        label = "--mcp-config"
+        text = value.strip()
+        if not text.startswith("{"):
+            path = (workspace / text).expanduser()
+            label = str(path)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise ConfigError(f"--mcp-config {value}: cannot read it: {e}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            where = f"line {e.lineno}, column {e.colno}"
+            raise ConfigError(f"--mcp-config {label}: not valid JSON: {e.msg} at {where}") from None
+        entries = data.get("mcpServers") if isinstance(data, dict) else None
+        if not isinstance(entries, dict):
+            raise ConfigError(f'--mcp-config {label}: expected {{"mcpServers": {{...}}}}')
+        source = _Source(Path(label), "dynamic")
+        for name, entry in cast(dict[str, object], entries).items():
+            try:
+                if not SERVER_NAME.fullmatch(name):
+                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                found[name] = _server(
+                    name, entry, source, "type", workspace, env, problems, exchange
+                )
+            except _Unusable as e:
+                problems.append(f"{label}: server {name!r}: {e}")
+    return McpConfig(tuple(found[n] for n in sorted(found)), tuple(problems))
+
+
 def _seed_entries(workspace: Path, problems: list[str]) -> list[tuple[str, object]]:
     path = seed_file(workspace)
     data = read_yaml_file(path)
@@ -141,15 +196,17 @@ def _server(
     workspace: Path,
     env: Mapping[str, str],
     problems: list[str],
+    exchange: JsonRpcExchange | None = None,
 ) -> ServerConfig:
     if not isinstance(entry, dict):
         raise _Unusable(f"must be an object, not {kind_of(entry)}")
     entry = cast(dict[str, Any], entry)
     written = entry.get(type_key, "stdio" if "command" in entry or "url" not in entry else "http")
-    kind = TYPES.get(written) if isinstance(written, str) else None
+    types = TYPES if source.scope != "dynamic" else CLIENT_TYPES
+    kind = types.get(written) if isinstance(written, str) else None
     if kind is None:
-        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(TYPES)})")
-    fields = _FIELDS["stdio" if kind == "stdio" else "http"]
+        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(types)})")
+    fields = _FIELDS[kind if kind in ("stdio", "sdk") else "http"]
     for key in entry:
         if key != type_key and key not in fields:
             expected = ", ".join((type_key, *fields))
@@ -158,6 +215,10 @@ def _server(
                 f"(expected {expected})"
             )
     expand = _Expander(env)
+    if kind == "sdk":
+        if exchange is None:
+            raise _Unusable("an sdk server is served by an SDK client (--input-format stream-json)")
+        return ServerConfig(name, ClientTransport(exchange), source.scope, source.path)
     if kind == "stdio":
         command = expand(_text(entry, "command"), "command")
         args = tuple(expand(a, f"args[{i}]") for i, a in enumerate(_strings(entry, "args")))

@@ -11,12 +11,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from tether import bounded_json
 from tether.protocol import ConfigError
+from tether.text_files import DEFAULT_LIMIT_BYTES, UnreadableFile, read_text_file
 
 WritableScope = Literal["local", "project", "user"]
 """The scopes `tether mcp add` and `remove` write: each has one file of tether's own."""
 
 WRITABLE_SCOPES: tuple[WritableScope, ...] = ("local", "project", "user")
+
+CLAUDE_FILE_LIMIT_BYTES = 64 * 1024 * 1024
+"""`~/.claude.json` keeps Claude Code's history of every project: it may grow large."""
 
 
 def scope_file(scope: WritableScope, workspace: Path, *, tether_home: Path) -> Path:
@@ -46,11 +51,13 @@ def read_json_file(path: Path) -> dict[str, Any] | None:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(
             f"{path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
+    except ValueError as e:  # nested too deep to be configuration
+        raise ConfigError(f"{path} is not usable: it is {e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object, not {kind_of(data)}")
     return cast(dict[str, Any], data)
@@ -65,6 +72,8 @@ def read_yaml_file(path: Path) -> object:
 
     try:
         return yaml.safe_load(text)
+    except RecursionError:  # the YAML composer recurses once per level of nesting
+        raise ConfigError(f"{path} nests too deeply to be read") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         problem = getattr(e, "problem", None) or str(e)
@@ -154,10 +163,19 @@ def kind_of(value: object) -> str:
 
 
 def _read_text(path: Path) -> str | None:
+    # Claude Code's state file grows with its history: it gets more room than configuration.
+    limit = CLAUDE_FILE_LIMIT_BYTES if path.name == ".claude.json" else DEFAULT_LIMIT_BYTES
     try:
-        return path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError):
-        # A directory is the sandbox's placeholder for a missing file while a command runs.
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
+        return read_text_file(path, limit_bytes=limit)
+    except UnreadableFile as e:
+        if _is_placeholder(path):
+            return None
+        raise ConfigError(f"cannot read {e.path}: it {e.reason}") from None
+
+
+def _is_placeholder(path: Path) -> bool:
+    """An empty directory: the sandbox's placeholder for a missing file while a command runs."""
+    try:
+        return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+    except OSError:
+        return False

@@ -162,6 +162,14 @@ class McpManager:
         self._publish(known)
         return self._status(known)
 
+    async def set_enabled(self, server: str, enabled: bool) -> ServerStatus:
+        """Turn a server off (its calls are refused) or on again (it connects anew)."""
+        known = self._known(server)
+        await known.set_enabled(enabled)
+        if enabled:
+            self._publish(known)
+        return self._status(known)
+
     async def aclose(self) -> None:
         """Close every connection; stdio servers' processes are gone when this returns."""
         await asyncio.gather(*(server.close() for server in self._servers.values()))

@@ -3,15 +3,24 @@ configured, and the limits its connection runs under."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-Scope = Literal["project", "user", "local", "seed"]
+JsonRpcExchange = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""(server name, a JSON-RPC message) -> the JSON-RPC response to a request, or None once a
+notification or a response was delivered. Raises `ChannelClosed` when it cannot deliver."""
+
+
+class ChannelClosed(Exception):
+    """The client serving an MCP server is gone, or refused a message; the message says why."""
+
+
+Scope = Literal["project", "user", "local", "seed", "dynamic"]
 """Where a server was configured: the repository's `.mcp.json` (needs the user's approval
-once, in the REPL), the user's own configuration, this project's local settings, or the seed's
-`config/mcp_config.yaml`."""
+once, in the REPL), the user's own configuration, this project's local settings, the seed's
+`config/mcp_config.yaml`, or the command line (`--mcp-config`, Claude Code's "dynamic")."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,15 @@ class HttpTransport:
     kind: Literal["http", "sse"] = "http"
 
 
-Transport = StdioTransport | HttpTransport
+@dataclass(frozen=True)
+class ClientTransport:
+    """A server living in the client that drives tether (an SDK's `"type": "sdk"` server),
+    reached through the client's own channel."""
+
+    exchange: JsonRpcExchange
+
+
+Transport = StdioTransport | HttpTransport | ClientTransport
 
 
 @dataclass(frozen=True)

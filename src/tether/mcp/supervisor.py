@@ -95,6 +95,14 @@ class SupervisedServer:
             if not self.closed:
                 await self.connect()
 
+    async def set_enabled(self, enabled: bool) -> None:
+        """Disable (close; requests are refused) or enable (connect again) the server."""
+        async with self._lock:
+            await self._close_connection()
+            self.closed = not enabled
+            if enabled:
+                await self.connect()
+
     async def close(self) -> None:
         """Close for good: requests are refused from now on."""
         self.closed = True

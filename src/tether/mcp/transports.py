@@ -18,7 +18,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import Implementation
 
 from tether import __version__
-from tether.mcp.servers import HttpTransport, ServerConfig, StdioTransport
+from tether.mcp.client_channel import channel_transport
+from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
 STDERR_TAIL_CHARS = 4096
 """How much of a server's stderr is read back for a failure message."""
@@ -89,6 +90,8 @@ async def enter_client(
             # own, which its shutdown ends whole (stdin closed, then SIGTERM, then SIGKILL).
             assert diagnostics.errlog is not None, "a stdio connection has a stderr file"
             target = stdio_client(params, errlog=diagnostics.errlog)
+        case ClientTransport(exchange=exchange):
+            target = channel_transport(config.name, exchange)
         case HttpTransport(kind="sse"):
             target = sse_client(transport.url, headers=dict(transport.headers))
         case HttpTransport():

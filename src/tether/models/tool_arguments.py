@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from tether import bounded_json
 from tether.protocol import ToolUseBlock
 
 MAX_TOKENS_CUT = "the response hit max_tokens before this tool call was complete"
@@ -34,7 +34,12 @@ def tool_use_block(
     if not raw.strip():
         return ToolUseBlock(id=call_id, name=name, input={})
     try:
-        parsed: Any = json.loads(raw)
+        # Bounded: arguments nested a thousand levels deep would make the parser recurse
+        # past Python's limit, and a few hundred fail later in pydantic.
+        parsed: Any = bounded_json.loads(raw)
+    except bounded_json.NestedTooDeep as err:
+        reason = f"the arguments are {err}"
+        return ToolUseBlock(id=call_id, name=name, input={}, input_error=reason, raw_input=raw)
     except ValueError as err:
         reason = f"the arguments are not valid JSON ({err})"
         return ToolUseBlock(id=call_id, name=name, input={}, input_error=reason, raw_input=raw)

@@ -26,6 +26,7 @@ import yaml
 
 from tether.permissions.rules import SEED_KEYS, Rule, RuleKind, shown_path
 from tether.protocol.errors import ConfigError
+from tether.text_files import UnreadableFile, read_text_file
 
 _KINDS: dict[str, RuleKind] = {key: kind for kind, key in SEED_KEYS.items()}
 
@@ -34,14 +35,18 @@ def load_seed_rules(path: Path) -> list[Rule]:
     """The rules in a seed permissions file; raises ConfigError naming file, line and problem."""
     shown = shown_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read permissions file {shown}: {e}") from None
+        # Not a hang on a FIFO, not a traceback on bytes that are not text: a file of deny
+        # rules that cannot be read stops the start (see `tether.text_files`).
+        text = read_text_file(path) or ""
+    except UnreadableFile as e:
+        raise ConfigError(f"cannot read permissions file {shown}: it {e.reason}") from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:
         problem = _yaml_problem(e)
         raise ConfigError(f"permissions file {shown} is not valid YAML: {problem}") from None
+    except RecursionError:  # the YAML composer recurses once per level of nesting
+        raise ConfigError(f"permissions file {shown} nests too deeply to be read") from None
     if root is None:
         return []
     if not isinstance(root, yaml.MappingNode):

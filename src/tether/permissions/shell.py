@@ -12,7 +12,6 @@ deeper than `MAX_DEPTH`.
 from __future__ import annotations
 
 import re
-import threading
 from functools import lru_cache
 
 import tree_sitter
@@ -26,23 +25,28 @@ from tether.permissions.shell_variables import fd_variables
 from tether.permissions.shell_walker import PARSE_ERROR, TOO_DEEP, Walker
 from tether.permissions.wrappers import MAX_DEPTH
 
-_lock = threading.Lock()
-_parser: tree_sitter.Parser | None = None
+_BASH = tree_sitter.Language(tree_sitter_bash.language())
+"""The grammar: read-only data, shared by every parser."""
 
-UNSAFE_TO_PARSE = "a brace followed by a character the shell parser cannot read safely"
-# tree-sitter-bash's scanner, looking for a `{1..9}` range, passes the character after `{` and
-# its digits (and after `..` and its digits) to C's `isdigit`, which is defined only up to 255:
-# a larger code point reads past the table, and crashes the process for some values. Such text
-# is never parsed; the command is one tether cannot read (asked, or denied under deny rules).
-_UNSAFE_BRACE = re.compile(r"\{[0-9]*(?:\.\.[0-9]*)?[^\x00-\xff]")
+UNREADABLE = "a character after `{` that the bash parser cannot read safely"
+_SCANNER_READS_OUT_OF_BOUNDS = re.compile(rb"\{[0-9]*(?:\.\.[0-9]*)?[\xc4-\xf4]")
+"""Text tree-sitter-bash's scanner (0.25) must not be given: after `{` (then digits, `..`,
+digits: a brace range) it asks C's `isdigit` about the next character, and that table has an
+entry for each byte only. A character past U+00FF (its UTF-8 lead byte C4 to F4) reads
+beyond it: garbage, or a segmentation fault where nothing is mapped there, which ends the
+whole process (tree-sitter-bash issue 337; fixed by `iswdigit` in no release yet). Such a
+command is not parsed: it is one the engine cannot see, as an unparseable one is."""
 
 
 def _parse_tree(source: bytes) -> tree_sitter.Tree:
-    global _parser
-    with _lock:
-        if _parser is None:
-            _parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-        return _parser.parse(source)
+    """The tree of `source`, from a parser of its own. A tree-sitter parser is not to be used
+    from two threads, and it carries state from one parse to the next (its stacks, the bash
+    scanner's heredocs): one parser per parse shares nothing with another thread (the REPL
+    builds its session in a worker thread, subagents and tests judge commands on threads of
+    their own) nor with an earlier parse, so the same text always reads the same. Making one
+    costs well under a microsecond (`bench/permissions_bench.py`). The tree is walked on
+    the thread that made it and dropped when `_read` returns."""
+    return tree_sitter.Parser(_BASH).parse(source)
 
 
 @lru_cache(maxsize=2048)
@@ -69,8 +73,6 @@ def _read(command: str, depth: int) -> Script:
     budget = shell_budget.current()
     if budget is not None:
         budget.text(len(command))
-    if _UNSAFE_BRACE.search(command):
-        return Script((), (UNSAFE_TO_PARSE,))
     problems: list[str] = []
     control = control_character(command)
     if control is not None:
@@ -80,6 +82,8 @@ def _read(command: str, depth: int) -> Script:
     except UnicodeEncodeError:
         source = command.encode("utf-8", "surrogatepass")
         problems.append("text that is not valid Unicode")
+    if _SCANNER_READS_OUT_OF_BOUNDS.search(source):
+        return Script((), tuple(dict.fromkeys([UNREADABLE, *problems])))
     tree = _parse_tree(source)
     walker = Walker(depth, parse_command, budget)
     walker.visit(tree.root_node)

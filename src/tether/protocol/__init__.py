@@ -11,6 +11,9 @@ from tether.protocol.events import (
     PermissionAsked,
     PermissionDenial,
     SessionStarted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -32,7 +35,16 @@ from tether.protocol.messages import (
     ToolUseBlock,
     Usage,
 )
-from tether.protocol.ops import Compact, Interrupt, Op, PermissionAnswer, Shutdown, UserInput
+from tether.protocol.ops import (
+    Compact,
+    Interrupt,
+    Op,
+    PermissionAnswer,
+    SetModel,
+    SetPermissionMode,
+    Shutdown,
+    UserInput,
+)
 
 __all__ = [
     "Compact",
@@ -55,8 +67,13 @@ __all__ = [
     "RedactedThinkingBlock",
     "Role",
     "SessionStarted",
+    "SetModel",
+    "SetPermissionMode",
     "Shutdown",
     "StopReason",
+    "SubagentFinished",
+    "SubagentMessage",
+    "SubagentStarted",
     "TextBlock",
     "TextDelta",
     "ThinkingBlock",

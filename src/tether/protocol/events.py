@@ -42,6 +42,9 @@ class MessageCompleted(_Event):
     kind: Literal["message_completed"] = "message_completed"
     message: Message
     usage: Usage | None = None
+    model: str | None = Field(default=None, description="The model that wrote an assistant reply.")
+    stop_reason: StopReason | None = None
+    cost_usd: float = Field(default=0.0, description="What the model call of a reply cost.")
 
 
 class ToolStarted(_Event):
@@ -61,6 +64,41 @@ class ToolFinished(_Event):
         default=None, description="Unified diff of a file change, for display."
     )
     duration_ms: int = 0
+
+
+class SubagentStarted(_Event):
+    """A subagent began working for the tool call `call_id` (a Task call)."""
+
+    kind: Literal["subagent_started"] = "subagent_started"
+    call_id: str
+    agent_id: str
+    agent_type: str
+    description: str
+    prompt: str
+
+
+class SubagentMessage(_Event):
+    """A message a subagent added to its own history: its work, streamed to front ends that show
+    it (the SDK's `parent_tool_use_id`). It never enters the calling agent's conversation."""
+
+    kind: Literal["subagent_message"] = "subagent_message"
+    call_id: str
+    agent_id: str
+    agent_type: str
+    completed: MessageCompleted
+
+
+class SubagentFinished(_Event):
+    """A subagent ended: `status` says how, `summary` is its final text or why it stopped."""
+
+    kind: Literal["subagent_finished"] = "subagent_finished"
+    call_id: str
+    agent_id: str
+    status: Literal["completed", "failed", "stopped"]
+    summary: str
+    usage: Usage
+    tool_uses: int
+    duration_ms: int
 
 
 class ModelRetry(_Event):
@@ -146,6 +184,9 @@ Event = Annotated[
     | MessageCompleted
     | ToolStarted
     | ToolFinished
+    | SubagentStarted
+    | SubagentMessage
+    | SubagentFinished
     | ModelRetry
     | ModelWaiting
     | Notice

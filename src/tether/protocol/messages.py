@@ -43,6 +43,12 @@ class ToolUseBlock(_Block):
     raw_input: str | None = Field(
         default=None, description="The arguments exactly as streamed, kept when they did not parse."
     )
+    input_refused: str | None = Field(
+        default=None,
+        description="Why tether refuses the arguments as the model gave them (text that is not "
+        "Unicode, replaced in `input` so the history can be sent); the call is answered with it "
+        "and not run. Never sent to the API.",
+    )
 
 
 class ToolResultBlock(_Block):

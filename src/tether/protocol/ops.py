@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,26 @@ class PermissionAnswer(_Op):
     request_id: str
     choice: Literal["allow_once", "allow_always", "deny"]
     message: str | None = None
+    updated_input: dict[str, Any] | None = Field(
+        default=None, description="Run the call with this input instead (an allow only)."
+    )
+    session_rules: tuple[str, ...] = Field(
+        default=(), description="Allow rules to add for the rest of the session (an allow only)."
+    )
+
+
+class SetPermissionMode(_Op):
+    """Switch the permission mode for the calls that follow (`default`, `acceptEdits`...)."""
+
+    kind: Literal["set_permission_mode"] = "set_permission_mode"
+    mode: str
+
+
+class SetModel(_Op):
+    """Use another model from the next model call on; None goes back to the session's default."""
+
+    kind: Literal["set_model"] = "set_model"
+    model: str | None = None
 
 
 class Compact(_Op):
@@ -43,5 +63,6 @@ class Shutdown(_Op):
 
 
 Op = Annotated[
-    UserInput | Interrupt | PermissionAnswer | Compact | Shutdown, Field(discriminator="kind")
+    UserInput | Interrupt | PermissionAnswer | SetPermissionMode | SetModel | Compact | Shutdown,
+    Field(discriminator="kind"),
 ]

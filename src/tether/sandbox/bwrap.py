@@ -50,6 +50,12 @@ maps it to root outside, so that root's files stay the user's own)."""
 RUNTIME_DIRS = (Path("/run"), Path("/var/run"))
 """Where system services keep their unix sockets; covered when the network is off."""
 
+PLACEHOLDER_LINGER_S = 2.0
+"""Placeholders stay this long after the workspace's last command ended, for the next one to
+use, then go in the background: long enough for a burst of commands (parallel calls, a quick
+sequence) to make them once, short enough that what they hide from other programs (an empty
+directory at `.mcp.json`) is back to missing moments after the commands stop."""
+
 atexit.register(remove_all_unused)
 
 
@@ -81,6 +87,8 @@ class Sandbox:
     guarded: tuple[Path, ...] = ()
     """Read-only as a whole, and not to be created, wherever they are writable: tether's home,
     Claude Code's configuration directory, the home's directories on PATH."""
+    placeholder_linger_s: float = PLACEHOLDER_LINGER_S
+    """How long placeholders stay once no command of the workspace runs (`placeholders.py`)."""
 
     @property
     def socket_filter(self) -> bool:
@@ -89,10 +97,11 @@ class Sandbox:
 
     def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
         """The bwrap command line that runs `argv` in `cwd` under this policy, with the
-        descriptors it needs; `finished` removes the placeholders it made."""
+        descriptors it needs; `finished` lets its placeholders go (they stay for the next
+        command a moment, `placeholders.py`)."""
         fresh_directory(self.tmp_dir)
         placeholders = placeholders_for(self.workspace)
-        placeholders.remove_unused()
+        placeholders.claim()
         lock_fd = placeholders.hold()
         fds = [lock_fd]
         reached = Descriptors()
@@ -127,13 +136,19 @@ class Sandbox:
             reached.close_all()
             for fd in fds:
                 os.close(fd)
+            placeholders.release(self.placeholder_linger_s)
             raise
 
         def finished(returncode: int, output: str) -> str | None:
-            placeholders.remove_unused(just_ended=True)
+            placeholders.release(self.placeholder_linger_s)
             return explain_failure(self, returncode, output)
 
         return ConfinedCommand(args, pass_fds=tuple(fds), on_finished=finished)
+
+    def close(self) -> None:
+        """At the session's end (its background commands stopped): remove the placeholders
+        no sandbox of the workspace uses now, without lingering."""
+        placeholders_for(self.workspace).remove_now(just_ended=True)
 
     def remove_stale_placeholders(self) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in

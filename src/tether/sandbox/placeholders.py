@@ -4,8 +4,16 @@ A bind mount needs something to mount on, so for a protected path that does not 
 creates an empty directory there (the placeholder; a file only for git's own files inside a
 git directory), and the sandbox mounts it read-only onto itself: inside, the path exists and
 cannot be written, removed or renamed (it is a mount point), and git, which never tracks an
-empty directory, sees nothing to add or to show. After the command the placeholder is removed
-if it is still what tether made (same inode, still empty), so nothing is left behind.
+empty directory, sees nothing to add or to show. Once no command uses it, the placeholder is
+removed if it is still what tether made (same inode, still empty), so nothing is left behind.
+
+When: not around every command. Making and removing a directory costs milliseconds on some
+disks (removing one on ext4 with online discard), and a workspace with nested projects has
+dozens, so placeholders stay while commands keep coming (the next command finds them there
+and mounts them like any protected path) and go off the commands' path: in the background
+once the workspace has had no command for `Sandbox.placeholder_linger_s`, at the session's
+end, at exit, and after a kill at the next start (`remove_stale`). A command that starts
+stops a removal under way after the entry it is at (`claim`), and waits for it on the lock.
 
 Removing a placeholder while another sandbox still has it mounted would detach that mount
 and lift the protection there, so removal waits until no sandbox of this workspace runs, in
@@ -20,7 +28,7 @@ a record the next one clears at its start (`remove_unused`). Where the journal i
 a reboot, when it lives in /dev/shm), the `user.tether-sandbox-placeholder` attribute still
 marks a placeholder, where the file system keeps user attributes (`remove_stale`).
 
-Placeholders are made and removed by descriptor (`ensure`, `_remove_if_as_made`): a command
+Placeholders are made and removed by descriptor (`ensure`, `placeholder_files.py`): a command
 running in another sandbox meanwhile may swap any directory it can write for a symlink, and
 nothing made or removed by path through it may land elsewhere.
 
@@ -33,22 +41,24 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.sandbox.placeholder_files import (
+    MARK,
+    NOFOLLOW,
+    REACH,
+    Made,
+    marked,
+    remove_if_as_made,
+)
 from tether.sandbox.protected import Protected
-
-MARK = "user.tether-sandbox-placeholder"
-"""Extended attribute set on each placeholder, so that another tether process can tell one
-from a real file the user made (where the file system keeps user attributes)."""
-
 
 SHARED_MEMORY = Path("/dev/shm")
 
@@ -76,29 +86,17 @@ def private_dir() -> Path:
 _private: Path | None = None
 
 
-@dataclass(frozen=True)
-class _Made:
-    path: Path
-    directory: bool
-    content: bytes
-    identity: tuple[int, int]
-
-    def line(self) -> bytes:
-        record = {
-            "path": os.fsdecode(self.path),
-            "directory": self.directory,
-            "content": self.content.hex(),
-            "identity": list(self.identity),
-        }
-        return (json.dumps(record) + "\n").encode()
-
-
-@dataclass
+@dataclass(eq=False)
 class Placeholders:
-    """The placeholders of one workspace, the lock that guards them and their journal."""
+    """The placeholders of one workspace, the lock that guards them, their journal, and when
+    they go."""
 
     lock_file: Path
     _mutex: threading.Lock = field(default_factory=threading.Lock)
+    _timing: threading.Lock = field(default_factory=threading.Lock)
+    _claims: int = 0
+    """Commands started so far: a removal started before the latest one stops."""
+    _pending: threading.Timer | None = None
 
     @property
     def journal(self) -> Path:
@@ -110,6 +108,40 @@ class Placeholders:
         fd = os.open(self.lock_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_SH)
         return fd
+
+    def claim(self) -> None:
+        """A command is about to start (before `hold`): no removal starts for now, and one
+        under way stops after the entry it is at (`hold` then waits for it on the lock)."""
+        with self._timing:
+            self._claims += 1
+            if self._pending is not None:
+                self._pending.cancel()
+                self._pending = None
+
+    def release(self, linger_s: float) -> None:
+        """A command has ended: once `linger_s` pass with no command started (`claim`), remove
+        what no sandbox uses, in the background."""
+        with self._timing:
+            if self._pending is not None:
+                self._pending.cancel()
+            timer = threading.Timer(linger_s, self._remove_unless_claimed, (self._claims,))
+            timer.daemon = True  # exit does not wait for it: `remove_all_unused` runs then
+            self._pending = timer
+            timer.start()
+
+    def remove_now(self, *, just_ended: bool) -> None:
+        """Remove what no sandbox uses without lingering (a session's end, exit); a command
+        that starts meanwhile still stops it. `just_ended` as for `remove_unused`."""
+        with self._timing:
+            pending, self._pending = self._pending, None
+            claims = self._claims
+        if pending is not None:
+            pending.cancel()
+            pending.join()  # a removal under way ends first: the lock would refuse this one
+        self._remove_unless_claimed(claims, just_ended=just_ended)
+
+    def _remove_unless_claimed(self, claims: int, *, just_ended: bool = True) -> None:
+        self.remove_unused(just_ended=just_ended, stop=lambda: self._claims != claims)
 
     def ensure(self, path: Path, entry: Protected) -> bool:
         """Make a placeholder at `path` (and at its missing parents, directories) if nothing
@@ -130,7 +162,7 @@ class Placeholders:
                 depth = 1
                 while depth < len(parts):
                     try:
-                        fd = os.open(parts[depth], _REACH, dir_fd=fds[-1])
+                        fd = os.open(parts[depth], REACH, dir_fd=fds[-1])
                     except FileNotFoundError:
                         break
                     fds.append(fd)
@@ -154,24 +186,35 @@ class Placeholders:
                     os.close(fd)
             return True
 
-    def remove_unused(self, *, just_ended: bool = False, stale: Iterable[Path] = ()) -> None:
+    def remove_unused(
+        self,
+        *,
+        just_ended: bool = False,
+        stale: Iterable[Path] = (),
+        stop: Callable[[], bool] = lambda: False,
+    ) -> None:
         """Remove the placeholders in the journal that are still as made (whichever tether
         process made them), unless some sandbox of the workspace runs; and the paths of
         `stale` that are marked placeholders, still empty.
 
         `just_ended`: a sandbox has just reported its command's end. Its init process, which
-        holds the lock, ends a moment after; a few short retries let it go."""
+        holds the lock, ends a moment after; a few short retries let it go. `stop`, asked
+        between entries: a command wants to start; those not reached stay in the journal."""
         try:
             fd = os.open(self.lock_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
             return
         try:
-            if not _lock_exclusively(fd, retries=_RETRIES if just_ended else 0):
+            if not _lock_exclusively(fd, retries=_RETRIES if just_ended else 0, stop=stop):
                 return
             with self._mutex:
-                made = self._journalled() + [m for m in map(_marked, stale) if m is not None]
-                for each in sorted(made, key=lambda m: -len(m.path.parts)):
-                    _remove_if_as_made(each)
+                made = self._journalled() + [m for m in map(marked, stale) if m is not None]
+                ordered = sorted(made, key=lambda m: -len(m.path.parts))
+                for index, each in enumerate(ordered):
+                    if stop():
+                        self._rewrite_journal(ordered[index:])
+                        return
+                    remove_if_as_made(each)
                 # Nothing runs, so nothing can be in the journal that is still needed.
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.journal)
@@ -184,10 +227,10 @@ class Placeholders:
         name = path.name
         if directory:
             os.mkdir(name, 0o755, dir_fd=parent)
-            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=parent)
         else:
             fd = os.open(
-                name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=parent
+                name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644, dir_fd=parent
             )
             try:
                 os.write(fd, content)
@@ -198,7 +241,7 @@ class Placeholders:
             with contextlib.suppress(OSError):
                 os.setxattr(fd, MARK, b"1")
             info = os.fstat(fd)
-            made = _Made(path, directory, content, (info.st_dev, info.st_ino))
+            made = Made(path, directory, content, (info.st_dev, info.st_ino))
             # One write of one line with O_APPEND: lines of parallel writers do not mix.
             journal = os.open(
                 self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
@@ -212,131 +255,40 @@ class Placeholders:
             raise
         return fd
 
-    def _journalled(self) -> list[_Made]:
+    def _journalled(self) -> list[Made]:
         try:
             lines = self.journal.read_bytes().splitlines()
         except OSError:
             return []
-        found: list[_Made] = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-                dev, ino = record["identity"]
-                found.append(
-                    _Made(
-                        Path(record["path"]),
-                        bool(record["directory"]),
-                        bytes.fromhex(record["content"]),
-                        (int(dev), int(ino)),
-                    )
-                )
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut short by a kill: nothing was made after it
-        return found
+        return [made for made in map(Made.read, lines) if made is not None]
 
+    def _rewrite_journal(self, kept: list[Made]) -> None:
+        """The journal with only `kept` (holding the lock exclusively: nobody appends)."""
+        fresh = self.journal.with_suffix(".rewritten")
+        with contextlib.suppress(OSError):
+            fresh.write_bytes(b"".join(made.line() for made in kept))
+            os.replace(fresh, self.journal)
 
-def _marked(path: Path) -> _Made | None:
-    """A placeholder without a journal entry, known by its mark: only an empty directory."""
-    parent = _reach_directory(path.parent)
-    if parent is None:
-        return None
-    try:
-        fd = os.open(path.name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
-    except OSError:
-        return None
-    finally:
-        os.close(parent)
-    try:
-        if os.getxattr(fd, MARK) != b"1":
-            return None
-        info = os.fstat(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return _Made(path, True, b"", (info.st_dev, info.st_ino))
-
-
-def _reach_directory(path: Path) -> int | None:
-    """An `O_PATH` descriptor of the directory `path`, reached from `/` without following a
-    symlink; None if a component is missing, a link or not a directory."""
-    if not path.is_absolute() or any(p in (".", "..") for p in path.parts):
-        return None
-    fd = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    for name in path.parts[1:]:
-        try:
-            child = os.open(name, _REACH, dir_fd=fd)
-        except OSError:
-            child = -1
-        finally:
-            os.close(fd)
-        if child < 0:
-            return None
-        if not stat.S_ISDIR(os.fstat(child).st_mode):
-            os.close(child)
-            return None
-        fd = child
-    return fd
-
-
-_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
-_REACH = os.O_PATH | _NOFOLLOW
-"""An existing entry, opened as itself (a symlink too, which `fstat` then shows)."""
 
 _RETRIES = 9
 """Waits of 1, 2, 4... ms (about half a second in all) for a sandbox's init to end."""
 
 
-def _lock_exclusively(fd: int, *, retries: int) -> bool:
+def _lock_exclusively(fd: int, *, retries: int, stop: Callable[[], bool]) -> bool:
     for attempt in range(retries + 1):
+        if stop():
+            return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
         except BlockingIOError:
             if attempt < retries:
                 time.sleep(0.001 * 2**attempt)
+            continue
+        if not stop():
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)  # a command is starting: it goes first
+        return False
     return False
-
-
-def _remove_if_as_made(made: _Made) -> None:
-    """Remove a placeholder that is still as made (same inode, still empty or with the content
-    it was given), by descriptor: reached without a link, removed in its very directory."""
-    parent = _reach_directory(made.path.parent)
-    if parent is None:
-        return
-    name = made.path.name
-    try:
-        if _still_as_made(made, parent):
-            (os.rmdir if made.directory else os.unlink)(name, dir_fd=parent)
-    except OSError:
-        pass
-    finally:
-        os.close(parent)
-
-
-def _still_as_made(made: _Made, parent: int) -> bool:
-    name = made.path.name
-    info = os.stat(name, dir_fd=parent, follow_symlinks=False)
-    if (info.st_dev, info.st_ino) != made.identity:
-        return False
-    if made.directory:
-        if not stat.S_ISDIR(info.st_mode):
-            return False
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=parent)
-        try:
-            with os.scandir(fd) as entries:
-                return not any(entries)
-        finally:
-            os.close(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size != len(made.content):
-        return False
-    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=parent)
-    try:
-        return os.fstat(fd).st_ino == info.st_ino and os.read(fd, len(made.content) + 1) == (
-            made.content
-        )
-    finally:
-        os.close(fd)
 
 
 _registry: dict[Path, Placeholders] = {}
@@ -359,4 +311,5 @@ def remove_all_unused() -> None:
     with _registry_mutex:
         every = list(_registry.values())
     for placeholders in every:
-        placeholders.remove_unused()
+        # No waiting: a sandbox still running now (a background command) ends with tether.
+        placeholders.remove_now(just_ended=False)

@@ -4,7 +4,7 @@ A command in the sandbox may write the workspace, but not the files that tell te
 Code, git or an editor what to run, or what to allow, the next time: a hook, an MCP server, a
 settings file that turns the sandbox off, `core.fsmonitor` in `.git/config`. Each entry of
 the tables says what happens when the path does not exist: either it must not be created
-(a placeholder is mounted there for the command's lifetime, see `placeholders.py`), or it
+(a placeholder is mounted there while commands run, see `placeholders.py`), or it
 cannot do harm by being created and is protected only when present.
 """
 
@@ -104,9 +104,11 @@ def git_protected(root: Path) -> list[tuple[Path, Protected]]:
     """`.git` itself when it is a file (a worktree's or submodule's pointer), and the protected
     entries of every git directory it leads to: the main one, its submodules', a linked
     worktree's and its common directory. A missing `.git` is a placeholder directory, so that
-    `git init` cannot make a repository whose config runs at the user's next `git status`."""
+    `git init` cannot make a repository whose config runs at the user's next `git status`; an
+    empty `.git` directory (no repository: git passes it by) is kept whole the same way, such
+    as the placeholder a previous command left for this one."""
     dot_git = root / ".git"
-    if not os.path.lexists(dot_git):
+    if not os.path.lexists(dot_git) or _empty_directory(dot_git):
         return [(dot_git, Protected(".git", True, "", "a new repository's config and hooks"))]
     if dot_git.is_file():
         found = [(dot_git, Protected(".git", False, None, "points git at a git directory"))]
@@ -118,6 +120,14 @@ def git_protected(root: Path) -> list[tuple[Path, Protected]]:
     for git_dir in dirs:
         found += [(git_dir / e.path, e) for e in GIT_DIR_PROTECTED]
     return found
+
+
+def _empty_directory(dot_git: Path) -> bool:
+    """A real, empty directory: no repository (git passes it by), and one `git init` would
+    fill; kept read-only as a whole, as a missing `.git` is."""
+    if dot_git.is_symlink() or not dot_git.is_dir():
+        return False
+    return _listing(os.fspath(dot_git)) == []
 
 
 def _gitdir_pointer(dot_git: Path) -> Path | None:

@@ -167,6 +167,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
             )
         finally:
             command.finished(0, "")
+            sandbox.close()  # the placeholders go now: what is left was made inside
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
         root_written = root_probe.exists()
     finally:

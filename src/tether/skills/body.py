@@ -5,6 +5,7 @@ from __future__ import annotations
 from tether.skills.catalog import Skill
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.text_files import UnreadableFile, read_text_file
 
 ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
 SKILL_DIR_PLACEHOLDER = "${CLAUDE_SKILL_DIR}"
@@ -18,10 +19,15 @@ def load_skill_body(skill: Skill, args: str | None = None) -> str:
     body has no `$ARGUMENTS`, the arguments are appended as `ARGUMENTS: ...`.
     Raises SkillError when the file can no longer be read or parsed.
     """
+    text: str | None = None
     try:
-        text = skill.path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SkillError(f"Cannot read the skill {skill.name!r} at {skill.path}: {exc}") from None
+        text = read_text_file(skill.path)
+    except UnreadableFile as exc:
+        why = f"it {exc.reason}"
+    else:
+        why = "it no longer exists"
+    if text is None:
+        raise SkillError(f"Cannot read the skill {skill.name!r} at {skill.path}: {why}")
     try:
         body = parse_document(text).body.rstrip()
     except FrontMatterError as exc:

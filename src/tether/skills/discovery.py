@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from tether.skills.catalog import (
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.text_files import UnreadableFile, read_text_file
 
 SKILL_FILE = "SKILL.md"
 PROJECT_SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
@@ -34,13 +37,25 @@ class _Root:
     source: SkillSource
 
 
-def discover_skills(workspace: Path, *, home: Path, include_builtin: bool = True) -> SkillCatalog:
+def discover_skills(
+    workspace: Path,
+    *,
+    home: Path,
+    include_builtin: bool = True,
+    below: Sequence[Path] = (),
+) -> SkillCatalog:
     """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
 
     Project skills shadow user skills of the same name, and both shadow tether's own; the
-    shadowed ones are listed as unusable, naming the skill that won.
+    shadowed ones are listed as unusable, naming the skill that won. `below`: directories of
+    the project between the directory tether started in and the workspace root, deepest
+    first; their skills are found before the root's (as Claude Code walks up to the root).
     """
-    roots = [_Root(workspace / relative, "project") for relative in PROJECT_SKILL_DIRS]
+    roots = [
+        _Root(directory / relative, "project")
+        for directory in (*below, workspace)
+        for relative in PROJECT_SKILL_DIRS
+    ]
     roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
     if include_builtin:
         roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
@@ -88,7 +103,8 @@ def _skill_dirs(directory: Path) -> list[Path]:
     return [
         entry
         for entry in entries
-        if not entry.name.startswith(".") and entry.is_dir() and (entry / SKILL_FILE).is_file()
+        # Whatever is at SKILL.md is read: what is not a readable file is reported, not skipped.
+        if not entry.name.startswith(".") and entry.is_dir() and os.path.lexists(entry / SKILL_FILE)
     ]
 
 
@@ -100,9 +116,9 @@ def _read_skill(path: Path, source: SkillSource) -> Skill:
             "(lowercase letters, digits and single hyphens, at most 64 characters)"
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Unusable(f"cannot read the file: {exc}") from None
+        text = read_text_file(path) or ""
+    except UnreadableFile as exc:
+        raise _Unusable(f"cannot read the file: it {exc.reason}") from None
     try:
         metadata = parse_document(text).metadata
     except FrontMatterError as exc:

@@ -49,6 +49,8 @@ def parse_document(text: str) -> Document:
         loaded = yaml.safe_load(source)
     except yaml.YAMLError as exc:
         raise FrontMatterError(f"the front matter is not valid YAML: {_describe(exc)}") from None
+    except RecursionError:  # the YAML composer recurses once per level of nesting
+        raise FrontMatterError("the front matter nests too deeply to be read") from None
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):

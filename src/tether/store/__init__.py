@@ -6,6 +6,7 @@ from tether.store.reader import (
     LoadedSession,
     Record,
     SessionNotFound,
+    SpendRecord,
     UserRecord,
     load_session,
 )
@@ -19,16 +20,18 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import SessionWriter, fork_session
+from tether.store.writer import SessionInUse, SessionWriter, fork_session
 
 __all__ = [
     "AssistantRecord",
     "CompactionRecord",
     "LoadedSession",
     "Record",
+    "SessionInUse",
     "SessionInfo",
     "SessionNotFound",
     "SessionWriter",
+    "SpendRecord",
     "UserRecord",
     "find_session",
     "fork_session",

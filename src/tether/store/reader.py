@@ -1,9 +1,15 @@
-"""Reading a session file back: the records to replay, its title and origin, and a warning for
-every line that could not be used. Bad content never raises; only a file that cannot be read does.
+"""Reading a session file back, in two streaming passes: an index of every readable entry (its
+uuid, parent and place; the content is not kept), then the records of the branch to resume,
+read again one line at a time as the replay asks for them. Memory holds the index and what the
+replay keeps, never the file.
+
+Bad content never raises; it is skipped and said in `warnings`. Only a file that cannot be
+read raises.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,6 +19,10 @@ from typing import Any, BinaryIO, TypeAlias, cast
 from pydantic import ValidationError
 
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
+from tether.store.branch import MESSAGE_TYPES, Indexed, newest_branch
+from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
+
+MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
 
 
 class SessionNotFound(ConfigError):
@@ -30,6 +40,8 @@ class UserRecord:
 class AssistantRecord:
     message: Message
     usage: Usage | None
+    message_id: str | None = None
+    """The API's id of the response: Claude Code writes one entry per block of a response."""
 
 
 @dataclass(frozen=True)
@@ -40,76 +52,155 @@ class CompactionRecord:
     kept: int
 
 
-Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord
+@dataclass(frozen=True)
+class SpendRecord:
+    """Model calls outside the conversation (a subagent, a compaction summary): what they used
+    and cost, so that a resumed session counts them."""
+
+    usage: Usage
+    cost_usd: float
+
+
+Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord
 
 
 @dataclass(frozen=True)
 class LoadedSession:
     session_id: str
     path: Path
-    records: tuple[Record, ...]
-    """What to replay into a `History`, in file order."""
     title: str | None
     """The last title entry's."""
     forked_from: tuple[str, str | None] | None
     """(session id, entry uuid) this file was forked from, if it was."""
     last_uuid: str | None
-    """The uuid of the last valid entry: the parent of the next one appended."""
+    """The uuid of the branch's newest message: the parent of the next entry appended."""
     warnings: tuple[str, ...]
+    """What of the file is not resumed, one sentence each: lines that cannot be read, lines
+    written twice, gaps in the chain of entries, entries off the branch."""
+    branch: tuple[Indexed, ...] = ()
+    """The entries to replay, oldest first (see `records`)."""
+
+    def records(self, problems: list[str] | None = None) -> Iterator[Record]:
+        """The branch's records, oldest first, read from the file as they are asked for. An
+        entry whose content is not valid is skipped, with a sentence added to `problems`."""
+        try:
+            with self.path.open("rb") as file:
+                for indexed in self.branch:
+                    fields = _fields_at(file, indexed.offset)
+                    if fields is None:
+                        _note(problems, f"line {indexed.line} changed since it was read; skipped")
+                        continue
+                    try:
+                        record = _record(fields)
+                    except _BadEntry as e:
+                        _note(problems, f"line {indexed.line} skipped: {e}")
+                        continue
+                    if record is not None:
+                        yield record
+        except OSError as e:
+            raise ConfigError(f"cannot read session file {self.path}: {e.strerror or e}") from e
+
+    def at_last_turn_end(self) -> LoadedSession:
+        """This session as it was when the model last finished a turn: what a process that
+        started a turn since then (and still runs it) began from."""
+        ends = [i for i, entry in enumerate(self.branch) if entry.ends_turn]
+        if not ends or ends[-1] == len(self.branch) - 1:
+            return self
+        branch = self.branch[: ends[-1] + 1]
+        return dataclasses.replace(self, branch=branch, last_uuid=branch[-1].uuid)  # a reply
+
+    def raw_lines(self) -> Iterator[dict[str, Any]]:
+        """The branch's entries as written (every type), oldest first, for copying."""
+        with self.path.open("rb") as file:
+            for indexed in self.branch:
+                fields = _fields_at(file, indexed.offset)
+                if fields is not None:
+                    yield fields
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One valid line: its fields as written, and the record it holds if it holds one."""
+    """One line with a valid header: its fields as written."""
 
     fields: dict[str, Any]
-    record: Record | None
 
 
 class _BadEntry(Exception):
     pass
 
 
+class _Bookkeeping(Exception):
+    """A line that is no entry of the conversation (see `foreign.is_bookkeeping`)."""
+
+
 def load_session(path: Path) -> LoadedSession:
-    """Read a session file. Raises SessionNotFound if it is missing, ConfigError if unreadable."""
-    warnings: list[str] = []
-    records: list[Record] = []
+    """Index a session file and choose the branch to resume. Raises SessionNotFound if it is
+    missing, ConfigError if it cannot be read."""
+    unreadable: list[int] = []
+    duplicates: list[int] = []
+    indexed: list[Indexed] = []
+    seen: set[str] = set()
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
-    last_uuid: str | None = None
-    for entry in iter_entries(path, warnings):  # one at a time: the raw lines are not all kept
-        last_uuid = entry.fields["uuid"]
-        if entry.record is not None:
-            records.append(entry.record)
-        elif entry.fields["type"] == "title":
-            title = entry.fields["title"]
-        elif entry.fields["type"] == "fork":
-            origin = entry.fields["forkedFrom"]
-            forked_from = (origin["sessionId"], origin["uuid"])
+    for line, offset, entry in _scan(path, unreadable):
+        fields = entry.fields
+        if fields["uuid"] in seen:
+            duplicates.append(line)
+            continue
+        seen.add(fields["uuid"])
+        parent = fields.get("parentUuid")
+        ends = _ends_turn(fields)
+        message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
+        indexed.append(
+            Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends, message)
+        )
+        if fields["type"] == "title" and isinstance(fields.get("title"), str):
+            title = fields["title"]
+        elif fields["type"] == "fork" and (origin := fork_origin(fields)) is not None:
+            forked_from = origin
+    branch = newest_branch(indexed)
+    warnings: list[str] = []
+    if unreadable:
+        warnings.append(f"{_lines(unreadable)} could not be read (torn or invalid); skipped")
+    if duplicates:
+        warnings.append(f"{_lines(duplicates)} repeated an earlier entry; skipped")
+    if branch.gaps:
+        warnings.append(
+            f"{_lines(list(branch.gaps))} followed an entry missing from the file; "
+            "the conversation goes on from the entry before"
+        )
+    if branch.left_out:
+        warnings.append(
+            f"{branch.left_out} entr{'y' if branch.left_out == 1 else 'ies'} not on the newest "
+            "branch of the conversation (written by another process, or cut off) left out"
+        )
     return LoadedSession(
         session_id=path.stem,
         path=path,
-        records=tuple(records),
         title=title,
         forked_from=forked_from,
-        last_uuid=last_uuid,
-        warnings=tuple(warnings),
+        last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
+        warnings=tuple(f"session file {path}: {w}" for w in warnings),
+        branch=branch.entries,
     )
 
 
-def iter_entries(path: Path, warnings: list[str]) -> Iterator[Entry]:
-    """Every valid entry of a file in order; each line skipped adds a warning to `warnings`."""
+def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]:
+    """(line number, offset, entry) of every line with a valid header, in file order; the
+    numbers of the other non-blank lines go to `unreadable`."""
     try:
         with path.open("rb") as lines:
+            offset = 0
             for number, line in enumerate(lines, 1):
+                start, offset = offset, offset + len(line)
                 if not line.strip():
                     continue
                 try:
-                    entry = _parse_entry(line)
-                except _BadEntry as e:
-                    warnings.append(f"line {number} of {path}: torn or invalid entry skipped ({e})")
+                    yield number, start, _parse_entry(line)
+                except _Bookkeeping:
                     continue
-                yield entry
+                except _BadEntry:
+                    unreadable.append(number)
     except FileNotFoundError:
         raise SessionNotFound(f"no session file at {path}") from None
     except OSError as e:
@@ -118,15 +209,20 @@ def iter_entries(path: Path, warnings: list[str]) -> Iterator[Entry]:
 
 def entry_at(file: BinaryIO, offset: int) -> Entry | None:
     """The entry on the line starting at `offset` of an open file, None if it is not valid."""
+    fields = _fields_at(file, offset)
+    return None if fields is None else Entry(fields)
+
+
+def _fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
     file.seek(offset)
     try:
-        return _parse_entry(file.readline())
+        return _parse_entry(file.readline()).fields
     except _BadEntry:
         return None
 
 
 def _parse_entry(line: bytes) -> Entry:
-    """One line as an entry; raises _BadEntry saying what is wrong with it."""
+    """One line as an entry with a valid header; raises _BadEntry saying what is wrong."""
     try:
         raw = json.loads(line)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, or absurdly nested
@@ -134,20 +230,31 @@ def _parse_entry(line: bytes) -> Entry:
     if not isinstance(raw, dict):
         raise _BadEntry("not a JSON object")
     fields = cast(dict[str, Any], raw)
+    if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
+        raise _Bookkeeping
     for key in ("type", "uuid", "sessionId", "timestamp", "cwd"):
         if not isinstance(fields.get(key), str):
             raise _BadEntry(f"no {key}")
     if not isinstance(fields.get("parentUuid", 0), str | None):
         raise _BadEntry("no parentUuid")
+    fields.setdefault("parentUuid", None)
+    return Entry(fields)
+
+
+def _record(fields: dict[str, Any]) -> Record | None:
     try:
-        return Entry(fields, _record(fields))
+        return _typed_record(fields)
     except ValidationError as e:
         error = e.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
         raise _BadEntry(f"{fields['type']}: {where}: {error['msg']}") from None
+    except RecursionError:
+        raise _BadEntry(f"{fields['type']}: nested too deeply") from None
 
 
-def _record(fields: dict[str, Any]) -> Record | None:
+def _typed_record(fields: dict[str, Any]) -> Record | None:
+    if is_off_conversation(fields):
+        return None
     match fields["type"]:
         case "user":
             return UserRecord(_message(fields.get("message"), "user").content)
@@ -155,30 +262,67 @@ def _record(fields: dict[str, Any]) -> Record | None:
             raw = fields.get("message")
             message = _message(raw, "assistant")
             usage = cast(dict[str, Any], raw).get("usage")
-            return AssistantRecord(message, None if usage is None else Usage.model_validate(usage))
+            message_id = cast(dict[str, Any], raw).get("id")
+            return AssistantRecord(
+                message,
+                None if usage is None else Usage.model_validate(usage),
+                message_id if isinstance(message_id, str) else None,
+            )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")
             if not isinstance(summary, list) or type(kept) is not int or kept < 1:
                 raise _BadEntry("compaction without a summary list and a positive kept")
             return CompactionRecord(tuple(Message.model_validate(m) for m in summary), kept)
-        case "title":
-            if not isinstance(fields.get("title"), str):
-                raise _BadEntry("title is not a string")
-        case "fork":
-            origin = fields.get("forkedFrom")
-            if not (
-                isinstance(origin, dict)
-                and isinstance(origin.get("sessionId"), str)
-                and isinstance(origin.get("uuid"), str | None)
-            ):
-                raise _BadEntry("forkedFrom needs a sessionId and a uuid")
-        case _:  # meta, and kinds a newer tether writes: part of the chain, nothing to replay
-            pass
+        case "spend":
+            cost = fields.get("costUSD")
+            if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
+                raise _BadEntry("spend without a costUSD")
+            return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
+        case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
+            return None
+        case unknown if "message" in fields:  # a conversation entry whose type was lost
+            raise _BadEntry(f"an entry of unknown type {unknown!r} with a message")
+        case _:  # kinds a newer tether (or another tool) writes: nothing to replay
+            return None
+
+
+def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
+    """(session id, entry uuid) a fork entry names, None when it names none."""
+    origin = fields.get("forkedFrom")
+    if (
+        isinstance(origin, dict)
+        and isinstance(origin.get("sessionId"), str)
+        and isinstance(origin.get("uuid"), str | None)
+    ):
+        return (origin["sessionId"], origin["uuid"])
     return None
 
 
 def _message(raw: object, role: str) -> Message:
     if not isinstance(raw, dict) or raw.get("role") != role:
         raise _BadEntry(f"message is not a {role} message")
-    content = cast(dict[str, Any], raw).get("content")
+    content = message_content(cast(dict[str, Any], raw).get("content"))
     return Message.model_validate({"role": role, "content": content})
+
+
+def _ends_turn(fields: dict[str, Any]) -> bool:
+    if fields["type"] != "assistant":
+        return False
+    message = fields.get("message")
+    content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return False
+    blocks = cast(list[Any], content)
+    return not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+
+
+def _lines(numbers: list[int]) -> str:
+    named = ", ".join(str(n) for n in numbers[:MAX_LINES_NAMED])
+    more = len(numbers) - MAX_LINES_NAMED
+    word = "line" if len(numbers) == 1 else "lines"
+    return f"{word} {named}" + (f" and {more} more" if more > 0 else "")
+
+
+def _note(problems: list[str] | None, text: str) -> None:
+    if problems is not None:
+        problems.append(text)

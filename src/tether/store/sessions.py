@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tether.protocol import ConfigError
-from tether.store.reader import SessionNotFound, entry_at
+from tether.store.reader import SessionNotFound, entry_at, fork_origin
 
 _MAX_SLUG = 200  # directory names stop at 255 bytes; deeper paths are cut and end in a hash
 _CHUNK = 1 << 20
@@ -156,7 +156,9 @@ def _scan(path: Path) -> tuple[int, str | None, str | None]:
             offset += len(chunk)
         title = fork = None
         if _TITLE_LINE in starts and (entry := entry_at(file, starts[_TITLE_LINE])):
-            title = entry.fields["title"]
+            found = entry.fields.get("title")
+            title = found if isinstance(found, str) else None
         if _FORK_LINE in starts and (entry := entry_at(file, starts[_FORK_LINE])):
-            fork = entry.fields["forkedFrom"]["sessionId"]
+            origin = fork_origin(entry.fields)
+            fork = origin[0] if origin is not None else None
     return lines, title, fork

@@ -1,10 +1,15 @@
 """Appending to a session file: one JSON entry a line, each handed to the OS in a single write,
 so a crash loses at most the line being written and never reorders or rewrites earlier ones.
+
+A writer holds an exclusive lock on its file (`flock`) for as long as it is open: a second
+process that wants to continue the same session is told (`SessionInUse`) instead of mixing
+its entries into the file. The kernel drops the lock when the process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import re
@@ -16,19 +21,26 @@ from types import TracebackType
 from typing import Any
 
 from tether.protocol import ConfigError, ContentBlock, HarnessError, Message, Usage
-from tether.store.reader import iter_entries
+from tether.store.branch import MESSAGE_TYPES
+from tether.store.reader import LoadedSession
 
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
 _HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_COPY_CHUNK = 1 << 20
+
+
+class SessionInUse(HarnessError):
+    """Another open writer (most likely another tether process) holds the session file."""
 
 
 class SessionWriter:
     """Appends entries to one session file; a `Journal` for `History` (user, assistant,
     compacted). Build one with `create`, `reopen` or `fork_session`.
 
-    Each entry's `parentUuid` is the previous entry's `uuid`. Nothing is buffered: when a
-    method returns, the OS has the whole line. `close` syncs it to disk.
+    A message's `parentUuid` is the previous message's `uuid`; any other entry's is the
+    newest message's too, but no entry names it as parent (see `MESSAGE_TYPES`). Nothing is
+    buffered: when a method returns, the OS has the whole line. `close` syncs it to disk.
     """
 
     def __init__(
@@ -45,7 +57,7 @@ class SessionWriter:
         self.session_id = session_id
         self.cwd = cwd
         self.last_uuid = last_uuid
-        """The newest entry's uuid: the next entry's parentUuid."""
+        """The newest message's uuid: the next entry's parentUuid."""
         self.model = model
         """Recorded on assistant entries."""
         self._fd: int | None = fd
@@ -68,20 +80,28 @@ class SessionWriter:
             raise HarnessError(f"a session file already exists at {path}") from None
         except OSError as e:
             raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
+        try:
+            _lock(fd, path)
+        except HarnessError:
+            os.close(fd)
+            raise
         return cls(path, fd, session_id=session_id, cwd=cwd, last_uuid=None, model=model)
 
     @classmethod
     def reopen(
         cls, path: Path, *, cwd: Path, last_uuid: str | None, model: str | None = None
     ) -> SessionWriter:
-        """Continue a session file (resume). `last_uuid` is `LoadedSession.last_uuid`. A line
-        torn by a crash is ended first, so the next entry starts on its own line."""
+        """Continue a session file (resume). `last_uuid` is `LoadedSession.last_uuid` (set it
+        later when the file is loaded once the writer holds it). A line torn by a crash is
+        ended first, so the next entry starts on its own line. Raises `SessionInUse` when
+        another writer holds the file, HarnessError when it cannot be written."""
         try:
             fd = os.open(path, _APPEND, 0o600)
         except OSError as e:
             raise HarnessError(f"cannot open session file {path}: {e.strerror or e}") from e
         writer = cls(path, fd, session_id=path.stem, cwd=cwd, last_uuid=last_uuid, model=model)
         try:
+            _lock(fd, path)
             if not _ends_with_newline(path, fd):
                 writer._write(b"\n")
         except OSError as e:
@@ -109,6 +129,10 @@ class SessionWriter:
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
         self.append("compaction", summary=[_message(m) for m in summary], kept=kept)
 
+    def spent(self, usage: Usage, cost_usd: float) -> None:
+        """Model calls outside the conversation (a subagent, a compaction summary)."""
+        self.append("spend", usage=usage.model_dump(mode="json"), costUSD=cost_usd)
+
     def title(self, title: str) -> None:
         self.append("title", title=title)
 
@@ -117,9 +141,9 @@ class SessionWriter:
         self.append("meta", data=data)
 
     def append(self, type: str, **fields: Any) -> str:
-        """Write one entry of any type after the newest; returns its uuid. If the write fails
-        (disk full) it raises HarnessError and the entry does not count: the next one still
-        points back to the last entry written whole."""
+        """Write one entry of any type after the newest message; returns its uuid. If the
+        write fails (disk full) it raises HarnessError and the entry does not count: the next
+        one still points back to the last message written whole."""
         clash = _HEADER.intersection(fields)
         if clash:
             raise ValueError(f"fields {sorted(clash)} are set by the writer")
@@ -134,7 +158,8 @@ class SessionWriter:
             **fields,
         }
         self._write(encode_entry(entry))
-        self.last_uuid = entry_uuid
+        if type in MESSAGE_TYPES:
+            self.last_uuid = entry_uuid
         return entry_uuid
 
     def close(self) -> None:
@@ -171,27 +196,47 @@ class SessionWriter:
             while written < len(data):
                 written += os.write(self._fd, memoryview(data)[written:])
         except OSError as e:
-            self._torn = self._torn or written > 0
+            if written and not self._take_back(written):
+                self._torn = True
             raise HarnessError(
                 f"could not save the session to {self.path}: {e.strerror or e}; "
                 "the last entry was not written"
             ) from e
         self._torn = False
 
+    def _take_back(self, written: int) -> bool:
+        """Remove the start of a line a failed write left at the end of the file (we hold the
+        lock: nobody appended after it). Whether the file ends where it did before."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+        except OSError:
+            return False
+        return True
+
 
 def fork_session(
-    source: Path, directory: Path, new_id: str, *, cwd: Path, model: str | None = None
+    source: LoadedSession, directory: Path, new_id: str, *, cwd: Path, model: str | None = None
 ) -> SessionWriter:
-    """Start session `new_id` as a copy of every valid entry of `source` (same uuids, the new
-    session id), then a fork entry naming the source and its last entry. `source` is only read."""
-    entries = list(iter_entries(source, []))
+    """Start session `new_id` as a copy of the branch `source` resumes (same uuids, the new
+    session id, each entry's parent the one copied before it), then a fork entry naming the
+    source and its last entry. The source file is only read."""
     writer = SessionWriter.create(directory, new_id, cwd=cwd, model=model)
     try:
-        if entries:
-            copies = (encode_entry({**e.fields, "sessionId": new_id}) for e in entries)
-            writer._write(b"".join(copies))
-            writer.last_uuid = entries[-1].fields["uuid"]
-        writer.append("fork", forkedFrom={"sessionId": source.stem, "uuid": writer.last_uuid})
+        chunk: list[bytes] = []
+        size = 0
+        for fields in source.raw_lines():
+            line = encode_entry({**fields, "sessionId": new_id, "parentUuid": writer.last_uuid})
+            chunk.append(line)
+            size += len(line)
+            if fields["type"] in MESSAGE_TYPES:
+                writer.last_uuid = fields["uuid"]
+            if size >= _COPY_CHUNK:
+                writer._write(b"".join(chunk))
+                chunk, size = [], 0
+        if chunk:
+            writer._write(b"".join(chunk))
+        writer.append("fork", forkedFrom={"sessionId": source.session_id, "uuid": writer.last_uuid})
     except BaseException:
         writer.close()
         raise
@@ -206,6 +251,16 @@ def encode_entry(entry: dict[str, Any]) -> bytes:
         # A lone surrogate (undecodable bytes kept by surrogateescape) has no UTF-8 form. \u
         # escapes keep it exactly, and the file stays valid UTF-8 that any JSON reader accepts.
         return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SessionInUse(f"session {path.stem} is in use by another tether process") from None
+    except OSError as e:  # a file system without locks: go on unlocked, as before locks
+        if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise HarnessError(f"cannot lock session file {path}: {e.strerror or e}") from e
 
 
 def _ends_with_newline(path: Path, fd: int) -> bool:

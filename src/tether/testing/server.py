@@ -32,7 +32,12 @@ from tether.testing.script import (
     is_turn,
 )
 from tether.testing.tokens import estimate_output_tokens, estimate_prompt_tokens
-from tether.testing.validation import Rejection, validate_anthropic, validate_openai
+from tether.testing.validation import (
+    Rejection,
+    lone_surrogate,
+    validate_anthropic,
+    validate_openai,
+)
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 # A callable turn may return another callable; this bounds that chain.
@@ -389,7 +394,8 @@ def _parse_body(raw: bytes) -> tuple[dict[str, Any], str | None]:
         return {}, "There was an error parsing the body: invalid JSON"
     if not isinstance(value, dict):
         return {}, "Input should be a valid dictionary or object"
-    return cast(dict[str, Any], value), None
+    body = cast(dict[str, Any], value)
+    return body, lone_surrogate(raw, body)
 
 
 def _scripted_rejection(error: HttpError) -> Rejection:

@@ -15,6 +15,8 @@ from tether.testing.recorded import blocks_of
 from tether.testing.tokens import estimate_prompt_tokens
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_CACHE_CONTROL_BLOCKS = 4
 MIN_THINKING_BUDGET = 1024
 
@@ -28,6 +30,25 @@ class Rejection:
     error_type: str = "invalid_request_error"
     param: str | None = None
     code: str | None = None
+
+
+def lone_surrogate(raw: bytes, parsed: object) -> str | None:
+    """The APIs' complaint about a body whose JSON escapes a lone surrogate (`\\ud800` with no
+    low half): valid to Python's decoder, refused by theirs. None when there is none."""
+    if re.search(rb"\\u[dD][89a-fA-F]", raw) is None:  # cheap: most bodies have no such escape
+        return None
+    stack: list[object] = [parsed]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return "The request body is not valid JSON: no low surrogate in string"
+        elif isinstance(item, dict):
+            stack.extend(cast(dict[object, object], item).keys())
+            stack.extend(cast(dict[object, object], item).values())
+        elif isinstance(item, list):
+            stack.extend(cast(list[object], item))
+    return None
 
 
 def _list(value: object) -> list[Any] | None:
@@ -150,7 +171,10 @@ def _message_shapes(body: Mapping[str, Any]) -> str | None:
             return 'messages: first message must use the "user" role'
         content = message.get("content")
         final_assistant = index == last and role == "assistant"
-        if content in ("", []) and not final_assistant:
+        # A system message may carry only settings for what follows (Claude Code sends
+        # `{"role": "system", "content": [], "output_config": {...}}` on resume).
+        settings_only = role == "system" and "output_config" in message
+        if content in ("", []) and not final_assistant and not settings_only:
             return (
                 f"messages.{index}: all messages must have non-empty content except for the "
                 "optional final assistant message"
@@ -193,18 +217,30 @@ def _ends_with_whitespace(content: object) -> bool:
 
 
 def _tool_pairing(body: Mapping[str, Any]) -> str | None:
-    """Each tool_use is answered, first thing, in the next message; no result answers nothing."""
+    """Each tool_use is answered, first thing, in the next message; no result answers nothing;
+    no two tool_use blocks of the whole request share an id."""
     messages = _dicts(body["messages"])
     asked: list[str] = []  # tool_use ids of the previous assistant message
+    every_id: set[str] = set()
     for index, message in enumerate(messages):
         blocks = blocks_of(message.get("content"))
         if message.get("role") == "assistant":
             if asked:
                 return _unanswered(index - 1, asked)
-            ids = [str(b.get("id")) for b in blocks if b.get("type") == "tool_use"]
-            if len(set(ids)) != len(ids):
-                return f"messages.{index}: `tool_use` ids must be unique"
-            asked = ids
+            asked = []
+            for position, block in enumerate(blocks):
+                if block.get("type") != "tool_use":
+                    continue
+                call_id = block.get("id")
+                where = f"messages.{index}.content.{position}"
+                if not isinstance(call_id, str) or not TOOL_USE_ID.match(call_id):
+                    return (
+                        f"{where}.tool_use.id: String should match pattern '{TOOL_USE_ID.pattern}'"
+                    )
+                if call_id in every_id:
+                    return f"{where}: `tool_use` ids must be unique"
+                every_id.add(call_id)
+                asked.append(call_id)
             continue
         answered: list[str] = []
         seen_other = False
@@ -308,13 +344,23 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
 
 
 def _tool_call_pairing(messages: list[dict[str, Any]]) -> Rejection | None:
-    """Every call is answered by a `tool` message before the next other message; no stray ones."""
+    """Every call is answered by a `tool` message before the next other message; no stray ones;
+    no two `tool` messages of the request answer the same id."""
     pending: list[str] = []
     asked_at = 0
+    answered_at: dict[str, int] = {}
     for index, message in enumerate(messages):
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
+            if isinstance(call_id, str) and call_id in answered_at:
+                return Rejection(
+                    f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
+                    f"messages[{answered_at[call_id]}] and messages[{index}].",
+                    param=f"messages.[{index}].tool_call_id",
+                )
+            if isinstance(call_id, str):
+                answered_at[call_id] = index
             if call_id not in pending:
                 return Rejection(
                     "Invalid parameter: messages with role 'tool' must be a response to a "

@@ -9,36 +9,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
-import tempfile
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import ConfinedCommand, signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
+from tether.tools.capped_log import DEFAULT_CAP_BYTES, CappedLog
 
 KILL_GRACE_S = 1.0
 """How long a stopped background command has between SIGTERM and SIGKILL."""
 SHOWN_COMMAND_CHARS = 80
+PUMP_BYTES_PER_S = 32 * 1024 * 1024
+"""How fast a background command's output is taken in: far more than servers and builds
+print, far less than `yes`."""
+PUMP_WINDOW_S = 0.25
 
 
 @dataclass
 class BackgroundShell:
     """One command started with `run_in_background`. Its output (stdout and stderr together)
-    goes straight from the process to `log_path`, so nothing is lost and nothing is held in
-    memory; `read_offset` is how far BashOutput has shown it."""
+    goes through a pipe into `log`, kept on disk under a cap (the newest output stays), never
+    held in memory; `read_offset` is how far BashOutput has shown it (in bytes since the
+    command started)."""
 
     id: str
     command: str
-    log_path: Path
+    log: CappedLog
     process: asyncio.subprocess.Process
-    log_fd: int = -1
-    """tether's descriptor of the log, which BashOutput reads: never the path, where the
-    command may have put a symlink to a file of tether's user in the log's place. Closed when
-    the shell is dropped."""
     read_offset: int = 0
     stopped: bool = False
     """Stopped by KillShell or `kill_all`: whoever stopped it knows, so its end is not announced."""
@@ -47,10 +46,24 @@ class BackgroundShell:
     cleanup: asyncio.Task[None] | None = None
     """For a confined command: what finishes its confinement once it ends (the sandbox's
     placeholders go then, not at the next command)."""
+    pump: asyncio.ReadTransport | None = None
+    """Reads the command's pipe into its log; closed when the session ends."""
+    drained: asyncio.Future[None] | None = None
+    """Done once all the output is in the log (the pipe was closed)."""
+
+    async def settle(self, grace_s: float = 0.5) -> None:
+        """Once the command ended, give what it printed last a moment to reach the log
+        (processes it left behind may hold the pipe open for good: not waited for)."""
+        if self.returncode is not None and self.drained is not None:
+            await asyncio.wait({self.drained}, timeout=grace_s)
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def log_path(self) -> Path:
+        return self.log.path
 
     @property
     def returncode(self) -> int | None:
@@ -84,15 +97,44 @@ async def _finish_confinement(
     await asyncio.to_thread(confined.finished, returncode, "")
 
 
-def _new_log(log_dir: Path, shell_id: str) -> tuple[int, Path]:
-    # A unique name: ids restart at bash_1 in every context, and contexts may share a directory.
-    # mkstemp creates it exclusively and without following a symlink.
-    log_dir.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f"bg-{shell_id}-", suffix=".log", dir=log_dir)
-    # The command writes through this open file, and tether reads through a duplicate that
-    # shares its offset: in append mode, tether's seeks never move where the command writes.
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
-    return fd, Path(name)
+class _LogPump(asyncio.Protocol):
+    """Moves what the command prints from its pipe into its log; `drained` is done once the
+    pipe is closed (by the command and anything it started) and all of it is in the log.
+
+    At most PUMP_BYTES_PER_S: past that, reading pauses until the second is over and the
+    command waits on its full pipe. A command printing without end (`yes`) would otherwise
+    keep tether busy copying output that the log drops anyway (measured: half a core)."""
+
+    def __init__(self, log: CappedLog, drained: asyncio.Future[None]) -> None:
+        self._log = log
+        self._drained = drained
+        self._transport: asyncio.ReadTransport | None = None
+        self._window_start = 0.0
+        self._window_bytes = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._log.append(data)
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now - self._window_start >= PUMP_WINDOW_S:
+            self._window_start, self._window_bytes = now, 0
+        self._window_bytes += len(data)
+        if self._window_bytes >= PUMP_BYTES_PER_S * PUMP_WINDOW_S and self._transport:
+            self._transport.pause_reading()
+            loop.call_at(self._window_start + PUMP_WINDOW_S, self._resume)
+
+    def _resume(self) -> None:
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
+        if not self._drained.done():
+            self._drained.set_result(None)
 
 
 class BackgroundShells:
@@ -101,8 +143,10 @@ class BackgroundShells:
     They outlive the turn that started them: an interrupt does not stop them, `kill_all` does.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES) -> None:
         self._shells: dict[str, BackgroundShell] = {}
+        self.log_cap_bytes = log_cap_bytes
+        """How much of each command's output is kept on disk (the newest)."""
 
     async def start(
         self,
@@ -118,12 +162,15 @@ class BackgroundShells:
         /dev/null and its output into a new log in `log_dir`; return once it has started.
         A cancellation while it starts stops it (and is re-raised): nobody would know its id."""
         shell_id = f"bash_{len(self._shells) + 1}"
-        fd, log_path = _new_log(log_dir, shell_id)
+        # A unique name: ids restart at bash_1 in every context, and contexts may share a
+        # directory.
+        log = CappedLog(log_dir, f"bg-{shell_id}-", cap_bytes=self.log_cap_bytes)
+        read_fd, write_fd = os.pipe()
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=fd,
+                stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=cwd,
                 env=dict(env),
@@ -135,17 +182,30 @@ class BackgroundShells:
             # Shielded: a cancellation can arrive after the fork, and that process must be found.
             process = await asyncio.shield(spawn)
         except asyncio.CancelledError:
-            with contextlib.suppress(OSError):
-                await stop_group(await spawn, grace_s=KILL_GRACE_S)
-            os.close(fd)
-            os.unlink(log_path)
+            try:
+                await stop_once_started(spawn, grace_s=KILL_GRACE_S)
+            finally:
+                os.close(read_fd)
+                _discard(log)
             raise
         except OSError as e:
-            os.close(fd)
-            os.unlink(log_path)
+            os.close(read_fd)
+            _discard(log)
             raise ToolError(f"Could not start {argv[0]}: {e.strerror or e}") from None
-        shell = BackgroundShell(shell_id, command, log_path, process, log_fd=fd)
-        weakref.finalize(shell, os.close, fd)
+        finally:
+            os.close(write_fd)
+        loop = asyncio.get_running_loop()
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        drained: asyncio.Future[None] = loop.create_future()
+        try:
+            transport, _ = await loop.connect_read_pipe(lambda: _LogPump(log, drained), pipe)
+        except BaseException:
+            pipe.close()
+            await stop_group(process, grace_s=KILL_GRACE_S)
+            _discard(log)
+            raise
+        shell = BackgroundShell(shell_id, command, log, process)
+        shell.pump, shell.drained = transport, drained
         if isinstance(argv, ConfinedCommand):
             shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
         self._shells[shell_id] = shell
@@ -170,10 +230,15 @@ class BackgroundShells:
         await stop_group(shell.process, grace_s=KILL_GRACE_S)
 
     async def kill_all(self) -> int:
-        """Stop every command still running, as the session ends; how many there were."""
+        """Stop every command still running, as the session ends; how many there were. Their
+        logs are closed: the session's scratch directory goes next."""
         running = self.running()
         await asyncio.gather(*(self.stop(shell) for shell in running))
         await asyncio.gather(*(s.cleanup for s in self._shells.values() if s.cleanup is not None))
+        for shell in self._shells.values():
+            if shell.pump is not None:
+                shell.pump.close()
+            shell.log.close()
         return len(running)
 
     def running(self) -> list[BackgroundShell]:
@@ -193,3 +258,10 @@ class BackgroundShells:
                 f'read its output with BashOutput(bash_id="{shell.id}").'
             )
         return notices
+
+
+def _discard(log: CappedLog) -> None:
+    """A log whose command never started: nobody will read it."""
+    log.close()
+    with contextlib.suppress(OSError):
+        log.path.unlink()

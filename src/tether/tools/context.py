@@ -4,6 +4,7 @@ which files were read, and the snapshots that make writes revertible."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Generator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from typing import Literal
 from tether.kernel_paths import expand_tilde, kernel_resolve
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShells
+from tether.tools.file_state import FileState
+from tether.tools.run_record import RunRecord
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
@@ -35,6 +38,39 @@ def approved_call() -> Generator[None]:
         _approved.reset(token)
 
 
+NAME_MAX = 255
+"""The longest file name, in bytes, that Linux file systems take (ext4, xfs, btrfs, tmpfs)."""
+PATH_MAX = 4096
+"""The longest path, in bytes and with its final NUL, that the kernel takes."""
+
+
+def require_nameable(path: Path, given: str) -> None:
+    """Refuse, with the reason, a path no file system can name: a name over NAME_MAX bytes,
+    a path over PATH_MAX, text that is no file name (a lone surrogate). Checked before any
+    system call, which would only say "File name too long" or fail to encode."""
+    try:
+        whole = os.fsencode(path)
+    except UnicodeEncodeError as e:
+        code_point = ord(e.object[e.start])
+        raise ToolError(
+            f"{given!r} cannot be a path: it holds a lone surrogate (U+{code_point:04X}), "
+            "which is not Unicode text."
+        ) from None
+    for name in path.parts:
+        size = len(os.fsencode(name))
+        if size > NAME_MAX:
+            shown = name if len(name) <= 40 else name[:40] + "…"
+            raise ToolError(
+                f"The file name {shown!r} is {size} bytes long; file names can be at most "
+                f"{NAME_MAX} bytes."
+            )
+    if len(whole) >= PATH_MAX:
+        raise ToolError(
+            f"The path is {len(whole)} bytes long once resolved; paths can be at most "
+            f"{PATH_MAX - 1} bytes."
+        )
+
+
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
@@ -46,54 +82,6 @@ class TodoItem:
     status: TodoStatus
     active_form: str
     """The step in the present continuous ("Running the tests"), shown while it is in progress."""
-
-
-@dataclass(frozen=True)
-class ReadRecord:
-    mtime_ns: int
-    size: int
-
-
-@dataclass
-class FileState:
-    """Reads seen in this session and, per path, a stack of contents before each write.
-
-    A snapshot of `None` means the file did not exist before the write.
-    """
-
-    reads: dict[Path, ReadRecord] = field(default_factory=dict[Path, ReadRecord])
-    snapshots: dict[Path, list[bytes | None]] = field(
-        default_factory=dict[Path, list[bytes | None]]
-    )
-
-    def record_read(self, path: Path) -> None:
-        st = path.stat()
-        self.reads[path] = ReadRecord(st.st_mtime_ns, st.st_size)
-
-    def require_fresh_read(self, path: Path, shown: str) -> None:
-        """Refuse to change a file the model has not read, or that changed since it read it."""
-        record = self.reads.get(path)
-        if record is None:
-            raise ToolError(
-                f"{shown} has not been read in this session; Read it before changing it."
-            )
-        st = path.stat()
-        if (st.st_mtime_ns, st.st_size) != (record.mtime_ns, record.size):
-            raise ToolError(
-                f"{shown} changed on disk since it was last read; Read it again before changing it."
-            )
-
-    def push_snapshot(self, path: Path, previous: bytes | None) -> None:
-        self.snapshots.setdefault(path, []).append(previous)
-
-    def pop_snapshot(self, path: Path) -> bytes | None:
-        stack = self.snapshots.get(path)
-        if not stack:
-            raise KeyError(path)
-        previous = stack.pop()
-        if not stack:
-            del self.snapshots[path]
-        return previous
 
 
 @dataclass
@@ -121,8 +109,13 @@ class ToolContext:
     background: BackgroundShells = field(default_factory=BackgroundShells)
     """Commands Bash started with `run_in_background`: the loop announces those that end
     (`finished_unreported`) and the session stops the rest when it ends (`kill_all`)."""
+    run: RunRecord | None = None
+    """Where the process groups and temporary files of this run are written down, so that the
+    next tether cleans up after one that was killed (`tools.run_record`); None: not kept."""
 
     def __post_init__(self) -> None:
+        if self.files.snapshots.directory is None:
+            self.files.snapshots.directory = self.scratch_dir
         self.workspace = self.workspace.resolve()
         self.extra_dirs = tuple(d.resolve() for d in self.extra_dirs)
         self.cwd = (self.cwd or self.workspace).resolve()
@@ -145,12 +138,14 @@ class ToolContext:
         p = Path(expand_tilde(path, home=Path.home()) or path)
         if not p.is_absolute():
             p = self.workspace / p
+        require_nameable(p, path)
         resolved = kernel_resolve(p)
         if resolved is None:
             raise ToolError(
                 f"{path} cannot be opened: a symlink loop, or `..` after a directory that "
                 "does not exist."
             )
+        require_nameable(resolved, path)
         return resolved
 
     def inside_workspace(self, path: Path) -> bool:

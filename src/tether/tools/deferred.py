@@ -76,7 +76,7 @@ class DeferredTools:
     def resolve(self, call: ToolUseBlock) -> ToolUseBlock:
         """A CallTool call as the call of the tool it names (same id), so that permissions,
         hooks and the display see the real tool; any other call as it is."""
-        if call.name != CALL_TOOL or call.input_error is not None:
+        if call.name != CALL_TOOL or call.input_error is not None or call.input_refused is not None:
             return call
         name, arguments = call.input.get("name"), call.input.get("arguments", {})
         if not isinstance(name, str) or name not in self._tools or not isinstance(arguments, dict):

@@ -13,6 +13,7 @@ from tether.protocol import ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
+from tether.tools.input_text import find_unencodable
 
 MAX_RESULT_CHARS = 100_000
 
@@ -105,6 +106,11 @@ class ToolRegistry:
                 f"The arguments for {call.name} were not a valid JSON object ({call.input_error}). "
                 "Call the tool again with a JSON object matching its schema."
             )
+        if call.input_refused is not None:
+            raise ToolError(f"Invalid input for {call.name}: {call.input_refused}.")
+        unencodable = find_unencodable(call.input)
+        if unencodable is not None:
+            raise ToolError(f"Invalid input for {call.name}: {unencodable.describe()}.")
         try:
             args = tool.input_model.model_validate(call.input)
         except ValidationError as e:

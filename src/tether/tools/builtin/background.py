@@ -4,17 +4,19 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShell, BackgroundShells
 from tether.tools.base import tool
+from tether.tools.builtin.files import human_size
 from tether.tools.builtin.shell_output import SHOWN_CHARS
+from tether.tools.capped_log import CappedLog
 from tether.tools.context import ToolContext
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
@@ -47,10 +49,22 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> str:
     # The status first: when it says the command ended, everything it printed is in the log.
     status = shell.status()
     finished = shell.returncode is not None
+    await shell.settle()
     new = _read_new(shell, pattern, finished=finished)
     if finished:
         shell.announced = True
     parts: list[str] = []
+    if new.lost_bytes:
+        cap = human_size(shell.log.cap_bytes)
+        parts.append(
+            f"[... {new.lost_bytes:,} bytes of output were dropped before they were read: "
+            f"a background command's log keeps at most {cap}, its newest output ...]"
+        )
+    if shell.log.error is not None:
+        parts.append(
+            f"[... output after the first {human_size(shell.log.saved_end)} could not be "
+            f"saved: {shell.log.error} ...]"
+        )
     if new.skipped_bytes:
         what = "matching lines" if pattern is not None else "output"
         parts.append(
@@ -98,6 +112,26 @@ class _NewOutput:
     text: str
     skipped_bytes: int
     """New output (or matching lines) left out to keep within SHOWN_CHARS."""
+    lost_bytes: int = 0
+    """New output the log no longer holds: dropped, oldest first, to keep it under its cap."""
+
+
+class _LogReader(io.RawIOBase):
+    """The log read from an offset counted since the command started, through tether's own
+    descriptor (never the path, where the command may have put a link to another file)."""
+
+    def __init__(self, log: CappedLog, position: int) -> None:
+        self._log = log
+        self.position = position
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._log.read(self.position, len(buffer))
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
 
 
 def _read_new(
@@ -105,24 +139,22 @@ def _read_new(
 ) -> _NewOutput:
     """The log from `shell.read_offset` on, which then moves past what was read. Memory stays
     bounded however large the log has grown."""
+    log = shell.log
+    end = log.saved_end
+    lost = max(0, log.dropped - shell.read_offset)
+    start = shell.read_offset = min(max(shell.read_offset, log.dropped), end)
     try:
-        # Through tether's own descriptor, never the path (see `BackgroundShell.log_fd`).
-        with os.fdopen(os.dup(shell.log_fd), "rb") as log:
-            end = os.fstat(log.fileno()).st_size
-            # min: a log truncated behind our back is read again from its new end.
-            start = shell.read_offset = min(shell.read_offset, end)
-            if pattern is None:
-                skipped = max(0, end - start - SHOWN_CHARS)
-                log.seek(start + skipped)
-                data = log.read(end - start - skipped)
-                if not finished:
-                    data = data[: _complete_utf8_length(data)]
-                shell.read_offset = start + skipped + len(data)
-                if skipped:
-                    data = data.lstrip(_CONTINUATION_BYTES)
-                return _NewOutput(data.decode("utf-8", errors="replace"), skipped)
-            log.seek(start)
-            return _matching_lines(shell, log, pattern, end=end, finished=finished)
+        if pattern is None:
+            skipped = max(0, end - start - SHOWN_CHARS)
+            data = log.read(start + skipped, end - start - skipped)
+            if not finished:
+                data = data[: _complete_utf8_length(data)]
+            shell.read_offset = start + skipped + len(data)
+            if skipped or lost:
+                data = data.lstrip(_CONTINUATION_BYTES)
+            return _NewOutput(data.decode("utf-8", errors="replace"), skipped, lost)
+        reader = io.BufferedReader(_LogReader(log, start))
+        return _matching_lines(shell, reader, pattern, end=end, finished=finished, lost=lost)
     except OSError as e:
         raise ToolError(
             f"Could not read the log of {shell.id} ({shell.log_path}): {e.strerror or e}"
@@ -131,11 +163,12 @@ def _read_new(
 
 def _matching_lines(
     shell: BackgroundShell,
-    log: io.BufferedReader,
+    log: io.BufferedReader[_LogReader],
     pattern: re.Pattern[str],
     *,
     end: int,
     finished: bool,
+    lost: int,
 ) -> _NewOutput:
     # Lines longer than SHOWN_CHARS bytes are matched in pieces of that size.
     kept: deque[tuple[str, int]] = deque()
@@ -160,7 +193,7 @@ def _matching_lines(
             kept_chars -= len(dropped)
             skipped += size
     shell.read_offset = position
-    return _NewOutput("".join(text for text, _ in kept), skipped)
+    return _NewOutput("".join(text for text, _ in kept), skipped, lost)
 
 
 def _complete_utf8_length(data: bytes) -> int:

@@ -17,11 +17,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.processes import ConfinedCommand, signal_name, stop_group
+from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.shell_output import OutputCapture
 from tether.tools.context import CommandWrapper, ToolContext
+from tether.tools.input_text import OsText
+from tether.tools.os_errors import os_errors
+from tether.tools.run_record import RunRecord
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -69,7 +72,7 @@ def command_environment(environ: Mapping[str, str], cwd: Path) -> dict[str, str]
 class BashInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    command: str = Field(min_length=1, description="The bash command to run.")
+    command: OsText = Field(min_length=1, description="The bash command to run.")
     timeout: int = Field(
         default=DEFAULT_TIMEOUT_MS,
         ge=1,
@@ -127,7 +130,12 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
     if args.run_in_background:
         return _with_notes(await _start_in_background(ctx, args.command, cwd), notes)
     run = await run_shell(
-        args.command, cwd, args.timeout / 1000, ctx.scratch_dir, wrapper=ctx.command_wrapper
+        args.command,
+        cwd,
+        args.timeout / 1000,
+        ctx.scratch_dir,
+        wrapper=ctx.command_wrapper,
+        record=ctx.run,
     )
     cwd_note = _follow_cwd(ctx, run.final_cwd)
     if cwd_note is not None:
@@ -152,6 +160,10 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
     return body
 
 
+def _marker(record: RunRecord | None) -> dict[str, str]:
+    return record.environment() if record is not None else {}
+
+
 def _with_notes(body: str, notes: list[str]) -> str:
     if not notes:
         return body
@@ -161,17 +173,20 @@ def _with_notes(body: str, notes: list[str]) -> str:
 async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> str:
     argv = _bash_argv(command, cwd, ctx.command_wrapper)
     try:
-        shell = await ctx.background.start(
-            command,
-            argv,
-            cwd=cwd,
-            log_dir=ctx.scratch_dir,
-            env=command_environment(os.environ, cwd),
-            pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
-        )
+        with os_errors(f"keep the command's output in {ctx.scratch_dir}"):
+            shell = await ctx.background.start(
+                command,
+                argv,
+                cwd=cwd,
+                log_dir=ctx.scratch_dir,
+                env=command_environment(os.environ, cwd) | _marker(ctx.run),
+                pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
+            )
     finally:
         if isinstance(argv, ConfinedCommand):
             argv.spawned()
+    if ctx.run is not None:
+        ctx.run.process_group(shell.pid)
     return (
         f"Started background command {shell.id} (pid {shell.pid}). "
         f"Output: {ctx.show(shell.log_path)}. "
@@ -200,17 +215,26 @@ async def run_shell(
     scratch_dir: Path,
     *,
     wrapper: CommandWrapper | None = None,
+    record: RunRecord | None = None,
 ) -> ShellRun:
     """Run `command` under bash in its own process group; stop the group on timeout or
     cancellation (the cancellation is then re-raised). `wrapper` turns the bash argv into a
-    confined one; what it starts must die with it (bwrap's --die-with-parent does)."""
-    cwd_file, cwd_fd = _new_cwd_file(scratch_dir)
-    capture = OutputCapture(scratch_dir)
+    confined one; what it starts must die with it (bwrap's --die-with-parent does). `record`
+    writes the group down (and marks its environment) for the cleanup after a killed run."""
+    with os_errors(f"keep the command's output in {scratch_dir}"):
+        cwd_file, cwd_fd = _new_cwd_file(scratch_dir)
+        try:
+            capture = OutputCapture(scratch_dir)
+        except BaseException:
+            os.close(cwd_fd)
+            raise
     argv: list[str] = []
     returncode = -1
     try:
         argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
-        returncode, timed_out, held_open = await _run_in_group(argv, cwd, timeout_s, capture)
+        returncode, timed_out, held_open = await _run_in_group(
+            argv, cwd, timeout_s, capture, record
+        )
     finally:
         capture.close()
         final_cwd = _take_cwd_file(cwd_file, cwd_fd)
@@ -265,7 +289,11 @@ def _script(command: str, cwd_file: Path) -> str:
 
 
 async def _run_in_group(
-    argv: list[str], cwd: Path, timeout_s: float, capture: OutputCapture
+    argv: list[str],
+    cwd: Path,
+    timeout_s: float,
+    capture: OutputCapture,
+    record: RunRecord | None,
 ) -> tuple[int, bool, bool]:
     # A pipe of our own rather than asyncio's: asyncio would only report the exit once every
     # holder of the pipe (background children too) has closed it.
@@ -278,7 +306,7 @@ async def _run_in_group(
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=command_environment(os.environ, cwd),
+            env=command_environment(os.environ, cwd) | _marker(record),
             start_new_session=True,
             pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
         )
@@ -287,10 +315,11 @@ async def _run_in_group(
         # Shielded: a cancellation here can arrive after the fork, and the process it started
         # must still be found and stopped.
         proc = await asyncio.shield(spawn)
+        if record is not None:
+            record.process_group(proc.pid)
     except asyncio.CancelledError:
         pipe.close()
-        with contextlib.suppress(OSError):
-            await stop_group(await spawn, grace_s=KILL_GRACE_S)
+        await stop_once_started(spawn, grace_s=KILL_GRACE_S)
         raise
     except OSError as e:
         pipe.close()

@@ -10,20 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
-from tether.tools.builtin.files import (
-    decode_text,
-    encode_text,
-    read_current,
-    unified_diff,
-    write_revertibly,
-)
+from tether.tools.builtin.checked_write import Current, change_file, read_current
+from tether.tools.builtin.files import decode_text, encode_text, unified_diff
 from tether.tools.context import ToolContext
+from tether.tools.input_text import OsText
 
 
 class EditInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    file_path: str = Field(
+    file_path: OsText = Field(
         description="The file to change: absolute, or relative to the workspace."
     )
     old_string: str = Field(description="The exact text to replace, as it appears in the file.")
@@ -35,7 +31,10 @@ class EditInput(BaseModel):
 
 def check_edit(ctx: ToolContext, args: EditInput) -> None:
     """What makes an Edit impossible, found before anyone is asked to approve it."""
-    _planned_edit(ctx, args, writing=False)
+    _require_change(args)
+    path = ctx.resolve(args.file_path)
+    shown = ctx.show(path)
+    _planned_edit(path, shown, ctx, args, read_current(path, shown))
 
 
 @tool("Edit", read_only=False, check=check_edit)
@@ -49,9 +48,19 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
       or set `replace_all` to change every occurrence (e.g. to rename a variable).
     - To create a file use Write. Revert undoes the edit.
     """
-    plan = _planned_edit(ctx, args, writing=True)
-    shown = plan.shown
-    write_revertibly(ctx.files, plan.path, plan.previous, encode_text(plan.updated), shown)
+    _require_change(args)
+    path = ctx.resolve(args.file_path)
+    shown = ctx.show(path)
+    ctx.require_writable(path)
+    plans: list[_Plan] = []
+
+    def new_content(current: Current) -> bytes:
+        # Worked out from the file as it is at the moment of writing, not as it was checked.
+        plans.append(plan := _planned_edit(path, shown, ctx, args, current))
+        return encode_text(plan.updated)
+
+    await change_file(ctx, path, shown, new_content, snapshot=True)
+    [plan] = plans
     replaced = plan.count if args.replace_all else 1
     what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
     summary = f"Edited {shown}: replaced {what} (first at line {plan.first_line})."
@@ -60,18 +69,13 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
 
 @dataclass(frozen=True)
 class _Plan:
-    path: Path
-    shown: str
-    previous: bytes
     text: str
     updated: str
     count: int
     first_line: int
 
 
-def _planned_edit(ctx: ToolContext, args: EditInput, *, writing: bool) -> _Plan:
-    """The edit worked out without writing anything; `writing` also refuses a path the tool
-    may not write (when checking before approval, the gate decides that)."""
+def _require_change(args: EditInput) -> None:
     if not args.old_string:
         raise ToolError(
             "old_string is empty. To create a file use Write; to insert text, include the "
@@ -79,17 +83,16 @@ def _planned_edit(ctx: ToolContext, args: EditInput, *, writing: bool) -> _Plan:
         )
     if args.old_string == args.new_string:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
-    path = ctx.resolve(args.file_path)
-    shown = ctx.show(path)
-    if writing:
-        ctx.require_writable(path)
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; give the path of a file.")
-    previous = read_current(path, shown)
-    if previous is None:
+
+
+def _planned_edit(
+    path: Path, shown: str, ctx: ToolContext, args: EditInput, current: Current
+) -> _Plan:
+    """The edit worked out from the file's `current` content, without writing anything."""
+    if current.content is None or current.stat is None:
         raise ToolError(f"File does not exist: {shown}. To create a file use Write.")
-    ctx.files.require_fresh_read(path, shown)
-    text = decode_text(previous)
+    ctx.files.require_seen(path, shown, current.stat, current.content)
+    text = decode_text(current.content)
     old, new = _match_line_endings(text, args.old_string, args.new_string)
     count = text.count(old)
     if count == 0:
@@ -101,7 +104,7 @@ def _planned_edit(ctx: ToolContext, args: EditInput, *, writing: bool) -> _Plan:
         )
     updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
     first_line = text.count("\n", 0, text.index(old)) + 1
-    return _Plan(path, shown, previous, text, updated, count, first_line)
+    return _Plan(text, updated, count, first_line)
 
 
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:

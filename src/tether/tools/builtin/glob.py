@@ -14,6 +14,8 @@ from tether.tools.builtin.files import printable
 from tether.tools.builtin.glob_match import compile_glob, split_static_prefix
 from tether.tools.builtin.ripgrep import newest_first, run_rg
 from tether.tools.context import ToolContext
+from tether.tools.input_text import OsText
+from tether.tools.os_errors import os_errors
 
 MAX_RESULTS = 100
 _MAX_LISTING_BYTES = 64 * 1024 * 1024
@@ -22,11 +24,11 @@ _MAX_LISTING_BYTES = 64 * 1024 * 1024
 class GlobInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    pattern: str = Field(
+    pattern: OsText = Field(
         min_length=1,
         description='The glob to match file paths against, e.g. "**/*.py" or "src/**/*.ts".',
     )
-    path: str | None = Field(
+    path: OsText | None = Field(
         default=None,
         description="The directory to search in (default: the workspace). Omit it for the "
         "default; do not pass null or an empty string.",
@@ -52,7 +54,9 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
     root = ctx.resolve(str(base / prefix)) if prefix else base
     where = "the workspace" if base == ctx.workspace else ctx.show(base)
     no_match = f"No files match {args.pattern!r} in {where}."
-    if not root.is_dir():
+    with os_errors(f"search {ctx.show(root)}"):
+        root_is_dir = root.is_dir()
+    if not root_is_dir:
         return no_match
     run = await run_rg(["--files", "--hidden", "--glob", "!.git"], root, _MAX_LISTING_BYTES)
     if run.returncode == 2 and not run.stdout:
@@ -82,9 +86,11 @@ def _base_and_pattern(ctx: ToolContext, pattern: str, path: str | None) -> tuple
         return Path("/"), pattern.lstrip("/")
     base = ctx.resolve(path) if path else ctx.workspace
     shown = ctx.show(base)
-    if not base.exists():
+    with os_errors(f"search {shown}"):
+        exists, is_dir = base.exists(), base.is_dir()
+    if not exists:
         raise ToolError(f"Directory does not exist: {shown}.")
-    if not base.is_dir():
+    if not is_dir:
         raise ToolError(f"{shown} is not a directory; give a directory as path.")
     while pattern.startswith("./"):
         pattern = pattern[2:]

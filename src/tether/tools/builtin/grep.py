@@ -12,6 +12,8 @@ from tether.protocol import ToolError
 from tether.tools.base import tool
 from tether.tools.builtin.ripgrep import newest_first, run_rg
 from tether.tools.context import ToolContext
+from tether.tools.input_text import OsText
+from tether.tools.os_errors import os_errors
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_COLUMNS = 500
@@ -28,17 +30,17 @@ OutputMode = Literal["files_with_matches", "content", "count"]
 class GrepInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    pattern: str = Field(
+    pattern: OsText = Field(
         min_length=1, description="The regular expression to search for (ripgrep syntax)."
     )
-    path: str | None = Field(
+    path: OsText | None = Field(
         default=None, description="The file or directory to search (default: the workspace)."
     )
-    glob: str | None = Field(
+    glob: OsText | None = Field(
         default=None,
         description='Only search files whose paths match this glob, e.g. "*.js", "*.{ts,tsx}".',
     )
-    type: str | None = Field(
+    type: OsText | None = Field(
         default=None,
         description='Only search files of this ripgrep type, e.g. "py", "js", "rust", "go".',
     )
@@ -157,7 +159,9 @@ def _rg_arguments(ctx: ToolContext, args: GrepInput) -> tuple[list[str], str]:
         return argv, "the workspace"
     target = ctx.resolve(args.path)
     shown = ctx.show(target)
-    if not target.exists():
+    with os_errors(f"search {shown}"):
+        exists = target.exists()
+    if not exists:
         raise ToolError(f"Path does not exist: {shown}.")
     if target == ctx.workspace:
         return argv, "the workspace"

@@ -14,8 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.base import tool
-from tether.tools.builtin.files import describe_os_error, human_size
+from tether.tools.builtin.files import human_size
 from tether.tools.context import ToolContext
+from tether.tools.file_state import version_of_open_file
+from tether.tools.input_text import OsText
+from tether.tools.os_errors import describe_os_error, os_errors
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -40,7 +43,9 @@ _MAGIC = (
 class ReadInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    file_path: str = Field(description="The file to read: absolute, or relative to the workspace.")
+    file_path: OsText = Field(
+        description="The file to read: absolute, or relative to the workspace."
+    )
     offset: int | None = Field(
         default=None, ge=0, description="The 1-based line number to start at (default 1)."
     )
@@ -66,11 +71,17 @@ async def read(ctx: ToolContext, args: ReadInput) -> str:
     first = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_LIMIT
     try:
-        with path.open("rb") as f:
+        # Non-blocking: what became a FIFO since the check above must not hang the read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ToolError(f"{shown} is not a regular file (a device, pipe or socket).")
+            # The version seen is taken from the open file, before its content is shown.
+            seen = version_of_open_file(fd)
             view = _read_window(f, first, limit, path, shown)
     except OSError as e:
         raise ToolError(describe_os_error(e, f"read {shown}")) from None
-    ctx.files.record_read(path)
+    ctx.files.saw(path, seen)
     return view
 
 
@@ -92,7 +103,9 @@ def _require_readable_file(path: Path, shown: str) -> None:
 def _missing_file_message(path: Path, shown: str) -> str:
     message = f"File does not exist: {shown}."
     parent = path.parent
-    if not parent.is_dir():
+    with os_errors(f"read {shown}"):
+        parent_is_dir = parent.is_dir()
+    if not parent_is_dir:
         return message + f" (its directory {parent} does not exist either)"
     try:
         with os.scandir(parent) as entries:

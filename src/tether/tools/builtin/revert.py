@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
-from tether.tools.builtin.files import (
-    decode_text,
-    delete_file,
-    read_current,
-    unified_diff,
-    write_atomic,
-)
+from tether.tools.builtin.checked_write import Current, change_file
+from tether.tools.builtin.files import decode_text, human_size, unified_diff
 from tether.tools.context import ToolContext
+from tether.tools.input_text import OsText
+from tether.tools.os_errors import os_errors
 
 
 class RevertInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    file_path: str = Field(
+    file_path: OsText = Field(
         description="The file whose last change to undo: absolute, or relative to the workspace."
     )
 
@@ -27,12 +26,26 @@ class RevertInput(BaseModel):
 def check_revert(ctx: ToolContext, args: RevertInput) -> None:
     """Nothing to undo makes a Revert impossible, found before anyone is asked to approve it."""
     path = ctx.resolve(args.file_path)
-    if not ctx.files.snapshots.get(path):
-        raise ToolError(_nothing_to_revert(ctx.show(path)))
+    if not ctx.files.snapshots.count(path):
+        raise ToolError(_nothing_to_revert(ctx, path, ctx.show(path)))
 
 
-def _nothing_to_revert(shown: str) -> str:
-    return f"Nothing to revert for {shown}: no Write or Edit of it in this session is left to undo."
+def _nothing_to_revert(ctx: ToolContext, path: Path, shown: str) -> str:
+    message = (
+        f"Nothing to revert for {shown}: no Write or Edit of it in this session is left to undo."
+    )
+    dropped = ctx.files.snapshots.dropped(path)
+    if dropped:
+        message += f" {_dropped_note(ctx, dropped)}"
+    return message
+
+
+def _dropped_note(ctx: ToolContext, dropped: int) -> str:
+    budget = human_size(ctx.files.snapshots.budget_bytes)
+    return (
+        f"The snapshots of its {dropped} earliest change(s) were dropped to keep this "
+        f"session's snapshots under {budget}, so those changes can no longer be reverted."
+    )
 
 
 @tool("Revert", read_only=False, check=check_revert)
@@ -43,30 +56,32 @@ async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
       deleted.
     - Calling it again undoes the change before that, and so on back to the first one.
     - Only changes made by Write and Edit are known; changes made through Bash are not.
+    - The file must not have changed on disk since this session last read or wrote it.
     """
     path = ctx.resolve(args.file_path)
     shown = ctx.show(path)
     ctx.require_writable(path)
+    if not ctx.files.snapshots.count(path):
+        raise ToolError(_nothing_to_revert(ctx, path, shown))
+    with os_errors(f"read back the snapshot of {shown}"):
+        previous = ctx.files.snapshots.pop(path)
+
+    def restored(current: Current) -> bytes | None:
+        return previous
+
     try:
-        previous = ctx.files.pop_snapshot(path)
-    except KeyError:
-        raise ToolError(_nothing_to_revert(shown)) from None
-    try:
-        current = read_current(path, shown)
-        if previous is None:
-            delete_file(path, shown)
-        else:
-            write_atomic(path, previous, shown)
+        change = await change_file(ctx, path, shown, restored, snapshot=False)
     except BaseException:
-        ctx.files.push_snapshot(path, previous)
+        ctx.files.snapshots.push(path, previous)
         raise
-    left = len(ctx.files.snapshots.get(path, []))
+    left = ctx.files.snapshots.count(path)
     more = f" {left} earlier change(s) can still be reverted." if left else ""
-    current_text = None if current is None else decode_text(current)
+    dropped = ctx.files.snapshots.dropped(path)
+    if dropped:
+        more += f" {_dropped_note(ctx, dropped)}"
+    current_text = None if change.before is None else decode_text(change.before)
     if previous is None:
-        ctx.files.reads.pop(path, None)
         text = f"Deleted {shown}: it did not exist before this session created it.{more}"
         return ToolOutput(text=text, diff=unified_diff(current_text, None, shown))
-    ctx.files.record_read(path)
     text = f"Restored {shown} to its content before the last change.{more}"
     return ToolOutput(text=text, diff=unified_diff(current_text, decode_text(previous), shown))

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
-from tether.tools.builtin.files import (
-    count_lines,
-    decode_text,
-    encode_text,
-    read_current,
-    unified_diff,
-    write_revertibly,
-)
+from tether.tools.builtin.checked_write import Current, change_file, read_current
+from tether.tools.builtin.files import count_lines, decode_text, encode_text, unified_diff
 from tether.tools.context import ToolContext
+from tether.tools.input_text import OsText
 
 
 class WriteInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    file_path: str = Field(description="The file to write: absolute, or relative to the workspace.")
+    file_path: OsText = Field(
+        description="The file to write: absolute, or relative to the workspace."
+    )
     content: str = Field(description="The complete new content of the file.")
 
 
@@ -30,16 +24,10 @@ def check_write(ctx: ToolContext, args: WriteInput) -> None:
     """What makes a Write impossible, found before anyone is asked to approve it: a directory
     in the way, an existing file not read (or changed since)."""
     path = ctx.resolve(args.file_path)
-    _check_target(ctx, path, ctx.show(path))
-
-
-def _check_target(ctx: ToolContext, path: Path, shown: str) -> bytes | None:
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; give the path of a file.")
-    previous = read_current(path, shown)
-    if previous is not None:
-        ctx.files.require_fresh_read(path, shown)
-    return previous
+    shown = ctx.show(path)
+    current = read_current(path, shown)
+    if current.content is not None and current.stat is not None:
+        ctx.files.require_seen(path, shown, current.stat, current.content)
 
 
 @tool("Write", read_only=False, check=check_write)
@@ -55,12 +43,15 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     path = ctx.resolve(args.file_path)
     shown = ctx.show(path)
     ctx.require_writable(path)
-    previous = _check_target(ctx, path, shown)
     data = encode_text(args.content)
-    write_revertibly(ctx.files, path, previous, data, shown)
+
+    def new_content(current: Current) -> bytes:
+        return data
+
+    change = await change_file(ctx, path, shown, new_content, snapshot=True)
     lines = count_lines(args.content)
-    old_text = None if previous is None else decode_text(previous)
-    if previous is None:
+    old_text = None if change.before is None else decode_text(change.before)
+    if change.before is None:
         text = f"Created {shown} ({lines} lines)"
     else:
         text = f"Wrote {lines} lines to {shown}"

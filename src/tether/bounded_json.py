@@ -1,0 +1,62 @@
+"""JSON whose nesting is bounded, for text that comes from outside (a model's tool arguments,
+a hook's answer, a configuration file).
+
+Python's parser recurses once per level: about a thousand nested brackets raise
+`RecursionError` (not `ValueError`), and a value a few hundred levels deep that did parse
+fails later, when pydantic serialises it (its limit is 255 levels). Checking the depth
+before parsing turns both into a `ValueError` that says what is wrong.
+
+It sits at the bottom layer beside `protocol`, so that every service can use it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 100
+"""Far deeper than any tool's input or configuration file needs, and far below where the
+parser (about 1,000) or pydantic's serialiser (255) gives up."""
+
+# A JSON string, unrolled so that long strings cost one pass: quote, runs of plain
+# characters, escapes, closing quote. Brackets inside strings do not nest anything.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class NestedTooDeep(ValueError):
+    """The text nests arrays and objects deeper than allowed."""
+
+    def __init__(self, depth: int, limit: int) -> None:
+        super().__init__(f"nested {depth} levels deep, more than the {limit} allowed")
+        self.depth = depth
+        self.limit = limit
+
+
+def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
+    """How deeply arrays and objects nest in `text` (0 for a scalar); the count stops once
+    it passes `stop_after`. Never recurses, so any text can be measured."""
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_STRING.sub("", text)):
+        if bracket.group() in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if stop_after is not None and deepest > stop_after:
+                    break
+        else:
+            depth -= 1
+    return deepest
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """`json.loads`, raising `NestedTooDeep` (a `ValueError`) for text nested deeper than
+    `max_depth` instead of recursing into it."""
+    measured = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+    if measured.count("[") + measured.count("{") <= max_depth:
+        return json.loads(text)  # cannot nest deeper than it has brackets
+    depth = nesting_depth(measured, stop_after=max_depth)
+    if depth > max_depth:
+        raise NestedTooDeep(nesting_depth(measured), max_depth)
+    return json.loads(text)

@@ -1,0 +1,173 @@
+"""Claude Code's headless flags, as the Claude Agent SDK passes them, and what tether makes of
+flags it does not know (a newer SDK's): a warning, never an exit, and their value consumed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+CLAUDE_VALUE_FLAGS = frozenset(
+    {
+        "--betas",
+        "--task-budget",
+        "--plugin-dir",
+        "--thinking",
+        "--thinking-display",
+        "--resume-session-at",
+        "--resume-drops-turn",
+        "--agent",
+        "--name",
+        "--from-pr",
+        "--output-style",
+        "--worktree",
+        "--debug-file",
+        "--remote-control-session-name-prefix",
+    }
+)
+"""Flags of Claude Code that take a value and that tether accepts without acting on."""
+CLAUDE_SWITCHES = frozenset(
+    {
+        "--session-mirror",
+        "--disable-slash-commands",
+        "--ide",
+        "--debug",
+        "--mcp-debug",
+        "--enable-auto-mode",
+        "--allow-dangerously-skip-permissions",
+        "--bare",
+        "--chrome",
+        "--no-chrome",
+        "--no-session-persistence",
+    }
+)
+"""Flags of Claude Code without a value that tether accepts without acting on."""
+
+EFFORT_THINKING_TOKENS = {"low": 0, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 63_999}
+"""`--effort`, as a thinking budget per response (tether's providers take no effort level)."""
+
+
+def add_claude_options(p: argparse.ArgumentParser) -> None:
+    """The flags the Agent SDK passes, with Claude Code's meanings."""
+    p.add_argument(
+        "--input-format",
+        choices=["text", "stream-json"],
+        default="text",
+        help="stream-json: user messages and control requests as JSON lines on stdin "
+        "(what the Claude Agent SDK speaks); implies headless",
+    )
+    p.add_argument("--system-prompt", help="replace tether's own instructions with this text")
+    p.add_argument("--system-prompt-file", help="replace tether's own instructions with a file")
+    p.add_argument(
+        "--append-system-prompt-file", help="a file added to the end of the system prompt"
+    )
+    p.add_argument(
+        "--permission-prompt-tool",
+        metavar="TOOL",
+        help="who answers permission questions: stdio (the SDK client)",
+    )
+    p.add_argument(
+        "--mcp-config",
+        dest="mcp_configs",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="CONFIG",
+        help="MCP servers: a JSON file or string with mcpServers",
+    )
+    p.add_argument(
+        "--strict-mcp-config", action="store_true", help="only the MCP servers of --mcp-config"
+    )
+    p.add_argument("--setting-sources", help="settings layers to read: user,project,local")
+    p.add_argument("--tools", help='the built-in tools offered: names, "" for none, or default')
+    p.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="stream-json: stream_event lines as the reply streams",
+    )
+    p.add_argument(
+        "--include-hook-events",
+        action="store_true",
+        help="stream-json: a line as each hook starts and ends",
+    )
+    p.add_argument(
+        "--replay-user-messages",
+        action="store_true",
+        help="stream-json input: echo each user message back",
+    )
+    p.add_argument("--session-id", help="the new session's id (a UUID)")
+    p.add_argument("--fallback-model", help="the model to use when the main one is overloaded")
+    p.add_argument("--max-thinking-tokens", type=int, help="extended thinking budget per reply")
+    p.add_argument(
+        "--effort",
+        choices=sorted(EFFORT_THINKING_TOKENS),
+        help="effort as a thinking budget (low: none ... max: 63,999 tokens)",
+    )
+    p.add_argument(
+        "--json-schema", help="structured output: the final answer as JSON of this schema"
+    )
+    p.add_argument("--agents", help="subagent definitions as a JSON object")
+    p.add_argument(
+        "--await-initialize",
+        action="store_true",
+        help="stream-json: start once the client's initialize request arrived (always so)",
+    )
+    p.add_argument(
+        "--allow-dangerously-skip-permissions",
+        action="store_true",
+        help="let a client switch to bypassPermissions (tether always lets it)",
+    )
+
+
+def drop_unknown(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """`argv` without the flags `parser` does not know, each told on stderr. A Claude Code flag
+    tether does not act on loses its value when it takes one; an unknown flag written
+    `--flag=value` loses its value; an unknown `--flag value` loses the next word as its value
+    when the input is stream-json (nothing on that command line is a prompt), and otherwise
+    only itself."""
+    known = set(parser._option_string_actions)  # pyright: ignore[reportPrivateUsage]
+    stream_input = "stream-json" in argv and any(a.startswith("--input-format") for a in argv)
+    kept: list[str] = []
+    words = list(argv)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if not word.startswith("--") or word == "--" or name in known:
+            kept.append(word)
+            i += 1
+            continue
+        takes_value = "=" not in word and (
+            name in CLAUDE_VALUE_FLAGS
+            or (
+                name not in CLAUDE_SWITCHES
+                and stream_input
+                and i + 1 < len(words)
+                and not words[i + 1].startswith("-")
+            )
+        )
+        if name in CLAUDE_VALUE_FLAGS or name in CLAUDE_SWITCHES:
+            _warn(f"{name} is a Claude Code option tether does not act on; ignored")
+        else:
+            _warn(f"unknown option {name} (from a newer client?); ignored")
+        i += 2 if takes_value and i + 1 < len(words) else 1
+    return kept
+
+
+def _warn(message: str) -> None:
+    print(f"tether: warning: {message}", file=sys.stderr)
+
+
+MODE_ALIASES = {"auto": "acceptEdits", "manual": "default"}
+"""Claude Code's permission modes that tether's engine has no mode of its own for. In Claude
+Code, `auto` allows reads and edits in the workspace and lets a classifier model judge the
+rest; tether allows the same reads and edits (acceptEdits) and leaves the rest to the rules,
+then to whoever can be asked (an SDK client's `can_use_tool`), and otherwise denies it: no
+model judges a call. `manual` is `default`'s other name."""
+
+
+def engine_mode(name: str | None) -> Any:
+    """The engine's mode for a mode named on the command line or by a client."""
+    return None if name is None else MODE_ALIASES.get(name) or name

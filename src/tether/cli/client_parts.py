@@ -1,0 +1,150 @@
+"""What a program driving tether over the control protocol (a Claude Agent SDK client) brings
+to the session it starts: hooks whose callbacks it runs, subagent definitions, MCP servers it
+serves itself, a filter on skills; and the parts of the session built from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from tether.agents import AgentCatalog
+from tether.agents.definitions import AgentDefinition, is_valid_agent_name
+from tether.hooks import HookActivity, HookCallback, HookSpec
+from tether.mcp.servers import JsonRpcExchange
+from tether.protocol import ConfigError, ToolError
+from tether.skills import SkillCatalog
+from tether.tools.base import AnyArguments, Tool
+from tether.tools.context import ToolContext
+
+DEFAULT_TOOLS = "default"
+"""`--tools default`: every built-in tool."""
+TOOL_ALIASES = {"Agent": "Task"}
+"""Claude Code's other names for tether's tools."""
+
+
+@dataclass
+class ClientParts:
+    """The client's side of a session; empty for a session nobody drives remotely."""
+
+    hooks: tuple[HookSpec, ...] = ()
+    """Callback hooks (`hookCallbackIds` of its `initialize` request)."""
+    hook_callback: HookCallback | None = None
+    """Runs them (a `hook_callback` request to the client)."""
+    hook_watchers: list[Callable[[HookActivity], None]] = field(
+        default_factory=list[Callable[[HookActivity], None]]
+    )
+    """Told of every hook as it runs (`--include-hook-events`)."""
+    agents: tuple[AgentDefinition, ...] = ()
+    """Subagent definitions; they replace files' definitions of the same name."""
+    mcp_exchange: JsonRpcExchange | None = None
+    """Carries JSON-RPC to the client's own MCP servers (`"type": "sdk"`)."""
+    skills: tuple[str, ...] | None = None
+    """Only these skills are offered (None: all that were found)."""
+
+
+def client_agents(block: Mapping[str, Any]) -> tuple[AgentDefinition, ...]:
+    """The `agents` of an `initialize` request: `{name: {description, prompt, tools,
+    disallowedTools, model, maxTurns, permissionMode}}`. Raises `ConfigError` naming the bad key."""
+    found: list[AgentDefinition] = []
+    for name, entry in block.items():
+        key = f"agents.{name}"
+        if not is_valid_agent_name(name):
+            raise ConfigError(f"the client's {key}: a name may only have letters, digits, - and _")
+        if not isinstance(entry, dict):
+            raise ConfigError(f"the client's {key}: must be an object")
+        entry = cast(dict[str, Any], entry)
+        description, prompt = entry.get("description"), entry.get("prompt")
+        if not isinstance(description, str) or not description.strip():
+            raise ConfigError(f"the client's {key}.description: must be a non-empty string")
+        if not isinstance(prompt, str):
+            raise ConfigError(f"the client's {key}.prompt: must be a string")
+        model = entry.get("model")
+        max_turns = entry.get("maxTurns")
+        found.append(
+            AgentDefinition(
+                name=name,
+                description=description.strip(),
+                system_prompt=prompt,
+                tools=_names(entry, "tools", key),
+                disallowed_tools=_names(entry, "disallowedTools", key) or (),
+                model=model if isinstance(model, str) and model != "inherit" else None,
+                max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
+                read_only=entry.get("permissionMode") == "plan",
+            )
+        )
+    return tuple(found)
+
+
+def with_client_agents(catalog: AgentCatalog, agents: Sequence[AgentDefinition]) -> AgentCatalog:
+    """The catalog with the client's definitions, which win by name."""
+    if not agents:
+        return catalog
+    chosen = {agent.name: agent for agent in catalog.agents}
+    chosen.update((agent.name, agent) for agent in agents)
+    ordered = tuple(sorted(chosen.values(), key=lambda agent: agent.name.lower()))
+    return AgentCatalog(ordered, catalog.unusable)
+
+
+def chosen_tools(tools: Sequence[Tool], names: Collection[str] | None) -> list[Tool]:
+    """`--tools`: the base set of tools offered. None or `default` keeps them all; an empty
+    list keeps none (MCP tools, added later, are not affected)."""
+    if names is None or DEFAULT_TOOLS in names:
+        return list(tools)
+    wanted = {TOOL_ALIASES.get(name, name) for name in names}
+    return [tool for tool in tools if tool.name in wanted]
+
+
+def only_skills(catalog: SkillCatalog, names: Collection[str] | None) -> SkillCatalog:
+    """The skills the client allows (None: all of them)."""
+    if names is None:
+        return catalog
+    return SkillCatalog(tuple(s for s in catalog.skills if s.name in names), catalog.unusable)
+
+
+STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
+STRUCTURED_OUTPUT_PROMPT = (
+    f"When you have the final answer, give it by calling the {STRUCTURED_OUTPUT_TOOL} tool "
+    "exactly once, with the answer as its input; its schema is the format the user needs."
+)
+
+
+def structured_output_tool(schema: Mapping[str, Any]) -> Tool:
+    """`--json-schema`: the tool the model gives its final answer with, as Claude Code's
+    structured output does; an answer that does not fit the schema goes back to the model."""
+
+    async def answer(ctx: ToolContext, args: AnyArguments) -> str:
+        import jsonschema  # the MCP SDK's dependency; only when an answer is checked
+
+        try:
+            jsonschema.validate(args.arguments(), dict(schema))
+        except jsonschema.ValidationError as e:
+            raise ToolError(f"The output does not match the schema: {e.message}") from None
+        return "Structured output provided successfully"
+
+    return Tool(
+        STRUCTURED_OUTPUT_TOOL,
+        "Return your final answer in the requested structured format. Call this exactly once, "
+        "at the end.",
+        AnyArguments,
+        answer,
+        read_only=True,
+        schema=dict(schema),
+    )
+
+
+def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ...] | None:
+    value = entry.get(field_name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
+        raise ConfigError(f"the client's {key}.{field_name}: must be a list of tool names")
+    return tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+
+
+def appended(append: str | None, json_schema: object) -> str | None:
+    """What goes at the end of the system prompt: the user's addition, and how to give a
+    structured answer when one is asked for."""
+    parts = [append or "", STRUCTURED_OUTPUT_PROMPT if json_schema else ""]
+    return "\n\n".join(p for p in parts if p) or None

@@ -1,0 +1,80 @@
+"""Switching the session's model: on request (the `SetModel` op), and with `--fallback-model`
+when the model is overloaded (or unknown to the endpoint) before it has said anything, for good,
+the call made again on the fallback model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tether.config.settings import Settings
+from tether.core.loop import Agent
+from tether.models.base import Model, ModelEvent, ModelRequest
+from tether.models.catalogue import cost_usd
+from tether.models.idle import IdleLimits
+from tether.models.resolve import build_model
+from tether.protocol import ModelError
+
+if TYPE_CHECKING:
+    from tether.models.resolve import ResolvedModel
+
+Resolver = Callable[[str | None, Mapping[str, str], Settings], "ResolvedModel"]
+
+FALLBACK_STATUSES = frozenset({404, 529})
+"""Not found (the model is not served there) and overloaded, as Claude Code falls back."""
+
+
+class FallbackModel:
+    """The session's model, with a way out: `switch` points the session at the fallback model
+    and returns it with its id."""
+
+    def __init__(self, primary: Model, switch: Callable[[], tuple[Model, str]]) -> None:
+        self.primary = primary
+        self._switch = switch
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        started = False
+        try:
+            async for event in self.primary.stream(request):
+                started = True
+                yield event
+            return
+        except ModelError as e:
+            if started or e.status not in FALLBACK_STATUSES:
+                raise
+        model, model_id = self._switch()
+        async for event in model.stream(replace(request, model=model_id)):
+            yield event
+
+    async def aclose(self) -> None:
+        close = getattr(self.primary, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def model_switcher(
+    agent: Agent,
+    default: str | None,
+    env: Mapping[str, str],
+    settings: Settings,
+    resolve: Resolver,
+    idle: IdleLimits | None = None,
+) -> Callable[[str | None], None]:
+    """Points `agent` at another model (the `SetModel` op); None goes back to the default."""
+
+    def switch(spec: str | None) -> None:
+        resolved = resolve(spec or default, env, settings)
+        agent.model = build_model(resolved, idle=idle)
+        agent.model_id = resolved.model_id
+        agent.price = lambda u: cost_usd(resolved.info, u)
+
+    return switch
+
+
+def with_fallback(agent: Agent, switch: Callable[[str | None], None], fallback: str) -> Model:
+    def to_fallback() -> tuple[Model, str]:
+        switch(fallback)
+        return agent.model, agent.model_id
+
+    return FallbackModel(agent.model, to_fallback)

@@ -1,0 +1,72 @@
+"""Continuing a session (`--resume`, `--continue`, `--fork-session`, `--session-id`): which file,
+a new session's recorder, and what a resumed one says and already cost."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tether import __version__
+from tether.core.recording import SessionRecorder
+from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption
+from tether.core.session import Session
+from tether.protocol import ConfigError
+from tether.store import SessionWriter, find_session, latest_session
+
+if TYPE_CHECKING:
+    from tether.cli.setup import RunOptions
+
+
+def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
+    if opts.resume is not None:
+        return find_session(home, workspace, opts.resume)
+    if opts.continue_latest:
+        latest = latest_session(home, workspace)
+        if latest is None:
+            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
+        return latest
+    if opts.fork:
+        raise ConfigError("--fork-session needs --resume ID or --continue")
+    return None
+
+
+def new_recorder(
+    directory: Path, session_id: str, workspace: Path, model_id: str
+) -> SessionRecorder:
+    def start() -> SessionWriter:
+        writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
+        writer.meta(model=model_id, version=__version__)
+        return writer
+
+    return SessionRecorder(start)
+
+
+def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:
+    """Count what the session already cost, answer calls a crash left open, and say so: what
+    of the file could not be resumed as written, why it forked, why it is not saved."""
+    loaded = resumption.loaded
+    for usage in restored.usage:
+        session.usage = session.usage + usage
+        session.cost_usd += session.agent.price(usage)
+    session.usage = session.usage + restored.side_usage
+    session.cost_usd += restored.side_cost_usd
+    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
+    session.startup_notices.extend(resumption.notices)
+    session.startup_notices.extend(restored.damage)
+    title = f" ({loaded.title})" if loaded.title else ""
+    how = f"forked from {loaded.session_id}{title} as" if resumption.forked else "resumed"
+    note = f"{how} session {session.session_id}: {len(restored.history)} messages"
+    if repaired:
+        note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"
+    session.resumed = note
+
+
+def new_session_id(opts: RunOptions) -> str:
+    """`--session-id`, which must be a UUID (as Claude Code requires), or a fresh one."""
+    if opts.session_id is None:
+        return str(uuid.uuid4())
+    try:
+        return str(uuid.UUID(opts.session_id))
+    except ValueError:
+        raise ConfigError(f"--session-id must be a UUID, not {opts.session_id!r}") from None

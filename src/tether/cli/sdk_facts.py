@@ -1,0 +1,43 @@
+"""What the stream-json lines and replies say about a session beyond its events: its mode,
+agents, skills, commands, MCP servers and their states, model limits, where its key came from."""
+
+from __future__ import annotations
+
+from tether.cli.sdk_lines import SessionFacts
+from tether.cli.setup import Built
+from tether.mcp.catalog import ServerStatus
+from tether.mcp.servers import ClientTransport, ServerConfig
+
+
+def session_facts(built: Built, mode_name: str) -> SessionFacts:
+    """What the init line and the result say about the session beyond its events."""
+    session = built.session
+    statuses = built.mcp.manager.statuses() if built.mcp.manager is not None else {}
+    servers = tuple(
+        {"name": s.name, "status": server_state(statuses.get(s.name)), "source": server_source(s)}
+        for s in built.mcp.servers
+    )
+    skills = tuple(s.name for s in session.skills.skills)
+    return SessionFacts(
+        permission_mode=mode_name,
+        agents=built.agents.names(),
+        skills=skills,
+        slash_commands=(*skills, *session.commands),
+        mcp_servers=servers,
+        context_window=built.context_window,
+        max_output_tokens=session.agent.max_tokens,
+        api_key_source=built.key_source,
+        additional_directories=tuple(str(d) for d in session.agent.tool_context.extra_dirs),
+        sandbox_enabled=session.agent.tool_context.command_wrapper is not None,
+    )
+
+
+def server_state(status: ServerStatus | None) -> str:
+    """Claude Code's name for a server's state."""
+    if status is None:
+        return "pending"
+    return "disabled" if status.state == "stopped" else status.state
+
+
+def server_source(server: ServerConfig) -> str:
+    return "sdk" if isinstance(server.transport, ClientTransport) else server.scope

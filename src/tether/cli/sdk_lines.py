@@ -1,0 +1,375 @@
+"""The stream-json lines Claude Code writes, field for field, made from a session's events:
+what the Claude Agent SDK's message parser reads (`system` init and task lines, `assistant`
+lines one per content block, `user` lines one per tool result with its `tool_use_result`,
+`stream_event`s, hook lines, the `result`).
+
+One `LineMaker` per session: it remembers, within a turn, what the lines need from earlier
+events (a call's name and input for its result, the partial message being streamed).
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether import __version__
+from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
+from tether.cli.sdk_stream import PartialMessage
+from tether.cli.tool_results import structured_result
+from tether.hooks import HookActivity
+from tether.protocol import (
+    Message,
+    MessageCompleted,
+    PermissionDenial,
+    SessionStarted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
+    ToolFinished,
+    ToolResultBlock,
+    ToolStarted,
+    TurnFinished,
+    Usage,
+)
+
+CLAUDE_CODE_CONTRACT = "2.1.332"
+"""The Claude Code release whose headless contract tether speaks: reported as
+`claude_code_version` (the SDK reads it to know what the CLI supports), beside tether's own
+`tether_version`."""
+
+Line = dict[str, Any]
+
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "max_budget_usd",
+    "error_during_execution": "error",
+}
+
+
+@dataclass
+class SessionFacts:
+    """What the init line and the result report beyond the events."""
+
+    permission_mode: str
+    agents: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    slash_commands: tuple[str, ...] = ()
+    mcp_servers: tuple[dict[str, str], ...] = ()
+    context_window: int = 0
+    max_output_tokens: int = 0
+    api_key_source: str = "none"
+    additional_directories: tuple[str, ...] = ()
+    sandbox_enabled: bool = False
+
+
+@dataclass
+class LineMaker:
+    session_id: str
+    include_partial: bool = False
+    _calls: dict[str, tuple[str, dict[str, Any]]] = field(
+        default_factory=dict[str, tuple[str, dict[str, Any]]]
+    )
+    _finished: dict[str, ToolFinished] = field(default_factory=dict[str, ToolFinished])
+    _partial: PartialMessage | None = None
+    _spend: dict[str, list[float]] = field(default_factory=dict[str, list[float]])
+    _model: str = ""
+
+    def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
+        self._model = started.model
+        return {
+            "type": "system",
+            "subtype": "init",
+            "cwd": started.cwd,
+            "session_id": self.session_id,
+            "tools": list(started.tools),
+            "mcp_servers": list(facts.mcp_servers),
+            "model": started.model,
+            "permissionMode": facts.permission_mode,
+            "slash_commands": list(facts.slash_commands),
+            "apiKeySource": facts.api_key_source,
+            "claude_code_version": CLAUDE_CODE_CONTRACT,
+            "tether_version": __version__,
+            "output_style": "default",
+            "agents": list(facts.agents),
+            "skills": list(facts.skills),
+            "plugins": [],
+            "uuid": _uuid(),
+            "sandbox_enabled": facts.sandbox_enabled,
+            "original_cwd": started.cwd,
+            "additional_directories": list(facts.additional_directories),
+        }
+
+    def state(self, state: str) -> Line:
+        """`session_state_changed`: running, requires_action, idle. Marked for the SDK host
+        only, which reads it to know when a run is over and keeps it from its caller."""
+        return {
+            "type": "system",
+            "subtype": "session_state_changed",
+            "state": state,
+            "sdk_host_only": True,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
+    def tool_started(self, event: ToolStarted) -> None:
+        self._calls[event.call_id] = (event.name, event.input)
+
+    def tool_finished(self, event: ToolFinished) -> None:
+        self._finished[event.call_id] = event
+
+    def text(self, text: str, kind: str, parent: str | None = None) -> list[Line]:
+        """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""
+        if not self.include_partial:
+            return []
+        if self._partial is None:
+            self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}", self._model)
+        partial = self._partial
+        return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
+
+    def retry(self) -> None:
+        """The model call is tried again: what was streamed of it is void."""
+        self._partial = None
+
+    def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
+        """Assistant lines, one per content block; user lines, one per tool result."""
+        message = event.message
+        if message.role == "user":
+            return [self._result_line(b, parent) for b in message.tool_results()]
+        if event.model is not None and event.usage is not None:
+            spent = self._spend.setdefault(event.model, [0.0] * 5)
+            for i, value in enumerate(_usage_figures(event.usage)):
+                spent[i] += value
+            spent[4] += event.cost_usd
+        partial = None
+        if parent is None:  # a subagent's replies are not streamed
+            partial, self._partial = self._partial, None
+        message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
+        lines: list[Line] = []
+        if partial is not None:
+            lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
+        for block in message.content:
+            body = _block_json(block)
+            lines.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": message_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": event.model or "",
+                        "content": [body],
+                        "stop_reason": event.stop_reason,
+                        "stop_sequence": None,
+                        "usage": (event.usage or Usage()).model_dump(),
+                        "context_management": None,
+                    },
+                    "parent_tool_use_id": parent,
+                    "session_id": self.session_id,
+                    "uuid": _uuid(),
+                    "timestamp": _now(),
+                }
+            )
+        return lines
+
+    def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
+        if isinstance(event, SubagentMessage):
+            lines = self.completed(event.completed, parent=event.call_id)
+            for line in lines:
+                line["agent_id"] = event.agent_id
+                line["subagent_type"] = event.agent_type
+            return lines
+        if isinstance(event, SubagentStarted):
+            return [
+                {
+                    "type": "system",
+                    "subtype": "task_started",
+                    "task_id": event.agent_id,
+                    "tool_use_id": event.call_id,
+                    "description": event.description,
+                    "subagent_type": event.agent_type,
+                    "task_type": "local_agent",
+                    "prompt": event.prompt,
+                    "uuid": _uuid(),
+                    "session_id": self.session_id,
+                }
+            ]
+        usage = event.usage
+        return [
+            {
+                "type": "system",
+                "subtype": "task_notification",
+                "task_id": event.agent_id,
+                "tool_use_id": event.call_id,
+                "status": event.status,
+                "output_file": "",
+                "summary": event.summary,
+                "usage": {
+                    "total_tokens": usage.context_tokens + usage.output_tokens,
+                    "tool_uses": event.tool_uses,
+                    "duration_ms": event.duration_ms,
+                },
+                "uuid": _uuid(),
+                "session_id": self.session_id,
+            }
+        ]
+
+    def denied(self, denial: PermissionDenial) -> Line:
+        return {
+            "type": "system",
+            "subtype": "permission_denied",
+            "tool_name": denial.tool_name,
+            "tool_use_id": denial.tool_use_id,
+            "decision_reason": denial.reason,
+            "message": denial.reason,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
+    def hook(self, activity: HookActivity) -> Line:
+        spec = activity.spec
+        name = f"{spec.event}:{activity.subject}" if activity.subject else spec.event
+        line: Line = {
+            "type": "system",
+            "subtype": "hook_started" if activity.outcome is None else "hook_response",
+            "hook_id": activity.hook_id,
+            "hook_name": name,
+            "hook_event": spec.event,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+        if activity.outcome is not None:
+            failed = activity.outcome.blocked or bool(activity.outcome.errors)
+            line.update(
+                output=activity.stdout + activity.stderr,
+                stdout=activity.stdout,
+                stderr=activity.stderr,
+                outcome="error" if failed else "success",
+            )
+            if activity.exit_code is not None:
+                line["exit_code"] = activity.exit_code
+        return line
+
+    def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
+        usage = finished.usage
+        line: Line = {
+            "type": "result",
+            "subtype": finished.subtype,
+            "is_error": finished.is_error,
+            "duration_ms": finished.duration_ms,
+            "duration_api_ms": finished.duration_api_ms,
+            "num_turns": finished.num_turns,
+            "result": finished.result,
+            "stop_reason": finished.stop_reason,
+            "session_id": self.session_id,
+            "total_cost_usd": round(finished.cost_usd, 6),
+            "usage": usage.model_dump(),
+            "modelUsage": self._model_usage(facts),
+            "permission_denials": [
+                {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
+                for d in finished.permission_denials
+            ],
+            "uuid": _uuid(),
+            "terminal_reason": TERMINAL_REASONS[finished.subtype],
+            "api_error_status": None,
+        }
+        if finished.is_error:
+            line["errors"] = [_error_text(finished)]
+        structured = self._structured_output()
+        if structured is not None:
+            line["structured_output"] = structured
+        self._spend.clear()
+        self._calls.clear()
+        self._finished.clear()
+        return line
+
+    def _structured_output(self) -> dict[str, Any] | None:
+        """The input of the turn's last accepted StructuredOutput call (`--json-schema`)."""
+        answers = [
+            tool_input
+            for call_id, (name, tool_input) in self._calls.items()
+            if name == STRUCTURED_OUTPUT_TOOL
+            and (done := self._finished.get(call_id)) is not None
+            and not done.is_error
+        ]
+        return answers[-1] if answers else None
+
+    def _model_usage(self, facts: SessionFacts) -> dict[str, Any]:
+        return {
+            model: {
+                "inputTokens": int(spent[0]),
+                "outputTokens": int(spent[1]),
+                "cacheReadInputTokens": int(spent[2]),
+                "cacheCreationInputTokens": int(spent[3]),
+                "webSearchRequests": 0,
+                "costUSD": round(spent[4], 6),
+                "contextWindow": facts.context_window,
+                "maxOutputTokens": facts.max_output_tokens,
+            }
+            for model, spent in self._spend.items()
+        }
+
+    def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
+        name, tool_input = self._calls.get(block.tool_use_id, ("", {}))
+        finished = self._finished.get(block.tool_use_id)
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [_block_json(block)]},
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+            "timestamp": _now(),
+            "tool_use_result": structured_result(name, tool_input, block, finished),
+        }
+
+    def _stream(self, event: dict[str, Any], parent: str | None, message_id: str) -> Line:
+        return {
+            "type": "stream_event",
+            "event": event,
+            "session_id": self.session_id,
+            "parent_tool_use_id": parent,
+            "uuid": _uuid(),
+            "api_message_id": message_id,
+        }
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """A message as the Messages API shapes it (no tether-internal fields)."""
+    return {"role": message.role, "content": [_block_json(b) for b in message.content]}
+
+
+def _block_json(block: Any) -> dict[str, Any]:
+    return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
+
+
+def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
+    return (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_input_tokens,
+        usage.cache_creation_input_tokens,
+    )
+
+
+def _error_text(finished: TurnFinished) -> str:
+    if finished.subtype == "error_max_turns":
+        return f"Reached maximum number of turns ({finished.num_turns})"
+    if finished.subtype == "error_max_budget_usd":
+        return f"Reached the budget (spent ${finished.cost_usd:.4f})"
+    return finished.error or finished.result or finished.subtype
+
+
+def _now() -> str:
+    """The time of a line, as Claude Code writes it (UTC, milliseconds)."""
+    now = datetime.datetime.now(datetime.UTC)
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+Writer = Callable[[Line], None]

@@ -1,0 +1,83 @@
+"""Permission questions asked of an SDK client (`can_use_tool`) and its answers, as ops.
+
+The client may allow (with the input to use instead, and permission updates: rules to add,
+a mode to switch to) or deny (with a message for the model, and whether to stop the turn).
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from tether.protocol import PermissionAnswer, PermissionAsked
+
+
+def permission_request(request: PermissionAsked) -> dict[str, Any]:
+    """The `can_use_tool` request for a question."""
+    body: dict[str, Any] = {
+        "subtype": "can_use_tool",
+        "tool_name": request.tool,
+        "input": request.input,
+        "permission_suggestions": _suggestions(request.suggestion),
+        "blocked_path": None,
+        "decision_reason": request.reason,
+        "tool_use_id": request.call_id,
+    }
+    return body
+
+
+def answer_from_client(
+    request: PermissionAsked, reply: dict[str, Any]
+) -> tuple[PermissionAnswer, bool, str | None]:
+    """The answer, whether the client asks to stop the turn, and the mode it switches to."""
+    if reply.get("behavior") != "allow":
+        message = reply.get("message")
+        answer = PermissionAnswer(
+            request_id=request.request_id,
+            choice="deny",
+            message=message if isinstance(message, str) and message else None,
+        )
+        return answer, reply.get("interrupt") is True, None
+    updated = reply.get("updatedInput")
+    rules, mode = _updates(reply.get("updatedPermissions"))
+    answer = PermissionAnswer(
+        request_id=request.request_id,
+        choice="allow_once",
+        updated_input=cast(dict[str, Any], updated) if isinstance(updated, dict) else None,
+        session_rules=tuple(rules),
+    )
+    return answer, False, mode
+
+
+def _suggestions(rule: str | None) -> list[dict[str, Any]]:
+    """An "always allow" suggestion as Claude Code's permission update."""
+    if not rule:
+        return []
+    tool, _, content = rule.partition("(")
+    value: dict[str, Any] = {"toolName": tool}
+    if content:
+        value["ruleContent"] = content.removesuffix(")")
+    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}]
+
+
+def _updates(updates: Any) -> tuple[list[str], str | None]:
+    """Allow rules added by the client's permission updates, and a mode it sets. Rules are
+    kept for the session (where the client asked for them to be saved too, tether keeps them
+    for the session only)."""
+    rules: list[str] = []
+    mode: str | None = None
+    if not isinstance(updates, list):
+        return rules, mode
+    for update in cast(list[Any], updates):
+        if not isinstance(update, dict):
+            continue
+        update = cast(dict[str, Any], update)
+        if update.get("type") == "setMode" and isinstance(update.get("mode"), str):
+            mode = update["mode"]
+        if update.get("type") != "addRules" or update.get("behavior") != "allow":
+            continue
+        for rule in cast(list[Any], update.get("rules") or []):
+            if isinstance(rule, dict) and isinstance(rule.get("toolName"), str):
+                rule = cast(dict[str, Any], rule)
+                content = rule.get("ruleContent")
+                rules.append(f"{rule['toolName']}({content})" if content else rule["toolName"])
+    return rules, mode

@@ -1,0 +1,366 @@
+"""`--input-format stream-json`: the front end the Claude Agent SDK drives. User messages and
+control requests arrive as JSON lines on stdin, many per process; each user message is a turn
+whose events go out as Claude Code's stream-json lines, ending with its result. One process
+serves the whole conversation and starts on the first line, never waiting for the end of input.
+
+It is one more front end over the same `Session` ops and events: a permission question is
+asked of the client (`can_use_tool`), a client's hook is run by the client (`hook_callback`), a
+client's MCP server is reached through it (`mcp_message`); the client's own requests
+(`tether.cli.sdk_requests`) become ops or answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, TextIO, cast
+
+from tether.cli.claude_flags import engine_mode
+from tether.cli.client_parts import ClientParts
+from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.sdk_facts import session_facts
+from tether.cli.sdk_lines import LineMaker, SessionFacts
+from tether.cli.sdk_permissions import answer_from_client, permission_request
+from tether.cli.setup import Built, RunOptions, build
+from tether.cli.stream_input import read_lines, user_text
+from tether.hooks import CallbackFailed, HookActivity
+from tether.mcp.servers import ChannelClosed
+from tether.protocol import (
+    ConfigError,
+    ErrorOccurred,
+    Event,
+    MessageCompleted,
+    ModelRetry,
+    Notice,
+    PermissionAsked,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    UserInput,
+)
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    """The command line's choices for this front end."""
+
+    include_partial: bool = False
+    include_hook_events: bool = False
+    permission_prompt_tool: str | None = None
+    """`stdio`: questions go to the client as `can_use_tool` requests; an MCP tool's name:
+    that tool answers them; None: an ask is a denial."""
+    mode_name: str | None = None
+    """The permission mode as the client named it (`auto` is reported as such)."""
+    replay_user_messages: bool = False
+
+
+def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
+    try:
+        return asyncio.run(StreamJsonFrontEnd(opts, options, sys.stdin, sys.stdout).run())
+    except KeyboardInterrupt:
+        return 130
+
+
+class StreamJsonFrontEnd:
+    def __init__(
+        self, opts: RunOptions, options: StreamOptions, stdin: TextIO, stdout: TextIO
+    ) -> None:
+        self.opts = opts
+        self.options = options
+        self._stdin = stdin
+        self._stdout = stdout
+        self.channel = ControlChannel(self.write)
+        self.mode_name = options.mode_name or opts.permission_mode or "default"
+        self._building: asyncio.Task[Built] | None = None
+        self._prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self._requests: dict[str, asyncio.Task[None]] = {}
+        self._asking: set[asyncio.Task[None]] = set()
+        self._failed_last = False
+        self._stopped_by: int | None = None
+        self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
+        self.lines: LineMaker | None = None
+
+    def write(self, line: dict[str, Any]) -> None:
+        self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._stdout.flush()
+
+    async def run(self) -> int:
+        self._incoming = incoming = read_lines(self._stdin)
+        turns = asyncio.create_task(self._run_turns())
+        stop_signals(self._on_signal)
+        try:
+            while (raw := await incoming.get()) is not None:
+                self._dispatch(raw)
+            # The client's input ended: what it asked for still runs to its result.
+            self.channel.close("the client closed its input")
+            self._prompts.put_nowait(None)
+            await turns
+        finally:
+            turns.cancel()
+            await asyncio.gather(turns, return_exceptions=True)
+            for task in [*self._requests.values(), *self._asking]:
+                task.cancel()
+            if self._building is not None:
+                with contextlib.suppress(ConfigError):
+                    built = await self._building
+                    await built.session.aclose()
+        if self._stopped_by is not None:
+            return 128 + self._stopped_by
+        return 1 if self._failed_last else 0
+
+    async def session(self, parts: ClientParts | None = None, **changes: Any) -> Built:
+        """The session, built on first need (with the client's parts and the options it
+        changes, from `initialize`)."""
+        if self._building is None:
+            opts = replace(self.opts, client=self._wire(parts or ClientParts()), **changes)
+            self._building = asyncio.create_task(asyncio.to_thread(build, opts))
+        built = await asyncio.shield(self._building)
+        if self.lines is None:
+            self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            built.session.can_ask = self.options.permission_prompt_tool is not None
+        return built
+
+    @property
+    def built(self) -> bool:
+        return self._building is not None and self._building.done()  # (or failed)
+
+    def _wire(self, parts: ClientParts) -> ClientParts:
+        """The client's parts, with what reaches the client: its hook callbacks, its MCP
+        servers, and hook lines when asked for."""
+
+        async def call_back(
+            callback_id: str, hook_input: dict[str, Any], tool_use_id: str | None
+        ) -> dict[str, Any]:
+            body = {
+                "subtype": "hook_callback",
+                "callback_id": callback_id,
+                "input": hook_input,
+                "tool_use_id": tool_use_id,
+            }
+            try:
+                return await self.channel.request(body)
+            except ClientRefused as e:
+                raise CallbackFailed(str(e)) from None
+
+        async def exchange(server: str, message: dict[str, Any]) -> dict[str, Any] | None:
+            body = {"subtype": "mcp_message", "server_name": server, "message": message}
+            try:
+                answer = await self.channel.request(body)
+            except ClientRefused as e:
+                raise ChannelClosed(str(e)) from None
+            response = answer.get("mcp_response")
+            return cast(dict[str, Any], response) if isinstance(response, dict) else None
+
+        watchers: list[Callable[[HookActivity], None]] = []
+        if self.options.include_hook_events:
+            watchers.append(lambda activity: self._write_with_lines(lambda m: [m.hook(activity)]))
+        return replace(
+            parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
+        )
+
+    def _dispatch(self, raw: str) -> None:
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as e:
+            if raw.strip():
+                _warn(f"input line is not JSON ({e.msg}); ignored: {raw.strip()[:200]}")
+            return
+        if not isinstance(line, dict):
+            _warn(f"input line is not a JSON object; ignored: {raw.strip()[:200]}")
+            return
+        line = cast(dict[str, Any], line)
+        kind = line.get("type")
+        if kind == "user":
+            text = user_text(line)
+            if text is None:
+                _warn("a user message without text was ignored")
+                return
+            if self.options.replay_user_messages:
+                self.write({**line, "isReplay": True})
+            self._prompts.put_nowait(text)
+        elif kind == "control_request":
+            self._start_request(line)
+        elif kind == "control_response":
+            self.channel.received(line)
+        elif kind == "control_cancel_request":
+            task = self._requests.get(str(line.get("request_id")))
+            if task is not None:
+                task.cancel()
+        elif kind not in ("keep_alive", "update_environment_variables"):
+            _warn(f"unknown input line type {kind!r}; ignored")
+
+    def _start_request(self, line: dict[str, Any]) -> None:
+        from tether.cli.sdk_requests import answer_request
+
+        request_id = str(line.get("request_id"))
+        body = line.get("request")
+        if not isinstance(body, dict):
+            self.channel.refuse(request_id, "a control request needs a `request` object")
+            return
+        task = asyncio.create_task(answer_request(self, request_id, cast(dict[str, Any], body)))
+        self._requests[request_id] = task
+        task.add_done_callback(lambda _t: self._requests.pop(request_id, None))
+
+    async def _run_turns(self) -> None:
+        while (text := await self._prompts.get()) is not None:
+            try:
+                built = await self.session()
+            except ConfigError as e:
+                _warn(str(e))
+                self._failed_last = True
+                self._drop_queued()
+                return
+            await self._turn(built, text)
+
+    def _drop_queued(self) -> None:
+        while not self._prompts.empty():
+            self._prompts.get_nowait()
+
+    async def _turn(self, built: Built, text: str) -> None:
+        session = built.session
+        lines = self.lines
+        assert lines is not None
+        self.write(lines.state("running"))
+        for event in await _prepared(session):
+            _show(event)
+        self.write(lines.init(session.started(), self.facts(built)))
+        async for event in session.submit(UserInput(text=text)):
+            self._on_event(event, built, lines)
+        self.write(lines.state("idle"))
+
+    def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
+        match event:
+            case TextDelta(text=piece):
+                self._write_all(lines.text(piece, "text"))
+            case ThinkingDelta(text=piece):
+                self._write_all(lines.text(piece, "thinking"))
+            case ModelRetry():
+                lines.retry()
+                _show(event)
+            case MessageCompleted():
+                self._write_all(lines.completed(event))
+            case ToolStarted():
+                lines.tool_started(event)
+            case ToolFinished():
+                lines.tool_finished(event)
+            case SubagentStarted() | SubagentMessage() | SubagentFinished():
+                self._write_all(lines.subagent(event))
+            case PermissionAsked():
+                task = asyncio.create_task(self._ask(built, event))
+                self._asking.add(task)
+                task.add_done_callback(self._asking.discard)
+            case TurnFinished():
+                for task in self._asking:  # questions of a turn that ended (an interrupt)
+                    task.cancel()
+                for denial in event.permission_denials:
+                    self.write(lines.denied(denial))
+                self._failed_last = event.is_error
+                self.write(lines.result(event, self.facts(built)))
+            case _:
+                _show(event)
+
+    async def _ask(self, built: Built, request: PermissionAsked) -> None:
+        """A permission question, asked of the client; its answer applied."""
+        session = built.session
+        lines = self.lines
+        assert lines is not None
+        self.write(lines.state("requires_action"))
+        try:
+            reply = await self._reply_to(built, request)
+        except ClientRefused as e:
+            reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
+        answer, interrupt, mode = answer_from_client(request, reply)
+        if mode is not None:
+            self.set_mode(built, mode)
+        session.answer(answer)
+        if interrupt:
+            session.interrupt("interrupted by the client")
+        self.write(lines.state("running"))
+
+    async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:
+        """The client's answer (`stdio`), or that of the MCP tool named to give it, which gets
+        `{tool_name, input, tool_use_id}` and answers a JSON object as `can_use_tool` does."""
+        tool = self.options.permission_prompt_tool
+        if tool == "stdio" or tool is None:
+            return await self.channel.request(permission_request(request))
+        manager = built.mcp.manager
+        if manager is None:
+            raise ClientRefused(f"the permission prompt tool {tool} is not connected")
+        arguments = {
+            "tool_name": request.tool,
+            "input": request.input,
+            "tool_use_id": request.call_id,
+        }
+        result = await manager.call(tool, arguments)
+        try:
+            reply = json.loads(result.text)
+        except json.JSONDecodeError:
+            reply = None
+        if result.is_error or not isinstance(reply, dict):
+            raise ClientRefused(f"{tool} did not answer with a decision: {result.text[:200]}")
+        return cast(dict[str, Any], reply)
+
+    def set_mode(self, built: Built, name: str) -> None:
+        """Switch the permission mode by the client's name for it (see `engine_mode`)."""
+        built.session.set_permission_mode(engine_mode(name))
+        self.mode_name = name
+
+    def facts(self, built: Built) -> SessionFacts:
+        return session_facts(built, self.mode_name)
+
+    def _write_all(self, lines: list[dict[str, Any]]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def _write_with_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+        if self.lines is not None:
+            self._write_all(make(self.lines))
+
+    def _on_signal(self, signum: int) -> None:
+        """SIGINT or SIGTERM: the running turn stops (its result is written), queued prompts
+        are dropped, and the process ends without waiting for its input to end."""
+        self._stopped_by = signum
+        if self.built and self._building is not None:
+            self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
+        self._drop_queued()
+        self._incoming.put_nowait(None)
+
+
+async def _prepared(session: Any) -> list[Event]:
+    try:
+        return await session.prepare()
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+        return []
+
+
+def stop_signals(stop: Callable[[int], None]) -> None:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
+
+
+def _show(event: Event) -> None:
+    if isinstance(event, Notice) and event.level == "warning":
+        _warn(event.message)
+    elif isinstance(event, ErrorOccurred):
+        _warn(event.message.splitlines()[0] if event.message else "error")
+    elif isinstance(event, ModelRetry):
+        _warn(f"model call failed ({event.reason}); retry {event.attempt}")
+
+
+def _warn(message: str) -> None:
+    print(f"tether: {message}", file=sys.stderr, flush=True)

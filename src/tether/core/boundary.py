@@ -1,0 +1,207 @@
+"""What enters the history is made fit to send, once, where it enters.
+
+Content reaches the history from the model, from tools, from the user and from session files;
+whatever its source, two things in it would make every later request fail:
+
+- text with no UTF-8 form: a lone surrogate (`\\ud800`, from a model's `\\u` escape or from
+  undecodable bytes kept by `surrogateescape`) cannot be encoded, and the API refuses its
+  escaped form as invalid JSON. Each one becomes U+FFFD, the replacement character.
+- tool-call ids the API refuses: an id repeated anywhere in the conversation, or one outside
+  `[A-Za-z0-9_-]` (some OpenAI-compatible servers send `functions.Bash:0`), which Anthropic's
+  wire refuses if the session is later resumed with a Claude model. Such a call gets a fresh
+  id; its results follow it (see `CallIds`).
+
+Nothing downstream (wire conversion, compaction, the session file) has to care after this.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from tether.protocol import (
+    ContentBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from tether.tools.input_text import find_unencodable
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+REPLACEMENT = "\ufffd"
+
+
+def encodable(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD; `text` itself when it has none."""
+    return _SURROGATE.sub(REPLACEMENT, text) if _has_lone_surrogate(text) else text
+
+
+def encodable_value(value: Any) -> Any:
+    """A JSON-like value (tool input) with every string, keys included, made `encodable`;
+    the same object when nothing in it needs a change. Walks without recursion: tool input
+    may be nested as deep as the model likes."""
+    if not _has_surrogate(value):
+        return value
+    return _rebuilt(value)
+
+
+def encodable_blocks(blocks: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
+    """`blocks` with their text made `encodable`; blocks that need nothing are kept as they are."""
+    return tuple(_encodable_block(block) for block in blocks)
+
+
+def with_encodable_text(message: Message) -> Message:
+    """`message` with its blocks made encodable (the same object when nothing changed)."""
+    blocks = encodable_blocks(message.content)
+    if all(a is b for a, b in zip(blocks, message.content, strict=True)):
+        return message
+    return Message(role=message.role, content=blocks)
+
+
+class CallIds:
+    """The tool-call ids of one conversation, kept unique and well-formed.
+
+    `admit` gives a call whose id is taken already (or malformed) a fresh one; `results`
+    makes the results that answer a message's calls follow their renamed calls.
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+        self._renamed: dict[str, list[str]] = {}
+        """For the newest assistant message: original id -> the ids given, in call order."""
+        self._answered: dict[str, int] = {}
+        """For the newest assistant message: results seen so far per original id."""
+
+    def admit(self, blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+        """An assistant message's blocks with every tool-call id unique and well-formed."""
+        self._renamed, self._answered = {}, {}
+        out: list[ContentBlock] = []
+        for block in blocks:
+            if isinstance(block, ToolUseBlock):
+                original = given = block.id
+                if given in self._seen or not _CALL_ID.fullmatch(given):
+                    given = self._fresh(original)
+                    block = block.model_copy(update={"id": given})
+                self._seen.add(given)
+                self._renamed.setdefault(original, []).append(given)
+            out.append(block)
+        return tuple(out)
+
+    def results(self, blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+        """User blocks with each tool result's id mapped to the call it answers in the newest
+        assistant message: the n-th result for an id the model repeated answers its n-th call.
+        Results for ids the newest message did not rename are left as they are."""
+        if all(ids == [key] for key, ids in self._renamed.items()):
+            return tuple(blocks)
+        out: list[ContentBlock] = []
+        for block in blocks:
+            if isinstance(block, ToolResultBlock) and block.tool_use_id in self._renamed:
+                ids = self._renamed[block.tool_use_id]
+                nth = self._answered.get(block.tool_use_id, 0)
+                self._answered[block.tool_use_id] = nth + 1
+                if nth < len(ids) and ids[nth] != block.tool_use_id:
+                    block = block.model_copy(update={"tool_use_id": ids[nth]})
+            out.append(block)
+        return tuple(out)
+
+    def _fresh(self, original: str) -> str:
+        # Derived from what came before, not random: replaying the same file gives the same
+        # ids, so results a resumed session wrote for a renamed call still find it.
+        salt = 0
+        while True:
+            seed = f"{original}\0{len(self._seen)}\0{salt}".encode("utf-8", "surrogatepass")
+            candidate = f"toolu_{hashlib.sha256(seed).hexdigest()[:24]}"
+            if candidate not in self._seen:
+                return candidate
+            salt += 1
+
+
+def _encodable_block(block: ContentBlock) -> ContentBlock:
+    match block:
+        case TextBlock(text=text):
+            clean = encodable(text)
+            return block if clean is text else TextBlock(text=clean)
+        case ThinkingBlock(thinking=thinking, signature=signature):
+            clean, sig = encodable(thinking), encodable(signature)
+            if clean is thinking and sig is signature:
+                return block
+            return ThinkingBlock(thinking=clean, signature=sig)
+        case RedactedThinkingBlock(data=data):
+            clean = encodable(data)
+            return block if clean is data else RedactedThinkingBlock(data=clean)
+        case ToolResultBlock(tool_use_id=call_id, content=content):
+            clean_id, clean = encodable(call_id), encodable(content)
+            if clean_id is call_id and clean is content:
+                return block
+            return block.model_copy(update={"tool_use_id": clean_id, "content": clean})
+        case ToolUseBlock():
+            changes: dict[str, Any] = {}
+            for name in ("id", "name", "input_error", "raw_input", "input_refused"):
+                value = getattr(block, name)
+                if isinstance(value, str) and encodable(value) is not value:
+                    changes[name] = encodable(value)
+            clean_input = encodable_value(block.input)
+            if clean_input is not block.input:
+                changes["input"] = clean_input
+                # What runs is what the model asked for or nothing: the call is refused, with
+                # where the text was, rather than run on the replaced text.
+                found = find_unencodable(block.input)
+                if found is not None and block.input_refused is None:
+                    changes["input_refused"] = found.describe()
+            return block.model_copy(update=changes) if changes else block
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    # In a Python string every surrogate is a lone one: a valid pair is decoded to one code point.
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _has_surrogate(value: Any) -> bool:
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _has_lone_surrogate(item):
+                return True
+        elif isinstance(item, Mapping):
+            mapping = cast(Mapping[Any, Any], item)
+            stack.extend(mapping.keys())
+            stack.extend(mapping.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(cast(Sequence[Any], item))
+    return False
+
+
+def _rebuilt(value: Any) -> Any:
+    """A copy of `value` with its strings made encodable, built bottom-up without recursion."""
+    # Post-order walk: a container is rebuilt once all of its children are.
+    done: dict[int, Any] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, expanded = stack.pop()
+        if isinstance(item, str):
+            done[id(item)] = encodable(item)
+        elif isinstance(item, Mapping | list | tuple) and not expanded:
+            stack.append((item, True))
+            children: Iterable[Any] = (
+                [*cast(Mapping[Any, Any], item).keys(), *cast(Mapping[Any, Any], item).values()]
+                if isinstance(item, Mapping)
+                else cast(Sequence[Any], item)
+            )
+            stack.extend((child, False) for child in children)
+        elif isinstance(item, Mapping):
+            mapping = cast(Mapping[Any, Any], item)
+            done[id(item)] = {_get(done, k): _get(done, v) for k, v in mapping.items()}
+        elif isinstance(item, list | tuple):
+            done[id(item)] = [_get(done, child) for child in cast(Sequence[Any], item)]
+    return _get(done, value)
+
+
+def _get(done: dict[int, Any], item: Any) -> Any:
+    return done.get(id(item), item) if isinstance(item, str | Mapping | list | tuple) else item

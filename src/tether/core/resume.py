@@ -1,0 +1,175 @@
+"""Continuing a session from its file.
+
+`resume_session` claims the file before reading it: the writer's lock keeps a second process
+from mixing its entries in. When another process holds it, this one continues in a fork (a
+new file that starts as a copy of the conversation), so both go on and neither loses work;
+when the file cannot be written, the session goes on unsaved and says so once.
+
+`restore` rebuilds the history (repaired: see `replay`), the plan and what the session cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from tether.core.history import History
+from tether.core.recording import SessionRecorder
+from tether.core.replay import RecordRepair
+from tether.protocol import HarnessError, Message, Usage
+from tether.store import (
+    AssistantRecord,
+    CompactionRecord,
+    LoadedSession,
+    SessionInUse,
+    SessionWriter,
+    SpendRecord,
+    UserRecord,
+    fork_session,
+    load_session,
+)
+from tether.tools.builtin.todo import TodoWriteInput
+from tether.tools.context import TodoItem
+
+UNFINISHED_AT_EXIT = (
+    "tether stopped before this tool call finished (the process ended); its outcome is "
+    "unknown. Check the state it would have changed before relying on it."
+)
+
+
+@dataclass(frozen=True)
+class Restored:
+    history: History
+    usage: tuple[Usage, ...]
+    """Each model call's usage, to count the session's cost so far."""
+    side_usage: Usage
+    side_cost_usd: float
+    """What subagents and compaction summaries used and cost (recorded as spend entries)."""
+    todos: tuple[TodoItem, ...]
+    damage: tuple[str, ...]
+    """What of the file was not resumed as written, one sentence each (empty when intact)."""
+
+
+def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
+    """The history a session file holds, as it was when written (compactions included), the
+    plan as TodoWrite last set it, and the session's spend. Damage anywhere in the file is
+    repaired (see `replay`) and said in `damage`. With `light`, the bulk of what a compaction
+    took out of the view is not kept in memory (see `History.lighten_compacted`)."""
+    history = History()
+    usage: list[Usage] = []
+    side_usage, side_cost = Usage(), 0.0
+    problems: list[str] = []
+    repair = RecordRepair()
+    for record in repair.repaired(loaded.records(problems)):
+        if isinstance(record, UserRecord):
+            history.replay_user(record.blocks)
+        elif isinstance(record, AssistantRecord):
+            history.replay_assistant(record.message)
+            if record.usage is not None:
+                usage.append(record.usage)
+                history.last_usage = record.usage
+        elif isinstance(record, CompactionRecord):
+            history.replay_compaction(record.summary, record.kept)
+            history.last_usage = None
+            if light:
+                history.lighten_compacted()
+        else:
+            assert isinstance(record, SpendRecord)
+            side_usage = side_usage + record.usage
+            side_cost += record.cost_usd
+    damage = (*loaded.warnings, *(f"session file {loaded.path}: {p}" for p in problems))
+    repairs = repair.repairs.sentences()
+    if repairs:
+        damage = (*damage, f"session file {loaded.path}: repaired: {'; '.join(repairs)}")
+    return Restored(
+        history,
+        tuple(usage),
+        side_usage,
+        side_cost,
+        last_plan(history.messages),
+        damage,
+    )
+
+
+def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:
+    """The list of the newest TodoWrite call that succeeded."""
+    failed = {r.tool_use_id for m in messages for r in m.tool_results() if r.is_error}
+    for message in reversed(messages):
+        for call in reversed(message.tool_uses()):
+            if call.name != "TodoWrite" or call.id in failed:
+                continue
+            try:
+                todos = TodoWriteInput.model_validate(call.input).todos
+            except ValidationError:
+                continue
+            return tuple(TodoItem(t.content, t.status, t.active_form) for t in todos)
+    return ()
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """A session file opened to continue: what it holds, and where the session goes on."""
+
+    loaded: LoadedSession
+    session_id: str
+    """The id the session goes on under: the file's own, or the fork's."""
+    recorder: SessionRecorder
+    forked: bool
+    notices: tuple[str, ...]
+    """Why it was forked, or why it is not saved: for the user, once."""
+
+
+def resume_session(
+    path: Path,
+    *,
+    fork: bool,
+    directory: Path,
+    cwd: Path,
+    model: str,
+    new_id: Callable[[], str],
+) -> Resumption:
+    """Open `path` to continue it (`fork`: in a new session in `directory`, named by
+    `new_id`). Raises SessionNotFound or ConfigError when the file cannot be read; never for
+    a file that cannot be written or is held by another process."""
+    writer: SessionWriter | None = None
+    problem: str | None = None
+    notices: list[str] = []
+    in_use = False
+    if not fork:
+        try:
+            writer = SessionWriter.reopen(path, cwd=cwd, last_uuid=None, model=model)
+        except SessionInUse as e:
+            fork = in_use = True
+            notices.append(
+                f"{e}: this one continues from its last finished turn, in a new session "
+                "forked from it"
+            )
+        except HarnessError as e:
+            problem = str(e)
+    try:
+        loaded = load_session(path)  # read while we hold the file: nobody appends meanwhile
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    if in_use:  # the other process's turn in progress is its own
+        loaded = loaded.at_last_turn_end()
+    session_id = loaded.session_id
+    if writer is not None:
+        writer.last_uuid = loaded.last_uuid
+    elif fork:
+        session_id = new_id()
+        try:
+            writer = fork_session(loaded, directory, session_id, cwd=cwd, model=model)
+        except HarnessError as e:
+            problem = str(e)
+    if writer is not None:
+        recorder = SessionRecorder.continuing(writer)
+    else:
+        recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")
+        notices.append(recorder.problem or "")
+        recorder.problem_told = True
+    return Resumption(loaded, session_id, recorder, fork, tuple(notices))

@@ -1,0 +1,157 @@
+"""How many tokens a request will take, known before it is sent.
+
+There is no tokenizer for every model tether speaks to, but there is a measure: each response
+reports how many tokens its prompt took, and we know how many characters of JSON that prompt
+was. Their ratio, taken from this conversation's own requests, turns the characters of the
+next request into tokens. Before the first response a cautious ratio is assumed (fewer
+characters per token than most text has, so the estimate errs high). A refusal as too long
+corrects the ratio with the count the API gives.
+
+A request no bigger than one the API accepted fits, whatever the ratio says: reported usage
+can be odd (some servers count what they like), and the ratio must not shrink what is known
+to fit.
+
+Each message's size is computed once: the sizes of the prefix a request shares with the
+previous one (the same message objects) are reused, so sizing costs the new messages only.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from tether.core.compaction import recent_part
+from tether.core.shrink import shrink_to_fit
+from tether.models.base import ModelRequest
+from tether.protocol import HarnessError, Message, Usage
+
+FILL = 0.9
+"""Share of the window a request may fill by estimate: the rest absorbs estimation error."""
+ATTEMPTS = 3
+"""Requests refused as too long before giving up (each one corrects the estimate)."""
+
+ASSUMED_CHARS_PER_TOKEN = 3.0
+"""Before any response: below the 3.5 to 4 that prose and code usually take."""
+_RATIO_BOUNDS = (1.0, 8.0)
+_REPORTED = (
+    re.compile(r"prompt is too long: (\d[\d,]*) tokens"),  # Anthropic
+    re.compile(r"resulted in (\d[\d,]*) tokens"),  # OpenAI
+)
+_MAXIMUM = (
+    re.compile(r"tokens > (\d[\d,]*) maximum"),  # Anthropic
+    re.compile(r"maximum context length is (\d[\d,]*) tokens"),  # OpenAI
+)
+
+
+class RequestSizer:
+    """Estimates requests of one conversation in tokens (see the module's doc)."""
+
+    def __init__(self) -> None:
+        self.chars_per_token = ASSUMED_CHARS_PER_TOKEN
+        self.accepted_chars = 0
+        """The biggest request (in characters) the API answered: one no bigger fits."""
+        self.reported_window: int | None = None
+        """The window the API said it has, when it refused a request as too long: it wins
+        over a configured window that is larger (a catalogue or setting can be wrong)."""
+        self._messages: list[Message] = []
+        self._sizes: list[int] = []
+        self._fixed: tuple[str, object, int] | None = None
+
+    def message_size(self, message: Message) -> int:
+        """Characters of one message's JSON."""
+        return len(message.model_dump_json(exclude_none=True))
+
+    def chars(self, request: ModelRequest) -> int:
+        """Characters of the request's JSON: system prompt, tools and messages."""
+        return self._fixed_chars(request) + sum(self._message_sizes(request.messages))
+
+    def tokens(self, request: ModelRequest) -> int:
+        return int(self.chars(request) / self.chars_per_token) + 1
+
+    def fits(self, request: ModelRequest, window: int, *, reserve_chars: int = 0) -> bool:
+        """Whether `request`, and `reserve_chars` more, fit `FILL` of `window`."""
+        chars = self.chars(request) + reserve_chars
+        return chars <= self.accepted_chars or chars / self.chars_per_token <= FILL * window
+
+    def budget_chars(self, request: ModelRequest, tokens: float) -> int:
+        """How many characters of messages `request` may carry to take about `tokens`."""
+        return int(tokens * self.chars_per_token) - self._fixed_chars(request)
+
+    def measured(self, request: ModelRequest, usage: Usage, window: int) -> None:
+        """Learn from a request the API answered and the usage it reported. A count past
+        `window` cannot be this request's (it was accepted): such usage is not learnt from."""
+        chars = self.chars(request)
+        self.accepted_chars = max(self.accepted_chars, chars)
+        if 0 < usage.context_tokens <= window:
+            self._learn(chars / usage.context_tokens)
+
+    def window(self, configured: int) -> int:
+        """The window to fit: the configured one, or the API's own when it said less."""
+        return min(configured, self.reported_window or configured)
+
+    def refused(self, request: ModelRequest, message: str) -> None:
+        """Learn from a refusal as too long: the window it names, the count it gives (else
+        lower the ratio)."""
+        self.accepted_chars = min(self.accepted_chars, self.chars(request) * 9 // 10)
+        for pattern in _MAXIMUM:
+            found = pattern.search(message)
+            if found is not None:
+                self.reported_window = int(found.group(1).replace(",", ""))
+        for pattern in _REPORTED:
+            found = pattern.search(message)
+            if found is not None:
+                self._learn(self.chars(request) / int(found.group(1).replace(",", "")))
+                return
+        self._learn(self.chars_per_token * 0.75)
+
+    def _learn(self, ratio: float) -> None:
+        low, high = _RATIO_BOUNDS
+        self.chars_per_token = min(high, max(low, ratio))
+
+    def _fixed_chars(self, request: ModelRequest) -> int:
+        fixed = self._fixed
+        if fixed is None or fixed[0] is not request.system or fixed[1] is not request.tools:
+            tools = json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)
+            fixed = self._fixed = (request.system, request.tools, len(request.system) + len(tools))
+        return fixed[2]
+
+    def _message_sizes(self, messages: Sequence[Message]) -> list[int]:
+        same = list(map(operator.is_, messages, self._messages))
+        shared = same.index(False) if False in same else len(same)
+        self._sizes = self._sizes[:shared] + [self.message_size(m) for m in messages[shared:]]
+        self._messages = list(messages)
+        return self._sizes
+
+
+def fitted(
+    request: ModelRequest,
+    sizer: RequestSizer,
+    window: int,
+    *,
+    aim: float = FILL,
+    reserve_chars: int = 0,
+) -> ModelRequest:
+    """`request` itself when it (and `reserve_chars` more, what the caller will add) fits
+    `FILL` of `window`; else with its biggest blocks cut so that it takes about `aim` of the
+    window (less than FILL leaves room to go on without cutting again at once). Raises
+    HarnessError when even cut to the bone the messages do not fit beside the system prompt
+    and tools."""
+    if sizer.fits(request, window, reserve_chars=reserve_chars):
+        return request
+    room = sizer.budget_chars(request, FILL * window) - reserve_chars  # for the messages
+    aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
+    budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
+    messages, fits = shrink_to_fit(request.messages, sizer.message_size, budget)
+    if not fits:  # too many messages, not too long ones: the oldest are left out of this one
+        messages = recent_part(messages, sizer.message_size, budget)
+        messages, fits = shrink_to_fit(messages, sizer.message_size, budget)
+    if not fits:
+        raise HarnessError(
+            f"the newest exchange cannot be made to fit the model's {window:,}-token context "
+            "window beside the system prompt and tools, even cut short: start a new session, "
+            "or use a model with a larger window"
+        )
+    return replace(request, messages=messages)

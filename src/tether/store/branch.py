@@ -1,0 +1,110 @@
+"""Which entries of a session file make the conversation to resume: the branch that ends at the
+newest leaf, followed back through each entry's `parentUuid`, whatever the order of the lines.
+
+A file may hold more than one branch (two processes appended to it, or an older tether forked
+inside it) and may have lost lines (a disk error, an editor, a crash elsewhere). Following
+parents rather than file order keeps one consistent branch; where a parent is missing the
+walk goes on from the entry just before in the file (most often the lost line's own parent),
+and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+"""Entries of the conversation itself: they chain to one another through `parentUuid`. Every
+other entry (meta, title, spend, compaction, fork) hangs off the newest message and nothing
+chains to it, so readers that follow the chain (Claude Code, its SDK) see only messages.
+Files written before this rule have them on the chain: both read the same here."""
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """Where one readable entry is, and what links it: all that is kept of it until replay."""
+
+    uuid: str
+    parent: str | None
+    offset: int
+    line: int
+    timestamp: str
+    ends_turn: bool = False
+    """A reply that calls no tool: the model's turn ended here."""
+    message: bool = True
+    """A message of the conversation (see `MESSAGE_TYPES`), not an entry hanging off one."""
+
+
+@dataclass(frozen=True)
+class Branch:
+    entries: tuple[Indexed, ...]
+    """From the root to the newest leaf."""
+    gaps: tuple[int, ...]
+    """Line numbers of entries whose parent is not in the file: the walk bridged a gap there."""
+    left_out: int
+    """Readable entries not on the branch (another branch, or cut off by a gap)."""
+
+
+def newest_branch(entries: list[Indexed]) -> Branch:
+    """The branch of `entries` (readable ones, in file order, each uuid once) that ends at the
+    newest leaf message (the latest timestamp among messages nobody names as parent, the later
+    line on a tie), with the other entries that hang off its messages, each after its own."""
+    if not entries:
+        return Branch((), (), 0)
+    position = {entry.uuid: index for index, entry in enumerate(entries)}
+    parents = {entry.parent for entry in entries}
+    leaves = [i for i, entry in enumerate(entries) if entry.uuid not in parents]
+    # A cycle made of garbled ids leaves no leaf: start from the last line.
+    leaves = [i for i in leaves if entries[i].message] or leaves or [len(entries) - 1]
+    newest = max(leaves, key=lambda i: (_sortable(entries[i].timestamp), i))
+    walk: list[int] = []
+    gaps: list[int] = []
+    visited: set[int] = set()
+    current: int | None = newest
+    while current is not None:
+        visited.add(current)
+        walk.append(current)
+        entry = entries[current]
+        if entry.parent is None:
+            break
+        parent = position.get(entry.parent)
+        if parent is None or parent in visited:
+            gaps.append(entry.line)
+            parent = next((i for i in range(current - 1, -1, -1) if i not in visited), None)
+        current = parent
+    walk.reverse()
+    gaps.reverse()
+    ordered = _with_side_entries(entries, walk, position)
+    return Branch(tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered))
+
+
+def _with_side_entries(
+    entries: list[Indexed], walk: list[int], position: dict[str, int]
+) -> list[int]:
+    """`walk` with each entry that is not a message and hangs off it (its parent on the walk,
+    or none, or one lost from the file) placed right after that parent, in file order."""
+    on_walk = set(walk)
+    after: dict[int, list[int]] = {}  # walk index (-1: before it all) -> side entries
+    for index, entry in enumerate(entries):
+        if index in on_walk or entry.message:
+            continue
+        if entry.parent is None:
+            anchor = -1
+        elif (parent := position.get(entry.parent)) is None:  # lost: the message before it
+            anchor = max((i for i in walk if i < index), default=-1)
+        elif parent in on_walk:
+            anchor = parent
+        else:
+            continue  # it hangs off another branch
+        after.setdefault(anchor, []).append(index)
+    ordered = list(after.get(-1, []))
+    for index in walk:
+        ordered.append(index)
+        ordered.extend(after.get(index, []))
+    return ordered
+
+
+def _sortable(timestamp: str) -> str:
+    # A garbled timestamp must not make an old entry the newest.
+    return timestamp if _TIMESTAMP.fullmatch(timestamp) else ""

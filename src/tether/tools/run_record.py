@@ -1,0 +1,331 @@
+"""What a session leaves on the machine while it runs, written down as it happens, so that
+whatever a tether killed without warning (SIGKILL, a power cut of the terminal) left behind is
+found and removed by the next tether that starts: its commands still running, its half-written
+temporary files, its scratch directory.
+
+Each run of a session keeps a record, `$TETHER_HOME/runs/<id>.jsonl`, one JSON object a line:
+the first says who owns it (pid, start time, the scratch directory, the marker its commands
+carry in their environment); then a line per process group started (`{"group": pgid,
+"start": ticks}`) and per temporary file about to be made (`{"tmp": path}`). Lines are
+appended with single writes and never synced: what a killed process wrote is in the kernel's
+cache already (only a crash of the machine loses it, and that also ends the commands).
+
+The owner holds an exclusive `flock` on its record for as long as it lives; the lock dies with
+it. The next tether start takes the lock of every record it can (`reap_dead_runs`): the owner
+is dead, so it stops what is left of its commands, removes its temporary files and scratch
+directory, and deletes the record. A process is only ever killed when it is certainly one of
+the dead run's: its environment carries the run's marker (`TETHER_RUN`, inherited by every
+descendant), or it is in a recorded process group whose leader is alive with the recorded
+start time (a pid alone can be reused). Processes are opened as pidfds before they are checked,
+so the one checked is the one signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import uuid
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MARKER_VARIABLE = "TETHER_RUN"
+"""Set in the environment of every command a run starts."""
+
+_TEMP_NAME = re.compile(r"\..*\.[0-9a-f]{8}\.tether-tmp|\.tether-[0-9a-f]{16}\.tether-tmp")
+
+
+def runs_dir(home: Path) -> Path:
+    return home / "runs"
+
+
+def scratch_root(home: Path) -> Path:
+    return home / "scratch"
+
+
+class RunRecord:
+    """The live side: this run's record, locked while it lives. Made with `start`."""
+
+    def __init__(self, path: Path, fd: int, marker: str, scratch_dir: Path) -> None:
+        self.path = path
+        self.marker = marker
+        self.scratch_dir = scratch_dir
+        self._fd: int | None = fd
+
+    @classmethod
+    def start(cls, home: Path, *, scratch_dir: Path, session_id: str) -> RunRecord:
+        """Create and lock the record (before the scratch directory is made, so that a
+        directory without a record is never one a live run is about to use)."""
+        directory = runs_dir(home)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # mkdir's way of saying a file is in the way
+            raise NotADirectoryError(errno.ENOTDIR, f"{directory} is not a directory") from None
+        run_id = uuid.uuid4().hex
+        path = directory / f"{run_id}.jsonl"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        # Without locks on this file system, liveness falls back to pid and start time.
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        record = cls(path, fd, run_id, scratch_dir)
+        own = process_start(os.getpid())
+        record._append(
+            {
+                "pid": os.getpid(),
+                "start": own,
+                "session": session_id,
+                "scratch": str(scratch_dir),
+                "marker": run_id,
+            }
+        )
+        return record
+
+    def environment(self) -> dict[str, str]:
+        """What a command's environment gets, so that it can be recognised later."""
+        return {MARKER_VARIABLE: self.marker}
+
+    def temp_file(self, path: Path) -> None:
+        """A temporary file is about to be made at `path` (written down first)."""
+        self._append({"tmp": str(path)})
+
+    def process_group(self, pid: int) -> None:
+        """A command started as the leader of process group `pid`."""
+        start = process_start(pid)
+        if start is not None:
+            self._append({"group": pid, "start": start})
+
+    def close(self) -> None:
+        """The run ended normally (its commands were stopped): remove its scratch directory
+        and its record."""
+        if self._fd is None:
+            return
+        _remove_scratch(self.scratch_dir, self.scratch_dir.parent)
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self._fd)
+        self._fd = None
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        if self._fd is None:
+            return
+        line = (json.dumps(entry, ensure_ascii=True) + "\n").encode()
+        with contextlib.suppress(OSError):  # a full disk must not stop the work itself
+            os.write(self._fd, line)
+
+
+@dataclass
+class Reaped:
+    """What was cleaned up after one dead run."""
+
+    pid: int
+    session: str
+    killed: int = 0
+    temp_files: list[Path] = field(default_factory=list[Path])
+    scratch_removed: bool = False
+
+    def notice(self) -> str | None:
+        """One line for the user, or None when there was nothing worth saying."""
+        done: list[str] = []
+        if self.killed:
+            done.append(f"stopped {self.killed} process(es) it left running")
+        if self.temp_files:
+            done.append(f"removed {len(self.temp_files)} half-written temporary file(s)")
+        if not done:
+            return None
+        return (
+            f"an earlier tether (pid {self.pid}, session {self.session}) was killed without "
+            f"cleaning up: {' and '.join(done)}."
+        )
+
+
+def reap_dead_runs(home: Path) -> list[Reaped]:
+    """Clean up after every run whose owner is dead (see the module's docstring)."""
+    directory = runs_dir(home)
+    try:
+        paths = sorted(directory.glob("*.jsonl"))
+    except OSError:
+        return []
+    reaped: list[Reaped] = []
+    for path in paths:
+        result = _reap(path, scratch_root(home))
+        if result is not None:
+            reaped.append(result)
+    return reaped
+
+
+def _reap(path: Path, scratch: Path) -> Reaped | None:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None  # its owner is alive
+        except OSError:
+            locked = False
+        else:
+            locked = True
+        entries = _entries(fd)
+        owner = entries[0] if entries else {}
+        pid, start = owner.get("pid"), owner.get("start")
+        if not locked and isinstance(pid, int) and process_start(pid) == start:
+            return None  # no locks here, and the owner is still running
+        result = Reaped(pid if isinstance(pid, int) else 0, str(owner.get("session", "?")))
+        marker = owner.get("marker")
+        groups = [
+            (e["group"], e["start"])
+            for e in entries
+            if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
+        ]
+        result.killed = _kill_leftovers(marker if isinstance(marker, str) else None, groups)
+        for entry in entries:
+            temp = entry.get("tmp")
+            if isinstance(temp, str) and _remove_temp(Path(temp)):
+                result.temp_files.append(Path(temp))
+        scratch_dir = owner.get("scratch")
+        if isinstance(scratch_dir, str):
+            result.scratch_removed = _remove_scratch(Path(scratch_dir), scratch)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return result
+    finally:
+        os.close(fd)
+
+
+def _entries(fd: int) -> list[dict[str, Any]]:
+    with os.fdopen(os.dup(fd), "rb") as file:
+        entries: list[dict[str, Any]] = []
+        for line in file:
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by the kill
+            if isinstance(value, dict):
+                entries.append(value)  # pyright: ignore[reportUnknownArgumentType]
+        return entries
+
+
+def _kill_leftovers(marker: str | None, groups: list[tuple[int, int]]) -> int:
+    """SIGKILL every process that is certainly the dead run's; how many there were."""
+    killed: set[int] = set()
+    for pgid, start in groups:
+        with _pidfd(pgid) as leader:
+            if leader is not None and process_start(pgid) == start:
+                # The leader is alive and is the process recorded: the group is the run's.
+                members = _group_members(pgid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pgid, signal.SIGKILL)
+                    killed.update(members)
+    if marker is None:
+        return len(killed)
+    wanted = f"{MARKER_VARIABLE}={marker}".encode()
+    for pid in _all_pids():
+        if pid in killed or pid == os.getpid():
+            continue
+        with _pidfd(pid) as handle:
+            if handle is None:
+                continue
+            start = process_start(pid)
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes()
+            except OSError:
+                continue
+            # Checked again after the read: the environment was the pidfd's process's.
+            if wanted not in environ.split(b"\0") or process_start(pid) != start:
+                continue
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(handle, signal.SIGKILL)
+                killed.add(pid)
+    return len(killed)
+
+
+@contextlib.contextmanager
+def _pidfd(pid: int) -> Generator[int | None]:
+    """A pidfd of the process that has `pid` now (None when there is none): signals sent
+    through it reach that process, never a later one with the same pid."""
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except OSError:
+        fd = None
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _all_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _group_members(pgid: int) -> list[int]:
+    members: list[int] = []
+    for pid in _all_pids():
+        fields = _stat_fields(pid)
+        if fields is not None and fields[2] == str(pgid):
+            members.append(pid)
+    return members
+
+
+def process_start(pid: int) -> int | None:
+    """When the process started (clock ticks since boot, /proc/<pid>/stat field 22): with the
+    pid, what tells a process from a later one that reused its pid. None when it is gone."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return None
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and
+    parentheses): state, ppid, pgrp, ... (field 3 of the file is index 0 here)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2 :].split()
+
+
+def _remove_temp(path: Path) -> bool:
+    """Remove a temporary file of tether's: recognisably named, a regular file (never
+    followed through a link). True when one was there and is gone."""
+    if not path.is_absolute() or _TEMP_NAME.fullmatch(path.name) is None:
+        return False
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def _remove_scratch(directory: Path, root: Path) -> bool:
+    """Remove a run's scratch directory: only ever a directory right below tether's scratch
+    root, removed without following links out of it."""
+    if directory.parent != root or not directory.name or directory.is_symlink():
+        return False
+    if not directory.exists():
+        return False
+    shutil.rmtree(directory, ignore_errors=True)
+    return not directory.exists()

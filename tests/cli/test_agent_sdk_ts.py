@@ -1,0 +1,78 @@
+"""The Claude Agent SDK for TypeScript driving tether as its CLI, over the wire: a one-shot
+query, the permission and hook callbacks, an in-process MCP server. The SDK is installed by
+`scripts/test` (`ensure_node_agent_sdk`) with the machine's Node.js; without them this skips."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.sdk_harness import tether_launcher
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+REPO = Path(__file__).parent.parent.parent
+NODE_MODULES = REPO / ".venv" / "node-agent-sdk" / "node_modules"
+DRIVER = Path(__file__).parent / "ts" / "drive_tether.mjs"
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed"),
+    pytest.mark.skipif(
+        not (NODE_MODULES / "@anthropic-ai" / "claude-agent-sdk").is_dir(),
+        reason="the TypeScript Agent SDK is not installed (scripts/test installs it with npm)",
+    ),
+]
+
+
+def drive(case: str, workspace: Path, home: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Run the driver's case; the SDK's messages and what its callbacks saw."""
+    env = {**os.environ, "HOME": str(home)}
+    # ES modules resolve imports beside the script: it runs next to the installed modules.
+    script = workspace.parent / "drive_tether.mjs"
+    shutil.copy(DRIVER, script)
+    (workspace.parent / "node_modules").symlink_to(NODE_MODULES)
+    done = subprocess.run(
+        ["node", str(script), case, tether_launcher(), str(workspace)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return lines[:-1], lines[-1]
+
+
+def test_one_shot_query(model_env: FakeModelServer, workspace: Path, home: Path) -> None:
+    model_env.script(reply(tool_use("Bash", command="echo hi > out.txt")), reply(text("done")))
+    messages, _ = drive("oneShot", workspace, home)
+    assert [m["type"] for m in messages] == ["system", "assistant", "user", "assistant", "result"]
+    assert messages[-1]["result"] == "done"
+    assert (workspace / "out.txt").read_text() == "hi\n"
+
+
+def test_permission_and_hook_callbacks(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(reply(tool_use("Bash", command="touch asked")), reply(text("ok")))
+    messages, facts = drive("callbacks", workspace, home)
+    assert facts["hooked"] == [{"command": "touch asked"}]
+    assert facts["asked"] == [["Bash", {"command": "touch asked"}]]
+    assert (workspace / "changed").exists()
+    assert not (workspace / "asked").exists()
+    assert messages[-1]["subtype"] == "success"
+
+
+def test_in_process_mcp_server(model_env: FakeModelServer, workspace: Path, home: Path) -> None:
+    model_env.script(reply(tool_use("mcp__calc__add", a=2, b=3)), reply(text("5")))
+    messages, facts = drive("sdkMcp", workspace, home)
+    assert facts["added"] == [{"a": 2, "b": 3}]
+    assert model_env.requests[1].tool_results() == ["5"]
+    assert model_env.requests[0].system().startswith("You add numbers.")
+    init = messages[0]
+    assert init["mcp_servers"] == [{"name": "calc", "status": "connected", "source": "sdk"}]

@@ -1,0 +1,127 @@
+"""A session file damaged anywhere (a line dropped, repeated, cut, garbled or moved, in the
+middle as well as at the end) still resumes with a request the API accepts, and tether says
+what it could not resume as written."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+Damage = Callable[[list[bytes]], list[bytes]]
+
+
+def _session(fake_model: FakeModelServer, tether: Run, workspace: Path) -> Path:
+    """A real session: parallel calls, a single call, a final answer. Its lines:
+    1 meta, 2 user, 3 title, 4 assistant (two calls), 5 their results, 6 assistant (one
+    call), 7 its result, 8 assistant (text)."""
+    fake_model.script(
+        reply(
+            text("Looking."),
+            tool_use("Bash", command="echo one"),
+            tool_use("Bash", command="echo two"),
+        ),
+        reply(tool_use("Bash", command="echo three")),
+        reply(text("All three ran.")),
+    )
+    assert tether("-p", "run three commands").exit_code == 0
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    return info.path
+
+
+def _types(lines: list[bytes]) -> list[str]:
+    return [json.loads(line)["type"] for line in lines]
+
+
+def _drop(index: int) -> Damage:
+    return lambda lines: lines[:index] + lines[index + 1 :]
+
+
+def _cut(index: int) -> Damage:
+    return lambda lines: [
+        *lines[:index],
+        lines[index][: len(lines[index]) // 2],
+        *lines[index + 1 :],
+    ]
+
+
+def _garble(index: int) -> Damage:
+    def damage(lines: list[bytes]) -> list[bytes]:
+        line = bytearray(lines[index])
+        for at in range(10, len(line), 17):
+            line[at] = 0x7B  # '{' sprinkled through: not JSON any more
+        return [*lines[:index], bytes(line), *lines[index + 1 :]]
+
+    return damage
+
+
+def _misanswer(lines: list[bytes]) -> list[bytes]:
+    """Valid JSON, wrong content: the second result names a call that does not exist."""
+    entry = json.loads(lines[4])
+    entry["message"]["content"][1]["tool_use_id"] = "toolu_nobody"
+    return [*lines[:4], json.dumps(entry).encode(), *lines[5:]]
+
+
+DAMAGE: dict[str, tuple[Damage, str | None]] = {
+    "results of two calls dropped": (_drop(4), "2 tool calls without a result"),
+    "a call dropped, its result left": (_drop(5), "1 tool result without a matching call"),
+    "the first prompt dropped": (_drop(1), "followed an entry missing"),
+    "the final answer dropped": (_drop(7), None),
+    "a line repeated in the middle": (
+        lambda lines: [*lines[:5], lines[3], *lines[5:]],
+        "line 6 repeated an earlier entry",
+    ),
+    "the first line repeated at the end": (
+        lambda lines: [*lines, lines[0]],
+        "line 9 repeated an earlier entry",
+    ),
+    "a line cut in the middle": (_cut(4), "line 5 could not be read"),
+    "a line garbled in the middle": (_garble(3), "line 4 could not be read"),
+    "a result answering nobody": (_misanswer, "1 tool call without a result"),
+    "two lines swapped": (lambda lines: [*lines[:4], lines[5], lines[4], *lines[6:]], None),
+    "the last line moved first": (lambda lines: [lines[-1], *lines[:-1]], None),
+    "every line reversed": (lambda lines: lines[::-1], None),
+}
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_file_resumes_with_a_valid_request_and_says_what_was_lost(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, kind: str
+) -> None:
+    path = _session(fake_model, tether, workspace)
+    lines = path.read_bytes().splitlines()
+    assert _types(lines) == [
+        "meta",
+        "user",
+        "title",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    damage, said = DAMAGE[kind]
+    path.write_bytes(b"".join(line + b"\n" for line in damage(lines)))
+
+    fake_model.script(reply(text("Resumed.")), reply(text("Again.")))
+    result = tether("-c", "-p", "go on")
+    assert (result.exit_code, result.stdout) == (0, "Resumed.\n"), result.stderr
+    sent = fake_model.requests[-1]
+    assert sent.last_user_text() == "go on"
+    roles = [m["role"] for m in sent.messages()]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
+    if said is None:
+        assert "session file" not in result.stderr
+    else:
+        assert said in result.stderr
+    again = tether("-c", "-p", "and again")  # what the resumed session appended replays too
+    assert again.exit_code == 0, again.stderr

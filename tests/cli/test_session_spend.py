@@ -1,0 +1,61 @@
+"""What a session spent outside its own model calls (subagents, compaction summaries) is in its
+file, so a resumed session counts it: in its cost, and against --max-budget-usd."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, http_error, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+def usage(input_tokens: int, output_tokens: int = 0) -> dict[str, int]:
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def test_a_resumed_session_counts_its_subagents_and_summaries(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    # claude-sonnet-5-5: $2 per million input tokens, $10 per million output tokens.
+    task = tool_use("Task", description="job", prompt="do the job", subagent_type="general-purpose")
+    fake_model.script(
+        reply(task, usage=usage(1000, 100)),  # $0.003
+        reply(text("job done"), usage=usage(100_000)),  # the subagent: $0.2
+        reply(tool_use("Bash", command="echo hi"), usage=usage(9000)),  # $0.018
+        http_error(400, "prompt is too long: 1100000 tokens > 1000000 maximum"),  # compact
+        reply(text("SUMMARY: a job was done."), usage=usage(300_000)),  # the summary: $0.6
+        reply(text("all done"), usage=usage(10)),  # $0.00002
+    )
+    first = tether("-p", "delegate the job", "--output-format", "json")
+    assert first.exit_code == 0, first.stderr
+    assert first.json()["total_cost_usd"] == pytest.approx(0.82102)
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    spends = [json.loads(line) for line in info.path.read_text().splitlines()]
+    assert [e["costUSD"] for e in spends if e["type"] == "spend"] == pytest.approx([0.2, 0.6])
+
+    asked = len(fake_model.requests)
+    stopped = tether("-c", "-p", "more", "--max-budget-usd", "0.5", "--output-format", "json")
+    assert stopped.exit_code == 1, stopped.stderr
+    assert stopped.json()["subtype"] == "error_max_budget_usd"
+    assert stopped.json()["result"] == (
+        "Not run: the budget ($0.5) is spent; this session has cost $0.8210 so far."
+    )
+    assert len(fake_model.requests) == asked  # stopped before asking the model
+
+    fake_model.script(reply(text("one more"), usage=usage(10)))
+    more = tether("-c", "-p", "more", "--max-budget-usd", "0.9", "--output-format", "json")
+    assert more.exit_code == 0, more.stderr
+    assert more.json()["result"] == "one more"

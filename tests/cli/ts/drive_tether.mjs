@@ -1,0 +1,50 @@
+// Drives tether with the Claude Agent SDK for TypeScript: `node drive_tether.mjs CASE CLI CWD`.
+// Prints one JSON line per SDK message, then {"done": true, ...facts about the callbacks}.
+import { query, tool, createSdkMcpServer } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
+
+const [which, cli, cwd] = process.argv.slice(2);
+const facts = { asked: [], hooked: [], added: [] };
+const base = { pathToClaudeCodeExecutable: cli, cwd, stderr: (d) => process.stderr.write(d) };
+
+const cases = {
+  // A one-shot query with a tool call.
+  oneShot: () => ({ prompt: "run it", options: { ...base, permissionMode: "bypassPermissions" } }),
+  // The permission callback allows with a changed input; a hook on Bash sees the call.
+  callbacks: () => ({
+    prompt: "touch it",
+    options: {
+      ...base,
+      canUseTool: async (name, input) => {
+        facts.asked.push([name, input]);
+        return { behavior: "allow", updatedInput: { command: "touch changed" } };
+      },
+      hooks: {
+        PreToolUse: [
+          { matcher: "Bash", hooks: [async (input) => (facts.hooked.push(input.tool_input), {})] },
+        ],
+      },
+    },
+  }),
+  // An in-process MCP server, its tool called by the model through tether.
+  sdkMcp: () => {
+    const add = tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
+      facts.added.push(args);
+      return { content: [{ type: "text", text: String(args.a + args.b) }] };
+    });
+    return {
+      prompt: "add",
+      options: {
+        ...base,
+        mcpServers: { calc: createSdkMcpServer({ name: "calc", tools: [add] }) },
+        allowedTools: ["mcp__calc__add"],
+        systemPrompt: "You add numbers.",
+      },
+    };
+  },
+};
+
+for await (const message of query(cases[which]())) {
+  console.log(JSON.stringify(message));
+}
+console.log(JSON.stringify({ done: true, ...facts }));

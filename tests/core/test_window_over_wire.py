@@ -1,0 +1,129 @@
+"""Every request fits the window, whatever one response or one tool put in the conversation:
+the fake server enforces the window, and no request may be refused as too long."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+WINDOW = 20_000
+WIRES = ["claude-sonnet-4-5", "openai/gpt-4.1"]
+
+
+@pytest.fixture
+def small_window(fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+
+
+def _cut(request: RecordedRequest) -> bool:
+    return "characters cut here to fit the context window" in str(request.messages())
+
+
+def _answers(*texts: str) -> Callable[[RecordedRequest], object]:
+    """Each conversation request gets the next of `texts`; a summary request gets a summary."""
+    left = list(texts)
+
+    def answer(request: RecordedRequest) -> object:
+        if "is about to be replaced by a summary" in request.last_user_text():
+            return reply(text("Summary: a big file was written."))
+        return reply(text(left.pop(0)))
+
+    return answer
+
+
+@pytest.mark.usefixtures("small_window")
+@pytest.mark.parametrize("model", WIRES)
+def test_a_tool_input_bigger_than_the_window_runs_and_the_session_goes_on(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str
+) -> None:
+    content = "".join(f"line {i}: {'data ' * 12}\n" for i in range(2500))  # ~170k characters
+    fake_model.script(reply(tool_use("Write", file_path="big.txt", content=content)))
+    fake_model.script(*[_answers("written", "still here")] * 6)  # type: ignore[list-item]
+    first = tether("-p", "write the big file", "--model", model)
+    assert (first.exit_code, first.stdout) == (0, "written\n"), first.stderr
+    assert (workspace / "big.txt").read_text() == content  # the call ran with all of it
+    assert _cut(fake_model.requests[1])
+    again = tether("-c", "-p", "and now?", "--model", model)
+    assert (again.exit_code, again.stdout) == (0, "still here\n"), again.stderr
+    assert fake_model.requests[-1].last_user_text() == "and now?"
+
+
+@pytest.mark.usefixtures("small_window")
+@pytest.mark.parametrize("model", WIRES)
+def test_a_reply_longer_than_the_window_does_not_end_the_session(
+    fake_model: FakeModelServer, tether: Run, model: str
+) -> None:
+    essay = "".join(f"Paragraph {i}. " + "words " * 40 + "\n" for i in range(800))  # ~200k
+    fake_model.script(reply(text(essay)), *[_answers("short now", "and again")] * 6)  # type: ignore[list-item]
+    assert tether("-p", "write an essay", "--model", model).exit_code == 0
+    for prompt, answer in (("summarise it", "short now\n"), ("once more", "and again\n")):
+        result = tether("-c", "-p", prompt, "--model", model)
+        assert (result.exit_code, result.stdout) == (0, answer), result.stderr
+        assert fake_model.requests[-1].last_user_text() == prompt
+    # The first request after the essay carried it cut; by the next, it was summarised.
+    [after_essay] = [r for r in fake_model.requests if r.last_user_text() == "summarise it"]
+    assert _cut(after_essay)
+
+
+def test_summary_requests_fit_a_small_window_with_bulky_results(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 30k window and results of about 6k tokens each: the summary request, asked over
+    # what was sent, did not fit (5 of 5 refused). Nothing may be refused now.
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "30000")
+    fake_model.context_window = 30000
+    for n in range(12):  # about 4k tokens each
+        (workspace / f"part{n}.txt").write_text("".join(f"{n}: line {i}\n" for i in range(1600)))
+    summaries: list[RecordedRequest] = []
+    reads = 0
+
+    def answer(request: RecordedRequest) -> object:
+        nonlocal reads
+        if "is about to be replaced by a summary" in request.last_user_text():
+            summaries.append(request)
+            return reply(text(f"Summary: {reads} parts read so far."))
+        reads += 1
+        if reads > 12:
+            return reply(text("read them all"))
+        return reply(tool_use("Read", file_path=f"part{reads - 1}.txt"))
+
+    fake_model.script(*([answer] * 40))  # type: ignore[arg-type]
+    result = tether("-p", "read every part")
+    assert (result.exit_code, result.stdout) == (0, "read them all\n"), result.stderr
+    assert summaries, "the window never filled: the test needs bigger parts"
+    assert fake_model.rejections == []
+
+
+def test_a_long_session_never_compacted_resumes_in_a_small_window(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, small_window: None
+) -> None:
+    # 1,500 rounds of small reads: even with every result a note and every block cut short,
+    # the summary request of the whole conversation is past the window. Its oldest part is
+    # left out of that request (the user's words are carried verbatim all the same).
+    from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from tether.store import SessionWriter, project_dir
+
+    home = Path(os.environ["TETHER_HOME"])
+    with SessionWriter.create(project_dir(home, workspace), "long", cwd=workspace) as writer:
+        writer.user([TextBlock(text="Read every file, one by one.")])
+        for n in range(1500):
+            call = ToolUseBlock(id=f"toolu_{n}", name="Read", input={"file_path": f"f{n}.py"})
+            writer.assistant(Message(role="assistant", content=(call,)), None)
+            writer.user([ToolResultBlock(tool_use_id=call.id, content=f"contents of f{n}")])
+        writer.assistant(Message(role="assistant", content=(TextBlock(text="Done."),)), None)
+    fake_model.script(*[_answers("resumed")] * 4)  # type: ignore[list-item]
+
+    result = tether("-c", "-p", "what did you read?")
+    assert (result.exit_code, result.stdout) == (0, "resumed\n"), result.stderr
+    [summary] = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]
+    assert "oldest messages of this conversation are left out" in str(summary.messages())
+    assert "Read every file, one by one." in str(fake_model.requests[-1].messages()[0])
