@@ -46,9 +46,7 @@ def _repository(ws: Path) -> None:
 FORCED = ["git checkout -f", "git checkout --force", "git checkout -fq", "git switch -f main"]
 
 
-def test_a_forced_checkout_puts_back_what_head_holds(
-    tree: Tree, make_ctx: ContextFactory
-) -> None:
+def test_a_forced_checkout_puts_back_what_head_holds(tree: Tree, make_ctx: ContextFactory) -> None:
     ws = tree.ws
     _repository(ws)
     settings = ws / ".claude" / "settings.json"

@@ -190,11 +190,11 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         reads += files if args.has(spec.write_valued) else files[:-1]
         writes += files
     elif role == "copy":
-        if args.has(spec.write_valued):
-            reads += files
-        else:
-            reads += files[:-1]
-            writes += files[-1:]
+        sources = files if args.has(spec.write_valued) else files[:-1]
+        reads += sources
+        writes += files[len(sources) :]
+        if args.has(spec.links):
+            writes += sources
     elif role == "dd":
         reads += [f[3:] for f in files if f.startswith("if=")]
         writes += [f[3:] for f in files if f.startswith("of=")]

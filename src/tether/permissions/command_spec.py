@@ -92,6 +92,9 @@ class CommandSpec:
     """Options with which a recursive read follows symlinks, out of the tree it was given."""
     written_after: int | None = None
     """Positionals past this many are written (`uniq IN OUT`)."""
+    links: frozenset[str] = frozenset()
+    """Flags with which the copies are links to the sources (`cp -l`, `cp -s`): writing a copy
+    later writes its source, so the sources count as written, as `ln`'s do."""
     writes_first: bool = False
     """The first positional is written, the others read (`zip OUT.zip FILES`)."""
     written_prefixes: bool = False
@@ -145,6 +148,7 @@ class CommandSpec:
             | self.long_flags
             | self.list_flags
             | self.extracts
+            | self.links
             | frozenset(self.flag_writes)
             | frozenset(option_of(entry) for entry in self.recursive | self.follows)
         )

@@ -337,6 +337,7 @@ COMMANDS: Mapping[str, CommandSpec] = {
         write_valued=_s("-t", "--target-directory"),
         recursive=_s("-r", "-R", "-a", "--recursive", "--archive"),
         follows=_s("-L", "--dereference"),
+        links=_s("-l", "--link", "-s", "--symbolic-link"),
     ),
     "install": CommandSpec(
         "copy",

@@ -260,6 +260,7 @@ def run_flock(plain: Invocation, args: tuple[str, ...], code: Code, inner: Inner
     if rest[0] in ("-c", "--command") or rest[0].startswith("--command="):
         text = rest[0].partition("=")[2] if "=" in rest[0] else " ".join(rest[1:2])
         return code(text)
+    # The lock file is only opened (created empty when missing): neither read nor written.
     return Invocation(
         plain.argv, plain.assignments, plain.redirects, role="wrapper", inner=(inner(rest),)
     )
