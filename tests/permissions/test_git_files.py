@@ -117,3 +117,70 @@ def test_git_maintenance_writes_the_users_config(
     decision = bash(command, make_ctx(ALLOW_GIT, bash_sandboxed=True))
     assert decision.behavior == "ask"
     assert str(tree.home / written) in decision.reason
+
+
+# 17. `--pathspec-from-file`: a read of its file, whatever the subcommand.
+
+
+def test_a_pathspec_file_is_read_and_shown_in_complaints(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    ws = tree.ws
+    _repository(ws)
+    (ws / ".env").write_text("KEY=hunter2\n")
+    shown = git(ws, "rm", "--pathspec-from-file=.env")
+    assert "hunter2" in shown.stderr  # git names the pathspec it could not match
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(git *)"]}})
+    commands = [
+        "git rm -q --pathspec-from-file=.env",
+        "git restore --pathspec-from-file .env",
+        "git reset --pathspec-from=secrets/api.key",
+        "git stash push --pathspec-from-file=.env",
+        "git -C src add --pathspec-from-fi=../.env",
+        "git diff --pathspec-from-file=secrets/list",
+    ]
+    assert behaviors(commands, ctx) == dict.fromkeys(commands, "deny")
+
+
+def test_the_paths_a_pathspec_file_names_may_be_any_file(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(git *)"]}})
+    # What rm and checkout write, and what diff shows, is named inside: may be a denied file.
+    for command in (
+        "git rm --pathspec-from-file=paths.txt",
+        "git checkout --pathspec-from-file=paths.txt",
+        "git diff --pathspec-from-file=paths.txt",
+    ):
+        assert bash(command, ctx).behavior == "ask", command
+    # Staging and committing show nothing of them.
+    assert bash("git commit --pathspec-from-file=paths.txt -m x", ctx).behavior == "allow"
+    # `--pathspec-f` is ambiguous (git refuses it), `--pathspec-file-nul` is a flag.
+    assert bash("git commit --pathspec-file-nul -m x", ctx).behavior == "allow"
+
+
+# 18. Tracked content shown by path in a revision.
+
+
+def test_revisions_show_tracked_denied_files(tree: Tree, make_ctx: ContextFactory) -> None:
+    ws = tree.ws
+    _repository(ws)
+    assert "KEY=1" in git(ws, "grep", "KEY", "HEAD").stdout  # .env is tracked here
+    assert "KEY=1" in git(ws, "log", "-L1,1:.env").stdout
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(git *)"]}})
+    asked = [
+        "git log -L1,1:.env",
+        "git log -L :main:secrets/api.key",
+        "git log --oneline -L 1,+3:.env main",
+        "git grep KEY HEAD",
+        "git grep -e KEY main~2",
+        "git grep KEY HEAD:secrets",
+        "git grep -n KEY v1.0 -- .",
+        "git grep KEY src",
+    ]
+    assert behaviors(asked, ctx) == dict.fromkeys(asked, "ask")
+    fine = [
+        "git log -L1,5:src/app.py",
+        "git grep KEY HEAD -- src",
+        "git grep KEY -- src",
+        "git grep KEY ./src src/ '*.py'",
+    ]
+    assert behaviors(fine, ctx) == dict.fromkeys(fine, "allow")

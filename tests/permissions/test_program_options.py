@@ -107,7 +107,11 @@ CASES: list[tuple[str, str, str]] = [
     ("git cat-file --textconv HEAD:README.md", "ask", "ask"),
     ("git grep --no-index foo secrets", "deny", "deny"),
     ("git grep --untracked foo", "ask", "ask"),
-    ("git grep -n foo src", "allow", "allow"),
+    # `src` may be a revision, whose files are all searched (test_git_files.py); `--` or a
+    # word no revision can be (`src/`, `./src`) says it is a path.
+    ("git grep -n foo src", "ask", "ask"),
+    ("git grep -n foo -- src", "allow", "allow"),
+    ("git grep -n foo src/ ./src '*.py'", "allow", "allow"),
     ("git diff --no-index .env README.md", "deny", "deny"),
     ("git diff {outside}/data.txt .env", "deny", "deny"),
     ("git blame --contents .env README.md", "deny", "deny"),

@@ -28,6 +28,8 @@ class GitSubcommand:
     """Options taking a separate value that is no file."""
     read_valued: frozenset[str] = frozenset()
     write_valued: frozenset[str] = frozenset()
+    shown_valued: frozenset[str] = frozenset()
+    """Options whose value ends with a tracked file it shows (`log -L 1,5:FILE`): mentions."""
     runs: frozenset[str] = frozenset()
     """Options whose value is a command it runs (`rebase --exec CMD`); without a value, the
     command its configuration names (`grep -O`)."""
@@ -87,7 +89,7 @@ class GitSubcommand:
     def spec(self) -> CommandSpec:
         return CommandSpec(
             "none",
-            valued=self.valued | self.settings | (self.runs - self.attached),
+            valued=self.valued | self.settings | self.shown_valued | (self.runs - self.attached),
             attached=self.attached,
             read_valued=self.read_valued,
             write_valued=self.write_valued,
@@ -113,8 +115,13 @@ _DIFF_OUTPUT = _s("--output")
 _DIFF_CONFIGURED = _s("--ext-diff", "--textconv")
 _DIFF_READS = _s("-O")  # the order file
 
+_LINE_RANGES = _s("-L")  # `-L START,END:FILE`, `-L :FUNC:FILE`: FILE's history
 _READING = GitSubcommand(
-    read_only=True, valued=_LOG_VALUED, write_valued=_DIFF_OUTPUT, configured=_DIFF_CONFIGURED
+    read_only=True,
+    valued=_LOG_VALUED,
+    write_valued=_DIFF_OUTPUT,
+    shown_valued=_LINE_RANGES,
+    configured=_DIFF_CONFIGURED,
 )
 
 GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
@@ -211,11 +218,13 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         file_after={"create": "write", "verify": "read", "unbundle": "read", "list-heads": "read"},
     ),
     "format-patch": GitSubcommand(
-        valued=_LOG_VALUED, write_valued=_s("-o", "--output-directory", "--output")
+        valued=_LOG_VALUED,
+        write_valued=_s("-o", "--output-directory", "--output"),
+        shown_valued=_LINE_RANGES,
     ),
     "commit": GitSubcommand(
         valued=_s("-m", "--message", "-C", "-c", "--author", "--date", "--fixup", "--squash"),
-        read_valued=_s("-F", "--file", "-t", "--template", "--pathspec-from-file"),
+        read_valued=_s("-F", "--file", "-t", "--template"),
     ),
     "rebase": GitSubcommand(valued=_s("--onto", "-s", "-X", "--strategy"), runs=_s("-x", "--exec")),
     "bisect": GitSubcommand(runs_rest=_s("run")),
@@ -240,7 +249,7 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
     ),
     "checkout-index": GitSubcommand(valued=_s("--prefix", "--stage"), writes="prefixed"),
     "mv": GitSubcommand(writes="all_paths"),
-    "rm": GitSubcommand(valued=_s("--pathspec-from-file"), writes="paths"),
+    "rm": GitSubcommand(writes="paths"),
     "restore": GitSubcommand(valued=_s("-s", "--source"), writes="paths"),
     "checkout": GitSubcommand(valued=_s("-b", "-B", "--orphan", "--conflict"), writes="paths"),
     "filter-branch": GitSubcommand(
@@ -376,6 +385,11 @@ GIT_KEEPS_THE_TREE = frozenset(
 in git's config and hooks): objects, refs, the index, a file of their own making. Any other
 own command with no entry (a new builtin, a script of its core package) may: with the sandbox
 off it is asked as the tree writers are (git_tree_writes.py)."""
+
+PATHSPEC_FROM_FILE = "--pathspec-from-file"
+"""The option (of add, checkout, commit, reset, restore, rm, stash push...) whose value is a
+file of pathspecs: git reads it (and shows its lines in its complaints), and the paths inside
+may be any file."""
 
 GIT_GLOBAL_FLAGS = frozenset(
     {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}

@@ -24,6 +24,7 @@ from tether.permissions.git_commands import (
     GIT_SETTINGS_HARMLESS,
     GIT_SETTINGS_RUN,
     GIT_SUBCOMMANDS,
+    PATHSPEC_FROM_FILE,
     GitSubcommand,
 )
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
@@ -87,9 +88,10 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     writer = TREE_WRITERS.get(args[i])
     if writer is not None and _writes_tree(writer, args[i + 1 :]):
         use.rewrites_tree = f"git {args[i]} {writer.does}"
+    rest = _pathspec_files(args[i + 1 :], use, subcommand)
     if subcommand is None:
         use.changes = True
-        use.mentions.extend(args[i + 1 :])
+        use.mentions.extend(rest)
         if (
             writer is None
             and args[i] in GIT_OWN_COMMANDS
@@ -102,10 +104,41 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             )
         return use.done()
     if args[i] == "config":
-        _config(args[i + 1 :], use)
+        _config(rest, use)
     else:
-        _subcommand(subcommand, args[i + 1 :], use)
+        _subcommand(subcommand, rest, use)
     return use.done()
+
+
+def _pathspec_files(rest: tuple[str, ...], use: _Use, sub: GitSubcommand | None) -> tuple[str, ...]:
+    """The subcommand's words without `--pathspec-from-file[=]FILE` (any abbreviation git
+    takes): FILE is read (`-` is the input), and the paths inside may be any file: shown by a
+    subcommand that shows what it is given (`diff`), written by one that writes it (`rm`,
+    `checkout`, `restore`)."""
+    kept: list[str] = []
+    words = iter(rest)
+    for word in words:
+        name, eq, value = word.partition("=")
+        if word == "--" or not _abbreviates(name, PATHSPEC_FROM_FILE):
+            kept.append(word)
+            if word == "--":
+                kept.extend(words)
+            continue
+        if not eq:
+            value = next(words, "-")
+        if value != "-":
+            use.reads.append(value)
+        if sub is None or sub.read_only:
+            use.mentions.append(DYN)
+        if sub is None or sub.writes in ("paths", "all_paths"):
+            use.writes.append(DYN)
+    return tuple(kept)
+
+
+def _abbreviates(name: str, option: str) -> bool:
+    """Whether `name` is `option` or a prefix git takes for it (unambiguous among the options
+    sharing its first letters: `--pathspec-fr`, not `--pathspec-f`)."""
+    return name == option or (len(name) > len("--pathspec-f") and option.startswith(name))
 
 
 def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
@@ -130,6 +163,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
     positionals = list(parsed.positionals)
     use.reads += parsed.values(sub.read_valued)
     use.writes += parsed.values(sub.write_valued)
+    use.mentions += parsed.values(sub.shown_valued)
     for name, value in parsed.options:
         if option_in(name, sub.runs):
             if value is None:
@@ -176,7 +210,16 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
     if sub.paths == "tree":
         use.recursive = True
-        use.reads += positionals or ["."]
+        # Before `--`, a word may be a revision (`git grep PAT HEAD`): what it holds below
+        # here is searched, tracked denied files too; after it, paths.
+        if "--" in rest:
+            paths = list(rest[rest.index("--") + 1 :])
+            use.mentions += [p for p in positionals if p not in paths]
+            use.reads += paths or ["."]
+        else:
+            revisions = [p for p in positionals if not _only_a_path(p)]
+            use.mentions += revisions
+            use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
         use.recursive = use.recursive or bool(sub.reads_with)
         use.reads += positionals
@@ -224,6 +267,17 @@ def _written(sub: GitSubcommand, parsed: Arguments, positionals: list[str]) -> l
         every = parsed.has(_s("-a", "--all", "--stdin"))
         return [prefix + p for p in positionals] + ([prefix + DYN] if every else [])
     return positionals
+
+
+def _only_a_path(word: str) -> bool:
+    """A word no revision can be (a ref name has no component starting with a dot, no glob
+    character, no trailing slash): `./src`, `../x`, `/abs`, `src/`, `*.py`, `.`."""
+    return (
+        word in (".", "..")
+        or word.startswith(("./", "../", "/"))
+        or word.endswith("/")
+        or any(c in word for c in "*?[")
+    )
 
 
 def _protected_git_dir(path: str) -> bool:
