@@ -263,6 +263,8 @@ class FileAccess:
         return self._write_inside(real, shown, explicit=explicit)
 
     def _self_modifying(self, path: Path) -> str | None:
+        if is_below(path, self.ctx.git_run_paths):
+            return GIT_RUN_PATH
         return self_modifying(
             path, self.ctx.write_roots, home=self.ctx.home, tether_home=self.ctx.tether_home
         )
@@ -328,6 +330,7 @@ class FileAccess:
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
         if self.ctx.tether_home is not None:
             protected.append(tuple(self.ctx.tether_home.as_posix().rstrip("/")))
+        protected += [tuple(p.as_posix().rstrip("/")) for p in self.ctx.git_run_paths]
         return any(
             globs_overlap(form, name) or globs_overlap(form, (*name, "/", ANY))
             for name in protected
@@ -498,6 +501,7 @@ def _ending(form: Tokens) -> Tokens:
     return (ANY, "/", *form[cut:]) if cut < len(form) else (ANY,)
 
 
+GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""
 
