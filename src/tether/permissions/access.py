@@ -30,57 +30,23 @@ from tether.permissions.defaults import (
     is_device,
     self_modifying,
 )
-from tether.permissions.paths import (
-    ANY,
-    ONE,
-    STAR,
-    Tokens,
-    expand_nodot,
-    globs_overlap,
-    is_below,
-    normalize,
+from tether.permissions.file_targets import (
+    CONTENTS_PROBE,
+    GlobPath,
+    Located,
+    Target,
+    with_contents,
+)
+from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
+from tether.permissions.process_paths import (
+    PROCESS_UNKNOWN,
+    ending,
+    may_be_process_path,
+    pattern_stand_ins,
+    through_link,
 )
 from tether.permissions.rules import Rule, RuleKind
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none
-
-
-@dataclass(frozen=True)
-class GlobPath:
-    """A path known only as a pattern (`src/*.py`, `$HOME/.ssh/id_rsa`)."""
-
-    word: str
-    """As the user wrote it, for messages."""
-    tokens: Tokens
-    """The absolute path as glob tokens (paths.py), `..` folded."""
-    prefix: Path | None
-    """A directory the pattern cannot leave, as written (`..` not folded, resolved when
-    judged), or None when it could be anywhere."""
-    rest: Tokens = ()
-    """The pattern below `prefix`, as tokens."""
-
-
-@dataclass(frozen=True)
-class Located:
-    """A literal path as a decision sees it."""
-
-    written: Path
-    """As written, `..` folded (what a rule naming it means)."""
-    real: Path | None
-    """What the kernel opens; None when that is not known."""
-    forms: tuple[Path, ...]
-    """Every path rules are matched against: as written, resolved, and what a process
-    directory's path may stand for."""
-    unknown: str = ""
-    """Why `real` is not known."""
-
-    def shown(self, target: Path) -> str:
-        """For messages: as written, and where it leads when a symlink takes it elsewhere."""
-        if self.real is None or self.real == self.written:
-            return self.written.as_posix()
-        return f"{target.as_posix()} (that is {self.real.as_posix()})"
-
-
-Target = Path | GlobPath
 
 
 @dataclass
@@ -154,7 +120,7 @@ class FileAccess:
             return ALLOW
         seen = self.locate(target, written)
         shown = seen.shown(target)
-        forms = _with_contents(seen.forms)
+        forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Read"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"reading {shown} is denied", rule), rule.text)
@@ -195,7 +161,7 @@ class FileAccess:
         if found is not None:
             return found
         if self._in_process_directory(target):
-            return none(f"reads {target.word}, {_PROCESS_UNKNOWN}")
+            return none(f"reads {target.word}, {PROCESS_UNKNOWN}")
         return self._read_location(self._prefix(target), target.word, explicit=explicit)
 
     def _stood_for(self, tool: str, seen: Located, shown: str) -> Verdict | None:
@@ -204,9 +170,9 @@ class FileAccess:
         ask where a deny or ask rule could match a path ending as it ends."""
         if seen.real is not None or not is_process_path(seen.written):
             return None
-        if not _through_link(seen.written.parts[3:]):
+        if not through_link(seen.written.parts[3:]):
             return None
-        form = _ending(tuple(seen.written.as_posix()))
+        form = ending(tuple(seen.written.as_posix()))
         found = self._may_reach(tool, [form], f"{shown} may stand for files")
         if found is None and tool == "Edit" and self._may_be_protected([form]):
             return ask(f"{shown} may stand for a file that {PROTECTED_NOTE}")
@@ -217,7 +183,7 @@ class FileAccess:
         `/proc` (`/proc/$$/cwd/x`, `/proc/*/root/x`, `/pro?/self/x`, `/dev/fd/*`): unknown,
         as such a literal path is."""
         return any(
-            form[:1] == ("/",) and _may_be_process_path(form) for form in self._glob_forms(target)
+            form[:1] == ("/",) and may_be_process_path(form) for form in self._glob_forms(target)
         )
 
     def write(self, target: Target, *, explicit: bool = False) -> Verdict:
@@ -236,7 +202,7 @@ class FileAccess:
             return ALLOW
         seen = self.locate(target, written)
         shown = seen.shown(target)
-        forms = _with_contents(seen.forms)
+        forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Edit"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"writing {shown} is denied", rule), rule.text)
@@ -288,7 +254,7 @@ class FileAccess:
         if self._may_be_protected(forms):
             return ask(f"{target.word} may reach a file that {PROTECTED_NOTE}")
         if self._in_process_directory(target):
-            return none(f"writes {target.word}, {_PROCESS_UNKNOWN}")
+            return none(f"writes {target.word}, {PROCESS_UNKNOWN}")
         prefix = self._prefix(target)
         if prefix is None or not is_below(prefix, self.ctx.write_roots):
             return ask(f"writes {target.word}, which may be outside the workspace")
@@ -353,32 +319,13 @@ class FileAccess:
                 form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
                 if form != target.tokens:
                     forms += expand_nodot(form)
-        stand_ins = [s for form in forms if _may_be_process_path(form) for s in self._for(form)]
+        stand_ins = [
+            s
+            for form in forms
+            if may_be_process_path(form)
+            for s in pattern_stand_ins(form, (self.ctx.cwd, self.ctx.workspace))
+        ]
         return forms + [form for form in dict.fromkeys(stand_ins) if form not in forms]
-
-    def _for(self, form: Tokens) -> list[Tokens]:
-        """What a pattern that may name a path in a process's directory may stand for:
-        `/proc/<p>/root/x` is `/x` and `/proc/<p>/cwd/x` is `x` from the shell's directory or
-        the workspace, as for a literal path (`_stand_ins`); anything else (`fd/N`, `task/<t>/
-        cwd`, a link or a directory not known: `/proc/$$/c*`, `$X/x`) any path ending as it
-        ends."""
-        if form[: len(_PROC)] == _PROC:
-            rest = form[len(_PROC) :]
-            pid_end = rest.index("/") if "/" in rest else -1
-            link = rest[pid_end + 1 :] if pid_end >= 0 and ANY not in rest[:pid_end] else ()
-            end = link.index("/") if "/" in link else len(link)
-            name = "".join(t for t in link[:end] if isinstance(t, str))
-            tail = link[end + 1 :]
-            climbs = any(tail[i : i + 2] == (".", ".") for i in range(len(tail)))
-            known = len(name) == end and end > 0
-            if known and name not in _LINKS_OUT:
-                return []  # the process's own data (`environ`, `maps`): not another path
-            if known and name == "root" and not climbs:
-                return [("/", *tail)]
-            if known and name == "cwd" and not climbs:
-                bases = (self.ctx.cwd, self.ctx.workspace)
-                return [(*base.as_posix().rstrip("/"), "/", *tail) for base in bases]
-        return [_ending(form)]
 
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
         return self.ctx.rules.of(kind, tool)
@@ -425,7 +372,7 @@ class FileAccess:
             if not follow and tool == "Read":
                 return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
             paths = self.locate(target).forms if follow else (normalize(target),)
-            forms = _with_contents(paths)
+            forms = with_contents(paths)
             return next(
                 (
                     rule
@@ -466,52 +413,9 @@ _CHECK_STEPS = 12
 PATH_MAX = 4096
 """The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
 
-_PROCESS_DIRECTORIES: tuple[Tokens, ...] = (
-    (*"/proc/", ONE, STAR, "/", ANY),
-    (*"/dev/fd/", ANY),
-)
-"""Paths in a process's directory: `/proc/<pid|self|thread-self>/...`, and `/dev/fd/N`
-(`/proc/self/fd/N`)."""
-_PROC: Tokens = tuple("/proc/")
-_LINKS_OUT = frozenset({"root", "cwd", "exe", "fd", "task", "map_files"})
-"""What in a process's directory leads to files elsewhere (`task/<t>/` holds them again)."""
-_PROCESS_UNKNOWN = "which may be in a process's directory under /proc (its links are not paths)"
-
-
-def _through_link(entries: tuple[str, ...]) -> bool:
-    """Whether a path in a process's directory (its entries after `/proc/<p>/`) goes through a
-    link there into a directory elsewhere, other than `root/x` and `cwd/x` (which stand for
-    paths here): `fd/N/x`, `task/<t>/cwd/x`, `map_files/R/x`."""
-    if entries[:1] == ("task",):
-        entries = entries[2:]
-        if entries[:1] in (("root",), ("cwd",)):
-            return len(entries) > 1
-    if entries[:1] in (("fd",), ("map_files",)):
-        return len(entries) > 2
-    return False
-
-
-def _may_be_process_path(form: Tokens) -> bool:
-    return any(globs_overlap(form, place) for place in _PROCESS_DIRECTORIES)
-
-
-def _ending(form: Tokens) -> Tokens:
-    """Any path ending as `form` ends: its last component below anything."""
-    cut = len(form) - form[::-1].index("/") if "/" in form else 0
-    return (ANY, "/", *form[cut:]) if cut < len(form) else (ANY,)
-
-
 GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""
-
-CONTENTS_PROBE = "\x00"
-"""A name no rule spells out: a rule matching `dir/<probe>` covers every file in `dir`, so
-reading or writing `dir` itself (a listing, a search, `rm -r`) is covered too."""
-
-
-def _with_contents(paths: tuple[Path, ...]) -> tuple[Path, ...]:
-    return (*paths, *(p / CONTENTS_PROBE for p in paths))
 
 
 def _because(what: str, rule: Rule) -> str:

@@ -9,11 +9,11 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from tether.permissions import steps
-from tether.permissions.access import GlobPath, Target
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.awk_program import awk_problem
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
+from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
 from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Token, normalize

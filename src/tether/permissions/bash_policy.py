@@ -23,14 +23,16 @@ from tether.permissions.bash_rules import (
     later_commands,
     may_run,
     rule_matches,
-    rule_verdict,
+    startup_verdict,
     texts_of,
+    whole_command,
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
@@ -72,7 +74,7 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
     """The verdict on `command`, and whether it only reads. Past the decision's steps
     (steps.py), too large to judge: what it runs is not known."""
     judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
-    whole = judge.whole_command(command)
+    whole = whole_command(ctx.rules, command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
     try:
@@ -126,20 +128,6 @@ class _Judge:
     def __post_init__(self) -> None:
         self.places = ShellPlaces(self.files, self.cdpath)
 
-    def whole_command(self, command: str) -> Verdict | None:
-        """Deny and ask rules against the command line as a whole (`Bash(curl * | sh)`, a seed
-        regex over the text)."""
-        collapsed = " ".join(command.split())
-        for kind in ("deny", "ask"):
-            for rule in self.ctx.rules.of(kind, "Bash"):
-                if rule.regex is not None:
-                    hit = rule.regex.search(command) is not None
-                else:
-                    hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
-                if hit:
-                    return rule_verdict(kind, rule, collapsed)
-        return None
-
     def invocation(self, inv: Invocation) -> Verdict:
         steps.spend(_INVOCATION_STEPS)
         parts: list[Verdict] = []
@@ -179,7 +167,7 @@ class _Judge:
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
-            parts.append(self._startup(program_name(inv.argv[0]), startup))
+            parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
@@ -249,18 +237,6 @@ class _Judge:
                 return found
         return None
 
-    def _startup(self, name: str, files: tuple[str, ...]) -> Verdict:
-        """A shell's start-up files are code the engine does not read (nor could judge when
-        the command writes them first): asked, in bypassPermissions mode too when a Bash deny
-        or ask rule could match what they run."""
-        what = f"{name} first runs {', '.join(files)}, code that tether does not read"
-        for kind in ("deny", "ask"):
-            rules = self.ctx.rules.of(kind, "Bash")
-            if rules:
-                covers = f"{what}; it may run what {kind} rule {rules[0].text} covers"
-                return ask(covers, rules[0].text, hard=True)
-        return ask(what)
-
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)
 
@@ -298,7 +274,11 @@ class _Judge:
             recursive = use.recursive
             verdicts.extend(self._program_use(use))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
-            verdicts.extend(self._mentions(inv.argv[1:]))
+            verdicts.extend(
+                mentioned_files(
+                    inv.argv[1:], self.places, self.files, sandboxed=self.ctx.bash_sandboxed
+                )
+            )
             reads += response_files(inv.argv)
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
@@ -348,7 +328,14 @@ class _Judge:
         verdicts.extend(ask(reason) for reason in use.asks)
         # git shows what it names from its objects (and its writes are its tables').
         verdicts.extend(
-            self._mentions(use.mentions, unknown=use.shows_unknown, opens=not use.shows_unknown)
+            mentioned_files(
+                use.mentions,
+                self.places,
+                self.files,
+                sandboxed=self.ctx.bash_sandboxed,
+                unknown=use.shows_unknown,
+                opens=not use.shows_unknown,
+            )
         )
         verdicts.extend(self._loads(use.loads))
         for code in use.runs:
@@ -394,78 +381,9 @@ class _Judge:
                     found.append(ask(f"runs code from {readable(word)}, outside the workspace"))
         return found
 
-    def _mentions(
-        self, args: tuple[str, ...], *, unknown: bool = False, opens: bool = True
-    ) -> list[Verdict]:
-        """Arguments that may name a file, of a command whose arguments are not known
-        (`curl -T.env`, `mytool --out=.git/config`) or that shows files from elsewhere (`git
-        show HEAD:.env`): asked, in bypassPermissions too, where a deny rule could match what
-        it reads or writes; with `opens` (the program may open them, not only show them: any
-        but git), also where the word names a file that changes what later sessions run or
-        allow (asked in every mode but bypassPermissions, as a write there is; the sandbox
-        keeps those read-only when it is on). Every word counts, option words too: the file
-        may be attached to its option (`-T.env`, `-d@.env`, `-sT.env`, `--out=.env`), follow
-        `=`, `:`, `@` or `<` (`-F f=@.env`, `HEAD:.env`). With `unknown`, a word that is not a
-        literal counts where a deny rule could match what it stands for (`git show
-        "HEAD:$(...)"`)."""
-        found: list[Verdict] = []
-        reads = bool(self.ctx.rules.of("deny", "Read"))
-        writes = opens and bool(self.ctx.rules.of("deny", "Edit"))
-        protects = opens and not self.ctx.bash_sandboxed
-        if not (reads or writes or protects):
-            return found
-        for arg in args:
-            if not unknown and not is_literal(arg):
-                continue
-            for candidate in named_paths(arg):
-                verdict = self._named(candidate, reads, writes, protects, follow=opens)
-                if verdict is not None:
-                    found.append(verdict)
-                    break
-        return found
-
-    def _named(
-        self, word: str, reads: bool, writes: bool, protects: bool, *, follow: bool
-    ) -> Verdict | None:
-        """What the file a word may name makes of the command (`_mentions`)."""
-        for target in self.places.targets(word):
-            rule = self.files.may_name_denied(target, "Read", follow=follow) if reads else None
-            if rule is not None:
-                why = f"may read {readable(word)}, which deny rule {rule.text} covers"
-                return ask(why, rule.text, hard=True)
-            rule = self.files.may_name_denied(target, "Edit", follow=True) if writes else None
-            if rule is not None:
-                why = f"may write {readable(word)}, which deny rule {rule.text} covers"
-                return ask(why, rule.text, hard=True)
-            what = self.files.protected(target) if protects else None
-            if what is not None:
-                return ask(f"may write {readable(word)}, which holds {what}: {PROTECTED_NOTE}")
-        return None
-
-
-_ATTACHED_LETTERS = 8
-"""How many option letters may come before a value attached to them (`-sSLfT.env`)."""
-
 
 def _shortened(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def named_paths(word: str) -> list[str]:
-    """What in an argument may name a file, narrowest first: what follows the last and the
-    first `:`, `=` or `,` (`HEAD:.env`, `--out=.env`, `f=@.env`), a value attached to one of a
-    few short options (`-T.env`, `-sT.env`), the word itself; each also without a leading `@`
-    or `<` (curl's "from this file")."""
-    found: list[str] = []
-    for separator in ":=,":
-        if separator in word:
-            found += [word.rpartition(separator)[2], word.partition(separator)[2]]
-    if word.startswith("-") and not word.startswith("--"):
-        found += [word[k:] for k in range(2, min(len(word), 2 + _ATTACHED_LETTERS))]
-    elif not word.startswith("-"):
-        found.append(word)
-    found += [w.lstrip("@<") for w in found]
-    return [w for w in dict.fromkeys(found) if w and w != "-"]
 
 
 def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:

@@ -107,6 +107,34 @@ def rule_verdict(kind: str, rule: Rule, text: str) -> Verdict:
     return ask(f"`{readable(text)}` needs confirmation ({rule.text}){why}", rule.text, hard=True)
 
 
+def whole_command(rules: RuleSet, command: str) -> Verdict | None:
+    """Deny and ask rules against the command line as a whole (`Bash(curl * | sh)`, a seed
+    regex over the text)."""
+    collapsed = " ".join(command.split())
+    for kind in ("deny", "ask"):
+        for rule in rules.of(kind, "Bash"):
+            if rule.regex is not None:
+                hit = rule.regex.search(command) is not None
+            else:
+                hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
+            if hit:
+                return rule_verdict(kind, rule, collapsed)
+    return None
+
+
+def startup_verdict(rules: RuleSet, name: str, files: tuple[str, ...]) -> Verdict:
+    """A shell's start-up files are code the engine does not read (nor could judge when
+    the command writes them first): asked, in bypassPermissions mode too when a Bash deny
+    or ask rule could match what they run."""
+    what = f"{name} first runs {', '.join(files)}, code that tether does not read"
+    for kind in ("deny", "ask"):
+        found = rules.of(kind, "Bash")
+        if found:
+            covers = f"{what}; it may run what {kind} rule {found[0].text} covers"
+            return ask(covers, found[0].text, hard=True)
+    return ask(what)
+
+
 def deny_or_ask(rules: RuleSet, texts: list[str], *, unknowns: bool = True) -> Verdict | None:
     """The first deny, then ask, rule that matches one of `texts`; with `unknowns`, also one
     that their unknown parts could match."""

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.permissions import steps
-from tether.permissions.access import FileAccess, GlobPath, Target
+from tether.permissions.access import FileAccess
 from tether.permissions.bash_files import cd_target, path_target, path_tokens, tilde_home
+from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.paths import ANY, normalize
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, HOME, program_name, readable
