@@ -261,7 +261,8 @@ CASES: list[tuple[str, str, str]] = [
     ("head --follow README.md", "ask", "ask"),
     ("wc --frobnicate README.md", "ask", "ask"),
     ("grep --frob foo README.md", "ask", "ask"),
-    ("sort --random-source=/dev/urandom README.md", "ask", "allow"),
+    ("sort --random-source=/dev/urandom README.md", "allow", "allow"),  # a read
+    ("sort --random-source=.env README.md", "deny", "deny"),
     ("cat -A README.md", "allow", "allow"),
     ("ls -la --color=never", "allow", "allow"),
 ]

@@ -130,3 +130,19 @@ def test_ordinary_arguments_stay_allowed(make_ctx: ContextFactory) -> None:
         "mytool --env=production --count 3",
     ]
     assert behaviors(commands, ctx) == dict.fromkeys(commands, "allow")
+
+
+def test_options_a_known_program_does_not_list_may_name_files(make_ctx: ContextFactory) -> None:
+    """A program in the tables given an option its entry does not list: the option's value
+    may be a file it opens, in any of the forms above."""
+    ctx = make_ctx({"permissions": {"deny": DENIES, "allow": ["Bash(sort *)", "Bash(head *)"]}})
+    commands = [
+        "sort --random-source=.env notes.txt",
+        "sort --some-new-option=secrets/api.key notes.txt",
+        "head --frob=./.env notes.txt",
+        "sort -X.env notes.txt",
+    ]
+    assert {c: bash(c, ctx).behavior in ("ask", "deny") for c in commands} == dict.fromkeys(
+        commands, True
+    )
+    assert bash("sort --random-source=/dev/urandom -R notes.txt", ctx).behavior == "allow"

@@ -138,7 +138,8 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     files = list(args.positionals)
     role = spec.files
     recursive = "always" in spec.recursive or args.has(spec.recursive)
-    mentions: list[str] = []
+    # A value given with an option the table does not know may name a file it opens.
+    mentions: list[str] = list(dict.fromkeys(args.unrecognised_words))
     lists = args.values(spec.list_valued)
     if args.has(spec.list_flags):
         lists, files = lists + files, []

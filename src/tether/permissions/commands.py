@@ -236,6 +236,7 @@ COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("-k", "-t", "-S", "--key", "--field-separator", "--buffer-size", "--parallel")
         | _s("--batch-size", "--sort"),
         list_valued=_s("--files0-from"),
+        read_valued=_s("--random-source"),
         write_valued=_s("-o", "--output", "-T", "--temporary-directory"),
         runs=_s("--compress-program"),
         flags="bdfgiMhnRrVcCmsuz",

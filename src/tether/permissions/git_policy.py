@@ -181,8 +181,10 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         positionals = []
     if first in sub.config_first or parsed.has(sub.config_with):
         use.writes.append(_in_git_dir(use, "config"))
-    # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it).
-    use.runs += [p[len("ext::") :] for p in positionals if p.startswith("ext::")]
+    # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it),
+    # given as a word or an option's value (`archive --remote=ext::CMD`).
+    values = [v for _, v in parsed.options if v is not None]
+    use.runs += [p[len("ext::") :] for p in (*positionals, *values) if p.startswith("ext::")]
     if sub.pushes and positionals and local_repository(positionals[0]):
         use.unseen.append(
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"
