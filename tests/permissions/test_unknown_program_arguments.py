@@ -146,3 +146,13 @@ def test_options_a_known_program_does_not_list_may_name_files(make_ctx: ContextF
         commands, True
     )
     assert bash("sort --random-source=/dev/urandom -R notes.txt", ctx).behavior == "allow"
+
+
+def test_an_assignment_argument_may_name_the_program_it_runs(make_ctx: ContextFactory) -> None:
+    """make's `SHELL=prog` runs every recipe with prog; `CC=prog`, `GIT_SSH=prog` alike: a
+    value after `NAME=` is tried against deny rules as a command, as `--opt=VALUE` is."""
+    rules = {"deny": ["Bash(sentinel *)", "Bash(sentinel)"], "allow": ["Bash(make *)"]}
+    ctx = make_ctx({"permissions": rules})
+    for command in ("make SHELL=sentinel", "make CC=sentinel all", "mytool HOOK=sentinel"):
+        assert bash(command, ctx).behavior == "deny", command
+    assert bash("make CFLAGS=-O2 all", ctx).behavior == "allow"

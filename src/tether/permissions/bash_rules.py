@@ -237,12 +237,13 @@ def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
 
 
 def _tails(argv: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-    """argv[k:] for every k past the program; `--opt=VALUE` also as VALUE (`--exec=cmd`)."""
+    """argv[k:] for every k past the program; `--opt=VALUE` and `NAME=VALUE` also as VALUE
+    (`--exec=cmd`, make's `SHELL=cmd`, `CC=cmd`)."""
     for k in range(1, len(argv)):
         tail = argv[k:]
         yield tail
         head = tail[0]
-        if head.startswith("-") and "=" in head and head.partition("=")[2]:
+        if "=" in head and head.partition("=")[2]:
             yield (head.partition("=")[2], *tail[1:])
 
 
