@@ -16,6 +16,7 @@ LATER = (
     "mcp",
     "anthropic",
     "openai",
+    "yaml",  # tether's own skills' front matter is known ahead
 )
 
 
