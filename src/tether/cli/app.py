@@ -185,6 +185,7 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
+        _start_early_work(args, cwd)
         from tether.cli.claude_options import stream_options
         from tether.cli.stream_json import run_stream_json_sync
         from tether.protocol import ConfigError
@@ -196,6 +197,7 @@ def main(argv: list[str]) -> int:
             return 2
         return run_stream_json_sync(opts, stream)
     if args.print:
+        _start_early_work(args, cwd)
         from tether.cli.headless import read_prompt, run_headless_sync
 
         prompt = read_prompt(args.prompt, sys.stdin)
@@ -222,6 +224,13 @@ def main(argv: list[str]) -> int:
         cwd=cwd, make=lambda: _run_options(args, cwd), trust_workspace=args.trust_workspace
     )
     return asyncio.run(run_repl(options, initial_prompt=args.prompt))
+
+
+def _start_early_work(args: argparse.Namespace, cwd: Path) -> None:
+    """A headless run's HTTP stack and sandbox probe, started before its imports."""
+    from tether.cli.early_work import start_early_work
+
+    start_early_work(cwd, settings_given=args.settings is not None)
 
 
 def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:

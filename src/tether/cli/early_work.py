@@ -1,0 +1,50 @@
+"""Work a headless run starts before its imports, on threads, so that it is done by the time
+the session needs it: the HTTP stack (imported, and the TLS trust store read: C code that does
+not hold the interpreter) and the sandbox probe (two short bwrap runs). Both would otherwise
+start only once the session's build begins, after some 200 ms of imports, and the build would
+then wait for them.
+
+Only what the build would do anyway is started: the probe runs when no settings file and no
+`--settings` could turn the sandbox off (the build decides for itself and takes the probe's
+cached answer), and nothing here changes what the session is built from.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tether.config.project import project_root
+from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.models.preload import preload_http_soon
+from tether.protocol import ConfigError
+from tether.sandbox.probe import probe_soon
+from tether.sandbox.settings import parse_sandbox_settings
+
+
+def start_early_work(cwd: Path, *, settings_given: bool) -> None:
+    """Start preloading the HTTP stack and, where the sandbox is on, probing it."""
+    preload_http_soon()
+    if settings_given:
+        return  # a --settings file or JSON may turn it off: the build probes once it knows
+    env = os.environ
+    try:
+        start = cwd.expanduser().resolve()
+        user_home = Path(env.get("HOME") or Path.home())
+        workspace = project_root(start, user_home=user_home)
+        settings = load_settings(settings_files(workspace, home=tether_home(env), start=start))
+    except (ConfigError, OSError, RuntimeError):
+        return  # the build reports it
+    if _sandbox_may_be_on(settings):
+        probe_soon()
+
+
+def _sandbox_may_be_on(settings: Settings) -> bool:
+    """No layer turns the sandbox off (what the build's trust then restricts only removes)."""
+    for path, data in settings.layers:
+        try:
+            if parse_sandbox_settings(data, source=str(path)).enabled is False:
+                return False
+        except ConfigError:
+            return False
+    return True
