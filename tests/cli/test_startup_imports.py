@@ -141,3 +141,27 @@ def test_the_agent_sdks_front_end_loads_only_what_its_first_request_needs(
     )
     assert sorted(modules & set(NOT_BEFORE_THE_FIRST_REQUEST)) == []
     assert "tether.cli.stream_json" in modules
+
+
+def _imported(argv: list[str]) -> set[str]:
+    """The modules a command imports, as Python's import profiler lists them."""
+    done = subprocess.run(
+        argv,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line and "imported package" not in line
+    }
+
+
+def test_version_costs_what_the_interpreter_does() -> None:
+    # The installed command (what the Agent SDK starts) imports tether's entry point and
+    # nothing else that bare Python does not: no `re`, as a generated console script would.
+    command = str(Path(sys.executable).with_name("tether"))
+    extra = _imported([command, "--version"]) - _imported([sys.executable, "-c", "pass"])
+    assert sorted(extra) == ["tether", "tether.main"]
