@@ -1,7 +1,8 @@
 """Child of bench/startup.py: `tether -p hi` done step by step, noting when each step ran.
 
 Run as `python startup_phases.py` in the bench's environment (fake server, own home). It runs
-what `tether -p` runs (the headless front end's imports, `build`, `prepare`, one turn), with the
+what `tether -p` runs (the early work on threads, the headless front end's imports, `build`,
+`prepare`, one turn), with the
 steps of the session build and of the first turn timed by wrapping the functions `setup`
 calls (looked up by name at call time, so wrapping them here changes nothing else). Prints one
 JSON object: `marks`, wall-clock times (time.time(), comparable with the parent's) of the
@@ -16,11 +17,16 @@ import time
 
 marks = {"started": time.time()}
 
+from pathlib import Path  # noqa: E402
+
+from tether.cli.early_work import start_early_work  # noqa: E402
+
+start_early_work(Path.cwd(), settings_given=False)  # as `-p` does before its imports
+
 import asyncio  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import tether.cli.headless  # noqa: E402, F401  (what `tether -p` imports before its session)
@@ -78,7 +84,9 @@ def _wrap_request_encoding() -> None:
 
     def encode_marked(*args: Any, **kwargs: Any) -> Any:
         body = encode_body(*args, **kwargs)
-        marks.setdefault("encoded", time.time())
+        if "encoded" not in marks:
+            marks["encoded"] = time.time()
+            marks["cpu_at_encoded"] = time.process_time()
         return body
 
     anthropic.build_body = _timed("request encoding", build_body)
