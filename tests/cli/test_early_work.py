@@ -1,17 +1,23 @@
 """A headless run starts the sandbox probe before its imports (`tether.cli.early_work`), only
 where its settings leave the sandbox on, and the session build then takes that probe's
-answer instead of probing again. Real `tether -p` processes, a bwrap that notes each run."""
+answer instead of probing again; the garbage collector is paused until the session is built,
+and runs again however the run ends. Real `tether -p` processes, a bwrap that notes each run."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
 
 
 def _logging_bwrap(bin_dir: Path, log: Path) -> None:
@@ -81,3 +87,60 @@ def test_an_untrusted_workspace_turning_it_off_is_probed_by_the_build(
     assert done.stdout == "ok\n"
     assert "sandbox" in done.stderr  # the notice of what the untrusted workspace asked
     assert [line.split()[0] for line in log.read_text().splitlines()] == ["--help", "--ro-bind"]
+
+
+# `tether ARGS` noting whether the garbage collector runs as the session's modules are loaded,
+# and as the first request goes out to the model server at PORT.
+COLLECTOR_NOTED = """\
+import gc, sys
+port = int(sys.argv[1])
+sys.argv = ["tether", *sys.argv[2:]]
+def note(event, args):
+    if event == "import" and args[0] == "tether.cli.setup":
+        print("loading the session's modules: collector on", gc.isenabled(), file=sys.stderr)
+    if event == "socket.connect" and isinstance(args[1], tuple) and args[1][1] == port:
+        print("first request: collector on", gc.isenabled(), file=sys.stderr)
+sys.addaudithook(note)
+from tether.main import console_main
+console_main()
+"""
+
+
+def test_the_collector_is_paused_for_start_up_only(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(reply(text("ok")))
+    port = model_env.url.rsplit(":", 1)[1].split("/")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTOR_NOTED, port, "-p", "hi"],
+        cwd=workspace,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "ok\n"
+    assert [line for line in done.stderr.splitlines() if "collector" in line] == [
+        "loading the session's modules: collector on False",
+        "first request: collector on True",
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["-p", "hi"], id="a run"),
+        pytest.param(["-p"], id="no prompt"),
+        pytest.param(["-p", "hi", "--model", "nosuchprovider/x"], id="a configuration error"),
+    ],
+)
+def test_a_program_running_the_command_line_on_a_thread_keeps_its_collector(
+    tether: Callable[..., CliResult], model_env: FakeModelServer, argv: list[str]
+) -> None:
+    # Freezing a host program's objects would keep its garbage for good: only a process of
+    # tether's own pauses and freezes.
+    model_env.script(reply(text("ok")))
+    frozen = gc.get_freeze_count()
+    tether(*argv)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
