@@ -8,6 +8,9 @@ from __future__ import annotations
 import gc
 import json
 import os
+import pty
+import re
+import select
 import shlex
 import subprocess
 import sys
@@ -144,3 +147,56 @@ def test_a_program_running_the_command_line_on_a_thread_keeps_its_collector(
     tether(*argv)
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen
+
+
+# The REPL on a terminal, noting the collector's state as the prompt's library loads (before
+# the prompt is drawn) and as the process ends (its session built by then).
+REPL_COLLECTOR_NOTED = """\
+import atexit, gc, sys
+def note(event, args):
+    if event == "import" and args[0] == "prompt_toolkit":
+        print("drawing the prompt: collector on", gc.isenabled(), file=sys.stderr)
+sys.addaudithook(note)
+atexit.register(lambda: print("at exit: collector on", gc.isenabled(), file=sys.stderr))
+sys.argv = ["tether"]
+from tether.main import console_main
+console_main()
+"""
+
+
+def test_the_repl_draws_its_prompt_with_the_collector_paused(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    env = {**os.environ, "HOME": str(home), "TERM": "xterm-256color"}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the REPL on the terminal
+        os.chdir(workspace)
+        os.execve(sys.executable, [sys.executable, "-c", REPL_COLLECTOR_NOTED], env)
+    seen = b""
+    try:
+        for _ in range(6000):  # bounded: the prompt comes within a few seconds at worst
+            ready, _, _ = select.select([fd], [], [], 0.01)
+            if ready:
+                seen += os.read(fd, 65536)
+            if b"> " in seen.split(b"tether", 1)[-1]:
+                break
+        os.write(fd, b"\x04")  # Ctrl+D on an empty line: leave
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    notes = re.findall(
+        r"(?:drawing the prompt|at exit): collector on \w+", seen.decode(errors="replace")
+    )
+    assert [n.strip() for n in notes] == [
+        "drawing the prompt: collector on False",
+        "at exit: collector on True",
+    ]

@@ -196,6 +196,16 @@ def main(argv: list[str]) -> int:
             return _print(args, cwd)
         finally:
             _end_early_work()
+    from tether.cli.early_work import pause_collection
+
+    pause_collection()  # until the session is built, as for a headless run
+    try:
+        return _repl(args, cwd)
+    finally:
+        _end_early_work()
+
+
+def _repl(args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
 
     from tether.cli.repl import run_repl
