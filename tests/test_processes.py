@@ -17,8 +17,21 @@ BASH = shutil.which("bash") or "/bin/bash"
 
 
 def _stubborn(told: Path) -> list[str]:
-    """A shell that outlives SIGTERM (so the stop waits out its grace) and says it came."""
-    return [BASH, "-c", f"trap 'echo term >> {told}' TERM; while :; do sleep 60 & wait; done"]
+    """A shell that outlives SIGTERM (so the stop waits out its grace) and says it came; it
+    writes `<told>.ready` once its trap is set (a SIGTERM before that ends it at once)."""
+    return [
+        BASH,
+        "-c",
+        f"trap 'echo term >> {told}' TERM; : > {told}.ready; while :; do sleep 60 & wait; done",
+    ]
+
+
+async def _stubborn_started(told: Path) -> asyncio.subprocess.Process:
+    """The stubborn shell, once its trap is set: on a busy machine bash takes a while to start,
+    and a stop sent earlier would find no trap."""
+    proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    await _until(told.with_name(told.name + ".ready"))
+    return proc
 
 
 async def _until(path: Path) -> None:
@@ -31,7 +44,7 @@ async def _until(path: Path) -> None:
 
 async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once(tmp_path: Path) -> None:
     told = tmp_path / "told"
-    proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    proc = await _stubborn_started(told)
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
     await _until(told)  # SIGTERM came and was shrugged off: the stop waits its grace
     stopping.cancel()
@@ -44,7 +57,7 @@ async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once(tmp_path:
 async def test_a_cancellation_while_reaping_still_reaps(tmp_path: Path) -> None:
     """Cancelled twice: once during the grace, once more while it reaps."""
     told = tmp_path / "told"
-    proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    proc = await _stubborn_started(told)
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
     await _until(told)
     stopping.cancel()
