@@ -200,3 +200,24 @@ def test_the_repl_draws_its_prompt_with_the_collector_paused(
         "drawing the prompt: collector on False",
         "at exit: collector on True",
     ]
+
+
+def test_a_run_that_ends_at_once_exits_cleanly_with_the_early_work_under_way(
+    workspace: Path, home: Path
+) -> None:
+    # `-p` without a prompt ends while the HTTP stack is still loading on its thread: the
+    # interpreter used to be torn down under it (a daemon thread) and crash, about a run in
+    # eight. A crash is not a matter of timing alone, so the run is repeated.
+    command = str(Path(sys.executable).with_name("tether"))
+    codes = [
+        subprocess.run(
+            [command, "-p"],
+            cwd=workspace,
+            env={**os.environ, "HOME": str(home)},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        ).returncode
+        for _ in range(30)
+    ]
+    assert set(codes) == {2}

@@ -26,9 +26,11 @@ _ALSO_IMPORTED = ("anyio._backends._asyncio",)
 
 
 def preload_http_soon() -> None:
-    """Import the HTTP stack and build the TLS context on a daemon thread (a process that
-    exits meanwhile does not wait for it)."""
-    threading.Thread(target=_preload, name="http-preload", daemon=True).start()
+    """Import the HTTP stack and build the TLS context on a thread of its own. Not a daemon: a
+    process that exits meanwhile (a configuration error) waits for it, as the interpreter
+    cannot be finalized under a thread that is importing or loading the trust store (it
+    crashed so, a run in ten)."""
+    threading.Thread(target=_preload, name="http-preload").start()
 
 
 def tls_context() -> ssl.SSLContext:
