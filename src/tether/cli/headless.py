@@ -7,10 +7,8 @@ import contextlib
 import json
 import signal
 import sys
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from tether.cli.sdk_facts import session_facts
-from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.protocol import (
@@ -30,6 +28,9 @@ from tether.protocol import (
     TurnFinished,
     UserInput,
 )
+
+if TYPE_CHECKING:
+    from tether.cli.sdk_lines import LineMaker, SessionFacts
 
 
 def read_prompt(arg: str | None, stdin: TextIO) -> str | None:
@@ -72,7 +73,8 @@ async def run_headless(
         print(f"tether: {notice}", file=err)
     finished: TurnFinished | None = None
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
-    lines = LineMaker(session.session_id, include_partial)
+    # Claude Code's JSON shapes, only for the formats that print them (text needs none of it).
+    lines = _line_maker(session, include_partial) if output_format != "text" else None
     streaming = output_format == "stream-json"
     stopped_by = _stop_on_signals(session)
     try:
@@ -80,7 +82,7 @@ async def run_headless(
         # servers are taken as configured: nobody is there to approve them.
         for event in await _prepared(session):
             _warn(event, err)
-        if streaming:
+        if streaming and lines is not None:
             _write(out, lines.init(session.started(), _facts(built, opts)))
         async for event in session.submit(UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
@@ -93,7 +95,7 @@ async def run_headless(
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming:
+            elif streaming and lines is not None:
                 for line in _stream_lines(lines, event):
                     _write(out, line)
     finally:
@@ -102,7 +104,7 @@ async def run_headless(
         await session.aclose()
         _restore_signals()
     assert finished is not None
-    if output_format == "text":
+    if lines is None:
         if finished.is_error:
             if finished.result not in shown_errors:
                 print(f"tether: {finished.result or finished.subtype}", file=err)
@@ -116,7 +118,15 @@ async def run_headless(
     return 1 if finished.is_error else 0
 
 
+def _line_maker(session: Session, include_partial: bool) -> LineMaker:
+    from tether.cli.sdk_lines import LineMaker
+
+    return LineMaker(session.session_id, include_partial)
+
+
 def _facts(built: Built, opts: RunOptions) -> SessionFacts:
+    from tether.cli.sdk_facts import session_facts
+
     return session_facts(built, opts.permission_mode or "default")
 
 

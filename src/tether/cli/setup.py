@@ -21,6 +21,7 @@ from tether.cli.client_parts import (
     structured_output_tool,
     with_client_agents,
 )
+from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
@@ -157,6 +158,8 @@ def build(opts: RunOptions) -> Built:
         for resumption in claimed:  # a session file it holds: let the next process have it
             resumption.recorder.close()
         raise
+    finally:
+        resume_collection()  # start-up is over: the collector a headless run paused runs again
 
 
 def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
