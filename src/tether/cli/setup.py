@@ -475,10 +475,12 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
 
 def _warm_meanwhile(model: Model) -> None:
     """Build the model's HTTP client on a thread while the session is built: the TLS context
-    it loads (tens of milliseconds) is C code that lets the build go on meanwhile."""
+    it loads (tens of milliseconds) is C code that lets the build go on meanwhile. Not a
+    daemon, as `preload_http_soon`'s: an exit meanwhile waits for it rather than finalizing
+    the interpreter under a thread loading the trust store."""
     warm = getattr(model, "warm", None)
     if callable(warm):
-        threading.Thread(target=warm, name="model-warm", daemon=True).start()
+        threading.Thread(target=warm, name="model-warm").start()
 
 
 def _probe_sandbox_meanwhile(settings: Settings) -> None:
