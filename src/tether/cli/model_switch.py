@@ -60,14 +60,22 @@ def model_switcher(
     settings: Settings,
     resolve: Resolver,
     idle: IdleLimits | None = None,
+    max_tokens_cap: int | None = None,
 ) -> Callable[[str | None], None]:
-    """Points `agent` at another model (the `SetModel` op); None goes back to the default."""
+    """Points `agent` at another model (the `SetModel` op); None goes back to the default.
+    Everything that depends on the model follows it: its price, its output budget (capped by
+    `max_tokens_cap`, the user's `maxOutputTokens`) and the context window compaction and
+    the reports work with."""
 
     def switch(spec: str | None) -> None:
         resolved = resolve(spec or default, env, settings)
         agent.model = build_model(resolved, idle=idle)
         agent.model_id = resolved.model_id
         agent.price = lambda u: cost_usd(resolved.info, u)
+        agent.max_tokens = max_tokens_cap or resolved.info.max_output_tokens
+        if agent.compaction is not None:
+            policy = replace(agent.compaction.policy, window=resolved.info.context_window)
+            agent.compaction = replace(agent.compaction, policy=policy)
 
     return switch
 

@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 
 def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
+    """The file of the session `--resume` or `--continue` names; None for a new session
+    (`--continue` where there is none yet is one)."""
     if opts.resume is not None:
         return find_session(home, workspace, opts.resume)
     if opts.continue_latest:
-        latest = latest_session(home, workspace)
-        if latest is None:
-            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
-        return latest
+        # None: nothing to continue, and, as in Claude Code, a new session starts.
+        return latest_session(home, workspace)
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     return None

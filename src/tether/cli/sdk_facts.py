@@ -29,6 +29,8 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         api_key_source=built.key_source,
         additional_directories=tuple(str(d) for d in session.agent.tool_context.extra_dirs),
         sandbox_enabled=session.agent.tool_context.command_wrapper is not None,
+        max_turns=session.agent.max_turns,
+        max_budget_usd=session.agent.max_budget_usd,
     )
 
 

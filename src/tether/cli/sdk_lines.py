@@ -64,6 +64,8 @@ class SessionFacts:
     api_key_source: str = "none"
     additional_directories: tuple[str, ...] = ()
     sandbox_enabled: bool = False
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
 
 
 @dataclass
@@ -76,6 +78,11 @@ class LineMaker:
     _finished: dict[str, ToolFinished] = field(default_factory=dict[str, ToolFinished])
     _partial: PartialMessage | None = None
     _spend: dict[str, list[float]] = field(default_factory=dict[str, list[float]])
+    """Per model, what the session used and cost so far (Claude Code's `modelUsage`)."""
+    _cost_usd: float = 0.0
+    _api_ms: int = 0
+    _results_unread: bool = False
+    """The turn's newest message is tool results the model has not read (yet)."""
     _model: str = ""
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
@@ -137,6 +144,8 @@ class LineMaker:
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
         """Assistant lines, one per content block; user lines, one per tool result."""
         message = event.message
+        if parent is None:
+            self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             return [self._result_line(b, parent) for b in message.tool_results()]
         if event.model is not None and event.usage is not None:
@@ -254,18 +263,23 @@ class LineMaker:
         return line
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
+        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's (a round
+        of tool results it ended with, unread, counts as a turn), `total_cost_usd`,
+        `modelUsage` and `duration_api_ms` the session's so far."""
         usage = finished.usage
+        self._cost_usd += finished.cost_usd
+        self._api_ms += finished.duration_api_ms
         line: Line = {
             "type": "result",
             "subtype": finished.subtype,
             "is_error": finished.is_error,
             "duration_ms": finished.duration_ms,
-            "duration_api_ms": finished.duration_api_ms,
-            "num_turns": finished.num_turns,
+            "duration_api_ms": self._api_ms,
+            "num_turns": finished.num_turns + int(self._results_unread),
             "result": finished.result,
             "stop_reason": finished.stop_reason,
             "session_id": self.session_id,
-            "total_cost_usd": round(finished.cost_usd, 6),
+            "total_cost_usd": round(self._cost_usd, 6),
             "usage": usage.model_dump(),
             "modelUsage": self._model_usage(facts),
             "permission_denials": [
@@ -277,11 +291,11 @@ class LineMaker:
             "api_error_status": None,
         }
         if finished.is_error:
-            line["errors"] = [_error_text(finished)]
+            line["errors"] = [_error_text(finished, facts)]
         structured = self._structured_output()
         if structured is not None:
             line["structured_output"] = structured
-        self._spend.clear()
+        self._results_unread = False
         self._calls.clear()
         self._finished.clear()
         return line
@@ -313,7 +327,6 @@ class LineMaker:
         }
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
-        name, tool_input = self._calls.get(block.tool_use_id, ("", {}))
         finished = self._finished.get(block.tool_use_id)
         return {
             "type": "user",
@@ -322,7 +335,7 @@ class LineMaker:
             "session_id": self.session_id,
             "uuid": _uuid(),
             "timestamp": _now(),
-            "tool_use_result": structured_result(name, tool_input, block, finished),
+            "tool_use_result": structured_result(block, finished),
         }
 
     def _stream(self, event: dict[str, Any], parent: str | None, message_id: str) -> Line:
@@ -354,11 +367,11 @@ def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
     )
 
 
-def _error_text(finished: TurnFinished) -> str:
+def _error_text(finished: TurnFinished, facts: SessionFacts) -> str:
     if finished.subtype == "error_max_turns":
-        return f"Reached maximum number of turns ({finished.num_turns})"
+        return f"Reached maximum number of turns ({facts.max_turns})"
     if finished.subtype == "error_max_budget_usd":
-        return f"Reached the budget (spent ${finished.cost_usd:.4f})"
+        return f"Reached maximum budget (${facts.max_budget_usd:g})"
     return finished.error or finished.result or finished.subtype
 
 

@@ -137,9 +137,14 @@ class Built:
     session: Session
     mcp: McpSetup
     agents: AgentCatalog
-    context_window: int
     key_source: str
     """The variable the model's key came from ("none" without one)."""
+
+    @property
+    def context_window(self) -> int:
+        """The window of the model the session uses now (it follows a model switch)."""
+        compaction = self.session.agent.compaction
+        return compaction.policy.window if compaction is not None else 0
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -182,10 +187,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         required=opts.settings_path,
     )
-    if opts.settings_json is not None:
-        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
+    if opts.settings_json is not None:
+        # The user's choice, like a `--settings` file: applied whole, trusted or not.
+        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     _probe_sandbox_meanwhile(settings)
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
@@ -323,6 +329,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     if resumption is not None and restored is not None:
         tell_resumed(session, resumption, restored)
+    elif opts.continue_latest:
+        session.startup_notices.append(
+            f"no earlier session in {workspace} to continue: this is a new one"
+        )
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     session.startup_notices.extend(_record_run(tool_context, session, home))
@@ -378,11 +388,13 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if gate.hooks is not None:
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
-    session.switch_model = model_switcher(agent, opts.model, env, settings, resolve, idle)
+    session.switch_model = model_switcher(
+        agent, opts.model, env, settings, resolve, idle, max_output_tokens(env, settings)
+    )
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, resolved.info.context_window, key_source)
+    return Built(session, mcp, agents, key_source)
 
 
 INLINE_SETTINGS = Path("--settings")

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from tether.core import hook_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
@@ -23,6 +24,7 @@ from tether.protocol import (
     Event,
     Message,
     MessageCompleted,
+    Notice,
     PermissionDenial,
     StopReason,
     TextBlock,
@@ -105,6 +107,10 @@ async def run_turn(
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
     while True:
+        if (stop := hook_stop.requested()) is not None:  # a hook's `continue: false`
+            because = f": {stop.reason}" if stop.reason else ""
+            emit(Notice(level="warning", message=f"stopped by a hook{because}"))
+            return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
             stats.result = (
@@ -143,13 +149,12 @@ async def run_turn(
         if over_budget(agent, stats):
             _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
             return "error_max_budget_usd"
-        if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
-            # Results would reach the model only after the limit: the calls are not run.
-            _answer_all(history, emit, f"Not run: the turn limit ({agent.max_turns}) was reached.")
-            return "error_max_turns"
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+        if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
+            # As Claude Code: the last reply's calls have run; the model is not called again.
+            return "error_max_turns"
 
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
@@ -197,9 +202,13 @@ async def _run_tools(
             emit(ErrorOccurred(message=f"internal error in a tool: {stopped.cause!r}"))
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
+    # What hooks said about the calls and the open plan follow the results, as reminders.
+    notes = [note for result in results for note in result.context]
     open_plan = todo_reminder(agent.tool_context.todos)
-    extra = [TextBlock(text=reminder(open_plan))] if open_plan else []
-    _commit(history, [*results, *extra], emit)
+    if open_plan:
+        notes.append(open_plan)
+    extra = [TextBlock(text=reminder(note)) for note in notes]
+    _commit(history, [*(result.block for result in results), *extra], emit)
 
 
 def _commit(

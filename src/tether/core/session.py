@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import cast, get_args
 
+from tether.core import hook_stop
 from tether.core.compactor import compact
 from tether.core.gate import Asker
 from tether.core.history import History
@@ -322,6 +323,33 @@ class Session:
 
         return ask
 
+    async def _converse(
+        self, text: str, stats: TurnStats, emit: Callable[[Event | None], None]
+    ) -> TurnSubtype:
+        """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
+        to work."""
+        blocked, contexts = await self.lifecycle.before_prompt(text, emit)
+        if blocked is not None:
+            # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
+            # as a success that says why.
+            stats.result = (
+                f"UserPromptSubmit operation blocked by hook:\n{blocked}\n\nOriginal prompt: {text}"
+            )
+            emit(Notice(level="warning", message=stats.result))
+            return "success"
+        blocks = [TextBlock(text=text), *(TextBlock(text=reminder(c)) for c in contexts)]
+        self._history.add_user(blocks)
+        ask = self._ask_with(emit) if self.can_ask else None
+        subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        continuations = 0
+        while subtype == "success" and (
+            feedback := await self.lifecycle.on_stop(emit, continuations)
+        ):
+            continuations += 1
+            self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
+            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        return subtype
+
     async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
         started = time.perf_counter()
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
@@ -336,20 +364,8 @@ class Session:
                 raise asyncio.CancelledError  # interrupted while it waited for them
             if not text.strip():
                 raise HarnessError("the prompt is empty")
-            blocked, contexts = await self.lifecycle.before_prompt(text, emit)
-            if blocked is not None:
-                raise HarnessError(f"the prompt was blocked by a hook: {blocked}")
-            blocks = [TextBlock(text=text), *(TextBlock(text=reminder(c)) for c in contexts)]
-            self._history.add_user(blocks)
-            ask = self._ask_with(emit) if self.can_ask else None
-            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
-            continuations = 0
-            while subtype == "success" and (
-                feedback := await self.lifecycle.on_stop(emit, continuations)
-            ):
-                continuations += 1
-                self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
-                subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+            with hook_stop.watching():
+                subtype = await self._converse(text, stats, emit)
         except asyncio.CancelledError:
             error = self._interrupted
         except HarnessError as e:
