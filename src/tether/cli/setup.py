@@ -31,6 +31,7 @@ from tether.cli.safety import (
     build_gate,
     plan_session_sandbox,
 )
+from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.workspace_review import (
     Ownership,
@@ -41,7 +42,6 @@ from tether.cli.workspace_review import (
 from tether.config.instructions import Instructions
 from tether.config.project import project_directories, project_root
 from tether.config.settings import (
-    SETTING_SOURCES,
     Settings,
     load_settings,
     settings_files,
@@ -180,10 +180,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     owners = Ownership(workspace, user_home, home)
-    sources = SETTING_SOURCES if opts.setting_sources is None else opts.setting_sources
+    # Every kind of file below (settings, instructions, skills, agents, memory) is read only
+    # from the sources asked for.
+    sources = SettingSources.of(owners, opts.setting_sources)
     settings = load_settings(
         settings_files(
-            workspace, home=home, explicit=opts.settings_path, sources=sources, start=start
+            workspace, home=home, explicit=opts.settings_path, admits=sources.admits, start=start
         ),
         required=opts.settings_path,
     )
@@ -213,7 +215,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
-    skills = only_skills(discover_skills(workspace, home=user_home, below=below), client.skills)
+    found_skills = discover_skills(workspace, home=user_home, below=below, admits=sources.admits)
+    skills = only_skills(found_skills, client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -224,7 +227,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
-    agents = with_client_agents(discover_agents(workspace, home=user_home), client.agents)
+    agents = with_client_agents(
+        discover_agents(workspace, home=user_home, admits=sources.admits), client.agents
+    )
 
     runner = subagent_runner(
         agents,
@@ -259,7 +264,14 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
     instructions = ProjectInstructions(
-        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied, cwd=start
+        workspace,
+        user_home,
+        home,
+        env,
+        trust.trusted,
+        refuse=gate.read_denied,
+        cwd=start,
+        admits=sources.admits,
     )
     runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
@@ -272,7 +284,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory, memory_problem = _memory(memory_path)
+    memory, memory_problem = "", None
+    if sources.admits(workspace / ".tether" / "memory.md"):
+        memory, memory_problem = _memory(workspace / ".tether" / "memory.md")
+    else:
+        memory_path = None  # the project's file, and the project's files are not read
     if memory_problem is not None:
         memory_path = None  # what could not be read whole must not be rewritten
 
