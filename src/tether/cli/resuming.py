@@ -12,7 +12,7 @@ from tether.core.recording import SessionRecorder
 from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption
 from tether.core.session import Session
 from tether.protocol import ConfigError
-from tether.store import SessionWriter, find_session, latest_session
+from tether.store import EntryWatcher, SessionWriter, find_session, latest_session
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -34,12 +34,16 @@ def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | N
 def new_recorder(
     directory: Path, session_id: str, workspace: Path, model_id: str
 ) -> SessionRecorder:
+    watchers: list[EntryWatcher] = []
+
     def start() -> SessionWriter:
-        writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
+        writer = SessionWriter.create(
+            directory, session_id, cwd=workspace, model=model_id, watchers=watchers
+        )
         writer.meta(model=model_id, version=__version__)
         return writer
 
-    return SessionRecorder(start)
+    return SessionRecorder(start, watchers=watchers)
 
 
 def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:

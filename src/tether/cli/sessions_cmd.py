@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tether.config.project import project_root
-from tether.config.settings import tether_home
+from tether.config.settings import sessions_home
 from tether.protocol import (
     ConfigError,
     Message,
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
     """0: done; 2: no such session or a broken file name."""
     args = _parser().parse_args(argv)
     workspace = project_root(args.cwd or Path.cwd(), user_home=Path.home())
-    home = tether_home()
+    home = sessions_home()
     try:
         if args.command == "list":
             sessions = list_sessions(home, workspace)
@@ -95,7 +95,7 @@ def print_sessions(sessions: Sequence[SessionInfo], workspace: Path, out: TextIO
 def pick_session(workspace: Path, out: TextIO = sys.stdout, read: TextIO = sys.stdin) -> str | None:
     """Ask which session to resume (`tether --resume` without an id); None when there is none
     or the user chose nothing."""
-    sessions = list_sessions(tether_home(), workspace)[:20]
+    sessions = list_sessions(sessions_home(), workspace)[:20]
     if not sessions:
         print(f"No sessions to resume in {workspace}.", file=out)
         return None

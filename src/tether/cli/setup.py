@@ -44,6 +44,7 @@ from tether.config.project import project_directories, project_root
 from tether.config.settings import (
     Settings,
     load_settings,
+    sessions_home,
     settings_files,
     tether_home,
     with_layer,
@@ -198,8 +199,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
-    sessions_dir = project_dir(home, workspace)
-    path = session_to_resume(opts, home, workspace)
+    sessions_dir = project_dir(sessions_home(env), workspace)
+    path = session_to_resume(opts, sessions_home(env), workspace)
     resumption = None
     if path is not None:
         resumption = resume_session(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
+from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_input import read_lines, user_text
 from tether.hooks import CallbackFailed, HookActivity
@@ -62,6 +64,8 @@ class StreamOptions:
     mode_name: str | None = None
     """The permission mode as the client named it (`auto` is reported as such)."""
     replay_user_messages: bool = False
+    session_mirror: bool = False
+    """`--session-mirror`: the session file's entries as `transcript_mirror` lines."""
 
 
 def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
@@ -128,6 +132,10 @@ class StreamJsonFrontEnd:
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
             built.session.can_ask = self.options.permission_prompt_tool is not None
+            recorder = built.session.recorder
+            if self.options.session_mirror and recorder is not None:
+                env = os.environ if self.opts.env is None else self.opts.env
+                mirror_session(recorder, self.write, env)
         return built
 
     @property

@@ -28,6 +28,16 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".tether"
 
 
+def sessions_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where session files are kept (in its `projects/<slug>/`): Claude Code's
+    `CLAUDE_CONFIG_DIR` when it is set, as Claude Code keeps them there (the Agent SDK's
+    session helpers read them there, and it puts a session resumed from a session store
+    there); otherwise `tether_home`."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else tether_home(env)
+
+
 SETTING_SOURCES = ("user", "project", "local")
 """Claude Code's names for the layers of settings files (`--setting-sources`)."""
 
