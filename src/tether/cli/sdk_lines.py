@@ -355,6 +355,10 @@ def message_json(message: Message) -> dict[str, Any]:
 
 
 def _block_json(block: Any) -> dict[str, Any]:
+    if isinstance(block, ToolResultBlock):
+        data = block.model_dump(mode="json", exclude={"images"})
+        data["content"] = block.api_content()  # images follow the text, as Claude Code sends
+        return data
     return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
 
 

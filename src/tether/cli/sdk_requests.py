@@ -16,6 +16,7 @@ from tether import __version__
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.cli.sdk_facts import server_source, server_state
 from tether.cli.sdk_lines import CLAUDE_CODE_CONTRACT
+from tether.core.message_size import message_chars
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.protocol import ConfigError, HarnessError, ToolError
@@ -188,10 +189,7 @@ async def _context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dic
     agent = built.session.agent
     system = len(agent.system_prompt) // CHARS_PER_TOKEN
     tools = len(json.dumps([t.model_dump() for t in agent.tools.specs()])) // CHARS_PER_TOKEN
-    messages = (
-        len(json.dumps([m.model_dump(mode="json") for m in built.session.messages]))
-        // CHARS_PER_TOKEN
-    )
+    messages = sum(message_chars(m) for m in built.session.messages) // CHARS_PER_TOKEN
     total = system + tools + messages
     window = built.context_window
     return {

@@ -15,11 +15,13 @@ from tether.config.project import project_root
 from tether.config.settings import sessions_home
 from tether.protocol import (
     ConfigError,
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    UrlImageSource,
 )
 from tether.store import (
     LoadedSession,
@@ -146,7 +148,19 @@ def describe_message(message: Message) -> str:
                 body = body[:SHOWN_RESULT_CHARS] + f"… ({len(block.content)} characters)"
             mark = "✗" if block.is_error else "⎿"
             lines.append(f"  {mark} " + body.replace("\n", "\n    "))
+            lines.extend(f"    {image_label(image)}" for image in block.images)
+        elif isinstance(block, ImageBlock):
+            lines.append(("> " if message.role == "user" else "") + image_label(block))
     return "\n".join(lines)
+
+
+def image_label(image: ImageBlock) -> str:
+    """How an image is shown in a listing: its kind and size, not its data."""
+    source = image.source
+    if isinstance(source, UrlImageSource):
+        return f"[image: {source.url}]"
+    size = len(source.data) * 3 // 4
+    return f"[image: {source.media_type.removeprefix('image/')}, about {size:,} bytes]"
 
 
 def print_json(loaded: LoadedSession, out: TextIO) -> None:

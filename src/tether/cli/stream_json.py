@@ -29,7 +29,7 @@ from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
-from tether.cli.stream_input import read_lines, user_text
+from tether.cli.stream_input import read_lines, user_input
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
@@ -86,7 +86,7 @@ class StreamJsonFrontEnd:
         self.channel = ControlChannel(self.write)
         self.mode_name = options.mode_name or opts.permission_mode or "default"
         self._building: asyncio.Task[Built] | None = None
-        self._prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self._prompts: asyncio.Queue[UserInput | None] = asyncio.Queue()
         self._requests: dict[str, asyncio.Task[None]] = {}
         self._asking: set[asyncio.Task[None]] = set()
         self._failed_last = False
@@ -189,13 +189,13 @@ class StreamJsonFrontEnd:
         line = cast(dict[str, Any], line)
         kind = line.get("type")
         if kind == "user":
-            text = user_text(line)
-            if text is None:
-                _warn("a user message without text was ignored")
+            prompt = user_input(line)
+            if prompt is None:
+                _warn("a user message with nothing tether can read was ignored")
                 return
             if self.options.replay_user_messages:
                 self.write({**line, "isReplay": True})
-            self._prompts.put_nowait(text)
+            self._prompts.put_nowait(prompt)
         elif kind == "control_request":
             self._start_request(line)
         elif kind == "control_response":
@@ -220,7 +220,7 @@ class StreamJsonFrontEnd:
         task.add_done_callback(lambda _t: self._requests.pop(request_id, None))
 
     async def _run_turns(self) -> None:
-        while (text := await self._prompts.get()) is not None:
+        while (prompt := await self._prompts.get()) is not None:
             try:
                 built = await self.session()
             except ConfigError as e:
@@ -228,13 +228,13 @@ class StreamJsonFrontEnd:
                 self._failed_last = True
                 self._drop_queued()
                 return
-            await self._turn(built, text)
+            await self._turn(built, prompt)
 
     def _drop_queued(self) -> None:
         while not self._prompts.empty():
             self._prompts.get_nowait()
 
-    async def _turn(self, built: Built, text: str) -> None:
+    async def _turn(self, built: Built, prompt: UserInput) -> None:
         session = built.session
         lines = self.lines
         assert lines is not None
@@ -242,7 +242,7 @@ class StreamJsonFrontEnd:
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
-        async for event in session.submit(UserInput(text=text)):
+        async for event in session.submit(prompt):
             self._on_event(event, built, lines)
         self.write(lines.state("idle"))
 

@@ -23,6 +23,7 @@ from tether.protocol import (
     ErrorOccurred,
     Event,
     HarnessError,
+    ImageBlock,
     Interrupt,
     Message,
     Notice,
@@ -133,7 +134,7 @@ class Session:
     async def submit(self, op: Op) -> AsyncIterator[Event]:
         """Apply one op; a `UserInput` yields the turn's events, ending with `TurnFinished`."""
         if isinstance(op, UserInput):
-            async for event in self._run(op.text):
+            async for event in self._run(op):
                 yield event
         elif isinstance(op, Interrupt):
             self.interrupt()
@@ -253,7 +254,7 @@ class Session:
             self._interrupted = reason
             self._task.cancel()
 
-    async def _run(self, text: str) -> AsyncIterator[Event]:
+    async def _run(self, prompt: UserInput) -> AsyncIterator[Event]:
         if self.busy:
             raise HarnessError("a turn is already running in this session")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -264,7 +265,7 @@ class Session:
                 for observe in self.observers:
                     observe(event)
 
-        self._task = asyncio.create_task(self._work(text, emit))
+        self._task = asyncio.create_task(self._work(prompt, emit))
         try:
             while (event := await queue.get()) is not None:
                 yield event
@@ -324,10 +325,11 @@ class Session:
         return ask
 
     async def _converse(
-        self, text: str, stats: TurnStats, emit: Callable[[Event | None], None]
+        self, prompt: UserInput, stats: TurnStats, emit: Callable[[Event | None], None]
     ) -> TurnSubtype:
         """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
         to work."""
+        text = prompt.text
         blocked, contexts = await self.lifecycle.before_prompt(text, emit)
         if blocked is not None:
             # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
@@ -337,7 +339,8 @@ class Session:
             )
             emit(Notice(level="warning", message=stats.result))
             return "success"
-        blocks = [TextBlock(text=text), *(TextBlock(text=reminder(c)) for c in contexts)]
+        said = prompt.content or (TextBlock(text=text),)
+        blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
         self._history.add_user(blocks)
         ask = self._ask_with(emit) if self.can_ask else None
         subtype = await run_turn(self.agent, self._history, stats, emit, ask)
@@ -350,7 +353,8 @@ class Session:
             subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         return subtype
 
-    async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
+    async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
+        text = prompt.text
         started = time.perf_counter()
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
@@ -362,10 +366,10 @@ class Session:
             if self._interrupt_pending:
                 self._interrupt_pending = False
                 raise asyncio.CancelledError  # interrupted while it waited for them
-            if not text.strip():
+            if not text.strip() and not any(isinstance(b, ImageBlock) for b in prompt.content):
                 raise HarnessError("the prompt is empty")
             with hook_stop.watching():
-                subtype = await self._converse(text, stats, emit)
+                subtype = await self._converse(prompt, stats, emit)
         except asyncio.CancelledError:
             error = self._interrupted
         except HarnessError as e:

@@ -198,7 +198,12 @@ async def run_call(
             structured=outcome.structured,
         )
     )
-    block = ToolResultBlock(tool_use_id=call.id, content=outcome.content, is_error=outcome.is_error)
+    block = ToolResultBlock(
+        tool_use_id=call.id,
+        content=outcome.content,
+        is_error=outcome.is_error,
+        images=outcome.images,
+    )
     return CallResult(block, context)
 
 

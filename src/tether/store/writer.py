@@ -20,7 +20,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tether.protocol import ConfigError, ContentBlock, HarnessError, Message, Usage
+from tether.protocol import (
+    ConfigError,
+    ContentBlock,
+    HarnessError,
+    Message,
+    ToolResultBlock,
+    Usage,
+)
 from tether.store.branch import MESSAGE_TYPES
 from tether.store.reader import LoadedSession
 
@@ -292,7 +299,12 @@ def _ends_with_newline(path: Path, fd: int) -> bool:
 
 
 def _block(block: ContentBlock) -> dict[str, Any]:
-    return block.model_dump(mode="json", exclude_none=True)
+    data = block.model_dump(mode="json", exclude_none=True)
+    if isinstance(block, ToolResultBlock):
+        # Claude Code's form: a result's images follow its text in `content`.
+        data.pop("images", None)
+        data["content"] = block.api_content()
+    return data
 
 
 def _message(message: Message) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
-from tether.protocol import ToolSpec
+from tether.protocol import ImageBlock, ToolSpec
 from tether.tools.context import ToolContext
 
 
@@ -20,6 +20,8 @@ class ToolOutput:
 
     text: str
     """What the model reads."""
+    images: tuple[ImageBlock, ...] = ()
+    """Images the model sees beside the text (a picture Read opened, an MCP tool's)."""
     diff: str | None = None
     structured: Any = None
     """What the call did, as JSON data in Claude Code's shape for the tool (its

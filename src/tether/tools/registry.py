@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tether.protocol import ToolError, ToolSpec, ToolUseBlock
+from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
@@ -27,6 +27,7 @@ class ToolOutcome:
     duration_ms: int = 0
     structured: Any = None
     """What the call did as data (`ToolOutput.structured`); None for an error."""
+    images: tuple[ImageBlock, ...] = ()
 
 
 class ToolRegistry:
@@ -79,7 +80,9 @@ class ToolRegistry:
                 text[:MAX_RESULT_CHARS]
                 + f"\n[tool output cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
             )
-        return ToolOutcome(text, False, output.diff, _ms_since(started), output.structured)
+        return ToolOutcome(
+            text, False, output.diff, _ms_since(started), output.structured, output.images
+        )
 
     def observed_input(self, call: ToolUseBlock, ctx: ToolContext) -> dict[str, Any]:
         """The call's input as hooks, permission rules and the user judge it: each path field

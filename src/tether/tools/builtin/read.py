@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import human_size
+from tether.tools.builtin.read_image import image_type, read_image
 from tether.tools.context import ToolContext
 from tether.tools.file_state import version_of_open_file
 from tether.tools.input_text import OsText
@@ -57,7 +58,8 @@ class ReadInput(BaseModel):
 
 @tool("Read", read_only=True, paths=("file_path",))
 async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
-    """Read a text file; lines come back numbered like `cat -n` (number, tab, line).
+    """Read a text file; lines come back numbered like `cat -n` (number, tab, line). A PNG,
+    JPEG, GIF or WebP picture is shown to you as an image.
 
     - Reads up to 2000 lines from the start by default; use `offset` (1-based line) and `limit`
       for a window into long files. The result says when the view is partial.
@@ -79,11 +81,17 @@ async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
                 raise ToolError(f"{shown} is not a regular file (a device, pipe or socket).")
             # The version seen is taken from the open file, before its content is shown.
             seen = version_of_open_file(fd)
-            view = _read_window(f, first, limit, path, shown)
+            picture = image_type(f.read(16))
+            if picture is not None:
+                output = read_image(f, picture, shown)
+            else:
+                f.seek(0)
+                view = _read_window(f, first, limit, path, shown)
+                output = ToolOutput(view.text, structured=view.structured(args.file_path))
     except OSError as e:
         raise ToolError(describe_os_error(e, f"read {shown}")) from None
     ctx.files.saw(path, seen)
-    return ToolOutput(view.text, structured=view.structured(args.file_path))
+    return output
 
 
 @dataclass(frozen=True)
