@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
-from tether.core import hook_stop
+from tether.core import turn_stop
 from tether.core.context import BASE_PROMPT, build_system_prompt
 from tether.core.gate import Asker, hook_context
 from tether.core.history import History, Journal
@@ -140,7 +140,7 @@ class SubagentRunner:
         try:
             try:
                 # A hook's stop inside it ends its run, not the caller's turn.
-                with hook_stop.watching():
+                with turn_stop.watching():
                     started_hooks = await _start_hooks(child, definition, agent_id, scope)
                     opening = [TextBlock(text=reminder(c)) for c in started_hooks]
                     history.add_user([TextBlock(text=prompt), *opening])

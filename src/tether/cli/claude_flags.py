@@ -35,7 +35,6 @@ CLAUDE_SWITCHES = frozenset(
         "--debug",
         "--mcp-debug",
         "--enable-auto-mode",
-        "--allow-dangerously-skip-permissions",
         "--bare",
         "--chrome",
         "--no-chrome",
@@ -122,7 +121,7 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-dangerously-skip-permissions",
         action="store_true",
-        help="let a client switch to bypassPermissions (tether always lets it)",
+        help="let a client switch to bypassPermissions later in the session",
     )
 
 

@@ -62,6 +62,7 @@ def stream_options(args: argparse.Namespace) -> StreamOptions:
         mode_name=mode,
         replay_user_messages=args.replay_user_messages,
         session_mirror=args.session_mirror,
+        bypass_allowed=mode == "bypassPermissions" or args.allow_dangerously_skip_permissions,
     )
 
 

@@ -10,6 +10,7 @@ events (a call's name and input for its result, the partial message being stream
 from __future__ import annotations
 
 import datetime
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from tether.hooks import HookActivity
 from tether.protocol import (
     Message,
     MessageCompleted,
+    ModelRetry,
     PermissionDenial,
     SessionStarted,
     SubagentFinished,
@@ -137,9 +139,34 @@ class LineMaker:
         partial = self._partial
         return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
 
-    def retry(self) -> None:
-        """The model call is tried again: what was streamed of it is void."""
+    def retry(self, event: ModelRetry) -> Line:
+        """The model call is tried again (what was streamed of it is void): Claude Code's
+        `api_retry` line."""
         self._partial = None
+        return {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": event.attempt,
+            "max_retries": event.max_attempts - 1,
+            "retry_delay_ms": int(event.delay_s * 1000),
+            "error_status": event.status,
+            "error": _error_kind(event.status),
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+        }
+
+    def fallback(self, original: str, fallback: str) -> Line:
+        """The session moved to its fallback model: Claude Code's `model_fallback` line."""
+        return {
+            "type": "system",
+            "subtype": "model_fallback",
+            "trigger": "overloaded",
+            "original_model": original,
+            "fallback_model": fallback,
+            "content": f"Switched to {fallback} due to high demand for {original}",
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+        }
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
         """Assistant lines, one per content block; user lines, one per tool result."""
@@ -147,7 +174,10 @@ class LineMaker:
         if parent is None:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
-            return [self._result_line(b, parent) for b in message.tool_results()]
+            results = message.tool_results()
+            if results:
+                return [self._result_line(b, parent) for b in results]
+            return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)
             for i, value in enumerate(_usage_figures(event.usage)):
@@ -295,6 +325,8 @@ class LineMaker:
         structured = self._structured_output()
         if structured is not None:
             line["structured_output"] = structured
+            # As Claude Code: the result is the answer itself, as compact JSON.
+            line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
         self._results_unread = False
         self._calls.clear()
         self._finished.clear()
@@ -324,6 +356,18 @@ class LineMaker:
                 "maxOutputTokens": facts.max_output_tokens,
             }
             for model, spent in self._spend.items()
+        }
+
+    def _user_line(self, message: Message, parent: str | None) -> Line:
+        """A user message of tether's own in the conversation (a reminder of an answer owed,
+        words sent while the agent worked, the mark of an interruption)."""
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [_block_json(b) for b in message.content]},
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+            "timestamp": _now(),
         }
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
@@ -369,6 +413,19 @@ def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
         usage.cache_read_input_tokens,
         usage.cache_creation_input_tokens,
     )
+
+
+def _error_kind(status: int | None) -> str:
+    """Claude Code's word for why a model call is retried."""
+    if status is None:
+        return "connection_error"
+    if status == 529:
+        return "overloaded"
+    if status == 429:
+        return "rate_limit"
+    if status >= 500:
+        return "server_error"
+    return "timeout" if status == 408 else "unknown"
 
 
 def _error_text(finished: TurnFinished, facts: SessionFacts) -> str:

@@ -15,10 +15,10 @@ from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
     ClientParts,
+    StructuredOutput,
     appended,
     chosen_tools,
     only_skills,
-    structured_output_tool,
     with_client_agents,
 )
 from tether.cli.instruction_imports import ProjectInstructions
@@ -240,6 +240,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         models=subagent_models,
         instructions="",  # read below, once the rules that may refuse an import are known
     )
+    structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
     gate, tools = build_gate(
         settings,
         SafetyOptions(
@@ -256,7 +257,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
                 [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
                 opts.tools,
             ),
-            *([structured_output_tool(opts.json_schema)] if opts.json_schema else []),
+            *([structured.tool()] if structured is not None else []),
         ],
         session_id=session_id,
         transcript_path=transcript,
@@ -405,6 +406,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if gate.hooks is not None:
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
+    if structured is not None:
+        session.answer_checks.append(structured.owed)
     session.switch_model = model_switcher(
         agent, opts.model, env, settings, resolve, idle, max_output_tokens(env, settings)
     )

@@ -24,12 +24,14 @@ from typing import Any, TextIO, cast
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_input import read_lines, user_input
+from tether.core.session import Session
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
@@ -66,6 +68,9 @@ class StreamOptions:
     replay_user_messages: bool = False
     session_mirror: bool = False
     """`--session-mirror`: the session file's entries as `transcript_mirror` lines."""
+    bypass_allowed: bool = False
+    """Whether the client may switch to bypassPermissions: the session started in it, or
+    with `--allow-dangerously-skip-permissions` (as in Claude Code)."""
 
 
 def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
@@ -93,6 +98,8 @@ class StreamJsonFrontEnd:
         self._stopped_by: int | None = None
         self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
         self.lines: LineMaker | None = None
+        self._running: Session | None = None
+        """The session while one of its turns runs (what the client sends then joins it)."""
 
     def write(self, line: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -132,6 +139,10 @@ class StreamJsonFrontEnd:
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
             built.session.can_ask = self.options.permission_prompt_tool is not None
+            model = built.session.agent.model
+            if isinstance(model, FallbackModel):
+                lines = self.lines
+                model.watchers.append(lambda was, now: self.write(lines.fallback(was, now)))
             recorder = built.session.recorder
             if self.options.session_mirror and recorder is not None:
                 env = os.environ if self.opts.env is None else self.opts.env
@@ -195,6 +206,11 @@ class StreamJsonFrontEnd:
                 return
             if self.options.replay_user_messages:
                 self.write({**line, "isReplay": True})
+            if self._running is not None and not prompt.content and prompt.text.strip():
+                # As Claude Code: words sent while a turn runs join it (the model reads them
+                # at its next call); what the turn ends without reading starts the next one.
+                self._running.steer(prompt.text)
+                return
             self._prompts.put_nowait(prompt)
         elif kind == "control_request":
             self._start_request(line)
@@ -242,8 +258,15 @@ class StreamJsonFrontEnd:
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
-        async for event in session.submit(prompt):
-            self._on_event(event, built, lines)
+        self._running = session
+        try:
+            async for event in session.submit(prompt):
+                self._on_event(event, built, lines)
+        finally:
+            self._running = None
+        unread = session.take_queued()
+        if unread:  # sent during the turn, after its last model call
+            self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
         self.write(lines.state("idle"))
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
@@ -253,7 +276,7 @@ class StreamJsonFrontEnd:
             case ThinkingDelta(text=piece):
                 self._write_all(lines.text(piece, "thinking"))
             case ModelRetry():
-                lines.retry()
+                self.write(lines.retry(event))
                 _show(event)
             case MessageCompleted():
                 self._write_all(lines.completed(event))
@@ -292,7 +315,10 @@ class StreamJsonFrontEnd:
             self.set_mode(built, mode)
         session.answer(answer)
         if interrupt:
-            session.interrupt("interrupted by the client")
+            # Once the denial has landed (the waiting call runs first), so that it is counted
+            # among the turn's denials as Claude Code counts it.
+            loop = asyncio.get_running_loop()
+            loop.call_soon(session.interrupt, "interrupted by the client")
         self.write(lines.state("running"))
 
     async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:

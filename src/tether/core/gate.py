@@ -236,6 +236,12 @@ class ToolGate:
         self.sources.extra_allow.extend(r for r in rules if r not in self.sources.extra_allow)
         self._rebuild()
 
+    def add_layer(self, path: Path, data: Mapping[str, Any]) -> None:
+        """Rules of one more settings layer, for the rest of the session, over the others (a
+        client's `apply_flag_settings`); its deny rules are final like any other's."""
+        self.sources.layers = (*self.sources.layers, (path, data))
+        self._rebuild()
+
     def set_mode(self, mode: Mode) -> None:
         """Switch the permission mode for the calls that follow."""
         self.permissions = replace(self.permissions, mode=mode)

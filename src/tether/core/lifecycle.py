@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tether.core import hook_stop
+from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
 from tether.protocol import Event, Notice
 
@@ -72,10 +72,11 @@ def reminder(text: str) -> str:
 def surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
     """What hooks decided beyond their event's own answer, for every event alike: their
     messages for the user, their errors as warnings, and their `continue: false`, which ends
-    the running turn once the step under way is over (`hook_stop`)."""
+    the running turn once the step under way is over (`turn_stop`)."""
     for message in outcome.system_messages:
         emit(Notice(message=message))
     for error in outcome.errors:
         emit(Notice(level="warning", message=f"hook: {error}"))
     if outcome.stop:
-        hook_stop.request_stop(outcome.stop_reason)
+        because = f": {outcome.stop_reason}" if outcome.stop_reason else ""
+        turn_stop.request_stop(f"stopped by a hook{because}")

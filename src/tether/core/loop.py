@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tether.core import hook_stop
+from tether.core import turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
@@ -24,10 +24,12 @@ from tether.protocol import (
     Event,
     Message,
     MessageCompleted,
+    ModelRetry,
     Notice,
     PermissionDenial,
     StopReason,
     TextBlock,
+    TextDelta,
     ToolResultBlock,
     ToolUseBlock,
     TurnSubtype,
@@ -107,9 +109,9 @@ async def run_turn(
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
     while True:
-        if (stop := hook_stop.requested()) is not None:  # a hook's `continue: false`
-            because = f": {stop.reason}" if stop.reason else ""
-            emit(Notice(level="warning", message=f"stopped by a hook{because}"))
+        if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
+            if stop.said:
+                emit(Notice(level="warning", message=stop.said))
             return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
@@ -121,7 +123,12 @@ async def run_turn(
         _take_pending(agent, history, emit)
         request = next_request(agent, history)
         started = time.perf_counter()
-        response = await call_within_window(agent, history, request, emit)
+        spoken = _Spoken(emit)
+        try:
+            response = await call_within_window(agent, history, request, spoken.emit)
+        except asyncio.CancelledError:
+            spoken.keep(agent, history)  # as Claude Code, what was said before an interruption
+            raise
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
@@ -155,6 +162,30 @@ async def run_turn(
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
             # As Claude Code: the last reply's calls have run; the model is not called again.
             return "error_max_turns"
+
+
+class _Spoken:
+    """The text a reply streamed so far (an attempt given up and retried starts over), kept as
+    the model's message when the turn is interrupted while it speaks."""
+
+    def __init__(self, emit: Callable[[Event], None]) -> None:
+        self._emit = emit
+        self._parts: list[str] = []
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._parts.append(event.text)
+        elif isinstance(event, ModelRetry):
+            self._parts.clear()
+        self._emit(event)
+
+    def keep(self, agent: Agent, history: History) -> None:
+        text = "".join(self._parts).rstrip()
+        if not text:
+            return
+        kept = history.add_assistant(Message(role="assistant", content=(TextBlock(text=text),)))
+        if kept is not None:
+            self._emit(MessageCompleted(message=kept, model=agent.model_id))
 
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:

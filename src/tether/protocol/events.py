@@ -114,6 +114,9 @@ class ModelRetry(_Event):
     max_attempts: int
     delay_s: float
     reason: str
+    status: int | None = Field(
+        default=None, description="The HTTP status of the failure; None when none came back."
+    )
 
 
 class ModelWaiting(_Event):
