@@ -1,8 +1,9 @@
 """The SDK client's control requests, answered: `initialize` (its hooks, agents and skills;
-the reply describes the session; again, it describes it as it is now), `interrupt`, `set_permission_mode`,
-`set_model`, `set_max_thinking_tokens`, `apply_flag_settings`, `mcp_status`, `mcp_reconnect`,
-`mcp_toggle`, `mcp_set_servers`, `reload_skills`, `background_tasks`, `get_context_usage`,
-`stop_task`, `rewind_files`. A request that cannot be done is refused with a one-line reason.
+the reply describes the session, and describes it as it is now when asked again),
+`interrupt`, `set_permission_mode`, `set_model`, `set_max_thinking_tokens`,
+`apply_flag_settings`, `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `mcp_set_servers`,
+`reload_skills`, `background_tasks`, `get_context_usage`, `stop_task`, `rewind_files`. A
+request that cannot be done is refused with a one-line reason.
 """
 
 from __future__ import annotations
