@@ -194,10 +194,14 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     )
     must_say = False
     damaged_lines: list[bytes | None] = list(lines)
+    origin = list(range(len(lines)))  # which original line each slot holds (swaps move them)
+    dropped: set[int] = set()
     extra: list[tuple[int, bytes]] = []
     for kind, at in zip(kinds, targets, strict=True):
         original = lines[at]
         if kind == "drop":
+            if damaged_lines[at] is not None:
+                dropped.add(origin[at])
             damaged_lines[at] = None
         elif kind == "repeat":
             extra.append((rng.randint(at + 1, len(lines)), original))
@@ -211,12 +215,14 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
             must_say = must_say or _header(garbled) != _header(original)
         elif at + 1 < len(lines) and damaged_lines[at + 1] is not None:  # swap with the next
             damaged_lines[at], damaged_lines[at + 1] = damaged_lines[at + 1], damaged_lines[at]
+            origin[at], origin[at + 1] = origin[at + 1], origin[at]
     # A dropped message is noticed unless no message after it survives (a shorter file).
     # Other entries hang off the chain (as in Claude Code's files): nothing names them, so
-    # losing one (a title, a spend, a compaction) cannot be told from the file.
+    # losing one (a title, a spend, a compaction) cannot be told from the file. Which line was
+    # dropped goes by the line a slot held then (a swap may have moved another there).
     messages = [i for i, line in enumerate(lines) if _is_message(line)]
-    kept = [i for i in messages if damaged_lines[i] is not None]
-    if any(damaged_lines[i] is None and i < max(kept, default=-1) for i in messages):
+    kept = [i for i in messages if i not in dropped]
+    if any(i in dropped and i < max(kept, default=-1) for i in messages):
         must_say = True
     out = [line for line in damaged_lines if line is not None]
     for position, line in sorted(extra, reverse=True):
