@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from claude_agent_sdk import (
     AssistantMessage,
+    HookMatcher,
     PermissionResultDeny,
     ResultError,
     ResultMessage,
@@ -176,3 +177,23 @@ async def test_a_structured_answer_is_insisted_on_and_ends_the_turn(
     )
     [result] = _results(messages)
     assert (result.result, result.structured_output) == ('{"answer":42}', {"answer": 42})
+
+
+async def test_a_hooks_stop_wins_over_an_owed_structured_answer(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    schema = {"type": "object", "properties": {"answer": {"type": "integer"}}}
+    fake_model.script(reply(tool_use("Bash", command="true")), reply(text("never asked")))
+
+    async def stop(hook_input: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        return {"continue": False}
+
+    messages = await sdk.query(
+        "go",
+        permission_mode="bypassPermissions",
+        output_format={"type": "json_schema", "schema": schema},
+        hooks={"PreToolUse": [HookMatcher(hooks=[stop])]},
+    )
+    assert len(fake_model.requests) == 1
+    # No reminder of the answer owed after the stop, not even in the conversation.
+    assert "structured-output-enforce" not in json.dumps([str(m) for m in messages])

@@ -220,8 +220,9 @@ class SubagentRunner:
         continuations = 0
         while subtype == "success":
             feedback = await _stop_feedback(child, definition, agent_id, continuations, emit)
-            if feedback is None:
-                break
+            if feedback is None or turn_stop.halted():
+                break  # (a hook's `continue: false` wins over a request to go on)
+            turn_stop.resume()
             continuations += 1
             history.add_user([TextBlock(text=reminder(f"SubagentStop hook: {feedback}"))])
             subtype = await run_turn(child, history, stats, emit, ask)

@@ -356,7 +356,7 @@ class Session:
         ask = self._ask_with(emit) if self.can_ask else None
         subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         for _ in range(MAX_STOP_CONTINUATIONS):
-            owed = self._owed() if subtype == "success" else None
+            owed = self._owed() if subtype == "success" and not turn_stop.halted() else None
             if owed is None:
                 break
             reminder_owed = [TextBlock(text=owed)]
@@ -367,6 +367,9 @@ class Session:
         while subtype == "success" and (
             feedback := await self.lifecycle.on_stop(emit, continuations)
         ):
+            if turn_stop.halted():
+                break  # a hook's `continue: false` wins over a request to go on
+            turn_stop.resume()
             continuations += 1
             self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
             subtype = await run_turn(self.agent, self._history, stats, emit, ask)

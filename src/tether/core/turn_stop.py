@@ -25,6 +25,8 @@ class StopRequest:
 
     stopped: bool = False
     said: str | None = None
+    by_hook: bool = False
+    """A hook's `continue: false`: nothing sends the model back to work after it."""
 
 
 _current: ContextVar[StopRequest | None] = ContextVar("turn_stop", default=None)
@@ -41,12 +43,25 @@ def watching() -> Generator[StopRequest]:
         _current.reset(token)
 
 
-def request_stop(said: str | None = None) -> None:
+def request_stop(said: str | None = None, *, by_hook: bool = False) -> None:
     """End the running turn before its next model call; `said`: what the user is told (outside
     a turn this means nothing)."""
     request = _current.get()
     if request is not None and not request.stopped:
-        request.stopped, request.said = True, said
+        request.stopped, request.said, request.by_hook = True, said, by_hook
+
+
+def halted() -> bool:
+    """Whether a hook stopped the running turn (then it is not continued, whatever asks)."""
+    request = requested()
+    return request is not None and request.by_hook
+
+
+def resume() -> None:
+    """The turn goes on after all (a Stop hook sends the model back after its final answer)."""
+    request = _current.get()
+    if request is not None and not request.by_hook:
+        request.stopped, request.said = False, None
 
 
 def requested() -> StopRequest | None:
