@@ -19,13 +19,12 @@ from typing import Any
 from tether import __version__
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_stream import PartialMessage
+from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
-from tether.hooks import HookActivity
 from tether.protocol import (
     Message,
     MessageCompleted,
     ModelRetry,
-    PermissionDenial,
     SessionStarted,
     SubagentFinished,
     SubagentMessage,
@@ -86,6 +85,11 @@ class LineMaker:
     _results_unread: bool = False
     """The turn's newest message is tool results the model has not read (yet)."""
     _model: str = ""
+    system: SystemLines = field(init=False)
+    """The `system` lines reporting on the session beside its messages."""
+
+    def __post_init__(self) -> None:
+        self.system = SystemLines(self.session_id)
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
@@ -112,18 +116,6 @@ class LineMaker:
             "additional_directories": list(facts.additional_directories),
         }
 
-    def state(self, state: str) -> Line:
-        """`session_state_changed`: running, requires_action, idle. Marked for the SDK host
-        only, which reads it to know when a run is over and keeps it from its caller."""
-        return {
-            "type": "system",
-            "subtype": "session_state_changed",
-            "state": state,
-            "sdk_host_only": True,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
 
@@ -140,33 +132,10 @@ class LineMaker:
         return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
 
     def retry(self, event: ModelRetry) -> Line:
-        """The model call is tried again (what was streamed of it is void): Claude Code's
-        `api_retry` line."""
+        """The model call is tried again: what was streamed of it is void; the `api_retry`
+        line."""
         self._partial = None
-        return {
-            "type": "system",
-            "subtype": "api_retry",
-            "attempt": event.attempt,
-            "max_retries": event.max_attempts - 1,
-            "retry_delay_ms": int(event.delay_s * 1000),
-            "error_status": event.status,
-            "error": _error_kind(event.status),
-            "session_id": self.session_id,
-            "uuid": _uuid(),
-        }
-
-    def fallback(self, original: str, fallback: str) -> Line:
-        """The session moved to its fallback model: Claude Code's `model_fallback` line."""
-        return {
-            "type": "system",
-            "subtype": "model_fallback",
-            "trigger": "overloaded",
-            "original_model": original,
-            "fallback_model": fallback,
-            "content": f"Switched to {fallback} due to high demand for {original}",
-            "session_id": self.session_id,
-            "uuid": _uuid(),
-        }
+        return self.system.retry(event)
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
         """Assistant lines, one per content block; user lines, one per tool result."""
@@ -255,42 +224,6 @@ class LineMaker:
                 "session_id": self.session_id,
             }
         ]
-
-    def denied(self, denial: PermissionDenial) -> Line:
-        return {
-            "type": "system",
-            "subtype": "permission_denied",
-            "tool_name": denial.tool_name,
-            "tool_use_id": denial.tool_use_id,
-            "decision_reason": denial.reason,
-            "message": denial.reason,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
-    def hook(self, activity: HookActivity) -> Line:
-        spec = activity.spec
-        name = f"{spec.event}:{activity.subject}" if activity.subject else spec.event
-        line: Line = {
-            "type": "system",
-            "subtype": "hook_started" if activity.outcome is None else "hook_response",
-            "hook_id": activity.hook_id,
-            "hook_name": name,
-            "hook_event": spec.event,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        if activity.outcome is not None:
-            failed = activity.outcome.blocked or bool(activity.outcome.errors)
-            line.update(
-                output=activity.stdout + activity.stderr,
-                stdout=activity.stdout,
-                stderr=activity.stderr,
-                outcome="error" if failed else "success",
-            )
-            if activity.exit_code is not None:
-                line["exit_code"] = activity.exit_code
-        return line
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
         """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's (a round
@@ -413,19 +346,6 @@ def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
         usage.cache_read_input_tokens,
         usage.cache_creation_input_tokens,
     )
-
-
-def _error_kind(status: int | None) -> str:
-    """Claude Code's word for why a model call is retried."""
-    if status is None:
-        return "connection_error"
-    if status == 529:
-        return "overloaded"
-    if status == 429:
-        return "rate_limit"
-    if status >= 500:
-        return "server_error"
-    return "timeout" if status == 408 else "unknown"
 
 
 def _error_text(finished: TurnFinished, facts: SessionFacts) -> str:

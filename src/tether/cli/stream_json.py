@@ -142,7 +142,7 @@ class StreamJsonFrontEnd:
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
-                model.watchers.append(lambda was, now: self.write(lines.fallback(was, now)))
+                model.watchers.append(lambda was, now: self.write(lines.system.fallback(was, now)))
             recorder = built.session.recorder
             if self.options.session_mirror and recorder is not None:
                 env = os.environ if self.opts.env is None else self.opts.env
@@ -182,7 +182,9 @@ class StreamJsonFrontEnd:
 
         watchers: list[Callable[[HookActivity], None]] = []
         if self.options.include_hook_events:
-            watchers.append(lambda activity: self._write_with_lines(lambda m: [m.hook(activity)]))
+            watchers.append(
+                lambda activity: self._write_with_lines(lambda m: [m.system.hook(activity)])
+            )
         return replace(
             parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
         )
@@ -254,7 +256,7 @@ class StreamJsonFrontEnd:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.state("running"))
+        self.write(lines.system.state("running"))
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
@@ -267,7 +269,7 @@ class StreamJsonFrontEnd:
         unread = session.take_queued()
         if unread:  # sent during the turn, after its last model call
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
-        self.write(lines.state("idle"))
+        self.write(lines.system.state("idle"))
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
@@ -294,7 +296,7 @@ class StreamJsonFrontEnd:
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
                 for denial in event.permission_denials:
-                    self.write(lines.denied(denial))
+                    self.write(lines.system.denied(denial))
                 self._failed_last = event.is_error
                 self.write(lines.result(event, self.facts(built)))
             case _:
@@ -305,7 +307,7 @@ class StreamJsonFrontEnd:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.state("requires_action"))
+        self.write(lines.system.state("requires_action"))
         try:
             reply = await self._reply_to(built, request)
         except ClientRefused as e:
@@ -319,7 +321,7 @@ class StreamJsonFrontEnd:
             # among the turn's denials as Claude Code counts it.
             loop = asyncio.get_running_loop()
             loop.call_soon(session.interrupt, "interrupted by the client")
-        self.write(lines.state("running"))
+        self.write(lines.system.state("running"))
 
     async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:
         """The client's answer (`stdio`), or that of the MCP tool named to give it, which gets
