@@ -48,9 +48,17 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def listing(root: Path) -> list[str]:
-    """What is under `root`, but for what a repository keeps in `.git`."""
-    found = (str(p.relative_to(root)) for p in root.rglob("*"))
-    return sorted(p for p in found if not (root / ".git").is_dir() or p.split("/")[0] != ".git")
+    """What is under `root`, but for what a repository keeps in `.git`. Placeholders may be
+    removed while they are listed (that is what the tests wait for): a directory gone in the
+    middle of the walk is walked again."""
+    for _ in range(100):  # each removal can cut one walk short; they are few
+        try:
+            found = [str(p.relative_to(root)) for p in root.rglob("*")]
+        except FileNotFoundError:
+            continue
+        has_git = (root / ".git").is_dir()
+        return sorted(p for p in found if not has_git or p.split("/")[0] != ".git")
+    raise AssertionError(f"{root} kept changing while it was listed")
 
 
 def repository(base: Path, *, subdirectory: bool) -> tuple[Path, Path]:
