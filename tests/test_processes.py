@@ -17,8 +17,11 @@ BASH = shutil.which("bash") or "/bin/bash"
 
 
 def _stubborn(told: Path) -> list[str]:
-    """A shell that outlives SIGTERM (so the stop waits out its grace) and says it came."""
-    return [BASH, "-c", f"trap 'echo term >> {told}' TERM; while :; do sleep 60 & wait; done"]
+    """A shell that outlives SIGTERM (so the stop waits out its grace) and says it came; once
+    its trap is set it writes `ready` beside `told` (a SIGTERM before that would kill it)."""
+    ready = told.with_name("ready")
+    script = f"trap 'echo term >> {told}' TERM; : > {ready}; while :; do sleep 60 & wait; done"
+    return [BASH, "-c", script]
 
 
 async def _until(path: Path) -> None:
@@ -32,6 +35,7 @@ async def _until(path: Path) -> None:
 async def test_a_cancellation_during_the_grace_kills_and_reaps_at_once(tmp_path: Path) -> None:
     told = tmp_path / "told"
     proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    await _until(told.with_name("ready"))
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
     await _until(told)  # SIGTERM came and was shrugged off: the stop waits its grace
     stopping.cancel()
@@ -45,6 +49,7 @@ async def test_a_cancellation_while_reaping_still_reaps(tmp_path: Path) -> None:
     """Cancelled twice: once during the grace, once more while it reaps."""
     told = tmp_path / "told"
     proc = await asyncio.create_subprocess_exec(*_stubborn(told), start_new_session=True)
+    await _until(told.with_name("ready"))
     stopping = asyncio.ensure_future(stop_group(proc, grace_s=600))
     await _until(told)
     stopping.cancel()
