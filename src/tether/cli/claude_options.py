@@ -65,6 +65,8 @@ def stream_options(args: argparse.Namespace) -> StreamOptions:
         permission_prompt_tool=prompt_tool,
         mode_name=mode,
         replay_user_messages=args.replay_user_messages,
+        session_mirror=args.session_mirror,
+        bypass_allowed=mode == "bypassPermissions" or args.allow_dangerously_skip_permissions,
     )
 
 

@@ -138,7 +138,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ThinkingDelta(text=piece):
             return lines.text(piece, "thinking")
         case ModelRetry():
-            lines.retry()
+            return [lines.retry(event)]
         case MessageCompleted():
             return lines.completed(event)
         case ToolStarted():

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
-from tether.store import SessionWriter
+from tether.store import EntryWatcher, SessionWriter
 
 TITLE_CHARS = 80
 
@@ -21,8 +21,17 @@ class SessionRecorder:
     said once by the session, and recording stops there, so that the file is never left with
     an entry missing from the middle of it."""
 
-    def __init__(self, open_writer: Callable[[], SessionWriter], *, titled: bool = False) -> None:
+    def __init__(
+        self,
+        open_writer: Callable[[], SessionWriter],
+        *,
+        titled: bool = False,
+        watchers: list[EntryWatcher] | None = None,
+    ) -> None:
         self._open = open_writer
+        self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
+        """Told of each entry written (the writer `open_writer` makes must share this list, so
+        that what it writes as it opens the file is told too)."""
         self._writer: SessionWriter | None = None
         self._titled = titled
         self.problem: str | None = None
@@ -33,7 +42,7 @@ class SessionRecorder:
 
     @classmethod
     def continuing(cls, writer: SessionWriter) -> SessionRecorder:
-        recorder = cls(lambda: writer, titled=True)
+        recorder = cls(lambda: writer, titled=True, watchers=writer.watchers)
         recorder._writer, recorder.path = writer, writer.path
         return recorder
 

@@ -350,3 +350,15 @@ def shown_path(path: Path) -> str:
 
 def _kind_of(value: object) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def permission_updates(rule: str | None) -> list[dict[str, Any]]:
+    """An "always allow" rule as Claude Code's permission updates (`addRules` for the
+    session), the shape its clients and hooks read as `permission_suggestions`."""
+    if not rule:
+        return []
+    tool, _, content = rule.partition("(")
+    value: dict[str, Any] = {"toolName": tool}
+    if content:
+        value["ruleContent"] = content.removesuffix(")")
+    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}]
