@@ -134,6 +134,30 @@ def test_unknown_flags_warn_and_consume_their_value(
     assert model_env.requests[0].last_user_text() == "hello"
 
 
+def test_start_up_notices_reach_stderr_as_with_p(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """A client program's user must learn that the project's hooks were skipped (an untrusted
+    workspace) on the SDK's path too, not only with -p."""
+    (workspace / ".claude").mkdir()
+    hook = {"hooks": [{"type": "command", "command": "touch fired"}]}
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [hook]}})
+    )
+    model_env.script(reply(text("fine")))
+    user = {"type": "user", "message": {"role": "user", "content": "hello"}}
+    result = run_cli_process(
+        [
+            *("--output-format", "stream-json", "--verbose", "--input-format", "stream-json"),
+            *("--cwd", str(workspace)),
+        ],
+        stdin=json.dumps(user) + "\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "tether: the workspace is not trusted: skipped 1 hook" in result.stderr
+    assert not (workspace / "fired").exists()
+
+
 def test_stream_json_input_keeps_serving_until_its_input_ends(
     model_env: FakeModelServer, workspace: Path
 ) -> None:

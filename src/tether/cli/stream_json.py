@@ -138,6 +138,8 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            for notice in built.session.startup_notices:  # as -p prints them: on stderr
+                _warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
