@@ -59,3 +59,20 @@ def test_a_resumed_session_counts_its_subagents_and_summaries(
     more = tether("-c", "-p", "more", "--max-budget-usd", "0.9", "--output-format", "json")
     assert more.exit_code == 0, more.stderr
     assert more.json()["result"] == "one more"
+
+
+def test_a_budget_over_a_model_of_unknown_prices_is_said_to_be_unenforceable(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    """The catalogue does not price it: its spend counts as $0, and the user who set a budget
+    learns that no budget can stop the session (a local server's model, free, says nothing)."""
+    fake_model.script(reply(text("done")), reply(text("done")))
+    unknown = tether("-p", "go", "--model", "claude-opus-4-1", "--max-budget-usd", "0.0001")
+    assert unknown.exit_code == 0, unknown.stderr
+    assert (
+        "tether: the prices of claude-opus-4-1 are unknown to tether: its use counts as $0, "
+        "so --max-budget-usd cannot stop this session"
+    ) in unknown.stderr
+    known = tether("-p", "go", "--max-budget-usd", "5")
+    assert known.exit_code == 0, known.stderr
+    assert "prices" not in known.stderr

@@ -357,6 +357,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     session.startup_notices.extend(_record_run(tool_context, session, home))
+    if opts.max_budget_usd is not None and _priced_but_unknown(resolved):
+        session.startup_notices.append(
+            f"the prices of {resolved.model_id} are unknown to tether: its use counts as $0, "
+            "so --max-budget-usd cannot stop this session"
+        )
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     if memory_problem is not None:
@@ -503,6 +508,13 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(f"TETHER_MAX_OUTPUT_TOKENS must be a positive number, not {value!r}")
     return int(value)
+
+
+def _priced_but_unknown(resolved: ResolvedModel) -> bool:
+    """A model that costs money (its provider wants a key: not a local server) whose prices
+    the catalogue does not know: its spend counts as $0, so no budget can stop it."""
+    info = resolved.info
+    return resolved.provider.requires_key and info.input_per_mtok == info.output_per_mtok == 0
 
 
 def _warm_meanwhile(model: Model) -> None:
