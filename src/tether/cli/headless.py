@@ -137,6 +137,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
+        case Notice(level="warning", message=message):
+            return [lines.notice(message)]
         case _:
             pass
     return []

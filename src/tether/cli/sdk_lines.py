@@ -115,6 +115,19 @@ class LineMaker:
             "session_id": self.session_id,
         }
 
+    def notice(self, message: str) -> Line:
+        """A warning the user should hear (the session file cannot be written, a server did
+        not start): what stderr says, for a client that reads only stdout. tether's own
+        subtype; clients keep system lines they do not know as they are."""
+        return {
+            "type": "system",
+            "subtype": "notice",
+            "level": "warning",
+            "message": message,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
 

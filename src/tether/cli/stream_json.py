@@ -255,6 +255,9 @@ class StreamJsonFrontEnd:
                 lines.tool_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
+            case Notice(level="warning", message=message):
+                self.write(lines.notice(message))
+                _show(event)
             case PermissionAsked():
                 task = asyncio.create_task(self._ask(built, event))
                 self._asking.add(task)

@@ -171,5 +171,4 @@ def resume_session(
     else:
         recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")
         notices.append(recorder.problem or "")
-        recorder.problem_told = True
     return Resumption(loaded, session_id, recorder, fork, tuple(notices))

@@ -12,6 +12,7 @@ from tether.store.reader import (
 )
 from tether.store.sessions import (
     SessionInfo,
+    SessionOpen,
     find_session,
     latest_session,
     list_sessions,
@@ -30,6 +31,7 @@ __all__ = [
     "SessionInUse",
     "SessionInfo",
     "SessionNotFound",
+    "SessionOpen",
     "SessionWriter",
     "SpendRecord",
     "UserRecord",
