@@ -19,6 +19,7 @@ from tether.protocol import (
     Event,
     MessageCompleted,
     ModelRetry,
+    ModelWaiting,
     Notice,
     SubagentFinished,
     SubagentMessage,
@@ -84,10 +85,10 @@ async def run_headless(
             _write(out, lines.init(session.started(), _facts(built, opts)))
         async for event in session.submit(UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
-                shown_errors.add(event.message)
+                shown_errors.add(_first_line(event.message))
             if progress is not None:
                 progress.render(event)
-            elif isinstance(event, ErrorOccurred | ModelRetry):
+            elif isinstance(event, ErrorOccurred | ModelRetry | ModelWaiting):
                 print(f"tether: {_one_line(event)}", file=err)
             else:
                 _warn(event, err)
@@ -104,7 +105,7 @@ async def run_headless(
     assert finished is not None
     if output_format == "text":
         if finished.is_error:
-            if finished.result not in shown_errors:
+            if _first_line(finished.result) not in shown_errors:
                 print(f"tether: {finished.result or finished.subtype}", file=err)
         else:
             print(finished.result, file=out)
@@ -195,13 +196,27 @@ def _write(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _one_line(event: ErrorOccurred | ModelRetry) -> str:
+def _one_line(event: ErrorOccurred | ModelRetry | ModelWaiting) -> str:
     if isinstance(event, ModelRetry):
         return (
             f"model call failed ({event.reason}); retry {event.attempt}/{event.max_attempts - 1} "
             f"in {event.delay_s:.1f}s"
         )
-    return event.message.splitlines()[0] if event.message else "error"
+    if isinstance(event, ModelWaiting):
+        return (
+            f"waiting for the model ({_seconds(event.waited_s)} without a byte; "
+            f"retried at {_seconds(event.limit_s)})"
+        )
+    return _first_line(event.message) or "error"
+
+
+def _first_line(message: str) -> str:
+    """An error as printed: its first line (an internal error's traceback follows it)."""
+    return message.splitlines()[0] if message else ""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"
 
 
 def _progress_renderer(err: TextIO) -> _Renderer:
