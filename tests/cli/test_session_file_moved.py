@@ -138,7 +138,8 @@ def test_a_session_file_replaced_by_another_is_left_alone_and_the_session_goes_o
     )
     _assert_holds_the_turn(new)
     loaded = load_session(new)
-    assert loaded.forked_from is not None and loaded.forked_from[0] == old.stem
+    assert loaded.forked_from is not None
+    assert loaded.forked_from[0] == old.stem
 
     fake_model.script(reply(text("resumed")))
     again = tether("-r", new.stem, "-p", "next")
