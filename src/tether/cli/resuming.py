@@ -59,6 +59,8 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
         session.cost_usd += session.agent.price(usage)
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
+    # A window the endpoint reported for this model holds: no request known to be too long.
+    restored.history.sizer.reported_window = restored.windows.get(session.agent.model_id)
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
     session.startup_notices.extend(resumption.notices)
     session.startup_notices.extend(restored.damage)

@@ -28,6 +28,7 @@ from tether.store import (
     SessionWriter,
     SpendRecord,
     UserRecord,
+    WindowRecord,
     fork_session,
     load_session,
 )
@@ -50,6 +51,8 @@ class Restored:
     """What subagents and compaction summaries used and cost (recorded as spend entries)."""
     todos: tuple[TodoItem, ...]
     damage: tuple[str, ...]
+    windows: dict[str, int]
+    """Context windows endpoints reported, by model id (the newest for each)."""
     """What of the file was not resumed as written, one sentence each (empty when intact)."""
 
 
@@ -62,6 +65,7 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
     usage: list[Usage] = []
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
+    windows: dict[str, int] = {}
     repair = RecordRepair()
     for record in repair.repaired(loaded.records(problems)):
         if isinstance(record, UserRecord):
@@ -76,6 +80,8 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
             history.last_usage = None
             if light:
                 history.lighten_compacted()
+        elif isinstance(record, WindowRecord):
+            windows[record.model] = record.tokens
         else:
             assert isinstance(record, SpendRecord)
             side_usage = side_usage + record.usage
@@ -91,6 +97,7 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
         side_cost,
         last_plan(history.messages),
         damage,
+        windows,
     )
 
 

@@ -8,6 +8,7 @@ from tether.store.reader import (
     SessionNotFound,
     SpendRecord,
     UserRecord,
+    WindowRecord,
     load_session,
 )
 from tether.store.sessions import (
@@ -35,6 +36,7 @@ __all__ = [
     "SessionWriter",
     "SpendRecord",
     "UserRecord",
+    "WindowRecord",
     "find_session",
     "fork_session",
     "latest_session",
