@@ -12,6 +12,7 @@ from typing import Any, Protocol, TextIO
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.setup import Built, RunOptions, build
+from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
@@ -48,7 +49,7 @@ def run_headless_sync(
             run_headless(opts, prompt, output_format, include_partial=include_partial)
         )
     except ConfigError as e:
-        print(f"tether: {e}", file=sys.stderr)
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tether: interrupted", file=sys.stderr)
@@ -70,7 +71,7 @@ async def run_headless(
     session = built.session
     progress = _progress_renderer(err) if opts.verbose else None
     for notice in session.startup_notices:
-        print(f"tether: {notice}", file=err)
+        print(f"tether: {terminal_safe(notice)}", file=err)
     finished: TurnFinished | None = None
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
     lines = LineMaker(session.session_id, include_partial)
@@ -89,7 +90,7 @@ async def run_headless(
             if progress is not None:
                 progress.render(event)
             elif isinstance(event, ErrorOccurred | ModelRetry | ModelWaiting):
-                print(f"tether: {_one_line(event)}", file=err)
+                print(f"tether: {terminal_safe(_one_line(event))}", file=err)
             else:
                 _warn(event, err)
             if isinstance(event, TurnFinished):
@@ -106,9 +107,10 @@ async def run_headless(
     if output_format == "text":
         if finished.is_error:
             if _first_line(finished.result) not in shown_errors:
-                print(f"tether: {finished.result or finished.subtype}", file=err)
+                print(f"tether: {terminal_safe(finished.result or finished.subtype)}", file=err)
         else:
-            print(finished.result, file=out)
+            # The answer itself: as sent when it goes to a file or a pipe, safe on a terminal.
+            print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
     else:
         _write(out, lines.result(finished, _facts(built, opts)))
     out.flush()
@@ -151,7 +153,7 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def _warn(event: Event, err: TextIO) -> None:
     """Warnings (a server that did not start, a session no longer saved) go to stderr."""
     if isinstance(event, Notice) and event.level == "warning":
-        print(f"tether: warning: {event.message}", file=err)
+        print(f"tether: warning: {terminal_safe(event.message)}", file=err)
 
 
 async def _prepared(session: Session) -> list[Event]:

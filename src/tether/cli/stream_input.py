@@ -8,6 +8,8 @@ import sys
 import threading
 from typing import Any, TextIO, cast
 
+from tether.cli.terminal_text import terminal_safe
+
 
 def user_text(line: dict[str, Any]) -> str | None:
     """The text of a stream-json user message (`content` a string or text blocks)."""
@@ -45,4 +47,4 @@ def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
 
 
 def _warn(message: str) -> None:
-    print(f"tether: {message}", file=sys.stderr, flush=True)
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)

@@ -28,6 +28,7 @@ from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_input import read_lines, user_text
+from tether.cli.terminal_text import terminal_safe
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
@@ -366,4 +367,4 @@ def _show(event: Event) -> None:
 
 
 def _warn(message: str) -> None:
-    print(f"tether: {message}", file=sys.stderr, flush=True)
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)
