@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TextIO, cast
 
+from tether import bounded_json
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
@@ -174,7 +175,8 @@ class StreamJsonFrontEnd:
             line = json.loads(raw)
         except json.JSONDecodeError as e:
             if raw.strip():
-                _warn(f"input line is not JSON ({e.msg}); ignored: {raw.strip()[:200]}")
+                problem = bounded_json.error_text(e)
+                _warn(f"input line is not JSON ({problem}); ignored: {raw.strip()[:200]}")
             return
         if not isinstance(line, dict):
             _warn(f"input line is not a JSON object; ignored: {raw.strip()[:200]}")
