@@ -26,6 +26,33 @@ _SHELL_STARTUP = (
     ".xprofile", ".xinitrc", ".xsession", ".xsessionrc",
 )  # fmt: skip
 
+_SOURCED_BY_SHELLS = (
+    # files and directories common startup files source (Debian's .bashrc: .bash_aliases;
+    # Fedora's: .bashrc.d; dotfile collections: .aliases, .exports...)
+    ".bash_aliases", ".bash_functions", ".bash_completion", ".bash_completion.d", ".bashrc.d",
+    ".bash_profile.d", ".profile.d", ".shrc", ".shinit", ".aliases", ".functions", ".exports",
+    ".path", ".extra", ".zsh", ".zshrc.d", ".zcompdump", ".p10k.zsh", ".fzf.bash", ".fzf.zsh",
+    ".xonshrc",
+    # shell frameworks and plugin managers, whose files every shell loads
+    ".oh-my-zsh", ".oh-my-bash", ".bash_it", ".zprezto", ".zplug", ".zinit", ".antigen",
+    ".local/share/zinit",
+)  # fmt: skip
+_TOOL_ENVIRONMENTS = (
+    # init scripts startup files source, and the directories they put first on PATH
+    ".cargo/env", ".cargo/bin", ".rustup", ".nvm", ".sdkman", ".pyenv", ".rbenv", ".nodenv",
+    ".goenv", ".jenv", ".asdf", ".volta", ".fnm", ".deno", ".bun", ".ghcup", ".opam", ".rye",
+    ".pixi", ".poetry", ".nix-profile", ".dotnet/tools", "go/bin", ".npm-global", ".yarn/bin",
+    ".luarocks", ".nimble/bin", ".pub-cache/bin", ".cabal/bin", ".krew", ".local/share/mise",
+    ".local/share/fnm", ".local/share/pnpm",
+)  # fmt: skip
+_PROGRAM_STARTUP = (
+    # what a program runs or obeys at its start: code, or commands it runs
+    ".Rprofile", ".octaverc", ".julia", ".sqliterc", ".psqlrc", ".myclirc", ".guile",
+    ".sbclrc", ".ghci", ".ghc", ".erlang", ".iex.exs", ".pryrc", ".perldb", ".lldbinit",
+    ".ipython", ".jupyter", ".pythonrc", ".pythonstartup", ".curlrc", ".wgetrc", ".screenrc",
+    ".nanorc", ".exrc", ".mailcap", ".muttrc", ".xbindkeysrc",
+)  # fmt: skip
+
 HOME_SELF_MODIFYING: tuple[tuple[str, str], ...] = (
     (".claude", "Claude Code's user settings, skills, agents and hooks"),
     (".claude.json", "Claude Code's MCP servers and trusted projects"),
@@ -37,6 +64,12 @@ HOME_SELF_MODIFYING: tuple[tuple[str, str], ...] = (
     (".gitconfig", "git's user config, which can run programs"),
     (".ssh", "ssh keys, config (ProxyCommand runs programs), authorized_keys"),
     *((name, "a shell startup file") for name in _SHELL_STARTUP),
+    *((name, "what shell startup files source") for name in _SOURCED_BY_SHELLS),
+    *(
+        (name, "a tool's environment, sourced at shell start or first on PATH")
+        for name in _TOOL_ENVIRONMENTS
+    ),
+    *((name, "what a program runs or obeys at its start") for name in _PROGRAM_STARTUP),
     (".config/fish", "fish's startup files"),
     (".pam_environment", "environment of every login"),
     (".config/environment.d", "environment of the user's services"),
@@ -101,6 +134,17 @@ HOME_SECRETS: tuple[str, ...] = (
     ".rediscli_history", ".irb_history", ".lesshst", ".ipython", ".local/share/recently-used.xbel",
     # Claude Code's own: MCP servers' environments, tokens
     ".claude.json", ".claude.json.backup", ".claude/.credentials.json",
+    # other agents', model hubs' and AI services' tokens and keys
+    ".codex", ".gemini", ".ollama", ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens", ".huggingface", ".kaggle", ".continue", ".codeium",
+    ".modal.toml", ".replicate", ".wandb", ".vast_api_key", ".cursor/mcp.json",
+    # hosting, deployment and data platforms
+    ".fly", ".pulumi", ".local/share/com.vercel.cli", ".vercel", ".netlify", ".supabase",
+    ".railway", ".heroku", ".dbt", ".snowsql", ".sentryclirc", ".circleci", ".travis",
+    ".ngrok2", ".mc", ".bluemix", ".aliyun", ".passwd-s3fs", ".mylogin.cnf", ".cassandra",
+    ".ivy2/.credentials", ".sbt/.credentials", ".lein/credentials.clj.gpg", ".android/adbkey",
+    # wallets
+    ".bitcoin", ".ethereum", ".electrum", ".solana", ".near-credentials",
 )  # fmt: skip
 """Paths under the home directory that hold credentials or what was typed. `~/.claude` and
 `~/.tether` as a whole are not listed: they hold the user's own instructions too (the sandbox
@@ -113,6 +157,14 @@ HOME_DIRECTORIES: frozenset[str] = frozenset(
         ".local/share/applications", ".local/bin", "bin", ".local/lib", ".config/pip", ".pip",
         ".node_modules", ".node_libraries", ".gradle", ".aws", ".kube", ".docker", ".gnupg",
         ".vim", ".config/nvim", ".emacs.d", ".vscode", ".vscode-server", ".cursor",
+        ".bash_completion.d", ".bashrc.d", ".bash_profile.d", ".profile.d", ".zsh", ".zshrc.d",
+        ".oh-my-zsh", ".oh-my-bash", ".bash_it", ".zprezto", ".zplug", ".zinit", ".antigen",
+        ".local/share/zinit", ".cargo/bin", ".rustup", ".nvm", ".sdkman", ".pyenv", ".rbenv",
+        ".nodenv", ".goenv", ".jenv", ".asdf", ".volta", ".fnm", ".deno", ".bun", ".ghcup",
+        ".opam", ".rye", ".pixi", ".poetry", ".dotnet/tools", "go/bin", ".npm-global",
+        ".yarn/bin", ".luarocks", ".nimble/bin", ".pub-cache/bin", ".cabal/bin", ".krew",
+        ".local/share/mise", ".local/share/fnm", ".local/share/pnpm", ".julia", ".ghc",
+        ".ipython", ".jupyter",
     }
 )  # fmt: skip
 """The entries of `HOME_SELF_MODIFYING` that are directories; the others are files (what the

@@ -110,6 +110,8 @@ def test_searches_stay_asks_in_default_mode_and_run_without_deny_rules(
         ("git instaweb --browser=sentinel", "deny"),
         ("git difftool --extcmd=sentinel HEAD", "deny"),
         ("git ls-remote 'ext::sentinel %S'", "deny"),
+        ("git archive --remote=ext::sentinel HEAD", "deny"),
+        ("git fetch --upload-pack=x ext::sentinel", "deny"),
         ("git filter-repo --blob-callback 'return'", "deny"),
         ("git push ./bare.git main", "deny"),
         ("git difftool HEAD~1", "ask"),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -195,3 +197,31 @@ def test_as_a_process(project: Path) -> None:
     )
     decision = json.loads(result.stdout)["decision"]
     assert (result.exit_code, decision, result.stderr) == (0, "deny", "")
+
+
+def test_writes_where_git_runs_hooks_from_are_asked(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The repository's `core.hooksPath` directory and included configs, read from git's
+    configuration when the session starts, are protected like `.git/hooks`."""
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=project, check=True)
+    subprocess.run(["git", "config", "include.path", "../team.gitconfig"], cwd=project, check=True)
+
+    def decision(tool: str, call: dict[str, str]) -> dict[str, str]:
+        code, decisions, _ = check(
+            capsys, "--mode", "acceptEdits", "--tool", tool, "--input", json.dumps(call)
+        )
+        assert code == 0
+        return cast(dict[str, str], decisions[0])
+
+    for tool, call in [
+        ("Write", {"file_path": ".githooks/pre-commit", "content": "#!/bin/sh\n"}),
+        ("Bash", {"command": "echo 'touch x' >> .githooks/pre-push"}),
+        ("Edit", {"file_path": "team.gitconfig", "old_string": "a", "new_string": "b"}),
+        ("Bash", {"command": "cp hook .githooks/"}),
+    ]:
+        found = decision(tool, call)
+        assert found["decision"] == "ask", (tool, call, found)
+        assert "core.hooksPath" in found["reason"]
+    assert decision("Write", {"file_path": "src/hooks.py", "content": ""})["decision"] == "allow"

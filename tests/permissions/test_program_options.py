@@ -107,7 +107,11 @@ CASES: list[tuple[str, str, str]] = [
     ("git cat-file --textconv HEAD:README.md", "ask", "ask"),
     ("git grep --no-index foo secrets", "deny", "deny"),
     ("git grep --untracked foo", "ask", "ask"),
-    ("git grep -n foo src", "allow", "allow"),
+    # `src` may be a revision, whose files are all searched (test_git_files.py); `--` or a
+    # word no revision can be (`src/`, `./src`) says it is a path.
+    ("git grep -n foo src", "ask", "ask"),
+    ("git grep -n foo -- src", "allow", "allow"),
+    ("git grep -n foo src/ ./src '*.py'", "allow", "allow"),
     ("git diff --no-index .env README.md", "deny", "deny"),
     ("git diff {outside}/data.txt .env", "deny", "deny"),
     ("git blame --contents .env README.md", "deny", "deny"),
@@ -163,7 +167,10 @@ CASES: list[tuple[str, str, str]] = [
     ("jq --arg k .env '.a' a.json", "allow", "allow"),
     ("jq -f .env a.json", "deny", "deny"),
     ("jq --from-file secrets/q.jq a.json", "deny", "deny"),
-    ("jq -L /tmp/mods . a.json", "deny", "deny"),
+    # -L is where imports are looked for (jq_program.py): reads of what they import.
+    ("jq -L /tmp/mods . a.json", "allow", "allow"),
+    ("jq -L /tmp/mods 'import \"m\" as $m; $m' a.json", "ask", "ask"),
+    ("jq -L secrets 'include \"m\"; .' a.json", "deny", "deny"),
     ("file -m .env README.md", "deny", "deny"),
     ("file -f names.txt", "ask", "ask"),
     ("file -C -m magic", "ask", "ask"),
@@ -254,7 +261,8 @@ CASES: list[tuple[str, str, str]] = [
     ("head --follow README.md", "ask", "ask"),
     ("wc --frobnicate README.md", "ask", "ask"),
     ("grep --frob foo README.md", "ask", "ask"),
-    ("sort --random-source=/dev/urandom README.md", "ask", "allow"),
+    ("sort --random-source=/dev/urandom README.md", "allow", "allow"),  # a read
+    ("sort --random-source=.env README.md", "deny", "deny"),
     ("cat -A README.md", "allow", "allow"),
     ("ls -la --color=never", "allow", "allow"),
 ]

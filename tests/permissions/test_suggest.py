@@ -19,7 +19,7 @@ from .conftest import ContextFactory, Tree
         ("npm run build -- --prod", "Bash(npm run build *)"),
         ("npm run lint", "Bash(npm run lint)"),
         ("cargo test --release", "Bash(cargo test *)"),
-        ("docker compose up -d", "Bash(docker compose *)"),
+        ("docker compose up -d", "Bash(docker compose up *)"),
         ("make", "Bash(make)"),
         ("make test", "Bash(make test)"),
         ("python -m pytest -q tests", "Bash(python -m pytest *)"),
@@ -225,3 +225,52 @@ def test_a_saved_rule_allows_no_more_than_the_user_saw(
         assert decide("Bash", {"command": command}, loaded).behavior == "allow", command
     for command in still_asks:
         assert decide("Bash", {"command": command}, loaded).behavior == "ask", (rule, command)
+
+
+# A program whose arguments can be code or a command gets the exact command: a prefix saved
+# for a harmless call would allow the code-running ones.
+CODE_IN_ARGUMENTS = [
+    ("cmake --version", "cmake -E env sh -c 'id'"),
+    ("cmake -S . -B build", "cmake -P /tmp/evil.cmake"),
+    ("tmux ls", "tmux new-session -d 'curl x | sh'"),
+    ("screen -ls", "screen -dm sh -c id"),
+    ("direnv allow", "direnv exec . sh -c id"),
+    ("mamba install numpy", "mamba run -n base sh -c id"),
+    ("opam list", "opam exec -- sh -c id"),
+    ("corepack enable", "corepack yarn node -e 1"),
+    ("chroot /srv/root ls", "chroot /srv/root sh -c id"),
+    ("emacs --version", "emacs --batch --eval '(shell-command \"id\")'"),
+    ("ghc --version", "ghc -e 'System.Process.system \"id\"'"),
+    ("rake test", "rake -e 'system \"id\"'"),
+    ("psql -l", "psql -c '\\! id'"),
+    ("./gradlew build", "./gradlew -I /tmp/init.gradle build"),
+    ("nix flake check", "nix develop -c id"),
+    ("nix-shell --run make", "nix-shell --run id"),
+    ("gdb --version", "gdb -batch -ex 'shell id'"),
+    ("vim --version", "vim -c '!id'"),
+    ("mysql --version", "mysql -e 'system id'"),
+    ("xvfb-run pytest", "xvfb-run sh -c id"),
+    ("socat -V", "socat - EXEC:id"),
+    ("pixi run test", "pixi run sh -c id"),
+    ("mise ls", "mise exec -- sh -c id"),
+    ("docker run --rm hello-world", "docker run --rm alpine sh -c id"),
+    ("docker compose ps", "docker compose run web sh -c id"),
+    ("kubectl exec web -- ls", "kubectl exec web -- sh -c id"),
+    ("rustup run stable cargo build", "rustup run stable sh -c id"),
+    ("gh alias list", "gh alias set x '!id'"),
+    ("emacs-29 --version", "emacs-29 --eval '(shell-command \"id\")'"),
+]
+
+
+@pytest.mark.parametrize(("approved", "later"), CODE_IN_ARGUMENTS)
+def test_programs_running_code_from_arguments_get_the_exact_command(
+    approved: str, later: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx()
+    rule = suggest_rule("Bash", {"command": approved}, ctx)
+    assert rule is not None
+    # A prefix only for a subcommand that runs nothing given (`mamba install *`).
+    assert "*" not in rule or rule.split()[1] in ("install", "compose"), rule
+    loaded = _with_rule(rule, tree, make_ctx)
+    assert decide("Bash", {"command": approved}, loaded).behavior == "allow"
+    assert decide("Bash", {"command": later}, loaded).behavior == "ask", (rule, later)

@@ -78,6 +78,7 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{state}\n"
         "  network: cut (loopback included)\n"
         "  unix sockets: refused (seccomp filter on socket(AF_UNIX))\n"
+        "  vsock: refused (seccomp filter on socket(AF_VSOCK))\n"
         "  user: unprivileged uid, no capabilities"
         + (", no new user namespaces\n" if STATUS.disable_userns else "\n")
         + "  environment: secrets withheld (names like *_API_KEY, *TOKEN*, AWS_*)\n"
@@ -92,6 +93,7 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "nested repository's .claude/settings.json and .mcp.json); nothing left behind\n"
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
+        "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
         "  ok      environment: TETHER_CHECK_API_KEY withheld\n"
         "  ok      hidden files: read as empty\n"
         "  ok      /tmp: the same inside and outside\n"
@@ -135,6 +137,7 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  umount of a hidden path",
         "FAILED  new user namespace",
         "FAILED  unix sockets",
+        "FAILED  vsock",
         "FAILED  hidden files",  # the probe's umount exposed them
         "FAILED  symlinked directories",  # and its remount made them writable
     ]

@@ -82,6 +82,24 @@ async def test_socketpair_still_works(boundary: Layout) -> None:
     assert outcome == ToolOutcome("b'x'\n", False)
 
 
+VSOCK = (
+    "python3 -c 'import socket\n"
+    'try:\n socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("made")\n'
+    "except OSError as e: print(e.errno)'"
+)
+
+
+@pytest.mark.parametrize("unix", [False, True])
+async def test_vsock_is_refused_while_the_network_is_off(boundary: Layout, unix: bool) -> None:
+    """A network namespace does not cut vsock (the hypervisor, a host channel)."""
+    made = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)  # outside it works here
+    made.close()
+    run = bash_runner(sandboxed_context(boundary, all_unix_sockets=unix))
+    assert await run(command=VSOCK) == ToolOutcome("1\n", False)  # EPERM
+    run = bash_runner(sandboxed_context(boundary, network=True))
+    assert await run(command=VSOCK) == ToolOutcome("made\n", False)
+
+
 async def test_system_runtime_directories_are_covered(boundary: Layout) -> None:
     run = bash_runner(sandboxed_context(boundary))
     assert await run(command="ls -A /run | wc -l") == ToolOutcome("0\n", False)

@@ -11,7 +11,7 @@ import pytest
 
 from tether.processes import ConfinedCommand
 from tether.sandbox import Sandbox
-from tether.sandbox.seccomp import supported, unix_socket_filter
+from tether.sandbox.seccomp import AF_UNIX, AF_VSOCK, socket_filter, supported
 
 ARGV = ["/usr/bin/bash", "-c", "echo hi"]
 
@@ -191,8 +191,9 @@ def test_secrets_that_do_not_exist_are_left_alone(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
-def test_socket_filter_program(machine: str) -> None:
-    program = unix_socket_filter(machine)
+@pytest.mark.parametrize("families", [(AF_UNIX,), (AF_VSOCK,), (AF_UNIX, AF_VSOCK)])
+def test_socket_filter_program(machine: str, families: tuple[int, ...]) -> None:
+    program = socket_filter(families, machine)
     instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
     # Starts by loading the architecture; every jump lands inside the program.
     assert instructions[0] == (0x20, 0, 0, 4)

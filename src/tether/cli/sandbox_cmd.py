@@ -131,6 +131,8 @@ def report(
             lines.append(
                 f"  unix sockets: no seccomp filter here; /run covered; allowed: {allowed}"
             )
+        if sandbox.vsock_filter:
+            lines.append("  vsock: refused (seccomp filter on socket(AF_VSOCK))")
         lines.append(
             "  user: unprivileged uid, no capabilities"
             + (", no new user namespaces" if sandbox.disable_userns else "")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
+from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import (
     HOME_SELF_MODIFYING,
@@ -29,48 +30,23 @@ from tether.permissions.defaults import (
     is_device,
     self_modifying,
 )
+from tether.permissions.file_targets import (
+    CONTENTS_PROBE,
+    GlobPath,
+    Located,
+    Target,
+    with_contents,
+)
 from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
+from tether.permissions.process_paths import (
+    PROCESS_UNKNOWN,
+    ending,
+    may_be_process_path,
+    pattern_stand_ins,
+    through_link,
+)
 from tether.permissions.rules import Rule, RuleKind
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none
-
-
-@dataclass(frozen=True)
-class GlobPath:
-    """A path known only as a pattern (`src/*.py`, `$HOME/.ssh/id_rsa`)."""
-
-    word: str
-    """As the user wrote it, for messages."""
-    tokens: Tokens
-    """The absolute path as glob tokens (paths.py), `..` folded."""
-    prefix: Path | None
-    """A directory the pattern cannot leave, as written (`..` not folded, resolved when
-    judged), or None when it could be anywhere."""
-    rest: Tokens = ()
-    """The pattern below `prefix`, as tokens."""
-
-
-@dataclass(frozen=True)
-class Located:
-    """A literal path as a decision sees it."""
-
-    written: Path
-    """As written, `..` folded (what a rule naming it means)."""
-    real: Path | None
-    """What the kernel opens; None when that is not known."""
-    forms: tuple[Path, ...]
-    """Every path rules are matched against: as written, resolved, and what a process
-    directory's path may stand for."""
-    unknown: str = ""
-    """Why `real` is not known."""
-
-    def shown(self, target: Path) -> str:
-        """For messages: as written, and where it leads when a symlink takes it elsewhere."""
-        if self.real is None or self.real == self.written:
-            return self.written.as_posix()
-        return f"{target.as_posix()} (that is {self.real.as_posix()})"
-
-
-Target = Path | GlobPath
 
 
 @dataclass
@@ -80,12 +56,19 @@ class FileAccess:
     ctx: PermissionContext
     _resolved: dict[Path, Path | None] = field(default_factory=dict[Path, Path | None])
     """Resolutions made in this decision (a command names the same directory many times)."""
+    _judged: dict[tuple[Target, str], Verdict] = field(
+        default_factory=dict[tuple[Target, str], Verdict]
+    )
+    """Checks made in this decision (`ls; ls; ls` reads `.` three times)."""
 
     def real(self, path: Path) -> Path | None:
-        """What the kernel opens for `path` (absolute, as written); None when not known."""
+        """What the kernel opens for `path` (absolute, as written); None when not known (and
+        for a path longer than the kernel takes, which it refuses)."""
         if path in self._resolved:
             return self._resolved[path]
-        found = self.ctx.resolve(path)
+        text = path.as_posix()
+        steps.spend(2 + text.count("/"))  # a lookup per component
+        found = self.ctx.resolve(path) if len(text) < PATH_MAX else None
         self._resolved[path] = found
         return found
 
@@ -122,6 +105,14 @@ class FileAccess:
         return found
 
     def read(self, target: Target, *, explicit: bool = False, recursive: bool = False) -> Verdict:
+        key = (target, f"read {explicit} {recursive}")
+        found = self._judged.get(key)
+        if found is None:
+            steps.spend(_CHECK_STEPS)
+            found = self._judged[key] = self._read(target, explicit=explicit, recursive=recursive)
+        return found
+
+    def _read(self, target: Target, *, explicit: bool, recursive: bool) -> Verdict:
         if isinstance(target, GlobPath):
             return self._read_glob(target, explicit=explicit)
         written = normalize(target)
@@ -129,7 +120,7 @@ class FileAccess:
             return ALLOW
         seen = self.locate(target, written)
         shown = seen.shown(target)
-        forms = _with_contents(seen.forms)
+        forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Read"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"reading {shown} is denied", rule), rule.text)
@@ -138,6 +129,9 @@ class FileAccess:
                 return ask(
                     _because(f"reading {shown} needs confirmation", rule), rule.text, hard=True
                 )
+        found = self._stood_for("Read", seen, shown)
+        if found is not None:
+            return found
         real = seen.real
         if real is None:
             return none(f"reads {shown}, {seen.unknown}")
@@ -166,9 +160,41 @@ class FileAccess:
         found = self._glob_rules("Read", target, "reading")
         if found is not None:
             return found
+        if self._in_process_directory(target):
+            return none(f"reads {target.word}, {PROCESS_UNKNOWN}")
         return self._read_location(self._prefix(target), target.word, explicit=explicit)
 
+    def _stood_for(self, tool: str, seen: Located, shown: str) -> Verdict | None:
+        """A path in a process's directory that is not `root/...` or `cwd/...` (those stand
+        for paths here: `_stand_ins`) may lead anywhere (`fd/N/x`, `task/<t>/cwd/x`...): a hard
+        ask where a deny or ask rule could match a path ending as it ends."""
+        if seen.real is not None or not is_process_path(seen.written):
+            return None
+        if not through_link(seen.written.parts[3:]):
+            return None
+        form = ending(tuple(seen.written.as_posix()))
+        found = self._may_reach(tool, [form], f"{shown} may stand for files")
+        if found is None and tool == "Edit" and self._may_be_protected([form]):
+            return ask(f"{shown} may stand for a file that {PROTECTED_NOTE}")
+        return found
+
+    def _in_process_directory(self, target: GlobPath) -> bool:
+        """Whether a pattern with a fixed root may name a path in a process's directory under
+        `/proc` (`/proc/$$/cwd/x`, `/proc/*/root/x`, `/pro?/self/x`, `/dev/fd/*`): unknown,
+        as such a literal path is."""
+        return any(
+            form[:1] == ("/",) and may_be_process_path(form) for form in self._glob_forms(target)
+        )
+
     def write(self, target: Target, *, explicit: bool = False) -> Verdict:
+        key = (target, f"write {explicit}")
+        found = self._judged.get(key)
+        if found is None:
+            steps.spend(_CHECK_STEPS)
+            found = self._judged[key] = self._write(target, explicit=explicit)
+        return found
+
+    def _write(self, target: Target, *, explicit: bool) -> Verdict:
         if isinstance(target, GlobPath):
             return self._write_glob(target, explicit=explicit)
         written = normalize(target)
@@ -176,7 +202,7 @@ class FileAccess:
             return ALLOW
         seen = self.locate(target, written)
         shown = seen.shown(target)
-        forms = _with_contents(seen.forms)
+        forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Edit"):
             if self._matches(rule, forms, anywhere=True):
                 return deny(_because(f"writing {shown} is denied", rule), rule.text)
@@ -192,6 +218,9 @@ class FileAccess:
             what = self._self_modifying(path)
             if what is not None:
                 return ask(f"writes {shown}, which holds {what}: {PROTECTED_NOTE}")
+        found = self._stood_for("Edit", seen, shown)
+        if found is not None:
+            return found
         real = seen.real
         if real is None:
             return none(f"writes {shown}, {seen.unknown}")
@@ -200,6 +229,8 @@ class FileAccess:
         return self._write_inside(real, shown, explicit=explicit)
 
     def _self_modifying(self, path: Path) -> str | None:
+        if is_below(path, self.ctx.git_run_paths):
+            return GIT_RUN_PATH
         return self_modifying(
             path, self.ctx.write_roots, home=self.ctx.home, tether_home=self.ctx.tether_home
         )
@@ -222,6 +253,8 @@ class FileAccess:
         forms = self._glob_forms(target)
         if self._may_be_protected(forms):
             return ask(f"{target.word} may reach a file that {PROTECTED_NOTE}")
+        if self._in_process_directory(target):
+            return none(f"writes {target.word}, {PROCESS_UNKNOWN}")
         prefix = self._prefix(target)
         if prefix is None or not is_below(prefix, self.ctx.write_roots):
             return ask(f"writes {target.word}, which may be outside the workspace")
@@ -263,6 +296,7 @@ class FileAccess:
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
         if self.ctx.tether_home is not None:
             protected.append(tuple(self.ctx.tether_home.as_posix().rstrip("/")))
+        protected += [tuple(p.as_posix().rstrip("/")) for p in self.ctx.git_run_paths]
         return any(
             globs_overlap(form, name) or globs_overlap(form, (*name, "/", ANY))
             for name in protected
@@ -276,13 +310,22 @@ class FileAccess:
         return self.locate(target.prefix).real
 
     def _glob_forms(self, target: GlobPath) -> list[Tokens]:
+        """The token forms a pattern is matched in: as written, from where its fixed part
+        resolves, and, where it may name a path in a process's directory, any path ending as
+        it ends (what `/proc/<p>/cwd/x` or `$X/x` with X=/proc/self/cwd may stand for)."""
         forms = expand_nodot(target.tokens)
         if target.prefix is not None:
             for base in self.locate(target.prefix).forms:
                 form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
                 if form != target.tokens:
                     forms += expand_nodot(form)
-        return forms
+        stand_ins = [
+            s
+            for form in forms
+            if may_be_process_path(form)
+            for s in pattern_stand_ins(form, (self.ctx.cwd, self.ctx.workspace))
+        ]
+        return forms + [form for form in dict.fromkeys(stand_ins) if form not in forms]
 
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
         return self.ctx.rules.of(kind, tool)
@@ -302,6 +345,7 @@ class FileAccess:
         if rule.path is None:
             return rule.specifier is None
         bases = self._rule_bases(rule)
+        steps.spend(2 + len(paths) * len(bases))
         return any(
             rule.path.matches(path.as_posix(), base, anywhere=anywhere)
             for path in paths
@@ -317,13 +361,41 @@ class FileAccess:
                 return rule
         return None
 
-    def may_name_denied(self, target: Target) -> Rule | None:
-        """The Read deny rule a word standing for `target` could name, taken as written (a
-        program shows it from elsewhere: `git show HEAD:.env`, `git log -p -- secrets`)."""
+    def may_name_denied(
+        self, target: Target, tool: str = "Read", *, follow: bool = False
+    ) -> Rule | None:
+        """The deny rule on `tool` a word standing for `target` could name: taken as written
+        when a program shows it from elsewhere (`git show HEAD:.env`, `git log -p --
+        secrets`), and also where its symlinks lead (`follow`) when the program may open it
+        (`curl -T link`)."""
         if isinstance(target, Path):
-            return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
-        forms = expand_nodot(target.tokens)
-        return next((r for r in self._rules("deny", "Read") if self._overlaps(r, forms)), None)
+            if not follow and tool == "Read":
+                return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
+            paths = self.locate(target).forms if follow else (normalize(target),)
+            forms = with_contents(paths)
+            return next(
+                (
+                    rule
+                    for rule in self._rules("deny", tool)
+                    if rule.path is not None and self._matches(rule, forms, anywhere=True)
+                ),
+                None,
+            )
+        forms = self._glob_forms(target) if follow else expand_nodot(target.tokens)
+        return next((r for r in self._rules("deny", tool) if self._overlaps(r, forms)), None)
+
+    def protected(self, target: Target) -> str | None:
+        """What `target` configures when writing it changes what later sessions allow or run
+        (defaults.SELF_MODIFYING), as written or where its symlinks lead; for a pattern, when
+        it may reach such a file."""
+        if isinstance(target, GlobPath):
+            found = self._may_be_protected(self._glob_forms(target))
+            return "files that change what later sessions run or allow" if found else None
+        for path in self.locate(target).forms:
+            what = self._self_modifying(path)
+            if what is not None:
+                return what
+        return None
 
     def _overlaps(self, rule: Rule, forms: Sequence[Tokens]) -> bool:
         if rule.path is None:
@@ -335,16 +407,15 @@ class FileAccess:
         )
 
 
+_CHECK_STEPS = 12
+"""The work of one read or write check apart from resolving and matching rules, in steps
+(steps.py)."""
+PATH_MAX = 4096
+"""The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
+
+GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""
-
-CONTENTS_PROBE = "\x00"
-"""A name no rule spells out: a rule matching `dir/<probe>` covers every file in `dir`, so
-reading or writing `dir` itself (a listing, a search, `rm -r`) is covered too."""
-
-
-def _with_contents(paths: tuple[Path, ...]) -> tuple[Path, ...]:
-    return (*paths, *(p / CONTENTS_PROBE for p in paths))
 
 
 def _because(what: str, rule: Rule) -> str:

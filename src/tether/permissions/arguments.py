@@ -20,6 +20,9 @@ class Arguments:
     unrecognised: list[str] = field(default_factory=list[str])
     """Options the spec does not list (only for specs that list their flags): the program may
     do anything with them, so it is not read-only."""
+    unrecognised_words: list[str] = field(default_factory=list[str])
+    """The words those options were given in (`--random-source=.env`, `-X.env`): a value in
+    them may name a file the program opens."""
 
     def has(self, names: Iterable[str]) -> bool:
         """Whether one of `names` is given; an entry `--opt=value` needs that value."""
@@ -111,11 +114,13 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
             out.options.append((name, value if eq else None))
             if known is not None and not option_in(name, known):
                 out.unrecognised.append(name)
+                out.unrecognised_words.append(arg)
             continue
         for j, letter in enumerate(arg[1:], start=1):
             name = f"-{letter}"
             if known is not None and name not in known and letter not in spec.flags:
                 out.unrecognised.append(name)
+                out.unrecognised_words.append(arg)
             if name in spec.attached:
                 out.options.append((name, arg[j + 1 :] or None))
                 break

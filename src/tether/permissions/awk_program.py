@@ -1,7 +1,8 @@
 """Whether an awk program plainly only reads its input and prints: no `system()`, no
 `getline` (which reads files or runs commands), no output redirection or pipe (`print >
-"f"`, `print | "cmd"`), no extensions, no environment (`ENVIRON`) and no change to the files
-it reads (`ARGV`).
+"f"`, `print | "cmd"`), no extensions, no indirect calls (gawk's `@f()`, where f may hold
+"system"), no environment (`ENVIRON`) and no change to the files it reads (`ARGV`, or
+`SYMTAB` naming it).
 
 Words are looked for anywhere in the text, strings included: a false alarm only asks. The
 operators `|` and `>` need the text lexed, strings and regular expressions left out, since
@@ -13,7 +14,10 @@ from __future__ import annotations
 
 import re
 
-_WORDS = re.compile(r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|@load|@include|@namespace|/inet")
+_WORDS = re.compile(
+    r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|SYMTAB|@load|@include|@namespace|/inet"
+)
+"""`SYMTAB["AR" "GV"]` is ARGV by a name put together (gawk): it changes the files read."""
 _REGEX_MAY_FOLLOW = frozenset("(,~!{};&|\n")
 _PRINT = re.compile(r"printf?\b")
 
@@ -48,6 +52,11 @@ def _operators(text: str) -> str | None:
         if c == "\\" and text[i + 1 : i + 2] == "\n":
             i += 2
             continue
+        if c == "@":
+            # gawk: `@f(...)` calls the function whose name f holds (`f = "sys" "tem"`), and
+            # `@load`, `@include` bring in code; any `@` outside strings and regular
+            # expressions is one of them (`@/re/` too, which is harmless, and asked).
+            return "the awk program calls a function by a name it holds, or uses a directive (`@`)"
         if c.isalpha() or c == "_":
             word = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[i:])
             assert word is not None

@@ -4,17 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from tether.permissions.access import GlobPath, Target
+from tether.permissions import steps
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.awk_program import awk_problem
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
+from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
+from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Token, normalize
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import response_files
 from tether.permissions.sed_script import sed_effects
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
@@ -23,7 +27,9 @@ from tether.permissions.shell_words import STAR as STAR_MARK
 
 def path_target(base: Path, rest: str, word: str) -> Target:
     """A path below `base`, as written (`..` is applied by the resolver, after the symlinks
-    before it), or the glob it stands for when it holds unknown parts."""
+    before it), or the glob it stands for when it holds unknown parts. `rest` stays below
+    `base` even when it starts with a slash (`~//x` is `~/x`, as bash reads it)."""
+    rest = rest.lstrip("/")
     if is_literal(rest):
         return base / rest
     segments = [s for s in rest.split("/") if s not in ("", ".")]
@@ -71,6 +77,7 @@ def cd_target(program: str, args: tuple[str, ...]) -> tuple[str | None, bool]:
 
 
 def path_tokens(path: str) -> tuple[Token, ...]:
+    steps.spend(len(path) // 8)  # a character at a time (steps.py)
     out: list[Token] = []
     at_start = True
     for c in path:
@@ -103,7 +110,12 @@ def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
     module = _module(argv, spec)
     if module is not None:
         return program_use(module)
-    return _use(argv[1:], spec)
+    use = _use(argv[1:], spec)
+    responses = response_files(argv)
+    if responses:
+        # Their lines are more arguments, options among them: not what was seen.
+        use = replace(use, reads=(*use.reads, *responses), changes=True)
+    return use
 
 
 def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
@@ -126,7 +138,8 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     files = list(args.positionals)
     role = spec.files
     recursive = "always" in spec.recursive or args.has(spec.recursive)
-    mentions: list[str] = []
+    # A value given with an option the table does not know may name a file it opens.
+    mentions: list[str] = list(dict.fromkeys(args.unrecognised_words))
     lists = args.values(spec.list_valued)
     if args.has(spec.list_flags):
         lists, files = lists + files, []
@@ -138,7 +151,9 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     if spec.plus_commands and any(f.startswith("+") for f in files):
         unseen.append("a `+` argument runs commands of its own at start")
         files = [f for f in files if not f.startswith("+")]
-    if role in ("pattern_read", "sed", "awk") and not args.has(spec.pattern_options) and files:
+    if role == "jq":
+        files = _jq_program(args, files, reads, mentions, unseen)
+    elif role in ("pattern_read", "sed", "awk") and not args.has(spec.pattern_options) and files:
         script, files = files[0], files[1:]
         unseen += _script_effects(role, [script], reads, writes, runs)
     elif role in ("sed", "awk"):
@@ -166,7 +181,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     if spec.writes_first and files:
         writes.append(files[0])
         files = files[1:]
-    if role in ("read", "pattern_read", "sed", "awk"):
+    if role in ("read", "pattern_read", "sed", "awk", "jq"):
         reads += files
     elif role == "mentions":
         mentions += [*files, *(v for _, v in args.options if v is not None)]
@@ -176,11 +191,11 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         reads += files if args.has(spec.write_valued) else files[:-1]
         writes += files
     elif role == "copy":
-        if args.has(spec.write_valued):
-            reads += files
-        else:
-            reads += files[:-1]
-            writes += files[-1:]
+        sources = files if args.has(spec.write_valued) else files[:-1]
+        reads += sources
+        writes += files[len(sources) :]
+        if args.has(spec.links):
+            writes += sources
     elif role == "dd":
         reads += [f[3:] for f in files if f.startswith("if=")]
         writes += [f[3:] for f in files if f.startswith("of=")]
@@ -267,6 +282,34 @@ def _script_effects(
     writes += effects.writes
     runs += effects.runs
     return effects.unseen
+
+
+_JQ_PROGRAM_FILE = frozenset({"-f", "--from-file"})
+_JQ_SEARCH = frozenset({"-L", "--library-path"})
+
+
+def _jq_program(
+    args: Arguments, files: list[str], reads: list[str], mentions: list[str], unseen: list[str]
+) -> list[str]:
+    """The modules a jq program imports (jq_program.py), as reads (and mentions, for the
+    user's jq library); the files it reads after the program."""
+    directories = args.values(_JQ_SEARCH)
+    if not all(map(is_literal, directories)):
+        reads.append(DYN)  # modules from a directory not known
+    search = search_directories([d for d in directories if is_literal(d)])
+    if args.has(_JQ_PROGRAM_FILE):
+        reads.append(DYN)  # what the program in the file imports is not seen
+        return files
+    if not files:
+        return files
+    if not is_literal(files[0]):
+        unseen.append("the jq program is not a literal")
+        return files[1:]
+    modules = jq_modules(files[0], search)
+    reads += modules.reads
+    mentions += modules.library
+    unseen += modules.unseen
+    return files[1:]
 
 
 def _is_assignment(word: str) -> bool:

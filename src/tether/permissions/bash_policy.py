@@ -8,27 +8,34 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import (
+    MAX_NESTING,
+    all_invocations,
+    command_lines,
     deny_or_ask,
     is_unknown,
     later_commands,
     may_run,
     rule_matches,
-    rule_verdict,
+    startup_verdict,
     texts_of,
+    whole_command,
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import response_files
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
@@ -43,12 +50,16 @@ from tether.permissions.shell_words import (
     shown,
 )
 from tether.permissions.shells import startup_files
+from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
+_INVOCATION_STEPS = 15
+"""The work of judging one simple command apart from its files and its rules' matching, in
+steps (steps.py)."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +71,19 @@ class BashJudgement:
 
 
 def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
+    """The verdict on `command`, and whether it only reads. Past the decision's steps
+    (steps.py), too large to judge: what it runs is not known."""
     judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
-    whole = judge.whole_command(command)
+    whole = whole_command(ctx.rules, command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
+    try:
+        return _judge_script(judge, command, whole)
+    except OutOfSteps:
+        return BashJudgement(judge.unseen(TOO_MUCH_WORK), read_only=False)
+
+
+def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJudgement:
     script = parse_command(command)
     parts = [judge.unseen(problem) for problem in script.problems]
     if whole is not None:
@@ -73,6 +93,18 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
         judge.read_only = False
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
+
+
+def unseen_verdict(ctx: PermissionContext, problem: str) -> Verdict:
+    """What the parser cannot see may run any program and touch any file, so any deny rule
+    could match it: denied in every mode when one exists, a hard ask when an ask rule exists,
+    otherwise an ask that bypassPermissions may skip."""
+    for kind in ("deny", "ask"):
+        for tool in ("Bash", "Read", "Edit"):
+            rules = ctx.rules.of(kind, tool)
+            if rules:
+                return may_run(kind, rules[0], f"{problem}: it")
+    return ask(problem)
 
 
 def judge_invocation(inv: Invocation, ctx: PermissionContext, *, own: bool = False) -> Verdict:
@@ -89,29 +121,21 @@ class _Judge:
     read_only: bool = True
     cdpath: bool = False
     """The command may set CDPATH (shell_places)."""
+    nesting: int = 0
+    """How many command lines inside an unknown program's arguments this judge is in."""
     places: ShellPlaces = field(init=False)
 
     def __post_init__(self) -> None:
         self.places = ShellPlaces(self.files, self.cdpath)
 
-    def whole_command(self, command: str) -> Verdict | None:
-        """Deny and ask rules against the command line as a whole (`Bash(curl * | sh)`, a seed
-        regex over the text)."""
-        collapsed = " ".join(command.split())
-        for kind in ("deny", "ask"):
-            for rule in self.ctx.rules.of(kind, "Bash"):
-                if rule.regex is not None:
-                    hit = rule.regex.search(command) is not None
-                else:
-                    hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
-                if hit:
-                    return rule_verdict(kind, rule, collapsed)
-        return None
-
     def invocation(self, inv: Invocation) -> Verdict:
+        steps.spend(_INVOCATION_STEPS)
         parts: list[Verdict] = []
         for name, _ in inv.assignments:
-            if is_dangerous_variable(name):
+            if not is_literal(name):
+                parts.append(self.unseen("sets a variable whose name is not a literal"))
+                self.read_only = False
+            elif is_dangerous_variable(name):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
         parts.extend(self.unseen(problem) for problem in inv.problems)
@@ -143,7 +167,7 @@ class _Judge:
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
-            parts.append(self._startup(program_name(inv.argv[0]), startup))
+            parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
@@ -213,28 +237,8 @@ class _Judge:
                 return found
         return None
 
-    def _startup(self, name: str, files: tuple[str, ...]) -> Verdict:
-        """A shell's start-up files are code the engine does not read (nor could judge when
-        the command writes them first): asked, in bypassPermissions mode too when a Bash deny
-        or ask rule could match what they run."""
-        what = f"{name} first runs {', '.join(files)}, code that tether does not read"
-        for kind in ("deny", "ask"):
-            rules = self.ctx.rules.of(kind, "Bash")
-            if rules:
-                covers = f"{what}; it may run what {kind} rule {rules[0].text} covers"
-                return ask(covers, rules[0].text, hard=True)
-        return ask(what)
-
     def unseen(self, problem: str) -> Verdict:
-        """What the parser cannot see may run any program and touch any file, so any deny rule
-        could match it: denied in every mode when one exists, a hard ask when an ask rule
-        exists, otherwise an ask that bypassPermissions may skip."""
-        for kind in ("deny", "ask"):
-            for tool in ("Bash", "Read", "Edit"):
-                rules = self.ctx.rules.of(kind, tool)
-                if rules:
-                    return may_run(kind, rules[0], f"{problem}: it")
-        return ask(problem)
+        return unseen_verdict(self.ctx, problem)
 
     def _allow_rule(self, texts: list[str]) -> Rule | None:
         for rule in self.ctx.rules.of("allow", "Bash"):
@@ -270,7 +274,14 @@ class _Judge:
             recursive = use.recursive
             verdicts.extend(self._program_use(use))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
-            verdicts.extend(self._mentions(inv.argv[1:]))
+            verdicts.extend(
+                mentioned_files(
+                    inv.argv[1:], self.places, self.files, sandboxed=self.ctx.bash_sandboxed
+                )
+            )
+            reads += response_files(inv.argv)
+            if is_unknown(inv) and self.nesting < MAX_NESTING:
+                verdicts.extend(self._argument_commands(inv))
         for word in reads:
             for target in self.places.targets(word):
                 if target == _PIPE:
@@ -286,11 +297,46 @@ class _Judge:
                 verdicts.append(self.files.write(target, explicit=explicit))
         return verdicts
 
+    def _argument_commands(self, inv: Invocation) -> list[Verdict]:
+        """Command lines in the arguments of a program tether knows nothing about (`npm exec
+        -c 'cat .env'`, `cmake -E env sh -c 'echo x > .git/config'`), which it may run: the
+        files they read and write are judged as an allowed command's are (deny and ask rules,
+        writes of files that change later sessions, writes outside the workspace), whatever
+        rule allowed the program; what their words run is left to the Bash rules
+        (bash_rules.later_commands). Four levels deep, each from where the shell is, a `cd`
+        inside one moving only what follows it there."""
+        found: list[Verdict] = []
+        for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+            steps.spend(len(text) // 4)  # read as shell (steps.py)
+            cdpath = self.cdpath or "CDPATH" in text
+            inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
+            inner.places.cwds = dict(self.places.cwds)
+            what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
+            for sub in all_invocations(parse_command(text).invocations):
+                verdicts = inner._files(sub, explicit=True)
+                found += [
+                    replace(v, reason=f"{what}: {v.reason}")
+                    for v in verdicts
+                    if v.outcome in ("deny", "ask")
+                ]
+                inner.places.track(sub)
+        return found
+
     def _program_use(self, use: ProgramUse) -> list[Verdict]:
         """What a known program's options run, show from elsewhere, or hide (program_use)."""
         verdicts = [self.unseen(reason) for reason in use.unseen]
         verdicts.extend(ask(reason) for reason in use.asks)
-        verdicts.extend(self._mentions(use.mentions, unknown=use.shows_unknown))
+        # git shows what it names from its objects (and its writes are its tables').
+        verdicts.extend(
+            mentioned_files(
+                use.mentions,
+                self.places,
+                self.files,
+                sandboxed=self.ctx.bash_sandboxed,
+                unknown=use.shows_unknown,
+                opens=not use.shows_unknown,
+            )
+        )
         verdicts.extend(self._loads(use.loads))
         for code in use.runs:
             if not is_literal(code):
@@ -335,32 +381,9 @@ class _Judge:
                     found.append(ask(f"runs code from {readable(word)}, outside the workspace"))
         return found
 
-    def _mentions(self, args: tuple[str, ...], *, unknown: bool = False) -> list[Verdict]:
-        """Arguments of a command tether knows nothing about that name a denied file
-        (`git show HEAD:.env`, `curl -d @.env`): asked, in bypassPermissions too, since it may
-        read them. With `unknown`, a word that is not a literal counts where a deny rule could
-        match what it stands for (`git show "HEAD:$(...)"`)."""
-        found: list[Verdict] = []
-        if not self.ctx.rules.of("deny", "Read"):
-            return found
-        for arg in args:
-            if (not unknown and not is_literal(arg)) or (arg.startswith("-") and "=" not in arg):
-                continue
-            # The narrowest reading first: `REV:PATH`, `--opt=PATH`, `@PATH`, the word.
-            candidates = (arg.rpartition(":")[2], arg.partition("=")[2], arg.lstrip("@"), arg)
-            hit = next(
-                (
-                    (candidate, rule)
-                    for candidate in dict.fromkeys(c for c in candidates if c)
-                    for target in self.places.targets(candidate)
-                    if (rule := self.files.may_name_denied(target)) is not None
-                ),
-                None,
-            )
-            if hit is not None:
-                why = f"may read {readable(hit[0])}, which deny rule {hit[1].text} covers"
-                found.append(ask(why, hit[1].text, hard=True))
-        return found
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
+from tether.permissions import steps
 from tether.permissions.command_options import OptionForm, option_form
 from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.paths import ANY, ONE, Token, globs_overlap
@@ -45,7 +46,7 @@ RUNS_NOTHING = frozenset(
 """Builtins outside the tables whose arguments are never run (names, numbers, options)."""
 _COMMAND_LINE = frozenset(" \t\n;|&()<>`$")
 """An argument holding one of these may be a command line given to the program."""
-_MAX_NESTING = 4
+MAX_NESTING = 4
 """How many levels of command lines inside arguments are read (`a -c 'b -c "c ..."'`)."""
 MAX_WORDS = 256
 """The most words of an unknown program whose tails are tried (each tail is a rule text, so
@@ -106,6 +107,34 @@ def rule_verdict(kind: str, rule: Rule, text: str) -> Verdict:
     return ask(f"`{readable(text)}` needs confirmation ({rule.text}){why}", rule.text, hard=True)
 
 
+def whole_command(rules: RuleSet, command: str) -> Verdict | None:
+    """Deny and ask rules against the command line as a whole (`Bash(curl * | sh)`, a seed
+    regex over the text)."""
+    collapsed = " ".join(command.split())
+    for kind in ("deny", "ask"):
+        for rule in rules.of(kind, "Bash"):
+            if rule.regex is not None:
+                hit = rule.regex.search(command) is not None
+            else:
+                hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
+            if hit:
+                return rule_verdict(kind, rule, collapsed)
+    return None
+
+
+def startup_verdict(rules: RuleSet, name: str, files: tuple[str, ...]) -> Verdict:
+    """A shell's start-up files are code the engine does not read (nor could judge when
+    the command writes them first): asked, in bypassPermissions mode too when a Bash deny
+    or ask rule could match what they run."""
+    what = f"{name} first runs {', '.join(files)}, code that tether does not read"
+    for kind in ("deny", "ask"):
+        found = rules.of(kind, "Bash")
+        if found:
+            covers = f"{what}; it may run what {kind} rule {found[0].text} covers"
+            return ask(covers, found[0].text, hard=True)
+    return ask(what)
+
+
 def deny_or_ask(rules: RuleSet, texts: list[str], *, unknowns: bool = True) -> Verdict | None:
     """The first deny, then ask, rule that matches one of `texts`; with `unknowns`, also one
     that their unknown parts could match."""
@@ -120,15 +149,28 @@ def _first_match(
     rules: RuleSet, texts: list[str], *, unknowns: bool
 ) -> tuple[str, Rule, str, bool] | None:
     """(kind, rule, text, whether the rule surely matches) for the first rule concerned."""
+    concerned = (*rules.of("deny", "Bash"), *rules.of("ask", "Bash"))
+    if not concerned:
+        return None
+    # A rule's pattern runs over each text: work in proportion to their length.
+    size = len(texts) + sum(len(t) for t in texts) // _CHARACTERS_PER_STEP
+    steps.spend(size + sum(t.count(" ") for t in texts) // 4)  # their words, as option sets
     forms = [option_form(t.split(" ")) for t in texts]
     for kind in ("deny", "ask"):
         for rule in rules.of(kind, "Bash"):
+            steps.spend(size)
             for text, form in zip(texts, forms, strict=True):
                 if rule_matches(rule, text) or options_match(rule, form):
                     return kind, rule, text, True
                 if unknowns and may_match(rule, text):
                     return kind, rule, text, False
     return None
+
+
+_CHARACTERS_PER_STEP = 256
+"""Text a rule's pattern reads in about the time of one step (steps.py)."""
+_CHARACTERS_PER_TOKEN_STEP = 8
+"""Text made glob tokens, one character at a time, in about the time of one step."""
 
 
 def is_unknown(inv: Invocation) -> bool:
@@ -168,12 +210,10 @@ def later_commands(
     )
     if found is not None:
         return _later(name, *found)
-    if nesting >= _MAX_NESTING:
+    if nesting >= MAX_NESTING:
         return None
-    for arg in inv.argv[1:]:
-        if not is_literal(arg) or not any(c in _COMMAND_LINE for c in arg):
-            continue
-        for sub in _all(parse(arg).invocations):
+    for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+        for sub in all_invocations(parse(text).invocations):
             if not sub.argv:
                 continue
             match = _first_match(rules, texts_of(sub.argv, for_allow=False), unknowns=True)
@@ -197,12 +237,13 @@ def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
 
 
 def _tails(argv: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-    """argv[k:] for every k past the program; `--opt=VALUE` also as VALUE (`--exec=cmd`)."""
+    """argv[k:] for every k past the program; `--opt=VALUE` and `NAME=VALUE` also as VALUE
+    (`--exec=cmd`, make's `SHELL=cmd`, `CC=cmd`)."""
     for k in range(1, len(argv)):
         tail = argv[k:]
         yield tail
         head = tail[0]
-        if head.startswith("-") and "=" in head and head.partition("=")[2]:
+        if "=" in head and head.partition("=")[2]:
             yield (head.partition("=")[2], *tail[1:])
 
 
@@ -210,15 +251,28 @@ def _partly_known(word: str) -> bool:
     return any(c not in MARKERS for c in word)
 
 
-def _all(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
+def all_invocations(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:
+    """Each invocation, then what it runs, depth first."""
     for inv in invocations:
         yield inv
-        yield from _all(inv.inner)
+        yield from all_invocations(inv.inner)
+
+
+def command_lines(arg: str) -> list[str]:
+    """The command lines an argument of an unknown program may be: the word, when it reads as
+    one (`-c 'make; rm -rf x'`, `hyperfine 'CMD'`), and an option's value (`--exec='rm x'`)."""
+    if not is_literal(arg) or not any(c in _COMMAND_LINE for c in arg):
+        return []
+    name, eq, value = arg.partition("=")
+    if arg.startswith("-") and eq and any(c in _COMMAND_LINE for c in value):
+        return [arg, value] if any(c in _COMMAND_LINE for c in name) else [value]
+    return [arg]
 
 
 def _text_tokens(text: str) -> tuple[Token, ...]:
     """A command's text as tokens: unknown parts and globs may become any text (a glob can
     expand to several words)."""
+    steps.spend(len(text) // _CHARACTERS_PER_TOKEN_STEP)
     out: list[Token] = []
     for c in text:
         if c in (DYN, STAR_MARK):

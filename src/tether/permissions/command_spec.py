@@ -9,13 +9,25 @@ from functools import cached_property
 from typing import Literal
 
 FileRole = Literal[
-    "read", "write", "none", "mentions", "pattern_read", "copy", "move", "dd", "sed", "awk", "git"
+    "read",
+    "write",
+    "none",
+    "mentions",
+    "pattern_read",
+    "copy",
+    "move",
+    "dd",
+    "sed",
+    "awk",
+    "jq",
+    "git",
 ]
 """What positional arguments are: files read, files written, nothing, words that may name
 files read from elsewhere (`git show HEAD:.env`: asked when they name a denied file), a
 pattern then files read (grep), sources then a destination (cp; mv and ln also write their
-sources, and their content moves, so they count as read), dd's `if=`/`of=`, a sed or awk
-script then files read (sed's are written too with -i), git's own (git_policy.py)."""
+sources, and their content moves, so they count as read), dd's `if=`/`of=`, a sed, awk or jq
+program then files read (sed's are written too with -i; jq's imports are read too), git's own
+(git_policy.py)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +92,9 @@ class CommandSpec:
     """Options with which a recursive read follows symlinks, out of the tree it was given."""
     written_after: int | None = None
     """Positionals past this many are written (`uniq IN OUT`)."""
+    links: frozenset[str] = frozenset()
+    """Flags with which the copies are links to the sources (`cp -l`, `cp -s`): writing a copy
+    later writes its source, so the sources count as written, as `ln`'s do."""
     writes_first: bool = False
     """The first positional is written, the others read (`zip OUT.zip FILES`)."""
     written_prefixes: bool = False
@@ -133,6 +148,7 @@ class CommandSpec:
             | self.long_flags
             | self.list_flags
             | self.extracts
+            | self.links
             | frozenset(self.flag_writes)
             | frozenset(option_of(entry) for entry in self.recursive | self.follows)
         )

@@ -236,6 +236,7 @@ COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("-k", "-t", "-S", "--key", "--field-separator", "--buffer-size", "--parallel")
         | _s("--batch-size", "--sort"),
         list_valued=_s("--files0-from"),
+        read_valued=_s("--random-source"),
         write_valued=_s("-o", "--output", "-T", "--temporary-directory"),
         runs=_s("--compress-program"),
         flags="bdfgiMhnRrVcCmsuz",
@@ -282,14 +283,13 @@ COMMANDS: Mapping[str, CommandSpec] = {
         written_after=1,
     ),
     "jq": CommandSpec(
-        "pattern_read",
-        valued=_s("--indent"),
+        "jq",
         pairs=_s("--arg", "--argjson"),
         read_valued=_s("-f", "--from-file"),
         read_pairs=_s("--slurpfile", "--rawfile"),
         pattern_options=_s("-f", "--from-file"),
-        # Modules are jq code read from a directory that is not seen.
-        unseen=_s("-L"),
+        # Search directories for the modules the program imports (jq_program.py).
+        valued=_s("--indent", "-L", "--library-path"),
         flags="cnesrRajCMSh0",
         long_flags=_s("--compact-output", "--null-input", "--exit-status", "--slurp")
         | _s("--raw-output", "--raw-input", "--ascii-output", "--join-output", "--color-output")
@@ -338,6 +338,7 @@ COMMANDS: Mapping[str, CommandSpec] = {
         write_valued=_s("-t", "--target-directory"),
         recursive=_s("-r", "-R", "-a", "--recursive", "--archive"),
         follows=_s("-L", "--dereference"),
+        links=_s("-l", "--link", "-s", "--symbolic-link"),
     ),
     "install": CommandSpec(
         "copy",

@@ -59,6 +59,10 @@ class PermissionContext:
     tether_home: Path | None = None
     """Where tether keeps its user settings when `TETHER_HOME` moves it: protected like
     `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
+    git_run_paths: tuple[Path, ...] = ()
+    """Paths outside `.git` that git runs programs or reads settings from: the directory
+    `core.hooksPath` names, the config files git includes (`tether.git_run_paths`). Writes
+    there are asked like writes of the protected paths (defaults.SELF_MODIFYING)."""
     bash_sandboxed: bool = False
     """Bash commands run in the sandbox, which keeps the files that change what later sessions
     run read-only: a command writing files it does not name (`git checkout main`) cannot

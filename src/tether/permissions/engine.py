@@ -14,11 +14,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tether.kernel_paths import expand_tilde, user_home
+from tether.permissions import steps
 from tether.permissions.access import FileAccess
-from tether.permissions.bash_policy import judge_bash
+from tether.permissions.bash_policy import judge_bash, unseen_verdict
 from tether.permissions.context import Decision, PermissionContext
 from tether.permissions.defaults import SESSION_TOOLS
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, Rule
+from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, deny, none
 
 PATH_FIELDS = ("file_path", "notebook_path", "path")
@@ -30,7 +32,11 @@ def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> 
     an input the engine fails on is asked, with the error as the reason."""
     try:
         tool = TOOL_ALIASES.get(tool, tool)
-        verdict, read_only = _judge(tool, tool_input, ctx)
+        with steps.metered():
+            try:
+                verdict, read_only = _judge(tool, tool_input, ctx)
+            except OutOfSteps:
+                verdict, read_only = unseen_verdict(ctx, TOO_MUCH_WORK), False
         return _apply_mode(tool, verdict, read_only, ctx)
     except Exception as error:
         # The last net (each defect found is fixed at its cause): a session must get a

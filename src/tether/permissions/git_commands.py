@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Literal
 
 from tether.permissions.command_spec import CommandSpec
+from tether.permissions.shell_words import DYN, HOME
 
 Paths = Literal["mentions", "reads", "tree", "none"]
 """How positionals are taken: words that may name tracked files (shown from the repository),
@@ -27,6 +28,8 @@ class GitSubcommand:
     """Options taking a separate value that is no file."""
     read_valued: frozenset[str] = frozenset()
     write_valued: frozenset[str] = frozenset()
+    shown_valued: frozenset[str] = frozenset()
+    """Options whose value ends with a tracked file it shows (`log -L 1,5:FILE`): mentions."""
     runs: frozenset[str] = frozenset()
     """Options whose value is a command it runs (`rebase --exec CMD`); without a value, the
     command its configuration names (`grep -O`)."""
@@ -63,10 +66,21 @@ class GitSubcommand:
     """It runs a program its configuration names whatever the options (`difftool`)."""
     pushes: bool = False
     """A repository on this machine it names runs its own hooks (`push ../bare`)."""
-    writes: Literal["paths", "all_paths", "last", "prefixed"] | None = None
+    writes: Literal["paths", "all_paths", "first", "prefixed"] | None = None
     """Positionals it writes in the working tree: every one (`restore`, `rm`; for `checkout`
-    any word may be a path), sources and destination (`mv`), or each below a `--prefix`
-    (`checkout-index`; all of them with `-a`/`--stdin`)."""
+    any word may be a path), sources and destination (`mv`), the first (`merge-file`), or
+    each below a `--prefix` (`checkout-index`; all of them with `-a`/`--stdin`)..."""
+    writes_with: frozenset[str] = frozenset()
+    """...only with one of these options, when given (`interpret-trailers --in-place`)..."""
+    prints_with: frozenset[str] = frozenset()
+    """...and not with one of these, which print instead (`merge-file -p`)."""
+    home_writes: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Sub-subcommands that write files in the home (`~` for it): `maintenance start` writes
+    `~/.gitconfig` and the user's systemd timers."""
+    runs_first: bool = False
+    """The first positional is a program it runs (`merge-index PROGRAM`)."""
+    runs_code: bool = False
+    """Its arguments give a command it runs, in a form of its own (`remote-ext URL`)."""
     new_repository: Literal["first", "clone"] | None = None
     """It creates a repository, writing its config: in the first positional's directory
     (`init DIR`), or in the clone's (`clone URL [DIR]`)."""
@@ -75,7 +89,7 @@ class GitSubcommand:
     def spec(self) -> CommandSpec:
         return CommandSpec(
             "none",
-            valued=self.valued | self.settings | (self.runs - self.attached),
+            valued=self.valued | self.settings | self.shown_valued | (self.runs - self.attached),
             attached=self.attached,
             read_valued=self.read_valued,
             write_valued=self.write_valued,
@@ -101,8 +115,13 @@ _DIFF_OUTPUT = _s("--output")
 _DIFF_CONFIGURED = _s("--ext-diff", "--textconv")
 _DIFF_READS = _s("-O")  # the order file
 
+_LINE_RANGES = _s("-L")  # `-L START,END:FILE`, `-L :FUNC:FILE`: FILE's history
 _READING = GitSubcommand(
-    read_only=True, valued=_LOG_VALUED, write_valued=_DIFF_OUTPUT, configured=_DIFF_CONFIGURED
+    read_only=True,
+    valued=_LOG_VALUED,
+    write_valued=_DIFF_OUTPUT,
+    shown_valued=_LINE_RANGES,
+    configured=_DIFF_CONFIGURED,
 )
 
 GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
@@ -199,11 +218,13 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         file_after={"create": "write", "verify": "read", "unbundle": "read", "list-heads": "read"},
     ),
     "format-patch": GitSubcommand(
-        valued=_LOG_VALUED, write_valued=_s("-o", "--output-directory", "--output")
+        valued=_LOG_VALUED,
+        write_valued=_s("-o", "--output-directory", "--output"),
+        shown_valued=_LINE_RANGES,
     ),
     "commit": GitSubcommand(
         valued=_s("-m", "--message", "-C", "-c", "--author", "--date", "--fixup", "--squash"),
-        read_valued=_s("-F", "--file", "-t", "--template", "--pathspec-from-file"),
+        read_valued=_s("-F", "--file", "-t", "--template"),
     ),
     "rebase": GitSubcommand(valued=_s("--onto", "-s", "-X", "--strategy"), runs=_s("-x", "--exec")),
     "bisect": GitSubcommand(runs_rest=_s("run")),
@@ -228,7 +249,7 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
     ),
     "checkout-index": GitSubcommand(valued=_s("--prefix", "--stage"), writes="prefixed"),
     "mv": GitSubcommand(writes="all_paths"),
-    "rm": GitSubcommand(valued=_s("--pathspec-from-file"), writes="paths"),
+    "rm": GitSubcommand(writes="paths"),
     "restore": GitSubcommand(valued=_s("-s", "--source"), writes="paths"),
     "checkout": GitSubcommand(valued=_s("-b", "-B", "--orphan", "--conflict"), writes="paths"),
     "filter-branch": GitSubcommand(
@@ -255,11 +276,54 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         unseen=_s("--template"),
         new_repository="clone",
     ),
-    "init": GitSubcommand(
-        valued=_s("-b", "--initial-branch", "--object-format", "--shared"),
-        unseen=_s("--template", "--separate-git-dir"),
-        new_repository="first",
+    **dict.fromkeys(
+        ("init", "init-db"),
+        GitSubcommand(
+            valued=_s("-b", "--initial-branch", "--object-format", "--shared"),
+            unseen=_s("--template", "--separate-git-dir"),
+            new_repository="first",
+        ),
     ),
+    # Plumbing that writes files its words name, or runs what they give.
+    "merge-file": GitSubcommand(
+        valued=_s("-L", "--marker-size", "--diff-algorithm"),
+        writes="first",
+        prints_with=_s("-p", "--stdout", "--object-id"),
+        paths="reads",
+    ),
+    "mailinfo": GitSubcommand(writes="paths", valued=_s("--encoding", "--quoted-cr")),
+    "mailsplit": GitSubcommand(attached=_s("-o", "-f", "-d"), write_valued=_s("-o"), paths="reads"),
+    "interpret-trailers": GitSubcommand(
+        valued=_s("--trailer", "--where", "--if-exists", "--if-missing"),
+        writes="paths",
+        writes_with=_s("--in-place"),
+        paths="reads",
+    ),
+    "credential-store": GitSubcommand(write_valued=_s("--file"), paths="none"),
+    **dict.fromkeys(
+        ("fast-export", "fast-import"),
+        GitSubcommand(
+            write_valued=_s("--export-marks", "--export-pack-edges"),
+            read_valued=_s("--import-marks", "--import-marks-if-exists"),
+        ),
+    ),
+    "index-pack": GitSubcommand(write_valued=_s("-o"), paths="reads"),
+    **dict.fromkeys(
+        ("bugreport", "diagnose"),
+        GitSubcommand(write_valued=_s("-o", "--output-directory"), valued=_s("-s", "--suffix")),
+    ),
+    "maintenance": GitSubcommand(
+        home_writes={
+            "register": (HOME + "/.gitconfig",),
+            "unregister": (HOME + "/.gitconfig",),
+            "start": (HOME + "/.gitconfig", HOME + "/.config/systemd/user/" + DYN),
+            "stop": (HOME + "/.gitconfig", HOME + "/.config/systemd/user/" + DYN),
+        },
+        paths="none",
+    ),
+    "merge-index": GitSubcommand(runs_first=True),
+    "shell": GitSubcommand(runs=_s("-c")),
+    **dict.fromkeys(("remote-ext", "remote-fd"), GitSubcommand(runs_code=True)),
     "config": GitSubcommand(
         read_only=True,
         valued=_s("--type", "--default", "--blob", "--comment", "--value"),
@@ -268,80 +332,3 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
     ),
 }
 """Subcommands tether knows; any other is neither read-only nor looked into."""
-
-
-GIT_OWN_COMMANDS = frozenset(
-    # git's builtins (git --list-cmds=builtins, 2.39, and those added since)
-    _names(
-        """add am annotate apply archive bisect--helper blame branch bugreport bundle cat-file
-    check-attr check-ignore check-mailmap check-ref-format checkout checkout--worker
-    checkout-index cherry cherry-pick clean clone column commit commit-graph commit-tree config
-    count-objects credential credential-cache credential-cache--daemon credential-store
-    describe diagnose diff diff-files diff-index diff-tree difftool env--helper fast-export
-    fast-import fetch fetch-pack fmt-merge-msg for-each-ref for-each-repo format-patch fsck
-    fsck-objects fsmonitor--daemon gc get-tar-commit-id grep hash-object help hook index-pack
-    init init-db interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit
-    maintenance merge merge-base merge-file merge-index merge-ours merge-recursive
-    merge-recursive-ours merge-recursive-theirs merge-subtree merge-tree mktag mktree
-    multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id pickaxe
-    prune prune-packed pull push range-diff read-tree rebase receive-pack reflog remote
-    remote-ext remote-fd repack replace rerere reset restore rev-list rev-parse revert rm
-    send-pack shortlog show show-branch show-index show-ref sparse-checkout stage stash status
-    stripspace submodule--helper switch symbolic-ref tag unpack-file unpack-objects
-    update-index update-ref update-server-info upload-archive upload-archive--writer
-    upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree
-    write-tree bisect submodule replay backfill refs"""
-    )
-    # scripts of git's core package, in its exec-path (builtins in later versions, some)
-    + _names(
-        """mergetool filter-branch request-pull quiltimport web--browse difftool--helper
-    merge-octopus merge-one-file merge-resolve sh-i18n--envsubst daemon shell imap-send
-    http-backend http-fetch http-push remote-http remote-https remote-ftp remote-ftps"""
-    )
-)
-"""What git runs itself, from its own binary or its exec-path. Any other `git SUB` (an alias, a
-package's `git-lfs`, `git-subtree` where it is packaged apart, anything on PATH) runs the
-program `git-SUB` that git finds on PATH: judged as that program, not as git."""
-
-GIT_GLOBAL_FLAGS = frozenset(
-    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
-    | {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice"}
-)
-"""git options that change nothing a read-only subcommand does."""
-GIT_LOCATION_OPTIONS = frozenset(
-    {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"}
-    | {"--list-cmds"}
-)
-"""Options that take a value and move where git works: not read-only."""
-
-GIT_SETTINGS_HARMLESS = _names(
-    "color.* column.* advice.* i18n.* status.* log.* pretty.* user.name user.email "
-    "author.* committer.* init.defaultbranch core.quotepath core.abbrev core.autocrlf "
-    "core.safecrlf core.filemode core.ignorecase core.precomposeunicode core.whitespace "
-    "core.commentchar core.commentstring core.longpaths core.untrackedcache "
-    "diff.algorithm diff.renames diff.renamelimit diff.noprefix diff.mnemonicprefix "
-    "diff.context diff.interhunkcontext diff.indentheuristic diff.colormoved "
-    "diff.colormovedws diff.wserrorhighlight diff.relative diff.statgraphwidth "
-    "diff.suppressblankempty diff.submodule diff.ignoresubmodules diff.dirstat "
-    "grep.linenumber grep.column grep.patterntype grep.extendedregexp grep.fullname "
-    "merge.conflictstyle merge.ff merge.log pull.rebase pull.ff push.default "
-    "push.autosetupremote fetch.prune rebase.autosquash rebase.autostash "
-    "rebase.updaterefs commit.gpgsign tag.gpgsign commit.verbose commit.status "
-    "commit.cleanup format.pretty format.signoff blame.coloring blame.date "
-    "blame.showemail blame.blankboundary blame.showroot protocol.version gc.auto "
-    "maintenance.auto checkout.defaultremote branch.autosetupmerge branch.sort tag.sort "
-    "versionsort.suffix submodule.recurse"
-)
-"""`-c` settings that change only how git reads and shows (lower case, fnmatch)."""
-GIT_SETTINGS_RUN = _names(
-    "core.pager pager.* core.editor sequence.editor core.sshcommand core.fsmonitor "
-    "core.askpass core.gitproxy credential.helper credential.*.helper diff.external "
-    "diff.*.command diff.*.textconv difftool.*.cmd mergetool.*.cmd merge.*.driver "
-    "filter.*.clean filter.*.smudge filter.*.process gpg.program gpg.*.program "
-    "sendemail.tocmd sendemail.cccmd sendemail.sendmailcmd sendemail.smtpserver "
-    "browser.*.cmd man.*.cmd remote.*.uploadpack remote.*.receivepack "
-    "uploadpack.packobjectshook"
-)
-"""`-c` settings whose value is a command git runs (unless it is a boolean: `pager.log=false`,
-`core.fsmonitor=true` run nothing of the user's). Any other setting (`core.hooksPath`,
-`include.path`, `alias.*` that is not `!cmd`) may run what cannot be seen: asked."""

@@ -9,34 +9,31 @@ mentions: asked when they name a denied file. Files it reads from the working tr
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from dataclasses import dataclass, field
 
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
-from tether.permissions.git_commands import (
+from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
+from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
+    GIT_KEEPS_THE_TREE,
     GIT_LOCATION_OPTIONS,
     GIT_OWN_COMMANDS,
-    GIT_SETTINGS_HARMLESS,
-    GIT_SETTINGS_RUN,
-    GIT_SUBCOMMANDS,
-    GitSubcommand,
+    PATHSPEC_FROM_FILE,
 )
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
+from tether.permissions.git_words import (
+    RUNS_PROGRAMS,
+    abbreviates,
+    harmless_setting,
+    local_repository,
+    only_a_path,
+    protected_git_dir,
+)
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, is_literal, readable
 
-
-def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
-
-
-_HARMLESS = _any_of(GIT_SETTINGS_HARMLESS)
-_RUNS = _any_of(GIT_SETTINGS_RUN)
-_BOOLEANS = frozenset({"", "true", "false", "yes", "no", "on", "off", "0", "1"})
 _LIST_OPTIONS = frozenset({"-l", "--list"})
 
 
@@ -54,12 +51,12 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             if not eq:
                 value = args[i] if i < len(args) else ""
                 i += 1
-            use.changes = use.changes or name != "-c" or not _harmless_setting(value)
+            use.changes = use.changes or name != "-c" or not harmless_setting(value)
             if name == "-C":
                 use.base = _join(use.base, value)
             elif name == "--git-dir":
                 use.git_dir = value
-                if not _protected_git_dir(value):
+                if not protected_git_dir(value):
                     use.unseen.append(
                         f"git --git-dir={readable(value)} reads config and hooks from a "
                         "directory that "
@@ -71,7 +68,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             use.unseen.append("git --exec-path runs git's programs from another directory")
         elif name == "--config-env":
             key = value.partition("=")[0]
-            if not _harmless_setting(key + "=?"):
+            if not harmless_setting(key + "=?"):
                 use.unseen.append(f"git setting {key} comes from the environment")
         elif not is_literal(arg):
             use.unseen.append("a git option is not a literal")
@@ -86,15 +83,51 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     writer = TREE_WRITERS.get(args[i])
     if writer is not None and _writes_tree(writer, args[i + 1 :]):
         use.rewrites_tree = f"git {args[i]} {writer.does}"
+    rest = _pathspec_files(args[i + 1 :], use, subcommand)
     if subcommand is None:
         use.changes = True
-        use.mentions.extend(args[i + 1 :])
+        use.mentions.extend(rest)
+        if (
+            writer is None
+            and args[i] in GIT_OWN_COMMANDS
+            and args[i] not in GIT_KEEPS_THE_TREE
+            and is_literal(args[i])
+        ):
+            use.rewrites_tree = (
+                f"git {args[i]} is a git command tether has no entry for, which may write "
+                "files of the working tree"
+            )
         return use.done()
     if args[i] == "config":
-        _config(args[i + 1 :], use)
+        _config(rest, use)
     else:
-        _subcommand(subcommand, args[i + 1 :], use)
+        _subcommand(subcommand, rest, use)
     return use.done()
+
+
+def _pathspec_files(rest: tuple[str, ...], use: _Use, sub: GitSubcommand | None) -> tuple[str, ...]:
+    """The subcommand's words without `--pathspec-from-file[=]FILE` (any abbreviation git
+    takes): FILE is read (`-` is the input), and the paths inside may be any file: shown by a
+    subcommand that shows what it is given (`diff`), written by one that writes it (`rm`,
+    `checkout`, `restore`)."""
+    kept: list[str] = []
+    words = iter(rest)
+    for word in words:
+        name, eq, value = word.partition("=")
+        if word == "--" or not abbreviates(name, PATHSPEC_FROM_FILE):
+            kept.append(word)
+            if word == "--":
+                kept.extend(words)
+            continue
+        if not eq:
+            value = next(words, "-")
+        if value != "-":
+            use.reads.append(value)
+        if sub is None or sub.read_only:
+            use.mentions.append(DYN)
+        if sub is None or sub.writes in ("paths", "all_paths"):
+            use.writes.append(DYN)
+    return tuple(kept)
 
 
 def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
@@ -119,6 +152,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
     positionals = list(parsed.positionals)
     use.reads += parsed.values(sub.read_valued)
     use.writes += parsed.values(sub.write_valued)
+    use.mentions += parsed.values(sub.shown_valued)
     for name, value in parsed.options:
         if option_in(name, sub.runs):
             if value is None:
@@ -147,19 +181,36 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         positionals = []
     if first in sub.config_first or parsed.has(sub.config_with):
         use.writes.append(_in_git_dir(use, "config"))
-    # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it).
-    use.runs += [p[len("ext::") :] for p in positionals if p.startswith("ext::")]
-    if sub.pushes and positionals and _local_repository(positionals[0]):
+    # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it),
+    # given as a word or an option's value (`archive --remote=ext::CMD`).
+    values = [v for _, v in parsed.options if v is not None]
+    use.runs += [p[len("ext::") :] for p in (*positionals, *values) if p.startswith("ext::")]
+    if sub.pushes and positionals and local_repository(positionals[0]):
         use.unseen.append(
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"
         )
     if sub.writes is not None:
         use.writes += _written(sub, parsed, positionals)
+    use.writes += sub.home_writes.get(first, ())
+    if sub.runs_first and positionals:
+        use.runs.append(positionals[0])
+        positionals = positionals[1:]
+    if sub.runs_code:
+        use.unseen.append("git runs a command its arguments give, in a form of its own")
     if sub.new_repository is not None:
         use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
     if sub.paths == "tree":
         use.recursive = True
-        use.reads += positionals or ["."]
+        # Before `--`, a word may be a revision (`git grep PAT HEAD`): what it holds below
+        # here is searched, tracked denied files too; after it, paths.
+        if "--" in rest:
+            paths = list(rest[rest.index("--") + 1 :])
+            use.mentions += [p for p in positionals if p not in paths]
+            use.reads += paths or ["."]
+        else:
+            revisions = [p for p in positionals if not only_a_path(p)]
+            use.mentions += revisions
+            use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
         use.recursive = use.recursive or bool(sub.reads_with)
         use.reads += positionals
@@ -179,7 +230,7 @@ def _writes_tree(writer: TreeWrites, rest: tuple[str, ...]) -> bool:
         return False
     if verb in writer.quiet_verbs:
         return False
-    return bool(parsed.positionals) or not writer.needs_positional
+    return bool(parsed.positionals) or not writer.needs_positional or parsed.has(writer.or_with)
 
 
 def _reads_only(
@@ -198,30 +249,15 @@ def _reads_only(
 
 def _written(sub: GitSubcommand, parsed: Arguments, positionals: list[str]) -> list[str]:
     """Working-tree files the subcommand writes, as far as its words tell."""
+    if (sub.writes_with and not parsed.has(sub.writes_with)) or parsed.has(sub.prints_with):
+        return []
+    if sub.writes == "first":
+        return positionals[:1]
     if sub.writes == "prefixed":
         prefix = (parsed.values(_s("--prefix")) or [""])[-1]
         every = parsed.has(_s("-a", "--all", "--stdin"))
         return [prefix + p for p in positionals] + ([prefix + DYN] if every else [])
     return positionals
-
-
-def _protected_git_dir(path: str) -> bool:
-    """A repository directory whose config and hooks only asked writes can change: one inside
-    a `.git` directory (defaults.SELF_MODIFYING). Any other (`evil/` with a HEAD, config and
-    objects written as plain files) may hold `core.fsmonitor` or hooks that git runs."""
-    return is_literal(path) and ".git" in path.split("/")
-
-
-def _local_repository(word: str) -> bool:
-    """A remote given as a path on this machine (`../bare`, `/srv/x.git`, `file://...`); a
-    plain name is taken for a configured remote (see README, Known limits)."""
-    if word.startswith("file://"):
-        return True
-    if "://" in word or re.match(r"[^/]*:", word):
-        return False  # another machine's: its hooks run there
-    if word == "." or word.rstrip("/").rpartition("/")[2] == ".git":
-        return False  # this repository, or one whose hooks are protected
-    return "/" in word or word == ".." or word.startswith("~")
 
 
 def _outside(positionals: list[str], sub: GitSubcommand) -> bool:
@@ -286,16 +322,6 @@ def _first(parsed: Arguments, names: frozenset[str]) -> str:
     return next(n for n, _ in parsed.options if option_in(n, names))
 
 
-def _harmless_setting(setting: str) -> bool:
-    """Changes only how git reads and shows (`color.ui=never`, `pager.log=false`)."""
-    key, eq, value = setting.partition("=")
-    key = key.lower()
-    if _HARMLESS.match(key):
-        return True
-    runs = _RUNS.match(key) is not None
-    return runs and (not eq or value.lower() in _BOOLEANS)
-
-
 @dataclass
 class _Use:
     base: str = ""
@@ -313,13 +339,13 @@ class _Use:
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
-        if _harmless_setting(assignment):
+        if harmless_setting(assignment):
             return
         key, _, value = assignment.partition("=")
         key = key.lower()
         if key.startswith("alias.") and value.startswith("!"):
             self.runs.append(value[1:])
-        elif _RUNS.match(key):
+        elif RUNS_PROGRAMS.match(key):
             # `!cmd` is a shell command (credential helpers, aliases); so is a plain value.
             self.runs.append(value.removeprefix("!"))
         elif not written:

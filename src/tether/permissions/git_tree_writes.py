@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tether.permissions.command_spec import names as _s
+from tether.permissions.command_spec import words as _names
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,9 @@ class TreeWrites:
     despite: frozenset[str] = frozenset()
     """...unless one of these is there too (`apply --stat --apply`)."""
     needs_positional: bool = False
-    """Only when a word follows (`checkout main`; `checkout -b new` stays where it is)."""
+    """Only when a word follows (`checkout main`; `checkout -b new` stays where it is)..."""
+    or_with: frozenset[str] = frozenset()
+    """...or one of these options is there (`checkout -f`: back to what HEAD holds)."""
     verbs: frozenset[str] | None = None
     """Only for these first words ("" for none: bare `git stash`)."""
     quiet_verbs: frozenset[str] = frozenset()
@@ -34,10 +37,15 @@ class TreeWrites:
 
 
 _STOPS = _s("--quit", "--show-current-patch", "--edit-todo")
+_FORCE = _s("-f", "--force", "--discard-changes", "-m", "--merge")
+_STRATEGY = TreeWrites(does="merges files into the working tree (a merge strategy)")
 TREE_WRITERS: Mapping[str, TreeWrites] = {
-    "checkout": TreeWrites(needs_positional=True, valued=_s("-b", "-B", "--orphan", "--conflict")),
+    "checkout": TreeWrites(
+        needs_positional=True, or_with=_FORCE, valued=_s("-b", "-B", "--orphan", "--conflict")
+    ),
     "switch": TreeWrites(
         needs_positional=True,
+        or_with=_FORCE,
         valued=_s("-c", "-C", "--create", "--force-create", "--orphan", "--conflict"),
     ),
     "restore": TreeWrites(),
@@ -70,6 +78,17 @@ TREE_WRITERS: Mapping[str, TreeWrites] = {
         does="deletes the untracked files it finds (local settings among them)",
     ),
     "clone": TreeWrites(does="writes the files of the repository it clones"),
+    # The plumbing and scripts under merge, checkout, submodule and am.
+    **dict.fromkeys(
+        _names(
+            "merge-one-file merge-octopus merge-resolve merge-recursive merge-recursive-ours "
+            "merge-recursive-theirs merge-subtree"
+        ),
+        _STRATEGY,
+    ),
+    "checkout--worker": TreeWrites(does="writes the files it is sent on its input"),
+    "submodule--helper": TreeWrites(does="writes the submodules' files"),
+    "quiltimport": TreeWrites(does="applies a series of patches to the working tree"),
 }
 """Subcommands that write files of the working tree that their words do not name: a branch's,
 a patch's, a stash's, a new clone's. Which files is not known, so with the sandbox off they

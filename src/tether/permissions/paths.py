@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tether.permissions import steps
+
 # Glob tokens: a one-character string is that literal character; the ints stand for a set.
 ONE = 1
 """Any one character except `/`."""
@@ -248,34 +250,48 @@ def globs_overlap(a: Sequence[Token], b: Sequence[Token]) -> bool:
 
 
 def product_search(a: Sequence[Token], b: Sequence[Token]) -> bool:
-    """`globs_overlap` without its shortcuts: the search in the product of the automata."""
+    """`globs_overlap` without its shortcuts: the search in the product of the automata. Each
+    state searched is a step of the decision (steps.py): the product of a long glob and a long
+    pattern is large."""
     na, nb = len(a), len(b)
     seen: set[tuple[int, int]] = set()
     stack = [(0, 0)]
-    while stack:
-        state = stack.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        i, j = state
-        if i == na and j == nb:
-            return True
-        ta = a[i] if i < na else None
-        tb = b[j] if j < nb else None
-        if ta in (STAR, ANY):
-            stack.append((i + 1, j))
-        if tb in (STAR, ANY):
-            stack.append((i, j + 1))
-        if ta is None or tb is None or not _chars_meet(ta, tb):
-            continue
-        ni = i if ta in (STAR, ANY) else i + 1
-        nj = j if tb in (STAR, ANY) else j + 1
-        if (ni, nj) != (i, j):
-            stack.append((ni, nj))
-        elif isinstance(ta, int) and isinstance(tb, int):
-            # Both loop: one shared character changes nothing; leaving is covered above.
-            continue
-    return False
+    unspent = 0
+    try:
+        while stack:
+            state = stack.pop()
+            if state in seen:
+                continue
+            seen.add(state)
+            unspent += 1
+            if unspent >= _STATES_PER_STEP * 64:
+                steps.spend(unspent // _STATES_PER_STEP)
+                unspent = 0
+            i, j = state
+            if i == na and j == nb:
+                return True
+            ta = a[i] if i < na else None
+            tb = b[j] if j < nb else None
+            if ta in (STAR, ANY):
+                stack.append((i + 1, j))
+            if tb in (STAR, ANY):
+                stack.append((i, j + 1))
+            if ta is None or tb is None or not _chars_meet(ta, tb):
+                continue
+            ni = i if ta in (STAR, ANY) else i + 1
+            nj = j if tb in (STAR, ANY) else j + 1
+            if (ni, nj) != (i, j):
+                stack.append((ni, nj))
+            elif isinstance(ta, int) and isinstance(tb, int):
+                # Both loop: one shared character changes nothing; leaving is covered above.
+                continue
+        return False
+    finally:
+        steps.spend(unspent // _STATES_PER_STEP)
+
+
+_STATES_PER_STEP = 4
+"""States of a glob product searched in about the time of one step (steps.py)."""
 
 
 def _chars_meet(a: Token, b: Token) -> bool:
@@ -295,24 +311,35 @@ def _chars_meet(a: Token, b: Token) -> bool:
 def expand_nodot(tokens: Tokens, limit: int = 3) -> list[Tokens]:
     """The alternatives a STAR_NODOT stands for (past `limit` of them, a plain STAR, which
     only widens the language)."""
-    alternatives: list[Tokens] = [()]
-    seen = 0
-    for token in tokens:
-        if token != STAR_NODOT:
-            alternatives = [(*alt, token) for alt in alternatives]
-            continue
-        seen += 1
-        if seen > limit:
-            alternatives = [(*alt, STAR) for alt in alternatives]
-            continue
-        alternatives = [alt for base in alternatives for alt in (base, (*base, ONE_NODOT, STAR))]
+    steps.spend(len(tokens) // _STATES_PER_STEP)
+    places = [i for i, token in enumerate(tokens) if token == STAR_NODOT]
+    if not places:
+        return [tokens]
+    expanded, widened = places[:limit], places[limit:]
+    plain = list(tokens)
+    for i in widened:
+        plain[i] = STAR
+    alternatives: list[Tokens] = []
+    for choice in range(1 << len(expanded)):
+        out: list[Token] = []
+        start = 0
+        for bit, i in enumerate(expanded):
+            out += plain[start:i]
+            if choice >> (len(expanded) - 1 - bit) & 1:
+                out += (ONE_NODOT, STAR)
+            start = i + 1
+        out += plain[start:]
+        alternatives.append(tuple(out))
+    steps.spend(len(tokens) * (len(alternatives) - 1) // _STATES_PER_STEP)
     return alternatives
 
 
 def normalize(path: Path) -> Path:
     """Absolute path with `.` and `..` folded lexically (symlinks untouched)."""
     parts: list[str] = []
-    for part in path.as_posix().split("/"):
+    components = path.as_posix().split("/")
+    steps.spend(2 + len(components) // 8)
+    for part in components:
         if part == "..":
             if parts:
                 parts.pop()

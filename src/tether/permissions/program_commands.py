@@ -129,8 +129,9 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("--exclude", "--include", "--filter", "-f", "--chmod", "--chown", "-B")
         | _s("--max-size", "--min-size", "--timeout", "--port", "--bwlimit", "--suffix"),
         read_valued=_s("--exclude-from", "--include-from", "--password-file", "--read-batch"),
+        # `--link-dest=DIR` hard-links the copies to DIR's files: writing one writes DIR's.
         write_valued=_s("--log-file", "--write-batch", "--only-write-batch", "--backup-dir")
-        | _s("--partial-dir", "--temp-dir", "-T"),
+        | _s("--partial-dir", "--temp-dir", "-T", "--link-dest"),
         list_valued=_s("--files-from"),
         runs=_s("-e", "--rsh"),
         unseen=_s("--rsync-path", "-M", "--remote-option"),

@@ -3,7 +3,7 @@ su/runuser/sg -c, script -c, flock, ssh's remote command, watch (shells are in s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal
@@ -11,7 +11,8 @@ from tether.permissions.wrapper_options import WrapperSpec, parse_options, unpar
 from tether.permissions.wrapper_options import names as _s
 
 Code = Callable[..., Invocation]
-Inner = Callable[[Sequence[str]], Invocation]
+Inner = Callable[..., Invocation]
+"""The invocation of a wrapped command's words (and the variables set for it)."""
 
 
 _XARGS = WrapperSpec(
@@ -42,11 +43,16 @@ def run_xargs(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocat
         return unparsed(plain, "wrapper", f"cannot tell what xargs runs: {parsed}")
     replace: str | None = None
     reads: list[str] = []
+    variables: list[tuple[str, str]] = []
     for name, value in parsed.options:
         if name in ("-I", "-i", "--replace"):
             replace = value or "{}"
         elif name in ("-a", "--arg-file") and value is not None:
             reads.append(value)
+        elif name == "--process-slot-var" and value is not None:
+            # Each command gets NAME=<slot number> in its environment: an assignment of
+            # NAME, as dangerous as `NAME=0 cmd` (GIT_CONFIG_GLOBAL, BASH_ENV, HOME...).
+            variables.append((value, DYN))
     command = list(args[parsed.rest :]) or ["echo"]
     if replace:
         command = [w.replace(replace, DYN) for w in command]
@@ -59,7 +65,7 @@ def run_xargs(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocat
         plain.assignments,
         plain.redirects,
         role="wrapper",
-        inner=(inner(command),),
+        inner=(inner(command, tuple(variables)),),
         reads=tuple(reads),
     )
 
@@ -254,6 +260,7 @@ def run_flock(plain: Invocation, args: tuple[str, ...], code: Code, inner: Inner
     if rest[0] in ("-c", "--command") or rest[0].startswith("--command="):
         text = rest[0].partition("=")[2] if "=" in rest[0] else " ".join(rest[1:2])
         return code(text)
+    # The lock file is only opened (created empty when missing): neither read nor written.
     return Invocation(
         plain.argv, plain.assignments, plain.redirects, role="wrapper", inner=(inner(rest),)
     )

@@ -18,7 +18,7 @@ MAX_BYTES = 100_000
 370-line shell script has some 2,600 syntax nodes and 300 simple commands."""
 MAX_PARSED_BYTES = 400_000
 """All text parsed for one command, code strings read again included."""
-MAX_NODES = 10_000
+MAX_NODES = 6_000
 MAX_COMMANDS = 1_000
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from tether.permissions import shell_budget
 from tether.permissions.commands import SUBSCRIPT_NAME_BUILTINS
 from tether.permissions.shell_variables import arithmetic_assigns
 from tether.permissions.shell_words import is_literal, program_name, word_of
@@ -175,10 +176,15 @@ def test_problems(node: Node) -> tuple[list[str], list[str], bool]:
 
 
 def descendants(node: Node) -> list[Node]:
+    """Every node below `node`; each counts against the analysis's bound on syntax nodes
+    (an arithmetic expression of 20,000 terms is one node to the walker, 60,000 here)."""
+    budget = shell_budget.current()
     out: list[Node] = []
     stack = list(node.children)
     while stack:
         current = stack.pop()
+        if budget is not None:
+            budget.node()
         out.append(current)
         stack.extend(current.children)
     return out

@@ -7,13 +7,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.permissions.access import FileAccess, GlobPath, Target
+from tether.permissions import steps
+from tether.permissions.access import FileAccess
 from tether.permissions.bash_files import cd_target, path_target, path_tokens, tilde_home
+from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.paths import ANY, normalize
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, HOME, program_name, readable
 
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
+_TARGET_STEPS = 4
+"""A word made a path from one place, in steps (steps.py)."""
+_LOOKUP_STEPS = 20
+"""A user's home looked up in the password database, in steps (steps.py)."""
+MAX_PLACES = 8
+"""The most directories kept as places a command's relative paths may start from. Each `cd`
+in a branch (`cd a || cd b`) may apply or not, so the places double with each one: past this
+many, a further `cd` leaves the shell somewhere unknown (its relative paths are then patterns
+that may be anywhere), which keeps the work of a decision bounded."""
 
 
 @dataclass
@@ -24,12 +35,15 @@ class ShellPlaces:
     cdpath: bool = False
     """The command may set CDPATH: a relative `cd` may go anywhere (the Bash tool runs with
     it empty)."""
-    cwds: list[Path | None] = field(default_factory=list[Path | None])
-    """Where later relative paths may start (None: somewhere unknown, after `cd $X`). Only
-    grows: a `cd` inside a subshell or a branch may or may not apply."""
+    cwds: dict[Path | None, None] = field(default_factory=dict[Path | None, None])
+    """Where later relative paths may start (None: somewhere unknown, after `cd $X`), in the
+    order found. Only grows, up to `MAX_PLACES` and then None: a `cd` inside a subshell or a
+    branch may or may not apply."""
+
+    _homes: dict[str, Path | None] = field(default_factory=dict[str, Path | None])
 
     def __post_init__(self) -> None:
-        self.cwds.append(self.files.ctx.cwd)
+        self.cwds[self.files.ctx.cwd] = None
 
     def targets(self, word: str) -> list[Target]:
         """The paths (or patterns) `word` may stand for: one per place it may start from."""
@@ -38,7 +52,7 @@ class ShellPlaces:
             return []
         if word.startswith(HOME):
             name, _, rest = word[1:].partition("/")
-            home = ctx.home if not name else tilde_home(name, ctx.user_home)
+            home = ctx.home if not name else self._user_home(name)
             if home is not None:
                 return [path_target(home, rest, word)]
             if not name or name[0] in "+-" or name.isdigit():  # the directory stack
@@ -49,12 +63,20 @@ class ShellPlaces:
         if word.startswith(DYN):
             return [GlobPath(readable(word), path_tokens(word), None)]
         targets: list[Target] = []
+        steps.spend(_TARGET_STEPS * len(self.cwds))
         for cwd in self.cwds:
             if cwd is None:
                 targets.append(GlobPath(readable(word), (ANY, "/", *path_tokens(word)), None))
             else:
                 targets.append(path_target(cwd, word, word))
         return targets
+
+    def _user_home(self, name: str) -> Path | None:
+        """`~name` (a lookup in the password database, once per name in a decision)."""
+        if name not in self._homes:
+            steps.spend(_LOOKUP_STEPS)
+            self._homes[name] = tilde_home(name, self.files.ctx.user_home)
+        return self._homes[name]
 
     def track(self, inv: Invocation) -> None:
         """Where `cd`/`pushd` may leave the shell. bash's cd is logical (`cd link/..` folds
@@ -74,5 +96,6 @@ class ShellPlaces:
                 real = self.files.real(directory)
                 places = [real] if physical else [normalize(directory), real]
             for place in places:
-                if place not in self.cwds:
-                    self.cwds.append(place)
+                if place not in self.cwds and len(self.cwds) >= MAX_PLACES:
+                    place = None
+                self.cwds[place] = None

@@ -69,6 +69,8 @@ class Walker:
         self.functions = False
         self.dynamic_arguments = False
         """A function called with an argument not known (`f "$(<n)"`) has it in `$1`."""
+        self.arithmetic = 0
+        """How many arithmetic constructs enclose the node being visited."""
 
     def visit(self, node: Node) -> None:
         if self.depth >= MAX_DEPTH:
@@ -100,13 +102,21 @@ class Walker:
         elif kind in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
             kind == "compound_statement" and node.child_count and node.children[0].type == "(("
         ):
-            conditional, sure = arithmetic_problem(node)
+            # Arithmetic inside arithmetic was searched with the outer one (its problems and
+            # assignments are among the outer's): searching each level again is quadratic.
+            nested = self.arithmetic > 0 and kind != "subscript"
+            conditional, sure = (None, None) if nested else arithmetic_problem(node)
             if conditional is not None:
                 self.conditional.append(conditional)
-            self._visit_children(node)
+            self.arithmetic += 1
+            try:
+                self._visit_children(node)
+            finally:
+                self.arithmetic -= 1
             if sure is not None:
                 self.problems.append(sure)  # after what is inside: a deeper problem comes first
-            self.sets(arithmetic_assigns(node_text(node)))
+            if not nested:
+                self.sets(arithmetic_assigns(node_text(node)))
         elif kind == "expansion":
             self._expansion(node)
             self._visit_children(node)

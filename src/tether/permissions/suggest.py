@@ -3,23 +3,26 @@ allowing more than the user saw.
 
 Bash: an ordinary program gets its name, plus its subcommand for tools that have them
 (`Bash(git commit *)`, `Bash(cargo test *)`, `Bash(npm run build *)`). Programs that run code
-they are given (interpreters, shells, `sed`, `awk`), launchers (`npx`, `uv run`, `strace`...)
-and `make` never get a bare prefix: a script with its path (`Bash(python3 test_calc.py)`, with
-` *` when arguments followed it), a module like a program (`Bash(python -m pytest *)`), the
-launched program judged the same way (`Bash(npx prettier *)`, `Bash(uvx ruff check *)`), and
-otherwise the exact command. File tools: the tool and the file's directory (`Edit(/src/**)`,
-relative to the project, where the rule is saved). Nothing when no rule could make the call
-allowed (an unparseable command, code read from stdin, a protected or outside write).
+or commands their arguments give (suggest_tables.py: interpreters, shells, `sed`, `awk`,
+`make`, `cmake`, `tmux`, editors, debuggers, database shells, environment runners such as
+`direnv exec` and `nix-shell --run`; subcommands such as `docker run`) and launchers (`npx`,
+`uv run`, `strace`...) never get a bare prefix: a script with its path (`Bash(python3
+test_calc.py)`, with ` *` when arguments followed it), a module like a program (`Bash(python
+-m pytest *)`), the launched program judged the same way (`Bash(npx prettier *)`, `Bash(uvx
+ruff check *)`), and otherwise the exact command. File tools: the tool and the file's
+directory (`Edit(/src/**)`, relative to the project, where the rule is saved). Nothing when
+no rule could make the call allowed (an unparseable command, code read from stdin, a
+protected or outside write).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from tether.permissions import steps
 from tether.permissions.bash_policy import judge_invocation
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
@@ -29,62 +32,18 @@ from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, RuleS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, shown
-
-SUBCOMMAND_TOOLS = frozenset(
-    {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "pip", "pip3", "uv", "poetry"}
-    | {"pipenv", "docker", "podman", "kubectl", "helm", "go", "dotnet", "gh", "mvn"}
-    | {"gradle", "terraform", "brew", "apt", "apt-get", "conda", "rustup", "systemctl"}
+from tether.permissions.steps import OutOfSteps
+from tether.permissions.suggest_tables import (
+    CODE_RUNNERS,
+    EXACT_SUBCOMMANDS,
+    LAUNCHERS,
+    MODULE_CODE_RUNNERS,
+    NESTED_SUBCOMMANDS,
+    SCRIPT_SUBCOMMANDS,
+    SUBCOMMAND_TOOLS,
+    VERSIONED_RUNNER,
+    exact_only,
 )
-"""Programs whose first word selects what they do: a rule keeps that word."""
-
-SCRIPT_SUBCOMMANDS = frozenset(
-    {("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run")}
-    | {("deno", "task"), ("deno", "run"), ("go", "run"), ("cargo", "run"), ("composer", "run")}
-)
-"""Subcommands whose next word names what runs (a package.json script, a file): a rule keeps
-that word too, so `npm run build` does not allow `npm run anything`."""
-
-CODE_RUNNERS = frozenset(
-    {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "tsx", "ts-node"}
-    | {"ruby", "irb", "perl", "php", "lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish"}
-    | {"groovy", "scala", "kotlin", "java", "jshell", "ghci", "runghc", "elixir", "erl"}
-    | {"escript", "guile", "racket", "sbcl", "swift", "osascript", "pwsh", "expect"}
-    | {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "nu"}
-    | {"xonsh", "elvish", "busybox"}
-)
-"""Programs that run code given in an option, a file or stdin: a rule names the script (they
-stop reading their own options there, so later words only reach the script), or is the exact
-command (`python3 -c ...`); never the bare program."""
-_VERSIONED_RUNNER = re.compile(r"(python|pypy|ruby|php|perl|lua|node)[0-9][0-9.]*")
-"""`python3.12`, `ruby3.2`, `lua5.4`: the same programs."""
-
-LAUNCHERS: Mapping[str, tuple[tuple[str, ...], ...]] = {
-    **dict.fromkeys(
-        ("npx", "uvx", "bunx", "pnpx", "strace", "ltrace", "valgrind", "gdb", "flock"), ((),)
-    ),
-    **dict.fromkeys(("chroot", "unshare", "nsenter", "ionice", "taskset", "firejail"), ((),)),
-    **dict.fromkeys(("proxychains", "torsocks", "dbus-run-session"), ((),)),
-    **dict.fromkeys(("pipx", "poetry", "pipenv", "conda", "hatch", "pdm", "rye"), (("run",),)),
-    "uv": (("run",), ("tool", "run")),
-    "pnpm": (("dlx",), ("exec",)),
-    "yarn": (("dlx",), ("exec",)),
-    "npm": (("exec",), ("x",)),
-    "bundle": (("exec",),),
-}
-"""Programs that start another program named in their arguments (after the subcommand
-words listed; `()`: right after the launcher): the rule names the launched program, judged as
-if it ran alone (`Bash(npx prettier *)`, `Bash(uv run python tools/x.py)`)."""
-
-EXACT_ONLY = frozenset(
-    {"make", "gmake", "ssh", "parallel", "watchexec", "sed", "gsed", "awk", "gawk", "mawk"}
-    | {"nawk"}
-)
-"""Programs whose later arguments can change what runs: make's `VAR=...` and `-f`, a remote
-command, sed's and awk's options (read anywhere, `-e` and `-f` add code). Only the exact
-command is offered."""
-
-MODULE_CODE_RUNNERS = frozenset({"pdb", "cProfile", "profile", "trace", "timeit", "runpy"})
-"""`python -m` modules that run other code they are given: the exact command only."""
 
 
 def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
@@ -92,7 +51,13 @@ def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContex
     tool = TOOL_ALIASES.get(tool, tool)
     if tool == "Bash":
         command = tool_input.get("command")
-        return _bash_rule(command, ctx) if isinstance(command, str) else None
+        if not isinstance(command, str):
+            return None
+        with steps.metered():
+            try:
+                return _bash_rule(command, ctx)
+            except OutOfSteps:
+                return None  # too large to judge: no rule could be shown to cover it
     if tool in EDIT_TOOLS or tool in READ_TOOLS:
         return _file_rule(tool, tool_input, ctx)
     if tool == "WebFetch":
@@ -152,9 +117,9 @@ def _pattern(words: list[str]) -> str | None:
     name = words[0].rsplit("/", 1)[-1]
     if name in LAUNCHERS:
         return _launched(words, LAUNCHERS[name])
-    if name in EXACT_ONLY:
+    if exact_only(name):
         return _exact(words)
-    if name in CODE_RUNNERS or _VERSIONED_RUNNER.fullmatch(name):
+    if name in CODE_RUNNERS or VERSIONED_RUNNER.fullmatch(name):
         return _code_runner(words)
     return _ordinary(words)
 
@@ -168,6 +133,15 @@ def _ordinary(words: list[str]) -> str | None:
         return f"{_escape(words[0])} *"
     if rest[0].startswith("-") or not is_literal(rest[0]):
         return None
+    if (name, rest[0]) in EXACT_SUBCOMMANDS:
+        return _exact(words)  # `docker run IMAGE CMD`: a command in its arguments
+    if (name, rest[0]) in NESTED_SUBCOMMANDS:
+        inner = rest[1:2]
+        if not inner or inner[0] in ("run", "exec") or inner[0].startswith("-"):
+            return _exact(words)
+        if not is_literal(inner[0]):
+            return None
+        return f"{_escape(words[0])} {_escape(rest[0])} {_escape(inner[0])} *"
     if (name, rest[0]) in SCRIPT_SUBCOMMANDS:
         # `npm run build`: the script's name is part of what the user saw.
         named = rest[1:2]

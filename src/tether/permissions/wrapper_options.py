@@ -33,7 +33,10 @@ class WrapperSpec:
     shell_code: frozenset[str] = frozenset()
     """Options making the rest a shell command line (`sudo -s CMD`)."""
     writes: frozenset[str] = field(default_factory=frozenset[str])
-    """Options whose value is a file written (`time -o FILE`)."""
+    """Options whose value is a file written (`time -o FILE`, `fakeroot -s FILE`, `unshare
+    --mount=FILE`, which mounts over it)."""
+    reads: frozenset[str] = field(default_factory=frozenset[str])
+    """Options whose value is a file read (`fakeroot -i FILE`)."""
     attached_only: str = ""
     """Short options whose value, if any, must be attached (`xargs -i[REPLACE]`)."""
     positional_shape: re.Pattern[str] | None = None

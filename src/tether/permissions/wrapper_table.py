@@ -132,6 +132,9 @@ WRAPPERS: Mapping[str, WrapperSpec] = {
         unsupported=_s("-R", "--root", "-w", "--wd"),
         no_command=_s("--help", "--version"),
         default_shell=True,
+        # `--mount=FILE`: the namespace is kept by mounting it over FILE.
+        writes=_s("-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T")
+        | _s("--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time"),
     ),
     "nsenter": WrapperSpec(
         # Another process's namespaces: its files and programs are not the ones judged here.
@@ -155,5 +158,9 @@ WRAPPERS: Mapping[str, WrapperSpec] = {
         unsupported=_s("-l", "--lib", "--faked"),
         no_command=_s("-h", "--help", "-v", "--version"),
         default_shell=True,
+        # The fake ownership state: saved to `-s FILE` at the end (truncated at the start),
+        # loaded from `-i FILE`.
+        writes=_s("-s"),
+        reads=_s("-i"),
     ),
 }

@@ -124,6 +124,7 @@ def look_through(
         writes = tuple(
             v for n, v in parsed.options if v is not None and n in spec.writes and v not in piped
         )
+        reads = tuple(v for n, v in parsed.options if v is not None and n in spec.reads)
         rest = parsed.rest
         changed = _environment_changes(name, parsed.options, spec)
         if name == "env" and rest < len(args) and args[rest] == "-":
@@ -147,11 +148,14 @@ def look_through(
             rest += 1
         runs_piped = [code(v[1:]) for v in piped]
         if rest >= len(args) and spec.default_shell:
-            return done(
-                unparsed(plain, spec.role, f"{name} without a command runs a shell on its input")
+            shell = unparsed(
+                plain, spec.role, f"{name} without a command runs a shell on its input"
             )
+            return done(dataclasses.replace(shell, reads=reads, writes=writes))
         if rest >= len(args) and not runs_piped:
-            return done(plain if not extra else Invocation(argv, (*assignments, *extra), redirects))
+            return done(
+                Invocation(argv, (*assignments, *extra), redirects, reads=reads, writes=writes)
+            )
         if names & spec.shell_code:
             wrapped = code(" ".join(args[rest:]), spec.role)
             return done(
@@ -162,6 +166,7 @@ def look_through(
                     role=spec.role,
                     inner=wrapped.inner,
                     problems=wrapped.problems,
+                    reads=reads,
                     writes=writes,
                 )
             )
@@ -173,6 +178,7 @@ def look_through(
                 redirects,
                 role=spec.role,
                 inner=(*command, *(i for r in runs_piped for i in r.inner)),
+                reads=reads,
                 writes=writes,
                 problems=tuple(p for r in runs_piped for p in r.problems),
             )

@@ -95,6 +95,17 @@ class Sandbox:
         """Whether `socket(AF_UNIX)` fails inside (seccomp); else /run is covered, if anything."""
         return not self.all_unix_sockets and not self.unix_sockets and seccomp.supported()
 
+    @property
+    def vsock_filter(self) -> bool:
+        """Whether `socket(AF_VSOCK)` fails inside (seccomp): with the network off, since a
+        network namespace does not cut vsock (the hypervisor, a host channel)."""
+        return not self.network and seccomp.supported()
+
+    @property
+    def refused_families(self) -> tuple[int, ...]:
+        """The socket families the seccomp filter refuses (none: no filter)."""
+        return (seccomp.AF_UNIX,) * self.socket_filter + (seccomp.AF_VSOCK,) * self.vsock_filter
+
     def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
         """The bwrap command line that runs `argv` in `cwd` under this policy, with the
         descriptors it needs; `finished` lets its placeholders go (they stay for the next
@@ -123,10 +134,10 @@ class Sandbox:
             # controlling terminal, and the sandbox has none (tether starts it in a session of
             # its own, stdin from /dev/null).
             args += ["--die-with-parent", "--sync-fd", str(lock_fd)]
-            if self.socket_filter:
+            if self.refused_families:
                 program = os.memfd_create("tether-seccomp", 0)
                 fds.append(program)
-                os.write(program, seccomp.unix_socket_filter())
+                os.write(program, seccomp.socket_filter(self.refused_families))
                 os.lseek(program, 0, os.SEEK_SET)
                 args += ["--seccomp", str(program)]
             for name in withheld(os.environ, self.env_keep):

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.git_run_paths import git_run_paths
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
 from tether.sandbox.nofollow import read_regular_file
 
@@ -119,6 +120,37 @@ def git_protected(root: Path) -> list[tuple[Path, Protected]]:
         dirs += _linked_worktree_dirs(dot_git / "worktrees")
     for git_dir in dirs:
         found += [(git_dir / e.path, e) for e in GIT_DIR_PROTECTED]
+    return found + _configured(root, {path for path, _ in found})
+
+
+HOOK_NAMES = (
+    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+    "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+    "post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive",
+    "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+    "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+    "p4-post-changelist", "p4-pre-submit", "post-index-change",
+)  # fmt: skip
+"""The hooks git runs (githooks(5)), by name."""
+
+
+def _configured(root: Path, known: set[Path]) -> list[tuple[Path, Protected]]:
+    """What the repository's configuration makes git run from outside its git directory
+    (`tether.git_run_paths`): the `core.hooksPath` directory, guarded like `.git/hooks`
+    (missing: a placeholder, so a command cannot create it full of hooks), or its hooks by
+    name when it is the work tree itself or above it; and the config files git includes,
+    read-only where they exist (one that names another hooks directory would do the same)."""
+    paths = git_run_paths(root)
+    found: list[tuple[Path, Protected]] = []
+    for hooks in paths.hooks:
+        if root.is_relative_to(hooks):
+            why = "a hook git runs from core.hooksPath, the work tree itself"
+            found += [(hooks / name, Protected(name, True, "", why)) for name in HOOK_NAMES]
+        else:
+            found.append((hooks, Protected(hooks.name, True, "", "the hooks core.hooksPath names")))
+    for config in paths.config_files:
+        if config not in known:
+            found.append((config, Protected(config.name, False, None, "git config it includes")))
     return found
 
 

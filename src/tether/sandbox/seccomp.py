@@ -1,10 +1,14 @@
-"""The seccomp program that keeps sandboxed commands off unix sockets, as classic BPF.
+"""The seccomp program that keeps sandboxed commands off the sockets a network namespace does
+not cut, as classic BPF.
 
 A network namespace cuts TCP and UDP (and abstract unix sockets, which live in it), but not
 the unix sockets that are files (`/run/docker.sock`, a Redis socket, a tmux socket in /tmp):
-those are reached through the file system, which the sandbox shares. So `socket(AF_UNIX,
-...)` fails with EPERM inside; `socketpair` stays allowed (it reaches nothing outside), and
-so do all other socket families (the network namespace deals with those).
+those are reached through the file system, which the sandbox shares. Nor does it cut vsock
+(`AF_VSOCK`), which reaches the hypervisor and the other side of a virtual machine's host
+channel whatever the namespace. So `socket(AF_UNIX, ...)` fails with EPERM inside unless unix
+sockets are allowed, and `socket(AF_VSOCK, ...)` while the network is off; `socketpair`
+stays allowed (it reaches nothing outside), and so do all other socket families (the network
+namespace deals with those).
 
 The program checks the architecture first: a process can make 32-bit system calls on a
 64-bit kernel (`int 0x80` on x86_64, AArch32 on arm64), whose numbers differ. On those the
@@ -20,6 +24,7 @@ import struct
 from dataclasses import dataclass
 
 AF_UNIX = 1
+AF_VSOCK = 40
 EPERM = 1
 
 # Classic BPF opcodes (linux/filter.h) and seccomp return values (linux/seccomp.h).
@@ -61,13 +66,14 @@ def supported(machine: str | None = None) -> bool:
     return (machine or platform.machine()).lower() in NATIVE
 
 
-def unix_socket_filter(machine: str | None = None) -> bytes:
-    """The program, as the bytes bwrap's `--seccomp FD` reads (an array of sock_filter).
+def socket_filter(families: tuple[int, ...], machine: str | None = None) -> bytes:
+    """The program refusing `socket(2)` in `families` (`AF_UNIX`, `AF_VSOCK`), as the bytes
+    bwrap's `--seccomp FD` reads (an array of sock_filter).
 
     Raises KeyError for a machine not in `NATIVE` (check `supported` first)."""
     arches = NATIVE[(machine or platform.machine()).lower()]
     program: list[tuple[int, int, int, int]] = [(_LD_W_ABS, 0, 0, _ARCH)]
-    blocks = [_arch_block(a) for a in arches]
+    blocks = [_arch_block(a, families) for a in arches]
     # Each arch test jumps over the blocks before its own; no match at all refuses.
     tests_left = len(arches)
     offset = 0
@@ -82,12 +88,13 @@ def unix_socket_filter(machine: str | None = None) -> bytes:
     return b"".join(struct.pack("=HBBI", *insn) for insn in program)
 
 
-def _arch_block(arch: _Arch) -> list[tuple[int, int, int, int]]:
-    """Load nr; refuse the refused; for socket, refuse AF_UNIX; allow the rest."""
+def _arch_block(arch: _Arch, families: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
+    """Load nr; refuse the refused; for socket, refuse `families`; allow the rest."""
     deny = (_RET_K, 0, 0, _RET_ERRNO | EPERM)
     allow = (_RET_K, 0, 0, _RET_ALLOW)
     block: list[tuple[int, int, int, int]] = [(_LD_W_ABS, 0, 0, _NR)]
-    # [ld nr] [jeq refused]* [jeq socket]* [allow] [deny] [ld arg0] [jeq unix] [allow] [deny]
+    # [ld nr] [jeq refused]* [jeq socket]* [allow] [deny] [ld arg0] [jeq family]* [allow]
+    # [deny]
     n_refused, n_socket = len(arch.refused), len(arch.socket)
     for i, nr in enumerate(arch.refused):
         to_deny = (n_refused - i - 1) + n_socket + 1
@@ -95,5 +102,8 @@ def _arch_block(arch: _Arch) -> list[tuple[int, int, int, int]]:
     for i, nr in enumerate(arch.socket):
         to_arg = (n_socket - i - 1) + 2
         block.append((_JEQ_K, to_arg, 0, nr))
-    block += [allow, deny, (_LD_W_ABS, 0, 0, _ARG0), (_JEQ_K, 1, 0, AF_UNIX), allow, deny]
+    block += [allow, deny, (_LD_W_ABS, 0, 0, _ARG0)]
+    for i, family in enumerate(families):
+        block.append((_JEQ_K, len(families) - i, 0, family))  # past the others and allow
+    block += [allow, deny]
     return block

@@ -71,6 +71,11 @@ for path in spec["sockets"]:
     except OSError:
         out["unix"][path] = False
 out["tcp"] = reach(("127.0.0.1", spec["port"]), socket.AF_INET)
+try:
+    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()
+    out["vsock"] = "made"
+except OSError as e:
+    out["vsock"] = e.errno
 out["env"] = spec["secret_name"] in os.environ
 def content(path):
     try:
@@ -250,6 +255,10 @@ def _judge(
     else:
         results.append(
             Result(not seen["tcp"], "network off", "a 127.0.0.1 listener outside is unreachable")
+        )
+        how = "seccomp filter" if sandbox.vsock_filter else "no filter here"
+        results.append(
+            Result(seen["vsock"] != "made", "vsock", f"socket(AF_VSOCK) refused ({how})")
         )
     results += [
         Result(not seen["env"], "environment", f"{SECRET_VARIABLE} withheld"),

@@ -1,0 +1,147 @@
+"""Where a repository's git configuration makes git run programs from, outside `.git`: the
+directory `core.hooksPath` names (a committed `.githooks/`, husky's `.husky/_`), and the
+configuration files git reads besides `.git/config` (`include.path`, `includeIf`), whose
+settings could name another. Writing there changes what the user's next `git commit` runs,
+so the sandbox keeps them read-only and the permission engine asks before a write there.
+
+git itself reads the configuration (`git config --list --show-origin --includes`, every
+scope, conditional includes evaluated as git does), so what is found is what git will use.
+The answer is kept per work tree while the files it came from are unchanged.
+
+It sits at the bottom layer beside `home_files`, so that the sandbox and the permission engine
+share it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_TIMEOUT_S = 10.0
+_RACY_NS = 1_000_000_000
+"""A file changed this close before it was read may change again without its times moving
+(coarse timestamps): such an answer is not kept, as git treats racily clean entries."""
+_GIT_CONFIG = ("git", "-c", "safe.directory=*")
+_LIST = ("--list", "--show-origin", "--includes", "-z")
+_INCLUDE = re.compile(r"include\.path|includeif\..*\.path", re.DOTALL)
+_LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
+"""Variables that would point git at another repository than the work tree's own."""
+
+
+@dataclass(frozen=True)
+class GitRunPaths:
+    hooks: tuple[Path, ...] = ()
+    """The directories `core.hooksPath` names, in every scope (git uses the last; any could
+    be the one a later scope drops), absolute."""
+    config_files: tuple[Path, ...] = ()
+    """The configuration files git read for this work tree, and those its includes name
+    (missing ones too: a file made there is read by the next git), absolute. A relative
+    `core.hooksPath` is from the top of the work tree (where git runs hooks), a relative
+    include from the including file's directory."""
+
+
+Signature = tuple[tuple[int, int, int, int] | None, ...]
+_kept: dict[tuple[Path, Path | None], tuple[tuple[Path, ...], Signature, GitRunPaths]] = {}
+
+
+def git_run_paths(work_tree: Path, *, home: Path | None = None) -> GitRunPaths:
+    """What git's configuration for the repository holding `work_tree` (the work tree's top
+    is the nearest directory up with a `.git`) runs programs from: nothing when there is no
+    repository, or git cannot read it (then git runs nothing from it either)."""
+    top = next((d for d in (work_tree, *work_tree.parents) if os.path.lexists(d / ".git")), None)
+    if top is None:
+        return GitRunPaths()
+    work_tree = top
+    key = (work_tree, home)
+    kept = _kept.get(key)
+    if kept is not None and kept[1] == _signature(kept[0]):
+        return kept[2]
+    started = time.time_ns()
+    found, read = _read(work_tree, home)
+    watched = tuple(dict.fromkeys((*_watched(work_tree, home), *read)))
+    signature = _signature(watched)
+    if all(s is None or max(s[2], s[3]) < started - _RACY_NS for s in signature):
+        if len(_kept) > 4096:
+            _kept.clear()
+        _kept[key] = (watched, signature, found)
+    else:
+        _kept.pop(key, None)
+    return found
+
+
+def _read(work_tree: Path, home: Path | None) -> tuple[GitRunPaths, list[Path]]:
+    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARIABLES}
+    if home is not None:
+        env["HOME"] = str(home)
+    try:
+        done = subprocess.run(
+            # Reading the config runs nothing: a repository another user owns is read too
+            # (git would refuse it as "dubious"; that user's own git runs its hooks).
+            [*_GIT_CONFIG, "-C", str(work_tree), "config", *_LIST],
+            capture_output=True,
+            env=env,
+            timeout=_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return GitRunPaths(), []
+    if done.returncode != 0:
+        return GitRunPaths(), []
+    fields = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    hooks: list[Path] = []
+    files: list[Path] = []
+    for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
+        if not origin.startswith("file:"):
+            continue  # the command line, a blob, standard input
+        source = _absolute(work_tree, origin[len("file:") :])
+        files.append(source)
+        key, _, value = entry.partition("\n")
+        if key == "core.hookspath" and value:
+            hooks.append(_home_path(value, home) or Path(os.path.normpath(work_tree / value)))
+        elif _INCLUDE.fullmatch(key) and value:
+            # Also when missing: a file made there later is read by the next git.
+            files.append(_home_path(value, home) or Path(os.path.normpath(source.parent / value)))
+    unique_files = tuple(dict.fromkeys(files))
+    return GitRunPaths(tuple(dict.fromkeys(hooks)), unique_files), list(unique_files)
+
+
+def _home_path(value: str, home: Path | None) -> Path | None:
+    """A path value starting `~/`, as git expands it (None for any other)."""
+    if not (value.startswith("~/") or value == "~"):
+        return None
+    return Path(os.path.normpath((home if home is not None else Path.home()) / value[2:]))
+
+
+def _absolute(work_tree: Path, path: str) -> Path:
+    return Path(os.path.normpath(work_tree / path))
+
+
+def _watched(work_tree: Path, home: Path | None) -> tuple[Path, ...]:
+    """The files whose change may change the answer, besides those git read: the
+    repository's configs (missing ones too, which may appear) and the user's."""
+    base = home if home is not None else Path(os.environ.get("HOME", "/"))
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or base / ".config")
+    return (
+        work_tree / ".git",
+        work_tree / ".git" / "config",
+        work_tree / ".git" / "config.worktree",
+        base / ".gitconfig",
+        config_home / "git" / "config",
+        Path("/etc/gitconfig"),
+    )
+
+
+def _signature(paths: tuple[Path, ...]) -> Signature:
+    found: list[tuple[int, int, int, int] | None] = []
+    for path in paths:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((info.st_ino, info.st_size, info.st_ctime_ns, info.st_mtime_ns))
+    return tuple(found)

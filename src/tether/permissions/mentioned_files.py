@@ -1,0 +1,94 @@
+"""Arguments that may name a file, of a command whose arguments are not known (`curl -T.env`,
+`mytool --out=.git/config`) or that shows files from elsewhere (`git show HEAD:.env`): what
+the Bash policy makes of them.
+
+Asked, in bypassPermissions too, where a deny rule could match what the program reads or
+writes; when the program may open them (any but git, which shows what it names from its
+objects), also where the word names a file that changes what later sessions run or allow
+(asked in every mode but bypassPermissions, as a write there is; the sandbox keeps those
+read-only when it is on). Every word counts, option words too: the file may be attached to
+its option (`-T.env`, `-d@.env`, `-sT.env`, `--out=.env`), follow `=`, `:`, `,`, `@` or `<`
+(`-F f=@.env`, `HEAD:.env`).
+"""
+
+from __future__ import annotations
+
+from tether.permissions.access import PROTECTED_NOTE, FileAccess
+from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_words import is_literal, readable
+from tether.permissions.verdict import Verdict, ask
+
+_ATTACHED_LETTERS = 8
+"""How many option letters may come before a value attached to them (`-sSLfT.env`)."""
+
+
+def mentioned_files(
+    args: tuple[str, ...],
+    places: ShellPlaces,
+    files: FileAccess,
+    *,
+    sandboxed: bool,
+    unknown: bool = False,
+    opens: bool = True,
+) -> list[Verdict]:
+    """The verdicts on the files `args` may name (module docstring). With `unknown`, a word
+    that is not a literal counts where a deny rule could match what it stands for (`git show
+    "HEAD:$(...)"`)."""
+    found: list[Verdict] = []
+    reads = bool(files.ctx.rules.of("deny", "Read"))
+    writes = opens and bool(files.ctx.rules.of("deny", "Edit"))
+    protects = opens and not sandboxed
+    if not (reads or writes or protects):
+        return found
+    for arg in args:
+        if not unknown and not is_literal(arg):
+            continue
+        for candidate in named_paths(arg):
+            verdict = _named(candidate, places, files, reads, writes, protects, follow=opens)
+            if verdict is not None:
+                found.append(verdict)
+                break
+    return found
+
+
+def _named(
+    word: str,
+    places: ShellPlaces,
+    files: FileAccess,
+    reads: bool,
+    writes: bool,
+    protects: bool,
+    *,
+    follow: bool,
+) -> Verdict | None:
+    """What the file a word may name makes of the command."""
+    for target in places.targets(word):
+        rule = files.may_name_denied(target, "Read", follow=follow) if reads else None
+        if rule is not None:
+            why = f"may read {readable(word)}, which deny rule {rule.text} covers"
+            return ask(why, rule.text, hard=True)
+        rule = files.may_name_denied(target, "Edit", follow=True) if writes else None
+        if rule is not None:
+            why = f"may write {readable(word)}, which deny rule {rule.text} covers"
+            return ask(why, rule.text, hard=True)
+        what = files.protected(target) if protects else None
+        if what is not None:
+            return ask(f"may write {readable(word)}, which holds {what}: {PROTECTED_NOTE}")
+    return None
+
+
+def named_paths(word: str) -> list[str]:
+    """What in an argument may name a file, narrowest first: what follows the last and the
+    first `:`, `=` or `,` (`HEAD:.env`, `--out=.env`, `f=@.env`), a value attached to one of a
+    few short options (`-T.env`, `-sT.env`), the word itself; each also without a leading `@`
+    or `<` (curl's "from this file")."""
+    found: list[str] = []
+    for separator in ":=,":
+        if separator in word:
+            found += [word.rpartition(separator)[2], word.partition(separator)[2]]
+    if word.startswith("-") and not word.startswith("--"):
+        found += [word[k:] for k in range(2, min(len(word), 2 + _ATTACHED_LETTERS))]
+    elif not word.startswith("-"):
+        found.append(word)
+    found += [w.lstrip("@<") for w in found]
+    return [w for w in dict.fromkeys(found) if w and w != "-"]
