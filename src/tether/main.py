@@ -41,18 +41,39 @@ def main(argv: list[str] | None = None) -> int:
     return app_main(args)
 
 
+INTERRUPTED = "tether: interrupted\n"
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report it
+
+
 def console_main() -> None:
     """Run `main` as a command. A reader that goes away (`tether sessions list | head -1`)
     ends it quietly, as Python's documentation recommends for SIGPIPE: whatever it was
-    printing is of no use to anyone any more."""
+    printing is of no use to anyone any more.
+
+    Ctrl+C at any moment ends it with one line and status 130: while modules load (before
+    any front end handles it), and while the interpreter shuts down (joining a thread that
+    is still finishing), where Python would print a traceback."""
     try:
         code = main()
         # Flushed here, inside the `try`: a pipe closed after the last write fails now.
         sys.stdout.flush()
     except BrokenPipeError:
         _discard_stdout()
-        sys.exit(1)
+        code = 1
+    except KeyboardInterrupt:
+        sys.stderr.write(INTERRUPTED)
+        code = INTERRUPTED_STATUS
+    if "signal" in sys.modules:  # loaded by any real run; `--version` does not pay for it
+        import signal
+
+        signal.signal(signal.SIGINT, _interrupted_at_exit)
     sys.exit(code)
+
+
+def _interrupted_at_exit(signum: int, frame: object) -> None:
+    # The work is done and said: nothing is left to stop or to flush.
+    os.write(2, INTERRUPTED.encode())
+    os._exit(INTERRUPTED_STATUS)
 
 
 def _discard_stdout() -> None:
