@@ -32,15 +32,13 @@ def _unread(fd: int) -> int:
     return int.from_bytes(available, sys.byteorder)
 
 
-def test_ctrl_c_while_modules_load_is_one_line(
-    model_env: FakeModelServer, workspace: Path
-) -> None:
+def test_ctrl_c_while_modules_load_is_one_line(model_env: FakeModelServer, workspace: Path) -> None:
     model_env.script(reply(text("never asked")))
     read_end, write_end = os.pipe()
     fcntl.fcntl(read_end, F_SETPIPE_SZ, PIPE_BYTES)
+    argv = [sys.executable, "-X", "importtime", "-m", "tether", "--cwd", str(workspace)]
     with subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "tether", "--cwd", str(workspace)]
-        + ["-p", "hello"],
+        [*argv, "-p", "hello"],
         stdout=subprocess.PIPE,
         stderr=write_end,
         text=True,

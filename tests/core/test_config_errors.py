@@ -54,9 +54,7 @@ def test_broken_settings_file_names_the_spot(tether: Run, workspace: Path) -> No
     assert "line 2" in result.stderr
 
 
-def test_a_control_character_in_a_settings_file_is_named_once(
-    tether: Run, workspace: Path
-) -> None:
+def test_a_control_character_in_a_settings_file_is_named_once(tether: Run, workspace: Path) -> None:
     (workspace / ".tether").mkdir()
     settings = workspace / ".tether" / "settings.json"
     settings.write_text('{"model": "a\x01b"}')

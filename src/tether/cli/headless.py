@@ -175,8 +175,8 @@ def _stop_on_signals(session: Session) -> list[int]:
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
-        if not seen:
-            session.interrupt(f"stopped by {signal.Signals(signum).name}")
+        if not seen:  # the one turn headless runs may not have started yet
+            session.interrupt_next_turn(f"stopped by {signal.Signals(signum).name}")
         seen.append(signum)
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.

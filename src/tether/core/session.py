@@ -252,6 +252,15 @@ class Session:
             self._interrupted = reason
             self._task.cancel()
 
+    def interrupt_next_turn(self, reason: str) -> None:
+        """Interrupt the running turn, or, when none runs yet, the next one as soon as it
+        starts: a signal to stop that came before the turn did is not lost."""
+        if self.busy or self.preparing:
+            self.interrupt(reason)
+        else:
+            self._interrupted = reason
+            self._interrupt_pending = True
+
     async def _run(self, text: str) -> AsyncIterator[Event]:
         if self.busy:
             raise HarnessError("a turn is already running in this session")
