@@ -22,6 +22,7 @@ from tether.core.resume import restore
 from tether.protocol import ToolResultBlock
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
+from tether.testing.cli_runner import run_cli
 
 NAMESPACE_OK = shutil.which("unshare") is not None and os.geteuid() == 0
 
@@ -215,3 +216,47 @@ def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
         ("assistant", "done", [], []),
     ]
     assert (call.name, call.input) == ("Bash", {"command": command})
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    ran = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True)
+    return ran.returncode == 0
+
+
+def test_a_session_resumed_while_its_file_cannot_be_written_is_saved_once_it_can(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    """`-c` on a file made immutable: the session goes on and says so; once the file takes
+    writes again (here, during the turn), everything the turn did is written after it."""
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr")
+    fake_model.script(reply(text("first")))
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    assert run_cli([*argv, "start"]).exit_code == 0
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    if not _immutable(info.path, True):
+        pytest.skip("this file system has no immutable files")
+
+    def writable_again(_request: RecordedRequest) -> object:
+        _immutable(info.path, False)
+        return reply(tool_use("Bash", command="echo ran"))
+
+    fake_model.script(writable_again, reply(text("went on")))  # type: ignore[arg-type]
+    try:
+        ran = run_cli(["-c", *argv, "go on"])
+    finally:
+        _immutable(info.path, False)
+    assert (ran.exit_code, ran.stdout) == (0, "went on\n"), ran.stderr
+    lines = ran.stderr.splitlines()
+    assert len(lines) == 2, ran.stderr
+    assert lines[0].startswith(f"tether: cannot open session file {info.path}: ")
+    assert lines[0].endswith(
+        "; this session is not being saved for now: what could not be "
+        "written is kept, and written in order as soon as the file takes "
+        "writes again"
+    )
+    assert lines[1].startswith(f"tether: warning: the session is saved again to {info.path}")
+    restored = restore(load_session(info.path))
+    assert restored.damage == ()
+    assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 3
+    assert "go on" in str(restored.history.messages[2].content)

@@ -12,6 +12,11 @@ from tether.store import SessionWriter
 
 TITLE_CHARS = 80
 
+WAITING = (
+    "this session is not being saved for now: what could not be written is kept, and written "
+    "in order as soon as the file takes writes again"
+)
+
 _Entry = Callable[[SessionWriter], object]
 """Writes exactly one entry: a failed one is written again later, never twice."""
 
@@ -45,6 +50,14 @@ class SessionRecorder:
         return recorder
 
     @classmethod
+    def retrying(cls, open_writer: Callable[[], SessionWriter], problem: str) -> SessionRecorder:
+        """A recorder whose file cannot be opened now (`problem`, told by whoever made it):
+        it tries again at each entry, and says when the session is saved again."""
+        recorder = cls(open_writer, titled=True)
+        recorder.problem = problem
+        return recorder
+
+    @classmethod
     def unsaved(cls, problem: str) -> SessionRecorder:
         """A recorder for a session whose file cannot be written: it records nothing (whoever
         made it tells the user why)."""
@@ -52,11 +65,6 @@ class SessionRecorder:
         recorder.problem = problem
         recorder._saves = False
         return recorder
-
-    @property
-    def waiting(self) -> int:
-        """Entries not written yet (a failure keeps them until the file takes them)."""
-        return len(self._waiting)
 
     def take_notices(self) -> list[str]:
         """What the user should be told since the last call, oldest first."""
@@ -117,10 +125,7 @@ class SessionRecorder:
                 self._waiting.popleft()
         except (HarnessError, OSError) as e:
             if self.problem is None:
-                self._notices.append(
-                    f"{e}; this session is not being saved for now: what could not be written "
-                    "is kept, and written in order as soon as the file takes writes again"
-                )
+                self._notices.append(f"{e}; {WAITING}")
             self.problem = str(e)
         else:
             if self.problem is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tether.core.history import History
-from tether.core.recording import SessionRecorder
+from tether.core.recording import WAITING, SessionRecorder
 from tether.core.replay import RecordRepair
 from tether.protocol import HarnessError, Message, Usage
 from tether.store import (
@@ -175,6 +175,14 @@ def resume_session(
             problem = str(e)
     if writer is not None:
         recorder = SessionRecorder.continuing(writer)
+    elif not fork:  # the file could not be opened to write: tried again at each entry
+        last = loaded.last_uuid
+
+        def reopen() -> SessionWriter:
+            return SessionWriter.reopen(path, cwd=cwd, last_uuid=last, model=model)
+
+        recorder = SessionRecorder.retrying(reopen, f"{problem}; {WAITING}")
+        notices.append(recorder.problem or "")
     else:
         recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")
         notices.append(recorder.problem or "")
