@@ -264,7 +264,7 @@ class SessionWriter:
             fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
         except OSError as e:
             raise HarnessError(
-                f"could not save the session: its file {self.path} is gone and {path} "
+                f"could not save the session: {self.path} is no longer its file, and {path} "
                 f"cannot be created: {e.strerror or e}"
             ) from e
         try:
