@@ -3,23 +3,30 @@
     .venv/bin/python bench/startup.py          (BENCH_RUNS=N for more runs; 9 by default)
 
 Figures, each the median of the runs (interleaved, so that load changes hit every figure
-alike; this machine is shared, so compare the ratios more than the milliseconds):
+alike; the machine's load is printed with them: compare the ratios more than the milliseconds):
 - `--version`;
-- spawn to first model request for `-p hi` (the request reaching the fake server);
-- the REPL's prompt on screen (tether: the "> " drawn on a pseudo-terminal);
-- where tether's time to the first request goes: interpreter start, imports, settings, the
-  session build, its preparations, and the first turn up to the request (HTTP client, system
-  prompt, encoding), measured by `startup_phases.py` doing the same steps;
-- what the libraries tether could import would cost on their own.
+- `-p hi`: spawn to the first model request reaching the fake server;
+- stream-json: spawn with the flags the Agent SDK passes (`--output-format stream-json
+  --verbose --input-format stream-json`), one user message on stdin, to the first request;
+- the Agent SDK's `query()`: from the call (which spawns the CLI and does its `initialize`
+  handshake first) to the first request;
+- the REPL's prompt on screen (tether only: the "> " drawn on a pseudo-terminal);
+- where tether's time to its first request goes, measured by `startup_phases.py` doing what
+  `-p` does with each step timed; and what the libraries it uses cost to import on their own.
 
-Claude Code is the binary bundled in the `claude-agent-sdk` wheel (a dev dependency), pointed at
-the fake server with ANTHROPIC_BASE_URL, a dummy key, and a temporary HOME and CLAUDE_CONFIG_DIR
-so that it never reads or writes a real one; auto-update and non-essential traffic are off, as
-there is no network here. Its column is skipped, with a note, when the wheel is absent.
+tether runs as the `tether` command installed beside this interpreter, as the SDK runs it, from
+compiled bytecode (compiled first here, as a wheel's install does: an editable checkout run with
+PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start). Claude Code is the
+binary bundled in the `claude-agent-sdk` wheel (a dev dependency), pointed at the fake server
+with ANTHROPIC_BASE_URL, a dummy key, and a temporary HOME and CLAUDE_CONFIG_DIR so that it
+never reads or writes a real one; auto-update and non-essential traffic are off, as there is no
+network here. Its column is skipped, with a note, when the wheel is absent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import compileall
 import json
 import os
 import pty
@@ -32,19 +39,29 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import tether
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text
 
 PY = sys.executable
+TETHER = str(Path(PY).with_name("tether"))
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 HERE = Path(__file__).parent
-LIBRARIES = ("pydantic", "httpx2", "rich", "prompt_toolkit", "mcp", "anthropic", "openai")
-PHASES = (
-    ("python", "interpreter start"),
-    ("imports", "imports (tether.cli.headless)"),
-    ("settings", "settings files"),
-    ("build", "session build (tools, rules, sandbox)"),
-    ("prepare", "preparations (MCP servers)"),
-    ("request", "first turn to its request"),
+LIBRARIES = ("pydantic", "httpx2", "yaml", "rich", "prompt_toolkit", "mcp", "tree_sitter_bash")
+STREAM_JSON = ("--output-format", "stream-json", "--verbose", "--input-format", "stream-json")
+USER_LINE = json.dumps(
+    {
+        "type": "user",
+        "message": {"role": "user", "content": "hi"},
+        "parent_tool_use_id": None,
+        "session_id": "default",
+    }
+)
+ROWS = (
+    ("version", "--version"),
+    ("first_request", "-p: spawn to first request"),
+    ("stream_json", "stream-json: spawn to request"),
+    ("sdk_query", "SDK query(): call to request"),
+    ("repl_prompt", "REPL prompt on screen"),
 )
 
 
@@ -69,7 +86,7 @@ def _time_to_prompt(env: dict[str, str], cwd: str) -> float:
     pid, fd = pty.fork()
     if pid == 0:  # child
         os.chdir(cwd)
-        os.execve(PY, [PY, "-m", "tether"], env)
+        os.execve(TETHER, [TETHER], env)
     started = time.perf_counter()
     seen = b""
     try:
@@ -96,7 +113,8 @@ class _Arrivals:
         self.server = server
         self.times: list[float] = []
 
-    def expect(self, requests: int) -> None:
+    def expect(self, requests: int = 8) -> None:
+        """Side requests (titles, summaries) must not be refused: several are scripted."""
         self.times.clear()
         self.server.reset()
         answer: Callable[[RecordedRequest], Turn] = self._answer
@@ -106,20 +124,49 @@ class _Arrivals:
         self.times.append(time.time())
         return reply(text("ok"))
 
+    def first_after(self, spawned: float) -> float:
+        assert self.times, "no request arrived"
+        return self.times[0] - spawned
+
 
 def _first_request(
-    arrivals: _Arrivals, argv: list[str], env: dict[str, str], cwd: str
+    arrivals: _Arrivals, argv: list[str], env: dict[str, str], cwd: str, stdin: str | None = None
 ) -> tuple[float, str]:
     """Seconds from spawn to the first request, and the child's stdout."""
-    arrivals.expect(8)  # side requests (titles, summaries) must not be refused
+    arrivals.expect()
     spawned = time.time()
-    done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env, cwd=cwd)
-    return arrivals.times[0] - spawned, done.stdout
+    done = subprocess.run(
+        argv, check=True, capture_output=True, text=True, env=env, cwd=cwd, input=stdin
+    )
+    return arrivals.first_after(spawned), done.stdout
+
+
+def _stream_json_result(stdout: str) -> str:
+    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    results = [line for line in lines if line.get("type") == "result"]
+    assert results, stdout[-2000:]
+    return str(results[-1]["result"])
+
+
+def _sdk_query(arrivals: _Arrivals, cli: str, env: dict[str, str], cwd: str) -> float:
+    """Seconds from calling the Agent SDK's `query()` to the first request."""
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+
+    async def run() -> str:
+        options = ClaudeAgentOptions(cli_path=cli, cwd=cwd, env=env)
+        results = [m async for m in query(prompt="hi", options=options)]
+        return next(m.result or "" for m in results if isinstance(m, ResultMessage))
+
+    arrivals.expect()
+    called = time.time()
+    said = asyncio.run(run())
+    assert said == "ok", said
+    return arrivals.first_after(called)
 
 
 def _phases(arrivals: _Arrivals, env: dict[str, str], cwd: str) -> dict[str, float]:
     """tether's steps to its first request, in seconds each."""
-    arrivals.expect(8)
+    arrivals.expect()
     spawned = time.time()
     done = subprocess.run(
         [PY, str(HERE / "startup_phases.py")],
@@ -129,15 +176,20 @@ def _phases(arrivals: _Arrivals, env: dict[str, str], cwd: str) -> dict[str, flo
         env=env,
         cwd=cwd,
     )
-    marks = json.loads(done.stdout.strip().splitlines()[-1])
-    return {
-        "python": marks["started"] - spawned,
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    marks, steps = found["marks"], found["steps"]
+    build = marks["built"] - marks["imported"]
+    figures = {
+        "interpreter start": marks["started"] - spawned,
         "imports": marks["imported"] - marks["started"],
-        "settings": marks["settings"] - marks["imported"],
-        "build": marks["built"] - marks["settings"],
-        "prepare": marks["prepared"] - marks["built"],
-        "request": arrivals.times[0] - marks["prepared"],
+        **{f"build: {name}": seconds for name, seconds in steps.items() if "request" not in name},
+        "build: the rest": build - sum(s for n, s in steps.items() if "request" not in n),
+        "preparations (MCP servers)": marks["prepared"] - marks["built"],
+        "first turn to its request body": marks["encoded"] - marks["prepared"],
+        "HTTP client, connection, sending": arrivals.first_after(marks["encoded"]),
     }
+    figures["total"] = sum(figures.values())
+    return figures
 
 
 def _import_time(module: str) -> float | None:
@@ -161,7 +213,9 @@ def _claude_env(server: FakeModelServer, home: Path) -> dict[str, str]:
 
 
 def main() -> dict[str, float]:
+    compileall.compile_dir(Path(tether.__file__).parent, quiet=1)
     claude = claude_code()
+    figures: dict[str, float] = {"load_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
         server.expect_rejections = True  # a tool's extra request beyond the script is no failure
         arrivals = _Arrivals(server)
@@ -170,74 +224,80 @@ def main() -> dict[str, float]:
         workspace = Path(tmp) / "workspace"
         for path in (tether_home, claude_home, workspace):
             path.mkdir()
-        env = {
-            **os.environ,
+        own = {
             "TETHER_HOME": str(tether_home),
             "HOME": str(tether_home),
             "ANTHROPIC_BASE_URL": server.url,
             "ANTHROPIC_API_KEY": "bench",
-            "TERM": "xterm-256color",
         }
-        env.pop("TETHER_MODEL", None)
+        os.environ.pop("TETHER_MODEL", None)
+        env = {**os.environ, **own, "TERM": "xterm-256color"}
         cc_env = _claude_env(server, claude_home)
         samples: dict[str, list[float]] = {}
 
         def add(key: str, value: float) -> None:
             samples.setdefault(key, []).append(value)
 
+        def compare(cli: str, run_env: dict[str, str]) -> None:
+            prefix = "" if cli == TETHER else "cc_"
+            add(f"{prefix}version", _time_command([cli, "--version"], run_env))
+            first, said = _first_request(arrivals, [cli, "-p", "hi"], run_env, tmp)
+            assert said.strip() == "ok", said
+            add(f"{prefix}first_request", first)
+            first, said = _first_request(
+                arrivals, [cli, *STREAM_JSON], run_env, tmp, stdin=USER_LINE + "\n"
+            )
+            assert _stream_json_result(said) == "ok", said[-2000:]
+            add(f"{prefix}stream_json", first)
+            sdk_env = own if cli == TETHER else cc_env
+            add(f"{prefix}sdk_query", _sdk_query(arrivals, cli, sdk_env, tmp))
+
         for _ in range(RUNS):  # interleaved so load changes hit every figure alike
             add("python", _time_command([PY, "-c", "pass"]))
-            add("version", _time_command([PY, "-m", "tether", "--version"]))
+            add("python_isolated", _time_command([PY, "-I", "-S", "-c", "pass"]))
+            compare(TETHER, env)
             add("repl_prompt", _time_to_prompt(env, str(workspace)))
-            first, said = _first_request(arrivals, [PY, "-m", "tether", "-p", "hi"], env, tmp)
-            assert said.strip() == "ok", said
-            add("first_request", first)
             for key, value in _phases(arrivals, env, str(workspace)).items():
-                add(f"phase_{key}", value)
+                add(f"phase:{key}", value)
             if claude is not None:
-                add("cc_version", _time_command([str(claude), "--version"], cc_env))
-                first, said = _first_request(arrivals, [str(claude), "-p", "hi"], cc_env, tmp)
-                assert said.strip() == "ok", said
-                add("cc_first_request", first)
-        figures = {key: statistics.median(values) for key, values in samples.items()}
+                compare(str(claude), cc_env)
+        figures.update({key: statistics.median(values) for key, values in samples.items()})
         for module in LIBRARIES:
             times = [t for t in (_import_time(module) for _ in range(3)) if t is not None]
             if times:
-                figures[f"import_{module}"] = statistics.median(times)
+                figures[f"import:{module}"] = statistics.median(times)
+    figures["load_after"] = os.getloadavg()[0]
     return figures
 
 
 def report(figures: dict[str, float]) -> None:
-    base = figures["python"]
-    has_claude = "cc_first_request" in figures
-    print(f"start-up (median of {RUNS} runs; bare python = {base * 1000:.0f} ms)")
-    print(f"  {'':30} {'tether':>9} {'Claude Code':>12} {'ratio':>7}")
-    for key, label in (
-        ("version", "--version"),
-        ("first_request", "-p: spawn to first request"),
-        ("repl_prompt", "REPL prompt on screen"),
-    ):
+    print(
+        f"start-up (median of {RUNS} runs; load average {figures['load_before']:.1f} before, "
+        f"{figures['load_after']:.1f} after; bare python {figures['python'] * 1000:.0f} ms, "
+        f"python -I -S {figures['python_isolated'] * 1000:.0f} ms)"
+    )
+    print(f"  {'':32} {'tether':>9} {'Claude Code':>12} {'ratio':>7}")
+    for key, label in ROWS:
         ours = figures[key]
         theirs = figures.get(f"cc_{key}")
         if theirs is None:
-            print(f"  {label:30} {ours * 1000:7.0f}ms {'-':>12}")
+            print(f"  {label:32} {ours * 1000:7.0f}ms {'-':>12}")
         else:
             ratio = ours / theirs
-            print(f"  {label:30} {ours * 1000:7.0f}ms {theirs * 1000:10.0f}ms {ratio:6.2f}x")
-    if not has_claude:
+            print(f"  {label:32} {ours * 1000:7.0f}ms {theirs * 1000:10.0f}ms {ratio:6.2f}x")
+    if "cc_first_request" not in figures:
         print(
             "  (Claude Code column skipped: claude-agent-sdk, which bundles it, is not installed)"
         )
-    print("  tether's way to its first request (startup_phases.py, same steps):")
-    for key, label in PHASES:
-        print(f"    {label:38} {figures[f'phase_{key}'] * 1000:6.0f} ms")
-    total = sum(figures[f"phase_{key}"] for key, _ in PHASES)
-    print(f"    {'total':38} {total * 1000:6.0f} ms")
-    print("  import cost on its own (over bare python; anthropic and openai are no longer used):")
+    print("  tether's way to its first request (startup_phases.py, what -p does, step by step):")
+    for key, value in figures.items():
+        if key.startswith("phase:"):
+            print(f"    {key.removeprefix('phase:'):40} {value * 1000:6.1f} ms")
+    print("  import cost on its own (over bare python):")
     for module in LIBRARIES:
-        value = figures.get(f"import_{module}")
+        value = figures.get(f"import:{module}")
         shown = f"{value * 1000:6.0f} ms" if value is not None else "  not installed"
-        print(f"    import {module:31} {shown}")
+        print(f"    import {module:33} {shown}")
 
 
 if __name__ == "__main__":

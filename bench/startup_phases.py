@@ -1,10 +1,14 @@
-"""Child of bench/startup.py: `tether -p hi` done step by step, printing when each step ended.
+"""Child of bench/startup.py: `tether -p hi` done step by step, noting when each step ran.
 
-Run as `python startup_phases.py` in the bench's environment (fake server, own home); prints one
-JSON object of wall-clock times (time.time(), comparable with the parent's): the first line of
-this file running, the command-line front end imported, settings loaded, the session built, its
-preparations done (MCP servers), and the turn's end. The parent knows the spawn time and when
-the first request reached the server.
+Run as `python startup_phases.py` in the bench's environment (fake server, own home). It runs
+what `tether -p` runs (the early work on threads, the headless front end's imports, `build`,
+`prepare`, one turn), with the
+steps of the session build and of the first turn timed by wrapping the functions `setup`
+calls (looked up by name at call time, so wrapping them here changes nothing else). Prints one
+JSON object: `marks`, wall-clock times (time.time(), comparable with the parent's) of the
+first line running, the imports done, the build done, the preparations done and the first
+request's body ready; `steps`, seconds spent in each named step of the build and the turn.
+The parent knows the spawn time and when the first request reached the server.
 """
 
 from __future__ import annotations
@@ -13,27 +17,89 @@ import time
 
 marks = {"started": time.time()}
 
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import tether.cli.headless  # noqa: E402, F401  (what `tether -p` imports before it reads settings)
+from tether.cli.early_work import start_early_work  # noqa: E402
+
+start_early_work(Path.cwd(), settings_given=False)  # as `-p` does before its imports
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import tether.cli.headless  # noqa: E402, F401  (what `tether -p` imports before its session)
+from tether.cli import setup  # noqa: E402
 
 marks["imported"] = time.time()
 
-from tether.cli.setup import RunOptions, build_session  # noqa: E402
-from tether.config.settings import load_settings, settings_files, tether_home  # noqa: E402
+steps: dict[str, float] = {}
+
+# The build's steps, by the names `tether.cli.setup` calls them.
+BUILD_STEPS = {
+    "project_root": "project and trust",
+    "workspace_trust": "project and trust",
+    "settings_files": "settings",
+    "load_settings": "settings",
+    "restrict_settings": "settings",
+    "discover_skills": "skills and agents",
+    "discover_agents": "skills and agents",
+    "build_model": "model client",
+    "build_gate": "permission rules and hooks",
+    "builtin_tools": "tools",
+    "ToolRegistry": "tools",
+    "plan_session_sandbox": "sandbox",
+    "ProjectInstructions": "instructions and memory",
+    "_memory": "instructions and memory",
+    "build_system_prompt": "system prompt",
+    "new_recorder": "session file",
+    "_record_run": "run record",
+    "mcp_setup": "MCP configuration",
+    "review_workspace": "project and trust",
+}
+
+
+def _timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            steps[name] = steps.get(name, 0.0) + time.perf_counter() - started
+
+    return timed
+
+
+for attribute, step in BUILD_STEPS.items():
+    setattr(setup, attribute, _timed(step, getattr(setup, attribute)))
+
+
+def _wrap_request_encoding() -> None:
+    """The first turn's request body: its encoding timed, and the moment it is ready (the HTTP
+    client is built meanwhile on a thread of its own, and must not be imported here)."""
+    from tether.models import anthropic
+
+    build_body, encode_body = anthropic.build_body, anthropic.encode_body
+
+    def encode_marked(*args: Any, **kwargs: Any) -> Any:
+        body = encode_body(*args, **kwargs)
+        if "encoded" not in marks:
+            marks["encoded"] = time.time()
+            marks["cpu_at_encoded"] = time.process_time()
+        return body
+
+    anthropic.build_body = _timed("request encoding", build_body)
+    anthropic.encode_body = _timed("request encoding", encode_marked)
+
+
+_wrap_request_encoding()
+
 from tether.protocol import UserInput  # noqa: E402
 
 
 async def main() -> None:
-    workspace = Path.cwd()
-    # Settings alone, to split them from the rest of the build (build_session reads them again:
-    # a few small files, a fraction of a millisecond once cached by the system).
-    load_settings(settings_files(workspace, home=tether_home(os.environ)))
-    marks["settings"] = time.time()
-    session = build_session(RunOptions(cwd=workspace))
+    session = setup.build_session(setup.RunOptions(cwd=Path.cwd()))
     marks["built"] = time.time()
     await session.prepare()
     marks["prepared"] = time.time()
@@ -44,4 +110,4 @@ async def main() -> None:
 
 
 asyncio.run(main())
-print(json.dumps(marks))
+print(json.dumps({"marks": marks, "steps": steps, "modules": len(sys.modules)}))

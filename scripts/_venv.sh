@@ -13,4 +13,10 @@ ensure_venv() {
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root$extras" >&2
     echo "$want" >"$stamp"
   fi
+  # An editable install has no bytecode, and with PYTHONDONTWRITEBYTECODE set nothing ever
+  # writes it: every start would compile each of tether's modules again (several hundred ms).
+  # Compiled once, as a wheel's install does (a module edited later is compiled on its own).
+  if [[ ! -d "$root/src/tether/__pycache__" ]]; then
+    "$venv/bin/python" -m compileall -q "$root/src/tether" >/dev/null
+  fi
 }

@@ -4,8 +4,7 @@ It is the composition root above every layer: `tether demo` runs the scripted de
 test kit; everything else goes to the command-line front end.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: it is one more import before --version answers.
 import os
 import sys
 

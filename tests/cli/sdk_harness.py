@@ -65,6 +65,13 @@ class SdkRun:
         transport = self._transport(prompt, options)
         return [m async for m in query(prompt=prompt, options=options, transport=transport)]
 
+    async def stream(self, prompt: str, **overrides: Any) -> AsyncIterator[Message]:
+        """`query`, message by message (for a run that ends by raising)."""
+        options = self.options(**overrides)
+        transport = self._transport(prompt, options)
+        async for message in query(prompt=prompt, options=options, transport=transport):
+            yield message
+
     def client(self, **overrides: Any) -> ClaudeSDKClient:
         options = self.options(**overrides)
         return ClaudeSDKClient(options, transport=self._transport(None, options))

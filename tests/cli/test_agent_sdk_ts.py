@@ -76,3 +76,28 @@ def test_in_process_mcp_server(model_env: FakeModelServer, workspace: Path, home
     assert model_env.requests[0].system().startswith("You add numbers.")
     init = messages[0]
     assert init["mcp_servers"] == [{"name": "calc", "status": "connected", "source": "sdk"}]
+
+
+def test_control_requests(model_env: FakeModelServer, workspace: Path, home: Path) -> None:
+    model_env.script(reply(text("one")), reply(text("two")))
+    messages, facts = drive("controls", workspace, home)
+    controls = facts["controls"]
+    # Each answered as Claude Code answers it (none throws), with its effect on the next turn.
+    assert {name: "error" in outcome for name, outcome in controls.items()} == {
+        "setMaxThinkingTokens": False,
+        "applyFlagSettings": False,
+        "reloadSkills": False,
+        "setMcpServers": False,
+        "backgroundTasks": False,
+        "reinitialize": False,
+        # As Claude Code: a session not started so cannot be switched to bypassPermissions.
+        "setPermissionMode": True,
+    }
+    assert controls["setMcpServers"]["ok"] == {"added": [], "removed": [], "errors": {}}
+    assert controls["backgroundTasks"]["ok"] is False
+    assert "bypassPermissions" in controls["setPermissionMode"]["error"]
+    assert {s["name"] for s in controls["reloadSkills"]["ok"]["skills"]} >= {"code-review"}
+    second = model_env.requests[1].body
+    assert second["model"] == "claude-haiku-4-5"
+    assert second["thinking"] == {"type": "enabled", "budget_tokens": 2000}
+    assert [m["type"] for m in messages].count("result") == 2

@@ -488,7 +488,8 @@ async def test_ctrl_c_at_the_question_denies_and_interrupts_the_turn(
     assert code == 0
     assert not (workspace / "made.txt").exists()
     second = model_env.requests[1]
-    assert second.last_user_text() == "carry on"
+    # As Claude Code: the conversation says the user interrupted, before the next prompt.
+    assert second.last_user_text() == "[Request interrupted by user for tool use]\ncarry on"
     assert second.tool_results() == [INTERRUPTED]
     assert "  ⎿  Interrupted\n" in terminal.output
     assert "Back again." in terminal.output
@@ -625,4 +626,6 @@ async def test_ctrl_c_during_a_turn_keeps_what_was_typed_for_the_prompt(
         await terminal.wait_for("Redirected.")
         pipe.send_text(CTRL_D)
         assert await repl == 0
-    assert model_env.requests[1].last_user_text() == "no, do the short one\nand quickly"
+    assert model_env.requests[1].last_user_text() == (
+        "[Request interrupted by user for tool use]\nno, do the short one\nand quickly"
+    )

@@ -124,10 +124,16 @@ def test_sessions_list_show_rm(
     assert _sessions(workspace) == []
 
 
-def test_no_session_to_continue_is_a_clear_error(model_env: object, tether: Run) -> None:
+def test_continue_with_no_session_starts_a_new_one(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    # As Claude Code: nothing to continue is not an error; a new session starts, and says so.
+    fake_model.script(reply(text("hello")))
     result = tether("-c", "-p", "hi")
-    assert result.exit_code == 2
-    assert "no session to continue" in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "hello"
+    assert "no earlier session" in result.stderr
+    assert len(_sessions(workspace)) == 1
 
 
 def test_a_torn_last_line_is_skipped_with_a_warning(

@@ -1,12 +1,17 @@
-"""What `tether -p` loads before its first request: only what that request needs. The costly
-parts that come later (the permission engine at the first tool call, the terminal UI, MCP with
-the first server) are not imported, and neither are the vendor SDKs at all."""
+"""What `tether -p` and the Agent SDK's stream-json front end load before their first request:
+only what that request needs. The costly parts that come later (the permission engine at the
+first tool call, the terminal UI, MCP with the first server) are not imported, and neither are
+the vendor SDKs at all. Checked at the moment the real command first connects to the model."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tether.testing import FakeModelServer, reply, text
 
 LATER = (
     "tether.permissions.engine",
@@ -16,6 +21,7 @@ LATER = (
     "mcp",
     "anthropic",
     "openai",
+    "yaml",  # tether's own skills' front matter is known ahead
 )
 
 
@@ -50,3 +56,112 @@ def test_the_permission_engine_loads_on_first_use() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, check=True
     )
     assert result.stdout == "False True tether.permissions.engine\n"
+
+
+# Run as `python -c PROGRAM PORT ARGS...`: tether's command line, noting on stderr every module
+# loaded when the process first connects to the model server at PORT (its first request).
+AT_FIRST_REQUEST = """\
+import json, sys
+port = int(sys.argv[1])
+sys.argv = ["tether", *sys.argv[2:]]
+noted = []
+def note(event, args):
+    if event == "socket.connect" and not noted and isinstance(args[1], tuple):
+        if args[1][1] == port:
+            noted.append(True)
+            sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+sys.addaudithook(note)
+from tether.main import console_main
+console_main()
+"""
+
+NOT_BEFORE_THE_FIRST_REQUEST = (
+    *LATER,
+    "tree_sitter",
+    "tree_sitter_bash",
+    "tether.permissions.seed_yaml",
+    "tether.mcp.manager",
+)
+"""What no headless run loads before its first request: the permission engine and the shell
+parser (first tool call), the terminal UI, MCP (first server), the YAML parser (only for a
+skill or rule file of the user's), the vendor SDKs (never)."""
+
+SDK_FRONT_END = (
+    "tether.cli.stream_json",
+    "tether.cli.stream_input",
+    "tether.cli.control",
+    "tether.cli.sdk_lines",
+    "tether.cli.sdk_facts",
+    "tether.cli.sdk_stream",
+    "tether.cli.sdk_permissions",
+    "tether.cli.sdk_requests",
+    "tether.cli.tool_results",
+)
+"""The Agent SDK's front end and Claude Code's line shapes: not for `-p` with text output."""
+
+
+def _modules_at_first_request(
+    fake_model: FakeModelServer, workspace: Path, home: Path, *argv: str, stdin: str = ""
+) -> set[str]:
+    fake_model.script(reply(text("ok")))
+    port = fake_model.url.rsplit(":", 1)[1].split("/")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", AT_FIRST_REQUEST, port, *argv],
+        cwd=workspace,
+        env={**os.environ, "HOME": str(home)},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    noted = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    assert len(noted) == 1, done.stderr
+    modules = set(json.loads(noted[0].removeprefix("MODULES ")))
+    assert "httpx2" in modules  # noted as the request went out
+    return modules
+
+
+def test_print_mode_loads_only_what_its_first_request_needs(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    modules = _modules_at_first_request(model_env, workspace, home, "-p", "hi")
+    assert sorted(modules & {*NOT_BEFORE_THE_FIRST_REQUEST, *SDK_FRONT_END}) == []
+
+
+def test_the_agent_sdks_front_end_loads_only_what_its_first_request_needs(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    line = {"type": "user", "message": {"role": "user", "content": "hi"}, "session_id": ""}
+    modules = _modules_at_first_request(
+        model_env,
+        workspace,
+        home,
+        *("--output-format", "stream-json", "--verbose", "--input-format", "stream-json"),
+        stdin=json.dumps(line) + "\n",
+    )
+    assert sorted(modules & set(NOT_BEFORE_THE_FIRST_REQUEST)) == []
+    assert "tether.cli.stream_json" in modules
+
+
+def _imported(argv: list[str]) -> set[str]:
+    """The modules a command imports, as Python's import profiler lists them."""
+    done = subprocess.run(
+        argv,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line and "imported package" not in line
+    }
+
+
+def test_version_costs_what_the_interpreter_does() -> None:
+    # The installed command (what the Agent SDK starts) imports tether's entry point and
+    # nothing else that bare Python does not: no `re`, as a generated console script would.
+    command = str(Path(sys.executable).with_name("tether"))
+    extra = _imported([command, "--version"]) - _imported([sys.executable, "-c", "pass"])
+    assert sorted(extra) == ["tether", "tether.main"]

@@ -54,7 +54,10 @@ async def test_interrupt_during_a_command_then_continue(
         follow_up = fake_model.requests[1]
         assert follow_up.tool_result_errors() == [True, True]
         assert all("Interrupted by the user" in r for r in follow_up.tool_results())
-        assert follow_up.last_user_text() == "why did you stop?"
+        # As Claude Code: the conversation says the user interrupted, before the next prompt.
+        assert follow_up.last_user_text() == (
+            "[Request interrupted by user for tool use]\nwhy did you stop?"
+        )
     finally:
         await session.aclose()
 

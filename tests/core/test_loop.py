@@ -173,18 +173,21 @@ def test_refusal_ends_the_turn_with_no_call_left_unanswered(
     assert not (workspace / "x").exists()
 
 
-def test_max_turns_stops_and_answers_pending_calls(
+def test_max_turns_runs_the_last_calls_and_stops(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     fake_model.script(
-        reply(tool_use("Bash", command="echo 1")), reply(tool_use("Bash", command="touch no"))
+        reply(tool_use("Bash", command="echo 1")),
+        reply(tool_use("Bash", command="touch last")),
+        reply(text("never asked")),
     )
     result = tether("-p", "loop", "--max-turns", "2", "--output-format", "stream-json")
     assert result.exit_code == 1
-    last_user = [line for line in result.json_lines() if line["type"] == "user"][-1]
-    assert "turn limit (2)" in last_user["message"]["content"][0]["content"]
+    # As Claude Code: the calls of the last reply run; the model is not called again.
+    assert (workspace / "last").exists()
+    assert len(fake_model.requests) == 2
     assert result.json_lines()[-1]["subtype"] == "error_max_turns"
-    assert not (workspace / "no").exists()
+    assert result.json_lines()[-1]["num_turns"] == 3
 
 
 def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:

@@ -94,7 +94,7 @@ async def test_writes_to_one_path_take_turns_while_others_overlap(tmp_path: Path
         _call(4, "SlowRead", "same.txt"),
     ]
     results = await run_calls(agent, calls, events.append, None, [], unfinished="x")
-    assert [r.content for r in results] == ["c1", "c2", "c3", "c4"]
+    assert [r.block.content for r in results] == ["c1", "c2", "c3", "c4"]
     # c1 and c2 never overlap; c3 and c4 run alongside c1.
     assert log.index("end c1") < log.index("start c2")
     assert log.index("start c3") < log.index("end c1")

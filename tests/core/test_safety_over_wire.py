@@ -124,7 +124,12 @@ def test_pre_tool_use_hook_blocks_and_post_hook_adds_context(
     assert "no secrets" in blocked
     assert "s3cr3t" not in blocked
     assert "hello" in opened
-    assert "checked by note" in opened
+    # The hook's context is given beside the result, not inside what the tool returned.
+    assert "checked by note" not in opened
+    assert (
+        "PostToolUse:Read hook additional context: checked by note"
+        in fake_model.requests[1].last_user_text()
+    )
 
 
 @pytest.mark.usefixtures("trusted_workspace")

@@ -43,6 +43,7 @@ def test_claude_code_shape_across_files_in_order() -> None:
             event="Notification",
             matcher="",
             command="notify-send hi",
+            timeout_s=600.0,  # Claude Code's default for a command hook
             source=f"{USER}: hooks.Notification[0].hooks[0]",
         ),
         HookSpec(
@@ -56,6 +57,7 @@ def test_claude_code_shape_across_files_in_order() -> None:
             event="PreToolUse",
             matcher="Edit|Write",
             command="./audit.sh",
+            timeout_s=600.0,
             fail_closed=True,
             source=f"{PROJECT}: hooks.PreToolUse[0].hooks[1]",
         ),
@@ -63,12 +65,14 @@ def test_claude_code_shape_across_files_in_order() -> None:
             event="PreToolUse",
             matcher="mcp__.*",
             command="./mcp.sh",
+            timeout_s=600.0,
             source=f"{PROJECT}: hooks.PreToolUse[1].hooks[0]",
         ),
         HookSpec(
             event="UserPromptSubmit",
             matcher="",
             command="date",
+            timeout_s=30.0,  # UserPromptSubmit's: the user waits for it
             source=f"{PROJECT}: hooks.UserPromptSubmit[0].hooks[0]",
         ),
     )
@@ -99,6 +103,7 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
                 event="Stop",
                 matcher="",
                 command="./stop.sh",
+                timeout_s=600.0,
                 source=f"{PROJECT}: hooks.Stop[0].hooks[1]",
             ),
         ),

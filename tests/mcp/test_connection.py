@@ -38,6 +38,7 @@ from tether.mcp.manager import (
 )
 from tether.mcp.names import MAX_NAME_CHARS, NameMap, exposed_name
 from tether.mcp.servers import McpLimits
+from tether.protocol import Base64ImageSource, ImageBlock
 from tether.testing.mcp_http_server import PIXEL_PNG, McpHttpServer
 
 from .conftest import FAST, http, script
@@ -156,8 +157,10 @@ async def test_calls_return_text_errors_and_described_images(demo: McpManager) -
     assert await demo.call("mcp__demo__fail", {"message": "no"}) == McpResult(
         "Error executing tool fail: no", is_error=True
     )
+    # An image the model can see is passed on as an image (a resource's blob is described).
+    pixel = Base64ImageSource(media_type="image/png", data=base64.b64encode(PIXEL_PNG).decode())
     assert await demo.call("mcp__demo__image", {}) == McpResult(
-        f"[image: image/png, {len(PIXEL_PNG)} bytes]"
+        "", images=(ImageBlock(source=pixel),)
     )
     assert await demo.call("mcp__demo__nothing", {}) == McpResult(
         "there is no MCP tool called mcp__demo__nothing", is_error=True

@@ -86,7 +86,7 @@ def bash_runner(ctx: ToolContext) -> RunBash:
 
     async def run(**tool_input: Any) -> ToolOutcome:
         outcome = await registry.run(ToolUseBlock(id="call_1", name="Bash", input=tool_input), ctx)
-        return dataclasses.replace(outcome, duration_ms=0)
+        return dataclasses.replace(outcome, duration_ms=0, structured=None)
 
     return run
 

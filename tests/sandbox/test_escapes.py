@@ -42,7 +42,7 @@ def tool_runner(ctx: ToolContext) -> Any:
 
     async def run(name: str, **tool_input: Any) -> ToolOutcome:
         call = ToolUseBlock(id="call_1", name=name, input=tool_input)
-        return dataclasses.replace(await registry.run(call, ctx), duration_ms=0)
+        return dataclasses.replace(await registry.run(call, ctx), duration_ms=0, structured=None)
 
     return run
 

@@ -48,8 +48,13 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def listing(root: Path) -> list[str]:
-    """What is under `root`, but for what a repository keeps in `.git`."""
-    found = (str(p.relative_to(root)) for p in root.rglob("*"))
+    """What is under `root`, but for what a repository keeps in `.git`. Placeholders may go
+    while it looks (their removal runs in the background): what went meanwhile is not there,
+    where a walk with `rglob` would fail on the directory it was about to enter."""
+    found: list[str] = []
+    for directory, subdirectories, files in os.walk(root):  # errors: that entry went
+        for name in (*subdirectories, *files):
+            found.append(str((Path(directory) / name).relative_to(root)))
     return sorted(p for p in found if not (root / ".git").is_dir() or p.split("/")[0] != ".git")
 
 

@@ -111,6 +111,24 @@ def test_answer_is_cached_per_process(tmp_path: Path) -> None:
     assert probe(program, proc_sys=tmp_path) is first
 
 
+def test_bwrap_is_asked_for_its_options_once(tmp_path: Path) -> None:
+    # Start-up waits for the probe: one --help serves both options it looks for
+    # (--disable-userns, and --ro-bind-fd for the trial's own command line).
+    log = tmp_path / "runs.log"
+    program = tmp_path / "bwrap"
+    program.write_text(
+        f'#!/bin/sh\necho "$@" >> {shlex.quote(str(log))}\n'
+        '[ "$1" = --help ] && echo "    --ro-bind-fd FD DEST    --disable-userns"\nexit 0\n'
+    )
+    program.chmod(0o755)
+    assert probe(program, proc_sys=tmp_path) == SandboxStatus(
+        True, None, program, disable_userns=True
+    )
+    help_run, trial = log.read_text().splitlines()
+    assert help_run == "--help"
+    assert {"--disable-userns", "--ro-bind-fd"} <= set(trial.split())
+
+
 @needs_bwrap
 def test_works_here() -> None:
     program = Path(shutil.which("bwrap") or "bwrap")

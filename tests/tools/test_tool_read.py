@@ -115,10 +115,12 @@ async def test_directory_is_refused(run_tool: RunTool, ws: Path) -> None:
 
 
 async def test_binary_file_is_refused(run_tool: RunTool, ws: Path, ctx: ToolContext) -> None:
-    (ws / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(2030))
+    # (Pictures are shown as images: test_sdk_images.)
+    (ws / "bundle.zip").write_bytes(b"PK\x03\x04\x00\x00" + bytes(2042))
     (ws / "blob").write_bytes(b"abc\x00def")
-    assert await run_tool("Read", file_path="logo.png") == ToolOutcome(
-        "Error: logo.png is a binary file (PNG image, 2.0 KiB); Read shows text files only.", True
+    assert await run_tool("Read", file_path="bundle.zip") == ToolOutcome(
+        "Error: bundle.zip is a binary file (zip archive, 2.0 KiB); Read shows text files only.",
+        True,
     )
     assert await run_tool("Read", file_path="blob") == ToolOutcome(
         "Error: blob is a binary file (binary data, 7 bytes); Read shows text files only.", True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +34,19 @@ class _Unusable(Exception):
     """One agent file cannot be offered; the message is the reason."""
 
 
-def discover_agents(workspace: Path, *, home: Path) -> AgentCatalog:
+def discover_agents(
+    workspace: Path, *, home: Path, admits: Callable[[Path], bool] | None = None
+) -> AgentCatalog:
     """The built-in agents, then the user's (`~/.claude/agents/*.md`), then the project's
     (`.claude/agents/*.md`, `.tether/agents/*.md`): a later definition replaces an earlier one
-    of the same name. A file that cannot be used is listed with the reason, never raised."""
+    of the same name. A file that cannot be used is listed with the reason, never raised.
+    `admits` says whether a directory is of a source the session reads (`--setting-sources`);
+    the built-in agents are always there."""
     chosen: dict[str, AgentDefinition] = {agent.name: agent for agent in BUILTIN_AGENTS}
     unusable: list[UnusableAgent] = []
     directories = [home / d for d in USER_AGENT_DIRS] + [workspace / d for d in PROJECT_AGENT_DIRS]
+    if admits is not None:
+        directories = [directory for directory in directories if admits(directory)]
     seen: set[Path] = set()
     for directory in directories:
         try:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
+from tether.core import turn_stop
 from tether.core.context import BASE_PROMPT, build_system_prompt
-from tether.core.gate import Asker
+from tether.core.gate import Asker, hook_context
 from tether.core.history import History, Journal
 from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, reminder, surface
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
@@ -36,7 +37,7 @@ from tether.protocol import (
     TurnSubtype,
     Usage,
 )
-from tether.tools.base import Tool
+from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
 
@@ -93,9 +94,10 @@ class SubagentRunner:
         self.max_turns = max_turns
         self._slots: dict[int, asyncio.Semaphore] = {}
 
-    async def run(self, subagent_type: str, prompt: str, scope: CallScope) -> str:
-        """Run one subagent for the call in `scope`; its final text and a one-line summary.
-        Raises `ToolError` when it cannot start or does not finish."""
+    async def run(self, subagent_type: str, prompt: str, scope: CallScope) -> ToolOutput:
+        """Run one subagent for the call in `scope`; its final text and a one-line summary,
+        and the run as data (Claude Code's Agent result). Raises `ToolError` when it cannot
+        start or does not finish."""
         definition = self.catalog.get(subagent_type)
         if definition is None:
             available = ", ".join(self.catalog.names()) or "none"
@@ -115,7 +117,7 @@ class SubagentRunner:
 
     async def _run(
         self, definition: AgentDefinition, prompt: str, scope: CallScope, depth: int
-    ) -> str:
+    ) -> ToolOutput:
         agent_id = uuid.uuid4().hex[:16]
         label = f"{definition.name} subagent"
         child = self._child_agent(definition, scope.agent, agent_id, depth)
@@ -137,8 +139,14 @@ class SubagentRunner:
         summary = "stopped before it finished"
         try:
             try:
-                history.add_user([TextBlock(text=prompt)])
-                subtype = await self._converse(child, history, stats, definition, agent_id, scope)
+                # A hook's stop inside it ends its run, not the caller's turn.
+                with turn_stop.watching():
+                    started_hooks = await _start_hooks(child, definition, agent_id, scope)
+                    opening = [TextBlock(text=reminder(c)) for c in started_hooks]
+                    history.add_user([TextBlock(text=prompt), *opening])
+                    subtype = await self._converse(
+                        child, history, stats, definition, agent_id, scope
+                    )
             except HarnessError as e:
                 reason = str(e).rstrip(".")
                 summary = f"The {label} failed: {reason}. {_text_so_far(stats)}"
@@ -182,7 +190,18 @@ class SubagentRunner:
             f"[{label}: {calls} tool call{'' if calls == 1 else 's'}, {tokens:,} tokens, "
             f"{seconds:.1f} s]"
         )
-        return f"{summary}\n\n{footer}"
+        structured = {
+            "agentId": agent_id,
+            "agentType": definition.name,
+            "content": [{"type": "text", "text": summary}],
+            "totalToolUseCount": calls,
+            "totalDurationMs": int(seconds * 1000),
+            "totalTokens": tokens,
+            "usage": usage.model_dump(),
+            "status": "completed",
+            "prompt": prompt,
+        }
+        return ToolOutput(f"{summary}\n\n{footer}", structured=structured)
 
     async def _converse(
         self,
@@ -201,8 +220,9 @@ class SubagentRunner:
         continuations = 0
         while subtype == "success":
             feedback = await _stop_feedback(child, definition, agent_id, continuations, emit)
-            if feedback is None:
-                break
+            if feedback is None or turn_stop.halted():
+                break  # (a hook's `continue: false` wins over a request to go on)
+            turn_stop.resume()
             continuations += 1
             history.add_user([TextBlock(text=reminder(f"SubagentStop hook: {feedback}"))])
             subtype = await run_turn(child, history, stats, emit, ask)
@@ -232,7 +252,10 @@ class SubagentRunner:
         gate = None
         if parent.gate is not None:
             gate = parent.gate.for_subagent(
-                shell_cwd=lambda: context.shell_cwd, read_only=definition.read_only
+                shell_cwd=lambda: context.shell_cwd,
+                read_only=definition.read_only,
+                agent_id=agent_id,
+                agent_type=definition.name,
             )
         tools = ToolRegistry(self._tools_for(definition, parent.tools, depth))
         compaction = parent.compaction
@@ -290,6 +313,21 @@ def subagent_system_prompt(
     return f"{definition.system_prompt.rstrip()}\n\n{environment}"
 
 
+async def _start_hooks(
+    child: Agent, definition: AgentDefinition, agent_id: str, scope: CallScope
+) -> tuple[str, ...]:
+    """Fire SubagentStart as the subagent begins; what its hooks add for the model
+    (`additionalContext`) opens the subagent's conversation."""
+    hooks = child.gate.hooks if child.gate is not None else None
+    if hooks is None or not hooks.has("SubagentStart"):
+        return ()
+    outcome = await hooks.fire(
+        "SubagentStart", {"agent_id": agent_id, "agent_type": definition.name}
+    )
+    surface(outcome, scope.emit)
+    return hook_context("SubagentStart", definition.name, outcome)
+
+
 async def _stop_feedback(
     child: Agent,
     definition: AgentDefinition,
@@ -311,7 +349,7 @@ async def _stop_feedback(
         match=definition.name,
     )
     surface(outcome, emit)
-    if outcome.blocked and continuations < MAX_STOP_CONTINUATIONS:
+    if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:
         return outcome.reason or "a SubagentStop hook asked to continue"
     return None
 

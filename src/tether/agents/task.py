@@ -10,7 +10,7 @@ from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog
 from tether.agents.runner import SubagentRunner
 from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
-from tether.tools.base import Tool, tool
+from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
 _GUIDANCE = """\
@@ -53,7 +53,7 @@ def task_tool(runner: SubagentRunner) -> Tool:
     """The Task tool of a session, listing the runner's agent types."""
 
     @tool(TASK_TOOL_NAME, read_only=False)
-    async def task(ctx: ToolContext, args: TaskInput) -> str:
+    async def task(ctx: ToolContext, args: TaskInput) -> ToolOutput:
         """Start a subagent (the description is replaced by one listing the agent types)."""
         scope = current_call.get()
         if scope is None:

@@ -185,35 +185,27 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
-        from tether.cli.claude_options import stream_options
-        from tether.cli.stream_json import run_stream_json_sync
-        from tether.cli.terminal_text import terminal_safe
-        from tether.protocol import ConfigError
-
+        _start_early_work(args, cwd)
         try:
-            opts, stream = _run_options(args, cwd), stream_options(args)
-        except ConfigError as e:
-            print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
-            return 2
-        return run_stream_json_sync(opts, stream)
+            return _stream_json(args, cwd)
+        finally:
+            _end_early_work()
     if args.print:
-        from tether.cli.headless import read_prompt, run_headless_sync
-
-        prompt = read_prompt(args.prompt, sys.stdin)
-        if prompt is None:
-            print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
-            return 2
-        from tether.cli.terminal_text import terminal_safe
-        from tether.protocol import ConfigError
-
+        _start_early_work(args, cwd)
         try:
-            opts = _run_options(args, cwd)
-        except ConfigError as e:
-            print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
-            return 2
-        return run_headless_sync(
-            opts, prompt, args.output_format, include_partial=args.include_partial_messages
-        )
+            return _print(args, cwd)
+        finally:
+            _end_early_work()
+    from tether.cli.early_work import pause_collection
+
+    pause_collection()  # until the session is built, as for a headless run
+    try:
+        return _repl(args, cwd)
+    finally:
+        _end_early_work()
+
+
+def _repl(args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
 
     from tether.cli.repl import run_repl
@@ -224,6 +216,55 @@ def main(argv: list[str]) -> int:
         cwd=cwd, make=lambda: _run_options(args, cwd), trust_workspace=args.trust_workspace
     )
     return asyncio.run(run_repl(options, initial_prompt=args.prompt))
+
+
+def _stream_json(args: argparse.Namespace, cwd: Path) -> int:
+    from tether.cli.claude_options import stream_options
+    from tether.cli.stream_json import run_stream_json_sync
+    from tether.cli.terminal_text import terminal_safe
+    from tether.protocol import ConfigError
+
+    try:
+        opts, stream = _run_options(args, cwd), stream_options(args)
+    except ConfigError as e:
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
+        return 2
+    return run_stream_json_sync(opts, stream)
+
+
+def _print(args: argparse.Namespace, cwd: Path) -> int:
+    from tether.cli.headless import read_prompt, run_headless_sync
+
+    prompt = read_prompt(args.prompt, sys.stdin)
+    if prompt is None:
+        print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
+        return 2
+    from tether.cli.terminal_text import terminal_safe
+    from tether.protocol import ConfigError
+
+    try:
+        opts = _run_options(args, cwd)
+    except ConfigError as e:
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
+        return 2
+    return run_headless_sync(
+        opts, prompt, args.output_format, include_partial=args.include_partial_messages
+    )
+
+
+def _start_early_work(args: argparse.Namespace, cwd: Path) -> None:
+    """A headless run's HTTP stack and sandbox probe, started before its imports (and the
+    garbage collector paused until its session is built)."""
+    from tether.cli.early_work import start_early_work
+
+    start_early_work(cwd, settings_given=args.settings is not None)
+
+
+def _end_early_work() -> None:
+    """The collector resumed, whatever ended the run (the build resumes it as it ends)."""
+    from tether.cli.early_work import resume_collection
+
+    resume_collection()
 
 
 def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:

@@ -30,13 +30,11 @@ CLAUDE_VALUE_FLAGS = frozenset(
 """Flags of Claude Code that take a value and that tether accepts without acting on."""
 CLAUDE_SWITCHES = frozenset(
     {
-        "--session-mirror",
         "--disable-slash-commands",
         "--ide",
         "--debug",
         "--mcp-debug",
         "--enable-auto-mode",
-        "--allow-dangerously-skip-permissions",
         "--bare",
         "--chrome",
         "--no-chrome",
@@ -98,6 +96,12 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         help="stream-json input: echo each user message back",
     )
     p.add_argument("--session-id", help="the new session's id (a UUID)")
+    p.add_argument(
+        "--session-mirror",
+        action="store_true",
+        help="stream-json: each entry of the session file as a transcript_mirror line "
+        "(the SDK's session store)",
+    )
     p.add_argument("--fallback-model", help="the model to use when the main one is overloaded")
     p.add_argument("--max-thinking-tokens", type=int, help="extended thinking budget per reply")
     p.add_argument(
@@ -117,7 +121,7 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-dangerously-skip-permissions",
         action="store_true",
-        help="let a client switch to bypassPermissions (tether always lets it)",
+        help="let a client switch to bypassPermissions later in the session",
     )
 
 

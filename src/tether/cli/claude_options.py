@@ -6,14 +6,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
 from tether.cli.claude_flags import EFFORT_THINKING_TOKENS, engine_mode
 from tether.cli.client_parts import ClientParts, client_agents
-from tether.cli.stream_json import StreamOptions
 from tether.config.settings import SETTING_SOURCES, parse_settings_json
 from tether.protocol import ConfigError
+
+if TYPE_CHECKING:
+    from tether.cli.stream_json import StreamOptions
 
 
 def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
@@ -56,12 +58,16 @@ def stream_options(args: argparse.Namespace) -> StreamOptions:
         )
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     engine_mode(mode)
+    from tether.cli.stream_json import StreamOptions  # the SDK's front end: not for -p
+
     return StreamOptions(
         include_partial=args.include_partial_messages,
         include_hook_events=args.include_hook_events,
         permission_prompt_tool=prompt_tool,
         mode_name=mode,
         replay_user_messages=args.replay_user_messages,
+        session_mirror=args.session_mirror,
+        bypass_allowed=mode == "bypassPermissions" or args.allow_dangerously_skip_permissions,
     )
 
 

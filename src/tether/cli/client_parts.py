@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from tether.agents import AgentCatalog
 from tether.agents.definitions import AgentDefinition, is_valid_agent_name
+from tether.core import turn_stop
 from tether.hooks import HookActivity, HookCallback, HookSpec
 from tether.mcp.servers import JsonRpcExchange
 from tether.protocol import ConfigError, ToolError
@@ -110,28 +111,52 @@ STRUCTURED_OUTPUT_PROMPT = (
 )
 
 
-def structured_output_tool(schema: Mapping[str, Any]) -> Tool:
+STRUCTURED_OUTPUT_OWED = (
+    f"[structured-output-enforce] You MUST call the {STRUCTURED_OUTPUT_TOOL} tool to complete "
+    "this request. Call this tool now."
+)
+"""Claude Code's words to a model that ended its turn without giving the structured answer."""
+
+
+class StructuredOutput:
     """`--json-schema`: the tool the model gives its final answer with, as Claude Code's
-    structured output does; an answer that does not fit the schema goes back to the model."""
+    structured output does. An answer that does not fit the schema goes back to the model; one
+    that fits ends the turn (no model call after it); a turn the model ends without one is sent
+    back to it (`owed`, a session answer check)."""
 
-    async def answer(ctx: ToolContext, args: AnyArguments) -> str:
-        import jsonschema  # the MCP SDK's dependency; only when an answer is checked
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = dict(schema)
+        self._answered = False
 
-        try:
-            jsonschema.validate(args.arguments(), dict(schema))
-        except jsonschema.ValidationError as e:
-            raise ToolError(f"The output does not match the schema: {e.message}") from None
-        return "Structured output provided successfully"
+    def tool(self) -> Tool:
+        async def answer(ctx: ToolContext, args: AnyArguments) -> str:
+            import jsonschema  # the MCP SDK's dependency; only when an answer is checked
 
-    return Tool(
-        STRUCTURED_OUTPUT_TOOL,
-        "Return your final answer in the requested structured format. Call this exactly once, "
-        "at the end.",
-        AnyArguments,
-        answer,
-        read_only=True,
-        schema=dict(schema),
-    )
+            try:
+                jsonschema.validate(args.arguments(), self.schema)
+            except jsonschema.ValidationError as e:
+                raise ToolError(f"The output does not match the schema: {e.message}") from None
+            self._answered = True
+            turn_stop.request_stop()  # the task is done: nothing more to ask the model
+            return "Structured output provided successfully"
+
+        return Tool(
+            STRUCTURED_OUTPUT_TOOL,
+            "Return your final answer in the requested structured format. Call this exactly "
+            "once, at the end.",
+            AnyArguments,
+            answer,
+            read_only=True,
+            schema=self.schema,
+        )
+
+    def owed(self) -> str | None:
+        """At the end of a turn: the reminder when no answer was given in it (then the check
+        starts over for the next turn)."""
+        if self._answered:
+            self._answered = False
+            return None
+        return STRUCTURED_OUTPUT_OWED
 
 
 def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ...] | None:

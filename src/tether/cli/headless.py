@@ -7,10 +7,8 @@ import contextlib
 import json
 import signal
 import sys
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from tether.cli.sdk_facts import session_facts
-from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
@@ -32,6 +30,9 @@ from tether.protocol import (
     TurnFinished,
     UserInput,
 )
+
+if TYPE_CHECKING:
+    from tether.cli.sdk_lines import LineMaker, SessionFacts
 
 
 def read_prompt(arg: str | None, stdin: TextIO) -> str | None:
@@ -74,7 +75,8 @@ async def run_headless(
         print(f"tether: {terminal_safe(notice)}", file=err)
     finished: TurnFinished | None = None
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
-    lines = LineMaker(session.session_id, include_partial)
+    # Claude Code's JSON shapes, only for the formats that print them (text needs none of it).
+    lines = _line_maker(session, include_partial) if output_format != "text" else None
     streaming = output_format == "stream-json"
     stopped_by = _stop_on_signals(session)
     try:
@@ -82,7 +84,7 @@ async def run_headless(
         # servers are taken as configured: nobody is there to approve them.
         for event in await _prepared(session):
             _warn(event, err)
-        if streaming:
+        if streaming and lines is not None:
             _write(out, lines.init(session.started(), _facts(built, opts)))
         async for event in session.submit(UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
@@ -95,7 +97,7 @@ async def run_headless(
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming:
+            elif streaming and lines is not None:
                 for line in _stream_lines(lines, event):
                     _write(out, line)
     finally:
@@ -104,7 +106,7 @@ async def run_headless(
         await session.aclose()
         _restore_signals()
     assert finished is not None
-    if output_format == "text":
+    if lines is None:
         if finished.is_error:
             if _first_line(finished.result) not in shown_errors:
                 print(f"tether: {terminal_safe(finished.result or finished.subtype)}", file=err)
@@ -119,7 +121,15 @@ async def run_headless(
     return 1 if finished.is_error else 0
 
 
+def _line_maker(session: Session, include_partial: bool) -> LineMaker:
+    from tether.cli.sdk_lines import LineMaker
+
+    return LineMaker(session.session_id, include_partial)
+
+
 def _facts(built: Built, opts: RunOptions) -> SessionFacts:
+    from tether.cli.sdk_facts import session_facts
+
     return session_facts(built, opts.permission_mode or "default")
 
 
@@ -131,7 +141,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ThinkingDelta(text=piece):
             return lines.text(piece, "thinking")
         case ModelRetry():
-            lines.retry()
+            return [lines.retry(event)]
         case MessageCompleted():
             return lines.completed(event)
         case ToolStarted():
@@ -141,7 +151,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
         case Notice(level="warning", message=message):
-            return [lines.notice(message)]
+            return [lines.system.notice(message)]
         case _:
             pass
     return []

@@ -36,6 +36,8 @@ class ProjectInstructions:
     """Whether a Read deny rule covers a file (never imported then)."""
     cwd: Path | None = None
     """Where tether started, below the workspace root: its directories' files are read too."""
+    admits: Callable[[Path], bool] | None = None
+    """Whether a file is of a source the session reads (`--setting-sources`)."""
     answer: bool | None = None
     current: Instructions = field(default_factory=Instructions)
     on_change: list[Callable[[Instructions], None]] = field(
@@ -58,6 +60,7 @@ class ProjectInstructions:
             trusted=self.trusted,
             external_imports=approved,
             refuse=self.refuse,
+            admits=self.admits,
         )
 
     def notices(self) -> list[str]:

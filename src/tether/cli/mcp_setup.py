@@ -31,7 +31,7 @@ from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits,
 from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice, ToolError
-from tether.tools.base import AnyArguments, Tool
+from tether.tools.base import AnyArguments, Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools, search_tools
 from tether.tools.registry import ToolRegistry
@@ -223,11 +223,14 @@ def definition_tokens(tools: Sequence[Tool]) -> int:
 
 
 def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
-    async def call(ctx: ToolContext, args: AnyArguments) -> str:
+    async def call(ctx: ToolContext, args: AnyArguments) -> ToolOutput:
         result = await manager.call(info.exposed, args.arguments())
         if result.is_error:
             raise ToolError(result.text)
-        return result.text
+        # Claude Code gives clients an MCP tool's result as its content blocks.
+        text = [{"type": "text", "text": result.text}] if result.text or not result.images else []
+        blocks = [*text, *(image.model_dump(mode="json") for image in result.images)]
+        return ToolOutput(result.text, images=result.images, structured=blocks)
 
     description = (
         info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."

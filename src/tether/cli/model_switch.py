@@ -25,6 +25,11 @@ FALLBACK_STATUSES = frozenset({404, 529})
 """Not found (the model is not served there) and overloaded, as Claude Code falls back."""
 
 
+OVERLOADS_BEFORE_FALLBACK = 3
+"""Overloaded answers in a row before the fallback model takes over: the first two are
+retried (as Claude Code does), in case the overload passes."""
+
+
 class FallbackModel:
     """The session's model, with a way out: `switch` points the session at the fallback model
     and returns it with its id."""
@@ -32,6 +37,9 @@ class FallbackModel:
     def __init__(self, primary: Model, switch: Callable[[], tuple[Model, str]]) -> None:
         self.primary = primary
         self._switch = switch
+        self._overloads = 0
+        self.watchers: list[Callable[[str, str], None]] = []
+        """Told (original model, fallback model) when the fallback takes over."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         started = False
@@ -39,11 +47,18 @@ class FallbackModel:
             async for event in self.primary.stream(request):
                 started = True
                 yield event
+            self._overloads = 0
             return
         except ModelError as e:
             if started or e.status not in FALLBACK_STATUSES:
                 raise
+            if e.status == 529:
+                self._overloads += 1
+                if self._overloads < OVERLOADS_BEFORE_FALLBACK:
+                    raise  # the retry layer tries the model again
         model, model_id = self._switch()
+        for watch in self.watchers:
+            watch(request.model, model_id)
         async for event in model.stream(replace(request, model=model_id)):
             yield event
 
@@ -60,14 +75,22 @@ def model_switcher(
     settings: Settings,
     resolve: Resolver,
     idle: IdleLimits | None = None,
+    max_tokens_cap: int | None = None,
 ) -> Callable[[str | None], None]:
-    """Points `agent` at another model (the `SetModel` op); None goes back to the default."""
+    """Points `agent` at another model (the `SetModel` op); None goes back to the default.
+    Everything that depends on the model follows it: its price, its output budget (capped by
+    `max_tokens_cap`, the user's `maxOutputTokens`) and the context window compaction and
+    the reports work with."""
 
     def switch(spec: str | None) -> None:
         resolved = resolve(spec or default, env, settings)
         agent.model = build_model(resolved, idle=idle)
         agent.model_id = resolved.model_id
         agent.price = lambda u: cost_usd(resolved.info, u)
+        agent.max_tokens = max_tokens_cap or resolved.info.max_output_tokens
+        if agent.compaction is not None:
+            policy = replace(agent.compaction.policy, window=resolved.info.context_window)
+            agent.compaction = replace(agent.compaction, policy=policy)
 
     return switch
 

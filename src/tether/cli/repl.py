@@ -61,7 +61,7 @@ from tether.cli.steer import DraftLine, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
-from tether.config.settings import tether_home
+from tether.config.settings import sessions_home, tether_home
 
 if TYPE_CHECKING:
     # Only for annotations: these import pydantic and every layer, which must wait until the
@@ -399,7 +399,7 @@ class _Repl:
         ready = await self._session()
         if ready is None:
             return
-        workspace, home = Path(ready.session.started().cwd), tether_home(ready.options.env)
+        workspace, home = Path(ready.session.started().cwd), sessions_home(ready.options.env)
         if command == ":sessions" or (command == "/resume" and not ref):
             sessions = list_sessions(home, workspace)[:20]
             listing = io.StringIO()

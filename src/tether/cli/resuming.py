@@ -13,20 +13,20 @@ from tether.core.recording import SessionRecorder
 from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption
 from tether.core.session import Session
 from tether.protocol import ConfigError, HarnessError
-from tether.store import SessionWriter, find_session, latest_session
+from tether.store import EntryWatcher, SessionWriter, find_session, latest_session
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
 
 
 def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
+    """The file of the session `--resume` or `--continue` names; None for a new session
+    (`--continue` where there is none yet is one)."""
     if opts.resume is not None:
         return find_session(home, workspace, opts.resume)
     if opts.continue_latest:
-        latest = latest_session(home, workspace)
-        if latest is None:
-            raise ConfigError(f"no session to continue in {workspace}: start one with tether")
-        return latest
+        # None: nothing to continue, and, as in Claude Code, a new session starts.
+        return latest_session(home, workspace)
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     return None
@@ -35,8 +35,12 @@ def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | N
 def new_recorder(
     directory: Path, session_id: str, workspace: Path, model_id: str
 ) -> SessionRecorder:
+    watchers: list[EntryWatcher] = []
+
     def start() -> SessionWriter:
-        writer = SessionWriter.create(directory, session_id, cwd=workspace, model=model_id)
+        writer = SessionWriter.create(
+            directory, session_id, cwd=workspace, model=model_id, watchers=watchers
+        )
         try:
             writer.meta(model=model_id, version=__version__)
         except HarnessError:
@@ -47,7 +51,7 @@ def new_recorder(
             raise
         return writer
 
-    return SessionRecorder(start)
+    return SessionRecorder(start, watchers=watchers)
 
 
 def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:

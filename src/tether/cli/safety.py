@@ -26,7 +26,13 @@ from tether.permissions import (
     load_rules,
 )
 from tether.protocol import ConfigError
-from tether.sandbox import Sandbox, parse_sandbox_settings, plan_sandbox, probe
+from tether.sandbox import (
+    Sandbox,
+    SandboxStatus,
+    parse_sandbox_settings,
+    plan_sandbox,
+    probe,
+)
 from tether.tools.base import Tool
 
 
@@ -166,10 +172,15 @@ def plan_session_sandbox(
     """The session's sandbox; the workspace's additional directories are writable in it too."""
     sandbox_settings = parse_sandbox_settings(settings.data)
     sandbox_settings = replace(sandbox_settings, writable=(*sandbox_settings.writable, *extra_dirs))
+    # Turned off, the sandbox is not probed: the probe runs bwrap, start-up would wait for it.
+    status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
     sandbox, notice, refused = plan_sandbox(
-        sandbox_settings, probe(), workspace=workspace, scratch_dir=scratch_dir, home=home
+        sandbox_settings, status, workspace=workspace, scratch_dir=scratch_dir, home=home
     )
     return SandboxPlan(sandbox, notice, notice if refused else None)
+
+
+_NOT_PROBED = SandboxStatus(False, "the sandbox is turned off (sandbox.enabled: false)", None)
 
 
 def sandbox_would_run(settings: Settings) -> bool:

@@ -3,10 +3,12 @@ agents, skills, commands, MCP servers and their states, model limits, where its 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tether.cli.sdk_lines import SessionFacts
 from tether.cli.setup import Built
 from tether.mcp.catalog import ServerStatus
-from tether.mcp.servers import ClientTransport, ServerConfig
+from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
 
 def session_facts(built: Built, mode_name: str) -> SessionFacts:
@@ -29,6 +31,8 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         api_key_source=built.key_source,
         additional_directories=tuple(str(d) for d in session.agent.tool_context.extra_dirs),
         sandbox_enabled=session.agent.tool_context.command_wrapper is not None,
+        max_turns=session.agent.max_turns,
+        max_budget_usd=session.agent.max_budget_usd,
     )
 
 
@@ -41,3 +45,24 @@ def server_state(status: ServerStatus | None) -> str:
 
 def server_source(server: ServerConfig) -> str:
     return "sdk" if isinstance(server.transport, ClientTransport) else server.scope
+
+
+def server_transport(server: ServerConfig) -> str:
+    """Claude Code's name for how a server is reached: stdio, http, sse or sdk."""
+    transport = server.transport
+    if isinstance(transport, ClientTransport):
+        return "sdk"
+    if isinstance(transport, HttpTransport):
+        return transport.kind
+    return "stdio"
+
+
+def server_config(server: ServerConfig) -> dict[str, Any]:
+    """A server's configuration as Claude Code reports it (`mcp_status`): how it is reached;
+    header and environment values are not repeated (they may hold keys)."""
+    transport = server.transport
+    if isinstance(transport, StdioTransport):
+        return {"type": "stdio", "command": transport.command, "args": list(transport.args)}
+    if isinstance(transport, HttpTransport):
+        return {"type": transport.kind, "url": transport.url}
+    return {"type": "sdk", "name": server.name}

@@ -10,6 +10,7 @@ events (a call's name and input for its result, the partial message being stream
 from __future__ import annotations
 
 import datetime
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,12 +19,12 @@ from typing import Any
 from tether import __version__
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_stream import PartialMessage
+from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
-from tether.hooks import HookActivity
 from tether.protocol import (
     Message,
     MessageCompleted,
-    PermissionDenial,
+    ModelRetry,
     SessionStarted,
     SubagentFinished,
     SubagentMessage,
@@ -64,6 +65,8 @@ class SessionFacts:
     api_key_source: str = "none"
     additional_directories: tuple[str, ...] = ()
     sandbox_enabled: bool = False
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
 
 
 @dataclass
@@ -76,7 +79,17 @@ class LineMaker:
     _finished: dict[str, ToolFinished] = field(default_factory=dict[str, ToolFinished])
     _partial: PartialMessage | None = None
     _spend: dict[str, list[float]] = field(default_factory=dict[str, list[float]])
+    """Per model, what the session used and cost so far (Claude Code's `modelUsage`)."""
+    _cost_usd: float = 0.0
+    _api_ms: int = 0
+    _results_unread: bool = False
+    """The turn's newest message is tool results the model has not read (yet)."""
     _model: str = ""
+    system: SystemLines = field(init=False)
+    """The `system` lines reporting on the session beside its messages."""
+
+    def __post_init__(self) -> None:
+        self.system = SystemLines(self.session_id)
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
@@ -103,31 +116,6 @@ class LineMaker:
             "additional_directories": list(facts.additional_directories),
         }
 
-    def state(self, state: str) -> Line:
-        """`session_state_changed`: running, requires_action, idle. Marked for the SDK host
-        only, which reads it to know when a run is over and keeps it from its caller."""
-        return {
-            "type": "system",
-            "subtype": "session_state_changed",
-            "state": state,
-            "sdk_host_only": True,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
-    def notice(self, message: str) -> Line:
-        """A warning the user should hear (the session file cannot be written, a server did
-        not start): what stderr says, for a client that reads only stdout. tether's own
-        subtype; clients keep system lines they do not know as they are."""
-        return {
-            "type": "system",
-            "subtype": "notice",
-            "level": "warning",
-            "message": message,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
 
@@ -143,15 +131,22 @@ class LineMaker:
         partial = self._partial
         return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
 
-    def retry(self) -> None:
-        """The model call is tried again: what was streamed of it is void."""
+    def retry(self, event: ModelRetry) -> Line:
+        """The model call is tried again: what was streamed of it is void; the `api_retry`
+        line."""
         self._partial = None
+        return self.system.retry(event)
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
         """Assistant lines, one per content block; user lines, one per tool result."""
         message = event.message
+        if parent is None:
+            self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
-            return [self._result_line(b, parent) for b in message.tool_results()]
+            results = message.tool_results()
+            if results:
+                return [self._result_line(b, parent) for b in results]
+            return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)
             for i, value in enumerate(_usage_figures(event.usage)):
@@ -230,55 +225,24 @@ class LineMaker:
             }
         ]
 
-    def denied(self, denial: PermissionDenial) -> Line:
-        return {
-            "type": "system",
-            "subtype": "permission_denied",
-            "tool_name": denial.tool_name,
-            "tool_use_id": denial.tool_use_id,
-            "decision_reason": denial.reason,
-            "message": denial.reason,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
-    def hook(self, activity: HookActivity) -> Line:
-        spec = activity.spec
-        name = f"{spec.event}:{activity.subject}" if activity.subject else spec.event
-        line: Line = {
-            "type": "system",
-            "subtype": "hook_started" if activity.outcome is None else "hook_response",
-            "hook_id": activity.hook_id,
-            "hook_name": name,
-            "hook_event": spec.event,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        if activity.outcome is not None:
-            failed = activity.outcome.blocked or bool(activity.outcome.errors)
-            line.update(
-                output=activity.stdout + activity.stderr,
-                stdout=activity.stdout,
-                stderr=activity.stderr,
-                outcome="error" if failed else "success",
-            )
-            if activity.exit_code is not None:
-                line["exit_code"] = activity.exit_code
-        return line
-
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
+        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's (a round
+        of tool results it ended with, unread, counts as a turn), `total_cost_usd`,
+        `modelUsage` and `duration_api_ms` the session's so far."""
         usage = finished.usage
+        self._cost_usd += finished.cost_usd
+        self._api_ms += finished.duration_api_ms
         line: Line = {
             "type": "result",
             "subtype": finished.subtype,
             "is_error": finished.is_error,
             "duration_ms": finished.duration_ms,
-            "duration_api_ms": finished.duration_api_ms,
-            "num_turns": finished.num_turns,
+            "duration_api_ms": self._api_ms,
+            "num_turns": finished.num_turns + int(self._results_unread),
             "result": finished.result,
             "stop_reason": finished.stop_reason,
             "session_id": self.session_id,
-            "total_cost_usd": round(finished.cost_usd, 6),
+            "total_cost_usd": round(self._cost_usd, 6),
             "usage": usage.model_dump(),
             "modelUsage": self._model_usage(facts),
             "permission_denials": [
@@ -290,11 +254,13 @@ class LineMaker:
             "api_error_status": None,
         }
         if finished.is_error:
-            line["errors"] = [_error_text(finished)]
+            line["errors"] = [_error_text(finished, facts)]
         structured = self._structured_output()
         if structured is not None:
             line["structured_output"] = structured
-        self._spend.clear()
+            # As Claude Code: the result is the answer itself, as compact JSON.
+            line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+        self._results_unread = False
         self._calls.clear()
         self._finished.clear()
         return line
@@ -325,8 +291,19 @@ class LineMaker:
             for model, spent in self._spend.items()
         }
 
+    def _user_line(self, message: Message, parent: str | None) -> Line:
+        """A user message of tether's own in the conversation (a reminder of an answer owed,
+        words sent while the agent worked, the mark of an interruption)."""
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [_block_json(b) for b in message.content]},
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+            "timestamp": _now(),
+        }
+
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
-        name, tool_input = self._calls.get(block.tool_use_id, ("", {}))
         finished = self._finished.get(block.tool_use_id)
         return {
             "type": "user",
@@ -335,7 +312,7 @@ class LineMaker:
             "session_id": self.session_id,
             "uuid": _uuid(),
             "timestamp": _now(),
-            "tool_use_result": structured_result(name, tool_input, block, finished),
+            "tool_use_result": structured_result(block, finished),
         }
 
     def _stream(self, event: dict[str, Any], parent: str | None, message_id: str) -> Line:
@@ -355,6 +332,10 @@ def message_json(message: Message) -> dict[str, Any]:
 
 
 def _block_json(block: Any) -> dict[str, Any]:
+    if isinstance(block, ToolResultBlock):
+        data = block.model_dump(mode="json", exclude={"images"})
+        data["content"] = block.api_content()  # images follow the text, as Claude Code sends
+        return data
     return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
 
 
@@ -367,11 +348,11 @@ def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
     )
 
 
-def _error_text(finished: TurnFinished) -> str:
+def _error_text(finished: TurnFinished, facts: SessionFacts) -> str:
     if finished.subtype == "error_max_turns":
-        return f"Reached maximum number of turns ({finished.num_turns})"
+        return f"Reached maximum number of turns ({facts.max_turns})"
     if finished.subtype == "error_max_budget_usd":
-        return f"Reached the budget (spent ${finished.cost_usd:.4f})"
+        return f"Reached maximum budget (${facts.max_budget_usd:g})"
     return finished.error or finished.result or finished.subtype
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from tether.permissions import permission_updates
 from tether.protocol import PermissionAnswer, PermissionAsked
 
 
@@ -17,7 +18,7 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
         "subtype": "can_use_tool",
         "tool_name": request.tool,
         "input": request.input,
-        "permission_suggestions": _suggestions(request.suggestion),
+        "permission_suggestions": permission_updates(request.suggestion),
         "blocked_path": None,
         "decision_reason": request.reason,
         "tool_use_id": request.call_id,
@@ -46,17 +47,6 @@ def answer_from_client(
         session_rules=tuple(rules),
     )
     return answer, False, mode
-
-
-def _suggestions(rule: str | None) -> list[dict[str, Any]]:
-    """An "always allow" suggestion as Claude Code's permission update."""
-    if not rule:
-        return []
-    tool, _, content = rule.partition("(")
-    value: dict[str, Any] = {"toolName": tool}
-    if content:
-        value["ruleContent"] = content.removesuffix(")")
-    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}]
 
 
 def _updates(updates: Any) -> tuple[list[str], str | None]:

@@ -1,27 +1,34 @@
 """The SDK client's control requests, answered: `initialize` (its hooks, agents and skills;
-the reply describes the session), `interrupt`, `set_permission_mode`, `set_model`,
-`mcp_status`, `mcp_reconnect`, `mcp_toggle`, `get_context_usage`, `stop_task`,
-`rewind_files`. A request that cannot be done is refused with a one-line reason.
+the reply describes the session, and describes it as it is now when asked again),
+`interrupt`, `set_permission_mode`, `set_model`, `set_max_thinking_tokens`,
+`apply_flag_settings`, `mcp_status`, `mcp_reconnect`, `mcp_toggle`, `mcp_set_servers`,
+`reload_skills`, `background_tasks`, `get_context_usage`, `stop_task`, `rewind_files`. A
+request that cannot be done is refused with a one-line reason.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import traceback
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether import __version__
 from tether.cli.client_parts import ClientParts, client_agents
-from tether.cli.sdk_facts import server_source, server_state
+from tether.cli.sdk_facts import server_config, server_source, server_state, server_transport
 from tether.cli.sdk_lines import CLAUDE_CODE_CONTRACT
+from tether.core.message_size import message_chars
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.protocol import ConfigError, HarnessError, ToolError
 
 if TYPE_CHECKING:
+    from tether.cli.setup import Built
     from tether.cli.stream_json import StreamJsonFrontEnd
+    from tether.mcp.manager import McpManager
 
 Handler = Callable[["StreamJsonFrontEnd", dict[str, Any]], Awaitable[dict[str, Any]]]
 CHARS_PER_TOKEN = 4
@@ -51,7 +58,9 @@ async def answer_request(front: StreamJsonFrontEnd, request_id: str, body: dict[
 
 async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     if front._building is not None:  # pyright: ignore[reportPrivateUsage]
-        raise Refused("the session is already initialized")
+        # Again (the TypeScript SDK's `reinitialize`): the session is described as it is now;
+        # what it was built with stays.
+        return _description(front, await front.session())
     hooks = body.get("hooks") or {}
     agents = body.get("agents") or {}
     skills = body.get("skills")
@@ -63,6 +72,10 @@ async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         skills=tuple(str(s) for s in cast(list[Any], skills)) if isinstance(skills, list) else None,
     )
     built = await front.session(parts, **_option_changes(front, body))
+    return _description(front, built)
+
+
+def _description(front: StreamJsonFrontEnd, built: Built) -> dict[str, Any]:
     session = built.session
     return {
         "commands": [
@@ -119,15 +132,71 @@ def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     if front.built:
         (await front.session()).session.interrupt("interrupted by the client")
-    return {}
+    return {"still_queued": []}
 
 
 async def _set_permission_mode(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     mode = body.get("mode")
     if not isinstance(mode, str):
         raise Refused("set_permission_mode needs a `mode`")
+    if mode == "bypassPermissions" and not front.options.bypass_allowed:
+        # As Claude Code: a client cannot lift every check from a session not started so.
+        raise Refused(
+            "Cannot set permission mode to bypassPermissions because the session was not "
+            "launched with --dangerously-skip-permissions (or --permission-mode "
+            "bypassPermissions, or --allow-dangerously-skip-permissions)"
+        )
     front.set_mode(await front.session(), mode)
+    return {"mode": mode}
+
+
+async def _set_max_thinking_tokens(
+    front: StreamJsonFrontEnd, body: dict[str, Any]
+) -> dict[str, Any]:
+    tokens = body.get("max_thinking_tokens")
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
+    ):
+        raise Refused("set_max_thinking_tokens needs a number of tokens (0 or more) or null")
+    # 0 or null: no extended thinking, as `--max-thinking-tokens 0`.
+    (await front.session()).session.agent.thinking_budget = tokens or None
     return {}
+
+
+async def _apply_flag_settings(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """Settings given as if on the command line, for the rest of the session: the model and
+    permission rules take effect; other keys are said to be left alone."""
+    settings = body.get("settings")
+    if not isinstance(settings, dict):
+        raise Refused("apply_flag_settings needs a `settings` object")
+    settings = cast(dict[str, Any], settings)
+    built = await front.session()
+    session = built.session
+    model = settings.get("model")
+    if isinstance(model, str):
+        if session.switch_model is None:
+            raise Refused("this session cannot switch models")
+        session.switch_model(model if model != "default" else None)
+    permissions = settings.get("permissions")
+    if isinstance(permissions, dict) and session.agent.gate is not None:
+        session.agent.gate.add_layer(FLAG_SETTINGS, {"permissions": permissions})
+    left = sorted(set(settings) - {"model", "permissions"})
+    if left:
+        _warn(f"apply_flag_settings: {', '.join(left)} not applied during a session")
+    return {}
+
+
+async def _reload_skills(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """The skills the session offers (tether reads them once, when the session starts: its
+    prompt, and so its cache, stays as it was)."""
+    skills = (await front.session()).session.skills.skills
+    return {"skills": [{"name": s.name, "description": s.description} for s in skills]}
+
+
+async def _background_tasks(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code moves a running call to the background (Ctrl+B); tether cannot move one
+    that runs, so nothing was (a command started with `run_in_background` already is)."""
+    return {"backgrounded": False}
 
 
 async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +219,10 @@ async def _mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         entry: dict[str, Any] = {
             "name": server.name,
             "status": server_state(status),
+            "config": server_config(server),
+            "transport": server_transport(server),
             "scope": server_source(server),
+            "source": server_source(server),
             "tools": [
                 {"name": t.name, "description": t.description}
                 for t in tools
@@ -164,10 +236,12 @@ async def _mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
 
 
 async def _mcp_reconnect(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    manager = (await front.session()).mcp.manager
+    manager = await _connected_servers(front)
     name = str(body.get("serverName"))
     if manager is None:
         raise Refused(f"there is no MCP server called {name!r}")
+    if server_state(manager.statuses().get(name)) == "disabled":
+        raise Refused(f"MCP server {name} is disabled: enable it (mcp_toggle) before reconnecting")
     status = await manager.reconnect(name)
     if status.error:
         raise Refused(f"MCP server {name!r} did not reconnect: {status.error}")
@@ -175,7 +249,7 @@ async def _mcp_reconnect(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dic
 
 
 async def _mcp_toggle(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    manager = (await front.session()).mcp.manager
+    manager = await _connected_servers(front)
     name = str(body.get("serverName"))
     if manager is None:
         raise Refused(f"there is no MCP server called {name!r}")
@@ -183,15 +257,40 @@ async def _mcp_toggle(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
     return {}
 
 
+async def _mcp_set_servers(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """The client's servers, replaced: those it no longer names are disabled; tether
+    connects servers when the session starts, so one it names anew is reported as an error."""
+    wanted = body.get("servers")
+    if not isinstance(wanted, dict):
+        raise Refused("mcp_set_servers needs a `servers` object")
+    built = await front.session()
+    manager = await _connected_servers(front)
+    current = {s.name for s in built.mcp.servers if server_source(s) in ("dynamic", "sdk")}
+    removed = sorted(current - set(cast(dict[str, Any], wanted)))
+    if manager is not None:
+        for name in removed:
+            await manager.set_enabled(name, False)
+    added = sorted(set(cast(dict[str, Any], wanted)) - current)
+    errors = {
+        name: "tether connects MCP servers when the session starts: give it with the options"
+        for name in added
+    }
+    return {"added": [], "removed": removed, "errors": errors}
+
+
+async def _connected_servers(front: StreamJsonFrontEnd) -> McpManager | None:
+    """The session's MCP servers, once it has connected them (a request may come first)."""
+    built = await front.session()
+    await built.session.prepare()
+    return built.mcp.manager
+
+
 async def _context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     built = await front.session()
     agent = built.session.agent
     system = len(agent.system_prompt) // CHARS_PER_TOKEN
     tools = len(json.dumps([t.model_dump() for t in agent.tools.specs()])) // CHARS_PER_TOKEN
-    messages = (
-        len(json.dumps([m.model_dump(mode="json") for m in built.session.messages]))
-        // CHARS_PER_TOKEN
-    )
+    messages = sum(message_chars(m) for m in built.session.messages) // CHARS_PER_TOKEN
     total = system + tools + messages
     window = built.context_window
     return {
@@ -225,9 +324,12 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
 
 
 async def _rewind_files(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    raise Refused(
-        "tether keeps no file checkpoints per message; the Revert tool undoes a file's last change"
-    )
+    # Claude Code's answer when checkpoints are off.
+    return {
+        "canRewind": False,
+        "error": "tether keeps no file checkpoints per message; the Revert tool undoes a "
+        "file's last change",
+    }
 
 
 HANDLERS: dict[str, Handler] = {
@@ -241,4 +343,16 @@ HANDLERS: dict[str, Handler] = {
     "get_context_usage": _context_usage,
     "stop_task": _stop_task,
     "rewind_files": _rewind_files,
+    "set_max_thinking_tokens": _set_max_thinking_tokens,
+    "apply_flag_settings": _apply_flag_settings,
+    "reload_skills": _reload_skills,
+    "background_tasks": _background_tasks,
+    "mcp_set_servers": _mcp_set_servers,
 }
+
+FLAG_SETTINGS = Path("--settings (apply_flag_settings)")
+"""How settings a client applies during the session are named (in messages)."""
+
+
+def _warn(message: str) -> None:
+    print(f"tether: {message}", file=sys.stderr, flush=True)

@@ -13,14 +13,16 @@ from typing import TextIO
 
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
-from tether.config.settings import tether_home
+from tether.config.settings import sessions_home
 from tether.protocol import (
     ConfigError,
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    UrlImageSource,
 )
 from tether.store import (
     LoadedSession,
@@ -38,7 +40,7 @@ def main(argv: list[str]) -> int:
     """0: done; 2: no such session or a broken file name."""
     args = _parser().parse_args(argv)
     workspace = project_root(args.cwd or Path.cwd(), user_home=Path.home())
-    home = tether_home()
+    home = sessions_home()
     try:
         if args.command == "list":
             sessions = list_sessions(home, workspace)
@@ -96,7 +98,7 @@ def print_sessions(sessions: Sequence[SessionInfo], workspace: Path, out: TextIO
 def pick_session(workspace: Path, out: TextIO = sys.stdout, read: TextIO = sys.stdin) -> str | None:
     """Ask which session to resume (`tether --resume` without an id); None when there is none
     or the user chose nothing."""
-    sessions = list_sessions(tether_home(), workspace)[:20]
+    sessions = list_sessions(sessions_home(), workspace)[:20]
     if not sessions:
         print(f"No sessions to resume in {workspace}.", file=out)
         return None
@@ -147,7 +149,19 @@ def describe_message(message: Message) -> str:
                 body = body[:SHOWN_RESULT_CHARS] + f"… ({len(block.content)} characters)"
             mark = "✗" if block.is_error else "⎿"
             lines.append(f"  {mark} " + body.replace("\n", "\n    "))
+            lines.extend(f"    {image_label(image)}" for image in block.images)
+        elif isinstance(block, ImageBlock):
+            lines.append(("> " if message.role == "user" else "") + image_label(block))
     return "\n".join(lines)
+
+
+def image_label(image: ImageBlock) -> str:
+    """How an image is shown in a listing: its kind and size, not its data."""
+    source = image.source
+    if isinstance(source, UrlImageSource):
+        return f"[image: {source.url}]"
+    size = len(source.data) * 3 // 4
+    return f"[image: {source.media_type.removeprefix('image/')}, about {size:,} bytes]"
 
 
 def print_json(loaded: LoadedSession, out: TextIO) -> None:

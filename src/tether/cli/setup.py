@@ -15,12 +15,13 @@ from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
     ClientParts,
+    StructuredOutput,
     appended,
     chosen_tools,
     only_skills,
-    structured_output_tool,
     with_client_agents,
 )
+from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
@@ -31,6 +32,7 @@ from tether.cli.safety import (
     build_gate,
     plan_session_sandbox,
 )
+from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.workspace_review import (
     Ownership,
@@ -41,9 +43,9 @@ from tether.cli.workspace_review import (
 from tether.config.instructions import Instructions
 from tether.config.project import project_directories, project_root
 from tether.config.settings import (
-    SETTING_SOURCES,
     Settings,
     load_settings,
+    sessions_home,
     settings_files,
     tether_home,
     with_layer,
@@ -137,9 +139,14 @@ class Built:
     session: Session
     mcp: McpSetup
     agents: AgentCatalog
-    context_window: int
     key_source: str
     """The variable the model's key came from ("none" without one)."""
+
+    @property
+    def context_window(self) -> int:
+        """The window of the model the session uses now (it follows a model switch)."""
+        compaction = self.session.agent.compaction
+        return compaction.policy.window if compaction is not None else 0
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -157,6 +164,8 @@ def build(opts: RunOptions) -> Built:
         for resumption in claimed:  # a session file it holds: let the next process have it
             resumption.recorder.close()
         raise
+    finally:
+        resume_collection()  # start-up is over: the collector a headless run paused runs again
 
 
 def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
@@ -175,23 +184,26 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
     )
     owners = Ownership(workspace, user_home, home)
-    sources = SETTING_SOURCES if opts.setting_sources is None else opts.setting_sources
+    # Every kind of file below (settings, instructions, skills, agents, memory) is read only
+    # from the sources asked for.
+    sources = SettingSources.of(owners, opts.setting_sources)
     settings = load_settings(
         settings_files(
-            workspace, home=home, explicit=opts.settings_path, sources=sources, start=start
+            workspace, home=home, explicit=opts.settings_path, admits=sources.admits, start=start
         ),
         required=opts.settings_path,
     )
-    if opts.settings_json is not None:
-        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
+    if opts.settings_json is not None:
+        # The user's choice, like a `--settings` file: applied whole, trusted or not.
+        settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)
     _probe_sandbox_meanwhile(settings)
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
-    sessions_dir = project_dir(home, workspace)
-    path = session_to_resume(opts, home, workspace)
+    sessions_dir = project_dir(sessions_home(env), workspace)
+    path = session_to_resume(opts, sessions_home(env), workspace)
     resumption = None
     if path is not None:
         resumption = resume_session(
@@ -207,7 +219,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
-    skills = only_skills(discover_skills(workspace, home=user_home, below=below), client.skills)
+    found_skills = discover_skills(workspace, home=user_home, below=below, admits=sources.admits)
+    skills = only_skills(found_skills, client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -218,7 +231,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
-    agents = with_client_agents(discover_agents(workspace, home=user_home), client.agents)
+    agents = with_client_agents(
+        discover_agents(workspace, home=user_home, admits=sources.admits), client.agents
+    )
 
     runner = subagent_runner(
         agents,
@@ -228,6 +243,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         models=subagent_models,
         instructions="",  # read below, once the rules that may refuse an import are known
     )
+    structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
     gate, tools = build_gate(
         settings,
         SafetyOptions(
@@ -244,7 +260,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
                 [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
                 opts.tools,
             ),
-            *([structured_output_tool(opts.json_schema)] if opts.json_schema else []),
+            *([structured.tool()] if structured is not None else []),
         ],
         session_id=session_id,
         transcript_path=transcript,
@@ -253,7 +269,14 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         read_dirs=(scratch_dir, *(s.path.parent for s in skills.skills)),
     )
     instructions = ProjectInstructions(
-        workspace, user_home, home, env, trust.trusted, refuse=gate.read_denied, cwd=start
+        workspace,
+        user_home,
+        home,
+        env,
+        trust.trusted,
+        refuse=gate.read_denied,
+        cwd=start,
+        admits=sources.admits,
     )
     runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs
@@ -266,7 +289,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory, memory_problem = _memory(memory_path)
+    memory, memory_problem = "", None
+    if sources.admits(workspace / ".tether" / "memory.md"):
+        memory, memory_problem = _memory(workspace / ".tether" / "memory.md")
+    else:
+        memory_path = None  # the project's file, and the project's files are not read
     if memory_problem is not None:
         memory_path = None  # what could not be read whole must not be rewritten
 
@@ -323,6 +350,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     if resumption is not None and restored is not None:
         tell_resumed(session, resumption, restored)
+    elif opts.continue_latest:
+        session.startup_notices.append(
+            f"no earlier session in {workspace} to continue: this is a new one"
+        )
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     session.startup_notices.extend(_record_run(tool_context, session, home))
@@ -378,11 +409,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if gate.hooks is not None:
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
-    session.switch_model = model_switcher(agent, opts.model, env, settings, resolve, idle)
+    if structured is not None:
+        session.answer_checks.append(structured.owed)
+    session.switch_model = model_switcher(
+        agent, opts.model, env, settings, resolve, idle, max_output_tokens(env, settings)
+    )
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, resolved.info.context_window, key_source)
+    return Built(session, mcp, agents, key_source)
 
 
 INLINE_SETTINGS = Path("--settings")
@@ -472,10 +507,12 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
 
 def _warm_meanwhile(model: Model) -> None:
     """Build the model's HTTP client on a thread while the session is built: the TLS context
-    it loads (tens of milliseconds) is C code that lets the build go on meanwhile."""
+    it loads (tens of milliseconds) is C code that lets the build go on meanwhile. Not a
+    daemon, as `preload_http_soon`'s: an exit meanwhile waits for it rather than finalizing
+    the interpreter under a thread loading the trust store."""
     warm = getattr(model, "warm", None)
     if callable(warm):
-        threading.Thread(target=warm, name="model-warm", daemon=True).start()
+        threading.Thread(target=warm, name="model-warm").start()
 
 
 def _probe_sandbox_meanwhile(settings: Settings) -> None:

@@ -1,4 +1,5 @@
-"""Reading stream-json input: its lines as they arrive, and the text of a user message."""
+"""Reading stream-json input: its lines as they arrive, and a user message as the session's
+input (its text and images)."""
 
 from __future__ import annotations
 
@@ -8,24 +9,57 @@ import sys
 import threading
 from typing import Any, TextIO, cast
 
+from pydantic import ValidationError
+
 from tether.cli.terminal_text import terminal_safe
+from tether.protocol import ImageBlock, TextBlock, UserInput
 
 
-def user_text(line: dict[str, Any]) -> str | None:
-    """The text of a stream-json user message (`content` a string or text blocks)."""
+def user_input(line: dict[str, Any]) -> UserInput | None:
+    """A stream-json user message as the session's input: `content` a string, or text and
+    image blocks (kept in their order). A block of another kind, or an image the wire formats
+    cannot carry, is left out with a warning saying which; None when nothing is left."""
     message = line.get("message")
     content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return content
+        return UserInput(text=content)
     if not isinstance(content, list):
         return None
-    texts: list[str] = []
-    for block in cast(list[Any], content):
-        if isinstance(block, dict) and cast(dict[str, Any], block).get("type") == "text":
-            texts.append(str(cast(dict[str, Any], block).get("text", "")))
-        else:
-            _warn("only text blocks of user messages are read; another kind was left out")
-    return "\n\n".join(texts) if texts else None
+    blocks: list[TextBlock | ImageBlock] = []
+    for index, block in enumerate(cast(list[Any], content)):
+        kind = cast(dict[str, Any], block).get("type") if isinstance(block, dict) else None
+        try:
+            if kind == "text":
+                blocks.append(TextBlock.model_validate(_only(block, "type", "text")))
+                continue
+            if kind == "image":
+                blocks.append(ImageBlock.model_validate(_only(block, "type", "source")))
+                continue
+        except ValidationError as e:
+            _warn(f"content block {index} of a user message was left out: {_problem(e)}")
+            continue
+        _warn(
+            f"content block {index} of a user message was left out: tether reads text and "
+            f"image blocks, not {kind!r}"
+        )
+    if not blocks:
+        return None
+    text = "\n\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+    if all(isinstance(b, TextBlock) for b in blocks):
+        return UserInput(text=text)
+    return UserInput(text=text, content=tuple(blocks))
+
+
+def _only(block: Any, *names: str) -> dict[str, Any]:
+    """The fields of a block tether keeps (`cache_control` and the like are the client's)."""
+    fields = cast(dict[str, Any], block)
+    return {name: fields[name] for name in names if name in fields}
+
+
+def _problem(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first["loc"]) or "block"
+    return f"{where}: {first['msg']}"
 
 
 def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:

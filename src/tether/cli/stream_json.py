@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -24,12 +25,15 @@ from tether import bounded_json
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
+from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
-from tether.cli.stream_input import read_lines, user_text
+from tether.cli.stream_input import read_lines, user_input
 from tether.cli.terminal_text import terminal_safe
+from tether.core.session import Session
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.protocol import (
@@ -64,6 +68,11 @@ class StreamOptions:
     mode_name: str | None = None
     """The permission mode as the client named it (`auto` is reported as such)."""
     replay_user_messages: bool = False
+    session_mirror: bool = False
+    """`--session-mirror`: the session file's entries as `transcript_mirror` lines."""
+    bypass_allowed: bool = False
+    """Whether the client may switch to bypassPermissions: the session started in it, or
+    with `--allow-dangerously-skip-permissions` (as in Claude Code)."""
 
 
 def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
@@ -84,13 +93,15 @@ class StreamJsonFrontEnd:
         self.channel = ControlChannel(self.write)
         self.mode_name = options.mode_name or opts.permission_mode or "default"
         self._building: asyncio.Task[Built] | None = None
-        self._prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self._prompts: asyncio.Queue[UserInput | None] = asyncio.Queue()
         self._requests: dict[str, asyncio.Task[None]] = {}
         self._asking: set[asyncio.Task[None]] = set()
         self._failed_last = False
         self._stopped_by: int | None = None
         self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
         self.lines: LineMaker | None = None
+        self._running: Session | None = None
+        """The session while one of its turns runs (what the client sends then joins it)."""
 
     def write(self, line: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -130,6 +141,14 @@ class StreamJsonFrontEnd:
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
             built.session.can_ask = self.options.permission_prompt_tool is not None
+            model = built.session.agent.model
+            if isinstance(model, FallbackModel):
+                lines = self.lines
+                model.watchers.append(lambda was, now: self.write(lines.system.fallback(was, now)))
+            recorder = built.session.recorder
+            if self.options.session_mirror and recorder is not None:
+                env = os.environ if self.opts.env is None else self.opts.env
+                mirror_session(recorder, self.write, env)
         return built
 
     @property
@@ -165,7 +184,9 @@ class StreamJsonFrontEnd:
 
         watchers: list[Callable[[HookActivity], None]] = []
         if self.options.include_hook_events:
-            watchers.append(lambda activity: self._write_with_lines(lambda m: [m.hook(activity)]))
+            watchers.append(
+                lambda activity: self._write_with_lines(lambda m: [m.system.hook(activity)])
+            )
         return replace(
             parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
         )
@@ -184,13 +205,18 @@ class StreamJsonFrontEnd:
         line = cast(dict[str, Any], line)
         kind = line.get("type")
         if kind == "user":
-            text = user_text(line)
-            if text is None:
-                _warn("a user message without text was ignored")
+            prompt = user_input(line)
+            if prompt is None:
+                _warn("a user message with nothing tether can read was ignored")
                 return
             if self.options.replay_user_messages:
                 self.write({**line, "isReplay": True})
-            self._prompts.put_nowait(text)
+            if self._running is not None and not prompt.content and prompt.text.strip():
+                # As Claude Code: words sent while a turn runs join it (the model reads them
+                # at its next call); what the turn ends without reading starts the next one.
+                self._running.steer(prompt.text)
+                return
+            self._prompts.put_nowait(prompt)
         elif kind == "control_request":
             self._start_request(line)
         elif kind == "control_response":
@@ -215,7 +241,7 @@ class StreamJsonFrontEnd:
         task.add_done_callback(lambda _t: self._requests.pop(request_id, None))
 
     async def _run_turns(self) -> None:
-        while (text := await self._prompts.get()) is not None:
+        while (prompt := await self._prompts.get()) is not None:
             try:
                 built = await self.session()
             except ConfigError as e:
@@ -223,23 +249,30 @@ class StreamJsonFrontEnd:
                 self._failed_last = True
                 self._drop_queued()
                 return
-            await self._turn(built, text)
+            await self._turn(built, prompt)
 
     def _drop_queued(self) -> None:
         while not self._prompts.empty():
             self._prompts.get_nowait()
 
-    async def _turn(self, built: Built, text: str) -> None:
+    async def _turn(self, built: Built, prompt: UserInput) -> None:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.state("running"))
+        self.write(lines.system.state("running"))
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
-        async for event in session.submit(UserInput(text=text)):
-            self._on_event(event, built, lines)
-        self.write(lines.state("idle"))
+        self._running = session
+        try:
+            async for event in session.submit(prompt):
+                self._on_event(event, built, lines)
+        finally:
+            self._running = None
+        unread = session.take_queued()
+        if unread:  # sent during the turn, after its last model call
+            self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
+        self.write(lines.system.state("idle"))
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
@@ -248,7 +281,7 @@ class StreamJsonFrontEnd:
             case ThinkingDelta(text=piece):
                 self._write_all(lines.text(piece, "thinking"))
             case ModelRetry():
-                lines.retry()
+                self.write(lines.retry(event))
                 _show(event)
             case MessageCompleted():
                 self._write_all(lines.completed(event))
@@ -259,7 +292,7 @@ class StreamJsonFrontEnd:
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
             case Notice(level="warning", message=message):
-                self.write(lines.notice(message))
+                self.write(lines.system.notice(message))
                 _show(event)
             case PermissionAsked():
                 task = asyncio.create_task(self._ask(built, event))
@@ -269,7 +302,7 @@ class StreamJsonFrontEnd:
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
                 for denial in event.permission_denials:
-                    self.write(lines.denied(denial))
+                    self.write(lines.system.denied(denial))
                 self._failed_last = event.is_error
                 self.write(lines.result(event, self.facts(built)))
             case _:
@@ -280,7 +313,7 @@ class StreamJsonFrontEnd:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.state("requires_action"))
+        self.write(lines.system.state("requires_action"))
         try:
             reply = await self._reply_to(built, request)
         except ClientRefused as e:
@@ -290,8 +323,11 @@ class StreamJsonFrontEnd:
             self.set_mode(built, mode)
         session.answer(answer)
         if interrupt:
-            session.interrupt("interrupted by the client")
-        self.write(lines.state("running"))
+            # Once the denial has landed (the waiting call runs first), so that it is counted
+            # among the turn's denials as Claude Code counts it.
+            loop = asyncio.get_running_loop()
+            loop.call_soon(session.interrupt, "interrupted by the client")
+        self.write(lines.system.state("running"))
 
     async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:
         """The client's answer (`stdio`), or that of the MCP tool named to give it, which gets

@@ -75,6 +75,7 @@ def load_instructions(
     trusted: bool = True,
     external_imports: bool = False,
     refuse: Callable[[Path], bool] | None = None,
+    admits: Callable[[Path], bool] | None = None,
 ) -> Instructions:
     """Read the instruction files that apply to `cwd` (the workspace unless given).
 
@@ -83,13 +84,16 @@ def load_instructions(
     A project file's import outside the workspace is read only with `external_imports` (the
     user's approval) in a `trusted` workspace; the same holds for a project file that is a link
     leading out of the directory it was found in (the workspace, for one inside it). `refuse`
-    says whether a Read deny rule covers an import (never read then).
+    says whether a Read deny rule covers an import (never read then). `admits` says whether a
+    file found by name is of a source the session reads (`--setting-sources`); its imports go
+    with it.
     """
     workspace = workspace.resolve()
     home = home.resolve()
     cwd = (cwd or workspace).resolve()
     reader = _Reader(workspace, home, trusted=trusted, external_ok=external_imports)
     reader.refuse = refuse
+    reader.admits = admits
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
     directories = _root_to(cwd, workspace)
     for directory in directories:
@@ -127,6 +131,7 @@ class _Reader:
     external_ok: bool = False
     """The user approved imports from outside the workspace (in a trusted workspace only)."""
     refuse: Callable[[Path], bool] | None = None
+    admits: Callable[[Path], bool] | None = None
     parts: list[_Part] = field(default_factory=list[_Part])
     files: list[Path] = field(default_factory=list[Path])
     problems: list[str] = field(default_factory=list[str])
@@ -137,6 +142,8 @@ class _Reader:
     def read_top(self, path: Path, note: str, *, area: Path | None = None) -> None:
         """Read a file found by name; `area` is where a project file (and what it imports)
         must stay without the user's approval, None for the user's own file."""
+        if self.admits is not None and not self.admits(path):
+            return
         if not os.path.lexists(path):
             return
         try:

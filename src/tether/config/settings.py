@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,16 @@ def tether_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".tether"
 
 
+def sessions_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where session files are kept (in its `projects/<slug>/`): Claude Code's
+    `CLAUDE_CONFIG_DIR` when it is set, as Claude Code keeps them there (the Agent SDK's
+    session helpers read them there, and it puts a session resumed from a session store
+    there); otherwise `tether_home`."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else tether_home(env)
+
+
 SETTING_SOURCES = ("user", "project", "local")
 """Claude Code's names for the layers of settings files (`--setting-sources`)."""
 
@@ -38,14 +48,16 @@ def settings_files(
     home: Path,
     user_home: Path | None = None,
     explicit: Path | None = None,
-    sources: Collection[str] = SETTING_SOURCES,
+    admits: Callable[[Path], bool] | None = None,
     start: Path | None = None,
 ) -> list[Path]:
-    """Candidate files, lowest precedence first, of the layers named in `sources`. The user's
-    remembered answers for the project (`tether.config.trust.remembered_settings`) come after
-    its local files, as part of the local layer. With `start` (the directory tether started
-    in, below the project's root): the project files of each directory from the root down to
-    it, deeper ones later (`tether.config.project`)."""
+    """Candidate files, lowest precedence first: the user's, the project's, the local ones,
+    then `explicit` (`--settings`). The user's remembered answers for the project
+    (`tether.config.trust.remembered_settings`) come after its local files, as part of the
+    local layer. With `start` (the directory tether started in, below the project's root): the
+    project files of each directory from the root down to it, deeper ones later
+    (`tether.config.project`). `admits` leaves out the files of the sources not read
+    (`--setting-sources`); the explicit file is always read."""
     user_home = user_home or Path.home()
     directories = project_directories(project, start) if start is not None else [project]
     layers = {
@@ -60,7 +72,9 @@ def settings_files(
             remembered_settings(home, project),
         ],
     }
-    files = [path for name in SETTING_SOURCES if name in sources for path in layers[name]]
+    files = [
+        path for name in SETTING_SOURCES for path in layers[name] if admits is None or admits(path)
+    ]
     if explicit is not None:
         files.append(explicit)
     return files

@@ -22,7 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from tether.protocol import (
+    Base64ImageSource,
     ContentBlock,
+    ImageBlock,
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -140,6 +142,8 @@ def _encodable_block(block: ContentBlock) -> ContentBlock:
             if clean_id is call_id and clean is content:
                 return block
             return block.model_copy(update={"tool_use_id": clean_id, "content": clean})
+        case ImageBlock():
+            return _encodable_image(block)
         case ToolUseBlock():
             changes: dict[str, Any] = {}
             for name in ("id", "name", "input_error", "raw_input", "input_refused"):
@@ -155,6 +159,16 @@ def _encodable_block(block: ContentBlock) -> ContentBlock:
                 if found is not None and block.input_refused is None:
                     changes["input_refused"] = found.describe()
             return block.model_copy(update=changes) if changes else block
+
+
+def _encodable_image(block: ImageBlock) -> ImageBlock:
+    source = block.source
+    field = "data" if isinstance(source, Base64ImageSource) else "url"
+    value: str = getattr(source, field)
+    clean = encodable(value)
+    if clean is value:
+        return block
+    return block.model_copy(update={"source": source.model_copy(update={field: clean})})
 
 
 def _has_lone_surrogate(text: str) -> bool:

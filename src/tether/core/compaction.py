@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from tether.core.memory import append_memory, load_memory
+from tether.core.message_size import message_chars
 from tether.core.micro import CompactionPolicy, micro_compact
 from tether.core.model_call import RetryPolicy, call_model
 from tether.models.base import Model, ModelRequest
@@ -140,7 +141,7 @@ def plan_cut(
     if latest_allowed is None:
         return None
     points = [p for p in cut_points(messages) if p >= latest_allowed]
-    sizes = [len(m.model_dump_json()) for m in messages]
+    sizes = [message_chars(m) for m in messages]
     total = sum(sizes) or 1
     budget = policy.target * policy.window
     for point in points:

@@ -14,8 +14,14 @@ from typing import Any
 
 import tether.permissions as policy
 from tether.core.lifecycle import surface
-from tether.hooks import HookOutcome, HookRunner
-from tether.permissions import Decision, Mode, PermissionContext, load_rules
+from tether.hooks import HookEventName, HookOutcome, HookRunner
+from tether.permissions import (
+    Decision,
+    Mode,
+    PermissionContext,
+    load_rules,
+    permission_updates,
+)
 from tether.protocol import (
     Event,
     PermissionAnswer,
@@ -23,6 +29,7 @@ from tether.protocol import (
     PermissionDenial,
     ToolUseBlock,
 )
+from tether.tools.registry import ToolOutcome
 
 Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
 Precheck = Callable[[dict[str, Any]], str | None]
@@ -36,6 +43,9 @@ class Approval:
     message: str = ""
     """Why not, for the model, when not allowed."""
     denial: PermissionDenial | None = None
+    context: tuple[str, ...] = ()
+    """What PreToolUse hooks added for the model (`additionalContext`), given beside the
+    call's result."""
 
 
 @dataclass
@@ -59,6 +69,9 @@ class ToolGate:
     """Persists an 'always allow' rule (to the project's local settings file)."""
     shell_cwd: Callable[[], Path] | None = None
     """Where the next Bash command starts: relative paths in it are judged from there."""
+    subagent: dict[str, str] = field(default_factory=dict[str, str])
+    """In a subagent's gate: its `agent_id` and `agent_type`, given to its tool hooks so
+    they can tell whose call it is."""
     _turn_grants: list[str] = field(default_factory=list[str])
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
@@ -77,7 +90,12 @@ class ToolGate:
         if self.hooks is not None and self.hooks.has("PreToolUse"):
             hook = await self.hooks.fire(
                 "PreToolUse",
-                {"tool_name": call.name, "tool_input": tool_input, "tool_use_id": call.id},
+                {
+                    **self.subagent,
+                    "tool_name": call.name,
+                    "tool_input": tool_input,
+                    "tool_use_id": call.id,
+                },
                 match=call.name,
             )
             surface(hook, emit)
@@ -85,7 +103,20 @@ class ToolGate:
                 tool_input = dict(hook.updated_input)
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
-                return self._deny(call, tool_input, f"Blocked by hook: {reason}")
+                denied = self._deny(call, tool_input, f"Blocked by hook: {reason}")
+                return replace(denied, context=hook_context("PreToolUse", call.name, hook))
+        approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
+        return replace(approval, context=hook_context("PreToolUse", call.name, hook))
+
+    async def _decide(
+        self,
+        call: ToolUseBlock,
+        tool_input: dict[str, Any],
+        hook: HookOutcome,
+        emit: Callable[[Event], None],
+        ask: Asker | None,
+        precheck: Precheck | None,
+    ) -> Approval:
         decision = policy.decide(call.name, tool_input, self._context_for(call.name))
         if decision.behavior == "deny":
             return self._deny(call, tool_input, _denied_text(decision))
@@ -106,10 +137,15 @@ class ToolGate:
         emit: Callable[[Event], None],
         ask: Asker | None,
     ) -> Approval:
-        if ask is None or self.permissions.mode == "dontAsk":
+        if self.permissions.mode == "dontAsk":
+            why = "not allowed by any rule (dontAsk mode)"
+            return self._deny(call, tool_input, f"Permission denied: {why}: {decision.reason}")
+        suggestion = policy.suggest_rule(call.name, tool_input, self.permissions)
+        answered = await self._permission_hooks(call, tool_input, suggestion, emit)
+        if answered is not None:
+            return answered
+        if ask is None:
             why = "not allowed without asking, and nobody can be asked here"
-            if self.permissions.mode == "dontAsk":
-                why = "not allowed by any rule (dontAsk mode)"
             return self._deny(call, tool_input, f"Permission denied: {why}: {decision.reason}")
         request = PermissionAsked(
             request_id=uuid.uuid4().hex[:12],
@@ -117,7 +153,7 @@ class ToolGate:
             tool=call.name,
             input=tool_input,
             reason=decision.reason,
-            suggestion=policy.suggest_rule(call.name, tool_input, self.permissions),
+            suggestion=suggestion,
         )
         if self.hooks is not None and self.hooks.has("Notification"):
             surface(
@@ -141,6 +177,34 @@ class ToolGate:
         if answer.updated_input is not None:
             tool_input = dict(answer.updated_input)
         return Approval(True, tool_input)
+
+    async def _permission_hooks(
+        self,
+        call: ToolUseBlock,
+        tool_input: dict[str, Any],
+        suggestion: str | None,
+        emit: Callable[[Event], None],
+    ) -> Approval | None:
+        """PermissionRequest hooks, fired where the user would be asked: their allow (with
+        the input to use) or deny answers the question in the user's place; None when they
+        leave it to the user."""
+        if self.hooks is None or not self.hooks.has("PermissionRequest"):
+            return None
+        payload = {
+            **self.subagent,
+            "tool_name": call.name,
+            "tool_input": tool_input,
+            "permission_suggestions": permission_updates(suggestion),
+        }
+        hook = await self.hooks.fire("PermissionRequest", payload, match=call.name)
+        surface(hook, emit)
+        if hook.permission_decision == "deny":
+            reason = hook.reason or "a PermissionRequest hook denied this call"
+            return self._deny(call, tool_input, f"Denied by hook: {reason}")
+        if hook.permission_decision == "allow":
+            updated = hook.updated_input
+            return Approval(True, dict(updated) if updated is not None else tool_input)
+        return None
 
     def _context_for(self, tool: str) -> PermissionContext:
         """Bash paths are judged from the shell's directory; the context for it is rebuilt only
@@ -172,6 +236,12 @@ class ToolGate:
         self.sources.extra_allow.extend(r for r in rules if r not in self.sources.extra_allow)
         self._rebuild()
 
+    def add_layer(self, path: Path, data: Mapping[str, Any]) -> None:
+        """Rules of one more settings layer, for the rest of the session, over the others (a
+        client's `apply_flag_settings`); its deny rules are final like any other's."""
+        self.sources.layers = (*self.sources.layers, (path, data))
+        self._rebuild()
+
     def set_mode(self, mode: Mode) -> None:
         """Switch the permission mode for the calls that follow."""
         self.permissions = replace(self.permissions, mode=mode)
@@ -181,7 +251,14 @@ class ToolGate:
         self._turn_grants.extend(r for r in rules if r not in self._turn_grants)
         self._rebuild()
 
-    def for_subagent(self, *, shell_cwd: Callable[[], Path] | None, read_only: bool) -> ToolGate:
+    def for_subagent(
+        self,
+        *,
+        shell_cwd: Callable[[], Path] | None,
+        read_only: bool,
+        agent_id: str = "",
+        agent_type: str = "",
+    ) -> ToolGate:
         """The gate of a subagent started by this gate's agent: the same rules and hooks; grants
         of its own, starting from this turn's (they end with the subagent); its own shell
         directory; plan mode when `read_only`. An 'always allow' answered for one of its calls
@@ -198,6 +275,7 @@ class ToolGate:
             hooks=self.hooks,
             remember=self.allow_always,
             shell_cwd=shell_cwd,
+            subagent={"agent_id": agent_id, "agent_type": agent_type} if agent_id else {},
             _turn_grants=list(self._turn_grants),
         )
 
@@ -217,32 +295,32 @@ class ToolGate:
         self.permissions = replace(self.permissions, rules=rules)
 
     async def after(
-        self,
-        call: ToolUseBlock,
-        tool_input: dict[str, Any],
-        result: str,
-        is_error: bool,
-        emit: Callable[[Event], None],
-    ) -> str:
-        """PostToolUse / PostToolUseFailure hooks; returns text to add to the result."""
-        event = "PostToolUseFailure" if is_error else "PostToolUse"
+        self, call: ToolUseBlock, outcome: ToolOutcome, emit: Callable[[Event], None]
+    ) -> tuple[str, ...]:
+        """PostToolUse / PostToolUseFailure hooks on the call as it ran; returns what they
+        said for the model (context, or the reason of a block), kept apart from the result."""
+        event: HookEventName = "PostToolUseFailure" if outcome.is_error else "PostToolUse"
         if self.hooks is None or not self.hooks.has(event):
-            return ""
+            return ()
         payload: dict[str, Any] = {
+            **self.subagent,
             "tool_name": call.name,
-            "tool_input": tool_input,
+            "tool_input": call.input,
             "tool_use_id": call.id,
         }
-        if is_error:
-            payload.update(error=result, is_interrupt=False)
+        if outcome.is_error:
+            # The error itself, without the "Error: " the model reads before it.
+            payload.update(error=outcome.content.removeprefix("Error: "), is_interrupt=False)
         else:
-            payload["tool_response"] = {"output": result}
-        outcome = await self.hooks.fire(event, payload, match=call.name)
-        surface(outcome, emit)
-        notes = list(outcome.additional_context)
-        if outcome.blocked and outcome.reason:
-            notes.insert(0, outcome.reason)
-        return "\n".join(f"[hook] {note}" for note in notes)
+            response = outcome.structured
+            payload["tool_response"] = response if response is not None else outcome.content
+        payload["duration_ms"] = outcome.duration_ms
+        hook = await self.hooks.fire(event, payload, match=call.name)
+        surface(hook, emit)
+        notes = list(hook_context(event, call.name, hook))
+        if hook.blocked and hook.reason:
+            notes.insert(0, f"{event}:{call.name} hook blocking error: {hook.reason}")
+        return tuple(notes)
 
     def denies(self, call: ToolUseBlock) -> bool:
         """Whether the rules deny the call outright (no hook runs, nobody is asked)."""
@@ -254,6 +332,14 @@ class ToolGate:
             tool_name=call.name, tool_use_id=call.id, tool_input=tool_input, reason=message
         )
         return Approval(False, tool_input, message, denial)
+
+
+def hook_context(event: HookEventName, subject: str, outcome: HookOutcome) -> tuple[str, ...]:
+    """The `additionalContext` of an event's hooks, each said whose it is (as Claude Code
+    gives it to the model)."""
+    return tuple(
+        f"{event}:{subject} hook additional context: {text}" for text in outcome.additional_context
+    )
 
 
 def _denied_text(decision: Decision) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
 from tether.protocol import Event, Notice
 
@@ -53,7 +54,8 @@ class Lifecycle:
             return None
         outcome = await self.hooks.fire("Stop", {"stop_hook_active": continuations > 0})
         surface(outcome, emit)
-        if outcome.blocked and continuations < MAX_STOP_CONTINUATIONS:
+        # `continue: false` wins over a request to go on.
+        if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:
             return outcome.reason or "a Stop hook asked to continue"
         return None
 
@@ -68,8 +70,13 @@ def reminder(text: str) -> str:
 
 
 def surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
-    """What a hook says to the user: its messages, and its errors as warnings."""
+    """What hooks decided beyond their event's own answer, for every event alike: their
+    messages for the user, their errors as warnings, and their `continue: false`, which ends
+    the running turn once the step under way is over (`turn_stop`)."""
     for message in outcome.system_messages:
         emit(Notice(message=message))
     for error in outcome.errors:
         emit(Notice(level="warning", message=f"hook: {error}"))
+    if outcome.stop:
+        because = f": {outcome.stop_reason}" if outcome.stop_reason else ""
+        turn_stop.request_stop(f"stopped by a hook{because}", by_hook=True)

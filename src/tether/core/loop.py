@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from tether.core import turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
@@ -23,9 +24,12 @@ from tether.protocol import (
     Event,
     Message,
     MessageCompleted,
+    ModelRetry,
+    Notice,
     PermissionDenial,
     StopReason,
     TextBlock,
+    TextDelta,
     ToolResultBlock,
     ToolUseBlock,
     TurnSubtype,
@@ -105,6 +109,10 @@ async def run_turn(
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
     while True:
+        if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
+            if stop.said:
+                emit(Notice(level="warning", message=stop.said))
+            return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
             stats.result = (
@@ -115,7 +123,12 @@ async def run_turn(
         _take_pending(agent, history, emit)
         request = next_request(agent, history)
         started = time.perf_counter()
-        response = await call_within_window(agent, history, request, emit)
+        spoken = _Spoken(emit)
+        try:
+            response = await call_within_window(agent, history, request, spoken.emit)
+        except asyncio.CancelledError:
+            spoken.keep(agent, history)  # as Claude Code, what was said before an interruption
+            raise
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
@@ -143,13 +156,36 @@ async def run_turn(
         if over_budget(agent, stats):
             _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
             return "error_max_budget_usd"
-        if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
-            # Results would reach the model only after the limit: the calls are not run.
-            _answer_all(history, emit, f"Not run: the turn limit ({agent.max_turns}) was reached.")
-            return "error_max_turns"
         if calls:
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+        if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
+            # As Claude Code: the last reply's calls have run; the model is not called again.
+            return "error_max_turns"
+
+
+class _Spoken:
+    """The text a reply streamed so far (an attempt given up and retried starts over), kept as
+    the model's message when the turn is interrupted while it speaks."""
+
+    def __init__(self, emit: Callable[[Event], None]) -> None:
+        self._emit = emit
+        self._parts: list[str] = []
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._parts.append(event.text)
+        elif isinstance(event, ModelRetry):
+            self._parts.clear()
+        self._emit(event)
+
+    def keep(self, agent: Agent, history: History) -> None:
+        text = "".join(self._parts).rstrip()
+        if not text:
+            return
+        kept = history.add_assistant(Message(role="assistant", content=(TextBlock(text=text),)))
+        if kept is not None:
+            self._emit(MessageCompleted(message=kept, model=agent.model_id))
 
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
@@ -197,9 +233,13 @@ async def _run_tools(
             emit(ErrorOccurred(message=f"internal error in a tool: {stopped.cause!r}"))
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
+    # What hooks said about the calls and the open plan follow the results, as reminders.
+    notes = [note for result in results for note in result.context]
     open_plan = todo_reminder(agent.tool_context.todos)
-    extra = [TextBlock(text=reminder(open_plan))] if open_plan else []
-    _commit(history, [*results, *extra], emit)
+    if open_plan:
+        notes.append(open_plan)
+    extra = [TextBlock(text=reminder(note)) for note in notes]
+    _commit(history, [*(result.block for result in results), *extra], emit)
 
 
 def _commit(

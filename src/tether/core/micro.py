@@ -93,9 +93,14 @@ def micro_compact(
 
 def _has_bulky_result(message: Message, policy: CompactionPolicy) -> bool:
     return any(
-        isinstance(b, ToolResultBlock) and len(b.content) >= policy.micro_min_chars
+        isinstance(b, ToolResultBlock) and _bulky(b, policy.micro_min_chars)
         for b in message.content
     )
+
+
+def _bulky(block: ToolResultBlock, min_chars: int) -> bool:
+    """Long text, or images (each worth far more than its note)."""
+    return len(block.content) >= min_chars or bool(block.images)
 
 
 def result_note(name: str, tool_input: Mapping[str, Any], content: str) -> str:
@@ -125,10 +130,13 @@ def _recent_boundary(messages: Sequence[Message], keep_recent: int) -> int:
 
 
 def _maybe_note(block: ContentBlock, calls: ToolCalls, min_chars: int) -> ContentBlock:
-    if not isinstance(block, ToolResultBlock) or len(block.content) < min_chars:
+    if not isinstance(block, ToolResultBlock) or not _bulky(block, min_chars):
         return block
     name, tool_input = calls.get(block.tool_use_id, ("tool", {}))
-    return block.model_copy(update={"content": result_note(name, tool_input, block.content)})
+    note = result_note(name, tool_input, block.content)
+    if block.images:
+        note += f" ({len(block.images)} image(s) left out)"
+    return block.model_copy(update={"content": note, "images": ()})
 
 
 def _subject(tool_input: Mapping[str, Any]) -> str:

@@ -58,7 +58,15 @@ async def call_model(
             if not e.retryable or attempt >= attempts:
                 raise
             delay = policy.delay(attempt, e.retry_after_s)
-            emit(ModelRetry(attempt=attempt, max_attempts=attempts, delay_s=delay, reason=str(e)))
+            emit(
+                ModelRetry(
+                    attempt=attempt,
+                    max_attempts=attempts,
+                    delay_s=delay,
+                    reason=str(e),
+                    status=e.status,
+                )
+            )
             await asyncio.sleep(delay)
             attempt += 1
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
-from tether.store import SessionWriter
+from tether.store import EntryWatcher, SessionWriter
 
 TITLE_CHARS = 80
 
@@ -32,8 +32,17 @@ class SessionRecorder:
     hear (saving failed, saving again, the file was removed or replaced) waits in
     `take_notices`."""
 
-    def __init__(self, open_writer: Callable[[], SessionWriter], *, titled: bool = False) -> None:
+    def __init__(
+        self,
+        open_writer: Callable[[], SessionWriter],
+        *,
+        titled: bool = False,
+        watchers: list[EntryWatcher] | None = None,
+    ) -> None:
         self._open = open_writer
+        self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
+        """Told of each entry written (the writer `open_writer` makes must share this list, so
+        that what it writes as it opens the file is told too)."""
         self._writer: SessionWriter | None = None
         self._titled = titled
         self._waiting: deque[_Entry] = deque()
@@ -45,15 +54,21 @@ class SessionRecorder:
 
     @classmethod
     def continuing(cls, writer: SessionWriter) -> SessionRecorder:
-        recorder = cls(lambda: writer, titled=True)
+        recorder = cls(lambda: writer, titled=True, watchers=writer.watchers)
         recorder._writer, recorder.path = writer, writer.path
         return recorder
 
     @classmethod
-    def retrying(cls, open_writer: Callable[[], SessionWriter], problem: str) -> SessionRecorder:
+    def retrying(
+        cls,
+        open_writer: Callable[[], SessionWriter],
+        problem: str,
+        *,
+        watchers: list[EntryWatcher] | None = None,
+    ) -> SessionRecorder:
         """A recorder whose file cannot be opened now (`problem`, told by whoever made it):
         it tries again at each entry, and says when the session is saved again."""
-        recorder = cls(open_writer, titled=True)
+        recorder = cls(open_writer, titled=True, watchers=watchers)
         recorder.problem = problem
         return recorder
 

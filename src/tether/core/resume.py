@@ -23,6 +23,7 @@ from tether.protocol import HarnessError, Message, Usage
 from tether.store import (
     AssistantRecord,
     CompactionRecord,
+    EntryWatcher,
     LoadedSession,
     SessionInUse,
     SessionWriter,
@@ -177,11 +178,14 @@ def resume_session(
         recorder = SessionRecorder.continuing(writer)
     elif not fork:  # the file could not be opened to write: tried again at each entry
         last = loaded.last_uuid
+        watchers: list[EntryWatcher] = []
 
         def reopen() -> SessionWriter:
-            return SessionWriter.reopen(path, cwd=cwd, last_uuid=last, model=model)
+            opened = SessionWriter.reopen(path, cwd=cwd, last_uuid=last, model=model)
+            opened.watchers = watchers  # the recorder's: a mirror added later hears of it
+            return opened
 
-        recorder = SessionRecorder.retrying(reopen, f"{problem}; {WAITING}")
+        recorder = SessionRecorder.retrying(reopen, f"{problem}; {WAITING}", watchers=watchers)
         notices.append(recorder.problem or "")
     else:
         recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")

@@ -10,10 +10,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import cast, get_args
 
+from tether.core import turn_stop
 from tether.core.compactor import compact
 from tether.core.gate import Asker
 from tether.core.history import History
-from tether.core.lifecycle import Lifecycle, reminder
+from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
 from tether.core.recording import SessionRecorder
 from tether.permissions import Mode
@@ -22,8 +23,10 @@ from tether.protocol import (
     ErrorOccurred,
     Event,
     HarnessError,
+    ImageBlock,
     Interrupt,
     Message,
+    MessageCompleted,
     Notice,
     Op,
     PermissionAnswer,
@@ -40,6 +43,10 @@ from tether.protocol import (
     UserInput,
 )
 from tether.skills import SkillCatalog
+
+INTERRUPTED_MARK = "[Request interrupted by user]"
+INTERRUPTED_TOOLS_MARK = "[Request interrupted by user for tool use]"
+"""What the conversation says of a turn the user interrupted, as in Claude Code."""
 
 
 @dataclass
@@ -88,6 +95,9 @@ class Session:
         self._interrupt_pending = False
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
+        self.answer_checks: list[Callable[[], str | None]] = []
+        """Asked when the model ends a turn: a message that sends it back to work because its
+        answer is still owed in a form the client asked for (StructuredOutput), or None."""
         self.switch_model: Callable[[str | None], None] | None = None
         """Points the agent at another model (`SetModel`), given by whoever built the session
         (it knows the providers); None: the model cannot be switched."""
@@ -106,6 +116,8 @@ class Session:
         agent.side_spend = self.add_spend
         self._stats: TurnStats | None = None
         self._interrupted = "interrupted by the user"
+        self._prompt_kept = False
+        """Whether the running turn's prompt is in the history (an interruption is marked then)."""
         agent.inputs.append(self._take_steering)
 
     @property
@@ -132,7 +144,7 @@ class Session:
     async def submit(self, op: Op) -> AsyncIterator[Event]:
         """Apply one op; a `UserInput` yields the turn's events, ending with `TurnFinished`."""
         if isinstance(op, UserInput):
-            async for event in self._run(op.text):
+            async for event in self._run(op):
                 yield event
         elif isinstance(op, Interrupt):
             self.interrupt()
@@ -261,7 +273,7 @@ class Session:
             self._interrupted = reason
             self._interrupt_pending = True
 
-    async def _run(self, text: str) -> AsyncIterator[Event]:
+    async def _run(self, prompt: UserInput) -> AsyncIterator[Event]:
         if self.busy:
             raise HarnessError("a turn is already running in this session")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -275,7 +287,7 @@ class Session:
                     observe(event)
                 self._tell_recording(emit)
 
-        self._task = asyncio.create_task(self._work(text, emit))
+        self._task = asyncio.create_task(self._work(prompt, emit))
         try:
             while (event := await queue.get()) is not None:
                 yield event
@@ -336,7 +348,68 @@ class Session:
 
         return ask
 
-    async def _work(self, text: str, emit: Callable[[Event | None], None]) -> None:
+    async def _converse(
+        self, prompt: UserInput, stats: TurnStats, emit: Callable[[Event | None], None]
+    ) -> TurnSubtype:
+        """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
+        to work."""
+        text = prompt.text
+        blocked, contexts = await self.lifecycle.before_prompt(text, emit)
+        if blocked is not None:
+            # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
+            # as a success that says why.
+            stats.result = (
+                f"UserPromptSubmit operation blocked by hook:\n{blocked}\n\nOriginal prompt: {text}"
+            )
+            emit(Notice(level="warning", message=stats.result))
+            return "success"
+        said = prompt.content or (TextBlock(text=text),)
+        blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
+        self._history.add_user(blocks)
+        self._prompt_kept = True
+        ask = self._ask_with(emit) if self.can_ask else None
+        subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        for _ in range(MAX_STOP_CONTINUATIONS):
+            owed = self._owed() if subtype == "success" and not turn_stop.halted() else None
+            if owed is None:
+                break
+            reminder_owed = [TextBlock(text=owed)]
+            self._history.add_user(reminder_owed)
+            emit(MessageCompleted(message=Message(role="user", content=tuple(reminder_owed))))
+            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        continuations = 0
+        while subtype == "success" and (
+            feedback := await self.lifecycle.on_stop(emit, continuations)
+        ):
+            if turn_stop.halted():
+                break  # a hook's `continue: false` wins over a request to go on
+            turn_stop.resume()
+            continuations += 1
+            self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
+            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        return subtype
+
+    def _owed(self) -> str | None:
+        """What an answer check says the model still owes, if any (see `answer_checks`)."""
+        for check in self.answer_checks:
+            owed = check()
+            if owed is not None:
+                return owed
+        return None
+
+    def _mark_interruption(self, emit: Callable[[Event | None], None]) -> None:
+        """As Claude Code: the conversation says the user interrupted (the model reads it at
+        the next turn), during the tools' work or while the model spoke."""
+        self._history.answer_unanswered(INTERRUPTED)
+        newest = self._history.newest
+        during_tools = newest is not None and newest.role == "user" and bool(newest.tool_results())
+        mark = [TextBlock(text=INTERRUPTED_TOOLS_MARK if during_tools else INTERRUPTED_MARK)]
+        self._history.add_user(mark)
+        emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
+
+    async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
+        text = prompt.text
+        self._prompt_kept = False
         started = time.perf_counter()
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
@@ -348,24 +421,14 @@ class Session:
             if self._interrupt_pending:
                 self._interrupt_pending = False
                 raise asyncio.CancelledError  # interrupted while it waited for them
-            if not text.strip():
+            if not text.strip() and not any(isinstance(b, ImageBlock) for b in prompt.content):
                 raise HarnessError("the prompt is empty")
-            blocked, contexts = await self.lifecycle.before_prompt(text, emit)
-            if blocked is not None:
-                raise HarnessError(f"the prompt was blocked by a hook: {blocked}")
-            blocks = [TextBlock(text=text), *(TextBlock(text=reminder(c)) for c in contexts)]
-            self._history.add_user(blocks)
-            ask = self._ask_with(emit) if self.can_ask else None
-            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
-            continuations = 0
-            while subtype == "success" and (
-                feedback := await self.lifecycle.on_stop(emit, continuations)
-            ):
-                continuations += 1
-                self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
-                subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+            with turn_stop.watching():
+                subtype = await self._converse(prompt, stats, emit)
         except asyncio.CancelledError:
             error = self._interrupted
+            if self._prompt_kept:
+                self._mark_interruption(emit)
         except HarnessError as e:
             error = str(e)
             emit(ErrorOccurred(message=error))

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tether.core.compaction import recent_part
+from tether.core.message_size import ASSUMED_CHARS_PER_TOKEN, message_chars
 from tether.core.shrink import shrink_to_fit
 from tether.models.base import ModelRequest
 from tether.protocol import HarnessError, Message, Usage
@@ -33,8 +34,6 @@ FILL = 0.9
 ATTEMPTS = 3
 """Requests refused as too long before giving up (each one corrects the estimate)."""
 
-ASSUMED_CHARS_PER_TOKEN = 3.0
-"""Before any response: below the 3.5 to 4 that prose and code usually take."""
 _RATIO_BOUNDS = (1.0, 8.0)
 _REPORTED = (
     re.compile(r"prompt is too long: (\d[\d,]*) tokens"),  # Anthropic
@@ -61,8 +60,8 @@ class RequestSizer:
         self._fixed: tuple[str, object, int] | None = None
 
     def message_size(self, message: Message) -> int:
-        """Characters of one message's JSON."""
-        return len(message.model_dump_json(exclude_none=True))
+        """Characters of one message's JSON (`message_chars`)."""
+        return message_chars(message)
 
     def chars(self, request: ModelRequest) -> int:
         """Characters of the request's JSON: system prompt, tools and messages."""

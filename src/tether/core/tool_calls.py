@@ -70,6 +70,15 @@ class PathLocks:
                 self._locks[path] = (lock, users - 1)
 
 
+@dataclass(frozen=True)
+class CallResult:
+    """One call answered: the result the model reads, and what hooks said about it for the
+    model (their `additionalContext`), given beside the result rather than inside it."""
+
+    block: ToolResultBlock
+    context: tuple[str, ...] = ()
+
+
 async def run_calls(
     agent: Agent,
     calls: Sequence[ToolUseBlock],
@@ -78,7 +87,7 @@ async def run_calls(
     denials: list[PermissionDenial],
     *,
     unfinished: str,
-) -> list[ToolResultBlock]:
+) -> list[CallResult]:
     """Run every call concurrently; results come back in call order. When cancelled, or when
     one call fails with a bug, the others are stopped and the returned exception carries the
     results so far: see `CallsStopped`."""
@@ -94,7 +103,7 @@ async def run_calls(
                 task.cancel()
         await _settled(tasks)
         results = [
-            t.result()
+            t.result().block
             if t.done() and not t.cancelled() and t.exception() is None
             else ToolResultBlock(tool_use_id=c.id, content=unfinished, is_error=True)
             for t, c in zip(tasks, calls, strict=True)
@@ -102,7 +111,7 @@ async def run_calls(
         raise CallsStopped(results, e) from e
 
 
-async def _settled(tasks: Sequence[asyncio.Task[ToolResultBlock]]) -> None:
+async def _settled(tasks: Sequence[asyncio.Task[CallResult]]) -> None:
     """Wait until every task has finished stopping (a command ended, its process reaped).
     A further cancellation meanwhile must not cut that short, as it would with `gather`, which
     cancels the tasks' own cleanup again and leaves commands running after the turn."""
@@ -128,7 +137,7 @@ async def run_call(
     emit: Callable[[Event], None],
     ask: Asker | None,
     denials: list[PermissionDenial],
-) -> ToolResultBlock:
+) -> CallResult:
     """Check, authorize and run one call; a call that could not run (an unknown tool, invalid
     arguments, a failed precondition) and a denial become error results the model reads."""
     call = agent.tools.resolve(call)
@@ -137,26 +146,31 @@ async def run_call(
     # first, the tool's own preconditions (the file was read) once the rules leave a question
     # (a denied call is told it is denied, not what its file holds).
     invalid = agent.tools.check(call, agent.tool_context, preconditions=False)
+    gate = agent.gate
     if invalid is not None:
         # A tool the rules hide (or a mode withholds) is told as denied, with the rule, rather
         # than as unknown: the model learns why, and the denial is reported like any other.
         # (Through the whole gate, so its PreToolUse hooks see the call, as before any check.)
-        gate = agent.gate
         if gate is not None and agent.tools.get(call.name) is None and gate.denies(call):
             return _refused(call, await gate.authorize(call, emit, ask), emit, denials)
         emit(ToolFinished(call_id=call.id, name=call.name, content=invalid.content, is_error=True))
-        return ToolResultBlock(tool_use_id=call.id, content=invalid.content, is_error=True)
+        block = ToolResultBlock(tool_use_id=call.id, content=invalid.content, is_error=True)
+        return CallResult(block)
 
     def could_not_run(tool_input: dict[str, Any]) -> str | None:
         checked = call.model_copy(update={"input": tool_input})
         outcome = agent.tools.check(checked, agent.tool_context)
         return outcome.content if outcome is not None else None
 
-    approval = (
-        await agent.gate.authorize(call, emit, ask, precheck=could_not_run)
-        if agent.gate is not None
-        else Approval(True, dict(call.input))
-    )
+    if gate is not None:
+        # Hooks, rules and the user judge the paths the call will touch, made absolute once
+        # here; the history keeps the model's call as it wrote it.
+        observed = agent.tools.observed_input(call, agent.tool_context)
+        approval = await gate.authorize(
+            call.model_copy(update={"input": observed}), emit, ask, precheck=could_not_run
+        )
+    else:
+        approval = Approval(True, dict(call.input))
     if not approval.allowed:
         return _refused(call, approval, emit, denials)
     if approval.tool_input != call.input:
@@ -164,28 +178,33 @@ async def run_call(
     token = current_call.set(CallScope(agent, call, emit, ask))
     try:
         # What the gate approved, the tool does (an approved write outside the workspace).
-        approved = approved_call() if agent.gate is not None else contextlib.nullcontext()
+        approved = approved_call() if gate is not None else contextlib.nullcontext()
         async with agent.locks.hold(_mutated_path(agent, call)):
             with approved:
                 outcome = await agent.tools.run(call, agent.tool_context)
     finally:
         current_call.reset(token)
-    content = outcome.content
-    if agent.gate is not None:
-        notes = await agent.gate.after(call, approval.tool_input, content, outcome.is_error, emit)
-        if notes:
-            content = f"{content}\n\n{notes}"
+    context = approval.context
+    if gate is not None:
+        context = (*context, *await gate.after(call, outcome, emit))
     emit(
         ToolFinished(
             call_id=call.id,
             name=call.name,
-            content=content,
+            content=outcome.content,
             is_error=outcome.is_error,
             diff=outcome.diff,
             duration_ms=outcome.duration_ms,
+            structured=outcome.structured,
         )
     )
-    return ToolResultBlock(tool_use_id=call.id, content=content, is_error=outcome.is_error)
+    block = ToolResultBlock(
+        tool_use_id=call.id,
+        content=outcome.content,
+        is_error=outcome.is_error,
+        images=outcome.images,
+    )
+    return CallResult(block, context)
 
 
 def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:
@@ -219,8 +238,9 @@ def _refused(
     approval: Approval,
     emit: Callable[[Event], None],
     denials: list[PermissionDenial],
-) -> ToolResultBlock:
+) -> CallResult:
     if approval.denial is not None:
         denials.append(approval.denial)
     emit(ToolFinished(call_id=call.id, name=call.name, content=approval.message, is_error=True))
-    return ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
+    block = ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
+    return CallResult(block, approval.context)

@@ -134,12 +134,26 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
     }
     payloads: dict[HookEventName, dict[str, Any]] = {
         "PreToolUse": tool_call,
-        "PermissionRequest": tool_call,
-        "PostToolUse": {**tool_call, "tool_response": {"output": "sample output"}},
+        "PermissionRequest": {
+            "tool_name": tool,
+            "tool_input": tool_call["tool_input"],
+            "permission_suggestions": [],
+        },
+        "PostToolUse": {
+            **tool_call,
+            "tool_response": {
+                "stdout": "sample output",
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+                "noOutputExpected": False,
+            },
+        },
         "PostToolUseFailure": {**tool_call, "error": "sample failure", "is_interrupt": False},
         "UserPromptSubmit": {"prompt": "tether hooks check: a sample prompt"},
         "Stop": {"stop_hook_active": False},
         "SubagentStop": {"stop_hook_active": False, "agent_type": subject},
+        "SubagentStart": {"agent_id": "hookscheck0000000", "agent_type": subject},
         "SessionStart": {"source": subject},
         "SessionEnd": {"reason": subject},
         "PreCompact": {"trigger": subject, "custom_instructions": ""},

@@ -31,6 +31,8 @@ class HookRun:
     stderr: str
     failure: str | None = None
     """Why it did not run to a normal exit, e.g. "timed out after 5 s"; None when it did."""
+    timed_out: bool = False
+    """It did not finish within its timeout."""
 
 
 async def run_command(
@@ -118,7 +120,7 @@ async def _collect(
         raise
     stdout, stderr = out.text(), err.text()
     if timed_out:
-        return HookRun(None, stdout, stderr, f"timed out after {timeout_s:g} s")
+        return HookRun(None, stdout, stderr, f"timed out after {timeout_s:g} s", timed_out=True)
     code = proc.returncode
     assert code is not None
     if code < 0:

@@ -23,12 +23,12 @@ from tether.hooks.spec import (
     MATCH_FIELDS,
     HookEventName,
     HookSpec,
+    command_timeout_s,
 )
 from tether.protocol import ConfigError
 
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
     {
-        "SubagentStart",
         "PermissionDenied",
         "PostToolBatch",
         "Setup",
@@ -139,7 +139,7 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
         raise _error(path, f"{key}.command", "must be a non-empty string")
-    timeout = entry.get("timeout", DEFAULT_TIMEOUT_S)
+    timeout = entry.get("timeout", command_timeout_s(cast(HookEventName, event)))
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise _error(path, f"{key}.timeout", "must be a positive number of seconds")
     fail_closed = entry.get("failClosed", False)

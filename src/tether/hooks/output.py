@@ -33,6 +33,14 @@ _EXPECTED: dict[type, str] = {bool: "true or false", str: "a string", dict: "an 
 def outcome_of(spec: HookSpec, run: HookRun) -> HookOutcome:
     """The outcome of one finished hook."""
     label = describe(spec)
+    if run.timed_out and spec.callback_id is not None and spec.event == "PreToolUse":
+        # As Claude Code: a client that does not answer in time may be gone, and the call it
+        # was asked about is not run on its silence (a command hook's timeout is only shown).
+        return HookOutcome(
+            blocked=True,
+            reason=f"{label} did not answer within its timeout ({spec.timeout_s:g} s; the "
+            "client may be unreachable); the tool call was not run",
+        )
     if run.failure is not None:
         return failed(spec, f"{label} {run.failure}{_stderr_note(run.stderr)}")
     if run.exit_code == 2:

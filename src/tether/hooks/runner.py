@@ -162,7 +162,7 @@ class HookRunner:
                     callback_id, hook_input, tool_use_id if isinstance(tool_use_id, str) else None
                 )
         except TimeoutError:
-            return HookRun(None, "", "", f"timed out after {spec.timeout_s:g} s")
+            return HookRun(None, "", "", f"timed out after {spec.timeout_s:g} s", timed_out=True)
         except CallbackFailed as e:
             return HookRun(None, "", "", f"failed in the client: {e}")
         return HookRun(0, json.dumps(answer, ensure_ascii=False), "")

@@ -19,6 +19,7 @@ HookEventName = Literal[
     "PostCompact",
     "Notification",
     "PermissionRequest",
+    "SubagentStart",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
@@ -36,12 +37,13 @@ MATCH_FIELDS: dict[HookEventName, str] = {
     "PostCompact": "trigger",
     "Notification": "notification_type",
     "SubagentStop": "agent_type",
+    "SubagentStart": "agent_type",
 }
 """The payload field a matcher is compared with, per event. Events missing here (UserPromptSubmit,
 Stop) ignore matchers: every hook configured for them runs."""
 
 UNBLOCKABLE_EVENTS: frozenset[HookEventName] = frozenset(
-    {"SessionStart", "SessionEnd", "PostCompact", "Notification"}
+    {"SessionStart", "SessionEnd", "PostCompact", "Notification", "SubagentStart"}
 )
 """Events with nothing to block: an exit 2 or a fail-closed failure becomes an error shown to the
 user, as in Claude Code."""
@@ -50,6 +52,16 @@ PLAIN_STDOUT_IS_CONTEXT: frozenset[HookEventName] = frozenset({"UserPromptSubmit
 """Events whose plain (non-JSON) stdout on exit 0 is added to the model's context."""
 
 DEFAULT_TIMEOUT_S = 60.0
+"""A client's callback hook's timeout when it names none (the Agent SDK's default)."""
+
+COMMAND_TIMEOUT_S = 600.0
+"""A command hook's timeout when it names none, as in Claude Code; see `command_timeout_s`."""
+
+
+def command_timeout_s(event: HookEventName) -> float:
+    """Claude Code's default timeout of a command hook for `event`: 600 s, 30 s for
+    UserPromptSubmit (the user waits for it before anything happens)."""
+    return 30.0 if event == "UserPromptSubmit" else COMMAND_TIMEOUT_S
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,11 +1,13 @@
 """What the model reads of an MCP result: tool results, resource contents and prompt messages
-turned into text. Text passes through; binary content is described in one line, not sent."""
+turned into text, and a tool's images. Text passes through; images in a format the model
+takes are passed on as images; other binary content is described in one line, not sent."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast, get_args
 
 from mcp.types import (
     AudioContent,
@@ -20,6 +22,10 @@ from mcp.types import (
     TextResourceContents,
 )
 
+from tether.protocol import Base64ImageSource, ImageBlock, ImageMediaType
+
+IMAGE_MEDIA_TYPES = frozenset(get_args(ImageMediaType))
+
 
 @dataclass(frozen=True)
 class McpResult:
@@ -27,16 +33,29 @@ class McpResult:
 
     text: str
     is_error: bool = False
+    images: tuple[ImageBlock, ...] = ()
+    """The result's images the model can see (its other binary content is described)."""
 
 
 def tool_result(result: CallToolResult, max_chars: int) -> McpResult:
-    """Text blocks joined, other blocks described; `structuredContent` as JSON when no block
-    carries text (servers that send both put the same data in the text)."""
-    lines = [block_text(block) for block in result.content]
+    """Text blocks joined, images kept, other blocks described; `structuredContent` as JSON
+    when no block carries text (servers that send both put the same data in the text)."""
+    images = tuple(image for block in result.content if (image := as_image(block)) is not None)
+    lines = [block_text(block) for block in result.content if as_image(block) is None]
     has_text = any(isinstance(block, TextContent) for block in result.content)
     if result.structured_content is not None and not has_text:
         lines.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False))
-    return McpResult(cut("\n".join(lines), max_chars), result.is_error)
+    return McpResult(cut("\n".join(lines), max_chars), result.is_error, images)
+
+
+def as_image(block: ContentBlock) -> ImageBlock | None:
+    """An image block the model can be shown (a format both wires take), or None."""
+    if not isinstance(block, ImageContent) or block.mime_type not in IMAGE_MEDIA_TYPES:
+        return None
+    media_type = cast(ImageMediaType, block.mime_type)
+    return ImageBlock(
+        source=Base64ImageSource(media_type=media_type, data="".join(block.data.split()))
+    )
 
 
 def resource_text(contents: Sequence[TextResourceContents | BlobResourceContents]) -> str:

@@ -15,6 +15,7 @@ from tether.models.base import ModelRequest
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
+    ImageBlock,
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -114,8 +115,10 @@ def _convert_block(block: ContentBlock) -> dict[str, Any]:
                 result["content"] = text or "(the tool failed without a message)"
                 result["is_error"] = True
             else:
-                result["content"] = text
+                result["content"] = block.api_content()
             return result
+        case ImageBlock():
+            return block.model_dump(mode="json")
 
 
 def _may_carry_cache_control(block: dict[str, Any]) -> bool:

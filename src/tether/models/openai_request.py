@@ -7,7 +7,15 @@ from typing import Any
 
 from tether.models.base import ModelRequest
 from tether.models.wire_cache import ConvertedMessages
-from tether.protocol import Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from tether.protocol import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    UrlImageSource,
+)
 
 ERROR_PREFIX = "Error: "
 
@@ -58,14 +66,42 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
         if calls:
             assistant["tool_calls"] = calls
         return [assistant]
+    results = [b for b in message.content if isinstance(b, ToolResultBlock)]
     converted: list[dict[str, Any]] = [
-        {"role": "tool", "tool_call_id": b.tool_use_id, "content": _result_text(b)}
-        for b in message.content
-        if isinstance(b, ToolResultBlock)
+        {"role": "tool", "tool_call_id": b.tool_use_id, "content": _result_text(b)} for b in results
     ]
-    if text or not converted:
+    if any(isinstance(b, ImageBlock) for b in message.content) or any(b.images for b in results):
+        converted.append({"role": "user", "content": _parts_with_images(message, results)})
+    elif text or not converted:
         converted.append({"role": "user", "content": text})
     return converted
+
+
+def _parts_with_images(message: Message, results: list[ToolResultBlock]) -> list[dict[str, Any]]:
+    """A user message's text and images as content parts (images as `image_url`, base64 ones
+    as data URLs). A `tool` message takes text only, so the images a tool returned follow in
+    this user message, said whose they are."""
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextBlock) and block.text:
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):
+            parts.append(image_part(block))
+    for result in results:
+        if result.images:
+            said = f"(the image(s) the tool call {result.tool_use_id} returned)"
+            parts.append({"type": "text", "text": said})
+            parts.extend(image_part(image) for image in result.images)
+    return parts
+
+
+def image_part(image: ImageBlock) -> dict[str, Any]:
+    """An image as a Chat Completions content part."""
+    source = image.source
+    if isinstance(source, UrlImageSource):
+        return {"type": "image_url", "image_url": {"url": source.url}}
+    url = f"data:{source.media_type};base64,{source.data}"
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def _tool_call(block: ToolUseBlock) -> dict[str, Any]:
@@ -84,4 +120,6 @@ def _tool_call(block: ToolUseBlock) -> dict[str, Any]:
 def _result_text(block: ToolResultBlock) -> str:
     if block.is_error and not block.content.lower().startswith("error"):
         return ERROR_PREFIX + block.content
+    if not block.content and block.images:
+        return "(the result is the image(s) in the next message)"
     return block.content

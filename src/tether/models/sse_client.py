@@ -34,6 +34,7 @@ from tether.models.endpoint import (
     transport_detail,
 )
 from tether.models.idle import IdleLimits
+from tether.models.preload import tls_context
 from tether.protocol import ModelError
 
 _MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -76,6 +77,8 @@ class SseClient:
             ),
             # Proxies from the environment (HTTPS_PROXY, NO_PROXY), as the SDKs did.
             trust_env=True,
+            # The default context for that environment, built once (and ahead: `preload`).
+            verify=tls_context(),
         )
 
     async def aclose(self) -> None:

@@ -19,6 +19,7 @@ from tether.permissions.rules import (
     hidden_tools,
     load_rules,
     parse_rule,
+    permission_updates,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ __all__ = [
     "hidden_tools",
     "load_rules",
     "parse_rule",
+    "permission_updates",
     "realpath",
     "suggest_rule",
 ]

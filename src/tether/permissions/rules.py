@@ -245,8 +245,6 @@ def load_rules(
     Raises ConfigError naming the file and entry for anything it cannot use: a broken file must
     never read as "no rules".
     """
-    from tether.permissions.seed_yaml import load_seed_rules
-
     rules: list[Rule] = []
     for path, data in layers:
         permissions = _permissions_table(path, data)
@@ -269,6 +267,9 @@ def load_rules(
             for text in split_tool_list(value):
                 rules.append(parse_rule(text, kind, source=flag, project_root=None))
     if seed_yaml is not None:
+        # Imported only for such a file: the YAML parser costs start-up 15 ms.
+        from tether.permissions.seed_yaml import load_seed_rules
+
         # `seed_allow=False`: an untrusted workspace's seed file restricts only.
         rules.extend(r for r in load_seed_rules(seed_yaml) if seed_allow or r.kind != "allow")
     return RuleSet(tuple(rules))
@@ -349,3 +350,15 @@ def shown_path(path: Path) -> str:
 
 def _kind_of(value: object) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def permission_updates(rule: str | None) -> list[dict[str, Any]]:
+    """An "always allow" rule as Claude Code's permission updates (`addRules` for the
+    session), the shape its clients and hooks read as `permission_suggestions`."""
+    if not rule:
+        return []
+    tool, _, content = rule.partition("(")
+    value: dict[str, Any] = {"toolName": tool}
+    if content:
+        value["ruleContent"] = content.removesuffix(")")
+    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}]

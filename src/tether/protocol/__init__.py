@@ -23,7 +23,10 @@ from tether.protocol.events import (
     TurnSubtype,
 )
 from tether.protocol.messages import (
+    Base64ImageSource,
     ContentBlock,
+    ImageBlock,
+    ImageMediaType,
     Message,
     RedactedThinkingBlock,
     Role,
@@ -33,6 +36,7 @@ from tether.protocol.messages import (
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
+    UrlImageSource,
     Usage,
 )
 from tether.protocol.ops import (
@@ -47,12 +51,15 @@ from tether.protocol.ops import (
 )
 
 __all__ = [
+    "Base64ImageSource",
     "Compact",
     "ConfigError",
     "ContentBlock",
     "ErrorOccurred",
     "Event",
     "HarnessError",
+    "ImageBlock",
+    "ImageMediaType",
     "Interrupt",
     "Message",
     "MessageCompleted",
@@ -87,6 +94,7 @@ __all__ = [
     "TurnFinished",
     "TurnStarted",
     "TurnSubtype",
+    "UrlImageSource",
     "Usage",
     "UserInput",
 ]

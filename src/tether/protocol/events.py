@@ -64,6 +64,11 @@ class ToolFinished(_Event):
         default=None, description="Unified diff of a file change, for display."
     )
     duration_ms: int = 0
+    structured: Any = Field(
+        default=None,
+        description="What the call did, as JSON data in Claude Code's shape for the tool "
+        "(its `tool_use_result`); None for an error, or a tool whose text says it all.",
+    )
 
 
 class SubagentStarted(_Event):
@@ -109,6 +114,9 @@ class ModelRetry(_Event):
     max_attempts: int
     delay_s: float
     reason: str
+    status: int | None = Field(
+        default=None, description="The HTTP status of the failure; None when none came back."
+    )
 
 
 class ModelWaiting(_Event):

@@ -51,15 +51,50 @@ class ToolUseBlock(_Block):
     )
 
 
+ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+"""The image formats both wire formats take."""
+
+
+class Base64ImageSource(_Block):
+    type: Literal["base64"] = "base64"
+    media_type: ImageMediaType
+    data: str = Field(min_length=1, description="The image file's bytes, base64-encoded.")
+
+
+class UrlImageSource(_Block):
+    type: Literal["url"] = "url"
+    url: str = Field(min_length=1)
+
+
+class ImageBlock(_Block):
+    """An image the user gave, or a tool returned (inside its result's `images`)."""
+
+    type: Literal["image"] = "image"
+    source: Annotated[Base64ImageSource | UrlImageSource, Field(discriminator="type")]
+
+
 class ToolResultBlock(_Block):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
     content: str
     is_error: bool = False
+    images: tuple[ImageBlock, ...] = Field(
+        default=(),
+        description="Images the tool returned beside its text (an MCP tool's, a picture Read "
+        "opened); on the wire they follow the text in the result's content.",
+    )
+
+    def api_content(self) -> str | list[dict[str, Any]]:
+        """The content as the Messages API (and Claude Code's files) shape it: the text, or a
+        list of the text block (when there is text) and the image blocks."""
+        if not self.images:
+            return self.content
+        text = [{"type": "text", "text": self.content}] if self.content else []
+        return [*text, *(image.model_dump(mode="json") for image in self.images)]
 
 
 ContentBlock = Annotated[
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock,
     Field(discriminator="type"),
 ]
 

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether.protocol.messages import ImageBlock, TextBlock
+
 
 class _Op(BaseModel):
     model_config = ConfigDict(frozen=True, defer_build=True)
@@ -14,6 +16,11 @@ class _Op(BaseModel):
 class UserInput(_Op):
     kind: Literal["user_input"] = "user_input"
     text: str
+    content: tuple[TextBlock | ImageBlock, ...] = Field(
+        default=(),
+        description="The message as the user gave it, when it holds more than text (images), "
+        "in its order; `text` is its text (what hooks and titles read). Empty: just `text`.",
+    )
 
 
 class Interrupt(_Op):

@@ -302,17 +302,23 @@ class Sandbox:
         ]
 
 
-@functools.cache
 def _binds_by_fd(program: Path) -> bool:
     """Whether bwrap has `--bind-fd` (0.5 and later): it then checks that what it mounted is
     the descriptor's file. Older ones get the same walked paths, bound by name."""
+    return "--ro-bind-fd" in bwrap_help(program)
+
+
+@functools.cache
+def bwrap_help(program: Path) -> str:
+    """What `bwrap --help` prints (its options), asked once per process and program: start-up
+    waits for the probe, which needs it twice. "" when it cannot be run."""
     try:
         done = subprocess.run(
             [str(program), "--help"], capture_output=True, text=True, timeout=10, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "--ro-bind-fd" in done.stdout + done.stderr
+        return ""
+    return done.stdout + done.stderr
 
 
 def _unique(paths: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.sandbox.bwrap import Sandbox
+from tether.sandbox.bwrap import Sandbox, bwrap_help
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -121,7 +121,7 @@ def _probe(
         where = name if os.sep in name else f"no `{name}` on PATH"
         return SandboxStatus(False, f"bubblewrap is not installed ({where}); {INSTALL_HINT}", None)
     program = Path(found)
-    disable_userns = allow_disable and _has_option(program, "--disable-userns")
+    disable_userns = allow_disable and "--disable-userns" in bwrap_help(program)
     with tempfile.TemporaryDirectory(prefix="tether-sandbox-probe-") as scratch:
         place = Path(scratch).resolve()
         trial = Sandbox(place, (), False, place / "tmp", (), program, disable_userns=disable_userns)
@@ -171,16 +171,6 @@ def _diagnose(program: Path, returncode: int, stderr: str, proc_sys: Path) -> st
             "setting disables them"
         )
     return f"{program} failed to run a trivial command (exit status {returncode}): {said}"
-
-
-def _has_option(program: Path, option: str) -> bool:
-    try:
-        done = subprocess.run(
-            [str(program), "--help"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return option in done.stdout + done.stderr
 
 
 def _read(path: Path) -> str | None:

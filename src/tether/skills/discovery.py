@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ def discover_skills(
     home: Path,
     include_builtin: bool = True,
     below: Sequence[Path] = (),
+    admits: Callable[[Path], bool] | None = None,
 ) -> SkillCatalog:
     """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
 
@@ -50,6 +51,8 @@ def discover_skills(
     shadowed ones are listed as unusable, naming the skill that won. `below`: directories of
     the project between the directory tether started in and the workspace root, deepest
     first; their skills are found before the root's (as Claude Code walks up to the root).
+    `admits` says whether a skills directory is of a source the session reads
+    (`--setting-sources`); tether's own skills are always offered.
     """
     roots = [
         _Root(directory / relative, "project")
@@ -57,6 +60,8 @@ def discover_skills(
         for relative in PROJECT_SKILL_DIRS
     ]
     roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
+    if admits is not None:
+        roots = [root for root in roots if admits(root.directory)]
     if include_builtin:
         roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
 

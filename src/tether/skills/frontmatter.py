@@ -1,15 +1,27 @@
-"""Splitting a SKILL.md into its YAML front matter and its Markdown body."""
+"""Splitting a SKILL.md into its YAML front matter and its Markdown body.
+
+The YAML parser costs more to import (about 15 ms) than the rest of skill discovery, and every
+session reads tether's own skills before its first request; their front matter, parsed ahead
+(`KNOWN_FRONT_MATTER`, kept current by a test), is looked up by its text instead.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import yaml
 
 _FENCE = "---"
 _YAML_END = "..."
+
+KNOWN_FRONT_MATTER = Path(__file__).parent / "builtin" / "front_matter.json"
+"""The front matter of the skills shipped with tether, parsed: `{sha256 of its text: mapping}`."""
 
 
 class FrontMatterError(ValueError):
@@ -25,10 +37,19 @@ class Document:
 
 
 def parse_document(text: str) -> Document:
-    """Split `text` at its `---` fences and parse the front matter with a YAML parser.
+    """Split `text` at its `---` fences and parse the front matter with a YAML parser (unless it
+    is one of `KNOWN_FRONT_MATTER`).
 
     Raises FrontMatterError with a reason fit to show the skill's author.
     """
+    source, body = split_front_matter(text)
+    known = _known_front_matter().get(front_matter_key(source))
+    metadata = json.loads(known) if known is not None else _parse_yaml(source)
+    return Document(metadata, body)
+
+
+def split_front_matter(text: str) -> tuple[str, str]:
+    """(the front matter's text, the body after it); FrontMatterError when there is none."""
     lines = text.removeprefix("\ufeff").splitlines(keepends=True)
     if not lines or lines[0].rstrip() != _FENCE:
         raise FrontMatterError("no front matter: the file must start with a '---' line")
@@ -42,8 +63,29 @@ def parse_document(text: str) -> Document:
     )
     if end is None:
         raise FrontMatterError("the front matter is not closed by a '---' line")
-    source = "".join(lines[1:end])
-    import yaml  # only once a skill file is read: start-up without skills does not pay for it
+    return "".join(lines[1:end]), "".join(lines[end + 1 :]).lstrip("\n")
+
+
+def front_matter_key(source: str) -> str:
+    """How `KNOWN_FRONT_MATTER` names a front matter: the digest of its text."""
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@functools.cache
+def _known_front_matter() -> dict[str, str]:
+    """Each known front matter's mapping as JSON text (decoded afresh for each caller)."""
+    try:
+        table = json.loads(KNOWN_FRONT_MATTER.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # a damaged install parses its own skills, as any others
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {str(key): json.dumps(value) for key, value in cast(dict[str, Any], table).items()}
+
+
+def _parse_yaml(source: str) -> dict[str, Any]:
+    """The front matter's YAML as a mapping with string keys; FrontMatterError if it is not one."""
+    import yaml  # only for front matter not known ahead: start-up with tether's own skills only
 
     try:
         loaded = yaml.safe_load(source)
@@ -55,8 +97,7 @@ def parse_document(text: str) -> Document:
         loaded = {}
     if not isinstance(loaded, dict):
         raise FrontMatterError("the front matter must be a YAML mapping of keys to values")
-    metadata: dict[str, Any] = {str(key): value for key, value in loaded.items()}
-    return Document(metadata, "".join(lines[end + 1 :]).lstrip("\n"))
+    return {str(key): value for key, value in loaded.items()}
 
 
 def _describe(exc: yaml.YAMLError) -> str:

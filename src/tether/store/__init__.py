@@ -22,11 +22,12 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import SessionInUse, SessionWriter, fork_session
+from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter, fork_session
 
 __all__ = [
     "AssistantRecord",
     "CompactionRecord",
+    "EntryWatcher",
     "LoadedSession",
     "Record",
     "SessionInUse",

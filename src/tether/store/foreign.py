@@ -4,7 +4,7 @@ Claude Code's files hold, besides messages: bookkeeping lines with no place in t
 `uuid`, no `parentUuid`: request logs, costs, the last prompt, queue operations), entries on
 the chain that are not messages (`attachment`, `system`), messages that are not part of the
 conversation sent (`isMeta`, `isSidechain`), user content given as a plain string, content
-blocks tether does not keep (images, server tools) and blocks with fields tether does not
+blocks tether does not keep (documents, server tools) and blocks with fields tether does not
 keep. This module turns what is a message into what tether's `Message` accepts; the rest is
 left to the reader to skip, without warnings: none of it is damage.
 """
@@ -27,6 +27,7 @@ _KEPT_FIELDS: dict[str, tuple[str, ...]] = {
         "input_refused",
     ),  # tether keeps its own
     "tool_result": ("type", "tool_use_id", "content", "is_error"),
+    "image": ("type", "source"),
 }
 DROPPED_BLOCK = "[{kind} content from Claude Code, not kept by tether]"
 
@@ -49,8 +50,8 @@ def is_off_conversation(fields: dict[str, Any]) -> bool:
 def message_content(content: object) -> object:
     """`content` as tether's blocks: a string becomes a text block; blocks keep only the
     fields tether knows; a block of another kind becomes a short text saying so; a tool
-    result's list of blocks becomes its text. Anything else is returned as it is (and fails
-    validation where it is checked)."""
+    result's list of blocks becomes its text and its images. Anything else is returned as it
+    is (and fails validation where it is checked)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content.strip() else []
     if not isinstance(content, list):
@@ -73,6 +74,9 @@ def message_content(content: object) -> object:
         if kind == "tool_result":
             slim["content"] = _result_text(block.get("content"))
             slim["is_error"] = block.get("is_error") is True
+            images = _result_images(block.get("content"))
+            if images:
+                slim["images"] = images
         blocks.append(slim)
     return blocks
 
@@ -84,8 +88,20 @@ def _result_text(content: object) -> object:
         return content
     parts: list[str] = []
     for item in cast(list[Any], content):
-        if isinstance(item, dict) and cast(dict[str, Any], item).get("type") == "text":
+        kind = cast(dict[str, Any], item).get("type") if isinstance(item, dict) else None
+        if kind == "text":
             parts.append(str(cast(dict[str, Any], item).get("text", "")))
-        elif isinstance(item, dict):
-            parts.append(f"[{cast(dict[str, Any], item).get('type')} content not kept by tether]")
+        elif isinstance(item, dict) and kind != "image":
+            parts.append(f"[{kind} content not kept by tether]")
     return "\n".join(parts)
+
+
+def _result_images(content: object) -> list[dict[str, Any]]:
+    """The image blocks of a tool result's list of blocks (the file's form of `images`)."""
+    if not isinstance(content, list):
+        return []
+    return [
+        {"type": "image", "source": cast(dict[str, Any], item).get("source")}
+        for item in cast(list[Any], content)
+        if isinstance(item, dict) and cast(dict[str, Any], item).get("type") == "image"
+    ]

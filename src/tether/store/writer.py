@@ -20,13 +20,20 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tether.protocol import ConfigError, ContentBlock, HarnessError, Message, Usage
+from tether.protocol import (
+    ConfigError,
+    ContentBlock,
+    HarnessError,
+    Message,
+    ToolResultBlock,
+    Usage,
+)
 from tether.store.branch import MESSAGE_TYPES
 from tether.store.reader import LoadedSession
 
@@ -39,6 +46,10 @@ _COPY_CHUNK = 1 << 20
 
 class SessionInUse(HarnessError):
     """Another open writer (most likely another tether process) holds the session file."""
+
+
+EntryWatcher = Callable[[Path, dict[str, Any]], None]
+"""Told of an entry written to a session file: the file's path and the entry."""
 
 
 class SessionWriter:
@@ -59,6 +70,7 @@ class SessionWriter:
         cwd: Path,
         last_uuid: str | None,
         model: str | None,
+        watchers: list[EntryWatcher] | None = None,
     ) -> None:
         self.path = path
         self.session_id = session_id
@@ -67,6 +79,8 @@ class SessionWriter:
         """The newest message's uuid: the next entry's parentUuid."""
         self.model = model
         """Recorded on assistant entries."""
+        self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
+        """Told of each entry once it is written whole (a session store's mirror)."""
         self._fd: int | None = fd
         self._torn = False  # the file ends inside a line: start the next entry on a new one
         opened = os.fstat(fd)
@@ -78,7 +92,13 @@ class SessionWriter:
 
     @classmethod
     def create(
-        cls, directory: Path, session_id: str, *, cwd: Path, model: str | None = None
+        cls,
+        directory: Path,
+        session_id: str,
+        *,
+        cwd: Path,
+        model: str | None = None,
+        watchers: list[EntryWatcher] | None = None,
     ) -> SessionWriter:
         """Start `<directory>/<session_id>.jsonl`; refuses to touch one that already exists."""
         if not _SESSION_ID.fullmatch(session_id):
@@ -98,7 +118,9 @@ class SessionWriter:
         except HarnessError:
             os.close(fd)
             raise
-        return cls(path, fd, session_id=session_id, cwd=cwd, last_uuid=None, model=model)
+        return cls(
+            path, fd, session_id=session_id, cwd=cwd, last_uuid=None, model=model, watchers=watchers
+        )
 
     @classmethod
     def reopen(
@@ -173,6 +195,8 @@ class SessionWriter:
         self._write(encode_entry(entry))
         if type in MESSAGE_TYPES:
             self.last_uuid = entry_uuid
+        for watch in self.watchers:
+            watch(self.path, entry)
         return entry_uuid
 
     def close(self) -> None:
@@ -366,7 +390,12 @@ def _ends_with_newline(path: Path, fd: int) -> bool:
 
 
 def _block(block: ContentBlock) -> dict[str, Any]:
-    return block.model_dump(mode="json", exclude_none=True)
+    data = block.model_dump(mode="json", exclude_none=True)
+    if isinstance(block, ToolResultBlock):
+        # Claude Code's form: a result's images follow its text in `content`.
+        data.pop("images", None)
+        data["content"] = block.api_content()
+    return data
 
 
 def _message(message: Message) -> dict[str, Any]:

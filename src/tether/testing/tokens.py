@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tether.testing.image_rules import IMAGE_TOKENS, without_image_data
 from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart
 
 CHARS_PER_TOKEN = 4
@@ -19,10 +20,14 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
     """Estimated prompt size: the JSON of system, tools and messages, over four.
 
     Used for reported input tokens and for the context-window check, on both wires (OpenAI
-    bodies carry the system prompt inside `messages`).
+    bodies carry the system prompt inside `messages`). An image counts as `IMAGE_TOKENS`, not
+    its base64 text.
     """
-    prompt = [body.get("system"), body.get("tools"), body.get("messages")]
-    return max(1, len(json.dumps(prompt, ensure_ascii=False)) // CHARS_PER_TOKEN)
+    prompt, images = without_image_data(
+        [body.get("system"), body.get("tools"), body.get("messages")]
+    )
+    text = len(json.dumps(prompt, ensure_ascii=False)) // CHARS_PER_TOKEN
+    return max(1, text + images * IMAGE_TOKENS)
 
 
 def estimate_output_tokens(reply: Reply) -> int:

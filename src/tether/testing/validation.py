@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tether.testing.image_rules import anthropic_image_problem, openai_images_problem
 from tether.testing.recorded import blocks_of
 from tether.testing.tokens import estimate_prompt_tokens
 
@@ -182,7 +183,7 @@ def _message_shapes(body: Mapping[str, Any]) -> str | None:
         if not isinstance(content, str | list):
             return f"messages.{index}.content: Input should be a valid string or list"
         for position, block in enumerate(blocks_of(content)):
-            problem = _block_problem(block)
+            problem = _block_problem(block, role)
             if problem:
                 return f"messages.{index}.content.{position}.{problem}"
         if final_assistant and _ends_with_whitespace(content):
@@ -190,10 +191,12 @@ def _message_shapes(body: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _block_problem(block: Mapping[str, Any]) -> str | None:
+def _block_problem(block: Mapping[str, Any], role: object) -> str | None:
     problem = _empty_text(block)
     if problem:
         return f"text: {problem}"
+    if block.get("type") == "image":
+        return anthropic_image_problem(block, role)
     if block.get("type") != "tool_result":
         return None
     content = block.get("content")
@@ -203,6 +206,10 @@ def _block_problem(block: Mapping[str, Any]) -> str | None:
         problem = _empty_text(inner)
         if problem:
             return f"content.{position}.text: {problem}"
+        if inner.get("type") == "image":
+            problem = anthropic_image_problem(inner, role)
+            if problem:
+                return f"content.{position}.{problem}"
     return None
 
 
@@ -332,6 +339,9 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
     problem = _tool_call_pairing(_dicts(messages))
     if problem is not None:
         return problem
+    found = openai_images_problem(_dicts(messages))
+    if found is not None:
+        return Rejection(found[1], param=f"messages.[{found[0]}].content")
     tokens = estimate_prompt_tokens(body)
     if tokens > context_window:
         return Rejection(

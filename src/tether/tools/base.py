@@ -9,16 +9,25 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
-from tether.protocol import ToolSpec
+from tether.protocol import ImageBlock, ToolSpec
 from tether.tools.context import ToolContext
 
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """What a handler returns when it has more than text to give (a diff for display)."""
+    """What a handler returns when it has more than text to give: a diff for display, and what
+    it did as data."""
 
     text: str
+    """What the model reads."""
+    images: tuple[ImageBlock, ...] = ()
+    """Images the model sees beside the text (a picture Read opened, an MCP tool's)."""
     diff: str | None = None
+    structured: Any = None
+    """What the call did, as JSON data in Claude Code's shape for the tool (its
+    `tool_use_result`: Bash's `stdout`/`stderr`, Read's `file`, Edit's `structuredPatch`...):
+    what PostToolUse hooks get as `tool_response` and SDK clients as `tool_use_result`. None: the
+    text stands for it."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[str | ToolOutput]]
@@ -40,6 +49,9 @@ class Tool:
     elsewhere (an MCP server's), whose input model takes any object and leaves checking the
     arguments to the tool."""
     check: Check | None = None
+    paths: tuple[str, ...] = ()
+    """Input fields that name a file or directory: hooks, permission rules and the user see
+    them as the absolute path the call will touch (see `ToolRegistry.observed_input`)."""
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
@@ -59,10 +71,13 @@ class AnyArguments(BaseModel):
         return dict(self.model_extra or {})
 
 
-def tool(name: str, *, read_only: bool, check: Check | None = None) -> Callable[[Handler], Tool]:
+def tool(
+    name: str, *, read_only: bool, check: Check | None = None, paths: tuple[str, ...] = ()
+) -> Callable[[Handler], Tool]:
     """Make a `Tool` from `async def handler(ctx, args: InputModel)`; its docstring is the
     description the model reads. `check` runs before the permission question (see `Check`);
-    the handler must still check for itself, as things may change in between."""
+    the handler must still check for itself, as things may change in between. `paths` names
+    the input fields that are paths (see `Tool.paths`)."""
 
     def wrap(handler: Handler) -> Tool:
         hints = get_type_hints(handler)
@@ -73,7 +88,7 @@ def tool(name: str, *, read_only: bool, check: Check | None = None) -> Callable[
         description = inspect.cleandoc(handler.__doc__ or "")
         if not description:
             raise TypeError(f"{name}: the handler needs a docstring; it is the tool's description")
-        return Tool(name, description, input_model, handler, read_only, check=check)
+        return Tool(name, description, input_model, handler, read_only, check=check, paths=paths)
 
     return wrap
 

@@ -6,10 +6,11 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tether.protocol import ToolError, ToolSpec, ToolUseBlock
+from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
@@ -24,6 +25,9 @@ class ToolOutcome:
     is_error: bool
     diff: str | None = None
     duration_ms: int = 0
+    structured: Any = None
+    """What the call did as data (`ToolOutput.structured`); None for an error."""
+    images: tuple[ImageBlock, ...] = ()
 
 
 class ToolRegistry:
@@ -68,14 +72,36 @@ class ToolRegistry:
             output = await self._run(call, ctx)
         except ToolError as e:
             return ToolOutcome(f"Error: {e}", True, None, _ms_since(started))
-        text = output.text if isinstance(output, ToolOutput) else output
-        diff = output.diff if isinstance(output, ToolOutput) else None
+        if not isinstance(output, ToolOutput):
+            output = ToolOutput(output)
+        text = output.text
         if len(text) > MAX_RESULT_CHARS:
             text = (
                 text[:MAX_RESULT_CHARS]
                 + f"\n[tool output cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
             )
-        return ToolOutcome(text, False, diff, _ms_since(started))
+        return ToolOutcome(
+            text, False, output.diff, _ms_since(started), output.structured, output.images
+        )
+
+    def observed_input(self, call: ToolUseBlock, ctx: ToolContext) -> dict[str, Any]:
+        """The call's input as hooks, permission rules and the user judge it: each path field
+        of the tool (`Tool.paths`) made the absolute path the call will touch, resolved the
+        way the tool resolves it. A path that cannot be resolved is left as given (the tool
+        reports it). The model's own call, in the history, keeps what it wrote."""
+        tool = self.get(call.name)
+        if tool is None or not tool.paths:
+            return dict(call.input)
+        observed = dict(call.input)
+        for field in tool.paths:
+            value = observed.get(field)
+            if not isinstance(value, str) or not value:
+                continue
+            try:
+                observed[field] = str(ctx.resolve(value))
+            except (ToolError, OSError, RuntimeError):
+                continue
+        return observed
 
     def check(
         self, call: ToolUseBlock, ctx: ToolContext, *, preconditions: bool = True

@@ -44,7 +44,48 @@ const cases = {
   },
 };
 
-for await (const message of query(cases[which]())) {
-  console.log(JSON.stringify(message));
+// The control requests of the TypeScript SDK's Query, between two prompts of one session.
+async function controls() {
+  let next;
+  const ready = new Promise((resolve) => (next = resolve));
+  async function* prompts() {
+    yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null };
+    await ready;
+    yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null };
+  }
+  const q = query({ prompt: prompts(), options: { ...base, permissionMode: "default" } });
+  facts.controls = {};
+  let results = 0;
+  for await (const message of q) {
+    console.log(JSON.stringify(message));
+    if (message.type !== "result") continue;
+    results += 1;
+    if (results === 2) break;
+    const calls = {
+      setMaxThinkingTokens: () => q.setMaxThinkingTokens(2000),
+      applyFlagSettings: () => q.applyFlagSettings({ model: "claude-haiku-4-5" }),
+      reloadSkills: () => q.reloadSkills(),
+      setMcpServers: () => q.setMcpServers({}),
+      backgroundTasks: () => q.backgroundTasks(),
+      reinitialize: () => q.reinitialize(),
+      setPermissionMode: () => q.setPermissionMode("bypassPermissions"),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      try {
+        facts.controls[name] = { ok: (await call()) ?? null };
+      } catch (e) {
+        facts.controls[name] = { error: String(e.message || e) };
+      }
+    }
+    next();
+  }
+}
+
+if (which === "controls") {
+  await controls();
+} else {
+  for await (const message of query(cases[which]())) {
+    console.log(JSON.stringify(message));
+  }
 }
 console.log(JSON.stringify({ done: true, ...facts }));

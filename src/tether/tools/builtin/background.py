@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShell, BackgroundShells
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import human_size
 from tether.tools.builtin.shell_output import SHOWN_CHARS
 from tether.tools.capped_log import CappedLog
@@ -34,7 +34,7 @@ class BashOutputInput(BaseModel):
 
 
 @tool("BashOutput", read_only=True)
-async def bash_output(ctx: ToolContext, args: BashOutputInput) -> str:
+async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
     """Read what a background command (started by Bash with `run_in_background`) printed since
     the last BashOutput call for it, and whether it is still running or how it ended.
 
@@ -72,9 +72,31 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> str:
             f"{ctx.show(shell.log_path)} ...]"
         )
     nothing = "(no new matching lines)" if pattern is not None else "(no new output)"
-    parts.append(new.text.rstrip("\n") or nothing)
+    output = new.text.rstrip("\n")
+    parts.append(output or nothing)
     parts.append(f"\n[Status: {status}]")
-    return "\n".join(parts)
+    structured = {
+        "shellId": shell.id,
+        "command": shell.command,
+        "status": _state(shell),
+        "exitCode": shell.returncode,
+        "stdout": output,
+        "stderr": "",
+        "stdoutLines": output.count("\n") + 1 if output else 0,
+        "stderrLines": 0,
+        **({"filterPattern": args.filter} if args.filter else {}),
+    }
+    return ToolOutput("\n".join(parts), structured=structured)
+
+
+def _state(shell: BackgroundShell) -> str:
+    """Claude Code's word for where a background command is: running, completed, failed,
+    killed."""
+    if shell.returncode is None:
+        return "running"
+    if shell.stopped:
+        return "killed"
+    return "completed" if shell.returncode == 0 else "failed"
 
 
 class KillShellInput(BaseModel):
@@ -84,18 +106,29 @@ class KillShellInput(BaseModel):
 
 
 @tool("KillShell", read_only=False)
-async def kill_shell(ctx: ToolContext, args: KillShellInput) -> str:
+async def kill_shell(ctx: ToolContext, args: KillShellInput) -> ToolOutput:
     """Stop a background command started by Bash with `run_in_background`, and every process
     it started (its whole process group: SIGTERM, then SIGKILL after a second)."""
     shell = ctx.background.get(args.shell_id)
     if shell.returncode is not None:
         shell.announced = True
-        return (
+        message = (
             f"Background command {shell.id} had already finished ({shell.status()}); "
             "nothing to stop."
         )
-    await ctx.background.stop(shell)
-    return f"Stopped background command {shell.id} (`{shell.short_command}`): {shell.status()}."
+    else:
+        await ctx.background.stop(shell)
+        message = (
+            f"Stopped background command {shell.id} (`{shell.short_command}`): {shell.status()}."
+        )
+    # Claude Code's TaskStop result.
+    structured = {
+        "message": message,
+        "task_id": shell.id,
+        "task_type": "local_bash",
+        "command": shell.command,
+    }
+    return ToolOutput(message, structured=structured)
 
 
 def _compile(expression: str | None) -> re.Pattern[str] | None:

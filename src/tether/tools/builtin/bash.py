@@ -14,12 +14,13 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.shell_output import OutputCapture
 from tether.tools.context import CommandWrapper, ToolContext
 from tether.tools.input_text import OsText
@@ -94,7 +95,7 @@ class BashInput(BaseModel):
 
 
 @tool("Bash", read_only=False)
-async def bash(ctx: ToolContext, args: BashInput) -> str:
+async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
     """Run a bash command and return its output (stdout and stderr together).
 
     - Each call starts a new non-interactive bash with empty stdin. The working directory
@@ -128,7 +129,10 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
         )
         ctx.cwd = cwd = ctx.workspace
     if args.run_in_background:
-        return _with_notes(await _start_in_background(ctx, args.command, cwd), notes)
+        started, shell_id = await _start_in_background(ctx, args.command, cwd)
+        return ToolOutput(
+            _with_notes(started, notes), structured=shell_result("", background_id=shell_id)
+        )
     run = await run_shell(
         args.command,
         cwd,
@@ -157,7 +161,23 @@ async def bash(ctx: ToolContext, args: BashInput) -> str:
         raise ToolError(f"Killed by signal {signal_name(-run.returncode)}\n{body}")
     if run.returncode != 0:
         raise ToolError(f"Exit code {run.returncode}\n{body}")
-    return body
+    return ToolOutput(body, structured=shell_result(run.output))
+
+
+def shell_result(output: str, *, background_id: str | None = None) -> dict[str, Any]:
+    """A command's `tool_use_result` in Claude Code's shape: what it printed (stdout and
+    stderr together, as it printed them, without the final newline), nothing of tether's
+    notes."""
+    result: dict[str, Any] = {
+        "stdout": output.rstrip("\n"),
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
+    if background_id is not None:
+        result["backgroundTaskId"] = background_id
+    return result
 
 
 def _marker(record: RunRecord | None) -> dict[str, str]:
@@ -170,7 +190,8 @@ def _with_notes(body: str, notes: list[str]) -> str:
     return body.rstrip("\n") + "\n\n" + "\n".join(f"[{note}]" for note in notes)
 
 
-async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> str:
+async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tuple[str, str]:
+    """Start the command; what the model is told, and the command's id."""
     argv = _bash_argv(command, cwd, ctx.command_wrapper)
     try:
         with os_errors(f"keep the command's output in {ctx.scratch_dir}"):
@@ -187,12 +208,13 @@ async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> str
             argv.spawned()
     if ctx.run is not None:
         ctx.run.process_group(shell.pid)
-    return (
+    told = (
         f"Started background command {shell.id} (pid {shell.pid}). "
         f"Output: {ctx.show(shell.log_path)}. "
         f'Read it with BashOutput(bash_id="{shell.id}"); '
         f'stop it with KillShell(shell_id="{shell.id}").'
     )
+    return told, shell.id
 
 
 @dataclass(frozen=True)

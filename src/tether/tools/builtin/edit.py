@@ -11,7 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file, read_current
-from tether.tools.builtin.files import decode_text, encode_text, unified_diff
+from tether.tools.builtin.files import (
+    decode_text,
+    encode_text,
+    structured_patch,
+    unified_diff,
+)
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
 
@@ -37,7 +42,7 @@ def check_edit(ctx: ToolContext, args: EditInput) -> None:
     _planned_edit(path, shown, ctx, args, read_current(path, shown))
 
 
-@tool("Edit", read_only=False, check=check_edit)
+@tool("Edit", read_only=False, check=check_edit, paths=("file_path",))
 async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     """Replace exact text in a file.
 
@@ -64,7 +69,17 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     replaced = plan.count if args.replace_all else 1
     what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
     summary = f"Edited {shown}: replaced {what} (first at line {plan.first_line})."
-    return ToolOutput(text=summary, diff=unified_diff(plan.text, plan.updated, shown))
+    structured = {
+        "filePath": args.file_path,
+        "oldString": args.old_string,
+        "newString": args.new_string,
+        "originalFile": plan.text,
+        "structuredPatch": structured_patch(plan.text, plan.updated),
+        "userModified": False,
+        "replaceAll": args.replace_all,
+    }
+    diff = unified_diff(plan.text, plan.updated, shown)
+    return ToolOutput(text=summary, diff=diff, structured=structured)
 
 
 @dataclass(frozen=True)

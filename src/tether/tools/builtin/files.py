@@ -1,9 +1,11 @@
 """Text helpers shared by Write, Edit and Revert: lossless decoding, the unified diff shown to
-the user, sizes. (How they change files is `checked_write`.)"""
+the user and the structured patch given to clients, sizes. (How they change files is
+`checked_write`.)"""
 
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from tether.protocol import ToolError
 
@@ -42,6 +44,40 @@ def unified_diff(old: str | None, new: str | None, shown: str) -> str:
     old_lines = _diff_lines(printable(old or ""))
     new_lines = _diff_lines(printable(new or ""))
     return "".join(difflib.unified_diff(old_lines, new_lines, before, after))
+
+
+def structured_patch(old: str, new: str) -> list[dict[str, Any]]:
+    """The change as Claude Code's `structuredPatch`: hunks of `oldStart`, `oldLines`,
+    `newStart`, `newLines` and `lines` (each prefixed " ", "-" or "+"), 3 lines of context."""
+    old_lines = printable(old).split("\n")
+    new_lines = printable(new).split("\n")
+    # A final newline ends the last line; it does not start another.
+    if old_lines[-1] == "":
+        old_lines.pop()
+    if new_lines[-1] == "":
+        new_lines.pop()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    hunks: list[dict[str, Any]] = []
+    for group in matcher.get_grouped_opcodes(3):
+        lines: list[str] = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines.extend(" " + line for line in old_lines[i1:i2])
+                continue
+            lines.extend("-" + line for line in old_lines[i1:i2])
+            lines.extend("+" + line for line in new_lines[j1:j2])
+        first, last = group[0], group[-1]
+        old_count, new_count = last[2] - first[1], last[4] - first[3]
+        hunks.append(
+            {
+                "oldStart": first[1] + 1 if old_count else first[1],
+                "oldLines": old_count,
+                "newStart": first[3] + 1 if new_count else first[3],
+                "newLines": new_count,
+                "lines": lines,
+            }
+        )
+    return hunks
 
 
 def _diff_lines(text: str) -> list[str]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import printable
 from tether.tools.builtin.glob_match import compile_glob, split_static_prefix
 from tether.tools.builtin.ripgrep import newest_first, run_rg
@@ -35,8 +36,8 @@ class GlobInput(BaseModel):
     )
 
 
-@tool("Glob", read_only=True)
-async def glob(ctx: ToolContext, args: GlobInput) -> str:
+@tool("Glob", read_only=True, paths=("path",))
+async def glob(ctx: ToolContext, args: GlobInput) -> ToolOutput:
     """Find files whose paths match a glob pattern, most recently modified first.
 
     - Patterns like "**/*.js" or "src/**/*.ts"; a pattern without "/" ("*.py") matches file
@@ -45,6 +46,19 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
     - At most 100 paths are listed; narrow the pattern or path when there are more.
     - To search file contents, use Grep.
     """
+    started = time.perf_counter()
+    found, text = await _find(ctx, args)
+    structured = {
+        "filenames": [printable(str(path)) for path in found[:MAX_RESULTS]],
+        "durationMs": int((time.perf_counter() - started) * 1000),
+        "numFiles": min(len(found), MAX_RESULTS),
+        "truncated": len(found) > MAX_RESULTS,
+    }
+    return ToolOutput(text, structured=structured)
+
+
+async def _find(ctx: ToolContext, args: GlobInput) -> tuple[list[Path], str]:
+    """The matching files, newest first (all of them), and what the model reads."""
     base, pattern = _base_and_pattern(ctx, args.pattern, args.path)
     if pattern.endswith("/"):
         pattern += "**"
@@ -57,7 +71,7 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
     with os_errors(f"search {ctx.show(root)}"):
         root_is_dir = root.is_dir()
     if not root_is_dir:
-        return no_match
+        return [], no_match
     run = await run_rg(["--files", "--hidden", "--glob", "!.git"], root, _MAX_LISTING_BYTES)
     if run.returncode == 2 and not run.stdout:
         raise ToolError(f"Glob failed: {run.stderr}")
@@ -67,16 +81,17 @@ async def glob(ctx: ToolContext, args: GlobInput) -> str:
         denied = ctx.read_denied
         names = [name for name in names if not denied(root / os.fsdecode(name))]
     if not names:
-        return no_match
+        return [], no_match
     ordered = await asyncio.to_thread(newest_first, root, names)
-    lines = [printable(ctx.show(root / os.fsdecode(name))) for name in ordered[:MAX_RESULTS]]
+    found = [root / os.fsdecode(name) for name in ordered]
+    lines = [printable(ctx.show(path)) for path in found[:MAX_RESULTS]]
     if len(ordered) > MAX_RESULTS:
         more = "more than " if run.cut else ""
         lines.append(
             f"(showing the {MAX_RESULTS} most recently modified of {more}{len(ordered)} "
             "matches; narrow the pattern or path to see the others)"
         )
-    return "\n".join(lines)
+    return found, "\n".join(lines)
 
 
 def _base_and_pattern(ctx: ToolContext, pattern: str, path: str | None) -> tuple[Path, str]:

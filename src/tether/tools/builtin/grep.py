@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.ripgrep import newest_first, run_rg
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
@@ -79,8 +79,8 @@ class GrepInput(BaseModel):
     )
 
 
-@tool("Grep", read_only=True)
-async def grep(ctx: ToolContext, args: GrepInput) -> str:
+@tool("Grep", read_only=True, paths=("path",))
+async def grep(ctx: ToolContext, args: GrepInput) -> ToolOutput:
     """Search file contents with a regular expression, powered by ripgrep.
 
     - Use this for every content search; do not run grep or rg through Bash.
@@ -96,8 +96,12 @@ async def grep(ctx: ToolContext, args: GrepInput) -> str:
     if ctx.read_denied is not None:
         argv = ["--null", *argv]  # paths end in NUL: unambiguous to filter on
     run = await run_rg(argv, ctx.workspace, _MAX_RG_BYTES[args.output_mode])
+    no_match = ToolOutput(
+        f"No matches found for {args.pattern!r} in {target}.",
+        structured=_structured(args.output_mode, [], None),
+    )
     if run.returncode == 1 or (run.returncode == 0 and not run.stdout):
-        return f"No matches found for {args.pattern!r} in {target}."
+        return no_match
     if run.returncode == 2 and not run.stdout:
         raise ToolError(f"ripgrep failed: {run.stderr}")
     notes: list[str] = []
@@ -108,7 +112,7 @@ async def grep(ctx: ToolContext, args: GrepInput) -> str:
         if hidden:
             notes.append(f"({hidden} file(s) left out: the permission rules deny reading them)")
         if not entries:
-            return f"No matches found for {args.pattern!r} in {target}."
+            return no_match
     if args.output_mode == "files_with_matches":
         entries = await asyncio.to_thread(newest_first, ctx.workspace, entries)
     elif args.output_mode == "count":
@@ -117,15 +121,36 @@ async def grep(ctx: ToolContext, args: GrepInput) -> str:
     if run.cut:
         notes.append("(ripgrep's output was too large and was stopped early; narrow the search)")
     limit = args.head_limit or None
+    applied = None
     if limit is not None and len(entries) > limit:
         unit = "lines" if args.output_mode == "content" else "entries"
         notes.append(f"(showing the first {limit} of {len(entries)} {unit}: head_limit)")
         entries = entries[:limit]
+        applied = limit
     if run.returncode == 2:
         first_error = run.stderr.splitlines()[0] if run.stderr else "unknown error"
         notes.append(f"(some files could not be searched: {first_error})")
-    text = b"\n".join(entries).decode("utf-8", errors="replace")
-    return _cap(text, notes)
+    lines = [entry.decode("utf-8", errors="replace") for entry in entries]
+    structured = _structured(args.output_mode, lines, applied)
+    return ToolOutput(_cap("\n".join(lines), notes), structured=structured)
+
+
+def _structured(mode: OutputMode, lines: list[str], applied_limit: int | None) -> dict[str, Any]:
+    """Grep's `tool_use_result` in Claude Code's shape, per output mode: the files, the
+    matching lines, or the counts."""
+    result: dict[str, Any] = {"mode": mode}
+    if mode == "files_with_matches":
+        result.update(numFiles=len(lines), filenames=lines)
+    elif mode == "content":
+        result.update(numFiles=0, filenames=[], content="\n".join(lines), numLines=len(lines))
+    else:
+        matches = sum(int(n) for line in lines if (n := line.rpartition(":")[2]).isdigit())
+        result.update(
+            numFiles=len(lines), filenames=[], content="\n".join(lines), numMatches=matches
+        )
+    if applied_limit is not None:
+        result["appliedLimit"] = applied_limit
+    return result
 
 
 def _rg_arguments(ctx: ToolContext, args: GrepInput) -> tuple[list[str], str]:

@@ -7,14 +7,16 @@ import difflib
 import mimetypes
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import human_size
+from tether.tools.builtin.read_image import image_type, read_image
 from tether.tools.context import ToolContext
 from tether.tools.file_state import version_of_open_file
 from tether.tools.input_text import OsText
@@ -54,9 +56,10 @@ class ReadInput(BaseModel):
     )
 
 
-@tool("Read", read_only=True)
-async def read(ctx: ToolContext, args: ReadInput) -> str:
-    """Read a text file; lines come back numbered like `cat -n` (number, tab, line).
+@tool("Read", read_only=True, paths=("file_path",))
+async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
+    """Read a text file; lines come back numbered like `cat -n` (number, tab, line). A PNG,
+    JPEG, GIF or WebP picture is shown to you as an image.
 
     - Reads up to 2000 lines from the start by default; use `offset` (1-based line) and `limit`
       for a window into long files. The result says when the view is partial.
@@ -78,11 +81,42 @@ async def read(ctx: ToolContext, args: ReadInput) -> str:
                 raise ToolError(f"{shown} is not a regular file (a device, pipe or socket).")
             # The version seen is taken from the open file, before its content is shown.
             seen = version_of_open_file(fd)
-            view = _read_window(f, first, limit, path, shown)
+            picture = image_type(f.read(16))
+            if picture is not None:
+                output = read_image(f, picture, shown)
+            else:
+                f.seek(0)
+                view = _read_window(f, first, limit, path, shown)
+                output = ToolOutput(view.text, structured=view.structured(args.file_path))
     except OSError as e:
         raise ToolError(describe_os_error(e, f"read {shown}")) from None
     ctx.files.saw(path, seen)
-    return view
+    return output
+
+
+@dataclass(frozen=True)
+class _View:
+    text: str
+    """The numbered lines and notes the model reads."""
+    lines: tuple[str, ...] = ()
+    """The lines shown, as text."""
+    first: int = 1
+    total: int = 0
+    ends_with_newline: bool = False
+
+    def structured(self, file_path: str) -> dict[str, Any]:
+        """Read's `tool_use_result` (Claude Code's `type: "text"` file read)."""
+        content = "\n".join(self.lines) + ("\n" if self.ends_with_newline else "")
+        return {
+            "type": "text",
+            "file": {
+                "filePath": file_path,
+                "content": content,
+                "numLines": len(self.lines),
+                "startLine": self.first,
+                "totalLines": self.total,
+            },
+        }
 
 
 def _require_readable_file(path: Path, shown: str) -> None:
@@ -118,7 +152,7 @@ def _missing_file_message(path: Path, shown: str) -> str:
     return message
 
 
-def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) -> str:
+def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) -> _View:
     head = f.read(BINARY_SNIFF_BYTES)
     if b"\x00" in head:
         size = os.fstat(f.fileno()).st_size
@@ -127,15 +161,17 @@ def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) ->
             "Read shows text files only."
         )
     if not head:
-        return f"(the file {shown} is empty)"
+        return _View(f"(the file {shown} is empty)")
     f.seek(0)
     for skipped in range(first - 1):
         if not _skip_line(f):
             raise ToolError(_past_end(shown, skipped, first))
     out: list[str] = []
+    texts: list[str] = []
     chars = 0
     invalid_utf8 = False
     budget_hit = False
+    ended = False
     while len(out) < limit:
         raw = f.readline(_LINE_READ_BYTES)
         if not raw:
@@ -154,6 +190,8 @@ def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) ->
             budget_hit = True
             break
         out.append(rendered)
+        texts.append(text)
+        ended = raw.endswith(b"\n") or long_line
         chars += len(rendered) + 1
     if not out:
         raise ToolError(_past_end(shown, first - 1, first))
@@ -166,7 +204,7 @@ def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) ->
         notes.append(f"(showing lines {first}-{last} of {total}{why}; use offset to read more)")
     if invalid_utf8:
         notes.append("(the file is not valid UTF-8; undecodable bytes are shown as U+FFFD)")
-    return "\n".join(out + notes)
+    return _View("\n".join(out + notes), tuple(texts), first, total, ended)
 
 
 def _past_end(shown: str, total: int, offset: int) -> str:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file
-from tether.tools.builtin.files import decode_text, human_size, unified_diff
+from tether.tools.builtin.files import decode_text, human_size, structured_patch, unified_diff
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
@@ -48,7 +48,7 @@ def _dropped_note(ctx: ToolContext, dropped: int) -> str:
     )
 
 
-@tool("Revert", read_only=False, check=check_revert)
+@tool("Revert", read_only=False, check=check_revert, paths=("file_path",))
 async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
     """Undo the most recent Write or Edit of a file made in this session.
 
@@ -80,8 +80,18 @@ async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
     if dropped:
         more += f" {_dropped_note(ctx, dropped)}"
     current_text = None if change.before is None else decode_text(change.before)
-    if previous is None:
+    restored_text = None if previous is None else decode_text(previous)
+    # Shaped like Write's result: what the file held, what it holds now ("delete": nothing).
+    structured = {
+        "type": "delete" if restored_text is None else "update",
+        "filePath": args.file_path,
+        "content": restored_text,
+        "structuredPatch": structured_patch(current_text or "", restored_text or ""),
+        "originalFile": current_text,
+    }
+    diff = unified_diff(current_text, restored_text, shown)
+    if restored_text is None:
         text = f"Deleted {shown}: it did not exist before this session created it.{more}"
-        return ToolOutput(text=text, diff=unified_diff(current_text, None, shown))
-    text = f"Restored {shown} to its content before the last change.{more}"
-    return ToolOutput(text=text, diff=unified_diff(current_text, decode_text(previous), shown))
+    else:
+        text = f"Restored {shown} to its content before the last change.{more}"
+    return ToolOutput(text=text, diff=diff, structured=structured)

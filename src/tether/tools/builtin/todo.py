@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from tether.protocol import ToolError
-from tether.tools.base import tool
+from tether.tools.base import ToolOutput, tool
 from tether.tools.context import TodoItem, TodoStatus, ToolContext
 
 MAX_REMINDER_ITEMS = 8
@@ -46,7 +46,7 @@ class TodoWriteInput(BaseModel):
 
 
 @tool("TodoWrite", read_only=True)
-async def todo_write(ctx: ToolContext, args: TodoWriteInput) -> str:
+async def todo_write(ctx: ToolContext, args: TodoWriteInput) -> ToolOutput:
     """Create and update a structured plan for the current task; the user sees it as a checklist.
 
     Use it:
@@ -75,9 +75,11 @@ async def todo_write(ctx: ToolContext, args: TodoWriteInput) -> str:
             "Keep the one being worked on now in_progress, set the others to pending or "
             "completed, and send the whole list again."
         )
+    before = ctx.todos
     ctx.todos = tuple(TodoItem(e.content, e.status, e.active_form) for e in args.todos)
+    structured = {"oldTodos": _as_data(before), "newTodos": _as_data(ctx.todos)}
     if not ctx.todos:
-        return "Todo list cleared."
+        return ToolOutput("Todo list cleared.", structured=structured)
     counts = {status: sum(item.status == status for item in ctx.todos) for status in MARKS}
     if counts["completed"] == len(ctx.todos):
         advice = "Every item is completed."
@@ -87,7 +89,14 @@ async def todo_write(ctx: ToolContext, args: TodoWriteInput) -> str:
         f"Todo list updated: {counts['completed']} completed, {counts['in_progress']} in "
         f"progress, {counts['pending']} pending. {advice}"
     )
-    return f"{summary}\n\n{render_todos(ctx.todos)}"
+    return ToolOutput(f"{summary}\n\n{render_todos(ctx.todos)}", structured=structured)
+
+
+def _as_data(todos: Sequence[TodoItem]) -> list[dict[str, str]]:
+    return [
+        {"content": item.content, "status": item.status, "activeForm": item.active_form}
+        for item in todos
+    ]
 
 
 def render_todos(todos: Sequence[TodoItem]) -> str:

@@ -6,7 +6,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file, read_current
-from tether.tools.builtin.files import count_lines, decode_text, encode_text, unified_diff
+from tether.tools.builtin.files import (
+    count_lines,
+    decode_text,
+    encode_text,
+    structured_patch,
+    unified_diff,
+)
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
 
@@ -30,7 +36,7 @@ def check_write(ctx: ToolContext, args: WriteInput) -> None:
         ctx.files.require_seen(path, shown, current.stat, current.content)
 
 
-@tool("Write", read_only=False, check=check_write)
+@tool("Write", read_only=False, check=check_write, paths=("file_path",))
 async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     """Write a file, replacing all of its content; missing parent directories are created.
 
@@ -55,4 +61,13 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
         text = f"Created {shown} ({lines} lines)"
     else:
         text = f"Wrote {lines} lines to {shown}"
-    return ToolOutput(text=text, diff=unified_diff(old_text, args.content, shown))
+    structured = {
+        "type": "create" if old_text is None else "update",
+        "filePath": args.file_path,
+        "content": args.content,
+        "structuredPatch": [] if old_text is None else structured_patch(old_text, args.content),
+        "originalFile": old_text,
+        "userModified": False,
+    }
+    diff = unified_diff(old_text, args.content, shown)
+    return ToolOutput(text=text, diff=diff, structured=structured)

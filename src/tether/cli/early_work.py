@@ -1,0 +1,86 @@
+"""Work a headless run starts before its imports, on threads, so that it is done by the time
+the session needs it: the HTTP stack (imported, and the TLS trust store read: C code that does
+not hold the interpreter) and the sandbox probe (two short bwrap runs). Both would otherwise
+start only once the session's build begins, after some 200 ms of imports, and the build would
+then wait for them.
+
+The cyclic garbage collector is paused meanwhile (`pause_collection`, until the session is
+built: `resume_collection`): start-up makes modules, classes and functions that live as long as
+the process, and collecting among them cost over a hundred passes, some 15 ms, before the first
+request. What start-up made is then frozen (`gc.freeze`): left out of every later pass, instead
+of all being looked at by the first one. Only for a process of its own (tether running on its
+main thread): a program that runs tether's command line on a thread keeps its collector as is.
+
+Only what the build would do anyway is started: the probe runs when no settings file and no
+`--settings` could turn the sandbox off (the build decides for itself and takes the probe's
+cached answer), and nothing here changes what the session is built from.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tether.config.settings import Settings
+
+_paused: list[bool] = []
+
+
+def start_early_work(cwd: Path, *, settings_given: bool) -> None:
+    """Pause the garbage collector, start preloading the HTTP stack and, where the sandbox is
+    on, probing it."""
+    pause_collection()  # first: what follows imports pydantic and the protocol's models
+    from tether.config.project import project_root
+    from tether.config.settings import load_settings, settings_files, tether_home
+    from tether.models.preload import preload_http_soon
+    from tether.protocol import ConfigError
+    from tether.sandbox.probe import probe_soon
+
+    preload_http_soon()
+    if settings_given:
+        return  # a --settings file or JSON may turn it off: the build probes once it knows
+    env = os.environ
+    try:
+        start = cwd.expanduser().resolve()
+        user_home = Path(env.get("HOME") or Path.home())
+        workspace = project_root(start, user_home=user_home)
+        settings = load_settings(settings_files(workspace, home=tether_home(env), start=start))
+    except (ConfigError, OSError, RuntimeError):
+        return  # the build reports it
+    if _sandbox_may_be_on(settings):
+        probe_soon()
+
+
+def _sandbox_may_be_on(settings: Settings) -> bool:
+    """No layer turns the sandbox off (what the build's trust then restricts only removes)."""
+    from tether.protocol import ConfigError
+    from tether.sandbox.settings import parse_sandbox_settings
+
+    for path, data in settings.layers:
+        try:
+            if parse_sandbox_settings(data, source=str(path)).enabled is False:
+                return False
+        except ConfigError:
+            return False
+    return True
+
+
+def pause_collection() -> None:
+    """Pause the cyclic garbage collector for start-up, in a process of tether's own (on its
+    main thread, with the collector running); `resume_collection` resumes it."""
+    if threading.current_thread() is threading.main_thread() and gc.isenabled() and not _paused:
+        gc.disable()
+        _paused.append(True)
+
+
+def resume_collection() -> None:
+    """Freeze what start-up made and resume the collector `pause_collection` paused; nothing
+    otherwise. Safe to call twice."""
+    if _paused:
+        _paused.clear()
+        gc.freeze()
+        gc.enable()

@@ -1,0 +1,100 @@
+"""The Claude Agent SDK's session helpers and session store on tether's sessions, over the wire:
+`--session-mirror` fills a store with the session file's entries, a session resumes from the
+store where no file of it exists, and with `CLAUDE_CONFIG_DIR` set (the one setting they need,
+as for Claude Code) `list_sessions` and `get_session_messages` read tether's files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_agent_sdk import (
+    InMemorySessionStore,
+    ResultMessage,
+    get_session_messages,
+    list_sessions,
+    query,
+)
+from claude_agent_sdk._internal.session_store import project_key_for_directory
+
+from tests.cli.sdk_harness import SdkRun
+from tether.testing import FakeModelServer, reply, text
+
+
+@pytest.fixture
+def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
+    return SdkRun(workspace, home)
+
+
+def _result(messages: list[Any]) -> ResultMessage:
+    [result] = [m for m in messages if isinstance(m, ResultMessage)]
+    return result
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def test_the_store_mirrors_the_file_and_resumes_where_it_is_absent(
+    sdk: SdkRun,
+    fake_model: FakeModelServer,
+    workspace: Path,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK and tether agree on the home directory, nothing else is set: the default case.
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    fake_model.script(reply(text("ok PINEAPPLE")), reply(text("PINEAPPLE")))
+    store = InMemorySessionStore()
+    first = _result(await sdk.query("remember PINEAPPLE", session_store=store))
+    key = project_key_for_directory(str(workspace))
+    assert [s["session_id"] for s in await store.list_sessions(key)] == [first.session_id]
+    [kept] = (tmp_path / "home" / "projects").glob(f"*/{first.session_id}.jsonl")  # TETHER_HOME
+    stored = store.get_entries({"project_key": key, "session_id": first.session_id})
+    assert stored == _lines(kept)  # every entry of the file, as written
+
+    # Another machine: a home of its own, no file of the session; the store has it.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("TETHER_HOME", str(elsewhere))
+    # (The SDK's own transport: it points the CLI at the session it materialized.)
+    options = sdk.options(session_store=store, resume=first.session_id)
+    second = _result([m async for m in query(prompt="what word?", options=options)])
+    assert (second.session_id, second.result) == (first.session_id, "PINEAPPLE")
+    assert [m["role"] for m in fake_model.requests[1].messages()] == ["user", "assistant", "user"]
+    assert "remember PINEAPPLE" in json.dumps(fake_model.requests[1].messages()[0])
+    later = store.get_entries({"project_key": key, "session_id": first.session_id})
+    assert len(later) > len(stored)  # the resumed turn was mirrored too
+
+
+async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
+    sdk: SdkRun,
+    fake_model: FakeModelServer,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))  # the program's and tether's
+    fake_model.script(reply(text("hello there")), reply(text("again")))
+    first = _result(await sdk.query("greet me"))
+    _result(await sdk.query("once more", resume=first.session_id))
+    [listed] = list_sessions(directory=str(workspace))
+    assert listed.session_id == first.session_id
+    assert listed.first_prompt == "greet me"
+    messages = get_session_messages(first.session_id, directory=str(workspace))
+    said = [
+        (m.type, "".join(b["text"] for b in m.message["content"] if b["type"] == "text"))
+        for m in messages
+    ]
+    assert said == [
+        ("user", "greet me"),
+        ("assistant", "hello there"),
+        ("user", "once more"),
+        ("assistant", "again"),
+    ]
+    assert list((config / "projects").glob(f"*/{first.session_id}.jsonl"))

@@ -1,0 +1,135 @@
+"""A session's turns as Claude Code reports and bounds them, with the real Claude Agent SDK over
+the wire: the turn limit lets the last calls run, cost is the session's running total, a
+budget spent stops later turns and says so, a model switch brings its own limits, and
+`continue_conversation` with nothing to continue starts a session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_agent_sdk import ResultError, ResultMessage, SystemMessage, UserMessage
+
+from tests.cli.sdk_harness import SdkRun
+from tether.models.catalogue import MODELS, cost_usd
+from tether.protocol import Usage
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+
+@pytest.fixture
+def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
+    return SdkRun(workspace, home)
+
+
+def _result(messages: list[Any]) -> ResultMessage:
+    [result] = [m for m in messages if isinstance(m, ResultMessage)]
+    return result
+
+
+async def test_the_turn_limit_runs_the_last_calls_then_stops(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="touch late")), reply(text("never")))
+    messages: list[Any] = []
+
+    async def run() -> None:
+        async for message in sdk.stream("go", max_turns=1, permission_mode="bypassPermissions"):
+            messages.append(message)
+
+    with pytest.raises(ResultError):
+        await run()
+    assert (workspace / "late").exists()
+    assert len(fake_model.requests) == 1
+    [ran] = [m for m in messages if isinstance(m, UserMessage)]
+    assert ran.tool_use_result is not None
+    assert ran.tool_use_result["stdout"] == ""
+    result = _result(messages)
+    # Claude Code counts the unread round of results as a turn.
+    assert (result.subtype, result.is_error, result.num_turns) == ("error_max_turns", True, 2)
+    assert result.errors == ["Reached maximum number of turns (1)"]
+
+
+async def test_cost_is_the_sessions_running_total(sdk: SdkRun, fake_model: FakeModelServer) -> None:
+    fake_model.script(
+        reply(text("one")),
+        reply(tool_use("Bash", command="true")),
+        reply(text("two")),
+        reply(text("three")),
+    )
+    results: list[ResultMessage] = []
+    async with sdk.client(permission_mode="bypassPermissions") as client:
+        for prompt in ("a", "b", "c"):
+            await client.query(prompt)
+            results.append(_result([m async for m in client.receive_response()]))
+    model = fake_model.requests[0].body["model"]
+    per_request = [cost_usd(MODELS[model], Usage(**r.usage or {})) for r in fake_model.requests]
+    spent = [per_request[0], sum(per_request[:3]), sum(per_request)]
+    assert [r.total_cost_usd for r in results] == pytest.approx(spent, abs=1e-6)
+    # modelUsage is the session's too; usage and num_turns are each turn's own.
+    assert [r.model_usage and r.model_usage[model]["costUSD"] for r in results] == pytest.approx(
+        spent, abs=1e-6
+    )
+    assert [r.num_turns for r in results] == [1, 2, 1]
+    assert results[2].usage is not None
+    assert results[2].usage == Usage(**fake_model.requests[3].usage or {}).model_dump()
+    assert results[1].duration_api_ms >= results[0].duration_api_ms
+
+
+async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="touch ran")), reply(text("never")))
+    results: list[ResultMessage] = []
+    async with sdk.client(max_budget_usd=0.000001) as client:
+        for prompt in ("a", "b"):
+            await client.query(prompt)
+            results.append(_result([m async for m in client.receive_response()]))
+    first, second = results
+    assert (first.subtype, second.subtype) == ("error_max_budget_usd", "error_max_budget_usd")
+    assert first.errors == second.errors == ["Reached maximum budget ($1e-06)"]
+    assert first.total_cost_usd is not None
+    assert first.total_cost_usd > 0
+    assert second.total_cost_usd == first.total_cost_usd  # nothing more was spent
+    assert len(fake_model.requests) == 1
+    assert not (workspace / "ran").exists()
+
+
+async def test_a_model_switch_brings_the_models_own_limits(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("a")), reply(text("b")))
+    big, small = MODELS["claude-sonnet-5-5"], MODELS["claude-haiku-4-5"]
+    assert big.max_output_tokens != small.max_output_tokens
+    assert big.context_window != small.context_window
+    async with sdk.client(model="claude-sonnet-5-5") as client:
+        await client.query("hi")
+        [m async for m in client.receive_response()]
+        await client.set_model("claude-haiku-4-5")
+        await client.query("again")
+        after = _result([m async for m in client.receive_response()])
+        usage = await client.get_context_usage()
+    assert [r.body["max_tokens"] for r in fake_model.requests] == [
+        big.max_output_tokens,
+        small.max_output_tokens,
+    ]
+    assert after.model_usage is not None
+    haiku = after.model_usage["claude-haiku-4-5"]
+    assert (haiku["contextWindow"], haiku["maxOutputTokens"]) == (
+        small.context_window,
+        small.max_output_tokens,
+    )
+    assert usage["maxTokens"] == small.context_window
+
+
+async def test_continue_with_nothing_to_continue_starts_a_session(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("fresh")), reply(text("continued")))
+    first = await sdk.query("hello", continue_conversation=True)
+    assert _result(first).result == "fresh"
+    second = await sdk.query("again", continue_conversation=True)
+    assert _result(second).result == "continued"
+    assert _result(second).session_id == _result(first).session_id
+    init = [m for m in second if isinstance(m, SystemMessage) and m.subtype == "init"]
+    assert init[0].data["session_id"] == _result(first).session_id
