@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import subprocess
 import sys
@@ -185,16 +186,24 @@ async def test_a_gigabyte_line_in_a_megabyte_download_takes_bounded_memory() -> 
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_more_events_than_any_answer_has_end_the_attempt(
-    wire: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "body",
+    [b'event: content_block_delta\ndata: {"type": "ping"}\n\n' * 10_000, b"\n" * 1_000_000],
+    ids=["events", "blank lines"],
+)
+async def test_a_body_bigger_than_any_answer_ends_the_attempt(
+    wire: str, body: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The bound is on the decompressed body, blank lines and comments included: a small
+    download that inflates to nothing but newlines is stopped too. (The bound is made small
+    here: the real one takes seconds of parsing to reach.)"""
     monkeypatch.setattr(sse_client, "MAX_BODY_BYTES", 64 * 1024)
-    event = b'event: content_block_delta\ndata: {"type": "ping"}\n\n'
-    async with answering(200, {"content-type": SSE}, event * 10_000) as url:
+    headers = {"content-type": SSE, "content-encoding": "gzip"}
+    async with answering(200, headers, gzip.compress(body)) as url:
         _, error = await run(model_for(wire, url), ask())
     assert error is not None
     assert (str(error), error.retryable) == (
-        f"the response from {url} could not be read: its events passed 0 MiB in all",
+        f"the response from {url} could not be read: its body passed 0 MiB decompressed",
         True,
     )
 

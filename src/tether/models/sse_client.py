@@ -9,7 +9,7 @@ for the next event can time out (a notice, then the idle timeout) without cancel
 half-way. The SSE parser is httpx's own.
 
 Whatever the endpoint sends, memory and time stay bounded: one event (or one line still
-unfinished) is at most `MAX_EVENT_BYTES`, an answer's events `MAX_BODY_BYTES` in all (httpx
+unfinished) is at most `MAX_EVENT_BYTES`, an answer's body `MAX_BODY_BYTES` decompressed (httpx
 decompresses in pieces of 1 MiB, so a small compressed body cannot inflate at once), and
 keep-alives (`ping` events) alone hold an attempt open for `IdleLimits.keepalive_s` at most.
 Past a bound, or when the body cannot be decoded (a corrupt gzip encoding), the attempt fails
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import httpx2
 from httpx2 import ServerSentEvent
@@ -43,9 +44,10 @@ _WRITE_TIMEOUT_S = 60.0
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 """One server-sent event: far above any real one (a whole tool call in one chunk, as some
 OpenAI-compatible servers send it, included)."""
-MAX_BODY_BYTES = 128 * 1024 * 1024
-"""One answer's events in all: the longest answer a model gives (128k output tokens, one an
-event of about 200 bytes) takes about 25 MiB."""
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""One answer's body, decompressed: the longest answer a model gives (thinking and 128k output
+tokens, one an event of about 150 bytes) takes about 30 MiB. Blank lines and comments count:
+a small download that inflates to nothing but newlines ends here too."""
 _KEEPALIVE_EVENTS = frozenset({"ping"})
 """Events that say the connection lives, not that the answer moves on."""
 
@@ -181,20 +183,15 @@ class SseClient:
                 return
             queue.put_nowait(_Started())
             watch.progressed()
-            body = 0
-            async for event in httpx2.EventSource(response, max_event_size=MAX_EVENT_BYTES):
-                body += len(event.event) + len(event.data) + len(event.id)
-                if body > MAX_BODY_BYTES:
-                    queue.put_nowait(
-                        self.endpoint.stream_unreadable(
-                            f"its events passed {_mib(MAX_BODY_BYTES)} in all"
-                        )
-                    )
-                    return
+            measured = cast(httpx2.Response, _Measured(response))
+            async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
                 if event.event not in _KEEPALIVE_EVENTS:
                     watch.progressed()
                 queue.put_nowait(event)
             queue.put_nowait(_End())
+        except _TooLong:
+            detail = f"its body passed {_mib(MAX_BODY_BYTES)} decompressed"
+            queue.put_nowait(self.endpoint.stream_unreadable(detail))
         except httpx2.SSEError as err:
             queue.put_nowait(self.endpoint.stream_unreadable(_sse_detail(err)))
         except httpx2.DecodingError as err:
@@ -268,6 +265,28 @@ async def _read_some(response: httpx2.Response, limit: int) -> bytes:
         if size >= limit:
             break
     return b"".join(parts)[:limit]
+
+
+class _TooLong(Exception):
+    """The body passed `MAX_BODY_BYTES`."""
+
+
+class _Measured:
+    """What httpx2's `EventSource` reads of a response (its headers, its request, its text),
+    with the text counted as it is decompressed and decoded."""
+
+    def __init__(self, response: httpx2.Response) -> None:
+        self._response = response
+        self.headers = response.headers
+        self.request = response.request
+        self.size = 0
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        async for text in self._response.aiter_text():
+            self.size += len(text)
+            if self.size > MAX_BODY_BYTES:
+                raise _TooLong
+            yield text
 
 
 class _Silence:
