@@ -60,3 +60,9 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     if depth > max_depth:
         raise NestedTooDeep(nesting_depth(measured), max_depth)
     return json.loads(text)
+
+
+def error_text(error: json.JSONDecodeError) -> str:
+    """What is wrong with the text and where, for a message: "Expecting ',' delimiter at line
+    3, column 5". (Python's own wording for a control character ends in "at" already.)"""
+    return f"{error.msg.removesuffix(' at')} at line {error.lineno}, column {error.colno}"

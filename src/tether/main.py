@@ -40,18 +40,49 @@ def main(argv: list[str] | None = None) -> int:
     return app_main(args)
 
 
+INTERRUPTED = "tether: interrupted\n"
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report it
+
+
 def console_main() -> None:
     """Run `main` as a command. A reader that goes away (`tether sessions list | head -1`)
     ends it quietly, as Python's documentation recommends for SIGPIPE: whatever it was
-    printing is of no use to anyone any more."""
+    printing is of no use to anyone any more.
+
+    Ctrl+C at any moment ends it with one line and status 130, nothing else. A session's
+    start-up imports on several threads at once (see `tether.cli.early_work`), and Python's
+    import machinery is not safe against a KeyboardInterrupt raised at any point: one that
+    lands between a lock taken and the `try` that releases it leaves the lock held, and the
+    process hangs, or prints a traceback from the middle of an import. So until a front end
+    takes SIGINT over (headless and stream-json end the turn, the REPL interrupts it), SIGINT
+    ends the process at once, as the kernel's default would, with the line. Once the work is
+    done and flushed, the same: the interpreter's shutdown joins threads still finishing."""
+    args = sys.argv[1:]
+    answered_at_once = args in (["--version"], ["-v"])
+    if not answered_at_once and not (args and args[0] in SUBCOMMANDS):
+        import signal  # asyncio loads it anyway; --version does not pay for it
+
+        signal.signal(signal.SIGINT, _exit_interrupted)
     try:
         code = main()
         # Flushed here, inside the `try`: a pipe closed after the last write fails now.
         sys.stdout.flush()
     except BrokenPipeError:
         _discard_stdout()
-        sys.exit(1)
+        code = 1
+    except KeyboardInterrupt:  # a subcommand's work, unwound
+        sys.stderr.write(INTERRUPTED)
+        code = INTERRUPTED_STATUS
+    if "signal" in sys.modules:
+        import signal
+
+        signal.signal(signal.SIGINT, _exit_interrupted)
     sys.exit(code)
+
+
+def _exit_interrupted(signum: int, frame: object) -> None:
+    os.write(2, INTERRUPTED.encode())
+    os._exit(INTERRUPTED_STATUS)
 
 
 def _discard_stdout() -> None:

@@ -95,3 +95,22 @@ def test_a_wrong_url_answering_an_html_page_gets_one_line(
     assert result.stderr.count(error) == 4  # three retries announced, then the error once
     [last] = [line for line in result.stderr.splitlines() if line.endswith(error)][-1:]
     assert "retry" not in last
+
+
+def test_an_internal_error_is_printed_once(
+    fake_model: FakeModelServer, tether: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault tether does not know (here, in the HTTP library) stops the turn: its first line
+    once, not again as the result (the traceback made the two differ)."""
+    import httpx2
+
+    async def broken_send(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a fault in the HTTP library")
+
+    monkeypatch.setattr(httpx2.AsyncClient, "send", broken_send)
+    result = tether("-p", "hello")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "tether: internal error: RuntimeError('a fault in the HTTP library')\n"
+    ), result.stderr
+    assert fake_model.requests == []

@@ -4,6 +4,7 @@ branch, valid, and says what it left out."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -17,7 +18,7 @@ import pytest
 
 from tests.chains import message_chain_problem
 from tether.store import SessionInUse, SessionWriter, list_sessions, load_session
-from tether.testing import FakeModelServer, RecordedRequest, reply, text
+from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli_process
 
 Run = Callable[..., CliResult]
@@ -171,3 +172,33 @@ def test_a_file_two_writers_mixed_resumes_the_newest_branch(
     assert any("b 2" in t for t in texts)
     assert not any("a asks" in t for t in texts)
     assert sent.last_user_text() == "which branch?"
+
+
+def test_a_file_holding_another_sessions_lines_resumes_its_own_session(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """Session A's file with a newer session B's lines interleaved (a tool mixed two files):
+    `-r A` resumes A's conversation, however new B's entries are, and says what it left out."""
+    fake_model.script(reply(tool_use("Bash", command="echo from a")), reply(text("a done")))
+    a_id = tether("-p", "session a", "--output-format", "json").json()["session_id"]
+    a_path = _only_session(workspace)
+    fake_model.script(reply(tool_use("Bash", command="echo from b")), reply(text("b done")))
+    b_id = tether("-p", "session b", "--output-format", "json").json()["session_id"]
+    b_path = a_path.with_name(f"{b_id}.jsonl")
+    a_lines = a_path.read_bytes().splitlines(keepends=True)
+    b_lines = b_path.read_bytes().splitlines(keepends=True)
+    mixed = [line for pair in itertools.zip_longest(a_lines, b_lines) for line in pair if line]
+    a_path.write_bytes(b"".join(mixed))
+    b_path.unlink()
+
+    fake_model.script(reply(text("resumed")))
+    result = tether("-r", a_id, "-p", "go on")
+    assert result.exit_code == 0, result.stderr
+    sent = json.dumps(fake_model.requests[-1].messages())
+    assert "session a" in sent
+    assert "from b" not in sent
+    assert "session b" not in sent
+    assert result.stderr == (
+        f"tether: session file {a_path}: {len(b_lines)} entries of session {b_id} "
+        f"left out: this file is session {a_id}'s\n"
+    )

@@ -7,6 +7,7 @@ mount of the sessions directory."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -16,8 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.chains import message_chain_problem
+from tether.core.resume import restore
+from tether.protocol import ToolResultBlock
 from tether.store import list_sessions, load_session
-from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
+from tether.testing.cli_runner import run_cli
 
 NAMESPACE_OK = shutil.which("unshare") is not None and os.geteuid() == 0
 
@@ -83,7 +88,7 @@ def test_a_disk_full_during_compaction_keeps_the_history_and_says_so(
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == "carried on\n"
     assert "Traceback" not in ran.stderr
-    assert ran.stderr.count("the session is no longer being saved") == 1
+    assert ran.stderr.count("this session is not being saved for now") == 1
     assert "No space left on device" in ran.stderr
     assert f"the summary was not added to {memory / 'memory.md'}" in ran.stderr
     after = fake_model.requests[-1]
@@ -129,3 +134,129 @@ def test_a_session_file_that_cannot_be_written_is_said_once_and_the_session_goes
     if resume:  # the earlier conversation was sent, and the new turn on top of it
         assert [m["role"] for m in fake_model.requests[-1].messages()][:2] == ["user", "assistant"]
         assert len(list_sessions(home, workspace)) == 1
+
+
+def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The disk fills in the middle of a turn (a reply and a tool's result cannot be written)
+    and has room again before its end: what waited is written, in order, and a resume sends
+    the whole conversation. The user and a stream-json client hear both changes."""
+    _namespaces_work(tmp_path)
+    home = Path(os.environ["TETHER_HOME"])
+    filler = home / "filler"
+    # Bigger than a page: a small entry could still fit in the file's last page.
+    command = "echo ran while full # " + "x" * 6000
+    tether: list[subprocess.Popen[str]] = []
+
+    def in_its_mounts(command: str) -> None:
+        # The small file system exists in tether's mount namespace only: enter it.
+        pid = str(tether[0].pid)
+        subprocess.run(["nsenter", "-t", pid, "-m", "sh", "-c", command], check=False)
+
+    def fill(_request: RecordedRequest) -> object:
+        in_its_mounts(f"dd if=/dev/zero of='{filler}' bs=4k 2>/dev/null; true")
+        return reply(tool_use("Bash", command=command))
+
+    def free(_request: RecordedRequest) -> object:
+        in_its_mounts(f"rm '{filler}'")
+        return reply(text("done"))
+
+    fake_model.script(fill, free)  # type: ignore[arg-type]
+    argv = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
+    argv += ["--permission-mode", "bypassPermissions", "-p", "work"]
+    argv += ["--output-format", "stream-json", "--verbose"]
+    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
+    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
+    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
+    tether.append(
+        subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=workspace,
+        )
+    )
+    out, err = tether[0].communicate(timeout=120)
+    assert tether[0].returncode == 0, err
+    assert "Traceback" not in err
+    assert err.count("this session is not being saved for now") == 1, err
+    assert "No space left on device" in err
+    assert err.count("the session is saved again") == 1, err
+    [left] = (tmp_path / "left").glob("*/*.jsonl")
+    session_file = home / "projects" / left.parent.name / left.name
+    notices = [
+        line["message"]
+        for line in map(json.loads, out.splitlines())
+        if line["type"] == "system" and line["subtype"] == "notice"
+    ]
+    assert len(notices) == 2, notices
+    assert notices[0].startswith(
+        f"could not save the session to {session_file}: No space left on device; "
+        "this session is not being saved for now"
+    )
+    assert notices[1] == (
+        f"the session is saved again to {session_file}: the 2 entries that could not be "
+        "written before are in it now"
+    )
+
+    loaded = load_session(left)
+    assert loaded.warnings == ()
+    entries = [json.loads(line) for line in left.read_bytes().splitlines()]
+    assert message_chain_problem(entries) is None
+    restored = restore(loaded)
+    assert restored.damage == ()
+    messages = restored.history.messages
+    [call] = messages[1].tool_uses()
+    assert [(m.role, m.text(), m.tool_uses(), m.tool_results()) for m in messages] == [
+        ("user", "work", [], []),
+        ("assistant", "", [call], []),
+        ("user", "", [], [ToolResultBlock(tool_use_id=call.id, content="ran while full\n")]),
+        ("assistant", "done", [], []),
+    ]
+    assert (call.name, call.input) == ("Bash", {"command": command})
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    ran = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True)
+    return ran.returncode == 0
+
+
+def test_a_session_resumed_while_its_file_cannot_be_written_is_saved_once_it_can(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    """`-c` on a file made immutable: the session goes on and says so; once the file takes
+    writes again (here, during the turn), everything the turn did is written after it."""
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr")
+    fake_model.script(reply(text("first")))
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    assert run_cli([*argv, "start"]).exit_code == 0
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    if not _immutable(info.path, True):
+        pytest.skip("this file system has no immutable files")
+
+    def writable_again(_request: RecordedRequest) -> object:
+        _immutable(info.path, False)
+        return reply(tool_use("Bash", command="echo ran"))
+
+    fake_model.script(writable_again, reply(text("went on")))  # type: ignore[arg-type]
+    try:
+        ran = run_cli(["-c", *argv, "go on"])
+    finally:
+        _immutable(info.path, False)
+    assert (ran.exit_code, ran.stdout) == (0, "went on\n"), ran.stderr
+    lines = ran.stderr.splitlines()
+    assert len(lines) == 2, ran.stderr
+    assert lines[0].startswith(f"tether: cannot open session file {info.path}: ")
+    assert lines[0].endswith(
+        "; this session is not being saved for now: what could not be "
+        "written is kept, and written in order as soon as the file takes "
+        "writes again"
+    )
+    assert lines[1].startswith(f"tether: warning: the session is saved again to {info.path}")
+    restored = restore(load_session(info.path))
+    assert restored.damage == ()
+    assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 3
+    assert "go on" in str(restored.history.messages[2].content)

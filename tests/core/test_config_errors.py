@@ -54,6 +54,18 @@ def test_broken_settings_file_names_the_spot(tether: Run, workspace: Path) -> No
     assert "line 2" in result.stderr
 
 
+def test_a_control_character_in_a_settings_file_is_named_once(tether: Run, workspace: Path) -> None:
+    (workspace / ".tether").mkdir()
+    settings = workspace / ".tether" / "settings.json"
+    settings.write_text('{"model": "a\x01b"}')
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"tether: settings file {settings} is not valid JSON: Invalid control character at "
+        "line 1, column 13\n"
+    )
+
+
 def test_model_from_settings_and_env_precedence(
     fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,3 +118,25 @@ async def _until_exists(path: Path) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"{path} never appeared")
+
+
+async def test_a_stop_that_comes_before_the_turn_stops_it_when_it_starts(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
+) -> None:
+    """Headless takes SIGINT from the moment its session is built: one that came before the
+    turn started (preparations done, no turn yet) was handled with nothing to interrupt, and
+    the turn then ran in full. It stops the turn as soon as it starts now; the next one runs."""
+    fake_model.script(reply(text("the next turn")))
+    session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
+    try:
+        await session.prepare()
+        session.interrupt_next_turn("stopped by SIGINT")
+        [*_, stopped] = [e async for e in session.submit(UserInput(text="start"))]
+        assert isinstance(stopped, TurnFinished)
+        assert (stopped.subtype, stopped.error) == ("error_during_execution", "stopped by SIGINT")
+        assert fake_model.requests == []
+        [*_, after] = [e async for e in session.submit(UserInput(text="go on"))]
+        assert isinstance(after, TurnFinished)
+        assert (after.error, after.result) == (None, "the next turn")
+    finally:
+        await session.aclose()

@@ -3,12 +3,14 @@ the fake server enforces the window, and no request may be refused as too long."
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tether.store import list_sessions
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
@@ -127,3 +129,30 @@ def test_a_long_session_never_compacted_resumes_in_a_small_window(
     [summary] = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]
     assert "oldest messages of this conversation are left out" in str(summary.messages())
     assert "Read every file, one by one." in str(fake_model.requests[-1].messages()[0])
+
+
+@pytest.mark.parametrize("model", WIRES)
+def test_a_window_the_endpoint_reported_is_kept_for_the_next_resume(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str
+) -> None:
+    """The catalogue says 200k; the endpoint takes 20k and says so when it refuses a request.
+    That is learnt once: the session file keeps it, and a resumed session never sends a
+    request known to be too long again."""
+    fake_model.context_window = WINDOW
+    fake_model.expect_rejections = True
+    essay = "".join(f"Paragraph {i}. " + "words " * 40 + "\n" for i in range(300))  # ~75k
+    fake_model.script(reply(text(essay)), *[_answers("short now", "and again")] * 6)  # type: ignore[list-item]
+    assert tether("-p", "write an essay", "--model", model).exit_code == 0
+    first = tether("-c", "-p", "summarise it", "--model", model)
+    assert (first.exit_code, first.stdout) == (0, "short now\n"), first.stderr
+    assert len(fake_model.rejections) == 1  # learnt here: the endpoint named its window
+
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    kept = [json.loads(line) for line in info.path.read_bytes().splitlines()]
+    model_id = model.split("/")[-1]
+    assert [(e["model"], e["tokens"]) for e in kept if e["type"] == "window"] == [
+        (model_id, WINDOW)
+    ]
+    again = tether("-c", "-p", "once more", "--model", model)
+    assert (again.exit_code, again.stdout) == (0, "and again\n"), again.stderr
+    assert len(fake_model.rejections) == 1

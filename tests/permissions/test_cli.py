@@ -147,7 +147,8 @@ def test_batch_from_a_file_and_from_stdin(
         (
             {},
             ["--tool", "Bash", "--input", "{"],
-            "tether: --input is not JSON: Expecting property name enclosed in double quotes\n",
+            "tether: --input is not JSON: Expecting property name enclosed in double quotes "
+            "at line 1, column 2\n",
         ),
         (
             {},

@@ -221,12 +221,13 @@ def _repl(args: argparse.Namespace, cwd: Path) -> int:
 def _stream_json(args: argparse.Namespace, cwd: Path) -> int:
     from tether.cli.claude_options import stream_options
     from tether.cli.stream_json import run_stream_json_sync
+    from tether.cli.terminal_text import terminal_safe
     from tether.protocol import ConfigError
 
     try:
         opts, stream = _run_options(args, cwd), stream_options(args)
     except ConfigError as e:
-        print(f"tether: {e}", file=sys.stderr)
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     return run_stream_json_sync(opts, stream)
 
@@ -238,12 +239,13 @@ def _print(args: argparse.Namespace, cwd: Path) -> int:
     if prompt is None:
         print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
         return 2
+    from tether.cli.terminal_text import terminal_safe
     from tether.protocol import ConfigError
 
     try:
         opts = _run_options(args, cwd)
     except ConfigError as e:
-        print(f"tether: {e}", file=sys.stderr)
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     return run_headless_sync(
         opts, prompt, args.output_format, include_partial=args.include_partial_messages

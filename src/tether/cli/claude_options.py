@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from tether import bounded_json
 from tether.cli.claude_flags import EFFORT_THINKING_TOKENS, engine_mode
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.config.settings import SETTING_SOURCES, parse_settings_json
@@ -104,7 +105,9 @@ def _schema(text: str | None) -> dict[str, Any] | None:
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"--json-schema is not valid JSON: {e.msg}") from None
+        raise ConfigError(
+            f"--json-schema is not valid JSON: {bounded_json.error_text(e)}"
+        ) from None
     if not isinstance(schema, dict) or cast(dict[str, Any], schema).get("type") != "object":
         raise ConfigError('--json-schema must be a JSON schema of "type": "object"')
     return cast(dict[str, Any], schema)
@@ -114,7 +117,7 @@ def _agents(text: str) -> Any:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"--agents is not valid JSON: {e.msg}") from None
+        raise ConfigError(f"--agents is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):
         raise ConfigError("--agents must be a JSON object of agent definitions")
     return client_agents(cast(dict[str, Any], data))

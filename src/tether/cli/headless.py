@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from tether.cli.setup import Built, RunOptions, build
+from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
@@ -17,6 +18,7 @@ from tether.protocol import (
     Event,
     MessageCompleted,
     ModelRetry,
+    ModelWaiting,
     Notice,
     SubagentFinished,
     SubagentMessage,
@@ -48,7 +50,7 @@ def run_headless_sync(
             run_headless(opts, prompt, output_format, include_partial=include_partial)
         )
     except ConfigError as e:
-        print(f"tether: {e}", file=sys.stderr)
+        print(f"tether: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tether: interrupted", file=sys.stderr)
@@ -70,7 +72,7 @@ async def run_headless(
     session = built.session
     progress = _progress_renderer(err) if opts.verbose else None
     for notice in session.startup_notices:
-        print(f"tether: {notice}", file=err)
+        print(f"tether: {terminal_safe(notice)}", file=err)
     finished: TurnFinished | None = None
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
     # Claude Code's JSON shapes, only for the formats that print them (text needs none of it).
@@ -86,11 +88,11 @@ async def run_headless(
             _write(out, lines.init(session.started(), _facts(built, opts)))
         async for event in session.submit(UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
-                shown_errors.add(event.message)
+                shown_errors.add(_first_line(event.message))
             if progress is not None:
                 progress.render(event)
-            elif isinstance(event, ErrorOccurred | ModelRetry):
-                print(f"tether: {_one_line(event)}", file=err)
+            elif isinstance(event, ErrorOccurred | ModelRetry | ModelWaiting):
+                print(f"tether: {terminal_safe(_one_line(event))}", file=err)
             else:
                 _warn(event, err)
             if isinstance(event, TurnFinished):
@@ -106,10 +108,11 @@ async def run_headless(
     assert finished is not None
     if lines is None:
         if finished.is_error:
-            if finished.result not in shown_errors:
-                print(f"tether: {finished.result or finished.subtype}", file=err)
+            if _first_line(finished.result) not in shown_errors:
+                print(f"tether: {terminal_safe(finished.result or finished.subtype)}", file=err)
         else:
-            print(finished.result, file=out)
+            # The answer itself: as sent when it goes to a file or a pipe, safe on a terminal.
+            print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
     else:
         _write(out, lines.result(finished, _facts(built, opts)))
     out.flush()
@@ -147,6 +150,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
+        case Notice(level="warning", message=message):
+            return [lines.system.notice(message)]
         case _:
             pass
     return []
@@ -158,7 +163,7 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def _warn(event: Event, err: TextIO) -> None:
     """Warnings (a server that did not start, a session no longer saved) go to stderr."""
     if isinstance(event, Notice) and event.level == "warning":
-        print(f"tether: warning: {event.message}", file=err)
+        print(f"tether: warning: {terminal_safe(event.message)}", file=err)
 
 
 async def _prepared(session: Session) -> list[Event]:
@@ -180,8 +185,8 @@ def _stop_on_signals(session: Session) -> list[int]:
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
-        if not seen:
-            session.interrupt(f"stopped by {signal.Signals(signum).name}")
+        if not seen:  # the one turn headless runs may not have started yet
+            session.interrupt_next_turn(f"stopped by {signal.Signals(signum).name}")
         seen.append(signum)
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
@@ -203,13 +208,27 @@ def _write(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _one_line(event: ErrorOccurred | ModelRetry) -> str:
+def _one_line(event: ErrorOccurred | ModelRetry | ModelWaiting) -> str:
     if isinstance(event, ModelRetry):
         return (
             f"model call failed ({event.reason}); retry {event.attempt}/{event.max_attempts - 1} "
             f"in {event.delay_s:.1f}s"
         )
-    return event.message.splitlines()[0] if event.message else "error"
+    if isinstance(event, ModelWaiting):
+        return (
+            f"waiting for the model ({_seconds(event.waited_s)} without a byte; "
+            f"retried at {_seconds(event.limit_s)})"
+        )
+    return _first_line(event.message) or "error"
+
+
+def _first_line(message: str) -> str:
+    """An error as printed: its first line (an internal error's traceback follows it)."""
+    return message.splitlines()[0] if message else ""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"
 
 
 def _progress_renderer(err: TextIO) -> _Renderer:

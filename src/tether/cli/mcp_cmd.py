@@ -20,6 +20,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.terminal_text import terminal_safe
 from tether.cli.workspace_review import Ownership, restrict_settings
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -94,7 +95,7 @@ def main(argv: list[str]) -> int:
             return _add(place, args, command_line)
         return _remove(place, args.name, args.scope)
     except ConfigError as e:
-        print(f"tether: error: {e}", file=sys.stderr)
+        print(f"tether: error: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
 
 
@@ -177,9 +178,9 @@ def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
         for server in config.servers:
             state = _state_text(place, server, statuses.get(server.name), connect=connect)
             line = f"{server.name}: {_summary(server)} [{server.scope}]"
-            print(line + (f" - {state}" if state else ""))
+            print(line + (f" - {terminal_safe(state)}" if state else ""))
         for problem in config.problems:
-            print(f"problem: {problem}")
+            print(f"problem: {terminal_safe(problem)}")
     return 1 if failed or config.problems else 0
 
 
@@ -190,7 +191,7 @@ def _get(place: _Place, args: argparse.Namespace) -> int:
     related = [p for p in config.problems if f"server {name!r}" in p]
     if server is None:
         for problem in related:
-            print(f"problem: {problem}", file=sys.stderr)
+            print(f"problem: {terminal_safe(problem)}", file=sys.stderr)
         known = ", ".join(s.name for s in config.servers) or "none"
         raise ConfigError(f"no usable MCP server named {name!r} (configured: {known})")
     status, tools = (None, None) if args.no_connect else _inspect(place, server)
@@ -200,7 +201,7 @@ def _get(place: _Place, args: argparse.Namespace) -> int:
     else:
         _print_server(place, server, status, tools, show_secrets=args.show_secrets)
         for problem in related:
-            print(f"  problem: {problem}")
+            print(f"  problem: {terminal_safe(problem)}")
     return 1 if (status is not None and status.state != "connected") or related else 0
 
 
@@ -411,9 +412,9 @@ def _print_server(
             print(f"    {line}")
     state = _state_text(place, server, status, connect=status is not None)
     if state:
-        print(f"  Status: {state}")
+        print(f"  Status: {terminal_safe(state)}")
     if tools:
-        print(f"  Tools: {', '.join(tools)}")
+        print(f"  Tools: {terminal_safe(', '.join(tools))}")
     for scope in WRITABLE_SCOPES:  # not for Claude Code's file, nor the seed's
         if server.scope == scope and server.source == place.scope_file(scope):
             print(f"\nTo remove it: tether mcp remove {server.name} -s {scope}")

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from tether import bounded_json
 from tether.cli.safety import SafetyOptions, permission_context, sandbox_would_run
 from tether.cli.workspace_review import Ownership, restrict_settings
 from tether.config.project import project_root
@@ -116,7 +117,8 @@ def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
         try:
             call = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ConfigError(f"batch line {number}: not JSON: {e.msg}") from None
+            problem = bounded_json.error_text(e)
+            raise ConfigError(f"batch line {number}: not JSON: {problem}") from None
         if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
             raise ConfigError(f'batch line {number}: expected {{"tool": NAME, "input": {{...}}}}')
         tool_input = call.get("input", {})
@@ -145,7 +147,7 @@ def _input_object(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"--input is not JSON: {e.msg}") from None
+        raise ConfigError(f"--input is not JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(value, dict):
         raise ConfigError("--input must be a JSON object")
     return value  # pyright: ignore[reportUnknownVariableType]

@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tether.cli.startup import INTERRUPTED_HINT
+from tether.cli.terminal_text import terminal_safe_event
 from tether.cli.toolview import (
     DIFF_LINES,
     PREVIEW_LINES,
@@ -105,7 +106,9 @@ class EventRenderer:
         self._headline_of: str | None = None  # the call whose headline was printed last
 
     def render(self, event: Event) -> None:
-        """Show one event."""
+        """Show one event (every string in it made safe for the terminal first: model, tool
+        and endpoint text reach the screen only so)."""
+        event = terminal_safe_event(event)
         match event:
             case SessionStarted(cwd=cwd):
                 self.workspace = Path(cwd)
@@ -163,6 +166,7 @@ class EventRenderer:
     def answered(self, request: PermissionAsked, answer: PermissionAnswer) -> None:
         """The user answered `request`: leave the verdict under the question and bring the
         live region back while the call runs (or the turn goes on)."""
+        request = terminal_safe_event(request)
         verdict = permission_verdict(answer.choice, request.suggestion)
         if verdict is not None:
             self._print(verdict)

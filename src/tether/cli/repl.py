@@ -58,6 +58,7 @@ from tether.cli.startup import (
     StartupFailed,
 )
 from tether.cli.steer import DraftLine, typing_during_turn
+from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
 from tether.config.settings import sessions_home, tether_home
@@ -108,7 +109,7 @@ async def run_repl(
             code = await repl.run(initial_prompt)
         await startup.wait()  # a broken configuration is told even to a user who left at once
     except StartupFailed as e:
-        console.print(Text(f"tether: {e}", style="red"))
+        console.print(Text(f"tether: {terminal_safe(str(e))}", style="red"))
         return 2
     finally:
         await startup.close()
@@ -195,7 +196,7 @@ class _Repl:
         if ready is None:  # the building was cancelled
             return
         for notice in ready.session.startup_notices:
-            self.console.print(Text(f"⚠ {notice}", style="yellow"))
+            self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
             self.show_recent(ready.session)
@@ -420,7 +421,7 @@ class _Repl:
         try:
             path = find_session(home, workspace, ref)
         except ConfigError as e:
-            self.console.print(Text(f"✗ {e}", style="red"))
+            self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="red"))
             return
         if path.stem == ready.session.session_id and command != ":fork":
             self.console.print(Text("That is the current session.", style="dim"))
@@ -437,7 +438,9 @@ class _Repl:
         from tether.cli.sessions_cmd import describe_message
 
         for message in session.messages[-count:]:
-            self.console.print(Text(describe_message(message), style="dim"), highlight=False)
+            self.console.print(
+                Text(terminal_safe(describe_message(message)), style="dim"), highlight=False
+            )
         self.console.line()
 
     async def run_prompt_command(
@@ -449,7 +452,7 @@ class _Repl:
         try:
             message = await command(args)
         except HarnessError as e:
-            self.console.print(Text(f"✗ {name}: {e}", style="bold red"))
+            self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ {name}", style="dim"))
         await self.run_turn(message)
@@ -463,7 +466,7 @@ class _Repl:
         try:
             message = skill_message(skill, args)
         except SkillError as e:
-            self.console.print(Text(f"✗ {e}", style="bold red"))
+            self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)

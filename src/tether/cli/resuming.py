@@ -3,6 +3,7 @@ a new session's recorder, and what a resumed one says and already cost."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from tether import __version__
 from tether.core.recording import SessionRecorder
 from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption
 from tether.core.session import Session
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, HarnessError
 from tether.store import EntryWatcher, SessionWriter, find_session, latest_session
 
 if TYPE_CHECKING:
@@ -40,7 +41,14 @@ def new_recorder(
         writer = SessionWriter.create(
             directory, session_id, cwd=workspace, model=model_id, watchers=watchers
         )
-        writer.meta(model=model_id, version=__version__)
+        try:
+            writer.meta(model=model_id, version=__version__)
+        except HarnessError:
+            # Not half-made: the recorder tries again at the next entry, from scratch.
+            with contextlib.suppress(HarnessError):
+                writer.close()
+            writer.path.unlink(missing_ok=True)
+            raise
         return writer
 
     return SessionRecorder(start, watchers=watchers)
@@ -55,6 +63,8 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
         session.cost_usd += session.agent.price(usage)
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
+    # A window the endpoint reported for this model holds: no request known to be too long.
+    restored.history.sizer.reported_window = restored.windows.get(session.agent.model_id)
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
     session.startup_notices.extend(resumption.notices)
     session.startup_notices.extend(restored.damage)

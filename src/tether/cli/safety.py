@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tether.cli.terminal_text import terminal_safe
 from tether.config.settings import Settings, merge, tether_home
 from tether.config.trust import anchored_rule, remembered_settings
 from tether.core.gate import RuleSources, ToolGate
@@ -218,12 +219,14 @@ def attach_builtin_handlers(session: Session, settings: Settings, *, workspace: 
     """The seed's built-in handlers (event log, tool stats, slow-tool timer), when enabled."""
     handlers = builtin_handlers(
         settings.data,
-        emit_notice=lambda message: print(f"tether: {message}", file=sys.stderr),
+        emit_notice=lambda message: print(f"tether: {terminal_safe(message)}", file=sys.stderr),
         base_dir=workspace,
     )
     if not handlers.enabled:
         return
-    bus = EventBus(on_error=lambda error: print(f"tether: {error}", file=sys.stderr))
+    bus = EventBus(
+        on_error=lambda error: print(f"tether: {terminal_safe(str(error))}", file=sys.stderr)
+    )
     handlers.attach(bus)
     session.observers.append(bus.publish_nowait)
 

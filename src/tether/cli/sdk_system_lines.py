@@ -1,6 +1,6 @@
 """Claude Code's `system` stream-json lines that report on a session beside its messages: state
 changes (for the SDK host), denials, hooks as they run, retries of a model call, a switch to
-the fallback model."""
+the fallback model; and tether's own `notice` line for a warning."""
 
 from __future__ import annotations
 
@@ -26,6 +26,19 @@ class SystemLines:
             "subtype": "session_state_changed",
             "state": state,
             "sdk_host_only": True,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
+    def notice(self, message: str) -> Line:
+        """A warning the user should hear (the session file cannot be written, a server did
+        not start): what stderr says, for a client that reads only stdout. tether's own
+        subtype; clients keep system lines they do not know as they are."""
+        return {
+            "type": "system",
+            "subtype": "notice",
+            "level": "warning",
+            "message": message,
             "uuid": _uuid(),
             "session_id": self.session_id,
         }

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import sessions_home
 from tether.protocol import (
@@ -57,9 +58,9 @@ def main(argv: list[str]) -> int:
             path = find_session(home, workspace, args.id)
             title = load_session(path).title
             remove_session(path)
-            print(f"Removed session {path.stem}" + (f" ({title})" if title else ""))
+            print(f"Removed session {path.stem}" + (f" ({terminal_safe(title)})" if title else ""))
     except ConfigError as e:
-        print(f"tether: error: {e}", file=sys.stderr)
+        print(f"tether: error: {terminal_safe(str(e))}", file=sys.stderr)
         return 2
     return 0
 
@@ -86,7 +87,7 @@ def print_sessions(sessions: Sequence[SessionInfo], workspace: Path, out: TextIO
     now = datetime.now(UTC)
     for n, info in enumerate(sessions, 1):
         fork = f"  (fork of {info.forked_from[:8]})" if info.forked_from else ""
-        title = info.title or "(untitled)"
+        title = terminal_safe(info.title or "(untitled)")
         print(
             f"{n:>3}. {info.session_id}  {_ago(now, info.updated):>8}  "
             f"{info.entries:>5} entries  {title}{fork}",
@@ -120,16 +121,16 @@ def print_transcript(loaded: LoadedSession, out: TextIO) -> None:
 
     print(f"session  {loaded.session_id}", file=out)
     if loaded.title:
-        print(f"title    {loaded.title}", file=out)
+        print(f"title    {terminal_safe(loaded.title)}", file=out)
     print(f"file     {loaded.path}", file=out)
     if loaded.forked_from:
         print(f"forked   from {loaded.forked_from[0]}", file=out)
     restored = restore(loaded, light=False)
     for warning in restored.damage:
-        print(f"warning  {warning}", file=out)
+        print(f"warning  {terminal_safe(warning)}", file=out)
     for message in restored.history.messages:
         print(file=out)
-        print(describe_message(message), file=out)
+        print(terminal_safe(describe_message(message)), file=out)
 
 
 def describe_message(message: Message) -> str:

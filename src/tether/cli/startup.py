@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.terminal_text import terminal_safe
+
 if TYPE_CHECKING:
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
@@ -138,7 +140,12 @@ def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:
             return
         error = done.exception()
         if error is not None:
-            console.print(Text(f"(could not prepare the model client: {error})", style="dim"))
+            console.print(
+                Text(
+                    f"(could not prepare the model client: {terminal_safe(str(error))})",
+                    style="dim",
+                )
+            )
 
     task.add_done_callback(report)
     return task

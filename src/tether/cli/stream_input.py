@@ -11,6 +11,7 @@ from typing import Any, TextIO, cast
 
 from pydantic import ValidationError
 
+from tether.cli.terminal_text import terminal_safe
 from tether.protocol import ImageBlock, TextBlock, UserInput
 
 
@@ -80,4 +81,4 @@ def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
 
 
 def _warn(message: str) -> None:
-    print(f"tether: {message}", file=sys.stderr, flush=True)
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)

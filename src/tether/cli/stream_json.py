@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TextIO, cast
 
+from tether import bounded_json
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
@@ -31,6 +32,7 @@ from tether.cli.sdk_permissions import answer_from_client, permission_request
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_input import read_lines, user_input
+from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
@@ -196,7 +198,8 @@ class StreamJsonFrontEnd:
             line = json.loads(raw)
         except json.JSONDecodeError as e:
             if raw.strip():
-                _warn(f"input line is not JSON ({e.msg}); ignored: {raw.strip()[:200]}")
+                problem = bounded_json.error_text(e)
+                _warn(f"input line is not JSON ({problem}); ignored: {raw.strip()[:200]}")
             return
         if not isinstance(line, dict):
             _warn(f"input line is not a JSON object; ignored: {raw.strip()[:200]}")
@@ -290,6 +293,9 @@ class StreamJsonFrontEnd:
                 lines.tool_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
+            case Notice(level="warning", message=message):
+                self.write(lines.system.notice(message))
+                _show(event)
             case PermissionAsked():
                 task = asyncio.create_task(self._ask(built, event))
                 self._asking.add(task)
@@ -401,4 +407,4 @@ def _show(event: Event) -> None:
 
 
 def _warn(message: str) -> None:
-    print(f"tether: {message}", file=sys.stderr, flush=True)
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)

@@ -160,9 +160,7 @@ def parse_settings_json(text: str, label: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise _config_error(
-            f"{label} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
-        ) from None
+        raise _config_error(f"{label} is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):
         raise _config_error(f"{label} must be a JSON object, not {type(data).__name__}")
     return data  # pyright: ignore[reportUnknownVariableType]
@@ -188,7 +186,7 @@ def _json_object(path: Path, text: str) -> dict[str, Any]:
         data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise _config_error(
-            f"settings file {path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+            f"settings file {path} is not valid JSON: {bounded_json.error_text(e)}"
         ) from None
     except ValueError as e:  # nested deeper than any settings file
         raise _config_error(f"settings file {path} is not usable: it is {e}") from None

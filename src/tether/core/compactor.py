@@ -76,7 +76,7 @@ async def _summary(
         except ModelError as e:
             if not is_prompt_too_long(e) or attempt == ATTEMPTS:
                 raise
-            sizer.refused(asked, str(e))
+            history.refused_as_too_long(agent.model_id, asked, str(e))
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

@@ -8,6 +8,7 @@ from typing import Protocol
 from tether.core.boundary import CallIds, encodable_blocks
 from tether.core.shrink import shrink_message
 from tether.core.sizing import RequestSizer
+from tether.models.base import ModelRequest
 from tether.protocol import (
     ContentBlock,
     Message,
@@ -31,6 +32,8 @@ class Journal(Protocol):
     def assistant(self, message: Message, usage: Usage | None) -> None: ...
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
+
+    def window_reported(self, model: str, tokens: int) -> None: ...
 
 
 class History:
@@ -109,6 +112,14 @@ class History:
         for index in range(self._lightened, self._cut):
             self._messages[index] = shrink_message(self._messages[index], LIGHT_CAP)
         self._lightened = max(self._lightened, self._cut)
+
+    def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
+        """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
+        the estimate learns from it, and a window it names is kept in the journal, so that a
+        resumed session fits its requests to it from the first one."""
+        reported = self.sizer.refused(request, message)
+        if reported is not None and self.journal is not None:
+            self.journal.window_reported(model, reported)
 
     def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
         """Append user content; tool results always come first in a user message."""

@@ -3,23 +3,34 @@ of calls outside the conversation) to the session's JSONL file. Resuming is in `
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, SessionWriter
 
 TITLE_CHARS = 80
 
+WAITING = (
+    "this session is not being saved for now: what could not be written is kept, and written "
+    "in order as soon as the file takes writes again"
+)
+
+_Entry = Callable[[SessionWriter], object]
+"""Writes exactly one entry: a failed one is written again later, never twice."""
+
 
 class SessionRecorder:
     """A `Journal` that writes to the session file, which it creates at the first entry (a
     session nobody spoke in leaves no file). The first user text becomes the title.
 
-    Writing never stops the session: the first failure (a full disk) is kept in `problem`,
-    said once by the session, and recording stops there, so that the file is never left with
-    an entry missing from the middle of it."""
+    Writing never stops the session, and never stops for good. An entry that cannot be
+    written (a full disk, a file made read-only) waits, with every entry after it, and each
+    new entry tries again to write them all, in order: the file never misses an entry from
+    its middle, and nothing is lost once the disk takes writes again. What the user should
+    hear (saving failed, saving again, the file was removed or replaced) waits in
+    `take_notices`."""
 
     def __init__(
         self,
@@ -34,10 +45,11 @@ class SessionRecorder:
         that what it writes as it opens the file is told too)."""
         self._writer: SessionWriter | None = None
         self._titled = titled
+        self._waiting: deque[_Entry] = deque()
+        self._saves = True
+        self._notices: list[str] = []
         self.problem: str | None = None
-        """Why the session is no longer saved, once writing failed."""
-        self.problem_told = False
-        """Whether the user was told `problem` (it is said once)."""
+        """Why entries are waiting to be written (None while everything is saved)."""
         self.path: Path | None = None
 
     @classmethod
@@ -47,21 +59,41 @@ class SessionRecorder:
         return recorder
 
     @classmethod
-    def unsaved(cls, problem: str) -> SessionRecorder:
-        """A recorder for a session whose file cannot be written: it records nothing."""
-        recorder = cls(lambda: _never_opened(problem), titled=True)
+    def retrying(
+        cls,
+        open_writer: Callable[[], SessionWriter],
+        problem: str,
+        *,
+        watchers: list[EntryWatcher] | None = None,
+    ) -> SessionRecorder:
+        """A recorder whose file cannot be opened now (`problem`, told by whoever made it):
+        it tries again at each entry, and says when the session is saved again."""
+        recorder = cls(open_writer, titled=True, watchers=watchers)
         recorder.problem = problem
         return recorder
 
-    def user(self, blocks: Sequence[ContentBlock]) -> None:
-        def write(w: SessionWriter) -> None:
-            w.user(blocks)
-            first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
-            if not self._titled and first and first.strip():
-                self._titled = True
-                w.title(make_title(first))
+    @classmethod
+    def unsaved(cls, problem: str) -> SessionRecorder:
+        """A recorder for a session whose file cannot be written: it records nothing (whoever
+        made it tells the user why)."""
+        recorder = cls(lambda: _never_opened(problem), titled=True)
+        recorder.problem = problem
+        recorder._saves = False
+        return recorder
 
-        self._record(write)
+    def take_notices(self) -> list[str]:
+        """What the user should be told since the last call, oldest first."""
+        taken, self._notices = self._notices, []
+        return taken
+
+    def user(self, blocks: Sequence[ContentBlock]) -> None:
+        entries: list[_Entry] = [lambda w: w.user(blocks)]
+        first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
+        if not self._titled and first and first.strip():
+            self._titled = True
+            title = make_title(first)
+            entries.append(lambda w: w.title(title))
+        self._record(*entries)
 
     def assistant(self, message: Message, usage: Usage | None) -> None:
         self._record(lambda w: w.assistant(message, usage))
@@ -74,28 +106,55 @@ class SessionRecorder:
         resumed session still counts it."""
         self._record(lambda w: w.spent(usage, cost_usd))
 
+    def window_reported(self, model: str, tokens: int) -> None:
+        """The endpoint said `model`'s context window is `tokens` (refusing a request as too
+        long): a resumed session fits its requests to it from the start."""
+        self._record(lambda w: w.append("window", model=model, tokens=tokens))
+
     def close(self) -> None:
-        """Sync and close the file. A failure to sync (a full disk) is kept in `problem`:
-        what was written stays, and closing goes on."""
+        """Write what waits if the file now takes it, then sync and close the file. A
+        failure is kept in `problem`: what was written stays, and closing goes on."""
+        if self._waiting:
+            self._flush(len(self._waiting))
         if self._writer is not None:
             try:
                 self._writer.close()
             except HarnessError as e:
                 self.problem = self.problem or str(e)
 
-    def _record(self, write: Callable[[SessionWriter], Any]) -> None:
-        if self.problem is not None:
+    def _record(self, *entries: _Entry) -> None:
+        if not self._saves:
             return
+        waited = len(self._waiting)
+        self._waiting.extend(entries)
+        self._flush(waited)
+
+    def _flush(self, waited: int) -> None:
+        """Write every waiting entry; `waited` of them were there before this attempt."""
         try:
             if self._writer is None:
                 self._writer = self._open()
                 self.path = self._writer.path
-            write(self._writer)
+            while self._waiting:
+                self._waiting[0](self._writer)
+                self._waiting.popleft()
         except (HarnessError, OSError) as e:
-            if self._writer is None:
-                self.problem = f"{e}; this session is not being saved"
-            else:
-                self.problem = f"the session is no longer being saved: {e}"
+            if self.problem is None:
+                self._notices.append(f"{e}; {WAITING}")
+            self.problem = str(e)
+        else:
+            if self.problem is not None:
+                what = "entry" if waited == 1 else "entries"
+                self._notices.append(
+                    f"the session is saved again to {self.path}: the {waited} {what} that "
+                    "could not be written before are in it now"
+                )
+                self.problem = None
+        finally:
+            if self._writer is not None:
+                self.path = self._writer.path
+                self._notices.extend(self._writer.notices)
+                self._writer.notices.clear()
 
 
 def _never_opened(problem: str) -> SessionWriter:

@@ -17,17 +17,19 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tether.core.history import History
-from tether.core.recording import SessionRecorder
+from tether.core.recording import WAITING, SessionRecorder
 from tether.core.replay import RecordRepair
 from tether.protocol import HarnessError, Message, Usage
 from tether.store import (
     AssistantRecord,
     CompactionRecord,
+    EntryWatcher,
     LoadedSession,
     SessionInUse,
     SessionWriter,
     SpendRecord,
     UserRecord,
+    WindowRecord,
     fork_session,
     load_session,
 )
@@ -50,6 +52,8 @@ class Restored:
     """What subagents and compaction summaries used and cost (recorded as spend entries)."""
     todos: tuple[TodoItem, ...]
     damage: tuple[str, ...]
+    windows: dict[str, int]
+    """Context windows endpoints reported, by model id (the newest for each)."""
     """What of the file was not resumed as written, one sentence each (empty when intact)."""
 
 
@@ -62,6 +66,7 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
     usage: list[Usage] = []
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
+    windows: dict[str, int] = {}
     repair = RecordRepair()
     for record in repair.repaired(loaded.records(problems)):
         if isinstance(record, UserRecord):
@@ -76,6 +81,8 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
             history.last_usage = None
             if light:
                 history.lighten_compacted()
+        elif isinstance(record, WindowRecord):
+            windows[record.model] = record.tokens
         else:
             assert isinstance(record, SpendRecord)
             side_usage = side_usage + record.usage
@@ -91,6 +98,7 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
         side_cost,
         last_plan(history.messages),
         damage,
+        windows,
     )
 
 
@@ -168,8 +176,18 @@ def resume_session(
             problem = str(e)
     if writer is not None:
         recorder = SessionRecorder.continuing(writer)
+    elif not fork:  # the file could not be opened to write: tried again at each entry
+        last = loaded.last_uuid
+        watchers: list[EntryWatcher] = []
+
+        def reopen() -> SessionWriter:
+            opened = SessionWriter.reopen(path, cwd=cwd, last_uuid=last, model=model)
+            opened.watchers = watchers  # the recorder's: a mirror added later hears of it
+            return opened
+
+        recorder = SessionRecorder.retrying(reopen, f"{problem}; {WAITING}", watchers=watchers)
+        notices.append(recorder.problem or "")
     else:
         recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")
         notices.append(recorder.problem or "")
-        recorder.problem_told = True
     return Resumption(loaded, session_id, recorder, fork, tuple(notices))

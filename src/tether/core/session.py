@@ -264,16 +264,28 @@ class Session:
             self._interrupted = reason
             self._task.cancel()
 
+    def interrupt_next_turn(self, reason: str) -> None:
+        """Interrupt the running turn, or, when none runs yet, the next one as soon as it
+        starts: a signal to stop that came before the turn did is not lost."""
+        if self.busy or self.preparing:
+            self.interrupt(reason)
+        else:
+            self._interrupted = reason
+            self._interrupt_pending = True
+
     async def _run(self, prompt: UserInput) -> AsyncIterator[Event]:
         if self.busy:
             raise HarnessError("a turn is already running in this session")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
 
         def emit(event: Event | None) -> None:
+            if event is None:
+                self._tell_recording(emit)
             queue.put_nowait(event)
             if event is not None:
                 for observe in self.observers:
                     observe(event)
+                self._tell_recording(emit)
 
         self._task = asyncio.create_task(self._work(prompt, emit))
         try:
@@ -311,16 +323,18 @@ class Session:
                 raise
             yield Notice(level="warning", message="compaction interrupted")
             return
+        self._tell_recording(events.append)
         for event in events:
             yield event
         if done and not done[0] and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
-    def _tell_recording_problem(self, emit: Callable[[Event | None], None]) -> None:
-        recorder = self.recorder
-        if recorder is not None and recorder.problem is not None and not recorder.problem_told:
-            recorder.problem_told = True
-            emit(Notice(level="warning", message=recorder.problem))
+    def _tell_recording(self, emit: Callable[[Event], None]) -> None:
+        """What happened to the session file (saving failed, saving again, the file removed
+        or replaced), said as soon as an event goes out after it."""
+        if self.recorder is not None:
+            for notice in self.recorder.take_notices():
+                emit(Notice(level="warning", message=notice))
 
     def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
         async def ask(request: PermissionAsked) -> PermissionAnswer:
@@ -426,7 +440,7 @@ class Session:
             self._history.answer_unanswered(INTERRUPTED)
             if self.agent.gate is not None:
                 self.agent.gate.end_turn()
-            self._tell_recording_problem(emit)
+            self._tell_recording(emit)  # before the turn's end: a client reads up to it
             self._stats = None
             usage = stats.total_usage()
             self.usage = self.usage + usage

@@ -91,20 +91,24 @@ class RequestSizer:
         """The window to fit: the configured one, or the API's own when it said less."""
         return min(configured, self.reported_window or configured)
 
-    def refused(self, request: ModelRequest, message: str) -> None:
+    def refused(self, request: ModelRequest, message: str) -> int | None:
         """Learn from a refusal as too long: the window it names, the count it gives (else
-        lower the ratio)."""
+        lower the ratio). Returns the window it names when that is news (worth keeping)."""
         self.accepted_chars = min(self.accepted_chars, self.chars(request) * 9 // 10)
+        news: int | None = None
         for pattern in _MAXIMUM:
             found = pattern.search(message)
             if found is not None:
-                self.reported_window = int(found.group(1).replace(",", ""))
+                reported = int(found.group(1).replace(",", ""))
+                news = None if reported == self.reported_window else reported
+                self.reported_window = reported
         for pattern in _REPORTED:
             found = pattern.search(message)
             if found is not None:
                 self._learn(self.chars(request) / int(found.group(1).replace(",", "")))
-                return
+                return news
         self._learn(self.chars_per_token * 0.75)
+        return news
 
     def _learn(self, ratio: float) -> None:
         low, high = _RATIO_BOUNDS

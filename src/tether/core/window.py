@@ -54,7 +54,7 @@ async def call_within_window(
         except ModelError as e:
             if not is_prompt_too_long(e) or attempt == ATTEMPTS:
                 raise
-            sizer.refused(sent, str(e))
+            history.refused_as_too_long(agent.model_id, sent, str(e))
             if attempt == 1 and await compact(agent, history, request, emit):
                 request = replace(request, messages=history.view())
                 sent = _as_sent(request, history, policy)

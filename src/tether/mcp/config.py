@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from tether import bounded_json
 from tether.mcp.config_files import (
     WritableScope,
     claude_file,
@@ -147,8 +148,8 @@ def command_line_servers(
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            where = f"line {e.lineno}, column {e.colno}"
-            raise ConfigError(f"--mcp-config {label}: not valid JSON: {e.msg} at {where}") from None
+            problem = bounded_json.error_text(e)
+            raise ConfigError(f"--mcp-config {label}: not valid JSON: {problem}") from None
         entries = data.get("mcpServers") if isinstance(data, dict) else None
         if not isinstance(entries, dict):
             raise ConfigError(f'--mcp-config {label}: expected {{"mcpServers": {{...}}}}')

@@ -53,9 +53,7 @@ def read_json_file(path: Path) -> dict[str, Any] | None:
     try:
         data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(
-            f"{path} is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
-        ) from None
+        raise ConfigError(f"{path} is not valid JSON: {bounded_json.error_text(e)}") from None
     except ValueError as e:  # nested too deep to be configuration
         raise ConfigError(f"{path} is not usable: it is {e}") from None
     if not isinstance(data, dict):

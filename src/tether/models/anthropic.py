@@ -9,7 +9,6 @@ another `Model` beside this one, importing its SDK only when chosen.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -123,7 +122,7 @@ class AnthropicModel:
                 if isinstance(item, Waiting):
                     yield item
                     continue
-                data = self._decode(item.data)
+                data = self.endpoint.event_object(item.data, "an event")
                 if data.get("type") == "error" or item.event == "error":
                     # An `event: error` inside a 200 response, e.g. overloaded_error.
                     error = data.get("error", data)
@@ -135,15 +134,6 @@ class AnthropicModel:
         if not assembly.stopped:
             raise self.endpoint.stream_unfinished("message_stop")
         yield assembly.done()
-
-    def _decode(self, data: str) -> dict[str, Any]:
-        try:
-            value = json.loads(data)
-        except ValueError:
-            raise self.endpoint.stream_broken(f"an event that is not JSON: {data[:80]!r}") from None
-        if not isinstance(value, dict):
-            raise self.endpoint.stream_broken(f"an event that is not an object: {data[:80]!r}")
-        return value  # pyright: ignore[reportUnknownVariableType]
 
 
 @dataclass

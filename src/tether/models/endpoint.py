@@ -236,6 +236,41 @@ class Endpoint:
             retryable=retryable,
         )
 
+    def kept_alive_only(self, limit_s: float) -> ModelError:
+        """The endpoint sent nothing but keep-alives for `limit_s` seconds."""
+        return ModelError(
+            f"{self.base_url} sent only keep-alive pings for {limit_s:g}s "
+            f"(idle timeout; {IDLE_TIMEOUT_ENV} raises it)",
+            retryable=True,
+        )
+
+    def redirected(self, status: int, location: str | None) -> ModelError:
+        """A 3xx answer: tether does not follow redirects (the body and the key would go
+        wherever the answer says)."""
+        where = f" to {one_line(location, 200)}" if location else " without a location"
+        return ModelError(
+            f"{self.provider} answered with a redirect (HTTP {status}){where} at "
+            f"{self.base_url}; tether does not follow redirects: check the base URL",
+            status=status,
+        )
+
+    def stream_unreadable(self, detail: str) -> ModelError:
+        """The answer could not be read: its encoding is corrupt, or it passed a bound."""
+        return ModelError(
+            f"the response from {self.base_url} could not be read: {detail}", retryable=True
+        )
+
+    def event_object(self, data: str, noun: str) -> dict[str, Any]:
+        """One event's data as the JSON object it must be; anything else (not JSON, not an
+        object, nested past what the parser takes) is a broken stream."""
+        try:
+            value: object = json.loads(data)
+        except (ValueError, RecursionError):
+            raise self.stream_broken(f"{noun} that is not JSON: {data[:80]!r}") from None
+        if not isinstance(value, dict):
+            raise self.stream_broken(f"{noun} that is not an object: {data[:80]!r}")
+        return value  # pyright: ignore[reportUnknownVariableType]
+
     def stream_broken(self, detail: str) -> ModelError:
         """The connection dropped while the response was streaming."""
         return ModelError(

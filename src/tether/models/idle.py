@@ -21,6 +21,9 @@ HOSTED_IDLE_TIMEOUT_S = 180.0
 LOCAL_IDLE_TIMEOUT_S = 300.0
 FIRST_NOTICE_S = 15.0
 """A notice after this long without a byte (or a quarter of the timeout, if shorter)."""
+KEEPALIVE_FACTOR = 5
+"""Keep-alives alone (`ping` events) hold an attempt open this many idle timeouts at most: a
+model thinking at length sends them, an endpoint that never answers sends them forever."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,11 @@ class IdleLimits:
     """The idle timeout and when to say that the model is being waited for."""
 
     timeout_s: float
+
+    @property
+    def keepalive_s(self) -> float:
+        """How long an attempt may go on with nothing but keep-alives."""
+        return self.timeout_s * KEEPALIVE_FACTOR
 
     @property
     def first_notice_s(self) -> float:

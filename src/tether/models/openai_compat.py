@@ -110,7 +110,7 @@ class OpenAICompatModel:
                 if item.data.strip() == _DONE:
                     finished = True
                     continue
-                chunk = self._decode(item.data)
+                chunk = self.endpoint.event_object(item.data, "a chunk")
                 if chunk.get("error") is not None:
                     # A `{"error": ...}` chunk inside a 200 response.
                     message = api_error_message(chunk, "an error chunk without a message")
@@ -120,15 +120,6 @@ class OpenAICompatModel:
         if not finished:
             raise self.endpoint.stream_unfinished(_DONE)
         yield assembly.done()
-
-    def _decode(self, data: str) -> dict[str, Any]:
-        try:
-            value = json.loads(data)
-        except ValueError:
-            raise self.endpoint.stream_broken(f"a chunk that is not JSON: {data[:80]!r}") from None
-        if not isinstance(value, dict):
-            raise self.endpoint.stream_broken(f"a chunk that is not an object: {data[:80]!r}")
-        return value  # pyright: ignore[reportUnknownVariableType]
 
 
 @dataclass

@@ -7,6 +7,13 @@ never retries: `tether.core.model_call` is the one retry layer, for every retrya
 The exchange runs in a task of its own that puts what arrives into a queue, so that waiting
 for the next event can time out (a notice, then the idle timeout) without cancelling a read
 half-way. The SSE parser is httpx's own.
+
+Whatever the endpoint sends, memory and time stay bounded: one event (or one line still
+unfinished) is at most `MAX_EVENT_BYTES`, an answer's body `MAX_BODY_BYTES` decompressed (httpx
+decompresses in pieces of 1 MiB, so a small compressed body cannot inflate at once), and
+keep-alives (`ping` events) alone hold an attempt open for `IdleLimits.keepalive_s` at most.
+Past a bound, or when the body cannot be decoded (a corrupt gzip encoding), the attempt fails
+like a broken stream: one line, retried by the loop.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import httpx2
 from httpx2 import ServerSentEvent
@@ -32,6 +40,16 @@ from tether.protocol import ModelError
 
 _MAX_ERROR_BODY_BYTES = 64 * 1024
 _WRITE_TIMEOUT_S = 60.0
+
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+"""One server-sent event: far above any real one (a whole tool call in one chunk, as some
+OpenAI-compatible servers send it, included)."""
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""One answer's body, decompressed: the longest answer a model gives (thinking and 128k output
+tokens, one an event of about 150 bytes) takes about 30 MiB. Blank lines and comments count:
+a small download that inflates to nothing but newlines ends here too."""
+_KEEPALIVE_EVENTS = frozenset({"ping"})
+"""Events that say the connection lives, not that the answer moves on."""
 
 
 @dataclass(frozen=True)
@@ -111,16 +129,20 @@ class SseClient:
             return queue.get_nowait()
         loop = asyncio.get_running_loop()
         while True:
-            silent = loop.time() - watch.last_byte_at
+            now = loop.time()
+            silent = now - watch.last_byte_at
             # At least one notice comes before the attempt is given up, however late this
             # task got to run: the user is told what is being waited for.
             if silent >= self.idle.timeout_s and watch.notices:
                 return self.endpoint.stalled(self.idle.timeout_s, started=started)
+            still = now - watch.last_progress_at
+            if still >= self.idle.keepalive_s:
+                return self.endpoint.kept_alive_only(self.idle.keepalive_s)
             notice_at = self.idle.notice_after(watch.notices)
             if silent >= notice_at:
                 watch.notices += 1
                 return Waiting(kind="waiting", waited_s=silent, limit_s=self.idle.timeout_s)
-            wait = min(notice_at, self.idle.timeout_s) - silent
+            wait = min(min(notice_at, self.idle.timeout_s) - silent, self.idle.keepalive_s - still)
             try:
                 return await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
@@ -160,10 +182,23 @@ class SseClient:
                 queue.put_nowait(failure)
                 return
             queue.put_nowait(_Started())
-            async for event in httpx2.EventSource(response, max_event_size=None):
+            watch.progressed()
+            measured = cast(httpx2.Response, _Measured(response))
+            async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
+                if event.event not in _KEEPALIVE_EVENTS:
+                    watch.progressed()
                 queue.put_nowait(event)
             queue.put_nowait(_End())
-        except httpx2.TransportError as err:  # SSEError included
+        except _TooLong:
+            detail = f"its body passed {_mib(MAX_BODY_BYTES)} decompressed"
+            queue.put_nowait(self.endpoint.stream_unreadable(detail))
+        except httpx2.SSEError as err:
+            queue.put_nowait(self.endpoint.stream_unreadable(_sse_detail(err)))
+        except httpx2.DecodingError as err:
+            queue.put_nowait(self.endpoint.stream_unreadable(_decoding_detail(response, err)))
+        except httpx2.TransportError as err:
+            queue.put_nowait(self.endpoint.stream_broken(transport_detail(err)))
+        except httpx2.HTTPError as err:  # any other failure of the HTTP layer: one line too
             queue.put_nowait(self.endpoint.stream_broken(transport_detail(err)))
         finally:
             await response.aclose()
@@ -175,8 +210,18 @@ class SseClient:
         is_stream = content_type.partition(";")[0].strip().lower() == "text/event-stream"
         if response.status_code == 200 and is_stream:
             return None
-        body = await _read_some(response, _MAX_ERROR_BODY_BYTES)
-        detail, error_type = body_detail(content_type, body)
+        status = response.status_code
+        if 300 <= status < 400:
+            return self.endpoint.redirected(status, response.headers.get("location"))
+        try:
+            body = await _read_some(response, _MAX_ERROR_BODY_BYTES)
+        except httpx2.DecodingError as err:
+            if status < 400:  # what the body said is unknown: try again, as for a cut stream
+                return self.endpoint.stream_unreadable(_decoding_detail(response, err))
+            body = None
+        detail, error_type = body_detail(content_type, body or b"")
+        if body is None:
+            detail = f"a body that could not be decoded ({_encoding(response)})"
         if response.status_code >= 400:
             error = self.endpoint.http_error(
                 response.status_code, detail, retry_after_s=retry_after_s(response.headers)
@@ -192,6 +237,24 @@ class SseClient:
         return self.endpoint.not_a_stream(content_type or "a body of no content type")
 
 
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB"
+
+
+def _sse_detail(err: httpx2.SSEError) -> str:
+    if "byte limit" in str(err):
+        return f"one event (or line) passed {_mib(MAX_EVENT_BYTES)}"
+    return transport_detail(err)
+
+
+def _encoding(response: httpx2.Response) -> str:
+    return response.headers.get("content-encoding", "no encoding named")
+
+
+def _decoding_detail(response: httpx2.Response, err: httpx2.DecodingError) -> str:
+    return f"its body could not be decoded ({_encoding(response)}: {transport_detail(err)})"
+
+
 async def _read_some(response: httpx2.Response, limit: int) -> bytes:
     """Up to `limit` bytes of the body: enough for any error message, never a whole download."""
     parts: list[bytes] = []
@@ -204,16 +267,42 @@ async def _read_some(response: httpx2.Response, limit: int) -> bytes:
     return b"".join(parts)[:limit]
 
 
+class _TooLong(Exception):
+    """The body passed `MAX_BODY_BYTES`."""
+
+
+class _Measured:
+    """What httpx2's `EventSource` reads of a response (its headers, its request, its text),
+    with the text counted as it is decompressed and decoded."""
+
+    def __init__(self, response: httpx2.Response) -> None:
+        self._response = response
+        self.headers = response.headers
+        self.request = response.request
+        self.size = 0
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        async for text in self._response.aiter_text():
+            self.size += len(text)
+            if self.size > MAX_BODY_BYTES:
+                raise _TooLong
+            yield text
+
+
 class _Silence:
-    """When the last byte arrived, and how many notices were given since."""
+    """When the last byte arrived (and how many notices were given since), and when the
+    answer last moved on (an event other than a keep-alive)."""
 
     def __init__(self) -> None:
-        self.last_byte_at = asyncio.get_running_loop().time()
+        self.last_byte_at = self.last_progress_at = asyncio.get_running_loop().time()
         self.notices = 0
 
     def saw_bytes(self) -> None:
         self.last_byte_at = asyncio.get_running_loop().time()
         self.notices = 0
+
+    def progressed(self) -> None:
+        self.last_progress_at = asyncio.get_running_loop().time()
 
 
 class _Watched(httpx2.AsyncByteStream):

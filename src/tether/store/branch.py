@@ -6,6 +6,10 @@ inside it) and may have lost lines (a disk error, an editor, a crash elsewhere).
 parents rather than file order keeps one consistent branch; where a parent is missing the
 walk goes on from the entry just before in the file (most often the lost line's own parent),
 and says so.
+
+A file may also hold another session's entries (written into it by mistake, or mixed in by a
+tool): the branch is chosen among the leaves of the file's own session (its id, and the ids
+its fork entries name as where it came from) whenever it has any, however new the others are.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ class Indexed:
     """A reply that calls no tool: the model's turn ended here."""
     message: bool = True
     """A message of the conversation (see `MESSAGE_TYPES`), not an entry hanging off one."""
+    own: bool = True
+    """Written for the file's own session (its `sessionId` is one of the file's)."""
 
 
 @dataclass(frozen=True)
@@ -44,12 +50,15 @@ class Branch:
     """Line numbers of entries whose parent is not in the file: the walk bridged a gap there."""
     left_out: int
     """Readable entries not on the branch (another branch, or cut off by a gap)."""
+    left_out_foreign: int = 0
+    """Of those, entries of other sessions (see `Indexed.own`)."""
 
 
 def newest_branch(entries: list[Indexed]) -> Branch:
     """The branch of `entries` (readable ones, in file order, each uuid once) that ends at the
     newest leaf message (the latest timestamp among messages nobody names as parent, the later
-    line on a tie), with the other entries that hang off its messages, each after its own."""
+    line on a tie; the file's own session's leaves first), with the other entries that hang
+    off its messages, each after its own."""
     if not entries:
         return Branch((), (), 0)
     position = {entry.uuid: index for index, entry in enumerate(entries)}
@@ -57,6 +66,8 @@ def newest_branch(entries: list[Indexed]) -> Branch:
     leaves = [i for i, entry in enumerate(entries) if entry.uuid not in parents]
     # A cycle made of garbled ids leaves no leaf: start from the last line.
     leaves = [i for i in leaves if entries[i].message] or leaves or [len(entries) - 1]
+    leaves = [i for i in leaves if entries[i].own] or leaves
+    prefer_own = entries[leaves[0]].own
     newest = max(leaves, key=lambda i: (_sortable(entries[i].timestamp), i))
     walk: list[int] = []
     gaps: list[int] = []
@@ -71,23 +82,35 @@ def newest_branch(entries: list[Indexed]) -> Branch:
         parent = position.get(entry.parent)
         if parent is None or parent in visited:
             gaps.append(entry.line)
-            parent = next((i for i in range(current - 1, -1, -1) if i not in visited), None)
+            parent = next(
+                (
+                    i
+                    for i in range(current - 1, -1, -1)
+                    if i not in visited and (entries[i].own or not prefer_own)
+                ),
+                None,
+            )
         current = parent
     walk.reverse()
     gaps.reverse()
-    ordered = _with_side_entries(entries, walk, position)
-    return Branch(tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered))
+    ordered = _with_side_entries(entries, walk, position, own_only=prefer_own)
+    kept = set(ordered)
+    foreign = sum(1 for i, e in enumerate(entries) if not e.own and i not in kept)
+    return Branch(
+        tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered), foreign
+    )
 
 
 def _with_side_entries(
-    entries: list[Indexed], walk: list[int], position: dict[str, int]
+    entries: list[Indexed], walk: list[int], position: dict[str, int], *, own_only: bool
 ) -> list[int]:
     """`walk` with each entry that is not a message and hangs off it (its parent on the walk,
-    or none, or one lost from the file) placed right after that parent, in file order."""
+    or none, or one lost from the file) placed right after that parent, in file order; with
+    `own_only`, the file's own session's entries only."""
     on_walk = set(walk)
     after: dict[int, list[int]] = {}  # walk index (-1: before it all) -> side entries
     for index, entry in enumerate(entries):
-        if index in on_walk or entry.message:
+        if index in on_walk or entry.message or (own_only and not entry.own):
             continue
         if entry.parent is None:
             anchor = -1

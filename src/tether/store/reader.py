@@ -61,7 +61,16 @@ class SpendRecord:
     cost_usd: float
 
 
-Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord
+@dataclass(frozen=True)
+class WindowRecord:
+    """The endpoint said `model`'s context window is `tokens` (when it refused a request as
+    too long): a resumed session fits its requests to it from the first one."""
+
+    model: str
+    tokens: int
+
+
+Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord
 
 
 @dataclass(frozen=True)
@@ -139,9 +148,12 @@ def load_session(path: Path) -> LoadedSession:
     unreadable: list[int] = []
     duplicates: list[int] = []
     indexed: list[Indexed] = []
+    sessions: list[str] = []  # each entry's sessionId, one string object per id
+    names: dict[str, str] = {}
     seen: set[str] = set()
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
+    origins: set[str] = set()
     for line, offset, entry in _scan(path, unreadable):
         fields = entry.fields
         if fields["uuid"] in seen:
@@ -154,10 +166,18 @@ def load_session(path: Path) -> LoadedSession:
         indexed.append(
             Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends, message)
         )
+        sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
             title = fields["title"]
         elif fields["type"] == "fork" and (origin := fork_origin(fields)) is not None:
             forked_from = origin
+            origins.add(origin[0])
+    own = {path.stem, *origins}
+    if own.intersection(names):  # else a file renamed by hand: every entry is its own
+        indexed = [
+            entry if sessions[i] in own else dataclasses.replace(entry, own=False)
+            for i, entry in enumerate(indexed)
+        ]
     branch = newest_branch(indexed)
     warnings: list[str] = []
     if unreadable:
@@ -169,10 +189,21 @@ def load_session(path: Path) -> LoadedSession:
             f"{_lines(list(branch.gaps))} followed an entry missing from the file; "
             "the conversation goes on from the entry before"
         )
-    if branch.left_out:
+    left_out = branch.left_out - branch.left_out_foreign
+    if left_out:
         warnings.append(
-            f"{branch.left_out} entr{'y' if branch.left_out == 1 else 'ies'} not on the newest "
+            f"{left_out} entr{'y' if left_out == 1 else 'ies'} not on the newest "
             "branch of the conversation (written by another process, or cut off) left out"
+        )
+    if branch.left_out_foreign:
+        on_branch = {entry.uuid for entry in branch.entries}
+        others = sorted(
+            {sessions[i] for i, e in enumerate(indexed) if not e.own and e.uuid not in on_branch}
+        )
+        count = branch.left_out_foreign
+        warnings.append(
+            f"{count} entr{'y' if count == 1 else 'ies'} of {_sessions(others)} left out: "
+            f"this file is session {path.stem}'s"
         )
     return LoadedSession(
         session_id=path.stem,
@@ -278,6 +309,11 @@ def _typed_record(fields: dict[str, Any]) -> Record | None:
             if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
                 raise _BadEntry("spend without a costUSD")
             return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
+        case "window":
+            model, tokens = fields.get("model"), fields.get("tokens")
+            if not isinstance(model, str) or type(tokens) is not int or tokens < 1:
+                raise _BadEntry("window without a model and a positive number of tokens")
+            return WindowRecord(model, tokens)
         case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost
@@ -321,6 +357,14 @@ def _lines(numbers: list[int]) -> str:
     more = len(numbers) - MAX_LINES_NAMED
     word = "line" if len(numbers) == 1 else "lines"
     return f"{word} {named}" + (f" and {more} more" if more > 0 else "")
+
+
+def _sessions(ids: list[str]) -> str:
+    named = ", ".join(ids[:MAX_LINES_NAMED])
+    more = len(ids) - MAX_LINES_NAMED
+    return f"session{'' if len(ids) == 1 else 's'} {named}" + (
+        f" and {more} more" if more > 0 else ""
+    )
 
 
 def _note(problems: list[str] | None, text: str) -> None:

@@ -3,6 +3,7 @@ beside a `<session-id>/` directory for the transcripts of its subagents."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -99,12 +100,37 @@ def latest_session(home: Path, cwd: Path) -> Path | None:
     return max(files, key=lambda f: (f.stat().st_mtime_ns, f.name), default=None)
 
 
+class SessionOpen(ConfigError):
+    """The session is held by a running tether process (its writer's lock)."""
+
+
 def remove_session(path: Path) -> None:
-    """Delete a session file and its subagents' transcripts."""
+    """Delete a session file and its subagents' transcripts. Refuses (`SessionOpen`) while a
+    running tether holds the session: it would go on writing into a file nobody can find."""
     try:
-        path.unlink()
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         raise SessionNotFound(f"no session file at {path}") from None
+    except OSError as e:
+        raise ConfigError(f"cannot open session file {path}: {e.strerror or e}") from e
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SessionOpen(
+                f"session {path.stem} is open in a running tether process; end it there "
+                "first, then remove it"
+            ) from None
+        except OSError:
+            pass  # a file system without locks: nothing can hold it
+        try:  # while we hold the lock: no writer can take the file meanwhile
+            path.unlink()
+        except FileNotFoundError:
+            raise SessionNotFound(f"no session file at {path}") from None
+        except OSError as e:
+            raise ConfigError(f"cannot remove session file {path}: {e.strerror or e}") from e
+    finally:
+        os.close(fd)
     transcripts = path.with_suffix("")
     if transcripts.is_dir() and not transcripts.is_symlink():
         shutil.rmtree(transcripts)

@@ -4,6 +4,12 @@ so a crash loses at most the line being written and never reorders or rewrites e
 A writer holds an exclusive lock on its file (`flock`) for as long as it is open: a second
 process that wants to continue the same session is told (`SessionInUse`) instead of mixing
 its entries into the file. The kernel drops the lock when the process ends, however it ends.
+
+Before each write the writer checks that its file is still the session's: the file at its
+path must be the one it holds open (same device and inode). A file removed or moved away by
+hand is written again at its path, whole (read back from the open descriptor); a file
+replaced by another is left alone and the session goes on in a new one (a copy, then a fork
+entry naming the old id). A file cut short is said. Each of these is told in `notices`.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from tether.protocol import (
 from tether.store.branch import MESSAGE_TYPES
 from tether.store.reader import LoadedSession
 
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+# Read as well as appended: a file removed by hand is copied back from the descriptor.
+_APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT
 _HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _COPY_CHUNK = 1 << 20
@@ -76,6 +83,12 @@ class SessionWriter:
         """Told of each entry once it is written whole (a session store's mirror)."""
         self._fd: int | None = fd
         self._torn = False  # the file ends inside a line: start the next entry on a new one
+        opened = os.fstat(fd)
+        self._place = (opened.st_dev, opened.st_ino)
+        self._end = opened.st_size  # where our last write ended: a smaller file was cut
+        self.notices: list[str] = []
+        """What happened to the file that the user should hear (it was removed, replaced or
+        cut short by something else), oldest first; the owner takes them out."""
 
     @classmethod
     def create(
@@ -213,6 +226,7 @@ class SessionWriter:
     def _write(self, data: bytes) -> None:
         if self._fd is None:
             raise ValueError(f"session file {self.path} is closed")
+        self._keep_place()
         if self._torn:
             data = b"\n" + data
         written = 0
@@ -223,10 +237,81 @@ class SessionWriter:
             if written and not self._take_back(written):
                 self._torn = True
             raise HarnessError(
-                f"could not save the session to {self.path}: {e.strerror or e}; "
-                "the last entry was not written"
+                f"could not save the session to {self.path}: {e.strerror or e}"
             ) from e
         self._torn = False
+        self._end += written
+
+    def _keep_place(self) -> None:
+        """Make sure the next write goes to the session's file (see the module's doc)."""
+        assert self._fd is not None
+        held = os.fstat(self._fd)
+        try:
+            there: os.stat_result | None = os.stat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            there = None
+        except OSError:
+            return  # cannot look (a directory we may not search): write where we are
+        if there is not None and (there.st_dev, there.st_ino) == self._place:
+            if held.st_size < self._end:
+                self.notices.append(
+                    f"session file {self.path} was cut short by another program "
+                    f"({self._end - held.st_size:,} bytes gone); the session goes on saving, "
+                    "but a resume starts where the file now does"
+                )
+            self._end = held.st_size
+            return
+        if there is None:
+            self._move(self.path, self.session_id)
+            self.notices.append(
+                f"session file {self.path} was removed or moved away while the session ran; "
+                "it was written again there, whole, and the session goes on saving to it"
+            )
+            return
+        old_path, old_id = self.path, self.session_id
+        new_id = str(uuid.uuid4())
+        self._move(old_path.with_name(f"{new_id}.jsonl"), new_id)
+        self.append("fork", forkedFrom={"sessionId": old_id, "uuid": self.last_uuid})
+        self.notices.append(
+            f"session file {old_path} was replaced by another file while the session ran; "
+            f"that file is left as it is, and the session goes on as {new_id} "
+            f"({self.path}), which holds all of it"
+        )
+
+    def _move(self, path: Path, session_id: str) -> None:
+        """Go on in a new file at `path`, which starts as a copy of the one held open."""
+        assert self._fd is not None
+        old = self._fd
+        size = os.fstat(old).st_size
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
+        except OSError as e:
+            raise HarnessError(
+                f"could not save the session: {self.path} is no longer its file, and {path} "
+                f"cannot be created: {e.strerror or e}"
+            ) from e
+        try:
+            _lock(fd, path)
+            offset = 0
+            while offset < size:
+                chunk = os.pread(old, min(_COPY_CHUNK, size - offset), offset)
+                if not chunk:
+                    break
+                _write_all(fd, chunk)
+                offset += len(chunk)
+            ends_line = offset == 0 or os.pread(old, 1, offset - 1) == b"\n"
+        except (OSError, HarnessError) as e:
+            os.close(fd)
+            path.unlink(missing_ok=True)
+            if isinstance(e, HarnessError):
+                raise
+            raise HarnessError(f"could not save the session to {path}: {e.strerror or e}") from e
+        os.close(old)
+        self._fd, self.path, self.session_id = fd, path, session_id
+        moved = os.fstat(fd)
+        self._place, self._end = (moved.st_dev, moved.st_ino), moved.st_size
+        self._torn = not ends_line
 
     def _take_back(self, written: int) -> bool:
         """Remove the start of a line a failed write left at the end of the file (we hold the
@@ -265,6 +350,12 @@ def fork_session(
         writer.close()
         raise
     return writer
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    written = 0
+    while written < len(data):
+        written += os.write(fd, memoryview(data)[written:])
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:

@@ -1,0 +1,74 @@
+"""Text from outside (a model, a tool, an endpoint, a file) made safe to print on a terminal.
+
+A terminal obeys the control characters it is sent: an endpoint's error message or a command's
+output holding `ESC[2J` would clear the screen, `ESC]0;...` retitle the window, a carriage
+return overwrite the line before it, and bidirectional overrides make text read other than it
+is. Every front end passes such text through `terminal_safe` (or an event through
+`terminal_safe_event`) before it prints it: each control character is shown as its escape
+(`\\x1b`, `\\u202e`), so what was sent stays visible and nothing acts on the terminal.
+Newlines and tabs are kept; a Windows line end is read as a newline.
+
+It imports nothing at load time (the REPL's prompt and headless mode use it before anything
+heavy is loaded).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar, cast
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_UNSAFE_POINTS = (
+    *(c for c in range(0x20) if chr(c) not in "\t\n"),
+    *range(0x7F, 0xA0),
+    *_BIDI,
+)
+_ESCAPES = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in _UNSAFE_POINTS}
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE_POINTS) + "]")
+
+T = TypeVar("T")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every character that acts on a terminal shown as its escape instead."""
+    if _UNSAFE.search(text) is None:  # the common case: one scan, no copy
+        return text
+    return text.replace("\r\n", "\n").translate(_ESCAPES)
+
+
+def terminal_safe_event(value: T) -> T:
+    """An event (or any pydantic model, dict, list or string inside one) with every string
+    in it made `terminal_safe`; the same object when nothing needed it."""
+    from pydantic import BaseModel  # loaded by then: events are pydantic models
+
+    return _safe(value, BaseModel)  # type: ignore[return-value]
+
+
+def _safe(value: object, model: type[BaseModel]) -> object:
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, model):
+        changed = {
+            name: safe
+            for name in type(value).model_fields
+            if (safe := _safe(original := getattr(value, name), model)) is not original
+        }
+        return value.model_copy(update=changed) if changed else value
+    if isinstance(value, dict):
+        pairs = list(cast(dict[object, object], value).items())
+        safe_pairs = [(_safe(k, model), _safe(v, model)) for k, v in pairs]
+        unchanged = all(
+            sk is k and sv is v for (sk, sv), (k, v) in zip(safe_pairs, pairs, strict=True)
+        )
+        return value if unchanged else dict(safe_pairs)
+    if isinstance(value, list | tuple):
+        items = list(cast(Sequence[object], value))
+        safe_items = [_safe(v, model) for v in items]
+        if all(s is o for s, o in zip(safe_items, items, strict=True)):
+            return value
+        return safe_items if isinstance(value, list) else tuple(safe_items)
+    return value
