@@ -310,9 +310,12 @@ def test_requests_tether_cannot_do_are_refused_with_a_reason(
     assert [line["result"] for line in result.json_lines() if line["type"] == "result"] == ["hi"]
 
 
-def test_sigterm_ends_the_turn_and_the_process_with_input_still_open(
-    model_env: FakeModelServer, workspace: Path
+@pytest.mark.parametrize("input_ended", [False, True])
+def test_sigterm_ends_the_turn_and_the_process_whether_its_input_ended_or_not(
+    model_env: FakeModelServer, workspace: Path, input_ended: bool
 ) -> None:
+    """Input ended first (a client dying on Ctrl+C closes it, then the signal comes): the
+    signal once dropped the end of input queued for the turns, and tether waited forever."""
     model_env.script(reply(tool_use("Bash", command="touch started; sleep 60; touch finished")))
     user = {"type": "user", "message": {"role": "user", "content": "run it"}}
     command = [sys.executable, "-m", "tether", "--output-format", "stream-json", "--verbose"]
@@ -331,8 +334,11 @@ def test_sigterm_ends_the_turn_and_the_process_with_input_still_open(
                 if (workspace / "started").exists():
                     break
                 time.sleep(0.01)
+            if input_ended:
+                process.stdin.close()
+                time.sleep(0.5)  # orders the end of input first (the test holds either way)
             process.send_signal(signal.SIGTERM)
-            process.wait(timeout=60)  # stdin is still open: the signal alone ends it
+            process.wait(timeout=60)  # with stdin open too: the signal alone ends it
             out, err = process.stdout.read(), process.stderr.read()
         finally:
             if process.poll() is None:

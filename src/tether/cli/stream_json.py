@@ -377,6 +377,9 @@ class StreamJsonFrontEnd:
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
         self._drop_queued()
+        # The turns end after the one running; this also puts back the end of input that
+        # dropping took away when the input had ended first (the turns then waited forever).
+        self._prompts.put_nowait(None)
         self._incoming.put_nowait(None)
 
 
