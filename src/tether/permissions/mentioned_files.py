@@ -16,6 +16,7 @@ from __future__ import annotations
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import HOME, is_literal, readable
+from tether.permissions.url_clients import file_url_path
 from tether.permissions.verdict import Verdict, ask
 
 _ATTACHED_LETTERS = 8
@@ -114,12 +115,16 @@ def _named(
 
 
 def named_paths(word: str) -> list[str]:
-    """What in an argument may name a file, narrowest first: what follows the last and the
-    first `:`, `=` or `,` (`HEAD:.env`, `--out=.env`, `f=@.env`), a value attached to one of a
-    few short options (`-T.env`, `-sT.env`), the word itself; each also without a leading `@`
-    or `<` (curl's "from this file")."""
+    """What in an argument may name a file, narrowest first: the file a `file:` URL names,
+    what follows the last and the first `:`, `=`, `,` or `@` (`HEAD:.env`, `--out=.env`,
+    `f=@.env`, curl's `name@.env`), a value attached to one of a few short options
+    (`-T.env`, `-sT.env`), the word itself; each also without a leading `@` or `<` (curl's
+    "from this file")."""
     found: list[str] = []
-    for separator in ":=,":
+    url = file_url_path(word.partition("=")[2] if word.startswith("-") else word)
+    if url is not None:
+        found.append(url)  # `file://localhost/%2eenv` is `/.env`
+    for separator in ":=,@":
         if separator in word:
             found += [word.rpartition(separator)[2], word.partition(separator)[2]]
     if word.startswith("-") and not word.startswith("--"):
