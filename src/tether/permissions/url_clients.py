@@ -110,7 +110,7 @@ def _wget(words: tuple[str, ...], unseen: list[str]) -> ClientUse:
 def file_url_path(word: str, *, globs: bool = True) -> str | None:
     """The file a `file:` URL names, as curl reads it: any host, its globs (`{a,b}`, `[a-z]`)
     unknown text, then `%XX` decoded; None for another word."""
-    if not word[:5].lower() == "file:":
+    if word[:5].lower() != "file:":
         return None
     rest = word[5:]
     if rest.startswith("//"):
