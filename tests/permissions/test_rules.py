@@ -96,8 +96,8 @@ def test_unusable_rules_are_errors(text: str, problem: str) -> None:
     ],
 )
 def test_command_patterns(pattern: str, command: str, matches: bool) -> None:
-    regex, _ = compile_command_pattern(pattern)
-    assert (regex.fullmatch(command) is not None) == matches
+    compiled, _ = compile_command_pattern(pattern)
+    assert compiled.fullmatch(command) == matches
 
 
 @pytest.mark.parametrize(

@@ -113,9 +113,13 @@ def test_arguments_naming_protected_files_ask_when_the_sandbox_is_off(
 ) -> None:
     ctx = make_ctx({"permissions": {"allow": NETWORK}}, mode="acceptEdits")
     assert behaviors(NAMES_PROTECTED, ctx) == dict.fromkeys(NAMES_PROTECTED, "ask")
-    # The sandbox keeps those files read-only: nothing to ask.
+    # The sandbox keeps those files read-only: nothing to ask of a word that may name one.
     sandboxed = make_ctx({"permissions": {"allow": NETWORK}}, bash_sandboxed=True)
-    assert behaviors(NAMES_PROTECTED, sandboxed) == dict.fromkeys(NAMES_PROTECTED, "allow")
+    maybe = [c for c in NAMES_PROTECTED if not c.startswith("wget -P")]
+    assert behaviors(maybe, sandboxed) == dict.fromkeys(maybe, "allow")
+    # wget writes what it fetches into the `-P` directory: a write it surely makes, asked as
+    # `cp x .git/hooks/y` is, sandbox or not.
+    assert bash("wget -P .git/hooks https://example.test/pre-commit", sandboxed).behavior == "ask"
     # bypassPermissions writes them, as it writes them with the file tools.
     bypass = make_ctx({"permissions": {"allow": NETWORK}}, mode="bypassPermissions")
     assert bash(NAMES_PROTECTED[0], bypass).behavior == "allow"

@@ -15,6 +15,9 @@ class Arguments:
     options: list[tuple[str, str | None]] = field(default_factory=list[tuple[str, str | None]])
     """(name, value): `-n 5` is ("-n", "5"); `-la` is ("-l", None), ("-a", None)."""
     positionals: list[str] = field(default_factory=list[str])
+    placed: list[int] = field(default_factory=list[int])
+    """For each positional, how many options came before it (where it stands among them:
+    `tar -C DIR FILE` reads FILE from DIR)."""
     unknown_option: bool = False
     """A word that could be any option (`-$X`, `$OPTS`): forbidden ones included."""
     unrecognised: list[str] = field(default_factory=list[str])
@@ -23,6 +26,10 @@ class Arguments:
     unrecognised_words: list[str] = field(default_factory=list[str])
     """The words those options were given in (`--random-source=.env`, `-X.env`): a value in
     them may name a file the program opens."""
+
+    def add_positional(self, word: str) -> None:
+        self.positionals.append(word)
+        self.placed.append(len(self.options))
 
     def has(self, names: Iterable[str]) -> bool:
         """Whether one of `names` is given; an entry `--opt=value` needs that value."""
@@ -85,7 +92,7 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
         arg = args[i]
         i += 1
         if only_positionals or arg == "-" or not (arg.startswith("-") or arg.startswith(DYN)):
-            out.positionals.append(arg)
+            out.add_positional(arg)
             continue
         if arg == "--":
             only_positionals = True
@@ -93,7 +100,7 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
         if not is_literal(arg) and not _named(arg, valued | spec.attached):
             # `$X` may be an option or a file; it is kept as a file too.
             out.unknown_option = True
-            out.positionals.append(arg)
+            out.add_positional(arg)
             continue
         if arg in spec.pairs or arg in spec.read_pairs:
             # The name is of no interest; the second value is kept.

@@ -20,6 +20,7 @@ _WORDS = re.compile(
 """`SYMTAB["AR" "GV"]` is ARGV by a name put together (gawk): it changes the files read."""
 _REGEX_MAY_FOLLOW = frozenset("(,~!{};&|\n")
 _PRINT = re.compile(r"printf?\b")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def awk_problem(program: str) -> str | None:
@@ -58,7 +59,7 @@ def _operators(text: str) -> str | None:
             # expressions is one of them (`@/re/` too, which is harmless, and asked).
             return "the awk program calls a function by a name it holds, or uses a directive (`@`)"
         if c.isalpha() or c == "_":
-            word = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[i:])
+            word = _NAME.match(text, i)  # from i, not a copy of the rest: linear
             assert word is not None
             name = word.group()
             if _PRINT.fullmatch(name):

@@ -136,6 +136,12 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     writes = args.values(spec.write_valued)
     runs, unseen = _code_options(args, spec)
     files = list(args.positionals)
+    bases = _directories(args, spec.chdir) if spec.chdir else []
+    if bases:
+        files = [_below(bases[at], f) for f, at in zip(files, args.placed, strict=True)]
+        # A file an option names may be opened before or after the change: both.
+        reads += _options_below(args, spec.read_valued | spec.read_pairs, bases)
+        writes += _options_below(args, spec.write_valued, bases)
     role = spec.files
     recursive = "always" in spec.recursive or args.has(spec.recursive)
     # A value given with an option the table does not know may name a file it opens.
@@ -169,8 +175,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         if args.has((flag,)):
             writes.append(next(iter(args.values((flag,))), path))
     if spec.extracts and args.has(spec.extracts):
-        into = args.values(spec.into)
-        writes.append((into[-1].rstrip("/") if into else ".") + "/" + DYN)
+        writes.append(_below(bases[-1] if bases else "", DYN))
     if spec.written_after is not None or spec.default_writes:
         keep = spec.written_after if spec.written_after is not None else len(files)
         written = files[keep:]
@@ -215,6 +220,35 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         or (args.unknown_option and spec.known_options is not None)
         or args.has(spec.forbidden),
     )
+
+
+def _directories(args: Arguments, chdir: frozenset[str]) -> list[str]:
+    """The directory in effect after each number of options ("" for where it runs): each
+    `chdir` option's value relative to the one before, an absolute one (or `~`) from `/`."""
+    bases = [""]
+    for name, value in args.options:
+        base = bases[-1]
+        if value is not None and option_in(name, chdir):
+            base = _below(base, value.rstrip("/") or "/")
+        bases.append(base)
+    return bases
+
+
+def _below(base: str, word: str) -> str:
+    """`word` as named from `base`: unchanged when it is absolute, from the home or `-`."""
+    if not base or word.startswith(("/", HOME)) or word == "-":
+        return word
+    return base.rstrip("/") + "/" + word
+
+
+def _options_below(args: Arguments, names: frozenset[str], bases: list[str]) -> list[str]:
+    found: list[str] = []
+    for at, (name, value) in enumerate(args.options):
+        if value is not None and option_in(name, names) and bases[at]:
+            below = _below(bases[at], value)
+            if below != value:
+                found.append(below)
+    return found
 
 
 def _unbundle(words: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...]:

@@ -51,12 +51,14 @@ from tether.permissions.shell_words import (
 )
 from tether.permissions.shells import startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
+from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
+_UNSEEN_TOOLS = ("Bash", "Read", "Edit")
 _INVOCATION_STEPS = 15
 """The work of judging one simple command apart from its files and its rules' matching, in
 steps (steps.py)."""
@@ -240,6 +242,12 @@ class _Judge:
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)
 
+    def _near_rules(self) -> bool:
+        """Whether a deny or ask rule exists that what cannot be seen could meet."""
+        return any(
+            self.ctx.rules.of(kind, tool) for kind in ("deny", "ask") for tool in _UNSEEN_TOOLS
+        )
+
     def _allow_rule(self, texts: list[str]) -> Rule | None:
         for rule in self.ctx.rules.of("allow", "Bash"):
             if any(rule_matches(rule, text) for text in texts):
@@ -280,6 +288,12 @@ class _Judge:
                 )
             )
             reads += response_files(inv.argv)
+            client = client_use(inv.argv)
+            if client is not None:
+                reads += client.reads
+                writes += client.writes
+                # Options read from a file may be any: they matter where a rule could match.
+                verdicts.extend(self.unseen(r) for r in client.unseen if self._near_rules())
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
         for word in reads:

@@ -71,7 +71,7 @@ def rule_matches(rule: Rule, text: str) -> bool:
         return rule.regex.search(text) is not None or (
             rule.kind != "allow" and rule.regex.search(plain(text)) is not None
         )
-    return rule.command is None or rule.command.fullmatch(text) is not None
+    return rule.command is None or rule.command.fullmatch(text)
 
 
 def options_match(rule: Rule, form: OptionForm | None) -> bool:
@@ -116,7 +116,7 @@ def whole_command(rules: RuleSet, command: str) -> Verdict | None:
             if rule.regex is not None:
                 hit = rule.regex.search(command) is not None
             else:
-                hit = rule.command is None or rule.command.fullmatch(collapsed) is not None
+                hit = rule.command is None or rule.command.fullmatch(collapsed)
             if hit:
                 return rule_verdict(kind, rule, collapsed)
     return None

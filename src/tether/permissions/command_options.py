@@ -13,9 +13,10 @@ command do more than the rule allowed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from tether.permissions.star_patterns import StarPattern
 
 _RECURSIVE_FORCE = {"-R": ("-r",), "--recursive": ("-r",), "--force": ("-f",)}
 OPTION_ALIASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -113,12 +114,12 @@ class OptionRule:
 
     head: tuple[str, ...]
     options: frozenset[str]
-    words: re.Pattern[str]
+    words: StarPattern
     """The rule's other words as a pattern over the command's other words."""
 
     def matches(self, form: OptionForm) -> bool:
         return (
             form.head == self.head
             and self.options <= form.options
-            and self.words.fullmatch(" ".join(form.words)) is not None
+            and self.words.fullmatch(" ".join(form.words))
         )

@@ -66,8 +66,10 @@ class CommandSpec:
     """Flags that write or delete a file of their own (`pytest --cache-clear`)."""
     extracts: frozenset[str] = frozenset()
     """Flags with which it writes files named inside its input, below the directory it runs in
-    or the `into` option's (`tar -x`)."""
-    into: frozenset[str] = frozenset()
+    or the one `chdir` options lead to (`tar -x`)."""
+    chdir: frozenset[str] = frozenset()
+    """Options whose value is a directory that the files named after it are relative to, each
+    relative to the one before (`tar -C DIR FILE` reads DIR/FILE; `-C a -C b`, a/b)."""
     flags: str = ""
     """Short flags without a value that it has and that change nothing of the above."""
     long_flags: frozenset[str] = frozenset()

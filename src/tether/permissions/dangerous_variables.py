@@ -4,7 +4,8 @@ through (`PATH=/tmp/evil:$PATH git status`, `env -u GIT_CONFIG_COUNT git status`
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
+import fnmatch
+import re
 
 from tether.permissions.command_spec import words as _names
 
@@ -29,6 +30,11 @@ judgement of `cd` relies on. Dangerous to set, and to remove (`unset`, `env -u`,
 `exec -c`); both are among `DANGEROUS_VARIABLES` (`GIT_*`, `CDPATH`), a test keeps it so."""
 
 
+_DANGEROUS = re.compile("|".join(fnmatch.translate(p) for p in sorted(DANGEROUS_VARIABLES)))
+"""The patterns as one expression: one match per name, not one per pattern (a command's
+arithmetic may hold tens of thousands of names)."""
+
+
 def is_dangerous_variable(name: str) -> bool:
     base = name.split("[", 1)[0]
-    return any(fnmatchcase(base, pattern) for pattern in DANGEROUS_VARIABLES)
+    return _DANGEROUS.match(base) is not None

@@ -169,13 +169,11 @@ def _specifier_matches(rule: Rule, tool_input: Mapping[str, Any] | None) -> bool
     if rule.tool == "WebFetch":
         url = tool_input.get("url")
         host = urlsplit(url).hostname if isinstance(url, str) else None
-        return host is not None and rule.wildcard.fullmatch(host) is not None
+        return host is not None and rule.wildcard.fullmatch(host)
     if rule.tool == "Task":
         agent = tool_input.get("subagent_type")
-        return isinstance(agent, str) and rule.wildcard.fullmatch(agent) is not None
-    return any(
-        isinstance(v, str) and rule.wildcard.fullmatch(v) is not None for v in tool_input.values()
-    )
+        return isinstance(agent, str) and rule.wildcard.fullmatch(agent)
+    return any(isinstance(v, str) and rule.wildcard.fullmatch(v) for v in tool_input.values())
 
 
 def _apply_mode(tool: str, verdict: Verdict, read_only: bool, ctx: PermissionContext) -> Decision:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.shell_places import ShellPlaces
-from tether.permissions.shell_words import is_literal, readable
+from tether.permissions.shell_words import HOME, is_literal, readable
+from tether.permissions.url_clients import file_url_path
 from tether.permissions.verdict import Verdict, ask
 
 _ATTACHED_LETTERS = 8
@@ -40,14 +41,50 @@ def mentioned_files(
     protects = opens and not sandboxed
     if not (reads or writes or protects):
         return found
-    for arg in args:
+    bases: list[str] = []
+    for index, arg in enumerate(args):
+        base = directory_option(args, index)
+        if base is not None and is_literal(base) and base not in bases:
+            bases.append(base)
         if not unknown and not is_literal(arg):
             continue
-        for candidate in named_paths(arg):
+        for candidate in _below_each(named_paths(arg), bases):
             verdict = _named(candidate, places, files, reads, writes, protects, follow=opens)
             if verdict is not None:
                 found.append(verdict)
                 break
+    return found
+
+
+DIRECTORY_OPTIONS = ("-C", "-d", "-D", "-w", "--directory", "--dir", "--chdir", "--cwd")
+DIRECTORY_OPTIONS_LONG = ("--working-directory", "--workdir", "--prefix", "--root")
+"""Options with which programs change the directory they work in before opening what their
+later arguments name (`make -C DIR -f FILE`, `patch -d DIR`, `ninja -C`, `cpio -D`, `pnpm
+-C`, `yarn --cwd`, `npm --prefix`): for a program whose options are not known, each later
+word is also taken as named from the value's directory. A different meaning of the option
+only makes more words checked."""
+
+
+def directory_option(args: tuple[str, ...], index: int) -> str | None:
+    """The directory the option at `index` may change to (`-C DIR`, `-CDIR`, `--cwd=DIR`)."""
+    arg = args[index]
+    name, eq, value = arg.partition("=")
+    if name in DIRECTORY_OPTIONS or name in DIRECTORY_OPTIONS_LONG:
+        if eq:
+            return value or None
+        return args[index + 1] if index + 1 < len(args) else None
+    if len(arg) > 2 and arg[:2] in DIRECTORY_OPTIONS and not arg.startswith("--"):
+        return arg[2:]
+    return None
+
+
+def _below_each(names: list[str], bases: list[str]) -> list[str]:
+    """Each name, then as named from each directory an earlier option changed to."""
+    found = list(names)
+    for base in bases:
+        found += [
+            base.rstrip("/") + "/" + name for name in names if not name.startswith(("/", HOME))
+        ]
     return found
 
 
@@ -78,12 +115,16 @@ def _named(
 
 
 def named_paths(word: str) -> list[str]:
-    """What in an argument may name a file, narrowest first: what follows the last and the
-    first `:`, `=` or `,` (`HEAD:.env`, `--out=.env`, `f=@.env`), a value attached to one of a
-    few short options (`-T.env`, `-sT.env`), the word itself; each also without a leading `@`
-    or `<` (curl's "from this file")."""
+    """What in an argument may name a file, narrowest first: the file a `file:` URL names,
+    what follows the last and the first `:`, `=`, `,` or `@` (`HEAD:.env`, `--out=.env`,
+    `f=@.env`, curl's `name@.env`), a value attached to one of a few short options
+    (`-T.env`, `-sT.env`), the word itself; each also without a leading `@` or `<` (curl's
+    "from this file")."""
     found: list[str] = []
-    for separator in ":=,":
+    url = file_url_path(word.partition("=")[2] if word.startswith("-") else word)
+    if url is not None:
+        found.append(url)  # `file://localhost/%2eenv` is `/.env`
+    for separator in ":=,@":
         if separator in word:
             found += [word.rpartition(separator)[2], word.partition(separator)[2]]
     if word.startswith("-") and not word.startswith("--"):

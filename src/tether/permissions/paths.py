@@ -11,13 +11,13 @@ compared with patterns as languages: `globs_overlap` says whether some path coul
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from tether.permissions import steps
+from tether.permissions.segment_globs import SegmentGlob, class_end
 
 # Glob tokens: a one-character string is that literal character; the ints stand for a set.
 ONE = 1
@@ -50,14 +50,12 @@ class PathPattern:
     """For `/x` patterns: the directory holding the settings file's `.claude`/`.tether`."""
     floating: bool = False
     """No slash inside: matches the name at any depth (gitignore)."""
-    _below: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _below: SegmentGlob = field(init=False, repr=False, compare=False)
     _tokens: Tokens = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        body = _glob_regex(self.glob) if self.glob else ""
-        lead = "(?:.*/)?" if self.floating else ""
-        regex = f"{lead}{body}(?:/.*)?" if body else ".*"
-        object.__setattr__(self, "_below", re.compile(regex, re.DOTALL))
+        below = SegmentGlob.of(self.glob, floating=self.floating)
+        object.__setattr__(self, "_below", below)
         object.__setattr__(self, "_tokens", glob_tokens(self.glob))
 
     def base(self, *, workspace: Path, home: Path) -> Path:
@@ -77,11 +75,11 @@ class PathPattern:
         `anywhere` lets a floating pattern match outside its base too, which deny and ask rules
         want (`Read(*.pem)` means every .pem file)."""
         if self.floating and anywhere:
-            return self._below.fullmatch(path.lstrip("/")) is not None
+            return self._below.fullmatch(path.lstrip("/"))
         below = relative_below(path, base)
         if below is None:
             return False
-        return not self.glob if below == "" else self._below.fullmatch(below) is not None
+        return not self.glob if below == "" else self._below.fullmatch(below)
 
     def overlaps(self, candidate: Tokens, base: str, *, anywhere: bool) -> bool:
         """Whether some path matched by the glob `candidate` (absolute tokens) could match
@@ -133,60 +131,9 @@ def _check_brackets(glob: str) -> None:
         if glob[i] == "\\":
             i += 2
             continue
-        if glob[i] == "[" and _class_end(glob, i) < 0:
+        if glob[i] == "[" and class_end(glob, i) < 0:
             raise ValueError("unclosed '[' in path pattern")
         i += 1
-
-
-def _class_end(glob: str, start: int) -> int:
-    """Index of the `]` closing the class opened at `start`, or -1."""
-    j = start + 1
-    if j < len(glob) and glob[j] in "!^":
-        j += 1
-    if j < len(glob) and glob[j] == "]":
-        j += 1
-    while j < len(glob) and glob[j] != "]":
-        j += 1
-    return j if j < len(glob) else -1
-
-
-def _glob_regex(glob: str) -> str:
-    out: list[str] = []
-    i = 0
-    n = len(glob)
-    while i < n:
-        c = glob[i]
-        at_segment_start = i == 0 or glob[i - 1] == "/"
-        if glob.startswith("**", i) and at_segment_start and (i + 2 == n or glob[i + 2] == "/"):
-            if i + 2 == n:
-                out.append(".*")
-                i += 2
-            else:
-                out.append("(?:.*/)?")
-                i += 3
-        elif c == "*":
-            while i < n and glob[i] == "*":
-                i += 1
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            end = _class_end(glob, i)
-            inner = glob[i + 1 : end]
-            negate = inner[:1] in ("!", "^")
-            if negate:
-                inner = inner[1:]
-            escaped = inner.replace("\\", "\\\\").replace("[", "\\[")
-            out.append(f"[{'^' if negate else ''}{escaped}]")
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
 
 
 def glob_tokens(glob: str) -> Tokens:
@@ -208,9 +155,9 @@ def glob_tokens(glob: str) -> Tokens:
         elif c == "?":
             out.append(ONE)
             i += 1
-        elif c == "[" and _class_end(glob, i) > 0:
+        elif c == "[" and class_end(glob, i) > 0:
             out.append(ONE)
-            i = _class_end(glob, i) + 1
+            i = class_end(glob, i) + 1
         elif c == "\\" and i + 1 < n:
             out.append(glob[i + 1])
             i += 2

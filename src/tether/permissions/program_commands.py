@@ -150,7 +150,7 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         | _s("--new-volume-script", "--rsh-command", "--rmt-command")
         | _s("--checkpoint-action=exec"),
         extracts=_s("-x", "--extract", "--get"),
-        into=_s("-C", "--directory"),
+        chdir=_s("-C", "--directory"),
         bundle_first=True,
         recursive=_s("always"),
         follows=_s("-h", "--dereference"),

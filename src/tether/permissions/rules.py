@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 from tether.permissions.command_options import OptionRule, option_form
 from tether.permissions.paths import ANY, PathPattern, Tokens, compile_path_pattern
+from tether.permissions.star_patterns import StarPattern
 from tether.protocol.errors import ConfigError
 
 RuleKind = Literal["allow", "ask", "deny"]
@@ -50,14 +51,14 @@ class Rule:
     reason: str | None = None
     regex: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     """Seed rules: searched in the command text."""
-    command: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    command: StarPattern | None = field(default=None, compare=False, repr=False)
     """Bash rules: matches one simple command's words joined by spaces."""
     command_tokens: Tokens = field(default=(), compare=False, repr=False)
     command_options: OptionRule | None = field(default=None, compare=False, repr=False)
     """Deny and ask rules: the pattern with its options as a set (command_options.py), so
     that `rm -rf *` also matches `rm --recursive --force x` and `rm -rfv x`."""
     path: PathPattern | None = field(default=None, compare=False, repr=False)
-    wildcard: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    wildcard: StarPattern | None = field(default=None, compare=False, repr=False)
     """Other tools' specifiers (WebFetch domains, Task agent names...)."""
 
     @property
@@ -144,21 +145,17 @@ def _with_matcher(rule: Rule, specifier: str, project_root: Path | None) -> Rule
         if not specifier.startswith("domain:") or not specifier[7:].strip():
             raise ValueError("WebFetch rules take 'domain:HOST'")
         host = specifier[7:].strip().lower()
-        return _replace(rule, wildcard=_wildcard(host, flags=re.IGNORECASE))
+        return _replace(rule, wildcard=StarPattern.of(host, fold_case=True))
     if tool.startswith("mcp__"):
         raise ValueError("MCP rules name a server or a tool, without parentheses")
-    return _replace(rule, wildcard=_wildcard(specifier))
+    return _replace(rule, wildcard=StarPattern.of(specifier))
 
 
 def _replace(rule: Rule, **changes: Any) -> Rule:
     return replace(rule, **changes)
 
 
-def _wildcard(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(p) for p in pattern.split("*")), re.DOTALL | flags)
-
-
-def compile_command_pattern(specifier: str) -> tuple[re.Pattern[str], Tokens]:
+def compile_command_pattern(specifier: str) -> tuple[StarPattern, Tokens]:
     """A Bash rule's pattern: `*` matches any text (spaces too), `\\*` a star; a trailing ` *`
     (or the older `:*`) also matches nothing, with a word boundary: `ls *` matches `ls` and
     `ls -la` but not `lsof`. Whitespace runs count as one space."""
@@ -184,10 +181,10 @@ def compile_command_pattern(specifier: str) -> tuple[re.Pattern[str], Tokens]:
     optional_tail = len(pieces) >= 2 and pieces[-1] == "" and pieces[-2].endswith(" ")
     if optional_tail:
         head = [*pieces[:-2], pieces[-2][:-1]]
-        regex = ".*".join(re.escape(p) for p in head) + "(?: .*)?"
+        pattern = StarPattern(tuple(pieces), alternatives=(StarPattern(tuple(head)),))
     else:
         head = pieces
-        regex = ".*".join(re.escape(p) for p in pieces)
+        pattern = StarPattern(tuple(pieces))
     tokens: list[str | int] = []
     for n, piece in enumerate(head):
         if n:
@@ -195,7 +192,7 @@ def compile_command_pattern(specifier: str) -> tuple[re.Pattern[str], Tokens]:
         tokens.extend(piece)
     if optional_tail:
         tokens.append(ANY)
-    return re.compile(regex, re.DOTALL), tuple(tokens)
+    return pattern, tuple(tokens)
 
 
 def option_rule(specifier: str) -> OptionRule | None:

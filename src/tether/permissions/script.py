@@ -62,3 +62,6 @@ class Script:
 
     invocations: tuple[Invocation, ...]
     problems: tuple[str, ...] = ()
+    steps: int = 0
+    """The work reading it took, nested reads included (`shell_budget.py`): the same for the
+    same text, whatever the parse cache held."""

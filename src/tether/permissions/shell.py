@@ -12,21 +12,17 @@ deeper than `MAX_DEPTH`.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
-
-import tree_sitter
-import tree_sitter_bash
 
 from tether.permissions import shell_budget
 from tether.permissions.script import Script
 from tether.permissions.shell_budget import MAX_BYTES, TOO_LARGE, TooLarge
 from tether.permissions.shell_hidden import control_character, joins_words
+from tether.permissions.shell_tree import parse_tree
 from tether.permissions.shell_variables import fd_variables
 from tether.permissions.shell_walker import PARSE_ERROR, TOO_DEEP, Walker
 from tether.permissions.wrappers import MAX_DEPTH
-
-_BASH = tree_sitter.Language(tree_sitter_bash.language())
-"""The grammar: read-only data, shared by every parser."""
 
 UNREADABLE = "a character after `{` that the bash parser cannot read safely"
 _SCANNER_READS_OUT_OF_BOUNDS = re.compile(rb"\{[0-9]*(?:\.\.[0-9]*)?[\xc4-\xf4]")
@@ -38,41 +34,46 @@ whole process (tree-sitter-bash issue 337; fixed by `iswdigit` in no release yet
 command is not parsed: it is one the engine cannot see, as an unparseable one is."""
 
 
-def _parse_tree(source: bytes) -> tree_sitter.Tree:
-    """The tree of `source`, from a parser of its own. A tree-sitter parser is not to be used
-    from two threads, and it carries state from one parse to the next (its stacks, the bash
-    scanner's heredocs): one parser per parse shares nothing with another thread (the REPL
-    builds its session in a worker thread, subagents and tests judge commands on threads of
-    their own) nor with an earlier parse, so the same text always reads the same. Making one
-    costs well under a microsecond (`bench/permissions_bench.py`). The tree is walked on
-    the thread that made it and dropped when `_read` returns."""
-    return tree_sitter.Parser(_BASH).parse(source)
-
-
 @lru_cache(maxsize=2048)
 def parse_command(command: str, depth: int = 0) -> Script:
     """The invocations `command` would run, in source order, and what could not be understood.
     `depth` is how deeply this code is nested (tree levels, wrappers, code strings): past
-    `MAX_DEPTH`, nothing more is read and the command is too deeply nested to judge."""
+    `MAX_DEPTH`, nothing more is read and the command is too deeply nested to judge. The
+    result says how many steps reading it took (`Script.steps`)."""
     if depth > MAX_DEPTH:
         return Script((), (TOO_DEEP,))
-    if shell_budget.current() is not None:
-        return _read(command, depth)
+    budget = shell_budget.current()
+    if budget is not None:
+        before = budget.steps
+        script = _read(command, depth)
+        return replace(script, steps=budget.steps - before)
     if len(command) > MAX_BYTES:
         return Script((), (TOO_LARGE,))
-    shell_budget.begin()
+    budget = shell_budget.begin()
     try:
-        return _read(command, depth)
+        return replace(_read(command, depth), steps=budget.steps)
     except TooLarge:
-        return Script((), (TOO_LARGE,))
+        return Script((), (TOO_LARGE,), budget.steps)
     finally:
         shell_budget.end()
+
+
+def _read_nested(command: str, depth: int) -> Script:
+    """A code string met while reading a command (`bash -c`, backticks, heredocs): its steps
+    count against the command's read even when the parse cache already holds it."""
+    budget = shell_budget.current()
+    before = None if budget is None else budget.steps
+    script = parse_command(command, depth)
+    if budget is not None and budget.steps == before:
+        budget.spend(script.steps)
+    return script
 
 
 def _read(command: str, depth: int) -> Script:
     budget = shell_budget.current()
     if budget is not None:
         budget.text(len(command))
+    shell_budget.scan(command)  # the scans of the whole text below, at least one step
     problems: list[str] = []
     control = control_character(command)
     if control is not None:
@@ -84,8 +85,10 @@ def _read(command: str, depth: int) -> Script:
         problems.append("text that is not valid Unicode")
     if _SCANNER_READS_OUT_OF_BOUNDS.search(source):
         return Script((), tuple(dict.fromkeys([UNREADABLE, *problems])))
-    tree = _parse_tree(source)
-    walker = Walker(depth, parse_command, budget)
+    tree = parse_tree(source)
+    if tree is None:
+        return Script((), tuple(dict.fromkeys([PARSE_ERROR, *problems])))
+    walker = Walker(depth, _read_nested, budget)
     walker.visit(tree.root_node)
     walker.sets(fd_variables(command))
     if tree.root_node.has_error:

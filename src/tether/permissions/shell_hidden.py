@@ -10,9 +10,12 @@ heredocs, such single-quoted text) into text that can be parsed again.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tree_sitter import Node
 
+from tether.permissions import shell_budget
+from tether.permissions.shell_budget import CHARACTERS_PER_STEP
 from tether.permissions.shell_words import decode_ansi_c
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -47,6 +50,7 @@ def hidden_opener(text: str, *, quoted: bool) -> str | None:
     """The first substitution opener (`$(`, `${`, `$[`, a backtick, `<(`, `>(`) in the source
     text of a word that no backslash quotes: bash expands it even where tree-sitter shows only
     a word. Inside double quotes (`quoted`), `<(` and `>(` are plain text."""
+    shell_budget.scan(text)
     openers = _OPENERS_QUOTED if quoted else _OPENERS_UNQUOTED
     i = 0
     n = len(text)
@@ -68,6 +72,7 @@ def backtick_body(text: str, *, in_double_quotes: bool) -> str:
     """The command bash runs for `` `text` ``: a backslash before `$`, a backtick or a
     backslash (and `"` inside double quotes) is removed, so `` \\` `` opens a nested
     substitution."""
+    shell_budget.scan(text)
     special = '$`\\"' if in_double_quotes else "$`\\"
     out: list[str] = []
     i = 0
@@ -87,6 +92,7 @@ def heredoc_as_string(body: str) -> str:
     """The body of an unquoted heredoc as a double-quoted shell string with the same
     expansions: in a heredoc a backslash quotes only `$`, a backtick, a backslash and a
     newline, and `"` is plain text."""
+    shell_budget.scan(body)
     out: list[str] = ['"']
     i = 0
     n = len(body)
@@ -121,14 +127,19 @@ _SHELL_LEVEL = frozenset(
 """Where a quote is back to being a quote, whatever surrounds the construct."""
 
 
-def quotes_are_plain(node: Node) -> bool:
-    """Whether bash reads the quotes of this `'...'` or `$'...'` as plain characters, so that
-    the substitutions inside it run. When unsure (a nested operand bash may or may not treat
-    so), the answer is yes: the text is then only read again."""
+def quotes_are_plain(path: Sequence[Node]) -> bool:
+    """Whether bash reads the quotes of the `'...'` or `$'...'` at the end of `path` (the
+    nodes from the root down to it) as plain characters, so that the substitutions inside it
+    run. When unsure (a nested operand bash may or may not treat so), the answer is yes: the
+    text is then only read again. The path is the walker's own: asking tree-sitter for a
+    node's parent costs a walk down from the root, each time."""
     operand = False
-    up = node.parent
-    while up is not None and up.type not in _SHELL_LEVEL:
+    for index in range(len(path) - 2, -1, -1):
+        up = path[index]
         kind = up.type
+        if kind in _SHELL_LEVEL:
+            return False
+        shell_budget.spend(1)
         if kind in _ARITHMETIC or (
             kind == "compound_statement" and up.child_count and up.children[0].type == "(("
         ):
@@ -142,13 +153,13 @@ def quotes_are_plain(node: Node) -> bool:
             operand = True
         elif kind in ("string", "heredoc_body"):
             return operand
-        up = up.parent
     return False
 
 
 def expansion_operator(node: Node) -> str | None:
     """The operator of `${name OP word}`: the first token after the name."""
     named = False
+    shell_budget.spend(1 + node.child_count // CHARACTERS_PER_STEP)
     for child in node.children:
         if child.is_named:
             named = True
@@ -162,6 +173,7 @@ def plain_quoted_text(node: Node) -> str | None:
     double-quoted string that bash expands the same way; None when it holds a `"` (bash then
     pairs the quotes differently from the tree)."""
     raw = node.text.decode("utf-8", "surrogateescape") if node.text is not None else ""
+    shell_budget.scan(raw)
     if node.type == "ansi_c_string":
         # bash decodes `$'...'` to `'...'` first, then expands the result.
         raw = "'" + decode_ansi_c(raw[2:-1]) + "'"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from tether.permissions import shell_budget
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -20,11 +21,8 @@ ARITHMETIC_ON_ASSIGNMENT = frozenset({"OPTIND", "RANDOM", "SRANDOM", "HISTCMD"})
 runs cmd; checked with bash 5.2)."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNED = re.compile(
-    r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
-    r"|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:\+\+|--|(?:\*\*|<<|>>|[-+*/%&^|])?=(?!=))"
-)
-"""An arithmetic assignment: `x=`, `x+=`, `x<<=`, `a[i]=`, `x++`, `--x` (not `==`, `<=`...)."""
+_ASSIGNING_OPERATOR = re.compile(r"\+\+|--|(?:\*\*|<<|>>|[-+*/%&^|])?=(?!=)")
+"""What makes the name before it assigned: `x=`, `x+=`, `x<<=`, `x++`, `x--` (not `==`, `<=`)."""
 _FD_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
 """`{NAME}>file`, `{NAME}<&-`: bash puts the file descriptor's number in NAME."""
 
@@ -35,20 +33,64 @@ _WAIT_VALUED = "p"
 
 
 def arithmetic_assigns(text: str) -> list[str]:
-    """The dangerous variables that arithmetic `text` assigns (`PATH=0`, `HOME++`)."""
+    """The dangerous variables that arithmetic `text` assigns (`PATH=0`, `HOME++`, `--PATH`,
+    `PATH[i]+=1`)."""
     if "=" not in text and "++" not in text and "--" not in text:
         return []
+    shell_budget.scan(text)  # here, not in the cached search: the same text, the same steps
     return list(_assigned(text))
 
 
 @lru_cache(maxsize=4096)
 def _assigned(text: str) -> tuple[str, ...]:
+    """One pass: each name (a maximal run of name characters) that is a dangerous variable is
+    looked at where it stands, the blanks and the `[...]` subscript around it skipped, so no
+    text is read more than twice whatever its shape (a regular expression searching for
+    `NAME [...] =` from every position read a 90,000-letter name 90,000 times)."""
     found: list[str] = []
-    for match in _ASSIGNED.finditer(text):
-        name = match.group(1) or match.group(2)
-        if name not in found and is_dangerous_variable(name):
+    closes = _NextClose(text)
+    for match in _NAME.finditer(text):
+        name = match.group()
+        if name in found or not is_dangerous_variable(name):
+            continue
+        after = _skip_blanks(text, match.end())
+        if after < len(text) and text[after] == "[":
+            close = closes.at(after)
+            after = _skip_blanks(text, close + 1) if close >= 0 else len(text)
+        if _ASSIGNING_OPERATOR.match(text, after) or _increments_before(text, match.start()):
             found.append(name)
     return tuple(found)
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def _increments_before(text: str, i: int) -> bool:
+    """`++NAME`, `-- NAME`."""
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    return i >= 2 and text[i - 2 : i] in ("++", "--")
+
+
+class _NextClose:
+    """The first `]` at or after an index, for indexes asked in increasing order: what one
+    search found answers every later index up to it, so the text is searched once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.asked = -1
+        self.found = -1
+
+    def at(self, i: int) -> int:
+        if not (self.asked <= i <= self.found):
+            self.asked = i
+            self.found = self.text.find("]", i)
+            if self.found < 0:
+                self.found = len(self.text)  # none: every later index gets none at once
+        return self.found if self.found < len(self.text) else -1
 
 
 def fd_variables(command: str) -> list[str]:

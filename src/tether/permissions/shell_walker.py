@@ -71,6 +71,9 @@ class Walker:
         """A function called with an argument not known (`f "$(<n)"`) has it in `$1`."""
         self.arithmetic = 0
         """How many arithmetic constructs enclose the node being visited."""
+        self.path: list[Node] = []
+        """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
+        down from the root on every call)."""
 
     def visit(self, node: Node) -> None:
         if self.depth >= MAX_DEPTH:
@@ -79,8 +82,14 @@ class Walker:
         if self.budget is not None:
             self.budget.node()
         self.depth += 1
+        self.path.append(node)
         self._visit(node)
+        self.path.pop()
         self.depth -= 1
+
+    def _parent(self) -> Node | None:
+        """The parent of the node being visited."""
+        return self.path[-2] if len(self.path) > 1 else None
 
     def _visit(self, node: Node) -> None:
         kind = node.type
@@ -94,11 +103,11 @@ class Walker:
         elif kind == "declaration_command":
             self._declaration(node)
         elif kind == "unset_command":
+            self._visit_children(node)
             words = tuple(word_of(c) for c in node.children)
             self._add(Invocation(words))
             self._names(words)
             self.sets(variables_set(words))
-            self._visit_children(node)
         elif kind in ("arithmetic_expansion", "c_style_for_statement", "subscript") or (
             kind == "compound_statement" and node.child_count and node.children[0].type == "(("
         ):
@@ -159,12 +168,12 @@ class Walker:
 
     def _leaf(self, node: Node) -> None:
         if node.type in ("raw_string", "ansi_c_string"):
-            if quotes_are_plain(node):
+            if quotes_are_plain(self.path):
                 self._plain_quotes(node)
             return
         if node.type not in _SCANNED_LEAVES:
             return
-        parent = node.parent
+        parent = self._parent()
         quoted = node.type == "string_content" or (parent is not None and parent.type == "string")
         opener = hidden_opener(node_text(node), quoted=quoted)
         if opener is not None:
@@ -193,7 +202,7 @@ class Walker:
             return
         # The opening token may hold the blank before it (`"$(a) `b`"`).
         raw = node.text[first.end_byte - node.start_byte : last.start_byte - node.start_byte]
-        parent = node.parent
+        parent = self._parent()
         in_string = parent is not None and parent.type == "string"
         text = raw.decode("utf-8", "surrogateescape")
         inner = self.parse(backtick_body(text, in_double_quotes=in_string), self.depth)
@@ -223,11 +232,13 @@ class Walker:
             if field in ("name", "argument"):
                 if is_locale_dollar(child):
                     continue  # `$"text"` split in two: the next word is the text
-                if not child.is_named and child.type == "$" and child.next_sibling is not None:
+                if child.type == "$" and not child.is_named and child.next_sibling is not None:
                     self.problems.append('unsupported $"..." quoting')
+                self.visit(child)  # first: its nodes count against the bound before they are read
                 words.append(word_of(child))
                 if field == "name" and child.text in _RESERVED_BYTES:
                     self.problems.append(PARSE_ERROR)
+                continue
             self.visit(child)
         argv = (*words, *extra_args)
         self._names(argv)
@@ -277,7 +288,9 @@ class Walker:
                 redirects.extend(redirect_targets(child, extra_args))
                 self._visit_redirect(child)
         if body is not None and body.type == "command":
+            self.path.append(body)
             self._command(body, redirects, extra_args)
+            self.path.pop()
             return
         if body is not None:
             self.visit(body)
@@ -289,17 +302,21 @@ class Walker:
     def _visit_redirect(self, node: Node) -> None:
         """What a redirection runs (substitutions in its target, a heredoc's body and the
         commands tree-sitter hangs under it), without taking it for a statement."""
+        self.path.append(node)
         if node.type == "heredoc_redirect":
             self._heredoc(node)
         else:
             self._visit_children(node)
+        self.path.pop()
 
     def _heredoc(self, node: Node) -> None:
         if misread_heredoc(node):
             self.problems.append("a heredoc that the parser does not read as bash does")
         for child in node.children:
             if child.type == "file_redirect":
+                self.path.append(child)
                 self._visit_children(child)
+                self.path.pop()
             else:
                 self.visit(child)
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
@@ -340,8 +357,8 @@ class Walker:
                 name_node = child.child_by_field_name("name")
                 words.append(name_node.text.decode() if name_node and name_node.text else "")
             else:
-                words.append(word_of(child))
                 self.visit(child)
+                words.append(word_of(child))
         options = "".join(w[1:] for w in words[1:] if w.startswith("-"))
         integer = "i" in options
         if integer or "n" in options:

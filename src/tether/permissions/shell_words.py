@@ -11,6 +11,9 @@ import re
 
 from tree_sitter import Node
 
+from tether.permissions import shell_budget
+from tether.permissions.shell_budget import CHARACTERS_PER_STEP
+
 DYN = "\x00"
 """Text known only at run time: `$VAR`, `$(...)`, `{a,b}` brace expansion..."""
 STAR = "\x01"
@@ -44,24 +47,28 @@ Atom = tuple[str, bool]
 
 
 def word_of(node: Node) -> str:
-    """The word `node` stands for (an argument, a command name, a redirect target...)."""
+    """The word `node` stands for (an argument, a command name, a redirect target...). Reading
+    it spends a step of the read (shell_budget) per syntax node and per `CHARACTERS_PER_STEP`
+    characters."""
     if node.type == "word":
         text = _text(node)
         if _PLAIN_WORD.fullmatch(text) is not None:
+            shell_budget.spend(1 + len(text) // CHARACTERS_PER_STEP)
             return text  # what the atoms below would give, at a fraction of the cost
     atoms: list[Atom] = []
-    _collect(node, atoms, quoted=False)
+    nodes = _collect(node, atoms, quoted=False)
+    shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
     return _finish(atoms)
 
 
 def is_locale_dollar(node: Node) -> bool:
     """The `$` of `$"text"` where tree-sitter splits it from its string (`x$"y"`, or as a word
     of its own before `"y"`): bash reads `$"y"` as the string `"y"`, translated."""
+    if node.type != "$" or node.is_named:
+        return False  # before `next_sibling`, which walks down from the root
     after = node.next_sibling
     return (
-        node.type == "$"
-        and not node.is_named
-        and after is not None
+        after is not None
         and after.start_byte == node.end_byte
         and (after.text or b"").startswith(b'"')
     )
@@ -91,7 +98,38 @@ def plain(word: str) -> str:
     return word.replace(HOME, "~").replace(DYN, "").replace(STAR, "*").replace(ONE, "?")
 
 
-def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> None:
+def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> int:
+    """The atoms of `node`, appended; returns how many syntax nodes were read."""
+    kind = node.type
+    nodes = 1
+    if kind in ("concatenation", "command_name"):
+        for child in node.children:
+            if not is_locale_dollar(child):
+                nodes += _collect(child, atoms, quoted=quoted)
+    elif kind in ("translated_string", "string"):
+        # `$"text"` is `"text"` translated by the locale's catalogue: the text itself when
+        # there is no translation (tether sets no TEXTDOMAIN).
+        for child in node.children if kind == "string" else node.named_children:
+            nodes += 1
+            if child.type == "string_content":
+                atoms.extend((c, True) for c in _unescape_double_quoted(_text(child)))
+            elif child.is_named:
+                nodes += _collect(child, atoms, quoted=True) - 1
+            elif child.type not in ('"', '$"'):
+                atoms.extend((c, True) for c in _text(child))
+    elif kind == "process_substitution":
+        atoms.extend((c, True) for c in PROCESS_SUBSTITUTION_PATH)
+    elif kind in ("simple_expansion", "expansion") and node.end_byte - node.start_byte <= 7:
+        home = _text(node) in ("$HOME", "${HOME}")
+        atoms.append((HOME, True) if home else (DYN, True))  # home: see _finish
+    elif kind in _UNKNOWN_NODES:
+        atoms.append((DYN, True))
+    else:
+        _collect_text(node, atoms, quoted=quoted)
+    return nodes
+
+
+def _collect_text(node: Node, atoms: list[Atom], *, quoted: bool) -> None:
     kind = node.type
     text = _text(node)
     if kind in ("word", "number", "variable_name", "file_descriptor", "special_variable_name"):
@@ -100,28 +138,7 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> None:
         atoms.extend((c, True) for c in text[1:-1])
     elif kind == "ansi_c_string":
         atoms.extend((c, True) for c in decode_ansi_c(text[2:-1]))
-    elif kind == "translated_string":
-        # `$"text"` is `"text"` translated by the locale's catalogue: the text itself when
-        # there is no translation (tether sets no TEXTDOMAIN).
-        for child in node.named_children:
-            _collect(child, atoms, quoted=True)
-    elif kind == "string":
-        for child in node.children:
-            if child.type == "string_content":
-                atoms.extend((c, True) for c in _unescape_double_quoted(_text(child)))
-            elif child.is_named:
-                _collect(child, atoms, quoted=True)
-            elif child.type not in ('"', '$"'):
-                atoms.extend((c, True) for c in _text(child))
-    elif kind in ("concatenation", "command_name"):
-        for child in node.children:
-            if not is_locale_dollar(child):
-                _collect(child, atoms, quoted=quoted)
-    elif kind == "process_substitution":
-        atoms.extend((c, True) for c in PROCESS_SUBSTITUTION_PATH)
-    elif kind in ("simple_expansion", "expansion") and text in ("$HOME", "${HOME}"):
-        atoms.append((HOME, True))  # the home directory, when it starts a path (_finish)
-    elif kind in _UNKNOWN_NODES or node.is_named:
+    elif node.is_named:
         atoms.append((DYN, True))
     elif "`" in text or "$(" in text:
         # A substitution tree-sitter leaves as a bare token (`cu``rl`: an empty one): its
@@ -186,6 +203,7 @@ def _finish(atoms: list[Atom]) -> str:
             out.append(HOME + name)
         else:
             out.append(DYN)  # bash leaves a quoted prefix as written; unknown here
+    brackets = _Brackets(atoms) if ("[", False) in atoms else None
     while i < len(atoms):
         c, quoted = atoms[i]
         if c == HOME and quoted:
@@ -196,8 +214,10 @@ def _finish(atoms: list[Atom]) -> str:
             out.append(STAR)
         elif c == "?":
             out.append(ONE)
-        elif c == "[" and (end := _class_end(atoms, i)) > 0:
-            out.append(ONE)
+        elif c == "[" and brackets is not None and (end := brackets.end(i)) > 0:
+            # One character, or, for a class holding `[` (`[[:alpha:]]`), whose end depends
+            # on what those open: any text up to the next `/`.
+            out.append(ONE if brackets.simple else STAR)
             i = end
         else:
             out.append(c)
@@ -209,31 +229,65 @@ _TILDE_PREFIX = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\$?|[+-][0-9]*|")
 """What may follow `~` up to the first `/`: a login name, `+`, `-`, `+N`, `-N`, `N`, nothing."""
 
 
-def _class_end(atoms: list[Atom], start: int) -> int:
-    for j in range(start + 2, len(atoms)):
-        c, quoted = atoms[j]
-        if c == "/" and not quoted:
+class _Brackets:
+    """Where each unquoted `[` of a word ends its bracket expression, as bash's globbing reads
+    it: after an optional `!` or `^`, a first `]` is a member; the next unquoted `]` closes;
+    none before the next `/` (or the end) and the `[` is a plain character. One pass over the
+    word makes the tables each answer reads in constant time, so a word of 50,000 `[` costs
+    no more than one of 50,000 letters."""
+
+    def __init__(self, atoms: list[Atom]) -> None:
+        self.atoms = atoms
+        n = len(atoms)
+        self.close = [n] * (n + 1)
+        """The index of the first unquoted `]` at or after each index."""
+        self.slash = [n] * (n + 1)
+        self.open = [n] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            c, quoted = atoms[j]
+            self.close[j] = j if c == "]" and not quoted else self.close[j + 1]
+            self.slash[j] = j if c == "/" and not quoted else self.slash[j + 1]
+            self.open[j] = j if c == "[" and not quoted else self.open[j + 1]
+        self.simple = True
+        """Whether the last expression found holds no `[` (so stands for one character)."""
+
+    def end(self, start: int) -> int:
+        """The index of the `]` closing the expression opened at `start`, or of the last
+        character before the next `/` for one holding a `[`; -1 when it is a plain `[`."""
+        atoms = self.atoms
+        n = len(atoms)
+        first = start + 1
+        if first < n and atoms[first] in (("!", False), ("^", False)):
+            first += 1
+        if first < n and atoms[first] == ("]", False):
+            first += 1
+        close = self.close[min(first, n)]
+        if close >= n or self.slash[start] < close:
             return -1
-        if c == "]" and not quoted:
-            return j
-    return -1
+        self.simple = self.open[start + 1] > close
+        return close if self.simple else self.slash[start] - 1
 
 
 def _has_brace_expansion(atoms: list[Atom]) -> bool:
-    """`{a,b}` or `{1..9}` outside quotes: one word becomes several."""
-    opened: list[int] = []
+    """`{a,b}` or `{1..9}` outside quotes: one word becomes several. One pass: each open `{`
+    remembers whether an unquoted `,` came inside it, and `..` anywhere inside counts."""
+    opened: list[tuple[int, bool]] = []  # (index of `{`, an unquoted comma seen inside)
+    last_dots = -1
+    """Where the latest `..` (quoted or not) begins."""
+    previous = ""
     for i, (c, quoted) in enumerate(atoms):
+        if c == "." and previous == ".":
+            last_dots = i - 1
+        previous = c
         if quoted:
             continue
         if c == "{":
-            opened.append(i)
+            opened.append((i, False))
+        elif c == "," and opened:
+            opened[-1] = (opened[-1][0], True)
         elif c == "}" and opened:
-            start = opened.pop()
-            inner = atoms[start + 1 : i]
-            if any(ch == "," and not q for ch, q in inner):
-                return True
-            body = "".join(ch for ch, _ in inner)
-            if ".." in body:
+            start, comma = opened.pop()
+            if comma or last_dots > start:
                 return True
     return False
 

@@ -119,10 +119,23 @@ the exact command is offered."""
 MODULE_CODE_RUNNERS = frozenset({"pdb", "cProfile", "profile", "trace", "timeit", "runpy"})
 """`python -m` modules that run other code they are given: the exact command only."""
 
-_VERSION = re.compile(r"-?[0-9][0-9.]*$")
-
 
 def exact_only(name: str) -> bool:
     """Whether program `name` (a path's last component) gets only its exact command, under a
     versioned name too (`emacs-29`, `psql15`)."""
-    return name in EXACT_ONLY or _VERSION.sub("", name) in EXACT_ONLY
+    return name in EXACT_ONLY or without_version(name) in EXACT_ONLY
+
+
+def without_version(name: str) -> str:
+    """`name` without a version at its end (`-29`, `15`, `3.11`): from its first digit in the
+    trailing run of digits and dots, and a `-` just before. One pass from the end (a pattern
+    searched from every position read a long run of digits once per digit)."""
+    trailing = len(name) - len(name.rstrip("0123456789."))
+    start = len(name) - trailing
+    while start < len(name) and name[start] == ".":
+        start += 1
+    if start == len(name):
+        return name
+    if start == len(name) - trailing and name[start - 1 : start] == "-":
+        start -= 1
+    return name[:start]

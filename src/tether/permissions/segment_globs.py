@@ -1,0 +1,167 @@
+"""A path matched against a gitignore-style glob a segment at a time, in time linear in the
+path.
+
+One regular expression for the whole glob (`(?:.*/)?secrets/(?:.*/)?.*\\.key`) backtracks:
+each `**` tries every `/` the rest could start after, so three of them against a 6 KB path of
+repeated segments took over a minute (a Read call as much as a Bash one). Here a `**` stands
+for any number of whole segments and the globs between two of them for a fixed number, so a
+run of them is best placed at its first fit after the run before (a later place leaves less
+room for the rest and matches nothing more); within a segment, each `*`-separated piece has a
+fixed length and is likewise found at its leftmost place (as `fnmatch` does, with atomic
+groups), so no expression backtracks over more than one segment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tether.permissions import steps
+
+Segment = re.Pattern[str] | None
+"""One segment's glob, or None for `**`: any number of segments."""
+
+_ANY_SEGMENT = re.compile(".*", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SegmentGlob:
+    """A glob as segment patterns (`parts`), with what `**` allows between them."""
+
+    parts: tuple[Segment, ...]
+
+    @staticmethod
+    def of(glob: str, *, floating: bool) -> SegmentGlob:
+        """The glob below its anchor (no leading `/`); `floating` lets it start at any depth.
+        It also matches anything below what it matches (gitignore: a directory's contents)."""
+        parts: list[Segment] = [None] if floating else []
+        if glob:
+            pieces = _split_segments(glob)
+            for index, piece in enumerate(pieces):
+                if piece == "**":
+                    # In the middle or at the start: any number of segments; at the end (`src/**`):
+                    # at least one, whatever it holds.
+                    parts.extend([None] if index < len(pieces) - 1 else [_ANY_SEGMENT, None])
+                else:
+                    parts.append(_segment_regex(piece))
+        else:
+            parts.append(_ANY_SEGMENT)
+        parts.append(None)  # and anything below
+        return SegmentGlob(_collapse(parts))
+
+    def fullmatch(self, path: str) -> bool:
+        """Whether `path` (relative, normalised) matches."""
+        segments = path.split("/")
+        steps.spend(1 + len(segments) * len(self.parts) // 16)
+        return _match(self.parts, segments)
+
+
+def _collapse(parts: list[Segment]) -> tuple[Segment, ...]:
+    out: list[Segment] = []
+    for part in parts:
+        if part is None and out and out[-1] is None:
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _match(parts: tuple[Segment, ...], segments: list[str]) -> bool:
+    runs: list[list[re.Pattern[str]]] = [[]]
+    for part in parts:
+        if part is None:
+            runs.append([])
+        else:
+            runs[-1].append(part)
+    if len(runs) == 1:
+        return len(segments) == len(runs[0]) and _fits(runs[0], segments, 0)
+    first, last = runs[0], runs[-1]
+    end = len(segments) - len(last)
+    if end < len(first) or not _fits(first, segments, 0) or not _fits(last, segments, end):
+        return False
+    position = len(first)
+    for run in runs[1:-1]:
+        while position + len(run) <= end and not _fits(run, segments, position):
+            position += 1
+        if position + len(run) > end:
+            return False
+        position += len(run)
+    return True
+
+
+def _fits(run: list[re.Pattern[str]], segments: list[str], at: int) -> bool:
+    return all(pattern.fullmatch(segments[at + k]) is not None for k, pattern in enumerate(run))
+
+
+def _split_segments(glob: str) -> list[str]:
+    """The glob's segments, split at each `/` outside a bracket class and not escaped."""
+    out: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if c == "\\" and i + 1 < len(glob):
+            current.append(glob[i : i + 2])
+            i += 2
+            continue
+        if c == "[" and (end := class_end(glob, i)) > 0:
+            current.append(glob[i : end + 1])
+            i = end + 1
+            continue
+        if c == "/":
+            out.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    out.append("".join(current))
+    return out
+
+
+def _segment_regex(glob: str) -> re.Pattern[str]:
+    """One segment's glob: pieces of fixed length between `*`s, each middle one found at its
+    leftmost place inside an atomic group, so the match never backtracks into it."""
+    pieces: list[str] = [""]
+    i = 0
+    n = len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            while i < n and glob[i] == "*":
+                i += 1
+            pieces.append("")
+            continue
+        if c == "?":
+            pieces[-1] += "."
+            i += 1
+        elif c == "[" and (end := class_end(glob, i)) > 0:
+            inner = glob[i + 1 : end]
+            negate = inner[:1] in ("!", "^")
+            if negate:
+                inner = inner[1:]
+            escaped = inner.replace("\\", "\\\\").replace("[", "\\[")
+            pieces[-1] += f"[{'^' if negate else ''}{escaped}]"
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            pieces[-1] += re.escape(glob[i + 1])
+            i += 2
+        else:
+            pieces[-1] += re.escape(c)
+            i += 1
+    if len(pieces) == 1:
+        regex = pieces[0]
+    else:
+        middle = "".join(f"(?>.*?{piece})" for piece in pieces[1:-1])
+        regex = f"{pieces[0]}{middle}.*{pieces[-1]}"
+    return re.compile(regex, re.DOTALL)
+
+
+def class_end(glob: str, start: int) -> int:
+    """Index of the `]` closing the class opened at `start`, or -1."""
+    j = start + 1
+    if j < len(glob) and glob[j] in "!^":
+        j += 1
+    if j < len(glob) and glob[j] == "]":
+        j += 1
+    while j < len(glob) and glob[j] != "]":
+        j += 1
+    return j if j < len(glob) else -1

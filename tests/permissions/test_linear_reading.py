@@ -1,0 +1,254 @@
+"""Every scan of a command's reading and judging is linear in its size, and counted.
+
+Work is measured, not timed. Two counts: the steps the engine spends (the read's,
+`Script.steps`, and the judgement's, `steps.metered`), which must grow with the input (every
+scan is metered) and no faster than it; and the lines of the engine's Python the decision
+executes (a tracer), which no metering can hide: a loop that scans forward from every `[`
+of a word made 50,000 `[` cost 200 s while spending no step at all. Inputs are runs of the
+characters that open, close or quote something, in the positions commands give them.
+
+What runs below Python (tree-sitter's parse, regular expressions) is bounded in a child
+process given a processor-time limit far above what linear work needs: before, each of those
+inputs took minutes to hours.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import textwrap
+from collections.abc import Generator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tether.permissions import PermissionContext, shell_tree, steps
+from tether.permissions.bash_policy import judge_bash
+from tether.permissions.shell import parse_command
+from tether.permissions.shell_budget import TOO_LARGE
+from tether.permissions.shell_walker import PARSE_ERROR
+
+from .conftest import ContextFactory
+
+RULES = {
+    "permissions": {
+        "allow": ["Bash(cat *)", "Bash(echo *)", "Bash(ls *)", "Bash(git *)", "Bash(grep *)"],
+        "ask": ["Bash(curl *)"],
+        "deny": ["Read(./.env)", "Read(**/*.pem)", "Read(./secrets/**)", "Bash(rm *)"],
+    }
+}
+
+UNITS = [
+    *("[", "x[", "[!a]", "[[:alpha:]", "]", "[]", "{", "{a,", "}", "{1..2}", "a,"),
+    *('""', "''", '$"a"', "$'a'", "\\\\", "\\`", '"', "'"),
+    *("$(", ")", "`", "${", "${x:-", "$((", "((", "$[", "<(", '"$(', "'$("),
+    *("~", "*", "?", "**/", "../", "./", "$x", "a=", "PATH", "PATH[", "x[1]="),
+    *(";", "&&", "|", "-x ", "--o=", ":", "@", "=", "#", "a "),
+]
+PAIRS = [("{", "}"), ("[", "]"), ("$(", ")"), ("${x:-", "}"), ("`", "`"), ("$((", "))")]
+PREFIXES = [
+    *("cat ", "echo ", "ls ", "grep -r x ", "git log ", "sed -e ", "awk ", "find . -name "),
+    *("bash -c ", "x=", 'cat "', "cat '", "echo $(( ", "[[ ", "for x in ", "tar -C ", "jq "),
+]
+
+
+@contextmanager
+def counting_lines() -> Generator[list[int]]:
+    """Lines executed in the permission engine's own modules."""
+    count = [0]
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line":
+            count[0] += 1
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if "tether/permissions" in frame.f_code.co_filename else None
+
+    sys.settrace(tracer)
+    try:
+        yield count
+    finally:
+        sys.settrace(None)
+
+
+def work(command: str, ctx: PermissionContext) -> tuple[int, int]:
+    """(lines executed, steps spent) by judging `command`, the parse included."""
+    parse_command.cache_clear()
+    with counting_lines() as lines, steps.metered(10**9) as meter:
+        judge_bash(command, ctx)
+    return lines[0], meter.used + parse_command(command).steps
+
+
+EMPTY = st.just("")
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    prefix=st.sampled_from(PREFIXES),
+    run=st.one_of(
+        st.tuples(st.sampled_from(UNITS), EMPTY),
+        st.sampled_from(PAIRS),
+        st.tuples(
+            st.lists(st.sampled_from(UNITS), min_size=2, max_size=3).map("".join), st.just("")
+        ),
+    ),
+)
+def test_work_grows_linearly_with_runs_of_any_shape(
+    prefix: str, run: tuple[str, str], make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx(RULES)
+    opening, closing = run
+    size = 600 // (len(opening) + len(closing))
+
+    def command(n: int) -> str:
+        return prefix + opening * n + "x" + closing * n
+
+    small_lines, small_steps = work(command(size), ctx)
+    large_lines, large_steps = work(command(4 * size), ctx)
+    # f(4n) <= 5 f(n) holds for any f(n) = a + b n; a quadratic term breaks it.
+    assert large_lines <= 5 * small_lines, (command(2)[:60], small_lines, large_lines)
+    assert large_steps <= 5 * small_steps, (command(2)[:60], small_steps, large_steps)
+    # Metered: three times as much text spends at least a step per 8 characters more, or the
+    # command is too large to judge and stops.
+    grown = len(command(4 * size)) - len(command(size))
+    assert large_steps >= small_steps + grown // 8 or parse_command(command(4 * size)).problems
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo q " + "[" * 4_000,
+        "x=" + "[" * 4_000,
+        "cat q " + "{" * 2_000 + "}" * 2_000,
+        "echo $(( " + "a" * 8_000 + " == 1 ))",
+    ],
+)
+def test_the_attacks_stay_linear(command: str, make_ctx: ContextFactory) -> None:
+    """The reported inputs at a twentieth of their size: quadratic before (a `[` scanned to
+    the end of its word for a `]`, a `{` sliced its whole body out, an arithmetic name was
+    searched from each of its letters), linear now."""
+    ctx = make_ctx(RULES)
+    quarter = command[: len(command) // 4]
+    small, _ = work(quarter, ctx)
+    large, _ = work(command, ctx)
+    assert large <= 5 * small, (small, large)
+
+
+@pytest.mark.parametrize("unit", ['""', '$"a"', "[!a]", "$'a'", "''"])
+def test_a_word_of_many_parts_meets_the_node_bound_before_it_is_read(
+    unit: str, make_ctx: ContextFactory
+) -> None:
+    """A word of 20,000 parts: its nodes count against the bound on syntax nodes as the walk
+    reaches them, before the word is read part by part (before, all 40,000 were read, then
+    the bound applied: over 650,000 lines executed, up to 2.4 million)."""
+    ctx = make_ctx(RULES)
+    lines, _ = work("cat q " + unit * 20_000, ctx)
+    assert parse_command("cat q " + unit * 20_000).problems == (TOO_LARGE,)
+    assert lines < 400_000
+
+
+def test_a_parse_that_reads_the_text_again_and_again_is_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """tree-sitter's error recovery for `ls )))...` reads the rest of the run again for every
+    token: the reads are counted, and past `MAX_READS_PER_BYTE` the parse stops (too large to
+    judge). The processor-time bound is lifted here: the reads alone decide."""
+    monkeypatch.setattr(shell_tree, "PARSE_CPU_SECONDS", float("inf"))
+    for command in ("ls " + ")" * 20_000, "echo " + "$[" * 10_000, "echo " + "@(a|b)" * 4_000):
+        parse_command.cache_clear()
+        assert parse_command(command).problems == (TOO_LARGE,), command[:20]
+    parse_command.cache_clear()
+    long_and_plain = "cat <<EOF\n" + "line $(date) ${x:-y}\n" * 200 + "EOF\n"
+    assert parse_command(long_and_plain).problems == ()
+
+
+def test_a_parse_past_its_processor_time_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound that holds whatever the grammar does (`a|a|a...` keeps ever more readings of
+    the line open, with no error and few reads): with no time at all, every watched parse
+    stops; a command shorter than `WATCHED_FROM` is not watched."""
+    monkeypatch.setattr(shell_tree, "PARSE_CPU_SECONDS", 0.0)
+    parse_command.cache_clear()
+    assert parse_command("a|" * 10_000 + "a").problems == (TOO_LARGE,)
+    assert parse_command("echo ok").problems == ()
+
+
+def test_a_parse_goes_on_only_a_little_after_an_error() -> None:
+    """Whatever follows an error, the command is one the engine cannot see."""
+    parse_command.cache_clear()
+    script = parse_command(") " + "a " * 10_000)
+    assert script.problems == (PARSE_ERROR,)
+    assert script.invocations == ()
+    short = parse_command(") ; rm -rf x")  # short: the whole tree, and its reasons
+    assert PARSE_ERROR in short.problems
+
+
+CHILD = textwrap.dedent(
+    r"""
+    import sys
+    from pathlib import Path
+    from tether.permissions import PermissionContext, decide, load_rules, suggest_rule
+
+    ws = Path(sys.argv[1])
+    rules = {"permissions": {
+        "allow": ["Bash(git *)", "Bash(cat *)", "Bash(echo *)", "Bash(ls *)"],
+        "deny": ["Bash(git * push * --force *)", "Read(a/**/b/**/c/**/d)",
+                 "Read(**/secrets/**/*.key)", "Read(./.env)"],
+    }}
+    ctx = PermissionContext(mode="default", workspace=ws, cwd=ws, home=ws,
+                            rules=load_rules([(ws / ".claude" / "settings.json", rules)],
+                                             seed_yaml=None))
+    calls = [
+        ("Bash", {"command": "git log " + " push" * 16_000}),
+        ("Bash", {"command": "cat a/" + "b/c/" * 20_000 + "x"}),
+        ("Read", {"file_path": "a/" + "b/c/" * 20_000 + "x"}),
+        ("Bash", {"command": "cat " + "secrets/" * 10_000 + "x"}),
+        ("Bash", {"command": "echo $(( " + "a" * 90_000 + " == 1 ))"}),
+        ("Bash", {"command": "ls " + ")" * 99_000}),
+        ("Bash", {"command": "echo " + "$[" * 49_000}),
+        ("Bash", {"command": "cat " + "|" * 99_000}),
+        ("Bash", {"command": "a|" * 45_000 + "a"}),
+        ("Bash", {"command": "echo " + "[" * 99_000}),
+        ("Bash", {"command": "cat q " + "{" * 49_000 + "}" * 49_000}),
+    ]
+    for tool, call in calls:
+        print(decide(tool, call, ctx).behavior, flush=True)
+    print(suggest_rule("Bash", {"command": "/x/" + "1" * 99_000 + "x a"}, ctx))
+    """
+)
+CPU_SECONDS = 120
+"""Processor time for the child: linear work takes a few seconds of it; before, the first
+input alone took hours (a rule with three stars is a cubic search)."""
+
+
+def _limit_cpu() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+
+
+def test_what_runs_below_python_is_bounded_too(make_ctx: ContextFactory) -> None:
+    """Regular expressions that backtracked (rule patterns with stars, path rules with `**`,
+    an arithmetic name searched from every letter, a version suffix searched from every digit)
+    and tree-sitter's superlinear parses, in a child that the kernel stops past its processor
+    time."""
+    ctx = make_ctx()
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(ctx.workspace)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit_cpu,
+        check=False,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    lines = done.stdout.splitlines()
+    assert len(lines) == 12, done.stdout
+    assert all(line in ("allow", "ask", "deny") for line in lines[:-1]), lines
