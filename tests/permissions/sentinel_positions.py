@@ -402,6 +402,9 @@ def _name_rows() -> list[tuple[str, Wrap]]:
         ("tar-bundled-I", lambda w: f"tar tIf {w} a.tar"),
         ("tar-I-joined", lambda w: f"tar -tf a.tar -I{w}"),
         ("git-ext-transport", lambda w: f"git -c protocol.ext.allow=always ls-remote ext::{w}"),
+        # A compiler driver starts each of its programs through the wrapper.
+        ("gcc-wrapper", lambda w: f"gcc -wrapper {w} -E -x c /dev/null -o /dev/null"),
+        ("cc-wrapper-shell", lambda w: f"cc -wrapper /bin/sh,-c,{w} -E -x c /dev/null"),
     ]
 
 

@@ -31,7 +31,7 @@ from .sentinel_judge import Crash, Judge, Policies, contexts, crash_of, shortest
 from .sentinel_sandbox import SENTINEL, Sandbox, make_sandbox
 
 DENY = [f"Bash({SENTINEL})", f"Bash({SENTINEL} *)"]
-EVERYDAY_PROGRAMS = "git find sed awk sort tar rg xargs timeout env nice bash sh cat echo"
+EVERYDAY_PROGRAMS = "git find sed awk sort tar rg xargs timeout env nice bash sh cat echo gcc cc"
 EVERYDAY = [f"Bash({program} *)" for program in EVERYDAY_PROGRAMS.split()]
 POLICIES: Policies = {
     "deny": ({"permissions": {"deny": DENY, "allow": EVERYDAY}}, "default"),
@@ -95,6 +95,8 @@ TRICKY = [
     "setarch -R sentinel",
     "prlimit -n64 sentinel",
     "echo sentinel | script -q /dev/null",
+    "gcc -wrapper sentinel -E -x c /dev/null -o /dev/null",
+    "x86_64-linux-gnu-gcc-12 -wrapper /bin/sh,-c,sentinel -E -x c /dev/null",
     "echo sentinel",
     "'echo' \"a\"",
 ]

@@ -51,6 +51,7 @@ from tether.permissions.shell_words import (
 )
 from tether.permissions.shells import startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
+from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 
@@ -288,6 +289,9 @@ class _Judge:
                 )
             )
             reads += response_files(inv.argv)
+            toolchain = toolchain_use(inv.argv)
+            if toolchain is not None:
+                verdicts.extend(self._program_use(toolchain))
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from tether.permissions.toolchains import PROGRAM_UNSEEN, is_compiler
+
 SUBCOMMAND_TOOLS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "pip", "pip3", "uv", "poetry"}
     | {"pipenv", "docker", "podman", "kubectl", "helm", "go", "dotnet", "gh", "mvn"}
@@ -112,6 +114,9 @@ EXACT_ONLY = frozenset(
     | {"cqlsh", "mongo", "mongosh", "redis-cli", "gs", "ghostscript", "tex", "latex"}
     | {"pdflatex", "xelatex", "lualatex", "latexmk", "pandoc", "gnuplot", "maxima", "gp"}
     | {"dc", "m4", "mutt", "neomutt", "lynx", "w3m"}
+    # commands run from arguments (moreutils, benchmarks), packages' scripts, playbooks
+    | {"hyperfine", "pee", "ifne", "chronic", "lckdo", "mispipe", "dpkg", "rpm", "ansible"}
+    | {"ansible-playbook", "ansible-pull", "ansible-console", "salt", "salt-call"}
 )
 """Programs whose arguments, wherever they stand, can be code or a command they run: only
 the exact command is offered."""
@@ -122,8 +127,16 @@ MODULE_CODE_RUNNERS = frozenset({"pdb", "cProfile", "profile", "trace", "timeit"
 
 def exact_only(name: str) -> bool:
     """Whether program `name` (a path's last component) gets only its exact command, under a
-    versioned name too (`emacs-29`, `psql15`)."""
-    return name in EXACT_ONLY or without_version(name) in EXACT_ONLY
+    versioned name too (`emacs-29`, `psql15`): one in `EXACT_ONLY`, and any the engine knows
+    options of that run programs or load code (toolchains.py: compilers under any cross or
+    versioned name, `openssl`, `ssh-keygen`, `ninja`, `run-parts`), since a prefix would
+    allow what the next option runs."""
+    return (
+        name in EXACT_ONLY
+        or without_version(name) in EXACT_ONLY
+        or is_compiler(name)
+        or name in PROGRAM_UNSEEN
+    )
 
 
 def without_version(name: str) -> str:

@@ -1,0 +1,119 @@
+"""Programs tether has no table for whose options run a program or load code: compilers
+(under any cross or versioned name), crypto and key tools, build runners.
+
+`gcc -wrapper /bin/sh,-c,CMD x.c` runs CMD (the driver starts each of its programs through
+the wrapper); `-fplugin=x.so`, clang's `-fpass-plugin=`, `-Xclang -load`, and a linker's
+`-plugin` load a shared object into the compiler; `-B DIR`, `--ld-path=`, a `-fuse-ld=`
+path pick the programs it runs; `-specs=` files can run programs of their own. `openssl
+-engine`, `-provider`, `engine -pre SO_PATH:x.so` load modules (a `-config` naming engines
+may too: left to the sandbox, since it is how certificate requests are written);
+`ssh-keygen -D`/`-w`, `ssh-add -s`/`-S` load PKCS#11 or FIDO libraries; `ninja -f` runs the
+rules of a build file given (code from anywhere); `run-parts DIR` runs what DIR holds. A
+wrapper is a command of its own (judged as one, a deny rule on it denies); the rest is code
+the engine cannot see.
+"""
+
+from __future__ import annotations
+
+from tether.permissions.command_spec import words as _names
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import program_name
+
+COMPILERS = frozenset(
+    _names(
+        "gcc g++ cc c++ cpp gfortran gccgo gdc gm2 gnat clang clang++ clang-cl clang-cpp "
+        "tcc icc icx icpx nvcc emcc em++ zig"
+    )
+)
+"""Compiler drivers, also under cross and versioned names (`x86_64-linux-gnu-gcc-12`,
+`clang-17`, `aarch64-linux-gnu-g++`)."""
+
+_COMPILER_UNSEEN = (
+    ("-fplugin", "loads a compiler plugin"),
+    ("-fpass-plugin", "loads a compiler plugin"),
+    ("-B", "runs its programs from a directory it is given"),
+    ("--prefix", "runs its programs from a directory it is given"),
+    ("-specs", "reads spec files, which can run programs"),
+    ("--specs", "reads spec files, which can run programs"),
+    ("--ld-path", "runs the linker it is given"),
+    ("-fuse-ld=/", "runs the linker it is given"),
+)
+_LINKER_PLUGIN = ("-plugin", "--plugin", "-load", "-add-plugin")
+
+PROGRAM_UNSEEN: dict[str, tuple[tuple[str, str], ...]] = {
+    "openssl": (
+        ("-engine", "loads an engine"),
+        ("-keyengine", "loads an engine"),
+        ("-ssl_client_engine", "loads an engine"),
+        ("-pre", "loads an engine"),
+        ("-post", "loads an engine"),
+        ("-provider", "loads a provider"),
+    ),
+    "ssh-keygen": (("-D", "loads a PKCS#11 library"), ("-w", "loads a FIDO middleware library")),
+    "ssh-add": (("-s", "loads a PKCS#11 library"), ("-S", "loads a FIDO middleware library")),
+    "ninja": (("-f", "runs the rules of the build file it is given"),),
+    "run-parts": (("", "runs every program in the directory it is given"),),
+}
+"""Options (a word starting so: `-engine`, `-Dlib.so`) with which a program loads or runs
+code; `""`: any use of the program, but `--test`, `--list` (run-parts only lists then)."""
+
+_ONLY_LISTS = frozenset({"--test", "--list", "--help", "--version"})
+
+
+def is_compiler(name: str) -> bool:
+    """A compiler driver under its name, a versioned one or a cross one."""
+    bare = name.rstrip("0123456789.").removesuffix("-") or name
+    return name in COMPILERS or bare in COMPILERS or bare.rpartition("-")[2] in COMPILERS
+
+
+def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
+    """The commands such a program runs and why it runs code not seen; None for others."""
+    name = program_name(argv[0]) if argv else ""
+    words = argv[1:]
+    if is_compiler(name):
+        return _compiler(words)
+    table = PROGRAM_UNSEEN.get(name)
+    if table is None:
+        return None
+    if any(option == "" for option, _ in table):
+        reasons = [] if _ONLY_LISTS & set(words) else [f"{name} {table[0][1]}"]
+    else:
+        reasons = [f"{name} {why}" for option, why in table if _given(words, option)]
+    return ProgramUse(unseen=tuple(dict.fromkeys(reasons)))
+
+
+def _compiler(words: tuple[str, ...]) -> ProgramUse:
+    runs: list[str] = []
+    unseen: list[str] = []
+    for i, word in enumerate(words):
+        if word in ("-wrapper", "--wrapper") and i + 1 < len(words):
+            # `-wrapper PROG,ARG,...`: each program the driver starts runs through it.
+            runs.append(" ".join(_quoted(part) for part in words[i + 1].split(",")))
+        for option, why in _COMPILER_UNSEEN:
+            if _given((word,), option):
+                unseen.append(f"the compiler {why}")
+        if _linker_plugin(words, i):
+            unseen.append("the compiler loads a plugin into its linker or front end")
+    return ProgramUse(runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
+
+
+def _linker_plugin(words: tuple[str, ...], i: int) -> bool:
+    """`-Wl,-plugin,x.so`, `-Wl,--plugin=x.so`, `-Xlinker -plugin`, `-Xclang -load`."""
+    word = words[i]
+    if word.startswith("-Wl,"):
+        return any(part.split("=")[0] in _LINKER_PLUGIN for part in word[4:].split(","))
+    if word in ("-Xlinker", "-Xclang") and i + 1 < len(words):
+        return words[i + 1].split("=")[0] in _LINKER_PLUGIN
+    return False
+
+
+def _given(words: tuple[str, ...], option: str) -> bool:
+    """The option in one of `words`: as a word, with `=VALUE` or its value attached; an
+    option ending `=/` only with a path (`-fuse-ld=./ld`, not `-fuse-ld=lld`)."""
+    if option.endswith("=/"):
+        return any(w.startswith(option[:-1]) and "/" in w for w in words)
+    return any(w.startswith(option) for w in words)
+
+
+def _quoted(part: str) -> str:
+    return "'" + part.replace("'", "'\\''") + "'"
