@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, Message, query
+from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, Message, ResultMessage, query
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 from claude_agent_sdk.types import _configure_can_use_tool  # pyright: ignore[reportPrivateUsage]
@@ -93,3 +93,10 @@ class SdkRun:
             if line["type"] in ("control_request", "control_response", "control_cancel_request"):
                 continue
             assert parse_message(line) is not None, line
+
+
+def result_of(messages: list[Any]) -> ResultMessage:
+    """The one result among an SDK run's messages (a run that gave none or two fails)."""
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    assert len(results) == 1, messages
+    return results[0]

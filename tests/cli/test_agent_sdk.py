@@ -17,7 +17,6 @@ from claude_agent_sdk import (
     PermissionResultAllow,
     PermissionResultDeny,
     ResultError,
-    ResultMessage,
     StreamEvent,
     SystemMessage,
     ToolPermissionContext,
@@ -26,21 +25,10 @@ from claude_agent_sdk import (
     tool,
 )
 
-from tests.cli.sdk_harness import SdkRun
+from tests.cli.sdk_harness import SdkRun, result_of
 from tether.core.context import BASE_PROMPT
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.mcp_http_server import McpHttpServer
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
-def result_of(messages: list[Any]) -> ResultMessage:
-    results = [m for m in messages if isinstance(m, ResultMessage)]
-    assert len(results) == 1, messages
-    return results[0]
 
 
 async def test_one_shot_query(sdk: SdkRun, fake_model: FakeModelServer, workspace: Path) -> None:

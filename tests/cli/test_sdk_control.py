@@ -19,11 +19,6 @@ from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 from tether.testing.cli_runner import run_cli_process
 
 
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
 async def test_initialize_reply_status_usage_and_model_switch(
     sdk: SdkRun, fake_model: FakeModelServer
 ) -> None:

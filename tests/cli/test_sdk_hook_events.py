@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from claude_agent_sdk import (
     AgentDefinition,
     HookMatcher,
@@ -19,11 +18,6 @@ from claude_agent_sdk import (
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
 
 
 async def _prompt() -> Any:

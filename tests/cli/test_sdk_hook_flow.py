@@ -12,22 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import HookMatcher, ResultMessage, SystemMessage
+from claude_agent_sdk import HookMatcher, SystemMessage
 
-from tests.cli.sdk_harness import SdkRun
+from tests.cli.sdk_harness import SdkRun, result_of
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 Callback = Any
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
-def _result(messages: list[Any]) -> ResultMessage:
-    [result] = [m for m in messages if isinstance(m, ResultMessage)]
-    return result
 
 
 def _two_calls(fake_model: FakeModelServer) -> None:
@@ -58,7 +48,7 @@ async def test_continue_false_from_a_callback_ends_the_turn_after_the_call(
     assert (workspace / "first").exists()
     assert not (workspace / "second").exists()
     assert len(fake_model.requests) == 1
-    result = _result(messages)
+    result = result_of(messages)
     assert (result.subtype, result.is_error) == ("success", False)
     assert any("enough for today" in line for line in sdk.stderr)
     sdk.assert_lines_parse()
@@ -84,7 +74,7 @@ async def test_continue_false_wins_over_a_stop_hook_asking_to_go_on(
     stop = _answering({"decision": "block", "reason": "keep going", "continue": False})
     messages = await sdk.query("go", hooks={"Stop": [HookMatcher(hooks=[stop])]})
     assert len(fake_model.requests) == 1
-    assert _result(messages).result == "first answer"
+    assert result_of(messages).result == "first answer"
 
 
 async def test_a_blocked_prompt_is_dropped_and_the_turn_succeeds(
@@ -95,7 +85,7 @@ async def test_a_blocked_prompt_is_dropped_and_the_turn_succeeds(
     async with sdk.client(hooks={"UserPromptSubmit": [HookMatcher(hooks=[block])]}) as client:
         await client.query("secret plans")
         blocked = [m async for m in client.receive_response()]
-    result = _result(blocked)
+    result = result_of(blocked)
     assert (result.subtype, result.is_error, result.num_turns) == ("success", False, 0)
     assert result.result == (
         "UserPromptSubmit operation blocked by hook:\nprompt not allowed\n\n"

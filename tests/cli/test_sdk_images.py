@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import ResultMessage, UserMessage, create_sdk_mcp_server, query, tool
+from claude_agent_sdk import UserMessage, create_sdk_mcp_server, query, tool
 
-from tests.cli.sdk_harness import SdkRun
+from tests.cli.sdk_harness import SdkRun, result_of
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 
@@ -42,21 +42,11 @@ PNG_B64 = base64.b64encode(PNG).decode()
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
 
 
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
 async def _with_image(words: str) -> Any:
     yield {
         "type": "user",
         "message": {"role": "user", "content": [IMAGE, {"type": "text", "text": words}]},
     }
-
-
-def _result(messages: list[Any]) -> ResultMessage:
-    [result] = [m for m in messages if isinstance(m, ResultMessage)]
-    return result
 
 
 async def test_a_users_image_reaches_the_model_and_stays_in_the_session(
@@ -72,7 +62,7 @@ async def test_a_users_image_reaches_the_model_and_stays_in_the_session(
     [kept] = (tmp_path / "home" / "projects").glob("*/*.jsonl")  # TETHER_HOME
     users = [json.loads(line) for line in kept.read_text().splitlines()]
     assert IMAGE in [b for e in users if e["type"] == "user" for b in e["message"]["content"]]
-    await sdk.query("and now?", resume=_result(first).session_id)
+    await sdk.query("and now?", resume=result_of(first).session_id)
     assert fake_model.requests[1].messages()[0]["content"][0]["source"] == IMAGE["source"]
 
 
@@ -159,4 +149,4 @@ async def test_read_shows_pictures_sized_as_images(
     assert huge["is_error"] is True
     assert "too large to show" in huge["content"]
     assert len(fake_model.requests) == 2  # no compaction, no cutting: it fit
-    assert _result(messages).result == "Pictures."
+    assert result_of(messages).result == "Pictures."

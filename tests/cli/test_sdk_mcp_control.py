@@ -5,17 +5,10 @@ is still connecting, and no reconnecting of a disabled one."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.cli.sdk_harness import SdkRun
-from tether.testing import FakeModelServer
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
 
 
 async def test_status_toggle_and_reconnect(sdk: SdkRun) -> None:

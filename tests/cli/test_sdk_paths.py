@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from claude_agent_sdk import (
     AssistantMessage,
     HookMatcher,
@@ -21,11 +20,6 @@ from claude_agent_sdk import (
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
 
 
 async def _prompt() -> Any:

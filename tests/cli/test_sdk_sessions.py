@@ -12,25 +12,14 @@ from typing import Any
 import pytest
 from claude_agent_sdk import (
     InMemorySessionStore,
-    ResultMessage,
     get_session_messages,
     list_sessions,
     query,
 )
 from claude_agent_sdk._internal.session_store import project_key_for_directory
 
-from tests.cli.sdk_harness import SdkRun
+from tests.cli.sdk_harness import SdkRun, result_of
 from tether.testing import FakeModelServer, reply, text
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
-def _result(messages: list[Any]) -> ResultMessage:
-    [result] = [m for m in messages if isinstance(m, ResultMessage)]
-    return result
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -50,7 +39,7 @@ async def test_the_store_mirrors_the_file_and_resumes_where_it_is_absent(
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     fake_model.script(reply(text("ok PINEAPPLE")), reply(text("PINEAPPLE")))
     store = InMemorySessionStore()
-    first = _result(await sdk.query("remember PINEAPPLE", session_store=store))
+    first = result_of(await sdk.query("remember PINEAPPLE", session_store=store))
     key = project_key_for_directory(str(workspace))
     assert [s["session_id"] for s in await store.list_sessions(key)] == [first.session_id]
     [kept] = (tmp_path / "home" / "projects").glob(f"*/{first.session_id}.jsonl")  # TETHER_HOME
@@ -63,7 +52,7 @@ async def test_the_store_mirrors_the_file_and_resumes_where_it_is_absent(
     monkeypatch.setenv("TETHER_HOME", str(elsewhere))
     # (The SDK's own transport: it points the CLI at the session it materialized.)
     options = sdk.options(session_store=store, resume=first.session_id)
-    second = _result([m async for m in query(prompt="what word?", options=options)])
+    second = result_of([m async for m in query(prompt="what word?", options=options)])
     assert (second.session_id, second.result) == (first.session_id, "PINEAPPLE")
     assert [m["role"] for m in fake_model.requests[1].messages()] == ["user", "assistant", "user"]
     assert "remember PINEAPPLE" in json.dumps(fake_model.requests[1].messages()[0])
@@ -81,8 +70,8 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
     config = tmp_path / "claude-config"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))  # the program's and tether's
     fake_model.script(reply(text("hello there")), reply(text("again")))
-    first = _result(await sdk.query("greet me"))
-    _result(await sdk.query("once more", resume=first.session_id))
+    first = result_of(await sdk.query("greet me"))
+    result_of(await sdk.query("once more", resume=first.session_id))
     [listed] = list_sessions(directory=str(workspace))
     assert listed.session_id == first.session_id
     assert listed.first_prompt == "greet me"

@@ -28,11 +28,6 @@ MARKERS = {
 }
 
 
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
 def _skill(root: Path, name: str) -> None:
     (root / name).mkdir(parents=True)
     (root / name / "SKILL.md").write_text(

@@ -8,16 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from claude_agent_sdk import HookMatcher, UserMessage
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
 
 
 async def _run(sdk: SdkRun, fake_model: FakeModelServer, *turns: Any) -> dict[str, Any]:

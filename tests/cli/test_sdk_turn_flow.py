@@ -28,11 +28,6 @@ from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 
 
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
 def _results(messages: list[Any]) -> list[ResultMessage]:
     return [m for m in messages if isinstance(m, ResultMessage)]
 

@@ -11,20 +11,10 @@ from typing import Any
 import pytest
 from claude_agent_sdk import ResultError, ResultMessage, SystemMessage, UserMessage
 
-from tests.cli.sdk_harness import SdkRun
+from tests.cli.sdk_harness import SdkRun, result_of
 from tether.models.catalogue import MODELS, cost_usd
 from tether.protocol import Usage
 from tether.testing import FakeModelServer, reply, text, tool_use
-
-
-@pytest.fixture
-def sdk(model_env: FakeModelServer, workspace: Path, home: Path) -> SdkRun:
-    return SdkRun(workspace, home)
-
-
-def _result(messages: list[Any]) -> ResultMessage:
-    [result] = [m for m in messages if isinstance(m, ResultMessage)]
-    return result
 
 
 async def test_the_turn_limit_runs_the_last_calls_then_stops(
@@ -44,7 +34,7 @@ async def test_the_turn_limit_runs_the_last_calls_then_stops(
     [ran] = [m for m in messages if isinstance(m, UserMessage)]
     assert ran.tool_use_result is not None
     assert ran.tool_use_result["stdout"] == ""
-    result = _result(messages)
+    result = result_of(messages)
     # Claude Code counts the unread round of results as a turn.
     assert (result.subtype, result.is_error, result.num_turns) == ("error_max_turns", True, 2)
     assert result.errors == ["Reached maximum number of turns (1)"]
@@ -61,7 +51,7 @@ async def test_cost_is_the_sessions_running_total(sdk: SdkRun, fake_model: FakeM
     async with sdk.client(permission_mode="bypassPermissions") as client:
         for prompt in ("a", "b", "c"):
             await client.query(prompt)
-            results.append(_result([m async for m in client.receive_response()]))
+            results.append(result_of([m async for m in client.receive_response()]))
     model = fake_model.requests[0].body["model"]
     per_request = [cost_usd(MODELS[model], Usage(**r.usage or {})) for r in fake_model.requests]
     spent = [per_request[0], sum(per_request[:3]), sum(per_request)]
@@ -84,7 +74,7 @@ async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(
     async with sdk.client(max_budget_usd=0.000001) as client:
         for prompt in ("a", "b"):
             await client.query(prompt)
-            results.append(_result([m async for m in client.receive_response()]))
+            results.append(result_of([m async for m in client.receive_response()]))
     first, second = results
     assert (first.subtype, second.subtype) == ("error_max_budget_usd", "error_max_budget_usd")
     assert first.errors == second.errors == ["Reached maximum budget ($1e-06)"]
@@ -107,7 +97,7 @@ async def test_a_model_switch_brings_the_models_own_limits(
         [m async for m in client.receive_response()]
         await client.set_model("claude-haiku-4-5")
         await client.query("again")
-        after = _result([m async for m in client.receive_response()])
+        after = result_of([m async for m in client.receive_response()])
         usage = await client.get_context_usage()
     assert [r.body["max_tokens"] for r in fake_model.requests] == [
         big.max_output_tokens,
@@ -127,9 +117,9 @@ async def test_continue_with_nothing_to_continue_starts_a_session(
 ) -> None:
     fake_model.script(reply(text("fresh")), reply(text("continued")))
     first = await sdk.query("hello", continue_conversation=True)
-    assert _result(first).result == "fresh"
+    assert result_of(first).result == "fresh"
     second = await sdk.query("again", continue_conversation=True)
-    assert _result(second).result == "continued"
-    assert _result(second).session_id == _result(first).session_id
+    assert result_of(second).result == "continued"
+    assert result_of(second).session_id == result_of(first).session_id
     init = [m for m in second if isinstance(m, SystemMessage) and m.subtype == "init"]
-    assert init[0].data["session_id"] == _result(first).session_id
+    assert init[0].data["session_id"] == result_of(first).session_id

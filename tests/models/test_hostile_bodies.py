@@ -23,6 +23,7 @@ from tether.models.anthropic import AnthropicModel
 from tether.models.idle import IdleLimits
 from tether.models.openai_compat import OpenAICompatModel
 
+from .raw_http import loopback, read_request
 from .streams import ask, run
 
 WIRES = ["anthropic", "openai"]
@@ -36,12 +37,7 @@ async def answering(status: int, headers: dict[str, str], body: bytes | Body) ->
     """A server that answers every request with `status`, `headers` and `body` (bytes, or a
     coroutine function that writes the body itself and may take its time)."""
 
-    handlers: set[asyncio.Task[None]] = set()
-
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        handlers.add(task)
         try:
             await answer_on(reader, writer)
         except ConnectionError:
@@ -52,13 +48,7 @@ async def answering(status: int, headers: dict[str, str], body: bytes | Body) ->
                 await writer.wait_closed()
 
     async def answer_on(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        await reader.readexactly(length)
+        await read_request(reader)
         lines = [f"HTTP/1.1 {status} X", *(f"{k}: {v}" for k, v in headers.items())]
         if isinstance(body, bytes):
             lines.append(f"content-length: {len(body)}")
@@ -70,16 +60,8 @@ async def answering(status: int, headers: dict[str, str], body: bytes | Body) ->
             await body(writer)  # type: ignore[misc]
         await writer.drain()
 
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.close()
-        for handler in handlers:
-            handler.cancel()
-        await asyncio.gather(*handlers, return_exceptions=True)
-        await server.wait_closed()
+    async with loopback(answer) as url:
+        yield url
 
 
 def model_for(

@@ -13,6 +13,7 @@ from tether.models.base import ResponseDone
 from tether.models.openai_compat import OpenAICompatModel
 from tether.protocol import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 
+from .raw_http import loopback, read_request
 from .streams import TOOLS, ask, finish
 
 
@@ -21,13 +22,7 @@ async def sse_server(chunks: list[dict[str, Any]], *, done: bool = True) -> Asyn
     """Answer every request with `chunks` as SSE `data:` events, then `[DONE]`."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        await reader.readexactly(length)
+        await read_request(reader)
         events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
         if done:
             events.append("data: [DONE]\n\n")
@@ -41,13 +36,8 @@ async def sse_server(chunks: list[dict[str, Any]], *, done: bool = True) -> Asyn
         writer.close()
         await writer.wait_closed()
 
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.close()
-        await server.wait_closed()
+    async with loopback(answer) as url:
+        yield url + "/v1"
 
 
 def chunk(

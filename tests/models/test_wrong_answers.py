@@ -15,6 +15,7 @@ from tether.models.anthropic import AnthropicModel
 from tether.models.openai_compat import OpenAICompatModel
 from tether.testing import FakeModelServer
 
+from .raw_http import loopback, read_request
 from .streams import ask, run
 
 GATEWAY_PAGE = (
@@ -29,13 +30,7 @@ async def answering(status: int, content_type: str, body: str) -> AsyncIterator[
     """A server that answers every request with `status`, `content_type` and `body`."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        await reader.readexactly(length)
+        await read_request(reader)
         payload = body.encode()
         writer.write(
             f"HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\n".encode()
@@ -46,13 +41,8 @@ async def answering(status: int, content_type: str, body: str) -> AsyncIterator[
         writer.close()
         await writer.wait_closed()
 
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.close()
-        await server.wait_closed()
+    async with loopback(answer) as url:
+        yield url
 
 
 def model_for(wire: str, url: str) -> AnthropicModel | OpenAICompatModel:
