@@ -60,9 +60,7 @@ def console_main() -> None:
     args = sys.argv[1:]
     answered_at_once = args in (["--version"], ["-v"])
     if not answered_at_once and not (args and args[0] in SUBCOMMANDS):
-        import signal  # asyncio loads it anyway; --version does not pay for it
-
-        signal.signal(signal.SIGINT, _exit_interrupted)
+        _take_sigint()
     try:
         code = main()
         # Flushed here, inside the `try`: a pipe closed after the last write fails now.
@@ -78,6 +76,14 @@ def console_main() -> None:
 
         signal.signal(signal.SIGINT, _exit_interrupted)
     sys.exit(code)
+
+
+def _take_sigint() -> None:
+    """SIGINT -> `_exit_interrupted`, through the C module under `signal`: `import signal`
+    first builds its enums, a millisecond in which a Ctrl+C would still raise in the middle of
+    an import (seen under load). What lands before this line is the interpreter's own start."""
+    c_signal = sys.modules["_signal"]  # loaded by the interpreter's own start
+    c_signal.signal(c_signal.SIGINT, _exit_interrupted)
 
 
 def _exit_interrupted(signum: int, frame: object) -> None:

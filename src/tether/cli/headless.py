@@ -117,6 +117,10 @@ async def run_headless(
         _write(out, lines.result(finished, _facts(built, opts)))
     out.flush()
     if stopped_by:
+        if finished.result != _stopped_by(stopped_by[0]):
+            # It came after the turn had ended (while the session closed): the answer stands,
+            # and the signal is still told, as at any other moment.
+            print("tether: interrupted", file=err)
         return 128 + stopped_by[0]
     return 1 if finished.is_error else 0
 
@@ -186,7 +190,7 @@ def _stop_on_signals(session: Session) -> list[int]:
 
     def stop(signum: int) -> None:
         if not seen:  # the one turn headless runs may not have started yet
-            session.interrupt_next_turn(f"stopped by {signal.Signals(signum).name}")
+            session.interrupt_next_turn(_stopped_by(signum))
         seen.append(signum)
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
@@ -194,6 +198,11 @@ def _stop_on_signals(session: Session) -> list[int]:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop, signum)
     return seen
+
+
+def _stopped_by(signum: int) -> str:
+    """The turn's error when a signal stopped it."""
+    return f"stopped by {signal.Signals(signum).name}"
 
 
 def _restore_signals() -> None:
