@@ -16,6 +16,7 @@ from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import (
     MAX_NESTING,
+    MAX_WORDS,
     all_invocations,
     command_lines,
     deny_or_ask,
@@ -25,6 +26,7 @@ from tether.permissions.bash_rules import (
     rule_matches,
     startup_verdict,
     texts_of,
+    too_many_words,
     whole_command,
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
@@ -175,17 +177,22 @@ class _Judge:
         self.places.track(inv)
         return worst(parts)
 
+    def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
+        """A rule matching any tail of the words from `start` (an option the parser could not
+        place may be where a command begins). Each tail is a rule text: past MAX_WORDS of them,
+        too large to judge (the work grew with the square of the words)."""
+        if len(inv.argv) - start > MAX_WORDS:
+            return too_many_words(self.ctx.rules, readable(shown(inv.argv[0])), len(inv.argv))
+        tails = [" ".join(shown(w) for w in inv.argv[k:]) for k in range(start, len(inv.argv))]
+        return deny_or_ask(self.ctx.rules, tails)
+
     def own(self, inv: Invocation) -> Verdict:
         if not inv.argv:
             return allow("no program runs")
         texts = texts_of(inv.argv, for_allow=False)
         found = deny_or_ask(self.ctx.rules, texts)
         if found is None and inv.unparsed_from is not None:
-            tails = [
-                " ".join(shown(w) for w in inv.argv[k:])
-                for k in range(inv.unparsed_from, len(inv.argv))
-            ]
-            found = deny_or_ask(self.ctx.rules, tails)
+            found = self._unparsed(inv, inv.unparsed_from)
         if found is None and inv.role != "command":
             found = self._before_command(inv)
         if found is None and is_unknown(inv):
@@ -233,6 +240,8 @@ class _Judge:
         start = len(inv.argv) - len(command)
         if start <= 1 or inv.argv[start:] != command:
             return None
+        if start > MAX_WORDS:
+            return too_many_words(self.ctx.rules, readable(shown(inv.argv[0])), len(inv.argv))
         for k in range(1, start):
             tail = texts_of(inv.argv[k:], for_allow=False)
             found = deny_or_ask(self.ctx.rules, tail, unknowns=False)

@@ -193,9 +193,7 @@ def later_commands(
         return None
     name = readable(shown(inv.argv[0]))
     if len(inv.argv) > MAX_WORDS:
-        kind = "deny" if rules.of("deny", "Bash") else "ask"
-        what = f"{name} with {len(inv.argv)} words is too large to judge: it"
-        return may_run(kind, rules.of(kind, "Bash")[0], what)
+        return too_many_words(rules, name, len(inv.argv))
     tails = [texts_of(words, for_allow=False) for words in _tails(inv.argv)]
     found = next((f for t in tails if (f := _first_match(rules, t, unknowns=False))), None)
     # A word partly unknown (`sent$X`, a glob) may be spelling a program; one wholly unknown
@@ -223,6 +221,17 @@ def later_commands(
             if inside is not None:
                 return inside
     return None
+
+
+def too_many_words(rules: RuleSet, name: str, count: int) -> Verdict | None:
+    """More words than MAX_WORDS whose tails deny and ask rules must be tried against (each
+    tail a rule text: the work grows with the square of the words): too large to judge, which
+    asks, or denies when a deny rule could be concerned. None when no rule is concerned."""
+    if not rules.of("deny", "Bash") and not rules.of("ask", "Bash"):
+        return None
+    kind = "deny" if rules.of("deny", "Bash") else "ask"
+    what = f"{name} with {count} words is too large to judge: it"
+    return may_run(kind, rules.of(kind, "Bash")[0], what)
 
 
 def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
