@@ -330,9 +330,15 @@ class Sandbox:
         for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
             protect(path, entry, follow=True)
         ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
+        # The home's covers read-only once everything inside them is mounted: the directories
+        # bwrap made there for the binds cannot be renamed away (taking the workspace or the
+        # scratch directory with them), and a write to the home fails instead of vanishing.
+        tmpfs = [str(c) for c in home.covers if str(c) in mounts and mounts[str(c)][1] == _COVER]
+        sealed = [["--remount-ro", c] for c in tmpfs if mounts[c][2][0] == "--tmpfs"]
         return [
             ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
             *(m[2] for m in ordered),
+            *sealed,
         ]
 
 
