@@ -23,6 +23,8 @@ from tether.sandbox.bwrap import Sandbox
 
 TIMEOUT_S = 30.0
 SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
+TOKEN_VARIABLE = "CHECK_UPSTREAM"
+"""Withheld for its value alone: a token's prefix (`environment.TOKEN_PREFIXES`)."""
 
 _PROBE = r"""
 import ctypes, json, os, socket, subprocess, sys
@@ -76,7 +78,7 @@ try:
     out["vsock"] = "made"
 except OSError as e:
     out["vsock"] = e.errno
-out["env"] = spec["secret_name"] in os.environ
+out["env"] = [n for n in (spec["secret_name"], spec["token_name"]) if n in os.environ]
 def content(path):
     try:
         with open(path, "rb") as f:
@@ -163,6 +165,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "sockets": [str(s) for s in sockets],
         "port": port,
         "secret_name": SECRET_VARIABLE,
+        "token_name": TOKEN_VARIABLE,
         "hidden": [str(p) for p in secrets],
         "home_sentinels": [str(p) for p in sentinels],
         "toolchain": str(toolchain),
@@ -170,6 +173,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "tmp_inside": str(tmp_inside),
     }
     os.environ[SECRET_VARIABLE] = "not-a-real-key"
+    os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
     try:
         command = sandbox.wrap([sys.executable, "-I", "-c", _PROBE, json.dumps(spec)], ws)
         try:
@@ -188,7 +192,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
         root_written = root_probe.exists()
     finally:
-        del os.environ[SECRET_VARIABLE]
+        del os.environ[SECRET_VARIABLE], os.environ[TOKEN_VARIABLE]
         for leftover in (tmp_outside, tmp_inside, root_probe):
             with contextlib.suppress(OSError):
                 leftover.unlink()
@@ -273,7 +277,11 @@ def _judge(
             Result(seen["vsock"] != "made", "vsock", f"socket(AF_VSOCK) refused ({how})")
         )
     results += [
-        Result(not seen["env"], "environment", f"{SECRET_VARIABLE} withheld"),
+        Result(
+            not seen["env"],
+            "environment",
+            f"{SECRET_VARIABLE} (by name) and {TOKEN_VARIABLE}=ghp_... (by value) withheld",
+        ),
         _home_hidden(seen),
         Result(
             not leaked,
