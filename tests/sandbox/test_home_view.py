@@ -10,10 +10,19 @@ import os
 from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
+from tether.sandbox import describe_limits
 from tether.sandbox.home_view import HOME_TOOLCHAINS
 from tether.tools.registry import ToolOutcome
 
-from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_context, snapshot
+from .conftest import (
+    Layout,
+    SandboxWrapper,
+    bash_runner,
+    end_session,
+    needs_bwrap,
+    sandboxed_context,
+    snapshot,
+)
 from .test_home import git_init
 
 pytestmark = needs_bwrap
@@ -208,3 +217,27 @@ def test_no_toolchain_place_is_a_credential_place() -> None:
         if any(t.is_relative_to(s) or s.is_relative_to(t) for s in secrets)
     ]
     assert overlaps == []
+
+
+async def test_the_model_hears_the_home_is_hidden(boundary: Layout) -> None:
+    """In the system prompt, and in the note a failing command gets when it reached for the
+    home (not when a file of the workspace is missing)."""
+    plant(boundary.home, ["notes.txt"])
+    boundary.hand_over()
+    ctx = sandboxed_context(boundary)
+    assert isinstance(ctx.command_wrapper, SandboxWrapper)
+    stated = describe_limits(ctx.command_wrapper.sandbox)
+    assert (
+        f"The home directory ({boundary.home}) is hidden" in stated,
+        "ask the user to add its path to `sandbox.readable`" in stated,
+    ) == (True, True)
+    run = bash_runner(ctx)
+    outcome = await run(command=f"cat {boundary.home}/notes.txt")
+    assert outcome.content.endswith(
+        "No such file or directory\n\n[The sandbox hides the home directory: only the "
+        "workspace, toolchains and the paths in `sandbox.readable` are there (read-only). "
+        "Ask the user to add what this command needs from the home to `sandbox.readable` in "
+        "the settings.]"
+    )
+    missing = await run(command=f"cat {boundary.workspace}/missing.txt")
+    assert missing.content.endswith("missing.txt: No such file or directory\n")

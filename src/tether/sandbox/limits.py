@@ -40,7 +40,8 @@ def _names_home(sandbox: Sandbox, output: str) -> bool:
     if home is None:
         return False
     named = re.finditer(rf"(?:~|{re.escape(str(home))})(/[^\s'\":]*)", output)
-    in_view = (*sandbox.writable_mounts(), *sandbox.shown_in_home())
+    places = (*sandbox.writable_mounts(), *sandbox.shown_in_home())
+    in_view = [p for p in places if p.is_relative_to(home) and p != home]
     if home in sandbox.writable_mounts():
         return any(m.group(1).startswith("/.") for m in named)
     return any(not any((home / m.group(1)[1:]).is_relative_to(v) for v in in_view) for m in named)
