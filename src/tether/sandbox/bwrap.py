@@ -100,7 +100,7 @@ class Sandbox:
 
     def shown_in_home(self) -> list[Path]:
         """The places of the home shown read-only, present now, shallowest first."""
-        secrets = [self.home / p for p in SECRETS_IN_HOME] if self.home is not None else []
+        secrets = _secret_prefixes(self.home) if self.home is not None else ()
         return exposures(self.home, self.readable, self.toolchain_dirs, secrets)
 
     @property
@@ -346,6 +346,12 @@ _COVER, _SHOWN, _WRITABLE, _PROTECTED = range(4)
 """Mount order at equal depth: a cover first, then a path shown read-only in it, then a
 writable bind (a path the user made writable is one they mean to use), then a protected
 read-only bind (which no setting lifts)."""
+
+
+@functools.cache
+def _secret_prefixes(home: Path) -> tuple[str, ...]:
+    """The credential places of `home`, each as a prefix (`/home/u/.ssh/`)."""
+    return tuple(f"{home / p}/" for p in SECRETS_IN_HOME)
 
 
 def _binds_by_fd(program: Path) -> bool:

@@ -129,7 +129,7 @@ def in_view(path: Path, covers: Sequence[Path], binds: Sequence[Path]) -> bool:
 
 
 def _deepest_holding(path: Path, roots: Sequence[Path]) -> Path | None:
-    holding = [r for r in roots if path.is_relative_to(r)]
+    holding = [r for r in roots if within(path, r)]
     return max(holding, key=lambda r: len(r.parts), default=None)
 
 
@@ -137,22 +137,28 @@ def exposures(
     home: Path | None,
     readable: Sequence[Path],
     toolchain_dirs: Sequence[Path],
-    secrets: Sequence[Path],
+    secrets: Sequence[str],
 ) -> list[Path]:
     """The places to show read-only in the home, shallowest first: the toolchain table, the
     environment's toolchain directories, `sandbox.readable`. Only those in the home (the rest
     is in view already) and present. A toolchain place that is, or lies in, a credential
-    place is not shown (`sandbox.readable` is the user's own choice, and is)."""
+    place is not shown (`sandbox.readable` is the user's own choice, and is). `secrets`: the
+    credential places, each as a prefix (`/home/u/.ssh/`)."""
     if home is None:
         return []
-    automatic = [home / p for p in HOME_TOOLCHAINS] + list(toolchain_dirs)
-    found = [
-        p
-        for p in automatic
-        if p != home and not any(p.is_relative_to(s) for s in secrets) and os.path.lexists(p)
-    ]
-    found += [p for p in readable if p.is_relative_to(home) and os.path.lexists(p)]
+    # Most of the table is missing: one lstat each first, then the few that exist are
+    # compared as strings (pathlib's comparisons cost more than the walk, every command).
+    automatic = [p for p in (*(home / t for t in HOME_TOOLCHAINS), *toolchain_dirs) if p != home]
+    found = [p for p in automatic if os.path.lexists(p)]
+    found = [p for p in found if not any(f"{p}/".startswith(s) for s in secrets)]
+    found += [p for p in readable if within(p, home) and os.path.lexists(p)]
     return sorted(dict.fromkeys(found), key=lambda p: len(p.parts))
+
+
+def within(path: Path, root: Path) -> bool:
+    """`path` is `root` or lies in it (as `Path.is_relative_to`, for absolute paths, faster)."""
+    text, prefix = str(path), str(root)
+    return text == prefix or text.startswith(prefix.rstrip("/") + "/")
 
 
 def home_toolchain_dirs(environ: Mapping[str, str], home: Path, workspace: Path) -> list[Path]:
