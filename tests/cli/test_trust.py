@@ -87,6 +87,17 @@ def test_an_untrusted_settings_file_keeps_only_what_restricts() -> None:
     ]
 
 
+def test_an_untrusted_workspace_cannot_show_the_home() -> None:
+    """`sandbox.readable` uncovers the hidden home: like a permission, it needs trust."""
+    path = Path("/ws/.claude/settings.json")
+    data = {"sandbox": {"readable": ["~/.ssh", "~/.aws"], "enabled": True}}
+    kept, declared = restrict_layer(path, data)
+    assert (kept, [(d.kind, d.detail) for d in declared]) == (
+        {"sandbox": {"enabled": True}},
+        [("sandbox setting", 'readable: ["~/.ssh", "~/.aws"]')],
+    )
+
+
 def test_restrictive_modes_and_switches_are_kept() -> None:
     path = Path("/ws/.tether/settings.json")
     for mode in ("default", "plan", "dontAsk"):

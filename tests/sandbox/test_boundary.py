@@ -93,12 +93,15 @@ async def test_remount_does_not_write_the_host(boundary: Layout) -> None:
     "undo", ["umount {p}", "umount -l {p}", "umount -f {p}", "mount --move {p} /mnt"]
 )
 async def test_hidden_paths_cannot_be_unmounted(boundary: Layout, undo: str) -> None:
+    """The home's cover, and a credential place's inside a home that the workspace holds."""
     boundary = home_in_workspace(boundary)
     ssh = boundary.home / ".ssh"
     ssh.mkdir()
     (ssh / "id_rsa").write_text("PRIVATE KEY\n")
+    boundary.hand_over()
     run = bash_runner(sandboxed_context(boundary))
-    outcome = await run(command=f"{undo.format(p=ssh)} 2>/dev/null; ls -A {ssh}; echo done")
+    undone = "; ".join(undo.format(p=p) for p in (boundary.home, ssh))
+    outcome = await run(command=f"({undone}; cat {ssh}/id_rsa) 2>/dev/null; echo done")
     assert outcome == ToolOutcome("done\n", False)
 
 

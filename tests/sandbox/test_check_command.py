@@ -74,6 +74,8 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR)\n"
         f"  writable: {base}/ws/build (does not exist yet)\n"
         "  read-only: everything else\n"
+        f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
+        "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{state}\n"
         "  network: cut (loopback included)\n"
@@ -86,7 +88,7 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         f"  ok      capabilities: CapEff {zero}, CapPrm {zero}, CapBnd {zero}\n"
         f"  ok      uid inside: {uid} (not root)\n"
         "  ok      remount of /: refused; / stays read-only\n"
-        "  ok      umount of a hidden path: refused\n"
+        "  ok      umount of the hidden home: refused\n"
         "  ok      new user namespace: cannot be created\n"
         "  ok      protected workspace files: read-only, existing (.git/config, "
         ".claude/settings.json) and missing (.mcp.json, .git/hooks/pre-commit, .tether/; a "
@@ -94,7 +96,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
-        "  ok      environment: TETHER_CHECK_API_KEY withheld\n"
+        "  ok      environment: TETHER_CHECK_API_KEY (by name) and CHECK_UPSTREAM=ghp_... (by "
+        "value) withheld\n"
+        "  ok      home hidden: 3 sentinel files at unlisted places of a temporary home "
+        "unreadable, ~/.local/bin readable\n"
         "  ok      hidden files: read as empty\n"
         "  ok      /tmp: the same inside and outside\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
@@ -134,11 +139,12 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  capabilities",
         "FAILED  uid inside",
         "FAILED  remount of /",
-        "FAILED  umount of a hidden path",
+        "FAILED  umount of the hidden home",
         "FAILED  new user namespace",
         "FAILED  unix sockets",
         "FAILED  vsock",
-        "FAILED  hidden files",  # the probe's umount exposed them
+        "FAILED  home hidden",  # the probe's umount of the home's cover exposed it
+        "FAILED  hidden files",
         "FAILED  symlinked directories",  # and its remount made them writable
     ]
 

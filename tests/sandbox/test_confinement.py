@@ -69,25 +69,29 @@ async def test_extra_writable_path(layout: Layout) -> None:
 
 
 async def test_secrets_in_home_are_hidden(layout: Layout) -> None:
+    """The home (here inside the workspace) is hidden whole, listed credential places or not."""
     home = layout.home
     (home / ".ssh").mkdir()
     (home / ".ssh" / "id_ed25519").write_text("SECRET KEY\n")
     (home / ".config" / "gh").mkdir(parents=True)
     (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: SECRET\n")
     (home / ".netrc").write_text("machine example.com password SECRET\n")
-    (home / "notes.txt").write_text("not a secret\n")
+    (home / "notes.txt").write_text("token: SECRET\n")
     run = bash_runner(sandboxed_context(layout))
     outcome = await run(
-        command="cd home && cat notes.txt && ls -A .ssh .config && cat .netrc "
-        "&& cat .config/gh/hosts.yml"
+        command="cd home && ls -A && cat notes.txt .netrc .config/gh/hosts.yml .ssh/id_ed25519"
     )
     assert outcome == ToolOutcome(
-        "Error: Exit code 1\nnot a secret\n.config:\n\n.ssh:\n"
-        "cat: .config/gh/hosts.yml: No such file or directory\n",
+        "Error: Exit code 1\n"
+        "cat: notes.txt: No such file or directory\n"
+        "cat: .netrc: No such file or directory\n"
+        "cat: .config/gh/hosts.yml: No such file or directory\n"
+        "cat: .ssh/id_ed25519: No such file or directory\n",
         True,
     )
-    # What a command writes over a hidden location is thrown away with the sandbox.
-    await run(command="echo x > home/.ssh/authorized_keys; echo y > home/.netrc")
+    # A write there fails: the home's cover is read-only.
+    wrote = await run(command=f"echo x > {home}/.netrc || echo refused")
+    assert wrote.content.endswith("/.netrc: Read-only file system\nrefused\n")
     assert sorted(p.name for p in (home / ".ssh").iterdir()) == ["id_ed25519"]
     assert (home / ".netrc").read_text() == "machine example.com password SECRET\n"
 

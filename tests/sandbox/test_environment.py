@@ -49,6 +49,25 @@ WITHHELD = {
     "API_ENDPOINT": "https://api.example/v1?api_key=abc",
     "STORAGE": "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc==;",
     "SQLSERVER": "Server=db;Database=app;User Id=u;Password=hunter2;",
+    # By a token's prefix, whatever the name.
+    "UPSTREAM": "ghp_" + "a1B2" * 9,
+    "GHO": "gho_" + "a1B2" * 9,
+    "FINE_GRAINED": "github_pat_11ABCDEFG0abcdefghij_klmnopqrstuvwxyz",
+    "CHAT": "xoxb-1234567890-0987654321-abcdefABCDEF",
+    "CHAT_APP": "xapp-1-A0123-456-abcdef",
+    "LLM": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+    "LLM2": "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+    "CLOUD_ID": "AKIAIOSFODNN7EXAMPLE",
+    "CLOUD_TEMP": "ASIAIOSFODNN7EXAMPLE",
+    "FORGE": "glpat-abcdefghij0123456789",
+    "REGISTRY": "npm_" + "abcdef0123" * 4,
+    "HUB": "hf_" + "abcdefghij" * 4,
+    "PAYMENTS": "sk_live_" + "abcdef0123" * 3,
+    "PAYMENTS_RESTRICTED": "rk_live_" + "abcdef0123" * 3,
+    "MAPS": "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+    "BEARER": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl",
+    "HEADER": "Bearer ghp_" + "a1B2" * 9,
+    "QUOTED": '"sk-ant-api03-abcdefghijklmnopqrstuvwxyz"',
 }
 
 KEPT = {
@@ -77,6 +96,14 @@ KEPT = {
     "NODE_ENV": "test",
     "JAVA_HOME": "/usr/lib/jvm/default",
     "PYTHONDONTWRITEBYTECODE": "1",
+    # Words that start like a token but are none.
+    "TZ_NAME": "Asia/Tokyo",
+    "LOCALE": "sk-SK",
+    "SKETCH": "sketchbook",
+    "NPM_LIFECYCLE": "npm_config_cache",
+    "DOWNLOADER": "hf_transfer",
+    "SHORT": "AKIA",
+    "EXIT": "xoxo",
 }
 
 
@@ -105,3 +132,20 @@ async def test_the_command_gets_the_kept_and_not_the_withheld(
     outcome = await run(command=f'for n in {names}; do echo "$n=${{!n-unset}}"; done')
     shown = [f"{n}=unset" for n in chosen] + [f"{n}={KEPT[n]}" for n in kept]
     assert outcome == ToolOutcome("\n".join(shown) + "\n", False)
+
+
+@needs_bwrap
+async def test_token_values_are_withheld_unless_listed(
+    boundary: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value that starts like a token goes whatever its name; `sandbox.env` keeps one."""
+    for name in ("UPSTREAM", "CHAT", "LLM", "CLOUD_ID", "BEARER"):
+        monkeypatch.setenv(name, WITHHELD[name])
+    run = bash_runner(sandboxed_context(boundary, env=("LLM",)))
+    outcome = await run(
+        command='for n in UPSTREAM CHAT LLM CLOUD_ID BEARER; do echo "$n=${!n-unset}"; done'
+    )
+    assert outcome == ToolOutcome(
+        f"UPSTREAM=unset\nCHAT=unset\nLLM={WITHHELD['LLM']}\nCLOUD_ID=unset\nBEARER=unset\n",
+        False,
+    )

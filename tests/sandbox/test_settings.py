@@ -68,6 +68,19 @@ def test_disabled() -> None:
          "project: sandbox.writable must be a list of paths (strings), not ['/opt', 3]"),
         ({"writable": [""]},
          "project: sandbox.writable must be a list of paths (strings), not ['']"),
+        ({"readable": "~/.gitconfig"},
+         "project: sandbox.readable must be a list of paths (strings), not '~/.gitconfig'"),
+        ({"readable": [None]},
+         "project: sandbox.readable must be a list of paths (strings), not [None]"),
+        ({"readable": ["notes"]},
+         "project: sandbox.readable entries must be absolute paths or start with ~/, not "
+         "'notes'"),
+        ({"readable": ["/opt/x", "../up"]},
+         "project: sandbox.readable entries must be absolute paths or start with ~/, not "
+         "'../up'"),
+        ({"readable": ["/a\0b"]},
+         "project: sandbox.readable entries must be absolute paths or start with ~/, not "
+         "'/a\\x00b'"),
     ],
 )  # fmt: skip
 def test_bad_types_name_the_key(block: Any, message: str) -> None:
@@ -88,6 +101,14 @@ def test_environment_and_unix_sockets() -> None:
     )
     everything = {"sandbox": {"network": {"allowAllUnixSockets": True}}}
     assert parse_sandbox_settings(everything) == SandboxSettings(all_unix_sockets=True)
+
+
+def test_readable_expands_the_home_and_normalises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/u")
+    data = {"sandbox": {"readable": ["~/.gitconfig", "~/tools/../sdk/", "/srv/data"]}}
+    assert parse_sandbox_settings(data) == SandboxSettings(
+        readable=(Path("/home/u/.gitconfig"), Path("/home/u/sdk"), Path("/srv/data"))
+    )
 
 
 def test_env_must_name_variables() -> None:

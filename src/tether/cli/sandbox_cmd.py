@@ -113,6 +113,7 @@ def report(
         for path in sandbox.writable[1:]:
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
         lines.append("  read-only: everything else")
+        lines.append(f"  {_home_line(sandbox, home)}")
         names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
         lines.append(
             f"  protected (read-only, cannot be created): .git/config, .git/hooks, {names}"
@@ -141,7 +142,21 @@ def report(
     return lines
 
 
+def _home_line(sandbox: Sandbox, home: Path) -> str:
+    """What the home looks like inside, and what of it is shown."""
+    if sandbox.home is None:
+        return "home: not hidden"
+    shown = ", ".join(_shown(p, sandbox.home) for p in sandbox.shown_in_home()) or "nothing"
+    if sandbox.home in sandbox.writable_mounts():
+        seen = "the workspace: top level read-only, folders writable, dot entries hidden"
+    else:
+        seen = "hidden (empty, read-only) but for the workspace and writable paths in it"
+    return f"home: {_shown(sandbox.home, home)} {seen}; shown read-only: {shown}"
+
+
 def _shown(path: Path, home: Path) -> str:
+    if path == home:
+        return f"~ ({home})"
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 

@@ -7,7 +7,8 @@ they declare runs or grants. What needs trust:
 - settings files in the workspace (`.claude/settings*.json`, `.tether/settings*.json`): hooks;
   allow rules; a `defaultMode` other than default, plan or dontAsk; `additionalDirectories`;
   `env` (it can set PATH, LD_PRELOAD, a base URL); `providers` (a base URL the key would go
-  to); a `sandbox` that is off, has the network, or more writable paths; commands such as
+  to); a `sandbox` that is off, has the network, more writable paths, or shows paths of the
+  hidden home (`readable`: credential stores among them); commands such as
   `apiKeyHelper` and `statusLine`; the event log (`tether.eventLog`, a file it writes);
 - MCP servers configured in the workspace: `.mcp.json`, the seed's `config/mcp_config.yaml`,
   `.tether/mcp.local.json`;

@@ -2,10 +2,11 @@
 
 Inside: the whole file system read-only but for the workspace, /tmp (the machine's own, so
 that every tool sees the same files), the scratch directory and `sandbox.writable`; in those,
-the files that decide what runs later (`protected.py`) read-only, missing ones included;
-secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
-in a user namespace that cannot make another; no network and no unix sockets unless allowed;
-secrets withheld from the environment; everything killed when tether goes.
+the files that decide what runs later (`protected.py`) read-only, missing ones included; the
+home hidden but for toolchains and `sandbox.readable` (`home_view.py`), secret locations
+hidden; no capabilities and, when tether runs as root, an unprivileged uid in a user
+namespace that cannot make another; no network and no unix sockets unless allowed; secrets
+withheld from the environment; everything killed when tether goes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
+from tether.sandbox.home_view import exposures, home_mounts, home_view
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.nofollow import Descriptors, Found, fresh_directory
 from tether.sandbox.placeholders import Placeholders, placeholders_for, remove_all_unused
@@ -89,6 +91,17 @@ class Sandbox:
     Claude Code's configuration directory, the home's directories on PATH."""
     placeholder_linger_s: float = PLACEHOLDER_LINGER_S
     """How long placeholders stay once no command of the workspace runs (`placeholders.py`)."""
+    readable: tuple[Path, ...] = ()
+    """`sandbox.readable`: places in the hidden home shown read-only."""
+    toolchain_dirs: tuple[Path, ...] = ()
+    """The environment's `PATH` directories and virtualenv in the home: shown read-only."""
+    env_set: tuple[tuple[str, str], ...] = ()
+    """Variables set inside: the user's git identity, as `~/.gitconfig` is hidden."""
+
+    def shown_in_home(self) -> list[Path]:
+        """The places of the home shown read-only, present now, shallowest first."""
+        secrets = _secret_prefixes(self.home) if self.home is not None else ()
+        return exposures(self.home, self.readable, self.toolchain_dirs, secrets)
 
     @property
     def socket_filter(self) -> bool:
@@ -142,6 +155,8 @@ class Sandbox:
                 args += ["--seccomp", str(program)]
             for name in withheld(os.environ, self.env_keep):
                 args += ["--unsetenv", name]
+            for name, value in self.env_set:
+                args += ["--setenv", name, value]
             args += ["--setenv", "TMPDIR", str(self.tmp_dir), "--chdir", str(cwd), "--", *argv]
         except BaseException:
             reached.close_all()
@@ -204,9 +219,8 @@ class Sandbox:
     def _mounts(self, placeholders: Placeholders, reached: Descriptors) -> list[list[str]]:
         """Binds and covers, shallower paths first: bwrap applies them in order, so each path
         ends up under its most specific rule (a workspace inside ~/.config stays visible; a
-        ~/.ssh inside a workspace that is the home directory stays hidden). At equal depth a
-        cover comes first, then a writable bind (a path the user made writable is one they
-        mean to use), then a protected read-only bind (which no setting lifts).
+        ~/.ssh inside a workspace that is the home directory stays hidden); at equal depth in
+        the order of `_COVER`, `_SHOWN`, `_WRITABLE`, `_PROTECTED`.
 
         Every bind is of a path reached without following a symlink (`nofollow.py`), by its
         descriptor where bwrap takes one: a command cannot redirect a bind by replacing a
@@ -217,37 +231,57 @@ class Sandbox:
         def add(path: Path, rank: int, mount: list[str]) -> None:
             mounts[str(path)] = (len(path.parts), rank, mount)
 
-        def bind(path: Path, found: Found, *, read_only: bool) -> None:
+        def bind(path: Path, found: Found, *, read_only: bool, rank: int | None = None) -> None:
             if by_fd:
                 flag = "--ro-bind-fd" if read_only else "--bind-fd"
                 mount = [flag, str(reached.use(found)), str(path)]
             else:
                 mount = ["--ro-bind" if read_only else "--bind", str(path), str(path)]
-            add(path, 2 if read_only else 1, mount)
+            add(path, rank if rank is not None else (_PROTECTED if read_only else _WRITABLE), mount)
 
+        # Missing: nothing to bind. Blocked: a symlink a command made in a writable parent
+        # (`sandbox.writable` inside the workspace, TMPDIR...): left as a link. The home, when
+        # it is a writable root, is shown read-only and its folders are writable (`home_view`).
+        roots = self.writable_mounts()
+        binds = [
+            (p, f) for p in roots if p != self.home and isinstance(f := reached.reach(p), Found)
+        ]
+        home = home_mounts(self.home, roots, reached)
+        binds += home.folders
+        writable = [path for path, _ in binds]
         # Most candidates do not exist: one lstat each before resolving the few that do.
-        hidden = [p.resolve() for p in self.hidden if os.path.lexists(p)]
-        for target in hidden:
+        view = home_view(
+            home,
+            hidden=[p.resolve() for p in self.hidden if os.path.lexists(p)],
+            candidates=self.shown_in_home(),
+            writable=writable,
+            reached=reached,
+        )
+        not_writable = [*view.covers, *(path for path, _ in view.shown)]
+        if home.read_only_home is not None:
+            not_writable.append(home.root)
+        for target in view.covers:
             if target.is_dir():
-                add(target, 0, ["--tmpfs", str(target)])
+                add(target, _COVER, ["--tmpfs", str(target)])
             elif target.exists():
                 # A device bind, so that the file reads as empty rather than failing (bwrap's
                 # other binds forbid device access); writes vanish into /dev/null.
-                add(target, 0, ["--dev-bind", "/dev/null", str(target)])
+                add(target, _COVER, ["--dev-bind", "/dev/null", str(target)])
+        if home.read_only_home is not None:
+            bind(home.root, home.read_only_home, read_only=True, rank=_SHOWN)
+        for path, found in view.shown:
+            bind(path, found, read_only=True, rank=_SHOWN)
+        for path, text in view.links:
+            add(path, _SHOWN, ["--symlink", text, str(path)])
         if not self.network and not self.all_unix_sockets:
             for run in RUNTIME_DIRS:
                 if run.is_dir() and not run.is_symlink():
-                    add(run, 0, ["--tmpfs", str(run)])
+                    add(run, _COVER, ["--tmpfs", str(run)])
             for socket in self.unix_sockets:
                 if isinstance(found := reached.reach(socket), Found):
                     bind(socket, found, read_only=False)
-        writable: list[Path] = []
-        for path in self.writable_mounts():
-            # Missing: nothing to bind. Blocked: a symlink a command made in a writable
-            # parent (`sandbox.writable` inside the workspace, TMPDIR...): left as a link.
-            if isinstance(found := reached.reach(path), Found):
-                writable.append(path)
-                bind(path, found, read_only=False)
+        for path, found in binds:
+            bind(path, found, read_only=False)
         bound: list[tuple[str, int]] = []
         """Protected paths bound read-only: as a prefix (`/a/b/`) and their depth."""
 
@@ -256,9 +290,9 @@ class Sandbox:
             if under is None:
                 return
             depth = len(under.parts)
-            cover = _deepest(path, hidden)
+            cover = _deepest(path, not_writable)
             if cover is not None and len(cover.parts) > depth:
-                return  # hidden: what is written there vanishes with the sandbox
+                return  # hidden (writes vanish with the sandbox) or shown read-only
             text = str(path)
             if any(text.startswith(prefix) and parts >= depth for prefix, parts in bound):
                 return  # inside a protected path already bound read-only
@@ -296,10 +330,28 @@ class Sandbox:
         for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
             protect(path, entry, follow=True)
         ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
+        # The home's covers read-only once everything inside them is mounted: the directories
+        # bwrap made there for the binds cannot be renamed away (taking the workspace or the
+        # scratch directory with them), and a write to the home fails instead of vanishing.
+        tmpfs = [str(c) for c in home.covers if str(c) in mounts and mounts[str(c)][1] == _COVER]
+        sealed = [["--remount-ro", c] for c in tmpfs if mounts[c][2][0] == "--tmpfs"]
         return [
             ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
             *(m[2] for m in ordered),
+            *sealed,
         ]
+
+
+_COVER, _SHOWN, _WRITABLE, _PROTECTED = range(4)
+"""Mount order at equal depth: a cover first, then a path shown read-only in it, then a
+writable bind (a path the user made writable is one they mean to use), then a protected
+read-only bind (which no setting lifts)."""
+
+
+@functools.cache
+def _secret_prefixes(home: Path) -> tuple[str, ...]:
+    """The credential places of `home`, each as a prefix (`/home/u/.ssh/`)."""
+    return tuple(f"{home / p}/" for p in SECRETS_IN_HOME)
 
 
 def _binds_by_fd(program: Path) -> bool:

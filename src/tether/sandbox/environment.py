@@ -6,10 +6,13 @@ names say they hold a secret are removed, and tether's and the model vendors' ow
 (their keys, tether's configuration) with them; so are values that carry a credential whatever
 the name: a URL with a user or password in it (`postgres://user:pw@host/db`,
 `https://token@host`), a URL whose query passes a password, token or key, a connection string
-with a password or account key. `sandbox.env` names variables to keep anyway.
+with a password or account key, and a value that starts with a well-known token's prefix
+(`ghp_`, `xoxb-`, `sk-ant-`, `AKIA`, `glpat-`, a JWT...), whatever the variable is called.
+`sandbox.env` names variables to keep anyway.
 
 The tables are the policy: `SECRET_NAME_PATTERNS` (what goes), `KEPT_NAMES` (what tools need,
-never removed by name although a pattern matches), `SECRET_QUERY_PARAMETERS`.
+never removed by name although a pattern matches), `SECRET_QUERY_PARAMETERS`,
+`TOKEN_PREFIXES`.
 """
 
 from __future__ import annotations
@@ -57,6 +60,25 @@ SECRET_QUERY_PARAMETERS: tuple[str, ...] = (
 """A URL query parameter whose name holds one of these (`?password=`, `access_token=`,
 `X-Amz-Signature=`, `api_key=`) carries a credential."""
 
+TOKEN_PREFIXES: tuple[str, ...] = (
+    r"gh[pousr]_[A-Za-z0-9]{16,}",  # GitHub: personal, OAuth, user-to-server, app, refresh
+    r"github_pat_[A-Za-z0-9_]{16,}",  # GitHub: fine-grained personal
+    r"xox[abeoprs]-[A-Za-z0-9-]{8,}",  # Slack: bot, user, app-level, refresh...
+    r"xapp-[A-Za-z0-9-]{8,}",  # Slack: app-level
+    r"sk-[A-Za-z0-9_-]{16,}",  # OpenAI (sk-proj-...), Anthropic (sk-ant-...), and their kin
+    r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",  # AWS access key ids (long-term, temporary)
+    r"glpat-[A-Za-z0-9_-]{16,}",  # GitLab personal access token
+    r"npm_[A-Za-z0-9]{30,}",  # npm
+    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
+    r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
+    r"AIza[A-Za-z0-9_-]{30,}",  # Google API keys
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.?",  # a JWT: base64url of '{"...' dot payload
+)
+"""Regular expressions for tokens whose form says what they are: a value that starts with one
+(after blanks, quotes or an HTTP scheme such as `Bearer `) is withheld whatever its name.
+Case matters (`ASIA` is a key id, `Asia/Tokyo` a time zone); each needs enough characters
+after its prefix to be a token rather than a word."""
+
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
 _URL_WITH_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+@", re.IGNORECASE)
 _SECRET_QUERY = re.compile(
@@ -69,10 +91,17 @@ _CONNECTION_STRING = re.compile(
 )
 
 
+_TOKEN_VALUE = re.compile(
+    r"""\s*["']?(?:(?i:bearer|token|basic)\s+)?(?:""" + "|".join(TOKEN_PREFIXES) + ")"
+)
+
+
 def is_secret(name: str, value: str) -> bool:
     """Whether `name=value` is withheld from sandboxed commands (unless in `sandbox.env`)."""
     upper = name.upper()
     if upper not in KEPT_NAMES and _SECRET_NAME.match(upper):
+        return True
+    if _TOKEN_VALUE.match(value):
         return True
     return any(p.search(value) for p in (_URL_WITH_USERINFO, _SECRET_QUERY, _CONNECTION_STRING))
 

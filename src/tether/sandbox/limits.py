@@ -26,6 +26,27 @@ _NOT_PERMITTED = re.compile(
 )
 
 
+_HOME_MISSING = re.compile(
+    r"no such file or directory|not found|does not exist|cannot open|can't open|"
+    r"could not open|unable to (?:open|read|load)|permission denied",
+    re.IGNORECASE,
+)
+
+
+def _names_home(sandbox: Sandbox, output: str) -> bool:
+    """Whether the output names a path of the home (as `~/...` or in full) that the sandbox
+    hides: not in the workspace, another writable place, or a place shown."""
+    home = sandbox.home
+    if home is None:
+        return False
+    named = re.finditer(rf"(?:~|{re.escape(str(home))})(/[^\s'\":]*)", output)
+    places = (*sandbox.writable_mounts(), *sandbox.shown_in_home())
+    in_view = [p for p in places if p.is_relative_to(home) and p != home]
+    if home in sandbox.writable_mounts():
+        return any(m.group(1).startswith("/.") for m in named)
+    return any(not any((home / m.group(1)[1:]).is_relative_to(v) for v in in_view) for m in named)
+
+
 def describe(sandbox: Sandbox) -> str:
     """A short paragraph for the system prompt, built from the session's actual policy."""
     writable = ["the workspace", "/tmp", f"TMPDIR ({sandbox.tmp_dir})"]
@@ -51,9 +72,33 @@ def describe(sandbox: Sandbox) -> str:
         "command runs): .git/config, .git/hooks, .tether/, .claude/, .mcp.json, editor "
         "settings (.vscode/, .idea/), and in a writable home its startup files (.bashrc, "
         ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason. Commands "
-        "run without root or capabilities (no sudo, mount, chown), secrets in the home "
-        "directory read as empty and secret environment variables are withheld. When a "
-        "command fails because of this, say so to the user instead of working around it."
+        "run without root or capabilities (no sudo, mount, chown) and secret environment "
+        f"variables are withheld. {home_hidden(sandbox)} When a command fails because of "
+        "this, say so to the user instead of working around it."
+    )
+
+
+def home_hidden(sandbox: Sandbox) -> str:
+    """What the home looks like inside, and how the user shows more of it."""
+    if sandbox.home is None:
+        return "Secrets in the home directory read as empty."
+    home = sandbox.home
+    if home in sandbox.writable_mounts():
+        seen = (
+            f"The home directory ({home}) is the workspace: its top-level files are read-only, "
+            "its folders writable, and its dot files and directories hidden"
+        )
+    else:
+        seen = (
+            f"The home directory ({home}) is hidden: it looks empty (writes there vanish) but "
+            "for the workspace"
+        )
+    return (
+        f"{seen}, except toolchains shown read-only (~/.local/bin, pyenv, nvm, rustup, "
+        "cargo and go binaries, the virtualenv and PATH directories in it). ~/.gitconfig is "
+        "hidden too (the git identity is passed in the environment). If a command needs "
+        "another file from the home, ask the user to add its path to `sandbox.readable` in "
+        "the settings (it is then shown read-only)."
     )
 
 
@@ -66,6 +111,12 @@ def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | Non
         return (
             "The network is off in the sandbox: downloads, package installs (pip, npm...) and "
             "connections cannot work here; ask the user to run this command outside."
+        )
+    if sandbox.home is not None and _HOME_MISSING.search(output) and _names_home(sandbox, output):
+        return (
+            "The sandbox hides the home directory: only the workspace, toolchains and the "
+            "paths in `sandbox.readable` are there (read-only). Ask the user to add what this "
+            "command needs from the home to `sandbox.readable` in the settings."
         )
     if _READ_ONLY.search(output):
         return (

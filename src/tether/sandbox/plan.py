@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.home_view import git_identity, home_toolchain_dirs
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe import SandboxStatus
 from tether.sandbox.settings import SandboxSettings
@@ -105,6 +106,9 @@ def plan_sandbox(
         all_unix_sockets=settings.all_unix_sockets,
         scratch=scratch_dir,
         guarded=(*own, *claude, *_path_dirs(env.get("PATH", ""), home, workspace)),
+        readable=tuple(_readable_path(p) for p in settings.readable),
+        toolchain_dirs=tuple(home_toolchain_dirs(env, home, workspace)),
+        env_set=git_identity(home, env),
     )
     sandbox.remove_stale_placeholders()
     return sandbox, None, False
@@ -121,6 +125,13 @@ def _setting_path(workspace: Path, path: Path) -> Path:
     if resolved != named and any(named.is_relative_to(p) for p in places):
         return named
     return resolved
+
+
+def _readable_path(path: Path) -> Path:
+    """A `sandbox.readable` path with the home reached through a link resolved, so that it
+    compares with the resolved home; its own last component is kept as named (a link there
+    is made again inside, `home_view`)."""
+    return Path(os.path.realpath(path.parent)) / path.name if path.name else path
 
 
 def _path_dirs(path: str, home: Path, workspace: Path) -> tuple[Path, ...]:

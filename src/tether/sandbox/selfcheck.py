@@ -23,6 +23,8 @@ from tether.sandbox.bwrap import Sandbox
 
 TIMEOUT_S = 30.0
 SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
+TOKEN_VARIABLE = "CHECK_UPSTREAM"
+"""Withheld for its value alone: a token's prefix (`environment.TOKEN_PREFIXES`)."""
 
 _PROBE = r"""
 import ctypes, json, os, socket, subprocess, sys
@@ -76,7 +78,7 @@ try:
     out["vsock"] = "made"
 except OSError as e:
     out["vsock"] = e.errno
-out["env"] = spec["secret_name"] in os.environ
+out["env"] = [n for n in (spec["secret_name"], spec["token_name"]) if n in os.environ]
 def content(path):
     try:
         with open(path, "rb") as f:
@@ -84,6 +86,8 @@ def content(path):
     except OSError:
         return ""
 out["hidden"] = {p: content(p) for p in spec["hidden"]}
+out["home"] = {p: content(p) for p in spec["home_sentinels"]}
+out["toolchain"] = content(spec["toolchain"])
 out["tmp_seen"] = content(spec["tmp_outside"])
 with open(spec["tmp_inside"], "w") as f:
     f.write("from inside\n")
@@ -120,6 +124,14 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     secrets = {home / ".ssh" / "id_ed25519": "KEY", home / ".claude.json": '{"k": 1}'}
     for path, text in secrets.items():
         path.write_text(text)
+    # Places no deny list names: the home itself is hidden, so they are too.
+    sentinels = [home / "notes.txt", home / ".unlisted-tool" / "token", home / "src" / "x.env"]
+    for path in sentinels:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"SENTINEL {uuid.uuid4().hex}\n")
+    toolchain = home / ".local" / "bin" / "tool"
+    toolchain.parent.mkdir(parents=True)
+    toolchain.write_text("TOOL\n")
     # A link a command could have planted between two commands: the next sandbox must not
     # bind (or make placeholders in) the hidden directory it leads to.
     (home / ".ssh" / "wt").mkdir()
@@ -147,17 +159,21 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     tmp_outside.write_text("from outside\n")
     spec = {
         "root_probe": str(root_probe),
-        "hidden_dir": str(home / ".ssh"),
+        "hidden_dir": str(home),
         "protected": [str(p) for p in existing + missing],
         "through_link": str(ws / ".git" / "worktrees" / "wt" / "written-inside"),
         "sockets": [str(s) for s in sockets],
         "port": port,
         "secret_name": SECRET_VARIABLE,
+        "token_name": TOKEN_VARIABLE,
         "hidden": [str(p) for p in secrets],
+        "home_sentinels": [str(p) for p in sentinels],
+        "toolchain": str(toolchain),
         "tmp_outside": str(tmp_outside),
         "tmp_inside": str(tmp_inside),
     }
     os.environ[SECRET_VARIABLE] = "not-a-real-key"
+    os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
     try:
         command = sandbox.wrap([sys.executable, "-I", "-c", _PROBE, json.dumps(spec)], ws)
         try:
@@ -176,7 +192,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
         root_written = root_probe.exists()
     finally:
-        del os.environ[SECRET_VARIABLE]
+        del os.environ[SECRET_VARIABLE], os.environ[TOKEN_VARIABLE]
         for leftover in (tmp_outside, tmp_inside, root_probe):
             with contextlib.suppress(OSError):
                 leftover.unlink()
@@ -226,7 +242,7 @@ def _judge(
             "remount of /",
             "refused; / stays read-only",
         ),
-        Result(not seen["umount"], "umount of a hidden path", "refused"),
+        Result(not seen["umount"], "umount of the hidden home", "refused"),
         Result(not seen["userns"], "new user namespace", "cannot be created"),
         Result(
             not written and not changed and not created,
@@ -261,7 +277,12 @@ def _judge(
             Result(seen["vsock"] != "made", "vsock", f"socket(AF_VSOCK) refused ({how})")
         )
     results += [
-        Result(not seen["env"], "environment", f"{SECRET_VARIABLE} withheld"),
+        Result(
+            not seen["env"],
+            "environment",
+            f"{SECRET_VARIABLE} (by name) and {TOKEN_VARIABLE}=ghp_... (by value) withheld",
+        ),
+        _home_hidden(seen),
         Result(
             not leaked,
             "hidden files",
@@ -274,6 +295,22 @@ def _judge(
         ),
     ]
     return results
+
+
+def _home_hidden(seen: dict[str, object]) -> Result:
+    """Files a deny list would not name, in a temporary home: unreadable; a toolchain place
+    of `HOME_TOOLCHAINS` is readable."""
+    home: dict[str, str] = seen["home"]  # type: ignore[assignment]
+    leaked = sorted(p for p, text in home.items() if text)
+    shown = seen["toolchain"] == "TOOL\n"
+    return Result(
+        not leaked and shown,
+        "home hidden",
+        f"{len(home)} sentinel files at unlisted places of a temporary home unreadable, "
+        "~/.local/bin readable"
+        + (f"; LEAKED: {', '.join(leaked)}" if leaked else "")
+        + ("" if shown else "; ~/.local/bin NOT READABLE"),
+    )
 
 
 @contextlib.contextmanager

@@ -1,10 +1,10 @@
 """The `sandbox` settings block, read from the merged settings.
 
-tether's own keys are `enabled`, `network`, `writable`, `required` and `env`. Claude Code's
-block has the same name and `enabled`, so a repository set up for it works as is; of its other
-keys, `failIfUnavailable` means `required`, a `network` object (its domain proxy, which tether
-does not have) leaves the network cut but its `allowUnixSockets` (paths) and
-`allowAllUnixSockets` are honoured, and the rest are ignored.
+tether's own keys are `enabled`, `network`, `writable`, `readable`, `required` and `env`.
+Claude Code's block has the same name and `enabled`, so a repository set up for it works as
+is; of its other keys, `failIfUnavailable` means `required`, a `network` object (its domain
+proxy, which tether does not have) leaves the network cut but its `allowUnixSockets` (paths)
+and `allowAllUnixSockets` are honoured, and the rest are ignored.
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ class SandboxSettings:
     writable: tuple[Path, ...] = ()
     """Paths writable besides the workspace, the scratch directory and the private TMPDIR;
     `~` is expanded, relative paths start at the workspace."""
+    readable: tuple[Path, ...] = ()
+    """Places in the home, hidden in the sandbox, shown there read-only (`~/.gitconfig`, a
+    toolchain `home_view.HOME_TOOLCHAINS` does not know); absolute or starting with `~`.
+    Credential places inside one stay hidden unless named themselves. A workspace's own
+    settings need the user's trust to set it (`cli.workspace_review`)."""
     required: bool = False
     """Refuse to run Bash at all rather than run it unsandboxed."""
     env: tuple[str, ...] = ()
@@ -53,6 +58,7 @@ def parse_sandbox_settings(data: Mapping[str, Any], *, source: str = "settings")
         enabled=_optional_bool(sandbox, "enabled", source),
         network=_network(sandbox, source),
         writable=_paths(sandbox, "writable", source),
+        readable=_readable(sandbox, source),
         required=bool(_optional_bool(sandbox, "required", source))
         or bool(_optional_bool(sandbox, "failIfUnavailable", source)),
         env=tuple(str(p) for p in _strings(sandbox, "env", source)),
@@ -104,6 +110,19 @@ def _paths(block: Mapping[str, Any], key: str, source: str) -> tuple[Path, ...]:
         )
     items: list[str] = value
     return tuple(Path(os.path.expanduser(p)) for p in items)
+
+
+def _readable(block: Mapping[str, Any], source: str) -> tuple[Path, ...]:
+    """`sandbox.readable`: each path absolute once `~` is expanded (a relative one would name
+    a place in the workspace, which is in view already), normalised."""
+    paths = _paths(block, "readable", source)
+    for path in paths:
+        if not path.is_absolute() or "\0" in str(path):
+            raise ConfigError(
+                f"{source}: sandbox.readable entries must be absolute paths or start with ~/, "
+                f"not {_shown(str(path))}"
+            )
+    return tuple(Path(os.path.normpath(p)) for p in paths)
 
 
 def _shown(value: object) -> str:
