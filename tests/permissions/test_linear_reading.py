@@ -86,6 +86,8 @@ def work(command: str, ctx: PermissionContext) -> tuple[int, int]:
 
 
 EMPTY = st.just("")
+STEP_LINES = 2_000
+STEP_STEPS = 200
 
 
 @settings(
@@ -116,13 +118,21 @@ def test_work_grows_linearly_with_runs_of_any_shape(
 
     small_lines, small_steps = work(command(size), ctx)
     large_lines, large_steps = work(command(4 * size), ctx)
-    # f(4n) <= 5 f(n) holds for any f(n) = a + b n; a quadratic term breaks it.
-    assert large_lines <= 5 * small_lines, (command(2)[:60], small_lines, large_lines)
-    assert large_steps <= 5 * small_steps, (command(2)[:60], small_steps, large_steps)
+    # f(4n) <= 5 f(n) holds for any f(n) = a + b n; a quadratic term breaks it. Plus a constant
+    # for a path taken only past some length (`x=$[$[...`: 633 lines at 300 characters, 2,018
+    # at 600, then 2.5 a character), far below what a square adds at these sizes (the one
+    # found: 258,300 lines at 600 characters, 3,431,162 at 2,400).
+    assert large_lines <= 5 * small_lines + STEP_LINES, (command(2)[:60], small_lines, large_lines)
+    assert large_steps <= 5 * small_steps + STEP_STEPS, (command(2)[:60], small_steps, large_steps)
     # Metered: three times as much text spends at least a step per 8 characters more, or the
-    # command is too large to judge and stops.
+    # command is too large to read or to judge and stops.
     grown = len(command(4 * size)) - len(command(size))
-    assert large_steps >= small_steps + grown // 8 or parse_command(command(4 * size)).problems
+    too_large = "too large to judge" in judge_bash(command(4 * size), ctx).verdict.reason
+    assert (
+        large_steps >= small_steps + grown // 8
+        or parse_command(command(4 * size)).problems
+        or too_large
+    )
 
 
 @pytest.mark.parametrize(
