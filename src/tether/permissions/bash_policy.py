@@ -32,6 +32,7 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
@@ -40,6 +41,7 @@ from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import (
     DYN,
@@ -94,6 +96,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
         judge.read_only = False
     if script.problems:
         judge.read_only = False
+    judge.globbing.foresee(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
 
@@ -127,13 +130,25 @@ class _Judge:
     nesting: int = 0
     """How many command lines inside an unknown program's arguments this judge is in."""
     places: ShellPlaces = field(init=False)
+    globbing: GlobState = field(default_factory=GlobState)
+    """The glob options the command may have turned on (shell_globbing)."""
 
     def __post_init__(self) -> None:
         self.places = ShellPlaces(self.files, self.cdpath)
 
-    def invocation(self, inv: Invocation) -> Verdict:
+    def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
+        """`inv` and what it runs; `late` when it may run after the commands that follow it
+        (shell_globbing); `vary` unless it is already a form nullglob may leave of one."""
         steps.spend(_INVOCATION_STEPS)
+        late = late or inv.late
+        options = self.globbing.enter(inv, late=late)
         parts: list[Verdict] = []
+        vanishing = vanishing_forms(inv) if vary and "nullglob" in options else []
+        for form in vanishing:
+            if form is None:
+                parts.append(self.unseen(TOO_MANY_VANISHING))
+            else:
+                parts.append(self.invocation(form, late=late, vary=False))
         for name, _ in inv.assignments:
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
@@ -163,14 +178,16 @@ class _Judge:
         covers = inv.role == "privileged" or (
             bool(inv.argv) and program_name(inv.argv[0]) in REMOTE_RUNNERS
         )
+        deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
-            verdict = self.invocation(sub)
+            verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
             if covers and explicit and verdict.outcome == "none":
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
+        self.places.options = options
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
@@ -330,7 +347,10 @@ class _Judge:
             inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
             inner.places.cwds = dict(self.places.cwds)
             what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
-            for sub in all_invocations(parse_command(text).invocations):
+            subs = list(all_invocations(parse_command(text).invocations))
+            inner.globbing.foresee(subs)  # what runs there, in any order
+            inner.places.options = inner.globbing.anywhere | self.places.options
+            for sub in subs:
                 verdicts = inner._files(sub, explicit=True)
                 found += [
                     replace(v, reason=f"{what}: {v.reason}")
@@ -362,6 +382,7 @@ class _Judge:
                 continue
             script = parse_command(code)
             verdicts.extend(self.unseen(problem) for problem in script.problems)
+            self.globbing.foresee(script.invocations)
             verdicts.extend(self.invocation(sub) for sub in script.invocations)
         near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
         if use.follows and near:
