@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
-from tether.permissions.bash_files import program_use
+from tether.permissions.bash_files import path_target, program_use
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     all_invocations,
@@ -299,6 +299,7 @@ class _Judge:
             writes += use.writes
             recursive = use.recursive
             verdicts.extend(self._program_use(use))
+            verdicts.extend(self._top_reads(use.top_reads, explicit))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
@@ -331,6 +332,19 @@ class _Judge:
                 self.read_only = False
                 verdicts.append(self.files.write(target, explicit=explicit))
         return verdicts
+
+    def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Files below the repository's top that git stages (git_pathspecs), the top taken
+        to be the workspace's (git_policy reads them from git's own directory too, should the
+        repository be another)."""
+        return [
+            self.files.read(
+                path_target(self.ctx.workspace, word, word, self.places.options),
+                explicit=explicit,
+                recursive=True,
+            )
+            for word in words
+        ]
 
     def _argument_commands(self, inv: Invocation) -> list[Verdict]:
         """Command lines in the arguments of a program tether knows nothing about (`npm exec

@@ -132,8 +132,10 @@ def glob_tokens(path: str, options: GlobOptions) -> tuple[Token, ...]:
             out.append("/")
         joined = False
         if globstar and segment == STAR_MARK * 2:
+            if out and out[-1] == "/":
+                out.pop()  # `x/**` is `x` too (bash lists `x/`)
             out.append(ANY)
-            joined = True  # `**/` may also stand for no directory at all
+            joined = True  # and `**/` may stand for no directory at all
             continue
         fold = folds and any(mark in segment for mark in (STAR_MARK, ONE_MARK))
         for position, c in enumerate(segment):
