@@ -175,12 +175,13 @@ def test_revisions_show_tracked_denied_files(tree: Tree, make_ctx: ContextFactor
         "git grep KEY HEAD:secrets",
         "git grep -n KEY v1.0 -- .",
         "git grep KEY src",
+        "git grep KEY ./src src/ '*.py'",  # a pathspec's `*` crosses `/`: any depth
     ]
     assert behaviors(asked, ctx) == dict.fromkeys(asked, "ask")
     fine = [
         "git log -L1,5:src/app.py",
         "git grep KEY HEAD -- src",
         "git grep KEY -- src",
-        "git grep KEY ./src src/ '*.py'",
+        "git grep KEY ./src src/",
     ]
     assert behaviors(fine, ctx) == dict.fromkeys(fine, "allow")

@@ -111,7 +111,9 @@ CASES: list[tuple[str, str, str]] = [
     # word no revision can be (`src/`, `./src`) says it is a path.
     ("git grep -n foo src", "ask", "ask"),
     ("git grep -n foo -- src", "allow", "allow"),
-    ("git grep -n foo src/ ./src '*.py'", "allow", "allow"),
+    ("git grep -n foo src/ ./src", "allow", "allow"),
+    # A pathspec's `*` crosses `/`: `*.py` at any depth, below a denied directory too.
+    ("git grep -n foo src/ ./src '*.py'", "ask", "ask"),
     ("git diff --no-index .env README.md", "deny", "deny"),
     ("git diff {outside}/data.txt .env", "deny", "deny"),
     ("git blame --contents .env README.md", "deny", "deny"),

@@ -20,15 +20,17 @@ from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Toke
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
 from tether.permissions.sed_script import sed_effects
+from tether.permissions.shell_globbing import DEFAULT, GlobOptions, glob_tokens
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
 from tether.permissions.shell_words import STAR as STAR_MARK
 
 
-def path_target(base: Path, rest: str, word: str) -> Target:
+def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT) -> Target:
     """A path below `base`, as written (`..` is applied by the resolver, after the symlinks
-    before it), or the glob it stands for when it holds unknown parts. `rest` stays below
-    `base` even when it starts with a slash (`~//x` is `~/x`, as bash reads it)."""
+    before it), or the glob it stands for when it holds unknown parts, under the shell's glob
+    `options` (shell_globbing). `rest` stays below `base` even when it starts with a slash
+    (`~//x` is `~/x`, as bash reads it)."""
     rest = rest.lstrip("/")
     if is_literal(rest):
         return base / rest
@@ -37,14 +39,26 @@ def path_target(base: Path, rest: str, word: str) -> Target:
     while is_literal(segments[fixed]):
         fixed += 1
     head, tail = segments[:fixed], segments[fixed:]
-    climbs = any(
-        s == ".." or DYN in s or (not is_literal(s) and s.startswith(".")) for s in tail
-    )  # may climb out of anything
-    directory = base.joinpath(*head)
-    tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + "/".join(tail))
-    if climbs:
+    climbing = [i for i, s in enumerate(tail) if _may_climb(s)]
+    if climbing:
+        # `*/../.env`, `$X/../.env`, `.*/x`: what follows may start anywhere (a glob may match
+        # a symlink, `..` after it leaves where it led), so no `..` stays in the pattern for
+        # rules, which name folded paths, to miss.
+        after = tail[climbing[-1] + 1 :]
+        tokens = (ANY, "/", *path_tokens("/".join(after), options)) if after else (ANY,)
         return GlobPath(readable(word), tokens, None)
-    return GlobPath(readable(word), tokens, directory, path_tokens("/".join(tail)))
+    directory = base.joinpath(*head)
+    tail_text = "/".join(tail)
+    tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + tail_text, options)
+    if any(DYN in s for s in tail):  # a variable's text may hold `/`: no directory bounds it
+        return GlobPath(readable(word), tokens, None)
+    return GlobPath(readable(word), tokens, directory, path_tokens(tail_text, options))
+
+
+def _may_climb(segment: str) -> bool:
+    """Whether a segment after a glob or a variable may be `..`: `..` itself, or a pattern
+    starting with a dot (`.*` matches `..`, and so may `.$X`)."""
+    return segment == ".." or (not is_literal(segment) and segment[0] == ".")
 
 
 def tilde_home(name: str, user_home: Callable[[str], Path | None]) -> Path | None:
@@ -76,8 +90,12 @@ def cd_target(program: str, args: tuple[str, ...]) -> tuple[str | None, bool]:
     return target, physical
 
 
-def path_tokens(path: str) -> tuple[Token, ...]:
+def path_tokens(path: str, options: GlobOptions = DEFAULT) -> tuple[Token, ...]:
+    """A word as glob tokens: a glob does not start a name with a dot unless `options` say
+    so (shell_globbing)."""
     steps.spend(len(path) // 8)  # a character at a time (steps.py)
+    if options:
+        return glob_tokens(path, options)
     out: list[Token] = []
     at_start = True
     for c in path:

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
-from tether.permissions.bash_files import program_use
+from tether.permissions.bash_files import path_target, program_use
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     MAX_WORDS,
@@ -34,6 +34,7 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
@@ -42,6 +43,7 @@ from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import (
     DYN,
@@ -96,6 +98,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
         judge.read_only = False
     if script.problems:
         judge.read_only = False
+    judge.globbing.foresee(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
 
@@ -129,13 +132,25 @@ class _Judge:
     nesting: int = 0
     """How many command lines inside an unknown program's arguments this judge is in."""
     places: ShellPlaces = field(init=False)
+    globbing: GlobState = field(default_factory=GlobState)
+    """The glob options the command may have turned on (shell_globbing)."""
 
     def __post_init__(self) -> None:
         self.places = ShellPlaces(self.files, self.cdpath)
 
-    def invocation(self, inv: Invocation) -> Verdict:
+    def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
+        """`inv` and what it runs; `late` when it may run after the commands that follow it
+        (shell_globbing); `vary` unless it is already a form nullglob may leave of one."""
         steps.spend(_INVOCATION_STEPS)
+        late = late or inv.late
+        options = self.globbing.enter(inv, late=late)
         parts: list[Verdict] = []
+        vanishing = vanishing_forms(inv) if vary and "nullglob" in options else []
+        for form in vanishing:
+            if form is None:
+                parts.append(self.unseen(TOO_MANY_VANISHING))
+            else:
+                parts.append(self.invocation(form, late=late, vary=False))
         for name, _ in inv.assignments:
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
@@ -165,14 +180,16 @@ class _Judge:
         covers = inv.role == "privileged" or (
             bool(inv.argv) and program_name(inv.argv[0]) in REMOTE_RUNNERS
         )
+        deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
-            verdict = self.invocation(sub)
+            verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
             if covers and explicit and verdict.outcome == "none":
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
+        self.places.options = options
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
@@ -291,6 +308,7 @@ class _Judge:
             writes += use.writes
             recursive = use.recursive
             verdicts.extend(self._program_use(use))
+            verdicts.extend(self._top_reads(use.top_reads, explicit))
         elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
@@ -324,6 +342,19 @@ class _Judge:
                 verdicts.append(self.files.write(target, explicit=explicit))
         return verdicts
 
+    def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Files below the repository's top that git stages (git_pathspecs), the top taken
+        to be the workspace's (git_policy reads them from git's own directory too, should the
+        repository be another)."""
+        return [
+            self.files.read(
+                path_target(self.ctx.workspace, word, word, self.places.options),
+                explicit=explicit,
+                recursive=True,
+            )
+            for word in words
+        ]
+
     def _argument_commands(self, inv: Invocation) -> list[Verdict]:
         """Command lines in the arguments of a program tether knows nothing about (`npm exec
         -c 'cat .env'`, `cmake -E env sh -c 'echo x > .git/config'`), which it may run: the
@@ -339,7 +370,10 @@ class _Judge:
             inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
             inner.places.cwds = dict(self.places.cwds)
             what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
-            for sub in all_invocations(parse_command(text).invocations):
+            subs = list(all_invocations(parse_command(text).invocations))
+            inner.globbing.foresee(subs)  # what runs there, in any order
+            inner.places.options = inner.globbing.anywhere | self.places.options
+            for sub in subs:
                 verdicts = inner._files(sub, explicit=True)
                 found += [
                     replace(v, reason=f"{what}: {v.reason}")
@@ -371,6 +405,7 @@ class _Judge:
                 continue
             script = parse_command(code)
             verdicts.extend(self.unseen(problem) for problem in script.problems)
+            self.globbing.foresee(script.invocations)
             verdicts.extend(self.invocation(sub) for sub in script.invocations)
         near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
         if use.follows and near:

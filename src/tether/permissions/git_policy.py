@@ -22,6 +22,7 @@ from tether.permissions.git_names import (
     GIT_OWN_COMMANDS,
     PATHSPEC_FROM_FILE,
 )
+from tether.permissions.git_pathspecs import pathspec_words, staged
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.git_words import (
     RUNS_PROGRAMS,
@@ -84,6 +85,12 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     if writer is not None and _writes_tree(writer, args[i + 1 :]):
         use.rewrites_tree = f"git {args[i]} {writer.does}"
     rest = _pathspec_files(args[i + 1 :], use, subcommand)
+    stage = staged(args[i], rest)
+    if stage is not None:
+        use.reads += stage.words + stage.top  # the top's words from git's directory too
+        use.top_reads += stage.top
+        use.recursive = True
+        use.changes = True
     if subcommand is None:
         use.changes = True
         use.mentions.extend(rest)
@@ -98,6 +105,8 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
                 "files of the working tree"
             )
         return use.done()
+    if args[i] == "archive" and len(split_arguments(rest, subcommand.spec).positionals) <= 1:
+        use.mentions.append(DYN)  # the whole tree of the commit, tracked denied files too
     if args[i] == "config":
         _config(rest, use)
     else:
@@ -189,26 +198,27 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         use.unseen.append(
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"
         )
+    if sub.new_repository is not None:
+        use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
+    runs_first = positionals[:1] if sub.runs_first else []
+    written = positionals[len(runs_first) :]
+    revisions = [p for p in written if not only_a_path(p)]
+    positionals = pathspec_words(written)
     if sub.writes is not None:
         use.writes += _written(sub, parsed, positionals)
     use.writes += sub.home_writes.get(first, ())
-    if sub.runs_first and positionals:
-        use.runs.append(positionals[0])
-        positionals = positionals[1:]
+    use.runs += runs_first
     if sub.runs_code:
         use.unseen.append("git runs a command its arguments give, in a form of its own")
-    if sub.new_repository is not None:
-        use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
     if sub.paths == "tree":
         use.recursive = True
         # Before `--`, a word may be a revision (`git grep PAT HEAD`): what it holds below
         # here is searched, tracked denied files too; after it, paths.
         if "--" in rest:
-            paths = list(rest[rest.index("--") + 1 :])
+            paths = pathspec_words(list(rest[rest.index("--") + 1 :]))
             use.mentions += [p for p in positionals if p not in paths]
             use.reads += paths or ["."]
         else:
-            revisions = [p for p in positionals if not only_a_path(p)]
             use.mentions += revisions
             use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
@@ -333,6 +343,7 @@ class _Use:
     runs: list[str] = field(default_factory=list[str])
     unseen: list[str] = field(default_factory=list[str])
     asks: list[str] = field(default_factory=list[str])
+    top_reads: list[str] = field(default_factory=list[str])
     recursive: bool = False
     changes: bool = False
     rewrites_tree: str = ""
@@ -359,6 +370,7 @@ class _Use:
             reads=tuple(map(fix, self.reads)),
             writes=tuple(map(fix, self.writes)),
             recursive=self.recursive,
+            top_reads=tuple(self.top_reads),
             mentions=tuple(map(fix, self.mentions)),
             shows_unknown=True,
             runs=tuple(self.runs),

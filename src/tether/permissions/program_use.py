@@ -14,6 +14,9 @@ class ProgramUse:
     """Words naming files it writes, creates or deletes."""
     recursive: bool = False
     """Its reads take in whole directory trees."""
+    top_reads: tuple[str, ...] = ()
+    """Words below the repository's top it reads recursively ("." for all of it): what git
+    stages (git_pathspecs)."""
     follows: bool = False
     """Its recursive reads follow symlinks, out of the trees they were given."""
     mentions: tuple[str, ...] = ()

@@ -47,6 +47,9 @@ class Invocation:
     """Why this cannot be allowed whatever the rules say (asked instead)."""
     persistent: bool = False
     """Its assignments outlive it (`X=1` alone, `export X=1`)."""
+    late: bool = False
+    """It may run again after the commands that follow it in the text (in a function's body,
+    a loop), so what they change (glob options: shell_globbing) may be in force."""
     unparsed_from: int | None = None
     """A wrapper whose options were not understood: its command starts somewhere at or after
     this index, so deny rules are tried on every tail."""

@@ -88,6 +88,35 @@ def backtick_body(text: str, *, in_double_quotes: bool) -> str:
     return "".join(out)
 
 
+def backtick_code(node: Node, *, in_double_quotes: bool) -> str | None:
+    """The code of a backtick substitution, read again as bash reads it; None when the tree
+    does not close it."""
+    first, last = node.children[0], node.children[-1]
+    if last.type != "`" or last.start_byte < first.end_byte or node.text is None:
+        return None
+    # The opening token may hold the blank before it (`"$(a) `b`"`).
+    raw = node.text[first.end_byte - node.start_byte : last.start_byte - node.start_byte]
+    text = raw.decode("utf-8", "surrogateescape")
+    return backtick_body(text, in_double_quotes=in_double_quotes)
+
+
+def heredoc_code(node: Node) -> str | None:
+    """What an unquoted heredoc's body runs, as a command to parse (its body is expanded like
+    a double-quoted string; tree-sitter does not always parse it: backticks); None when it
+    can run nothing."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    quoted = start is None or any(q in _text(start) for q in "'\"\\")
+    text = _text(body) if body is not None else ""
+    if quoted or not any(s in text for s in ("`", "$(", "${", "$[")):
+        return None
+    return ": " + heredoc_as_string(text)
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "surrogateescape")
+
+
 def heredoc_as_string(body: str) -> str:
     """The body of an unquoted heredoc as a double-quoted shell string with the same
     expansions: in a heredoc a backslash quotes only `$`, a backtick, a backslash and a

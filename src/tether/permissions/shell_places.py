@@ -11,8 +11,9 @@ from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_files import cd_target, path_target, path_tokens, tilde_home
 from tether.permissions.file_targets import GlobPath, Target
-from tether.permissions.paths import ANY, normalize
+from tether.permissions.paths import ANY, Token, normalize
 from tether.permissions.script import Invocation
+from tether.permissions.shell_globbing import DEFAULT, GlobOptions
 from tether.permissions.shell_words import DYN, HOME, program_name, readable
 
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
@@ -40,6 +41,10 @@ class ShellPlaces:
     order found. Only grows, up to `MAX_PLACES` and then None: a `cd` inside a subshell or a
     branch may or may not apply."""
 
+    options: GlobOptions = DEFAULT
+    """The glob options that may be on where the words being judged are expanded
+    (shell_globbing; the judge sets them command by command)."""
+
     _homes: dict[str, Path | None] = field(default_factory=dict[str, Path | None])
 
     def __post_init__(self) -> None:
@@ -54,22 +59,25 @@ class ShellPlaces:
             name, _, rest = word[1:].partition("/")
             home = ctx.home if not name else self._user_home(name)
             if home is not None:
-                return [path_target(home, rest, word)]
+                return [path_target(home, rest, word, self.options)]
             if not name or name[0] in "+-" or name.isdigit():  # the directory stack
-                return [GlobPath(readable(word), (ANY, "/", *path_tokens(rest)), None)]
+                return [GlobPath(readable(word), (ANY, "/", *self._tokens(rest)), None)]
             word = "~" + word[1:]  # no such user: bash leaves the word as written
         if word.startswith("/"):
-            return [path_target(Path("/"), word, word)]
+            return [path_target(Path("/"), word, word, self.options)]
         if word.startswith(DYN):
-            return [GlobPath(readable(word), path_tokens(word), None)]
+            return [GlobPath(readable(word), self._tokens(word), None)]
         targets: list[Target] = []
         steps.spend(_TARGET_STEPS * len(self.cwds))
         for cwd in self.cwds:
             if cwd is None:
-                targets.append(GlobPath(readable(word), (ANY, "/", *path_tokens(word)), None))
+                targets.append(GlobPath(readable(word), (ANY, "/", *self._tokens(word)), None))
             else:
-                targets.append(path_target(cwd, word, word))
+                targets.append(path_target(cwd, word, word, self.options))
         return targets
+
+    def _tokens(self, word: str) -> tuple[Token, ...]:
+        return path_tokens(word, self.options)
 
     def _user_home(self, name: str) -> Path | None:
         """`~name` (a lookup in the password database, once per name in a decision)."""

@@ -4,6 +4,8 @@ parser for the code strings it meets: backtick bodies, heredocs, `bash -c`...)."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tree_sitter import Node
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
@@ -19,8 +21,8 @@ from tether.permissions.shell_checks import (
     value_taints,
 )
 from tether.permissions.shell_hidden import (
-    backtick_body,
-    heredoc_as_string,
+    backtick_code,
+    heredoc_code,
     hidden_opener,
     plain_quoted_text,
     quotes_are_plain,
@@ -48,6 +50,10 @@ _RESERVED_BYTES = frozenset(
 )
 """Reserved words tree-sitter sometimes takes for command names (`coproc X { cmd; }`): bash
 reads them as syntax, so the tree is not what bash runs."""
+_REPEATING = frozenset(
+    {"function_definition", "for_statement", "c_style_for_statement", "while_statement"}
+)
+"""What runs inside these may run again after the commands that follow them."""
 
 
 class Walker:
@@ -71,6 +77,9 @@ class Walker:
         """A function called with an argument not known (`f "$(<n)"`) has it in `$1`."""
         self.arithmetic = 0
         """How many arithmetic constructs enclose the node being visited."""
+        self.repeating = 0
+        """How many function bodies and loops enclose the node being visited: what runs there
+        may run again after what follows (`Invocation.late`)."""
         self.path: list[Node] = []
         """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
         down from the root on every call)."""
@@ -83,7 +92,10 @@ class Walker:
             self.budget.node()
         self.depth += 1
         self.path.append(node)
+        repeats = node.type in _REPEATING
+        self.repeating += repeats
         self._visit(node)
+        self.repeating -= repeats
         self.path.pop()
         self.depth -= 1
 
@@ -190,23 +202,19 @@ class Walker:
         if not any(opener in text for opener in ("`", "$(", "${", "$[")):
             return
         inner = self.parse(': "' + text + '"', self.depth + 1)
-        self.invocations.extend(inner.invocations)
+        self._extend(inner.invocations)
         self.problems.extend(inner.problems)
 
     def _backticks(self, node: Node) -> None:
         """bash reads the text between backticks again once their backslashes are removed,
         so `` \\` `` inside opens a nested substitution that tree-sitter leaves as a word."""
-        first, last = node.children[0], node.children[-1]
-        if last.type != "`" or last.start_byte < first.end_byte or node.text is None:
+        parent = self._parent()
+        code = backtick_code(node, in_double_quotes=parent is not None and parent.type == "string")
+        if code is None:
             self.problems.append(PARSE_ERROR)
             return
-        # The opening token may hold the blank before it (`"$(a) `b`"`).
-        raw = node.text[first.end_byte - node.start_byte : last.start_byte - node.start_byte]
-        parent = self._parent()
-        in_string = parent is not None and parent.type == "string"
-        text = raw.decode("utf-8", "surrogateescape")
-        inner = self.parse(backtick_body(text, in_double_quotes=in_string), self.depth)
-        self.invocations.extend(inner.invocations)
+        inner = self.parse(code, self.depth)
+        self._extend(inner.invocations)
         self.problems.extend(inner.problems)
 
     def _visit_children(self, node: Node) -> None:
@@ -216,7 +224,12 @@ class Walker:
     def _add(self, invocation: Invocation) -> None:
         if self.budget is not None:
             self.budget.command()
-        self.invocations.append(invocation)
+        self._extend((invocation,))
+
+    def _extend(self, invocations: tuple[Invocation, ...]) -> None:
+        if self.repeating:
+            invocations = tuple(replace(inv, late=True) for inv in invocations)
+        self.invocations.extend(invocations)
 
     def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
         assignments: list[tuple[str, str]] = []
@@ -319,16 +332,11 @@ class Walker:
                 self.path.pop()
             else:
                 self.visit(child)
-        start = next((c for c in node.children if c.type == "heredoc_start"), None)
-        body = next((c for c in node.children if c.type == "heredoc_body"), None)
-        quoted = start is None or any(q in node_text(start) for q in "'\"\\")
-        text = node_text(body) if body is not None else ""
-        if quoted or not any(s in text for s in ("`", "$(", "${", "$[")):
+        code = heredoc_code(node)
+        if code is None:
             return
-        # The body of an unquoted heredoc is expanded like a double-quoted string; tree-sitter
-        # does not always parse it (backticks), so it is parsed again as one.
-        inner = self.parse(": " + heredoc_as_string(text), self.depth + 1)
-        self.invocations.extend(inner.invocations)
+        inner = self.parse(code, self.depth + 1)
+        self._extend(inner.invocations)
         self.problems.extend(inner.problems)
 
     def _assignment(self, node: Node) -> tuple[str, str]:
