@@ -1,10 +1,13 @@
 """A session's sandbox policy and the bubblewrap command line that enforces it.
 
-Inside: the whole file system read-only but for the workspace, /tmp (the machine's own, so
-that every tool sees the same files), the scratch directory and `sandbox.writable`; in those,
+Inside: the whole file system read-only but for the workspace, the session's own temporary
+directory (TMPDIR, at the same path inside and out, so that every tool sees the same files),
+the scratch directory and `sandbox.writable`; in those,
 the files that decide what runs later (`protected.py`) read-only, missing ones included;
 secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
-in a user namespace that cannot make another; no network and no unix sockets unless allowed;
+in a user namespace that cannot make another (the kernel's files in /proc read-only,
+`kernel_files.py`, and no setuid or setgid file made, `seccomp.py`, since that uid is root's
+outside); no network and no unix sockets unless allowed;
 secrets withheld from the environment; everything killed when tether goes.
 """
 
@@ -22,6 +25,7 @@ from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
+from tether.sandbox.kernel_files import kernel_mounts
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.nofollow import Descriptors, Found, fresh_directory
 from tether.sandbox.placeholders import Placeholders, placeholders_for, remove_all_unused
@@ -65,10 +69,12 @@ class Sandbox:
 
     workspace: Path
     writable: tuple[Path, ...]
-    """Writable besides the workspace, /tmp and `tmp_dir` (the scratch directory is one)."""
+    """Writable besides the workspace and `tmp_dir` (the scratch directory is one)."""
     network: bool
     tmp_dir: Path
-    """The session's temporary directory, TMPDIR inside (visible to every tool, like /tmp)."""
+    """The session's temporary directory, TMPDIR inside (visible to every tool at the same
+    path). The machine's /tmp is read-only inside: other users' and other projects' files
+    there (a clone's `.git/config`, a workspace's `.claude/settings.json`) are out of reach."""
     hidden: tuple[Path, ...]
     """Candidates to hide; those that exist when a command starts are covered."""
     bwrap: Path = Path("bwrap")
@@ -134,10 +140,10 @@ class Sandbox:
             # controlling terminal, and the sandbox has none (tether starts it in a session of
             # its own, stdin from /dev/null).
             args += ["--die-with-parent", "--sync-fd", str(lock_fd)]
-            if self.refused_families:
+            if seccomp.supported():
                 program = os.memfd_create("tether-seccomp", 0)
                 fds.append(program)
-                os.write(program, seccomp.socket_filter(self.refused_families))
+                os.write(program, seccomp.sandbox_filter(self.refused_families))
                 os.lseek(program, 0, os.SEEK_SET)
                 args += ["--seccomp", str(program)]
             for name in withheld(os.environ, self.env_keep):
@@ -169,8 +175,7 @@ class Sandbox:
 
     def writable_mounts(self) -> tuple[Path, ...]:
         """Every path bound writable (some may not exist)."""
-        tmp = (Path(os.path.realpath("/tmp")),) if Path("/tmp").is_dir() else ()
-        return _unique((self.workspace, *tmp, self.tmp_dir, *self.writable))
+        return _unique((self.workspace, self.tmp_dir, *self.writable))
 
     def project_roots(self) -> tuple[Path, ...]:
         """Writable directories guarded as projects: the workspace and the extra writable
@@ -298,6 +303,7 @@ class Sandbox:
         ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
         return [
             ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+            *kernel_mounts(),
             *(m[2] for m in ordered),
         ]
 
