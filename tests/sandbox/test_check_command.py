@@ -70,10 +70,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "Bash commands run under bubblewrap:\n"
         f"  writable: {base}/ws (the workspace)\n"
         f"  writable: {base}/tether/scratch/<session> (the session's scratch directory)\n"
-        "  writable: /tmp (the machine's own: every tool sees the same files)\n"
-        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR)\n"
+        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR: the session's own, removed "
+        "at its end)\n"
         f"  writable: {base}/ws/build (does not exist yet)\n"
-        "  read-only: everything else\n"
+        "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{state}\n"
         "  network: cut (loopback included)\n"
@@ -89,14 +89,17 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      umount of a hidden path: refused\n"
         "  ok      new user namespace: cannot be created\n"
         "  ok      protected workspace files: read-only, existing (.git/config, "
-        ".claude/settings.json) and missing (.mcp.json, .git/hooks/pre-commit, .tether/; a "
+        ".claude/settings.json, lefthook.yml) and missing (.mcp.json, .git/hooks/pre-commit, .tether/; a "
         "nested repository's .claude/settings.json and .mcp.json); nothing left behind\n"
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
         "  ok      environment: TETHER_CHECK_API_KEY withheld\n"
         "  ok      hidden files: read as empty\n"
-        "  ok      /tmp: the same inside and outside\n"
+        "  ok      /tmp: read-only but for TMPDIR, which is the same inside and outside\n"
+        "  ok      kernel settings: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened "
+        "for writing\n"
+        "  ok      setuid and setgid files: cannot be made (chmod, mkdir, open)\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
         "is not followed: nothing bound, written or made there\n",
     )
@@ -139,6 +142,8 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  unix sockets",
         "FAILED  vsock",
         "FAILED  hidden files",  # the probe's umount exposed them
+        "FAILED  /tmp",  # the probe's remount made it writable
+        "FAILED  setuid and setgid files",  # no seccomp filter
         "FAILED  symlinked directories",  # and its remount made them writable
     ]
 
