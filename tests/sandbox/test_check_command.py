@@ -70,10 +70,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "Bash commands run under bubblewrap:\n"
         f"  writable: {base}/ws (the workspace)\n"
         f"  writable: {base}/tether/scratch/<session> (the session's scratch directory)\n"
-        "  writable: /tmp (the machine's own: every tool sees the same files)\n"
-        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR)\n"
+        f"  writable: {base}/tether/scratch/<session>/tmp (TMPDIR: the session's own, removed "
+        "at its end)\n"
         f"  writable: {base}/ws/build (does not exist yet)\n"
-        "  read-only: everything else\n"
+        "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)\n"
         f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
         "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
@@ -91,8 +91,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      umount of the hidden home: refused\n"
         "  ok      new user namespace: cannot be created\n"
         "  ok      protected workspace files: read-only, existing (.git/config, "
-        ".claude/settings.json) and missing (.mcp.json, .git/hooks/pre-commit, .tether/; a "
-        "nested repository's .claude/settings.json and .mcp.json); nothing left behind\n"
+        ".claude/settings.json, lefthook.yml) and missing (.mcp.json, .git/hooks/pre-commit, "
+        ".tether/; a nested repository's .claude/settings.json and .mcp.json); nothing left "
+        "behind\n"
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
@@ -101,7 +102,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      home hidden: 3 sentinel files at unlisted places of a temporary home "
         "unreadable, ~/.local/bin readable\n"
         "  ok      hidden files: read as empty\n"
-        "  ok      /tmp: the same inside and outside\n"
+        "  ok      /tmp: read-only but for TMPDIR, which is the same inside and outside\n"
+        "  ok      kernel settings: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened "
+        "for writing\n"
+        "  ok      setuid and setgid files: cannot be made (chmod, mkdir, open)\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
         "is not followed: nothing bound, written or made there\n",
     )
@@ -110,7 +114,8 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
 @needs_bwrap
 @pytest.mark.skipif(os.geteuid() != 0, reason="the old policy held for unprivileged callers")
 def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) -> None:
-    """The policy before capabilities, uid and the socket filter: the check says FAILED."""
+    """The policy before capabilities, uid, the seccomp filter and the kernel's read-only
+    /proc entries: the check says FAILED."""
 
     class WithoutPrivilegeDrop(Sandbox):
         def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
@@ -122,6 +127,8 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
             for flag in ("--disable-userns", "--unshare-user"):
                 if flag in command:
                     command.remove(flag)
+            while (at := _kernel_bind(command)) is not None:
+                del command[at : at + 3]
             return command
 
     sandbox, _, _ = plan_sandbox(
@@ -144,7 +151,10 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  unix sockets",
         "FAILED  vsock",
         "FAILED  home hidden",  # the probe's umount of the home's cover exposed it
-        "FAILED  hidden files",
+        "FAILED  hidden files",  # the probe's umount exposed them
+        "FAILED  /tmp",  # the probe's remount made it writable
+        "FAILED  kernel settings",  # /proc/sys as bwrap leaves it
+        "FAILED  setuid and setgid files",  # no seccomp filter
         "FAILED  symlinked directories",  # and its remount made them writable
     ]
 
@@ -202,3 +212,11 @@ def test_bad_settings(check: Check, tmp_path: Path) -> None:
 
 def test_usage(check: Check) -> None:
     assert check("--bogus")[0] == 2
+
+
+def _kernel_bind(command: list[str]) -> int | None:
+    """Where the first read-only bind over the new /proc is, if any."""
+    for at, arg in enumerate(command[:-2]):
+        if arg == "--ro-bind" and command[at + 2].startswith("/proc/"):
+            return at
+    return None

@@ -22,23 +22,27 @@ BASH = shutil.which("bash") or "/bin/bash"
 """How bash names itself in its error messages."""
 
 
-async def test_writes_reach_workspace_scratch_temporary_directory_and_tmp(
+async def test_writes_reach_workspace_scratch_and_temporary_directory_not_tmp(
     layout: Layout, tmp_path: Path
 ) -> None:
+    """The workspace is under /tmp here (pytest's tmp_path), and stays writable; the rest of
+    /tmp is read-only."""
     run = bash_runner(sandboxed_context(layout))
     scratch = layout.scratch
-    in_tmp = tmp_path / "p.txt"  # pytest's tmp_path is under /tmp
+    in_tmp = tmp_path / "p.txt"
     outcome = await run(
         command=f'echo w > made.txt && echo s > {scratch}/s.txt && echo t > "$TMPDIR/t.txt" '
-        f'&& echo p > {in_tmp} && echo "$TMPDIR"'
+        f'&& echo "$TMPDIR" && echo p > {in_tmp}'
     )
-    assert outcome == ToolOutcome(f"{scratch}/tmp\n", False)
+    assert outcome.content.startswith(
+        f"Error: Exit code 1\n{scratch}/tmp\n{BASH}: line 1: {in_tmp}: Read-only file system\n"
+    )
     assert [
         (layout.workspace / "made.txt").read_text(),
         (scratch / "s.txt").read_text(),
         (scratch / "tmp" / "t.txt").read_text(),
-        in_tmp.read_text(),
-    ] == ["w\n", "s\n", "t\n", "p\n"]
+        in_tmp.exists(),
+    ] == ["w\n", "s\n", "t\n", False]
 
 
 async def test_writes_anywhere_else_fail_and_leave_the_host_untouched(layout: Layout) -> None:
@@ -142,8 +146,9 @@ async def test_network_is_cut_unless_allowed(layout: Layout, network: bool) -> N
             ToolOutcome(
                 f"Error: Exit code 1\n{BASH}: connect: Connection refused\n"
                 f"{BASH}: line 1: /dev/tcp/127.0.0.1/{port}: Connection refused\n\n"
-                "[The network is off in the sandbox: downloads, package installs (pip, npm...) "
-                "and connections cannot work here; ask the user to run this command outside.]",
+                "[The network is off in the sandbox: if this command needed it (a download, a "
+                "package install, a connection), it cannot work here; ask the user to run it "
+                "outside.]",
                 True,
             ),
             0,

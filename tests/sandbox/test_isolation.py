@@ -1,5 +1,6 @@
 """Network off means off (unix sockets too), secrets stay out of the environment and out of
-sight, /tmp is the same for every tool, and a failure says what the sandbox stopped."""
+sight, TMPDIR is the same for every tool and the rest of /tmp read-only, and a failure says
+what the sandbox stopped (and only that)."""
 
 # Checking files on disk from async tests is deliberate: nothing else runs on the loop.
 
@@ -8,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +21,18 @@ import pytest
 from tether.sandbox import SECRETS_IN_HOME
 from tether.tools.registry import ToolOutcome
 
-from .conftest import Layout, bash_runner, home_in_workspace, needs_bwrap, sandboxed_context
+from .conftest import (
+    Layout,
+    bash_runner,
+    home_in_workspace,
+    needs_bwrap,
+    sandboxed_context,
+    snapshot,
+)
 
 pytestmark = needs_bwrap
+
+BASH = shutil.which("bash") or "/bin/bash"
 
 CONNECT = (
     "python3 -c 'import socket,sys\n"
@@ -184,19 +196,60 @@ async def test_tether_home_is_hidden_wherever_it_is(boundary: Layout) -> None:
     assert (boundary.scratch / "spill.txt").read_text() == "out\n"
 
 
-async def test_tmp_is_the_same_for_every_tool(boundary: Layout) -> None:
+async def test_tmpdir_is_the_same_for_every_tool_and_tmp_is_read_only(boundary: Layout) -> None:
+    """TMPDIR is the session's own directory at the same path inside and out (what Read and
+    Write see); the machine's /tmp is seen but not written, and the command is told where to
+    write instead."""
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
-    name = f"/tmp/tether-shared-{uuid.uuid4().hex[:10]}.txt"
+    tmp_dir = boundary.scratch / "tmp"
+    seen = Path(f"/tmp/tether-seen-{uuid.uuid4().hex[:10]}.txt")
+    seen.write_text("outside\n")
+    seen.chmod(0o666)  # writable for either caller but for the sandbox
     try:
-        assert await run(command=f"echo from-bash > {name} && cat {name}") == ToolOutcome(
-            "from-bash\n", False
+        outcome = await run(command=f'echo from-bash > "$TMPDIR/f.txt" && cat {seen}')
+        assert outcome == ToolOutcome("outside\n", False)
+        assert (tmp_dir / "f.txt").read_text() == "from-bash\n"  # what Read and Write see
+        (tmp_dir / "f.txt").write_text("from-write\n")
+        assert await run(command='cat "$TMPDIR/f.txt"') == ToolOutcome("from-write\n", False)
+        outcome = await run(command=f"echo x >> {seen}")
+        assert outcome.content.startswith(
+            f"Error: Exit code 1\n{BASH}: line 1: {seen}: Read-only file system\n\n"
+            "[The sandbox makes this path read-only: writes are allowed only in the "
+            "workspace, TMPDIR and the listed writable paths (not /tmp)"
         )
-        assert Path(name).read_text() == "from-bash\n"  # what Read and Write see
-        Path(name).write_text("from-write\n")
-        assert await run(command=f"cat {name}") == ToolOutcome("from-write\n", False)
+        assert seen.read_text() == "outside\n"
     finally:
-        Path(name).unlink(missing_ok=True)
+        seen.unlink(missing_ok=True)
+
+
+async def test_another_project_under_tmp_cannot_be_changed(boundary: Layout) -> None:
+    """Another repository and another agent workspace in /tmp, beside the workspace: their
+    configuration (what git and the next session run) stays as it was."""
+    other = Path(tempfile.mkdtemp(prefix="tether-other-", dir="/tmp"))
+    try:
+        (other / ".git").mkdir()
+        (other / ".git" / "config").write_text("[core]\n")
+        (other / ".claude").mkdir()
+        (other / ".claude" / "settings.json").write_text("{}\n")
+        # Open to everyone: only the sandbox stands in the way, for either caller.
+        for path in (other, *other.rglob("*")):
+            path.chmod(0o777 if path.is_dir() else 0o666)
+        before = snapshot(other)
+        run = bash_runner(sandboxed_context(boundary))
+        outcome = await run(
+            command=f"git config -f {other}/.git/config core.fsmonitor 'touch /tmp/x'; "
+            f"echo '{{\"hooks\": 1}}' > {other}/.claude/settings.json; "
+            f"mkdir {other}/.git/hooks; echo '#!/bin/sh' > {other}/.git/hooks/post-checkout; "
+            "echo end"
+        )
+        assert (outcome.is_error, outcome.content.endswith("end\n"), snapshot(other)) == (
+            False,
+            True,
+            before,
+        )
+    finally:
+        shutil.rmtree(other)
 
 
 async def test_a_failure_says_the_network_is_off(boundary: Layout) -> None:
@@ -204,8 +257,8 @@ async def test_a_failure_says_the_network_is_off(boundary: Layout) -> None:
     outcome = await run(command="getent hosts pypi.org || echo > /dev/tcp/127.0.0.1/9; exit 1")
     assert outcome.is_error
     assert outcome.content.endswith(
-        "[The network is off in the sandbox: downloads, package installs (pip, npm...) and "
-        "connections cannot work here; ask the user to run this command outside.]"
+        "[The network is off in the sandbox: if this command needed it (a download, a package "
+        "install, a connection), it cannot work here; ask the user to run it outside.]"
     )
 
 
@@ -214,3 +267,18 @@ async def test_a_failure_says_the_path_is_protected(boundary: Layout) -> None:
     outcome = await run(command="echo '{}' > .mcp.json")
     assert outcome.is_error
     assert "[The sandbox makes this path read-only" in outcome.content
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p src && cat src",
+        "python3 -c 'raise SystemExit(\"getaddrinfo wrapper test failed\")'",
+        "echo 'could not connect: network error in the test fixture'; exit 3",
+        "if then getaddrinfo fi",
+    ],
+    ids=["is-a-directory", "word-getaddrinfo", "words-network", "syntax-error"],
+)
+async def test_ordinary_failures_get_no_sandbox_note(boundary: Layout, command: str) -> None:
+    outcome = await bash_runner(sandboxed_context(boundary))(command=command)
+    assert (outcome.is_error, "[The " in outcome.content) == (True, False), outcome.content

@@ -86,7 +86,9 @@ async def test_git_sees_no_placeholder_inside_or_outside(
     `git status` then showed them deleted."""
     repo, workspace = repository(boundary.workspace.parent, subdirectory=subdirectory)
     layout = in_workspace(boundary, workspace)
-    ctx = sandboxed_context(layout)
+    # In a subdirectory the repository is outside the workspace: writable only when the
+    # settings say so (/tmp, where the test's repository is, is read-only).
+    ctx = sandboxed_context(layout, writable=(repo,) if subdirectory else ())
     run = bash_runner(ctx)
     git_ = " ".join(GIT)
     # In a subdirectory the repository's .git is outside the workspace: read-only, so no

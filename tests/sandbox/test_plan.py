@@ -131,8 +131,8 @@ def test_the_limits_stated_to_the_model_follow_the_policy(tmp_path: Path) -> Non
     assert (
         "The network is off" in stated_off,
         "Unix sockets (docker, databases, agents) cannot be reached." in stated_off,
-        f"Writes are possible only in the workspace, /tmp, TMPDIR ({base}/t/scratch/s1/tmp), "
-        f"{base}/cache;" in stated_off,
+        f"Writes are possible only in the workspace, TMPDIR ({base}/t/scratch/s1/tmp, this "
+        f"session's own), {base}/cache; everything else is read-only, /tmp included" in stated_off,
         "The network is available." in stated_on,
         "Unix sockets" in stated_on,
         ".git/config, .git/hooks, .tether/, .claude/, .mcp.json" in stated_on,

@@ -295,3 +295,19 @@ async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layo
     await end_session(ctx)
     assert not (ws / ".claude").exists()
     assert not (ws / ".mcp.json").exists()
+
+
+async def test_hook_managers_configuration_is_read_only(boundary: Layout) -> None:
+    """What lefthook, lint-staged, simple-git-hooks and overcommit run at the next commit:
+    read-only where present (a missing one gets no placeholder: see `HOOK_MANAGERS`)."""
+    names = ["lefthook.yml", "lefthook-local.yml", ".lintstagedrc.json"]
+    names += [".simple-git-hooks.json", ".overcommit.yml"]
+    for name in names:
+        (boundary.workspace / name).write_text("original\n")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(command=f"for f in {' '.join(names)}; do echo x >> $f; done; echo end")
+    assert (
+        outcome.content.count("Read-only file system"),
+        [(boundary.workspace / n).read_text() for n in names],
+    ) == (5, ["original\n"] * 5)

@@ -108,11 +108,14 @@ def report(
         lines.append("Bash commands run under bubblewrap:")
         lines.append(f"  writable: {workspace} (the workspace)")
         lines.append(f"  writable: {scratch} (the session's scratch directory)")
-        lines.append("  writable: /tmp (the machine's own: every tool sees the same files)")
-        lines.append(f"  writable: {sandbox.tmp_dir} (TMPDIR)")
+        lines.append(
+            f"  writable: {sandbox.tmp_dir} (TMPDIR: the session's own, removed at its end)"
+        )
         for path in sandbox.writable[1:]:
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
-        lines.append("  read-only: everything else")
+        lines.append(
+            "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)"
+        )
         lines.append(f"  {_home_line(sandbox, home)}")
         names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
         lines.append(

@@ -1,6 +1,7 @@
-"""Bash commands under bubblewrap: workspace and /tmp writable, the files that decide what runs
-later read-only, no capabilities, network and unix sockets off by default, secrets hidden and
-withheld, and an exact diagnosis where it cannot run."""
+"""Bash commands under bubblewrap: the workspace and the session's TMPDIR writable, the files
+that decide what runs later read-only, no capabilities, no kernel settings or setuid files,
+network and unix sockets off by default, secrets hidden and withheld, and an exact diagnosis
+where it cannot run."""
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.limits import describe as describe_limits

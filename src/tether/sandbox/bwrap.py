@@ -1,12 +1,15 @@
 """A session's sandbox policy and the bubblewrap command line that enforces it.
 
-Inside: the whole file system read-only but for the workspace, /tmp (the machine's own, so
-that every tool sees the same files), the scratch directory and `sandbox.writable`; in those,
-the files that decide what runs later (`protected.py`) read-only, missing ones included; the
-home hidden but for toolchains and `sandbox.readable` (`home_view.py`), secret locations
-hidden; no capabilities and, when tether runs as root, an unprivileged uid in a user
-namespace that cannot make another; no network and no unix sockets unless allowed; secrets
-withheld from the environment; everything killed when tether goes.
+Inside: the whole file system read-only but for the workspace, the session's own temporary
+directory (TMPDIR, at the same path inside and out, so that every tool sees the same files),
+the scratch directory and `sandbox.writable`; in those,
+the files that decide what runs later (`protected.py`) read-only, missing ones included;
+the home hidden but for toolchains and `sandbox.readable` (`home_view.py`),
+secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
+in a user namespace that cannot make another (the kernel's files in /proc read-only,
+`kernel_files.py`, and no setuid or setgid file made, `seccomp.py`, since that uid is root's
+outside); no network and no unix sockets unless allowed;
+secrets withheld from the environment; everything killed when tether goes.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.environment import withheld
 from tether.sandbox.home_view import exposures, home_mounts, home_view
+from tether.sandbox.kernel_files import kernel_mounts
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.nofollow import Descriptors, Found, fresh_directory
 from tether.sandbox.placeholders import Placeholders, placeholders_for, remove_all_unused
@@ -67,10 +71,12 @@ class Sandbox:
 
     workspace: Path
     writable: tuple[Path, ...]
-    """Writable besides the workspace, /tmp and `tmp_dir` (the scratch directory is one)."""
+    """Writable besides the workspace and `tmp_dir` (the scratch directory is one)."""
     network: bool
     tmp_dir: Path
-    """The session's temporary directory, TMPDIR inside (visible to every tool, like /tmp)."""
+    """The session's temporary directory, TMPDIR inside (visible to every tool at the same
+    path). The machine's /tmp is read-only inside: other users' and other projects' files
+    there (a clone's `.git/config`, a workspace's `.claude/settings.json`) are out of reach."""
     hidden: tuple[Path, ...]
     """Candidates to hide; those that exist when a command starts are covered."""
     bwrap: Path = Path("bwrap")
@@ -147,10 +153,10 @@ class Sandbox:
             # controlling terminal, and the sandbox has none (tether starts it in a session of
             # its own, stdin from /dev/null).
             args += ["--die-with-parent", "--sync-fd", str(lock_fd)]
-            if self.refused_families:
+            if seccomp.supported():
                 program = os.memfd_create("tether-seccomp", 0)
                 fds.append(program)
-                os.write(program, seccomp.socket_filter(self.refused_families))
+                os.write(program, seccomp.sandbox_filter(self.refused_families))
                 os.lseek(program, 0, os.SEEK_SET)
                 args += ["--seccomp", str(program)]
             for name in withheld(os.environ, self.env_keep):
@@ -184,8 +190,7 @@ class Sandbox:
 
     def writable_mounts(self) -> tuple[Path, ...]:
         """Every path bound writable (some may not exist)."""
-        tmp = (Path(os.path.realpath("/tmp")),) if Path("/tmp").is_dir() else ()
-        return _unique((self.workspace, *tmp, self.tmp_dir, *self.writable))
+        return _unique((self.workspace, self.tmp_dir, *self.writable))
 
     def project_roots(self) -> tuple[Path, ...]:
         """Writable directories guarded as projects: the workspace and the extra writable
@@ -337,6 +342,7 @@ class Sandbox:
         sealed = [["--remount-ro", c] for c in tmpfs if mounts[c][2][0] == "--tmpfs"]
         return [
             ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+            *kernel_mounts(),
             *(m[2] for m in ordered),
             *sealed,
         ]

@@ -2,8 +2,8 @@
 
 A list of credential places can never be complete (`~/.netrc`, `~/.docker/config.json`,
 `~/.pgpass`, a browser profile, a token pasted into `~/notes.txt`...), so the home is covered
-whole by an empty tmpfs (writable: what a tool writes there, a cache, vanishes with the
-sandbox), and only these come back:
+whole by an empty tmpfs, made read-only once everything inside it is mounted (a write there
+fails rather than vanishing with the sandbox), and only these come back:
 
 - the workspace and the other writable directories that lie in it, writable as before;
 - `HOME_TOOLCHAINS`, read-only: the programs and interpreters users install under their home;

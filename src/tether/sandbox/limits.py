@@ -1,26 +1,41 @@
 """What the model is told about the sandbox: its limits in the system prompt, and, when a
 command fails, which of them most likely stopped it (rather than a misleading message such as
-pip's "could not find a version that satisfies the requirement")."""
+pip's "could not find a version that satisfies the requirement").
+
+A note is added only when the output carries the sandbox's own mark, not a word that ordinary
+failures share: the network note wants a resolver or connection error as libc, Node or curl
+word it (a program printing "getaddrinfo" is not one), the read-only note wants EROFS or
+"Is a directory" at a path the sandbox protects (`cat src` on a directory is not one). Each
+note says what to do only if the limit is really what stopped the command.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
+from tether.sandbox.protected import GIT_DIR_PROTECTED, WORKSPACE_PROTECTED
+
 if TYPE_CHECKING:
     from tether.sandbox.bwrap import Sandbox
 
 _NETWORK_FAILURES = re.compile(
-    r"network is unreachable|temporary failure in name resolution|could not resolve|"
-    r"name or service not known|failed to resolve|getaddrinfo|no address associated|"
-    r"connection refused|failed to establish a new connection|could not connect|"
-    r"unable to access '?https?://|no matching distribution|could not fetch|"
-    r"connecterror|network error|enotfound|eai_again",
-    re.IGNORECASE,
+    # strerror and gai_strerror as glibc and musl print them, in the case they print them.
+    r"Network is unreachable|Temporary failure in name resolution|Name or service not known|"
+    r"No address associated with hostname|Connection refused|Try again|"
+    # curl and git; Node's error codes; Python's socket errors.
+    r"Could not resolve (?:host|proxy)|\b(?:EAI_AGAIN|ENOTFOUND|ENETUNREACH|ECONNREFUSED)\b|"
+    r"\[Errno -[23]\]|\[Errno (?:101|111)\]"
 )
-_READ_ONLY = re.compile(r"read-only file system|is a directory", re.IGNORECASE)
+_READ_ONLY = re.compile(r"Read-only file system", re.IGNORECASE)
+_IS_A_DIRECTORY = re.compile(r"^.*Is a directory.*$", re.IGNORECASE | re.MULTILINE)
 """A protected path that is missing is an empty read-only directory inside: writing it as a
-file says "Is a directory"."""
+file says "Is a directory"; the line must also name a protected path."""
+_PROTECTED_NAMES = frozenset(
+    {e.path.split("/")[0] for e in WORKSPACE_PROTECTED}
+    | {e.path for e in GIT_DIR_PROTECTED}
+    | {".git"}
+)
 _NOT_PERMITTED = re.compile(
     r"operation not permitted|permission denied|must be superuser|are you root", re.IGNORECASE
 )
@@ -49,7 +64,7 @@ def _names_home(sandbox: Sandbox, output: str) -> bool:
 
 def describe(sandbox: Sandbox) -> str:
     """A short paragraph for the system prompt, built from the session's actual policy."""
-    writable = ["the workspace", "/tmp", f"TMPDIR ({sandbox.tmp_dir})"]
+    writable = ["the workspace", f"TMPDIR ({sandbox.tmp_dir}, this session's own)"]
     writable += [str(p) for p in sandbox.writable if p != sandbox.scratch]
     network = (
         "The network is available."
@@ -67,14 +82,18 @@ def describe(sandbox: Sandbox) -> str:
     return (
         "Sandbox: every Bash command runs in a sandbox. "
         f"{network}{sockets} Writes are possible only in {', '.join(writable)}; everything "
-        "else is read-only. Files that configure what runs later are read-only even there "
-        "and cannot be created (a missing one is an empty read-only directory while the "
-        "command runs): .git/config, .git/hooks, .tether/, .claude/, .mcp.json, editor "
-        "settings (.vscode/, .idea/), and in a writable home its startup files (.bashrc, "
-        ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason. Commands "
-        "run without root or capabilities (no sudo, mount, chown) and secret environment "
-        f"variables are withheld. {home_hidden(sandbox)} When a command fails because of "
-        "this, say so to the user instead of working around it."
+        "else is read-only, /tmp included (put temporary files in $TMPDIR, which the other "
+        "tools see at the same path). Files that configure what runs later are read-only "
+        "even there and cannot be created (a missing one is an empty read-only directory "
+        "while the command runs): .git/config, .git/hooks, .tether/, .claude/, .mcp.json, "
+        "editor settings (.vscode/, .idea/), git hook managers' configuration (lefthook, "
+        "lint-staged, pre-commit...), and in a writable home its startup files (.bashrc, "
+        ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason. "
+        "Commands run without root or capabilities (no sudo, mount, chown, setuid or setgid "
+        "bits, kernel settings) and secret environment variables are withheld. "
+        f"{home_hidden(sandbox)} When a command fails because of one of these "
+        "limits, say so to the user instead of working around it; other failures are "
+        "ordinary errors to fix as usual."
     )
 
 
@@ -90,7 +109,7 @@ def home_hidden(sandbox: Sandbox) -> str:
         )
     else:
         seen = (
-            f"The home directory ({home}) is hidden: it looks empty (writes there vanish) but "
+            f"The home directory ({home}) is hidden: it looks empty and read-only but "
             "for the workspace"
         )
     return (
@@ -109,8 +128,9 @@ def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | Non
         return None
     if not sandbox.network and _NETWORK_FAILURES.search(output):
         return (
-            "The network is off in the sandbox: downloads, package installs (pip, npm...) and "
-            "connections cannot work here; ask the user to run this command outside."
+            "The network is off in the sandbox: if this command needed it (a download, a "
+            "package install, a connection), it cannot work here; ask the user to run it "
+            "outside."
         )
     if sandbox.home is not None and _HOME_MISSING.search(output) and _names_home(sandbox, output):
         return (
@@ -118,15 +138,28 @@ def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | Non
             "paths in `sandbox.readable` are there (read-only). Ask the user to add what this "
             "command needs from the home to `sandbox.readable` in the settings."
         )
-    if _READ_ONLY.search(output):
+    if _READ_ONLY.search(output) or any(
+        _names_protected(line) for line in _IS_A_DIRECTORY.findall(output)
+    ):
         return (
             "The sandbox makes this path read-only: writes are allowed only in the workspace, "
-            "/tmp and the listed writable paths, and never to files that configure what runs "
-            "later (.git/config, .git/hooks, .tether/, .claude/, .mcp.json, editor settings)."
+            "TMPDIR and the listed writable paths (not /tmp), and never to files that "
+            "configure what runs later (.git/config, .git/hooks, .tether/, .claude/, "
+            ".mcp.json, editor settings, hook managers' configuration)."
         )
     if _NOT_PERMITTED.search(output):
         return (
-            "The sandbox may have refused this: commands run without root or capabilities "
-            "(no sudo, mount, chown to others), and unix sockets cannot be reached."
+            "If the sandbox refused this: commands run without root or capabilities (no sudo, "
+            "mount, chown to others, setuid or setgid bits), and unix sockets cannot be "
+            "reached."
         )
     return None
+
+
+def _names_protected(line: str) -> bool:
+    """Whether a path on `line` has a component the sandbox protects (`.mcp.json`,
+    `.git/hooks/pre-commit`, `.claude/settings.json`)."""
+    for word in re.split(r"[\s'\"`:,;()\[\]]+", line):
+        if not _PROTECTED_NAMES.isdisjoint(word.split("/")):
+            return True
+    return False

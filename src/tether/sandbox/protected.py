@@ -66,6 +66,46 @@ WORKSPACE_PROTECTED: tuple[Protected, ...] = (
 engine's `SELF_MODIFYING` (a test keeps it so). `.git` is handled apart (`git_protected`):
 where its hooks and config are depends on what `.git` is."""
 
+_LEFTHOOK = tuple(
+    f"{dot}lefthook{local}.{ext}"
+    for dot in ("", ".")
+    for local in ("", "-local")
+    for ext in ("yml", "yaml", "toml", "json", "jsonc")
+)
+HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
+    "lefthook": (*_LEFTHOOK, ".lefthook", ".lefthook-local"),
+    "lint-staged": (
+        *(f".lintstagedrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".mjs", ".cjs", ".js")),
+        *(f"lint-staged.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")),
+    ),
+    "simple-git-hooks": tuple(
+        f"{dot}simple-git-hooks.{ext}" for dot in ("", ".") for ext in ("json", "js", "cjs", "mjs")
+    ),
+    "overcommit": (".overcommit.yml",),
+}
+"""Git hook managers' configuration: the hook they install in `.git/hooks` reads it at each
+commit (or push, checkout...) and runs the commands it names; `-local` variants are usually
+gitignored, so a change does not even show in `git status`. Read-only where present. A
+missing one gets no placeholder: the managers read every name they know, so a commit made
+inside the sandbox would fail on an empty directory at `lefthook-local.yml` (and a file
+placeholder would show in `git status` and be committed by `git add -A`). Configuration kept
+inside `package.json` (lint-staged's, simple-git-hooks') is not guarded: that file is the
+project's own, edited routinely and reviewed in its diff, as are its scripts and a Makefile,
+which run only when the user asks for them."""
+
+
+def hook_managers_in(root: Path) -> list[tuple[Path, Protected]]:
+    """The hook managers' files under `root` (read-only when they exist)."""
+    return [
+        (
+            root / name,
+            Protected(name, True, None, f"{manager}'s configuration: commands its git hook runs"),
+        )
+        for manager, names in HOOK_MANAGERS.items()
+        for name in names
+    ]
+
+
 HOME_PROTECTED: tuple[Protected, ...] = (
     *(Protected(name, name in HOME_DIRECTORIES, "", why) for name, why in HOME_SELF_MODIFYING),
     Protected(".config", True, "", "the configuration of every tool (hidden)", only_missing=True),
@@ -97,7 +137,7 @@ def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, P
     the workspace's."""
     found = [(root / entry.path, entry) for entry in table]
     if table is WORKSPACE_PROTECTED:
-        found += git_protected(root)
+        found += git_protected(root) + hook_managers_in(root)
     return found
 
 

@@ -22,6 +22,14 @@ from pathlib import Path
 from tether.sandbox.bwrap import Sandbox
 
 TIMEOUT_S = 30.0
+KERNEL_FILES = (
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/vm/drop_caches",
+    "/proc/sysrq-trigger",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+)
+"""Kernel settings a uid that is root's outside could write but for the read-only binds:
+the probe opens them for writing and closes them, writing nothing."""
 SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
 TOKEN_VARIABLE = "CHECK_UPSTREAM"
 """Withheld for its value alone: a token's prefix (`environment.TOKEN_PREFIXES`)."""
@@ -91,6 +99,27 @@ out["toolchain"] = content(spec["toolchain"])
 out["tmp_seen"] = content(spec["tmp_outside"])
 with open(spec["tmp_inside"], "w") as f:
     f.write("from inside\n")
+out["tmp_written"] = writes(spec["tmp_outside"])
+def opened(path):  # opened for writing and closed: not a byte written
+    try:
+        os.close(os.open(path, os.O_WRONLY))
+        return True
+    except OSError:
+        return False
+out["kernel"] = [p for p in spec["kernel"] if opened(p)]
+def refused(call):
+    try:
+        call()
+        return False
+    except PermissionError:
+        return True
+made = os.path.join(spec["tmp_dir"], "setid")
+open(made, "w").close()
+out["setid"] = {
+    "chmod": refused(lambda: os.chmod(made, 0o4755)),
+    "mkdir": refused(lambda: os.mkdir(made + "-d", 0o2755)),
+    "open": refused(lambda: os.close(os.open(made + "-o", os.O_CREAT | os.O_WRONLY, 0o4755))),
+}
 print(json.dumps(out))
 """
 
@@ -138,7 +167,8 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     (ws / ".git" / "worktrees").symlink_to(home / ".ssh")
     nested = ws / "vendor" / "lib"  # a repository inside the workspace: guarded the same
     (nested / ".git").mkdir(parents=True)
-    existing = [ws / ".git" / "config", ws / ".claude" / "settings.json"]
+    (ws / "lefthook.yml").write_text("pre-commit: {}\n")
+    existing = [ws / ".git" / "config", ws / ".claude" / "settings.json", ws / "lefthook.yml"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
     missing += [nested / ".claude" / "settings.json", nested / ".mcp.json"]
     sandbox = replace(
@@ -151,12 +181,11 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         scratch=scratch,
     )
     tag = uuid.uuid4().hex[:12]
-    tmp_outside, tmp_inside = (
-        Path(f"/tmp/tether-check-{tag}-out"),
-        Path(f"/tmp/tether-check-{tag}-in"),
-    )
+    tmp_outside = Path(f"/tmp/tether-check-{tag}-out")
+    tmp_inside = sandbox.tmp_dir / f"tether-check-{tag}-in"
     root_probe = Path(f"/tether-check-{tag}")
     tmp_outside.write_text("from outside\n")
+    tmp_outside.chmod(0o666)  # only the sandbox keeps the command from writing it
     spec = {
         "root_probe": str(root_probe),
         "hidden_dir": str(home),
@@ -170,7 +199,9 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "home_sentinels": [str(p) for p in sentinels],
         "toolchain": str(toolchain),
         "tmp_outside": str(tmp_outside),
-        "tmp_inside": str(tmp_inside),
+        "tmp_inside": str(sandbox.tmp_dir / f"tether-check-{tag}-in"),
+        "tmp_dir": str(sandbox.tmp_dir),
+        "kernel": [p for p in KERNEL_FILES if os.path.exists(p)],
     }
     os.environ[SECRET_VARIABLE] = "not-a-real-key"
     os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
@@ -190,6 +221,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
             command.finished(0, "")
             sandbox.close()  # the placeholders go now: what is left was made inside
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
+        tmp_back += "|" + tmp_outside.read_text()
         root_written = root_probe.exists()
     finally:
         del os.environ[SECRET_VARIABLE], os.environ[TOKEN_VARIABLE]
@@ -230,6 +262,8 @@ def _judge(
     protected: dict[str, bool] = seen["protected"]  # type: ignore[assignment]
     unix: dict[str, bool] = seen["unix"]  # type: ignore[assignment]
     hidden: dict[str, str] = seen["hidden"]  # type: ignore[assignment]
+    kernel: list[str] = seen["kernel"]  # type: ignore[assignment]
+    setid: dict[str, bool] = seen["setid"]  # type: ignore[assignment]
     no_caps = all(int(v, 16) == 0 for v in caps.values())
     written = sorted(p for p, ok in protected.items() if ok)
     reached = sorted(p for p, ok in unix.items() if ok)
@@ -247,7 +281,7 @@ def _judge(
         Result(
             not written and not changed and not created,
             "protected workspace files",
-            "read-only, existing (.git/config, .claude/settings.json) and missing "
+            "read-only, existing (.git/config, .claude/settings.json, lefthook.yml) and missing "
             "(.mcp.json, .git/hooks/pre-commit, .tether/; a nested repository's "
             ".claude/settings.json and .mcp.json)"
             + (f"; WRITTEN: {', '.join(written)}" if written else "")
@@ -289,9 +323,23 @@ def _judge(
             "read as empty" + (f"; LEAKED: {', '.join(leaked)}" if leaked else ""),
         ),
         Result(
-            seen["tmp_seen"] == "from outside\n" and tmp_back == "from inside\n",
+            seen["tmp_seen"] == "from outside\n"
+            and not seen["tmp_written"]
+            and tmp_back == "from inside\n|from outside\n",
             "/tmp",
-            "the same inside and outside",
+            "read-only but for TMPDIR, which is the same inside and outside",
+        ),
+        Result(
+            not kernel,
+            "kernel settings",
+            "/proc/sys, /proc/sysrq-trigger and /sys cannot be opened for writing"
+            + (f"; OPENED: {', '.join(kernel)}" if kernel else ""),
+        ),
+        Result(
+            all(setid.values()),
+            "setuid and setgid files",
+            "cannot be made (chmod, mkdir, open)"
+            + "".join(f"; {call.upper()} ALLOWED" for call, ok in setid.items() if not ok),
         ),
     ]
     return results
