@@ -28,6 +28,7 @@ from tether.permissions.bash_rules import (
     whole_command,
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
+from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
@@ -272,6 +273,8 @@ class _Judge:
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
         writes = list(inv.writes)
+        if inv.role == "command":
+            writes += config_writes(inv.argv)
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
