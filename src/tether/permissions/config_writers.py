@@ -23,18 +23,19 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
         ("pip", "pip3"),
         tuple((("config", verb), _PIP) for verb in ("set", "unset", "edit")),
     ),
-    "npm": tuple(
-        ((*head, verb), _NPM)
-        for head in (("config",), ("c",))
-        for verb in ("set", "delete", "edit", "fix", "rm", "del")
-    )
-    + ((("set",), _NPM), (("edit",), _NPM)),
+    "npm": (
+        *(
+            ((head, verb), _NPM)
+            for head in ("config", "c")
+            for verb in ("set", "delete", "edit", "fix", "rm", "del")
+        ),
+        (("set",), _NPM),
+        (("edit",), _NPM),
+    ),
     "pnpm": tuple(
         (("config", verb), HOME + "/.config/pnpm/rc") for verb in ("set", "delete", "edit")
     ),
-    "yarn": tuple(
-        (("config", verb), HOME + "/.yarnrc.yml") for verb in ("set", "unset", "delete")
-    ),
+    "yarn": tuple((("config", verb), HOME + "/.yarnrc.yml") for verb in ("set", "unset", "delete")),
     "gh": (
         (("alias", "set"), HOME + "/.config/gh/config.yml"),
         (("alias", "import"), HOME + "/.config/gh/config.yml"),
