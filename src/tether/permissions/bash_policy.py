@@ -32,6 +32,7 @@ from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
+from tether.permissions.extractors import extraction_writes
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
@@ -274,7 +275,7 @@ class _Judge:
         reads = list(inv.reads)
         writes = list(inv.writes)
         if inv.role == "command":
-            writes += config_writes(inv.argv)
+            writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
