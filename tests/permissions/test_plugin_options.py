@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.permissions import decide
+from tether.permissions import PermissionContext, decide
 
 from .conftest import ContextFactory
 
@@ -39,7 +39,7 @@ UNSEEN = [
 PLAIN = ["nm -C m.o", "ld -o out m.o", "gcc -Wl,-O1 -o app m.o", "ar rcs x.a m.o", "objdump -d m.o"]
 
 
-def _ctx(make_ctx: ContextFactory, deny: list[str], mode: str = "default"):  # noqa: ANN202
+def _ctx(make_ctx: ContextFactory, deny: list[str], mode: str = "default") -> PermissionContext:
     allow = [f"Bash({p} *)" for p in PROGRAMS]
     return make_ctx({"permissions": {"allow": allow, "deny": deny}}, mode=mode)
 
