@@ -54,6 +54,17 @@ PROGRAM_UNSEEN: dict[str, tuple[tuple[str, str], ...]] = {
     "ssh-add": (("-s", "loads a PKCS#11 library"), ("-S", "loads a FIDO middleware library")),
     "ninja": (("-f", "runs the rules of the build file it is given"),),
     "run-parts": (("", "runs every program in the directory it is given"),),
+    # Any `--config` (`KEY=VALUE` in any TOML spelling, or a file) may set a runner, a
+    # linker or a rustc wrapper: `build.rustc-wrapper="x"`, `target.'cfg(all())'.runner`.
+    "cargo": (("--config", "takes settings that may name programs it runs"),),
+    "go": (
+        ("-toolexec", "runs its tools through the program it is given"),
+        ("--toolexec", "runs its tools through the program it is given"),
+        ("-exec", "runs the binaries through the program it is given"),
+        ("--exec", "runs the binaries through the program it is given"),
+        ("-vettool", "runs the vet tool it is given"),
+        ("--vettool", "runs the vet tool it is given"),
+    ),
 }
 """Options (a word starting so: `-engine`, `-Dlib.so`) with which a program loads or runs
 code; `""`: any use of the program, but `--test`, `--list` (run-parts only lists then)."""
@@ -96,7 +107,19 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
         reasons = [] if _ONLY_LISTS & set(words) else [f"{name} {table[0][1]}"]
     else:
         reasons = [f"{name} {why}" for option, why in table if _given(words, option)]
+        if name == "go" and _external_linker(words):
+            reasons.append("go runs the external linker its -ldflags name (-extld)")
     return ProgramUse(unseen=tuple(dict.fromkeys(reasons)))
+
+
+def _external_linker(words: tuple[str, ...]) -> bool:
+    """`go build -ldflags=all=-extld=x`, `-ldflags '-extld x'`: the linker go runs."""
+    for i, word in enumerate(words):
+        if word.lstrip("-").startswith("ldflags"):
+            value = word if "=" in word else words[i + 1] if i + 1 < len(words) else ""
+            if "extld" in value:
+                return True
+    return False
 
 
 def _binutils_plugin(name: str) -> tuple[str, ...]:
