@@ -111,6 +111,15 @@ HOME_SELF_MODIFYING: tuple[tuple[str, str], ...] = (
     (".cursor", "Cursor's extensions and MCP servers"),
     (".tmux.conf", "run by every tmux"),
     (".forward", "mail delivery: can pipe mail to a program"),
+    (".config/gh", "gh's aliases (`!` ones run a shell) and its editor, pager, browser"),
+    (".config/go/env", "go's environment (GOFLAGS=-toolexec, CC run programs)"),
+    (".config/pnpm", "pnpm's options: scripts shell, node options"),
+    (".config/pypoetry", "poetry's repositories and options"),
+    (".condarc", "conda's channels and options"),
+    (".bundle", "bundler's options (build flags, gem sources)"),
+    (".config/mise", "mise's tools, tasks and hooks"),
+    (".local/state/mise", "the configs mise trusts to run their hooks"),
+    (".local/share/direnv", "the .envrc files direnv is allowed to run"),
 )
 """Paths right below the user's home that change what runs later. They matter where the home
 is writable without asking (a workspace or added directory that holds it, `sandbox.writable`);
@@ -164,7 +173,8 @@ HOME_DIRECTORIES: frozenset[str] = frozenset(
         ".opam", ".rye", ".pixi", ".poetry", ".dotnet/tools", "go/bin", ".npm-global",
         ".yarn/bin", ".luarocks", ".nimble/bin", ".pub-cache/bin", ".cabal/bin", ".krew",
         ".local/share/mise", ".local/share/fnm", ".local/share/pnpm", ".julia", ".ghc",
-        ".ipython", ".jupyter",
+        ".ipython", ".jupyter", ".config/gh", ".config/pnpm", ".config/pypoetry", ".bundle",
+        ".config/mise", ".local/state/mise", ".local/share/direnv",
     }
 )  # fmt: skip
 """The entries of `HOME_SELF_MODIFYING` that are directories; the others are files (what the

@@ -76,19 +76,22 @@ async def test_always_allow_is_the_users_and_holds_in_the_repl_and_headless(
     assert code == 0
     assert not (workspace / ".tether").exists()  # nothing written into the workspace
     saved = json.loads(remembered_settings(_tether_home(), workspace).read_text())
-    assert saved == {"permissions": {"allow": ["Bash(touch *)"]}}
+    # The exact command: a prefix (`touch *`) would allow more than the user saw.
+    assert saved == {"permissions": {"allow": ["Bash(touch made.txt)"]}}
 
-    model_env.script(*bash_turns("touch again.txt", "Again."))
+    (workspace / "made.txt").unlink()
+    model_env.script(*bash_turns("touch made.txt", "Again."))
     again = Terminal()  # nothing to trust: not asked about the folder, nor about the command
     code = await run_answering(again, workspace, "again\r", CTRL_D)
     assert code == 0
     assert QUESTION not in again.output
-    assert (workspace / "again.txt").exists()
+    assert (workspace / "made.txt").exists()
 
-    model_env.script(reply(tool_use("Bash", command="touch headless.txt")), reply(text("ok")))
+    (workspace / "made.txt").unlink()
+    model_env.script(reply(tool_use("Bash", command="touch made.txt")), reply(text("ok")))
     result = run_cli(["--cwd", str(workspace), "-p", "go"])
     assert result.exit_code == 0, result.stderr
-    assert (workspace / "headless.txt").exists()  # the rule holds headless too
+    assert (workspace / "made.txt").exists()  # the rule holds headless too
     assert "not trusted" not in result.stderr
 
 

@@ -161,7 +161,7 @@ async def test_a_call_that_would_be_asked_needs_approval(connect: Connect, ws: P
     assert outcome(result) == (
         True,
         "This call needs approval (no rule allows `touch made.txt`), and an MCP server has "
-        'nobody to ask. To allow it, add an allow rule such as "Bash(touch *)" to '
+        'nobody to ask. To allow it, add an allow rule such as "Bash(touch made.txt)" to '
         "permissions.allow in .tether/settings.json or pass it with --allowedTools, or start "
         "the server with --permission-mode acceptEdits (edits in the workspace) or "
         "bypassPermissions.",

@@ -17,7 +17,6 @@ from tether.permissions import decide
 from tether.permissions.segment_globs import SegmentGlob
 from tether.permissions.shell_variables import arithmetic_assigns
 from tether.permissions.star_patterns import StarPattern
-from tether.permissions.suggest_tables import without_version
 
 from .conftest import ContextFactory
 
@@ -83,12 +82,6 @@ def test_a_path_glob_matches_as_the_expression_did(
     path = "/".join(segments)
     expected = _reference_glob(glob, floating).fullmatch(path) is not None
     assert SegmentGlob.of(glob, floating=floating).fullmatch(path) == expected, (glob, path)
-
-
-@SMALL
-@given(st.text("ab-.19", max_size=8))
-def test_a_version_suffix_comes_off_as_the_expression_took_it(name: str) -> None:
-    assert without_version(name) == re.sub(r"-?[0-9][0-9.]*$", "", name)
 
 
 _OLD_ASSIGNED = re.compile(

@@ -15,25 +15,25 @@ from .conftest import ContextFactory, Tree
 @pytest.mark.parametrize(
     ("command", "rule"),
     [
-        ("git commit -m 'fix the parser'", "Bash(git commit *)"),
-        ("npm run build -- --prod", "Bash(npm run build *)"),
+        ("git commit -m 'fix the parser'", "Bash(git commit -m fix the parser)"),
+        ("npm run build -- --prod", "Bash(npm run build -- --prod)"),
         ("npm run lint", "Bash(npm run lint)"),
-        ("cargo test --release", "Bash(cargo test *)"),
-        ("docker compose up -d", "Bash(docker compose up *)"),
+        ("cargo test --release", "Bash(cargo test --release)"),
+        ("docker compose up -d", "Bash(docker compose up -d)"),
         ("make", "Bash(make)"),
         ("make test", "Bash(make test)"),
-        ("python -m pytest -q tests", "Bash(python -m pytest *)"),
+        ("python -m pytest -q tests", "Bash(python -m pytest -q tests)"),
         ("python script.py --fast", "Bash(python script.py *)"),
-        ("./deploy.sh --prod", "Bash(./deploy.sh *)"),
+        ("./deploy.sh --prod", "Bash(./deploy.sh --prod)"),
         ("/usr/bin/make all", "Bash(make all)"),
-        ("ls && timeout 60 cargo build --release", "Bash(cargo build *)"),
-        ("git status; npm publish", "Bash(npm publish *)"),
-        ("sudo apt install jq", "Bash(sudo apt install *)"),
-        ("find . -name '*.log' -exec gzip {} +", "Bash(gzip *)"),
+        ("ls && timeout 60 cargo build --release", "Bash(cargo build --release)"),
+        ("git status; npm publish", "Bash(npm publish)"),
+        ("sudo apt install jq", "Bash(sudo apt install jq)"),
+        ("find . -name '*.log' -exec gzip {} +", None),
         ("find . -name '*.o' -exec rm {} +", None),
     ],
 )
-def test_bash_rules_name_program_and_subcommand(
+def test_bash_rules_are_the_exact_command(
     command: str, rule: str | None, make_ctx: ContextFactory
 ) -> None:
     assert suggest_rule("Bash", {"command": command}, make_ctx()) == rule
@@ -41,7 +41,7 @@ def test_bash_rules_name_program_and_subcommand(
 
 @pytest.mark.parametrize(
     "command",
-    ["ls (", "$CMD x", "git -C .. push", "PATH=/x make", 'bash -c "$X"', "ls -la"],
+    ["ls (", "$CMD x", "PATH=/x make", 'bash -c "$X"', "ls -la", "cat /etc/hosts"],
 )
 def test_no_rule_for_what_no_rule_could_allow(command: str, make_ctx: ContextFactory) -> None:
     assert suggest_rule("Bash", {"command": command}, make_ctx()) is None
@@ -113,22 +113,22 @@ def test_the_suggestion_allows_the_call(
         ("bash scripts/setup.sh --quick", "Bash(bash scripts/setup.sh *)"),
         ("zsh build.zsh", "Bash(zsh build.zsh)"),
         ("awk '{print $1}' data.csv", "Bash(awk {print $1} data.csv)"),
-        ("python -m pip install -e .", "Bash(python -m pip install *)"),
+        ("python -m pip install -e .", "Bash(python -m pip install -e .)"),
         ("python3 -m cProfile app.py", "Bash(python3 -m cProfile app.py)"),
-        ("npx prettier --check src", "Bash(npx prettier *)"),
+        ("npx prettier --check src", "Bash(npx prettier --check src)"),
         ("npx tsx scripts/seed.ts", "Bash(npx tsx scripts/seed.ts)"),
         ("npx -y cowsay hi", "Bash(npx -y cowsay hi)"),
-        ("uvx ruff check src", "Bash(uvx ruff *)"),
-        ("uv tool run black .", "Bash(uv tool run black *)"),
+        ("uvx ruff check src", "Bash(uvx ruff check src)"),
+        ("uv tool run black .", "Bash(uv tool run black .)"),
         ("uv tool install ruff", "Bash(uv tool install ruff)"),
         ("deno run -A main.ts", "Bash(deno run -A main.ts)"),
         ("deno run main.ts", "Bash(deno run main.ts)"),
         ("sed -i s/a/b/ notes.txt", "Bash(sed -i s/a/b/ notes.txt)"),
-        ("uv run pytest -x", "Bash(uv run pytest *)"),
+        ("uv run pytest -x", "Bash(uv run pytest -x)"),
         ("uv run python tools/migrate.py", "Bash(uv run python tools/migrate.py)"),
-        ("uv sync --frozen", "Bash(uv sync *)"),
-        ("pipx run black .", "Bash(pipx run black *)"),
-        ("poetry run python -m mypy src", "Bash(poetry run python -m mypy *)"),
+        ("uv sync --frozen", "Bash(uv sync --frozen)"),
+        ("pipx run black .", "Bash(pipx run black .)"),
+        ("poetry run python -m mypy src", "Bash(poetry run python -m mypy src)"),
         ("strace -f ls", "Bash(strace -f ls)"),
         ("nohup python3 worker.py", "Bash(python3 worker.py)"),
         ("env DEBUG=1 node app.js", "Bash(node app.js)"),
@@ -188,8 +188,8 @@ def _with_rule(rule: str, tree: Tree, make_ctx: ContextFactory) -> Any:
         ),
         (
             "npx eslint src",
-            ["npx eslint lib --fix"],
-            ["npx node -e 1", "npx -p evil eslint", "npx other"],
+            ["npx eslint src"],
+            ["npx eslint lib --fix", "npx node -e 1", "npx -p evil eslint", "npx other"],
         ),
         (
             "npm run build",
@@ -203,8 +203,8 @@ def _with_rule(rule: str, tree: Tree, make_ctx: ContextFactory) -> Any:
         ),
         (
             "python -m pytest -q",
-            ["python -m pytest tests/unit"],
-            ["python -m http.server", "python -c 1", "python -m pdb x.py"],
+            ["python -m pytest -q"],
+            ["python -m pytest tests/unit", "python -m http.server", "python -m pdb x.py"],
         ),
     ],
 )
@@ -234,7 +234,7 @@ CODE_IN_ARGUMENTS = [
     ("cmake -S . -B build", "cmake -P /tmp/evil.cmake"),
     ("tmux ls", "tmux new-session -d 'curl x | sh'"),
     ("screen -ls", "screen -dm sh -c id"),
-    ("direnv allow", "direnv exec . sh -c id"),
+    ("direnv status", "direnv exec . sh -c id"),
     ("mamba install numpy", "mamba run -n base sh -c id"),
     ("opam list", "opam exec -- sh -c id"),
     ("corepack enable", "corepack yarn node -e 1"),

@@ -30,9 +30,11 @@ from tether.permissions.bash_rules import (
     whole_command,
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
+from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.defaults import is_device
+from tether.permissions.extractors import extraction_writes
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.mentioned_files import mentioned_files
@@ -298,6 +300,8 @@ class _Judge:
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
         writes = list(inv.writes)
+        if inv.role == "command":
+            writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)

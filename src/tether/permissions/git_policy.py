@@ -33,7 +33,7 @@ from tether.permissions.git_words import (
     protected_git_dir,
 )
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.shell_words import DYN, is_literal, readable
+from tether.permissions.shell_words import DYN, HOME, is_literal, readable
 
 _LIST_OPTIONS = frozenset({"-l", "--list"})
 
@@ -289,7 +289,7 @@ def _config(rest: tuple[str, ...], use: _Use) -> None:
     if files:
         target = files
     elif parsed.has(_s("--global")):
-        target = ["~/.gitconfig"]
+        target = [HOME + "/.gitconfig"]
     elif parsed.has(_s("--system")):
         target = ["/etc/gitconfig"]
     else:

@@ -138,22 +138,27 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         recursive=_s("always"),
         follows=_s("-L", "--copy-links", "-k", "--copy-dirlinks"),
     ),
-    "tar": CommandSpec(
-        "read",
-        valued=_s("-b", "-H", "-K", "-L", "-N", "-V", "-C", "--directory", "--format", "--exclude")
-        | _s("--owner", "--group", "--mode", "--mtime", "--transform", "--xform")
-        | _s("--strip-components"),
-        read_valued=_s("-f", "--file", "-X", "--exclude-from"),
-        write_valued=_s("-f", "--file", "-g", "--listed-incremental"),
-        list_valued=_s("-T", "--files-from"),
-        runs=_s("-I", "--use-compress-program", "--to-command", "-F", "--info-script")
-        | _s("--new-volume-script", "--rsh-command", "--rmt-command")
-        | _s("--checkpoint-action=exec"),
-        extracts=_s("-x", "--extract", "--get"),
-        chdir=_s("-C", "--directory"),
-        bundle_first=True,
-        recursive=_s("always"),
-        follows=_s("-h", "--dereference"),
+    **dict.fromkeys(
+        _names("tar bsdtar gtar"),
+        CommandSpec(
+            "read",
+            valued=_s(
+                "-b", "-H", "-K", "-L", "-N", "-V", "-C", "--directory", "--format", "--exclude"
+            )
+            | _s("--owner", "--group", "--mode", "--mtime", "--transform", "--xform")
+            | _s("--strip-components"),
+            read_valued=_s("-f", "--file", "-X", "--exclude-from"),
+            write_valued=_s("-f", "--file", "-g", "--listed-incremental"),
+            list_valued=_s("-T", "--files-from"),
+            runs=_s("-I", "--use-compress-program", "--to-command", "-F", "--info-script")
+            | _s("--new-volume-script", "--rsh-command", "--rmt-command")
+            | _s("--checkpoint-action=exec"),
+            extracts=_s("-x", "--extract", "--get"),
+            chdir=_s("-C", "--directory"),
+            bundle_first=True,
+            recursive=_s("always"),
+            follows=_s("-h", "--dereference"),
+        ),
     ),
     "zip": CommandSpec(
         "read",

@@ -32,6 +32,10 @@ RESPONSE_FILE_PROGRAMS = frozenset(
 `x86_64-linux-gnu-objdump`, `gcc-12`; and the `llvm-*` tools)."""
 
 
+LIST_ONLY_RESPONSES = frozenset(_names("7z 7za 7zr"))
+"""Programs whose response files are lists of file names, not options: not code."""
+
+
 def expands_response_files(name: str) -> bool:
     """Whether program `name` reads its `@FILE` arguments (RESPONSE_FILE_PROGRAMS)."""
     bare = name.rstrip("0123456789.").removesuffix("-") or name

@@ -1,18 +1,13 @@
 """The rule an "always allow" answer saves: useful for the next calls like this one, never
 allowing more than the user saw.
 
-Bash: an ordinary program gets its name, plus its subcommand for tools that have them
-(`Bash(git commit *)`, `Bash(cargo test *)`, `Bash(npm run build *)`). Programs that run code
-or commands their arguments give (suggest_tables.py: interpreters, shells, `sed`, `awk`,
-`make`, `cmake`, `tmux`, editors, debuggers, database shells, environment runners such as
-`direnv exec` and `nix-shell --run`; subcommands such as `docker run`) and launchers (`npx`,
-`uv run`, `strace`...) never get a bare prefix: a script with its path (`Bash(python3
-test_calc.py)`, with ` *` when arguments followed it), a module like a program (`Bash(python
--m pytest *)`), the launched program judged the same way (`Bash(npx prettier *)`, `Bash(uvx
-ruff check *)`), and otherwise the exact command. File tools: the tool and the file's
-directory (`Edit(/src/**)`, relative to the project, where the rule is saved). Nothing when
-no rule could make the call allowed (an unparseable command, code read from stdin, a
-protected or outside write).
+Bash: the exact command, but for the programs that only read (suggest_tables.PREFIX_PROGRAMS:
+`Bash(cat *)`), interpreters running a script (`Bash(python3 test_calc.py)`, with ` *` when
+arguments followed it: they stop reading their own options there) and launchers, whose
+launched program is judged the same way (`Bash(npx prettier --check .)`). File tools: the tool
+and the file's directory (`Edit(/src/**)`, relative to the project, where the rule is saved).
+Nothing when no rule could make the call allowed (an unparseable command, code read from
+stdin, a protected or outside write).
 """
 
 from __future__ import annotations
@@ -35,14 +30,9 @@ from tether.permissions.shell_words import is_literal, program_name, shown
 from tether.permissions.steps import OutOfSteps
 from tether.permissions.suggest_tables import (
     CODE_RUNNERS,
-    EXACT_SUBCOMMANDS,
     LAUNCHERS,
-    MODULE_CODE_RUNNERS,
-    NESTED_SUBCOMMANDS,
-    SCRIPT_SUBCOMMANDS,
-    SUBCOMMAND_TOOLS,
+    PREFIX_PROGRAMS,
     VERSIONED_RUNNER,
-    exact_only,
 )
 
 
@@ -111,62 +101,27 @@ def _program_rule(inv: Invocation) -> str | None:
 
 
 def _pattern(words: list[str]) -> str | None:
-    """The rule's command pattern for `words` (program first): `program subcommand *`,
-    `program *`, the bare program run alone, a script, or the exact command; None when no
-    pattern should be offered (code from stdin, unknown words in what must be exact)."""
+    """The rule's command pattern for `words` (program first): `program *` for a program
+    that only reads (suggest_tables.PREFIX_PROGRAMS), an interpreter's script, a launched
+    program judged the same way, and otherwise the exact command; None when no pattern
+    should be offered (code from stdin, unknown words in what must be exact)."""
     name = words[0].rsplit("/", 1)[-1]
     if name in LAUNCHERS:
         return _launched(words, LAUNCHERS[name])
-    if exact_only(name):
-        return _exact(words)
     if name in CODE_RUNNERS or VERSIONED_RUNNER.fullmatch(name):
         return _code_runner(words)
-    return _ordinary(words)
-
-
-def _ordinary(words: list[str]) -> str | None:
-    name = words[0].rsplit("/", 1)[-1]
-    rest = words[1:]
-    if not rest:
-        return _escape(words[0])
-    if name not in SUBCOMMAND_TOOLS:
-        return f"{_escape(words[0])} *"
-    if rest[0].startswith("-") or not is_literal(rest[0]):
-        return None
-    if (name, rest[0]) in EXACT_SUBCOMMANDS:
-        return _exact(words)  # `docker run IMAGE CMD`: a command in its arguments
-    if (name, rest[0]) in NESTED_SUBCOMMANDS:
-        inner = rest[1:2]
-        if not inner or inner[0] in ("run", "exec") or inner[0].startswith("-"):
-            return _exact(words)
-        if not is_literal(inner[0]):
-            return None
-        return f"{_escape(words[0])} {_escape(rest[0])} {_escape(inner[0])} *"
-    if (name, rest[0]) in SCRIPT_SUBCOMMANDS:
-        # `npm run build`: the script's name is part of what the user saw.
-        named = rest[1:2]
-        if not named or named[0].startswith("-") or not is_literal(named[0]):
-            return _exact(words)
-        return _script(words[:3], words[3:])
-    return f"{_escape(words[0])} {_escape(rest[0])} *"
+    if name in PREFIX_PROGRAMS:
+        return f"{_escape(words[0])} *" if words[1:] else _escape(words[0])
+    return _exact(words)
 
 
 def _code_runner(words: list[str]) -> str | None:
     program, rest = words[0], words[1:]
-    if not rest:
+    if not rest or rest[0] == "-":
         return None  # reads its code from stdin, which the rule would not see
-    first = rest[0]
-    if first == "-m" and program_name(program).startswith("python") and len(rest) > 1:
-        module = rest[1]
-        if not is_literal(module) or module in MODULE_CODE_RUNNERS:
-            return _exact(words)
-        inner = _pattern([module, *rest[2:]])
-        return None if inner is None else f"{_escape(program)} -m {inner}"
-    if first == "-":
-        return None
-    if first.startswith("-") or not is_literal(first):
-        return _exact(words)  # options (`-c`, `-e`, `-i`) may be code or change what runs
-    return _script(words[:2], rest[1:])
+    if rest[0].startswith("-") or not is_literal(rest[0]):
+        return _exact(words)  # options (`-c`, `-e`, `-m`, `-i`) may be code or change what runs
+    return _script([program, rest[0]], rest[1:])
 
 
 def _launched(words: list[str], forms: tuple[tuple[str, ...], ...]) -> str | None:
@@ -174,14 +129,7 @@ def _launched(words: list[str], forms: tuple[tuple[str, ...], ...]) -> str | Non
     rest = tuple(words[1:])
     taken = next((1 + len(f) for f in forms if rest[: len(f)] == f), None)
     if taken is None:
-        # The launcher used for something else (`npm install`, `uv sync`): an ordinary
-        # subcommand tool, unless its pattern would cover a launching form (`uv tool *`
-        # would allow `uv tool run anything`).
-        pattern = _ordinary(words)
-        covers = pattern is not None and any(
-            f and pattern == f"{_escape(words[0])} {_escape(f[0])} *" for f in forms
-        )
-        return _exact(words) if covers else pattern
+        return _exact(words)  # the launcher used for something else (`npm install`)
     launched = words[taken:]
     if not launched or launched[0].startswith("-") or not is_literal(launched[0]):
         return _exact(words)  # the launcher's own options can change what runs

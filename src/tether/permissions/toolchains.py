@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from tether.permissions.command_spec import words as _names
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
 from tether.permissions.shell_words import program_name
 
 COMPILERS = frozenset(
@@ -53,11 +54,31 @@ PROGRAM_UNSEEN: dict[str, tuple[tuple[str, str], ...]] = {
     "ssh-add": (("-s", "loads a PKCS#11 library"), ("-S", "loads a FIDO middleware library")),
     "ninja": (("-f", "runs the rules of the build file it is given"),),
     "run-parts": (("", "runs every program in the directory it is given"),),
+    # Any `--config` (`KEY=VALUE` in any TOML spelling, or a file) may set a runner, a
+    # linker or a rustc wrapper: `build.rustc-wrapper="x"`, `target.'cfg(all())'.runner`.
+    "cargo": (("--config", "takes settings that may name programs it runs"),),
+    "go": (
+        ("-toolexec", "runs its tools through the program it is given"),
+        ("--toolexec", "runs its tools through the program it is given"),
+        ("-exec", "runs the binaries through the program it is given"),
+        ("--exec", "runs the binaries through the program it is given"),
+        ("-vettool", "runs the vet tool it is given"),
+        ("--vettool", "runs the vet tool it is given"),
+    ),
 }
 """Options (a word starting so: `-engine`, `-Dlib.so`) with which a program loads or runs
 code; `""`: any use of the program, but `--test`, `--list` (run-parts only lists then)."""
 
 _ONLY_LISTS = frozenset({"--test", "--list", "--help", "--version"})
+
+BINUTILS_PLUGIN: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_names("nm ar ranlib objdump gcc-nm gcc-ar gcc-ranlib"), ("--plugin",)),
+    **dict.fromkeys(_names("ld ld.bfd ld.gold"), _LINKER_PLUGIN),
+}
+"""binutils that load a shared object given with these options (a plugin's constructor runs
+in them), also under cross and versioned names (`x86_64-linux-gnu-ld.gold`, `llvm-nm`)."""
+
+_CODE_IN_RESPONSES = "reads arguments from a response file (@FILE), which may load code"
 
 
 def is_compiler(name: str) -> bool:
@@ -70,16 +91,61 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
     """The commands such a program runs and why it runs code not seen; None for others."""
     name = program_name(argv[0]) if argv else ""
     words = argv[1:]
+    responses = _responses(name, words)
     if is_compiler(name):
-        return _compiler(words)
+        use = _compiler(words)
+        return ProgramUse(runs=use.runs, unseen=(*use.unseen, *responses))
+    plugin = _binutils_plugin(name)
+    if plugin:
+        loads = any(_given((w,), option) for w in words for option in plugin)
+        found = (f"{name} loads a plugin",) if loads else ()
+        return ProgramUse(unseen=(*found, *responses))
     table = PROGRAM_UNSEEN.get(name)
     if table is None:
-        return None
+        return ProgramUse(unseen=responses) if responses else None
     if any(option == "" for option, _ in table):
         reasons = [] if _ONLY_LISTS & set(words) else [f"{name} {table[0][1]}"]
     else:
         reasons = [f"{name} {why}" for option, why in table if _given(words, option)]
+        if name == "go" and _external_linker(words):
+            reasons.append("go runs the external linker its -ldflags name (-extld)")
     return ProgramUse(unseen=tuple(dict.fromkeys(reasons)))
+
+
+def _external_linker(words: tuple[str, ...]) -> bool:
+    """`go build -ldflags=all=-extld=x`, `-ldflags '-extld x'`: the linker go runs."""
+    for i, word in enumerate(words):
+        if word.lstrip("-").startswith("ldflags"):
+            value = word if "=" in word else words[i + 1] if i + 1 < len(words) else ""
+            if "extld" in value:
+                return True
+    return False
+
+
+def _binutils_plugin(name: str) -> tuple[str, ...]:
+    bare = name.rstrip("0123456789.").removesuffix("-") or name
+    for candidate in (name, bare, bare.rpartition("-")[2], bare.removeprefix("llvm-")):
+        if candidate in BINUTILS_PLUGIN:
+            return BINUTILS_PLUGIN[candidate]
+    return ()
+
+
+def _responses(name: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    """Why a response file may hide code-loading options: the program's own `@FILE`, and a
+    compiler's passed to its linker, assembler or preprocessor (`-Wl,@FILE`, `-Xlinker
+    @FILE`). A list of names only (7-Zip's) is not code (response_files.py reads it)."""
+    if name in LIST_ONLY_RESPONSES:
+        return ()
+    own = expands_response_files(name) and any(w.startswith("@") and len(w) > 1 for w in words)
+    passed = is_compiler(name) and any(
+        (w.startswith(("-Wl,", "-Wa,", "-Wp,")) and any(p.startswith("@") for p in w.split(",")))
+        or (w in _PASSING and i + 1 < len(words) and words[i + 1].startswith("@"))
+        for i, w in enumerate(words)
+    )
+    return (f"{name} {_CODE_IN_RESPONSES}",) if own or passed else ()
+
+
+_PASSING = frozenset({"-Xlinker", "-Xassembler", "-Xpreprocessor"})
 
 
 def _compiler(words: tuple[str, ...]) -> ProgramUse:

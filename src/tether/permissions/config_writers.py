@@ -1,0 +1,79 @@
+"""Subcommands that write a program's user-level configuration, whose settings make programs
+run later: `pip config set`, `npm config set`, `yarn config set`, `gh alias set`, `go env -w`,
+`bundle config`, `direnv allow`...
+
+They name no file, yet each writes one in the home (`~/.config/pip/pip.conf`, `~/.npmrc`,
+`~/.config/gh/config.yml`, `~/.config/go/env`): an index URL, a script shell, an alias that
+runs a shell, `GOFLAGS=-toolexec=...`, an `.envrc` allowed to run. Judged as writes of those
+files, they are outside the workspace (asked in every mode but bypassPermissions, denied in
+plan mode) or, where the home is writable, protected paths (`tether.home_files`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tether.permissions.shell_words import HOME, program_name
+
+_PIP = HOME + "/.config/pip/pip.conf"
+_NPM = HOME + "/.npmrc"
+
+CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    **dict.fromkeys(
+        ("pip", "pip3"),
+        tuple((("config", verb), _PIP) for verb in ("set", "unset", "edit")),
+    ),
+    "npm": (
+        *(
+            ((head, verb), _NPM)
+            for head in ("config", "c")
+            for verb in ("set", "delete", "edit", "fix", "rm", "del")
+        ),
+        (("set",), _NPM),
+        (("edit",), _NPM),
+    ),
+    "pnpm": tuple(
+        (("config", verb), HOME + "/.config/pnpm/rc") for verb in ("set", "delete", "edit")
+    ),
+    "yarn": tuple((("config", verb), HOME + "/.yarnrc.yml") for verb in ("set", "unset", "delete")),
+    "gh": (
+        (("alias", "set"), HOME + "/.config/gh/config.yml"),
+        (("alias", "import"), HOME + "/.config/gh/config.yml"),
+        (("config", "set"), HOME + "/.config/gh/config.yml"),
+    ),
+    "go": ((("env", "-w"), HOME + "/.config/go/env"), (("env", "-u"), HOME + "/.config/go/env")),
+    "bundle": ((("config",), HOME + "/.bundle/config"),),
+    "conda": tuple((("config", verb), HOME + "/.condarc") for verb in ("--set", "--add")),
+    "poetry": ((("config",), HOME + "/.config/pypoetry/config.toml"),),
+    "direnv": ((("allow",), HOME + "/.local/share/direnv/allow"),),
+    "mise": ((("trust",), HOME + "/.local/state/mise/trusted-configs"),),
+    "kubectl": tuple(
+        (("config", verb), HOME + "/.kube/config")
+        for verb in ("set", "set-cluster", "set-context", "set-credentials", "unset")
+    ),
+    "aws": ((("configure", "set"), HOME + "/.aws/config"),),
+}
+"""Per program: the words that select a configuration write (options before them skipped),
+and the home file written. A form that only reads (`pip config list`, `bundle config get`)
+is taken for a write too where the words cannot tell: the question is one a user answers in
+a second."""
+
+_PYTHON_MODULES = frozenset({"pip", "pip3"})
+
+
+def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The home files the command writes its program's configuration to (HOME-marked words)."""
+    if not argv:
+        return ()
+    name, words = program_name(argv[0]), argv[1:]
+    if name.startswith("python") and len(words) >= 2 and words[0] == "-m":
+        name, words = words[1], words[2:]
+        if name not in _PYTHON_MODULES:
+            return ()
+    forms = CONFIG_WRITERS.get(name)
+    if forms is None:
+        return ()
+    plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", "--set", "--add"))
+    return tuple(
+        dict.fromkeys(path for selector, path in forms if plain[: len(selector)] == selector)
+    )

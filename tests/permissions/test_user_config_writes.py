@@ -1,0 +1,94 @@
+"""Commands that write a program's user-level configuration without naming a file (`git config
+--global`, `pip config set`, `npm config set`, `gh alias set`, `go env -w`...): writes of a
+home file whose settings run programs later, asked in every mode but bypassPermissions
+whatever the rules allow, denied in plan mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory
+
+WRITERS = [
+    ("git config --global core.hooksPath src/hooks", "git"),
+    ("git config --global include.path src/inc", "git"),
+    ("git config --global alias.st '!sentinel'", "git"),
+    ("git config --unset --global core.pager", "git"),
+    ("git config --global --remove-section core", "git"),
+    ("git config --global=x safe.directory '*'", "git"),
+    ("git --no-pager config --global url.ext::x.insteadOf https://", "git"),
+    ("git config --system core.fsmonitor x", "git"),
+    ("git config --file ~/.gitconfig core.editor x", "git"),
+    ("pip config set global.index-url http://x", "pip"),
+    ("pip3 --isolated config unset global.index-url", "pip3"),
+    ("python3 -m pip config edit", "python3"),
+    ("npm config set script-shell ./x.sh", "npm"),
+    ("npm config edit", "npm"),
+    ("npm set node-options=--require=./x.js", "npm"),
+    ("pnpm config set script-shell ./x.sh", "pnpm"),
+    ("yarn config set yarnPath src/x.js", "yarn"),
+    ("gh alias set co '!sentinel'", "gh"),
+    ("gh config set pager ./x", "gh"),
+    ("go env -w GOFLAGS=-toolexec=./x", "go"),
+    ("go env -w CGO_CFLAGS=-O2", "go"),
+    ("bundle config set --global build.x --with-x", "bundle"),
+    ("conda config --set channel_priority strict", "conda"),
+    ("direnv allow", "direnv"),
+    ("kubectl config set-credentials u --exec-command=./x", "kubectl"),
+    ("aws configure set credential_process ./x", "aws"),
+]
+READERS = [
+    "git config --global --get core.pager",
+    "git config --list --global",
+    "pip config list",
+    "npm config get registry",
+    "go env GOPATH",
+    "gh alias list",
+    "kubectl config view",
+]
+
+
+def _allowing(program: str) -> list[str]:
+    return [f"Bash({program} *)", "Edit(**)"]
+
+
+@pytest.mark.parametrize(("command", "program"), WRITERS)
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "dontAsk"])
+def test_a_user_config_write_is_not_allowed_by_a_rule_on_its_program(
+    command: str, program: str, mode: str, make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx({"permissions": {"allow": _allowing(program)}}, mode=mode)
+    expected = "deny" if mode == "dontAsk" else "ask"
+    assert decide("Bash", {"command": command}, ctx).behavior == expected
+
+
+@pytest.mark.parametrize(("command", "program"), WRITERS)
+def test_a_user_config_write_is_denied_in_plan_mode_and_allowed_in_bypass(
+    command: str, program: str, make_ctx: ContextFactory
+) -> None:
+    settings = {"permissions": {"allow": _allowing(program)}}
+    plan = make_ctx(settings, mode="plan")
+    bypass = make_ctx(settings, mode="bypassPermissions")
+    assert decide("Bash", {"command": command}, plan).behavior == "deny"
+    assert decide("Bash", {"command": command}, bypass).behavior == "allow"
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_reading_a_user_config_stays_allowed_by_the_rule(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    program = command.split()[0]
+    ctx = make_ctx({"permissions": {"allow": _allowing(program)}})
+    assert decide("Bash", {"command": command}, ctx).behavior == "allow"
+
+
+def test_the_home_marked_global_config_is_the_one_a_deny_rule_names(
+    make_ctx: ContextFactory,
+) -> None:
+    """`--global` writes the home's `.gitconfig`, as `--file ~/.gitconfig` does: an Edit deny
+    rule on it holds (it used to be the literal text `~/.gitconfig`, a relative path)."""
+    ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"], "deny": ["Edit(~/.gitconfig)"]}})
+    for command in ("git config --global a.b c", "git config --file ~/.gitconfig a.b c"):
+        assert decide("Bash", {"command": command}, ctx).behavior == "deny"
