@@ -33,7 +33,7 @@ from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice, ToolError
 from tether.tools.base import AnyArguments, Tool, ToolOutput
 from tether.tools.context import ToolContext
-from tether.tools.deferred import DeferredTools, search_tools
+from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with servers to run
@@ -123,6 +123,8 @@ class McpSetup:
             return
         builtin = agent.tools.all_tools()
         if definition_tokens(tools) > self.limits.tool_search_share * self.window:
+            from tether.tools.tool_search import search_tools
+
             deferred = DeferredTools(tools)
             summary = f"{len(tools)} tools of the MCP servers {', '.join(connected)} wait there."
             agent.tools = ToolRegistry([*builtin, *search_tools(deferred, summary)], deferred)
