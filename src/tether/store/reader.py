@@ -21,12 +21,9 @@ from pydantic import ValidationError
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
 from tether.store.branch import MESSAGE_TYPES, Indexed, newest_branch
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
+from tether.store.sessions import SessionNotFound
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
-
-
-class SessionNotFound(ConfigError):
-    """No session file is there, or no single session matches the id asked for."""
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.protocol import (
     ConfigError,
@@ -35,7 +35,9 @@ from tether.protocol import (
     Usage,
 )
 from tether.store.branch import MESSAGE_TYPES
-from tether.store.reader import LoadedSession
+
+if TYPE_CHECKING:
+    from tether.store.reader import LoadedSession
 
 # Read as well as appended: a file removed by hand is copied back from the descriptor.
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT
