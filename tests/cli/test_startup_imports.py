@@ -86,6 +86,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.core.resume",
     "tether.core.replay",
     "tether.store.reader",
+    "tether.store.branch",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
