@@ -12,7 +12,9 @@ alike; the machine's load is printed with them: compare the ratios more than the
   handshake first) to the first request;
 - the REPL's prompt on screen (tether only: the "> " drawn on a pseudo-terminal);
 - where tether's time to its first request goes, measured by `startup_phases.py` doing what
-  `-p` does with each step timed; and what the libraries it uses cost to import on their own.
+  `-p` does with each step timed, and the process's CPU time until its request body was ready
+  (less moved by load than the wall-clock steps); and what the libraries it uses cost to
+  import on their own.
 
 tether runs as the `tether` command installed beside this interpreter, as the SDK runs it, from
 compiled bytecode (compiled first here, as a wheel's install does: an editable checkout run with
@@ -189,6 +191,9 @@ def _phases(arrivals: _Arrivals, env: dict[str, str], cwd: str) -> dict[str, flo
         "HTTP client, connection, sending": arrivals.first_after(marks["encoded"]),
     }
     figures["total"] = sum(figures.values())
+    # Process CPU time, both threads, until the body was ready: the figure least moved by
+    # the machine's load (the steps above wait for the CPU as much as they use it).
+    figures["CPU time to the request body"] = marks["cpu_at_encoded"]
     return figures
 
 

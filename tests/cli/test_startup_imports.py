@@ -81,10 +81,17 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tree_sitter_bash",
     "tether.permissions.seed_yaml",
     "tether.mcp.manager",
+    "tether.cli.mcp_tools",
+    "tether.tools.tool_search",
+    "tether.core.resume",
+    "tether.core.replay",
+    "tether.store.reader",
+    "tether.store.branch",
 )
 """What no headless run loads before its first request: the permission engine and the shell
-parser (first tool call), the terminal UI, MCP (first server), the YAML parser (only for a
-skill or rule file of the user's), the vendor SDKs (never)."""
+parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
+when MCP tools are deferred), reading a session back (only to resume one), the YAML parser
+(only for a skill or rule file of the user's), the vendor SDKs (never)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",

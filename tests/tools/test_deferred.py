@@ -7,8 +7,9 @@ from pathlib import Path
 from tether.protocol import ToolUseBlock
 from tether.tools.base import AnyArguments, Tool
 from tether.tools.context import ToolContext
-from tether.tools.deferred import DeferredTools, search_tools
+from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolOutcome, ToolRegistry
+from tether.tools.tool_search import search_tools
 
 
 def _tool(name: str, description: str) -> Tool:

@@ -13,14 +13,11 @@ with each request stays the same all session (so does its cached prefix)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
@@ -30,14 +27,13 @@ from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
 from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
-from tether.protocol import Event, Notice, ToolError
-from tether.tools.base import AnyArguments, Tool, ToolOutput
-from tether.tools.context import ToolContext
-from tether.tools.deferred import DeferredTools, search_tools
+from tether.protocol import Event, Notice
+from tether.tools.base import Tool
+from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with servers to run
-    from tether.mcp.manager import McpManager, McpPrompt, McpTool
+    from tether.mcp.manager import McpManager, McpPrompt
 
 CHARS_PER_TOKEN = 4
 APPROVED_SCOPES = ("project", "seed")
@@ -102,6 +98,7 @@ class McpSetup:
         chosen = [s for s in self.servers if s.name not in self._declined]
         if not chosen:
             return
+        from tether.cli.mcp_tools import mcp_tool, resource_tools
         from tether.mcp.manager import McpManager
 
         self.manager = McpManager(chosen, self.limits)
@@ -123,6 +120,8 @@ class McpSetup:
             return
         builtin = agent.tools.all_tools()
         if definition_tokens(tools) > self.limits.tool_search_share * self.window:
+            from tether.tools.tool_search import search_tools
+
             deferred = DeferredTools(tools)
             summary = f"{len(tools)} tools of the MCP servers {', '.join(connected)} wait there."
             agent.tools = ToolRegistry([*builtin, *search_tools(deferred, summary)], deferred)
@@ -220,70 +219,6 @@ def definition_tokens(tools: Sequence[Tool]) -> int:
         len(t.name) + len(t.description) + len(json.dumps(t.spec().input_schema)) for t in tools
     )
     return size // CHARS_PER_TOKEN
-
-
-def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
-    async def call(ctx: ToolContext, args: AnyArguments) -> ToolOutput:
-        result = await manager.call(info.exposed, args.arguments())
-        if result.is_error:
-            raise ToolError(result.text)
-        # Claude Code gives clients an MCP tool's result as its content blocks.
-        text = [{"type": "text", "text": result.text}] if result.text or not result.images else []
-        blocks = [*text, *(image.model_dump(mode="json") for image in result.images)]
-        return ToolOutput(result.text, images=result.images, structured=blocks)
-
-    description = (
-        info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."
-    )
-    return Tool(
-        info.exposed, description, AnyArguments, call, read_only=False, schema=info.input_schema
-    )
-
-
-class ListResourcesInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    server: str | None = Field(default=None, description="Only this server's resources.")
-
-
-class ReadResourceInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    server: str = Field(description="The server the resource belongs to.")
-    uri: str = Field(description="The resource's URI, as ListMcpResourcesTool gave it.")
-
-
-def resource_tools(manager: McpManager) -> list[Tool]:
-    """Claude Code's two resource tools: list the servers' resources, read one."""
-
-    async def list_resources(ctx: ToolContext, args: ListResourcesInput) -> str:
-        found = await manager.list_resources(args.server)
-        if not found:
-            return "No resources."
-        return "\n".join(json.dumps(dataclasses.asdict(r), ensure_ascii=False) for r in found)
-
-    async def read_resource(ctx: ToolContext, args: ReadResourceInput) -> str:
-        result = await manager.read_resource(args.server, args.uri)
-        if result.is_error:
-            raise ToolError(result.text)
-        return result.text
-
-    return [
-        Tool(
-            "ListMcpResourcesTool",
-            "List the resources (files, records, documents) the connected MCP servers offer.",
-            ListResourcesInput,
-            list_resources,
-            read_only=True,
-        ),
-        Tool(
-            "ReadMcpResourceTool",
-            "Read one resource of an MCP server by its URI.",
-            ReadResourceInput,
-            read_resource,
-            read_only=True,
-        ),
-    ]
 
 
 def _describe(server: ServerConfig) -> str:

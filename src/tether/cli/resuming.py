@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from tether import __version__
 from tether.core.recording import SessionRecorder
-from tether.core.resume import UNFINISHED_AT_EXIT, Restored, Resumption
 from tether.core.session import Session
 from tether.protocol import ConfigError, HarnessError
 from tether.store import EntryWatcher, SessionWriter, find_session, latest_session
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
+    from tether.core.resume import Restored, Resumption
 
 
 def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
@@ -57,6 +57,8 @@ def new_recorder(
 def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:
     """Count what the session already cost, answer calls a crash left open, and say so: what
     of the file could not be resumed as written, why it forked, why it is not saved."""
+    from tether.core.resume import UNFINISHED_AT_EXIT
+
     loaded = resumption.loaded
     for usage in restored.usage:
         session.usage = session.usage + usage

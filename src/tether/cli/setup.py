@@ -9,7 +9,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.agents import AgentCatalog, discover_agents, task_tool
 from tether.cli.agents_tool import SubagentModels, subagent_runner
@@ -58,7 +58,6 @@ from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
 from tether.core.memory import load_memory
 from tether.core.model_call import RetryPolicy
-from tether.core.resume import Resumption, restore, resume_session
 from tether.core.session import Session
 from tether.mcp.config import command_line_servers
 from tether.models.base import Model
@@ -74,6 +73,9 @@ from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
 from tether.tools.run_record import RunRecord, reap_dead_runs
+
+if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
+    from tether.core.resume import Resumption
 
 
 @dataclass
@@ -206,6 +208,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     path = session_to_resume(opts, sessions_home(env), workspace)
     resumption = None
     if path is not None:
+        from tether.core.resume import resume_session
+
         resumption = resume_session(
             path,
             fork=opts.fork,
@@ -336,7 +340,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
-    restored = restore(resumption.loaded) if resumption is not None else None
+    restored = None
+    if resumption is not None:
+        from tether.core.resume import restore
+
+        restored = restore(resumption.loaded)
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(

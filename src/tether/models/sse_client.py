@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import cast
 
 import httpx2
@@ -52,14 +51,18 @@ _KEEPALIVE_EVENTS = frozenset({"ping"})
 """Events that say the connection lives, not that the answer moves on."""
 
 
-@dataclass(frozen=True)
+# Markers told apart by their class alone: plain classes, as a dataclass each would cost
+# start-up its generated methods for nothing.
 class _End:
     """The body ended cleanly."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
+
 class _Started:
     """The answer's headers arrived with status 200 and an event stream."""
+
+    __slots__ = ()
 
 
 _Item = ServerSentEvent | Exception | _End | _Started

@@ -1,18 +1,13 @@
-"""Stores: sessions as append-only JSONL files."""
+"""Stores: sessions as append-only JSONL files.
 
-from tether.store.reader import (
-    AssistantRecord,
-    CompactionRecord,
-    LoadedSession,
-    Record,
-    SessionNotFound,
-    SpendRecord,
-    UserRecord,
-    WindowRecord,
-    load_session,
-)
+Reading a session file back (`reader`: its records, the branch to resume) is loaded on first
+use: a new session only writes its file, and every start-up would otherwise pay for it."""
+
+from typing import TYPE_CHECKING, Any
+
 from tether.store.sessions import (
     SessionInfo,
+    SessionNotFound,
     SessionOpen,
     find_session,
     latest_session,
@@ -23,6 +18,40 @@ from tether.store.sessions import (
     subagent_transcript_path,
 )
 from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter, fork_session
+
+if TYPE_CHECKING:
+    from tether.store.reader import (
+        AssistantRecord,
+        CompactionRecord,
+        LoadedSession,
+        Record,
+        SpendRecord,
+        UserRecord,
+        WindowRecord,
+        load_session,
+    )
+
+_FROM_READER = frozenset(
+    {
+        "AssistantRecord",
+        "CompactionRecord",
+        "LoadedSession",
+        "Record",
+        "SpendRecord",
+        "UserRecord",
+        "WindowRecord",
+        "load_session",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_READER:
+        from tether.store import reader
+
+        return getattr(reader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AssistantRecord",

@@ -17,11 +17,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MESSAGE_TYPES = frozenset({"user", "assistant"})
-"""Entries of the conversation itself: they chain to one another through `parentUuid`. Every
-other entry (meta, title, spend, compaction, fork) hangs off the newest message and nothing
-chains to it, so readers that follow the chain (Claude Code, its SDK) see only messages.
-Files written before this rule have them on the chain: both read the same here."""
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
@@ -37,7 +32,7 @@ class Indexed:
     ends_turn: bool = False
     """A reply that calls no tool: the model's turn ended here."""
     message: bool = True
-    """A message of the conversation (see `MESSAGE_TYPES`), not an entry hanging off one."""
+    """A message of the conversation (see `writer.MESSAGE_TYPES`), not an entry hanging off one."""
     own: bool = True
     """Written for the file's own session (its `sessionId` is one of the file's)."""
 

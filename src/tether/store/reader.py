@@ -19,14 +19,12 @@ from typing import Any, BinaryIO, TypeAlias, cast
 from pydantic import ValidationError
 
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
-from tether.store.branch import MESSAGE_TYPES, Indexed, newest_branch
+from tether.store.branch import Indexed, newest_branch
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
+from tether.store.sessions import SessionNotFound
+from tether.store.writer import MESSAGE_TYPES
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
-
-
-class SessionNotFound(ConfigError):
-    """No session file is there, or no single session matches the id asked for."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tether.protocol import ConfigError
-from tether.store.reader import SessionNotFound, entry_at, fork_origin
+
+
+class SessionNotFound(ConfigError):
+    """No session file is there, or no single session matches the id asked for."""
+
 
 _MAX_SLUG = 200  # directory names stop at 255 bytes; deeper paths are cut and end in a hash
 _CHUNK = 1 << 20
@@ -166,6 +170,9 @@ def _matching(files: list[Path], ref: str) -> list[Path]:
 def _scan(path: Path) -> tuple[int, str | None, str | None]:
     """(lines, last title, forked-from id) of a session file, in one pass over its bytes. A torn
     title or fork line reads as none."""
+    # The reader only once sessions are listed: a new session never reads one back.
+    from tether.store.reader import entry_at, fork_origin
+
     lines = 0
     starts: dict[bytes, int] = {}
     tail = b"\n"  # the file's first line starts a line too

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.protocol import (
     ConfigError,
@@ -34,8 +34,15 @@ from tether.protocol import (
     ToolResultBlock,
     Usage,
 )
-from tether.store.branch import MESSAGE_TYPES
-from tether.store.reader import LoadedSession
+
+if TYPE_CHECKING:
+    from tether.store.reader import LoadedSession
+
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+"""Entries of the conversation itself: they chain to one another through `parentUuid`. Every
+other entry (meta, title, spend, compaction, fork) hangs off the newest message and nothing
+chains to it, so readers that follow the chain (Claude Code, its SDK) see only messages.
+Files written before this rule have them on the chain: both read the same here."""
 
 # Read as well as appended: a file removed by hand is copied back from the descriptor.
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT

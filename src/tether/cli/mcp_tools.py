@@ -1,0 +1,82 @@
+"""An MCP session's servers as tether tools: each server tool, and Claude Code's two resource
+tools. Imported with the MCP manager, only by a session with servers to run (their input
+models would cost every other start-up)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.tools.base import AnyArguments, Tool, ToolOutput
+from tether.tools.context import ToolContext
+
+if TYPE_CHECKING:  # the MCP SDK: imported by the session that runs servers, not here
+    from tether.mcp.manager import McpManager, McpTool
+
+
+def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
+    async def call(ctx: ToolContext, args: AnyArguments) -> ToolOutput:
+        result = await manager.call(info.exposed, args.arguments())
+        if result.is_error:
+            raise ToolError(result.text)
+        # Claude Code gives clients an MCP tool's result as its content blocks.
+        text = [{"type": "text", "text": result.text}] if result.text or not result.images else []
+        blocks = [*text, *(image.model_dump(mode="json") for image in result.images)]
+        return ToolOutput(result.text, images=result.images, structured=blocks)
+
+    description = (
+        info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."
+    )
+    return Tool(
+        info.exposed, description, AnyArguments, call, read_only=False, schema=info.input_schema
+    )
+
+
+class ListResourcesInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server: str | None = Field(default=None, description="Only this server's resources.")
+
+
+class ReadResourceInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server: str = Field(description="The server the resource belongs to.")
+    uri: str = Field(description="The resource's URI, as ListMcpResourcesTool gave it.")
+
+
+def resource_tools(manager: McpManager) -> list[Tool]:
+    """Claude Code's two resource tools: list the servers' resources, read one."""
+
+    async def list_resources(ctx: ToolContext, args: ListResourcesInput) -> str:
+        found = await manager.list_resources(args.server)
+        if not found:
+            return "No resources."
+        return "\n".join(json.dumps(dataclasses.asdict(r), ensure_ascii=False) for r in found)
+
+    async def read_resource(ctx: ToolContext, args: ReadResourceInput) -> str:
+        result = await manager.read_resource(args.server, args.uri)
+        if result.is_error:
+            raise ToolError(result.text)
+        return result.text
+
+    return [
+        Tool(
+            "ListMcpResourcesTool",
+            "List the resources (files, records, documents) the connected MCP servers offer.",
+            ListResourcesInput,
+            list_resources,
+            read_only=True,
+        ),
+        Tool(
+            "ReadMcpResourceTool",
+            "Read one resource of an MCP server by its URI.",
+            ReadResourceInput,
+            read_resource,
+            read_only=True,
+        ),
+    ]
