@@ -144,6 +144,7 @@ def test_work_grows_linearly_with_runs_of_any_shape(
         "echo $(( " + "a" * 8_000 + " == 1 ))",
         "bash -c " + "-x " * 800 + "x",  # each tail of the unread options was a rule text
         "env " + "-u A " * 800 + "ls",  # each tail of a wrapper's options, the same
+        "bash -c " + "[!a]`" * 480 + "x",  # each tail's words and options, under the bound
     ],
 )
 def test_the_attacks_stay_linear(command: str, make_ctx: ContextFactory) -> None:

@@ -202,7 +202,7 @@ class _Judge:
         too large to judge (the work grew with the square of the words)."""
         if len(inv.argv) - start > MAX_WORDS:
             return too_many_words(self.ctx.rules, readable(shown(inv.argv[0])), len(inv.argv))
-        tails = [" ".join(shown(w) for w in inv.argv[k:]) for k in range(start, len(inv.argv))]
+        tails = [shown(" ".join(inv.argv[k:])) for k in range(start, len(inv.argv))]
         return deny_or_ask(self.ctx.rules, tails)
 
     def own(self, inv: Invocation) -> Verdict:

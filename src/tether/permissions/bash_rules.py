@@ -56,14 +56,14 @@ the work grows with the square of the words): beyond it, too large to judge."""
 def texts_of(argv: tuple[str, ...], *, for_allow: bool) -> list[str]:
     """The command as rules see it; for a program given by path, also with the bare name
     (for allow rules only when the path is a system directory: `./rm` is not `rm`)."""
-    full = " ".join(shown(w) for w in argv)
+    full = shown(" ".join(argv))  # one pass in C: a tail's text costs no Python per word
     program = shown(argv[0])
     if "/" not in program:
         return [full]
     directory = str(PurePosixPath(program).parent)
     if for_allow and directory not in SYSTEM_BIN_DIRS:
         return [full]
-    return [full, " ".join([program_name(argv[0]), *(shown(w) for w in argv[1:])])]
+    return [full, program_name(argv[0]) + full[len(program) :]]
 
 
 def rule_matches(rule: Rule, text: str) -> bool:
@@ -155,7 +155,13 @@ def _first_match(
     # A rule's pattern runs over each text: work in proportion to their length.
     size = len(texts) + sum(len(t) for t in texts) // _CHARACTERS_PER_STEP
     steps.spend(size + sum(t.count(" ") for t in texts) // 4)  # their words, as option sets
-    forms = [option_form(t.split(" ")) for t in texts]
+    # A rule in option-set form names its program: only a text run by one of those programs
+    # needs its options taken apart (for every tail of a long command, that was the square).
+    heads = {r.command_options.head[0] for r in concerned if r.command_options is not None}
+    forms = [
+        option_form(t.split(" ")) if t.partition(" ")[0].rsplit("/", 1)[-1] in heads else None
+        for t in texts
+    ]
     for kind in ("deny", "ask"):
         for rule in rules.of(kind, "Bash"):
             steps.spend(size)
