@@ -33,7 +33,7 @@ _words = st.lists(_text, max_size=6)
 _FUZZ = settings(
     max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
-_PROGRAMS = sorted(COMMANDS) + ["gcc", "clang", "curl", "wget", "objdump", "javac"]
+_PROGRAMS = [*sorted(COMMANDS), "gcc", "clang", "curl", "wget", "objdump", "javac"]
 
 
 @_FUZZ

@@ -23,6 +23,9 @@ from tether.permissions.sed_script import sed_effects
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
 from tether.permissions.shell_words import STAR as STAR_MARK
+from tether.permissions.transfers import transfer
+
+_NO_TARGET_DIRECTORY = frozenset({"-T", "--no-target-directory"})
 
 
 def path_target(base: Path, rest: str, word: str) -> Target:
@@ -192,15 +195,18 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
         writes += files
-    elif role == "move":
-        reads += files if args.has(spec.write_valued) else files[:-1]
-        writes += files
-    elif role == "copy":
-        sources = files if args.has(spec.write_valued) else files[:-1]
-        reads += sources
-        writes += files[len(sources) :]
-        if args.has(spec.links):
-            writes += sources
+    elif role in ("move", "copy"):
+        moved = transfer(
+            files,
+            args.values(spec.write_valued),
+            no_directory=args.has(_NO_TARGET_DIRECTORY),
+            symbolic=args.has(spec.symbolic),
+        )
+        reads += dict.fromkeys([*moved.sources, *moved.targets])
+        writes += moved.written
+        # mv and ln change their sources' names; a link later writes its source.
+        if role == "move" or args.has(spec.links):
+            writes += moved.targets
     elif role == "dd":
         reads += [f[3:] for f in files if f.startswith("if=")]
         writes += [f[3:] for f in files if f.startswith("of=")]
