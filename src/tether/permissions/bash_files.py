@@ -45,9 +45,8 @@ def path_target(base: Path, rest: str, word: str) -> Target:
     )  # may climb out of anything
     directory = base.joinpath(*head)
     tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + "/".join(tail))
-    if climbs:
-        return GlobPath(readable(word), tokens, None)
-    return GlobPath(readable(word), tokens, directory, path_tokens("/".join(tail)))
+    below = path_tokens("/".join(tail))
+    return GlobPath(readable(word), tokens, None if climbs else directory, below, directory)
 
 
 def tilde_home(name: str, user_home: Callable[[str], Path | None]) -> Path | None:
