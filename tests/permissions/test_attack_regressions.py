@@ -31,9 +31,6 @@ def behaviors(commands: list[str], ctx: PermissionContext) -> dict[str, str]:
 # A. What may reach a denied file is not let through by bypassPermissions.
 
 MAY_REACH = [
-    "head -n1 .en*",
-    "tail .[e]nv",
-    "wc -c ./.?nv",
     "head -c 10 $(printf .env)",
     "f=.env; head $f",
     "printf '%s\\n' .env | xargs head",
@@ -63,19 +60,25 @@ def test_patterns_every_expansion_of_which_is_denied_are_denied(
         "wc -l secrets/?pi.key",
         "cat ~/.ssh/id_*",
         "cd secrets; cat *",
+        # What they match on disk now is denied (glob_disk.py): bash will pass it.
+        "head -n1 .en*",
+        "tail .[e]nv",
+        "wc -c ./.?nv",
+        "cat s*/key.pem",
     ]
     assert behaviors(commands, ctx) == dict.fromkeys(commands, "deny")
-    # Some expansions are not denied: asked, not denied.
-    assert bash("cat s*/key.pem", ctx).behavior == "ask"
+    # Some expansions are not denied, and none is on disk yet: asked, not denied.
+    assert bash("cat s*/new.pem", ctx).behavior == "ask"
 
 
 def test_writes_that_may_reach_a_denied_file_ask_in_bypass_mode(
     make_ctx: ContextFactory,
 ) -> None:
     ctx = make_ctx({"permissions": {"deny": DENIES}}, mode="bypassPermissions")
-    assert behaviors(["echo x > .e*", "cp README.md $DEST"], ctx) == {
-        "echo x > .e*": "ask",
+    assert behaviors(["echo x > .e*x", "cp README.md $DEST", "echo x > .e*"], ctx) == {
+        "echo x > .e*x": "allow",  # cannot be .env
         "cp README.md $DEST": "ask",
+        "echo x > .e*": "deny",  # matches .env on disk (glob_disk.py)
     }
 
 

@@ -75,6 +75,67 @@ def test_an_error_inside_the_engine_is_asked(tmp_path: Path) -> None:
     )
 
 
+def _broken_context(
+    tmp_path: Path, mode: Mode, settings: dict[str, Any] | None
+) -> PermissionContext:
+    def broken(path: Path) -> Path:
+        if path.name == "notes.txt":
+            raise OSError("cannot resolve")
+        return path
+
+    layers = [(tmp_path / ".claude" / "settings.json", settings)] if settings else []
+    return PermissionContext(
+        mode=mode,
+        rules=load_rules(layers, seed_yaml=None),
+        workspace=tmp_path,
+        cwd=tmp_path,
+        home=tmp_path,
+        resolve=broken,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "settings", "expected"),
+    [
+        ("default", None, "ask"),
+        ("acceptEdits", None, "ask"),
+        ("dontAsk", None, "deny"),
+        ("plan", None, "deny"),
+        ("bypassPermissions", None, "ask"),
+        ("bypassPermissions", {"permissions": {"ask": ["Bash(curl *)"]}}, "ask"),
+        ("bypassPermissions", RULES, "deny"),
+        ("default", RULES, "deny"),
+    ],
+)
+def test_an_engine_error_goes_through_the_mode(
+    tmp_path: Path, mode: Mode, settings: dict[str, Any] | None, expected: str
+) -> None:
+    """What the engine failed on may do anything: judged as code it cannot see (denied when a
+    deny rule could match), then the mode applies, with the error as the reason."""
+    error = "the permission engine could not judge this call: OSError: cannot resolve"
+    for tool, call in (
+        ("Read", {"file_path": "notes.txt"}),
+        ("Bash", {"command": "cat notes.txt"}),
+        ("Write", {"file_path": "notes.txt", "content": "x"}),
+    ):
+        decision = decide(tool, call, _broken_context(tmp_path, mode, settings))
+        assert decision.behavior == expected, (tool, decision)
+        assert error in decision.reason, (tool, decision)
+
+
+def test_awk_with_letters_awk_does_not_know(make_ctx: ContextFactory) -> None:
+    """`é` outside a string made the awk scanner's name reader fail (F1): awk's names are
+    ASCII, so it is an ordinary character there."""
+    allowed = make_ctx({"permissions": {"allow": ["Bash(awk *)", "Bash(gawk *)"]}})
+    for command in ("awk é", "awk 'é=1' README.md", "gawk 'é {'", "awk '{ x = \"é\"; print é }'"):
+        decision = decide("Bash", {"command": command}, allowed)
+        assert decision.behavior == "allow", (command, decision)
+    for command in ("awk 'é { print > \"out\" }'", "awk 'é { system(\"id\") }'"):
+        decision = decide("Bash", {"command": command}, make_ctx())
+        assert decision.behavior == "ask", (command, decision)
+        assert not decision.reason.startswith("the permission engine"), (command, decision)
+
+
 # Random inputs. The contexts are built once: hypothesis runs each example many times.
 
 _TOKENS = [

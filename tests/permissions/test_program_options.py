@@ -197,7 +197,7 @@ CASES: list[tuple[str, str, str]] = [
     ("hexdump -C .env", "deny", "deny"),
     ("base64 .env", "deny", "deny"),
     ("xxd .env", "deny", "deny"),
-    ("head -n 1 secre*/api.key", "ask", "ask"),
+    ("head -n 1 secre*/api.key", "deny", "deny"),  # matches secrets/api.key on disk
     # Options and positionals that write.
     ("sort -o out.txt README.md", "ask", "allow"),
     ("sort --output=protected/x README.md", "deny", "deny"),

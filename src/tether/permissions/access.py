@@ -17,8 +17,8 @@ deny rule matches what it may stand for (`/proc/self/root/x` for `/x`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
@@ -37,6 +37,7 @@ from tether.permissions.file_targets import (
     Target,
     with_contents,
 )
+from tether.permissions.glob_disk import disk_matches
 from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
 from tether.permissions.process_paths import (
     PROCESS_UNKNOWN,
@@ -46,7 +47,7 @@ from tether.permissions.process_paths import (
     through_link,
 )
 from tether.permissions.rules import Rule, RuleKind
-from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none
+from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
 
 
 @dataclass
@@ -158,11 +159,29 @@ class FileAccess:
 
     def _read_glob(self, target: GlobPath, *, explicit: bool) -> Verdict:
         found = self._glob_rules("Read", target, "reading")
-        if found is not None:
+        if found is None and self._in_process_directory(target):
+            found = none(f"reads {target.word}, {PROCESS_UNKNOWN}")
+        if found is None:
+            found = self._read_location(self._prefix(target), target.word, explicit=explicit)
+        if found.outcome == "deny":
             return found
-        if self._in_process_directory(target):
-            return none(f"reads {target.word}, {PROCESS_UNKNOWN}")
-        return self._read_location(self._prefix(target), target.word, explicit=explicit)
+        on_disk = self._on_disk(target, "Read", lambda p: self.read(p, explicit=explicit))
+        return worst([found, *on_disk])
+
+    def _on_disk(
+        self, target: GlobPath, tool: str, judge: Callable[[Path], Verdict]
+    ) -> list[Verdict]:
+        """What the pattern matches now, each match judged as the literal path is, symlinks
+        followed (glob_disk.py); a directory too large to list may hold anything."""
+        matches = disk_matches(target, self.real, self.ctx.list_directory)
+        if matches is None:
+            what = f"{target.word} matches in a directory too large to list; it may reach files"
+            return [self._may_reach(tool, [(ANY,)], what) or none(f"{what} anywhere")]
+        return [
+            replace(found, reason=f"{target.word} matches {path.as_posix()}: {found.reason}")
+            for path in matches
+            if (found := judge(path)).outcome != "allow"
+        ]
 
     def _stood_for(self, tool: str, seen: Located, shown: str) -> Verdict | None:
         """A path in a process's directory that is not `root/...` or `cwd/...` (those stand
@@ -247,6 +266,13 @@ class FileAccess:
         return none(f"writes {shown}")
 
     def _write_glob(self, target: GlobPath, *, explicit: bool) -> Verdict:
+        found = self._write_spelled(target, explicit=explicit)
+        if found.outcome == "deny":
+            return found
+        on_disk = self._on_disk(target, "Edit", lambda p: self.write(p, explicit=explicit))
+        return worst([found, *on_disk])
+
+    def _write_spelled(self, target: GlobPath, *, explicit: bool) -> Verdict:
         found = self._glob_rules("Edit", target, "writing")
         if found is not None:
             return found

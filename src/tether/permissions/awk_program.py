@@ -58,9 +58,10 @@ def _operators(text: str) -> str | None:
             # `@load`, `@include` bring in code; any `@` outside strings and regular
             # expressions is one of them (`@/re/` too, which is harmless, and asked).
             return "the awk program calls a function by a name it holds, or uses a directive (`@`)"
-        if c.isalpha() or c == "_":
-            word = _NAME.match(text, i)  # from i, not a copy of the rest: linear
-            assert word is not None
+        # awk's names are ASCII (`é` is not a letter to it): from i, not a copy of the
+        # rest, so linear.
+        word = _NAME.match(text, i) if c.isascii() else None
+        if word is not None:
             name = word.group()
             if _PRINT.fullmatch(name):
                 in_print, depth = True, 0

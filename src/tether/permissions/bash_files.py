@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
@@ -24,6 +25,9 @@ from tether.permissions.shell_globbing import DEFAULT, GlobOptions, glob_tokens
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
 from tether.permissions.shell_words import ONE as ONE_MARK
 from tether.permissions.shell_words import STAR as STAR_MARK
+from tether.permissions.transfers import transfer
+
+_NO_TARGET_DIRECTORY = frozenset({"-T", "--no-target-directory"})
 
 
 def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT) -> Target:
@@ -39,6 +43,9 @@ def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT
     while is_literal(segments[fixed]):
         fixed += 1
     head, tail = segments[:fixed], segments[fixed:]
+    directory = base.joinpath(*head)
+    tail_text = "/".join(tail)
+    below = path_tokens(tail_text, options)
     climbing = [i for i, s in enumerate(tail) if _may_climb(s)]
     if climbing:
         # `*/../.env`, `$X/../.env`, `.*/x`: what follows may start anywhere (a glob may match
@@ -46,19 +53,23 @@ def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT
         # rules, which name folded paths, to miss.
         after = tail[climbing[-1] + 1 :]
         tokens = (ANY, "/", *path_tokens("/".join(after), options)) if after else (ANY,)
-        return GlobPath(readable(word), tokens, None)
-    directory = base.joinpath(*head)
-    tail_text = "/".join(tail)
+        return GlobPath(readable(word), tokens, None, below, directory)
     tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + tail_text, options)
     if any(DYN in s for s in tail):  # a variable's text may hold `/`: no directory bounds it
-        return GlobPath(readable(word), tokens, None)
-    return GlobPath(readable(word), tokens, directory, path_tokens(tail_text, options))
+        return GlobPath(readable(word), tokens, None, below, directory)
+    return GlobPath(readable(word), tokens, directory, below, directory)
 
 
 def _may_climb(segment: str) -> bool:
     """Whether a segment after a glob or a variable may be `..`: `..` itself, or a pattern
-    starting with a dot (`.*` matches `..`, and so may `.$X`)."""
-    return segment == ".." or (not is_literal(segment) and segment[0] == ".")
+    starting with a dot that can match it (`.*`, `.?`, `.$X`; not `.e*x`). Bash matches `..`
+    only with a leading dot written out, whatever dotglob says."""
+    if segment == "..":
+        return True
+    if is_literal(segment) or segment[0] != ".":
+        return False
+    pattern = segment.replace(STAR_MARK, "*").replace(ONE_MARK, "?").replace(DYN, "*")
+    return "[" in pattern or fnmatchcase("..", pattern)  # a class: taken as able to
 
 
 def tilde_home(name: str, user_home: Callable[[str], Path | None]) -> Path | None:
@@ -210,15 +221,18 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
         writes += files
-    elif role == "move":
-        reads += files if args.has(spec.write_valued) else files[:-1]
-        writes += files
-    elif role == "copy":
-        sources = files if args.has(spec.write_valued) else files[:-1]
-        reads += sources
-        writes += files[len(sources) :]
-        if args.has(spec.links):
-            writes += sources
+    elif role in ("move", "copy"):
+        moved = transfer(
+            files,
+            args.values(spec.write_valued),
+            no_directory=args.has(_NO_TARGET_DIRECTORY),
+            symbolic=args.has(spec.symbolic),
+        )
+        reads += dict.fromkeys([*moved.sources, *moved.targets])
+        writes += moved.written
+        # mv and ln change their sources' names; a link later writes its source.
+        if role == "move" or args.has(spec.links):
+            writes += moved.targets
     elif role == "dd":
         reads += [f[3:] for f in files if f.startswith("if=")]
         writes += [f[3:] for f in files if f.startswith("of=")]

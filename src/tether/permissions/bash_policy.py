@@ -37,6 +37,7 @@ from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
+from tether.permissions.interpreter_code import code_use, named_words
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
@@ -165,6 +166,7 @@ class _Judge:
             self.read_only = False
         own = self.own(inv)
         parts.append(own)
+        parts.extend(self._code(inv))
         explicit = own.outcome == "allow" and own.rule is not None
         # Read-only is what the command does, not which rule allowed it: `ls` allowed by
         # `Bash(ls *)` still only reads (plan mode runs it).
@@ -267,6 +269,26 @@ class _Judge:
             if found is not None:
                 return found
         return None
+
+    def _code(self, inv: Invocation) -> list[Verdict]:
+        """Code an interpreter runs inline or from its input, one capability
+        (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
+        denied; code from the input is not seen."""
+        use = code_use(inv.own_argv) if inv.role == "command" else None
+        if use is None:
+            return []
+        name = readable(shown(inv.argv[0]))
+        as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
+        found = deny_or_ask(self.ctx.rules, texts_of(as_inline, for_allow=False))
+        verdicts = [] if found is None else [found]
+        if use.code is None:
+            return [*verdicts, self.unseen(f"{name} runs code from its input, not seen")]
+        for word in named_words(use.code):
+            for target in self.places.targets(word):
+                v = self.files.read(target)
+                if v.outcome == "deny" or (v.outcome == "ask" and v.hard):
+                    verdicts.append(replace(v, reason=f"{name}'s code names {word}: {v.reason}"))
+        return verdicts
 
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)

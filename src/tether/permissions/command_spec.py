@@ -97,6 +97,9 @@ class CommandSpec:
     links: frozenset[str] = frozenset()
     """Flags with which the copies are links to the sources (`cp -l`, `cp -s`): writing a copy
     later writes its source, so the sources count as written, as `ln`'s do."""
+    symbolic: frozenset[str] = frozenset()
+    """Flags with which the written files are symbolic links: a relative source is then also
+    the file named from the link's directory (`ln -s ../x dir/`)."""
     writes_first: bool = False
     """The first positional is written, the others read (`zip OUT.zip FILES`)."""
     written_prefixes: bool = False
@@ -151,6 +154,7 @@ class CommandSpec:
             | self.list_flags
             | self.extracts
             | self.links
+            | self.symbolic
             | frozenset(self.flag_writes)
             | frozenset(option_of(entry) for entry in self.recursive | self.follows)
         )

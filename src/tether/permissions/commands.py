@@ -339,6 +339,7 @@ COMMANDS: Mapping[str, CommandSpec] = {
         recursive=_s("-r", "-R", "-a", "--recursive", "--archive"),
         follows=_s("-L", "--dereference"),
         links=_s("-l", "--link", "-s", "--symbolic-link"),
+        symbolic=_s("-s", "--symbolic-link"),
     ),
     "install": CommandSpec(
         "copy",
@@ -350,7 +351,12 @@ COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("-S", "--suffix"),
         write_valued=_s("-t", "--target-directory"),
     ),
-    "ln": CommandSpec("move", valued=_s("-S", "--suffix"), write_valued=_s("-t")),
+    "ln": CommandSpec(
+        "move",
+        valued=_s("-S", "--suffix"),
+        write_valued=_s("-t", "--target-directory"),
+        symbolic=_s("-s", "--symbolic"),
+    ),
     "dd": CommandSpec("dd"),
     "git": CommandSpec("git", read_only=True),
     "sed": CommandSpec(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,26 @@ class Decision:
     reason: str
 
 
+MAX_LISTED = 10_000
+"""Entries of one directory a glob is matched against; past them, what it matches is not
+known (glob_disk.py)."""
+
+
+def directory_names(path: Path) -> tuple[str, ...] | None:
+    """The names in directory `path` (none when it cannot be listed: bash's glob matches
+    nothing there either); None when there are more than `MAX_LISTED`."""
+    names: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if len(names) >= MAX_LISTED:
+                    return None
+                names.append(entry.name)
+    except OSError:
+        return ()
+    return tuple(names)
+
+
 def realpath(path: Path) -> Path | None:
     """The default path resolution, the kernel's: component by component, each symlink
     followed where it is met, a later `..` applied to where it led (tether.kernel_paths).
@@ -33,8 +54,8 @@ def realpath(path: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class PermissionContext:
-    """The session's side of a decision. `resolve` is the only way `decide` touches the
-    filesystem (tests pass a fake)."""
+    """The session's side of a decision. `resolve` and `list_directory` are the only ways
+    `decide` touches the filesystem (tests pass fakes)."""
 
     mode: Mode
     rules: RuleSet
@@ -50,6 +71,8 @@ class PermissionContext:
     read_only_tools: frozenset[str] = frozenset({"Read", "Glob", "Grep"})
     resolve: Callable[[Path], Path | None] = realpath
     """An absolute path as written (`..` not folded) to the path the kernel opens for it."""
+    list_directory: Callable[[Path], tuple[str, ...] | None] = directory_names
+    """The names in a directory (resolved), for what a Bash glob matches (glob_disk.py)."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""

@@ -29,9 +29,9 @@ PATH_FIELDS = ("file_path", "notebook_path", "path")
 
 def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> Decision:
     """Whether the call may run, with the rule and the reason that decided it. Never raises:
-    an input the engine fails on is asked, with the error as the reason."""
+    an input the engine fails on is judged as a call it cannot see into (`_failed`)."""
+    tool = TOOL_ALIASES.get(tool, tool)
     try:
-        tool = TOOL_ALIASES.get(tool, tool)
         with steps.metered():
             try:
                 verdict, read_only = _judge(tool, tool_input, ctx)
@@ -39,9 +39,25 @@ def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> 
                 verdict, read_only = unseen_verdict(ctx, TOO_MUCH_WORK), False
         return _apply_mode(tool, verdict, read_only, ctx)
     except Exception as error:
-        # The last net (each defect found is fixed at its cause): a session must get a
-        # decision for every call, where an exception would end it with "internal error".
-        reason = f"the permission engine could not judge this call: {type(error).__name__}: {error}"
+        return _failed(tool, error, ctx)
+
+
+def _failed(tool: str, error: Exception, ctx: PermissionContext) -> Decision:
+    """The last net (each defect found is fixed at its cause): a session must get a decision
+    for every call, where an exception would end it with "internal error". What the engine
+    failed on may do anything, so it is judged as code the parser cannot see, hard: denied
+    when a deny rule exists, asked otherwise, in bypassPermissions too; the mode still
+    applies (dontAsk and plan deny)."""
+    reason = f"the permission engine could not judge this call: {type(error).__name__}: {error}"
+    try:
+        verdict = unseen_verdict(ctx, reason)
+        if verdict.outcome != "deny" and not verdict.hard:
+            verdict = ask(reason, hard=True)
+        decided = _apply_mode(tool, verdict, False, ctx)
+        if reason in decided.reason:
+            return decided
+        return Decision(decided.behavior, decided.rule, f"{decided.reason}; {reason}")
+    except Exception:
         return Decision("ask", None, reason)
 
 

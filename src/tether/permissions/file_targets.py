@@ -21,7 +21,10 @@ class GlobPath:
     """A directory the pattern cannot leave, as written (`..` not folded, resolved when
     judged), or None when it could be anywhere."""
     rest: Tokens = ()
-    """The pattern below `prefix`, as tokens."""
+    """The pattern below `prefix` (or `listed_from`), as tokens."""
+    listed_from: Path | None = None
+    """The pattern's leading literal directories, as written, where what it matches on disk
+    is looked for (glob_disk.py), also when it may climb out of them (`d/.x?/y`)."""
 
 
 @dataclass(frozen=True)

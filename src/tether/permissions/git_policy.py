@@ -91,6 +91,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         use.top_reads += stage.top
         use.recursive = True
         use.changes = True
+    use.reads += _index_links(args[i], rest)
     if subcommand is None:
         use.changes = True
         use.mentions.extend(rest)
@@ -112,6 +113,25 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     else:
         _subcommand(subcommand, rest, use)
     return use.done()
+
+
+def _index_links(sub: str, rest: tuple[str, ...]) -> list[str]:
+    """`update-index --cacheinfo 120000,SHA,PATH` (or any mode from `--index-info`) puts a
+    symlink in the index whose target is the blob's text; `checkout-index` then makes it, as
+    `ln -s` would: a link to any file, read as `ln -s $X` reads (a hard ask where a Read rule
+    could match)."""
+    if sub != "update-index":
+        return []
+    for k, word in enumerate(rest):
+        if word == "--index-info" or not is_literal(word):
+            return [DYN]
+        if word.startswith("--cacheinfo"):
+            value = word.partition("=")[2] or (rest[k + 1] if k + 1 < len(rest) else "")
+            mode = value.split(",")[0]
+            octal = mode.isascii() and mode.isdigit() and "8" not in mode and "9" not in mode
+            if not octal or int(mode, 8) & 0o170000 == 0o120000:
+                return [DYN]
+    return []
 
 
 def _pathspec_files(rest: tuple[str, ...], use: _Use, sub: GitSubcommand | None) -> tuple[str, ...]:

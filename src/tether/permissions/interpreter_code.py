@@ -1,0 +1,139 @@
+"""Code an interpreter runs that is no file of the user's, one capability however it is given:
+inline (`python3 -c`, `node -e/-p/--eval/--print`, `perl -e/-E`, `ruby -e`, `php -r`,
+`Rscript -e`, `lua -e`, `bun -e`, `deno eval`), from its input (`python3 -`, no script at all,
+`/dev/stdin`, `<(...)`: a heredoc or a pipe), through a module that runs code (`python3 -m
+timeit/code/pdb/cProfile/trace/runpy/doctest/profile`), or a makefile from its input (`make -f
+-`, `--file=/dev/stdin`, `-f <(...)`).
+
+Judged alike (bash_policy): deny and ask rules see the command as `PROGRAM -c CODE` too (a
+`Bash(python3 -c *)` deny covers `python3 - <<EOF`); a file a Read rule denies, named anywhere
+in inline code, is denied as reading it is (`node -p 'fs.readFileSync(".env")'`); code from the
+input, which the engine does not read, is code the parser cannot see (denied where a deny rule
+exists, asked otherwise), as for `x | bash`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
+from tether.permissions.shells import GENERATED_CODE
+
+_INLINE: dict[str, tuple[str, ...]] = {
+    "python": ("-c",),
+    "node": ("-e", "-p", "--eval", "--print"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "Rscript": ("-e",),
+    "lua": ("-e",),
+    "bun": ("-e", "--eval", "-p", "--print"),
+}
+_NAMES = {"python3": "python", "python2": "python", "pypy3": "python", "pypy": "python"} | {
+    "nodejs": "node",
+    "luajit": "lua",
+}
+_VERSIONED = re.compile(r"(python|ruby|php|perl|lua|node)[0-9][0-9.]*")
+_CODE_MODULES = frozenset({"code", "pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_MAKES = frozenset({"make", "gmake", "bmake"})
+_FROM_INPUT = ("-", *GENERATED_CODE)
+_VALUED = frozenset({"-W", "-X", "-m", "-r", "--require", "-I", "-M", "--import", "--loader"})
+"""Options of these interpreters taking a separate value (the script comes after them)."""
+_PATH_WORD = re.compile(r"[A-Za-z0-9_.~/+@%-]*[./][A-Za-z0-9_.~/+@%-]*")
+MAX_NAMES = 64
+"""Words of inline code looked at as file names (each a file check)."""
+
+
+@dataclass(frozen=True)
+class CodeUse:
+    flag: str
+    """The option rules see it given with (`-c`, `-e`...)."""
+    code: str | None
+    """The code, or None when it comes from the input."""
+
+
+def code_use(argv: tuple[str, ...]) -> CodeUse | None:
+    """What code `argv` runs that is not a script of the user's; None for a script or for a
+    program that is no interpreter."""
+    if not argv or not is_literal(argv[0]):
+        return None
+    name = program_name(argv[0])
+    if name in _MAKES:
+        return _makefile(argv[1:])
+    if name == "deno":
+        if len(argv) > 2 and argv[1] == "eval":
+            return CodeUse("eval", argv[-1])
+        return None
+    versioned = _VERSIONED.fullmatch(name)
+    family = _NAMES.get(name) or (versioned.group(1) if versioned else name)
+    if family == "python" or family == "python3":
+        family = "python"
+    inline = _INLINE.get(family)
+    if inline is None:
+        return None
+    return _interpreter(argv[1:], inline, python=family == "python")
+
+
+def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], *, python: bool) -> CodeUse | None:
+    flag = inline[0]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        for option in inline:
+            if arg == option:
+                return CodeUse(option, args[i + 1] if i + 1 < len(args) else DYN)
+            if option.startswith("--") and arg.startswith(option + "="):
+                return CodeUse(option, arg[len(option) + 1 :])
+            if not option.startswith("--") and arg.startswith(option) and arg[:2] != "--":
+                return CodeUse(option, arg[len(option) :])
+        if python and arg == "-m":
+            return _module(args[i + 1 :], flag)
+        if arg == "--":
+            i += 1
+            break
+        if arg.startswith("-") and arg != "-":
+            i += 2 if arg in _VALUED else 1
+            continue
+        break
+    if i >= len(args) or args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
+        return CodeUse(flag, None)
+    return None
+
+
+def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
+    if not args:
+        return None
+    module, rest = args[0], args[1:]
+    if module == "timeit":
+        # Its arguments are statements it runs.
+        return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
+    if module not in _CODE_MODULES:
+        return None
+    scripts = [a for a in rest if not a.startswith("-") or a == "-"]
+    from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
+    if not scripts or from_input or module == "code":
+        return CodeUse(flag, None)
+    return None
+
+
+def _makefile(args: tuple[str, ...]) -> CodeUse | None:
+    for i, arg in enumerate(args):
+        value: str | None = None
+        if arg in ("-f", "--file", "--makefile"):
+            # Nothing after it: the parser took a `-` before a heredoc for its own.
+            value = args[i + 1] if i + 1 < len(args) else "-"
+        elif arg.startswith(("--file=", "--makefile=")):
+            value = arg.partition("=")[2]
+        elif arg.startswith("-f") and not arg.startswith("--"):
+            value = arg[2:]
+        if value is not None and (value.startswith(_FROM_INPUT) or not is_literal(value)):
+            return CodeUse("-f", None)
+    return None
+
+
+def named_words(code: str) -> list[str]:
+    """Words of `code` that may name a file (they hold a `.` or a `/`): `".env"`,
+    `secrets/key`."""
+    words = [w for w in _PATH_WORD.findall(code) if w.strip("./")]
+    return list(dict.fromkeys(words))[:MAX_NAMES]

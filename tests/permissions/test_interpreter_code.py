@@ -1,0 +1,129 @@
+"""Code an interpreter runs that is no file of the user's is one capability, however it is
+given (inline, from its input, through a module, a makefile from the input): a deny rule on
+`-c` covers them all, a denied file named in inline code is denied, and code from the input,
+which the engine does not read, is code the parser cannot see."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tether.permissions import PermissionContext, decide, load_rules
+
+from .conftest import ContextFactory, build_tree
+
+ALLOW = ["Bash(python3 *)", "Bash(node *)", "Bash(perl *)", "Bash(ruby *)", "Bash(php *)"]
+ALLOW += ["Bash(Rscript *)", "Bash(lua *)", "Bash(bun *)", "Bash(deno *)", "Bash(make *)"]
+POLICY = {
+    "permissions": {
+        "deny": ["Read(./.env)", "Read(./secrets/**)", "Bash(python3 -c *)"],
+        "allow": [*ALLOW, "Bash(printf *)", "Bash(cat *)"],
+    }
+}
+INLINE = [
+    ("node", "-p"),
+    ("node", "-e"),
+    ("node", "--eval"),
+    ("node", "--print"),
+    ("perl", "-e"),
+    ("perl", "-E"),
+    ("ruby", "-e"),
+    ("php", "-r"),
+    ("Rscript", "-e"),
+    ("lua", "-e"),
+    ("bun", "-e"),
+    ("deno", "eval"),
+]
+_FUZZ = settings(
+    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory: pytest.TempPathFactory) -> PermissionContext:
+    tree = build_tree(tmp_path_factory.mktemp("code"))
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", POLICY)], seed_yaml=None)
+    return PermissionContext(
+        mode="default", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+    )
+
+
+@_FUZZ
+@given(
+    form=st.sampled_from(INLINE),
+    name=st.sampled_from([".env", "./.env", "secrets/api.key", "secrets/key.pem"]),
+    wrap=st.sampled_from(['read("{}")', "open('{}')", "x = `{}`", "f({}, 1)", "{}"]),
+    attached=st.booleans(),
+)
+def test_a_denied_file_named_in_inline_code_is_denied(
+    form: tuple[str, str], name: str, wrap: str, attached: bool, ctx: PermissionContext
+) -> None:
+    program, option = form
+    code = wrap.format(name).replace("'", "")
+    spelled = f"{option}='{code}'" if attached and option.startswith("--") else f"{option} '{code}'"
+    command = f"{program} {spelled}"
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)
+
+
+STDIN_FORMS = [
+    "python3 - <<'EOF'\nprint(1)\nEOF",
+    "python3 <<< 'print(1)'",
+    "printf 'print(1)' | python3",
+    "printf 'print(1)' | python3 -",
+    "python3 /dev/stdin <<< 'print(1)'",
+    "python3 -u - < /dev/stdin",
+    "python3 -m code <<< 'print(1)'",
+    "python3 -m pdb /dev/stdin <<< 'print(1)'",
+    "python3 -m cProfile -s cumtime /dev/stdin <<< 'print(1)'",
+    "python3 -m trace --trace /dev/stdin <<< 'print(1)'",
+    "python3 -m timeit 'print(1)'",
+    "python3 <(printf 'print(1)')",
+]
+
+
+@pytest.mark.parametrize("command", STDIN_FORMS)
+def test_code_from_the_input_is_the_same_capability_as_c(
+    command: str, ctx: PermissionContext
+) -> None:
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)
+
+
+MAKEFILES_FROM_INPUT = [
+    "make -f - <<'EOF'\nall:\n\techo hi\nEOF",
+    "make -f /dev/stdin <<< x",
+    "make --file=- <<< x",
+    "make --makefile=/dev/stdin <<< x",
+    "make -f/dev/fd/0 <<< x",
+    "make -f <(printf 'all:\\n\\techo hi\\n')",
+    "printf 'all:\\n' | make -f -",
+    "make -f /proc/self/fd/0 <<< x",
+    "MAKEFILES=src/x.mk make",
+    "node - <<< 'x'",
+    "perl - <<< 'x'",
+    "ruby <<< 'x'",
+]
+
+
+@pytest.mark.parametrize("command", MAKEFILES_FROM_INPUT)
+def test_program_text_from_the_input_is_not_seen(command: str, make_ctx: ContextFactory) -> None:
+    """Denied where a deny rule exists (whatever the allow rules), asked otherwise."""
+    denying = make_ctx({"permissions": {"deny": ["Bash(rm *)"], "allow": ALLOW}})
+    assert decide("Bash", {"command": command}, denying).behavior == "deny", command
+    asking = make_ctx({"permissions": {"allow": ALLOW}})
+    assert decide("Bash", {"command": command}, asking).behavior == "ask", command
+
+
+def test_scripts_and_plain_code_stay_allowed(ctx: PermissionContext) -> None:
+    for command in (
+        "python3 src/app.py",
+        "node -e 'console.log(1)'",
+        "perl -e 'print 1'",
+        "make",
+        "make -f Makefile all",
+        "python3 -m pytest -q",
+        "python3 -m cProfile src/app.py",
+    ):
+        assert decide("Bash", {"command": command}, ctx).behavior == "allow", command
