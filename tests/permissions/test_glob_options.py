@@ -162,7 +162,8 @@ def test_options_that_do_not_reach_the_file_keep_the_command_allowed(
     )
     decision = decide("Bash", {"command": command}, ctx)
     # Not because of .env (the tree's `homelink`, outside the workspace, may ask: glob_disk.py)
-    assert decision.behavior != "deny" and ".env" not in decision.reason, decision
+    assert decision.behavior != "deny", decision
+    assert ".env" not in decision.reason, decision
 
 
 def _bash_expansions(pattern: str, options: list[str], ws: Path) -> list[str]:
