@@ -25,11 +25,12 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-class NestedTooDeep(ValueError):
-    """The text nests arrays and objects deeper than allowed."""
+class NestedTooDeep(json.JSONDecodeError):
+    """The text nests arrays and objects deeper than allowed. A `JSONDecodeError`, so that
+    every caller that handles text which is not JSON handles this too, with no second case."""
 
-    def __init__(self, depth: int, limit: int) -> None:
-        super().__init__(f"nested {depth} levels deep, more than the {limit} allowed")
+    def __init__(self, depth: int, limit: int, text: str) -> None:
+        super().__init__(f"nested {depth} levels deep, more than the {limit} allowed", text, 0)
         self.depth = depth
         self.limit = limit
 
@@ -58,7 +59,7 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         return json.loads(text)  # cannot nest deeper than it has brackets
     depth = nesting_depth(measured, stop_after=max_depth)
     if depth > max_depth:
-        raise NestedTooDeep(nesting_depth(measured), max_depth)
+        raise NestedTooDeep(nesting_depth(measured), max_depth, measured)
     return json.loads(text)
 
 
