@@ -34,6 +34,9 @@ class NestedTooDeep(json.JSONDecodeError):
         self.depth = depth
         self.limit = limit
 
+    def __str__(self) -> str:
+        return self.msg  # where it is (the start) adds nothing to what is wrong
+
 
 def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
     """How deeply arrays and objects nest in `text` (0 for a scalar); the count stops once
@@ -66,4 +69,6 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
 def error_text(error: json.JSONDecodeError) -> str:
     """What is wrong with the text and where, for a message: "Expecting ',' delimiter at line
     3, column 5". (Python's own wording for a control character ends in "at" already.)"""
+    if isinstance(error, NestedTooDeep):
+        return error.msg  # the whole text is too deep: no spot in it to name
     return f"{error.msg.removesuffix(' at')} at line {error.lineno}, column {error.colno}"

@@ -193,10 +193,8 @@ def test_a_line_nested_past_the_parser_is_ignored_like_other_garbage(
     assert results == ["still serving"]
     warnings = [w for w in result.stderr.splitlines() if "input line is not JSON" in w]
     assert [w.split("; ignored")[0] for w in warnings] == [
-        "tether: input line is not JSON (nested 1500 levels deep, more than the 100 allowed "
-        "at line 1, column 1)",
-        "tether: input line is not JSON (nested 100002 levels deep, more than the 100 allowed "
-        "at line 1, column 1)",
+        "tether: input line is not JSON (nested 1500 levels deep, more than the 100 allowed)",
+        "tether: input line is not JSON (nested 100002 levels deep, more than the 100 allowed)",
     ]
     assert "Traceback" not in result.stderr
 
