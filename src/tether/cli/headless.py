@@ -189,9 +189,10 @@ def _stop_on_signals(session: Session) -> list[int]:
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
-        if not seen:  # the one turn headless runs may not have started yet
-            session.interrupt_next_turn(_stopped_by(signum))
         seen.append(signum)
+        # At every signal, named by the first: a stop is sent again, never taken as heard
+        # (the one turn headless runs may not have started yet).
+        session.interrupt_next_turn(_stopped_by(seen[0]))
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
     for signum in _STOP_SIGNALS:

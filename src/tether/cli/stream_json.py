@@ -195,7 +195,7 @@ class StreamJsonFrontEnd:
 
     def _dispatch(self, raw: str) -> None:
         try:
-            line = json.loads(raw)
+            line = bounded_json.loads(raw)
         except json.JSONDecodeError as e:
             if raw.strip():
                 problem = bounded_json.error_text(e)
@@ -347,7 +347,7 @@ class StreamJsonFrontEnd:
         }
         result = await manager.call(tool, arguments)
         try:
-            reply = json.loads(result.text)
+            reply = bounded_json.loads(result.text)
         except json.JSONDecodeError:
             reply = None
         if result.is_error or not isinstance(reply, dict):

@@ -147,7 +147,11 @@ class SseClient:
                 return Waiting(kind="waiting", waited_s=silent, limit_s=self.idle.timeout_s)
             wait = min(min(notice_at, self.idle.timeout_s) - silent, self.idle.keepalive_s - still)
             try:
-                return await asyncio.wait_for(queue.get(), wait)
+                # Not `wait_for`: on Python 3.11 it returns the item when a cancellation lands
+                # just as the item arrives, and the user's stop is lost (the item itself stays
+                # queued when the timeout or a cancellation ends this wait).
+                async with asyncio.timeout(wait):
+                    return await queue.get()
             except TimeoutError:
                 continue
 
