@@ -187,11 +187,13 @@ async def run_call(
         )
     else:
         approval = Approval(True, dict(call.input))
+    # The user may have said stop while the call waited for its answer (Ctrl+C at the question
+    # answers no and stops the turn at once): the call was interrupted, not refused.
+    interruption.check()
     if not approval.allowed:
         return _refused(call, approval, emit, denials)
     if approval.tool_input != call.input:
         call = call.model_copy(update={"input": approval.tool_input})
-    interruption.check()  # the user may have said stop while the call waited for its answer
     token = current_call.set(CallScope(agent, call, emit, ask))
     try:
         # What the gate approved, the tool does (an approved write outside the workspace).

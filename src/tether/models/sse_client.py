@@ -128,9 +128,11 @@ class SseClient:
     ) -> _Item | Waiting:
         """The next item, or a `Waiting` notice when one falls due first; a `ModelError`
         once nothing has arrived for the idle timeout."""
-        if not queue.empty():  # the common case mid-stream: no timer needed
-            return queue.get_nowait()
         loop = asyncio.get_running_loop()
+        # The common case mid-stream: no timer needed. Not once only keep-alives have come for
+        # too long: a consumer slower than the pings always finds one queued (under load).
+        if not queue.empty() and loop.time() - watch.last_progress_at < self.idle.keepalive_s:
+            return queue.get_nowait()
         while True:
             now = loop.time()
             silent = now - watch.last_byte_at
