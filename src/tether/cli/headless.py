@@ -97,8 +97,10 @@ async def run_headless(
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming and lines is not None:
-                for line in _stream_lines(lines, event):
+            elif lines is not None:
+                # json reads them too: the result counts what the turn's lines said.
+                produced = _stream_lines(lines, event)
+                for line in produced if streaming else ():
                     _write(out, line)
     finally:
         if progress is not None:

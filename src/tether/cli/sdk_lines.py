@@ -84,6 +84,9 @@ class LineMaker:
     _api_ms: int = 0
     _results_unread: bool = False
     """The turn's newest message is tool results the model has not read (yet)."""
+    _user_messages: int = 0
+    """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
+    result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
@@ -144,6 +147,8 @@ class LineMaker:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             results = message.tool_results()
+            if parent is None:
+                self._user_messages += len(results) or 1
             if results:
                 return [self._result_line(b, parent) for b in results]
             return [self._user_line(message, parent)]
@@ -226,9 +231,8 @@ class LineMaker:
         ]
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
-        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's (a round
-        of tool results it ended with, unread, counts as a turn), `total_cost_usd`,
-        `modelUsage` and `duration_api_ms` the session's so far."""
+        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,
+        `total_cost_usd`, `modelUsage` and `duration_api_ms` the session's so far."""
         usage = finished.usage
         self._cost_usd += finished.cost_usd
         self._api_ms += finished.duration_api_ms
@@ -238,7 +242,7 @@ class LineMaker:
             "is_error": finished.is_error,
             "duration_ms": finished.duration_ms,
             "duration_api_ms": self._api_ms,
-            "num_turns": finished.num_turns + int(self._results_unread),
+            "num_turns": self._num_turns(finished),
             "result": finished.result,
             "stop_reason": finished.stop_reason,
             "session_id": self.session_id,
@@ -261,9 +265,21 @@ class LineMaker:
             # As Claude Code: the result is the answer itself, as compact JSON.
             line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
         self._results_unread = False
+        self._user_messages = 0
         self._calls.clear()
         self._finished.clear()
         return line
+
+    def _num_turns(self, finished: TurnFinished) -> int:
+        """Claude Code counts the turn's user messages: its prompt, each tool result (three
+        calls in one reply are three), the mark of an interruption; a prompt a hook blocked
+        is not kept, and not counted. At the turn limit it counts model calls instead, and a
+        round of results left unread as one more."""
+        if finished.subtype == "error_max_turns":
+            return finished.num_turns + int(self._results_unread)
+        if finished.num_turns == 0 and self._user_messages == 0:
+            return 0
+        return 1 + self._user_messages
 
     def _structured_output(self) -> dict[str, Any] | None:
         """The input of the turn's last accepted StructuredOutput call (`--json-schema`)."""
