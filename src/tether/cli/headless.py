@@ -26,6 +26,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
@@ -146,6 +147,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.text(piece, "text")
         case ThinkingDelta(text=piece):
             return lines.text(piece, "thinking")
+        case ToolInputDelta():
+            return lines.tool_input(event)
         case ModelRetry():
             return [lines.retry(event)]
         case MessageCompleted():

@@ -30,6 +30,7 @@ from tether.protocol import (
     SubagentMessage,
     SubagentStarted,
     ToolFinished,
+    ToolInputDelta,
     ToolResultBlock,
     ToolStarted,
     TurnFinished,
@@ -125,14 +126,29 @@ class LineMaker:
     def tool_finished(self, event: ToolFinished) -> None:
         self._finished[event.call_id] = event
 
-    def text(self, text: str, kind: str, parent: str | None = None) -> list[Line]:
+    def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""
         if not self.include_partial:
             return []
+        partial = self._streaming()
+        return self._streamed(partial, partial.delta(kind, text))
+
+    def tool_input(self, event: ToolInputDelta) -> list[Line]:
+        """A tool call's input as it streams, as `stream_event`s (when asked for)."""
+        if not self.include_partial:
+            return []
+        partial = self._streaming()
+        return self._streamed(
+            partial, partial.tool_input(event.call_id, event.name, event.partial_json)
+        )
+
+    def _streaming(self) -> PartialMessage:
         if self._partial is None:
             self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}", self._model)
-        partial = self._partial
-        return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
+        return self._partial
+
+    def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
+        return [self._stream(e, None, partial.message_id) for e in events]
 
     def retry(self, event: ModelRetry) -> Line:
         """The model call is tried again: what was streamed of it is void; the `api_retry`
@@ -158,8 +174,9 @@ class LineMaker:
                 spent[i] += value
             spent[4] += event.cost_usd
         partial = None
-        if parent is None:  # a subagent's replies are not streamed
-            partial, self._partial = self._partial, None
+        if parent is None and self.include_partial:  # a subagent's replies are not streamed
+            # A reply nothing was streamed of (its calls came whole) still has its events.
+            partial, self._partial = self._streaming(), None
         message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
         lines: list[Line] = []
         if partial is not None:

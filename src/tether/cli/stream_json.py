@@ -50,6 +50,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
@@ -282,6 +283,8 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.text(piece, "text"))
             case ThinkingDelta(text=piece):
                 self._write_all(lines.text(piece, "thinking"))
+            case ToolInputDelta():
+                self._write_all(lines.tool_input(event))
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)

@@ -36,6 +36,17 @@ class ThinkingDelta(_Event):
     text: str
 
 
+class ToolInputDelta(_Event):
+    """A tool call's input as the model writes it (for display only): `partial_json` None
+    when the call's block opens, then its JSON text piece by piece. The call runs from the
+    completed message, never from these."""
+
+    kind: Literal["tool_input_delta"] = "tool_input_delta"
+    call_id: str
+    name: str
+    partial_json: str | None = None
+
+
 class MessageCompleted(_Event):
     """A message was added to the history: an assistant reply or a user message of results."""
 
@@ -189,6 +200,7 @@ Event = Annotated[
     | TurnStarted
     | TextDelta
     | ThinkingDelta
+    | ToolInputDelta
     | MessageCompleted
     | ToolStarted
     | ToolFinished
