@@ -156,7 +156,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ToolStarted():
             lines.tool_started(event)
         case ToolFinished():
-            lines.tool_finished(event)
+            return lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
         case Notice(level="warning", message=message):

@@ -123,8 +123,10 @@ class LineMaker:
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
 
-    def tool_finished(self, event: ToolFinished) -> None:
+    def tool_finished(self, event: ToolFinished) -> list[Line]:
+        """A call's end: remembered for its result's line; a denial's own line now."""
         self._finished[event.call_id] = event
+        return self.system.denied(event.denial) if event.denial is not None else []
 
     def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""

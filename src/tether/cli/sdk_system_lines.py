@@ -70,17 +70,23 @@ class SystemLines:
             "uuid": _uuid(),
         }
 
-    def denied(self, denial: PermissionDenial) -> Line:
-        return {
+    def denied(self, denial: PermissionDenial) -> list[Line]:
+        """`permission_denied`, as Claude Code writes it: right after the call was denied
+        (before its result), and only when a rule or the mode denied it; a hook's denial and
+        the user's (the client's `can_use_tool`) have none."""
+        if denial.decided_by not in ("rule", "mode"):
+            return []
+        line = {
             "type": "system",
             "subtype": "permission_denied",
             "tool_name": denial.tool_name,
             "tool_use_id": denial.tool_use_id,
-            "decision_reason": denial.reason,
+            "decision_reason_type": denial.decided_by,
             "message": denial.reason,
             "uuid": _uuid(),
             "session_id": self.session_id,
         }
+        return [line]
 
     def hook(self, activity: HookActivity) -> Line:
         spec = activity.spec

@@ -293,7 +293,7 @@ class StreamJsonFrontEnd:
             case ToolStarted():
                 lines.tool_started(event)
             case ToolFinished():
-                lines.tool_finished(event)
+                self._write_all(lines.tool_finished(event))
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
             case Notice(level="warning", message=message):
@@ -306,8 +306,6 @@ class StreamJsonFrontEnd:
             case TurnFinished():
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
-                for denial in event.permission_denials:
-                    self.write(lines.system.denied(denial))
                 self._failed_last = event.is_error
                 self.write(lines.result(event, self.facts(built)))
             case _:

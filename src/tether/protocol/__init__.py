@@ -2,6 +2,7 @@
 
 from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolError
 from tether.protocol.events import (
+    DenialSource,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -56,6 +57,7 @@ __all__ = [
     "Compact",
     "ConfigError",
     "ContentBlock",
+    "DenialSource",
     "ErrorOccurred",
     "Event",
     "HarnessError",

@@ -58,6 +58,23 @@ class MessageCompleted(_Event):
     cost_usd: float = Field(default=0.0, description="What the model call of a reply cost.")
 
 
+DenialSource = Literal["rule", "mode", "hook", "user"]
+
+
+class PermissionDenial(BaseModel):
+    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    tool_name: str
+    tool_use_id: str
+    tool_input: dict[str, Any]
+    reason: str
+    decided_by: DenialSource
+    """What denied it: a deny rule, the permission mode (dontAsk, plan, nobody to ask), a
+    hook, or the user (or the client answering for them)."""
+
+
 class ToolStarted(_Event):
     kind: Literal["tool_started"] = "tool_started"
     call_id: str
@@ -79,6 +96,9 @@ class ToolFinished(_Event):
         default=None,
         description="What the call did, as JSON data in Claude Code's shape for the tool "
         "(its `tool_use_result`); None for an error, or a tool whose text says it all.",
+    )
+    denial: PermissionDenial | None = Field(
+        default=None, description="Why the call did not run, when it was denied."
     )
 
 
@@ -162,17 +182,6 @@ class PermissionAsked(_Event):
     suggestion: str | None = Field(
         default=None, description="The rule an 'always allow' answer would add."
     )
-
-
-class PermissionDenial(BaseModel):
-    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
-
-    tool_name: str
-    tool_use_id: str
-    tool_input: dict[str, Any]
-    reason: str
 
 
 TurnSubtype = Literal[
