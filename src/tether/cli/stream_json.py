@@ -17,8 +17,10 @@ import json
 import os
 import signal
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether import bounded_json
@@ -103,6 +105,10 @@ class StreamJsonFrontEnd:
         self.lines: LineMaker | None = None
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
+        self._echoes: list[dict[str, Any]] = []
+        """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
+        self.checkpoints: dict[str, dict[Path, int]] = {}
+        """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
 
     def write(self, line: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -141,6 +147,7 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            self._echo()
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
                 _warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
@@ -212,8 +219,13 @@ class StreamJsonFrontEnd:
             if prompt is None:
                 _warn("a user message with nothing tether can read was ignored")
                 return
+            # Its uuid is its session file entry's: a client finds it there, rewinds to it.
+            given = line.get("uuid")
+            named = given if isinstance(given, str) and given else str(uuid.uuid4())
+            prompt = prompt.model_copy(update={"uuid": named})
             if self.options.replay_user_messages:
-                self.write({**line, "isReplay": True})
+                self._echoes.append({**line, "uuid": named, "isReplay": True})
+                self._echo()
             if self._running is not None and not prompt.content and prompt.text.strip():
                 # As Claude Code: words sent while a turn runs join it (the model reads them
                 # at its next call); what the turn ends without reading starts the next one.
@@ -230,6 +242,14 @@ class StreamJsonFrontEnd:
                 task.cancel()
         elif kind not in ("keep_alive", "update_environment_variables"):
             _warn(f"unknown input line type {kind!r}; ignored")
+
+    def _echo(self) -> None:
+        """The prompts waiting to be echoed, with the session's id (once it is known)."""
+        if self.lines is None:
+            return
+        for line in self._echoes:
+            self.write({**line, "session_id": self.lines.session_id})
+        self._echoes.clear()
 
     def _start_request(self, line: dict[str, Any]) -> None:
         from tether.cli.sdk_requests import answer_request
@@ -266,6 +286,8 @@ class StreamJsonFrontEnd:
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
+        if prompt.uuid is not None:
+            self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
         try:
             async for event in session.submit(prompt):
