@@ -85,6 +85,8 @@ class LineMaker:
     _api_ms: int = 0
     _results_unread: bool = False
     """The turn's newest message is tool results the model has not read (yet)."""
+    _tasks: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
+    """Per background command's id, the call that started it and what it runs."""
     _user_messages: int = 0
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
@@ -124,9 +126,24 @@ class LineMaker:
         self._calls[event.call_id] = (event.name, event.input)
 
     def tool_finished(self, event: ToolFinished) -> list[Line]:
-        """A call's end: remembered for its result's line; a denial's own line now."""
+        """A call's end: remembered for its result's line; a denial's own line now, and a
+        background command's `task_started`."""
         self._finished[event.call_id] = event
-        return self.system.denied(event.denial) if event.denial is not None else []
+        if event.denial is not None:
+            return self.system.denied(event.denial)
+        structured: Any = event.structured
+        task_id = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
+        if not isinstance(task_id, str):
+            return []
+        _name, tool_input = self._calls.get(event.call_id, ("", {}))
+        what = str(tool_input.get("description") or tool_input.get("command") or "")
+        self._tasks[task_id] = (event.call_id, what)
+        return [self.system.task_started(task_id, event.call_id, what)]
+
+    def task_stopped(self, task_id: str, output_file: str) -> list[Line]:
+        """A background command the client stopped (`stop_task`)."""
+        call_id, what = self._tasks.get(task_id, ("", ""))
+        return self.system.task_stopped(task_id, call_id, what, output_file)
 
     def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""

@@ -319,7 +319,8 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
         shell = shells.get(task_id)
     except ToolError as e:
         raise Refused(f"{e} (background commands are the tasks tether can stop)") from None
-    await shells.stop(shell)
+    await shells.stop(shell, by_user=True)
+    front.write_lines(lambda lines: lines.task_stopped(shell.id, str(shell.log_path)))
     return {}
 
 

@@ -194,9 +194,7 @@ class StreamJsonFrontEnd:
 
         watchers: list[Callable[[HookActivity], None]] = []
         if self.options.include_hook_events:
-            watchers.append(
-                lambda activity: self._write_with_lines(lambda m: [m.system.hook(activity)])
-            )
+            watchers.append(lambda activity: self.write_lines(lambda m: [m.system.hook(activity)]))
         return replace(
             parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
         )
@@ -389,7 +387,8 @@ class StreamJsonFrontEnd:
         for line in lines:
             self.write(line)
 
-    def _write_with_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+    def write_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+        """Lines made by the session's `LineMaker` (none before the session exists)."""
         if self.lines is not None:
             self._write_all(make(self.lines))
 
