@@ -357,9 +357,18 @@ class LineMaker:
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
         finished = self._finished.get(block.tool_use_id)
+        body = _block_json(block)
+        name, _input = self._calls.get(block.tool_use_id, ("", {}))
+        if name.startswith("mcp__"):
+            # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
+            # it failed.
+            if isinstance(body["content"], str):
+                body["content"] = [{"type": "text", "text": body["content"]}]
+            if not block.is_error:
+                body["is_error"] = None
         return {
             "type": "user",
-            "message": {"role": "user", "content": [_block_json(block)]},
+            "message": {"role": "user", "content": [body]},
             "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": _uuid(),
