@@ -95,12 +95,6 @@ class SessionRecorder:
             entries.append(lambda w: w.title(title))
         self._record(*entries)
 
-    def prompted(self, text: str) -> None:
-        """The user's newest prompt, as Claude Code's `last-prompt` entry: the Agent SDK's
-        `list_sessions` shows it as the session's summary (what was asked last)."""
-        if text.strip():
-            self._record(lambda w: w.append("last-prompt", lastPrompt=text))
-
     def assistant(self, message: Message, usage: Usage | None) -> None:
         self._record(lambda w: w.assistant(message, usage))
 

@@ -366,8 +366,6 @@ class Session:
         said = prompt.content or (TextBlock(text=text),)
         blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
         self._history.add_user(blocks, entry_uuid=prompt.uuid)
-        if self.recorder is not None:
-            self.recorder.prompted(text)
         self._prompt_kept = True
         ask = self._ask_with(emit) if self.can_ask else None
         subtype = await run_turn(self.agent, self._history, stats, emit, ask)
