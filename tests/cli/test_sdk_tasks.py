@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from claude_agent_sdk import SystemMessage, UserMessage
+from claude_agent_sdk import ResultMessage, SystemMessage, UserMessage
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -43,6 +43,8 @@ async def test_stop_task_is_told_to_the_client_and_to_the_model(
     assert (tasks[0]["task_type"], tasks[0]["tool_use_id"]) == ("local_bash", "toolu_1")
     assert tasks[1]["patch"]["status"] == "killed"
     assert (tasks[2]["status"], tasks[2]["tool_use_id"]) == ("stopped", "toolu_1")
+    # As Claude Code: the notice is no turn of its own.
+    assert [m.num_turns for m in second if isinstance(m, ResultMessage)] == [1]
     told = fake_model.requests[2].last_user_text()
     assert f"Background command {task_id}" in told
     assert "was stopped by the user" in told

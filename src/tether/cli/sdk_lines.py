@@ -29,6 +29,7 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
+    TextBlock,
     ToolFinished,
     ToolInputDelta,
     ToolResultBlock,
@@ -182,7 +183,9 @@ class LineMaker:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             results = message.tool_results()
-            if parent is None:
+            if parent is None and (results or not _only_reminders(message)):
+                # A message of reminders only (a background command ended) is Claude Code's
+                # meta message: not counted.
                 self._user_messages += len(results) or 1
             if results:
                 return [self._result_line(b, parent) for b in results]
@@ -398,6 +401,12 @@ def _block_json(block: Any) -> dict[str, Any]:
         data["content"] = block.api_content()  # images follow the text, as Claude Code sends
         return data
     return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
+
+
+def _only_reminders(message: Message) -> bool:
+    return all(
+        isinstance(b, TextBlock) and b.text.startswith("<system-reminder>") for b in message.content
+    )
 
 
 def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
