@@ -320,12 +320,8 @@ def test_requests_tether_cannot_do_are_refused_with_a_reason(
         if line["type"] == "control_response"
     }
     assert answers["init"]["subtype"] == "success"
-    errors = {key: answers[key].get("error", "") for key in ("stop", "what", "mode")}
-    # rewind_files is answered as Claude Code answers when checkpoints are off.
-    assert answers["rewind"]["subtype"] == "success"
-    rewind = answers["rewind"]["response"]
-    assert rewind["canRewind"] is False
-    assert "no file checkpoints" in rewind["error"]
+    errors = {key: answers[key].get("error", "") for key in ("rewind", "stop", "what", "mode")}
+    assert errors["rewind"] == "No file checkpoint found for this message."
     assert "No background command has id 'bash_9'" in errors["stop"]
     assert "does not support the control request 'brand_new_request'" in errors["what"]
     assert "unknown permission mode 'sideways'" in errors["mode"]

@@ -379,7 +379,7 @@ class Session:
             return "success"
         said = prompt.content or (TextBlock(text=text),)
         blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
-        self._history.add_user(blocks)
+        self._history.add_user(blocks, entry_uuid=prompt.uuid)
         self._prompt_kept = True
         ask = self._ask_with(emit) if self.can_ask else None
         subtype = await run_turn(self.agent, self._history, stats, emit, ask)

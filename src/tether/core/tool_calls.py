@@ -260,6 +260,14 @@ def _refused(
 ) -> CallResult:
     if approval.denial is not None:
         denials.append(approval.denial)
-    emit(ToolFinished(call_id=call.id, name=call.name, content=approval.message, is_error=True))
+    emit(
+        ToolFinished(
+            call_id=call.id,
+            name=call.name,
+            content=approval.message,
+            is_error=True,
+            denial=approval.denial,
+        )
+    )
     block = ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
     return CallResult(block, approval.context)
