@@ -172,6 +172,33 @@ def test_stream_json_input_keeps_serving_until_its_input_ends(
     assert "input line is not JSON" in result.stderr
 
 
+def test_a_line_nested_past_the_parser_is_ignored_like_other_garbage(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """A line 1,500 arrays deep (and objects 100,000 deep inside a message) crashed the
+    process with RecursionError: the message after them was never run."""
+    model_env.script(reply(text("still serving")))
+    deep = "[" * 1500 + "]" * 1500
+    deep_message = '{"type": "user", "message": {"role": "user", "content": ' + (
+        '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}}"
+    )
+    user = {"type": "user", "message": {"role": "user", "content": "hello"}}
+    result = run_cli_process(
+        ["-p", "--output-format", "stream-json", "--input-format", "stream-json"],
+        cwd=workspace,
+        stdin=f"{deep}\n{deep_message}\n{json.dumps(user)}\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    results = [line["result"] for line in result.json_lines() if line["type"] == "result"]
+    assert results == ["still serving"]
+    warnings = [w for w in result.stderr.splitlines() if "input line is not JSON" in w]
+    assert [w.split("; ignored")[0] for w in warnings] == [
+        "tether: input line is not JSON (nested 1500 levels deep, more than the 100 allowed)",
+        "tether: input line is not JSON (nested 100002 levels deep, more than the 100 allowed)",
+    ]
+    assert "Traceback" not in result.stderr
+
+
 async def test_auto_mode_allows_workspace_edits_and_asks_the_rest(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
 ) -> None:
@@ -293,12 +320,8 @@ def test_requests_tether_cannot_do_are_refused_with_a_reason(
         if line["type"] == "control_response"
     }
     assert answers["init"]["subtype"] == "success"
-    errors = {key: answers[key].get("error", "") for key in ("stop", "what", "mode")}
-    # rewind_files is answered as Claude Code answers when checkpoints are off.
-    assert answers["rewind"]["subtype"] == "success"
-    rewind = answers["rewind"]["response"]
-    assert rewind["canRewind"] is False
-    assert "no file checkpoints" in rewind["error"]
+    errors = {key: answers[key].get("error", "") for key in ("rewind", "stop", "what", "mode")}
+    assert errors["rewind"] == "No file checkpoint found for this message."
     assert "No background command has id 'bash_9'" in errors["stop"]
     assert "does not support the control request 'brand_new_request'" in errors["what"]
     assert "unknown permission mode 'sideways'" in errors["mode"]

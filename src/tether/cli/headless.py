@@ -26,6 +26,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
@@ -97,8 +98,10 @@ async def run_headless(
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming and lines is not None:
-                for line in _stream_lines(lines, event):
+            elif lines is not None:
+                # json reads them too: the result counts what the turn's lines said.
+                produced = _stream_lines(lines, event)
+                for line in produced if streaming else ():
                     _write(out, line)
     finally:
         if progress is not None:
@@ -144,6 +147,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.text(piece, "text")
         case ThinkingDelta(text=piece):
             return lines.text(piece, "thinking")
+        case ToolInputDelta():
+            return lines.tool_input(event)
         case ModelRetry():
             return [lines.retry(event)]
         case MessageCompleted():
@@ -151,7 +156,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ToolStarted():
             lines.tool_started(event)
         case ToolFinished():
-            lines.tool_finished(event)
+            return lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
         case Notice(level="warning", message=message):
@@ -189,9 +194,10 @@ def _stop_on_signals(session: Session) -> list[int]:
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
-        if not seen:  # the one turn headless runs may not have started yet
-            session.interrupt_next_turn(_stopped_by(signum))
         seen.append(signum)
+        # At every signal, named by the first: a stop is sent again, never taken as heard
+        # (the one turn headless runs may not have started yet).
+        session.interrupt_next_turn(_stopped_by(seen[0]))
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
     for signum in _STOP_SIGNALS:

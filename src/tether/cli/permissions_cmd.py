@@ -115,7 +115,7 @@ def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
     calls: list[tuple[str, dict[str, Any]]] = []
     for number, line in _batch_lines(source):
         try:
-            call = json.loads(line)
+            call = bounded_json.loads(line)
         except json.JSONDecodeError as e:
             problem = bounded_json.error_text(e)
             raise ConfigError(f"batch line {number}: not JSON: {problem}") from None
@@ -145,7 +145,7 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
 
 def _input_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"--input is not JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(value, dict):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tether import bounded_json
 from tether.cli.terminal_text import terminal_safe
 from tether.config.settings import Settings, merge, tether_home
 from tether.config.trust import anchored_rule, remembered_settings
@@ -203,7 +204,7 @@ def _merge_into(path: Path, extra: dict[str, Any]) -> None:
     data: dict[str, Any] = {}
     if path.is_file():
         try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+            loaded = bounded_json.loads(path.read_text(encoding="utf-8") or "{}")
         except (OSError, json.JSONDecodeError) as e:
             raise ConfigError(f"cannot update {path}: {e}") from None
         if isinstance(loaded, dict):

@@ -17,8 +17,10 @@ import json
 import os
 import signal
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether import bounded_json
@@ -50,6 +52,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
@@ -102,6 +105,10 @@ class StreamJsonFrontEnd:
         self.lines: LineMaker | None = None
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
+        self._echoes: list[dict[str, Any]] = []
+        """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
+        self.checkpoints: dict[str, dict[Path, int]] = {}
+        """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
 
     def write(self, line: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -140,6 +147,7 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            self._echo()
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
                 _warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
@@ -186,16 +194,14 @@ class StreamJsonFrontEnd:
 
         watchers: list[Callable[[HookActivity], None]] = []
         if self.options.include_hook_events:
-            watchers.append(
-                lambda activity: self._write_with_lines(lambda m: [m.system.hook(activity)])
-            )
+            watchers.append(lambda activity: self.write_lines(lambda m: [m.system.hook(activity)]))
         return replace(
             parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
         )
 
     def _dispatch(self, raw: str) -> None:
         try:
-            line = json.loads(raw)
+            line = bounded_json.loads(raw)
         except json.JSONDecodeError as e:
             if raw.strip():
                 problem = bounded_json.error_text(e)
@@ -211,8 +217,13 @@ class StreamJsonFrontEnd:
             if prompt is None:
                 _warn("a user message with nothing tether can read was ignored")
                 return
+            # Its uuid is its session file entry's: a client finds it there, rewinds to it.
+            given = line.get("uuid")
+            named = given if isinstance(given, str) and given else str(uuid.uuid4())
+            prompt = prompt.model_copy(update={"uuid": named})
             if self.options.replay_user_messages:
-                self.write({**line, "isReplay": True})
+                self._echoes.append({**line, "uuid": named, "isReplay": True})
+                self._echo()
             if self._running is not None and not prompt.content and prompt.text.strip():
                 # As Claude Code: words sent while a turn runs join it (the model reads them
                 # at its next call); what the turn ends without reading starts the next one.
@@ -229,6 +240,14 @@ class StreamJsonFrontEnd:
                 task.cancel()
         elif kind not in ("keep_alive", "update_environment_variables"):
             _warn(f"unknown input line type {kind!r}; ignored")
+
+    def _echo(self) -> None:
+        """The prompts waiting to be echoed, with the session's id (once it is known)."""
+        if self.lines is None:
+            return
+        for line in self._echoes:
+            self.write({**line, "session_id": self.lines.session_id})
+        self._echoes.clear()
 
     def _start_request(self, line: dict[str, Any]) -> None:
         from tether.cli.sdk_requests import answer_request
@@ -265,6 +284,8 @@ class StreamJsonFrontEnd:
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
+        if prompt.uuid is not None:
+            self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
         try:
             async for event in session.submit(prompt):
@@ -282,6 +303,8 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.text(piece, "text"))
             case ThinkingDelta(text=piece):
                 self._write_all(lines.text(piece, "thinking"))
+            case ToolInputDelta():
+                self._write_all(lines.tool_input(event))
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)
@@ -290,7 +313,7 @@ class StreamJsonFrontEnd:
             case ToolStarted():
                 lines.tool_started(event)
             case ToolFinished():
-                lines.tool_finished(event)
+                self._write_all(lines.tool_finished(event))
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
             case Notice(level="warning", message=message):
@@ -303,8 +326,6 @@ class StreamJsonFrontEnd:
             case TurnFinished():
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
-                for denial in event.permission_denials:
-                    self.write(lines.system.denied(denial))
                 self._failed_last = event.is_error
                 self.write(lines.result(event, self.facts(built)))
             case _:
@@ -347,7 +368,7 @@ class StreamJsonFrontEnd:
         }
         result = await manager.call(tool, arguments)
         try:
-            reply = json.loads(result.text)
+            reply = bounded_json.loads(result.text)
         except json.JSONDecodeError:
             reply = None
         if result.is_error or not isinstance(reply, dict):
@@ -366,7 +387,8 @@ class StreamJsonFrontEnd:
         for line in lines:
             self.write(line)
 
-    def _write_with_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+    def write_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+        """Lines made by the session's `LineMaker` (none before the session exists)."""
         if self.lines is not None:
             self._write_all(make(self.lines))
 

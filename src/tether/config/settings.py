@@ -158,7 +158,7 @@ def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Setti
 def parse_settings_json(text: str, label: str) -> dict[str, Any]:
     """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise _config_error(f"{label} is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):
@@ -184,12 +184,12 @@ def _json_object(path: Path, text: str) -> dict[str, Any]:
         return {}
     try:
         data = bounded_json.loads(text)
+    except bounded_json.NestedTooDeep as e:  # nested deeper than any settings file
+        raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     except json.JSONDecodeError as e:
         raise _config_error(
             f"settings file {path} is not valid JSON: {bounded_json.error_text(e)}"
         ) from None
-    except ValueError as e:  # nested deeper than any settings file
-        raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     if not isinstance(data, dict):
         raise _config_error(
             f"settings file {path} must hold a JSON object, not {type(data).__name__}"

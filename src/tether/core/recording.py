@@ -86,8 +86,8 @@ class SessionRecorder:
         taken, self._notices = self._notices, []
         return taken
 
-    def user(self, blocks: Sequence[ContentBlock]) -> None:
-        entries: list[_Entry] = [lambda w: w.user(blocks)]
+    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
+        entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
         first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
         if not self._titled and first and first.strip():
             self._titled = True
