@@ -97,9 +97,11 @@ async def run_headless(
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming and lines is not None:
+            elif lines is not None:
+                # json prints only the result, but its tallies (`modelUsage`) are kept here.
                 for line in _stream_lines(lines, event):
-                    _write(out, line)
+                    if streaming:
+                        _write(out, line)
     finally:
         if progress is not None:
             progress.close()
