@@ -99,7 +99,8 @@ async def run_headless(
             if isinstance(event, TurnFinished):
                 finished = event
             elif lines is not None:
-                # json reads them too: the result counts what the turn's lines said.
+                # json reads them too: the result counts what the turn's lines said (num_turns,
+                # modelUsage); only stream-json prints them.
                 produced = _stream_lines(lines, event)
                 for line in produced if streaming else ():
                     _write(out, line)

@@ -172,7 +172,12 @@ def plan_session_sandbox(
 ) -> SandboxPlan:
     """The session's sandbox; the workspace's additional directories are writable in it too."""
     sandbox_settings = parse_sandbox_settings(settings.data)
-    sandbox_settings = replace(sandbox_settings, writable=(*sandbox_settings.writable, *extra_dirs))
+    sandbox_settings = replace(
+        sandbox_settings,
+        writable=(*sandbox_settings.writable, *extra_dirs),
+        # Named in `env` on purpose: the user wants commands to see them, secret or not.
+        env=(*sandbox_settings.env, *settings.env),
+    )
     # Turned off, the sandbox is not probed: the probe runs bwrap, start-up would wait for it.
     status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
     sandbox, notice, refused = plan_sandbox(

@@ -315,7 +315,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
 
     tool_context = ToolContext(
-        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=start
+        workspace=workspace,
+        scratch_dir=scratch_dir,
+        extra_dirs=extra_dirs,
+        cwd=start,
+        env={name: env[name] for name in settings.env},
     )
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
