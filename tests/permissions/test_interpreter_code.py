@@ -125,5 +125,70 @@ def test_scripts_and_plain_code_stay_allowed(ctx: PermissionContext) -> None:
         "make -f Makefile all",
         "python3 -m pytest -q",
         "python3 -m cProfile src/app.py",
+        "python3 -I src/app.py",
     ):
         assert decide("Bash", {"command": command}, ctx).behavior == "allow", command
+
+
+EXITING = [
+    "python3 --version",
+    "python3 -V",
+    "python3 -VV",
+    "python3 --help",
+    "python3 -h",
+    "node --version",
+    "node -v",
+    "node --help",
+    "node --test",
+    "perl -v",
+    "perl --version",
+    "ruby --version",
+    "ruby -v",
+    "lua -v",
+    "php -v",
+    "bun --version",
+]
+_PYTHON_FLAGS = ["-B", "-u", "-q", "-E", "-s", "-I", "-O", "-X dev", "-W error", "-bb"]
+
+
+@pytest.mark.parametrize("command", EXITING)
+def test_an_option_that_exits_reads_no_code(command: str, ctx: PermissionContext) -> None:
+    """Version, help and test-runner options end the interpreter before it reads its input."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "allow", (command, decision)
+
+
+@_FUZZ
+@given(
+    before=st.lists(st.sampled_from(_PYTHON_FLAGS), max_size=3),
+    after=st.lists(st.sampled_from(_PYTHON_FLAGS), max_size=3),
+    exit_option=st.sampled_from(["-V", "-VV", "--version", "-h", "--help", "-BV", "-qVV", "-uh"]),
+)
+def test_python_flags_around_an_exiting_option_read_no_code(
+    before: list[str], after: list[str], exit_option: str, ctx: PermissionContext
+) -> None:
+    command = " ".join(["python3", *before, exit_option, *after])
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "allow", (command, decision)
+
+
+STILL_FROM_INPUT = [
+    "python3",
+    "python3 -u",
+    "python3 -W -V",
+    "python3 --version -",
+    "python3 -V /dev/stdin <<< x",
+    "ruby -v -w",
+    "node --version - <<< x",
+    "perl -c",
+]
+
+
+@pytest.mark.parametrize("command", STILL_FROM_INPUT)
+def test_without_an_exiting_option_the_input_is_still_code(
+    command: str, ctx: PermissionContext
+) -> None:
+    """`-W` takes `-V` as its value; a `-` or `/dev/stdin` script is the input whatever else
+    is given; `ruby -v` with another switch goes on to read."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)

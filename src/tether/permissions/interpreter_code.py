@@ -40,6 +40,29 @@ _MAKES = frozenset({"make", "gmake", "bmake"})
 _FROM_INPUT = ("-", *GENERATED_CODE)
 _VALUED = frozenset({"-W", "-X", "-m", "-r", "--require", "-I", "-M", "--import", "--loader"})
 """Options of these interpreters taking a separate value (the script comes after them)."""
+_PYTHON_VALUED = frozenset({"-W", "-X"})
+"""Python's (its `-I` is isolated mode, a flag; `-m` ends the options)."""
+_EXITS: dict[str, frozenset[str]] = {
+    "python": frozenset({"-V", "-VV", "--version", "-h", "-?", "--help", "--help-all"})
+    | frozenset({"--help-env", "--help-xoptions"}),
+    "node": frozenset({"-v", "--version", "-h", "--help", "--v8-options", "--test"})
+    | frozenset({"-c", "--check"}),
+    "perl": frozenset({"-v", "-V", "--version", "-h", "--help"}),
+    "ruby": frozenset({"--version", "-h", "--help", "--copyright"}),
+    "php": frozenset({"-v", "--version", "-h", "--help", "-m", "--modules", "-i", "--info"}),
+    "Rscript": frozenset({"--version", "--help"}),
+    "lua": frozenset(),
+    "bun": frozenset({"-v", "--version", "-h", "--help", "--revision"}),
+}
+"""Options after which an interpreter given no script reads no code from its input: it prints
+and exits (`--version`, `--help`), runs the user's test files (`node --test`), or only checks
+syntax (`node --check`). Not `perl -c`: it runs BEGIN blocks."""
+_ALONE = {"ruby": "-v", "lua": "-v"}
+"""`ruby -v` and `lua -v` exit only when given alone: with any other switch they go on to read
+code (ruby turns on verbose mode; lua -v -i starts its prompt)."""
+_PYTHON_EXIT_BUNDLE = re.compile(r"-[bBdEiIOPqsSuvR]*[Vh?][bBdEiIOPqsSuvVR?h]*")
+"""Python's short flags bundled with one that exits (`-VV`, `-BV`, `-qh`): no letter of the
+bundle takes a value, so none swallows the V."""
 _PATH_WORD = re.compile(r"[A-Za-z0-9_.~/+@%-]*[./][A-Za-z0-9_.~/+@%-]*")
 MAX_NAMES = 64
 """Words of inline code looked at as file names (each a file check)."""
@@ -72,11 +95,12 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
     inline = _INLINE.get(family)
     if inline is None:
         return None
-    return _interpreter(argv[1:], inline, python=family == "python")
+    return _interpreter(argv[1:], inline, family)
 
 
-def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], *, python: bool) -> CodeUse | None:
-    flag = inline[0]
+def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) -> CodeUse | None:
+    flag, python = inline[0], family == "python"
+    exits = args == (_ALONE.get(family),)
     i = 0
     while i < len(args):
         arg = args[i]
@@ -93,12 +117,23 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], *, python: bool
             i += 1
             break
         if arg.startswith("-") and arg != "-":
-            i += 2 if arg in _VALUED else 1
+            exits = exits or _exits(arg, family)
+            i += 2 if arg in (_PYTHON_VALUED if python else _VALUED) else 1
             continue
         break
-    if i >= len(args) or args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
+    if i >= len(args):
+        return None if exits else CodeUse(flag, None)
+    if args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
         return CodeUse(flag, None)
     return None
+
+
+def _exits(option: str, family: str) -> bool:
+    """Whether `option` ends the interpreter before it would read code from its input (a
+    script named after it is judged as usual)."""
+    if option in _EXITS.get(family, ()):
+        return True
+    return family == "python" and _PYTHON_EXIT_BUNDLE.fullmatch(option) is not None
 
 
 def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
