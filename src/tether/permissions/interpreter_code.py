@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tether.permissions.make_options import makefiles
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
 
@@ -153,16 +154,8 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
 
 
 def _makefile(args: tuple[str, ...]) -> CodeUse | None:
-    for i, arg in enumerate(args):
-        value: str | None = None
-        if arg in ("-f", "--file", "--makefile"):
-            # Nothing after it: the parser took a `-` before a heredoc for its own.
-            value = args[i + 1] if i + 1 < len(args) else "-"
-        elif arg.startswith(("--file=", "--makefile=")):
-            value = arg.partition("=")[2]
-        elif arg.startswith("-f") and not arg.startswith("--"):
-            value = arg[2:]
-        if value is not None and (value.startswith(_FROM_INPUT) or not is_literal(value)):
+    for value in makefiles(args):
+        if value.startswith(_FROM_INPUT) or not is_literal(value):
             return CodeUse("-f", None)
     return None
 
