@@ -10,8 +10,10 @@ _SHORT_VALUED = frozenset("CfIoWE")
 _SHORT_OPTIONAL = frozenset("jlO")
 """Letters taking an optional value: the rest of the word only."""
 _LONG_FILE = ("--file", "--makefile")
-_LONG_VALUED = ("--directory", "--include-dir", "--old-file", "--assume-old", "--what-if")
-_LONG_VALUED += ("--new-file", "--assume-new", "--eval", "--jobserver-style")
+_LONG_VALUED = (
+    *("--directory", "--include-dir", "--old-file", "--assume-old", "--what-if"),
+    *("--new-file", "--assume-new", "--eval", "--jobserver-style"),
+)
 
 
 def makefiles(args: tuple[str, ...]) -> list[str]:
