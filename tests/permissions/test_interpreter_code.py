@@ -15,6 +15,7 @@ from .conftest import ContextFactory, build_tree
 
 ALLOW = ["Bash(python3 *)", "Bash(node *)", "Bash(perl *)", "Bash(ruby *)", "Bash(php *)"]
 ALLOW += ["Bash(Rscript *)", "Bash(lua *)", "Bash(bun *)", "Bash(deno *)", "Bash(make *)"]
+ALLOW += ["Bash(cmake *)"]
 POLICY = {
     "permissions": {
         "deny": ["Read(./.env)", "Read(./secrets/**)", "Bash(python3 -c *)"],
@@ -115,6 +116,8 @@ MAKEFILES_FROM_INPUT = [
     "make -Bf /dev/stdin <<< x",
     "make -nf - <<< x",
     "make -j 4 -Sf - <<< x",
+    "cmake --build src/b -- -f /dev/stdin <<< x",
+    "cmake --build src/b --target all -- -j4 -sf- <<< x",
     "node - <<< 'x'",
     "perl - <<< 'x'",
     "ruby <<< 'x'",
@@ -140,6 +143,7 @@ def test_scripts_and_plain_code_stay_allowed(ctx: PermissionContext) -> None:
         "make -sj4 -C src -f Makefile",
         "make -kf Makefile --mak=Makefile --directory=src -j4 all",
         "make -I src -rRf Makefile -- all",
+        "cmake --build build -- -j4 all",
         "python3 -m pytest -q",
         "python3 -m cProfile src/app.py",
         "python3 -I src/app.py",

@@ -85,6 +85,9 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
     name = program_name(argv[0])
     if name in _MAKES:
         return _makefile(argv[1:])
+    if name == "cmake" and "--build" in argv and "--" in argv:
+        # What follows `--` goes to the native build tool: make's arguments.
+        return _makefile(argv[argv.index("--") + 1 :])
     if name == "deno":
         if len(argv) > 2 and argv[1] == "eval":
             return CodeUse("eval", argv[-1])
