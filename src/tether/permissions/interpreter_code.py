@@ -2,8 +2,8 @@
 inline (`python3 -c`, `node -e/-p/--eval/--print`, `perl -e/-E`, `ruby -e`, `php -r`,
 `Rscript -e`, `lua -e`, `bun -e`, `deno eval`), from its input (`python3 -`, no script at all,
 `/dev/stdin`, `<(...)`: a heredoc or a pipe), through a module that runs code (`python3 -m
-timeit/code/pdb/cProfile/trace/runpy/doctest/profile`), or a makefile from its input (`make -f
--`, `--file=/dev/stdin`, `-f <(...)`).
+timeit/pdb/cProfile/trace/runpy/doctest/profile`, the prompts of `-m code/asyncio`), or a
+makefile from its input (`make -f -`, `--file=/dev/stdin`, `-f <(...)`, make_options.py).
 
 Judged alike (bash_policy): deny and ask rules see the command as `PROGRAM -c CODE` too (a
 `Bash(python3 -c *)` deny covers `python3 - <<EOF`); a file a Read rule denies, named anywhere
@@ -36,7 +36,10 @@ _NAMES = {"python3": "python", "python2": "python", "pypy3": "python", "pypy": "
     "luajit": "lua",
 }
 _VERSIONED = re.compile(r"(python|ruby|php|perl|lua|node)[0-9][0-9.]*")
-_CODE_MODULES = frozenset({"code", "pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_CODE_MODULES = frozenset({"pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_PROMPTS = frozenset({"code", "asyncio", "_pyrepl", "idlelib", "IPython"})
+"""Modules that are a prompt (or take code in their options: `idlelib -c`): code from the
+input whatever their arguments."""
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _FROM_INPUT = ("-", *GENERATED_CODE)
 _VALUED = frozenset({"-W", "-X", "-m", "-r", "--require", "-I", "-M", "--import", "--loader"})
@@ -147,11 +150,13 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     if module == "timeit":
         # Its arguments are statements it runs.
         return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
+    if module in _PROMPTS:
+        return CodeUse(flag, None)
     if module not in _CODE_MODULES:
         return None
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
     from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
-    if not scripts or from_input or module == "code":
+    if not scripts or from_input:
         return CodeUse(flag, None)
     return None
 
