@@ -23,6 +23,9 @@ POLICY = {
     }
 }
 INLINE = [
+    ("node", "-pe"),
+    ("node", "-ep"),
+    ("bun", "-pe"),
     ("node", "-p"),
     ("node", "-e"),
     ("node", "--eval"),

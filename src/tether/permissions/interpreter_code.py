@@ -117,7 +117,7 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
             if option.startswith("--") and arg.startswith(option + "="):
                 return CodeUse(option, arg[len(option) + 1 :])
             if not option.startswith("--") and arg.startswith(option) and arg[:2] != "--":
-                return CodeUse(option, arg[len(option) :])
+                return _attached(option, arg[len(option) :], args[i + 1 : i + 2], inline)
         if python and arg == "-m":
             return _module(args[i + 1 :], flag)
         if arg == "--":
@@ -133,6 +133,13 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
     if args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
         return CodeUse(flag, None)
     return None
+
+
+def _attached(option: str, rest: str, after: tuple[str, ...], inline: tuple[str, ...]) -> CodeUse:
+    """`-cCODE`, or bundled code flags (`node -pe CODE`, `-ep`) whose code is the next word."""
+    if all(f"-{letter}" in inline for letter in rest):
+        return CodeUse(option, after[0] if after else DYN)
+    return CodeUse(option, rest)
 
 
 def _exits(option: str, family: str) -> bool:
