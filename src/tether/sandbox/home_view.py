@@ -11,11 +11,12 @@ fails rather than vanishing with the sandbox), and only these come back:
 - `sandbox.readable`, read-only: what the user chose to show.
 
 The credential places of the deny list (`SECRETS_IN_HOME`) stay covered inside whatever comes
-back. When the home is itself a writable root (tether started in `~`, or `--add-dir ~`), its
-top level is shown read-only (nothing can be created there), its folders are writable, and its
-dot entries are hidden but for the toolchains. A dot entry that is a symlink leads elsewhere:
-what it leads to is covered as well (unless it is a system directory or holds a writable
-root), so that the link cannot bring it into view.
+back, and so do the settings files with tokens that tools keep in their install prefixes
+(`toolchain_credentials.py`). When the home is itself a writable root (tether started in
+`~`, or `--add-dir ~`), its top level is shown read-only (nothing can be created there), its
+folders are writable, and its dot entries are hidden but for the toolchains. A dot entry
+that is a symlink leads elsewhere: what it leads to is covered as well (unless it is a system
+directory or holds a writable root), so that the link cannot bring it into view.
 """
 
 from __future__ import annotations
