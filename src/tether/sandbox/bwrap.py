@@ -257,13 +257,13 @@ class Sandbox:
         writable = [path for path, _ in binds]
         # Most candidates do not exist: one lstat each before resolving the few that do.
         shown = self.shown_in_home()
-        hidden = [*self.hidden, *toolchain_credentials(self.home, shown)]
         view = home_view(
             home,
-            hidden=[p.resolve() for p in hidden if os.path.lexists(p)],
+            hidden=[p.resolve() for p in self.hidden if os.path.lexists(p)],
             candidates=shown,
             writable=writable,
             reached=reached,
+            inside=[p.resolve() for p in toolchain_credentials(self.home, shown)],
         )
         not_writable = [*view.covers, *(path for path, _ in view.shown)]
         if home.read_only_home is not None:

@@ -118,6 +118,15 @@ def coverable_target(target: Path, keep: Iterable[Path]) -> bool:
     return not any(k.is_relative_to(target) for k in keep)
 
 
+def showable(real: Path, home: Path, hidden: Sequence[Path]) -> bool:
+    """Whether a place to show that a symlink leads to (`real`) may be bound: not the home
+    itself, and neither in a credential place nor holding one (`~/.local/share`, the home
+    through another name): a link there would bring back what the home's cover hides."""
+    if real == home:
+        return False
+    return not any(real.is_relative_to(s) or s.is_relative_to(real) for s in hidden)
+
+
 def in_view(path: Path, covers: Sequence[Path], binds: Sequence[Path]) -> bool:
     """Whether `path` is in view after the home's covers: no cover holds it, or a bind at
     least as deep as the deepest such cover brings it back (at equal depth the bind is
@@ -240,9 +249,11 @@ def home_view(
     candidates: Sequence[Path],
     writable: Sequence[Path],
     reached: Descriptors,
+    inside: Sequence[Path] = (),
 ) -> HomeView:
     """What to cover and what to show: `hidden` are the credential places (resolved, present),
-    `candidates` the places to show (`exposures`), `writable` the writable roots bound.
+    `candidates` the places to show (`exposures`), `writable` the writable roots bound,
+    `inside` the credential files inside the places shown (resolved, present): covered too.
 
     A place to show is bound only where a cover hides it, by descriptor; one with a symlink
     on its way is shown at its target when that lies in the home (never in a credential
@@ -266,8 +277,8 @@ def home_view(
         if found != "blocked":
             continue
         real = Path(os.path.realpath(path))
-        if any(real.is_relative_to(s) for s in hidden):
-            continue  # a link into a credential place is not followed
+        if not showable(real, home.root, hidden):
+            continue
         if not in_view(real, home.covers, [*binds, *shown]):
             if not isinstance(target := reached.reach(real), Found):
                 continue
@@ -282,7 +293,7 @@ def home_view(
         and coverable_target(target, keep)
     ]
     view.covers = list(home.covers)
-    for target in [*hidden, *targets]:
+    for target in [*hidden, *inside, *targets]:
         if target not in shown and in_view(target, home.covers, [*binds, *shown]):
             view.covers.append(target)
     return view
