@@ -38,6 +38,7 @@ from tether.sandbox.protected import (
     nested_protected,
     protected_in,
 )
+from tether.sandbox.toolchain_credentials import toolchain_credentials
 
 SECRETS_IN_HOME: tuple[str, ...] = (
     *(p for p in HOME_SECRETS if not p.startswith(".claude/")),
@@ -255,12 +256,14 @@ class Sandbox:
         binds += home.folders
         writable = [path for path, _ in binds]
         # Most candidates do not exist: one lstat each before resolving the few that do.
+        shown = self.shown_in_home()
         view = home_view(
             home,
             hidden=[p.resolve() for p in self.hidden if os.path.lexists(p)],
-            candidates=self.shown_in_home(),
+            candidates=shown,
             writable=writable,
             reached=reached,
+            inside=[p.resolve() for p in toolchain_credentials(self.home, shown)],
         )
         not_writable = [*view.covers, *(path for path, _ in view.shown)]
         if home.read_only_home is not None:
