@@ -73,19 +73,17 @@ _TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", bool: "true o
 
 
 def key_notes(path: Path | str, data: Mapping[str, Any]) -> list[str]:
-    """One warning per unknown top-level key of the file at `path`, naming the nearest known
-    key. Raises `ConfigError` naming the file and key when a known key's value has the wrong
-    type."""
+    """One warning per unknown top-level key of the file at `path` that looks like a slip of a
+    key tether reads, naming it. Raises `ConfigError` naming the file and key when a known
+    key's value has the wrong type."""
     notes: list[str] = []
     for key, value in data.items():
         expected = READ_KEYS.get(key)
         if expected is not None:
             if not _has_type(value, expected):
                 raise _wrong_type(path, key, expected, value)
-        elif key not in CLAUDE_CODE_KEYS:
-            notes.append(
-                f'warning: settings file {path}: unknown key "{key}"{_nearest(key)}; ignored'
-            )
+        elif key not in CLAUDE_CODE_KEYS and (near := _nearest(key)):
+            notes.append(f'warning: settings file {path}: unknown key "{key}"{near}; ignored')
     return notes
 
 
@@ -96,7 +94,9 @@ def _has_type(value: object, expected: type) -> bool:
 
 
 def _nearest(key: str) -> str:
-    close = difflib.get_close_matches(key, [*READ_KEYS, *CLAUDE_CODE_KEYS], n=1)
+    """A key tether reads that `key` looks like a slip of; "" when none does: Claude Code
+    has many more keys than any list here keeps up with, and one of those is not an error."""
+    close = difflib.get_close_matches(key, list(READ_KEYS), n=1, cutoff=0.8)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
 
