@@ -92,7 +92,9 @@ async def run_headless(
                 shown_errors.add(_first_line(event.message))
             if progress is not None:
                 progress.render(event)
-            elif isinstance(event, ErrorOccurred | ModelRetry | ModelWaiting):
+            elif isinstance(event, ErrorOccurred | ModelWaiting):
+                # Retries are not printed: a call that fails in the end is one line, the final
+                # error (--verbose shows each retry).
                 print(f"tether: {terminal_safe(_one_line(event))}", file=err)
             else:
                 _warn(event, err)
@@ -224,12 +226,7 @@ def _write(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _one_line(event: ErrorOccurred | ModelRetry | ModelWaiting) -> str:
-    if isinstance(event, ModelRetry):
-        return (
-            f"model call failed ({event.reason}); retry {event.attempt}/{event.max_attempts - 1} "
-            f"in {event.delay_s:.1f}s"
-        )
+def _one_line(event: ErrorOccurred | ModelWaiting) -> str:
     if isinstance(event, ModelWaiting):
         return (
             f"waiting for the model ({_seconds(event.waited_s)} without a byte; "

@@ -31,6 +31,7 @@ from tether.permissions import (
     PermissionContext,
     decide,
 )
+from tether.permissions.tool_names import unknown_tool_notes
 from tether.protocol import ConfigError
 
 USAGE_ERROR = 2
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> int:
         return e.code if isinstance(e.code, int) else USAGE_ERROR
     try:
         ctx = _context(args)
+        _warn_unknown_tools(args)
         if args.batch is not None:
             return _check_batch(args.batch, ctx, sys.stdout)
         if args.tool is None:
@@ -107,6 +109,17 @@ def _context(args: argparse.Namespace) -> PermissionContext:
     # As a session would decide: whether Bash would run in the sandbox changes what some
     # commands mean (`git checkout` writing protected files).
     return replace(context, bash_sandboxed=sandbox_would_run(settings))
+
+
+def _warn_unknown_tools(args: argparse.Namespace) -> None:
+    """A misspelled tool is told on stderr: no rule names it, so the answer says little."""
+    notes = [
+        *unknown_tool_notes("--tool", [args.tool] if args.tool else []),
+        *unknown_tool_notes("--allowedTools", args.allowed),
+        *unknown_tool_notes("--disallowedTools", args.disallowed),
+    ]
+    for note in notes:
+        print(f"tether: {note}", file=sys.stderr)
 
 
 def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
