@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
 from tether.store.branch import Indexed, newest_branch
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
+from tether.store.images import without_bad_images
 from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
@@ -97,11 +98,14 @@ class LoadedSession:
                     if fields is None:
                         _note(problems, f"line {indexed.line} changed since it was read; skipped")
                         continue
+                    dropped: list[str] = []
                     try:
-                        record = _record(fields)
+                        record = _record(fields, dropped)
                     except _BadEntry as e:
                         _note(problems, f"line {indexed.line} skipped: {e}")
                         continue
+                    for reason in dropped:
+                        _note(problems, f"line {indexed.line}: {reason} left out")
                     if record is not None:
                         yield record
         except OSError as e:
@@ -270,9 +274,10 @@ def _parse_entry(line: bytes) -> Entry:
     return Entry(fields)
 
 
-def _record(fields: dict[str, Any]) -> Record | None:
+def _record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
+    """The entry's record; what of its content was left out (see `images`) goes to `dropped`."""
     try:
-        return _typed_record(fields)
+        return _typed_record(fields, dropped)
     except ValidationError as e:
         error = e.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
@@ -281,15 +286,15 @@ def _record(fields: dict[str, Any]) -> Record | None:
         raise _BadEntry(f"{fields['type']}: nested too deeply") from None
 
 
-def _typed_record(fields: dict[str, Any]) -> Record | None:
+def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
     if is_off_conversation(fields):
         return None
     match fields["type"]:
         case "user":
-            return UserRecord(_message(fields.get("message"), "user").content)
+            return UserRecord(_message(fields.get("message"), "user", dropped).content)
         case "assistant":
             raw = fields.get("message")
-            message = _message(raw, "assistant")
+            message = _message(raw, "assistant", dropped)
             usage = cast(dict[str, Any], raw).get("usage")
             message_id = cast(dict[str, Any], raw).get("id")
             return AssistantRecord(
@@ -332,10 +337,12 @@ def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
     return None
 
 
-def _message(raw: object, role: str) -> Message:
+def _message(raw: object, role: str, dropped: list[str]) -> Message:
     if not isinstance(raw, dict) or raw.get("role") != role:
         raise _BadEntry(f"message is not a {role} message")
     content = message_content(cast(dict[str, Any], raw).get("content"))
+    content, reasons = without_bad_images(content, role)
+    dropped.extend(reasons)
     return Message.model_validate({"role": role, "content": content})
 
 
