@@ -411,3 +411,30 @@ def test_images_the_api_would_refuse_are_left_out_and_said(tmp_path: Path) -> No
         AssistantRecord(REPLY, USAGE),
         UserRecord((RESULTS[0].model_copy(update={"images": (image_block,)}), RESULTS[1])),
     )
+
+
+def test_a_field_that_only_describes_an_entry_does_not_lose_its_message(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.assistant(REPLY, USAGE)
+        writer.user(list(RESULTS))
+        writer.assistant(Message(role="assistant", content=(TextBlock(text="done"),)), USAGE)
+    entries = lines(writer.path)
+    for entry, timestamp in zip(entries, (None, 5, "yesterday", "9999-99-99"), strict=True):
+        entry["timestamp"] = timestamp
+    entries[0]["cwd"] = 7
+    del entries[2]["cwd"]
+    entries[3]["message"]["usage"] = "garbage"
+    writer.path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+    loaded = load_session(writer.path)
+    problems: list[str] = []
+    assert loaded.warnings == ()
+    assert tuple(loaded.records(problems)) == (
+        user("one"),
+        AssistantRecord(REPLY, USAGE),
+        UserRecord(RESULTS),
+        AssistantRecord(Message(role="assistant", content=(TextBlock(text="done"),)), None),
+    )
+    assert problems == []
+    assert loaded.last_uuid == entries[3]["uuid"]

@@ -26,6 +26,9 @@ from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
+_DESCRIPTIVE = ("timestamp", "cwd")
+"""Header fields that only describe an entry: when one is not valid it is read as empty (an
+entry with no time is never the newest), and the message the entry carries is kept."""
 
 
 @dataclass(frozen=True)
@@ -265,9 +268,12 @@ def _parse_entry(line: bytes) -> Entry:
     fields = cast(dict[str, Any], raw)
     if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
         raise _Bookkeeping
-    for key in ("type", "uuid", "sessionId", "timestamp", "cwd"):
+    for key in ("type", "uuid", "sessionId"):
         if not isinstance(fields.get(key), str):
             raise _BadEntry(f"no {key}")
+    for key in _DESCRIPTIVE:
+        if not isinstance(fields.get(key), str):
+            fields[key] = ""
     if not isinstance(fields.get("parentUuid", 0), str | None):
         raise _BadEntry("no parentUuid")
     fields.setdefault("parentUuid", None)
@@ -295,11 +301,10 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
         case "assistant":
             raw = fields.get("message")
             message = _message(raw, "assistant", dropped)
-            usage = cast(dict[str, Any], raw).get("usage")
             message_id = cast(dict[str, Any], raw).get("id")
             return AssistantRecord(
                 message,
-                None if usage is None else Usage.model_validate(usage),
+                _usage(cast(dict[str, Any], raw).get("usage")),
                 message_id if isinstance(message_id, str) else None,
             )
         case "compaction":
@@ -344,6 +349,15 @@ def _message(raw: object, role: str, dropped: list[str]) -> Message:
     content, reasons = without_bad_images(content, role)
     dropped.extend(reasons)
     return Message.model_validate({"role": role, "content": content})
+
+
+def _usage(raw: object) -> Usage | None:
+    """A reply's usage, None when it is missing or not valid: it only counts the session's
+    cost, and the reply it came with is kept."""
+    try:
+        return None if raw is None else Usage.model_validate(raw)
+    except ValidationError:
+        return None
 
 
 def _ends_turn(fields: dict[str, Any]) -> bool:
