@@ -133,7 +133,8 @@ class StreamJsonFrontEnd:
             if self._building is not None:
                 with contextlib.suppress(ConfigError):
                     built = await self._building
-                    await built.session.aclose()
+                    for news in await built.session.aclose():
+                        _warn(news)
         if self._stopped_by is not None:
             return 128 + self._stopped_by
         return 1 if self._failed_last else 0
