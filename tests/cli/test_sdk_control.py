@@ -398,3 +398,43 @@ async def test_hooks_context_and_a_failing_guard_that_blocks(
     assert "The user's name is Ada." in fake_model.requests[0].last_user_text()
     assert not (workspace / "guarded").exists()
     assert "the policy service is down" in fake_model.requests[1].tool_results()[0]
+
+
+def test_a_message_sent_during_a_turn_that_a_signal_stops_is_named_not_lost(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """Words sent while a turn runs wait for the model's next call or the next turn; a stop
+    signal ends both, so the message is named on stderr instead of vanishing."""
+    model_env.script(reply(tool_use("Bash", command="touch started; sleep 60")))
+    command = [sys.executable, "-m", "tether", "--output-format", "stream-json", "--verbose"]
+    command += ["--input-format", "stream-json", "--permission-mode", "bypassPermissions"]
+    command += ["--replay-user-messages"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(
+        command, cwd=workspace, stdin=pipe, stdout=pipe, stderr=pipe, text=True
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        try:
+            for words in ("run it", "QUEUED second prompt"):
+                user = {"type": "user", "message": {"role": "user", "content": words}}
+                process.stdin.write(json.dumps(user) + "\n")
+                process.stdin.flush()
+                for _ in range(3000):  # a file the command writes; bounded so nothing hangs
+                    if (workspace / "started").exists():
+                        break
+                    time.sleep(0.01)
+            for line in process.stdout:  # its echo: tether has read it
+                if "QUEUED" in line:
+                    break
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+            err = process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert (
+        "tether: a message was not delivered, as tether was stopped first: 'QUEUED second prompt'"
+    ) in err.splitlines()

@@ -109,7 +109,8 @@ async def run_headless(
     finally:
         if progress is not None:
             progress.close()
-        await session.aclose()
+        for news in await session.aclose():
+            print(f"tether: warning: {terminal_safe(news)}", file=err)
         _restore_signals()
     assert finished is not None
     if lines is None:

@@ -58,6 +58,9 @@ from tether.protocol import (
     UserInput,
 )
 
+STOPPED_FIRST = "tether was stopped first"
+"""Why a message sent before a stop signal was not delivered: no turn reads it any more."""
+
 
 @dataclass(frozen=True)
 class StreamOptions:
@@ -133,7 +136,8 @@ class StreamJsonFrontEnd:
             if self._building is not None:
                 with contextlib.suppress(ConfigError):
                     built = await self._building
-                    await built.session.aclose()
+                    for news in await built.session.aclose():
+                        _warn(news)
         if self._stopped_by is not None:
             return 128 + self._stopped_by
         return 1 if self._failed_last else 0
@@ -268,13 +272,18 @@ class StreamJsonFrontEnd:
             except ConfigError as e:
                 _warn(str(e))
                 self._failed_last = True
-                self._drop_queued()
+                self._drop_queued("the session could not start")
                 return
             await self._turn(built, prompt)
 
-    def _drop_queued(self) -> None:
+    def _drop_queued(self, reason: str) -> None:
+        """Prompts waiting for a turn that will not come: each is named, so that the user's
+        words do not vanish without a trace."""
         while not self._prompts.empty():
-            self._prompts.get_nowait()
+            prompt = self._prompts.get_nowait()
+            if prompt is not None:
+                images = sum(block.type == "image" for block in prompt.content)
+                _not_delivered(prompt.text, images, reason)
 
     async def _turn(self, built: Built, prompt: UserInput) -> None:
         session = built.session
@@ -293,7 +302,10 @@ class StreamJsonFrontEnd:
         finally:
             self._running = None
         unread = session.take_queued()
-        if unread:  # sent during the turn, after its last model call
+        if unread and self._stopped_by is not None:  # no next turn will read it
+            for text in unread:
+                _not_delivered(text, 0, STOPPED_FIRST)
+        elif unread:  # sent during the turn, after its last model call
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
         self.write(lines.system.state("idle"))
 
@@ -398,7 +410,7 @@ class StreamJsonFrontEnd:
         self._stopped_by = signum
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
-        self._drop_queued()
+        self._drop_queued(STOPPED_FIRST)
         # The turns end after the one running; this also puts back the end of input that
         # dropping took away when the input had ended first (the turns then waited forever).
         self._prompts.put_nowait(None)
@@ -429,6 +441,13 @@ def _show(event: Event) -> None:
         _warn(event.message.splitlines()[0] if event.message else "error")
     elif isinstance(event, ModelRetry):
         _warn(f"model call failed ({event.reason}); retry {event.attempt}")
+
+
+def _not_delivered(text: str, images: int, reason: str) -> None:
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 200 else shown[:199] + "…"
+    extra = f" (and {images} image{'' if images == 1 else 's'})" if images else ""
+    _warn(f"a message was not delivered, as {reason}: {shown!r}{extra}")
 
 
 def _warn(message: str) -> None:

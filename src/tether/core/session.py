@@ -165,7 +165,8 @@ class Session:
             async for event in self._compact(op.focus):
                 yield event
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
-            await self.aclose()
+            for news in await self.aclose():
+                yield Notice(level="warning", message=news)
 
     def set_permission_mode(self, mode: str) -> None:
         """Switch the permission mode for the calls that follow; an unknown one is refused."""
@@ -205,8 +206,10 @@ class Session:
         if future is not None and not future.done():
             future.set_result(answer)
 
-    async def aclose(self) -> None:
-        """Stop any running turn, fire SessionEnd and release the model's connections."""
+    async def aclose(self) -> list[str]:
+        """Stop any running turn, fire SessionEnd and release the model's connections.
+        Returns what the user should still hear, with no event left to carry it (the
+        session file's last news: entries that could not be saved are lost)."""
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
@@ -216,11 +219,14 @@ class Session:
         await self.lifecycle.on_end("other")
         for finish in self.on_close:
             await finish()
+        last_news: list[str] = []
         if self.recorder is not None:
             self.recorder.close()
+            last_news = self.recorder.take_notices()
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
+        return last_news
 
     def add_spend(self, usage: Usage, cost_usd: float) -> None:
         """Count what a subagent or a compaction summary used: in the running turn (its
