@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from tether.permissions import steps
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.awk_program import awk_problem
+from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
 from tether.permissions.file_targets import GlobPath, Target
@@ -129,11 +130,12 @@ _IN_PLACE = frozenset({"--in-place"})
 @lru_cache(maxsize=4096)
 def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
     """What the command does with its arguments, or None for a program the tables do not
-    know."""
+    know (cmake's file commands are the commands they do the work of: cmake_commands)."""
     name = program_name(argv[0]) if argv else ""
     spec = COMMANDS.get(name)
     if spec is None:
-        return None
+        same = cmake_equivalent(argv) if name == "cmake" else None
+        return program_use(same) if same is not None else None
     if spec.files == "git":
         return git_use(argv[1:])
     module = _module(argv, spec)
