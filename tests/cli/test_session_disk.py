@@ -167,18 +167,7 @@ def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
     argv = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
     argv += ["--permission-mode", "bypassPermissions", "-p", "work"]
     argv += ["--output-format", "stream-json", "--verbose"]
-    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
-    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
-    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
-    tether.append(
-        subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=workspace,
-        )
-    )
+    tether.append(_on_a_small_disk(argv, home, tmp_path, workspace))
     out, err = tether[0].communicate(timeout=120)
     assert tether[0].returncode == 0, err
     assert "Traceback" not in err
@@ -282,18 +271,7 @@ def test_entries_still_unsaved_at_exit_are_counted_as_lost(
     fake_model.script(fill, reply(text("done")))  # type: ignore[arg-type]
     argv = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
     argv += ["--permission-mode", "bypassPermissions", "-p", "work"]
-    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
-    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
-    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
-    tether.append(
-        subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=workspace,
-        )
-    )
+    tether.append(_on_a_small_disk(argv, home, tmp_path, workspace))
     out, err = tether[0].communicate(timeout=120)
     assert (tether[0].returncode, out) == (0, "done\n"), err
     [left] = (tmp_path / "left").glob("*/*.jsonl")
@@ -308,3 +286,20 @@ def test_entries_still_unsaved_at_exit_are_counted_as_lost(
     ]
     kinds = [type(r).__name__ for r in load_session(left).records()]
     assert kinds == ["UserRecord", "AssistantRecord"]  # the prompt and the call, no more
+
+
+def _on_a_small_disk(
+    argv: list[str], home: Path, tmp_path: Path, workspace: Path
+) -> subprocess.Popen[str]:
+    """`argv` run in a mount namespace of its own where `home` is a 128 KiB tmpfs; what it
+    wrote there is copied to `tmp_path / "left"` when it ends."""
+    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
+    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
+    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
+    return subprocess.Popen(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=workspace,
+    )
