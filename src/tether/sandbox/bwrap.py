@@ -19,7 +19,8 @@ import contextlib
 import functools
 import os
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
@@ -102,8 +103,16 @@ class Sandbox:
     """`sandbox.readable`: places in the hidden home shown read-only."""
     toolchain_dirs: tuple[Path, ...] = ()
     """The environment's `PATH` directories and virtualenv in the home: shown read-only."""
-    env_set: tuple[tuple[str, str], ...] = ()
-    """Variables set inside: the user's git identity, as `~/.gitconfig` is hidden."""
+    identity: Callable[[], tuple[tuple[str, str], ...]] = field(
+        default=tuple, compare=False, repr=False
+    )
+    """Gives the variables set inside: the user's git identity, as `~/.gitconfig` is hidden.
+    Asked at the first command (`env_set`): it runs git, about 20 ms a session that runs no
+    command would pay at its start. Compared through `env_set`, what it gives."""
+
+    @functools.cached_property
+    def env_set(self) -> tuple[tuple[str, str], ...]:
+        return self.identity()
 
     def shown_in_home(self) -> list[Path]:
         """The places of the home shown read-only, present now, shallowest first."""
