@@ -48,3 +48,40 @@ def test_permissions_check_names_the_nearest_tool(
 
 def test_every_builtin_tool_is_known() -> None:
     assert {tool.name for tool in builtin_tools()} <= KNOWN_TOOLS
+
+
+@pytest.mark.parametrize(
+    ("flag", "values"),
+    [
+        ("--allowedTools", ["Edit"]),
+        ("--disallowedTools", ["Bash(rm *)", "WebFetch"]),
+        ("--mcp-config", ['{"mcpServers": {}}']),
+    ],
+)
+def test_a_prompt_after_a_list_option_is_named_as_the_problem(
+    fake_model: FakeModelServer, tether: Run, flag: str, values: list[str]
+) -> None:
+    """As in Claude Code, a list option takes every word up to the next option; the prompt
+    it took is named, rather than "needs a prompt" (or a rule that matches nothing)."""
+    result = tether("-p", flag, *values, "fix the tests")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"tether: error: {flag} takes every word after it as a "
+        f"{'config' if flag == '--mcp-config' else 'rule'}, and 'fix the tests' is not one: "
+        f"put the prompt before {flag}, or end the list with --\n"
+    )
+    assert fake_model.requests == []
+
+
+def test_values_that_fit_their_list_are_not_taken_for_a_prompt(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    """Only the list written last is looked at, and only its last word: here the prompt
+    comes through `--`, and a real rule ends the list."""
+    fake_model.script(reply(text("hello")), reply(text("again")))
+    done = tether("-p", "--allowedTools", "Edit", "Bash(git log *)", "--", "fix the tests")
+    assert (done.exit_code, done.stdout) == (0, "hello\n")
+    assert fake_model.requests[0].last_user_text().endswith("fix the tests")
+    no_prompt = tether("-p", "--add-dir", "/nonexistent", "--allowedTools", "Edit")
+    assert no_prompt.exit_code == 2
+    assert no_prompt.stderr == "tether: error: -p needs a prompt (argument or stdin)\n"

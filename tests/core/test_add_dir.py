@@ -171,5 +171,5 @@ def test_a_prompt_after_the_directories_is_named_as_the_problem(
     assert result.exit_code == 2
     assert result.stderr == (
         "tether: error: --add-dir takes every word after it as a directory, and 'hello there' "
-        "is not one: put the prompt before --add-dir, or end the directories with --\n"
+        "is not one: put the prompt before --add-dir, or end the list with --\n"
     )

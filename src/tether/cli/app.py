@@ -167,14 +167,11 @@ def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(drop_unknown(argv, parser))
     cwd: Path = args.cwd or Path.cwd()
-    swallowed = _prompt_read_as_directory(args)
+    from tether.cli.swallowed import swallowed_prompt
+
+    swallowed = swallowed_prompt(args, argv)
     if swallowed is not None:
-        print(
-            f"tether: error: --add-dir takes every word after it as a directory, and "
-            f"{swallowed!r} is not one: put the prompt before --add-dir, or end the "
-            "directories with --",
-            file=sys.stderr,
-        )
+        print(swallowed, file=sys.stderr)
         return 2
     if args.resume == "":  # --resume without an id
         if args.print:
@@ -214,17 +211,6 @@ def main(argv: list[str]) -> int:
         return _repl(args, cwd)
     finally:
         _end_early_work()
-
-
-def _prompt_read_as_directory(args: argparse.Namespace) -> str | None:
-    """The last `--add-dir` word when it is no directory and no prompt was given: as in
-    Claude Code (`--add-dir <directories...>`) the list takes every word up to the next
-    option, so `--add-dir A B "do it"` reads the prompt as a directory; said so, rather than
-    "not a directory" or "needs a prompt"."""
-    if args.prompt is not None or not args.add_dirs:
-        return None
-    last: Path = args.add_dirs[-1]
-    return None if last.expanduser().is_dir() else str(last)
 
 
 def _repl(args: argparse.Namespace, cwd: Path) -> int:
