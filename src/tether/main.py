@@ -8,16 +8,6 @@ test kit; everything else goes to the command-line front end.
 import os
 import sys
 
-SUBCOMMANDS = {
-    "permissions": "permissions_cmd",
-    "sandbox": "sandbox_cmd",
-    "hooks": "hooks_cmd",
-    "sessions": "sessions_cmd",
-    "mcp": "mcp_cmd",
-    "trust": "trust_cmd",
-}
-"""`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
-
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -30,14 +20,22 @@ def main(argv: list[str] | None = None) -> int:
         from tether.testing.demo import main as demo_main
 
         return demo_main(args[1:])
+    from tether.cli.commands import SUBCOMMANDS  # not before --version: one import more
+
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module
 
-        command = import_module(f"tether.cli.{SUBCOMMANDS[args[0]]}")
+        command = import_module(f"tether.cli.{SUBCOMMANDS[args[0]][0]}")
         return int(command.main(args[1:]))
     from tether.cli.app import main as app_main
 
     return app_main(args)
+
+
+def _is_subcommand(name: str) -> bool:
+    from tether.cli.commands import SUBCOMMANDS
+
+    return name in SUBCOMMANDS
 
 
 INTERRUPTED = "tether: interrupted\n"
@@ -59,7 +57,7 @@ def console_main() -> None:
     done and flushed, the same: the interpreter's shutdown joins threads still finishing."""
     args = sys.argv[1:]
     answered_at_once = args in (["--version"], ["-v"])
-    if not answered_at_once and not (args and args[0] in SUBCOMMANDS):
+    if not answered_at_once and not (args and _is_subcommand(args[0])):
         _take_sigint()
     try:
         code = main()

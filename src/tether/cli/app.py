@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tether import __version__
 from tether.cli.claude_flags import add_claude_options, drop_unknown, engine_mode
+from tether.cli.commands import subcommand_lines
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -22,8 +23,9 @@ tether: a coding agent in your terminal.
 """
 
 EPILOG = """\
-models: --model or TETHER_MODEL or the "model" setting; for example claude-sonnet-4-5,
-  openai/gpt-4.1, openrouter/<vendor>/<model>, ollama/qwen2.5-coder:7b.
+models: --model or TETHER_MODEL or the "model" setting (default claude-sonnet-5-5); for
+  example opus, sonnet, haiku, openai/gpt-5, openrouter/<vendor>/<model>,
+  ollama/qwen2.5-coder:7b.
 keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY; base URLs: ANTHROPIC_BASE_URL,
   OPENAI_BASE_URL. Settings: ~/.tether/settings.json, .tether/settings.json, .claude/settings.json.
 """
@@ -32,7 +34,7 @@ keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY; base URLs: ANTHROPI
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tether",
-        description=DESCRIPTION,
+        description=DESCRIPTION + subcommand_lines(),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

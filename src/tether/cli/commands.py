@@ -1,0 +1,20 @@
+"""tether's subcommands: `tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`.
+
+One table for the dispatcher (which imports only the module named) and for `--help` (which
+lists them), so a new subcommand cannot be missing from the help.
+"""
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "sessions": ("sessions_cmd", "list, show or remove this project's sessions"),
+    "permissions": ("permissions_cmd", "what the rules decide for a tool call"),
+    "sandbox": ("sandbox_cmd", "whether the Bash sandbox works here, each property tested"),
+    "hooks": ("hooks_cmd", "list the configured hooks and run each once"),
+    "mcp": ("mcp_cmd", "list, add or remove MCP servers; serve tether's tools over MCP"),
+    "trust": ("trust_cmd", "trust this workspace (or not) without starting a session"),
+}
+"""name -> (module under tether.cli, one line for --help)."""
+
+
+def subcommand_lines() -> str:
+    """The subcommands as `--help` lists them, one a line."""
+    return "".join(f"  tether {name:<20} {line}\n" for name, (_, line) in SUBCOMMANDS.items())
