@@ -72,6 +72,7 @@ def plan_worktree(start: Path, task_id: str) -> WorktreePlan:
     repo = main_worktree(start)
     base_branch = _current_branch(repo)
     base = git_out(repo, "rev-parse", "HEAD")
+    ensure_ignored(repo)
     warnings = [*clear_stale(repo, own_task=task_id)]
     dirty = _changed_paths(repo)
     if dirty:
@@ -89,7 +90,6 @@ def plan_worktree(start: Path, task_id: str) -> WorktreePlan:
 def add_worktree(plan: WorktreePlan) -> TaskWorktree:
     """Make the planned worktree with git, locked as this process's (a lock git keeps: a
     concurrent prune leaves it, and a later pre-flight knows whether its holder still runs)."""
-    ensure_ignored(plan.repo)
     new = "-B" if plan.reuse_branch else "-b"
     run_git(
         plan.repo,
@@ -152,10 +152,13 @@ def delete_if_empty(repo: Path, branch: str) -> bool:
 
 
 def unmerged_count(repo: Path, branch: str) -> int:
-    """Commits on `branch` that no other branch holds (task branches aside): its own work."""
+    """Commits on `branch` that no other branch holds (task branches aside): its own work. (A
+    WorktreeCreate hook may name its branch otherwise: the branch itself is left out too.)"""
     out = git_out(
-        repo, "rev-list", "--count", branch, "--not", f"--exclude={BRANCH_PREFIX}*", "--branches"
-    )
+        repo,
+        "rev-list", "--count", branch, "--not",
+        f"--exclude={BRANCH_PREFIX}*", f"--exclude={branch}", "--branches",
+    )  # fmt: skip
     return int(out)
 
 
