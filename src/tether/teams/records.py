@@ -9,7 +9,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.teams.git import git_out
+from tether.teams.git import git_out, run_git
 
 BRANCH_PREFIX = "tether/"
 WORKTREES_DIR = Path(".tether") / "worktrees"
@@ -118,8 +118,10 @@ def main_worktree(start: Path) -> Path:
     """The main worktree of the repository holding `start` (from a task's worktree too)."""
     if not start.is_dir():
         raise WorktreeError(f"{start} is not a directory")
-    probe = git_out(start, "rev-parse", "--is-bare-repository", "--is-inside-work-tree")
-    if probe.split() != ["false", "true"]:
+    probe = run_git(
+        start, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", check=False
+    )
+    if probe.stdout.split() != ["false", "true"]:
         raise WorktreeError(f"{start} is not inside a git work tree: task worktrees need one")
     return worktree_records(start)[0].path
 
