@@ -80,10 +80,13 @@ def plan_worktree(start: Path, task_id: str) -> WorktreePlan:
             f"the main worktree has {len(dirty)} uncommitted change(s) ({_some(dirty)}): "
             f"task {task_id}'s worktree starts from HEAD ({base[:12]}) without them"
         )
+    path = repo / WORKTREES_DIR / task_id
+    running = next((r for r in worktree_records(repo) if r.path == path), None)
+    if running is not None:  # not stale, so held by a live process
+        raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
     branch, reuse, note = _choose_branch(repo, task_id)
     if note:
         warnings.append(note)
-    path = repo / WORKTREES_DIR / task_id
     return WorktreePlan(task_id, repo, path, branch, reuse, base, base_branch, tuple(warnings))
 
 
