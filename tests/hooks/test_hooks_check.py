@@ -160,3 +160,24 @@ def test_a_broken_hooks_block_exits_2_naming_the_key(
         f"tether: error: settings file {settings}: hooks.PreToolUse[0].matcher: "
         "invalid regular expression '(': missing ), unterminated subpattern at position 0\n"
     )
+
+
+def test_worktree_hooks_are_read_and_not_run_on_a_sample(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = repo / "made"
+    write_settings(
+        repo,
+        {
+            "hooks": {
+                "WorktreeCreate": [{"hooks": [hook(f"touch {made}; echo {made}")]}],
+                "WorktreeRemove": [{"hooks": [hook(f"touch {made}")]}],
+            }
+        },
+    )
+    assert main(["hooks", "check", "--cwd", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "note: not run: a WorktreeCreate hook makes or removes worktrees" in out
+    assert "note: not run: a WorktreeRemove hook makes or removes worktrees" in out
+    assert "skipped" not in out
+    assert not made.exists()

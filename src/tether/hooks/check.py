@@ -65,6 +65,10 @@ class HookCheck:
     """Worth knowing, not wrong: the sample subject used, plain text the event ignores."""
 
 
+NOT_RUN_ON_SAMPLES: frozenset[HookEventName] = frozenset({"WorktreeCreate", "WorktreeRemove"})
+"""Events whose hooks act on the repository (a sample run would make a real worktree)."""
+
+
 def missing_program(command: str, *, cwd: Path, env: Mapping[str, str]) -> str | None:
     """A script or program the command starts that does not exist, judged from its first
     words (an interpreter's script argument counts), or None when it looks runnable."""
@@ -112,6 +116,8 @@ async def check_hook(
         return HookCheck(spec, (missing,))
     if not run:
         return HookCheck(spec)
+    if spec.event in NOT_RUN_ON_SAMPLES:
+        return HookCheck(spec, notes=(f"not run: a {spec.event} hook makes or removes worktrees",))
     sample = sample_payload(spec, sample_dir)
     if sample is None:
         return HookCheck(spec, notes=(f"not run: no sample subject matches {spec.matcher!r}",))
@@ -162,6 +168,8 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
             "message": "tether hooks check: a sample notification",
             "notification_type": subject,
         },
+        "WorktreeCreate": {"name": "hooks-check"},
+        "WorktreeRemove": {"worktree_path": str(sample_dir / "hooks-check")},
     }
     return payloads[event]
 

@@ -43,8 +43,6 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
         "Elicitation",
         "ElicitationResult",
         "InstructionsLoaded",
-        "WorktreeCreate",
-        "WorktreeRemove",
     }
 )
 """Events newer Claude Code versions fire and tether does not: accepted, never run."""

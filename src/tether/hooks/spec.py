@@ -20,6 +20,8 @@ HookEventName = Literal[
     "Notification",
     "PermissionRequest",
     "SubagentStart",
+    "WorktreeCreate",
+    "WorktreeRemove",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
@@ -43,7 +45,7 @@ MATCH_FIELDS: dict[HookEventName, str] = {
 Stop) ignore matchers: every hook configured for them runs."""
 
 UNBLOCKABLE_EVENTS: frozenset[HookEventName] = frozenset(
-    {"SessionStart", "SessionEnd", "PostCompact", "Notification", "SubagentStart"}
+    {"SessionStart", "SessionEnd", "PostCompact", "Notification", "SubagentStart", "WorktreeRemove"}
 )
 """Events with nothing to block: an exit 2 or a fail-closed failure becomes an error shown to the
 user, as in Claude Code."""

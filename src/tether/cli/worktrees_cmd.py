@@ -1,0 +1,94 @@
+"""`tether worktrees list|merge TASK|clean`: review, merge and clean up task worktrees and
+their branches (`tether/<task>`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tether.teams.git import GitError
+from tether.teams.records import WorktreeError
+from tether.teams.review import (
+    BranchState,
+    branch_states,
+    clean_worktrees,
+    find_overlaps,
+    merge_task,
+)
+
+
+def main(argv: list[str]) -> int:
+    """0: done; 1: refused or failed, with the reason on stderr."""
+    args = _parser().parse_args(argv)
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    try:
+        if args.command == "list":
+            return _list(start)
+        if args.command == "merge":
+            merged = merge_task(start, args.task)
+            print(f"merged {merged.branch} into {merged.into} ({merged.commit[:12]})")
+            return 0
+        return _clean(start)
+    except (WorktreeError, GitError) as e:
+        print(f"tether worktrees: {e}", file=sys.stderr)
+        return 1
+
+
+def _list(start: Path) -> int:
+    states = branch_states(start)
+    if not states:
+        print("No task branches.")
+        return 0
+    for state in states:
+        print(_describe(state))
+    overlaps = find_overlaps(states)
+    if overlaps:
+        print("\nFiles changed by more than one task branch (merging them may conflict):")
+        for overlap in overlaps:
+            print(f"  {overlap.describe()}")
+    return 0
+
+
+def _describe(state: BranchState) -> str:
+    work = f"{state.unmerged} unmerged commit(s)" if state.unmerged else "merged or empty"
+    record = state.worktree
+    if record is None:
+        place = "no worktree"
+    elif record.held_by_live_process():
+        place = f"running in {record.path}"
+    else:
+        place = f"worktree {record.path}"
+    files = f", {len(state.changed)} file(s) changed" if state.changed else ""
+    return f"task {state.task_id}  {state.branch}  {work}{files}; {place}"
+
+
+def _clean(start: Path) -> int:
+    cleaned = clean_worktrees(start)
+    for note in cleaned.notes:
+        print(note)
+    for branch in cleaned.removed:
+        print(f"removed {branch} (merged or empty)")
+    for why in cleaned.kept:
+        print(f"kept {why}")
+    if not (cleaned.notes or cleaned.removed or cleaned.kept):
+        print("Nothing to clean.")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cwd", type=Path, help="the repository (default: here)")
+    p = argparse.ArgumentParser(prog="tether worktrees", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "list", parents=[common], help="task branches, their worktrees, files two of them changed"
+    )
+    merge = sub.add_parser(
+        "merge", parents=[common], help="merge a task's branch into the current branch"
+    )
+    merge.add_argument("task", help="a task id, or a task branch name (tether/7.2)")
+    sub.add_parser(
+        "clean", parents=[common], help="remove merged or empty task branches and their worktrees"
+    )
+    return p

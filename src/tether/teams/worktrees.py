@@ -1,0 +1,303 @@
+"""A git worktree per task: `.tether/worktrees/<task>` on branch `tether/<task>`.
+
+The pre-flight refuses what cannot work (a detached HEAD, a branch checked out elsewhere, the
+task running already) with what to do, warns about what may surprise (a dirty main tree: the
+task starts from HEAD without those changes), and clears what a killed run left (its worktree
+is committed, then removed; git's records of vanished ones pruned).
+
+An existing branch of the task's name: reused (moved to HEAD) when it holds no unmerged work
+(an empty or merged earlier attempt); otherwise it is kept for review untouched and this
+attempt takes the next name, `tether/<task>.2`, `.3`... Nothing here deletes a branch with
+unmerged work, and nothing calls `os.chdir`: every git call names its directory.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.teams.git import git_out, identity_args, run_git
+from tether.teams.records import (
+    BRANCH_PREFIX,
+    WORKTREES_DIR,
+    WorktreeError,
+    WorktreeRecord,
+    attempt_branch,
+    branch_task,
+    check_task_id,
+    lock_reason,
+    main_worktree,
+    task_branches,
+    worktree_records,
+)
+
+ORPHANS_DIR = ".orphaned"
+"""Under the worktrees directory: directories git no longer knew, moved aside, not deleted."""
+
+
+@dataclass(frozen=True)
+class WorktreePlan:
+    """Where a task's worktree will be, decided by the pre-flight, before anything is made."""
+
+    task_id: str
+    repo: Path
+    """The main worktree."""
+    path: Path
+    branch: str
+    reuse_branch: bool
+    """The branch exists with no unmerged work: it is moved to `base` and checked out."""
+    base: str
+    """The commit it starts from: the main worktree's HEAD."""
+    base_branch: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskWorktree:
+    """A task's worktree, made: run the task's session and commands with `cwd=path`."""
+
+    task_id: str
+    repo: Path
+    path: Path
+    branch: str
+    base: str
+    warnings: tuple[str, ...] = ()
+
+
+def plan_worktree(start: Path, task_id: str) -> WorktreePlan:
+    """The pre-flight for `task_id` in the repository holding `start`: checks, stale clean-up,
+    and the branch to use. Raises `WorktreeError` saying what to do."""
+    check_task_id(task_id)
+    repo = main_worktree(start)
+    base_branch = _current_branch(repo)
+    base = git_out(repo, "rev-parse", "HEAD")
+    ensure_ignored(repo)
+    warnings = [*clear_stale(repo, own_task=task_id)]
+    dirty = _changed_paths(repo)
+    if dirty:
+        warnings.append(
+            f"the main worktree has {len(dirty)} uncommitted change(s) ({_some(dirty)}): "
+            f"task {task_id}'s worktree starts from HEAD ({base[:12]}) without them"
+        )
+    path = repo / WORKTREES_DIR / task_id
+    running = next((r for r in worktree_records(repo) if r.path == path), None)
+    if running is not None:  # not stale, so held by a live process
+        raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
+    branch, reuse, note = _choose_branch(repo, task_id)
+    if note:
+        warnings.append(note)
+    return WorktreePlan(task_id, repo, path, branch, reuse, base, base_branch, tuple(warnings))
+
+
+def add_worktree(plan: WorktreePlan) -> TaskWorktree:
+    """Make the planned worktree with git, locked as this process's (a lock git keeps: a
+    concurrent prune leaves it, and a later pre-flight knows whether its holder still runs)."""
+    new = "-B" if plan.reuse_branch else "-b"
+    run_git(
+        plan.repo,
+        "worktree", "add", "--lock", "--reason", lock_reason(plan.task_id),
+        new, plan.branch, str(plan.path), plan.base,
+    )  # fmt: skip
+    return TaskWorktree(plan.task_id, plan.repo, plan.path, plan.branch, plan.base, plan.warnings)
+
+
+def adopt_worktree(plan: WorktreePlan, path: Path) -> TaskWorktree:
+    """Take the worktree a `WorktreeCreate` hook made at `path` (it replaces git's creation, as
+    in Claude Code): it must be a worktree of this repository on a branch, for the task's
+    work to be committed, compared and merged."""
+    record = next((r for r in worktree_records(plan.repo) if _same(r.path, path)), None)
+    if record is None or record.branch is None:
+        what = "not a worktree of this repository" if record is None else "on a detached HEAD"
+        raise WorktreeError(
+            f"the WorktreeCreate hook printed {path}, which is {what}: tether needs a worktree "
+            f"of {plan.repo} on a branch to commit, compare and merge task {plan.task_id}'s work"
+        )
+    if record.locked is None:
+        run_git(plan.repo, "worktree", "lock", "--reason", lock_reason(plan.task_id), str(path))
+    return TaskWorktree(
+        plan.task_id, plan.repo, record.path, record.branch, plan.base, plan.warnings
+    )
+
+
+def commit_work(worktree: TaskWorktree, message: str) -> str | None:
+    """Commit everything changed in the worktree (ignored files aside) on its branch; the new
+    commit, or None when nothing changed. The user's pre-commit hooks are not run: they could
+    refuse, and the work must not be lost (the merge is where the user's checks apply)."""
+    path = worktree.path
+    if not _changed_paths(path):
+        return None
+    run_git(path, "add", "--all")
+    run_git(path, *identity_args(path), "commit", "--no-verify", "--quiet", "-m", message)
+    return git_out(path, "rev-parse", "HEAD")
+
+
+def remove_worktree(worktree: TaskWorktree) -> bool:
+    """Remove the worktree's directory and git's record of it, then its branch unless it holds
+    unmerged work (kept for review). Whether the branch was kept."""
+    remove_directory(worktree.repo, worktree.path)
+    return delete_if_empty(worktree.repo, worktree.branch)
+
+
+def remove_directory(repo: Path, path: Path) -> None:
+    """Remove a worktree git knows (a no-op for one it does not)."""
+    if any(_same(r.path, path) for r in worktree_records(repo)):
+        # Twice --force: also when locked (by this process) and with ignored files inside.
+        run_git(repo, "worktree", "remove", "--force", "--force", str(path))
+
+
+def delete_if_empty(repo: Path, branch: str) -> bool:
+    """Delete `branch` if it holds no unmerged work; whether it was kept."""
+    if unmerged_count(repo, branch) > 0:
+        return True
+    run_git(repo, "branch", "--quiet", "-D", branch)
+    return False
+
+
+def unmerged_count(repo: Path, branch: str) -> int:
+    """Commits on `branch` that no other branch holds (task branches aside): its own work. (A
+    WorktreeCreate hook may name its branch otherwise: the branch itself is left out too.)"""
+    out = git_out(
+        repo,
+        "rev-list", "--count", branch, "--not",
+        f"--exclude={BRANCH_PREFIX}*", f"--exclude={branch}", "--branches",
+    )  # fmt: skip
+    return int(out)
+
+
+def ensure_ignored(repo: Path) -> None:
+    """Keep task worktrees out of the main tree's `git status` and out of listings that follow
+    .gitignore (rg, hence Glob and Grep): a `.gitignore` of `*` inside their directory, which
+    ignores itself too, so nothing of the user's changes."""
+    directory = repo / WORKTREES_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# tether's task worktrees: none of it belongs to this tree\n*\n")
+
+
+def clear_stale(repo: Path, *, own_task: str | None = None) -> list[str]:
+    """Clear what killed runs left: git's records of worktrees whose directory is gone; task
+    worktrees whose holder no longer runs (their changes committed first, so nothing is lost);
+    and, for `own_task` only (another task's directory may be a worktree being made right now),
+    a directory git does not know, moved aside when it holds anything. What was done, said."""
+    run_git(repo, "worktree", "prune")
+    said: list[str] = []
+    root = repo / WORKTREES_DIR
+    for record in worktree_records(repo):
+        if record.path.parent != root or record.held_by_live_process():
+            continue
+        if record.locked is not None and record.holder() is None:
+            continue  # locked by someone else, for their reasons
+        said.append(_clear_worktree(repo, record))
+    if own_task is not None:
+        said += _clear_unknown_directory(repo, root / own_task)
+    return said
+
+
+def _clear_worktree(repo: Path, record: WorktreeRecord) -> str:
+    task = record.path.name
+    if not record.path.is_dir():  # gone, but locked, so `prune` kept git's record
+        run_git(repo, "worktree", "unlock", str(record.path), check=False)
+        run_git(repo, "worktree", "prune")
+        return f"pruned git's record of task {task}'s worktree, whose directory was gone"
+    saved = ""
+    if record.branch is not None:
+        stale = TaskWorktree(task, repo, record.path, record.branch, record.head or "")
+        commit = commit_work(stale, f"tether task {task}: work left by an interrupted run")
+        saved = f"; its uncommitted work saved on {record.branch} ({commit[:12]})" if commit else ""
+    run_git(repo, "worktree", "remove", "--force", "--force", str(record.path))
+    return f"removed the stale worktree of task {task} (its run had ended){saved}"
+
+
+def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+        return [f"removed {path}, which was not a worktree directory"]
+    if not path.is_dir():
+        return []
+    if {p.name for p in path.iterdir()} <= {".git"}:
+        shutil.rmtree(path)
+        return [f"removed the empty directory {path} left by an interrupted run"]
+    aside = repo / WORKTREES_DIR / ORPHANS_DIR / path.name
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = aside.with_name(f"{path.name}-{n}")
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    path.rename(aside)
+    return [f"{path} was left by an interrupted run and git no longer knows it: moved to {aside}"]
+
+
+def _choose_branch(repo: Path, task_id: str) -> tuple[str, bool, str | None]:
+    """(branch, reuse it, a note): see the module docstring."""
+    attempts = [
+        attempt
+        for task, attempt in filter(None, map(branch_task, task_branches(repo)))
+        if task == task_id
+    ]
+    if not attempts:
+        return attempt_branch(task_id, 1), False, None
+    latest = attempt_branch(task_id, max(attempts))
+    work = unmerged_count(repo, latest)
+    if work:
+        new = attempt_branch(task_id, max(attempts) + 1)
+        note = (
+            f"{latest} holds {work} unmerged commit(s) of an earlier attempt of task {task_id}: "
+            f"kept for review; this attempt works on {new}"
+        )
+        return new, False, note
+    holder = next((r for r in worktree_records(repo) if r.branch == latest), None)
+    if holder is not None:
+        raise WorktreeError(_checked_out_elsewhere(latest, holder))
+    return latest, True, None
+
+
+def _checked_out_elsewhere(branch: str, record: WorktreeRecord) -> str:
+    if record.held_by_live_process():
+        pid, host = record.holder() or (0, "")
+        return f"{branch} is in use: its task runs in pid {pid} on {host} (worktree {record.path})"
+    return (
+        f"branch {branch} is checked out in the worktree at {record.path}, and git checks a "
+        f"branch out once: switch that worktree to another branch "
+        f"(git -C {record.path} switch <other-branch>) or remove it "
+        f"(git worktree remove {record.path}), then run the task again"
+    )
+
+
+def _current_branch(repo: Path) -> str:
+    done = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    if done.returncode != 0:
+        head = run_git(repo, "rev-parse", "--short", "HEAD", check=False).stdout.strip()
+        raise WorktreeError(
+            f"the repository at {repo} is on a detached HEAD ({head or 'no commit'}): task "
+            "worktrees start from a branch and are merged back into it. Switch to a branch "
+            f"first: git -C {repo} switch <branch> (or git switch -c <new-branch> to keep "
+            "this commit)"
+        )
+    if run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False).returncode != 0:
+        raise WorktreeError(
+            f"the branch {done.stdout.strip()} at {repo} has no commit yet: task worktrees "
+            "start from a commit. Commit something first"
+        )
+    return done.stdout.strip()
+
+
+def _changed_paths(tree: Path) -> list[str]:
+    """Paths with uncommitted changes (untracked ones too, ignored ones not)."""
+    out = run_git(
+        tree, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all"
+    ).stdout
+    return [entry[3:] for entry in out.split("\0") if len(entry) > 3 and entry[2] == " "]
+
+
+def _some(paths: list[str], limit: int = 3) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

@@ -1,0 +1,50 @@
+"""`tether worktrees list|merge|clean` as a real process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.teams.lifecycle import task_worktree
+from tether.testing.cli_runner import CliResult, run_cli_process
+
+from .conftest import git, write
+
+
+def worktrees(repo: Path, *argv: str) -> CliResult:
+    return run_cli_process(["worktrees", *argv], cwd=repo)
+
+
+async def test_list_merge_and_clean(repo: Path) -> None:
+    for task, text in (("1", "one"), ("2", "two")):
+        async with task_worktree(repo, task) as run:
+            write(run.worktree.path / "a.txt", f"{text}\n")
+    listed = worktrees(repo, "list")
+    assert (listed.exit_code, listed.stderr) == (0, "")
+    assert listed.stdout == (
+        "task 1  tether/1  1 unmerged commit(s), 1 file(s) changed; no worktree\n"
+        "task 2  tether/2  1 unmerged commit(s), 1 file(s) changed; no worktree\n"
+        "\nFiles changed by more than one task branch (merging them may conflict):\n"
+        "  a.txt: changed by task 1 (tether/1), task 2 (tether/2)\n"
+    )
+    merged = worktrees(repo, "merge", "1")
+    head = git(repo, "rev-parse", "HEAD")
+    assert (merged.exit_code, merged.stdout) == (0, f"merged tether/1 into main ({head[:12]})\n")
+    conflict = worktrees(repo, "merge", "2")
+    assert (conflict.exit_code, conflict.stdout) == (1, "")
+    assert conflict.stderr.startswith(
+        "tether worktrees: merging tether/2 into main conflicts in a.txt: the merge was aborted"
+    )
+    assert git(repo, "status", "--porcelain") == ""
+    cleaned = worktrees(repo, "clean")
+    assert (cleaned.exit_code, cleaned.stdout) == (
+        0,
+        "removed tether/1 (merged or empty)\nkept tether/2: 1 unmerged commit(s)\n",
+    )
+
+
+def test_outside_a_repository_says_so(tmp_path: Path) -> None:
+    result = run_cli_process(["worktrees", "list", "--cwd", str(tmp_path)])
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"tether worktrees: {tmp_path} is not inside a git work tree: task worktrees need one\n",
+    )
