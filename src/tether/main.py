@@ -15,6 +15,7 @@ SUBCOMMANDS = {
     "sessions": "sessions_cmd",
     "mcp": "mcp_cmd",
     "trust": "trust_cmd",
+    "tasks": "tasks_cmd",
 }
 """`tether NAME ...` runs `tether.cli.<module>.main(argv) -> int`."""
 
