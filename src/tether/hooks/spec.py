@@ -20,6 +20,7 @@ HookEventName = Literal[
     "Notification",
     "PermissionRequest",
     "SubagentStart",
+    "TaskCompleted",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)

@@ -75,6 +75,9 @@ class TaskBoard:
     lease_s: float = DEFAULT_LEASE_S
     opener: Callable[..., TaskStore] = open_task_store
     claims: dict[str, Claim] = field(default_factory=dict[str, Claim])
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """The agent's calls reach the store one at a time, in the order they asked (calls of one
+    response run side by side: two TaskCreates get their ids in call order)."""
     _store: TaskStore | None = None
     _renewer: asyncio.Task[None] | None = None
 
@@ -88,8 +91,9 @@ class TaskBoard:
         return self._store
 
     async def call(self, step: Callable[[TaskStore], T]) -> T:
-        """Run a store step on a thread (stores block)."""
-        return await asyncio.to_thread(lambda: step(self.store()))
+        """Run a store step on a thread (stores block), after the steps asked before it."""
+        async with self.turn:
+            return await asyncio.to_thread(lambda: step(self.store()))
 
     def hold(self, claim: Claim) -> None:
         self.claims[claim.task_id] = claim
