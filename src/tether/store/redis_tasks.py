@@ -63,7 +63,7 @@ while true do
         'lease_expires_at', expires, 'started_at', started, 'updated_at', started)
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[2], expires, id)
-      return {id, tostring(fence), expires}
+      return {id, tostring(fence), expires, redis.call('HGETALL', key)}
     end
   end
   offset = offset + 100
@@ -166,8 +166,8 @@ class RedisTaskStore:
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
         if not taken:
             return None
-        task_id, fence, expires = taken
-        task = self._run(lambda tx: graph.require(tx, task_id))
+        _, fence, expires, flat = taken
+        task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
         return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
 
     def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
