@@ -17,6 +17,7 @@ import sandbox_bench
 import session_bench
 import startup
 import subagent_bench
+import tasks_bench
 import turn_overhead
 
 try:
@@ -51,6 +52,8 @@ def main() -> None:
     mcp_bench.report(mcp_bench.main())
     print()
     resources_bench.report(resources_bench.main())
+    print()
+    tasks_bench.report(tasks_bench.main())
 
 
 if __name__ == "__main__":

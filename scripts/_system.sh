@@ -73,3 +73,50 @@ ensure_node_agent_sdk() {
   fi
   return 0
 }
+
+# Debian's redis-server, for the Redis task store's tests (scripts/test starts one on
+# loopback for the run). Installed when missing if this shell may, as bubblewrap is;
+# otherwise those tests skip and say why.
+ensure_redis_server() {
+  command -v redis-server >/dev/null 2>&1 && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local sudo=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1 || return 0
+    sudo=(sudo -n)
+  fi
+  echo "tether: installing redis-server (for the Redis task store's tests) with apt-get..." >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq redis-server \
+    >/dev/null 2>&1 ||
+    { "${sudo[@]}" apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq redis-server \
+        >/dev/null 2>&1; } ||
+    echo "tether: could not install redis-server; the Redis store's tests will skip." >&2
+  return 0
+}
+
+# Start a redis-server on 127.0.0.1 on a free port for this run and export its URL in
+# TETHER_TEST_REDIS_URL; it is stopped (by its process id) when the calling script exits.
+start_test_redis() {
+  local python="$1"
+  command -v redis-server >/dev/null 2>&1 || return 0
+  local port dir
+  port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  dir="$(mktemp -d)"
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+    >"$dir/log" 2>&1 &
+  TEST_REDIS_PID=$!
+  TEST_REDIS_DIR="$dir"
+  trap 'kill "$TEST_REDIS_PID" 2>/dev/null; wait "$TEST_REDIS_PID" 2>/dev/null; rm -rf "$TEST_REDIS_DIR"' EXIT
+  local tries=0
+  until redis-cli -p "$port" ping >/dev/null 2>&1; do
+    tries=$((tries + 1))
+    if [[ $tries -gt 200 ]] || ! kill -0 "$TEST_REDIS_PID" 2>/dev/null; then
+      echo "tether: redis-server did not start: $(tail -3 "$dir/log")" >&2
+      return 0
+    fi
+    sleep 0.05
+  done
+  export TETHER_TEST_REDIS_URL="redis://127.0.0.1:$port/0"
+  echo "== redis-server on 127.0.0.1:$port for the tests"
+}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,25 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis server's URL: the one `scripts/test` started (`TETHER_TEST_REDIS_URL`),
+    else one started here for the session; skipped, saying why, when none can be started."""
+    from tether.testing.redis_server import REDIS_URL_ENV, RedisServer, RedisUnavailable
+
+    given = os.environ.get(REDIS_URL_ENV)
+    if given:
+        yield given
+        return
+    try:
+        server = RedisServer.start()
+    except RedisUnavailable as e:
+        if os.environ.get("CI") == "true":  # CI installs it: a skip there would hide a gap
+            pytest.fail(f"no Redis server for the Redis store's tests: {e}")
+        pytest.skip(f"no Redis server for the Redis store's tests: {e}")
+    try:
+        yield server.url
+    finally:
+        server.stop()

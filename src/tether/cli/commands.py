@@ -11,6 +11,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "hooks": ("hooks_cmd", "list the configured hooks and run each once"),
     "mcp": ("mcp_cmd", "list, add or remove MCP servers; serve tether's tools over MCP"),
     "trust": ("trust_cmd", "trust this workspace (or not) without starting a session"),
+    "tasks": ("tasks_cmd", "a team's task board: add, list, show, retry, remove"),
     "worktrees": ("worktrees_cmd", "task worktrees: list, merge one, clean up"),
 }
 """name -> (module under tether.cli, one line for --help)."""

@@ -34,6 +34,7 @@ from tether.cli.safety import (
 )
 from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
+from tether.cli.teams_tools import board_tools, session_task_board
 from tether.cli.workspace_review import (
     Ownership,
     restrict_settings,
@@ -248,6 +249,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         instructions="",  # read below, once the rules that may refuse an import are known
     )
     structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
+    board = session_task_board(settings, env, workspace=workspace, session_id=session_id)
     gate, tools = build_gate(
         settings,
         SafetyOptions(
@@ -261,7 +263,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace=workspace,
         tools=[
             *chosen_tools(
-                [*builtin_tools(), task_tool(runner), *(skill_tools if skills.skills else [])],
+                [
+                    *builtin_tools(),
+                    task_tool(runner),
+                    *(skill_tools if skills.skills else []),
+                    *board_tools(board),
+                ],
                 opts.tools,
             ),
             *([structured.tool()] if structured is not None else []),
@@ -368,6 +375,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     agent.inputs.append(lambda: background_notices(tool_context))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
+    if board is not None:
+        session.on_close.append(board.close)
     session.startup_notices.extend(_record_run(tool_context, session, home))
     if opts.max_budget_usd is not None and _priced_but_unknown(resolved):
         session.startup_notices.append(

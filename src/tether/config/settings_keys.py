@@ -29,6 +29,7 @@ READ_KEYS: Mapping[str, type] = {
     "contextWindow": int,
     "maxOutputTokens": int,
     "tether": dict,
+    "teams": dict,
 }
 """The keys tether reads, with the JSON type each must have."""
 

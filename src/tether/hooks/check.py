@@ -161,6 +161,12 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
         "SubagentStop": {"stop_hook_active": False, "agent_type": subject},
         "SubagentStart": {"agent_id": "hookscheck0000000", "agent_type": subject},
         "SessionStart": {"source": subject},
+        "TaskCompleted": {
+            "task_id": "1",
+            "task_subject": "tether hooks check: a sample task",
+            "task_description": "",
+            "team_name": "default",
+        },
         "SessionEnd": {"reason": subject},
         "PreCompact": {"trigger": subject, "custom_instructions": ""},
         "PostCompact": {"trigger": subject},

@@ -39,7 +39,6 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
         "ConfigChange",
         "TeammateIdle",
         "TaskCreated",
-        "TaskCompleted",
         "Elicitation",
         "ElicitationResult",
         "InstructionsLoaded",

@@ -8,9 +8,14 @@ from pathlib import Path
 from tether.home_files import HOME_SELF_MODIFYING
 from tether.permissions.paths import relative_below
 
-SESSION_TOOLS = frozenset({"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode"})
-"""Tools that only touch the session's own state (or, for Task, start a subagent whose calls
-are checked one by one): allowed without asking, in plan mode too."""
+TASK_BOARD_TOOLS = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskNext"})
+"""The team's task tools (`tether.teams.tools`): they touch only the team's board."""
+
+SESSION_TOOLS = frozenset(
+    {"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode", *TASK_BOARD_TOOLS}
+)
+"""Tools that only touch the session's own state or its team's board (or, for Task, start a
+subagent whose calls are checked one by one): allowed without asking, in plan mode too."""
 
 READABLE_DEVICES = frozenset(
     {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/tty"}

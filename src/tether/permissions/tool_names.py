@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from tether.permissions.defaults import TASK_BOARD_TOOLS
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES
 
 KNOWN_TOOLS = frozenset(
@@ -17,6 +18,7 @@ KNOWN_TOOLS = frozenset(
         *READ_TOOLS,
         *EDIT_TOOLS,
         *TOOL_ALIASES,
+        *TASK_BOARD_TOOLS,
         "Bash",
         "BashOutput",
         "KillShell",

@@ -1,1 +1,2 @@
-"""Teams: the task board's tools and workers, and a git worktree per task (see README.md)."""
+"""Teams: the task tools agents use on a team's shared board, and a git worktree per task
+(workers and teammates build on them; see README.md)."""

@@ -1,0 +1,174 @@
+"""`tether tasks add|list|show|retry|rm`: a team's task board, for people and scripts.
+
+Exit codes: 0 done; 1 the board refused (an unknown task or dependency, a cycle, a task in
+the wrong state), with the reason; 2 the store cannot be used (unreachable Redis, a file that
+is not a task store, broken settings), naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from tether.cli.terminal_text import terminal_safe
+from tether.config.project import project_root
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.protocol import ConfigError
+from tether.store.task_records import NewTask, StoreUnavailable, Task, TaskStoreError
+from tether.store.task_store import TaskStore, open_task_store
+from tether.teams.board import team_choice
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        store = _open(args)
+    except (ConfigError, StoreUnavailable) as e:
+        return _error(str(e), 2)
+    try:
+        return _run(args, store, sys.stdout)
+    except TaskStoreError as e:
+        return _error(str(e), 1)
+    except StoreUnavailable as e:
+        return _error(str(e), 2)
+    finally:
+        store.close()
+
+
+def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
+    if args.command == "add":
+        new = NewTask(
+            subject=args.subject,
+            description=args.description or "",
+            depends_on=[_task_id(d) for d in args.depends_on],
+            priority=args.priority,
+        )
+        print(store.create(new).id, file=out)
+    elif args.command == "list":
+        tasks = store.list()
+        if args.json:
+            print(json.dumps([task_json(t) for t in tasks], ensure_ascii=False), file=out)
+        else:
+            print_board(tasks, store, out)
+    elif args.command == "show":
+        task = store.get(_task_id(args.id))
+        if args.json:
+            print(json.dumps(task_json(task), ensure_ascii=False, indent=2), file=out)
+        else:
+            print_task(task, out)
+    elif args.command == "retry":
+        task = store.retry(_task_id(args.id))
+        print(f"#{task.id} is pending again ({terminal_safe(task.subject)})", file=out)
+    else:
+        task = store.remove(_task_id(args.id))
+        print(f"Removed #{task.id} ({terminal_safe(task.subject)})", file=out)
+    return 0
+
+
+def _open(args: argparse.Namespace) -> TaskStore:
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    user_home = Path.home()
+    project = project_root(start, user_home=user_home)
+    settings = load_settings(
+        settings_files(project, home=tether_home(), user_home=user_home, start=start)
+    )
+    choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+    return open_task_store(choice.store_url, project=project, team=choice.team)
+
+
+def _task_id(text: str) -> str:
+    """`#3` and `3` name the same task."""
+    return text.removeprefix("#")
+
+
+def _error(message: str, code: int) -> int:
+    print(f"tether: error: {terminal_safe(message)}", file=sys.stderr)
+    return code
+
+
+def task_json(task: Task) -> dict[str, Any]:
+    """A task as JSON: the stored record, with `blocks` and Claude Code's `blockedBy`."""
+    return {**task.model_dump(mode="json"), "blockedBy": task.depends_on}
+
+
+def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
+    if not tasks:
+        print(f"No tasks in team {store.team!r} ({store.url}).", file=out)
+        return
+    for task in tasks:
+        deps = f"  after {', '.join('#' + d for d in task.depends_on)}" if task.depends_on else ""
+        owner = f"  [{terminal_safe(task.owner)}]" if task.owner else ""
+        print(
+            f"#{task.id:<4} {task.status:<11} {task.priority:<6} "
+            f"{terminal_safe(task.subject)}{owner}{deps}",
+            file=out,
+        )
+        if task.status == "blocked" and task.blocked_reason:
+            print(f"      blocked: {terminal_safe(task.blocked_reason)}", file=out)
+
+
+def print_task(task: Task, out: TextIO) -> None:
+    lines = [
+        f"Task #{task.id}: {task.subject}",
+        f"Status: {task.status}" + (f" (owner {task.owner})" if task.owner else ""),
+        f"Priority: {task.priority}",
+    ]
+    if task.description:
+        lines.append(f"Description: {task.description}")
+    if task.depends_on:
+        lines.append("Blocked by: " + ", ".join(f"#{d}" for d in task.depends_on))
+    if task.blocks:
+        lines.append("Blocks: " + ", ".join(f"#{d}" for d in task.blocks))
+    if task.blocked_reason:
+        lines.append(f"Blocked: {task.blocked_reason}")
+    if task.lease_expires_at is not None:
+        lines.append(f"Lease until: {_time(task.lease_expires_at)}")
+    lines.append(f"Attempts: {task.attempts}  Cost: ${task.cost_usd:.4f}")
+    lines.append(f"Created: {_time(task.created_at)}  Updated: {_time(task.updated_at)}")
+    if task.result is not None:
+        lines.append(f"Result: {task.result}")
+    if task.error is not None:
+        lines.append(f"Error: {task.error}")
+    for line in lines:
+        print(terminal_safe(line), file=out)
+
+
+def _time(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tether tasks", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    add = sub.add_parser("add", help="add a task; prints its id")
+    add.add_argument("subject")
+    add.add_argument("--description", help="what needs to be done")
+    add.add_argument(
+        "--depends-on", action="append", default=[], metavar="ID", help="a task to wait for"
+    )
+    add.add_argument("--priority", choices=("high", "medium", "low"), default="medium")
+    listing = sub.add_parser("list", help="every task of the team, oldest first")
+    show = sub.add_parser("show", help="one task, whole")
+    show.add_argument("id")
+    retry = sub.add_parser("retry", help="a failed task back to pending; unblocks its dependents")
+    retry.add_argument("id")
+    rm = sub.add_parser("rm", help="delete a task nothing depends on")
+    rm.add_argument("id")
+    for command in (add, listing, show, retry, rm):
+        command.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
+        command.add_argument(
+            "--store",
+            metavar="URL",
+            help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
+            "teams.store, .tether/tasks.db)",
+        )
+        command.add_argument("--cwd", type=Path, help="the project (default: here)")
+    for command in (listing, show):
+        command.add_argument("--json", action="store_true", help="print JSON")
+    return p

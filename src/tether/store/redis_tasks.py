@@ -1,0 +1,316 @@
+"""The task store for many machines: a team's board in Redis.
+
+Claiming, the hot path, is one Lua script: it walks the ready set in claim order (priority,
+then age) and takes the first task the owner may have, atomically on the server. Every other
+change runs `tether.store.task_graph`'s rules in an optimistic transaction: WATCH each key as
+it is read, MULTI/EXEC the writes, and run again if another client changed one meanwhile.
+Times are the server's (`TIME`), so leases mean the same on every machine.
+
+Keys, under `tether:{TEAM}:`: `task:ID` (a hash: the task's JSON in `data`, and the fields a
+claim changes beside it), `ids` (every id), `ready` (claimable ids, scored in claim order),
+`leases` (held ids, scored by expiry), `deps:ID` (ids of the tasks that depend on ID),
+`seq` and `fence` (counters).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from tether.store import task_graph as graph
+from tether.store.task_graph import BoardTx, TaskChanges
+from tether.store.task_records import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    PRIORITY_RANK,
+    Claim,
+    NewTask,
+    StoreUnavailable,
+    Task,
+)
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.client import Pipeline
+
+T = TypeVar("T")
+
+MAX_CONFLICTS = 200
+"""Optimistic transactions run again at most this often before the store is said busy."""
+
+CLAIM_FIELDS = ("status", "owner", "attempts", "fence", "lease_expires_at", "started_at")
+
+_CLAIM_SCRIPT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local prefix, owner, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local offset = 0
+while true do
+  local ids = redis.call('ZRANGE', KEYS[1], offset, offset + 99)
+  if #ids == 0 then return false end
+  for _, id in ipairs(ids) do
+    local key = prefix .. id
+    local f = redis.call('HMGET', key, 'status', 'owner', 'attempts')
+    if f[1] == 'pending' and (not f[2] or f[2] == '' or f[2] == owner) then
+      local fence = redis.call('INCR', KEYS[3])
+      local expires = string.format('%.6f', now + lease)
+      local started = string.format('%.6f', now)
+      redis.call('HSET', key, 'status', 'in_progress', 'owner', owner,
+        'attempts', tostring(tonumber(f[3]) + 1), 'fence', tostring(fence),
+        'lease_expires_at', expires, 'started_at', started, 'updated_at', started)
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZADD', KEYS[2], expires, id)
+      return {id, tostring(fence), expires, redis.call('HGETALL', key)}
+    end
+  end
+  offset = offset + 100
+end
+"""
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class RedisTaskStore:
+    """A team's board on a Redis server; unreachable at start or later: `StoreUnavailable`."""
+
+    def __init__(self, url: str, team: str) -> None:
+        import redis
+
+        self.team, self.url = team, redacted(url)
+        self._errors: tuple[type[Exception], ...] = (
+            redis.ConnectionError,
+            redis.TimeoutError,
+            redis.ResponseError,
+        )
+        self._watch_error = redis.WatchError
+        self._prefix = f"tether:{{{team}}}:"
+        try:
+            self._r: Redis = redis.Redis.from_url(
+                url, socket_connect_timeout=5, socket_timeout=30, decode_responses=True
+            )
+            self._r.ping()
+        except (*self._errors, ValueError) as e:
+            raise StoreUnavailable(f"cannot reach the task store at {self.url}: {e}") from None
+        self._claim = self._r.register_script(_CLAIM_SCRIPT)
+
+    def key(self, name: str) -> str:
+        return self._prefix + name
+
+    def _run(self, step: Callable[[BoardTx], T]) -> T:
+        for conflicts in range(MAX_CONFLICTS):
+            try:
+                with self._r.pipeline(transaction=True) as pipe:
+                    seconds, micros = self._r.time()
+                    tx = _RedisTx(self, pipe, seconds + micros / 1e6)
+                    result = step(tx)
+                    pipe.multi()
+                    tx.flush()
+                    pipe.execute()
+                    return result
+            except self._watch_error:
+                time.sleep(random.uniform(0, 0.002 * min(conflicts + 1, 10)))
+            except self._errors as e:
+                raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        raise StoreUnavailable(f"task store {self.url}: too busy ({MAX_CONFLICTS} conflicts)")
+
+    def create(self, new: NewTask) -> Task:
+        return self._run(lambda tx: graph.create_task(tx, new))
+
+    def get(self, task_id: str) -> Task:
+        return self._run(lambda tx: _with_blocks(tx, graph.require(tx, task_id)))
+
+    def list(self) -> list[Task]:
+        try:
+            ids = self._r.zrange(self.key("ids"), 0, -1)
+            with self._r.pipeline(transaction=True) as pipe:
+                for task_id in ids:
+                    pipe.hgetall(self.key(f"task:{task_id}"))
+                    pipe.smembers(self.key(f"deps:{task_id}"))
+                replies = pipe.execute()
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        tasks: list[Task] = []
+        for fields, blocks in zip(replies[::2], replies[1::2], strict=True):
+            if fields:
+                task = task_from_hash(fields)
+                task.blocks = sorted(blocks, key=int)
+                tasks.append(task)
+        return tasks
+
+    def update(self, task_id: str, changes: TaskChanges) -> Task:
+        return self._run(lambda tx: graph.update_task(tx, task_id, changes))
+
+    def claim_next(
+        self,
+        owner: str,
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> Claim | None:
+        self.reap_expired(max_attempts=max_attempts)
+        try:
+            keys = [self.key("ready"), self.key("leases"), self.key("fence")]
+            taken = self._claim(keys=keys, args=[self.key("task:"), owner, lease_s])
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        if not taken:
+            return None
+        _, fence, expires, flat = taken
+        task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
+        return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
+
+    def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        return self._run(lambda tx: graph.claim_task(tx, task_id, owner, lease_s))
+
+    def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        return self._run(lambda tx: graph.heartbeat(tx, claim, lease_s))
+
+    def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
+        return self._run(lambda tx: graph.release(tx, claim, cost_usd))
+
+    def complete(self, claim: Claim, result: str, *, cost_usd: float = 0.0) -> Task:
+        return self._run(
+            lambda tx: graph.finish(tx, claim, ok=True, text=result, cost_usd=cost_usd)
+        )
+
+    def fail(self, claim: Claim, error: str, *, cost_usd: float = 0.0) -> Task:
+        return self._run(
+            lambda tx: graph.finish(tx, claim, ok=False, text=error, cost_usd=cost_usd)
+        )
+
+    def retry(self, task_id: str) -> Task:
+        return self._run(lambda tx: graph.retry_task(tx, task_id))
+
+    def remove(self, task_id: str) -> Task:
+        return self._run(lambda tx: graph.remove_task(tx, task_id))
+
+    def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
+        try:
+            seconds, micros = self._r.time()
+            expired = self._r.zrangebyscore(self.key("leases"), "-inf", seconds + micros / 1e6)
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        reaped = [self._run(lambda tx, i=i: graph.reap(tx, str(i), max_attempts)) for i in expired]
+        return [t for t in reaped if t is not None]
+
+    def close(self) -> None:
+        self._r.close()
+
+
+def _with_blocks(tx: BoardTx, task: Task) -> Task:
+    task.blocks = sorted(tx.dependents(task.id), key=int)
+    return task
+
+
+def task_from_hash(fields: dict[str, str]) -> Task:
+    """A task from its hash: the JSON, with the fields a claim script may have changed."""
+    data: dict[str, Any] = Task.model_validate_json(fields["data"]).stored()
+    for name in CLAIM_FIELDS:
+        value = fields.get(name, "")
+        if name in ("status", "owner"):
+            data[name] = value or None
+        elif name in ("attempts", "fence"):
+            data[name] = int(value or 0)
+        else:
+            data[name] = float(value) if value else None
+    data["updated_at"] = max(float(fields.get("updated_at") or 0), data["updated_at"])
+    return Task.model_validate(data)
+
+
+class _RedisTx:
+    """`BoardTx` over a WATCH/MULTI pipeline: each key watched before it is read; writes kept
+    (and seen by later reads) until `flush` queues them after MULTI."""
+
+    def __init__(self, store: RedisTaskStore, pipe: Pipeline, now: float) -> None:
+        self._store, self._pipe, self.now = store, pipe, now
+        self.team = store.team
+        self._tasks: dict[str, Task | None] = {}
+        self._dependents: dict[str, set[str]] = {}
+        self._writes: list[Callable[[Pipeline], object]] = []
+
+    def get(self, task_id: str) -> Task | None:
+        if task_id not in self._tasks:
+            if not task_id.isdigit():
+                return None
+            key = self._store.key(f"task:{task_id}")
+            self._pipe.watch(key)
+            fields: dict[str, str] = self._pipe.hgetall(key)  # pyright: ignore[reportAssignmentType]
+            self._tasks[task_id] = task_from_hash(fields) if fields else None
+        task = self._tasks[task_id]
+        return task.model_copy(deep=True) if task is not None else None
+
+    def dependents(self, task_id: str) -> list[str]:
+        if task_id not in self._dependents:
+            key = self._store.key(f"deps:{task_id}")
+            self._pipe.watch(key)
+            self._dependents[task_id] = set(self._pipe.smembers(key))  # pyright: ignore[reportArgumentType]
+        return sorted(self._dependents[task_id], key=int)
+
+    def save(self, task: Task, *, ready: bool) -> None:
+        self.get(task.id)  # watched even when new: a concurrent writer of it conflicts
+        self._tasks[task.id] = task.model_copy(deep=True)
+        for dep in task.depends_on:
+            self.dependents(dep)
+            self._dependents[dep].add(task.id)
+        key, tid = self._store.key, task.id
+        fields: dict[Any, Any] = {
+            "data": task.model_dump_json(exclude={"blocks"}),
+            "status": task.status,
+            "owner": task.owner or "",
+            "attempts": str(task.attempts),
+            "fence": str(task.fence),
+            "lease_expires_at": _num(task.lease_expires_at),
+            "started_at": _num(task.started_at),
+            "updated_at": _num(task.updated_at),
+        }
+        score = PRIORITY_RANK[task.priority] * 1e12 + task.seq
+        lease = task.lease_expires_at if task.status == "in_progress" else None
+        deps = list(task.depends_on)
+
+        def write(p: Pipeline) -> None:
+            p.hset(key(f"task:{tid}"), mapping=fields)
+            p.zadd(key("ids"), {tid: task.seq})
+            (p.zadd(key("ready"), {tid: score}) if ready else p.zrem(key("ready"), tid))
+            (p.zadd(key("leases"), {tid: lease}) if lease else p.zrem(key("leases"), tid))
+            for dep in deps:
+                p.sadd(key(f"deps:{dep}"), tid)
+
+        self._writes.append(write)
+
+    def delete(self, task: Task) -> None:
+        self._tasks[task.id] = None
+        key, tid, deps = self._store.key, task.id, list(task.depends_on)
+
+        def write(p: Pipeline) -> None:
+            p.delete(key(f"task:{tid}"), key(f"deps:{tid}"))
+            for name in ("ids", "ready", "leases"):
+                p.zrem(key(name), tid)
+            for dep in deps:
+                p.srem(key(f"deps:{dep}"), tid)
+
+        self._writes.append(write)
+
+    def next_id(self) -> str:
+        return str(self._store._r.incr(self._store.key("seq")))
+
+    def next_fence(self) -> int:
+        return int(self._store._r.incr(self._store.key("fence")))  # pyright: ignore[reportArgumentType]
+
+    def flush(self) -> None:
+        for write in self._writes:
+            write(self._pipe)
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.6f}"

@@ -1,0 +1,261 @@
+"""The embedded task store: one SQLite file per project (`.tether/tasks.db`), every team in it.
+
+WAL, so readers (a board being watched) never wait for a writer; every change in one
+`BEGIN IMMEDIATE` transaction, so two processes claiming at once are serialised by SQLite's
+write lock and never take the same task. A task is its JSON (`Task.stored`) beside the
+columns the claim order and the lease reaper search by.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TypeVar
+
+from tether.store import task_graph as graph
+from tether.store.task_graph import BoardTx, TaskChanges
+from tether.store.task_records import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    PRIORITY_RANK,
+    Claim,
+    NewTask,
+    StoreUnavailable,
+    Task,
+)
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 60_000
+"""How long a transaction waits for another process's write lock before giving up."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    team TEXT NOT NULL, id INTEGER NOT NULL, data TEXT NOT NULL,
+    status TEXT NOT NULL, rank INTEGER NOT NULL, owner TEXT, ready INTEGER NOT NULL,
+    lease_expires_at REAL, PRIMARY KEY (team, id));
+CREATE INDEX IF NOT EXISTS tasks_claim_order ON tasks (team, ready, rank, id);
+CREATE INDEX IF NOT EXISTS tasks_leases ON tasks (team, lease_expires_at)
+    WHERE lease_expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS deps (
+    team TEXT NOT NULL, task INTEGER NOT NULL, dep INTEGER NOT NULL,
+    PRIMARY KEY (team, task, dep));
+CREATE INDEX IF NOT EXISTS deps_by_dep ON deps (team, dep);
+CREATE TABLE IF NOT EXISTS counters (
+    team TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (team, name));
+"""
+
+T = TypeVar("T")
+
+
+class SqliteTaskStore:
+    """A team's board in a SQLite file (created with its folder when missing)."""
+
+    def __init__(self, path: Path, team: str) -> None:
+        self.path, self.team, self.url = path, team, str(path)
+        self._lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise StoreUnavailable(f"cannot open the task store {path}: {e}") from None
+        try:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise StoreUnavailable(
+                f"{path} is not a usable task store ({e}): move it away to start an empty one"
+            ) from None
+
+    def _migrate(self) -> None:
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(
+                    f"written by a newer tether (schema {row[0]}, this one reads {SCHEMA_VERSION})"
+                )
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Generator[None]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _run(self, step: Callable[[BoardTx], T]) -> T:
+        try:
+            with self._transaction():
+                return step(_SqliteTx(self._db, self.team, time.time()))
+        except sqlite3.DatabaseError as e:
+            raise StoreUnavailable(f"task store {self.path}: {e}") from None
+
+    def create(self, new: NewTask) -> Task:
+        return self._run(lambda tx: graph.create_task(tx, new))
+
+    def get(self, task_id: str) -> Task:
+        return self._run(lambda tx: _with_blocks(tx, graph.require(tx, task_id)))
+
+    def list(self) -> list[Task]:
+        def every(tx: BoardTx) -> list[Task]:
+            assert isinstance(tx, _SqliteTx)
+            return [_with_blocks(tx, t) for t in tx.all()]
+
+        return self._run(every)
+
+    def update(self, task_id: str, changes: TaskChanges) -> Task:
+        return self._run(lambda tx: graph.update_task(tx, task_id, changes))
+
+    def claim_next(
+        self,
+        owner: str,
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> Claim | None:
+        def step(tx: BoardTx) -> Claim | None:
+            assert isinstance(tx, _SqliteTx)
+            tx.reap(max_attempts)
+            task_id = tx.first_ready(owner)
+            return None if task_id is None else graph.claim_task(tx, task_id, owner, lease_s)
+
+        return self._run(step)
+
+    def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        return self._run(lambda tx: graph.claim_task(tx, task_id, owner, lease_s))
+
+    def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        return self._run(lambda tx: graph.heartbeat(tx, claim, lease_s))
+
+    def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
+        return self._run(lambda tx: graph.release(tx, claim, cost_usd))
+
+    def complete(self, claim: Claim, result: str, *, cost_usd: float = 0.0) -> Task:
+        return self._run(
+            lambda tx: graph.finish(tx, claim, ok=True, text=result, cost_usd=cost_usd)
+        )
+
+    def fail(self, claim: Claim, error: str, *, cost_usd: float = 0.0) -> Task:
+        return self._run(
+            lambda tx: graph.finish(tx, claim, ok=False, text=error, cost_usd=cost_usd)
+        )
+
+    def retry(self, task_id: str) -> Task:
+        return self._run(lambda tx: graph.retry_task(tx, task_id))
+
+    def remove(self, task_id: str) -> Task:
+        return self._run(lambda tx: graph.remove_task(tx, task_id))
+
+    def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
+        def step(tx: BoardTx) -> list[Task]:
+            assert isinstance(tx, _SqliteTx)
+            return tx.reap(max_attempts)
+
+        return self._run(step)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _with_blocks(tx: BoardTx, task: Task) -> Task:
+    task.blocks = sorted(tx.dependents(task.id), key=int)
+    return task
+
+
+class _SqliteTx:
+    """`BoardTx` over a connection inside `BEGIN IMMEDIATE`."""
+
+    def __init__(self, db: sqlite3.Connection, team: str, now: float) -> None:
+        self._db, self.team, self.now = db, team, now
+
+    def get(self, task_id: str) -> Task | None:
+        if not task_id.isdigit():
+            return None
+        row = self._db.execute(
+            "SELECT data FROM tasks WHERE team = ? AND id = ?", (self.team, int(task_id))
+        ).fetchone()
+        return Task.model_validate_json(row[0]) if row is not None else None
+
+    def all(self) -> list[Task]:
+        rows = self._db.execute("SELECT data FROM tasks WHERE team = ? ORDER BY id", (self.team,))
+        return [Task.model_validate_json(r[0]) for r in rows]
+
+    def dependents(self, task_id: str) -> list[str]:
+        rows = self._db.execute(
+            "SELECT task FROM deps WHERE team = ? AND dep = ? ORDER BY task",
+            (self.team, int(task_id)),
+        )
+        return [str(r[0]) for r in rows]
+
+    def save(self, task: Task, *, ready: bool) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.team,
+                task.seq,
+                json.dumps(task.stored(), ensure_ascii=False),
+                task.status,
+                PRIORITY_RANK[task.priority],
+                task.owner,
+                int(ready),
+                task.lease_expires_at,
+            ),
+        )
+        self._db.executemany(
+            "INSERT OR IGNORE INTO deps VALUES (?, ?, ?)",
+            [(self.team, task.seq, int(dep)) for dep in task.depends_on],
+        )
+
+    def delete(self, task: Task) -> None:
+        self._db.execute("DELETE FROM tasks WHERE team = ? AND id = ?", (self.team, task.seq))
+        self._db.execute("DELETE FROM deps WHERE team = ? AND task = ?", (self.team, task.seq))
+
+    def next_id(self) -> str:
+        return str(self._count("task"))
+
+    def next_fence(self) -> int:
+        return self._count("fence")
+
+    def _count(self, name: str) -> int:
+        row = self._db.execute(
+            "INSERT INTO counters VALUES (?, ?, 1) ON CONFLICT (team, name) "
+            "DO UPDATE SET value = value + 1 RETURNING value",
+            (self.team, name),
+        ).fetchone()
+        return int(row[0])
+
+    def first_ready(self, owner: str) -> str | None:
+        row = self._db.execute(
+            "SELECT id FROM tasks WHERE team = ? AND ready = 1 AND status = 'pending' "
+            "AND (owner IS NULL OR owner = ?) ORDER BY rank, id LIMIT 1",
+            (self.team, owner),
+        ).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def reap(self, max_attempts: int) -> list[Task]:
+        rows = self._db.execute(
+            "SELECT id FROM tasks WHERE team = ? AND lease_expires_at < ? AND status = "
+            "'in_progress'",
+            (self.team, self.now),
+        ).fetchall()
+        reaped = [graph.reap(self, str(r[0]), max_attempts) for r in rows]
+        return [t for t in reaped if t is not None]

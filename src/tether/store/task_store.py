@@ -1,0 +1,126 @@
+"""`TaskStore`: one team's task board, whatever keeps it, and `open_task_store` to pick one
+from a URL.
+
+Every method is one atomic step, safe across processes (and, for Redis, machines); the rules
+behind each are `tether.store.task_graph`'s. Methods block (SQLite, a socket): call them from
+a thread in async code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from tether.store.task_graph import TaskChanges
+from tether.store.task_records import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    Claim,
+    NewTask,
+    StoreUnavailable,
+    Task,
+)
+
+DEFAULT_TEAM = "default"
+
+
+class TaskStore(Protocol):
+    team: str
+    url: str
+    """Where it is, for messages (a Redis URL without its password)."""
+
+    def create(self, new: NewTask) -> Task:
+        """Add a task; an unknown dependency is refused (`TaskStoreError`)."""
+        ...
+
+    def get(self, task_id: str) -> Task:
+        """The task, with `blocks` filled in; `TaskNotFound` when there is none."""
+        ...
+
+    def list(self) -> list[Task]:
+        """Every task of the team, oldest first, with `blocks` filled in."""
+        ...
+
+    def update(self, task_id: str, changes: TaskChanges) -> Task:
+        """Change fields or add dependencies (a cycle or unknown task is refused)."""
+        ...
+
+    def claim_next(
+        self,
+        owner: str,
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> Claim | None:
+        """Take the next claimable task (pending, dependencies completed, unassigned or
+        assigned to `owner`): highest priority first, then oldest. Expired leases are
+        returned to the board first (after `max_attempts` their task fails). None: nothing
+        to claim now."""
+        ...
+
+    def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        """Take one named task (`TaskStoreError` when it is not claimable)."""
+        ...
+
+    def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
+        """Extend the lease; `LeaseLost` when the claim no longer holds the task."""
+        ...
+
+    def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
+        """Give the task back to the board, the attempt not counted."""
+        ...
+
+    def complete(self, claim: Claim, result: str, *, cost_usd: float = 0.0) -> Task:
+        """Record the result, once: `LeaseLost` (nothing recorded) when the lease ran out."""
+        ...
+
+    def fail(self, claim: Claim, error: str, *, cost_usd: float = 0.0) -> Task:
+        """Record the failure; what depends on the task is blocked, with the reason."""
+        ...
+
+    def retry(self, task_id: str) -> Task:
+        """A failed task back to pending, its dependents unblocked."""
+        ...
+
+    def remove(self, task_id: str) -> Task:
+        """Delete a task nothing depends on and nobody works on."""
+        ...
+
+    def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
+        """Return tasks whose lease ran out to the board (or fail them): what changed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def default_store_path(project: Path) -> Path:
+    """The embedded store of a project: one SQLite file for all its teams."""
+    return project / ".tether" / "tasks.db"
+
+
+def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM) -> TaskStore:
+    """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
+    plain path (relative to `project`), or None for the project's own SQLite file. A store
+    that cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    if not team or any(c in team for c in "{}:/ \n\t"):
+        raise StoreUnavailable(
+            f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
+        )
+    if url and url.startswith(("redis://", "rediss://", "unix://")):
+        from tether.store.redis_tasks import RedisTaskStore
+
+        return RedisTaskStore(url, team)
+    from tether.store.sqlite_tasks import SqliteTaskStore
+
+    if not url:
+        return SqliteTaskStore(default_store_path(project), team)
+    if url.startswith("sqlite://"):
+        path = Path(url.removeprefix("sqlite://"))
+    elif "://" in url:
+        raise StoreUnavailable(
+            f"task store {url!r}: unknown kind (use redis://host:port/db, sqlite:///path, "
+            "or a file path)"
+        )
+    else:
+        path = Path(url).expanduser()
+    return SqliteTaskStore(path if path.is_absolute() else project / path, team)

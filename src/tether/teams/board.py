@@ -1,0 +1,134 @@
+"""Which team and store an agent or a command works on, and a session's hold on its tasks.
+
+The store comes from `--store URL`, then `TETHER_TEAM_STORE`, then the `teams.store` setting,
+then the project's own SQLite file; the team from `--team`, then `TETHER_TEAM`, then
+`teams.team`, then `default`. A session's `TaskBoard` opens the store on first use (start-up
+pays nothing), keeps the claims its agent took, renews their leases while it lives, and gives
+them back when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tether.protocol import ConfigError
+from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost
+from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
+
+STORE_ENV = "TETHER_TEAM_STORE"
+TEAM_ENV = "TETHER_TEAM"
+OWNER_ENV = "TETHER_TASK_OWNER"
+ENABLE_ENV = "CLAUDE_CODE_ENABLE_TASKS"
+"""Claude Code's switch for its task tools; tether reads it too."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TeamChoice:
+    team: str
+    store_url: str | None
+    """None: the project's SQLite file."""
+
+
+def team_choice(
+    settings: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    team: str | None = None,
+    store: str | None = None,
+) -> TeamChoice:
+    """Flags, then the environment, then the `teams` setting (`{"store": URL, "team": NAME}`)."""
+    block = settings.get("teams")
+    section: Mapping[str, Any] = block if isinstance(block, dict) else {}
+    for key, value in section.items():
+        if key not in ("store", "team"):
+            raise ConfigError(f"teams.{key} is not a setting (store, team)")
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"teams.{key} must be a non-empty string")
+    return TeamChoice(
+        team=team or env.get(TEAM_ENV) or section.get("team") or DEFAULT_TEAM,
+        store_url=store or env.get(STORE_ENV) or section.get("store"),
+    )
+
+
+def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether a session offers the task tools: it belongs to a team (`TETHER_TEAM`, a store
+    or a `teams` setting), or Claude Code's `CLAUDE_CODE_ENABLE_TASKS` asks for them."""
+    enabled = env.get(ENABLE_ENV, "").lower() in ("1", "true", "yes")
+    return enabled or bool(env.get(TEAM_ENV) or env.get(STORE_ENV) or settings.get("teams"))
+
+
+@dataclass
+class TaskBoard:
+    """One session's view of its team's board: the store, opened on first use, and the claims
+    its agent holds (renewed every third of the lease, released when the session ends)."""
+
+    choice: TeamChoice
+    project: Path
+    owner: str
+    lease_s: float = DEFAULT_LEASE_S
+    opener: Callable[..., TaskStore] = open_task_store
+    claims: dict[str, Claim] = field(default_factory=dict[str, Claim])
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """The agent's calls reach the store one at a time, in the order they asked (calls of one
+    response run side by side: two TaskCreates get their ids in call order)."""
+    _store: TaskStore | None = None
+    _renewer: asyncio.Task[None] | None = None
+
+    @property
+    def team(self) -> str:
+        return self.choice.team
+
+    def store(self) -> TaskStore:
+        if self._store is None:
+            self._store = self.opener(self.choice.store_url, project=self.project, team=self.team)
+        return self._store
+
+    async def call(self, step: Callable[[TaskStore], T]) -> T:
+        """Run a store step on a thread (stores block), after the steps asked before it."""
+        async with self.turn:
+            return await asyncio.to_thread(lambda: step(self.store()))
+
+    def hold(self, claim: Claim) -> None:
+        self.claims[claim.task_id] = claim
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.get_running_loop().create_task(self._renew())
+
+    def let_go(self, task_id: str) -> Claim | None:
+        return self.claims.pop(task_id, None)
+
+    async def _renew(self) -> None:
+        """Heartbeats while claims are held; a claim whose lease was lost is dropped (its task
+        went back to the board; completing it would be refused anyway)."""
+        while self.claims:
+            await asyncio.sleep(self.lease_s / 3)
+            for task_id, claim in list(self.claims.items()):
+                try:
+                    renewed = await self.call(
+                        lambda s, c=claim: s.heartbeat(c, lease_s=self.lease_s)
+                    )
+                except LeaseLost:
+                    self.claims.pop(task_id, None)
+                    continue
+                if task_id in self.claims:
+                    self.claims[task_id] = renewed
+
+    async def close(self) -> None:
+        """Give back what is still held and close the store."""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
+        for claim in list(self.claims.values()):
+            with contextlib.suppress(LeaseLost):
+                await self.call(lambda s, c=claim: s.release(c))
+        self.claims.clear()
+        if self._store is not None:
+            self._store.close()
+            self._store = None

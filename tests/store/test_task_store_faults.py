@@ -1,0 +1,60 @@
+"""A store that cannot be used says where and why, and nothing falls back to another one."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from tether.store.task_records import NewTask, StoreUnavailable
+from tether.store.task_store import default_store_path, open_task_store
+
+
+def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
+    path = default_store_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    junk = b"this is not a database, it is a note\n" * 200
+    path.write_bytes(junk)
+    with pytest.raises(StoreUnavailable) as caught:
+        open_task_store(None, project=tmp_path)
+    assert str(caught.value) == (
+        f"{path} is not a usable task store (file is not a database): move it away to start "
+        "an empty one"
+    )
+    assert path.read_bytes() == junk
+
+
+def test_an_unreachable_redis_names_its_url_and_stops() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"redis://:secret@127.0.0.1:{port}/0"
+    with pytest.raises(StoreUnavailable) as caught:
+        open_task_store(url, project=Path("/nonexistent"))
+    message = str(caught.value)
+    assert message.startswith(f"cannot reach the task store at redis://:***@127.0.0.1:{port}/0: ")
+    assert "Connection refused" in message
+    assert "secret" not in message
+
+
+def test_a_redis_server_that_goes_away_is_said_not_hidden(redis_url: str, tmp_path: Path) -> None:
+    from tether.testing.redis_server import RedisServer
+
+    server = RedisServer.start()
+    store = open_task_store(server.url, project=tmp_path, team="gone")
+    store.create(NewTask(subject="a"))
+    server.stop()
+    with pytest.raises(StoreUnavailable, match=rf"task store {server.url}: .*"):
+        store.list()
+
+
+def test_store_urls_pick_their_kind(tmp_path: Path) -> None:
+    plain = open_task_store("boards/x.db", project=tmp_path, team="a")
+    assert plain.url == str(tmp_path / "boards" / "x.db")
+    absolute = open_task_store(f"sqlite://{tmp_path}/y.db", project=tmp_path)
+    assert absolute.url == f"{tmp_path}/y.db"
+    with pytest.raises(StoreUnavailable, match=r"task store 'mongo://x': unknown kind"):
+        open_task_store("mongo://x", project=tmp_path)
+    with pytest.raises(StoreUnavailable, match=r"team name 'a b'"):
+        open_task_store(None, project=tmp_path, team="a b")
