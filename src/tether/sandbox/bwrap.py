@@ -7,8 +7,9 @@ the files that decide what runs later (`protected.py`) read-only, missing ones i
 the home hidden but for toolchains and `sandbox.readable` (`home_view.py`),
 secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
 in a user namespace that cannot make another (the kernel's files in /proc read-only,
-`kernel_files.py`, and no setuid or setgid file made, `seccomp.py`, since that uid is root's
-outside); no network and no unix sockets unless allowed;
+`kernel_files.py`, no setuid or setgid file made, `seccomp.py`, those that exist read-only,
+`setid_files.py`, tether's own device files, `devices.py`, since that uid is root's outside);
+no network and no unix sockets unless allowed;
 secrets withheld from the environment; everything killed when tether goes.
 """
 
