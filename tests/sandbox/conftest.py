@@ -68,6 +68,10 @@ class Layout:
         )
         assert (notice, refused) == (None, False)
         assert sandbox is not None
+        if self.unprivileged:
+            # tether itself unprivileged could not make device nodes (nor would bwrap, as
+            # this user, reach root's directory of them).
+            sandbox = dataclasses.replace(sandbox, devices=lambda: None)
         return sandbox
 
 

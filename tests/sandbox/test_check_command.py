@@ -7,17 +7,21 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
-from tether.cli.sandbox_cmd import live_report
+from tether.cli.sandbox_cmd import live_report, read_only_lines
 from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox
+from tether.sandbox.devices import private_devices
+from tether.sandbox.outside_home import root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.protected import WORKSPACE_PROTECTED
+from tether.sandbox.selfcheck import Result, tmp_in_session
+from tether.sandbox.selfcheck_outside import run_outside_checks
 
 from .conftest import STATUS, needs_bwrap
 
@@ -63,6 +67,38 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
     state = "" if private_dir().is_relative_to("/dev") else f", {private_dir()}"
     uid = 1000 if os.geteuid() == 0 else os.geteuid()
     sockets = 3 if os.access("/run", os.W_OK) else 2
+    secrets = [p for p in root_secrets() if p.exists()]
+    etc = "".join(f", {p}" for p in secrets)
+    devices = private_devices()
+    as_root = (
+        "  read-only as root: 0 setuid or setgid files under the writable roots\n"
+        f"  /dev: tether's own device files ({devices}), not the machine's\n"
+        if os.geteuid() == 0
+        else ""
+    )
+    if os.geteuid() == 0:
+        outside = (
+            "  ok      existing setuid files: a root setuid file in the workspace cannot be "
+            "opened for writing (Read-only file system), so a shared mapping cannot rewrite it\n"
+            "  ok      device files: /dev/null, /dev/zero, /dev/urandom: tether's own nodes, not "
+            "the machine's; chmod, chown and utime of each refused; the host's unchanged\n"
+            f"  ok      root's secrets: {len(secrets)} present ({', '.join(map(str, secrets))}) "
+            "read as empty\n"
+        )
+    else:
+        outside = (
+            "  ok      existing setuid files: not tested: tether is not root, so a setuid file "
+            "the command can write is its own\n"
+            "  ok      device files: /dev/null, /dev/zero, /dev/urandom: the machine's (root's: "
+            "the command is not their owner); chmod, chown and utime of each refused; the "
+            "host's unchanged\n"
+            "  ok      root's secrets: not root: their modes keep the command out\n"
+        )
+    outside += (
+        "  ok      relocated credential stores: 6 sentinels where KUBECONFIG, "
+        "AWS_SHARED_CREDENTIALS_FILE, DOCKER_CONFIG, GNUPGHOME, XDG_CONFIG_HOME, CARGO_HOME "
+        "point read as empty\n"
+    )
     assert check() == (
         0,
         f"Sandbox: works here ({version}, {STATUS.bwrap}).\n"
@@ -74,10 +110,11 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "at its end)\n"
         f"  writable: {base}/ws/build (does not exist yet)\n"
         "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)\n"
-        f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
+        + as_root
+        + f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
         "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
-        f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{state}\n"
+        f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{etc}{state}\n"
         "  network: cut (loopback included)\n"
         "  unix sockets: refused (seccomp filter on socket(AF_UNIX))\n"
         "  vsock: refused (seccomp filter on socket(AF_VSOCK))\n"
@@ -105,9 +142,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      /tmp: read-only but for TMPDIR, which is the same inside and outside\n"
         "  ok      kernel settings: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened "
         "for writing\n"
-        "  ok      setuid and setgid files: cannot be made (chmod, mkdir, open)\n"
+        "  ok      setuid and setgid files: cannot be made (3 calls tried: chmod, mkdir, "
+        "creating open)\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
-        "is not followed: nothing bound, written or made there\n",
+        "is not followed: nothing bound, written or made there\n" + outside,
     )
 
 
@@ -220,3 +258,61 @@ def _kernel_bind(command: list[str]) -> int | None:
         if arg == "--ro-bind" and command[at + 2].startswith("/proc/"):
             return at
     return None
+
+
+def test_a_workspace_that_holds_tmp_is_said_to_make_it_writable(tmp_path: Path) -> None:
+    """The plan and the live /tmp line describe the session that would run: with the
+    workspace at (or above) /tmp, /tmp is writable there; elsewhere it is read-only."""
+    base = tmp_path.resolve()
+    tmp = base / "ws" / "tmp"
+    tmp.mkdir(parents=True)
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(),
+        STATUS,
+        workspace=base / "ws",
+        scratch_dir=base / "scratch" / "s",
+        home=base / "home",
+    )
+    assert sandbox is not None
+    live = Result(True, "/tmp", "read-only but for TMPDIR")
+    elsewhere = base / "other-tmp"
+    assert (
+        read_only_lines(sandbox, tmp=tmp)[:2],
+        read_only_lines(sandbox, tmp=elsewhere)[0],
+        tmp_in_session(live, sandbox, tmp=tmp).detail,
+        tmp_in_session(live, sandbox, tmp=elsewhere),
+    ) == (
+        [
+            f"  writable: {tmp}, which lies in {base / 'ws'}: other projects' and users' files "
+            "there too",
+            "  read-only: everything else (/proc/sys and the kernel's /proc files too)",
+        ],
+        "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)",
+        f"read-only but for TMPDIR (tested on a throwaway workspace); in this session {tmp} is "
+        f"WRITABLE: it lies in the writable {base / 'ws'}",
+        live,
+    )
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the case of tether running as root")
+def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
+    tmp_path: Path,
+) -> None:
+    base = tmp_path.resolve()
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(),
+        STATUS,
+        workspace=base,
+        scratch_dir=base / "scratch" / "s",
+        home=base / "home",
+    )
+    assert sandbox is not None
+    weaker = replace(sandbox, devices=lambda: None, setid_scan=lambda roots: ())
+    results = run_outside_checks(weaker)
+    assert [(r.name, r.ok) for r in results] == [
+        ("existing setuid files", False),
+        ("device files", False),
+        ("root's secrets", True),
+        ("relocated credential stores", True),
+    ], [r.line() for r in results]

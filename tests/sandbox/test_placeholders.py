@@ -229,7 +229,7 @@ def sleeping(token: str) -> list[int]:
 
 CHILD = textwrap.dedent(
     """
-    import json, os, subprocess, sys, time
+    import dataclasses, json, os, subprocess, sys, time
     from pathlib import Path
     from tether.sandbox import SandboxSettings, plan_sandbox, probe
 
@@ -239,6 +239,8 @@ CHILD = textwrap.dedent(
         SandboxSettings(), probe(), workspace=ws, scratch_dir=Path(spec["scratch"]),
         home=Path(spec["home"]),
     )
+    if spec["uid"] is not None:  # tether unprivileged would make no device nodes
+        sandbox = dataclasses.replace(sandbox, devices=lambda: None)
     command = sandbox.wrap(["sleep", spec["token"]], ws)
     if spec["uid"] is not None:
         for root, dirs, files in os.walk(ws):

@@ -14,6 +14,7 @@ from tether.sandbox import (
     describe_limits,
     plan_sandbox,
 )
+from tether.sandbox.outside_home import root_secrets
 from tether.sandbox.placeholders import private_dir
 
 WORKS = SandboxStatus(True, None, Path("/usr/bin/bwrap"))
@@ -76,7 +77,8 @@ def test_every_combination(
             network=False,
             tmp_dir=scratch / "tmp",
             # tether's home (the scratch directory's grandparent) and tether's private state
-            hidden=(*(home / p for p in SECRETS_IN_HOME), base, *hidden_state),
+            # as root, root's secrets in /etc too
+            hidden=(*(home / p for p in SECRETS_IN_HOME), base, *root_secrets(), *hidden_state),
             bwrap=Path("/usr/bin/bwrap"),
             home=home,
             scratch=scratch,

@@ -5,6 +5,7 @@ properties tested live (one line each, ok or FAILED)."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from tether.sandbox import (
 )
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import run_checks
+from tether.sandbox.selfcheck_outside import run_outside_checks
 
 USAGE = "tether sandbox check [--settings FILE]"
 
@@ -71,7 +73,7 @@ def main(argv: list[str]) -> int:
 
 def live_report(sandbox: Sandbox) -> bool:
     """Print each property as tested now; whether all held."""
-    results = run_checks(sandbox)
+    results = run_checks(sandbox) + run_outside_checks(sandbox)
     print("Tested live on this machine:")
     for result in results:
         print(result.line())
@@ -113,9 +115,7 @@ def report(
         )
         for path in sandbox.writable[1:]:
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
-        lines.append(
-            "  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)"
-        )
+        lines += read_only_lines(sandbox)
         lines.append(f"  {_home_line(sandbox, home)}")
         names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
         lines.append(
@@ -142,6 +142,35 @@ def report(
             + (", no new user namespaces" if sandbox.disable_userns else "")
         )
         lines.append("  environment: secrets withheld (names like *_API_KEY, *TOKEN*, AWS_*)")
+    return lines
+
+
+def read_only_lines(sandbox: Sandbox, tmp: Path = Path("/tmp")) -> list[str]:
+    """What stays read-only, /tmp as this session has it (writable when a writable root holds
+    it: tether started in /tmp); set-id files and device files as root."""
+    tmp = Path(os.path.realpath(tmp))
+    holder = next((r for r in sandbox.writable_mounts() if tmp.is_relative_to(r)), None)
+    if holder is None:
+        lines = ["  read-only: everything else (/tmp, /proc/sys and the kernel's /proc files too)"]
+    else:
+        where = "is the workspace" if tmp == sandbox.workspace else f"lies in {holder}"
+        lines = [
+            f"  writable: {tmp}, which {where}: other projects' and users' files there too",
+            "  read-only: everything else (/proc/sys and the kernel's /proc files too)",
+        ]
+    if os.geteuid() == 0:
+        found = sandbox.setid_files
+        lines.append(
+            f"  read-only as root: {len(found)} setuid or setgid files under the writable "
+            "roots"
+            + (f" ({', '.join(map(str, found[:5]))}{'...' * (len(found) > 5)})" if found else "")
+        )
+        devices = sandbox.devices()
+        lines.append(
+            "  /dev: the machine's device files (tether could not make its own here)"
+            if devices is None
+            else f"  /dev: tether's own device files ({devices}), not the machine's"
+        )
     return lines
 
 

@@ -7,8 +7,9 @@ the files that decide what runs later (`protected.py`) read-only, missing ones i
 the home hidden but for toolchains and `sandbox.readable` (`home_view.py`),
 secret locations hidden; no capabilities and, when tether runs as root, an unprivileged uid
 in a user namespace that cannot make another (the kernel's files in /proc read-only,
-`kernel_files.py`, and no setuid or setgid file made, `seccomp.py`, since that uid is root's
-outside); no network and no unix sockets unless allowed;
+`kernel_files.py`, no setuid or setgid file made, `seccomp.py`, those that exist read-only,
+`setid_files.py`, tether's own device files, `devices.py`, since that uid is root's outside);
+no network and no unix sockets unless allowed;
 secrets withheld from the environment; everything killed when tether goes.
 """
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
+from tether.sandbox.devices import device_mounts, private_devices
 from tether.sandbox.environment import withheld
 from tether.sandbox.home_view import exposures, home_mounts, home_view
 from tether.sandbox.kernel_files import kernel_mounts
@@ -39,6 +41,7 @@ from tether.sandbox.protected import (
     nested_protected,
     protected_in,
 )
+from tether.sandbox.setid_files import find_setid
 from tether.sandbox.toolchain_credentials import toolchain_credentials
 
 SECRETS_IN_HOME: tuple[str, ...] = (
@@ -110,9 +113,23 @@ class Sandbox:
     Asked at the first command (`env_set`): it runs git, about 20 ms a session that runs no
     command would pay at its start. Compared through `env_set`, what it gives."""
 
+    setid_scan: Callable[[tuple[Path, ...]], tuple[Path, ...]] = field(
+        default=find_setid, compare=False, repr=False
+    )
+    """Finds the setuid and setgid files under the writable roots, bound read-only (as root:
+    `setid_files.py`); the session's walk starts in the background when it is planned."""
+    devices: Callable[[], Path | None] = field(default=private_devices, compare=False, repr=False)
+    """Gives the directory of tether's own device nodes, bound over bwrap's (as root:
+    `devices.py`), or None: bwrap's, the machine's own, stay."""
+
     @functools.cached_property
     def env_set(self) -> tuple[tuple[str, str], ...]:
         return self.identity()
+
+    @functools.cached_property
+    def setid_files(self) -> tuple[Path, ...]:
+        """The setuid and setgid files under the writable roots, found once a session."""
+        return self.setid_scan(self.writable_mounts())
 
     def shown_in_home(self) -> list[Path]:
         """The places of the home shown read-only, present now, shallowest first."""
@@ -242,6 +259,8 @@ class Sandbox:
         directory with a link between two commands. What is not reached is not bound."""
         mounts: dict[str, tuple[int, int, list[str]]] = {}
         by_fd = _binds_by_fd(self.bwrap)
+        devices = self.devices()
+        null = "/dev/null" if devices is None else str(devices / "null")
 
         def add(path: Path, rank: int, mount: list[str]) -> None:
             mounts[str(path)] = (len(path.parts), rank, mount)
@@ -283,7 +302,7 @@ class Sandbox:
             elif target.exists():
                 # A device bind, so that the file reads as empty rather than failing (bwrap's
                 # other binds forbid device access); writes vanish into /dev/null.
-                add(target, _COVER, ["--dev-bind", "/dev/null", str(target)])
+                add(target, _COVER, ["--dev-bind", null, str(target)])
         if home.read_only_home is not None:
             bind(home.root, home.read_only_home, read_only=True, rank=_SHOWN)
         for path, found in view.shown:
@@ -343,7 +362,9 @@ class Sandbox:
                     bind(pin, pin_found, read_only=False)
             bind(path, found, read_only=True)
 
+        setid = Protected("", False, None, "a setuid or setgid file: root's outside")
         candidates = {str(path): (path, entry) for path, entry in self.protected_paths()}
+        candidates |= {str(path): (path, setid) for path in self.setid_files}
         for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
             protect(path, entry, follow=True)
         ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
@@ -353,7 +374,7 @@ class Sandbox:
         tmpfs = [str(c) for c in home.covers if str(c) in mounts and mounts[str(c)][1] == _COVER]
         sealed = [["--remount-ro", c] for c in tmpfs if mounts[c][2][0] == "--tmpfs"]
         return [
-            ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+            ["--ro-bind", "/", "/", "--dev", "/dev", *device_mounts(devices), "--proc", "/proc"],
             *kernel_mounts(),
             *(m[2] for m in ordered),
             *sealed,

@@ -22,6 +22,8 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 
+from tether.sandbox.outside_home import only_credentials
+
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
     # keys, tokens, passwords
     "*API_KEY*", "*APIKEY*", "*_KEY", "*_KEYS", "*PRIVATE*", "*ACCESS_KEY*", "*TOKEN*",
@@ -122,6 +124,8 @@ _TOKEN_VALUE = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(TOKEN_PREFIXES) + ")
 def is_secret(name: str, value: str) -> bool:
     """Whether `name=value` is withheld from sandboxed commands (unless in `sandbox.env`)."""
     upper = name.upper()
+    if only_credentials(name):
+        return True
     if upper not in KEPT_NAMES and (
         _SECRET_NAME.match(upper) or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
     ):

@@ -6,6 +6,7 @@ with `sandbox.required` Bash is refused, otherwise it runs unsandboxed and the n
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping
@@ -13,8 +14,10 @@ from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.home_view import git_identity, home_toolchain_dirs
+from tether.sandbox.outside_home import relocated_secrets, root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe import SandboxStatus
+from tether.sandbox.setid_files import SetidScan
 from tether.sandbox.settings import SandboxSettings
 
 
@@ -88,6 +91,7 @@ def plan_sandbox(
     claude_dir = env.get("CLAUDE_CONFIG_DIR")
     claude = (Path(claude_dir).resolve(),) if claude_dir and Path(claude_dir).is_absolute() else ()
     home = home.resolve()
+    roots = (workspace, scratch_dir, *extra)
     sandbox = Sandbox(
         workspace=workspace,
         writable=(scratch_dir, *(p for p in extra if p != scratch_dir)),
@@ -96,7 +100,8 @@ def plan_sandbox(
         hidden=(
             *(home / p for p in SECRETS_IN_HOME),
             *own,
-            *claude,
+            *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
+            *root_secrets(),
             *_outside_dev(private_dir()),
         ),
         bwrap=status.bwrap or Path("bwrap"),
@@ -111,6 +116,8 @@ def plan_sandbox(
         toolchain_dirs=tuple(home_toolchain_dirs(env, home, workspace)),
         identity=functools.partial(git_identity, home, dict(env)),
     )
+    if os.geteuid() == 0:
+        sandbox = dataclasses.replace(sandbox, setid_scan=SetidScan(sandbox.writable_mounts()))
     sandbox.remove_stale_placeholders()
     return sandbox, None, False
 

@@ -140,7 +140,22 @@ def run_checks(template: Sandbox) -> list[Result]:
     with tempfile.TemporaryDirectory(prefix="tether-sandbox-check-") as base_name:
         base = Path(base_name).resolve()
         with _listeners(base) as (sockets, port):
-            return _run(template, base, sockets, port)
+            results = _run(template, base, sockets, port)
+    return [tmp_in_session(r, template) if r.name == "/tmp" else r for r in results]
+
+
+def tmp_in_session(result: Result, session: Sandbox, tmp: Path = Path("/tmp")) -> Result:
+    """The /tmp line, saying when the session's own writable roots hold /tmp (tether started
+    in /tmp): there it is writable, whatever the throwaway workspace showed."""
+    tmp = Path(os.path.realpath(tmp))
+    holder = next((r for r in session.writable_mounts() if tmp.is_relative_to(r)), None)
+    if holder is None:
+        return result
+    return replace(
+        result,
+        detail=f"{result.detail} (tested on a throwaway workspace); in this session {tmp} is "
+        f"WRITABLE: it lies in the writable {holder}",
+    )
 
 
 def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[Result]:
@@ -338,7 +353,7 @@ def _judge(
         Result(
             all(setid.values()),
             "setuid and setgid files",
-            "cannot be made (chmod, mkdir, open)"
+            "cannot be made (3 calls tried: chmod, mkdir, creating open)"
             + "".join(f"; {call.upper()} ALLOWED" for call, ok in setid.items() if not ok),
         ),
     ]
