@@ -1,0 +1,67 @@
+"""The JSON schemas of tether's own tools, stored instead of generated at every start.
+
+Every request offers the tools with their schemas, so a session's start would otherwise build
+each input model's validator and then its JSON schema (some 10 ms for a dozen models), only to
+produce the same text as at the last start. The schemas are kept in `builtin_schemas.json`
+beside this file; the input models they come from are declared with `defer_build`, so that
+their validators are built only when a call of the tool is first checked.
+
+The stored text is checked against the models by the tests; after changing an input model,
+write it again with `python -m tether.tools.schema_store`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+STORE = Path(__file__).with_name("builtin_schemas.json")
+
+
+def stored_schema(model: type[BaseModel]) -> dict[str, Any] | None:
+    """The stored schema of `model` (a copy of its own), or None when it has none."""
+    found = _stored().get(model_key(model))
+    return None if found is None else copy.deepcopy(found)
+
+
+def model_key(model: type[BaseModel]) -> str:
+    return f"{model.__module__}.{model.__qualname__}"
+
+
+@cache
+def _stored() -> dict[str, dict[str, Any]]:
+    stored: dict[str, dict[str, Any]] = json.loads(STORE.read_text(encoding="utf-8"))
+    return stored
+
+
+def stored_models() -> list[type[BaseModel]]:
+    """The input models whose schemas are stored: every tool a session offers of its own."""
+    from tether.agents.task import TaskInput
+    from tether.skills.tool import SkillInput
+    from tether.tools.builtin import builtin_tools
+
+    return [*(t.input_model for t in builtin_tools()), TaskInput, SkillInput]
+
+
+def generated() -> dict[str, dict[str, Any]]:
+    """The schemas as the models make them now."""
+    from tether.tools.base import generated_schema
+
+    return {model_key(m): generated_schema(m) for m in stored_models()}
+
+
+def main() -> int:
+    STORE.write_text(json.dumps(generated(), indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {STORE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
