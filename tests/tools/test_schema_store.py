@@ -7,14 +7,15 @@ import json
 import subprocess
 import sys
 
-from tether.tools.schema_store import STORE, generated
+from tether.cli.tool_schemas import generated
+from tether.tools.schema_store import STORE
 
 
 def test_the_stored_schemas_are_what_the_models_make() -> None:
     stored = json.loads(STORE.read_text(encoding="utf-8"))
     assert stored == generated(), (
         "an input model changed: write the stored schemas again with "
-        "`python -m tether.tools.schema_store`"
+        "`python -m tether.cli.tool_schemas`"
     )
 
 

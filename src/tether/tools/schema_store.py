@@ -7,14 +7,13 @@ beside this file; the input models they come from are declared with `defer_build
 their validators are built only when a call of the tool is first checked.
 
 The stored text is checked against the models by the tests; after changing an input model,
-write it again with `python -m tether.tools.schema_store`.
+write it again with `python -m tether.cli.tool_schemas`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import sys
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,29 +38,3 @@ def model_key(model: type[BaseModel]) -> str:
 def _stored() -> dict[str, dict[str, Any]]:
     stored: dict[str, dict[str, Any]] = json.loads(STORE.read_text(encoding="utf-8"))
     return stored
-
-
-def stored_models() -> list[type[BaseModel]]:
-    """The input models whose schemas are stored: every tool a session offers of its own."""
-    from tether.agents.task import TaskInput
-    from tether.skills.tool import SkillInput
-    from tether.tools.builtin import builtin_tools
-
-    return [*(t.input_model for t in builtin_tools()), TaskInput, SkillInput]
-
-
-def generated() -> dict[str, dict[str, Any]]:
-    """The schemas as the models make them now."""
-    from tether.tools.base import generated_schema
-
-    return {model_key(m): generated_schema(m) for m in stored_models()}
-
-
-def main() -> int:
-    STORE.write_text(json.dumps(generated(), indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {STORE}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
