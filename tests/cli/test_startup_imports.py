@@ -70,6 +70,13 @@ def note(event, args):
         if args[1][1] == port:
             noted.append(True)
             sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+            built = sorted(
+                f"{name}.{key}" for name, module in list(sys.modules.items())
+                if name.startswith("tether.tools.builtin")
+                for key, value in vars(module).items()
+                if getattr(value, "__pydantic_complete__", False) and value.__module__ == name
+            )
+            sys.stderr.write("BUILT " + json.dumps(built) + "\\n")
 sys.addaudithook(note)
 from tether.main import console_main
 console_main()
@@ -125,6 +132,9 @@ def _modules_at_first_request(
     assert len(noted) == 1, done.stderr
     modules = set(json.loads(noted[0].removeprefix("MODULES ")))
     assert "httpx2" in modules  # noted as the request went out
+    built = [line for line in done.stderr.splitlines() if line.startswith("BUILT ")]
+    # The tools' schemas are stored: their validators wait for the first call of each tool.
+    assert built == ["BUILT []"], built
     return modules
 
 

@@ -31,7 +31,7 @@ Agent types (subagent_type):"""
 
 
 class TaskInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     description: str = Field(description="A short (3-5 words) summary of the task, for display.")
     prompt: str = Field(

@@ -25,7 +25,7 @@ its instructions, so Read or run them from there."""
 
 
 class SkillInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     skill: str = Field(
         description='The name of a skill from the list in the system prompt, e.g. "code-review".'

@@ -94,9 +94,17 @@ def tool(
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema the model sees: aliases as names, no pydantic titles."""
-    schema = model.model_json_schema(by_alias=True)
-    return _strip_titles(schema)
+    """The JSON schema the model sees: aliases as names, no pydantic titles. Stored for
+    tether's own tools (see `tether.tools.schema_store`)."""
+    from tether.tools.schema_store import stored_schema
+
+    stored = stored_schema(model)
+    return stored if stored is not None else generated_schema(model)
+
+
+def generated_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`input_schema` as pydantic makes it from the model."""
+    return _strip_titles(model.model_json_schema(by_alias=True))
 
 
 def _strip_titles(node: Any) -> Any:

@@ -23,7 +23,7 @@ _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 
 class BashOutputInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     bash_id: str = Field(description='The id Bash gave the background command, e.g. "bash_1".')
     filter: str | None = Field(
@@ -100,7 +100,7 @@ def _state(shell: BackgroundShell) -> str:
 
 
 class KillShellInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     shell_id: str = Field(description='The id of the background command to stop, e.g. "bash_1".')
 

@@ -71,7 +71,7 @@ def command_environment(environ: Mapping[str, str], cwd: Path) -> dict[str, str]
 
 
 class BashInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     command: OsText = Field(min_length=1, description="The bash command to run.")
     timeout: int = Field(

@@ -22,7 +22,7 @@ from tether.tools.input_text import OsText
 
 
 class EditInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     file_path: OsText = Field(
         description="The file to change: absolute, or relative to the workspace."

@@ -23,7 +23,7 @@ _MAX_LISTING_BYTES = 64 * 1024 * 1024
 
 
 class GlobInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     pattern: OsText = Field(
         min_length=1,

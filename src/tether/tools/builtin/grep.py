@@ -28,7 +28,7 @@ OutputMode = Literal["files_with_matches", "content", "count"]
 
 
 class GrepInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     pattern: OsText = Field(
         min_length=1, description="The regular expression to search for (ripgrep syntax)."

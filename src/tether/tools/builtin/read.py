@@ -43,7 +43,7 @@ _MAGIC = (
 
 
 class ReadInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     file_path: OsText = Field(
         description="The file to read: absolute, or relative to the workspace."

@@ -16,7 +16,7 @@ from tether.tools.os_errors import os_errors
 
 
 class RevertInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     file_path: OsText = Field(
         description="The file whose last change to undo: absolute, or relative to the workspace."

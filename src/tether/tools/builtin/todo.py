@@ -20,7 +20,7 @@ NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)
 
 
 class TodoEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     content: NonEmpty = Field(
         description="What to do, in the imperative: 'Run the tests', 'Fix the type errors'."
@@ -37,7 +37,7 @@ class TodoEntry(BaseModel):
 
 
 class TodoWriteInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     todos: list[TodoEntry] = Field(
         description="The whole updated list, every item in order, replacing the previous one. "

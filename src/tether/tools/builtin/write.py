@@ -18,7 +18,7 @@ from tether.tools.input_text import OsText
 
 
 class WriteInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     file_path: OsText = Field(
         description="The file to write: absolute, or relative to the workspace."

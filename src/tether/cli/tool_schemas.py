@@ -1,0 +1,37 @@
+"""Writes the stored schemas of the tools a session offers of its own (see
+`tether.tools.schema_store`): `python -m tether.cli.tool_schemas`, after changing an input model.
+Here, above every layer that defines such a tool."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from pydantic import BaseModel
+
+from tether.agents.task import TaskInput
+from tether.skills.tool import SkillInput
+from tether.tools.base import generated_schema
+from tether.tools.builtin import builtin_tools
+from tether.tools.schema_store import STORE, model_key
+
+
+def stored_models() -> list[type[BaseModel]]:
+    """The input models whose schemas are stored: the built-in tools', Task's and Skill's."""
+    return [*(t.input_model for t in builtin_tools()), TaskInput, SkillInput]
+
+
+def generated() -> dict[str, dict[str, Any]]:
+    """The schemas as the models make them now."""
+    return {model_key(m): generated_schema(m) for m in stored_models()}
+
+
+def main() -> int:
+    STORE.write_text(json.dumps(generated(), indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {STORE.name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

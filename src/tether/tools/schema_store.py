@@ -1,0 +1,40 @@
+"""The JSON schemas of tether's own tools, stored instead of generated at every start.
+
+Every request offers the tools with their schemas, so a session's start would otherwise build
+each input model's validator and then its JSON schema (some 10 ms for a dozen models), only to
+produce the same text as at the last start. The schemas are kept in `builtin_schemas.json`
+beside this file; the input models they come from are declared with `defer_build`, so that
+their validators are built only when a call of the tool is first checked.
+
+The stored text is checked against the models by the tests; after changing an input model,
+write it again with `python -m tether.cli.tool_schemas`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+STORE = Path(__file__).with_name("builtin_schemas.json")
+
+
+def stored_schema(model: type[BaseModel]) -> dict[str, Any] | None:
+    """The stored schema of `model` (a copy of its own), or None when it has none."""
+    found = _stored().get(model_key(model))
+    return None if found is None else copy.deepcopy(found)
+
+
+def model_key(model: type[BaseModel]) -> str:
+    return f"{model.__module__}.{model.__qualname__}"
+
+
+@cache
+def _stored() -> dict[str, dict[str, Any]]:
+    stored: dict[str, dict[str, Any]] = json.loads(STORE.read_text(encoding="utf-8"))
+    return stored
