@@ -40,6 +40,24 @@ async def test_new_file_mode_follows_the_umask(run_tool: RunTool, ws: Path) -> N
     assert stat.S_IMODE((ws / "new.txt").stat().st_mode) == 0o640
 
 
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+async def test_a_rewrite_drops_setuid_and_setgid_as_the_kernel_would(
+    run_tool: RunTool, ws: Path, tool: str
+) -> None:
+    """A write by anyone but root clears these bits; root (tether run as root, in containers
+    and CI) keeps them, so a rewritten setuid-root program would give root to whoever runs it."""
+    program = ws / "tool"
+    program.write_text("echo old\n")
+    program.chmod(0o6755)
+    await run_tool("Read", file_path="tool")
+    change = (
+        {"content": "echo new\n"} if tool == "Write" else {"old_string": "old", "new_string": "new"}
+    )
+    outcome = await run_tool(tool, file_path="tool", **change)
+    assert not outcome.is_error, outcome
+    assert (program.read_text(), stat.S_IMODE(program.stat().st_mode)) == ("echo new\n", 0o755)
+
+
 async def test_existing_file_must_be_read_first(run_tool: RunTool, ws: Path) -> None:
     (ws / "a.txt").write_text("old\n")
     outcome = await run_tool("Write", file_path="a.txt", content="new\n")

@@ -154,6 +154,12 @@ async def _directory_lock(directory: Path, shown: str) -> AsyncGenerator[None]:
         os.close(fd)  # which releases the lock
 
 
+def _kept_mode(mode: int) -> int:
+    """The replaced file's permissions without setuid and setgid, which a write by anyone but
+    root clears: tether run as root must not leave a rewritten program that runs as its owner."""
+    return stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID)
+
+
 def _write(
     ctx: ToolContext, path: Path, shown: str, data: bytes, expected: os.stat_result | None
 ) -> FileVersion:
@@ -170,7 +176,7 @@ def _write(
                     view = view[os.write(fd, view) :]
                 os.fsync(fd)
                 if expected is not None:
-                    os.fchmod(fd, stat.S_IMODE(expected.st_mode))
+                    os.fchmod(fd, _kept_mode(expected.st_mode))
                 written = os.fstat(fd)
             finally:
                 os.close(fd)
