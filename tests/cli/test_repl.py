@@ -404,7 +404,7 @@ async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
 ) -> None:
     model_env.script(*bash_turns("echo one > made.txt && echo written", "Made it.", "Left it."))
     code = await run_answering(
-        terminal, workspace, "make it\r", Answer("1"), "again\r", Answer("n"), CTRL_D
+        terminal, workspace, "make it\r", Answer("1\r"), "again\r", Answer("n\r"), CTRL_D
     )
     assert code == 0
     assert (workspace / "made.txt").read_text() == "one\n"
@@ -427,7 +427,7 @@ async def test_deny_tells_the_model_and_runs_nothing(
         terminal,
         workspace,
         "make it\r",
-        Answer("3"),
+        Answer("3\r"),
         "try again\r",
         Answer(TAB + "use the other file\r"),
         CTRL_D,
@@ -445,7 +445,7 @@ async def test_always_allow_saves_the_rule_and_is_not_asked_again(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
     model_env.script(*bash_turns("touch made.txt", "Made it.", "Made it again."))
-    code = await run_answering(terminal, workspace, "make it\r", Answer("2"), "again\r", CTRL_D)
+    code = await run_answering(terminal, workspace, "make it\r", Answer("2\r"), "again\r", CTRL_D)
     assert code == 0
     assert model_env.requests[1].tool_result_errors() == [False]
     assert model_env.requests[3].tool_result_errors() == [False]
@@ -467,7 +467,7 @@ async def test_asks_in_one_turn_come_one_after_another(
         reply(tool_use("Bash", command="touch a.txt"), tool_use("Bash", command="touch b.txt")),
         reply(text("One of two.")),
     )
-    code = await run_answering(terminal, workspace, "make both\r", Answer("y"), Answer("n"), CTRL_D)
+    code = await run_answering(terminal, workspace, "make both\r", Answer("y\r"), Answer("n\r"), CTRL_D)
     assert code == 0
     assert (workspace / "a.txt").exists()
     assert not (workspace / "b.txt").exists()

@@ -57,7 +57,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
-from tether.cli.steer import DraftLine, typing_during_turn
+from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
@@ -294,23 +294,26 @@ class _Repl:
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event)
+                        await self._answer(ready, event, draft)
         finally:
             ready.renderer.show_draft("")
             ready.renderer.close()
         self.console.line()
         return draft.text
 
-    async def _answer(self, ready: Ready, request: PermissionAsked) -> None:
+    async def _answer(self, ready: Ready, request: PermissionAsked, draft: DraftLine) -> None:
         """Ask the user about one call and give the session the answer; Ctrl+C denies the
-        call and interrupts the turn."""
+        call and interrupts the turn. Keys typed before the question was on screen were meant
+        for the draft, and go there, not to the question."""
         from tether.protocol import PermissionAnswer
 
-        if self.watch_terminal:
-            discard_typeahead(self.prompt.input)
+        take_typeahead(self.prompt.input, draft)
         self._asking = asyncio.create_task(
             read_permission_answer(
-                self.prompt.input, self.prompt.output, can_remember=request.suggestion is not None
+                self.prompt.input,
+                self.prompt.output,
+                can_remember=request.suggestion is not None,
+                draft=draft,
             )
         )
         try:
