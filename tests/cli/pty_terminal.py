@@ -3,6 +3,7 @@ and what it draws is read back (escape sequences stripped) by a thread of its ow
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import re
@@ -76,10 +77,8 @@ class PtyRepl:
 
     def close(self) -> int | None:
         """End the REPL (Ctrl+D, then a kill if it is still there); its exit code."""
-        try:
+        with contextlib.suppress(OSError):
             self.send("\x04")
-        except OSError:
-            pass
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)

@@ -57,6 +57,10 @@ class Screen(io.StringIO):
         return Vt100_Output(self, lambda: Size(rows=24, columns=100), term="xterm")
 
 
+TURN_END = " model call"
+"""In the line that sums up a turn, once it is over."""
+
+
 class Terminal:
     """A console buffer plus the keys the user types."""
 
@@ -99,6 +103,19 @@ class Terminal:
 
     async def wait_for(self, needle: str, count: int = 1) -> None:
         await self.buffer.wait_for(needle, count)
+
+    async def run_steps(self, workspace: Path, *steps: tuple[str, str]) -> int:
+        """Type each step's keys once its text is on screen once more (the first step's at
+        once): keys typed while a turn runs are for that turn, so what comes after a turn
+        waits for its end (TURN_END)."""
+        seen: dict[str, int] = {}
+        with create_pipe_input() as pipe:
+            repl = asyncio.create_task(self.run_with(workspace, pipe))
+            for shown, keys in steps:
+                seen[shown] = seen.get(shown, 0) + 1
+                await self.wait_for(shown, seen[shown])
+                pipe.send_text(keys)
+            return await repl
 
 
 @pytest.fixture
@@ -171,7 +188,9 @@ async def test_cost_adds_up_the_turns(
         reply(text("one"), usage={"input_tokens": 1000, "output_tokens": 20}),
         reply(text("two"), usage={"input_tokens": 1200, "output_tokens": 30}),
     )
-    code = await terminal.run(workspace, "a\rb\r/cost\r/quit\r")
+    code = await terminal.run_steps(
+        workspace, ("", "a\r"), (TURN_END, "b\r"), (TURN_END, "/cost\r/quit\r")
+    )
     assert code == 0
     assert "Input:   2,200 tokens" in terminal.output
     assert "Output:  50 tokens" in terminal.output
@@ -467,7 +486,9 @@ async def test_asks_in_one_turn_come_one_after_another(
         reply(tool_use("Bash", command="touch a.txt"), tool_use("Bash", command="touch b.txt")),
         reply(text("One of two.")),
     )
-    code = await run_answering(terminal, workspace, "make both\r", Answer("y\r"), Answer("n\r"), CTRL_D)
+    code = await run_answering(
+        terminal, workspace, "make both\r", Answer("y\r"), Answer("n\r"), CTRL_D
+    )
     assert code == 0
     assert (workspace / "a.txt").exists()
     assert not (workspace / "b.txt").exists()
@@ -546,7 +567,9 @@ async def test_todos_shows_the_last_plan_the_model_set(
         {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
     ]
     model_env.script(reply(tool_use("TodoWrite", todos=plan)), reply(text("Planned.")))
-    code = await terminal.run(workspace, "/todos\rplan it\r/todos\r" + CTRL_D)
+    code = await terminal.run_steps(
+        workspace, ("", "/todos\rplan it\r"), (TURN_END, "/todos\r" + CTRL_D)
+    )
     assert code == 0
     out = terminal.output
     assert out.count(NO_PLAN) == 1
