@@ -25,13 +25,17 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-class NestedTooDeep(ValueError):
-    """The text nests arrays and objects deeper than allowed."""
+class NestedTooDeep(json.JSONDecodeError):
+    """The text nests arrays and objects deeper than allowed. A `JSONDecodeError`, so that
+    every caller that handles text which is not JSON handles this too, with no second case."""
 
-    def __init__(self, depth: int, limit: int) -> None:
-        super().__init__(f"nested {depth} levels deep, more than the {limit} allowed")
+    def __init__(self, depth: int, limit: int, text: str) -> None:
+        super().__init__(f"nested {depth} levels deep, more than the {limit} allowed", text, 0)
         self.depth = depth
         self.limit = limit
+
+    def __str__(self) -> str:
+        return self.msg  # where it is (the start) adds nothing to what is wrong
 
 
 def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
@@ -58,11 +62,13 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
         return json.loads(text)  # cannot nest deeper than it has brackets
     depth = nesting_depth(measured, stop_after=max_depth)
     if depth > max_depth:
-        raise NestedTooDeep(nesting_depth(measured), max_depth)
+        raise NestedTooDeep(nesting_depth(measured), max_depth, measured)
     return json.loads(text)
 
 
 def error_text(error: json.JSONDecodeError) -> str:
     """What is wrong with the text and where, for a message: "Expecting ',' delimiter at line
     3, column 5". (Python's own wording for a control character ends in "at" already.)"""
+    if isinstance(error, NestedTooDeep):
+        return error.msg  # the whole text is too deep: no spot in it to name
     return f"{error.msg.removesuffix(' at')} at line {error.lineno}, column {error.colno}"

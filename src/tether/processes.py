@@ -25,7 +25,8 @@ async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> Non
     signal_group(proc.pid, signal.SIGTERM)
     cancelled = False
     try:
-        await asyncio.wait_for(proc.wait(), grace_s)
+        async with asyncio.timeout(grace_s):
+            await proc.wait()
     except TimeoutError:
         pass
     except asyncio.CancelledError:

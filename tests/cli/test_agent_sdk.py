@@ -20,6 +20,7 @@ from claude_agent_sdk import (
     StreamEvent,
     SystemMessage,
     ToolPermissionContext,
+    ToolResultBlock,
     UserMessage,
     create_sdk_mcp_server,
     tool,
@@ -220,6 +221,12 @@ async def test_in_process_mcp_server(sdk: SdkRun, fake_model: FakeModelServer) -
     assert calls == [{"a": 2, "b": 3}]
     assert "mcp__calc__add" in fake_model.requests[0].tool_names()
     assert fake_model.requests[1].tool_results() == ["5"]
+    # As Claude Code shows an MCP tool's result: a list of blocks, no error flag.
+    [result] = [m for m in messages if isinstance(m, UserMessage)]
+    assert isinstance(result.content, list)
+    [block] = result.content
+    assert isinstance(block, ToolResultBlock)
+    assert (block.content, block.is_error) == ([{"type": "text", "text": "5"}], None)
     init = messages[0]
     assert isinstance(init, SystemMessage)
     assert init.data["mcp_servers"] == [{"name": "calc", "status": "connected", "source": "sdk"}]
@@ -329,7 +336,7 @@ async def test_partial_messages(sdk: SdkRun, fake_model: FakeModelServer) -> Non
         for e in events
         if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"
     ]
-    assert [json.loads(j) for j in tool_json] == [{"command": "true"}]
+    assert json.loads("".join(tool_json)) == {"command": "true"}
     sdk.assert_lines_parse()
 
 

@@ -3,6 +3,7 @@ with and without --verbose."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -92,9 +93,48 @@ def test_a_wrong_url_answering_an_html_page_gets_one_line(
         'an HTML page titled "502 Bad Gateway"'
     )
     assert "<h1>" not in result.stderr
-    assert result.stderr.count(error) == 4  # three retries announced, then the error once
+    # Three retries announced with --verbose only, then the error once.
+    assert result.stderr.count(error) == (4 if verbose else 1)
     [last] = [line for line in result.stderr.splitlines() if line.endswith(error)][-1:]
     assert "retry" not in last
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+@pytest.mark.parametrize("verbose", [[], ["--verbose"]])
+def test_an_unreachable_endpoint_is_one_line_unless_verbose(
+    tether: Callable[..., CliResult],
+    monkeypatch: pytest.MonkeyPatch,
+    wire: str,
+    verbose: list[str],
+) -> None:
+    """The README's promise: one line naming the endpoint; the retries before it are progress,
+    shown with --verbose."""
+    url = f"http://127.0.0.1:{_closed_port()}"
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    if wire == "openai":
+        endpoint = f"{url}/v1"
+        monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
+        model = ["--model", "openai/gpt-4.1"]
+    else:
+        endpoint = url
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", endpoint)
+        model = []
+    result = tether("-p", "hi", *model, *verbose)
+    assert result.exit_code == 1
+    error = f"cannot reach {endpoint}: connection refused"
+    assert result.stdout == ""
+    if verbose:
+        retries = [line for line in result.stderr.splitlines() if "Model call failed" in line]
+        assert len(retries) == 2, result.stderr
+        assert result.stderr.count(error) == 3  # in each retry, then once as the error
+    else:
+        assert result.stderr == f"tether: {error}\n"
 
 
 def test_an_internal_error_is_printed_once(

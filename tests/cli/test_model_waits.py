@@ -40,7 +40,7 @@ def test_headless_verbose_prints_the_wait_then_the_retry(
     assert len(fake_model.requests) == 2
 
 
-def test_the_setting_applies_and_the_quiet_headless_shows_the_retry(
+def test_the_setting_applies_and_the_quiet_headless_shows_the_wait(
     fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
@@ -50,14 +50,14 @@ def test_the_setting_applies_and_the_quiet_headless_shows_the_retry(
     stall_then_answer(fake_model)
     result = tether("-p", "hello")
     assert (result.exit_code, result.stdout) == (0, "Here it is.\n")
-    *waiting, retry = result.stderr.splitlines()
-    # Without --verbose too: a stall is visible while it lasts, not only once it is retried.
+    waiting = result.stderr.splitlines()
+    # Without --verbose too: a stall is visible while it lasts; the retry it ends in is told
+    # by the notice itself ("retried at"), and printed with --verbose only.
     assert waiting
     assert all(
         line.startswith("tether: waiting for the model (") and line.endswith("retried at 0.4s)")
         for line in waiting
     ), waiting
-    assert "sent nothing for 0.4s mid-response (idle timeout" in retry
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])

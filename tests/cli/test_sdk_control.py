@@ -172,6 +172,33 @@ def test_stream_json_input_keeps_serving_until_its_input_ends(
     assert "input line is not JSON" in result.stderr
 
 
+def test_a_line_nested_past_the_parser_is_ignored_like_other_garbage(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """A line 1,500 arrays deep (and objects 100,000 deep inside a message) crashed the
+    process with RecursionError: the message after them was never run."""
+    model_env.script(reply(text("still serving")))
+    deep = "[" * 1500 + "]" * 1500
+    deep_message = '{"type": "user", "message": {"role": "user", "content": ' + (
+        '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}}"
+    )
+    user = {"type": "user", "message": {"role": "user", "content": "hello"}}
+    result = run_cli_process(
+        ["-p", "--output-format", "stream-json", "--input-format", "stream-json"],
+        cwd=workspace,
+        stdin=f"{deep}\n{deep_message}\n{json.dumps(user)}\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    results = [line["result"] for line in result.json_lines() if line["type"] == "result"]
+    assert results == ["still serving"]
+    warnings = [w for w in result.stderr.splitlines() if "input line is not JSON" in w]
+    assert [w.split("; ignored")[0] for w in warnings] == [
+        "tether: input line is not JSON (nested 1500 levels deep, more than the 100 allowed)",
+        "tether: input line is not JSON (nested 100002 levels deep, more than the 100 allowed)",
+    ]
+    assert "Traceback" not in result.stderr
+
+
 async def test_auto_mode_allows_workspace_edits_and_asks_the_rest(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
 ) -> None:
@@ -293,12 +320,8 @@ def test_requests_tether_cannot_do_are_refused_with_a_reason(
         if line["type"] == "control_response"
     }
     assert answers["init"]["subtype"] == "success"
-    errors = {key: answers[key].get("error", "") for key in ("stop", "what", "mode")}
-    # rewind_files is answered as Claude Code answers when checkpoints are off.
-    assert answers["rewind"]["subtype"] == "success"
-    rewind = answers["rewind"]["response"]
-    assert rewind["canRewind"] is False
-    assert "no file checkpoints" in rewind["error"]
+    errors = {key: answers[key].get("error", "") for key in ("rewind", "stop", "what", "mode")}
+    assert errors["rewind"] == "No file checkpoint found for this message."
     assert "No background command has id 'bash_9'" in errors["stop"]
     assert "does not support the control request 'brand_new_request'" in errors["what"]
     assert "unknown permission mode 'sideways'" in errors["mode"]
@@ -375,3 +398,43 @@ async def test_hooks_context_and_a_failing_guard_that_blocks(
     assert "The user's name is Ada." in fake_model.requests[0].last_user_text()
     assert not (workspace / "guarded").exists()
     assert "the policy service is down" in fake_model.requests[1].tool_results()[0]
+
+
+def test_a_message_sent_during_a_turn_that_a_signal_stops_is_named_not_lost(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """Words sent while a turn runs wait for the model's next call or the next turn; a stop
+    signal ends both, so the message is named on stderr instead of vanishing."""
+    model_env.script(reply(tool_use("Bash", command="touch started; sleep 60")))
+    command = [sys.executable, "-m", "tether", "--output-format", "stream-json", "--verbose"]
+    command += ["--input-format", "stream-json", "--permission-mode", "bypassPermissions"]
+    command += ["--replay-user-messages"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(
+        command, cwd=workspace, stdin=pipe, stdout=pipe, stderr=pipe, text=True
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        try:
+            for words in ("run it", "QUEUED second prompt"):
+                user = {"type": "user", "message": {"role": "user", "content": words}}
+                process.stdin.write(json.dumps(user) + "\n")
+                process.stdin.flush()
+                for _ in range(3000):  # a file the command writes; bounded so nothing hangs
+                    if (workspace / "started").exists():
+                        break
+                    time.sleep(0.01)
+            for line in process.stdout:  # its echo: tether has read it
+                if "QUEUED" in line:
+                    break
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+            err = process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert (
+        "tether: a message was not delivered, as tether was stopped first: 'QUEUED second prompt'"
+    ) in err.splitlines()

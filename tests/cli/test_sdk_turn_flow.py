@@ -25,6 +25,8 @@ from claude_agent_sdk import (
 )
 
 from tests.cli.sdk_harness import SdkRun
+from tether.models.catalogue import MODELS, cost_usd
+from tether.protocol import Usage
 from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 
 
@@ -146,6 +148,33 @@ async def test_retries_and_the_fallback_are_reported(
     )
     assert _results(messages)[0].result == "from the fallback"
     sdk.assert_lines_parse()
+
+
+async def test_once_the_fallback_took_over_the_retries_stay_on_it(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    overloaded = http_error(529, "Overloaded", "overloaded_error")
+    fake_model.script(*[overloaded] * 4, reply(text("from the fallback")))
+    messages = await sdk.query(
+        "hi",
+        model="claude-sonnet-4-5",
+        fallback_model="claude-haiku-4-5",
+        env={"TETHER_RETRY_DELAY_MS": "10"},
+    )
+    # As Claude Code: the fallback, overloaded once too, is retried; the primary is not.
+    assert [r.body["model"] for r in fake_model.requests] == [
+        *["claude-sonnet-4-5"] * 3,
+        *["claude-haiku-4-5"] * 2,
+    ]
+    [answer] = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert answer.model == "claude-haiku-4-5"
+    [result] = _results(messages)
+    assert result.result == "from the fallback"
+    assert result.model_usage is not None
+    assert list(result.model_usage) == ["claude-haiku-4-5"]
+    haiku = MODELS["claude-haiku-4-5"]
+    spent = cost_usd(haiku, Usage(**fake_model.requests[-1].usage or {}))
+    assert result.model_usage["claude-haiku-4-5"]["costUSD"] == pytest.approx(spent, abs=1e-6)
 
 
 async def test_a_structured_answer_is_insisted_on_and_ends_the_turn(

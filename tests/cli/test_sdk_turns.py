@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_agent_sdk import ResultError, ResultMessage, SystemMessage, UserMessage
+from claude_agent_sdk import (
+    AssistantMessage,
+    ResultError,
+    ResultMessage,
+    SystemMessage,
+    UserMessage,
+)
 
 from tests.cli.sdk_harness import SdkRun, result_of
 from tether.models.catalogue import MODELS, cost_usd
@@ -64,6 +70,30 @@ async def test_cost_is_the_sessions_running_total(sdk: SdkRun, fake_model: FakeM
     assert results[2].usage is not None
     assert results[2].usage == Usage(**fake_model.requests[3].usage or {}).model_dump()
     assert results[1].duration_api_ms >= results[0].duration_api_ms
+
+
+async def test_num_turns_counts_the_turns_user_messages_as_claude_code_does(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(
+        reply(*[tool_use("Bash", command=f"echo {n}") for n in range(3)]),
+        reply(text("three ran")),
+        reply(tool_use("Bash", command="while true; do sleep 0.05; done")),
+    )
+    results: list[ResultMessage] = []
+    async with sdk.client(permission_mode="bypassPermissions") as client:
+        await client.query("three at once")
+        results.append(result_of([m async for m in client.receive_response()]))
+        await client.query("then wait")
+        messages: list[Any] = []
+        async for message in client.receive_response():
+            messages.append(message)
+            if isinstance(message, AssistantMessage):
+                await client.interrupt()
+        results.append(result_of(messages))
+    # The prompt and three results; the prompt, the call's result and the interruption's mark.
+    # (The bundled Claude Code reports 4 and 3 for these two turns.)
+    assert [r.num_turns for r in results] == [4, 3]
 
 
 async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(

@@ -130,6 +130,7 @@ def test_a_session_file_that_cannot_be_written_is_said_once_and_the_session_goes
     assert "Traceback" not in ran.stderr
     assert ran.stderr.count("Read-only file system") == 1, ran.stderr
     assert ran.stderr.count("this session is not being saved") == 1, ran.stderr
+    assert ran.stderr.count("are lost as tether exits") == 1, ran.stderr
     assert sorted(p.read_bytes() for p in home.rglob("*.jsonl")) == before
     if resume:  # the earlier conversation was sent, and the new turn on top of it
         assert [m["role"] for m in fake_model.requests[-1].messages()][:2] == ["user", "assistant"]
@@ -166,18 +167,7 @@ def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
     argv = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
     argv += ["--permission-mode", "bypassPermissions", "-p", "work"]
     argv += ["--output-format", "stream-json", "--verbose"]
-    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
-    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
-    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
-    tether.append(
-        subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=workspace,
-        )
-    )
+    tether.append(_on_a_small_disk(argv, home, tmp_path, workspace))
     out, err = tether[0].communicate(timeout=120)
     assert tether[0].returncode == 0, err
     assert "Traceback" not in err
@@ -260,3 +250,56 @@ def test_a_session_resumed_while_its_file_cannot_be_written_is_saved_once_it_can
     assert restored.damage == ()
     assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 3
     assert "go on" in str(restored.history.messages[2].content)
+
+
+def test_entries_still_unsaved_at_exit_are_counted_as_lost(
+    fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The disk fills in the middle of a turn and stays full: the promise to write what
+    waits later no longer holds at exit, so tether tries once more and counts what is lost."""
+    _namespaces_work(tmp_path)
+    home = Path(os.environ["TETHER_HOME"])
+    tether: list[subprocess.Popen[str]] = []
+
+    def fill(_request: RecordedRequest) -> object:
+        # The small file system exists in tether's mount namespace only: enter it.
+        fill = f"dd if=/dev/zero of='{home / 'filler'}' bs=4k 2>/dev/null; true"
+        subprocess.run(["nsenter", "-t", str(tether[0].pid), "-m", "sh", "-c", fill], check=False)
+        # Output of many pages: a small entry could still fit in the slack the disk has left.
+        return reply(tool_use("Bash", command="printf '%020000d' 0"))
+
+    fake_model.script(fill, reply(text("done")))  # type: ignore[arg-type]
+    argv = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
+    argv += ["--permission-mode", "bypassPermissions", "-p", "work"]
+    tether.append(_on_a_small_disk(argv, home, tmp_path, workspace))
+    out, err = tether[0].communicate(timeout=120)
+    assert (tether[0].returncode, out) == (0, "done\n"), err
+    [left] = (tmp_path / "left").glob("*/*.jsonl")
+    session_file = home / "projects" / left.parent.name / left.name
+    warnings = [line for line in err.splitlines() if line.startswith("tether: ")]
+    problem = f"could not save the session to {session_file}: No space left on device"
+    assert warnings == [
+        f"tether: warning: {problem}; this session is not being saved for now: what could not be "
+        "written is kept, and written in order as soon as the file takes writes again",
+        "tether: warning: 2 entries of this session could not be written to its file "
+        "and are lost as tether exits: a resumed session will not have them",
+    ]
+    kinds = [type(r).__name__ for r in load_session(left).records()]
+    assert kinds == ["UserRecord", "AssistantRecord"]  # the prompt and the call, no more
+
+
+def _on_a_small_disk(
+    argv: list[str], home: Path, tmp_path: Path, workspace: Path
+) -> subprocess.Popen[str]:
+    """`argv` run in a mount namespace of its own where `home` is a 128 KiB tmpfs; what it
+    wrote there is copied to `tmp_path / "left"` when it ends."""
+    setup = f"mount -t tmpfs -o size=128k tmpfs '{home}'"
+    copy = f"cp -r '{home / 'projects'}' '{tmp_path / 'left'}'"
+    script = f"set -e\n{setup}\nset +e\n{shlex.join(argv)}\nstatus=$?\n{copy}\nexit $status"
+    return subprocess.Popen(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=workspace,
+    )

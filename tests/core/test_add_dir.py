@@ -140,3 +140,36 @@ def test_the_sandbox_makes_an_added_directory_writable(
     assert result.exit_code == 0, result.stderr
     assert result.json()["permission_denials"] == []
     assert (elsewhere / "out.txt").read_text() == "built\n"
+
+
+def test_add_dir_takes_several_directories(
+    fake_model: FakeModelServer, tether: Run, tmp_path: Path, elsewhere: Path
+) -> None:
+    other = tmp_path / "other-lib"
+    other.mkdir()
+    fake_model.script(
+        reply(
+            tool_use("Write", file_path=str(elsewhere / "a.py"), content="a\n"),
+            tool_use("Write", file_path=str(other / "b.py"), content="b\n"),
+        ),
+        reply(text("done")),
+    )
+    result = tether(
+        "-p", "--permission-mode", "acceptEdits", "--output-format", "json",
+        "--add-dir", str(elsewhere), str(other), "--", "write both",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["permission_denials"] == []
+    assert [(elsewhere / "a.py").read_text(), (other / "b.py").read_text()] == ["a\n", "b\n"]
+    assert fake_model.requests[0].body["messages"][0]["content"][-1]["text"] == "write both"
+
+
+def test_a_prompt_after_the_directories_is_named_as_the_problem(
+    tether: Run, tmp_path: Path, elsewhere: Path
+) -> None:
+    result = tether("-p", "--add-dir", str(elsewhere), str(tmp_path), "hello there")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "tether: error: --add-dir takes every word after it as a directory, and 'hello there' "
+        "is not one: put the prompt before --add-dir, or end the directories with --\n"
+    )

@@ -108,7 +108,7 @@ def test_overloaded_mid_stream_is_retried(fake_model: FakeModelServer, tether: R
     fake_model.script(reply(text("partial"), stream_error="overloaded_error"), reply(text("whole")))
     result = tether("-p", "hi")
     assert (result.exit_code, result.stdout) == (0, "whole\n")
-    assert "retry 1/3" in result.stderr
+    assert result.stderr == ""  # retried without a word: --verbose shows retries
 
 
 def test_http_429_and_529_are_retried(fake_model: FakeModelServer, tether: Run) -> None:

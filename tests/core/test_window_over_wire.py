@@ -156,3 +156,35 @@ def test_a_window_the_endpoint_reported_is_kept_for_the_next_resume(
     again = tether("-c", "-p", "once more", "--model", model)
     assert (again.exit_code, again.stdout) == (0, "and again\n"), again.stderr
     assert len(fake_model.rejections) == 1
+
+
+STRUCTURED = {
+    "a plan of 800 entries": tool_use(
+        "TodoWrite",
+        todos=[
+            {"content": f"step {i}", "status": "pending", "activeForm": "x"} for i in range(800)
+        ],
+    ),
+    "6,000 keys": tool_use("Bash", {"command": "echo hi", **{f"k{i}": "v" for i in range(6000)}}),
+    "an array of 12,000 items": tool_use("Bash", command="echo hi", extra=["abcdefghij"] * 12000),
+}
+
+
+@pytest.mark.usefixtures("small_window")
+@pytest.mark.parametrize("model", WIRES)
+@pytest.mark.parametrize("call", STRUCTURED.values(), ids=list(STRUCTURED))
+def test_a_tool_input_too_big_in_its_shape_is_cut_whole_and_the_session_goes_on(
+    fake_model: FakeModelServer, tether: Run, model: str, call: object
+) -> None:
+    """Many small items, not one long string: cutting strings left it past the window, and
+    the session could never be resumed ("cannot be made to fit even cut short"). The input is
+    now replaced by a note saying so, the call keeps its result, and nothing sent is refused
+    (the fixture fails the test on any refusal)."""
+    fake_model.script(reply(call), *[_answers("done", "still here", "again")] * 8)  # type: ignore[list-item]
+    first = tether("-p", "go", "--model", model)
+    assert (first.exit_code, first.stdout) == (0, "done\n"), first.stderr
+    for prompt, answer in (("and now?", "still here\n"), ("once more", "again\n")):
+        result = tether("-c", "-p", prompt, "--model", model)
+        assert (result.exit_code, result.stdout) == (0, answer), result.stderr
+        assert fake_model.requests[-1].last_user_text() == prompt
+    assert "was cut whole to fit the context window" in str(fake_model.requests[1].messages())

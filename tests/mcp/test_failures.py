@@ -21,7 +21,8 @@ from .conftest import FAST, child_pids, http, script, stdio, wait_until_gone
 
 async def started(*servers: ServerConfig, limits: McpLimits = FAST) -> McpManager:
     manager = McpManager(servers, limits)
-    await asyncio.wait_for(manager.start(), timeout=30)
+    async with asyncio.timeout(30):
+        await manager.start()
     return manager
 
 
@@ -193,7 +194,8 @@ async def test_after_aclose_no_server_process_is_left() -> None:
         FAST,
     )
     stuck = McpManager([script("stuck", "hangs_at_initialise.py")], McpLimits(startup_timeout_s=1))
-    await asyncio.wait_for(asyncio.gather(healthy.start(), stuck.start()), timeout=60)
+    async with asyncio.timeout(60):
+        await asyncio.gather(healthy.start(), stuck.start())
     started_pids = set(child_pids()) - before
     assert len(started_pids) >= 3
     await asyncio.gather(healthy.aclose(), stuck.aclose())

@@ -3,6 +3,8 @@ combine, with whole decisions."""
 
 from __future__ import annotations
 
+import pytest
+
 from tether.permissions import Decision, PermissionContext, decide
 
 from .conftest import ContextFactory, Tree
@@ -96,6 +98,20 @@ def test_an_allowed_command_may_write_inside_the_workspace(
         "ask", None, f"writes {tree.root}/out.txt, outside the workspace"
     )
     assert bash("echo hi > out.txt", ctx) == Decision("ask", None, f"writes {tree.ws}/out.txt")
+
+
+@pytest.mark.parametrize("policy", [{}, {"permissions": {"allow": ["Bash(find *)"]}}])
+def test_a_write_of_the_workspace_itself_says_so(
+    tree: Tree, make_ctx: ContextFactory, policy: dict[str, object]
+) -> None:
+    """`find . -delete` deletes below the workspace: asked as before, but not as a write
+    outside it."""
+    reason = f"writes {tree.ws}, the workspace itself: a delete there reaches all below it"
+    for command in ("find . -name x -delete", "rm -rf ."):
+        assert bash(command, make_ctx(policy)) == Decision("ask", None, reason), command
+    assert bash("find .. -name x -delete", make_ctx(policy)) == Decision(
+        "ask", None, f"writes {tree.root}, outside the workspace"
+    )
 
 
 def test_relative_paths_follow_cd(tree: Tree, make_ctx: ContextFactory) -> None:

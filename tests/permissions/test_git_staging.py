@@ -58,7 +58,10 @@ def _selected(ws: Path, pathspec: str) -> list[str]:
 )
 @given(
     magic=st.sampled_from(MAGIC),
-    body=st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map("".join),
+    # Not from `/`: git then reads the pathspec as absolute and walks the machine's whole tree.
+    body=st.lists(st.sampled_from(PIECES), min_size=1, max_size=5)
+    .map("".join)
+    .filter(lambda body: not body.startswith("/")),
     command=st.sampled_from(["git add {}", "git add -f -- {}", "git stash push -- {}"]),
 )
 def test_no_file_a_pathspec_selects_is_staged_past_a_deny_rule(
@@ -132,3 +135,15 @@ def test_staging_that_cannot_reach_it_is_allowed(command: str, make_ctx: Context
     ctx = make_ctx({"permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(git *)"]}})
     decision = decide("Bash", {"command": command}, ctx)
     assert decision.behavior == "allow", decision
+
+
+@pytest.mark.parametrize("pathspec", [":(literal)*/..", ":(literal)src/..", "src/..", "*/.."])
+def test_a_dot_dot_in_a_pathspec_is_folded_as_git_folds_it(
+    pathspec: str, repository: Path, make_ctx: ContextFactory
+) -> None:
+    """Git folds `..` by the pathspec's text (`*/..` is the top, whatever `*` is on disk):
+    found by the property above, `:(literal)*/..` staged `.env` past its deny rule."""
+    assert ".env" in _selected(repository, pathspec)
+    ctx = make_ctx({"permissions": {"deny": ["Read(./.env)"]}}, mode="bypassPermissions")
+    decision = decide("Bash", {"command": f"git add '{pathspec}'"}, ctx)
+    assert decision.behavior != "allow", decision

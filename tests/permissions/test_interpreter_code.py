@@ -15,6 +15,7 @@ from .conftest import ContextFactory, build_tree
 
 ALLOW = ["Bash(python3 *)", "Bash(node *)", "Bash(perl *)", "Bash(ruby *)", "Bash(php *)"]
 ALLOW += ["Bash(Rscript *)", "Bash(lua *)", "Bash(bun *)", "Bash(deno *)", "Bash(make *)"]
+ALLOW += ["Bash(cmake *)"]
 POLICY = {
     "permissions": {
         "deny": ["Read(./.env)", "Read(./secrets/**)", "Bash(python3 -c *)"],
@@ -22,6 +23,9 @@ POLICY = {
     }
 }
 INLINE = [
+    ("node", "-pe"),
+    ("node", "-ep"),
+    ("bun", "-pe"),
     ("node", "-p"),
     ("node", "-e"),
     ("node", "--eval"),
@@ -75,6 +79,9 @@ STDIN_FORMS = [
     "python3 /dev/stdin <<< 'print(1)'",
     "python3 -u - < /dev/stdin",
     "python3 -m code <<< 'print(1)'",
+    "python3 -m asyncio <<< 'print(1)'",
+    "python3 -m _pyrepl <<< 'print(1)'",
+    "python3 -m idlelib -c 'print(1)'",
     "python3 -m pdb /dev/stdin <<< 'print(1)'",
     "python3 -m cProfile -s cumtime /dev/stdin <<< 'print(1)'",
     "python3 -m trace --trace /dev/stdin <<< 'print(1)'",
@@ -101,6 +108,22 @@ MAKEFILES_FROM_INPUT = [
     "printf 'all:\\n' | make -f -",
     "make -f /proc/self/fd/0 <<< x",
     "MAKEFILES=src/x.mk make",
+    "make --mak=- <<< x",
+    "printf 'all:\\n' | make -rf -",
+    "make --makef=- <<< x",
+    "make --mak - <<< x",
+    "make --fil=/dev/stdin <<< x",
+    "make --mak=/dev/fd/0 <<< x",
+    "make -sf- <<< x",
+    "make -ikf- <<< x",
+    "make -rRf /dev/stdin <<< x",
+    "make -Rf/proc/self/fd/0 <<< x",
+    "make -C src -sf - <<< x",
+    "make -Bf /dev/stdin <<< x",
+    "make -nf - <<< x",
+    "make -j 4 -Sf - <<< x",
+    "cmake --build src/b -- -f /dev/stdin <<< x",
+    "cmake --build src/b --target all -- -j4 -sf- <<< x",
     "node - <<< 'x'",
     "perl - <<< 'x'",
     "ruby <<< 'x'",
@@ -123,7 +146,76 @@ def test_scripts_and_plain_code_stay_allowed(ctx: PermissionContext) -> None:
         "perl -e 'print 1'",
         "make",
         "make -f Makefile all",
+        "make -sj4 -C src -f Makefile",
+        "make -kf Makefile --mak=Makefile --directory=src -j4 all",
+        "make -I src -rRf Makefile -- all",
+        "cmake --build build -- -j4 all",
         "python3 -m pytest -q",
         "python3 -m cProfile src/app.py",
+        "python3 -I src/app.py",
     ):
         assert decide("Bash", {"command": command}, ctx).behavior == "allow", command
+
+
+EXITING = [
+    "python3 --version",
+    "python3 -V",
+    "python3 -VV",
+    "python3 --help",
+    "python3 -h",
+    "node --version",
+    "node -v",
+    "node --help",
+    "node --test",
+    "perl -v",
+    "perl --version",
+    "ruby --version",
+    "ruby -v",
+    "lua -v",
+    "php -v",
+    "bun --version",
+]
+_PYTHON_FLAGS = ["-B", "-u", "-q", "-E", "-s", "-I", "-O", "-X dev", "-W error", "-bb"]
+
+
+@pytest.mark.parametrize("command", EXITING)
+def test_an_option_that_exits_reads_no_code(command: str, ctx: PermissionContext) -> None:
+    """Version, help and test-runner options end the interpreter before it reads its input."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "allow", (command, decision)
+
+
+@_FUZZ
+@given(
+    before=st.lists(st.sampled_from(_PYTHON_FLAGS), max_size=3),
+    after=st.lists(st.sampled_from(_PYTHON_FLAGS), max_size=3),
+    exit_option=st.sampled_from(["-V", "-VV", "--version", "-h", "--help", "-BV", "-qVV", "-uh"]),
+)
+def test_python_flags_around_an_exiting_option_read_no_code(
+    before: list[str], after: list[str], exit_option: str, ctx: PermissionContext
+) -> None:
+    command = " ".join(["python3", *before, exit_option, *after])
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "allow", (command, decision)
+
+
+STILL_FROM_INPUT = [
+    "python3",
+    "python3 -u",
+    "python3 -W -V",
+    "python3 --version -",
+    "python3 -V /dev/stdin <<< x",
+    "ruby -v -w",
+    "node --version - <<< x",
+    "perl -c",
+]
+
+
+@pytest.mark.parametrize("command", STILL_FROM_INPUT)
+def test_without_an_exiting_option_the_input_is_still_code(
+    command: str, ctx: PermissionContext
+) -> None:
+    """`-W` takes `-V` as its value; a `-` or `/dev/stdin` script is the input whatever else
+    is given; `ruby -v` with another switch goes on to read."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)

@@ -69,11 +69,16 @@ def test_a_compiler_option_that_runs_or_loads_code_is_not_allowed_past_a_deny_ru
         "COMPILER_PATH=/tmp/tools gcc -c x.c",
         "GCC_EXEC_PREFIX=/tmp/tools/ gcc -c x.c",
         "OPENSSL_CONF=./x.cnf openssl version",
+        "RUSTFLAGS='-C linker=./x' cargo build",
+        "RUSTFLAGS=-Clinker=./x cargo build",
+        "go build -compiler gccgo -gccgoflags=-wrapper,./x .",
+        "go build -compiler gccgo --gccgoflags '-wrapper ./x' .",
     ],
 )
 def test_other_tools_that_load_code_they_are_given(command: str, make_ctx: ContextFactory) -> None:
     allow = [
-        f"Bash({p} *)" for p in ("openssl", "ssh-keygen", "ssh-add", "ninja", "run-parts", "gcc")
+        f"Bash({p} *)"
+        for p in ("openssl", "ssh-keygen", "ssh-add", "ninja", "run-parts", "gcc", "cargo", "go")
     ]
     ctx = make_ctx({"permissions": {"allow": allow, "deny": DENY}}, mode="bypassPermissions")
     assert decision(command, ctx) == "deny"
@@ -83,6 +88,8 @@ def test_other_tools_that_load_code_they_are_given(command: str, make_ctx: Conte
         "ssh-keygen -lf k.pub",
         "ninja -C build",
         "run-parts --test d",
+        "cargo build --release",
+        "go build -compiler gccgo .",
     ):
         assert decision(harmless, plain) == "allow", harmless
 

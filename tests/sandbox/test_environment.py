@@ -68,6 +68,32 @@ WITHHELD = {
     "BEARER": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl",
     "HEADER": "Bearer ghp_" + "a1B2" * 9,
     "QUOTED": '"sk-ant-api03-abcdefghijklmnopqrstuvwxyz"',
+    "PYPI_UPLOAD": "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmFi",
+    "SSH_IDENTITY": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk",
+    "PEM": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA",
+    "PGP_BLOCK": "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+    "HUB_PAT": "dckr_pat_abcdefghijklmnopqrstuvwxyz1",
+    "RUNNER": "glrt-abcdefghij1234567890",
+    "VAULTED": "hvs.CAESIJabcdefghijklmnopqrstuvwxyz0123456789",
+    "MAILER": "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789",
+    "SHOP": "shpat_0123456789abcdef0123456789abcdef",
+    "SLACK_APP": "xapp-1-A0123-456-abcdef",
+    "SQUARE": "sq0csp-abcdefghijklmnopqrstuvwxyz0123",
+    # A known prefix anywhere in the value, at the start of a word.
+    "CLI_ARGS": "--verbose --token=ghp_" + "a1B2" * 9,
+    "JSON_CONFIG": '{"token": "ghp_' + "a1B2" * 9 + '"}',
+    "KV": "user=bob;token=xoxb-1234567890-0987654321-abcdefABCDEF",
+    "LIST": "a,ghp_" + "a1B2" * 9,
+    "LINES": "first line\nsk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+    "NPMRC_LINE": "//registry.npmjs.org/:_authToken=npm_" + "abcdef0123" * 4,
+    # Whole name parts.
+    "PRIVKEY": "x",
+    "PASS": "x",
+    "PW": "x",
+    "DB_CREDS": "x",
+    "KEY": "x",
+    "KEY_FILE": "x",
+    "HMAC": "x",
 }
 
 KEPT = {
@@ -104,6 +130,14 @@ KEPT = {
     "DOWNLOADER": "hf_transfer",
     "SHORT": "AKIA",
     "EXIT": "xoxo",
+    "LANGUAGE": "en_US:en",
+    "TASK": "task-abcdefghijklmnopqrstuvwxyz",
+    "KEYBOARD_LAYOUT": "us",
+    "PASSENGER_APP_ENV": "production",
+    "FOOTPRINT": "small",
+    "MONKEY": "banana",
+    "DISK_LABEL": "disk-abcdefghijklmnopqrstuvwxyz0123",
+    "BANNER": "-----BEGIN PUBLIC KEY-----",
 }
 
 

@@ -241,3 +241,48 @@ async def test_the_model_hears_the_home_is_hidden(boundary: Layout) -> None:
     )
     missing = await run(command=f"cat {boundary.workspace}/missing.txt")
     assert missing.content.endswith("missing.txt: No such file or directory\n")
+
+
+TOOLCHAIN_CREDENTIALS = [
+    ".nvm/versions/node/v20.0.0/etc/npmrc",
+    ".asdf/installs/nodejs/20/etc/npmrc",
+    ".pyenv/versions/3.12.0/pip.conf",
+    "miniconda3/pip.conf",
+    "miniconda3/.condarc",
+    "miniconda3/envs/app/pip.conf",
+    "venv/pip.conf",
+    ".opam/config",
+    ".bun/install/.npmrc",
+    "tools/bin/credentials.json",
+]
+"""Settings files with registry tokens that tools read from their own install prefix."""
+
+
+async def test_credentials_inside_shown_toolchains_read_as_empty(boundary: Layout) -> None:
+    home = boundary.home
+    plant(home, TOOLCHAIN_CREDENTIALS)
+    plant(home, [".nvm/versions/node/v20.0.0/bin/node", "miniconda3/bin/python"], "ok\n")
+    boundary.hand_over()
+    environ = {"PATH": f"{home}/tools/bin:/usr/bin:/bin", "VIRTUAL_ENV": f"{home}/venv"}
+    run = bash_runner(sandboxed_context(boundary, environ))
+    shown = [home / ".nvm/versions/node/v20.0.0/bin/node", home / "miniconda3/bin/python"]
+    outcome = await run(command=reads([home / n for n in TOOLCHAIN_CREDENTIALS] + shown))
+    assert outcome == ToolOutcome("-\n" * len(TOOLCHAIN_CREDENTIALS) + "ok\nok\n", False)
+
+
+async def test_a_toolchain_linked_to_the_home_or_above_a_credential_shows_nothing(
+    boundary: Layout,
+) -> None:
+    """`~/.local/bin -> ~` would bring the whole home back; `~/.pyenv -> ~/.local/share`
+    the unlisted data beside a credential place (`.local/share/keyrings`)."""
+    home = boundary.home
+    plant(home, [".authinfo", ".ssh/id_rsa", ".local/share/keyrings/login.keyring"])
+    plant(home, [".local/share/app/session.db"])
+    (home / ".local/bin").symlink_to(home)
+    (home / ".pyenv").symlink_to(home / ".local/share")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    names = [".authinfo", ".local/bin/.authinfo", ".pyenv/app/session.db"]
+    names += [".local/share/app/session.db", ".ssh/id_rsa"]
+    outcome = await run(command=f"{reads([home / n for n in names])}; ls -A {home} | wc -l")
+    assert outcome == ToolOutcome("-\n" * len(names) + "0\n", False)

@@ -90,6 +90,8 @@ def test_every_combination(
         settings, status, workspace=workspace, scratch_dir=scratch, home=home, environ={}
     )
     assert plan == (expected, notice, refused)
+    if plan[0] is not None:  # no git identity in this home: nothing set inside
+        assert plan[0].env_set == ()
 
 
 def test_writable_paths_resolve_against_the_workspace(tmp_path: Path) -> None:

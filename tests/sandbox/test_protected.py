@@ -311,3 +311,19 @@ async def test_hook_managers_configuration_is_read_only(boundary: Layout) -> Non
         outcome.content.count("Read-only file system"),
         [(boundary.workspace / n).read_text() for n in names],
     ) == (5, ["original\n"] * 5)
+
+
+async def test_other_hook_managers_configuration_is_read_only(boundary: Layout) -> None:
+    """lefthook's `.config/` names, husky v4, CaptainHook, rusty-hook, GrumPHP and hk read
+    their file at each hook run as well: read-only where present."""
+    names = [".config/lefthook.yml", ".config/lefthook-local.yml", ".config/lefthook.toml"]
+    names += [".huskyrc", ".huskyrc.json", ".huskyrc.js", "husky.config.js"]
+    names += ["captainhook.json", ".rusty-hook.toml", "grumphp.yml", "hk.pkl"]
+    (boundary.workspace / ".config").mkdir()
+    for name in names:
+        (boundary.workspace / name).write_text("original\n")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(command=f"for f in {' '.join(names)}; do echo x >> $f; done; echo end")
+    assert outcome.content.count("Read-only file system") == len(names)
+    assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)

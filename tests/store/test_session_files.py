@@ -16,6 +16,7 @@ from tests.chains import message_chain_problem
 from tether.protocol import (
     ConfigError,
     HarnessError,
+    ImageBlock,
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -363,3 +364,77 @@ def test_an_entry_whose_type_was_garbled_is_said_not_silently_skipped(tmp_path: 
     problems: list[str] = []
     assert tuple(load_session(writer.path).records(problems)) == (user("two"),)
     assert problems == ["line 1 skipped: an entry of unknown type 'usxr' with a message"]
+
+
+def test_images_the_api_would_refuse_are_left_out_and_said(tmp_path: Path) -> None:
+    png = "iVBORw0KGgo="  # a PNG's signature, base64
+    good = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+
+    def image(media_type: str, data: str) -> dict[str, Any]:
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }
+
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.assistant(REPLY, USAGE)
+        writer.user(list(RESULTS))
+    entries = lines(writer.path)
+    entries[0]["message"]["content"] = [
+        {"type": "text", "text": "see"},
+        image("image/png", "!!!notbase64"),
+        image("image/bmp", png),
+        image("image/jpeg", png),
+        good,
+    ]
+    entries[1]["message"]["content"].append(good)
+    entries[2]["message"]["content"][0]["content"] = [
+        {"type": "text", "text": "a.py\n"},
+        image("image/png", "aGVsbG8="),
+        good,
+    ]
+    writer.path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+    problems: list[str] = []
+    records = tuple(load_session(writer.path).records(problems))
+    assert problems == [
+        "line 1: an image whose data is not valid base64 left out",
+        "line 1: an image of a media type the API does not take left out",
+        "line 1: an image whose data is not image/jpeg left out",
+        "line 2: an image in an assistant message left out",
+        "line 3: an image whose data is not image/png left out",
+    ]
+    image_block = ImageBlock.model_validate(good)
+    assert records == (
+        UserRecord((TextBlock(text="see"), image_block)),
+        AssistantRecord(REPLY, USAGE),
+        UserRecord((RESULTS[0].model_copy(update={"images": (image_block,)}), RESULTS[1])),
+    )
+
+
+def test_a_field_that_only_describes_an_entry_does_not_lose_its_message(tmp_path: Path) -> None:
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+        writer.assistant(REPLY, USAGE)
+        writer.user(list(RESULTS))
+        writer.assistant(Message(role="assistant", content=(TextBlock(text="done"),)), USAGE)
+    entries = lines(writer.path)
+    for entry, timestamp in zip(entries, (None, 5, "yesterday", "9999-99-99"), strict=True):
+        entry["timestamp"] = timestamp
+    entries[0]["cwd"] = 7
+    del entries[2]["cwd"]
+    entries[3]["message"]["usage"] = "garbage"
+    writer.path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+    loaded = load_session(writer.path)
+    problems: list[str] = []
+    assert loaded.warnings == ()
+    assert tuple(loaded.records(problems)) == (
+        user("one"),
+        AssistantRecord(REPLY, USAGE),
+        UserRecord(RESULTS),
+        AssistantRecord(Message(role="assistant", content=(TextBlock(text="done"),)), None),
+    )
+    assert problems == []
+    assert loaded.last_uuid == entries[3]["uuid"]

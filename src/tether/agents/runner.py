@@ -246,6 +246,7 @@ class SubagentRunner:
             extra_dirs=outer.extra_dirs,
             command_wrapper=outer.command_wrapper,
             bash_refusal=outer.bash_refusal,
+            env=outer.env,
             read_denied=outer.read_denied,
             run=outer.run,
         )

@@ -11,18 +11,11 @@ from tether.agents import AgentCatalog, SubagentRunner
 from tether.config.settings import Settings
 from tether.core.recording import SessionRecorder
 from tether.models.base import Model
+from tether.models.catalogue import FAMILIES
 from tether.models.idle import IdleLimits
 from tether.models.resolve import ResolvedModel, build_model
 from tether.protocol import ConfigError, HarnessError
 from tether.store import SessionWriter, subagent_transcript_path
-
-FAMILIES = {
-    "opus": "claude-opus-5-5",
-    "sonnet": "claude-sonnet-5-5",
-    "haiku": "claude-haiku-5-5",
-}
-"""What a definition's `model: sonnet` means when the session talks to Anthropic. With any
-other provider a family name runs the session's own model."""
 
 
 class SubagentModels:
@@ -41,7 +34,7 @@ class SubagentModels:
         self._built: dict[str, tuple[Model, str]] = {}
 
     def __call__(self, spec: str) -> tuple[Model, str]:
-        if spec in FAMILIES:
+        if spec in FAMILIES:  # with another provider than Anthropic: the session's own model
             if self._parent.provider.name != "anthropic":
                 return self._parent_model, self._parent.model_id
             spec = FAMILIES[spec]

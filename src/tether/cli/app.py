@@ -77,10 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-dir",
         dest="add_dirs",
         type=Path,
-        action="append",
+        nargs="+",
+        action="extend",
         default=[],
         metavar="DIR",
-        help="another directory the session may read and write like the workspace (repeatable)",
+        help="more directories the session may read and write like the workspace (end the "
+        "list with -- when the prompt follows)",
     )
     p.add_argument(
         "--trust-workspace",
@@ -165,6 +167,15 @@ def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(drop_unknown(argv, parser))
     cwd: Path = args.cwd or Path.cwd()
+    swallowed = _prompt_read_as_directory(args)
+    if swallowed is not None:
+        print(
+            f"tether: error: --add-dir takes every word after it as a directory, and "
+            f"{swallowed!r} is not one: put the prompt before --add-dir, or end the "
+            "directories with --",
+            file=sys.stderr,
+        )
+        return 2
     if args.resume == "":  # --resume without an id
         if args.print:
             print(
@@ -203,6 +214,17 @@ def main(argv: list[str]) -> int:
         return _repl(args, cwd)
     finally:
         _end_early_work()
+
+
+def _prompt_read_as_directory(args: argparse.Namespace) -> str | None:
+    """The last `--add-dir` word when it is no directory and no prompt was given: as in
+    Claude Code (`--add-dir <directories...>`) the list takes every word up to the next
+    option, so `--add-dir A B "do it"` reads the prompt as a directory; said so, rather than
+    "not a directory" or "needs a prompt"."""
+    if args.prompt is not None or not args.add_dirs:
+        return None
+    last: Path = args.add_dirs[-1]
+    return None if last.expanduser().is_dir() else str(last)
 
 
 def _repl(args: argparse.Namespace, cwd: Path) -> int:

@@ -103,7 +103,7 @@ def _schema(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        schema = json.loads(text)
+        schema = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(
             f"--json-schema is not valid JSON: {bounded_json.error_text(e)}"
@@ -115,7 +115,7 @@ def _schema(text: str | None) -> dict[str, Any] | None:
 
 def _agents(text: str) -> Any:
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"--agents is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):

@@ -26,6 +26,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
@@ -91,19 +92,25 @@ async def run_headless(
                 shown_errors.add(_first_line(event.message))
             if progress is not None:
                 progress.render(event)
-            elif isinstance(event, ErrorOccurred | ModelRetry | ModelWaiting):
+            elif isinstance(event, ErrorOccurred | ModelWaiting):
+                # Retries are not printed: a call that fails in the end is one line, the final
+                # error (--verbose shows each retry).
                 print(f"tether: {terminal_safe(_one_line(event))}", file=err)
             else:
                 _warn(event, err)
             if isinstance(event, TurnFinished):
                 finished = event
-            elif streaming and lines is not None:
-                for line in _stream_lines(lines, event):
+            elif lines is not None:
+                # json reads them too: the result counts what the turn's lines said (num_turns,
+                # modelUsage); only stream-json prints them.
+                produced = _stream_lines(lines, event)
+                for line in produced if streaming else ():
                     _write(out, line)
     finally:
         if progress is not None:
             progress.close()
-        await session.aclose()
+        for news in await session.aclose():
+            print(f"tether: warning: {terminal_safe(news)}", file=err)
         _restore_signals()
     assert finished is not None
     if lines is None:
@@ -144,6 +151,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.text(piece, "text")
         case ThinkingDelta(text=piece):
             return lines.text(piece, "thinking")
+        case ToolInputDelta():
+            return lines.tool_input(event)
         case ModelRetry():
             return [lines.retry(event)]
         case MessageCompleted():
@@ -151,7 +160,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ToolStarted():
             lines.tool_started(event)
         case ToolFinished():
-            lines.tool_finished(event)
+            return lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
         case Notice(level="warning", message=message):
@@ -189,9 +198,10 @@ def _stop_on_signals(session: Session) -> list[int]:
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
-        if not seen:  # the one turn headless runs may not have started yet
-            session.interrupt_next_turn(_stopped_by(signum))
         seen.append(signum)
+        # At every signal, named by the first: a stop is sent again, never taken as heard
+        # (the one turn headless runs may not have started yet).
+        session.interrupt_next_turn(_stopped_by(seen[0]))
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
     for signum in _STOP_SIGNALS:
@@ -217,12 +227,7 @@ def _write(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
-def _one_line(event: ErrorOccurred | ModelRetry | ModelWaiting) -> str:
-    if isinstance(event, ModelRetry):
-        return (
-            f"model call failed ({event.reason}); retry {event.attempt}/{event.max_attempts - 1} "
-            f"in {event.delay_s:.1f}s"
-        )
+def _one_line(event: ErrorOccurred | ModelWaiting) -> str:
     if isinstance(event, ModelWaiting):
         return (
             f"waiting for the model ({_seconds(event.waited_s)} without a byte; "

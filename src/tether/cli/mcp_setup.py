@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,10 +180,20 @@ def mcp_setup(
         chosen = {s.name for s in command_line.servers}
         servers = [s for s in servers if s.name not in chosen] + list(command_line.servers)
         problems.extend(command_line.problems)
+    # Settings' `env` reaches stdio servers as it reaches Bash; a server's own `env` wins.
+    named = {name: env[name] for name in settings.env if name in env}
+    servers = [_with_env(s, named) for s in servers]
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.
     local = remembered_settings(tether_home, workspace)
     return McpSetup(servers, limits, window, local, frozenset(approved)), problems
+
+
+def _with_env(server: ServerConfig, env: Mapping[str, str]) -> ServerConfig:
+    transport = server.transport
+    if not env or not isinstance(transport, StdioTransport):
+        return server
+    return replace(server, transport=replace(transport, env={**env, **transport.env}))
 
 
 def attach_mcp(

@@ -38,10 +38,18 @@ class FallbackModel:
         self.primary = primary
         self._switch = switch
         self._overloads = 0
+        self._fallback: tuple[Model, str] | None = None
+        """The fallback once it took over: every later attempt goes to it (a retry of the call
+        that switched too), so the model reported as the answer's is the one that gave it."""
         self.watchers: list[Callable[[str, str], None]] = []
         """Told (original model, fallback model) when the fallback takes over."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        if self._fallback is not None:
+            model, model_id = self._fallback
+            async for event in model.stream(replace(request, model=model_id)):
+                yield event
+            return
         started = False
         try:
             async for event in self.primary.stream(request):
@@ -56,7 +64,7 @@ class FallbackModel:
                 self._overloads += 1
                 if self._overloads < OVERLOADS_BEFORE_FALLBACK:
                     raise  # the retry layer tries the model again
-        model, model_id = self._switch()
+        model, model_id = self._fallback = self._switch()
         for watch in self.watchers:
             watch(request.model, model_id)
         async for event in model.stream(replace(request, model=model_id)):

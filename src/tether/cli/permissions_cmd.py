@@ -31,6 +31,7 @@ from tether.permissions import (
     PermissionContext,
     decide,
 )
+from tether.permissions.tool_names import unknown_tool_notes
 from tether.protocol import ConfigError
 
 USAGE_ERROR = 2
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> int:
         return e.code if isinstance(e.code, int) else USAGE_ERROR
     try:
         ctx = _context(args)
+        _warn_unknown_tools(args)
         if args.batch is not None:
             return _check_batch(args.batch, ctx, sys.stdout)
         if args.tool is None:
@@ -109,13 +111,24 @@ def _context(args: argparse.Namespace) -> PermissionContext:
     return replace(context, bash_sandboxed=sandbox_would_run(settings))
 
 
+def _warn_unknown_tools(args: argparse.Namespace) -> None:
+    """A misspelled tool is told on stderr: no rule names it, so the answer says little."""
+    notes = [
+        *unknown_tool_notes("--tool", [args.tool] if args.tool else []),
+        *unknown_tool_notes("--allowedTools", args.allowed),
+        *unknown_tool_notes("--disallowedTools", args.disallowed),
+    ]
+    for note in notes:
+        print(f"tether: {note}", file=sys.stderr)
+
+
 def _check_batch(source: str, ctx: PermissionContext, out: TextIO) -> int:
     """Every line is read and checked before the first decision is printed: a broken batch
     gives an error, never half an answer."""
     calls: list[tuple[str, dict[str, Any]]] = []
     for number, line in _batch_lines(source):
         try:
-            call = json.loads(line)
+            call = bounded_json.loads(line)
         except json.JSONDecodeError as e:
             problem = bounded_json.error_text(e)
             raise ConfigError(f"batch line {number}: not JSON: {problem}") from None
@@ -145,7 +158,7 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
 
 def _input_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"--input is not JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(value, dict):

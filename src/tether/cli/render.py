@@ -57,6 +57,7 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -157,6 +158,8 @@ class EventRenderer:
                 self._on_turn_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 pass  # a subagent's work is summed up by its Task call's result
+            case ToolInputDelta():
+                pass  # the call is shown once it starts, its input complete
 
     @property
     def live(self) -> bool:

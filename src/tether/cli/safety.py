@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tether import bounded_json
 from tether.cli.terminal_text import terminal_safe
 from tether.config.settings import Settings, merge, tether_home
 from tether.config.trust import anchored_rule, remembered_settings
@@ -171,7 +172,12 @@ def plan_session_sandbox(
 ) -> SandboxPlan:
     """The session's sandbox; the workspace's additional directories are writable in it too."""
     sandbox_settings = parse_sandbox_settings(settings.data)
-    sandbox_settings = replace(sandbox_settings, writable=(*sandbox_settings.writable, *extra_dirs))
+    sandbox_settings = replace(
+        sandbox_settings,
+        writable=(*sandbox_settings.writable, *extra_dirs),
+        # Named in `env` on purpose: the user wants commands to see them, secret or not.
+        env=(*sandbox_settings.env, *settings.env),
+    )
     # Turned off, the sandbox is not probed: the probe runs bwrap, start-up would wait for it.
     status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
     sandbox, notice, refused = plan_sandbox(
@@ -203,7 +209,7 @@ def _merge_into(path: Path, extra: dict[str, Any]) -> None:
     data: dict[str, Any] = {}
     if path.is_file():
         try:
-            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+            loaded = bounded_json.loads(path.read_text(encoding="utf-8") or "{}")
         except (OSError, json.JSONDecodeError) as e:
             raise ConfigError(f"cannot update {path}: {e}") from None
         if isinstance(loaded, dict):

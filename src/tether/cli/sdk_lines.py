@@ -29,7 +29,9 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
+    TextBlock,
     ToolFinished,
+    ToolInputDelta,
     ToolResultBlock,
     ToolStarted,
     TurnFinished,
@@ -84,6 +86,11 @@ class LineMaker:
     _api_ms: int = 0
     _results_unread: bool = False
     """The turn's newest message is tool results the model has not read (yet)."""
+    _tasks: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
+    """Per background command's id, the call that started it and what it runs."""
+    _user_messages: int = 0
+    """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
+    result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
@@ -119,17 +126,49 @@ class LineMaker:
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
 
-    def tool_finished(self, event: ToolFinished) -> None:
+    def tool_finished(self, event: ToolFinished) -> list[Line]:
+        """A call's end: remembered for its result's line; a denial's own line now, and a
+        background command's `task_started`."""
         self._finished[event.call_id] = event
+        if event.denial is not None:
+            return self.system.denied(event.denial)
+        structured: Any = event.structured
+        task_id = structured.get("backgroundTaskId") if isinstance(structured, dict) else None
+        if not isinstance(task_id, str):
+            return []
+        _name, tool_input = self._calls.get(event.call_id, ("", {}))
+        what = str(tool_input.get("description") or tool_input.get("command") or "")
+        self._tasks[task_id] = (event.call_id, what)
+        return [self.system.task_started(task_id, event.call_id, what)]
 
-    def text(self, text: str, kind: str, parent: str | None = None) -> list[Line]:
+    def task_stopped(self, task_id: str, output_file: str) -> list[Line]:
+        """A background command the client stopped (`stop_task`)."""
+        call_id, what = self._tasks.get(task_id, ("", ""))
+        return self.system.task_stopped(task_id, call_id, what, output_file)
+
+    def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""
         if not self.include_partial:
             return []
+        partial = self._streaming()
+        return self._streamed(partial, partial.delta(kind, text))
+
+    def tool_input(self, event: ToolInputDelta) -> list[Line]:
+        """A tool call's input as it streams, as `stream_event`s (when asked for)."""
+        if not self.include_partial:
+            return []
+        partial = self._streaming()
+        return self._streamed(
+            partial, partial.tool_input(event.call_id, event.name, event.partial_json)
+        )
+
+    def _streaming(self) -> PartialMessage:
         if self._partial is None:
             self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}", self._model)
-        partial = self._partial
-        return [self._stream(e, parent, partial.message_id) for e in partial.delta(kind, text)]
+        return self._partial
+
+    def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
+        return [self._stream(e, None, partial.message_id) for e in events]
 
     def retry(self, event: ModelRetry) -> Line:
         """The model call is tried again: what was streamed of it is void; the `api_retry`
@@ -144,6 +183,10 @@ class LineMaker:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             results = message.tool_results()
+            if parent is None and (results or not _only_reminders(message)):
+                # A message of reminders only (a background command ended) is Claude Code's
+                # meta message: not counted.
+                self._user_messages += len(results) or 1
             if results:
                 return [self._result_line(b, parent) for b in results]
             return [self._user_line(message, parent)]
@@ -153,8 +196,9 @@ class LineMaker:
                 spent[i] += value
             spent[4] += event.cost_usd
         partial = None
-        if parent is None:  # a subagent's replies are not streamed
-            partial, self._partial = self._partial, None
+        if parent is None and self.include_partial:  # a subagent's replies are not streamed
+            # A reply nothing was streamed of (its calls came whole) still has its events.
+            partial, self._partial = self._streaming(), None
         message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
         lines: list[Line] = []
         if partial is not None:
@@ -226,9 +270,8 @@ class LineMaker:
         ]
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
-        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's (a round
-        of tool results it ended with, unread, counts as a turn), `total_cost_usd`,
-        `modelUsage` and `duration_api_ms` the session's so far."""
+        """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,
+        `total_cost_usd`, `modelUsage` and `duration_api_ms` the session's so far."""
         usage = finished.usage
         self._cost_usd += finished.cost_usd
         self._api_ms += finished.duration_api_ms
@@ -238,7 +281,7 @@ class LineMaker:
             "is_error": finished.is_error,
             "duration_ms": finished.duration_ms,
             "duration_api_ms": self._api_ms,
-            "num_turns": finished.num_turns + int(self._results_unread),
+            "num_turns": self._num_turns(finished),
             "result": finished.result,
             "stop_reason": finished.stop_reason,
             "session_id": self.session_id,
@@ -261,9 +304,21 @@ class LineMaker:
             # As Claude Code: the result is the answer itself, as compact JSON.
             line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
         self._results_unread = False
+        self._user_messages = 0
         self._calls.clear()
         self._finished.clear()
         return line
+
+    def _num_turns(self, finished: TurnFinished) -> int:
+        """Claude Code counts the turn's user messages: its prompt, each tool result (three
+        calls in one reply are three), the mark of an interruption; a prompt a hook blocked
+        is not kept, and not counted. At the turn limit it counts model calls instead, and a
+        round of results left unread as one more."""
+        if finished.subtype == "error_max_turns":
+            return finished.num_turns + int(self._results_unread)
+        if finished.num_turns == 0 and self._user_messages == 0:
+            return 0
+        return 1 + self._user_messages
 
     def _structured_output(self) -> dict[str, Any] | None:
         """The input of the turn's last accepted StructuredOutput call (`--json-schema`)."""
@@ -305,9 +360,18 @@ class LineMaker:
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
         finished = self._finished.get(block.tool_use_id)
+        body = _block_json(block)
+        name, _input = self._calls.get(block.tool_use_id, ("", {}))
+        if name.startswith("mcp__"):
+            # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
+            # it failed.
+            if isinstance(body["content"], str):
+                body["content"] = [{"type": "text", "text": body["content"]}]
+            if not block.is_error:
+                body["is_error"] = None
         return {
             "type": "user",
-            "message": {"role": "user", "content": [_block_json(block)]},
+            "message": {"role": "user", "content": [body]},
             "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": _uuid(),
@@ -337,6 +401,12 @@ def _block_json(block: Any) -> dict[str, Any]:
         data["content"] = block.api_content()  # images follow the text, as Claude Code sends
         return data
     return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
+
+
+def _only_reminders(message: Message) -> bool:
+    return all(
+        isinstance(b, TextBlock) and b.text.startswith("<system-reminder>") for b in message.content
+    )
 
 
 def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:

@@ -319,17 +319,39 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
         shell = shells.get(task_id)
     except ToolError as e:
         raise Refused(f"{e} (background commands are the tasks tether can stop)") from None
-    await shells.stop(shell)
+    await shells.stop(shell, by_user=True)
+    front.write_lines(lambda lines: lines.task_stopped(shell.id, str(shell.log_path)))
     return {}
 
 
 async def _rewind_files(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    # Claude Code's answer when checkpoints are off.
-    return {
-        "canRewind": False,
-        "error": "tether keeps no file checkpoints per message; the Revert tool undoes a "
-        "file's last change",
-    }
+    """The files the session's Write and Edit calls changed, put back as they were when the
+    turn of the prompt `user_message_id` began (as Claude Code's checkpoints; changes made
+    through Bash are not known). `dry_run`: only which files would change."""
+    mark = front.checkpoints.get(str(body.get("user_message_id")))
+    if mark is None or not front.built:
+        raise Refused("No file checkpoint found for this message.")
+    snapshots = (await front.session()).session.agent.tool_context.files.snapshots
+    try:
+        if body.get("dry_run"):
+            changed = sorted(str(path) for path in snapshots.changed_since(mark))
+            return {"canRewind": True, "filesChanged": changed}
+        restored = snapshots.rewind(mark)
+    except LookupError as e:
+        raise Refused(f"Failed to rewind: {e}") from None
+    for path, content in restored.items():
+        _put_back(path, content)
+    return {"canRewind": True, "filesChanged": sorted(str(path) for path in restored)}
+
+
+def _put_back(path: Path, content: bytes | None) -> None:
+    try:
+        if content is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_bytes(content)
+    except OSError as e:
+        raise Refused(f"Failed to rewind: {path}: {e.strerror or e}") from None
 
 
 HANDLERS: dict[str, Handler] = {

@@ -1,9 +1,10 @@
 """Partial messages (`--include-partial-messages`): the Messages API's stream events, rebuilt
-from what a session streams (text and thinking as they arrive) and the reply it completes.
+from what a session streams (text, thinking and tool input as they arrive) and the reply it
+completes.
 
-The session streams text and thinking, not the raw events, so a tool call's input arrives here
-whole, as one `input_json_delta` at the end of the reply; the order and shapes of the events are
-the API's.
+The order and shapes of the events are the API's. A tool call's input goes out fragment by
+fragment as the endpoint sent it; one that was not streamed (an endpoint that sends calls
+whole) comes at the end of the reply, as one `input_json_delta`.
 """
 
 from __future__ import annotations
@@ -32,26 +33,18 @@ class PartialMessage:
     _started: bool = False
     _open: str | None = None
     _index: int = -1
-    _events: list[StreamEvent] = field(default_factory=list[StreamEvent])
+    _streamed_calls: set[str] = field(default_factory=set[str])
 
     def delta(self, kind: str, text: str) -> list[StreamEvent]:
         """A piece of text or thinking: the events it adds (the message's and the block's
         start when they are new)."""
         block_type, delta_type, text_field = _DELTAS[kind]
-        events: list[StreamEvent] = []
-        if not self._started:
-            self._started = True
-            events.append(self._message_start(Usage()))
+        events = self._begin()
         if self._open != block_type:
-            events.extend(self._close())
-            self._index += 1
-            self._open = block_type
             start: dict[str, Any] = {"type": block_type, text_field: ""}
             if block_type == "thinking":
                 start["signature"] = ""
-            events.append(
-                {"type": "content_block_start", "index": self._index, "content_block": start}
-            )
+            events.extend(self._open_block(block_type, start))
         events.append(
             {
                 "type": "content_block_delta",
@@ -59,6 +52,17 @@ class PartialMessage:
                 "delta": {"type": delta_type, text_field: text},
             }
         )
+        return events
+
+    def tool_input(self, call_id: str, name: str, partial_json: str | None) -> list[StreamEvent]:
+        """A tool call's block opening (`partial_json` None) or a fragment of its input."""
+        events = self._begin()
+        if self._open != call_id:
+            self._streamed_calls.add(call_id)
+            block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+            events.extend(self._open_block(call_id, block))
+        if partial_json is not None:
+            events.append(_input_delta(self._index, partial_json))
         return events
 
     def finish(self, completed: MessageCompleted) -> list[StreamEvent]:
@@ -71,31 +75,11 @@ class PartialMessage:
             events.append(self._message_start(usage))
         events.extend(self._close())
         for block in completed.message.content:
-            if isinstance(block, ToolUseBlock):
-                self._index += 1
-                events.append(
-                    {
-                        "type": "content_block_start",
-                        "index": self._index,
-                        "content_block": {
-                            "type": "tool_use",
-                            "id": block.id,
-                            "name": block.name,
-                            "input": {},
-                        },
-                    }
-                )
-                events.append(
-                    {
-                        "type": "content_block_delta",
-                        "index": self._index,
-                        "delta": {
-                            "type": "input_json_delta",
-                            "partial_json": json.dumps(block.input),
-                        },
-                    }
-                )
-                events.append({"type": "content_block_stop", "index": self._index})
+            if isinstance(block, ToolUseBlock) and block.id not in self._streamed_calls:
+                start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+                events.extend(self._open_block(block.id, start))
+                events.append(_input_delta(self._index, json.dumps(block.input)))
+                events.extend(self._close())
         events.append(
             {
                 "type": "message_delta",
@@ -104,6 +88,22 @@ class PartialMessage:
             }
         )
         events.append({"type": "message_stop"})
+        return events
+
+    def _begin(self) -> list[StreamEvent]:
+        """The message's start, when nothing of it went out yet."""
+        if self._started:
+            return []
+        self._started = True
+        return [self._message_start(Usage())]
+
+    def _open_block(self, key: str, block: dict[str, Any]) -> list[StreamEvent]:
+        """The open block closed, and `block` opened after it (`key`: its kind, or a tool
+        call's id)."""
+        events = self._close()
+        self._index += 1
+        self._open = key
+        events.append({"type": "content_block_start", "index": self._index, "content_block": block})
         return events
 
     def _message_start(self, usage: Usage) -> StreamEvent:
@@ -126,3 +126,11 @@ class PartialMessage:
             return []
         self._open = None
         return [{"type": "content_block_stop", "index": self._index}]
+
+
+def _input_delta(index: int, partial_json: str) -> StreamEvent:
+    return {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": "input_json_delta", "partial_json": partial_json},
+    }

@@ -4,6 +4,7 @@ the fallback model; and tether's own `notice` line for a warning."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -70,17 +71,63 @@ class SystemLines:
             "uuid": _uuid(),
         }
 
-    def denied(self, denial: PermissionDenial) -> Line:
-        return {
+    def denied(self, denial: PermissionDenial) -> list[Line]:
+        """`permission_denied`, as Claude Code writes it: right after the call was denied
+        (before its result), and only when a rule or the mode denied it; a hook's denial and
+        the user's (the client's `can_use_tool`) have none."""
+        if denial.decided_by not in ("rule", "mode"):
+            return []
+        line = {
             "type": "system",
             "subtype": "permission_denied",
             "tool_name": denial.tool_name,
             "tool_use_id": denial.tool_use_id,
-            "decision_reason": denial.reason,
+            "decision_reason_type": denial.decided_by,
             "message": denial.reason,
             "uuid": _uuid(),
             "session_id": self.session_id,
         }
+        return [line]
+
+    def task_started(self, task_id: str, call_id: str, description: str) -> Line:
+        """A background command started (Claude Code's `local_bash` task)."""
+        return {
+            "type": "system",
+            "subtype": "task_started",
+            "task_id": task_id,
+            "tool_use_id": call_id,
+            "description": description,
+            "is_backgrounded": True,
+            "task_type": "local_bash",
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
+    def task_stopped(
+        self, task_id: str, call_id: str, description: str, output_file: str
+    ) -> list[Line]:
+        """A background command stopped by the client: its update, then its notification."""
+        end_ms = int(time.time() * 1000)
+        updated = {
+            "type": "system",
+            "subtype": "task_updated",
+            "task_id": task_id,
+            "patch": {"status": "killed", "end_time": end_ms},
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+        notification = {
+            "type": "system",
+            "subtype": "task_notification",
+            "task_id": task_id,
+            "tool_use_id": call_id,
+            "status": "stopped",
+            "output_file": output_file,
+            "summary": description,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+        return [updated, notification]
 
     def hook(self, activity: HookActivity) -> Line:
         spec = activity.spec

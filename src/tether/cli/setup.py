@@ -315,7 +315,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
 
     tool_context = ToolContext(
-        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=start
+        workspace=workspace,
+        scratch_dir=scratch_dir,
+        extra_dirs=extra_dirs,
+        cwd=start,
+        env={name: env[name] for name in settings.env},
     )
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
@@ -372,6 +376,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
+    session.startup_notices.extend(_unknown_tools(opts))
     if memory_problem is not None:
         session.startup_notices.append(memory_problem)
     if sandbox.sandbox is not None:
@@ -576,3 +581,14 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
         return RetryPolicy(base_delay_s=max(0.0, float(delay) / 1000))
     except ValueError:
         raise ConfigError(f"TETHER_RETRY_DELAY_MS must be a number, not {delay!r}") from None
+
+
+def _unknown_tools(opts: RunOptions) -> list[str]:
+    """A misspelled tool in --allowedTools / --disallowedTools is told: the rule would match
+    nothing."""
+    from tether.permissions.tool_names import unknown_tool_notes
+
+    return [
+        *unknown_tool_notes("--allowedTools", opts.allowed_tools),
+        *unknown_tool_notes("--disallowedTools", opts.disallowed_tools),
+    ]

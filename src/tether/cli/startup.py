@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +102,8 @@ class SessionStartup:
         if self._warming is not None:
             await asyncio.wait([self._warming])
         if self.ready is not None:
-            await self.ready.session.aclose()
+            for news in await self.ready.session.aclose():
+                print(f"tether: {terminal_safe(news)}", file=sys.stderr, flush=True)
 
     def _built(self, building: asyncio.Task[Ready]) -> None:
         if building.cancelled() or building.exception() is not None:

@@ -17,8 +17,10 @@ import json
 import os
 import signal
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether import bounded_json
@@ -50,10 +52,14 @@ from tether.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     UserInput,
 )
+
+STOPPED_FIRST = "tether was stopped first"
+"""Why a message sent before a stop signal was not delivered: no turn reads it any more."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,10 @@ class StreamJsonFrontEnd:
         self.lines: LineMaker | None = None
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
+        self._echoes: list[dict[str, Any]] = []
+        """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
+        self.checkpoints: dict[str, dict[Path, int]] = {}
+        """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
 
     def write(self, line: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -126,7 +136,8 @@ class StreamJsonFrontEnd:
             if self._building is not None:
                 with contextlib.suppress(ConfigError):
                     built = await self._building
-                    await built.session.aclose()
+                    for news in await built.session.aclose():
+                        _warn(news)
         if self._stopped_by is not None:
             return 128 + self._stopped_by
         return 1 if self._failed_last else 0
@@ -140,6 +151,7 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            self._echo()
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
                 _warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
@@ -186,16 +198,14 @@ class StreamJsonFrontEnd:
 
         watchers: list[Callable[[HookActivity], None]] = []
         if self.options.include_hook_events:
-            watchers.append(
-                lambda activity: self._write_with_lines(lambda m: [m.system.hook(activity)])
-            )
+            watchers.append(lambda activity: self.write_lines(lambda m: [m.system.hook(activity)]))
         return replace(
             parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
         )
 
     def _dispatch(self, raw: str) -> None:
         try:
-            line = json.loads(raw)
+            line = bounded_json.loads(raw)
         except json.JSONDecodeError as e:
             if raw.strip():
                 problem = bounded_json.error_text(e)
@@ -211,8 +221,13 @@ class StreamJsonFrontEnd:
             if prompt is None:
                 _warn("a user message with nothing tether can read was ignored")
                 return
+            # Its uuid is its session file entry's: a client finds it there, rewinds to it.
+            given = line.get("uuid")
+            named = given if isinstance(given, str) and given else str(uuid.uuid4())
+            prompt = prompt.model_copy(update={"uuid": named})
             if self.options.replay_user_messages:
-                self.write({**line, "isReplay": True})
+                self._echoes.append({**line, "uuid": named, "isReplay": True})
+                self._echo()
             if self._running is not None and not prompt.content and prompt.text.strip():
                 # As Claude Code: words sent while a turn runs join it (the model reads them
                 # at its next call); what the turn ends without reading starts the next one.
@@ -229,6 +244,14 @@ class StreamJsonFrontEnd:
                 task.cancel()
         elif kind not in ("keep_alive", "update_environment_variables"):
             _warn(f"unknown input line type {kind!r}; ignored")
+
+    def _echo(self) -> None:
+        """The prompts waiting to be echoed, with the session's id (once it is known)."""
+        if self.lines is None:
+            return
+        for line in self._echoes:
+            self.write({**line, "session_id": self.lines.session_id})
+        self._echoes.clear()
 
     def _start_request(self, line: dict[str, Any]) -> None:
         from tether.cli.sdk_requests import answer_request
@@ -249,13 +272,18 @@ class StreamJsonFrontEnd:
             except ConfigError as e:
                 _warn(str(e))
                 self._failed_last = True
-                self._drop_queued()
+                self._drop_queued("the session could not start")
                 return
             await self._turn(built, prompt)
 
-    def _drop_queued(self) -> None:
+    def _drop_queued(self, reason: str) -> None:
+        """Prompts waiting for a turn that will not come: each is named, so that the user's
+        words do not vanish without a trace."""
         while not self._prompts.empty():
-            self._prompts.get_nowait()
+            prompt = self._prompts.get_nowait()
+            if prompt is not None:
+                images = sum(block.type == "image" for block in prompt.content)
+                _not_delivered(prompt.text, images, reason)
 
     async def _turn(self, built: Built, prompt: UserInput) -> None:
         session = built.session
@@ -265,6 +293,8 @@ class StreamJsonFrontEnd:
         for event in await _prepared(session):
             _show(event)
         self.write(lines.init(session.started(), self.facts(built)))
+        if prompt.uuid is not None:
+            self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
         try:
             async for event in session.submit(prompt):
@@ -272,7 +302,10 @@ class StreamJsonFrontEnd:
         finally:
             self._running = None
         unread = session.take_queued()
-        if unread:  # sent during the turn, after its last model call
+        if unread and self._stopped_by is not None:  # no next turn will read it
+            for text in unread:
+                _not_delivered(text, 0, STOPPED_FIRST)
+        elif unread:  # sent during the turn, after its last model call
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
         self.write(lines.system.state("idle"))
 
@@ -282,6 +315,8 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.text(piece, "text"))
             case ThinkingDelta(text=piece):
                 self._write_all(lines.text(piece, "thinking"))
+            case ToolInputDelta():
+                self._write_all(lines.tool_input(event))
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)
@@ -290,7 +325,7 @@ class StreamJsonFrontEnd:
             case ToolStarted():
                 lines.tool_started(event)
             case ToolFinished():
-                lines.tool_finished(event)
+                self._write_all(lines.tool_finished(event))
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
             case Notice(level="warning", message=message):
@@ -303,8 +338,6 @@ class StreamJsonFrontEnd:
             case TurnFinished():
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
-                for denial in event.permission_denials:
-                    self.write(lines.system.denied(denial))
                 self._failed_last = event.is_error
                 self.write(lines.result(event, self.facts(built)))
             case _:
@@ -347,7 +380,7 @@ class StreamJsonFrontEnd:
         }
         result = await manager.call(tool, arguments)
         try:
-            reply = json.loads(result.text)
+            reply = bounded_json.loads(result.text)
         except json.JSONDecodeError:
             reply = None
         if result.is_error or not isinstance(reply, dict):
@@ -366,7 +399,8 @@ class StreamJsonFrontEnd:
         for line in lines:
             self.write(line)
 
-    def _write_with_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+    def write_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
+        """Lines made by the session's `LineMaker` (none before the session exists)."""
         if self.lines is not None:
             self._write_all(make(self.lines))
 
@@ -376,7 +410,7 @@ class StreamJsonFrontEnd:
         self._stopped_by = signum
         if self.built and self._building is not None:
             self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
-        self._drop_queued()
+        self._drop_queued(STOPPED_FIRST)
         # The turns end after the one running; this also puts back the end of input that
         # dropping took away when the input had ended first (the turns then waited forever).
         self._prompts.put_nowait(None)
@@ -407,6 +441,13 @@ def _show(event: Event) -> None:
         _warn(event.message.splitlines()[0] if event.message else "error")
     elif isinstance(event, ModelRetry):
         _warn(f"model call failed ({event.reason}); retry {event.attempt}")
+
+
+def _not_delivered(text: str, images: int, reason: str) -> None:
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 200 else shown[:199] + "…"
+    extra = f" (and {images} image{'' if images == 1 else 's'})" if images else ""
+    _warn(f"a message was not delivered, as {reason}: {shown!r}{extra}")
 
 
 def _warn(message: str) -> None:

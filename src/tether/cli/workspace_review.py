@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from tether import bounded_json
 from tether.cli.ownership import Ownership, links_out, real_path
 from tether.config.project import project_directories
 from tether.config.settings import Settings, merge
@@ -319,7 +320,7 @@ def _links_out(workspace: Path, owners: Ownership) -> Iterable[Declared]:
 
 def _json_object(path: Path) -> Mapping[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        data = bounded_json.loads(path.read_text(encoding="utf-8") or "{}")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}  # loading the settings reports it, naming the spot
     return cast(dict[str, Any], data) if isinstance(data, dict) else {}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether import bounded_json
 from tether.config.project import project_directories
+from tether.config.settings_keys import key_notes
 from tether.config.trust import remembered_settings
 from tether.text_files import UnreadableFile, read_text_file
 
@@ -145,6 +146,7 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
                 raise _config_error(f"settings file not found: {path}")
             continue
         data = _json_object(path, text)
+        notes.extend(key_notes(path, data))
         merged = merge(merged, data)
         layers.append((path, data))
     return Settings(merged, tuple(layers), tuple(notes))
@@ -152,13 +154,14 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
 
 def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Settings:
     """`settings` with one more layer on top (`--settings '{...}'`, named by `path`)."""
-    return Settings(merge(settings.data, data), (*settings.layers, (path, data)), settings.notes)
+    notes = (*settings.notes, *key_notes(path, data))
+    return Settings(merge(settings.data, data), (*settings.layers, (path, data)), notes)
 
 
 def parse_settings_json(text: str, label: str) -> dict[str, Any]:
     """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
     except json.JSONDecodeError as e:
         raise _config_error(f"{label} is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):
@@ -184,12 +187,12 @@ def _json_object(path: Path, text: str) -> dict[str, Any]:
         return {}
     try:
         data = bounded_json.loads(text)
+    except bounded_json.NestedTooDeep as e:  # nested deeper than any settings file
+        raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     except json.JSONDecodeError as e:
         raise _config_error(
             f"settings file {path} is not valid JSON: {bounded_json.error_text(e)}"
         ) from None
-    except ValueError as e:  # nested deeper than any settings file
-        raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     if not isinstance(data, dict):
         raise _config_error(
             f"settings file {path} must hold a JSON object, not {type(data).__name__}"

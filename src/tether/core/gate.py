@@ -23,6 +23,7 @@ from tether.permissions import (
     permission_updates,
 )
 from tether.protocol import (
+    DenialSource,
     Event,
     PermissionAnswer,
     PermissionAsked,
@@ -103,7 +104,7 @@ class ToolGate:
                 tool_input = dict(hook.updated_input)
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
-                denied = self._deny(call, tool_input, f"Blocked by hook: {reason}")
+                denied = self._deny(call, tool_input, f"Blocked by hook: {reason}", "hook")
                 return replace(denied, context=hook_context("PreToolUse", call.name, hook))
         approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
         return replace(approval, context=hook_context("PreToolUse", call.name, hook))
@@ -119,7 +120,8 @@ class ToolGate:
     ) -> Approval:
         decision = policy.decide(call.name, tool_input, self._context_for(call.name))
         if decision.behavior == "deny":
-            return self._deny(call, tool_input, _denied_text(decision))
+            by: DenialSource = "rule" if decision.rule else "mode"
+            return self._deny(call, tool_input, _denied_text(decision), by)
         if decision.behavior == "allow" and hook.permission_decision != "ask":
             return Approval(True, tool_input)
         if hook.permission_decision == "allow":
@@ -139,14 +141,16 @@ class ToolGate:
     ) -> Approval:
         if self.permissions.mode == "dontAsk":
             why = "not allowed by any rule (dontAsk mode)"
-            return self._deny(call, tool_input, f"Permission denied: {why}: {decision.reason}")
+            message = f"Permission denied: {why}: {decision.reason}"
+            return self._deny(call, tool_input, message, "mode")
         suggestion = policy.suggest_rule(call.name, tool_input, self.permissions)
         answered = await self._permission_hooks(call, tool_input, suggestion, emit)
         if answered is not None:
             return answered
         if ask is None:
             why = "not allowed without asking, and nobody can be asked here"
-            return self._deny(call, tool_input, f"Permission denied: {why}: {decision.reason}")
+            message = f"Permission denied: {why}: {decision.reason}"
+            return self._deny(call, tool_input, message, "mode")
         request = PermissionAsked(
             request_id=uuid.uuid4().hex[:12],
             call_id=call.id,
@@ -169,7 +173,7 @@ class ToolGate:
         answer = await ask(request)
         if answer.choice == "deny":
             extra = f": {answer.message}" if answer.message else ""
-            return self._deny(call, tool_input, f"The user denied this call{extra}")
+            return self._deny(call, tool_input, f"The user denied this call{extra}", "user")
         if answer.choice == "allow_always" and request.suggestion:
             self.allow_always(request.suggestion)
         if answer.session_rules:
@@ -200,7 +204,7 @@ class ToolGate:
         surface(hook, emit)
         if hook.permission_decision == "deny":
             reason = hook.reason or "a PermissionRequest hook denied this call"
-            return self._deny(call, tool_input, f"Denied by hook: {reason}")
+            return self._deny(call, tool_input, f"Denied by hook: {reason}", "hook")
         if hook.permission_decision == "allow":
             updated = hook.updated_input
             return Approval(True, dict(updated) if updated is not None else tool_input)
@@ -327,9 +331,19 @@ class ToolGate:
         decision = policy.decide(call.name, dict(call.input), self._context_for(call.name))
         return decision.behavior == "deny"
 
-    def _deny(self, call: ToolUseBlock, tool_input: dict[str, Any], message: str) -> Approval:
+    def _deny(
+        self,
+        call: ToolUseBlock,
+        tool_input: dict[str, Any],
+        message: str,
+        decided_by: DenialSource,
+    ) -> Approval:
         denial = PermissionDenial(
-            tool_name=call.name, tool_use_id=call.id, tool_input=tool_input, reason=message
+            tool_name=call.name,
+            tool_use_id=call.id,
+            tool_input=tool_input,
+            reason=message,
+            decided_by=decided_by,
         )
         return Approval(False, tool_input, message, denial)
 

@@ -27,7 +27,7 @@ class Journal(Protocol):
     """Where a history records each change as it happens (a session file). Replaying the same
     calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
 
-    def user(self, blocks: Sequence[ContentBlock]) -> None: ...
+    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None: ...
 
     def assistant(self, message: Message, usage: Usage | None) -> None: ...
 
@@ -121,12 +121,13 @@ class History:
         if reported is not None and self.journal is not None:
             self.journal.window_reported(model, reported)
 
-    def add_user(self, blocks: Sequence[ContentBlock]) -> Message:
-        """Append user content; tool results always come first in a user message."""
+    def add_user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
+        """Append user content; tool results always come first in a user message.
+        `entry_uuid`: the uuid its journal entry takes (a prompt the client named)."""
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
         if self.journal is not None:
-            self.journal.user(admitted)
+            self.journal.user(admitted, entry_uuid)
         return merged
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:

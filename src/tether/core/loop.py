@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tether.core import turn_stop
+from tether.core import interruption, turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
@@ -109,6 +109,7 @@ async def run_turn(
     """Run until the model ends its turn (or the turn limit). The history is valid on return and
     on every exception: each tool_use has its tool_result."""
     while True:
+        interruption.check()
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
             if stop.said:
                 emit(Notice(level="warning", message=stop.said))
@@ -157,6 +158,7 @@ async def run_turn(
             _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
             return "error_max_budget_usd"
         if calls:
+            interruption.check()  # a stop that came as the reply ended: none of them runs
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:

@@ -14,8 +14,24 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tether.models.base import Model, ModelRequest, ResponseDone, TextChunk, ThinkingChunk, Waiting
-from tether.protocol import Event, ModelError, ModelRetry, ModelWaiting, TextDelta, ThinkingDelta
+from tether.models.base import (
+    Model,
+    ModelRequest,
+    ResponseDone,
+    TextChunk,
+    ThinkingChunk,
+    ToolInputChunk,
+    Waiting,
+)
+from tether.protocol import (
+    Event,
+    ModelError,
+    ModelRetry,
+    ModelWaiting,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+)
 
 MAX_ASKED_WAIT_S = 60.0
 """A `retry-after` up to this long is honoured as given; a longer one falls back to backoff."""
@@ -80,6 +96,12 @@ async def _stream_once(
             emit(TextDelta(text=event.text))
         elif isinstance(event, ThinkingChunk):
             emit(ThinkingDelta(text=event.text))
+        elif isinstance(event, ToolInputChunk):
+            emit(
+                ToolInputDelta(
+                    call_id=event.call_id, name=event.name, partial_json=event.partial_json
+                )
+            )
         elif isinstance(event, Waiting):
             emit(ModelWaiting(waited_s=event.waited_s, limit_s=event.limit_s))
         else:

@@ -86,8 +86,8 @@ class SessionRecorder:
         taken, self._notices = self._notices, []
         return taken
 
-    def user(self, blocks: Sequence[ContentBlock]) -> None:
-        entries: list[_Entry] = [lambda w: w.user(blocks)]
+    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
+        entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
         first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
         if not self._titled and first and first.strip():
             self._titled = True
@@ -113,9 +113,19 @@ class SessionRecorder:
 
     def close(self) -> None:
         """Write what waits if the file now takes it, then sync and close the file. A
-        failure is kept in `problem`: what was written stays, and closing goes on."""
+        failure is kept in `problem`: what was written stays, and closing goes on. What
+        still cannot be written is lost with the process: a notice counts it, as the
+        promise to write it later no longer holds."""
         if self._waiting:
             self._flush(len(self._waiting))
+        if self._waiting:
+            count = len(self._waiting)
+            what = "1 entry" if count == 1 else f"{count} entries"
+            self._notices.append(
+                f"{what} of this session could not be written to its file and "
+                f"{'is' if count == 1 else 'are'} lost as tether exits: a resumed session "
+                "will not have them"
+            )
         if self._writer is not None:
             try:
                 self._writer.close()

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import cast, get_args
 
-from tether.core import turn_stop
+from tether.core import interruption, turn_stop
 from tether.core.compactor import compact
 from tether.core.gate import Asker
 from tether.core.history import History
@@ -116,6 +116,11 @@ class Session:
         agent.side_spend = self.add_spend
         self._stats: TurnStats | None = None
         self._interrupted = "interrupted by the user"
+        self._stop = interruption.StopAsked()
+        """The running turn's stop, once asked: read before each model call and tool call."""
+        self._began = False
+        """Whether the running turn's task has begun (a task cancelled before it begins
+        never runs its own ending: no `TurnFinished`)."""
         self._prompt_kept = False
         """Whether the running turn's prompt is in the history (an interruption is marked then)."""
         agent.inputs.append(self._take_steering)
@@ -160,7 +165,8 @@ class Session:
             async for event in self._compact(op.focus):
                 yield event
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
-            await self.aclose()
+            for news in await self.aclose():
+                yield Notice(level="warning", message=news)
 
     def set_permission_mode(self, mode: str) -> None:
         """Switch the permission mode for the calls that follow; an unknown one is refused."""
@@ -200,8 +206,10 @@ class Session:
         if future is not None and not future.done():
             future.set_result(answer)
 
-    async def aclose(self) -> None:
-        """Stop any running turn, fire SessionEnd and release the model's connections."""
+    async def aclose(self) -> list[str]:
+        """Stop any running turn, fire SessionEnd and release the model's connections.
+        Returns what the user should still hear, with no event left to carry it (the
+        session file's last news: entries that could not be saved are lost)."""
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
@@ -211,11 +219,14 @@ class Session:
         await self.lifecycle.on_end("other")
         for finish in self.on_close:
             await finish()
+        last_news: list[str] = []
         if self.recorder is not None:
             self.recorder.close()
+            last_news = self.recorder.take_notices()
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
+        return last_news
 
     def add_spend(self, usage: Usage, cost_usd: float) -> None:
         """Count what a subagent or a compaction summary used: in the running turn (its
@@ -258,11 +269,16 @@ class Session:
             self._preparing.cancel()
             # The turn waiting for the preparations stops as soon as it starts.
             self._interrupt_pending = not self.busy
-        # Once: cancelling the turn again while its tools stop (Ctrl+C pressed twice) would
-        # cancel their cleanup too, and leave a command running after the turn.
-        if self._task is not None and not self._task.done() and not self._task.cancelling():
-            self._interrupted = reason
-            self._task.cancel()
+        if self._task is None or self._task.done():
+            return
+        if self._stop.reason is None:  # the first stop names the turn's end
+            self._stop.reason = self._interrupted = reason
+        if not self._began:
+            return  # it stops as soon as it begins (`interruption.check`)
+        # Every time: a cancellation an await swallowed is sent again (a second Ctrl+C is
+        # never ignored). The calls' cleanup is not cut short by it: `run_calls` stops them
+        # once, and a command's group is stopped whatever cancellation comes meanwhile.
+        self._task.cancel()
 
     def interrupt_next_turn(self, reason: str) -> None:
         """Interrupt the running turn, or, when none runs yet, the next one as soon as it
@@ -287,6 +303,8 @@ class Session:
                     observe(event)
                 self._tell_recording(emit)
 
+        self._stop = interruption.StopAsked()
+        self._began = False
         self._task = asyncio.create_task(self._work(prompt, emit))
         try:
             while (event := await queue.get()) is not None:
@@ -314,6 +332,8 @@ class Session:
                 )
             )
 
+        self._stop = interruption.StopAsked()
+        self._began = True
         self._task = asyncio.create_task(work())
         try:
             await self._task
@@ -365,7 +385,7 @@ class Session:
             return "success"
         said = prompt.content or (TextBlock(text=text),)
         blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
-        self._history.add_user(blocks)
+        self._history.add_user(blocks, entry_uuid=prompt.uuid)
         self._prompt_kept = True
         ask = self._ask_with(emit) if self.can_ask else None
         subtype = await run_turn(self.agent, self._history, stats, emit, ask)
@@ -408,6 +428,7 @@ class Session:
         emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
 
     async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
+        self._began = True
         text = prompt.text
         self._prompt_kept = False
         started = time.perf_counter()
@@ -423,7 +444,8 @@ class Session:
                 raise asyncio.CancelledError  # interrupted while it waited for them
             if not text.strip() and not any(isinstance(b, ImageBlock) for b in prompt.content):
                 raise HarnessError("the prompt is empty")
-            with turn_stop.watching():
+            with turn_stop.watching(), interruption.watching(self._stop):
+                interruption.check()  # asked before the task began
                 subtype = await self._converse(prompt, stats, emit)
         except asyncio.CancelledError:
             error = self._interrupted

@@ -6,10 +6,16 @@ messages no request sends again. A cut keeps the head and the tail of a string w
 how much was cut in between; the shape of every message stays (each call keeps its id, each
 result its pairing, tool input stays a JSON object), so a shrunk transcript is as valid as the
 original. Thinking blocks are never cut: their signatures would no longer match.
+
+Cutting strings is not enough for every shape: a tool input of many small items (a plan of
+5,000 entries, 40,000 keys, an array of 80,000 short strings) stays too big with each string
+cut. Past that, the biggest inputs are replaced whole, biggest first, by a small object that
+says what was there (`stub_input`): the call keeps its id and its result.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -62,14 +68,65 @@ def shrink_to_fit(
         if over <= 0:
             return tuple(m for m, _ in shrunk), True
         if cap <= MIN_CAP:
-            return tuple(m for m, _ in shrunk), False
+            return _stubbed(shrunk, size, budget)
         # Notes and JSON escapes took more room than the lengths said: lower the cap by what
         # is still over, shared among the strings it cuts (later, by a third, to converge).
         cut = sum(1 for n in lengths if n > cap) or 1
         step = over // cut + 1 if attempt < _CAP_STEPS // 2 else cap // 3
         cap = max(MIN_CAP, cap - step)
-    smallest = tuple(shrink_message(m, MIN_CAP) for m, _ in sized)
-    return smallest, sum(size(m) for m in smallest) <= budget
+    smallest = [(s, size(s)) for s in (shrink_message(m, MIN_CAP) for m, _ in sized)]
+    return _stubbed(smallest, size, budget)
+
+
+def stub_input(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """What a tool input too big to send becomes: a valid input object saying it was cut."""
+    chars = len(json.dumps(tool_input, ensure_ascii=False))
+    return {"note": _STUB_NOTE.format(chars=chars, keys=_key_list(tool_input))}
+
+
+_STUB_NOTE = (
+    "[this call's input ({chars:,} characters of JSON; keys: {keys}) was cut whole to fit the "
+    "context window]"
+)
+
+
+def _key_list(tool_input: Mapping[str, Any]) -> str:
+    keys = list(tool_input)
+    shown = ", ".join(str(k)[:40] for k in keys[:5])
+    return shown + (f" and {len(keys) - 5:,} more" if len(keys) > 5 else "")
+
+
+def _stubbed(
+    sized: list[tuple[Message, int]], size: Callable[[Message], int], budget: int
+) -> tuple[tuple[Message, ...], bool]:
+    """Messages already cut to `MIN_CAP` with their biggest tool inputs replaced by stubs,
+    biggest first, until they fit `budget` (or none is left to replace); whether they fit."""
+    over = sum(n for _, n in sized) - budget
+    inputs = sorted(
+        (
+            (len(json.dumps(block.input, ensure_ascii=False)), index, block.id)
+            for index, (message, _) in enumerate(sized)
+            for block in message.content
+            if isinstance(block, ToolUseBlock) and block.input
+        ),
+        reverse=True,
+    )
+    stubbed = list(sized)
+    for chars, index, call_id in inputs:
+        if over <= 0 or chars <= len(_STUB_NOTE) * 2:
+            break
+        message, before = stubbed[index]
+        blocks = tuple(
+            b.model_copy(update={"input": stub_input(b.input), "raw_input": None})
+            if isinstance(b, ToolUseBlock) and b.id == call_id
+            else b
+            for b in message.content
+        )
+        replaced = Message(role=message.role, content=blocks)
+        after = size(replaced)
+        stubbed[index] = (replaced, after)
+        over -= before - after
+    return tuple(m for m, _ in stubbed), over <= 0
 
 
 def _cap_for(lengths: list[int], excess: int) -> int:

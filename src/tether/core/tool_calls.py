@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.core import interruption
 from tether.core.gate import Approval, Asker
 from tether.protocol import (
     Event,
@@ -94,12 +95,13 @@ async def run_calls(
     ask = _one_at_a_time(ask)
     tasks = [asyncio.create_task(run_call(agent, c, emit, ask, denials)) for c in calls]
     try:
-        return list(await asyncio.gather(*tasks))
+        await _all_or_first_failure(tasks)
+        return [task.result() for task in tasks]
     except BaseException as e:
-        # gather raises as soon as one call is cancelled: the others may still be stopping
-        # their commands, and cancelling them again would cut that short.
+        # Each call is cancelled once: one cancelled on its own may still be stopping its
+        # command, and cancelling it again would cut that short.
         for task in tasks:
-            if not task.cancelling():
+            if not task.done() and not task.cancelling():
                 task.cancel()
         await _settled(tasks)
         results = [
@@ -109,6 +111,20 @@ async def run_calls(
             for t, c in zip(tasks, calls, strict=True)
         ]
         raise CallsStopped(results, e) from e
+
+
+async def _all_or_first_failure(tasks: Sequence[asyncio.Task[CallResult]]) -> None:
+    """Wait for every call; raise as soon as one fails or is cancelled. Unlike `gather`, a
+    cancellation of the waiting task is not passed on to the calls, again at each further
+    cancellation (Ctrl+C pressed twice) while they stop: `run_calls` stops them, once."""
+    pending: set[asyncio.Task[CallResult]] = set(tasks)
+    while pending:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task.cancelled():
+                raise asyncio.CancelledError
+            if (error := task.exception()) is not None:
+                raise error
 
 
 async def _settled(tasks: Sequence[asyncio.Task[CallResult]]) -> None:
@@ -171,6 +187,9 @@ async def run_call(
         )
     else:
         approval = Approval(True, dict(call.input))
+    # The user may have said stop while the call waited for its answer (Ctrl+C at the question
+    # answers no and stops the turn at once): the call was interrupted, not refused.
+    interruption.check()
     if not approval.allowed:
         return _refused(call, approval, emit, denials)
     if approval.tool_input != call.input:
@@ -241,6 +260,14 @@ def _refused(
 ) -> CallResult:
     if approval.denial is not None:
         denials.append(approval.denial)
-    emit(ToolFinished(call_id=call.id, name=call.name, content=approval.message, is_error=True))
+    emit(
+        ToolFinished(
+            call_id=call.id,
+            name=call.name,
+            content=approval.message,
+            is_error=True,
+            denial=approval.denial,
+        )
+    )
     block = ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
     return CallResult(block, approval.context)

@@ -110,7 +110,8 @@ async def _collect(
     timed_out = False
     try:
         try:
-            await asyncio.wait_for(proc.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await proc.wait()
         except TimeoutError:
             timed_out = True
             await stop_group(proc, grace_s=KILL_GRACE_S)

@@ -146,7 +146,7 @@ def command_line_servers(
             except (OSError, UnicodeDecodeError) as e:
                 raise ConfigError(f"--mcp-config {value}: cannot read it: {e}") from None
         try:
-            data = json.loads(text)
+            data = bounded_json.loads(text)
         except json.JSONDecodeError as e:
             problem = bounded_json.error_text(e)
             raise ConfigError(f"--mcp-config {label}: not valid JSON: {problem}") from None

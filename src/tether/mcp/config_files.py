@@ -52,10 +52,10 @@ def read_json_file(path: Path) -> dict[str, Any] | None:
         return {}
     try:
         data = bounded_json.loads(text)
+    except bounded_json.NestedTooDeep as e:  # nested too deep to be configuration
+        raise ConfigError(f"{path} is not usable: it is {e}") from None
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path} is not valid JSON: {bounded_json.error_text(e)}") from None
-    except ValueError as e:  # nested too deep to be configuration
-        raise ConfigError(f"{path} is not usable: it is {e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object, not {kind_of(data)}")
     return cast(dict[str, Any], data)

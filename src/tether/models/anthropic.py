@@ -27,6 +27,7 @@ from tether.models.base import (
     ResponseDone,
     TextChunk,
     ThinkingChunk,
+    ToolInputChunk,
     Waiting,
 )
 from tether.models.endpoint import Endpoint, api_error_message, api_error_type
@@ -159,7 +160,7 @@ class _Assembly:
         self.stop_reason: StopReason | None = None
         self.usage = Usage()
 
-    def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | None:
+    def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | ToolInputChunk | None:
         kind = event.get("type")
         if kind == "content_block_delta":
             part = self.parts.get(event.get("index", -1))
@@ -177,10 +178,15 @@ class _Assembly:
                 return ThinkingChunk(kind="thinking", text=text)
             if delta_kind == "signature_delta":
                 part.signature += _text(delta, "signature")
-            elif delta_kind == "input_json_delta":
-                part.pieces.append(_text(delta, "partial_json"))
+            elif delta_kind == "input_json_delta" and part.kind == "tool_use":
+                piece = _text(delta, "partial_json")
+                part.pieces.append(piece)
+                return ToolInputChunk("tool_input", part.call_id, part.name, piece)
         elif kind == "content_block_start":
-            self.parts[event.get("index", -1)] = _start_part(_object(event.get("content_block")))
+            part = _start_part(_object(event.get("content_block")))
+            self.parts[event.get("index", -1)] = part
+            if part.kind == "tool_use":
+                return ToolInputChunk("tool_input", part.call_id, part.name, None)
         elif kind == "content_block_stop":
             part = self.parts.get(event.get("index", -1))
             if part is not None:

@@ -33,6 +33,18 @@ class ThinkingChunk:
 
 
 @dataclass(frozen=True)
+class ToolInputChunk:
+    """A tool call's input as it streams: `partial_json` None when its block opens, then
+    each fragment of JSON text as the endpoint sent it (the first may be empty). Only for
+    display; the call's input is read from `ResponseDone`."""
+
+    kind: Literal["tool_input"]
+    call_id: str
+    name: str
+    partial_json: str | None
+
+
+@dataclass(frozen=True)
 class Waiting:
     """No byte has arrived for `waited_s` seconds; the attempt is given up at `limit_s`."""
 
@@ -51,7 +63,7 @@ class ResponseDone:
     usage: Usage
 
 
-ModelEvent = TextChunk | ThinkingChunk | Waiting | ResponseDone
+ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | Waiting | ResponseDone
 
 
 class Model(Protocol):

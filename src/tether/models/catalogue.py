@@ -171,6 +171,14 @@ _LISTED: tuple[ModelInfo, ...] = (
     _openai("gpt-4o-mini", 128 * _K, 16_384, 0.15, 0.60, 0.075),
 )
 
+FAMILIES = {
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+"""Claude Code's model aliases: the newest model of each family, on Anthropic (`--model opus`,
+settings' `model`, a subagent's `model: haiku`)."""
+
 # Dated snapshot ids of the aliases above.
 _SNAPSHOTS = {
     "claude-opus-4-5-20251101": "claude-opus-4-5",

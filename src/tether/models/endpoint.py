@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tether import bounded_json
 from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import ModelError
 
@@ -72,7 +73,7 @@ def api_error_message(body: object, fallback: str) -> str:
         return error
     if isinstance(body, str) and body:
         try:
-            return api_error_message(json.loads(body), body)
+            return api_error_message(bounded_json.loads(body), body)
         except ValueError:
             return body
     return fallback
@@ -109,7 +110,7 @@ def body_detail(content_type: str, body: bytes) -> tuple[str, str | None]:
         title = one_line(html.unescape(match.group(1)), _MAX_TITLE_CHARS) if match else ""
         return (f'an HTML page titled "{title}"' if title else "an HTML page"), None
     try:
-        parsed: object = json.loads(text)
+        parsed: object = bounded_json.loads(text)
     except ValueError:
         return one_line(text), None
     return api_error_message(parsed, one_line(text)), api_error_type(parsed)

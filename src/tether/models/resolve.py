@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from tether.models.base import Model
-from tether.models.catalogue import MODELS, PROVIDERS, ModelInfo, Provider, model_info
+from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
 from tether.models.idle import IdleLimits
 from tether.protocol import ConfigError
 
@@ -52,6 +52,13 @@ def resolve_model(
     # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
     # takes no key.
     keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
+    if api_key is None and spec in FAMILIES:
+        # Not sent to an OpenAI-compatible endpoint: it would not know the name.
+        raise ConfigError(
+            f"Model {spec!r} is Claude Code's alias for {model_id}, on Anthropic: set "
+            f"{provider.key_env}, or name a model of another provider as provider/model "
+            f"(for example openai/<model> for OPENAI_BASE_URL)."
+        )
     if api_key is None and provider.requires_key and not keyless_local:
         raise ConfigError(
             f"No API key for {provider.name} (model {model_id}). Set {provider.key_env}, "
@@ -72,6 +79,8 @@ def _split_spec(
         if not rest:
             raise ConfigError(f"Model spec {spec!r} names no model after {prefix!r}/.")
         return providers[prefix], rest
+    if spec in FAMILIES:
+        return providers["anthropic"], FAMILIES[spec]
     known = MODELS.get(spec)
     if known is not None and known.provider in providers:
         return providers[known.provider], spec

@@ -128,9 +128,11 @@ class SseClient:
     ) -> _Item | Waiting:
         """The next item, or a `Waiting` notice when one falls due first; a `ModelError`
         once nothing has arrived for the idle timeout."""
-        if not queue.empty():  # the common case mid-stream: no timer needed
-            return queue.get_nowait()
         loop = asyncio.get_running_loop()
+        # The common case mid-stream: no timer needed. Not once only keep-alives have come for
+        # too long: a consumer slower than the pings always finds one queued (under load).
+        if not queue.empty() and loop.time() - watch.last_progress_at < self.idle.keepalive_s:
+            return queue.get_nowait()
         while True:
             now = loop.time()
             silent = now - watch.last_byte_at
@@ -147,7 +149,11 @@ class SseClient:
                 return Waiting(kind="waiting", waited_s=silent, limit_s=self.idle.timeout_s)
             wait = min(min(notice_at, self.idle.timeout_s) - silent, self.idle.keepalive_s - still)
             try:
-                return await asyncio.wait_for(queue.get(), wait)
+                # Not `wait_for`: on Python 3.11 it returns the item when a cancellation lands
+                # just as the item arrives, and the user's stop is lost (the item itself stays
+                # queued when the timeout or a cancellation ends this wait).
+                async with asyncio.timeout(wait):
+                    return await queue.get()
             except TimeoutError:
                 continue
 

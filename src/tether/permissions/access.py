@@ -243,6 +243,11 @@ class FileAccess:
         real = seen.real
         if real is None:
             return none(f"writes {shown}, {seen.unknown}")
+        if is_below(real, self.ctx.write_roots, strictly=False) and not is_below(
+            real, self.ctx.write_roots, strictly=True
+        ):
+            # `find . -delete`, `rm -r .`: not outside, but no rule on a file inside covers it.
+            return ask(f"writes {shown}, the workspace itself: a delete there reaches all below it")
         if not is_below(real, self.ctx.write_roots, strictly=True):
             return ask(f"writes {shown}, outside the workspace")
         return self._write_inside(real, shown, explicit=explicit)

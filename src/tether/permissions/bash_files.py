@@ -12,12 +12,13 @@ from pathlib import Path, PurePosixPath
 from tether.permissions import steps
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.awk_program import awk_problem
+from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
 from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
 from tether.permissions.jq_program import jq_modules, search_directories
-from tether.permissions.paths import ANY, ONE, ONE_NODOT, STAR, STAR_NODOT, Token, normalize
+from tether.permissions.paths import ANY, Token, normalize
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
 from tether.permissions.sed_script import sed_effects
@@ -105,21 +106,7 @@ def path_tokens(path: str, options: GlobOptions = DEFAULT) -> tuple[Token, ...]:
     """A word as glob tokens: a glob does not start a name with a dot unless `options` say
     so (shell_globbing)."""
     steps.spend(len(path) // 8)  # a character at a time (steps.py)
-    if options:
-        return glob_tokens(path, options)
-    out: list[Token] = []
-    at_start = True
-    for c in path:
-        if c == DYN:
-            out.append(ANY)
-        elif c == STAR_MARK:
-            out.append(STAR_NODOT if at_start else STAR)
-        elif c == ONE_MARK:
-            out.append(ONE_NODOT if at_start else ONE)
-        else:
-            out.append("~" if c == HOME else c)
-        at_start = c == "/"
-    return tuple(out)
+    return glob_tokens(path, options)
 
 
 _SCRIPT_OPTIONS = frozenset({"-e", "--expression", "--source"})
@@ -129,11 +116,12 @@ _IN_PLACE = frozenset({"--in-place"})
 @lru_cache(maxsize=4096)
 def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
     """What the command does with its arguments, or None for a program the tables do not
-    know."""
+    know (cmake's file commands are the commands they do the work of: cmake_commands)."""
     name = program_name(argv[0]) if argv else ""
     spec = COMMANDS.get(name)
     if spec is None:
-        return None
+        same = cmake_equivalent(argv) if name == "cmake" else None
+        return program_use(same) if same is not None else None
     if spec.files == "git":
         return git_use(argv[1:])
     module = _module(argv, spec)

@@ -327,15 +327,14 @@ class _Judge:
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
-        spec = COMMANDS.get(program_name(inv.argv[0])) if inv.argv else None
-        use = program_use(inv.argv) if spec is not None and inv.role == "command" else None
+        use = program_use(inv.argv) if inv.argv and inv.role == "command" else None
         if use is not None and inv.own is None:
             reads += use.reads
             writes += use.writes
             recursive = use.recursive
             verdicts.extend(self._program_use(use))
             verdicts.extend(self._top_reads(use.top_reads, explicit))
-        elif inv.argv and inv.role == "command" and spec is None and inv.own is None:
+        elif inv.argv and inv.role == "command" and use is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
                     inv.argv[1:], self.places, self.files, sandboxed=self.ctx.bash_sandboxed

@@ -17,6 +17,7 @@ for any other reader. Which files git ignores is not known here (it would take r
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from tether.permissions.arguments import split_arguments
@@ -60,7 +61,9 @@ def pathspec(word: str) -> Pathspec | None:
         else:
             out.append(c)
         i += 1
-    text = "".join(out).rstrip("/") or "."
+    # Git folds `..` in a pathspec by its text, not through the file system as the kernel
+    # would: `:(literal)*/..` is the whole tree, whatever `*` is on disk.
+    text = posixpath.normpath("".join(out).rstrip("/") or ".")
     return Pathspec(text, top="top" in magic)
 
 

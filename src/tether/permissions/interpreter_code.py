@@ -2,8 +2,8 @@
 inline (`python3 -c`, `node -e/-p/--eval/--print`, `perl -e/-E`, `ruby -e`, `php -r`,
 `Rscript -e`, `lua -e`, `bun -e`, `deno eval`), from its input (`python3 -`, no script at all,
 `/dev/stdin`, `<(...)`: a heredoc or a pipe), through a module that runs code (`python3 -m
-timeit/code/pdb/cProfile/trace/runpy/doctest/profile`), or a makefile from its input (`make -f
--`, `--file=/dev/stdin`, `-f <(...)`).
+timeit/pdb/cProfile/trace/runpy/doctest/profile`, the prompts of `-m code/asyncio`), or a
+makefile from its input (`make -f -`, `--file=/dev/stdin`, `-f <(...)`, make_options.py).
 
 Judged alike (bash_policy): deny and ask rules see the command as `PROGRAM -c CODE` too (a
 `Bash(python3 -c *)` deny covers `python3 - <<EOF`); a file a Read rule denies, named anywhere
@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tether.permissions.make_options import makefiles
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
 
@@ -35,11 +36,37 @@ _NAMES = {"python3": "python", "python2": "python", "pypy3": "python", "pypy": "
     "luajit": "lua",
 }
 _VERSIONED = re.compile(r"(python|ruby|php|perl|lua|node)[0-9][0-9.]*")
-_CODE_MODULES = frozenset({"code", "pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_CODE_MODULES = frozenset({"pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_PROMPTS = frozenset({"code", "asyncio", "_pyrepl", "idlelib", "IPython"})
+"""Modules that are a prompt (or take code in their options: `idlelib -c`): code from the
+input whatever their arguments."""
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _FROM_INPUT = ("-", *GENERATED_CODE)
 _VALUED = frozenset({"-W", "-X", "-m", "-r", "--require", "-I", "-M", "--import", "--loader"})
 """Options of these interpreters taking a separate value (the script comes after them)."""
+_PYTHON_VALUED = frozenset({"-W", "-X"})
+"""Python's (its `-I` is isolated mode, a flag; `-m` ends the options)."""
+_EXITS: dict[str, frozenset[str]] = {
+    "python": frozenset({"-V", "-VV", "--version", "-h", "-?", "--help", "--help-all"})
+    | frozenset({"--help-env", "--help-xoptions"}),
+    "node": frozenset({"-v", "--version", "-h", "--help", "--v8-options", "--test"})
+    | frozenset({"-c", "--check"}),
+    "perl": frozenset({"-v", "-V", "--version", "-h", "--help"}),
+    "ruby": frozenset({"--version", "-h", "--help", "--copyright"}),
+    "php": frozenset({"-v", "--version", "-h", "--help", "-m", "--modules", "-i", "--info"}),
+    "Rscript": frozenset({"--version", "--help"}),
+    "lua": frozenset(),
+    "bun": frozenset({"-v", "--version", "-h", "--help", "--revision"}),
+}
+"""Options after which an interpreter given no script reads no code from its input: it prints
+and exits (`--version`, `--help`), runs the user's test files (`node --test`), or only checks
+syntax (`node --check`). Not `perl -c`: it runs BEGIN blocks."""
+_ALONE = {"ruby": "-v", "lua": "-v"}
+"""`ruby -v` and `lua -v` exit only when given alone: with any other switch they go on to read
+code (ruby turns on verbose mode; lua -v -i starts its prompt)."""
+_PYTHON_EXIT_BUNDLE = re.compile(r"-[bBdEiIOPqsSuvR]*[Vh?][bBdEiIOPqsSuvVR?h]*")
+"""Python's short flags bundled with one that exits (`-VV`, `-BV`, `-qh`): no letter of the
+bundle takes a value, so none swallows the V."""
 _PATH_WORD = re.compile(r"[A-Za-z0-9_.~/+@%-]*[./][A-Za-z0-9_.~/+@%-]*")
 MAX_NAMES = 64
 """Words of inline code looked at as file names (each a file check)."""
@@ -61,6 +88,9 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
     name = program_name(argv[0])
     if name in _MAKES:
         return _makefile(argv[1:])
+    if name == "cmake" and "--build" in argv and "--" in argv:
+        # What follows `--` goes to the native build tool: make's arguments.
+        return _makefile(argv[argv.index("--") + 1 :])
     if name == "deno":
         if len(argv) > 2 and argv[1] == "eval":
             return CodeUse("eval", argv[-1])
@@ -72,11 +102,12 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
     inline = _INLINE.get(family)
     if inline is None:
         return None
-    return _interpreter(argv[1:], inline, python=family == "python")
+    return _interpreter(argv[1:], inline, family)
 
 
-def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], *, python: bool) -> CodeUse | None:
-    flag = inline[0]
+def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) -> CodeUse | None:
+    flag, python = inline[0], family == "python"
+    exits = args == (_ALONE.get(family),)
     i = 0
     while i < len(args):
         arg = args[i]
@@ -86,19 +117,37 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], *, python: bool
             if option.startswith("--") and arg.startswith(option + "="):
                 return CodeUse(option, arg[len(option) + 1 :])
             if not option.startswith("--") and arg.startswith(option) and arg[:2] != "--":
-                return CodeUse(option, arg[len(option) :])
+                return _attached(option, arg[len(option) :], args[i + 1 : i + 2], inline)
         if python and arg == "-m":
             return _module(args[i + 1 :], flag)
         if arg == "--":
             i += 1
             break
         if arg.startswith("-") and arg != "-":
-            i += 2 if arg in _VALUED else 1
+            exits = exits or _exits(arg, family)
+            i += 2 if arg in (_PYTHON_VALUED if python else _VALUED) else 1
             continue
         break
-    if i >= len(args) or args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
+    if i >= len(args):
+        return None if exits else CodeUse(flag, None)
+    if args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
         return CodeUse(flag, None)
     return None
+
+
+def _attached(option: str, rest: str, after: tuple[str, ...], inline: tuple[str, ...]) -> CodeUse:
+    """`-cCODE`, or bundled code flags (`node -pe CODE`, `-ep`) whose code is the next word."""
+    if all(f"-{letter}" in inline for letter in rest):
+        return CodeUse(option, after[0] if after else DYN)
+    return CodeUse(option, rest)
+
+
+def _exits(option: str, family: str) -> bool:
+    """Whether `option` ends the interpreter before it would read code from its input (a
+    script named after it is judged as usual)."""
+    if option in _EXITS.get(family, ()):
+        return True
+    return family == "python" and _PYTHON_EXIT_BUNDLE.fullmatch(option) is not None
 
 
 def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
@@ -108,26 +157,20 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     if module == "timeit":
         # Its arguments are statements it runs.
         return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
+    if module in _PROMPTS:
+        return CodeUse(flag, None)
     if module not in _CODE_MODULES:
         return None
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
     from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
-    if not scripts or from_input or module == "code":
+    if not scripts or from_input:
         return CodeUse(flag, None)
     return None
 
 
 def _makefile(args: tuple[str, ...]) -> CodeUse | None:
-    for i, arg in enumerate(args):
-        value: str | None = None
-        if arg in ("-f", "--file", "--makefile"):
-            # Nothing after it: the parser took a `-` before a heredoc for its own.
-            value = args[i + 1] if i + 1 < len(args) else "-"
-        elif arg.startswith(("--file=", "--makefile=")):
-            value = arg.partition("=")[2]
-        elif arg.startswith("-f") and not arg.startswith("--"):
-            value = arg[2:]
-        if value is not None and (value.startswith(_FROM_INPUT) or not is_literal(value)):
+    for value in makefiles(args):
+        if value.startswith(_FROM_INPUT) or not is_literal(value):
             return CodeUse("-f", None)
     return None
 

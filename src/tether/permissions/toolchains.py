@@ -64,6 +64,8 @@ PROGRAM_UNSEEN: dict[str, tuple[tuple[str, str], ...]] = {
         ("--exec", "runs the binaries through the program it is given"),
         ("-vettool", "runs the vet tool it is given"),
         ("--vettool", "runs the vet tool it is given"),
+        ("-gccgoflags", "passes gccgo options, which may name programs it runs (-wrapper)"),
+        ("--gccgoflags", "passes gccgo options, which may name programs it runs (-wrapper)"),
     ),
 }
 """Options (a word starting so: `-engine`, `-Dlib.so`) with which a program loads or runs

@@ -2,6 +2,7 @@
 
 from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolError
 from tether.protocol.events import (
+    DenialSource,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -17,6 +18,7 @@ from tether.protocol.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolInputDelta,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -55,6 +57,7 @@ __all__ = [
     "Compact",
     "ConfigError",
     "ContentBlock",
+    "DenialSource",
     "ErrorOccurred",
     "Event",
     "HarnessError",
@@ -87,6 +90,7 @@ __all__ = [
     "ThinkingDelta",
     "ToolError",
     "ToolFinished",
+    "ToolInputDelta",
     "ToolResultBlock",
     "ToolSpec",
     "ToolStarted",

@@ -36,6 +36,17 @@ class ThinkingDelta(_Event):
     text: str
 
 
+class ToolInputDelta(_Event):
+    """A tool call's input as the model writes it (for display only): `partial_json` None
+    when the call's block opens, then its JSON text piece by piece. The call runs from the
+    completed message, never from these."""
+
+    kind: Literal["tool_input_delta"] = "tool_input_delta"
+    call_id: str
+    name: str
+    partial_json: str | None = None
+
+
 class MessageCompleted(_Event):
     """A message was added to the history: an assistant reply or a user message of results."""
 
@@ -45,6 +56,23 @@ class MessageCompleted(_Event):
     model: str | None = Field(default=None, description="The model that wrote an assistant reply.")
     stop_reason: StopReason | None = None
     cost_usd: float = Field(default=0.0, description="What the model call of a reply cost.")
+
+
+DenialSource = Literal["rule", "mode", "hook", "user"]
+
+
+class PermissionDenial(BaseModel):
+    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
+
+    model_config = ConfigDict(frozen=True, defer_build=True)
+
+    tool_name: str
+    tool_use_id: str
+    tool_input: dict[str, Any]
+    reason: str
+    decided_by: DenialSource
+    """What denied it: a deny rule, the permission mode (dontAsk, plan, nobody to ask), a
+    hook, or the user (or the client answering for them)."""
 
 
 class ToolStarted(_Event):
@@ -68,6 +96,9 @@ class ToolFinished(_Event):
         default=None,
         description="What the call did, as JSON data in Claude Code's shape for the tool "
         "(its `tool_use_result`); None for an error, or a tool whose text says it all.",
+    )
+    denial: PermissionDenial | None = Field(
+        default=None, description="Why the call did not run, when it was denied."
     )
 
 
@@ -153,17 +184,6 @@ class PermissionAsked(_Event):
     )
 
 
-class PermissionDenial(BaseModel):
-    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
-
-    tool_name: str
-    tool_use_id: str
-    tool_input: dict[str, Any]
-    reason: str
-
-
 TurnSubtype = Literal[
     "success", "error_max_turns", "error_max_budget_usd", "error_during_execution"
 ]
@@ -189,6 +209,7 @@ Event = Annotated[
     | TurnStarted
     | TextDelta
     | ThinkingDelta
+    | ToolInputDelta
     | MessageCompleted
     | ToolStarted
     | ToolFinished

@@ -21,6 +21,11 @@ class UserInput(_Op):
         description="The message as the user gave it, when it holds more than text (images), "
         "in its order; `text` is its text (what hooks and titles read). Empty: just `text`.",
     )
+    uuid: str | None = Field(
+        default=None,
+        description="The uuid its entry in the session file takes (a client that names its "
+        "messages finds them there, and rewinds files to them); None: a new one.",
+    )
 
 
 class Interrupt(_Op):

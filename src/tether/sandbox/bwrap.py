@@ -19,7 +19,8 @@ import contextlib
 import functools
 import os
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
@@ -38,6 +39,7 @@ from tether.sandbox.protected import (
     nested_protected,
     protected_in,
 )
+from tether.sandbox.toolchain_credentials import toolchain_credentials
 
 SECRETS_IN_HOME: tuple[str, ...] = (
     *(p for p in HOME_SECRETS if not p.startswith(".claude/")),
@@ -101,8 +103,16 @@ class Sandbox:
     """`sandbox.readable`: places in the hidden home shown read-only."""
     toolchain_dirs: tuple[Path, ...] = ()
     """The environment's `PATH` directories and virtualenv in the home: shown read-only."""
-    env_set: tuple[tuple[str, str], ...] = ()
-    """Variables set inside: the user's git identity, as `~/.gitconfig` is hidden."""
+    identity: Callable[[], tuple[tuple[str, str], ...]] = field(
+        default=tuple, compare=False, repr=False
+    )
+    """Gives the variables set inside: the user's git identity, as `~/.gitconfig` is hidden.
+    Asked at the first command (`env_set`): it runs git, about 20 ms a session that runs no
+    command would pay at its start. Compared through `env_set`, what it gives."""
+
+    @functools.cached_property
+    def env_set(self) -> tuple[tuple[str, str], ...]:
+        return self.identity()
 
     def shown_in_home(self) -> list[Path]:
         """The places of the home shown read-only, present now, shallowest first."""
@@ -255,12 +265,14 @@ class Sandbox:
         binds += home.folders
         writable = [path for path, _ in binds]
         # Most candidates do not exist: one lstat each before resolving the few that do.
+        shown = self.shown_in_home()
         view = home_view(
             home,
             hidden=[p.resolve() for p in self.hidden if os.path.lexists(p)],
-            candidates=self.shown_in_home(),
+            candidates=shown,
             writable=writable,
             reached=reached,
+            inside=[p.resolve() for p in toolchain_credentials(self.home, shown)],
         )
         not_writable = [*view.covers, *(path for path, _ in view.shown)]
         if home.read_only_home is not None:

@@ -6,8 +6,9 @@ names say they hold a secret are removed, and tether's and the model vendors' ow
 (their keys, tether's configuration) with them; so are values that carry a credential whatever
 the name: a URL with a user or password in it (`postgres://user:pw@host/db`,
 `https://token@host`), a URL whose query passes a password, token or key, a connection string
-with a password or account key, and a value that starts with a well-known token's prefix
-(`ghp_`, `xoxb-`, `sk-ant-`, `AKIA`, `glpat-`, a JWT...), whatever the variable is called.
+with a password or account key, and a value that holds a well-known token's prefix at the
+start of a word (`ghp_`, `xoxb-`, `sk-ant-`, `AKIA`, `glpat-`, a JWT, a PEM private key...),
+whatever the variable is called.
 `sandbox.env` names variables to keep anyway.
 
 The tables are the policy: `SECRET_NAME_PATTERNS` (what goes), `KEPT_NAMES` (what tools need,
@@ -37,6 +38,12 @@ SECRET_NAME_PATTERNS: tuple[str, ...] = (
     "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "NETRC",
 )  # fmt: skip
 """Names (case-insensitive, shell-style patterns) of variables a sandboxed command does not get."""
+
+SECRET_NAME_PARTS: frozenset[str] = frozenset(
+    {"KEY", "PASS", "PW", "CREDS", "PRIVKEY", "HMAC", "OTP"}
+)
+"""Whole parts of a name (between `_`) that say it holds a secret (`PASS`, `DB_CREDS`,
+`KEY_FILE`): as parts, not inside a word (`KEYBOARD`, `PASSENGER`, `FOOTPRINT` pass)."""
 
 KEPT_NAMES: frozenset[str] = frozenset(
     {
@@ -73,13 +80,31 @@ TOKEN_PREFIXES: tuple[str, ...] = (
     r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
     r"AIza[A-Za-z0-9_-]{30,}",  # Google API keys
     r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.?",  # a JWT: base64url of '{"...' dot payload
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY",  # PEM (RSA, EC, OPENSSH, PKCS#8) and PGP private keys
+    r"pypi-[A-Za-z0-9_-]{16,}",  # PyPI upload token
+    r"dckr_pat_[A-Za-z0-9_-]{16,}",  # Docker Hub personal access token
+    r"gl(?:rt|dt|ptt|ft|cbt|imt|soat|oas)-[A-Za-z0-9_-]{16,}",  # GitLab runner, deploy...
+    r"hv[sbr]\.[A-Za-z0-9_-]{20,}",  # HashiCorp Vault service, batch, recovery tokens
+    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid
+    r"shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}",  # Shopify
+    r"sq0(?:csp|atp)-[A-Za-z0-9_-]{20,}",  # Square
+    r"lin_api_[A-Za-z0-9]{30,}",  # Linear
+    r"ntn_[A-Za-z0-9]{30,}",  # Notion
+    r"sntry[su]_[A-Za-z0-9_=+/-]{30,}",  # Sentry
+    r"glsa_[A-Za-z0-9_]{30,}",  # Grafana service account
+    r"ATATT3[A-Za-z0-9_=-]{30,}",  # Atlassian API token
+    r"rubygems_[a-f0-9]{40,}",  # RubyGems
+    r"figd_[A-Za-z0-9_-]{30,}",  # Figma
+    r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}",  # PlanetScale
+    r"HRKU-[A-Za-z0-9_-]{30,}",  # Heroku
 )
-"""Regular expressions for tokens whose form says what they are: a value that starts with one
-(after blanks, quotes or an HTTP scheme such as `Bearer `) is withheld whatever its name.
-Case matters (`ASIA` is a key id, `Asia/Tokyo` a time zone); each needs enough characters
-after its prefix to be a token rather than a word."""
+"""Regular expressions for tokens whose form says what they are: a value that holds one
+anywhere, at the start of a word (`--token=ghp_...`, a JSON config, a second line), is withheld
+whatever its name. Case matters (`ASIA` is a key id, `Asia/Tokyo` a time zone); each needs
+enough characters after its prefix to be a token rather than a word."""
 
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
+_NAME_PARTS = re.compile(r"[^A-Z0-9]+")
 _URL_WITH_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+@", re.IGNORECASE)
 _SECRET_QUERY = re.compile(
     r"://[^\s]*[?&;][^=&;#\s]*(?:" + "|".join(SECRET_QUERY_PARAMETERS) + r")[^=&;#\s]*=[^&;#\s]",
@@ -91,17 +116,17 @@ _CONNECTION_STRING = re.compile(
 )
 
 
-_TOKEN_VALUE = re.compile(
-    r"""\s*["']?(?:(?i:bearer|token|basic)\s+)?(?:""" + "|".join(TOKEN_PREFIXES) + ")"
-)
+_TOKEN_VALUE = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(TOKEN_PREFIXES) + ")")
 
 
 def is_secret(name: str, value: str) -> bool:
     """Whether `name=value` is withheld from sandboxed commands (unless in `sandbox.env`)."""
     upper = name.upper()
-    if upper not in KEPT_NAMES and _SECRET_NAME.match(upper):
+    if upper not in KEPT_NAMES and (
+        _SECRET_NAME.match(upper) or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
+    ):
         return True
-    if _TOKEN_VALUE.match(value):
+    if _TOKEN_VALUE.search(value):
         return True
     return any(p.search(value) for p in (_URL_WITH_USERINFO, _SECRET_QUERY, _CONNECTION_STRING))
 

@@ -11,11 +11,12 @@ fails rather than vanishing with the sandbox), and only these come back:
 - `sandbox.readable`, read-only: what the user chose to show.
 
 The credential places of the deny list (`SECRETS_IN_HOME`) stay covered inside whatever comes
-back. When the home is itself a writable root (tether started in `~`, or `--add-dir ~`), its
-top level is shown read-only (nothing can be created there), its folders are writable, and its
-dot entries are hidden but for the toolchains. A dot entry that is a symlink leads elsewhere:
-what it leads to is covered as well (unless it is a system directory or holds a writable
-root), so that the link cannot bring it into view.
+back, and so do the settings files with tokens that tools keep in their install prefixes
+(`toolchain_credentials.py`). When the home is itself a writable root (tether started in
+`~`, or `--add-dir ~`), its top level is shown read-only (nothing can be created there), its
+folders are writable, and its dot entries are hidden but for the toolchains. A dot entry
+that is a symlink leads elsewhere: what it leads to is covered as well (unless it is a system
+directory or holds a writable root), so that the link cannot bring it into view.
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ def coverable_target(target: Path, keep: Iterable[Path]) -> bool:
     if target == Path("/") or any(target.is_relative_to(s) for s in SYSTEM_DIRECTORIES):
         return False
     return not any(k.is_relative_to(target) for k in keep)
+
+
+def showable(real: Path, home: Path, hidden: Sequence[Path]) -> bool:
+    """Whether a place to show that a symlink leads to (`real`) may be bound: not the home
+    itself, and neither in a credential place nor holding one (`~/.local/share`, the home
+    through another name): a link there would bring back what the home's cover hides."""
+    if real == home:
+        return False
+    return not any(real.is_relative_to(s) or s.is_relative_to(real) for s in hidden)
 
 
 def in_view(path: Path, covers: Sequence[Path], binds: Sequence[Path]) -> bool:
@@ -239,9 +249,11 @@ def home_view(
     candidates: Sequence[Path],
     writable: Sequence[Path],
     reached: Descriptors,
+    inside: Sequence[Path] = (),
 ) -> HomeView:
     """What to cover and what to show: `hidden` are the credential places (resolved, present),
-    `candidates` the places to show (`exposures`), `writable` the writable roots bound.
+    `candidates` the places to show (`exposures`), `writable` the writable roots bound,
+    `inside` the credential files inside the places shown (resolved, present): covered too.
 
     A place to show is bound only where a cover hides it, by descriptor; one with a symlink
     on its way is shown at its target when that lies in the home (never in a credential
@@ -265,8 +277,8 @@ def home_view(
         if found != "blocked":
             continue
         real = Path(os.path.realpath(path))
-        if any(real.is_relative_to(s) for s in hidden):
-            continue  # a link into a credential place is not followed
+        if not showable(real, home.root, hidden):
+            continue
         if not in_view(real, home.covers, [*binds, *shown]):
             if not isinstance(target := reached.reach(real), Found):
                 continue
@@ -281,7 +293,7 @@ def home_view(
         and coverable_target(target, keep)
     ]
     view.covers = list(home.covers)
-    for target in [*hidden, *targets]:
+    for target in [*hidden, *inside, *targets]:
         if target not in shown and in_view(target, home.covers, [*binds, *shown]):
             view.covers.append(target)
     return view

@@ -14,6 +14,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether import bounded_json
+
 MARK = "user.tether-sandbox-placeholder"
 """Extended attribute set on each placeholder, so that another tether process can tell one
 from a real file the user made (where the file system keeps user attributes)."""
@@ -48,7 +50,7 @@ class Made:
         """A journal line read back; None for a line cut short by a kill (nothing was made
         after it)."""
         try:
-            record = json.loads(line)
+            record = bounded_json.loads(line)
             dev, ino = record["identity"]
             return Made(
                 Path(record["path"]),

@@ -22,6 +22,12 @@ from before its placeholders are made until its sandbox ends (the descriptor is 
 bwrap as `--sync-fd`, which its init process keeps and the command never sees), and removal
 takes the lock exclusively, without waiting. Whoever ends last removes them.
 
+Only a sandbox may make a removal give up, not another removal: removals take turns on a
+second lock (`turn_file`), waiting for each other, before they try the first. Otherwise a
+removal that found the lock taken by another one (the background removal of this process
+starting a moment before a session's start, another tether's at its exit) would return with
+everything still there, and what only it was asked to remove (`stale`) would stay.
+
 Every placeholder made is written down first in the workspace's journal (beside the lock),
 so whoever removes them removes those of every process, and a tether that was killed leaves
 a record the next one clears at its start (`remove_unused`). Where the journal is gone (after
@@ -102,10 +108,15 @@ class Placeholders:
     def journal(self) -> Path:
         return self.lock_file.with_suffix(".placeholders")
 
+    @property
+    def turn_file(self) -> Path:
+        """Held exclusively by the removal at work (in any process): the next one waits."""
+        return self.lock_file.with_suffix(".removal")
+
     def hold(self) -> int:
         """A descriptor holding the shared lock: placeholders made from now on stay until it
         and every copy of it (bwrap's) are closed."""
-        fd = os.open(self.lock_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = _open_lock(self.lock_file)
         fcntl.flock(fd, fcntl.LOCK_SH)
         return fd
 
@@ -136,8 +147,7 @@ class Placeholders:
             pending, self._pending = self._pending, None
             claims = self._claims
         if pending is not None:
-            pending.cancel()
-            pending.join()  # a removal under way ends first: the lock would refuse this one
+            pending.cancel()  # one under way ends first: this one waits for its turn
         self._remove_unless_claimed(claims, just_ended=just_ended)
 
     def _remove_unless_claimed(self, claims: int, *, just_ended: bool = True) -> None:
@@ -199,9 +209,24 @@ class Placeholders:
 
         `just_ended`: a sandbox has just reported its command's end. Its init process, which
         holds the lock, ends a moment after; a few short retries let it go. `stop`, asked
-        between entries: a command wants to start; those not reached stay in the journal."""
+        between entries: a command wants to start; those not reached stay in the journal.
+        Another removal at work is waited for (`turn_file`): when this returns, only a
+        running sandbox or `stop` has kept placeholders."""
         try:
-            fd = os.open(self.lock_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            turn = _open_lock(self.turn_file)
+        except OSError:
+            return
+        try:
+            fcntl.flock(turn, fcntl.LOCK_EX)
+            self._remove_in_turn(just_ended=just_ended, stale=stale, stop=stop)
+        finally:
+            os.close(turn)
+
+    def _remove_in_turn(
+        self, *, just_ended: bool, stale: Iterable[Path], stop: Callable[[], bool]
+    ) -> None:
+        try:
+            fd = _open_lock(self.lock_file)
         except OSError:
             return
         try:
@@ -268,6 +293,10 @@ class Placeholders:
         with contextlib.suppress(OSError):
             fresh.write_bytes(b"".join(made.line() for made in kept))
             os.replace(fresh, self.journal)
+
+
+def _open_lock(path: Path) -> int:
+    return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
 
 _RETRIES = 9

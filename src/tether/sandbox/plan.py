@@ -6,6 +6,7 @@ with `sandbox.required` Bash is refused, otherwise it runs unsandboxed and the n
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -108,7 +109,7 @@ def plan_sandbox(
         guarded=(*own, *claude, *_path_dirs(env.get("PATH", ""), home, workspace)),
         readable=tuple(_readable_path(p) for p in settings.readable),
         toolchain_dirs=tuple(home_toolchain_dirs(env, home, workspace)),
-        env_set=git_identity(home, env),
+        identity=functools.partial(git_identity, home, dict(env)),
     )
     sandbox.remove_stale_placeholders()
     return sandbox, None, False

@@ -67,13 +67,23 @@ engine's `SELF_MODIFYING` (a test keeps it so). `.git` is handled apart (`git_pr
 where its hooks and config are depends on what `.git` is."""
 
 _LEFTHOOK = tuple(
-    f"{dot}lefthook{local}.{ext}"
-    for dot in ("", ".")
+    f"{place}lefthook{local}.{ext}"
+    for place in ("", ".", ".config/")
     for local in ("", "-local")
     for ext in ("yml", "yaml", "toml", "json", "jsonc")
 )
+_HUSKY_V4 = (
+    *(f".huskyrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".js", ".cjs")),
+    "husky.config.js",
+    "husky.config.cjs",
+)
 HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
     "lefthook": (*_LEFTHOOK, ".lefthook", ".lefthook-local"),
+    "husky v4": _HUSKY_V4,
+    "CaptainHook": ("captainhook.json",),
+    "rusty-hook": (".rusty-hook.toml", "rusty-hook.toml"),
+    "GrumPHP": ("grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"),
+    "hk": ("hk.pkl", ".hk.pkl", "hk.local.pkl", ".config/hk.pkl"),
     "lint-staged": (
         *(f".lintstagedrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".mjs", ".cjs", ".js")),
         *(f"lint-staged.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")),

@@ -21,10 +21,14 @@ from pydantic import ValidationError
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
 from tether.store.branch import Indexed, newest_branch
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
+from tether.store.images import without_bad_images
 from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
+_DESCRIPTIVE = ("timestamp", "cwd")
+"""Header fields that only describe an entry: when one is not valid it is read as empty (an
+entry with no time is never the newest), and the message the entry carries is kept."""
 
 
 @dataclass(frozen=True)
@@ -97,11 +101,14 @@ class LoadedSession:
                     if fields is None:
                         _note(problems, f"line {indexed.line} changed since it was read; skipped")
                         continue
+                    dropped: list[str] = []
                     try:
-                        record = _record(fields)
+                        record = _record(fields, dropped)
                     except _BadEntry as e:
                         _note(problems, f"line {indexed.line} skipped: {e}")
                         continue
+                    for reason in dropped:
+                        _note(problems, f"line {indexed.line}: {reason} left out")
                     if record is not None:
                         yield record
         except OSError as e:
@@ -261,18 +268,22 @@ def _parse_entry(line: bytes) -> Entry:
     fields = cast(dict[str, Any], raw)
     if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
         raise _Bookkeeping
-    for key in ("type", "uuid", "sessionId", "timestamp", "cwd"):
+    for key in ("type", "uuid", "sessionId"):
         if not isinstance(fields.get(key), str):
             raise _BadEntry(f"no {key}")
+    for key in _DESCRIPTIVE:
+        if not isinstance(fields.get(key), str):
+            fields[key] = ""
     if not isinstance(fields.get("parentUuid", 0), str | None):
         raise _BadEntry("no parentUuid")
     fields.setdefault("parentUuid", None)
     return Entry(fields)
 
 
-def _record(fields: dict[str, Any]) -> Record | None:
+def _record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
+    """The entry's record; what of its content was left out (see `images`) goes to `dropped`."""
     try:
-        return _typed_record(fields)
+        return _typed_record(fields, dropped)
     except ValidationError as e:
         error = e.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
@@ -281,20 +292,19 @@ def _record(fields: dict[str, Any]) -> Record | None:
         raise _BadEntry(f"{fields['type']}: nested too deeply") from None
 
 
-def _typed_record(fields: dict[str, Any]) -> Record | None:
+def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
     if is_off_conversation(fields):
         return None
     match fields["type"]:
         case "user":
-            return UserRecord(_message(fields.get("message"), "user").content)
+            return UserRecord(_message(fields.get("message"), "user", dropped).content)
         case "assistant":
             raw = fields.get("message")
-            message = _message(raw, "assistant")
-            usage = cast(dict[str, Any], raw).get("usage")
+            message = _message(raw, "assistant", dropped)
             message_id = cast(dict[str, Any], raw).get("id")
             return AssistantRecord(
                 message,
-                None if usage is None else Usage.model_validate(usage),
+                _usage(cast(dict[str, Any], raw).get("usage")),
                 message_id if isinstance(message_id, str) else None,
             )
         case "compaction":
@@ -332,11 +342,22 @@ def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
     return None
 
 
-def _message(raw: object, role: str) -> Message:
+def _message(raw: object, role: str, dropped: list[str]) -> Message:
     if not isinstance(raw, dict) or raw.get("role") != role:
         raise _BadEntry(f"message is not a {role} message")
     content = message_content(cast(dict[str, Any], raw).get("content"))
+    content, reasons = without_bad_images(content, role)
+    dropped.extend(reasons)
     return Message.model_validate({"role": role, "content": content})
+
+
+def _usage(raw: object) -> Usage | None:
+    """A reply's usage, None when it is missing or not valid: it only counts the session's
+    cost, and the reply it came with is kept."""
+    try:
+        return None if raw is None else Usage.model_validate(raw)
+    except ValidationError:
+        return None
 
 
 def _ends_turn(fields: dict[str, Any]) -> bool:

@@ -154,8 +154,9 @@ class SessionWriter:
             raise
         return writer
 
-    def user(self, blocks: Sequence[ContentBlock]) -> None:
-        self.append("user", message={"role": "user", "content": [_block(b) for b in blocks]})
+    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
+        content = [_block(b) for b in blocks]
+        self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
     def assistant(self, message: Message, usage: Usage | None) -> None:
         self.append(
@@ -182,14 +183,15 @@ class SessionWriter:
         """Facts about the session (model, tether version...), written when it starts."""
         self.append("meta", data=data)
 
-    def append(self, type: str, **fields: Any) -> str:
-        """Write one entry of any type after the newest message; returns its uuid. If the
-        write fails (disk full) it raises HarnessError and the entry does not count: the next
-        one still points back to the last message written whole."""
+    def append(self, type: str, *, entry_uuid: str | None = None, **fields: Any) -> str:
+        """Write one entry of any type after the newest message; returns its uuid (a new one
+        unless `entry_uuid` names it). If the write fails (disk full) it raises HarnessError
+        and the entry does not count: the next one still points back to the last message
+        written whole."""
         clash = _HEADER.intersection(fields)
         if clash:
             raise ValueError(f"fields {sorted(clash)} are set by the writer")
-        entry_uuid = str(uuid.uuid4())
+        entry_uuid = entry_uuid or str(uuid.uuid4())
         entry = {
             "type": type,
             "uuid": entry_uuid,

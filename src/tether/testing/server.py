@@ -12,6 +12,7 @@ import math
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -57,6 +58,9 @@ class FakeModelServer:
         self.api_key = api_key
         self.latency_s: float = 0.0
         """Sleep before answering each request (benchmarks)."""
+        self.on_streamed: Callable[[int], None] | None = None
+        """Called on the server's thread after each streamed event, with the bytes of the
+        answer sent so far: a test acts at a moment of the stream it can name."""
         self.expect_rejections = False
         """Set by a test that provokes rejections on purpose; the pytest fixture checks it."""
         self.requests: list[RecordedRequest] = []
@@ -325,11 +329,15 @@ class FakeModelServer:
             default = 1 if reply.stream_error is not None else count
             count = min(reply.cut_after if reply.cut_after is not None else default, count - 1)
         http.start_stream(_request_id_header(record))
+        sent = 0
         for position, event in enumerate(events[:count]):
             if position and reply.delay_s and self._stopping.wait(reply.delay_s):
                 http.drop()
                 return
             http.send_chunk(event)
+            sent += len(event)
+            if self.on_streamed is not None:
+                self.on_streamed(sent)
             if position + 1 == reply.stall_after:
                 http.hold_silent(self._stopping)
                 return

@@ -43,6 +43,8 @@ class BackgroundShell:
     """Stopped by KillShell or `kill_all`: whoever stopped it knows, so its end is not announced."""
     announced: bool = False
     """The model has been told that it ended (by a notice, BashOutput or KillShell's answer)."""
+    stopped_by_user: bool = False
+    """Stopped from outside the conversation (a client's `stop_task`): the model is told."""
     cleanup: asyncio.Task[None] | None = None
     """For a confined command: what finishes its confinement once it ends (the sandbox's
     placeholders go then, not at the next command)."""
@@ -224,9 +226,11 @@ class BackgroundShells:
         known = ", ".join(self._shells)
         raise ToolError(f"No background command has id {shell_id!r}; known ids: {known}.")
 
-    async def stop(self, shell: BackgroundShell) -> None:
-        """Stop its whole process group (SIGTERM, then SIGKILL after a short grace)."""
+    async def stop(self, shell: BackgroundShell, *, by_user: bool = False) -> None:
+        """Stop its whole process group (SIGTERM, then SIGKILL after a short grace).
+        `by_user`: from outside the conversation, so the model is told at its next call."""
         shell.stopped = True
+        shell.stopped_by_user = shell.stopped_by_user or by_user
         await stop_group(shell.process, grace_s=KILL_GRACE_S)
 
     async def kill_all(self) -> int:
@@ -250,7 +254,16 @@ class BackgroundShells:
         knows (it read the final status, or stopped the command); each is given once."""
         notices: list[str] = []
         for shell in self._shells.values():
-            if shell.announced or shell.stopped or shell.returncode is None:
+            if shell.announced or shell.returncode is None:
+                continue
+            if shell.stopped_by_user:
+                shell.announced = True
+                notices.append(
+                    f"Background command {shell.id} (`{shell.short_command}`) was stopped by "
+                    f'the user; read its output with BashOutput(bash_id="{shell.id}").'
+                )
+                continue
+            if shell.stopped:
                 continue
             shell.announced = True
             notices.append(

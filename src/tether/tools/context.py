@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +101,9 @@ class ToolContext:
     extra_dirs: tuple[Path, ...] = ()
     command_wrapper: CommandWrapper | None = None
     bash_refusal: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Variables the settings' `env` table names, with the values the session resolved: Bash
+    commands get them on top of tether's own environment, as Claude Code's do."""
     read_denied: Callable[[Path], bool] | None = None
     """True for files the permission rules forbid reading: Grep and Glob leave them out of
     what they search and list, as Read refuses them."""

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tether import bounded_json
+
 MARKER_VARIABLE = "TETHER_RUN"
 """Set in the environment of every command a run starts."""
 
@@ -207,7 +209,7 @@ def _entries(fd: int) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []
         for line in file:
             try:
-                value = json.loads(line)
+                value = bounded_json.loads(line)
             except ValueError:
                 continue  # a line cut short by the kill
             if isinstance(value, dict):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -77,6 +78,31 @@ class SnapshotStore:
             for path, history in self._histories.items()
             if history.stack
         }
+
+    def mark(self) -> dict[Path, int]:
+        """How many changes of each file were made so far: a point `rewind` goes back to."""
+        return {path: h.dropped + len(h.stack) for path, h in self._histories.items()}
+
+    def changed_since(self, mark: Mapping[Path, int]) -> dict[Path, int]:
+        """Per file changed since `mark`, how many of its changes came after it. Raises
+        LookupError when the snapshot of one of them was dropped (budget)."""
+        since: dict[Path, int] = {}
+        for path, history in self._histories.items():
+            count = history.dropped + len(history.stack) - mark.get(path, 0)
+            if count > len(history.stack):
+                raise LookupError(f"the snapshots of {path} from then were dropped (budget)")
+            if count > 0:
+                since[path] = count
+        return since
+
+    def rewind(self, mark: Mapping[Path, int]) -> dict[Path, bytes | None]:
+        """What each file changed since `mark` held then (None: it did not exist); the
+        snapshots of those changes are taken off. Raises LookupError as `changed_since`."""
+        restored: dict[Path, bytes | None] = {}
+        for path, count in self.changed_since(mark).items():
+            for _ in range(count):
+                restored[path] = self.pop(path)
+        return restored
 
     def push(self, path: Path, content: bytes | None) -> None:
         """Keep `content` as what `path` held before a change. Raises OSError when the disk

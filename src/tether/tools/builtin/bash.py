@@ -140,6 +140,7 @@ async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
         ctx.scratch_dir,
         wrapper=ctx.command_wrapper,
         record=ctx.run,
+        env=ctx.env,
     )
     cwd_note = _follow_cwd(ctx, run.final_cwd)
     if cwd_note is not None:
@@ -200,7 +201,7 @@ async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tup
                 argv,
                 cwd=cwd,
                 log_dir=ctx.scratch_dir,
-                env=command_environment(os.environ, cwd) | _marker(ctx.run),
+                env=command_environment({**os.environ, **ctx.env}, cwd) | _marker(ctx.run),
                 pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
             )
     finally:
@@ -238,11 +239,13 @@ async def run_shell(
     *,
     wrapper: CommandWrapper | None = None,
     record: RunRecord | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ShellRun:
     """Run `command` under bash in its own process group; stop the group on timeout or
     cancellation (the cancellation is then re-raised). `wrapper` turns the bash argv into a
     confined one; what it starts must die with it (bwrap's --die-with-parent does). `record`
-    writes the group down (and marks its environment) for the cleanup after a killed run."""
+    writes the group down (and marks its environment) for the cleanup after a killed run.
+    `env` is added to tether's own environment (the settings' `env` table)."""
     with os_errors(f"keep the command's output in {scratch_dir}"):
         cwd_file, cwd_fd = _new_cwd_file(scratch_dir)
         try:
@@ -255,7 +258,7 @@ async def run_shell(
     try:
         argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
         returncode, timed_out, held_open = await _run_in_group(
-            argv, cwd, timeout_s, capture, record
+            argv, cwd, timeout_s, capture, record, env or {}
         )
     finally:
         capture.close()
@@ -316,6 +319,7 @@ async def _run_in_group(
     timeout_s: float,
     capture: OutputCapture,
     record: RunRecord | None,
+    env: Mapping[str, str],
 ) -> tuple[int, bool, bool]:
     # A pipe of our own rather than asyncio's: asyncio would only report the exit once every
     # holder of the pipe (background children too) has closed it.
@@ -328,7 +332,7 @@ async def _run_in_group(
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=command_environment(os.environ, cwd) | _marker(record),
+            env=command_environment({**os.environ, **env}, cwd) | _marker(record),
             start_new_session=True,
             pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
         )
@@ -362,7 +366,8 @@ async def _run_in_group(
     timed_out = False
     try:
         try:
-            await asyncio.wait_for(proc.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await proc.wait()
         except TimeoutError:
             timed_out = True
             await stop_group(proc, grace_s=KILL_GRACE_S)

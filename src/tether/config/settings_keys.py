@@ -1,0 +1,132 @@
+"""The top-level settings keys known, so that a mistake in one is told rather than ignored.
+
+A misspelled key (`permisions`) silently drops what it holds, deny rules included: it is
+warned about, with the nearest known key. A known key whose value has the wrong JSON type
+(`"model": 42`) stops the start, as a file that is not JSON does: the user believes it holds.
+Claude Code's own keys that tether does not read are known too, so a repository set up for
+Claude Code starts without warnings.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+READ_KEYS: Mapping[str, type] = {
+    "model": str,
+    "env": dict,
+    "permissions": dict,
+    "hooks": dict,
+    "disableAllHooks": bool,
+    "sandbox": dict,
+    "mcpServers": dict,
+    "enabledMcpjsonServers": list,
+    "disabledMcpjsonServers": list,
+    "enableAllProjectMcpServers": bool,
+    "providers": dict,
+    "contextWindow": int,
+    "maxOutputTokens": int,
+    "tether": dict,
+}
+"""The keys tether reads, with the JSON type each must have."""
+
+CLAUDE_CODE_KEYS = frozenset(
+    {
+        "$schema",
+        "apiKeyHelper",
+        "attribution",
+        "allowManagedHooksOnly",
+        "allowManagedPermissionRulesOnly",
+        "allowedMcpServers",
+        "alwaysThinkingEnabled",
+        "autoUpdatesChannel",
+        "awsAuthRefresh",
+        "awsCredentialExport",
+        "cleanupPeriodDays",
+        "companyAnnouncements",
+        "deniedMcpServers",
+        "enabledPlugins",
+        "extraKnownMarketplaces",
+        "fileSuggestion",
+        "forceLoginMethod",
+        "forceLoginOrgUUID",
+        "includeCoAuthoredBy",
+        "includeGitInstructions",
+        "language",
+        "otelHeadersHelper",
+        "outputStyle",
+        "plansDirectory",
+        "respectGitignore",
+        "showTurnDuration",
+        "spinnerTipsEnabled",
+        "spinnerVerbs",
+        "statusLine",
+        "strictKnownMarketplaces",
+        "terminalProgressBarEnabled",
+    }
+)
+"""Claude Code's settings that tether does not read: known, so never warned about."""
+
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", bool: "true or false"}
+
+
+def key_notes(path: Path | str, data: Mapping[str, Any]) -> list[str]:
+    """One warning per unknown top-level key of the file at `path` that looks like a slip of a
+    key tether reads, naming it. Raises `ConfigError` naming the file and key when a known
+    key's value has the wrong type."""
+    notes: list[str] = []
+    for key, value in data.items():
+        expected = READ_KEYS.get(key)
+        if expected is not None:
+            if not _has_type(value, expected):
+                raise _wrong_type(path, key, expected, value)
+        elif key not in CLAUDE_CODE_KEYS and (near := _nearest(key)):
+            notes.append(f'warning: settings file {path}: unknown key "{key}"{near}; ignored')
+    return notes
+
+
+def _has_type(value: object, expected: type) -> bool:
+    if expected is int:  # JSON true is not a number
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
+
+
+def _nearest(key: str) -> str:
+    """A key tether reads that `key` looks like a slip of; "" when none does: Claude Code
+    has many more keys than any list here keeps up with, and one of those is not an error."""
+    close = difflib.get_close_matches(key, list(READ_KEYS), n=1, cutoff=0.8)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _wrong_type(path: Path | str, key: str, expected: type, value: object) -> Exception:
+    from tether.protocol import ConfigError  # on use: it loads pydantic
+
+    wanted = _TYPE_NAMES.get(expected, "a whole number")
+    return ConfigError(
+        f'settings file {path}: "{key}" must be {wanted}, not {_json_type(value)} ({_short(value)})'
+    )
+
+
+def _json_type(value: object) -> str:
+    match value:
+        case bool():
+            return "true or false"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "a list"
+        case dict():
+            return "an object"
+        case _:
+            return "null"
+
+
+def _short(value: object) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,46 @@
+"""Tool names a rule or a check may name, so that a misspelled one is told: `Bsh` in
+`--disallowedTools` denies nothing, and the user believes Bash is denied.
+
+Claude Code's tool names are known too (a rule copied from its settings names WebFetch or
+NotebookEdit); MCP tools (`mcp__server__tool`) are named by their servers and not checked.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES
+
+KNOWN_TOOLS = frozenset(
+    {
+        *READ_TOOLS,
+        *EDIT_TOOLS,
+        *TOOL_ALIASES,
+        "Bash",
+        "BashOutput",
+        "KillShell",
+        "TodoWrite",
+        "Task",
+        "Skill",
+        "StructuredOutput",
+        "WebFetch",
+        "WebSearch",
+        "ExitPlanMode",
+        "SlashCommand",
+    }
+)
+"""tether's tools, and Claude Code's that rules copied from its settings may name."""
+
+
+def unknown_tool_notes(label: str, rules: Iterable[str]) -> list[str]:
+    """One warning per rule (`Tool` or `Tool(specifier)`) whose tool is not known, naming the
+    nearest known tool; `label` says where the rule came from (`--allowedTools`)."""
+    notes: list[str] = []
+    for rule in rules:
+        tool = rule.split("(", 1)[0].strip()
+        if tool and not tool.startswith("mcp__") and tool not in KNOWN_TOOLS:
+            close = difflib.get_close_matches(tool, sorted(KNOWN_TOOLS), n=1)
+            nearest = f' (did you mean "{close[0]}"?)' if close else ""
+            notes.append(f'warning: {label}: unknown tool "{tool}"{nearest}')
+    return notes

@@ -1,0 +1,73 @@
+"""Settings mistakes are told, not ignored: a misspelled top-level key is warned about with the
+nearest known key, and a known key with a wrongly typed value stops the start naming both."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+def _settings(workspace: Path, data: object) -> Path:
+    (workspace / ".claude").mkdir()
+    path = workspace / ".claude" / "settings.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_misspelled_key_is_one_warning_naming_the_nearest(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = _settings(workspace, {"permisions": {"deny": ["Bash"]}})
+    fake_model.script(reply(text("hello")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "hello\n")
+    assert result.stderr == (
+        f'tether: warning: settings file {path}: unknown key "permisions" '
+        '(did you mean "permissions"?); ignored\n'
+    )
+
+
+def test_claude_codes_own_keys_are_not_warned_about(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    # Listed ones, and ones no list here keeps up with (nothing like a key tether reads).
+    listed = {"$schema": "x", "cleanupPeriodDays": 20, "includeCoAuthoredBy": False}
+    _settings(workspace, {**listed, "autoCompactWindow": "auto", "advisorModel": "x"})
+    fake_model.script(reply(text("hello")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "wanted"),
+    [
+        ("model", 42, "a string, not a number (42)"),
+        ("contextWindow", True, "a whole number, not true or false (true)"),
+        ("permissions", ["Bash"], 'an object, not a list (["Bash"])'),
+    ],
+)
+def test_a_wrongly_typed_value_is_an_error_naming_file_and_key(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, key: str, value: object, wanted: str
+) -> None:
+    path = _settings(workspace, {key: value})
+    result = tether("-p", "hi")
+    assert result.exit_code == 2
+    assert result.stderr == f'tether: settings file {path}: "{key}" must be {wanted}\n'
+    assert fake_model.requests == []
+
+
+def test_settings_given_on_the_command_line_are_checked_too(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(reply(text("hello")))
+    result = tether("-p", "hi", "--settings", '{"modle": "x"}')
+    assert result.exit_code == 0
+    assert 'unknown key "modle" (did you mean "model"?)' in result.stderr
