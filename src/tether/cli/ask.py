@@ -120,14 +120,13 @@ async def _read_answer_line(
 
     @bindings.add("enter")
     def _enter(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
-        said = line.text.strip()
-        meaning = answers.get(said.lower())
+        typed = line.text
+        line.reset()  # the answer is no text for the draft; other text goes to it here
+        meaning = answers.get(typed.strip().lower())
         if meaning is not None:
             event.app.exit(result=meaning)
-        elif said:
-            line.reset()
-            if draft is not None:
-                run_in_terminal(_send_on(draft, said))
+        elif typed.strip() and draft is not None:
+            run_in_terminal(_send_on(draft, typed))
 
     @bindings.add("c-d")
     def _deny_on_empty(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
