@@ -57,7 +57,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
-from tether.cli.steer import DraftLine, typing_during_turn
+from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
@@ -133,6 +133,11 @@ class _Repl:
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._typed_ahead: list[str | None] = []
+        """Lines typed during the last turn for the prompt, not the model: from the first
+        command on (a command is never a message for the model; what follows it keeps its
+        order), None for a Ctrl+D among them. They are read as typed at the prompt once the
+        turn is over."""
         self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
@@ -146,7 +151,7 @@ class _Repl:
         interrupted_once = False
         while not self._leave_after_turn:
             try:
-                text = await self.read_message()
+                text = await self.next_line()
             except KeyboardInterrupt:
                 if interrupted_once:
                     return 0
@@ -159,12 +164,21 @@ class _Repl:
             text = text.strip()
             if not text:
                 continue
-            if _COMMAND.fullmatch(text.split(maxsplit=1)[0]):
+            if _is_command(text):
                 if await self.run_command(text) is _Next.EXIT:
                     return 0
                 continue
             await self.run_turn(text)
         return 0
+
+    async def next_line(self) -> str:
+        """The next line typed at the prompt: those typed ahead during the last turn first."""
+        if not self._typed_ahead:
+            return await self.read_message()
+        line = self._typed_ahead.pop(0)
+        if line is None:  # Ctrl+D, typed after the lines before it
+            raise EOFError
+        return line
 
     async def read_message(self) -> str:
         """The next message typed at the prompt. A session that fails to start meanwhile
@@ -218,7 +232,8 @@ class _Repl:
             if self._leave_after_turn:
                 return
             if self._interrupted:
-                self._prefill = "\n".join([*unread, leftover]).strip()
+                ahead, self._typed_ahead = [t for t in self._typed_ahead if t is not None], []
+                self._prefill = "\n".join([*unread, *ahead, leftover]).strip()
                 return
             self._prefill = leftover
             text = "\n".join(unread)
@@ -280,10 +295,18 @@ class _Repl:
         from tether.protocol import PermissionAsked, UserInput  # loaded with the session
 
         def queue(line: str) -> None:
-            ready.session.steer(line)
-            ready.renderer.queued(line)
+            if self._typed_ahead or _is_command(line):
+                self._typed_ahead.append(line)
+                ready.renderer.queued(line, after_turn=True)
+            else:
+                ready.session.steer(line)
+                ready.renderer.queued(line)
 
         def leave() -> None:
+            if self._typed_ahead:
+                self._typed_ahead.append(None)
+                ready.renderer.note("Ctrl+D: leaving after the lines typed before it")
+                return
             self._leave_after_turn = True
             ready.renderer.note("Ctrl+D: leaving once this turn ends")
 
@@ -294,23 +317,26 @@ class _Repl:
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event)
+                        await self._answer(ready, event, draft)
         finally:
             ready.renderer.show_draft("")
             ready.renderer.close()
         self.console.line()
         return draft.text
 
-    async def _answer(self, ready: Ready, request: PermissionAsked) -> None:
+    async def _answer(self, ready: Ready, request: PermissionAsked, draft: DraftLine) -> None:
         """Ask the user about one call and give the session the answer; Ctrl+C denies the
-        call and interrupts the turn."""
+        call and interrupts the turn. Keys typed before the question was on screen were meant
+        for the draft, and go there, not to the question."""
         from tether.protocol import PermissionAnswer
 
-        if self.watch_terminal:
-            discard_typeahead(self.prompt.input)
+        take_typeahead(self.prompt.input, draft)
         self._asking = asyncio.create_task(
             read_permission_answer(
-                self.prompt.input, self.prompt.output, can_remember=request.suggestion is not None
+                self.prompt.input,
+                self.prompt.output,
+                can_remember=request.suggestion is not None,
+                draft=draft,
             )
         )
         try:
@@ -322,6 +348,7 @@ class _Repl:
             key, message = "interrupt", None  # Ctrl+C as a signal, before the keys were read
         finally:
             self._asking = None
+        take_typeahead(self.prompt.input, draft)  # typed on after the answer, in one go with it
         choice = "deny" if key in ("tell", "interrupt") else key
         answer = PermissionAnswer(request_id=request.request_id, choice=choice, message=message)
         ready.session.answer(answer)
@@ -470,6 +497,11 @@ class _Repl:
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
+
+
+def _is_command(line: str) -> bool:
+    """Whether a line typed at the prompt (or during a turn) is a command, not a message."""
+    return _COMMAND.fullmatch(line.split(maxsplit=1)[0]) is not None
 
 
 def _print_banner(console: Console, workspace: Path) -> None:
