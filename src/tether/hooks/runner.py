@@ -22,6 +22,7 @@ from tether.hooks.spec import (
     HookSpec,
     PermissionDecision,
 )
+from tether.protocol.tool_names import tool_spellings
 
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
@@ -73,15 +74,20 @@ class HookRunner:
     ) -> tuple[HookSpec, ...]:
         """The hooks that run for this event, in configuration order. The subject matchers are
         compared with is `match`, else the event's usual payload field (`tool_name`, `source`,
-        `trigger`...). The same command configured twice (say in user and project settings)
-        runs once, fail-closed if either says so."""
+        `trigger`...); a tool by any of its names (`tether.protocol.tool_names`). The same
+        command configured twice (say in user and project settings) runs once, fail-closed if
+        either says so."""
         field = MATCH_FIELDS.get(event)
         if match is None and field is not None:
             value = payload.get(field)
             match = value if isinstance(value, str) else None
+        # A tool is matched by any of its names: `Agent` (Claude Code's) matches tether's Task.
+        subjects = tool_spellings(match) if field == "tool_name" and match else (match,)
         chosen: dict[str, HookSpec] = {}
         for spec in self.specs:
-            if spec.event != event or (field is not None and not matches(spec.matcher, match)):
+            if spec.event != event:
+                continue
+            if field is not None and not any(matches(spec.matcher, s) for s in subjects):
                 continue
             first = chosen.setdefault(spec.key, spec)
             if spec.fail_closed and not first.fail_closed:
