@@ -6,6 +6,7 @@ puts it in the next user message, never in the system prompt (which must stay ca
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ class Lifecycle:
                 )
                 surface(outcome, emit)
                 contexts.extend(outcome.additional_context)
+        self.hooks.prompt_id = str(uuid.uuid4())
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
             surface(outcome, emit)
@@ -48,11 +50,15 @@ class Lifecycle:
             contexts.extend(outcome.additional_context)
         return None, contexts
 
-    async def on_stop(self, emit: Callable[[Event], None], continuations: int) -> str | None:
-        """Fire Stop; returns the feedback that sends the model back to work, if any."""
+    async def on_stop(
+        self, emit: Callable[[Event], None], continuations: int, last_text: str
+    ) -> str | None:
+        """Fire Stop (with the text the model ended on, so that a hook need not parse the
+        transcript); returns the feedback that sends the model back to work, if any."""
         if self.hooks is None or not self.hooks.has("Stop"):
             return None
-        outcome = await self.hooks.fire("Stop", {"stop_hook_active": continuations > 0})
+        payload = {"stop_hook_active": continuations > 0, "last_assistant_message": last_text}
+        outcome = await self.hooks.fire("Stop", payload)
         surface(outcome, emit)
         # `continue: false` wins over a request to go on.
         if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:

@@ -64,6 +64,9 @@ class HookRunner:
         """Runs callback hooks (those an SDK client registered); without one they fail."""
         self.watchers: list[Callable[[HookActivity], None]] = []
         """Told of every hook as it starts and as it ends."""
+        self.prompt_id: str | None = None
+        """The user prompt under way (a UUID), given to every hook until the next one, as
+        Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
 
     def has(self, event: HookEventName) -> bool:
         """Whether any hook is configured for `event` (to skip building its payload)."""
@@ -96,10 +99,12 @@ class HookRunner:
 
     def hook_input(self, event: HookEventName, payload: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON object a hook reads on stdin."""
+        prompt = {"prompt_id": self.prompt_id} if self.prompt_id is not None else {}
         return {
             "session_id": self._session_id,
             "transcript_path": self._transcript_path,
             "cwd": str(self.cwd),
+            **prompt,
             "permission_mode": self._permission_mode(),
             "hook_event_name": event,
             **payload,

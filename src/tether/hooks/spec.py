@@ -22,6 +22,7 @@ HookEventName = Literal[
     "SubagentStart",
     "WorktreeCreate",
     "WorktreeRemove",
+    "PostToolBatch",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
