@@ -93,3 +93,31 @@ def test_a_post_tool_batch_block_ends_the_turn_and_its_context_reaches_the_model
         fake_model.requests[1].last_user_text()
     )
     assert "batch removed files" in result.stderr + result.stdout
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_variables_a_session_start_hook_writes_to_claude_env_file_reach_bash(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    write_settings(
+        workspace,
+        {
+            "SessionStart": on(
+                "startup",
+                command_hook(
+                    "echo 'export GREETING=\"from the hook\"' >> \"$CLAUDE_ENV_FILE\"; "
+                    "echo 'export PATH=\"/opt/extra:$PATH\"' >> \"$CLAUDE_ENV_FILE\""
+                ),
+            ),
+            "PreToolUse": on("Bash", command_hook('test -z "$CLAUDE_ENV_FILE" || exit 2')),
+        },
+    )
+    fake_model.script(
+        reply(tool_use("Bash", command='echo "$GREETING"; echo "$PATH" | cut -d: -f1')),
+        reply(tool_use("Bash", command='echo "again: $GREETING"')),
+        reply(text("done")),
+    )
+    result = tether("-p", "go")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == ["from the hook\n/opt/extra\n"]
+    assert fake_model.requests[2].tool_results() == ["again: from the hook\n"]

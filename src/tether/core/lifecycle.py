@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
+from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, Notice
 
 MAX_STOP_CONTINUATIONS = 3
@@ -23,6 +24,9 @@ class Lifecycle:
     hooks: HookRunner | None = None
     source: str = "startup"
     """What SessionStart hooks are told: "startup", or "resume" for a resumed session."""
+    on_env: Callable[[dict[str, str]], None] | None = None
+    """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
+    commands."""
     _started: bool = False
 
     async def before_prompt(
@@ -41,6 +45,7 @@ class Lifecycle:
                 )
                 surface(outcome, emit)
                 contexts.extend(outcome.additional_context)
+                await self._take_env_file()
         self.hooks.prompt_id = str(uuid.uuid4())
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
@@ -49,6 +54,14 @@ class Lifecycle:
                 return outcome.reason or outcome.stop_reason or "blocked by a hook", contexts
             contexts.extend(outcome.additional_context)
         return None, contexts
+
+    async def _take_env_file(self) -> None:
+        hooks = self.hooks
+        if hooks is None or hooks.env_file is None or self.on_env is None:
+            return
+        found = await env_file_variables(hooks.env_file, hooks.env)
+        if found:
+            self.on_env(found)
 
     async def on_stop(
         self, emit: Callable[[Event], None], continuations: int, last_text: str

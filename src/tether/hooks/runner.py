@@ -64,6 +64,8 @@ class HookRunner:
         """Runs callback hooks (those an SDK client registered); without one they fail."""
         self.watchers: list[Callable[[HookActivity], None]] = []
         """Told of every hook as it starts and as it ends."""
+        self.env_file: Path | None = None
+        """Given to SessionStart hooks as `CLAUDE_ENV_FILE` (see `tether.hooks.env_file`)."""
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
@@ -156,8 +158,12 @@ class HookRunner:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
+        env = self.env
+        if spec.event == "SessionStart" and self.env_file is not None:
+            self.env_file.parent.mkdir(parents=True, exist_ok=True)
+            env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}
         return await run_command(
-            spec.command, stdin, cwd=self.cwd, env=self.env, timeout_s=spec.timeout_s
+            spec.command, stdin, cwd=self.cwd, env=env, timeout_s=spec.timeout_s
         )
 
     async def _call_back(self, spec: HookSpec, callback_id: str, stdin: bytes) -> HookRun:
