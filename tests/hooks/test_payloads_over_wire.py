@@ -105,8 +105,8 @@ def test_variables_a_session_start_hook_writes_to_claude_env_file_reach_bash(
             "SessionStart": on(
                 "startup",
                 command_hook(
-                    "echo 'export GREETING=\"from the hook\"' >> \"$CLAUDE_ENV_FILE\"; "
-                    "echo 'export PATH=\"/opt/extra:$PATH\"' >> \"$CLAUDE_ENV_FILE\""
+                    'echo \'export GREETING="from the hook"\' >> "$CLAUDE_ENV_FILE"; '
+                    'echo \'export PATH="/opt/extra:$PATH"\' >> "$CLAUDE_ENV_FILE"'
                 ),
             ),
             "PreToolUse": on("Bash", command_hook('test -z "$CLAUDE_ENV_FILE" || exit 2')),
