@@ -399,7 +399,7 @@ class Session:
             subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         continuations = 0
         while subtype == "success" and (
-            feedback := await self.lifecycle.on_stop(emit, continuations)
+            feedback := await self.lifecycle.on_stop(emit, continuations, stats.result)
         ):
             if turn_stop.halted():
                 break  # a hook's `continue: false` wins over a request to go on
