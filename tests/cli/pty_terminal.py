@@ -57,6 +57,12 @@ class PtyRepl:
         with self._changed:
             return ANSI.sub("", self._raw.decode("utf-8", "replace"))
 
+    @property
+    def raw(self) -> str:
+        """Everything drawn so far, escape sequences and all."""
+        with self._changed:
+            return self._raw.decode("utf-8", "replace")
+
     def wait_for(self, needle: str, count: int = 1) -> None:
         """Until `needle` has been drawn `count` times (an AssertionError after `WAIT_S`)."""
         deadline = time.monotonic() + WAIT_S

@@ -20,13 +20,12 @@ from prompt_toolkit.output import DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
+from tether.cli.repl import CLEARED, EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
 from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
 from tether.config.settings import tether_home
 from tether.config.trust import remembered_settings
 from tether.core.loop import INTERRUPTED
-from tether.core.session import Session
 from tether.testing import FakeModelServer, Reply, reply, text, tool_use
 
 CTRL_C = "\x03"
@@ -225,7 +224,7 @@ async def test_commands_need_no_model(
     assert "/cost          tokens used and cost of this session" in out
     assert "Cost:    $0.0000\n" in out
     assert "Output:  0 tokens" in out
-    assert "Screen cleared. The conversation is kept" in out
+    assert CLEARED in out
     assert "Unknown command /frobnicate. Type /help for the commands." in out
 
 
@@ -588,14 +587,14 @@ async def test_startup_notices_are_shown_under_the_banner(
 ) -> None:
     from tether.cli import setup
 
-    built = setup.build_session
+    build = setup.build
 
-    def build_with_notice(opts: RunOptions) -> Session:
-        session = built(opts)
-        session.startup_notices.append("the sandbox cannot run here: no bubblewrap")
-        return session
+    def build_with_notice(opts: RunOptions) -> setup.Built:
+        built = build(opts)
+        built.session.startup_notices.append("the sandbox cannot run here: no bubblewrap")
+        return built
 
-    monkeypatch.setattr(setup, "build_session", build_with_notice)
+    monkeypatch.setattr(setup, "build", build_with_notice)
     code = await terminal.run(workspace, CTRL_D)
     assert code == 0
     after_banner = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]

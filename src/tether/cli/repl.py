@@ -45,6 +45,15 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.repl_commands import (
+    SESSION_COMMANDS,
+    describe_mcp,
+    describe_model,
+    describe_permissions,
+    describe_status,
+    permission_mode,
+    switch_model,
+)
 from tether.cli.repl_help import (
     describe_cost,
     describe_help,
@@ -73,6 +82,7 @@ if TYPE_CHECKING:
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
+CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
 NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
@@ -141,6 +151,8 @@ class _Repl:
         self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
+        self._model_spec: str | None = None
+        """The model chosen with /model: a session switched to (or cleared) keeps it."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -392,13 +404,11 @@ class _Repl:
             plan = ready.renderer.plan_checklist() if ready is not None else None
             self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
-            self.console.clear()
-            self.console.print(
-                Text(
-                    "Screen cleared. The conversation is kept; start a new tether to begin afresh.",
-                    style="dim",
-                )
-            )
+            await self.clear_conversation()
+        elif name in SESSION_COMMANDS:
+            ready = await self._session()
+            if ready is not None:
+                await self.show_session_command(ready, name, args)
         else:
             ready = await self._session()
             if ready is not None:  # MCP servers' prompts are known once they are connected
@@ -415,6 +425,48 @@ class _Repl:
                     Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
                 )
         return _Next.PROMPT
+
+    async def clear_conversation(self) -> None:
+        """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
+        model and permission mode, on a cleared screen."""
+        ready = await self._session()
+        if ready is None:
+            return
+        fresh = replace(
+            ready.options,
+            resume=None,
+            continue_latest=False,
+            fork=False,
+            session_id=None,
+            model=self._model_spec or ready.options.model,
+            permission_mode=permission_mode(ready.session),
+        )
+        await self.restart_with(fresh)
+        self.console.clear()
+        self.console.print(Text(CLEARED, style="dim"))
+
+    async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
+        """/model, /status, /permissions, /mcp (see `tether.cli.repl_commands`)."""
+        if name == "/model" and args:
+            switched, said = await switch_model(ready.session, args)
+            if switched:
+                self._model_spec = args
+        elif name == "/model":
+            said = describe_model(ready.session)
+        elif name == "/status":
+            said = describe_status(ready)
+        elif name == "/permissions":
+            said = describe_permissions(ready.session)
+        else:
+            await self._prepare(ready)  # the servers' states once they had their chance
+            said = describe_mcp(ready.mcp)
+        self.console.print(said, highlight=False)
+
+    async def restart_with(self, options: RunOptions) -> None:
+        """End this session (it stays saved) and build another from `options`."""
+        await self.startup.restart(options)
+        self.startup.building.add_done_callback(self._on_startup_done)
+        await self._session()  # its start-up notices show where a resumed one stopped
 
     async def switch_session(self, command: str, ref: str) -> None:
         """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
@@ -434,8 +486,7 @@ class _Repl:
             self.console.print(listing.getvalue(), end="", markup=False, highlight=False)
             if command == ":sessions" or not sessions:
                 return
-            with patch_stdout(raw=True):
-                ref = (await self.prompt.prompt_async("resume which? (number or id) ")).strip()
+            ref = await self._pick_session()
             if ref.isdigit() and 1 <= int(ref) <= len(sessions):
                 ref = sessions[int(ref) - 1].session_id
             if not ref:
@@ -454,11 +505,22 @@ class _Repl:
             self.console.print(Text("That is the current session.", style="dim"))
             return
         options = replace(
-            ready.options, resume=path.stem, continue_latest=False, fork=command == ":fork"
+            ready.options,
+            resume=path.stem,
+            continue_latest=False,
+            fork=command == ":fork",
+            model=self._model_spec or ready.options.model,
         )
-        await self.startup.restart(options)
-        self.startup.building.add_done_callback(self._on_startup_done)
-        await self._session()  # its start-up notices show where the conversation stopped
+        await self.restart_with(options)
+
+    async def _pick_session(self) -> str:
+        """The answer to the /resume picker, read by a prompt of its own: the message prompt
+        keeps its `> ` and its history keeps messages only."""
+        picker: PromptSession[str] = PromptSession(
+            input=self.prompt.input, output=self.prompt.output
+        )
+        with patch_stdout(raw=True):
+            return (await picker.prompt_async("resume which? (number or id) ")).strip()
 
     def show_recent(self, session: Session, count: int = 4) -> None:
         """The end of a resumed conversation, so the user sees where it stopped."""
