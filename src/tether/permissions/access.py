@@ -26,7 +26,7 @@ from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import (
     HOME_SELF_MODIFYING,
-    SELF_MODIFYING,
+    SELF_MODIFYING_TOKENS,
     is_device,
     self_modifying,
 )
@@ -321,7 +321,7 @@ class FileAccess:
         protected: list[Tokens] = []
         for root in self.ctx.write_roots:
             top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for entry, _ in SELF_MODIFYING:
+            for entry in SELF_MODIFYING_TOKENS:
                 protected += [(*top, *entry), (*top, ANY, "/", *entry)]
         home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
