@@ -50,6 +50,11 @@ def _engine_only(why: str, *paths: str) -> tuple[ProjectFile, ...]:
     return tuple(ProjectFile(path, why, "none") for path in paths)
 
 
+def _pattern_or(path: str) -> SandboxGuard:
+    """A pattern is not a path the sandbox can bind: the engine's only."""
+    return "none" if "*" in path else "present"
+
+
 _LEFTHOOK = tuple(
     f"{place}lefthook{local}.{ext}"
     for place in ("", ".", ".config/")
@@ -108,6 +113,24 @@ project): `.pth` lines that begin with `import`, and the `sitecustomize` module 
 (source, compiled, package). Not in the sandbox: `pip install` writes `.pth` files there, and
 the rest of the virtualenv is code that later commands import anyway."""
 
+_TOOLS = (
+    *_present("npm's options: the shell scripts run in, node options, git", ".npmrc"),
+    *_present("yarn's options: yarnPath, a program every yarn runs", ".yarnrc", ".yarnrc.yml"),
+    *_present("code every yarn command loads", ".yarn/releases", ".yarn/plugins"),
+    *_present("cargo's options: rustc wrappers, linkers", ".cargo/config", ".cargo/config.toml"),
+    *_present("the toolchain cargo runs", "rust-toolchain", "rust-toolchain.toml"),
+    *(
+        ProjectFile(path, "mise's hooks, environment scripts and tools", _pattern_or(path))
+        for path in _MISE
+    ),
+    *_present("which program a version manager's shim runs (path: versions)", ".tool-versions"),
+    *_present("Mercurial's hooks, run by hg commands", ".hg/hgrc", ".hg/hgrc-not-shared"),
+    ProjectFile(".hg", "Mercurial's repository (hg writes its store there)", "none"),
+    *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
+)
+"""Tools' project configuration that makes an ordinary command (`npm test`, `yarn`,
+`cargo build`, any shimmed program, `hg status`, `python`) run another program."""
+
 PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
     ProjectFile(".tether", "tether's settings, hooks, skills, agents, permission seed", "guard"),
     ProjectFile(".claude", "Claude Code's settings, hooks, skills, agents, commands", "guard"),
@@ -121,22 +144,13 @@ PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
     ProjectFile(".git", "git's config and hooks, which run programs at git's next run", "apart"),
     ProjectFile(".envrc", "what direnv runs on entering the directory", "present"),
     ProjectFile(".cursor", "editor rules and MCP servers", "present"),
-    *_present("the container's commands (postCreateCommand...)", ".devcontainer", ".devcontainer.json"),
-    ProjectFile(".gitmodules", "submodule URLs (git ignores commands in it)", "present", engine=False),
+    *_present("a dev container's commands", ".devcontainer", ".devcontainer.json"),
+    ProjectFile(".gitmodules", "submodule URLs (git ignores commands there)", "present", False),
     *(
         entry
         for manager, names in HOOK_MANAGERS.items()
         for entry in _present(f"{manager}'s configuration: commands its git hook runs", *names)
     ),
-    *_present("npm's options: the shell scripts run in, node options, git", ".npmrc"),
-    *_present("yarn's options: yarnPath, a program every yarn command runs", ".yarnrc", ".yarnrc.yml"),
-    *_present("code every yarn command loads (yarnPath, plugins)", ".yarn/releases", ".yarn/plugins"),
-    *_present("cargo's options: rustc wrappers, linkers, runners", ".cargo/config", ".cargo/config.toml"),
-    *_present("the Rust toolchain cargo runs (a path runs any rustc)", "rust-toolchain", "rust-toolchain.toml"),
-    *(ProjectFile(p, "mise's hooks, environment scripts and tools", "none" if "*" in p else "present") for p in _MISE),
-    *_present("which program a version manager's shim runs (a path: version)", ".tool-versions"),
-    *_present("Mercurial's hooks, run by hg commands", ".hg/hgrc", ".hg/hgrc-not-shared"),
-    ProjectFile(".hg", "Mercurial's repository: its hgrc runs hooks", "none"),
-    *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
-)  # fmt: skip
+    *_TOOLS,
+)
 """The table. An entry that names a directory covers everything below it."""

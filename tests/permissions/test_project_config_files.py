@@ -20,8 +20,10 @@ from .conftest import Tree, build_tree
 
 ALLOW_ALL = {
     "permissions": {
-        "allow": ["Edit", "Write(**)", "Bash(echo *)", "Bash(printf *)", "Bash(tee *)"]
-        + ["Bash(cp *)", "Bash(cd *)", "Bash(mkdir *)", "Bash(sed *)"]
+        "allow": [
+            *("Edit", "Write(**)", "Bash(echo *)", "Bash(printf *)", "Bash(tee *)"),
+            *("Bash(cp *)", "Bash(cd *)", "Bash(mkdir *)", "Bash(sed *)"),
+        ]
     }
 }
 EXPECTED: dict[Mode, str] = {

@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
-from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.permissions import defaults
+from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED
 from tether.tools.registry import ToolOutcome
 

@@ -424,6 +424,7 @@ class _Judge:
             )
         )
         verdicts.extend(self._loads(use.loads))
+        verdicts.extend(self._bare_repositories(use.finds_repository))
         for code in use.runs:
             if not is_literal(code):
                 verdicts.append(self.unseen("runs a command that is not a literal"))
@@ -455,6 +456,25 @@ class _Judge:
         if not use.read_only:
             self.read_only = False
         return verdicts
+
+    def _bare_repositories(self, where: str | None) -> list[Verdict]:
+        """git finds a bare repository of any name from where it runs (`git -C evil status`,
+        `cd evil && git status`, with `evil/HEAD`, `objects`, `refs` and a `config` setting
+        `core.fsmonitor`): plain files any write may have made, judged as `--git-dir` naming
+        it is. The Bash tool's `safe.bareRepository=explicit` stops git there too; this holds
+        without it."""
+        found: list[Verdict] = []
+        for target in self.places.targets(where) if where is not None else ():
+            real = self.files.real(target) if isinstance(target, Path) else None
+            bare = self.ctx.find_bare_repository(real) if real is not None else None
+            if bare is not None:
+                found.append(
+                    self.unseen(
+                        f"git run in {real} finds the bare repository {bare}, whose config "
+                        "and hooks are not in a protected .git directory"
+                    )
+                )
+        return found
 
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):

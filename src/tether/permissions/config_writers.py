@@ -62,9 +62,9 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
 }
 """Per program: the words that select a configuration write (options before them skipped),
 and the files written: in the home, or, relative, in the project where the command runs
-(yarn 2+ and mise write the project's `.yarnrc.yml` and `mise.toml` unless told `-H`/`-g`). A form that only reads (`pip config list`, `bundle config get`)
-is taken for a write too where the words cannot tell: the question is one a user answers in
-a second."""
+(yarn 2+ and mise write the project's `.yarnrc.yml` and `mise.toml` unless told `-H`/`-g`).
+A form that only reads (`pip config list`, `bundle config get`) is taken for a write too
+where the words cannot tell: the question is one a user answers in a second."""
 
 _PYTHON_MODULES = frozenset({"pip", "pip3"})
 _PROJECT_LEVEL = {"npm": ".npmrc", "pnpm": ".npmrc"}

@@ -7,8 +7,8 @@ import functools
 from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
-from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.permissions.paths import Tokens, glob_tokens, relative_below
+from tether.project_files import PROJECT_SELF_MODIFYING
 
 SESSION_TOOLS = frozenset({"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode"})
 """Tools that only touch the session's own state (or, for Task, start a subagent whose calls
@@ -30,6 +30,7 @@ or start programs at a later session or command, found at any depth (a nested pr
 `.claude`, a submodule's `.git`, a virtualenv's `site-packages/*.pth`): the table the sandbox
 keeps read-only too (`tether.project_files`, which says what is left out and why). Writing
 them asks in every mode but bypassPermissions, whatever allow rules or acceptEdits say."""
+
 
 def _is_pattern(segment: str) -> bool:
     return "*" in segment or "?" in segment
@@ -105,7 +106,8 @@ def _home_entries(home: str | None, tether_home: str | None) -> tuple[tuple[str,
 def _segments_match(entry: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     """Whether `parts` are the entry's segments, each literal or a `*`/`?` pattern."""
     return len(parts) == len(entry) and all(
-        e == p or (_is_pattern(e) and fnmatch.fnmatchcase(p, e)) for e, p in zip(entry, parts)
+        e == p or (_is_pattern(e) and fnmatch.fnmatchcase(p, e))
+        for e, p in zip(entry, parts, strict=True)
     )
 
 
