@@ -67,6 +67,11 @@ _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
 _UNSEEN_TOOLS = ("Bash", "Read", "Edit")
+_INPUT_SIGNS = ("|", "<", "coproc", "exec", "$'")
+"""What gives a command's input something to read: a pipe, an input redirection or heredoc,
+a coprocess, `exec` (its redirections last), and `$'...'`, which may spell `|` or `<` in code
+a shell reads again. Without any of them in the text every command reads the Bash tool's
+input, which is empty (`/dev/null`)."""
 _INVOCATION_STEPS = 15
 """The work of judging one simple command apart from its files and its rules' matching, in
 steps (steps.py)."""
@@ -84,6 +89,7 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
     """The verdict on `command`, and whether it only reads. Past the decision's steps
     (steps.py), too large to judge: what it runs is not known."""
     judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
+    judge.quiet_input = not any(sign in command for sign in _INPUT_SIGNS)
     whole = whole_command(ctx.rules, command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
@@ -134,6 +140,9 @@ class _Judge:
     """The command may set CDPATH (shell_places)."""
     nesting: int = 0
     """How many command lines inside an unknown program's arguments this judge is in."""
+    quiet_input: bool = False
+    """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
+    no script (`python3`, `node`, `make -f -`) reads no code."""
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -275,7 +284,7 @@ class _Judge:
         (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
         denied; code from the input is not seen."""
         use = code_use(inv.own_argv) if inv.role == "command" else None
-        if use is None:
+        if use is None or (use.code is None and self.quiet_input):
             return []
         name = readable(shown(inv.argv[0]))
         as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
