@@ -29,6 +29,7 @@ from tether.permissions.bash_rules import (
     too_many_words,
     whole_command,
 )
+from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
@@ -230,6 +231,12 @@ class _Judge:
         delegate = _delegate(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
+        same = _equivalent(inv)
+        if found is None and same is not None:
+            found = deny_or_ask(self.ctx.rules, texts_of(same, for_allow=False))
+            if found is not None:
+                sub = readable(inv.own_argv[2])
+                found = replace(found, reason=f"{found.reason} (`cmake -E {sub}` does that work)")
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -508,6 +515,15 @@ def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     if inv.role != "command" or not argv or program_name(argv[0]) != "git":
         return None
     return git_delegate(argv)
+
+
+def _equivalent(inv: Invocation) -> tuple[str, ...] | None:
+    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`): deny and ask
+    rules on that command hold (cmake_commands)."""
+    argv = inv.own_argv
+    if inv.role != "command" or not argv or program_name(argv[0]) != "cmake":
+        return None
+    return cmake_equivalent(argv)
 
 
 def _system(inv: Invocation) -> bool:
