@@ -253,3 +253,22 @@ def test_given_input_it_reads_code(program: str, given_input: str, ctx: Permissi
     command = given_input.format(program)
     decision = decide("Bash", {"command": command}, ctx)
     assert decision.behavior == "deny", (command, decision)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m idlelib -c 'import os'",
+        "python3 -m IPython -c 'import os'",
+        "python3 -m code -q && python3 -m asyncio x",
+        "make -f $X",
+        "make --file=$(echo f)",
+    ],
+)
+def test_code_in_words_not_read_is_not_the_empty_input(
+    command: str, ctx: PermissionContext
+) -> None:
+    """Without input the prompts still take code in their options, and a makefile named by a
+    word that is not a literal may be any file."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)

@@ -291,7 +291,7 @@ class _Judge:
         (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
         denied; code from the input is not seen."""
         use = code_use(inv.own_argv) if inv.role == "command" else None
-        if use is None or (use.code is None and self.quiet_input):
+        if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
         name = readable(shown(inv.argv[0]))
         as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
