@@ -28,7 +28,7 @@ from tether.teams.board import team_choice
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = _open(args)
+        store = open_store(args)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     try:
@@ -71,7 +71,8 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
     return 0
 
 
-def _open(args: argparse.Namespace) -> TaskStore:
+def open_store(args: argparse.Namespace) -> TaskStore:
+    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
