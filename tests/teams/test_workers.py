@@ -61,6 +61,8 @@ def test_eight_workers_run_each_task_once_and_the_dependent_last(
     # Each session was saved, and can be resumed by the id the task names.
     run = assemble["metadata"]["run"]
     assert run["worker"].startswith("worker-")
+    shown = tether(repo, "tasks", "show", "17", *store)
+    assert f"Session: {run['session_id']} (tether --resume {run['session_id']})" in shown
     resumed = run_resumed(repo, run["session_id"], model_env)
     assert resumed["session_id"] == run["session_id"]
 

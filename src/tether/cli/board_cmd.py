@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -28,6 +29,7 @@ from tether.protocol import ConfigError
 from tether.store.task_records import StoreUnavailable, Task
 from tether.store.task_store import TaskStore
 
+PIPE_WIDTH = 160
 STATE_ORDER = ("in_progress", "pending", "blocked", "failed", "completed")
 STATE_STYLE = {
     "in_progress": "bold cyan",
@@ -49,7 +51,9 @@ def main(argv: list[str]) -> int:
         if args.json:
             print(json.dumps(snapshot(store, store.list(), time.time()), ensure_ascii=False))
         elif not sys.stdout.isatty():
-            Console(soft_wrap=True).print(board_view(store, store.list(), time.time()))
+            # A pipe has no width: wide enough that a row stays a line (COLUMNS still wins).
+            console = Console(width=None if "COLUMNS" in os.environ else PIPE_WIDTH)
+            console.print(board_view(store, store.list(), time.time()))
         else:
             _watch(store, args.interval)
         return 0
@@ -84,7 +88,7 @@ def board_view(
 ) -> Group:
     """The board as the terminal shows it: a summary line, then one row per task."""
     counts = Counter(t.status for t in tasks)
-    summary = Text(f"team {store.team} ({store.url})  ")
+    summary = Text(f"team {store.team} ({store.url})\n")
     for state in STATE_ORDER:
         summary.append(f"{state} {counts.get(state, 0)}  ", style=STATE_STYLE[state])
     summary.append(f"cost ${sum(t.cost_usd for t in tasks):.4f}")

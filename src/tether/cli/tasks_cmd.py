@@ -132,6 +132,10 @@ def print_task(task: Task, out: TextIO) -> None:
         lines.append(f"Lease until: {_time(task.lease_expires_at)}")
     lines.append(f"Attempts: {task.attempts}  Cost: ${task.cost_usd:.4f}")
     lines.append(f"Created: {_time(task.created_at)}  Updated: {_time(task.updated_at)}")
+    run = task.metadata.get("run")
+    if isinstance(run, dict) and run.get("session_id"):  # a worker's (tether.teams.worker)
+        session = run["session_id"]  # pyright: ignore[reportUnknownVariableType]
+        lines.append(f"Session: {session} (tether --resume {session})")
     if task.result is not None:
         lines.append(f"Result: {task.result}")
     if task.error is not None:
