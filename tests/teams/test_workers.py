@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -18,7 +20,16 @@ from tether.testing.recorded import content_text
 from tether.testing.workers import done_text, task_answers, task_of
 
 from .conftest import git, write
-from .workers import add_tasks, board, finish, sessions_per_task, start_worker, tether, wait_for
+from .workers import (
+    add_tasks,
+    board,
+    finish,
+    read_lines,
+    sessions_per_task,
+    start_worker,
+    tether,
+    wait_for,
+)
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -191,3 +202,40 @@ def test_a_worker_killed_mid_task_has_its_task_completed_once_by_another(
     assert (task["status"], task["attempts"], task["result"]) == ("completed", 2, "done task 1")
     assert not task["owner"].startswith(f"worker-{doomed.pid}@")
     assert out.count("completed #1 ") == 1
+
+
+def test_a_lease_lost_mid_task_stops_the_session_and_drops_the_task(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    release, model_env.responder = held_model("1")
+    add_tasks(repo, [], "contested")
+    paused = start_worker(repo, "--lease", "1")
+    other: subprocess.Popen[str] | None = None
+    try:
+        wait_for(lambda: len(model_env.requests) == 1, "the task's first model call")
+        paused.send_signal(signal.SIGSTOP)  # no heartbeats: its lease runs out
+        other = subprocess.Popen(
+            [sys.executable, "-m", "tether.testing.claimers", str(repo / ".tether/tasks.db"),
+             "default", "other", "--project", str(repo), "--hold", "--lease", "600"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        assert other.stdout is not None
+        assert json.loads(other.stdout.readline())["claimed"] == "1"
+        lines = read_lines(paused)
+        paused.send_signal(signal.SIGCONT)
+        wait_for(lambda: any("dropped #1" in line for line in lines), "the worker to drop #1")
+        paused.send_signal(signal.SIGTERM)
+        code, _, _ = finish(paused)
+        out = "".join(lines)
+    finally:
+        release.set()
+        if other is not None:
+            other.kill()
+            other.communicate()
+    assert code == 128 + signal.SIGTERM
+    assert "completed #1" not in out
+    assert "dropped #1: worker-" in out
+    assert "no longer holds task #1 (its lease ran out" in out
+    task = board(repo, [])["tasks"][0]
+    assert (task["status"], task["owner"], task["attempts"]) == ("in_progress", "other", 2)

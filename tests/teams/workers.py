@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,6 +50,21 @@ def start_worker(
         text=True,
         start_new_session=True,
     )
+
+
+def read_lines(proc: subprocess.Popen[str]) -> list[str]:
+    """The process's stdout lines as they come (a thread reads them); `finish` then returns
+    an empty stdout."""
+    lines: list[str] = []
+    assert proc.stdout is not None
+    stream = proc.stdout
+
+    def read() -> None:
+        for line in stream:
+            lines.append(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:

@@ -32,8 +32,10 @@ SessionMaker = Callable[[Path, Task], Session]
 """A fresh session for a task, working in the given directory (the project, or the task's
 worktree)."""
 
-IDLE_POLL_S = 0.5
-"""How often an idle worker looks at the board again."""
+IDLE_POLL_S = (0.05, 1.0)
+"""An idle worker looks at the board again after the first delay, doubling to the second:
+a task that becomes ready (its dependencies done) is taken within tens of milliseconds,
+and a board with nothing to do costs a read a second."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class WorkerOptions:
     """Stop once nothing is pending or running (otherwise wait for new tasks)."""
     worktrees: bool = False
     """Run every task in a worktree of its own (a task's `isolation: worktree` asks alone)."""
-    idle_poll_s: float = IDLE_POLL_S
+    idle_poll_s: tuple[float, float] = IDLE_POLL_S
 
 
 @dataclass
@@ -88,6 +90,8 @@ class Worker:
 
     async def run(self) -> None:
         """Claim and work until stopped (or, with `until_idle`, until the board is idle)."""
+        first, most = self.options.idle_poll_s
+        wait = first
         while self._stop is None:
             claim = await self.calls.call(
                 lambda s: s.claim_next(self.options.owner, lease_s=self.options.lease_s)
@@ -96,9 +100,11 @@ class Worker:
                 if self.options.until_idle and await self._idle():
                     return
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.options.idle_poll_s):
+                    async with asyncio.timeout(wait):
                         await self._stopped.wait()
+                wait = min(wait * 2, most)
                 continue
+            wait = first
             await self._work_on(claim)
 
     async def _idle(self) -> bool:
