@@ -239,3 +239,17 @@ def test_a_lease_lost_mid_task_stops_the_session_and_drops_the_task(
     assert "no longer holds task #1 (its lease ran out" in out
     task = board(repo, [])["tasks"][0]
     assert (task["status"], task["owner"], task["attempts"]) == ("in_progress", "other", 2)
+
+
+def test_a_task_can_ask_for_a_worktree_of_its_own(repo: Path, model_env: FakeModelServer) -> None:
+    model_env.responder = task_answers(done_text)
+    tether(repo, "tasks", "add", "isolated", "--isolation", "worktree")
+    tether(repo, "tasks", "add", "in place")
+    code, _, err = finish(start_worker(repo, "--until-idle"))
+    assert code == 0, err
+    isolated, in_place = board(repo, [])["tasks"]
+    assert isolated["metadata"]["isolation"] == "worktree"
+    assert isolated["result"] == "done task 1\n\nWorktree: no changes"
+    assert isolated["metadata"]["run"]["worktree"]["commit"] is None
+    assert in_place["result"] == "done task 2"
+    assert "worktree" not in in_place["metadata"]["run"]

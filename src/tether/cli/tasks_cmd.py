@@ -48,6 +48,7 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
             description=args.description or "",
             depends_on=[_task_id(d) for d in args.depends_on],
             priority=args.priority,
+            metadata={"isolation": args.isolation} if args.isolation else {},
         )
         print(store.create(new).id, file=out)
     elif args.command == "list":
@@ -158,6 +159,12 @@ def _parser() -> argparse.ArgumentParser:
         "--depends-on", action="append", default=[], metavar="ID", help="a task to wait for"
     )
     add.add_argument("--priority", choices=("high", "medium", "low"), default="medium")
+    add.add_argument(
+        "--isolation",
+        choices=("worktree",),
+        help="worktree: a worker runs it in a git worktree of its own (as tether worker "
+        "--worktrees does for every task)",
+    )
     listing = sub.add_parser("list", help="every task of the team, oldest first")
     show = sub.add_parser("show", help="one task, whole")
     show.add_argument("id")
