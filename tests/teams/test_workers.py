@@ -253,3 +253,16 @@ def test_a_task_can_ask_for_a_worktree_of_its_own(repo: Path, model_env: FakeMod
     assert isolated["metadata"]["run"]["worktree"]["commit"] is None
     assert in_place["result"] == "done task 2"
     assert "worktree" not in in_place["metadata"]["run"]
+
+
+def test_a_session_that_cannot_be_built_stops_the_worker_and_gives_the_task_back(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    add_tasks(repo, [], "never starts")
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    code, _, err = finish(start_worker(repo, "--until-idle", env=env))
+    assert code == 2
+    assert err.startswith("tether: error: ")
+    assert "ANTHROPIC_API_KEY" in err
+    task = board(repo, [])["tasks"][0]
+    assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)

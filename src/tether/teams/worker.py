@@ -118,6 +118,12 @@ class Worker:
         keeper = asyncio.create_task(self._keep_lease(claim))
         try:
             ran = await self._run(claim, task)
+        except Exception:
+            # The session could not be built (broken settings, no key): every task would
+            # meet the same, so the worker stops, and this one goes back untouched.
+            with contextlib.suppress(LeaseLost):
+                await self.calls.call(lambda s: s.release(claim))
+            raise
         finally:
             keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -196,22 +202,24 @@ class Worker:
                 await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
                 self.say(f"gave #{task_id} back to the board ({self._stop})")
                 return
-            await self._note_run(claim, ran)
             text, ok = task_result(finished, ran.error, ran.closed, ran.branch)
             if ok:
                 await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
             else:
                 await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
         except LeaseLost as e:
-            if not await self._recorded_already(claim):
+            recorded = await self._recorded_already(claim)
+            if recorded is None:
                 self.say(f"dropped #{task_id}: {e}")
                 return
-            ok = True
+            ok = recorded == "completed"
+        await self._note_run(claim, ran)
         self.done.append(task_id)
         self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
 
     async def _note_run(self, claim: Claim, ran: Ran) -> None:
-        """The session (to resume it) and the worktree's outcome, in the task's metadata."""
+        """The session (to resume it) and the worktree's outcome, in the task's metadata, once
+        the task is recorded as this worker's (never on a task another worker holds now)."""
         from tether.store.task_graph import TaskChanges
 
         note: dict[str, object] = {"session_id": ran.session_id, "worker": claim.owner}
@@ -224,8 +232,10 @@ class Worker:
         changes = TaskChanges(metadata={"run": note})
         await self.calls.call(lambda s: s.update(claim.task_id, changes))
 
-    async def _recorded_already(self, claim: Claim) -> bool:
+    async def _recorded_already(self, claim: Claim) -> str | None:
         """A completion whose answer was lost in an outage and then tried again finds the task
-        already finished under its own fence: it was recorded, once."""
+        already finished under its own fence: it was recorded, once. Its status then."""
         task = await self.calls.call(lambda s: s.get(claim.task_id))
-        return task.status in ("completed", "failed") and task.fence == claim.fence
+        if task.status in ("completed", "failed") and task.fence == claim.fence:
+            return task.status
+        return None
