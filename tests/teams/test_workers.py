@@ -266,3 +266,25 @@ def test_a_session_that_cannot_be_built_stops_the_worker_and_gives_the_task_back
     assert "ANTHROPIC_API_KEY" in err
     task = board(repo, [])["tasks"][0]
     assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)
+
+
+def test_sigterm_to_the_parent_reaches_every_worker(repo: Path, model_env: FakeModelServer) -> None:
+    release = threading.Event()
+
+    def held(task_id: str, request: RecordedRequest) -> Turn:
+        release.wait(timeout=300)
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(held)
+    add_tasks(repo, [], "one", "two")
+    parent = start_worker(repo, "--count", "2")
+    try:
+        wait_for(lambda: len(model_env.requests) == 2, "both tasks' first model calls")
+        parent.send_signal(signal.SIGTERM)
+        code, out, _ = finish(parent)
+    finally:
+        release.set()
+    assert code == 128 + signal.SIGTERM
+    assert out.count("back to the board (stopped by SIGTERM)") == 2
+    tasks = board(repo, [])["tasks"]
+    assert [(t["status"], t["attempts"]) for t in tasks] == [("pending", 0), ("pending", 0)]
