@@ -83,3 +83,14 @@ def test_redis_down_at_the_start_is_named(repo: Path) -> None:
     assert done.stderr.startswith(
         f"tether: error: cannot reach the task store at redis://127.0.0.1:{port}/0: "
     )
+
+
+def test_bad_counts_and_leases_are_refused(repo: Path) -> None:
+    for flag, value, said in (
+        ("--count", "0", "argument --count: must be at least 1"),
+        ("--count", "two", "argument --count: not a whole number: 'two'"),
+        ("--lease", "-5", "argument --lease: must be more than 0"),
+    ):
+        done = run_cli_process(["worker", flag, value], cwd=repo)
+        assert done.exit_code == 2
+        assert done.stderr.splitlines()[-1] == f"tether worker: error: {said}"

@@ -161,6 +161,16 @@ def _error(message: str) -> int:
     return 2
 
 
+def _at_least_one(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
 def _positive(value: str) -> float:
     try:
         number = float(value)
@@ -184,7 +194,9 @@ def _parser() -> argparse.ArgumentParser:
         help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
         "teams.store, .tether/tasks.db)",
     )
-    p.add_argument("--count", type=int, default=1, help="worker processes to run (default 1)")
+    p.add_argument(
+        "--count", type=_at_least_one, default=1, help="worker processes to run (default 1)"
+    )
     p.add_argument(
         "--until-idle", action="store_true", help="exit once nothing is pending or running"
     )
