@@ -1,8 +1,9 @@
 """`tether board`: a team's board, live: tasks by state, owner, lease, dependencies, cost.
 
 The store is read once per `--interval` (one query in SQLite, one pipelined round trip in
-Redis) and the view redrawn from it, so lease clocks move too; `--json` prints one snapshot. On a pipe or a file (no terminal) the view is printed once, as text.
-An outage of the store is shown in the view, and the view carries on when it answers again.
+Redis) and the view redrawn from it, so lease clocks move too; `--json` prints one snapshot.
+On a pipe or a file (no terminal) the view is printed once, as text. An outage of the store
+is shown in the view, and the view carries on when it answers again.
 
 Exit codes: 0; 2 the store or the settings cannot be used, naming it.
 """
