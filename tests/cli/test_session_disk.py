@@ -281,7 +281,8 @@ def test_entries_still_unsaved_at_exit_are_counted_as_lost(
     assert warnings == [
         f"tether: warning: {problem}; this session is not being saved for now: what could not be "
         "written is kept, and written in order as soon as the file takes writes again",
-        "tether: warning: 2 entries of this session could not be written to its file "
+        # the call's result, the answer, and the prompt's last-prompt line after them
+        "tether: warning: 3 entries of this session could not be written to its file "
         "and are lost as tether exits: a resumed session will not have them",
     ]
     kinds = [type(r).__name__ for r in load_session(left).records()]

@@ -8,10 +8,10 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.chains import newest_message
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, raw_tool_use, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
@@ -121,12 +121,6 @@ def test_a_lone_surrogate_in_the_prompt_is_sent_as_a_replacement_character(
     assert fake_model.requests[0].last_user_text() == "name: caf\ufffd"
 
 
-def _newest_message(path: Path) -> dict[str, Any]:
-    """The file's last message entry (lines that are no entry, as `last-prompt`, follow it)."""
-    entries = [json.loads(line) for line in path.read_text().splitlines()]
-    return next(e for e in reversed(entries) if e["type"] in ("user", "assistant"))
-
-
 def test_a_session_file_with_escaped_surrogates_and_repeated_ids_resumes(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
@@ -134,7 +128,7 @@ def test_a_session_file_with_escaped_surrogates_and_repeated_ids_resumes(
     fake_model.script(reply(text("first")), reply(text("resumed")))
     assert tether("-p", "start").exit_code == 0
     [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    header = _newest_message(session.path)
+    header = newest_message(session.path)
     call = {"type": "tool_use", "name": "Bash", "input": {"command": "echo \ud800"}}
     contents: list[tuple[str, list[dict[str, object]]]] = [
         ("assistant", [{**call, "id": "same"}]),
@@ -171,7 +165,7 @@ def test_a_renamed_call_keeps_its_name_from_one_resume_to_the_next(
     fake_model.script(reply(text("first")), *[reply(text("resumed"))] * 2)
     assert tether("-p", "start").exit_code == 0
     [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    header = _newest_message(session.path)
+    header = newest_message(session.path)
     call = {"type": "tool_use", "id": "same", "name": "Bash", "input": {"command": "true"}}
     contents: list[tuple[str, list[dict[str, object]]]] = [
         ("user", [{"type": "text", "text": "again"}]),
