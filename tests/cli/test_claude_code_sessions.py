@@ -136,7 +136,7 @@ def test_claude_code_resumes_a_session_tether_wrote(
         for block in message["content"]  # type: ignore[union-attr]
         if isinstance(block, dict) and block.get("type") == "tool_result"
     ]
-    assert results == ["hi\n"]  # the command's result, as tether recorded it
+    assert results == ["hi"]  # the command's result, as tether recorded it
 
 
 def test_tether_resumes_a_session_claude_code_wrote(

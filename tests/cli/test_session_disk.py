@@ -93,7 +93,7 @@ def test_a_disk_full_during_compaction_keeps_the_history_and_says_so(
     assert f"the summary was not added to {memory / 'memory.md'}" in ran.stderr
     after = fake_model.requests[-1]
     assert "the work so far" in str(after.messages()[0]["content"])  # the compaction stood
-    assert after.tool_results() == ["two\n"]
+    assert after.tool_results() == ["two"]
     # The file it left is valid: every entry before the one that did not fit, nothing torn.
     [left] = (tmp_path / "left").glob("*/*.jsonl")
     loaded = load_session(left)
@@ -202,7 +202,7 @@ def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
     assert [(m.role, m.text(), m.tool_uses(), m.tool_results()) for m in messages] == [
         ("user", "work", [], []),
         ("assistant", "", [call], []),
-        ("user", "", [], [ToolResultBlock(tool_use_id=call.id, content="ran while full\n")]),
+        ("user", "", [], [ToolResultBlock(tool_use_id=call.id, content="ran while full")]),
         ("assistant", "done", [], []),
     ]
     assert (call.name, call.input) == ("Bash", {"command": command})
