@@ -46,7 +46,7 @@ def test_one_id_twice_in_a_response_runs_both_calls_each_with_its_result(
     result = tether("-p", "run two", "--model", model)
     assert (result.exit_code, result.stdout) == (0, "both ran\n"), result.stderr
     after = fake_model.requests[1]
-    assert after.tool_results() == ["first\n", "second\n"]
+    assert after.tool_results() == ["first", "second"]
     ids = _call_ids(after.messages())
     assert len(ids) == 2
     assert len(set(ids)) == 2
@@ -68,7 +68,7 @@ def test_an_id_the_model_reuses_in_a_later_turn_gets_a_fresh_one(
     ids = _call_ids(last.messages())
     assert ids[0] == "call_0"
     assert len(set(ids)) == 2
-    assert last.tool_results() == ["two\n"]
+    assert last.tool_results() == ["two"]
 
 
 def test_a_malformed_id_from_one_wire_does_not_break_a_resume_on_the_other(
