@@ -79,7 +79,7 @@ async def test_only_the_final_text_and_a_summary_reach_the_parent(
     assert re.fullmatch(
         "notes.txt has 3 lines.\n\n" + FOOTER.format(agent="general-purpose", calls=2), result
     ), result
-    assert child[1].tool_results() == ["3\n"]
+    assert child[1].tool_results() == ["3"]
     # Nothing of the subagent's work is in any request of the parent.
     child_ids = set().union(*(tool_use_ids(r) for r in child))
     assert len(child_ids) == 2

@@ -71,7 +71,7 @@ async def test_one_shot_query(sdk: SdkRun, fake_model: FakeModelServer, workspac
     assert result.model_usage is not None
     assert set(result.model_usage) == {fake_model.requests[0].body["model"]}
     assert (workspace / "out.txt").read_text() == "hi\n"
-    assert fake_model.requests[1].tool_results() == ["hi\n"]
+    assert fake_model.requests[1].tool_results() == ["hi"]
     sdk.assert_lines_parse()
 
 

@@ -27,6 +27,29 @@ def script(fake_model: FakeModelServer) -> None:
     )
 
 
+async def claude_code(prompt: str, workspace: Path, tmp_path: Path) -> RecordingTransport:
+    """Run `prompt` through the SDK with the Claude Code CLI it bundles (a home of its own,
+    every permission granted, partial messages on); its lines are in the transport."""
+    claude_home = tmp_path / "claude-home"
+    options = ClaudeAgentOptions(
+        cli_path=str(BUNDLED),
+        cwd=str(workspace),
+        permission_mode="bypassPermissions",
+        include_partial_messages=True,
+        env={
+            "HOME": str(claude_home),
+            "CLAUDE_CONFIG_DIR": str(claude_home / ".claude"),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            # Claude Code refuses bypassPermissions as root unless told it runs in a sandbox.
+            **({"IS_SANDBOX": "1"} if os.geteuid() == 0 else {}),
+        },
+    )
+    transport = RecordingTransport(prompt, options)
+    [m async for m in query(prompt=prompt, options=options, transport=transport)]
+    return transport
+
+
 def kind(line: dict[str, Any]) -> str:
     if line["type"] == "stream_event":
         return f"stream_event/{line['event']['type']}"
@@ -58,23 +81,7 @@ async def test_lines_have_claude_codes_fields(
     ours = fields(run.lines())
 
     script(model_env)
-    claude_home = tmp_path / "claude-home"
-    options = ClaudeAgentOptions(
-        cli_path=str(BUNDLED),
-        cwd=str(workspace),
-        permission_mode="bypassPermissions",
-        include_partial_messages=True,
-        env={
-            "HOME": str(claude_home),
-            "CLAUDE_CONFIG_DIR": str(claude_home / ".claude"),
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_TELEMETRY": "1",
-            # Claude Code refuses bypassPermissions as root unless told it runs in a sandbox.
-            **({"IS_SANDBOX": "1"} if os.geteuid() == 0 else {}),
-        },
-    )
-    transport = RecordingTransport("what does it say?", options)
-    [m async for m in query(prompt="what does it say?", options=options, transport=transport)]
+    transport = await claude_code("what does it say?", workspace, tmp_path)
     theirs = fields(transport.lines)
 
     assert set(ours) <= set(theirs) | {"system/session_state_changed"}
@@ -85,6 +92,75 @@ async def test_lines_have_claude_codes_fields(
         missing = theirs[name] & SDK_READS.get(name.split("/")[0], set()) - ours[name]
         assert not missing, f"{name}: fields the SDK reads that tether leaves out: {missing}"
     run.assert_lines_parse()
+
+
+COMMANDS = (
+    "printf 'hi\\n'",
+    "printf '\\n  \\n  indented  \\n\\n'",
+    "printf 'a\\r\\nb\\r\\n'",
+    "printf ' \\t\\n\\n'",
+    "true",
+    "printf 'out\\n'; printf 'err\\n' >&2; exit 3",
+    "printf '\\n'; exit 2",
+)
+"""Commands whose output starts or ends with white space, or is none, or fails."""
+
+
+@pytest.mark.skipif(not BUNDLED.exists(), reason="this claude-agent-sdk wheel bundles no CLI")
+async def test_command_output_reaches_the_model_and_the_sdk_as_claude_codes(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    # By command: Claude Code answers parallel calls in the order they finish.
+    def commands() -> dict[str, str]:
+        [calls] = [m for m in model_env.requests[-1].messages() if m["role"] == "assistant"][-1:]
+        return {b["id"]: b["input"]["command"] for b in calls["content"] if b["type"] == "tool_use"}
+
+    def results(lines: list[dict[str, Any]]) -> dict[str, tuple[object, object]]:
+        """What the SDK is given of each call: the result block's text, the tool's result."""
+        named = commands()
+        return {
+            named[block["tool_use_id"]]: (
+                _without_error_prefix(block["content"]),
+                line["tool_use_result"],
+            )
+            for line in lines
+            if line["type"] == "user"
+            for block in line["message"]["content"]
+            if block.get("type") == "tool_result"
+        }
+
+    def sent() -> dict[str, tuple[object, bool]]:
+        """What the model is given of each call: the result's text and error flag."""
+        named = commands()
+        [answers] = [m for m in model_env.requests[-1].messages() if m["role"] == "user"][-1:]
+        return {
+            named[block["tool_use_id"]]: (
+                _without_error_prefix(block["content"]),
+                bool(block.get("is_error")),
+            )
+            for block in answers["content"]
+            if block.get("type") == "tool_result"
+        }
+
+    def script() -> None:
+        calls = (tool_use("Bash", command=command) for command in COMMANDS)
+        model_env.script(reply(*calls), reply(text("done")))
+
+    script()
+    run = SdkRun(workspace, home)
+    await run.query("run them", permission_mode="bypassPermissions")
+    ours, ours_sent = results(run.lines()), sent()
+    script()
+    theirs = results((await claude_code("run them", workspace, tmp_path)).lines)
+
+    assert (ours, ours_sent) == (theirs, sent())
+    assert len(ours) == len(COMMANDS)
+
+
+def _without_error_prefix(content: object) -> object:
+    """tether says `Error: ` before the text of any failed call, of every tool (the model
+    reads it so); Claude Code's tools each word their own failures. The rest is compared."""
+    return content.removeprefix("Error: ") if isinstance(content, str) else content
 
 
 SDK_READS = {

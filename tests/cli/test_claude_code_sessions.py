@@ -77,10 +77,11 @@ def test_the_sdk_lists_and_reads_a_tether_session(
 
     session_id = _tether_session(fake_model, tether)
     [info] = list_sessions(directory=str(workspace))
+    # As Claude Code's: the summary is what was asked last (its `last-prompt` entry).
     assert (info.session_id, info.first_prompt, info.summary) == (
         session_id,
         "run echo hi",
-        "run echo hi",
+        "anything else?",
     )
     messages = get_session_messages(session_id, directory=str(workspace))
     assert [(m.type, m.message["role"]) for m in messages] == [  # type: ignore[index]
@@ -93,6 +94,29 @@ def test_the_sdk_lists_and_reads_a_tether_session(
     ]
     assert messages[0].message["content"] == [{"type": "text", "text": "run echo hi"}]  # type: ignore[index]
     assert all(m.session_id == session_id for m in messages)
+
+
+def test_the_sdk_summary_of_a_session_is_its_last_prompt_as_claude_code_keeps_it(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, claude_home: Path, tmp_path: Path
+) -> None:
+    # Claude Code appends a `last-prompt` line as each prompt's turn ends; the SDK's
+    # `list_sessions` takes its summary from it. The same two prompts through both CLIs.
+    from claude_agent_sdk import list_sessions
+
+    later = "and now\n  " + "a rather long question " * 12
+    fake_model.script(*(reply(text(said)) for said in ("one", "two", "three", "four")))
+    assert tether("-p", "the first question").exit_code == 0
+    assert tether("-c", "-p", later).exit_code == 0
+    elsewhere = tmp_path / "claude-ws"
+    elsewhere.mkdir()
+    started = _claude(elsewhere, fake_model, "-p", "the first question")
+    _claude(elsewhere, fake_model, "-p", later, "--resume", str(started["session_id"]))
+
+    [ours] = list_sessions(directory=str(workspace))
+    [theirs] = list_sessions(directory=str(elsewhere))
+    assert (ours.summary, ours.first_prompt) == (theirs.summary, theirs.first_prompt)
+    assert ours.summary.startswith("and now   a rather long question")
+    assert ours.summary.endswith("…")
 
 
 def test_claude_code_resumes_a_session_tether_wrote(
@@ -112,7 +136,7 @@ def test_claude_code_resumes_a_session_tether_wrote(
         for block in message["content"]  # type: ignore[union-attr]
         if isinstance(block, dict) and block.get("type") == "tool_result"
     ]
-    assert results == ["hi\n"]  # the command's result, as tether recorded it
+    assert results == ["hi"]  # the command's result, as tether recorded it
 
 
 def test_tether_resumes_a_session_claude_code_wrote(

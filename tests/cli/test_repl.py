@@ -465,7 +465,7 @@ async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
     assert code == 0
     assert (workspace / "made.txt").read_text() == "one\n"
     assert [r.last_user_text() for r in model_env.requests[::2]] == ["make it", "again"]
-    assert model_env.requests[1].tool_results() == ["written\n"]
+    assert model_env.requests[1].tool_results() == ["written"]
     assert model_env.requests[1].tool_result_errors() == [False]
     assert model_env.requests[3].tool_result_errors() == [True]
     out = terminal.output

@@ -149,7 +149,7 @@ async def test_hook_context_reaches_the_model_beside_the_result(
         },
     )
     request = fake_model.requests[1]
-    assert request.tool_results() == ["hi\n"]  # what the command printed, nothing added
+    assert request.tool_results() == ["hi"]  # what the command printed, nothing added
     notes = request.last_user_text()
     assert "PreToolUse:Bash hook additional context: PRE-CONTEXT" in notes
     assert "PostToolUse:Bash hook additional context: POST-CONTEXT" in notes

@@ -75,6 +75,7 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
     [listed] = list_sessions(directory=str(workspace))
     assert listed.session_id == first.session_id
     assert listed.first_prompt == "greet me"
+    assert listed.summary == "once more"  # as Claude Code's: what was asked last
     messages = get_session_messages(first.session_id, directory=str(workspace))
     said = [
         (m.type, "".join(b["text"] for b in m.message["content"] if b["type"] == "text"))

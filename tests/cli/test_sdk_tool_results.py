@@ -167,7 +167,7 @@ async def test_search_and_shell_tools(
             "numMatches": 2,
             "appliedLimit": 1,
         },
-        # Claude Code: no output is "", not tether's "(no output)" for the model.
+        # Claude Code: no output is "", not the "(Bash completed with no output)" the model reads.
         "toolu_5": {
             "stdout": "",
             "stderr": "",
@@ -184,7 +184,10 @@ async def test_search_and_shell_tools(
         },
         "toolu_7": {"oldTodos": [], "newTodos": [todo]},
     }
-    assert fake_model.requests[2].tool_results()[:2] == ["(no output)", "out\nerr\n"]
+    assert fake_model.requests[2].tool_results()[:2] == [
+        "(Bash completed with no output)",
+        "out\nerr",
+    ]
 
 
 async def test_failed_call_is_an_error_text(sdk: SdkRun, fake_model: FakeModelServer) -> None:
@@ -201,7 +204,5 @@ async def test_failed_call_is_an_error_text(sdk: SdkRun, fake_model: FakeModelSe
         hooks={"PostToolUseFailure": [HookMatcher(hooks=[failed])]},
     )
     [result] = [m for m in messages if isinstance(m, UserMessage)]
-    assert result.tool_use_result == "Error: Exit code 3\n(no output)"
-    assert failures == [
-        {"tool_name": "Bash", "error": "Exit code 3\n(no output)", "is_interrupt": False}
-    ]
+    assert result.tool_use_result == "Error: Exit code 3"
+    assert failures == [{"tool_name": "Bash", "error": "Exit code 3", "is_interrupt": False}]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chains import message_chain_problem
+from tests.chains import entries_of, message_chain_problem, newest_message
 from tether.store import SessionInUse, SessionWriter, list_sessions, load_session
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli_process
@@ -131,7 +131,7 @@ def test_a_file_two_writers_mixed_resumes_the_newest_branch(
     fake_model.script(reply(text("started")))
     assert tether("-p", "start").exit_code == 0
     path = _only_session(workspace)
-    header = json.loads(path.read_bytes().splitlines()[-1])
+    header = newest_message(path)
     fork_point = header["uuid"]
     parents = {"a": fork_point, "b": fork_point}
     lines: list[str] = []
@@ -187,6 +187,7 @@ def test_a_file_holding_another_sessions_lines_resumes_its_own_session(
     b_path = a_path.with_name(f"{b_id}.jsonl")
     a_lines = a_path.read_bytes().splitlines(keepends=True)
     b_lines = b_path.read_bytes().splitlines(keepends=True)
+    b_entries = len(entries_of(b_path))
     mixed = [line for pair in itertools.zip_longest(a_lines, b_lines) for line in pair if line]
     a_path.write_bytes(b"".join(mixed))
     b_path.unlink()
@@ -199,6 +200,6 @@ def test_a_file_holding_another_sessions_lines_resumes_its_own_session(
     assert "from b" not in sent
     assert "session b" not in sent
     assert result.stderr == (
-        f"tether: session file {a_path}: {len(b_lines)} entries of session {b_id} "
+        f"tether: session file {a_path}: {b_entries} entries of session {b_id} "
         f"left out: this file is session {a_id}'s\n"
     )

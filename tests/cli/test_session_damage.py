@@ -23,7 +23,8 @@ Damage = Callable[[list[bytes]], list[bytes]]
 def _session(fake_model: FakeModelServer, tether: Run, workspace: Path) -> Path:
     """A real session: parallel calls, a single call, a final answer. Its lines:
     1 meta, 2 user, 3 title, 4 assistant (two calls), 5 their results, 6 assistant (one
-    call), 7 its result, 8 assistant (text)."""
+    call), 7 its result, 8 assistant (text), 9 the prompt as the last one asked (no entry of
+    the conversation: no uuid, no parent)."""
     fake_model.script(
         reply(
             text("Looking."),
@@ -82,12 +83,13 @@ DAMAGE: dict[str, tuple[Damage, str | None]] = {
     ),
     "the first line repeated at the end": (
         lambda lines: [*lines, lines[0]],
-        "line 9 repeated an earlier entry",
+        "line 10 repeated an earlier entry",
     ),
     "a line cut in the middle": (_cut(4), "line 5 could not be read"),
     "a line garbled in the middle": (_garble(3), "line 4 could not be read"),
     "a result answering nobody": (_misanswer, "1 tool call without a result"),
     "two lines swapped": (lambda lines: [*lines[:4], lines[5], lines[4], *lines[6:]], None),
+    "the final answer moved first": (lambda lines: [lines[7], *lines[:7], *lines[8:]], None),
     "the last line moved first": (lambda lines: [lines[-1], *lines[:-1]], None),
     "every line reversed": (lambda lines: lines[::-1], None),
 }
@@ -108,6 +110,7 @@ def test_a_damaged_file_resumes_with_a_valid_request_and_says_what_was_lost(
         "assistant",
         "user",
         "assistant",
+        "last-prompt",
     ]
     damage, said = DAMAGE[kind]
     path.write_bytes(b"".join(line + b"\n" for line in damage(lines)))

@@ -155,6 +155,13 @@ def _is_message(line: bytes) -> bool:
     return header is not None and header[0] in ("user", "assistant")
 
 
+def _is_entry(line: bytes) -> bool:
+    """Whether a line is an entry at all: Claude Code's `last-prompt` line after each turn
+    has no uuid and no parent, so a reader can tell nothing of it repeated or lost."""
+    header = _header(line)
+    return header is not None and (header[1] is not None or header[2] is not None)
+
+
 def _second_writer(
     out: list[bytes], original: list[bytes], fork_at: int, count: int, rng: random.Random
 ) -> list[bytes]:
@@ -208,7 +215,7 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
             damaged_lines[at] = None
         elif kind == "repeat":
             extra.append((rng.randint(at + 1, len(lines)), original))
-            must_say = True
+            must_say = must_say or _is_entry(original)
         elif kind == "cut":
             damaged_lines[at] = original[: rng.randint(1, len(original) - 2)]
             must_say = True
@@ -238,8 +245,9 @@ def damaged(draw: st.DrawFn, pool: Pool) -> tuple[str, Damaged]:
     out = [line for line in damaged_lines if line is not None]
     for position, line in sorted(extra, reverse=True):
         out.insert(min(position, len(out)), line)
-    if len(lines) > 2 and draw(st.booleans()):  # a second writer appended at the same time
-        fork_at = rng.randrange(len(lines) - 2)
+    entries = [i for i in range(len(lines) - 2) if _is_entry(lines[i])]
+    if entries and draw(st.booleans()):  # a second writer appended at the same time
+        fork_at = rng.choice(entries)
         if damaged_lines[fork_at : fork_at + 2] == lines[fork_at : fork_at + 2]:
             count = rng.randint(1, 4)
             out = _second_writer(out, lines, fork_at, count, rng)

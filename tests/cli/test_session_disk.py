@@ -93,7 +93,7 @@ def test_a_disk_full_during_compaction_keeps_the_history_and_says_so(
     assert f"the summary was not added to {memory / 'memory.md'}" in ran.stderr
     after = fake_model.requests[-1]
     assert "the work so far" in str(after.messages()[0]["content"])  # the compaction stood
-    assert after.tool_results() == ["two\n"]
+    assert after.tool_results() == ["two"]
     # The file it left is valid: every entry before the one that did not fit, nothing torn.
     [left] = (tmp_path / "left").glob("*/*.jsonl")
     loaded = load_session(left)
@@ -202,7 +202,7 @@ def test_saving_goes_on_once_the_disk_has_room_again_and_nothing_is_missing(
     assert [(m.role, m.text(), m.tool_uses(), m.tool_results()) for m in messages] == [
         ("user", "work", [], []),
         ("assistant", "", [call], []),
-        ("user", "", [], [ToolResultBlock(tool_use_id=call.id, content="ran while full\n")]),
+        ("user", "", [], [ToolResultBlock(tool_use_id=call.id, content="ran while full")]),
         ("assistant", "done", [], []),
     ]
     assert (call.name, call.input) == ("Bash", {"command": command})
@@ -281,7 +281,8 @@ def test_entries_still_unsaved_at_exit_are_counted_as_lost(
     assert warnings == [
         f"tether: warning: {problem}; this session is not being saved for now: what could not be "
         "written is kept, and written in order as soon as the file takes writes again",
-        "tether: warning: 2 entries of this session could not be written to its file "
+        # the call's result, the answer, and the prompt's last-prompt line after them
+        "tether: warning: 3 entries of this session could not be written to its file "
         "and are lost as tether exits: a resumed session will not have them",
     ]
     kinds = [type(r).__name__ for r in load_session(left).records()]

@@ -54,7 +54,7 @@ def _assert_holds_the_turn(path: Path) -> None:
     assert [role for role, _ in conversation] == ["user", "assistant", "user", "assistant"]
     assert "work" in conversation[0][1]
     assert "echo after" in conversation[1][1]
-    assert "after\\n" in conversation[2][1]
+    assert '"content": "after"' in conversation[2][1]
     assert "done" in conversation[3][1]
 
 

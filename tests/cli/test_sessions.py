@@ -66,8 +66,14 @@ def test_continue_sends_the_earlier_conversation(
         "assistant",
         "user",
         "assistant",
+        "last-prompt",  # no entry of the conversation: no uuid, no parent
         "user",
         "assistant",
+        "last-prompt",
+    ]
+    assert [e["lastPrompt"] for e in entries if e["type"] == "last-prompt"] == [
+        "write the answer",
+        "what was it?",
     ]
     assert message_chain_problem(entries) is None
     # Only messages are on the chain (Claude Code and its SDK follow it): the first prompt too.
@@ -146,10 +152,11 @@ def test_a_torn_last_line_is_skipped_with_a_warning(
         f.write('{"type": "user", "uuid": "x", "mess')  # a crash mid-write
     result = tether("-c", "-p", "second")
     assert result.exit_code == 0, result.stderr
-    assert "line 5 could not be read (torn or invalid); skipped" in result.stderr
+    # meta, user, title, assistant, last-prompt: the torn line is the sixth
+    assert "line 6 could not be read (torn or invalid); skipped" in result.stderr
     assert fake_model.requests[1].last_user_text() == "second"
     assert load_session(path).warnings != ()  # the torn line stays, skipped
-    assert [json.loads(line)["type"] for line in path.read_text().splitlines()[-2:]] == [
+    assert [json.loads(line)["type"] for line in path.read_text().splitlines()[-3:-1]] == [
         "user",
         "assistant",
     ]
@@ -227,7 +234,17 @@ def test_sigkill_mid_tool_resumes_with_a_valid_request(
     assert follow_up.last_user_text() == "carry on"
     [path] = _sessions(workspace)
     types = [json.loads(line)["type"] for line in path.read_text().splitlines()]
-    assert types == ["meta", "user", "title", "assistant", "user", "user", "assistant"]
+    # The killed run's turn never ended: only the resumed one's prompt is the last asked.
+    assert types == [
+        "meta",
+        "user",
+        "title",
+        "assistant",
+        "user",
+        "user",
+        "assistant",
+        "last-prompt",
+    ]
 
 
 def test_a_session_that_cannot_be_saved_goes_on_and_says_so(

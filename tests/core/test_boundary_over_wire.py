@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.chains import newest_message
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, raw_tool_use, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
@@ -45,7 +46,7 @@ def test_one_id_twice_in_a_response_runs_both_calls_each_with_its_result(
     result = tether("-p", "run two", "--model", model)
     assert (result.exit_code, result.stdout) == (0, "both ran\n"), result.stderr
     after = fake_model.requests[1]
-    assert after.tool_results() == ["first\n", "second\n"]
+    assert after.tool_results() == ["first", "second"]
     ids = _call_ids(after.messages())
     assert len(ids) == 2
     assert len(set(ids)) == 2
@@ -67,7 +68,7 @@ def test_an_id_the_model_reuses_in_a_later_turn_gets_a_fresh_one(
     ids = _call_ids(last.messages())
     assert ids[0] == "call_0"
     assert len(set(ids)) == 2
-    assert last.tool_results() == ["two\n"]
+    assert last.tool_results() == ["two"]
 
 
 def test_a_malformed_id_from_one_wire_does_not_break_a_resume_on_the_other(
@@ -127,7 +128,7 @@ def test_a_session_file_with_escaped_surrogates_and_repeated_ids_resumes(
     fake_model.script(reply(text("first")), reply(text("resumed")))
     assert tether("-p", "start").exit_code == 0
     [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    header = json.loads(session.path.read_text().splitlines()[-1])
+    header = newest_message(session.path)
     call = {"type": "tool_use", "name": "Bash", "input": {"command": "echo \ud800"}}
     contents: list[tuple[str, list[dict[str, object]]]] = [
         ("assistant", [{**call, "id": "same"}]),
@@ -164,7 +165,7 @@ def test_a_renamed_call_keeps_its_name_from_one_resume_to_the_next(
     fake_model.script(reply(text("first")), *[reply(text("resumed"))] * 2)
     assert tether("-p", "start").exit_code == 0
     [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    header = json.loads(session.path.read_text().splitlines()[-1])
+    header = newest_message(session.path)
     call = {"type": "tool_use", "id": "same", "name": "Bash", "input": {"command": "true"}}
     contents: list[tuple[str, list[dict[str, object]]]] = [
         ("user", [{"type": "text", "text": "again"}]),

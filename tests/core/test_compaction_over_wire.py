@@ -43,7 +43,7 @@ def test_compaction_at_the_threshold_keeps_a_valid_request(
     assert "SUMMARY: echoed five rounds." in first
     assert "echo five rounds, keep it short" in first  # the user's words, verbatim
     assert len(after.messages()) < len(fake_model.requests[4].messages())
-    assert after.tool_results() == ["last\n"]  # the newest exchange is kept whole
+    assert after.tool_results() == ["last"]  # the newest exchange is kept whole
     memory = (workspace / ".tether" / "memory.md").read_text()
     assert "SUMMARY: echoed five rounds." in memory
 

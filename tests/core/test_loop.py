@@ -50,7 +50,7 @@ def test_tool_result_goes_back_and_loop_ends(
     fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("said hi")))
     result = tether("-p", "say hi", "--output-format", "json")
     assert result.exit_code == 0, result.stderr
-    assert fake_model.requests[1].tool_results() == ["hi\n"]
+    assert fake_model.requests[1].tool_results() == ["hi"]
     body = result.json()
     assert (body["subtype"], body["is_error"], body["result"], body["num_turns"]) == (
         "success",
@@ -233,7 +233,7 @@ def test_openai_compatible_endpoint_round_trip(
     result = tether("-p", "hi", "--model", "openai/gpt-4.1")
     assert (result.exit_code, result.stdout) == (0, "done\n"), result.stderr
     assert [r.wire for r in fake_model.requests] == ["openai", "openai"]
-    assert fake_model.requests[1].tool_results() == ["hi\n"]
+    assert fake_model.requests[1].tool_results() == ["hi"]
 
 
 def test_budget_stops_the_session_cleanly(

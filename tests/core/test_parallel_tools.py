@@ -44,7 +44,7 @@ def test_bash_calls_overlap_and_answer_in_call_order(
     result = tether("-p", "go")
     assert result.exit_code == 0, result.stderr
     follow_up = fake_model.requests[1]
-    assert follow_up.tool_results()[:2] == ["saw-b\nfirst-done\n", "saw-a\n"]
+    assert follow_up.tool_results()[:2] == ["saw-b\nfirst-done", "saw-a"]
     assert follow_up.tool_result_errors() == [False, False, True]
 
 

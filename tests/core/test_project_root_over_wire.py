@@ -90,7 +90,7 @@ def test_a_subdirectory_start_works_in_the_repositorys_project(
     ):
         assert expected in system
     pwd, rm, mv = follow_up.tool_results()
-    assert pwd == f"{start}\n"
+    assert pwd == str(start)
     assert follow_up.tool_result_errors() == [False, True, True]
     assert "Bash(rm *)" in rm
     assert "Bash(mv *)" in mv  # the settings of the directory in between
@@ -148,5 +148,5 @@ def test_a_repository_at_the_home_directory_is_no_project_of_its_folders(
     first, follow_up = fake_model.requests
     assert first.body["model"] != "claude-opus-4-5"
     assert f"- Workspace root: {start}" in first.system()
-    assert follow_up.tool_results() == [f"{start}\n"]
+    assert follow_up.tool_results() == [str(start)]
     assert os.environ["HOME"] == str(home)

@@ -41,7 +41,7 @@ def test_bash_sees_the_env_table_of_a_trusted_workspace(
     off = ["--settings", '{"sandbox": {"enabled": false}}'] if sandbox == "off" else []
     result = tether("-p", "go", "--trust-workspace", *off)
     assert result.exit_code == 0, result.stderr
-    assert configured.requests[1].tool_results() == ["P=from-project U=from-user T=from-shell\n"]
+    assert configured.requests[1].tool_results() == ["P=from-project U=from-user T=from-shell"]
 
 
 def test_an_untrusted_workspace_env_table_is_not_applied(
@@ -49,7 +49,7 @@ def test_an_untrusted_workspace_env_table_is_not_applied(
 ) -> None:
     result = tether("-p", "go")
     assert result.exit_code == 0, result.stderr
-    assert configured.requests[1].tool_results() == ["P= U=from-user T=from-settings\n"]
+    assert configured.requests[1].tool_results() == ["P= U=from-user T=from-settings"]
 
 
 def test_a_stdio_mcp_server_gets_the_env_table(

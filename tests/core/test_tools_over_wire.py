@@ -39,11 +39,11 @@ def test_bash(fake_model: FakeModelServer, tether: Run, workspace: Path) -> None
     )
     result = tether("-p", "work")
     assert result.exit_code == 0, result.stderr
-    assert fake_model.requests[1].tool_results() == ["in-sub\n"]
+    assert fake_model.requests[1].tool_results() == ["in-sub"]
     second = fake_model.requests[2]
     results = list(zip(second.tool_results(), second.tool_result_errors(), strict=True))
     # The directory carries over to the next response's calls (they start after the cd).
-    assert results[0] == (f"{workspace / 'sub'}\n", False)
+    assert results[0] == (str(workspace / "sub"), False)
     assert results[1][1] is True
     assert "Exit code 3" in results[1][0]
     assert "oops" in results[1][0]

@@ -179,7 +179,7 @@ async def test_the_mode_or_an_allow_rule_lets_it_run(
 ) -> None:
     async with connect(*args) as client:
         result = await client.call_tool("Bash", {"command": "touch made.txt && echo made"})
-    assert outcome(result) == (False, "made\n")
+    assert outcome(result) == (False, "made")
     assert (ws / "made.txt").exists()
 
 

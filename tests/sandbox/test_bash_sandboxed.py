@@ -32,10 +32,12 @@ def sleeper_token() -> str:
 async def test_working_directory_persists(layout: Layout) -> None:
     ctx = sandboxed_context(layout)
     run = bash_runner(ctx)
-    assert await run(command="mkdir -p sub/deeper && cd sub") == ToolOutcome("(no output)", False)
+    assert await run(command="mkdir -p sub/deeper && cd sub") == ToolOutcome(
+        "(Bash completed with no output)", False
+    )
     assert ctx.cwd == layout.workspace / "sub"
-    assert await run(command="pwd && cd deeper") == ToolOutcome(f"{layout.workspace}/sub\n", False)
-    assert await run(command="pwd") == ToolOutcome(f"{layout.workspace}/sub/deeper\n", False)
+    assert await run(command="pwd && cd deeper") == ToolOutcome(f"{layout.workspace}/sub", False)
+    assert await run(command="pwd") == ToolOutcome(f"{layout.workspace}/sub/deeper", False)
 
 
 @needs_bwrap
@@ -45,7 +47,7 @@ async def test_environment_and_exit_status_pass_through(
     monkeypatch.setenv("SANDBOX_TEST_SETTING", "kept")
     run = bash_runner(sandboxed_context(layout))
     outcome = await run(command='echo "$SANDBOX_TEST_SETTING $PAGER"; exit 3')
-    assert outcome == ToolOutcome("Error: Exit code 3\nkept cat\n", True)
+    assert outcome == ToolOutcome("Error: Exit code 3\nkept cat", True)
 
 
 @needs_bwrap
@@ -58,9 +60,7 @@ async def test_timeout_stops_everything_the_command_started(layout: Layout) -> N
         command=f"trap '' TERM; (trap '' TERM; sleep {token}) & touch started; sleep {token}",
         timeout=1000,
     )
-    assert outcome == ToolOutcome(
-        "Error: Command timed out after 1 s and was stopped.\n(no output)", True
-    )
+    assert outcome == ToolOutcome("Error: Command timed out after 1 s and was stopped.", True)
     assert (layout.workspace / "started").exists()
     assert await wait_until(lambda: host_processes_with(token) == [])
 

@@ -30,7 +30,7 @@ async def test_no_capabilities_and_not_root(boundary: Layout) -> None:
     zero = "0000000000000000"
     assert outcome == ToolOutcome(
         f"CapInh:\t{zero}\nCapPrm:\t{zero}\nCapEff:\t{zero}\nCapBnd:\t{zero}\nCapAmb:\t{zero}\n"
-        "NoNewPrivs:\t1\nnot-root\n",
+        "NoNewPrivs:\t1\nnot-root",
         False,
     )
 
@@ -67,7 +67,7 @@ async def test_privilege_attacks_fail(boundary: Layout, attack: str) -> None:
             command=f"{command} >/dev/null 2>&1 && echo ATTACK-WORKED; "
             f"(echo changed > {escape}) 2>/dev/null; ls -A bound; echo done"
         )
-        assert outcome == ToolOutcome("done\n", False)
+        assert outcome == ToolOutcome("done", False)
         assert keep.read_text() == "original\n"
         assert not (boundary.outside / "escaped").exists()
         assert not escape.exists()
@@ -83,7 +83,7 @@ async def test_remount_does_not_write_the_host(boundary: Layout) -> None:
         outcome = await run(
             command=f"mount -o remount,bind,rw / 2>/dev/null; echo pwned > {target}; echo done"
         )
-        assert outcome.content.endswith("Read-only file system\ndone\n")
+        assert outcome.content.endswith("Read-only file system\ndone")
         assert not target.exists()
     finally:
         target.unlink(missing_ok=True)
@@ -102,7 +102,7 @@ async def test_hidden_paths_cannot_be_unmounted(boundary: Layout, undo: str) -> 
     run = bash_runner(sandboxed_context(boundary))
     undone = "; ".join(undo.format(p=p) for p in (boundary.home, ssh))
     outcome = await run(command=f"({undone}; cat {ssh}/id_rsa) 2>/dev/null; echo done")
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
 
 
 async def test_other_users_files_stay_closed(boundary: Layout) -> None:
@@ -113,7 +113,7 @@ async def test_other_users_files_stay_closed(boundary: Layout) -> None:
         os.chown(private, 4242, 4242)
         run = bash_runner(sandboxed_context(boundary))
         outcome = await run(command=f"cat {private}/secret.txt || echo refused")
-        assert outcome.content.endswith("Permission denied\nrefused\n")
+        assert outcome.content.endswith("Permission denied\nrefused")
         assert outcome.is_error is False
     finally:
         shutil.rmtree(private)

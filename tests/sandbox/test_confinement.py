@@ -55,7 +55,7 @@ async def test_writes_anywhere_else_fail_and_leave_the_host_untouched(layout: La
         assert outcome == ToolOutcome(
             f"{BASH}: line 1: {etc_file}: Read-only file system\n"
             "touch: cannot touch '/usr/tether-sandbox-test': Read-only file system\n"
-            "done\n",
+            "done",
             False,
         )
         assert not etc_file.exists()
@@ -68,7 +68,7 @@ async def test_writes_anywhere_else_fail_and_leave_the_host_untouched(layout: La
 async def test_extra_writable_path(layout: Layout) -> None:
     run = bash_runner(sandboxed_context(layout, writable=(layout.outside,)))
     outcome = await run(command=f"echo x > {layout.outside}/new.txt && echo ok")
-    assert outcome == ToolOutcome("ok\n", False)
+    assert outcome == ToolOutcome("ok", False)
     assert (layout.outside / "new.txt").read_text() == "x\n"
 
 
@@ -90,12 +90,12 @@ async def test_secrets_in_home_are_hidden(layout: Layout) -> None:
         "cat: notes.txt: No such file or directory\n"
         "cat: .netrc: No such file or directory\n"
         "cat: .config/gh/hosts.yml: No such file or directory\n"
-        "cat: .ssh/id_ed25519: No such file or directory\n",
+        "cat: .ssh/id_ed25519: No such file or directory",
         True,
     )
     # A write there fails: the home's cover is read-only.
     wrote = await run(command=f"echo x > {home}/.netrc || echo refused")
-    assert wrote.content.endswith("/.netrc: Read-only file system\nrefused\n")
+    assert wrote.content.endswith("/.netrc: Read-only file system\nrefused")
     assert sorted(p.name for p in (home / ".ssh").iterdir()) == ["id_ed25519"]
     assert (home / ".netrc").read_text() == "machine example.com password SECRET\n"
 
@@ -112,7 +112,7 @@ async def test_workspace_inside_a_hidden_directory_stays_usable(
     run = bash_runner(sandboxed_context(moved, writable=(home,)))
     outcome = await run(command="echo x > f.txt && ls -A .. && cat ../token")
     assert outcome == ToolOutcome(
-        "Error: Exit code 1\nproject\ncat: ../token: No such file or directory\n", True
+        "Error: Exit code 1\nproject\ncat: ../token: No such file or directory", True
     )
     assert (project / "f.txt").read_text() == "x\n"
 
@@ -140,7 +140,7 @@ async def test_network_is_cut_unless_allowed(layout: Layout, network: bool) -> N
         server.close()
         await server.wait_closed()
     if network:
-        assert (outcome, listener.connections) == (ToolOutcome("connected\n", False), 1)
+        assert (outcome, listener.connections) == (ToolOutcome("connected", False), 1)
     else:
         assert (outcome, listener.connections) == (
             ToolOutcome(
@@ -162,5 +162,5 @@ async def test_scratch_inside_hidden_tether_home_stays_writable(layout: Layout) 
     moved = Layout(layout.workspace, tether_home / "scratch" / "s1", layout.home, layout.outside)
     run = bash_runner(sandboxed_context(moved))
     outcome = await run(command=f"ls -A {tether_home} && echo x > {moved.scratch}/out.txt")
-    assert outcome == ToolOutcome("scratch\n", False)
+    assert outcome == ToolOutcome("scratch", False)
     assert (moved.scratch / "out.txt").read_text() == "x\n"

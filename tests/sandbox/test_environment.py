@@ -165,7 +165,7 @@ async def test_the_command_gets_the_kept_and_not_the_withheld(
     names = " ".join((*chosen, *kept))
     outcome = await run(command=f'for n in {names}; do echo "$n=${{!n-unset}}"; done')
     shown = [f"{n}=unset" for n in chosen] + [f"{n}={KEPT[n]}" for n in kept]
-    assert outcome == ToolOutcome("\n".join(shown) + "\n", False)
+    assert outcome == ToolOutcome("\n".join(shown) + "", False)
 
 
 @needs_bwrap
@@ -180,6 +180,6 @@ async def test_token_values_are_withheld_unless_listed(
         command='for n in UPSTREAM CHAT LLM CLOUD_ID BEARER; do echo "$n=${!n-unset}"; done'
     )
     assert outcome == ToolOutcome(
-        f"UPSTREAM=unset\nCHAT=unset\nLLM={WITHHELD['LLM']}\nCLOUD_ID=unset\nBEARER=unset\n",
+        f"UPSTREAM=unset\nCHAT=unset\nLLM={WITHHELD['LLM']}\nCLOUD_ID=unset\nBEARER=unset",
         False,
     )

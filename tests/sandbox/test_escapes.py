@@ -72,7 +72,7 @@ async def test_a_planted_symlink_does_not_lead_the_next_sandbox_out(
     before = snapshot(ssh)
     run = bash_runner(sandboxed_context(boundary, writable=["build"]))
     first = await run(command=plant.format(ssh=ssh) + " && echo planted")
-    assert first == ToolOutcome("planted\n", False)
+    assert first == ToolOutcome("planted", False)
     links = (".git/worktrees", ".git/modules/lib", ".git/modules", "p/.vscode", "p/gd", "build")
     places = [str(ssh), *links]
     reads = " ".join(f"{p}/id_rsa {p}/sub/id_rsa" for p in places)
@@ -81,7 +81,7 @@ async def test_a_planted_symlink_does_not_lead_the_next_sandbox_out(
         command=f"cat {reads} p/.mcp.json p/.git/config 2>/dev/null; "
         f"for d in {writes}; do echo x > $d/written; done 2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     assert snapshot(ssh) == before
 
 
@@ -95,14 +95,14 @@ async def test_a_link_planted_in_one_session_is_not_followed_by_the_next(
     before = snapshot(ssh)
     first = bash_runner(sandboxed_context(boundary, **{setting: ["build"]}))
     assert await first(command=f"ln -s {ssh} build && echo planted") == ToolOutcome(
-        "planted\n", False
+        "planted", False
     )
     run = bash_runner(sandboxed_context(boundary, **{setting: ["build"]}))
     outcome = await run(
         command=f"cat build/id_rsa {ssh}/id_rsa 2>/dev/null; "
         f"for d in build {ssh} build/sub; do echo x > $d/written; done 2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     assert snapshot(ssh) == before
 
 
@@ -124,8 +124,8 @@ async def test_a_link_planted_in_one_session_is_not_followed_by_the_next(
 async def test_an_odd_file_does_not_break_the_next_command(boundary: Layout, plant: str) -> None:
     plant_secrets(boundary)
     run = bash_runner(sandboxed_context(boundary))
-    assert await run(command=f"{plant} && echo planted") == ToolOutcome("planted\n", False)
-    assert await run(command="echo works") == ToolOutcome("works\n", False)
+    assert await run(command=f"{plant} && echo planted") == ToolOutcome("planted", False)
+    assert await run(command="echo works") == ToolOutcome("works", False)
 
 
 FIND_CWD_FILE = "f=$(trap -p EXIT | grep -o '{scratch}/cwd-[A-Za-z0-9_]*'); trap - EXIT; "
@@ -153,8 +153,8 @@ async def test_the_cwd_report_reads_nothing_the_command_put_in_its_place(
     run = bash_runner(sandboxed_context(boundary))
     command = FIND_CWD_FILE.format(scratch=boundary.scratch) + replace.format(secret=ssh / "id_rsa")
     outcome = await run(command=command + ' && test -n "$f" && echo replaced')
-    assert outcome == ToolOutcome("replaced\n", False)
-    assert await run(command="pwd") == ToolOutcome(f"{boundary.workspace}\n", False)
+    assert outcome == ToolOutcome("replaced", False)
+    assert await run(command="pwd") == ToolOutcome(f"{boundary.workspace}", False)
 
 
 async def test_background_output_is_read_from_the_log_tether_made(boundary: Layout) -> None:
@@ -185,4 +185,4 @@ async def test_a_replaced_output_log_is_no_error(boundary: Layout) -> None:
     outcome = await run(
         command=f"l=$(ls {boundary.scratch}/bash-*.log); rm -f $l && mkdir $l && echo small"
     )
-    assert outcome == ToolOutcome("small\n", False)
+    assert outcome == ToolOutcome("small", False)

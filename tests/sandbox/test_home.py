@@ -69,7 +69,7 @@ async def test_missing_home_files_cannot_be_created(boundary: Layout) -> None:
     run = bash_runner(ctx)
     names = [entry.path for entry in HOME_PROTECTED]
     outcome = await run(command=attack_all(layout.home, names))
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     after = snapshot(layout.home)
     assert {k for k in after.keys() - before.keys() if not k.endswith(".moved")} == set()
@@ -85,7 +85,7 @@ async def test_existing_home_files_cannot_be_changed(boundary: Layout) -> None:
     ctx = sandboxed_context(layout)
     run = bash_runner(ctx)
     outcome = await run(command=attack_all(layout.home, list(EXISTING)))
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     after = snapshot(layout.home)
     assert {k: v for k, v in after.items() if not k.endswith(".moved")} == before
@@ -104,7 +104,7 @@ async def test_a_writable_config_directory_keeps_git_config_read_only(boundary: 
         command=f"(echo evil >> {home}/.config/git/config; mkdir {home}/.config/systemd) "
         f"2>/dev/null; echo ok > {home}/.config/app.toml && cat {home}/.config/git/config"
     )
-    assert outcome == ToolOutcome("[core]\n", False)
+    assert outcome == ToolOutcome("[core]", False)
     await end_session(ctx)
     assert sorted(os.listdir(home / ".config")) == ["app.toml", "git"]
 
@@ -121,7 +121,7 @@ async def test_git_runs_in_a_home_without_a_gitconfig(boundary: Layout) -> None:
         command=f"HOME={layout.home} git -c safe.directory='*' status --porcelain "
         "--untracked-files=no && echo ok"
     )
-    assert outcome == ToolOutcome("ok\n", False)
+    assert outcome == ToolOutcome("ok", False)
     await end_session(ctx)
     assert not (layout.home / ".gitconfig").exists()
 
@@ -138,7 +138,7 @@ async def test_path_and_claude_config_directories_are_guarded(boundary: Layout) 
         command=f"(mkdir -p {cargo_bin}; echo evil > {cargo_bin}/git; mkdir -p {claude_dir}; "
         f"echo '{{}}' > {claude_dir}/.claude.json) 2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     assert (os.listdir(home), os.listdir(boundary.workspace)) == ([], [])
 
@@ -183,7 +183,7 @@ async def test_added_directories_that_are_or_hold_projects_are_protected(
         f"(echo evil >> {t}; mv {t} {t}.moved; mkdir -p {t}/x) 2>/dev/null" for t in targets
     )
     outcome = await run(command=f"{script}; echo ok > {added}/code.py && echo done")
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     assert snapshot(added) == {**before[added], "code.py": b"ok\n"}
     assert (snapshot(parent), snapshot(boundary.workspace)) == (
@@ -246,7 +246,7 @@ async def test_missing_protected_files_of_nested_projects_cannot_be_created(
     run = bash_runner(ctx)
     script = "; ".join(ATTACK.format(p=t) for t in targets)
     outcome = await run(command=f"{script}; echo ok > {projects[0]}/README && echo done")
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     inside = snapshot(boundary.workspace)
     assert inside == {**before[boundary.workspace], "third_party/lib/README": b"ok\n"}
@@ -258,8 +258,8 @@ async def test_a_project_made_by_one_command_is_guarded_at_the_next(boundary: La
     run = bash_runner(ctx)
     made = boundary.workspace / "pkg" / "new"
     first = await run(command=f"mkdir -p {made}/.git && echo made")
-    assert first == ToolOutcome("made\n", False)
+    assert first == ToolOutcome("made", False)
     second = await run(command=f"(mkdir {made}/.claude || echo refused) 2>/dev/null")
-    assert second == ToolOutcome("refused\n", False)
+    assert second == ToolOutcome("refused", False)
     await end_session(ctx)
     assert sorted(os.listdir(made)) == [".git"]

@@ -93,7 +93,7 @@ async def test_what_startup_files_source_is_read_only(boundary: Layout) -> None:
         f"(echo evil >> {layout.home / name}; rm -f {layout.home / name}) 2>/dev/null"
         for name in SOURCED
     )
-    assert await run(command=f"{script}; echo done") == ToolOutcome("done\n", False)
+    assert await run(command=f"{script}; echo done") == ToolOutcome("done", False)
     await end_session(ctx)
     assert {n: (layout.home / n).read_text() for n in SOURCED} == SOURCED
 
@@ -106,4 +106,4 @@ async def test_credentials_in_the_home_are_hidden(boundary: Layout) -> None:
     run = bash_runner(sandboxed_context(boundary))
     paths = " ".join(str(home / name) for name in CREDENTIALS)
     outcome = await run(command=f"cat {paths} 2>/dev/null | grep -c SECRET; true")
-    assert outcome == ToolOutcome("0\n", False)
+    assert outcome == ToolOutcome("0", False)

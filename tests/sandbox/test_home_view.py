@@ -69,7 +69,7 @@ async def test_unlisted_credentials_in_the_home_cannot_be_read(boundary: Layout)
     boundary.hand_over()
     run = bash_runner(sandboxed_context(boundary))
     outcome = await run(command=f"{reads([home / n for n in UNLISTED + LISTED])}; ls -A {home}")
-    assert outcome == ToolOutcome("-\n" * len(UNLISTED + LISTED), False)
+    assert outcome == ToolOutcome("\n".join("-" * len(UNLISTED + LISTED)), False)
 
 
 async def test_toolchains_in_the_home_are_readable_and_not_writable(boundary: Layout) -> None:
@@ -85,7 +85,7 @@ async def test_toolchains_in_the_home_are_readable_and_not_writable(boundary: La
         command=f"{reads([*paths, home / '.cargo/credentials.toml', home / '.pypirc'])}; "
         f"(echo x > {paths[0]}; echo x > {home}/.local/bin/new) 2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("".join(TOOLCHAINS.values()) + "-\n-\ndone\n", False)
+    assert outcome == ToolOutcome("".join(TOOLCHAINS.values()) + "-\n-\ndone", False)
     assert snapshot(home) == before
 
 
@@ -98,7 +98,7 @@ async def test_the_environments_virtualenv_and_path_directories_are_readable(
     environ = {"PATH": f"{home}/tools/bin:/usr/bin:/bin", "VIRTUAL_ENV": f"{home}/envs/app"}
     run = bash_runner(sandboxed_context(boundary, environ))
     outcome = await run(command=reads([home / "envs/app/bin/python", home / "tools/bin/fmt"]))
-    assert outcome == ToolOutcome("ok\nok\n", False)
+    assert outcome == ToolOutcome("ok\nok", False)
 
 
 async def test_sandbox_readable_shows_a_path_read_only(boundary: Layout) -> None:
@@ -116,7 +116,7 @@ async def test_sandbox_readable_shows_a_path_read_only(boundary: Layout) -> None
         f"{reads([home / '.local/share/keyrings/login.keyring'])}; "
         f"echo x > {home}/data/table.csv || echo refused"
     )
-    assert outcome.content.endswith("Read-only file system\nrefused\n")
+    assert outcome.content.endswith("Read-only file system\nrefused")
     assert outcome.content.startswith("shown\nshown\n-\n-\n-\n")
     assert snapshot(home) == before
 
@@ -139,7 +139,7 @@ async def test_home_as_workspace_shows_files_hides_dot_entries(boundary: Layout)
         "(echo x > README.md; echo x > top.txt; mkdir .claude; echo {} > .mcp.json) "
         "2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("visible\nvisible\n-\n-\n-\ntool\nwrote\ndone\n", False)
+    assert outcome == ToolOutcome("visible\nvisible\n-\n-\n-\ntool\nwrote\ndone", False)
     await end_session(ctx)
     listed = [".bash_history", ".local", ".netrc", ".unknown-cli", "README.md", "src"]
     assert sorted(os.listdir(home)) == listed
@@ -166,7 +166,7 @@ async def test_a_dot_entry_linked_elsewhere_is_hidden_where_it_leads(boundary: L
     ]
     for layout in (boundary, home_as_workspace(boundary)):
         run = bash_runner(sandboxed_context(layout))
-        assert await run(command=reads(paths)) == ToolOutcome("-\n-\n-\n-\n", False)
+        assert await run(command=reads(paths)) == ToolOutcome("-\n-\n-\n-", False)
 
 
 async def test_workspace_and_home_reached_through_symlinks(boundary: Layout) -> None:
@@ -187,7 +187,7 @@ async def test_workspace_and_home_reached_through_symlinks(boundary: Layout) -> 
         command=f"cat main.py && echo more > more.py && {reads([real_home / 'notes.txt'])}; "
         f"{reads([boundary.outside / 'home/notes.txt'])}"
     )
-    assert outcome == ToolOutcome("code\n-\n-\n", False)
+    assert outcome == ToolOutcome("code\n-\n-", False)
     assert (project / "more.py").read_text() == "more\n"
 
 
@@ -206,7 +206,7 @@ async def test_commits_keep_the_users_identity(boundary: Layout) -> None:
         "git -c safe.directory='*' log -1 --format='%an <%ae>' && "
         f"(cat {home}/.gitconfig 2>/dev/null || echo hidden)"
     )
-    assert outcome == ToolOutcome("Home User <home@example.org>\nhidden\n", False)
+    assert outcome == ToolOutcome("Home User <home@example.org>\nhidden", False)
 
 
 def test_no_toolchain_place_is_a_credential_place() -> None:
@@ -240,7 +240,7 @@ async def test_the_model_hears_the_home_is_hidden(boundary: Layout) -> None:
         "the settings.]"
     )
     missing = await run(command=f"cat {boundary.workspace}/missing.txt")
-    assert missing.content.endswith("missing.txt: No such file or directory\n")
+    assert missing.content.endswith("missing.txt: No such file or directory")
 
 
 TOOLCHAIN_CREDENTIALS = [
@@ -267,7 +267,7 @@ async def test_credentials_inside_shown_toolchains_read_as_empty(boundary: Layou
     run = bash_runner(sandboxed_context(boundary, environ))
     shown = [home / ".nvm/versions/node/v20.0.0/bin/node", home / "miniconda3/bin/python"]
     outcome = await run(command=reads([home / n for n in TOOLCHAIN_CREDENTIALS] + shown))
-    assert outcome == ToolOutcome("-\n" * len(TOOLCHAIN_CREDENTIALS) + "ok\nok\n", False)
+    assert outcome == ToolOutcome("-\n" * len(TOOLCHAIN_CREDENTIALS) + "ok\nok", False)
 
 
 async def test_a_toolchain_linked_to_the_home_or_above_a_credential_shows_nothing(
@@ -285,4 +285,4 @@ async def test_a_toolchain_linked_to_the_home_or_above_a_credential_shows_nothin
     names = [".authinfo", ".local/bin/.authinfo", ".pyenv/app/session.db"]
     names += [".local/share/app/session.db", ".ssh/id_rsa"]
     outcome = await run(command=f"{reads([home / n for n in names])}; ls -A {home} | wc -l")
-    assert outcome == ToolOutcome("-\n" * len(names) + "0\n", False)
+    assert outcome == ToolOutcome("-\n" * len(names) + "0", False)

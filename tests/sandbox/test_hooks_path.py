@@ -41,9 +41,9 @@ async def test_a_committed_hooks_directory_stays_read_only(boundary: Layout) -> 
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
     for hook in (".githooks/pre-commit", ".githooks/commit-msg"):
-        assert await run(command=_planting(marker, hook)) == ToolOutcome("done\n", False)
+        assert await run(command=_planting(marker, hook)) == ToolOutcome("done", False)
     outcome = await run(command="(mv .githooks .old && mkdir .githooks) 2>/dev/null; echo done")
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     assert sorted(os.listdir(ws / ".githooks")) == ["pre-commit"]
     (ws / "f").write_text("x\n")
@@ -61,14 +61,14 @@ async def test_a_missing_hooks_directory_cannot_be_made(boundary: Layout) -> Non
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
     assert await run(command=_planting(marker, "tools/hooks/pre-commit")) == ToolOutcome(
-        "done\n", False
+        "done", False
     )
     await end_session(ctx)
     assert not (ws / "tools" / "hooks" / "pre-commit").exists()
     # The rest of the work tree stays writable.
     ctx = sandboxed_context(boundary)
     outcome = await bash_runner(ctx)(command="echo ok > tools/notes.txt && cat tools/notes.txt")
-    assert outcome == ToolOutcome("ok\n", False)
+    assert outcome == ToolOutcome("ok", False)
     await end_session(ctx)
 
 
@@ -81,8 +81,8 @@ async def test_hooks_in_the_work_tree_itself(boundary: Layout) -> None:
     marker = boundary.outside / "hook-ran"
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
-    assert await run(command=_planting(marker, "pre-commit")) == ToolOutcome("done\n", False)
-    assert await run(command="echo x > notes.txt && cat notes.txt") == ToolOutcome("x\n", False)
+    assert await run(command=_planting(marker, "pre-commit")) == ToolOutcome("done", False)
+    assert await run(command="echo x > notes.txt && cat notes.txt") == ToolOutcome("x", False)
     await end_session(ctx)
     assert not (ws / "pre-commit").is_file()
 
@@ -100,7 +100,7 @@ async def test_an_included_config_stays_read_only(boundary: Layout) -> None:
         command=f"(printf '[core]\\n\\tfsmonitor = touch {marker}\\n' >> gitconfig.shared) "
         "2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     assert (ws / "gitconfig.shared").read_text() == "[core]\n\tautocrlf = false\n"
     git(ws, "status")

@@ -75,14 +75,14 @@ async def test_unix_sockets_are_unreachable(boundary: Layout, where: str, networ
     with unix_listener(places[where]) as path:
         run = bash_runner(sandboxed_context(boundary, network=network))
         outcome = await run(command=CONNECT.format(path=path))
-    assert outcome == ToolOutcome("refused\n", False)
+    assert outcome == ToolOutcome("refused", False)
 
 
 async def test_allowed_unix_sockets(boundary: Layout) -> None:
     with unix_listener(boundary.workspace / "ok.sock") as path:
         run = bash_runner(sandboxed_context(boundary, all_unix_sockets=True))
         outcome = await run(command=CONNECT.format(path=path))
-    assert outcome == ToolOutcome("CONNECTED\n", False)
+    assert outcome == ToolOutcome("CONNECTED", False)
 
 
 async def test_socketpair_still_works(boundary: Layout) -> None:
@@ -91,7 +91,7 @@ async def test_socketpair_still_works(boundary: Layout) -> None:
         command='python3 -c \'import socket; a,b=socket.socketpair(); a.send(b"x"); '
         "print(b.recv(1))'"
     )
-    assert outcome == ToolOutcome("b'x'\n", False)
+    assert outcome == ToolOutcome("b'x'", False)
 
 
 VSOCK = (
@@ -107,14 +107,14 @@ async def test_vsock_is_refused_while_the_network_is_off(boundary: Layout, unix:
     made = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)  # outside it works here
     made.close()
     run = bash_runner(sandboxed_context(boundary, all_unix_sockets=unix))
-    assert await run(command=VSOCK) == ToolOutcome("1\n", False)  # EPERM
+    assert await run(command=VSOCK) == ToolOutcome("1", False)  # EPERM
     run = bash_runner(sandboxed_context(boundary, network=True))
-    assert await run(command=VSOCK) == ToolOutcome("made\n", False)
+    assert await run(command=VSOCK) == ToolOutcome("made", False)
 
 
 async def test_system_runtime_directories_are_covered(boundary: Layout) -> None:
     run = bash_runner(sandboxed_context(boundary))
-    assert await run(command="ls -A /run | wc -l") == ToolOutcome("0\n", False)
+    assert await run(command="ls -A /run | wc -l") == ToolOutcome("0", False)
 
 
 async def test_secrets_are_withheld_from_the_environment(
@@ -177,7 +177,7 @@ async def test_every_secret_in_home_is_hidden(boundary: Layout) -> None:
             target.write_text("SECRET\n")
     run = bash_runner(sandboxed_context(boundary))
     outcome = await run(command=f"grep -rl SECRET {boundary.home}; echo end")
-    assert outcome == ToolOutcome("end\n", False)
+    assert outcome == ToolOutcome("end", False)
 
 
 async def test_tether_home_is_hidden_wherever_it_is(boundary: Layout) -> None:
@@ -192,7 +192,7 @@ async def test_tether_home_is_hidden_wherever_it_is(boundary: Layout) -> None:
         command=f"cat {tether_home}/settings.json 2>/dev/null; ls -A {tether_home}; "
         f"echo out > {boundary.scratch}/spill.txt && echo done"
     )
-    assert outcome == ToolOutcome("scratch\ndone\n", False)
+    assert outcome == ToolOutcome("scratch\ndone", False)
     assert (boundary.scratch / "spill.txt").read_text() == "out\n"
 
 
@@ -208,10 +208,10 @@ async def test_tmpdir_is_the_same_for_every_tool_and_tmp_is_read_only(boundary: 
     seen.chmod(0o666)  # writable for either caller but for the sandbox
     try:
         outcome = await run(command=f'echo from-bash > "$TMPDIR/f.txt" && cat {seen}')
-        assert outcome == ToolOutcome("outside\n", False)
+        assert outcome == ToolOutcome("outside", False)
         assert (tmp_dir / "f.txt").read_text() == "from-bash\n"  # what Read and Write see
         (tmp_dir / "f.txt").write_text("from-write\n")
-        assert await run(command='cat "$TMPDIR/f.txt"') == ToolOutcome("from-write\n", False)
+        assert await run(command='cat "$TMPDIR/f.txt"') == ToolOutcome("from-write", False)
         outcome = await run(command=f"echo x >> {seen}")
         assert outcome.content.startswith(
             f"Error: Exit code 1\n{BASH}: line 1: {seen}: Read-only file system\n\n"
@@ -243,7 +243,7 @@ async def test_another_project_under_tmp_cannot_be_changed(boundary: Layout) -> 
             f"mkdir {other}/.git/hooks; echo '#!/bin/sh' > {other}/.git/hooks/post-checkout; "
             "echo end"
         )
-        assert (outcome.is_error, outcome.content.endswith("end\n"), snapshot(other)) == (
+        assert (outcome.is_error, outcome.content.endswith("end"), snapshot(other)) == (
             False,
             True,
             before,

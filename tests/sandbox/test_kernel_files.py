@@ -55,7 +55,7 @@ async def test_the_kernels_proc_entries_are_read_only_and_a_process_own_are_not(
     shown = [line for line in outcome.content.splitlines() if line.startswith("/proc/")]
     assert (
         sorted(set(shown)),
-        outcome.content.endswith("own-ok\n"),
+        outcome.content.endswith("own-ok"),
     ) == ([e for e in expected if os.path.exists(e.split()[0])], True)
 
 

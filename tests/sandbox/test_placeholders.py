@@ -103,7 +103,7 @@ async def test_git_sees_no_placeholder_inside_or_outside(
     )
     # Inside: every placeholder is there (a directory), and git sees only the real change.
     prefix = "pkg/" if subdirectory else ""
-    expected = "add 'pkg/a.txt'\n M pkg/a.txt\nend\n" if subdirectory else "end\n"
+    expected = "add 'pkg/a.txt'\n M pkg/a.txt\nend" if subdirectory else "end"
     assert outcome == ToolOutcome(expected, False)
     # Outside: the commit holds a.txt alone, nothing is pending, nothing is left.
     if not subdirectory:
@@ -130,7 +130,7 @@ async def test_git_outside_sees_nothing_while_a_command_runs(boundary: Layout) -
     git("add", "-A", cwd=repo)
     assert git("diff", "--cached", "--name-only", cwd=repo) == "started\n"
     go.touch()
-    assert await slow == ToolOutcome("slow\n", False)
+    assert await slow == ToolOutcome("slow", False)
     await end_session(ctx)
     assert listing(repo) == ["a.txt", "go", "started"]
 
@@ -143,7 +143,7 @@ async def test_a_workspace_outside_any_repository_is_left_as_it_was(boundary: La
     outcome = await run(
         command="find . -type f | sort; git status --porcelain 2>/dev/null || echo no repository"
     )
-    assert outcome == ToolOutcome("./a.txt\nno repository\n", False)
+    assert outcome == ToolOutcome("./a.txt\nno repository", False)
     await end_session(ctx)
     assert listing(boundary.workspace) == ["a.txt"]
 
@@ -163,7 +163,7 @@ async def test_the_next_command_finds_the_placeholders_already_there(boundary: L
     ctx = sandboxed_context(boundary, linger_s=600)  # nothing goes in the background here
     run = bash_runner(ctx)
     ws = boundary.workspace
-    assert await run(command="echo made") == ToolOutcome("made\n", False)
+    assert await run(command="echo made") == ToolOutcome("made", False)
     kept = identities(ws)
     assert sorted(kept) == PLACEHOLDERS.split()
     attack = (
@@ -171,7 +171,7 @@ async def test_the_next_command_finds_the_placeholders_already_there(boundary: L
         "touch .git/HEAD; mkdir -p .git/hooks) 2>/dev/null; git init -q . 2>/dev/null || "
         "echo refused; find . -mindepth 2 | sort"
     )
-    assert await run(command=attack) == ToolOutcome("refused\n./config/mcp_config.yaml\n", False)
+    assert await run(command=attack) == ToolOutcome("refused\n./config/mcp_config.yaml", False)
     assert identities(ws) == kept  # the same directories: not made again, not removed
     await end_session(ctx)
     assert listing(ws) == []
@@ -316,6 +316,6 @@ async def test_a_user_directory_at_a_protected_name_is_never_removed(boundary: L
     boundary.hand_over()
     ctx: ToolContext = sandboxed_context(boundary)
     run = bash_runner(ctx)
-    assert await run(command="rmdir .idea 2>/dev/null; echo done") == ToolOutcome("done\n", False)
+    assert await run(command="rmdir .idea 2>/dev/null; echo done") == ToolOutcome("done", False)
     boundary.sandbox()
     assert listing(ws) == [".idea"]

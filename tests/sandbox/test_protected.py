@@ -103,7 +103,7 @@ async def test_existing_protected_files_cannot_be_changed(boundary: Layout, atta
     run = bash_runner(ctx)
     script = "; ".join(f"({attack.format(p=p)}) 2>/dev/null" for p in EXISTING)
     outcome = await run(command=f"{script}; echo done")
-    assert outcome.content.endswith("done\n")
+    assert outcome.content.endswith("done")
     await end_session(ctx)
     after = snapshot(ws)
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
@@ -127,7 +127,7 @@ async def test_missing_protected_files_cannot_be_created(boundary: Layout, relat
         command=f"mkdir -p {target.parent} 2>/dev/null; (echo evil > {target}) 2>/dev/null; "
         f"(mkdir -p {target}) 2>/dev/null; grep -qs evil {target} && echo CREATED; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     # Nothing left behind: the workspace is as it was, placeholders and all.
     await end_session(ctx)
     assert snapshot(ws) == before
@@ -146,7 +146,7 @@ async def test_git_config_cannot_gain_a_program_to_run(boundary: Layout) -> None
         # Renaming the git directory away to write a new one must fail too.
         "mv .git .git-old 2>/dev/null; mkdir -p .git2 && echo done"
     )
-    assert outcome.content.endswith("done\n")
+    assert outcome.content.endswith("done")
     assert (ws / ".git" / "config").is_file()
     assert not (ws / ".git-old").exists()
     git("-c", "safe.directory=*", "status", cwd=ws)
@@ -157,7 +157,7 @@ async def test_no_repository_cannot_be_made_where_there_is_none(boundary: Layout
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
     outcome = await run(command="git init -q . 2>/dev/null || echo refused")
-    assert outcome == ToolOutcome("refused\n", False)
+    assert outcome == ToolOutcome("refused", False)
     await end_session(ctx)
     assert os.listdir(boundary.workspace) == []
 
@@ -185,7 +185,7 @@ async def test_writable_home_keeps_its_startup_files(boundary: Layout) -> None:
         command=f"(echo evil >> {home}/.bashrc; echo evil > {home}/.bash_profile; "
         f"echo evil > {home}/.gitconfig) 2>/dev/null; echo done"
     )
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     assert sorted(os.listdir(home)) == [".bashrc", ".tether"]
     assert (home / ".bashrc").read_text() == "original\n"
@@ -201,7 +201,7 @@ async def test_ordinary_files_stay_writable(boundary: Layout) -> None:
         "git add -A && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline "
         "| wc -l"
     )
-    assert outcome == ToolOutcome("1\n", False)
+    assert outcome == ToolOutcome("1", False)
     assert (ws / "config" / "app.yaml").read_text() == "y\n"
 
 
@@ -220,12 +220,12 @@ async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> 
         )
     )
     assert await wait_until((ws / "started").exists)
-    assert await run(command="echo quick") == ToolOutcome("quick\n", False)
+    assert await run(command="echo quick") == ToolOutcome("quick", False)
     assert isinstance(ctx.command_wrapper, SandboxWrapper)
     await asyncio.to_thread(ctx.command_wrapper.sandbox.close)  # removal asked for meanwhile
     assert (ws / ".mcp.json").exists()  # still the slow command's placeholder
     go.touch()
-    assert await slow == ToolOutcome("slow\n", False)
+    assert await slow == ToolOutcome("slow", False)
     assert await wait_until(lambda: sorted(os.listdir(ws)) == ["go", "started"])
 
 

@@ -42,32 +42,34 @@ async def wait_until(condition: Callable[[], bool], *, limit_s: float = 20.0) ->
 
 
 async def test_output_of_a_command(run_tool: RunTool) -> None:
-    assert await run_tool("Bash", command="echo hi") == ToolOutcome("hi\n", False)
+    assert await run_tool("Bash", command="echo hi") == ToolOutcome("hi", False)
 
 
 async def test_stdout_and_stderr_are_merged(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command="echo out; echo err >&2; echo out2")
-    assert outcome == ToolOutcome("out\nerr\nout2\n", False)
+    assert outcome == ToolOutcome("out\nerr\nout2", False)
 
 
 async def test_no_output(run_tool: RunTool) -> None:
-    assert await run_tool("Bash", command="true") == ToolOutcome("(no output)", False)
+    assert await run_tool("Bash", command="true") == ToolOutcome(
+        "(Bash completed with no output)", False
+    )
 
 
 async def test_stdin_is_empty(run_tool: RunTool) -> None:
     # cat would wait forever on an inherited terminal or pipe.
     outcome = await run_tool("Bash", command="cat; echo done", timeout=20_000)
-    assert outcome == ToolOutcome("done\n", False)
+    assert outcome == ToolOutcome("done", False)
 
 
 async def test_non_zero_exit_is_an_error_with_output(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command="echo oops; exit 3")
-    assert outcome == ToolOutcome("Error: Exit code 3\noops\n", True)
+    assert outcome == ToolOutcome("Error: Exit code 3\noops", True)
 
 
 async def test_shell_killed_by_a_signal(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command="kill -KILL $$")
-    assert outcome == ToolOutcome("Error: Killed by signal SIGKILL\n(no output)", True)
+    assert outcome == ToolOutcome("Error: Killed by signal SIGKILL", True)
 
 
 async def test_output_that_is_not_utf8_is_replaced(run_tool: RunTool) -> None:
@@ -78,15 +80,15 @@ async def test_output_that_is_not_utf8_is_replaced(run_tool: RunTool) -> None:
 async def test_working_directory_persists(run_tool: RunTool, ctx: ToolContext) -> None:
     ws = ctx.workspace
     outcome = await run_tool("Bash", command="mkdir sub && cd sub")
-    assert outcome == ToolOutcome("(no output)", False)
+    assert outcome == ToolOutcome("(Bash completed with no output)", False)
     assert ctx.cwd == ws / "sub"
-    assert await run_tool("Bash", command="pwd") == ToolOutcome(f"{ws}/sub\n", False)
+    assert await run_tool("Bash", command="pwd") == ToolOutcome(f"{ws}/sub", False)
 
 
 async def test_working_directory_persists_after_exit(run_tool: RunTool, ctx: ToolContext) -> None:
     (ctx.workspace / "sub").mkdir()
     outcome = await run_tool("Bash", command="cd sub && exit 4")
-    assert outcome == ToolOutcome("Error: Exit code 4\n(no output)", True)
+    assert outcome == ToolOutcome("Error: Exit code 4", True)
     assert ctx.cwd == ctx.workspace / "sub"
 
 
@@ -100,14 +102,15 @@ async def test_leaving_the_workspace_resets_the_directory(
         f"directory was reset to the workspace {ws}.]",
         False,
     )
-    assert await run_tool("Bash", command="pwd") == ToolOutcome(f"{ws}\n", False)
+    assert await run_tool("Bash", command="pwd") == ToolOutcome(f"{ws}", False)
 
 
 async def test_directory_removed_by_the_command(run_tool: RunTool, ctx: ToolContext) -> None:
     ws = ctx.workspace
     outcome = await run_tool("Bash", command="mkdir gone && cd gone && rmdir ../gone")
     assert outcome == ToolOutcome(
-        f"(no output)\n\n[The shell ended in {ws}/gone, which no longer exists; the working "
+        "(Bash completed with no output)\n\n"
+        f"[The shell ended in {ws}/gone, which no longer exists; the working "
         f"directory was reset to the workspace {ws}.]",
         False,
     )
@@ -129,19 +132,19 @@ async def test_directory_removed_between_calls(run_tool: RunTool, ctx: ToolConte
 async def test_environment_does_not_persist(run_tool: RunTool) -> None:
     await run_tool("Bash", command="export TETHER_TEST_VAR=set")
     outcome = await run_tool("Bash", command='echo "${TETHER_TEST_VAR:-unset}"')
-    assert outcome == ToolOutcome("unset\n", False)
+    assert outcome == ToolOutcome("unset", False)
 
 
 async def test_pagers_and_terminal_are_neutralised(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command='echo "$PAGER $GIT_PAGER $TERM"')
-    assert outcome == ToolOutcome("cat cat dumb\n", False)
+    assert outcome == ToolOutcome("cat cat dumb", False)
 
 
 async def test_timeout_stops_the_whole_process_group(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command="sleep 100 & echo child $!; sleep 100", timeout=1000)
     assert outcome.is_error
     match = re.fullmatch(
-        r"Error: Command timed out after 1 s and was stopped\.\nchild (\d+)\n", outcome.content
+        r"Error: Command timed out after 1 s and was stopped\.\nchild (\d+)", outcome.content
     )
     assert match is not None, outcome.content
     child = int(match.group(1))
@@ -168,7 +171,7 @@ async def test_huge_output_is_cut_and_saved_with_a_cap(run_tool: RunTool, ctx: T
     assert not outcome.is_error
     head, marker, tail = outcome.content.split("\n\n")
     assert head == ("abcdefghi\n" * 1000).rstrip("\n")
-    assert tail == "abcdefghi\n" * 2000
+    assert tail == ("abcdefghi\n" * 2000).rstrip("\n")  # no final newline, as Claude Code
     saved = re.search(r"were saved to (\S+) \(the log cap was hit; the rest is lost\)", marker)
     assert saved is not None, marker
     assert marker.startswith("[... 99,970,000 bytes cut from the middle of 95.4 MiB, ")
@@ -185,8 +188,8 @@ async def test_long_output_keeps_head_and_tail_and_the_full_log(
     assert not outcome.is_error
     head, marker, tail = outcome.content.split("\n\n")
     assert full.startswith(head)
-    assert full.endswith(tail)
-    assert len(tail) == 20_000
+    assert full.endswith(f"{tail}\n")  # the final newline left out, as Claude Code does
+    assert len(tail) == 19_999
     assert 9_990 < len(head) <= 10_000
     saved = re.search(r"the full output is in (\S+);", marker)
     assert saved is not None, marker

@@ -11,6 +11,7 @@ from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usag
 from tether.store import EntryWatcher, SessionWriter
 
 TITLE_CHARS = 80
+PROMPT_LINE_CHARS = 200
 
 WAITING = (
     "this session is not being saved for now: what could not be written is kept, and written "
@@ -95,6 +96,16 @@ class SessionRecorder:
             entries.append(lambda w: w.title(title))
         self._record(*entries)
 
+    def prompt_answered(self, text: str) -> None:
+        """A prompt's turn ended: Claude Code's `last-prompt` line after its messages, naming
+        the newest one. The Agent SDK's `list_sessions` shows it as the session's summary
+        (what was asked last); readers that replay the conversation skip it."""
+        said = _prompt_line(text)
+        if said:
+            self._record(
+                lambda w: w.bookkeeping("last-prompt", lastPrompt=said, leafUuid=w.last_uuid)
+            )
+
     def assistant(self, message: Message, usage: Usage | None) -> None:
         self._record(lambda w: w.assistant(message, usage))
 
@@ -174,3 +185,10 @@ def _never_opened(problem: str) -> SessionWriter:
 def make_title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+def _prompt_line(text: str) -> str:
+    """A prompt as Claude Code keeps it for a session's summary (and the SDK reads a first
+    prompt): on one line, at most 200 characters and an ellipsis."""
+    line = text.replace("\n", " ").strip()
+    return line if len(line) <= PROMPT_LINE_CHARS else line[:PROMPT_LINE_CHARS].rstrip() + "…"

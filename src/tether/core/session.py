@@ -467,6 +467,8 @@ class Session:
             emit(ErrorOccurred(message=f"{error}\n{traceback.format_exc()}"))
         finally:
             self._history.answer_unanswered(INTERRUPTED)
+            if self._prompt_kept and self.recorder is not None:
+                self.recorder.prompt_answered(text)
             if self.agent.gate is not None:
                 self.agent.gate.end_turn()
             self._tell_recording(emit)  # before the turn's end: a client reads up to it

@@ -183,6 +183,18 @@ class SessionWriter:
         """Facts about the session (model, tether version...), written when it starts."""
         self.append("meta", data=data)
 
+    def bookkeeping(self, type: str, **fields: Any) -> None:
+        """Write a line that is no entry of the conversation, in Claude Code's form: no uuid
+        and no parent (no reader follows it or chains to it), the session's id last. Such
+        lines are what Claude Code's tools read about a session without replaying it (its
+        `last-prompt`)."""
+        if "sessionId" in fields:
+            raise ValueError("the session id is set by the writer")
+        entry = {"type": type, **fields, "sessionId": self.session_id}
+        self._write(encode_entry(entry))
+        for watch in self.watchers:
+            watch(self.path, entry)
+
     def append(self, type: str, *, entry_uuid: str | None = None, **fields: Any) -> str:
         """Write one entry of any type after the newest message; returns its uuid (a new one
         unless `entry_uuid` names it). If the write fails (disk full) it raises HarnessError

@@ -27,6 +27,16 @@ from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
 from tether.tools.run_record import RunRecord
 
+NO_OUTPUT = "(Bash completed with no output)"
+"""A command's result when it printed nothing (Claude Code's words: the model reads them)."""
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""The white space JavaScript's `trim` removes: what Claude Code strips from a command's output
+(Python's `strip()` would also take the separators \x1c-\x1f and \x85)."""
+
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 KILL_GRACE_S = 2.0
@@ -154,23 +164,38 @@ async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
             "long-running processes with run_in_background instead, to read their output "
             "with BashOutput."
         )
-    body = _with_notes(run.output or "(no output)", notes)
+    output = model_output(run.output)
     if run.timed_out:
         seconds = f"{args.timeout / 1000:g}"
-        raise ToolError(f"Command timed out after {seconds} s and was stopped.\n{body}")
+        raise ToolError(
+            _with_output(f"Command timed out after {seconds} s and was stopped.", output, notes)
+        )
     if run.returncode < 0:
-        raise ToolError(f"Killed by signal {signal_name(-run.returncode)}\n{body}")
+        raise ToolError(
+            _with_output(f"Killed by signal {signal_name(-run.returncode)}", output, notes)
+        )
     if run.returncode != 0:
-        raise ToolError(f"Exit code {run.returncode}\n{body}")
-    return ToolOutput(body, structured=shell_result(run.output))
+        raise ToolError(_with_output(f"Exit code {run.returncode}", output, notes))
+    body = _with_notes(output or NO_OUTPUT, notes)
+    return ToolOutput(body, structured=shell_result(output))
+
+
+def model_output(output: str) -> str:
+    """What a command printed as Claude Code gives it to the model: without its blank lines
+    at the start and the white space at the end (a final newline above all), so that a
+    session's requests read as Claude Code's and a prompt cached by one serves the other.
+    Indentation of the first printed line is kept."""
+    start = 0
+    while (end := output.find("\n", start)) >= 0 and not output[start:end].strip(_JS_SPACE):
+        start = end + 1
+    return output[start:].rstrip(_JS_SPACE)
 
 
 def shell_result(output: str, *, background_id: str | None = None) -> dict[str, Any]:
     """A command's `tool_use_result` in Claude Code's shape: what it printed (stdout and
-    stderr together, as it printed them, without the final newline), nothing of tether's
-    notes."""
+    stderr together, as `model_output` gives it), nothing of tether's notes."""
     result: dict[str, Any] = {
-        "stdout": output.rstrip("\n"),
+        "stdout": model_output(output),
         "stderr": "",
         "interrupted": False,
         "isImage": False,
@@ -183,6 +208,11 @@ def shell_result(output: str, *, background_id: str | None = None) -> dict[str, 
 
 def _marker(record: RunRecord | None) -> dict[str, str]:
     return record.environment() if record is not None else {}
+
+
+def _with_output(what: str, output: str, notes: list[str]) -> str:
+    """A failed command's error: what happened, then its output when it printed any."""
+    return _with_notes(f"{what}\n{output}" if output else what, notes)
 
 
 def _with_notes(body: str, notes: list[str]) -> str:
