@@ -49,7 +49,7 @@ def test_batch_subagent_and_stop_payloads(
             "tool_name": "Bash",
             "tool_input": {"command": "echo hi"},
             "tool_use_id": first["tool_calls"][1]["tool_use_id"],
-            "tool_response": "hi\n",
+            "tool_response": "hi",  # as the model reads it: trimmed as Claude Code trims
         },
     ]
     assert [c["tool_name"] for c in second["tool_calls"]] == ["Task"]
@@ -119,5 +119,5 @@ def test_variables_a_session_start_hook_writes_to_claude_env_file_reach_bash(
     )
     result = tether("-p", "go")
     assert result.exit_code == 0, result.stderr
-    assert fake_model.requests[1].tool_results() == ["from the hook\n/opt/extra\n"]
-    assert fake_model.requests[2].tool_results() == ["again: from the hook\n"]
+    assert fake_model.requests[1].tool_results() == ["from the hook\n/opt/extra"]
+    assert fake_model.requests[2].tool_results() == ["again: from the hook"]

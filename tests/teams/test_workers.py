@@ -145,7 +145,7 @@ def test_worktrees_commit_each_task_on_its_branch_for_review(
     results = [
         r.tool_results() for r in model_env.requests if task_of(r) == "1" and r.tool_results()
     ]
-    assert results[1] == ["?? out-1.txt\n"]
+    assert results[1] == ["?? out-1.txt"]
     assert "Read-only file system" in results[2][0]
     assert git(repo, "log", "--format=%s", "tether/1").splitlines()[0] == "tether task 1: first"
     assert not (repo / ".tether/worktrees/1").exists()
