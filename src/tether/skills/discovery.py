@@ -190,10 +190,11 @@ def _allowed_tools(value: object) -> tuple[str, ...]:
         return tuple(item for item in items if item)
     if not isinstance(value, str):
         raise _Unusable("'allowed-tools' must be a string or a list of strings")
-    return tuple(_split_outside_parentheses(value))
+    return tuple(split_tool_rules(value))
 
 
-def _split_outside_parentheses(text: str) -> list[str]:
+def split_tool_rules(text: str) -> list[str]:
+    """Rules separated by commas or spaces, a space inside parentheses kept in its rule."""
     entries: list[str] = []
     current: list[str] = []
     depth = 0
