@@ -58,11 +58,11 @@ class CommandCatalog:
     unusable: tuple[tuple[Path, str], ...] = ()
 
     def by_invocation(self) -> dict[str, SlashCommand]:
-        """`/name` and `/namespace:name` to their command; the first found wins a name."""
+        """`/name` and `/namespace:name` to their command; the first found wins a name (a
+        project's namespaced command wins its bare name over the user's command)."""
         table: dict[str, SlashCommand] = {}
         for command in self.commands:
             table.setdefault(command.qualified_name, command)
-        for command in self.commands:
             table.setdefault(command.name, command)
         return table
 
