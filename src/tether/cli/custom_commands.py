@@ -54,14 +54,14 @@ async def expand_slash_prompt(session: Session, prompt: str) -> str:
     as in Claude Code), a custom command's body or an MCP server's prompt; any other prompt,
     and a `/path` that names none of them, as it is. Raises ConfigError when the command's
     file cannot be read."""
-    from tether.cli.repl_help import skill_message
-
     if not prompt.startswith("/"):
         return prompt
     name, *rest = prompt.split(maxsplit=1)
     args = rest[0] if rest else ""
     skill = session.skills.get(name[1:])
     if skill is not None:
+        from tether.cli.repl_help import skill_message  # rich: only for a skill's prompt
+
         try:
             return skill_message(skill, args)
         except SkillError as exc:
