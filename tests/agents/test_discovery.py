@@ -128,14 +128,14 @@ def test_broken_files_are_listed_with_reasons_never_raised(workspace: Path, home
         ("a-no-front-matter.md", "no front matter: the file must start with a '---' line"),
         (
             "b-bad-yaml.md",
-            "the front matter is not valid YAML: "
-            "expected ',' or ']', but got '<stream end>' (line 3 of the file)",
+            "the name '[unclosed' is not a valid agent name "
+            "(letters, digits, '-', '_' and '.', at most 64 characters)",
         ),
         ("c-no-name.md", "'name' is missing"),
         (
             "d-bad-name.md",
             "the name 'has space' is not a valid agent name "
-            "(letters, digits, '-' and '_', at most 64 characters)",
+            "(letters, digits, '-', '_' and '.', at most 64 characters)",
         ),
         ("e-no-description.md", "'description' is missing"),
         ("f-tools-number.md", "'tools' must be a comma-separated string or a list of tool names"),

@@ -115,8 +115,8 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
         ("open", "---\nname: open\n", "the front matter is not closed by a '---' line"),
         (
             "broken",
-            "---\nname: broken\ndescription: Use when: this breaks\n---\nbody\n",
-            "the front matter is not valid YAML: mapping values are not allowed here "
+            "---\n[unclosed, 'list\n---\nbody\n",
+            "the front matter is not valid YAML: found unexpected end of stream "
             "(line 3 of the file)",
         ),
         (
@@ -135,26 +135,9 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
             "'description' must be a non-empty string",
         ),
         (
-            "long",
-            "---\ndescription: " + "x" * 1025 + "\n---\n",
-            "'description' is 1025 characters long; at most 1024 are allowed",
-        ),
-        ("numeric", "---\nname: 7\ndescription: D.\n---\n", "'name' must be a string"),
-        (
             "Upper",
             skill_text("Upper"),
             "the directory name 'Upper' is not a valid skill name "
-            "(lowercase letters, digits and single hyphens, at most 64 characters)",
-        ),
-        (
-            "mismatch",
-            skill_text("other-name"),
-            "the name 'other-name' does not match its directory 'mismatch'",
-        ),
-        (
-            "dashes",
-            skill_text("dash--es"),
-            "the name 'dash--es' is not a valid skill name "
             "(lowercase letters, digits and single hyphens, at most 64 characters)",
         ),
         (
@@ -177,6 +160,71 @@ def test_unusable_skills_are_listed_with_the_reason(
     catalog = discover_skills(workspace, home=home, include_builtin=False)
 
     assert catalog == SkillCatalog((), (UnusableSkill(path, reason),))
+
+
+NAMING_RULES = "(lowercase letters, digits and single hyphens, at most 64 characters)"
+
+
+@pytest.mark.parametrize(
+    ("directory", "text", "name", "lapse"),
+    [
+        (
+            "long",
+            "---\ndescription: " + "x" * 1025 + "\n---\n",
+            "long",
+            "'description' is 1025 characters long, over the 1024 the Agent Skills format "
+            "allows (the skill list shortens it)",
+        ),
+        (
+            "numeric",
+            "---\nname: 7\ndescription: D.\n---\n",
+            "numeric",
+            f"the name 7 is not a valid skill name {NAMING_RULES}; it is called 'numeric', "
+            "its directory's",
+        ),
+        (
+            "mismatch",
+            skill_text("other-name"),
+            "other-name",
+            "the name 'other-name' differs from its directory 'mismatch'",
+        ),
+        (
+            "dashes",
+            skill_text("dash--es"),
+            "dashes",
+            f"the name 'dash--es' is not a valid skill name {NAMING_RULES}; it is called "
+            "'dashes', its directory's",
+        ),
+    ],
+)
+def test_skills_claude_code_loads_are_loaded_with_a_warning(
+    workspace: Path, home: Path, directory: str, text: str, name: str, lapse: str
+) -> None:
+    path = write_skill(workspace / ".claude/skills", directory, text)
+
+    catalog = discover_skills(workspace, home=home, include_builtin=False)
+
+    assert [(skill.name, skill.path) for skill in catalog.skills] == [(name, path)]
+    assert (catalog.unusable, catalog.warnings) == ((), (f"skill {path}: {lapse}",))
+
+
+def test_unquoted_description_with_colons_is_read_as_claude_code_reads_it(
+    workspace: Path, home: Path
+) -> None:
+    text = (
+        "---\nname: triage\ndescription: Sort bug reports. Examples: <example>Context: a "
+        'crash. user: "sort these"</example>\ndisable-model-invocation: true\n---\nSort.\n'
+    )
+    path = write_skill(workspace / ".claude/skills", "triage", text)
+
+    catalog = discover_skills(workspace, home=home, include_builtin=False)
+
+    description = (
+        'Sort bug reports. Examples: <example>Context: a crash. user: "sort these"</example>'
+    )
+    assert catalog == SkillCatalog(
+        (Skill("triage", description, path, "project", (), model_invocable=False),), ()
+    )
 
 
 def test_too_long_directory_name_is_unusable(workspace: Path, home: Path) -> None:

@@ -9,11 +9,12 @@ from pathlib import Path
 TASK_TOOL_NAME = "Task"
 """The tool that starts subagents (Claude Code also calls it Agent)."""
 MAX_NAME_CHARS = 64
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def is_valid_agent_name(name: str) -> bool:
-    """Letters, digits, `-` and `_`, at most 64 characters (`Explore`, `code-reviewer`)."""
+    """Letters, digits, `-`, `_` and `.`, at most 64 characters (`Explore`, `code-reviewer`,
+    `api.designer`: Claude Code loads names with a dot)."""
     return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
 
 

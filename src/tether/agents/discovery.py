@@ -123,7 +123,7 @@ def _name(metadata: dict[str, Any]) -> str:
     if not is_valid_agent_name(name):
         raise _Unusable(
             f"the name {name!r} is not a valid agent name "
-            f"(letters, digits, '-' and '_', at most {MAX_NAME_CHARS} characters)"
+            f"(letters, digits, '-', '_' and '.', at most {MAX_NAME_CHARS} characters)"
         )
     return name
 

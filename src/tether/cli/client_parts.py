@@ -6,7 +6,7 @@ serves itself, a filter on skills; and the parts of the session built from them.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from tether.agents import AgentCatalog
@@ -52,7 +52,9 @@ def client_agents(block: Mapping[str, Any]) -> tuple[AgentDefinition, ...]:
     for name, entry in block.items():
         key = f"agents.{name}"
         if not is_valid_agent_name(name):
-            raise ConfigError(f"the client's {key}: a name may only have letters, digits, - and _")
+            raise ConfigError(
+                f"the client's {key}: a name may only have letters, digits, -, _ and ."
+            )
         if not isinstance(entry, dict):
             raise ConfigError(f"the client's {key}: must be an object")
         entry = cast(dict[str, Any], entry)
@@ -101,7 +103,7 @@ def only_skills(catalog: SkillCatalog, names: Collection[str] | None) -> SkillCa
     """The skills the client allows (None: all of them)."""
     if names is None:
         return catalog
-    return SkillCatalog(tuple(s for s in catalog.skills if s.name in names), catalog.unusable)
+    return replace(catalog, skills=tuple(s for s in catalog.skills if s.name in names))
 
 
 STRUCTURED_OUTPUT_TOOL = "StructuredOutput"

@@ -9,6 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from tether.cli.custom_commands import expand_slash_prompt
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
@@ -87,7 +88,8 @@ async def run_headless(
             _warn(event, err)
         if streaming and lines is not None:
             _write(out, lines.init(session.started(), _facts(built, opts)))
-        async for event in session.submit(UserInput(text=prompt)):
+        message = await expand_slash_prompt(session, prompt)
+        async for event in session.submit(UserInput(text=message)):
             if isinstance(event, ErrorOccurred):
                 shown_errors.add(_first_line(event.message))
             if progress is not None:

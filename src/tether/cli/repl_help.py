@@ -78,7 +78,7 @@ def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> T
             text.append(f"  /{skill.name}".ljust(column) + f"{summary}\n")
         text.append("\n")
     if prompts:
-        text.append("MCP server prompts (/name, then the prompt's arguments)\n")
+        text.append("Custom commands and MCP server prompts (/name, then arguments)\n")
         text.append("".join(f"  /{name}\n" for name in sorted(prompts)) + "\n")
     text.append(HELP_KEYS)
     return text

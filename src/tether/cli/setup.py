@@ -21,6 +21,7 @@ from tether.cli.client_parts import (
     only_skills,
     with_client_agents,
 )
+from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
@@ -69,6 +70,7 @@ from tether.permissions import Mode
 from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
+from tether.skills.commands import discover_commands
 from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
@@ -409,6 +411,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills
+    attach_custom_commands(
+        session,
+        discover_commands(workspace, home=user_home, admits=sources.admits),
+        grant=gate.grant_for_turn,
+        needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
+    )
     attach_builtin_handlers(session, settings, workspace=workspace)
     mcp, problems = mcp_setup(
         workspace,

@@ -30,5 +30,9 @@ def skill_tool(catalog: SkillCatalog, grant: Callable[[Sequence[str]], None]) ->
 
 
 def unusable_notices(catalog: SkillCatalog) -> list[str]:
-    """Skills that could not be loaded, said at start-up (a shadowed skill is not a problem)."""
-    return [f"skill {u.path} is unusable: {u.reason}" for u in catalog.unusable if not u.shadowed]
+    """Skills that could not be loaded, and skills loaded against the format's rules, said at
+    start-up (a shadowed skill is not a problem)."""
+    unusable = [
+        f"skill {u.path} is unusable: {u.reason}" for u in catalog.unusable if not u.shadowed
+    ]
+    return [*unusable, *catalog.warnings]

@@ -377,12 +377,10 @@ def _skill_grants(workspace: Path, owners: Ownership, below: Sequence[Path]) -> 
 def without_workspace_grants(catalog: SkillCatalog, owners: Ownership) -> SkillCatalog:
     """The catalogue with the workspace's skills granting nothing (their `allowed-tools`
     dropped); their instructions still load."""
-    from tether.skills.catalog import SkillCatalog
-
     skills = tuple(
         replace(s, allowed_tools=()) if owners.needs_trust(s.path) else s for s in catalog.skills
     )
-    return SkillCatalog(skills, catalog.unusable)
+    return replace(catalog, skills=skills)
 
 
 def count(number: int, kind: str) -> str:

@@ -38,6 +38,9 @@ class Skill:
     source: SkillSource
     allowed_tools: tuple[str, ...]
     """Tools (or permission rules such as `Bash(git diff:*)`) allowed while the skill is active."""
+    model_invocable: bool = True
+    """False for `disable-model-invocation: true`: left out of what the model is offered (the
+    prompt's list and the Skill tool); the user still runs it as `/name`."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,17 @@ class SkillCatalog:
 
     skills: tuple[Skill, ...]
     unusable: tuple[UnusableSkill, ...]
+    warnings: tuple[str, ...] = ()
+    """Skills loaded despite breaking the Agent Skills rules, as Claude Code loads them, and why
+    their authors should look (a description too long, a name that is not its directory's)."""
 
     def get(self, name: str) -> Skill | None:
         """The usable skill called `name`, if there is one."""
         return next((skill for skill in self.skills if skill.name == name), None)
+
+    def offered_to_model(self) -> tuple[Skill, ...]:
+        """The skills the model may load (not those with `disable-model-invocation`)."""
+        return tuple(skill for skill in self.skills if skill.model_invocable)
 
     def prompt_section(self, budget_chars: int = 4000) -> str:
         """The system prompt's list of skills, names and descriptions only, in at most
@@ -68,9 +78,10 @@ class SkillCatalog:
         Over budget, descriptions are shortened first; if that is not enough, entries are left
         out (built-in skills before user skills before project skills) with a note saying so.
         """
-        if not self.skills:
+        offered = self.offered_to_model()
+        if not offered:
             return ""
-        entries = sorted((skill.name, " ".join(skill.description.split())) for skill in self.skills)
+        entries = sorted((skill.name, " ".join(skill.description.split())) for skill in offered)
         full = _render(entries, None, 0)
         if len(full) <= budget_chars:
             return full
@@ -79,7 +90,7 @@ class SkillCatalog:
         if cap is not None:
             return _render(entries, cap, 0)
         by_priority = sorted(
-            self.skills, key=lambda skill: (_SOURCE_PRIORITY[skill.source], skill.name)
+            offered, key=lambda skill: (_SOURCE_PRIORITY[skill.source], skill.name)
         )
         kept = dict(entries)
         for count in range(len(by_priority) - 1, -1, -1):

@@ -67,6 +67,7 @@ def discover_skills(
 
     chosen: dict[str, Skill] = {}
     unusable: list[UnusableSkill] = []
+    warnings: list[str] = []
     seen: set[Path] = set()
     for root in roots:
         try:
@@ -82,10 +83,11 @@ def discover_skills(
             seen.add(identity)
             path = skill_dir / SKILL_FILE
             try:
-                skill = _read_skill(path, root.source)
+                skill, lapses = _read_skill(path, root.source)
             except _Unusable as exc:
                 unusable.append(UnusableSkill(path, str(exc)))
                 continue
+            warnings.extend(f"skill {path}: {lapse}" for lapse in lapses)
             winner = chosen.get(skill.name)
             if winner is None:
                 chosen[skill.name] = skill
@@ -93,7 +95,7 @@ def discover_skills(
                 reason = f"shadowed by the {winner.source} skill of the same name at {winner.path}"
                 unusable.append(UnusableSkill(path, reason, shadowed=True))
     skills = tuple(sorted(chosen.values(), key=lambda skill: skill.name))
-    return SkillCatalog(skills, tuple(unusable))
+    return SkillCatalog(skills, tuple(unusable), tuple(warnings))
 
 
 def _skill_dirs(directory: Path) -> list[Path]:
@@ -113,7 +115,9 @@ def _skill_dirs(directory: Path) -> list[Path]:
     ]
 
 
-def _read_skill(path: Path, source: SkillSource) -> Skill:
+def _read_skill(path: Path, source: SkillSource) -> tuple[Skill, list[str]]:
+    """The skill, and what its file does against the Agent Skills rules that Claude Code
+    overlooks (it loads the skill all the same, and so does tether)."""
     directory_name = path.parent.name
     if not is_valid_skill_name(directory_name):
         raise _Unusable(
@@ -128,40 +132,44 @@ def _read_skill(path: Path, source: SkillSource) -> Skill:
         metadata = parse_document(text).metadata
     except FrontMatterError as exc:
         raise _Unusable(str(exc)) from None
-    return Skill(
-        name=_name(metadata, directory_name),
-        description=_description(metadata),
+    lapses: list[str] = []
+    skill = Skill(
+        name=_name(metadata, directory_name, lapses),
+        description=_description(metadata, lapses),
         path=path,
         source=source,
         allowed_tools=_allowed_tools(metadata.get("allowed-tools")),
+        model_invocable=metadata.get("disable-model-invocation") is not True,
     )
+    return skill, lapses
 
 
-def _name(metadata: dict[str, Any], directory_name: str) -> str:
-    # Claude Code lets `name` default to the directory name; the result is the same skill.
+def _name(metadata: dict[str, Any], directory_name: str, lapses: list[str]) -> str:
+    """`name`, defaulting to the directory's (the same skill). A name that differs from its
+    directory is used, as Claude Code uses it, when it is a valid skill name; otherwise the
+    directory's name is (it is one: checked before)."""
     name = metadata.get("name", directory_name)
-    if not isinstance(name, str):
-        raise _Unusable("'name' must be a string")
-    if not is_valid_skill_name(name):
-        raise _Unusable(
-            f"the name {name!r} is not a valid skill name "
-            "(lowercase letters, digits and single hyphens, at most 64 characters)"
+    if not isinstance(name, str) or not is_valid_skill_name(name):
+        lapses.append(
+            f"the name {name!r} is not a valid skill name (lowercase letters, digits and single "
+            f"hyphens, at most 64 characters); it is called {directory_name!r}, its directory's"
         )
+        return directory_name
     if name != directory_name:
-        raise _Unusable(f"the name {name!r} does not match its directory {directory_name!r}")
+        lapses.append(f"the name {name!r} differs from its directory {directory_name!r}")
     return name
 
 
-def _description(metadata: dict[str, Any]) -> str:
+def _description(metadata: dict[str, Any], lapses: list[str]) -> str:
     description = metadata.get("description")
     if description is None:
         raise _Unusable("'description' is missing: it says what the skill does and when to use it")
     if not isinstance(description, str) or not description.strip():
         raise _Unusable("'description' must be a non-empty string")
     if len(description) > MAX_DESCRIPTION_CHARS:
-        raise _Unusable(
-            f"'description' is {len(description)} characters long; "
-            f"at most {MAX_DESCRIPTION_CHARS} are allowed"
+        lapses.append(
+            f"'description' is {len(description)} characters long, over the "
+            f"{MAX_DESCRIPTION_CHARS} the Agent Skills format allows (the skill list shortens it)"
         )
     return description.strip()
 
@@ -182,10 +190,11 @@ def _allowed_tools(value: object) -> tuple[str, ...]:
         return tuple(item for item in items if item)
     if not isinstance(value, str):
         raise _Unusable("'allowed-tools' must be a string or a list of strings")
-    return tuple(_split_outside_parentheses(value))
+    return tuple(split_tool_rules(value))
 
 
-def _split_outside_parentheses(text: str) -> list[str]:
+def split_tool_rules(text: str) -> list[str]:
+    """Rules separated by commas or spaces, a space inside parentheses kept in its rule."""
     entries: list[str] = []
     current: list[str] = []
     depth = 0

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from tether.skills.frontmatter_lines import read_key_value_lines
+
 if TYPE_CHECKING:
     import yaml
 
@@ -38,7 +40,8 @@ class Document:
 
 def parse_document(text: str) -> Document:
     """Split `text` at its `---` fences and parse the front matter with a YAML parser (unless it
-    is one of `KNOWN_FRONT_MATTER`).
+    is one of `KNOWN_FRONT_MATTER`); front matter that is not valid YAML is read as `key: value`
+    lines, as Claude Code reads it.
 
     Raises FrontMatterError with a reason fit to show the skill's author.
     """
@@ -90,7 +93,12 @@ def _parse_yaml(source: str) -> dict[str, Any]:
     try:
         loaded = yaml.safe_load(source)
     except yaml.YAMLError as exc:
-        raise FrontMatterError(f"the front matter is not valid YAML: {_describe(exc)}") from None
+        # Claude Code reads such front matter as `key: value` lines; so does tether.
+        loaded = read_key_value_lines(source)
+        if not loaded:
+            raise FrontMatterError(
+                f"the front matter is not valid YAML: {_describe(exc)}"
+            ) from None
     except RecursionError:  # the YAML composer recurses once per level of nesting
         raise FrontMatterError("the front matter nests too deeply to be read") from None
     if loaded is None:

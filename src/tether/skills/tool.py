@@ -47,6 +47,11 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
             f"hyphens. {_available(catalog)}"
         )
     skill = catalog.get(name)
+    if skill is not None and not skill.model_invocable:
+        raise SkillError(
+            f"The skill {name!r} is run by the user only (/{name}), never loaded by the model. "
+            f"{_available(catalog)}"
+        )
     if skill is None:
         broken = [entry for entry in catalog.unusable if entry.path.parent.name == name]
         if broken:
@@ -59,6 +64,7 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
 
 
 def _available(catalog: SkillCatalog) -> str:
-    if not catalog.skills:
+    offered = catalog.offered_to_model()
+    if not offered:
         return "No skills are available."
-    return "Available skills: " + ", ".join(skill.name for skill in catalog.skills) + "."
+    return "Available skills: " + ", ".join(skill.name for skill in offered) + "."

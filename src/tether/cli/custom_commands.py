@@ -1,0 +1,70 @@
+"""Custom slash commands and `/skill` prompts as a session runs them, in the REPL and in `-p`.
+
+The commands join the session's `/name args` commands (beside MCP servers' prompts), so the
+REPL runs them as it runs those; `expand_slash_prompt` gives `-p "/name args"` the same
+meaning, as Claude Code gives it headless too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tether.protocol import ConfigError
+from tether.skills import SkillError
+from tether.skills.commands import CommandCatalog, SlashCommand, expand_command
+
+if TYPE_CHECKING:
+    from tether.core.session import PromptCommand, Session
+
+
+def attach_custom_commands(
+    session: Session,
+    catalog: CommandCatalog,
+    *,
+    grant: Callable[[Sequence[str]], None],
+    needs_trust: Callable[[Path], bool],
+) -> None:
+    """Make each command `/name` (and `/namespace:name`) of the session. A command's
+    `allowed-tools` are allowed for the turn it starts, unless its file is the workspace's and
+    the workspace is not trusted (as a skill's are)."""
+    for invocation, command in catalog.by_invocation().items():
+        session.commands[invocation] = _runner(command, grant, needs_trust(command.path))
+    session.startup_notices.extend(catalog.notices())
+
+
+def _runner(
+    command: SlashCommand, grant: Callable[[Sequence[str]], None], untrusted: bool
+) -> PromptCommand:
+    async def run(args: str) -> str:
+        try:
+            message = expand_command(command, args)
+        except SkillError as exc:
+            raise ConfigError(f"/{command.qualified_name}: {exc}") from None
+        if command.allowed_tools and not untrusted:
+            grant(command.allowed_tools)
+        return message
+
+    return run
+
+
+async def expand_slash_prompt(session: Session, prompt: str) -> str:
+    """`/name args` as the message it stands for: a skill's instructions (a skill wins a name,
+    as in Claude Code), a custom command's body or an MCP server's prompt; any other prompt,
+    and a `/path` that names none of them, as it is. Raises ConfigError when the command's
+    file cannot be read."""
+    if not prompt.startswith("/"):
+        return prompt
+    name, *rest = prompt.split(maxsplit=1)
+    args = rest[0] if rest else ""
+    skill = session.skills.get(name[1:])
+    if skill is not None:
+        from tether.cli.repl_help import skill_message  # rich: only for a skill's prompt
+
+        try:
+            return skill_message(skill, args)
+        except SkillError as exc:
+            raise ConfigError(str(exc)) from None
+    command = session.commands.get(name[1:])
+    return await command(args) if command is not None else prompt

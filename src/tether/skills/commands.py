@@ -1,0 +1,181 @@
+"""Custom slash commands: `.claude/commands/**/*.md` of the project and of the user.
+
+A command is a prompt kept in a file: `/name args` sends its body, with `$ARGUMENTS` and `$1`
+to `$9` filled in, as the user's message. As in Claude Code, a subdirectory is a namespace:
+`frontend/component.md` is `/component` and `/frontend:component`. Its front matter (optional)
+has `description`, `argument-hint`, `allowed-tools` (rules allowed for the turn it starts) and
+`model`; a file that strict YAML rejects is read as `key: value` lines.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from tether.skills.discovery import split_tool_rules
+from tether.skills.errors import SkillError
+from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.text_files import UnreadableFile, read_text_file
+
+CommandSource = Literal["project", "user"]
+COMMAND_DIR = ".claude/commands"
+"""Relative to the workspace (project commands) and to the user's home (user commands)."""
+_POSITIONAL = re.compile(r"\$([1-9])")
+_ARGUMENTS = "$ARGUMENTS"
+_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """One custom command file."""
+
+    name: str
+    """What follows the `/`: the file's name without `.md`."""
+    namespace: str
+    """Its subdirectories joined by `:` (`frontend` for `frontend/component.md`), or ""."""
+    path: Path
+    source: CommandSource
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        """`namespace:name`, or the name alone at the top of the directory."""
+        return f"{self.namespace}:{self.name}" if self.namespace else self.name
+
+
+@dataclass(frozen=True)
+class CommandCatalog:
+    """Every command found; the project's first, so that they win over the user's."""
+
+    commands: tuple[SlashCommand, ...]
+    unusable: tuple[tuple[Path, str], ...] = ()
+
+    def by_invocation(self) -> dict[str, SlashCommand]:
+        """`/name` and `/namespace:name` to their command; the first found wins a name (a
+        project's namespaced command wins its bare name over the user's command)."""
+        table: dict[str, SlashCommand] = {}
+        for command in self.commands:
+            table.setdefault(command.qualified_name, command)
+            table.setdefault(command.name, command)
+        return table
+
+    def notices(self) -> list[str]:
+        return [f"command {path} is unusable: {reason}" for path, reason in self.unusable]
+
+
+def discover_commands(
+    workspace: Path, *, home: Path, admits: Callable[[Path], bool] | None = None
+) -> CommandCatalog:
+    """The project's commands, then the user's; `admits` says whether a directory is of a
+    source the session reads (`--setting-sources`)."""
+    roots: list[tuple[Path, CommandSource]] = [
+        (workspace / COMMAND_DIR, "project"),
+        (home / COMMAND_DIR, "user"),
+    ]
+    commands: list[SlashCommand] = []
+    unusable: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+    for root, source in roots:
+        if (admits is not None and not admits(root)) or not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.md")):
+            if path.resolve() in seen or any(
+                p.startswith(".") for p in path.relative_to(root).parts
+            ):
+                continue
+            seen.add(path.resolve())
+            try:
+                commands.append(_read_command(path, root, source))
+            except (SkillError, FrontMatterError) as exc:
+                unusable.append((path, str(exc)))
+    return CommandCatalog(tuple(commands), tuple(unusable))
+
+
+def _read_command(path: Path, root: Path, source: CommandSource) -> SlashCommand:
+    name = path.stem
+    if _NAME.fullmatch(name) is None:
+        raise SkillError(f"{name!r} cannot be typed as a command name")
+    metadata = _metadata(_text(path))
+    namespace = ":".join(path.relative_to(root).parent.parts)
+    return SlashCommand(
+        name=name,
+        namespace=namespace,
+        path=path,
+        source=source,
+        description=_text_field(metadata, "description"),
+        argument_hint=_text_field(metadata, "argument-hint"),
+        allowed_tools=_rules(metadata.get("allowed-tools")),
+        model=_text_field(metadata, "model") or None,
+    )
+
+
+def expand_command(command: SlashCommand, args: str) -> str:
+    """The message `/name args` sends: the file's body with `$ARGUMENTS` replaced by `args` and
+    `$1`..`$9` by its words (quotes group words); when the body names none of them, `args`
+    are appended as `ARGUMENTS: ...`, as Claude Code does. Raises SkillError when the file
+    can no longer be read."""
+    body = _body(_text(command.path)).strip()
+    given = args.strip()
+    words = _words(given)
+    uses_arguments = _ARGUMENTS in body or _POSITIONAL.search(body) is not None
+    body = body.replace(_ARGUMENTS, given)
+    body = _POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", body
+    )
+    if given and not uses_arguments:
+        body = f"{body}\n\nARGUMENTS: {given}"
+    return body + "\n"
+
+
+def _words(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError:  # an unclosed quote: words as typed
+        return args.split()
+
+
+def _text(path: Path) -> str:
+    try:
+        text = read_text_file(path)
+    except UnreadableFile as exc:
+        raise SkillError(f"cannot read {path}: it {exc.reason}") from None
+    if text is None:
+        raise SkillError(f"cannot read {path}: it no longer exists")
+    return text
+
+
+def _metadata(text: str) -> dict[str, Any]:
+    """A command's front matter is optional: a file without one is all body."""
+    if not text.removeprefix("\ufeff").startswith("---"):
+        return {}
+    return parse_document(text).metadata
+
+
+def _body(text: str) -> str:
+    if not text.removeprefix("\ufeff").startswith("---"):
+        return text.removeprefix("\ufeff")
+    try:
+        return parse_document(text).body
+    except FrontMatterError as exc:
+        raise SkillError(str(exc)) from None
+
+
+def _rules(value: object) -> tuple[str, ...]:
+    """`allowed-tools` as a string of rules or a list of them; anything else grants nothing."""
+    if isinstance(value, str):
+        return tuple(split_tool_rules(value))
+    if isinstance(value, list):
+        return tuple(str(item).strip() for item in value if str(item).strip())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return ()
+
+
+def _text_field(metadata: dict[str, Any], key: str) -> str:
+    value = metadata.get(key)
+    return value.strip() if isinstance(value, str) else ""

@@ -1,0 +1,114 @@
+"""Custom slash commands (`.claude/commands/**/*.md`, project and user) and `/skill` prompts,
+expanded as Claude Code expands them: in `-p "/name args"` and in the REPL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+from .test_repl import Terminal
+
+Run = Callable[..., CliResult]
+CTRL_D = "\x04"
+
+REVIEW_COMMAND = """\
+---
+description: Review one file against a focus
+argument-hint: <file> <focus>
+allowed-tools: Bash(touch reviewed.txt)
+model: inherit
+---
+Review $1 with a focus on $2. Everything typed: $ARGUMENTS.
+"""
+
+
+@pytest.fixture(autouse=True)
+def user_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
+    """The user's `~/.claude` is the test's own."""
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def _write(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+
+
+def test_a_project_command_in_a_namespace_runs_headless_with_its_arguments(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
+) -> None:
+    _write(trusted_workspace / ".claude/commands/quality/review.md", REVIEW_COMMAND)
+    fake_model.script(
+        reply(tool_use("Bash", command="touch reviewed.txt")),
+        reply(text("Reviewed.")),
+        reply(text("Again.")),
+    )
+
+    first = tether("-p", '/review app.py "error handling"', "--permission-mode", "default")
+    second = tether("-p", "/quality:review lib.py speed")
+
+    assert (first.exit_code, second.exit_code) == (0, 0), first.stderr + second.stderr
+    assert fake_model.requests[0].last_user_text() == (
+        'Review app.py with a focus on error handling. Everything typed: app.py "error handling".\n'
+    )
+    # allowed-tools allowed the command's Bash call for its turn, with no one to ask.
+    assert fake_model.requests[1].tool_result_errors() == [False]
+    assert (trusted_workspace / "reviewed.txt").exists()
+    assert fake_model.requests[2].last_user_text() == (
+        "Review lib.py with a focus on speed. Everything typed: lib.py speed.\n"
+    )
+
+
+def test_a_user_command_without_front_matter_gets_its_arguments_appended(
+    fake_model: FakeModelServer, tether: Run, user_home: Path
+) -> None:
+    _write(user_home / ".claude/commands/explain.md", "Explain the code simply.\n")
+    fake_model.script(reply(text("Explained.")))
+
+    result = tether("-p", "/explain the parser")
+
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[0].last_user_text() == (
+        "Explain the code simply.\n\nARGUMENTS: the parser\n"
+    )
+
+
+def test_a_skill_runs_headless_as_slash_name_and_other_paths_are_prompts(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _write(
+        workspace / ".claude/skills/wipe-cache/SKILL.md",
+        "---\ndescription: Wipes the build cache.\ndisable-model-invocation: true\n---\n"
+        "Wipe the cache of $ARGUMENTS.\n",
+    )
+    fake_model.script(reply(text("Wiped.")), reply(text("A path.")))
+
+    skill_run = tether("-p", "/wipe-cache docs")
+    plain = tether("-p", "/usr/bin/env is missing")
+
+    assert (skill_run.exit_code, plain.exit_code) == (0, 0), skill_run.stderr + plain.stderr
+    sent = fake_model.requests[0].last_user_text()
+    assert sent.startswith('The user ran the skill "wipe-cache" by typing: /wipe-cache docs\n\n')
+    assert "Wipe the cache of docs." in sent
+    assert fake_model.requests[1].last_user_text() == "/usr/bin/env is missing"
+
+
+async def test_a_command_runs_in_the_repl(
+    model_env: FakeModelServer, workspace: Path, user_home: Path
+) -> None:
+    _write(user_home / ".claude/commands/greet.md", "---\ndescription: Greet\n---\nHello $1!\n")
+    model_env.script(reply(text("Hi there.")))
+    terminal = Terminal()
+
+    code = await terminal.run(workspace, "/greet Ada\r/help\r" + CTRL_D)
+
+    assert code == 0
+    assert model_env.requests[0].last_user_text() == "Hello Ada!\n"
+    assert "✻ /greet\n" in terminal.output
+    assert "Hi there." in terminal.output
+    assert "/greet" in terminal.output.split("Custom commands and MCP server prompts")[1]

@@ -1,0 +1,42 @@
+"""Custom command files: where they are found, their names, and how arguments fill them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.skills.commands import CommandCatalog, SlashCommand, discover_commands, expand_command
+
+
+def _write(path: Path, content: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_project_commands_win_their_names_and_namespaces_qualify_them(
+    workspace: Path, home: Path
+) -> None:
+    ours = _write(workspace / ".claude/commands/ops/deploy.md", "---\ndescription: Ship\n---\nGo\n")
+    theirs = _write(home / ".claude/commands/deploy.md", "Deploy mine\n")
+    _write(workspace / ".claude/commands/.drafts/wip.md", "Not yet\n")
+    bad = _write(workspace / ".claude/commands/two words.md", "Hm\n")
+
+    catalog = discover_commands(workspace, home=home)
+
+    project = SlashCommand("deploy", "ops", ours, "project", description="Ship")
+    user = SlashCommand("deploy", "", theirs, "user")
+    assert catalog == CommandCatalog(
+        (project, user), ((bad, "'two words' cannot be typed as a command name"),)
+    )
+    assert catalog.by_invocation() == {"ops:deploy": project, "deploy": project}
+
+
+def test_arguments_fill_the_body(workspace: Path) -> None:
+    path = _write(workspace / "fix.md", "Fix $1 in $2 ($3). All: $ARGUMENTS\n")
+    command = SlashCommand("fix", "", path, "project")
+
+    assert (
+        expand_command(command, "'the bug' main.py")
+        == "Fix the bug in main.py (). All: 'the bug' main.py\n"
+    )
+    assert expand_command(command, "'unclosed x") == "Fix 'unclosed in x (). All: 'unclosed x\n"
