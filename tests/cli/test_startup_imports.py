@@ -135,6 +135,8 @@ def _modules_at_first_request(
     built = [line for line in done.stderr.splitlines() if line.startswith("BUILT ")]
     # The tools' schemas are stored: their validators wait for the first call of each tool.
     assert built == ["BUILT []"], built
+    # So are the built-in tools' descriptions: each module waits for its tool's first call.
+    assert sorted(m for m in modules if m.startswith("tether.tools.builtin.")) == []
     return modules
 
 

@@ -52,6 +52,14 @@ class Tool:
     paths: tuple[str, ...] = ()
     """Input fields that name a file or directory: hooks, permission rules and the user see
     them as the absolute path the call will touch (see `ToolRegistry.observed_input`)."""
+    load: Callable[[], Tool] | None = None
+    """Set on a tool described ahead of its code (tether's own, `tether.tools.builtin`): imports
+    its module and gives the tool itself, whose input model, handler and check are the ones to
+    use. The registry calls it at the tool's first call."""
+
+    def loaded(self) -> Tool:
+        """The tool whose input model, handler and check run a call."""
+        return self if self.load is None else self.load()
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
