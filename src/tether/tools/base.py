@@ -71,9 +71,10 @@ class Tool:
 
 class AnyArguments(BaseModel):
     """The input model of a tool whose schema is checked by the tool itself (`Tool.schema`):
-    the arguments are in `model_extra`."""
+    the arguments are in `model_extra`. Built at its first use: every session defines tools
+    over it, few call one before their first request."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     def arguments(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
