@@ -19,6 +19,7 @@ import startup
 import subagent_bench
 import tasks_bench
 import turn_overhead
+import workers_bench
 
 try:
     import permissions_bench
@@ -54,6 +55,8 @@ def main() -> None:
     resources_bench.report(resources_bench.main())
     print()
     tasks_bench.report(tasks_bench.main())
+    print()
+    workers_bench.report(workers_bench.main())
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Reading the answer to a permission question: one key, or Tab and a message for the model."""
+"""Reading the answer to a permission question: an answer and Enter, a key that answers at once,
+or Tab and a message for the model."""
 
 from __future__ import annotations
 
@@ -46,22 +47,28 @@ async def answer(keys: str, *, can_remember: bool = True) -> tuple[str, str | No
 @pytest.mark.parametrize(
     ("keys", "meaning"),
     [
-        ("1", "allow_once"),
-        ("y", "allow_once"),
-        ("2", "allow_always"),
-        ("3", "deny"),
-        ("n", "deny"),
+        ("1\r", "allow_once"),
+        ("y\r", "allow_once"),
+        ("Yes\r", "allow_once"),
+        ("2\r", "allow_always"),
+        ("3\r", "deny"),
+        ("n\r", "deny"),
         (ESC, "deny"),
         (CTRL_D, "deny"),
         (CTRL_C, "interrupt"),
     ],
 )
-async def test_one_key_answers(keys: str, meaning: str) -> None:
+async def test_answers(keys: str, meaning: str) -> None:
     assert await answer(keys) == (meaning, None)
 
 
-async def test_other_keys_are_ignored_and_2_needs_a_rule_to_remember() -> None:
-    assert await answer("\rx 2y", can_remember=False) == ("allow_once", None)
+async def test_answer_keys_inside_other_text_answer_nothing() -> None:
+    # "y" in "quickly", "n" in "when": typed on by a user who did not see the question.
+    assert await answer("quickly\rwhen\r\r1\r") == ("allow_once", None)
+
+
+async def test_2_needs_a_rule_to_remember() -> None:
+    assert await answer("2\r3\r", can_remember=False) == ("deny", None)
 
 
 async def test_tab_denies_with_a_message_for_the_model() -> None:

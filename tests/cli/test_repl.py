@@ -20,13 +20,12 @@ from prompt_toolkit.output import DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from tether.cli.repl import EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
+from tether.cli.repl import CLEARED, EXIT_HINT, INTERRUPTED_HINT, KEYS_HINT, NO_PLAN, run_repl
 from tether.cli.setup import RunOptions
 from tether.cli.startup import LazyOptions
 from tether.config.settings import tether_home
 from tether.config.trust import remembered_settings
 from tether.core.loop import INTERRUPTED
-from tether.core.session import Session
 from tether.testing import FakeModelServer, Reply, reply, text, tool_use
 
 CTRL_C = "\x03"
@@ -48,7 +47,10 @@ class Screen(io.StringIO):
         return super().write(s)
 
     async def wait_for(self, needle: str, count: int = 1) -> None:
-        while self.getvalue().count(needle) < count:
+        await self.wait_until(lambda shown: shown.count(needle) >= count)
+
+    async def wait_until(self, holds: Callable[[str], bool]) -> None:
+        while not holds(self.getvalue()):
             self.written.clear()
             await self.written.wait()
 
@@ -57,12 +59,54 @@ class Screen(io.StringIO):
         return Vt100_Output(self, lambda: Size(rows=24, columns=100), term="xterm")
 
 
+TURN_END = " model call"
+"""In the line that sums up a turn, once it is over (one such line a turn)."""
+
+QUESTION = "  ? Allow this call? ("
+"""Printed once for each permission question."""
+
+PROMPT = "> "
+"""Drawn by the message prompt."""
+
+ANSWER_LINE = "then Enter: "
+"""Drawn by the line that reads the answer to a permission question."""
+
+APP_DRAWS, APP_ENDS = "\x1b[?2004h", "\x1b[?2004l"
+"""Written by prompt_toolkit when an application draws afresh (bracketed paste on), which it
+does only once it reads the keyboard, and when it ends (off)."""
+
+
+def reading(drawn: str, marker: str) -> bool:
+    """Whether the application that reads the keyboard now (if any) drew `marker`."""
+    start = drawn.rfind(APP_DRAWS)
+    return start >= 0 and APP_ENDS not in drawn[start:] and marker in drawn[start:]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Keys typed once the next permission question is on screen and its answer line reads
+    the keyboard: a user answers what they see."""
+
+    keys: str
+
+
+@dataclass(frozen=True)
+class AfterTurn:
+    """Keys typed once the next turn has ended and the message prompt reads the keyboard again.
+    Keys typed while a turn runs are for that turn (they steer it), so a message meant as the
+    next one waits for this."""
+
+    keys: str
+
+
 class Terminal:
     """A console buffer plus the keys the user types."""
 
     def __init__(self) -> None:
         self.buffer = Screen()
         self.console = Console(file=self.buffer, width=100, force_terminal=False)
+        self.drawn = Screen()
+        """What prompt_toolkit draws (the prompt, answer lines), escape sequences and all."""
 
     @property
     def output(self) -> str:
@@ -93,12 +137,32 @@ class Terminal:
             options or RunOptions(cwd=workspace),
             initial_prompt=initial_prompt,
             input=pipe,
-            output=output or DummyOutput(),
+            output=output or self.drawn.prompt_output(),
             console=self.console,
         )
 
     async def wait_for(self, needle: str, count: int = 1) -> None:
         await self.buffer.wait_for(needle, count)
+
+    async def type_steps(
+        self, workspace: Path, *steps: str | Answer | AfterTurn, options: RunOptions | None = None
+    ) -> int:
+        """Run the REPL typing `steps` in order: text at once, each `Answer` and `AfterTurn`
+        once the REPL reads the keys it is meant for."""
+        questions = turns = 0
+        with create_pipe_input() as pipe:
+            repl = asyncio.create_task(self.run_with(workspace, pipe, options=options))
+            for step in steps:
+                if isinstance(step, Answer):
+                    questions += 1
+                    await self.wait_for(QUESTION, questions)
+                    await self.drawn.wait_until(lambda drawn: reading(drawn, ANSWER_LINE))
+                elif isinstance(step, AfterTurn):
+                    turns += 1
+                    await self.wait_for(TURN_END, turns)
+                    await self.drawn.wait_until(lambda drawn: reading(drawn, PROMPT))
+                pipe.send_text(step if isinstance(step, str) else step.keys)
+            return await repl
 
 
 @pytest.fixture
@@ -160,7 +224,7 @@ async def test_commands_need_no_model(
     assert "/cost          tokens used and cost of this session" in out
     assert "Cost:    $0.0000\n" in out
     assert "Output:  0 tokens" in out
-    assert "Screen cleared. The conversation is kept" in out
+    assert CLEARED in out
     assert "Unknown command /frobnicate. Type /help for the commands." in out
 
 
@@ -171,7 +235,9 @@ async def test_cost_adds_up_the_turns(
         reply(text("one"), usage={"input_tokens": 1000, "output_tokens": 20}),
         reply(text("two"), usage={"input_tokens": 1200, "output_tokens": 30}),
     )
-    code = await terminal.run(workspace, "a\rb\r/cost\r/quit\r")
+    code = await terminal.type_steps(
+        workspace, "a\r", AfterTurn("b\r"), AfterTurn("/cost\r/quit\r")
+    )
     assert code == 0
     assert "Input:   2,200 tokens" in terminal.output
     assert "Output:  50 tokens" in terminal.output
@@ -191,12 +257,12 @@ async def test_alt_enter_and_paste_keep_one_message(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
     model_env.script(reply(text("ok")), reply(text("ok")))
-    keys = (
-        "first line" + ALT_ENTER + "second line\r"
-        + PASTE_START + "pasted one\npasted two" + PASTE_END + "\r"
-        + CTRL_D
-    )  # fmt: skip
-    code = await terminal.run(workspace, keys)
+    code = await terminal.type_steps(
+        workspace,
+        "first line" + ALT_ENTER + "second line\r",
+        AfterTurn(PASTE_START + "pasted one\npasted two" + PASTE_END + "\r"),
+        AfterTurn(CTRL_D),
+    )
     assert code == 0
     assert [r.last_user_text() for r in model_env.requests] == [
         "first line\nsecond line",
@@ -369,33 +435,17 @@ async def test_lazy_options_are_made_off_the_prompt(
 
 # -- permission questions ---------------------------------------------------------------------
 
-QUESTION = "  ? Allow this call? ("
-
-
-@dataclass(frozen=True)
-class Answer:
-    """Keys typed once the next permission question is on screen."""
-
-    keys: str
-
 
 def asking(workspace: Path) -> RunOptions:
     """Options under which a Bash command that no rule allows is asked about."""
     return RunOptions(cwd=workspace, permission_mode="default")
 
 
-async def run_answering(terminal: Terminal, workspace: Path, *steps: str | Answer) -> int:
-    """Run the REPL typing `steps` in order: text at once, each `Answer` after its question."""
-    questions = 0
-    with create_pipe_input() as pipe:
-        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=asking(workspace)))
-        for step in steps:
-            if isinstance(step, Answer):
-                questions += 1
-                await terminal.wait_for(QUESTION, questions)
-                step = step.keys
-            pipe.send_text(step)
-        return await repl
+async def run_answering(
+    terminal: Terminal, workspace: Path, *steps: str | Answer | AfterTurn
+) -> int:
+    """`Terminal.type_steps` under options that ask about Bash commands."""
+    return await terminal.type_steps(workspace, *steps, options=asking(workspace))
 
 
 @pytest.mark.timeout(60)
@@ -404,10 +454,17 @@ async def test_allow_once_runs_the_call_and_the_next_call_is_asked_again(
 ) -> None:
     model_env.script(*bash_turns("echo one > made.txt && echo written", "Made it.", "Left it."))
     code = await run_answering(
-        terminal, workspace, "make it\r", Answer("1"), "again\r", Answer("n"), CTRL_D
+        terminal,
+        workspace,
+        "make it\r",
+        Answer("1\r"),
+        AfterTurn("again\r"),
+        Answer("n\r"),
+        AfterTurn(CTRL_D),
     )
     assert code == 0
     assert (workspace / "made.txt").read_text() == "one\n"
+    assert [r.last_user_text() for r in model_env.requests[::2]] == ["make it", "again"]
     assert model_env.requests[1].tool_results() == ["written\n"]
     assert model_env.requests[1].tool_result_errors() == [False]
     assert model_env.requests[3].tool_result_errors() == [True]
@@ -427,10 +484,10 @@ async def test_deny_tells_the_model_and_runs_nothing(
         terminal,
         workspace,
         "make it\r",
-        Answer("3"),
-        "try again\r",
+        Answer("3\r"),
+        AfterTurn("try again\r"),
         Answer(TAB + "use the other file\r"),
-        CTRL_D,
+        AfterTurn(CTRL_D),
     )
     assert code == 0
     assert not (workspace / "made.txt").exists()
@@ -445,7 +502,9 @@ async def test_always_allow_saves_the_rule_and_is_not_asked_again(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
     model_env.script(*bash_turns("touch made.txt", "Made it.", "Made it again."))
-    code = await run_answering(terminal, workspace, "make it\r", Answer("2"), "again\r", CTRL_D)
+    code = await run_answering(
+        terminal, workspace, "make it\r", Answer("2\r"), AfterTurn("again\r"), AfterTurn(CTRL_D)
+    )
     assert code == 0
     assert model_env.requests[1].tool_result_errors() == [False]
     assert model_env.requests[3].tool_result_errors() == [False]
@@ -467,7 +526,9 @@ async def test_asks_in_one_turn_come_one_after_another(
         reply(tool_use("Bash", command="touch a.txt"), tool_use("Bash", command="touch b.txt")),
         reply(text("One of two.")),
     )
-    code = await run_answering(terminal, workspace, "make both\r", Answer("y"), Answer("n"), CTRL_D)
+    code = await run_answering(
+        terminal, workspace, "make both\r", Answer("y\r"), Answer("n\r"), AfterTurn(CTRL_D)
+    )
     assert code == 0
     assert (workspace / "a.txt").exists()
     assert not (workspace / "b.txt").exists()
@@ -483,7 +544,12 @@ async def test_ctrl_c_at_the_question_denies_and_interrupts_the_turn(
 ) -> None:
     model_env.script(*bash_turns("touch made.txt", "Back again."))
     code = await run_answering(
-        terminal, workspace, "make it\r", Answer(CTRL_C), "carry on\r", CTRL_D
+        terminal,
+        workspace,
+        "make it\r",
+        Answer(CTRL_C),
+        AfterTurn("carry on\r"),
+        AfterTurn(CTRL_D),
     )
     assert code == 0
     assert not (workspace / "made.txt").exists()
@@ -521,14 +587,14 @@ async def test_startup_notices_are_shown_under_the_banner(
 ) -> None:
     from tether.cli import setup
 
-    built = setup.build_session
+    build = setup.build
 
-    def build_with_notice(opts: RunOptions) -> Session:
-        session = built(opts)
-        session.startup_notices.append("the sandbox cannot run here: no bubblewrap")
-        return session
+    def build_with_notice(opts: RunOptions) -> setup.Built:
+        built = build(opts)
+        built.session.startup_notices.append("the sandbox cannot run here: no bubblewrap")
+        return built
 
-    monkeypatch.setattr(setup, "build_session", build_with_notice)
+    monkeypatch.setattr(setup, "build", build_with_notice)
     code = await terminal.run(workspace, CTRL_D)
     assert code == 0
     after_banner = terminal.output.split(KEYS_HINT + "\n\n", 1)[1]
@@ -546,7 +612,7 @@ async def test_todos_shows_the_last_plan_the_model_set(
         {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
     ]
     model_env.script(reply(tool_use("TodoWrite", todos=plan)), reply(text("Planned.")))
-    code = await terminal.run(workspace, "/todos\rplan it\r/todos\r" + CTRL_D)
+    code = await terminal.type_steps(workspace, "/todos\rplan it\r", AfterTurn("/todos\r" + CTRL_D))
     assert code == 0
     out = terminal.output
     assert out.count(NO_PLAN) == 1
@@ -608,6 +674,33 @@ async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
         pipe.send_text(CTRL_D)
         assert await repl == 0
     assert [r.last_user_text() for r in model_env.requests] == ["first", "then this"]
+
+
+@pytest.mark.timeout(60)
+async def test_a_command_typed_during_a_turn_runs_after_it_and_never_reaches_the_model(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow_answer(_request: object) -> Reply:
+        arrived.set()
+        release.wait(20)
+        return reply(text("First answer."))
+
+    model_env.script(slow_answer, reply(text("Second answer.")))  # type: ignore[arg-type]
+    with create_pipe_input() as pipe:
+        pipe.send_text("first\r")
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
+        await asyncio.to_thread(arrived.wait, 20)
+        # As typed at the next prompt: the command, the message after it, then leaving.
+        pipe.send_text("/todos\rthen this\r" + CTRL_D)
+        await terminal.wait_for("Ctrl+D: leaving after the lines typed before it")
+        release.set()
+        assert await repl == 0
+    assert [r.last_user_text() for r in model_env.requests] == ["first", "then this"]
+    out = terminal.output
+    assert "⧗ after this turn: /todos\n⧗ after this turn: then this\n" in out
+    assert out.index("First answer.") < out.index(NO_PLAN) < out.index("Second answer.")
 
 
 async def test_ctrl_c_during_a_turn_keeps_what_was_typed_for_the_prompt(

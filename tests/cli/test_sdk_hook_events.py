@@ -26,7 +26,7 @@ async def _prompt() -> Any:
 
 def _base(hook_input: dict[str, Any]) -> dict[str, Any]:
     """The hook input without the fields every event has."""
-    common = ("session_id", "transcript_path", "cwd", "permission_mode")
+    common = ("session_id", "transcript_path", "cwd", "permission_mode", "prompt_id")
     return {k: v for k, v in hook_input.items() if k not in common}
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_repl import Answer, Terminal, bash_turns, run_answering
+from tests.cli.test_repl import AfterTurn, Answer, Terminal, bash_turns, run_answering
 from tests.cli.test_trust import _write
 from tether.cli.trust_prompt import HOME_NO_HINT, HOME_YES_HINT, QUESTION, YES_HINT
 from tether.config.settings import load_settings, settings_files
@@ -72,7 +72,7 @@ async def test_always_allow_is_the_users_and_holds_in_the_repl_and_headless(
 ) -> None:
     model_env.script(*bash_turns("touch made.txt", "Made it."))
     terminal = Terminal()
-    code = await run_answering(terminal, workspace, "make it\r", Answer("2"), CTRL_D)
+    code = await run_answering(terminal, workspace, "make it\r", Answer("2\r"), AfterTurn(CTRL_D))
     assert code == 0
     assert not (workspace / ".tether").exists()  # nothing written into the workspace
     saved = json.loads(remembered_settings(_tether_home(), workspace).read_text())
@@ -82,7 +82,7 @@ async def test_always_allow_is_the_users_and_holds_in_the_repl_and_headless(
     (workspace / "made.txt").unlink()
     model_env.script(*bash_turns("touch made.txt", "Again."))
     again = Terminal()  # nothing to trust: not asked about the folder, nor about the command
-    code = await run_answering(again, workspace, "again\r", CTRL_D)
+    code = await run_answering(again, workspace, "again\r", AfterTurn(CTRL_D))
     assert code == 0
     assert QUESTION not in again.output
     assert (workspace / "made.txt").exists()

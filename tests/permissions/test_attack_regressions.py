@@ -578,3 +578,20 @@ def test_git_writing_the_tree_from_commits_is_asked_when_the_sandbox_is_off(
     # Not read-only either way (plan mode refuses them).
     plan = make_ctx(rules, mode="plan", bash_sandboxed=True)
     assert behaviors(WRITES_THE_TREE[:3], plan) == dict.fromkeys(WRITES_THE_TREE[:3], "deny")
+
+
+def test_restoring_only_the_index_writes_no_file(tree: Tree, make_ctx: ContextFactory) -> None:
+    """`git restore --staged` (`-S`) puts back the index and writes no file of the working
+    tree, so it is not asked like a checkout; with `--worktree` (`-W`) it is."""
+    _repository_with_a_planted_branch(tree.ws)
+    ws = tree.ws
+    subprocess.run(["git", "restore", "--staged", "--source", "topic", "README"], cwd=ws)
+    subprocess.run(["git", "restore", "-S", "-s", "topic", "--", ".mcp.json"], cwd=ws)
+    assert (ws / ".mcp.json").exists() is False
+    ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    only_index = ["git restore --staged README", "git restore -S --source topic README"]
+    both = ["git restore --staged --worktree README", "git restore -S -W README"]
+    assert behaviors([*only_index, *both], ctx) == {
+        **dict.fromkeys(only_index, "allow"),
+        **dict.fromkeys(both, "ask"),
+    }

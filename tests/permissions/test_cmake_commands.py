@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tether.permissions import PermissionContext, decide, load_rules
 
@@ -141,3 +143,46 @@ def test_cmake_names_a_symlink_target_from_the_links_directory(tmp_path: Path) -
     subprocess.run(["cmake", "-E", "copy_directory", "src", "out"], cwd=tmp_path, check=True)
     assert not (tmp_path / "out" / "ck").is_symlink()
     assert (tmp_path / "out" / "ck").read_text() == "k\n"
+
+
+@given(
+    sub=st.sampled_from(["rm", "remove", "remove_directory"]),
+    flags=st.lists(st.sampled_from(["-f", "-r", "-R", "-rf", "-fR"]), max_size=2),
+    target=st.sampled_from(["src/app.py", "build", "src"]),
+    rule=st.sampled_from(["Bash(rm *)", "Bash(rm:*)", "Bash(rm -- *)"]),
+)
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_deny_rule_on_rm_covers_cmakes_removals(
+    sub: str, flags: list[str], target: str, rule: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`cmake -E remove` and `remove_directory` delete as `rm -f` and `rm -rf` do: a deny
+    rule on rm holds whatever cmake's subcommand or flags (they used to pass `Bash(rm *)`)."""
+    words = [f for f in flags if sub == "rm" or f == "-f"] if sub != "remove_directory" else []
+    command = " ".join(["cmake", "-E", sub, *words, target])
+    decision = decide("Bash", {"command": command}, _denying(rule, tmp_path_factory))
+    assert decision.behavior == "deny", (command, decision)
+
+
+_DENYING: dict[str, PermissionContext] = {}
+
+
+def _denying(rule: str, factory: pytest.TempPathFactory) -> PermissionContext:
+    if rule not in _DENYING:
+        tree = build_tree(factory.mktemp("cmake-rm"))
+        settings_ = {"permissions": {"allow": ["Bash(cmake *)"], "deny": [rule]}}
+        rules = load_rules([(tree.ws / ".claude" / "settings.json", settings_)], seed_yaml=None)
+        _DENYING[rule] = PermissionContext(
+            mode="default", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+        )
+    return _DENYING[rule]
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_remove_directory_deletes_what_the_directory_holds(tmp_path: Path) -> None:
+    """The reading behind `rm -r -f`: cmake removes the directory and all below it."""
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "e" / "f").write_text("x")
+    subprocess.run(["cmake", "-E", "remove_directory", "d", "missing"], cwd=tmp_path, check=True)
+    assert list(tmp_path.iterdir()) == []

@@ -200,14 +200,14 @@ def test_python_flags_around_an_exiting_option_read_no_code(
 
 
 STILL_FROM_INPUT = [
-    "python3",
-    "python3 -u",
-    "python3 -W -V",
-    "python3 --version -",
+    "python3 <<< x",
+    "printf x | python3 -u",
+    "python3 -W -V <<< x",
+    "python3 --version - < src/app.py",
     "python3 -V /dev/stdin <<< x",
-    "ruby -v -w",
+    "ruby -v -w <<< x",
     "node --version - <<< x",
-    "perl -c",
+    "cat src/app.py | perl -c",
 ]
 
 
@@ -217,5 +217,58 @@ def test_without_an_exiting_option_the_input_is_still_code(
 ) -> None:
     """`-W` takes `-V` as its value; a `-` or `/dev/stdin` script is the input whatever else
     is given; `ruby -v` with another switch goes on to read."""
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)
+
+
+BARE = ["python3", "python3 -u", "node", "perl", "ruby -w", "python3 -", "make -f -"]
+INPUTS = [
+    "cat src/app.py | {}",
+    "{} < src/app.py",
+    "{} <<< x",
+    "{} <<'EOF'\nx\nEOF",
+    "exec < src/app.py; {}",
+    "coproc {}",
+    "bash -c $'cat src/app.py \\x7c {}'",
+    "{{ {}; }} < src/app.py",
+    "while read l; do {}; done < src/app.py",
+]
+
+
+@_FUZZ
+@given(program=st.sampled_from(BARE), joined=st.sampled_from(["{}", "{} && true", "true; {}"]))
+def test_a_bare_interpreter_reads_the_tools_empty_input(
+    program: str, joined: str, ctx: PermissionContext
+) -> None:
+    """The Bash tool's input is `/dev/null`: with nothing in the command that gives a
+    command input (a pipe, a redirection, a heredoc, a coprocess, `exec`), no code is read,
+    and the user's `Bash(python3 -c *)` deny has nothing to stop."""
+    decision = decide("Bash", {"command": joined.format(program)}, ctx)
+    assert decision.behavior == "allow", decision
+
+
+@_FUZZ
+@given(program=st.sampled_from(BARE), given_input=st.sampled_from(INPUTS))
+def test_given_input_it_reads_code(program: str, given_input: str, ctx: PermissionContext) -> None:
+    command = given_input.format(program)
+    decision = decide("Bash", {"command": command}, ctx)
+    assert decision.behavior == "deny", (command, decision)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m idlelib -c 'import os'",
+        "python3 -m IPython -c 'import os'",
+        "python3 -m code -q && python3 -m asyncio x",
+        "make -f $X",
+        "make --file=$(echo f)",
+    ],
+)
+def test_code_in_words_not_read_is_not_the_empty_input(
+    command: str, ctx: PermissionContext
+) -> None:
+    """Without input the prompts still take code in their options, and a makefile named by a
+    word that is not a literal may be any file."""
     decision = decide("Bash", {"command": command}, ctx)
     assert decision.behavior == "deny", (command, decision)

@@ -376,5 +376,10 @@ def test_git_grep_open_files_in_pager_runs_the_attached_program(tmp_path: Path) 
     _run(["git", "grep", f"-O{program}", "alpha"], repo)
     assert marker.read_text() == "a.txt\n"
     assert program_use(("git", "grep", f"-O{program}", "alpha")) == ProgramUse(
-        reads=(".",), recursive=True, runs=(str(program),), shows_unknown=True, changes=False
+        reads=(".",),
+        recursive=True,
+        runs=(str(program),),
+        shows_unknown=True,
+        changes=False,
+        finds_repository=".",
     )

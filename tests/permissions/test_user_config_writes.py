@@ -92,3 +92,22 @@ def test_the_home_marked_global_config_is_the_one_a_deny_rule_names(
     ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"], "deny": ["Edit(~/.gitconfig)"]}})
     for command in ("git config --global a.b c", "git config --file ~/.gitconfig a.b c"):
         assert decide("Bash", {"command": command}, ctx).behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "file"),
+    [
+        ("yarn config set yarnPath src/x.js", ".yarnrc.yml"),
+        ("npm config set script-shell ./x.sh --location=project", ".npmrc"),
+        ("mise use node@22", "mise.toml"),
+        ("mise set X=1", "mise.toml"),
+    ],
+)
+def test_a_project_config_write_is_the_projects_file(
+    command: str, file: str, make_ctx: ContextFactory
+) -> None:
+    """yarn 2+ and mise write the project's file by default, npm with `--location=project`:
+    a deny rule on the project's file holds (home writes alone were seen before)."""
+    program = command.split()[0]
+    settings = {"permissions": {"allow": _allowing(program), "deny": [f"Edit(./{file})"]}}
+    assert decide("Bash", {"command": command}, make_ctx(settings)).behavior == "deny"

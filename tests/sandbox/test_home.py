@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
 from tether.permissions import defaults
+from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED
 from tether.tools.registry import ToolOutcome
 
@@ -192,16 +193,16 @@ async def test_added_directories_that_are_or_hold_projects_are_protected(
 
 
 def test_the_sandbox_guards_what_the_permission_engine_protects() -> None:
-    """One home table for both layers; the workspace table covers the engine's entries."""
+    """One home table and one project table for both layers: the sandbox keeps every project
+    entry it can (the others say why in `tether.project_files`), the engine asks about all."""
     assert defaults.HOME_SELF_MODIFYING is HOME_SELF_MODIFYING
     assert {name for name, _ in HOME_SELF_MODIFYING} <= {e.path for e in HOME_PROTECTED}
-    sandbox = [e.path for e in WORKSPACE_PROTECTED] + [".git"]
-    uncovered = [
-        entry
-        for entry, _ in defaults.SELF_MODIFYING
-        if not any(entry == s or entry.startswith(s + "/") for s in sandbox)
-    ]
-    assert uncovered == []
+    kept = {e.path for e in PROJECT_SELF_MODIFYING if e.sandbox in ("guard", "present")}
+    assert {e.path for e in WORKSPACE_PROTECTED} == kept
+    guarded = {e.path for e in WORKSPACE_PROTECTED if e.placeholder is not None}
+    assert guarded == {e.path for e in PROJECT_SELF_MODIFYING if e.sandbox == "guard"}
+    engine = {entry for entry, _ in defaults.SELF_MODIFYING}
+    assert engine == {e.path for e in PROJECT_SELF_MODIFYING if e.engine}
 
 
 NESTED_MISSING = [

@@ -327,3 +327,24 @@ async def test_other_hook_managers_configuration_is_read_only(boundary: Layout) 
     outcome = await run(command=f"for f in {' '.join(names)}; do echo x >> $f; done; echo end")
     assert outcome.content.count("Read-only file system") == len(names)
     assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)
+
+
+async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layout) -> None:
+    """What makes an ordinary command run another program (`.npmrc`'s script shell, yarn's
+    `yarnPath`, cargo's rustc wrapper, mise's hooks, a `path:` version, Mercurial's hooks, a
+    dev container's commands): read-only where present, and nothing made where missing (npm
+    would fail on a directory at `.npmrc`)."""
+    names = [".npmrc", ".yarnrc.yml", ".cargo/config.toml", "mise.toml", ".mise.toml"]
+    names += [".tool-versions", ".hg/hgrc", ".devcontainer/devcontainer.json"]
+    names += ["rust-toolchain.toml", ".yarn/releases/yarn-4.cjs"]
+    for name in names:
+        (boundary.workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (boundary.workspace / name).write_text("original\n")
+    boundary.hand_over()
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(command=f"for f in {' '.join(names)}; do echo x >> $f; done; echo end")
+    assert outcome.content.count("Read-only file system") == len(names)
+    assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)
+    outcome = await run(command="ls -d .yarnrc .cargo/config .hg/hgrc-not-shared 2>&1 | wc -l")
+    assert outcome == ToolOutcome("3\n", False)  # three "No such file" lines
+    assert not (boundary.workspace / ".yarnrc").exists()

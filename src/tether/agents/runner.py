@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Literal
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
+from tether.agents.subagent_hooks import start_hooks, stop_feedback
 from tether.core import turn_stop
 from tether.core.context import BASE_PROMPT, build_system_prompt
-from tether.core.gate import Asker, hook_context
+from tether.core.gate import Asker
 from tether.core.history import History, Journal
-from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, reminder, surface
+from tether.core.lifecycle import reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
 from tether.core.tool_calls import CallScope
 from tether.models.base import Model
@@ -68,6 +69,7 @@ class SubagentRunner:
         max_depth: int = 2,
         max_concurrent: int = 4,
         transcript_for: Callable[[str], Journal | None] = _no_transcript,
+        transcript_path: Callable[[str], Path | None] = lambda _agent_id: None,
         resolve_model: ModelResolver | None = None,
         on_usage: UsageSink | None = None,
         instructions: str = "",
@@ -83,6 +85,9 @@ class SubagentRunner:
         self.transcript_for = transcript_for
         """Given a new agent id, where its history is written (closed at the end if it has
         `close()`), or None."""
+        self.transcript_path = transcript_path
+        """Given an agent id, the file `transcript_for` writes (SubagentStop hooks are told
+        it, as Claude Code's `agent_transcript_path`), or None."""
         self.resolve_model = resolve_model
         """A definition's model alias to (model, model id); None runs every subagent on its
         parent's model."""
@@ -141,7 +146,7 @@ class SubagentRunner:
             try:
                 # A hook's stop inside it ends its run, not the caller's turn.
                 with turn_stop.watching():
-                    started_hooks = await _start_hooks(child, definition, agent_id, scope)
+                    started_hooks = await start_hooks(child, definition, agent_id, scope)
                     opening = [TextBlock(text=reminder(c)) for c in started_hooks]
                     history.add_user([TextBlock(text=prompt), *opening])
                     subtype = await self._converse(
@@ -219,7 +224,11 @@ class SubagentRunner:
         subtype = await run_turn(child, history, stats, emit, ask)
         continuations = 0
         while subtype == "success":
-            feedback = await _stop_feedback(child, definition, agent_id, continuations, emit)
+            said = {
+                "agent_transcript_path": str(self.transcript_path(agent_id) or ""),
+                "last_assistant_message": stats.result,
+            }
+            feedback = await stop_feedback(child, definition, agent_id, continuations, emit, said)
             if feedback is None or turn_stop.halted():
                 break  # (a hook's `continue: false` wins over a request to go on)
             turn_stop.resume()
@@ -312,47 +321,6 @@ def subagent_system_prompt(
     whole = build_system_prompt(workspace, tool_names=tool_names, instructions=instructions)
     environment = whole.removeprefix(BASE_PROMPT).lstrip("\n")
     return f"{definition.system_prompt.rstrip()}\n\n{environment}"
-
-
-async def _start_hooks(
-    child: Agent, definition: AgentDefinition, agent_id: str, scope: CallScope
-) -> tuple[str, ...]:
-    """Fire SubagentStart as the subagent begins; what its hooks add for the model
-    (`additionalContext`) opens the subagent's conversation."""
-    hooks = child.gate.hooks if child.gate is not None else None
-    if hooks is None or not hooks.has("SubagentStart"):
-        return ()
-    outcome = await hooks.fire(
-        "SubagentStart", {"agent_id": agent_id, "agent_type": definition.name}
-    )
-    surface(outcome, scope.emit)
-    return hook_context("SubagentStart", definition.name, outcome)
-
-
-async def _stop_feedback(
-    child: Agent,
-    definition: AgentDefinition,
-    agent_id: str,
-    continuations: int,
-    emit: Callable[[Event], None],
-) -> str | None:
-    """Fire SubagentStop; the reason a blocking hook gives sends the subagent back to work."""
-    hooks = child.gate.hooks if child.gate is not None else None
-    if hooks is None or not hooks.has("SubagentStop"):
-        return None
-    outcome = await hooks.fire(
-        "SubagentStop",
-        {
-            "agent_type": definition.name,
-            "agent_id": agent_id,
-            "stop_hook_active": continuations > 0,
-        },
-        match=definition.name,
-    )
-    surface(outcome, emit)
-    if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:
-        return outcome.reason or "a SubagentStop hook asked to continue"
-    return None
 
 
 def _forwarded(

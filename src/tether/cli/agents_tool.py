@@ -77,6 +77,7 @@ def subagent_runner(
         max_depth=limits.get("maxDepth", 2),
         max_concurrent=limits.get("maxConcurrent", 4),
         transcript_for=transcript_for,
+        transcript_path=lambda agent_id: subagent_transcript_path(transcript, agent_id),
         resolve_model=models,
         instructions=instructions,
     )

@@ -1,10 +1,17 @@
-"""Reading from the user: the prompt where messages are typed, the one-key answer to a
-permission question (prompt_toolkit), and what the keyboard does while a turn runs (Ctrl+C
-interrupts, typed keys are not echoed).
+"""Reading from the user: the prompt where messages are typed, the answer to a permission
+question (prompt_toolkit), and what the keyboard does while a turn runs (Ctrl+C interrupts,
+typed keys are not echoed).
 
-A permission question is printed by the renderer; a one-line application under it reads a
-single key (1 once, 2 always, 3 deny; Tab denies with a message for the model; Ctrl+C denies
-and interrupts the turn).
+A permission question is printed by the renderer; a one-line application under it reads the
+answer: 1 (or y) once, 2 always, 3 (or n) deny, each followed by Enter; Esc denies, Tab denies
+with a message for the model, Ctrl+C denies and interrupts the turn.
+
+A question can appear while the user is typing a message for the agent, so no key typed for
+that message may answer it. Keys typed before the question was on screen never reach it (the
+REPL gives them to the draft first), and an answer takes Enter after a line that is only the
+answer: "quickly" or "when you are ready" typed on into the question answers nothing. A line
+that is not an answer is what the user was typing: Enter sends it on as the steering message
+it continues, and the question stays. Claude Code asks the same way: a choice, then Enter.
 """
 
 from __future__ import annotations
@@ -19,17 +26,21 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from prompt_toolkit import Application, PromptSession
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+from prompt_toolkit.layout import BufferControl, FormattedTextControl, Layout, Window
+from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 if TYPE_CHECKING:
     from tether.cli.startup import SessionStartup
+    from tether.cli.steer import DraftLine
 
 TOOLBAR_HINT = "alt+enter new line · /help"
 
@@ -46,17 +57,21 @@ STYLE = Style.from_dict(
 _T = TypeVar("_T")
 
 PermissionKey = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
-"""What a key pressed at a permission question means; "tell" denies with a message."""
+"""What the answer to a permission question means; "tell" denies with a message."""
+
+PERMISSION_ANSWERS: Mapping[PermissionKey, tuple[str, ...]] = {
+    "allow_once": ("1", "y", "yes"),
+    "allow_always": ("2",),
+    "deny": ("3", "n", "no"),
+}
+"""The lines (any case) that answer a permission question when Enter follows them."""
 
 PERMISSION_KEYS: Mapping[PermissionKey, tuple[str, ...]] = {
-    "allow_once": ("1", "y", "Y"),
-    "allow_always": ("2",),
-    "deny": ("3", "n", "N", "escape", "c-d"),
+    "deny": ("escape",),
     "tell": ("tab",),
     "interrupt": ("c-c", "<sigint>"),
 }
-"""The keys that answer a permission question. Anything else is ignored, Enter included: a
-question must not be answered by a key meant for something else."""
+"""The keys that answer at once: none of them is a key of ordinary text."""
 
 ESCAPE_TIMEOUT_S = 0.1
 """How long a lone Esc waits to be told from the start of an escape sequence (an arrow key):
@@ -67,23 +82,89 @@ short, so that Esc denies at once; a sequence split later than this is still rea
 
 
 async def read_permission_answer(
-    input: Input | None, output: Output | None, *, can_remember: bool
+    input: Input | None,
+    output: Output | None,
+    *,
+    can_remember: bool,
+    draft: DraftLine | None = None,
 ) -> tuple[PermissionKey, str | None]:
-    """Read the answer to a permission question (printed above by the renderer): the key's
-    meaning (see `PERMISSION_KEYS`; "allow_always" only when `can_remember`), and for "tell"
-    the message typed for the model (None when left empty)."""
-    keys: dict[PermissionKey, tuple[str, ...]] = {
-        meaning: keys
-        for meaning, keys in PERMISSION_KEYS.items()
+    """Read the answer to a permission question (printed above by the renderer): its meaning
+    (see `PERMISSION_ANSWERS` and `PERMISSION_KEYS`; "allow_always" only when `can_remember`),
+    and for "tell" the message typed for the model (None when left empty). Text typed at the
+    question that is no answer goes to `draft`, the message being typed for the agent."""
+    answers: dict[str, PermissionKey] = {
+        word: meaning
+        for meaning, words in PERMISSION_ANSWERS.items()
         if meaning != "allow_always" or can_remember
+        for word in words
     }
     choices = "1, 2 or 3" if can_remember else "1 or 3"
-    # The input gone: nobody is there to approve anything.
-    closed: PermissionKey = "interrupt"
-    key = await _read_one_key(input, output, keys, f"press {choices}", closed=closed)
+    key = await _read_answer_line(input, output, answers, f"{choices}, then Enter: ", draft)
     if key != "tell":
         return key, None
     return await _read_denial_message(input, output)
+
+
+async def _read_answer_line(
+    input: Input | None,
+    output: Output | None,
+    answers: Mapping[str, PermissionKey],
+    hint: str,
+    draft: DraftLine | None,
+) -> PermissionKey:
+    """The one-line application under a question. Enter after an answer answers; Enter after
+    other text sends that text on with the draft (the question stays); the keys of
+    `PERMISSION_KEYS` answer at once, and what the line held joins the draft."""
+    line = Buffer(multiline=False)
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _enter(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        typed = line.text
+        line.reset()  # the answer is no text for the draft; other text goes to it here
+        meaning = answers.get(typed.strip().lower())
+        if meaning is not None:
+            event.app.exit(result=meaning)
+        elif typed.strip() and draft is not None:
+            run_in_terminal(_send_on(draft, typed))
+
+    @bindings.add("c-d")
+    def _deny_on_empty(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        if not line.text:
+            event.app.exit(result="deny")
+
+    for meaning, names in PERMISSION_KEYS.items():
+        for name in names:
+            bindings.add(name, eager=True)(_exit_with(meaning))
+    prefix = FormattedText([("class:question", "  → "), ("class:hint", hint)])
+    field = BufferControl(line, input_processors=[BeforeInput(prefix)])
+    app: Application[PermissionKey] = Application(
+        layout=Layout(Window(field, height=1)),
+        key_bindings=bindings,
+        style=STYLE,
+        input=input,
+        output=output,
+        erase_when_done=True,
+    )
+    app.ttimeoutlen = ESCAPE_TIMEOUT_S
+    try:
+        return await app.run_async()
+    except EOFError:
+        return "interrupt"  # the input gone: nobody is there to approve anything
+    finally:
+        if draft is not None and line.text:
+            draft.add(line.text)
+
+
+def _send_on(draft: DraftLine, text: str) -> Callable[[], None]:
+    """A line typed at the question that is no answer: the rest of the message being typed
+    for the agent, to send as it would have been without the question."""
+
+    def send() -> None:
+        draft.add(text)
+        draft.send()
+
+    return send
 
 
 async def _read_denial_message(

@@ -13,6 +13,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("trust_cmd", "trust this workspace (or not) without starting a session"),
     "tasks": ("tasks_cmd", "a team's task board: add, list, show, retry, remove"),
     "worktrees": ("worktrees_cmd", "task worktrees: list, merge one, clean up"),
+    "worker": ("worker_cmd", "autonomous workers: claim the board's tasks and run each"),
+    "board": ("board_cmd", "a team's board, live: tasks by state, owners, leases, cost"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 

@@ -183,10 +183,11 @@ class EventRenderer:
         if self._live is not None:
             self._live.refresh()
 
-    def queued(self, message: str) -> None:
-        """A message typed during the turn was queued for the model's next call."""
+    def queued(self, message: str, *, after_turn: bool = False) -> None:
+        """A message typed during the turn was queued for the model's next call, or (a
+        command, and what was typed after one) for the prompt once the turn is over."""
         self._draft = ""
-        self.note(f"⧗ queued for the next step: {message}")
+        self.note(f"⧗ {'after this turn' if after_turn else 'queued for the next step'}: {message}")
 
     def note(self, message: str) -> None:
         """A line from the front end itself, above the live region."""

@@ -45,6 +45,15 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.repl_commands import (
+    SESSION_COMMANDS,
+    describe_mcp,
+    describe_model,
+    describe_permissions,
+    describe_status,
+    permission_mode,
+    switch_model,
+)
 from tether.cli.repl_help import (
     describe_cost,
     describe_help,
@@ -57,7 +66,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
-from tether.cli.steer import DraftLine, typing_during_turn
+from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
@@ -73,6 +82,7 @@ if TYPE_CHECKING:
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
+CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
 NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
@@ -133,9 +143,16 @@ class _Repl:
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._typed_ahead: list[str | None] = []
+        """Lines typed during the last turn for the prompt, not the model: from the first
+        command on (a command is never a message for the model; what follows it keeps its
+        order), None for a Ctrl+D among them. They are read as typed at the prompt once the
+        turn is over."""
         self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
+        self._model_spec: str | None = None
+        """The model chosen with /model: a session switched to (or cleared) keeps it."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -146,7 +163,7 @@ class _Repl:
         interrupted_once = False
         while not self._leave_after_turn:
             try:
-                text = await self.read_message()
+                text = await self.next_line()
             except KeyboardInterrupt:
                 if interrupted_once:
                     return 0
@@ -159,12 +176,21 @@ class _Repl:
             text = text.strip()
             if not text:
                 continue
-            if _COMMAND.fullmatch(text.split(maxsplit=1)[0]):
+            if _is_command(text):
                 if await self.run_command(text) is _Next.EXIT:
                     return 0
                 continue
             await self.run_turn(text)
         return 0
+
+    async def next_line(self) -> str:
+        """The next line typed at the prompt: those typed ahead during the last turn first."""
+        if not self._typed_ahead:
+            return await self.read_message()
+        line = self._typed_ahead.pop(0)
+        if line is None:  # Ctrl+D, typed after the lines before it
+            raise EOFError
+        return line
 
     async def read_message(self) -> str:
         """The next message typed at the prompt. A session that fails to start meanwhile
@@ -218,7 +244,8 @@ class _Repl:
             if self._leave_after_turn:
                 return
             if self._interrupted:
-                self._prefill = "\n".join([*unread, leftover]).strip()
+                ahead, self._typed_ahead = [t for t in self._typed_ahead if t is not None], []
+                self._prefill = "\n".join([*unread, *ahead, leftover]).strip()
                 return
             self._prefill = leftover
             text = "\n".join(unread)
@@ -280,10 +307,18 @@ class _Repl:
         from tether.protocol import PermissionAsked, UserInput  # loaded with the session
 
         def queue(line: str) -> None:
-            ready.session.steer(line)
-            ready.renderer.queued(line)
+            if self._typed_ahead or _is_command(line):
+                self._typed_ahead.append(line)
+                ready.renderer.queued(line, after_turn=True)
+            else:
+                ready.session.steer(line)
+                ready.renderer.queued(line)
 
         def leave() -> None:
+            if self._typed_ahead:
+                self._typed_ahead.append(None)
+                ready.renderer.note("Ctrl+D: leaving after the lines typed before it")
+                return
             self._leave_after_turn = True
             ready.renderer.note("Ctrl+D: leaving once this turn ends")
 
@@ -294,23 +329,26 @@ class _Repl:
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event)
+                        await self._answer(ready, event, draft)
         finally:
             ready.renderer.show_draft("")
             ready.renderer.close()
         self.console.line()
         return draft.text
 
-    async def _answer(self, ready: Ready, request: PermissionAsked) -> None:
+    async def _answer(self, ready: Ready, request: PermissionAsked, draft: DraftLine) -> None:
         """Ask the user about one call and give the session the answer; Ctrl+C denies the
-        call and interrupts the turn."""
+        call and interrupts the turn. Keys typed before the question was on screen were meant
+        for the draft, and go there, not to the question."""
         from tether.protocol import PermissionAnswer
 
-        if self.watch_terminal:
-            discard_typeahead(self.prompt.input)
+        take_typeahead(self.prompt.input, draft)
         self._asking = asyncio.create_task(
             read_permission_answer(
-                self.prompt.input, self.prompt.output, can_remember=request.suggestion is not None
+                self.prompt.input,
+                self.prompt.output,
+                can_remember=request.suggestion is not None,
+                draft=draft,
             )
         )
         try:
@@ -322,6 +360,7 @@ class _Repl:
             key, message = "interrupt", None  # Ctrl+C as a signal, before the keys were read
         finally:
             self._asking = None
+        take_typeahead(self.prompt.input, draft)  # typed on after the answer, in one go with it
         choice = "deny" if key in ("tell", "interrupt") else key
         answer = PermissionAnswer(request_id=request.request_id, choice=choice, message=message)
         ready.session.answer(answer)
@@ -365,13 +404,11 @@ class _Repl:
             plan = ready.renderer.plan_checklist() if ready is not None else None
             self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
-            self.console.clear()
-            self.console.print(
-                Text(
-                    "Screen cleared. The conversation is kept; start a new tether to begin afresh.",
-                    style="dim",
-                )
-            )
+            await self.clear_conversation()
+        elif name in SESSION_COMMANDS:
+            ready = await self._session()
+            if ready is not None:
+                await self.show_session_command(ready, name, args)
         else:
             ready = await self._session()
             if ready is not None:  # MCP servers' prompts are known once they are connected
@@ -388,6 +425,48 @@ class _Repl:
                     Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
                 )
         return _Next.PROMPT
+
+    async def clear_conversation(self) -> None:
+        """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
+        model and permission mode, on a cleared screen."""
+        ready = await self._session()
+        if ready is None:
+            return
+        fresh = replace(
+            ready.options,
+            resume=None,
+            continue_latest=False,
+            fork=False,
+            session_id=None,
+            model=self._model_spec or ready.options.model,
+            permission_mode=permission_mode(ready.session),
+        )
+        await self.restart_with(fresh)
+        self.console.clear()
+        self.console.print(Text(CLEARED, style="dim"))
+
+    async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
+        """/model, /status, /permissions, /mcp (see `tether.cli.repl_commands`)."""
+        if name == "/model" and args:
+            switched, said = await switch_model(ready.session, args)
+            if switched:
+                self._model_spec = args
+        elif name == "/model":
+            said = describe_model(ready.session)
+        elif name == "/status":
+            said = describe_status(ready)
+        elif name == "/permissions":
+            said = describe_permissions(ready.session)
+        else:
+            await self._prepare(ready)  # the servers' states once they had their chance
+            said = describe_mcp(ready.mcp)
+        self.console.print(said, highlight=False)
+
+    async def restart_with(self, options: RunOptions) -> None:
+        """End this session (it stays saved) and build another from `options`."""
+        await self.startup.restart(options)
+        self.startup.building.add_done_callback(self._on_startup_done)
+        await self._session()  # its start-up notices show where a resumed one stopped
 
     async def switch_session(self, command: str, ref: str) -> None:
         """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
@@ -407,8 +486,7 @@ class _Repl:
             self.console.print(listing.getvalue(), end="", markup=False, highlight=False)
             if command == ":sessions" or not sessions:
                 return
-            with patch_stdout(raw=True):
-                ref = (await self.prompt.prompt_async("resume which? (number or id) ")).strip()
+            ref = await self._pick_session()
             if ref.isdigit() and 1 <= int(ref) <= len(sessions):
                 ref = sessions[int(ref) - 1].session_id
             if not ref:
@@ -427,11 +505,22 @@ class _Repl:
             self.console.print(Text("That is the current session.", style="dim"))
             return
         options = replace(
-            ready.options, resume=path.stem, continue_latest=False, fork=command == ":fork"
+            ready.options,
+            resume=path.stem,
+            continue_latest=False,
+            fork=command == ":fork",
+            model=self._model_spec or ready.options.model,
         )
-        await self.startup.restart(options)
-        self.startup.building.add_done_callback(self._on_startup_done)
-        await self._session()  # its start-up notices show where the conversation stopped
+        await self.restart_with(options)
+
+    async def _pick_session(self) -> str:
+        """The answer to the /resume picker, read by a prompt of its own: the message prompt
+        keeps its `> ` and its history keeps messages only."""
+        picker: PromptSession[str] = PromptSession(
+            input=self.prompt.input, output=self.prompt.output
+        )
+        with patch_stdout(raw=True):
+            return (await picker.prompt_async("resume which? (number or id) ")).strip()
 
     def show_recent(self, session: Session, count: int = 4) -> None:
         """The end of a resumed conversation, so the user sees where it stopped."""
@@ -470,6 +559,11 @@ class _Repl:
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
+
+
+def _is_command(line: str) -> bool:
+    """Whether a line typed at the prompt (or during a turn) is a command, not a message."""
+    return _COMMAND.fullmatch(line.split(maxsplit=1)[0]) is not None
 
 
 def _print_banner(console: Console, workspace: Path) -> None:

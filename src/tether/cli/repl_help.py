@@ -21,7 +21,11 @@ Commands
   :sessions      list this project's sessions
   :resume ID     continue session ID here
   :fork ID       continue session ID as a new session, leaving it as it was
-  /clear         clear the screen (the conversation is kept)
+  /clear         start a new conversation on a cleared screen (the old one stays resumable)
+  /model [NAME]  the model in use, or switch to NAME (opus, sonnet, haiku, an id)
+  /status        model, mode, workspace, session id, MCP servers, context used
+  /permissions   the permission mode and the rules in force, by where they come from
+  /mcp           MCP servers: their state and how many tools each offers
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
 HELP_KEYS = """\
@@ -39,6 +43,10 @@ BUILTIN_COMMANDS = (
     "/compact",
     "/resume",
     "/clear",
+    "/model",
+    "/status",
+    "/permissions",
+    "/mcp",
     "/exit",
     "/quit",
 )

@@ -95,6 +95,8 @@ def build_gate(
         if specs
         else None
     )
+    if hooks is not None:
+        hooks.env_file = transcript_path.with_suffix("") / "env" / "sessionstart-hook.sh"
     gate = ToolGate(
         permissions=permissions,
         sources=sources,

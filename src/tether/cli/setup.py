@@ -362,7 +362,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         agent,
         session_id=session_id,
         history=restored.history if restored is not None else None,
-        lifecycle=Lifecycle(gate.hooks, source="resume" if resumption else "startup"),
+        lifecycle=Lifecycle(
+            gate.hooks,
+            source="resume" if resumption else "startup",
+            on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
+        ),
         recorder=resumption.recorder
         if resumption is not None
         else new_recorder(sessions_dir, session_id, workspace, resolved.model_id),

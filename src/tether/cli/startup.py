@@ -21,6 +21,7 @@ from rich.text import Text
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
+    from tether.cli.mcp_setup import McpSetup
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
@@ -54,6 +55,8 @@ class Ready:
     renderer: EventRenderer
     options: RunOptions
     """What it was built from: switching to another session starts from these."""
+    mcp: McpSetup | None = None
+    """Its MCP servers (for /status and /mcp)."""
 
 
 class SessionStartup:
@@ -115,19 +118,20 @@ class SessionStartup:
 def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     """Runs in the startup thread: imports the layers, builds the session and its renderer."""
     from tether.cli.render import EventRenderer
-    from tether.cli.setup import build_session
+    from tether.cli.setup import build
     from tether.protocol import ConfigError
 
     try:
         options = opts.make() if isinstance(opts, LazyOptions) else opts
-        session = build_session(options)
+        built = build(options)
     except ConfigError as e:
         raise StartupFailed(str(e)) from None
+    session = built.session
     session.can_ask = True  # the REPL answers PermissionAsked: a call that needs approval is asked
     started = session.started()
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
-    return Ready(session, renderer, options)
+    return Ready(session, renderer, options, built.mcp)
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

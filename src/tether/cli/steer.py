@@ -1,6 +1,11 @@
 """Typing while the agent works: keys are read into a draft line shown under the spinner;
 Enter queues it as a steering message, which the model reads at its next call. Ctrl+C (a key
-here, since the terminal is in raw mode) interrupts the turn."""
+here, since the terminal is in raw mode) interrupts the turn.
+
+Every key typed meanwhile reaches the draft in the order typed, including those prompt_toolkit
+kept back as type-ahead when an application ended (keys that came after the message prompt's
+Enter, or after a permission answer): left there, they would be fed to the next prompt after
+the draft it is pre-filled with, out of order."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import get_typeahead
 from prompt_toolkit.keys import Keys
 
 _SUBMIT = {Keys.ControlM, Keys.ControlJ}
@@ -27,6 +33,16 @@ class DraftLine:
     on_eof: Callable[[], None]
     """Ctrl+D on an empty line: as at the prompt, the user wants to leave (after the turn)."""
     text: str = field(default="")
+
+    def add(self, text: str) -> None:
+        """Text typed somewhere else that was meant for the draft (at a permission question
+        that appeared while the user typed) joins it, after what it holds."""
+        for key in text:
+            self.feed(key, key)
+
+    def send(self) -> None:
+        """As Enter: queue the draft."""
+        self.feed(Keys.ControlM, "\r")
 
     def feed(self, key: Keys | str, data: str) -> None:
         if key in _SUBMIT:
@@ -59,8 +75,7 @@ def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
     keys (prompt_toolkit gives the input to the newest reader and gives it back after)."""
 
     def read() -> None:
-        for press in input.read_keys():
-            draft.feed(press.key, press.data)
+        take_typeahead(input, draft)
 
     try:
         attached = input.attach(read)
@@ -70,6 +85,19 @@ def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
         return
     try:
         with input.raw_mode():
+            take_typeahead(input, draft)  # typed after the message was sent
             yield
+            take_typeahead(input, draft)  # typed after the last question was answered
     finally:
         attached.__exit__(None, None, None)
+
+
+def take_typeahead(input: Input, draft: DraftLine) -> None:
+    """Feed `draft` every key typed and not read yet, oldest first: those kept back by the last
+    application to end, then those waiting in the terminal. Called also before a question is
+    shown, so that it takes none of the keys typed before it was on screen."""
+    for press in get_typeahead(input):
+        draft.feed(press.key, press.data)
+    while presses := input.read_keys():
+        for press in presses:
+            draft.feed(press.key, press.data)

@@ -28,7 +28,7 @@ from tether.teams.board import team_choice
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = _open(args)
+        store = open_store(args)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     try:
@@ -48,6 +48,7 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
             description=args.description or "",
             depends_on=[_task_id(d) for d in args.depends_on],
             priority=args.priority,
+            metadata={"isolation": args.isolation} if args.isolation else {},
         )
         print(store.create(new).id, file=out)
     elif args.command == "list":
@@ -71,7 +72,8 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
     return 0
 
 
-def _open(args: argparse.Namespace) -> TaskStore:
+def open_store(args: argparse.Namespace) -> TaskStore:
+    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
@@ -131,6 +133,10 @@ def print_task(task: Task, out: TextIO) -> None:
         lines.append(f"Lease until: {_time(task.lease_expires_at)}")
     lines.append(f"Attempts: {task.attempts}  Cost: ${task.cost_usd:.4f}")
     lines.append(f"Created: {_time(task.created_at)}  Updated: {_time(task.updated_at)}")
+    run = task.metadata.get("run")
+    if isinstance(run, dict) and run.get("session_id"):  # a worker's (tether.teams.worker)
+        session = run["session_id"]  # pyright: ignore[reportUnknownVariableType]
+        lines.append(f"Session: {session} (tether --resume {session})")
     if task.result is not None:
         lines.append(f"Result: {task.result}")
     if task.error is not None:
@@ -153,6 +159,12 @@ def _parser() -> argparse.ArgumentParser:
         "--depends-on", action="append", default=[], metavar="ID", help="a task to wait for"
     )
     add.add_argument("--priority", choices=("high", "medium", "low"), default="medium")
+    add.add_argument(
+        "--isolation",
+        choices=("worktree",),
+        help="worktree: a worker runs it in a git worktree of its own (as tether worker "
+        "--worktrees does for every task)",
+    )
     listing = sub.add_parser("list", help="every task of the team, oldest first")
     show = sub.add_parser("show", help="one task, whole")
     show.add_argument("id")

@@ -133,5 +133,6 @@ async def compact(
         )
     )
     if hooks is not None and hooks.has("PostCompact"):
-        await hooks.fire("PostCompact", {"trigger": trigger}, match=trigger)
+        payload = {"trigger": trigger, "compact_summary": summary}
+        await hooks.fire("PostCompact", payload, match=trigger)
     return True

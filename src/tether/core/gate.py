@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import tether.permissions as policy
+from tether.core import turn_stop
 from tether.core.lifecycle import surface
 from tether.hooks import HookEventName, HookOutcome, HookRunner
 from tether.permissions import (
@@ -28,6 +29,7 @@ from tether.protocol import (
     PermissionAnswer,
     PermissionAsked,
     PermissionDenial,
+    ToolResultBlock,
     ToolUseBlock,
 )
 from tether.tools.registry import ToolOutcome
@@ -325,6 +327,34 @@ class ToolGate:
         if hook.blocked and hook.reason:
             notes.insert(0, f"{event}:{call.name} hook blocking error: {hook.reason}")
         return tuple(notes)
+
+    async def after_batch(
+        self,
+        calls: Sequence[ToolUseBlock],
+        results: Sequence[ToolResultBlock],
+        emit: Callable[[Event], None],
+    ) -> tuple[str, ...]:
+        """PostToolBatch hooks, once every call of a response is answered, before the next
+        model call: each call with the result the model reads. As in Claude Code, a block or a
+        `continue: false` ends the turn there; their `additionalContext` is for the model."""
+        if self.hooks is None or not self.hooks.has("PostToolBatch"):
+            return ()
+        answered = [
+            {
+                **self.subagent,
+                "tool_name": call.name,
+                "tool_input": call.input,
+                "tool_use_id": call.id,
+                "tool_response": result.content,
+            }
+            for call, result in zip(calls, results, strict=True)
+        ]
+        hook = await self.hooks.fire("PostToolBatch", {**self.subagent, "tool_calls": answered})
+        surface(hook, emit)
+        if hook.blocked:
+            why = hook.reason or "Execution stopped by PostToolBatch hook"
+            turn_stop.request_stop(f"stopped by a PostToolBatch hook: {why}", by_hook=True)
+        return tuple(f"PostToolBatch hook additional context: {c}" for c in hook.additional_context)
 
     def denies(self, call: ToolUseBlock) -> bool:
         """Whether the rules deny the call outright (no hook runs, nobody is asked)."""

@@ -6,11 +6,13 @@ puts it in the next user message, never in the system prompt (which must stay ca
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
+from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, Notice
 
 MAX_STOP_CONTINUATIONS = 3
@@ -22,6 +24,9 @@ class Lifecycle:
     hooks: HookRunner | None = None
     source: str = "startup"
     """What SessionStart hooks are told: "startup", or "resume" for a resumed session."""
+    on_env: Callable[[dict[str, str]], None] | None = None
+    """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
+    commands."""
     _started: bool = False
 
     async def before_prompt(
@@ -40,6 +45,8 @@ class Lifecycle:
                 )
                 surface(outcome, emit)
                 contexts.extend(outcome.additional_context)
+                await self._take_env_file()
+        self.hooks.prompt_id = str(uuid.uuid4())
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
             surface(outcome, emit)
@@ -48,11 +55,23 @@ class Lifecycle:
             contexts.extend(outcome.additional_context)
         return None, contexts
 
-    async def on_stop(self, emit: Callable[[Event], None], continuations: int) -> str | None:
-        """Fire Stop; returns the feedback that sends the model back to work, if any."""
+    async def _take_env_file(self) -> None:
+        hooks = self.hooks
+        if hooks is None or hooks.env_file is None or self.on_env is None:
+            return
+        found = await env_file_variables(hooks.env_file, hooks.env)
+        if found:
+            self.on_env(found)
+
+    async def on_stop(
+        self, emit: Callable[[Event], None], continuations: int, last_text: str
+    ) -> str | None:
+        """Fire Stop (with the text the model ended on, so that a hook need not parse the
+        transcript); returns the feedback that sends the model back to work, if any."""
         if self.hooks is None or not self.hooks.has("Stop"):
             return None
-        outcome = await self.hooks.fire("Stop", {"stop_hook_active": continuations > 0})
+        payload = {"stop_hook_active": continuations > 0, "last_assistant_message": last_text}
+        outcome = await self.hooks.fire("Stop", payload)
         surface(outcome, emit)
         # `continue: false` wins over a request to go on.
         if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:

@@ -130,6 +130,13 @@ class Session:
         return self._history.messages
 
     @property
+    def context_tokens(self) -> int:
+        """What the conversation fills of the model's window now: the last request's input and
+        its answer (0 before the first)."""
+        usage = self._history.last_usage
+        return 0 if usage is None else usage.context_tokens + usage.output_tokens
+
+    @property
     def preparing(self) -> bool:
         """Whether the preparations run (MCP servers connecting)."""
         return self._preparing is not None and not self._preparing.done()
@@ -399,7 +406,7 @@ class Session:
             subtype = await run_turn(self.agent, self._history, stats, emit, ask)
         continuations = 0
         while subtype == "success" and (
-            feedback := await self.lifecycle.on_stop(emit, continuations)
+            feedback := await self.lifecycle.on_stop(emit, continuations, stats.result)
         ):
             if turn_stop.halted():
                 break  # a hook's `continue: false` wins over a request to go on

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,9 @@ class CallResult:
 
     block: ToolResultBlock
     context: tuple[str, ...] = ()
+    ran: ToolUseBlock | None = None
+    """The call as approved and run (paths absolute, a hook's `updatedInput`), for the
+    batch's hooks; None when it never got that far."""
 
 
 async def run_calls(
@@ -89,14 +92,15 @@ async def run_calls(
     *,
     unfinished: str,
 ) -> list[CallResult]:
-    """Run every call concurrently; results come back in call order. When cancelled, or when
+    """Run every call concurrently; results come back in call order, then the batch's hooks
+    (PostToolBatch) are told them all. When cancelled, or when
     one call fails with a bug, the others are stopped and the returned exception carries the
     results so far: see `CallsStopped`."""
     ask = _one_at_a_time(ask)
     tasks = [asyncio.create_task(run_call(agent, c, emit, ask, denials)) for c in calls]
     try:
         await _all_or_first_failure(tasks)
-        return [task.result() for task in tasks]
+        results = [task.result() for task in tasks]
     except BaseException as e:
         # Each call is cancelled once: one cancelled on its own may still be stopping its
         # command, and cancelling it again would cut that short.
@@ -111,6 +115,14 @@ async def run_calls(
             for t, c in zip(tasks, calls, strict=True)
         ]
         raise CallsStopped(results, e) from e
+    if agent.gate is None or not results:
+        return results
+    # PostToolBatch: once the whole batch is answered; what its hooks say for the model
+    # follows the last result, with the calls' own notes.
+    ran = [r.ran or call for r, call in zip(results, calls, strict=True)]
+    said = await agent.gate.after_batch(ran, [r.block for r in results], emit)
+    last = results[-1]
+    return [*results[:-1], replace(last, context=(*last.context, *said))] if said else results
 
 
 async def _all_or_first_failure(tasks: Sequence[asyncio.Task[CallResult]]) -> None:
@@ -223,7 +235,7 @@ async def run_call(
         is_error=outcome.is_error,
         images=outcome.images,
     )
-    return CallResult(block, context)
+    return CallResult(block, context, call)
 
 
 def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:

@@ -157,8 +157,15 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
         },
         "PostToolUseFailure": {**tool_call, "error": "sample failure", "is_interrupt": False},
         "UserPromptSubmit": {"prompt": "tether hooks check: a sample prompt"},
-        "Stop": {"stop_hook_active": False},
-        "SubagentStop": {"stop_hook_active": False, "agent_type": subject},
+        "PostToolBatch": {"tool_calls": [{**tool_call, "tool_response": "sample output"}]},
+        "Stop": {"stop_hook_active": False, "last_assistant_message": "A sample answer."},
+        "SubagentStop": {
+            "stop_hook_active": False,
+            "agent_id": "hookscheck0000000",
+            "agent_type": subject,
+            "agent_transcript_path": str(sample_dir / "agent-hookscheck0000000.jsonl"),
+            "last_assistant_message": "A sample answer.",
+        },
         "SubagentStart": {"agent_id": "hookscheck0000000", "agent_type": subject},
         "SessionStart": {"source": subject},
         "TaskCompleted": {
@@ -169,7 +176,7 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
         },
         "SessionEnd": {"reason": subject},
         "PreCompact": {"trigger": subject, "custom_instructions": ""},
-        "PostCompact": {"trigger": subject},
+        "PostCompact": {"trigger": subject, "compact_summary": "A sample summary."},
         "Notification": {
             "message": "tether hooks check: a sample notification",
             "notification_type": subject,

@@ -30,7 +30,6 @@ from tether.protocol import ConfigError
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
     {
         "PermissionDenied",
-        "PostToolBatch",
         "Setup",
         "UserPromptExpansion",
         "StopFailure",

@@ -22,6 +22,7 @@ from tether.hooks.spec import (
     HookSpec,
     PermissionDecision,
 )
+from tether.protocol.tool_names import tool_spellings
 
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
@@ -63,6 +64,11 @@ class HookRunner:
         """Runs callback hooks (those an SDK client registered); without one they fail."""
         self.watchers: list[Callable[[HookActivity], None]] = []
         """Told of every hook as it starts and as it ends."""
+        self.env_file: Path | None = None
+        """Given to SessionStart hooks as `CLAUDE_ENV_FILE` (see `tether.hooks.env_file`)."""
+        self.prompt_id: str | None = None
+        """The user prompt under way (a UUID), given to every hook until the next one, as
+        Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
 
     def has(self, event: HookEventName) -> bool:
         """Whether any hook is configured for `event` (to skip building its payload)."""
@@ -73,15 +79,20 @@ class HookRunner:
     ) -> tuple[HookSpec, ...]:
         """The hooks that run for this event, in configuration order. The subject matchers are
         compared with is `match`, else the event's usual payload field (`tool_name`, `source`,
-        `trigger`...). The same command configured twice (say in user and project settings)
-        runs once, fail-closed if either says so."""
+        `trigger`...); a tool by any of its names (`tether.protocol.tool_names`). The same
+        command configured twice (say in user and project settings) runs once, fail-closed if
+        either says so."""
         field = MATCH_FIELDS.get(event)
         if match is None and field is not None:
             value = payload.get(field)
             match = value if isinstance(value, str) else None
+        # A tool is matched by any of its names: `Agent` (Claude Code's) matches tether's Task.
+        subjects = tool_spellings(match) if field == "tool_name" and match else (match,)
         chosen: dict[str, HookSpec] = {}
         for spec in self.specs:
-            if spec.event != event or (field is not None and not matches(spec.matcher, match)):
+            if spec.event != event:
+                continue
+            if field is not None and not any(matches(spec.matcher, s) for s in subjects):
                 continue
             first = chosen.setdefault(spec.key, spec)
             if spec.fail_closed and not first.fail_closed:
@@ -90,10 +101,12 @@ class HookRunner:
 
     def hook_input(self, event: HookEventName, payload: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON object a hook reads on stdin."""
+        prompt = {"prompt_id": self.prompt_id} if self.prompt_id is not None else {}
         return {
             "session_id": self._session_id,
             "transcript_path": self._transcript_path,
             "cwd": str(self.cwd),
+            **prompt,
             "permission_mode": self._permission_mode(),
             "hook_event_name": event,
             **payload,
@@ -145,8 +158,12 @@ class HookRunner:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
+        env = self.env
+        if spec.event == "SessionStart" and self.env_file is not None:
+            self.env_file.parent.mkdir(parents=True, exist_ok=True)
+            env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}
         return await run_command(
-            spec.command, stdin, cwd=self.cwd, env=self.env, timeout_s=spec.timeout_s
+            spec.command, stdin, cwd=self.cwd, env=env, timeout_s=spec.timeout_s
         )
 
     async def _call_back(self, spec: HookSpec, callback_id: str, stdin: bytes) -> HookRun:

@@ -23,6 +23,7 @@ HookEventName = Literal[
     "WorktreeCreate",
     "WorktreeRemove",
     "TaskCompleted",
+    "PostToolBatch",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)

@@ -26,7 +26,7 @@ from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import (
     HOME_SELF_MODIFYING,
-    SELF_MODIFYING,
+    SELF_MODIFYING_TOKENS,
     is_device,
     self_modifying,
 )
@@ -46,6 +46,7 @@ from tether.permissions.process_paths import (
     pattern_stand_ins,
     through_link,
 )
+from tether.permissions.recursive_reads import reaches_covered
 from tether.permissions.rules import Rule, RuleKind
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
 
@@ -139,9 +140,19 @@ class FileAccess:
         if recursive:
             inside: Tokens = (*real.as_posix().rstrip("/"), "/", ANY)
             found = self._may_reach("Read", (inside,), f"searches {shown}, which may hold files")
-            if found is not None:
+            if found is not None and self._reaches_covered(real, seen.forms):
                 return found
         return self._read_location(real, shown, explicit=explicit)
+
+    def _reaches_covered(self, real: Path, forms: Sequence[Path]) -> bool:
+        """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
+        when that is not known: recursive_reads.py)."""
+        below = self.ctx.list_tree(real)
+        steps.spend(1 + (len(below) if below is not None else 0) // 16)
+        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        return reaches_covered(
+            below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
+        )
 
     def _read_location(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
         if real is not None and is_below(real, self.ctx.read_roots):
@@ -321,7 +332,7 @@ class FileAccess:
         protected: list[Tokens] = []
         for root in self.ctx.write_roots:
             top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for entry, _ in SELF_MODIFYING:
+            for entry in SELF_MODIFYING_TOKENS:
                 protected += [(*top, *entry), (*top, ANY, "/", *entry)]
         home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]

@@ -29,6 +29,7 @@ from tether.permissions.bash_rules import (
     too_many_words,
     whole_command,
 )
+from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
@@ -67,6 +68,11 @@ _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 is whatever the process has open, judged as unknown."""
 _READ_ONLY_REASON = "read-only command"
 _UNSEEN_TOOLS = ("Bash", "Read", "Edit")
+_INPUT_SIGNS = ("|", "<", "coproc", "exec", "$'")
+"""What gives a command's input something to read: a pipe, an input redirection or heredoc,
+a coprocess, `exec` (its redirections last), and `$'...'`, which may spell `|` or `<` in code
+a shell reads again. Without any of them in the text every command reads the Bash tool's
+input, which is empty (`/dev/null`)."""
 _INVOCATION_STEPS = 15
 """The work of judging one simple command apart from its files and its rules' matching, in
 steps (steps.py)."""
@@ -84,6 +90,7 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
     """The verdict on `command`, and whether it only reads. Past the decision's steps
     (steps.py), too large to judge: what it runs is not known."""
     judge = _Judge(ctx, FileAccess(ctx), cdpath="CDPATH" in command)
+    judge.quiet_input = not any(sign in command for sign in _INPUT_SIGNS)
     whole = whole_command(ctx.rules, command)
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
@@ -134,6 +141,9 @@ class _Judge:
     """The command may set CDPATH (shell_places)."""
     nesting: int = 0
     """How many command lines inside an unknown program's arguments this judge is in."""
+    quiet_input: bool = False
+    """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
+    no script (`python3`, `node`, `make -f -`) reads no code."""
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -221,6 +231,12 @@ class _Judge:
         delegate = _delegate(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
+        same = _equivalent(inv)
+        if found is None and same is not None:
+            found = deny_or_ask(self.ctx.rules, texts_of(same, for_allow=False))
+            if found is not None:
+                sub = readable(inv.own_argv[2])
+                found = replace(found, reason=f"{found.reason} (`cmake -E {sub}` does that work)")
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -275,7 +291,7 @@ class _Judge:
         (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
         denied; code from the input is not seen."""
         use = code_use(inv.own_argv) if inv.role == "command" else None
-        if use is None:
+        if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
         name = readable(shown(inv.argv[0]))
         as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
@@ -424,6 +440,7 @@ class _Judge:
             )
         )
         verdicts.extend(self._loads(use.loads))
+        verdicts.extend(self._bare_repositories(use.finds_repository))
         for code in use.runs:
             if not is_literal(code):
                 verdicts.append(self.unseen("runs a command that is not a literal"))
@@ -456,6 +473,25 @@ class _Judge:
             self.read_only = False
         return verdicts
 
+    def _bare_repositories(self, where: str | None) -> list[Verdict]:
+        """git finds a bare repository of any name from where it runs (`git -C evil status`,
+        `cd evil && git status`, with `evil/HEAD`, `objects`, `refs` and a `config` setting
+        `core.fsmonitor`): plain files any write may have made, judged as `--git-dir` naming
+        it is. The Bash tool's `safe.bareRepository=explicit` stops git there too; this holds
+        without it."""
+        found: list[Verdict] = []
+        for target in self.places.targets(where) if where is not None else ():
+            real = self.files.real(target) if isinstance(target, Path) else None
+            bare = self.ctx.find_bare_repository(real) if real is not None else None
+            if bare is not None:
+                found.append(
+                    self.unseen(
+                        f"git run in {real} finds the bare repository {bare}, whose config "
+                        "and hooks are not in a protected .git directory"
+                    )
+                )
+        return found
+
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):
         outside the workspace it is code no rule has seen, asked."""
@@ -479,6 +515,15 @@ def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     if inv.role != "command" or not argv or program_name(argv[0]) != "git":
         return None
     return git_delegate(argv)
+
+
+def _equivalent(inv: Invocation) -> tuple[str, ...] | None:
+    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`): deny and ask
+    rules on that command hold (cmake_commands)."""
+    argv = inv.own_argv
+    if inv.role != "command" or not argv or program_name(argv[0]) != "cmake":
+        return None
+    return cmake_equivalent(argv)
 
 
 def _system(inv: Invocation) -> bool:

@@ -59,8 +59,10 @@ def _copy_directory(args: Argv) -> Argv | None:
 
 
 def _rm(args: Argv) -> Argv | None:
-    """`rm [-rRf] [--] PATH...`: options anywhere before `--`."""
+    """`rm [-rRf] [--] PATH...`: options anywhere before `--`, kept for the rules to see
+    (`Bash(rm -rf *)`)."""
     files: list[str] = []
+    letters: dict[str, None] = {}
     options = True
     for word in args:
         if options and word == "--":
@@ -68,14 +70,17 @@ def _rm(args: Argv) -> Argv | None:
         elif options and word.startswith("-"):
             if not is_literal(word) or not set(word[1:]) <= set("rRf"):
                 return None
+            letters.update(dict.fromkeys(word[1:].replace("R", "r")))
         else:
             files.append(word)
-    return ("rm", "--", *files) if files else None
+    flags = tuple(f"-{letter}" for letter in letters)
+    return ("rm", *flags, "--", *files) if files else None
 
 
 def _remove(args: Argv) -> Argv | None:
     """The old `remove [-f] FILE...`."""
-    return _files("rm")(tuple(a for a in args if a != "-f"))
+    files = tuple(a for a in args if a != "-f")
+    return _files("rm", *(("-f",) if len(files) < len(args) else ()))(files)
 
 
 def _cat(args: Argv) -> Argv | None:
@@ -129,7 +134,7 @@ _SUBCOMMANDS: Mapping[str, Callable[[Argv], Argv | None]] = {
     "rename": _pair("mv", "-T"),
     "rm": _rm,
     "remove": _remove,
-    "remove_directory": _files("rm"),
+    "remove_directory": _files("rm", "-r", "-f"),
     "make_directory": _files("mkdir"),
     "touch": _files("touch"),
     "touch_nocreate": _files("touch"),

@@ -35,7 +35,11 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "pnpm": tuple(
         (("config", verb), HOME + "/.config/pnpm/rc") for verb in ("set", "delete", "edit")
     ),
-    "yarn": tuple((("config", verb), HOME + "/.yarnrc.yml") for verb in ("set", "unset", "delete")),
+    "yarn": tuple(
+        (("config", verb), path)
+        for verb in ("set", "unset", "delete")
+        for path in (HOME + "/.yarnrc.yml", HOME + "/.yarnrc", ".yarnrc.yml")
+    ),
     "gh": (
         (("alias", "set"), HOME + "/.config/gh/config.yml"),
         (("alias", "import"), HOME + "/.config/gh/config.yml"),
@@ -46,7 +50,10 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "conda": tuple((("config", verb), HOME + "/.condarc") for verb in ("--set", "--add")),
     "poetry": ((("config",), HOME + "/.config/pypoetry/config.toml"),),
     "direnv": ((("allow",), HOME + "/.local/share/direnv/allow"),),
-    "mise": ((("trust",), HOME + "/.local/state/mise/trusted-configs"),),
+    "mise": (
+        (("trust",), HOME + "/.local/state/mise/trusted-configs"),
+        *((verb, "mise.toml") for verb in (("use",), ("set",), ("config", "set"))),
+    ),
     "kubectl": tuple(
         (("config", verb), HOME + "/.kube/config")
         for verb in ("set", "set-cluster", "set-context", "set-credentials", "unset")
@@ -54,11 +61,15 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "aws": ((("configure", "set"), HOME + "/.aws/config"),),
 }
 """Per program: the words that select a configuration write (options before them skipped),
-and the home file written. A form that only reads (`pip config list`, `bundle config get`)
-is taken for a write too where the words cannot tell: the question is one a user answers in
-a second."""
+and the files written: in the home, or, relative, in the project where the command runs
+(yarn 2+ and mise write the project's `.yarnrc.yml` and `mise.toml` unless told `-H`/`-g`).
+A form that only reads (`pip config list`, `bundle config get`) is taken for a write too
+where the words cannot tell: the question is one a user answers in a second."""
 
 _PYTHON_MODULES = frozenset({"pip", "pip3"})
+_PROJECT_LEVEL = {"npm": ".npmrc", "pnpm": ".npmrc"}
+"""The project's file the same subcommand may write (`--location=project`: the nearest
+package's, taken from where the command runs: the name is protected at any depth)."""
 
 
 def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -74,6 +85,7 @@ def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     if forms is None:
         return ()
     plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", "--set", "--add"))
-    return tuple(
-        dict.fromkeys(path for selector, path in forms if plain[: len(selector)] == selector)
-    )
+    found = [path for selector, path in forms if plain[: len(selector)] == selector]
+    if found and name in _PROJECT_LEVEL:
+        found.append(_PROJECT_LEVEL[name])
+    return tuple(dict.fromkeys(found))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from tether.kernel_paths import kernel_resolve, user_home
+from tether.permissions.disk_probes import bare_repository_above, names_below
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -54,8 +55,9 @@ def realpath(path: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class PermissionContext:
-    """The session's side of a decision. `resolve` and `list_directory` are the only ways
-    `decide` touches the filesystem (tests pass fakes)."""
+    """The session's side of a decision. `resolve`, `list_directory`, `list_tree` and
+    `find_bare_repository` are the only ways `decide` touches the filesystem (tests pass
+    fakes)."""
 
     mode: Mode
     rules: RuleSet
@@ -73,6 +75,12 @@ class PermissionContext:
     """An absolute path as written (`..` not folded) to the path the kernel opens for it."""
     list_directory: Callable[[Path], tuple[str, ...] | None] = directory_names
     """The names in a directory (resolved), for what a Bash glob matches (glob_disk.py)."""
+    list_tree: Callable[[Path], tuple[str, ...] | None] = names_below
+    """Every path below a resolved path, relative to it (`()` for a file; None when not
+    known): whether a recursive read can reach a file a deny rule covers (disk_probes.py)."""
+    find_bare_repository: Callable[[Path], Path | None] = bare_repository_above
+    """The bare repository git finds from a resolved directory, if it finds one: its config
+    runs programs, and nothing protects it (disk_probes.py)."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""

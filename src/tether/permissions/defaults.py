@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
-from tether.permissions.paths import relative_below
+from tether.permissions.paths import Tokens, glob_tokens, relative_below
+from tether.project_files import PROJECT_SELF_MODIFYING
 
 TASK_BOARD_TOOLS = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskNext"})
 """The team's task tools (`tether.teams.tools`): they touch only the team's board."""
@@ -25,30 +27,33 @@ DEVICE_DIRS: tuple[str, ...] = ()
 """Directories of streams, none: `/dev/fd/N` and `/proc/self/fd/N` are whatever the process
 has open, a file too (`exec 3<.env`), so they are unknown paths (access.py), asked."""
 
-SELF_MODIFYING: tuple[tuple[str, str], ...] = (
-    (".claude", "Claude Code's settings, hooks, skills, agents and commands"),
-    (".tether", "tether's settings, permissions.yaml, skills, agents and MCP servers"),
-    (".agents/skills", "skills, whose allowed-tools grant permissions"),
-    (".mcp.json", "MCP server definitions, which start programs"),
-    ("config/mcp_config.yaml", "the seed's MCP servers, which start programs"),
-    (".git", "git's config and hooks, which run programs at git's next run"),
-    (".husky", "git hooks kept for husky"),
-    (".pre-commit-config.yaml", "commands pre-commit runs at the next commit"),
-    (".vscode", "editor tasks and settings, which run programs when the folder opens"),
-    (".idea", "editor run configurations, which run programs"),
-    (".envrc", "what direnv runs on entering the directory"),
+SELF_MODIFYING: tuple[tuple[str, str], ...] = tuple(
+    (entry.path, entry.why) for entry in PROJECT_SELF_MODIFYING if entry.engine
 )
 """Paths below a project (the workspace, an added directory) whose contents grant permissions
-or start programs at a later session, found at any depth (a nested project's `.claude`, a
-submodule's `.git`). Writing them asks in every mode but bypassPermissions, whatever allow
-rules or acceptEdits say. Not listed, by choice: `.gitmodules` (git ignores `update=!cmd`
-from it) and `.gitattributes` (filters run only when `.git/config` defines them), build files
-(`Makefile`, `package.json`: they run only when asked to run)."""
+or start programs at a later session or command, found at any depth (a nested project's
+`.claude`, a submodule's `.git`, a virtualenv's `site-packages/*.pth`): the table the sandbox
+keeps read-only too (`tether.project_files`, which says what is left out and why). Writing
+them asks in every mode but bypassPermissions, whatever allow rules or acceptEdits say."""
 
-_PROJECT_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+
+def _is_pattern(segment: str) -> bool:
+    return "*" in segment or "?" in segment
+
+
+SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(glob_tokens(entry) for entry, _ in SELF_MODIFYING)
+"""The entries as glob tokens, for paths known only as patterns (`access.py`)."""
+
+_Entry = tuple[tuple[str, ...], str]
+_PROJECT_BY_FIRST: dict[str, list[_Entry]] = {}
+_GLOB_FIRST: list[_Entry] = []
+"""Entries whose first segment is a pattern (`mise.*.toml`), tried at every segment."""
 for _entry, _why in SELF_MODIFYING:
     _parts = tuple(_entry.split("/"))
-    _PROJECT_BY_FIRST.setdefault(_parts[0], []).append((_parts, _why))
+    if _is_pattern(_parts[0]):
+        _GLOB_FIRST.append((_parts, _why))
+    else:
+        _PROJECT_BY_FIRST.setdefault(_parts[0], []).append((_parts, _why))
 
 
 def is_device(path: str, *, write: bool) -> bool:
@@ -72,8 +77,8 @@ def self_modifying(
     below = relative_below(text, root) if root is not None else None
     parts = path.parts if below is None else tuple(below.split("/")) if below else ()
     for i, part in enumerate(parts):
-        for entry, why in _PROJECT_BY_FIRST.get(part, ()):
-            if parts[i : i + len(entry)] == entry:
+        for entry, why in (*_PROJECT_BY_FIRST.get(part, ()), *_GLOB_FIRST):
+            if _segments_match(entry, parts[i : i + len(entry)]):
                 return why
     homes = _home_entries(
         home.as_posix() if home is not None else None,
@@ -101,6 +106,14 @@ def _home_entries(home: str | None, tether_home: str | None) -> tuple[tuple[str,
         top = home.rstrip("/")
         entries.extend((f"{top}/{entry}", why) for entry, why in HOME_SELF_MODIFYING)
     return tuple(entries)
+
+
+def _segments_match(entry: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether `parts` are the entry's segments, each literal or a `*`/`?` pattern."""
+    return len(parts) == len(entry) and all(
+        e == p or (_is_pattern(e) and fnmatch.fnmatchcase(p, e))
+        for e, p in zip(entry, parts, strict=True)
+    )
 
 
 def _holding_root(text: str, roots: tuple[Path, ...]) -> str | None:

@@ -398,4 +398,5 @@ class _Use:
             asks=tuple(self.asks),
             changes=self.changes,
             rewrites_tree=self.rewrites_tree,
+            finds_repository=None if self.git_dir is not None else (self.base or "."),
         )

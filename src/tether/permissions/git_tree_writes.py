@@ -48,7 +48,8 @@ TREE_WRITERS: Mapping[str, TreeWrites] = {
         or_with=_FORCE,
         valued=_s("-c", "-C", "--create", "--force-create", "--orphan", "--conflict"),
     ),
-    "restore": TreeWrites(),
+    # `--staged` alone puts back the index, no file of the working tree.
+    "restore": TreeWrites(unless=_s("-S", "--staged"), despite=_s("-W", "--worktree")),
     "reset": TreeWrites(needs=_s("--hard", "--merge", "--keep")),
     "read-tree": TreeWrites(needs=_s("-u")),
     **dict.fromkeys(

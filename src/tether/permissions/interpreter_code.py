@@ -77,7 +77,10 @@ class CodeUse:
     flag: str
     """The option rules see it given with (`-c`, `-e`...)."""
     code: str | None
-    """The code, or None when it comes from the input."""
+    """The code, or None when it is not seen: it comes from the input, or from words that
+    are not read (`make -f $X`, `python3 -m IPython -c CODE`)."""
+    only_input: bool = True
+    """Code not seen comes from the input alone, so an empty input gives none."""
 
 
 def code_use(argv: tuple[str, ...]) -> CodeUse | None:
@@ -158,7 +161,8 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
         # Its arguments are statements it runs.
         return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
     if module in _PROMPTS:
-        return CodeUse(flag, None)
+        # Their options may carry code (`idlelib -c`, `IPython -c`, `-r FILE`).
+        return CodeUse(flag, None, only_input=not rest)
     if module not in _CODE_MODULES:
         return None
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
@@ -171,7 +175,7 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
 def _makefile(args: tuple[str, ...]) -> CodeUse | None:
     for value in makefiles(args):
         if value.startswith(_FROM_INPUT) or not is_literal(value):
-            return CodeUse("-f", None)
+            return CodeUse("-f", None, only_input=is_literal(value))
     return None
 
 

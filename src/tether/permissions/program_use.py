@@ -43,6 +43,9 @@ class ProgramUse:
     rewrites_tree: str = ""
     """Why it writes files of the working tree that its words do not name (`git checkout
     main` writes what the branch holds); empty when it does not."""
+    finds_repository: str | None = None
+    """Where git looks for its repository from (`-C`'s directory, from where it runs; "."
+    there); None for other programs and when `--git-dir` names the repository."""
 
     @property
     def read_only(self) -> bool:

@@ -19,6 +19,7 @@ from tether.permissions.command_options import OptionRule, option_form
 from tether.permissions.paths import ANY, PathPattern, Tokens, compile_path_pattern
 from tether.permissions.star_patterns import StarPattern
 from tether.protocol.errors import ConfigError
+from tether.protocol.tool_names import TOOL_ALIASES as TOOL_ALIASES  # the one table
 
 RuleKind = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
@@ -29,7 +30,6 @@ READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 EDIT_TOOLS = frozenset({"Edit", "Write", "Revert", "MultiEdit", "NotebookEdit"})
 """Tools an `Edit(...)` rule covers; Bash write targets (`> file`, rm, mv...) are checked too."""
 PATH_TOOLS = READ_TOOLS | EDIT_TOOLS
-TOOL_ALIASES = {"Agent": "Task"}
 SEED_KEYS: Mapping[RuleKind, str] = {
     "deny": "always_deny",
     "allow": "always_allow",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tether.git_run_paths import git_run_paths
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
+from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.nofollow import read_regular_file
 
 
@@ -43,77 +44,15 @@ class Protected:
     own)."""
 
 
-def _guarded(path: str, why: str) -> Protected:
-    return Protected(path, True, "", why)
-
-
-WORKSPACE_PROTECTED: tuple[Protected, ...] = (
-    _guarded(".tether", "tether's settings, hooks, skills, agents, permission seed"),
-    _guarded(".claude", "Claude Code's settings, hooks, skills, agents, commands"),
-    _guarded(".agents", "skills shared between agents (.agents/skills)"),
-    _guarded(".mcp.json", "MCP servers: programs started by the next session"),
-    _guarded("config/mcp_config.yaml", "the seed's MCP servers"),
-    _guarded(".vscode", "editor tasks, launch configurations, settings"),
-    _guarded(".idea", "IDE run configurations and settings"),
-    _guarded(".husky", "git hooks kept for husky (core.hooksPath)"),
-    _guarded(".pre-commit-config.yaml", "commands pre-commit runs at the next commit"),
-    Protected(".cursor", True, None, "editor rules and MCP servers"),
-    Protected(".devcontainer", True, None, "container commands (the editor asks before use)"),
-    Protected(".envrc", True, None, "direnv runs it only once allowed, and again after a change"),
-    Protected(".gitmodules", True, None, "submodule URLs (git ignores commands in it)"),
+WORKSPACE_PROTECTED: tuple[Protected, ...] = tuple(
+    Protected(entry.path, True, "" if entry.sandbox == "guard" else None, entry.why)
+    for entry in PROJECT_SELF_MODIFYING
+    if entry.sandbox in ("guard", "present")
 )
-"""Under the workspace and every extra writable directory: a superset of the permission
-engine's `SELF_MODIFYING` (a test keeps it so). `.git` is handled apart (`git_protected`):
-where its hooks and config are depends on what `.git` is."""
-
-_LEFTHOOK = tuple(
-    f"{place}lefthook{local}.{ext}"
-    for place in ("", ".", ".config/")
-    for local in ("", "-local")
-    for ext in ("yml", "yaml", "toml", "json", "jsonc")
-)
-_HUSKY_V4 = (
-    *(f".huskyrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".js", ".cjs")),
-    "husky.config.js",
-    "husky.config.cjs",
-)
-HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
-    "lefthook": (*_LEFTHOOK, ".lefthook", ".lefthook-local"),
-    "husky v4": _HUSKY_V4,
-    "CaptainHook": ("captainhook.json",),
-    "rusty-hook": (".rusty-hook.toml", "rusty-hook.toml"),
-    "GrumPHP": ("grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"),
-    "hk": ("hk.pkl", ".hk.pkl", "hk.local.pkl", ".config/hk.pkl"),
-    "lint-staged": (
-        *(f".lintstagedrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".mjs", ".cjs", ".js")),
-        *(f"lint-staged.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")),
-    ),
-    "simple-git-hooks": tuple(
-        f"{dot}simple-git-hooks.{ext}" for dot in ("", ".") for ext in ("json", "js", "cjs", "mjs")
-    ),
-    "overcommit": (".overcommit.yml",),
-}
-"""Git hook managers' configuration: the hook they install in `.git/hooks` reads it at each
-commit (or push, checkout...) and runs the commands it names; `-local` variants are usually
-gitignored, so a change does not even show in `git status`. Read-only where present. A
-missing one gets no placeholder: the managers read every name they know, so a commit made
-inside the sandbox would fail on an empty directory at `lefthook-local.yml` (and a file
-placeholder would show in `git status` and be committed by `git add -A`). Configuration kept
-inside `package.json` (lint-staged's, simple-git-hooks') is not guarded: that file is the
-project's own, edited routinely and reviewed in its diff, as are its scripts and a Makefile,
-which run only when the user asks for them."""
-
-
-def hook_managers_in(root: Path) -> list[tuple[Path, Protected]]:
-    """The hook managers' files under `root` (read-only when they exist)."""
-    return [
-        (
-            root / name,
-            Protected(name, True, None, f"{manager}'s configuration: commands its git hook runs"),
-        )
-        for manager, names in HOOK_MANAGERS.items()
-        for name in names
-    ]
+"""Under the workspace and every extra writable directory: the entries of the table the
+permission engine asks about too (`tether.project_files`) that the sandbox can keep, missing
+ones guarded by a placeholder (`guard`) or not (`present`). `.git` is handled apart
+(`git_protected`): where its hooks and config are depends on what `.git` is."""
 
 
 HOME_PROTECTED: tuple[Protected, ...] = (
@@ -147,7 +86,7 @@ def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, P
     the workspace's."""
     found = [(root / entry.path, entry) for entry in table]
     if table is WORKSPACE_PROTECTED:
-        found += git_protected(root) + hook_managers_in(root)
+        found += git_protected(root)
     return found
 
 

@@ -57,6 +57,9 @@ class TaskRun:
     worktree: TaskWorktree
     commit_message: str
     closed: Closed | None = field(default=None)
+    stopped: bool = False
+    """Set by a worker that stopped the task's session itself (a signal, a lost lease): the
+    block then ends normally, yet the work is committed as interrupted."""
 
 
 async def open_worktree(
@@ -110,6 +113,8 @@ async def task_worktree(
     outcome: Outcome = "completed"
     try:
         yield run
+        if run.stopped:
+            outcome = "interrupted"
     except (asyncio.CancelledError, KeyboardInterrupt):
         outcome = "interrupted"
         raise

@@ -29,16 +29,40 @@ class RedisServer:
     def __init__(self, port: int, proc: subprocess.Popen[bytes], workdir: Path) -> None:
         self.port, self._proc, self._workdir = port, proc, workdir
         self.url = f"redis://127.0.0.1:{port}/0"
+        self.persistent = False
+
+    @property
+    def workdir(self) -> Path:
+        return self._workdir
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: its directory is kept, for `start(port=..., workdir=...)`."""
+        if self._proc.poll() is None:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+            self._proc.wait()
+        if self._proc.stderr is not None:
+            self._proc.stderr.close()
 
     @classmethod
-    def start(cls, binary: str | None = None, *, timeout_s: float = 10.0) -> RedisServer:
+    def start(
+        cls,
+        binary: str | None = None,
+        *,
+        timeout_s: float = 10.0,
+        port: int | None = None,
+        workdir: Path | None = None,
+        persist: bool = False,
+    ) -> RedisServer:
+        """A new server. `persist`: every write kept in an append-only file, fsync'd each
+        time, and reloaded by a server started again on its `port` and `workdir` after a
+        `kill()`: a crash and restart that keeps the data, as a production Redis would."""
         program = binary or shutil.which("redis-server")
         if program is None:
             raise RedisUnavailable(
                 "redis-server is not installed (scripts/test installs Debian's redis-server)"
             )
-        workdir = Path(tempfile.mkdtemp(prefix="tether-redis-"))
-        port = _free_port()
+        workdir = workdir or Path(tempfile.mkdtemp(prefix="tether-redis-"))
+        port = port or _free_port()
         proc = subprocess.Popen(
             [
                 program,
@@ -49,7 +73,9 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes" if persist else "no",
+                "--appendfsync",
+                "always",
                 "--dir",
                 str(workdir),
                 "--protected-mode",
@@ -60,6 +86,7 @@ class RedisServer:
             start_new_session=True,
         )
         server = cls(port, proc, workdir)
+        server.persistent = persist
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:

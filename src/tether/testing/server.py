@@ -66,6 +66,10 @@ class FakeModelServer:
         self.requests: list[RecordedRequest] = []
         self.rejections: list[RecordedRequest] = []
         self._script: deque[Turn] = deque()
+        self.responder: Turn | None = None
+        """Answers every request the script has no turn left for: a callable of the request
+        lets many clients (worker processes) share one server, each answered from what it
+        sent rather than from the order requests happen to arrive in."""
         self._lock = threading.Lock()
         self._counters = {"reply": 0, "tool": 0}
         self.prompt_cache = PromptCache()
@@ -231,7 +235,7 @@ class FakeModelServer:
 
     def _next_turn(self, record: RecordedRequest) -> Reply | HttpError | Rejection:
         with self._lock:
-            turn = self._script.popleft() if self._script else None
+            turn = self._script.popleft() if self._script else self.responder
         if turn is None:
             return Rejection(f"FakeModelServer: no scripted turn left for request #{record.index}")
         for _ in range(MAX_CALLABLE_DEPTH):

@@ -1,0 +1,177 @@
+"""`tether board`: a team's board, live: tasks by state, owner, lease, dependencies, cost.
+
+The store is read once per `--interval` (one query in SQLite, one pipelined round trip in
+Redis) and the view redrawn from it, so lease clocks move too; `--json` prints one snapshot.
+On a pipe or a file (no terminal) the view is printed once, as text. An outage of the store
+is shown in the view, and the view carries on when it answers again.
+
+Exit codes: 0; 2 the store or the settings cannot be used, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from tether.cli.tasks_cmd import open_store, task_json
+from tether.protocol import ConfigError
+from tether.store.task_records import StoreUnavailable, Task
+from tether.store.task_store import TaskStore
+
+PIPE_WIDTH = 160
+STATE_ORDER = ("in_progress", "pending", "blocked", "failed", "completed")
+STATE_STYLE = {
+    "in_progress": "bold cyan",
+    "pending": "default",
+    "blocked": "yellow",
+    "failed": "bold red",
+    "completed": "green",
+}
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        store = open_store(args)
+    except (ConfigError, StoreUnavailable) as e:
+        print(f"tether: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        if args.json:
+            print(json.dumps(snapshot(store, store.list(), time.time()), ensure_ascii=False))
+        elif not sys.stdout.isatty():
+            # A pipe has no width: wide enough that a row stays a line (COLUMNS still wins).
+            console = Console(width=None if "COLUMNS" in os.environ else PIPE_WIDTH)
+            console.print(board_view(store, store.list(), time.time()))
+        else:
+            _watch(store, args.interval)
+        return 0
+    except StoreUnavailable as e:
+        print(f"tether: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        store.close()
+
+
+def snapshot(store: TaskStore, tasks: Sequence[Task], now: float) -> dict[str, Any]:
+    """The board as one JSON object: counts by state, spend, and every task with the age of
+    its claim (`lease_age_s`: seconds since it was claimed, for tasks in progress)."""
+    counts = Counter(t.status for t in tasks)
+    return {
+        "team": store.team,
+        "store": store.url,
+        "at": now,
+        "counts": {state: counts.get(state, 0) for state in STATE_ORDER},
+        "cost_usd": sum(t.cost_usd for t in tasks),
+        "tasks": [
+            {**task_json(t), "lease_age_s": _lease_age(t, now)}
+            for t in sorted(tasks, key=_state_then_id)
+        ],
+    }
+
+
+def board_view(
+    store: TaskStore, tasks: Sequence[Task], now: float, *, problem: str | None = None
+) -> Group:
+    """The board as the terminal shows it: a summary line, then one row per task."""
+    counts = Counter(t.status for t in tasks)
+    summary = Text(f"team {store.team} ({store.url})\n")
+    for state in STATE_ORDER:
+        summary.append(f"{state} {counts.get(state, 0)}  ", style=STATE_STYLE[state])
+    summary.append(f"cost ${sum(t.cost_usd for t in tasks):.4f}")
+    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("#", "state", "pri", "subject", "owner", "lease", "after", "tries", "cost"):
+        table.add_column(column, no_wrap=column != "subject", overflow="fold")
+    for task in sorted(tasks, key=_state_then_id):
+        table.add_row(
+            task.id,
+            Text(task.status, style=STATE_STYLE[task.status]),
+            task.priority,
+            _subject(task),
+            task.owner or "",
+            _lease(task, now),
+            ", ".join(f"#{d}" for d in task.depends_on),
+            str(task.attempts),
+            f"${task.cost_usd:.4f}",
+        )
+    parts: list[Text | Table] = [summary]
+    if problem is not None:
+        parts.append(Text(problem, style="bold red"))
+    parts.append(table if tasks else Text("No tasks yet."))
+    return Group(*parts)
+
+
+def _watch(store: TaskStore, interval_s: float) -> None:
+    """Redraw until Ctrl+C; an outage of the store is shown, not fatal."""
+    from rich.live import Live
+
+    tasks: list[Task] = []
+    with Live(board_view(store, tasks, time.time()), auto_refresh=False) as live:
+        while True:
+            problem = None
+            try:
+                tasks = store.list()
+            except StoreUnavailable as e:
+                problem = f"{e} (showing the last board read; trying again)"
+            live.update(board_view(store, tasks, time.time(), problem=problem), refresh=True)
+            time.sleep(interval_s)
+
+
+def _state_then_id(task: Task) -> tuple[int, int]:
+    return STATE_ORDER.index(task.status), task.seq
+
+
+def _subject(task: Task) -> Text:
+    text = Text(task.subject)
+    reason = task.blocked_reason if task.status == "blocked" else task.error
+    if reason:
+        text.append(f"\n{reason}", style="dim")
+    return text
+
+
+def _lease_age(task: Task, now: float) -> float | None:
+    if task.status != "in_progress" or task.started_at is None:
+        return None
+    return round(max(0.0, now - task.started_at), 3)
+
+
+def _lease(task: Task, now: float) -> str:
+    """How long the claim has run, and how long its lease has left."""
+    age = _lease_age(task, now)
+    if age is None or task.lease_expires_at is None:
+        return ""
+    left = task.lease_expires_at - now
+    return f"{age:.0f}s, " + (f"{left:.0f}s left" if left >= 0 else "expired")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tether board",
+        description="A team's board, live: tasks by state, owner, lease, dependencies, cost.",
+    )
+    p.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
+        "teams.store, .tether/tasks.db)",
+    )
+    p.add_argument("--json", action="store_true", help="print one snapshot as JSON")
+    p.add_argument(
+        "--interval", type=float, default=1.0, metavar="SECONDS", help="how often to read"
+    )
+    p.add_argument("--cwd", type=Path, help="the project (default: here)")
+    return p

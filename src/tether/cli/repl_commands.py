@@ -1,0 +1,162 @@
+"""What the REPL's commands about the session itself print and change: /model, /status,
+/permissions, /mcp, and the permission modes Shift+Tab cycles through.
+
+Loaded with the prompt (the toolbar names the mode), so nothing here imports the session's
+layers at load time; they are imported when a command runs, once the session is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from tether.cli.mcp_setup import McpSetup
+    from tether.cli.startup import Ready
+    from tether.core.session import Session
+    from tether.permissions.rules import Mode
+
+SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp")
+
+MODE_CYCLE = ("default", "acceptEdits", "plan")
+"""What Shift+Tab steps through, in Claude Code's order."""
+
+MODE_LABELS = {
+    "default": "ask before edits",
+    "acceptEdits": "⏵⏵ accept edits",
+    "plan": "⏸ plan mode",
+    "dontAsk": "don't ask (deny the rest)",
+    "bypassPermissions": "bypass permissions",
+}
+"""How the toolbar names each mode."""
+
+
+def permission_mode(session: Session) -> Mode:
+    gate = session.agent.gate
+    return gate.permissions.mode if gate is not None else "default"
+
+
+def cycle_mode(session: Session) -> str:
+    """Shift+Tab: the next mode of `MODE_CYCLE` for the calls that follow; from a mode outside
+    the cycle (set by a flag) back to its start."""
+    mode = permission_mode(session)
+    index = MODE_CYCLE.index(mode) + 1 if mode in MODE_CYCLE else 0
+    following = MODE_CYCLE[index % len(MODE_CYCLE)]
+    session.set_permission_mode(following)
+    return following
+
+
+async def switch_model(session: Session, spec: str) -> tuple[bool, Text]:
+    """`/model NAME`: the next request uses NAME (aliases as `--model` takes them); whether
+    it switched, and what to say. A name that cannot be resolved changes nothing."""
+    from tether.protocol import ConfigError, HarnessError, SetModel
+
+    before = session.agent.model_id
+    try:
+        async for _ in session.submit(SetModel(model=spec)):
+            pass
+    except (ConfigError, HarnessError) as e:
+        return False, Text(f"✗ /model {spec}: {e} (still {before})", style="red")
+    return True, Text(f"Model: {session.agent.model_id} (was {before})", style="cyan")
+
+
+def describe_model(session: Session) -> Text:
+    """`/model` alone: the model in use and how to change it."""
+    text = Text(f"Model: {session.agent.model_id}\n")
+    text.append("/model NAME switches (opus, sonnet, haiku, a model id or provider/model)", "dim")
+    return text
+
+
+def describe_status(ready: Ready) -> Text:
+    """`/status`: what this session is, in one screen."""
+    session = ready.session
+    window = session.agent.compaction.policy.window if session.agent.compaction else 0
+    used = session.context_tokens
+    share = f" ({used * 100 // window}% of {window:,})" if window else ""
+    lines = [
+        f"Model:      {session.agent.model_id}",
+        f"Mode:       {permission_mode(session)}",
+        f"Workspace:  {session.started().cwd}",
+        f"Session:    {session.session_id}",
+        f"Context:    {used:,} tokens{share}",
+        "MCP:        " + (", ".join(_server_lines(ready.mcp, brief=True)) or "no servers"),
+    ]
+    return Text("\n".join(lines))
+
+
+def describe_mcp(mcp: McpSetup | None) -> Text:
+    """`/mcp`: each server, its state and how many tools it offers."""
+    lines = _server_lines(mcp, brief=False)
+    if not lines:
+        return Text("No MCP servers (.mcp.json, or `tether mcp add`).", style="dim")
+    return Text("MCP servers\n" + "\n".join(f"  {line}" for line in lines))
+
+
+def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:
+    from tether.cli.sdk_facts import server_state
+
+    if mcp is None:
+        return []
+    statuses = mcp.manager.statuses() if mcp.manager is not None else {}
+    lines: list[str] = []
+    for server in mcp.servers:
+        status = statuses.get(server.name)
+        state = server_state(status)
+        if brief:
+            lines.append(f"{server.name} ({state})")
+            continue
+        tools = status.tools if status is not None else 0
+        line = f"{server.name:<20} {state:<10} {tools} tool{'' if tools == 1 else 's'}"
+        if status is not None and status.error:
+            line += f"  {status.error.splitlines()[0]}"
+        lines.append(line)
+    return lines
+
+
+def describe_permissions(session: Session) -> Text:
+    """`/permissions`: the mode, and the rules in force by the layer that set them (later
+    layers listed last; a deny at any layer cannot be re-allowed)."""
+    gate = session.agent.gate
+    text = Text(f"Mode: {permission_mode(session)}  (Shift+Tab cycles {' → '.join(MODE_CYCLE)})\n")
+    if gate is None:
+        return text.append("No permission rules: every call runs.")
+    sources = gate.sources
+    layers: list[tuple[str, Mapping[str, Any]]] = [
+        (str(path), _rules_of(data)) for path, data in sources.layers
+    ]
+    flags = {"allow": sources.extra_allow, "deny": sources.extra_deny}
+    layers.append(("command line and this session", flags))
+    shown = False
+    for where, rules in layers:
+        lists = {kind: _strings(rules.get(kind)) for kind in ("allow", "ask", "deny")}
+        if not any(lists.values()):
+            continue
+        shown = True
+        text.append(f"\n{_shorten(where)}\n", style="bold")
+        for kind, patterns in lists.items():
+            for pattern in patterns:
+                text.append(f"  {kind:<6}{pattern}\n")
+    if not shown:
+        text.append("\nNo rules: calls that change things are asked about.\n", style="dim")
+    return text
+
+
+def _rules_of(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    table = data.get("permissions")
+    return cast(Mapping[str, Any], table) if isinstance(table, Mapping) else {}
+
+
+def _strings(value: object) -> Sequence[str]:
+    if not isinstance(value, list):
+        return ()
+    return [item for item in cast(list[object], value) if isinstance(item, str)]
+
+
+def _shorten(where: str) -> str:
+    try:
+        return "~/" + str(Path(where).relative_to(Path.home()))
+    except ValueError:
+        return where

@@ -1,0 +1,217 @@
+"""`tether worker`: autonomous workers on a team's board, each a process of its own.
+
+With `--count N` (N > 1) this process starts N worker processes and waits for them,
+passing Ctrl+C and SIGTERM on; with one it is the worker. A worker claims a task, runs it in
+a fresh headless session (the project's tools, rules, hooks and sandbox; what no rule allows
+is denied, as with -p; the transcript saved and resumable with `tether --resume ID`), records
+the result, and claims the next. The first Ctrl+C or SIGTERM stops the running session and
+gives its task back to the board (not a counted attempt); a second one stops at once (the
+lease then runs out and the task is claimed again).
+
+Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store or the settings
+cannot be used, naming it; 128+N stopped by signal N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tether.cli.terminal_text import terminal_safe
+from tether.config.project import project_root
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.protocol import ConfigError
+from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable
+from tether.store.task_store import TaskStore, default_store_path, open_task_store
+from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.count > 1:
+        return _run_many(argv, args.count)
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    project = project_root(start, user_home=Path.home())
+    try:
+        settings = load_settings(
+            settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
+        )
+        choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+        store = open_task_store(choice.store_url, project=project, team=choice.team)
+    except (ConfigError, StoreUnavailable) as e:
+        return _error(str(e))
+    try:
+        return asyncio.run(_serve(args, project, choice, store))
+    except ConfigError as e:
+        return _error(str(e))
+    finally:
+        store.close()
+
+
+async def _serve(
+    args: argparse.Namespace, project: Path, choice: TeamChoice, store: TaskStore
+) -> int:
+    from tether.cli.worker_session import WorkerSessions
+    from tether.teams.store_calls import StoreCalls
+    from tether.teams.worker import Worker, WorkerOptions
+
+    owner = f"worker-{os.getpid()}@{socket.gethostname()}"
+
+    def say(line: str) -> None:
+        print(f"{owner}: {terminal_safe(line)}", flush=True)
+
+    store_url = choice.store_url or str(default_store_path(project))
+    sessions = WorkerSessions(
+        project=project,
+        model=args.model,
+        env={
+            **os.environ,
+            TEAM_ENV: choice.team,
+            STORE_ENV: store_url,
+            OWNER_ENV: owner,
+        },
+    )
+    worker = Worker(
+        calls=StoreCalls(store, say=say),
+        options=WorkerOptions(
+            owner=owner,
+            lease_s=args.lease,
+            until_idle=args.until_idle,
+            worktrees=args.worktrees,
+        ),
+        project=project,
+        make_session=sessions.make,
+        say=say,
+        worktree_hooks=sessions.project_hooks,
+    )
+    seen: list[int] = []
+    main_task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int) -> None:
+        seen.append(signum)
+        if len(seen) == 1:
+            worker.stop(f"stopped by {signal.Signals(signum).name}")
+        elif main_task is not None:
+            main_task.cancel()
+
+    for signum in _STOP_SIGNALS:
+        loop.add_signal_handler(signum, on_signal, signum)
+    say(f"working on team {choice.team!r} ({store_url})")
+    try:
+        await worker.run()
+    except asyncio.CancelledError:
+        say("stopped at once; a task held now goes back to the board when its lease runs out")
+    finally:
+        for signum in _STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+    say(f"stopped after {len(worker.done)} task(s)")
+    return 128 + seen[0] if seen else 0
+
+
+def _run_many(argv: Sequence[str], count: int) -> int:
+    """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
+    process, which passes it on once); the worst exit code."""
+    one = [*_without_count(argv), "--count", "1"]
+    children = [
+        subprocess.Popen([sys.executable, "-m", "tether", "worker", *one], start_new_session=True)
+        for _ in range(count)
+    ]
+
+    def forward(signum: int, _frame: object) -> None:
+        for child in children:
+            if child.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.pid, signum)
+
+    previous = {s: signal.signal(s, forward) for s in _STOP_SIGNALS}
+    try:
+        codes = [child.wait() for child in children]
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return max(codes, key=lambda code: (code != 0, abs(code)))
+
+
+def _without_count(argv: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--count":
+            skip = True
+        elif not arg.startswith("--count="):
+            kept.append(arg)
+    return kept
+
+
+def _error(message: str) -> int:
+    print(f"tether: error: {terminal_safe(message)}", file=sys.stderr)
+    return 2
+
+
+def _at_least_one(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return number
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tether worker",
+        description="Autonomous workers: each claims the next ready task of the team's board, "
+        "runs it in a fresh headless session, records the result, and claims the next.",
+    )
+    p.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
+        "teams.store, .tether/tasks.db)",
+    )
+    p.add_argument(
+        "--count", type=_at_least_one, default=1, help="worker processes to run (default 1)"
+    )
+    p.add_argument(
+        "--until-idle", action="store_true", help="exit once nothing is pending or running"
+    )
+    p.add_argument(
+        "--worktrees",
+        action="store_true",
+        help="run each task in a git worktree of its own, on branch tether/<task>",
+    )
+    p.add_argument("--model", help="the model of the task sessions")
+    p.add_argument(
+        "--lease",
+        type=_positive,
+        default=DEFAULT_LEASE_S,
+        metavar="SECONDS",
+        help=f"a claim's lease, renewed every third of it (default {DEFAULT_LEASE_S:g})",
+    )
+    p.add_argument("--cwd", type=Path, help="the project (default: here)")
+    return p

@@ -1,0 +1,156 @@
+"""The files inside a project that change what runs, or what is allowed, later: one table
+the permission engine and the sandbox share.
+
+A write to one of them makes a later command run other code than the one it names: the next
+session's settings, hooks and MCP servers; git's hooks; a hook manager's commands at the next
+commit; `npm test` run through another shell (`.npmrc` `script-shell`); every `yarn` command
+run by the file `yarnPath` names; every `cargo` through a rustc wrapper; every `python` of a
+virtualenv through a `.pth` line. The permission engine asks before such a write, whatever
+allow rules or acceptEdits say (`permissions/defaults.py`); the sandbox keeps them read-only
+(`sandbox/protected.py`), each as its entry's `sandbox` says.
+
+Kept to files that make an ordinary command run other code. Not listed, by choice: the
+project's own code and build files (`Makefile`, `package.json`, `pyproject.toml`,
+`setup.cfg`, `tox.ini`, `conftest.py`), which run only what the project says and are read in
+its diff; `.gitattributes` (its filters run only when git's config defines them); CI files,
+which run elsewhere. `.gitmodules` is the sandbox's only: git ignores the commands in it.
+
+It sits at the bottom layer beside `home_files`, so that every layer can use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SandboxGuard = Literal["guard", "present", "apart", "none"]
+"""How the sandbox keeps an entry: `guard`, read-only and, when missing, a placeholder so it
+cannot be made; `present`, read-only where it exists (a placeholder would break the programs
+that read the name, or show in `git status`); `apart`, by rules of its own (`.git`);
+`none`, not at all (a pattern, or a place ordinary commands write: see the entry)."""
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """One path below a project root, found at any depth (a nested project's `.claude`)."""
+
+    path: str
+    """`/`-separated; a segment may hold `*` and `?` (`site-packages/*.pth`)."""
+    why: str
+    sandbox: SandboxGuard
+    engine: bool = True
+    """Whether the permission engine asks before a write (`.gitmodules`: the sandbox's only)."""
+
+
+def _present(why: str, *paths: str) -> tuple[ProjectFile, ...]:
+    return tuple(ProjectFile(path, why, "present") for path in paths)
+
+
+def _engine_only(why: str, *paths: str) -> tuple[ProjectFile, ...]:
+    return tuple(ProjectFile(path, why, "none") for path in paths)
+
+
+def _pattern_or(path: str) -> SandboxGuard:
+    """A pattern is not a path the sandbox can bind: the engine's only."""
+    return "none" if "*" in path else "present"
+
+
+_LEFTHOOK = tuple(
+    f"{place}lefthook{local}.{ext}"
+    for place in ("", ".", ".config/")
+    for local in ("", "-local")
+    for ext in ("yml", "yaml", "toml", "json", "jsonc")
+)
+_HUSKY_V4 = (
+    *(f".huskyrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".js", ".cjs")),
+    "husky.config.js",
+    "husky.config.cjs",
+)
+HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
+    "lefthook": (*_LEFTHOOK, ".lefthook", ".lefthook-local"),
+    "husky v4": _HUSKY_V4,
+    "CaptainHook": ("captainhook.json",),
+    "rusty-hook": (".rusty-hook.toml", "rusty-hook.toml"),
+    "GrumPHP": ("grumphp.yml", "grumphp.yaml", "grumphp.yml.dist", "grumphp.yaml.dist"),
+    "hk": ("hk.pkl", ".hk.pkl", "hk.local.pkl", ".config/hk.pkl"),
+    "lint-staged": (
+        *(f".lintstagedrc{ext}" for ext in ("", ".json", ".yaml", ".yml", ".mjs", ".cjs", ".js")),
+        *(f"lint-staged.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")),
+    ),
+    "simple-git-hooks": tuple(
+        f"{dot}simple-git-hooks.{ext}" for dot in ("", ".") for ext in ("json", "js", "cjs", "mjs")
+    ),
+    "overcommit": (".overcommit.yml",),
+}
+"""Git hook managers' configuration: the hook they install in `.git/hooks` reads it at each
+commit (or push, checkout...) and runs the commands it names; `-local` variants are usually
+gitignored, so a change does not even show in `git status`. In the sandbox, read-only where
+present: the managers read every name they know, so a commit made inside would fail on an
+empty directory at `lefthook-local.yml` (and a file placeholder would show in `git status`
+and be committed by `git add -A`). Configuration kept inside `package.json` (lint-staged's,
+simple-git-hooks') is not guarded: that file is the project's own, reviewed in its diff."""
+
+_MISE = (
+    *(f"{dot}mise{env}.toml" for dot in ("", ".") for env in ("", ".*")),
+    *(f".config/mise{env}.toml" for env in ("", ".*")),
+    ".config/mise",
+    ".mise",
+    "mise/config.toml",
+    "mise/config.*.toml",
+)
+"""mise's project configuration (`mise.toml`, `mise.local.toml`, `mise.ENV.toml`...): its
+hooks, `[env]` `_.source` scripts and tool paths run at `cd` and at every shimmed command. A
+config trusted once (`mise trust`) is trusted by its path, not its content."""
+
+_SITE_DIRS = ("site-packages", "dist-packages")
+_PYTHON_START = tuple(
+    f"{site}/{name}"
+    for site in _SITE_DIRS
+    for name in ("*.pth", "sitecustomize*", "usercustomize*", "__pycache__/sitecustomize*")
+)
+"""What every start of a Python using that site directory runs (a virtualenv's, below the
+project): `.pth` lines that begin with `import`, and the `sitecustomize` module in any form
+(source, compiled, package). Not in the sandbox: `pip install` writes `.pth` files there, and
+the rest of the virtualenv is code that later commands import anyway."""
+
+_TOOLS = (
+    *_present("npm's options: the shell scripts run in, node options, git", ".npmrc"),
+    *_present("yarn's options: yarnPath, a program every yarn runs", ".yarnrc", ".yarnrc.yml"),
+    *_present("code every yarn command loads", ".yarn/releases", ".yarn/plugins"),
+    *_present("cargo's options: rustc wrappers, linkers", ".cargo/config", ".cargo/config.toml"),
+    *_present("the toolchain cargo runs", "rust-toolchain", "rust-toolchain.toml"),
+    *(
+        ProjectFile(path, "mise's hooks, environment scripts and tools", _pattern_or(path))
+        for path in _MISE
+    ),
+    *_present("which program a version manager's shim runs (path: versions)", ".tool-versions"),
+    *_present("Mercurial's hooks, run by hg commands", ".hg/hgrc", ".hg/hgrc-not-shared"),
+    ProjectFile(".hg", "Mercurial's repository (hg writes its store there)", "none"),
+    *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
+)
+"""Tools' project configuration that makes an ordinary command (`npm test`, `yarn`,
+`cargo build`, any shimmed program, `hg status`, `python`) run another program."""
+
+PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
+    ProjectFile(".tether", "tether's settings, hooks, skills, agents, permission seed", "guard"),
+    ProjectFile(".claude", "Claude Code's settings, hooks, skills, agents, commands", "guard"),
+    ProjectFile(".agents", "skills and agents shared between agents (allowed-tools)", "guard"),
+    ProjectFile(".mcp.json", "MCP server definitions: programs the next session starts", "guard"),
+    ProjectFile("config/mcp_config.yaml", "the seed's MCP servers, which start programs", "guard"),
+    ProjectFile(".vscode", "editor tasks and settings, which run programs", "guard"),
+    ProjectFile(".idea", "IDE run configurations and settings, which run programs", "guard"),
+    ProjectFile(".husky", "git hooks kept for husky (core.hooksPath)", "guard"),
+    ProjectFile(".pre-commit-config.yaml", "commands pre-commit runs at the next commit", "guard"),
+    ProjectFile(".git", "git's config and hooks, which run programs at git's next run", "apart"),
+    ProjectFile(".envrc", "what direnv runs on entering the directory", "present"),
+    ProjectFile(".cursor", "editor rules and MCP servers", "present"),
+    *_present("a dev container's commands", ".devcontainer", ".devcontainer.json"),
+    ProjectFile(".gitmodules", "submodule URLs (git ignores commands there)", "present", False),
+    *(
+        entry
+        for manager, names in HOOK_MANAGERS.items()
+        for entry in _present(f"{manager}'s configuration: commands its git hook runs", *names)
+    ),
+    *_TOOLS,
+)
+"""The table. An entry that names a directory covers everything below it."""

@@ -1,0 +1,30 @@
+"""Tool names as Claude Code spells them now, beside tether's own.
+
+Claude Code renamed some tools (Task became Agent, BashOutput TaskOutput, KillShell TaskStop) and
+still accepts the old names. Settings written for either name must reach the same tool, in
+permission rules and hook matchers alike; this is the one table both read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+TOOL_ALIASES: Mapping[str, str] = {
+    "Agent": "Task",
+    "TaskOutput": "BashOutput",
+    "TaskStop": "KillShell",
+}
+"""Another name -> tether's tool name."""
+
+
+def canonical_tool(name: str) -> str:
+    """tether's name for the tool `name` names (itself when it is no alias)."""
+    return TOOL_ALIASES.get(name, name)
+
+
+def tool_spellings(name: str) -> tuple[str, ...]:
+    """Every name the tool `name` is known by, its own first: a hook matcher written with any of
+    them matches it (`Agent` for tether's Task)."""
+    canonical = canonical_tool(name)
+    others = tuple(a for a, t in TOOL_ALIASES.items() if t == canonical and a != name)
+    return (name, *((canonical,) if canonical != name else ()), *others)

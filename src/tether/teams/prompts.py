@@ -1,0 +1,83 @@
+"""What a worker tells the model about its task, and what it records back on the board."""
+
+from __future__ import annotations
+
+from tether.protocol import PermissionDenial, TurnFinished
+from tether.store.task_records import Task
+from tether.teams.lifecycle import Closed
+
+RESULT_LIMIT = 2_000
+"""Characters of a dependency's result quoted in a task's prompt."""
+
+
+def task_prompt(task: Task, inputs: list[Task], *, branch: str | None) -> str:
+    """The first message of a task's session: the task, what its dependencies produced, and
+    where it works."""
+    parts = [f"You are working on task #{task.id}: {task.subject}"]
+    if task.description:
+        parts.append(task.description)
+    for dep in inputs:
+        result = (dep.result or "").strip()
+        if len(result) > RESULT_LIMIT:
+            result = result[:RESULT_LIMIT] + " [...]"
+        parts.append(f"Task #{dep.id} ({dep.subject}), which this one depends on, reported:")
+        parts[-1] += f"\n{result}"
+    if branch is not None:
+        parts.append(
+            f"You work in a git worktree of your own, on branch {branch}. Your changes are "
+            "committed on it for you when you finish: do not commit, merge or switch branches."
+        )
+    parts.append(
+        "Work without asking questions: nobody is there to answer them, and what no rule "
+        "allows is denied. When you are done, answer with a short report of what you did; it "
+        "is recorded as the task's result."
+    )
+    return "\n\n".join(parts)
+
+
+def task_result(
+    finished: TurnFinished | None, error: str | None, closed: Closed | None, branch: str | None
+) -> tuple[str, bool]:
+    """The text recorded on the task, and whether it is a completion (else a failure)."""
+    if error is not None:
+        text, ok = f"could not run: {error}", False
+    elif finished is None:
+        text, ok = "the session ended before its turn finished", False
+    elif finished.is_error:
+        text, ok = finished.result or finished.error or finished.subtype, False
+    else:
+        text, ok = finished.result, True
+    notes = [*_denials(finished.permission_denials if finished else ()), *_worktree(closed, branch)]
+    return ("\n\n".join([text, *notes]) if notes else text), ok
+
+
+def _denials(denials: tuple[PermissionDenial, ...]) -> list[str]:
+    if not denials:
+        return []
+    lines = [f"- {d.tool_name}{_what(d)}: {d.reason}" for d in denials]
+    return ["Denied (no rule allowed them; a worker cannot ask):\n" + "\n".join(lines)]
+
+
+def _what(denial: PermissionDenial) -> str:
+    tool_input = denial.tool_input
+    for key in ("command", "file_path", "path", "url", "pattern"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return f"({value})"
+    return ""
+
+
+def _worktree(closed: Closed | None, branch: str | None) -> list[str]:
+    if closed is None:
+        return []
+    if closed.commit is None:
+        work = "no changes"
+    else:
+        where = f"on {branch}" if closed.branch_kept and branch else "(branch deleted: merged)"
+        work = f"committed {closed.commit[:12]} {where}"
+    lines = [f"Worktree: {work}"]
+    if closed.overlaps:
+        lines.append("Files other task branches changed too (merging may conflict):")
+        lines.extend(f"- {o.describe()}" for o in closed.overlaps)
+    lines.extend(f"- {note}" for note in closed.notes)
+    return ["\n".join(lines)]

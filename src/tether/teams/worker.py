@@ -1,0 +1,241 @@
+"""An autonomous worker: claims the next ready task of its team's board, runs it in a fresh
+session of its own, records the result, and claims the next.
+
+The session is an ordinary one (tools, rules, hooks, sandbox, a saved transcript), built by
+whoever runs the worker (`make_session`); the worker only feeds it the task and reads its
+events, as a front end does. While the session works, the claim's lease is renewed every
+third of its length; a lease found lost stops the session and the task is dropped (another
+worker may hold it now, and the fence would refuse a completion anyway). `stop()` (Ctrl+C,
+SIGTERM) stops the session and gives the task back (`release`: the attempt is not counted);
+a task the session finished first is recorded as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.core.session import Session
+from tether.hooks import HookRunner
+from tether.protocol import TurnFinished, UserInput
+from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
+from tether.teams.git import GitError
+from tether.teams.lifecycle import Closed, task_worktree
+from tether.teams.prompts import task_prompt, task_result
+from tether.teams.records import WorktreeError
+from tether.teams.store_calls import StoreCalls
+
+SessionMaker = Callable[[Path, Task], Session]
+"""A fresh session for a task, working in the given directory (the project, or the task's
+worktree)."""
+
+IDLE_POLL_S = (0.05, 1.0)
+"""An idle worker looks at the board again after the first delay, doubling to the second:
+a task that becomes ready (its dependencies done) is taken within tens of milliseconds,
+and a board with nothing to do costs a read a second."""
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    owner: str
+    """The name claims are taken under (unique per process: `worker-PID@HOST`)."""
+    lease_s: float = DEFAULT_LEASE_S
+    until_idle: bool = False
+    """Stop once nothing is pending or running (otherwise wait for new tasks)."""
+    worktrees: bool = False
+    """Run every task in a worktree of its own (a task's `isolation: worktree` asks alone)."""
+    idle_poll_s: tuple[float, float] = IDLE_POLL_S
+
+
+@dataclass
+class Ran:
+    """How one task's session ended."""
+
+    finished: TurnFinished | None = None
+    session_id: str | None = None
+    cost_usd: float = 0.0
+    error: str | None = None
+    """The task could not run (its worktree could not be made...)."""
+    branch: str | None = None
+    """The task's branch, when it ran in a worktree."""
+    closed: Closed | None = None
+
+
+@dataclass
+class Worker:
+    calls: StoreCalls
+    options: WorkerOptions
+    project: Path
+    make_session: SessionMaker
+    say: Callable[[str], None] = lambda _: None
+    worktree_hooks: Callable[[], HookRunner | None] | None = None
+    """The project's hooks, for WorktreeCreate and WorktreeRemove."""
+    done: list[str] = field(default_factory=list[str])
+    """Ids of the tasks this worker recorded (completed or failed), in order."""
+    _stop: str | None = None
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    _session: Session | None = None
+    _lost: str | None = None
+
+    def stop(self, reason: str) -> None:
+        """Claim nothing more; stop the running task's session (its task is given back)."""
+        if self._stop is None:
+            self._stop = reason
+        self._stopped.set()
+        if self._session is not None:
+            self._session.interrupt_next_turn(reason)
+
+    async def run(self) -> None:
+        """Claim and work until stopped (or, with `until_idle`, until the board is idle)."""
+        first, most = self.options.idle_poll_s
+        wait = first
+        while self._stop is None:
+            claim = await self.calls.call(
+                lambda s: s.claim_next(self.options.owner, lease_s=self.options.lease_s)
+            )
+            if claim is None:
+                if self.options.until_idle and await self._idle():
+                    return
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(wait):
+                        await self._stopped.wait()
+                wait = min(wait * 2, most)
+                continue
+            wait = first
+            await self._work_on(claim)
+
+    async def _idle(self) -> bool:
+        tasks = await self.calls.call(lambda s: s.list())
+        return not any(t.status in ("pending", "in_progress") for t in tasks)
+
+    async def _work_on(self, claim: Claim) -> None:
+        task = claim.task
+        self.say(f"claimed #{task.id} ({task.subject}), attempt {task.attempts}")
+        self._lost = None
+        keeper = asyncio.create_task(self._keep_lease(claim))
+        try:
+            ran = await self._run(claim, task)
+        except Exception:
+            # The session could not be built (broken settings, no key): every task would
+            # meet the same, so the worker stops, and this one goes back untouched.
+            with contextlib.suppress(LeaseLost):
+                await self.calls.call(lambda s: s.release(claim))
+            raise
+        finally:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+        await self._record(claim, ran)
+
+    async def _run(self, claim: Claim, task: Task) -> Ran:
+        inputs = await self._dependency_results(task)
+        if not (self.options.worktrees or task.metadata.get("isolation") == "worktree"):
+            return await self._session_run(self.project, task, inputs, None)
+        try:
+            async with task_worktree(self.project, task.id, hooks=self._hooks()) as worktree_run:
+                worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
+                branch = worktree_run.worktree.branch
+                ran = await self._session_run(worktree_run.worktree.path, task, inputs, branch)
+                ran.branch = branch
+                worktree_run.stopped = self._lost is not None or self._gave_up(ran)
+        except (WorktreeError, GitError) as e:
+            return Ran(error=f"its worktree: {e}")
+        ran.closed = worktree_run.closed
+        return ran
+
+    def _gave_up(self, ran: Ran) -> bool:
+        """Stopped before the session finished: the task goes back to the board."""
+        return self._stop is not None and (ran.finished is None or ran.finished.is_error)
+
+    def _hooks(self) -> HookRunner | None:
+        return self.worktree_hooks() if self.worktree_hooks is not None else None
+
+    async def _session_run(
+        self, cwd: Path, task: Task, inputs: list[Task], branch: str | None
+    ) -> Ran:
+        session = self.make_session(cwd, task)
+        self._session = session
+        ran = Ran(session_id=session.session_id)
+        if self._stop is not None:
+            session.interrupt_next_turn(self._stop)
+        try:
+            await session.prepare()
+            prompt = task_prompt(task, inputs, branch=branch)
+            async for event in session.submit(UserInput(text=prompt)):
+                if isinstance(event, TurnFinished):
+                    ran.finished = event
+        finally:
+            self._session = None
+            await session.aclose()
+            ran.cost_usd = session.cost_usd
+        return ran
+
+    async def _dependency_results(self, task: Task) -> list[Task]:
+        return [await self.calls.call(lambda s, d=dep: s.get(d)) for dep in task.depends_on]
+
+    async def _keep_lease(self, claim: Claim) -> None:
+        """Renew the lease every third of its length; a lost lease stops the session."""
+        while True:
+            await asyncio.sleep(self.options.lease_s / 3)
+            try:
+                claim = await self.calls.call(
+                    lambda s, c=claim: s.heartbeat(c, lease_s=self.options.lease_s)
+                )
+            except LeaseLost as e:
+                self._lost = str(e)
+                if self._session is not None:
+                    self._session.interrupt_next_turn(f"lease lost: {e}")
+                return
+
+    async def _record(self, claim: Claim, ran: Ran) -> None:
+        task_id = claim.task_id
+        if self._lost is not None:
+            self.say(f"dropped #{task_id}: {self._lost}")
+            return
+        finished = ran.finished
+        ok = False
+        try:
+            if self._gave_up(ran):
+                await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
+                self.say(f"gave #{task_id} back to the board ({self._stop})")
+                return
+            text, ok = task_result(finished, ran.error, ran.closed, ran.branch)
+            if ok:
+                await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
+            else:
+                await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+        except LeaseLost as e:
+            recorded = await self._recorded_already(claim)
+            if recorded is None:
+                self.say(f"dropped #{task_id}: {e}")
+                return
+            ok = recorded == "completed"
+        await self._note_run(claim, ran)
+        self.done.append(task_id)
+        self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
+
+    async def _note_run(self, claim: Claim, ran: Ran) -> None:
+        """The session (to resume it) and the worktree's outcome, in the task's metadata, once
+        the task is recorded as this worker's (never on a task another worker holds now)."""
+        from tether.store.task_graph import TaskChanges
+
+        note: dict[str, object] = {"session_id": ran.session_id, "worker": claim.owner}
+        if ran.closed is not None:
+            note["worktree"] = {
+                "branch": ran.branch if ran.closed.branch_kept else None,
+                "commit": ran.closed.commit,
+                "overlaps": [o.describe() for o in ran.closed.overlaps],
+            }
+        changes = TaskChanges(metadata={"run": note})
+        await self.calls.call(lambda s: s.update(claim.task_id, changes))
+
+    async def _recorded_already(self, claim: Claim) -> str | None:
+        """A completion whose answer was lost in an outage and then tried again finds the task
+        already finished under its own fence: it was recorded, once. Its status then."""
+        task = await self.calls.call(lambda s: s.get(claim.task_id))
+        if task.status in ("completed", "failed") and task.fence == claim.fence:
+            return task.status
+        return None

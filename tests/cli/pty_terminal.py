@@ -1,0 +1,98 @@
+"""The real `tether` REPL on a pseudo-terminal: keys go in as a user types them, at a pace,
+and what it draws is read back (escape sequences stripped) by a thread of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import re
+import signal
+import struct
+import sys
+import threading
+import time
+from pathlib import Path
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
+
+WAIT_S = 30.0
+"""How long a wait for the screen gives up after: a bound so nothing hangs, not a timing
+assertion (a healthy run takes a few seconds)."""
+
+
+class PtyRepl:
+    """`tether` (the REPL) running in `workspace` on a terminal of its own."""
+
+    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
+        program = str(Path(sys.executable).with_name("tether"))
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the REPL on the terminal
+            os.chdir(workspace)
+            os.execve(program, [program], {**env, "TERM": "xterm-256color"})
+        import fcntl
+        import termios
+
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self._raw = b""
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:  # the terminal closed with the process
+                chunk = b""
+            with self._changed:
+                self._raw += chunk
+                self._changed.notify_all()
+            if not chunk:
+                return
+
+    @property
+    def screen(self) -> str:
+        """Everything drawn so far, without escape sequences."""
+        with self._changed:
+            return ANSI.sub("", self._raw.decode("utf-8", "replace"))
+
+    @property
+    def raw(self) -> str:
+        """Everything drawn so far, escape sequences and all."""
+        with self._changed:
+            return self._raw.decode("utf-8", "replace")
+
+    def wait_for(self, needle: str, count: int = 1) -> None:
+        """Until `needle` has been drawn `count` times (an AssertionError after `WAIT_S`)."""
+        deadline = time.monotonic() + WAIT_S
+        with self._changed:
+            while self.screen.count(needle) < count:
+                left = deadline - time.monotonic()
+                assert left > 0, f"never drew {needle!r}:\n{self.screen[-3000:]}"
+                self._changed.wait(left)
+
+    def send(self, keys: str) -> None:
+        os.write(self.fd, keys.encode())
+
+    def type(self, text: str, every_s: float) -> None:
+        """Type `text` one key at a time, as a person does."""
+        for key in text:
+            self.send(key)
+            time.sleep(every_s)
+
+    def close(self) -> int | None:
+        """End the REPL (Ctrl+D, then a kill if it is still there); its exit code."""
+        with contextlib.suppress(OSError):
+            self.send("\x04")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.05)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return None

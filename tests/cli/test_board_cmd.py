@@ -1,0 +1,122 @@
+"""`tether board`: one JSON snapshot, the text view on a pipe, and the live view on a terminal
+following the board as it changes."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from tether.cli.board_cmd import board_view
+from tether.store.task_records import NewTask, Task
+from tether.store.task_store import TaskStore, open_task_store
+from tether.testing.cli_runner import run_cli_process
+
+
+def _board(workspace: Path) -> TaskStore:
+    store = open_task_store(None, project=workspace, team="b")
+    store.create(NewTask(subject="parse"))
+    store.create(NewTask(subject="check", depends_on=["1"], priority="high"))
+    return store
+
+
+def test_json_is_one_snapshot_with_lease_ages(workspace: Path) -> None:
+    store = _board(workspace)
+    claim = store.claim_next("w1")
+    assert claim is not None
+    done = run_cli_process(["board", "--json", "--team", "b"], cwd=workspace)
+    assert done.exit_code == 0, done.stderr
+    snapshot = done.json()
+    assert (snapshot["team"], snapshot["store"]) == ("b", str(workspace / ".tether/tasks.db"))
+    assert snapshot["counts"] == {
+        "in_progress": 1,
+        "pending": 1,
+        "blocked": 0,
+        "failed": 0,
+        "completed": 0,
+    }
+    first, second = snapshot["tasks"]
+    assert (first["id"], first["owner"], first["lease_age_s"] >= 0) == ("1", "w1", True)
+    assert (second["id"], second["blockedBy"], second["lease_age_s"]) == ("2", ["1"], None)
+
+
+def test_on_a_pipe_the_view_is_printed_once(workspace: Path) -> None:
+    store = _board(workspace)
+    claim = store.claim_next("w1")
+    assert claim is not None
+    store.fail(claim, "no input", cost_usd=0.25)
+    done = run_cli_process(["board", "--team", "b"], cwd=workspace)
+    assert done.exit_code == 0, done.stderr
+    lines = [line.rstrip() for line in done.stdout.splitlines()]
+    assert lines[0] == f"team b ({workspace / '.tether/tasks.db'})"
+    assert lines[1] == "in_progress 0  pending 0  blocked 1  failed 1  completed 0  cost $0.2500"
+    assert lines[3].split()[:4] == ["2", "blocked", "high", "check"]
+    assert "#1 (parse) failed: no input" in lines[4]
+    assert lines[5].split()[:4] == ["1", "failed", "medium", "parse"]
+
+
+def test_a_lease_shows_its_age_and_what_is_left() -> None:
+    store = _FakeStore()
+    task = Task(
+        id="3",
+        subject="run",
+        status="in_progress",
+        owner="w",
+        started_at=100.0,
+        lease_expires_at=160.0,
+    )
+    console = Console(record=True, width=120)
+    console.print(board_view(store, [task], 130.0))  # pyright: ignore[reportArgumentType]
+    assert "30s, 30s left" in console.export_text()
+    console.print(board_view(store, [task], 170.0))  # pyright: ignore[reportArgumentType]
+    assert "70s, expired" in console.export_text()
+
+
+class _FakeStore:
+    team, url = "t", "memory"
+
+
+def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> None:
+    store = _board(workspace)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tether", "board", "--team", "b", "--interval", "0.1"],
+        cwd=workspace,
+        stdin=follower,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        seen = _read_until(leader, b"check", seen)
+        store.create(NewTask(subject="newly added"))
+        seen = _read_until(leader, b"newly added", seen)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+        assert proc.stderr is not None
+        proc.stderr.close()
+        store.close()
+
+
+def _read_until(fd: int, wanted: bytes, seen: bytes) -> bytes:
+    deadline = time.monotonic() + 120
+    while wanted not in seen:
+        assert time.monotonic() < deadline, f"never saw {wanted!r} in {seen[-500:]!r}"
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            seen += os.read(fd, 65536)
+    return seen

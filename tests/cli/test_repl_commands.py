@@ -1,0 +1,134 @@
+"""The REPL's commands about the session (/clear, /model, /status, /permissions, /mcp, the
+/resume picker) and Shift+Tab, on a real terminal against the fake model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.pty_terminal import PtyRepl
+from tether.cli.repl import CLEARED
+from tether.config.settings import sessions_home
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, reply, text
+
+TURN_END = " model call"
+"""In the line that sums up a turn, once it is over."""
+
+
+def anthropic_only(home: Path) -> dict[str, str]:
+    """The test's environment without the OpenAI-compatible endpoint, so that a model name
+    nobody serves cannot fall through to it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return {**env, "HOME": str(home)}
+
+
+@pytest.fixture
+def repl(model_env: FakeModelServer, workspace: Path, home: Path) -> Iterator[PtyRepl]:
+    terminal = PtyRepl(workspace, anthropic_only(home))
+    terminal.wait_for("> ")
+    yield terminal
+    terminal.close()
+
+
+def titles(workspace: Path) -> list[str | None]:
+    """This project's sessions' titles, the newest first."""
+    return [s.title for s in list_sessions(sessions_home(os.environ), workspace.resolve())]
+
+
+@pytest.mark.timeout(90)
+def test_clear_starts_a_new_session_and_keeps_the_old_one(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path
+) -> None:
+    model_env.script(reply(text("First answer.")), reply(text("Second answer.")))
+    repl.send("remember the word apple\r")
+    repl.wait_for(TURN_END)
+    repl.send("/clear\r")
+    repl.wait_for(CLEARED)
+    repl.send("what was the word?\r")
+    repl.wait_for(TURN_END, 2)
+    second = model_env.requests[1].messages()
+    assert [m["role"] for m in second] == ["user"]
+    assert "apple" not in json.dumps(second)
+    assert "\x1b[2J" in repl.raw  # the screen was cleared
+    assert titles(workspace) == ["what was the word?", "remember the word apple"]
+
+
+@pytest.mark.timeout(90)
+def test_model_shows_switches_and_refuses_an_unknown_name(
+    model_env: FakeModelServer, repl: PtyRepl
+) -> None:
+    model_env.script(reply(text("Fast answer.")))
+    repl.send("/model\r")
+    repl.wait_for("Model: claude-sonnet-5-5")
+    repl.send("/model no-such-model\r")
+    repl.wait_for("✗ /model no-such-model:")
+    repl.wait_for("(still claude-sonnet-5-5)")
+    repl.send("/model haiku\r")
+    repl.wait_for("(was claude-sonnet-5-5)")
+    repl.send("hello\r")
+    repl.wait_for(TURN_END)
+    assert [r.body["model"] for r in model_env.requests] == ["claude-haiku-5-5"]
+
+
+@pytest.mark.timeout(120)
+def test_status_permissions_and_mcp_describe_the_session(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    rules = {"allow": ["Bash(git status)"], "deny": ["Read(./secrets/**)"]}
+    settings.write_text(json.dumps({"permissions": rules}))
+    env = anthropic_only(home)
+    add = [sys.executable, "-m", "tether", "mcp", "add", "-s", "user", "clock", "--"]
+    server = str(Path(sys.executable).with_name("mcp-server-time"))
+    subprocess.run([*add, server], cwd=workspace, env=env, check=True, capture_output=True)
+    repl = PtyRepl(workspace, env)
+    try:
+        repl.wait_for("> ")
+        repl.send("/mcp\r")
+        repl.wait_for("tools")
+        assert "clock                connected  2 tools" in repl.screen
+        repl.send("/status\r")
+        repl.wait_for("Context:")
+        repl.send("/permissions\r")
+        repl.wait_for("Read(./secrets/**)")
+        screen = repl.screen
+        for line in (
+            "Model:      claude-sonnet-5-5",
+            "Mode:       default",
+            f"Workspace:  {workspace.resolve()}",
+            "Session:    ",
+            "Context:    0 tokens",
+            "MCP:        clock (connected)",
+            "~/.claude/settings.json",
+            "  allow Bash(git status)",
+            "  deny  Read(./secrets/**)",
+        ):
+            assert line in screen
+    finally:
+        repl.close()
+
+
+@pytest.mark.timeout(90)
+def test_the_resume_picker_gives_the_prompt_back(model_env: FakeModelServer, repl: PtyRepl) -> None:
+    model_env.script(reply(text("Noted.")), reply(text("Back again.")))
+    repl.send("remember the word pear\r")
+    repl.wait_for(TURN_END)
+    repl.send("/clear\r")
+    repl.wait_for(CLEARED)
+    repl.send("/resume\r")
+    repl.wait_for("resume which?")
+    repl.send("1\r")
+    repl.wait_for("↺ resumed session")
+    asked = repl.screen.count("resume which?")
+    repl.send("and now?\r")
+    repl.wait_for(TURN_END, 2)
+    assert repl.screen.count("resume which?") == asked  # the message prompt is "> " again
+    assert "pear" in json.dumps(model_env.requests[1].messages())

@@ -1,0 +1,96 @@
+"""Workers through faults of the store: Redis killed mid-run and started again (workers wait
+with backoff and carry on: nothing lost, nothing done twice), and Redis down at the start
+(said, naming it; no fallback)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tether.store.task_store import open_task_store
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text
+from tether.testing.cli_runner import run_cli_process
+from tether.testing.redis_server import RedisServer, RedisUnavailable
+from tether.testing.workers import task_answers
+
+from .workers import add_tasks, board, finish, sessions_per_task, start_worker, wait_for
+
+
+def test_redis_killed_mid_run_loses_nothing_and_does_nothing_twice(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    try:
+        redis = RedisServer.start(persist=True)
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    store = ["--store", redis.url, "--team", f"k-{uuid.uuid4().hex[:8]}"]
+    gate = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        if int(task_id) > 2:
+            gate.wait(timeout=300)  # the rest wait for the outage
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(answer)
+    try:
+        add_tasks(repo, store, *(f"t{n}" for n in range(1, 11)))
+        workers = start_worker(repo, "--count", "2", "--until-idle", *store)
+        watcher = open_task_store(redis.url, project=repo, team=store[-1])
+        try:
+            wait_for(
+                lambda: (
+                    sum(t.status == "completed" for t in watcher.list()) == 2
+                    and sum(t.status == "in_progress" for t in watcher.list()) == 2
+                ),
+                "two tasks done and two under way",
+            )
+        finally:
+            watcher.close()
+        redis.kill()
+        gate.set()  # the sessions end while the store is down: their results must wait
+        wait_for(lambda: len(model_env.requests) >= 4, "both held sessions to be answered")
+        redis = RedisServer.start(port=redis.port, workdir=redis.workdir, persist=True)
+        code, out, err = finish(workers)
+        assert code == 0, err
+        assert out.count("retrying with backoff") >= 1
+        assert "answers again" in out
+        tasks = board(repo, store)["tasks"]
+        assert [(t["id"], t["status"], t["attempts"]) for t in sorted(tasks, key=_id)] == [
+            (str(n), "completed", 1) for n in range(1, 11)
+        ]
+        assert sessions_per_task(model_env) == {str(n): 1 for n in range(1, 11)}
+    finally:
+        gate.set()
+        redis.stop()
+
+
+def _id(task: dict[str, object]) -> int:
+    return int(str(task["id"]))
+
+
+def test_redis_down_at_the_start_is_named(repo: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = run_cli_process(
+        ["worker", "--store", f"redis://127.0.0.1:{port}/0", "--until-idle"], cwd=repo
+    )
+    assert done.exit_code == 2
+    assert done.stderr.startswith(
+        f"tether: error: cannot reach the task store at redis://127.0.0.1:{port}/0: "
+    )
+
+
+def test_bad_counts_and_leases_are_refused(repo: Path) -> None:
+    for flag, value, said in (
+        ("--count", "0", "argument --count: must be at least 1"),
+        ("--count", "two", "argument --count: not a whole number: 'two'"),
+        ("--lease", "-5", "argument --lease: must be more than 0"),
+    ):
+        done = run_cli_process(["worker", flag, value], cwd=repo)
+        assert done.exit_code == 2
+        assert done.stderr.splitlines()[-1] == f"tether worker: error: {said}"
