@@ -16,6 +16,9 @@ alike; the machine's load is printed with them: compare the ratios more than the
   (less moved by load than the wall-clock steps); and what the libraries it uses cost to
   import on their own.
 
+For a figure the load does not move, `startup_instructions.py` counts the instructions of the
+same `-p hi` up to its first request (under callgrind), for this tree or another's `src`.
+
 tether runs as the `tether` command installed beside this interpreter, as the SDK runs it, from
 compiled bytecode (compiled first here, as a wheel's install does: an editable checkout run with
 PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start). Claude Code is the

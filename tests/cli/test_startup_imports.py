@@ -94,11 +94,15 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.core.replay",
     "tether.store.reader",
     "tether.store.branch",
+    "tether.teams.board",
+    "tether.teams.tools",
+    "tether.store.task_store",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
 when MCP tools are deferred), reading a session back (only to resume one), the YAML parser
-(only for a skill or rule file of the user's), the vendor SDKs (never)."""
+(only for a skill or rule file of the user's), a team's board and task store (only for a
+session in a team), the vendor SDKs (never)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",
@@ -135,6 +139,8 @@ def _modules_at_first_request(
     built = [line for line in done.stderr.splitlines() if line.startswith("BUILT ")]
     # The tools' schemas are stored: their validators wait for the first call of each tool.
     assert built == ["BUILT []"], built
+    # So are the built-in tools' descriptions: each module waits for its tool's first call.
+    assert sorted(m for m in modules if m.startswith("tether.tools.builtin.")) == []
     return modules
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from tether.tools.builtin import builtin_tools
-from tether.tools.builtin.todo import render_todos, todo_reminder
 from tether.tools.context import TodoItem, ToolContext
+from tether.tools.plan import render_todos, todo_reminder
 from tether.tools.registry import ToolOutcome, ToolRegistry
 
 RunTool = Callable[..., Awaitable[ToolOutcome]]

@@ -2,7 +2,8 @@
 the session needs it: the HTTP stack (imported, and the TLS trust store read: C code that does
 not hold the interpreter) and the sandbox probe (two short bwrap runs). Both would otherwise
 start only once the session's build begins, after some 200 ms of imports, and the build would
-then wait for them.
+then wait for them. The HTTP stack starts first, before even the settings and the protocol are
+imported (pydantic among them: some 100 ms), so that the trust store is read while they are.
 
 The cyclic garbage collector is paused meanwhile (`pause_collection`, until the session is
 built: `resume_collection`): start-up makes modules, classes and functions that live as long as
@@ -34,15 +35,16 @@ def start_early_work(cwd: Path, *, settings_given: bool) -> None:
     """Pause the garbage collector, start preloading the HTTP stack and, where the sandbox is
     on, probing it."""
     pause_collection()  # first: what follows imports pydantic and the protocol's models
+    from tether.models.preload import preload_http_soon
+
+    preload_http_soon()  # before the imports below: the trust store loads meanwhile
+    if settings_given:
+        return  # a --settings file or JSON may turn it off: the build probes once it knows
     from tether.config.project import project_root
     from tether.config.settings import load_settings, settings_files, tether_home
-    from tether.models.preload import preload_http_soon
     from tether.protocol import ConfigError
     from tether.sandbox.probe import probe_soon
 
-    preload_http_soon()
-    if settings_given:
-        return  # a --settings file or JSON may turn it off: the build probes once it knows
     env = os.environ
     try:
         start = cwd.expanduser().resolve()

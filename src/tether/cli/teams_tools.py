@@ -1,15 +1,19 @@
-"""The task tools for a session that belongs to a team (see `tether.teams.board.tools_wanted`):
-its board, and the tools over it."""
+"""The task tools for a session that belongs to a team (see
+`tether.teams.membership.tools_wanted`): its board, and the tools over it. The board and the
+tools are imported only for such a session."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.config.settings import Settings
-from tether.teams.board import OWNER_ENV, TaskBoard, team_choice, tools_wanted
-from tether.teams.tools import task_tools
+from tether.teams.membership import tools_wanted
 from tether.tools.base import Tool
+
+if TYPE_CHECKING:
+    from tether.teams.board import TaskBoard
 
 
 def session_task_board(
@@ -19,9 +23,15 @@ def session_task_board(
     `TETHER_TASK_OWNER`, else the session's (`session-` and the id's first 8 characters)."""
     if not tools_wanted(settings.data, env):
         return None
+    from tether.teams.board import OWNER_ENV, TaskBoard, team_choice
+
     owner = env.get(OWNER_ENV) or f"session-{session_id[:8]}"
     return TaskBoard(team_choice(settings.data, env), project=workspace, owner=owner)
 
 
 def board_tools(board: TaskBoard | None) -> list[Tool]:
-    return task_tools(board) if board is not None else []
+    if board is None:
+        return []
+    from tether.teams.tools import task_tools
+
+    return task_tools(board)

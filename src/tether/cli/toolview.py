@@ -13,8 +13,8 @@ from typing import Any
 
 from rich.text import Text
 
-from tether.tools.builtin.todo import MARKS
 from tether.tools.context import TodoStatus
+from tether.tools.plan import MARKS
 
 PREVIEW_LINES = 3
 """Result lines shown under a tool call (the first ones and the last); the rest is counted."""

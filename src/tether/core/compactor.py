@@ -28,7 +28,7 @@ from tether.core.micro import micro_compact
 from tether.core.sizing import ATTEMPTS, fitted
 from tether.models.base import ModelRequest
 from tether.protocol import Event, HarnessError, Message, ModelError, Notice
-from tether.tools.builtin.todo import render_todos
+from tether.tools.plan import render_todos
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent

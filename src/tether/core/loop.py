@@ -35,8 +35,8 @@ from tether.protocol import (
     TurnSubtype,
     Usage,
 )
-from tether.tools.builtin.todo import todo_reminder
 from tether.tools.context import ToolContext
+from tether.tools.plan import todo_reminder
 from tether.tools.registry import ToolRegistry
 
 INTERRUPTED = "Interrupted by the user; this tool call did not complete."

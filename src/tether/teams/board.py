@@ -19,12 +19,9 @@ from typing import Any, TypeVar
 from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
+from tether.teams.membership import STORE_ENV, TEAM_ENV
 
-STORE_ENV = "TETHER_TEAM_STORE"
-TEAM_ENV = "TETHER_TEAM"
 OWNER_ENV = "TETHER_TASK_OWNER"
-ENABLE_ENV = "CLAUDE_CODE_ENABLE_TASKS"
-"""Claude Code's switch for its task tools; tether reads it too."""
 
 T = TypeVar("T")
 
@@ -55,13 +52,6 @@ def team_choice(
         team=team or env.get(TEAM_ENV) or section.get("team") or DEFAULT_TEAM,
         store_url=store or env.get(STORE_ENV) or section.get("store"),
     )
-
-
-def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-    """Whether a session offers the task tools: it belongs to a team (`TETHER_TEAM`, a store
-    or a `teams` setting), or Claude Code's `CLAUDE_CODE_ENABLE_TASKS` asks for them."""
-    enabled = env.get(ENABLE_ENV, "").lower() in ("1", "true", "yes")
-    return enabled or bool(env.get(TEAM_ENV) or env.get(STORE_ENV) or settings.get("teams"))
 
 
 @dataclass

@@ -52,6 +52,14 @@ class Tool:
     paths: tuple[str, ...] = ()
     """Input fields that name a file or directory: hooks, permission rules and the user see
     them as the absolute path the call will touch (see `ToolRegistry.observed_input`)."""
+    load: Callable[[], Tool] | None = None
+    """Set on a tool described ahead of its code (tether's own, `tether.tools.builtin`): imports
+    its module and gives the tool itself, whose input model, handler and check are the ones to
+    use. The registry calls it at the tool's first call."""
+
+    def loaded(self) -> Tool:
+        """The tool whose input model, handler and check run a call."""
+        return self if self.load is None else self.load()
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
@@ -63,9 +71,10 @@ class Tool:
 
 class AnyArguments(BaseModel):
     """The input model of a tool whose schema is checked by the tool itself (`Tool.schema`):
-    the arguments are in `model_extra`."""
+    the arguments are in `model_extra`. Built at its first use: every session defines tools
+    over it, few call one before their first request."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     def arguments(self) -> dict[str, Any]:
         return dict(self.model_extra or {})

@@ -123,10 +123,11 @@ class ToolRegistry:
         return await tool.handler(ctx, args)
 
     def _validated(self, call: ToolUseBlock) -> tuple[Tool, BaseModel]:
-        tool = self.get(call.name)
-        if tool is None:
+        found = self.get(call.name)
+        if found is None:
             available = ", ".join(self._tools) or "none"
             raise ToolError(f"No such tool: {call.name!r}. Available tools: {available}.")
+        tool = found.loaded()
         if call.input_error is not None:
             raise ToolError(
                 f"The arguments for {call.name} were not a valid JSON object ({call.input_error}). "

@@ -10,11 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.context import TodoItem, TodoStatus, ToolContext
-
-MAX_REMINDER_ITEMS = 8
-"""Open items named in a reminder; the rest are counted, so the reminder stays short."""
-
-MARKS: dict[TodoStatus, str] = {"completed": "☒", "in_progress": "◐", "pending": "☐"}
+from tether.tools.plan import MARKS, render_todos
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -97,24 +93,3 @@ def _as_data(todos: Sequence[TodoItem]) -> list[dict[str, str]]:
         {"content": item.content, "status": item.status, "activeForm": item.active_form}
         for item in todos
     ]
-
-
-def render_todos(todos: Sequence[TodoItem]) -> str:
-    """The plan as a checklist, one item a line: ☒ completed, ◐ in progress, ☐ pending."""
-    return "\n".join(f"{MARKS[item.status]} {item.content}" for item in todos)
-
-
-def todo_reminder(todos: Sequence[TodoItem]) -> str | None:
-    """A short reminder of the plan's open items (in progress first, then pending, in list
-    order) for the newest user message; None when nothing is open."""
-    open_items = [t for t in todos if t.status == "in_progress"]
-    open_items += [t for t in todos if t.status == "pending"]
-    if not open_items:
-        return None
-    shown = "; ".join(f"{MARKS[t.status]} {t.content}" for t in open_items[:MAX_REMINDER_ITEMS])
-    hidden = len(open_items) - MAX_REMINDER_ITEMS
-    more = f"; +{hidden} more" if hidden > 0 else ""
-    return (
-        f"Your plan (TodoWrite) has open items: {shown}{more}. Update it as you go: mark each "
-        "item completed as soon as it is done."
-    )
