@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from tether.store import task_graph as graph
-from tether.store.task_graph import BoardTx, TaskChanges
+from tether.store.graph_store import GraphStore
+from tether.store.task_graph import BoardTx
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
     PRIORITY_RANK,
     Claim,
-    NewTask,
     StoreUnavailable,
     Task,
 )
@@ -81,7 +81,7 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-class RedisTaskStore:
+class RedisTaskStore(GraphStore):
     """A team's board on a Redis server; unreachable at start or later: `StoreUnavailable`."""
 
     def __init__(self, url: str, team: str) -> None:
@@ -124,12 +124,6 @@ class RedisTaskStore:
                 raise StoreUnavailable(f"task store {self.url}: {e}") from None
         raise StoreUnavailable(f"task store {self.url}: too busy ({MAX_CONFLICTS} conflicts)")
 
-    def create(self, new: NewTask) -> Task:
-        return self._run(lambda tx: graph.create_task(tx, new))
-
-    def get(self, task_id: str) -> Task:
-        return self._run(lambda tx: _with_blocks(tx, graph.require(tx, task_id)))
-
     def list(self) -> list[Task]:
         try:
             ids = self._r.zrange(self.key("ids"), 0, -1)
@@ -147,9 +141,6 @@ class RedisTaskStore:
                 task.blocks = sorted(blocks, key=int)
                 tasks.append(task)
         return tasks
-
-    def update(self, task_id: str, changes: TaskChanges) -> Task:
-        return self._run(lambda tx: graph.update_task(tx, task_id, changes))
 
     def claim_next(
         self,
@@ -170,31 +161,6 @@ class RedisTaskStore:
         task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
         return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
 
-    def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
-        return self._run(lambda tx: graph.claim_task(tx, task_id, owner, lease_s))
-
-    def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
-        return self._run(lambda tx: graph.heartbeat(tx, claim, lease_s))
-
-    def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
-        return self._run(lambda tx: graph.release(tx, claim, cost_usd))
-
-    def complete(self, claim: Claim, result: str, *, cost_usd: float = 0.0) -> Task:
-        return self._run(
-            lambda tx: graph.finish(tx, claim, ok=True, text=result, cost_usd=cost_usd)
-        )
-
-    def fail(self, claim: Claim, error: str, *, cost_usd: float = 0.0) -> Task:
-        return self._run(
-            lambda tx: graph.finish(tx, claim, ok=False, text=error, cost_usd=cost_usd)
-        )
-
-    def retry(self, task_id: str) -> Task:
-        return self._run(lambda tx: graph.retry_task(tx, task_id))
-
-    def remove(self, task_id: str) -> Task:
-        return self._run(lambda tx: graph.remove_task(tx, task_id))
-
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
         try:
             seconds, micros = self._r.time()
@@ -206,11 +172,6 @@ class RedisTaskStore:
 
     def close(self) -> None:
         self._r.close()
-
-
-def _with_blocks(tx: BoardTx, task: Task) -> Task:
-    task.blocks = sorted(tx.dependents(task.id), key=int)
-    return task
 
 
 def task_from_hash(fields: dict[str, str]) -> Task:

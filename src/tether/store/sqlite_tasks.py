@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from tether.store import task_graph as graph
-from tether.store.task_graph import BoardTx, TaskChanges
+from tether.store.graph_store import GraphStore, with_blocks
+from tether.store.task_graph import BoardTx
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
     PRIORITY_RANK,
     Claim,
-    NewTask,
     StoreUnavailable,
     Task,
 )
@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS counters (
 T = TypeVar("T")
 
 
-class SqliteTaskStore:
+class SqliteTaskStore(GraphStore):
     """A team's board in a SQLite file (created with its folder when missing)."""
 
     def __init__(self, path: Path, team: str) -> None:
@@ -108,21 +108,12 @@ class SqliteTaskStore:
         except sqlite3.DatabaseError as e:
             raise StoreUnavailable(f"task store {self.path}: {e}") from None
 
-    def create(self, new: NewTask) -> Task:
-        return self._run(lambda tx: graph.create_task(tx, new))
-
-    def get(self, task_id: str) -> Task:
-        return self._run(lambda tx: _with_blocks(tx, graph.require(tx, task_id)))
-
     def list(self) -> list[Task]:
         def every(tx: BoardTx) -> list[Task]:
             assert isinstance(tx, _SqliteTx)
-            return [_with_blocks(tx, t) for t in tx.all()]
+            return [with_blocks(tx, t) for t in tx.all()]
 
         return self._run(every)
-
-    def update(self, task_id: str, changes: TaskChanges) -> Task:
-        return self._run(lambda tx: graph.update_task(tx, task_id, changes))
 
     def claim_next(
         self,
@@ -139,31 +130,6 @@ class SqliteTaskStore:
 
         return self._run(step)
 
-    def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
-        return self._run(lambda tx: graph.claim_task(tx, task_id, owner, lease_s))
-
-    def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
-        return self._run(lambda tx: graph.heartbeat(tx, claim, lease_s))
-
-    def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
-        return self._run(lambda tx: graph.release(tx, claim, cost_usd))
-
-    def complete(self, claim: Claim, result: str, *, cost_usd: float = 0.0) -> Task:
-        return self._run(
-            lambda tx: graph.finish(tx, claim, ok=True, text=result, cost_usd=cost_usd)
-        )
-
-    def fail(self, claim: Claim, error: str, *, cost_usd: float = 0.0) -> Task:
-        return self._run(
-            lambda tx: graph.finish(tx, claim, ok=False, text=error, cost_usd=cost_usd)
-        )
-
-    def retry(self, task_id: str) -> Task:
-        return self._run(lambda tx: graph.retry_task(tx, task_id))
-
-    def remove(self, task_id: str) -> Task:
-        return self._run(lambda tx: graph.remove_task(tx, task_id))
-
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
         def step(tx: BoardTx) -> list[Task]:
             assert isinstance(tx, _SqliteTx)
@@ -174,11 +140,6 @@ class SqliteTaskStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _with_blocks(tx: BoardTx, task: Task) -> Task:
-    task.blocks = sorted(tx.dependents(task.id), key=int)
-    return task
 
 
 class _SqliteTx:
