@@ -22,6 +22,29 @@ from pathlib import Path
 from tether.sandbox.bwrap import Sandbox
 
 TIMEOUT_S = 30.0
+
+
+def run_probe(
+    sandbox: Sandbox, ws: Path, probe: str, spec: object
+) -> subprocess.CompletedProcess[str]:
+    """`probe` (Python source) run in `sandbox` with `spec` as its JSON argument; the sandbox
+    closed after (its placeholders go then: what is left was made inside)."""
+    command = sandbox.wrap([sys.executable, "-I", "-c", probe, json.dumps(spec)], ws)
+    try:
+        return subprocess.run(
+            command,
+            pass_fds=command.pass_fds,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+    finally:
+        command.finished(0, "")
+        sandbox.close()
+
+
 KERNEL_FILES = (
     "/proc/sys/kernel/core_pattern",
     "/proc/sys/vm/drop_caches",
@@ -221,20 +244,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     os.environ[SECRET_VARIABLE] = "not-a-real-key"
     os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
     try:
-        command = sandbox.wrap([sys.executable, "-I", "-c", _PROBE, json.dumps(spec)], ws)
-        try:
-            done = subprocess.run(
-                command,
-                pass_fds=command.pass_fds,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT_S,
-                check=False,
-            )
-        finally:
-            command.finished(0, "")
-            sandbox.close()  # the placeholders go now: what is left was made inside
+        done = run_probe(sandbox, ws, _PROBE, spec)
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
         tmp_back += "|" + tmp_outside.read_text()
         root_written = root_probe.exists()

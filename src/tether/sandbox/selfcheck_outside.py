@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.outside_home import relocated_secrets, root_secrets
-from tether.sandbox.selfcheck import TIMEOUT_S, Result
+from tether.sandbox.selfcheck import Result, run_probe
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 
@@ -119,20 +117,7 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         "setid": str(setid),
     }
     host_devices = {d: _owner_and_mode(d) for d in spec["devices"]}
-    command = sandbox.wrap([sys.executable, "-I", "-c", _PROBE, json.dumps(spec)], ws)
-    try:
-        done = subprocess.run(
-            command,
-            pass_fds=command.pass_fds,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    finally:
-        command.finished(0, "")
-        sandbox.close()
+    done = run_probe(sandbox, ws, _PROBE, spec)
     try:
         seen = json.loads(done.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
