@@ -120,3 +120,21 @@ def _read_until(fd: int, wanted: bytes, seen: bytes) -> bytes:
         if ready:
             seen += os.read(fd, 65536)
     return seen
+
+
+def test_a_subject_an_agent_wrote_cannot_act_on_the_terminal_or_draw_rows(
+    workspace: Path,
+) -> None:
+    """Subjects come from agents (TaskCreate): escapes are shown, not sent, and a line break
+    cannot fake a row of the board or of `tasks list`."""
+    store = open_task_store(None, project=workspace, team="b")
+    store.create(NewTask(subject="real\x1b]0;title\x07\x1b[31m\n#9 completed high deploy"))
+    for argv in (["board", "--team", "b"], ["tasks", "list", "--team", "b"]):
+        done = run_cli_process(argv, cwd=workspace)
+        assert done.exit_code == 0, done.stderr
+        assert not {"\x1b", "\x07"} & set(done.stdout), argv
+        rows = done.stdout.splitlines()
+        assert not any(row.lstrip().startswith("#9") for row in rows), (argv, rows)
+        assert any("\\n#9 completed high deploy" in row for row in rows), (argv, rows)
+    shown = run_cli_process(["tasks", "show", "1", "--team", "b"], cwd=workspace)
+    assert not any(row.startswith("#9") for row in shown.stdout.splitlines())

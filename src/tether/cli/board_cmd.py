@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tether.cli.tasks_cmd import open_store, task_json
+from tether.cli.terminal_text import terminal_line
 from tether.protocol import ConfigError
 from tether.store.task_records import StoreUnavailable, Task
 from tether.store.task_store import TaskStore
@@ -101,7 +102,7 @@ def board_view(
             Text(task.status, style=STATE_STYLE[task.status]),
             task.priority,
             _subject(task),
-            task.owner or "",
+            terminal_line(task.owner or ""),
             _lease(task, now),
             ", ".join(f"#{d}" for d in task.depends_on),
             str(task.attempts),
@@ -135,10 +136,10 @@ def _state_then_id(task: Task) -> tuple[int, int]:
 
 
 def _subject(task: Task) -> Text:
-    text = Text(task.subject)
+    text = Text(terminal_line(task.subject))
     reason = task.blocked_reason if task.status == "blocked" else task.error
     if reason:
-        text.append(f"\n{reason}", style="dim")
+        text.append(f"\n{terminal_line(reason)}", style="dim")
     return text
 
 

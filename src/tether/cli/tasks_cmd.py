@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from tether.cli.terminal_text import terminal_safe
+from tether.cli.terminal_text import terminal_line, terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
@@ -105,20 +105,20 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
         return
     for task in tasks:
         deps = f"  after {', '.join('#' + d for d in task.depends_on)}" if task.depends_on else ""
-        owner = f"  [{terminal_safe(task.owner)}]" if task.owner else ""
+        owner = f"  [{terminal_line(task.owner)}]" if task.owner else ""
         print(
             f"#{task.id:<4} {task.status:<11} {task.priority:<6} "
-            f"{terminal_safe(task.subject)}{owner}{deps}",
+            f"{terminal_line(task.subject)}{owner}{deps}",
             file=out,
         )
         if task.status == "blocked" and task.blocked_reason:
-            print(f"      blocked: {terminal_safe(task.blocked_reason)}", file=out)
+            print(f"      blocked: {terminal_line(task.blocked_reason)}", file=out)
 
 
 def print_task(task: Task, out: TextIO) -> None:
     lines = [
-        f"Task #{task.id}: {task.subject}",
-        f"Status: {task.status}" + (f" (owner {task.owner})" if task.owner else ""),
+        f"Task #{task.id}: {terminal_line(task.subject)}",
+        f"Status: {task.status}" + (f" (owner {terminal_line(task.owner)})" if task.owner else ""),
         f"Priority: {task.priority}",
     ]
     if task.description:

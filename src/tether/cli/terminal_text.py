@@ -40,6 +40,12 @@ def terminal_safe(text: str) -> str:
     return text.replace("\r\n", "\n").translate(_ESCAPES)
 
 
+def terminal_line(text: str) -> str:
+    """`text` for one line of a listing: `terminal_safe`, and line breaks shown as `\\n`, so
+    text from elsewhere (a task's subject an agent wrote) cannot draw rows of its own."""
+    return terminal_safe(text).replace("\n", "\\n")
+
+
 def terminal_safe_event(value: T) -> T:
     """An event (or any pydantic model, dict, list or string inside one) with every string
     in it made `terminal_safe`; the same object when nothing needed it."""
