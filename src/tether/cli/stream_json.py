@@ -38,6 +38,7 @@ from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
+from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
     ConfigError,
     ErrorOccurred,
@@ -114,7 +115,8 @@ class StreamJsonFrontEnd:
         """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
 
     def write(self, line: dict[str, Any]) -> None:
-        self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+        # Anything that reached a line without a UTF-8 form would end the process here.
+        self._stdout.write(encodable(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stdout.flush()
 
     async def run(self) -> int:
@@ -205,7 +207,7 @@ class StreamJsonFrontEnd:
 
     def _dispatch(self, raw: str) -> None:
         try:
-            line = bounded_json.loads(raw)
+            line = encodable_value(bounded_json.loads(raw))  # "\ud800" spelt in JSON
         except json.JSONDecodeError as e:
             if raw.strip():
                 problem = bounded_json.error_text(e)
