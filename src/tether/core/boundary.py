@@ -33,6 +33,7 @@ from tether.protocol import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tether.store.images import image_problem
 from tether.tools.input_text import find_unencodable
 
 _CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -41,6 +42,31 @@ _CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 def encodable_blocks(blocks: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
     """`blocks` with their text made `encodable`; blocks that need nothing are kept as they are."""
     return tuple(_encodable_block(block) for block in blocks)
+
+
+def sendable_images(blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+    """User `blocks` with every image the API would refuse (`image_problem`, the checks a
+    session file gets when it is read back) replaced by a note saying why: one such image
+    would make every later request of the session fail. Tool results keep their other images
+    and say what was left out."""
+    return tuple(_sendable(block) for block in blocks)
+
+
+def _sendable(block: ContentBlock) -> ContentBlock:
+    if isinstance(block, ImageBlock):
+        problem = image_problem(block.model_dump(), "user")
+        return block if problem is None else TextBlock(text=_IMAGE_LEFT_OUT.format(problem))
+    if isinstance(block, ToolResultBlock) and block.images:
+        problems = [image_problem(i.model_dump(), "user") for i in block.images]
+        if not any(problems):
+            return block
+        kept = tuple(i for i, p in zip(block.images, problems, strict=True) if p is None)
+        notes = "".join("\n" + _IMAGE_LEFT_OUT.format(p) for p in problems if p is not None)
+        return block.model_copy(update={"images": kept, "content": block.content + notes})
+    return block
+
+
+_IMAGE_LEFT_OUT = "[tether: {} was left out: the API would refuse it]"
 
 
 def with_encodable_text(message: Message) -> Message:
