@@ -119,6 +119,9 @@ class OpenAICompatModel:
                     yield event
         if not finished:
             raise self.endpoint.stream_unfinished(_DONE)
+        nameless = sum(1 for call in assembly.calls if not call.name)
+        if nameless:  # a fragment of a call whose start never came
+            raise self.endpoint.stream_out_of_order(f"{nameless} tool call(s) with no name")
         yield assembly.done()
 
 
