@@ -131,9 +131,10 @@ def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str
 
 
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    queued = front.still_queued()  # before the stop: the turn's end takes them back
     if front.built:
         (await front.session()).session.interrupt("interrupted by the client")
-    return {"still_queued": []}
+    return {"still_queued": queued}
 
 
 async def _set_permission_mode(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
