@@ -261,9 +261,16 @@ OUT_OF_ORDER = {
 }
 
 
-@pytest.mark.parametrize("wire", WIRES)
-async def test_events_out_of_order_are_a_broken_stream_not_an_empty_answer(wire: str) -> None:
-    body, detail = OUT_OF_ORDER[wire]
+OTHER_CHOICE = (
+    b'data: {"choices": [{"index": 5, "delta": {"content": "x"}}]}\n\ndata: [DONE]\n\n',
+    "only choice 5 came, never the one asked for",
+)
+
+
+@pytest.mark.parametrize("case", ["anthropic", "openai", "openai other choice"])
+async def test_events_out_of_order_are_a_broken_stream_not_an_empty_answer(case: str) -> None:
+    body, detail = OUT_OF_ORDER.get(case, OTHER_CHOICE)
+    wire = case.split()[0]
     async with answering(200, {"content-type": SSE}, body) as url:
         events, error = await run(model_for(wire, url), ask())
     assert error is not None
