@@ -151,6 +151,6 @@ def test_an_internal_error_is_printed_once(
     result = tether("-p", "hello")
     assert result.exit_code == 1
     assert result.stderr == (
-        "tether: internal error: RuntimeError('a fault in the HTTP library')\n"
+        "tether: internal error: RuntimeError: a fault in the HTTP library\n"
     ), result.stderr
     assert fake_model.requests == []

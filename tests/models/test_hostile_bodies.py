@@ -199,17 +199,19 @@ async def _pings_forever(writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_keep_alives_alone_do_not_hold_an_attempt_open_for_ever() -> None:
+async def test_keep_alives_alone_hit_the_idle_limit_and_are_said() -> None:
     idle = IdleLimits(timeout_s=0.3)
     async with answering(200, {"content-type": SSE}, _pings_forever) as url:
         events, error = await run(model_for("anthropic", url, idle), ask())
     assert error is not None
     assert (str(error), error.retryable) == (
-        f"{url} sent only keep-alive pings for 1.5s (idle timeout; "
+        f"{url} sent only keep-alive pings for 0.3s (idle timeout; "
         "TETHER_MODEL_IDLE_TIMEOUT_MS raises it)",
         True,
     )
-    assert events == []  # bytes kept coming: no "waiting" notice
+    # Pings are no answer: the user is told the model is being waited for.
+    assert events
+    assert {e.kind for e in events} == {"waiting"}
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -237,3 +239,43 @@ async def test_a_redirect_is_named_with_where_it_points(wire: str, status: int) 
         status,
         False,
     )
+
+
+def _sse(*events: tuple[str, dict[str, object]]) -> bytes:
+    return b"".join(f"event: {k}\ndata: {json.dumps(d)}\n\n".encode() for k, d in events)
+
+
+_START = {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 1}}}
+_DELTA = {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "x"}}
+OUT_OF_ORDER = {
+    "anthropic": (
+        _sse(("message_start", _START), ("content_block_delta", _DELTA))
+        + _sse(("message_stop", {"type": "message_stop"})),
+        "a delta for content block 3, never started",
+    ),
+    "openai": (
+        b'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": '
+        b'{"arguments": "{}"}}]}, "finish_reason": "tool_calls"}]}\n\ndata: [DONE]\n\n',
+        "1 tool call(s) with no name",
+    ),
+}
+
+
+OTHER_CHOICE = (
+    b'data: {"choices": [{"index": 5, "delta": {"content": "x"}}]}\n\ndata: [DONE]\n\n',
+    "only choice 5 came, never the one asked for",
+)
+
+
+@pytest.mark.parametrize("case", ["anthropic", "openai", "openai other choice"])
+async def test_events_out_of_order_are_a_broken_stream_not_an_empty_answer(case: str) -> None:
+    body, detail = OUT_OF_ORDER.get(case, OTHER_CHOICE)
+    wire = case.split()[0]
+    async with answering(200, {"content-type": SSE}, body) as url:
+        events, error = await run(model_for(wire, url), ask())
+    assert error is not None
+    assert (str(error), error.retryable) == (
+        f"the response from {url} broke the streaming protocol: {detail}",
+        True,
+    )
+    assert events == []

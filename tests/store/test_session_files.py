@@ -386,6 +386,7 @@ def test_images_the_api_would_refuse_are_left_out_and_said(tmp_path: Path) -> No
         image("image/png", "!!!notbase64"),
         image("image/bmp", png),
         image("image/jpeg", png),
+        {"type": "image", "source": {"type": "url", "url": "file:///etc/passwd"}},
         good,
     ]
     entries[1]["message"]["content"].append(good)
@@ -402,6 +403,7 @@ def test_images_the_api_would_refuse_are_left_out_and_said(tmp_path: Path) -> No
         "line 1: an image whose data is not valid base64 left out",
         "line 1: an image of a media type the API does not take left out",
         "line 1: an image whose data is not image/jpeg left out",
+        "line 1: an image whose URL is not an http(s) address left out",
         "line 2: an image in an assistant message left out",
         "line 3: an image whose data is not image/png left out",
     ]

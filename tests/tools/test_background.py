@@ -211,6 +211,23 @@ async def test_a_command_printing_without_end_fills_no_disk(
     assert log.stat().st_size <= 1_000_000
 
 
+async def test_many_commands_printing_without_end_share_one_cap_and_say_so(
+    run_tool: RunTool, ctx: ToolContext
+) -> None:
+    ctx.background = BackgroundShells(log_cap_bytes=1_000_000, log_total_bytes=3_000_000)
+    logs = [(await start(run_tool, "yes"))[2] for _ in range(6)]
+    ids = [f"bash_{n}" for n in range(1, 7)]
+    assert await wait_until(
+        lambda: all(ctx.background.get(i).log.size > 5_000_000 for i in ids), limit_s=120
+    )
+    assert sum(log.stat().st_size for log in logs) <= 3_000_000
+    outputs = [(await run_tool("BashOutput", bash_id=i)).content for i in ids]
+    for shell_id in ids:
+        await run_tool("KillShell", shell_id=shell_id)
+    said = "the logs of this session's background commands keep at most 2.9 MiB together"
+    assert any(said in output for output in outputs), outputs[0][:300]
+
+
 async def test_filtered_read_of_a_huge_log_is_capped(run_tool: RunTool, ctx: ToolContext) -> None:
     _, _, log = await start(run_tool, "seq 1 300000")
     await finish(ctx, "bash_1")

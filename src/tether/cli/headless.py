@@ -213,7 +213,10 @@ def _stop_on_signals(session: Session) -> list[int]:
 
 
 def _stopped_by(signum: int) -> str:
-    """The turn's error when a signal stopped it."""
+    """The turn's error when a signal stopped it. Ctrl+C is said as it is before the turn
+    starts (`tether: interrupted`): one wording, whenever it lands."""
+    if signum == signal.SIGINT:
+        return "interrupted"
     return f"stopped by {signal.Signals(signum).name}"
 
 

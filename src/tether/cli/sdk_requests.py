@@ -23,6 +23,7 @@ from tether.cli.sdk_lines import CLAUDE_CODE_CONTRACT
 from tether.core.message_size import message_chars
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
+from tether.outside_text import error_summary
 from tether.protocol import ConfigError, HarnessError, ToolError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ async def answer_request(front: StreamJsonFrontEnd, request_id: str, body: dict[
         # A bug: the client still gets its answer (it would otherwise wait for one until its
         # timeout), and the traceback goes to stderr.
         traceback.print_exc()
-        front.channel.refuse(request_id, f"internal error in tether: {e!r}")
+        front.channel.refuse(request_id, f"internal error in tether: {error_summary(e)}")
 
 
 async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
@@ -130,9 +131,10 @@ def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str
 
 
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    queued = front.still_queued()  # before the stop: the turn's end takes them back
     if front.built:
         (await front.session()).session.interrupt("interrupted by the client")
-    return {"still_queued": []}
+    return {"still_queued": queued}
 
 
 async def _set_permission_mode(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:

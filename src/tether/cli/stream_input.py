@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from tether.cli.terminal_text import terminal_safe
 from tether.protocol import ImageBlock, TextBlock, UserInput
+from tether.store.images import image_problem
 
 
 def user_input(line: dict[str, Any]) -> UserInput | None:
@@ -33,7 +34,13 @@ def user_input(line: dict[str, Any]) -> UserInput | None:
                 blocks.append(TextBlock.model_validate(_only(block, "type", "text")))
                 continue
             if kind == "image":
-                blocks.append(ImageBlock.model_validate(_only(block, "type", "source")))
+                image = ImageBlock.model_validate(_only(block, "type", "source"))
+                # Sent, it would make this request and every later one of the session fail.
+                problem = image_problem(image.model_dump(), "user")
+                if problem is None:
+                    blocks.append(image)
+                else:
+                    _warn(f"content block {index} of a user message was left out: {problem}")
                 continue
         except ValidationError as e:
             _warn(f"content block {index} of a user message was left out: {_problem(e)}")

@@ -38,6 +38,7 @@ from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
+from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
     ConfigError,
     ErrorOccurred,
@@ -108,13 +109,28 @@ class StreamJsonFrontEnd:
         self.lines: LineMaker | None = None
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
+        self._waiting: list[str] = []
+        """Uuids of the client's prompts queued for a turn of their own."""
+        self._steered: list[str] = []
+        """Uuids of the prompts sent during the running turn (the model reads them at its
+        next call; the last `len(session.queued)` of them it has not read yet)."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
         self.checkpoints: dict[str, dict[Path, int]] = {}
         """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
 
+    def still_queued(self) -> list[str]:
+        """Uuids of the client's prompts the model has not read yet: sent during the running
+        turn and not yet delivered, then those waiting for a turn. An interrupt leaves them
+        queued (they run next), as Claude Code's `still_queued` says."""
+        running = self._running
+        unread = len(running.queued) if running is not None else 0
+        steered = self._steered[len(self._steered) - unread :] if unread else []
+        return [*steered, *self._waiting]
+
     def write(self, line: dict[str, Any]) -> None:
-        self._stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+        # Anything that reached a line without a UTF-8 form would end the process here.
+        self._stdout.write(encodable(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stdout.flush()
 
     async def run(self) -> int:
@@ -205,7 +221,7 @@ class StreamJsonFrontEnd:
 
     def _dispatch(self, raw: str) -> None:
         try:
-            line = bounded_json.loads(raw)
+            line = encodable_value(bounded_json.loads(raw))  # "\ud800" spelt in JSON
         except json.JSONDecodeError as e:
             if raw.strip():
                 problem = bounded_json.error_text(e)
@@ -232,7 +248,9 @@ class StreamJsonFrontEnd:
                 # As Claude Code: words sent while a turn runs join it (the model reads them
                 # at its next call); what the turn ends without reading starts the next one.
                 self._running.steer(prompt.text)
+                self._steered.append(named)
                 return
+            self._waiting.append(named)
             self._prompts.put_nowait(prompt)
         elif kind == "control_request":
             self._start_request(line)
@@ -267,6 +285,8 @@ class StreamJsonFrontEnd:
 
     async def _run_turns(self) -> None:
         while (prompt := await self._prompts.get()) is not None:
+            if prompt.uuid in self._waiting:
+                self._waiting.remove(prompt.uuid)
             try:
                 built = await self.session()
             except ConfigError as e:
@@ -296,17 +316,20 @@ class StreamJsonFrontEnd:
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
+        self._steered = []
         try:
             async for event in session.submit(prompt):
                 self._on_event(event, built, lines)
         finally:
             self._running = None
         unread = session.take_queued()
+        left = self._steered[len(self._steered) - len(unread) :] if unread else []
         if unread and self._stopped_by is not None:  # no next turn will read it
             for text in unread:
                 _not_delivered(text, 0, STOPPED_FIRST)
         elif unread:  # sent during the turn, after its last model call
-            self._prompts.put_nowait(UserInput(text="\n\n".join(unread)))
+            self._waiting.append(left[0])
+            self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
         self.write(lines.system.state("idle"))
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:

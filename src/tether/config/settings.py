@@ -16,6 +16,7 @@ from tether import bounded_json
 from tether.config.project import project_directories
 from tether.config.settings_keys import key_notes
 from tether.config.trust import remembered_settings
+from tether.outside_text import encodable_value
 from tether.text_files import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Setti
 def parse_settings_json(text: str, label: str) -> dict[str, Any]:
     """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
     try:
-        data = bounded_json.loads(text)
+        data = encodable_value(bounded_json.loads(text))  # "\ud800" spelt in JSON, or argv bytes
     except json.JSONDecodeError as e:
         raise _config_error(f"{label} is not valid JSON: {bounded_json.error_text(e)}") from None
     if not isinstance(data, dict):
@@ -186,7 +187,7 @@ def _json_object(path: Path, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = bounded_json.loads(text)
+        data = encodable_value(bounded_json.loads(text))  # "\ud800" spelt in JSON
     except bounded_json.NestedTooDeep as e:  # nested deeper than any settings file
         raise _config_error(f"settings file {path} is not usable: it is {e}") from None
     except json.JSONDecodeError as e:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
     Base64ImageSource,
     ContentBlock,
@@ -32,30 +33,40 @@ from tether.protocol import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tether.store.images import image_problem
 from tether.tools.input_text import find_unencodable
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-REPLACEMENT = "\ufffd"
-
-
-def encodable(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD; `text` itself when it has none."""
-    return _SURROGATE.sub(REPLACEMENT, text) if _has_lone_surrogate(text) else text
-
-
-def encodable_value(value: Any) -> Any:
-    """A JSON-like value (tool input) with every string, keys included, made `encodable`;
-    the same object when nothing in it needs a change. Walks without recursion: tool input
-    may be nested as deep as the model likes."""
-    if not _has_surrogate(value):
-        return value
-    return _rebuilt(value)
 
 
 def encodable_blocks(blocks: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
     """`blocks` with their text made `encodable`; blocks that need nothing are kept as they are."""
     return tuple(_encodable_block(block) for block in blocks)
+
+
+def sendable_images(blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
+    """User `blocks` with every image the API would refuse (`image_problem`, the checks a
+    session file gets when it is read back) replaced by a note saying why: one such image
+    would make every later request of the session fail. Tool results keep their other images
+    and say what was left out."""
+    return tuple(_sendable(block) for block in blocks)
+
+
+def _sendable(block: ContentBlock) -> ContentBlock:
+    if isinstance(block, ImageBlock):
+        problem = image_problem(block.model_dump(), "user")
+        return block if problem is None else TextBlock(text=_IMAGE_LEFT_OUT.format(problem))
+    if isinstance(block, ToolResultBlock) and block.images:
+        problems = [image_problem(i.model_dump(), "user") for i in block.images]
+        if not any(problems):
+            return block
+        kept = tuple(i for i, p in zip(block.images, problems, strict=True) if p is None)
+        notes = "".join("\n" + _IMAGE_LEFT_OUT.format(p) for p in problems if p is not None)
+        return block.model_copy(update={"images": kept, "content": block.content + notes})
+    return block
+
+
+_IMAGE_LEFT_OUT = "[tether: {} was left out: the API would refuse it]"
 
 
 def with_encodable_text(message: Message) -> Message:
@@ -169,53 +180,3 @@ def _encodable_image(block: ImageBlock) -> ImageBlock:
     if clean is value:
         return block
     return block.model_copy(update={"source": source.model_copy(update={field: clean})})
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    # In a Python string every surrogate is a lone one: a valid pair is decoded to one code point.
-    return not text.isascii() and _SURROGATE.search(text) is not None
-
-
-def _has_surrogate(value: Any) -> bool:
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _has_lone_surrogate(item):
-                return True
-        elif isinstance(item, Mapping):
-            mapping = cast(Mapping[Any, Any], item)
-            stack.extend(mapping.keys())
-            stack.extend(mapping.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(cast(Sequence[Any], item))
-    return False
-
-
-def _rebuilt(value: Any) -> Any:
-    """A copy of `value` with its strings made encodable, built bottom-up without recursion."""
-    # Post-order walk: a container is rebuilt once all of its children are.
-    done: dict[int, Any] = {}
-    stack: list[tuple[Any, bool]] = [(value, False)]
-    while stack:
-        item, expanded = stack.pop()
-        if isinstance(item, str):
-            done[id(item)] = encodable(item)
-        elif isinstance(item, Mapping | list | tuple) and not expanded:
-            stack.append((item, True))
-            children: Iterable[Any] = (
-                [*cast(Mapping[Any, Any], item).keys(), *cast(Mapping[Any, Any], item).values()]
-                if isinstance(item, Mapping)
-                else cast(Sequence[Any], item)
-            )
-            stack.extend((child, False) for child in children)
-        elif isinstance(item, Mapping):
-            mapping = cast(Mapping[Any, Any], item)
-            done[id(item)] = {_get(done, k): _get(done, v) for k, v in mapping.items()}
-        elif isinstance(item, list | tuple):
-            done[id(item)] = [_get(done, child) for child in cast(Sequence[Any], item)]
-    return _get(done, value)
-
-
-def _get(done: dict[int, Any], item: Any) -> Any:
-    return done.get(id(item), item) if isinstance(item, str | Mapping | list | tuple) else item

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from tether.core.carried import EARLIER_PROMPT_MARK, PLAN_MARK, SUMMARY_MARK, carried_prompts
 from tether.core.memory import append_memory, load_memory
 from tether.core.message_size import message_chars
 from tether.core.micro import CompactionPolicy, micro_compact
@@ -31,6 +32,7 @@ from tether.protocol import (
 
 __all__ = [
     "EARLIER_PROMPT_MARK",
+    "PROMPTS_SHARE",
     "SUMMARY_INSTRUCTION",
     "SUMMARY_MARK",
     "CompactionPolicy",
@@ -72,11 +74,9 @@ The steps of the plan: done, in progress, still to do.
 ## Next step
 The exact next action, in line with the user's most recent request."""
 
-SUMMARY_MARK = "<summary of the earlier conversation>"
 SUMMARY_END = "</summary of the earlier conversation>"
-EARLIER_PROMPT_MARK = "[The user's earlier message, verbatim]\n"
-_PLAN_MARK = "[Plan state at compaction]\n"
-_REMINDER_START = "<system-reminder>"
+PROMPTS_SHARE = 0.1
+"""Share of the window the user's earlier prompts may take in a compacted conversation."""
 _LEFT_OUT = (
     "[tether: the {count:,} oldest messages of this conversation are left out of this request: "
     "with them it would not fit the context window]"
@@ -141,11 +141,11 @@ def plan_cut(
     if latest_allowed is None:
         return None
     points = [p for p in cut_points(messages) if p >= latest_allowed]
-    sizes = [message_chars(m) for m in messages]
-    total = sum(sizes) or 1
+    after = _suffix_sums([message_chars(m) for m in messages])
+    total = after[0] or 1
     budget = policy.target * policy.window
     for point in points:
-        if context_tokens * sum(sizes[point:]) / total <= budget:
+        if context_tokens * after[point] / total <= budget:
             return point
     return points[-1]
 
@@ -156,21 +156,42 @@ def recent_part(
     """The most recent part of `messages` whose `size` fits `budget`, starting at a cut point
     (so every call in it keeps its result), behind a note of how many messages were left out;
     `messages` itself when they all fit, and the last exchange alone when nothing smaller
-    does. For a conversation too long for one request even with every block cut short."""
-    sizes = [size(m) for m in messages]
-    if sum(sizes) <= budget:
+    does. For a conversation too long for one request even with every block cut short.
+    A compaction's summary at the start is kept beside the note: without it the model would
+    go on knowing nothing of the earlier work (the caller cuts it short if need be)."""
+    after = _suffix_sums([size(m) for m in messages])
+    if after[0] <= budget:
         return tuple(messages)
+    summary = _summary_blocks(messages[0]) if messages else ()
+    kept = size(Message(role="user", content=summary)) if summary else 0
     points = cut_points(messages)
     start = points[-1] if points else 0
     for point in points:
-        if sum(sizes[point:]) + _LEFT_OUT_CHARS <= budget:
+        if after[point] + _LEFT_OUT_CHARS + kept <= budget:
             start = point
             break
-    note = TextBlock(text=_LEFT_OUT.format(count=start))
+    head = (TextBlock(text=_LEFT_OUT.format(count=start)), *(summary if start else ()))
     tail = list(messages[start:])
     if tail and tail[0].role == "user":
-        return (Message(role="user", content=(note, *tail[0].content)), *tail[1:])
-    return (Message(role="user", content=(note,)), *tail)
+        return (Message(role="user", content=(*head, *tail[0].content)), *tail[1:])
+    return (Message(role="user", content=head), *tail)
+
+
+def _summary_blocks(message: Message) -> tuple[TextBlock, ...]:
+    """The summary a compaction put in `message`, if it is the compacted first message."""
+    if message.role != "user":
+        return ()
+    return tuple(b for b in message.content if isinstance(b, TextBlock) and SUMMARY_MARK in b.text)
+
+
+def _suffix_sums(sizes: Sequence[int]) -> list[int]:
+    """`sums[i]` is the total of `sizes[i:]` (and `sums[len(sizes)]` is 0), in one backward
+    pass: trying every cut point against a slice sum each would be quadratic, and resuming a
+    history of a hundred thousand small messages would then take minutes."""
+    sums = [0] * (len(sizes) + 1)
+    for index in range(len(sizes) - 1, -1, -1):
+        sums[index] = sums[index + 1] + sizes[index]
+    return sums
 
 
 def summary_instruction(focus: str | None = None) -> str:
@@ -197,11 +218,17 @@ def summary_request(
 
 
 def compacted_messages(
-    messages: Sequence[Message], cut: int, summary: str, *, plan: str | None
+    messages: Sequence[Message],
+    cut: int,
+    summary: str,
+    *,
+    plan: str | None,
+    prompt_chars: int = 60_000,
 ) -> tuple[Message, ...]:
     """The conversation after a compaction: one user message (the summary, the user's own
-    earlier prompts verbatim, the plan state) followed by `messages[cut:]`. The summary is
-    merged into the tail's first message when that is a user prompt, so roles alternate.
+    earlier prompts verbatim within `prompt_chars`, see `carried_prompts`, the plan state)
+    followed by `messages[cut:]`. The summary is merged into the tail's first message when that
+    is a user prompt, so roles alternate.
 
     Raises ValueError when `cut` is not a cut point (see `cut_points`).
     """
@@ -215,9 +242,9 @@ def compacted_messages(
             )
         )
     ]
-    blocks.extend(TextBlock(text=EARLIER_PROMPT_MARK + p) for p in _user_prompts(messages[:cut]))
+    blocks.extend(carried_prompts(messages[:cut], prompt_chars))
     if plan is not None and plan.strip():
-        blocks.append(TextBlock(text=_PLAN_MARK + plan.strip()))
+        blocks.append(TextBlock(text=PLAN_MARK + plan.strip()))
     tail = list(messages[cut:])
     if tail[0].role == "user":
         return (Message(role="user", content=(*blocks, *tail[0].content)), *tail[1:])
@@ -259,23 +286,3 @@ def is_prompt_too_long(error: ModelError) -> bool:
         return False
     text = str(error).lower()
     return any(phrase in text for phrase in _TOO_LONG_PHRASES)
-
-
-def _user_prompts(messages: Sequence[Message]) -> list[str]:
-    """The user's own words, in order: text blocks of user messages, without tether's
-    reminders; prompts carried by an earlier compaction are carried again, its summary not."""
-    prompts: list[str] = []
-    for message in messages:
-        if message.role != "user":
-            continue
-        for block in message.content:
-            if not isinstance(block, TextBlock):
-                continue
-            text = block.text
-            if text.startswith(EARLIER_PROMPT_MARK):
-                prompts.append(text[len(EARLIER_PROMPT_MARK) :])
-            elif SUMMARY_MARK in text or text.startswith((_PLAN_MARK, _REMINDER_START)):
-                continue
-            elif text.strip():
-                prompts.append(text)
-    return prompts

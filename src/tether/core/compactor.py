@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tether.core.compaction import (
+    PROMPTS_SHARE,
     CompactionPolicy,
     compacted_messages,
     is_prompt_too_long,
@@ -115,7 +116,10 @@ async def compact(
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False
     plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None
-    history.compact_to(view, compacted_messages(view, cut, summary, plan=plan))
+    sizer = history.sizer
+    prompt_chars = int(PROMPTS_SHARE * sizer.window(policy.window) * sizer.chars_per_token)
+    compacted = compacted_messages(view, cut, summary, plan=plan, prompt_chars=prompt_chars)
+    history.compact_to(view, compacted)
     history.last_usage = None
     if agent.compaction.memory_path is not None:
         when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")

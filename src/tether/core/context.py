@@ -7,6 +7,8 @@ import platform
 from collections.abc import Sequence
 from pathlib import Path
 
+from tether.outside_text import encodable, shown_path
+
 BASE_PROMPT = """\
 You are tether, a coding agent working in the user's repository through tools. You act; the user \
 reviews. Be direct and concise.
@@ -49,9 +51,9 @@ def build_system_prompt(
     env = "\n".join(
         [
             "Environment:",
-            f"- Workspace root: {workspace}",
+            f"- Workspace root: {shown_path(workspace)}",
             *(
-                [f"- Working directory (where Bash starts): {cwd}"]
+                [f"- Working directory (where Bash starts): {shown_path(cwd)}"]
                 if cwd and cwd != workspace
                 else []
             ),
@@ -79,4 +81,5 @@ def build_system_prompt(
         )
     if append:
         parts.append(append.strip())
-    return "\n\n".join(parts) + "\n"
+    # Flags, settings and instruction files may bring text with no UTF-8 form (bytes of argv).
+    return encodable("\n\n".join(parts) + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from tether.core.boundary import CallIds, encodable_blocks
+from tether.core.boundary import CallIds, encodable_blocks, sendable_images
 from tether.core.shrink import shrink_message
 from tether.core.sizing import RequestSizer
 from tether.models.base import ModelRequest
@@ -134,7 +134,7 @@ class History:
         return self._append_user(self._admit_user(blocks))
 
     def _admit_user(self, blocks: Sequence[ContentBlock]) -> tuple[ContentBlock, ...]:
-        return self._call_ids.results(encodable_blocks(blocks))
+        return self._call_ids.results(sendable_images(encodable_blocks(blocks)))
 
     def _append_user(self, blocks: tuple[ContentBlock, ...]) -> Message:
         if self._messages and self._messages[-1].role == "user":

@@ -17,6 +17,7 @@ from tether.core.history import History
 from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
 from tether.core.recording import SessionRecorder
+from tether.outside_text import error_summary
 from tether.permissions import Mode
 from tether.protocol import (
     Compact,
@@ -463,7 +464,7 @@ class Session:
             emit(ErrorOccurred(message=error))
         except Exception as e:
             # A bug, not a condition: stop the turn loudly with the traceback, keep the session.
-            error = f"internal error: {e!r}"
+            error = f"internal error: {error_summary(e)}"
             emit(ErrorOccurred(message=f"{error}\n{traceback.format_exc()}"))
         finally:
             self._history.answer_unanswered(INTERRUPTED)

@@ -130,6 +130,8 @@ class AnthropicModel:
                     message = api_error_message(data, "an error event without a message")
                     raise self.endpoint.stream_error(api_error_type({"error": error}), message)
                 chunk = assembly.feed(data)
+                if assembly.broken is not None:
+                    raise self.endpoint.stream_out_of_order(assembly.broken)
                 if chunk is not None:
                     yield chunk
         if not assembly.stopped:
@@ -159,13 +161,17 @@ class _Assembly:
         self.stopped = False
         self.stop_reason: StopReason | None = None
         self.usage = Usage()
+        self.broken: str | None = None
+        """Why the events do not make sense together, once they do not."""
 
     def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | ToolInputChunk | None:
         kind = event.get("type")
         if kind == "content_block_delta":
             part = self.parts.get(event.get("index", -1))
             delta = _object(event.get("delta"))
-            if part is None:
+            if part is None or part.closed:
+                state = "never started" if part is None else "already stopped"
+                self.broken = f"a delta for content block {event.get('index')!r}, {state}"
                 return None
             delta_kind = delta.get("type")
             if delta_kind == "text_delta":
@@ -189,7 +195,9 @@ class _Assembly:
                 return ToolInputChunk("tool_input", part.call_id, part.name, None)
         elif kind == "content_block_stop":
             part = self.parts.get(event.get("index", -1))
-            if part is not None:
+            if part is None:
+                self.broken = f"the stop of content block {event.get('index')!r}, never started"
+            else:
                 part.closed = True
         elif kind == "message_start":
             self._update_usage(_object(_object(event.get("message")).get("usage")))

@@ -272,6 +272,14 @@ class Endpoint:
             raise self.stream_broken(f"{noun} that is not an object: {data[:80]!r}")
         return value  # pyright: ignore[reportUnknownVariableType]
 
+    def stream_out_of_order(self, detail: str) -> ModelError:
+        """The events broke the streaming protocol (a delta for a block never started, a call
+        with no name): what they meant is unknown, so the answer is not taken as it is."""
+        return ModelError(
+            f"the response from {self.base_url} broke the streaming protocol: {detail}",
+            retryable=True,
+        )
+
     def stream_broken(self, detail: str) -> ModelError:
         """The connection dropped while the response was streaming."""
         return ModelError(

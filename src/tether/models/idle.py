@@ -1,6 +1,7 @@
 """How long a silent model endpoint is waited for: the idle timeout and its notices.
 
-An open connection that sends nothing must not hold a turn for the transport's whole timeout:
+An open connection that sends nothing (or nothing but keep-alive `ping` events: an endpoint that
+never answers may send them forever) must not hold a turn for the transport's whole timeout:
 after `timeout_s` seconds without a byte the attempt is given up (and retried by the loop like
 any broken stream), and notices say so while it waits. Defaults, after Claude Code's byte-level
 watchdog: 180 s for a hosted API, which answers with headers and `message_start` at once and
@@ -21,9 +22,6 @@ HOSTED_IDLE_TIMEOUT_S = 180.0
 LOCAL_IDLE_TIMEOUT_S = 300.0
 FIRST_NOTICE_S = 15.0
 """A notice after this long without a byte (or a quarter of the timeout, if shorter)."""
-KEEPALIVE_FACTOR = 5
-"""Keep-alives alone (`ping` events) hold an attempt open this many idle timeouts at most: a
-model thinking at length sends them, an endpoint that never answers sends them forever."""
 
 
 @dataclass(frozen=True)
@@ -31,11 +29,6 @@ class IdleLimits:
     """The idle timeout and when to say that the model is being waited for."""
 
     timeout_s: float
-
-    @property
-    def keepalive_s(self) -> float:
-        """How long an attempt may go on with nothing but keep-alives."""
-        return self.timeout_s * KEEPALIVE_FACTOR
 
     @property
     def first_notice_s(self) -> float:

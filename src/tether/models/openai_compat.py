@@ -119,6 +119,12 @@ class OpenAICompatModel:
                     yield event
         if not finished:
             raise self.endpoint.stream_unfinished(_DONE)
+        if assembly.other_choice is not None and not assembly.own_choice:
+            detail = f"only choice {assembly.other_choice!r} came, never the one asked for"
+            raise self.endpoint.stream_out_of_order(detail)
+        nameless = sum(1 for call in assembly.calls if not call.name)
+        if nameless:  # a fragment of a call whose start never came
+            raise self.endpoint.stream_out_of_order(f"{nameless} tool call(s) with no name")
         yield assembly.done()
 
 
@@ -139,6 +145,9 @@ class _Assembly:
         self.by_index: dict[int, _Call] = {}
         self.finish_reason: str | None = None
         self.usage = Usage()
+        self.own_choice = False
+        self.other_choice: object = None
+        """The index of a choice not asked for, if one came."""
 
     def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
         usage = chunk.get("usage")
@@ -150,7 +159,9 @@ class _Assembly:
             choice = _object(choice)
             # Only one answer is asked for; servers that omit the index send only that one.
             if choice.get("index") not in (0, None):
+                self.other_choice = choice.get("index")
                 continue
+            self.own_choice = True
             finish_reason = choice.get("finish_reason")
             if isinstance(finish_reason, str):
                 self.finish_reason = finish_reason

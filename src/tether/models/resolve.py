@@ -11,6 +11,7 @@ from typing import cast
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
 from tether.models.idle import IdleLimits
+from tether.outside_text import shown_path
 from tether.protocol import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -46,6 +47,7 @@ def resolve_model(
     """
     providers = {**PROVIDERS, **(extra_providers or {})}
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
+    _check_name(spec)
     provider, model_id = _split_spec(spec, providers, env)
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
@@ -69,6 +71,23 @@ def resolve_model(
     if context_window is not None:
         info = replace(info, context_window=context_window)
     return ResolvedModel(spec, provider, model_id, base_url.rstrip("/"), api_key, info)
+
+
+MAX_NAME_CHARS = 256
+
+
+def _check_name(spec: str) -> None:
+    """Refuse a model name that is not printable text (from any door: a flag, the environment,
+    settings, a client's request): it would go into every request body and every output line,
+    where bytes that are not UTF-8, control characters or terminal escapes do harm."""
+    if len(spec) > MAX_NAME_CHARS:
+        raise ConfigError(f"Model name is {len(spec):,} characters long: no model is named so.")
+    if not spec.isprintable() or "\ufffd" in spec:
+        shown = repr(shown_path(spec[:80]))  # bytes of argv as \\xff, not as surrogates
+        raise ConfigError(
+            f"Model name {shown} is not printable text (control characters, or bytes that are "
+            "not UTF-8): give the model's id as plain text."
+        )
 
 
 def _split_spec(

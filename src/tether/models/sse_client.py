@@ -11,7 +11,8 @@ half-way. The SSE parser is httpx's own.
 Whatever the endpoint sends, memory and time stay bounded: one event (or one line still
 unfinished) is at most `MAX_EVENT_BYTES`, an answer's body `MAX_BODY_BYTES` decompressed (httpx
 decompresses in pieces of 1 MiB, so a small compressed body cannot inflate at once), and
-keep-alives (`ping` events) alone hold an attempt open for `IdleLimits.keepalive_s` at most.
+keep-alives (`ping` events) are no sign of an answer: an attempt that gets nothing else for the
+idle timeout is given up like a silent one, after the same "waiting for the model" notices.
 Past a bound, or when the body cannot be decoded (a corrupt gzip encoding), the attempt fails
 like a broken stream: one line, retried by the loop.
 """
@@ -48,6 +49,8 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 tokens, one an event of about 150 bytes) takes about 30 MiB. Blank lines and comments count:
 a small download that inflates to nothing but newlines ends here too."""
 _KEEPALIVE_EVENTS = frozenset({"ping"})
+_KEEPALIVE_MAX_BYTES = 256
+"""More bytes than this since the last whole event are part of a real event, not a ping."""
 """Events that say the connection lives, not that the answer moves on."""
 
 
@@ -129,25 +132,24 @@ class SseClient:
         """The next item, or a `Waiting` notice when one falls due first; a `ModelError`
         once nothing has arrived for the idle timeout."""
         loop = asyncio.get_running_loop()
-        # The common case mid-stream: no timer needed. Not once only keep-alives have come for
-        # too long: a consumer slower than the pings always finds one queued (under load).
-        if not queue.empty() and loop.time() - watch.last_progress_at < self.idle.keepalive_s:
+        # The common case mid-stream: no timer needed. Not once the answer stood still for
+        # the first notice: a consumer slower than keep-alives always finds one queued.
+        still = loop.time() - watch.last_progress_at
+        if not queue.empty() and still < self.idle.first_notice_s:
             return queue.get_nowait()
         while True:
-            now = loop.time()
-            silent = now - watch.last_byte_at
+            silent = loop.time() - watch.last_progress_at
             # At least one notice comes before the attempt is given up, however late this
             # task got to run: the user is told what is being waited for.
             if silent >= self.idle.timeout_s and watch.notices:
+                if watch.keepalives > 1:  # a stream of them, not one before the silence
+                    return self.endpoint.kept_alive_only(self.idle.timeout_s)
                 return self.endpoint.stalled(self.idle.timeout_s, started=started)
-            still = now - watch.last_progress_at
-            if still >= self.idle.keepalive_s:
-                return self.endpoint.kept_alive_only(self.idle.keepalive_s)
             notice_at = self.idle.notice_after(watch.notices)
             if silent >= notice_at:
                 watch.notices += 1
                 return Waiting(kind="waiting", waited_s=silent, limit_s=self.idle.timeout_s)
-            wait = min(min(notice_at, self.idle.timeout_s) - silent, self.idle.keepalive_s - still)
+            wait = min(notice_at, self.idle.timeout_s) - silent
             try:
                 # Not `wait_for`: on Python 3.11 it returns the item when a cancellation lands
                 # just as the item arrives, and the user's stop is lost (the item itself stays
@@ -182,7 +184,7 @@ class SseClient:
         except httpx2.TransportError as err:
             queue.put_nowait(self.endpoint.unreachable(transport_detail(err)))
             return
-        watch.saw_bytes()
+        watch.progressed()
         if isinstance(response.stream, httpx2.AsyncByteStream):
             response.stream = _Watched(response.stream, watch)
         try:
@@ -194,8 +196,7 @@ class SseClient:
             watch.progressed()
             measured = cast(httpx2.Response, _Measured(response))
             async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
-                if event.event not in _KEEPALIVE_EVENTS:
-                    watch.progressed()
+                watch.saw_event(keepalive=event.event in _KEEPALIVE_EVENTS)
                 queue.put_nowait(event)
             queue.put_nowait(_End())
         except _TooLong:
@@ -299,19 +300,33 @@ class _Measured:
 
 
 class _Silence:
-    """When the last byte arrived (and how many notices were given since), and when the
-    answer last moved on (an event other than a keep-alive)."""
+    """When the answer last moved on (and how many notices were given since): an event other
+    than a keep-alive, or bytes of one too big to be a keep-alive (a long event arriving
+    slowly moves the answer on before it is whole)."""
 
     def __init__(self) -> None:
-        self.last_byte_at = self.last_progress_at = asyncio.get_running_loop().time()
+        self.last_progress_at = asyncio.get_running_loop().time()
         self.notices = 0
+        self.keepalives = 0
+        """Keep-alives since the answer last moved on."""
+        self._unparsed = 0
 
-    def saw_bytes(self) -> None:
-        self.last_byte_at = asyncio.get_running_loop().time()
-        self.notices = 0
+    def saw_bytes(self, count: int) -> None:
+        self._unparsed += count
+        if self._unparsed > _KEEPALIVE_MAX_BYTES:
+            self.progressed()
+
+    def saw_event(self, *, keepalive: bool) -> None:
+        self._unparsed = 0
+        if keepalive:
+            self.keepalives += 1
+        else:
+            self.progressed()
 
     def progressed(self) -> None:
         self.last_progress_at = asyncio.get_running_loop().time()
+        self.notices = 0
+        self.keepalives = 0
 
 
 class _Watched(httpx2.AsyncByteStream):
@@ -324,7 +339,7 @@ class _Watched(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._stream:
-            self._watch.saw_bytes()
+            self._watch.saw_bytes(len(chunk))
             yield chunk
 
     async def aclose(self) -> None:

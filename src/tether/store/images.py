@@ -1,4 +1,5 @@
-"""Images in a session file that the API would refuse, left out when it is read back.
+"""Images that the API would refuse: left out when a session file is read back, and where an
+image enters a session (a client's message, a tool's result; see `core.boundary`).
 
 One such block makes every request of the resumed session fail (HTTP 400), so it must not be
 replayed: an image is sent only in a user message (its own, or a tool result's), its media
@@ -22,6 +23,9 @@ _SIGNATURES: dict[str, tuple[bytes, ...]] = {
     "image/gif": (b"GIF87a", b"GIF89a"),
     "image/webp": (b"RIFF",),
 }
+
+
+_NOT_WEB = "an image whose URL is not an http(s) address"
 
 
 def without_bad_images(content: object, role: str) -> tuple[object, list[str]]:
@@ -57,7 +61,10 @@ def image_problem(block: dict[str, Any], role: str) -> str | None:
     source = cast(dict[str, Any], source)
     if source.get("type") == "url":
         url = source.get("url")
-        return None if isinstance(url, str) and url else "an image without a URL"
+        if not isinstance(url, str) or not url:
+            return "an image without a URL"
+        # The APIs fetch only web addresses (file://, data: in a url source are refused).
+        return None if url.lower().startswith(("http://", "https://")) else _NOT_WEB
     if source.get("type") != "base64":
         return "an image of an unknown source type"
     media_type = source.get("media_type")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
-from tether.tools.capped_log import DEFAULT_CAP_BYTES, CappedLog
+from tether.tools.capped_log import DEFAULT_CAP_BYTES, DEFAULT_TOTAL_BYTES, CappedLog, LogBudget
 
 KILL_GRACE_S = 1.0
 """How long a stopped background command has between SIGTERM and SIGKILL."""
@@ -145,10 +145,14 @@ class BackgroundShells:
     They outlive the turn that started them: an interrupt does not stop them, `kill_all` does.
     """
 
-    def __init__(self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES) -> None:
+    def __init__(
+        self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES, log_total_bytes: int = DEFAULT_TOTAL_BYTES
+    ) -> None:
         self._shells: dict[str, BackgroundShell] = {}
         self.log_cap_bytes = log_cap_bytes
         """How much of each command's output is kept on disk (the newest)."""
+        self.log_budget = LogBudget(log_total_bytes)
+        """How much the logs of all of them take together: the model may start any number."""
 
     async def start(
         self,
@@ -166,7 +170,9 @@ class BackgroundShells:
         shell_id = f"bash_{len(self._shells) + 1}"
         # A unique name: ids restart at bash_1 in every context, and contexts may share a
         # directory.
-        log = CappedLog(log_dir, f"bg-{shell_id}-", cap_bytes=self.log_cap_bytes)
+        log = CappedLog(
+            log_dir, f"bg-{shell_id}-", cap_bytes=self.log_cap_bytes, budget=self.log_budget
+        )
         read_fd, write_fd = os.pipe()
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(

@@ -7,6 +7,10 @@ its newest half is copied to a new file that takes the log's name (a rename, so 
 sees one or the other), and the bytes before it are counted as dropped. Offsets are kept in
 bytes since the command started, so a reader knows what it missed.
 
+The logs of one session also share a `LogBudget`: twenty background `yes` would otherwise take
+twenty caps of disk. A log may use what the others leave of it (up to its own cap); once too
+little is left, what its command prints is counted, not kept, and the log says why.
+
 The log is created with `mkstemp` (exclusively, never through a link) in the scratch directory
 and only ever used through tether's own descriptor, as the other scratch files are.
 """
@@ -21,14 +25,34 @@ from pathlib import Path
 
 DEFAULT_CAP_BYTES = 64 * 1024 * 1024
 """The log of one background command takes at most this much disk."""
+DEFAULT_TOTAL_BYTES = 256 * 1024 * 1024
+"""The logs of one session's background commands take at most this much disk together."""
+MIN_ROOM_BYTES = 64 * 1024
+"""A log left less room than this by the others stops keeping output (and says so)."""
+
+
+class LogBudget:
+    """Disk shared by the logs of one session: `used` bytes of `total_bytes`."""
+
+    def __init__(self, total_bytes: int = DEFAULT_TOTAL_BYTES) -> None:
+        self.total_bytes = total_bytes
+        self.used = 0
 
 
 class CappedLog:
     """Append-only output, at most `cap_bytes` on disk. `dropped` bytes from the start have
     been discarded; the file holds the bytes from `dropped` to `size`."""
 
-    def __init__(self, directory: Path, prefix: str, *, cap_bytes: int = DEFAULT_CAP_BYTES) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        prefix: str,
+        *,
+        cap_bytes: int = DEFAULT_CAP_BYTES,
+        budget: LogBudget | None = None,
+    ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
+        self.budget = budget or LogBudget(cap_bytes)
         self.fd, name = tempfile.mkstemp(prefix=prefix, suffix=".log", dir=directory)
         self.path = Path(name)
         self.cap_bytes = cap_bytes
@@ -36,21 +60,31 @@ class CappedLog:
         self.size = 0
         self.error: str | None = None
         """Why output could not be kept (a full disk), once it happened."""
+        self.squeezed = False
+        """Output was dropped under the session's total (`budget`), not this log's own cap."""
         self.saved_end = 0
         """Output up to here is in the log (all of it, unless an error stopped the saving)."""
         self._finalizer = weakref.finalize(self, _close_quietly, self.fd)
 
     def append(self, data: bytes) -> None:
         if self.error is None and data:
+            before = self._on_disk()
+            # What this log may hold: its own cap, or what the session's other logs leave.
+            room = min(self.cap_bytes, self.budget.total_bytes - (self.budget.used - before))
             try:
-                if self.size - self.dropped + len(data) > self.cap_bytes:
-                    self._keep_newest_half(data)
+                if room < min(MIN_ROOM_BYTES, self.cap_bytes):
+                    total = _mib(self.budget.total_bytes)
+                    self.error = f"the session's background commands filled the {total} kept"
+                elif before + len(data) > room:
+                    self.squeezed = self.squeezed or room < self.cap_bytes
+                    self._keep_newest_half(data, room)
+                    self.saved_end = self.size + len(data)
                 else:
                     self._write(self.fd, data)
+                    self.saved_end = self.size + len(data)
             except OSError as e:
                 self.error = e.strerror or str(e)  # what follows is counted, not kept
-            else:
-                self.saved_end = self.size + len(data)
+            self.budget.used += self._on_disk() - before
         self.size += len(data)
 
     def read(self, start: int, length: int) -> bytes:
@@ -63,10 +97,16 @@ class CappedLog:
         return os.pread(self.fd, length, start - self.dropped)
 
     def close(self) -> None:
+        """Close the log; its disk goes back to the budget (its directory is removed next)."""
+        if self._finalizer.alive:
+            self.budget.used -= self._on_disk()
         self._finalizer()
 
-    def _keep_newest_half(self, data: bytes) -> None:
-        keep = self.cap_bytes // 2
+    def _on_disk(self) -> int:
+        return self.saved_end - self.dropped
+
+    def _keep_newest_half(self, data: bytes, room: int) -> None:
+        keep = room // 2
         on_disk = self.size - self.dropped
         total = on_disk + len(data)
         from_old = max(0, min(on_disk, keep - len(data)))
@@ -94,6 +134,10 @@ class CappedLog:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
 
 
 def _close_quietly(fd: int) -> None:

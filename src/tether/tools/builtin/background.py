@@ -56,9 +56,15 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
     parts: list[str] = []
     if new.lost_bytes:
         cap = human_size(shell.log.cap_bytes)
+        total = human_size(shell.log.budget.total_bytes)
+        why = (
+            f"the logs of this session's background commands keep at most {total} together"
+            if shell.log.squeezed
+            else f"a background command's log keeps at most {cap}"
+        )
         parts.append(
             f"[... {new.lost_bytes:,} bytes of output were dropped before they were read: "
-            f"a background command's log keeps at most {cap}, its newest output ...]"
+            f"{why}, its newest output ...]"
         )
     if shell.log.error is not None:
         parts.append(

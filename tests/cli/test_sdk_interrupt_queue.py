@@ -1,0 +1,64 @@
+"""An SDK `interrupt` while prompts sent during the turn wait: its answer lists them under
+`still_queued` (as Claude Code's does), and they run next."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+
+def _send(process: subprocess.Popen[str], line: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(line) + "\n")
+    process.stdin.flush()
+
+
+def _until(process: subprocess.Popen[str], wanted: Any) -> dict[str, Any]:
+    assert process.stdout is not None
+    for raw in process.stdout:
+        line = json.loads(raw)
+        if wanted(line):
+            return line
+    raise AssertionError("tether ended before the line came")
+
+
+def _user(words: str, uuid: str) -> dict[str, Any]:
+    return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": words}}
+
+
+def test_an_interrupt_lists_the_prompts_still_queued(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    model_env.script(
+        reply(tool_use("Bash", command="sleep 30")),
+        reply(text("took the queued ones")),
+    )
+    command = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
+    command += ["--permission-mode", "bypassPermissions", "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as process:
+        _send(process, _user("first", "u-first"))
+        _until(process, lambda line: line["type"] == "assistant")  # the call runs now
+        _send(process, _user("QUEUED-A", "u-a"))
+        _send(process, _user("QUEUED-B", "u-b"))
+        request = {"subtype": "interrupt"}
+        _send(process, {"type": "control_request", "request_id": "i1", "request": request})
+        answer = _until(process, lambda line: line["type"] == "control_response")
+        results = [_until(process, lambda line: line["type"] == "result") for _ in range(2)]
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    assert answer["response"] == {
+        "subtype": "success",
+        "request_id": "i1",
+        "response": {"still_queued": ["u-a", "u-b"]},
+    }
+    assert [r["subtype"] for r in results] == ["error_during_execution", "success"]
+    assert model_env.requests[-1].last_user_text().endswith("QUEUED-A\n\nQUEUED-B")
