@@ -138,17 +138,8 @@ async def _read_answer_line(
             bindings.add(name, eager=True)(_exit_with(meaning))
     prefix = FormattedText([("class:question", "  → "), ("class:hint", hint)])
     field = BufferControl(line, input_processors=[BeforeInput(prefix)])
-    app: Application[PermissionKey] = Application(
-        layout=Layout(Window(field, height=1)),
-        key_bindings=bindings,
-        style=STYLE,
-        input=input,
-        output=output,
-        erase_when_done=True,
-    )
-    app.ttimeoutlen = ESCAPE_TIMEOUT_S
     try:
-        return await app.run_async()
+        return await _one_line(field, bindings, input, output).run_async()
     except EOFError:
         return "interrupt"  # the input gone: nobody is there to approve anything
     finally:
@@ -218,8 +209,22 @@ async def _read_one_key(
         for name in names:
             bindings.add(name, eager=True)(_exit_with(meaning))
     line = FormattedText([("class:question", "  → "), ("class:hint", hint)])
-    app: Application[_T] = Application(
-        layout=Layout(Window(FormattedTextControl(line, show_cursor=False), height=1)),
+    control = FormattedTextControl(line, show_cursor=False)
+    try:
+        return await _one_line(control, bindings, input, output).run_async()
+    except EOFError:
+        return closed
+
+
+def _one_line(
+    control: BufferControl | FormattedTextControl,
+    bindings: KeyBindings,
+    input: Input | None,
+    output: Output | None,
+) -> Application[Any]:
+    """A one-line application under a question, erased when it ends; Esc acts at once."""
+    app: Application[Any] = Application(
+        layout=Layout(Window(control, height=1)),
         key_bindings=bindings,
         style=STYLE,
         input=input,
@@ -227,10 +232,7 @@ async def _read_one_key(
         erase_when_done=True,
     )
     app.ttimeoutlen = ESCAPE_TIMEOUT_S
-    try:
-        return await app.run_async()
-    except EOFError:
-        return closed
+    return app
 
 
 def _exit_with(result: object) -> Callable[[KeyPressEvent], None]:
