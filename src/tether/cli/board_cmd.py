@@ -24,7 +24,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from tether.cli.tasks_cmd import open_store, task_json
+from tether.cli.tasks_cmd import add_board_options, open_store, task_json
 from tether.cli.terminal_text import terminal_line
 from tether.protocol import ConfigError
 from tether.store.task_records import StoreUnavailable, Task
@@ -163,13 +163,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="tether board",
         description="A team's board, live: tasks by state, owner, lease, dependencies, cost.",
     )
-    p.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
-    p.add_argument(
-        "--store",
-        metavar="URL",
-        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
-        "teams.store, .tether/tasks.db)",
-    )
+    add_board_options(p)
     p.add_argument("--json", action="store_true", help="print one snapshot as JSON")
     p.add_argument(
         "--interval", type=float, default=1.0, metavar="SECONDS", help="how often to read"

@@ -173,14 +173,19 @@ def _parser() -> argparse.ArgumentParser:
     rm = sub.add_parser("rm", help="delete a task nothing depends on")
     rm.add_argument("id")
     for command in (add, listing, show, retry, rm):
-        command.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
-        command.add_argument(
-            "--store",
-            metavar="URL",
-            help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
-            "teams.store, .tether/tasks.db)",
-        )
+        add_board_options(command)
         command.add_argument("--cwd", type=Path, help="the project (default: here)")
     for command in (listing, show):
         command.add_argument("--json", action="store_true", help="print JSON")
     return p
+
+
+def add_board_options(p: argparse.ArgumentParser) -> None:
+    """--team and --store, as every command on a team's board takes them."""
+    p.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
+        "teams.store, .tether/tasks.db)",
+    )

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tether.cli.tasks_cmd import add_board_options
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -187,13 +188,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Autonomous workers: each claims the next ready task of the team's board, "
         "runs it in a fresh headless session, records the result, and claims the next.",
     )
-    p.add_argument("--team", help="the team (default: TETHER_TEAM, teams.team, default)")
-    p.add_argument(
-        "--store",
-        metavar="URL",
-        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
-        "teams.store, .tether/tasks.db)",
-    )
+    add_board_options(p)
     p.add_argument(
         "--count", type=_at_least_one, default=1, help="worker processes to run (default 1)"
     )
