@@ -111,7 +111,9 @@ def test_skill_grants_its_tools_for_the_turn_only(
 def test_unusable_skill_is_reported(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    _skill(workspace, "broken", "description: [unclosed", "body")
+    # Front matter strict YAML rejects is read line by line, as Claude Code reads it; a skill
+    # that says nothing of what it does is of no use to the model.
+    _skill(workspace, "broken", "name: broken\nallowed-tools: Read", "body")
     fake_model.script(reply(text("ok")))
     result = tether("-p", "hi")
     assert "skill" in result.stderr

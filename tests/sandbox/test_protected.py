@@ -346,5 +346,5 @@ async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layo
     assert outcome.content.count("Read-only file system") == len(names)
     assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)
     outcome = await run(command="ls -d .yarnrc .cargo/config .hg/hgrc-not-shared 2>&1 | wc -l")
-    assert outcome == ToolOutcome("3\n", False)  # three "No such file" lines
+    assert outcome == ToolOutcome("3", False)  # three "No such file" lines
     assert not (boundary.workspace / ".yarnrc").exists()
