@@ -19,13 +19,11 @@ def _not_a_directory(value: object) -> bool:
 
 
 def _not_rules(value: object) -> bool:
-    """A word holding a rule whose tool tether does not know (`fix it` is two such rules);
-    `mcp__` tools are named by their servers and not checked."""
+    """A word holding a rule whose tool tether does not know (`fix it` is two such rules)."""
     from tether.permissions.rules import split_tool_list
-    from tether.permissions.tool_names import KNOWN_TOOLS
+    from tether.permissions.tool_names import unknown_tool
 
-    tools = [rule.split("(", 1)[0].strip() for rule in split_tool_list(str(value))]
-    return any(t and not t.startswith("mcp__") and t not in KNOWN_TOOLS for t in tools)
+    return any(unknown_tool(rule) is not None for rule in split_tool_list(str(value)))
 
 
 def _not_a_config(value: object) -> bool:

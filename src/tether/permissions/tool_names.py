@@ -35,13 +35,21 @@ KNOWN_TOOLS = frozenset(
 """tether's tools, and Claude Code's that rules copied from its settings may name."""
 
 
+def unknown_tool(rule: str) -> str | None:
+    """The tool a rule (`Tool` or `Tool(specifier)`) names when tether does not know it; MCP
+    tools are named by their servers and not checked."""
+    tool = rule.split("(", 1)[0].strip()
+    if tool and not tool.startswith("mcp__") and tool not in KNOWN_TOOLS:
+        return tool
+    return None
+
+
 def unknown_tool_notes(label: str, rules: Iterable[str]) -> list[str]:
     """One warning per rule (`Tool` or `Tool(specifier)`) whose tool is not known, naming the
     nearest known tool; `label` says where the rule came from (`--allowedTools`)."""
     notes: list[str] = []
     for rule in rules:
-        tool = rule.split("(", 1)[0].strip()
-        if tool and not tool.startswith("mcp__") and tool not in KNOWN_TOOLS:
+        if (tool := unknown_tool(rule)) is not None:
             close = difflib.get_close_matches(tool, sorted(KNOWN_TOOLS), n=1)
             nearest = f' (did you mean "{close[0]}"?)' if close else ""
             notes.append(f'warning: {label}: unknown tool "{tool}"{nearest}')
