@@ -652,9 +652,9 @@ async def test_typing_during_a_turn_steers_the_next_model_call(
     assert len(model_env.requests) == 2
 
 
-async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
-    model_env: FakeModelServer, workspace: Path, terminal: Terminal
-) -> None:
+def _first_answer_held(model_env: FakeModelServer) -> tuple[threading.Event, threading.Event]:
+    """Scripts "First answer." held until `release` is set (`arrived` says the request came),
+    then "Second answer."."""
     arrived, release = threading.Event(), threading.Event()
 
     def slow_answer(_request: object) -> Reply:
@@ -663,6 +663,13 @@ async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
         return reply(text("First answer."))
 
     model_env.script(slow_answer, reply(text("Second answer.")))  # type: ignore[arg-type]
+    return arrived, release
+
+
+async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    arrived, release = _first_answer_held(model_env)
     with create_pipe_input() as pipe:
         pipe.send_text("first\r")
         repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
@@ -680,14 +687,7 @@ async def test_a_message_the_model_did_not_read_is_sent_after_the_turn(
 async def test_a_command_typed_during_a_turn_runs_after_it_and_never_reaches_the_model(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    arrived, release = threading.Event(), threading.Event()
-
-    def slow_answer(_request: object) -> Reply:
-        arrived.set()
-        release.wait(20)
-        return reply(text("First answer."))
-
-    model_env.script(slow_answer, reply(text("Second answer.")))  # type: ignore[arg-type]
+    arrived, release = _first_answer_held(model_env)
     with create_pipe_input() as pipe:
         pipe.send_text("first\r")
         repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=bypass(workspace)))
