@@ -1,0 +1,103 @@
+"""`MailboxStore`: a team's durable mailboxes, one per member, whatever keeps them.
+
+The contract every mailbox store keeps (one contract test suite runs against each):
+
+- **Durable.** `send` returns once the message is stored: a message to a member that is not
+  running is kept and delivered when it starts, in the order it was sent.
+- **At least once.** `receive` hands a message to one consumer and holds it for that consumer
+  until `ack`. A message held longer than `reclaim_after_s` without an ack (its consumer was
+  killed) is handed to the next consumer that asks. A consumer therefore acks only after the
+  message is safe elsewhere (in its session file), and drops a message whose `id` it has
+  already handled: ids are the sender's, unique per message, so a redelivery is recognised.
+- **No sleep-polling where the store can wait.** `receive(block_s=...)` waits on the store
+  itself (Redis: `XREADGROUP ... BLOCK`); a store that cannot wait polls with backoff.
+
+The protocol rules (who may send what, and when) are `tether.teams`'s; a store only keeps and
+hands over messages. Methods block (SQLite, a socket): call them from a thread in async code.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_RECLAIM_AFTER_S = 30.0
+"""How long a received message may stay unacknowledged before another consumer gets it."""
+
+
+class Message(BaseModel):
+    """One message between members of a team, as a mailbox keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    """The sender's id for this message: a redelivery carries the same one."""
+    sender: str
+    recipient: str
+    kind: str = "message"
+    """What it is to the protocol (`message`, `request`, `reply`, `shutdown_request`, ...):
+    `tether.teams` gives the kinds their meaning."""
+    text: str = ""
+    reply_to: str | None = None
+    """The id of the message this one answers."""
+    data: dict[str, Any] = Field(default_factory=dict[str, Any])
+    """Whatever else the kind carries (a plan, an approval, a summary)."""
+    sent_at: float = Field(default_factory=time.time)
+
+
+class Delivery(BaseModel):
+    """A message handed to a consumer, and the store's handle to acknowledge it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    message: Message
+    receipt: str
+    """The store's own id of this copy (a SQLite row, a Redis stream entry): what `ack`
+    takes."""
+    attempt: int = 1
+    """How many times it has been handed out (above 1: a redelivery)."""
+
+
+class MailboxError(Exception):
+    """A request the store refuses as asked (an unknown receipt, a malformed message): said
+    as it is."""
+
+
+class MailboxStore(Protocol):
+    team: str
+    url: str
+    """Where it is, for messages (a Redis URL without its password)."""
+
+    def send(self, message: Message) -> Message:
+        """Store the message in its recipient's mailbox; returned once durable."""
+        ...
+
+    def receive(
+        self,
+        member: str,
+        consumer: str,
+        *,
+        max_count: int = 16,
+        block_s: float = 0.0,
+        reclaim_after_s: float = DEFAULT_RECLAIM_AFTER_S,
+    ) -> list[Delivery]:
+        """Up to `max_count` messages for `member`, oldest first, handed to `consumer`:
+        messages another consumer held unacknowledged for `reclaim_after_s` first, then new
+        ones. Waits up to `block_s` when there is none. A stored message that cannot be read
+        (not valid JSON) is not dropped silently: the store raises `MailboxError` naming it,
+        or hands it over as a `kind="invalid"` message carrying the raw text."""
+        ...
+
+    def ack(self, member: str, receipts: Sequence[str]) -> None:
+        """The messages are handled: they are never handed out again."""
+        ...
+
+    def unread(self, member: str) -> int:
+        """Messages for `member` not yet acknowledged (held ones included)."""
+        ...
+
+    def close(self) -> None: ...
