@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -101,3 +101,79 @@ class MailboxStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+MemberState = Literal["starting", "idle", "requesting", "waiting", "responding", "stopped"]
+"""Where a member stands in the protocol (`tether.teams` enforces the moves); `starting` and
+`stopped` are its process's."""
+
+
+class Member(BaseModel):
+    """One member of a team as the roster keeps it: who it is, and where it stands now."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    agent: str | None = None
+    """The agent definition it runs (`.claude/agents`, `.tether/agents`, a built-in)."""
+    model: str | None = None
+    prompt: str = ""
+    cwd: str | None = None
+    worktree: bool = False
+    state: MemberState = "starting"
+    pending_request: str | None = None
+    """The id of the request it waits on a reply to (state `waiting`)."""
+    pid: int | None = None
+    host: str | None = None
+    session_id: str | None = None
+    current_task: str | None = None
+    spend_usd: float = 0.0
+    updated_at: float = Field(default_factory=time.time)
+
+
+class TeamRecord(BaseModel):
+    """A team: its name, its lead and what it is for."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    lead: str = "team-lead"
+    description: str = ""
+    created_at: float = Field(default_factory=time.time)
+
+
+class TeamExists(MailboxError):
+    """A team of that name is in use."""
+
+
+class UnknownMember(MailboxError):
+    """No member of that name in the team: the message names the team and its members."""
+
+
+class RosterStore(Protocol):
+    """A team's record and its members, kept beside its mailboxes (same store, same URL)."""
+
+    team: str
+    url: str
+
+    def create_team(self, record: TeamRecord) -> TeamRecord:
+        """Record the team; `TeamExists` when its name is in use."""
+        ...
+
+    def delete_team(self) -> None:
+        """Remove the team, its members and its mailboxes."""
+        ...
+
+    def team_record(self) -> TeamRecord | None: ...
+
+    def put_member(self, member: Member) -> Member:
+        """Add the member, or replace its record."""
+        ...
+
+    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
+        """Change fields of one member atomically; `UnknownMember` when there is none."""
+        ...
+
+    def members(self) -> list[Member]:
+        """Every member, in the order they joined."""
+        ...
