@@ -39,7 +39,10 @@ RULES = {
     "permissions": {
         "allow": ["Bash(cat *)", "Bash(echo *)", "Bash(ls *)", "Bash(git *)", "Bash(grep *)"],
         "ask": ["Bash(curl *)"],
-        "deny": ["Read(./.env)", "Read(**/*.pem)", "Read(./secrets/**)", "Bash(rm *)"],
+        "deny": [
+            *("Read(./.env)", "Read(**/*.pem)", "Read(./secrets/**)", "Bash(rm *)"),
+            *("Bash(git push --force *)", "Bash(curl * | sh)"),
+        ],
     }
 }
 
@@ -109,6 +112,8 @@ STEPS_PER_CHARACTER = 8
 )
 @example(prefix="echo $(( ", run=("x[x[1]='", ""))  # once failed: 9,816 steps against 1,808
 @example(prefix="echo $(( ", run=('x["[!a]', ""))  # the large read stopped at MAX_NODES
+@example(prefix="echo $(( ", run=("$['\\`", ""))  # every tail a rule text: 538 to 42,976 steps
+@example(prefix="mytool ", run=("$x rm ", ""))  # every tail's unknown parts, searched one by one
 def test_work_grows_linearly_with_runs_of_any_shape(
     prefix: str, run: tuple[str, str], make_ctx: ContextFactory
 ) -> None:
@@ -155,6 +160,7 @@ def test_work_grows_linearly_with_runs_of_any_shape(
         "bash -c " + "-x " * 800 + "x",  # each tail of the unread options was a rule text
         "env " + "-u A " * 800 + "ls",  # each tail of a wrapper's options, the same
         "bash -c " + "[!a]`" * 480 + "x",  # each tail's words and options, under the bound
+        "mytool " + "git push -- " * 400 + "x",  # each tail's options, taken as a set
     ],
 )
 def test_the_attacks_stay_linear(command: str, make_ctx: ContextFactory) -> None:
@@ -163,9 +169,11 @@ def test_the_attacks_stay_linear(command: str, make_ctx: ContextFactory) -> None
     searched from each of its letters), linear now."""
     ctx = make_ctx(RULES)
     quarter = command[: len(command) // 4]
-    small, _ = work(quarter, ctx)
-    large, _ = work(command, ctx)
+    small, small_steps = work(quarter, ctx)
+    large, large_steps = work(command, ctx)
     assert large <= 5 * small, (small, large)
+    linear_steps = STEPS_PER_CHARACTER * len(command)
+    assert large_steps <= 5 * small_steps + STEP_STEPS or large_steps <= linear_steps
 
 
 @pytest.mark.parametrize("unit", ['""', '$"a"', "[!a]", "$'a'", "''"])

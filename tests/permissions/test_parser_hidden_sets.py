@@ -152,16 +152,20 @@ def test_a_command_too_large_to_judge_is_not_read(command: str, make_ctx: Contex
     assert asked.behavior == "ask", asked
 
 
-def test_an_unknown_program_with_very_many_words_is_too_large(make_ctx: ContextFactory) -> None:
-    command = "mytool " + "x " * 300 + "sudo true"
-    assert decide("Bash", {"command": command}, make_ctx(DENY, mode="bypassPermissions")) == (
-        Decision(
+def test_an_unknown_program_with_very_many_words_is_judged_in_full(
+    make_ctx: ContextFactory,
+) -> None:
+    """Every tail is matched in one pass (tail_rules.py): no bound on the words, no "too large"."""
+    for count in (300, 1_000):
+        command = "mytool " + "x " * count + "sudo true"
+        decision = decide("Bash", {"command": command}, make_ctx(DENY, mode="bypassPermissions"))
+        assert decision == Decision(
             "deny",
             "Bash(sudo *)",
-            "mytool with 303 words is too large to judge: it may run what deny rule Bash(sudo *) "
-            "forbids; write the command plainly",
+            "mytool may run `sudo true`, which deny rule Bash(sudo *) forbids",
         )
-    )
+    command = "mytool " + "x " * 1_000 + "true"
+    assert decide("Bash", {"command": command}, make_ctx(DENY)).behavior == "ask"
 
 
 def test_common_large_commands_are_still_judged(make_ctx: ContextFactory) -> None:

@@ -16,7 +16,6 @@ from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import path_target, program_use
 from tether.permissions.bash_rules import (
     MAX_NESTING,
-    MAX_WORDS,
     all_invocations,
     command_lines,
     deny_or_ask,
@@ -25,8 +24,8 @@ from tether.permissions.bash_rules import (
     may_run,
     rule_matches,
     startup_verdict,
+    tail_verdict,
     texts_of,
-    too_many_words,
     whole_command,
 )
 from tether.permissions.cmake_commands import cmake_equivalent
@@ -210,12 +209,8 @@ class _Judge:
 
     def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
         """A rule matching any tail of the words from `start` (an option the parser could not
-        place may be where a command begins). Each tail is a rule text: past MAX_WORDS of them,
-        too large to judge (the work grew with the square of the words)."""
-        if len(inv.argv) - start > MAX_WORDS:
-            return too_many_words(self.ctx.rules, readable(shown(inv.argv[0])), len(inv.argv))
-        tails = [shown(" ".join(inv.argv[k:])) for k in range(start, len(inv.argv))]
-        return deny_or_ask(self.ctx.rules, tails)
+        place may be where a command begins)."""
+        return tail_verdict(self.ctx.rules, inv.argv, start)
 
     def own(self, inv: Invocation) -> Verdict:
         if not inv.argv:
@@ -277,14 +272,7 @@ class _Judge:
         start = len(inv.argv) - len(command)
         if start <= 1 or inv.argv[start:] != command:
             return None
-        if start > MAX_WORDS:
-            return too_many_words(self.ctx.rules, readable(shown(inv.argv[0])), len(inv.argv))
-        for k in range(1, start):
-            tail = texts_of(inv.argv[k:], for_allow=False)
-            found = deny_or_ask(self.ctx.rules, tail, unknowns=False)
-            if found is not None:
-                return found
-        return None
+        return tail_verdict(self.ctx.rules, inv.argv, 1, start, unknowns=False)
 
     def _code(self, inv: Invocation) -> list[Verdict]:
         """Code an interpreter runs inline or from its input, one capability

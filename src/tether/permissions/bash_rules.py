@@ -7,8 +7,8 @@ match (`may_match`); the caller decides what that means.
 
 A program with no entry in the tables (`chrt`, `mytool`) may run any of its later arguments as
 a command (`mytool --retry 3 rm -rf x`): every tail of its words is tried against the deny and
-ask rules (`later_commands`), and so is every argument that reads as a command line
-(`mytool -c 'make; rm -rf x'`), parsed as shell.
+ask rules (`later_commands`, in one pass: tail_rules.py), and so is every argument that reads
+as a command line (`mytool -c 'make; rm -rf x'`), parsed as shell.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from tether.permissions.shell_words import (
 )
 from tether.permissions.shell_words import ONE as ONE_MARK
 from tether.permissions.shell_words import STAR as STAR_MARK
+from tether.permissions.tail_rules import first_tail_match, tails_of
 from tether.permissions.verdict import Verdict, ask, deny
 
 ParseCommand = Callable[[str], Script]
@@ -48,9 +49,6 @@ _COMMAND_LINE = frozenset(" \t\n;|&()<>`$")
 """An argument holding one of these may be a command line given to the program."""
 MAX_NESTING = 4
 """How many levels of command lines inside arguments are read (`a -c 'b -c "c ..."'`)."""
-MAX_WORDS = 256
-"""The most words of an unknown program whose tails are tried (each tail is a rule text, so
-the work grows with the square of the words): beyond it, too large to judge."""
 
 
 def texts_of(argv: tuple[str, ...], *, for_allow: bool) -> list[str]:
@@ -198,20 +196,9 @@ def later_commands(
     if not rules.of("deny", "Bash") and not rules.of("ask", "Bash"):
         return None
     name = readable(shown(inv.argv[0]))
-    if len(inv.argv) > MAX_WORDS:
-        return too_many_words(rules, name, len(inv.argv))
-    tails = [texts_of(words, for_allow=False) for words in _tails(inv.argv)]
-    found = next((f for t in tails if (f := _first_match(rules, t, unknowns=False))), None)
     # A word partly unknown (`sent$X`, a glob) may be spelling a program; one wholly unknown
     # (`$X`, what xargs appends) is taken for data, or no unknown program could take files.
-    spelled = [
-        t
-        for w, t in zip(_tails(inv.argv), tails, strict=True)
-        if is_literal(w[0]) or _partly_known(w[0])
-    ]
-    found = found or next(
-        (f for t in spelled if (f := _first_match(rules, t, unknowns=True))), None
-    )
+    found = first_tail_match(rules, tails_of(inv.argv, 1), unknowns=True, spelled=True)
     if found is not None:
         return _later(name, *found)
     if nesting >= MAX_NESTING:
@@ -229,15 +216,20 @@ def later_commands(
     return None
 
 
-def too_many_words(rules: RuleSet, name: str, count: int) -> Verdict | None:
-    """More words than MAX_WORDS whose tails deny and ask rules must be tried against (each
-    tail a rule text: the work grows with the square of the words): too large to judge, which
-    asks, or denies when a deny rule could be concerned. None when no rule is concerned."""
-    if not rules.of("deny", "Bash") and not rules.of("ask", "Bash"):
+def tail_verdict(
+    rules: RuleSet,
+    argv: tuple[str, ...],
+    first: int,
+    stop: int | None = None,
+    *,
+    unknowns: bool = True,
+) -> Verdict | None:
+    """`deny_or_ask` for every tail of `argv` from word `first` (to `stop`), in one pass."""
+    found = first_tail_match(rules, tails_of(argv, first, stop), unknowns=unknowns, spelled=False)
+    if found is None:
         return None
-    kind = "deny" if rules.of("deny", "Bash") else "ask"
-    what = f"{name} with {count} words is too large to judge: it"
-    return may_run(kind, rules.of(kind, "Bash")[0], what)
+    kind, rule, text, sure = found
+    return rule_verdict(kind, rule, text) if sure else may_run(kind, rule, f"`{readable(text)}`")
 
 
 def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
@@ -249,21 +241,6 @@ def _later(name: str, kind: str, rule: Rule, text: str, sure: bool) -> Verdict:
     if kind == "deny":
         return ask(f"{what}, which deny rule {rule.text} may forbid", rule.text, hard=True)
     return ask(f"{what}, which ask rule {rule.text} covers", rule.text, hard=True)
-
-
-def _tails(argv: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-    """argv[k:] for every k past the program; `--opt=VALUE` and `NAME=VALUE` also as VALUE
-    (`--exec=cmd`, make's `SHELL=cmd`, `CC=cmd`)."""
-    for k in range(1, len(argv)):
-        tail = argv[k:]
-        yield tail
-        head = tail[0]
-        if "=" in head and head.partition("=")[2]:
-            yield (head.partition("=")[2], *tail[1:])
-
-
-def _partly_known(word: str) -> bool:
-    return any(c not in MARKERS for c in word)
 
 
 def all_invocations(invocations: tuple[Invocation, ...]) -> Iterator[Invocation]:

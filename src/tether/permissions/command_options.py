@@ -52,7 +52,7 @@ SUBCOMMAND_PROGRAMS = frozenset(
 """Programs whose first word past the options is a subcommand, part of the head."""
 WORD_OPTIONS = frozenset({"find"})
 """Programs whose single-dash options are whole words (`find -delete`), not letter bundles."""
-_GIT_VALUED_GLOBALS = frozenset(
+GIT_VALUED_GLOBALS = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
 )
 
@@ -74,7 +74,7 @@ def option_form(words: Sequence[str]) -> OptionForm | None:
     head = [program]
     if program in SUBCOMMAND_PROGRAMS:
         while rest and rest[0].startswith("-") and rest[0] != "--":
-            valued = program == "git" and rest[0] in _GIT_VALUED_GLOBALS
+            valued = program == "git" and rest[0] in GIT_VALUED_GLOBALS
             rest = rest[2:] if valued else rest[1:]
         if rest:
             head.append(rest.pop(0))
@@ -87,14 +87,25 @@ def option_form(words: Sequence[str]) -> OptionForm | None:
             others.append(word)
         elif word == "--":
             only_words = True
-        elif word.startswith("--"):
-            options |= _long_atoms(word.partition("=")[0], aliases)
-        elif program in WORD_OPTIONS:
-            options.add(word)
         else:
-            for letter in word[1:]:
-                options.update(aliases.get("-" + letter, ("-" + letter,)))
+            options |= option_atoms(program, word, aliases)
     return OptionForm(tuple(head), frozenset(options), tuple(others))
+
+
+def is_option(word: str) -> bool:
+    """Whether `option_form` reads `word` (before any `--`) as options rather than a word."""
+    return word != "-" and word.startswith("-") and len(word) >= 2 and word != "--"
+
+
+def option_atoms(program: str, word: str, aliases: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The meanings one option word of `program` stands for (`-rf`: `-r`, `-f`)."""
+    if word.startswith("--"):
+        return _long_atoms(word.partition("=")[0], aliases)
+    if program in WORD_OPTIONS:
+        return {word}
+    return {
+        meaning for letter in word[1:] for meaning in aliases.get("-" + letter, ("-" + letter,))
+    }
 
 
 def _long_atoms(name: str, aliases: Mapping[str, tuple[str, ...]]) -> set[str]:

@@ -200,9 +200,24 @@ def product_search(a: Sequence[Token], b: Sequence[Token]) -> bool:
     """`globs_overlap` without its shortcuts: the search in the product of the automata. Each
     state searched is a step of the decision (steps.py): the product of a long glob and a long
     pattern is large."""
-    na, nb = len(a), len(b)
+    return first_overlap(a, b, (0,)) is not None
+
+
+def first_overlap(a: Sequence[Token], b: Sequence[Token], starts: Sequence[int]) -> int | None:
+    """The first of `starts` from which some suffix `a[start:]` overlaps `b`, or None. One
+    search for all of them: a state reached from an earlier start that failed leads nowhere."""
     seen: set[tuple[int, int]] = set()
-    stack = [(0, 0)]
+    for start in starts:
+        if _reaches_end(a, b, start, seen):
+            return start
+    return None
+
+
+def _reaches_end(
+    a: Sequence[Token], b: Sequence[Token], start: int, seen: set[tuple[int, int]]
+) -> bool:
+    na, nb = len(a), len(b)
+    stack = [(start, 0)]
     unspent = 0
     try:
         while stack:
