@@ -26,7 +26,6 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.store.task_records import StoreUnavailable
 from tether.store.task_store import store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
@@ -146,6 +145,11 @@ class TeamRecord(BaseModel):
     created_at: float = Field(default_factory=time.time)
 
 
+class MailboxesLost(MailboxError):
+    """The store lost messages it had accepted (a Redis server restarted without its data):
+    said once, by the next `receive`; the store goes on with what it has."""
+
+
 class TeamExists(MailboxError):
     """A team of that name is in use."""
 
@@ -196,7 +200,9 @@ def open_team_store(url: str | None, *, project: Path, team: str) -> TeamStore:
     cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
-        raise StoreUnavailable(f"mailboxes in Redis ({where}): not built yet, use SQLite")
+        from tether.store.redis_mailbox import RedisMailboxStore
+
+        return RedisMailboxStore(where, team)
     from tether.store.sqlite_mailbox import SqliteMailboxStore
 
     return SqliteMailboxStore(where, team)

@@ -25,7 +25,6 @@ from tether.store.mailbox import (
     MailboxError,
     Member,
     Message,
-    TeamExists,
     TeamRecord,
 )
 from tether.store.mailbox_records import (
@@ -35,6 +34,7 @@ from tether.store.mailbox_records import (
     dumps,
     read_stored,
     stored,
+    team_exists,
     unknown_member,
 )
 from tether.store.sqlite_tasks import BUSY_TIMEOUT_MS
@@ -226,7 +226,7 @@ class SqliteMailboxStore:
         def create(db: sqlite3.Connection) -> None:
             row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
             if row is not None:
-                raise TeamExists(_team_exists(self.team, TeamRecord.model_validate_json(row[0])))
+                raise team_exists(self.team, TeamRecord.model_validate_json(row[0]))
             db.execute("INSERT INTO teams VALUES (?, ?)", (self.team, dumps(record)))
 
         self._run(create)
@@ -291,8 +291,3 @@ class SqliteMailboxStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _team_exists(team: str, record: TeamRecord) -> str:
-    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(record.created_at))
-    return f"team {team!r} exists (lead {record.lead!r}, created {when}): pick another name"
