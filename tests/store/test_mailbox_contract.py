@@ -5,6 +5,7 @@ messages, and the roster's records."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -208,3 +209,14 @@ def test_deleting_a_team_removes_its_members_and_mailboxes(
     store.create_team(TeamRecord(name=team))
     store.send(note(3, to="alice"))
     assert [d.message.id for d in store.receive("alice", "a")] == ["m3"]
+
+
+def test_a_message_held_too_long_is_found_behind_many_held_since(mailboxes: TeamStore) -> None:
+    for n in range(40):
+        mailboxes.send(note(n))
+    first = mailboxes.receive("bob", "bob-1", max_count=40)
+    time.sleep(1.0)  # what bob-1 holds is a second old: the only way to age a hold
+    mailboxes.receive("bob", "bob-2", max_count=30, reclaim_after_s=0)  # m0..m29 held anew
+    got = mailboxes.receive("bob", "bob-3", max_count=1, reclaim_after_s=0.9)
+    assert [(d.message.id, d.attempt) for d in got] == [("m30", 2)]
+    assert len(first) == 40

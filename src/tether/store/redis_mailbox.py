@@ -116,7 +116,9 @@ class RedisMailboxStore:
                 pipe.sadd(self.key("mailboxes"), message.recipient)
                 self._make_group(pipe, message.recipient)
                 pipe.xadd(self._mailbox(message.recipient), {"data": data})
-                pipe.execute(raise_on_error=False)
+                for result in pipe.execute(raise_on_error=False):
+                    if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                        raise result
 
         self._call(add)
         return message
@@ -164,12 +166,10 @@ class RedisMailboxStore:
         self, member: str, consumer: str, max_count: int, reclaim_after_s: float
     ) -> list[Delivery]:
         self._ensure_group(member)
-        stream = self._mailbox(member)
+        stream, idle_ms = self._mailbox(member), int(reclaim_after_s * 1000)
         with self._r.pipeline(transaction=False) as pipe:
             pipe.get(self.key("epoch"))
-            pipe.xautoclaim(
-                stream, GROUP, consumer, int(reclaim_after_s * 1000), "0-0", count=max_count
-            )
+            pipe.xautoclaim(stream, GROUP, consumer, idle_ms, "0-0", count=max_count)
             epoch, claimed = pipe.execute(raise_on_error=False)
         if epoch != self._epoch:
             self._recover(member)
@@ -178,8 +178,13 @@ class RedisMailboxStore:
                 raise claimed
             self._groups.discard(member)
             return self._take(member, consumer, max_count, reclaim_after_s)
-        entries: list[tuple[str, dict[str, str] | None]] = claimed[1]
-        entries = [(i, f) for i, f in entries if f is not None]
+        cursor, entries = claimed[0], _present(claimed[1])
+        # XAUTOCLAIM looks at 10 x COUNT held entries a call: go on through the rest.
+        while cursor != "0-0" and len(entries) < max_count:
+            cursor, more, *_ = self._r.xautoclaim(
+                stream, GROUP, consumer, idle_ms, cursor, count=max_count - len(entries)
+            )
+            entries += _present(more)
         deliveries = self._deliveries(member, entries, self._attempts(stream, entries))
         if len(deliveries) < max_count:
             deliveries += self._read_new(member, consumer, max_count - len(deliveries), None)
@@ -331,6 +336,11 @@ class RedisMailboxStore:
 
     def close(self) -> None:
         self._r.close()
+
+
+def _present(entries: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """Claimed entries without those deleted meanwhile (their fields are nil)."""
+    return [(i, f) for i, f in entries if f is not None]
 
 
 def _stream_entries(reply: Any, stream: str) -> list[tuple[str, Any]]:
