@@ -24,6 +24,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.store.mailbox import (
@@ -131,11 +132,12 @@ class RedisMailboxStore:
     def _ensure_group(self, member: str) -> None:
         if member in self._groups:
             return
-        try:
-            self._make_group(self._r, member)
-        except self._response_error as e:
-            if "BUSYGROUP" not in str(e):
-                raise
+        with self._r.pipeline(transaction=True) as pipe:
+            pipe.sadd(self.key("mailboxes"), member)
+            self._make_group(pipe, member)
+            for result in pipe.execute(raise_on_error=False):
+                if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                    raise result
         self._groups.add(member)
 
     def receive(
@@ -151,20 +153,23 @@ class RedisMailboxStore:
             raise MailboxError(f"max_count must be at least 1, not {max_count}")
         deadline = time.monotonic() + block_s
         while True:
-            got = self._call(lambda: self._take(member, consumer, max_count, reclaim_after_s))
-            if got:
-                return got
+            got = self._call(lambda: self._reclaim(member, consumer, max_count, reclaim_after_s))
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return []
-            wait_ms = max(1, int(min(remaining, BLOCK_CHUNK_S) * 1000))
-            got = self._call(lambda w=wait_ms: self._read_new(member, consumer, max_count, w))
-            if got:
+            # Nothing to take back: wait on the server for new ones (in chunks, so entries
+            # whose hold runs out meanwhile are looked for again).
+            wait_ms = None
+            if not got and remaining > 0:
+                wait_ms = max(1, int(min(remaining, BLOCK_CHUNK_S) * 1000))
+            count = max_count - len(got)
+            if count:
+                got += self._call(partial(self._read_new, member, consumer, count, wait_ms))
+            if got or deadline - time.monotonic() <= 0:
                 return got
 
-    def _take(
+    def _reclaim(
         self, member: str, consumer: str, max_count: int, reclaim_after_s: float
     ) -> list[Delivery]:
+        """Entries other consumers held past `reclaim_after_s`, now this consumer's."""
         self._ensure_group(member)
         stream, idle_ms = self._mailbox(member), int(reclaim_after_s * 1000)
         with self._r.pipeline(transaction=False) as pipe:
@@ -177,7 +182,7 @@ class RedisMailboxStore:
             if "NOGROUP" not in str(claimed):
                 raise claimed
             self._groups.discard(member)
-            return self._take(member, consumer, max_count, reclaim_after_s)
+            return self._reclaim(member, consumer, max_count, reclaim_after_s)
         cursor, entries = claimed[0], _present(claimed[1])
         # XAUTOCLAIM looks at 10 x COUNT held entries a call: go on through the rest.
         while cursor != "0-0" and len(entries) < max_count:
@@ -185,10 +190,7 @@ class RedisMailboxStore:
                 stream, GROUP, consumer, idle_ms, cursor, count=max_count - len(entries)
             )
             entries += _present(more)
-        deliveries = self._deliveries(member, entries, self._attempts(stream, entries))
-        if len(deliveries) < max_count:
-            deliveries += self._read_new(member, consumer, max_count - len(deliveries), None)
-        return deliveries
+        return self._deliveries(member, entries, self._attempts(stream, entries))
 
     def _attempts(self, stream: str, entries: list[tuple[str, Any]]) -> list[int]:
         if not entries:
