@@ -220,3 +220,26 @@ def test_a_message_held_too_long_is_found_behind_many_held_since(mailboxes: Team
     got = mailboxes.receive("bob", "bob-3", max_count=1, reclaim_after_s=0.9)
     assert [(d.message.id, d.attempt) for d in got] == [("m30", 2)]
     assert len(first) == 40
+
+
+def test_a_receive_waiting_while_its_team_is_deleted_goes_on(
+    open_mailboxes: OpenTeamStore, team: str
+) -> None:
+    receiver, lead = open_mailboxes(), open_mailboxes()
+    receiver.send(note(1))
+    receiver.ack("bob", [d.receipt for d in receiver.receive("bob", "bob-1")])
+    got: list[Delivery] = []
+    failed: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            got.extend(receiver.receive("bob", "bob-1", block_s=60))
+        except BaseException as e:  # the test's thread: what it raised is asserted below
+            failed.append(e)
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    lead.delete_team()
+    lead.send(note(2))
+    waiting.join()
+    assert (failed, [d.message for d in got]) == ([], [note(2)])

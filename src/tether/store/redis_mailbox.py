@@ -208,7 +208,9 @@ class RedisMailboxStore:
         try:
             reply = self._r.xreadgroup(GROUP, consumer, {stream: ">"}, count=count, block=block_ms)
         except self._response_error as e:
-            if "NOGROUP" not in str(e):
+            # NOGROUP: the group is gone; UNBLOCKED: the stream was deleted while this read
+            # waited on it (its team deleted).
+            if not str(e).startswith(("NOGROUP", "UNBLOCKED")):
                 raise
             self._groups.discard(member)
             return []  # the caller looks again, making the group (and noticing a lost server)
