@@ -90,9 +90,12 @@ class MailboxStore(Protocol):
     ) -> list[Delivery]:
         """Up to `max_count` messages for `member`, oldest first, handed to `consumer`:
         messages another consumer held unacknowledged for `reclaim_after_s` first, then new
-        ones. Waits up to `block_s` when there is none. A stored message that cannot be read
-        (not valid JSON) is not dropped silently: the store raises `MailboxError` naming it,
-        or hands it over as a `kind="invalid"` message carrying the raw text."""
+        ones (`reclaim_after_s=0`: everything held, as a consumer starting again after a
+        crash takes back its own). Waits up to `block_s` when there is none. A stored entry
+        that cannot be read (not valid JSON, not a message) is never dropped: it is handed
+        over as a `kind="invalid"` message carrying the raw text, why in `data["error"]`, and
+        acknowledged like any other. `MailboxesLost` (once): the store lost messages it had
+        accepted (a Redis server back without its data)."""
         ...
 
     def ack(self, member: str, receipts: Sequence[str]) -> None:

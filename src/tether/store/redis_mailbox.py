@@ -20,6 +20,7 @@ scored in the order they joined), `joined_seq`; `mailboxes` (the members with a 
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import uuid
@@ -159,7 +160,7 @@ class RedisMailboxStore:
             # whose hold runs out meanwhile are looked for again).
             wait_ms = None
             if not got and remaining > 0:
-                wait_ms = max(1, int(min(remaining, BLOCK_CHUNK_S) * 1000))
+                wait_ms = max(1, math.ceil(min(remaining, BLOCK_CHUNK_S) * 1000))
             count = max_count - len(got)
             if count:
                 got += self._call(partial(self._read_new, member, consumer, count, wait_ms))
