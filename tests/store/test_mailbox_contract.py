@@ -243,3 +243,16 @@ def test_a_receive_waiting_while_its_team_is_deleted_goes_on(
     lead.send(note(2))
     waiting.join()
     assert (failed, [d.message for d in got]) == ([], [note(2)])
+
+
+def test_requests_a_store_cannot_do_are_refused_saying_why(mailboxes: TeamStore) -> None:
+    with pytest.raises(MailboxError, match=r"^a message needs a recipient$"):
+        mailboxes.send(Message(sender="lead", recipient=""))
+    with pytest.raises(MailboxError, match=r"^a member needs a name$"):
+        mailboxes.put_member(Member(name=" "))
+    with pytest.raises(MailboxError, match=r"^max_count must be at least 1, not 0$"):
+        mailboxes.receive("bob", "bob-1", max_count=0)
+    mailboxes.put_member(Member(name="alice"))
+    with pytest.raises(MailboxError, match=r"^member 'alice': a member's name cannot change$"):
+        mailboxes.update_member("alice", {"name": "bob"})
+    assert (mailboxes.unread(""), [m.name for m in mailboxes.members()]) == (0, ["alice"])
