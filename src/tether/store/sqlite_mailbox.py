@@ -121,6 +121,15 @@ class SqliteMailboxStore:
         except sqlite3.DatabaseError as e:
             raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
 
+    def _read(self, step: Callable[[sqlite3.Connection], T]) -> T:
+        """A read of one statement: WAL gives it a consistent snapshot without the write
+        lock, so a board being watched never waits for senders."""
+        try:
+            with self._lock:
+                return step(self._db)
+        except sqlite3.DatabaseError as e:
+            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+
     # -- mailboxes
 
     def send(self, message: Message) -> Message:
@@ -216,7 +225,7 @@ class SqliteMailboxStore:
             ).fetchone()
             return int(row[0])
 
-        return self._run(count)
+        return self._read(count)
 
     # -- roster
 
@@ -244,7 +253,7 @@ class SqliteMailboxStore:
             row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
             return None if row is None else TeamRecord.model_validate_json(row[0])
 
-        return self._run(read)
+        return self._read(read)
 
     def put_member(self, member: Member) -> Member:
         check_member(member)
@@ -286,7 +295,7 @@ class SqliteMailboxStore:
             )
             return [Member.model_validate_json(data) for (data,) in rows]
 
-        return self._run(read)
+        return self._read(read)
 
     def close(self) -> None:
         with self._lock:
