@@ -33,6 +33,8 @@ from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
+from tether.teams.records import RepositoryError, task_name
+from tether.teams.worktrees import check_repository
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -52,8 +54,11 @@ def main(argv: list[str]) -> int:
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
     try:
+        if args.worktrees:  # refused once, before any task is claimed
+            task_name(choice.team, "1")
+            check_repository(project)
         return asyncio.run(_serve(args, project, choice, store))
-    except ConfigError as e:
+    except (ConfigError, RepositoryError) as e:
         return _error(str(e))
     finally:
         store.close()
@@ -86,6 +91,7 @@ async def _serve(
         calls=StoreCalls(store, say=say),
         options=WorkerOptions(
             owner=owner,
+            team=choice.team,
             lease_s=args.lease,
             until_idle=args.until_idle,
             worktrees=args.worktrees,
