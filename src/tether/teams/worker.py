@@ -148,7 +148,7 @@ class Worker:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = worktree_run.worktree.branch
                 for warning in worktree_run.worktree.warnings:
-                    self.say(f"#{task.id}: {warning}")
+                    self.say(f"#{task.id}: warning: {warning}")
                 ran = await self._session_run(worktree_run.worktree.path, task, inputs, branch)
                 ran.branch = branch
                 worktree_run.stopped = self._lost is not None or self._gave_up(ran)
