@@ -161,12 +161,17 @@ def compound_assignments(words: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     for word in words[1:]:
         match = _QUOTED_ASSIGNMENT.match(word)
-        if match is None or not is_literal(word):
-            continue
-        value = word[match.end() :]
-        if value.startswith("(") and value.endswith(")"):
+        value = word[match.end() :] if match is not None else ""
+        if not is_literal(word) and value.startswith("("):
+            # `declare -a "a=($X)"`: the list is read again once X is expanded.
+            found.append(UNKNOWN_LIST)
+        elif value.startswith("(") and value.endswith(")"):
             found.append(word)
     return found
+
+
+UNKNOWN_LIST = ""
+"""In `compound_assignments`: a list that is only known at run time."""
 
 
 _DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})

@@ -395,6 +395,9 @@ class Walker:
         for code in compound_assignments((words[0], *quoted, *words[1:])):
             # `declare -a 'a=($(cmd))'`: bash reads the quoted word's list again as the
             # compound assignment it spells, and its substitutions run.
+            if not code:
+                self.problems.append("a compound assignment whose list is only known when it runs")
+                continue
             inner = self.parse(code, self.depth + 1)
             self._extend(inner.invocations)
             self.problems.extend(inner.problems)
