@@ -16,6 +16,7 @@ import re
 from tether.permissions.command_spec import words as _names
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import readable, shown
 
 GDBS = frozenset(_names("gdb gdb-multiarch cgdb"))
 _GDB_COMMANDS = frozenset(
@@ -111,10 +112,10 @@ def gdb_command(text: str, runs: list[str], unseen: list[str]) -> None:
             runs.append(rest.removeprefix("exec-wrapper").strip() + " true")
             return
         if setting not in _SAFE_SETTINGS and not setting.startswith("$"):
-            unseen.append(f"gdb `set {setting}` is not known to be harmless")
+            unseen.append(f"gdb `set {readable(shown(setting))}` is not known to be harmless")
             return
     elif head not in _GDB_HARMLESS:
-        unseen.append(f"gdb runs `{head}`, a command not known to be harmless")
+        unseen.append(f"gdb runs `{readable(shown(head))}`, a command not known to be harmless")
         return
     calls = [m.group(1) for m in _CALL.finditer(rest) if m.group(1) not in ("sizeof", "alignof")]
     if any(c == "$_shell" or not c.startswith("$_") for c in calls):
@@ -167,7 +168,7 @@ def _lldb_command(text: str, runs: list[str], unseen: list[str]) -> None:
             runs.append(": " + args)
         return
     if head not in _LLDB_HARMLESS:
-        unseen.append(f"lldb runs `{head}`, a command not known to be harmless")
+        unseen.append(f"lldb runs `{readable(shown(head))}`, a command not known to be harmless")
         return
     calls = [m.group(1) for m in _CALL.finditer(rest) if m.group(1) not in ("sizeof", "alignof")]
     if calls:
