@@ -47,6 +47,7 @@ ALLOWED = [
     "lldb",
     "cpio",
     "julia",
+    "yarn",
 ]
 SETTINGS = {
     "permissions": {
@@ -215,6 +216,8 @@ def test_file_lists_and_configuration_files(ctx: PermissionContext) -> None:
         "pnpm test --globalconfig=x",
         "zsh --rcfile x run.zsh",
         "ls -a | cpio -o > out.cpio",
+        "tmux source-file x.conf",
+        "yarn --use-yarnrc x.yml test",
         "cpio -pdm /tmp/copy < names.txt",
     ]
     assert all(v != "allow" for v in behaviors(not_allowed, ctx).values()), behaviors(

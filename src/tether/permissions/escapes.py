@@ -204,7 +204,10 @@ def tracer_use(words: tuple[str, ...]) -> ProgramUse:
 CONFIG_OPTIONS: dict[str, tuple[str, ...]] = {
     "tmux": ("-f",),
     "screen": ("-c",),
-    **dict.fromkeys(_names("npm npx pnpm yarn"), ("--userconfig", "--globalconfig")),
+    **dict.fromkeys(_names("npm npx pnpm"), ("--userconfig", "--globalconfig")),
+    "yarn": ("--userconfig", "--globalconfig", "--use-yarnrc"),
+    # An option file's `pager=` or `[client] init-command` runs what it names.
+    **dict.fromkeys(_names("mysql mariadb"), ("--defaults-file", "--defaults-extra-file")),
     **dict.fromkeys(_names("zsh ksh mksh dash"), ("--rcfile", "--init-file", "-o=rcs")),
 }
 """Options naming a configuration file the program reads, which can run commands."""
@@ -220,6 +223,8 @@ def option_files(name: str, words: tuple[str, ...]) -> tuple[list[str], list[str
     and pass-through modes read the files its input names: any file (`""`)."""
     lists: list[str] = []
     unseen: list[str] = []
+    if name == "tmux" and any(w in ("source-file", "source") for w in words):
+        unseen.append("tmux source-file reads a configuration file, which can run commands")
     if name == "cpio" and any(
         w in ("--create", "--pass-through")
         or (w[:1] == "-" and w[1:2] != "-" and "o" in w)
