@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, TypeAlias, cast
 from pydantic import ValidationError
 
 from tether.protocol import ConfigError, ContentBlock, Message, Usage
-from tether.store.branch import Indexed, newest_branch
+from tether.store.branch import Indexed, newest_branch, sortable
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
 from tether.store.images import without_bad_images
 from tether.store.sessions import SessionNotFound
@@ -155,21 +155,23 @@ def load_session(path: Path) -> LoadedSession:
     indexed: list[Indexed] = []
     sessions: list[str] = []  # each entry's sessionId, one string object per id
     names: dict[str, str] = {}
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # each uuid to itself: a child's parent shares its string
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
     for line, offset, entry in _scan(path, unreadable):
         fields = entry.fields
-        if fields["uuid"] in seen:
+        uuid: str = fields["uuid"]
+        if uuid in seen:
             duplicates.append(line)
             continue
-        seen.add(fields["uuid"])
+        seen[uuid] = uuid
         parent = fields.get("parentUuid")
+        parent = seen.get(parent, parent) if parent is not None else None
         ends = _ends_turn(fields)
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
-            Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends, message)
+            Indexed(uuid, parent, offset, line, sortable(fields["timestamp"]), ends, message)
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
