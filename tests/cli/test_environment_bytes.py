@@ -4,6 +4,7 @@ may be a key); a place on disk with such bytes is a path like any other and work
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,10 +90,8 @@ def test_a_providers_own_key_variable_that_is_not_utf8_is_named(
 ) -> None:
     """A provider from the settings reads the variable it names (`key_env`): the same rule."""
     settings = tmp_path / "settings.json"
-    settings.write_text(
-        '{"providers": {"lab": {"base_url": "%s/v1", "key_env": "LAB_API_KEY"}}}'
-        % fake_model.url
-    )
+    lab = {"base_url": f"{fake_model.url}/v1", "key_env": "LAB_API_KEY"}
+    settings.write_text(json.dumps({"providers": {"lab": lab}}))
     env = {**_env(fake_model, tmp_path), b"LAB_API_KEY": BAD}
     result = _run(env, "--settings", str(settings), "--model", "lab/x", "-p", "hi", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")

@@ -37,6 +37,8 @@ class Indexed:
     """A message of the conversation (see `writer.MESSAGE_TYPES`), not an entry hanging off one."""
     own: bool = True
     """Written for the file's own session (its `sessionId` is one of the file's)."""
+    size: int = 0
+    """The line's length in bytes: how much of the conversation it carries."""
 
 
 @dataclass(frozen=True)

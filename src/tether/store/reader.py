@@ -94,9 +94,24 @@ class LoadedSession:
     def records(self, problems: list[str] | None = None) -> Iterator[Record]:
         """The branch's records, oldest first, read from the file as they are asked for. An
         entry whose content is not valid is skipped, with a sentence added to `problems`."""
+        for _, record in self.placed_records(problems):
+            yield record
+
+    def tail_start(self, size: int) -> int:
+        """The index in `branch` of the oldest entry within the newest `size` bytes of it: the
+        part of the conversation a request of that size could still hold."""
+        total = 0
+        for index in range(len(self.branch) - 1, -1, -1):
+            total += self.branch[index].size
+            if total > size:
+                return index + 1
+        return 0
+
+    def placed_records(self, problems: list[str] | None = None) -> Iterator[tuple[int, Record]]:
+        """`records`, each with the index in `branch` of the entry it was read from."""
         try:
             with self.path.open("rb") as file:
-                for indexed in self.branch:
+                for place, indexed in enumerate(self.branch):
                     fields = _fields_at(file, indexed.offset)
                     if fields is None:
                         _note(problems, f"line {indexed.line} changed since it was read; skipped")
@@ -110,7 +125,7 @@ class LoadedSession:
                     for reason in dropped:
                         _note(problems, f"line {indexed.line}: {reason} left out")
                     if record is not None:
-                        yield record
+                        yield place, record
         except OSError as e:
             raise ConfigError(f"cannot read session file {self.path}: {e.strerror or e}") from e
 
@@ -159,7 +174,7 @@ def load_session(path: Path) -> LoadedSession:
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
-    for line, offset, entry in _scan(path, unreadable):
+    for line, offset, size, entry in _scan(path, unreadable):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
@@ -171,7 +186,16 @@ def load_session(path: Path) -> LoadedSession:
         ends = _ends_turn(fields)
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
-            Indexed(uuid, parent, offset, line, sortable(fields["timestamp"]), ends, message)
+            Indexed(
+                uuid,
+                parent,
+                offset,
+                line,
+                sortable(fields["timestamp"]),
+                ends,
+                message,
+                size=size,
+            )
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
@@ -223,9 +247,9 @@ def load_session(path: Path) -> LoadedSession:
     )
 
 
-def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]:
-    """(line number, offset, entry) of every line with a valid header, in file order; the
-    numbers of the other non-blank lines go to `unreadable`."""
+def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, int, Entry]]:
+    """(line number, offset, length, entry) of every line with a valid header, in file order;
+    the numbers of the other non-blank lines go to `unreadable`."""
     try:
         with path.open("rb") as lines:
             offset = 0
@@ -234,7 +258,7 @@ def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]
                 if not line.strip():
                     continue
                 try:
-                    yield number, start, _parse_entry(line)
+                    yield number, start, len(line), _parse_entry(line)
                 except _Bookkeeping:
                     continue
                 except _BadEntry:
