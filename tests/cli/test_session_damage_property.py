@@ -332,7 +332,7 @@ def test_a_window_bounded_resume_keeps_the_transcript_of_a_whole_one(
     assert bounded.damage == whole.damage
     assert bounded.todos == whole.todos
     assert (bounded.side_usage, bounded.side_cost_usd) == (whole.side_usage, whole.side_cost_usd)
-    assert bounded.usage == whole.usage
+    assert (bounded.usage, bounded.cost_usd) == (whole.usage, whole.cost_usd)
     old, new = whole.history.messages, bounded.history.messages
     assert len(new) == len(old)
     assert [shrink_message(m, LIGHT_CAP) for m in new] == [

@@ -360,7 +360,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         # What a request to this model could hold in full, with room to spare (a token is
         # three to four bytes of JSON): the rest is kept as head and tail (see `restore`).
         full_bytes = FULL_BYTES_PER_TOKEN * resolved.info.context_window
-        restored = restore(resumption.loaded, full_bytes=full_bytes)
+        restored = restore(resumption.loaded, full_bytes=full_bytes, price=agent.price)
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(
