@@ -243,7 +243,8 @@ def load_session(path: Path) -> LoadedSession:
         forked_from=forked_from,
         last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
         warnings=tuple(f"session file {path}: {w}" for w in warnings),
-        branch=branch.entries,
+        # What chose the branch (its timestamps, its links) is not needed to read it back.
+        branch=tuple(dataclasses.replace(e, parent=None, timestamp="") for e in branch.entries),
     )
 
 
