@@ -14,14 +14,22 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, TypeAlias, cast
+from typing import Any, BinaryIO, cast
 
 from pydantic import ValidationError
 
-from tether.protocol import ConfigError, ContentBlock, Message, Usage
+from tether.protocol import ConfigError, Message, Usage
 from tether.store.branch import Indexed, newest_branch, sortable
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
 from tether.store.images import without_bad_images
+from tether.store.records import (
+    AssistantRecord,
+    CompactionRecord,
+    Record,
+    SpendRecord,
+    UserRecord,
+    WindowRecord,
+)
 from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
@@ -29,50 +37,6 @@ MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then coun
 _DESCRIPTIVE = ("timestamp", "cwd")
 """Header fields that only describe an entry: when one is not valid it is read as empty (an
 entry with no time is never the newest), and the message the entry carries is kept."""
-
-
-@dataclass(frozen=True)
-class UserRecord:
-    """User content exactly as one append gave it (History merges it in memory)."""
-
-    blocks: tuple[ContentBlock, ...]
-
-
-@dataclass(frozen=True)
-class AssistantRecord:
-    message: Message
-    usage: Usage | None
-    message_id: str | None = None
-    """The API's id of the response: Claude Code writes one entry per block of a response."""
-
-
-@dataclass(frozen=True)
-class CompactionRecord:
-    """From here on the summary stands for all but the newest `kept` messages."""
-
-    summary: tuple[Message, ...]
-    kept: int
-
-
-@dataclass(frozen=True)
-class SpendRecord:
-    """Model calls outside the conversation (a subagent, a compaction summary): what they used
-    and cost, so that a resumed session counts them."""
-
-    usage: Usage
-    cost_usd: float
-
-
-@dataclass(frozen=True)
-class WindowRecord:
-    """The endpoint said `model`'s context window is `tokens` (when it refused a request as
-    too long): a resumed session fits its requests to it from the first one."""
-
-    model: str
-    tokens: int
-
-
-Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord
 
 
 @dataclass(frozen=True)
