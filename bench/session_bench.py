@@ -11,10 +11,11 @@ slower append; (3) `list_sessions` over 200 sessions of 50 entries.
 
 `python bench/session_bench.py resume` measures resuming a big session file instead (100 MB
 by default, `BENCH_RESUME_MB`): `tether -c -p` run as a process against the fake model server,
-its peak RSS (from `wait4`), wall time and whether its request was accepted, for two files a
-long session writes: one compacted every 40 rounds, one never compacted (its whole history is
-past any window). With `BENCH_BEFORE_SRC=<an older src/ tree>` the same runs are made with that
-tree first on the path, and the ratios are printed side by side.
+its peak RSS (from `wait4`), wall time and whether its request was accepted, for the shapes of
+`SHAPES`: reads compacted every 40 rounds, reads never compacted (the whole history past any
+window), many small messages, a few huge tool results, a compaction every other round
+(`BENCH_RESUME_SHAPES` picks some). With `BENCH_BEFORE_SRC=<an older src/ tree>` the same
+runs are made with that tree first on the path, and the ratios are printed side by side.
 """
 
 from __future__ import annotations
@@ -143,23 +144,43 @@ def report(figures: dict[str, float]) -> None:
 
 RESUME_MB = int(os.environ.get("BENCH_RESUME_MB", "100"))
 _CHUNK = "".join(f"line {i}: " + "x" * 60 + "\n" for i in range(300))  # a ~20 KB file read
+SHAPES: dict[str, tuple[str, int]] = {
+    # label: (what each round writes, compact every N rounds; 0 never)
+    "reads, compacted": ("read", 40),
+    "reads, never compacted": ("read", 0),
+    "many small messages": ("small", 0),
+    "a few huge results": ("huge", 0),
+    "many compactions": ("read", 2),
+}
+"""The shapes resumed: `read` a call and its ~20 KB result a round; `small` a one-line prompt
+and a one-line answer; `huge` a call and a 10 MB result."""
 
 
-def write_long_session(directory: Path, cwd: Path, megabytes: int, *, compact_every: int) -> Path:
-    """A session as a long run of reads writes it: a call, its ~20 KB result, again; a
-    compaction entry every `compact_every` rounds (0: never). Returns its path."""
+def _round(writer: SessionWriter, kind: str, turn: int) -> None:
+    if kind == "small":
+        writer.user([TextBlock(text=f"Question {turn}: what is {turn} squared?")])
+        answer = TextBlock(text=f"{turn} squared is {turn * turn}.")
+        writer.assistant(Message(role="assistant", content=(answer,)), Usage(output_tokens=9))
+        return
+    call = ToolUseBlock(id=f"toolu_{turn:08d}", name="Read", input={"file_path": f"f{turn}"})
+    reply = Message(role="assistant", content=(TextBlock(text=f"Reading f{turn}."), call))
+    writer.assistant(reply, Usage(input_tokens=5000, output_tokens=50))
+    body = _CHUNK * 500 if kind == "huge" else _CHUNK
+    writer.user([ToolResultBlock(tool_use_id=call.id, content=f"{turn}\n{body}")])
+
+
+def write_long_session(
+    directory: Path, cwd: Path, megabytes: int, *, compact_every: int, kind: str = "read"
+) -> Path:
+    """A session as a long run writes it: rounds of `kind` (see `SHAPES`) until the file holds
+    `megabytes`; a compaction entry every `compact_every` rounds (0: never). Returns its path."""
     with SessionWriter.create(directory, "long", cwd=cwd, model="bench") as writer:
         writer.meta(model="bench", version="bench")
         writer.user([TextBlock(text="Read every file and summarise it.")])
         writer.title("Read every file")
         turn = 0
         while writer.path.stat().st_size < megabytes * 2**20:
-            call = ToolUseBlock(
-                id=f"toolu_{turn:08d}", name="Read", input={"file_path": f"f{turn}"}
-            )
-            reply = Message(role="assistant", content=(TextBlock(text=f"Reading f{turn}."), call))
-            writer.assistant(reply, Usage(input_tokens=5000, output_tokens=50))
-            writer.user([ToolResultBlock(tool_use_id=call.id, content=f"{turn}\n{_CHUNK}")])
+            _round(writer, kind, turn)
             turn += 1
             if compact_every and turn % compact_every == 0:
                 summary = f"Summary: f0 to f{turn} read. " + "s" * 2000
@@ -168,7 +189,7 @@ def write_long_session(directory: Path, cwd: Path, megabytes: int, *, compact_ev
     return writer.path
 
 
-def _resume_once(source: Path | None, compact_every: int) -> dict[str, float]:
+def _resume_once(source: Path | None, kind: str, compact_every: int) -> dict[str, float]:
     from fake_env import fake_env
     from tether.testing import FakeModelServer, RecordedRequest, reply, text
 
@@ -180,7 +201,11 @@ def _resume_once(source: Path | None, compact_every: int) -> dict[str, float]:
         home, workspace = Path(tmp) / "home", Path(tmp) / "ws"
         workspace.mkdir()
         path = write_long_session(
-            project_dir(home, workspace), workspace, RESUME_MB, compact_every=compact_every
+            project_dir(home, workspace),
+            workspace,
+            RESUME_MB,
+            compact_every=compact_every,
+            kind=kind,
         )
         server.script(*[answer] * 10)  # type: ignore[arg-type]
         # The window the fake server enforces, so that tether knows it from the start.
@@ -207,13 +232,17 @@ def _resume_once(source: Path | None, compact_every: int) -> dict[str, float]:
 
 
 def resume_main() -> dict[str, dict[str, float]]:
-    """Each shape resumed with this tree, and with BENCH_BEFORE_SRC's when it is set."""
+    """Each shape (`BENCH_RESUME_SHAPES`: labels of `SHAPES`, comma-separated; default all)
+    resumed with this tree, and with BENCH_BEFORE_SRC's when it is set."""
     before = os.environ.get("BENCH_BEFORE_SRC")
+    chosen = os.environ.get("BENCH_RESUME_SHAPES")
+    shapes = [s.strip() for s in chosen.split(",")] if chosen else list(SHAPES)
     figures: dict[str, dict[str, float]] = {}
-    for shape, every in (("compacted", 40), ("never compacted", 0)):
-        figures[f"{shape}, now"] = _resume_once(None, every)
+    for shape in shapes:
+        kind, every = SHAPES[shape]
+        figures[f"{shape}, now"] = _resume_once(None, kind, every)
         if before:
-            figures[f"{shape}, before"] = _resume_once(Path(before), every)
+            figures[f"{shape}, before"] = _resume_once(Path(before), kind, every)
     return figures
 
 
@@ -222,10 +251,10 @@ def resume_report(figures: dict[str, dict[str, float]]) -> None:
     for label, row in figures.items():
         outcome = "ok" if row["ok"] else "FAILED"
         print(
-            f"  {label:24}{row['peak_rss_bytes'] / 2**20:8.0f} MiB peak RSS"
+            f"  {label:32}{row['peak_rss_bytes'] / 2**20:8.0f} MiB peak RSS"
             f"{row['seconds']:8.1f} s   {outcome}, {int(row['refused'])} request(s) refused"
         )
-    for shape in ("compacted", "never compacted"):
+    for shape in SHAPES:
         now, then = figures.get(f"{shape}, now"), figures.get(f"{shape}, before")
         if now and then:
             ratio = now["peak_rss_bytes"] / then["peak_rss_bytes"]

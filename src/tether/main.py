@@ -20,6 +20,12 @@ def main(argv: list[str] | None = None) -> int:
         from tether.testing.demo import main as demo_main
 
         return demo_main(args[1:])
+    from tether.outside_text import undecodable_setting
+
+    problem = undecodable_setting(os.environ)
+    if problem is not None:
+        sys.stderr.write(f"tether: {problem}\n")
+        return 2
     from tether.cli.commands import SUBCOMMANDS  # not before --version: one import more
 
     if args and args[0] in SUBCOMMANDS:

@@ -12,6 +12,9 @@ write fail, and with it the run. Each boundary passes what it brings through one
   stay the path it was, so it is never changed where it is used, only where it is shown).
 - `error_summary`: an unexpected error in one bounded line (an exception's repr can hold a
   whole request body).
+- `undecodable_setting`, `not_text`: an environment variable of ours that is not UTF-8 (a URL,
+  a key, a model, a number), named precisely at start-up, before anything reads it; a place on
+  disk (`HOME`, `TETHER_HOME`, `CLAUDE_CONFIG_DIR`) may hold any bytes a path may.
 
 It sits at the bottom layer beside `protocol`, so that every service can use it.
 """
@@ -63,6 +66,58 @@ def error_summary(error: BaseException) -> str:
     if len(message) > ERROR_CHARS:
         message = message[:ERROR_CHARS] + f"... ({len(message):,} characters)"
     return encodable(f"{type(error).__name__}: {message}" if message else type(error).__name__)
+
+
+SETTING_PREFIXES = (
+    "ANTHROPIC_",
+    "TETHER_",
+    "CLAUDE_",
+    "OPENAI_",
+    "OPENROUTER_",
+    "OLLAMA_",
+    "VLLM_",
+    "LLAMACPP_",
+)
+"""Environment variables tether (or Claude Code) reads as settings, by the start of the name:
+the providers' keys and URLs included."""
+_PLACES = ("_HOME", "_DIR", "_PATH", "_FILE")
+"""Endings of the names of those that are a place on disk: any bytes make a path (Python keeps
+the ones that are not UTF-8 as surrogates, and gives them back to the OS as they were)."""
+
+
+def undecodable_setting(env: Mapping[str, str]) -> str | None:
+    """Why the environment cannot be used, or None: a setting of ours (`SETTING_PREFIXES`) that
+    is not UTF-8 would fail deep inside a request or a header (see `not_text`). Places on disk
+    are left as the OS gave them."""
+    for name in sorted(env):
+        if name.startswith(SETTING_PREFIXES) and not name.endswith(_PLACES):
+            problem = not_text(name, env[name])
+            if problem is not None:
+                return problem
+    return None
+
+
+def not_text(name: str, value: str) -> str | None:
+    """None when the variable `name` holds text; else one sentence naming it and the position
+    of its first byte that is not UTF-8. Never the value: it may be a key."""
+    if not _has_lone_surrogate(value):
+        return None
+    first_char = _SURROGATE.search(value)
+    assert first_char is not None
+    raw = value.encode("utf-8", "surrogateescape") if _escaped(value) else b""
+    first = len(value[: first_char.start()].encode("utf-8", "surrogatepass"))
+    byte = f"byte 0x{raw[first]:02x}" if raw else "a lone surrogate"
+    return (
+        f"{name} is not valid UTF-8 ({byte} at position {first}); set it again as text, or unset it"
+    )
+
+
+def _escaped(text: str) -> bool:
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _has_lone_surrogate(text: str) -> bool:

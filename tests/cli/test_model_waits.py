@@ -60,6 +60,36 @@ def test_the_setting_applies_and_the_quiet_headless_shows_the_wait(
     ), waiting
 
 
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_stall_with_pings_times_out_says_pings_only_and_counts_the_retry(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, wire: str
+) -> None:
+    """Keep-alives (a `ping` event, an SSE comment) every 50 ms are no answer: the idle
+    timeout still fires, the notice says what arrives, and the retry is counted."""
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "600")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    model: list[str] = []
+    if wire == "openai":
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_model.url}/v1")
+        model = ["--model", "openai/gpt-4.1"]
+    fake_model.script(
+        reply(text("never said"), stall_after=1, stall_pings_s=0.05), reply(text("Here it is."))
+    )
+    result = tether("-p", "hello", "--verbose", *model)
+    assert (result.exit_code, result.stdout) == (0, "Here it is.\n")
+    lines = result.stderr.splitlines()
+    waiting = [line for line in lines if "waiting for the model" in line]
+    assert waiting
+    assert all(
+        "waiting for the model (pings only, " in line and line.endswith("s; retried at 0.6s)")
+        for line in waiting
+    ), waiting
+    retried = [line for line in lines if "Model call failed" in line]
+    assert len(retried) == 1, lines
+    assert "sent only keep-alive pings for 0.6s" in retried[0], retried
+    assert len(fake_model.requests) == 2
+
+
 @pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])
 def test_a_bad_timeout_says_what_to_set(
     tether: Run, monkeypatch: pytest.MonkeyPatch, value: str
@@ -85,4 +115,20 @@ async def test_the_repl_shows_the_wait_and_recovers(
     assert "… waiting for the model (" in out
     assert "⚠ Model call failed (" in out
     assert out.index("… waiting for the model (") < out.index("⚠ Model call failed (")
+    assert "Here it is." in out
+
+
+async def test_the_repl_says_pings_only_while_the_endpoint_only_pings(
+    model_env: FakeModelServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "600")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+    model_env.script(
+        reply(text("never said"), stall_after=1, stall_pings_s=0.05), reply(text("Here it is."))
+    )
+    terminal = Terminal()
+    assert await terminal.run(workspace, "hello\r" + CTRL_D) == 0
+    out = terminal.output
+    assert "… waiting for the model (pings only, " in out
+    assert out.index("… waiting for the model (pings only, ") < out.index("⚠ Model call failed (")
     assert "Here it is." in out

@@ -22,7 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tether.store import list_sessions, project_dir
+from tether.core.history import LIGHT_CAP
+from tether.core.resume import restore
+from tether.core.shrink import shrink_message
+from tether.store import list_sessions, load_session, project_dir
 from tether.testing import FakeModelServer, RecordedRequest, http_error, reply, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli
 from tether.testing.pytest_plugin import TEST_API_KEY
@@ -304,3 +307,34 @@ def test_every_damaged_file_resumes_with_accepted_requests_and_says_what_it_drop
     assert prompts[1] == "and again"
     if damage.must_say:
         assert "session file" in first.stderr, (name, first.stderr)
+
+
+@settings(
+    max_examples=int(os.environ.get("TETHER_PROPERTY_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data(), tail=st.integers(0, 4000))
+def test_a_window_bounded_resume_keeps_the_transcript_of_a_whole_one(
+    pool: Pool, data: st.DataObject, tail: int
+) -> None:
+    """Resuming with only the newest `tail` bytes kept in full (what a resume for a small
+    window does) gives the transcript the whole replay gives: the same messages, each the
+    same once its long strings are cut as the older part's are; the newest part unchanged."""
+    _, damage = data.draw(damaged(pool))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "damaged.jsonl"
+        path.write_bytes(b"".join(line + b"\n" for line in damage.lines))
+        whole = restore(load_session(path))
+        bounded = restore(load_session(path), full_bytes=tail or 1)
+        roomy = restore(load_session(path), full_bytes=path.stat().st_size)
+    assert roomy.history.messages == whole.history.messages
+    assert bounded.damage == whole.damage
+    assert bounded.todos == whole.todos
+    assert (bounded.side_usage, bounded.side_cost_usd) == (whole.side_usage, whole.side_cost_usd)
+    assert (bounded.usage, bounded.cost_usd) == (whole.usage, whole.cost_usd)
+    old, new = whole.history.messages, bounded.history.messages
+    assert len(new) == len(old)
+    assert [shrink_message(m, LIGHT_CAP) for m in new] == [
+        shrink_message(m, LIGHT_CAP) for m in old
+    ]

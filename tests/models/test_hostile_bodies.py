@@ -279,3 +279,23 @@ async def test_events_out_of_order_are_a_broken_stream_not_an_empty_answer(case:
         True,
     )
     assert events == []
+
+
+async def _comments_forever(writer: asyncio.StreamWriter) -> None:
+    for _ in range(400):  # 8 s at most: long past the limit, short of hanging the suite
+        writer.write(b": OPENROUTER PROCESSING\n\n")
+        await writer.drain()
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+async def test_sse_comments_alone_are_keep_alives_however_many(wire: str) -> None:
+    """Comments the parser drops (OpenRouter's `: OPENROUTER PROCESSING`) are keep-alives:
+    their bytes add up past any one event's size, and still they are no answer."""
+    idle = IdleLimits(timeout_s=0.6)
+    async with answering(200, {"content-type": SSE}, _comments_forever) as url:
+        events, error = await run(model_for(wire, url, idle), ask())
+    assert error is not None
+    assert str(error).startswith(f"{url} sent only keep-alive pings for 0.6s"), str(error)
+    assert events
+    assert all(e.kind == "waiting" and e.pings_only for e in events)  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from tether.cli.custom_commands import expand_slash_prompt
 from tether.cli.setup import Built, RunOptions, build
-from tether.cli.terminal_text import terminal_safe
+from tether.cli.terminal_text import terminal_safe, waiting_notice
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
@@ -234,20 +234,13 @@ def _write(out: TextIO, obj: dict[str, Any]) -> None:
 
 def _one_line(event: ErrorOccurred | ModelWaiting) -> str:
     if isinstance(event, ModelWaiting):
-        return (
-            f"waiting for the model ({_seconds(event.waited_s)} without a byte; "
-            f"retried at {_seconds(event.limit_s)})"
-        )
+        return waiting_notice(event.waited_s, event.limit_s, pings_only=event.pings_only)
     return _first_line(event.message) or "error"
 
 
 def _first_line(message: str) -> str:
     """An error as printed: its first line (an internal error's traceback follows it)."""
     return message.splitlines()[0] if message else ""
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"
 
 
 def _progress_renderer(err: TextIO) -> _Renderer:

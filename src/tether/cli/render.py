@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tether.cli.startup import INTERRUPTED_HINT
-from tether.cli.terminal_text import terminal_safe_event
+from tether.cli.terminal_text import seconds, terminal_safe_event, waiting_notice
 from tether.cli.toolview import (
     DIFF_LINES,
     PREVIEW_LINES,
@@ -395,18 +395,14 @@ class EventRenderer:
         """The endpoint is silent: the spinner says so and counts from its last byte (a plain
         output prints a line per notice)."""
         if self._use_live:
-            self._set_activity(f"{WAITING} (retried after {_seconds(event.limit_s)} of silence)")
+            what = "pings only" if event.pings_only else "silence"
+            self._set_activity(f"{WAITING} (retried after {seconds(event.limit_s)} of {what})")
             self._activity_since = time.monotonic() - event.waited_s
             self._ensure_live()
             return
         self._end_stream()
-        self._print(
-            Text(
-                f"… {WAITING.lower()} ({_seconds(event.waited_s)} without a byte; "
-                f"retried at {_seconds(event.limit_s)})",
-                style="dim",
-            )
-        )
+        notice = waiting_notice(event.waited_s, event.limit_s, pings_only=event.pings_only)
+        self._print(Text(f"… {notice}", style="dim"))
 
     def _set_activity(self, activity: str) -> None:
         if activity != self._activity:
@@ -537,11 +533,6 @@ def format_usage(usage: Usage) -> str:
     if usage.cache_read_input_tokens:
         text += f" ({format_tokens(usage.cache_read_input_tokens)} cached)"
     return f"{text} · {format_tokens(usage.output_tokens)} out"
-
-
-def _seconds(value: float) -> str:
-    """15s, 180s; 0.4s for the short waits of tests and impatient settings."""
-    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"
 
 
 def turn_footer(event: TurnFinished) -> str:

@@ -60,9 +60,8 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     from tether.core.resume import UNFINISHED_AT_EXIT
 
     loaded = resumption.loaded
-    for usage in restored.usage:
-        session.usage = session.usage + usage
-        session.cost_usd += session.agent.price(usage)
+    session.usage = session.usage + restored.usage
+    session.cost_usd += restored.cost_usd
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
     # A window the endpoint reported for this model holds: no request known to be too long.

@@ -355,9 +355,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     restored = None
     if resumption is not None:
-        from tether.core.resume import restore
+        from tether.core.resume import FULL_BYTES_PER_TOKEN, restore
 
-        restored = restore(resumption.loaded)
+        # What a request to this model could hold in full, with room to spare (a token is
+        # three to four bytes of JSON): the rest is kept as head and tail (see `restore`).
+        full_bytes = FULL_BYTES_PER_TOKEN * resolved.info.context_window
+        restored = restore(resumption.loaded, full_bytes=full_bytes, price=agent.price)
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(

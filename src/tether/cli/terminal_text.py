@@ -78,3 +78,18 @@ def _safe(value: object, model: type[BaseModel]) -> object:
             return value
         return safe_items if isinstance(value, list) else tuple(safe_items)
     return value
+
+
+def waiting_notice(waited_s: float, limit_s: float, *, pings_only: bool) -> str:
+    """What every front end says while the model endpoint gives nothing of an answer:
+    'waiting for the model (20s without a byte; retried at 180s)', or, when it sends only
+    keep-alives, 'waiting for the model (pings only, 20s; retried at 180s)'."""
+    waited = (
+        f"pings only, {seconds(waited_s)}" if pings_only else f"{seconds(waited_s)} without a byte"
+    )
+    return f"waiting for the model ({waited}; retried at {seconds(limit_s)})"
+
+
+def seconds(value: float) -> str:
+    """15s, 180s; 0.4s for the short waits of tests and impatient settings."""
+    return f"{value:.0f}s" if value >= 10 else f"{value:.1f}s"

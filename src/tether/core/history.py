@@ -113,6 +113,13 @@ class History:
             self._messages[index] = shrink_message(self._messages[index], LIGHT_CAP)
         self._lightened = max(self._lightened, self._cut)
 
+    def lighten_newest(self) -> None:
+        """Keep only the head and tail of long strings in the newest message: a session
+        resumed from its file does this to what is too far from the end for any request to
+        send in full (a request that held it would be past the window, and cut it anyway)."""
+        if self._messages:
+            self._messages[-1] = shrink_message(self._messages[-1], LIGHT_CAP)
+
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
         the estimate learns from it, and a window it names is kept in the journal, so that a

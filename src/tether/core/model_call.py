@@ -103,7 +103,11 @@ async def _stream_once(
                 )
             )
         elif isinstance(event, Waiting):
-            emit(ModelWaiting(waited_s=event.waited_s, limit_s=event.limit_s))
+            emit(
+                ModelWaiting(
+                    waited_s=event.waited_s, limit_s=event.limit_s, pings_only=event.pings_only
+                )
+            )
         else:
             done = event
     if done is None:

@@ -10,7 +10,7 @@ when the file cannot be written, the session goes on unsaved and says so once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from tether.store import (
     CompactionRecord,
     EntryWatcher,
     LoadedSession,
+    Record,
     SessionInUse,
     SessionWriter,
     SpendRecord,
@@ -42,11 +43,18 @@ UNFINISHED_AT_EXIT = (
 )
 
 
+FULL_BYTES_PER_TOKEN = 8
+"""Bytes of a session file kept in full per token of the model's window when a session is
+resumed: a token is three to four bytes of JSON, so twice what any request could send."""
+
+
 @dataclass(frozen=True)
 class Restored:
     history: History
-    usage: tuple[Usage, ...]
-    """Each model call's usage, to count the session's cost so far."""
+    usage: Usage
+    """What the conversation's model calls used, together."""
+    cost_usd: float
+    """What they cost, each priced on its own (see `restore`'s `price`)."""
     side_usage: Usage
     side_cost_usd: float
     """What subagents and compaction summaries used and cost (recorded as spend entries)."""
@@ -57,24 +65,47 @@ class Restored:
     """What of the file was not resumed as written, one sentence each (empty when intact)."""
 
 
-def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
+def restore(
+    loaded: LoadedSession,
+    *,
+    light: bool = True,
+    full_bytes: int = 0,
+    price: Callable[[Usage], float] | None = None,
+) -> Restored:
     """The history a session file holds, as it was when written (compactions included), the
     plan as TodoWrite last set it, and the session's spend. Damage anywhere in the file is
     repaired (see `replay`) and said in `damage`. With `light`, the bulk of what a compaction
-    took out of the view is not kept in memory (see `History.lighten_compacted`)."""
+    took out of the view is not kept in memory (see `History.lighten_compacted`), nor, with
+    `full_bytes` too, the bulk of messages further than that many bytes of the file from the
+    branch's end (see `History.lighten_newest`): memory holds one entry in full at a time, the
+    newest `full_bytes` of the conversation, and the head and tail of the strings before it.
+    Each model call's usage is priced by `price` as it is read and added up, not kept."""
     history = History()
-    usage: list[Usage] = []
+    usage, cost = Usage(), 0.0
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
     windows: dict[str, int] = {}
     repair = RecordRepair()
-    for record in repair.repaired(loaded.records(problems)):
+    tail = loaded.tail_start(full_bytes) if light and full_bytes > 0 else 0
+    read = 0  # the place of the newest entry read: what the repair yields is that or older
+
+    def placed() -> Iterator[Record]:
+        nonlocal read
+        for read, record in loaded.placed_records(problems):  # noqa: B007
+            yield record
+
+    for record in repair.repaired(placed()):
         if isinstance(record, UserRecord):
             history.replay_user(record.blocks)
+            if read < tail:
+                history.lighten_newest()
         elif isinstance(record, AssistantRecord):
             history.replay_assistant(record.message)
+            if read < tail:
+                history.lighten_newest()
             if record.usage is not None:
-                usage.append(record.usage)
+                usage = usage + record.usage
+                cost += price(record.usage) if price is not None else 0.0
                 history.last_usage = record.usage
         elif isinstance(record, CompactionRecord):
             history.replay_compaction(record.summary, record.kept)
@@ -93,7 +124,8 @@ def restore(loaded: LoadedSession, *, light: bool = True) -> Restored:
         damage = (*damage, f"session file {loaded.path}: repaired: {'; '.join(repairs)}")
     return Restored(
         history,
-        tuple(usage),
+        usage,
+        cost,
         side_usage,
         side_cost,
         last_plan(history.messages),

@@ -51,6 +51,9 @@ class Waiting:
     kind: Literal["waiting"]
     waited_s: float
     limit_s: float
+    pings_only: bool = False
+    """Keep-alives arrived meanwhile (`ping` events, comments): the connection lives, the
+    answer does not move on."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import cast
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
 from tether.models.idle import IdleLimits
-from tether.outside_text import shown_path
+from tether.outside_text import not_text, shown_path
 from tether.protocol import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -185,6 +185,9 @@ def _env_value(env: Mapping[str, str], name: str | None) -> str | None:
     if name is None:
         return None
     value = env.get(name, "").strip()
+    problem = not_text(name, value)  # a provider's own variable (`key_env` in settings)
+    if problem is not None:
+        raise ConfigError(problem)
     return value or None
 
 

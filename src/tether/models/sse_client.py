@@ -148,7 +148,12 @@ class SseClient:
             notice_at = self.idle.notice_after(watch.notices)
             if silent >= notice_at:
                 watch.notices += 1
-                return Waiting(kind="waiting", waited_s=silent, limit_s=self.idle.timeout_s)
+                return Waiting(
+                    kind="waiting",
+                    waited_s=silent,
+                    limit_s=self.idle.timeout_s,
+                    pings_only=watch.keepalives > 0,
+                )
             wait = min(notice_at, self.idle.timeout_s) - silent
             try:
                 # Not `wait_for`: on Python 3.11 it returns the item when a cancellation lands
@@ -310,17 +315,27 @@ class _Silence:
         self.keepalives = 0
         """Keep-alives since the answer last moved on."""
         self._unparsed = 0
+        self._tail = b""
 
-    def saw_bytes(self, count: int) -> None:
-        self._unparsed += count
+    def saw_bytes(self, chunk: bytes) -> None:
+        """Bytes arrived. Each block of lines they end (an event, or a comment the parser
+        drops without an event: `: keep-alive`, `: OPENROUTER PROCESSING`) counts as a
+        keep-alive until the parser says it was an answer's event (`saw_event`): a stream of
+        comments is no more progress than a stream of pings. Only an unfinished block longer
+        than a keep-alive moves the answer on by its bytes alone."""
+        data = self._tail + chunk
+        end = max(data.rfind(b"\n\n"), data.rfind(b"\r\r"), data.rfind(b"\r\n\r\n"))
+        if end >= len(self._tail) - 1:  # a block ended within this chunk
+            self.keepalives += 1
+            self._unparsed = len(data) - end - 2
+        else:
+            self._unparsed += len(chunk)
+        self._tail = data[-3:]
         if self._unparsed > _KEEPALIVE_MAX_BYTES:
             self.progressed()
 
     def saw_event(self, *, keepalive: bool) -> None:
-        self._unparsed = 0
-        if keepalive:
-            self.keepalives += 1
-        else:
+        if not keepalive:
             self.progressed()
 
     def progressed(self) -> None:
@@ -339,7 +354,7 @@ class _Watched(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._stream:
-            self._watch.saw_bytes(len(chunk))
+            self._watch.saw_bytes(chunk)
             yield chunk
 
     async def aclose(self) -> None:

@@ -157,6 +157,8 @@ class ModelWaiting(_Event):
     kind: Literal["model_waiting"] = "model_waiting"
     waited_s: float
     limit_s: float
+    pings_only: bool = False
+    """The endpoint sent keep-alives (pings) meanwhile, nothing of an answer."""
 
 
 class Notice(_Event):

@@ -5,6 +5,7 @@ use: a new session only writes its file, and every start-up would otherwise pay 
 
 from typing import TYPE_CHECKING, Any
 
+from tether.store.fork import fork_session
 from tether.store.sessions import (
     SessionInfo,
     SessionNotFound,
@@ -17,7 +18,7 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter, fork_session
+from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter
 
 if TYPE_CHECKING:
     from tether.store.reader import (

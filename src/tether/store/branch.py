@@ -20,9 +20,11 @@ from dataclasses import dataclass
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Indexed:
-    """Where one readable entry is, and what links it: all that is kept of it until replay."""
+    """Where one readable entry is, and what links it: all that is kept of it until replay
+    (one per line of a file that may hold hundreds of thousands: slots, and a parent that is
+    the same string object as its parent's uuid, see `reader.load_session`)."""
 
     uuid: str
     parent: str | None
@@ -35,6 +37,8 @@ class Indexed:
     """A message of the conversation (see `writer.MESSAGE_TYPES`), not an entry hanging off one."""
     own: bool = True
     """Written for the file's own session (its `sessionId` is one of the file's)."""
+    size: int = 0
+    """The line's length in bytes: how much of the conversation it carries."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ def newest_branch(entries: list[Indexed]) -> Branch:
     leaves = [i for i in leaves if entries[i].message] or leaves or [len(entries) - 1]
     leaves = [i for i in leaves if entries[i].own] or leaves
     prefer_own = entries[leaves[0]].own
-    newest = max(leaves, key=lambda i: (_sortable(entries[i].timestamp), i))
+    newest = max(leaves, key=lambda i: (sortable(entries[i].timestamp), i))
     walk: list[int] = []
     gaps: list[int] = []
     visited: set[int] = set()
@@ -123,6 +127,10 @@ def _with_side_entries(
     return ordered
 
 
-def _sortable(timestamp: str) -> str:
-    # A garbled timestamp must not make an old entry the newest.
-    return timestamp if _TIMESTAMP.fullmatch(timestamp) else ""
+_NONE = ""
+
+
+def sortable(timestamp: str) -> str:
+    """The timestamp as compared, "" for a garbled one: it must not make an old entry the
+    newest (the index keeps this form, one shared empty string for every garbled one)."""
+    return timestamp if _TIMESTAMP.fullmatch(timestamp) else _NONE

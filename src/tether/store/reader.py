@@ -14,14 +14,22 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, TypeAlias, cast
+from typing import Any, BinaryIO, cast
 
 from pydantic import ValidationError
 
-from tether.protocol import ConfigError, ContentBlock, Message, Usage
-from tether.store.branch import Indexed, newest_branch
+from tether.protocol import ConfigError, Message, Usage
+from tether.store.branch import Indexed, newest_branch, sortable
 from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
 from tether.store.images import without_bad_images
+from tether.store.records import (
+    AssistantRecord,
+    CompactionRecord,
+    Record,
+    SpendRecord,
+    UserRecord,
+    WindowRecord,
+)
 from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
@@ -29,50 +37,6 @@ MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then coun
 _DESCRIPTIVE = ("timestamp", "cwd")
 """Header fields that only describe an entry: when one is not valid it is read as empty (an
 entry with no time is never the newest), and the message the entry carries is kept."""
-
-
-@dataclass(frozen=True)
-class UserRecord:
-    """User content exactly as one append gave it (History merges it in memory)."""
-
-    blocks: tuple[ContentBlock, ...]
-
-
-@dataclass(frozen=True)
-class AssistantRecord:
-    message: Message
-    usage: Usage | None
-    message_id: str | None = None
-    """The API's id of the response: Claude Code writes one entry per block of a response."""
-
-
-@dataclass(frozen=True)
-class CompactionRecord:
-    """From here on the summary stands for all but the newest `kept` messages."""
-
-    summary: tuple[Message, ...]
-    kept: int
-
-
-@dataclass(frozen=True)
-class SpendRecord:
-    """Model calls outside the conversation (a subagent, a compaction summary): what they used
-    and cost, so that a resumed session counts them."""
-
-    usage: Usage
-    cost_usd: float
-
-
-@dataclass(frozen=True)
-class WindowRecord:
-    """The endpoint said `model`'s context window is `tokens` (when it refused a request as
-    too long): a resumed session fits its requests to it from the first one."""
-
-    model: str
-    tokens: int
-
-
-Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord
 
 
 @dataclass(frozen=True)
@@ -94,9 +58,24 @@ class LoadedSession:
     def records(self, problems: list[str] | None = None) -> Iterator[Record]:
         """The branch's records, oldest first, read from the file as they are asked for. An
         entry whose content is not valid is skipped, with a sentence added to `problems`."""
+        for _, record in self.placed_records(problems):
+            yield record
+
+    def tail_start(self, size: int) -> int:
+        """The index in `branch` of the oldest entry within the newest `size` bytes of it: the
+        part of the conversation a request of that size could still hold."""
+        total = 0
+        for index in range(len(self.branch) - 1, -1, -1):
+            total += self.branch[index].size
+            if total > size:
+                return index + 1
+        return 0
+
+    def placed_records(self, problems: list[str] | None = None) -> Iterator[tuple[int, Record]]:
+        """`records`, each with the index in `branch` of the entry it was read from."""
         try:
             with self.path.open("rb") as file:
-                for indexed in self.branch:
+                for place, indexed in enumerate(self.branch):
                     fields = _fields_at(file, indexed.offset)
                     if fields is None:
                         _note(problems, f"line {indexed.line} changed since it was read; skipped")
@@ -110,7 +89,7 @@ class LoadedSession:
                     for reason in dropped:
                         _note(problems, f"line {indexed.line}: {reason} left out")
                     if record is not None:
-                        yield record
+                        yield place, record
         except OSError as e:
             raise ConfigError(f"cannot read session file {self.path}: {e.strerror or e}") from e
 
@@ -155,21 +134,32 @@ def load_session(path: Path) -> LoadedSession:
     indexed: list[Indexed] = []
     sessions: list[str] = []  # each entry's sessionId, one string object per id
     names: dict[str, str] = {}
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # each uuid to itself: a child's parent shares its string
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
-    for line, offset, entry in _scan(path, unreadable):
+    for line, offset, size, entry in _scan(path, unreadable):
         fields = entry.fields
-        if fields["uuid"] in seen:
+        uuid: str = fields["uuid"]
+        if uuid in seen:
             duplicates.append(line)
             continue
-        seen.add(fields["uuid"])
+        seen[uuid] = uuid
         parent = fields.get("parentUuid")
+        parent = seen.get(parent, parent) if parent is not None else None
         ends = _ends_turn(fields)
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
-            Indexed(fields["uuid"], parent, offset, line, fields["timestamp"], ends, message)
+            Indexed(
+                uuid,
+                parent,
+                offset,
+                line,
+                sortable(fields["timestamp"]),
+                ends,
+                message,
+                size=size,
+            )
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
@@ -217,13 +207,14 @@ def load_session(path: Path) -> LoadedSession:
         forked_from=forked_from,
         last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
         warnings=tuple(f"session file {path}: {w}" for w in warnings),
-        branch=branch.entries,
+        # What chose the branch (its timestamps, its links) is not needed to read it back.
+        branch=tuple(dataclasses.replace(e, parent=None, timestamp="") for e in branch.entries),
     )
 
 
-def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]:
-    """(line number, offset, entry) of every line with a valid header, in file order; the
-    numbers of the other non-blank lines go to `unreadable`."""
+def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, int, Entry]]:
+    """(line number, offset, length, entry) of every line with a valid header, in file order;
+    the numbers of the other non-blank lines go to `unreadable`."""
     try:
         with path.open("rb") as lines:
             offset = 0
@@ -232,7 +223,7 @@ def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, Entry]]
                 if not line.strip():
                     continue
                 try:
-                    yield number, start, _parse_entry(line)
+                    yield number, start, len(line), _parse_entry(line)
                 except _Bookkeeping:
                     continue
                 except _BadEntry:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tether.protocol import (
     ConfigError,
@@ -34,9 +34,6 @@ from tether.protocol import (
     ToolResultBlock,
     Usage,
 )
-
-if TYPE_CHECKING:
-    from tether.store.reader import LoadedSession
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 """Entries of the conversation itself: they chain to one another through `parentUuid`. Every
@@ -343,34 +340,6 @@ class SessionWriter:
         except OSError:
             return False
         return True
-
-
-def fork_session(
-    source: LoadedSession, directory: Path, new_id: str, *, cwd: Path, model: str | None = None
-) -> SessionWriter:
-    """Start session `new_id` as a copy of the branch `source` resumes (same uuids, the new
-    session id, each entry's parent the one copied before it), then a fork entry naming the
-    source and its last entry. The source file is only read."""
-    writer = SessionWriter.create(directory, new_id, cwd=cwd, model=model)
-    try:
-        chunk: list[bytes] = []
-        size = 0
-        for fields in source.raw_lines():
-            line = encode_entry({**fields, "sessionId": new_id, "parentUuid": writer.last_uuid})
-            chunk.append(line)
-            size += len(line)
-            if fields["type"] in MESSAGE_TYPES:
-                writer.last_uuid = fields["uuid"]
-            if size >= _COPY_CHUNK:
-                writer._write(b"".join(chunk))
-                chunk, size = [], 0
-        if chunk:
-            writer._write(b"".join(chunk))
-        writer.append("fork", forkedFrom={"sessionId": source.session_id, "uuid": writer.last_uuid})
-    except BaseException:
-        writer.close()
-        raise
-    return writer
 
 
 def _write_all(fd: int, data: bytes) -> None:

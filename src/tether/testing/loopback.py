@@ -14,6 +14,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -90,13 +91,24 @@ class RequestHandler(BaseHTTPRequestHandler):
         """The terminating chunk: the body is complete."""
         self.wfile.write(b"0\r\n\r\n")
 
-    def hold_silent(self, stopping: threading.Event) -> None:
-        """Send nothing more until the client gives up (closes the connection) or `stopping`
-        is set, then close: an endpoint that stalls with the connection open."""
+    def hold_silent(
+        self, stopping: threading.Event, keepalive: bytes = b"", every_s: float = 0.0
+    ) -> None:
+        """Send nothing more (with `keepalive`, that chunk every `every_s` seconds and nothing
+        else) until the client gives up (closes the connection) or `stopping` is set, then
+        close: an endpoint that stalls with the connection open."""
+        next_at = time.monotonic() + every_s
         with selectors.DefaultSelector() as selector:
             selector.register(self.connection, selectors.EVENT_READ)
             while not stopping.is_set():
-                if selector.select(timeout=0.05):
+                if keepalive and time.monotonic() >= next_at:
+                    try:
+                        self.send_chunk(keepalive)
+                        self.wfile.flush()
+                    except OSError:
+                        break
+                    next_at += every_s
+                if selector.select(timeout=min(0.05, every_s) if keepalive else 0.05):
                     try:
                         if not self.connection.recv(1, socket.MSG_PEEK):
                             break  # the client closed its end

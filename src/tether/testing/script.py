@@ -108,6 +108,7 @@ class Reply:
     stream_error: str | None = None
     delay_s: float = 0.0
     stall_after: int | None = None
+    stall_pings_s: float = 0.0
 
     def final_stop_reason(self) -> StopReasonName:
         """The stop reason sent: as given, else tool_use when a tool is called, else end_turn."""
@@ -170,6 +171,7 @@ def reply(
     stream_error: str | None = None,
     delay_s: float = 0.0,
     stall_after: int | None = None,
+    stall_pings_s: float = 0.0,
 ) -> Reply:
     """One model response.
 
@@ -187,18 +189,31 @@ def reply(
     stall_after: send the headers and the first N streamed events (for 0, nothing at all: not
         even the headers), then hold the connection open without a byte until the client gives
         up or the server stops (a stalled endpoint, for idle-timeout tests).
+    stall_pings_s: while stalled (after headers), a keep-alive every this many seconds and
+        nothing else: a `ping` event on the Anthropic wire, an SSE comment (`: keep-alive`) on
+        the OpenAI wire, as endpoints send them while they think (or hang).
     """
     if cut_after is not None and cut_after < 0:
         raise ValueError("cut_after must be >= 0")
     if stall_after is not None and stall_after < 0:
         raise ValueError("stall_after must be >= 0")
+    if stall_pings_s < 0 or (stall_pings_s and not stall_after):
+        raise ValueError("stall_pings_s must be >= 0, and needs a stall_after of 1 or more")
     if stream_error is not None and stream_error not in ERROR_STATUS:
         raise ValueError(f"unknown error type {stream_error!r}; one of {sorted(ERROR_STATUS)}")
     if usage is not None and not set(usage) <= set(USAGE_FIELDS):
         unknown = sorted(set(usage) - set(USAGE_FIELDS))
         raise ValueError(f"unknown usage fields {unknown}; known: {list(USAGE_FIELDS)}")
     return Reply(
-        blocks, stop_reason, usage, cut_after, clean_cut, stream_error, delay_s, stall_after
+        blocks,
+        stop_reason,
+        usage,
+        cut_after,
+        clean_cut,
+        stream_error,
+        delay_s,
+        stall_after,
+        stall_pings_s,
     )
 
 

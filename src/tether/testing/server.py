@@ -43,6 +43,11 @@ from tether.testing.validation import (
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 # A callable turn may return another callable; this bounds that chain.
 MAX_CALLABLE_DEPTH = 8
+_KEEPALIVE = {
+    "anthropic": b'event: ping\ndata: {"type": "ping"}\n\n',
+    "openai": b": keep-alive\n\n",
+}
+"""What each wire's endpoints send to keep a connection alive while no answer comes."""
 
 
 class FakeModelServer:
@@ -343,7 +348,8 @@ class FakeModelServer:
             if self.on_streamed is not None:
                 self.on_streamed(sent)
             if position + 1 == reply.stall_after:
-                http.hold_silent(self._stopping)
+                keepalive = _KEEPALIVE[record.wire] if reply.stall_pings_s else b""
+                http.hold_silent(self._stopping, keepalive, reply.stall_pings_s)
                 return
         if reply.stream_error is not None:
             message = DEFAULT_ERROR_MESSAGE[reply.stream_error]

@@ -1,0 +1,52 @@
+"""What a session file's entries replay as: one record per entry of the conversation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from tether.protocol import ContentBlock, Message, Usage
+
+
+@dataclass(frozen=True)
+class UserRecord:
+    """User content exactly as one append gave it (History merges it in memory)."""
+
+    blocks: tuple[ContentBlock, ...]
+
+
+@dataclass(frozen=True)
+class AssistantRecord:
+    message: Message
+    usage: Usage | None
+    message_id: str | None = None
+    """The API's id of the response: Claude Code writes one entry per block of a response."""
+
+
+@dataclass(frozen=True)
+class CompactionRecord:
+    """From here on the summary stands for all but the newest `kept` messages."""
+
+    summary: tuple[Message, ...]
+    kept: int
+
+
+@dataclass(frozen=True)
+class SpendRecord:
+    """Model calls outside the conversation (a subagent, a compaction summary): what they used
+    and cost, so that a resumed session counts them."""
+
+    usage: Usage
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class WindowRecord:
+    """The endpoint said `model`'s context window is `tokens` (when it refused a request as
+    too long): a resumed session fits its requests to it from the first one."""
+
+    model: str
+    tokens: int
+
+
+Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord
