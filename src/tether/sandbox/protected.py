@@ -44,15 +44,34 @@ class Protected:
     own)."""
 
 
-WORKSPACE_PROTECTED: tuple[Protected, ...] = tuple(
-    Protected(entry.path, True, "" if entry.sandbox == "guard" else None, entry.why)
-    for entry in PROJECT_SELF_MODIFYING
-    if entry.sandbox in ("guard", "present")
-)
+WHOLE_DIRECTORIES = (".cargo", ".config")
+"""Directories of a project that hold tools' configuration only, guarded as a whole rather
+than by the table's names in them: cargo fails on a directory at `.cargo/config.toml` (a
+placeholder), where an empty read-only `.cargo` reads as no configuration; mise and
+lefthook read names in `.config` the same way."""
+
+
+def _workspace_table() -> tuple[Protected, ...]:
+    found: dict[str, Protected] = {}
+    for entry in PROJECT_SELF_MODIFYING:
+        if entry.sandbox != "guard":
+            continue
+        first = entry.path.split("/")[0]
+        if first in WHOLE_DIRECTORIES:
+            why = f"tools' configuration, as {entry.path}: {entry.why}"
+            found.setdefault(first, Protected(first, True, "", why))
+        else:
+            found[entry.path] = Protected(entry.path, True, "", entry.why)
+    return tuple(found.values())
+
+
+WORKSPACE_PROTECTED: tuple[Protected, ...] = _workspace_table()
 """Under the workspace and every extra writable directory: the entries of the table the
-permission engine asks about too (`tether.project_files`) that the sandbox can keep, missing
-ones guarded by a placeholder (`guard`) or not (`present`). `.git` is handled apart
-(`git_protected`): where its hooks and config are depends on what `.git` is."""
+permission engine asks about too (`tether.project_files`) that the sandbox can keep, read-only
+where present and guarded by a placeholder where missing, so that a command cannot make one
+that takes effect later (`.envrc`, `.npmrc`, `.vscode/tasks.json`). `.git` and `.hg` are
+handled apart (`git_protected`, `hg_protected`): where their hooks and config are depends on
+what they are."""
 
 
 HOME_PROTECTED: tuple[Protected, ...] = (
@@ -86,8 +105,23 @@ def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, P
     the workspace's."""
     found = [(root / entry.path, entry) for entry in table]
     if table is WORKSPACE_PROTECTED:
-        found += git_protected(root)
+        found += git_protected(root) + hg_protected(root)
     return found
+
+
+def hg_protected(root: Path) -> list[tuple[Path, Protected]]:
+    """Mercurial's `hgrc` files (hooks run by hg commands) where `.hg` is a repository: files,
+    since hg reads them as such and never tracks its own directory. A missing or empty `.hg`
+    is kept whole as a placeholder directory, so that `hg init` cannot make a repository
+    whose hgrc runs at the user's next `hg status` (as a missing `.git`)."""
+    dot_hg = root / ".hg"
+    if not os.path.lexists(dot_hg) or _empty_directory(dot_hg):
+        return [(dot_hg, Protected(".hg", True, "", "a new Mercurial repository's hooks"))]
+    why = "Mercurial's hooks, run by hg commands"
+    return [(dot_hg / name, Protected(name, False, "", why)) for name in HG_FILES]
+
+
+HG_FILES = ("hgrc", "hgrc-not-shared")
 
 
 def git_protected(root: Path) -> list[tuple[Path, Protected]]:
@@ -143,12 +177,12 @@ def _configured(root: Path, known: set[Path]) -> list[tuple[Path, Protected]]:
     return found
 
 
-def _empty_directory(dot_git: Path) -> bool:
+def _empty_directory(path: Path) -> bool:
     """A real, empty directory: no repository (git passes it by), and one `git init` would
     fill; kept read-only as a whole, as a missing `.git` is."""
-    if dot_git.is_symlink() or not dot_git.is_dir():
+    if path.is_symlink() or not path.is_dir():
         return False
-    return _listing(os.fspath(dot_git)) == []
+    return _listing(os.fspath(path)) == []
 
 
 def _gitdir_pointer(dot_git: Path) -> Path | None:
@@ -268,7 +302,7 @@ def _existing(directory: Path, names: set[str]) -> list[tuple[Path, Protected]]:
 PROJECT_MARKERS = frozenset({".git", ".claude", ".tether", ".agents", ".mcp.json"})
 """Names that make a directory a project whose missing files are guarded: a repository, or a
 directory configured for an agent's sessions (where one is likely to start one later)."""
-_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git"}
+_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git", ".hg"}
 """Every name the table protects, by its first component (`config` for the seed's YAML)."""
 
 Listing = list[tuple[str, bool]]
