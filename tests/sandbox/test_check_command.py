@@ -22,6 +22,7 @@ from tether.sandbox.placeholders import private_dir
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import Result, tmp_in_session
 from tether.sandbox.selfcheck_outside import run_outside_checks
+from tether.sandbox.setid_files import SetidFound
 
 from .conftest import STATUS, needs_bwrap
 
@@ -308,7 +309,7 @@ def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
         home=base / "home",
     )
     assert sandbox is not None
-    weaker = replace(sandbox, devices=lambda: None, setid_scan=lambda roots: ())
+    weaker = replace(sandbox, devices=lambda: None, setid_scan=lambda roots: SetidFound(()))
     results = run_outside_checks(weaker)
     assert [(r.name, r.ok) for r in results] == [
         ("existing setuid files", False),

@@ -165,6 +165,8 @@ def read_only_lines(sandbox: Sandbox, tmp: Path = Path("/tmp")) -> list[str]:
             "roots"
             + (f" ({', '.join(map(str, found[:5]))}{'...' * (len(found) > 5)})" if found else "")
         )
+        if (cut := sandbox.setid_search.cut) is not None:
+            lines.append(f"  NOTICE: {cut}")
         devices = sandbox.devices()
         lines.append(
             "  /dev: the machine's device files (tether could not make its own here)"
