@@ -85,11 +85,11 @@ HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
 """Git hook managers' configuration: the hook they install in `.git/hooks` reads it at each
 commit (or push, checkout...) and runs the commands it names; `-local` variants are usually
 gitignored, so a change does not even show in `git status`. In the sandbox, read-only, and
-guarded while missing like every entry: a `lefthook-local.yml` made inside would run at the
-user's next commit. (A manager that reads a name it finds as the empty placeholder directory
-may fail on it while commands run: a loud failure, not a hook run.) Configuration kept
-inside `package.json` (lint-staged's, simple-git-hooks') is not guarded: that file is the
-project's own, reviewed in its diff."""
+guarded while missing where the manager is in play (`sandbox/hook_managers.py`): a
+`lefthook-local.yml` made inside would run at the user's next commit. (A manager that
+reads a name it finds as the empty placeholder directory may fail on it while commands run:
+a loud failure, not a hook run.) Configuration kept inside `package.json` (lint-staged's,
+simple-git-hooks') is not guarded: that file is the project's own, reviewed in its diff."""
 
 _MISE = (
     *(f"{dot}mise{env}.toml" for dot in ("", ".") for env in ("", ".local", ".*")),

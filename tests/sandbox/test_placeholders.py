@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.placeholders import MARK
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.tools.context import ToolContext
@@ -40,9 +41,13 @@ pytestmark = needs_bwrap
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
 PLACEHOLDERS = " ".join(
-    sorted({e.path.split("/")[0] for e in WORKSPACE_PROTECTED} | {".git", ".hg"})
+    sorted(
+        {e.path.split("/")[0] for e in WORKSPACE_PROTECTED if e.path not in MANAGER_OF}
+        | {".git", ".hg"}
+    )
 )
-"""What an empty workspace gets: a placeholder at the first name of every protected path."""
+"""What an empty workspace gets: a placeholder at the first name of every protected path (no
+hook manager is in play there)."""
 
 
 def git(*args: str, cwd: Path) -> str:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 
 import pytest
 
+from tether.project_files import HOOK_MANAGERS
+from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.protected import HG_FILES, WORKSPACE_PROTECTED
 from tether.tools.registry import ToolOutcome
 
@@ -39,15 +42,66 @@ def attempts(path: str) -> str:
     )
 
 
+HOOK = "#!/bin/sh\nlefthook run; husky; captainhook; rusty-hook; grumphp; hk run; lint-staged\n"
+HOOK += "overcommit --run\n"
+"""A hook that runs every manager: each one's missing names are guarded."""
+NEVER_IN_PLAY = set(HOOK_MANAGERS["simple-git-hooks"])
+"""Read only when it installs hooks (from package.json): kept read-only where present."""
+
+
+def repository_with_hooks(boundary: Layout, hook: str) -> None:
+    subprocess.run(["git", "init", "-q", str(boundary.workspace)], check=True)
+    pre_commit = boundary.workspace / ".git" / "hooks" / "pre-commit"
+    pre_commit.write_text(hook)
+    pre_commit.chmod(0o755)
+    boundary.hand_over()
+
+
 async def test_no_protected_path_can_be_created_and_nothing_is_left(boundary: Layout) -> None:
+    repository_with_hooks(boundary, HOOK)
     ctx = sandboxed_context(boundary, linger_s=600)
     run = bash_runner(ctx)
-    script = "".join(attempts(path) for path in EVERY) + "git init -q 2>/dev/null; echo end"
+    paths = [p for p in EVERY if p not in NEVER_IN_PLAY]
+    script = "".join(attempts(path) for path in paths) + "echo end"
     assert await run(command=script) == ToolOutcome("end", False)
     # The next command (placeholders kept from the first) cannot either.
     assert await run(command=script) == ToolOutcome("end", False)
     await end_session(ctx)
+    assert sorted(os.listdir(boundary.workspace)) == [".git"]
+
+
+async def test_an_empty_workspace_cannot_become_a_repository_or_project(
+    boundary: Layout,
+) -> None:
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    paths = [p for p in EVERY if p not in MANAGER_OF]
+    script = "".join(attempts(path) for path in paths) + "git init -q 2>/dev/null; echo end"
+    assert await run(command=script) == ToolOutcome("end", False)
+    await end_session(ctx)
     assert sorted(os.listdir(boundary.workspace)) == []
+
+
+async def test_a_manager_no_hook_runs_is_guarded_only_where_present(boundary: Layout) -> None:
+    """Its configuration runs only from a hook, and hooks cannot be made inside: what a
+    command makes for it runs nowhere (each guarded name is a mount on every command)."""
+    repository_with_hooks(boundary, "#!/bin/sh\nexec make check\n")
+    (boundary.workspace / "lefthook.yml").write_text("original\n")
+    boundary.hand_over()
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    outcome = await run(
+        command="echo x >> lefthook.yml; echo x > .lefthook-local.yml; echo x > .lintstagedrc; "
+        "cat .lefthook-local.yml .lintstagedrc"
+    )
+    # lefthook is in play (its configuration exists): its missing names are guarded too.
+    assert "lefthook.yml: Read-only file system" in outcome.content
+    assert ".lefthook-local.yml: Is a directory" in outcome.content
+    await end_session(ctx)
+    assert (boundary.workspace / "lefthook.yml").read_text() == "original\n"
+    assert not (boundary.workspace / ".lefthook-local.yml").exists()
+    # lint-staged runs from no hook: its name was not guarded, and the command made it.
+    assert (boundary.workspace / ".lintstagedrc").read_text() == "x\n"
 
 
 @pytest.mark.parametrize("kind", ["file", "directory"])

@@ -18,6 +18,7 @@ from pathlib import Path
 from tether.git_run_paths import git_run_paths
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
 from tether.project_files import PROJECT_SELF_MODIFYING
+from tether.sandbox.hook_managers import MANAGER_OF, managers_in_play
 from tether.sandbox.nofollow import read_regular_file
 
 
@@ -86,9 +87,10 @@ hides it whole: a missing one must not be made either. Placeholders for files ar
 untracked while a command runs. What exists and is hidden
 (`SECRETS_IN_HOME`) stays hidden: what is written there vanishes with the sandbox."""
 
+GIT_HOOKS = Protected("hooks", True, "", "programs git runs on commit, checkout, merge...")
 GIT_DIR_PROTECTED: tuple[Protected, ...] = (
     Protected("config", False, "", "core.fsmonitor, core.hooksPath, aliases: programs git runs"),
-    Protected("hooks", True, "", "programs git runs on commit, checkout, merge..."),
+    GIT_HOOKS,
     Protected("config.worktree", False, "", "read instead of config with worktreeConfig"),
     # git refuses to run with an empty commondir; "." names the directory itself.
     Protected("commondir", False, ".\n", "moves the hooks and config git reads elsewhere"),
@@ -100,13 +102,40 @@ _SUBMODULE_DEPTH = 4
 name is its path, so `modules/vendor/lib` is one)."""
 
 
-def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, Protected]]:
+def protected_in(
+    root: Path, table: tuple[Protected, ...], *, nested: bool = False
+) -> list[tuple[Path, Protected]]:
     """The absolute paths of `table` under `root`, git directories included when the table is
     the workspace's."""
-    found = [(root / entry.path, entry) for entry in table]
-    if table is WORKSPACE_PROTECTED:
-        found += git_protected(root) + hg_protected(root)
-    return found
+    if table is not WORKSPACE_PROTECTED:
+        return [(root / entry.path, entry) for entry in table]
+    git = git_protected(root)
+    hook_dirs = [path for path, entry in git if entry is GIT_HOOKS]
+    hook_dirs += [*git_run_paths(root).hooks, root / ".husky"]
+    in_play = managers_in_play(root, hook_dirs, _listing)
+    found = [(root / entry.path, _unless_idle(entry, in_play, nested=nested)) for entry in table]
+    return found + git + hg_protected(root)
+
+
+def _unless_idle(entry: Protected, in_play: frozenset[str], *, nested: bool) -> Protected:
+    """`entry`, or the same kept read-only only where it exists: a hook manager's that is not
+    in play (`hook_managers.py`), or, in a nested project, one not in `NESTED_GUARDED`."""
+    manager = MANAGER_OF.get(entry.path)
+    idle = manager is not None and manager not in in_play
+    if not idle and (not nested or entry.path in NESTED_GUARDED):
+        return entry
+    return Protected(entry.path, entry.directory, None, entry.why)
+
+
+NESTED_GUARDED = frozenset(
+    {".tether", ".claude", ".agents", ".mcp.json", "config/mcp_config.yaml", ".vscode", ".idea"}
+    | {".husky", ".pre-commit-config.yaml"}
+)
+"""What a nested project has guarded while missing (besides `.git` and `.hg`): what an
+agent's session or an editor started there later obeys, and the hooks git runs there. Its
+other names are read-only where they exist: each guarded name is a bind mount on every
+command, and bwrap's time grows faster than their count (a workspace with five nested
+repositories and every name guarded in each: 670 mounts, 4 s a command)."""
 
 
 def hg_protected(root: Path) -> list[tuple[Path, Protected]]:
@@ -274,7 +303,8 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
             if depth > 0:
                 names = {name for name, _ in children}
                 if not PROJECT_MARKERS.isdisjoint(names):
-                    found += protected_in(Path(directory or "/"), WORKSPACE_PROTECTED)
+                    where = Path(directory or "/")
+                    found += protected_in(where, WORKSPACE_PROTECTED, nested=True)
                 elif not _FIRST_NAMES.isdisjoint(names):
                     found += _existing(Path(directory or "/"), names)
             if depth < NESTED_DEPTH:
