@@ -79,6 +79,8 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     (ws / "lefthook.yml").write_text("pre-commit: {}\n")
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json", ws / "lefthook.yml"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
+    missing += [ws / ".envrc", ws / ".npmrc", ws / ".cargo" / "config.toml", ws / ".pdbrc"]
+    missing += [ws / ".vscode" / "tasks.json", ws / "lefthook-local.yml"]
     missing += [nested / ".claude" / "settings.json", nested / ".mcp.json"]
     sandbox = replace(
         template,
@@ -178,7 +180,9 @@ def _judge(
             not written and not changed and not created,
             "protected workspace files",
             "read-only, existing (.git/config, .claude/settings.json, lefthook.yml) and missing "
-            "(.mcp.json, .git/hooks/pre-commit, .tether/; a nested repository's "
+            "(.mcp.json, .git/hooks/pre-commit, .tether/, .envrc, .npmrc, "
+            ".cargo/config.toml, .pdbrc, .vscode/tasks.json, lefthook-local.yml; a nested "
+            "repository's "
             ".claude/settings.json and .mcp.json)"
             + (f"; WRITTEN: {', '.join(written)}" if written else "")
             + ("; nothing left behind" if not created else f"; LEFT: {created}"),
