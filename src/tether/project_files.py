@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-SandboxGuard = Literal["guard", "present", "apart", "none"]
+SandboxGuard = Literal["guard", "apart", "none"]
 """How the sandbox keeps an entry: `guard`, read-only and, when missing, a placeholder so it
-cannot be made; `present`, read-only where it exists (a placeholder would break the programs
-that read the name, or show in `git status`); `apart`, by rules of its own (`.git`);
-`none`, not at all (a pattern, or a place ordinary commands write: see the entry)."""
+cannot be made (a missing `.envrc` or `.npmrc` written inside takes effect later, as an
+existing one would); `apart`, by rules of its own (`.git`, `.hg`); `none`, not at all (a
+pattern, or a place ordinary commands write: see the entry)."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class ProjectFile:
     """Whether the permission engine asks before a write (`.gitmodules`: the sandbox's only)."""
 
 
-def _present(why: str, *paths: str) -> tuple[ProjectFile, ...]:
-    return tuple(ProjectFile(path, why, "present") for path in paths)
+def _guarded(why: str, *paths: str) -> tuple[ProjectFile, ...]:
+    return tuple(ProjectFile(path, why, "guard") for path in paths)
 
 
 def _engine_only(why: str, *paths: str) -> tuple[ProjectFile, ...]:
@@ -52,7 +52,7 @@ def _engine_only(why: str, *paths: str) -> tuple[ProjectFile, ...]:
 
 def _pattern_or(path: str) -> SandboxGuard:
     """A pattern is not a path the sandbox can bind: the engine's only."""
-    return "none" if "*" in path else "present"
+    return "none" if "*" in path else "guard"
 
 
 _LEFTHOOK = tuple(
@@ -84,14 +84,15 @@ HOOK_MANAGERS: dict[str, tuple[str, ...]] = {
 }
 """Git hook managers' configuration: the hook they install in `.git/hooks` reads it at each
 commit (or push, checkout...) and runs the commands it names; `-local` variants are usually
-gitignored, so a change does not even show in `git status`. In the sandbox, read-only where
-present: the managers read every name they know, so a commit made inside would fail on an
-empty directory at `lefthook-local.yml` (and a file placeholder would show in `git status`
-and be committed by `git add -A`). Configuration kept inside `package.json` (lint-staged's,
+gitignored, so a change does not even show in `git status`. In the sandbox, read-only, and
+guarded while missing where the manager is in play (`sandbox/hook_managers.py`): a
+`lefthook-local.yml` made inside would run at the user's next commit. (A manager that
+reads a name it finds as the empty placeholder directory may fail on it while commands run:
+a loud failure, not a hook run.) Configuration kept inside `package.json` (lint-staged's,
 simple-git-hooks') is not guarded: that file is the project's own, reviewed in its diff."""
 
 _MISE = (
-    *(f"{dot}mise{env}.toml" for dot in ("", ".") for env in ("", ".*")),
+    *(f"{dot}mise{env}.toml" for dot in ("", ".") for env in ("", ".local", ".*")),
     *(f".config/mise{env}.toml" for env in ("", ".*")),
     ".config/mise",
     ".mise",
@@ -114,22 +115,33 @@ project): `.pth` lines that begin with `import`, and the `sitecustomize` module 
 the rest of the virtualenv is code that later commands import anyway."""
 
 _TOOLS = (
-    *_present("npm's options: the shell scripts run in, node options, git", ".npmrc"),
-    *_present("yarn's options: yarnPath, a program every yarn runs", ".yarnrc", ".yarnrc.yml"),
-    *_present("code every yarn command loads", ".yarn/releases", ".yarn/plugins"),
-    *_present("cargo's options: rustc wrappers, linkers", ".cargo/config", ".cargo/config.toml"),
-    *_present("the toolchain cargo runs", "rust-toolchain", "rust-toolchain.toml"),
+    *_guarded("npm's options: the shell scripts run in, node options, git", ".npmrc"),
+    *_guarded("yarn's options: yarnPath, a program every yarn runs", ".yarnrc", ".yarnrc.yml"),
+    *_guarded("code every yarn command loads", ".yarn/releases", ".yarn/plugins"),
+    *_guarded("cargo's options: rustc wrappers, linkers", ".cargo/config", ".cargo/config.toml"),
+    *_guarded("the toolchain cargo runs", "rust-toolchain", "rust-toolchain.toml"),
     *(
         ProjectFile(path, "mise's hooks, environment scripts and tools", _pattern_or(path))
         for path in _MISE
     ),
-    *_present("which program a version manager's shim runs (path: versions)", ".tool-versions"),
-    *_present("Mercurial's hooks, run by hg commands", ".hg/hgrc", ".hg/hgrc-not-shared"),
+    *_guarded("which program a version manager's shim runs (path: versions)", ".tool-versions"),
+    *(
+        ProjectFile(path, "Mercurial's hooks, run by hg commands", "apart")
+        for path in (".hg/hgrc", ".hg/hgrc-not-shared")
+    ),
     ProjectFile(".hg", "Mercurial's repository (hg writes its store there)", "none"),
     *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
+    *_guarded("pdb's commands, run at every breakpoint() started here", ".pdbrc"),
+    *_guarded("R code and variables every R started here loads", ".Rprofile", ".Renviron"),
+    *_guarded("Ruby code every irb or pry started here loads", ".irbrc", ".pryrc"),
+    *_guarded("Elixir code every iex started here evaluates", ".iex.exs"),
+    *_guarded("commands every GHCi started here runs", ".ghci"),
+    *_guarded("Octave code every octave started here runs", ".octaverc"),
 )
 """Tools' project configuration that makes an ordinary command (`npm test`, `yarn`,
-`cargo build`, any shimmed program, `hg status`, `python`) run another program."""
+`cargo build`, any shimmed program, `hg status`, `python`) run another program; and the
+start-up files debuggers and interpreters read from the directory they start in (`.pdbrc`
+at a `breakpoint()`, R's `.Rprofile`), as they read the home's (`tether.home_files`)."""
 
 PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
     ProjectFile(".tether", "tether's settings, hooks, skills, agents, permission seed", "guard"),
@@ -142,14 +154,14 @@ PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
     ProjectFile(".husky", "git hooks kept for husky (core.hooksPath)", "guard"),
     ProjectFile(".pre-commit-config.yaml", "commands pre-commit runs at the next commit", "guard"),
     ProjectFile(".git", "git's config and hooks, which run programs at git's next run", "apart"),
-    ProjectFile(".envrc", "what direnv runs on entering the directory", "present"),
-    ProjectFile(".cursor", "editor rules and MCP servers", "present"),
-    *_present("a dev container's commands", ".devcontainer", ".devcontainer.json"),
-    ProjectFile(".gitmodules", "submodule URLs (git ignores commands there)", "present", False),
+    ProjectFile(".envrc", "what direnv runs on entering the directory", "guard"),
+    ProjectFile(".cursor", "editor rules and MCP servers", "guard"),
+    *_guarded("a dev container's commands", ".devcontainer", ".devcontainer.json"),
+    ProjectFile(".gitmodules", "submodule URLs (git ignores commands there)", "guard", False),
     *(
         entry
         for manager, names in HOOK_MANAGERS.items()
-        for entry in _present(f"{manager}'s configuration: commands its git hook runs", *names)
+        for entry in _guarded(f"{manager}'s configuration: commands its git hook runs", *names)
     ),
     *_TOOLS,
 )

@@ -17,11 +17,13 @@ from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox
 from tether.sandbox.devices import private_devices
+from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.outside_home import root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import Result, tmp_in_session
 from tether.sandbox.selfcheck_outside import run_outside_checks
+from tether.sandbox.setid_files import SetidFound
 
 from .conftest import STATUS, needs_bwrap
 
@@ -62,7 +64,11 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         [str(STATUS.bwrap), "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
     write_settings(tmp_path, {"writable": ["build"]})
-    protected = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
+    protected = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.path not in MANAGER_OF)
+    protected += (
+        "; git hook managers' configuration (lefthook, husky, lint-staged...) where a hook "
+        "runs the manager or its configuration exists, read-only where it exists"
+    )
     zero = "0000000000000000"
     state = "" if private_dir().is_relative_to("/dev") else f", {private_dir()}"
     uid = 1000 if os.geteuid() == 0 else os.geteuid()
@@ -129,8 +135,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      new user namespace: cannot be created\n"
         "  ok      protected workspace files: read-only, existing (.git/config, "
         ".claude/settings.json, lefthook.yml) and missing (.mcp.json, .git/hooks/pre-commit, "
-        ".tether/; a nested repository's .claude/settings.json and .mcp.json); nothing left "
-        "behind\n"
+        ".tether/, .envrc, .npmrc, .cargo/config.toml, .pdbrc, .vscode/tasks.json, "
+        "lefthook-local.yml; a nested repository's .claude/settings.json and .mcp.json); "
+        "nothing left behind\n"
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
         "  ok      network off: a 127.0.0.1 listener outside is unreachable\n"
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
@@ -308,7 +315,7 @@ def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
         home=base / "home",
     )
     assert sandbox is not None
-    weaker = replace(sandbox, devices=lambda: None, setid_scan=lambda roots: ())
+    weaker = replace(sandbox, devices=lambda: None, setid_scan=lambda roots: SetidFound(()))
     results = run_outside_checks(weaker)
     assert [(r.name, r.ok) for r in results] == [
         ("existing setuid files", False),

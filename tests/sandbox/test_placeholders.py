@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.placeholders import MARK
+from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome
 
@@ -38,9 +40,14 @@ from .conftest import (
 pytestmark = needs_bwrap
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
-PLACEHOLDERS = (
-    ".agents .claude .git .husky .idea .mcp.json .pre-commit-config.yaml .tether .vscode config"
+PLACEHOLDERS = " ".join(
+    sorted(
+        {e.path.split("/")[0] for e in WORKSPACE_PROTECTED if e.path not in MANAGER_OF}
+        | {".git", ".hg"}
+    )
 )
+"""What an empty workspace gets: a placeholder at the first name of every protected path (no
+hook manager is in play there)."""
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -169,9 +176,10 @@ async def test_the_next_command_finds_the_placeholders_already_there(boundary: L
     attack = (
         "(echo evil > .mcp.json/x; mkdir .claude/hooks; rmdir .vscode; mv .idea idea; "
         "touch .git/HEAD; mkdir -p .git/hooks) 2>/dev/null; git init -q . 2>/dev/null || "
-        "echo refused; find . -mindepth 2 | sort"
+        "echo refused; find . -mindepth 2 | LC_ALL=C sort"
     )
-    assert await run(command=attack) == ToolOutcome("refused\n./config/mcp_config.yaml", False)
+    nested = sorted(f"./{e.path}" for e in WORKSPACE_PROTECTED if "/" in e.path)
+    assert await run(command=attack) == ToolOutcome("\n".join(["refused", *nested]), False)
     assert identities(ws) == kept  # the same directories: not made again, not removed
     await end_session(ctx)
     assert listing(ws) == []

@@ -332,8 +332,10 @@ async def test_other_hook_managers_configuration_is_read_only(boundary: Layout) 
 async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layout) -> None:
     """What makes an ordinary command run another program (`.npmrc`'s script shell, yarn's
     `yarnPath`, cargo's rustc wrapper, mise's hooks, a `path:` version, Mercurial's hooks, a
-    dev container's commands): read-only where present, and nothing made where missing (npm
-    would fail on a directory at `.npmrc`)."""
+    dev container's commands): read-only where present, and not made where missing: a
+    placeholder directory (npm reads one at `.npmrc` as no settings), a read-only `.cargo`
+    as a whole (cargo would fail on a directory at `.cargo/config`), an empty `hgrc` in
+    Mercurial's own directory."""
     names = [".npmrc", ".yarnrc.yml", ".cargo/config.toml", "mise.toml", ".mise.toml"]
     names += [".tool-versions", ".hg/hgrc", ".devcontainer/devcontainer.json"]
     names += ["rust-toolchain.toml", ".yarn/releases/yarn-4.cjs"]
@@ -341,10 +343,18 @@ async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layo
         (boundary.workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (boundary.workspace / name).write_text("original\n")
     boundary.hand_over()
-    run = bash_runner(sandboxed_context(boundary))
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
     outcome = await run(command=f"for f in {' '.join(names)}; do echo x >> $f; done; echo end")
     assert outcome.content.count("Read-only file system") == len(names)
     assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)
-    outcome = await run(command="ls -d .yarnrc .cargo/config .hg/hgrc-not-shared 2>&1 | wc -l")
-    assert outcome == ToolOutcome("3", False)  # three "No such file" lines
-    assert not (boundary.workspace / ".yarnrc").exists()
+    missing = ".yarnrc .cargo/config .hg/hgrc-not-shared .envrc"
+    outcome = await run(
+        command=f"for f in {missing}; do (echo x > $f) 2>/dev/null && echo MADE $f; done; "
+        "test -d .yarnrc && test -f .hg/hgrc-not-shared && test ! -s .hg/hgrc-not-shared; "
+        "cat .cargo/config 2>&1 | grep -c 'No such file'"
+    )
+    assert outcome == ToolOutcome("1", False)
+    await end_session(ctx)
+    for name in missing.split():
+        assert not os.path.lexists(boundary.workspace / name)

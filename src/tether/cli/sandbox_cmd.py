@@ -21,6 +21,7 @@ from tether.sandbox import (
     plan_sandbox,
     probe,
 )
+from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import run_checks
 from tether.sandbox.selfcheck_outside import run_outside_checks
@@ -117,9 +118,11 @@ def report(
             lines.append(f"  writable: {path}{'' if path.exists() else ' (does not exist yet)'}")
         lines += read_only_lines(sandbox)
         lines.append(f"  {_home_line(sandbox, home)}")
-        names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.placeholder is not None)
+        names = ", ".join(p.path for p in WORKSPACE_PROTECTED if p.path not in MANAGER_OF)
         lines.append(
-            f"  protected (read-only, cannot be created): .git/config, .git/hooks, {names}"
+            f"  protected (read-only, cannot be created): .git/config, .git/hooks, {names}; "
+            "git hook managers' configuration (lefthook, husky, lint-staged...) where a hook "
+            "runs the manager or its configuration exists, read-only where it exists"
         )
         present = [_shown(p, home) for p in sandbox.hidden if p.exists()]
         lines.append(f"  hidden: {', '.join(present) or '(none present)'}")
@@ -165,6 +168,8 @@ def read_only_lines(sandbox: Sandbox, tmp: Path = Path("/tmp")) -> list[str]:
             "roots"
             + (f" ({', '.join(map(str, found[:5]))}{'...' * (len(found) > 5)})" if found else "")
         )
+        if (cut := sandbox.setid_search.cut) is not None:
+            lines.append(f"  NOTICE: {cut}")
         devices = sandbox.devices()
         lines.append(
             "  /dev: the machine's device files (tether could not make its own here)"

@@ -16,7 +16,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.sandbox.bwrap import Sandbox, bwrap_help
+from tether.sandbox.bwrap import Sandbox
+from tether.sandbox.mounts import bwrap_help
 
 PROBE_TIMEOUT_S = 10.0
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from tether.git_run_paths import git_run_paths
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
 from tether.project_files import PROJECT_SELF_MODIFYING
+from tether.sandbox.hook_managers import MANAGER_OF, managers_in_play
 from tether.sandbox.nofollow import read_regular_file
 
 
@@ -44,15 +45,34 @@ class Protected:
     own)."""
 
 
-WORKSPACE_PROTECTED: tuple[Protected, ...] = tuple(
-    Protected(entry.path, True, "" if entry.sandbox == "guard" else None, entry.why)
-    for entry in PROJECT_SELF_MODIFYING
-    if entry.sandbox in ("guard", "present")
-)
+WHOLE_DIRECTORIES = (".cargo", ".config")
+"""Directories of a project that hold tools' configuration only, guarded as a whole rather
+than by the table's names in them: cargo fails on a directory at `.cargo/config.toml` (a
+placeholder), where an empty read-only `.cargo` reads as no configuration; mise and
+lefthook read names in `.config` the same way."""
+
+
+def _workspace_table() -> tuple[Protected, ...]:
+    found: dict[str, Protected] = {}
+    for entry in PROJECT_SELF_MODIFYING:
+        if entry.sandbox != "guard":
+            continue
+        first = entry.path.split("/")[0]
+        if first in WHOLE_DIRECTORIES:
+            why = f"tools' configuration, as {entry.path}: {entry.why}"
+            found.setdefault(first, Protected(first, True, "", why))
+        else:
+            found[entry.path] = Protected(entry.path, True, "", entry.why)
+    return tuple(found.values())
+
+
+WORKSPACE_PROTECTED: tuple[Protected, ...] = _workspace_table()
 """Under the workspace and every extra writable directory: the entries of the table the
-permission engine asks about too (`tether.project_files`) that the sandbox can keep, missing
-ones guarded by a placeholder (`guard`) or not (`present`). `.git` is handled apart
-(`git_protected`): where its hooks and config are depends on what `.git` is."""
+permission engine asks about too (`tether.project_files`) that the sandbox can keep, read-only
+where present and guarded by a placeholder where missing, so that a command cannot make one
+that takes effect later (`.envrc`, `.npmrc`, `.vscode/tasks.json`). `.git` and `.hg` are
+handled apart (`git_protected`, `hg_protected`): where their hooks and config are depends on
+what they are."""
 
 
 HOME_PROTECTED: tuple[Protected, ...] = (
@@ -67,9 +87,10 @@ hides it whole: a missing one must not be made either. Placeholders for files ar
 untracked while a command runs. What exists and is hidden
 (`SECRETS_IN_HOME`) stays hidden: what is written there vanishes with the sandbox."""
 
+GIT_HOOKS = Protected("hooks", True, "", "programs git runs on commit, checkout, merge...")
 GIT_DIR_PROTECTED: tuple[Protected, ...] = (
     Protected("config", False, "", "core.fsmonitor, core.hooksPath, aliases: programs git runs"),
-    Protected("hooks", True, "", "programs git runs on commit, checkout, merge..."),
+    GIT_HOOKS,
     Protected("config.worktree", False, "", "read instead of config with worktreeConfig"),
     # git refuses to run with an empty commondir; "." names the directory itself.
     Protected("commondir", False, ".\n", "moves the hooks and config git reads elsewhere"),
@@ -81,13 +102,55 @@ _SUBMODULE_DEPTH = 4
 name is its path, so `modules/vendor/lib` is one)."""
 
 
-def protected_in(root: Path, table: tuple[Protected, ...]) -> list[tuple[Path, Protected]]:
+def protected_in(
+    root: Path, table: tuple[Protected, ...], *, nested: bool = False
+) -> list[tuple[Path, Protected]]:
     """The absolute paths of `table` under `root`, git directories included when the table is
     the workspace's."""
-    found = [(root / entry.path, entry) for entry in table]
-    if table is WORKSPACE_PROTECTED:
-        found += git_protected(root)
-    return found
+    if table is not WORKSPACE_PROTECTED:
+        return [(root / entry.path, entry) for entry in table]
+    git = git_protected(root)
+    hook_dirs = [path for path, entry in git if entry is GIT_HOOKS]
+    hook_dirs += [*git_run_paths(root).hooks, root / ".husky"]
+    in_play = managers_in_play(root, hook_dirs, _listing)
+    found = [(root / entry.path, _unless_idle(entry, in_play, nested=nested)) for entry in table]
+    return found + git + hg_protected(root)
+
+
+def _unless_idle(entry: Protected, in_play: frozenset[str], *, nested: bool) -> Protected:
+    """`entry`, or the same kept read-only only where it exists: a hook manager's that is not
+    in play (`hook_managers.py`), or, in a nested project, one not in `NESTED_GUARDED`."""
+    manager = MANAGER_OF.get(entry.path)
+    idle = manager is not None and manager not in in_play
+    if not idle and (not nested or entry.path in NESTED_GUARDED):
+        return entry
+    return Protected(entry.path, entry.directory, None, entry.why)
+
+
+NESTED_GUARDED = frozenset(
+    {".tether", ".claude", ".agents", ".mcp.json", "config/mcp_config.yaml", ".vscode", ".idea"}
+    | {".husky", ".pre-commit-config.yaml"}
+)
+"""What a nested project has guarded while missing (besides `.git` and `.hg`): what an
+agent's session or an editor started there later obeys, and the hooks git runs there. Its
+other names are read-only where they exist: each guarded name is a bind mount on every
+command, and bwrap's time grows faster than their count (a workspace with five nested
+repositories and every name guarded in each: 670 mounts, 4 s a command)."""
+
+
+def hg_protected(root: Path) -> list[tuple[Path, Protected]]:
+    """Mercurial's `hgrc` files (hooks run by hg commands) where `.hg` is a repository: files,
+    since hg reads them as such and never tracks its own directory. A missing or empty `.hg`
+    is kept whole as a placeholder directory, so that `hg init` cannot make a repository
+    whose hgrc runs at the user's next `hg status` (as a missing `.git`)."""
+    dot_hg = root / ".hg"
+    if not os.path.lexists(dot_hg) or _empty_directory(dot_hg):
+        return [(dot_hg, Protected(".hg", True, "", "a new Mercurial repository's hooks"))]
+    why = "Mercurial's hooks, run by hg commands"
+    return [(dot_hg / name, Protected(name, False, "", why)) for name in HG_FILES]
+
+
+HG_FILES = ("hgrc", "hgrc-not-shared")
 
 
 def git_protected(root: Path) -> list[tuple[Path, Protected]]:
@@ -143,12 +206,12 @@ def _configured(root: Path, known: set[Path]) -> list[tuple[Path, Protected]]:
     return found
 
 
-def _empty_directory(dot_git: Path) -> bool:
+def _empty_directory(path: Path) -> bool:
     """A real, empty directory: no repository (git passes it by), and one `git init` would
     fill; kept read-only as a whole, as a missing `.git` is."""
-    if dot_git.is_symlink() or not dot_git.is_dir():
+    if path.is_symlink() or not path.is_dir():
         return False
-    return _listing(os.fspath(dot_git)) == []
+    return _listing(os.fspath(path)) == []
 
 
 def _gitdir_pointer(dot_git: Path) -> Path | None:
@@ -240,7 +303,8 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
             if depth > 0:
                 names = {name for name, _ in children}
                 if not PROJECT_MARKERS.isdisjoint(names):
-                    found += protected_in(Path(directory or "/"), WORKSPACE_PROTECTED)
+                    where = Path(directory or "/")
+                    found += protected_in(where, WORKSPACE_PROTECTED, nested=True)
                 elif not _FIRST_NAMES.isdisjoint(names):
                     found += _existing(Path(directory or "/"), names)
             if depth < NESTED_DEPTH:
@@ -268,7 +332,7 @@ def _existing(directory: Path, names: set[str]) -> list[tuple[Path, Protected]]:
 PROJECT_MARKERS = frozenset({".git", ".claude", ".tether", ".agents", ".mcp.json"})
 """Names that make a directory a project whose missing files are guarded: a repository, or a
 directory configured for an agent's sessions (where one is likely to start one later)."""
-_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git"}
+_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git", ".hg"}
 """Every name the table protects, by its first component (`config` for the seed's YAML)."""
 
 Listing = list[tuple[str, bool]]

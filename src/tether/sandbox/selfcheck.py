@@ -11,150 +11,21 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
-import sys
 import tempfile
 import uuid
 from collections.abc import Generator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from tether.sandbox.bwrap import Sandbox
-
-TIMEOUT_S = 30.0
-
-
-def run_probe(
-    sandbox: Sandbox, ws: Path, probe: str, spec: object
-) -> subprocess.CompletedProcess[str]:
-    """`probe` (Python source) run in `sandbox` with `spec` as its JSON argument; the sandbox
-    closed after (its placeholders go then: what is left was made inside)."""
-    command = sandbox.wrap([sys.executable, "-I", "-c", probe, json.dumps(spec)], ws)
-    try:
-        return subprocess.run(
-            command,
-            pass_fds=command.pass_fds,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    finally:
-        command.finished(0, "")
-        sandbox.close()
-
-
-KERNEL_FILES = (
-    "/proc/sys/kernel/core_pattern",
-    "/proc/sys/vm/drop_caches",
-    "/proc/sysrq-trigger",
-    "/sys/kernel/mm/transparent_hugepage/enabled",
+from tether.sandbox.selfcheck_probe import (
+    KERNEL_FILES,
+    PROBE,
+    SECRET_VARIABLE,
+    TOKEN_VARIABLE,
+    Result,
+    run_probe,
 )
-"""Kernel settings a uid that is root's outside could write but for the read-only binds:
-the probe opens them for writing and closes them, writing nothing."""
-SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
-TOKEN_VARIABLE = "CHECK_UPSTREAM"
-"""Withheld for its value alone: a token's prefix (`environment.TOKEN_PREFIXES`)."""
-
-_PROBE = r"""
-import ctypes, json, os, socket, subprocess, sys
-spec = json.loads(sys.argv[1])
-out = {}
-lines = open("/proc/self/status").read().splitlines()
-status = dict(l.split(":\t", 1) for l in lines if ":\t" in l)
-out["caps"] = {k: status[k].strip() for k in ("CapEff", "CapPrm", "CapBnd")}
-out["uid"] = os.getuid()
-def run(*argv):
-    try:
-        return subprocess.run(argv, capture_output=True, timeout=10).returncode
-    except OSError:
-        return 127
-libc = ctypes.CDLL(None, use_errno=True)
-out["remount"] = libc.mount(b"none", b"/", None, 0x20 | 0x1000, None) == 0  # MS_REMOUNT|MS_BIND
-out["remount_cmd"] = run("mount", "-o", "remount,bind,rw", "/") == 0
-out["root_write"] = os.access("/", os.W_OK) and not run("touch", spec["root_probe"])
-hidden_dir = spec["hidden_dir"]
-out["umount"] = libc.umount2(hidden_dir.encode(), 2) == 0 or run("umount", "-l", hidden_dir) == 0
-out["userns"] = libc.unshare(0x10000000) == 0 or run("unshare", "-U", "-r", "true") == 0
-def writes(path):
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a") as f:
-            f.write("written inside\n")
-        return True
-    except OSError:
-        return False
-out["protected"] = {p: writes(p) for p in spec["protected"]}
-writes(spec["through_link"])
-def reach(address, family):
-    s = socket.socket(family, socket.SOCK_STREAM)
-    s.settimeout(5)
-    try:
-        s.connect(address)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-out["unix"] = {}
-for path in spec["sockets"]:
-    try:
-        out["unix"][path] = reach(path, socket.AF_UNIX)
-    except OSError:
-        out["unix"][path] = False
-out["tcp"] = reach(("127.0.0.1", spec["port"]), socket.AF_INET)
-try:
-    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()
-    out["vsock"] = "made"
-except OSError as e:
-    out["vsock"] = e.errno
-out["env"] = [n for n in (spec["secret_name"], spec["token_name"]) if n in os.environ]
-def content(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-out["hidden"] = {p: content(p) for p in spec["hidden"]}
-out["home"] = {p: content(p) for p in spec["home_sentinels"]}
-out["toolchain"] = content(spec["toolchain"])
-out["tmp_seen"] = content(spec["tmp_outside"])
-with open(spec["tmp_inside"], "w") as f:
-    f.write("from inside\n")
-out["tmp_written"] = writes(spec["tmp_outside"])
-def opened(path):  # opened for writing and closed: not a byte written
-    try:
-        os.close(os.open(path, os.O_WRONLY))
-        return True
-    except OSError:
-        return False
-out["kernel"] = [p for p in spec["kernel"] if opened(p)]
-def refused(call):
-    try:
-        call()
-        return False
-    except PermissionError:
-        return True
-made = os.path.join(spec["tmp_dir"], "setid")
-open(made, "w").close()
-out["setid"] = {
-    "chmod": refused(lambda: os.chmod(made, 0o4755)),
-    "mkdir": refused(lambda: os.mkdir(made + "-d", 0o2755)),
-    "open": refused(lambda: os.close(os.open(made + "-o", os.O_CREAT | os.O_WRONLY, 0o4755))),
-}
-print(json.dumps(out))
-"""
-
-
-@dataclass(frozen=True)
-class Result:
-    ok: bool
-    name: str
-    detail: str
-
-    def line(self) -> str:
-        return f"  {'ok    ' if self.ok else 'FAILED'}  {self.name}: {self.detail}"
 
 
 def run_checks(template: Sandbox) -> list[Result]:
@@ -208,6 +79,8 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     (ws / "lefthook.yml").write_text("pre-commit: {}\n")
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json", ws / "lefthook.yml"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
+    missing += [ws / ".envrc", ws / ".npmrc", ws / ".cargo" / "config.toml", ws / ".pdbrc"]
+    missing += [ws / ".vscode" / "tasks.json", ws / "lefthook-local.yml"]
     missing += [nested / ".claude" / "settings.json", nested / ".mcp.json"]
     sandbox = replace(
         template,
@@ -244,7 +117,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     os.environ[SECRET_VARIABLE] = "not-a-real-key"
     os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
     try:
-        done = run_probe(sandbox, ws, _PROBE, spec)
+        done = run_probe(sandbox, ws, PROBE, spec)
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
         tmp_back += "|" + tmp_outside.read_text()
         root_written = root_probe.exists()
@@ -307,7 +180,9 @@ def _judge(
             not written and not changed and not created,
             "protected workspace files",
             "read-only, existing (.git/config, .claude/settings.json, lefthook.yml) and missing "
-            "(.mcp.json, .git/hooks/pre-commit, .tether/; a nested repository's "
+            "(.mcp.json, .git/hooks/pre-commit, .tether/, .envrc, .npmrc, "
+            ".cargo/config.toml, .pdbrc, .vscode/tasks.json, lefthook-local.yml; a nested "
+            "repository's "
             ".claude/settings.json and .mcp.json)"
             + (f"; WRITTEN: {', '.join(written)}" if written else "")
             + ("; nothing left behind" if not created else f"; LEFT: {created}"),

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.outside_home import relocated_secrets, root_secrets
-from tether.sandbox.selfcheck import Result, run_probe
+from tether.sandbox.selfcheck_probe import Result, run_probe
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 
