@@ -101,7 +101,8 @@ def test_the_board_refuses_with_a_reason_the_model_reads(
     team = board(team_env, workspace).team
     assert errors == [
         f"Error: unknown dependency #9: no such task in team '{team}'",
-        "Error: task #1 is not yours (held by someone-else): set it in_progress first",
+        "Error: task #1 is held by someone-else, not by agent-1: only its holder changes its "
+        "status (until its lease runs out)",
         f"Error: no task #5 in team '{team}'",
     ]
     assert board(team_env, workspace).get("1").fence == claim.fence

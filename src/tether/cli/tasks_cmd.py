@@ -28,7 +28,7 @@ from tether.teams.board import team_choice
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = open_store(args)
+        store = open_store(args, existing=args.command in ("list", "show"))
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     try:
@@ -72,8 +72,9 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
     return 0
 
 
-def open_store(args: argparse.Namespace) -> TaskStore:
-    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name."""
+def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore:
+    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name;
+    `existing`: a command that only reads, which refuses a store file that is not there."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
@@ -81,7 +82,7 @@ def open_store(args: argparse.Namespace) -> TaskStore:
         settings_files(project, home=tether_home(), user_home=user_home, start=start)
     )
     choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-    return open_task_store(choice.store_url, project=project, team=choice.team)
+    return open_task_store(choice.store_url, project=project, team=choice.team, existing=existing)
 
 
 def _task_id(text: str) -> str:

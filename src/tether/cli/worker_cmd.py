@@ -75,6 +75,8 @@ async def _serve(
     sessions = WorkerSessions(
         project=project,
         model=args.model,
+        trust_workspace=args.trust_workspace,
+        notify=lambda notice: print(f"tether: {terminal_safe(notice)}", file=sys.stderr),
         env={
             **os.environ,
             TEAM_ENV: choice.team,
@@ -201,6 +203,12 @@ def _parser() -> argparse.ArgumentParser:
         help="run each task in a git worktree of its own, on branch tether/<task>",
     )
     p.add_argument("--model", help="the model of the task sessions")
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run what this workspace's files declare (hooks, MCP servers, allow rules) in "
+        "the task sessions, as -p does with it; TETHER_TRUST_WORKSPACE=1 does the same",
+    )
     p.add_argument(
         "--lease",
         type=_positive,

@@ -98,10 +98,14 @@ def default_store_path(project: Path) -> Path:
     return project / ".tether" / "tasks.db"
 
 
-def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM) -> TaskStore:
+def open_task_store(
+    url: str | None, *, project: Path, team: str = DEFAULT_TEAM, existing: bool = False
+) -> TaskStore:
     """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
     plain path (relative to `project`), or None for the project's own SQLite file. A store
-    that cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    that cannot be used raises `StoreUnavailable` naming it; there is no fallback. With
+    `existing` (commands that only read), a SQLite file named by `url` must exist already:
+    a mistyped path is said, not made into an empty store."""
     if not team or any(c in team for c in "{}:/ \n\t"):
         raise StoreUnavailable(
             f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
@@ -123,4 +127,10 @@ def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM)
         )
     else:
         path = Path(url).expanduser()
-    return SqliteTaskStore(path if path.is_absolute() else project / path, team)
+    path = path if path.is_absolute() else project / path
+    if existing and not path.exists():
+        raise StoreUnavailable(
+            f"no task store at {path}: nothing was ever added there (a mistyped --store or "
+            "TETHER_TEAM_STORE?); `tether tasks add` makes one"
+        )
+    return SqliteTaskStore(path, team)
