@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from tether.testing import FakeModelServer, RecordedRequest, Turn, http_error, t
 from tether.testing.workers import done_text, task_answers, task_of
 
 from .conftest import git, write
-from .workers import add_tasks, board, finish, start_worker
+from .workers import add_tasks, board, finish, read_lines, start_worker, wait_for
 
 TRUSTED = {"TETHER_TRUST_WORKSPACE": "1"}
 
@@ -219,3 +221,26 @@ def test_a_worker_in_an_untrusted_workspace_says_so_and_trusts_with_the_flag(
     assert code == 0, err
     assert "not trusted" not in err
     assert (repo / "seen-3").exists()  # its hook ran (and refused once)
+
+
+def test_an_unreachable_model_endpoint_gives_the_task_back_uncounted(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    add_tasks(repo, [], "needs the model")
+    env = {**os.environ, "ANTHROPIC_BASE_URL": closed, "TETHER_RETRY_DELAY_MS": "1"}
+    worker = start_worker(repo, "--worktrees", env=env)
+    lines = read_lines(worker)
+    wait_for(lambda: any("waiting 2 s" in line for line in lines), "two tasks given back")
+    worker.send_signal(signal.SIGTERM)
+    code, _, err = finish(worker)
+    assert code == 128 + signal.SIGTERM, err
+    out = "".join(lines)
+    assert f"the model endpoint failed: cannot reach {closed}" in out
+    assert "failed #1" not in out
+    task = tasks_of(repo)[0]
+    assert (task["status"], task["attempts"], task["error"]) == ("pending", 0, None)
+    # Its worktree's (empty) attempt was closed as interrupted, nothing left behind.
+    assert not (repo / ".tether/worktrees/1").exists()

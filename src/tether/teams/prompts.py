@@ -32,7 +32,8 @@ def task_prompt(task: Task, inputs: list[Task], *, branch: str | None) -> str:
     parts.append(
         "Work without asking questions: nobody is there to answer them, and what no rule "
         "allows is denied. When you are done, answer with a short report of what you did; it "
-        "is recorded as the task's result."
+        "is recorded as the task's result. If the task cannot be done, mark it failed with "
+        f"TaskUpdate (taskId {task.id}, status failed, result saying why)."
     )
     return "\n\n".join(parts)
 

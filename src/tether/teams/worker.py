@@ -192,7 +192,8 @@ class Worker:
                 ran = await self._session_run(worktree_run.worktree.path, task, inputs, branch)
                 ran.branch = branch
                 ran.warnings = worktree_run.worktree.warnings
-                worktree_run.stopped = self._lost is not None or self._gave_up(ran)
+                given_back = self._gave_up(ran) or ran.model_down
+                worktree_run.stopped = self._lost is not None or given_back
         except (WorktreeError, GitError) as e:
             return Ran(error=f"its worktree: {e}")
         ran.closed = worktree_run.closed
