@@ -8,9 +8,16 @@ from pathlib import Path
 from tether.testing.cli_runner import run_cli_process
 
 
-def test_read_only_commands_refuse_a_store_that_does_not_exist(repo: Path) -> None:
+def test_commands_on_existing_tasks_refuse_a_store_that_does_not_exist(repo: Path) -> None:
     missing = repo / "tasks-typo.db"
-    for argv in (["tasks", "list"], ["tasks", "show", "1"], ["board", "--json"]):
+    commands = (
+        ["tasks", "list"],
+        ["tasks", "show", "1"],
+        ["tasks", "retry", "1"],
+        ["tasks", "rm", "1"],
+        ["board", "--json"],
+    )
+    for argv in commands:
         done = run_cli_process([*argv, "--store", str(missing)], cwd=repo)
         assert done.exit_code == 2, done.stdout
         assert done.stderr.startswith(f"tether: error: no task store at {missing}: nothing was ")

@@ -28,7 +28,7 @@ from tether.teams.board import team_choice
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = open_store(args, existing=args.command in ("list", "show"))
+        store = open_store(args, existing=args.command != "add")  # only add makes a store
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     try:
@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
 
 def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore:
     """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name;
-    `existing`: a command that only reads, which refuses a store file that is not there."""
+    `existing`: a command on tasks already there, which refuses a store file that is not."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
