@@ -244,3 +244,32 @@ def test_an_unreachable_model_endpoint_gives_the_task_back_uncounted(
     assert (task["status"], task["attempts"], task["error"]) == ("pending", 0, None)
     # Its worktree's (empty) attempt was closed as interrupted, nothing left behind.
     assert not (repo / ".tether/worktrees/1").exists()
+
+
+def test_a_completion_refused_while_the_worker_stops_gives_the_task_back(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    hook = repo / "stop-and-refuse.sh"
+    write(hook, '#!/bin/bash\nkill -TERM "$(cat "$CLAUDE_PROJECT_DIR/worker.pid")"\n'
+          "echo 'not yet' >&2\nexit 2\n")  # fmt: skip
+    hook.chmod(0o755)
+    hooks = {"TaskCompleted": [{"hooks": [{"type": "command", "command": str(hook)}]}]}
+    write(repo / ".claude/settings.json", json.dumps({"hooks": hooks}))
+    known = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        known.wait(timeout=300)  # the hook can name the worker
+        return text("finished")
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "stopped at the end")
+    worker = start_worker(repo, "--trust-workspace")
+    (repo / "worker.pid").write_text(str(worker.pid))
+    known.set()
+    code, out, err = finish(worker)
+    assert code == 128 + signal.SIGTERM, err
+    assert "TaskCompleted hook refused to complete task #1: not yet" in out
+    assert "gave #1 back to the board (stopped by SIGTERM)" in out
+    task = tasks_of(repo)[0]
+    assert (task["status"], task["attempts"], task["result"]) == ("pending", 0, None)
+    assert len(model_env.requests) == 1  # the session was not prompted again

@@ -192,8 +192,7 @@ class Worker:
                 ran = await self._session_run(worktree_run.worktree.path, task, inputs, branch)
                 ran.branch = branch
                 ran.warnings = worktree_run.worktree.warnings
-                given_back = self._gave_up(ran) or ran.model_down
-                worktree_run.stopped = self._lost is not None or given_back
+                worktree_run.stopped = self._lost is not None or self._giving_back(ran)
         except (WorktreeError, GitError) as e:
             return Ran(error=f"its worktree: {e}")
         ran.closed = worktree_run.closed
@@ -202,6 +201,12 @@ class Worker:
     def _gave_up(self, ran: Ran) -> bool:
         """Stopped before the session finished: the task goes back to the board."""
         return self._stop is not None and (ran.finished is None or ran.finished.is_error)
+
+    def _giving_back(self, ran: Ran) -> bool:
+        """The task goes back to the board, the attempt not counted: stopped before the
+        session finished (or with its completion refused), or the model endpoint failed."""
+        refused_at_stop = self._stop is not None and ran.refused is not None
+        return self._gave_up(ran) or ran.model_down or refused_at_stop
 
     def _hooks(self) -> HookRunner | None:
         return self.worktree_hooks() if self.worktree_hooks is not None else None
@@ -246,7 +251,7 @@ class Worker:
         tells it the TaskCompleted hooks refused its completion, and why."""
         ran.refused = None
         finished = ran.finished
-        if finished is None or finished.is_error or self._lost or self._stop is not None:
+        if finished is None or finished.is_error or self._lost:
             return None
         ran.recorded = await self._finished_under(task.id, task.fence)
         if ran.recorded is not None or every_call_denied(ran):
@@ -257,6 +262,8 @@ class Worker:
         if ran.refused is None:
             return None
         self.say(refused_text(task.id, ran.refused))
+        if self._stop is not None:
+            return None  # no more turns: the task goes back to the board
         return (
             f"{refused_text(task.id, ran.refused)}\n\nThe task is not recorded as done. Deal "
             "with what the hook says, then answer again with a short report of what you did."
@@ -298,7 +305,7 @@ class Worker:
         ok = False
         text = ""
         try:
-            if self._gave_up(ran) or ran.model_down:
+            if self._giving_back(ran):
                 await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
                 self._gave_back(task_id, ran)
                 return
