@@ -4,7 +4,8 @@ With `--count N` (N > 1) this process starts N worker processes and waits for th
 passing Ctrl+C and SIGTERM on; with one it is the worker. A worker claims a task, runs it in
 a fresh headless session (the project's tools, rules, hooks and sandbox; what no rule allows
 is denied, as with -p; the transcript saved and resumable with `tether --resume ID`), records
-the result, and claims the next. The first Ctrl+C or SIGTERM stops the running session and
+the result, and claims the next. As with -p, an untrusted workspace's own hooks, servers and
+grants are skipped (said once) unless `--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C or SIGTERM stops the running session and
 gives its task back to the board (not a counted attempt); a second one stops at once (the
 lease then runs out and the task is claimed again).
 
