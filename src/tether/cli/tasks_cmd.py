@@ -104,8 +104,9 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
     if not tasks:
         print(f"No tasks in team {store.team!r} ({store.url}).", file=out)
         return
+    done = {t.id for t in tasks if t.status == "completed"}
     for task in tasks:
-        deps = f"  after {', '.join('#' + d for d in task.depends_on)}" if task.depends_on else ""
+        deps = _dependencies(task, done)
         owner = f"  [{terminal_line(task.owner)}]" if task.owner else ""
         print(
             f"#{task.id:<4} {task.status:<11} {task.priority:<6} "
@@ -114,6 +115,17 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
         )
         if task.status == "blocked" and task.blocked_reason:
             print(f"      blocked: {terminal_line(task.blocked_reason)}", file=out)
+
+
+def _dependencies(task: Task, done: set[str]) -> str:
+    """What a task waits for (a pending task that waits cannot be claimed yet), or that its
+    dependencies are done."""
+    waiting = [d for d in task.depends_on if d not in done]
+    if task.status in ("pending", "blocked") and waiting:
+        return f"  waits for {', '.join('#' + d for d in waiting)}"
+    if task.depends_on:
+        return f"  after {', '.join('#' + d for d in task.depends_on)}"
+    return ""
 
 
 def print_task(task: Task, out: TextIO) -> None:

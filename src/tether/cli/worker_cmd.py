@@ -5,9 +5,10 @@ passing Ctrl+C and SIGTERM on; with one it is the worker. A worker claims a task
 a fresh headless session (the project's tools, rules, hooks and sandbox; what no rule allows
 is denied, as with -p; the transcript saved and resumable with `tether --resume ID`), records
 the result, and claims the next. As with -p, an untrusted workspace's own hooks, servers and
-grants are skipped (said once) unless `--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C or SIGTERM stops the running session and
-gives its task back to the board (not a counted attempt); a second one stops at once (the
-lease then runs out and the task is claimed again).
+grants are skipped (said once) unless `--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`.
+The first Ctrl+C or SIGTERM stops the running session and gives its task back to the board
+(not a counted attempt); a second one stops at once (the lease then runs out and the task is
+claimed again).
 
 Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store or the settings
 cannot be used, naming it; 128+N stopped by signal N.
