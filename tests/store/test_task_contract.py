@@ -156,6 +156,28 @@ def test_a_failure_blocks_dependents_and_a_retry_unblocks_them(store: TaskStore)
     assert claimed.task_id == a
 
 
+def test_a_retry_brings_every_transitive_dependents_reason_up_to_date(store: TaskStore) -> None:
+    a = add(store, "compile")
+    x = add(store, "lint")
+    b = add(store, "test", a, x)
+    c = add(store, "ship", b)
+    d = add(store, "announce", c)
+    store.fail(store.claim(a, "w"), "syntax error")
+    store.fail(store.claim(x, "w"), "style")
+    first = "#1 (compile) failed: syntax error"
+    assert [store.get(t).blocked_reason for t in (b, c, d)] == [first] * 3
+    # B stays blocked (by X now): its new reason reaches C and D too, not A's old one.
+    store.retry(a)
+    second = "#2 (lint) failed: style"
+    assert [(store.get(t).status, store.get(t).blocked_reason) for t in (b, c, d)] == [
+        ("blocked", second)
+    ] * 3
+    store.retry(x)
+    assert [(store.get(t).status, store.get(t).blocked_reason) for t in (b, c, d)] == [
+        ("pending", None)
+    ] * 3
+
+
 def test_an_expired_lease_returns_the_task_and_cannot_complete(open_store: OpenStore) -> None:
     store, other = open_store(), open_store()
     a = add(store, "a")

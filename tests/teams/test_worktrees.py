@@ -93,19 +93,35 @@ def test_an_earlier_branch_without_work_is_reused_from_head(repo: Path) -> None:
     assert git(worktree.path, "rev-parse", "HEAD") == git(repo, "rev-parse", "HEAD")
 
 
-async def test_an_earlier_attempt_with_work_is_kept_and_a_new_name_taken(repo: Path) -> None:
+async def test_a_later_attempt_continues_the_earlier_attempts_unmerged_work(repo: Path) -> None:
     async with task_worktree(repo, "3") as first:
         write(first.worktree.path / "a.txt", "first attempt\n")
+    earlier = git(repo, "rev-parse", "tether/3")
+    write(repo / "b.txt", "main moves on\n")
+    git(repo, "commit", "--quiet", "-am", "main moves on")
     plan = plan_worktree(repo, "3")
-    assert (plan.branch, plan.reuse_branch, plan.warnings) == (
-        "tether/3.2",
+    assert (plan.branch, plan.reuse_branch, plan.continues, plan.base) == (
+        "tether/3",
         False,
-        (
-            "tether/3 holds 1 unmerged commit(s) of an earlier attempt of task 3: kept for "
-            "review; this attempt works on tether/3.2",
-        ),
+        True,
+        earlier,
     )
-    assert git(repo, "show", "tether/3:a.txt") == "first attempt"
+    assert plan.warnings == (
+        "tether/3 holds 1 unmerged commit(s) of an earlier attempt of task 3: this attempt "
+        "continues from them (delete the branch first to start afresh)",
+    )
+    async with task_worktree(repo, "3") as second:
+        assert (second.worktree.path / "a.txt").read_text() == "first attempt\n"
+        write(second.worktree.path / "a.txt", "first attempt\nsecond attempt\n")
+    # One branch holds both attempts, one after the other: it merges as one unit.
+    assert git(repo, "log", "--format=%s", "main..tether/3").splitlines() == [
+        "tether task 3",
+        "tether task 3",
+    ]
+    assert git(repo, "branch", "--list", "tether/3*").split() == ["tether/3"]
+    merged = merge_task(repo, "3")
+    assert merged.branch == "tether/3"
+    assert (repo / "a.txt").read_text() == "first attempt\nsecond attempt\n"
 
 
 def test_a_branch_checked_out_elsewhere_is_named_with_where(repo: Path, tmp_path: Path) -> None:

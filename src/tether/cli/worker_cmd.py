@@ -1,17 +1,19 @@
 """`tether worker`: autonomous workers on a team's board, each a process of its own.
 
 With `--count N` (N > 1) this process starts N worker processes and waits for them,
-passing Ctrl+C and SIGTERM on; with one it is the worker. A worker claims a task, runs it in
-a fresh headless session (the project's tools, rules, hooks and sandbox; what no rule allows
-is denied, as with -p; the transcript saved and resumable with `tether --resume ID`), records
-the result, and claims the next. As with -p, an untrusted workspace's own hooks, servers and
-grants are skipped (said once) unless `--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`.
-The first Ctrl+C or SIGTERM stops the running session and gives its task back to the board
-(not a counted attempt); a second one stops at once (the lease then runs out and the task is
-claimed again).
+passing Ctrl+C and SIGTERM on; they watch a pipe from it, so that when it dies, even by
+SIGKILL, each stops as on SIGTERM (its task given back). With one it is the worker.
 
-Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store or the settings
-cannot be used, naming it; 128+N stopped by signal N.
+A worker claims a task, runs it in a fresh headless session (the project's tools, rules,
+hooks and sandbox; what no rule allows is denied, as with -p; the transcript saved and
+resumable with `tether --resume ID`), records the result, and claims the next. As with -p,
+an untrusted workspace's own hooks, servers and grants are skipped (said once) unless
+`--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C or SIGTERM stops the
+running session and gives its task back to the board (not a counted attempt); a second one
+stops at once (the lease then runs out and the task is claimed again).
+
+Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store, the settings
+or the repository (`--worktrees`) cannot be used, naming it; 128+N stopped by signal N.
 """
 
 from __future__ import annotations
@@ -35,8 +37,13 @@ from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
+from tether.teams.records import RepositoryError, task_name
+from tether.teams.worktrees import check_repository
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
+"""For a worker started by `--count N`: the read end of a pipe whose only write end the
+parent holds. It reads as the end of the file once the parent is gone, however it died."""
 
 
 def main(argv: list[str]) -> int:
@@ -54,8 +61,11 @@ def main(argv: list[str]) -> int:
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
     try:
+        if args.worktrees:  # refused once, before any task is claimed
+            task_name(choice.team, "1")
+            check_repository(project)
         return asyncio.run(_serve(args, project, choice, store))
-    except ConfigError as e:
+    except (ConfigError, RepositoryError) as e:
         return _error(str(e))
     finally:
         store.close()
@@ -90,6 +100,7 @@ async def _serve(
         calls=StoreCalls(store, say=say),
         options=WorkerOptions(
             owner=owner,
+            team=choice.team,
             lease_s=args.lease,
             until_idle=args.until_idle,
             worktrees=args.worktrees,
@@ -112,6 +123,15 @@ async def _serve(
 
     for signum in _STOP_SIGNALS:
         loop.add_signal_handler(signum, on_signal, signum)
+    parent = _parent_pipe()
+    if parent is not None:
+
+        def on_parent_gone() -> None:
+            loop.remove_reader(parent)
+            say("the parent tether worker is gone: stopping")
+            worker.stop("the parent tether worker is gone")
+
+        loop.add_reader(parent, on_parent_gone)
     say(f"working on team {choice.team!r} ({store_url})")
     try:
         await worker.run()
@@ -120,6 +140,9 @@ async def _serve(
     finally:
         for signum in _STOP_SIGNALS:
             loop.remove_signal_handler(signum)
+        if parent is not None:
+            loop.remove_reader(parent)
+            os.close(parent)
     say(f"stopped after {len(worker.done)} task(s)")
     return 128 + seen[0] if seen else 0
 
@@ -128,10 +151,18 @@ def _run_many(argv: Sequence[str], count: int) -> int:
     """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
     process, which passes it on once); the worst exit code."""
     one = [*_without_count(argv), "--count", "1"]
+    watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
+    env = {**os.environ, PARENT_FD_ENV: str(watched)}
     children = [
-        subprocess.Popen([sys.executable, "-m", "tether", "worker", *one], start_new_session=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "tether", "worker", *one],
+            start_new_session=True,
+            pass_fds=(watched,),
+            env=env,
+        )
         for _ in range(count)
     ]
+    os.close(watched)
 
     def forward(signum: int, _frame: object) -> None:
         for child in children:
@@ -145,7 +176,22 @@ def _run_many(argv: Sequence[str], count: int) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        os.close(held)
     return max(codes, key=lambda code: (code != 0, abs(code)))
+
+
+def _parent_pipe() -> int | None:
+    """The pipe a `--count N` parent gave this worker, taken out of the environment (the
+    task sessions and their commands do not inherit it)."""
+    value = os.environ.pop(PARENT_FD_ENV, None)
+    if value is None or not value.isdigit():
+        return None
+    fd = int(value)
+    try:
+        os.set_inheritable(fd, False)
+    except OSError:
+        return None  # not open: nothing to watch
+    return fd
 
 
 def _without_count(argv: Sequence[str]) -> list[str]:

@@ -87,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     merge = sub.add_parser(
         "merge", parents=[common], help="merge a task's branch into the current branch"
     )
-    merge.add_argument("task", help="a task id, or a task branch name (tether/7.2)")
+    merge.add_argument(
+        "task", help="a task id (<team>/<id> for a team other than default), or a task branch"
+    )
     sub.add_parser(
         "clean", parents=[common], help="remove merged or empty task branches and their worktrees"
     )

@@ -326,8 +326,9 @@ def remove_task(tx: BoardTx, task_id: str) -> Task:
 
 def _settle(tx: BoardTx, task: Task, *, force: bool = False) -> bool:
     """Pending or blocked, from its dependencies: blocked (with the first reason found) while
-    one failed or is blocked itself; claimable once all completed. Whether the status
-    changed. Tasks already started or finished are left as they are."""
+    one failed or is blocked itself; claimable once all completed. Whether the status or the
+    reason changed (either way, what depends on it must hear: a dependent copies the reason).
+    Tasks already started or finished are left as they are."""
     if task.status not in ("pending", "blocked"):
         if force:
             tx.save(task, ready=False)
@@ -342,7 +343,7 @@ def _settle(tx: BoardTx, task: Task, *, force: bool = False) -> bool:
     if changed or force:
         ready = not reason and all(d is not None and d.status == "completed" for d in deps)
         tx.save(task, ready=ready)
-    return before[0] != task.status
+    return changed
 
 
 def _blocking(dep: Task) -> str | None:
@@ -355,7 +356,8 @@ def _blocking(dep: Task) -> str | None:
 
 def _settle_dependents(tx: BoardTx, task_id: str) -> None:
     """Settle what depends on `task_id` after its status changed, and onward while statuses
-    change (a failure blocks a whole chain; a retry unblocks it)."""
+    or reasons change (a failure blocks a whole chain; a retry unblocks it, or passes on the
+    reason that still blocks it)."""
     queue = deque(tx.dependents(task_id))
     while queue:
         task = tx.get(queue.popleft())

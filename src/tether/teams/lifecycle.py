@@ -19,8 +19,9 @@ from typing import Literal
 
 from tether.hooks import HookRunner
 from tether.hooks.output import describe
-from tether.teams.records import WorktreeError
+from tether.teams.records import DEFAULT_TEAM, WorktreeError
 from tether.teams.review import Overlap, task_overlaps
+from tether.teams.takeover import guarded, holds
 from tether.teams.worktrees import (
     TaskWorktree,
     WorktreePlan,
@@ -63,14 +64,21 @@ class TaskRun:
 
 
 async def open_worktree(
-    start: Path, task_id: str, *, hooks: HookRunner | None = None
+    start: Path,
+    task_id: str,
+    *,
+    team: str = DEFAULT_TEAM,
+    fence: int | None = None,
+    hooks: HookRunner | None = None,
 ) -> TaskWorktree:
     """The pre-flight, then the worktree: made by a WorktreeCreate hook when one is configured,
-    by git otherwise. `WorktreeError` says what went wrong and what to do."""
-    plan = plan_worktree(start, task_id)
-    if hooks is not None and hooks.has("WorktreeCreate"):
+    by git otherwise (a worktree taken over from a lapsed claim is not made again).
+    `WorktreeError` says what went wrong and what to do."""
+    # On a thread: git may take a while on a large tree, and the worker's heartbeats go on.
+    plan = await asyncio.to_thread(plan_worktree, start, task_id, team=team, fence=fence)
+    if plan.lapsed is None and hooks is not None and hooks.has("WorktreeCreate"):
         return await _create_by_hook(plan, hooks)
-    return add_worktree(plan)
+    return await asyncio.to_thread(add_worktree, plan)
 
 
 async def close_worktree(
@@ -82,8 +90,14 @@ async def close_worktree(
 ) -> Closed:
     """Commit, report overlaps, tell WorktreeRemove hooks, remove: in this order, so that
     nothing is torn down before the work is saved and compared. A cancellation while the hooks
-    run does not stop the removal; it is raised once the worktree is gone."""
-    commit = commit_work(worktree, message if outcome == "completed" else f"{message} ({outcome})")
+    run does not stop the removal; it is raised once the worktree is gone. A worktree a newer
+    claim of the task has taken over is left to it untouched: nothing committed or removed."""
+    with guarded(worktree.repo, worktree.task_id):
+        if worktree.lock and not holds(worktree):
+            return Closed(outcome, None, (), True, (_taken_over(worktree),))
+        commit = commit_work(
+            worktree, message if outcome == "completed" else f"{message} ({outcome})"
+        )
     overlaps = tuple(task_overlaps(worktree))
     notes: tuple[str, ...] = ()
     cancelled = False
@@ -103,12 +117,15 @@ async def task_worktree(
     start: Path,
     task_id: str,
     *,
+    team: str = DEFAULT_TEAM,
+    fence: int | None = None,
     hooks: HookRunner | None = None,
     on_close: Callable[[Closed], None] | None = None,
 ) -> AsyncGenerator[TaskRun]:
-    """A worktree for `task_id` for the length of the block; closed (`close_worktree`) when
-    the block ends in any way. `on_close` hears how it ended (also set as `run.closed`)."""
-    worktree = await open_worktree(start, task_id, hooks=hooks)
+    """A worktree for `team`'s task `task_id` for the length of the block; closed
+    (`close_worktree`) when the block ends in any way. `fence`: the claim the task runs
+    under. `on_close` hears how it ended (also set as `run.closed`)."""
+    worktree = await open_worktree(start, task_id, team=team, fence=fence, hooks=hooks)
     run = TaskRun(worktree, f"tether task {task_id}")
     outcome: Outcome = "completed"
     try:
@@ -127,6 +144,13 @@ async def task_worktree(
         )
         if on_close is not None:
             on_close(run.closed)
+
+
+def _taken_over(worktree: TaskWorktree) -> str:
+    return (
+        f"task {worktree.task_id}'s worktree was taken over by a newer claim of the task (this "
+        "run's lease had run out): this run left it to that one, committing nothing"
+    )
 
 
 async def _create_by_hook(plan: WorktreePlan, hooks: HookRunner) -> TaskWorktree:

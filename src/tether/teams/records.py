@@ -13,15 +13,35 @@ from tether.teams.git import git_out, run_git
 
 BRANCH_PREFIX = "tether/"
 WORKTREES_DIR = Path(".tether") / "worktrees"
-_TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
-ATTEMPT = re.compile(r"(?P<task>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\.(?P<attempt>[0-9]+))?")
-"""A task branch's name after `tether/`: the task id, then `.N` for its Nth attempt when an
-earlier attempt's branch still holds unmerged work (a task id has no dot)."""
-LOCK_REASON = re.compile(r"tether task \S+: pid (?P<pid>[0-9]+) on (?P<host>\S+)")
+DEFAULT_TEAM = "default"
+"""The team whose tasks are named by their id alone (`tether/7`); another team's are named
+`<team>/<id>` (`tether/docs/7`, `.tether/worktrees/docs/7`): two teams of one repository
+never share a branch or a worktree."""
+_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}"
+_TASK_ID = re.compile(_NAME)
+_TEAM = re.compile(r"(?![0-9]+$)(?!.*\.\.)(?!.*\.$)(?!.*\.lock$)[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A team that can name branches and directories: git's rules for a ref's part, and not
+digits alone (`tether/7/...` would clash with the default team's branch of task 7)."""
+ATTEMPT = re.compile(
+    r"(?:(?P<team>[A-Za-z0-9][A-Za-z0-9._-]*)/)?(?P<task>[A-Za-z0-9][A-Za-z0-9_-]*)"
+    r"(?:\.(?P<attempt>[0-9]+))?"
+)
+"""A task branch's name after `tether/`: the task's name (`7`, or `docs/7` for team docs),
+then `.N` for an Nth attempt (names older runs made; a task id has no dot)."""
+LOCK_REASON = re.compile(
+    r"tether task (?P<task>\S+): pid (?P<pid>[0-9]+) on (?P<host>[^\s,]+)"
+    r"(?:, claim (?P<fence>[0-9]+))?"
+)
 
 
 class WorktreeError(Exception):
     """Something the user must act on: the message says what happened and what to do."""
+
+
+class RepositoryError(WorktreeError):
+    """No task can have a worktree here (no repository of the project's own, a detached HEAD,
+    no commit yet, a team name that cannot name branches): every task would meet it, so a
+    worker refuses once, before claiming, and gives back a task it met it with."""
 
 
 def check_task_id(task_id: str) -> str:
@@ -34,23 +54,44 @@ def check_task_id(task_id: str) -> str:
     return task_id
 
 
+def task_name(team: str, task_id: str) -> str:
+    """The name of a team's task in its branch and worktree path: the id for the default team
+    (the names of earlier versions), `<team>/<id>` for another. `WorktreeError` for a team or
+    id that cannot name a branch and a directory."""
+    check_task_id(task_id)
+    if team == DEFAULT_TEAM:
+        return task_id
+    if not _TEAM.fullmatch(team):
+        raise RepositoryError(
+            f"team {team!r} cannot name task branches and worktrees: use letters, digits, '.', "
+            "'-' and '_' (at most 100, starting with a letter or digit, not digits alone, no "
+            "'..', not ending in '.' or '.lock')"
+        )
+    return f"{team}/{task_id}"
+
+
 def branch_task(branch: str) -> tuple[str, int] | None:
-    """(task id, attempt) of a task branch name (`tether/7.2` -> ("7", 2)); None for others."""
+    """(task name, attempt) of a task branch name (`tether/7.2` -> ("7", 2), `tether/docs/7`
+    -> ("docs/7", 1)); None for others."""
     if not branch.startswith(BRANCH_PREFIX):
         return None
     found = ATTEMPT.fullmatch(branch.removeprefix(BRANCH_PREFIX))
     if found is None:
         return None
-    return found["task"], int(found["attempt"] or 1)
+    name = f"{found['team']}/{found['task']}" if found["team"] else found["task"]
+    return name, int(found["attempt"] or 1)
 
 
-def attempt_branch(task_id: str, attempt: int) -> str:
-    return f"{BRANCH_PREFIX}{task_id}" + (f".{attempt}" if attempt > 1 else "")
+def attempt_branch(name: str, attempt: int) -> str:
+    return f"{BRANCH_PREFIX}{name}" + (f".{attempt}" if attempt > 1 else "")
 
 
-def lock_reason(task_id: str) -> str:
-    """What tether writes as the lock reason of a task's worktree: which process holds it."""
-    return f"tether task {task_id}: pid {os.getpid()} on {socket.gethostname()}"
+def lock_reason(name: str, fence: int | None = None) -> str:
+    """What tether writes as the lock reason of a task's worktree: which process holds it, and
+    under which claim (the claim's fence), so that the next holder of the task's claim knows
+    the lock as a lapsed one."""
+    claim = f", claim {fence}" if fence is not None else ""
+    return f"tether task {name}: pid {os.getpid()} on {socket.gethostname()}{claim}"
 
 
 @dataclass(frozen=True)
@@ -69,6 +110,15 @@ class WorktreeRecord:
         """(pid, host) of the tether process that locked it, if tether did."""
         found = LOCK_REASON.fullmatch(self.locked or "")
         return (int(found["pid"]), found["host"]) if found else None
+
+    def lapsed_for(self, name: str, fence: int) -> bool:
+        """Locked by tether for task `name` under a claim older than `fence`: the store has
+        given the task to the claim `fence` since, so that holder's lease is gone, whether or
+        not its process still runs (paused, say)."""
+        found = LOCK_REASON.fullmatch(self.locked or "")
+        if found is None or found["task"] != name:
+            return False
+        return found["fence"] is None or int(found["fence"]) < fence
 
     def held_by_live_process(self) -> bool:
         """Locked by a tether process that still runs (or one on another host, which cannot be
@@ -117,13 +167,38 @@ def worktree_records(repo: Path) -> list[WorktreeRecord]:
 def main_worktree(start: Path) -> Path:
     """The main worktree of the repository holding `start` (from a task's worktree too)."""
     if not start.is_dir():
-        raise WorktreeError(f"{start} is not a directory")
+        raise RepositoryError(f"{start} is not a directory")
     probe = run_git(
         start, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", check=False
     )
     if probe.stdout.split() != ["false", "true"]:
-        raise WorktreeError(f"{start} is not inside a git work tree: task worktrees need one")
+        raise RepositoryError(f"{start} is not inside a git work tree: task worktrees need one")
     return worktree_records(start)[0].path
+
+
+def project_repository(project: Path) -> Path:
+    """The main worktree of the project's own repository: `project` must be the top of a git
+    work tree (the main one or a linked one). A repository found further up (a home
+    directory's dotfiles, say) is not the project's: its worktrees would hold everything
+    else in it, so it is refused, naming it."""
+    if not project.is_dir():
+        raise RepositoryError(f"{project} is not a directory")
+    top = run_git(project, "rev-parse", "--show-toplevel", check=False).stdout.strip()
+    if top and not _same_dir(Path(top), project):
+        raise RepositoryError(
+            f"{project} is not a git repository of its own (the nearest one is {top}, which "
+            "holds more than this project): task worktrees are made only in the project's "
+            f"repository. Make one first (git -C {project} init, then a first commit), or run "
+            "without --worktrees"
+        )
+    return main_worktree(project)
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def task_branches(repo: Path) -> list[str]:

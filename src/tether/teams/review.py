@@ -10,7 +10,6 @@ from pathlib import Path
 
 from tether.teams.git import git_out, identity_args, nul_split, run_git
 from tether.teams.records import (
-    WORKTREES_DIR,
     WorktreeError,
     WorktreeRecord,
     branch_task,
@@ -24,6 +23,7 @@ from tether.teams.worktrees import (
     delete_if_empty,
     remove_directory,
     unmerged_count,
+    worktree_task,
 )
 
 
@@ -156,7 +156,7 @@ def clean_worktrees(start: Path) -> Cleaned:
             kept.append(f"{state.branch}: its task is running (worktree {record.path})")
         elif state.unmerged:
             kept.append(f"{state.branch}: {state.unmerged} unmerged commit(s)")
-        elif record is not None and record.path.parent != repo / WORKTREES_DIR:
+        elif record is not None and worktree_task(repo, record.path) is None:
             kept.append(f"{state.branch}: checked out in {record.path}, not a task worktree")
         else:
             if record is not None:
@@ -167,8 +167,9 @@ def clean_worktrees(start: Path) -> Cleaned:
 
 
 def resolve_branch(repo: Path, task_or_branch: str) -> str:
-    """The branch meant by a task id (its only, or latest, branch with unmerged work) or a
-    branch name; `WorktreeError` listing the choices when a task has several."""
+    """The branch meant by a task's name (its id, or `<team>/<id>`: its only, or latest,
+    branch with unmerged work) or a branch name; `WorktreeError` listing the choices when a
+    task has several."""
     branches = task_branches(repo)
     if task_or_branch in branches:
         return task_or_branch

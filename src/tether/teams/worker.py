@@ -40,7 +40,7 @@ from tether.teams.completion import completion_refusal, refused_text, session_ho
 from tether.teams.git import GitError
 from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import Outcome, task_prompt, task_result
-from tether.teams.records import WorktreeError
+from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError
 from tether.teams.store_calls import StoreCalls
 
 SessionMaker = Callable[[Path, Task], Session]
@@ -64,6 +64,8 @@ MAX_REFUSALS = 3
 class WorkerOptions:
     owner: str
     """The name claims are taken under (unique per process: `worker-PID@HOST`)."""
+    team: str = DEFAULT_TEAM
+    """The board's team: its tasks' worktrees and branches are named by it."""
     lease_s: float = DEFAULT_LEASE_S
     until_idle: bool = False
     """Stop once nothing is pending or running (otherwise wait for new tasks)."""
@@ -168,8 +170,9 @@ class Worker:
         try:
             ran = await self._run(claim, task)
         except Exception:
-            # The session could not be built (broken settings, no key): every task would
-            # meet the same, so the worker stops, and this one goes back untouched.
+            # The session could not be built (broken settings, no key), or the repository
+            # cannot hold worktrees: every task would meet the same, so the worker stops, and
+            # this one goes back untouched.
             with contextlib.suppress(LeaseLost):
                 await self.calls.call(lambda s: s.release(claim))
             raise
@@ -184,7 +187,13 @@ class Worker:
         if not (self.options.worktrees or task.metadata.get("isolation") == "worktree"):
             return await self._session_run(self.project, task, inputs, None)
         try:
-            async with task_worktree(self.project, task.id, hooks=self._hooks()) as worktree_run:
+            async with task_worktree(
+                self.project,
+                task.id,
+                team=self.options.team,
+                fence=claim.fence,
+                hooks=self._hooks(),
+            ) as worktree_run:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = worktree_run.worktree.branch
                 for warning in worktree_run.worktree.warnings:
@@ -193,6 +202,8 @@ class Worker:
                 ran.branch = branch
                 ran.warnings = worktree_run.worktree.warnings
                 worktree_run.stopped = self._lost is not None or self._giving_back(ran)
+        except RepositoryError:
+            raise  # every task would meet it: the worker stops, the task goes back untouched
         except (WorktreeError, GitError) as e:
             return Ran(error=f"its worktree: {e}")
         ran.closed = worktree_run.closed

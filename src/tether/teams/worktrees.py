@@ -1,14 +1,19 @@
-"""A git worktree per task: `.tether/worktrees/<task>` on branch `tether/<task>`.
+"""A git worktree per task: `.tether/worktrees/<task>` on branch `tether/<task>` (for a team
+other than the default one, `<team>/<task>` in both).
 
-The pre-flight refuses what cannot work (a detached HEAD, a branch checked out elsewhere, the
-task running already) with what to do, warns about what may surprise (a dirty main tree: the
-task starts from HEAD without those changes), and clears what a killed run left (its worktree
-is committed, then removed; git's records of vanished ones pruned).
+The pre-flight refuses what cannot work (no repository of the project's own, a detached HEAD,
+a branch checked out elsewhere, the task running already) with what to do, warns about what
+may surprise (a dirty main tree: the task starts from HEAD without those changes), and clears
+what a killed run left (its worktree is committed, then removed; git's records of vanished
+ones pruned).
 
-An existing branch of the task's name: reused (moved to HEAD) when it holds no unmerged work
-(an empty or merged earlier attempt); otherwise it is kept for review untouched and this
-attempt takes the next name, `tether/<task>.2`, `.3`... Nothing here deletes a branch with
-unmerged work, and nothing calls `os.chdir`: every git call names its directory.
+An existing branch of the task's name: reset to HEAD when it holds no unmerged work (an empty
+or merged earlier attempt); otherwise the new attempt continues it (checked out at its tip,
+its commits kept), so that a retried task carries on from its earlier work and its branch
+stays one unit to merge. A worktree whose holder's claim has lapsed (the store gave the task
+to a newer claim: `fence`) is taken over in place, whether or not its process still runs.
+Nothing here deletes a branch with unmerged work, and nothing calls `os.chdir`: every git
+call names its directory.
 """
 
 from __future__ import annotations
@@ -20,17 +25,20 @@ from pathlib import Path
 from tether.teams.git import git_out, identity_args, run_git
 from tether.teams.records import (
     BRANCH_PREFIX,
+    DEFAULT_TEAM,
     WORKTREES_DIR,
+    RepositoryError,
     WorktreeError,
     WorktreeRecord,
     attempt_branch,
     branch_task,
-    check_task_id,
     lock_reason,
-    main_worktree,
+    project_repository,
     task_branches,
+    task_name,
     worktree_records,
 )
+from tether.teams.takeover import guarded, holds, take_over
 
 ORPHANS_DIR = ".orphaned"
 """Under the worktrees directory: directories git no longer knew, moved aside, not deleted."""
@@ -41,6 +49,7 @@ class WorktreePlan:
     """Where a task's worktree will be, decided by the pre-flight, before anything is made."""
 
     task_id: str
+    """The task's name: its id, or `<team>/<id>` for a team other than the default one."""
     repo: Path
     """The main worktree."""
     path: Path
@@ -48,9 +57,16 @@ class WorktreePlan:
     reuse_branch: bool
     """The branch exists with no unmerged work: it is moved to `base` and checked out."""
     base: str
-    """The commit it starts from: the main worktree's HEAD."""
+    """The commit it starts from: the main worktree's HEAD, or the tip of the branch it
+    continues."""
     base_branch: str
     warnings: tuple[str, ...] = ()
+    continues: bool = False
+    """The branch holds an earlier attempt's unmerged work: checked out at its tip."""
+    lock: str = ""
+    """The lock reason this run holds the worktree by (its pid, host and claim)."""
+    lapsed: WorktreeRecord | None = None
+    """The task's worktree, held under a lapsed claim: taken over, not made."""
 
 
 @dataclass(frozen=True)
@@ -58,48 +74,88 @@ class TaskWorktree:
     """A task's worktree, made: run the task's session and commands with `cwd=path`."""
 
     task_id: str
+    """The task's name (see `WorktreePlan.task_id`)."""
     repo: Path
     path: Path
     branch: str
     base: str
     warnings: tuple[str, ...] = ()
+    lock: str = ""
+    """The lock reason it is held by: a run commits into it and removes it only while the lock
+    is still this one (a newer claim of the task may have taken it over)."""
 
 
-def plan_worktree(start: Path, task_id: str) -> WorktreePlan:
-    """The pre-flight for `task_id` in the repository holding `start`: checks, stale clean-up,
-    and the branch to use. Raises `WorktreeError` saying what to do."""
-    check_task_id(task_id)
-    repo = main_worktree(start)
+def plan_worktree(
+    start: Path, task_id: str, *, team: str = DEFAULT_TEAM, fence: int | None = None
+) -> WorktreePlan:
+    """The pre-flight for `team`'s task `task_id` in the project `start`'s own repository:
+    checks, stale clean-up, and the branch to use. `fence`: the claim the task runs under (a
+    worktree held under an older claim is taken over). Raises `WorktreeError` saying what
+    to do (`RepositoryError` for what stops every task)."""
+    name = task_name(team, task_id)
+    repo = project_repository(start)
     base_branch = _current_branch(repo)
     base = git_out(repo, "rev-parse", "HEAD")
     ensure_ignored(repo)
-    warnings = [*clear_stale(repo, own_task=task_id)]
+    warnings = [*clear_stale(repo, own_task=name)]
     dirty = [p for p in _changed_paths(repo) if not _own_store(p)]
     if dirty:
         warnings.append(
             f"the main worktree has {len(dirty)} uncommitted change(s) ({_some(dirty)}): "
-            f"task {task_id}'s worktree starts from HEAD ({base[:12]}) without them"
+            f"task {name}'s worktree starts from HEAD ({base[:12]}) without them"
         )
-    path = repo / WORKTREES_DIR / task_id
+    path = repo / WORKTREES_DIR / name
+    lock = lock_reason(name, fence)
     running = next((r for r in worktree_records(repo) if r.path == path), None)
-    if running is not None:  # not stale, so held by a live process
-        raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
-    branch, reuse, note = _choose_branch(repo, task_id)
+    if running is not None:  # not stale: its process runs, or is on another host
+        if fence is None or running.branch is None or not running.lapsed_for(name, fence):
+            raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
+        warnings.append(
+            f"task {name}'s worktree was held under an earlier claim ({running.locked}), whose "
+            "lease is gone: this run takes it over and carries on its work"
+        )
+        head = running.head or base
+        return WorktreePlan(
+            name, repo, path, running.branch, False, head, base_branch, tuple(warnings),
+            continues=True, lock=lock, lapsed=running,
+        )  # fmt: skip
+    branch, reuse, note = _choose_branch(repo, name)
+    continues = not reuse and branch_exists(repo, branch)
+    if continues:
+        base = git_out(repo, "rev-parse", branch)
     if note:
         warnings.append(note)
-    return WorktreePlan(task_id, repo, path, branch, reuse, base, base_branch, tuple(warnings))
+    return WorktreePlan(
+        name, repo, path, branch, reuse, base, base_branch, tuple(warnings), continues, lock
+    )
 
 
 def add_worktree(plan: WorktreePlan) -> TaskWorktree:
     """Make the planned worktree with git, locked as this process's (a lock git keeps: a
-    concurrent prune leaves it, and a later pre-flight knows whether its holder still runs)."""
-    new = "-B" if plan.reuse_branch else "-b"
-    run_git(
-        plan.repo,
-        "worktree", "add", "--lock", "--reason", lock_reason(plan.task_id),
-        new, plan.branch, str(plan.path), plan.base,
-    )  # fmt: skip
-    return TaskWorktree(plan.task_id, plan.repo, plan.path, plan.branch, plan.base, plan.warnings)
+    concurrent prune leaves it, and a later pre-flight knows whether its holder still runs);
+    or take over the one a lapsed claim held."""
+    if plan.lapsed is not None:
+        take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
+    elif plan.continues:
+        run_git(
+            plan.repo,
+            "worktree", "add", "--lock", "--reason", plan.lock, str(plan.path), plan.branch,
+        )  # fmt: skip
+    else:
+        new = "-B" if plan.reuse_branch else "-b"
+        run_git(
+            plan.repo,
+            "worktree", "add", "--lock", "--reason", plan.lock,
+            new, plan.branch, str(plan.path), plan.base,
+        )  # fmt: skip
+    return TaskWorktree(
+        plan.task_id, plan.repo, plan.path, plan.branch, plan.base, plan.warnings, plan.lock
+    )
+
+
+def branch_exists(repo: Path, branch: str) -> bool:
+    ref = f"refs/heads/{branch}"
+    return run_git(repo, "rev-parse", "--verify", "--quiet", ref, check=False).returncode == 0
 
 
 def adopt_worktree(plan: WorktreePlan, path: Path) -> TaskWorktree:
@@ -113,10 +169,12 @@ def adopt_worktree(plan: WorktreePlan, path: Path) -> TaskWorktree:
             f"the WorktreeCreate hook printed {path}, which is {what}: tether needs a worktree "
             f"of {plan.repo} on a branch to commit, compare and merge task {plan.task_id}'s work"
         )
-    if record.locked is None:
-        run_git(plan.repo, "worktree", "lock", "--reason", lock_reason(plan.task_id), str(path))
+    lock = record.locked
+    if lock is None:
+        run_git(plan.repo, "worktree", "lock", "--reason", plan.lock, str(path))
+        lock = plan.lock
     return TaskWorktree(
-        plan.task_id, plan.repo, record.path, record.branch, plan.base, plan.warnings
+        plan.task_id, plan.repo, record.path, record.branch, plan.base, plan.warnings, lock
     )
 
 
@@ -127,6 +185,11 @@ def commit_work(worktree: TaskWorktree, message: str) -> str | None:
     path = worktree.path
     if not _changed_paths(path):
         return None
+    return commit_changes(path, message)
+
+
+def commit_changes(path: Path, message: str) -> str:
+    """Commit everything changed in the worktree at `path`; the new commit."""
     run_git(path, "add", "--all")
     run_git(path, *identity_args(path), "commit", "--no-verify", "--quiet", "-m", message)
     return git_out(path, "rev-parse", "HEAD")
@@ -134,9 +197,13 @@ def commit_work(worktree: TaskWorktree, message: str) -> str | None:
 
 def remove_worktree(worktree: TaskWorktree) -> bool:
     """Remove the worktree's directory and git's record of it, then its branch unless it holds
-    unmerged work (kept for review). Whether the branch was kept."""
-    remove_directory(worktree.repo, worktree.path)
-    return delete_if_empty(worktree.repo, worktree.branch)
+    unmerged work (kept for review). Whether the branch was kept. A worktree this run no
+    longer holds (taken over by a newer claim) is left to its holder: kept."""
+    with guarded(worktree.repo, worktree.task_id):
+        if worktree.lock and not holds(worktree):
+            return True
+        remove_directory(worktree.repo, worktree.path)
+        return delete_if_empty(worktree.repo, worktree.branch)
 
 
 def remove_directory(repo: Path, path: Path) -> None:
@@ -185,18 +252,31 @@ def clear_stale(repo: Path, *, own_task: str | None = None) -> list[str]:
     said: list[str] = []
     root = repo / WORKTREES_DIR
     for record in worktree_records(repo):
-        if record.path.parent != root or record.held_by_live_process():
+        task = worktree_task(repo, record.path)
+        if task is None or record.held_by_live_process():
             continue
         if record.locked is not None and record.holder() is None:
             continue  # locked by someone else, for their reasons
-        said.append(_clear_worktree(repo, record))
-    if own_task is not None:
-        said += _clear_unknown_directory(repo, root / own_task)
+        said.append(_clear_worktree(repo, record, task))
+    own = root / own_task if own_task is not None else None
+    if own is not None and not any(r.path == own for r in worktree_records(repo)):
+        said += _clear_unknown_directory(repo, own)
     return said
 
 
-def _clear_worktree(repo: Path, record: WorktreeRecord) -> str:
-    task = record.path.name
+def worktree_task(repo: Path, path: Path) -> str | None:
+    """The task name of a task worktree's path (`7`, or `docs/7` for team docs); None for a
+    path that is not one."""
+    try:
+        parts = path.relative_to(repo / WORKTREES_DIR).parts
+    except ValueError:
+        return None
+    if not 1 <= len(parts) <= 2 or parts[0] == ORPHANS_DIR:
+        return None
+    return "/".join(parts)
+
+
+def _clear_worktree(repo: Path, record: WorktreeRecord, task: str) -> str:
     if not record.path.is_dir():  # gone, but locked, so `prune` kept git's record
         run_git(repo, "worktree", "unlock", str(record.path), check=False)
         run_git(repo, "worktree", "prune")
@@ -219,7 +299,7 @@ def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:
     if {p.name for p in path.iterdir()} <= {".git"}:
         shutil.rmtree(path)
         return [f"removed the empty directory {path} left by an interrupted run"]
-    aside = repo / WORKTREES_DIR / ORPHANS_DIR / path.name
+    aside = repo / WORKTREES_DIR / ORPHANS_DIR / path.relative_to(repo / WORKTREES_DIR)
     n = 1
     while aside.exists():
         n += 1
@@ -229,27 +309,26 @@ def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:
     return [f"{path} was left by an interrupted run and git no longer knows it: moved to {aside}"]
 
 
-def _choose_branch(repo: Path, task_id: str) -> tuple[str, bool, str | None]:
-    """(branch, reuse it, a note): see the module docstring."""
+def _choose_branch(repo: Path, name: str) -> tuple[str, bool, str | None]:
+    """(branch, reset it to HEAD, a note): see the module docstring."""
     attempts = [
         attempt
         for task, attempt in filter(None, map(branch_task, task_branches(repo)))
-        if task == task_id
+        if task == name
     ]
     if not attempts:
-        return attempt_branch(task_id, 1), False, None
-    latest = attempt_branch(task_id, max(attempts))
-    work = unmerged_count(repo, latest)
-    if work:
-        new = attempt_branch(task_id, max(attempts) + 1)
-        note = (
-            f"{latest} holds {work} unmerged commit(s) of an earlier attempt of task {task_id}: "
-            f"kept for review; this attempt works on {new}"
-        )
-        return new, False, note
+        return attempt_branch(name, 1), False, None
+    latest = attempt_branch(name, max(attempts))
     holder = next((r for r in worktree_records(repo) if r.branch == latest), None)
     if holder is not None:
         raise WorktreeError(_checked_out_elsewhere(latest, holder))
+    work = unmerged_count(repo, latest)
+    if work:
+        note = (
+            f"{latest} holds {work} unmerged commit(s) of an earlier attempt of task {name}: "
+            "this attempt continues from them (delete the branch first to start afresh)"
+        )
+        return latest, False, note
     return latest, True, None
 
 
@@ -265,18 +344,25 @@ def _checked_out_elsewhere(branch: str, record: WorktreeRecord) -> str:
     )
 
 
+def check_repository(project: Path) -> str:
+    """What every task's pre-flight checks of the repository itself, for a worker to refuse
+    once, before claiming anything: the project's own repository, on a branch with a commit.
+    The branch; `RepositoryError` saying what to do."""
+    return _current_branch(project_repository(project))
+
+
 def _current_branch(repo: Path) -> str:
     done = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
     if done.returncode != 0:
         head = run_git(repo, "rev-parse", "--short", "HEAD", check=False).stdout.strip()
-        raise WorktreeError(
+        raise RepositoryError(
             f"the repository at {repo} is on a detached HEAD ({head or 'no commit'}): task "
             "worktrees start from a branch and are merged back into it. Switch to a branch "
             f"first: git -C {repo} switch <branch> (or git switch -c <new-branch> to keep "
             "this commit)"
         )
     if run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False).returncode != 0:
-        raise WorktreeError(
+        raise RepositoryError(
             f"the branch {done.stdout.strip()} at {repo} has no commit yet: task worktrees "
             "start from a commit. Commit something first"
         )

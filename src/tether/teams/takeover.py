@@ -1,0 +1,87 @@
+"""Fencing a task's worktree between the runs of its claims: the lease, not git's lock,
+decides who works in it.
+
+A run holds its worktree by a lock reason that names its claim (`lock_reason`). A newer claim
+of the task (the store gave it out because the older one's lease ran out: its worker died, or
+was paused) takes the worktree over in place: the work left in it is committed, and the lock
+becomes the new run's. The older run, should it wake, commits into the worktree and removes
+it only while the lock is still its own. Both steps run under one file lock per task
+(`guarded`), so a check and the step it allows cannot be split by a takeover.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from tether.teams.git import identity_args, run_git
+from tether.teams.records import WORKTREES_DIR, WorktreeError, WorktreeRecord, worktree_records
+
+LOCKS_DIR = ".locks"
+"""Under the worktrees directory: a file per task, `flock`ed around fenced steps."""
+
+WAIT_S = 60.0
+"""How long a fenced step waits for another holder's (a paused process may hold it)."""
+
+
+class HeldWorktree(Protocol):
+    @property
+    def repo(self) -> Path: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def lock(self) -> str: ...
+
+
+@contextmanager
+def guarded(repo: Path, name: str) -> Generator[None]:
+    """Task `name`'s fenced section: one process at a time."""
+    path = repo / WORKTREES_DIR / LOCKS_DIR / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise WorktreeError(
+                        f"task {name}'s worktree stayed busy for {WAIT_S:g} s (another run "
+                        f"holds {path}, perhaps a paused process): try again once it ends"
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+def holds(worktree: HeldWorktree) -> bool:
+    """Whether the worktree is still held by `worktree.lock` (call inside `guarded`)."""
+    record = next((r for r in worktree_records(worktree.repo) if r.path == worktree.path), None)
+    return record is not None and record.locked == worktree.lock
+
+
+def take_over(repo: Path, lapsed: WorktreeRecord, lock: str, name: str) -> None:
+    """Make the worktree of a lapsed claim this run's: its uncommitted work committed on its
+    branch (nothing lost, and the earlier run's part told apart), then locked by `lock`."""
+    with guarded(repo, name):
+        now = next((r for r in worktree_records(repo) if r.path == lapsed.path), None)
+        if now is None or now.locked != lapsed.locked:
+            raise WorktreeError(
+                f"task {name}'s worktree changed hands while this run took it over: try again"
+            )
+        path = lapsed.path
+        status = run_git(path, "status", "--porcelain", "--untracked-files=all").stdout
+        if status.strip():
+            run_git(path, "add", "--all")
+            message = f"tether task {name}: work left by a run whose lease ran out"
+            run_git(path, *identity_args(path), "commit", "--no-verify", "--quiet", "-m", message)
+        run_git(repo, "worktree", "unlock", str(path))
+        run_git(repo, "worktree", "lock", "--reason", lock, str(path))
