@@ -43,7 +43,7 @@ def test_add_list_show_retry_rm(tasks: Tasks, workspace: Path, store_args: list[
     listed = tasks("list")
     assert listed.stdout.splitlines() == [
         "#1    pending     medium parse the input",
-        "#2    pending     high   check it  after #1",
+        "#2    pending     high   check it  waits for #1",
     ]
     shown = json.loads(tasks("show", "#2", "--json").stdout)
     assert (shown["id"], shown["blockedBy"], shown["status"]) == ("2", ["1"], "pending")

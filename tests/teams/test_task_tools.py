@@ -101,7 +101,8 @@ def test_the_board_refuses_with_a_reason_the_model_reads(
     team = board(team_env, workspace).team
     assert errors == [
         f"Error: unknown dependency #9: no such task in team '{team}'",
-        "Error: task #1 is not yours (held by someone-else): set it in_progress first",
+        "Error: task #1 is held by someone-else, not by agent-1: only its holder changes its "
+        "status (until its lease runs out)",
         f"Error: no task #5 in team '{team}'",
     ]
     assert board(team_env, workspace).get("1").fence == claim.fence
@@ -143,3 +144,26 @@ def test_a_task_completed_hook_refuses_and_the_model_hears_why(
     task = board(team_env, workspace).get("1")
     # Not recorded; and the session, ending, gave its claim back.
     assert (task.status, task.result, task.attempts) == ("pending", None, 0)
+
+
+def test_the_owner_of_a_held_task_cannot_be_rewritten(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, team_env: str | None
+) -> None:
+    board(team_env, workspace).create(NewTask(subject="held elsewhere"))
+    board(team_env, workspace).claim("1", "someone-else")
+    fake_model.script(
+        reply(tool_use("TaskUpdate", taskId="1", owner="agent-1")),
+        reply(tool_use("TaskCreate", subject=" ", description="nothing")),
+        reply(text("ok")),
+    )
+    assert tether("-p", "go").exit_code == 0
+    errors = [r.tool_results()[0] for r in fake_model.requests[1:]]
+    assert errors[0].startswith("Error: task #1 is held by someone-else (lease until ")
+    assert errors[0].endswith(
+        "its owner cannot change while a claim holds it; it changes "
+        "when the claim ends (completed, failed, given back)"
+    )
+    assert errors[1] == "Error: a task's subject cannot be empty: say in a few words what it is"
+    task = board(team_env, workspace).get("1")
+    assert (task.owner, task.status) == ("someone-else", "in_progress")
+    assert [t.id for t in board(team_env, workspace).list()] == ["1"]

@@ -138,6 +138,7 @@ def test_worktrees_commit_each_task_on_its_branch_for_review(
             "branch": f"tether/{task_id}",
             "commit": commit,
             "overlaps": [],
+            "warnings": [],
         }
         assert git(repo, "show", f"tether/{task_id}:out-{task_id}.txt") == f"made by task {task_id}"
     # The agent read git's state in its worktree; its own commit was refused by the sandbox

@@ -94,3 +94,35 @@ def test_bad_counts_and_leases_are_refused(repo: Path) -> None:
         done = run_cli_process(["worker", flag, value], cwd=repo)
         assert done.exit_code == 2
         assert done.stderr.splitlines()[-1] == f"tether worker: error: {said}"
+
+
+def test_redis_restarted_empty_mid_task_is_said_and_the_result_kept_in_the_output(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    try:
+        redis = RedisServer.start()
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    store = ["--store", redis.url, "--team", f"e-{uuid.uuid4().hex[:8]}"]
+    gate = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        gate.wait(timeout=300)
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(answer)
+    try:
+        add_tasks(repo, store, "forgotten by the store")
+        worker = start_worker(repo, "--until-idle", *store)
+        wait_for(lambda: len(model_env.requests) == 1, "the task's first model call")
+        redis.kill()
+        redis = RedisServer.start(port=redis.port)  # empty: nothing was saved
+        gate.set()
+        code, out, err = finish(worker)
+    finally:
+        gate.set()
+        redis.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert "dropped #1: task #1 was removed while worker-" in out
+    assert "; its result, not recorded: done task 1" in out

@@ -44,7 +44,7 @@ STATE_STYLE = {
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = open_store(args)
+        store = open_store(args, existing=True)
     except (ConfigError, StoreUnavailable) as e:
         print(f"tether: error: {e}", file=sys.stderr)
         return 2

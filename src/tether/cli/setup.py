@@ -47,6 +47,7 @@ from tether.config.project import project_directories, project_root
 from tether.config.settings import (
     Settings,
     load_settings,
+    relocated,
     sessions_home,
     settings_files,
     tether_home,
@@ -122,6 +123,10 @@ class RunOptions:
     tools: tuple[str, ...] | None = None
     """`--tools`: the built-in tools offered (None: all)."""
     mcp_configs: tuple[str, ...] = ()
+    settings_from: Path | None = None
+    """A task worktree's main workspace: its settings files (local ones too, which git does
+    not carry into the worktree) are read for this session as if they were the worktree's
+    (their `/x` rules anchored in the worktree)."""
     """`--mcp-config` values: JSON strings or files of more MCP servers."""
     strict_mcp_config: bool = False
     """Only the servers of `mcp_configs`."""
@@ -192,12 +197,19 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     # Every kind of file below (settings, instructions, skills, agents, memory) is read only
     # from the sources asked for.
     sources = SettingSources.of(owners, opts.setting_sources)
+    settings_root = opts.settings_from.resolve() if opts.settings_from else workspace
     settings = load_settings(
         settings_files(
-            workspace, home=home, explicit=opts.settings_path, admits=sources.admits, start=start
+            settings_root,
+            home=home,
+            explicit=opts.settings_path,
+            admits=sources.admits,
+            start=start if opts.settings_from is None else None,
         ),
         required=opts.settings_path,
     )
+    if settings_root != workspace:
+        settings = relocated(settings, settings_root, workspace)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
     if opts.settings_json is not None:

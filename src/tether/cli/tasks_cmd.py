@@ -28,7 +28,7 @@ from tether.teams.board import team_choice
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = open_store(args)
+        store = open_store(args, existing=args.command != "add")  # only add makes a store
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     try:
@@ -72,8 +72,9 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
     return 0
 
 
-def open_store(args: argparse.Namespace) -> TaskStore:
-    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name."""
+def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore:
+    """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name;
+    `existing`: a command on tasks already there, which refuses a store file that is not."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
@@ -81,7 +82,7 @@ def open_store(args: argparse.Namespace) -> TaskStore:
         settings_files(project, home=tether_home(), user_home=user_home, start=start)
     )
     choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-    return open_task_store(choice.store_url, project=project, team=choice.team)
+    return open_task_store(choice.store_url, project=project, team=choice.team, existing=existing)
 
 
 def _task_id(text: str) -> str:
@@ -103,8 +104,9 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
     if not tasks:
         print(f"No tasks in team {store.team!r} ({store.url}).", file=out)
         return
+    done = {t.id for t in tasks if t.status == "completed"}
     for task in tasks:
-        deps = f"  after {', '.join('#' + d for d in task.depends_on)}" if task.depends_on else ""
+        deps = _dependencies(task, done)
         owner = f"  [{terminal_line(task.owner)}]" if task.owner else ""
         print(
             f"#{task.id:<4} {task.status:<11} {task.priority:<6} "
@@ -113,6 +115,17 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
         )
         if task.status == "blocked" and task.blocked_reason:
             print(f"      blocked: {terminal_line(task.blocked_reason)}", file=out)
+
+
+def _dependencies(task: Task, done: set[str]) -> str:
+    """What a task waits for (a pending task that waits cannot be claimed yet), or that its
+    dependencies are done."""
+    waiting = [d for d in task.depends_on if d not in done]
+    if task.status in ("pending", "blocked") and waiting:
+        return f"  waits for {', '.join('#' + d for d in waiting)}"
+    if task.depends_on:
+        return f"  after {', '.join('#' + d for d in task.depends_on)}"
+    return ""
 
 
 def print_task(task: Task, out: TextIO) -> None:

@@ -20,13 +20,15 @@ def session_task_board(
     settings: Settings, env: Mapping[str, str], *, workspace: Path, session_id: str
 ) -> TaskBoard | None:
     """The session's board, or None when it offers no task tools. Its owner name is
-    `TETHER_TASK_OWNER`, else the session's (`session-` and the id's first 8 characters)."""
+    `TETHER_TASK_OWNER`, else the session's (`session-` and the id's first 8 characters); a
+    worker lends it the claim on the session's task (`TETHER_TASK_CLAIM`)."""
     if not tools_wanted(settings.data, env):
         return None
-    from tether.teams.board import OWNER_ENV, TaskBoard, team_choice
+    from tether.teams.board import OWNER_ENV, TaskBoard, lent_claims, team_choice
 
     owner = env.get(OWNER_ENV) or f"session-{session_id[:8]}"
-    return TaskBoard(team_choice(settings.data, env), project=workspace, owner=owner)
+    choice = team_choice(settings.data, env)
+    return TaskBoard(choice, project=workspace, owner=owner, lent=lent_claims(env))
 
 
 def board_tools(board: TaskBoard | None) -> list[Tool]:

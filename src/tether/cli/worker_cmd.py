@@ -6,10 +6,11 @@ SIGKILL, each stops as on SIGTERM (its task given back). With one it is the work
 
 A worker claims a task, runs it in a fresh headless session (the project's tools, rules,
 hooks and sandbox; what no rule allows is denied, as with -p; the transcript saved and
-resumable with `tether --resume ID`), records the result, and claims the next. The first
-Ctrl+C or SIGTERM stops the running session and gives its task back to the board (not a
-counted attempt); a second one stops at once (the lease then runs out and the task is
-claimed again).
+resumable with `tether --resume ID`), records the result, and claims the next. As with -p,
+an untrusted workspace's own hooks, servers and grants are skipped (said once) unless
+`--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C or SIGTERM stops the
+running session and gives its task back to the board (not a counted attempt); a second one
+stops at once (the lease then runs out and the task is claimed again).
 
 Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store, the settings
 or the repository (`--worktrees`) cannot be used, naming it; 128+N stopped by signal N.
@@ -86,6 +87,8 @@ async def _serve(
     sessions = WorkerSessions(
         project=project,
         model=args.model,
+        trust_workspace=args.trust_workspace,
+        notify=lambda notice: print(f"tether: {terminal_safe(notice)}", file=sys.stderr),
         env={
             **os.environ,
             TEAM_ENV: choice.team,
@@ -248,6 +251,12 @@ def _parser() -> argparse.ArgumentParser:
         help="run each task in a git worktree of its own, on branch tether/<task>",
     )
     p.add_argument("--model", help="the model of the task sessions")
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run what this workspace's files declare (hooks, MCP servers, allow rules) in "
+        "the task sessions, as -p does with it; TETHER_TRUST_WORKSPACE=1 does the same",
+    )
     p.add_argument(
         "--lease",
         type=_positive,

@@ -159,6 +159,16 @@ def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Setti
     return Settings(merge(settings.data, data), (*settings.layers, (path, data)), notes)
 
 
+def relocated(settings: Settings, source: Path, target: Path) -> Settings:
+    """`settings` read from the workspace `source`, as if its files were at the same places
+    in `target` (a worktree of it): what is relative to a settings file then is to `target`."""
+    layers = tuple(
+        (target / path.relative_to(source) if path.is_relative_to(source) else path, data)
+        for path, data in settings.layers
+    )
+    return Settings(settings.data, layers, settings.notes)
+
+
 def parse_settings_json(text: str, label: str) -> dict[str, Any]:
     """A settings object given as JSON text; a `ConfigError` naming `label` when it is not."""
     try:

@@ -73,6 +73,7 @@ def require(tx: BoardTx, task_id: str) -> Task:
 def create_task(tx: BoardTx, new: NewTask) -> Task:
     """A new task; a dependency that does not exist is refused (it would block its task
     forever). A new task cannot close a cycle: nothing depends on it yet."""
+    _check_subject(new.subject)
     for dep in dict.fromkeys(new.depends_on):
         if tx.get(dep) is None:
             raise TaskStoreError(f"unknown dependency #{dep}: no such task in team {tx.team!r}")
@@ -96,6 +97,15 @@ def update_task(tx: BoardTx, task_id: str, changes: TaskChanges) -> Task:
     """Change fields and add dependencies either way; an edge that would close a cycle, or that
     names an unknown task, is refused and nothing is changed."""
     task = require(tx, task_id)
+    if changes.subject is not None:
+        _check_subject(changes.subject)
+    held_by_other = task.status == "in_progress" and (changes.owner or None) != task.owner
+    if changes.owner is not None and held_by_other:
+        raise TaskStoreError(
+            f"task #{task.id} is held by {task.owner} (lease until "
+            f"{stamp(task.lease_expires_at or 0)}): its owner cannot change while a claim "
+            "holds it; it changes when the claim ends (completed, failed, given back)"
+        )
     new_deps = [d for d in dict.fromkeys(changes.add_depends_on) if d not in task.depends_on]
     for dep in new_deps:
         _check_edge(tx, task, dep)
@@ -129,6 +139,11 @@ def update_task(tx: BoardTx, task_id: str, changes: TaskChanges) -> Task:
     if new_deps:
         _settle_dependents(tx, task.id)
     return task
+
+
+def _check_subject(subject: str) -> None:
+    if not subject.strip():
+        raise TaskStoreError("a task's subject cannot be empty: say in a few words what it is")
 
 
 def _check_edge(tx: BoardTx, task: Task, dep_id: str) -> None:

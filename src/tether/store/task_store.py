@@ -98,10 +98,14 @@ def default_store_path(project: Path) -> Path:
     return project / ".tether" / "tasks.db"
 
 
-def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM) -> TaskStore:
+def open_task_store(
+    url: str | None, *, project: Path, team: str = DEFAULT_TEAM, existing: bool = False
+) -> TaskStore:
     """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
     plain path (relative to `project`), or None for the project's own SQLite file. A store
-    that cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    that cannot be used raises `StoreUnavailable` naming it; there is no fallback. With
+    `existing` (commands that only read), a SQLite file named by `url` must exist already:
+    a mistyped path is said, not made into an empty store."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
         from tether.store.redis_tasks import RedisTaskStore
@@ -109,6 +113,11 @@ def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM)
         return RedisTaskStore(where, team)
     from tether.store.sqlite_tasks import SqliteTaskStore
 
+    if existing and url and not where.exists():
+        raise StoreUnavailable(
+            f"no task store at {where}: nothing was ever added there (a mistyped --store or "
+            "TETHER_TEAM_STORE?); `tether tasks add` makes one"
+        )
     return SqliteTaskStore(where, team)
 
 

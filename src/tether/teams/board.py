@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tether.protocol import ConfigError
-from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost
+from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import STORE_ENV, TEAM_ENV
 
 OWNER_ENV = "TETHER_TASK_OWNER"
+CLAIM_ENV = "TETHER_TASK_CLAIM"
+"""`ID@FENCE`: the claim a worker holds on the task its session was given (the session's
+agent may complete or fail that task through it; the worker renews and releases it)."""
 
 T = TypeVar("T")
 
@@ -31,6 +34,12 @@ class TeamChoice:
     team: str
     store_url: str | None
     """None: the project's SQLite file."""
+
+
+def lent_claims(env: Mapping[str, str]) -> dict[str, int]:
+    """The claim `CLAIM_ENV` lends (`ID@FENCE`), by task id; nothing when unset or malformed."""
+    task_id, _, fence = env.get(CLAIM_ENV, "").partition("@")
+    return {task_id: int(fence)} if task_id and fence.isdigit() else {}
 
 
 def team_choice(
@@ -48,6 +57,9 @@ def team_choice(
             raise ConfigError(f"teams.{key} is not a setting (store, team)")
         if not isinstance(value, str) or not value:
             raise ConfigError(f"teams.{key} must be a non-empty string")
+    for flag, value in (("--team", team), ("--store", store)):
+        if value is not None and not value.strip():
+            raise ConfigError(f"{flag} is empty: name one (or leave the option out)")
     return TeamChoice(
         team=team or env.get(TEAM_ENV) or section.get("team") or DEFAULT_TEAM,
         store_url=store or env.get(STORE_ENV) or section.get("store"),
@@ -65,6 +77,10 @@ class TaskBoard:
     lease_s: float = DEFAULT_LEASE_S
     opener: Callable[..., TaskStore] = open_task_store
     claims: dict[str, Claim] = field(default_factory=dict[str, Claim])
+    lent: dict[str, int] = field(default_factory=dict[str, int])
+    """Claims whoever runs the session holds (a worker, on the task it gave the session), by
+    task id, their fence: used to complete or fail that task, never renewed nor released
+    here."""
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The agent's calls reach the store one at a time, in the order they asked (calls of one
     response run side by side: two TaskCreates get their ids in call order)."""
@@ -89,6 +105,14 @@ class TaskBoard:
         self.claims[claim.task_id] = claim
         if self._renewer is None or self._renewer.done():
             self._renewer = asyncio.get_running_loop().create_task(self._renew())
+
+    def lent_claim(self, task: Task) -> Claim | None:
+        """The claim lent on `task`, while it still holds it (the task's fence is its own)."""
+        fence = self.lent.get(task.id)
+        if fence is None or task.status != "in_progress" or task.fence != fence:
+            return None
+        lease = task.lease_expires_at or 0.0
+        return Claim(task=task, owner=self.owner, fence=fence, lease_expires_at=lease)
 
     def let_go(self, task_id: str) -> Claim | None:
         return self.claims.pop(task_id, None)

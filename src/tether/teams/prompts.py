@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.protocol import PermissionDenial, TurnFinished
 from tether.store.task_records import Task
 from tether.teams.lifecycle import Closed
@@ -30,13 +32,29 @@ def task_prompt(task: Task, inputs: list[Task], *, branch: str | None) -> str:
     parts.append(
         "Work without asking questions: nobody is there to answer them, and what no rule "
         "allows is denied. When you are done, answer with a short report of what you did; it "
-        "is recorded as the task's result."
+        "is recorded as the task's result. If the task cannot be done, mark it failed with "
+        f"TaskUpdate (taskId {task.id}, status failed, result saying why)."
     )
     return "\n\n".join(parts)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What else a task's run left to record beside its session's answer."""
+
+    closed: Closed | None = None
+    branch: str | None = None
+    warnings: tuple[str, ...] = ()
+    """The worktree's pre-flight warnings."""
+    denials: tuple[PermissionDenial, ...] = ()
+    all_denied: bool = False
+    """Every tool call the session made was denied."""
+    refused: str | None = None
+    """Why the TaskCompleted hooks refused the completion, when they still did at the end."""
+
+
 def task_result(
-    finished: TurnFinished | None, error: str | None, closed: Closed | None, branch: str | None
+    finished: TurnFinished | None, error: str | None, outcome: Outcome
 ) -> tuple[str, bool]:
     """The text recorded on the task, and whether it is a completion (else a failure)."""
     if error is not None:
@@ -45,10 +63,33 @@ def task_result(
         text, ok = "the session ended before its turn finished", False
     elif finished.is_error:
         text, ok = finished.result or finished.error or finished.subtype, False
+    elif outcome.all_denied:
+        count = len(outcome.denials)
+        text = f"nothing was done: every tool call ({count}) was denied"
+        text, ok = (
+            (f"{text}. The session's answer: {finished.result}" if finished.result else text),
+            False,
+        )
+    elif outcome.refused is not None:
+        text = f"TaskCompleted hook refused the completion: {outcome.refused}"
+        text, ok = (
+            (f"{text}. The session's answer: {finished.result}" if finished.result else text),
+            False,
+        )
     else:
         text, ok = finished.result, True
-    notes = [*_denials(finished.permission_denials if finished else ()), *_worktree(closed, branch)]
+    notes = [
+        *_denials(outcome.denials),
+        *_worktree(outcome.closed, outcome.branch),
+        *_warnings(outcome.warnings),
+    ]
     return ("\n\n".join([text, *notes]) if notes else text), ok
+
+
+def _warnings(warnings: tuple[str, ...]) -> list[str]:
+    if not warnings:
+        return []
+    return ["Worktree warnings:\n" + "\n".join(f"- {w}" for w in warnings)]
 
 
 def _denials(denials: tuple[PermissionDenial, ...]) -> list[str]:

@@ -29,6 +29,7 @@ from tether.store.task_records import (
 )
 from tether.store.task_store import TaskStore
 from tether.teams.board import TaskBoard
+from tether.teams.completion import completion_refusal, refused_text
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
@@ -210,7 +211,8 @@ async def _change_status(board: TaskBoard, task: Task, status: str, result: str 
     store_call = functools.partial(on_store, board)
     if status == "deleted":
         return await store_call(lambda s: s.remove(task.id))
-    held = board.claims.get(task.id)
+    lent = board.lent_claim(task)
+    held = board.claims.get(task.id) or lent
     if status == "in_progress":
         claim: Claim = await store_call(
             lambda s: s.claim(task.id, board.owner, lease_s=board.lease_s)
@@ -221,9 +223,14 @@ async def _change_status(board: TaskBoard, task: Task, status: str, result: str 
         held = await store_call(lambda s: s.claim(task.id, board.owner, lease_s=board.lease_s))
         board.hold(held)
     if held is None:
-        whose = f"held by {task.owner}" if task.status == "in_progress" else task.status
-        raise ToolError(f"task #{task.id} is not yours ({whose}): set it in_progress first")
+        raise ToolError(_not_yours(board, task))
     if status == "pending":
+        if lent is not None:
+            raise ToolError(
+                f"task #{task.id} is the task this session was given to work on: finish it "
+                "(TaskUpdate status completed with a result, or failed with a result saying "
+                "why); it is given back to the board only if the worker is stopped"
+            )
         board.let_go(task.id)
         return await store_call(lambda s: s.release(held))
     if status == "failed":
@@ -234,29 +241,26 @@ async def _change_status(board: TaskBoard, task: Task, status: str, result: str 
     return await store_call(lambda s: s.complete(held, result or ""))
 
 
+def _not_yours(board: TaskBoard, task: Task) -> str:
+    if task.status == "in_progress":
+        return (
+            f"task #{task.id} is held by {task.owner}, not by {board.owner}: only its holder "
+            "changes its status (until its lease runs out)"
+        )
+    if task.status in ("completed", "failed"):
+        return f"task #{task.id} is already {task.status}"
+    return f"task #{task.id} is not yours ({task.status}): set it in_progress first"
+
+
 async def _completion_hooks(board: TaskBoard, task: Task) -> None:
     """TaskCompleted hooks, before anything is recorded: a block refuses the completion and
     its reason goes back to the model (the task stays in progress, still held)."""
     scope = current_call.get()
     gate = scope.agent.gate if scope is not None else None
     hooks = gate.hooks if gate is not None else None
-    if hooks is None or not hooks.has("TaskCompleted"):
-        return
-    outcome = await hooks.fire(
-        "TaskCompleted",
-        {
-            "task_id": task.id,
-            "task_subject": task.subject,
-            "task_description": task.description,
-            "teammate_name": board.owner,
-            "team_name": board.team,
-        },
-    )
-    if outcome.blocked:
-        raise ToolError(
-            f"TaskCompleted hook refused to complete task #{task.id}: "
-            f"{outcome.reason or 'no reason given'}"
-        )
+    reason = await completion_refusal(hooks, task, owner=board.owner, team=board.team)
+    if reason is not None:
+        raise ToolError(refused_text(task.id, reason))
 
 
 def _id(text: str) -> str:

@@ -8,6 +8,12 @@ third of its length; a lease found lost stops the session and the task is droppe
 worker may hold it now, and the fence would refuse a completion anyway). `stop()` (Ctrl+C,
 SIGTERM) stops the session and gives the task back (`release`: the attempt is not counted);
 a task the session finished first is recorded as usual.
+
+Every completion passes the `TaskCompleted` hooks (`tether.teams.completion`), the worker's
+as the agent's: a refusal goes back to the session as its next prompt, and a task still
+refused after `MAX_REFUSALS` of them is recorded failed with the hook's reason. A model
+endpoint that cannot be reached gives the task back (the attempt not counted) and the worker
+waits, doubling, before it claims again, instead of failing the board's tasks one by one.
 """
 
 from __future__ import annotations
@@ -20,11 +26,20 @@ from pathlib import Path
 
 from tether.core.session import Session
 from tether.hooks import HookRunner
-from tether.protocol import TurnFinished, UserInput
-from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
+from tether.protocol import (
+    MessageCompleted,
+    ModelRetry,
+    PermissionDenial,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    UserInput,
+)
+from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task, TaskStoreError
+from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
 from tether.teams.lifecycle import Closed, task_worktree
-from tether.teams.prompts import task_prompt, task_result
+from tether.teams.prompts import Outcome, task_prompt, task_result
 from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError
 from tether.teams.store_calls import StoreCalls
 
@@ -36,6 +51,13 @@ IDLE_POLL_S = (0.05, 1.0)
 """An idle worker looks at the board again after the first delay, doubling to the second:
 a task that becomes ready (its dependencies done) is taken within tens of milliseconds,
 and a board with nothing to do costs a read a second."""
+
+MODEL_BACKOFF_S = (1.0, 60.0)
+"""After a task given back because the model endpoint failed, the wait before the next claim:
+the first, doubling to the second while the endpoint keeps failing."""
+
+MAX_REFUSALS = 3
+"""TaskCompleted refusals told to a session before its task is recorded failed."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +72,7 @@ class WorkerOptions:
     worktrees: bool = False
     """Run every task in a worktree of its own (a task's `isolation: worktree` asks alone)."""
     idle_poll_s: tuple[float, float] = IDLE_POLL_S
+    model_backoff_s: tuple[float, float] = MODEL_BACKOFF_S
 
 
 @dataclass
@@ -64,6 +87,27 @@ class Ran:
     branch: str | None = None
     """The task's branch, when it ran in a worktree."""
     closed: Closed | None = None
+    warnings: tuple[str, ...] = ()
+    """The worktree's pre-flight warnings (uncommitted changes left in the main tree...)."""
+    calls: set[str] = field(default_factory=set[str])
+    """Ids of the tool calls the session made."""
+    model_failing: str | None = None
+    """The model endpoint's last failure, while no answer came after it."""
+    refused: str | None = None
+    """Why the TaskCompleted hooks refused the completion (the last time)."""
+    recorded: str | None = None
+    """The status the session recorded on its task itself (TaskUpdate through the claim)."""
+    denials: list[PermissionDenial] = field(default_factory=list[PermissionDenial])
+    """Calls denied, over every turn of the session."""
+
+    @property
+    def model_down(self) -> bool:
+        """The turn failed because the model endpoint did (unreachable, 5xx after retries)."""
+        return (
+            self.model_failing is not None
+            and self.finished is not None
+            and (self.finished.is_error)
+        )
 
 
 @dataclass
@@ -81,6 +125,7 @@ class Worker:
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _session: Session | None = None
     _lost: str | None = None
+    _model_wait: float = 0.0
 
     def stop(self, reason: str) -> None:
         """Claim nothing more; stop the running task's session (its task is given back)."""
@@ -108,6 +153,10 @@ class Worker:
                 continue
             wait = first
             await self._work_on(claim)
+            if self._model_wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._model_wait):
+                        await self._stopped.wait()
 
     async def _idle(self) -> bool:
         tasks = await self.calls.call(lambda s: s.list())
@@ -151,7 +200,8 @@ class Worker:
                     self.say(f"#{task.id}: warning: {warning}")
                 ran = await self._session_run(worktree_run.worktree.path, task, inputs, branch)
                 ran.branch = branch
-                worktree_run.stopped = self._lost is not None or self._gave_up(ran)
+                ran.warnings = worktree_run.worktree.warnings
+                worktree_run.stopped = self._lost is not None or self._giving_back(ran)
         except RepositoryError:
             raise  # every task would meet it: the worker stops, the task goes back untouched
         except (WorktreeError, GitError) as e:
@@ -162,6 +212,12 @@ class Worker:
     def _gave_up(self, ran: Ran) -> bool:
         """Stopped before the session finished: the task goes back to the board."""
         return self._stop is not None and (ran.finished is None or ran.finished.is_error)
+
+    def _giving_back(self, ran: Ran) -> bool:
+        """The task goes back to the board, the attempt not counted: stopped before the
+        session finished (or with its completion refused), or the model endpoint failed."""
+        refused_at_stop = self._stop is not None and ran.refused is not None
+        return self._gave_up(ran) or ran.model_down or refused_at_stop
 
     def _hooks(self) -> HookRunner | None:
         return self.worktree_hooks() if self.worktree_hooks is not None else None
@@ -176,18 +232,60 @@ class Worker:
             session.interrupt_next_turn(self._stop)
         try:
             await session.prepare()
-            prompt = task_prompt(task, inputs, branch=branch)
-            async for event in session.submit(UserInput(text=prompt)):
-                if isinstance(event, TurnFinished):
-                    ran.finished = event
+            prompt: str | None = task_prompt(task, inputs, branch=branch)
+            for _ in range(MAX_REFUSALS + 1):
+                if prompt is None:
+                    break
+                await self._turn(session, prompt, ran)
+                prompt = await self._gate(session, task, ran)
         finally:
             self._session = None
             await session.aclose()
             ran.cost_usd = session.cost_usd
         return ran
 
+    async def _turn(self, session: Session, prompt: str, ran: Ran) -> None:
+        async for event in session.submit(UserInput(text=prompt)):
+            if isinstance(event, TurnFinished):
+                ran.finished = event
+                ran.denials.extend(event.permission_denials)
+            elif isinstance(event, ToolStarted | ToolFinished):
+                ran.calls.add(event.call_id)
+            elif isinstance(event, ModelRetry):
+                ran.model_failing = event.reason
+            elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+                ran.model_failing = None
+
+    async def _gate(self, session: Session, task: Task, ran: Ran) -> str | None:
+        """After a turn that finished: None when there is nothing more to ask of the session
+        (the task is to be recorded, or it recorded the task itself); else the prompt that
+        tells it the TaskCompleted hooks refused its completion, and why."""
+        ran.refused = None
+        finished = ran.finished
+        if finished is None or finished.is_error or self._lost:
+            return None
+        ran.recorded = await self._finished_under(task.id, task.fence)
+        if ran.recorded is not None or every_call_denied(ran):
+            return None
+        hooks = session_hooks(session)
+        owner, team = self.options.owner, self.calls.store.team
+        ran.refused = await completion_refusal(hooks, task, owner=owner, team=team)
+        if ran.refused is None:
+            return None
+        self.say(refused_text(task.id, ran.refused))
+        if self._stop is not None:
+            return None  # no more turns: the task goes back to the board
+        return (
+            f"{refused_text(task.id, ran.refused)}\n\nThe task is not recorded as done. Deal "
+            "with what the hook says, then answer again with a short report of what you did."
+        )
+
     async def _dependency_results(self, task: Task) -> list[Task]:
-        return [await self.calls.call(lambda s, d=dep: s.get(d)) for dep in task.depends_on]
+        found: list[Task] = []
+        for dep in task.depends_on:
+            with contextlib.suppress(TaskStoreError):  # gone from the store since: left out
+                found.append(await self.calls.call(lambda s, d=dep: s.get(d)))
+        return found
 
     async def _keep_lease(self, claim: Claim) -> None:
         """Renew the lease every third of its length; a lost lease stops the session."""
@@ -198,6 +296,8 @@ class Worker:
                     lambda s, c=claim: s.heartbeat(c, lease_s=self.options.lease_s)
                 )
             except LeaseLost as e:
+                if await self._finished_under(claim.task_id, claim.fence) is not None:
+                    return  # its session completed or failed the task through the claim
                 self._lost = str(e)
                 if self._session is not None:
                     self._session.interrupt_next_turn(f"lease lost: {e}")
@@ -208,25 +308,44 @@ class Worker:
         if self._lost is not None:
             self.say(f"dropped #{task_id}: {self._lost}")
             return
-        finished = ran.finished
+        if ran.recorded is not None:
+            await self._note_run(claim, ran)
+            self.done.append(task_id)
+            self.say(f"{ran.recorded} #{task_id} (by its session) (${ran.cost_usd:.4f})")
+            return
         ok = False
+        text = ""
         try:
-            if self._gave_up(ran):
+            if self._giving_back(ran):
                 await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
-                self.say(f"gave #{task_id} back to the board ({self._stop})")
+                self._gave_back(task_id, ran)
                 return
-            text, ok = task_result(finished, ran.error, ran.closed, ran.branch)
+            self._model_wait = 0.0
+            text, ok = task_result(
+                ran.finished,
+                ran.error,
+                Outcome(
+                    closed=ran.closed,
+                    branch=ran.branch,
+                    warnings=ran.warnings,
+                    denials=tuple(ran.denials),
+                    all_denied=every_call_denied(ran),
+                    refused=ran.refused,
+                ),
+            )
             if ok:
                 await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
             else:
                 await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
         except LeaseLost as e:
-            recorded = await self._recorded_already(claim)
+            recorded = await self._finished_under(claim.task_id, claim.fence)
             if recorded is None:
-                self.say(f"dropped #{task_id}: {e}")
+                kept = f"; its result, not recorded: {text}" if text else ""
+                self.say(f"dropped #{task_id}: {e}{kept}")
                 return
             ok = recorded == "completed"
-        await self._note_run(claim, ran)
+        with contextlib.suppress(TaskStoreError):  # the task gone since: nothing to note on
+            await self._note_run(claim, ran)
         self.done.append(task_id)
         self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
 
@@ -241,14 +360,36 @@ class Worker:
                 "branch": ran.branch if ran.closed.branch_kept else None,
                 "commit": ran.closed.commit,
                 "overlaps": [o.describe() for o in ran.closed.overlaps],
+                "warnings": list(ran.warnings),
             }
         changes = TaskChanges(metadata={"run": note})
         await self.calls.call(lambda s: s.update(claim.task_id, changes))
 
-    async def _recorded_already(self, claim: Claim) -> str | None:
-        """A completion whose answer was lost in an outage and then tried again finds the task
-        already finished under its own fence: it was recorded, once. Its status then."""
-        task = await self.calls.call(lambda s: s.get(claim.task_id))
-        if task.status in ("completed", "failed") and task.fence == claim.fence:
+    def _gave_back(self, task_id: str, ran: Ran) -> None:
+        if not ran.model_down:
+            self.say(f"gave #{task_id} back to the board ({self._stop})")
+            return
+        first, most = self.options.model_backoff_s
+        self._model_wait = min(self._model_wait * 2, most) if self._model_wait else first
+        self.say(
+            f"gave #{task_id} back to the board (attempt not counted): the model endpoint "
+            f"failed: {ran.model_failing}; waiting {self._model_wait:g} s before the next claim"
+        )
+
+    async def _finished_under(self, task_id: str, fence: int) -> str | None:
+        """The status of a task finished under the claim with this fence: a completion whose
+        answer was lost in an outage and then tried again (it was recorded, once), or the
+        session's own. None when not (or when the task is gone from the store)."""
+        try:
+            task = await self.calls.call(lambda s: s.get(task_id))
+        except TaskStoreError:
+            return None
+        if task.status in ("completed", "failed") and task.fence == fence:
             return task.status
         return None
+
+
+def every_call_denied(ran: Ran) -> bool:
+    """The session tried tools and every call was denied: it did nothing it set out to."""
+    denied = {d.tool_use_id for d in ran.denials}
+    return bool(ran.calls | denied) and (ran.calls | denied) <= denied

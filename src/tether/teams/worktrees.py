@@ -98,7 +98,7 @@ def plan_worktree(
     base = git_out(repo, "rev-parse", "HEAD")
     ensure_ignored(repo)
     warnings = [*clear_stale(repo, own_task=name)]
-    dirty = _changed_paths(repo)
+    dirty = [p for p in _changed_paths(repo) if not _own_store(p)]
     if dirty:
         warnings.append(
             f"the main worktree has {len(dirty)} uncommitted change(s) ({_some(dirty)}): "
@@ -375,6 +375,12 @@ def _changed_paths(tree: Path) -> list[str]:
         tree, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all"
     ).stdout
     return [entry[3:] for entry in out.split("\0") if len(entry) > 3 and entry[2] == " "]
+
+
+def _own_store(path: str) -> bool:
+    """The project's task store (`.tether/tasks.db` and SQLite's files beside it): tether's
+    bookkeeping, not changes a task's worktree would miss."""
+    return path.startswith(".tether/tasks.db")
 
 
 def _some(paths: list[str], limit: int = 3) -> str:

@@ -1,0 +1,44 @@
+"""Bad input to the board's commands: a store that does not exist is not made by a command
+that only reads, an empty team or subject is refused, each saying what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.testing.cli_runner import run_cli_process
+
+
+def test_commands_on_existing_tasks_refuse_a_store_that_does_not_exist(repo: Path) -> None:
+    missing = repo / "tasks-typo.db"
+    commands = (
+        ["tasks", "list"],
+        ["tasks", "show", "1"],
+        ["tasks", "retry", "1"],
+        ["tasks", "rm", "1"],
+        ["board", "--json"],
+    )
+    for argv in commands:
+        done = run_cli_process([*argv, "--store", str(missing)], cwd=repo)
+        assert done.exit_code == 2, done.stdout
+        assert done.stderr.startswith(f"tether: error: no task store at {missing}: nothing was ")
+    assert not missing.exists()
+    added = run_cli_process(["tasks", "add", "first", "--store", str(missing)], cwd=repo)
+    assert (added.exit_code, added.stdout) == (0, "1\n")
+    listed = run_cli_process(["tasks", "list", "--store", str(missing)], cwd=repo)
+    assert listed.exit_code == 0
+    assert "first" in listed.stdout
+
+
+def test_an_empty_team_or_subject_is_refused(repo: Path) -> None:
+    done = run_cli_process(["tasks", "add", "x", "--team", ""], cwd=repo)
+    assert (done.exit_code, done.stderr) == (
+        2,
+        "tether: error: --team is empty: name one (or leave the option out)\n",
+    )
+    done = run_cli_process(["tasks", "add", "  "], cwd=repo)
+    assert (done.exit_code, done.stderr) == (
+        1,
+        "tether: error: a task's subject cannot be empty: say in a few words what it is\n",
+    )
+    listed = run_cli_process(["tasks", "list"], cwd=repo)
+    assert "No tasks in team 'default'" in listed.stdout
