@@ -72,6 +72,7 @@ from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.skills.commands import discover_commands
 from tether.store import project_dir
+from tether.tools.base import Tool
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -135,6 +136,9 @@ class RunOptions:
     """Structured output: the final answer given as JSON of this schema (`--json-schema`)."""
     client: ClientParts | None = None
     """What a client driving the session over the control protocol brings."""
+    extra_tools: tuple[Tool, ...] = ()
+    """Tools of whoever runs the session (a teammate's `SendMessage`), offered beside the
+    built-in ones and checked by the same rules."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
                 opts.tools,
             ),
             *([structured.tool()] if structured is not None else []),
+            *opts.extra_tools,
         ],
         session_id=session_id,
         transcript_path=transcript,
