@@ -21,9 +21,13 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from tether.store.task_records import StoreUnavailable
+from tether.store.task_store import store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
 """How long a received message may stay unacknowledged before another consumer gets it."""
@@ -177,3 +181,32 @@ class RosterStore(Protocol):
     def members(self) -> list[Member]:
         """Every member, in the order they joined."""
         ...
+
+    def close(self) -> None: ...
+
+
+class TeamStore(MailboxStore, RosterStore, Protocol):
+    """A team's mailboxes and roster in one store: what both `open_*` functions return."""
+
+
+def open_team_store(url: str | None, *, project: Path, team: str) -> TeamStore:
+    """A team's mailboxes and roster at `url`, in the URL forms of `open_task_store`
+    (`redis://host:port/db`, `sqlite:///abs/path`, a path relative to `project`, None for
+    the project's own SQLite file): the same place as the team's task board. A store that
+    cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    where = store_location(url, project=project, team=team)
+    if isinstance(where, str):
+        raise StoreUnavailable(f"mailboxes in Redis ({where}): not built yet, use SQLite")
+    from tether.store.sqlite_mailbox import SqliteMailboxStore
+
+    return SqliteMailboxStore(where, team)
+
+
+def open_mailbox_store(url: str | None, *, project: Path, team: str) -> MailboxStore:
+    """The team's mailboxes (see `open_team_store`)."""
+    return open_team_store(url, project=project, team=team)
+
+
+def open_roster(url: str | None, *, project: Path, team: str) -> RosterStore:
+    """The team's roster (see `open_team_store`)."""
+    return open_team_store(url, project=project, team=team)

@@ -102,18 +102,28 @@ def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM)
     """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
     plain path (relative to `project`), or None for the project's own SQLite file. A store
     that cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    where = store_location(url, project=project, team=team)
+    if isinstance(where, str):
+        from tether.store.redis_tasks import RedisTaskStore
+
+        return RedisTaskStore(where, team)
+    from tether.store.sqlite_tasks import SqliteTaskStore
+
+    return SqliteTaskStore(where, team)
+
+
+def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
+    """Where a team's stores (tasks, mailboxes, roster) are: a Redis URL (str) or a SQLite
+    file (Path), from the URL forms of `open_task_store`; a bad URL or team name raises
+    `StoreUnavailable` saying what is allowed."""
     if not team or any(c in team for c in "{}:/ \n\t"):
         raise StoreUnavailable(
             f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
         )
     if url and url.startswith(("redis://", "rediss://", "unix://")):
-        from tether.store.redis_tasks import RedisTaskStore
-
-        return RedisTaskStore(url, team)
-    from tether.store.sqlite_tasks import SqliteTaskStore
-
+        return url
     if not url:
-        return SqliteTaskStore(default_store_path(project), team)
+        return default_store_path(project)
     if url.startswith("sqlite://"):
         path = Path(url.removeprefix("sqlite://"))
     elif "://" in url:
@@ -123,4 +133,4 @@ def open_task_store(url: str | None, *, project: Path, team: str = DEFAULT_TEAM)
         )
     else:
         path = Path(url).expanduser()
-    return SqliteTaskStore(path if path.is_absolute() else project / path, team)
+    return path if path.is_absolute() else project / path

@@ -1,0 +1,88 @@
+"""What every mailbox store does the same way: reading a stored message back (one that cannot
+be read is handed over as `kind="invalid"`, never dropped), and the roster's checks."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from tether.store.mailbox import MailboxError, Member, Message, TeamRecord, UnknownMember
+
+INVALID_KIND = "invalid"
+"""The kind of a stored entry that is not a message: its raw text in `text`, why in
+`data["error"]`, its id `invalid:<receipt>` (the same on every redelivery)."""
+
+
+def read_stored(raw: str | None, *, receipt: str, member: str) -> Message:
+    """The message a store kept as JSON, or an `invalid` one carrying what was there."""
+    if raw is None:
+        return _invalid("", "the entry has no message in it", receipt, member)
+    try:
+        return Message.model_validate_json(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        if first["type"] == "json_invalid":
+            why = f"not valid JSON ({first['msg'].removeprefix('Invalid JSON: ')})"
+        else:
+            where = ".".join(str(p) for p in first["loc"]) or "the message"
+            why = f"not a message ({where}: {first['msg']})"
+        return _invalid(raw, why, receipt, member)
+
+
+def _invalid(raw: str, why: str, receipt: str, member: str) -> Message:
+    return Message(
+        id=f"{INVALID_KIND}:{receipt}",
+        sender="",
+        recipient=member,
+        kind=INVALID_KIND,
+        text=raw,
+        data={"error": f"stored entry {receipt} of {member!r}'s mailbox is {why}"},
+        sent_at=0.0,
+    )
+
+
+def stored(message: Message) -> str:
+    """The JSON a store keeps for a message."""
+    if not message.recipient:
+        raise MailboxError("a message needs a recipient")
+    return message.model_dump_json()
+
+
+def check_team_record(team: str, record: TeamRecord) -> None:
+    if record.name != team:
+        raise MailboxError(f"this store is team {team!r}'s: cannot create team {record.name!r}")
+
+
+def check_member(member: Member) -> None:
+    if not member.name.strip():
+        raise MailboxError("a member needs a name")
+
+
+def unknown_member(team: str, name: str, names: Iterable[str]) -> UnknownMember:
+    listed = ", ".join(names) or "none yet"
+    return UnknownMember(f"no member {name!r} in team {team!r} (members: {listed})")
+
+
+def changed_member(member: Member, changes: Mapping[str, Any]) -> Member:
+    """The member with `changes` applied, each checked: an unknown field or a wrong value is
+    refused, naming it; the name cannot change."""
+    unknown = sorted(set(changes) - set(Member.model_fields))
+    if unknown:
+        raise MailboxError(f"member {member.name!r}: no field {', '.join(map(repr, unknown))}")
+    if "name" in changes and changes["name"] != member.name:
+        raise MailboxError(f"member {member.name!r}: a member's name cannot change")
+    data = {**member.model_dump(), **changes, "updated_at": time.time()}
+    try:
+        return Member.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise MailboxError(f"member {member.name!r}: {where}: {first['msg']}") from None
+
+
+def dumps(value: Member | TeamRecord) -> str:
+    return json.dumps(value.model_dump(), ensure_ascii=False)

@@ -1,0 +1,298 @@
+"""The embedded mailboxes and roster: tables in the project's SQLite store file, beside the
+task board (`.tether/tasks.db`), every team in it.
+
+A message is a row of its recipient's mailbox until it is acknowledged (then deleted).
+`receive` hands rows out in one `BEGIN IMMEDIATE` transaction, stamping each with its consumer
+and the time (`held_since`): a row held longer than the caller's `reclaim_after_s` goes to the
+next consumer that asks, its `attempts` counted. SQLite cannot wait for a row, so a blocking
+`receive` polls, but cheaply: between tries it reads `PRAGMA data_version` (which changes
+when another connection commits, and takes no lock), backing off from 1 ms to 50 ms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tether.store.mailbox import (
+    DEFAULT_RECLAIM_AFTER_S,
+    Delivery,
+    MailboxError,
+    Member,
+    Message,
+    TeamExists,
+    TeamRecord,
+)
+from tether.store.mailbox_records import (
+    changed_member,
+    check_member,
+    check_team_record,
+    dumps,
+    read_stored,
+    stored,
+    unknown_member,
+)
+from tether.store.sqlite_tasks import BUSY_TIMEOUT_MS
+from tether.store.task_records import StoreUnavailable
+
+T = TypeVar("T")
+
+MAILBOX_SCHEMA_VERSION = 1
+POLL_FIRST_S = 0.001
+POLL_MAX_S = 0.05
+"""The longest a waiting `receive` sleeps between looks: a message waits at most this long."""
+RECHECK_S = 1.0
+"""A waiting `receive` tries again at least this often, for messages whose hold ran out."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS mailbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, team TEXT NOT NULL, member TEXT NOT NULL,
+    data TEXT, consumer TEXT, held_since REAL, attempts INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS mailbox_order ON mailbox (team, member, seq);
+CREATE TABLE IF NOT EXISTS teams (team TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS members (
+    team TEXT NOT NULL, name TEXT NOT NULL, joined INTEGER NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (team, name));
+"""
+
+
+class SqliteMailboxStore:
+    """A team's mailboxes and roster in a SQLite file (created with its folder when missing):
+    both a `MailboxStore` and a `RosterStore`."""
+
+    def __init__(self, path: Path, team: str) -> None:
+        self.path, self.team, self.url = path, team, str(path)
+        self._lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise StoreUnavailable(f"cannot open the mailbox store {path}: {e}") from None
+        try:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise StoreUnavailable(
+                f"{path} is not a usable mailbox store ({e}): move it away to start an empty one"
+            ) from None
+
+    def _migrate(self) -> None:
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'mailbox_schema'").fetchone()
+            if row is None:
+                self._db.execute(
+                    "INSERT INTO meta VALUES ('mailbox_schema', ?)", (str(MAILBOX_SCHEMA_VERSION),)
+                )
+            elif int(row[0]) > MAILBOX_SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(
+                    f"mailboxes written by a newer tether (schema {row[0]}, this one reads "
+                    f"{MAILBOX_SCHEMA_VERSION})"
+                )
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Generator[None]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _run(self, step: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            with self._transaction():
+                return step(self._db)
+        except sqlite3.DatabaseError as e:
+            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+
+    # -- mailboxes
+
+    def send(self, message: Message) -> Message:
+        data = stored(message)
+        self._run(
+            lambda db: db.execute(
+                "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
+                (self.team, message.recipient, data),
+            )
+        )
+        return message
+
+    def receive(
+        self,
+        member: str,
+        consumer: str,
+        *,
+        max_count: int = 16,
+        block_s: float = 0.0,
+        reclaim_after_s: float = DEFAULT_RECLAIM_AFTER_S,
+    ) -> list[Delivery]:
+        if max_count < 1:
+            raise MailboxError(f"max_count must be at least 1, not {max_count}")
+        deadline = time.monotonic() + block_s
+        delay = POLL_FIRST_S
+        while True:
+            version = self._data_version()
+            taken = self._run(
+                lambda db: self._take(db, member, consumer, max_count, reclaim_after_s)
+            )
+            if taken:
+                return taken
+            tried_at = time.monotonic()
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                time.sleep(min(delay, remaining))
+                delay = min(delay * 2, POLL_MAX_S)
+                if self._data_version() != version or time.monotonic() - tried_at >= RECHECK_S:
+                    break
+
+    def _data_version(self) -> int:
+        try:
+            with self._lock:
+                return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as e:
+            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+
+    def _take(
+        self,
+        db: sqlite3.Connection,
+        member: str,
+        consumer: str,
+        max_count: int,
+        reclaim_after_s: float,
+    ) -> list[Delivery]:
+        now = time.time()
+        rows = db.execute(
+            "SELECT seq, data, attempts FROM mailbox WHERE team = ? AND member = ? "
+            "AND (held_since IS NULL OR held_since <= ?) ORDER BY seq LIMIT ?",
+            (self.team, member, now - reclaim_after_s, max_count),
+        ).fetchall()
+        db.executemany(
+            "UPDATE mailbox SET consumer = ?, held_since = ?, attempts = attempts + 1 "
+            "WHERE seq = ?",
+            [(consumer, now, seq) for seq, _, _ in rows],
+        )
+        return [
+            Delivery(
+                message=read_stored(data, receipt=str(seq), member=member),
+                receipt=str(seq),
+                attempt=attempts + 1,
+            )
+            for seq, data, attempts in rows
+        ]
+
+    def ack(self, member: str, receipts: Sequence[str]) -> None:
+        bad = [r for r in receipts if not r.isdigit()]
+        if bad:
+            raise MailboxError(f"not a receipt of this store: {', '.join(map(repr, bad))}")
+        self._run(
+            lambda db: db.executemany(
+                "DELETE FROM mailbox WHERE team = ? AND member = ? AND seq = ?",
+                [(self.team, member, int(r)) for r in receipts],
+            )
+        )
+
+    def unread(self, member: str) -> int:
+        def count(db: sqlite3.Connection) -> int:
+            row = db.execute(
+                "SELECT count(*) FROM mailbox WHERE team = ? AND member = ?", (self.team, member)
+            ).fetchone()
+            return int(row[0])
+
+        return self._run(count)
+
+    # -- roster
+
+    def create_team(self, record: TeamRecord) -> TeamRecord:
+        check_team_record(self.team, record)
+
+        def create(db: sqlite3.Connection) -> None:
+            row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
+            if row is not None:
+                raise TeamExists(_team_exists(self.team, TeamRecord.model_validate_json(row[0])))
+            db.execute("INSERT INTO teams VALUES (?, ?)", (self.team, dumps(record)))
+
+        self._run(create)
+        return record
+
+    def delete_team(self) -> None:
+        def delete(db: sqlite3.Connection) -> None:
+            for table in ("teams", "members", "mailbox"):
+                db.execute(f"DELETE FROM {table} WHERE team = ?", (self.team,))
+
+        self._run(delete)
+
+    def team_record(self) -> TeamRecord | None:
+        def read(db: sqlite3.Connection) -> TeamRecord | None:
+            row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
+            return None if row is None else TeamRecord.model_validate_json(row[0])
+
+        return self._run(read)
+
+    def put_member(self, member: Member) -> Member:
+        check_member(member)
+
+        def put(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO members VALUES (?, ?, (SELECT coalesce(max(joined), 0) + 1 FROM "
+                "members WHERE team = ?), ?) ON CONFLICT (team, name) DO UPDATE SET "
+                "data = excluded.data",
+                (self.team, member.name, self.team, dumps(member)),
+            )
+
+        self._run(put)
+        return member
+
+    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
+        def update(db: sqlite3.Connection) -> Member:
+            row = db.execute(
+                "SELECT data FROM members WHERE team = ? AND name = ?", (self.team, name)
+            ).fetchone()
+            if row is None:
+                names = db.execute(
+                    "SELECT name FROM members WHERE team = ? ORDER BY joined", (self.team,)
+                )
+                raise unknown_member(self.team, name, [n for (n,) in names])
+            member = changed_member(Member.model_validate_json(row[0]), changes)
+            db.execute(
+                "UPDATE members SET data = ? WHERE team = ? AND name = ?",
+                (dumps(member), self.team, name),
+            )
+            return member
+
+        return self._run(update)
+
+    def members(self) -> list[Member]:
+        def read(db: sqlite3.Connection) -> list[Member]:
+            rows = db.execute(
+                "SELECT data FROM members WHERE team = ? ORDER BY joined", (self.team,)
+            )
+            return [Member.model_validate_json(data) for (data,) in rows]
+
+        return self._run(read)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _team_exists(team: str, record: TeamRecord) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(record.created_at))
+    return f"team {team!r} exists (lead {record.lead!r}, created {when}): pick another name"

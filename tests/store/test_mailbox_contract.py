@@ -1,0 +1,210 @@
+"""The mailbox and roster contract, run against SQLite and against a real Redis server: order,
+durability, holding until acknowledged, redelivery, unread counts, entries that are not
+messages, and the roster's records."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tether.store.mailbox import (
+    Delivery,
+    MailboxError,
+    Member,
+    Message,
+    TeamExists,
+    TeamRecord,
+    TeamStore,
+    UnknownMember,
+)
+
+from .mailbox_stores import OpenTeamStore, store_raw
+
+
+def note(n: int, to: str = "bob", **extra: object) -> Message:
+    return Message(id=f"m{n}", sender="lead", recipient=to, text=f"note {n}", sent_at=1.0, **extra)  # type: ignore[arg-type]
+
+
+def test_messages_come_back_whole_in_the_order_sent(mailboxes: TeamStore) -> None:
+    sent = [
+        mailboxes.send(note(1)),
+        mailboxes.send(note(2, kind="request", data={"plan": ["a", "b"]})),
+        mailboxes.send(note(3, kind="reply", reply_to="r9")),
+    ]
+    mailboxes.send(note(4, to="carol"))
+    got = mailboxes.receive("bob", "bob-1")
+    assert [d.message for d in got] == sent
+    assert [d.attempt for d in got] == [1, 1, 1]
+    assert len({d.receipt for d in got}) == 3
+    assert [d.message for d in mailboxes.receive("carol", "carol-1")] == [note(4, to="carol")]
+
+
+def test_messages_are_kept_across_reopening(open_mailboxes: OpenTeamStore) -> None:
+    first = open_mailboxes()
+    for n in range(5):
+        first.send(note(n))
+    first.close()
+    again = open_mailboxes()
+    assert again.unread("bob") == 5
+    assert [d.message.id for d in again.receive("bob", "bob-1")] == [f"m{n}" for n in range(5)]
+
+
+def test_held_until_acknowledged_and_counted_unread(mailboxes: TeamStore) -> None:
+    for n in range(4):
+        mailboxes.send(note(n))
+    first = mailboxes.receive("bob", "bob-1", max_count=3)
+    assert [d.message.id for d in first] == ["m0", "m1", "m2"]
+    # Held by bob-1: another consumer gets only what is left.
+    assert [d.message.id for d in mailboxes.receive("bob", "bob-2")] == ["m3"]
+    assert mailboxes.receive("bob", "bob-2") == []
+    assert mailboxes.unread("bob") == 4
+    mailboxes.ack("bob", [first[0].receipt, first[2].receipt])
+    assert mailboxes.unread("bob") == 2
+    assert mailboxes.unread("nobody") == 0
+
+
+def test_a_message_held_too_long_goes_to_the_next_consumer(mailboxes: TeamStore) -> None:
+    for n in range(3):
+        mailboxes.send(note(n))
+    held = mailboxes.receive("bob", "bob-1")
+    mailboxes.ack("bob", [held[1].receipt])
+    again = mailboxes.receive("bob", "bob-2", reclaim_after_s=0)
+    assert [(d.message.id, d.attempt) for d in again] == [("m0", 2), ("m2", 2)]
+    # Acknowledged by both the first consumer (late) and its successor: handled, once.
+    mailboxes.ack("bob", [held[0].receipt, held[2].receipt])
+    mailboxes.ack("bob", [d.receipt for d in again])
+    assert mailboxes.unread("bob") == 0
+    assert mailboxes.receive("bob", "bob-3", reclaim_after_s=0) == []
+
+
+def test_an_acknowledged_message_is_never_handed_out_again(mailboxes: TeamStore) -> None:
+    mailboxes.send(note(1))
+    (got,) = mailboxes.receive("bob", "bob-1")
+    mailboxes.ack("bob", [got.receipt])
+    mailboxes.send(note(2))
+    assert [d.message.id for d in mailboxes.receive("bob", "bob-2", reclaim_after_s=0)] == ["m2"]
+
+
+def test_a_receipt_the_store_never_gave_is_refused(mailboxes: TeamStore) -> None:
+    with pytest.raises(MailboxError, match=r"not a receipt of this store: 'x-1'"):
+        mailboxes.ack("bob", ["x-1"])
+
+
+def test_a_waiting_receive_gets_a_message_sent_meanwhile(open_mailboxes: OpenTeamStore) -> None:
+    receiver, sender = open_mailboxes(), open_mailboxes()
+    assert receiver.receive("bob", "bob-1", block_s=0.05) == []
+    got: list[Delivery] = []
+    waiting = threading.Thread(target=lambda: got.extend(receiver.receive("bob", "b", block_s=60)))
+    waiting.start()
+    sender.send(note(7))
+    waiting.join()
+    assert [d.message for d in got] == [note(7)]
+
+
+def test_an_entry_that_is_not_a_message_is_handed_over_as_invalid(
+    mailboxes: TeamStore, mailbox_url: str, team: str
+) -> None:
+    mailboxes.send(note(1))
+    store_raw(mailbox_url, team, "bob", '{"sender": "lead", "recip')
+    store_raw(mailbox_url, team, "bob", '{"sender": "lead"}')
+    mailboxes.send(note(2))
+    got = mailboxes.receive("bob", "bob-1")
+    assert [d.message.kind for d in got] == ["message", "invalid", "invalid", "message"]
+    broken, partial = got[1], got[2]
+    assert broken.message.model_dump(exclude={"data"}) == {
+        "id": f"invalid:{broken.receipt}",
+        "sender": "",
+        "recipient": "bob",
+        "kind": "invalid",
+        "text": '{"sender": "lead", "recip',
+        "reply_to": None,
+        "sent_at": 0.0,
+    }
+    assert broken.message.data == {
+        "error": f"stored entry {broken.receipt} of 'bob''s mailbox is not valid JSON "
+        "(EOF while parsing a string at line 1 column 25)"
+    }
+    assert partial.message.data == {
+        "error": f"stored entry {partial.receipt} of 'bob''s mailbox is not a message "
+        "(recipient: Field required)"
+    }
+    # Kept like any other until acknowledged, its id the same on every redelivery.
+    again = mailboxes.receive("bob", "bob-2", reclaim_after_s=0)
+    assert [d.message.id for d in again] == [d.message.id for d in got]
+    mailboxes.ack("bob", [d.receipt for d in again])
+    assert mailboxes.unread("bob") == 0
+
+
+def test_teams_keep_apart(open_mailboxes: OpenTeamStore, team: str) -> None:
+    ours, theirs = open_mailboxes(), open_mailboxes(f"{team}-other")
+    ours.send(note(1))
+    assert theirs.receive("bob", "bob-1") == []
+    assert theirs.unread("bob") == 0
+    assert ours.unread("bob") == 1
+
+
+def test_a_team_is_created_once(mailboxes: TeamStore, team: str) -> None:
+    assert mailboxes.team_record() is None
+    record = TeamRecord(name=team, lead="lead", description="port the parser", created_at=0.0)
+    assert mailboxes.create_team(record) == record
+    assert mailboxes.team_record() == record
+    with pytest.raises(TeamExists) as caught:
+        mailboxes.create_team(TeamRecord(name=team))
+    assert str(caught.value) == (
+        f"team {team!r} exists (lead 'lead', created 1970-01-01 00:00:00 UTC): pick another name"
+    )
+    with pytest.raises(MailboxError, match=rf"this store is team {team!r}'s: cannot create"):
+        mailboxes.create_team(TeamRecord(name="other"))
+
+
+def test_members_are_kept_in_the_order_they_joined(mailboxes: TeamStore) -> None:
+    alice = Member(name="alice", agent="explorer", model="m1", prompt="look", updated_at=1.0)
+    bob = Member(name="bob", agent="writer", cwd="/tmp/x", worktree=True, updated_at=1.0)
+    mailboxes.put_member(bob)
+    mailboxes.put_member(alice)
+    replaced = bob.model_copy(update={"prompt": "write it"})
+    mailboxes.put_member(replaced)
+    assert mailboxes.members() == [replaced, alice]
+
+
+def test_a_member_changes_one_field_at_a_time(open_mailboxes: OpenTeamStore) -> None:
+    store = open_mailboxes()
+    store.put_member(Member(name="alice", state="idle"))
+    changed = store.update_member(
+        "alice", {"state": "waiting", "pending_request": "r1", "spend_usd": 0.25}
+    )
+    assert (changed.state, changed.pending_request, changed.spend_usd) == ("waiting", "r1", 0.25)
+    assert open_mailboxes().members() == [changed]
+    with pytest.raises(MailboxError, match=r"member 'alice': state: Input should be 'starting'"):
+        store.update_member("alice", {"state": "asleep"})
+    with pytest.raises(MailboxError, match=r"member 'alice': no field 'mood'"):
+        store.update_member("alice", {"mood": "fine"})
+    assert store.members() == [changed]
+
+
+def test_an_unknown_member_is_refused_naming_the_members(mailboxes: TeamStore, team: str) -> None:
+    with pytest.raises(UnknownMember) as caught:
+        mailboxes.update_member("zed", {"state": "idle"})
+    assert str(caught.value) == f"no member 'zed' in team {team!r} (members: none yet)"
+    mailboxes.put_member(Member(name="alice"))
+    mailboxes.put_member(Member(name="bob"))
+    with pytest.raises(UnknownMember) as caught:
+        mailboxes.update_member("zed", {"state": "idle"})
+    assert str(caught.value) == f"no member 'zed' in team {team!r} (members: alice, bob)"
+
+
+def test_deleting_a_team_removes_its_members_and_mailboxes(
+    open_mailboxes: OpenTeamStore, team: str
+) -> None:
+    store, other = open_mailboxes(), open_mailboxes(f"{team}-other")
+    store.create_team(TeamRecord(name=team))
+    store.put_member(Member(name="alice"))
+    store.send(note(1, to="alice"))
+    other.send(note(2, to="alice"))
+    store.delete_team()
+    assert (store.team_record(), store.members(), store.unread("alice")) == (None, [], 0)
+    assert other.unread("alice") == 1
+    store.create_team(TeamRecord(name=team))
+    store.send(note(3, to="alice"))
+    assert [d.message.id for d in store.receive("alice", "a")] == ["m3"]
