@@ -56,7 +56,7 @@ def letter(message: Message, note: str | None = None) -> str:
 def timed_out(request: Message) -> str:
     """What a member is told when its request got no reply in time."""
     return (
-        f"<{TAG}-error request_id=\"{request.id}\">\nError: request {request.id} to "
+        f'<{TAG}-error request_id="{request.id}">\nError: request {request.id} to '
         f"{request.recipient} got no reply in time: you are no longer waiting for it (a late "
         f"reply will still reach you, marked as late).\n</{TAG}-error>"
     )

@@ -59,7 +59,9 @@ class TeamLink:
             names = await self.refresh_members()
             if to == BROADCAST:
                 if kind != "message":
-                    raise ProtocolError(f"a {kind} goes to one member, not to everyone ({BROADCAST})")
+                    raise ProtocolError(
+                        f"a {kind} goes to one member, not to everyone ({BROADCAST})"
+                    )
                 recipients = [n for n in names if n != self.member]
                 if not recipients:
                     raise ProtocolError(f"team {self.team} has no other member to broadcast to")

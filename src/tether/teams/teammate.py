@@ -26,6 +26,7 @@ from tether.protocol import MessageCompleted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, TeamStore
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import TeamLink
+from tether.teams.protocol import ProtocolError
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
@@ -149,17 +150,17 @@ class Teammate:
                 await self._ack_held()
         finally:
             self._working = False
-            feeding.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await feeding
+            # The feeder steers what it took, then stops at this mark: no message taken from
+            # the queue is dropped half-handled (a cancellation could land mid-batch).
+            self._arrived.put_nowait([])
+            await feeding
         await self._ack_held()
         await self._ack_unheld_prompt(prompt)
         await self.link.publish(spend_usd=session.cost_usd)
         return session.take_queued()
 
     async def _steer_arrivals(self) -> None:
-        while True:
-            batch = await self._arrived.get()
+        while batch := await self._arrived.get():
             for text in await self._texts(batch):
                 self.session.steer(text)
 
@@ -204,8 +205,10 @@ class Teammate:
         await self.link.publish(current_task=None)
         lead = self.link.protocol.lead
         if lead != self.name:
-            with contextlib.suppress(Exception):
+            try:
                 await self.link.send(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
+            except ProtocolError as e:
+                self.say(f"no idle notification to {lead}: {e}")
         return []
 
     async def _receive(self) -> None:
