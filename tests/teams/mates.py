@@ -45,3 +45,11 @@ def wait_state(repo: Path, team: str, name: str, state: str, *store: str) -> dic
 
     wait_for(reached, f"{name} to be {state}")
     return seen[0]
+
+
+def lead_reads_until(store: TeamStore, text_start: str) -> list[Message]:
+    """The lead's messages up to the first whose text starts with `text_start`."""
+    found: list[Message] = []
+    while not any(m.text.startswith(text_start) for m in found):
+        found.extend(lead_reads(store, 1))
+    return found

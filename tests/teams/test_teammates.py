@@ -3,14 +3,22 @@ background, messages in and out through their mailboxes, status, shutdown."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from pathlib import Path
 
-from tether.testing import FakeModelServer
-from tether.testing.teammates import mate_answers, polite
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing.teammates import (
+    Letter,
+    first_line,
+    letters_in,
+    mate_answers,
+    member_of,
+    polite,
+)
 
-from .mates import lead_reads, lead_store, member, status, wait_state
-from .workers import tether
+from .mates import lead_reads, lead_reads_until, lead_store, member, status, wait_state
+from .workers import tether, wait_for
 
 
 def new_team() -> str:
@@ -46,3 +54,110 @@ def test_a_teammate_answers_the_lead_and_shuts_down_when_asked(
         assert shutdown == [("idle", "responding", False), ("responding", "idle", True)]
     finally:
         lead.close()
+
+
+def test_requests_between_teammates_follow_the_protocol(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """alice asks bob (and waits); a second request meanwhile and a message to nobody are
+    error results saying why; bob's reply is matched to the request and reaches alice."""
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if mate == "alice" and letters[0].sender == "team-lead":
+            return tool_use("SendMessage", to="bob", message="what is 2+2?", request=True)
+        if mate == "alice" and letters[0].kind == "reply":
+            said = f"bob says: {first_line(letters[0].body)} (to {letters[0].reply_to})"
+            return tool_use("SendMessage", to="team-lead", message=said)
+        return polite(mate, letters, request)
+
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        result = request.tool_results()[0]
+        if mate == "alice" and "you are waiting for the reply" in result:
+            return tool_use("SendMessage", to="bob", message="and 3+3?", request=True)
+        if mate == "alice" and "may not send a new request" in result:
+            return tool_use("SendMessage", to="carol", message="hello")
+        return text(f"{mate} done")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice", "--member", "bob")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "ask bob")
+        said = [m for m in lead_reads_until(lead, "bob says") if m.kind == "message"]
+        request_id = said[0].text.rsplit("(to ", 1)[1].rstrip(")")
+        assert said[0].text == f"bob says: bob answers: what is 2+2? (to {request_id})"
+        results = [
+            (r.tool_results()[0], r.tool_result_errors()[0])
+            for r in model_env.requests
+            if member_of(r) == "alice" and r.tool_results()
+        ]
+        assert results[0] == (
+            f"request {request_id} sent to bob: you are waiting for the reply (it times out "
+            "in 600 s); it will arrive as a message",
+            False,
+        )
+        refused, is_error = results[1]
+        assert is_error
+        assert refused.startswith(
+            f"Error: alice is waiting for bob's reply to request {request_id} ("
+        )
+        assert refused.endswith(
+            "a member that waits for a reply may not send a new request. Send a plain message "
+            "instead, or wait for the reply."
+        )
+        assert results[2] == (
+            "Error: no member named 'carol' in the team (members: team-lead, alice, bob)",
+            True,
+        )
+        alice = member(status(repo, team), "alice")
+        moves = [(e["before"], e["after"]) for e in alice["events"]]
+        assert moves[:3] == [("idle", "requesting"), ("requesting", "waiting"), ("waiting", "idle")]
+        bob = member(status(repo, team), "bob")
+        assert [(e["before"], e["after"]) for e in bob["events"]][:2] == [
+            ("idle", "responding"),
+            ("responding", "idle"),
+        ]
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)
+
+
+def test_a_message_arriving_mid_turn_reaches_the_next_model_call(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = new_team()
+    arrived = threading.Event()
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].body == "first":
+            tether(repo, "team", "send", team, "alice", "second")
+            # alice takes it (status shows it as her current task) while her turn runs.
+            wait_for(
+                lambda: member(status(repo, team), "alice")["current_task"] == "second",
+                "alice to take the second message",
+            )
+            arrived.set()
+            return tool_use("SendMessage", to="team-lead", message="working on first")
+        return polite(mate, letters, request)
+
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        return text(f"{mate} saw: {request.last_user_text()}")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    tether(repo, "team", "up", team, "--member", "alice")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "first")
+        got = lead_reads_until(lead, "alice saw")
+        assert arrived.is_set()
+        second_call = [r for r in model_env.requests if member_of(r) == "alice"][1]
+        steered = letters_in(second_call.last_user_text())
+        assert [(x.sender, x.kind, x.body) for x in steered] == [("team-lead", "message", "second")]
+        assert second_call.tool_results() == ["Message sent to team-lead (id " + got[0].id + ")"]
+        # The second message was taken in that turn: no turn of its own.
+        firsts = [r for r in model_env.requests if member_of(r) == "alice" and not r.tool_results()]
+        assert len(firsts) == 1
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)

@@ -50,6 +50,8 @@ class Teammate:
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_reason: str | None = None
     _working: bool = False
+    _current: str | None = None
+    """What the newest message asked (`team status`'s current task)."""
 
     @property
     def name(self) -> str:
@@ -88,6 +90,7 @@ class Teammate:
                 prompt = await self._next_prompt()
                 if not prompt:
                     continue
+                await self.link.publish(current_task=self._current)
             prompt = await self._turn(prompt)
             if prompt or not self._arrived.empty() or self._stop.is_set():
                 continue
@@ -126,13 +129,10 @@ class Teammate:
             self._unacked[message.id] = delivery
             received = self.link.protocol.incoming(message, now)
             texts.append(letter(message, received.note))
-            if message.kind not in ("idle_notification",):
-                current = message.text or message.kind
-                await self.link.publish(current_task=current[:IDLE_SUMMARY_CHARS])
+            if message.kind != "idle_notification":
+                self._current = (message.text or message.kind)[:IDLE_SUMMARY_CHARS]
         if dropped:
             await asyncio.to_thread(self.inbox.ack, self.name, dropped)
-        if texts:
-            await self.link.publish()
         return texts
 
     async def _turn(self, prompt: list[str]) -> list[str]:
@@ -161,8 +161,11 @@ class Teammate:
 
     async def _steer_arrivals(self) -> None:
         while batch := await self._arrived.get():
-            for text in await self._texts(batch):
+            texts = await self._texts(batch)
+            for text in texts:
                 self.session.steer(text)
+            if texts:  # after the steering: what status shows is already on its way in
+                await self.link.publish(current_task=self._current)
 
     async def _ack_held(self) -> None:
         """Acknowledge the messages the session now holds (its file has them)."""
@@ -202,6 +205,7 @@ class Teammate:
             if outcome.blocked:
                 return [f"TeammateIdle hook: {outcome.reason or 'keep working'}"]
         last = _last_answer(self.session)
+        self._current = None
         await self.link.publish(current_task=None)
         lead = self.link.protocol.lead
         if lead != self.name:
