@@ -3,11 +3,14 @@ background, messages in and out through their mailboxes, status, shutdown."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import uuid
 from pathlib import Path
 
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing.recorded import content_text
 from tether.testing.teammates import (
     Letter,
     first_line,
@@ -18,7 +21,7 @@ from tether.testing.teammates import (
 )
 
 from .mates import lead_reads, lead_reads_until, lead_store, member, status, wait_state
-from .workers import tether, wait_for
+from .workers import WAIT_S, tether, wait_for
 
 
 def new_team() -> str:
@@ -158,6 +161,51 @@ def test_a_message_arriving_mid_turn_reaches_the_next_model_call(
         # The second message was taken in that turn: no turn of its own.
         firsts = [r for r in model_env.requests if member_of(r) == "alice" and not r.tool_results()]
         assert len(firsts) == 1
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)
+
+
+def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_messages(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = new_team()
+    held = threading.Event()
+    release = threading.Event()
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[-1].body == "first" and not release.is_set():
+            held.set()
+            release.wait(WAIT_S)
+            return text("never read: the process is gone")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer)
+    tether(repo, "team", "up", team, "--member", "alice")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "first")
+        assert held.wait(WAIT_S)
+        before = member(status(repo, team), "alice")
+        os.kill(before["pid"], signal.SIGKILL)
+        wait_for(lambda: not member(status(repo, team), "alice")["running"], "alice to be gone")
+        tether(repo, "team", "send", team, "alice", "second")
+        release.set()
+        assert member(status(repo, team), "alice")["unread"] == 2
+        out = tether(repo, "team", "up", team)
+        assert "alice: started (pid " in out
+        got = lead_reads_until(lead, "alice got: second")
+        # The first, in its session but never answered, is answered now, with the second.
+        assert [m.text for m in got if m.kind == "message"] == [
+            "alice got: first",
+            "alice got: second",
+        ]
+        after = wait_state(repo, team, "alice", "idle")
+        assert after["session_id"] == before["session_id"]
+        assert after["unread"] == 0
+        last = [r for r in model_env.requests if member_of(r) == "alice"][-2]
+        shown = letters_in("\n".join(content_text(m.get("content")) for m in last.messages()))
+        assert [x.body for x in shown] == ["first", "second"]  # each once, in order
     finally:
         lead.close()
         tether(repo, "team", "down", team)
