@@ -35,7 +35,13 @@ from tether.cli.safety import (
 )
 from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
-from tether.cli.teams_tools import board_tools, session_task_board
+from tether.cli.teams_tools import (
+    attach_lead,
+    board_tools,
+    lead_session_tools,
+    session_lead,
+    session_task_board,
+)
 from tether.cli.workspace_review import (
     Ownership,
     restrict_settings,
@@ -256,6 +262,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
     board = session_task_board(settings, env, workspace=workspace, session_id=session_id)
+    lead = session_lead(settings, env, workspace=workspace)
     gate, tools = build_gate(
         settings,
         SafetyOptions(
@@ -271,9 +278,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             *chosen_tools(
                 [
                     *builtin_tools(),
-                    task_tool(runner),
+                    task_tool(runner, spawn=lead.spawn if lead is not None else None),
                     *(skill_tools if skills.skills else []),
                     *board_tools(board),
+                    *lead_session_tools(lead),
                 ],
                 opts.tools,
             ),
@@ -388,6 +396,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
+    attach_lead(lead, session)
     session.startup_notices.extend(_record_run(tool_context, session, home))
     if opts.max_budget_usd is not None and _priced_but_unknown(resolved):
         session.startup_notices.append(

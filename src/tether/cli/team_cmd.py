@@ -22,7 +22,6 @@ import os
 import sys
 from pathlib import Path
 
-from tether.cli.team_procs import down, start_members, status_lines, status_record
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -39,6 +38,7 @@ from tether.store.mailbox import (
 from tether.store.task_records import StoreUnavailable
 from tether.teams.board import team_choice
 from tether.teams.names import check_member_name
+from tether.teams.processes import down, start_members, status_lines, status_record
 
 LEAD = "team-lead"
 
@@ -80,7 +80,10 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     mates = [m for m in store.members() if m.name != LEAD]
     if not mates:
         raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
-    return start_members(project, store, mates, store_args=_store_args(args), plan=args.plan)
+    told = start_members(project, store, mates, store_args=_store_args(args), plan=args.plan)
+    for started in told:
+        print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
+    return 0 if all(s.ok for s in told) else 1
 
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:

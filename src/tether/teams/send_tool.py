@@ -5,6 +5,7 @@ asks for a reply (the sender waits for it, and may not send another request mean
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -74,13 +75,19 @@ class SendMessageInput(BaseModel):
     )
 
 
-def send_message_tool(link: TeamLink) -> Tool:
+def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool:
+    """`SendMessage` through a member's link (or, for a lead, the link of the team it created
+    meanwhile)."""
+
     @tool("SendMessage", read_only=True)
     async def send_message(ctx: ToolContext, args: SendMessageInput) -> ToolOutput:
         """Send a message to another member of your team (or to all with "*"). Your plain
         text output is not seen by other agents: to talk to them you must use this tool.
         Messages to you arrive on their own, as <teammate-message> blocks. Ask for a reply
         with request: true; answer a request with reply_to set to its id."""
+        link = link_of if isinstance(link_of, TeamLink) else link_of()
+        if link is None:
+            raise ToolError("you are in no team: create one with TeamCreate first")
         kind, text, reply_to, data = _what(args)
         if args.summary:
             data["summary"] = args.summary

@@ -1,5 +1,5 @@
-"""Teammates' processes as `tether team` sees them: started in the background, found alive by
-their pid (on this machine), asked to shut down and then stopped; and the team's status."""
+"""Teammates' processes: started in the background (`tether team run`), found alive by their
+pid (on this machine), asked to shut down and then stopped; and the team's status."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,27 @@ def log_file(project: Path, team: str, member: str) -> Path:
     return project / ".tether" / "teams" / team / f"{member}.log"
 
 
+@dataclass(frozen=True)
+class Started:
+    name: str
+    ok: bool
+    line: str
+    """What happened, for the user (a failure with its log's end)."""
+
+
 def start_members(
     project: Path, store: TeamStore, mates: list[Member], *, store_args: list[str], plan: bool
-) -> int:
+) -> list[Started]:
+    """Start every member whose process is not running, and wait for each to report in."""
     started: dict[str, subprocess.Popen[bytes]] = {}
+    told: list[Started] = []
     for mate in mates:
         if alive(mate):
-            print(f"{mate.name}: running already (pid {mate.pid} on {mate.host})")
+            told.append(
+                Started(
+                    mate.name, True, f"{mate.name}: running already (pid {mate.pid} on {mate.host})"
+                )
+            )
             continue
         store.update_member(mate.name, {"state": "starting", "pid": None})
         log = log_file(project, store.team, mate.name)
@@ -65,16 +80,18 @@ def start_members(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-    failed = 0
     for name, proc in started.items():
         if _reported_in(store, name, proc):
             unread = store.unread(name)
-            print(f"{name}: started (pid {proc.pid}), {unread} unread message(s)")
+            told.append(
+                Started(name, True, f"{name}: started (pid {proc.pid}), {unread} unread message(s)")
+            )
         else:
-            failed += 1
             tail = _tail(log_file(project, store.team, name))
-            print(f"{name}: did not start (exit {proc.poll()}):\n{tail}", file=sys.stderr)
-    return 1 if failed else 0
+            told.append(
+                Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
+            )
+    return told
 
 
 def _reported_in(store: TeamStore, name: str, proc: subprocess.Popen[bytes]) -> bool:
