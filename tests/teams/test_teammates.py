@@ -3,6 +3,7 @@ background, messages in and out through their mailboxes, status, shutdown."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -206,6 +207,55 @@ def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_message
         last = [r for r in model_env.requests if member_of(r) == "alice"][-2]
         shown = letters_in("\n".join(content_text(m.get("content")) for m in last.messages()))
         assert [x.body for x in shown] == ["first", "second"]  # each once, in order
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)
+
+
+def test_a_teammate_idle_hook_exiting_2_keeps_it_working(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    from tether.config.settings import tether_home
+    from tether.config.trust import record_trust
+
+    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
+    hook = repo / "idle.sh"
+    hook.write_text(
+        "#!/bin/bash\ninput=$(cat)\n"
+        'if [ ! -f "$CLAUDE_PROJECT_DIR/once" ]; then\n'
+        '  echo "$input" > "$CLAUDE_PROJECT_DIR/once"\n'
+        "  echo 'run the tests too' >&2; exit 2\nfi\n"
+    )
+    hook.chmod(0o755)
+    (repo / ".tether").mkdir(exist_ok=True)
+    (repo / ".tether" / "settings.json").write_text(
+        json.dumps(
+            {"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": str(hook)}]}]}}
+        )
+    )
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if "TeammateIdle hook: run the tests too" in request.last_user_text():
+            return text(f"{mate} ran the tests")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "hi")
+        got = lead_reads_until(lead, "alice ran the tests")
+        assert [(m.kind, m.text) for m in got] == [
+            ("message", "alice got: hi"),
+            ("idle_notification", "alice ran the tests"),
+        ]
+        hook_input = json.loads((repo / "once").read_text())
+        assert {k: hook_input[k] for k in ("hook_event_name", "teammate_name", "team_name")} == {
+            "hook_event_name": "TeammateIdle",
+            "teammate_name": "alice",
+            "team_name": team,
+        }
     finally:
         lead.close()
         tether(repo, "team", "down", team)
