@@ -10,6 +10,7 @@ import threading
 import uuid
 from pathlib import Path
 
+from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 from tether.testing.recorded import content_text
 from tether.testing.teammates import (
@@ -256,6 +257,69 @@ def test_a_teammate_idle_hook_exiting_2_keeps_it_working(
             "teammate_name": "alice",
             "team_name": team,
         }
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)
+
+
+def test_a_teammate_in_plan_mode_writes_only_once_the_lead_approves_its_plan(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    from tether.config.settings import tether_home
+    from tether.config.trust import record_trust
+
+    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
+    (repo / ".tether").mkdir(exist_ok=True)
+    (repo / ".tether" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Write"]}})
+    )
+    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].kind == "message":
+            return write
+        if letters and letters[0].kind == "plan_approval_response":
+            return write
+        return polite(mate, letters, request)
+
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        if "plan mode" in request.tool_results()[0]:
+            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
+            return tool_use("SendMessage", to="team-lead", message=plan)
+        return text(f"{mate} done")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice", "--plan")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "add c.txt")
+        got = lead_reads_until(lead, "alice done")  # the idle notification after the request
+        asked = [m for m in got if m.kind == "plan_approval_request"]
+        assert asked[0].data == {"plan": "write c.txt"}
+        assert not (repo / "c.txt").exists()
+        assert member(status(repo, team), "alice")["state"] == "waiting"
+        lead.send(
+            Message(
+                sender="team-lead",
+                recipient="alice",
+                kind="plan_approval_response",
+                reply_to=asked[0].id,
+                data={"approve": True},
+            )
+        )
+        lead_reads_until(lead, "alice done")
+        assert (repo / "c.txt").read_text() == "c\n"
+        denied = next(
+            r.tool_results()[0]
+            for r in model_env.requests
+            if member_of(r) == "alice" and r.tool_results()
+        )
+        assert "plan mode: only read-only tools run (Write is not)" in denied
+        events = [
+            (e["after"], e["plan_mode"]) for e in member(status(repo, team), "alice")["events"]
+        ]
+        assert events[-1] == ("idle", False)
     finally:
         lead.close()
         tether(repo, "team", "down", team)
