@@ -87,7 +87,7 @@ class LeadTeams:
             )
         except TeamExists as e:
             store.close()
-            raise ToolError(f"{e}: choose another team_name") from None
+            raise ToolError(str(e)) from None
         await asyncio.to_thread(store.put_member, Member(name=LEAD, state="idle"))
         self.link = TeamLink(
             team=name,
