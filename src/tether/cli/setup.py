@@ -86,6 +86,7 @@ from tether.tools.run_record import RunRecord, reap_dead_runs
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
     from tether.core.resume import Resumption
+    from tether.teams.lead import LeadTeams
 
 
 @dataclass
@@ -156,6 +157,8 @@ class Built:
     agents: AgentCatalog
     key_source: str
     """The variable the model's key came from ("none" without one)."""
+    lead: LeadTeams | None = None
+    """The session's team-lead side, when agent teams are on (front ends show its mail)."""
 
     @property
     def context_window(self) -> int:
@@ -470,7 +473,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source)
+    return Built(session, mcp, agents, key_source, lead)
 
 
 INLINE_SETTINGS = Path("--settings")

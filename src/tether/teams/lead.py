@@ -31,7 +31,7 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import letter
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
-from tether.teams.processes import alive, start_members
+from tether.teams.processes import alive, reap, start_members
 from tether.teams.protocol import MemberProtocol
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
@@ -165,6 +165,7 @@ class LeadTeams:
 
     async def _listen(self, inbox: TeamStore, link: TeamLink) -> None:
         while True:
+            reap()
             batch: list[Delivery] = await asyncio.to_thread(
                 inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
             )

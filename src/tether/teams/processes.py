@@ -22,6 +22,11 @@ LEAD = "team-lead"
 START_WAIT_S = 120.0
 """How long `up` waits for a teammate to report in before it says it did not start."""
 STOP_GRACE_S = 10.0
+
+CHILDREN: list[subprocess.Popen[bytes]] = []
+"""Teammates this process started: kept, since they are meant to outlive their `Popen` (a
+lead's session goes on after starting them), and polled at each start to reap those that
+ended."""
 """After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
 
 
@@ -32,13 +37,28 @@ def alive(member: Member) -> bool:
         return False
     if member.host != socket.gethostname():
         return True
+    return pid_runs(member.pid)
+
+
+def pid_runs(pid: int) -> bool:
+    """Whether `pid` is a running process: one that ended and waits to be reaped by its
+    parent (a lead that started it) is not."""
     try:
-        os.kill(member.pid, 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc here: the signal's answer stands
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def reap() -> None:
+    """Collect the teammates this process started that have ended."""
+    CHILDREN[:] = [child for child in CHILDREN if child.poll() is None]
 
 
 def log_file(project: Path, team: str, member: str) -> Path:
@@ -59,6 +79,7 @@ def start_members(
     """Start every member whose process is not running, and wait for each to report in."""
     started: dict[str, subprocess.Popen[bytes]] = {}
     told: list[Started] = []
+    reap()
     for mate in mates:
         if alive(mate):
             told.append(
@@ -80,6 +101,7 @@ def start_members(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+            CHILDREN.append(started[mate.name])
     for name, proc in started.items():
         if _reported_in(store, name, proc):
             unread = store.unread(name)
@@ -130,12 +152,12 @@ async def down(store: TeamStore, *, wait_s: float) -> int:
 
 async def _stop(store: TeamStore, mate: Member, wait_s: float) -> None:
     assert mate.pid is not None
-    if await _gone(mate.pid, wait_s):
+    if await _gone(store, mate, wait_s):
         print(f"{mate.name}: stopped")
         return
     with contextlib.suppress(ProcessLookupError):
         os.kill(mate.pid, signal.SIGTERM)
-    if await _gone(mate.pid, STOP_GRACE_S):
+    if await _gone(store, mate, STOP_GRACE_S):
         print(f"{mate.name}: stopped (SIGTERM after {wait_s:g} s)")
         return
     with contextlib.suppress(ProcessLookupError):
@@ -144,12 +166,15 @@ async def _stop(store: TeamStore, mate: Member, wait_s: float) -> None:
     print(f"{mate.name}: killed (SIGKILL)")
 
 
-async def _gone(pid: int, within_s: float) -> bool:
+async def _gone(store: TeamStore, mate: Member, within_s: float) -> bool:
+    """Whether the teammate stopped within `within_s`: its process is gone, or its record says
+    it stopped (a stopped teammate may linger unreaped as its starter's child)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        now = next((m for m in await asyncio.to_thread(store.members) if m.name == mate.name), None)
+        if now is None or now.state == "stopped" or now.pid != mate.pid:
+            return True
+        if mate.pid is None or not pid_runs(mate.pid):
             return True
         await asyncio.sleep(0.05)
     return False
