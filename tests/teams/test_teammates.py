@@ -323,3 +323,41 @@ def test_a_teammate_in_plan_mode_writes_only_once_the_lead_approves_its_plan(
     finally:
         lead.close()
         tether(repo, "team", "down", team)
+
+
+def test_a_request_with_no_reply_in_time_returns_its_sender_to_idle_with_an_error(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if "got no reply in time" in request.last_user_text():
+            return tool_use("SendMessage", to="team-lead", message="bob never answered")
+        if mate == "alice" and letters and letters[0].kind == "message":
+            return tool_use("SendMessage", to="bob", message="ping?", request=True, timeout_s=1)
+        if mate == "bob" and letters and letters[0].kind == "request":
+            return text("bob ignores it")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice", "--member", "bob")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "ask bob")
+        lead_reads_until(lead, "bob never answered")
+        told = next(
+            r.last_user_text()
+            for r in model_env.requests
+            if member_of(r) == "alice" and "got no reply in time" in r.last_user_text()
+        )
+        assert "Error: request " in told
+        assert " to bob got no reply in time: you are no longer waiting for it" in told
+        alice = member(status(repo, team), "alice")
+        moves = [(e["before"], e["after"], e["cause"].split()[-2:]) for e in alice["events"]]
+        assert moves[:3] == [
+            ("idle", "requesting", ["to", "bob"]),
+            ("requesting", "waiting", ["bob", "stored"]),
+            ("waiting", "idle", ["timed", "out"]),
+        ]
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)

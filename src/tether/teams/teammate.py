@@ -180,12 +180,13 @@ class Teammate:
         await asyncio.to_thread(self.inbox.ack, self.name, receipts)
 
     async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
-        """A prompt a UserPromptSubmit hook blocked never entered the session: the hook decided
-        (and the user was told), so its messages are acknowledged rather than shown forever."""
+        """Acknowledge every message the session now holds (anywhere in it), and those of a
+        prompt a UserPromptSubmit hook blocked: it never entered the session, the hook decided
+        (and the user was told), so they are acknowledged rather than shown forever."""
         self._held |= held_ids(self.session.messages)
         queued = "\n".join(self.session.queued)
         joined = "\n".join(prompt)
-        gone = [i for i in self._unacked if i in joined and i not in queued]
+        gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
         if gone:
             receipts = [self._unacked.pop(i).receipt for i in gone]
             await asyncio.to_thread(self.inbox.ack, self.name, receipts)
