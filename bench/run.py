@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import compaction_bench
 import context_bench
 import grep_bench
+import mailbox_bench
 import mcp_bench
 import parallel_tools_bench
 import resources_bench
@@ -55,6 +56,8 @@ def main() -> None:
     resources_bench.report(resources_bench.main())
     print()
     tasks_bench.report(tasks_bench.main())
+    print()
+    mailbox_bench.report(mailbox_bench.main())
     print()
     workers_bench.report(workers_bench.main())
 

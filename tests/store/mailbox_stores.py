@@ -16,7 +16,7 @@ from tether.store.mailbox import TeamStore, open_team_store
 OpenTeamStore = Callable[..., TeamStore]
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "redis"])
 def mailbox_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The SQLite file of the test, or the session's Redis server."""
     if request.param == "sqlite":

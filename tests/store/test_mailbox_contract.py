@@ -5,6 +5,7 @@ messages, and the roster's records."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -208,3 +209,50 @@ def test_deleting_a_team_removes_its_members_and_mailboxes(
     store.create_team(TeamRecord(name=team))
     store.send(note(3, to="alice"))
     assert [d.message.id for d in store.receive("alice", "a")] == ["m3"]
+
+
+def test_a_message_held_too_long_is_found_behind_many_held_since(mailboxes: TeamStore) -> None:
+    for n in range(40):
+        mailboxes.send(note(n))
+    first = mailboxes.receive("bob", "bob-1", max_count=40)
+    time.sleep(1.0)  # what bob-1 holds is a second old: the only way to age a hold
+    mailboxes.receive("bob", "bob-2", max_count=30, reclaim_after_s=0)  # m0..m29 held anew
+    got = mailboxes.receive("bob", "bob-3", max_count=1, reclaim_after_s=0.9)
+    assert [(d.message.id, d.attempt) for d in got] == [("m30", 2)]
+    assert len(first) == 40
+
+
+def test_a_receive_waiting_while_its_team_is_deleted_goes_on(
+    open_mailboxes: OpenTeamStore, team: str
+) -> None:
+    receiver, lead = open_mailboxes(), open_mailboxes()
+    receiver.send(note(1))
+    receiver.ack("bob", [d.receipt for d in receiver.receive("bob", "bob-1")])
+    got: list[Delivery] = []
+    failed: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            got.extend(receiver.receive("bob", "bob-1", block_s=60))
+        except BaseException as e:  # the test's thread: what it raised is asserted below
+            failed.append(e)
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    lead.delete_team()
+    lead.send(note(2))
+    waiting.join()
+    assert (failed, [d.message for d in got]) == ([], [note(2)])
+
+
+def test_requests_a_store_cannot_do_are_refused_saying_why(mailboxes: TeamStore) -> None:
+    with pytest.raises(MailboxError, match=r"^a message needs a recipient$"):
+        mailboxes.send(Message(sender="lead", recipient=""))
+    with pytest.raises(MailboxError, match=r"^a member needs a name$"):
+        mailboxes.put_member(Member(name=" "))
+    with pytest.raises(MailboxError, match=r"^max_count must be at least 1, not 0$"):
+        mailboxes.receive("bob", "bob-1", max_count=0)
+    mailboxes.put_member(Member(name="alice"))
+    with pytest.raises(MailboxError, match=r"^member 'alice': a member's name cannot change$"):
+        mailboxes.update_member("alice", {"name": "bob"})
+    assert (mailboxes.unread(""), [m.name for m in mailboxes.members()]) == (0, ["alice"])

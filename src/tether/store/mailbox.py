@@ -26,7 +26,6 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.store.task_records import StoreUnavailable
 from tether.store.task_store import store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
@@ -91,9 +90,12 @@ class MailboxStore(Protocol):
     ) -> list[Delivery]:
         """Up to `max_count` messages for `member`, oldest first, handed to `consumer`:
         messages another consumer held unacknowledged for `reclaim_after_s` first, then new
-        ones. Waits up to `block_s` when there is none. A stored message that cannot be read
-        (not valid JSON) is not dropped silently: the store raises `MailboxError` naming it,
-        or hands it over as a `kind="invalid"` message carrying the raw text."""
+        ones (`reclaim_after_s=0`: everything held, as a consumer starting again after a
+        crash takes back its own). Waits up to `block_s` when there is none. A stored entry
+        that cannot be read (not valid JSON, not a message) is never dropped: it is handed
+        over as a `kind="invalid"` message carrying the raw text, why in `data["error"]`, and
+        acknowledged like any other. `MailboxesLost` (once): the store lost messages it had
+        accepted (a Redis server back without its data)."""
         ...
 
     def ack(self, member: str, receipts: Sequence[str]) -> None:
@@ -146,6 +148,11 @@ class TeamRecord(BaseModel):
     created_at: float = Field(default_factory=time.time)
 
 
+class MailboxesLost(MailboxError):
+    """The store lost messages it had accepted (a Redis server restarted without its data):
+    said once, by the next `receive`; the store goes on with what it has."""
+
+
 class TeamExists(MailboxError):
     """A team of that name is in use."""
 
@@ -196,7 +203,9 @@ def open_team_store(url: str | None, *, project: Path, team: str) -> TeamStore:
     cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
-        raise StoreUnavailable(f"mailboxes in Redis ({where}): not built yet, use SQLite")
+        from tether.store.redis_mailbox import RedisMailboxStore
+
+        return RedisMailboxStore(where, team)
     from tether.store.sqlite_mailbox import SqliteMailboxStore
 
     return SqliteMailboxStore(where, team)

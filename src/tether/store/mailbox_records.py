@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tether.store.mailbox import MailboxError, Member, Message, TeamRecord, UnknownMember
+from tether.store.mailbox import (
+    MailboxError,
+    Member,
+    Message,
+    TeamExists,
+    TeamRecord,
+    UnknownMember,
+)
 
 INVALID_KIND = "invalid"
 """The kind of a stored entry that is not a message: its raw text in `text`, why in
@@ -86,3 +93,10 @@ def changed_member(member: Member, changes: Mapping[str, Any]) -> Member:
 
 def dumps(value: Member | TeamRecord) -> str:
     return json.dumps(value.model_dump(), ensure_ascii=False)
+
+
+def team_exists(team: str, record: TeamRecord) -> TeamExists:
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(record.created_at))
+    return TeamExists(
+        f"team {team!r} exists (lead {record.lead!r}, created {when}): pick another name"
+    )

@@ -25,7 +25,6 @@ from tether.store.mailbox import (
     MailboxError,
     Member,
     Message,
-    TeamExists,
     TeamRecord,
 )
 from tether.store.mailbox_records import (
@@ -35,6 +34,7 @@ from tether.store.mailbox_records import (
     dumps,
     read_stored,
     stored,
+    team_exists,
     unknown_member,
 )
 from tether.store.sqlite_tasks import BUSY_TIMEOUT_MS
@@ -117,6 +117,15 @@ class SqliteMailboxStore:
     def _run(self, step: Callable[[sqlite3.Connection], T]) -> T:
         try:
             with self._transaction():
+                return step(self._db)
+        except sqlite3.DatabaseError as e:
+            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+
+    def _read(self, step: Callable[[sqlite3.Connection], T]) -> T:
+        """A read of one statement: WAL gives it a consistent snapshot without the write
+        lock, so a board being watched never waits for senders."""
+        try:
+            with self._lock:
                 return step(self._db)
         except sqlite3.DatabaseError as e:
             raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
@@ -216,7 +225,7 @@ class SqliteMailboxStore:
             ).fetchone()
             return int(row[0])
 
-        return self._run(count)
+        return self._read(count)
 
     # -- roster
 
@@ -226,7 +235,7 @@ class SqliteMailboxStore:
         def create(db: sqlite3.Connection) -> None:
             row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
             if row is not None:
-                raise TeamExists(_team_exists(self.team, TeamRecord.model_validate_json(row[0])))
+                raise team_exists(self.team, TeamRecord.model_validate_json(row[0]))
             db.execute("INSERT INTO teams VALUES (?, ?)", (self.team, dumps(record)))
 
         self._run(create)
@@ -244,7 +253,7 @@ class SqliteMailboxStore:
             row = db.execute("SELECT data FROM teams WHERE team = ?", (self.team,)).fetchone()
             return None if row is None else TeamRecord.model_validate_json(row[0])
 
-        return self._run(read)
+        return self._read(read)
 
     def put_member(self, member: Member) -> Member:
         check_member(member)
@@ -286,13 +295,8 @@ class SqliteMailboxStore:
             )
             return [Member.model_validate_json(data) for (data,) in rows]
 
-        return self._run(read)
+        return self._read(read)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _team_exists(team: str, record: TeamRecord) -> str:
-    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(record.created_at))
-    return f"team {team!r} exists (lead {record.lead!r}, created {when}): pick another name"

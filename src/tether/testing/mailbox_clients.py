@@ -1,6 +1,7 @@
 """Bare mailbox processes for multi-process tests and the benchmark, printing JSON lines.
 
     python -m tether.testing.mailbox_clients send URL TEAM --project DIR --to M --sender S -n N
+      [--pace SECONDS]
     python -m tether.testing.mailbox_clients hold URL TEAM --project DIR --member M -n N
     python -m tether.testing.mailbox_clients drain URL TEAM --project DIR --member M -n N
       [--consumer C] [--reclaim-after SECONDS]
@@ -35,12 +36,15 @@ def main(argv: list[str]) -> int:
     p.add_argument("--consumer", default="consumer")
     p.add_argument("-n", "--count", type=int, required=True)
     p.add_argument("--reclaim-after", type=float, default=30.0)
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between two sends")
     args = p.parse_args(argv)
     store = open_mailbox_store(args.url, project=args.project, team=args.team)
     out = sys.stdout
     if args.action == "send":
         for n in range(args.count):
             store.send(Message(id=f"{args.sender}-{n}", sender=args.sender, recipient=args.to))
+            if args.pace:
+                time.sleep(args.pace)
         out.write(json.dumps({"sent": args.count}) + "\n")
     elif args.action == "hold":
         held: list[str] = []

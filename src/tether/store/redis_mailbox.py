@@ -1,0 +1,359 @@
+"""Mailboxes and the roster for many machines, in Redis.
+
+A member's mailbox is a stream, `tether:{TEAM}:mailbox:MEMBER`, with one consumer group,
+`readers`, made with the stream (`XGROUP CREATE ... 0 MKSTREAM`: from the first entry, so
+messages sent before any consumer are kept). `send` is `XADD`; `receive` takes back entries
+another consumer held past `reclaim_after_s` (`XAUTOCLAIM`, their delivery counts from
+`XPENDING`), then new ones (`XREADGROUP ... BLOCK`: the server wakes it, nothing polls);
+`ack` is `XACK` and `XDEL` in one transaction, so a stream holds exactly the messages not yet
+handled and `unread` is `XLEN`.
+
+A server that comes back empty (restarted without its data) is noticed, not hidden: each store
+remembers the team's `epoch` key (a random value, set once) and reads it with every `receive`.
+Gone or changed: the groups are made again and `receive` raises `MailboxesLost` once, saying
+what was lost; messages sent since are kept and delivered.
+
+Roster keys: `team` (the record's JSON), `members` (a hash: name to JSON), `joined` (names,
+scored in the order they joined), `joined_seq`; `mailboxes` (the members with a stream, for
+`delete_team`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tether.store.mailbox import (
+    DEFAULT_RECLAIM_AFTER_S,
+    Delivery,
+    MailboxError,
+    MailboxesLost,
+    Member,
+    Message,
+    TeamRecord,
+)
+from tether.store.mailbox_records import (
+    changed_member,
+    check_member,
+    check_team_record,
+    dumps,
+    read_stored,
+    stored,
+    team_exists,
+    unknown_member,
+)
+from tether.store.redis_tasks import redacted
+from tether.store.task_records import StoreUnavailable
+
+if TYPE_CHECKING:
+    from redis import Redis
+
+T = TypeVar("T")
+
+GROUP = "readers"
+BLOCK_CHUNK_S = 10.0
+"""The longest one `XREADGROUP ... BLOCK` waits: below the socket's timeout, and a waiting
+`receive` looks again for entries whose hold ran out at least this often."""
+_ENTRY_ID = re.compile(r"\d+-\d+")
+
+_PUT_MEMBER = """
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+"""
+
+
+class RedisMailboxStore:
+    """A team's mailboxes and roster on a Redis server: both a `MailboxStore` and a
+    `RosterStore`. Unreachable at start or later: `StoreUnavailable` naming the URL."""
+
+    def __init__(self, url: str, team: str) -> None:
+        import redis
+
+        self.team, self.url = team, redacted(url)
+        self._errors: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+        self._response_error = redis.ResponseError
+        self._watch_error = redis.WatchError
+        self._prefix = f"tether:{{{team}}}:"
+        self._groups: set[str] = set()
+        try:
+            self._r: Redis = redis.Redis.from_url(
+                url, socket_connect_timeout=5, socket_timeout=BLOCK_CHUNK_S + 20,
+                decode_responses=True,
+            )  # fmt: skip
+            self._epoch = self._adopt_epoch()
+        except (*self._errors, self._response_error, ValueError) as e:
+            raise StoreUnavailable(f"cannot reach the mailbox store at {self.url}: {e}") from None
+        self._put_member = self._r.register_script(_PUT_MEMBER)
+
+    def key(self, name: str) -> str:
+        return self._prefix + name
+
+    def _mailbox(self, member: str) -> str:
+        return self.key(f"mailbox:{member}")
+
+    def _adopt_epoch(self) -> str:
+        self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
+        return str(self._r.get(self.key("epoch")))
+
+    def _call(self, step: Callable[[], T]) -> T:
+        try:
+            return step()
+        except (*self._errors, self._response_error) as e:
+            raise StoreUnavailable(f"mailbox store {self.url}: {e}") from None
+
+    # -- mailboxes
+
+    def send(self, message: Message) -> Message:
+        data = stored(message)
+
+        def add() -> None:
+            with self._r.pipeline(transaction=True) as pipe:
+                pipe.sadd(self.key("mailboxes"), message.recipient)
+                self._make_group(pipe, message.recipient)
+                pipe.xadd(self._mailbox(message.recipient), {"data": data})
+                for result in pipe.execute(raise_on_error=False):
+                    if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                        raise result
+
+        self._call(add)
+        return message
+
+    def _make_group(self, client: Any, member: str) -> None:
+        """Queue `XGROUP CREATE ... MKSTREAM` (its BUSYGROUP reply, when the group is there,
+        is expected and left unraised by the caller)."""
+        client.xgroup_create(self._mailbox(member), GROUP, id="0", mkstream=True)
+
+    def _ensure_group(self, member: str) -> None:
+        if member in self._groups:
+            return
+        with self._r.pipeline(transaction=True) as pipe:
+            pipe.sadd(self.key("mailboxes"), member)
+            self._make_group(pipe, member)
+            for result in pipe.execute(raise_on_error=False):
+                if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                    raise result
+        self._groups.add(member)
+
+    def receive(
+        self,
+        member: str,
+        consumer: str,
+        *,
+        max_count: int = 16,
+        block_s: float = 0.0,
+        reclaim_after_s: float = DEFAULT_RECLAIM_AFTER_S,
+    ) -> list[Delivery]:
+        if max_count < 1:
+            raise MailboxError(f"max_count must be at least 1, not {max_count}")
+        deadline = time.monotonic() + block_s
+        while True:
+            got = self._call(lambda: self._reclaim(member, consumer, max_count, reclaim_after_s))
+            remaining = deadline - time.monotonic()
+            # Nothing to take back: wait on the server for new ones (in chunks, so entries
+            # whose hold runs out meanwhile are looked for again).
+            wait_ms = None
+            if not got and remaining > 0:
+                wait_ms = max(1, math.ceil(min(remaining, BLOCK_CHUNK_S) * 1000))
+            count = max_count - len(got)
+            if count:
+                got += self._call(partial(self._read_new, member, consumer, count, wait_ms))
+            if got or deadline - time.monotonic() <= 0:
+                return got
+
+    def _reclaim(
+        self, member: str, consumer: str, max_count: int, reclaim_after_s: float
+    ) -> list[Delivery]:
+        """Entries other consumers held past `reclaim_after_s`, now this consumer's."""
+        self._ensure_group(member)
+        stream, idle_ms = self._mailbox(member), int(reclaim_after_s * 1000)
+        with self._r.pipeline(transaction=False) as pipe:
+            pipe.get(self.key("epoch"))
+            pipe.xautoclaim(stream, GROUP, consumer, idle_ms, "0-0", count=max_count)
+            epoch, claimed = pipe.execute(raise_on_error=False)
+        if epoch != self._epoch:
+            self._recover(member)
+        if isinstance(claimed, Exception):
+            if "NOGROUP" not in str(claimed):
+                raise claimed
+            self._groups.discard(member)
+            return self._reclaim(member, consumer, max_count, reclaim_after_s)
+        cursor, entries = claimed[0], _present(claimed[1])
+        # XAUTOCLAIM looks at 10 x COUNT held entries a call: go on through the rest.
+        while cursor != "0-0" and len(entries) < max_count:
+            cursor, more, *_ = self._r.xautoclaim(
+                stream, GROUP, consumer, idle_ms, cursor, count=max_count - len(entries)
+            )
+            entries += _present(more)
+        return self._deliveries(member, entries, self._attempts(stream, entries))
+
+    def _attempts(self, stream: str, entries: list[tuple[str, Any]]) -> list[int]:
+        if not entries:
+            return []
+        with self._r.pipeline(transaction=False) as pipe:
+            for entry_id, _ in entries:
+                pipe.xpending_range(stream, GROUP, entry_id, entry_id, 1)
+            pending = pipe.execute()
+        return [int(p[0]["times_delivered"]) if p else 1 for p in pending]
+
+    def _read_new(
+        self, member: str, consumer: str, count: int, block_ms: int | None
+    ) -> list[Delivery]:
+        stream = self._mailbox(member)
+        try:
+            reply = self._r.xreadgroup(GROUP, consumer, {stream: ">"}, count=count, block=block_ms)
+        except self._response_error as e:
+            # NOGROUP: the group is gone; UNBLOCKED: the stream was deleted while this read
+            # waited on it (its team deleted).
+            if not str(e).startswith(("NOGROUP", "UNBLOCKED")):
+                raise
+            self._groups.discard(member)
+            return []  # the caller looks again, making the group (and noticing a lost server)
+        entries = _stream_entries(reply, stream)
+        return self._deliveries(member, entries, [1] * len(entries))
+
+    def _deliveries(
+        self, member: str, entries: list[tuple[str, Any]], attempts: list[int]
+    ) -> list[Delivery]:
+        return [
+            Delivery(
+                message=read_stored((fields or {}).get("data"), receipt=entry_id, member=member),
+                receipt=entry_id,
+                attempt=attempt,
+            )
+            for (entry_id, fields), attempt in zip(entries, attempts, strict=True)
+        ]
+
+    def _recover(self, member: str) -> None:
+        """The server lost the team's data: make the groups again, adopt a new epoch, and say
+        so once."""
+        remade = sorted(self._groups | {member})
+        self._groups.clear()
+        for name in remade:
+            self._ensure_group(name)
+        self._epoch = self._adopt_epoch()
+        raise MailboxesLost(
+            f"mailbox store {self.url}: the server no longer has team {self.team!r}'s data "
+            "(restarted without it?): messages to "
+            f"{', '.join(map(repr, remade))} not yet received before then are gone; "
+            "messages sent since are kept"
+        )
+
+    def ack(self, member: str, receipts: Sequence[str]) -> None:
+        bad = [r for r in receipts if not _ENTRY_ID.fullmatch(r)]
+        if bad:
+            raise MailboxError(f"not a receipt of this store: {', '.join(map(repr, bad))}")
+        if not receipts:
+            return
+
+        def ack_all() -> None:
+            stream = self._mailbox(member)
+            with self._r.pipeline(transaction=True) as pipe:
+                pipe.xack(stream, GROUP, *receipts)
+                pipe.xdel(stream, *receipts)
+                for result in pipe.execute(raise_on_error=False):
+                    # NOGROUP: the server lost the group, and with it what was held: nothing
+                    # is left to acknowledge (the next `receive` says what was lost).
+                    if isinstance(result, Exception) and "NOGROUP" not in str(result):
+                        raise result
+
+        self._call(ack_all)
+
+    def unread(self, member: str) -> int:
+        return self._call(lambda: int(self._r.xlen(self._mailbox(member))))  # pyright: ignore[reportArgumentType]
+
+    # -- roster
+
+    def create_team(self, record: TeamRecord) -> TeamRecord:
+        check_team_record(self.team, record)
+        created = self._call(lambda: self._r.set(self.key("team"), dumps(record), nx=True))
+        if not created:
+            existing = self.team_record()
+            raise team_exists(self.team, existing or record)
+        return record
+
+    def delete_team(self) -> None:
+        def delete() -> None:
+            with self._r.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        pipe.watch(self.key("mailboxes"))
+                        names: set[str] = pipe.smembers(self.key("mailboxes"))  # pyright: ignore[reportAssignmentType]
+                        pipe.multi()
+                        pipe.delete(
+                            *[self.key(k) for k in ("team", "members", "joined", "joined_seq")],
+                            self.key("mailboxes"),
+                            *[self._mailbox(n) for n in names],
+                        )
+                        pipe.execute()
+                        return
+                    except self._watch_error:
+                        continue
+
+        self._call(delete)
+        self._groups.clear()
+
+    def team_record(self) -> TeamRecord | None:
+        raw = self._call(lambda: self._r.get(self.key("team")))
+        return None if raw is None else TeamRecord.model_validate_json(str(raw))
+
+    def put_member(self, member: Member) -> Member:
+        check_member(member)
+        keys = [self.key("members"), self.key("joined"), self.key("joined_seq")]
+        self._call(lambda: self._put_member(keys=keys, args=[member.name, dumps(member)]))
+        return member
+
+    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
+        def update() -> Member:
+            with self._r.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        pipe.watch(self.key("members"))
+                        raw = pipe.hget(self.key("members"), name)
+                        if raw is None:
+                            names = pipe.zrange(self.key("joined"), 0, -1)
+                            raise unknown_member(self.team, name, names)  # pyright: ignore[reportArgumentType]
+                        member = changed_member(Member.model_validate_json(str(raw)), changes)
+                        pipe.multi()
+                        pipe.hset(self.key("members"), name, dumps(member))
+                        pipe.execute()
+                        return member
+                    except self._watch_error:
+                        continue
+
+        return self._call(update)
+
+    def members(self) -> list[Member]:
+        def read() -> list[Member]:
+            with self._r.pipeline(transaction=True) as pipe:
+                pipe.zrange(self.key("joined"), 0, -1)
+                pipe.hgetall(self.key("members"))
+                names, records = pipe.execute()
+            return [Member.model_validate_json(records[n]) for n in names if n in records]
+
+        return self._call(read)
+
+    def close(self) -> None:
+        self._r.close()
+
+
+def _present(entries: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """Claimed entries without those deleted meanwhile (their fields are nil)."""
+    return [(i, f) for i, f in entries if f is not None]
+
+
+def _stream_entries(reply: Any, stream: str) -> list[tuple[str, Any]]:
+    """The entries of one stream from an `XREADGROUP` reply (RESP2's list of pairs, or
+    RESP3's map)."""
+    if not reply:
+        return []
+    if isinstance(reply, dict):
+        found: Any = reply.get(stream) or []  # pyright: ignore[reportUnknownMemberType]
+        return [(i, f) for i, f in (found[0] if found and isinstance(found[0], list) else found)]
+    return [(i, f) for name, entries in reply for i, f in entries if name == stream]
