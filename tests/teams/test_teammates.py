@@ -10,6 +10,8 @@ import threading
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 from tether.testing.recorded import content_text
@@ -30,30 +32,38 @@ def new_team() -> str:
     return f"t-{uuid.uuid4().hex[:8]}"
 
 
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request: pytest.FixtureRequest) -> list[str]:
+    """The project's SQLite file (no flag), or the run's Redis."""
+    if request.param == "sqlite":
+        return []
+    return ["--store", str(request.getfixturevalue("redis_url"))]
+
+
 def test_a_teammate_answers_the_lead_and_shuts_down_when_asked(
-    repo: Path, model_env: FakeModelServer
+    repo: Path, model_env: FakeModelServer, store: list[str]
 ) -> None:
     model_env.responder = mate_answers(polite)
     team = new_team()
-    out = tether(repo, "team", "up", team, "--member", "alice=Explore")
+    out = tether(repo, "team", "up", team, "--member", "alice=Explore", *store)
     assert "alice: started (pid " in out
-    lead = lead_store(repo, team)
+    lead = lead_store(repo, team, store[1] if store else None)
     try:
-        tether(repo, "team", "send", team, "alice", "what is in a.txt?")
+        tether(repo, "team", "send", team, "alice", "what is in a.txt?", *store)
         got = lead_reads(lead, 2)
         assert [(m.sender, m.kind, m.text) for m in got] == [
             ("alice", "message", "alice got: what is in a.txt?"),
             ("alice", "idle_notification", "alice done"),
         ]
-        alice = wait_state(repo, team, "alice", "idle")
+        alice = wait_state(repo, team, "alice", "idle", *store)
         assert alice["running"] is True
         assert alice["unread"] == 0
         assert alice["spend_usd"] > 0
         assert alice["agent"] == "Explore"
         assert alice["session_id"]
-        down = tether(repo, "team", "down", team)
+        down = tether(repo, "team", "down", team, *store)
         assert down.splitlines() == ["alice: asked to shut down", "alice: stopped"]
-        stopped = member(status(repo, team), "alice")
+        stopped = member(status(repo, team, *store), "alice")
         assert (stopped["state"], stopped["running"]) == ("stopped", False)
         shutdown = [(e["before"], e["after"], e["stopping"]) for e in stopped["events"]]
         assert shutdown == [("idle", "responding", False), ("responding", "idle", True)]
