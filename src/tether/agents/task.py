@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,6 +40,14 @@ class TaskInput(BaseModel):
         "its final answer should contain."
     )
     subagent_type: str = Field(description="The type of agent to run: one of the types listed.")
+    team_name: str | None = Field(
+        default=None, description="With name: start a teammate in this team (see TeamCreate)"
+    )
+    name: str | None = Field(default=None, description="With team_name: the teammate's name")
+
+
+SpawnTeammate = Callable[[str, str, str, str], Awaitable[ToolOutput]]
+"""Start a teammate: (team, name, agent type, prompt) -> the tool's result."""
 
 
 def task_description(catalog: AgentCatalog) -> str:
@@ -49,12 +58,25 @@ def task_description(catalog: AgentCatalog) -> str:
     return "\n".join(lines)
 
 
-def task_tool(runner: SubagentRunner) -> Tool:
-    """The Task tool of a session, listing the runner's agent types."""
+def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Tool:
+    """The Task tool of a session, listing the runner's agent types; with `team_name` and
+    `name`, it starts a teammate through `spawn` (a session that leads a team)."""
 
     @tool(TASK_TOOL_NAME, read_only=False)
     async def task(ctx: ToolContext, args: TaskInput) -> ToolOutput:
         """Start a subagent (the description is replaced by one listing the agent types)."""
+        if args.team_name is not None or args.name is not None:
+            if args.team_name is None or args.name is None:
+                raise ToolError("a teammate needs both team_name and name")
+            if spawn is None:
+                raise ToolError(
+                    "this session cannot start teammates (agent teams are off, or it is a "
+                    "teammate itself)"
+                )
+            if runner.catalog.get(args.subagent_type) is None:
+                names = ", ".join(runner.catalog.names())
+                raise ToolError(f"no agent type {args.subagent_type!r} (types: {names})")
+            return await spawn(args.team_name, args.name, args.subagent_type, args.prompt)
         scope = current_call.get()
         if scope is None:
             raise ToolError("Task can only run inside an agent's loop.")

@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "worktrees": ("worktrees_cmd", "task worktrees: list, merge one, clean up"),
     "worker": ("worker_cmd", "autonomous workers: claim the board's tasks and run each"),
     "board": ("board_cmd", "a team's board, live: tasks by state, owners, leases, cost"),
+    "team": ("team_cmd", "teammates: start them (up), status, send a message, down"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.protocol import PermissionAsked
     from tether.skills import Skill
+    from tether.store.mailbox import Message as TeamMessage
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
 KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
@@ -207,6 +208,8 @@ class _Repl:
             self.show_startup_notices()
             app.invalidate()  # the toolbar can name the model now
             ready = self.startup.ready
+            if ready is not None and ready.lead is not None:
+                ready.lead.shown.append(self.show_team_message)
             if ready is not None and not ready.session.startup_questions:
                 # Connect MCP servers while the user types.
                 self._preparing = asyncio.create_task(self._prepare(ready))
@@ -214,6 +217,17 @@ class _Repl:
             app.exit(exception=error)
         # Otherwise no prompt is waiting: the next wait for the session, or the next prompt,
         # raises the error.
+
+    def show_team_message(self, message: TeamMessage) -> None:
+        """A message to the lead, as it arrives (the model reads it at its next call, or with
+        the next message when no turn runs)."""
+        said = message.text or message.kind.replace("_", " ")
+        line = (
+            f"✉ {message.sender}: {said}"
+            if message.kind == "message"
+            else (f"✉ {message.sender} ({message.kind}): {said}")
+        )
+        self.console.print(Text(terminal_safe(line), style="cyan"))
 
     def show_startup_notices(self) -> None:
         """Say what the session wants said at its start, once it is built (before any wait

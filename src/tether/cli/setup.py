@@ -35,7 +35,13 @@ from tether.cli.safety import (
 )
 from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
-from tether.cli.teams_tools import board_tools, session_task_board
+from tether.cli.teams_tools import (
+    attach_lead,
+    board_tools,
+    lead_session_tools,
+    session_lead,
+    session_task_board,
+)
 from tether.cli.workspace_review import (
     Ownership,
     restrict_settings,
@@ -73,6 +79,7 @@ from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
 from tether.skills.commands import discover_commands
 from tether.store import project_dir
+from tether.tools.base import Tool
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
@@ -80,6 +87,7 @@ from tether.tools.run_record import RunRecord, reap_dead_runs
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
     from tether.core.resume import Resumption
+    from tether.teams.lead import LeadTeams
 
 
 @dataclass
@@ -140,6 +148,9 @@ class RunOptions:
     """Structured output: the final answer given as JSON of this schema (`--json-schema`)."""
     client: ClientParts | None = None
     """What a client driving the session over the control protocol brings."""
+    extra_tools: tuple[Tool, ...] = ()
+    """Tools of whoever runs the session (a teammate's `SendMessage`), offered beside the
+    built-in ones and checked by the same rules."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,8 @@ class Built:
     agents: AgentCatalog
     key_source: str
     """The variable the model's key came from ("none" without one)."""
+    lead: LeadTeams | None = None
+    """The session's team-lead side, when agent teams are on (front ends show its mail)."""
 
     @property
     def context_window(self) -> int:
@@ -264,6 +277,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
     board = session_task_board(settings, env, workspace=workspace, session_id=session_id)
+    lead = session_lead(settings, env, workspace=workspace)
     gate, tools = build_gate(
         settings,
         SafetyOptions(
@@ -279,13 +293,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             *chosen_tools(
                 [
                     *builtin_tools(),
-                    task_tool(runner),
+                    task_tool(runner, spawn=lead.spawn if lead is not None else None),
                     *(skill_tools if skills.skills else []),
                     *board_tools(board),
+                    *lead_session_tools(lead),
                 ],
                 opts.tools,
             ),
             *([structured.tool()] if structured is not None else []),
+            *opts.extra_tools,
         ],
         session_id=session_id,
         transcript_path=transcript,
@@ -398,6 +414,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
+    attach_lead(lead, session)
     session.startup_notices.extend(_record_run(tool_context, session, home))
     if opts.max_budget_usd is not None and _priced_but_unknown(resolved):
         session.startup_notices.append(
@@ -471,7 +488,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source)
+    return Built(session, mcp, agents, key_source, lead)
 
 
 INLINE_SETTINGS = Path("--settings")

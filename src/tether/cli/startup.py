@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
     from tether.core.session import Session
+    from tether.teams.lead import LeadTeams
 
 INTERRUPTED_HINT = "⏹ Interrupted"
 """What a turn stopped by Ctrl+C ends with. Here, not in the renderer, because the REPL also
@@ -57,6 +58,8 @@ class Ready:
     """What it was built from: switching to another session starts from these."""
     mcp: McpSetup | None = None
     """Its MCP servers (for /status and /mcp)."""
+    lead: LeadTeams | None = None
+    """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
 
 
 class SessionStartup:
@@ -131,7 +134,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     started = session.started()
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
-    return Ready(session, renderer, options, built.mcp)
+    return Ready(session, renderer, options, built.mcp, built.lead)
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

@@ -13,7 +13,9 @@ from tether.teams.membership import tools_wanted
 from tether.tools.base import Tool
 
 if TYPE_CHECKING:
+    from tether.core.session import Session
     from tether.teams.board import TaskBoard
+    from tether.teams.lead import LeadTeams
 
 
 def session_task_board(
@@ -37,3 +39,41 @@ def board_tools(board: TaskBoard | None) -> list[Tool]:
     from tether.teams.tools import task_tools
 
     return task_tools(board)
+
+
+AGENT_TEAMS_ENV = "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS"
+"""Claude Code's switch for agent teams: a session with it set may lead a team."""
+TEAMMATE_ENV = "TETHER_TEAMMATE"
+"""Set in a teammate's environment (its member name): a teammate leads no team."""
+
+
+def session_lead(
+    settings: Settings, env: Mapping[str, str], *, workspace: Path
+) -> LeadTeams | None:
+    """The session's team-lead side, when agent teams are on and it is no teammate."""
+    if env.get(AGENT_TEAMS_ENV, "") not in ("1", "true") or env.get(TEAMMATE_ENV):
+        return None
+    from tether.teams.board import team_choice
+    from tether.teams.lead import LeadTeams
+
+    return LeadTeams(project=workspace, store_url=team_choice(settings.data, env).store_url)
+
+
+def lead_session_tools(lead: LeadTeams | None) -> list[Tool]:
+    if lead is None:
+        return []
+    from tether.teams.lead import lead_tools
+    from tether.teams.send_tool import send_message_tool
+
+    return [*lead_tools(lead), send_message_tool(lambda: lead.link)]
+
+
+def attach_lead(lead: LeadTeams | None, session: Session) -> None:
+    """Messages to the lead go to `session` as steering; the team goes with the session."""
+    if lead is None:
+        return
+    from tether.teams.letters import held_ids
+
+    lead.steer = session.steer
+    lead.held = lambda: held_ids(session.messages)
+    session.on_close.append(lead.close)

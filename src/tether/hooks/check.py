@@ -174,6 +174,7 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
             "task_description": "",
             "team_name": "default",
         },
+        "TeammateIdle": {"teammate_name": "hooks-check", "team_name": "default"},
         "SessionEnd": {"reason": subject},
         "PreCompact": {"trigger": subject, "custom_instructions": ""},
         "PostCompact": {"trigger": subject, "compact_summary": "A sample summary."},

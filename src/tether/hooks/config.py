@@ -36,7 +36,6 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
         "CwdChanged",
         "FileChanged",
         "ConfigChange",
-        "TeammateIdle",
         "TaskCreated",
         "Elicitation",
         "ElicitationResult",

@@ -23,6 +23,7 @@ HookEventName = Literal[
     "WorktreeCreate",
     "WorktreeRemove",
     "TaskCompleted",
+    "TeammateIdle",
     "PostToolBatch",
 ]
 

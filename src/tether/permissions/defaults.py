@@ -13,8 +13,20 @@ from tether.project_files import PROJECT_SELF_MODIFYING
 TASK_BOARD_TOOLS = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskNext"})
 """The team's task tools (`tether.teams.tools`): they touch only the team's board."""
 
+TEAM_TOOLS = frozenset({"SendMessage", "TeamCreate", "TeamDelete"})
+"""The teammates' tools (`tether.teams`): they touch only the team's mailboxes and roster."""
+
 SESSION_TOOLS = frozenset(
-    {"TodoWrite", "Skill", "BashOutput", "KillShell", "Task", "ExitPlanMode", *TASK_BOARD_TOOLS}
+    {
+        "TodoWrite",
+        "Skill",
+        "BashOutput",
+        "KillShell",
+        "Task",
+        "ExitPlanMode",
+        *TASK_BOARD_TOOLS,
+        *TEAM_TOOLS,
+    }
 )
 """Tools that only touch the session's own state or its team's board (or, for Task, start a
 subagent whose calls are checked one by one): allowed without asking, in plan mode too."""

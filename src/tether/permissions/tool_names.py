@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from tether.permissions.defaults import TASK_BOARD_TOOLS
+from tether.permissions.defaults import TASK_BOARD_TOOLS, TEAM_TOOLS
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES
 
 KNOWN_TOOLS = frozenset(
@@ -19,6 +19,7 @@ KNOWN_TOOLS = frozenset(
         *EDIT_TOOLS,
         *TOOL_ALIASES,
         *TASK_BOARD_TOOLS,
+        *TEAM_TOOLS,
         "Bash",
         "BashOutput",
         "KillShell",

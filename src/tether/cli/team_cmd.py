@@ -1,0 +1,189 @@
+"""`tether team`: teammates as background processes, each with its own session and mailbox.
+
+    tether team up NAME [--member NAME[=AGENT]]... [--store URL]   start them, and return
+    tether team status NAME [--json]                                members, states, unread, spend
+    tether team send NAME MEMBER TEXT                               a message from the lead
+    tether team down NAME                                           ask each to finish, then stop
+
+`up` creates the team when it is new, adds the members named, and starts every member whose
+process is not running (one killed is started again and resumes its session with its unread
+messages). A teammate's output goes to `.tether/teams/<team>/<member>.log`.
+
+Exit codes: 0 done; 1 a teammate did not start (its log's end is shown); 2 bad input, or the
+store cannot be used, naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from tether.cli.terminal_text import terminal_safe
+from tether.config.project import project_root
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.protocol import ConfigError
+from tether.store.mailbox import (
+    MailboxError,
+    Member,
+    Message,
+    TeamRecord,
+    TeamStore,
+    UnknownMember,
+    open_team_store,
+)
+from tether.store.task_records import StoreUnavailable
+from tether.teams.board import team_choice
+from tether.teams.names import check_member_name
+from tether.teams.processes import down, start_members, status_lines, status_record
+
+LEAD = "team-lead"
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    project = project_root((args.cwd or Path.cwd()).expanduser().resolve(), user_home=Path.home())
+    try:
+        settings = load_settings(
+            settings_files(project, home=tether_home(), user_home=Path.home(), start=project)
+        )
+        choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+        store = open_team_store(choice.store_url, project=project, team=args.team)
+        args.store = choice.store_url
+    except (ConfigError, StoreUnavailable) as e:
+        return _error(str(e))
+    try:
+        return _COMMANDS[args.command](args, project, store)
+    except (ConfigError, StoreUnavailable, MailboxError) as e:
+        return _error(str(e))
+    finally:
+        store.close()
+
+
+def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    if store.team_record() is None:
+        store.create_team(TeamRecord(name=store.team, lead=LEAD))
+        store.put_member(Member(name=LEAD, state="idle"))
+    known = {m.name for m in store.members()}
+    for spec in args.member:
+        name, _, agent = spec.partition("=")
+        check_member_name(name)
+        if name == LEAD:
+            raise ConfigError(f"{LEAD} is the team's lead, not a teammate")
+        if name in known:
+            continue
+        store.put_member(Member(name=name, agent=agent or None, model=args.model))
+        known.add(name)
+    mates = [m for m in store.members() if m.name != LEAD]
+    if not mates:
+        raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
+    told = start_members(project, store, mates, store_args=_store_args(args), plan=args.plan)
+    for started in told:
+        print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
+    return 0 if all(s.ok for s in told) else 1
+
+
+def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    record = status_record(project, store)
+    if args.json:
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(terminal_safe(line) for line in status_lines(record)))
+    return 0
+
+
+def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    _team_exists(store)
+    names = [m.name for m in store.members()]
+    if args.member not in names:
+        raise UnknownMember(
+            f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
+        )
+    sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
+    print(f"sent {sent.id} to {args.member}")
+    return 0
+
+
+def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    _team_exists(store)
+    return asyncio.run(down(store, wait_s=args.wait))
+
+
+def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    from tether.cli.teammate_run import serve_teammate
+
+    _team_exists(store)
+    member = next((m for m in store.members() if m.name == args.member), None)
+    if member is None:
+        names = ", ".join(m.name for m in store.members())
+        raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
+    inbox = open_team_store(args.store, project=project, team=store.team)
+    try:
+        return asyncio.run(serve_teammate(project, store, inbox, member, plan=args.plan))
+    finally:
+        inbox.close()
+
+
+def _team_exists(store: TeamStore) -> None:
+    if store.team_record() is None:
+        raise ConfigError(
+            f"no team named {store.team!r} in {store.url}: start it with tether team up"
+        )
+
+
+_COMMANDS = {"up": _up, "status": _status, "send": _send, "down": _down, "run": _run}
+
+
+def _store_args(args: argparse.Namespace) -> list[str]:
+    return ["--store", args.store] if args.store else []
+
+
+def _error(message: str) -> int:
+    print(f"tether: error: {terminal_safe(message)}", file=sys.stderr)
+    return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tether team", description="Teammates: named sessions with mailboxes."
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--store",
+        metavar="URL",
+        help="redis://host:port/db, sqlite:///path or a file (default: TETHER_TEAM_STORE, "
+        "teams.store, .tether/tasks.db)",
+    )
+    common.add_argument("--cwd", type=Path, help="the project (default: here)")
+    sub = p.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", parents=[common], help="start the team's teammates and return")
+    up.add_argument("team")
+    up.add_argument(
+        "--member",
+        action="append",
+        default=[],
+        metavar="NAME[=AGENT]",
+        help="a teammate and its agent definition (default general-purpose); repeatable",
+    )
+    up.add_argument("--model", help="the model of new members")
+    up.add_argument("--plan", action="store_true", help="teammates start in plan mode")
+    status = sub.add_parser("status", parents=[common], help="members, states, unread, spend")
+    status.add_argument("team")
+    status.add_argument("--json", action="store_true")
+    send = sub.add_parser("send", parents=[common], help="send a message as the lead")
+    send.add_argument("team")
+    send.add_argument("member")
+    send.add_argument("text")
+    down_p = sub.add_parser("down", parents=[common], help="ask each to finish, then stop it")
+    down_p.add_argument("team")
+    down_p.add_argument(
+        "--wait", type=float, default=60.0, metavar="SECONDS", help="how long to wait for each"
+    )
+    run = sub.add_parser("run", parents=[common], help=argparse.SUPPRESS)
+    run.add_argument("team")
+    run.add_argument("member")
+    run.add_argument("--plan", action="store_true")
+    return p

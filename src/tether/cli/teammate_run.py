@@ -1,0 +1,123 @@
+"""One teammate's process (`tether team run TEAM MEMBER`, started by `tether team up`): its
+session built as a headless run's is (the project's tools, rules, hooks and sandbox; what no
+rule allows is denied), resumed when the roster names an earlier one, with `SendMessage`; then
+the `Teammate` loop until shutdown or SIGTERM. Output goes to the member's log file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import replace
+from pathlib import Path
+
+from tether.cli.setup import RunOptions, build
+from tether.core.session import Session
+from tether.protocol import ConfigError
+from tether.store.mailbox import Member, TeamStore
+from tether.teams.link import TeamLink, events_file
+from tether.teams.protocol import MemberProtocol, Transition
+from tether.teams.send_tool import send_message_tool
+from tether.teams.teammate import Teammate
+
+TEAMMATE_ENV = "TETHER_TEAMMATE"
+"""Set in a teammate's environment: its member name."""
+
+
+def teammate_prompt(team: str, member: Member, lead: str, members: list[str]) -> str:
+    others = ", ".join(n for n in members if n != member.name) or "none yet"
+    return (
+        f"You are {member.name}, a teammate in team {team!r}. The team lead is {lead}; the "
+        f"other members: {others}. Messages from them reach you as <teammate-message> blocks. "
+        "Nobody sees your plain text output: to talk to a member, use SendMessage; to answer "
+        "a request, use SendMessage with reply_to set to its id. When you finish a piece of "
+        "work, tell the lead what you did with SendMessage."
+        + (f"\n\n{member.prompt}" if member.prompt else "")
+    )
+
+
+def session_for(
+    project: Path,
+    store: TeamStore,
+    member: Member,
+    link: TeamLink,
+    *,
+    agent_prompt: str,
+    plan: bool,
+) -> Session:
+    env = {**os.environ, TEAMMATE_ENV: member.name}
+    names = [m.name for m in store.members()]
+    record = store.team_record()
+    lead = record.lead if record is not None else link.protocol.lead
+    appended = "\n\n".join(
+        p for p in (agent_prompt, teammate_prompt(store.team, member, lead, names)) if p
+    )
+    options = RunOptions(
+        cwd=Path(member.cwd) if member.cwd else project,
+        model=member.model,
+        env=env,
+        append_system_prompt=appended,
+        permission_mode="plan" if plan else None,
+        extra_tools=(send_message_tool(link),),
+    )
+    if member.session_id is None:
+        return build(options).session
+    try:
+        return build(replace(options, resume=member.session_id)).session
+    except ConfigError:
+        # No file yet (it never got a message): a new session under the same id.
+        return build(replace(options, session_id=member.session_id)).session
+
+
+async def serve_teammate(
+    project: Path, store: TeamStore, inbox: TeamStore, member: Member, *, plan: bool
+) -> int:
+    from tether.agents.discovery import discover_agents
+
+    record = store.team_record()
+    lead = record.lead if record is not None else "team-lead"
+    protocol = MemberProtocol(name=member.name, lead=lead, plan_mode=plan)
+    link = TeamLink(
+        team=store.team,
+        member=member.name,
+        store=store,
+        protocol=protocol,
+        events_path=events_file(project, store.team),
+    )
+    await link.refresh_members()
+    agent_prompt = ""
+    if member.agent:
+        catalog = discover_agents(project, home=Path.home())
+        agent = catalog.get(member.agent)
+        if agent is None:
+            raise ConfigError(
+                f"no agent named {member.agent!r} (agents: {', '.join(catalog.names())})"
+            )
+        agent_prompt = agent.system_prompt
+        plan = plan or agent.read_only
+        protocol.plan_mode = plan
+    session = await asyncio.to_thread(
+        session_for, project, store, member, link, agent_prompt=agent_prompt, plan=plan
+    )
+
+    def on_change(transition: Transition) -> None:
+        print(
+            f"{member.name}: {transition.before} -> {transition.after} ({transition.cause})",
+            flush=True,
+        )
+        gate = session.agent.gate
+        if not transition.plan_mode and gate is not None and gate.permissions.mode == "plan":
+            session.set_permission_mode("default")  # the lead approved its plan
+
+    protocol.listeners.append(on_change)
+    mate = Teammate(link=link, inbox=inbox, session=session, say=lambda s: print(s, flush=True))
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, mate.stop, f"stopped by {signal.Signals(signum).name}")
+    print(f"{member.name}: working in team {store.team} ({store.url})", flush=True)
+    try:
+        await mate.run()
+    finally:
+        await session.aclose()
+    print(f"{member.name}: stopped", flush=True)
+    return 0

@@ -1,0 +1,216 @@
+"""A session as a team's lead: `TeamCreate` and `TeamDelete` (Claude Code's input names), the
+Task tool's teammates (`team_name` and `name`), and the lead's mailbox read in the background,
+each message put to the session as steering (the model reads it before its next call; when no
+turn runs, with the next one) and shown to the user as it arrives.
+
+One team per session, as in Claude Code; a teammate's own session leads no team (no nested
+teams). A message is acknowledged once the session holds it (its file keeps it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.protocol import ToolError
+from tether.store.mailbox import (
+    Delivery,
+    Member,
+    Message,
+    TeamExists,
+    TeamRecord,
+    TeamStore,
+    open_team_store,
+)
+from tether.store.task_records import StoreUnavailable
+from tether.teams.letters import letter
+from tether.teams.link import TeamLink, events_file
+from tether.teams.names import check_member_name
+from tether.teams.processes import alive, reap, start_members
+from tether.teams.protocol import MemberProtocol
+from tether.tools.base import Tool, ToolOutput, tool
+from tether.tools.context import ToolContext
+
+LEAD = "team-lead"
+LEAD_RECEIVE_BLOCK_S = 2.0
+
+
+class TeamCreateInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    team_name: str = Field(description="Name for the new team")
+    description: str | None = Field(default=None, description="What the team is for")
+    agent_type: str | None = Field(default=None, description="The lead's agent type")
+
+
+class NoInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class LeadTeams:
+    project: Path
+    store_url: str | None
+    steer: Callable[[str], None] = lambda _: None
+    """Puts a message to the session (`Session.steer`), set once the session exists."""
+    held: Callable[[], set[str]] = set
+    """Ids of the team messages the session holds."""
+    shown: list[Callable[[Message], None]] = field(default_factory=list[Callable[[Message], None]])
+    """Front ends' callbacks for each message as it arrives (the REPL prints it)."""
+    link: TeamLink | None = None
+    _inbox: TeamStore | None = None
+    _listening: asyncio.Task[None] | None = None
+    _unacked: dict[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def team(self) -> str | None:
+        return self.link.team if self.link is not None else None
+
+    async def create(self, name: str, description: str) -> dict[str, object]:
+        if self.link is not None:
+            raise ToolError(
+                f"this session leads team {self.link.team!r} already: one team per session "
+                "(TeamDelete it first)"
+            )
+        try:
+            store = await asyncio.to_thread(self._open, name)
+        except StoreUnavailable as e:
+            raise ToolError(str(e)) from None
+        try:
+            await asyncio.to_thread(
+                store.create_team, TeamRecord(name=name, lead=LEAD, description=description)
+            )
+        except TeamExists as e:
+            store.close()
+            raise ToolError(str(e)) from None
+        await asyncio.to_thread(store.put_member, Member(name=LEAD, state="idle"))
+        self.link = TeamLink(
+            team=name,
+            member=LEAD,
+            store=store,
+            protocol=MemberProtocol(name=LEAD, lead=LEAD),
+            events_path=events_file(self.project, name),
+        )
+        self._inbox = await asyncio.to_thread(self._open, name)
+        self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
+        return {"team_name": name, "store": store.url, "lead_agent_id": f"{LEAD}@{name}"}
+
+    async def delete(self) -> dict[str, object]:
+        link = self._need_team()
+        running = [
+            m.name
+            for m in await asyncio.to_thread(link.store.members)
+            if alive(m) and m.name != LEAD
+        ]
+        if running:
+            raise ToolError(
+                f"team {link.team!r} has running teammates ({', '.join(running)}): ask each to "
+                'shut down first (SendMessage with {"type": "shutdown_request"})'
+            )
+        await asyncio.to_thread(link.store.delete_team)
+        await self.close()
+        return {"success": True, "team_name": link.team}
+
+    async def spawn(self, team_name: str, name: str, agent: str, prompt: str) -> ToolOutput:
+        """The Task tool with `team_name` and `name`: a teammate process, given `prompt` as its
+        first message."""
+        link = self._need_team()
+        if team_name != link.team:
+            raise ToolError(f"this session leads team {link.team!r}, not {team_name!r}")
+        try:
+            check_member_name(name)
+        except Exception as e:
+            raise ToolError(str(e)) from None
+        if name == LEAD:
+            raise ToolError(f"{LEAD} is the team's lead, not a teammate")
+        members = {m.name: m for m in await asyncio.to_thread(link.store.members)}
+        if name in members and alive(members[name]):
+            raise ToolError(f"{name} is already a running member of team {link.team!r}")
+        await asyncio.to_thread(link.store.put_member, Member(name=name, agent=agent))
+        await link.send(name, "message", prompt)
+        store_args = ["--store", self.store_url] if self.store_url else []
+        told = await asyncio.to_thread(
+            start_members,
+            self.project,
+            link.store,
+            [Member(name=name, agent=agent)],
+            store_args=store_args,
+            plan=False,
+        )
+        if not all(t.ok for t in told):
+            raise ToolError("\n".join(t.line for t in told))
+        return ToolOutput(
+            text=f"Spawned teammate {name} ({agent}) in team {link.team}: its messages will "
+            "reach you as they come.",
+            structured={
+                "status": "teammate_spawned",
+                "name": name,
+                "team_name": link.team,
+                "agent_type": agent,
+            },
+        )
+
+    def _need_team(self) -> TeamLink:
+        if self.link is None:
+            raise ToolError("you lead no team: create one with TeamCreate first")
+        return self.link
+
+    def _open(self, team: str) -> TeamStore:
+        return open_team_store(self.store_url, project=self.project, team=team)
+
+    async def _listen(self, inbox: TeamStore, link: TeamLink) -> None:
+        while True:
+            reap()
+            batch: list[Delivery] = await asyncio.to_thread(
+                inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
+            )
+            known = self.held()
+            done = [r for i, r in self._unacked.items() if i in known]
+            for delivery in batch:
+                message = delivery.message
+                if message.id in known:
+                    done.append(delivery.receipt)
+                    continue
+                if message.id in self._unacked:
+                    continue
+                self._unacked[message.id] = delivery.receipt
+                received = link.protocol.incoming(message, link.clock())
+                self.steer(letter(message, received.note))
+                for show in self.shown:
+                    show(message)
+            self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
+            if done:
+                await asyncio.to_thread(inbox.ack, LEAD, done)
+
+    async def close(self) -> None:
+        if self._listening is not None:
+            self._listening.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listening
+        for store in (self._inbox, self.link.store if self.link else None):
+            if store is not None:
+                with contextlib.suppress(Exception):
+                    store.close()
+        self.link, self._inbox, self._listening = None, None, None
+
+
+def lead_tools(lead: LeadTeams) -> list[Tool]:
+    @tool("TeamCreate", read_only=True)
+    async def team_create(ctx: ToolContext, args: TeamCreateInput) -> ToolOutput:
+        """Create a team that you lead: teammates are then started with the Task tool (with
+        team_name and name) and talked to with SendMessage. One team per session."""
+        made = await lead.create(args.team_name, args.description or "")
+        return ToolOutput(text=f"Team {args.team_name} created in {made['store']}", structured=made)
+
+    @tool("TeamDelete", read_only=True)
+    async def team_delete(ctx: ToolContext, args: NoInput) -> ToolOutput:
+        """Delete the team you lead, its members and mailboxes, once no teammate runs."""
+        gone = await lead.delete()
+        return ToolOutput(text=f"Team {gone['team_name']} deleted", structured=gone)
+
+    return [team_create, team_delete]

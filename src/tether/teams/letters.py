@@ -1,0 +1,78 @@
+"""A team message as the receiving model reads it, and the ids of those a session already has.
+
+Each delivered message becomes one `<teammate-message ...>` block in the recipient's session
+(as a prompt, or before its next model call): its id is in the block, so that after a crash the
+session file itself says which messages it holds, and a redelivered one is dropped rather
+than shown twice. The sender's text cannot forge a block: the tag is escaped inside it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+from tether.protocol import Message as SessionMessage
+from tether.protocol import TextBlock
+from tether.store.mailbox import Message
+
+TAG = "teammate-message"
+_ID = re.compile(rf'<{TAG} id="([^"]+)"')
+_HOW_TO_ANSWER = {
+    "request": 'Answer with SendMessage(to="{sender}", reply_to="{id}", message=...).',
+    "shutdown_request": (
+        'Answer with SendMessage(to="{sender}", message={{"type": "shutdown_response", '
+        '"request_id": "{id}", "approve": true}}) to finish and stop, or approve: false '
+        "with a reason to keep working."
+    ),
+    "plan_approval_request": (
+        'Answer with SendMessage(to="{sender}", message={{"type": "plan_approval_response", '
+        '"request_id": "{id}", "approve": true}}), or approve: false with feedback.'
+    ),
+}
+
+
+def letter(message: Message, note: str | None = None) -> str:
+    """The text the recipient's model reads for `message`."""
+    attrs = [("id", message.id), ("from", message.sender), ("kind", message.kind)]
+    if message.reply_to:
+        attrs.append(("reply_to", message.reply_to))
+    summary = message.data.get("summary")
+    if isinstance(summary, str) and summary:
+        attrs.append(("summary", summary))
+    head = " ".join(f'{name}="{html.escape(value, quote=True)}"' for name, value in attrs)
+    body = [_escaped(message.text)] if message.text else []
+    for key in ("approve", "plan", "feedback", "reason"):
+        if key in message.data:
+            body.append(f"{key}: {_escaped(str(message.data[key]))}")
+    if note:
+        body.append(f"(note: {note})")
+    how = _HOW_TO_ANSWER.get(message.kind)
+    if how is not None:
+        body.append(how.format(sender=message.sender, id=message.id))
+    return f"<{TAG} {head}>\n" + "\n".join(body) + f"\n</{TAG}>"
+
+
+def timed_out(request: Message) -> str:
+    """What a member is told when its request got no reply in time."""
+    return (
+        f'<{TAG}-error request_id="{request.id}">\nError: request {request.id} to '
+        f"{request.recipient} got no reply in time: you are no longer waiting for it (a late "
+        f"reply will still reach you, marked as late).\n</{TAG}-error>"
+    )
+
+
+def held_ids(messages: Iterable[SessionMessage]) -> set[str]:
+    """Ids of the team messages the session's user messages hold."""
+    found: set[str] = set()
+    for message in messages:
+        if message.role != "user":
+            continue
+        for block in message.content:
+            if isinstance(block, TextBlock) and TAG in block.text:
+                found.update(_ID.findall(block.text))
+    return found
+
+
+def _escaped(text: str) -> str:
+    return text.replace(f"<{TAG}", f"&lt;{TAG}").replace(f"</{TAG}", f"&lt;/{TAG}")

@@ -1,0 +1,141 @@
+"""`TeamLink`: one member's end of its team: the protocol it keeps and the store it sends
+through. The lead's session and every teammate's have one; `SendMessage` goes through it.
+
+Sending checks the protocol first (a refusal is a `ProtocolError` the tool gives back to the
+model), then stores the message (durable once `send` returns), then tells the protocol it
+was stored; every change of the member's state is written to the roster and to the team's
+event log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.store.mailbox import Message, TeamStore, UnknownMember
+from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
+
+BROADCAST = "*"
+
+
+@dataclass
+class TeamLink:
+    team: str
+    member: str
+    store: TeamStore
+    """Used for sending and the roster (a teammate receives on a connection of its own)."""
+    protocol: MemberProtocol
+    events_path: Path | None = None
+    """The team's event log (JSON lines, one per transition), read by `team status`."""
+    clock: Callable[[], float] = time.time
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def __post_init__(self) -> None:
+        self.protocol.listeners.append(self._log)
+
+    async def refresh_members(self) -> list[str]:
+        names = [m.name for m in await asyncio.to_thread(self.store.members)]
+        self.protocol.members = tuple(names)
+        return names
+
+    async def send(
+        self,
+        to: str,
+        kind: str,
+        text: str = "",
+        *,
+        reply_to: str | None = None,
+        data: dict[str, Any] | None = None,
+        timeout_s: float | None = None,
+    ) -> list[Message]:
+        """Send to one member, or to every other one (`*`): the messages stored. Raises
+        `ProtocolError` for what the protocol refuses, naming the reason."""
+        async with self._lock:
+            names = await self.refresh_members()
+            if to == BROADCAST:
+                if kind != "message":
+                    raise ProtocolError(
+                        f"a {kind} goes to one member, not to everyone ({BROADCAST})"
+                    )
+                recipients = [n for n in names if n != self.member]
+                if not recipients:
+                    raise ProtocolError(f"team {self.team} has no other member to broadcast to")
+            else:
+                recipients = [to]
+            messages = [
+                Message(
+                    sender=self.member,
+                    recipient=r,
+                    kind=kind,
+                    text=text,
+                    reply_to=reply_to,
+                    data=dict(data or {}),
+                )
+                for r in recipients
+            ]
+            for message in messages:
+                self.protocol.outgoing(message, self.clock())
+            for message in messages:
+                await self._store(message, timeout_s)
+            await self.publish()
+            return messages
+
+    async def _store(self, message: Message, timeout_s: float | None) -> None:
+        try:
+            await asyncio.to_thread(self.store.send, message)
+        except UnknownMember as e:
+            self.protocol.send_failed(message, self.clock(), str(e))
+            raise ProtocolError(str(e)) from None
+        except BaseException as e:
+            self.protocol.send_failed(message, self.clock(), str(e) or type(e).__name__)
+            raise
+        self.protocol.sent(message, self.clock(), timeout_s=timeout_s)
+
+    async def publish(self, **more: Any) -> None:
+        """Write the member's protocol state (and `more` fields) to the roster."""
+        waiting = self.protocol.waiting_on()
+        changes = {
+            "state": self.protocol.state,
+            "pending_request": waiting.message.id if waiting is not None else None,
+            "updated_at": self.clock(),
+            **more,
+        }
+        await asyncio.to_thread(self.store.update_member, self.member, changes)
+
+    def _log(self, transition: Transition) -> None:
+        if self.events_path is None:
+            return
+        line = json.dumps({"team": self.team, **transition.__dict__}, ensure_ascii=False)
+        self.events_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.events_path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+
+def events_file(project: Path, team: str) -> Path:
+    """The team's event log in the project (`.tether/teams/<team>/events.jsonl`)."""
+    return project / ".tether" / "teams" / team / "events.jsonl"
+
+
+def read_events(path: Path, member: str | None = None, last: int = 10) -> list[dict[str, Any]]:
+    """The newest `last` transitions of the log (of one member), oldest first; lines that
+    are not JSON are skipped (a line cut by a crash)."""
+    if not path.is_file():
+        return []
+    found: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and (member is None or event.get("member") == member):
+            found.append(event)  # pyright: ignore[reportUnknownArgumentType]
+    return found[-last:]
+
+
+def member_names(names: Sequence[str]) -> str:
+    return ", ".join(names) if names else "none"

@@ -1,0 +1,220 @@
+"""Teammates' processes: started in the background (`tether team run`), found alive by their
+pid (on this machine), asked to shut down and then stopped; and the team's status."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether.store.mailbox import Member, Message, TeamStore
+from tether.teams.link import events_file, read_events
+
+LEAD = "team-lead"
+START_WAIT_S = 120.0
+"""How long `up` waits for a teammate to report in before it says it did not start."""
+STOP_GRACE_S = 10.0
+
+CHILDREN: list[subprocess.Popen[bytes]] = []
+"""Teammates this process started: kept, since they are meant to outlive their `Popen` (a
+lead's session goes on after starting them), and polled at each start to reap those that
+ended."""
+"""After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
+
+
+def alive(member: Member) -> bool:
+    """Whether the member's process runs (known only on its own machine: elsewhere, by its
+    state)."""
+    if member.pid is None or member.state == "stopped":
+        return False
+    if member.host != socket.gethostname():
+        return True
+    return pid_runs(member.pid)
+
+
+def pid_runs(pid: int) -> bool:
+    """Whether `pid` is a running process: one that ended and waits to be reaped by its
+    parent (a lead that started it) is not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc here: the signal's answer stands
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def reap() -> None:
+    """Collect the teammates this process started that have ended."""
+    CHILDREN[:] = [child for child in CHILDREN if child.poll() is None]
+
+
+def log_file(project: Path, team: str, member: str) -> Path:
+    return project / ".tether" / "teams" / team / f"{member}.log"
+
+
+@dataclass(frozen=True)
+class Started:
+    name: str
+    ok: bool
+    line: str
+    """What happened, for the user (a failure with its log's end)."""
+
+
+def start_members(
+    project: Path, store: TeamStore, mates: list[Member], *, store_args: list[str], plan: bool
+) -> list[Started]:
+    """Start every member whose process is not running, and wait for each to report in."""
+    started: dict[str, subprocess.Popen[bytes]] = {}
+    told: list[Started] = []
+    reap()
+    for mate in mates:
+        if alive(mate):
+            told.append(
+                Started(
+                    mate.name, True, f"{mate.name}: running already (pid {mate.pid} on {mate.host})"
+                )
+            )
+            continue
+        store.update_member(mate.name, {"state": "starting", "pid": None})
+        log = log_file(project, store.team, mate.name)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "tether", "team", "run", store.team, mate.name]
+        with log.open("ab") as out:
+            started[mate.name] = subprocess.Popen(
+                [*argv, *store_args, *(["--plan"] if plan else [])],
+                cwd=project,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            CHILDREN.append(started[mate.name])
+    for name, proc in started.items():
+        if _reported_in(store, name, proc):
+            unread = store.unread(name)
+            told.append(
+                Started(name, True, f"{name}: started (pid {proc.pid}), {unread} unread message(s)")
+            )
+        else:
+            tail = _tail(log_file(project, store.team, name))
+            told.append(
+                Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
+            )
+    return told
+
+
+def _reported_in(store: TeamStore, name: str, proc: subprocess.Popen[bytes]) -> bool:
+    deadline = time.monotonic() + START_WAIT_S
+    while time.monotonic() < deadline:
+        member = next((m for m in store.members() if m.name == name), None)
+        if member is not None and member.pid == proc.pid and member.state != "starting":
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+async def down(store: TeamStore, *, wait_s: float) -> int:
+    """Ask every running teammate to shut down, wait for each to stop, then stop the rest."""
+    here = socket.gethostname()
+    running = [m for m in store.members() if m.name != LEAD and alive(m)]
+    for mate in running:
+        store.send(Message(sender=LEAD, recipient=mate.name, kind="shutdown_request"))
+        print(f"{mate.name}: asked to shut down")
+    await asyncio.gather(*(_stop(store, m, wait_s) for m in running if m.host == here))
+    for mate in running:
+        if mate.host != here:
+            print(f"{mate.name}: runs on {mate.host}: asked only")
+    return 0
+
+
+async def _stop(store: TeamStore, mate: Member, wait_s: float) -> None:
+    assert mate.pid is not None
+    if await _gone(store, mate, wait_s):
+        print(f"{mate.name}: stopped")
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(mate.pid, signal.SIGTERM)
+    if await _gone(store, mate, STOP_GRACE_S):
+        print(f"{mate.name}: stopped (SIGTERM after {wait_s:g} s)")
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(mate.pid, signal.SIGKILL)
+    await asyncio.to_thread(store.update_member, mate.name, {"state": "stopped", "pid": None})
+    print(f"{mate.name}: killed (SIGKILL)")
+
+
+async def _gone(store: TeamStore, mate: Member, within_s: float) -> bool:
+    """Whether the teammate stopped within `within_s`: its process is gone, or its record says
+    it stopped (a stopped teammate may linger unreaped as its starter's child)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        now = next((m for m in await asyncio.to_thread(store.members) if m.name == mate.name), None)
+        if now is None or now.state == "stopped" or now.pid != mate.pid:
+            return True
+        if mate.pid is None or not pid_runs(mate.pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+def status_record(project: Path, store: TeamStore) -> dict[str, Any]:
+    record = store.team_record()
+    events = events_file(project, store.team)
+    members: list[dict[str, Any]] = []
+    for m in store.members():
+        members.append(
+            {
+                **m.model_dump(),
+                "running": alive(m) if m.name != LEAD else None,
+                "unread": store.unread(m.name),
+                "events": read_events(events, m.name, last=5),
+            }
+        )
+    return {
+        "team": store.team,
+        "exists": record is not None,
+        "lead": record.lead if record is not None else None,
+        "description": record.description if record is not None else None,
+        "store": store.url,
+        "members": members,
+    }
+
+
+def status_lines(record: dict[str, Any]) -> list[str]:
+    if not record["exists"]:
+        return [f"no team named {record['team']!r} in {record['store']}"]
+    lines = [f"team {record['team']} (lead {record['lead']}) in {record['store']}"]
+    for m in record["members"]:
+        running = "" if m["running"] is None else (" running" if m["running"] else " not running")
+        pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
+        task = f" · {m['current_task']}" if m["current_task"] else ""
+        lines.append(
+            f"  {m['name']:<16} {m['state']:<10}{pending}{running} · {m['unread']} unread · "
+            f"${m['spend_usd']:.4f}{task}"
+        )
+        for e in m["events"]:
+            lines.append(f"      {e.get('before')} -> {e.get('after')}: {e.get('cause')}")
+    return lines

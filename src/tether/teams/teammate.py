@@ -1,0 +1,240 @@
+"""A teammate: a named member of a team whose session lives as long as the team, fed by its
+mailbox.
+
+The loop: receive (a blocking read on a store connection of its own), put the messages into
+the session (as a turn's prompt when idle; while a turn runs, before its next model call, the
+steering path), acknowledge each once the session holds it (its file then keeps it: a crash
+loses nothing), and run turns until nothing is left. A message whose id the session already
+holds (a redelivery after a crash) is acknowledged and not shown again. When a turn ends and
+nothing waits, the `TeammateIdle` hooks run (exit 2 keeps it working, their reason its next
+prompt; `continue: false` stops it), then the lead gets an idle notification. A request that
+times out is told to the model as an error. A shutdown the teammate approved ends the loop
+after its turn; so does `stop()` (SIGTERM), which interrupts the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tether.core.session import Session
+from tether.protocol import MessageCompleted, TurnFinished, UserInput
+from tether.store.mailbox import Delivery, TeamStore
+from tether.teams.letters import held_ids, letter, timed_out
+from tether.teams.link import TeamLink
+from tether.teams.protocol import ProtocolError
+
+RECEIVE_BLOCK_S = 2.0
+"""How long one read of the mailbox waits for a message (the store wakes it at once when one
+comes); the loop notices a stop within this."""
+IDLE_SUMMARY_CHARS = 200
+
+
+@dataclass
+class Teammate:
+    link: TeamLink
+    inbox: TeamStore
+    """A store connection for receiving only (a blocking read must not hold up sending)."""
+    session: Session
+    say: Callable[[str], None] = lambda _: None
+    consumer: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    _arrived: asyncio.Queue[list[Delivery]] = field(default_factory=asyncio.Queue[list[Delivery]])
+    _held: set[str] = field(default_factory=set[str])
+    """Ids of the messages the session holds."""
+    _unacked: dict[str, Delivery] = field(default_factory=dict[str, Delivery])
+    """Put into the session (or queued for it), not acknowledged yet, by message id."""
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _stop_reason: str | None = None
+    _working: bool = False
+    _current: str | None = None
+    """What the newest message asked (`team status`'s current task)."""
+
+    @property
+    def name(self) -> str:
+        return self.link.member
+
+    def stop(self, reason: str) -> None:
+        """Stop: the running turn is interrupted, the loop ends (unread messages stay in the
+        mailbox for the next start)."""
+        self._stop_reason = self._stop_reason or reason
+        self._stop.set()
+        if self._working:
+            self.session.interrupt_next_turn(reason)
+
+    async def run(self) -> None:
+        self._held = held_ids(self.session.messages)
+        await self.link.publish(
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            session_id=self.session.session_id,
+            spend_usd=self.session.cost_usd,
+        )
+        receiving = asyncio.create_task(self._receive())
+        try:
+            await self._serve()
+        finally:
+            receiving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await receiving
+            with contextlib.suppress(Exception):
+                await self.link.publish(state="stopped", pid=None, spend_usd=self.session.cost_usd)
+
+    async def _serve(self) -> None:
+        prompt: list[str] = []
+        while not self._stop.is_set() and not self.link.protocol.stopping:
+            if not prompt:
+                prompt = await self._next_prompt()
+                if not prompt:
+                    continue
+                await self.link.publish(current_task=self._current)
+            prompt = await self._turn(prompt)
+            if prompt or not self._arrived.empty() or self._stop.is_set():
+                continue
+            if self.link.protocol.stopping:
+                break
+            prompt = await self._idle()
+
+    async def _next_prompt(self) -> list[str]:
+        """Wait for messages (or a request's timeout, or a stop); their texts."""
+        deadline = self.link.protocol.next_deadline()
+        timeout = None if deadline is None else max(0.0, deadline - self.link.clock())
+        getting = asyncio.create_task(self._arrived.get())
+        stopping = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({getting, stopping}, timeout=timeout, return_when="FIRST_COMPLETED")
+        finally:
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()
+        batch = getting.result() if getting.done() and not getting.cancelled() else []
+        return await self._texts(batch)
+
+    async def _texts(self, batch: list[Delivery]) -> list[str]:
+        """The texts of new messages (redeliveries of held ones acknowledged and dropped) and
+        of requests that timed out."""
+        now = self.link.clock()
+        texts = [timed_out(request) for request in self.link.protocol.expire(now)]
+        dropped: list[str] = []
+        for delivery in batch:
+            message = delivery.message
+            if message.id in self._held:
+                dropped.append(delivery.receipt)
+                continue
+            if message.id in self._unacked:
+                continue  # already on its way into the session
+            self._unacked[message.id] = delivery
+            received = self.link.protocol.incoming(message, now)
+            texts.append(letter(message, received.note))
+            if message.kind != "idle_notification":
+                self._current = (message.text or message.kind)[:IDLE_SUMMARY_CHARS]
+        if dropped:
+            await asyncio.to_thread(self.inbox.ack, self.name, dropped)
+        return texts
+
+    async def _turn(self, prompt: list[str]) -> list[str]:
+        """Run one turn on `prompt`; messages arriving meanwhile are steered in. Returns what
+        the turn did not take (steering it ended before reading)."""
+        session = self.session
+        self._working = True
+        feeding = asyncio.create_task(self._steer_arrivals())
+        try:
+            async for event in session.submit(UserInput(text="\n\n".join(prompt))):
+                if isinstance(event, MessageCompleted) and event.message.role == "user":
+                    await self._ack_held()
+                elif isinstance(event, TurnFinished):
+                    self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
+                await self._ack_held()
+        finally:
+            self._working = False
+            # The feeder steers what it took, then stops at this mark: no message taken from
+            # the queue is dropped half-handled (a cancellation could land mid-batch).
+            self._arrived.put_nowait([])
+            await feeding
+        await self._ack_held()
+        await self._ack_unheld_prompt(prompt)
+        await self.link.publish(spend_usd=session.cost_usd)
+        return session.take_queued()
+
+    async def _steer_arrivals(self) -> None:
+        while batch := await self._arrived.get():
+            texts = await self._texts(batch)
+            for text in texts:
+                self.session.steer(text)
+            if texts:  # after the steering: what status shows is already on its way in
+                await self.link.publish(current_task=self._current)
+
+    async def _ack_held(self) -> None:
+        """Acknowledge the messages the session now holds (its file has them)."""
+        if not self._unacked:
+            return
+        newest = self.session.messages[-4:]
+        held = held_ids(newest) & set(self._unacked)
+        if not held:
+            return
+        self._held |= held
+        receipts = [self._unacked.pop(i).receipt for i in held]
+        await asyncio.to_thread(self.inbox.ack, self.name, receipts)
+
+    async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
+        """Acknowledge every message the session now holds (anywhere in it), and those of a
+        prompt a UserPromptSubmit hook blocked: it never entered the session, the hook decided
+        (and the user was told), so they are acknowledged rather than shown forever."""
+        self._held |= held_ids(self.session.messages)
+        queued = "\n".join(self.session.queued)
+        joined = "\n".join(prompt)
+        gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
+        if gone:
+            receipts = [self._unacked.pop(i).receipt for i in gone]
+            await asyncio.to_thread(self.inbox.ack, self.name, receipts)
+
+    async def _idle(self) -> list[str]:
+        """The TeammateIdle hooks, then the idle notification; a hook's exit 2 gives the next
+        prompt instead."""
+        gate = self.session.agent.gate
+        hooks = gate.hooks if gate is not None else None
+        if hooks is not None and hooks.has("TeammateIdle"):
+            outcome = await hooks.fire(
+                "TeammateIdle", {"teammate_name": self.name, "team_name": self.link.team}
+            )
+            if outcome.stop:
+                self.stop(f"TeammateIdle hook stopped it: {outcome.stop_reason or 'no reason'}")
+                return []
+            if outcome.blocked:
+                return [f"TeammateIdle hook: {outcome.reason or 'keep working'}"]
+        last = _last_answer(self.session)
+        self._current = None
+        await self.link.publish(current_task=None)
+        lead = self.link.protocol.lead
+        if lead != self.name:
+            try:
+                await self.link.send(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
+            except ProtocolError as e:
+                self.say(f"no idle notification to {lead}: {e}")
+        return []
+
+    async def _receive(self) -> None:
+        """Read the mailbox for ever; the first read takes back what a killed predecessor
+        held (a teammate is its mailbox's only consumer)."""
+        reclaim = 0.0
+        while True:
+            batch = await asyncio.to_thread(
+                self.inbox.receive,
+                self.name,
+                self.consumer,
+                block_s=RECEIVE_BLOCK_S,
+                reclaim_after_s=reclaim,
+            )
+            reclaim = 30.0
+            if batch:
+                await self._arrived.put(batch)
+
+
+def _last_answer(session: Session) -> str:
+    for message in reversed(session.messages):
+        if message.role == "assistant":
+            return message.text()
+    return ""

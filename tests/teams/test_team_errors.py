@@ -1,0 +1,83 @@
+"""Bad input to `tether team` and to a lead's tools: precise errors, nothing started, nothing
+lost."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from tether.store.mailbox import Member, TeamRecord, open_team_store
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing.cli_runner import run_cli_process
+
+from .workers import WAIT_S
+
+
+def team_of(repo: Path, *members: str) -> str:
+    """A team recorded in the project's store (no process started)."""
+    team = f"t-{uuid.uuid4().hex[:8]}"
+    store = open_team_store(None, project=repo, team=team)
+    try:
+        store.create_team(TeamRecord(name=team))
+        for name in ("team-lead", *members):
+            store.put_member(Member(name=name))
+    finally:
+        store.close()
+    return team
+
+
+def run(repo: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    done = run_cli_process(list(argv), env=env or dict(os.environ), cwd=repo, timeout_s=WAIT_S)
+    return done.exit_code, done.stdout, done.stderr
+
+
+def test_team_commands_name_what_is_wrong(repo: Path, model_env: FakeModelServer) -> None:
+    team = team_of(repo, "alice")
+    assert run(repo, "team", "send", team, "carol", "hi") == (
+        2,
+        "",
+        f"tether: error: no member named 'carol' in team {team} (members: team-lead, alice)\n",
+    )
+    store = repo / ".tether" / "tasks.db"
+    assert run(repo, "team", "send", "nope", "alice", "hi") == (
+        2,
+        "",
+        f"tether: error: no team named 'nope' in {store}: start it with tether team up\n",
+    )
+    assert run(repo, "team", "status", "nope") == (0, f"no team named 'nope' in {store}\n", "")
+    code, _, err = run(repo, "team", "up", team, "--member", "bad name")
+    assert (code, err) == (
+        2,
+        "tether: error: member name 'bad name': use letters, digits, '-', '_' or '.', starting "
+        "with a letter or digit, at most 64 characters\n",
+    )
+    code, _, err = run(repo, "team", "up", team, "--member", "team-lead")
+    assert (code, err) == (2, "tether: error: team-lead is the team's lead, not a teammate\n")
+    assert model_env.requests == []
+    # The message that could not be sent is not half-sent anywhere.
+    kept = open_team_store(None, project=repo, team=team)
+    try:
+        assert [kept.unread(n) for n in ("team-lead", "alice")] == [0, 0]
+    finally:
+        kept.close()
+
+
+def test_a_lead_cannot_create_a_team_whose_name_is_in_use(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = team_of(repo, "alice")
+
+    def lead(request: RecordedRequest) -> Turn:
+        if not request.tool_results():
+            return tool_use("TeamCreate", team_name=team)
+        return text("ok")
+
+    model_env.responder = lead
+    env = {**os.environ, "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"}
+    code, _, err = run(repo, "-p", "make a team", env=env)
+    assert code == 0, err
+    result = model_env.requests[1].tool_results()[0]
+    assert result.startswith(f"Error: team {team!r} exists (lead 'team-lead', created ")
+    assert result.endswith("): pick another name")
+    assert model_env.requests[1].tool_result_errors() == [True]
