@@ -356,11 +356,12 @@ class _Judge:
                 verdicts.extend(self.unseen(r) for r in client.unseen if self._near_rules())
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
-        for word in reads:
+        file_reads = use.file_reads if use is not None and inv.own is None else ()
+        for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
             for target in self.places.targets(word):
                 if target == _PIPE:
                     continue
-                verdicts.append(self.files.read(target, explicit=explicit, recursive=recursive))
+                verdicts.append(self.files.read(target, explicit=explicit, recursive=deep))
         for word in writes:
             for target in self.places.targets(word):
                 if target == _PIPE or (

@@ -9,6 +9,7 @@ from dataclasses import replace
 from tree_sitter import Node
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.for_values import loop_binding
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_budget import Budget
 from tether.permissions.shell_checks import (
@@ -38,7 +39,7 @@ from tether.permissions.shell_variables import (
     arithmetic_assigns,
     variables_set,
 )
-from tether.permissions.shell_words import is_literal, is_locale_dollar, word_of
+from tether.permissions.shell_words import bound, is_literal, is_locale_dollar, word_of
 from tether.permissions.wrappers import MAX_DEPTH, ParseCode, look_through
 
 TOO_DEEP = "too deeply nested to judge"
@@ -157,7 +158,12 @@ class Walker:
             variable = node.child_by_field_name("variable")
             if variable is not None:
                 self.sets([node_text(variable)])
-            self._visit_children(node)
+            binding = loop_binding(node, node_text(self.path[0]))
+            if binding is None:
+                self._visit_children(node)
+            else:
+                with bound(*binding):
+                    self._visit_children(node)
         elif kind == "function_definition":
             self.functions = True
             self._visit_children(node)
