@@ -52,6 +52,14 @@ ALLOWED = [
     "env",
     "printenv HOME",
     "env -u LANG",
+    # find's `{}` is each path below its start whose name matches, as the disk holds them.
+    "find . -name '*.py' -exec grep -n TODO {} +",
+    "find src -type f -name '*.py' -exec wc -l {} \\;",
+    "find . -maxdepth 2 -name '*.md' -a -type f -exec head -n 1 {} +",
+    # xargs' added words are the names ls prints (bare, no dotfile).
+    "ls | xargs wc -l",
+    "ls docs | xargs -n 1 echo",
+    "ls -1 src | xargs -r grep -n TODO",
 ]
 
 
@@ -93,6 +101,23 @@ STOPPED = [
     ("xxd app.py out.hex", "ask"),  # xxd's second file is its output
     ("env cat .env", "deny"),  # env PROG is PROG
     ("env -S 'cat .env'", "deny"),
+    # find: a name pattern that matches `.env`, or an expression that picks more than it.
+    ("find . -name '.e*' -exec cat {} +", "deny"),
+    ("find . -name '*' -exec cat {} +", "deny"),
+    ("find . -name '*.py' -o -name x -exec cat {} +", "ask"),
+    ("find . -name '*.py' -exec true {} \\; -o -exec cat {} \\;", "ask"),
+    ("find . -iname '*.py' -exec cat {} +", "ask"),
+    ("find . src -name '*.py' -exec cat {} +", "ask"),
+    ("find . -name '*.py' -exec sh -c 'cat \"$1\"' _ {} \\;", "ask"),
+    ("find . -name '*.py' -exec rm {} +", "ask"),  # the paths are known; rm is no reader
+    # xargs: dotfiles listed, output that is not bare names, input split otherwise.
+    ("ls -A | xargs cat", "deny"),
+    ("ls -a | xargs cat", "ask"),
+    ("ls -l | xargs cat", "ask"),
+    ("ls | xargs -0 cat", "ask"),
+    ("ls | sort | xargs cat", "ask"),
+    ("ls .env | xargs cat", "deny"),
+    ("git ls-files | xargs grep foo", "ask"),  # what git tracks is not read from the disk
 ]
 
 
@@ -102,6 +127,26 @@ def test_what_may_reach_a_denied_file_is_not_allowed(
 ) -> None:
     decision = decide("Bash", {"command": command}, ctx)
     assert decision.behavior == behavior, decision.reason
+
+
+def test_find_reaches_what_a_directory_named_like_the_rule_holds(
+    ctx: PermissionContext,
+) -> None:
+    """A `.env` directory is covered with all below it: `*.py` files there are denied."""
+    (ctx.workspace / "pkg" / ".env").mkdir(parents=True)
+    (ctx.workspace / "pkg" / ".env" / "keys.py").write_text("K = 1\n")
+    command = "find . -name '*.py' -exec grep -n K {} +"
+    assert decide("Bash", {"command": command}, ctx).behavior == "deny"
+
+
+def test_names_xargs_would_split_are_not_known(ctx: PermissionContext) -> None:
+    """xargs splits its input at blanks: a file named `a .env` gives it `.env`."""
+    (ctx.workspace / "a .env").write_text("x\n")
+    decision = decide("Bash", {"command": "ls | xargs cat"}, ctx)
+    assert decision.behavior == "ask", decision.reason
+    (ctx.workspace / "a .env").unlink()
+    (ctx.workspace / "-n").write_text("x\n")  # an option to the command, not a file
+    assert decide("Bash", {"command": "ls | xargs cat"}, ctx).behavior == "ask"
 
 
 def test_tar_reads_the_archive_it_lists_and_writes_the_one_it_creates(

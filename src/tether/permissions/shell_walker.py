@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.for_values import loop_binding
+from tether.permissions.pipeline_inputs import with_listed_input
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_budget import Budget
 from tether.permissions.shell_checks import (
@@ -181,8 +182,20 @@ class Walker:
             self._visit_children(node)
         elif node.child_count == 0:
             self._leaf(node)
+        elif kind == "pipeline":
+            self._pipeline(node)
         else:
             self._visit_children(node)
+
+    def _pipeline(self, node: Node) -> None:
+        """`ls | xargs CMD`: the words xargs adds are the names ls prints (pipeline_inputs)."""
+        before = len(self.invocations)
+        self._visit_children(node)
+        added = self.invocations[before:]
+        if len(added) == 2 and [c.type for c in node.named_children] == ["command", "command"]:
+            consumer = with_listed_input(*added)
+            if consumer is not None:
+                self.invocations[-1] = consumer
 
     def _leaf(self, node: Node) -> None:
         if node.type in ("raw_string", "ansi_c_string"):
