@@ -163,6 +163,8 @@ def test_work_grows_linearly_with_runs_of_any_shape(
         ("mytool ", "git push -- ", 400, "x"),  # each tail's options, taken as a set
         ("mytool ", "c$xb ", 400, "x"),  # every tail's unknown parts against each rule
         ("mytool ", "git -C x ", 400, "x"),  # each `x` a path a tail may name
+        ("", 'for f in *.py; do wc -l "$f"; done; ', 200, "x"),  # the text read once for all
+        ("ls | xargs cat; ", "find . -name '*.py' -exec cat {} + ; ", 100, "x"),
     ],
 )
 def test_the_attacks_stay_linear(

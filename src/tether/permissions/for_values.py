@@ -9,34 +9,56 @@ evaluates no code that could. Otherwise `$f` stays unknown."""
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from tether.permissions import shell_budget
 from tether.permissions.shell_redirects import node_text
 from tether.permissions.shell_words import DYN, Atom, word_atoms
 
 _RUNS_UNSEEN_CODE = re.compile(r"(?:^|[\s;&|(){}`])(?:source|eval|\.)(?=[\s;&|()]|$)")
 """Words that run code which may set any variable (`source x`, `. x`, `eval ...`)."""
+_NAME = re.compile(r"(\$\{?)?([A-Za-z_][A-Za-z0-9_]*)(\})?")
 
 
-def loop_binding(node: Node, command: str) -> tuple[str, tuple[Atom, ...]] | None:
+@dataclass(frozen=True)
+class CommandNames:
+    """What a command's text says of its variables, read once for all its loops."""
+
+    mentions: Counter[str]
+    """Each name, however it stands (`f=`, `read f`, `$f`, `${f:-x}`, a word `f`)."""
+    expansions: Counter[str]
+    """Each name as a plain `$f` or `${f}`."""
+    runs_unseen: bool
+
+    @staticmethod
+    def of(command: str) -> CommandNames:
+        shell_budget.scan(command)
+        mentions: Counter[str] = Counter()
+        expansions: Counter[str] = Counter()
+        for found in _NAME.finditer(command):
+            dollar, name, close = found.groups()
+            mentions[name] += 1
+            if dollar == "$" or (dollar == "${" and close):
+                expansions[name] += 1
+        return CommandNames(mentions, expansions, _RUNS_UNSEEN_CODE.search(command) is not None)
+
+
+def loop_binding(node: Node, names: CommandNames) -> tuple[str, tuple[Atom, ...]] | None:
     """(variable, the atoms of its one list word) for a `for` statement whose variable stands
-    for that word alone in `command`, the whole text read; None otherwise."""
-    if node.children[0].type != "for":
+    for that word alone in the command `names` was read from; None otherwise."""
+    if node.children[0].type != "for" or names.runs_unseen:
         return None  # `select` reads the user's choice
     variable = node.child_by_field_name("variable")
-    values = [child for child in node.children_by_field_name("value")]
+    values = node.children_by_field_name("value")
     if variable is None or len(values) != 1:
         return None
     name = node_text(variable)
+    if names.mentions[name] != names.expansions[name] + 1:
+        return None
     atoms = word_atoms(values[0])
     if atoms is None or any(c == DYN for c, _ in atoms):
-        return None
-    if _RUNS_UNSEEN_CODE.search(command):
-        return None
-    word = re.escape(name)
-    mentions = len(re.findall(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", command))
-    expansions = len(re.findall(rf"\${word}(?![A-Za-z0-9_])|\$\{{{word}\}}", command))
-    if mentions != expansions + 1:
         return None
     return name, atoms

@@ -9,7 +9,7 @@ from dataclasses import replace
 from tree_sitter import Node
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
-from tether.permissions.for_values import loop_binding
+from tether.permissions.for_values import CommandNames, loop_binding
 from tether.permissions.pipeline_inputs import with_listed_input
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_budget import Budget
@@ -82,6 +82,8 @@ class Walker:
         self.repeating = 0
         """How many function bodies and loops enclose the node being visited: what runs there
         may run again after what follows (`Invocation.late`)."""
+        self.names: CommandNames | None = None
+        """The variables the command's text names, read at its first `for` (for_values)."""
         self.path: list[Node] = []
         """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
         down from the root on every call)."""
@@ -159,7 +161,9 @@ class Walker:
             variable = node.child_by_field_name("variable")
             if variable is not None:
                 self.sets([node_text(variable)])
-            binding = loop_binding(node, node_text(self.path[0]))
+            if self.names is None:
+                self.names = CommandNames.of(node_text(self.path[0]))
+            binding = loop_binding(node, self.names)
             if binding is None:
                 self._visit_children(node)
             else:
