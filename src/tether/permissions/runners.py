@@ -3,8 +3,8 @@ su/runuser/sg -c, script -c, flock, ssh's remote command, watch (shells are in s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import replace
 
 from tether.permissions.script import Invocation, Produced
 from tether.permissions.shell_words import DYN, is_literal
@@ -107,7 +107,7 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
             if found is not None and all(
                 w == "{}" or ("{}" not in w and is_literal(w)) for w in clause
             ):
-                run = replace(run, produced=found)
+                run = dataclasses.replace(run, produced=found)
             runs.append(run)
             continue
         own.append(word)
