@@ -17,6 +17,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.commands import COMMANDS
 from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
+from tether.permissions.input_code import EDITORS, editor_words, editor_writes
 from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.paths import ANY, Token, normalize
 from tether.permissions.program_use import ProgramUse
@@ -127,7 +128,9 @@ def program_use(argv: tuple[str, ...]) -> ProgramUse | None:
     module = _module(argv, spec)
     if module is not None:
         return program_use(module)
-    use = _use(argv[1:], spec)
+    use = _use(editor_words(name, argv)[1:], spec)
+    if editor_writes(argv) and name in EDITORS:
+        use = replace(use, writes=(*use.writes, *use.reads))
     responses = response_files(argv)
     if responses:
         # Their lines are more arguments, options among them: not what was seen.
@@ -301,7 +304,9 @@ def _code_options(args: Arguments, spec: CommandSpec) -> tuple[list[str], list[s
     if not table and not spec.module_fields:
         return runs, unseen
     for name, value in args.options:
-        option = name if name in table else _abbreviated(name, table)
+        # An option of its own is no abbreviation of another (`--cov`, not `--cov-config`).
+        own = name in spec.valued_options or name in spec.long_flags
+        option = name if name in table else None if own else _abbreviated(name, table)
         for key, runs_it in table.get(option, ()) if option is not None else ():
             if key and (value is None or not value.lower().startswith(key.lower())):
                 continue

@@ -23,6 +23,7 @@ from tether.permissions.bash_rules import (
     later_commands,
     may_run,
     rule_matches,
+    script_verdict,
     startup_verdict,
     tail_verdict,
     texts_of,
@@ -32,7 +33,7 @@ from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
-from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
@@ -58,7 +59,7 @@ from tether.permissions.shell_words import (
     readable,
     shown,
 )
-from tether.permissions.shells import startup_files
+from tether.permissions.shells import script_file, startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
@@ -165,11 +166,13 @@ class _Judge:
                 parts.append(self.unseen(TOO_MANY_VANISHING))
             else:
                 parts.append(self.invocation(form, late=late, vary=False))
-        for name, _ in inv.assignments:
+        for name, value in inv.assignments:
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
                 self.read_only = False
-            elif is_dangerous_variable(name):
+            elif is_dangerous_variable(name) and not (
+                is_literal(value) and workspace_module_path(name, value, inv.argv)
+            ):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
         parts.extend(self.unseen(problem) for problem in inv.problems)
@@ -204,6 +207,10 @@ class _Judge:
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
+        script = script_file(inv.argv) if inv.role == "command" else None
+        if script is not None:
+            found = script_verdict(self.ctx.rules, program_name(inv.argv[0]), script)
+            parts.extend([found] if found is not None else [])
         self.places.options = options
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
@@ -359,6 +366,7 @@ class _Judge:
             toolchain = toolchain_use(inv.argv)
             if toolchain is not None:
                 verdicts.extend(self._program_use(toolchain))
+                reads += toolchain.reads
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads

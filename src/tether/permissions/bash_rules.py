@@ -133,6 +133,20 @@ def startup_verdict(rules: RuleSet, name: str, files: tuple[str, ...]) -> Verdic
     return ask(what)
 
 
+def script_verdict(rules: RuleSet, name: str, script: str) -> Verdict | None:
+    """A script file a shell runs holds commands the engine does not read: where a Bash deny
+    or ask rule exists, asked (a rule allowing the shell does not say what the script may
+    run), unless an allow rule names the script itself (`Bash(sh ./build.sh)`)."""
+    if any(script in rule.text for rule in rules.of("allow", "Bash")):
+        return None
+    for kind in ("deny", "ask"):
+        found = rules.of(kind, "Bash")
+        if found:
+            what = f"{name} runs {readable(shown(script))}, whose commands tether does not read"
+            return ask(f"{what}; they may run what {kind} rule {found[0].text} covers")
+    return None
+
+
 def deny_or_ask(rules: RuleSet, texts: list[str], *, unknowns: bool = True) -> Verdict | None:
     """The first deny, then ask, rule that matches one of `texts`; with `unknowns`, also one
     that their unknown parts could match."""

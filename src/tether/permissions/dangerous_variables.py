@@ -41,3 +41,28 @@ arithmetic may hold tens of thousands of names)."""
 def is_dangerous_variable(name: str) -> bool:
     base = name.split("[", 1)[0]
     return _DANGEROUS.match(base) is not None
+
+
+_MODULE_PATHS = frozenset({"PYTHONPATH"})
+_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
+_RELATIVE_DIRECTORY = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*/?")
+_TEST_RUNNERS = frozenset({"pytest", "py.test"})
+_PYTHON = re.compile(r"python[0-9.]*")
+
+
+def workspace_module_path(name: str, value: str, argv: tuple[str, ...]) -> bool:
+    """`PYTHONPATH=src pytest`: module directories named below where the command runs (none
+    climbing out, absolute or hidden, not `.`) given to a test runner, which imports the
+    workspace's code anyway. For another program they would put code it does not run into
+    it."""
+    if name not in _MODULE_PATHS or not value or not argv:
+        return False
+    program = argv[0].rpartition("/")[2]
+    runner = program in _TEST_RUNNERS or (
+        _PYTHON.fullmatch(program) is not None
+        and argv[1:3] in (("-m", "pytest"), ("-m", "unittest"))
+    )
+    return runner and all(
+        _RELATIVE_DIRECTORY.fullmatch(part) is not None and ".." not in part.split("/")
+        for part in value.split(":")
+    )

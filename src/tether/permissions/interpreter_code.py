@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.make_options import makefiles
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
@@ -36,7 +37,9 @@ _NAMES = {"python3": "python", "python2": "python", "pypy3": "python", "pypy": "
     "luajit": "lua",
 }
 _VERSIONED = re.compile(r"(python|ruby|php|perl|lua|node)[0-9][0-9.]*")
-_CODE_MODULES = frozenset({"pdb", "cProfile", "profile", "trace", "runpy", "doctest"})
+_CODE_MODULES = frozenset(
+    {"pdb", "ipdb", "pudb", "cProfile", "profile", "trace", "runpy", "doctest"}
+)
 _PROMPTS = frozenset({"code", "asyncio", "_pyrepl", "idlelib", "IPython"})
 """Modules that are a prompt (or take code in their options: `idlelib -c`): code from the
 input whatever their arguments."""
@@ -89,6 +92,19 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
     if not argv or not is_literal(argv[0]):
         return None
     name = program_name(argv[0])
+    if name == "sqlite3":
+        reads_input, unseen = sqlite_code(argv[1:])
+        if unseen is not None:
+            return CodeUse("-cmd", None, only_input=False)
+        return CodeUse("-cmd", None) if reads_input else None
+    found = _interpreter_code(name, argv)
+    if found is None and input_code(name, argv[1:]):
+        # A debugger's or a prompt's commands, Ex commands (input_code.py).
+        return CodeUse("-c", None)
+    return found
+
+
+def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
     if name in _MAKES:
         return _makefile(argv[1:])
     if name == "cmake" and "--build" in argv and "--" in argv:
@@ -165,6 +181,9 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
         return CodeUse(flag, None, only_input=not rest)
     if module not in _CODE_MODULES:
         return None
+    if module in ("pdb", "ipdb", "pudb"):
+        # Its prompt reads commands from the input, a script or not (`!import os`).
+        return CodeUse(flag, None)
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
     from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
     if not scripts or from_input:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.command_spec import words as _names
+from tether.permissions.input_code import SQLITE_VALUED
 
 _AWK = CommandSpec(
     "awk",
@@ -34,7 +35,9 @@ _PYTEST = CommandSpec(
     valued=_s("-k", "-m", "-r", "--tb", "--maxfail", "--deselect", "--ignore", "--ignore-glob")
     | _s("--durations", "--durations-min", "--import-mode", "--capture", "--log-level")
     | _s("--log-format", "--log-cli-level", "--junit-prefix", "-n", "--numprocesses", "--dist")
-    | _s("--timeout", "--color", "--code-highlight", "-W", "--pythonwarnings", "--count"),
+    | _s("--timeout", "--color", "--code-highlight", "-W", "--pythonwarnings", "--count")
+    # pytest-cov: what it measures and how it reports (not `--cov-config`, a file of settings).
+    | _s("--cov", "--cov-report", "--cov-fail-under", "--cov-context"),
     write_valued=_s("--junitxml", "--junit-xml", "--basetemp", "--resultlog", "--result-log")
     | _s("--report-log", "--log-file", "--debug", "--html", "--json-report-file"),
     read_valued=_s("-c", "--config-file", "--inifile"),
@@ -66,7 +69,7 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         runs=_s("--pager"),
     ),
     **dict.fromkeys(
-        _names("vim vi view nvim ex"),
+        _names("vim vi view nvim vimdiff gvim"),
         CommandSpec(
             "read",
             valued=_s("-t", "-q", "-i", "-T", "-r"),
@@ -92,9 +95,18 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         read_only=True,
     ),
     "hexdump": CommandSpec("read", valued=_s("-n", "-s", "-e"), read_valued=_s("-f")),
-    **dict.fromkeys(
-        _names("ed ex sqlite3"), CommandSpec("read", valued=_s("-p", "-cmd"), runs_input=True)
+    **dict.fromkeys(_names("ed"), CommandSpec("read", valued=_s("-p"), runs_input=True)),
+    # ex reads Ex commands from its input, and sqlite3 its SQL and dot commands: code from
+    # the input when there is any (input_code.py).
+    "ex": CommandSpec(
+        "read",
+        valued=_s("-t", "-q", "-i", "-T", "-r"),
+        read_valued=_s("-u", "-U", "-S"),
+        write_valued=_s("-w", "-W"),
+        unseen=_s("-c", "--cmd", "-u", "-S", "-U"),
+        plus_commands=True,
     ),
+    "sqlite3": CommandSpec("mentions", valued=SQLITE_VALUED),
     **dict.fromkeys(_names("mapfile readarray compgen"), CommandSpec("none", runs=_s("-C"))),
     **dict.fromkeys(_names("awk gawk mawk nawk busybox-awk"), _AWK),
     "source": CommandSpec("read"),

@@ -134,13 +134,47 @@ def _declared(name: str, args: tuple[str, ...]) -> list[str]:
     another variable."""
     letters = "".join(a[1:] for a in args if a[:1] in "-+" and len(a) > 1)
     names = [a for a in args if a[:1] not in "-+" and "=" not in a]
+    # A word with `=` that the walker did not take for an assignment (a quoted one: `export
+    # "GIT_DIR=x"`) is one all the same: bash assigns it after quote removal.
+    valued = [m.group(1) for a in args if (m := _QUOTED_ASSIGNMENT.match(a))]
     if "f" in letters or "F" in letters:
-        return [f"BASH_FUNC_{n}%%" for n in names] if name == "export" and "f" in letters else []
+        functions = [f"BASH_FUNC_{n}%%" for n in names]
+        return functions if name == "export" and "f" in letters else []
+    if valued:
+        return valued + _declared(name, tuple(a for a in args if "=" not in a or a[:1] in "-+"))
     if name in ("export", "readonly") and "n" not in letters:
         return []
     if name in ("declare", "typeset") and letters and set(letters) <= set("p"):
         return []
     return names
+
+
+_QUOTED_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[.*?\])?\+?=", re.DOTALL)
+
+
+def compound_assignments(words: tuple[str, ...]) -> list[str]:
+    """The compound assignments a declaration builtin reads again from its quoted words
+    (`declare -a 'a=($(cmd))'`, `local 'b+=([k]=$(cmd))'`): bash parses such a word's list as
+    it parses `a=(...)` in a command line, so its substitutions run (checked with bash 5.2)."""
+    if not words or not is_literal(words[0]) or program_name(words[0]) not in _DECLARATIONS:
+        return []
+    found: list[str] = []
+    for word in words[1:]:
+        match = _QUOTED_ASSIGNMENT.match(word)
+        value = word[match.end() :] if match is not None else ""
+        if not is_literal(word) and value.startswith("("):
+            # `declare -a "a=($X)"`: the list is read again once X is expanded.
+            found.append(UNKNOWN_LIST)
+        elif value.startswith("(") and value.endswith(")"):
+            found.append(word)
+    return found
+
+
+UNKNOWN_LIST = ""
+"""In `compound_assignments`: a list that is only known at run time."""
+
+
+_DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 
 
 def _option_values(args: tuple[str, ...], valued: str, wanted: str) -> list[str]:

@@ -38,6 +38,7 @@ from tether.permissions.shell_redirects import (
 from tether.permissions.shell_variables import (
     ARITHMETIC_ON_ASSIGNMENT,
     arithmetic_assigns,
+    compound_assignments,
     variables_set,
 )
 from tether.permissions.shell_words import bound, is_literal, is_locale_dollar, word_of
@@ -382,11 +383,16 @@ class Walker:
     def _declaration(self, node: Node) -> None:
         words: list[str] = []
         assignments: list[tuple[str, str]] = []
+        quoted: list[str] = []
         for child in node.children:
             if child.type == "variable_assignment":
                 assignments.append(self._assignment(child))
                 name_node = child.child_by_field_name("name")
                 words.append(name_node.text.decode() if name_node and name_node.text else "")
+                value_node = child.child_by_field_name("value")
+                if value_node is not None and value_node.type != "array":
+                    # `declare -a a='($(cmd))'` is read again as `a=($(cmd))`.
+                    quoted.append(f"{assignments[-1][0]}={assignments[-1][1]}")
             else:
                 self.visit(child)
                 words.append(word_of(child))
@@ -409,6 +415,15 @@ class Walker:
         self.sets(variables_set(tuple(words)))
         self.tainted = self.tainted or taints(tuple(words))
         self._add(Invocation(tuple(words), tuple(assignments), persistent=True))
+        for code in compound_assignments((words[0], *quoted, *words[1:])):
+            # `declare -a 'a=($(cmd))'`: bash reads the quoted word's list again as the
+            # compound assignment it spells, and its substitutions run.
+            if not code:
+                self.problems.append("a compound assignment whose list is only known when it runs")
+                continue
+            inner = self.parse(code, self.depth + 1)
+            self._extend(inner.invocations)
+            self.problems.extend(inner.problems)
 
     def _arithmetic_value(self, name: str, value: str) -> None:
         """A value bash evaluates as arithmetic on assignment (`declare -i`, `OPTIND`)."""

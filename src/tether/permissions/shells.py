@@ -126,3 +126,18 @@ def startup_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     elif "i" in letters and "R" not in letters and not options.startup:
         found.append("~/.zshrc" if name == "zsh" else "~/.bashrc")
     return tuple(found)
+
+
+def script_file(argv: tuple[str, ...]) -> str | None:
+    """The script file a shell runs (`sh run.sh`, `dash -e x`) or `.`/`source` reads, as
+    written; None when it runs `-c` code or its input, or for other programs."""
+    name = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if name in (".", "source"):
+        return argv[1] if len(argv) > 1 and argv[1] != "--" else (argv[2:3] or (None,))[0]
+    if name not in SHELLS:
+        return None
+    options = _shell_options(argv[1:])
+    if isinstance(options, str) or options.runs_code or options.stdin_code:
+        return None
+    rest = argv[1:]
+    return rest[options.rest] if options.rest < len(rest) else None

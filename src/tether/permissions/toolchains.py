@@ -16,9 +16,17 @@ the engine cannot see.
 from __future__ import annotations
 
 from tether.permissions.command_spec import words as _names
+from tether.permissions.escapes import (
+    GDBS,
+    TRACERS,
+    gdb_use,
+    lldb_use,
+    option_files,
+    tracer_use,
+)
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
-from tether.permissions.shell_words import program_name
+from tether.permissions.shell_words import DYN, program_name
 
 COMPILERS = frozenset(
     _names(
@@ -90,9 +98,22 @@ def is_compiler(name: str) -> bool:
 
 
 def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
-    """The commands such a program runs and why it runs code not seen; None for others."""
+    """The commands such a program runs, the files it reads from lists, and why it runs code
+    not seen (escapes.py too); None for others."""
     name = program_name(argv[0]) if argv else ""
     words = argv[1:]
+    if name in GDBS:
+        return gdb_use(words)
+    if name in TRACERS:
+        return tracer_use(words)
+    if name == "lldb":
+        return lldb_use(words)
+    lists, configs = option_files(name, words)
+    if lists or configs:
+        return ProgramUse(
+            reads=(*(f for f in lists if f), DYN)[: len(lists) + 1] if lists else (),
+            unseen=tuple(configs),
+        )
     responses = _responses(name, words)
     if is_compiler(name):
         use = _compiler(words)
