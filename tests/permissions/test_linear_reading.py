@@ -151,25 +151,34 @@ def test_work_grows_linearly_with_runs_of_any_shape(
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("head", "run", "count", "tail"),  # head + run * count + tail
     [
-        "echo q " + "[" * 4_000,
-        "x=" + "[" * 4_000,
-        "cat q " + "{" * 2_000 + "}" * 2_000,
-        "echo $(( " + "a" * 8_000 + " == 1 ))",
-        "bash -c " + "-x " * 800 + "x",  # each tail of the unread options was a rule text
-        "env " + "-u A " * 800 + "ls",  # each tail of a wrapper's options, the same
-        "bash -c " + "[!a]`" * 480 + "x",  # each tail's words and options, under the bound
-        "mytool " + "git push -- " * 400 + "x",  # each tail's options, taken as a set
+        ("echo q ", "[", 4_000, ""),
+        ("x=", "[", 4_000, ""),
+        ("cat q ", "{", 2_000, "}" * 2_000),
+        ("echo $(( ", "a", 8_000, " == 1 ))"),
+        ("bash -c ", "-x ", 800, "x"),  # each tail of the unread options was a rule text
+        ("env ", "-u A ", 800, "ls"),  # each tail of a wrapper's options, the same
+        ("bash -c ", "[!a]`", 480, "x"),  # each tail's words and options, under the bound
+        ("mytool ", "git push -- ", 400, "x"),  # each tail's options, taken as a set
+        ("mytool ", "c$xb ", 400, "x"),  # every tail's unknown parts against each rule
+        ("mytool ", "git -C x ", 400, "x"),  # each `x` a path a tail may name
+        ("", 'for f in *.py; do wc -l "$f"; done; ', 200, "x"),  # the text read once for all
+        ("ls | xargs cat; ", "find . -name '*.py' -exec cat {} + ; ", 100, "x"),
     ],
 )
-def test_the_attacks_stay_linear(command: str, make_ctx: ContextFactory) -> None:
+def test_the_attacks_stay_linear(
+    head: str, run: str, count: int, tail: str, make_ctx: ContextFactory
+) -> None:
     """The reported inputs at a twentieth of their size: quadratic before (a `[` scanned to
     the end of its word for a `]`, a `{` sliced its whole body out, an arithmetic name was
-    searched from each of its letters), linear now."""
+    searched from each of its letters), linear now. The small command is the same command
+    with a quarter of the run, so both end alike: a command cut anywhere may end in a word
+    that settles it sooner (`mytool c$xb ... c$x` meets a deny rule at its first tail, where
+    `... c$xb x` is searched through before an ask rule covers it)."""
     ctx = make_ctx(RULES)
-    quarter = command[: len(command) // 4]
-    small, small_steps = work(quarter, ctx)
+    command = head + run * count + tail
+    small, small_steps = work(head + run * (count // 4) + tail, ctx)
     large, large_steps = work(command, ctx)
     assert large <= 5 * small, (small, large)
     linear_steps = STEPS_PER_CHARACTER * len(command)

@@ -123,6 +123,20 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
                 out.unrecognised.append(name)
                 out.unrecognised_words.append(arg)
             continue
+        if spec.word_options:
+            # One option per word, named by its first letter (xxd: `-ps` is `-p`).
+            name, rest = arg[:2], arg[2:]
+            if known is not None and name not in known and arg[1] not in spec.flags:
+                out.unrecognised.append(name)
+                out.unrecognised_words.append(arg)
+            if name in valued and rest:
+                out.options.append((name, rest))
+            elif name in valued:
+                out.options.append((name, args[i] if i < len(args) else None))
+                i += 1
+            else:
+                out.options.append((name, None))
+            continue
         for j, letter in enumerate(arg[1:], start=1):
             name = f"-{letter}"
             if known is not None and name not in known and letter not in spec.flags:

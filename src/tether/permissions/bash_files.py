@@ -152,15 +152,23 @@ def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
 
 def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     args = split_arguments(_unbundle(words, spec), spec)
-    reads = args.values(spec.read_valued | spec.read_pairs)
+    option_reads = args.values(spec.read_valued | spec.read_pairs)
     writes = args.values(spec.write_valued)
+    if spec.archive_writes:
+        both = spec.read_valued & spec.write_valued
+        archives = args.values(both)
+        if not args.has(spec.archive_writes):
+            writes = [w for w in writes if w not in archives]
+        elif args.has(spec.archive_creates):
+            option_reads = [r for r in option_reads if r not in archives]
+    reads: list[str] = []
     runs, unseen = _code_options(args, spec)
     files = list(args.positionals)
     bases = _directories(args, spec.chdir) if spec.chdir else []
     if bases:
         files = [_below(bases[at], f) for f, at in zip(files, args.placed, strict=True)]
         # A file an option names may be opened before or after the change: both.
-        reads += _options_below(args, spec.read_valued | spec.read_pairs, bases)
+        option_reads += _options_below(args, spec.read_valued | spec.read_pairs, bases)
         writes += _options_below(args, spec.write_valued, bases)
     role = spec.files
     recursive = "always" in spec.recursive or args.has(spec.recursive)
@@ -231,9 +239,10 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         writes += _in_place(args, files)
     loads = [f.partition("::")[0] for f in files or ["."]] if spec.collects else []
     return ProgramUse(
-        reads=tuple(reads),
+        reads=tuple(reads) if recursive else (*option_reads, *reads),
         writes=tuple(writes),
         recursive=recursive,
+        file_reads=tuple(option_reads) if recursive else (),
         follows=recursive and args.has(spec.follows),
         mentions=tuple(mentions),
         loads=tuple(loads),

@@ -36,11 +36,13 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
+from tether.permissions.file_targets import Target
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.interpreter_code import code_use, named_words
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.paths import is_below
+from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
 from tether.permissions.rules import Rule
@@ -329,6 +331,15 @@ class _Judge:
                 return rule
         return None
 
+    def _targets(self, inv: Invocation, word: str) -> list[Target]:
+        """The paths a word stands for; an unknown word another program names (find's `{}`)
+        is each path it names now (produced_paths.py), when that is known."""
+        if word == DYN and inv.produced is not None:
+            found = produced_targets(inv.produced, self.places, self.files)
+            if found is not None:
+                return found
+        return self.places.targets(word)
+
     def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
@@ -364,13 +375,14 @@ class _Judge:
                 verdicts.extend(self.unseen(r) for r in client.unseen if self._near_rules())
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
-        for word in reads:
-            for target in self.places.targets(word):
+        file_reads = use.file_reads if use is not None and inv.own is None else ()
+        for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
+            for target in self._targets(inv, word):
                 if target == _PIPE:
                     continue
-                verdicts.append(self.files.read(target, explicit=explicit, recursive=recursive))
+                verdicts.append(self.files.read(target, explicit=explicit, recursive=deep))
         for word in writes:
-            for target in self.places.targets(word):
+            for target in self._targets(inv, word):
                 if target == _PIPE or (
                     isinstance(target, Path) and is_device(target.as_posix(), write=True)
                 ):
@@ -530,6 +542,9 @@ def _system(inv: Invocation) -> bool:
 def _read_only(inv: Invocation) -> bool:
     """Whether the built-in allowlist covers the program itself (its files are checked apart)."""
     argv = inv.own_argv
+    if inv.produced is not None:
+        # Paths another program names are no options (produced_paths.py): files judged apart.
+        argv = tuple(PRODUCED_WORD if word == DYN else word for word in argv)
     if inv.writes or not _system(inv):
         return False
     name = program_name(argv[0])

@@ -67,6 +67,11 @@ class CommandSpec:
     extracts: frozenset[str] = frozenset()
     """Flags with which it writes files named inside its input, below the directory it runs in
     or the one `chdir` options lead to (`tar -x`)."""
+    archive_writes: frozenset[str] = frozenset()
+    """Flags with which the files of options both read and written (`tar -f ARCHIVE`) are
+    written (`tar -c`, `-r`, `--delete`); without one they are only read (`tar -t`, `-x`)."""
+    archive_creates: frozenset[str] = frozenset()
+    """Of those, the flags with which such files are only written, not read (`tar -c`)."""
     chdir: frozenset[str] = frozenset()
     """Options whose value is a directory that the files named after it are relative to, each
     relative to the one before (`tar -C DIR FILE` reads DIR/FILE; `-C a -C b`, a/b)."""
@@ -79,6 +84,10 @@ class CommandSpec:
     """It runs commands it reads on its input, where they are not seen (ed's `!cmd`)."""
     any_option: bool = False
     """Its options cannot make it do harm (`echo`): unknown ones are not looked at."""
+    word_options: bool = False
+    """Each word starting with one dash is one option, named by its first letter, whatever
+    follows (xxd: `-ps` and `-postscript` are `-p`; `-c8` is `-c 8`; a valued option spelled
+    out, `-cols`, takes the next word)."""
     bundle_first: bool = False
     """A first word without a dash is a bundle of options taking their values in order
     (`tar czf out.tgz dir`)."""

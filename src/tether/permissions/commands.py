@@ -301,9 +301,23 @@ COMMANDS: Mapping[str, CommandSpec] = {
     **dict.fromkeys(
         _names(
             "echo printf pwd true false : sleep whoami id uname basename dirname which type "
-            "seq tr test [ cd pushd popd dirs realpath readlink nproc command"
+            "seq tr test [ cd pushd popd dirs realpath readlink nproc command printenv"
         ),
         _NONE_READ_ONLY,
+    ),
+    # With no command to run (wrappers.py opens up `env PROG`): prints the environment.
+    "env": _NONE_READ_ONLY,
+    "column": CommandSpec(
+        "read",
+        valued=_s("-s", "-o", "-c", "-N", "-l", "-E", "-H", "-O", "-R", "-T", "-W", "-d", "-r")
+        | _s("--separator", "--output-separator", "--output-width", "--table-columns")
+        | _s("--table-columns-limit", "--table-noextreme", "--table-hide", "--table-order")
+        | _s("--table-right", "--table-truncate", "--table-wrap", "--table-name", "--tree")
+        | _s("--tree-id", "--tree-parent", "--output-width"),
+        flags="tnxeLJh",
+        long_flags=_s("--table", "--fillrows", "--keep-empty-lines", "--json", "--table-noheadings")
+        | _s("--table-header-repeat", "--help", "--version"),
+        read_only=True,
     ),
     "date": CommandSpec(
         "none",

@@ -11,6 +11,7 @@ compared with patterns as languages: `globs_overlap` says whether some path coul
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,11 +53,13 @@ class PathPattern:
     """No slash inside: matches the name at any depth (gitignore)."""
     _below: SegmentGlob = field(init=False, repr=False, compare=False)
     _tokens: Tokens = field(init=False, repr=False, compare=False)
+    _forms: tuple[Tokens, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         below = SegmentGlob.of(self.glob, floating=self.floating)
         object.__setattr__(self, "_below", below)
         object.__setattr__(self, "_tokens", glob_tokens(self.glob))
+        object.__setattr__(self, "_forms", glob_token_forms(self.glob))
 
     def base(self, *, workspace: Path, home: Path) -> Path:
         """The directory the pattern hangs from. Relative patterns start at the directory the
@@ -90,8 +93,11 @@ class PathPattern:
             prefix = (*_literal_tokens(base.rstrip("/")), "/")
             if self.floating:
                 prefix = (*prefix, ANY)
-        body = (*prefix, *self._tokens) if self.glob else (*prefix, ANY)
-        return globs_overlap(candidate, body) or globs_overlap(candidate, (*body, "/", ANY))
+        bodies = [(*prefix, *form) for form in self._forms] if self.glob else [(*prefix, ANY)]
+        return any(
+            globs_overlap(candidate, body) or globs_overlap(candidate, (*body, "/", ANY))
+            for body in bodies
+        )
 
 
 def compile_path_pattern(text: str, *, project_root: Path | None) -> PathPattern:
@@ -165,6 +171,22 @@ def glob_tokens(glob: str) -> Tokens:
             out.append(c)
             i += 1
     return tuple(out)
+
+
+def glob_token_forms(glob: str, limit: int = 3) -> tuple[Tokens, ...]:
+    """The glob's tokens with each `**/` that starts a name in its two forms: nothing, or a run
+    that ends a directory name (ANY then `/`), so that `**/.env` overlaps `x/.env` but not
+    `x.env`, which one ANY for both would. Past `limit` of them, plain ANY (wider)."""
+    pieces = re.split(r"(?:(?<=/)|^)\*\*/", glob)
+    if len(pieces) == 1:
+        return (glob_tokens(glob),)
+    if len(pieces) - 1 > limit:
+        return (glob_tokens(glob),)
+    forms: list[Tokens] = [glob_tokens(pieces[0])]
+    for piece in pieces[1:]:
+        rest = glob_tokens(piece)
+        forms = [f for form in forms for f in ((*form, *rest), (*form, ANY, "/", *rest))]
+    return tuple(dict.fromkeys(forms))
 
 
 def _literal_tokens(text: str) -> Tokens:

@@ -23,6 +23,12 @@ _AWK = CommandSpec(
     flag_writes={"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
     | {"-p": "awkprof.out", "--profile": "awkprof.out"}
     | {"-o": "awkprof.out", "--pretty-print": "awkprof.out"},
+    # Read-only when its program plainly only reads and prints (awk_program.py).
+    flags="bcCgMnNOPrsStVh",
+    long_flags=_s("--characters-as-bytes", "--traditional", "--copyright", "--gen-pot")
+    | _s("--bignum", "--non-decimal-data", "--use-lc-numeric", "--optimize", "--posix")
+    | _s("--re-interval", "--no-optimize", "--sandbox", "--lint-old", "--version", "--help"),
+    read_only=True,
 )
 _PYTEST = CommandSpec(
     "mentions",
@@ -81,8 +87,12 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     ),
     "xxd": CommandSpec(
         "read",
-        valued=_s("-c", "-g", "-l", "-s", "-o", "-n", "-cols", "-len", "-seek"),
+        valued=_s("-c", "-g", "-l", "-s", "-o", "-n", "-R", "-cols", "-len", "-seek", "-name")
+        | _s("-groupsize"),
+        flags="abCEeipruvdh",
+        word_options=True,
         written_after=1,
+        read_only=True,
     ),
     "hexdump": CommandSpec("read", valued=_s("-n", "-s", "-e"), read_valued=_s("-f")),
     **dict.fromkeys(_names("ed"), CommandSpec("read", valued=_s("-p"), runs_input=True)),
@@ -166,6 +176,9 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
             | _s("--new-volume-script", "--rsh-command", "--rmt-command")
             | _s("--checkpoint-action=exec"),
             extracts=_s("-x", "--extract", "--get"),
+            archive_writes=_s("-c", "--create", "-r", "--append", "-u", "--update", "-A")
+            | _s("--catenate", "--concatenate", "--delete"),
+            archive_creates=_s("-c", "--create"),
             chdir=_s("-C", "--directory"),
             bundle_first=True,
             recursive=_s("always"),

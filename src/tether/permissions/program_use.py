@@ -14,6 +14,9 @@ class ProgramUse:
     """Words naming files it writes, creates or deletes."""
     recursive: bool = False
     """Its reads take in whole directory trees."""
+    file_reads: tuple[str, ...] = ()
+    """Words naming files it reads as files even when its reads are recursive: the values of
+    its options (`tar -f ARCHIVE`, `rsync --exclude-from LIST`)."""
     top_reads: tuple[str, ...] = ()
     """Words below the repository's top it reads recursively ("." for all of it): what git
     stages (git_pathspecs)."""

@@ -3,9 +3,10 @@ su/runuser/sg -c, script -c, flock, ssh's remote command, watch (shells are in s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
-from tether.permissions.script import Invocation
+from tether.permissions.script import Invocation, Produced
 from tether.permissions.shell_words import DYN, is_literal
 from tether.permissions.wrapper_options import WrapperSpec, parse_options, unparsed
 from tether.permissions.wrapper_options import names as _s
@@ -15,7 +16,7 @@ Inner = Callable[..., Invocation]
 """The invocation of a wrapped command's words (and the variables set for it)."""
 
 
-_XARGS = WrapperSpec(
+XARGS = WrapperSpec(
     attached_only="eil",
     flags="0rtpxo",
     valued="adEILnPseil",
@@ -38,7 +39,7 @@ _FIND_LEADING = _s("-H", "-L", "-P")
 
 
 def run_xargs(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocation:
-    parsed = parse_options(args, _XARGS)
+    parsed = parse_options(args, XARGS)
     if isinstance(parsed, str):
         return unparsed(plain, "wrapper", f"cannot tell what xargs runs: {parsed}")
     replace: str | None = None
@@ -79,6 +80,7 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         starts.append(args[i])
         i += 1
     own: list[str] = ["find", *starts]
+    found = _found_paths(starts, args[i:])
     runs: list[Invocation] = []
     writes: list[str] = []
     problems: list[str] = []
@@ -101,7 +103,12 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
             if not clause:
                 problems.append(f"find {word} without a command")
                 continue
-            runs.append(inner([w.replace("{}", DYN) for w in clause]))
+            run = inner([w.replace("{}", DYN) for w in clause])
+            if found is not None and all(
+                w == "{}" or ("{}" not in w and is_literal(w)) for w in clause
+            ):
+                run = dataclasses.replace(run, produced=found)
+            runs.append(run)
             continue
         own.append(word)
         if word in _FIND_WRITES_VALUE or word == "-fprintf":
@@ -123,6 +130,43 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         writes=tuple(writes),
         problems=tuple(problems),
     )
+
+
+_FIND_TESTS = frozenset({"-name", "-type", "-maxdepth", "-mindepth"})
+_FIND_AND = frozenset({"-a", "-and"})
+
+
+def _found_paths(starts: list[str], expression: tuple[str, ...]) -> Produced | None:
+    """What `{}` stands for when one literal starting point is searched with tests that only
+    narrow (`-name PATTERN`, `-type`, `-maxdepth`, joined by `-a`) and its actions: every path
+    below it whose name matches the one `-name` pattern (a dot too: find's `*` matches
+    `.env`). None when the expression may pick anything else (`-o`, `!`, `-path`, `-L`...)."""
+    if len(starts) > 1 or any(not is_literal(s) for s in starts):
+        return None
+    names: list[str] = []
+    i = 0
+    while i < len(expression):
+        word = expression[i]
+        if word in _FIND_EXEC:
+            i += 1  # to the end of its clause: its command runs on what the tests passed
+            while i < len(expression) and expression[i] not in (";", "+"):
+                i += 1
+            i += 1
+            continue
+        if word in _FIND_AND:
+            i += 1
+            continue
+        if word not in _FIND_TESTS or i + 1 >= len(expression):
+            return None
+        value = expression[i + 1]
+        if not is_literal(value):
+            return None
+        if word == "-name":
+            names.append(value)
+        i += 2
+    if len(names) != 1:
+        return None
+    return Produced(starts[0] if starts else ".", names[0], deep=True, dots=True, blanks=False)
 
 
 def run_su(

@@ -26,6 +26,22 @@ class Redirect:
 
 
 @dataclass(frozen=True)
+class Produced:
+    """Where the unknown words (`DYN`) of a command come from when another program names them:
+    find's `{}`, the words xargs adds from `ls`. Each is a name below the directory `start`
+    (a word) that matches `name` (fnmatch; one starting with a dot only when `dots`): at any
+    depth, as `start/name` (`deep`, find), or directly in it, as the bare name (ls); `blanks`:
+    the words were split at blanks first (xargs), so a name holding one is several words.
+    produced_paths.py judges them from the disk."""
+
+    start: str
+    name: str
+    deep: bool
+    dots: bool
+    blanks: bool
+
+
+@dataclass(frozen=True)
 class Invocation:
     """One simple command as it would run, with what it runs in turn."""
 
@@ -53,6 +69,9 @@ class Invocation:
     unparsed_from: int | None = None
     """A wrapper whose options were not understood: its command starts somewhere at or after
     this index, so deny rules are tried on every tail."""
+    produced: Produced | None = None
+    """What its unknown words stand for, when each is a path another program names (find's
+    `{}`); None: not known."""
 
     @property
     def own_argv(self) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from tether.permissions.shell_hidden import control_character, joins_words
 from tether.permissions.shell_tree import parse_tree
 from tether.permissions.shell_variables import fd_variables
 from tether.permissions.shell_walker import PARSE_ERROR, TOO_DEEP, Walker
+from tether.permissions.shell_words import unbound
 from tether.permissions.wrappers import MAX_DEPTH
 
 UNREADABLE = "a character after `{` that the bash parser cannot read safely"
@@ -89,7 +90,8 @@ def _read(command: str, depth: int) -> Script:
     if tree is None:
         return Script((), tuple(dict.fromkeys([PARSE_ERROR, *problems])))
     walker = Walker(depth, _read_nested, budget)
-    walker.visit(tree.root_node)
+    with unbound():  # a loop's variable outside this text is not known here (for_values.py)
+        walker.visit(tree.root_node)
     walker.sets(fd_variables(command))
     if tree.root_node.has_error:
         problems.insert(0, PARSE_ERROR)

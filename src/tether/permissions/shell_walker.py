@@ -9,6 +9,8 @@ from dataclasses import replace
 from tree_sitter import Node
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.for_values import CommandNames, loop_binding
+from tether.permissions.pipeline_inputs import with_listed_input
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_budget import Budget
 from tether.permissions.shell_checks import (
@@ -39,7 +41,7 @@ from tether.permissions.shell_variables import (
     compound_assignments,
     variables_set,
 )
-from tether.permissions.shell_words import is_literal, is_locale_dollar, word_of
+from tether.permissions.shell_words import bound, is_literal, is_locale_dollar, word_of
 from tether.permissions.wrappers import MAX_DEPTH, ParseCode, look_through
 
 TOO_DEEP = "too deeply nested to judge"
@@ -81,6 +83,8 @@ class Walker:
         self.repeating = 0
         """How many function bodies and loops enclose the node being visited: what runs there
         may run again after what follows (`Invocation.late`)."""
+        self.names: CommandNames | None = None
+        """The variables the command's text names, read at its first `for` (for_values)."""
         self.path: list[Node] = []
         """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
         down from the root on every call)."""
@@ -158,7 +162,14 @@ class Walker:
             variable = node.child_by_field_name("variable")
             if variable is not None:
                 self.sets([node_text(variable)])
-            self._visit_children(node)
+            if self.names is None:
+                self.names = CommandNames.of(node_text(self.path[0]))
+            binding = loop_binding(node, self.names)
+            if binding is None:
+                self._visit_children(node)
+            else:
+                with bound(*binding):
+                    self._visit_children(node)
         elif kind == "function_definition":
             self.functions = True
             self._visit_children(node)
@@ -176,8 +187,20 @@ class Walker:
             self._visit_children(node)
         elif node.child_count == 0:
             self._leaf(node)
+        elif kind == "pipeline":
+            self._pipeline(node)
         else:
             self._visit_children(node)
+
+    def _pipeline(self, node: Node) -> None:
+        """`ls | xargs CMD`: the words xargs adds are the names ls prints (pipeline_inputs)."""
+        before = len(self.invocations)
+        self._visit_children(node)
+        added = self.invocations[before:]
+        if len(added) == 2 and [c.type for c in node.named_children] == ["command", "command"]:
+            consumer = with_listed_input(*added)
+            if consumer is not None:
+                self.invocations[-1] = consumer
 
     def _leaf(self, node: Node) -> None:
         if node.type in ("raw_string", "ansi_c_string"):

@@ -8,6 +8,9 @@ them; path checks treat them as wildcards.
 from __future__ import annotations
 
 import re
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from tree_sitter import Node
 
@@ -59,6 +62,40 @@ def word_of(node: Node) -> str:
     nodes = _collect(node, atoms, quoted=False)
     shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
     return _finish(atoms)
+
+
+_BOUND: ContextVar[Mapping[str, tuple[Atom, ...]] | None] = ContextVar("_BOUND", default=None)
+"""Loop variables that stand for one known word while the walk is inside their loop
+(for_values.py): `"$f"` and `"${f}"` read as that word's atoms. Only quoted: unquoted, the
+value is split at blanks (a name `a .env` that `*` matches is the words `a` and `.env`)."""
+
+
+@contextmanager
+def bound(name: str, atoms: tuple[Atom, ...]) -> Generator[None]:
+    """While reading the words of a loop's body: `$name` is `atoms`."""
+    token = _BOUND.set({**(_BOUND.get() or {}), name: atoms})
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+@contextmanager
+def unbound() -> Generator[None]:
+    """While reading a command of its own (a parse): no variable is bound."""
+    token = _BOUND.set({})
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+def word_atoms(node: Node) -> tuple[Atom, ...] | None:
+    """The atoms of the word `node` (None when a brace expansion makes it several)."""
+    atoms: list[Atom] = []
+    nodes = _collect(node, atoms, quoted=False)
+    shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
+    return None if _has_brace_expansion(atoms) else tuple(atoms)
 
 
 def is_locale_dollar(node: Node) -> bool:
@@ -119,6 +156,12 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> int:
                 atoms.extend((c, True) for c in _text(child))
     elif kind == "process_substitution":
         atoms.extend((c, True) for c in PROCESS_SUBSTITUTION_PATH)
+    elif (
+        kind in ("simple_expansion", "expansion")
+        and quoted
+        and (value := _bound_value(node)) is not None
+    ):
+        atoms.extend(value)
     elif kind in ("simple_expansion", "expansion") and node.end_byte - node.start_byte <= 7:
         home = _text(node) in ("$HOME", "${HOME}")
         atoms.append((HOME, True) if home else (DYN, True))  # home: see _finish
@@ -127,6 +170,15 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> int:
     else:
         _collect_text(node, atoms, quoted=quoted)
     return nodes
+
+
+def _bound_value(node: Node) -> tuple[Atom, ...] | None:
+    names = _BOUND.get()
+    if not names:
+        return None
+    text = _text(node)
+    name = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
+    return names.get(name)
 
 
 def _collect_text(node: Node, atoms: list[Atom], *, quoted: bool) -> None:

@@ -1,0 +1,52 @@
+"""Words a command reads from the one before it in a pipeline, when that one only lists names:
+`ls [DIR] | xargs CMD` runs CMD on the names in DIR (no dotfile without `-A`), each read
+from where CMD runs, as ls prints them bare. The words xargs adds are then those names
+(script.Produced, judged from the disk by produced_paths.py) instead of anything. Any other
+producer, ls option or xargs option that changes how its input is split leaves them unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tether.permissions.runners import XARGS
+from tether.permissions.script import Invocation, Produced
+from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.wrapper_options import parse_options
+
+_LS_FLAGS = frozenset({"-1", "-A", "--almost-all"})
+"""ls options that leave its output one bare name a line (`-A`: dotfiles but `.` and `..`)."""
+_XARGS_PLAIN = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-n", "--max-args"})
+"""xargs options that keep each input word one argument, split at blanks."""
+
+
+def with_listed_input(producer: Invocation, consumer: Invocation) -> Invocation | None:
+    """`consumer` (xargs) with its added words known as the names `producer` (ls) prints, or
+    None when they are not known so."""
+    listed = _ls_names(producer)
+    if listed is None or not consumer.argv or program_name(consumer.argv[0]) != "xargs":
+        return None
+    if consumer.role != "wrapper" or len(consumer.inner) != 1:
+        return None
+    parsed = parse_options(consumer.argv[1:], XARGS)
+    if isinstance(parsed, str) or any(name not in _XARGS_PLAIN for name, _ in parsed.options):
+        return None
+    return replace(consumer, inner=(replace(consumer.inner[0], produced=listed),))
+
+
+def _ls_names(producer: Invocation) -> Produced | None:
+    argv = producer.argv
+    if producer.role != "command" or not argv or argv[0] != "ls" or producer.inner:
+        return None
+    if producer.redirects or producer.assignments:
+        return None
+    words = argv[1:]
+    if not all(is_literal(word) for word in words):
+        return None
+    options = [word for word in words if word.startswith("-")]
+    places = [word for word in words if not word.startswith("-")]
+    if any(option not in _LS_FLAGS for option in options) or len(places) > 1:
+        return None
+    dots = any(option in ("-A", "--almost-all") for option in options)
+    start = places[0] if places else "."
+    return Produced(start, "*", deep=False, dots=dots, blanks=True)

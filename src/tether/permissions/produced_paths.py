@@ -1,0 +1,73 @@
+"""The paths another program names for a command's unknown words (script.Produced: find's
+`{}`, the words xargs adds from `ls`), found from what is on disk now: each name there that
+matches, judged as the literal path is. `find . -name '*.py' -exec grep TODO {} +` reads the
+`.py` files there, not "anything"; with `.env` matched (`-name '.e*'`, `ls -A`) it is denied;
+when the disk cannot say (too many entries, a symlink below, a name xargs would split or take
+for an option, a starting point that is no directory) the words stay unknown and are judged
+as before: asked, or denied where a deny rule could match.
+
+What the disk shows now is what the command will see a moment later, as with globs
+(glob_disk.py) and recursive reads (recursive_reads.py); a file the same command makes first
+is not seen (README, Known limits)."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+
+from tether.permissions import steps
+from tether.permissions.access import FileAccess
+from tether.permissions.file_targets import Target
+from tether.permissions.script import Produced
+from tether.permissions.shell_places import ShellPlaces
+
+MAX_PRODUCED = 256
+"""Paths judged one by one for one command's unknown words at most; past them, not known."""
+
+PRODUCED_WORD = "./produced"
+"""A produced word as a command's options see it: a path, never an option (find names
+`./x`, `src/x`; a name from `ls` that starts with `-` is not known)."""
+
+_SPLIT = frozenset(" \t\n\"'\\")
+"""Characters xargs splits at or reads as quoting: a name holding one is other words."""
+
+
+def produced_targets(
+    produced: Produced, places: ShellPlaces, files: FileAccess
+) -> list[Target] | None:
+    """Every path `produced` stands for now, or None when that is not known."""
+    words: list[str] = []
+    for start in places.targets(produced.start):
+        if not isinstance(start, Path):
+            return None
+        real = files.real(start)
+        if real is None:
+            return None
+        if produced.deep:
+            below = files.ctx.list_tree(real)
+        else:
+            below = files.ctx.list_directory(real)
+            below = below or None  # a file, an empty or unreadable directory: not known
+        if below is None:
+            return None
+        steps.spend(1 + len(below) // 16)
+        for name in below:
+            if not _matches(PurePosixPath(name).name, produced):
+                continue
+            if any(c < " " for c in name) or (
+                produced.blanks and (name.startswith("-") or any(c in _SPLIT for c in name))
+            ):
+                return None
+            # find names each path from its starting point; ls prints bare names.
+            words.append(f"{produced.start}/{name}" if produced.deep else name)
+            if len(words) > MAX_PRODUCED:
+                return None
+        if produced.deep and _matches(PurePosixPath(produced.start).name or ".", produced):
+            words.append(produced.start)  # find tests its starting point too
+    return [target for word in dict.fromkeys(words) for target in places.targets(word)]
+
+
+def _matches(name: str, produced: Produced) -> bool:
+    if not produced.dots and name.startswith("."):
+        return False
+    return fnmatchcase(name, produced.name)
