@@ -11,6 +11,7 @@ the file and the key. What Claude Code accepts but tether does not run (events i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,29 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
         timeout_s=float(timeout),
         fail_closed=fail_closed or on_failure == "block",
         source=f"{path}: {key}",
+    )
+
+
+def read_plugin_hooks(
+    path: Path, block: Mapping[str, Any], *, plugin: str, env: Mapping[str, str]
+) -> HooksConfig:
+    """A plugin's hooks (`hooks/hooks.json`'s `hooks` object, variables already expanded),
+    each run with `env` added. Lenient, as Claude Code is with plugins: a broken file is one
+    note naming it and the plugin, and none of its hooks run."""
+    specs: list[HookSpec] = []
+    skipped: list[str] = []
+    try:
+        for event, groups in block.items():
+            _read_event(path, event, groups, specs, skipped)
+    except ConfigError as exc:
+        return HooksConfig((), (f"plugin {plugin}: {exc}; its hooks there do not run",))
+    extra = tuple(env.items())
+    return HooksConfig(
+        tuple(
+            dataclasses.replace(spec, env=extra, source=f"plugin {plugin}: {spec.source}")
+            for spec in specs
+        ),
+        tuple(f"plugin {plugin}: {note}" for note in skipped),
     )
 
 

@@ -158,7 +158,7 @@ class HookRunner:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
-        env = self.env
+        env = {**self.env, **dict(spec.env)} if spec.env else self.env
         if spec.event == "SessionStart" and self.env_file is not None:
             self.env_file.parent.mkdir(parents=True, exist_ok=True)
             env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}

@@ -87,6 +87,9 @@ class HookSpec:
     """A crash, timeout, missing script or unreadable output blocks instead of passing."""
     source: str
     """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
+    env: tuple[tuple[str, str], ...] = ()
+    """More variables for its process: a plugin's hooks get `CLAUDE_PLUGIN_ROOT` and
+    `CLAUDE_PLUGIN_DATA`."""
 
     @property
     def key(self) -> str:

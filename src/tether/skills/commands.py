@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +21,7 @@ from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
 from tether.text_files import UnreadableFile, read_text_file
 
-CommandSource = Literal["project", "user"]
+CommandSource = Literal["project", "user", "plugin"]
 COMMAND_DIR = ".claude/commands"
 """Relative to the workspace (project commands) and to the user's home (user commands)."""
 _POSITIONAL = re.compile(r"\$([1-9])")
@@ -43,6 +43,9 @@ class SlashCommand:
     argument_hint: str = ""
     allowed_tools: tuple[str, ...] = ()
     model: str | None = None
+    plugin: str = ""
+    """The plugin it comes from: a plugin's commands are only `/plugin:name` (and
+    `/plugin:sub:name`), never bare, as in Claude Code."""
 
     @property
     def qualified_name(self) -> str:
@@ -63,7 +66,8 @@ class CommandCatalog:
         table: dict[str, SlashCommand] = {}
         for command in self.commands:
             table.setdefault(command.qualified_name, command)
-            table.setdefault(command.name, command)
+            if not command.plugin:
+                table.setdefault(command.name, command)
         return table
 
     def notices(self) -> list[str]:
@@ -71,10 +75,15 @@ class CommandCatalog:
 
 
 def discover_commands(
-    workspace: Path, *, home: Path, admits: Callable[[Path], bool] | None = None
+    workspace: Path,
+    *,
+    home: Path,
+    admits: Callable[[Path], bool] | None = None,
+    plugins: Sequence[tuple[str, Path]] = (),
 ) -> CommandCatalog:
-    """The project's commands, then the user's; `admits` says whether a directory is of a
-    source the session reads (`--setting-sources`)."""
+    """The project's commands, then the user's, then the plugins'; `admits` says whether a
+    directory is of a source the session reads (`--setting-sources`). `plugins`: each
+    plugin's name and a directory of its commands or one command file."""
     roots: list[tuple[Path, CommandSource]] = [
         (workspace / COMMAND_DIR, "project"),
         (home / COMMAND_DIR, "user"),
@@ -95,6 +104,22 @@ def discover_commands(
                 commands.append(_read_command(path, root, source))
             except (SkillError, FrontMatterError) as exc:
                 unusable.append((path, str(exc)))
+    for plugin, root in plugins:
+        files = [root] if root.is_file() else sorted(root.rglob("*.md"))
+        base = root.parent if root.is_file() else root
+        for path in files:
+            if path.resolve() in seen or any(
+                p.startswith(".") for p in path.relative_to(base).parts
+            ):
+                continue
+            seen.add(path.resolve())
+            try:
+                command = _read_command(path, base, "plugin")
+            except (SkillError, FrontMatterError) as exc:
+                unusable.append((path, str(exc)))
+                continue
+            namespace = ":".join(filter(None, (plugin, command.namespace)))
+            commands.append(replace(command, namespace=namespace, plugin=plugin))
     return CommandCatalog(tuple(commands), tuple(unusable))
 
 
