@@ -23,6 +23,7 @@ from tether.cli.client_parts import (
 )
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
+from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
@@ -461,6 +462,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
     if gate.hooks is not None:
+        gate.hooks.judge = hook_judge(agent, subagent_models)
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
     if structured is not None:

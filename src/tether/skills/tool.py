@@ -41,11 +41,11 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
     Raises SkillError for a malformed, unknown or unusable name, naming the skills there are.
     """
     name = args.skill.strip()
-    namespace, _, bare = name.rpartition(":")
-    if not is_valid_skill_name(bare) or (namespace and catalog.get(name) is None):
+    # A plugin's skill is `plugin:skill`; the lookup is exact, so the prefix names no path.
+    if not is_valid_skill_name(name.rpartition(":")[2]):
         raise SkillError(
             f"{args.skill!r} is not a skill name: names are lowercase letters, digits and "
-            f"hyphens (a plugin's skills: plugin:name). {_available(catalog)}"
+            f"hyphens. {_available(catalog)}"
         )
     skill = catalog.get(name)
     if skill is not None and not skill.model_invocable:
