@@ -261,3 +261,62 @@ def test_a_plugins_mcp_server_gets_its_root_and_is_named_by_plugin(
 
     assert result.exit_code == 0, result.stderr
     assert "mcp__plugin_tidy_clock__get_current_time" in fake_model.requests[0].tool_names()
+
+
+def test_manifest_paths_add_to_the_defaults_and_claude_codes_installed_copy_is_used(
+    fake_model: FakeModelServer, tether: Run, tmp_path: Path, home: Path
+) -> None:
+    # Claude Code installed "crew@team" into its cache; its marketplace is only on GitHub.
+    copy = tmp_path / "cache/team/crew/2.0.0"
+    _write(
+        copy / ".claude-plugin/plugin.json",
+        json.dumps(
+            {
+                "name": "crew",
+                "agents": ["./roles/captain.md", "../outside.md"],
+                "skills": "./more-skills/knots",
+                "hooks": {
+                    "UserPromptSubmit": [
+                        {
+                            "hooks": [
+                                {"type": "command", "command": "echo inline ${CLAUDE_PLUGIN_ROOT}"}
+                            ]
+                        }
+                    ]
+                },
+            }
+        ),
+    )
+    _write(copy / "roles/captain.md", "---\nname: captain\ndescription: Leads\n---\nYou lead.\n")
+    _write(
+        copy / "more-skills/knots/SKILL.md",
+        "---\nname: knots\ndescription: Tie knots; use for rope work.\n---\nTie.\n",
+    )
+    _write(
+        home / ".claude/plugins/installed_plugins.json",
+        json.dumps(
+            {
+                "version": 2,
+                "plugins": {"crew@team": [{"scope": "user", "installPath": str(copy)}]},
+            }
+        ),
+    )
+    _write(
+        home / ".claude/plugins/known_marketplaces.json",
+        json.dumps({"team": {"source": {"source": "github", "repo": "o/team"}}}),
+    )
+    _write(home / ".claude/settings.json", json.dumps({"enabledPlugins": {"crew@team": True}}))
+    fake_model.script(reply(text("ok")))
+
+    result = tether("-p", "hello")
+
+    assert result.exit_code == 0, result.stderr
+    request = fake_model.requests[0]
+    task = next(t for t in request.body["tools"] if t["name"] == "Task")
+    assert "crew:captain" in json.dumps(task)
+    assert "crew:knots" in request.system()
+    assert f"inline {copy}" in request.last_user_text()
+    assert (
+        f"plugin {copy / '.claude-plugin/plugin.json'}: agents: ../outside.md is outside the "
+        "plugin; ignored" in result.stderr
+    )
