@@ -49,7 +49,11 @@ def make_plugin(root: Path, name: str = "tidy") -> Path:
         "---\ndescription: Sweep a directory\nargument-hint: <dir>\n---\nSweep $ARGUMENTS now.\n",
     )
     _write(root / "commands/deep/dust.md", "Dust everything.\n")
-    _write(root / "extra/shout.md", "---\ndescription: Shout\n---\nSHOUT $1\n")
+    _write(
+        root / "extra/shout.md",
+        "---\ndescription: Shout\nallowed-tools: Bash(${CLAUDE_PLUGIN_ROOT}/bin/echo.sh:*)\n"
+        "---\nSHOUT $1 with ${CLAUDE_PLUGIN_ROOT}/bin/echo.sh\n",
+    )
     _write(
         root / "agents/inspector.md",
         "---\nname: inspector\ndescription: Use this agent when code needs an inspection. "
@@ -59,7 +63,7 @@ def make_plugin(root: Path, name: str = "tidy") -> Path:
     _write(
         root / "skills/folding/SKILL.md",
         "---\nname: folding\ndescription: Fold laundry neatly; use when asked to fold.\n---\n"
-        "Fold from ${CLAUDE_SKILL_DIR}.\n",
+        "Fold from ${CLAUDE_SKILL_DIR} in ${CLAUDE_PLUGIN_ROOT}.\n",
     )
     _write(
         root / "hooks/hooks.json",
@@ -115,7 +119,8 @@ def test_a_plugin_dir_gives_namespaced_commands_skills_agents_and_hooks(
     task = next(t for t in first.body["tools"] if t["name"] == "Task")
     assert "tidy:inspector" in json.dumps(task)
     # The skill loaded by its namespaced name; the subagent ran by its namespaced type.
-    assert "Fold from" in fake_model.requests[1].tool_results()[0]
+    folding = f"Fold from {plugin.resolve()}/skills/folding in {plugin.resolve()}."
+    assert folding in fake_model.requests[1].tool_results()[0]
     assert fake_model.requests[2].system().startswith("You inspect code.")
     assert fake_model.requests[3].tool_results()[0].startswith("Inspected.")
 
@@ -138,7 +143,7 @@ def test_plugin_commands_are_named_by_plugin_and_subdirectory_only(
     ]
     assert prompts == [
         "Dust everything.",
-        "SHOUT hey",
+        f"SHOUT hey with {plugin.resolve()}/bin/echo.sh",
         "/sweep attic",  # no bare name for a plugin's command, as in Claude Code
     ]
 

@@ -22,14 +22,14 @@ class SessionPlugins:
     plugins: tuple[Plugin, ...] = ()
     notices: tuple[str, ...] = ()
 
-    def skills(self) -> list[tuple[str, Path]]:
-        return [(p.name, path) for p in self.plugins for path in p.skills]
+    def skills(self) -> list[tuple[str, Path, Path]]:
+        return [(p.name, p.root, path) for p in self.plugins for path in p.skills]
 
     def agents(self) -> list[tuple[str, Path]]:
         return [(p.name, path) for p in self.plugins for path in p.agents]
 
-    def commands(self) -> list[tuple[str, Path]]:
-        return [(p.name, path) for p in self.plugins for path in p.commands]
+    def commands(self) -> list[tuple[str, Path, Path]]:
+        return [(p.name, p.root, path) for p in self.plugins for path in p.commands]
 
     def hooks(self) -> tuple[tuple[HookSpec, ...], tuple[str, ...]]:
         """Their hooks, and the notes on those that do not run."""

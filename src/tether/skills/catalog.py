@@ -38,6 +38,8 @@ class Skill:
     source: SkillSource
     allowed_tools: tuple[str, ...]
     """Tools (or permission rules such as `Bash(git diff:*)`) allowed while the skill is active."""
+    plugin_root: Path | None = None
+    """A plugin's skill: the plugin's directory, `${CLAUDE_PLUGIN_ROOT}` in its instructions."""
     model_invocable: bool = True
     """False for `disable-model-invocation: true`: left out of what the model is offered (the
     prompt's list and the Skill tool); the user still runs it as `/name`."""

@@ -26,6 +26,7 @@ COMMAND_DIR = ".claude/commands"
 """Relative to the workspace (project commands) and to the user's home (user commands)."""
 _POSITIONAL = re.compile(r"\$([1-9])")
 _ARGUMENTS = "$ARGUMENTS"
+_PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
@@ -46,6 +47,8 @@ class SlashCommand:
     plugin: str = ""
     """The plugin it comes from: a plugin's commands are only `/plugin:name` (and
     `/plugin:sub:name`), never bare, as in Claude Code."""
+    plugin_root: Path | None = None
+    """The plugin's directory: `${CLAUDE_PLUGIN_ROOT}` in its body and `allowed-tools`."""
 
     @property
     def qualified_name(self) -> str:
@@ -79,11 +82,11 @@ def discover_commands(
     *,
     home: Path,
     admits: Callable[[Path], bool] | None = None,
-    plugins: Sequence[tuple[str, Path]] = (),
+    plugins: Sequence[tuple[str, Path, Path]] = (),
 ) -> CommandCatalog:
     """The project's commands, then the user's, then the plugins'; `admits` says whether a
     directory is of a source the session reads (`--setting-sources`). `plugins`: each
-    plugin's name and a directory of its commands or one command file."""
+    plugin's name, its directory, and a directory of its commands or one command file."""
     roots: list[tuple[Path, CommandSource]] = [
         (workspace / COMMAND_DIR, "project"),
         (home / COMMAND_DIR, "user"),
@@ -104,7 +107,7 @@ def discover_commands(
                 commands.append(_read_command(path, root, source))
             except (SkillError, FrontMatterError) as exc:
                 unusable.append((path, str(exc)))
-    for plugin, root in plugins:
+    for plugin, plugin_root, root in plugins:
         files = [root] if root.is_file() else sorted(root.rglob("*.md"))
         base = root.parent if root.is_file() else root
         for path in files:
@@ -119,7 +122,18 @@ def discover_commands(
                 unusable.append((path, str(exc)))
                 continue
             namespace = ":".join(filter(None, (plugin, command.namespace)))
-            commands.append(replace(command, namespace=namespace, plugin=plugin))
+            rules = tuple(
+                rule.replace(_PLUGIN_ROOT, str(plugin_root)) for rule in command.allowed_tools
+            )
+            commands.append(
+                replace(
+                    command,
+                    namespace=namespace,
+                    plugin=plugin,
+                    plugin_root=plugin_root,
+                    allowed_tools=rules,
+                )
+            )
     return CommandCatalog(tuple(commands), tuple(unusable))
 
 
@@ -147,6 +161,8 @@ def expand_command(command: SlashCommand, args: str) -> str:
     are appended as `ARGUMENTS: ...`, as Claude Code does. Raises SkillError when the file
     can no longer be read."""
     body = _body(_text(command.path)).strip()
+    if command.plugin_root is not None:
+        body = body.replace(_PLUGIN_ROOT, str(command.plugin_root))
     given = args.strip()
     words = _words(given)
     uses_arguments = _ARGUMENTS in body or _POSITIONAL.search(body) is not None

@@ -37,6 +37,7 @@ class _Root:
     source: SkillSource
     namespace: str = ""
     """A plugin's name: its skills are called `plugin:skill`, as in Claude Code."""
+    plugin_root: Path | None = None
 
 
 def discover_skills(
@@ -46,7 +47,7 @@ def discover_skills(
     include_builtin: bool = True,
     below: Sequence[Path] = (),
     admits: Callable[[Path], bool] | None = None,
-    plugins: Sequence[tuple[str, Path]] = (),
+    plugins: Sequence[tuple[str, Path, Path]] = (),
 ) -> SkillCatalog:
     """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
 
@@ -56,8 +57,8 @@ def discover_skills(
     first; their skills are found before the root's (as Claude Code walks up to the root).
     `admits` says whether a skills directory is of a source the session reads
     (`--setting-sources`); tether's own skills are always offered. `plugins`: each plugin's
-    name and a directory of its skills (or one skill's directory); they are named
-    `plugin:skill` and come after the user's.
+    name, its directory and a directory of its skills (or one skill's directory); they are
+    named `plugin:skill` and come after the user's.
     """
     roots = [
         _Root(directory / relative, "project")
@@ -67,7 +68,7 @@ def discover_skills(
     roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
     if admits is not None:
         roots = [root for root in roots if admits(root.directory)]
-    roots += [_Root(directory, "plugin", namespace) for namespace, directory in plugins]
+    roots += [_Root(directory, "plugin", name, root) for name, root, directory in plugins]
     if include_builtin:
         roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
 
@@ -98,7 +99,9 @@ def discover_skills(
                 unusable.append(UnusableSkill(path, str(exc)))
                 continue
             if root.namespace:
-                skill = replace(skill, name=f"{root.namespace}:{skill.name}")
+                skill = replace(
+                    skill, name=f"{root.namespace}:{skill.name}", plugin_root=root.plugin_root
+                )
             warnings.extend(f"skill {path}: {lapse}" for lapse in lapses)
             winner = chosen.get(skill.name)
             if winner is None:
