@@ -325,3 +325,27 @@ def test_manifest_paths_add_to_the_defaults_and_claude_codes_installed_copy_is_u
         f"plugin {copy / '.claude-plugin/plugin.json'}: agents: ../outside.md is outside the "
         "plugin; ignored" in result.stderr
     )
+
+
+async def test_the_agent_sdks_local_plugins_are_loaded_and_listed_as_claude_code_lists_them(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    from claude_agent_sdk import SystemMessage
+
+    from tests.cli.sdk_harness import SdkRun
+
+    plugin = make_plugin(tmp_path / "tidy")
+    model_env.script(reply(text("ok")))
+
+    messages = await SdkRun(workspace, home).query(
+        "hello", plugins=[{"type": "local", "path": str(plugin)}]
+    )
+
+    [init] = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
+    # The fields and names the real Claude Code CLI gives the same plugin.
+    assert init.data["plugins"] == [
+        {"name": "tidy", "path": str(plugin.resolve()), "source": "tidy@inline", "version": "1.2.0"}
+    ]
+    assert "tidy:inspector" in init.data["agents"]
+    assert {"tidy:sweep", "tidy:deep:dust", "tidy:folding"} <= set(init.data["slash_commands"])
+    assert "tidy:folding" in init.data["skills"]
