@@ -90,8 +90,9 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
             "Stop": [
                 {
                     "hooks": [
-                        {"type": "prompt", "prompt": "Is the work done?"},
+                        {"type": "http", "url": "http://127.0.0.1:9/hook"},
                         {"type": "command", "command": "./stop.sh", "async": True},
+                        {"type": "agent", "prompt": "Is the work done?", "model": "haiku"},
                     ]
                 }
             ],
@@ -106,11 +107,20 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
                 timeout_s=600.0,
                 source=f"{PROJECT}: hooks.Stop[0].hooks[1]",
             ),
+            HookSpec(
+                event="Stop",
+                matcher="",
+                command="",
+                prompt="Is the work done?",
+                agent=True,
+                model="haiku",
+                timeout_s=60.0,
+                source=f"{PROJECT}: hooks.Stop[0].hooks[2]",
+            ),
         ),
         skipped=(
             f"{PROJECT}: hooks.FileChanged[0].hooks[0]: tether does not fire FileChanged",
-            f"{PROJECT}: hooks.Stop[0].hooks[0]: "
-            "tether runs only command hooks, not 'prompt' hooks",
+            f"{PROJECT}: hooks.Stop[0].hooks[0]: tether does not run 'http' hooks",
         ),
     )
 

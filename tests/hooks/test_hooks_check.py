@@ -181,3 +181,21 @@ def test_worktree_hooks_are_read_and_not_run_on_a_sample(
     assert "note: not run: a WorktreeRemove hook makes or removes worktrees" in out
     assert "skipped" not in out
     assert not made.exists()
+
+
+def test_check_lists_a_plugins_hooks_with_their_root_expanded(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugin = tmp_path / "guard-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "guard"}')
+    (plugin / "hooks").mkdir()
+    hooks = {"Stop": [{"hooks": [hook("${CLAUDE_PLUGIN_ROOT}/hooks/missing.sh")]}]}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+    assert main(["hooks", "check", "--cwd", str(repo), "--plugin-dir", str(plugin)]) == 1
+
+    out = capsys.readouterr().out
+    assert f"Stop  {plugin}/hooks/missing.sh\n" in out
+    assert f"from plugin guard@inline: {plugin}/hooks/hooks.json: hooks.Stop[0].hooks[0]" in out
+    assert f"PROBLEM: missing script: {plugin}/hooks/missing.sh" in out

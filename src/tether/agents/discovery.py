@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,22 +36,30 @@ class _Unusable(Exception):
 
 
 def discover_agents(
-    workspace: Path, *, home: Path, admits: Callable[[Path], bool] | None = None
+    workspace: Path,
+    *,
+    home: Path,
+    admits: Callable[[Path], bool] | None = None,
+    plugins: Sequence[tuple[str, Path]] = (),
 ) -> AgentCatalog:
     """The built-in agents, then the user's (`~/.claude/agents/*.md`), then the project's
     (`.claude/agents/*.md`, `.tether/agents/*.md`): a later definition replaces an earlier one
     of the same name. A file that cannot be used is listed with the reason, never raised.
     `admits` says whether a directory is of a source the session reads (`--setting-sources`);
-    the built-in agents are always there."""
+    the built-in agents are always there. `plugins`: each plugin's name and a directory of
+    its agent files (or one file); they are called `plugin:name`, as in Claude Code."""
     chosen: dict[str, AgentDefinition] = {agent.name: agent for agent in BUILTIN_AGENTS}
     unusable: list[UnusableAgent] = []
-    directories = [home / d for d in USER_AGENT_DIRS] + [workspace / d for d in PROJECT_AGENT_DIRS]
+    directories: list[tuple[str, Path]] = [("", home / d) for d in USER_AGENT_DIRS] + [
+        ("", workspace / d) for d in PROJECT_AGENT_DIRS
+    ]
     if admits is not None:
-        directories = [directory for directory in directories if admits(directory)]
+        directories = [(ns, directory) for ns, directory in directories if admits(directory)]
+    directories = [*plugins, *directories]
     seen: set[Path] = set()
-    for directory in directories:
+    for namespace, directory in directories:
         try:
-            files = _agent_files(directory)
+            files = [directory] if directory.is_file() else _agent_files(directory)
         except OSError as exc:
             unusable.append(UnusableAgent(directory, f"cannot list the directory: {exc}"))
             continue
@@ -66,6 +75,8 @@ def discover_agents(
             except _Unusable as exc:
                 unusable.append(UnusableAgent(path, str(exc)))
                 continue
+            if namespace:
+                agent = replace(agent, name=f"{namespace}:{agent.name}")
             if (twin := in_directory.get(agent.name)) is not None:
                 unusable.append(UnusableAgent(twin, f"{path.name} defines {agent.name!r} too"))
             in_directory[agent.name] = path

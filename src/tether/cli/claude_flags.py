@@ -13,7 +13,6 @@ CLAUDE_VALUE_FLAGS = frozenset(
     {
         "--betas",
         "--task-budget",
-        "--plugin-dir",
         "--thinking",
         "--thinking-display",
         "--resume-session-at",
@@ -74,6 +73,14 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="CONFIG",
         help="MCP servers: a JSON file or string with mcpServers",
+    )
+    p.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="load the Claude Code plugin in DIR for this session (repeatable)",
     )
     p.add_argument(
         "--strict-mcp-config", action="store_true", help="only the MCP servers of --mcp-config"

@@ -41,6 +41,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "setting_sources": _sources(args.setting_sources),
         "tools": None if args.tools is None else tuple(split_rules([args.tools])),
         "mcp_configs": tuple(args.mcp_configs),
+        "plugin_dirs": tuple((cwd / d).expanduser() for d in args.plugin_dirs),
         "strict_mcp_config": args.strict_mcp_config,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),

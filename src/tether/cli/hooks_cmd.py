@@ -10,11 +10,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tether.cli.plugin_parts import session_plugins
 from tether.cli.workspace_review import review_workspace
 from tether.config.project import project_root
-from tether.config.settings import load_settings, settings_files, tether_home
+from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
-from tether.hooks import HookRunner, HookSpec, read_hooks
+from tether.hooks import HookRunner, HooksConfig, HookSpec, read_hooks
 from tether.hooks.builtin import BuiltinSettings, read_builtin_settings
 from tether.hooks.check import HookCheck, check_hook
 from tether.hooks.output import describe
@@ -31,7 +32,7 @@ def main(argv: list[str]) -> int:
             settings_files(workspace, home=tether_home(), explicit=args.settings, start=start),
             required=args.settings,
         )
-        config = read_hooks(settings.layers)
+        config = _with_plugin_hooks(read_hooks(settings.layers), settings, args.plugin_dirs)
         builtins = read_builtin_settings(settings.data, base_dir=workspace)
     except ConfigError as e:
         print(f"tether: error: {e}", file=sys.stderr)
@@ -67,7 +68,7 @@ def _may_run_workspace_hooks(workspace: Path, start: Path) -> bool:
     review = review_workspace(
         workspace, user_home=user_home, tether_home=home, env=env, start=start
     )
-    return not any(d.kind == "hook" for d in review.declared)
+    return not any(d.kind in ("hook", "plugin") for d in review.declared)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -77,7 +78,26 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--cwd", type=Path, help="the project (default: here)")
     check.add_argument("--settings", type=Path, help="an extra settings file")
     check.add_argument("--no-run", action="store_true", help="list and check scripts only")
+    check.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="check this plugin's hooks too (those enabledPlugins turns on are checked)",
+    )
     return p
+
+
+def _with_plugin_hooks(config: HooksConfig, settings: Settings, dirs: list[Path]) -> HooksConfig:
+    """The settings' hooks, then the hooks of the plugins a session would load."""
+    user_home = Path(os.environ.get("HOME") or Path.home())
+    plugins = session_plugins(settings, dirs, user_home=user_home, tether_home=tether_home())
+    specs, notes = plugins.hooks()
+    if settings.data.get("disableAllHooks") is True:
+        specs = ()
+    return HooksConfig((*config.specs, *specs), (*config.skipped, *plugins.notices, *notes))
 
 
 async def _check_all(specs: tuple[HookSpec, ...], workspace: Path, *, run: bool) -> list[HookCheck]:

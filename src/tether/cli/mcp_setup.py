@@ -160,12 +160,14 @@ def mcp_setup(
     approved: tuple[str, ...] = (),
     command_line: McpConfig | None = None,
     strict: bool = False,
+    plugins: McpConfig | None = None,
 ) -> tuple[McpSetup, list[str]]:
     """The servers configured for this workspace, and the problems found reading them. Not
     `trusted`: the servers of the workspace's own files are left out (the session's one
     warning about the untrusted workspace names them). `command_line` (`--mcp-config`, the
     user's own choice) adds servers that replace configured ones of the same name; `strict`
-    keeps only those."""
+    keeps only those. `plugins`: the servers of the session's plugins (left out by
+    `strict`)."""
     config = (
         McpConfig()
         if strict
@@ -176,6 +178,9 @@ def mcp_setup(
         owners = Ownership(workspace, home, tether_home)
         servers = [s for s in servers if not owners.needs_trust(s.source)]
     problems = list(config.problems)
+    if plugins is not None and not strict:
+        servers.extend(plugins.servers)
+        problems.extend(plugins.problems)
     if command_line is not None:
         chosen = {s.name for s in command_line.servers}
         servers = [s for s in servers if s.name not in chosen] + list(command_line.servers)

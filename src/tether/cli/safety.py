@@ -50,6 +50,9 @@ class SafetyOptions:
     `permissions.additionalDirectories` setting."""
     client_hooks: tuple[HookSpec, ...] = ()
     """Callback hooks of a client driving the session (run after the settings' own)."""
+    plugin_hooks: tuple[HookSpec, ...] = ()
+    """The hooks of the session's plugins (after the settings' own; `disableAllHooks`
+    turns them off too)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ def build_gate(
         tether_home=tether_home(env),
     )
     rules = permissions.rules
-    specs = (*parse_hooks(settings.layers), *options.client_hooks)
+    plugin_hooks = () if settings.data.get("disableAllHooks") is True else options.plugin_hooks
+    specs = (*parse_hooks(settings.layers), *plugin_hooks, *options.client_hooks)
     hooks = (
         HookRunner(
             specs,

@@ -33,6 +33,7 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         sandbox_enabled=session.agent.tool_context.command_wrapper is not None,
         max_turns=session.agent.max_turns,
         max_budget_usd=session.agent.max_budget_usd,
+        plugins=tuple(built.plugins.described()),
     )
 
 

@@ -69,6 +69,8 @@ class SessionFacts:
     sandbox_enabled: bool = False
     max_turns: int | None = None
     max_budget_usd: float | None = None
+    plugins: tuple[dict[str, str], ...] = ()
+    """The session's plugins: name, path, source (`name@marketplace`), version."""
 
 
 @dataclass
@@ -116,7 +118,7 @@ class LineMaker:
             "output_style": "default",
             "agents": list(facts.agents),
             "skills": list(facts.skills),
-            "plugins": [],
+            "plugins": list(facts.plugins),
             "uuid": _uuid(),
             "sandbox_enabled": facts.sandbox_enabled,
             "original_cwd": started.cwd,

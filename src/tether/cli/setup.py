@@ -7,7 +7,7 @@ import functools
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +23,11 @@ from tether.cli.client_parts import (
 )
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
+from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
 from tether.cli.safety import (
     SafetyOptions,
@@ -138,6 +140,9 @@ class RunOptions:
     """`--mcp-config` values: JSON strings or files of more MCP servers."""
     strict_mcp_config: bool = False
     """Only the servers of `mcp_configs`."""
+    plugin_dirs: tuple[Path, ...] = ()
+    """`--plugin-dir`: Claude Code plugins loaded for this session, beside those the
+    settings enable."""
     session_id: str | None = None
     """The new session's id (`--session-id`)."""
     thinking_budget: int | None = None
@@ -164,6 +169,7 @@ class Built:
     """The variable the model's key came from ("none" without one)."""
     lead: LeadTeams | None = None
     """The session's team-lead side, when agent teams are on (front ends show its mail)."""
+    plugins: SessionPlugins = field(default_factory=SessionPlugins)
 
     @property
     def context_window(self) -> int:
@@ -251,7 +257,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     transcript = sessions_dir / f"{session_id}.jsonl"
     scratch_dir = home / "scratch" / session_id
     below = project_directories(workspace, start)[:0:-1]  # deepest first, the root left out
-    found_skills = discover_skills(workspace, home=user_home, below=below, admits=sources.admits)
+    plugins = session_plugins(settings, opts.plugin_dirs, user_home=user_home, tether_home=home)
+    found_skills = discover_skills(
+        workspace, home=user_home, below=below, admits=sources.admits, plugins=plugins.skills()
+    )
     skills = only_skills(found_skills, client.skills)
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
@@ -264,7 +273,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
     agents = with_client_agents(
-        discover_agents(workspace, home=user_home, admits=sources.admits), client.agents
+        discover_agents(workspace, home=user_home, admits=sources.admits, plugins=plugins.agents()),
+        client.agents,
     )
 
     runner = subagent_runner(
@@ -276,6 +286,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         instructions="",  # read below, once the rules that may refuse an import are known
     )
     structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
+    plugin_hooks, plugin_hook_notes = plugins.hooks()
     board = session_task_board(settings, env, workspace=workspace, session_id=session_id)
     lead = session_lead(settings, env, workspace=workspace)
     gate, tools = build_gate(
@@ -287,6 +298,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             workspace_trusted=trust.trusted,
             add_dirs=_added_directories(opts.add_dirs),
             client_hooks=client.hooks,
+            plugin_hooks=plugin_hooks,
         ),
         workspace=workspace,
         tools=[
@@ -445,7 +457,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.skills = skills
     attach_custom_commands(
         session,
-        discover_commands(workspace, home=user_home, admits=sources.admits),
+        discover_commands(
+            workspace, home=user_home, admits=sources.admits, plugins=plugins.commands()
+        ),
         grant=gate.grant_for_turn,
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
@@ -463,8 +477,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             opts.mcp_configs, workspace=workspace, env=env, exchange=client.mcp_exchange
         ),
         strict=opts.strict_mcp_config,
+        plugins=plugins.mcp(workspace, env),
     )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
+    session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if not trust.trusted:
         review = review_workspace(
             workspace,
@@ -478,6 +494,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             session.startup_notices.append(untrusted_notice(review.summary(), trust))
     attach_mcp(session, mcp, settings, prompt_for)
     if gate.hooks is not None:
+        gate.hooks.judge = hook_judge(agent, subagent_models)
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)
     if structured is not None:
@@ -488,7 +505,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead)
+    return Built(session, mcp, agents, key_source, lead, plugins)
 
 
 INLINE_SETTINGS = Path("--settings")

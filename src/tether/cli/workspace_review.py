@@ -218,6 +218,11 @@ def restrict_layer(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any],
                     else entry
                 )
                 add("model provider", f"{name}: {url}")
+        elif key == "enabledPlugins" and isinstance(value, dict):
+            # A plugin runs its hooks and servers: the repository's choice waits for trust.
+            for plugin_id, on in cast(dict[str, Any], value).items():
+                if on is True:
+                    add("plugin", plugin_id)
         elif key in COMMAND_KEYS:
             command = (
                 cast(dict[str, Any], value).get("command") if isinstance(value, dict) else value

@@ -111,6 +111,9 @@ async def check_hook(
 ) -> HookCheck:
     """Check one hook; with `run`, also run it once on a sample input (unless its script is
     missing: that says it all)."""
+    if spec.prompt is not None:
+        kind = "agent" if spec.agent else "prompt"
+        return HookCheck(spec, notes=(f"not run: a model judges a {kind} hook, in a session",))
     missing = missing_program(spec.command, cwd=runner.cwd, env=runner.env)
     if missing is not None:
         return HookCheck(spec, (missing,))

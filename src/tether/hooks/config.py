@@ -11,11 +11,13 @@ the file and the key. What Claude Code accepts but tether does not run (events i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from tether.hooks.judged import AGENT_TIMEOUT_S, PROMPT_TIMEOUT_S
 from tether.hooks.matcher import matcher_problem
 from tether.hooks.spec import (
     DEFAULT_TIMEOUT_S,
@@ -44,8 +46,10 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
 )
 """Events newer Claude Code versions fire and tether does not: accepted, never run."""
 
-OTHER_HOOK_TYPES = frozenset({"prompt", "http", "agent", "mcp_tool"})
-"""Hook types Claude Code knows and tether does not run (only `command` hooks run)."""
+OTHER_HOOK_TYPES = frozenset({"http", "mcp_tool"})
+"""Hook types Claude Code knows and tether does not run."""
+JUDGED_TYPES = {"prompt": PROMPT_TIMEOUT_S, "agent": AGENT_TIMEOUT_S}
+"""Hook types a model runs (`tether.hooks.judged`), with their default timeouts."""
 
 
 @dataclass(frozen=True)
@@ -128,13 +132,25 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     entry = cast(dict[str, Any], entry)
     kind = entry.get("type")
     if kind in OTHER_HOOK_TYPES:
-        return f"tether runs only command hooks, not {kind!r} hooks"
-    if kind != "command":
-        raise _error(path, f"{key}.type", f'must be "command" (or {", ".join(OTHER_HOOK_TYPES)})')
-    command = entry.get("command")
+        return f"tether does not run {kind!r} hooks"
+    if kind != "command" and kind not in JUDGED_TYPES:
+        raise _error(
+            path,
+            f"{key}.type",
+            'must be "command", "prompt" or "agent" (or a type tether skips: '
+            + ", ".join(f'"{k}"' for k in sorted(OTHER_HOOK_TYPES))
+            + ")",
+        )
+    judged = kind in JUDGED_TYPES
+    field = "prompt" if judged else "command"
+    command = entry.get(field)
     if not isinstance(command, str) or not command.strip():
-        raise _error(path, f"{key}.command", "must be a non-empty string")
-    timeout = entry.get("timeout", command_timeout_s(cast(HookEventName, event)))
+        raise _error(path, f"{key}.{field}", "must be a non-empty string")
+    model = entry.get("model")
+    if model is not None and (not judged or not isinstance(model, str) or not model.strip()):
+        raise _error(path, f"{key}.model", "must be a model name, on a prompt or agent hook")
+    default = JUDGED_TYPES[kind] if judged else command_timeout_s(cast(HookEventName, event))
+    timeout = entry.get("timeout", default)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise _error(path, f"{key}.timeout", "must be a positive number of seconds")
     fail_closed = entry.get("failClosed", False)
@@ -146,10 +162,36 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     return HookSpec(
         event=cast(HookEventName, event),
         matcher=matcher,
-        command=command,
+        command="" if judged else command,
+        prompt=command if judged else None,
+        agent=kind == "agent",
+        model=model.strip() if isinstance(model, str) else None,
         timeout_s=float(timeout),
         fail_closed=fail_closed or on_failure == "block",
         source=f"{path}: {key}",
+    )
+
+
+def read_plugin_hooks(
+    path: Path, block: Mapping[str, Any], *, plugin: str, env: Mapping[str, str]
+) -> HooksConfig:
+    """A plugin's hooks (`hooks/hooks.json`'s `hooks` object, variables already expanded),
+    each run with `env` added. Lenient, as Claude Code is with plugins: a broken file is one
+    note naming it and the plugin, and none of its hooks run."""
+    specs: list[HookSpec] = []
+    skipped: list[str] = []
+    try:
+        for event, groups in block.items():
+            _read_event(path, event, groups, specs, skipped)
+    except ConfigError as exc:
+        return HooksConfig((), (f"plugin {plugin}: {exc}; its hooks there do not run",))
+    extra = tuple(env.items())
+    return HooksConfig(
+        tuple(
+            dataclasses.replace(spec, env=extra, source=f"plugin {plugin}: {spec.source}")
+            for spec in specs
+        ),
+        tuple(f"plugin {plugin}: {note}" for note in skipped),
     )
 
 

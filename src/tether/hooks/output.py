@@ -68,6 +68,10 @@ def describe(spec: HookSpec) -> str:
     """`PreToolUse hook "./check.sh"`: how a hook is named in messages."""
     if spec.callback_id is not None:
         return f"{spec.event} hook callback {spec.callback_id}"
+    if spec.prompt is not None:
+        prompt = " ".join(spec.prompt.split())
+        prompt = prompt if len(prompt) <= 60 else prompt[:57] + "..."
+        return f'{spec.event} {"agent" if spec.agent else "prompt"} hook "{prompt}"'
     command = " ".join(spec.command.split())
     if len(command) > 60:
         command = command[:57] + "..."

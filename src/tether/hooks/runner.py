@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tether.hooks.command import HookRun, run_command
+from tether.hooks.judged import HookJudge, run_judged
 from tether.hooks.matcher import matches
 from tether.hooks.output import outcome_of
 from tether.hooks.spec import (
@@ -60,6 +61,8 @@ class HookRunner:
             "CLAUDE_PROJECT_DIR": str(project_dir),
             "TETHER_PROJECT_DIR": str(project_dir),
         }
+        self.judge: HookJudge | None = None
+        """Runs prompt and agent hooks (a model call, a subagent); without one they fail."""
         self.callback: HookCallback | None = None
         """Runs callback hooks (those an SDK client registered); without one they fail."""
         self.watchers: list[Callable[[HookActivity], None]] = []
@@ -158,7 +161,9 @@ class HookRunner:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
-        env = self.env
+        if spec.prompt is not None:
+            return await run_judged(spec, stdin, self.judge)
+        env = {**self.env, **dict(spec.env)} if spec.env else self.env
         if spec.event == "SessionStart" and self.env_file is not None:
             self.env_file.parent.mkdir(parents=True, exist_ok=True)
             env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}

@@ -88,6 +88,16 @@ class HookSpec:
     """A crash, timeout, missing script or unreadable output blocks instead of passing."""
     source: str
     """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
+    prompt: str | None = None
+    """Set for a `prompt` or `agent` hook: what the judging model is asked, `$ARGUMENTS`
+    standing for the hook input (see `tether.hooks.judged`)."""
+    agent: bool = False
+    """An `agent` hook: a subagent that may read the workspace judges, not one model call."""
+    model: str | None = None
+    """The model a prompt or agent hook asks for; None: the session's."""
+    env: tuple[tuple[str, str], ...] = ()
+    """More variables for its process: a plugin's hooks get `CLAUDE_PLUGIN_ROOT` and
+    `CLAUDE_PLUGIN_DATA`."""
 
     @property
     def key(self) -> str:

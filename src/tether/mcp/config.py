@@ -166,6 +166,43 @@ def command_line_servers(
     return McpConfig(tuple(found[n] for n in sorted(found)), tuple(problems))
 
 
+def plugin_servers(
+    plugins: Sequence[tuple[str, Path, Mapping[str, Any], Mapping[str, str]]],
+    *,
+    workspace: Path,
+    env: Mapping[str, str],
+) -> McpConfig:
+    """The MCP servers of plugins: for each, (plugin name, the file that configures them,
+    the servers by name, the plugin's variables). A server is called `plugin:<plugin>:<name>`
+    (its tools `mcp__plugin_<plugin>_<name>__<tool>`, as in Claude Code) and a stdio one gets
+    the plugin's variables in its environment."""
+    found: list[ServerConfig] = []
+    problems: list[str] = []
+    for plugin, path, servers, variables in plugins:
+        source = _Source(path, "plugin")
+        for name, entry in servers.items():
+            try:
+                if not SERVER_NAME.fullmatch(name):
+                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                server = _server(
+                    f"plugin:{plugin}:{name}", entry, source, "type", workspace, env, problems
+                )
+            except _Unusable as e:
+                problems.append(f"{path}: server {name!r}: {e}")
+                continue
+            transport = server.transport
+            if isinstance(transport, StdioTransport):
+                transport = StdioTransport(
+                    transport.command,
+                    transport.args,
+                    {**variables, **transport.env},
+                    transport.cwd,
+                )
+                server = ServerConfig(server.name, transport, server.scope, server.source)
+            found.append(server)
+    return McpConfig(tuple(found), tuple(problems))
+
+
 def _seed_entries(workspace: Path, problems: list[str]) -> list[tuple[str, object]]:
     path = seed_file(workspace)
     data = read_yaml_file(path)

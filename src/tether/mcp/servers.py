@@ -17,7 +17,7 @@ class ChannelClosed(Exception):
     """The client serving an MCP server is gone, or refused a message; the message says why."""
 
 
-Scope = Literal["project", "user", "local", "seed", "dynamic"]
+Scope = Literal["project", "user", "local", "seed", "dynamic", "plugin"]
 """Where a server was configured: the repository's `.mcp.json` (needs the user's approval
 once, in the REPL), the user's own configuration, this project's local settings, the seed's
 `config/mcp_config.yaml`, or the command line (`--mcp-config`, Claude Code's "dynamic")."""

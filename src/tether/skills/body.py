@@ -10,6 +10,8 @@ from tether.text_files import UnreadableFile, read_text_file
 ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
 SKILL_DIR_PLACEHOLDER = "${CLAUDE_SKILL_DIR}"
 """Claude Code's name for the skill's directory inside its instructions."""
+PLUGIN_ROOT_PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
+"""A plugin's directory, in the instructions of its skills and commands."""
 
 
 def load_skill_body(skill: Skill, args: str | None = None) -> str:
@@ -34,6 +36,8 @@ def load_skill_body(skill: Skill, args: str | None = None) -> str:
         raise SkillError(f"The skill {skill.name!r} at {skill.path} is broken: {exc}") from None
     directory = skill.path.parent
     body = body.replace(SKILL_DIR_PLACEHOLDER, str(directory))
+    if skill.plugin_root is not None:
+        body = body.replace(PLUGIN_ROOT_PLACEHOLDER, str(skill.plugin_root))
     given = args.strip() if args else ""
     if ARGUMENTS_PLACEHOLDER in body:
         body = body.replace(ARGUMENTS_PLACEHOLDER, given)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-SkillSource = Literal["project", "user", "builtin"]
+SkillSource = Literal["project", "user", "plugin", "builtin"]
 
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
@@ -16,7 +16,7 @@ _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 PROMPT_HEADER = "Skills you can load with the Skill tool:"
 _MIN_DESCRIPTION_CHARS = 40
 """Below this a shortened description says too little; entries are dropped instead."""
-_SOURCE_PRIORITY: dict[SkillSource, int] = {"project": 0, "user": 1, "builtin": 2}
+_SOURCE_PRIORITY: dict[SkillSource, int] = {"project": 0, "user": 1, "plugin": 2, "builtin": 3}
 
 
 def is_valid_skill_name(name: str) -> bool:
@@ -38,6 +38,8 @@ class Skill:
     source: SkillSource
     allowed_tools: tuple[str, ...]
     """Tools (or permission rules such as `Bash(git diff:*)`) allowed while the skill is active."""
+    plugin_root: Path | None = None
+    """A plugin's skill: the plugin's directory, `${CLAUDE_PLUGIN_ROOT}` in its instructions."""
     model_invocable: bool = True
     """False for `disable-model-invocation: true`: left out of what the model is offered (the
     prompt's list and the Skill tool); the user still runs it as `/name`."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,11 +21,12 @@ from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
 from tether.text_files import UnreadableFile, read_text_file
 
-CommandSource = Literal["project", "user"]
+CommandSource = Literal["project", "user", "plugin"]
 COMMAND_DIR = ".claude/commands"
 """Relative to the workspace (project commands) and to the user's home (user commands)."""
 _POSITIONAL = re.compile(r"\$([1-9])")
 _ARGUMENTS = "$ARGUMENTS"
+_PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
@@ -43,6 +44,11 @@ class SlashCommand:
     argument_hint: str = ""
     allowed_tools: tuple[str, ...] = ()
     model: str | None = None
+    plugin: str = ""
+    """The plugin it comes from: a plugin's commands are only `/plugin:name` (and
+    `/plugin:sub:name`), never bare, as in Claude Code."""
+    plugin_root: Path | None = None
+    """The plugin's directory: `${CLAUDE_PLUGIN_ROOT}` in its body and `allowed-tools`."""
 
     @property
     def qualified_name(self) -> str:
@@ -63,7 +69,8 @@ class CommandCatalog:
         table: dict[str, SlashCommand] = {}
         for command in self.commands:
             table.setdefault(command.qualified_name, command)
-            table.setdefault(command.name, command)
+            if not command.plugin:
+                table.setdefault(command.name, command)
         return table
 
     def notices(self) -> list[str]:
@@ -71,10 +78,15 @@ class CommandCatalog:
 
 
 def discover_commands(
-    workspace: Path, *, home: Path, admits: Callable[[Path], bool] | None = None
+    workspace: Path,
+    *,
+    home: Path,
+    admits: Callable[[Path], bool] | None = None,
+    plugins: Sequence[tuple[str, Path, Path]] = (),
 ) -> CommandCatalog:
-    """The project's commands, then the user's; `admits` says whether a directory is of a
-    source the session reads (`--setting-sources`)."""
+    """The project's commands, then the user's, then the plugins'; `admits` says whether a
+    directory is of a source the session reads (`--setting-sources`). `plugins`: each
+    plugin's name, its directory, and a directory of its commands or one command file."""
     roots: list[tuple[Path, CommandSource]] = [
         (workspace / COMMAND_DIR, "project"),
         (home / COMMAND_DIR, "user"),
@@ -95,6 +107,33 @@ def discover_commands(
                 commands.append(_read_command(path, root, source))
             except (SkillError, FrontMatterError) as exc:
                 unusable.append((path, str(exc)))
+    for plugin, plugin_root, root in plugins:
+        files = [root] if root.is_file() else sorted(root.rglob("*.md"))
+        base = root.parent if root.is_file() else root
+        for path in files:
+            if path.resolve() in seen or any(
+                p.startswith(".") for p in path.relative_to(base).parts
+            ):
+                continue
+            seen.add(path.resolve())
+            try:
+                command = _read_command(path, base, "plugin")
+            except (SkillError, FrontMatterError) as exc:
+                unusable.append((path, str(exc)))
+                continue
+            namespace = ":".join(filter(None, (plugin, command.namespace)))
+            rules = tuple(
+                rule.replace(_PLUGIN_ROOT, str(plugin_root)) for rule in command.allowed_tools
+            )
+            commands.append(
+                replace(
+                    command,
+                    namespace=namespace,
+                    plugin=plugin,
+                    plugin_root=plugin_root,
+                    allowed_tools=rules,
+                )
+            )
     return CommandCatalog(tuple(commands), tuple(unusable))
 
 
@@ -122,6 +161,8 @@ def expand_command(command: SlashCommand, args: str) -> str:
     are appended as `ARGUMENTS: ...`, as Claude Code does. Raises SkillError when the file
     can no longer be read."""
     body = _body(_text(command.path)).strip()
+    if command.plugin_root is not None:
+        body = body.replace(_PLUGIN_ROOT, str(command.plugin_root))
     given = args.strip()
     words = _words(given)
     uses_arguments = _ARGUMENTS in body or _POSITIONAL.search(body) is not None

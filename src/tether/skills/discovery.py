@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,9 @@ class _Unusable(Exception):
 class _Root:
     directory: Path
     source: SkillSource
+    namespace: str = ""
+    """A plugin's name: its skills are called `plugin:skill`, as in Claude Code."""
+    plugin_root: Path | None = None
 
 
 def discover_skills(
@@ -44,6 +47,7 @@ def discover_skills(
     include_builtin: bool = True,
     below: Sequence[Path] = (),
     admits: Callable[[Path], bool] | None = None,
+    plugins: Sequence[tuple[str, Path, Path]] = (),
 ) -> SkillCatalog:
     """Every skill the session can offer, and every SKILL.md that cannot be offered and why.
 
@@ -52,7 +56,9 @@ def discover_skills(
     the project between the directory tether started in and the workspace root, deepest
     first; their skills are found before the root's (as Claude Code walks up to the root).
     `admits` says whether a skills directory is of a source the session reads
-    (`--setting-sources`); tether's own skills are always offered.
+    (`--setting-sources`); tether's own skills are always offered. `plugins`: each plugin's
+    name, its directory and a directory of its skills (or one skill's directory); they are
+    named `plugin:skill` and come after the user's.
     """
     roots = [
         _Root(directory / relative, "project")
@@ -62,6 +68,7 @@ def discover_skills(
     roots += [_Root(home / relative, "user") for relative in USER_SKILL_DIRS]
     if admits is not None:
         roots = [root for root in roots if admits(root.directory)]
+    roots += [_Root(directory, "plugin", name, root) for name, root, directory in plugins]
     if include_builtin:
         roots.append(_Root(BUILTIN_SKILL_DIR, "builtin"))
 
@@ -71,7 +78,11 @@ def discover_skills(
     seen: set[Path] = set()
     for root in roots:
         try:
-            skill_dirs = _skill_dirs(root.directory)
+            skill_dirs = (
+                [root.directory]
+                if root.namespace and os.path.lexists(root.directory / SKILL_FILE)
+                else _skill_dirs(root.directory)
+            )
         except OSError as exc:
             unusable.append(UnusableSkill(root.directory, f"cannot list the directory: {exc}"))
             continue
@@ -87,6 +98,10 @@ def discover_skills(
             except _Unusable as exc:
                 unusable.append(UnusableSkill(path, str(exc)))
                 continue
+            if root.namespace:
+                skill = replace(
+                    skill, name=f"{root.namespace}:{skill.name}", plugin_root=root.plugin_root
+                )
             warnings.extend(f"skill {path}: {lapse}" for lapse in lapses)
             winner = chosen.get(skill.name)
             if winner is None:

@@ -41,7 +41,8 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
     Raises SkillError for a malformed, unknown or unusable name, naming the skills there are.
     """
     name = args.skill.strip()
-    if not is_valid_skill_name(name):
+    # A plugin's skill is `plugin:skill`; the lookup is exact, so the prefix names no path.
+    if not is_valid_skill_name(name.rpartition(":")[2]):
         raise SkillError(
             f"{args.skill!r} is not a skill name: names are lowercase letters, digits and "
             f"hyphens. {_available(catalog)}"
