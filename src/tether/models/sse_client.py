@@ -20,6 +20,7 @@ like a broken stream: one line, retried by the loop.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import cast
 
@@ -35,7 +36,7 @@ from tether.models.endpoint import (
     transport_detail,
 )
 from tether.models.idle import IdleLimits
-from tether.models.preload import tls_context
+from tether.models.preload import needs_tls, no_trust_context, tls_context
 from tether.protocol import ModelError
 
 _MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -85,8 +86,11 @@ class SseClient:
             ),
             # Proxies from the environment (HTTPS_PROXY, NO_PROXY), as the SDKs did.
             trust_env=True,
-            # The default context for that environment, built once (and ahead: `preload`).
-            verify=tls_context(),
+            # The default context for that environment, built once (and ahead: `preload`);
+            # none read for an endpoint that cannot speak TLS.
+            verify=tls_context()
+            if needs_tls(endpoint.base_url, os.environ)
+            else no_trust_context(),
         )
 
     async def aclose(self) -> None:
