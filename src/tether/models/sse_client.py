@@ -27,7 +27,7 @@ from typing import cast
 import httpx2
 from httpx2 import ServerSentEvent
 
-from tether.models.base import Waiting
+from tether.models.base import Answered, Waiting
 from tether.models.endpoint import (
     CONNECT_TIMEOUT_S,
     Endpoint,
@@ -63,13 +63,11 @@ class _End:
     __slots__ = ()
 
 
-class _Started:
-    """The answer's headers arrived with status 200 and an event stream."""
-
-    __slots__ = ()
+_REQUEST_ID_HEADERS = ("request-id", "x-request-id")
+"""Where the Messages API and OpenAI-compatible servers give the id of a request."""
 
 
-_Item = ServerSentEvent | Exception | _End | _Started
+_Item = ServerSentEvent | Exception | _End | Answered
 
 
 class SseClient:
@@ -99,8 +97,9 @@ class SseClient:
 
     async def events(
         self, url: str, content: bytes
-    ) -> AsyncGenerator[ServerSentEvent | Waiting, None]:
-        """The events of one streamed answer to `content` POSTed at `url`.
+    ) -> AsyncGenerator[ServerSentEvent | Waiting | Answered, None]:
+        """The events of one streamed answer to `content` POSTed at `url`, after an `Answered`
+        once the endpoint answered with a stream.
 
         Raises `ModelError` for every failure: no connection, an error status, a body that is
         not an event stream, a connection broken mid-stream, or an idle timeout.
@@ -114,8 +113,9 @@ class SseClient:
                 item = await self._next(queue, watch, started)
                 if isinstance(item, Waiting):
                     yield item
-                elif isinstance(item, _Started):
+                elif isinstance(item, Answered):
                     started = True
+                    yield item
                 elif isinstance(item, _End):
                     return
                 elif isinstance(item, Exception):
@@ -196,7 +196,7 @@ class SseClient:
             if failure is not None:
                 queue.put_nowait(failure)
                 return
-            queue.put_nowait(_Started())
+            queue.put_nowait(Answered(_request_id(response)))
             watch.progressed()
             measured = cast(httpx2.Response, _Measured(response))
             async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
@@ -348,3 +348,11 @@ class _Watched(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+def _request_id(response: httpx2.Response) -> str | None:
+    for name in _REQUEST_ID_HEADERS:
+        value = response.headers.get(name)
+        if value:
+            return value
+    return None
