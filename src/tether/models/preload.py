@@ -6,7 +6,7 @@ starts this before its own imports, so that it is done when the first request go
 `tls_context` is then the context every model client verifies servers with, the one httpx2
 would otherwise build for each client itself (the same function, the same environment).
 
-Reading the trust store is the larger part (some 360 M instructions, a fifth of a headless
+Reading the trust store is the larger part (some 240 M instructions, an eighth of a headless
 start): a client that can never speak TLS (a plain `http://` endpoint, a local model server or
 gateway, with no proxy set) gets `no_trust_context()` instead, which reads nothing and, should
 TLS ever be asked of it, trusts no certificate. The preload reads the store only when the
