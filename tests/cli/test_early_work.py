@@ -221,3 +221,59 @@ def test_a_run_that_ends_at_once_exits_cleanly_with_the_early_work_under_way(
         for _ in range(30)
     ]
     assert set(codes) == {2}
+
+
+def _with_bad_trust_store(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment with a trust store that cannot be read: any attempt to read it fails."""
+    bad = tmp_path / "not-certificates.pem"
+    bad.write_text("not a certificate\n")
+    return {**os.environ, "SSL_CERT_FILE": str(bad), **extra}
+
+
+def test_a_plain_http_endpoint_reads_no_trust_store(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    model_env.script(reply(text("ok")))
+    env = _with_bad_trust_store(tmp_path, HOME=str(home))
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("tether")), "-p", "hi"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_https_endpoint_still_reads_and_checks_the_trust_store(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    port = model_env.url.rsplit(":", 1)[1].split("/")[0]
+    env = _with_bad_trust_store(
+        tmp_path, HOME=str(home), ANTHROPIC_BASE_URL=f"https://127.0.0.1:{port}"
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("tether")), "-p", "hi"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "certificate" in done.stderr.lower()
+
+
+def test_a_proxy_keeps_the_trust_store_for_a_plain_http_endpoint(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    env = _with_bad_trust_store(tmp_path, HOME=str(home), HTTPS_PROXY="https://127.0.0.1:9")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("tether")), "-p", "hi"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "certificate" in done.stderr.lower()

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from tether.models.anthropic import AnthropicModel
-from tether.models.base import ModelRequest, ResponseDone, TextChunk, ThinkingChunk
+from tether.models.base import (
+    ModelRequest,
+    ResponseDone,
+    ResponseStarted,
+    TextChunk,
+    ThinkingChunk,
+)
 from tether.models.tool_arguments import MAX_TOKENS_CUT
 from tether.protocol import (
     Message,
@@ -56,7 +62,11 @@ async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeMode
     )
     events, error = await run(claude(fake_model.url), ask(tools=TOOLS))
     assert error is None
-    chunks = events[:-1]
+    # The start comes first: the endpoint's ids, and the input and cache counts already known.
+    start_usage = Usage(**{**USAGE, "output_tokens": 1})
+    assert events[0] == ResponseStarted("started", "msg_1", "req_0", start_usage)
+    chunks = events[1:-1]
+    assert not any(isinstance(c, ResponseStarted) for c in chunks)
     assert "".join(c.text for c in chunks if isinstance(c, ThinkingChunk)) == (
         "The user wants a listing."
     )
@@ -75,6 +85,8 @@ async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeMode
         ),
         stop_reason="tool_use",
         usage=Usage(**USAGE),
+        message_id="msg_1",
+        request_id="req_0",
     )
 
 
@@ -358,6 +370,7 @@ async def test_consumer_can_stop_mid_stream(fake_model: FakeModelServer) -> None
     fake_model.script(reply(text("a long answer that keeps going and going"), delay_s=0.01))
     model = claude(fake_model.url)
     stream = model.stream(ask())
+    assert isinstance(await anext(stream), ResponseStarted)
     first = await anext(stream)
     await stream.aclose()
     await model.aclose()

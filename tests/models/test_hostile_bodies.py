@@ -211,7 +211,7 @@ async def test_keep_alives_alone_hit_the_idle_limit_and_are_said() -> None:
     )
     # Pings are no answer: the user is told the model is being waited for.
     assert events
-    assert {e.kind for e in events} == {"waiting"}
+    assert {e.kind for e in events} == {"started", "waiting"}
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -278,7 +278,7 @@ async def test_events_out_of_order_are_a_broken_stream_not_an_empty_answer(case:
         f"the response from {url} broke the streaming protocol: {detail}",
         True,
     )
-    assert events == []
+    assert [e.kind for e in events] in ([], ["started"])  # nothing said, at most its start
 
 
 async def _comments_forever(writer: asyncio.StreamWriter) -> None:

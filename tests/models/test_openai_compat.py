@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from tether.models.base import ModelRequest, ResponseDone, TextChunk, ThinkingChunk
+from tether.models.base import (
+    ModelRequest,
+    ResponseDone,
+    ResponseStarted,
+    TextChunk,
+    ThinkingChunk,
+)
 from tether.models.openai_compat import MaxTokensParam, OpenAICompatModel
 from tether.models.tool_arguments import MAX_TOKENS_CUT
 from tether.protocol import (
@@ -59,7 +65,9 @@ async def test_reasoning_text_and_tool_calls_make_one_message(
     )
     events, error = await run(gpt(fake_model.openai_base_url), ask(tools=TOOLS))
     assert error is None
-    chunks = events[:-1]
+    # The start comes first: the completion's id and the request's; no usage is known yet.
+    assert events[0] == ResponseStarted("started", "chatcmpl-1", "req_0", Usage())
+    chunks = events[1:-1]
     assert "".join(c.text for c in chunks if isinstance(c, ThinkingChunk)) == "Two files to read."
     assert "".join(c.text for c in chunks if isinstance(c, TextChunk)) == "Reading both."
     assert events[-1] == ResponseDone(
@@ -75,6 +83,8 @@ async def test_reasoning_text_and_tool_calls_make_one_message(
         ),
         stop_reason="tool_use",
         usage=Usage(input_tokens=40, output_tokens=9, cache_read_input_tokens=3000),
+        message_id="chatcmpl-1",
+        request_id="req_0",
     )
 
 

@@ -135,6 +135,7 @@ async def test_reasoning_field_and_usage_with_cache() -> None:
         ),
         stop_reason="end_turn",
         usage=Usage(input_tokens=200, output_tokens=20, cache_read_input_tokens=800),
+        message_id="c1",  # the chunks' id; this server gave the request none
     )
 
 

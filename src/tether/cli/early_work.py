@@ -35,9 +35,10 @@ def start_early_work(cwd: Path, *, settings_given: bool) -> None:
     """Pause the garbage collector, start preloading the HTTP stack and, where the sandbox is
     on, probing it."""
     pause_collection()  # first: what follows imports pydantic and the protocol's models
-    from tether.models.preload import preload_http_soon
+    from tether.models.preload import preload_http_soon, tls_likely
 
-    preload_http_soon()  # before the imports below: the trust store loads meanwhile
+    # Before the imports below: the trust store (when needed) loads meanwhile.
+    preload_http_soon(tls=tls_likely(os.environ))
     if settings_given:
         return  # a --settings file or JSON may turn it off: the build probes once it knows
     from tether.config.project import project_root

@@ -50,6 +50,7 @@ from tether.protocol import (
     Notice,
     PermissionAnswer,
     PermissionAsked,
+    ResponseStarted,
     SessionStarted,
     SubagentFinished,
     SubagentMessage,
@@ -160,6 +161,8 @@ class EventRenderer:
                 pass  # a subagent's work is summed up by its Task call's result
             case ToolInputDelta():
                 pass  # the call is shown once it starts, its input complete
+            case ResponseStarted():
+                pass  # the reply shows as it streams
 
     @property
     def live(self) -> bool:

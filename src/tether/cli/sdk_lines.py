@@ -25,6 +25,7 @@ from tether.protocol import (
     Message,
     MessageCompleted,
     ModelRetry,
+    ResponseStarted,
     SessionStarted,
     SubagentFinished,
     SubagentMessage,
@@ -164,9 +165,19 @@ class LineMaker:
             partial, partial.tool_input(event.call_id, event.name, event.partial_json)
         )
 
+    def response_started(self, event: ResponseStarted) -> list[Line]:
+        """The reply began: with partial messages, its `message_start` now, with the
+        endpoint's message id, the usage known at the start and `ttft_ms` (as Claude Code)."""
+        if not self.include_partial:
+            return []
+        self._partial = PartialMessage(event.message_id or _message_id(), self._model)
+        lines = self._streamed(self._partial, self._partial.start(event.usage))
+        lines[0]["ttft_ms"] = event.ttft_ms
+        return lines
+
     def _streaming(self) -> PartialMessage:
         if self._partial is None:
-            self._partial = PartialMessage(f"msg_{uuid.uuid4().hex[:24]}", self._model)
+            self._partial = PartialMessage(_message_id(), self._model)
         return self._partial
 
     def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
@@ -201,32 +212,35 @@ class LineMaker:
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
             partial, self._partial = self._streaming(), None
-        message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
+        message_id = event.message_id or (
+            partial.message_id if partial is not None else _message_id()
+        )
         lines: list[Line] = []
         if partial is not None:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
         for block in message.content:
             body = _block_json(block)
-            lines.append(
-                {
-                    "type": "assistant",
-                    "message": {
-                        "id": message_id,
-                        "type": "message",
-                        "role": "assistant",
-                        "model": event.model or "",
-                        "content": [body],
-                        "stop_reason": event.stop_reason,
-                        "stop_sequence": None,
-                        "usage": (event.usage or Usage()).model_dump(),
-                        "context_management": None,
-                    },
-                    "parent_tool_use_id": parent,
-                    "session_id": self.session_id,
-                    "uuid": _uuid(),
-                    "timestamp": _now(),
-                }
-            )
+            line: Line = {
+                "type": "assistant",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": event.model or "",
+                    "content": [body],
+                    "stop_reason": event.stop_reason,
+                    "stop_sequence": None,
+                    "usage": (event.usage or Usage()).model_dump(),
+                    "context_management": None,
+                },
+                "parent_tool_use_id": parent,
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+                "timestamp": _now(),
+            }
+            if event.request_id is not None:
+                line["request_id"] = event.request_id  # the endpoint's, as Claude Code
+            lines.append(line)
         return lines
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
@@ -298,6 +312,8 @@ class LineMaker:
             "terminal_reason": TERMINAL_REASONS[finished.subtype],
             "api_error_status": None,
         }
+        if finished.ttft_ms is not None:
+            line["ttft_ms"] = finished.ttft_ms
         if finished.is_error:
             line["errors"] = [_error_text(finished, facts)]
         structured = self._structured_output()
@@ -436,6 +452,11 @@ def _now() -> str:
 
 def _uuid() -> str:
     return str(uuid.uuid4())
+
+
+def _message_id() -> str:
+    """An id for a reply whose endpoint gave none, shaped as the Messages API's."""
+    return f"msg_{uuid.uuid4().hex[:24]}"
 
 
 Writer = Callable[[Line], None]

@@ -90,12 +90,16 @@ class PartialMessage:
         events.append({"type": "message_stop"})
         return events
 
-    def _begin(self) -> list[StreamEvent]:
-        """The message's start, when nothing of it went out yet."""
+    def start(self, usage: Usage) -> list[StreamEvent]:
+        """The message's start, with the usage known then (when nothing of it went out yet)."""
         if self._started:
             return []
         self._started = True
-        return [self._message_start(Usage())]
+        return [self._message_start(usage)]
+
+    def _begin(self) -> list[StreamEvent]:
+        """The message's start, when nothing of it went out yet."""
+        return self.start(Usage())
 
     def _open_block(self, key: str, block: dict[str, Any]) -> list[StreamEvent]:
         """The open block closed, and `block` opened after it (`key`: its kind, or a tool

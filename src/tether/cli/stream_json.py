@@ -47,6 +47,7 @@ from tether.protocol import (
     ModelRetry,
     Notice,
     PermissionAsked,
+    ResponseStarted,
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
@@ -340,6 +341,8 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.text(piece, "thinking"))
             case ToolInputDelta():
                 self._write_all(lines.tool_input(event))
+            case ResponseStarted():
+                self._write_all(lines.response_started(event))
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)

@@ -28,6 +28,7 @@ from tether.protocol import (
     ModelRetry,
     Notice,
     PermissionDenial,
+    ResponseStarted,
     StopReason,
     TextBlock,
     TextDelta,
@@ -95,6 +96,9 @@ class TurnStats:
     side_usage: Usage = field(default_factory=Usage)
     side_cost_usd: float = 0.0
     """What subagents started in this turn used and cost (their own models' prices)."""
+    first_response_at: float | None = None
+    """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to first
+    token is measured to it."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage
@@ -132,6 +136,8 @@ async def run_turn(
             spoken.keep(agent, history)  # as Claude Code, what was said before an interruption
             raise
         stats.api_ms += int((time.perf_counter() - started) * 1000)
+        if stats.first_response_at is None:
+            stats.first_response_at = spoken.response_began_at
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
         stats.stop_reason = response.stop_reason
@@ -145,6 +151,8 @@ async def run_turn(
                 model=agent.model_id,
                 stop_reason=response.stop_reason,
                 cost_usd=agent.price(response.usage),
+                message_id=response.message_id,
+                request_id=response.request_id,
             )
         )
         if kept.text():
@@ -174,12 +182,17 @@ class _Spoken:
     def __init__(self, emit: Callable[[Event], None]) -> None:
         self._emit = emit
         self._parts: list[str] = []
+        self.response_began_at: float | None = None
+        """When the answer's (last attempt's) response began to arrive."""
 
     def emit(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self._parts.append(event.text)
+        elif isinstance(event, ResponseStarted):
+            self.response_began_at = time.perf_counter()
         elif isinstance(event, ModelRetry):
             self._parts.clear()
+            self.response_began_at = None
         self._emit(event)
 
     def keep(self, agent: Agent, history: History) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from tether.models.base import (
     Model,
     ModelRequest,
     ResponseDone,
+    ResponseStarted,
     TextChunk,
     ThinkingChunk,
     ToolInputChunk,
@@ -32,6 +34,7 @@ from tether.protocol import (
     ThinkingDelta,
     ToolInputDelta,
 )
+from tether.protocol import ResponseStarted as ResponseBegan
 
 MAX_ASKED_WAIT_S = 60.0
 """A `retry-after` up to this long is honoured as given; a longer one falls back to backoff."""
@@ -91,6 +94,7 @@ async def _stream_once(
     model: Model, request: ModelRequest, emit: Callable[[Event], None]
 ) -> ResponseDone:
     done: ResponseDone | None = None
+    sent = time.perf_counter()
     async for event in model.stream(request):
         if isinstance(event, TextChunk):
             emit(TextDelta(text=event.text))
@@ -106,6 +110,16 @@ async def _stream_once(
             emit(
                 ModelWaiting(
                     waited_s=event.waited_s, limit_s=event.limit_s, pings_only=event.pings_only
+                )
+            )
+        elif isinstance(event, ResponseStarted):
+            emit(
+                ResponseBegan(
+                    model=request.model,
+                    message_id=event.message_id,
+                    request_id=event.request_id,
+                    usage=event.usage,
+                    ttft_ms=int((time.perf_counter() - sent) * 1000),
                 )
             )
         else:

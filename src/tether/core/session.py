@@ -491,6 +491,9 @@ class Session:
                     duration_api_ms=stats.api_ms,
                     error=error,
                     permission_denials=tuple(stats.denials),
+                    ttft_ms=None
+                    if stats.first_response_at is None
+                    else int((stats.first_response_at - started) * 1000),
                 )
             )
             emit(None)

@@ -22,9 +22,11 @@ from tether.models.anthropic_request import (
     encode_body,
 )
 from tether.models.base import (
+    Answered,
     ModelEvent,
     ModelRequest,
     ResponseDone,
+    ResponseStarted,
     TextChunk,
     ThinkingChunk,
     ToolInputChunk,
@@ -123,6 +125,9 @@ class AnthropicModel:
                 if isinstance(item, Waiting):
                     yield item
                     continue
+                if isinstance(item, Answered):
+                    assembly.request_id = item.request_id
+                    continue
                 data = self.endpoint.event_object(item.data, "an event")
                 if data.get("type") == "error" or item.event == "error":
                     # An `event: error` inside a 200 response, e.g. overloaded_error.
@@ -163,8 +168,13 @@ class _Assembly:
         self.usage = Usage()
         self.broken: str | None = None
         """Why the events do not make sense together, once they do not."""
+        self.started = False
+        self.message_id: str | None = None
+        self.request_id: str | None = None
 
-    def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | ToolInputChunk | None:
+    def feed(
+        self, event: dict[str, Any]
+    ) -> TextChunk | ThinkingChunk | ToolInputChunk | ResponseStarted | None:
         kind = event.get("type")
         if kind == "content_block_delta":
             part = self.parts.get(event.get("index", -1))
@@ -200,7 +210,12 @@ class _Assembly:
             else:
                 part.closed = True
         elif kind == "message_start":
-            self._update_usage(_object(_object(event.get("message")).get("usage")))
+            message = _object(event.get("message"))
+            self._update_usage(_object(message.get("usage")))
+            if not self.started:
+                self.started = True
+                self.message_id = _text(message, "id") or None
+                return ResponseStarted("started", self.message_id, self.request_id, self.usage)
         elif kind == "message_delta":
             reason = _object(event.get("delta")).get("stop_reason")
             if isinstance(reason, str):
@@ -227,7 +242,12 @@ class _Assembly:
                 blocks.append(block)
         message = Message(role="assistant", content=tuple(blocks))
         return ResponseDone(
-            kind="done", message=message, stop_reason=self.stop_reason, usage=self.usage
+            kind="done",
+            message=message,
+            stop_reason=self.stop_reason,
+            usage=self.usage,
+            message_id=self.message_id,
+            request_id=self.request_id,
         )
 
     def _finish(self, part: _Part) -> ContentBlock | None:

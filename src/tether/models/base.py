@@ -57,21 +57,47 @@ class Waiting:
 
 
 @dataclass(frozen=True)
+class ResponseStarted:
+    """The response began (the Messages API's `message_start`, a Chat Completions stream's
+    first chunk): its id, the endpoint's id for the request, and the usage known so far (the
+    input and cache counts, on the Messages API). At most once, before any chunk."""
+
+    kind: Literal["started"]
+    message_id: str | None
+    request_id: str | None
+    usage: Usage
+
+
+@dataclass(frozen=True)
 class ResponseDone:
-    """The stream finished (`message_stop` seen): only now may tools run."""
+    """The stream finished (`message_stop` seen): only now may tools run. `message_id` and
+    `request_id` as `ResponseStarted` gave them."""
 
     kind: Literal["done"]
     message: Message
     stop_reason: StopReason | None
     usage: Usage
+    message_id: str | None = None
+    request_id: str | None = None
 
 
-ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | Waiting | ResponseDone
+ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | Waiting | ResponseStarted | ResponseDone
+
+
+class Answered:
+    """`SseClient.events`'s first item once the endpoint answered with an event stream:
+    the id the endpoint gave the request (its `request-id` or `x-request-id` header), if any.
+    A plain class: a dataclass would cost start-up its generated methods for nothing."""
+
+    __slots__ = ("request_id",)
+
+    def __init__(self, request_id: str | None) -> None:
+        self.request_id = request_id
 
 
 class Model(Protocol):
-    """A model endpoint. `stream` yields chunks (and `Waiting` notices while the endpoint is
-    silent), then exactly one `ResponseDone`.
+    """A model endpoint. `stream` yields a `ResponseStarted` when the response begins, chunks
+    (and `Waiting` notices while the endpoint is silent), then exactly one `ResponseDone`.
 
     It raises `ModelError` (with `retryable` set for cut-off streams, 429 and 5xx) when the
     call fails; it never yields `ResponseDone` for a stream that did not finish.

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tether.models.base import (
+    Answered,
     ModelEvent,
     ModelRequest,
     ResponseDone,
+    ResponseStarted,
     TextChunk,
     ThinkingChunk,
     Waiting,
@@ -107,6 +109,9 @@ class OpenAICompatModel:
                 if isinstance(item, Waiting):
                     yield item
                     continue
+                if isinstance(item, Answered):
+                    assembly.request_id = item.request_id
+                    continue
                 if item.data.strip() == _DONE:
                     finished = True
                     continue
@@ -115,6 +120,13 @@ class OpenAICompatModel:
                     # A `{"error": ...}` chunk inside a 200 response.
                     message = api_error_message(chunk, "an error chunk without a message")
                     raise self.endpoint.stream_error(api_error_type(chunk), message)
+                if not assembly.started:
+                    # A chunk's `id` names the completion; the usage comes with the last.
+                    assembly.started = True
+                    assembly.message_id = _nonempty_text(chunk.get("id"))
+                    yield ResponseStarted(
+                        "started", assembly.message_id, assembly.request_id, Usage()
+                    )
                 for event in assembly.feed(chunk):
                     yield event
         if not finished:
@@ -148,6 +160,9 @@ class _Assembly:
         self.own_choice = False
         self.other_choice: object = None
         """The index of a choice not asked for, if one came."""
+        self.started = False
+        self.message_id: str | None = None
+        self.request_id: str | None = None
 
     def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
         usage = chunk.get("usage")
@@ -236,7 +251,14 @@ class _Assembly:
         if self.calls and stop_reason == "end_turn":
             stop_reason = "tool_use"
         message = Message(role="assistant", content=tuple(blocks))
-        return ResponseDone(kind="done", message=message, stop_reason=stop_reason, usage=self.usage)
+        return ResponseDone(
+            kind="done",
+            message=message,
+            stop_reason=stop_reason,
+            usage=self.usage,
+            message_id=self.message_id,
+            request_id=self.request_id,
+        )
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
@@ -268,3 +290,7 @@ def _sse_client(endpoint: Endpoint, headers: dict[str, str], idle: IdleLimits) -
     from tether.models.sse_client import SseClient
 
     return SseClient(endpoint, headers, idle)
+
+
+def _nonempty_text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

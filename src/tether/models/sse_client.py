@@ -20,13 +20,14 @@ like a broken stream: one line, retried by the loop.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import cast
 
 import httpx2
 from httpx2 import ServerSentEvent
 
-from tether.models.base import Waiting
+from tether.models.base import Answered, Waiting
 from tether.models.endpoint import (
     CONNECT_TIMEOUT_S,
     Endpoint,
@@ -35,7 +36,7 @@ from tether.models.endpoint import (
     transport_detail,
 )
 from tether.models.idle import IdleLimits
-from tether.models.preload import tls_context
+from tether.models.preload import needs_tls, no_trust_context, tls_context
 from tether.protocol import ModelError
 
 _MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -62,13 +63,11 @@ class _End:
     __slots__ = ()
 
 
-class _Started:
-    """The answer's headers arrived with status 200 and an event stream."""
-
-    __slots__ = ()
+_REQUEST_ID_HEADERS = ("request-id", "x-request-id")
+"""Where the Messages API and OpenAI-compatible servers give the id of a request."""
 
 
-_Item = ServerSentEvent | Exception | _End | _Started
+_Item = ServerSentEvent | Exception | _End | Answered
 
 
 class SseClient:
@@ -85,8 +84,11 @@ class SseClient:
             ),
             # Proxies from the environment (HTTPS_PROXY, NO_PROXY), as the SDKs did.
             trust_env=True,
-            # The default context for that environment, built once (and ahead: `preload`).
-            verify=tls_context(),
+            # The default context for that environment, built once (and ahead: `preload`);
+            # none read for an endpoint that cannot speak TLS.
+            verify=tls_context()
+            if needs_tls(endpoint.base_url, os.environ)
+            else no_trust_context(),
         )
 
     async def aclose(self) -> None:
@@ -95,8 +97,9 @@ class SseClient:
 
     async def events(
         self, url: str, content: bytes
-    ) -> AsyncGenerator[ServerSentEvent | Waiting, None]:
-        """The events of one streamed answer to `content` POSTed at `url`.
+    ) -> AsyncGenerator[ServerSentEvent | Waiting | Answered, None]:
+        """The events of one streamed answer to `content` POSTed at `url`, after an `Answered`
+        once the endpoint answered with a stream.
 
         Raises `ModelError` for every failure: no connection, an error status, a body that is
         not an event stream, a connection broken mid-stream, or an idle timeout.
@@ -110,8 +113,9 @@ class SseClient:
                 item = await self._next(queue, watch, started)
                 if isinstance(item, Waiting):
                     yield item
-                elif isinstance(item, _Started):
+                elif isinstance(item, Answered):
                     started = True
+                    yield item
                 elif isinstance(item, _End):
                     return
                 elif isinstance(item, Exception):
@@ -197,7 +201,7 @@ class SseClient:
             if failure is not None:
                 queue.put_nowait(failure)
                 return
-            queue.put_nowait(_Started())
+            queue.put_nowait(Answered(_request_id(response)))
             watch.progressed()
             measured = cast(httpx2.Response, _Measured(response))
             async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
@@ -359,3 +363,11 @@ class _Watched(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+def _request_id(response: httpx2.Response) -> str | None:
+    for name in _REQUEST_ID_HEADERS:
+        value = response.headers.get(name)
+        if value:
+            return value
+    return None

@@ -47,6 +47,19 @@ class ToolInputDelta(_Event):
     partial_json: str | None = None
 
 
+class ResponseStarted(_Event):
+    """The model's response began (before its first text): the ids the endpoint gave it and
+    the usage known at its start (input and cache counts, where the endpoint says them then).
+    An attempt given up later (`ModelRetry`) is followed by the next attempt's."""
+
+    kind: Literal["response_started"] = "response_started"
+    model: str
+    message_id: str | None = Field(default=None, description="The endpoint's id of the message.")
+    request_id: str | None = Field(default=None, description="The endpoint's id of the request.")
+    usage: Usage = Field(default_factory=Usage)
+    ttft_ms: int = Field(description="Milliseconds from the attempt's request to this start.")
+
+
 class MessageCompleted(_Event):
     """A message was added to the history: an assistant reply or a user message of results."""
 
@@ -56,6 +69,12 @@ class MessageCompleted(_Event):
     model: str | None = Field(default=None, description="The model that wrote an assistant reply.")
     stop_reason: StopReason | None = None
     cost_usd: float = Field(default=0.0, description="What the model call of a reply cost.")
+    message_id: str | None = Field(
+        default=None, description="The endpoint's id of a reply (as its `ResponseStarted`)."
+    )
+    request_id: str | None = Field(
+        default=None, description="The endpoint's id of the request that got a reply."
+    )
 
 
 DenialSource = Literal["rule", "mode", "hook", "user"]
@@ -204,6 +223,9 @@ class TurnFinished(_Event):
     duration_api_ms: int
     error: str | None = None
     permission_denials: tuple[PermissionDenial, ...] = ()
+    ttft_ms: int | None = Field(
+        default=None, description="Milliseconds from the turn's start to its first response's."
+    )
 
 
 Event = Annotated[
@@ -212,6 +234,7 @@ Event = Annotated[
     | TextDelta
     | ThinkingDelta
     | ToolInputDelta
+    | ResponseStarted
     | MessageCompleted
     | ToolStarted
     | ToolFinished
