@@ -11,11 +11,9 @@ when another connection commits, and takes no lock), backing off from 1 ms to 50
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,8 +35,7 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.sqlite_tasks import BUSY_TIMEOUT_MS
-from tether.store.task_records import StoreUnavailable
+from tether.store.sqlite_file import SqliteFile
 
 T = TypeVar("T")
 
@@ -68,67 +65,29 @@ class SqliteMailboxStore:
 
     def __init__(self, path: Path, team: str) -> None:
         self.path, self.team, self.url = path, team, str(path)
-        self._lock = threading.Lock()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-            )
-        except (OSError, sqlite3.Error) as e:
-            raise StoreUnavailable(f"cannot open the mailbox store {path}: {e}") from None
-        try:
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except sqlite3.DatabaseError as e:
-            self._db.close()
-            raise StoreUnavailable(
-                f"{path} is not a usable mailbox store ({e}): move it away to start an empty one"
-            ) from None
-
-    def _migrate(self) -> None:
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'mailbox_schema'").fetchone()
-            if row is None:
-                self._db.execute(
-                    "INSERT INTO meta VALUES ('mailbox_schema', ?)", (str(MAILBOX_SCHEMA_VERSION),)
-                )
-            elif int(row[0]) > MAILBOX_SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"mailboxes written by a newer tether (schema {row[0]}, this one reads "
-                    f"{MAILBOX_SCHEMA_VERSION})"
-                )
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Generator[None]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        self._file = SqliteFile(
+            path,
+            what="mailbox store",
+            schema=_SCHEMA,
+            schema_key="mailbox_schema",
+            version=MAILBOX_SCHEMA_VERSION,
+        )
 
     def _run(self, step: Callable[[sqlite3.Connection], T]) -> T:
         try:
-            with self._transaction():
-                return step(self._db)
+            with self._file.transaction() as db:
+                return step(db)
         except sqlite3.DatabaseError as e:
-            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+            raise self._file.unavailable(e) from None
 
     def _read(self, step: Callable[[sqlite3.Connection], T]) -> T:
         """A read of one statement: WAL gives it a consistent snapshot without the write
         lock, so a board being watched never waits for senders."""
         try:
-            with self._lock:
-                return step(self._db)
+            with self._file.reading() as db:
+                return step(db)
         except sqlite3.DatabaseError as e:
-            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+            raise self._file.unavailable(e) from None
 
     # -- mailboxes
 
@@ -173,11 +132,7 @@ class SqliteMailboxStore:
                     break
 
     def _data_version(self) -> int:
-        try:
-            with self._lock:
-                return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.DatabaseError as e:
-            raise StoreUnavailable(f"mailbox store {self.path}: {e}") from None
+        return self._read(lambda db: int(db.execute("PRAGMA data_version").fetchone()[0]))
 
     def _take(
         self,
@@ -298,5 +253,4 @@ class SqliteMailboxStore:
         return self._read(read)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()

@@ -8,30 +8,26 @@ columns the claim order and the lease reaper search by.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore, with_blocks
+from tether.store.sqlite_file import SqliteFile
 from tether.store.task_graph import BoardTx
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
     PRIORITY_RANK,
     Claim,
-    StoreUnavailable,
     Task,
 )
 
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 60_000
-"""How long a transaction waits for another process's write lock before giving up."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,55 +54,16 @@ class SqliteTaskStore(GraphStore):
 
     def __init__(self, path: Path, team: str) -> None:
         self.path, self.team, self.url = path, team, str(path)
-        self._lock = threading.Lock()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-            )
-        except (OSError, sqlite3.Error) as e:
-            raise StoreUnavailable(f"cannot open the task store {path}: {e}") from None
-        try:
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except sqlite3.DatabaseError as e:
-            self._db.close()
-            raise StoreUnavailable(
-                f"{path} is not a usable task store ({e}): move it away to start an empty one"
-            ) from None
-
-    def _migrate(self) -> None:
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"written by a newer tether (schema {row[0]}, this one reads {SCHEMA_VERSION})"
-                )
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Generator[None]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        self._file = SqliteFile(
+            path, what="task store", schema=_SCHEMA, schema_key="schema", version=SCHEMA_VERSION
+        )
 
     def _run(self, step: Callable[[BoardTx], T]) -> T:
         try:
-            with self._transaction():
-                return step(_SqliteTx(self._db, self.team, time.time()))
+            with self._file.transaction() as db:
+                return step(_SqliteTx(db, self.team, time.time()))
         except sqlite3.DatabaseError as e:
-            raise StoreUnavailable(f"task store {self.path}: {e}") from None
+            raise self._file.unavailable(e) from None
 
     def list(self) -> list[Task]:
         def every(tx: BoardTx) -> list[Task]:
@@ -138,8 +95,7 @@ class SqliteTaskStore(GraphStore):
         return self._run(step)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
 
 class _SqliteTx:

@@ -1,0 +1,85 @@
+"""`SqliteFile`: one SQLite file shared by several processes, as the embedded stores use it.
+
+WAL, so readers never wait for a writer; every change in one `BEGIN IMMEDIATE` transaction, so
+two processes writing at once are serialised by SQLite's write lock; a schema version per
+store kept in the file's `meta` table, so a file written by a newer tether is refused, not
+misread. The task store and the mailbox store keep their tables in the same file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Generator
+from pathlib import Path
+
+from tether.store.task_records import StoreUnavailable
+
+BUSY_TIMEOUT_MS = 60_000
+"""How long a transaction waits for another process's write lock before giving up."""
+
+
+class SqliteFile:
+    """A connection to `path` (created with its folder when missing), its schema applied:
+    `what` names the store in messages ("task store"), `schema_key` its version in `meta`."""
+
+    def __init__(self, path: Path, *, what: str, schema: str, schema_key: str, version: int):
+        self.path, self.what = path, what
+        self._lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise StoreUnavailable(f"cannot open the {what} {path}: {e}") from None
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate(schema, schema_key, version)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise StoreUnavailable(
+                f"{path} is not a usable {what} ({e}): move it away to start an empty one"
+            ) from None
+
+    def _migrate(self, schema: str, key: str, version: int) -> None:
+        with self.transaction():
+            for statement in schema.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO meta VALUES (?, ?)", (key, str(version)))
+            elif int(row[0]) > version:
+                raise sqlite3.DatabaseError(
+                    f"written by a newer tether (schema {row[0]}, this one reads {version})"
+                )
+
+    @contextlib.contextmanager
+    def transaction(self) -> Generator[sqlite3.Connection]:
+        """One write transaction, this process's threads one at a time."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def reading(self) -> Generator[sqlite3.Connection]:
+        """Statements outside a write transaction (each its own consistent WAL snapshot)."""
+        with self._lock:
+            yield self.db
+
+    def unavailable(self, e: sqlite3.DatabaseError) -> StoreUnavailable:
+        """What a failed statement is said as."""
+        return StoreUnavailable(f"{self.what} {self.path}: {e}")
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
