@@ -333,8 +333,16 @@ def test_a_window_bounded_resume_keeps_the_transcript_of_a_whole_one(
     assert bounded.todos == whole.todos
     assert (bounded.side_usage, bounded.side_cost_usd) == (whole.side_usage, whole.side_cost_usd)
     assert (bounded.usage, bounded.cost_usd) == (whole.usage, whole.cost_usd)
-    old, new = whole.history.messages, bounded.history.messages
-    assert len(new) == len(old)
+    # The oldest part is folded (held as compressed JSON): read back, it is all there.
+    folded = list(bounded.history.folded.messages())
+    old, new = whole.history.messages, (*folded, *bounded.history.messages)
+    assert len(new) == len(old) == len(bounded.history)
     assert [shrink_message(m, LIGHT_CAP) for m in new] == [
         shrink_message(m, LIGHT_CAP) for m in old
     ]
+    # What a request sends: a note for the folded part, then the held part as it is.
+    view = bounded.history.view()
+    held = bounded.history.messages
+    if folded and held:
+        assert view[-len(held) :][1:] == held[1:]
+        assert "oldest messages of this conversation are left out" in view[0].text()
