@@ -173,6 +173,7 @@ def load_session(path: Path) -> LoadedSession:
             entry if sessions[i] in own else dataclasses.replace(entry, own=False)
             for i, entry in enumerate(indexed)
         ]
+    del seen  # the index's strings are shared: this map is no longer needed to share them
     branch = newest_branch(indexed)
     warnings: list[str] = []
     if unreadable:
