@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tether.core.history import LIGHT_CAP
-from tether.core.resume import restore
+from tether.core.resume import last_plan, restore
 from tether.core.shrink import shrink_message
 from tether.store import list_sessions, load_session, project_dir
 from tether.testing import FakeModelServer, RecordedRequest, http_error, reply, text, tool_use
@@ -330,11 +330,22 @@ def test_a_window_bounded_resume_keeps_the_transcript_of_a_whole_one(
         roomy = restore(load_session(path), full_bytes=path.stat().st_size)
     assert roomy.history.messages == whole.history.messages
     assert bounded.damage == whole.damage
-    assert bounded.todos == whole.todos
+    assert bounded.todos == whole.todos == last_plan(whole.history.messages)
     assert (bounded.side_usage, bounded.side_cost_usd) == (whole.side_usage, whole.side_cost_usd)
     assert (bounded.usage, bounded.cost_usd) == (whole.usage, whole.cost_usd)
-    old, new = whole.history.messages, bounded.history.messages
-    assert len(new) == len(old)
+    # The oldest part is folded (held as compressed JSON): read back, it is all there.
+    folded = list(bounded.history.folded.messages())
+    old, new = whole.history.messages, (*folded, *bounded.history.messages)
+    assert len(new) == len(old) == len(bounded.history)
     assert [shrink_message(m, LIGHT_CAP) for m in new] == [
         shrink_message(m, LIGHT_CAP) for m in old
     ]
+    # What a request sends: a note for the folded part, then the held part as it is; when
+    # the view starts after the folded part (a compaction cut there), what it sent before.
+    view, held = bounded.history.view(), bounded.history.messages
+    if view and "oldest messages of this conversation are left out" in view[0].text():
+        assert folded
+        assert view[-len(held) :][1:] == held[1:]
+    else:
+        light = [shrink_message(m, LIGHT_CAP) for m in whole.history.view()]
+        assert [shrink_message(m, LIGHT_CAP) for m in view] == light

@@ -19,6 +19,12 @@ from tether.protocol import Message, TextBlock
 EARLIER_PROMPT_MARK = "[The user's earlier message, verbatim]\n"
 SUMMARY_MARK = "<summary of the earlier conversation>"
 PLAN_MARK = "[Plan state at compaction]\n"
+OLDEST_LEFT_OUT = (
+    "[tether: the {count:,} oldest messages of this conversation are left out of this request: "
+    "with them it would not fit the context window]"
+)
+"""The note for the oldest messages a request leaves out: tether's words, not the user's."""
+_OLDEST_LEFT_OUT_START = OLDEST_LEFT_OUT[: OLDEST_LEFT_OUT.index("{")]
 _REMINDER_START = "<system-reminder>"
 _LEFT_OUT_NOTE = (
     "[tether: {count:,} earlier messages of the user are not repeated here word for word, to "
@@ -33,7 +39,7 @@ def carried_prompts(messages: Sequence[Message], budget_chars: int) -> list[Text
     """The blocks that carry the user's prompts of `messages` into a compacted conversation:
     the newest that fit `budget_chars`, in their order, after a note of how many were left
     out (counting those an earlier compaction left out)."""
-    prompts, left_out = _user_prompts(messages)
+    prompts, left_out = user_prompts(messages)
     kept: list[str] = []
     room = budget_chars
     for prompt in reversed(prompts):
@@ -48,11 +54,16 @@ def carried_prompts(messages: Sequence[Message], budget_chars: int) -> list[Text
     left_out += len(prompts) - len(kept)
     blocks = [TextBlock(text=EARLIER_PROMPT_MARK + p) for p in reversed(kept)]
     if left_out:
-        blocks.insert(0, TextBlock(text=_LEFT_OUT_NOTE.format(count=left_out)))
+        blocks.insert(0, left_out_note(left_out))
     return blocks
 
 
-def _user_prompts(messages: Sequence[Message]) -> tuple[list[str], int]:
+def left_out_note(count: int) -> TextBlock:
+    """The note of how many of the user's earlier prompts are not carried."""
+    return TextBlock(text=_LEFT_OUT_NOTE.format(count=count))
+
+
+def user_prompts(messages: Sequence[Message]) -> tuple[list[str], int]:
     """The user's own words, in order: text blocks of user messages, without tether's
     reminders; prompts carried by an earlier compaction are carried again, its summary not.
     The second value is how many an earlier compaction already left out."""
@@ -69,7 +80,9 @@ def _user_prompts(messages: Sequence[Message]) -> tuple[list[str], int]:
                 prompts.append(text[len(EARLIER_PROMPT_MARK) :])
             elif (earlier := _LEFT_OUT_PATTERN.match(text)) is not None:
                 left_out += int(earlier.group(1).replace(",", ""))
-            elif SUMMARY_MARK in text or text.startswith((PLAN_MARK, _REMINDER_START)):
+            elif SUMMARY_MARK in text or text.startswith(
+                (PLAN_MARK, _REMINDER_START, _OLDEST_LEFT_OUT_START)
+            ):
                 continue
             elif text.strip():
                 prompts.append(text)

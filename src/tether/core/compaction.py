@@ -13,7 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from tether.core.carried import EARLIER_PROMPT_MARK, PLAN_MARK, SUMMARY_MARK, carried_prompts
+from tether.core.carried import (
+    EARLIER_PROMPT_MARK,
+    OLDEST_LEFT_OUT,
+    PLAN_MARK,
+    SUMMARY_MARK,
+    carried_prompts,
+)
 from tether.core.memory import append_memory, load_memory
 from tether.core.message_size import message_chars
 from tether.core.micro import CompactionPolicy, micro_compact
@@ -77,10 +83,7 @@ The exact next action, in line with the user's most recent request."""
 SUMMARY_END = "</summary of the earlier conversation>"
 PROMPTS_SHARE = 0.1
 """Share of the window the user's earlier prompts may take in a compacted conversation."""
-_LEFT_OUT = (
-    "[tether: the {count:,} oldest messages of this conversation are left out of this request: "
-    "with them it would not fit the context window]"
-)
+_LEFT_OUT = OLDEST_LEFT_OUT
 _LEFT_OUT_CHARS = len(_LEFT_OUT) + 40
 
 _TOO_LONG_PHRASES = (

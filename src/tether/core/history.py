@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images
+from tether.core.folded import Folded, stand_in
 from tether.core.shrink import shrink_message
 from tether.core.sizing import RequestSizer
 from tether.models.base import ModelRequest
@@ -46,6 +47,10 @@ class History:
 
     Compaction changes what is sent, not what is stored: `messages` is the whole transcript,
     `view()` what the model sees (a summary standing for everything before a cut, then the rest).
+
+    A resumed history may hold its oldest messages folded (`fold`): as compressed JSON, not
+    objects, since no request could send them. `messages` is then the part held after them,
+    `folded` the rest, and the view begins with a note standing for them (`folded.stand_in`).
     """
 
     def __init__(self, messages: Iterable[Message] = (), *, journal: Journal | None = None) -> None:
@@ -54,7 +59,13 @@ class History:
         """Told of every change after it is made; None keeps the history in memory only."""
         self._summary: tuple[Message, ...] = ()
         self._cut = 0
+        """Where the view's messages begin, counting the folded ones."""
         self._lightened = 0
+        self.folded = Folded()
+        """The oldest messages, not held as objects (see `fold`); `messages` follow them."""
+        self._stand_in: tuple[tuple[object, ...], tuple[Message, ...]] = ((), ())
+        """The view's head while messages are folded, and what it was made from (so that
+        every request sends the same objects, which the sizer and wire caches rely on)."""
         self.last_usage: Usage | None = None
         """The usage of the newest response: how much of the window the view fills."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
@@ -68,10 +79,11 @@ class History:
 
     @property
     def messages(self) -> tuple[Message, ...]:
+        """The transcript, but for the messages folded before it (see `fold`)."""
         return tuple(self._messages)
 
     def __len__(self) -> int:
-        return len(self._messages)
+        return self.folded.count + len(self._messages)
 
     @property
     def newest(self) -> Message | None:
@@ -80,7 +92,38 @@ class History:
 
     def view(self) -> tuple[Message, ...]:
         """What the next request sends."""
-        return self._summary + tuple(self._messages[self._cut :])
+        start = self._cut - self.folded.count
+        if start >= 0:
+            return self._summary + tuple(self._messages[start:])
+        return self._folded_head() + tuple(self._messages[1:])
+
+    def _folded_head(self) -> tuple[Message, ...]:
+        left_out = -(self._cut - self.folded.count)  # view messages folded away
+        first = self._messages[0] if self._messages else None
+        made, head = self._stand_in
+        now = (self.folded.count, self._cut, self._summary, first)
+        if head and made[:2] == now[:2] and made[2] is now[2] and made[3] is now[3]:
+            return head
+        head = stand_in(left_out, self._summary, self.folded.carried(), first)
+        self._stand_in = (now, head)
+        return head
+
+    def fold(self) -> None:
+        """Fold every message before the newest point where the conversation can be cut (the
+        newest message is never folded: content may still merge into it). The view then
+        starts with a note standing for them, then the held messages: a resumed session does
+        this to what is too far from its end for any request to send."""
+        unanswered: set[str] = set()
+        point = 0
+        for index, message in enumerate(self._messages):  # as `compaction.cut_points`
+            starts_cleanly = message.role == "assistant" or not message.tool_results()
+            if index > 0 and not unanswered and starts_cleanly:
+                point = index
+            unanswered.update(use.id for use in message.tool_uses())
+            unanswered.difference_update(r.tool_use_id for r in message.tool_results())
+        for message in self._messages[:point]:
+            self.folded.add(message)
+        del self._messages[:point]
 
     def compact_to(self, before: Sequence[Message], compacted: Sequence[Message]) -> None:
         """Send `compacted` from now on instead of `before` (the view it was made from). The
@@ -99,18 +142,21 @@ class History:
 
     def replay_compaction(self, summary: Sequence[Message], kept: int) -> None:
         """Send `summary` instead of everything but the newest `kept` messages."""
-        if not 0 < kept <= len(self._messages):
-            raise ValueError(f"a compaction keeping {kept} of {len(self._messages)} messages")
+        if not 0 < kept <= len(self):
+            raise ValueError(f"a compaction keeping {kept} of {len(self)} messages")
         self._summary = tuple(summary)
-        self._cut = len(self._messages) - kept
+        self._cut = len(self) - kept
+        self.folded.forget_before(self._cut)
         self.micro_memo.clear()
 
     def lighten_compacted(self) -> None:
         """Keep only the head and tail of long strings in the messages before the cut: no
         request sends them again (a later compaction summarises the view, not them), and a
         long session resumed from its file need not hold all it ever read."""
-        for index in range(self._lightened, self._cut):
-            self._messages[index] = shrink_message(self._messages[index], LIGHT_CAP)
+        folded = self.folded.count  # folded messages were lightened before they were folded
+        for index in range(max(self._lightened, folded), self._cut):
+            held = index - folded
+            self._messages[held] = shrink_message(self._messages[held], LIGHT_CAP)
         self._lightened = max(self._lightened, self._cut)
 
     def lighten_newest(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -87,6 +88,9 @@ def restore(
     windows: dict[str, int] = {}
     repair = RecordRepair()
     tail = loaded.tail_start(full_bytes) if light and full_bytes > 0 else 0
+    # The prompts a compaction could carry from the folded part: a tenth of the window, at
+    # the most characters a token could take (see `compaction.PROMPTS_SHARE`).
+    history.folded.prompt_chars = full_bytes // 10
     read = 0  # the place of the newest entry read: what the repair yields is that or older
 
     def placed() -> Iterator[Record]:
@@ -94,15 +98,18 @@ def restore(
         for read, record in loaded.placed_records(problems):  # noqa: B007
             yield record
 
+    plan = PlanTracker()
     for record in repair.repaired(placed()):
         if isinstance(record, UserRecord):
-            history.replay_user(record.blocks)
+            plan.saw(history.replay_user(record.blocks))
             if read < tail:
                 history.lighten_newest()
+                history.fold()
         elif isinstance(record, AssistantRecord):
-            history.replay_assistant(record.message)
+            plan.saw(history.replay_assistant(record.message))
             if read < tail:
                 history.lighten_newest()
+                history.fold()
             if record.usage is not None:
                 usage = usage + record.usage
                 cost += price(record.usage) if price is not None else 0.0
@@ -128,7 +135,7 @@ def restore(
         cost,
         side_usage,
         side_cost,
-        last_plan(history.messages),
+        plan.todos(),
         damage,
         windows,
     )
@@ -141,12 +148,45 @@ def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:
         for call in reversed(message.tool_uses()):
             if call.name != "TodoWrite" or call.id in failed:
                 continue
-            try:
-                todos = TodoWriteInput.model_validate(call.input).todos
-            except ValidationError:
-                continue
-            return tuple(TodoItem(t.content, t.status, t.active_form) for t in todos)
+            todos = _todos(call.input)
+            if todos is not None:
+                return todos
     return ()
+
+
+def _todos(tool_input: dict[str, Any]) -> tuple[TodoItem, ...] | None:
+    """The list a TodoWrite call's input sets; None when it is not a valid one."""
+    try:
+        todos = TodoWriteInput.model_validate(tool_input).todos
+    except ValidationError:
+        return None
+    return tuple(TodoItem(t.content, t.status, t.active_form) for t in todos)
+
+
+class PlanTracker:
+    """`last_plan` over messages seen one at a time (a user message again each time content
+    merges into it), holding only the TodoWrite calls that could still be the newest."""
+
+    def __init__(self) -> None:
+        self._calls: list[tuple[str, tuple[TodoItem, ...]]] = []
+        """Valid TodoWrite calls no error answered, oldest first, from the newest answered
+        without one."""
+
+    def saw(self, message: Message) -> None:
+        if message.role == "assistant":
+            for call in message.tool_uses():
+                todos = _todos(call.input) if call.name == "TodoWrite" else None
+                if todos is not None:
+                    self._calls.append((call.id, todos))
+            return
+        results = {r.tool_use_id: r.is_error for r in message.tool_results()}
+        self._calls = [(i, call) for i, call in self._calls if not results.get(i, False)]
+        answered = [n for n, (i, _) in enumerate(self._calls) if i in results]
+        if answered:  # a newer call that succeeded hides every older one
+            del self._calls[: answered[-1]]
+
+    def todos(self) -> tuple[TodoItem, ...]:
+        return self._calls[-1][1] if self._calls else ()
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,8 @@ def load_session(path: Path) -> LoadedSession:
     indexed: list[Indexed] = []
     sessions: list[str] = []  # each entry's sessionId, one string object per id
     names: dict[str, str] = {}
-    seen: dict[str, str] = {}  # each uuid to itself: a child's parent shares its string
+    seen: dict[str, int] = {}  # each uuid to its place in `indexed`: a child's parent shares
+    # its string, and a parent's time is dropped (only a leaf's chooses the branch)
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
@@ -144,9 +145,13 @@ def load_session(path: Path) -> LoadedSession:
         if uuid in seen:
             duplicates.append(line)
             continue
-        seen[uuid] = uuid
         parent = fields.get("parentUuid")
-        parent = seen.get(parent, parent) if parent is not None else None
+        if parent is not None and (place := seen.get(parent)) is not None:
+            named = indexed[place]
+            parent = named.uuid
+            if named.timestamp:
+                indexed[place] = dataclasses.replace(named, timestamp="")
+        seen[uuid] = len(indexed)
         ends = _ends_turn(fields)
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
@@ -173,6 +178,7 @@ def load_session(path: Path) -> LoadedSession:
             entry if sessions[i] in own else dataclasses.replace(entry, own=False)
             for i, entry in enumerate(indexed)
         ]
+    del seen  # the index's strings are shared: this map is no longer needed to share them
     branch = newest_branch(indexed)
     warnings: list[str] = []
     if unreadable:
