@@ -102,6 +102,7 @@ class TeamLink:
         changes = {
             "state": self.protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
+            "plan_mode": self.protocol.plan_mode,
             "updated_at": self.clock(),
             **more,
         }

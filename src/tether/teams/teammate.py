@@ -41,6 +41,8 @@ class Teammate:
     """A store connection for receiving only (a blocking read must not hold up sending)."""
     session: Session
     say: Callable[[str], None] = lambda _: None
+    shutdown_done: str | None = None
+    """The shutdown request that ended its last run (`team down`): done, not replayed."""
     consumer: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _arrived: asyncio.Queue[list[Delivery]] = field(default_factory=asyncio.Queue[list[Delivery]])
     _held: set[str] = field(default_factory=set[str])
@@ -122,6 +124,10 @@ class Teammate:
         for delivery in batch:
             message = delivery.message
             if message.id in self._held:
+                dropped.append(delivery.receipt)
+                continue
+            if message.kind == "shutdown_request" and message.id == self.shutdown_done:
+                self.say(f"shutdown request {message.id}: done already (it ended the last run)")
                 dropped.append(delivery.receipt)
                 continue
             if message.id in self._unacked:
