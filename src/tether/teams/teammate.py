@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from tether.core.session import Session
 from tether.protocol import MessageCompleted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, TeamStore
+from tether.store.mailbox_records import INVALID_KIND
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import TeamLink
 from tether.teams.protocol import ProtocolError
@@ -135,7 +136,9 @@ class Teammate:
             self._unacked[message.id] = delivery
             received = self.link.protocol.incoming(message, now)
             texts.append(letter(message, received.note))
-            if message.kind != "idle_notification":
+            if message.kind == INVALID_KIND:
+                self.say(f"{message.id}: {received.note}")
+            elif message.kind != "idle_notification":
                 self._current = (message.text or message.kind)[:IDLE_SUMMARY_CHARS]
         if dropped:
             await asyncio.to_thread(self.inbox.ack, self.name, dropped)
