@@ -84,6 +84,9 @@ async def serve_teammate(
         store=store,
         protocol=protocol,
         events_path=events_file(project, store.team),
+        known_team=record,
+        known_member=member,
+        warn=lambda s: print(s, flush=True),
     )
     await link.refresh_members()
     agent_prompt = ""
