@@ -174,6 +174,8 @@ class _Repl:
             except EOFError:
                 return 0
             interrupted_once = False
+            if text == _TEAM_TURN:
+                text = self._team_prompt()
             text = text.strip()
             if not text:
                 continue
@@ -228,6 +230,24 @@ class _Repl:
             else (f"✉ {message.sender} ({message.kind}): {said}")
         )
         self.console.print(Text(terminal_safe(line), style="cyan"))
+        self._wake_for_team()
+
+    def _wake_for_team(self) -> None:
+        """As in Claude Code, a message to an idle lead starts its turn: when the prompt waits
+        with nothing typed and no turn runs, it ends with `_TEAM_TURN`. While the user types,
+        the message waits to go with what they send."""
+        app = self.prompt.app
+        ready = self.startup.ready
+        if ready is None or ready.session.busy or self.prompt.default_buffer.text:
+            return
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=_TEAM_TURN)
+
+    def _team_prompt(self) -> str:
+        """The messages that woke the prompt, as the lead's next turn (empty when a turn
+        already took them)."""
+        ready = self.startup.ready
+        return "\n\n".join(ready.session.take_queued()) if ready is not None else ""
 
     def show_startup_notices(self) -> None:
         """Say what the session wants said at its start, once it is built (before any wait
@@ -573,6 +593,10 @@ class _Repl:
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
+
+
+_TEAM_TURN = "\x00team-message"
+"""What the prompt returns when a team message starts the lead's turn (no key makes it)."""
 
 
 def _is_command(line: str) -> bool:
