@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -122,4 +123,56 @@ def test_redis_restarted_mid_conversation(
         if lead is not None:
             lead.close()
         run_cli_process(["team", "down", team, *store], env=dict(os.environ), cwd=repo)
+        server.stop()
+
+
+async def test_a_lead_says_its_store_is_unreachable_and_reads_on_once_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """The lead's session reads its mailbox in the background: Redis stopping under it is
+    said (once), and a message sent before the stop reaches the session once it is back."""
+    import asyncio
+
+    from tether.store.mailbox import Message, open_team_store
+    from tether.teams.lead import LeadTeams
+
+    try:
+        server = RedisServer.start(persist=True)
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    steered: list[str] = []
+    warned: list[str] = []
+    changed = asyncio.Event()
+
+    def kept(into: list[str]) -> Callable[[str], None]:
+        def keep(text: str) -> None:
+            into.append(text)
+            changed.set()
+
+        return keep
+
+    lead = LeadTeams(project=tmp_path, store_url=server.url, steer=kept(steered))
+    lead.warnings.append(kept(warned))
+
+    async def until(done: Callable[[], bool]) -> None:
+        async with asyncio.timeout(60):
+            while not done():
+                await changed.wait()
+                changed.clear()
+
+    try:
+        team = new_team()
+        await lead.create(team, "")
+        server.kill()
+        await until(lambda: bool(warned))
+        assert warned[0].startswith(f"team {team}: mailbox store {server.url}: ")
+        assert warned[0].endswith("Connection refused.: trying again until it answers")
+        server = RedisServer.start(port=server.port, workdir=server.workdir, persist=True)
+        sender = open_team_store(server.url, project=tmp_path, team=team)
+        sender.send(Message(sender="alice", recipient="team-lead", text="still there?"))
+        sender.close()
+        await until(lambda: any("still there?" in s for s in steered))
+        assert warned[1:] == [f"team {team}: mailbox store {server.url} answers again"]
+    finally:
+        await lead.close()
         server.stop()

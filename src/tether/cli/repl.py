@@ -212,6 +212,7 @@ class _Repl:
             ready = self.startup.ready
             if ready is not None and ready.lead is not None:
                 ready.lead.shown.append(self.show_team_message)
+                ready.lead.warnings.append(self.show_team_warning)
             if ready is not None and not ready.session.startup_questions:
                 # Connect MCP servers while the user types.
                 self._preparing = asyncio.create_task(self._prepare(ready))
@@ -231,6 +232,9 @@ class _Repl:
         )
         self.console.print(Text(terminal_safe(line), style="cyan"))
         self._wake_for_team()
+
+    def show_team_warning(self, text: str) -> None:
+        self.console.print(Text(f"⚠ {terminal_safe(text)}", style="yellow"))
 
     def _wake_for_team(self) -> None:
         """As in Claude Code, a message to an idle lead starts its turn: when the prompt waits

@@ -225,9 +225,9 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
-        pending += " plan mode (read-only)" if m["plan_mode"] else ""
+        plan = " plan mode (read-only)" if m["plan_mode"] else ""
         lines.append(
-            f"  {m['name']:<16} {m['state']:<10}{pending}{running} · {m['unread']} unread · "
+            f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
         for e in m["events"]:

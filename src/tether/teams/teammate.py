@@ -27,16 +27,13 @@ from tether.store.mailbox import Delivery, MailboxesLost, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
-from tether.teams.link import TeamLink
+from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink
 from tether.teams.protocol import ProtocolError
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
 comes); the loop notices a stop within this."""
 IDLE_SUMMARY_CHARS = 200
-RETRY_FIRST_S = 0.5
-RETRY_MAX_S = 5.0
-"""While the store cannot be reached: the first wait before trying again, and the longest."""
 
 
 @dataclass
