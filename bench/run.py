@@ -19,6 +19,7 @@ import session_bench
 import startup
 import subagent_bench
 import tasks_bench
+import team_bench
 import turn_overhead
 import workers_bench
 
@@ -60,6 +61,8 @@ def main() -> None:
     mailbox_bench.report(mailbox_bench.main())
     print()
     workers_bench.report(workers_bench.main())
+    print()
+    team_bench.report(team_bench.main())
 
 
 if __name__ == "__main__":

@@ -174,6 +174,8 @@ class _Repl:
             except EOFError:
                 return 0
             interrupted_once = False
+            if text == _TEAM_TURN:
+                text = self._team_prompt()
             text = text.strip()
             if not text:
                 continue
@@ -210,6 +212,7 @@ class _Repl:
             ready = self.startup.ready
             if ready is not None and ready.lead is not None:
                 ready.lead.shown.append(self.show_team_message)
+                ready.lead.warnings.append(self.show_team_warning)
             if ready is not None and not ready.session.startup_questions:
                 # Connect MCP servers while the user types.
                 self._preparing = asyncio.create_task(self._prepare(ready))
@@ -228,6 +231,27 @@ class _Repl:
             else (f"✉ {message.sender} ({message.kind}): {said}")
         )
         self.console.print(Text(terminal_safe(line), style="cyan"))
+        self._wake_for_team()
+
+    def show_team_warning(self, text: str) -> None:
+        self.console.print(Text(f"⚠ {terminal_safe(text)}", style="yellow"))
+
+    def _wake_for_team(self) -> None:
+        """As in Claude Code, a message to an idle lead starts its turn: when the prompt waits
+        with nothing typed and no turn runs, it ends with `_TEAM_TURN`. While the user types,
+        the message waits to go with what they send."""
+        app = self.prompt.app
+        ready = self.startup.ready
+        if ready is None or ready.session.busy or self.prompt.default_buffer.text:
+            return
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=_TEAM_TURN)
+
+    def _team_prompt(self) -> str:
+        """The messages that woke the prompt, as the lead's next turn (empty when a turn
+        already took them)."""
+        ready = self.startup.ready
+        return "\n\n".join(ready.session.take_queued()) if ready is not None else ""
 
     def show_startup_notices(self) -> None:
         """Say what the session wants said at its start, once it is built (before any wait
@@ -573,6 +597,10 @@ class _Repl:
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
+
+
+_TEAM_TURN = "\x00team-message"
+"""What the prompt returns when a team message starts the lead's turn (no key makes it)."""
 
 
 def _is_command(line: str) -> bool:

@@ -76,6 +76,7 @@ async def serve_teammate(
 
     record = store.team_record()
     lead = record.lead if record is not None else "team-lead"
+    plan = plan or member.plan_mode is True
     protocol = MemberProtocol(name=member.name, lead=lead, plan_mode=plan)
     link = TeamLink(
         team=store.team,
@@ -83,6 +84,9 @@ async def serve_teammate(
         store=store,
         protocol=protocol,
         events_path=events_file(project, store.team),
+        known_team=record,
+        known_member=member,
+        warn=lambda s: print(s, flush=True),
     )
     await link.refresh_members()
     agent_prompt = ""
@@ -94,7 +98,8 @@ async def serve_teammate(
                 f"no agent named {member.agent!r} (agents: {', '.join(catalog.names())})"
             )
         agent_prompt = agent.system_prompt
-        plan = plan or agent.read_only
+        if member.plan_mode is None:  # its first start: the agent's own mode (later, the roster's)
+            plan = plan or agent.read_only
         protocol.plan_mode = plan
     session = await asyncio.to_thread(
         session_for, project, store, member, link, agent_prompt=agent_prompt, plan=plan
@@ -110,7 +115,13 @@ async def serve_teammate(
             session.set_permission_mode("default")  # the lead approved its plan
 
     protocol.listeners.append(on_change)
-    mate = Teammate(link=link, inbox=inbox, session=session, say=lambda s: print(s, flush=True))
+    mate = Teammate(
+        link=link,
+        inbox=inbox,
+        session=session,
+        say=lambda s: print(s, flush=True),
+        shutdown_done=member.shutdown_done,
+    )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, mate.stop, f"stopped by {signal.Signals(signum).name}")

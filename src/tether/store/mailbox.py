@@ -134,6 +134,13 @@ class Member(BaseModel):
     session_id: str | None = None
     current_task: str | None = None
     spend_usd: float = 0.0
+    plan_mode: bool | None = None
+    """Read-only until the lead approves its plan: True while that is owed (a restart keeps
+    it), False once approved or never asked, None before its first start (its agent and
+    `--plan` decide)."""
+    shutdown_done: str | None = None
+    """The id of the shutdown request that ended its last run (`team down`): one left unread
+    in its mailbox is not replayed on the next start."""
     updated_at: float = Field(default_factory=time.time)
 
 

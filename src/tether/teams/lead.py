@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.store.mailbox import (
     Delivery,
+    MailboxesLost,
     Member,
     Message,
     TeamExists,
@@ -29,7 +30,7 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import letter
-from tether.teams.link import TeamLink, events_file
+from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
 from tether.teams.protocol import MemberProtocol
@@ -62,6 +63,8 @@ class LeadTeams:
     """Ids of the team messages the session holds."""
     shown: list[Callable[[Message], None]] = field(default_factory=list[Callable[[Message], None]])
     """Front ends' callbacks for each message as it arrives (the REPL prints it)."""
+    warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
+    """Front ends' callbacks for what goes wrong with the team's store (the REPL prints it)."""
     link: TeamLink | None = None
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None
@@ -89,12 +92,16 @@ class LeadTeams:
             store.close()
             raise ToolError(str(e)) from None
         await asyncio.to_thread(store.put_member, Member(name=LEAD, state="idle"))
+        record = TeamRecord(name=name, lead=LEAD, description=description)
         self.link = TeamLink(
             team=name,
             member=LEAD,
             store=store,
             protocol=MemberProtocol(name=LEAD, lead=LEAD),
             events_path=events_file(self.project, name),
+            known_team=record,
+            known_member=Member(name=LEAD, state="idle"),
+            warn=self._warn,
         )
         self._inbox = await asyncio.to_thread(self._open, name)
         self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
@@ -155,6 +162,10 @@ class LeadTeams:
             },
         )
 
+    def _warn(self, text: str) -> None:
+        for warn in self.warnings:
+            warn(text)
+
     def _need_team(self) -> TeamLink:
         if self.link is None:
             raise ToolError("you lead no team: create one with TeamCreate first")
@@ -164,11 +175,29 @@ class LeadTeams:
         return open_team_store(self.store_url, project=self.project, team=team)
 
     async def _listen(self, inbox: TeamStore, link: TeamLink) -> None:
+        """Read the lead's mailbox for ever. A store that cannot be reached is said once and
+        tried again (0.5 s doubling to 5 s) until it answers; one back without its data is
+        said."""
+        retry_s: float | None = None
         while True:
             reap()
-            batch: list[Delivery] = await asyncio.to_thread(
-                inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
-            )
+            try:
+                batch: list[Delivery] = await asyncio.to_thread(
+                    inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
+                )
+            except StoreUnavailable as e:
+                if retry_s is None:
+                    self._warn(f"team {link.team}: {e}: trying again until it answers")
+                retry_s = min(RETRY_MAX_S, (retry_s or RETRY_FIRST_S / 2) * 2)
+                await asyncio.sleep(retry_s)
+                continue
+            except MailboxesLost as e:
+                self._warn(f"team {link.team}: {e}")
+                await link.publish()
+                continue
+            if retry_s is not None:
+                retry_s = None
+                self._warn(f"team {link.team}: mailbox store {inbox.url} answers again")
             known = self.held()
             done = [r for i, r in self._unacked.items() if i in known]
             for delivery in batch:

@@ -10,6 +10,7 @@ event log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -17,10 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether.store.mailbox import Message, TeamStore, UnknownMember
+from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
+from tether.store.task_records import StoreUnavailable
 from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 5.0
+"""While the store cannot be reached: the first wait before trying again, and the longest."""
 
 
 @dataclass
@@ -33,7 +38,14 @@ class TeamLink:
     events_path: Path | None = None
     """The team's event log (JSON lines, one per transition), read by `team status`."""
     clock: Callable[[], float] = time.time
+    known_team: TeamRecord | None = None
+    known_member: Member | None = None
+    """What the roster said at the start: written again should the store lose it."""
+    warn: Callable[[str], None] = lambda _: None
+    """Says what went wrong with the roster (a teammate's log)."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _published: dict[str, Any] = field(default_factory=dict[str, Any])
+    """Every field this member wrote to the roster, newest value each."""
 
     def __post_init__(self) -> None:
         self.protocol.listeners.append(self._log)
@@ -102,10 +114,33 @@ class TeamLink:
         changes = {
             "state": self.protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
+            "plan_mode": self.protocol.plan_mode,
             "updated_at": self.clock(),
             **more,
         }
-        await asyncio.to_thread(self.store.update_member, self.member, changes)
+        self._published.update(changes)
+        try:
+            await asyncio.to_thread(self.store.update_member, self.member, changes)
+        except StoreUnavailable as e:
+            self.warn(f"state not recorded in the roster: {e}")
+        except UnknownMember:
+            await asyncio.to_thread(self._restore)
+
+    def _restore(self) -> None:
+        """The roster lost this member (a store back without its data): write its record,
+        and the team's, again from what this member knows."""
+        known = self.known_member or Member(name=self.member)
+        if self.known_team is not None and self.store.team_record() is None:
+            with contextlib.suppress(TeamExists):
+                self.store.create_team(self.known_team)
+            if self.known_team.lead != self.member:
+                self.store.put_member(Member(name=self.known_team.lead, state="idle"))
+        fields = {**known.model_dump(), **self._published, "name": self.member}
+        self.store.put_member(Member.model_validate(fields))
+        self.warn(
+            f"team {self.team!r}'s roster in {self.store.url} had lost {self.member}: its "
+            "record written again"
+        )
 
     def _log(self, transition: Transition) -> None:
         if self.events_path is None:

@@ -88,7 +88,10 @@ def start_members(
                 )
             )
             continue
-        store.update_member(mate.name, {"state": "starting", "pid": None})
+        changes: dict[str, Any] = {"state": "starting", "pid": None}
+        if plan:
+            changes["plan_mode"] = True  # kept: a restart stays read-only until approved
+        store.update_member(mate.name, changes)
         log = log_file(project, store.team, mate.name)
         log.parent.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "tether", "team", "run", store.team, mate.name]
@@ -140,30 +143,41 @@ async def down(store: TeamStore, *, wait_s: float) -> int:
     """Ask every running teammate to shut down, wait for each to stop, then stop the rest."""
     here = socket.gethostname()
     running = [m for m in store.members() if m.name != LEAD and alive(m)]
+    asked: dict[str, str] = {}
     for mate in running:
-        store.send(Message(sender=LEAD, recipient=mate.name, kind="shutdown_request"))
+        sent = store.send(Message(sender=LEAD, recipient=mate.name, kind="shutdown_request"))
+        asked[mate.name] = sent.id
         print(f"{mate.name}: asked to shut down")
-    await asyncio.gather(*(_stop(store, m, wait_s) for m in running if m.host == here))
+    await asyncio.gather(
+        *(_stop(store, m, wait_s, asked[m.name]) for m in running if m.host == here)
+    )
     for mate in running:
         if mate.host != here:
             print(f"{mate.name}: runs on {mate.host}: asked only")
     return 0
 
 
-async def _stop(store: TeamStore, mate: Member, wait_s: float) -> None:
+async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> None:
+    """Wait for the teammate to stop, then SIGTERM, then SIGKILL. However it stopped, the
+    shutdown it was asked for is done: recorded, so that the request, if it was never read,
+    is not replayed on the next start."""
     assert mate.pid is not None
     if await _gone(store, mate, wait_s):
-        print(f"{mate.name}: stopped")
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(mate.pid, signal.SIGTERM)
-    if await _gone(store, mate, STOP_GRACE_S):
-        print(f"{mate.name}: stopped (SIGTERM after {wait_s:g} s)")
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(mate.pid, signal.SIGKILL)
-    await asyncio.to_thread(store.update_member, mate.name, {"state": "stopped", "pid": None})
-    print(f"{mate.name}: killed (SIGKILL)")
+        said = "stopped"
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(mate.pid, signal.SIGTERM)
+        if await _gone(store, mate, STOP_GRACE_S):
+            said = f"stopped (SIGTERM after {wait_s:g} s)"
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(mate.pid, signal.SIGKILL)
+            said = "killed (SIGKILL)"
+    changes: dict[str, Any] = {"shutdown_done": request}
+    if said.startswith("killed"):
+        changes |= {"state": "stopped", "pid": None}
+    await asyncio.to_thread(store.update_member, mate.name, changes)
+    print(f"{mate.name}: {said}")
 
 
 async def _gone(store: TeamStore, mate: Member, within_s: float) -> bool:
@@ -211,8 +225,9 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
+        plan = " plan mode (read-only)" if m["plan_mode"] else ""
         lines.append(
-            f"  {m['name']:<16} {m['state']:<10}{pending}{running} · {m['unread']} unread · "
+            f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
         for e in m["events"]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tether.store.mailbox import Message
+from tether.store.mailbox_records import INVALID_KIND
 
 State = Literal["idle", "requesting", "waiting", "responding"]
 
@@ -256,6 +257,9 @@ class MemberProtocol:
             return Received(message)
         if kind in REPLIES:
             return self._match_reply(message, now)
+        if kind == INVALID_KIND:
+            why = message.data.get("error") or "a stored entry that is not a message"
+            return Received(message, note=f"{why}: its raw text is above, as it was stored")
         if kind not in KINDS:
             return Received(message, note=f"a message of unknown kind {kind!r}")
         return Received(message)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.store.mailbox import MailboxError, Message
+from tether.store.task_records import StoreUnavailable
 from tether.teams.link import BROADCAST, TeamLink
 from tether.teams.protocol import ProtocolError
 from tether.tools.base import Tool, ToolOutput, tool
@@ -95,7 +96,7 @@ def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool
             sent = await link.send(
                 args.to, kind, text, reply_to=reply_to, data=data, timeout_s=args.timeout_s
             )
-        except (ProtocolError, MailboxError) as e:
+        except (ProtocolError, MailboxError, StoreUnavailable) as e:
             raise ToolError(str(e)) from None
         return ToolOutput(
             text=_said(sent, link),

@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 
 from tether.core.session import Session
 from tether.protocol import MessageCompleted, TurnFinished, UserInput
-from tether.store.mailbox import Delivery, TeamStore
+from tether.store.mailbox import Delivery, MailboxesLost, TeamStore
+from tether.store.mailbox_records import INVALID_KIND
+from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
-from tether.teams.link import TeamLink
+from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink
 from tether.teams.protocol import ProtocolError
 
 RECEIVE_BLOCK_S = 2.0
@@ -41,6 +43,8 @@ class Teammate:
     """A store connection for receiving only (a blocking read must not hold up sending)."""
     session: Session
     say: Callable[[str], None] = lambda _: None
+    shutdown_done: str | None = None
+    """The shutdown request that ended its last run (`team down`): done, not replayed."""
     consumer: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _arrived: asyncio.Queue[list[Delivery]] = field(default_factory=asyncio.Queue[list[Delivery]])
     _held: set[str] = field(default_factory=set[str])
@@ -124,15 +128,21 @@ class Teammate:
             if message.id in self._held:
                 dropped.append(delivery.receipt)
                 continue
+            if message.kind == "shutdown_request" and message.id == self.shutdown_done:
+                self.say(f"shutdown request {message.id}: done already (it ended the last run)")
+                dropped.append(delivery.receipt)
+                continue
             if message.id in self._unacked:
                 continue  # already on its way into the session
             self._unacked[message.id] = delivery
             received = self.link.protocol.incoming(message, now)
             texts.append(letter(message, received.note))
-            if message.kind != "idle_notification":
+            if message.kind == INVALID_KIND:
+                self.say(f"{message.id}: {received.note}")
+            elif message.kind != "idle_notification":
                 self._current = (message.text or message.kind)[:IDLE_SUMMARY_CHARS]
         if dropped:
-            await asyncio.to_thread(self.inbox.ack, self.name, dropped)
+            await self._ack(dropped)
         return texts
 
     async def _turn(self, prompt: list[str]) -> list[str]:
@@ -177,7 +187,7 @@ class Teammate:
             return
         self._held |= held
         receipts = [self._unacked.pop(i).receipt for i in held]
-        await asyncio.to_thread(self.inbox.ack, self.name, receipts)
+        await self._ack(receipts)
 
     async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
         """Acknowledge every message the session now holds (anywhere in it), and those of a
@@ -189,7 +199,7 @@ class Teammate:
         gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
         if gone:
             receipts = [self._unacked.pop(i).receipt for i in gone]
-            await asyncio.to_thread(self.inbox.ack, self.name, receipts)
+            await self._ack(receipts)
 
     async def _idle(self) -> list[str]:
         """The TeammateIdle hooks, then the idle notification; a hook's exit 2 gives the next
@@ -212,22 +222,49 @@ class Teammate:
         if lead != self.name:
             try:
                 await self.link.send(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
-            except ProtocolError as e:
+            except (ProtocolError, StoreUnavailable) as e:
                 self.say(f"no idle notification to {lead}: {e}")
         return []
 
+    async def _ack(self, receipts: list[str]) -> None:
+        """Acknowledge; a store that cannot be reached leaves them held (a redelivery of a
+        message the session holds is dropped by its id)."""
+        try:
+            await asyncio.to_thread(self.inbox.ack, self.name, receipts)
+        except StoreUnavailable as e:
+            self.say(f"{len(receipts)} message(s) not acknowledged: {e}")
+
     async def _receive(self) -> None:
         """Read the mailbox for ever; the first read takes back what a killed predecessor
-        held (a teammate is its mailbox's only consumer)."""
+        held (a teammate is its mailbox's only consumer). A store that cannot be reached is
+        said once and tried again, waiting 0.5 s doubling to 5 s, until it answers; one that
+        lost its data (a Redis server back empty) is said, and this member's record written
+        again."""
         reclaim = 0.0
+        retry_s: float | None = None
         while True:
-            batch = await asyncio.to_thread(
-                self.inbox.receive,
-                self.name,
-                self.consumer,
-                block_s=RECEIVE_BLOCK_S,
-                reclaim_after_s=reclaim,
-            )
+            try:
+                batch = await asyncio.to_thread(
+                    self.inbox.receive,
+                    self.name,
+                    self.consumer,
+                    block_s=RECEIVE_BLOCK_S,
+                    reclaim_after_s=reclaim,
+                )
+            except StoreUnavailable as e:
+                if retry_s is None:
+                    self.say(f"{e}: trying again until it answers")
+                retry_s = min(RETRY_MAX_S, (retry_s or RETRY_FIRST_S / 2) * 2)
+                await asyncio.sleep(retry_s)
+                continue
+            except MailboxesLost as e:
+                self.say(str(e))
+                await self.link.publish(spend_usd=self.session.cost_usd)
+                continue
+            if retry_s is not None:
+                self.say(f"mailbox store {self.inbox.url} answers again")
+                retry_s = None
+                await self.link.publish(spend_usd=self.session.cost_usd)
             reclaim = 30.0
             if batch:
                 await self._arrived.put(batch)
