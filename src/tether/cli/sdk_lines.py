@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether import __version__
+from tether.cli import sdk_api_error
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
@@ -296,7 +297,9 @@ class LineMaker:
             "terminal_reason": TERMINAL_REASONS[finished.subtype],
             "api_error_status": None,
         }
-        if finished.is_error:
+        if finished.api_error_status is not None:
+            line.update(sdk_api_error.result_fields(finished))
+        elif finished.is_error:
             line["errors"] = [_error_text(finished, facts)]
         structured = self._structured_output()
         if structured is not None:

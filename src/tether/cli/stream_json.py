@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether import bounded_json
+from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
@@ -362,6 +363,8 @@ class StreamJsonFrontEnd:
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
                 self._failed_last = event.is_error
+                if event.api_error_status is not None:
+                    self.write(sdk_api_error.assistant_line(event, lines.session_id))
                 self.write(lines.result(event, self.facts(built)))
             case _:
                 _show(event)

@@ -204,6 +204,10 @@ class TurnFinished(_Event):
     duration_api_ms: int
     error: str | None = None
     permission_denials: tuple[PermissionDenial, ...] = ()
+    api_error_status: int | None = None
+    """The HTTP status of the model API's refusal that ended the turn (after retries)."""
+    api_error_type: str | None = None
+    """The API's own name for that error (`invalid_request_error`...), when it gave one."""
 
 
 Event = Annotated[
