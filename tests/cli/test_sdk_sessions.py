@@ -6,6 +6,7 @@ as for Claude Code) `list_sessions` and `get_session_messages` read tether's fil
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +89,19 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
         ("assistant", "again"),
     ]
     assert list((config / "projects").glob(f"*/{first.session_id}.jsonl"))
+
+
+async def test_no_session_persistence_writes_no_session_file(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("kept")), reply(text("not kept")))
+    homes = (sdk.home, Path(os.environ["TETHER_HOME"]))
+
+    def written() -> set[Path]:
+        return {path for home in homes for path in home.rglob("*.jsonl")}
+
+    await sdk.query("hi")
+    saved = written()
+    assert saved  # the control: a session is saved by default
+    await sdk.query("hi again", extra_args={"no-session-persistence": None})
+    assert written() == saved

@@ -38,7 +38,6 @@ CLAUDE_SWITCHES = frozenset(
         "--bare",
         "--chrome",
         "--no-chrome",
-        "--no-session-persistence",
     }
 )
 """Flags of Claude Code without a value that tether accepts without acting on."""
@@ -79,6 +78,11 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--strict-mcp-config", action="store_true", help="only the MCP servers of --mcp-config"
     )
     p.add_argument("--setting-sources", help="settings layers to read: user,project,local")
+    p.add_argument(
+        "--no-session-persistence",
+        action="store_true",
+        help="write no session file (the session cannot be resumed)",
+    )
     p.add_argument("--tools", help='the built-in tools offered: names, "" for none, or default')
     p.add_argument(
         "--include-partial-messages",

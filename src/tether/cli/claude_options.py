@@ -42,6 +42,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "tools": None if args.tools is None else tuple(split_rules([args.tools])),
         "mcp_configs": tuple(args.mcp_configs),
         "strict_mcp_config": args.strict_mcp_config,
+        "persist_session": not args.no_session_persistence,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
         "fallback_model": args.fallback_model,
