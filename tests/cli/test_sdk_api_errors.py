@@ -15,9 +15,13 @@ from tether.testing import FakeModelServer, http_error
 
 async def _messages(sdk: SdkRun, **overrides: Any) -> list[Any]:
     seen: list[Any] = []
-    with pytest.raises(Exception, match="API Error"):
+
+    async def read() -> None:
         async for message in sdk.stream("hi", **overrides):
             seen.append(message)
+
+    with pytest.raises(Exception, match="API Error"):
+        await read()
     return seen
 
 

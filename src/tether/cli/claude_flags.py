@@ -14,7 +14,6 @@ CLAUDE_VALUE_FLAGS = frozenset(
         "--betas",
         "--task-budget",
         "--plugin-dir",
-        "--thinking",
         "--thinking-display",
         "--resume-session-at",
         "--resume-drops-turn",
@@ -108,6 +107,12 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--fallback-model", help="the model to use when the main one is overloaded")
     p.add_argument("--max-thinking-tokens", type=int, help="extended thinking budget per reply")
+    p.add_argument(
+        "--thinking",
+        choices=["adaptive", "enabled", "disabled"],
+        help="disabled: no extended thinking, whatever --effort or --max-thinking-tokens say; "
+        "adaptive and enabled: as those say",
+    )
     p.add_argument(
         "--effort",
         choices=sorted(EFFORT_THINKING_TOKENS),

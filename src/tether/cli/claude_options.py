@@ -91,6 +91,8 @@ def _sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _thinking(args: argparse.Namespace) -> int | None:
+    if args.thinking == "disabled":  # as Claude Code: it wins over an effort level
+        return None
     if args.max_thinking_tokens is not None:
         if args.max_thinking_tokens < 0:
             raise ConfigError("--max-thinking-tokens must be 0 or more")

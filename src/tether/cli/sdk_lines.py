@@ -23,6 +23,7 @@ from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
 from tether.protocol import (
+    BlockCompleted,
     Message,
     MessageCompleted,
     ModelRetry,
@@ -93,6 +94,10 @@ class LineMaker:
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
+    _early: list[str] = field(default_factory=list[str])
+    """The kinds of the blocks of the reply being streamed already written, in order (a line
+    per block as it closes, as Claude Code)."""
+    _early_id: str | None = None
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
@@ -171,10 +176,28 @@ class LineMaker:
     def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
         return [self._stream(e, None, partial.message_id) for e in events]
 
+    def block_completed(self, event: BlockCompleted) -> list[Line]:
+        """A block of the reply being streamed closed: its assistant line now, as Claude Code
+        writes it (the reply's end gives its stop reason and usage to the lines after)."""
+        partial = self._streaming() if self.include_partial else None
+        if partial is not None:
+            message_id = partial.message_id
+        else:
+            message_id = self._early_id = self._early_id or f"msg_{uuid.uuid4().hex[:24]}"
+        self._early.append(event.block.type)
+        body = _block_json(event.block)
+        # As Claude Code: the block's line, then its `content_block_stop` event.
+        lines = [self._assistant_line(body, message_id, event.model, None, Usage(), None)]
+        if partial is not None:
+            lines.extend(self._streamed(partial, partial.block_done()))
+        return lines
+
     def retry(self, event: ModelRetry) -> Line:
         """The model call is tried again: what was streamed of it is void; the `api_retry`
         line."""
         self._partial = None
+        self._early.clear()
+        self._early_id = None
         return self.system.retry(event)
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
@@ -200,33 +223,60 @@ class LineMaker:
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
             partial, self._partial = self._streaming(), None
-        message_id = partial.message_id if partial is not None else f"msg_{uuid.uuid4().hex[:24]}"
+        early, self._early = (self._early, []) if parent is None else ([], self._early)
+        early_id, self._early_id = (self._early_id, None) if parent is None else (None, None)
+        message_id = (
+            partial.message_id
+            if partial is not None
+            else early_id or f"msg_{uuid.uuid4().hex[:24]}"
+        )
         lines: list[Line] = []
         if partial is not None:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
-        for block in message.content:
-            body = _block_json(block)
+        blocks = list(message.content)
+        # The blocks written as they closed are not written again.
+        if [b.type for b in blocks[: len(early)]] == early:
+            blocks = blocks[len(early) :]
+        for block in blocks:
             lines.append(
-                {
-                    "type": "assistant",
-                    "message": {
-                        "id": message_id,
-                        "type": "message",
-                        "role": "assistant",
-                        "model": event.model or "",
-                        "content": [body],
-                        "stop_reason": event.stop_reason,
-                        "stop_sequence": None,
-                        "usage": (event.usage or Usage()).model_dump(),
-                        "context_management": None,
-                    },
-                    "parent_tool_use_id": parent,
-                    "session_id": self.session_id,
-                    "uuid": _uuid(),
-                    "timestamp": _now(),
-                }
+                self._assistant_line(
+                    _block_json(block),
+                    message_id,
+                    event.model or "",
+                    event.stop_reason,
+                    event.usage or Usage(),
+                    parent,
+                )
             )
         return lines
+
+    def _assistant_line(
+        self,
+        body: dict[str, Any],
+        message_id: str,
+        model: str,
+        stop_reason: str | None,
+        usage: Usage,
+        parent: str | None,
+    ) -> Line:
+        return {
+            "type": "assistant",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [body],
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": usage.model_dump(),
+                "context_management": None,
+            },
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+            "timestamp": _now(),
+        }
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):

@@ -41,6 +41,7 @@ from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
+    BlockCompleted,
     ConfigError,
     ErrorOccurred,
     Event,
@@ -344,6 +345,8 @@ class StreamJsonFrontEnd:
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)
+            case BlockCompleted():
+                self._write_all(lines.block_completed(event))
             case MessageCompleted():
                 self._write_all(lines.completed(event))
             case ToolStarted():

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.models.base import (
+    BlockDone,
     Model,
     ModelRequest,
     ResponseDone,
@@ -24,6 +25,7 @@ from tether.models.base import (
     Waiting,
 )
 from tether.protocol import (
+    BlockCompleted,
     Event,
     ModelError,
     ModelRetry,
@@ -102,6 +104,8 @@ async def _stream_once(
                     call_id=event.call_id, name=event.name, partial_json=event.partial_json
                 )
             )
+        elif isinstance(event, BlockDone):
+            emit(BlockCompleted(block=event.block, model=event.model))
         elif isinstance(event, Waiting):
             emit(
                 ModelWaiting(

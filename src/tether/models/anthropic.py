@@ -22,6 +22,7 @@ from tether.models.anthropic_request import (
     encode_body,
 )
 from tether.models.base import (
+    BlockDone,
     ModelEvent,
     ModelRequest,
     ResponseDone,
@@ -117,7 +118,7 @@ class AnthropicModel:
             self._converted.convert_all(request.messages),
             self._encoded.convert_all(request.messages),
         )
-        assembly = _Assembly()
+        assembly = _Assembly(request.model)
         async with aclosing(self._http.get().events(self._url, content)) as events:
             async for item in events:
                 if isinstance(item, Waiting):
@@ -156,7 +157,8 @@ class _Part:
 class _Assembly:
     """Builds the assistant message from raw stream events."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str) -> None:
+        self.model = model
         self.parts: dict[int, _Part] = {}
         self.stopped = False
         self.stop_reason: StopReason | None = None
@@ -164,7 +166,9 @@ class _Assembly:
         self.broken: str | None = None
         """Why the events do not make sense together, once they do not."""
 
-    def feed(self, event: dict[str, Any]) -> TextChunk | ThinkingChunk | ToolInputChunk | None:
+    def feed(
+        self, event: dict[str, Any]
+    ) -> TextChunk | ThinkingChunk | ToolInputChunk | BlockDone | None:
         kind = event.get("type")
         if kind == "content_block_delta":
             part = self.parts.get(event.get("index", -1))
@@ -199,6 +203,7 @@ class _Assembly:
                 self.broken = f"the stop of content block {event.get('index')!r}, never started"
             else:
                 part.closed = True
+                return self._closed(part)
         elif kind == "message_start":
             self._update_usage(_object(_object(event.get("message")).get("usage")))
         elif kind == "message_delta":
@@ -209,6 +214,14 @@ class _Assembly:
         elif kind == "message_stop":
             self.stopped = True
         return None
+
+    def _closed(self, part: _Part) -> BlockDone | None:
+        """The block that just closed, as `done` will give it; a call whose input is not
+        valid JSON waits for the response's end (max_tokens may explain it)."""
+        block = self._finish(part)
+        if block is None or (isinstance(block, ToolUseBlock) and block.input_error):
+            return None
+        return BlockDone(kind="block", block=block, model=self.model)
 
     def _update_usage(self, counts_given: dict[str, Any]) -> None:
         # message_delta counts are cumulative: each one present replaces the earlier value.

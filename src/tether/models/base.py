@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from tether.protocol import Message, StopReason, ToolSpec, Usage
+from tether.protocol import ContentBlock, Message, StopReason, ToolSpec, Usage
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,18 @@ class Waiting:
 
 
 @dataclass(frozen=True)
+class BlockDone:
+    """One content block ended (`content_block_stop`), as the response will hold it: front
+    ends may show it before the response ends (Claude Code writes a line per block as it
+    closes). Informational: the response is still taken from `ResponseDone`."""
+
+    kind: Literal["block"]
+    block: ContentBlock
+    model: str
+    """The model writing it (the request's)."""
+
+
+@dataclass(frozen=True)
 class ResponseDone:
     """The stream finished (`message_stop` seen): only now may tools run."""
 
@@ -66,7 +78,7 @@ class ResponseDone:
     usage: Usage
 
 
-ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | Waiting | ResponseDone
+ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | BlockDone | Waiting | ResponseDone
 
 
 class Model(Protocol):

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol.messages import Message, StopReason, Usage
+from tether.protocol.messages import ContentBlock, Message, StopReason, Usage
 
 
 class _Event(BaseModel):
@@ -45,6 +45,16 @@ class ToolInputDelta(_Event):
     call_id: str
     name: str
     partial_json: str | None = None
+
+
+class BlockCompleted(_Event):
+    """One content block of the assistant reply being streamed is complete (the reply is
+    not yet): for front ends that show each block as it closes. `MessageCompleted` still
+    carries the whole reply."""
+
+    kind: Literal["block_completed"] = "block_completed"
+    block: ContentBlock
+    model: str
 
 
 class MessageCompleted(_Event):
@@ -216,6 +226,7 @@ Event = Annotated[
     | TextDelta
     | ThinkingDelta
     | ToolInputDelta
+    | BlockCompleted
     | MessageCompleted
     | ToolStarted
     | ToolFinished
