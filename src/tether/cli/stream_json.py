@@ -58,6 +58,7 @@ from tether.protocol import (
     ToolInputDelta,
     ToolStarted,
     TurnFinished,
+    Usage,
     UserInput,
 )
 
@@ -134,6 +135,31 @@ class StreamJsonFrontEnd:
         # Anything that reached a line without a UTF-8 form would end the process here.
         self._stdout.write(encodable(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stdout.flush()
+
+    def could_not_start(self, error: str, session_id: str | None) -> None:
+        """The session could not be built: a result line saying so, as Claude Code writes it
+        (no turn ran), and the end of the input (the process exits with status 1)."""
+        self.write(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "duration_ms": 0,
+                "duration_api_ms": 0,
+                "is_error": True,
+                "num_turns": 0,
+                "stop_reason": None,
+                "session_id": session_id or str(uuid.uuid4()),
+                "total_cost_usd": 0,
+                "usage": Usage().model_dump(),
+                "modelUsage": {},
+                "permission_denials": [],
+                "uuid": str(uuid.uuid4()),
+                "errors": [error],
+            }
+        )
+        self._failed_last = True
+        self._drop_queued("the session could not start")
+        self._incoming.put_nowait(None)
 
     async def run(self) -> int:
         self._incoming = incoming = read_lines(self._stdin)
