@@ -16,7 +16,14 @@ from tether.models.idle import (
     default_idle_limits,
 )
 from tether.models.openai_compat import OpenAICompatModel
-from tether.protocol import Event, ModelError, ModelRetry, ModelWaiting, TextDelta
+from tether.protocol import (
+    BlockCompleted,
+    Event,
+    ModelError,
+    ModelRetry,
+    ModelWaiting,
+    TextDelta,
+)
 from tether.testing import FakeModelServer, reply, text
 
 from .streams import ask, run
@@ -74,7 +81,8 @@ async def test_the_loop_counts_the_timeout_as_a_retry_and_recovers(
     finally:
         await model.aclose()
     assert done.message.text() == "Recovered."
-    kinds = [type(e).__name__ for e in emitted if not isinstance(e, TextDelta)]
+    # The text streamed, and its block's end (`BlockCompleted`), aside.
+    kinds = [type(e).__name__ for e in emitted if not isinstance(e, TextDelta | BlockCompleted)]
     assert kinds[-1] == "ModelRetry"
     assert set(kinds[:-1]) == {"ModelWaiting"}
     retry = next(e for e in emitted if isinstance(e, ModelRetry))
