@@ -43,6 +43,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import tether
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text
@@ -66,6 +67,7 @@ ROWS = (
     ("first_request", "-p: spawn to first request"),
     ("stream_json", "stream-json: spawn to request"),
     ("sdk_query", "SDK query(): call to request"),
+    ("sdk_query_mcp", "SDK query(), an SDK MCP server"),
     ("repl_prompt", "REPL prompt on screen"),
 )
 
@@ -153,12 +155,22 @@ def _stream_json_result(stdout: str) -> str:
     return str(results[-1]["result"])
 
 
-def _sdk_query(arrivals: _Arrivals, cli: str, env: dict[str, str], cwd: str) -> float:
-    """Seconds from calling the Agent SDK's `query()` to the first request."""
-    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+def _sdk_query(
+    arrivals: _Arrivals, cli: str, env: dict[str, str], cwd: str, *, mcp: bool = False
+) -> float:
+    """Seconds from calling the Agent SDK's `query()` to the first request; `mcp`: with an
+    in-process SDK MCP server (`create_sdk_mcp_server`), whose tools the first request lists."""
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, create_sdk_mcp_server, query
+    from claude_agent_sdk import tool as sdk_tool
+
+    @sdk_tool("echo", "Echo the text", {"text": str})
+    async def echo(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": args["text"]}]}
+
+    servers: dict[str, Any] = {"bench": create_sdk_mcp_server("bench", tools=[echo])} if mcp else {}
 
     async def run() -> str:
-        options = ClaudeAgentOptions(cli_path=cli, cwd=cwd, env=env)
+        options = ClaudeAgentOptions(cli_path=cli, cwd=cwd, env=env, mcp_servers=servers)
         results = [m async for m in query(prompt="hi", options=options)]
         return next(m.result or "" for m in results if isinstance(m, ResultMessage))
 
@@ -259,6 +271,7 @@ def main() -> dict[str, float]:
             add(f"{prefix}stream_json", first)
             sdk_env = own if cli == TETHER else cc_env
             add(f"{prefix}sdk_query", _sdk_query(arrivals, cli, sdk_env, tmp))
+            add(f"{prefix}sdk_query_mcp", _sdk_query(arrivals, cli, sdk_env, tmp, mcp=True))
 
         for _ in range(RUNS):  # interleaved so load changes hit every figure alike
             add("python", _time_command([PY, "-c", "pass"]))

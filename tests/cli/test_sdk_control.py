@@ -438,3 +438,15 @@ def test_a_message_sent_during_a_turn_that_a_signal_stops_is_named_not_lost(
     assert (
         "tether: a message was not delivered, as tether was stopped first: 'QUEUED second prompt'"
     ) in err.splitlines()
+
+
+async def test_thinking_disabled_wins_over_an_effort_level(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("thought")), reply(text("did not")))
+    await sdk.query("hi", effort="high")
+    await sdk.query("hi", effort="high", thinking={"type": "disabled"})
+    thinking = [request.body.get("thinking") for request in fake_model.requests]
+    assert thinking[0] is not None  # the control: high effort thinks
+    assert thinking[1] is None or thinking[1].get("type") == "disabled"
+    assert not any("--thinking" in line for line in sdk.stderr)  # understood, not warned about

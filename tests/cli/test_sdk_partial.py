@@ -40,18 +40,19 @@ async def test_a_reply_that_is_only_a_tool_call_streams_every_event(
         "message_start",
         "content_block_start",
         *["content_block_delta:input_json_delta"] * len(fragments),
+        # As Claude Code: each block's message as it closes, before its stop event.
+        "AssistantMessage",
         "content_block_stop",
         "message_delta",
         "message_stop",
-        "AssistantMessage",
         "UserMessage",
         "message_start",
         "content_block_start",
         "content_block_delta:text_delta",
+        "AssistantMessage",
         "content_block_stop",
         "message_delta",
         "message_stop",
-        "AssistantMessage",
     ]
     events = [m.event for m in messages if isinstance(m, StreamEvent)]
     assert events[1]["content_block"] == {

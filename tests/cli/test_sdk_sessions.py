@@ -6,12 +6,14 @@ as for Claude Code) `list_sessions` and `get_session_messages` read tether's fil
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from claude_agent_sdk import (
     InMemorySessionStore,
+    ResultError,
     get_session_messages,
     list_sessions,
     query,
@@ -88,3 +90,38 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
         ("assistant", "again"),
     ]
     assert list((config / "projects").glob(f"*/{first.session_id}.jsonl"))
+
+
+async def test_no_session_persistence_writes_no_session_file(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("kept")), reply(text("not kept")))
+    homes = (sdk.home, Path(os.environ["TETHER_HOME"]))
+
+    def written() -> set[Path]:
+        return {path for home in homes for path in home.rglob("*.jsonl")}
+
+    await sdk.query("hi")
+    saved = written()
+    assert saved  # the control: a session is saved by default
+    await sdk.query("hi again", extra_args={"no-session-persistence": None})
+    assert written() == saved
+
+
+async def test_resuming_a_missing_session_ends_with_a_result_error(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    missing = "11111111-2222-3333-4444-555555555555"
+
+    async def read() -> None:
+        async for _ in sdk.stream("again", resume=missing):
+            pass
+
+    # As Claude Code: a result line with the error (the SDK raises its result error), not a
+    # failed initialize.
+    with pytest.raises(ResultError, match=f"No conversation found with session ID: {missing}"):
+        await read()
+    [line] = sdk.lines()
+    assert (line["type"], line["is_error"], line["session_id"]) == ("result", True, missing)
+    assert not fake_model.requests
+    sdk.assert_lines_parse()

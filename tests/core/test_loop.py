@@ -125,7 +125,9 @@ def test_persistent_failure_is_reported_in_one_line(
     result = tether("-p", "hi", "--output-format", "json")
     assert result.exit_code == 1
     body = result.json()
-    assert (body["subtype"], body["is_error"]) == ("error_during_execution", True)
+    # As Claude Code tells an API refusal: the turn ran, the API refused it.
+    assert (body["subtype"], body["is_error"]) == ("success", True)
+    assert (body["api_error_status"], body["terminal_reason"]) == (500, "api_error")
     assert "Traceback" not in result.stderr
     assert fake_model.url in body["result"]
 

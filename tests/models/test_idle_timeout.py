@@ -17,6 +17,7 @@ from tether.models.idle import (
 )
 from tether.models.openai_compat import OpenAICompatModel
 from tether.protocol import (
+    BlockCompleted,
     Event,
     ModelError,
     ModelRetry,
@@ -81,7 +82,12 @@ async def test_the_loop_counts_the_timeout_as_a_retry_and_recovers(
     finally:
         await model.aclose()
     assert done.message.text() == "Recovered."
-    kinds = [type(e).__name__ for e in emitted if not isinstance(e, TextDelta | ResponseStarted)]
+    # The text streamed, its start and its block's end (`BlockCompleted`) aside.
+    kinds = [
+        type(e).__name__
+        for e in emitted
+        if not isinstance(e, TextDelta | ResponseStarted | BlockCompleted)
+    ]
     assert kinds[-1] == "ModelRetry"
     assert set(kinds[:-1]) == {"ModelWaiting"}
     retry = next(e for e in emitted if isinstance(e, ModelRetry))

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 
 from tether.agents.definitions import AgentDefinition
 from tether.core.gate import hook_context
-from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, surface
+from tether.core.lifecycle import stop_feedback as lifecycle_stop_feedback
+from tether.core.lifecycle import surface
 from tether.core.loop import Agent
 from tether.core.tool_calls import CallScope
 from tether.protocol import Event
@@ -52,6 +53,4 @@ async def stop_feedback(
         match=definition.name,
     )
     surface(outcome, emit)
-    if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:
-        return outcome.reason or "a SubagentStop hook asked to continue"
-    return None
+    return lifecycle_stop_feedback(outcome, continuations, "a SubagentStop hook asked to continue")

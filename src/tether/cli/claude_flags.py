@@ -14,6 +14,7 @@ CLAUDE_VALUE_FLAGS = frozenset(
         "--betas",
         "--task-budget",
         "--thinking",
+        "--plugin-dir",
         "--thinking-display",
         "--resume-session-at",
         "--resume-drops-turn",
@@ -37,7 +38,6 @@ CLAUDE_SWITCHES = frozenset(
         "--bare",
         "--chrome",
         "--no-chrome",
-        "--no-session-persistence",
     }
 )
 """Flags of Claude Code without a value that tether accepts without acting on."""
@@ -86,6 +86,11 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--strict-mcp-config", action="store_true", help="only the MCP servers of --mcp-config"
     )
     p.add_argument("--setting-sources", help="settings layers to read: user,project,local")
+    p.add_argument(
+        "--no-session-persistence",
+        action="store_true",
+        help="write no session file (the session cannot be resumed)",
+    )
     p.add_argument("--tools", help='the built-in tools offered: names, "" for none, or default')
     p.add_argument(
         "--include-partial-messages",
@@ -111,6 +116,12 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--fallback-model", help="the model to use when the main one is overloaded")
     p.add_argument("--max-thinking-tokens", type=int, help="extended thinking budget per reply")
+    p.add_argument(
+        "--thinking",
+        choices=["adaptive", "enabled", "disabled"],
+        help="disabled: no extended thinking, whatever --effort or --max-thinking-tokens say; "
+        "adaptive and enabled: as those say",
+    )
     p.add_argument(
         "--effort",
         choices=sorted(EFFORT_THINKING_TOKENS),

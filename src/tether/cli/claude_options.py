@@ -43,6 +43,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "mcp_configs": tuple(args.mcp_configs),
         "plugin_dirs": tuple((cwd / d).expanduser() for d in args.plugin_dirs),
         "strict_mcp_config": args.strict_mcp_config,
+        "persist_session": not args.no_session_persistence,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
         "fallback_model": args.fallback_model,
@@ -91,6 +92,8 @@ def _sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _thinking(args: argparse.Namespace) -> int | None:
+    if args.thinking == "disabled":  # as Claude Code: it wins over an effort level
+        return None
     if args.max_thinking_tokens is not None:
         if args.max_thinking_tokens < 0:
             raise ConfigError("--max-thinking-tokens must be 0 or more")

@@ -26,7 +26,9 @@ def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
         # Claude Code gives clients an MCP tool's result as its content blocks.
         text = [{"type": "text", "text": result.text}] if result.text or not result.images else []
         blocks = [*text, *(image.model_dump(mode="json") for image in result.images)]
-        return ToolOutput(result.text, images=result.images, structured=blocks)
+        return ToolOutput(
+            result.text, images=result.images, structured=blocks, full_chars=result.full_chars
+        )
 
     description = (
         info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."

@@ -42,6 +42,7 @@ from tether.cli.toolview import (
     tool_headline,
 )
 from tether.protocol import (
+    BlockCompleted,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -159,8 +160,8 @@ class EventRenderer:
                 self._on_turn_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 pass  # a subagent's work is summed up by its Task call's result
-            case ToolInputDelta():
-                pass  # the call is shown once it starts, its input complete
+            case ToolInputDelta() | BlockCompleted():
+                pass  # the call is shown once it starts, its input complete; text as it streams
             case ResponseStarted():
                 pass  # the reply shows as it streams
 

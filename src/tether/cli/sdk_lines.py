@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether import __version__
+from tether.cli import sdk_api_error
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
 from tether.protocol import (
+    BlockCompleted,
     Message,
     MessageCompleted,
     ModelRetry,
@@ -95,6 +97,16 @@ class LineMaker:
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
+    _early: list[str] = field(default_factory=list[str])
+    """The kinds of the blocks of the reply being streamed already written, in order (a line
+    per block as it closes, as Claude Code)."""
+    _early_id: str | None = None
+    _started_id: str | None = None
+    """The endpoint's id of the reply being streamed, and of its request (`ResponseStarted`)."""
+    _request_id: str | None = None
+    _started_usage: Usage = field(default_factory=Usage)
+    """What the reply's start said of its usage: the lines of blocks written as they close
+    carry it (the reply's end knows the rest)."""
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
@@ -168,6 +180,8 @@ class LineMaker:
     def response_started(self, event: ResponseStarted) -> list[Line]:
         """The reply began: with partial messages, its `message_start` now, with the
         endpoint's message id, the usage known at the start and `ttft_ms` (as Claude Code)."""
+        self._started_id, self._request_id = event.message_id, event.request_id
+        self._started_usage = event.usage
         if not self.include_partial:
             return []
         self._partial = PartialMessage(event.message_id or _message_id(), self._model)
@@ -183,10 +197,33 @@ class LineMaker:
     def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
         return [self._stream(e, None, partial.message_id) for e in events]
 
+    def block_completed(self, event: BlockCompleted) -> list[Line]:
+        """A block of the reply being streamed closed: its assistant line now, as Claude Code
+        writes it (the reply's end gives its stop reason and usage to the lines after)."""
+        partial = self._streaming() if self.include_partial else None
+        if partial is not None:
+            message_id = partial.message_id
+        else:
+            message_id = self._early_id = self._early_id or self._started_id or _message_id()
+        self._early.append(event.block.type)
+        body = _block_json(event.block)
+        # As Claude Code: the block's line, then its `content_block_stop` event.
+        lines = [
+            self._assistant_line(
+                body, message_id, event.model, None, self._started_usage, None, self._request_id
+            )
+        ]
+        if partial is not None:
+            lines.extend(self._streamed(partial, partial.block_done()))
+        return lines
+
     def retry(self, event: ModelRetry) -> Line:
         """The model call is tried again: what was streamed of it is void; the `api_retry`
         line."""
         self._partial = None
+        self._early.clear()
+        self._early_id = self._started_id = self._request_id = None
+        self._started_usage = Usage()
         return self.system.retry(event)
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
@@ -212,36 +249,66 @@ class LineMaker:
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
             partial, self._partial = self._streaming(), None
+        early, self._early = (self._early, []) if parent is None else ([], self._early)
+        early_id, self._early_id = (self._early_id, None) if parent is None else (None, None)
+        if parent is None:
+            self._started_id = self._request_id = None
+            self._started_usage = Usage()
         message_id = event.message_id or (
-            partial.message_id if partial is not None else _message_id()
+            partial.message_id if partial is not None else early_id or _message_id()
         )
         lines: list[Line] = []
         if partial is not None:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
-        for block in message.content:
-            body = _block_json(block)
-            line: Line = {
-                "type": "assistant",
-                "message": {
-                    "id": message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": event.model or "",
-                    "content": [body],
-                    "stop_reason": event.stop_reason,
-                    "stop_sequence": None,
-                    "usage": (event.usage or Usage()).model_dump(),
-                    "context_management": None,
-                },
-                "parent_tool_use_id": parent,
-                "session_id": self.session_id,
-                "uuid": _uuid(),
-                "timestamp": _now(),
-            }
-            if event.request_id is not None:
-                line["request_id"] = event.request_id  # the endpoint's, as Claude Code
-            lines.append(line)
+        blocks = list(message.content)
+        # The blocks written as they closed are not written again.
+        if [b.type for b in blocks[: len(early)]] == early:
+            blocks = blocks[len(early) :]
+        for block in blocks:
+            lines.append(
+                self._assistant_line(
+                    _block_json(block),
+                    message_id,
+                    event.model or "",
+                    event.stop_reason,
+                    event.usage or Usage(),
+                    parent,
+                    event.request_id,
+                )
+            )
         return lines
+
+    def _assistant_line(
+        self,
+        body: dict[str, Any],
+        message_id: str,
+        model: str,
+        stop_reason: str | None,
+        usage: Usage,
+        parent: str | None,
+        request_id: str | None = None,
+    ) -> Line:
+        line: Line = {
+            "type": "assistant",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [body],
+                "stop_reason": stop_reason,
+                "stop_sequence": None,
+                "usage": usage.model_dump(),
+                "context_management": None,
+            },
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _uuid(),
+            "timestamp": _now(),
+        }
+        if request_id is not None:
+            line["request_id"] = request_id  # the endpoint's, as Claude Code
+        return line
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):
@@ -314,7 +381,9 @@ class LineMaker:
         }
         if finished.ttft_ms is not None:
             line["ttft_ms"] = finished.ttft_ms
-        if finished.is_error:
+        if finished.api_error_status is not None:
+            line.update(sdk_api_error.result_fields(finished))
+        elif finished.is_error:
             line["errors"] = [_error_text(finished, facts)]
         structured = self._structured_output()
         if structured is not None:

@@ -25,6 +25,7 @@ from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.outside_text import error_summary
 from tether.protocol import ConfigError, HarnessError, ToolError
+from tether.store import SessionNotFound
 
 if TYPE_CHECKING:
     from tether.cli.setup import Built
@@ -39,6 +40,11 @@ class Refused(Exception):
     """The request cannot be done; the message says why."""
 
 
+class EndedInstead(Exception):
+    """The request is not answered: the process ends with a result line saying why (as
+    Claude Code ends when the session to resume does not exist)."""
+
+
 async def answer_request(front: StreamJsonFrontEnd, request_id: str, body: dict[str, Any]) -> None:
     """Answer one request (a task of its own; a `control_cancel_request` cancels it)."""
     subtype = str(body.get("subtype"))
@@ -48,6 +54,8 @@ async def answer_request(front: StreamJsonFrontEnd, request_id: str, body: dict[
         return
     try:
         front.channel.respond(request_id, await handler(front, body))
+    except EndedInstead:
+        pass
     except (Refused, ConfigError, HarnessError, McpError) as e:
         front.channel.refuse(request_id, str(e))
     except Exception as e:
@@ -72,7 +80,15 @@ async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
         agents=client_agents(cast(dict[str, Any], agents)),
         skills=tuple(str(s) for s in cast(list[Any], skills)) if isinstance(skills, list) else None,
     )
-    built = await front.session(parts, **_option_changes(front, body))
+    try:
+        built = await front.session(parts, **_option_changes(front, body))
+    except SessionNotFound as e:
+        # As Claude Code: a result line with the error, so that the SDK raises its result
+        # error (not a failed initialize), and the process ends.
+        front.could_not_start(
+            f"No conversation found with session ID: {front.opts.resume} ({e})", front.opts.resume
+        )
+        raise EndedInstead from None
     return _description(front, built)
 
 

@@ -65,6 +65,10 @@ class PartialMessage:
             events.append(_input_delta(self._index, partial_json))
         return events
 
+    def block_done(self) -> list[StreamEvent]:
+        """The open block closed (its `content_block_stop`), as it ends before the reply."""
+        return self._close()
+
     def finish(self, completed: MessageCompleted) -> list[StreamEvent]:
         """The rest of the reply once it is complete: open blocks closed, its tool calls,
         then the message's end with its stop reason and usage."""

@@ -111,6 +111,8 @@ class RunOptions:
     """A session id (or a unique prefix of one) to continue."""
     continue_latest: bool = False
     """Continue the newest session of this workspace."""
+    persist_session: bool = True
+    """False: no session file is written (`--no-session-persistence`)."""
     fork: bool = False
     """With `resume` or `continue_latest`: continue in a new session that records where it
     branched, leaving the original as it was."""
@@ -414,7 +416,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         recorder=resumption.recorder
         if resumption is not None
-        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id),
+        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id)
+        if opts.persist_session
+        else None,
     )
     if resumption is not None and restored is not None:
         tell_resumed(session, resumption, restored)

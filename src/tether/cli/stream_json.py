@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether import bounded_json
+from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
@@ -40,6 +41,7 @@ from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
+    BlockCompleted,
     ConfigError,
     ErrorOccurred,
     Event,
@@ -57,6 +59,7 @@ from tether.protocol import (
     ToolInputDelta,
     ToolStarted,
     TurnFinished,
+    Usage,
     UserInput,
 )
 
@@ -133,6 +136,31 @@ class StreamJsonFrontEnd:
         # Anything that reached a line without a UTF-8 form would end the process here.
         self._stdout.write(encodable(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stdout.flush()
+
+    def could_not_start(self, error: str, session_id: str | None) -> None:
+        """The session could not be built: a result line saying so, as Claude Code writes it
+        (no turn ran), and the end of the input (the process exits with status 1)."""
+        self.write(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "duration_ms": 0,
+                "duration_api_ms": 0,
+                "is_error": True,
+                "num_turns": 0,
+                "stop_reason": None,
+                "session_id": session_id or str(uuid.uuid4()),
+                "total_cost_usd": 0,
+                "usage": Usage().model_dump(),
+                "modelUsage": {},
+                "permission_denials": [],
+                "uuid": str(uuid.uuid4()),
+                "errors": [error],
+            }
+        )
+        self._failed_last = True
+        self._drop_queued("the session could not start")
+        self._incoming.put_nowait(None)
 
     async def run(self) -> int:
         self._incoming = incoming = read_lines(self._stdin)
@@ -346,6 +374,8 @@ class StreamJsonFrontEnd:
             case ModelRetry():
                 self.write(lines.retry(event))
                 _show(event)
+            case BlockCompleted():
+                self._write_all(lines.block_completed(event))
             case MessageCompleted():
                 self._write_all(lines.completed(event))
             case ToolStarted():
@@ -365,6 +395,8 @@ class StreamJsonFrontEnd:
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
                 self._failed_last = event.is_error
+                if event.api_error_status is not None:
+                    self.write(sdk_api_error.assistant_line(event, lines.session_id))
                 self.write(lines.result(event, self.facts(built)))
             case _:
                 _show(event)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import tether.permissions as policy
-from tether.core import turn_stop
+from tether.core import hook_output, turn_stop
 from tether.core.lifecycle import surface
 from tether.hooks import HookEventName, HookOutcome, HookRunner
 from tether.permissions import (
@@ -26,6 +26,7 @@ from tether.permissions import (
 from tether.protocol import (
     DenialSource,
     Event,
+    Notice,
     PermissionAnswer,
     PermissionAsked,
     PermissionDenial,
@@ -302,12 +303,13 @@ class ToolGate:
 
     async def after(
         self, call: ToolUseBlock, outcome: ToolOutcome, emit: Callable[[Event], None]
-    ) -> tuple[str, ...]:
-        """PostToolUse / PostToolUseFailure hooks on the call as it ran; returns what they
-        said for the model (context, or the reason of a block), kept apart from the result."""
+    ) -> tuple[ToolOutcome, tuple[str, ...]]:
+        """PostToolUse / PostToolUseFailure hooks on the call as it ran; returns the outcome
+        the model reads (a hook may replace the output) and what they said for the model
+        (context, or the reason of a block), kept apart from the result."""
         event: HookEventName = "PostToolUseFailure" if outcome.is_error else "PostToolUse"
         if self.hooks is None or not self.hooks.has(event):
-            return ()
+            return outcome, ()
         payload: dict[str, Any] = {
             **self.subagent,
             "tool_name": call.name,
@@ -326,7 +328,12 @@ class ToolGate:
         notes = list(hook_context(event, call.name, hook))
         if hook.blocked and hook.reason:
             notes.insert(0, f"{event}:{call.name} hook blocking error: {hook.reason}")
-        return tuple(notes)
+        if hook.updated_output is not None:
+            try:
+                outcome = hook_output.replaced(call.name, outcome, hook.updated_output)
+            except hook_output.Refused as e:
+                emit(Notice(level="warning", message=f"hook: {e}; the tool's own output stands"))
+        return outcome, tuple(notes)
 
     async def after_batch(
         self,

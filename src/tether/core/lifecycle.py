@@ -74,13 +74,24 @@ class Lifecycle:
         outcome = await self.hooks.fire("Stop", payload)
         surface(outcome, emit)
         # `continue: false` wins over a request to go on.
-        if outcome.blocked and not outcome.stop and continuations < MAX_STOP_CONTINUATIONS:
-            return outcome.reason or "a Stop hook asked to continue"
-        return None
+        return stop_feedback(outcome, continuations, "a Stop hook asked to continue")
 
     async def on_end(self, reason: str) -> None:
         if self.hooks is not None and self.hooks.has("SessionEnd"):
             await self.hooks.fire("SessionEnd", {"reason": reason})
+
+
+def stop_feedback(outcome: HookOutcome, continuations: int, default: str) -> str | None:
+    """What sends the model back to work after a Stop or SubagentStop hook: the reason of a
+    block, or (as Claude Code) its `additionalContext`, non-error feedback the model acts on;
+    `continue: false` wins over both."""
+    if outcome.stop or continuations >= MAX_STOP_CONTINUATIONS:
+        return None
+    if outcome.blocked:
+        return outcome.reason or default
+    if outcome.additional_context:
+        return "\n".join(outcome.additional_context)
+    return None
 
 
 def reminder(text: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.models.base import (
+    BlockDone,
     Model,
     ModelRequest,
     ResponseDone,
@@ -26,6 +27,7 @@ from tether.models.base import (
     Waiting,
 )
 from tether.protocol import (
+    BlockCompleted,
     Event,
     ModelError,
     ModelRetry,
@@ -106,6 +108,8 @@ async def _stream_once(
                     call_id=event.call_id, name=event.name, partial_json=event.partial_json
                 )
             )
+        elif isinstance(event, BlockDone):
+            emit(BlockCompleted(block=event.block, model=event.model))
         elif isinstance(event, Waiting):
             emit(
                 ModelWaiting(

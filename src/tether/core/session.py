@@ -28,6 +28,7 @@ from tether.protocol import (
     Interrupt,
     Message,
     MessageCompleted,
+    ModelError,
     Notice,
     Op,
     PermissionAnswer,
@@ -443,6 +444,7 @@ class Session:
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
+        api_error: tuple[int | None, str | None] = (None, None)
         emit(TurnStarted(prompt=text))
         try:
             for event in await self.prepare():
@@ -461,6 +463,8 @@ class Session:
                 self._mark_interruption(emit)
         except HarnessError as e:
             error = str(e)
+            if isinstance(e, ModelError) and e.status is not None and e.status >= 400:
+                api_error = (e.status, e.error_type)
             emit(ErrorOccurred(message=error))
         except Exception as e:
             # A bug, not a condition: stop the turn loudly with the traceback, keep the session.
@@ -494,6 +498,8 @@ class Session:
                     ttft_ms=None
                     if stats.first_response_at is None
                     else int((stats.first_response_at - started) * 1000),
+                    api_error_status=api_error[0],
+                    api_error_type=api_error[1],
                 )
             )
             emit(None)

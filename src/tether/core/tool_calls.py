@@ -217,7 +217,8 @@ async def run_call(
         current_call.reset(token)
     context = approval.context
     if gate is not None:
-        context = (*context, *await gate.after(call, outcome, emit))
+        outcome, said = await gate.after(call, outcome, emit)
+        context = (*context, *said)
     emit(
         ToolFinished(
             call_id=call.id,

@@ -12,6 +12,7 @@ from tether.hooks.spec import (
     HookOutcome,
     HookSpec,
     PermissionDecision,
+    UpdatedOutput,
 )
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "HookSpec",
     "HooksConfig",
     "PermissionDecision",
+    "UpdatedOutput",
     "builtin_handlers",
     "client_hooks",
     "combine",

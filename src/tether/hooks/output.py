@@ -23,11 +23,30 @@ from tether.hooks.spec import (
     HookOutcome,
     HookSpec,
     PermissionDecision,
+    UpdatedOutput,
 )
 
 _EXCERPT_CHARS = 300
 _T = TypeVar("_T")
 _EXPECTED: dict[type, str] = {bool: "true or false", str: "a string", dict: "an object"}
+
+APPLIED_FIELDS: dict[HookEventName, frozenset[str]] = {
+    "PreToolUse": frozenset(
+        {"permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"}
+    ),
+    "PostToolUse": frozenset({"additionalContext", "updatedToolOutput", "updatedMCPToolOutput"}),
+    "PostToolUseFailure": frozenset({"additionalContext"}),
+    "PostToolBatch": frozenset({"additionalContext"}),
+    "UserPromptSubmit": frozenset({"additionalContext"}),
+    "SessionStart": frozenset({"additionalContext"}),
+    "SubagentStart": frozenset({"additionalContext"}),
+    "Stop": frozenset({"additionalContext"}),
+    "SubagentStop": frozenset({"additionalContext"}),
+    "PermissionRequest": frozenset({"decision"}),
+}
+"""The `hookSpecificOutput` fields tether applies, per event. Claude Code defines more
+(`sessionTitle`, `initialUserMessage`, `watchPaths`, `updatedPermissions`...): a hook answering
+one of those, or a field of another event, gets an error saying it was ignored."""
 
 
 def outcome_of(spec: HookSpec, run: HookRun) -> HookOutcome:
@@ -137,6 +156,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
     contexts: list[str] = []
     messages = [system_message] if system_message else []
     stop = keep_going is False
+    errors: list[str] = []
+    output: UpdatedOutput | None = None
 
     if decision == "block":
         blocked = True
@@ -154,8 +175,18 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
         named = specific.get("hookEventName")
         if named is not None and named != event:
             raise _BadOutput(f"hookSpecificOutput.hookEventName is {named!r}, not {event!r}")
+        unapplied = sorted(
+            set(specific) - APPLIED_FIELDS.get(event, frozenset()) - {"hookEventName"}
+        )
+        if unapplied:
+            # Loud, not silent: a redaction or a title the hook counts on would not happen.
+            # The rest of the answer still applies.
+            names = ", ".join(f"hookSpecificOutput.{name}" for name in unapplied)
+            errors.append(
+                f"{label} answered {names}, which tether does not apply to {event}; ignored"
+            )
         context = _field(specific, "additionalContext", str, "hookSpecificOutput.")
-        if context:
+        if context and "additionalContext" in APPLIED_FIELDS.get(event, frozenset()):
             contexts.append(context)
         if event == "PreToolUse":
             permission = _permission(specific) or permission
@@ -166,6 +197,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
                 reason = explained or reason
             elif permission == "ask" and explained:
                 messages.append(explained)
+        elif event == "PostToolUse":
+            output = _updated_output(specific)
         elif event == "PermissionRequest":
             permission, updated, reason, interrupt = _permission_request(specific, reason)
             blocked = blocked or permission == "deny"
@@ -180,7 +213,19 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
         system_messages=tuple(messages),
         stop=stop,
         stop_reason=stop_reason if stop else None,
+        updated_output=output,
+        errors=tuple(errors),
     )
+
+
+def _updated_output(specific: dict[str, Any]) -> UpdatedOutput | None:
+    """PostToolUse's replacement of the output the model reads: `updatedToolOutput` (any
+    tool) over `updatedMCPToolOutput` (MCP tools only), as Claude Code; how a value reads to
+    the model is the gate's to judge, by the tool it replaces."""
+    for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+        if specific.get(key) is not None:
+            return UpdatedOutput(field=key, value=specific[key])
+    return None
 
 
 def _permission(specific: dict[str, Any]) -> PermissionDecision | None:

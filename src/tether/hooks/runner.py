@@ -204,6 +204,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
     if blocked and event in ("PreToolUse", "PermissionRequest"):
         permission = "deny"
     updated = [o.updated_input for o in outcomes if o.updated_input is not None]
+    outputs = [o.updated_output for o in outcomes if o.updated_output is not None]
     stopped = [o for o in outcomes if o.stop]
     return HookOutcome(
         blocked=blocked,
@@ -215,6 +216,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         stop=bool(stopped),
         stop_reason=_joined(o.stop_reason for o in stopped),
         errors=tuple(e for o in outcomes for e in o.errors),
+        updated_output=outputs[-1] if outputs else None,
     )
 
 

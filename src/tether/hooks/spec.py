@@ -131,6 +131,18 @@ class HookOutcome:
     errors: tuple[str, ...] = ()
     """Non-blocking problems for the user: exit codes other than 0 and 2, unreadable output,
     timeouts and crashes of hooks that are not fail-closed."""
+    updated_output: UpdatedOutput | None = None
+    """PostToolUse only: the output the model reads instead of the tool's; the last hook that
+    gave one wins."""
+
+
+@dataclass(frozen=True)
+class UpdatedOutput:
+    """A PostToolUse hook's replacement of a tool's output, as it answered it."""
+
+    field: Literal["updatedToolOutput", "updatedMCPToolOutput"]
+    value: Any
+    """Text, or an MCP tool result (`{"content": [...], "isError": ...}`)."""
 
 
 @dataclass(frozen=True)

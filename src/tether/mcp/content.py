@@ -35,6 +35,8 @@ class McpResult:
     is_error: bool = False
     images: tuple[ImageBlock, ...] = ()
     """The result's images the model can see (its other binary content is described)."""
+    full_chars: int | None = None
+    """The text's length before it was cut to the limit, when it was."""
 
 
 def tool_result(result: CallToolResult, max_chars: int) -> McpResult:
@@ -45,7 +47,9 @@ def tool_result(result: CallToolResult, max_chars: int) -> McpResult:
     has_text = any(isinstance(block, TextContent) for block in result.content)
     if result.structured_content is not None and not has_text:
         lines.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False))
-    return McpResult(cut("\n".join(lines), max_chars), result.is_error, images)
+    whole = "\n".join(lines)
+    full = len(whole) if len(whole) > max_chars else None
+    return McpResult(cut(whole, max_chars), result.is_error, images, full_chars=full)
 
 
 def as_image(block: ContentBlock) -> ImageBlock | None:

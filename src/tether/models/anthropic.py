@@ -23,6 +23,7 @@ from tether.models.anthropic_request import (
 )
 from tether.models.base import (
     Answered,
+    BlockDone,
     ModelEvent,
     ModelRequest,
     ResponseDone,
@@ -119,7 +120,7 @@ class AnthropicModel:
             self._converted.convert_all(request.messages),
             self._encoded.convert_all(request.messages),
         )
-        assembly = _Assembly()
+        assembly = _Assembly(request.model)
         async with aclosing(self._http.get().events(self._url, content)) as events:
             async for item in events:
                 if isinstance(item, Waiting):
@@ -161,7 +162,8 @@ class _Part:
 class _Assembly:
     """Builds the assistant message from raw stream events."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str) -> None:
+        self.model = model
         self.parts: dict[int, _Part] = {}
         self.stopped = False
         self.stop_reason: StopReason | None = None
@@ -174,7 +176,7 @@ class _Assembly:
 
     def feed(
         self, event: dict[str, Any]
-    ) -> TextChunk | ThinkingChunk | ToolInputChunk | ResponseStarted | None:
+    ) -> TextChunk | ThinkingChunk | ToolInputChunk | ResponseStarted | BlockDone | None:
         kind = event.get("type")
         if kind == "content_block_delta":
             part = self.parts.get(event.get("index", -1))
@@ -209,6 +211,7 @@ class _Assembly:
                 self.broken = f"the stop of content block {event.get('index')!r}, never started"
             else:
                 part.closed = True
+                return self._closed(part)
         elif kind == "message_start":
             message = _object(event.get("message"))
             self._update_usage(_object(message.get("usage")))
@@ -224,6 +227,14 @@ class _Assembly:
         elif kind == "message_stop":
             self.stopped = True
         return None
+
+    def _closed(self, part: _Part) -> BlockDone | None:
+        """The block that just closed, as `done` will give it; a call whose input is not
+        valid JSON waits for the response's end (max_tokens may explain it)."""
+        block = self._finish(part)
+        if block is None or (isinstance(block, ToolUseBlock) and block.input_error):
+            return None
+        return BlockDone(kind="block", block=block, model=self.model)
 
     def _update_usage(self, counts_given: dict[str, Any]) -> None:
         # message_delta counts are cumulative: each one present replaces the earlier value.

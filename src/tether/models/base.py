@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from tether.protocol import Message, StopReason, ToolSpec, Usage
+from tether.protocol import ContentBlock, Message, StopReason, ToolSpec, Usage
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,18 @@ class ResponseStarted:
 
 
 @dataclass(frozen=True)
+class BlockDone:
+    """One content block ended (`content_block_stop`), as the response will hold it: front
+    ends may show it before the response ends (Claude Code writes a line per block as it
+    closes). Informational: the response is still taken from `ResponseDone`."""
+
+    kind: Literal["block"]
+    block: ContentBlock
+    model: str
+    """The model writing it (the request's)."""
+
+
+@dataclass(frozen=True)
 class ResponseDone:
     """The stream finished (`message_stop` seen): only now may tools run. `message_id` and
     `request_id` as `ResponseStarted` gave them."""
@@ -81,7 +93,15 @@ class ResponseDone:
     request_id: str | None = None
 
 
-ModelEvent = TextChunk | ThinkingChunk | ToolInputChunk | Waiting | ResponseStarted | ResponseDone
+ModelEvent = (
+    TextChunk
+    | ThinkingChunk
+    | ToolInputChunk
+    | BlockDone
+    | Waiting
+    | ResponseStarted
+    | ResponseDone
+)
 
 
 class Answered:

@@ -245,6 +245,7 @@ class SseClient:
             error = self.endpoint.http_error(
                 response.status_code, detail, retry_after_s=retry_after_s(response.headers)
             )
+            error.error_type = error_type
             should_retry = response.headers.get("x-should-retry")
             if should_retry in ("true", "false"):
                 error.retryable = should_retry == "true"

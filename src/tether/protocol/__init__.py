@@ -2,6 +2,7 @@
 
 from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolError
 from tether.protocol.events import (
+    BlockCompleted,
     DenialSource,
     ErrorOccurred,
     Event,
@@ -55,6 +56,7 @@ from tether.protocol.ops import (
 
 __all__ = [
     "Base64ImageSource",
+    "BlockCompleted",
     "Compact",
     "ConfigError",
     "ContentBlock",

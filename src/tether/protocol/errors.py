@@ -29,9 +29,12 @@ class ModelError(HarnessError):
         retryable: bool = False,
         unreachable: bool = False,
         retry_after_s: float | None = None,
+        error_type: str | None = None,
     ):
         super().__init__(message)
         self.status = status
+        self.error_type = error_type
+        """The API's own name for the error (`invalid_request_error`...), when it gave one."""
         self.retryable = retryable
         self.unreachable = unreachable
         self.retry_after_s = retry_after_s

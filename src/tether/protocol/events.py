@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol.messages import Message, StopReason, Usage
+from tether.protocol.messages import ContentBlock, Message, StopReason, Usage
 
 
 class _Event(BaseModel):
@@ -58,6 +58,16 @@ class ResponseStarted(_Event):
     request_id: str | None = Field(default=None, description="The endpoint's id of the request.")
     usage: Usage = Field(default_factory=Usage)
     ttft_ms: int = Field(description="Milliseconds from the attempt's request to this start.")
+
+
+class BlockCompleted(_Event):
+    """One content block of the assistant reply being streamed is complete (the reply is
+    not yet): for front ends that show each block as it closes. `MessageCompleted` still
+    carries the whole reply."""
+
+    kind: Literal["block_completed"] = "block_completed"
+    block: ContentBlock
+    model: str
 
 
 class MessageCompleted(_Event):
@@ -226,6 +236,10 @@ class TurnFinished(_Event):
     ttft_ms: int | None = Field(
         default=None, description="Milliseconds from the turn's start to its first response's."
     )
+    api_error_status: int | None = None
+    """The HTTP status of the model API's refusal that ended the turn (after retries)."""
+    api_error_type: str | None = None
+    """The API's own name for that error (`invalid_request_error`...), when it gave one."""
 
 
 Event = Annotated[
@@ -235,6 +249,7 @@ Event = Annotated[
     | ThinkingDelta
     | ToolInputDelta
     | ResponseStarted
+    | BlockCompleted
     | MessageCompleted
     | ToolStarted
     | ToolFinished

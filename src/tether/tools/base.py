@@ -28,6 +28,10 @@ class ToolOutput:
     `tool_use_result`: Bash's `stdout`/`stderr`, Read's `file`, Edit's `structuredPatch`...):
     what PostToolUse hooks get as `tool_response` and SDK clients as `tool_use_result`. None: the
     text stands for it."""
+    full_chars: int | None = None
+    """When the tool already cut `text` to a limit of its own: how long the output was, for
+    the note of any further cut to state (the model is told the original size, not the size of
+    the cut text)."""
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[str | ToolOutput]]

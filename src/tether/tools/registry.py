@@ -76,9 +76,10 @@ class ToolRegistry:
             output = ToolOutput(output)
         text = output.text
         if len(text) > MAX_RESULT_CHARS:
+            full = max(output.full_chars or 0, len(text))
             text = (
                 text[:MAX_RESULT_CHARS]
-                + f"\n[tool output cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
+                + f"\n[tool output cut at {MAX_RESULT_CHARS:,} of {full:,} characters]"
             )
         return ToolOutcome(
             text, False, output.diff, _ms_since(started), output.structured, output.images

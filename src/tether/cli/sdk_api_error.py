@@ -1,0 +1,75 @@
+"""A turn the model API refused (HTTP 4xx/5xx after retries), told to an SDK client as Claude
+Code tells it: an assistant line of its own (model `<synthetic>`, the error as its text, `error`
+naming its class for `AssistantMessage.error`), then a result that is `is_error` with
+`api_error_status`, `api_error_type` and `terminal_reason: "api_error"` (subtype `success`, as
+Claude Code's: the turn ran, the API refused)."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from tether.protocol import TurnFinished, Usage
+
+Line = dict[str, Any]
+
+
+def error_class(status: int) -> str:
+    """The SDK's `AssistantMessageError` for an HTTP status, as Claude Code picks it."""
+    if status in (401, 403):
+        return "authentication_failed"
+    if status == 402:
+        return "billing_error"
+    if status == 429:
+        return "rate_limit"
+    if status >= 500:
+        return "server_error"
+    return "unknown"
+
+
+def error_text(finished: TurnFinished) -> str:
+    """What the assistant line and the result say: `API Error: 400 ...`, as Claude Code."""
+    return f"API Error: {finished.api_error_status} {finished.error or finished.result}"
+
+
+def assistant_line(finished: TurnFinished, session_id: str) -> Line:
+    status = finished.api_error_status
+    assert status is not None
+    return {
+        "type": "assistant",
+        "message": {
+            "id": str(uuid.uuid4()),
+            "type": "message",
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": error_text(finished)}],
+            "stop_reason": "stop_sequence",
+            "stop_sequence": "",
+            "usage": Usage().model_dump(),
+            "context_management": None,
+        },
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": str(uuid.uuid4()),
+        "timestamp": datetime.datetime.now(datetime.UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
+        "error": error_class(status),
+        "is_api_error_message": True,
+        "api_error_status": status,
+        "api_error_type": finished.api_error_type,
+    }
+
+
+def result_fields(finished: TurnFinished) -> Line:
+    """What the result line says differently for an API error."""
+    return {
+        "subtype": "success",
+        "is_error": True,
+        "result": error_text(finished),
+        "stop_reason": "stop_sequence",
+        "terminal_reason": "api_error",
+        "api_error_status": finished.api_error_status,
+        "api_error_type": finished.api_error_type,
+    }

@@ -1,0 +1,53 @@
+"""A turn the model API refused, with the real Claude Agent SDK over the wire: as Claude Code,
+an assistant message with `error` set (its class, for programs that branch on it) and a result
+with `api_error_status` and `api_error_type`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from claude_agent_sdk import AssistantMessage, ResultMessage
+
+from tests.cli.sdk_harness import SdkRun
+from tether.testing import FakeModelServer, http_error
+
+
+async def _messages(sdk: SdkRun, **overrides: Any) -> list[Any]:
+    seen: list[Any] = []
+
+    async def read() -> None:
+        async for message in sdk.stream("hi", **overrides):
+            seen.append(message)
+
+    with pytest.raises(Exception, match="API Error"):
+        await read()
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "error_class"),
+    [
+        (400, "invalid_request_error", "unknown"),
+        (401, "authentication_error", "authentication_failed"),
+        (429, "rate_limit_error", "rate_limit"),
+        (500, "api_error", "server_error"),
+    ],
+)
+async def test_an_api_error_is_an_assistant_error_and_a_result_status(
+    sdk: SdkRun, fake_model: FakeModelServer, status: int, error_type: str, error_class: str
+) -> None:
+    fake_model.script(*[http_error(status, "messages: custom bad thing", error_type)] * 12)
+    seen = await _messages(sdk, env={"TETHER_RETRY_DELAY_MS": "1"})
+    [assistant] = [m for m in seen if isinstance(m, AssistantMessage)]
+    assert assistant.error == error_class
+    [block] = assistant.content
+    assert getattr(block, "text", "").startswith(f"API Error: {status} ")
+    assert assistant.model == "<synthetic>"
+    [result] = [m for m in seen if isinstance(m, ResultMessage)]
+    assert result.is_error
+    [line] = [line for line in sdk.lines() if line["type"] == "result"]
+    assert (line["api_error_status"], line["api_error_type"]) == (status, error_type)
+    assert line["terminal_reason"] == "api_error"
+    assert line["result"] == getattr(block, "text", "")
+    sdk.assert_lines_parse()
