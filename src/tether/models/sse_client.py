@@ -34,6 +34,7 @@ from tether.models.endpoint import (
     retry_after_s,
     transport_detail,
 )
+from tether.models.heard_bytes import HEARING, hear_every_byte
 from tether.models.idle import IdleLimits
 from tether.models.preload import tls_context
 from tether.protocol import ModelError
@@ -88,6 +89,7 @@ class SseClient:
             # The default context for that environment, built once (and ahead: `preload`).
             verify=tls_context(),
         )
+        hear_every_byte(self._client)
 
     async def aclose(self) -> None:
         """Close the kept-alive connections."""
@@ -142,7 +144,7 @@ class SseClient:
             # At least one notice comes before the attempt is given up, however late this
             # task got to run: the user is told what is being waited for.
             if silent >= self.idle.timeout_s and watch.notices:
-                if watch.keepalives > 1:  # a stream of them, not one before the silence
+                if watch.kept_alive:
                     return self.endpoint.kept_alive_only(self.idle.timeout_s)
                 return self.endpoint.stalled(self.idle.timeout_s, started=started)
             notice_at = self.idle.notice_after(watch.notices)
@@ -152,7 +154,7 @@ class SseClient:
                     kind="waiting",
                     waited_s=silent,
                     limit_s=self.idle.timeout_s,
-                    pings_only=watch.keepalives > 0,
+                    pings_only=watch.kept_alive,
                 )
             wait = min(notice_at, self.idle.timeout_s) - silent
             try:
@@ -172,6 +174,7 @@ class SseClient:
         watch: _Silence,
     ) -> None:
         """Send the request and put what comes back on `queue`, ending with `_End` or an error."""
+        HEARING.set(watch.heard)  # this task's own context: the bytes it reads are this answer's
         try:
             await self._exchange_or_raise(url, content, queue, watch)
         except Exception as err:  # a failure not mapped below still reaches the caller
@@ -198,6 +201,7 @@ class SseClient:
                 queue.put_nowait(failure)
                 return
             queue.put_nowait(_Started())
+            watch.answering = True
             watch.progressed()
             measured = cast(httpx2.Response, _Measured(response))
             async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
@@ -314,6 +318,8 @@ class _Silence:
         self.notices = 0
         self.keepalives = 0
         """Keep-alives since the answer last moved on."""
+        self.answering = False
+        """The answer's headers are in: its body's bytes are watched by `_Watched`."""
         self._unparsed = 0
         self._tail = b""
 
@@ -332,6 +338,18 @@ class _Silence:
             self._unparsed += len(chunk)
         self._tail = data[-3:]
         if self._unparsed > _KEEPALIVE_MAX_BYTES:
+            self.progressed()
+
+    @property
+    def kept_alive(self) -> bool:
+        """Keep-alives went on arriving: a stream of them, not one (the ping an answer starts
+        with) before a silence."""
+        return self.keepalives > 1
+
+    def heard(self) -> None:
+        """Bytes arrived on the connection. Before the answer's headers are whole, any byte is
+        a sign of life (headers arriving slowly through a proxy); after, `saw_bytes` tells."""
+        if not self.answering:
             self.progressed()
 
     def saw_event(self, *, keepalive: bool) -> None:
