@@ -147,3 +147,20 @@ def test_a_byte_that_is_not_utf8_loses_one_character_not_the_message(
         resumed.stderr
     )
     assert "could not be read" not in resumed.stderr
+
+
+def test_silent_repairs_are_said_once_each(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = _session(fake_model, tether, workspace)
+    entries = [json.loads(line) for line in path.read_bytes().splitlines()]
+    [call] = [b for b in entries[5]["message"]["content"] if b["type"] == "tool_use"]
+    [result] = [b for b in entries[6]["message"]["content"] if b["type"] == "tool_result"]
+    call["id"] = result["tool_use_id"] = "functions.Bash:0"  # an id Anthropic refuses
+    entries[7]["message"]["content"] = []  # the final answer, empty
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    fake_model.script(reply(text("Still here.")))
+    resumed = tether("-c", "-p", "and now?")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert resumed.stderr.count("1 message with no content (or blank text only) not replayed") == 1
+    assert resumed.stderr.count("1 tool call with an id the API would refuse") == 1
