@@ -65,12 +65,28 @@ def console_main() -> None:
     answered_at_once = args in (["--version"], ["-v"])
     if not answered_at_once and not (args and _is_subcommand(args[0])):
         _take_sigint()
+    closed = _fill_closed_standard_streams()
+    if closed is not None:
+        # Nothing this command does could be seen: do none of it (as `echo hi >&-` does).
+        os.write(2, f"tether: cannot write the output: standard {closed} is closed\n".encode())
+        sys.exit(1)
+    if sys.stdout is not None:
+        _write_stdout_through_a_recorder()
     try:
         code = main()
         # Flushed here, inside the `try`: a pipe closed after the last write fails now.
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         _discard_stdout()
+        code = 1
+    except OSError as e:
+        if e is not _Stdout.failed:
+            raise
+        # A full disk or device (`> /dev/full`), an I/O error: the work is done (and saved),
+        # its output could not be written.
+        _discard_stdout()
+        os.write(2, f"tether: cannot write the output: {e.strerror or e}\n".encode())
         code = 1
     except KeyboardInterrupt:  # a subcommand's work, unwound
         sys.stderr.write(INTERRUPTED)
@@ -93,6 +109,82 @@ def _take_sigint() -> None:
 def _exit_interrupted(signum: int, frame: object) -> None:
     os.write(2, INTERRUPTED.encode())
     os._exit(INTERRUPTED_STATUS)
+
+
+def _fill_closed_standard_streams() -> str | None:
+    """Started with a standard descriptor closed (`>&-`), the next file opened would take its
+    number, and whatever is printed (or a child's output) would go into it: each closed one
+    is given /dev/null. Says "output" when standard output was closed, "error" for standard
+    error (output first)."""
+    closed: list[str] = []
+    for fd, name in ((0, "input"), (1, "output"), (2, "error")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            closed.append(name)
+    if "input" in closed and sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
+    if "error" in closed and sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    return "output" if "output" in closed else None
+
+
+class _Stdout:
+    """Standard output as this process writes it: each write error remembered, so that the
+    one it ends with is known to be standard output's, whichever line printed."""
+
+    failed: OSError | None = None
+
+
+def _write_stdout_through_a_recorder() -> None:
+    """Standard output written through `_RecordingOutput`; an encoding that is not UTF-8
+    (`PYTHONIOENCODING=ascii`, the POSIX locale) cannot encode every answer: what it cannot is
+    written as a JSON escape (`\\u00e9`), which keeps JSON output valid and the same value,
+    and text readable."""
+    import io
+
+    class _RecordingOutput(io.FileIO):
+        def write(self, b: object, /) -> int:  # type: ignore[override]
+            try:
+                return super().write(b)  # type: ignore[arg-type]
+            except OSError as e:
+                _Stdout.failed = e
+                raise
+
+    stream = sys.stdout
+    encoding = stream.encoding or "utf-8"
+    errors = stream.errors or "strict"
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        import codecs
+
+        codecs.register_error("tether-json-escape", _json_escape)
+        errors = "tether-json-escape"
+    raw = _RecordingOutput(stream.fileno(), "w", closefd=False)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=encoding,
+        errors=errors,
+        line_buffering=bool(stream.line_buffering),
+        write_through=bool(getattr(stream, "write_through", False)),
+    )
+
+
+def _json_escape(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    escaped: list[str] = []
+    for char in error.object[error.start : error.end]:
+        point = ord(char)
+        if point > 0xFFFF:
+            point -= 0x10000
+            escaped.append(f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}")
+        else:
+            escaped.append(f"\\u{point:04x}")
+    return "".join(escaped), error.end
 
 
 def _discard_stdout() -> None:

@@ -188,3 +188,31 @@ def test_a_home_where_no_record_can_be_kept_still_runs(
         f"({tmp_path / 'home' / 'runs'} is not a directory): if tether is killed, the commands "
         "it leaves running are not stopped at the next start"
     ]
+
+
+@pytest.mark.parametrize("end", ["normal", "SIGTERM", "SIGINT"])
+def test_a_process_that_left_the_commands_group_is_stopped_when_tether_ends(
+    fake_model: FakeModelServer, unsandboxed: Path, end: str
+) -> None:
+    """A command's child that made a session of its own (`setsid`) is in no process group
+    tether stopped; it still carries the run's marker, and is stopped at every end."""
+    workspace = unsandboxed
+    escape = (
+        "python3 -c \"import subprocess; p = subprocess.Popen(['sleep', '600'], "
+        "start_new_session=True); open('escaped.pid', 'w').write(str(p.pid))\""
+    )
+    steps = [tool_use("Bash", command=escape)]
+    if end != "normal":
+        steps.append(tool_use("Bash", command="echo $$ > waiting.pid; exec sleep 600"))
+    fake_model.script(reply(*steps[:1]), *([reply(steps[1])] if end != "normal" else []))
+    fake_model.script(reply(text("done")))
+    proc = _start(workspace, "-p", "escape", "--permission-mode", "bypassPermissions")
+    escaped = _wait_for_pid(workspace / "escaped.pid", proc)
+    try:
+        if end != "normal":
+            _wait_for_pid(workspace / "waiting.pid", proc)
+            proc.send_signal(signal.SIGTERM if end == "SIGTERM" else signal.SIGINT)
+        proc.communicate(timeout=120)
+        assert _gone(escaped)
+    finally:
+        _kill_survivors([escaped])

@@ -128,3 +128,39 @@ def test_a_damaged_file_resumes_with_a_valid_request_and_says_what_was_lost(
         assert said in result.stderr
     again = tether("-c", "-p", "and again")  # what the resumed session appended replays too
     assert again.exit_code == 0, again.stderr
+
+
+def test_a_byte_that_is_not_utf8_loses_one_character_not_the_message(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = _session(fake_model, tether, workspace)
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert b"All three ran." in lines[7]
+    lines[7] = lines[7].replace(b"All three ran.", b"All three ran\xe9")  # one Latin-1 byte
+    path.write_bytes(b"".join(lines))
+    fake_model.script(reply(text("Still here.")))
+    resumed = tether("-c", "-p", "and now?")
+    assert resumed.exit_code == 0, resumed.stderr
+    [said] = [m for m in fake_model.requests[-1].messages() if "All three ran" in str(m)]
+    assert "All three ran\ufffd" in str(said)
+    assert "line 8 held bytes that are not UTF-8; read with U+FFFD in their place" in (
+        resumed.stderr
+    )
+    assert "could not be read" not in resumed.stderr
+
+
+def test_silent_repairs_are_said_once_each(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = _session(fake_model, tether, workspace)
+    entries = [json.loads(line) for line in path.read_bytes().splitlines()]
+    [call] = [b for b in entries[5]["message"]["content"] if b["type"] == "tool_use"]
+    [result] = [b for b in entries[6]["message"]["content"] if b["type"] == "tool_result"]
+    call["id"] = result["tool_use_id"] = "functions.Bash:0"  # an id Anthropic refuses
+    entries[7]["message"]["content"] = []  # the final answer, empty
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    fake_model.script(reply(text("Still here.")))
+    resumed = tether("-c", "-p", "and now?")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert resumed.stderr.count("1 message with no content (or blank text only) not replayed") == 1
+    assert resumed.stderr.count("1 tool call with an id the API would refuse") == 1

@@ -53,8 +53,9 @@ def test_from_the_repository_root_down_to_cwd(tmp_path: Path, home: Path) -> Non
     workspace = repo / "service"
     cwd = workspace / "pkg" / "sub"
     cwd.mkdir(parents=True)
-    write(tmp_path / "CLAUDE.md", "above the repository: not read")
+    write(tmp_path / "AGENTS.md", "above the repository: AGENTS.md is the repository's own")
     files = [
+        write(tmp_path / "CLAUDE.md", "above the repository: read, as Claude Code does"),
         write(repo / "AGENTS.md", "repo"),
         write(workspace / "CLAUDE.md", "service"),
         write(workspace / "pkg" / "sub" / "AGENTS.md", "sub"),
@@ -64,6 +65,7 @@ def test_from_the_repository_root_down_to_cwd(tmp_path: Path, home: Path) -> Non
     assert result.files == tuple(files)
     assert result.problems == ()
     assert [line for line in result.text.splitlines() if line.startswith("Contents")] == [
+        f"Contents of {tmp_path / 'CLAUDE.md'} (instructions of a parent directory):",
         f"Contents of {repo / 'AGENTS.md'} (project instructions):",
         "Contents of CLAUDE.md (project instructions):",
         "Contents of pkg/sub/AGENTS.md (project instructions):",
@@ -71,12 +73,30 @@ def test_from_the_repository_root_down_to_cwd(tmp_path: Path, home: Path) -> Non
     ]
 
 
-def test_without_git_the_workspace_is_the_root(tmp_path: Path, home: Path) -> None:
-    write(tmp_path / "CLAUDE.md", "outside")
+def test_without_git_the_parents_are_read_up_to_the_file_system_root(
+    tmp_path: Path, home: Path
+) -> None:
+    parent = write(tmp_path / "CLAUDE.md", "outside")
+    parent_local = write(tmp_path / "CLAUDE.local.md", "outside, mine")
+    write(tmp_path / "AGENTS.md", "not looked for above the workspace")
     workspace = tmp_path / "ws"
     own = write(workspace / "CLAUDE.md", "inside")
     deeper = write(workspace / "a" / "CLAUDE.md", "deeper")
-    assert load_instructions(workspace, home=home, cwd=workspace / "a").files == (own, deeper)
+    result = load_instructions(workspace, home=home, cwd=workspace / "a")
+    assert result.files == (parent, own, deeper, parent_local)
+    assert result.problems == ()
+
+
+def test_above_a_nested_repository_the_outer_ones_are_read(tmp_path: Path, home: Path) -> None:
+    outer = tmp_path / "outer"
+    (outer / ".git").mkdir(parents=True)
+    inner = outer / "vendor" / "inner"
+    (inner / ".git").mkdir(parents=True)
+    outer_file = write(outer / "CLAUDE.md", "outer")
+    outer_local = write(outer / "CLAUDE.local.md", "outer, mine")
+    inner_file = write(inner / "CLAUDE.md", "inner")
+    result = load_instructions(inner, home=home)
+    assert result.files == (outer_file, inner_file, outer_local)
 
 
 def test_imports_follow_their_importer(repo: Path, home: Path) -> None:

@@ -188,3 +188,42 @@ def test_a_tool_input_too_big_in_its_shape_is_cut_whole_and_the_session_goes_on(
         assert (result.exit_code, result.stdout) == (0, answer), result.stderr
         assert fake_model.requests[-1].last_user_text() == prompt
     assert "was cut whole to fit the context window" in str(fake_model.requests[1].messages())
+
+
+@pytest.mark.parametrize(
+    ("model", "what"),
+    [
+        *[(model, what) for model in WIRES for what in ("Bash", "Write", "text")],
+        ("claude-sonnet-5-5", "text"),
+        ("openai/gpt-5", "Bash"),
+    ],
+)
+def test_megabytes_in_one_block_are_refused_once_at_most_live_or_resumed(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str, what: str
+) -> None:
+    """Two megabytes in one tool input or one reply, live and on `-c`, at a 200k window.
+    Where the catalogue knows the window (Claude Sonnet 4.5: 200k), nothing is refused. A
+    model it gives a larger window than this endpoint has (1M, 400k) may be refused once,
+    live or on the first resume: the window the endpoint names is kept in the session, and
+    nothing is refused after, however often it is resumed."""
+    big = "x" * 2_000_000
+    first = {
+        "Bash": reply(tool_use("Bash", command=f"true {big}")),
+        "Write": reply(tool_use("Write", file_path="w.txt", content=big)),
+        "text": reply(text(big)),
+    }[what]
+    fake_model.expect_rejections = True
+    fake_model.script(first)
+    fake_model.script(*[_answers("went on", "resumed", "again")] * 9)  # type: ignore[list-item]
+    run = tether("-p", "go", "--model", model)
+    assert run.exit_code == 0, run.stderr
+    again = tether("-c", "-p", "and now?", "--model", model)
+    assert again.exit_code == 0, again.stderr
+    assert fake_model.requests[-1].last_user_text() == "and now?"
+    refused = len(fake_model.rejections)
+    assert refused <= (0 if model == "claude-sonnet-4-5" else 1), [
+        r.error for r in fake_model.rejections
+    ]
+    third = tether("-c", "-p", "still?", "--model", model)
+    assert third.exit_code == 0, third.stderr
+    assert len(fake_model.rejections) == refused

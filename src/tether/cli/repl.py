@@ -518,7 +518,10 @@ class _Repl:
             return
         workspace, home = Path(ready.session.started().cwd), sessions_home(ready.options.env)
         if command == ":sessions" or (command == "/resume" and not ref):
-            sessions = list_sessions(home, workspace)[:20]
+            skipped: list[str] = []
+            sessions = list_sessions(home, workspace, skipped)[:20]
+            for line in skipped:
+                self.console.print(Text(terminal_safe(line), style="yellow"))
             listing = io.StringIO()
             print_sessions(sessions, workspace, listing)
             self.console.print(listing.getvalue(), end="", markup=False, highlight=False)

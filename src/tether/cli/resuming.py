@@ -12,21 +12,37 @@ from tether import __version__
 from tether.core.recording import SessionRecorder
 from tether.core.session import Session
 from tether.protocol import ConfigError, HarnessError
-from tether.store import EntryWatcher, SessionWriter, find_session, latest_session
+from tether.store import (
+    EntryWatcher,
+    SessionNotFound,
+    SessionWriter,
+    find_session,
+    latest_session,
+)
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
     from tether.core.resume import Restored, Resumption
 
 
-def session_to_resume(opts: RunOptions, home: Path, workspace: Path) -> Path | None:
+def session_to_resume(
+    opts: RunOptions, home: Path, workspace: Path, skipped: list[str] | None = None
+) -> Path | None:
     """The file of the session `--resume` or `--continue` names; None for a new session
-    (`--continue` where there is none yet is one)."""
+    (`--continue` where there is none yet is one). Entries of the session folders that
+    cannot be examined are said in `skipped`."""
     if opts.resume is not None:
-        return find_session(home, workspace, opts.resume)
+        found: list[str] = []
+        try:
+            return find_session(home, workspace, opts.resume, found)
+        except SessionNotFound as e:
+            raise SessionNotFound("; ".join([str(e), *found])) from None
+        finally:
+            if skipped is not None:
+                skipped.extend(found)
     if opts.continue_latest:
         # None: nothing to continue, and, as in Claude Code, a new session starts.
-        return latest_session(home, workspace)
+        return latest_session(home, workspace, skipped)
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     return None

@@ -41,21 +41,30 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     workspace = project_root(args.cwd or Path.cwd(), user_home=Path.home())
     home = sessions_home()
+    skipped: list[str] = []
+    try:
+        return _run(args, home, workspace, skipped)
+    finally:
+        for line in skipped:
+            print(f"tether: {terminal_safe(line)}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace, home: Path, workspace: Path, skipped: list[str]) -> int:
     try:
         if args.command == "list":
-            sessions = list_sessions(home, workspace)
+            sessions = list_sessions(home, workspace, skipped)
             if args.json:
                 print(json.dumps([_info_json(s) for s in sessions], ensure_ascii=False))
             else:
                 print_sessions(sessions, workspace, sys.stdout)
         elif args.command == "show":
-            loaded = load_session(find_session(home, workspace, args.id))
+            loaded = load_session(find_session(home, workspace, args.id, skipped))
             if args.json:
                 print_json(loaded, sys.stdout)
             else:
                 print_transcript(loaded, sys.stdout)
         else:
-            path = find_session(home, workspace, args.id)
+            path = find_session(home, workspace, args.id, skipped)
             title = load_session(path).title
             remove_session(path)
             print(f"Removed session {path.stem}" + (f" ({terminal_safe(title)})" if title else ""))
@@ -98,7 +107,10 @@ def print_sessions(sessions: Sequence[SessionInfo], workspace: Path, out: TextIO
 def pick_session(workspace: Path, out: TextIO = sys.stdout, read: TextIO = sys.stdin) -> str | None:
     """Ask which session to resume (`tether --resume` without an id); None when there is none
     or the user chose nothing."""
-    sessions = list_sessions(sessions_home(), workspace)[:20]
+    skipped: list[str] = []
+    sessions = list_sessions(sessions_home(), workspace, skipped)[:20]
+    for line in skipped:
+        print(f"tether: {terminal_safe(line)}", file=sys.stderr)
     if not sessions:
         print(f"No sessions to resume in {workspace}.", file=out)
         return None

@@ -241,7 +241,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
     sessions_dir = project_dir(sessions_home(env), workspace)
-    path = session_to_resume(opts, sessions_home(env), workspace)
+    skipped: list[str] = []
+    path = session_to_resume(opts, sessions_home(env), workspace, skipped)
     resumption = None
     if path is not None:
         from tether.core.resume import resume_session
@@ -431,6 +432,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if board is not None:
         session.on_close.append(board.close)
     attach_lead(lead, session)
+    session.startup_notices.extend(skipped)
     session.startup_notices.extend(_record_run(tool_context, session, home))
     if opts.max_budget_usd is not None and _priced_but_unknown(resolved):
         session.startup_notices.append(

@@ -1,9 +1,11 @@
 """Project instructions for the system prompt: CLAUDE.md, AGENTS.md and their `@path` imports.
 
 Read as Claude Code reads them, so a repository set up for it (or for another agent reading
-AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then from the repository root down to
-the working directory `CLAUDE.md`, `.claude/CLAUDE.md` and `AGENTS.md` in each directory, then
-`CLAUDE.local.md` in each of the same directories.
+AGENTS.md) works as is: the user's `~/.claude/CLAUDE.md`, then `CLAUDE.md` and
+`.claude/CLAUDE.md` in each directory above the repository root but `/` (with no repository,
+above the workspace), then from the repository root down to the working directory `CLAUDE.md`,
+`.claude/CLAUDE.md` and `AGENTS.md` in each directory, then `CLAUDE.local.md` in each of the
+same directories. The project root used by settings, sessions and trust does not change.
 
 A project's files can be written by anything that writes the workspace (a sandboxed command, a
 cloned repository), and what they import goes into the next session's prompt. So, as Claude
@@ -41,6 +43,12 @@ devices, kernel state."""
 
 PROJECT_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md")
 """Read in each directory from the repository root down to the working directory."""
+
+PARENT_FILES = ("CLAUDE.md", ".claude/CLAUDE.md")
+"""Read in each directory above the repository root (or, without one, above the workspace)
+but `/`: Claude Code "recurses up to (but not including) the root directory / and reads any
+CLAUDE.md or CLAUDE.local.md files it finds", whether or not there is a repository. AGENTS.md
+is a repository's own, and not looked for above it."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
@@ -95,12 +103,20 @@ def load_instructions(
     reader.refuse = refuse
     reader.admits = admits
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
-    directories = _root_to(cwd, workspace)
+    above, directories = _above_and_root_to(cwd, workspace)
+    for directory in above:
+        for name in PARENT_FILES:
+            if directory == home and name == ".claude/CLAUDE.md":
+                continue  # the user's own, read first
+            _read_above(reader, directory / name, "instructions of a parent directory")
     for directory in directories:
         area = workspace if directory.is_relative_to(workspace) else directory
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions", area=area)
     # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.
+    for directory in above:
+        local = directory / "CLAUDE.local.md"
+        _read_above(reader, local, "local instructions of a parent directory, not checked in")
     for directory in directories:
         area = workspace if directory.is_relative_to(workspace) else directory
         local = directory / "CLAUDE.local.md"
@@ -108,12 +124,28 @@ def load_instructions(
     return reader.result()
 
 
-def _root_to(cwd: Path, workspace: Path) -> list[Path]:
-    """The directories from the repository root down to `cwd`."""
+def _above_and_root_to(cwd: Path, workspace: Path) -> tuple[list[Path], list[Path]]:
+    """The directories above the repository root (without one, above the workspace) but `/`,
+    from the top; then those from the repository root down to `cwd`."""
     root = next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), None)
     if root is None:
         root = workspace if cwd.is_relative_to(workspace) else cwd
-    return [d for d in reversed((cwd, *cwd.parents)) if d.is_relative_to(root)]
+    top_down = list(reversed((cwd, *cwd.parents)))
+    above = [d for d in top_down if not d.is_relative_to(root) and d != d.parent]
+    return above, [d for d in top_down if d.is_relative_to(root)]
+
+
+def _read_above(reader: _Reader, path: Path, what: str) -> None:
+    """A file of a directory above the project, read when the user or root owns it: a
+    directory others can write to (`/tmp`, a shared folder) may hold one anybody planted."""
+    try:
+        owner = path.stat().st_uid
+    except OSError:
+        return  # none there (or unreadable: said nowhere, as for a missing CLAUDE.md)
+    if owner not in (0, os.getuid()):
+        reader.problems.append(f"{path} not read: another user owns it")
+        return
+    reader.read_top(path, what, area=path.parent)
 
 
 @dataclass

@@ -10,7 +10,8 @@ mirrors how `History` merges them and fixes what the API would refuse:
 - two assistant messages in a row (the user message between them was lost) get a short user
   note between them, so roles alternate; a conversation that starts with the model's reply
   gets one first;
-- blank text is dropped, and a message left with nothing is not replayed;
+- blank text is dropped, and a message left with nothing is not replayed (said);
+- a tool call whose id the API would refuse (repeated, malformed) gets a fresh one (said);
 - a compaction whose summary or cut no longer fits is moved to the nearest valid cut, or
   dropped (everything is sent, and the window logic deals with the size).
 
@@ -44,9 +45,21 @@ class Repairs:
     notes_added: int = 0
     compactions_moved: int = 0
     compactions_dropped: int = 0
+    empty_dropped: int = 0
+    ids_renamed: int = 0
 
     def sentences(self) -> list[str]:
         said: list[str] = []
+        if self.empty_dropped:
+            said.append(
+                f"{_count(self.empty_dropped, 'message')} with no content (or blank text "
+                "only) not replayed"
+            )
+        if self.ids_renamed:
+            said.append(
+                f"{_count(self.ids_renamed, 'tool call')} with an id the API would refuse "
+                "(repeated, or with characters it does not take) given a fresh one"
+            )
         if self.results_added:
             said.append(
                 f"{_count(self.results_added, 'tool call')} without a result answered as "
@@ -119,6 +132,8 @@ class RecordRepair:
         if kept:
             self._add_role("user")
             yield UserRecord(tuple(kept))
+        elif all(isinstance(b, TextBlock) and not b.text.strip() for b in blocks):
+            self.repairs.empty_dropped += 1  # nothing but blank text, or no content at all
 
     def _assistant(self, record: AssistantRecord) -> Iterator[Record]:
         blocks = [
@@ -127,6 +142,7 @@ class RecordRepair:
             if not (isinstance(b, TextBlock) and not b.text.strip())
         ]
         if not blocks:
+            self.repairs.empty_dropped += 1
             return
         if not self._roles:
             self.repairs.notes_added += 1
@@ -142,6 +158,13 @@ class RecordRepair:
             self.repairs.notes_added += 1
             yield from self._user([TextBlock(text=LOST_MESSAGE)])
         admitted = self._ids.admit(blocks)
+        self.repairs.ids_renamed += sum(
+            1
+            for given, was in zip(admitted, blocks, strict=True)
+            if isinstance(given, ToolUseBlock)
+            and isinstance(was, ToolUseBlock)
+            and given.id != was.id
+        )
         self._pending = [b.id for b in admitted if isinstance(b, ToolUseBlock)]
         self._add_role("assistant")
         yield AssistantRecord(Message(role="assistant", content=admitted), record.usage)

@@ -35,6 +35,7 @@ from tether.models.endpoint import (
     retry_after_s,
     transport_detail,
 )
+from tether.models.heard_bytes import HEARING, hear_every_byte
 from tether.models.idle import IdleLimits
 from tether.models.preload import needs_tls, no_trust_context, tls_context
 from tether.protocol import ModelError
@@ -90,6 +91,7 @@ class SseClient:
             if needs_tls(endpoint.base_url, os.environ)
             else no_trust_context(),
         )
+        hear_every_byte(self._client)
 
     async def aclose(self) -> None:
         """Close the kept-alive connections."""
@@ -146,7 +148,7 @@ class SseClient:
             # At least one notice comes before the attempt is given up, however late this
             # task got to run: the user is told what is being waited for.
             if silent >= self.idle.timeout_s and watch.notices:
-                if watch.keepalives > 1:  # a stream of them, not one before the silence
+                if watch.kept_alive:
                     return self.endpoint.kept_alive_only(self.idle.timeout_s)
                 return self.endpoint.stalled(self.idle.timeout_s, started=started)
             notice_at = self.idle.notice_after(watch.notices)
@@ -156,7 +158,7 @@ class SseClient:
                     kind="waiting",
                     waited_s=silent,
                     limit_s=self.idle.timeout_s,
-                    pings_only=watch.keepalives > 0,
+                    pings_only=watch.kept_alive,
                 )
             wait = min(notice_at, self.idle.timeout_s) - silent
             try:
@@ -176,6 +178,7 @@ class SseClient:
         watch: _Silence,
     ) -> None:
         """Send the request and put what comes back on `queue`, ending with `_End` or an error."""
+        HEARING.set(watch.heard)  # this task's own context: the bytes it reads are this answer's
         try:
             await self._exchange_or_raise(url, content, queue, watch)
         except Exception as err:  # a failure not mapped below still reaches the caller
@@ -202,6 +205,7 @@ class SseClient:
                 queue.put_nowait(failure)
                 return
             queue.put_nowait(Answered(_request_id(response)))
+            watch.answering = True
             watch.progressed()
             measured = cast(httpx2.Response, _Measured(response))
             async for event in httpx2.EventSource(measured, max_event_size=MAX_EVENT_BYTES):
@@ -319,6 +323,8 @@ class _Silence:
         self.notices = 0
         self.keepalives = 0
         """Keep-alives since the answer last moved on."""
+        self.answering = False
+        """The answer's headers are in: its body's bytes are watched by `_Watched`."""
         self._unparsed = 0
         self._tail = b""
 
@@ -337,6 +343,18 @@ class _Silence:
             self._unparsed += len(chunk)
         self._tail = data[-3:]
         if self._unparsed > _KEEPALIVE_MAX_BYTES:
+            self.progressed()
+
+    @property
+    def kept_alive(self) -> bool:
+        """Keep-alives went on arriving: a stream of them, not one (the ping an answer starts
+        with) before a silence."""
+        return self.keepalives > 1
+
+    def heard(self) -> None:
+        """Bytes arrived on the connection. Before the answer's headers are whole, any byte is
+        a sign of life (headers arriving slowly through a proxy); after, `saw_bytes` tells."""
+        if not self.answering:
             self.progressed()
 
     def saw_event(self, *, keepalive: bool) -> None:

@@ -130,6 +130,7 @@ def load_session(path: Path) -> LoadedSession:
     """Index a session file and choose the branch to resume. Raises SessionNotFound if it is
     missing, ConfigError if it cannot be read."""
     unreadable: list[int] = []
+    replaced: list[int] = []
     duplicates: list[int] = []
     indexed: list[Indexed] = []
     sessions: list[str] = []  # each entry's sessionId, one string object per id
@@ -139,7 +140,7 @@ def load_session(path: Path) -> LoadedSession:
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
-    for line, offset, size, entry in _scan(path, unreadable):
+    for line, offset, size, entry in _scan(path, unreadable, replaced):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
@@ -183,6 +184,10 @@ def load_session(path: Path) -> LoadedSession:
     warnings: list[str] = []
     if unreadable:
         warnings.append(f"{_lines(unreadable)} could not be read (torn or invalid); skipped")
+    if replaced:
+        warnings.append(
+            f"{_lines(replaced)} held bytes that are not UTF-8; read with U+FFFD in their place"
+        )
     if duplicates:
         warnings.append(f"{_lines(duplicates)} repeated an earlier entry; skipped")
     if branch.gaps:
@@ -218,9 +223,12 @@ def load_session(path: Path) -> LoadedSession:
     )
 
 
-def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, int, Entry]]:
+def _scan(
+    path: Path, unreadable: list[int], replaced: list[int]
+) -> Iterator[tuple[int, int, int, Entry]]:
     """(line number, offset, length, entry) of every line with a valid header, in file order;
-    the numbers of the other non-blank lines go to `unreadable`."""
+    the numbers of the other non-blank lines go to `unreadable`, of those with bytes that are
+    not UTF-8 to `replaced`."""
     try:
         with path.open("rb") as lines:
             offset = 0
@@ -229,7 +237,7 @@ def _scan(path: Path, unreadable: list[int]) -> Iterator[tuple[int, int, int, En
                 if not line.strip():
                     continue
                 try:
-                    yield number, start, len(line), _parse_entry(line)
+                    yield number, start, len(line), _parse_entry(line, replaced, number)
                 except _Bookkeeping:
                     continue
                 except _BadEntry:
@@ -254,11 +262,18 @@ def _fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
         return None
 
 
-def _parse_entry(line: bytes) -> Entry:
-    """One line as an entry with a valid header; raises _BadEntry saying what is wrong."""
+def _parse_entry(line: bytes, replaced: list[int] | None = None, number: int = 0) -> Entry:
+    """One line as an entry with a valid header; raises _BadEntry saying what is wrong. Bytes
+    that are not UTF-8 (one Latin-1 byte written by another program) are read as U+FFFD, and
+    the line's `number` goes to `replaced`: the rest of the entry is kept."""
     try:
-        raw = json.loads(line)
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, or absurdly nested
+        try:
+            raw = json.loads(line)
+        except UnicodeDecodeError:
+            raw = json.loads(line.decode("utf-8", "replace"))
+            if replaced is not None:
+                replaced.append(number)
+    except (ValueError, RecursionError):  # not JSON, or absurdly nested
         raise _BadEntry("not JSON") from None
     if not isinstance(raw, dict):
         raise _BadEntry("not a JSON object")

@@ -55,18 +55,20 @@ def project_dir(home: Path, cwd: Path) -> Path:
     return home / "projects" / project_slug(cwd.resolve())
 
 
-def list_sessions(home: Path, cwd: Path) -> list[SessionInfo]:
+def list_sessions(home: Path, cwd: Path, skipped: list[str] | None = None) -> list[SessionInfo]:
     """This project's sessions, the most recently written first. Reads each file once, in
-    large chunks, without parsing it (see `_scan`)."""
+    large chunks, without parsing it (see `_scan`). A file that cannot be read is left out
+    and said in `skipped`."""
     infos: list[SessionInfo] = []
-    for path in _session_files(project_dir(home, cwd)):
+    for path in _session_files(project_dir(home, cwd), skipped):
         try:
             updated = path.stat().st_mtime
             entries, title, forked_from = _scan(path)
         except FileNotFoundError:  # removed while we were listing
             continue
         except OSError as e:
-            raise ConfigError(f"cannot read session file {path}: {e.strerror or e}") from e
+            _skip(skipped, path, e)
+            continue
         infos.append(
             SessionInfo(
                 session_id=path.stem,
@@ -81,15 +83,16 @@ def list_sessions(home: Path, cwd: Path) -> list[SessionInfo]:
     return infos
 
 
-def find_session(home: Path, cwd: Path, ref: str) -> Path:
+def find_session(home: Path, cwd: Path, ref: str, skipped: list[str] | None = None) -> Path:
     """The session whose id is `ref`, or the only one whose id starts with it: in this
-    project first, then in every project. Raises SessionNotFound if none or several match."""
+    project first, then in every project. Raises SessionNotFound if none or several match.
+    Entries that cannot be examined are left out and said in `skipped`."""
     here = project_dir(home, cwd)
-    matches = _matching(_session_files(here), ref)
+    matches = _matching(_session_files(here, skipped), ref)
     if not matches:
         everywhere = home / "projects"
-        projects = sorted(p for p in _subdirectories(everywhere) if p != here)
-        matches = _matching([f for p in projects for f in _session_files(p)], ref)
+        projects = sorted(p for p in _subdirectories(everywhere, skipped) if p != here)
+        matches = _matching([f for p in projects for f in _session_files(p, skipped)], ref)
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -98,10 +101,18 @@ def find_session(home: Path, cwd: Path, ref: str) -> Path:
     raise SessionNotFound(f"session {ref!r} is ambiguous; it could be: {', '.join(names)}")
 
 
-def latest_session(home: Path, cwd: Path) -> Path | None:
-    """This project's most recently written session, if it has any."""
-    files = _session_files(project_dir(home, cwd))
-    return max(files, key=lambda f: (f.stat().st_mtime_ns, f.name), default=None)
+def latest_session(home: Path, cwd: Path, skipped: list[str] | None = None) -> Path | None:
+    """This project's most recently written session, if it has any. Entries that cannot be
+    examined are left out and said in `skipped`."""
+    dated: list[tuple[int, str, Path]] = []
+    for path in _session_files(project_dir(home, cwd), skipped):
+        try:
+            dated.append((path.stat().st_mtime_ns, path.name, path))
+        except FileNotFoundError:  # removed meanwhile
+            continue
+        except OSError as e:
+            _skip(skipped, path, e)
+    return max(dated, default=(0, "", None))[2]
 
 
 class SessionOpen(ConfigError):
@@ -145,19 +156,43 @@ def subagent_transcript_path(session_path: Path, agent_id: str) -> Path:
     return session_path.with_suffix("") / "subagents" / f"agent-{agent_id}.jsonl"
 
 
-def _session_files(directory: Path) -> list[Path]:
-    try:
-        found = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return sorted(Path(e.path) for e in found if e.name.endswith(".jsonl") and e.is_file())
+def _skip(skipped: list[str] | None, path: Path, error: OSError) -> None:
+    if skipped is not None:
+        skipped.append(f"skipped {path}: {error.strerror or error}")
 
 
-def _subdirectories(directory: Path) -> list[Path]:
+def _entries(directory: Path, skipped: list[str] | None) -> list[os.DirEntry[str]]:
     try:
-        return [p for p in directory.iterdir() if p.is_dir()]
+        with os.scandir(directory) as found:
+            return list(found)
     except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as e:
+        _skip(skipped, directory, e)
+        return []
+
+
+def _is(entry: os.DirEntry[str], kind: str, skipped: list[str] | None) -> bool:
+    """Whether a directory entry is a file (or a directory), following symbolic links; one
+    that cannot be followed (a loop, no permission) is said in `skipped`, a dangling one is
+    just not there."""
+    try:
+        return entry.is_file() if kind == "file" else entry.is_dir()
+    except OSError as e:
+        _skip(skipped, Path(entry.path), e)
+        return False
+
+
+def _session_files(directory: Path, skipped: list[str] | None = None) -> list[Path]:
+    return sorted(
+        Path(e.path)
+        for e in _entries(directory, skipped)
+        if e.name.endswith(".jsonl") and _is(e, "file", skipped)
+    )
+
+
+def _subdirectories(directory: Path, skipped: list[str] | None = None) -> list[Path]:
+    return [Path(e.path) for e in _entries(directory, skipped) if _is(e, "dir", skipped)]
 
 
 def _matching(files: list[Path], ref: str) -> list[Path]:

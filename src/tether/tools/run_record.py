@@ -17,7 +17,9 @@ directory, and deletes the record. A process is only ever killed when it is cert
 the dead run's: its environment carries the run's marker (`TETHER_RUN`, inherited by every
 descendant), or it is in a recorded process group whose leader is alive with the recorded
 start time (a pid alone can be reused). Processes are opened as pidfds before they are checked,
-so the one checked is the one signalled.
+so the one checked is the one signalled. A run that ends (normally, on SIGTERM or Ctrl+C)
+stops the same way what carries its marker before it removes its record: a command's child
+that made a session of its own (`setsid`) outlives the process groups that were stopped.
 """
 
 from __future__ import annotations
@@ -104,16 +106,20 @@ class RunRecord:
         if start is not None:
             self._append({"group": pid, "start": start})
 
-    def close(self) -> None:
-        """The run ended normally (its commands were stopped): remove its scratch directory
-        and its record."""
+    def close(self) -> int:
+        """The run ended (normally, or on SIGTERM or Ctrl+C): stop what its commands left
+        running (a process that made a session of its own, `setsid`, is in no group that was
+        stopped, but carries the run's marker), then remove its scratch directory and its
+        record. How many processes were stopped."""
         if self._fd is None:
-            return
+            return 0
+        stopped = _kill_leftovers(self.marker, [])
         _remove_scratch(self.scratch_dir, self.scratch_dir.parent)
         with contextlib.suppress(OSError):
             self.path.unlink()
         os.close(self._fd)
         self._fd = None
+        return stopped
 
     def _append(self, entry: dict[str, Any]) -> None:
         if self._fd is None:
