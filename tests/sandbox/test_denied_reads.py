@@ -22,8 +22,10 @@ def denials(layout: Layout, *rules: str) -> ReadDenials:
     ruleset = RuleSet(
         tuple(parse_rule(r, "deny", source="test", project_root=layout.workspace) for r in rules)
     )
-    match, prefixes = read_deny_matcher(ruleset, workspace=layout.workspace, home=layout.home)
-    return ReadDenials(match, prefixes)
+    match, prefixes, names = read_deny_matcher(
+        ruleset, workspace=layout.workspace, home=layout.home
+    )
+    return ReadDenials(match, prefixes, names)
 
 
 def context(layout: Layout, *rules: str, budget: Budget | None = None) -> ToolContext:

@@ -60,3 +60,4 @@ def test_code_the_model_wrote_cannot_read_a_denied_file(
     made, ran = fake_model.requests[2].tool_results(), fake_model.requests[4].tool_results()
     assert (made, ran) == (["made"], ["'' ''"])
     assert "envsecret" not in json.dumps([r.body for r in fake_model.requests])
+    assert "What the Read deny rules name is hidden" in fake_model.requests[0].system()

@@ -192,10 +192,10 @@ def plan_session_sandbox(
     status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
     denials = None
     if permissions is not None:
-        match, prefixes = read_deny_matcher(
+        match, prefixes, names = read_deny_matcher(
             permissions.rules, workspace=permissions.workspace, home=permissions.home
         )
-        denials = ReadDenials(match, prefixes)
+        denials = ReadDenials(match, prefixes, names)
     sandbox, notice, refused = plan_sandbox(
         sandbox_settings,
         status,

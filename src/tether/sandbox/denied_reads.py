@@ -52,6 +52,8 @@ class ReadDenials:
 
     match: Callable[[str], str | None]
     prefixes: tuple[str, ...]
+    names: Callable[[str], bool] | None = None
+    """Whether a name could end a match (a walk skips `match` for the others); None: any."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ class _Walk:
     def __init__(self, scan: DeniedScan, budget: Budget) -> None:
         self.scan = scan
         self.match = scan.denials.match
+        self.names = scan.denials.names
         self.budget = budget
         self.hidden: list[Denied] = []
         self.entries = 0
@@ -243,9 +246,10 @@ class _Walk:
         except OSError:
             return
         path = entry.path
-        rule = self.match(path)
         directory = stat.S_ISDIR(mode)
-        if rule is None and directory:
+        names = self.names
+        rule = self.match(path) if names is None or names(entry.name) else None
+        if rule is None and directory and (names is None or names(CONTENTS_PROBE)):
             rule = self.match(path + "/" + CONTENTS_PROBE)
         if rule is not None:
             if stat.S_ISLNK(mode):
