@@ -134,3 +134,29 @@ def test_git_objects_are_not_walked_and_unrelated_places_not_at_all(layout: Layo
     found = scan.find([layout.workspace, layout.outside], lambda _p: True)
     assert (found.paths, found.cut) == ((), None)
     assert os.path.exists(objects / ".env")
+
+
+def test_the_name_test_never_skips_a_match(layout: Layout) -> None:
+    """The walk's shortcut (a name no rule ends with is not matched in full) finds what the
+    full match finds, over rules of every shape."""
+    for name in ("a.key", "b.pem", ".env", "x.txt", "secrets", "keys", "notes"):
+        for where in ("", "src/", "src/deep/", "keys/", "lib/secrets/"):
+            write(layout.workspace / f"{where}{name}" / "inner.txt", "x")
+            write(layout.workspace / where / f"f-{name}", "x")
+    rules = (
+        "Read(*.pem)",
+        "Read(**/.env)",
+        "Read(./src/*.key)",
+        "Read(keys/*)",
+        "Read(lib/secrets)",
+        "Read(f-?otes)",
+        f"Read(/{layout.workspace}/src/deep/**)",
+    )
+    for rule in rules:
+        full = denials(layout, rule)
+        assert full.names is not None or rule.endswith("**)")
+        found = DeniedScan(full).find([layout.workspace], lambda _p: True)
+        plain = dataclasses.replace(full, names=None)
+        expected = DeniedScan(plain).find([layout.workspace], lambda _p: True)
+        assert sorted(found.paths, key=str) == sorted(expected.paths, key=str), rule
+        assert found.paths, rule
