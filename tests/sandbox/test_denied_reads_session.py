@@ -53,11 +53,20 @@ def test_code_the_model_wrote_cannot_read_a_denied_file(
             )
         ),
         reply(tool_use("Bash", command="python3 x.py")),
+        reply(
+            tool_use(
+                "Write",
+                file_path=str(workspace / "package.json"),
+                content='{"scripts": {"test": "cat .env pkg/.env; echo scripted"}}\n',
+            )
+        ),
+        reply(tool_use("Bash", command="npm run --silent test")),
         reply(text("done")),
     )
     result = tether("-p", "go", "--permission-mode", "acceptEdits", "--settings", str(settings))
     assert result.exit_code == 0, result.stderr
     made, ran = fake_model.requests[2].tool_results(), fake_model.requests[4].tool_results()
-    assert (made, ran) == (["made"], ["'' ''"])
+    scripted = fake_model.requests[6].tool_results()
+    assert (made, ran, scripted) == (["made"], ["'' ''"], ["scripted"])
     assert "envsecret" not in json.dumps([r.body for r in fake_model.requests])
     assert "What the Read deny rules name is hidden" in fake_model.requests[0].system()
