@@ -18,6 +18,7 @@ its own: before and after side by side under the same load.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import statistics
 import subprocess
@@ -46,10 +47,35 @@ def _tree(workspace: Path) -> None:
         (workspace / f"pkg{i}" / ".git" / "config").write_text("[core]\n")
 
 
+def _tree_with_env(workspace: Path) -> None:
+    """The same tree with a `.env` at the top, in each repository, and in a dependency
+    directory of 2,000 files (walked: `Read(**/.env)` holds there too)."""
+    _tree(workspace)
+    (workspace / ".env").write_text("SECRET=1\n")
+    for i in range(5):
+        (workspace / f"pkg{i}" / ".env").write_text("SECRET=1\n")
+    for i in range(200):
+        package = workspace / "node_modules" / f"dep{i}"
+        package.mkdir(parents=True)
+        for j in range(10):
+            (package / f"f{j}.js").write_text("")
+    (workspace / "node_modules" / "dep7" / ".env").write_text("SECRET=1\n")
+
+
+READ_DENY = "Read(**/.env)"
+"""The rule of the last scenario: the session hides what it names (trees before that feature
+measure the same tree, without it)."""
+
 SCENARIOS: list[tuple[str, Callable[[Path], None] | None, float]] = [
     ("empty workspace", None, 0.0),
     ("1,000 directories, 5 repositories", _tree, 0.0),
     (f"1,000 directories, 5 repositories, commands {APART_S:g} s apart", _tree, APART_S),
+    (
+        f"1,000 directories, 5 repositories, 2,200 files in node_modules, {READ_DENY} denied "
+        "(7 .env files hidden)",
+        _tree_with_env,
+        0.0,
+    ),
 ]
 
 
@@ -70,8 +96,24 @@ def _worker(scenario: int) -> None:
         workspace.mkdir()
         if fill is not None:
             fill(workspace)
+        extra: dict[str, object] = {}
+        if fill is _tree_with_env and "read_denials" in inspect.signature(plan_sandbox).parameters:
+            from tether.permissions import read_deny_matcher
+            from tether.permissions.rules import RuleSet, parse_rule
+            from tether.sandbox import ReadDenials
+
+            rule = parse_rule(READ_DENY, "deny", source="bench", project_root=workspace)
+            match, prefixes, names = read_deny_matcher(
+                RuleSet((rule,)), workspace=workspace.resolve(), home=Path.home()
+            )
+            extra["read_denials"] = ReadDenials(match, prefixes, names)
         sandbox, _, _ = plan_sandbox(
-            SandboxSettings(), status, workspace=workspace, scratch_dir=scratch, home=Path.home()
+            SandboxSettings(),
+            status,
+            workspace=workspace,
+            scratch_dir=scratch,
+            home=Path.home(),
+            **extra,  # type: ignore[arg-type]
         )
         assert sandbox is not None
 
@@ -191,7 +233,7 @@ def main() -> dict[str, float]:
                 "  overhead     "
                 + "".join(f"{f['overhead_ms']:>13.1f} ms ({f['ratio']:.2f}x)" for f in measured)
             )
-            prefix = ("", "tree_", "apart_")[index]
+            prefix = ("", "tree_", "apart_", "denied_")[index]
             results.update({f"{prefix}{key}": value for key, value in measured[-1].items()})
     return results
 

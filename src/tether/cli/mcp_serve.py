@@ -173,6 +173,7 @@ def build_service(options: ServeOptions, env: Mapping[str, str]) -> ToolService:
         scratch_dir=scratch_dir,
         home=user_home,
         extra_dirs=permissions.additional_dirs,
+        permissions=permissions,
     )
     if sandbox.sandbox is not None:
         permissions = replace(permissions, bash_sandboxed=True)

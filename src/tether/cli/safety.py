@@ -25,9 +25,11 @@ from tether.permissions import (
     default_mode,
     hidden_tools,
     load_rules,
+    read_deny_matcher,
 )
 from tether.protocol import ConfigError
 from tether.sandbox import (
+    ReadDenials,
     Sandbox,
     SandboxStatus,
     parse_sandbox_settings,
@@ -175,8 +177,10 @@ def plan_session_sandbox(
     scratch_dir: Path,
     home: Path,
     extra_dirs: Sequence[Path] = (),
+    permissions: PermissionContext | None = None,
 ) -> SandboxPlan:
-    """The session's sandbox; the workspace's additional directories are writable in it too."""
+    """The session's sandbox; the workspace's additional directories are writable in it too,
+    and what the `permissions`' `Read` deny rules name is hidden in it."""
     sandbox_settings = parse_sandbox_settings(settings.data)
     sandbox_settings = replace(
         sandbox_settings,
@@ -186,8 +190,19 @@ def plan_session_sandbox(
     )
     # Turned off, the sandbox is not probed: the probe runs bwrap, start-up would wait for it.
     status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
+    denials = None
+    if permissions is not None:
+        match, prefixes, names = read_deny_matcher(
+            permissions.rules, workspace=permissions.workspace, home=permissions.home
+        )
+        denials = ReadDenials(match, prefixes, names)
     sandbox, notice, refused = plan_sandbox(
-        sandbox_settings, status, workspace=workspace, scratch_dir=scratch_dir, home=home
+        sandbox_settings,
+        status,
+        workspace=workspace,
+        scratch_dir=scratch_dir,
+        home=home,
+        read_denials=denials,
     )
     return SandboxPlan(sandbox, notice, notice if refused else None)
 

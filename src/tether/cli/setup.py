@@ -342,6 +342,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         scratch_dir=scratch_dir,
         home=user_home,
         extra_dirs=extra_dirs,
+        permissions=gate.permissions,
     )
     memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)

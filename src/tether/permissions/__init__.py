@@ -8,6 +8,7 @@ sent, before any tool call needs a decision.
 from typing import TYPE_CHECKING, Any
 
 from tether.permissions.context import Behavior, Decision, PermissionContext, realpath
+from tether.permissions.read_denials import read_deny_matcher
 from tether.permissions.rules import (
     MODES,
     Mode,
@@ -42,6 +43,7 @@ __all__ = [
     "load_rules",
     "parse_rule",
     "permission_updates",
+    "read_deny_matcher",
     "realpath",
     "suggest_rule",
 ]

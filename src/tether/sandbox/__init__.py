@@ -4,6 +4,7 @@ network and unix sockets off by default, secrets hidden and withheld, and an exa
 where it cannot run."""
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.denied_reads import ReadDenials
 from tether.sandbox.limits import describe as describe_limits
 from tether.sandbox.plan import REQUIRED_BUT_UNAVAILABLE, plan_sandbox
 from tether.sandbox.probe import SandboxStatus, probe, probe_soon
@@ -12,6 +13,7 @@ from tether.sandbox.settings import SandboxSettings, parse_sandbox_settings
 __all__ = [
     "REQUIRED_BUT_UNAVAILABLE",
     "SECRETS_IN_HOME",
+    "ReadDenials",
     "Sandbox",
     "SandboxSettings",
     "SandboxStatus",

@@ -25,6 +25,7 @@ from pathlib import Path
 from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
+from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
 from tether.sandbox.environment import withheld
 from tether.sandbox.home_view import exposures
@@ -115,6 +116,9 @@ class Sandbox:
     devices: Callable[[], Path | None] = field(default=private_devices, compare=False, repr=False)
     """Gives the directory of tether's own device nodes, bound over bwrap's (as root:
     `devices.py`), or None: bwrap's, the machine's own, stay."""
+    denied_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
+    """Finds, at each command, what the `Read` deny rules name, hidden inside
+    (`denied_reads.py`); None: no such rule."""
 
     @functools.cached_property
     def env_set(self) -> tuple[tuple[str, str], ...]:

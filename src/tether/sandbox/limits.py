@@ -91,9 +91,18 @@ def describe(sandbox: Sandbox) -> str:
         ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason. "
         "Commands run without root or capabilities (no sudo, mount, chown, setuid or setgid "
         "bits, kernel settings) and secret environment variables are withheld. "
-        f"{home_hidden(sandbox)} When a command fails because of one of these "
+        f"{home_hidden(sandbox)}{_denied(sandbox)} When a command fails because of one of these "
         "limits, say so to the user instead of working around it; other failures are "
         "ordinary errors to fix as usual."
+    )
+
+
+def _denied(sandbox: Sandbox) -> str:
+    if sandbox.denied_scan is None:
+        return ""
+    return (
+        " What the Read deny rules name is hidden from every command too (a file reads as "
+        "empty, a directory as empty), whichever program or script reads it."
     )
 
 

@@ -13,8 +13,9 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.sandbox.denied_reads import Denied
 from tether.sandbox.devices import device_mounts
-from tether.sandbox.home_view import home_mounts, home_view
+from tether.sandbox.home_view import HomeMounts, HomeView, home_mounts, home_view, in_view
 from tether.sandbox.kernel_files import kernel_mounts
 from tether.sandbox.nofollow import Descriptors, Found
 from tether.sandbox.placeholders import Placeholders
@@ -78,6 +79,10 @@ def sandbox_mounts(
     not_writable = [*view.covers, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         not_writable.append(home.root)
+    for denied in denied_in_view(sandbox, view, home, writable, reached):
+        # Hidden as a secret is: a Read deny rule names it (`denied_reads.py`).
+        view.covers.append(denied.path)
+        not_writable.append(denied.path)
     for target in view.covers:
         if target.is_dir():
             add(target, _COVER, ["--tmpfs", str(target)])
@@ -160,6 +165,29 @@ def sandbox_mounts(
         *kernel_mounts(),
         *(m[2] for m in ordered),
         *sealed,
+    ]
+
+
+def denied_in_view(
+    sandbox: Sandbox, view: HomeView, home: HomeMounts, writable: list[Path], reached: Descriptors
+) -> list[Denied]:
+    """What the `Read` deny rules name now, in view inside (under a writable root, a place of
+    the home shown, or outside the home's covers), reached without a link on the way."""
+    scan = sandbox.denied_scan
+    if scan is None:
+        return []
+    binds = [*writable, *(path for path, _ in view.shown)]
+    if home.read_only_home is not None:
+        binds.append(home.root)
+
+    def visible(path: Path) -> bool:
+        return in_view(path, view.covers, binds)
+
+    found = scan.find(binds, visible)
+    return [
+        denied
+        for denied in found.paths
+        if visible(denied.path) and isinstance(reached.reach(denied.path), Found)
     ]
 
 

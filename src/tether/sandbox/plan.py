@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.denied_reads import DeniedScan, ReadDenials
 from tether.sandbox.home_view import git_identity, home_toolchain_dirs
 from tether.sandbox.outside_home import relocated_secrets, root_secrets
 from tether.sandbox.placeholders import private_dir
@@ -39,6 +40,7 @@ def plan_sandbox(
     home: Path,
     tether_home: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    read_denials: ReadDenials | None = None,
 ) -> tuple[Sandbox | None, str | None, bool]:
     """(the session's sandbox or None, a one-line notice for the user or None, whether Bash
     must be refused).
@@ -49,7 +51,8 @@ def plan_sandbox(
     unsandboxed. `tether_home` is hidden inside wherever it is, but for the scratch directory
     (by default it is found from a scratch directory laid out as `<home>/scratch/<session>`).
     `environ` (the process's by default) says where Claude Code's configuration is
-    (`CLAUDE_CONFIG_DIR`) and which directories are on `PATH`.
+    (`CLAUDE_CONFIG_DIR`) and which directories are on `PATH`. `read_denials`: what the
+    `Read` deny rules name, hidden inside (`denied_reads.py`).
 
     A session starts here, so this is also where what a killed tether left in the workspace
     (placeholders) is removed.
@@ -115,6 +118,9 @@ def plan_sandbox(
         readable=tuple(_readable_path(p) for p in settings.readable),
         toolchain_dirs=tuple(home_toolchain_dirs(env, home, workspace)),
         identity=functools.partial(git_identity, home, dict(env)),
+        denied_scan=(
+            DeniedScan(read_denials) if read_denials is not None and read_denials.prefixes else None
+        ),
     )
     if os.geteuid() == 0:
         sandbox = dataclasses.replace(sandbox, setid_scan=SetidScan(sandbox.writable_mounts()))

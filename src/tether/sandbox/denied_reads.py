@@ -1,0 +1,285 @@
+"""The files and directories the `Read` deny rules name, hidden inside the sandbox.
+
+The permission rules judge the words of a command; they cannot see the code in a Makefile, a
+`package.json` script or a Python file that an allowed runner executes (`make`, `npm run test`,
+`python3 src/x.py` printing a `Read(**/.env)`-denied file). So, as Claude Code's sandbox does
+with its read denials, what a `Read` deny rule matches is hidden in the sandbox: a file reads
+as empty (`/dev/null` bound over it), a directory is an empty one (a tmpfs), whatever reads it.
+
+Which paths match is found by a walk at the start of each command (the tree as it is then),
+from the deepest literal directory of each rule (`ReadDenials.prefixes`) within the places in
+view (the writable roots, the home's places shown, and outside the home anything a rule names
+by an absolute path). Git's object stores are not walked (nothing there has a name). Dependency
+and ignored directories are (`**/.env` holds in `node_modules` too), within a bound
+(`Budget`: entries, depth, time, and how many paths are hidden, each a mount); when a bound cuts
+the walk, a notice says which, after how much and where. A directory's outcome is kept and used
+again while its change time stays the same and is over a second old (as git trusts a racily
+clean file), so a command in an unchanged tree costs an `lstat` a directory.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CONTENTS_PROBE = "\x00"
+"""A name no file has: a rule that matches `dir/<probe>` matches whatever `dir` holds, so `dir`
+is hidden whole."""
+
+SCAN_ENTRIES = 100_000
+"""Directory entries one command's walk looks at, at most (read again only where a directory
+changed, `_Cache`)."""
+SCAN_DEPTH = 64
+SCAN_SECONDS = 2.0
+SCAN_HIDDEN = 500
+"""Paths hidden at most: each is a mount on every command (bwrap's time grows with them)."""
+
+NOT_WALKED = ("/proc", "/sys", "/dev")
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ReadDenials:
+    """What the `Read` deny rules hide: `match` gives the rule an absolute path matches (or
+    None); every match lies under one of `prefixes` (absolute directories or files; `/` for a
+    rule that matches a name anywhere)."""
+
+    match: Callable[[str], str | None]
+    prefixes: tuple[str, ...]
+    names: Callable[[str], bool] | None = None
+    """Whether a name could end a match (a walk skips `match` for the others); None: any."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    entries: int = SCAN_ENTRIES
+    depth: int = SCAN_DEPTH
+    seconds: float = SCAN_SECONDS
+    hidden: int = SCAN_HIDDEN
+
+
+@dataclass(frozen=True)
+class Denied:
+    """One path to hide, and the rule that names it."""
+
+    path: Path
+    directory: bool
+    rule: str
+
+
+@dataclass(frozen=True)
+class DeniedFound:
+    paths: tuple[Denied, ...]
+    cut: str | None = None
+
+
+@dataclass
+class _Outcome:
+    key: tuple[int, int, int]
+    hidden: list[Denied]
+    below: list[str]
+
+
+@dataclass
+class DeniedScan:
+    """The walk of one session, with what it keeps between commands (one per `Sandbox`)."""
+
+    denials: ReadDenials
+    budget: Budget = field(default_factory=Budget)
+    _cache: dict[str, _Outcome] = field(default_factory=dict[str, _Outcome], repr=False)
+    _told: set[str] = field(default_factory=set[str], repr=False)
+
+    def find(self, places: Iterable[Path], outside: Callable[[Path], bool]) -> DeniedFound:
+        """The denied paths now under `places` (the directories in view), and under each
+        rule's prefix that lies in none of them but `outside` says is in view."""
+        starts = _starts(self.denials.prefixes, [str(p) for p in places], outside)
+        walk = _Walk(self, self.budget)
+        for start in starts:
+            if walk.stopped is not None:
+                break
+            walk.start(start)
+        found = DeniedFound(tuple(walk.hidden), walk.notice())
+        if found.cut is not None and found.cut not in self._told:
+            self._told.add(found.cut)
+            _log.warning("%s", found.cut)
+        return found
+
+
+def _starts(
+    prefixes: tuple[str, ...], places: list[str], outside: Callable[[Path], bool]
+) -> list[str]:
+    """Where to walk from: each prefix inside a place, each place inside a prefix, and each
+    prefix in view outside them all; none inside another."""
+    found: list[str] = []
+    for prefix in prefixes:
+        inside = False
+        for place in places:
+            if _under(prefix, place):
+                found.append(prefix)
+                inside = True
+            elif _under(place, prefix):
+                found.append(place)
+                inside = True
+        walked = not any(_under(prefix, n) for n in NOT_WALKED)
+        if not inside and walked and prefix != "/" and outside(Path(prefix)):
+            found.append(prefix)
+    unique = sorted(set(found), key=len)
+    kept: list[str] = []
+    for start in unique:
+        if not any(_under(start, k) for k in kept):
+            kept.append(start)
+    return kept
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class _Walk:
+    def __init__(self, scan: DeniedScan, budget: Budget) -> None:
+        self.scan = scan
+        self.match = scan.denials.match
+        self.names = scan.denials.names
+        self.budget = budget
+        self.hidden: list[Denied] = []
+        self.entries = 0
+        self.too_deep: list[str] = []
+        self.stopped: str | None = None
+        self.reason = ""
+        self.deadline = time.monotonic() + budget.seconds
+
+    def start(self, root: str) -> None:
+        try:
+            mode = os.lstat(root).st_mode
+        except OSError:
+            return
+        rule = self.match(root)
+        if rule is None and stat.S_ISDIR(mode):
+            rule = self.match(root.rstrip("/") + "/" + CONTENTS_PROBE)
+        if rule is not None:
+            self._hide(root, mode, rule)
+            return
+        if stat.S_ISDIR(mode):
+            self.run(root)
+
+    def _hide(self, path: str, mode: int, rule: str) -> None:
+        if stat.S_ISLNK(mode):
+            # A mount cannot cover a link: what it leads to is hidden, where that is in view
+            # (the mounts decide).
+            try:
+                real = os.path.realpath(path)
+                mode = os.stat(real).st_mode
+            except (OSError, ValueError):
+                return
+            path = real
+        if len(self.hidden) >= self.budget.hidden:
+            self.reason = f"{self.budget.hidden} hidden paths"
+            self.stopped = path
+            return
+        self.hidden.append(Denied(Path(path), stat.S_ISDIR(mode), rule))
+
+    def run(self, root: str) -> None:
+        stack = [(root, 0)]
+        while stack and self.stopped is None:
+            directory, depth = stack.pop()
+            if time.monotonic() > self.deadline:
+                self.reason = f"{self.budget.seconds:g} s"
+                self.stopped = directory
+                return
+            outcome = self._outcome(directory)
+            if outcome is None:
+                return
+            for denied in outcome.hidden:
+                if len(self.hidden) >= self.budget.hidden:
+                    self.reason = f"{self.budget.hidden} hidden paths"
+                    self.stopped = directory
+                    return
+                self.hidden.append(denied)
+            for below in outcome.below:
+                if depth + 1 > self.budget.depth:
+                    self.too_deep.append(below)
+                else:
+                    stack.append((below, depth + 1))
+
+    def _outcome(self, directory: str) -> _Outcome | None:
+        """What `directory` holds that is denied, and its directories to walk; None when the
+        entry bound ran out in it."""
+        try:
+            st = os.lstat(directory)
+        except OSError:
+            return _Outcome((0, 0, 0), [], [])
+        key = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        cache = self.scan._cache  # pyright: ignore[reportPrivateUsage]
+        kept = cache.get(directory)
+        if kept is not None and kept.key == key:
+            self.entries += len(kept.below) + len(kept.hidden)
+            return kept
+        outcome = _Outcome(key, [], [])
+        git_dir = os.path.basename(directory) == ".git" or "/.git/" in directory
+        try:
+            entries = os.scandir(directory)
+        except OSError:
+            return outcome
+        with entries:
+            for entry in entries:
+                if self.entries >= self.budget.entries:
+                    self.reason = f"{self.budget.entries} entries"
+                    self.stopped = directory
+                    return None
+                self.entries += 1
+                self._look(entry, outcome, git_dir=git_dir)
+        # A directory changed within the last second may change again unseen in the same
+        # tick of its clock: not kept.
+        if time.time_ns() - st.st_mtime_ns > 1_000_000_000:
+            cache[directory] = outcome
+        return outcome
+
+    def _look(self, entry: os.DirEntry[str], outcome: _Outcome, *, git_dir: bool) -> None:
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            return
+        path = entry.path
+        directory = stat.S_ISDIR(mode)
+        names = self.names
+        rule = self.match(path) if names is None or names(entry.name) else None
+        if rule is None and directory and (names is None or names(CONTENTS_PROBE)):
+            rule = self.match(path + "/" + CONTENTS_PROBE)
+        if rule is not None:
+            if stat.S_ISLNK(mode):
+                try:
+                    real = os.path.realpath(path)
+                    mode = os.stat(real).st_mode
+                except (OSError, ValueError):
+                    return
+                path = real
+            outcome.hidden.append(Denied(Path(path), stat.S_ISDIR(mode), rule))
+        elif directory and not (git_dir and entry.name == "objects"):
+            outcome.below.append(path)
+
+    def notice(self) -> str | None:
+        parts: list[str] = []
+        if self.stopped is not None:
+            parts.append(
+                f"stopped at its bound of {self.reason} after {self.entries} entries, in "
+                f"{self.stopped} (what was not reached yet is not looked at)"
+            )
+        if self.too_deep:
+            parts.append(
+                f"did not enter {len(self.too_deep)} directories more than "
+                f"{self.budget.depth} levels deep (first: {self.too_deep[0]})"
+            )
+        if not parts:
+            return None
+        return (
+            "The sandbox's search for files the Read deny rules name "
+            + "; it ".join(parts)
+            + ": a denied file there is not hidden from commands. Narrow the rules (a path "
+            "rather than a name matched anywhere) or make fewer directories writable."
+        )
