@@ -25,6 +25,7 @@ from tether.config.settings import Settings
 from tether.config.trust import remembered_settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
+from tether.mcp.environment import inherited
 from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice
@@ -185,8 +186,9 @@ def mcp_setup(
         chosen = {s.name for s in command_line.servers}
         servers = [s for s in servers if s.name not in chosen] + list(command_line.servers)
         problems.extend(command_line.problems)
-    # Settings' `env` reaches stdio servers as it reaches Bash; a server's own `env` wins.
-    named = {name: env[name] for name in settings.env if name in env}
+    # Settings' `env` reaches stdio servers as the rest of tether's environment does (its
+    # credentials withheld); a server's own `env` wins.
+    named = inherited({name: env[name] for name in settings.env if name in env})
     servers = [_with_env(s, named) for s in servers]
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.

@@ -1,6 +1,6 @@
 """How tether reaches a configured server with the SDK: a subprocess over stdio (tether's
-environment plus the configured one, stderr to a file of ours, its own process group), streamable
-HTTP with the configured headers, or the older SSE transport."""
+environment without its credentials, plus the configured one; stderr to a file of ours; its
+own process group), streamable HTTP with the configured headers, or the older SSE transport."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from mcp.types import Implementation
 
 from tether import __version__
 from tether.mcp.client_channel import channel_transport
+from tether.mcp.environment import server_environment
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
 STDERR_TAIL_CHARS = 4096
@@ -81,9 +82,9 @@ async def enter_client(
             params = StdioServerParameters(
                 command=transport.command,
                 args=list(transport.args),
-                # The SDK passes only a safe handful of variables by default; Claude Code and
-                # the servers' READMEs expect the whole environment.
-                env={**os.environ, **transport.env},
+                # The SDK passes only a safe handful of variables by default; servers expect
+                # the user's environment (as Claude Code gives it), without its credentials.
+                env=server_environment(os.environ, transport.env),
                 cwd=transport.cwd,
             )
             # The SDK starts the process with start_new_session=True: a process group of its
