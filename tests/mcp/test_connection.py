@@ -308,3 +308,31 @@ def test_probe_servers_runs_from_synchronous_code(http_server: McpHttpServer) ->
     statuses = asyncio.run(probe_servers(servers, FAST))
     assert statuses["demo"] == ServerStatus("connected", tools=5)
     assert statuses["gone"].state == "failed"
+
+
+async def test_servers_connect_in_the_background_and_publish_their_tools_as_each_connects(
+    http_server: McpHttpServer,
+) -> None:
+    connected: list[str] = []
+    manager = McpManager(
+        [http("fast", http_server.url), script("slow", "hangs_at_initialise.py")],
+        McpLimits(startup_timeout_s=3600.0),
+    )
+    try:
+        manager.start_in_background(connected.append)
+        assert manager.statuses() == {
+            "fast": ServerStatus("pending"),
+            "slow": ServerStatus("pending"),
+        }
+        assert manager.tools() == []
+        await manager.connected(["fast"])
+        assert connected == ["fast"]
+        assert manager.statuses() == {
+            "fast": ServerStatus("connected", tools=5),
+            "slow": ServerStatus("pending"),
+        }
+        assert {t.server for t in manager.tools()} == {"fast"}
+        assert await manager.call("mcp__fast__add", {"a": 40, "b": 2}) == McpResult("42")
+    finally:
+        await manager.aclose()  # the slow one is not waited for
+    assert manager.statuses()["slow"] == ServerStatus("failed", error="connecting was cancelled")

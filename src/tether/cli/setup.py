@@ -25,7 +25,7 @@ from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
-from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
+from tether.cli.mcp_setup import TRUTHY, McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
@@ -123,6 +123,8 @@ class RunOptions:
     approved_servers: tuple[str, ...] = ()
     """The repository's MCP servers the user approved with the trust question (not asked
     about again this session)."""
+    mcp_background: bool = False
+    """Connect MCP servers without holding the first request (the REPL)."""
     system_prompt: str | None = None
     """`--system-prompt`: replaces tether's own instructions (environment, project
     instructions and skills are still given)."""
@@ -479,6 +481,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         strict=opts.strict_mcp_config,
         plugins=plugins.mcp(workspace, env),
     )
+    # The REPL never holds the first request for a slow server; -p and stream-json wait for
+    # them, as Claude Code's print mode does, unless MCP_CONNECTION_NONBLOCKING says not to.
+    nonblocking = env.get("MCP_CONNECTION_NONBLOCKING", "").strip().lower() in TRUTHY
+    mcp.background = opts.mcp_background or nonblocking
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if not trust.trusted:
