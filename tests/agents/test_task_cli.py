@@ -106,3 +106,30 @@ def test_a_subagents_compaction_counts_in_the_cost(
     assert len(summaries) == 1
     usage = result.json()["usage"]
     assert usage["output_tokens"] == sum(r.usage["output_tokens"] for r in fake_model.requests)  # type: ignore[index]
+
+
+def test_custom_agents_are_listed_in_a_reminder_once_not_in_the_task_tool(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a diff for bugs.\n---\nYou review.\n"
+    )
+    fake_model.script(reply(text("one")), reply(text("two")))
+    assert tether("-p", "first").exit_code == 0
+    assert tether("-p", "--continue", "second").exit_code == 0
+
+    first, second = fake_model.requests
+    [task] = [t for t in first.body["tools"] if t["name"] == "Task"]
+    assert "reviewer" not in task["description"]
+    assert "- Explore: " in task["description"]
+    listing = first.agent_listing_text()
+    assert listing is not None
+    assert "- reviewer: Reviews a diff for bugs." in listing
+    assert first.messages()[0]["content"][0]["text"] == listing
+    assert first.last_user_text() == "first"
+    # The conversation holds it already: the next prompt does not repeat it.
+    said = json.dumps(second.messages())
+    assert said.count("Available agent types for the Task tool") == 1
+    assert second.last_user_text() == "second"

@@ -10,7 +10,7 @@ from tether.agents.definitions import (
 )
 from tether.agents.discovery import discover_agents
 from tether.agents.runner import SubagentRunner
-from tether.agents.task import TaskInput, task_description, task_tool
+from tether.agents.task import TaskInput, agent_listing, task_description, task_tool
 
 __all__ = [
     "BUILTIN_AGENTS",
@@ -20,6 +20,7 @@ __all__ = [
     "SubagentRunner",
     "TaskInput",
     "UnusableAgent",
+    "agent_listing",
     "discover_agents",
     "is_valid_agent_name",
     "task_description",

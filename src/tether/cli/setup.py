@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether.agents import AgentCatalog, discover_agents, task_tool
+from tether.agents import AgentCatalog, agent_listing, discover_agents, task_tool
+from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
     ClientParts,
@@ -446,6 +447,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
+    if session.agent.tools.get(TASK_TOOL_NAME) is not None:
+        # The agent types, in a reminder (as Claude Code's agent listing): the Task tool's
+        # description stays the same whatever agents there are.
+        session.listings.append(lambda: agent_listing(agents))
     session.startup_notices.extend(instructions.notices())
     session.startup_questions.extend(instructions.questions())
 
