@@ -13,7 +13,7 @@ from tether.agents import (
     discover_agents,
     task_description,
 )
-from tether.agents.task import DESCRIPTION_CHARS, LISTING_CHARS
+from tether.agents.listing import DESCRIPTION_CHARS, LISTING_CHARS
 
 from .conftest import agent_text, write_agent
 

@@ -133,3 +133,27 @@ def test_custom_agents_are_listed_in_a_reminder_once_not_in_the_task_tool(
     said = json.dumps(second.messages())
     assert said.count("Available agent types for the Task tool") == 1
     assert second.last_user_text() == "second"
+
+
+def test_a_subagent_that_may_start_subagents_is_told_the_custom_agents(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a diff for bugs.\n---\nYou review.\n"
+    )
+    routes = Router()
+    task = tool_use(
+        "Task", description="d", prompt="sub-route: go", subagent_type="general-purpose"
+    )
+    routes.add(MAIN, reply(task), reply(text("done")))
+    routes.add("sub-route", reply(text("went")))
+    routes.install(fake_model)
+    assert tether("-p", "delegate").exit_code == 0
+    [child] = requests_of(fake_model, "sub-route", [MAIN, "sub-route"])
+    [task_spec] = [t for t in child.body["tools"] if t["name"] == "Task"]
+    assert "reviewer" not in task_spec["description"]
+    listing = child.agent_listing_text()
+    assert listing is not None
+    assert "- reviewer: Reviews a diff for bugs." in listing

@@ -9,8 +9,9 @@ from tether.agents.definitions import (
     is_valid_agent_name,
 )
 from tether.agents.discovery import discover_agents
+from tether.agents.listing import agent_listing
 from tether.agents.runner import SubagentRunner
-from tether.agents.task import TaskInput, agent_listing, task_description, task_tool
+from tether.agents.task import TaskInput, task_description, task_tool
 
 __all__ = [
     "BUILTIN_AGENTS",

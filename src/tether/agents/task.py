@@ -8,7 +8,8 @@ from dataclasses import replace
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.agents.builtin import BUILTIN_AGENTS
-from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
+from tether.agents.definitions import TASK_TOOL_NAME
+from tether.agents.listing import agent_line
 from tether.agents.runner import SubagentRunner
 from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
@@ -34,11 +35,6 @@ Agent types (subagent_type):"""
 _OTHERS = "Other agent types, when there are any, are listed in <system-reminder> messages in \
 the conversation."
 
-LISTING_CHARS = 8_000
-"""The most the agent listing takes; agents past it are named without their descriptions."""
-DESCRIPTION_CHARS = 250
-"""The most of one agent's description the listing shows."""
-
 
 class TaskInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -63,36 +59,7 @@ def task_description() -> str:
     """The tool's description: the same whatever agents there are, since it is part of the
     cached prefix. It names the built-in agents; the others (and a built-in one a file
     redefines) are listed in the conversation (`agent_listing`), as Claude Code lists them."""
-    lines = [_GUIDANCE, *(_line(agent) for agent in BUILTIN_AGENTS), _OTHERS]
-    return "\n".join(lines)
-
-
-def _line(agent: AgentDefinition) -> str:
-    description = " ".join(agent.description.split())
-    if len(description) > DESCRIPTION_CHARS:
-        description = description[: DESCRIPTION_CHARS - 1].rstrip() + "…"
-    return f"- {agent.name}: {description}"
-
-
-def agent_listing(catalog: AgentCatalog) -> str | None:
-    """The agent types the Task tool's description does not name, told in a reminder (None
-    when there are none): one line each, descriptions cut at `DESCRIPTION_CHARS`; past
-    `LISTING_CHARS` the rest are only named."""
-    others = [agent for agent in catalog.agents if agent not in BUILTIN_AGENTS]
-    if not others:
-        return None
-    lines = ["Available agent types for the Task tool (subagent_type), besides the built-in ones:"]
-    size = len(lines[0])
-    rest: list[str] = []
-    for agent in others:
-        line = _line(agent)
-        if rest or size + len(line) + 1 > LISTING_CHARS:
-            rest.append(agent.name)
-            continue
-        lines.append(line)
-        size += len(line) + 1
-    if rest:
-        lines.append(f"Also available (no room for their descriptions): {', '.join(rest)}")
+    lines = [_GUIDANCE, *(agent_line(agent) for agent in BUILTIN_AGENTS), _OTHERS]
     return "\n".join(lines)
 
 
