@@ -28,6 +28,7 @@ from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import TRUTHY, McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.nested_instructions import nested_instructions
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
 from tether.cli.safety import (
@@ -426,6 +427,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             f"no earlier session in {workspace} to continue: this is a new one"
         )
     agent.inputs.append(lambda: background_notices(tool_context))
+    if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
+        known = instructions.current.files
+        agent.inputs.append(nested_instructions(tool_context, workspace, known, gate.read_denied))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
