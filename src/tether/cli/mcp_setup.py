@@ -57,6 +57,8 @@ class McpSetup:
     approved: frozenset[str] = frozenset()
     """Approved already this session (by the trust question that listed them)."""
     manager: McpManager | None = None
+    roots: tuple[Path, ...] = ()
+    """The directories servers may work in: the workspace and the added ones."""
     background: bool = False
     """Connect without holding the first request (the REPL; `MCP_CONNECTION_NONBLOCKING`)."""
     _declined: set[str] = field(default_factory=set[str])
@@ -109,7 +111,7 @@ class McpSetup:
             return
         from tether.mcp.manager import McpManager
 
-        self.manager = McpManager(chosen, self.limits)
+        self.manager = McpManager(chosen, self.limits, roots=self.roots)
         self._builtin = session.agent.tools.all_tools()
 
         def connected(_name: str) -> None:

@@ -494,6 +494,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     # them, as Claude Code's print mode does, unless MCP_CONNECTION_NONBLOCKING says not to.
     nonblocking = env.get("MCP_CONNECTION_NONBLOCKING", "").strip().lower() in TRUTHY
     mcp.background = opts.mcp_background or nonblocking
+    mcp.roots = (workspace, *extra_dirs)
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if not trust.trusted:

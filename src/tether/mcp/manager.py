@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -50,7 +51,10 @@ class McpManager:
     `async with`). Tool calls and resource reads always return a result (a failure is one
     the model reads); prompts and resource listings raise `McpError`."""
 
-    def __init__(self, servers: Sequence[ServerConfig], limits: McpLimits) -> None:
+    def __init__(
+        self, servers: Sequence[ServerConfig], limits: McpLimits, roots: Sequence[Path] = ()
+    ) -> None:
+        """`roots`: the directories servers are told they may work in (the workspace)."""
         self._limits = limits
         self._servers: dict[str, SupervisedServer] = {}
         self._problems: list[str] = []
@@ -58,7 +62,9 @@ class McpManager:
             if config.name in self._servers:
                 self._note(f'MCP server "{config.name}" is configured twice; the first is used')
             else:
-                self._servers[config.name] = SupervisedServer(config, limits.startup_timeout_s)
+                self._servers[config.name] = SupervisedServer(
+                    config, limits.startup_timeout_s, tuple(roots)
+                )
         self._tool_names = NameMap()
         self._prompt_names = NameMap()
         self._tools: dict[str, list[McpTool]] = {}
