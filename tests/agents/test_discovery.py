@@ -9,9 +9,11 @@ from tether.agents import (
     AgentCatalog,
     AgentDefinition,
     UnusableAgent,
+    agent_listing,
     discover_agents,
     task_description,
 )
+from tether.agents.listing import DESCRIPTION_CHARS, LISTING_CHARS
 
 from .conftest import agent_text, write_agent
 
@@ -160,15 +162,33 @@ def test_two_files_of_one_directory_with_the_same_name(workspace: Path, home: Pa
     assert catalog.unusable == (UnusableAgent(first, "b.md defines 'twin' too"),)
 
 
-def test_task_description_lists_every_type(workspace: Path, home: Path) -> None:
+def test_agent_listing_names_every_type_and_the_task_description_none(
+    workspace: Path, home: Path
+) -> None:
     write_agent(workspace / ".claude/agents", "r.md", agent_text("reviewer"))
-    description = task_description(discover_agents(workspace, home=home))
+    listing = agent_listing(discover_agents(workspace, home=home))
 
-    listed = description.split("Agent types (subagent_type):\n")[1].splitlines()
-    assert [line.split(":")[0] for line in listed] == [
-        "- Explore",
+    assert listing is not None
+    assert listing.splitlines()[1:] == ["- reviewer: Does reviewer things."]
+    described = task_description().split("Agent types (subagent_type):\n")[1].splitlines()
+    assert [line.split(":")[0] for line in described[:-1]] == [
         "- general-purpose",
+        "- Explore",
         "- Plan",
-        "- reviewer",
     ]
-    assert listed[-1] == "- reviewer: Does reviewer things."
+    assert "reviewer" not in task_description()
+    assert agent_listing(discover_agents(workspace / "none", home=home)) is None
+
+
+def test_the_agent_listing_is_bounded_with_many_agents(workspace: Path, home: Path) -> None:
+    long = "Use this agent when reviewing. " * 40
+    for n in range(150):
+        text = f"---\nname: agent-{n}\ndescription: {long}\n---\nYou help.\n"
+        write_agent(workspace / ".claude/agents", f"a{n}.md", text)
+    listing = agent_listing(discover_agents(workspace, home=home))
+
+    assert listing is not None
+    assert len(listing) <= LISTING_CHARS + 150 * len("agent-149, ")
+    lines = listing.splitlines()
+    assert all(len(line) <= DESCRIPTION_CHARS + len("- agent-149: ") for line in lines[:-1])
+    assert "agent-149" in listing.splitlines()[-1]  # named, past the bound

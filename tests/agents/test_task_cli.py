@@ -106,3 +106,54 @@ def test_a_subagents_compaction_counts_in_the_cost(
     assert len(summaries) == 1
     usage = result.json()["usage"]
     assert usage["output_tokens"] == sum(r.usage["output_tokens"] for r in fake_model.requests)  # type: ignore[index]
+
+
+def test_custom_agents_are_listed_in_a_reminder_once_not_in_the_task_tool(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a diff for bugs.\n---\nYou review.\n"
+    )
+    fake_model.script(reply(text("one")), reply(text("two")))
+    assert tether("-p", "first").exit_code == 0
+    assert tether("-p", "--continue", "second").exit_code == 0
+
+    first, second = fake_model.requests
+    [task] = [t for t in first.body["tools"] if t["name"] == "Task"]
+    assert "reviewer" not in task["description"]
+    assert "- Explore: " in task["description"]
+    listing = first.agent_listing_text()
+    assert listing is not None
+    assert "- reviewer: Reviews a diff for bugs." in listing
+    assert first.messages()[0]["content"][0]["text"] == listing
+    assert first.last_user_text() == "first"
+    # The conversation holds it already: the next prompt does not repeat it.
+    said = json.dumps(second.messages())
+    assert said.count("Available agent types for the Task tool") == 1
+    assert second.last_user_text() == "second"
+
+
+def test_a_subagent_that_may_start_subagents_is_told_the_custom_agents(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a diff for bugs.\n---\nYou review.\n"
+    )
+    routes = Router()
+    task = tool_use(
+        "Task", description="d", prompt="sub-route: go", subagent_type="general-purpose"
+    )
+    routes.add(MAIN, reply(task), reply(text("done")))
+    routes.add("sub-route", reply(text("went")))
+    routes.install(fake_model)
+    assert tether("-p", "delegate").exit_code == 0
+    [child] = requests_of(fake_model, "sub-route", [MAIN, "sub-route"])
+    [task_spec] = [t for t in child.body["tools"] if t["name"] == "Task"]
+    assert "reviewer" not in task_spec["description"]
+    listing = child.agent_listing_text()
+    assert listing is not None
+    assert "- reviewer: Reviews a diff for bugs." in listing

@@ -92,8 +92,13 @@ def test_status_permissions_and_mcp_describe_the_session(
     repl = PtyRepl(workspace, env)
     try:
         repl.wait_for("> ")
-        repl.send("/mcp\r")
-        repl.wait_for("tools")
+        # The server connects in the background: /mcp says so until it has.
+        for asked in range(1, 200):
+            repl.send("/mcp\r")
+            repl.wait_for(" tools", count=asked)
+            if "clock                connected  2 tools" in repl.screen:
+                break
+            assert "clock                pending    0 tools" in repl.screen
         assert "clock                connected  2 tools" in repl.screen
         repl.send("/status\r")
         repl.wait_for("Context:")

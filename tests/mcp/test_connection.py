@@ -244,18 +244,38 @@ async def test_the_older_sse_transport_works_too() -> None:
             assert await manager.call("mcp__old__add", {"a": 40, "b": 2}) == McpResult("42")
 
 
-async def test_a_stdio_server_gets_our_environment_its_own_and_its_directory(
+async def test_a_stdio_server_gets_our_environment_without_secrets_its_own_and_its_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("TETHER_TEST_INHERITED", "from tether")
-    config = script("raw", "raw_server.py", RAW_SERVER_GREETING="hello")
+    inherited = {"RAW_TEST_PLAIN": "kept", "KEYBOARD_LAYOUT": "dvorak", "AWS_REGION": "eu"}
+    withheld = {
+        "ANTHROPIC_API_KEY": "sk-ant-x",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:1",
+        "OPENAI_API_KEY": "sk-x",
+        "TETHER_TEST_OWN": "tether's",
+        "GITHUB_TOKEN": "ghp_x",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "AWS_SESSION_TOKEN": "x",
+        "STRIPE_SECRET_KEY": "x",
+        "DB_PASSWORD": "x",
+        "NPM_AUTHTOKEN": "x",
+        "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer x",
+        "CLAUDE_CODE_OAUTH_TOKEN": "x",
+    }
+    for name, value in {**inherited, **withheld}.items():
+        monkeypatch.setenv(name, value)
+    # What the configuration names is passed, secrets included: that is how a server gets one.
+    own = {"RAW_SERVER_GREETING": "hello", "SERVICE_API_KEY": "given"}
+    config = script("raw", "raw_server.py", **own)
     transport = dataclasses.replace(config.transport, cwd=tmp_path)
+    names = [*inherited, *withheld, *own]
     async with McpManager([dataclasses.replace(config, transport=transport)], FAST) as manager:
-        result = await manager.call("mcp__raw__where", {})
+        result = await manager.call("mcp__raw__where", {"names": names})
     assert json.loads(result.text) == {
         "cwd": str(tmp_path),
-        "RAW_SERVER_GREETING": "hello",
-        "TETHER_TEST_INHERITED": "from tether",
+        **inherited,
+        **dict.fromkeys(withheld),
+        **own,
     }
     assert "where was asked" not in capfd.readouterr().err
 
@@ -288,3 +308,31 @@ def test_probe_servers_runs_from_synchronous_code(http_server: McpHttpServer) ->
     statuses = asyncio.run(probe_servers(servers, FAST))
     assert statuses["demo"] == ServerStatus("connected", tools=5)
     assert statuses["gone"].state == "failed"
+
+
+async def test_servers_connect_in_the_background_and_publish_their_tools_as_each_connects(
+    http_server: McpHttpServer,
+) -> None:
+    connected: list[str] = []
+    manager = McpManager(
+        [http("fast", http_server.url), script("slow", "hangs_at_initialise.py")],
+        McpLimits(startup_timeout_s=3600.0),
+    )
+    try:
+        manager.start_in_background(connected.append)
+        assert manager.statuses() == {
+            "fast": ServerStatus("pending"),
+            "slow": ServerStatus("pending"),
+        }
+        assert manager.tools() == []
+        await manager.connected(["fast"])
+        assert connected == ["fast"]
+        assert manager.statuses() == {
+            "fast": ServerStatus("connected", tools=5),
+            "slow": ServerStatus("pending"),
+        }
+        assert {t.server for t in manager.tools()} == {"fast"}
+        assert await manager.call("mcp__fast__add", {"a": 40, "b": 2}) == McpResult("42")
+    finally:
+        await manager.aclose()  # the slow one is not waited for
+    assert manager.statuses()["slow"] == ServerStatus("failed", error="connecting was cancelled")

@@ -70,3 +70,24 @@ async def test_everything_server_echoes_and_its_image_is_passed_on() -> None:
         assert not image.is_error
         assert [i.model_dump()["source"]["media_type"] for i in image.images] == ["image/png"]
         assert manager.prompts()
+
+
+async def test_the_filesystem_server_gets_the_workspace_as_its_root(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("remember the eggs\n")
+    command = node_server("mcp-server-filesystem")
+    # No directory on its command line: it works in the roots the client declares.
+    async with McpManager([stdio("fs", command)], FAST, roots=[workspace]) as manager:
+        assert manager.statuses()["fs"].state == "connected"
+        # It asks for the roots once initialised, beside the listing: a few round trips on,
+        # it has them (each call is answered after the messages before it).
+        for _ in range(100):
+            allowed = await manager.call("mcp__fs__list_allowed_directories", {})
+            if str(workspace) in allowed.text:
+                break
+        assert str(workspace) in allowed.text
+        path = str(workspace / "notes.txt")
+        assert await manager.call("mcp__fs__read_text_file", {"path": path}) == McpResult(
+            "remember the eggs\n"
+        )

@@ -15,6 +15,8 @@ from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 from tether.testing.script import raw_tool_use
 
+from .conftest import SCRIPTS
+
 Run = Callable[..., CliResult]
 
 TRUSTED = pytest.mark.usefixtures("trusted_workspace")
@@ -292,3 +294,21 @@ def test_an_mcp_call_with_a_lone_surrogate_is_refused_before_the_server_sees_it(
         "character 8), which is not Unicode text and cannot be written, run or sent; use the "
         "character itself, or escape a pair of surrogates together."
     ]
+
+
+@TRUSTED
+def test_a_slow_server_does_not_hold_the_first_request_and_shows_pending(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It never answers its handshake; were it waited for, the run would wait out MCP_TIMEOUT.
+    slow = {"command": sys.executable, "args": [str(SCRIPTS / "hangs_at_initialise.py")]}
+    _mcp_json(workspace, {**TIME_SERVER, "slow": slow})
+    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "1")
+    monkeypatch.setenv("MCP_TIMEOUT", "3600000")
+    fake_model.script(reply(text("Hello.")))
+    result = tether("-p", "hi", "--output-format", "stream-json", "--verbose")
+    assert result.exit_code == 0, result.stderr
+    init = result.json_lines()[0]
+    states = {s["name"]: s["status"] for s in init["mcp_servers"]}
+    assert states["slow"] == "pending"
+    assert json.loads(result.stdout.splitlines()[-1])["result"] == "Hello."

@@ -9,6 +9,7 @@ from tether.agents.definitions import (
     is_valid_agent_name,
 )
 from tether.agents.discovery import discover_agents
+from tether.agents.listing import agent_listing
 from tether.agents.runner import SubagentRunner
 from tether.agents.task import TaskInput, task_description, task_tool
 
@@ -20,6 +21,7 @@ __all__ = [
     "SubagentRunner",
     "TaskInput",
     "UnusableAgent",
+    "agent_listing",
     "discover_agents",
     "is_valid_agent_name",
     "task_description",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
+from tether.agents.listing import agent_listing
 from tether.agents.subagent_hooks import start_hooks, stop_feedback
 from tether.core import turn_stop
 from tether.core.context import BASE_PROMPT, build_system_prompt
@@ -148,6 +149,11 @@ class SubagentRunner:
                 with turn_stop.watching():
                     started_hooks = await start_hooks(child, definition, agent_id, scope)
                     opening = [TextBlock(text=reminder(c)) for c in started_hooks]
+                    listing = agent_listing(self.catalog)
+                    if listing is not None and child.tools.get(TASK_TOOL_NAME) is not None:
+                        # It may start subagents too: it is told the agent types as the
+                        # session's first prompt is.
+                        opening.insert(0, TextBlock(text=reminder(listing)))
                     history.add_user([TextBlock(text=prompt), *opening])
                     subtype = await self._converse(
                         child, history, stats, definition, agent_id, scope

@@ -7,7 +7,9 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog
+from tether.agents.builtin import BUILTIN_AGENTS
+from tether.agents.definitions import TASK_TOOL_NAME
+from tether.agents.listing import agent_line
 from tether.agents.runner import SubagentRunner
 from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
@@ -30,6 +32,9 @@ How to use it:
 
 Agent types (subagent_type):"""
 
+_OTHERS = "Other agent types, when there are any, are listed in <system-reminder> messages in \
+the conversation."
+
 
 class TaskInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -50,17 +55,18 @@ SpawnTeammate = Callable[[str, str, str, str], Awaitable[ToolOutput]]
 """Start a teammate: (team, name, agent type, prompt) -> the tool's result."""
 
 
-def task_description(catalog: AgentCatalog) -> str:
-    """The tool's description: fixed for the session, since it is part of the cached prefix."""
-    lines = [_GUIDANCE]
-    for agent in catalog.agents:
-        lines.append(f"- {agent.name}: {' '.join(agent.description.split())}")
+def task_description() -> str:
+    """The tool's description: the same whatever agents there are, since it is part of the
+    cached prefix. It names the built-in agents; the others (and a built-in one a file
+    redefines) are listed in the conversation (`agent_listing`), as Claude Code lists them."""
+    lines = [_GUIDANCE, *(agent_line(agent) for agent in BUILTIN_AGENTS), _OTHERS]
     return "\n".join(lines)
 
 
 def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Tool:
-    """The Task tool of a session, listing the runner's agent types; with `team_name` and
-    `name`, it starts a teammate through `spawn` (a session that leads a team)."""
+    """The Task tool of a session (its agent types are told by `agent_listing`); with
+    `team_name` and `name`, it starts a teammate through `spawn` (a session that leads a
+    team)."""
 
     @tool(TASK_TOOL_NAME, read_only=False)
     async def task(ctx: ToolContext, args: TaskInput) -> ToolOutput:
@@ -82,4 +88,4 @@ def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Too
             raise ToolError("Task can only run inside an agent's loop.")
         return await runner.run(args.subagent_type, args.prompt, scope)
 
-    return replace(task, description=task_description(runner.catalog))
+    return replace(task, description=task_description())

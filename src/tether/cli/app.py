@@ -217,13 +217,17 @@ def main(argv: list[str]) -> int:
 
 def _repl(args: argparse.Namespace, cwd: Path) -> int:
     import asyncio
+    import dataclasses
 
     from tether.cli.repl import run_repl
     from tether.cli.startup import LazyOptions
 
     # The REPL draws its prompt first and makes the options (and the session) meanwhile.
+    # MCP servers connect in the background: the first request is not held by slow ones.
     options = LazyOptions(
-        cwd=cwd, make=lambda: _run_options(args, cwd), trust_workspace=args.trust_workspace
+        cwd=cwd,
+        make=lambda: dataclasses.replace(_run_options(args, cwd), mcp_background=True),
+        trust_workspace=args.trust_workspace,
     )
     return asyncio.run(run_repl(options, initial_prompt=args.prompt))
 

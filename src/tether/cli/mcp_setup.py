@@ -1,5 +1,5 @@
-"""MCP servers in a session: which ones, connecting them all at once before the first request,
-and their tools, resources and prompts as tether tools.
+"""MCP servers in a session: which ones, connecting them all at once (before the first request,
+or in the background in the REPL), and their tools, resources and prompts as tether tools.
 
 Servers configured in the workspace's own files (`.mcp.json`, the seed's
 `config/mcp_config.yaml`, `.tether/mcp.local.json`) start only in a trusted workspace (see
@@ -25,6 +25,7 @@ from tether.config.settings import Settings
 from tether.config.trust import remembered_settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
+from tether.mcp.environment import inherited
 from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice
@@ -36,6 +37,8 @@ if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with ser
     from tether.mcp.manager import McpManager, McpPrompt
 
 CHARS_PER_TOKEN = 4
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+"""Values of a variable that turn a switch on."""
 APPROVED_SCOPES = ("project", "seed")
 """Servers a repository shares: approved once each (`enabledMcpjsonServers`), like Claude Code's
 `.mcp.json` ones; the seed's YAML servers are approved exactly the same way."""
@@ -54,7 +57,12 @@ class McpSetup:
     approved: frozenset[str] = frozenset()
     """Approved already this session (by the trust question that listed them)."""
     manager: McpManager | None = None
+    roots: tuple[Path, ...] = ()
+    """The directories servers may work in: the workspace and the added ones."""
+    background: bool = False
+    """Connect without holding the first request (the REPL; `MCP_CONNECTION_NONBLOCKING`)."""
     _declined: set[str] = field(default_factory=set[str])
+    _builtin: list[Tool] = field(default_factory=list[Tool])
 
     def questions(self, settings_data: Mapping[str, Any]) -> list[StartupQuestion]:
         """One question per project server the user has not decided on yet."""
@@ -94,17 +102,40 @@ class McpSetup:
         hidden: frozenset[str],
         prompt_for: Callable[[Sequence[str]], str],
     ) -> None:
-        """Start every server at once, then offer their tools (all, or through tool search)."""
+        """Start every server at once. In the background (`background`): the client's own
+        servers are awaited (they answer at once), the others are `pending` and their tools
+        are offered from the first request after each connects; else all are awaited. Then
+        their tools are offered (all, or through tool search)."""
         chosen = [s for s in self.servers if s.name not in self._declined]
         if not chosen:
             return
-        from tether.cli.mcp_tools import mcp_tool, resource_tools
         from tether.mcp.manager import McpManager
 
-        self.manager = McpManager(chosen, self.limits)
-        await self.manager.start()
+        self.manager = McpManager(chosen, self.limits, roots=self.roots)
+        self._builtin = session.agent.tools.all_tools()
+
+        def connected(_name: str) -> None:
+            self._offer(session, hidden, prompt_for)
+
+        self.manager.start_in_background(connected)
+        told = set(self.manager.problems())
+        if self.background:
+            own = [s.name for s in chosen if isinstance(s.transport, ClientTransport)]
+            await self.manager.connected(own)
+        else:
+            await self.manager.connected()
         for problem in self.manager.problems():
-            emit(Notice(level="warning", message=f"MCP: {problem}"))
+            if problem not in told:
+                emit(Notice(level="warning", message=f"MCP: {problem}"))
+
+    def _offer(
+        self, session: Session, hidden: frozenset[str], prompt_for: Callable[[Sequence[str]], str]
+    ) -> None:
+        """Offer the tools and prompts of the servers connected so far (called as each one
+        connects: the tools sent change from the next request on)."""
+        from tether.cli.mcp_tools import mcp_tool, resource_tools
+
+        assert self.manager is not None
         tools = [
             mcp_tool(self.manager, t)
             for t in self.manager.tools()
@@ -118,7 +149,7 @@ class McpSetup:
             session.commands[prompt.exposed] = self._prompt_command(prompt)
         if not tools:
             return
-        builtin = agent.tools.all_tools()
+        builtin = self._builtin
         if definition_tokens(tools) > self.limits.tool_search_share * self.window:
             from tether.tools.tool_search import search_tools
 
@@ -185,8 +216,9 @@ def mcp_setup(
         chosen = {s.name for s in command_line.servers}
         servers = [s for s in servers if s.name not in chosen] + list(command_line.servers)
         problems.extend(command_line.problems)
-    # Settings' `env` reaches stdio servers as it reaches Bash; a server's own `env` wins.
-    named = {name: env[name] for name in settings.env if name in env}
+    # Settings' `env` reaches stdio servers as the rest of tether's environment does (its
+    # credentials withheld); a server's own `env` wins.
+    named = inherited({name: env[name] for name in settings.env if name in env})
     servers = [_with_env(s, named) for s in servers]
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.

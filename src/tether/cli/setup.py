@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether.agents import AgentCatalog, discover_agents, task_tool
+from tether.agents import AgentCatalog, agent_listing, discover_agents, task_tool
+from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
     ClientParts,
@@ -25,8 +26,9 @@ from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
-from tether.cli.mcp_setup import McpSetup, attach_mcp, mcp_setup
+from tether.cli.mcp_setup import TRUTHY, McpSetup, attach_mcp, mcp_setup
 from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.nested_instructions import nested_instructions
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, session_to_resume, tell_resumed
 from tether.cli.safety import (
@@ -125,6 +127,8 @@ class RunOptions:
     approved_servers: tuple[str, ...] = ()
     """The repository's MCP servers the user approved with the trust question (not asked
     about again this session)."""
+    mcp_background: bool = False
+    """Connect MCP servers without holding the first request (the REPL)."""
     system_prompt: str | None = None
     """`--system-prompt`: replaces tether's own instructions (environment, project
     instructions and skills are still given)."""
@@ -429,6 +433,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             f"no earlier session in {workspace} to continue: this is a new one"
         )
     agent.inputs.append(lambda: background_notices(tool_context))
+    if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
+        known = instructions.current.files
+        agent.inputs.append(nested_instructions(tool_context, workspace, known, gate.read_denied))
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
@@ -451,6 +458,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())
+    if session.agent.tools.get(TASK_TOOL_NAME) is not None:
+        # The agent types, in a reminder (as Claude Code's agent listing): the Task tool's
+        # description stays the same whatever agents there are.
+        session.listings.append(lambda: agent_listing(agents))
     session.startup_notices.extend(instructions.notices())
     session.startup_questions.extend(instructions.questions())
 
@@ -486,6 +497,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         strict=opts.strict_mcp_config,
         plugins=plugins.mcp(workspace, env),
     )
+    # The REPL never holds the first request for a slow server; -p and stream-json wait for
+    # them, as Claude Code's print mode does, unless MCP_CONNECTION_NONBLOCKING says not to.
+    nonblocking = env.get("MCP_CONNECTION_NONBLOCKING", "").strip().lower() in TRUTHY
+    mcp.background = opts.mcp_background or nonblocking
+    mcp.roots = (workspace, *extra_dirs)
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if not trust.trusted:

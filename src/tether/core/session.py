@@ -106,6 +106,10 @@ class Session:
         self.resumed: str | None = None
         """How the session was resumed or forked (for the user), when it was."""
         self.startup_notices: list[str] = []
+        self.listings: list[Callable[[], str | None]] = []
+        """What the model is told in a reminder with the next prompt whenever the
+        conversation does not hold it as it is now (new, changed, or compacted away): the
+        agent types, kept out of the tool descriptions so that the cached prefix stays."""
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
         self._history = history or History()
@@ -358,6 +362,18 @@ class Session:
         if done and not done[0] and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
+    def _listed(self) -> list[TextBlock]:
+        """The listings the conversation does not hold as they are now."""
+        held = {
+            block.text
+            for message in self._history.view()
+            if message.role == "user"
+            for block in message.content
+            if isinstance(block, TextBlock)
+        }
+        texts = (reminder(text) for listing in self.listings if (text := listing()) is not None)
+        return [TextBlock(text=text) for text in texts if text not in held]
+
     def _tell_recording(self, emit: Callable[[Event], None]) -> None:
         """What happened to the session file (saving failed, saving again, the file removed
         or replaced), said as soon as an event goes out after it."""
@@ -393,7 +409,8 @@ class Session:
             emit(Notice(level="warning", message=stats.result))
             return "success"
         said = prompt.content or (TextBlock(text=text),)
-        blocks = [*said, *(TextBlock(text=reminder(c)) for c in contexts)]
+        # The listings first (as Claude Code's attachments), the prompt, then hooks' context.
+        blocks = [*self._listed(), *said, *(TextBlock(text=reminder(c)) for c in contexts)]
         self._history.add_user(blocks, entry_uuid=prompt.uuid)
         self._prompt_kept = True
         ask = self._ask_with(emit) if self.can_ask else None

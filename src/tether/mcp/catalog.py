@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ServerState = Literal["connected", "failed", "stopped"]
+ServerState = Literal["pending", "connected", "failed", "stopped"]
+"""`pending`: still connecting (servers connect in the background)."""
 
 
 @dataclass(frozen=True)

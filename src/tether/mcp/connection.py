@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 import anyio
 from mcp.client import Client
@@ -33,8 +34,11 @@ class ConnectFailed(Exception):
 class ServerConnection:
     """A server's connection. `open()` once; use `client` meanwhile; `close()` when done."""
 
-    def __init__(self, config: ServerConfig, startup_timeout_s: float) -> None:
+    def __init__(
+        self, config: ServerConfig, startup_timeout_s: float, roots: tuple[Path, ...] = ()
+    ) -> None:
         self.config = config
+        self._roots = roots
         self._startup_timeout_s = startup_timeout_s
         self._ready = anyio.Event()
         self._stop = anyio.Event()
@@ -108,7 +112,7 @@ class ServerConnection:
             self._scope = scope
             async with AsyncExitStack() as stack:
                 try:
-                    client = await enter_client(self.config, stack, self._diagnostics)
+                    client = await enter_client(self.config, stack, self._diagnostics, self._roots)
                     listing = await list_offerings(client, self.config.name)
                 except Exception as exc:  # reported by open(); the stack closes what did open
                     self._failure = self._with_stderr(self._start_failure(exc))

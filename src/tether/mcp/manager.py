@@ -1,5 +1,6 @@
-"""The MCP servers of a session: connected together at start, their tools offered under
-API-safe names, requests routed to them, and all of them closed at the end.
+"""The MCP servers of a session: connected together at start (awaited, or in the background
+with each server's tools published as it connects), their tools offered under API-safe names,
+requests routed to them, and all of them closed at the end.
 
 A server that fails never takes the others down and never raises out of `start()`: it is
 recorded as failed, with the cause. A server whose connection is lost is restarted once (see
@@ -9,7 +10,8 @@ recorded as failed, with the cause. A server whose connection is lost is restart
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -49,7 +51,10 @@ class McpManager:
     `async with`). Tool calls and resource reads always return a result (a failure is one
     the model reads); prompts and resource listings raise `McpError`."""
 
-    def __init__(self, servers: Sequence[ServerConfig], limits: McpLimits) -> None:
+    def __init__(
+        self, servers: Sequence[ServerConfig], limits: McpLimits, roots: Sequence[Path] = ()
+    ) -> None:
+        """`roots`: the directories servers are told they may work in (the workspace)."""
         self._limits = limits
         self._servers: dict[str, SupervisedServer] = {}
         self._problems: list[str] = []
@@ -57,21 +62,50 @@ class McpManager:
             if config.name in self._servers:
                 self._note(f'MCP server "{config.name}" is configured twice; the first is used')
             else:
-                self._servers[config.name] = SupervisedServer(config, limits.startup_timeout_s)
+                self._servers[config.name] = SupervisedServer(
+                    config, limits.startup_timeout_s, tuple(roots)
+                )
         self._tool_names = NameMap()
         self._prompt_names = NameMap()
         self._tools: dict[str, list[McpTool]] = {}
         self._prompts: dict[str, list[McpPrompt]] = {}
-        self._started = False
+        self._connecting: dict[str, asyncio.Task[None]] = {}
+        self._pending: set[str] = set()
+        """Servers whose first connection is under way."""
 
     async def start(self) -> None:
         """Connect every server at once, each within `startup_timeout_s`. Never raises."""
-        if self._started:
+        self.start_in_background()
+        await self.connected()
+
+    def start_in_background(self, on_connected: Callable[[str], None] | None = None) -> None:
+        """Start connecting every server at once and return: each is `pending` until it
+        connects or fails; then its tools and prompts are published and `on_connected(name)`
+        is called (also for one that failed)."""
+        if self._connecting:
             return
-        self._started = True
-        await asyncio.gather(*(server.connect() for server in self._servers.values()))
-        for server in self._servers.values():
-            self._publish(server)
+        self._pending.update(self._servers)
+        for name, server in self._servers.items():
+            self._connecting[name] = asyncio.create_task(
+                self._connect(server, on_connected), name=f"mcp-connect-{name}"
+            )
+
+    async def connected(self, names: Sequence[str] | None = None) -> None:
+        """Wait until the servers named (all of them: None) have connected or failed."""
+        tasks = [t for n, t in self._connecting.items() if names is None or n in names]
+        if tasks:
+            await asyncio.wait(tasks)
+
+    async def _connect(
+        self, server: SupervisedServer, on_connected: Callable[[str], None] | None
+    ) -> None:
+        try:
+            await server.connect()
+        finally:
+            self._pending.discard(server.config.name)
+        self._publish(server)
+        if on_connected is not None:
+            on_connected(server.config.name)
 
     def statuses(self) -> dict[str, ServerStatus]:
         return {name: self._status(server) for name, server in self._servers.items()}
@@ -172,6 +206,9 @@ class McpManager:
 
     async def aclose(self) -> None:
         """Close every connection; stdio servers' processes are gone when this returns."""
+        for task in self._connecting.values():
+            task.cancel()  # a server still connecting is not waited for
+        await asyncio.gather(*self._connecting.values(), return_exceptions=True)
         await asyncio.gather(*(server.close() for server in self._servers.values()))
 
     async def __aenter__(self) -> McpManager:
@@ -228,6 +265,8 @@ class McpManager:
             return ServerStatus("failed", tools, server.down)
         if server.closed:
             return ServerStatus("stopped", tools)
+        if server.config.name in self._pending:
+            return ServerStatus("pending")
         return ServerStatus("connected", tools, connect_s=server.connect_s)
 
     def _known(self, server: str) -> SupervisedServer:

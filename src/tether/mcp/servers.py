@@ -30,7 +30,8 @@ class StdioTransport:
     command: str
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict[str, str])
-    """Added to tether's own environment for the server process."""
+    """Added to tether's own environment, scrubbed of credentials (`environment.py`), for the
+    server process."""
     cwd: Path | None = None
 
 

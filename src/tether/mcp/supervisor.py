@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 from mcp.client import Client
@@ -33,8 +34,11 @@ class SupervisedServer:
     """One configured server: `connect()`, then `run()` requests on it (restarting it once
     when its connection is found lost), `reconnect()` on demand, `close()` at the end."""
 
-    def __init__(self, config: ServerConfig, startup_timeout_s: float) -> None:
+    def __init__(
+        self, config: ServerConfig, startup_timeout_s: float, roots: tuple[Path, ...] = ()
+    ) -> None:
         self.config = config
+        self._roots = roots
         self._startup_timeout_s = startup_timeout_s
         self._connection: ServerConnection | None = None
         self._generation = 0
@@ -54,7 +58,7 @@ class SupervisedServer:
 
     async def connect(self) -> None:
         """Connect (again), within the startup timeout. Sets `listing` or `down`."""
-        connection = ServerConnection(self.config, self._startup_timeout_s)
+        connection = ServerConnection(self.config, self._startup_timeout_s, self._roots)
         self._connection = connection
         self._generation += 1
         started = time.monotonic()

@@ -1,6 +1,6 @@
 """How tether reaches a configured server with the SDK: a subprocess over stdio (tether's
-environment plus the configured one, stderr to a file of ours, its own process group), streamable
-HTTP with the configured headers, or the older SSE transport."""
+environment without its credentials, plus the configured one; stderr to a file of ours; its
+own process group), streamable HTTP with the configured headers, or the older SSE transport."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import logging
 import os
 import tempfile
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any, TextIO
 
 from mcp.client import Client
@@ -15,10 +16,12 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.types import Implementation
+from mcp.types import Implementation, ListRootsResult, Root
+from pydantic import FileUrl
 
 from tether import __version__
 from tether.mcp.client_channel import channel_transport
+from tether.mcp.environment import server_environment
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
 STDERR_TAIL_CHARS = 4096
@@ -71,7 +74,10 @@ class Diagnostics:
 
 
 async def enter_client(
-    config: ServerConfig, stack: AsyncExitStack, diagnostics: Diagnostics
+    config: ServerConfig,
+    stack: AsyncExitStack,
+    diagnostics: Diagnostics,
+    roots: tuple[Path, ...] = (),
 ) -> Client:
     """Connect and hand back a `Client` past its handshake, entered on `stack` (so that it is
     closed by whoever closes the stack, in the task that entered it)."""
@@ -81,9 +87,9 @@ async def enter_client(
             params = StdioServerParameters(
                 command=transport.command,
                 args=list(transport.args),
-                # The SDK passes only a safe handful of variables by default; Claude Code and
-                # the servers' READMEs expect the whole environment.
-                env={**os.environ, **transport.env},
+                # The SDK passes only a safe handful of variables by default; servers expect
+                # the user's environment (as Claude Code gives it), without its credentials.
+                env=server_environment(os.environ, transport.env),
                 cwd=transport.cwd,
             )
             # The SDK starts the process with start_new_session=True: a process group of its
@@ -101,4 +107,17 @@ async def enter_client(
             http.event_hooks["response"].append(diagnostics.note_response)
             target = streamable_http_client(transport.url, http_client=http)
     # cache=None: tether lists once and keeps the listing; the SDK's cache would only add state.
-    return await stack.enter_async_context(Client(target, cache=None, client_info=CLIENT_INFO))
+    listed = ListRootsResult(roots=[Root(uri=FileUrl(p.as_uri()), name=p.name) for p in roots])
+
+    async def list_roots(context: Any) -> ListRootsResult:
+        del context  # the same roots for every request
+        return listed
+
+    # Declaring roots (the workspace) lets a server such as the filesystem one work there.
+    client = Client(
+        target,
+        cache=None,
+        client_info=CLIENT_INFO,
+        list_roots_callback=list_roots if roots else None,
+    )
+    return await stack.enter_async_context(client)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -74,11 +75,21 @@ class RecordedRequest:
         return [is_error for _, is_error in self._latest_tool_results()]
 
     def last_user_text(self) -> str:
-        """Text of the newest user message, without its tool results."""
+        """Text of the newest user message, without its tool results, nor the agent listing
+        tether adds to a conversation's first prompt (`agent_listing_text()` has it)."""
         for message in reversed(self.messages()):
             if message.get("role") == "user":
-                return content_text(message.get("content"))
+                return _AGENT_LISTING.sub("", content_text(message.get("content")))
         return ""
+
+    def agent_listing_text(self) -> str | None:
+        """The agent listing reminder in the request's conversation, if any."""
+        for message in self.messages():
+            if message.get("role") == "user":
+                found = _AGENT_LISTING.search(content_text(message.get("content")))
+                if found is not None:
+                    return found.group(0).strip()
+        return None
 
     def _latest_tool_results(self) -> list[tuple[str, bool]]:
         messages = self.messages()
@@ -109,6 +120,11 @@ def blocks_of(content: object) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     return [b for b in cast(list[Any], content) if isinstance(b, dict)]
+
+
+_AGENT_LISTING = re.compile(
+    r"<system-reminder>\nAvailable agent types for the Task tool.*?</system-reminder>\n?", re.DOTALL
+)
 
 
 def content_text(content: object) -> str:

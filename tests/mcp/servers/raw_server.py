@@ -64,11 +64,8 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
                 return {"content": [{"type": "text", "text": str(os.getpid())}]}
             case "where":
                 print("where was asked", file=sys.stderr, flush=True)
-                seen = {
-                    "cwd": os.getcwd(),
-                    "RAW_SERVER_GREETING": os.environ.get("RAW_SERVER_GREETING"),
-                    "TETHER_TEST_INHERITED": os.environ.get("TETHER_TEST_INHERITED"),
-                }
+                asked = (params.get("arguments") or {}).get("names", [])
+                seen = {"cwd": os.getcwd(), **{n: os.environ.get(n) for n in asked}}
                 return {"content": [{"type": "text", "text": json.dumps(seen)}]}
     raise NotImplementedError(method)
 
