@@ -3,7 +3,9 @@ restarted under it (with its data, and empty)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -124,6 +126,7 @@ def test_redis_restarted_mid_conversation(
             lead.close()
         run_cli_process(["team", "down", team, *store], env=dict(os.environ), cwd=repo)
         server.stop()
+        _end_left_teammates(repo / ".tether" / "teams" / team)
 
 
 async def test_a_lead_says_its_store_is_unreachable_and_reads_on_once_it_is_back(
@@ -176,3 +179,18 @@ async def test_a_lead_says_its_store_is_unreachable_and_reads_on_once_it_is_back
     finally:
         await lead.close()
         server.stop()
+
+
+def _end_left_teammates(team_dir: Path) -> None:
+    """A test that failed with its store down cannot ask its teammates to stop through it:
+    every `team run` process started for this team (named in its logs' folder) ends here."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"team" in args and b"run" in args and team_dir.name.encode() in args:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(proc.name), signal.SIGKILL)
