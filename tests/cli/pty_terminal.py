@@ -12,6 +12,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
@@ -24,12 +25,12 @@ assertion (a healthy run takes a few seconds)."""
 class PtyRepl:
     """`tether` (the REPL) running in `workspace` on a terminal of its own."""
 
-    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
+    def __init__(self, workspace: Path, env: dict[str, str], *args: str) -> None:
         program = str(Path(sys.executable).with_name("tether"))
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the REPL on the terminal
             os.chdir(workspace)
-            os.execve(program, [program], {**env, "TERM": "xterm-256color"})
+            os.execve(program, [program, *args], {**env, "TERM": "xterm-256color"})
         import fcntl
         import termios
 
@@ -70,6 +71,16 @@ class PtyRepl:
             while self.screen.count(needle) < count:
                 left = deadline - time.monotonic()
                 assert left > 0, f"never drew {needle!r}:\n{self.screen[-3000:]}"
+                self._changed.wait(left)
+
+    def wait_until(self, drawn: Callable[[str], bool], what: str) -> None:
+        """Until the screen so far satisfies `drawn` (an AssertionError naming `what` after
+        `WAIT_S`)."""
+        deadline = time.monotonic() + WAIT_S
+        with self._changed:
+            while not drawn(self.screen):
+                left = deadline - time.monotonic()
+                assert left > 0, f"never drew {what}:\n{self.screen[-3000:]}"
                 self._changed.wait(left)
 
     def send(self, keys: str) -> None:
