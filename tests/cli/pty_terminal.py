@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.cli.screen_model import screen_lines
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
 
 WAIT_S = 30.0
@@ -57,6 +59,23 @@ class PtyRepl:
         """Everything drawn so far, without escape sequences."""
         with self._changed:
             return ANSI.sub("", self._raw.decode("utf-8", "replace"))
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines the terminal shows now (and those scrolled off above them), as a terminal
+        would show them: redrawn cells replaced, erased ones gone."""
+        return screen_lines(self.raw)
+
+    def wait_shown(self, needle: str) -> str:
+        """Until a line the terminal shows now holds `needle`; that line."""
+        found: list[str] = []
+
+        def shown(_screen: str) -> bool:
+            found[:] = [line for line in self.lines if needle in line]
+            return bool(found)
+
+        self.wait_until(shown, f"a line showing {needle!r}")
+        return found[-1]
 
     @property
     def raw(self) -> str:

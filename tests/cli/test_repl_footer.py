@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.pty_terminal import PtyRepl
-from tether.testing import FakeModelServer, Reply, reply, text
+from tether.testing import FakeModelServer, Reply, reply, text, tool_use
 
 TURN_END = " model call"
 DOTS = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -74,8 +74,51 @@ def test_the_footer_counts_the_context_now_not_the_sum_of_requests(
     repl.wait_for("ask before edits")  # the footer, once the session is built
     repl.send("first\r")
     repl.wait_for(TURN_END)
-    repl.wait_for("4.2k tokens")
+    repl.wait_shown("claude-sonnet-5-5 · 4.2k tokens")
     repl.send("second\r")
     repl.wait_for(TURN_END, 2)
-    repl.wait_for("4.4k tokens")  # 4,300 in and 100 out: the window now
-    assert "8.6k tokens" not in repl.screen  # not the two requests added up
+    # 4,300 in and 100 out: the window now, not the two requests added up (8.6k).
+    repl.wait_shown("claude-sonnet-5-5 · 4.4k tokens")
+
+
+SHIFT_TAB = "\x1b[Z"
+
+
+@pytest.mark.timeout(90)
+def test_shift_tab_cycles_the_modes_the_footer_names_and_the_calls_obey(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path
+) -> None:
+    model_env.script(
+        reply(tool_use("Write", file_path="note.txt", content="hi\n")),
+        reply(text("Written.")),
+    )
+    repl.wait_for("ask before edits (shift+tab to cycle)")
+    repl.send(SHIFT_TAB)
+    repl.wait_shown("⏵⏵ accept edits (shift+tab to cycle)")
+    repl.send("write the note\r")  # accepted without a question
+    repl.wait_for(TURN_END)
+    assert (workspace / "note.txt").read_text() == "hi\n"
+    assert "Allow this call?" not in repl.screen
+    repl.send(SHIFT_TAB)
+    repl.wait_shown("⏸ plan mode (shift+tab to cycle)")
+    repl.send(SHIFT_TAB)
+    repl.wait_shown("ask before edits (shift+tab to cycle)")
+    assert not any(
+        "bypass permissions" in line for line in repl.lines
+    )  # not started with it: never offered
+
+
+@pytest.mark.timeout(90)
+def test_bypass_joins_the_cycle_only_for_a_session_started_in_it(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    repl = start(workspace, home, "--permission-mode", "bypassPermissions")
+    try:
+        repl.wait_for("bypass permissions (shift+tab to cycle)")
+        for label in ("ask before edits", "⏵⏵ accept edits", "⏸ plan mode"):
+            repl.send(SHIFT_TAB)
+            repl.wait_shown(f"{label} (shift+tab to cycle)")
+        repl.send(SHIFT_TAB)
+        repl.wait_shown("bypass permissions (shift+tab to cycle)")
+    finally:
+        repl.close()
