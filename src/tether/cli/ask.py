@@ -258,9 +258,14 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Shift+Tab cycles the permission
-    mode; the footer under it names the mode, the model and the context the conversation fills
-    (`tether.cli.prompt_footer`)."""
+    mode, `@` completes paths; the footer under it names the mode, the model and the context
+    the conversation fills (`tether.cli.prompt_footer`)."""
     from tether.cli.prompt_footer import add_footer, mode_keys
+    from tether.cli.user_context import MentionCompleter
+
+    def mention_base() -> Path:
+        ready = startup.ready
+        return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
 
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
@@ -271,6 +276,8 @@ def message_prompt(
         key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
+        completer=MentionCompleter(mention_base),
+        complete_while_typing=True,
         style=STYLE,
         input=input,
         output=output,

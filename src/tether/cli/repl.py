@@ -69,6 +69,7 @@ from tether.cli.startup import (
 from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
+from tether.cli.user_context import run_for_user, shell_context, with_mentions
 from tether.config.project import project_root
 from tether.config.settings import sessions_home, tether_home
 
@@ -152,6 +153,9 @@ class _Repl:
         self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
+        self._shell_context: list[str] = []
+        """`!command`s run since the last message, with their output: the next one carries
+        them to the model."""
         self._model_spec: str | None = None
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
         startup.building.add_done_callback(self._on_startup_done)
@@ -176,6 +180,9 @@ class _Repl:
             interrupted_once = False
             text = text.strip()
             if not text:
+                continue
+            if text.startswith("!"):
+                await self.run_shell(text[1:].strip())
                 continue
             if _is_command(text):
                 if await self.run_command(text) is _Next.EXIT:
@@ -318,7 +325,7 @@ class _Repl:
     async def _show_turn(self, ready: Ready, text: str) -> str:
         """Show the turn's events while reading what is typed meanwhile; returns the line
         left unsent."""
-        from tether.protocol import PermissionAsked, UserInput  # loaded with the session
+        from tether.protocol import PermissionAsked, TextBlock, UserInput  # with the session
 
         def queue(line: str) -> None:
             if self._typed_ahead or _is_command(line):
@@ -339,7 +346,10 @@ class _Repl:
         draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)
         try:
             with typing_during_turn(self.prompt.input, draft):
-                async for event in ready.session.submit(UserInput(text=text)):
+                said = await with_mentions(ready.session, text, ready.renderer.render)
+                context, self._shell_context = self._shell_context, []
+                content = (*(TextBlock(text=c) for c in context), *said)
+                async for event in ready.session.submit(UserInput(text=text, content=content)):
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
@@ -545,6 +555,18 @@ class _Repl:
                 Text(terminal_safe(describe_message(message)), style="dim"), highlight=False
             )
         self.console.line()
+
+    async def run_shell(self, command: str) -> None:
+        """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output
+        shown, and kept for the model with the next message."""
+        ready = await self._session()
+        if ready is None or not command:
+            return
+        with no_echo(self.watch_terminal):
+            output, failed = await run_for_user(
+                ready.session, "Bash", {"command": command}, ready.renderer.render
+            )
+        self._shell_context.append(shell_context(command, output, failed))
 
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str
