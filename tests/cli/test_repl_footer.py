@@ -122,3 +122,23 @@ def test_bypass_joins_the_cycle_only_for_a_session_started_in_it(
         repl.wait_shown("bypass permissions (shift+tab to cycle)")
     finally:
         repl.close()
+
+
+@pytest.mark.timeout(90)
+def test_esc_interrupts_the_running_turn_and_keeps_the_session(
+    model_env: FakeModelServer, repl: PtyRepl
+) -> None:
+    release = threading.Event()
+    model_env.script(
+        held(reply(text("Too late.")), release),  # type: ignore[arg-type]
+        reply(text("Still here.")),
+    )
+    repl.send("a long job\r")
+    repl.wait_for("Thinking…")
+    repl.send("\x1b")
+    repl.wait_for("Interrupted")
+    repl.wait_for(TURN_END)  # the prompt is back
+    release.set()
+    repl.send("are you there?\r")
+    repl.wait_for("Still here.")
+    assert "Too late." not in repl.screen
