@@ -108,3 +108,34 @@ def test_a_bang_command_a_rule_denies_does_not_run(
     finally:
         repl.close()
     assert not (workspace / "made.txt").exists()
+
+
+@pytest.mark.timeout(90)
+def test_context_draws_what_fills_the_window(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    (workspace / "CLAUDE.md").write_text("Always answer in French.\n" * 200)  # ~1.2k tokens
+    model_env.script(reply(text("Bonjour.")))
+    repl = PtyRepl(workspace, {**os.environ, "HOME": str(home)})
+    try:
+        repl.wait_for("(shift+tab to cycle)")
+        repl.send("hello\r")
+        repl.wait_for(TURN_END)
+        repl.send("/context\r")
+        repl.wait_shown("Free space:")
+        lines = repl.lines
+    finally:
+        repl.close()
+    drawn = "\n".join(lines)
+    assert "Context: claude-sonnet-5-5 · " in drawn
+    legend = {
+        part: line.split(f"{part}: ")[1]
+        for line in lines
+        for part in ("System prompt", "Tools", "Instructions", "Memory", "Messages")
+        if f"{part}: " in line
+    }
+    instructions = int(legend["Instructions"].removesuffix(" tokens").replace(",", ""))
+    assert 1250 <= instructions < 1400  # 5,000 characters, with their heading and file name
+    assert legend["Memory"] == "0 tokens"
+    assert legend["Messages"] != "0 tokens"
+    assert "⛁ ⛁" in drawn  # the grid

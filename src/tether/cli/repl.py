@@ -470,7 +470,7 @@ class _Repl:
         self.console.print(Text(CLEARED, style="dim"))
 
     async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
-        """/model, /status, /permissions, /mcp (see `tether.cli.repl_commands`)."""
+        """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
         if name == "/model" and args:
             switched, said = await switch_model(ready.session, args)
             if switched:
@@ -481,6 +481,10 @@ class _Repl:
             said = describe_status(ready)
         elif name == "/permissions":
             said = describe_permissions(ready.session)
+        elif name == "/context":
+            from tether.cli.context_view import describe_context
+
+            said = describe_context(ready.session)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.permissions.rules import Mode
 
-SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp")
+SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp", "/context")
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
 """What Shift+Tab steps through, in Claude Code's order."""
