@@ -12,7 +12,10 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from tests.cli.screen_model import screen_lines
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
 
@@ -24,12 +27,12 @@ assertion (a healthy run takes a few seconds)."""
 class PtyRepl:
     """`tether` (the REPL) running in `workspace` on a terminal of its own."""
 
-    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
+    def __init__(self, workspace: Path, env: dict[str, str], *args: str) -> None:
         program = str(Path(sys.executable).with_name("tether"))
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the REPL on the terminal
             os.chdir(workspace)
-            os.execve(program, [program], {**env, "TERM": "xterm-256color"})
+            os.execve(program, [program, *args], {**env, "TERM": "xterm-256color"})
         import fcntl
         import termios
 
@@ -58,6 +61,23 @@ class PtyRepl:
             return ANSI.sub("", self._raw.decode("utf-8", "replace"))
 
     @property
+    def lines(self) -> list[str]:
+        """The lines the terminal shows now (and those scrolled off above them), as a terminal
+        would show them: redrawn cells replaced, erased ones gone."""
+        return screen_lines(self.raw)
+
+    def wait_shown(self, needle: str) -> str:
+        """Until a line the terminal shows now holds `needle`; that line."""
+        found: list[str] = []
+
+        def shown(_screen: str) -> bool:
+            found[:] = [line for line in self.lines if needle in line]
+            return bool(found)
+
+        self.wait_until(shown, f"a line showing {needle!r}")
+        return found[-1]
+
+    @property
     def raw(self) -> str:
         """Everything drawn so far, escape sequences and all."""
         with self._changed:
@@ -70,6 +90,16 @@ class PtyRepl:
             while self.screen.count(needle) < count:
                 left = deadline - time.monotonic()
                 assert left > 0, f"never drew {needle!r}:\n{self.screen[-3000:]}"
+                self._changed.wait(left)
+
+    def wait_until(self, drawn: Callable[[str], bool], what: str) -> None:
+        """Until the screen so far satisfies `drawn` (an AssertionError naming `what` after
+        `WAIT_S`)."""
+        deadline = time.monotonic() + WAIT_S
+        with self._changed:
+            while not drawn(self.screen):
+                left = deadline - time.monotonic()
+                assert left > 0, f"never drew {what}:\n{self.screen[-3000:]}"
                 self._changed.wait(left)
 
     def send(self, keys: str) -> None:

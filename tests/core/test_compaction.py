@@ -461,7 +461,8 @@ def test_memory_appends_and_keeps_the_newest_under_the_cap(tmp_path: Path) -> No
     assert kept == list(range(10 - len(kept), 10))
     assert memory.count(ENTRY_MARK) == len(kept)
     assert "## Session summary, day 9" in memory
-    assert [p.name for p in path.parent.iterdir()] == ["memory.md"]
+    no_temp_file = [".gitignore", "memory.md"]
+    assert sorted(p.name for p in path.parent.iterdir()) == no_temp_file
 
 
 def test_memory_keeps_the_users_own_preamble(tmp_path: Path) -> None:
@@ -487,7 +488,7 @@ def test_memory_write_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(OSError, match="disk full"):
         append_memory(path, "Lost.", when="tuesday")
     assert path.read_text() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["memory.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "memory.md"]
 
 
 def test_memory_entry_over_the_cap_is_cut(tmp_path: Path) -> None:

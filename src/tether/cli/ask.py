@@ -32,7 +32,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import clear_typeahead
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import BufferControl, FormattedTextControl, Layout, Window
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
@@ -41,8 +41,6 @@ from prompt_toolkit.styles import Style
 if TYPE_CHECKING:
     from tether.cli.startup import SessionStartup
     from tether.cli.steer import DraftLine
-
-TOOLBAR_HINT = "alt+enter new line · /help"
 
 STYLE = Style.from_dict(
     {
@@ -259,37 +257,33 @@ def message_prompt(
     history: Path, startup: SessionStartup, input: Input | None, output: Output | None
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
-    clears it (and on an empty line raises KeyboardInterrupt); the toolbar names the model and
-    what the session has used so far, once it is built."""
+    clears it (and on an empty line raises KeyboardInterrupt), Shift+Tab cycles the permission
+    mode, `@` completes paths; the footer under it names the mode, the model and the context
+    the conversation fills (`tether.cli.prompt_footer`)."""
+    from tether.cli.prompt_footer import add_footer, mode_keys
+    from tether.cli.user_context import MentionCompleter
 
-    def toolbar() -> FormattedText:
+    def mention_base() -> Path:
         ready = startup.ready
-        if ready is None:  # the model is not known yet
-            return FormattedText([("class:bottom-toolbar", f" {TOOLBAR_HINT}")])
-        from tether.cli.render import format_tokens  # loaded with the session
-
-        session = ready.session
-        cost = f" · ${session.cost_usd:.4f}" if session.cost_usd else ""
-        tokens = session.usage.context_tokens + session.usage.output_tokens
-        used = f" · {format_tokens(tokens)} tokens" if tokens else ""
-        return FormattedText(
-            [("class:bottom-toolbar", f" {session.agent.model_id}{used}{cost} · {TOOLBAR_HINT}")]
-        )
+        return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
 
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
 
-    return PromptSession(
+    prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=_message_keys(),
+        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
         history=FileHistory(str(history)),
-        bottom_toolbar=toolbar,
         prompt_continuation=continuation,
+        completer=MentionCompleter(mention_base),
+        complete_while_typing=True,
         style=STYLE,
         input=input,
         output=output,
     )
+    add_footer(prompt, startup)
+    return prompt
 
 
 def _message_keys() -> KeyBindings:

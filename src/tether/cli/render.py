@@ -68,6 +68,7 @@ from tether.protocol import (
 
 if TYPE_CHECKING:
     from rich.live import Live
+    from rich.spinner import Spinner
 
 INTERRUPT_HINT = "ctrl+c to interrupt"
 WAITING = "Waiting for the model"
@@ -107,6 +108,9 @@ class EventRenderer:
         self._plan: list[PlanItem] | None = None  # set by the last TodoWrite that succeeded
         self._draft = ""  # typed during the turn, not sent yet
         self._headline_of: str | None = None  # the call whose headline was printed last
+        self._spinner: Spinner | None = None
+        """The live region's spinner, kept across refreshes: its frame follows the time since it
+        was made, so a spinner made anew on each refresh would show its first frame only."""
 
     def render(self, event: Event) -> None:
         """Show one event (every string in it made safe for the terminal first: model, tool
@@ -451,11 +455,18 @@ class EventRenderer:
             self._live.stop()
             self._live = None
 
+    def _spinner_with(self, label: Text) -> Spinner:
+        if self._spinner is None:
+            from rich.spinner import Spinner
+
+            self._spinner = Spinner("dots", text=label, style="cyan")
+        else:
+            self._spinner.update(text=label)
+        return self._spinner
+
     def _live_view(self) -> RenderableType:
         """What the live region shows: the reply so far (its tail when taller than the
         screen), then the spinner line."""
-        from rich.spinner import Spinner
-
         parts: list[RenderableType] = []
         height = max(3, self.console.size.height - 2)
         if self._text.strip():
@@ -465,7 +476,7 @@ class EventRenderer:
         seconds = int(time.monotonic() - self._activity_since)
         label = Text(f"{self._activity}… ", style="bold")
         label.append(f"({seconds}s · {INTERRUPT_HINT} · type to steer)", style="dim")
-        parts.append(Spinner("dots", text=label, style="cyan"))
+        parts.append(self._spinner_with(label))
         if self._draft:
             parts.append(Text(f"> {self._draft}▏", style="bold"))
         return Group(*parts)

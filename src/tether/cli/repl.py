@@ -21,7 +21,6 @@ instructions are loaded here and sent as the user's message.
 from __future__ import annotations
 
 import asyncio
-import io
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -59,6 +58,7 @@ from tether.cli.repl_help import (
     describe_help,
     skill_message,
 )
+from tether.cli.repl_sessions import session_to_switch_to, show_recent
 from tether.cli.startup import (
     INTERRUPTED_HINT,
     LazyOptions,
@@ -69,14 +69,14 @@ from tether.cli.startup import (
 from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
+from tether.cli.user_context import run_for_user, shell_context, with_mentions
 from tether.config.project import project_root
-from tether.config.settings import sessions_home, tether_home
+from tether.config.settings import tether_home
 
 if TYPE_CHECKING:
     # Only for annotations: these import pydantic and every layer, which must wait until the
     # prompt is on screen (see tether.cli.startup).
     from tether.cli.setup import RunOptions
-    from tether.core.session import Session
     from tether.protocol import PermissionAsked
     from tether.skills import Skill
     from tether.store.mailbox import Message as TeamMessage
@@ -152,6 +152,9 @@ class _Repl:
         self._preparing: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
+        self._shell_context: list[str] = []
+        """`!command`s run since the last message, with their output: the next one carries
+        them to the model."""
         self._model_spec: str | None = None
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
         startup.building.add_done_callback(self._on_startup_done)
@@ -178,6 +181,9 @@ class _Repl:
                 text = self._team_prompt()
             text = text.strip()
             if not text:
+                continue
+            if text.startswith("!"):
+                await self.run_shell(text[1:].strip())
                 continue
             if _is_command(text):
                 if await self.run_command(text) is _Next.EXIT:
@@ -263,7 +269,7 @@ class _Repl:
             self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
-            self.show_recent(ready.session)
+            show_recent(self.console, ready.session)
 
     async def run_turn(self, text: str) -> None:
         """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
@@ -342,7 +348,7 @@ class _Repl:
     async def _show_turn(self, ready: Ready, text: str) -> str:
         """Show the turn's events while reading what is typed meanwhile; returns the line
         left unsent."""
-        from tether.protocol import PermissionAsked, UserInput  # loaded with the session
+        from tether.protocol import PermissionAsked, TextBlock, UserInput  # with the session
 
         def queue(line: str) -> None:
             if self._typed_ahead or _is_command(line):
@@ -363,7 +369,10 @@ class _Repl:
         draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)
         try:
             with typing_during_turn(self.prompt.input, draft):
-                async for event in ready.session.submit(UserInput(text=text)):
+                said = await with_mentions(ready.session, text, ready.renderer.render)
+                context, self._shell_context = self._shell_context, []
+                content = (*(TextBlock(text=c) for c in context), *said)
+                async for event in ready.session.submit(UserInput(text=text, content=content)):
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
@@ -484,7 +493,7 @@ class _Repl:
         self.console.print(Text(CLEARED, style="dim"))
 
     async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
-        """/model, /status, /permissions, /mcp (see `tether.cli.repl_commands`)."""
+        """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
         if name == "/model" and args:
             switched, said = await switch_model(ready.session, args)
             if switched:
@@ -495,6 +504,10 @@ class _Repl:
             said = describe_status(ready)
         elif name == "/permissions":
             said = describe_permissions(ready.session)
+        elif name == "/context":
+            from tether.cli.context_view import describe_context
+
+            said = describe_context(ready.session)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)
@@ -509,69 +522,26 @@ class _Repl:
     async def switch_session(self, command: str, ref: str) -> None:
         """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
         (it stays saved) and continue the chosen one here."""
-        from tether.cli.sessions_cmd import print_sessions
-        from tether.protocol import ConfigError
-        from tether.store import find_session, list_sessions
-
         ready = await self._session()
         if ready is None:
             return
-        workspace, home = Path(ready.session.started().cwd), sessions_home(ready.options.env)
-        if command == ":sessions" or (command == "/resume" and not ref):
-            skipped: list[str] = []
-            sessions = list_sessions(home, workspace, skipped)[:20]
-            for line in skipped:
-                self.console.print(Text(terminal_safe(line), style="yellow"))
-            listing = io.StringIO()
-            print_sessions(sessions, workspace, listing)
-            self.console.print(listing.getvalue(), end="", markup=False, highlight=False)
-            if command == ":sessions" or not sessions:
-                return
-            ref = await self._pick_session()
-            if ref.isdigit() and 1 <= int(ref) <= len(sessions):
-                ref = sessions[int(ref) - 1].session_id
-            if not ref:
-                return
-        if not ref:
-            self.console.print(
-                Text(f"{command} needs a session id (see :sessions)", style="yellow")
-            )
-            return
-        try:
-            path = find_session(home, workspace, ref)
-        except ConfigError as e:
-            self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="red"))
-            return
-        if path.stem == ready.session.session_id and command != ":fork":
-            self.console.print(Text("That is the current session.", style="dim"))
-            return
-        options = replace(
-            ready.options,
-            resume=path.stem,
-            continue_latest=False,
-            fork=command == ":fork",
-            model=self._model_spec or ready.options.model,
+        options = await session_to_switch_to(
+            self.console, self.prompt, ready, command, ref, self._model_spec
         )
-        await self.restart_with(options)
+        if options is not None:
+            await self.restart_with(options)
 
-    async def _pick_session(self) -> str:
-        """The answer to the /resume picker, read by a prompt of its own: the message prompt
-        keeps its `> ` and its history keeps messages only."""
-        picker: PromptSession[str] = PromptSession(
-            input=self.prompt.input, output=self.prompt.output
-        )
-        with patch_stdout(raw=True):
-            return (await picker.prompt_async("resume which? (number or id) ")).strip()
-
-    def show_recent(self, session: Session, count: int = 4) -> None:
-        """The end of a resumed conversation, so the user sees where it stopped."""
-        from tether.cli.sessions_cmd import describe_message
-
-        for message in session.messages[-count:]:
-            self.console.print(
-                Text(terminal_safe(describe_message(message)), style="dim"), highlight=False
+    async def run_shell(self, command: str) -> None:
+        """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output
+        shown, and kept for the model with the next message."""
+        ready = await self._session()
+        if ready is None or not command:
+            return
+        with no_echo(self.watch_terminal):
+            output, failed = await run_for_user(
+                ready.session, "Bash", {"command": command}, ready.renderer.render
             )
-        self.console.line()
+        self._shell_context.append(shell_context(command, output, failed))
 
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.permissions.rules import Mode
 
-SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp")
+SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp", "/context")
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
 """What Shift+Tab steps through, in Claude Code's order."""
@@ -39,12 +39,14 @@ def permission_mode(session: Session) -> Mode:
     return gate.permissions.mode if gate is not None else "default"
 
 
-def cycle_mode(session: Session) -> str:
-    """Shift+Tab: the next mode of `MODE_CYCLE` for the calls that follow; from a mode outside
-    the cycle (set by a flag) back to its start."""
+def cycle_mode(session: Session, *, bypass_allowed: bool = False) -> str:
+    """Shift+Tab: the next mode of `MODE_CYCLE` for the calls that follow (bypassPermissions
+    after plan, only for a session started in it); from a mode outside the cycle (set by a flag)
+    back to its start."""
+    cycle = (*MODE_CYCLE, "bypassPermissions") if bypass_allowed else MODE_CYCLE
     mode = permission_mode(session)
-    index = MODE_CYCLE.index(mode) + 1 if mode in MODE_CYCLE else 0
-    following = MODE_CYCLE[index % len(MODE_CYCLE)]
+    index = cycle.index(mode) + 1 if mode in cycle else 0
+    following = cycle[index % len(cycle)]
     session.set_permission_mode(following)
     return following
 

@@ -25,6 +25,7 @@ Commands
   /model [NAME]  the model in use, or switch to NAME (opus, sonnet, haiku, an id)
   /status        model, mode, workspace, session id, MCP servers, context used
   /permissions   the permission mode and the rules in force, by where they come from
+  /context       what fills the model's window (system, tools, instructions, messages), as a picture
   /mcp           MCP servers: their state and how many tools each offers
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
@@ -46,6 +47,7 @@ BUILTIN_COMMANDS = (
     "/model",
     "/status",
     "/permissions",
+    "/context",
     "/mcp",
     "/exit",
     "/quit",

@@ -53,6 +53,7 @@ from tether.cli.workspace_review import (
     without_workspace_grants,
 )
 from tether.config.instructions import Instructions
+from tether.config.local_files import ignore_local_files
 from tether.config.project import project_directories, project_root
 from tether.config.settings import (
     Settings,
@@ -357,6 +358,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         memory_path = None  # the project's file, and the project's files are not read
     if memory_problem is not None:
         memory_path = None  # what could not be read whole must not be rewritten
+    if any((workspace / ".tether").glob("*.local*")):
+        ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
 
     def prompt_for(tool_names: Sequence[str]) -> str:
         return build_system_prompt(

@@ -60,6 +60,9 @@ class Ready:
     """Its MCP servers (for /status and /mcp)."""
     lead: LeadTeams | None = None
     """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
+    bypass_allowed: bool = False
+    """Started in bypassPermissions: Shift+Tab may come back to it (as in Claude Code, never
+    otherwise)."""
 
 
 class SessionStartup:
@@ -134,7 +137,9 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     started = session.started()
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
-    return Ready(session, renderer, options, built.mcp, built.lead)
+    gate = session.agent.gate
+    bypass = gate is not None and gate.permissions.mode == "bypassPermissions"
+    return Ready(session, renderer, options, built.mcp, built.lead, bypass_allowed=bypass)
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

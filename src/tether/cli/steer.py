@@ -1,6 +1,6 @@
 """Typing while the agent works: keys are read into a draft line shown under the spinner;
 Enter queues it as a steering message, which the model reads at its next call. Ctrl+C (a key
-here, since the terminal is in raw mode) interrupts the turn.
+here, since the terminal is in raw mode) or Esc interrupts the turn, as in Claude Code.
 
 Every key typed meanwhile reaches the draft in the order typed, including those prompt_toolkit
 kept back as type-ahead when an application ended (keys that came after the message prompt's
@@ -9,6 +9,7 @@ the draft it is pre-filled with, out of order."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ from prompt_toolkit.keys import Keys
 
 _SUBMIT = {Keys.ControlM, Keys.ControlJ}
 _ERASE = {Keys.ControlH, Keys.Backspace}
+ESC_WAIT_S = 0.05
+"""How long an Esc waits for the rest of an escape sequence (an arrow key...) before it is
+taken as Esc alone: keys of one sequence arrive together."""
 
 
 @dataclass
@@ -74,8 +78,23 @@ def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
     """Read keys into `draft` while the block runs. A question asked meanwhile reads its own
     keys (prompt_toolkit gives the input to the newest reader and gives it back after)."""
 
+    loop = asyncio.get_running_loop()
+    pending: list[asyncio.TimerHandle] = []
+
+    def flush() -> None:
+        # The parser holds an Esc back until it knows it is not the start of a sequence (an
+        # arrow, Alt+Enter: those come with it and are read as such); alone, it interrupts.
+        for press in input.flush_keys():
+            if press.key == Keys.Escape:
+                draft.on_interrupt()
+            else:
+                draft.feed(press.key, press.data)
+
     def read() -> None:
         take_typeahead(input, draft)
+        for handle in pending:
+            handle.cancel()
+        pending[:] = [loop.call_later(ESC_WAIT_S, flush)]
 
     try:
         attached = input.attach(read)
@@ -89,6 +108,8 @@ def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
             yield
             take_typeahead(input, draft)  # typed after the last question was answered
     finally:
+        for handle in pending:
+            handle.cancel()
         attached.__exit__(None, None, None)
 
 

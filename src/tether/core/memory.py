@@ -1,6 +1,7 @@
 """The project's memory file: each compaction summary appended, the newest kept under a cap.
 
-The file (`.tether/memory.md`) is markdown the user may read and edit. Each entry starts with
+The file (`.tether/memory.md`) is markdown the user may read and edit; it is kept out of git
+(`tether.config.local_files`). Each entry starts with
 an HTML comment line, invisible when rendered, that marks where entries begin; text before the
 first entry is the user's own and is never dropped.
 """
@@ -11,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from tether.config.local_files import ignore_local_files
 from tether.text_files import read_text_file
 
 ENTRY_MARK = "<!-- tether memory entry -->"
@@ -34,6 +36,7 @@ def append_memory(
         # A single entry over the cap: keep its beginning (the user's requests come first).
         text = text[: cap_chars - 1].rstrip() + "\n"
     _write_atomically(path, text)
+    ignore_local_files(path.parent, path.name)  # this machine's summaries, not the repository's
 
 
 def load_memory(path: Path) -> str:

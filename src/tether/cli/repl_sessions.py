@@ -1,0 +1,90 @@
+"""The REPL's session switching: `:sessions`, `/resume [ID]` (with its picker), `:resume ID`,
+`:fork ID`, and the end of a resumed conversation shown where it stopped."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.patch_stdout import patch_stdout
+from rich.console import Console
+from rich.text import Text
+
+from tether.cli.terminal_text import terminal_safe
+from tether.config.settings import sessions_home
+
+if TYPE_CHECKING:
+    from tether.cli.setup import RunOptions
+    from tether.cli.startup import Ready
+    from tether.core.session import Session
+
+
+async def session_to_switch_to(
+    console: Console,
+    prompt: PromptSession[str],
+    ready: Ready,
+    command: str,
+    ref: str,
+    model_spec: str | None,
+) -> RunOptions | None:
+    """What `command` (`:sessions`, `/resume`, `:resume`, `:fork`) with `ref` asks for: the
+    options of the session to continue here, or None (a listing, a choice not made, an error,
+    said on `console`)."""
+    from tether.cli.sessions_cmd import print_sessions
+    from tether.protocol import ConfigError
+    from tether.store import find_session, list_sessions
+
+    workspace, home = Path(ready.session.started().cwd), sessions_home(ready.options.env)
+    if command == ":sessions" or (command == "/resume" and not ref):
+        skipped: list[str] = []
+        sessions = list_sessions(home, workspace, skipped)[:20]
+        for line in skipped:
+            console.print(Text(terminal_safe(line), style="yellow"))
+        listing = io.StringIO()
+        print_sessions(sessions, workspace, listing)
+        console.print(listing.getvalue(), end="", markup=False, highlight=False)
+        if command == ":sessions" or not sessions:
+            return None
+        ref = await pick_session(prompt)
+        if ref.isdigit() and 1 <= int(ref) <= len(sessions):
+            ref = sessions[int(ref) - 1].session_id
+        if not ref:
+            return None
+    if not ref:
+        console.print(Text(f"{command} needs a session id (see :sessions)", style="yellow"))
+        return None
+    try:
+        path = find_session(home, workspace, ref)
+    except ConfigError as e:
+        console.print(Text(f"✗ {terminal_safe(str(e))}", style="red"))
+        return None
+    if path.stem == ready.session.session_id and command != ":fork":
+        console.print(Text("That is the current session.", style="dim"))
+        return None
+    return replace(
+        ready.options,
+        resume=path.stem,
+        continue_latest=False,
+        fork=command == ":fork",
+        model=model_spec or ready.options.model,
+    )
+
+
+async def pick_session(prompt: PromptSession[str]) -> str:
+    """The answer to the /resume picker, read by a prompt of its own: the message prompt
+    keeps its `> ` and its history keeps messages only."""
+    picker: PromptSession[str] = PromptSession(input=prompt.input, output=prompt.output)
+    with patch_stdout(raw=True):
+        return (await picker.prompt_async("resume which? (number or id) ")).strip()
+
+
+def show_recent(console: Console, session: Session, count: int = 4) -> None:
+    """The end of a resumed conversation, so the user sees where it stopped."""
+    from tether.cli.sessions_cmd import describe_message
+
+    for message in session.messages[-count:]:
+        console.print(Text(terminal_safe(describe_message(message)), style="dim"), highlight=False)
+    console.line()
