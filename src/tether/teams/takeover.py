@@ -4,23 +4,29 @@ decides who works in it.
 A run holds its worktree by a lock reason that names its claim (`lock_reason`). A newer claim
 of the task (the store gave it out because the older one's lease ran out: its worker died, or
 was paused) takes the worktree over in place: the work left in it is committed, and the lock
-becomes the new run's. The older run, should it wake, commits into the worktree and removes
-it only while the lock is still its own. Both steps run under one file lock per task
-(`guarded`), so a check and the step it allows cannot be split by a takeover.
+becomes the new run's. Before anything is committed, the commands the older run started are
+stopped when its process is on this machine (found by the run records its sessions keep, see
+`tether.tools.run_record`): a paused worker's commands would otherwise go on writing into the
+worktree its successor now works in. The older run, should it wake, commits into the
+worktree and removes it only while the lock is still its own. Both steps run under one
+file lock per task (`guarded`), so a check and the step it allows cannot be split by a takeover.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import socket
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from tether.config.settings import tether_home
 from tether.teams.git import identity_args, run_git
 from tether.teams.records import WORKTREES_DIR, WorktreeError, WorktreeRecord, worktree_records
+from tether.tools.run_record import stop_commands_of
 
 LOCKS_DIR = ".locks"
 """Under the worktrees directory: a file per task, `flock`ed around fenced steps."""
@@ -68,15 +74,18 @@ def holds(worktree: HeldWorktree) -> bool:
     return record is not None and record.locked == worktree.lock
 
 
-def take_over(repo: Path, lapsed: WorktreeRecord, lock: str, name: str) -> None:
-    """Make the worktree of a lapsed claim this run's: its uncommitted work committed on its
-    branch (nothing lost, and the earlier run's part told apart), then locked by `lock`."""
+def take_over(repo: Path, lapsed: WorktreeRecord, lock: str, name: str) -> str | None:
+    """Make the worktree of a lapsed claim this run's: the commands its holder left running
+    stopped (when on this machine), its uncommitted work committed on its branch (nothing
+    lost, and the earlier run's part told apart), then locked by `lock`. A note on what was
+    stopped, for the user."""
     with guarded(repo, name):
         now = next((r for r in worktree_records(repo) if r.path == lapsed.path), None)
         if now is None or now.locked != lapsed.locked:
             raise WorktreeError(
                 f"task {name}'s worktree changed hands while this run took it over: try again"
             )
+        note = _stop_holder_commands(lapsed, name)
         path = lapsed.path
         status = run_git(path, "status", "--porcelain", "--untracked-files=all").stdout
         if status.strip():
@@ -85,3 +94,25 @@ def take_over(repo: Path, lapsed: WorktreeRecord, lock: str, name: str) -> None:
             run_git(path, *identity_args(path), "commit", "--no-verify", "--quiet", "-m", message)
         run_git(repo, "worktree", "unlock", str(path))
         run_git(repo, "worktree", "lock", "--reason", lock, str(path))
+        return note
+
+
+def _stop_holder_commands(lapsed: WorktreeRecord, name: str) -> str | None:
+    holder = lapsed.holder()
+    if holder is None:
+        return None
+    pid, host = holder
+    if host != socket.gethostname():
+        return (
+            f"task {name}'s earlier holder (pid {pid}) is on {host}: commands it may still "
+            "run there cannot be stopped from here"
+        )
+    if pid == os.getpid():
+        return None
+    stopped = stop_commands_of(tether_home(os.environ), pid)
+    if not stopped:
+        return None
+    return (
+        f"stopped {stopped} process(es) that task {name}'s earlier holder (pid {pid}) had "
+        "left running in its worktree"
+    )

@@ -134,8 +134,10 @@ def add_worktree(plan: WorktreePlan) -> TaskWorktree:
     """Make the planned worktree with git, locked as this process's (a lock git keeps: a
     concurrent prune leaves it, and a later pre-flight knows whether its holder still runs);
     or take over the one a lapsed claim held."""
+    warnings = plan.warnings
     if plan.lapsed is not None:
-        take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
+        note = take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
+        warnings += (note,) if note is not None else ()
     elif plan.continues:
         run_git(
             plan.repo,
@@ -149,7 +151,7 @@ def add_worktree(plan: WorktreePlan) -> TaskWorktree:
             new, plan.branch, str(plan.path), plan.base,
         )  # fmt: skip
     return TaskWorktree(
-        plan.task_id, plan.repo, plan.path, plan.branch, plan.base, plan.warnings, plan.lock
+        plan.task_id, plan.repo, plan.path, plan.branch, plan.base, warnings, plan.lock
     )
 
 
