@@ -36,11 +36,12 @@ from tether.protocol import (
     UserInput,
 )
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task, TaskStoreError
+from tether.teams.branch_owner import task_owner
 from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
 from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import Outcome, task_prompt, task_result
-from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError
+from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError, task_name
 from tether.teams.store_calls import StoreCalls
 
 SessionMaker = Callable[[Path, Task], Session]
@@ -187,12 +188,14 @@ class Worker:
         if not (self.options.worktrees or task.metadata.get("isolation") == "worktree"):
             return await self._session_run(self.project, task, inputs, None)
         try:
+            owner = task_owner(task_name(self.options.team, task.id), task.created_at)
             async with task_worktree(
                 self.project,
                 task.id,
                 team=self.options.team,
                 fence=claim.fence,
                 hooks=self._hooks(),
+                owner=owner,
             ) as worktree_run:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = worktree_run.worktree.branch
