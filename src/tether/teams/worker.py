@@ -309,6 +309,7 @@ class Worker:
     async def _record(self, claim: Claim, ran: Ran) -> None:
         task_id = claim.task_id
         if self._lost is not None:
+            await self._keep_spend(task_id, ran)
             self.say(f"dropped #{task_id}: {self._lost}")
             return
         if ran.recorded is not None:
@@ -343,6 +344,7 @@ class Worker:
         except LeaseLost as e:
             recorded = await self._finished_under(claim.task_id, claim.fence)
             if recorded is None:
+                await self._keep_spend(task_id, ran)
                 kept = f"; its result, not recorded: {text}" if text else ""
                 self.say(f"dropped #{task_id}: {e}{kept}")
                 return
@@ -351,6 +353,15 @@ class Worker:
             await self._note_run(claim, ran)
         self.done.append(task_id)
         self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
+
+    async def _keep_spend(self, task_id: str, ran: Ran) -> None:
+        """A dropped run's spend stays on the task (the store fences its result, not its cost)."""
+        from tether.store.task_graph import TaskChanges
+
+        if ran.cost_usd > 0:
+            changes = TaskChanges(add_cost_usd=ran.cost_usd)
+            with contextlib.suppress(TaskStoreError):  # the task gone since
+                await self.calls.call(lambda s: s.update(task_id, changes))
 
     async def _note_run(self, claim: Claim, ran: Ran) -> None:
         """The session (to resume it) and the worktree's outcome, in the task's metadata, once
