@@ -14,6 +14,7 @@ file lock per task (`guarded`), so a check and the step it allows cannot be spli
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
@@ -46,26 +47,66 @@ class HeldWorktree(Protocol):
 
 @contextmanager
 def guarded(repo: Path, name: str) -> Generator[None]:
-    """Task `name`'s fenced section: one process at a time."""
-    path = repo / WORKTREES_DIR / LOCKS_DIR / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    """Task `name`'s fenced section: one process at a time. The lock file goes with the
+    task's worktree (`drop_lock_file`, inside the section): a process that locked a file
+    since removed takes the one now at its path instead."""
+    path = lock_path(repo, name)
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            _lock(fd, path, name, deadline)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _same_file(fd, path):
+            break
+        os.close(fd)  # removed (its worktree went) while this process waited: again
     try:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise WorktreeError(
-                        f"task {name}'s worktree stayed busy for {WAIT_S:g} s (another run "
-                        f"holds {path}, perhaps a paused process): try again once it ends"
-                    ) from None
-                time.sleep(0.05)
         yield
     finally:
         os.close(fd)
+
+
+def lock_path(repo: Path, name: str) -> Path:
+    return repo / WORKTREES_DIR / LOCKS_DIR / name
+
+
+def drop_lock_file(repo: Path, name: str) -> None:
+    """Remove task `name`'s lock file, with its worktree (call inside `guarded`), and the
+    team's directory of them once empty."""
+    path = lock_path(repo, name)
+    path.unlink(missing_ok=True)
+    root = repo / WORKTREES_DIR / LOCKS_DIR
+    with contextlib.suppress(OSError):  # not empty: other tasks' locks
+        for parent in path.parents:
+            if parent == root or root not in parent.parents:
+                break
+            parent.rmdir()
+
+
+def _lock(fd: int, path: Path, name: str, deadline: float) -> None:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise WorktreeError(
+                    f"task {name}'s worktree stayed busy for {WAIT_S:g} s (another run "
+                    f"holds {path}, perhaps a paused process): try again once it ends"
+                ) from None
+            time.sleep(0.05)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
 
 def holds(worktree: HeldWorktree) -> bool:
@@ -116,3 +157,19 @@ def _stop_holder_commands(lapsed: WorktreeRecord, name: str) -> str | None:
         f"stopped {stopped} process(es) that task {name}'s earlier holder (pid {pid}) had "
         "left running in its worktree"
     )
+
+
+def drop_idle_locks(repo: Path) -> None:
+    """Remove the lock files of tasks without a worktree (left by runs killed before they
+    could remove theirs), each inside its own section: a run starting meanwhile keeps its."""
+    root = repo / WORKTREES_DIR / LOCKS_DIR
+    if not root.is_dir():
+        return
+    live = {r.path for r in worktree_records(repo)}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        name = path.relative_to(root).as_posix()
+        if repo / WORKTREES_DIR / name in live:
+            continue
+        with guarded(repo, name):
+            if not any(r.path == repo / WORKTREES_DIR / name for r in worktree_records(repo)):
+                drop_lock_file(repo, name)

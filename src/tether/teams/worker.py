@@ -10,8 +10,8 @@ SIGTERM) stops the session and gives the task back (`release`: the attempt is no
 a task the session finished first is recorded as usual.
 
 Every completion passes the `TaskCompleted` hooks (`tether.teams.completion`), the worker's
-as the agent's: a refusal goes back to the session as its next prompt, and a task still
-refused after `MAX_REFUSALS` of them is recorded failed with the hook's reason. A model
+as the agent's: a refusal goes back to the session as its next prompt, and a task refused
+`MAX_REFUSALS` times is recorded failed with the hook's last reason. A model
 endpoint that cannot be reached gives the task back (the attempt not counted) and the worker
 waits, doubling, before it claims again, instead of failing the board's tasks one by one.
 """
@@ -58,7 +58,7 @@ MODEL_BACKOFF_S = (1.0, 60.0)
 the first, doubling to the second while the endpoint keeps failing."""
 
 MAX_REFUSALS = 3
-"""TaskCompleted refusals told to a session before its task is recorded failed."""
+"""TaskCompleted refusals a task gets before it is recorded failed (the hook runs this often)."""
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,7 @@ class Worker:
         try:
             await session.prepare()
             prompt: str | None = task_prompt(task, inputs, branch=branch)
-            for _ in range(MAX_REFUSALS + 1):
+            for _ in range(MAX_REFUSALS):
                 if prompt is None:
                     break
                 await self._turn(session, prompt, ran)
@@ -352,7 +352,8 @@ class Worker:
         with contextlib.suppress(TaskStoreError):  # the task gone since: nothing to note on
             await self._note_run(claim, ran)
         self.done.append(task_id)
-        self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
+        why = f": {_first_line(text)}" if not ok and text else ""
+        self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f}){why}")
 
     async def _keep_spend(self, task_id: str, ran: Ran) -> None:
         """A dropped run's spend stays on the task (the store fences its result, not its cost)."""
@@ -401,6 +402,12 @@ class Worker:
         if task.status in ("completed", "failed") and task.fence == fence:
             return task.status
         return None
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    """Why a task failed, in one line of the worker's output (`tasks show` has all of it)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def every_call_denied(ran: Ran) -> bool:

@@ -39,7 +39,7 @@ from tether.teams.records import (
     task_name,
     worktree_records,
 )
-from tether.teams.takeover import guarded, holds, take_over
+from tether.teams.takeover import drop_lock_file, guarded, holds, take_over
 
 ORPHANS_DIR = ".orphaned"
 """Under the worktrees directory: directories git no longer knew, moved aside, not deleted."""
@@ -220,6 +220,7 @@ def remove_worktree(worktree: TaskWorktree) -> bool:
         if worktree.lock and not holds(worktree):
             return True
         remove_directory(worktree.repo, worktree.path)
+        drop_lock_file(worktree.repo, worktree.task_id)
         return delete_if_empty(worktree.repo, worktree.branch)
 
 
