@@ -6,6 +6,7 @@ to the same task, and otherwise leaves it untouched and starts a branch of its o
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from tether.teams.git import run_git
@@ -27,4 +28,17 @@ def branch_owner(repo: Path, branch: str) -> str | None:
 
 
 def record_owner(repo: Path, branch: str, owner: str) -> None:
+    """Write the owner (before the branch is made, so that a failure leaves nothing half
+    made). Git locks its config file for each write and gives up at once when another
+    process holds it (a worker of another team making its branch): tried again then."""
+    for _ in range(_TRIES - 1):
+        done = run_git(repo, "config", f"branch.{branch}.{_KEY}", owner, check=False)
+        if done.returncode == 0:
+            return
+        if "lock" not in done.stderr:
+            break
+        time.sleep(0.05)
     run_git(repo, "config", f"branch.{branch}.{_KEY}", owner)
+
+
+_TRIES = 100

@@ -146,6 +146,8 @@ def add_worktree(plan: WorktreePlan) -> TaskWorktree:
     concurrent prune leaves it, and a later pre-flight knows whether its holder still runs);
     or take over the one a lapsed claim held."""
     warnings = plan.warnings
+    if plan.owner is not None and plan.lapsed is None:
+        record_owner(plan.repo, plan.branch, plan.owner)
     if plan.lapsed is not None:
         note = take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
         warnings += (note,) if note is not None else ()
@@ -161,8 +163,6 @@ def add_worktree(plan: WorktreePlan) -> TaskWorktree:
             "worktree", "add", "--lock", "--reason", plan.lock,
             new, plan.branch, str(plan.path), plan.base,
         )  # fmt: skip
-    if plan.owner is not None:
-        record_owner(plan.repo, plan.branch, plan.owner)
     return TaskWorktree(
         plan.task_id, plan.repo, plan.path, plan.branch, plan.base, warnings, plan.lock
     )
