@@ -79,6 +79,26 @@ def test_a_lease_shows_its_age_and_what_is_left() -> None:
     assert "70s, expired" in console.export_text()
 
 
+def test_at_80_columns_the_subject_keeps_room() -> None:
+    task = Task(
+        id="12",
+        subject="teammate review of the parser",
+        status="in_progress",
+        owner="worker-123456@a-long-host-name",
+        depends_on=["10", "11"],
+        started_at=100.0,
+        lease_expires_at=160.0,
+        cost_usd=0.1234,
+    )
+    console = Console(record=True, width=80)
+    console.print(board_view(_FakeStore(), [task], 130.0))  # pyright: ignore[reportArgumentType]
+    lines = console.export_text().splitlines()
+    # The subject wraps in a column of its own, whole words; the owner gives way instead.
+    assert lines[3].split()[:5] == ["12", "in_progress", "medium", "teammate", "worker-12…"]
+    assert lines[3].rstrip().endswith("$0.1234")
+    assert [line.split()[0] for line in lines[4:6]] == ["review", "parser"]
+
+
 class _FakeStore:
     team, url = "t", "memory"
 
@@ -98,6 +118,7 @@ def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> Non
     seen = b""
     try:
         seen = _read_until(leader, b"check", seen)
+        assert b"No tasks yet" not in seen  # the first frame is the board read
         store.create(NewTask(subject="newly added"))
         seen = _read_until(leader, b"newly added", seen)
         proc.send_signal(signal.SIGINT)

@@ -107,3 +107,21 @@ def test_an_unusable_store_stops_with_where_and_why(workspace: Path, home: Path)
     assert down.stderr.startswith(
         "tether: error: cannot reach the task store at redis://127.0.0.1:1/0: "
     )
+
+
+def test_a_blocked_reason_of_many_lines_is_listed_as_its_first(workspace: Path, home: Path) -> None:
+    from tether.store.sqlite_tasks import SqliteTaskStore
+    from tether.store.task_records import NewTask
+
+    store = SqliteTaskStore(workspace / ".tether" / "tasks.db", "default")
+    try:
+        first = store.create(NewTask(subject="compile"))
+        store.create(NewTask(subject="test", depends_on=[first.id]))
+        store.fail(store.claim(first.id, "w"), "nothing was done\n\nDenied:\n- Bash(rm x)")
+    finally:
+        store.close()
+    env = {**os.environ, "HOME": str(home), "TETHER_HOME": str(home / ".tether")}
+    listed = run_cli_process(["tasks", "list"], env=env, cwd=workspace).stdout.splitlines()
+    assert listed[2] == (
+        "      blocked: #1 (compile) failed: nothing was done ... (tether tasks show 2)"
+    )

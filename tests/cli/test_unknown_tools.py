@@ -85,3 +85,40 @@ def test_values_that_fit_their_list_are_not_taken_for_a_prompt(
     no_prompt = tether("-p", "--add-dir", "/nonexistent", "--allowedTools", "Edit")
     assert no_prompt.exit_code == 2
     assert no_prompt.stderr == "tether: error: -p needs a prompt (argument or stdin)\n"
+
+
+_WRITE_NOTE = (
+    "tether: warning: {source}: the deny rule Write(secret*) denies nothing: files are "
+    "checked against Edit(path) rules only, as in Claude Code, and they cover Edit, "
+    "MultiEdit, NotebookEdit, Revert, Write; write Edit(secret*) instead\n"
+)
+
+
+def test_a_path_rule_no_check_matches_is_told_by_permissions_check(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in Claude Code, file checks match Edit(path) and Read(path) rules only: a deny rule
+    `Write(secret*)` denies nothing, and is said to, never ignored in silence."""
+    settings = workspace / "s.json"
+    settings.write_text(json.dumps({"permissions": {"deny": ["Write(secret*)", "Grep(x/**)"]}}))
+    call = json.dumps({"file_path": "secret.txt", "content": "s"})
+    argv = ["--cwd", str(workspace), "--settings", str(settings), "--tool", "Write"]
+    code = tether_main(["permissions", "check", *argv, "--input", call])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert json.loads(captured.out)["decision"] == "ask"  # as in Claude Code: not denied
+    assert captured.err == (
+        _WRITE_NOTE.format(source=f"settings {settings}: permissions.deny[0]")
+        + f"tether: warning: settings {settings}: permissions.deny[1]: the deny rule Grep(x/**) "
+        "denies nothing: files are checked against Read(path) rules only, as in Claude Code, "
+        "and they cover Glob, Grep, LS, NotebookRead, Read; write Read(x/**) instead\n"
+    )
+
+
+def test_a_session_tells_a_path_rule_no_check_matches(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(reply(text("hello")))
+    result = tether("-p", "hi", "--disallowedTools", "Write(secret*)")
+    assert (result.exit_code, result.stdout) == (0, "hello\n")
+    assert result.stderr == _WRITE_NOTE.format(source="--disallowedTools")

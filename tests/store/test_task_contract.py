@@ -184,8 +184,6 @@ def test_an_expired_lease_returns_the_task_and_cannot_complete(open_store: OpenS
     stale = store.claim_next("dead", lease_s=EXPIRED)
     assert stale is not None
     assert stale.task_id == a
-    with pytest.raises(LeaseLost, match=r"the lease of dead on task #1 ran out"):
-        store.complete(stale, "late")
     fresh = other.claim_next("alive")
     assert fresh is not None
     assert fresh.task_id == a
@@ -198,6 +196,47 @@ def test_an_expired_lease_returns_the_task_and_cannot_complete(open_store: OpenS
     other.complete(fresh, "on time")
     task = store.get(a)
     assert (task.status, task.result, task.attempts) == ("completed", "on time", 2)
+
+
+def test_a_lapsed_lease_no_one_claimed_since_still_records_its_work(
+    open_store: OpenStore,
+) -> None:
+    """The fence, not the clock: a worker cut off from the store past its lease (an outage, a
+    pause) records its finished work once when no other claim came since."""
+    store, other = open_store(), open_store()
+    a, b = add(store, "a"), add(store, "b")
+    late = store.claim(a, "cut-off", lease_s=EXPIRED)
+    renewed = store.heartbeat(late, lease_s=600)
+    assert (store.get(a).status, store.get(a).owner) == ("in_progress", "cut-off")
+    done = store.complete(renewed, "finished in the outage", cost_usd=0.5)
+    assert (done.status, done.result, done.attempts, done.cost_usd) == (
+        "completed",
+        "finished in the outage",
+        1,
+        0.5,
+    )
+    # Reaped back to the board (another worker looked for work), yet claimed by no one.
+    reaped = store.claim(b, "cut-off", lease_s=EXPIRED)
+    assert [t.id for t in other.reap_expired()] == [b]
+    assert store.get(b).status == "pending"
+    kept = store.complete(reaped, "finished too", cost_usd=0.25)
+    assert (kept.status, kept.result, kept.owner, kept.attempts) == (
+        "completed",
+        "finished too",
+        "cut-off",
+        1,
+    )
+    with pytest.raises(LeaseLost):
+        store.complete(reaped, "twice")
+
+
+def test_a_retry_ends_every_earlier_claim(store: TaskStore) -> None:
+    a = add(store, "a")
+    claim = store.claim(a, "w", lease_s=EXPIRED)
+    assert [t.status for t in store.reap_expired(max_attempts=1)] == ["failed"]
+    store.retry(a)
+    with pytest.raises(LeaseLost, match=r"w no longer holds task #1 \(.*it is now pending\)"):
+        store.complete(claim, "stale")
 
 
 def test_after_max_attempts_an_expiring_task_fails_and_blocks(store: TaskStore) -> None:

@@ -65,9 +65,10 @@ def test_a_task_completed_hook_gates_the_workers_own_completion(
     assert second["status"] == "failed"
     assert second["error"].startswith(
         "TaskCompleted hook refused the completion: tests are still red. "
-        "The session's answer: answer 4 of task 2"
+        "The session's answer: answer 3 of task 2"
     )
-    assert "TaskCompleted hook refused to complete task #2: tests are still red" in out
+    # Three refusals, as the README says: the hook ran three times on it.
+    assert out.count("TaskCompleted hook refused to complete task #2: tests are still red") == 3
 
 
 def test_a_worker_session_completes_or_fails_its_own_task_through_the_claim(
@@ -157,7 +158,12 @@ def test_a_task_whose_every_call_was_denied_is_not_completed(
         "nothing was done: every tool call (2) was denied. The session's answer: all done\n\n"
         "Denied (no rule allowed them; a worker cannot ask):\n- Bash(rm -rf build0): "
     )
-    assert "failed #1" in out
+    # The worker's line says why, in one line.
+    assert "failed #1 ($0.0" in out
+    assert (
+        "): nothing was done: every tool call (2) was denied. The session's answer: all done\n"
+        in out
+    )
 
 
 def test_a_model_endpoint_down_gives_tasks_back_instead_of_failing_them(

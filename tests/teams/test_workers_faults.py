@@ -57,6 +57,7 @@ def test_redis_killed_mid_run_loses_nothing_and_does_nothing_twice(
         code, out, err = finish(workers)
         assert code == 0, err
         assert out.count("retrying with backoff") >= 1
+        assert ".; retrying" not in out
         assert "answers again" in out
         tasks = board(repo, store)["tasks"]
         assert [(t["id"], t["status"], t["attempts"]) for t in sorted(tasks, key=_id)] == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tether.teams.lifecycle import task_worktree
@@ -48,3 +49,16 @@ def test_outside_a_repository_says_so(tmp_path: Path) -> None:
         1,
         f"tether worktrees: {tmp_path} is not inside a git work tree: task worktrees need one\n",
     )
+
+
+async def test_merge_takes_a_bare_id_as_the_team_of_team_or_tether_team(repo: Path) -> None:
+    for team, name in (("alpha", "a.txt"), ("beta", "b.txt")):
+        async with task_worktree(repo, "1", team=team) as run:
+            write(run.worktree.path / name, f"{team}\n")
+    env = {**os.environ, "TETHER_TEAM": "alpha"}
+    by_env = run_cli_process(["worktrees", "merge", "1"], cwd=repo, env=env)
+    assert (by_env.exit_code, by_env.stderr) == (0, "")
+    assert by_env.stdout.startswith("merged tether/alpha/1 into main")
+    by_flag = run_cli_process(["worktrees", "merge", "#1", "--team", "beta"], cwd=repo, env=env)
+    assert (by_flag.exit_code, by_flag.stderr) == (0, "")
+    assert by_flag.stdout.startswith("merged tether/beta/1 into main")

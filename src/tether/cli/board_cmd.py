@@ -85,17 +85,20 @@ def snapshot(store: TaskStore, tasks: Sequence[Task], now: float) -> dict[str, A
 
 
 def board_view(
-    store: TaskStore, tasks: Sequence[Task], now: float, *, problem: str | None = None
+    store: TaskStore, read: Sequence[Task] | None, now: float, *, problem: str | None = None
 ) -> Group:
-    """The board as the terminal shows it: a summary line, then one row per task."""
+    """The board as the terminal shows it: a summary line, then one row per task (`read`:
+    None while no board could be read yet)."""
+    tasks = read or ()
     counts = Counter(t.status for t in tasks)
     summary = Text(f"team {store.team} ({store.url})\n")
-    for state in STATE_ORDER:
+    for state in STATE_ORDER if read is not None else ():
         summary.append(f"{state} {counts.get(state, 0)}  ", style=STATE_STYLE[state])
-    summary.append(f"cost ${sum(t.cost_usd for t in tasks):.4f}")
-    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
+    if read is not None:
+        summary.append(f"cost ${sum(t.cost_usd for t in tasks):.4f}")
+    table = Table(expand=False, pad_edge=False, box=None, header_style="bold", padding=(0, 1, 0, 0))
     for column in ("#", "state", "pri", "subject", "owner", "lease", "after", "tries", "cost"):
-        table.add_column(column, no_wrap=column != "subject", overflow="fold")
+        table.add_column(column, **_COLUMNS.get(column, {"no_wrap": True}))
     for task in sorted(tasks, key=_state_then_id):
         table.add_row(
             task.id,
@@ -111,24 +114,43 @@ def board_view(
     parts: list[Text | Table] = [summary]
     if problem is not None:
         parts.append(Text(problem, style="bold red"))
-    parts.append(table if tasks else Text("No tasks yet."))
+    if read is not None:
+        parts.append(table if tasks else Text("No tasks yet."))
     return Group(*parts)
+
+
+_COLUMNS: dict[str, dict[str, Any]] = {
+    # The subject keeps room on a narrow terminal: it wraps, and the owner (a long worker
+    # name) and dependencies give way first.
+    "subject": {"min_width": 12, "ratio": 1, "overflow": "fold"},
+    "owner": {"max_width": 10, "no_wrap": True, "overflow": "ellipsis"},
+    "lease": {"overflow": "fold"},
+    "after": {"max_width": 6, "overflow": "fold"},
+    "cost": {"min_width": 7, "no_wrap": True},
+}
 
 
 def _watch(store: TaskStore, interval_s: float) -> None:
     """Redraw until Ctrl+C; an outage of the store is shown, not fatal."""
     from rich.live import Live
 
-    tasks: list[Task] = []
-    with Live(board_view(store, tasks, time.time()), auto_refresh=False) as live:
+    tasks: list[Task] | None = None
+
+    def view() -> Group:
+        problem = None
+        nonlocal tasks
+        try:
+            tasks = store.list()
+        except StoreUnavailable as e:
+            shown = "the last board read" if tasks is not None else "no board yet"
+            problem = f"{e} (showing {shown}; trying again)"
+        return board_view(store, tasks, time.time(), problem=problem)
+
+    # The first frame is the board read, never an empty one drawn before the read.
+    with Live(view(), auto_refresh=False) as live:
         while True:
-            problem = None
-            try:
-                tasks = store.list()
-            except StoreUnavailable as e:
-                problem = f"{e} (showing the last board read; trying again)"
-            live.update(board_view(store, tasks, time.time(), problem=problem), refresh=True)
             time.sleep(interval_s)
+            live.update(view(), refresh=True)
 
 
 def _state_then_id(task: Task) -> tuple[int, int]:

@@ -31,7 +31,7 @@ from tether.permissions import (
     PermissionContext,
     decide,
 )
-from tether.permissions.tool_names import unknown_tool_notes
+from tether.permissions.tool_names import unknown_tool_notes, unmatched_rule_notes
 from tether.protocol import ConfigError
 
 USAGE_ERROR = 2
@@ -46,6 +46,8 @@ def main(argv: list[str]) -> int:
     try:
         ctx = _context(args)
         _warn_unknown_tools(args)
+        for note in unmatched_rule_notes(ctx.rules):
+            print(f"tether: {note}", file=sys.stderr)
         if args.batch is not None:
             return _check_batch(args.batch, ctx, sys.stdout)
         if args.tool is None:

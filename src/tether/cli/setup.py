@@ -79,6 +79,7 @@ from tether.models.catalogue import cost_usd
 from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
 from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
 from tether.permissions import Mode
+from tether.permissions.rules import RuleSet
 from tether.protocol import ConfigError, TextBlock
 from tether.sandbox import describe_limits, parse_sandbox_settings, probe_soon
 from tether.skills import SKILL_TOOL_NAME, discover_skills
@@ -453,6 +454,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     session.startup_notices.extend(_unknown_tools(opts))
+    session.startup_notices.extend(_unmatched_rules(gate.permissions.rules))
     if memory_problem is not None:
         session.startup_notices.append(memory_problem)
     if sandbox.sandbox is not None:
@@ -677,6 +679,13 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
         return RetryPolicy(base_delay_s=max(0.0, float(delay) / 1000))
     except ValueError:
         raise ConfigError(f"TETHER_RETRY_DELAY_MS must be a number, not {delay!r}") from None
+
+
+def _unmatched_rules(rules: RuleSet) -> list[str]:
+    """A path rule no check matches (`Write(secret*)`) is told: it denies nothing."""
+    from tether.permissions.tool_names import unmatched_rule_notes
+
+    return unmatched_rule_notes(rules)
 
 
 def _unknown_tools(opts: RunOptions) -> list[str]:

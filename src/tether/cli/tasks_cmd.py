@@ -114,7 +114,16 @@ def print_board(tasks: Sequence[Task], store: TaskStore, out: TextIO) -> None:
             file=out,
         )
         if task.status == "blocked" and task.blocked_reason:
-            print(f"      blocked: {terminal_line(task.blocked_reason)}", file=out)
+            print(f"      blocked: {_first_line(task)}", file=out)
+
+
+def _first_line(task: Task) -> str:
+    """A blocked task's reason in one line of the listing (a failure's text may run to many
+    lines: its first, and where to read the rest)."""
+    reason = (task.blocked_reason or "").strip()
+    first, _, rest = reason.partition("\n")
+    more = f" ... (tether tasks show {task.id})" if rest.strip() else ""
+    return terminal_line(first.rstrip()) + more
 
 
 def _dependencies(task: Task, done: set[str]) -> str:

@@ -37,8 +37,7 @@ from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
-from tether.teams.records import RepositoryError, task_name
-from tether.teams.worktrees import check_repository
+from tether.teams.records import RepositoryError, check_repository, task_name
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"

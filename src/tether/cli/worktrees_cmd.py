@@ -4,11 +4,16 @@ their branches (`tether/<task>`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from tether.config.project import project_root
+from tether.config.settings import load_settings, settings_files, tether_home
+from tether.protocol import ConfigError
+from tether.teams.board import team_choice
 from tether.teams.git import GitError
-from tether.teams.records import WorktreeError
+from tether.teams.records import DEFAULT_TEAM, WorktreeError
 from tether.teams.review import (
     BranchState,
     branch_states,
@@ -26,13 +31,27 @@ def main(argv: list[str]) -> int:
         if args.command == "list":
             return _list(start)
         if args.command == "merge":
-            merged = merge_task(start, args.task)
+            merged = merge_task(start, _task_name(start, args))
             print(f"merged {merged.branch} into {merged.into} ({merged.commit[:12]})")
             return 0
         return _clean(start)
-    except (WorktreeError, GitError) as e:
+    except (WorktreeError, GitError, ConfigError) as e:
         print(f"tether worktrees: {e}", file=sys.stderr)
         return 1
+
+
+def _task_name(start: Path, args: argparse.Namespace) -> str:
+    """What `merge` names: a branch or `<team>/<id>` as given; a bare id is the task of the
+    team `--team`, TETHER_TEAM or the `teams.team` setting names (as every Teams command)."""
+    given: str = args.task.removeprefix("#")
+    if "/" in given:
+        return given
+    project = project_root(start, user_home=Path.home())
+    settings = load_settings(
+        settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
+    )
+    team = team_choice(settings.data, os.environ, team=args.team).team
+    return given if team == DEFAULT_TEAM else f"{team}/{given}"
 
 
 def _list(start: Path) -> int:
@@ -89,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     merge.add_argument(
         "task", help="a task id (<team>/<id> for a team other than default), or a task branch"
+    )
+    merge.add_argument(
+        "--team", help="the team of a bare task id (default: TETHER_TEAM, teams.team, default)"
     )
     sub.add_parser(
         "clean", parents=[common], help="remove merged or empty task branches and their worktrees"

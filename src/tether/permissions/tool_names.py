@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Iterable
 
 from tether.permissions.defaults import TASK_BOARD_TOOLS, TEAM_TOOLS
-from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES
+from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, RuleSet
 
 KNOWN_TOOLS = frozenset(
     {
@@ -54,4 +54,27 @@ def unknown_tool_notes(label: str, rules: Iterable[str]) -> list[str]:
             close = difflib.get_close_matches(tool, sorted(KNOWN_TOOLS), n=1)
             nearest = f' (did you mean "{close[0]}"?)' if close else ""
             notes.append(f'warning: {label}: unknown tool "{tool}"{nearest}')
+    return notes
+
+
+_FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS}
+_NOTHING = {"deny": "denies nothing", "ask": "asks nothing", "allow": "allows nothing"}
+
+
+def unmatched_rule_notes(rules: RuleSet) -> list[str]:
+    """One warning per path rule that no check matches: as in Claude Code, files are checked
+    against `Edit(path)` rules (for every tool that writes) and `Read(path)` rules (for every
+    tool that reads), so `Write(secret*)` or `Grep(src/**)` match nothing. Never silent: the
+    user believes the file denied."""
+    notes: list[str] = []
+    for rule in rules.rules:
+        if rule.path is None or rule.tool in _FAMILIES:
+            continue
+        family = "Edit" if rule.tool in EDIT_TOOLS else "Read"
+        covered = ", ".join(sorted(_FAMILIES[family]))
+        notes.append(
+            f"warning: {rule.source}: the {rule.kind} rule {rule.text} {_NOTHING[rule.kind]}: "
+            f"files are checked against {family}(path) rules only, as in Claude Code, and "
+            f"they cover {covered}; write {family}({rule.specifier}) instead"
+        )
     return notes

@@ -56,6 +56,8 @@ class TaskChanges(BaseModel):
     """Merged into the task's; a key set to None is removed."""
     add_depends_on: list[str] = Field(default_factory=list[str])
     add_blocks: list[str] = Field(default_factory=list[str])
+    add_cost_usd: float = Field(default=0.0, ge=0.0)
+    """Spend to add to the task's: a run whose claim was lost keeps its cost on the task."""
 
 
 def stamp(when: float) -> str:
@@ -125,6 +127,7 @@ def update_task(tx: BoardTx, task_id: str, changes: TaskChanges) -> Task:
         task.priority = changes.priority
     if changes.owner is not None:
         task.owner = changes.owner or None
+    task.cost_usd += changes.add_cost_usd
     if changes.metadata is not None:
         merged = {**task.metadata, **changes.metadata}
         task.metadata = {k: v for k, v in merged.items() if v is not None}
@@ -216,23 +219,24 @@ def _status(tx: BoardTx, task_id: str) -> str | None:
 
 
 def held(tx: BoardTx, claim: Claim) -> Task:
-    """The claimed task, if the claim still holds it (the fence): else `LeaseLost`, and
-    nothing may be recorded."""
+    """The claimed task, if the claim still holds it: else `LeaseLost`, and nothing may be
+    recorded. The fence decides, not the clock: every claim takes a new fence, and a release
+    or a retry moves it on too, so a task with the claim's fence that is in progress (its
+    lease ran out meanwhile) or pending (reaped since) was given to no one else. A lease that
+    ran out while the store could not be reached (an outage, a paused worker) is held again,
+    the work it finished recorded once."""
     task = tx.get(claim.task_id)
     if task is None:
         raise LeaseLost(f"task #{claim.task_id} was removed while {claim.owner} held it")
-    if task.status != "in_progress" or task.fence != claim.fence:
+    if task.fence != claim.fence or task.status not in ("in_progress", "pending"):
         raise LeaseLost(
             f"{claim.owner} no longer holds task #{task.id} (its lease ran out and it went back "
             f"to the board; it is now {task.status}"
             + (f", held by {task.owner}" if task.status == "in_progress" else "")
             + ")"
         )
-    if (task.lease_expires_at or 0) < tx.now:
-        raise LeaseLost(
-            f"the lease of {claim.owner} on task #{task.id} ran out at "
-            f"{stamp(task.lease_expires_at or 0)}: it goes back to the board"
-        )
+    if task.status == "pending":
+        task.status, task.owner = "in_progress", claim.owner
     return task
 
 
@@ -248,6 +252,7 @@ def release(tx: BoardTx, claim: Claim, cost_usd: float = 0.0) -> Task:
     task = held(tx, claim)
     task.attempts = max(0, task.attempts - 1)
     task.cost_usd += cost_usd
+    task.fence = tx.next_fence()  # the claim is over: it holds the task no more
     _back_to_board(tx, task)
     return task
 
@@ -305,6 +310,7 @@ def retry_task(tx: BoardTx, task_id: str) -> Task:
         raise TaskStoreError(f"task #{task.id} is {task.status}: only a failed task is retried")
     task.status, task.owner, task.error = "pending", None, None
     task.attempts = 0
+    task.fence = tx.next_fence()  # no earlier claim may record anything on the new attempts
     task.finished_at = None
     task.updated_at = tx.now
     _settle(tx, task, force=True)

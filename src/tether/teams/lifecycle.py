@@ -70,12 +70,16 @@ async def open_worktree(
     team: str = DEFAULT_TEAM,
     fence: int | None = None,
     hooks: HookRunner | None = None,
+    owner: str | None = None,
 ) -> TaskWorktree:
     """The pre-flight, then the worktree: made by a WorktreeCreate hook when one is configured,
-    by git otherwise (a worktree taken over from a lapsed claim is not made again).
+    by git otherwise (a worktree taken over from a lapsed claim is not made again). `owner`:
+    which task this is (`branch_owner.task_owner`), recorded on its branch.
     `WorktreeError` says what went wrong and what to do."""
     # On a thread: git may take a while on a large tree, and the worker's heartbeats go on.
-    plan = await asyncio.to_thread(plan_worktree, start, task_id, team=team, fence=fence)
+    plan = await asyncio.to_thread(
+        plan_worktree, start, task_id, team=team, fence=fence, owner=owner
+    )
     if plan.lapsed is None and hooks is not None and hooks.has("WorktreeCreate"):
         return await _create_by_hook(plan, hooks)
     return await asyncio.to_thread(add_worktree, plan)
@@ -121,11 +125,12 @@ async def task_worktree(
     fence: int | None = None,
     hooks: HookRunner | None = None,
     on_close: Callable[[Closed], None] | None = None,
+    owner: str | None = None,
 ) -> AsyncGenerator[TaskRun]:
     """A worktree for `team`'s task `task_id` for the length of the block; closed
     (`close_worktree`) when the block ends in any way. `fence`: the claim the task runs
     under. `on_close` hears how it ended (also set as `run.closed`)."""
-    worktree = await open_worktree(start, task_id, team=team, fence=fence, hooks=hooks)
+    worktree = await open_worktree(start, task_id, team=team, fence=fence, hooks=hooks, owner=owner)
     run = TaskRun(worktree, f"tether task {task_id}")
     outcome: Outcome = "completed"
     try:

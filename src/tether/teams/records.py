@@ -205,3 +205,28 @@ def task_branches(repo: Path) -> list[str]:
     """Every local `tether/...` branch that names a task attempt, sorted."""
     names = git_out(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/tether/")
     return sorted(n for n in names.splitlines() if branch_task(n) is not None)
+
+
+def check_repository(project: Path) -> str:
+    """What every task's pre-flight checks of the repository itself, for a worker to refuse
+    once, before claiming anything: the project's own repository, on a branch with a commit.
+    The branch; `RepositoryError` saying what to do."""
+    return current_branch(project_repository(project))
+
+
+def current_branch(repo: Path) -> str:
+    done = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    if done.returncode != 0:
+        head = run_git(repo, "rev-parse", "--short", "HEAD", check=False).stdout.strip()
+        raise RepositoryError(
+            f"the repository at {repo} is on a detached HEAD ({head or 'no commit'}): task "
+            "worktrees start from a branch and are merged back into it. Switch to a branch "
+            f"first: git -C {repo} switch <branch> (or git switch -c <new-branch> to keep "
+            "this commit)"
+        )
+    if run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False).returncode != 0:
+        raise RepositoryError(
+            f"the branch {done.stdout.strip()} at {repo} has no commit yet: task worktrees "
+            "start from a commit. Commit something first"
+        )
+    return done.stdout.strip()

@@ -17,6 +17,7 @@ from tether.teams.records import (
     task_branches,
     worktree_records,
 )
+from tether.teams.takeover import drop_idle_locks
 from tether.teams.worktrees import (
     TaskWorktree,
     clear_stale,
@@ -163,6 +164,7 @@ def clean_worktrees(start: Path) -> Cleaned:
                 remove_directory(repo, record.path)
             delete_if_empty(repo, state.branch)
             removed.append(state.branch)
+    drop_idle_locks(repo)
     return Cleaned(tuple(removed), tuple(kept), tuple(notes))
 
 

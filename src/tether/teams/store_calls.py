@@ -45,7 +45,8 @@ class StoreCalls:
             except StoreUnavailable as e:
                 if self._down_since is None:
                     self._down_since = str(e)
-                    self.say(f"{e}; retrying with backoff (up to {self.max_delay_s:g} s apart)")
+                    said = str(e).rstrip(". ")  # "... Connection refused." ends a sentence
+                    self.say(f"{said}; retrying with backoff (up to {self.max_delay_s:g} s apart)")
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
                 delay = min(delay * 2, self.max_delay_s)
                 continue

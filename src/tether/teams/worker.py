@@ -10,8 +10,8 @@ SIGTERM) stops the session and gives the task back (`release`: the attempt is no
 a task the session finished first is recorded as usual.
 
 Every completion passes the `TaskCompleted` hooks (`tether.teams.completion`), the worker's
-as the agent's: a refusal goes back to the session as its next prompt, and a task still
-refused after `MAX_REFUSALS` of them is recorded failed with the hook's reason. A model
+as the agent's: a refusal goes back to the session as its next prompt, and a task refused
+`MAX_REFUSALS` times is recorded failed with the hook's last reason. A model
 endpoint that cannot be reached gives the task back (the attempt not counted) and the worker
 waits, doubling, before it claims again, instead of failing the board's tasks one by one.
 """
@@ -36,11 +36,12 @@ from tether.protocol import (
     UserInput,
 )
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task, TaskStoreError
+from tether.teams.branch_owner import task_owner
 from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
 from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import Outcome, task_prompt, task_result
-from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError
+from tether.teams.records import DEFAULT_TEAM, RepositoryError, WorktreeError, task_name
 from tether.teams.store_calls import StoreCalls
 
 SessionMaker = Callable[[Path, Task], Session]
@@ -57,7 +58,7 @@ MODEL_BACKOFF_S = (1.0, 60.0)
 the first, doubling to the second while the endpoint keeps failing."""
 
 MAX_REFUSALS = 3
-"""TaskCompleted refusals told to a session before its task is recorded failed."""
+"""TaskCompleted refusals a task gets before it is recorded failed (the hook runs this often)."""
 
 
 @dataclass(frozen=True)
@@ -187,12 +188,14 @@ class Worker:
         if not (self.options.worktrees or task.metadata.get("isolation") == "worktree"):
             return await self._session_run(self.project, task, inputs, None)
         try:
+            owner = task_owner(task_name(self.options.team, task.id), task.created_at)
             async with task_worktree(
                 self.project,
                 task.id,
                 team=self.options.team,
                 fence=claim.fence,
                 hooks=self._hooks(),
+                owner=owner,
             ) as worktree_run:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = worktree_run.worktree.branch
@@ -233,7 +236,7 @@ class Worker:
         try:
             await session.prepare()
             prompt: str | None = task_prompt(task, inputs, branch=branch)
-            for _ in range(MAX_REFUSALS + 1):
+            for _ in range(MAX_REFUSALS):
                 if prompt is None:
                     break
                 await self._turn(session, prompt, ran)
@@ -306,6 +309,7 @@ class Worker:
     async def _record(self, claim: Claim, ran: Ran) -> None:
         task_id = claim.task_id
         if self._lost is not None:
+            await self._keep_spend(task_id, ran)
             self.say(f"dropped #{task_id}: {self._lost}")
             return
         if ran.recorded is not None:
@@ -340,6 +344,7 @@ class Worker:
         except LeaseLost as e:
             recorded = await self._finished_under(claim.task_id, claim.fence)
             if recorded is None:
+                await self._keep_spend(task_id, ran)
                 kept = f"; its result, not recorded: {text}" if text else ""
                 self.say(f"dropped #{task_id}: {e}{kept}")
                 return
@@ -347,7 +352,17 @@ class Worker:
         with contextlib.suppress(TaskStoreError):  # the task gone since: nothing to note on
             await self._note_run(claim, ran)
         self.done.append(task_id)
-        self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f})")
+        why = f": {_first_line(text)}" if not ok and text else ""
+        self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f}){why}")
+
+    async def _keep_spend(self, task_id: str, ran: Ran) -> None:
+        """A dropped run's spend stays on the task (the store fences its result, not its cost)."""
+        from tether.store.task_graph import TaskChanges
+
+        if ran.cost_usd > 0:
+            changes = TaskChanges(add_cost_usd=ran.cost_usd)
+            with contextlib.suppress(TaskStoreError):  # the task gone since
+                await self.calls.call(lambda s: s.update(task_id, changes))
 
     async def _note_run(self, claim: Claim, ran: Ran) -> None:
         """The session (to resume it) and the worktree's outcome, in the task's metadata, once
@@ -387,6 +402,12 @@ class Worker:
         if task.status in ("completed", "failed") and task.fence == fence:
             return task.status
         return None
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    """Why a task failed, in one line of the worker's output (`tasks show` has all of it)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def every_call_denied(ran: Ran) -> bool:

@@ -22,23 +22,24 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.teams.branch_owner import branch_owner, record_owner
 from tether.teams.git import git_out, identity_args, run_git
 from tether.teams.records import (
     BRANCH_PREFIX,
     DEFAULT_TEAM,
     WORKTREES_DIR,
-    RepositoryError,
     WorktreeError,
     WorktreeRecord,
     attempt_branch,
     branch_task,
+    current_branch,
     lock_reason,
     project_repository,
     task_branches,
     task_name,
     worktree_records,
 )
-from tether.teams.takeover import guarded, holds, take_over
+from tether.teams.takeover import drop_lock_file, guarded, holds, take_over
 
 ORPHANS_DIR = ".orphaned"
 """Under the worktrees directory: directories git no longer knew, moved aside, not deleted."""
@@ -67,6 +68,8 @@ class WorktreePlan:
     """The lock reason this run holds the worktree by (its pid, host and claim)."""
     lapsed: WorktreeRecord | None = None
     """The task's worktree, held under a lapsed claim: taken over, not made."""
+    owner: str | None = None
+    """Which task this is (`task_owner`), recorded on the branch."""
 
 
 @dataclass(frozen=True)
@@ -86,15 +89,22 @@ class TaskWorktree:
 
 
 def plan_worktree(
-    start: Path, task_id: str, *, team: str = DEFAULT_TEAM, fence: int | None = None
+    start: Path,
+    task_id: str,
+    *,
+    team: str = DEFAULT_TEAM,
+    fence: int | None = None,
+    owner: str | None = None,
 ) -> WorktreePlan:
     """The pre-flight for `team`'s task `task_id` in the project `start`'s own repository:
     checks, stale clean-up, and the branch to use. `fence`: the claim the task runs under (a
-    worktree held under an older claim is taken over). Raises `WorktreeError` saying what
+    worktree held under an older claim is taken over). `owner` (`task_owner`): which task
+    this is, recorded on the branch it makes; a branch another task's run made is not
+    continued. Raises `WorktreeError` saying what
     to do (`RepositoryError` for what stops every task)."""
     name = task_name(team, task_id)
     repo = project_repository(start)
-    base_branch = _current_branch(repo)
+    base_branch = current_branch(repo)
     base = git_out(repo, "rev-parse", "HEAD")
     ensure_ignored(repo)
     warnings = [*clear_stale(repo, own_task=name)]
@@ -119,23 +129,28 @@ def plan_worktree(
             name, repo, path, running.branch, False, head, base_branch, tuple(warnings),
             continues=True, lock=lock, lapsed=running,
         )  # fmt: skip
-    branch, reuse, note = _choose_branch(repo, name)
+    branch, reuse, note = _choose_branch(repo, name, owner)
     continues = not reuse and branch_exists(repo, branch)
     if continues:
         base = git_out(repo, "rev-parse", branch)
     if note:
         warnings.append(note)
     return WorktreePlan(
-        name, repo, path, branch, reuse, base, base_branch, tuple(warnings), continues, lock
-    )
+        name, repo, path, branch, reuse, base, base_branch, tuple(warnings), continues, lock,
+        owner=owner,
+    )  # fmt: skip
 
 
 def add_worktree(plan: WorktreePlan) -> TaskWorktree:
     """Make the planned worktree with git, locked as this process's (a lock git keeps: a
     concurrent prune leaves it, and a later pre-flight knows whether its holder still runs);
     or take over the one a lapsed claim held."""
+    warnings = plan.warnings
+    if plan.owner is not None and plan.lapsed is None:
+        record_owner(plan.repo, plan.branch, plan.owner)
     if plan.lapsed is not None:
-        take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
+        note = take_over(plan.repo, plan.lapsed, plan.lock, plan.task_id)
+        warnings += (note,) if note is not None else ()
     elif plan.continues:
         run_git(
             plan.repo,
@@ -149,7 +164,7 @@ def add_worktree(plan: WorktreePlan) -> TaskWorktree:
             new, plan.branch, str(plan.path), plan.base,
         )  # fmt: skip
     return TaskWorktree(
-        plan.task_id, plan.repo, plan.path, plan.branch, plan.base, plan.warnings, plan.lock
+        plan.task_id, plan.repo, plan.path, plan.branch, plan.base, warnings, plan.lock
     )
 
 
@@ -169,6 +184,8 @@ def adopt_worktree(plan: WorktreePlan, path: Path) -> TaskWorktree:
             f"the WorktreeCreate hook printed {path}, which is {what}: tether needs a worktree "
             f"of {plan.repo} on a branch to commit, compare and merge task {plan.task_id}'s work"
         )
+    if plan.owner is not None:
+        record_owner(plan.repo, record.branch, plan.owner)
     lock = record.locked
     if lock is None:
         run_git(plan.repo, "worktree", "lock", "--reason", plan.lock, str(path))
@@ -203,6 +220,7 @@ def remove_worktree(worktree: TaskWorktree) -> bool:
         if worktree.lock and not holds(worktree):
             return True
         remove_directory(worktree.repo, worktree.path)
+        drop_lock_file(worktree.repo, worktree.task_id)
         return delete_if_empty(worktree.repo, worktree.branch)
 
 
@@ -309,8 +327,10 @@ def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:
     return [f"{path} was left by an interrupted run and git no longer knows it: moved to {aside}"]
 
 
-def _choose_branch(repo: Path, name: str) -> tuple[str, bool, str | None]:
-    """(branch, reset it to HEAD, a note): see the module docstring."""
+def _choose_branch(repo: Path, name: str, owner: str | None) -> tuple[str, bool, str | None]:
+    """(branch, reset it to HEAD, a note): see the module docstring. With `owner`, a latest
+    branch another task made (an earlier board's task of the same id) is left untouched if it
+    holds unmerged work, and the task gets the next name."""
     attempts = [
         attempt
         for task, attempt in filter(None, map(branch_task, task_branches(repo)))
@@ -320,9 +340,19 @@ def _choose_branch(repo: Path, name: str) -> tuple[str, bool, str | None]:
         return attempt_branch(name, 1), False, None
     latest = attempt_branch(name, max(attempts))
     holder = next((r for r in worktree_records(repo) if r.branch == latest), None)
+    work = unmerged_count(repo, latest)
+    found = branch_owner(repo, latest) if owner is not None else owner
+    if work and found != owner:
+        fresh = attempt_branch(name, max(attempts) + 1)
+        whose = f"task {found}" if found is not None else "a task of no recorded board"
+        note = (
+            f"{latest} holds {work} unmerged commit(s) of another task of the same name "
+            f"({whose}, not this task {owner}): it is left untouched, and this task starts "
+            f"afresh on {fresh}"
+        )
+        return fresh, False, note
     if holder is not None:
         raise WorktreeError(_checked_out_elsewhere(latest, holder))
-    work = unmerged_count(repo, latest)
     if work:
         note = (
             f"{latest} holds {work} unmerged commit(s) of an earlier attempt of task {name}: "
@@ -342,31 +372,6 @@ def _checked_out_elsewhere(branch: str, record: WorktreeRecord) -> str:
         f"(git -C {record.path} switch <other-branch>) or remove it "
         f"(git worktree remove {record.path}), then run the task again"
     )
-
-
-def check_repository(project: Path) -> str:
-    """What every task's pre-flight checks of the repository itself, for a worker to refuse
-    once, before claiming anything: the project's own repository, on a branch with a commit.
-    The branch; `RepositoryError` saying what to do."""
-    return _current_branch(project_repository(project))
-
-
-def _current_branch(repo: Path) -> str:
-    done = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if done.returncode != 0:
-        head = run_git(repo, "rev-parse", "--short", "HEAD", check=False).stdout.strip()
-        raise RepositoryError(
-            f"the repository at {repo} is on a detached HEAD ({head or 'no commit'}): task "
-            "worktrees start from a branch and are merged back into it. Switch to a branch "
-            f"first: git -C {repo} switch <branch> (or git switch -c <new-branch> to keep "
-            "this commit)"
-        )
-    if run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False).returncode != 0:
-        raise RepositoryError(
-            f"the branch {done.stdout.strip()} at {repo} has no commit yet: task worktrees "
-            "start from a commit. Commit something first"
-        )
-    return done.stdout.strip()
 
 
 def _changed_paths(tree: Path) -> list[str]:

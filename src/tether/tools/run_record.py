@@ -169,6 +169,39 @@ def reap_dead_runs(home: Path) -> list[Reaped]:
     return reaped
 
 
+def stop_commands_of(home: Path, pid: int) -> int:
+    """SIGKILL the commands that the live runs of process `pid` (on this machine) started:
+    what a newer holder of their work does when `pid` has lost it (a paused worker whose
+    lease ran out) and must not write any more. Their records stay (their owner closes them).
+    How many processes were stopped."""
+    try:
+        paths = sorted(runs_dir(home).glob("*.jsonl"))
+    except OSError:
+        return 0
+    start = process_start(pid)
+    killed = 0
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            entries = _entries(fd)
+        finally:
+            os.close(fd)
+        owner = entries[0] if entries else {}
+        if start is None or owner.get("pid") != pid or owner.get("start") != start:
+            continue
+        marker = owner.get("marker")
+        groups = [
+            (e["group"], e["start"])
+            for e in entries
+            if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
+        ]
+        killed += _kill_leftovers(marker if isinstance(marker, str) else None, groups)
+    return killed
+
+
 def _reap(path: Path, scratch: Path) -> Reaped | None:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
