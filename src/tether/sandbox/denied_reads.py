@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.sandbox.setid_files import walk_cuts
+
 CONTENTS_PROBE = "\x00"
 """A name no file has: a rule that matches `dir/<probe>` matches whatever `dir` holds, so `dir`
 is hidden whole."""
@@ -264,17 +266,7 @@ class _Walk:
             outcome.below.append(path)
 
     def notice(self) -> str | None:
-        parts: list[str] = []
-        if self.stopped is not None:
-            parts.append(
-                f"stopped at its bound of {self.reason} after {self.entries} entries, in "
-                f"{self.stopped} (what was not reached yet is not looked at)"
-            )
-        if self.too_deep:
-            parts.append(
-                f"did not enter {len(self.too_deep)} directories more than "
-                f"{self.budget.depth} levels deep (first: {self.too_deep[0]})"
-            )
+        parts = walk_cuts(self.stopped, self.reason, self.entries, self.too_deep, self.budget.depth)
         if not parts:
             return None
         return (

@@ -86,6 +86,25 @@ def find_setid(roots: Iterable[Path], budget: Budget | None = None) -> SetidFoun
     return SetidFound(tuple(walk.found), walk.notice())
 
 
+def walk_cuts(
+    stopped: str | None, reason: str, entries: int, too_deep: list[str], depth: int
+) -> list[str]:
+    """What a bounded walk of the tree did not look at, for its notice: where a bound stopped
+    it, and the directories too deep to enter."""
+    parts: list[str] = []
+    if stopped is not None:
+        parts.append(
+            f"stopped at its bound of {reason} after {entries} entries, in "
+            f"{stopped} (what was not reached yet is not looked at)"
+        )
+    if too_deep:
+        parts.append(
+            f"did not enter {len(too_deep)} directories more than "
+            f"{depth} levels deep (first: {too_deep[0]})"
+        )
+    return parts
+
+
 class _Walk:
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
@@ -135,17 +154,7 @@ class _Walk:
             return
 
     def notice(self) -> str | None:
-        parts: list[str] = []
-        if self.stopped is not None:
-            parts.append(
-                f"stopped at its bound of {self.reason} after {self.entries} entries, in "
-                f"{self.stopped} (what was not reached yet is not looked at)"
-            )
-        if self.too_deep:
-            parts.append(
-                f"did not enter {len(self.too_deep)} directories more than "
-                f"{self.budget.depth} levels deep (first: {self.too_deep[0]})"
-            )
+        parts = walk_cuts(self.stopped, self.reason, self.entries, self.too_deep, self.budget.depth)
         if not parts:
             return None
         return (
