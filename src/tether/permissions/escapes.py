@@ -12,6 +12,7 @@ seen (`unseen`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tether.permissions.command_spec import words as _names
 from tether.permissions.dangerous_variables import is_dangerous_variable
@@ -55,24 +56,42 @@ _SHELL_SIGNS = frozenset("$`;|&<>(){}*?[~\\\n'\"")
 def gdb_use(words: tuple[str, ...]) -> ProgramUse:
     """What gdb's options make it run: each command given is read (`gdb_command`), a file of
     commands is code not seen. What follows `--args` is the program (a tail of the words)."""
+    return _debugger_use(
+        words, "gdb", "--args", _GDB_COMMANDS, _GDB_FILES, gdb_command, attached=("-x", "-ex")
+    )
+
+
+def _debugger_use(
+    words: tuple[str, ...],
+    program: str,
+    end: str,
+    commands: frozenset[str],
+    files: frozenset[str],
+    read: Callable[[str, list[str], list[str]], None],
+    *,
+    attached: tuple[str, ...] = (),
+) -> ProgramUse:
+    """A debugger's options up to `end`: each of `commands` gives a command line (`read`
+    says what it runs), each of `files` a file of commands (not seen); `attached` options
+    with their value glued on are not read."""
     runs: list[str] = []
     unseen: list[str] = []
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "--args":
+        if word == end:
             break
         name, eq, value = word.partition("=")
-        if name in _GDB_COMMANDS or name in _GDB_FILES:
+        if name in commands or name in files:
             if not eq:
                 value = words[i + 1] if i + 1 < len(words) else ""
                 i += 1
-            if name in _GDB_FILES:
-                unseen.append(f"gdb {name} reads commands from a file, not seen")
+            if name in files:
+                unseen.append(f"{program} {name} reads commands from a file, not seen")
             else:
-                gdb_command(value, runs, unseen)
-        elif word.startswith(("-x", "-ex")) and len(word) > 3:
-            unseen.append(f"gdb {word[:3]} with an attached value is not read")
+                read(value, runs, unseen)
+        elif attached and word.startswith(attached) and len(word) > 3:
+            unseen.append(f"{program} {word[:3]} with an attached value is not read")
         i += 1
     return ProgramUse(runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
 
@@ -140,24 +159,7 @@ _LLDB_HARMLESS = frozenset(
 def lldb_use(words: tuple[str, ...]) -> ProgramUse:
     """lldb's `-o` commands (`platform shell cmd`, `script ...`, `command source F`: code;
     `run ARGS` through the shell) and its `-s` files of commands (not seen)."""
-    runs: list[str] = []
-    unseen: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "--":
-            break
-        name, eq, value = word.partition("=")
-        if name in _LLDB_COMMANDS or name in _LLDB_FILES:
-            if not eq:
-                value = words[i + 1] if i + 1 < len(words) else ""
-                i += 1
-            if name in _LLDB_FILES:
-                unseen.append(f"lldb {name} reads commands from a file, not seen")
-            else:
-                _lldb_command(value, runs, unseen)
-        i += 1
-    return ProgramUse(runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
+    return _debugger_use(words, "lldb", "--", _LLDB_COMMANDS, _LLDB_FILES, _lldb_command)
 
 
 def _lldb_command(text: str, runs: list[str], unseen: list[str]) -> None:
