@@ -116,8 +116,7 @@ def test_a_plugin_dir_gives_namespaced_commands_skills_agents_and_hooks(
     assert f"root={plugin.resolve()} data={data}" in json.dumps(first.messages())
     assert data.is_dir()
     assert "tidy:folding" in first.system()
-    task = next(t for t in first.body["tools"] if t["name"] == "Task")
-    assert "tidy:inspector" in json.dumps(task)
+    assert "- tidy:inspector: " in (first.agent_listing_text() or "")
     # The skill loaded by its namespaced name; the subagent ran by its namespaced type.
     folding = f"Fold from {plugin.resolve()}/skills/folding in {plugin.resolve()}."
     assert folding in fake_model.requests[1].tool_results()[0]
@@ -317,8 +316,7 @@ def test_manifest_paths_add_to_the_defaults_and_claude_codes_installed_copy_is_u
 
     assert result.exit_code == 0, result.stderr
     request = fake_model.requests[0]
-    task = next(t for t in request.body["tools"] if t["name"] == "Task")
-    assert "crew:captain" in json.dumps(task)
+    assert "- crew:captain: " in (request.agent_listing_text() or "")
     assert "crew:knots" in request.system()
     assert f"inline {copy}" in request.last_user_text()
     assert (

@@ -111,7 +111,9 @@ def test_structured_content_is_shown_only_when_no_block_has_text() -> None:
 def test_a_long_result_is_cut_with_a_note() -> None:
     result = CallToolResult(content=[TextContent(text="x" * 250)], is_error=True)
     assert tool_result(result, 100) == McpResult(
-        "x" * 100 + "\n\n[output cut: 150 of 250 characters not shown]", is_error=True
+        "x" * 100 + "\n\n[output cut: 150 of 250 characters not shown]",
+        is_error=True,
+        full_chars=250,
     )
 
 
@@ -207,7 +209,9 @@ async def test_a_long_result_is_cut(http_server: McpHttpServer) -> None:
     limits = McpLimits(max_output_chars=10)
     async with McpManager([http("demo", http_server.url)], limits) as manager:
         result = await manager.call("mcp__demo__echo", {"text": "y" * 30})
-    assert result == McpResult("y" * 10 + "\n\n[output cut: 20 of 30 characters not shown]")
+    assert result == McpResult(
+        "y" * 10 + "\n\n[output cut: 20 of 30 characters not shown]", full_chars=30
+    )
 
 
 async def test_a_call_that_takes_too_long_times_out_and_the_server_stays_usable(
