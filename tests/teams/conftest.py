@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from .mates import store
+
+__all__ = ["store"]  # the SQLite-or-Redis store flag of the teammate tests
+
 
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(

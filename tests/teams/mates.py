@@ -4,12 +4,28 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tether.store.mailbox import Message, TeamStore, open_team_store
 
 from .workers import WAIT_S, tether, wait_for
+
+
+def new_team() -> str:
+    """A team name of the test's own (the Redis server is shared by the whole run)."""
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request: pytest.FixtureRequest) -> list[str]:
+    """The project's SQLite file (no flag), or the run's Redis."""
+    if request.param == "sqlite":
+        return []
+    return ["--store", str(request.getfixturevalue("redis_url"))]
 
 
 def status(repo: Path, team: str, *store: str) -> dict[str, Any]:

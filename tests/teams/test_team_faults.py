@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,19 +19,8 @@ from tether.testing.recorded import content_text
 from tether.testing.redis_server import RedisServer, RedisUnavailable
 from tether.testing.teammates import letters_in, mate_answers, member_of, polite
 
-from .mates import lead_reads_until, lead_store, member, status, wait_state
+from .mates import lead_reads_until, lead_store, member, new_team, status, wait_state
 from .workers import tether, wait_for
-
-
-def new_team() -> str:
-    return f"t-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def store(request: pytest.FixtureRequest) -> list[str]:
-    if request.param == "sqlite":
-        return []
-    return ["--store", str(request.getfixturevalue("redis_url"))]
 
 
 def test_a_mailbox_entry_that_is_not_json_is_told_precisely_and_nothing_else_is_lost(

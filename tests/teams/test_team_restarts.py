@@ -6,19 +6,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import uuid
 from pathlib import Path
 
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text, tool_use
 from tether.testing.teammates import Letter, first_line, mate_answers, member_of, polite
 
-from .mates import lead_reads_until, lead_store, member, status, wait_state
+from .mates import lead_reads_until, lead_store, member, new_team, status, wait_state
 from .workers import tether, wait_for
-
-
-def new_team() -> str:
-    return f"t-{uuid.uuid4().hex[:8]}"
 
 
 def kill(repo: Path, team: str, name: str) -> None:

@@ -7,10 +7,7 @@ import json
 import os
 import signal
 import threading
-import uuid
 from pathlib import Path
-
-import pytest
 
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
@@ -24,20 +21,16 @@ from tether.testing.teammates import (
     polite,
 )
 
-from .mates import lead_reads, lead_reads_until, lead_store, member, status, wait_state
+from .mates import (
+    lead_reads,
+    lead_reads_until,
+    lead_store,
+    member,
+    new_team,
+    status,
+    wait_state,
+)
 from .workers import WAIT_S, tether, wait_for
-
-
-def new_team() -> str:
-    return f"t-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def store(request: pytest.FixtureRequest) -> list[str]:
-    """The project's SQLite file (no flag), or the run's Redis."""
-    if request.param == "sqlite":
-        return []
-    return ["--store", str(request.getfixturevalue("redis_url"))]
 
 
 def test_a_teammate_answers_the_lead_and_shuts_down_when_asked(
