@@ -110,7 +110,7 @@ def test_empty_model_after_provider_is_a_config_error() -> None:
 
 
 def test_catalogue_info_and_defaults_and_context_override() -> None:
-    assert resolve_model("gpt-4.1", KEYS).info == MODELS["gpt-4.1"]
+    assert resolve_model("gpt-4o", KEYS).info == MODELS["gpt-4o"]
     assert resolve_model("ollama/qwen3", {}).info == ModelInfo(
         "qwen3", "ollama", context_window=128_000, max_output_tokens=16_000
     )
@@ -215,3 +215,39 @@ def test_provider_from_settings_names_the_problem(value: object, problem: str) -
         provider_from_settings("lab", value)
     assert str(caught.value).startswith("settings: providers.lab")
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize("spec", ["claude-sonnet-5-5", "sonnet", "opus", "gpt-4.1", "openai/gpt-5"])
+def test_the_window_is_200k_unless_1m_is_asked_for(spec: str) -> None:
+    # Claude Code's default: the catalogue says 1M (400k for gpt-5), the endpoint may serve 200k.
+    plain = resolve_model(spec, KEYS)
+    assert (plain.info.context_window, plain.long_context) == (200_000, False)
+    assert plain.spec == spec
+
+
+@pytest.mark.parametrize(
+    ("spec", "model_id"),
+    [
+        ("sonnet[1m]", "claude-sonnet-5-5"),
+        ("opus[1M]", "claude-opus-5-5"),
+        ("claude-sonnet-4-6[1m]", "claude-sonnet-4-6"),
+        ("anthropic/claude-next[1m]", "claude-next"),
+    ],
+)
+def test_a_1m_suffix_opts_in_to_the_1m_window_and_is_not_sent(spec: str, model_id: str) -> None:
+    long = resolve_model(spec, KEYS)
+    assert (long.model_id, long.info.context_window, long.long_context) == (
+        model_id,
+        1_000_000,
+        True,
+    )
+
+
+def test_an_explicit_window_wins_over_the_suffix_and_the_default() -> None:
+    assert resolve_model("sonnet[1m]", KEYS, context_window=300_000).info.context_window == 300_000
+    assert resolve_model("haiku", KEYS, context_window=500_000).info.context_window == 500_000
+
+
+def test_a_suffix_alone_names_no_model() -> None:
+    with pytest.raises(ConfigError, match="names no model before"):
+        resolve_model("[1m]", KEYS)

@@ -42,6 +42,8 @@ class ModelInfo:
     id: str
     provider: str
     context_window: int
+    """The largest window the model serves. `resolve_model` assumes at most 200k unless the
+    user opts in to 1M with a `[1m]` suffix, as Claude Code does."""
     max_output_tokens: int
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0

@@ -16,6 +16,14 @@ from tether.protocol import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "TETHER_MODEL"
+LONG_CONTEXT_SUFFIX = "[1m]"
+"""Claude Code's opt-in to the 1M-token window: `sonnet[1m]`, `claude-sonnet-4-6[1m]`."""
+STANDARD_WINDOW = 200_000
+"""The window assumed without that opt-in, as Claude Code does: many endpoints (gateways,
+plans, older models) serve 200k even for a model that can take 1M."""
+LONG_WINDOW = 1_000_000
+LONG_CONTEXT_BETA = "context-1m-2025-08-07"
+"""The Anthropic beta Claude Code sends with a `[1m]` model."""
 _LOCAL_EXAMPLE = "ollama/qwen2.5-coder"
 
 
@@ -29,6 +37,15 @@ class ResolvedModel:
     base_url: str
     api_key: str | None
     info: ModelInfo
+    long_context: bool = False
+    """The spec ended in `[1m]`: the 1M window was asked for."""
+
+
+def split_long_context(spec: str) -> tuple[str, bool]:
+    """`spec` without its `[1m]` suffix (any case), and whether it had one."""
+    if spec.lower().endswith(LONG_CONTEXT_SUFFIX):
+        return spec[: -len(LONG_CONTEXT_SUFFIX)].rstrip(), True
+    return spec, False
 
 
 def resolve_model(
@@ -42,22 +59,26 @@ def resolve_model(
     `DEFAULT_MODEL`) against the catalogue plus `extra_providers` from settings.
 
     A bare id goes to its catalogue provider, "claude*" to anthropic, anything else to the
-    openai provider when OPENAI_BASE_URL or OPENAI_API_KEY is set. `context_window` (from
-    TETHER_CONTEXT_WINDOW or settings) overrides the catalogue's.
+    openai provider when OPENAI_BASE_URL or OPENAI_API_KEY is set. The window is the
+    catalogue's up to `STANDARD_WINDOW` (200k), or `LONG_WINDOW` (1M) when the spec ends in
+    `[1m]`; `context_window` (from TETHER_CONTEXT_WINDOW or settings) overrides both.
     """
     providers = {**PROVIDERS, **(extra_providers or {})}
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
     _check_name(spec)
-    provider, model_id = _split_spec(spec, providers, env)
+    base_spec, long_context = split_long_context(spec)
+    if not base_spec:
+        raise ConfigError(f"Model spec {spec!r} names no model before {LONG_CONTEXT_SUFFIX}.")
+    provider, model_id = _split_spec(base_spec, providers, env)
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
     # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
     # takes no key.
     keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
-    if api_key is None and spec in FAMILIES:
+    if api_key is None and base_spec in FAMILIES:
         # Not sent to an OpenAI-compatible endpoint: it would not know the name.
         raise ConfigError(
-            f"Model {spec!r} is Claude Code's alias for {model_id}, on Anthropic: set "
+            f"Model {base_spec!r} is Claude Code's alias for {model_id}, on Anthropic: set "
             f"{provider.key_env}, or name a model of another provider as provider/model "
             f"(for example openai/<model> for OPENAI_BASE_URL)."
         )
@@ -68,9 +89,12 @@ def resolve_model(
             f"(for example {_LOCAL_EXAMPLE} for a local Ollama)."
         )
     info = model_info(model_id, provider)
-    if context_window is not None:
-        info = replace(info, context_window=context_window)
-    return ResolvedModel(spec, provider, model_id, base_url.rstrip("/"), api_key, info)
+    if context_window is None:
+        context_window = LONG_WINDOW if long_context else min(info.context_window, STANDARD_WINDOW)
+    info = replace(info, context_window=context_window)
+    return ResolvedModel(
+        spec, provider, model_id, base_url.rstrip("/"), api_key, info, long_context
+    )
 
 
 MAX_NAME_CHARS = 256
@@ -204,6 +228,7 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
             provider=provider.name,
             key_env=provider.key_env,
             thinking=resolved.info.thinking,
+            betas=(LONG_CONTEXT_BETA,) if resolved.long_context else (),
             idle=idle,
         )
     from tether.models.openai_compat import OpenAICompatModel
