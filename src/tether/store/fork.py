@@ -3,22 +3,27 @@
 The copy is written under a hidden name (`.<id>.forking`, which no listing or lookup sees) and
 takes its session's name only once it is whole, fork entry included: a fork cut short (the
 disk full, the process killed) is never a session that `-c` would continue in place of the
-one it was copied from. One that failed is removed; one whose process died is removed by the
-next fork in that directory (its lock is gone with the process).
+one it was copied from. One that failed is removed; one whose process died is removed when a
+session next starts, continues or forks in that directory (see `partial`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.protocol import ConfigError, HarnessError
+from tether.store.partial import (
+    COPY_CHUNK,
+    FORKING_SUFFIX,
+    partial_path,
+    put_in_place,
+    remove_abandoned,
+)
 from tether.store.writer import (
     _APPEND,
-    _COPY_CHUNK,
     _SESSION_ID,
     MESSAGE_TYPES,
     SessionWriter,
@@ -28,8 +33,6 @@ from tether.store.writer import (
 
 if TYPE_CHECKING:
     from tether.store.reader import LoadedSession
-
-FORKING_SUFFIX = ".forking"
 
 
 def fork_session(
@@ -42,10 +45,10 @@ def fork_session(
     if not _SESSION_ID.fullmatch(new_id):
         raise ConfigError(f"invalid session id {new_id!r}: use letters, digits, '.', '_' and '-'")
     path = directory / f"{new_id}.jsonl"
-    partial = directory / f".{new_id}{FORKING_SUFFIX}"
+    partial = partial_path(path, FORKING_SUFFIX)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        _remove_abandoned(directory)
+        remove_abandoned(directory)
         fd = os.open(partial, _APPEND | os.O_EXCL, 0o600)
     except OSError as e:
         raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
@@ -58,10 +61,10 @@ def fork_session(
     try:
         _copy(source, writer)
         writer.append("fork", forkedFrom={"sessionId": source.session_id, "uuid": writer.last_uuid})
-        if path.exists():
-            raise HarnessError(f"a session file already exists at {path}")
         try:
-            os.rename(partial, path)  # the lock goes with the open file
+            put_in_place(partial, path)  # the lock goes with the open file
+        except FileExistsError:
+            raise HarnessError(f"a session file already exists at {path}") from None
         except OSError as e:
             raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
     except BaseException:
@@ -84,31 +87,8 @@ def _copy(source: LoadedSession, writer: SessionWriter) -> None:
         size += len(line)
         if fields["type"] in MESSAGE_TYPES:
             writer.last_uuid = fields["uuid"]
-        if size >= _COPY_CHUNK:
+        if size >= COPY_CHUNK:
             writer._write(b"".join(chunk))  # pyright: ignore[reportPrivateUsage]
             chunk, size = [], 0
     if chunk:
         writer._write(b"".join(chunk))  # pyright: ignore[reportPrivateUsage]
-
-
-def _remove_abandoned(directory: Path) -> None:
-    """Remove the partial forks of processes that ended before finishing them: nobody holds
-    their lock (a fork in progress elsewhere does, and is left alone)."""
-    try:
-        names = [
-            n for n in os.listdir(directory) if n.startswith(".") and n.endswith(FORKING_SUFFIX)
-        ]
-    except OSError:
-        return
-    for name in names:
-        try:
-            fd = os.open(directory / name, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            (directory / name).unlink()
-        except OSError:
-            pass  # held: a fork in progress; or already gone
-        finally:
-            os.close(fd)

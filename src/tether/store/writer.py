@@ -34,6 +34,13 @@ from tether.protocol import (
     ToolResultBlock,
     Usage,
 )
+from tether.store.partial import (
+    MOVING_SUFFIX,
+    copy_whole,
+    partial_path,
+    put_in_place,
+    remove_abandoned,
+)
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 """Entries of the conversation itself: they chain to one another through `parentUuid`. Every
@@ -45,7 +52,6 @@ Files written before this rule have them on the chain: both read the same here."
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT
 _HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_COPY_CHUNK = 1 << 20
 
 
 class SessionInUse(HarnessError):
@@ -112,6 +118,7 @@ class SessionWriter:
         path = directory / f"{session_id}.jsonl"
         try:
             directory.mkdir(parents=True, exist_ok=True)
+            remove_abandoned(directory)
             fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
         except FileExistsError:
             raise HarnessError(f"a session file already exists at {path}") from None
@@ -134,6 +141,7 @@ class SessionWriter:
         later when the file is loaded once the writer holds it). A line torn by a crash is
         ended first, so the next entry starts on its own line. Raises `SessionInUse` when
         another writer holds the file, HarnessError when it cannot be written."""
+        remove_abandoned(path.parent)
         try:
             fd = os.open(path, _APPEND, 0o600)
         except OSError as e:
@@ -297,33 +305,35 @@ class SessionWriter:
         )
 
     def _move(self, path: Path, session_id: str) -> None:
-        """Go on in a new file at `path`, which starts as a copy of the one held open."""
+        """Go on in a new file at `path`, which starts as a copy of the one held open. The copy
+        is written under a hidden name and linked to `path` once whole (see `partial`)."""
         assert self._fd is not None
         old = self._fd
         size = os.fstat(old).st_size
+        partial = partial_path(path, MOVING_SUFFIX)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
+            remove_abandoned(path.parent)
+            fd = os.open(partial, _APPEND | os.O_EXCL, 0o600)
         except OSError as e:
             raise HarnessError(
                 f"could not save the session: {self.path} is no longer its file, and {path} "
                 f"cannot be created: {e.strerror or e}"
             ) from e
         try:
-            _lock(fd, path)
-            offset = 0
-            while offset < size:
-                chunk = os.pread(old, min(_COPY_CHUNK, size - offset), offset)
-                if not chunk:
-                    break
-                _write_all(fd, chunk)
-                offset += len(chunk)
-            ends_line = offset == 0 or os.pread(old, 1, offset - 1) == b"\n"
+            _lock(fd, partial)
+            ends_line = copy_whole(old, size, fd)
+            put_in_place(partial, path)
         except (OSError, HarnessError) as e:
             os.close(fd)
-            path.unlink(missing_ok=True)
+            partial.unlink(missing_ok=True)
             if isinstance(e, HarnessError):
                 raise
+            if isinstance(e, FileExistsError):
+                raise HarnessError(
+                    f"could not save the session: {self.path} is no longer its file, and "
+                    f"{path} was created by something else meanwhile"
+                ) from e
             raise HarnessError(f"could not save the session to {path}: {e.strerror or e}") from e
         os.close(old)
         self._fd, self.path, self.session_id = fd, path, session_id
@@ -340,12 +350,6 @@ class SessionWriter:
         except OSError:
             return False
         return True
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    written = 0
-    while written < len(data):
-        written += os.write(fd, memoryview(data)[written:])
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:
