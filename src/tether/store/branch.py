@@ -20,25 +20,74 @@ from dataclasses import dataclass
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
+_ENDS_TURN, _MESSAGE, _OWN = 1, 2, 4
+_BITS = 48  # offsets and line lengths below 256 TiB
+
+
 @dataclass(frozen=True, slots=True)
 class Indexed:
     """Where one readable entry is, and what links it: all that is kept of it until replay
-    (one per line of a file that may hold hundreds of thousands: slots, and a parent that is
-    the same string object as its parent's uuid, see `reader.load_session`)."""
+    (one per line of a file that may hold hundreds of thousands: slots, a parent that is the
+    same string object as its parent's uuid, see `reader.load_session`, and the line's place
+    and flags packed in one int each). Build one with `at`."""
 
     uuid: str
     parent: str | None
-    offset: int
-    line: int
     timestamp: str
-    ends_turn: bool = False
-    """A reply that calls no tool: the model's turn ended here."""
-    message: bool = True
-    """A message of the conversation (see `writer.MESSAGE_TYPES`), not an entry hanging off one."""
-    own: bool = True
-    """Written for the file's own session (its `sessionId` is one of the file's)."""
-    size: int = 0
-    """The line's length in bytes: how much of the conversation it carries."""
+    place: int
+    """Offset, length and line number in one int (see `at`)."""
+    flags: int
+
+    @classmethod
+    def at(
+        cls,
+        uuid: str,
+        parent: str | None,
+        timestamp: str,
+        *,
+        offset: int,
+        line: int,
+        size: int,
+        ends_turn: bool = False,
+        message: bool = True,
+        own: bool = True,
+    ) -> Indexed:
+        place = offset | size << _BITS | line << 2 * _BITS
+        flags = ends_turn * _ENDS_TURN | message * _MESSAGE | own * _OWN
+        return cls(uuid, parent, timestamp, place, flags)
+
+    @property
+    def offset(self) -> int:
+        return self.place & ((1 << _BITS) - 1)
+
+    @property
+    def size(self) -> int:
+        """The line's length in bytes: how much of the conversation it carries."""
+        return (self.place >> _BITS) & ((1 << _BITS) - 1)
+
+    @property
+    def line(self) -> int:
+        return self.place >> 2 * _BITS
+
+    @property
+    def ends_turn(self) -> bool:
+        """A reply that calls no tool: the model's turn ended here."""
+        return bool(self.flags & _ENDS_TURN)
+
+    @property
+    def message(self) -> bool:
+        """A message of the conversation (see `writer.MESSAGE_TYPES`), not an entry hanging
+        off one."""
+        return bool(self.flags & _MESSAGE)
+
+    @property
+    def own(self) -> bool:
+        """Written for the file's own session (its `sessionId` is one of the file's)."""
+        return bool(self.flags & _OWN)
+
+    def foreign(self) -> Indexed:
+        """This entry, marked as another session's."""
+        return Indexed(self.uuid, self.parent, self.timestamp, self.place, self.flags & ~_OWN)
 
 
 @dataclass(frozen=True)

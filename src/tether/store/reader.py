@@ -156,15 +156,15 @@ def load_session(path: Path) -> LoadedSession:
         ends = _ends_turn(fields)
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
-            Indexed(
+            Indexed.at(
                 uuid,
                 parent,
-                offset,
-                line,
                 sortable(fields["timestamp"]),
-                ends,
-                message,
+                offset=offset,
+                line=line,
                 size=size,
+                ends_turn=ends,
+                message=message,
             )
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
@@ -176,8 +176,7 @@ def load_session(path: Path) -> LoadedSession:
     own = {path.stem, *origins}
     if own.intersection(names):  # else a file renamed by hand: every entry is its own
         indexed = [
-            entry if sessions[i] in own else dataclasses.replace(entry, own=False)
-            for i, entry in enumerate(indexed)
+            entry if sessions[i] in own else entry.foreign() for i, entry in enumerate(indexed)
         ]
     del seen  # the index's strings are shared: this map is no longer needed to share them
     branch = newest_branch(indexed)
@@ -218,8 +217,10 @@ def load_session(path: Path) -> LoadedSession:
         forked_from=forked_from,
         last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
         warnings=tuple(f"session file {path}: {w}" for w in warnings),
-        # What chose the branch (its timestamps, its links) is not needed to read it back.
-        branch=tuple(dataclasses.replace(e, parent=None, timestamp="") for e in branch.entries),
+        # The index's own entries, not copies without their links: a parent is its parent's
+        # uuid string and a timestamp is kept by leaves only, so copies would cost a second
+        # index at the peak and save nothing.
+        branch=branch.entries,
     )
 
 
