@@ -75,7 +75,8 @@ async def _serve(
 ) -> int:
     from tether.cli.worker_session import WorkerSessions
     from tether.teams.store_calls import StoreCalls
-    from tether.teams.worker import Worker, WorkerOptions
+    from tether.teams.worker import Worker
+    from tether.teams.worker_ran import WorkerOptions
 
     owner = f"worker-{os.getpid()}@{socket.gethostname()}"
 

@@ -28,6 +28,7 @@ from tether.teams.records import (
     BRANCH_PREFIX,
     DEFAULT_TEAM,
     WORKTREES_DIR,
+    WorktreeBusy,
     WorktreeError,
     WorktreeRecord,
     attempt_branch,
@@ -115,10 +116,17 @@ def plan_worktree(
             f"task {name}'s worktree starts from HEAD ({base[:12]}) without them"
         )
     path = repo / WORKTREES_DIR / name
-    lock = lock_reason(name, fence)
+    lock = lock_reason(name, fence, owner)
     running = next((r for r in worktree_records(repo) if r.path == path), None)
     if running is not None:  # not stale: its process runs, or is on another host
-        if fence is None or running.branch is None or not running.lapsed_for(name, fence):
+        if (other := running.other_task(owner)) is not None:
+            pid, host = running.holder() or (0, "")
+            raise WorktreeBusy(
+                f"{path} is held by a run of another task of the same id ({other}, not this "
+                f"task {owner}: an earlier board's), in pid {pid} on {host}: this task waits "
+                "until that run ends"
+            )
+        if fence is None or running.branch is None or not running.lapsed_for(name, fence, owner):
             raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
         warnings.append(
             f"task {name}'s worktree was held under an earlier claim ({running.locked}), whose "
