@@ -58,7 +58,8 @@ def test_an_old_claim_cannot_complete_the_new_task_given_its_id_and_fence(
             claim = other.claim_next("someone")  # fence 1 again, as the old claim's
         finally:
             other.close()
-        assert claim is not None and claim.task.id == "1"
+        assert claim is not None
+        assert claim.task.id == "1"
         lines = read_lines(worker)
         gate.set()
         wait_for(lambda: any("dropped #1" in line for line in lines), "the old run dropped")
