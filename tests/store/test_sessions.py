@@ -84,9 +84,9 @@ def test_list_shows_this_projects_sessions_newest_first(tmp_path: Path) -> None:
     ]
 
     assert list_sessions(home, workspace) == [
-        SessionInfo("ccc", fork.path, "Old work", times[2], 3, "aaa"),
-        SessionInfo("bbb", new, "Renamed", times[1], 4, None),
-        SessionInfo("aaa", old, "Old work", times[0], 2, None),
+        SessionInfo("ccc", fork.path, "Old work", times[2], 3, "aaa", str(here)),
+        SessionInfo("bbb", new, "Renamed", times[1], 4, None, str(here)),
+        SessionInfo("aaa", old, "Old work", times[0], 2, None, str(here)),
     ]
     assert list_sessions(home, tmp_path / "nowhere") == []
 
@@ -226,3 +226,17 @@ def test_a_fork_leaves_the_source_byte_identical_and_skips_its_bad_lines(tmp_pat
         "Forked",
         ("fork1", child.last_uuid),
     )
+
+
+def test_list_takes_in_sessions_kept_where_the_projects_task_worktrees_were(
+    tmp_path: Path,
+) -> None:
+    """Earlier workers kept a worktree task's session under the worktree's own slug: still
+    the project's, listed with it (and with where it worked)."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    worktree = workspace / ".tether" / "worktrees" / "docs" / "3"
+    with SessionWriter.create(project_dir(home, worktree), "www", cwd=worktree) as writer:
+        writer.user([TextBlock(text="task work")])
+    session(project_dir(home, tmp_path / "ws-other"), "xxx", "another project")
+    [found] = list_sessions(home, workspace)
+    assert (found.session_id, found.cwd) == ("www", str(worktree))

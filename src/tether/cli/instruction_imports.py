@@ -38,6 +38,8 @@ class ProjectInstructions:
     """Where tether started, below the workspace root: its directories' files are read too."""
     admits: Callable[[Path], bool] | None = None
     """Whether a file is of a source the session reads (`--setting-sources`)."""
+    local_from: Path | None = None
+    """A task worktree's main workspace: its `CLAUDE.local.md` files apply."""
     answer: bool | None = None
     current: Instructions = field(default_factory=Instructions)
     on_change: list[Callable[[Instructions], None]] = field(
@@ -61,6 +63,7 @@ class ProjectInstructions:
             external_imports=approved,
             refuse=self.refuse,
             admits=self.admits,
+            local_from=self.local_from,
         )
 
     def notices(self) -> list[str]:

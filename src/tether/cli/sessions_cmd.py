@@ -32,6 +32,7 @@ from tether.store import (
     load_session,
     remove_session,
 )
+from tether.teams.records import WORKTREES_DIR
 
 SHOWN_RESULT_CHARS = 300
 
@@ -97,11 +98,25 @@ def print_sessions(sessions: Sequence[SessionInfo], workspace: Path, out: TextIO
     for n, info in enumerate(sessions, 1):
         fork = f"  (fork of {info.forked_from[:8]})" if info.forked_from else ""
         title = terminal_safe(info.title or "(untitled)")
+        where = _elsewhere(info, workspace)
         print(
             f"{n:>3}. {info.session_id}  {_ago(now, info.updated):>8}  "
-            f"{info.entries:>5} entries  {title}{fork}",
+            f"{info.entries:>5} entries  {title}{fork}{where}",
             file=out,
         )
+
+
+def _elsewhere(info: SessionInfo, workspace: Path) -> str:
+    """Where a session kept with the project's worked, when not in the project itself: a
+    task's worktree (a worker's session), said with its task."""
+    if info.cwd is None or Path(info.cwd) == workspace:
+        return ""
+    try:
+        inside = Path(info.cwd).relative_to(workspace / WORKTREES_DIR)
+    except ValueError:
+        return f"  (in {terminal_safe(info.cwd)})"
+    task = terminal_safe(inside.as_posix())
+    return f"  (task {task}, worktree {terminal_safe(f'{WORKTREES_DIR}/{task}')})"
 
 
 def pick_session(workspace: Path, out: TextIO = sys.stdout, read: TextIO = sys.stdin) -> str | None:
@@ -208,6 +223,7 @@ def _info_json(info: SessionInfo) -> dict[str, object]:
         "updated": info.updated.isoformat(),
         "entries": info.entries,
         "forked_from": info.forked_from,
+        "cwd": info.cwd,
         "path": str(info.path),
     }
 

@@ -144,7 +144,7 @@ class RunOptions:
     settings_from: Path | None = None
     """A task worktree's main workspace: its settings files (local ones too, which git does
     not carry into the worktree) are read for this session as if they were the worktree's
-    (their `/x` rules anchored in the worktree)."""
+    (their `/x` rules anchored in the worktree), and the session is kept with its sessions."""
     """`--mcp-config` values: JSON strings or files of more MCP servers."""
     strict_mcp_config: bool = False
     """Only the servers of `mcp_configs`."""
@@ -246,7 +246,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     # Settings' env fills in; the real environment (what the user typed) wins.
     env = {**settings.env, **env}
     resolved = resolve(opts.model, env, settings)
-    sessions_dir = project_dir(sessions_home(env), workspace)
+    # A task worktree's sessions are kept with its main workspace's: listed and resumed there.
+    sessions_dir = project_dir(sessions_home(env), settings_root)
     skipped: list[str] = []
     path = session_to_resume(opts, sessions_home(env), workspace, skipped)
     resumption = None
@@ -339,6 +340,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         refuse=gate.read_denied,
         cwd=start,
         admits=sources.admits,
+        local_from=opts.settings_from,
     )
     runner.instructions = instructions.load().text
     extra_dirs = gate.permissions.additional_dirs

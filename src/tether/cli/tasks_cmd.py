@@ -27,6 +27,7 @@ from tether.teams.board import team_choice
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    say_reaped(tether_home())
     try:
         store = open_store(args, existing=args.command != "add")  # only add makes a store
     except (ConfigError, StoreUnavailable) as e:
@@ -83,6 +84,17 @@ def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore
     )
     choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
     return open_task_store(choice.store_url, project=project, team=choice.team, existing=existing)
+
+
+def say_reaped(home: Path) -> None:
+    """Clean up after the runs of killed tether processes (a worker killed with SIGKILL leaves
+    its commands running when no sandbox ended them): their commands stopped, their temporary
+    files and scratch directories removed (`tether.tools.run_record`); said on stderr."""
+    from tether.tools.run_record import reap_dead_runs
+
+    for reaped in reap_dead_runs(home):
+        if (notice := reaped.notice()) is not None:
+            print(f"tether: {terminal_safe(notice)}", file=sys.stderr)
 
 
 def _task_id(text: str) -> str:

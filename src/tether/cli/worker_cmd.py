@@ -29,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tether.cli.tasks_cmd import add_board_options
+from tether.cli.tasks_cmd import add_board_options, say_reaped
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -59,6 +59,7 @@ def main(argv: list[str]) -> int:
         store = open_task_store(choice.store_url, project=project, team=choice.team)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
+    say_reaped(tether_home())  # a worker killed here before left commands running?
     try:
         if args.worktrees:  # refused once, before any task is claimed
             task_name(choice.team, "1")
@@ -75,7 +76,8 @@ async def _serve(
 ) -> int:
     from tether.cli.worker_session import WorkerSessions
     from tether.teams.store_calls import StoreCalls
-    from tether.teams.worker import Worker, WorkerOptions
+    from tether.teams.worker import Worker
+    from tether.teams.worker_ran import WorkerOptions
 
     owner = f"worker-{os.getpid()}@{socket.gethostname()}"
 

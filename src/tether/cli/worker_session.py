@@ -16,7 +16,7 @@ from tether.core.session import Session
 from tether.hooks import HookRunner
 from tether.hooks.config import parse_hooks
 from tether.store.task_records import Task
-from tether.teams.board import CLAIM_ENV
+from tether.teams.board import CLAIM_ENV, lent_value
 
 
 @dataclass
@@ -38,7 +38,7 @@ class WorkerSessions:
         its settings are the project's own (the local files too, which the worktree lacks). The
         session's task tools get the worker's claim on `task`: the agent may complete or fail
         it (with TaskUpdate) as the worker would."""
-        env = {**self.env, CLAIM_ENV: f"{task.id}@{task.fence}"}
+        env = {**self.env, CLAIM_ENV: lent_value(task)}
         options = RunOptions(
             cwd=cwd,
             model=self.model,

@@ -84,8 +84,15 @@ def load_instructions(
     external_imports: bool = False,
     refuse: Callable[[Path], bool] | None = None,
     admits: Callable[[Path], bool] | None = None,
+    local_from: Path | None = None,
 ) -> Instructions:
     """Read the instruction files that apply to `cwd` (the workspace unless given).
+
+    `local_from`: the main workspace of a task worktree (the workspace): the worktree's
+    checked-in files are its own, but the `CLAUDE.local.md` files (which git does not carry
+    into a worktree) are the main workspace's, each read for the worktree's directory at the
+    same place, and the directories above are those above the main workspace (not the main
+    workspace itself, whose checked-in files the worktree has).
 
     `home` is the user's home directory (for `~/.claude/CLAUDE.md` and `@~/...` imports). The
     repository root is the nearest ancestor of `cwd` holding `.git`; without one, the workspace.
@@ -104,6 +111,9 @@ def load_instructions(
     reader.admits = admits
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
     above, directories = _above_and_root_to(cwd, workspace)
+    main = local_from.resolve() if local_from is not None else None
+    if main is not None:
+        above = _above_and_root_to(main, main)[0]
     for directory in above:
         for name in PARENT_FILES:
             if directory == home and name == ".claude/CLAUDE.md":
@@ -120,6 +130,9 @@ def load_instructions(
     for directory in directories:
         area = workspace if directory.is_relative_to(workspace) else directory
         local = directory / "CLAUDE.local.md"
+        if main is not None and directories:  # the main workspace's, at the same place
+            local = main / directory.relative_to(directories[0]) / "CLAUDE.local.md"
+            area = main
         reader.read_top(local, "local project instructions, not checked in", area=area)
     return reader.result()
 
@@ -184,7 +197,9 @@ class _Reader:
             real = path  # a link to nothing or to itself: reading it says which
         if area is not None and not self._admitted(real, area, self.show(path), importing=False):
             return
-        self._read(real, note, depth=0, chain=(), area=None if area is None else self.workspace)
+        # Its imports stay in the workspace (the main one's, for a worktree's local file).
+        within = area if area is None or self.workspace.is_relative_to(area) else self.workspace
+        self._read(real, note, depth=0, chain=(), area=within)
 
     def _admitted(self, path: Path, area: Path, shown: str, *, importing: bool) -> bool:
         """Whether a project's file may be read: inside `area`, or outside it with the user's

@@ -25,6 +25,10 @@ _CHUNK = 1 << 20
 # of a file can be found with a byte search instead of parsing every line.
 _TITLE_LINE = b'\n{"type":"title",'
 _FORK_LINE = b'\n{"type":"fork",'
+_CWD_FIELD = b'"cwd":"'
+_WORKTREE_SLUG = "--tether-worktrees-"
+"""What follows a project's slug in the slugs of its task worktrees (`.tether/worktrees/...`):
+where workers kept their sessions before they were kept with the project's."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,9 @@ class SessionInfo:
     """Complete lines in the file, entries of every type: counted, not parsed."""
     forked_from: str | None
     """The id of the session this one was forked from."""
+    cwd: str | None = None
+    """The directory it worked in (its first entry's `cwd`): a task worktree's, for a
+    worker's session kept with its project's."""
 
 
 def project_slug(cwd: Path) -> str:
@@ -60,10 +67,16 @@ def list_sessions(home: Path, cwd: Path, skipped: list[str] | None = None) -> li
     large chunks, without parsing it (see `_scan`). A file that cannot be read is left out
     and said in `skipped`."""
     infos: list[SessionInfo] = []
-    for path in _session_files(project_dir(home, cwd), skipped):
+    here = project_dir(home, cwd)
+    worktrees = [
+        d
+        for d in _subdirectories(home / "projects", skipped)
+        if d.name.startswith(here.name + _WORKTREE_SLUG)
+    ]
+    for path in [f for d in (here, *sorted(worktrees)) for f in _session_files(d, skipped)]:
         try:
             updated = path.stat().st_mtime
-            entries, title, forked_from = _scan(path)
+            entries, title, forked_from, worked_in = _scan(path)
         except FileNotFoundError:  # removed while we were listing
             continue
         except OSError as e:
@@ -77,6 +90,7 @@ def list_sessions(home: Path, cwd: Path, skipped: list[str] | None = None) -> li
                 updated=datetime.fromtimestamp(updated, UTC),
                 entries=entries,
                 forked_from=forked_from,
+                cwd=worked_in,
             )
         )
     infos.sort(key=lambda info: (info.updated, info.session_id), reverse=True)
@@ -202,9 +216,9 @@ def _matching(files: list[Path], ref: str) -> list[Path]:
     return exact or [f for f in files if f.stem.startswith(ref)]
 
 
-def _scan(path: Path) -> tuple[int, str | None, str | None]:
-    """(lines, last title, forked-from id) of a session file, in one pass over its bytes. A torn
-    title or fork line reads as none."""
+def _scan(path: Path) -> tuple[int, str | None, str | None, str | None]:
+    """(lines, last title, forked-from id, first cwd) of a session file, in one pass over its
+    bytes. A torn title, fork or first entry reads as none."""
     # The reader only once sessions are listed: a new session never reads one back.
     from tether.store.reader import entry_at, fork_origin
 
@@ -212,10 +226,13 @@ def _scan(path: Path) -> tuple[int, str | None, str | None]:
     starts: dict[bytes, int] = {}
     tail = b"\n"  # the file's first line starts a line too
     offset = 0
+    cwd_at: int | None = None
     with path.open("rb") as file:
         while chunk := file.read(_CHUNK):
             lines += chunk.count(b"\n")
             window = tail + chunk
+            if cwd_at is None and (at := chunk.find(_CWD_FIELD)) >= 0:
+                cwd_at = offset + chunk.rfind(b"\n", 0, at) + 1
             for marker in (_TITLE_LINE, _FORK_LINE):
                 at = window.rfind(marker)
                 if at >= 0:
@@ -229,4 +246,8 @@ def _scan(path: Path) -> tuple[int, str | None, str | None]:
         if _FORK_LINE in starts and (entry := entry_at(file, starts[_FORK_LINE])):
             origin = fork_origin(entry.fields)
             fork = origin[0] if origin is not None else None
-    return lines, title, fork
+        worked_in = None
+        if cwd_at is not None and (entry := entry_at(file, cwd_at)):
+            found = entry.fields.get("cwd")
+            worked_in = found if isinstance(found, str) else None
+    return lines, title, fork, worked_in

@@ -228,6 +228,12 @@ def held(tx: BoardTx, claim: Claim) -> Task:
     task = tx.get(claim.task_id)
     if task is None:
         raise LeaseLost(f"task #{claim.task_id} was removed while {claim.owner} held it")
+    if task.created_at != claim.task.created_at:  # ids (and fences) restart on a new board
+        raise LeaseLost(
+            f"task #{claim.task_id} that {claim.owner} held is gone from the board (the store "
+            f"came back empty or was replaced): #{task.id} is now another task, "
+            f"{task.subject!r}"
+        )
     if task.fence != claim.fence or task.status not in ("in_progress", "pending"):
         raise LeaseLost(
             f"{claim.owner} no longer holds task #{task.id} (its lease ran out and it went back "

@@ -23,8 +23,10 @@ from tether.teams.membership import STORE_ENV, TEAM_ENV
 
 OWNER_ENV = "TETHER_TASK_OWNER"
 CLAIM_ENV = "TETHER_TASK_CLAIM"
-"""`ID@FENCE`: the claim a worker holds on the task its session was given (the session's
-agent may complete or fail that task through it; the worker renews and releases it)."""
+"""`ID@FENCE@CREATED`: the claim a worker holds on the task its session was given (the
+session's agent may complete or fail that task through it; the worker renews and releases
+it). CREATED (when the task was made on its board) tells the task from a later one given the
+same id and fence by a board that started again empty."""
 
 T = TypeVar("T")
 
@@ -36,10 +38,20 @@ class TeamChoice:
     """None: the project's SQLite file."""
 
 
-def lent_claims(env: Mapping[str, str]) -> dict[str, int]:
-    """The claim `CLAIM_ENV` lends (`ID@FENCE`), by task id; nothing when unset or malformed."""
-    task_id, _, fence = env.get(CLAIM_ENV, "").partition("@")
-    return {task_id: int(fence)} if task_id and fence.isdigit() else {}
+def lent_value(task: Task) -> str:
+    """`CLAIM_ENV`'s value for the claim held on `task` (as claimed: its fence is the claim's)."""
+    return f"{task.id}@{task.fence}@{task.created_at!r}"
+
+
+def lent_claims(env: Mapping[str, str]) -> dict[str, tuple[int, float]]:
+    """The claim `CLAIM_ENV` lends (`ID@FENCE@CREATED`), by task id: its fence and the task's
+    creation time; nothing when unset or malformed."""
+    task_id, fence, created = ([*env.get(CLAIM_ENV, "").split("@"), "", ""])[:3]
+    try:
+        made = float(created)
+    except ValueError:
+        return {}
+    return {task_id: (int(fence), made)} if task_id and fence.isdigit() else {}
 
 
 def team_choice(
@@ -77,10 +89,10 @@ class TaskBoard:
     lease_s: float = DEFAULT_LEASE_S
     opener: Callable[..., TaskStore] = open_task_store
     claims: dict[str, Claim] = field(default_factory=dict[str, Claim])
-    lent: dict[str, int] = field(default_factory=dict[str, int])
+    lent: dict[str, tuple[int, float]] = field(default_factory=dict[str, tuple[int, float]])
     """Claims whoever runs the session holds (a worker, on the task it gave the session), by
-    task id, their fence: used to complete or fail that task, never renewed nor released
-    here."""
+    task id, their fence and the task's creation time: used to complete or fail that task,
+    never renewed nor released here."""
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The agent's calls reach the store one at a time, in the order they asked (calls of one
     response run side by side: two TaskCreates get their ids in call order)."""
@@ -107,9 +119,12 @@ class TaskBoard:
             self._renewer = asyncio.get_running_loop().create_task(self._renew())
 
     def lent_claim(self, task: Task) -> Claim | None:
-        """The claim lent on `task`, while it still holds it (the task's fence is its own)."""
-        fence = self.lent.get(task.id)
+        """The claim lent on `task`, while it still holds it (the task's fence is its own, and
+        it is the same task, not a later one of a board started again)."""
+        fence, created = self.lent.get(task.id, (None, None))
         if fence is None or task.status != "in_progress" or task.fence != fence:
+            return None
+        if task.created_at != created:
             return None
         lease = task.lease_expires_at or 0.0
         return Claim(task=task, owner=self.owner, fence=fence, lease_expires_at=lease)

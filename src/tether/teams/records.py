@@ -30,12 +30,17 @@ ATTEMPT = re.compile(
 then `.N` for an Nth attempt (names older runs made; a task id has no dot)."""
 LOCK_REASON = re.compile(
     r"tether task (?P<task>\S+): pid (?P<pid>[0-9]+) on (?P<host>[^\s,]+)"
-    r"(?:, claim (?P<fence>[0-9]+))?"
+    r"(?:, claim (?P<fence>[0-9]+))?(?: of (?P<owner>\S+))?"
 )
 
 
 class WorktreeError(Exception):
     """Something the user must act on: the message says what happened and what to do."""
+
+
+class WorktreeBusy(WorktreeError):
+    """The task's worktree is held by a live run of another task of the same id (an earlier
+    board's, whose run has not ended yet): the task waits for it, uncounted."""
 
 
 class RepositoryError(WorktreeError):
@@ -86,11 +91,13 @@ def attempt_branch(name: str, attempt: int) -> str:
     return f"{BRANCH_PREFIX}{name}" + (f".{attempt}" if attempt > 1 else "")
 
 
-def lock_reason(name: str, fence: int | None = None) -> str:
+def lock_reason(name: str, fence: int | None = None, owner: str | None = None) -> str:
     """What tether writes as the lock reason of a task's worktree: which process holds it, and
-    under which claim (the claim's fence), so that the next holder of the task's claim knows
-    the lock as a lapsed one."""
+    under which claim (the claim's fence) of which task (`branch_owner.task_owner`: ids and
+    fences start again on a new board), so that the next holder of the task's claim knows the
+    lock as a lapsed one, and another task of the same id knows it is not its own."""
     claim = f", claim {fence}" if fence is not None else ""
+    claim += f" of {owner}" if fence is not None and owner is not None else ""
     return f"tether task {name}: pid {os.getpid()} on {socket.gethostname()}{claim}"
 
 
@@ -111,14 +118,21 @@ class WorktreeRecord:
         found = LOCK_REASON.fullmatch(self.locked or "")
         return (int(found["pid"]), found["host"]) if found else None
 
-    def lapsed_for(self, name: str, fence: int) -> bool:
-        """Locked by tether for task `name` under a claim older than `fence`: the store has
-        given the task to the claim `fence` since, so that holder's lease is gone, whether or
-        not its process still runs (paused, say)."""
+    def lapsed_for(self, name: str, fence: int, owner: str | None = None) -> bool:
+        """Locked by tether for task `name` (the task `owner`, when both name it) under a
+        claim older than `fence`: the store has given the task to the claim `fence` since, so
+        that holder's lease is gone, whether or not its process still runs (paused, say)."""
         found = LOCK_REASON.fullmatch(self.locked or "")
-        if found is None or found["task"] != name:
+        if found is None or found["task"] != name or self.other_task(owner):
             return False
         return found["fence"] is None or int(found["fence"]) < fence
+
+    def other_task(self, owner: str | None) -> str | None:
+        """The task the lock names when it is not `owner` (another task of the same id, an
+        earlier board's); None when it is, or when either is unknown."""
+        found = LOCK_REASON.fullmatch(self.locked or "")
+        held = found["owner"] if found is not None else None
+        return held if held is not None and owner is not None and held != owner else None
 
     def held_by_live_process(self) -> bool:
         """Locked by a tether process that still runs (or one on another host, which cannot be

@@ -17,14 +17,13 @@ from tether.teams.records import (
     task_branches,
     worktree_records,
 )
+from tether.teams.stale import clear_stale, worktree_task
 from tether.teams.takeover import drop_idle_locks
 from tether.teams.worktrees import (
     TaskWorktree,
-    clear_stale,
     delete_if_empty,
     remove_directory,
     unmerged_count,
-    worktree_task,
 )
 
 

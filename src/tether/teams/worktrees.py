@@ -18,7 +18,6 @@ call names its directory.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from tether.teams.records import (
     BRANCH_PREFIX,
     DEFAULT_TEAM,
     WORKTREES_DIR,
+    WorktreeBusy,
     WorktreeError,
     WorktreeRecord,
     attempt_branch,
@@ -39,10 +39,8 @@ from tether.teams.records import (
     task_name,
     worktree_records,
 )
+from tether.teams.stale import clear_stale
 from tether.teams.takeover import drop_lock_file, guarded, holds, take_over
-
-ORPHANS_DIR = ".orphaned"
-"""Under the worktrees directory: directories git no longer knew, moved aside, not deleted."""
 
 
 @dataclass(frozen=True)
@@ -115,10 +113,17 @@ def plan_worktree(
             f"task {name}'s worktree starts from HEAD ({base[:12]}) without them"
         )
     path = repo / WORKTREES_DIR / name
-    lock = lock_reason(name, fence)
+    lock = lock_reason(name, fence, owner)
     running = next((r for r in worktree_records(repo) if r.path == path), None)
     if running is not None:  # not stale: its process runs, or is on another host
-        if fence is None or running.branch is None or not running.lapsed_for(name, fence):
+        if (other := running.other_task(owner)) is not None:
+            pid, host = running.holder() or (0, "")
+            raise WorktreeBusy(
+                f"{path} is held by a run of another task of the same id ({other}, not this "
+                f"task {owner}: an earlier board's), in pid {pid} on {host}: this task waits "
+                "until that run ends"
+            )
+        if fence is None or running.branch is None or not running.lapsed_for(name, fence, owner):
             raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
         warnings.append(
             f"task {name}'s worktree was held under an earlier claim ({running.locked}), whose "
@@ -259,72 +264,6 @@ def ensure_ignored(repo: Path) -> None:
     ignore = directory / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# tether's task worktrees: none of it belongs to this tree\n*\n")
-
-
-def clear_stale(repo: Path, *, own_task: str | None = None) -> list[str]:
-    """Clear what killed runs left: git's records of worktrees whose directory is gone; task
-    worktrees whose holder no longer runs (their changes committed first, so nothing is lost);
-    and, for `own_task` only (another task's directory may be a worktree being made right now),
-    a directory git does not know, moved aside when it holds anything. What was done, said."""
-    run_git(repo, "worktree", "prune")
-    said: list[str] = []
-    root = repo / WORKTREES_DIR
-    for record in worktree_records(repo):
-        task = worktree_task(repo, record.path)
-        if task is None or record.held_by_live_process():
-            continue
-        if record.locked is not None and record.holder() is None:
-            continue  # locked by someone else, for their reasons
-        said.append(_clear_worktree(repo, record, task))
-    own = root / own_task if own_task is not None else None
-    if own is not None and not any(r.path == own for r in worktree_records(repo)):
-        said += _clear_unknown_directory(repo, own)
-    return said
-
-
-def worktree_task(repo: Path, path: Path) -> str | None:
-    """The task name of a task worktree's path (`7`, or `docs/7` for team docs); None for a
-    path that is not one."""
-    try:
-        parts = path.relative_to(repo / WORKTREES_DIR).parts
-    except ValueError:
-        return None
-    if not 1 <= len(parts) <= 2 or parts[0] == ORPHANS_DIR:
-        return None
-    return "/".join(parts)
-
-
-def _clear_worktree(repo: Path, record: WorktreeRecord, task: str) -> str:
-    if not record.path.is_dir():  # gone, but locked, so `prune` kept git's record
-        run_git(repo, "worktree", "unlock", str(record.path), check=False)
-        run_git(repo, "worktree", "prune")
-        return f"pruned git's record of task {task}'s worktree, whose directory was gone"
-    saved = ""
-    if record.branch is not None:
-        stale = TaskWorktree(task, repo, record.path, record.branch, record.head or "")
-        commit = commit_work(stale, f"tether task {task}: work left by an interrupted run")
-        saved = f"; its uncommitted work saved on {record.branch} ({commit[:12]})" if commit else ""
-    run_git(repo, "worktree", "remove", "--force", "--force", str(record.path))
-    return f"removed the stale worktree of task {task} (its run had ended){saved}"
-
-
-def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-        return [f"removed {path}, which was not a worktree directory"]
-    if not path.is_dir():
-        return []
-    if {p.name for p in path.iterdir()} <= {".git"}:
-        shutil.rmtree(path)
-        return [f"removed the empty directory {path} left by an interrupted run"]
-    aside = repo / WORKTREES_DIR / ORPHANS_DIR / path.relative_to(repo / WORKTREES_DIR)
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = aside.with_name(f"{path.name}-{n}")
-    aside.parent.mkdir(parents=True, exist_ok=True)
-    path.rename(aside)
-    return [f"{path} was left by an interrupted run and git no longer knows it: moved to {aside}"]
 
 
 def _choose_branch(repo: Path, name: str, owner: str | None) -> tuple[str, bool, str | None]:
