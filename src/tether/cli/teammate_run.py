@@ -115,6 +115,9 @@ async def serve_teammate(
             session.set_permission_mode("default")  # the lead approved its plan
 
     protocol.listeners.append(on_change)
+    # A shutdown that ended the last run is done, not owed (`team down` recorded it).
+    owed = [m for m in member.requests_owed if m.id != member.shutdown_done]
+    protocol.restore(member.requests_sent, owed, link.clock())
     mate = Teammate(
         link=link,
         inbox=inbox,

@@ -111,9 +111,12 @@ class TeamLink:
     async def publish(self, **more: Any) -> None:
         """Write the member's protocol state (and `more` fields) to the roster."""
         waiting = self.protocol.waiting_on()
+        sent, owed = self.protocol.held()
         changes = {
             "state": self.protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
+            "requests_sent": sent,
+            "requests_owed": owed,
             "plan_mode": self.protocol.plan_mode,
             "updated_at": self.clock(),
             **more,

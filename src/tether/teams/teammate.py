@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tether.core.session import Session
-from tether.protocol import MessageCompleted, TurnFinished, UserInput
+from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, MailboxesLost, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreUnavailable
@@ -34,6 +34,12 @@ RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
 comes); the loop notices a stop within this."""
 IDLE_SUMMARY_CHARS = 200
+RESUMED_TURN = (
+    "<system-reminder>Your process stopped before this turn was done (it was killed or "
+    "stopped) and has been started again: carry on with the messages above that you had not "
+    "finished, as you would have.</system-reminder>"
+)
+"""The prompt that runs again a turn a killed run left unfinished."""
 
 
 @dataclass
@@ -79,7 +85,7 @@ class Teammate:
         )
         receiving = asyncio.create_task(self._receive())
         try:
-            await self._serve()
+            await self._serve(self._unfinished())
         finally:
             receiving.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -87,8 +93,17 @@ class Teammate:
             with contextlib.suppress(Exception):
                 await self.link.publish(state="stopped", pid=None, spend_usd=self.session.cost_usd)
 
-    async def _serve(self) -> None:
-        prompt: list[str] = []
+    def _unfinished(self) -> list[str]:
+        """The prompt that finishes a turn an earlier run left undone (its session ends with
+        what the model was given and never answered: a message it held, the results of its
+        tools, an interruption), or none."""
+        newest = self.session.messages[-1:]
+        if not newest or newest[0].role != "user":
+            return []
+        self.say("its last turn was left unfinished: running it again")
+        return [RESUMED_TURN]
+
+    async def _serve(self, prompt: list[str]) -> None:
         while not self._stop.is_set() and not self.link.protocol.stopping:
             if not prompt:
                 prompt = await self._next_prompt()
@@ -155,6 +170,8 @@ class Teammate:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
                 if isinstance(event, MessageCompleted) and event.message.role == "user":
                     await self._ack_held()
+                elif isinstance(event, ErrorOccurred):
+                    self.say(f"error: {event.message}")
                 elif isinstance(event, TurnFinished):
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
                 await self._ack_held()
