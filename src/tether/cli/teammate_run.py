@@ -133,5 +133,6 @@ async def serve_teammate(
         await mate.run()
     finally:
         await session.aclose()
+        await mate.stopped()
     print(f"{member.name}: stopped", flush=True)
     return 0

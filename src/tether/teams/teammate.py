@@ -28,6 +28,7 @@ from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink
+from tether.teams.processes import process_start
 from tether.teams.protocol import ProtocolError
 
 RECEIVE_BLOCK_S = 2.0
@@ -79,6 +80,7 @@ class Teammate:
         self._held = held_ids(self.session.messages)
         await self.link.publish(
             pid=os.getpid(),
+            pid_started=process_start(os.getpid()),
             host=socket.gethostname(),
             session_id=self.session.session_id,
             spend_usd=self.session.cost_usd,
@@ -90,8 +92,14 @@ class Teammate:
             receiving.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await receiving
-            with contextlib.suppress(Exception):
-                await self.link.publish(state="stopped", pid=None, spend_usd=self.session.cost_usd)
+
+    async def stopped(self) -> None:
+        """Record that its process ends: called last, once the session is closed (its
+        SessionEnd hooks done), so that the roster never says stopped while it still runs."""
+        with contextlib.suppress(Exception):
+            await self.link.publish(
+                state="stopped", pid=None, pid_started=None, spend_usd=self.session.cost_usd
+            )
 
     def _unfinished(self) -> list[str]:
         """The prompt that finishes a turn an earlier run left undone (its session ends with
