@@ -1,6 +1,6 @@
 """`tether team`: teammates as background processes, each with its own session and mailbox.
 
-    tether team up NAME [--member NAME[=AGENT]]... [--store URL]   start them, and return
+    tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
     tether team send NAME MEMBER TEXT                               a message from the lead
     tether team down NAME                                           ask each to finish, then stop
@@ -67,16 +67,16 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if store.team_record() is None:
         store.create_team(TeamRecord(name=store.team, lead=LEAD))
         store.put_member(Member(name=LEAD, state="idle"))
-    known = {m.name for m in store.members()}
-    for spec in args.member:
-        name, _, agent = spec.partition("=")
-        check_member_name(name)
-        if name == LEAD:
-            raise ConfigError(f"{LEAD} is the team's lead, not a teammate")
-        if name in known:
-            continue
-        store.put_member(Member(name=name, agent=agent or None, model=args.model))
-        known.add(name)
+    known = {m.name: m for m in store.members()}
+    for name, agent in _member_specs(project, args.member):
+        if name not in known:
+            store.put_member(Member(name=name, agent=agent, model=args.model))
+        elif agent is not None and known[name].agent != agent:
+            raise ConfigError(
+                f"{name} is a member of team {store.team} already, as "
+                f"{known[name].agent or 'general-purpose (no agent named)'}, not {agent}: "
+                f"leave out '={agent}' or choose another name"
+            )
     mates = [m for m in store.members() if m.name != LEAD]
     if not mates:
         raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
@@ -84,6 +84,33 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
     return 0 if all(s.ok for s in told) else 1
+
+
+def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None]]:
+    """`--member NAME[=AGENT]`s checked: names a member may have, each given once, agents
+    that exist."""
+    from tether.agents.discovery import discover_agents
+
+    given: dict[str, str] = {}
+    wanted: list[tuple[str, str | None]] = []
+    for spec in specs:
+        name, _, agent = spec.partition("=")
+        check_member_name(name)
+        if name == LEAD:
+            raise ConfigError(f"{LEAD} is the team's lead, not a teammate")
+        if name in given:
+            raise ConfigError(f"--member {name} is given twice ({given[name]}, {spec}): once each")
+        given[name] = spec
+        wanted.append((name, agent or None))
+    if any(agent for _, agent in wanted):
+        catalog = discover_agents(project, home=Path.home())
+        for name, agent in wanted:
+            if agent and catalog.get(agent) is None:
+                raise ConfigError(
+                    f"--member {name}={agent}: no agent named {agent!r} "
+                    f"(agents: {', '.join(catalog.names())})"
+                )
+    return wanted
 
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -102,6 +129,8 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         raise UnknownMember(
             f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
         )
+    if not args.text.strip():
+        raise ConfigError(f"an empty message to {args.member}: nothing sent")
     sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
     print(f"sent {sent.id} to {args.member}")
     return 0

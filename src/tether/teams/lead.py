@@ -123,9 +123,12 @@ class LeadTeams:
         await self.close()
         return {"success": True, "team_name": link.team}
 
-    async def spawn(self, team_name: str, name: str, agent: str, prompt: str) -> ToolOutput:
+    async def spawn(
+        self, team_name: str, name: str, agent: str, prompt: str, plan: bool = False
+    ) -> ToolOutput:
         """The Task tool with `team_name` and `name`: a teammate process, given `prompt` as its
-        first message."""
+        first message; `plan` (the Task tool's `mode: "plan"`): read-only until the lead
+        approves its plan."""
         link = self._need_team()
         if team_name != link.team:
             raise ToolError(f"this session leads team {link.team!r}, not {team_name!r}")
@@ -147,18 +150,19 @@ class LeadTeams:
             link.store,
             [Member(name=name, agent=agent)],
             store_args=store_args,
-            plan=False,
+            plan=plan,
         )
         if not all(t.ok for t in told):
             raise ToolError("\n".join(t.line for t in told))
         return ToolOutput(
-            text=f"Spawned teammate {name} ({agent}) in team {link.team}: its messages will "
-            "reach you as they come.",
+            text=f"Spawned teammate {name} ({agent}{', plan mode' if plan else ''}) in team "
+            f"{link.team}: its messages will reach you as they come.",
             structured={
                 "status": "teammate_spawned",
                 "name": name,
                 "team_name": link.team,
                 "agent_type": agent,
+                "mode": "plan" if plan else "default",
             },
         )
 
