@@ -39,6 +39,7 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.board import team_choice
 from tether.teams.names import check_member_name
 from tether.teams.processes import down, start_members, status_lines, status_record
+from tether.teams.receiving import STORE_PATIENCE_S
 
 LEAD = "team-lead"
 
@@ -80,7 +81,10 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     mates = [m for m in store.members() if m.name != LEAD]
     if not mates:
         raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
-    told = start_members(project, store, mates, store_args=_store_args(args), plan=args.plan)
+    patience = ["--store-patience", f"{args.store_patience:g}"]
+    told = start_members(
+        project, store, mates, store_args=[*_store_args(args), *patience], plan=args.plan
+    )
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
     return 0 if all(s.ok for s in told) else 1
@@ -151,7 +155,10 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
     inbox = open_team_store(args.store, project=project, team=store.team)
     try:
-        return asyncio.run(serve_teammate(project, store, inbox, member, plan=args.plan))
+        patience = args.store_patience if args.store_patience > 0 else None
+        return asyncio.run(
+            serve_teammate(project, store, inbox, member, plan=args.plan, store_patience_s=patience)
+        )
     finally:
         inbox.close()
 
@@ -199,6 +206,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--model", help="the model of new members")
     up.add_argument("--plan", action="store_true", help="teammates start in plan mode")
+    up.add_argument(
+        "--store-patience",
+        type=float,
+        default=STORE_PATIENCE_S,
+        metavar="SECONDS",
+        help="how long a teammate waits for an unreachable store before it stops, its session "
+        f"saved (default {STORE_PATIENCE_S:g}; 0: for ever)",
+    )
     status = sub.add_parser("status", parents=[common], help="members, states, unread, spend")
     status.add_argument("team")
     status.add_argument("--json", action="store_true")
@@ -215,4 +230,5 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("team")
     run.add_argument("member")
     run.add_argument("--plan", action="store_true")
+    run.add_argument("--store-patience", type=float, default=STORE_PATIENCE_S)
     return p

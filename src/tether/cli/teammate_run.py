@@ -17,6 +17,7 @@ from tether.protocol import ConfigError
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
 from tether.teams.protocol import MemberProtocol, Transition
+from tether.teams.receiving import STORE_PATIENCE_S
 from tether.teams.send_tool import send_message_tool
 from tether.teams.teammate import Teammate
 
@@ -70,7 +71,13 @@ def session_for(
 
 
 async def serve_teammate(
-    project: Path, store: TeamStore, inbox: TeamStore, member: Member, *, plan: bool
+    project: Path,
+    store: TeamStore,
+    inbox: TeamStore,
+    member: Member,
+    *,
+    plan: bool,
+    store_patience_s: float | None = STORE_PATIENCE_S,
 ) -> int:
     from tether.agents.discovery import discover_agents
 
@@ -124,6 +131,7 @@ async def serve_teammate(
         session=session,
         say=lambda s: print(s, flush=True),
         shutdown_done=member.shutdown_done,
+        store_patience_s=store_patience_s,
     )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

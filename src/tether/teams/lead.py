@@ -19,8 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.store.mailbox import (
-    Delivery,
-    MailboxesLost,
     Member,
     Message,
     TeamExists,
@@ -30,10 +28,11 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import letter
-from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink, events_file
+from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
 from tether.teams.protocol import MemberProtocol
+from tether.teams.receiving import receive_for_ever
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
@@ -179,29 +178,21 @@ class LeadTeams:
         return open_team_store(self.store_url, project=self.project, team=team)
 
     async def _listen(self, inbox: TeamStore, link: TeamLink) -> None:
-        """Read the lead's mailbox for ever. A store that cannot be reached is said once and
-        tried again (0.5 s doubling to 5 s) until it answers; one back without its data is
-        said."""
-        retry_s: float | None = None
-        while True:
+        """Read the lead's mailbox for ever (a store that cannot be reached is said once and
+        tried again until it answers; one back without its data is said)."""
+
+        def say(text: str) -> None:
+            self._warn(f"team {link.team}: {text}")
+
+        async for batch in receive_for_ever(
+            inbox,
+            LEAD,
+            f"lead-{id(self)}",
+            block_s=LEAD_RECEIVE_BLOCK_S,
+            say=say,
+            restore=link.publish,
+        ):
             reap()
-            try:
-                batch: list[Delivery] = await asyncio.to_thread(
-                    inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
-                )
-            except StoreUnavailable as e:
-                if retry_s is None:
-                    self._warn(f"team {link.team}: {e}: trying again until it answers")
-                retry_s = min(RETRY_MAX_S, (retry_s or RETRY_FIRST_S / 2) * 2)
-                await asyncio.sleep(retry_s)
-                continue
-            except MailboxesLost as e:
-                self._warn(f"team {link.team}: {e}")
-                await link.publish()
-                continue
-            if retry_s is not None:
-                retry_s = None
-                self._warn(f"team {link.team}: mailbox store {inbox.url} answers again")
             known = self.held()
             done = [r for i, r in self._unacked.items() if i in known]
             for delivery in batch:

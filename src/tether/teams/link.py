@@ -23,9 +23,6 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
-RETRY_FIRST_S = 0.5
-RETRY_MAX_S = 5.0
-"""While the store cannot be reached: the first wait before trying again, and the longest."""
 
 
 @dataclass
