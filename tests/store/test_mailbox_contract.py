@@ -123,11 +123,11 @@ def test_an_entry_that_is_not_a_message_is_handed_over_as_invalid(
         "sent_at": 0.0,
     }
     assert broken.message.data == {
-        "error": f"stored entry {broken.receipt} of 'bob''s mailbox is not valid JSON "
+        "error": f"stored entry {broken.receipt} in bob's mailbox is not valid JSON "
         "(EOF while parsing a string at line 1 column 25)"
     }
     assert partial.message.data == {
-        "error": f"stored entry {partial.receipt} of 'bob''s mailbox is not a message "
+        "error": f"stored entry {partial.receipt} in bob's mailbox is not a message "
         "(recipient: Field required)"
     }
     # Kept like any other until acknowledged, its id the same on every redelivery.
@@ -256,3 +256,11 @@ def test_requests_a_store_cannot_do_are_refused_saying_why(mailboxes: TeamStore)
     with pytest.raises(MailboxError, match=r"^member 'alice': a member's name cannot change$"):
         mailboxes.update_member("alice", {"name": "bob"})
     assert (mailboxes.unread(""), [m.name for m in mailboxes.members()]) == (0, ["alice"])
+
+
+def test_an_entry_with_no_message_in_it_is_said_plainly() -> None:
+    from tether.store.mailbox_records import read_stored
+
+    assert read_stored(None, receipt="5-0", member="bob").data == {
+        "error": "stored entry 5-0 in bob's mailbox has no message in it (no data field)"
+    }

@@ -81,3 +81,56 @@ def test_a_lead_cannot_create_a_team_whose_name_is_in_use(
     assert result.startswith(f"Error: team {team!r} exists (lead 'team-lead', created ")
     assert result.endswith("): pick another name")
     assert model_env.requests[1].tool_result_errors() == [True]
+
+
+def test_team_up_refuses_a_member_given_twice_or_an_agent_that_does_not_exist(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = team_of(repo, "alice")
+    assert run(repo, "team", "up", team, "--member", "bob", "--member", "bob=Explore") == (
+        2,
+        "",
+        "tether: error: --member bob is given twice (bob, bob=Explore): once each\n",
+    )
+    assert run(repo, "team", "up", team, "--member", "alice=Explore") == (
+        2,
+        "",
+        f"tether: error: alice is a member of team {team} already, as general-purpose (no "
+        "agent named), not Explore: leave out '=Explore' or choose another name\n",
+    )
+    code, _, err = run(repo, "team", "up", team, "--member", "carol=NoSuchAgent")
+    assert code == 2
+    assert err.startswith(
+        "tether: error: --member carol=NoSuchAgent: no agent named 'NoSuchAgent' (agents: "
+    )
+    assert run(repo, "team", "send", team, "alice", " \n") == (
+        2,
+        "",
+        "tether: error: an empty message to alice: nothing sent\n",
+    )
+    store = open_team_store(None, project=repo, team=team)
+    try:
+        assert [(m.name, m.state) for m in store.members()] == [
+            ("team-lead", "starting"),
+            ("alice", "starting"),
+        ]
+        assert store.unread("alice") == 0
+    finally:
+        store.close()
+
+
+def test_a_teammate_that_cannot_start_is_recorded_stopped(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = team_of(repo)
+    store = open_team_store(None, project=repo, team=team)
+    try:
+        store.put_member(Member(name="dora", agent="Vanished"))  # its agent file since removed
+        code, _, err = run(repo, "team", "up", team)
+        assert code == 1
+        assert "dora: did not start (exit 2)" in err
+        assert "no agent named 'Vanished'" in err
+        dora = next(m for m in store.members() if m.name == "dora")
+        assert (dora.state, dora.pid) == ("stopped", None)
+    finally:
+        store.close()

@@ -13,6 +13,7 @@ import pytest
 
 from tests.store.mailbox_stores import store_raw
 from tether.store.mailbox import MailboxesLost
+from tether.teams.processes import pid_runs
 from tether.testing import FakeModelServer
 from tether.testing.cli_runner import run_cli_process
 from tether.testing.recorded import content_text
@@ -182,3 +183,43 @@ def _end_left_teammates(team_dir: Path) -> None:
         if b"team" in args and b"run" in args and team_dir.name.encode() in args:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(proc.name), signal.SIGKILL)
+
+
+def test_a_teammate_whose_store_stays_unreachable_stops_once_its_patience_runs_out(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """With no store a teammate can neither receive nor be stopped by `team down`: after
+    `--store-patience` seconds it stops by itself, its session saved, and starts again with
+    `team up` once the store is back."""
+    try:
+        server = RedisServer.start(persist=True)
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    model_env.responder = mate_answers(polite)
+    team = new_team()
+    store = ["--store", server.url]
+    lead = None
+    try:
+        tether(repo, "team", "up", team, "--member", "alice", "--store-patience", "1", *store)
+        alice = member(status(repo, team, *store), "alice")
+        server.kill()
+        wait_for(lambda: not pid_runs(alice["pid"]), "alice to stop")
+        log = (repo / ".tether" / "teams" / team / "alice.log").read_text()
+        assert "trying again until it answers (for 1 s at most)" in log
+        assert (
+            f"mailbox store {server.url} has not answered for 1 s: stopping once its turn is done"
+            in log
+        )
+        server = RedisServer.start(port=server.port, workdir=server.workdir, persist=True)
+        tether(repo, "team", "up", team, *store)
+        lead = lead_store(repo, team, server.url)
+        tether(repo, "team", "send", team, "alice", "back", *store)
+        lead_reads_until(lead, "alice got: back")
+        again = wait_state(repo, team, "alice", "idle", *store)
+        assert again["session_id"] == alice["session_id"]
+    finally:
+        if lead is not None:
+            lead.close()
+        run_cli_process(["team", "down", team, *store], env=dict(os.environ), cwd=repo)
+        server.stop()
+        _end_left_teammates(repo / ".tether" / "teams" / team)

@@ -84,3 +84,48 @@ def test_a_lead_creates_a_team_spawns_a_teammate_and_hears_from_it(
         assert (alice["agent"], alice["running"]) == ("Explore", True)
     finally:
         tether(repo, "team", "down", team)
+
+
+def test_a_lead_starts_a_teammate_in_plan_mode_with_the_task_tools_mode(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = f"t-{uuid.uuid4().hex[:8]}"
+
+    def lead(request: RecordedRequest) -> Turn:
+        results = request.tool_results()
+        if not results:
+            return tool_use("TeamCreate", team_name=team)
+        if results[0].startswith("Team "):
+            return tool_use(
+                "Task",
+                description="plan the change",
+                prompt="plan it",
+                subagent_type="general-purpose",
+                team_name=team,
+                name="bob",
+                mode="plan",
+            )
+        return text(results[0])
+
+    def respond(request: RecordedRequest) -> Turn:
+        if member_of(request) is None:
+            return lead(request)
+        return mate_answers(polite)(request)
+
+    model_env.responder = respond
+    done = run_cli_process(
+        ["-p", "start the team", "--output-format", "json"],
+        env=lead_env(),
+        cwd=repo,
+        timeout_s=WAIT_S,
+    )
+    try:
+        assert done.exit_code == 0, done.stderr
+        assert done.json()["result"] == (
+            f"Spawned teammate bob (general-purpose, plan mode) in team {team}: its messages "
+            "will reach you as they come."
+        )
+        bob = member(status(repo, team), "bob")
+        assert (bob["agent"], bob["plan_mode"], bob["running"]) == ("general-purpose", True, True)
+    finally:
+        tether(repo, "team", "down", team)

@@ -185,7 +185,11 @@ def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_message
             return text("never read: the process is gone")
         return polite(mate, letters, request)
 
-    model_env.responder = mate_answers(answer)
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        steered = letters_in(request.last_user_text())  # came in while its tools ran
+        return polite(mate, steered, request) if steered else text(f"{mate} done")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
     tether(repo, "team", "up", team, "--member", "alice")
     lead = lead_store(repo, team)
     try:
@@ -200,7 +204,7 @@ def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_message
         out = tether(repo, "team", "up", team)
         assert "alice: started (pid " in out
         got = lead_reads_until(lead, "alice got: second")
-        # The first, in its session but never answered, is answered now, with the second.
+        # The first, in its session but never answered: its turn runs again; then the second.
         assert [m.text for m in got if m.kind == "message"] == [
             "alice got: first",
             "alice got: second",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,10 +50,15 @@ class TaskInput(BaseModel):
         default=None, description="With name: start a teammate in this team (see TeamCreate)"
     )
     name: str | None = Field(default=None, description="With team_name: the teammate's name")
+    mode: Literal["default", "plan"] | None = Field(
+        default=None,
+        description='With team_name: "plan" starts the teammate in plan mode (read-only until '
+        "you approve its plan)",
+    )
 
 
-SpawnTeammate = Callable[[str, str, str, str], Awaitable[ToolOutput]]
-"""Start a teammate: (team, name, agent type, prompt) -> the tool's result."""
+SpawnTeammate = Callable[[str, str, str, str, bool], Awaitable[ToolOutput]]
+"""Start a teammate: (team, name, agent type, prompt, plan mode) -> the tool's result."""
 
 
 def task_description() -> str:
@@ -82,7 +88,10 @@ def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Too
             if runner.catalog.get(args.subagent_type) is None:
                 names = ", ".join(runner.catalog.names())
                 raise ToolError(f"no agent type {args.subagent_type!r} (types: {names})")
-            return await spawn(args.team_name, args.name, args.subagent_type, args.prompt)
+            plan = args.mode == "plan"
+            return await spawn(args.team_name, args.name, args.subagent_type, args.prompt, plan)
+        if args.mode is not None:
+            raise ToolError("mode is for a teammate (with team_name and name)")
         scope = current_call.get()
         if scope is None:
             raise ToolError("Task can only run inside an agent's loop.")

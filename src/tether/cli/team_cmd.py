@@ -1,6 +1,6 @@
 """`tether team`: teammates as background processes, each with its own session and mailbox.
 
-    tether team up NAME [--member NAME[=AGENT]]... [--store URL]   start them, and return
+    tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
     tether team send NAME MEMBER TEXT                               a message from the lead
     tether team down NAME                                           ask each to finish, then stop
@@ -39,6 +39,7 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.board import team_choice
 from tether.teams.names import check_member_name
 from tether.teams.processes import down, start_members, status_lines, status_record
+from tether.teams.receiving import STORE_PATIENCE_S
 
 LEAD = "team-lead"
 
@@ -67,23 +68,53 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if store.team_record() is None:
         store.create_team(TeamRecord(name=store.team, lead=LEAD))
         store.put_member(Member(name=LEAD, state="idle"))
-    known = {m.name for m in store.members()}
-    for spec in args.member:
+    known = {m.name: m for m in store.members()}
+    for name, agent in _member_specs(project, args.member):
+        if name not in known:
+            store.put_member(Member(name=name, agent=agent, model=args.model))
+        elif agent is not None and known[name].agent != agent:
+            raise ConfigError(
+                f"{name} is a member of team {store.team} already, as "
+                f"{known[name].agent or 'general-purpose (no agent named)'}, not {agent}: "
+                f"leave out '={agent}' or choose another name"
+            )
+    mates = [m for m in store.members() if m.name != LEAD]
+    if not mates:
+        raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
+    patience = ["--store-patience", f"{args.store_patience:g}"]
+    told = start_members(
+        project, store, mates, store_args=[*_store_args(args), *patience], plan=args.plan
+    )
+    for started in told:
+        print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
+    return 0 if all(s.ok for s in told) else 1
+
+
+def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None]]:
+    """`--member NAME[=AGENT]`s checked: names a member may have, each given once, agents
+    that exist."""
+    from tether.agents.discovery import discover_agents
+
+    given: dict[str, str] = {}
+    wanted: list[tuple[str, str | None]] = []
+    for spec in specs:
         name, _, agent = spec.partition("=")
         check_member_name(name)
         if name == LEAD:
             raise ConfigError(f"{LEAD} is the team's lead, not a teammate")
-        if name in known:
-            continue
-        store.put_member(Member(name=name, agent=agent or None, model=args.model))
-        known.add(name)
-    mates = [m for m in store.members() if m.name != LEAD]
-    if not mates:
-        raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
-    told = start_members(project, store, mates, store_args=_store_args(args), plan=args.plan)
-    for started in told:
-        print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
-    return 0 if all(s.ok for s in told) else 1
+        if name in given:
+            raise ConfigError(f"--member {name} is given twice ({given[name]}, {spec}): once each")
+        given[name] = spec
+        wanted.append((name, agent or None))
+    if any(agent for _, agent in wanted):
+        catalog = discover_agents(project, home=Path.home())
+        for name, agent in wanted:
+            if agent and catalog.get(agent) is None:
+                raise ConfigError(
+                    f"--member {name}={agent}: no agent named {agent!r} "
+                    f"(agents: {', '.join(catalog.names())})"
+                )
+    return wanted
 
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -102,6 +133,8 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         raise UnknownMember(
             f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
         )
+    if not args.text.strip():
+        raise ConfigError(f"an empty message to {args.member}: nothing sent")
     sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
     print(f"sent {sent.id} to {args.member}")
     return 0
@@ -122,7 +155,10 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
     inbox = open_team_store(args.store, project=project, team=store.team)
     try:
-        return asyncio.run(serve_teammate(project, store, inbox, member, plan=args.plan))
+        patience = args.store_patience if args.store_patience > 0 else None
+        return asyncio.run(
+            serve_teammate(project, store, inbox, member, plan=args.plan, store_patience_s=patience)
+        )
     finally:
         inbox.close()
 
@@ -170,6 +206,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--model", help="the model of new members")
     up.add_argument("--plan", action="store_true", help="teammates start in plan mode")
+    up.add_argument(
+        "--store-patience",
+        type=float,
+        default=STORE_PATIENCE_S,
+        metavar="SECONDS",
+        help="how long a teammate waits for an unreachable store before it stops, its session "
+        f"saved (default {STORE_PATIENCE_S:g}; 0: for ever)",
+    )
     status = sub.add_parser("status", parents=[common], help="members, states, unread, spend")
     status.add_argument("team")
     status.add_argument("--json", action="store_true")
@@ -186,4 +230,5 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("team")
     run.add_argument("member")
     run.add_argument("--plan", action="store_true")
+    run.add_argument("--store-patience", type=float, default=STORE_PATIENCE_S)
     return p

@@ -17,6 +17,7 @@ from tether.protocol import ConfigError
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
 from tether.teams.protocol import MemberProtocol, Transition
+from tether.teams.receiving import STORE_PATIENCE_S
 from tether.teams.send_tool import send_message_tool
 from tether.teams.teammate import Teammate
 
@@ -70,7 +71,13 @@ def session_for(
 
 
 async def serve_teammate(
-    project: Path, store: TeamStore, inbox: TeamStore, member: Member, *, plan: bool
+    project: Path,
+    store: TeamStore,
+    inbox: TeamStore,
+    member: Member,
+    *,
+    plan: bool,
+    store_patience_s: float | None = STORE_PATIENCE_S,
 ) -> int:
     from tether.agents.discovery import discover_agents
 
@@ -115,12 +122,16 @@ async def serve_teammate(
             session.set_permission_mode("default")  # the lead approved its plan
 
     protocol.listeners.append(on_change)
+    # A shutdown that ended the last run is done, not owed (`team down` recorded it).
+    owed = [m for m in member.requests_owed if m.id != member.shutdown_done]
+    protocol.restore(member.requests_sent, owed, link.clock())
     mate = Teammate(
         link=link,
         inbox=inbox,
         session=session,
         say=lambda s: print(s, flush=True),
         shutdown_done=member.shutdown_done,
+        store_patience_s=store_patience_s,
     )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -130,5 +141,6 @@ async def serve_teammate(
         await mate.run()
     finally:
         await session.aclose()
+        await mate.stopped()
     print(f"{member.name}: stopped", flush=True)
     return 0

@@ -114,6 +114,20 @@ MemberState = Literal["starting", "idle", "requesting", "waiting", "responding",
 `stopped` are its process's."""
 
 
+class HeldRequest(BaseModel):
+    """A request a member sent and has no reply to yet, as the roster keeps it (a restart
+    waits on it again)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: Message
+    since: float
+    deadline: float | None = None
+    """When it times out (wall-clock seconds), None for never."""
+    expired: bool = False
+    """Timed out already: kept to match a late reply."""
+
+
 class Member(BaseModel):
     """One member of a team as the roster keeps it: who it is, and where it stands now."""
 
@@ -138,6 +152,14 @@ class Member(BaseModel):
     """Read-only until the lead approves its plan: True while that is owed (a restart keeps
     it), False once approved or never asked, None before its first start (its agent and
     `--plan` decide)."""
+    requests_sent: list[HeldRequest] = Field(default_factory=list[HeldRequest])
+    """The requests it sent and has had no reply to (those timed out too, for a late reply):
+    a restart waits on them again."""
+    requests_owed: list[Message] = Field(default_factory=list[Message])
+    """The requests it received and has not replied to: a restart still owes them."""
+    pid_started: str | None = None
+    """Its process's start time (as its system counts it), so that a pid used again by
+    another process is not taken for it."""
     shutdown_done: str | None = None
     """The id of the shutdown request that ended its last run (`team down`): one left unread
     in its mailbox is not replayed on the next start."""

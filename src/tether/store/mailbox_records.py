@@ -27,16 +27,16 @@ INVALID_KIND = "invalid"
 def read_stored(raw: str | None, *, receipt: str, member: str) -> Message:
     """The message a store kept as JSON, or an `invalid` one carrying what was there."""
     if raw is None:
-        return _invalid("", "the entry has no message in it", receipt, member)
+        return _invalid("", "has no message in it (no data field)", receipt, member)
     try:
         return Message.model_validate_json(raw)
     except ValidationError as e:
         first = e.errors()[0]
         if first["type"] == "json_invalid":
-            why = f"not valid JSON ({first['msg'].removeprefix('Invalid JSON: ')})"
+            why = f"is not valid JSON ({first['msg'].removeprefix('Invalid JSON: ')})"
         else:
             where = ".".join(str(p) for p in first["loc"]) or "the message"
-            why = f"not a message ({where}: {first['msg']})"
+            why = f"is not a message ({where}: {first['msg']})"
         return _invalid(raw, why, receipt, member)
 
 
@@ -47,7 +47,7 @@ def _invalid(raw: str, why: str, receipt: str, member: str) -> Message:
         recipient=member,
         kind=INVALID_KIND,
         text=raw,
-        data={"error": f"stored entry {receipt} of {member!r}'s mailbox is {why}"},
+        data={"error": f"stored entry {receipt} in {member}'s mailbox {why}"},
         sent_at=0.0,
     )
 

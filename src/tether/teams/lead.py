@@ -19,8 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.store.mailbox import (
-    Delivery,
-    MailboxesLost,
     Member,
     Message,
     TeamExists,
@@ -30,10 +28,11 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import letter
-from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink, events_file
+from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
 from tether.teams.protocol import MemberProtocol
+from tether.teams.receiving import receive_for_ever
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
@@ -123,9 +122,12 @@ class LeadTeams:
         await self.close()
         return {"success": True, "team_name": link.team}
 
-    async def spawn(self, team_name: str, name: str, agent: str, prompt: str) -> ToolOutput:
+    async def spawn(
+        self, team_name: str, name: str, agent: str, prompt: str, plan: bool = False
+    ) -> ToolOutput:
         """The Task tool with `team_name` and `name`: a teammate process, given `prompt` as its
-        first message."""
+        first message; `plan` (the Task tool's `mode: "plan"`): read-only until the lead
+        approves its plan."""
         link = self._need_team()
         if team_name != link.team:
             raise ToolError(f"this session leads team {link.team!r}, not {team_name!r}")
@@ -147,18 +149,19 @@ class LeadTeams:
             link.store,
             [Member(name=name, agent=agent)],
             store_args=store_args,
-            plan=False,
+            plan=plan,
         )
         if not all(t.ok for t in told):
             raise ToolError("\n".join(t.line for t in told))
         return ToolOutput(
-            text=f"Spawned teammate {name} ({agent}) in team {link.team}: its messages will "
-            "reach you as they come.",
+            text=f"Spawned teammate {name} ({agent}{', plan mode' if plan else ''}) in team "
+            f"{link.team}: its messages will reach you as they come.",
             structured={
                 "status": "teammate_spawned",
                 "name": name,
                 "team_name": link.team,
                 "agent_type": agent,
+                "mode": "plan" if plan else "default",
             },
         )
 
@@ -175,29 +178,21 @@ class LeadTeams:
         return open_team_store(self.store_url, project=self.project, team=team)
 
     async def _listen(self, inbox: TeamStore, link: TeamLink) -> None:
-        """Read the lead's mailbox for ever. A store that cannot be reached is said once and
-        tried again (0.5 s doubling to 5 s) until it answers; one back without its data is
-        said."""
-        retry_s: float | None = None
-        while True:
+        """Read the lead's mailbox for ever (a store that cannot be reached is said once and
+        tried again until it answers; one back without its data is said)."""
+
+        def say(text: str) -> None:
+            self._warn(f"team {link.team}: {text}")
+
+        async for batch in receive_for_ever(
+            inbox,
+            LEAD,
+            f"lead-{id(self)}",
+            block_s=LEAD_RECEIVE_BLOCK_S,
+            say=say,
+            restore=link.publish,
+        ):
             reap()
-            try:
-                batch: list[Delivery] = await asyncio.to_thread(
-                    inbox.receive, LEAD, f"lead-{id(self)}", block_s=LEAD_RECEIVE_BLOCK_S
-                )
-            except StoreUnavailable as e:
-                if retry_s is None:
-                    self._warn(f"team {link.team}: {e}: trying again until it answers")
-                retry_s = min(RETRY_MAX_S, (retry_s or RETRY_FIRST_S / 2) * 2)
-                await asyncio.sleep(retry_s)
-                continue
-            except MailboxesLost as e:
-                self._warn(f"team {link.team}: {e}")
-                await link.publish()
-                continue
-            if retry_s is not None:
-                retry_s = None
-                self._warn(f"team {link.team}: mailbox store {inbox.url} answers again")
             known = self.held()
             done = [r for i, r in self._unacked.items() if i in known]
             for delivery in batch:

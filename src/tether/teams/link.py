@@ -23,9 +23,6 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
-RETRY_FIRST_S = 0.5
-RETRY_MAX_S = 5.0
-"""While the store cannot be reached: the first wait before trying again, and the longest."""
 
 
 @dataclass
@@ -111,9 +108,12 @@ class TeamLink:
     async def publish(self, **more: Any) -> None:
         """Write the member's protocol state (and `more` fields) to the roster."""
         waiting = self.protocol.waiting_on()
+        sent, owed = self.protocol.held()
         changes = {
             "state": self.protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
+            "requests_sent": sent,
+            "requests_owed": owed,
             "plan_mode": self.protocol.plan_mode,
             "updated_at": self.clock(),
             **more,

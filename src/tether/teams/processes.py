@@ -22,22 +22,43 @@ LEAD = "team-lead"
 START_WAIT_S = 120.0
 """How long `up` waits for a teammate to report in before it says it did not start."""
 STOP_GRACE_S = 10.0
+"""After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
 
 CHILDREN: list[subprocess.Popen[bytes]] = []
 """Teammates this process started: kept, since they are meant to outlive their `Popen` (a
 lead's session goes on after starting them), and polled at each start to reap those that
 ended."""
-"""After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
 
 
 def alive(member: Member) -> bool:
     """Whether the member's process runs (known only on its own machine: elsewhere, by its
-    state)."""
-    if member.pid is None or member.state == "stopped":
+    record): its pid runs, and is the same process (its start time), not another that took
+    the pid since."""
+    if member.pid is None:
         return False
     if member.host != socket.gethostname():
-        return True
-    return pid_runs(member.pid)
+        return member.state != "stopped"
+    return runs_as(member.pid, member.pid_started)
+
+
+def runs_as(pid: int, started: str | None) -> bool:
+    """Whether `pid` runs and is the process that started at `started` (`process_start`;
+    None: any process of that pid)."""
+    if not pid_runs(pid):
+        return False
+    now = process_start(pid)
+    return started is None or now is None or now == started
+
+
+def process_start(pid: int) -> str | None:
+    """When the process started, in the system's own count (`/proc/<pid>/stat`'s starttime):
+    with its pid, names one process; None where there is no /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
 
 
 def pid_runs(pid: int) -> bool:
@@ -112,6 +133,8 @@ def start_members(
                 Started(name, True, f"{name}: started (pid {proc.pid}), {unread} unread message(s)")
             )
         else:
+            if proc.poll() is not None:  # it ended: not starting, whatever it wrote last
+                store.update_member(name, {"state": "stopped", "pid": None, "pid_started": None})
             tail = _tail(log_file(project, store.team, name))
             told.append(
                 Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
@@ -162,16 +185,14 @@ async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> 
     shutdown it was asked for is done: recorded, so that the request, if it was never read,
     is not replayed on the next start."""
     assert mate.pid is not None
-    if await _gone(store, mate, wait_s):
+    if await _gone(mate, wait_s):
         said = "stopped"
     else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(mate.pid, signal.SIGTERM)
-        if await _gone(store, mate, STOP_GRACE_S):
+        _signal(mate, signal.SIGTERM)
+        if await _gone(mate, STOP_GRACE_S):
             said = f"stopped (SIGTERM after {wait_s:g} s)"
         else:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(mate.pid, signal.SIGKILL)
+            _signal(mate, signal.SIGKILL)
             said = "killed (SIGKILL)"
     changes: dict[str, Any] = {"shutdown_done": request}
     if said.startswith("killed"):
@@ -180,18 +201,31 @@ async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> 
     print(f"{mate.name}: {said}")
 
 
-async def _gone(store: TeamStore, mate: Member, within_s: float) -> bool:
-    """Whether the teammate stopped within `within_s`: its process is gone, or its record says
-    it stopped (a stopped teammate may linger unreaped as its starter's child)."""
+async def _gone(mate: Member, within_s: float) -> bool:
+    """Whether the teammate's process ended within `within_s`. Its process, not its record:
+    a teammate that wrote "stopped" may still run (a SessionEnd hook), and one that lingers
+    unreaped as its starter's child has ended."""
+    assert mate.pid is not None
     deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        now = next((m for m in await asyncio.to_thread(store.members) if m.name == mate.name), None)
-        if now is None or now.state == "stopped" or now.pid != mate.pid:
-            return True
-        if mate.pid is None or not pid_runs(mate.pid):
-            return True
+    while runs_as(mate.pid, mate.pid_started):
+        if time.monotonic() >= deadline:
+            return False
         await asyncio.sleep(0.05)
-    return False
+    return True
+
+
+def _signal(mate: Member, signum: signal.Signals) -> None:
+    """Signal the teammate's process, if it is still the one recorded (a pid used again by
+    another process is left alone); SIGKILL goes to its process group (it leads one: `up`
+    starts it in a session of its own), so that the commands it started go with it."""
+    assert mate.pid is not None
+    if not runs_as(mate.pid, mate.pid_started):
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if signum == signal.SIGKILL and os.getpgid(mate.pid) == mate.pid:
+            os.killpg(mate.pid, signum)
+        else:
+            os.kill(mate.pid, signum)
 
 
 def status_record(project: Path, store: TeamStore) -> dict[str, Any]:

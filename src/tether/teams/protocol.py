@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tether.store.mailbox import Message
+from tether.store.mailbox import HeldRequest, Message
 from tether.store.mailbox_records import INVALID_KIND
 
 State = Literal["idle", "requesting", "waiting", "responding"]
@@ -289,6 +289,34 @@ class MemberProtocol:
                     feedback = message.data.get("feedback") or "no reason given"
                     note = f"plan not approved ({feedback}): still in plan mode (read-only)"
         return Received(message, note=note, answers=request)
+
+    # Restarts
+
+    def held(self) -> tuple[list[HeldRequest], list[Message]]:
+        """What the roster keeps for a restart: the requests sent without their reply yet
+        (timed out ones too, for a late reply), and those owed a reply."""
+        sent = [
+            HeldRequest(message=p.message, since=p.since, deadline=p.deadline)
+            for p in self.pending.values()
+        ]
+        sent += [
+            HeldRequest(message=m, since=m.sent_at, expired=True) for m in self.expired.values()
+        ]
+        return sent, list(self.owed.values())
+
+    def restore(self, sent: list[HeldRequest], owed: list[Message], now: float) -> None:
+        """Take back what an earlier run of this member had sent and owed (`held`): waiting
+        and responding again, a transition saying so."""
+        if not sent and not owed:
+            return
+        with self._watch("restarted: its requests and owed replies taken back", None, now):
+            for held in sent:
+                if held.expired:
+                    self.expired[held.message.id] = held.message
+                else:
+                    self.pending[held.message.id] = Pending(held.message, held.since, held.deadline)
+            for message in owed:
+                self.owed[message.id] = message
 
     # Time
 

@@ -22,18 +22,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tether.core.session import Session
-from tether.protocol import MessageCompleted, TurnFinished, UserInput
-from tether.store.mailbox import Delivery, MailboxesLost, TeamStore
+from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
+from tether.store.mailbox import Delivery, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
-from tether.teams.link import RETRY_FIRST_S, RETRY_MAX_S, TeamLink
+from tether.teams.link import TeamLink
+from tether.teams.processes import process_start
 from tether.teams.protocol import ProtocolError
+from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
 comes); the loop notices a stop within this."""
 IDLE_SUMMARY_CHARS = 200
+RESUMED_TURN = (
+    "<system-reminder>Your process stopped before this turn was done (it was killed or "
+    "stopped) and has been started again: carry on with the messages above that you had not "
+    "finished, as you would have.</system-reminder>"
+)
+"""The prompt that runs again a turn a killed run left unfinished."""
 
 
 @dataclass
@@ -45,6 +53,8 @@ class Teammate:
     say: Callable[[str], None] = lambda _: None
     shutdown_done: str | None = None
     """The shutdown request that ended its last run (`team down`): done, not replayed."""
+    store_patience_s: float | None = STORE_PATIENCE_S
+    """How long the store may stay unreachable before the teammate stops (None: for ever)."""
     consumer: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _arrived: asyncio.Queue[list[Delivery]] = field(default_factory=asyncio.Queue[list[Delivery]])
     _held: set[str] = field(default_factory=set[str])
@@ -61,34 +71,50 @@ class Teammate:
     def name(self) -> str:
         return self.link.member
 
-    def stop(self, reason: str) -> None:
-        """Stop: the running turn is interrupted, the loop ends (unread messages stay in the
-        mailbox for the next start)."""
+    def stop(self, reason: str, *, interrupt: bool = True) -> None:
+        """Stop: the running turn is interrupted (or, `interrupt=False`, let finish), the loop
+        ends (unread messages stay in the mailbox for the next start)."""
         self._stop_reason = self._stop_reason or reason
         self._stop.set()
-        if self._working:
+        if interrupt and self._working:
             self.session.interrupt_next_turn(reason)
 
     async def run(self) -> None:
         self._held = held_ids(self.session.messages)
         await self.link.publish(
             pid=os.getpid(),
+            pid_started=process_start(os.getpid()),
             host=socket.gethostname(),
             session_id=self.session.session_id,
             spend_usd=self.session.cost_usd,
         )
         receiving = asyncio.create_task(self._receive())
         try:
-            await self._serve()
+            await self._serve(self._unfinished())
         finally:
             receiving.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await receiving
-            with contextlib.suppress(Exception):
-                await self.link.publish(state="stopped", pid=None, spend_usd=self.session.cost_usd)
 
-    async def _serve(self) -> None:
-        prompt: list[str] = []
+    async def stopped(self) -> None:
+        """Record that its process ends: called last, once the session is closed (its
+        SessionEnd hooks done), so that the roster never says stopped while it still runs."""
+        with contextlib.suppress(Exception):
+            await self.link.publish(
+                state="stopped", pid=None, pid_started=None, spend_usd=self.session.cost_usd
+            )
+
+    def _unfinished(self) -> list[str]:
+        """The prompt that finishes a turn an earlier run left undone (its session ends with
+        what the model was given and never answered: a message it held, the results of its
+        tools, an interruption), or none."""
+        newest = self.session.messages[-1:]
+        if not newest or newest[0].role != "user":
+            return []
+        self.say("its last turn was left unfinished: running it again")
+        return [RESUMED_TURN]
+
+    async def _serve(self, prompt: list[str]) -> None:
         while not self._stop.is_set() and not self.link.protocol.stopping:
             if not prompt:
                 prompt = await self._next_prompt()
@@ -155,6 +181,8 @@ class Teammate:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
                 if isinstance(event, MessageCompleted) and event.message.role == "user":
                     await self._ack_held()
+                elif isinstance(event, ErrorOccurred):
+                    self.say(f"error: {event.message}")
                 elif isinstance(event, TurnFinished):
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
                 await self._ack_held()
@@ -236,38 +264,28 @@ class Teammate:
 
     async def _receive(self) -> None:
         """Read the mailbox for ever; the first read takes back what a killed predecessor
-        held (a teammate is its mailbox's only consumer). A store that cannot be reached is
-        said once and tried again, waiting 0.5 s doubling to 5 s, until it answers; one that
-        lost its data (a Redis server back empty) is said, and this member's record written
-        again."""
-        reclaim = 0.0
-        retry_s: float | None = None
-        while True:
-            try:
-                batch = await asyncio.to_thread(
-                    self.inbox.receive,
-                    self.name,
-                    self.consumer,
-                    block_s=RECEIVE_BLOCK_S,
-                    reclaim_after_s=reclaim,
-                )
-            except StoreUnavailable as e:
-                if retry_s is None:
-                    self.say(f"{e}: trying again until it answers")
-                retry_s = min(RETRY_MAX_S, (retry_s or RETRY_FIRST_S / 2) * 2)
-                await asyncio.sleep(retry_s)
-                continue
-            except MailboxesLost as e:
-                self.say(str(e))
-                await self.link.publish(spend_usd=self.session.cost_usd)
-                continue
-            if retry_s is not None:
-                self.say(f"mailbox store {self.inbox.url} answers again")
-                retry_s = None
-                await self.link.publish(spend_usd=self.session.cost_usd)
-            reclaim = 30.0
-            if batch:
-                await self._arrived.put(batch)
+        held (a teammate is its mailbox's only consumer). A store that cannot be reached for
+        longer than `store_patience_s` stops the teammate once its turn is done: its session
+        is saved, and `team up` starts it again where it stopped."""
+        try:
+            async for batch in receive_for_ever(
+                self.inbox,
+                self.name,
+                self.consumer,
+                block_s=RECEIVE_BLOCK_S,
+                say=self.say,
+                restore=self._restore,
+                take_back_held=True,
+                patience_s=self.store_patience_s,
+            ):
+                if batch:
+                    await self._arrived.put(batch)
+        except StorePatienceOut as e:
+            self.say(f"{e}: stopping once its turn is done")
+            self.stop(str(e), interrupt=False)
+
+    async def _restore(self) -> None:
+        await self.link.publish(spend_usd=self.session.cost_usd)
 
 
 def _last_answer(session: Session) -> str:
