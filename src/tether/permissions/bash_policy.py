@@ -37,7 +37,9 @@ from tether.permissions.dangerous_variables import is_dangerous_variable, worksp
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
+from tether.permissions.git_history_check import history_verdicts
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.git_senders import sending_equivalent
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.interpreter_code import code_use, named_words
 from tether.permissions.mentioned_files import mentioned_files
@@ -237,10 +239,9 @@ class _Judge:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         same = _equivalent(inv)
         if found is None and same is not None:
-            found = deny_or_ask(self.ctx.rules, texts_of(same, for_allow=False))
+            found = deny_or_ask(self.ctx.rules, texts_of(same[0], for_allow=False))
             if found is not None:
-                sub = readable(inv.own_argv[2])
-                found = replace(found, reason=f"{found.reason} (`cmake -E {sub}` does that work)")
+                found = replace(found, reason=f"{found.reason} (`{same[1]}` does that work)")
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -449,6 +450,9 @@ class _Judge:
         )
         verdicts.extend(self._loads(use.loads))
         verdicts.extend(self._bare_repositories(use.finds_repository))
+        verdicts.extend(
+            history_verdicts(use.shows_objects, use.finds_repository, self.places, self.files)
+        )
         for code in use.runs:
             if not is_literal(code):
                 verdicts.append(self.unseen("runs a command that is not a literal"))
@@ -525,13 +529,21 @@ def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     return git_delegate(argv)
 
 
-def _equivalent(inv: Invocation) -> tuple[str, ...] | None:
-    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`): deny and ask
-    rules on that command hold (cmake_commands)."""
+def _equivalent(inv: Invocation) -> tuple[tuple[str, ...], str] | None:
+    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`), `git send-pack
+    URL` as `git push URL` (git_senders): deny and ask rules on that command hold. With the
+    words that do that work, for the reason."""
     argv = inv.own_argv
-    if inv.role != "command" or not argv or program_name(argv[0]) != "cmake":
+    if inv.role != "command" or not argv:
         return None
-    return cmake_equivalent(argv)
+    name = program_name(argv[0])
+    if name == "git":
+        sends = sending_equivalent(argv)
+        return (sends[0], f"git {readable(sends[1])}") if sends is not None else None
+    if name != "cmake":
+        return None
+    same = cmake_equivalent(argv)
+    return (same, f"cmake -E {readable(argv[2])}") if same is not None else None
 
 
 def _system(inv: Invocation) -> bool:

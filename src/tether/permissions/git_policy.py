@@ -15,6 +15,7 @@ from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
+from tether.permissions.git_history import shows_objects
 from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
     GIT_KEEPS_THE_TREE,
@@ -77,6 +78,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     if i >= len(args):
         return use.done()
     subcommand = GIT_SUBCOMMANDS.get(args[i])
+    use.shows = shows_objects(args[i], args[i + 1 :])
     if not all(is_literal(a) for a in args[i:]):
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
@@ -106,8 +108,6 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
                 "files of the working tree"
             )
         return use.done()
-    if args[i] == "archive" and len(split_arguments(rest, subcommand.spec).positionals) <= 1:
-        use.mentions.append(DYN)  # the whole tree of the commit, tracked denied files too
     if args[i] == "config":
         _config(rest, use)
     else:
@@ -240,6 +240,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
             use.reads += paths or ["."]
         else:
             use.mentions += revisions
+            use.shows = "history" if revisions else use.shows  # `git grep TODO HEAD`
             use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
         use.recursive = use.recursive or bool(sub.reads_with)
@@ -367,6 +368,7 @@ class _Use:
     recursive: bool = False
     changes: bool = False
     rewrites_tree: str = ""
+    shows: str = ""
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -398,5 +400,6 @@ class _Use:
             asks=tuple(self.asks),
             changes=self.changes,
             rewrites_tree=self.rewrites_tree,
+            shows_objects=self.shows,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
         )

@@ -46,6 +46,9 @@ class ProgramUse:
     rewrites_tree: str = ""
     """Why it writes files of the working tree that its words do not name (`git checkout
     main` writes what the branch holds); empty when it does not."""
+    shows_objects: str = ""
+    """What it prints of git's objects (git_history.Shows): "history" for what commits,
+    stashes, reflogs and the index hold (`git log -p`), "store" for every object stored."""
     finds_repository: str | None = None
     """Where git looks for its repository from (`-C`'s directory, from where it runs; "."
     there); None for other programs and when `--git-dir` names the repository."""
