@@ -16,6 +16,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
 from tether.permissions.git_history import shows_objects
+from tether.permissions.git_listing import git_listing, grep_listing
 from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
     GIT_KEEPS_THE_TREE,
@@ -86,6 +87,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     writer = TREE_WRITERS.get(args[i])
     if writer is not None and _writes_tree(writer, args[i + 1 :]):
         use.rewrites_tree = f"git {args[i]} {writer.does}"
+        use.tree_args = args[i:] if all(is_literal(a) for a in args[i:]) else ()
     rest = _pathspec_files(args[i + 1 :], use, subcommand)
     stage = staged(args[i], rest)
     if stage is not None:
@@ -93,6 +95,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         use.top_reads += stage.top
         use.recursive = True
         use.changes = True
+        use.lists = git_listing(args[i], rest)
     use.reads += _index_links(args[i], rest)
     if subcommand is None:
         use.changes = True
@@ -242,6 +245,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
             use.mentions += revisions
             use.shows = "history" if revisions else use.shows  # `git grep TODO HEAD`
             use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
+            use.lists = grep_listing(rest) if not revisions else ()
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
         use.recursive = use.recursive or bool(sub.reads_with)
         use.reads += positionals
@@ -369,6 +373,8 @@ class _Use:
     changes: bool = False
     rewrites_tree: str = ""
     shows: str = ""
+    lists: tuple[str, ...] = ()
+    tree_args: tuple[str, ...] = ()
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -401,5 +407,7 @@ class _Use:
             changes=self.changes,
             rewrites_tree=self.rewrites_tree,
             shows_objects=self.shows,
+            git_lists=self.lists,
+            git_tree_args=self.tree_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
         )

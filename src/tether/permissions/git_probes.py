@@ -36,6 +36,10 @@ _SAFE = (
     "core.hooksPath=/dev/null",
     "-c",
     "safe.bareRepository=explicit",
+    "-c",
+    "log.showSignature=false",  # would run gpg.program
+    "-c",
+    "diff.external=",
     "--no-optional-locks",
     "--no-pager",
 )
@@ -48,7 +52,7 @@ def paths_in_history(directory: Path) -> tuple[str, ...] | None:
     (resolved) holds in its index or held in any commit reachable from a ref, a reflog entry
     or a stash, merges compared with each parent. `()` when there is no repository there;
     None when not known."""
-    found_top = _work_tree_top(directory)
+    found_top = work_tree_top(directory)
     if found_top is None:
         return ()
     top, git_dir = found_top
@@ -87,6 +91,14 @@ def _names(top: Path) -> set[str] | None:
 
 
 def _git(top: Path, *args: str) -> str | None:
+    return git_in(top, *args)
+
+
+def git_in(top: Path, *args: str) -> str | None:
+    """git's output for ARGS run in `top`, or None when it fails, is too slow or too long,
+    or a word holds a marker for what is known only at run time (shell_words)."""
+    if any(marker in arg for arg in args for marker in "\x00\x01\x02\x03"):
+        return None
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_TERMINAL_PROMPT"] = "0"
     try:
@@ -108,7 +120,7 @@ def _git(top: Path, *args: str) -> str | None:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def _work_tree_top(directory: Path) -> tuple[Path, Path] | None:
+def work_tree_top(directory: Path) -> tuple[Path, Path] | None:
     """The work tree git finds from `directory` and its git directory: the nearest directory
     whose `.git` is a repository (git's own test), or a `gitdir:` file naming one."""
     for level in (directory, *directory.parents):
@@ -175,3 +187,21 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     if not stat.S_ISREG(info.st_mode):
         return (info.st_mode, 0, 0)
     return (info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def files_git_reads(directory: Path, listing: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The files (absolute) `git ls-files` lists from `directory` (resolved) for a
+    git_listing answer: ("tracked" | "visible", PATHSPEC...): the tracked files below the
+    pathspecs, and with "visible" the untracked ones no ignore rule covers. None when not
+    known, and without a repository (`grep.fallbackToNoIndex` then searches every file)."""
+    found = work_tree_top(directory)
+    if found is None:
+        return None
+    top = found[0]
+    kind, *specs = listing
+    extra = ["--others", "--exclude-standard"] if kind == "visible" else []
+    out = git_in(directory, "ls-files", "--cached", *extra, "--full-name", "-z", "--", *specs)
+    if out is None:
+        return None
+    base = top.as_posix().rstrip("/")
+    return tuple(f"{base}/{name}" for name in out.split("\0") if name)
