@@ -148,8 +148,9 @@ def _git_dir(dot: Path) -> Path | None:
 
 def _state(git_dir: Path) -> tuple[object, ...] | None:
     """What changes when a ref, reflog, stash or the index does: each file's size and change
-    time (`HEAD`, `index`, `packed-refs`, every file under `refs/` and `logs/`), of the common
-    directory too for a linked work tree. None when there are too many to look at."""
+    time (`HEAD`, `index`, `packed-refs`, `shallow`, `info/grafts`, every file under `refs/`
+    and `logs/`), of the common directory too for a linked work tree. None when there are
+    too many to look at."""
     dirs = [git_dir]
     try:
         common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
@@ -159,7 +160,7 @@ def _state(git_dir: Path) -> tuple[object, ...] | None:
     key: list[object] = []
     count = 0
     for base in dirs:
-        for name in ("HEAD", "index", "packed-refs"):
+        for name in ("HEAD", "index", "packed-refs", "shallow", "info/grafts"):
             key.append(_stamp(base / name))
         pending = [base / "refs", base / "logs"]
         while pending:
