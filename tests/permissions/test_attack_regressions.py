@@ -568,7 +568,7 @@ def test_git_writing_the_tree_from_commits_is_asked_when_the_sandbox_is_off(
     # Where git cannot tell (the commits `pull` merges are not fetched yet), the question is
     # on whatever a commit may hold.
     reason = bash("git pull . topic", make_ctx(rules)).reason
-    assert "git pull writes the files a commit or patch holds" in reason
+    assert "git pull writes the files of commits it has not fetched yet" in reason
     assert "the sandbox is off" in reason
     # bypassPermissions writes them, as it writes protected files; so does a sandboxed session,
     # where the sandbox keeps them read-only.
