@@ -102,7 +102,6 @@ STAGING = [
     "git grep --cached KEY -- ':(glob)**/.e*'",
     "git log -p -- ':(icase).ENV'",
     "git rm --cached '*.env'",
-    "git archive HEAD",
 ]
 
 

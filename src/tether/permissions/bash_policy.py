@@ -29,14 +29,21 @@ from tether.permissions.bash_rules import (
     texts_of,
     whole_command,
 )
-from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
 from tether.permissions.defaults import is_device
+from tether.permissions.equivalents import equivalent
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
+from tether.permissions.git_history_check import (
+    git_listed,
+    history_verdicts,
+    only_plain_git,
+    pathspecs_dropped,
+    tree_written,
+)
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.interpreter_code import code_use, named_words
@@ -111,6 +118,8 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     if script.problems:
         judge.read_only = False
     judge.globbing.foresee(script.invocations)
+    judge.plain_git = only_plain_git(script.invocations)
+    judge.sole = len(list(all_invocations(script.invocations))) == 1
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
 
@@ -146,6 +155,12 @@ class _Judge:
     quiet_input: bool = False
     """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
     no script (`python3`, `node`, `make -f -`) reads no code."""
+    sole: bool = False
+    """The command is one simple command: what git writes is asked of the repository as it
+    is now (git_tree_probe), which no earlier part has changed."""
+    plain_git: bool = False
+    """Every command is git writing no file of the working tree, so none changes which files
+    git ignores before another reads (git_listing)."""
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -235,12 +250,11 @@ class _Judge:
         delegate = _delegate(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
-        same = _equivalent(inv)
+        same = equivalent(inv)
         if found is None and same is not None:
-            found = deny_or_ask(self.ctx.rules, texts_of(same, for_allow=False))
+            found = deny_or_ask(self.ctx.rules, texts_of(same[0], for_allow=False))
             if found is not None:
-                sub = readable(inv.own_argv[2])
-                found = replace(found, reason=f"{found.reason} (`cmake -E {sub}` does that work)")
+                found = replace(found, reason=f"{found.reason} (`{same[1]}` does that work)")
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -351,11 +365,19 @@ class _Judge:
             (writes if redirect.writes else reads).append(redirect.target)
         use = program_use(inv.argv) if inv.argv and inv.role == "command" else None
         if use is not None and inv.own is None:
+            listed = git_listed(use, self.plain_git, self.places, self.files)
+            if listed is not None:  # git's list stands for its pathspecs
+                use = replace(use, reads=pathspecs_dropped(use))
+            if use.rewrites_tree and not self.ctx.bash_sandboxed and self.sole:
+                use = tree_written(use, self.places, self.files)
             reads += use.reads
             writes += use.writes
-            recursive = use.recursive
+            recursive = use.recursive and listed is None
             verdicts.extend(self._program_use(use))
-            verdicts.extend(self._top_reads(use.top_reads, explicit))
+            if listed is None:
+                verdicts.extend(self._top_reads(use.top_reads, explicit))
+            else:
+                verdicts.extend(listed)
         elif inv.argv and inv.role == "command" and use is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
@@ -449,6 +471,9 @@ class _Judge:
         )
         verdicts.extend(self._loads(use.loads))
         verdicts.extend(self._bare_repositories(use.finds_repository))
+        verdicts.extend(
+            history_verdicts(use.shows_objects, use.finds_repository, self.places, self.files)
+        )
         for code in use.runs:
             if not is_literal(code):
                 verdicts.append(self.unseen("runs a command that is not a literal"))
@@ -523,15 +548,6 @@ def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     if inv.role != "command" or not argv or program_name(argv[0]) != "git":
         return None
     return git_delegate(argv)
-
-
-def _equivalent(inv: Invocation) -> tuple[str, ...] | None:
-    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`): deny and ask
-    rules on that command hold (cmake_commands)."""
-    argv = inv.own_argv
-    if inv.role != "command" or not argv or program_name(argv[0]) != "cmake":
-        return None
-    return cmake_equivalent(argv)
 
 
 def _system(inv: Invocation) -> bool:

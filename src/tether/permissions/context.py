@@ -10,6 +10,8 @@ from typing import Literal
 
 from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.disk_probes import bare_repository_above, names_below
+from tether.permissions.git_probes import files_git_reads, paths_in_history
+from tether.permissions.git_tree_probe import tree_writes
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -81,6 +83,17 @@ class PermissionContext:
     find_bare_repository: Callable[[Path], Path | None] = bare_repository_above
     """The bare repository git finds from a resolved directory, if it finds one: its config
     runs programs, and nothing protects it (disk_probes.py)."""
+    git_history: Callable[[Path], tuple[str, ...] | None] = paths_in_history
+    """Every path (absolute) the repository git finds from a resolved directory holds in its
+    index or held in its history (`()` without a repository, None when not known): whether
+    `git log -p` may print a file a Read rule denies (git_probes.py)."""
+    git_reads: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = files_git_reads
+    """The files (absolute) git's staging and search commands read from a resolved directory,
+    as `git ls-files` lists them (git_listing.py; None when not known)."""
+    git_tree_writes: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = tree_writes
+    """The files (absolute) a git command that writes the working tree from commits writes,
+    from a resolved directory, given its words from the subcommand on (git_tree_probe.py;
+    None when not known)."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""

@@ -28,12 +28,12 @@ def bare_repository_above(directory: Path) -> Path | None:
             return None
         if os.path.lexists(level / ".git"):
             return None
-        if _is_git_directory(level):
+        if is_git_directory(level):
             return level
     return None
 
 
-def _is_git_directory(level: Path) -> bool:
+def is_git_directory(level: Path) -> bool:
     """git's own test (setup.c, is_git_directory): a HEAD, and objects and refs here or in the
     directory `commondir` names."""
     if not _is(level / "HEAD", stat.S_ISREG):

@@ -15,6 +15,8 @@ from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
+from tether.permissions.git_history import shows_objects
+from tether.permissions.git_listing import git_listing, grep_listing
 from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
     GIT_KEEPS_THE_TREE,
@@ -77,6 +79,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     if i >= len(args):
         return use.done()
     subcommand = GIT_SUBCOMMANDS.get(args[i])
+    use.shows = shows_objects(args[i], args[i + 1 :])
     if not all(is_literal(a) for a in args[i:]):
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
@@ -84,6 +87,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     writer = TREE_WRITERS.get(args[i])
     if writer is not None and _writes_tree(writer, args[i + 1 :]):
         use.rewrites_tree = f"git {args[i]} {writer.does}"
+        use.tree_args = args[i:] if all(is_literal(a) for a in args[i:]) else ()
     rest = _pathspec_files(args[i + 1 :], use, subcommand)
     stage = staged(args[i], rest)
     if stage is not None:
@@ -91,6 +95,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         use.top_reads += stage.top
         use.recursive = True
         use.changes = True
+        use.lists = git_listing(args[i], rest)
     use.reads += _index_links(args[i], rest)
     if subcommand is None:
         use.changes = True
@@ -106,8 +111,6 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
                 "files of the working tree"
             )
         return use.done()
-    if args[i] == "archive" and len(split_arguments(rest, subcommand.spec).positionals) <= 1:
-        use.mentions.append(DYN)  # the whole tree of the commit, tracked denied files too
     if args[i] == "config":
         _config(rest, use)
     else:
@@ -240,7 +243,9 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
             use.reads += paths or ["."]
         else:
             use.mentions += revisions
+            use.shows = "history" if revisions else use.shows  # `git grep TODO HEAD`
             use.reads += [*positionals, *(["."] if revisions or not positionals else [])]
+            use.lists = grep_listing(rest) if not revisions else ()
     elif sub.paths == "reads" or parsed.has(sub.reads_with) or _outside(positionals, sub):
         use.recursive = use.recursive or bool(sub.reads_with)
         use.reads += positionals
@@ -367,6 +372,9 @@ class _Use:
     recursive: bool = False
     changes: bool = False
     rewrites_tree: str = ""
+    shows: str = ""
+    lists: tuple[str, ...] = ()
+    tree_args: tuple[str, ...] = ()
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -398,5 +406,8 @@ class _Use:
             asks=tuple(self.asks),
             changes=self.changes,
             rewrites_tree=self.rewrites_tree,
+            shows_objects=self.shows,
+            git_lists=self.lists,
+            git_tree_args=self.tree_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
         )

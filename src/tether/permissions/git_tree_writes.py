@@ -52,8 +52,13 @@ TREE_WRITERS: Mapping[str, TreeWrites] = {
     "restore": TreeWrites(unless=_s("-S", "--staged"), despite=_s("-W", "--worktree")),
     "reset": TreeWrites(needs=_s("--hard", "--merge", "--keep")),
     "read-tree": TreeWrites(needs=_s("-u")),
-    **dict.fromkeys(
-        ("merge", "pull", "rebase", "cherry-pick", "revert", "am"), TreeWrites(unless=_STOPS)
+    **dict.fromkeys(("merge", "rebase", "cherry-pick", "revert", "am"), TreeWrites(unless=_STOPS)),
+    # What it merges is fetched first: which files that writes is known only after (`git
+    # fetch` then `git merge` is judged on the commits fetched).
+    "pull": TreeWrites(
+        unless=_STOPS,
+        does="writes the files of commits it has not fetched yet (git fetch, then git merge, "
+        "is judged on what was fetched)",
     ),
     "apply": TreeWrites(
         unless=_s("--check", "--stat", "--numstat", "--summary", "--cached"),

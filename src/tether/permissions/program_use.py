@@ -46,6 +46,16 @@ class ProgramUse:
     rewrites_tree: str = ""
     """Why it writes files of the working tree that its words do not name (`git checkout
     main` writes what the branch holds); empty when it does not."""
+    shows_objects: str = ""
+    """What it prints of git's objects (git_history.Shows): "history" for what commits,
+    stashes, reflogs and the index hold (`git log -p`), "store" for every object stored."""
+    git_lists: tuple[str, ...] = ()
+    """For git commands that read only what git tracks, or what it tracks and does not ignore
+    (`git add .`, `git grep`): "tracked" or "visible", then the pathspecs (git_listing); git
+    is asked which files those are, in place of a recursive read."""
+    git_tree_args: tuple[str, ...] = ()
+    """For a git command that writes the working tree from commits, its words from the
+    subcommand on (all literals): git is asked which files it writes (git_tree_probe)."""
     finds_repository: str | None = None
     """Where git looks for its repository from (`-C`'s directory, from where it runs; "."
     there); None for other programs and when `--git-dir` names the repository."""

@@ -1,0 +1,27 @@
+"""Commands that do the work of another, whose deny and ask rules then hold for them too:
+`cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
+(git_senders)."""
+
+from __future__ import annotations
+
+from tether.permissions.cmake_commands import cmake_equivalent
+from tether.permissions.git_senders import sending_equivalent
+from tether.permissions.script import Invocation
+from tether.permissions.shell_words import program_name, readable
+
+
+def equivalent(inv: Invocation) -> tuple[tuple[str, ...], str] | None:
+    """`cmake -E remove x` as the command it does the work of (`rm -f -- x`), `git send-pack
+    URL` as `git push URL` (git_senders): deny and ask rules on that command hold. With the
+    words that do that work, for the reason."""
+    argv = inv.own_argv
+    if inv.role != "command" or not argv:
+        return None
+    name = program_name(argv[0])
+    if name == "git":
+        sends = sending_equivalent(argv)
+        return (sends[0], f"git {readable(sends[1])}") if sends is not None else None
+    if name != "cmake":
+        return None
+    same = cmake_equivalent(argv)
+    return (same, f"cmake -E {readable(argv[2])}") if same is not None else None

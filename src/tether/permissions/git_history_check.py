@@ -1,0 +1,132 @@
+"""Whether a git command that prints what git's objects hold (git_history.py) can print a
+file a Read rule denies, asked of the repository it runs in (git_probes.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tether.permissions.access import FileAccess
+from tether.permissions.bash_files import program_use
+from tether.permissions.bash_rules import all_invocations
+from tether.permissions.defaults import is_device
+from tether.permissions.git_history import denied_in_history
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.script import Invocation
+from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_words import program_name
+from tether.permissions.verdict import Verdict, ask
+
+
+def history_verdicts(
+    shows: str, where: str | None, places: ShellPlaces, files: FileAccess
+) -> list[Verdict]:
+    """Asked when the command prints what git's objects hold and a Read deny rule covers a
+    path the repository git finds from `where` (its `-C` directory; None: `--git-dir`) ever
+    held, or when that is not known."""
+    ctx = files.ctx
+    rule = next(iter(ctx.rules.of("deny", "Read")), None)
+    if not shows or rule is None:
+        return []
+    if shows == "store":
+        return [
+            ask(
+                "prints every object git stores, unreachable ones too, which may hold a file "
+                f"{rule.text} covers that was once staged",
+                rule.text,
+                hard=True,
+            )
+        ]
+    for target in places.targets(where) if where is not None else [None]:
+        real = files.real(target) if isinstance(target, Path) else None
+        paths = ctx.git_history(real) if real is not None else None
+        if paths is None:
+            return [
+                ask(
+                    "prints what git's history holds, and whether it ever held a file "
+                    f"{rule.text} covers is not known",
+                    rule.text,
+                    hard=True,
+                )
+            ]
+        denied = denied_in_history(paths, ctx.rules, workspace=ctx.workspace, home=ctx.home)
+        first = next(iter(denied), None)
+        if first is not None:
+            more = f" and {len(denied) - 1} more" if len(denied) > 1 else ""
+            return [
+                ask(
+                    f"prints what git's history holds, which holds {first}{more}: "
+                    "a denied file git has tracked (commits, stashes, reflog or the index)",
+                    rule.text,
+                    hard=True,
+                )
+            ]
+    return []
+
+
+def only_plain_git(invocations: tuple[Invocation, ...]) -> bool:
+    """Every command is git, run as itself, redirecting into no file and writing no file of
+    the working tree (`git add . && git commit -m x`; `git stash` alone): none of them changes
+    a `.gitignore` before another lists what git reads."""
+    every = list(all_invocations(invocations))
+    for inv in every:
+        if inv.role != "command" or not inv.argv or program_name(inv.argv[0]) != "git":
+            return False
+        if inv.writes or any(
+            r.writes and not is_device(r.target, write=True) for r in inv.redirects
+        ):
+            return False
+        use = program_use(inv.argv)
+        if use is None or use.writes or use.runs or use.unseen:
+            return False
+        # `git stash` reads what it stashes before it puts the tree back: alone, it is fine.
+        if use.rewrites_tree and not (len(every) == 1 and use.git_lists):
+            return False
+    return True
+
+
+def git_listed(
+    use: ProgramUse, plain: bool, places: ShellPlaces, files: FileAccess
+) -> list[Verdict] | None:
+    """For a git command that reads what git lists (git_listing), the verdicts on those files
+    in place of a recursive read: a hard ask for each a Read deny rule covers. None to judge
+    the recursive read as usual: another command may change what git ignores, a Read ask rule
+    exists, or git's answer is not known."""
+    ctx = files.ctx
+    if not use.git_lists or not plain or ctx.rules.of("ask", "Read"):
+        return None
+    where = use.finds_repository
+    found: list[Verdict] = []
+    for target in places.targets(where) if where is not None else [None]:
+        real = files.real(target) if isinstance(target, Path) else None
+        listed = ctx.git_reads(real, use.git_lists) if real is not None else None
+        if listed is None:
+            return None
+        for entry in denied_in_history(listed, ctx.rules, workspace=ctx.workspace, home=ctx.home):
+            path, _, rule = entry.rpartition(" (")
+            found.append(ask(f"git reads {path}, which {rule[:-1]} denies", rule[:-1], hard=True))
+    return found
+
+
+def tree_written(use: ProgramUse, places: ShellPlaces, files: FileAccess) -> ProgramUse:
+    """A git command that writes the working tree from commits, with the files it writes
+    (asked of git, git_tree_probe) as its writes, judged like any write of them, in place of
+    the question on whatever a commit may hold; as it was when git cannot tell."""
+    ctx = files.ctx
+    if not use.git_tree_args or use.finds_repository is None:
+        return use
+    written: list[str] = []
+    for target in places.targets(use.finds_repository):
+        real = files.real(target) if isinstance(target, Path) else None
+        found = ctx.git_tree_writes(real, use.git_tree_args) if real is not None else None
+        if found is None:
+            return use
+        written += found
+    return replace(use, rewrites_tree="", writes=(*use.writes, *written))
+
+
+def pathspecs_dropped(use: ProgramUse) -> tuple[str, ...]:
+    """The command's reads without the pathspecs git listed the files of (git_listed judged
+    those files): the files its options name stay (`commit -F MSG`)."""
+    specs = {*use.git_lists[1:], *use.top_reads, "."}
+    return tuple(word for word in use.reads if word not in specs)

@@ -1,0 +1,212 @@
+"""Which files a git command that writes the working tree from commits will write, asked of
+git before it runs (the default of `PermissionContext.git_tree_writes`): with the sandbox off,
+`git checkout main` is asked only when one of those is a file that changes what later sessions
+run or allow (`.claude/settings.json`, `.mcp.json`...), like any write of it.
+
+Answered where git can tell from what the repository holds now:
+
+| command | files written |
+| --- | --- |
+| `switch`/`checkout REV` (`-b NEW REV`) | `git diff --name-only HEAD REV` (`-f`: changed ones) |
+| `checkout [REV] -- PATHS`, `restore [-s REV] PATHS` | the tracked files (REV's) below PATHS |
+| `reset --hard`/`--merge`/`--keep [REV]` | `git diff --name-only REV` (REV: HEAD) |
+| `merge REV...` | `git diff --name-only HEAD...REV` for each |
+| `rebase UPSTREAM` | `git diff --name-only HEAD UPSTREAM` and `UPSTREAM...HEAD` |
+| `cherry-pick`/`revert REV...` | the files those commits change (`git log --no-walk --name-only`) |
+| `stash` (push) | the changed tracked files (`-u`: and the untracked ones) |
+| `stash pop`/`apply [STASH]` | what the stash changes, its untracked files too |
+
+Anything else (`pull`, whose commits are not fetched yet; `am`; an option not listed; a
+revision git cannot resolve) is not known: None, and the command is asked as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tether.permissions.git_probes import git_in, work_tree_top
+
+MAX_WRITTEN = 2_000
+"""Files one command may be known to write; past them, not known."""
+
+_QUIET = frozenset({"-q", "--quiet", "--no-progress", "--progress"})
+_CHECKOUT = _QUIET | {"--detach", "--guess", "--no-guess", "--no-track", "--ignore-other-worktrees"}
+_CREATE = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-create"})
+_FORCE = frozenset({"-f", "--force", "--discard-changes"})
+
+
+def tree_writes(directory: Path, args: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The files (absolute) `git ARGS` writes in the work tree found from `directory`
+    (resolved), or None when that is not known (module docstring)."""
+    found = work_tree_top(directory)
+    if found is None:
+        return None
+    top = found[0]
+    sub, rest = args[0], args[1:]
+    names = _names(directory, sub, rest)
+    if names is None or len(names) > MAX_WRITTEN:
+        return None
+    base = top.as_posix().rstrip("/")
+    return tuple(sorted({f"{base}/{n}" for n in names}))
+
+
+def _names(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
+    if sub in ("checkout", "switch"):
+        return _checkout(cwd, sub, rest)
+    if sub == "restore":
+        return _restore(cwd, rest)
+    if sub == "reset":
+        options, words = _split(rest, _QUIET | {"--hard", "--merge", "--keep"})
+        if options is None or len(words) > 1:
+            return None
+        return _diff(cwd, words[0] if words else "HEAD")
+    if sub == "merge":
+        options, words = _split(rest, _QUIET | {"--ff", "--no-ff", "--ff-only", "--no-edit"})
+        if options is None or not words:
+            return None
+        return _union(_diff(cwd, f"HEAD...{w}") for w in words)
+    if sub == "rebase":
+        options, words = _split(rest, _QUIET)
+        if options is None or len(words) != 1:
+            return None
+        return _union([_diff(cwd, "HEAD", words[0]), _diff(cwd, f"{words[0]}...HEAD")])
+    if sub in ("cherry-pick", "revert"):
+        options, words = _split(rest, _QUIET | {"-x", "--ff", "--no-edit", "-n", "--no-commit"})
+        if options is None or not words:
+            return None
+        return _listed(
+            git_in(
+                cwd,
+                "log",
+                "--no-walk",
+                "-m",
+                "--no-renames",
+                "--format=",
+                "--name-only",
+                "-z",
+                *words,
+                "--",
+            )
+        )
+    if sub == "stash":
+        return _stash(cwd, rest)
+    return None
+
+
+def _checkout(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
+    if "--" in rest:
+        at = rest.index("--")
+        options, words = _split(rest[:at], _QUIET)
+        if options is None or len(words) > 1 or sub != "checkout":
+            return None
+        return _tracked(cwd, words[0] if words else None, rest[at + 1 :])
+    options, words = _split(rest, _CHECKOUT | _FORCE, valued=_CREATE)
+    if options is None:
+        return None
+    if sub == "checkout" and len(words) > 1:
+        return _tracked(cwd, words[0], tuple(words[1:]))  # `checkout REV PATHS`
+    if len(words) > 1 or (not words and not options & _FORCE):
+        return None
+    written = _diff(cwd, "HEAD", words[0]) if words else set[str]()
+    if options & _FORCE:
+        written = _union([written, _diff(cwd, "HEAD")])
+    return written
+
+
+def _restore(cwd: Path, rest: tuple[str, ...]) -> set[str] | None:
+    source: str | None = None
+    words: list[str] = []
+    items = iter(rest)
+    for word in items:
+        name, eq, value = word.partition("=")
+        if name in ("-s", "--source"):
+            source = value if eq else next(items, None)
+            if source is None:
+                return None
+        elif word in ("-W", "--worktree", "-q", "--quiet", "--"):
+            continue
+        elif word.startswith("-"):
+            return None
+        else:
+            words.append(word)
+    return _tracked(cwd, source, tuple(words)) if words else None
+
+
+def _stash(cwd: Path, rest: tuple[str, ...]) -> set[str] | None:
+    verb = rest[0] if rest and not rest[0].startswith("-") else "push"
+    words = rest[1:] if rest and rest[0] == verb else rest
+    if verb in ("pop", "apply"):
+        options, named = _split(words, _QUIET | {"--index"})
+        if options is None or len(named) > 1:
+            return None
+        if not named and git_in(cwd, "rev-parse", "--verify", "-q", "refs/stash") is None:
+            return set()  # no stash: git says so and writes nothing
+        stash = named[0] if named else "stash@{0}"
+        changed = _diff(cwd, f"{stash}^1", stash)
+        untracked = _listed(git_in(cwd, "ls-tree", "-r", "--name-only", "-z", f"{stash}^3"))
+        return _union([changed, untracked or set[str]()])
+    if verb != "push":
+        return None
+    options, named = _split(
+        words,
+        _QUIET | {"-u", "--include-untracked", "-k", "--keep-index"},
+        valued=frozenset({"-m", "--message"}),
+    )
+    if options is None or named:
+        return None
+    written = _diff(cwd, "HEAD")
+    if options & {"-u", "--include-untracked"}:
+        others = git_in(cwd, "ls-files", "--others", "--exclude-standard", "--full-name", "-z")
+        written = _union([written, _listed(others)])
+    return written
+
+
+def _split(
+    words: tuple[str, ...], flags: frozenset[str], *, valued: frozenset[str] = frozenset()
+) -> tuple[set[str] | None, list[str]]:
+    """(the options, known; None when one is not) and the other words."""
+    options: set[str] = set()
+    others: list[str] = []
+    items = iter(words)
+    for word in items:
+        if word in valued:
+            options.add(word)
+            if next(items, None) is None:
+                return None, others
+        elif word.startswith("-") and word != "-":
+            if word not in flags:
+                return None, others
+            options.add(word)
+        else:
+            others.append(word)
+    return options, others
+
+
+def _diff(cwd: Path, *revisions: str) -> set[str] | None:
+    return _listed(
+        git_in(cwd, "diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", *revisions, "--")
+    )
+
+
+def _tracked(cwd: Path, source: str | None, pathspecs: tuple[str, ...]) -> set[str] | None:
+    if not pathspecs:
+        return None
+    if source is None:
+        return _listed(git_in(cwd, "ls-files", "--full-name", "-z", "--", *pathspecs))
+    return _listed(
+        git_in(cwd, "ls-tree", "-r", "--name-only", "--full-name", "-z", source, "--", *pathspecs)
+    )
+
+
+def _listed(out: str | None) -> set[str] | None:
+    return None if out is None else {name for name in out.split("\0") if name}
+
+
+def _union(parts: Iterable[set[str] | None]) -> set[str] | None:
+    found: set[str] = set()
+    for part in parts:
+        if part is None:
+            return None
+        found |= part
+    return found
