@@ -41,6 +41,7 @@ from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.interpreter_code import code_use, named_words
 from tether.permissions.mentioned_files import mentioned_files
+from tether.permissions.outside_code import loaded_code
 from tether.permissions.paths import is_below
 from tether.permissions.printed_code import only_prints
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
@@ -387,6 +388,7 @@ class _Judge:
         writes = list(inv.writes)
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
+            verdicts.extend(self._loads(loaded_code(inv.argv)))
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
