@@ -138,8 +138,13 @@ class FileAccess:
         if real is None:
             return none(f"reads {shown}, {seen.unknown}")
         if recursive:
-            inside: Tokens = (*real.as_posix().rstrip("/"), "/", ANY)
-            found = self._may_reach("Read", (inside,), f"searches {shown}, which may hold files")
+            # Below the directory as written too: through a link (`homelink -> ~`) the
+            # files it reaches are the link's paths as well, which a rule may name.
+            inside: tuple[Tokens, ...] = tuple(
+                (*form.as_posix().rstrip("/"), "/", ANY)
+                for form in dict.fromkeys((real, *seen.forms))
+            )
+            found = self._may_reach("Read", inside, f"searches {shown}, which may hold files")
             if found is not None and self._reaches_covered(real, seen.forms):
                 return found
         return self._read_location(real, shown, explicit=explicit)
