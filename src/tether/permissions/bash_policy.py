@@ -419,11 +419,14 @@ class _Judge:
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
         file_reads = use.file_reads if use is not None and inv.own is None else ()
+        only = use.only_names if use is not None and inv.own is None else ()
         for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
             for target in self._targets(inv, word):
                 if target == _PIPE:
                     continue
-                verdicts.append(self.files.read(target, explicit=explicit, recursive=deep))
+                verdicts.append(
+                    self.files.read(target, explicit=explicit, recursive=deep, only=only)
+                )
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (

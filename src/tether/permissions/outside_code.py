@@ -1,8 +1,9 @@
 """Code allowed runners load from files their options name: makefiles (`make -f FILE`, `-C DIR`,
 `-I DIR`), node's preloaded modules (`-r`/`--require`, `--import`, `--loader`), npm's script
 shell, package directory and node options (`npm run --script-shell=X`, `--prefix DIR`,
-`--node-options='--require X'`), jq's module directories (`-L DIR`), ruby's and perl's
-include directories and required files (`-I DIR`, `-r FILE`). bash_policy judges each as
+`--node-options='--require X'`), jq's module directories (`-L DIR`, when the program
+imports or includes), ruby's and perl's include directories and required files (`-I DIR`,
+`-r FILE`). bash_policy judges each as
 code a program imports (`_loads`): outside the workspace it is code no rule has seen, asked.
 A bare module name (`-r ts-node/register`) is found in the workspace's own packages."""
 
@@ -19,6 +20,7 @@ _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loade
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
 _NPM_VALUED = ("--script-shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
 _JQ = frozenset({"jq", "gojq", "jaq"})
+_JQ_IMPORT = re.compile(r"\b(import|include)\b")
 _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
 _VERSIONED = re.compile(r"(ruby|perl)[0-9.]*")
 
@@ -42,7 +44,8 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
             else:
                 found.append(value)
         return tuple(found)
-    if name in _JQ:
+    if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
+        # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(_values(args, ("-L", "--library-path")))
     versioned = _VERSIONED.fullmatch(name)
     family = versioned.group(1) if versioned else name
