@@ -152,3 +152,13 @@ def test_unparsed_languages_printing_literals_stay_allowed(
     command: str, make_ctx: ContextFactory
 ) -> None:
     assert decide("Bash", {"command": command}, make_ctx(RULES)).behavior == "allow"
+
+
+def test_a_module_not_known_harmless_asks_in_every_mode(make_ctx: ContextFactory) -> None:
+    """Its function hides nothing (no name or command built at run time), but may run a
+    program: asked, and the ask stands in bypassPermissions."""
+    code = "import sh; sh.ls('src')"
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": _py(code)}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "ask", verdict
+        assert "calls sh.ls, which tether does not know to be harmless" in verdict.reason

@@ -39,14 +39,13 @@ from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
-from tether.permissions.interpreter_code import code_use, named_words
+from tether.permissions.inline_verdicts import code_verdicts
+from tether.permissions.interpreter_code import code_use
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import loaded_code
 from tether.permissions.paths import is_below
-from tether.permissions.printed_code import only_prints
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.python_code import python_use
 from tether.permissions.response_files import response_files
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
@@ -78,8 +77,6 @@ _INPUT_SIGNS = ("|", "<", "coproc", "exec", "$'")
 a coprocess, `exec` (its redirections last), and `$'...'`, which may spell `|` or `<` in code
 a shell reads again. Without any of them in the text every command reads the Bash tool's
 input, which is empty (`/dev/null`)."""
-_UNREAD_LANGUAGES = frozenset({"node", "perl", "ruby", "php", "Rscript", "lua", "bun", "deno"})
-"""Interpreters whose inline code tether has no parser for."""
 _INVOCATION_STEPS = 15
 """The work of judging one simple command apart from its files and its rules' matching, in
 steps (steps.py)."""
@@ -289,61 +286,14 @@ class _Judge:
         return tail_verdict(self.ctx.rules, inv.argv, 1, start, unknowns=False)
 
     def _code(self, inv: Invocation) -> list[Verdict]:
-        """Code an interpreter runs inline or from its input, one capability
-        (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
-        denied; code from the input is not seen."""
+        """Code an interpreter runs inline or from its input (inline_verdicts.py)."""
         use = code_use(inv.own_argv) if inv.role == "command" else None
         if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
-        name = readable(shown(inv.argv[0]))
-        as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
-        found = deny_or_ask(self.ctx.rules, texts_of(as_inline, for_allow=False))
-        verdicts = [] if found is None else [found]
-        if use.code is None:
-            source = "its input" if use.source is None else readable(use.source)
-            return [*verdicts, self.unseen(f"{name} runs code from {source}, not seen")]
-        if use.language == "python" and is_literal(use.code):
-            verdicts.extend(self._python(name, use.code))
-        elif (
-            use.language in _UNREAD_LANGUAGES
-            and self._near_rules()
-            and not only_prints(use.language, use.code)
-        ):
-            # No parser for the language here: what the code runs or opens is not known.
-            verdicts.append(
-                ask(
-                    f"{name}'s inline code is not read by tether ({use.language} is not "
-                    "parsed here), so it may run programs or open files the rules forbid",
-                    hard=True,
-                )
-            )
-        for word in named_words(use.code):
-            for target in self.places.targets(word):
-                v = self.files.read(target)
-                if v.outcome == "deny" or (v.outcome == "ask" and v.hard):
-                    verdicts.append(replace(v, reason=f"{name}'s code names {word}: {v.reason}"))
-        return verdicts
+        return code_verdicts(self, inv, use)
 
-    def _python(self, name: str, code: str) -> list[Verdict]:
-        """Inline Python read with Python's parser (python_code.py): the commands it runs
-        judged as Bash commands, the files it opens by literal names by the file rules, and
-        what cannot be shown harmless as not seen, where a rule could be bypassed."""
-        use = python_use(code)
-        verdicts: list[Verdict] = []
-        if self._near_rules():
-            verdicts += [self.unseen(f"{name}'s code {reason}") for reason in use.unseen]
-        for line in use.commands:
-            script = parse_command(line)
-            verdicts.extend(self.unseen(problem) for problem in script.problems)
-            verdicts.extend(self.invocation(sub) for sub in script.invocations)
-        for word, write in [(w, False) for w in use.reads] + [(w, True) for w in use.writes]:
-            for target in self.places.targets(word):
-                v = self.files.write(target) if write else self.files.read(target)
-                if v.outcome != "allow":
-                    verdicts.append(replace(v, reason=f"{name}'s code opens {word}: {v.reason}"))
-        if use.commands or use.writes:
-            self.read_only = False
-        return verdicts
+    def near_rules(self) -> bool:
+        return self._near_rules()
 
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)

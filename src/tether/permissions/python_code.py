@@ -18,108 +18,28 @@ import ast
 import shlex
 from dataclasses import dataclass, field
 
+from tether.permissions.python_tables import (
+    ARGV_RUNS,
+    DERIVES,
+    EVALUATES,
+    HARMLESS_BUILTINS,
+    HARMLESS_MODULES,
+    OS_HARMLESS,
+    PATH_CLASSES,
+    PATH_ONLY,
+    PATH_WRITE_METHODS,
+    READS,
+    RISKY_PREFIXES,
+    SAFE_DUNDERS,
+    SHELL_RUNS,
+    SHUTIL_READS,
+    WRITES,
+)
+
 MAX_NODES = 5_000
 """Syntax nodes of inline code looked at (past them, not seen)."""
 MAX_DEPTH = 4
 """Literal code given to `exec`/`eval` read again, this many levels deep."""
-
-_HARMLESS_MODULES = frozenset(
-    {
-        "json", "math", "cmath", "re", "datetime", "time", "collections", "itertools",
-        "functools", "string", "textwrap", "base64", "binascii", "hashlib", "hmac", "random",
-        "decimal", "fractions", "statistics", "struct", "uuid", "pprint", "enum",
-        "dataclasses", "typing", "operator", "copy", "calendar", "zlib", "html",
-        "unicodedata", "keyword", "heapq", "bisect", "array", "numbers", "secrets", "difflib",
-        "colorsys", "sys", "os", "os.path", "posixpath", "platform", "shlex", "fnmatch",
-        "urllib.parse", "ipaddress", "locale", "abc", "contextlib", "types", "warnings",
-        "traceback", "errno", "stat", "signal", "queue", "weakref", "gc", "codecs", "io",
-        "pathlib", "sysconfig", "importlib.metadata", "zoneinfo", "tomllib", "string.templatelib",
-    }
-)  # fmt: skip
-"""Modules whose functions compute, print or describe: harmless, but for `_RISKY` and the
-functions judged apart (`_RUNS`, `_OPENS`)."""
-_RISKY_PREFIXES = (
-    "sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
-    "sys.path.", "sys.settrace", "sys.setprofile", "sys._getframe", "sys.addaudithook",
-    "platform.popen", "platform.architecture", "codecs.open", "io.open", "io.FileIO",
-    "os.chdir", "os.fchdir", "os.putenv", "os.fork", "os.kill", "signal.",
-    "importlib.", "types.FunctionType", "types.CodeType", "gc.get_referrers", "gc.get_objects",
-)  # fmt: skip
-"""Names inside harmless modules that load code, change what later code finds, or open files
-by a name not judged here."""
-_OS_HARMLESS = frozenset(
-    {
-        "getcwd", "getenv", "environ", "listdir", "scandir", "walk", "stat", "lstat",
-        "cpu_count", "getpid", "getppid", "getuid", "getgid", "geteuid", "sep", "linesep",
-        "name", "path", "uname", "get_terminal_size", "fspath", "fsencode", "fsdecode",
-        "strerror", "devnull", "curdir", "pardir", "pathsep", "extsep", "altsep", "getlogin",
-        "isatty", "urandom", "times", "umask", "sched_getaffinity", "access",
-    }
-)  # fmt: skip
-"""What of `os` only describes (the rest runs programs, opens files, or is not known)."""
-_HARMLESS_BUILTINS = frozenset(
-    {
-        "print", "len", "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict",
-        "set", "frozenset", "tuple", "range", "sorted", "reversed", "enumerate", "zip", "map",
-        "filter", "sum", "min", "max", "abs", "round", "divmod", "pow", "repr", "ascii",
-        "format", "hex", "oct", "bin", "ord", "chr", "isinstance", "issubclass", "type",
-        "hash", "id", "iter", "next", "any", "all", "callable", "slice", "object", "super",
-        "property", "staticmethod", "classmethod", "input", "exit", "quit", "dir",
-        "memoryview", "complex", "hasattr", "aiter", "anext", "NotImplemented", "Ellipsis",
-        "True", "False", "None",
-    }
-)  # fmt: skip
-_EVALUATES = frozenset(
-    {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals",
-     "locals", "vars", "breakpoint", "help", "__builtins__", "builtins", "__loader__",
-     "__spec__"}
-)  # fmt: skip
-"""Builtins that evaluate code or reach names by a value (`getattr(os, x)`); judged: a
-literal argument is read as what it names."""
-_SHELL_RUNS = frozenset(
-    {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput",
-     "commands.getoutput", "commands.getstatusoutput", "asyncio.create_subprocess_shell",
-     "pty.spawn"}
-)  # fmt: skip
-"""Functions that run their first argument as a shell command line."""
-_ARGV_RUNS = frozenset(
-    {"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
-     "subprocess.Popen", "asyncio.create_subprocess_exec", "os.execv", "os.execve",
-     "os.execvp", "os.execvpe", "os.execl", "os.execle", "os.execlp", "os.execlpe",
-     "os.spawnv", "os.spawnve", "os.spawnvp", "os.spawnvpe", "os.spawnl", "os.spawnle",
-     "os.spawnlp", "os.spawnlpe", "os.posix_spawn", "os.posix_spawnp"}
-)  # fmt: skip
-"""Functions that run a program from an argument vector (subprocess's as a shell command
-line with `shell=True`)."""
-_READS = {"open": 0, "os.listdir": 0, "os.scandir": 0, "os.walk": 0, "os.stat": 0}
-_WRITES = {
-    "os.remove": (0,), "os.unlink": (0,), "os.rmdir": (0,), "os.mkdir": (0,),
-    "os.makedirs": (0,), "os.rename": (0, 1), "os.replace": (0, 1), "os.truncate": (0,),
-    "os.chmod": (0,), "os.symlink": (1,), "os.link": (1,), "os.utime": (0,),
-    "shutil.rmtree": (0,), "shutil.copy": (1,), "shutil.copy2": (1,), "shutil.copyfile": (1,),
-    "shutil.copytree": (1,), "shutil.move": (0, 1), "shutil.chown": (0,),
-}  # fmt: skip
-"""Functions that write the paths at these argument positions (`shutil`'s sources are read)."""
-_SHUTIL_READS = {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move"}
-_PATH_CLASSES = frozenset(
-    {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"}
-)
-_PATH_READ_METHODS = frozenset(
-    {"read_text", "read_bytes", "iterdir", "glob", "rglob", "walk", "readlink", "stat",
-     "exists", "is_file", "is_dir", "resolve", "samefile", "open"}
-)  # fmt: skip
-_PATH_WRITE_METHODS = frozenset(
-    {"write_text", "write_bytes", "unlink", "touch", "mkdir", "rmdir", "chmod", "lchmod",
-     "rename", "replace", "symlink_to", "hardlink_to", "link_to"}
-)  # fmt: skip
-_PATH_ONLY = frozenset(
-    {"read_text", "read_bytes", "write_text", "write_bytes", "unlink", "touch", "rmdir",
-     "iterdir", "rglob", "symlink_to", "hardlink_to", "lchmod", "readlink", "link_to"}
-)  # fmt: skip
-"""Methods only paths have: on a value not known, a path built at run time is opened."""
-_DERIVES = frozenset({"joinpath", "with_name", "with_suffix", "with_stem", "expanduser"})
-"""Path methods that make another path from one."""
-_SAFE_DUNDERS = frozenset({"__version__", "__name__", "__file__", "__doc__", "__all__"})
 
 
 @dataclass
@@ -129,7 +49,11 @@ class PythonUse:
     commands: list[str] = field(default_factory=list[str])
     """Command lines it runs, each a literal (judged as Bash commands)."""
     unseen: list[str] = field(default_factory=list[str])
-    """Why what it does is not known (first few)."""
+    """Why what it does is hidden from a reader (first few): names, commands or code built at
+    run time, dangerous functions passed around, Python's internals."""
+    unknown: list[str] = field(default_factory=list[str])
+    """Functions of modules not known harmless that it calls (first few): they may run
+    programs or open files, but hide nothing."""
 
 
 def python_use(code: str) -> PythonUse:
@@ -161,7 +85,7 @@ class _Reader:
         while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Div):
             parts.insert(0, _literal(left.right))
             left = left.left
-        if isinstance(left, ast.Call) and self.dotted(left.func) in _PATH_CLASSES:
+        if isinstance(left, ast.Call) and self.dotted(left.func) in PATH_CLASSES:
             if id(left) in self.joined:
                 return
             self.joined.add(id(left))
@@ -244,18 +168,18 @@ class _Reader:
             return None
         for end in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:end])
-            if module in _HARMLESS_MODULES:
+            if module in HARMLESS_MODULES:
                 return module
         return parts[0]
 
     def _visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.Attribute) and node.attr.startswith("__"):
-            if node.attr not in _SAFE_DUNDERS:
+            if node.attr not in SAFE_DUNDERS:
                 self._unseen(f"reaches Python's internals ({node.attr})")
         elif (
             isinstance(node, ast.Name)
             and node.id.startswith("__")
-            and node.id not in _SAFE_DUNDERS
+            and node.id not in SAFE_DUNDERS
             and id(node) not in self.direct
         ):
             self._unseen(f"reaches Python's internals ({node.id})")
@@ -288,25 +212,25 @@ class _Reader:
 
     def _dangerous(self, name: str) -> bool:
         return (
-            name in _EVALUATES
-            or name in _SHELL_RUNS
-            or name in _ARGV_RUNS
-            or name in _READS
-            or name in _WRITES
-            or name in _PATH_CLASSES
+            name in EVALUATES
+            or name in SHELL_RUNS
+            or name in ARGV_RUNS
+            or name in READS
+            or name in WRITES
+            or name in PATH_CLASSES
         )
 
     def _harmless(self, name: str) -> bool:
-        if name.startswith(_RISKY_PREFIXES) or name in ("sys.path", "os.environ"):
+        if name.startswith(RISKY_PREFIXES) or name in ("sys.path", "os.environ"):
             return name in ("sys.path", "os.environ")  # read as values only
         module = self._module_of(name)
         if module is None:
             return True
-        if module not in _HARMLESS_MODULES:
+        if module not in HARMLESS_MODULES:
             return False
         if module == "os":
             rest = name.split(".")[1] if "." in name else ""
-            return rest == "" or rest in _OS_HARMLESS
+            return rest == "" or rest in OS_HARMLESS
         return True
 
     def _call(self, node: ast.Call) -> None:
@@ -315,20 +239,20 @@ class _Reader:
             self._method(node)
             return
         args = node.args
-        if name in _EVALUATES:
+        if name in EVALUATES:
             self._evaluates(name, node)
-        elif name in _SHELL_RUNS:
+        elif name in SHELL_RUNS:
             line = _literal(args[0]) if args else None
             self._run(name, line)
-        elif name in _ARGV_RUNS:
+        elif name in ARGV_RUNS:
             self._argv_run(name, node)
-        elif name in _PATH_CLASSES:
+        elif name in PATH_CLASSES:
             self._path(node)
-        elif name in _READS:
-            self._paths(name, node, (_READS[name],), write=name == "open" and _writes(node))
-        elif name in _WRITES:
-            self._paths(name, node, _WRITES[name], write=True)
-            if name in _SHUTIL_READS:
+        elif name in READS:
+            self._paths(name, node, (READS[name],), write=name == "open" and _writes(node))
+        elif name in WRITES:
+            self._paths(name, node, WRITES[name], write=True)
+            if name in SHUTIL_READS:
                 self._paths(name, node, (0,), write=False)
         elif name in ("os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize"):
             return
@@ -336,9 +260,11 @@ class _Reader:
             self._module_of(name) is None
             and "." not in name
             and name.startswith("__")
-            and name not in _HARMLESS_BUILTINS
+            and name not in HARMLESS_BUILTINS
         ):
-            self._unseen(f"calls {name}, which is not known to be harmless")
+            reason = f"calls {name}, which tether does not know to be harmless"
+            if reason not in self.use.unknown and len(self.use.unknown) < 4:
+                self.use.unknown.append(reason)
 
     def _method(self, node: ast.Call) -> None:
         """A method of a value: a path's (judged by its literal name) or a value's that
@@ -347,13 +273,13 @@ class _Reader:
         if not isinstance(func, ast.Attribute):
             return
         receiver = func.value
-        if isinstance(receiver, ast.Call) and self.dotted(receiver.func) in _PATH_CLASSES:
+        if isinstance(receiver, ast.Call) and self.dotted(receiver.func) in PATH_CLASSES:
             return  # judged with the path (_path)
         if isinstance(receiver, ast.BinOp) and isinstance(receiver.op, ast.Div):
             return  # judged with the path
-        if func.attr in _DERIVES:
+        if func.attr in DERIVES:
             self._unseen(f"{func.attr}() derives a path at run time")
-        elif func.attr in _PATH_ONLY:
+        elif func.attr in PATH_ONLY:
             self._unseen(f"{func.attr}() on a path built at run time")
 
     def _path(self, node: ast.Call) -> None:
@@ -426,7 +352,7 @@ class _Reader:
 
 
 def _internal(name: str) -> bool:
-    return name.startswith(_RISKY_PREFIXES) and not name.startswith("sys.path.")
+    return name.startswith(RISKY_PREFIXES) and not name.startswith("sys.path.")
 
 
 def _literal(node: ast.AST | None) -> str | None:
@@ -458,7 +384,7 @@ def _writes(node: ast.Call) -> bool:
 
 def _writes_paths(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in _PATH_WRITE_METHODS:
+        if isinstance(node, ast.Attribute) and node.attr in PATH_WRITE_METHODS:
             return True
         if (
             isinstance(node, ast.Call)
