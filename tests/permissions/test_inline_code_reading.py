@@ -41,6 +41,9 @@ PYTHON_STOPPED = [
     "import os; os.execvp('shred', ['shred', 'x'])",
     "import os; c = 'wg' + 'et'; os.system(c)",
     "import subprocess; subprocess.run(['ls'], executable='/usr/bin/wget')",
+    "import os; os.execlp('wget', 'ls', 'h')",
+    "import os; os.posix_spawnp('shred', ['ls', 'x'], {})",
+    "import os; os.environ['PATH'] = 'bin'; os.system('ls')",
     # code evaluated or functions passed around
     "exec('import os; os.system(\"shred x\")')",
     "eval(input())",

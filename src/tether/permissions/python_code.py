@@ -187,6 +187,12 @@ class _Reader:
             name = self.dotted(node)
             if name is not None and self._module_of(name) is not None and _internal(name):
                 self._unseen(f"reaches {name}, which changes what code is found or run")
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store | ast.Del)
+            and self.dotted(node.value) == "os.environ"
+        ):
+            self._unseen("changes os.environ, which changes what programs it runs")
         if isinstance(node, ast.Call):
             self._call(node)
         elif isinstance(node, ast.Name | ast.Attribute) and id(node) not in self.direct:
@@ -336,9 +342,15 @@ class _Reader:
         as_shell = shell is not None and not (
             isinstance(shell, ast.Constant) and shell.value in (False, None, 0)
         )
-        args = node.args[1:] if name.startswith(("os.spawn", "os.posix_spawn")) else node.args
-        if name.startswith(("os.execl", "os.spawnl")):
-            words = [_literal(a) for a in args[1:]]
+        args = node.args[1:] if name.startswith("os.spawn") else node.args
+        words: list[str | None] | None
+        if name.startswith("os."):
+            # The program is the file named first, whatever argv[0] says.
+            if name.startswith(("os.execl", "os.spawnl")):
+                listed: list[str | None] | None = [_literal(a) for a in args[1:]]
+            else:
+                listed = _words(args[1]) if len(args) > 1 else None
+            words = None if not args or listed is None else [_literal(args[0]), *listed[1:]]
         else:
             words = _words(args[0]) if args else None
         if words is None or any(w is None for w in words) or not words:

@@ -22,7 +22,8 @@ RISKY_PREFIXES = (
     "sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
     "sys.path.", "sys.settrace", "sys.setprofile", "sys._getframe", "sys.addaudithook",
     "platform.popen", "platform.architecture", "codecs.open", "io.open", "io.FileIO",
-    "os.chdir", "os.fchdir", "os.putenv", "os.fork", "os.kill", "signal.",
+    "os.chdir", "os.fchdir", "os.putenv", "os.environ.update", "os.environ.setdefault",
+    "os.environ.pop", "os.environ.clear", "os.environ.__setitem__", "os.fork", "os.kill", "signal.",
     "importlib.", "types.FunctionType", "types.CodeType", "gc.get_referrers", "gc.get_objects",
 )  # fmt: skip
 """Names inside harmless modules that load code, change what later code finds, or open files
