@@ -95,7 +95,7 @@ def test_the_reason_names_what_was_not_seen(make_ctx: ContextFactory) -> None:
     verdict = decide(
         "Bash", {"command": _py("import os; c = 'wg' + 'et'; os.system(c)")}, make_ctx(RULES)
     )
-    assert "os.system runs a command that is not a literal" in verdict.reason
+    assert "code runs a command that is not a literal with os.system" in verdict.reason
     verdict = decide("Bash", {"command": _py("import os; os.system('wget h')")}, make_ctx(RULES))
     assert "Bash(wget *)" in verdict.reason
 

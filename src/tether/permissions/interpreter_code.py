@@ -185,7 +185,7 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     module, rest = args[0], args[1:]
     if module == "timeit":
         # Its arguments are statements it runs.
-        return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
+        return CodeUse(flag, "\n".join(a for a in rest if not a.startswith("-")) or "pass")
     if module in _PROMPTS:
         # Their options may carry code (`idlelib -c`, `IPython -c`, `-r FILE`).
         return CodeUse(flag, None, only_input=not rest)

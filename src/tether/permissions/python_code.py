@@ -105,11 +105,11 @@ class _Reader:
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            self._unseen("code that does not parse as this Python's (another version's?)")
+            self._unseen("does not parse as this Python's (another version's?)")
             return
         nodes = list(ast.walk(tree))
         if len(nodes) > MAX_NODES:
-            self._unseen("code too large to read")
+            self._unseen("is too large to read")
             return
         self.writes_paths = _writes_paths(tree)
         for node in nodes:
@@ -284,9 +284,9 @@ class _Reader:
         if isinstance(receiver, ast.BinOp) and isinstance(receiver.op, ast.Div):
             return  # judged with the path
         if func.attr in DERIVES:
-            self._unseen(f"{func.attr}() derives a path at run time")
+            self._unseen(f"derives a path at run time with {func.attr}()")
         elif func.attr in PATH_ONLY:
-            self._unseen(f"{func.attr}() on a path built at run time")
+            self._unseen(f"calls {func.attr}() on a path built at run time")
 
     def _path(self, node: ast.Call) -> None:
         """`Path(LIT)`, read as a read of LIT (and a write when a writing method is called on
@@ -309,7 +309,7 @@ class _Reader:
             if arg is None and name in ("os.listdir", "os.scandir", "os.walk"):
                 path = "."
             if path is None:
-                self._unseen(f"{name} of a path whose name is built at run time")
+                self._unseen(f"calls {name} on a path whose name is built at run time")
                 continue
             (self.use.writes if write else self.use.reads).append(path)
 
@@ -317,7 +317,7 @@ class _Reader:
         literal = _literal(node.args[0]) if node.args else None
         if name in ("eval", "exec", "compile") and literal is not None:
             if self.depth >= MAX_DEPTH:
-                self._unseen("code nested too deeply to read")
+                self._unseen("nests code too deeply to read")
                 return
             _Reader(self.use, self.depth + 1).read(literal)
             return
@@ -329,14 +329,14 @@ class _Reader:
 
     def _run(self, name: str, line: str | None) -> None:
         if line is None:
-            self._unseen(f"{name} runs a command that is not a literal")
+            self._unseen(f"runs a command that is not a literal with {name}")
         else:
             self.use.commands.append(line)
 
     def _argv_run(self, name: str, node: ast.Call) -> None:
         keywords = {k.arg: k.value for k in node.keywords}
         if None in keywords or any(k in keywords for k in ("executable", "cwd", "env")):
-            self._unseen(f"{name} with a program, directory or environment not seen")
+            self._unseen(f"calls {name} with a program, directory or environment not seen")
             return
         shell = keywords.get("shell")
         as_shell = shell is not None and not (
@@ -354,7 +354,7 @@ class _Reader:
         else:
             words = _words(args[0]) if args else None
         if words is None or any(w is None for w in words) or not words:
-            self._unseen(f"{name} runs a command that is not a literal")
+            self._unseen(f"runs a command that is not a literal with {name}")
             return
         literal = [w for w in words if w is not None]
         if as_shell:
