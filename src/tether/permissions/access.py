@@ -38,6 +38,7 @@ from tether.permissions.file_targets import (
     with_contents,
 )
 from tether.permissions.glob_disk import disk_matches
+from tether.permissions.name_filters import may_hold
 from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
 from tether.permissions.process_paths import (
     PROCESS_UNKNOWN,
@@ -106,15 +107,28 @@ class FileAccess:
                 found.append(real)
         return found
 
-    def read(self, target: Target, *, explicit: bool = False, recursive: bool = False) -> Verdict:
-        key = (target, f"read {explicit} {recursive}")
+    def read(
+        self,
+        target: Target,
+        *,
+        explicit: bool = False,
+        recursive: bool = False,
+        only: tuple[str, ...] = (),
+    ) -> Verdict:
+        """`only`: a recursive read takes only files whose base names match one of these
+        globs (name_filters)."""
+        key = (target, f"read {explicit} {recursive} {only}")
         found = self._judged.get(key)
         if found is None:
             steps.spend(_CHECK_STEPS)
-            found = self._judged[key] = self._read(target, explicit=explicit, recursive=recursive)
+            found = self._judged[key] = self._read(
+                target, explicit=explicit, recursive=recursive, only=only
+            )
         return found
 
-    def _read(self, target: Target, *, explicit: bool, recursive: bool) -> Verdict:
+    def _read(
+        self, target: Target, *, explicit: bool, recursive: bool, only: tuple[str, ...] = ()
+    ) -> Verdict:
         if isinstance(target, GlobPath):
             return self._read_glob(target, explicit=explicit)
         written = normalize(target)
@@ -138,18 +152,28 @@ class FileAccess:
         if real is None:
             return none(f"reads {shown}, {seen.unknown}")
         if recursive:
-            inside: Tokens = (*real.as_posix().rstrip("/"), "/", ANY)
-            found = self._may_reach("Read", (inside,), f"searches {shown}, which may hold files")
-            if found is not None and self._reaches_covered(real, seen.forms):
+            # Below the directory as written too: through a link (`homelink -> ~`) the
+            # files it reaches are the link's paths as well, which a rule may name.
+            inside: tuple[Tokens, ...] = tuple(
+                (*form.as_posix().rstrip("/"), "/", ANY)
+                for form in dict.fromkeys((real, *seen.forms))
+            )
+            found = self._may_reach(
+                "Read", inside, f"searches {shown}, which may hold files", only=only
+            )
+            if found is not None and self._reaches_covered(real, seen.forms, only):
                 return found
         return self._read_location(real, shown, explicit=explicit)
 
-    def _reaches_covered(self, real: Path, forms: Sequence[Path]) -> bool:
+    def _reaches_covered(
+        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
+    ) -> bool:
         """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
         when that is not known: recursive_reads.py)."""
         below = self.ctx.list_tree(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
         rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        rules = tuple(rule for rule in rules if may_hold(rule, only))
         return reaches_covered(
             below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
         )
@@ -319,12 +343,14 @@ class FileAccess:
                     return deny(_because(f"{doing} {target.word} is denied", rule), rule.text)
         return self._may_reach(tool, self._glob_forms(target), f"{target.word} may reach files")
 
-    def _may_reach(self, tool: str, forms: Sequence[Tokens], what: str) -> Verdict | None:
+    def _may_reach(
+        self, tool: str, forms: Sequence[Tokens], what: str, *, only: tuple[str, ...] = ()
+    ) -> Verdict | None:
         """A hard ask when a deny or ask rule could match one of `forms`: bypassPermissions
         must not turn "may be a denied file" into a read of it (headless runs deny it)."""
         for kind in ("deny", "ask"):
             for rule in self._rules(kind, tool):
-                if self._overlaps(rule, forms):
+                if may_hold(rule, only) and self._overlaps(rule, forms):
                     return ask(f"{what} {kind} rule {rule.text} covers", rule.text, hard=True)
         return None
 

@@ -244,6 +244,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         recursive=recursive,
         file_reads=tuple(option_reads) if recursive else (),
         follows=recursive and args.has(spec.follows),
+        only_names=_included(args, spec) if recursive else (),
         mentions=tuple(mentions),
         loads=tuple(loads),
         runs=tuple(runs),
@@ -400,3 +401,12 @@ def _in_place(args: Arguments, files: list[str]) -> list[str]:
             name = suffix.replace("*", base.name)
             out.append(name if "/" in name else str(base.parent / name))
     return out
+
+
+def _included(args: Arguments, spec: CommandSpec) -> tuple[str, ...]:
+    """grep's `--include=GLOB` values, when every one is a literal: it then reads only files
+    whose base names match one (name_filters)."""
+    if spec.files != "pattern_read" or "--include" not in spec.valued_options:
+        return ()
+    globs = tuple(args.values(("--include",)))
+    return globs if all(is_literal(g) for g in globs) else ()

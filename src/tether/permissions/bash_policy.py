@@ -46,8 +46,10 @@ from tether.permissions.git_history_check import (
 )
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
-from tether.permissions.interpreter_code import code_use, named_words
+from tether.permissions.inline_verdicts import code_verdicts
+from tether.permissions.interpreter_code import code_use
 from tether.permissions.mentioned_files import mentioned_files
+from tether.permissions.outside_code import loaded_code
 from tether.permissions.paths import is_below
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -298,24 +300,14 @@ class _Judge:
         return tail_verdict(self.ctx.rules, inv.argv, 1, start, unknowns=False)
 
     def _code(self, inv: Invocation) -> list[Verdict]:
-        """Code an interpreter runs inline or from its input, one capability
-        (interpreter_code.py): rules see it as `PROGRAM -c CODE`; a denied file it names is
-        denied; code from the input is not seen."""
+        """Code an interpreter runs inline or from its input (inline_verdicts.py)."""
         use = code_use(inv.own_argv) if inv.role == "command" else None
         if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
-        name = readable(shown(inv.argv[0]))
-        as_inline = (inv.argv[0], use.flag, DYN if use.code is None else use.code)
-        found = deny_or_ask(self.ctx.rules, texts_of(as_inline, for_allow=False))
-        verdicts = [] if found is None else [found]
-        if use.code is None:
-            return [*verdicts, self.unseen(f"{name} runs code from its input, not seen")]
-        for word in named_words(use.code):
-            for target in self.places.targets(word):
-                v = self.files.read(target)
-                if v.outcome == "deny" or (v.outcome == "ask" and v.hard):
-                    verdicts.append(replace(v, reason=f"{name}'s code names {word}: {v.reason}"))
-        return verdicts
+        return code_verdicts(self, inv, use)
+
+    def near_rules(self) -> bool:
+        return self._near_rules()
 
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)
@@ -360,6 +352,7 @@ class _Judge:
         writes = list(inv.writes)
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
+            verdicts.extend(self._loads(loaded_code(inv.argv)))
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
@@ -398,11 +391,14 @@ class _Judge:
             if is_unknown(inv) and self.nesting < MAX_NESTING:
                 verdicts.extend(self._argument_commands(inv))
         file_reads = use.file_reads if use is not None and inv.own is None else ()
+        only = use.only_names if use is not None and inv.own is None else ()
         for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
             for target in self._targets(inv, word):
                 if target == _PIPE:
                     continue
-                verdicts.append(self.files.read(target, explicit=explicit, recursive=deep))
+                verdicts.append(
+                    self.files.read(target, explicit=explicit, recursive=deep, only=only)
+                )
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (

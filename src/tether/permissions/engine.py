@@ -23,6 +23,8 @@ from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, Rule
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, deny, none
 
+PATH_MAX = 4096
+"""Linux's limit on a path given to a system call, its final NUL included."""
 PATH_FIELDS = ("file_path", "notebook_path", "path")
 """Where a file tool's input names its file, in order of preference."""
 
@@ -36,10 +38,28 @@ def decide(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> 
             try:
                 verdict, read_only = _judge(tool, tool_input, ctx)
             except OutOfSteps:
-                verdict, read_only = unseen_verdict(ctx, TOO_MUCH_WORK), False
+                verdict, read_only = _too_large(tool, ctx), False
         return _apply_mode(tool, verdict, read_only, ctx)
     except Exception as error:
         return _failed(tool, error, ctx)
+
+
+def _too_large(tool: str, ctx: PermissionContext) -> Verdict:
+    """Past the decision's steps: a command may run anything (code not seen); a file tool's
+    path may be any file of that tool's rules, so only those rules count, named with the
+    tool (a Read cannot run what a Bash rule forbids)."""
+    if tool == "Bash":
+        return unseen_verdict(ctx, TOO_MUCH_WORK)
+    kind_tool = "Read" if tool in READ_TOOLS else "Edit" if tool in EDIT_TOOLS else tool
+    what = f"{tool}'s input is {TOO_MUCH_WORK}"
+    for kind in ("deny", "ask"):
+        rules = ctx.rules.of(kind, kind_tool)
+        if rules:
+            covers = f"may name a file {rules[0].text} covers; name it plainly"
+            if kind == "deny":
+                return deny(f"{what}: it {covers}", rules[0].text)
+            return ask(f"{what}: it {covers}", rules[0].text, hard=True)
+    return ask(f"{what}; name the file plainly")
 
 
 def _failed(tool: str, error: Exception, ctx: PermissionContext) -> Decision:
@@ -87,6 +107,13 @@ def _file_call(
     value = _path_value(tool, tool_input, ctx)
     if value is None:
         return named or ask(f"{tool} call names no file")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size >= PATH_MAX:
+        # The kernel opens no such path (ENAMETOOLONG): a question could lead nowhere.
+        return deny(
+            f"{tool}: the path is {size} bytes, longer than the system opens ({PATH_MAX - 1}, "
+            "PATH_MAX); no file can be named by it"
+        )
     expanded = expand_tilde(value, home=ctx.home, user_home=ctx.user_home)
     path = _file_target(tool, tool_input, value if expanded is None else expanded, ctx)
     files = FileAccess(ctx)

@@ -15,10 +15,11 @@ exists, asked otherwise), as for `x | bash`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.make_options import makefiles
+from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
 
@@ -84,6 +85,10 @@ class CodeUse:
     are not read (`make -f $X`, `python3 -m IPython -c CODE`)."""
     only_input: bool = True
     """Code not seen comes from the input alone, so an empty input gives none."""
+    source: str | None = None
+    """Where code not seen from the input comes from (a file, an editor), if told."""
+    language: str = ""
+    """The interpreter family that reads it (`python`, `node`...; `make`, `sqlite3`)."""
 
 
 def code_use(argv: tuple[str, ...]) -> CodeUse | None:
@@ -97,6 +102,10 @@ def code_use(argv: tuple[str, ...]) -> CodeUse | None:
         if unseen is not None:
             return CodeUse("-cmd", None, only_input=False)
         return CodeUse("-cmd", None) if reads_input else None
+    scheduled = scheduled_code(name, argv[1:])
+    if scheduled is not None:
+        only_input, source = scheduled
+        return CodeUse("-c", None, only_input=only_input, source=source)
     found = _interpreter_code(name, argv)
     if found is None and input_code(name, argv[1:]):
         # A debugger's or a prompt's commands, Ex commands (input_code.py).
@@ -112,7 +121,7 @@ def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
         return _makefile(argv[argv.index("--") + 1 :])
     if name == "deno":
         if len(argv) > 2 and argv[1] == "eval":
-            return CodeUse("eval", argv[-1])
+            return CodeUse("eval", argv[-1], language="deno")
         return None
     versioned = _VERSIONED.fullmatch(name)
     family = _NAMES.get(name) or (versioned.group(1) if versioned else name)
@@ -121,7 +130,8 @@ def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
     inline = _INLINE.get(family)
     if inline is None:
         return None
-    return _interpreter(argv[1:], inline, family)
+    found = _interpreter(argv[1:], inline, family)
+    return replace(found, language=family) if found is not None else None
 
 
 def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) -> CodeUse | None:
@@ -175,7 +185,7 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     module, rest = args[0], args[1:]
     if module == "timeit":
         # Its arguments are statements it runs.
-        return CodeUse(flag, " ".join(a for a in rest if not a.startswith("-")) or "pass")
+        return CodeUse(flag, "\n".join(a for a in rest if not a.startswith("-")) or "pass")
     if module in _PROMPTS:
         # Their options may carry code (`idlelib -c`, `IPython -c`, `-r FILE`).
         return CodeUse(flag, None, only_input=not rest)

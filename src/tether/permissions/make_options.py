@@ -19,7 +19,13 @@ _LONG_VALUED = (
 def makefiles(args: tuple[str, ...]) -> list[str]:
     """The makefiles `args` name (`-f`'s values however spelled); a `-f` that ends the words
     names `-` (the parser took a `-` before a heredoc for its own)."""
-    found: list[str] = []
+    return [value for letter, value in make_places(args) if letter == "f"]
+
+
+def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Where make reads makefiles from, as (letter, value): `f` a makefile, `C` the directory
+    it runs in (and whose makefile it reads), `I` a directory searched for included ones."""
+    found: list[tuple[str, str]] = []
     i = 0
     while i < len(args):
         arg = args[i]
@@ -32,7 +38,11 @@ def makefiles(args: tuple[str, ...]) -> list[str]:
                 value = args[i + 1] if i + 1 < len(args) else "-"
                 i += 1
             if _matches(name, _LONG_FILE):
-                found.append(value)
+                found.append(("f", value))
+            elif _matches(name, ("--directory",)):
+                found.append(("C", value))
+            elif _matches(name, ("--include-dir",)):
+                found.append(("I", value))
         elif arg.startswith("-") and len(arg) > 1:
             i += _short(arg, args[i + 1] if i + 1 < len(args) else "-", found)
         i += 1
@@ -45,14 +55,14 @@ def _matches(name: str, options: tuple[str, ...]) -> bool:
     return len(name) > 2 and any(option.startswith(name) for option in options)
 
 
-def _short(arg: str, after: str, found: list[str]) -> int:
+def _short(arg: str, after: str, found: list[tuple[str, str]]) -> int:
     """Reads one word of bundled short flags; how many words after it its value took."""
     for k, letter in enumerate(arg[1:], start=2):
         if letter in _SHORT_OPTIONAL:
             return 0
         if letter in _SHORT_VALUED:
             value = arg[k:] or after
-            if letter == "f":
-                found.append(value)
+            if letter in "fCI":
+                found.append((letter, value))
             return 0 if arg[k:] else 1
     return 0

@@ -1,7 +1,9 @@
 """Words a command reads from the one before it in a pipeline, when that one only lists names:
 `ls [DIR] | xargs CMD` runs CMD on the names in DIR (no dotfile without `-A`), each read
-from where CMD runs, as ls prints them bare. The words xargs adds are then those names
-(script.Produced, judged from the disk by produced_paths.py) instead of anything. Any other
+from where CMD runs, as ls prints them bare; `find START -name GLOB [-type T] | xargs CMD`
+on the paths below START whose names match (as `find -exec` is judged). The words xargs adds
+are then those names (script.Produced, judged from the disk by produced_paths.py) instead of
+anything. Any other
 producer, ls option or xargs option that changes how its input is split leaves them unknown.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tether.permissions.runners import XARGS
+from tether.permissions.runners import XARGS, found_paths
 from tether.permissions.script import Invocation, Produced
 from tether.permissions.shell_words import is_literal, program_name
 from tether.permissions.wrapper_options import parse_options
@@ -23,7 +25,7 @@ _XARGS_PLAIN = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-n", "-
 def with_listed_input(producer: Invocation, consumer: Invocation) -> Invocation | None:
     """`consumer` (xargs) with its added words known as the names `producer` (ls) prints, or
     None when they are not known so."""
-    listed = _ls_names(producer)
+    listed = _ls_names(producer) or _find_names(producer)
     if listed is None or not consumer.argv or program_name(consumer.argv[0]) != "xargs":
         return None
     if consumer.role != "wrapper" or len(consumer.inner) != 1:
@@ -50,3 +52,23 @@ def _ls_names(producer: Invocation) -> Produced | None:
     dots = any(option in ("-A", "--almost-all") for option in options)
     start = places[0] if places else "."
     return Produced(start, "*", deep=False, dots=dots, blanks=True)
+
+
+def _find_names(producer: Invocation) -> Produced | None:
+    """`find START [-name GLOB] [-type T] [-print]`: the paths it prints, one a line, each
+    split at blanks by xargs (a name holding one is not known)."""
+    argv = producer.argv
+    if producer.role != "command" or not argv or argv[0] != "find" or producer.inner:
+        return None
+    if producer.redirects or producer.assignments or not all(is_literal(w) for w in argv):
+        return None
+    words = argv[1:]
+    starts: list[str] = []
+    while words and not words[0].startswith(("-", "(", "!")):
+        starts.append(words[0])
+        words = words[1:]
+    expression = tuple(word for word in words if word != "-print")
+    if "-name" not in expression:
+        expression = (*expression, "-name", "*")
+    found = found_paths(starts, expression)
+    return replace(found, blanks=True) if found is not None else None

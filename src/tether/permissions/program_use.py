@@ -20,6 +20,9 @@ class ProgramUse:
     top_reads: tuple[str, ...] = ()
     """Words below the repository's top it reads recursively ("." for all of it): what git
     stages (git_pathspecs)."""
+    only_names: tuple[str, ...] = ()
+    """Its recursive reads take only files whose base names match one of these globs (grep's
+    `--include`); empty: every file."""
     follows: bool = False
     """Its recursive reads follow symlinks, out of the trees they were given."""
     mentions: tuple[str, ...] = ()

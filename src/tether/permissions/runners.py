@@ -80,7 +80,7 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         starts.append(args[i])
         i += 1
     own: list[str] = ["find", *starts]
-    found = _found_paths(starts, args[i:])
+    found = found_paths(starts, args[i:])
     runs: list[Invocation] = []
     writes: list[str] = []
     problems: list[str] = []
@@ -136,7 +136,7 @@ _FIND_TESTS = frozenset({"-name", "-type", "-maxdepth", "-mindepth"})
 _FIND_AND = frozenset({"-a", "-and"})
 
 
-def _found_paths(starts: list[str], expression: tuple[str, ...]) -> Produced | None:
+def found_paths(starts: list[str], expression: tuple[str, ...]) -> Produced | None:
     """What `{}` stands for when one literal starting point is searched with tests that only
     narrow (`-name PATTERN`, `-type`, `-maxdepth`, joined by `-a`) and its actions: every path
     below it whose name matches the one `-name` pattern (a dot too: find's `*` matches
