@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether.sandbox.denied_reads import Denied
+from tether.sandbox.denied_reads import DeniedFound
 from tether.sandbox.devices import device_mounts
 from tether.sandbox.home_view import HomeMounts, HomeView, home_mounts, home_view, in_view
 from tether.sandbox.kernel_files import kernel_mounts
@@ -56,30 +56,12 @@ def sandbox_mounts(
             mount = ["--ro-bind" if read_only else "--bind", str(path), str(path)]
         add(path, rank if rank is not None else (_PROTECTED if read_only else _WRITABLE), mount)
 
-    # Missing: nothing to bind. Blocked: a symlink a command made in a writable parent
-    # (`sandbox.writable` inside the workspace, TMPDIR...): left as a link. The home, when
-    # it is a writable root, is shown read-only and its folders are writable (`home_view`).
-    roots = sandbox.writable_mounts()
-    binds = [
-        (p, f) for p in roots if p != sandbox.home and isinstance(f := reached.reach(p), Found)
-    ]
-    home = home_mounts(sandbox.home, roots, reached)
-    binds += home.folders
+    binds, home, view = _view(sandbox, reached)
     writable = [path for path, _ in binds]
-    # Most candidates do not exist: one lstat each before resolving the few that do.
-    shown = sandbox.shown_in_home()
-    view = home_view(
-        home,
-        hidden=[p.resolve() for p in sandbox.hidden if os.path.lexists(p)],
-        candidates=shown,
-        writable=writable,
-        reached=reached,
-        inside=[p.resolve() for p in toolchain_credentials(sandbox.home, shown)],
-    )
     not_writable = [*view.covers, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         not_writable.append(home.root)
-    for denied in denied_in_view(sandbox, view, home, writable, reached):
+    for denied in denied_in_view(sandbox, view, home, writable, reached).paths:
         # Hidden as a secret is: a Read deny rule names it (`denied_reads.py`).
         view.covers.append(denied.path)
         not_writable.append(denied.path)
@@ -168,14 +150,52 @@ def sandbox_mounts(
     ]
 
 
+def _view(
+    sandbox: Sandbox, reached: Descriptors
+) -> tuple[list[tuple[Path, Found]], HomeMounts, HomeView]:
+    """The writable binds (reached without a link), the home's mounts and its view."""
+    # Missing: nothing to bind. Blocked: a symlink a command made in a writable parent
+    # (`sandbox.writable` inside the workspace, TMPDIR...): left as a link. The home, when
+    # it is a writable root, is shown read-only and its folders are writable (`home_view`).
+    roots = sandbox.writable_mounts()
+    binds = [
+        (p, f) for p in roots if p != sandbox.home and isinstance(f := reached.reach(p), Found)
+    ]
+    home = home_mounts(sandbox.home, roots, reached)
+    binds += home.folders
+    # Most candidates do not exist: one lstat each before resolving the few that do.
+    shown = sandbox.shown_in_home()
+    view = home_view(
+        home,
+        hidden=[p.resolve() for p in sandbox.hidden if os.path.lexists(p)],
+        candidates=shown,
+        writable=[path for path, _ in binds],
+        reached=reached,
+        inside=[p.resolve() for p in toolchain_credentials(sandbox.home, shown)],
+    )
+    return binds, home, view
+
+
+def denied_now(sandbox: Sandbox) -> DeniedFound:
+    """What the `Read` deny rules hide from a command started now, and what the walk's bounds
+    cut (`tether sandbox check` reports both); nothing is made or mounted."""
+    reached = Descriptors()
+    try:
+        binds, home, view = _view(sandbox, reached)
+        return denied_in_view(sandbox, view, home, [path for path, _ in binds], reached)
+    finally:
+        reached.close_all()
+
+
 def denied_in_view(
     sandbox: Sandbox, view: HomeView, home: HomeMounts, writable: list[Path], reached: Descriptors
-) -> list[Denied]:
+) -> DeniedFound:
     """What the `Read` deny rules name now, in view inside (under a writable root, a place of
-    the home shown, or outside the home's covers), reached without a link on the way."""
+    the home shown, or outside the home's covers), reached without a link on the way; and what
+    the walk's bounds cut."""
     scan = sandbox.denied_scan
     if scan is None:
-        return []
+        return DeniedFound(())
     binds = [*writable, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         binds.append(home.root)
@@ -184,11 +204,12 @@ def denied_in_view(
         return in_view(path, view.covers, binds)
 
     found = scan.find(binds, visible)
-    return [
+    paths = tuple(
         denied
         for denied in found.paths
         if visible(denied.path) and isinstance(reached.reach(denied.path), Found)
-    ]
+    )
+    return DeniedFound(paths, found.cut)
 
 
 _COVER, _SHOWN, _WRITABLE, _PROTECTED = range(4)
