@@ -87,20 +87,23 @@ def sandbox_mounts(
                 bind(socket, found, read_only=False)
     for path, found in binds:
         bind(path, found, read_only=False)
-    bound: list[tuple[str, int]] = []
-    """Protected paths bound read-only: as a prefix (`/a/b/`) and their depth."""
+    bound: set[str] = set()
+    """Protected paths bound read-only."""
+    writable_roots, not_writable_roots = _Roots(writable), _Roots(not_writable)
 
     def protect(path: Path, entry: Protected, *, follow: bool) -> None:
-        under = _deepest(path, writable)
+        under = writable_roots.deepest(path)
         if under is None:
             return
         depth = len(under.parts)
-        cover = _deepest(path, not_writable)
+        cover = not_writable_roots.deepest(path)
         if cover is not None and len(cover.parts) > depth:
             return  # hidden (writes vanish with the sandbox) or shown read-only
-        text = str(path)
-        if any(text.startswith(prefix) and parts >= depth for prefix, parts in bound):
-            return  # inside a protected path already bound read-only
+        above, top = str(path), str(under)
+        while above != top:
+            above = _parent(above)
+            if above in bound:
+                return  # inside a protected path already bound read-only
         found = reached.reach(path)
         if entry.only_missing and isinstance(found, Found):
             return
@@ -123,7 +126,7 @@ def sandbox_mounts(
         if not isinstance(found, Found):
             return
         pins = [(pin, reached.reach(pin)) for pin in _between(under, path)]
-        bound.append((str(path).rstrip("/") + "/", len(path.parts)))
+        bound.add(str(path))
         for pin, pin_found in pins:
             # A mount point cannot be renamed: `mv .git x` would otherwise move the
             # protected config aside and let a new .git/config take its place.
@@ -218,17 +221,26 @@ writable bind (a path the user made writable is one they mean to use), then a pr
 read-only bind (which no setting lifts)."""
 
 
-def _deepest(path: Path, roots: tuple[Path, ...] | list[Path]) -> Path | None:
-    """The deepest of `roots` that is `path` or holds it."""
-    text = str(path)
-    best: Path | None = None
-    for root in roots:
-        r = str(root)
-        if (text == r or text.startswith(r.rstrip("/") + "/")) and (
-            best is None or len(root.parts) > len(best.parts)
-        ):
-            best = root
-    return best
+class _Roots:
+    """Paths, to find the deepest that is a given path or holds it: a look-up per level of
+    that path, rather than a comparison with each (a workspace with nested projects has
+    hundreds of protected paths, each checked against every cover and writable root)."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self._by_text = {str(root): root for root in roots}
+
+    def deepest(self, path: Path) -> Path | None:
+        text = str(path)
+        while True:
+            found = self._by_text.get(text)
+            if found is not None or text == "/":
+                return found
+            text = _parent(text)
+
+
+def _parent(text: str) -> str:
+    """The parent of an absolute, normal path given as text (`/` for `/`)."""
+    return text[: text.rfind("/")] or "/"
 
 
 def _between(root: Path, path: Path) -> list[Path]:

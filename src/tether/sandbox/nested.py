@@ -45,6 +45,8 @@ missing: npm reads `.npmrc` only at the package's root, cargo and rustup are sta
 crate, and guarding every name in every directory is a mount per name and directory on every
 command."""
 
+_BUILD_FILES = frozenset(TOOL_ROOTS)
+
 NESTED_TOOL_ROOTS = 8
 """Directories below a writable root that are no project but have a build file of
 `TOOL_ROOTS`, guarded as such at most (breadth first, shallow ones first): each adds a dozen
@@ -54,8 +56,9 @@ mounts to every command. The others' names are read-only where they exist."""
 def tools_of(names: set[str]) -> frozenset[str]:
     """The start-up files guarded in a directory holding `names`: none unless a build file of
     `TOOL_ROOTS` is there."""
-    found = [TOOL_ROOTS[name] for name in names if name in TOOL_ROOTS]
-    return frozenset().union(START_UP_FILES, *found) if found else frozenset()
+    if _BUILD_FILES.isdisjoint(names):
+        return frozenset()
+    return START_UP_FILES.union(*(TOOL_ROOTS[name] for name in _BUILD_FILES & names))
 
 
 NESTED_DEPTH = 3
@@ -89,15 +92,15 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
                 continue
             if depth > 0:
                 names = {name for name, _ in children}
-                where = Path(directory or "/")
                 tools = tools_of(names)
                 if not PROJECT_MARKERS.isdisjoint(names):
+                    where = Path(directory or "/")
                     found += protected_in(where, WORKSPACE_PROTECTED, nested=True, tools=tools)
                 elif tools and tool_roots < NESTED_TOOL_ROOTS:
                     tool_roots += 1
-                    found += _tool_root(where, tools, names)
+                    found += _tool_root(Path(directory or "/"), tools, names)
                 elif not _FIRST_NAMES.isdisjoint(names):
-                    found += _existing(where, names)
+                    found += _existing(Path(directory or "/"), names)
             if depth < NESTED_DEPTH:
                 below += sorted(
                     f"{directory}/{name}"
