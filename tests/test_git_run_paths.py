@@ -73,9 +73,11 @@ def test_entries_made_in_the_git_directory_do_not_cost_a_reread(
 
     monkeypatch.setattr(subprocess, "run", counting)
     (ws / ".git" / "config.worktree").touch()
+    (ws / ".git" / "commondir").write_text(".\n")
     (ws / ".git" / "made").mkdir()
     assert git_run_paths(ws, home=tmp_path).hooks == (ws / "one",)
     (ws / ".git" / "config.worktree").unlink()
+    (ws / ".git" / "commondir").unlink()
     assert git_run_paths(ws, home=tmp_path).hooks == (ws / "one",)
     assert runs == []
     other = tmp_path / "other"
