@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -129,6 +130,7 @@ def _watched(work_tree: Path, home: Path | None) -> tuple[Path, ...]:
         work_tree / ".git",
         work_tree / ".git" / "config",
         work_tree / ".git" / "config.worktree",
+        work_tree / ".git" / "commondir",
         base / ".gitconfig",
         config_home / "git" / "config",
         Path("/etc/gitconfig"),
@@ -136,6 +138,12 @@ def _watched(work_tree: Path, home: Path | None) -> tuple[Path, ...]:
 
 
 def _signature(paths: tuple[Path, ...]) -> Signature:
+    """Each file's identity, size and times. A directory (`.git`) by its identity only: what
+    in it changes the answer is watched by name, and its times move with every entry made in
+    it (the sandbox's placeholders, git's lock files). An empty regular file, and a
+    `commondir` of ".", as a missing one: git reads the same from both (the sandbox's
+    placeholders for a missing `config.worktree` and `commondir` come and go between
+    commands; a content written later changes the size)."""
     found: list[tuple[int, int, int, int] | None] = []
     for path in paths:
         try:
@@ -143,5 +151,27 @@ def _signature(paths: tuple[Path, ...]) -> Signature:
         except OSError:
             found.append(None)
             continue
-        found.append((info.st_ino, info.st_size, info.st_ctime_ns, info.st_mtime_ns))
+        if stat.S_ISDIR(info.st_mode):
+            found.append((info.st_ino, -1, 0, 0))
+        elif stat.S_ISREG(info.st_mode) and (info.st_size == 0 or _names_itself(path, info)):
+            found.append(None)
+        else:
+            found.append((info.st_ino, info.st_size, info.st_ctime_ns, info.st_mtime_ns))
     return tuple(found)
+
+
+def _names_itself(path: Path, info: os.stat_result) -> bool:
+    """A `commondir` of "." (the sandbox's placeholder): the git directory itself, as when it
+    is missing."""
+    if path.name != "commondir" or info.st_size > 4:
+        return False
+    try:  # never a fifo or a device put there meanwhile: opened without blocking, checked
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, 8).strip() == b"."
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -132,6 +132,7 @@ _TOOLS = (
     ProjectFile(".hg", "Mercurial's repository (hg writes its store there)", "none"),
     *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
     *_guarded("pdb's commands, run at every breakpoint() started here", ".pdbrc"),
+    *_guarded("gdb's commands, run by every gdb started here (auto-load allowing)", ".gdbinit"),
     *_guarded("R code and variables every R started here loads", ".Rprofile", ".Renviron"),
     *_guarded("Ruby code every irb or pry started here loads", ".irbrc", ".pryrc"),
     *_guarded("Elixir code every iex started here evaluates", ".iex.exs"),

@@ -121,6 +121,7 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{etc}{state}\n"
+        "  hidden by Read deny rules: nothing (no Read deny rule names a path)\n"
         "  network: cut (loopback included)\n"
         "  unix sockets: refused (seccomp filter on socket(AF_UNIX))\n"
         "  vsock: refused (seccomp filter on socket(AF_VSOCK))\n"

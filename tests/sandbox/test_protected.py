@@ -232,7 +232,7 @@ async def test_parallel_commands_keep_each_other_protected(boundary: Layout) -> 
 def test_nested_listings_are_read_again_only_when_a_directory_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tether.sandbox import protected
+    from tether.sandbox import nested, protected
 
     root = tmp_path / "ws"
     for name in ("a", "b", "c"):
@@ -242,7 +242,7 @@ def test_nested_listings_are_read_again_only_when_a_directory_changed(
     for directory in (root, root / "a", root / "b", root / "c", root / "b" / "src"):
         os.utime(directory, (old, old))
     time.sleep(protected.RACY_NS / 1e9 + 0.05)  # the change times age past the racy window
-    first = {p for p, _ in protected.nested_protected(root)}
+    first = {p for p, _ in nested.nested_protected(root)}
     assert root / "a" / ".claude" in first
     listed: list[str] = []
     real_scandir = os.scandir
@@ -252,12 +252,12 @@ def test_nested_listings_are_read_again_only_when_a_directory_changed(
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
-    assert {p for p, _ in protected.nested_protected(root)} == first
+    assert {p for p, _ in nested.nested_protected(root)} == first
     assert listed == []  # nothing changed: nothing read again
     # A project appears below `b`, and its mtime is set back: the change time still moves.
     (root / "b" / "src" / ".mcp.json").write_text("{}")
     os.utime(root / "b" / "src", (old, old))
-    again = {p for p, _ in protected.nested_protected(root)}
+    again = {p for p, _ in nested.nested_protected(root)}
     assert listed == [str(root / "b" / "src")]
     assert root / "b" / "src" / ".claude" in again
 

@@ -10,10 +10,13 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+from tether.cli.safety import SafetyOptions, permission_context
 from tether.config.project import project_root
-from tether.config.settings import load_settings, settings_files, tether_home
+from tether.config.settings import Settings, load_settings, settings_files, tether_home
+from tether.permissions import read_deny_matcher
 from tether.protocol import ConfigError
 from tether.sandbox import (
+    ReadDenials,
     Sandbox,
     SandboxSettings,
     SandboxStatus,
@@ -22,6 +25,7 @@ from tether.sandbox import (
     probe,
 )
 from tether.sandbox.hook_managers import MANAGER_OF
+from tether.sandbox.mounts import denied_now
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import run_checks
 from tether.sandbox.selfcheck_outside import run_outside_checks
@@ -52,11 +56,15 @@ def main(argv: list[str]) -> int:
             required=args.settings,
         )
         wanted = parse_sandbox_settings(settings.data)
+        denials = read_denials(settings, workspace)
     except ConfigError as e:
         print(f"tether sandbox: {e}")
         return 2
     status = probe()
-    for line in report(wanted, status, workspace=workspace, tether_home=home, home=Path.home()):
+    lines = report(
+        wanted, status, workspace=workspace, tether_home=home, home=Path.home(), denials=denials
+    )
+    for line in lines:
         print(line)
     if not status.works:
         return 1
@@ -67,9 +75,19 @@ def main(argv: list[str]) -> int:
         scratch_dir=home / "scratch" / "check",
         home=Path.home(),
         tether_home=home,
+        read_denials=denials,
     )
     assert sandbox is not None
     return 0 if live_report(sandbox) else 1
+
+
+def read_denials(settings: Settings, workspace: Path) -> ReadDenials:
+    """What the settings' `Read` deny rules hide, as a session started here would hide it."""
+    context, _ = permission_context(settings, SafetyOptions(), workspace=workspace)
+    match, prefixes, names = read_deny_matcher(
+        context.rules, workspace=context.workspace, home=context.home
+    )
+    return ReadDenials(match, prefixes, names)
 
 
 def live_report(sandbox: Sandbox) -> bool:
@@ -88,8 +106,10 @@ def report(
     workspace: Path,
     tether_home: Path,
     home: Path,
+    denials: ReadDenials | None = None,
 ) -> list[str]:
-    """The lines `check` prints."""
+    """The lines `check` prints; `denials`: the `Read` deny rules' matcher, whose paths are
+    listed as hidden."""
     scratch = tether_home / "scratch" / "<session>"
     if status.works:
         lines = [f"Sandbox: works here ({_version(status.bwrap)}, {status.bwrap})."]
@@ -97,7 +117,7 @@ def report(
         lines = [f"Sandbox: does not work here: {status.reason}."]
     lines.append(f"Settings: {_describe(wanted)}.")
     sandbox, notice, refused = plan_sandbox(
-        wanted, status, workspace=workspace, scratch_dir=scratch, home=home
+        wanted, status, workspace=workspace, scratch_dir=scratch, home=home, read_denials=denials
     )
     if refused:
         lines.append("Instead: Bash commands are refused. At every start-up tether says:")
@@ -126,6 +146,7 @@ def report(
         )
         present = [_shown(p, home) for p in sandbox.hidden if p.exists()]
         lines.append(f"  hidden: {', '.join(present) or '(none present)'}")
+        lines += denied_lines(sandbox, workspace, home)
         lines.append(
             "  network: allowed" if sandbox.network else "  network: cut (loopback included)"
         )
@@ -177,6 +198,38 @@ def read_only_lines(sandbox: Sandbox, tmp: Path = Path("/tmp")) -> list[str]:
             else f"  /dev: tether's own device files ({devices}), not the machine's"
         )
     return lines
+
+
+DENIED_LISTED = 20
+"""Paths the Read deny rules hide that `check` names; the rest are counted."""
+
+
+def denied_lines(sandbox: Sandbox, workspace: Path, home: Path) -> list[str]:
+    """What the `Read` deny rules hide from a command started now (the first
+    `DENIED_LISTED`, then how many more), and what the walk's bounds left unsearched."""
+    if sandbox.denied_scan is None:
+        return ["  hidden by Read deny rules: nothing (no Read deny rule names a path)"]
+    found = denied_now(sandbox)
+    named = [
+        f"{_in_workspace(d.path, workspace, home)}{'/' if d.directory else ''} ({d.rule})"
+        for d in found.paths[:DENIED_LISTED]
+    ]
+    more = len(found.paths) - len(named)
+    listed = ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    lines = [
+        f"  hidden by Read deny rules: {len(found.paths)} paths now"
+        + (f": {listed}" if named else "")
+        + " (looked for again at each command)"
+    ]
+    if found.cut is not None:
+        lines.append(f"  NOTICE: {found.cut}")
+    return lines
+
+
+def _in_workspace(path: Path, workspace: Path, home: Path) -> str:
+    return (
+        str(path.relative_to(workspace)) if path.is_relative_to(workspace) else _shown(path, home)
+    )
 
 
 def _home_line(sandbox: Sandbox, home: Path) -> str:

@@ -31,15 +31,10 @@ from tether.sandbox.environment import withheld
 from tether.sandbox.home_view import exposures
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
+from tether.sandbox.nested import nested_protected
 from tether.sandbox.nofollow import Descriptors, fresh_directory
 from tether.sandbox.placeholders import placeholders_for, remove_all_unused
-from tether.sandbox.protected import (
-    HOME_PROTECTED,
-    WORKSPACE_PROTECTED,
-    Protected,
-    nested_protected,
-    protected_in,
-)
+from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED, Protected, protected_in
 from tether.sandbox.setid_files import SetidFound, find_setid
 
 SECRETS_IN_HOME: tuple[str, ...] = (

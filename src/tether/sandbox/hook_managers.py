@@ -48,7 +48,7 @@ _HOOK_FILES = 256
 
 Lister = Callable[[str], "list[tuple[str, bool]] | None"]
 """A directory's entries (name, whether a directory), None when it cannot be listed:
-`protected._listing`, which lists a directory again only when it changed."""
+`protected.listing`, which lists a directory again only when it changed."""
 
 
 def managers_in_play(root: Path, hook_dirs: Iterable[Path], listing: Lister) -> frozenset[str]:

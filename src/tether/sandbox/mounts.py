@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether.sandbox.denied_reads import Denied
+from tether.sandbox.denied_reads import DeniedFound
 from tether.sandbox.devices import device_mounts
 from tether.sandbox.home_view import HomeMounts, HomeView, home_mounts, home_view, in_view
 from tether.sandbox.kernel_files import kernel_mounts
@@ -56,30 +56,12 @@ def sandbox_mounts(
             mount = ["--ro-bind" if read_only else "--bind", str(path), str(path)]
         add(path, rank if rank is not None else (_PROTECTED if read_only else _WRITABLE), mount)
 
-    # Missing: nothing to bind. Blocked: a symlink a command made in a writable parent
-    # (`sandbox.writable` inside the workspace, TMPDIR...): left as a link. The home, when
-    # it is a writable root, is shown read-only and its folders are writable (`home_view`).
-    roots = sandbox.writable_mounts()
-    binds = [
-        (p, f) for p in roots if p != sandbox.home and isinstance(f := reached.reach(p), Found)
-    ]
-    home = home_mounts(sandbox.home, roots, reached)
-    binds += home.folders
+    binds, home, view = _view(sandbox, reached)
     writable = [path for path, _ in binds]
-    # Most candidates do not exist: one lstat each before resolving the few that do.
-    shown = sandbox.shown_in_home()
-    view = home_view(
-        home,
-        hidden=[p.resolve() for p in sandbox.hidden if os.path.lexists(p)],
-        candidates=shown,
-        writable=writable,
-        reached=reached,
-        inside=[p.resolve() for p in toolchain_credentials(sandbox.home, shown)],
-    )
     not_writable = [*view.covers, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         not_writable.append(home.root)
-    for denied in denied_in_view(sandbox, view, home, writable, reached):
+    for denied in denied_in_view(sandbox, view, home, writable, reached).paths:
         # Hidden as a secret is: a Read deny rule names it (`denied_reads.py`).
         view.covers.append(denied.path)
         not_writable.append(denied.path)
@@ -105,20 +87,23 @@ def sandbox_mounts(
                 bind(socket, found, read_only=False)
     for path, found in binds:
         bind(path, found, read_only=False)
-    bound: list[tuple[str, int]] = []
-    """Protected paths bound read-only: as a prefix (`/a/b/`) and their depth."""
+    bound: set[str] = set()
+    """Protected paths bound read-only."""
+    writable_roots, not_writable_roots = _Roots(writable), _Roots(not_writable)
 
     def protect(path: Path, entry: Protected, *, follow: bool) -> None:
-        under = _deepest(path, writable)
+        under = writable_roots.deepest(path)
         if under is None:
             return
         depth = len(under.parts)
-        cover = _deepest(path, not_writable)
+        cover = not_writable_roots.deepest(path)
         if cover is not None and len(cover.parts) > depth:
             return  # hidden (writes vanish with the sandbox) or shown read-only
-        text = str(path)
-        if any(text.startswith(prefix) and parts >= depth for prefix, parts in bound):
-            return  # inside a protected path already bound read-only
+        above, top = str(path), str(under)
+        while above != top:
+            above = _parent(above)
+            if above in bound:
+                return  # inside a protected path already bound read-only
         found = reached.reach(path)
         if entry.only_missing and isinstance(found, Found):
             return
@@ -141,7 +126,7 @@ def sandbox_mounts(
         if not isinstance(found, Found):
             return
         pins = [(pin, reached.reach(pin)) for pin in _between(under, path)]
-        bound.append((str(path).rstrip("/") + "/", len(path.parts)))
+        bound.add(str(path))
         for pin, pin_found in pins:
             # A mount point cannot be renamed: `mv .git x` would otherwise move the
             # protected config aside and let a new .git/config take its place.
@@ -168,14 +153,52 @@ def sandbox_mounts(
     ]
 
 
+def _view(
+    sandbox: Sandbox, reached: Descriptors
+) -> tuple[list[tuple[Path, Found]], HomeMounts, HomeView]:
+    """The writable binds (reached without a link), the home's mounts and its view."""
+    # Missing: nothing to bind. Blocked: a symlink a command made in a writable parent
+    # (`sandbox.writable` inside the workspace, TMPDIR...): left as a link. The home, when
+    # it is a writable root, is shown read-only and its folders are writable (`home_view`).
+    roots = sandbox.writable_mounts()
+    binds = [
+        (p, f) for p in roots if p != sandbox.home and isinstance(f := reached.reach(p), Found)
+    ]
+    home = home_mounts(sandbox.home, roots, reached)
+    binds += home.folders
+    # Most candidates do not exist: one lstat each before resolving the few that do.
+    shown = sandbox.shown_in_home()
+    view = home_view(
+        home,
+        hidden=[p.resolve() for p in sandbox.hidden if os.path.lexists(p)],
+        candidates=shown,
+        writable=[path for path, _ in binds],
+        reached=reached,
+        inside=[p.resolve() for p in toolchain_credentials(sandbox.home, shown)],
+    )
+    return binds, home, view
+
+
+def denied_now(sandbox: Sandbox) -> DeniedFound:
+    """What the `Read` deny rules hide from a command started now, and what the walk's bounds
+    cut (`tether sandbox check` reports both); nothing is made or mounted."""
+    reached = Descriptors()
+    try:
+        binds, home, view = _view(sandbox, reached)
+        return denied_in_view(sandbox, view, home, [path for path, _ in binds], reached)
+    finally:
+        reached.close_all()
+
+
 def denied_in_view(
     sandbox: Sandbox, view: HomeView, home: HomeMounts, writable: list[Path], reached: Descriptors
-) -> list[Denied]:
+) -> DeniedFound:
     """What the `Read` deny rules name now, in view inside (under a writable root, a place of
-    the home shown, or outside the home's covers), reached without a link on the way."""
+    the home shown, or outside the home's covers), reached without a link on the way; and what
+    the walk's bounds cut."""
     scan = sandbox.denied_scan
     if scan is None:
-        return []
+        return DeniedFound(())
     binds = [*writable, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         binds.append(home.root)
@@ -184,11 +207,12 @@ def denied_in_view(
         return in_view(path, view.covers, binds)
 
     found = scan.find(binds, visible)
-    return [
+    paths = tuple(
         denied
         for denied in found.paths
         if visible(denied.path) and isinstance(reached.reach(denied.path), Found)
-    ]
+    )
+    return DeniedFound(paths, found.cut)
 
 
 _COVER, _SHOWN, _WRITABLE, _PROTECTED = range(4)
@@ -197,17 +221,26 @@ writable bind (a path the user made writable is one they mean to use), then a pr
 read-only bind (which no setting lifts)."""
 
 
-def _deepest(path: Path, roots: tuple[Path, ...] | list[Path]) -> Path | None:
-    """The deepest of `roots` that is `path` or holds it."""
-    text = str(path)
-    best: Path | None = None
-    for root in roots:
-        r = str(root)
-        if (text == r or text.startswith(r.rstrip("/") + "/")) and (
-            best is None or len(root.parts) > len(best.parts)
-        ):
-            best = root
-    return best
+class _Roots:
+    """Paths, to find the deepest that is a given path or holds it: a look-up per level of
+    that path, rather than a comparison with each (a workspace with nested projects has
+    hundreds of protected paths, each checked against every cover and writable root)."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self._by_text = {str(root): root for root in roots}
+
+    def deepest(self, path: Path) -> Path | None:
+        text = str(path)
+        while True:
+            found = self._by_text.get(text)
+            if found is not None or text == "/":
+                return found
+            text = _parent(text)
+
+
+def _parent(text: str) -> str:
+    """The parent of an absolute, normal path given as text (`/` for `/`)."""
+    return text[: text.rfind("/")] or "/"
 
 
 def _between(root: Path, path: Path) -> list[Path]:

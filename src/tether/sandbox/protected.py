@@ -103,26 +103,37 @@ name is its path, so `modules/vendor/lib` is one)."""
 
 
 def protected_in(
-    root: Path, table: tuple[Protected, ...], *, nested: bool = False
+    root: Path,
+    table: tuple[Protected, ...],
+    *,
+    nested: bool = False,
+    tools: frozenset[str] = frozenset(),
 ) -> list[tuple[Path, Protected]]:
     """The absolute paths of `table` under `root`, git directories included when the table is
-    the workspace's."""
+    the workspace's; in a nested project, `tools` (first names) guarded while missing too."""
     if table is not WORKSPACE_PROTECTED:
         return [(root / entry.path, entry) for entry in table]
     git = git_protected(root)
     hook_dirs = [path for path, entry in git if entry is GIT_HOOKS]
     hook_dirs += [*git_run_paths(root).hooks, root / ".husky"]
-    in_play = managers_in_play(root, hook_dirs, _listing)
-    found = [(root / entry.path, _unless_idle(entry, in_play, nested=nested)) for entry in table]
+    in_play = managers_in_play(root, hook_dirs, listing)
+    found = [
+        (root / entry.path, _unless_idle(entry, in_play, nested=nested, tools=tools))
+        for entry in table
+    ]
     return found + git + hg_protected(root)
 
 
-def _unless_idle(entry: Protected, in_play: frozenset[str], *, nested: bool) -> Protected:
+def _unless_idle(
+    entry: Protected, in_play: frozenset[str], *, nested: bool, tools: frozenset[str] = frozenset()
+) -> Protected:
     """`entry`, or the same kept read-only only where it exists: a hook manager's that is not
-    in play (`hook_managers.py`), or, in a nested project, one not in `NESTED_GUARDED`."""
+    in play (`hook_managers.py`), or, in a nested project, one neither in `NESTED_GUARDED` nor
+    among the start-up files of the tools its build files name (`tools`)."""
     manager = MANAGER_OF.get(entry.path)
     idle = manager is not None and manager not in in_play
-    if not idle and (not nested or entry.path in NESTED_GUARDED):
+    first = entry.path.split("/")[0]
+    if not idle and (not nested or entry.path in NESTED_GUARDED or first in tools):
         return entry
     return Protected(entry.path, entry.directory, None, entry.why)
 
@@ -211,7 +222,7 @@ def _empty_directory(path: Path) -> bool:
     fill; kept read-only as a whole, as a missing `.git` is."""
     if path.is_symlink() or not path.is_dir():
         return False
-    return _listing(os.fspath(path)) == []
+    return listing(os.fspath(path)) == []
 
 
 def _gitdir_pointer(dot_git: Path) -> Path | None:
@@ -272,69 +283,6 @@ def _linked_worktree_dirs(worktrees: Path) -> list[Path]:
         return []
 
 
-NESTED_DEPTH = 3
-"""How many directory levels below a writable root are searched for nested projects."""
-NESTED_LIMIT = 1000
-"""How many directories that search visits at most (breadth first: shallow projects first)."""
-_NOT_SEARCHED = frozenset(
-    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".cache",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", "target", "dist", "build"}
-)  # fmt: skip
-"""Directories that hold dependencies or build output, not projects."""
-
-
-def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
-    """The protected files of directories nested below `root` (a cloned dependency, a
-    directory of repositories added with `--add-dir`). A project (`PROJECT_MARKERS`: a
-    repository, or a directory an agent's session configures) is guarded like the root: what
-    exists is kept read-only, what is missing gets a placeholder, so a command cannot give it
-    a `.claude/settings.json` or `.mcp.json` that a session started there later would obey.
-    Another directory holding some of the table's names (an editor's `.vscode`) has those kept
-    read-only. Breadth first, one listing per directory, each listing kept while the
-    directory is unchanged (`_listing`)."""
-    found: list[tuple[Path, Protected]] = []
-    level, visited = [os.fspath(root).rstrip("/")], 0  # "" for /: names join as "/name"
-    for depth in range(NESTED_DEPTH + 1):
-        below: list[str] = []
-        for directory in level:
-            children = _listing(directory or "/")
-            if children is None:
-                continue
-            if depth > 0:
-                names = {name for name, _ in children}
-                if not PROJECT_MARKERS.isdisjoint(names):
-                    where = Path(directory or "/")
-                    found += protected_in(where, WORKSPACE_PROTECTED, nested=True)
-                elif not _FIRST_NAMES.isdisjoint(names):
-                    found += _existing(Path(directory or "/"), names)
-            if depth < NESTED_DEPTH:
-                below += sorted(
-                    f"{directory}/{name}"
-                    for name, is_dir in children
-                    if is_dir and name not in _NOT_SEARCHED and name not in _FIRST_NAMES
-                )
-        below = below[: max(0, NESTED_LIMIT - visited)]
-        visited += len(below)
-        level = below
-    return found
-
-
-def _existing(directory: Path, names: set[str]) -> list[tuple[Path, Protected]]:
-    """The table's entries that exist in `directory`, read-only; nothing made where missing."""
-    found: list[tuple[Path, Protected]] = []
-    for entry in WORKSPACE_PROTECTED:
-        path = directory / entry.path
-        if entry.path.split("/")[0] in names and ("/" not in entry.path or os.path.lexists(path)):
-            found.append((path, Protected(entry.path, entry.directory, None, entry.why)))
-    return found
-
-
-PROJECT_MARKERS = frozenset({".git", ".claude", ".tether", ".agents", ".mcp.json"})
-"""Names that make a directory a project whose missing files are guarded: a repository, or a
-directory configured for an agent's sessions (where one is likely to start one later)."""
-_FIRST_NAMES = frozenset(e.path.split("/")[0] for e in WORKSPACE_PROTECTED) | {".git", ".hg"}
-"""Every name the table protects, by its first component (`config` for the seed's YAML)."""
-
 Listing = list[tuple[str, bool]]
 """A directory's entries: (name, whether it is a directory, links not followed)."""
 
@@ -347,7 +295,7 @@ same tick of the file system's clock (timestamps are coarse) without its times m
 a listing is read again next time, as git treats "racily clean" entries."""
 
 
-def _listing(directory: str) -> Listing | None:
+def listing(directory: str) -> Listing | None:
     """The entries of `directory` (None if it cannot be listed), read again only when it has
     changed: an entry added, removed or renamed in it moves its change time (`st_ctime`, which
     no program can set back, unlike `st_mtime`)."""
