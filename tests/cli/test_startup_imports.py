@@ -9,8 +9,12 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from claude_agent_sdk import ResultMessage, create_sdk_mcp_server, query, tool
+
+from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 LATER = (
@@ -208,10 +212,6 @@ is spoken to by tether's own client. The terminal UI is never loaded headless.""
 async def test_an_sdk_mcp_server_is_served_without_the_mcp_library(
     sdk: SdkRun, model_env: FakeModelServer, tmp_path: Path
 ) -> None:
-    from dataclasses import replace
-
-    from claude_agent_sdk import ResultMessage, create_sdk_mcp_server, query, tool
-
     calls: list[dict[str, object]] = []
 
     @tool("add", "Add two numbers", {"a": int, "b": int})
@@ -233,7 +233,8 @@ async def test_an_sdk_mcp_server_is_served_without_the_mcp_library(
     messages = [m async for m in query(prompt="add 2 and 3", options=options)]
     assert calls == [{"a": 2, "b": 3}]  # the in-process server's tool ran, over the channel
     assert model_env.requests[1].tool_results() == ["5"]
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "5"
+    assert isinstance(messages[-1], ResultMessage)
+    assert messages[-1].result == "5"
     noted = [line for line in sdk.stderr if line.startswith("MODULES ")]
     assert len(noted) == 1, sdk.stderr
     modules = set(json.loads(noted[0].removeprefix("MODULES ")))
