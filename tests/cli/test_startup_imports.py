@@ -92,6 +92,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tree_sitter_bash",
     "tether.permissions.seed_yaml",
     "tether.mcp.manager",
+    "tether.mcp.catalog",
     "tether.cli.mcp_tools",
     "tether.tools.tool_search",
     "tether.core.resume",
