@@ -8,6 +8,7 @@ spoken with the Agent SDK's real in-process servers (tests/cli)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -106,3 +107,44 @@ async def test_a_channel_that_closes_fails_the_server_with_the_reason() -> None:
     assert (
         status.error == "the server answered with an error: the client has gone away (code -32603)"
     )
+
+
+async def test_a_call_given_up_on_is_cancelled_at_the_server() -> None:
+    """A server that never answers a call: the call times out, the model reads that, and the
+    server is told the request was abandoned (as the SDK's client tells it)."""
+    cancelled: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    told = asyncio.Event()
+
+    async def never_answers_calls(server: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        method = message.get("method")
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message.get("id")}
+        if method == "server/discover":
+            versions = ["2026-07-28"]
+            answer["result"] = {"capabilities": {"tools": {}}, "supportedVersions": versions}
+        elif method == "tools/list":
+            answer["result"] = {"tools": [{"name": "slow", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            calls.append(message["params"])
+            await asyncio.Event().wait()  # never
+        elif method == "notifications/cancelled":
+            cancelled.append(message["params"])
+            told.set()
+            return None
+        return answer
+
+    config = ServerConfig("hang", ClientTransport(never_answers_calls), "dynamic", Path("test"))
+    limits = dataclasses.replace(FAST, call_timeout_s=0.1)
+    async with McpManager([config], limits) as manager:
+        result = await manager.call("mcp__hang__slow", {})
+        assert result == McpResult(
+            'MCP tool "slow" of server "hang" did not answer within 0.1 s', is_error=True
+        )
+        async with asyncio.timeout(20):
+            await told.wait()
+    [params] = cancelled
+    assert params["requestId"] == 3  # discover, list, then the call
+    # The newer protocol agreed on, each request carries its version and the client's name.
+    [call] = calls
+    assert call["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert call["_meta"]["io.modelcontextprotocol/clientInfo"]["name"] == "tether"
