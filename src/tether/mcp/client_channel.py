@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any, cast
 
 from tether import __version__
-from tether.mcp.offerings import Listing, PromptSpec, check_tools, prompt_spec, raw_pages
+from tether.mcp.failures import describe
+from tether.mcp.offerings import (
+    Listing,
+    PromptSpec,
+    ToolSpec,
+    check_tools,
+    prompt_spec,
+    raw_pages,
+)
 from tether.mcp.servers import ChannelClosed, JsonRpcExchange
 from tether.mcp.wire import (
     INTERNAL_ERROR,
@@ -99,25 +107,24 @@ class ChannelSession:
 
     async def offerings(self, server: str) -> Listing:
         problems: list[str] = []
-        tools = []
-        if "tools" in self._capabilities:
+        tools: list[ToolSpec] = []
+        if self._capabilities.get("tools") is not None:
             listed = await raw_pages(lambda cursor: self._page("tools/list", cursor), "tools")
-            raws = items(listed, "tools")
+            # As through the SDK: an entry that is not an object is no tool at all.
+            raws = [cast(dict[str, Any], raw) for raw in listed if isinstance(raw, dict)]
             tools, kept, problems = check_tools(server, cast(list[Mapping[str, Any]], raws))
             for index in kept:
                 schema = raws[index].get("outputSchema")
                 if isinstance(schema, dict):
                     self._output_schemas[raws[index]["name"]] = cast(dict[str, Any], schema)
         prompts: list[PromptSpec] = []
-        if "prompts" in self._capabilities:
+        if self._capabilities.get("prompts") is not None:
             try:
                 listed = await raw_pages(
                     lambda cursor: self._page("prompts/list", cursor), "prompts"
                 )
                 prompts = [p for raw in items(listed, "prompts") if (p := prompt_spec(raw))]
             except (RpcError, Malformed) as exc:  # prompts are extras: a problem, not a failure
-                from tether.mcp.failures import describe
-
                 problems.append(
                     f'MCP server "{server}": its prompts could not be listed: {describe(exc)}'
                 )
