@@ -1,6 +1,11 @@
 """Start-up, tether and Claude Code side by side against the same fake API, in one run.
 
     .venv/bin/python bench/startup.py          (BENCH_RUNS=N for more runs; 9 by default)
+    BENCH_BASELINE=<another checkout>/src .venv/bin/python bench/startup.py
+
+With BENCH_BASELINE, the same `tether` command is also run from that tree's sources (on
+PYTHONPATH, ahead of this checkout's install), interleaved with this tree's runs, for a
+before/after in one run (the main branch's src, say); it gets a column of its own.
 
 Figures, each the median of the runs (interleaved, so that load changes hit every figure
 alike; the machine's load is printed with them: compare the ratios more than the milliseconds):
@@ -52,6 +57,8 @@ PY = sys.executable
 TETHER = str(Path(PY).with_name("tether"))
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 HERE = Path(__file__).parent
+BASELINE = os.environ.get("BENCH_BASELINE")
+"""Another tree's `src`, measured beside this one (the `baseline` column)."""
 LIBRARIES = ("pydantic", "httpx2", "yaml", "rich", "prompt_toolkit", "mcp", "tree_sitter_bash")
 STREAM_JSON = ("--output-format", "stream-json", "--verbose", "--input-format", "stream-json")
 USER_LINE = json.dumps(
@@ -234,6 +241,8 @@ def _claude_env(server: FakeModelServer, home: Path) -> dict[str, str]:
 
 def main() -> dict[str, float]:
     compileall.compile_dir(Path(tether.__file__).parent, quiet=1)
+    if BASELINE is not None:
+        compileall.compile_dir(Path(BASELINE) / "tether", quiet=1)
     claude = claude_code()
     figures: dict[str, float] = {"load_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
@@ -258,8 +267,7 @@ def main() -> dict[str, float]:
         def add(key: str, value: float) -> None:
             samples.setdefault(key, []).append(value)
 
-        def compare(cli: str, run_env: dict[str, str]) -> None:
-            prefix = "" if cli == TETHER else "cc_"
+        def compare(cli: str, run_env: dict[str, str], prefix: str) -> None:
             add(f"{prefix}version", _time_command([cli, "--version"], run_env))
             first, said = _first_request(arrivals, [cli, "-p", "hi"], run_env, tmp)
             assert said.strip() == "ok", said
@@ -269,19 +277,25 @@ def main() -> dict[str, float]:
             )
             assert _stream_json_result(said) == "ok", said[-2000:]
             add(f"{prefix}stream_json", first)
-            sdk_env = own if cli == TETHER else cc_env
+            sdk_env = cc_env if prefix == "cc_" else own
+            if prefix == "base_":
+                sdk_env = {**own, "PYTHONPATH": run_env["PYTHONPATH"]}
             add(f"{prefix}sdk_query", _sdk_query(arrivals, cli, sdk_env, tmp))
             add(f"{prefix}sdk_query_mcp", _sdk_query(arrivals, cli, sdk_env, tmp, mcp=True))
 
         for _ in range(RUNS):  # interleaved so load changes hit every figure alike
             add("python", _time_command([PY, "-c", "pass"]))
             add("python_isolated", _time_command([PY, "-I", "-S", "-c", "pass"]))
-            compare(TETHER, env)
+            compare(TETHER, env, "")
             add("repl_prompt", _time_to_prompt(env, str(workspace)))
+            if BASELINE is not None:
+                base_env = {**env, "PYTHONPATH": BASELINE}
+                compare(TETHER, base_env, "base_")
+                add("base_repl_prompt", _time_to_prompt(base_env, str(workspace)))
             for key, value in _phases(arrivals, env, str(workspace)).items():
                 add(f"phase:{key}", value)
             if claude is not None:
-                compare(str(claude), cc_env)
+                compare(str(claude), cc_env, "cc_")
         figures.update({key: statistics.median(values) for key, values in samples.items()})
         for module in LIBRARIES:
             times = [t for t in (_import_time(module) for _ in range(3)) if t is not None]
@@ -297,15 +311,23 @@ def report(figures: dict[str, float]) -> None:
         f"{figures['load_after']:.1f} after; bare python {figures['python'] * 1000:.0f} ms, "
         f"python -I -S {figures['python_isolated'] * 1000:.0f} ms)"
     )
-    print(f"  {'':32} {'tether':>9} {'Claude Code':>12} {'ratio':>7}")
+    based = "base_first_request" in figures
+    header = f"{'baseline':>10} " if based else ""
+    print(f"  {'':32} {header}{'tether':>9} {'Claude Code':>12} {'ratio':>7}")
     for key, label in ROWS:
         ours = figures[key]
         theirs = figures.get(f"cc_{key}")
+        base = figures.get(f"base_{key}")
+        before = (f"{base * 1000:8.0f}ms " if base is not None else f"{'-':>10} ") if based else ""
         if theirs is None:
-            print(f"  {label:32} {ours * 1000:7.0f}ms {'-':>12}")
+            print(f"  {label:32} {before}{ours * 1000:7.0f}ms {'-':>12}")
         else:
             ratio = ours / theirs
-            print(f"  {label:32} {ours * 1000:7.0f}ms {theirs * 1000:10.0f}ms {ratio:6.2f}x")
+            print(
+                f"  {label:32} {before}{ours * 1000:7.0f}ms {theirs * 1000:10.0f}ms {ratio:6.2f}x"
+            )
+    if based:
+        print(f"  (baseline: the same command run from {BASELINE})")
     if "cc_first_request" not in figures:
         print(
             "  (Claude Code column skipped: claude-agent-sdk, which bundles it, is not installed)"

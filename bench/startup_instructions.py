@@ -1,6 +1,6 @@
 """`tether -p hi` to its first request, in instructions: a figure the machine's load does not move.
 
-    .venv/bin/python bench/startup_instructions.py [SRC]
+    .venv/bin/python bench/startup_instructions.py [--sdk-mcp] [SRC]
 
 Wall-clock start-up figures on a shared machine move by tens of percent with the load; the
 number of instructions executed does not (within about half a percent). This runs `tether -p
@@ -10,6 +10,11 @@ before, both threads (the HTTP preload's trust store included). SRC, another che
 (the main branch's, say), is measured instead of this one: compare two trees with the same
 interpreter and libraries. A run takes one to two minutes. Needs valgrind (skipped, with a
 note, when absent).
+
+With `--sdk-mcp`, what is counted is instead the Agent SDK's `query()` with an in-process SDK
+MCP server (`create_sdk_mcp_server`, one tool): tether started by the SDK (under callgrind, by
+a launcher script), its `initialize` handshake, the server connected through the SDK and its
+tools listed, to the first request.
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ from __future__ import annotations
 import compileall
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tether.testing import FakeModelServer, reply, text
 
@@ -40,8 +47,9 @@ console_main()
 """
 
 
-def instructions(src: Path | None = None) -> int | None:
-    """Instructions `tether -p hi` executes before its first request; None without valgrind."""
+def instructions(src: Path | None = None, *, sdk_mcp: bool = False) -> int | None:
+    """Instructions `tether -p hi` (or, `sdk_mcp`, the Agent SDK's query with an SDK MCP
+    server) executes before its first request; None without valgrind."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
@@ -63,29 +71,71 @@ def instructions(src: Path | None = None) -> int | None:
             "ANTHROPIC_API_KEY": "bench",
         }
         env.pop("TETHER_MODEL", None)
-        done = subprocess.run(
-            [
-                *(valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out"),
-                *(sys.executable, "-c", CHILD, port, "-p", "hi"),
-            ],
-            cwd=workspace,
-            env=env,
-            capture_output=True,
-            text=True,
+        callgrind = (
+            *(valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out"),
+            f"--log-file={tmp}/callgrind.log",
+            *(sys.executable, "-c", CHILD, port),
         )
-    found = re.search(r"Collected : (\d+)", done.stderr)
+        if sdk_mcp:
+            _sdk_query_with_mcp(Path(tmp), callgrind, workspace, env)
+        else:
+            subprocess.run(
+                [*callgrind, "-p", "hi"], cwd=workspace, env=env, capture_output=True, text=True
+            )
+        log = (Path(tmp) / "callgrind.log").read_text(encoding="utf-8", errors="replace")
+    found = re.search(r"Collected : (\d+)", log)
     if found is None:
-        raise RuntimeError(f"callgrind gave no count: {done.stderr[-2000:]}")
+        raise RuntimeError(f"callgrind gave no count: {log[-2000:]}")
     return int(found.group(1))
 
 
+def _sdk_query_with_mcp(
+    tmp: Path, callgrind: tuple[str, ...], workspace: Path, env: dict[str, str]
+) -> None:
+    """The Agent SDK's query() with an in-process MCP server, tether run under callgrind by a
+    launcher (the SDK passes its flags on). tether ends at its first request: the SDK's error
+    about that is expected."""
+    import asyncio
+
+    from claude_agent_sdk import ClaudeAgentOptions, create_sdk_mcp_server, query, tool
+
+    @tool("echo", "Echo the text", {"text": str})
+    async def echo(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": args["text"]}]}
+
+    launcher = tmp / "tether-under-callgrind"
+    launcher.write_text("#!/bin/sh\nexec " + " ".join(map(shlex.quote, callgrind)) + ' "$@"\n')
+    launcher.chmod(0o755)
+    options = ClaudeAgentOptions(
+        cli_path=str(launcher),
+        cwd=str(workspace),
+        env=env,
+        mcp_servers={"bench": create_sdk_mcp_server("bench", tools=[echo])},
+    )
+
+    async def run() -> None:
+        try:
+            async for _ in query(prompt="hi", options=options):
+                pass
+        except Exception:  # the CLI ended at its first request, as it was made to
+            pass
+
+    # Under callgrind tether runs some fifty times slower: the SDK's initialize waits longer.
+    os.environ["CLAUDE_CODE_STREAM_CLOSE_TIMEOUT"] = "900000"
+    asyncio.run(run())
+
+
 def main() -> None:
-    src = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else None
-    count = instructions(src)
+    args = sys.argv[1:]
+    sdk_mcp = "--sdk-mcp" in args
+    trees = [a for a in args if a != "--sdk-mcp"]
+    src = Path(trees[0]).resolve() if trees else None
+    count = instructions(src, sdk_mcp=sdk_mcp)
     if count is None:
         print("instructions to the first request: skipped (valgrind is not installed)")
         return
-    print(f"instructions to the first request: {count / 1e6:,.0f} M ({src or 'this tree'})")
+    what = "SDK query() with an SDK MCP server" if sdk_mcp else "tether -p hi"
+    print(f"instructions to the first request, {what}: {count / 1e6:,.0f} M ({src or 'this tree'})")
 
 
 if __name__ == "__main__":

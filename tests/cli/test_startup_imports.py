@@ -9,9 +9,13 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from tether.testing import FakeModelServer, reply, text
+from claude_agent_sdk import ResultMessage, create_sdk_mcp_server, query, tool
+
+from tests.cli.sdk_harness import SdkRun
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 LATER = (
     "tether.permissions.engine",
@@ -88,6 +92,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tree_sitter_bash",
     "tether.permissions.seed_yaml",
     "tether.mcp.manager",
+    "tether.mcp.catalog",
     "tether.cli.mcp_tools",
     "tether.tools.tool_search",
     "tether.core.resume",
@@ -188,3 +193,70 @@ def test_version_costs_what_the_interpreter_does() -> None:
     command = str(Path(sys.executable).with_name("tether"))
     extra = _imported([command, "--version"]) - _imported([sys.executable, "-c", "pass"])
     assert sorted(extra) == ["tether", "tether.main"]
+
+
+# Run as the Agent SDK's CLI: tether, noting on stderr every module it loaded by the time it
+# exits (what it needed for its whole run).
+AT_EXIT = """\
+import atexit, json, sys
+sys.argv[0] = "tether"
+atexit.register(lambda: sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+from tether.main import console_main
+console_main()
+"""
+
+NOT_FOR_THE_CLIENTS_OWN_SERVERS = ("mcp", "mcp_types", "rich", "prompt_toolkit")
+"""The MCP SDK is for the servers tether starts or reaches itself; an SDK's in-process server
+is spoken to by tether's own client. The terminal UI is never loaded headless."""
+
+
+async def test_an_sdk_mcp_server_is_served_without_the_mcp_library(
+    sdk: SdkRun, model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    calls: list[dict[str, object]] = []
+
+    @tool("add", "Add two numbers", {"a": int, "b": int})
+    async def add(args: dict[str, object]) -> dict[str, object]:
+        calls.append(args)
+        return {"content": [{"type": "text", "text": "5"}]}
+
+    launcher = tmp_path / "tether-noting-modules"
+    launcher.write_text(f"#!{sys.executable}\n{AT_EXIT}")
+    launcher.chmod(0o755)
+    model_env.script(reply(tool_use("mcp__calc__add", a=2, b=3)), reply(text("5")))
+    options = replace(
+        sdk.options(
+            mcp_servers={"calc": create_sdk_mcp_server("calc", tools=[add])},
+            allowed_tools=["mcp__calc__add"],
+        ),
+        cli_path=str(launcher),
+    )
+    messages = [m async for m in query(prompt="add 2 and 3", options=options)]
+    assert calls == [{"a": 2, "b": 3}]  # the in-process server's tool ran, over the channel
+    assert model_env.requests[1].tool_results() == ["5"]
+    assert isinstance(messages[-1], ResultMessage)
+    assert messages[-1].result == "5"
+    noted = [line for line in sdk.stderr if line.startswith("MODULES ")]
+    assert len(noted) == 1, sdk.stderr
+    modules = set(json.loads(noted[0].removeprefix("MODULES ")))
+    assert "tether.mcp.client_channel" in modules
+    assert sorted(modules & set(NOT_FOR_THE_CLIENTS_OWN_SERVERS)) == []
+
+
+def test_print_mode_with_no_servers_loads_neither_mcp_nor_the_terminal_ui(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    # (A whole -p run, to its end: the first request is checked above.)
+    model_env.script(reply(text("ok")))
+    done = subprocess.run(
+        [sys.executable, "-c", AT_EXIT, "-p", "hi"],
+        cwd=workspace,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "ok"
+    [noted] = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    modules = set(json.loads(noted.removeprefix("MODULES ")))
+    assert sorted(modules & set(NOT_FOR_THE_CLIENTS_OWN_SERVERS)) == []

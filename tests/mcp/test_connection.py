@@ -24,6 +24,7 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
+from pydantic import BaseModel
 
 from tether.mcp.content import block_text, prompt_text, tool_result
 from tether.mcp.manager import (
@@ -78,6 +79,11 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+def _wire(model: BaseModel) -> dict[str, Any]:
+    """The SDK's object as the wire carries it (what `content` reads)."""
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
 def test_each_kind_of_content_block_becomes_text() -> None:
     blocks = [
         TextContent(text="plain"),
@@ -91,7 +97,7 @@ def test_each_kind_of_content_block_becomes_text() -> None:
         ),
         ResourceLink(uri="file:///c.md", name="c.md"),
     ]
-    assert [block_text(b) for b in blocks] == [
+    assert [block_text(_wire(b)) for b in blocks] == [
         "plain",
         "[image: image/png, 5 bytes]",
         "[audio: audio/wav, 7 bytes]",
@@ -104,13 +110,13 @@ def test_each_kind_of_content_block_becomes_text() -> None:
 def test_structured_content_is_shown_only_when_no_block_has_text() -> None:
     only_structured = CallToolResult(content=[], structured_content={"n": 1})
     both = CallToolResult(content=[TextContent(text="n is 1")], structured_content={"n": 1})
-    assert tool_result(only_structured, 1000) == McpResult('{\n  "n": 1\n}')
-    assert tool_result(both, 1000) == McpResult("n is 1")
+    assert tool_result(_wire(only_structured), 1000) == McpResult('{\n  "n": 1\n}')
+    assert tool_result(_wire(both), 1000) == McpResult("n is 1")
 
 
 def test_a_long_result_is_cut_with_a_note() -> None:
     result = CallToolResult(content=[TextContent(text="x" * 250)], is_error=True)
-    assert tool_result(result, 100) == McpResult(
+    assert tool_result(_wire(result), 100) == McpResult(
         "x" * 100 + "\n\n[output cut: 150 of 250 characters not shown]",
         is_error=True,
         full_chars=250,
@@ -123,8 +129,8 @@ def test_prompt_messages_name_their_roles_only_when_both_speak() -> None:
 
     one_role = GetPromptResult(messages=[message("user", "a"), message("user", "b")])
     two_roles = GetPromptResult(messages=[message("user", "q"), message("assistant", "a")])
-    assert prompt_text(one_role) == "a\n\nb"
-    assert prompt_text(two_roles) == "User: q\n\nAssistant: a"
+    assert prompt_text(_wire(one_role)) == "a\n\nb"
+    assert prompt_text(_wire(two_roles)) == "User: q\n\nAssistant: a"
 
 
 # --- our streamable-HTTP server ----------------------------------------------------------------

@@ -3,12 +3,14 @@ agents, skills, commands, MCP servers and their states, model limits, where its 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.cli.sdk_lines import SessionFacts
 from tether.cli.setup import Built
-from tether.mcp.catalog import ServerStatus
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
+
+if TYPE_CHECKING:  # a session without MCP servers never loads the MCP package's records
+    from tether.mcp.catalog import ServerStatus
 
 
 def session_facts(built: Built, mode_name: str) -> SessionFacts:

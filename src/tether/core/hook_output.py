@@ -49,17 +49,12 @@ def replaced(tool: str, outcome: ToolOutcome, update: UpdatedOutput) -> ToolOutc
 
 
 def _mcp_result(outcome: ToolOutcome, value: dict[str, Any]) -> ToolOutcome:
-    # Imported here: the MCP library is loaded only by a session that needs it.
-    from mcp.types import CallToolResult
-    from pydantic import ValidationError
-
     from tether.mcp.content import tool_result
+    from tether.mcp.wire import Malformed, call_result
 
     try:
-        result = CallToolResult.model_validate(value)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise Refused(f"not an MCP tool result: {where}: {first['msg']}") from None
+        result = call_result(value)
+    except Malformed as e:
+        raise Refused(f"not an MCP tool result: {e.where}: {e.problem}") from None
     read = tool_result(result, MAX_RESULT_CHARS)
     return replace(outcome, content=read.text, images=read.images, is_error=read.is_error)

@@ -3,7 +3,7 @@
 The SDK's transports and sessions are anyio task groups: they must be entered and exited in
 the same task, and a failing transport cancels the task that entered it. So each connection
 lives in a task that owns an `AsyncExitStack` for its whole life (opening, serving, closing),
-while callers in other tasks await the `Client`'s methods. When the transport fails, only the
+while callers in other tasks await the session's methods. When the transport fails, only the
 owner task is hit; callers see the session's "connection closed" error.
 """
 
@@ -15,12 +15,13 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
-from mcp.client import Client
 
+from tether.mcp.client_channel import ChannelSession
+from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.failures import describe, from_the_server
-from tether.mcp.listing import Listing, list_offerings
-from tether.mcp.servers import HttpTransport, ServerConfig, StdioTransport
-from tether.mcp.transports import Diagnostics, enter_client
+from tether.mcp.offerings import Listing
+from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
+from tether.mcp.session import McpSession
 
 CLOSE_GRACE_S = 10.0
 """How long a clean close may take (the SDK ends a stdio server within about 6 s, and an
@@ -44,7 +45,7 @@ class ServerConnection:
         self._stop = anyio.Event()
         self._scope: anyio.CancelScope | None = None
         self._task: asyncio.Task[None] | None = None
-        self._client: Client | None = None
+        self._client: McpSession | None = None
         self._listing: Listing | None = None
         self._failure: str | None = None
         self._diagnostics = Diagnostics(config)
@@ -52,8 +53,8 @@ class ServerConnection:
         """Why the connection ended by itself (its transport failed), if it did."""
 
     @property
-    def client(self) -> Client | None:
-        """The connected client; None before `open()` succeeds and once the connection ended."""
+    def client(self) -> McpSession | None:
+        """The connected session; None before `open()` succeeds and once the connection ended."""
         return self._client
 
     async def open(self) -> Listing:
@@ -112,8 +113,8 @@ class ServerConnection:
             self._scope = scope
             async with AsyncExitStack() as stack:
                 try:
-                    client = await enter_client(self.config, stack, self._diagnostics, self._roots)
-                    listing = await list_offerings(client, self.config.name)
+                    client = await self._enter(stack)
+                    listing = await client.offerings(self.config.name)
                 except Exception as exc:  # reported by open(); the stack closes what did open
                     self._failure = self._with_stderr(self._start_failure(exc))
                     self._ready.set()
@@ -123,6 +124,16 @@ class ServerConnection:
                 self._listing = listing
                 self._ready.set()
                 await self._stop.wait()
+
+    async def _enter(self, stack: AsyncExitStack) -> McpSession:
+        """Connected and past the handshake. The client's own servers are spoken to by
+        tether's own client; the MCP SDK is imported only for the others."""
+        transport = self.config.transport
+        if isinstance(transport, ClientTransport):
+            return await ChannelSession(self.config.name, transport.exchange, self._roots).open()
+        from tether.mcp.sdk_session import enter_sdk_session
+
+        return await enter_sdk_session(self.config, stack, self._diagnostics, self._roots)
 
     def _abandon(self) -> None:
         """Stop the owner task where it is: its scope is cancelled, its stack unwinds."""

@@ -1,10 +1,10 @@
-"""What a connected server offers: its tools (every page, each checked on its own) and its
-prompts. A tool tether cannot offer the model is left out with a problem; the rest still work."""
+"""What a server connected through the MCP SDK offers: its tools (every page, each checked on
+its own by `offerings.check_tool`) and its prompts. A tool tether cannot offer the model is
+left out with a problem; the rest still work."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from mcp.client import Client
@@ -13,9 +13,7 @@ from mcp.types import ListToolsResult, Prompt, Tool
 from pydantic import ValidationError
 
 from tether.mcp.failures import describe
-
-MAX_PAGES = 100
-"""A server whose listing never stops paging is read this far."""
+from tether.mcp.offerings import MAX_PAGES, Listing, PromptSpec, ToolSpec, check_tools, prompt_spec
 
 
 class _Paged(Protocol):
@@ -26,27 +24,6 @@ class _Paged(Protocol):
 _Page = TypeVar("_Page", bound=_Paged)
 _T = TypeVar("_T")
 
-EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
-"""The input schema of a tool that has none."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool as its server describes it, checked."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only: bool
-
-
-@dataclass(frozen=True)
-class Listing:
-    tools: tuple[ToolSpec, ...]
-    prompts: tuple[Prompt, ...]
-    problems: tuple[str, ...]
-    """Tools left out and listings that failed, each a sentence naming the server."""
-
 
 async def list_offerings(client: Client, server: str) -> Listing:
     """Tools and prompts, as far as the server's capabilities say it has them. A failing tool
@@ -56,52 +33,23 @@ async def list_offerings(client: Client, server: str) -> Listing:
     tools: list[ToolSpec] = []
     if capabilities.tools is not None:
         listed, unchecked = await _list_tools(client)
-        kept: list[Mapping[str, Any]] = []
-        for raw in listed:
-            checked = check_tool(server, raw)
-            if isinstance(checked, str):
-                problems.append(checked)
-            elif any(tool.name == checked.name for tool in tools):
-                problems.append(f'MCP server "{server}": tool "{checked.name}" is listed twice')
-            else:
-                tools.append(checked)
-                kept.append(raw)
+        tools, kept, problems = check_tools(server, listed)
         if unchecked:
-            _absorb(client, tools, kept)
-    prompts: list[Prompt] = []
+            _absorb(client, tools, [listed[index] for index in kept])
+    prompts: list[PromptSpec] = []
     if capabilities.prompts is not None:
         try:
-            prompts = await _list_prompts(client)
+            listed_prompts = await _list_prompts(client)
+            prompts = [
+                spec
+                for prompt in listed_prompts
+                if (spec := prompt_spec(prompt.model_dump(by_alias=True, mode="json"))) is not None
+            ]
         except Exception as exc:  # the server's failure is reported, not raised: prompts are extras
             problems.append(
                 f'MCP server "{server}": its prompts could not be listed: {describe(exc)}'
             )
     return Listing(tuple(tools), tuple(prompts), tuple(problems))
-
-
-def check_tool(server: str, raw: Mapping[str, Any]) -> ToolSpec | str:
-    """The tool, or why it is left out. Its input schema must be a JSON object schema (what
-    the model APIs take); a tool with none takes no arguments."""
-    name = raw.get("name")
-    if not isinstance(name, str) or not name:
-        return f'MCP server "{server}": a tool without a name is left out'
-    schema = raw.get("inputSchema")
-    if schema is None:
-        schema = dict(EMPTY_SCHEMA)
-    elif not isinstance(schema, dict) or schema.get("type") != "object":
-        return (
-            f'MCP server "{server}": tool "{name}" is left out: its input schema is not '
-            'a JSON object with "type": "object"'
-        )
-    description = raw.get("description")
-    annotations = raw.get("annotations")
-    read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-    return ToolSpec(
-        name=name,
-        description=description if isinstance(description, str) else "",
-        input_schema=schema,
-        read_only=read_only,
-    )
 
 
 async def _list_tools(client: Client) -> tuple[list[Mapping[str, Any]], bool]:

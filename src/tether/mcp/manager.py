@@ -15,9 +15,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mcp.client import Client
-from mcp.types import CallToolResult, Resource
-
 from tether.mcp.catalog import (
     McpError,
     McpPrompt,
@@ -28,9 +25,9 @@ from tether.mcp.catalog import (
 )
 from tether.mcp.content import McpResult, cut, prompt_text, resource_text, tool_result
 from tether.mcp.failures import describe
-from tether.mcp.listing import every_page
 from tether.mcp.names import NameMap
 from tether.mcp.servers import McpLimits, ServerConfig
+from tether.mcp.session import McpSession
 from tether.mcp.supervisor import ServerDown, SupervisedServer
 
 __all__ = [
@@ -129,7 +126,7 @@ class McpManager:
         name, tool = target
         limit = self._limits.call_timeout_s
 
-        async def run(client: Client) -> CallToolResult:
+        async def run(client: McpSession) -> dict[str, Any]:
             async with asyncio.timeout(limit):
                 return await client.call_tool(tool, arguments)
 
@@ -156,7 +153,7 @@ class McpManager:
         found: list[McpResource] = []
         for candidate in self._servers.values():
             client = candidate.client
-            if candidate.down or client is None or client.server_capabilities.resources is None:
+            if candidate.down or client is None or client.capabilities.get("resources") is None:
                 continue
             try:
                 found.extend(await self._resources_of(candidate))
@@ -175,7 +172,7 @@ class McpManager:
         except Exception as exc:  # the server's error: the model reads it
             message = f'MCP server "{server}" could not read {uri}: {describe(exc)}'
             return McpResult(message, is_error=True)
-        return McpResult(cut(resource_text(result.contents), self._limits.max_output_chars))
+        return McpResult(cut(resource_text(result), self._limits.max_output_chars))
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> str:
         """The prompt's messages as text; raises `McpError` naming the server on failure."""
@@ -250,11 +247,8 @@ class McpManager:
                 server=name,
                 name=prompt.name,
                 exposed=self._prompt_names.add(name, prompt.name),
-                description=prompt.description or "",
-                arguments=tuple(
-                    McpPromptArgument(arg.name, arg.description or "", bool(arg.required))
-                    for arg in prompt.arguments or ()
-                ),
+                description=prompt.description,
+                arguments=prompt.arguments,
             )
             for prompt in listing.prompts
         ]
@@ -278,23 +272,22 @@ class McpManager:
     async def _resources_of(self, server: SupervisedServer) -> list[McpResource]:
         name = server.config.name
         try:
-            pages = await server.run(_all_resources)
+            pages = await server.run(lambda client: client.list_resources())
         except ServerDown as exc:
             raise McpError(f'MCP server "{name}" is down: {exc}') from None
         except Exception as exc:  # the server's error, reported to the caller
             message = f'MCP server "{name}" could not list its resources: {describe(exc)}'
             raise McpError(message) from exc
-        return [McpResource(name, r.uri, r.name, r.description or "", r.mime_type) for r in pages]
+        return [
+            McpResource(
+                name, str(r["uri"]), str(r["name"]), r.get("description") or "", r.get("mimeType")
+            )
+            for r in pages
+        ]
 
     def _note(self, problem: str) -> None:
         if problem not in self._problems:
             self._problems.append(problem)
-
-
-async def _all_resources(client: Client) -> list[Resource]:
-    return await every_page(
-        lambda cursor: client.list_resources(cursor=cursor), lambda page: page.resources
-    )
 
 
 async def probe_servers(

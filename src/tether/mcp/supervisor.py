@@ -16,12 +16,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from mcp.client import Client
-
 from tether.mcp.connection import ConnectFailed, ServerConnection
 from tether.mcp.failures import connection_lost
-from tether.mcp.listing import Listing
+from tether.mcp.offerings import Listing
 from tether.mcp.servers import ServerConfig
+from tether.mcp.session import McpSession
 
 _T = TypeVar("_T")
 
@@ -52,7 +51,7 @@ class SupervisedServer:
         self.closed = False
 
     @property
-    def client(self) -> Client | None:
+    def client(self) -> McpSession | None:
         """The live client, if there is one."""
         return self._connection.client if self._connection is not None else None
 
@@ -73,7 +72,7 @@ class SupervisedServer:
             self.down = None
             self.connect_s = time.monotonic() - started
 
-    async def run(self, request: Callable[[Client], Awaitable[_T]]) -> _T:
+    async def run(self, request: Callable[[McpSession], Awaitable[_T]]) -> _T:
         """The request's answer; raises `ServerDown`, or what the request raised."""
         generation = self._generation
         for attempt in range(2):
