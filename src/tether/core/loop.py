@@ -37,6 +37,7 @@ from tether.protocol import (
     TurnSubtype,
     Usage,
 )
+from tether.store import ReplyEntries
 from tether.tools.context import ToolContext
 from tether.tools.plan import todo_reminder
 from tether.tools.registry import ToolRegistry
@@ -141,12 +142,14 @@ async def run_turn(
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
         stats.stop_reason = response.stop_reason
-        kept = history.add_assistant(response.message, response.usage)
+        named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
+        kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
             return "success"
         emit(
             MessageCompleted(
                 message=kept,
+                entry_uuids=history.newest_entries.uuids,
                 usage=response.usage,
                 model=agent.model_id,
                 stop_reason=response.stop_reason,

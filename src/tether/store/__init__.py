@@ -18,7 +18,13 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter
+from tether.store.writer import (
+    EntryWatcher,
+    ReplyEntries,
+    SessionInUse,
+    SessionWriter,
+    new_message_id,
+)
 
 if TYPE_CHECKING:
     from tether.store.reader import (
@@ -60,6 +66,7 @@ __all__ = [
     "EntryWatcher",
     "LoadedSession",
     "Record",
+    "ReplyEntries",
     "SessionInUse",
     "SessionInfo",
     "SessionNotFound",
@@ -73,6 +80,7 @@ __all__ = [
     "latest_session",
     "list_sessions",
     "load_session",
+    "new_message_id",
     "project_dir",
     "project_slug",
     "remove_session",

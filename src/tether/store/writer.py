@@ -21,6 +21,7 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -54,6 +55,27 @@ class SessionInUse(HarnessError):
 
 EntryWatcher = Callable[[Path, dict[str, Any]], None]
 """Told of an entry written to a session file: the file's path and the entry."""
+
+
+@dataclass(frozen=True)
+class ReplyEntries:
+    """How a reply is written to the session file, as Claude Code writes it: an entry per
+    content block (`uuids`, one per block), each with the endpoint's message and request ids
+    (a message id is made when the endpoint gave none: the entries of one reply share it)."""
+
+    uuids: tuple[str, ...] = ()
+    message_id: str | None = None
+    request_id: str | None = None
+
+    def fitted(self, count: int) -> ReplyEntries:
+        """One uuid for each of `count` blocks: those named as the blocks closed, new ones
+        for the blocks that closed only with the reply (or a reply not streamed)."""
+        if len(self.uuids) == count:
+            return self
+        given = self.uuids[:count]
+        return replace(
+            self, uuids=(*given, *(str(uuid.uuid4()) for _ in range(count - len(given))))
+        )
 
 
 class SessionWriter:
@@ -155,15 +177,53 @@ class SessionWriter:
         content = [_block(b) for b in blocks]
         self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
-    def assistant(self, message: Message, usage: Usage | None) -> None:
+    def assistant(
+        self,
+        message: Message,
+        usage: Usage | None,
+        reply: ReplyEntries | None = None,
+    ) -> None:
+        """A reply as Claude Code writes it: an entry per content block (see
+        `ReplyEntries`); without `reply`, the whole reply as one entry (as tether wrote
+        replies before, which every reader still reads)."""
+        if reply is None:
+            self.append(
+                "assistant",
+                message={
+                    "role": message.role,
+                    "content": [_block(b) for b in message.content],
+                    "model": self.model,
+                    "usage": None if usage is None else usage.model_dump(mode="json"),
+                },
+            )
+            return
+        reply = reply.fitted(len(message.content))
+        message_id = reply.message_id or new_message_id()
+        for block, entry_uuid in zip(message.content, reply.uuids, strict=True):
+            self.reply_block(block, usage, entry_uuid, message_id, reply.request_id)
+
+    def reply_block(
+        self,
+        block: ContentBlock,
+        usage: Usage | None,
+        entry_uuid: str | None,
+        message_id: str,
+        request_id: str | None,
+    ) -> None:
+        """One block of a reply, as its own entry (see `assistant`)."""
+        extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
         self.append(
             "assistant",
+            entry_uuid=entry_uuid,
             message={
-                "role": message.role,
-                "content": [_block(b) for b in message.content],
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
                 "model": self.model,
+                "content": [_block(block)],
                 "usage": None if usage is None else usage.model_dump(mode="json"),
             },
+            **extra,
         )
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
@@ -390,6 +450,11 @@ def _block(block: ContentBlock) -> dict[str, Any]:
 
 def _message(message: Message) -> dict[str, Any]:
     return {"role": message.role, "content": [_block(b) for b in message.content]}
+
+
+def new_message_id() -> str:
+    """A message id in the endpoint's form, for a reply whose endpoint gave none."""
+    return f"msg_{uuid.uuid4().hex[:24]}"
 
 
 def _now() -> str:
