@@ -44,6 +44,10 @@ async def test_lines_name_their_entries_and_a_session_resumes_at_one(
         assert entry["message"]["id"] == line["message"]["id"]
         assert entry["requestId"] == line["request_id"]
         assert entry["message"]["content"] == line["message"]["content"]
+    # A tool result's line names its entry too.
+    [result] = [line for line in sdk.lines() if line.get("tool_use_result") is not None]
+    [result_entry] = [e for e in _entries(session_id) if e.get("uuid") == result["uuid"]]
+    assert result_entry["message"]["content"][0]["tool_use_id"] == "toolu_1"
     # The two blocks of the first reply are one message again when the session is read.
     assert lines[0]["message"]["id"] == lines[1]["message"]["id"]
     assert len({line["message"]["id"] for line in lines}) == 3

@@ -239,7 +239,11 @@ class LineMaker:
                 # meta message: not counted.
                 self._user_messages += len(results) or 1
             if results:
-                return [self._result_line(b, parent) for b in results]
+                lines = [self._result_line(b, parent) for b in results]
+                if len(event.entry_uuids) == len(lines):
+                    for line, named in zip(lines, event.entry_uuids, strict=True):
+                        line["uuid"] = named  # the result's entry in the session file
+                return lines
             return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)

@@ -178,13 +178,27 @@ class History:
         if reported is not None and self.journal is not None:
             self.journal.window_reported(model, reported)
 
-    def add_user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
+    def add_user(
+        self,
+        blocks: Sequence[ContentBlock],
+        entry_uuid: str | None = None,
+        result_uuids: Sequence[str] = (),
+    ) -> Message:
         """Append user content; tool results always come first in a user message.
-        `entry_uuid`: the uuid its journal entry takes (a prompt the client named)."""
+        `entry_uuid`: the uuid its journal entry takes (a prompt the client named).
+        `result_uuids`, one per tool result: each result its own entry, as Claude Code
+        writes them (what follows the results goes with the last)."""
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
         if self.journal is not None:
-            self.journal.user(admitted, entry_uuid)
+            results = [b for b in admitted if isinstance(b, ToolResultBlock)]
+            if not result_uuids or len(result_uuids) != len(results):
+                self.journal.user(admitted, entry_uuid)
+                return merged
+            others = [b for b in admitted if not isinstance(b, ToolResultBlock)]
+            for index, (result, named) in enumerate(zip(results, result_uuids, strict=True)):
+                last = index == len(results) - 1
+                self.journal.user([result, *others] if last else [result], named)
         return merged
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -267,7 +268,10 @@ def _commit(
     emit: Callable[[Event], None],
 ) -> None:
     if results:
-        emit(MessageCompleted(message=history.add_user(results)))
+        # Each result's session-file entry named here, so its line and its entry share a uuid.
+        named = tuple(str(uuid.uuid4()) for b in results if isinstance(b, ToolResultBlock))
+        message = history.add_user(results, result_uuids=named)
+        emit(MessageCompleted(message=message, entry_uuids=named))
 
 
 def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:

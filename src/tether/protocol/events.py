@@ -90,7 +90,10 @@ class MessageCompleted(_Event):
     )
     entry_uuids: tuple[str, ...] = Field(
         default=(),
-        description="A reply's entries in the session file, one per content block.",
+        description=(
+            "The message's entries in the session file: a reply's, one per content block; a "
+            "message of tool results', one per result."
+        ),
     )
 
 
