@@ -6,6 +6,7 @@ use: a new session only writes its file, and every start-up would otherwise pay 
 from typing import TYPE_CHECKING, Any
 
 from tether.store.fork import fork_session
+from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.sessions import (
     SessionInfo,
     SessionNotFound,
@@ -18,13 +19,7 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import (
-    EntryWatcher,
-    ReplyEntries,
-    SessionInUse,
-    SessionWriter,
-    new_message_id,
-)
+from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter
 
 if TYPE_CHECKING:
     from tether.store.reader import (

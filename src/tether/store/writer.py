@@ -21,7 +21,6 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +34,7 @@ from tether.protocol import (
     ToolResultBlock,
     Usage,
 )
+from tether.store.reply_entries import ReplyEntries, new_message_id
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 """Entries of the conversation itself: they chain to one another through `parentUuid`. Every
@@ -55,27 +55,6 @@ class SessionInUse(HarnessError):
 
 EntryWatcher = Callable[[Path, dict[str, Any]], None]
 """Told of an entry written to a session file: the file's path and the entry."""
-
-
-@dataclass(frozen=True)
-class ReplyEntries:
-    """How a reply is written to the session file, as Claude Code writes it: an entry per
-    content block (`uuids`, one per block), each with the endpoint's message and request ids
-    (a message id is made when the endpoint gave none: the entries of one reply share it)."""
-
-    uuids: tuple[str, ...] = ()
-    message_id: str | None = None
-    request_id: str | None = None
-
-    def fitted(self, count: int) -> ReplyEntries:
-        """One uuid for each of `count` blocks: those named as the blocks closed, new ones
-        for the blocks that closed only with the reply (or a reply not streamed)."""
-        if len(self.uuids) == count:
-            return self
-        given = self.uuids[:count]
-        return replace(
-            self, uuids=(*given, *(str(uuid.uuid4()) for _ in range(count - len(given))))
-        )
 
 
 class SessionWriter:
@@ -450,11 +429,6 @@ def _block(block: ContentBlock) -> dict[str, Any]:
 
 def _message(message: Message) -> dict[str, Any]:
     return {"role": message.role, "content": [_block(b) for b in message.content]}
-
-
-def new_message_id() -> str:
-    """A message id in the endpoint's form, for a reply whose endpoint gave none."""
-    return f"msg_{uuid.uuid4().hex[:24]}"
 
 
 def _now() -> str:
