@@ -196,6 +196,8 @@ class _Assembly:
     def _close(self, upto: int) -> list[BlockDone]:
         """Tell the blocks before the `upto`th of the message (as `done` will order them)."""
         told: list[BlockDone] = []
+        if not self.closing or self.closed >= upto:
+            return told  # (checked first: the blocks are not made for nothing)
         blocks = self._blocks(cut=False)
         while self.closing and self.closed < min(upto, len(blocks)):
             block = blocks[self.closed]
@@ -237,7 +239,8 @@ class _Assembly:
                 if isinstance(text, str) and text:
                     if self.calls:
                         self.closing = False  # text after a call: joined to the text before
-                    events.extend(self._close(1 if self.reasoning else 0))
+                    if self.reasoning and not self.text:  # the text starts: reasoning ends
+                        events.extend(self._close(1))
                     self.text.append(text)
                     events.append(TextChunk(kind="text", text=text))
             calls = delta.get("tool_calls")
