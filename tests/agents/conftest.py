@@ -18,6 +18,7 @@ from tether.cli.setup import RunOptions, build_session
 from tether.core.session import Session
 from tether.permissions import Mode
 from tether.protocol import ContentBlock, Event, Message, Usage, UserInput
+from tether.store import ReplyEntries
 from tether.testing import FakeModelServer, RecordedRequest, Turn
 from tether.testing.recorded import content_text
 from tether.tools.registry import ToolRegistry
@@ -50,7 +51,9 @@ class RecordingJournal:
         assert not self.closed
         self.entries.append(("user", tuple(blocks)))
 
-    def assistant(self, message: Message, usage: Usage | None) -> None:
+    def assistant(
+        self, message: Message, usage: Usage | None, reply: ReplyEntries | None = None
+    ) -> None:
         assert not self.closed
         self.entries.append(("assistant", message))
 

@@ -306,12 +306,18 @@ async def test_programmatic_agents(sdk: SdkRun, fake_model: FakeModelServer) -> 
         "AssistantMessage",
     ]
     tasks = [m for m in messages if isinstance(m, SystemMessage) and m.subtype.startswith("task_")]
-    assert [(t.subtype, t.data["tool_use_id"]) for t in tasks] == [
+    # The subagent's life as Claude Code tells it: started, its state changed, notified.
+    assert [(t.subtype, t.data.get("tool_use_id")) for t in tasks] == [
         ("task_started", "toolu_1"),
+        ("task_updated", None),
         ("task_notification", "toolu_1"),
     ]
-    assert tasks[1].data["status"] == "completed"
-    assert tasks[1].data["summary"] == "all clear"
+    task_id = tasks[0].data["task_id"]
+    assert [t.data["task_id"] for t in tasks] == [task_id] * 3
+    assert tasks[1].data["patch"]["status"] == "completed"
+    assert isinstance(tasks[1].data["patch"]["end_time"], int)
+    assert tasks[2].data["status"] == "completed"
+    assert tasks[2].data["summary"] == "all clear"
     assert result_of(messages).result == "The reviewer says all clear."
     sdk.assert_lines_parse()
 

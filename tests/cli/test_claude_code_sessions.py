@@ -84,13 +84,21 @@ def test_the_sdk_lists_and_reads_a_tether_session(
         "anything else?",
     )
     messages = get_session_messages(session_id, directory=str(workspace))
+    # A reply is an entry per block, as Claude Code writes it: the first reply's text and
+    # its call are two messages here, with one message id.
     assert [(m.type, m.message["role"]) for m in messages] == [  # type: ignore[index]
         ("user", "user"),
         ("assistant", "assistant"),
-        ("user", "user"),
         ("assistant", "assistant"),
         ("user", "user"),
         ("assistant", "assistant"),
+        ("user", "user"),
+        ("assistant", "assistant"),
+    ]
+    assert messages[1].message["id"] == messages[2].message["id"]  # type: ignore[index]
+    assert [b["type"] for m in messages[1:3] for b in m.message["content"]] == [  # type: ignore[index]
+        "text",
+        "tool_use",
     ]
     assert messages[0].message["content"] == [{"type": "text", "text": "run echo hi"}]  # type: ignore[index]
     assert all(m.session_id == session_id for m in messages)

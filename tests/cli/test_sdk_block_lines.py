@@ -4,10 +4,13 @@ call is read while the call is still being written."""
 
 from __future__ import annotations
 
+import json
+
 from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ToolUseBlock
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.anthropic_wire import pieces
 
 
 async def test_a_text_block_arrives_before_the_reply_ends(
@@ -38,4 +41,47 @@ async def test_a_text_block_arrives_before_the_reply_ends(
     assert not [b for m in later for b in m.content if isinstance(b, TextBlock | ToolUseBlock)]
     assert len(fake_model.requests) == 1
     assert isinstance(seen[-1], ResultMessage)
+    sdk.assert_lines_parse()
+
+
+async def test_blocks_arrive_as_they_close_on_the_openai_wire_too(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # Chat completions have no block stops: a block is whole when the next one starts. The
+    # stream holds once the second call started (the role chunk, the text's pieces, the first
+    # call's start and its arguments' pieces, the second call's start): the text and the
+    # first call are whole, the second is not.
+    said, first_input = "Said early.", {"command": "echo one"}
+    held = 1 + len(pieces(said)) + 1 + len(pieces(json.dumps(first_input))) + 1
+    fake_model.script(
+        reply(
+            text(said),
+            tool_use("Bash", **first_input),
+            tool_use("Bash", command="echo two"),
+            stall_after=held,
+        )
+    )
+    seen: list[AssistantMessage] = []
+    async with sdk.client(
+        model="openai/gpt-4.1",
+        permission_mode="bypassPermissions",
+        env={"TETHER_MODEL_IDLE_TIMEOUT_MS": "60000"},
+    ) as client:
+        await client.query("go")
+        async for message in client.receive_messages():
+            if isinstance(message, AssistantMessage):
+                seen.append(message)
+                if len(seen) == 2:
+                    break  # while the reply is still streaming
+        await client.interrupt()
+        async for _ in client.receive_response():
+            pass
+    text_line, call_line = seen
+    assert [type(b) for b in text_line.content] == [TextBlock]
+    assert text_line.content[0].text == "Said early."  # type: ignore[union-attr]
+    [call] = call_line.content
+    assert isinstance(call, ToolUseBlock)
+    assert call.input == {"command": "echo one"}
+    assert text_line.message_id == call_line.message_id  # one reply
+    assert len(fake_model.requests) == 1
     sdk.assert_lines_parse()

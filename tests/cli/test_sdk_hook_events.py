@@ -68,13 +68,9 @@ async def test_a_permission_request_hook_answers_in_place_of_the_user(
         "hook_event_name": "PermissionRequest",
         "tool_name": "Write",
         "tool_input": {"file_path": str(workspace / "allowed.txt"), "content": "a"},
+        # A write in the workspace: accept edits for the session, as Claude Code suggests.
         "permission_suggestions": [
-            {
-                "type": "addRules",
-                "rules": [{"toolName": "Edit", "ruleContent": "/allowed.txt"}],
-                "behavior": "allow",
-                "destination": "session",
-            }
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
         ],
     }
     assert [r["tool_name"] for r in requests] == ["Write", "Write", "Bash"]

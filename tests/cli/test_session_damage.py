@@ -21,10 +21,11 @@ Damage = Callable[[list[bytes]], list[bytes]]
 
 
 def _session(fake_model: FakeModelServer, tether: Run, workspace: Path) -> Path:
-    """A real session: parallel calls, a single call, a final answer. Its lines:
-    1 meta, 2 user, 3 title, 4 assistant (two calls), 5 their results, 6 assistant (one
-    call), 7 its result, 8 assistant (text), 9 the prompt as the last one asked (no entry of
-    the conversation: no uuid, no parent)."""
+    """A real session: parallel calls, a single call, a final answer, an entry per block and
+    per result as Claude Code writes them. Its lines: 1 meta, 2 user, 3 title, 4-6 assistant
+    (text, two calls), 7-8 their results, 9 assistant (one call), 10 its result, 11 assistant
+    (text), 12 the prompt as the last one asked (no entry of the conversation: no uuid, no
+    parent)."""
     fake_model.script(
         reply(
             text("Looking."),
@@ -43,8 +44,8 @@ def _types(lines: list[bytes]) -> list[str]:
     return [json.loads(line)["type"] for line in lines]
 
 
-def _drop(index: int) -> Damage:
-    return lambda lines: lines[:index] + lines[index + 1 :]
+def _drop(index: int, count: int = 1) -> Damage:
+    return lambda lines: lines[:index] + lines[index + count :]
 
 
 def _cut(index: int) -> Damage:
@@ -67,29 +68,29 @@ def _garble(index: int) -> Damage:
 
 def _misanswer(lines: list[bytes]) -> list[bytes]:
     """Valid JSON, wrong content: the second result names a call that does not exist."""
-    entry = json.loads(lines[4])
-    entry["message"]["content"][1]["tool_use_id"] = "toolu_nobody"
-    return [*lines[:4], json.dumps(entry).encode(), *lines[5:]]
+    entry = json.loads(lines[7])
+    entry["message"]["content"][0]["tool_use_id"] = "toolu_nobody"
+    return [*lines[:7], json.dumps(entry).encode(), *lines[8:]]
 
 
 DAMAGE: dict[str, tuple[Damage, str | None]] = {
-    "results of two calls dropped": (_drop(4), "2 tool calls without a result"),
-    "a call dropped, its result left": (_drop(5), "1 tool result without a matching call"),
+    "results of two calls dropped": (_drop(6, 2), "2 tool calls without a result"),
+    "a call dropped, its result left": (_drop(8), "1 tool result without a matching call"),
     "the first prompt dropped": (_drop(1), "followed an entry missing"),
-    "the final answer dropped": (_drop(7), None),
+    "the final answer dropped": (_drop(10), None),
     "a line repeated in the middle": (
         lambda lines: [*lines[:5], lines[3], *lines[5:]],
         "line 6 repeated an earlier entry",
     ),
     "the first line repeated at the end": (
         lambda lines: [*lines, lines[0]],
-        "line 10 repeated an earlier entry",
+        "line 13 repeated an earlier entry",
     ),
-    "a line cut in the middle": (_cut(4), "line 5 could not be read"),
+    "a line cut in the middle": (_cut(6), "line 7 could not be read"),
     "a line garbled in the middle": (_garble(3), "line 4 could not be read"),
     "a result answering nobody": (_misanswer, "1 tool call without a result"),
-    "two lines swapped": (lambda lines: [*lines[:4], lines[5], lines[4], *lines[6:]], None),
-    "the final answer moved first": (lambda lines: [lines[7], *lines[:7], *lines[8:]], None),
+    "two lines swapped": (lambda lines: [*lines[:7], lines[8], lines[7], *lines[9:]], None),
+    "the final answer moved first": (lambda lines: [lines[10], *lines[:10], *lines[11:]], None),
     "the last line moved first": (lambda lines: [lines[-1], *lines[:-1]], None),
     "every line reversed": (lambda lines: lines[::-1], None),
 }
@@ -106,6 +107,9 @@ def test_a_damaged_file_resumes_with_a_valid_request_and_says_what_was_lost(
         "user",
         "title",
         "assistant",
+        "assistant",
+        "assistant",
+        "user",
         "user",
         "assistant",
         "user",
@@ -135,15 +139,15 @@ def test_a_byte_that_is_not_utf8_loses_one_character_not_the_message(
 ) -> None:
     path = _session(fake_model, tether, workspace)
     lines = path.read_bytes().splitlines(keepends=True)
-    assert b"All three ran." in lines[7]
-    lines[7] = lines[7].replace(b"All three ran.", b"All three ran\xe9")  # one Latin-1 byte
+    assert b"All three ran." in lines[10]
+    lines[10] = lines[10].replace(b"All three ran.", b"All three ran\xe9")  # one Latin-1 byte
     path.write_bytes(b"".join(lines))
     fake_model.script(reply(text("Still here.")))
     resumed = tether("-c", "-p", "and now?")
     assert resumed.exit_code == 0, resumed.stderr
     [said] = [m for m in fake_model.requests[-1].messages() if "All three ran" in str(m)]
     assert "All three ran\ufffd" in str(said)
-    assert "line 8 held bytes that are not UTF-8; read with U+FFFD in their place" in (
+    assert "line 11 held bytes that are not UTF-8; read with U+FFFD in their place" in (
         resumed.stderr
     )
     assert "could not be read" not in resumed.stderr
@@ -154,10 +158,10 @@ def test_silent_repairs_are_said_once_each(
 ) -> None:
     path = _session(fake_model, tether, workspace)
     entries = [json.loads(line) for line in path.read_bytes().splitlines()]
-    [call] = [b for b in entries[5]["message"]["content"] if b["type"] == "tool_use"]
-    [result] = [b for b in entries[6]["message"]["content"] if b["type"] == "tool_result"]
+    [call] = [b for b in entries[8]["message"]["content"] if b["type"] == "tool_use"]
+    [result] = [b for b in entries[9]["message"]["content"] if b["type"] == "tool_result"]
     call["id"] = result["tool_use_id"] = "functions.Bash:0"  # an id Anthropic refuses
-    entries[7]["message"]["content"] = []  # the final answer, empty
+    entries[10]["message"]["content"] = []  # the final answer, empty
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     fake_model.script(reply(text("Still here.")))
     resumed = tether("-c", "-p", "and now?")

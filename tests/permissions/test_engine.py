@@ -205,7 +205,10 @@ def test_read_only_tools_from_the_registry(make_ctx: ContextFactory) -> None:
     ctx = make_ctx(read_only_tools=frozenset({"Read", "Glob", "Grep", "mcp__docs__search"}))
     assert decide("mcp__docs__search", {"q": "x"}, ctx) == Decision("allow", None, "read-only tool")
     assert decide("mcp__docs__search", {"q": "x"}, make_ctx(mode="plan")) == Decision(
-        "deny", None, "plan mode: only read-only tools run (mcp__docs__search is not)"
+        "deny",
+        None,
+        "plan mode: only read-only tools run (mcp__docs__search is not)",
+        plan_mode=True,
     )
 
 
@@ -216,7 +219,7 @@ def test_mode_reasons(make_ctx: ContextFactory) -> None:
         "deny", None, "dontAsk mode, not pre-approved: no rule allows `make`"
     )
     assert decide("Bash", call, make_ctx(mode="plan")) == Decision(
-        "deny", None, "plan mode: only read-only tools run (Bash is not)"
+        "deny", None, "plan mode: only read-only tools run (Bash is not)", plan_mode=True
     )
     assert decide("Bash", call, make_ctx(mode="bypassPermissions")) == Decision(
         "allow", None, "bypassPermissions mode"

@@ -1,4 +1,5 @@
-"""A History journaled to a session file is rebuilt exactly by replaying what was loaded."""
+"""A History journaled to a session file is rebuilt exactly by replaying what was loaded (a
+reply's entries, one per block as Claude Code writes them, joined again as resuming joins them)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tether.store import (
     AssistantRecord,
     CompactionRecord,
     LoadedSession,
+    Record,
     SessionWriter,
     UserRecord,
     load_session,
@@ -18,7 +20,7 @@ from tether.store import (
 
 def replay(loaded: LoadedSession) -> History:
     history = History()
-    for record in loaded.records():
+    for record in _joined(loaded):
         match record:
             case UserRecord(blocks):
                 history.replay_user(blocks)
@@ -27,6 +29,25 @@ def replay(loaded: LoadedSession) -> History:
             case CompactionRecord(summary, kept):
                 history.replay_compaction(summary, kept)
     return history
+
+
+def _joined(loaded: LoadedSession) -> list[Record]:
+    """The file's records, a reply's entries (one per block, sharing its message id) as one."""
+    out: list[Record] = []
+    for record in loaded.records():
+        last = out[-1] if out else None
+        if (
+            isinstance(record, AssistantRecord)
+            and isinstance(last, AssistantRecord)
+            and record.message_id is not None
+            and record.message_id == last.message_id
+        ):
+            content = (*last.message.content, *record.message.content)
+            joined = Message(role="assistant", content=content)
+            out[-1] = AssistantRecord(joined, record.usage, record.message_id)
+        else:
+            out.append(record)
+    return out
 
 
 def assistant(*blocks: TextBlock | ToolUseBlock) -> Message:

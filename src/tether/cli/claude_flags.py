@@ -16,7 +16,6 @@ CLAUDE_VALUE_FLAGS = frozenset(
         "--thinking",
         "--plugin-dir",
         "--thinking-display",
-        "--resume-session-at",
         "--resume-drops-turn",
         "--agent",
         "--name",
@@ -90,6 +89,11 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--no-session-persistence",
         action="store_true",
         help="write no session file (the session cannot be resumed)",
+    )
+    p.add_argument(
+        "--resume-session-at",
+        metavar="UUID",
+        help="with --resume: go on from this message of the session (a uuid its lines gave)",
     )
     p.add_argument("--tools", help='the built-in tools offered: names, "" for none, or default')
     p.add_argument(

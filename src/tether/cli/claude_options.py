@@ -44,6 +44,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "plugin_dirs": tuple((cwd / d).expanduser() for d in args.plugin_dirs),
         "strict_mcp_config": args.strict_mcp_config,
         "persist_session": not args.no_session_persistence,
+        "resume_at": args.resume_session_at,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
         "fallback_model": args.fallback_model,

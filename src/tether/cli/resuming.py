@@ -45,6 +45,8 @@ def session_to_resume(
         return latest_session(home, workspace, skipped)
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
+    if opts.resume_at is not None:
+        raise ConfigError("--resume-session-at needs --resume ID or --continue")
     return None
 
 

@@ -208,11 +208,12 @@ class LineMaker:
         self._early.append(event.block.type)
         body = _block_json(event.block)
         # As Claude Code: the block's line, then its `content_block_stop` event.
-        lines = [
-            self._assistant_line(
-                body, message_id, event.model, None, self._started_usage, None, self._request_id
-            )
-        ]
+        line = self._assistant_line(
+            body, message_id, event.model, None, self._started_usage, None, self._request_id
+        )
+        if event.entry_uuid:
+            line["uuid"] = event.entry_uuid  # the block's entry in the session file
+        lines = [line]
         if partial is not None:
             lines.extend(self._streamed(partial, partial.block_done()))
         return lines
@@ -238,7 +239,11 @@ class LineMaker:
                 # meta message: not counted.
                 self._user_messages += len(results) or 1
             if results:
-                return [self._result_line(b, parent) for b in results]
+                lines = [self._result_line(b, parent) for b in results]
+                if len(event.entry_uuids) == len(lines):
+                    for line, named in zip(lines, event.entry_uuids, strict=True):
+                        line["uuid"] = named  # the result's entry in the session file
+                return lines
             return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)
@@ -261,21 +266,23 @@ class LineMaker:
         if partial is not None:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
         blocks = list(message.content)
+        uuids = list(event.entry_uuids) if len(event.entry_uuids) == len(blocks) else []
         # The blocks written as they closed are not written again.
         if [b.type for b in blocks[: len(early)]] == early:
-            blocks = blocks[len(early) :]
-        for block in blocks:
-            lines.append(
-                self._assistant_line(
-                    _block_json(block),
-                    message_id,
-                    event.model or "",
-                    event.stop_reason,
-                    event.usage or Usage(),
-                    parent,
-                    event.request_id,
-                )
+            blocks, uuids = blocks[len(early) :], uuids[len(early) :]
+        for index, block in enumerate(blocks):
+            line = self._assistant_line(
+                _block_json(block),
+                message_id,
+                event.model or "",
+                event.stop_reason,
+                event.usage or Usage(),
+                parent,
+                event.request_id,
             )
+            if uuids:
+                line["uuid"] = uuids[index]  # the block's entry in the session file
+            lines.append(line)
         return lines
 
     def _assistant_line(
@@ -318,39 +325,8 @@ class LineMaker:
                 line["subagent_type"] = event.agent_type
             return lines
         if isinstance(event, SubagentStarted):
-            return [
-                {
-                    "type": "system",
-                    "subtype": "task_started",
-                    "task_id": event.agent_id,
-                    "tool_use_id": event.call_id,
-                    "description": event.description,
-                    "subagent_type": event.agent_type,
-                    "task_type": "local_agent",
-                    "prompt": event.prompt,
-                    "uuid": _uuid(),
-                    "session_id": self.session_id,
-                }
-            ]
-        usage = event.usage
-        return [
-            {
-                "type": "system",
-                "subtype": "task_notification",
-                "task_id": event.agent_id,
-                "tool_use_id": event.call_id,
-                "status": event.status,
-                "output_file": "",
-                "summary": event.summary,
-                "usage": {
-                    "total_tokens": usage.context_tokens + usage.output_tokens,
-                    "tool_uses": event.tool_uses,
-                    "duration_ms": event.duration_ms,
-                },
-                "uuid": _uuid(),
-                "session_id": self.session_id,
-            }
-        ]
+            return [self.system.agent_started(event)]
+        return self.system.agent_finished(event)
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
         """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,

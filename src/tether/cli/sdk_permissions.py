@@ -1,7 +1,8 @@
 """Permission questions asked of an SDK client (`can_use_tool`) and its answers, as ops.
 
-The client may allow (with the input to use instead, and permission updates: rules to add,
-a mode to switch to) or deny (with a message for the model, and whether to stop the turn).
+The client may allow (with the input to use instead, and permission updates: rules to add for
+the session or to save, a mode to switch to) or deny (with a message for the model, and
+whether to stop the turn).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
         "decision_reason": request.reason,
         "tool_use_id": request.call_id,
     }
+    if request.by_mode:
+        body["decision_reason_type"] = "mode"
     return body
 
 
@@ -39,24 +42,30 @@ def answer_from_client(
         )
         return answer, reply.get("interrupt") is True, None
     updated = reply.get("updatedInput")
-    rules, mode = _updates(reply.get("updatedPermissions"))
+    session, saved, mode = _updates(reply.get("updatedPermissions"))
     answer = PermissionAnswer(
         request_id=request.request_id,
         choice="allow_once",
         updated_input=cast(dict[str, Any], updated) if isinstance(updated, dict) else None,
-        session_rules=tuple(rules),
+        session_rules=tuple(session),
+        saved_rules=tuple(saved),
     )
     return answer, False, mode
 
 
-def _updates(updates: Any) -> tuple[list[str], str | None]:
-    """Allow rules added by the client's permission updates, and a mode it sets. Rules are
-    kept for the session (where the client asked for them to be saved too, tether keeps them
-    for the session only)."""
-    rules: list[str] = []
+SAVED_DESTINATIONS = frozenset({"localSettings", "projectSettings", "userSettings"})
+"""Where a client asks a rule to be saved: tether keeps it as it keeps the user's "always
+allow" answers (the workspace's remembered settings), never in a file the repository ships."""
+
+
+def _updates(updates: Any) -> tuple[list[str], list[str], str | None]:
+    """Allow rules the client's permission updates add for the session, those it asks to be
+    saved, and a mode it sets."""
+    session: list[str] = []
+    saved: list[str] = []
     mode: str | None = None
     if not isinstance(updates, list):
-        return rules, mode
+        return session, saved, mode
     for update in cast(list[Any], updates):
         if not isinstance(update, dict):
             continue
@@ -65,9 +74,10 @@ def _updates(updates: Any) -> tuple[list[str], str | None]:
             mode = update["mode"]
         if update.get("type") != "addRules" or update.get("behavior") != "allow":
             continue
+        into = saved if update.get("destination") in SAVED_DESTINATIONS else session
         for rule in cast(list[Any], update.get("rules") or []):
             if isinstance(rule, dict) and isinstance(rule.get("toolName"), str):
                 rule = cast(dict[str, Any], rule)
                 content = rule.get("ruleContent")
-                rules.append(f"{rule['toolName']}({content})" if content else rule["toolName"])
-    return rules, mode
+                into.append(f"{rule['toolName']}({content})" if content else rule["toolName"])
+    return session, saved, mode

@@ -116,6 +116,8 @@ class RunOptions:
     continue_latest: bool = False
     """Continue the newest session of this workspace."""
     persist_session: bool = True
+    resume_at: str | None = None
+    """`--resume-session-at`: the message of the resumed session to go on from."""
     """False: no session file is written (`--no-session-persistence`)."""
     fork: bool = False
     """With `resume` or `continue_latest`: continue in a new session that records where it
@@ -199,7 +201,8 @@ def build(opts: RunOptions) -> Built:
         return _build(opts, claimed)
     except BaseException:
         for resumption in claimed:  # a session file it holds: let the next process have it
-            resumption.recorder.close()
+            if resumption.recorder is not None:
+                resumption.recorder.close()
         raise
     finally:
         resume_collection()  # start-up is over: the collector a headless run paused runs again
@@ -261,6 +264,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             cwd=workspace,
             model=resolved.model_id,
             new_id=lambda: new_session_id(opts),
+            at=opts.resume_at,
+            persist=opts.persist_session,
         )
         claimed.append(resumption)
     session_id = resumption.session_id if resumption is not None else new_session_id(opts)
@@ -426,7 +431,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             source="resume" if resumption else "startup",
             on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
         ),
-        recorder=resumption.recorder
+        recorder=resumption.recorder  # None with --no-session-persistence
         if resumption is not None
         else new_recorder(sessions_dir, session_id, workspace, resolved.model_id)
         if opts.persist_session

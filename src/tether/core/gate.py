@@ -50,6 +50,8 @@ class Approval:
     context: tuple[str, ...] = ()
     """What PreToolUse hooks added for the model (`additionalContext`), given beside the
     call's result."""
+    user_modified: bool = False
+    """The user allowed the call with an input of their own (its result says so)."""
 
 
 @dataclass
@@ -122,6 +124,12 @@ class ToolGate:
         precheck: Precheck | None,
     ) -> Approval:
         decision = policy.decide(call.name, tool_input, self._context_for(call.name))
+        if decision.behavior == "deny" and decision.plan_mode and ask is not None:
+            # Plan mode asks whoever can answer (Claude Code's contract), rather than refusing.
+            problem = precheck(tool_input) if precheck is not None else None
+            if problem is not None:
+                return Approval(False, tool_input, problem)
+            return await self._ask(call, tool_input, decision, emit, ask)
         if decision.behavior == "deny":
             by: DenialSource = "rule" if decision.rule else "mode"
             return self._deny(call, tool_input, _denied_text(decision), by)
@@ -146,7 +154,11 @@ class ToolGate:
             why = "not allowed by any rule (dontAsk mode)"
             message = f"Permission denied: {why}: {decision.reason}"
             return self._deny(call, tool_input, message, "mode")
-        suggestion = policy.suggest_rule(call.name, tool_input, self.permissions)
+        suggestion = (
+            None
+            if decision.plan_mode
+            else policy.suggest_rule(call.name, tool_input, self.permissions)
+        )
         answered = await self._permission_hooks(call, tool_input, suggestion, emit)
         if answered is not None:
             return answered
@@ -161,6 +173,7 @@ class ToolGate:
             input=tool_input,
             reason=decision.reason,
             suggestion=suggestion,
+            by_mode=decision.plan_mode,
         )
         if self.hooks is not None and self.hooks.has("Notification"):
             surface(
@@ -181,8 +194,11 @@ class ToolGate:
             self.allow_always(request.suggestion)
         if answer.session_rules:
             self.allow_for_session(answer.session_rules)
-        if answer.updated_input is not None:
-            tool_input = dict(answer.updated_input)
+        for rule in answer.saved_rules:
+            self.allow_always(rule)
+        if answer.updated_input is not None and dict(answer.updated_input) != tool_input:
+            # An SDK client sends the input back even when it keeps it: only a change counts.
+            return Approval(True, dict(answer.updated_input), user_modified=True)
         return Approval(True, tool_input)
 
     async def _permission_hooks(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images
@@ -18,6 +19,7 @@ from tether.protocol import (
     ToolUseBlock,
     Usage,
 )
+from tether.store import ReplyEntries
 
 LIGHT_CAP = 2000
 """Characters a string keeps in messages a compaction took out of the view (see
@@ -30,7 +32,7 @@ class Journal(Protocol):
 
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None: ...
 
-    def assistant(self, message: Message, usage: Usage | None) -> None: ...
+    def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None: ...
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
 
@@ -68,6 +70,8 @@ class History:
         every request sends the same objects, which the sizer and wire caches rely on)."""
         self.last_usage: Usage | None = None
         """The usage of the newest response: how much of the window the view fills."""
+        self.newest_entries = ReplyEntries()
+        """The session-file entries of the newest reply kept (see `add_assistant`)."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
         """Notes already sent for old results (see `micro_compact`), kept stable."""
         self.sizer = RequestSizer()
@@ -174,13 +178,27 @@ class History:
         if reported is not None and self.journal is not None:
             self.journal.window_reported(model, reported)
 
-    def add_user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
+    def add_user(
+        self,
+        blocks: Sequence[ContentBlock],
+        entry_uuid: str | None = None,
+        result_uuids: Sequence[str] = (),
+    ) -> Message:
         """Append user content; tool results always come first in a user message.
-        `entry_uuid`: the uuid its journal entry takes (a prompt the client named)."""
+        `entry_uuid`: the uuid its journal entry takes (a prompt the client named).
+        `result_uuids`, one per tool result: each result its own entry, as Claude Code
+        writes them (what follows the results goes with the last)."""
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
         if self.journal is not None:
-            self.journal.user(admitted, entry_uuid)
+            results = [b for b in admitted if isinstance(b, ToolResultBlock)]
+            if not result_uuids or len(result_uuids) != len(results):
+                self.journal.user(admitted, entry_uuid)
+                return merged
+            others = [b for b in admitted if not isinstance(b, ToolResultBlock)]
+            for index, (result, named) in enumerate(zip(results, result_uuids, strict=True)):
+                last = index == len(results) - 1
+                self.journal.user([result, *others] if last else [result], named)
         return merged
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
@@ -197,19 +215,28 @@ class History:
             self._messages.append(Message(role="user", content=_results_first(tuple(blocks))))
         return self._messages[-1]
 
-    def add_assistant(self, message: Message, usage: Usage | None = None) -> Message | None:
+    def add_assistant(
+        self, message: Message, usage: Usage | None = None, reply: ReplyEntries | None = None
+    ) -> Message | None:
         """Append a reply, without the empty text blocks the API would reject on the way back.
-        A reply left with nothing is not kept (returns None). `usage` is what the call cost.
+        A reply left with nothing is not kept (returns None). `usage` is what the call cost;
+        `reply` names its entries in the session file (`newest_entries` has those kept).
         Returns the message as kept: run the calls of that one (their ids may differ)."""
-        content = tuple(b for b in message.content if not (isinstance(b, TextBlock) and not b.text))
+        reply = (reply or ReplyEntries()).fitted(len(message.content))
+        pairs = [
+            (b, u)
+            for b, u in zip(message.content, reply.uuids, strict=True)
+            if not (isinstance(b, TextBlock) and not b.text)
+        ]
         if usage is not None:
             self.last_usage = usage
-        if not content:
+        if not pairs:
             return None
-        kept = self._admit_assistant(content)
+        kept = self._admit_assistant([b for b, _ in pairs])
         self._messages.append(kept)
+        self.newest_entries = replace(reply, uuids=tuple(u for _, u in pairs))
         if self.journal is not None:
-            self.journal.assistant(kept, usage)
+            self.journal.assistant(kept, usage, self.newest_entries)
         return kept
 
     def replay_assistant(self, message: Message) -> Message:

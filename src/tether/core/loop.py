@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ from tether.protocol import (
     TurnSubtype,
     Usage,
 )
+from tether.store import ReplyEntries
 from tether.tools.context import ToolContext
 from tether.tools.plan import todo_reminder
 from tether.tools.registry import ToolRegistry
@@ -141,12 +143,14 @@ async def run_turn(
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
         stats.stop_reason = response.stop_reason
-        kept = history.add_assistant(response.message, response.usage)
+        named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
+        kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
             return "success"
         emit(
             MessageCompleted(
                 message=kept,
+                entry_uuids=history.newest_entries.uuids,
                 usage=response.usage,
                 model=agent.model_id,
                 stop_reason=response.stop_reason,
@@ -264,7 +268,10 @@ def _commit(
     emit: Callable[[Event], None],
 ) -> None:
     if results:
-        emit(MessageCompleted(message=history.add_user(results)))
+        # Each result's session-file entry named here, so its line and its entry share a uuid.
+        named = tuple(str(uuid.uuid4()) for b in results if isinstance(b, ToolResultBlock))
+        message = history.add_user(results, result_uuids=named)
+        emit(MessageCompleted(message=message, entry_uuids=named))
 
 
 def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:

@@ -10,8 +10,10 @@ only from a response whose stream finished.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -96,6 +98,7 @@ async def _stream_once(
     model: Model, request: ModelRequest, emit: Callable[[Event], None]
 ) -> ResponseDone:
     done: ResponseDone | None = None
+    block_uuids: list[str] = []  # each block's session-file entry, named as it closes
     sent = time.perf_counter()
     async for event in model.stream(request):
         if isinstance(event, TextChunk):
@@ -109,7 +112,8 @@ async def _stream_once(
                 )
             )
         elif isinstance(event, BlockDone):
-            emit(BlockCompleted(block=event.block, model=event.model))
+            block_uuids.append(str(uuid.uuid4()))
+            emit(BlockCompleted(block=event.block, model=event.model, entry_uuid=block_uuids[-1]))
         elif isinstance(event, Waiting):
             emit(
                 ModelWaiting(
@@ -130,4 +134,4 @@ async def _stream_once(
             done = event
     if done is None:
         raise ModelError("the model stream ended without a final message", retryable=True)
-    return done
+    return dataclasses.replace(done, block_uuids=tuple(block_uuids))

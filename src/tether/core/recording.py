@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
-from tether.store import EntryWatcher, SessionWriter
+from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
 
 TITLE_CHARS = 80
 PROMPT_LINE_CHARS = 200
@@ -106,8 +106,18 @@ class SessionRecorder:
                 lambda w: w.bookkeeping("last-prompt", lastPrompt=said, leafUuid=w.last_uuid)
             )
 
-    def assistant(self, message: Message, usage: Usage | None) -> None:
-        self._record(lambda w: w.assistant(message, usage))
+    def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None:
+        """The reply, an entry per block (each written once, as any entry is)."""
+        message_id, request_id = reply.message_id or new_message_id(), reply.request_id
+        count = len(message.content)
+        uuids = reply.uuids if len(reply.uuids) == count else (None,) * count
+
+        def block(index: int) -> _Entry:
+            named = uuids[index]
+            shown = message.content[index]
+            return lambda w: w.reply_block(shown, usage, named, message_id, request_id)
+
+        self._record(*(block(i) for i in range(count)))
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
         self._record(lambda w: w.compacted(summary, kept))

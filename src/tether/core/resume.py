@@ -196,7 +196,8 @@ class Resumption:
     loaded: LoadedSession
     session_id: str
     """The id the session goes on under: the file's own, or the fork's."""
-    recorder: SessionRecorder
+    recorder: SessionRecorder | None
+    """None for a session that writes nothing (`--no-session-persistence`)."""
     forked: bool
     notices: tuple[str, ...]
     """Why it was forked, or why it is not saved: for the user, once."""
@@ -210,10 +211,20 @@ def resume_session(
     cwd: Path,
     model: str,
     new_id: Callable[[], str],
+    at: str | None = None,
+    persist: bool = True,
 ) -> Resumption:
     """Open `path` to continue it (`fork`: in a new session in `directory`, named by
-    `new_id`). Raises SessionNotFound or ConfigError when the file cannot be read; never for
-    a file that cannot be written or is held by another process."""
+    `new_id`), from its message `at` when given (what followed it is left on its own
+    branch; raises SessionNotFound when there is no such message). Raises SessionNotFound or
+    ConfigError when the file cannot be read; never for a file that cannot be written or is
+    held by another process. Without `persist`, the file is only read and nothing is
+    written (the session id is still the file's, or a fork's new one)."""
+    if not persist:
+        loaded = load_session(path)
+        if at is not None:
+            loaded = loaded.up_to(at)
+        return Resumption(loaded, new_id() if fork else loaded.session_id, None, fork, ())
     writer: SessionWriter | None = None
     problem: str | None = None
     notices: list[str] = []
@@ -235,7 +246,14 @@ def resume_session(
         if writer is not None:
             writer.close()
         raise
-    if in_use:  # the other process's turn in progress is its own
+    if at is not None:
+        try:
+            loaded = loaded.up_to(at)
+        except BaseException:
+            if writer is not None:
+                writer.close()
+            raise
+    elif in_use:  # the other process's turn in progress is its own
         loaded = loaded.at_last_turn_end()
     session_id = loaded.session_id
     if writer is not None:

@@ -25,6 +25,7 @@ from tether.protocol import (
     ToolUseBlock,
 )
 from tether.tools.context import approved_call
+from tether.tools.user_changes import told_user_modified
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
@@ -215,6 +216,8 @@ async def run_call(
                 outcome = await agent.tools.run(call, agent.tool_context)
     finally:
         current_call.reset(token)
+    if approval.user_modified:
+        outcome = told_user_modified(call.name, outcome)
     context = approval.context
     if gate is not None:
         outcome, said = await gate.after(call, outcome, emit)

@@ -91,6 +91,9 @@ class ResponseDone:
     usage: Usage
     message_id: str | None = None
     request_id: str | None = None
+    block_uuids: tuple[str, ...] = ()
+    """The session file's entry for each block of `message`, named as each block closed (set
+    by the core as it streams, not by providers): the ids a front end gave those blocks."""
 
 
 ModelEvent = (

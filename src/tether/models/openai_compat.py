@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tether.models.base import (
     Answered,
+    BlockDone,
     ModelEvent,
     ModelRequest,
     ResponseDone,
@@ -32,7 +33,15 @@ from tether.models.lazy_client import LazyClient
 from tether.models.openai_request import chat_messages, chat_tools, convert_message
 from tether.models.tool_arguments import tool_use_block
 from tether.models.wire_cache import ConvertedMessages
-from tether.protocol import ContentBlock, Message, StopReason, TextBlock, ThinkingBlock, Usage
+from tether.protocol import (
+    ContentBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from tether.models.sse_client import SseClient
@@ -102,7 +111,7 @@ class OpenAICompatModel:
         if request.tools:
             body["tools"] = chat_tools(request.tools)
         content = json.dumps(body, ensure_ascii=False).encode()
-        assembly = _Assembly()
+        assembly = _Assembly(self.model)
         finished = False
         async with aclosing(self._http.get().events(self._url, content)) as events:
             async for item in events:
@@ -145,12 +154,26 @@ class _Call:
     call_id: str | None
     name: str = ""
     arguments: list[str] = field(default_factory=list[str])
+    made_id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:24]}")
+    """The id it goes by when the server gave none (ids must stay unique across the whole
+    conversation, so a missing one is random), the same when it closes and at the end."""
+
+    def block(self, cut: bool = False) -> ToolUseBlock:
+        raw = "".join(self.arguments)
+        block = tool_use_block(self.call_id or self.made_id, self.name, raw)
+        if cut and block.input_error is not None:
+            block = tool_use_block(block.id, self.name, raw, cut_by_max_tokens=True)
+        return block
 
 
 class _Assembly:
-    """Builds the assistant message from chat completion chunks."""
+    """Builds the assistant message from chat completion chunks, and tells each block as it
+    closes (`BlockDone`), as the Messages API's stream does: the reasoning when the text or a
+    call starts, the text when a call starts, a call when the next one starts. The last
+    block closes with the response."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str) -> None:
+        self.model = model
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: list[_Call] = []
@@ -163,12 +186,37 @@ class _Assembly:
         self.started = False
         self.message_id: str | None = None
         self.request_id: str | None = None
+        self.closed = 0
+        """Blocks told closed so far, in the order `done` gives them."""
+        self.closing = True
+        """False once a block could not be told in order (a call whose input is not valid
+        JSON waits for the end, where max_tokens may explain it; text after a call): the
+        rest are told with the response."""
 
-    def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
+    def _close(self, upto: int) -> list[BlockDone]:
+        """Tell the blocks before the `upto`th of the message (as `done` will order them)."""
+        told: list[BlockDone] = []
+        if not self.closing or self.closed >= upto:
+            return told  # (checked first: the blocks are not made for nothing)
+        blocks = self._blocks(cut=False)
+        while self.closing and self.closed < min(upto, len(blocks)):
+            block = blocks[self.closed]
+            if isinstance(block, ToolUseBlock) and block.input_error is not None:
+                self.closing = False
+                break
+            told.append(BlockDone(kind="block", block=block, model=self.model))
+            self.closed += 1
+        return told
+
+    def _heads(self) -> int:
+        """How many blocks come before the calls: the reasoning and the text, when given."""
+        return (1 if self.reasoning else 0) + (1 if self.text else 0)
+
+    def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk | BlockDone]:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = _usage(_object(usage))
-        events: list[TextChunk | ThinkingChunk] = []
+        events: list[TextChunk | ThinkingChunk | BlockDone] = []
         choices = chunk.get("choices")
         for choice in choices if isinstance(choices, list) else ():
             choice = _object(choice)
@@ -183,18 +231,30 @@ class _Assembly:
             delta = _object(choice.get("delta"))  # null in some servers' finishing chunk
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
+                if self.text or self.calls:
+                    self.closing = False  # reasoning after the text: joined to the first
                 self.reasoning.append(reasoning)
                 events.append(ThinkingChunk(kind="thinking", text=reasoning))
             for text in (delta.get("content"), delta.get("refusal")):
                 if isinstance(text, str) and text:
+                    if self.calls:
+                        self.closing = False  # text after a call: joined to the text before
+                    if self.reasoning and not self.text:  # the text starts: reasoning ends
+                        events.extend(self._close(1))
                     self.text.append(text)
                     events.append(TextChunk(kind="text", text=text))
             calls = delta.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
-                self._add_call_fragment(_object(call))
+                known = len(self.calls)
+                continued = self._add_call_fragment(_object(call))
+                if self.calls.index(continued) < self.closed - self._heads():
+                    self.closing = False  # a call told closed goes on: told again at the end
+                if len(self.calls) > known:  # a call started: what came before it is whole
+                    events.extend(self._close(self._heads() + known))
         return events
 
-    def _add_call_fragment(self, fragment: dict[str, Any]) -> None:
+    def _add_call_fragment(self, fragment: dict[str, Any]) -> _Call:
+        """Add a fragment to the call it continues or starts; returns that call."""
         index = fragment.get("index")
         call_id = fragment.get("id")
         call = self._call_for(
@@ -203,7 +263,7 @@ class _Assembly:
         )
         function = fragment.get("function")
         if not isinstance(function, dict):
-            return
+            return call
         name = function.get("name")
         if isinstance(name, str) and name and not call.name:
             call.name = name
@@ -213,6 +273,7 @@ class _Assembly:
         elif isinstance(arguments, dict):
             # Some servers send the arguments as an object rather than JSON text.
             call.arguments.append(json.dumps(arguments))
+        return call
 
     def _call_for(self, index: int | None, call_id: str | None) -> _Call:
         """The call this fragment continues, or a new one: a fragment continues a call when
@@ -231,7 +292,7 @@ class _Assembly:
             self.by_index[index] = call
         return call
 
-    def done(self) -> ResponseDone:
+    def _blocks(self, cut: bool) -> list[ContentBlock]:
         blocks: list[ContentBlock] = []
         reasoning = "".join(self.reasoning)
         if reasoning:
@@ -239,14 +300,11 @@ class _Assembly:
         text = "".join(self.text)
         if text:
             blocks.append(TextBlock(text=text))
-        cut = self.finish_reason == "length"
-        for call in self.calls:
-            raw = "".join(call.arguments)
-            # Ids must stay unique across the whole conversation, so a missing one is random.
-            block = tool_use_block(call.call_id or f"call_{uuid.uuid4().hex[:24]}", call.name, raw)
-            if cut and block.input_error is not None:
-                block = tool_use_block(block.id, call.name, raw, cut_by_max_tokens=True)
-            blocks.append(block)
+        blocks.extend(call.block(cut) for call in self.calls)
+        return blocks
+
+    def done(self) -> ResponseDone:
+        blocks = self._blocks(cut=self.finish_reason == "length")
         stop_reason = _FINISH_REASONS.get(self.finish_reason or "", "end_turn")
         if self.calls and stop_reason == "end_turn":
             stop_reason = "tool_use"

@@ -26,6 +26,9 @@ class Decision:
     behavior: Behavior
     rule: str | None
     reason: str
+    plan_mode: bool = False
+    """Denied by plan mode alone (the call is not read-only): someone who can be asked is
+    asked instead, as Claude Code asks, with no rule to suggest (a rule cannot allow it)."""
 
 
 MAX_LISTED = 10_000

@@ -224,7 +224,8 @@ def _apply_mode(tool: str, verdict: Verdict, read_only: bool, ctx: PermissionCon
         return Decision("deny", verdict.rule, verdict.reason)
     mode = ctx.mode
     if mode == "plan" and not read_only:
-        return Decision("deny", None, f"plan mode: only read-only tools run ({tool} is not)")
+        reason = f"plan mode: only read-only tools run ({tool} is not)"
+        return Decision("deny", None, reason, plan_mode=True)
     if mode == "bypassPermissions":
         if verdict.outcome == "ask" and verdict.hard:
             return Decision("ask", verdict.rule, verdict.reason)

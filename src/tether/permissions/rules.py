@@ -350,12 +350,20 @@ def _kind_of(value: object) -> str:
 
 
 def permission_updates(rule: str | None) -> list[dict[str, Any]]:
-    """An "always allow" rule as Claude Code's permission updates (`addRules` for the
-    session), the shape its clients and hooks read as `permission_suggestions`."""
+    """An "always allow" rule as Claude Code's permission updates, the shape its clients and
+    hooks read as `permission_suggestions`, as Claude Code offers them: an edit inside the
+    workspace as accepting edits for the session (`setMode acceptEdits`), any other rule as
+    `addRules` saved in the local settings (`destination: localSettings`; tether keeps such
+    a rule with the user's other "always allow" answers)."""
     if not rule:
         return []
     tool, _, content = rule.partition("(")
+    content = content.removesuffix(")")
+    if tool == "Edit" and content.startswith("/") and not content.startswith("//"):
+        return [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]
     value: dict[str, Any] = {"toolName": tool}
     if content:
-        value["ruleContent"] = content.removesuffix(")")
-    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": "session"}]
+        value["ruleContent"] = content
+    return [
+        {"type": "addRules", "rules": [value], "behavior": "allow", "destination": "localSettings"}
+    ]

@@ -68,6 +68,9 @@ class BlockCompleted(_Event):
     kind: Literal["block_completed"] = "block_completed"
     block: ContentBlock
     model: str
+    entry_uuid: str = Field(
+        default="", description="The uuid of the block's entry in the session file."
+    )
 
 
 class MessageCompleted(_Event):
@@ -84,6 +87,13 @@ class MessageCompleted(_Event):
     )
     request_id: str | None = Field(
         default=None, description="The endpoint's id of the request that got a reply."
+    )
+    entry_uuids: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "The message's entries in the session file: a reply's, one per content block; a "
+            "message of tool results', one per result."
+        ),
     )
 
 
@@ -212,6 +222,9 @@ class PermissionAsked(_Event):
     reason: str
     suggestion: str | None = Field(
         default=None, description="The rule an 'always allow' answer would add."
+    )
+    by_mode: bool = Field(
+        default=False, description="Asked because of the permission mode (plan), not a rule."
     )
 
 

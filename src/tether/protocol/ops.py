@@ -47,6 +47,10 @@ class PermissionAnswer(_Op):
     session_rules: tuple[str, ...] = Field(
         default=(), description="Allow rules to add for the rest of the session (an allow only)."
     )
+    saved_rules: tuple[str, ...] = Field(
+        default=(),
+        description="Allow rules to keep as 'always allow' answers are kept (an allow only).",
+    )
 
 
 class SetPermissionMode(_Op):

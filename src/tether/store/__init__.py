@@ -6,6 +6,7 @@ use: a new session only writes its file, and every start-up would otherwise pay 
 from typing import TYPE_CHECKING, Any
 
 from tether.store.fork import fork_session
+from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.sessions import (
     SessionInfo,
     SessionNotFound,
@@ -60,6 +61,7 @@ __all__ = [
     "EntryWatcher",
     "LoadedSession",
     "Record",
+    "ReplyEntries",
     "SessionInUse",
     "SessionInfo",
     "SessionNotFound",
@@ -73,6 +75,7 @@ __all__ = [
     "latest_session",
     "list_sessions",
     "load_session",
+    "new_message_id",
     "project_dir",
     "project_slug",
     "remove_session",

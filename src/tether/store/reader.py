@@ -102,6 +102,22 @@ class LoadedSession:
         branch = self.branch[: ends[-1] + 1]
         return dataclasses.replace(self, branch=branch, last_uuid=branch[-1].uuid)  # a reply
 
+    def up_to(self, entry_uuid: str) -> LoadedSession:
+        """This session as it was when the entry `entry_uuid` of its branch was written (the
+        entries hanging off it kept): where `--resume-session-at` goes on from. Raises
+        SessionNotFound when the branch has no such message."""
+        place = next(
+            (i for i, e in enumerate(self.branch) if e.uuid == entry_uuid and e.message), None
+        )
+        if place is None:
+            raise SessionNotFound(
+                f"no message {entry_uuid} in session {self.session_id} ({self.path}) to resume at"
+            )
+        end = place + 1
+        while end < len(self.branch) and not self.branch[end].message:
+            end += 1
+        return dataclasses.replace(self, branch=self.branch[:end], last_uuid=entry_uuid)
+
     def raw_lines(self) -> Iterator[dict[str, Any]]:
         """The branch's entries as written (every type), oldest first, for copying."""
         with self.path.open("rb") as file:

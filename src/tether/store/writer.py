@@ -41,6 +41,7 @@ from tether.store.partial import (
     put_in_place,
     remove_abandoned,
 )
+from tether.store.reply_entries import ReplyEntries, new_message_id
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 """Entries of the conversation itself: they chain to one another through `parentUuid`. Every
@@ -163,15 +164,53 @@ class SessionWriter:
         content = [_block(b) for b in blocks]
         self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
-    def assistant(self, message: Message, usage: Usage | None) -> None:
+    def assistant(
+        self,
+        message: Message,
+        usage: Usage | None,
+        reply: ReplyEntries | None = None,
+    ) -> None:
+        """A reply as Claude Code writes it: an entry per content block (see
+        `ReplyEntries`); without `reply`, the whole reply as one entry (as tether wrote
+        replies before, which every reader still reads)."""
+        if reply is None:
+            self.append(
+                "assistant",
+                message={
+                    "role": message.role,
+                    "content": [_block(b) for b in message.content],
+                    "model": self.model,
+                    "usage": None if usage is None else usage.model_dump(mode="json"),
+                },
+            )
+            return
+        reply = reply.fitted(len(message.content))
+        message_id = reply.message_id or new_message_id()
+        for block, entry_uuid in zip(message.content, reply.uuids, strict=True):
+            self.reply_block(block, usage, entry_uuid, message_id, reply.request_id)
+
+    def reply_block(
+        self,
+        block: ContentBlock,
+        usage: Usage | None,
+        entry_uuid: str | None,
+        message_id: str,
+        request_id: str | None,
+    ) -> None:
+        """One block of a reply, as its own entry (see `assistant`)."""
+        extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
         self.append(
             "assistant",
+            entry_uuid=entry_uuid,
             message={
-                "role": message.role,
-                "content": [_block(b) for b in message.content],
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
                 "model": self.model,
+                "content": [_block(block)],
                 "usage": None if usage is None else usage.model_dump(mode="json"),
             },
+            **extra,
         )
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
