@@ -77,6 +77,19 @@ GIT_LOCATION_OPTIONS = frozenset(
 )
 """Options that take a value and move where git works: not read-only."""
 
+
+def subcommand_at(argv: tuple[str, ...]) -> int:
+    """Where the subcommand stands in `git [OPTIONS] SUB ARGS` (past git's own options and
+    the values of those that take one); `len(argv)` when there is none."""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        name, eq, _ = argv[i].partition("=")
+        i += 1
+        if not eq and (name in GIT_LOCATION_OPTIONS or name == "-c"):
+            i += 1
+    return min(i, len(argv))
+
+
 GIT_SETTINGS_HARMLESS = _names(
     "color.* column.* advice.* i18n.* status.* log.* pretty.* user.name user.email "
     "author.* committer.* init.defaultbranch core.quotepath core.abbrev core.autocrlf "

@@ -23,6 +23,7 @@ from tether.permissions.git_names import (
     GIT_LOCATION_OPTIONS,
     GIT_OWN_COMMANDS,
     PATHSPEC_FROM_FILE,
+    subcommand_at,
 )
 from tether.permissions.git_pathspecs import pathspec_words, staged
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
@@ -166,12 +167,7 @@ def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
     """For `git [OPTIONS] SUB ARGS` where SUB is none of git's own commands (an alias, an
     extension, a name not known): where SUB stands in `argv`, and the command git really runs,
     `git-SUB ARGS`, a program it looks for on PATH. None for git's own commands."""
-    i = 1
-    while i < len(argv) and argv[i].startswith("-"):
-        name, eq, _ = argv[i].partition("=")
-        i += 1
-        if not eq and (name in GIT_LOCATION_OPTIONS or name == "-c"):
-            i += 1
+    i = subcommand_at(argv)
     if i >= len(argv) or argv[i] in GIT_OWN_COMMANDS:
         return None
     return i, (f"git-{argv[i]}", *argv[i + 1 :])

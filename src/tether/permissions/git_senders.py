@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tether.permissions.command_spec import words as _names
-from tether.permissions.git_names import GIT_LOCATION_OPTIONS
+from tether.permissions.git_names import subcommand_at
 from tether.permissions.shell_words import is_literal
 
 Argv = tuple[str, ...]
@@ -41,12 +41,7 @@ def sending_equivalent(argv: Argv) -> tuple[Argv, str] | None:
     """`git [OPTIONS] SUB ARGS` where SUB sends objects elsewhere: (`git push ARGS`, SUB) for
     the deny and ask rules on `git push`; None for any other command (`git push` itself is
     matched as written)."""
-    i = 1
-    while i < len(argv) and argv[i].startswith("-"):
-        name, eq, _ = argv[i].partition("=")
-        i += 1
-        if not eq and (name in GIT_LOCATION_OPTIONS or name == "-c"):
-            i += 1
+    i = subcommand_at(argv)
     if i >= len(argv) or not is_literal(argv[i]) or argv[i] == "push":
         return None
     verbs = SENDERS.get(argv[i])
