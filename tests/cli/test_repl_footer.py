@@ -137,7 +137,13 @@ def test_esc_interrupts_the_running_turn_and_keeps_the_session(
     repl.wait_for("Thinking…")
     repl.send("\x1b")
     repl.wait_for("Interrupted")
-    repl.wait_for(TURN_END)  # the prompt is back
+    repl.wait_for(TURN_END)
+    # The prompt is back once its footer is drawn after the interruption: keys sent before
+    # that are still the turn's typing, queued for a step that no longer comes.
+    repl.wait_until(
+        lambda screen: "shift+tab to cycle" in screen.rpartition("Interrupted")[2],
+        "the prompt after the interruption",
+    )
     release.set()
     repl.send("are you there?\r")
     repl.wait_for("Still here.")

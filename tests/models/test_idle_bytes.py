@@ -87,8 +87,10 @@ async def dripping_headers(
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
 async def test_headers_dripped_byte_by_byte_do_not_time_out(wire: str) -> None:
-    # About 130 bytes of headers at 20 ms: over 2 s, ten times the idle timeout.
-    idle = IdleLimits(timeout_s=0.2)
+    # About 130 bytes of headers at 20 ms: over 2.6 s in all, longer than the idle timeout,
+    # while no gap comes near the point where the wait is said (a loaded machine stretches a
+    # 20 ms gap to tens of milliseconds: a 0.2 s timeout said "waiting" at 0.06 s).
+    idle = IdleLimits(timeout_s=2.0)
     async with dripping_headers(_body(wire)) as url:
         events, error = await run(model_for(wire, url, idle), ask())
     assert error is None, error
