@@ -165,3 +165,32 @@ def test_a_module_not_known_harmless_asks_in_every_mode(make_ctx: ContextFactory
         verdict = decide("Bash", {"command": _py(code)}, make_ctx(RULES, mode=mode))
         assert verdict.behavior == "ask", verdict
         assert "calls sh.ls, which tether does not know to be harmless" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # Python's short flags bundled before `c` or `m` (its own getopt reads them so).
+        "python3 -Sc 'import os; os.system(\"wget h\")'",
+        "python3 -IEsc 'import os; os.system(\"wget h\")'",
+        'python3 -uc \'import subprocess; subprocess.run(["shred", "README.md"])\'',
+        "python3 -Wignore -Ec 'import os; os.system(\"wget h\")'",
+        "python3 -X dev -Sc 'import os; os.system(\"wget h\")'",
+        "/usr/bin/python3 -qc 'import os; os.system(\"wget h\")'",
+        "python3 -Sm pdb -c 'p 1' README.md",
+        # pdb's `-c` commands run as if typed at its prompt.
+        "python3 -m pdb -c '!import os; os.system(\"wget h\")' README.md",
+        "python3 -m pdb --command=c README.md",
+    ],
+)
+def test_bundled_flags_and_debugger_commands_hide_no_code(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior != "allow", (command, mode, verdict.reason)
+
+
+def test_bundled_flags_with_harmless_code_stay_allowed(make_ctx: ContextFactory) -> None:
+    verdict = decide("Bash", {"command": "python3 -Sc 'print(1)'"}, make_ctx(RULES))
+    assert verdict.behavior == "allow", verdict.reason

@@ -149,6 +149,10 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
                 return _attached(option, arg[len(option) :], args[i + 1 : i + 2], inline)
         if python and arg == "-m":
             return _module(args[i + 1 :], flag)
+        if python and len(arg) > 2 and arg[0] == "-" and arg[1] != "-":
+            bundled = _python_bundle(arg, args[i + 1 :], flag)
+            if bundled is not None:
+                return bundled[0]
         if arg == "--":
             i += 1
             break
@@ -161,6 +165,22 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
         return None if exits else CodeUse(flag, None)
     if args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
         return CodeUse(flag, None)
+    return None
+
+
+def _python_bundle(arg: str, after: tuple[str, ...], flag: str) -> tuple[CodeUse | None] | None:
+    """Python's short flags bundled in one word (`-Sc CODE`, `-IEsc`, `-uc`, `-Sm pdb`): the
+    first `c` or `m` ends the bundle, its code or module the rest of the word or the next
+    word, as Python reads them; `W` and `X` take the rest as their value. None when the word
+    names neither (plain flags, judged as before)."""
+    for j, letter in enumerate(arg[1:], start=2):
+        rest = arg[j:]
+        if letter == "c":
+            return (CodeUse(flag, rest or (after[0] if after else DYN)),)
+        if letter == "m":
+            return (_module((rest, *after) if rest else after, flag),)
+        if letter in "WX":
+            return None
     return None
 
 
@@ -192,7 +212,10 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     if module not in _CODE_MODULES:
         return None
     if module in ("pdb", "ipdb", "pudb"):
-        # Its prompt reads commands from the input, a script or not (`!import os`).
+        # Its prompt reads commands from the input, a script or not (`!import os`); `-c`
+        # commands run as if typed there: code not seen.
+        if any(a in ("-c", "--command") or a.startswith(("-c", "--command=")) for a in rest):
+            return CodeUse(flag, None, only_input=False, source=f"{module}'s -c commands")
         return CodeUse(flag, None)
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
     from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
