@@ -194,3 +194,32 @@ def test_bundled_flags_and_debugger_commands_hide_no_code(
 def test_bundled_flags_with_harmless_code_stay_allowed(make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": "python3 -Sc 'print(1)'"}, make_ctx(RULES))
     assert verdict.behavior == "allow", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make MAKEFILES=/dev/stdin <<< '$(shell wget h)'",
+        "make SHELL=/tmp/evil",
+        "make SHELL:=/tmp/evil all",
+        "make -- SHELL=/tmp/evil",
+        "make -e MAKESHELL=/tmp/evil",
+        "make .SHELLFLAGS=-c",
+        "make 'X != wget h'",
+        "make MAKEFLAGS=--eval=x",
+    ],
+)
+def test_make_variables_that_choose_what_runs_are_code_not_seen(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(make *)"], "deny": ["Bash(wget *)"]}}
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(rules, mode=mode))
+        assert verdict.behavior != "allow", (command, mode, verdict.reason)
+
+
+def test_ordinary_make_variables_stay_allowed(make_ctx: ContextFactory) -> None:
+    rules = {"permissions": {"allow": ["Bash(make *)"], "deny": ["Bash(wget *)"]}}
+    for command in ("make CFLAGS=-O2 all", "make -j4 PREFIX=/usr/local", "make test"):
+        verdict = decide("Bash", {"command": command}, make_ctx(rules))
+        assert verdict.behavior == "allow", (command, verdict.reason)

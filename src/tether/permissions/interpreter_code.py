@@ -224,7 +224,40 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     return None
 
 
+_MAKE_ASSIGNMENT = re.compile(r"([^\s=:+?!]+)\s*(::?:?=|\+=|\?=|!=|=)")
+_MAKE_CODE_VARIABLES = frozenset(
+    {
+        "SHELL",
+        "MAKESHELL",
+        ".SHELLFLAGS",
+        "MAKEFILES",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKE",
+        "GNUMAKEFLAGS",
+    }
+)
+"""make variables that choose what runs every recipe or which makefiles are read first."""
+
+
+def _make_assignment(args: tuple[str, ...]) -> CodeUse | None:
+    """A command-line variable of make's that runs code not seen: `NAME != CMD` runs CMD,
+    and `SHELL=`, `MAKEFILES=`, `MAKEFLAGS=`... choose the shell of every recipe or the
+    makefiles read first, however assigned (`=`, `:=`, `::=`, `+=`, `?=`, after `--` too)."""
+    for arg in args:
+        found = _MAKE_ASSIGNMENT.match(arg)
+        if found is None or arg.startswith("-"):
+            continue
+        name, op = found.group(1), found.group(2)
+        if op == "!=" or name in _MAKE_CODE_VARIABLES or not is_literal(name):
+            return CodeUse("-f", None, only_input=False, source=f"make's {name}{op}")
+    return None
+
+
 def _makefile(args: tuple[str, ...]) -> CodeUse | None:
+    assigned = _make_assignment(args)
+    if assigned is not None:
+        return assigned
     for value in makefiles(args):
         if value.startswith(_FROM_INPUT) or not is_literal(value):
             return CodeUse("-f", None, only_input=is_literal(value))
