@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tether.sandbox import SandboxStatus, probe
-from tether.sandbox.probe import INSTALL_HINT
+from tether.sandbox.probe import INSTALL_HINT, PROBE_PREFIX, remove_abandoned_probes
 
 from .conftest import needs_bwrap
 
@@ -159,3 +159,24 @@ def test_real_bwrap_where_user_namespaces_are_off(tmp_path: Path) -> None:
         "sysctl -w user.max_user_namespaces=15000",
         program,
     )
+
+
+def test_a_killed_start_s_probe_directory_is_removed_by_the_next_probe(tmp_path: Path) -> None:
+    # A process killed during start-up leaves its probe directory; the next start removes
+    # it, and leaves those of processes still running.
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = tmp_path / f"{PROBE_PREFIX}{gone.pid}-abc123"
+    (left / "tmp").mkdir(parents=True)
+    running = tmp_path / f"{PROBE_PREFIX}{os.getppid()}-def456"
+    running.mkdir()
+    older = tmp_path / f"{PROBE_PREFIX}q1w2e3r4"  # an older tether's name, without a pid
+    older.mkdir()
+    os.utime(older, (0, 0))
+    recent = tmp_path / f"{PROBE_PREFIX}z9x8c7v6"
+    recent.mkdir()
+    remove_abandoned_probes(tmp_path)
+    assert not left.exists()
+    assert not older.exists()
+    assert running.exists()
+    assert recent.exists()

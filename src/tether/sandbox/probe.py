@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,43 @@ def probe_soon() -> None:
     threading.Thread(target=probe, name="sandbox-probe").start()
 
 
+PROBE_PREFIX = "tether-sandbox-probe-"
+"""The probe's scratch directories: `<prefix><pid>-<random>`, so that a later start can tell
+the ones a killed process left."""
+
+
+UNNAMED_PROBE_AGE_S = 3600.0
+"""A probe directory without a pid in its name (an older tether's) is removed past this age."""
+
+
+def remove_abandoned_probes(tmp: Path) -> None:
+    """Remove the probe directories of processes that are gone (a kill during start-up leaves
+    its scratch directory; the next start clears it)."""
+    try:
+        entries = list(tmp.glob(f"{PROBE_PREFIX}*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(PROBE_PREFIX) :].partition("-")[0]
+        if not pid.isdigit():
+            # Named before the pid was in the name: abandoned once older than any probe runs.
+            try:
+                seen = entry.stat()
+            except OSError:
+                continue
+            if seen.st_uid == os.getuid() and time.time() - seen.st_mtime > UNNAMED_PROBE_AGE_S:
+                shutil.rmtree(entry, ignore_errors=True)
+            continue
+        if int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue  # alive, another user's
+
+
 def _probe(
     name: str, search_path: str, proc_sys: Path, allow_disable: bool = True
 ) -> SandboxStatus:
@@ -123,7 +161,8 @@ def _probe(
         return SandboxStatus(False, f"bubblewrap is not installed ({where}); {INSTALL_HINT}", None)
     program = Path(found)
     disable_userns = allow_disable and "--disable-userns" in bwrap_help(program)
-    with tempfile.TemporaryDirectory(prefix="tether-sandbox-probe-") as scratch:
+    remove_abandoned_probes(Path(tempfile.gettempdir()))
+    with tempfile.TemporaryDirectory(prefix=f"{PROBE_PREFIX}{os.getpid()}-") as scratch:
         place = Path(scratch).resolve()
         trial = Sandbox(place, (), False, place / "tmp", (), program, disable_userns=disable_userns)
         command = trial.wrap(["true"], place)
