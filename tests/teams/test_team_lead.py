@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
-from tether.testing.cli_runner import run_cli_process
+from tether.testing.cli_runner import CliResult, run_cli_process
 from tether.testing.teammates import letters_in, mate_answers, member_of, polite
 
 from .mates import member, status
@@ -50,18 +51,7 @@ def test_a_lead_creates_a_team_spawns_a_teammate_and_hears_from_it(
             return tool_use("Glob", pattern="*.txt")  # work on until alice's message comes
         return text(f"lead heard: {heard[0].body}")
 
-    def respond(request: RecordedRequest) -> Turn:
-        if member_of(request) is None:
-            return lead(request)
-        return mate_answers(polite)(request)
-
-    model_env.responder = respond
-    done = run_cli_process(
-        ["-p", "start the team", "--output-format", "json"],
-        env=lead_env(),
-        cwd=repo,
-        timeout_s=WAIT_S,
-    )
+    done = _run_lead(model_env, repo, lead)
     try:
         assert done.exit_code == 0, done.stderr
         assert done.json()["result"] == "lead heard: alice got: what is in a.txt?"
@@ -107,18 +97,7 @@ def test_a_lead_starts_a_teammate_in_plan_mode_with_the_task_tools_mode(
             )
         return text(results[0])
 
-    def respond(request: RecordedRequest) -> Turn:
-        if member_of(request) is None:
-            return lead(request)
-        return mate_answers(polite)(request)
-
-    model_env.responder = respond
-    done = run_cli_process(
-        ["-p", "start the team", "--output-format", "json"],
-        env=lead_env(),
-        cwd=repo,
-        timeout_s=WAIT_S,
-    )
+    done = _run_lead(model_env, repo, lead)
     try:
         assert done.exit_code == 0, done.stderr
         assert done.json()["result"] == (
@@ -129,3 +108,22 @@ def test_a_lead_starts_a_teammate_in_plan_mode_with_the_task_tools_mode(
         assert (bob["agent"], bob["plan_mode"], bob["running"]) == ("general-purpose", True, True)
     finally:
         tether(repo, "team", "down", team)
+
+
+def _run_lead(
+    model_env: FakeModelServer, repo: Path, lead: Callable[[RecordedRequest], Turn]
+) -> CliResult:
+    """`tether -p` as the team's lead, answered by `lead`; its teammates answer politely."""
+
+    def respond(request: RecordedRequest) -> Turn:
+        if member_of(request) is None:
+            return lead(request)
+        return mate_answers(polite)(request)
+
+    model_env.responder = respond
+    return run_cli_process(
+        ["-p", "start the team", "--output-format", "json"],
+        env=lead_env(),
+        cwd=repo,
+        timeout_s=WAIT_S,
+    )
