@@ -66,6 +66,9 @@ def test_a_killed_workers_command_is_stopped_by_the_next_start(
             assert (task["status"], task["attempts"]) == ("completed", 2)
         wait_for(lambda: not _alive(sleeper), "the killed worker's command to stop")
     finally:
+        if doomed.poll() is None:  # failed before its kill: no worker of the test outlives it
+            doomed.kill()
+            finish(doomed)
         if sleeper and _alive(sleeper):
             os.kill(sleeper, signal.SIGKILL)
     assert f"an earlier tether (pid {doomed.pid}, session " in err
