@@ -8,23 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
+from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 from tether.testing.tokens import estimate_prompt_tokens
 
+from .test_window_over_wire import answers_then_summaries
+
 Run = Callable[..., CliResult]
-
-
-def _answers(*texts: str) -> Callable[[RecordedRequest], object]:
-    """Each conversation request gets the next of `texts`; a summary request gets a summary."""
-    left = list(texts)
-
-    def answer(request: RecordedRequest) -> object:
-        if "is about to be replaced by a summary" in request.last_user_text():
-            return reply(text("Summary: a big file was written."))
-        return reply(text(left.pop(0)))
-
-    return answer
 
 
 @pytest.mark.parametrize("model", [[], ["--model", "openai/gpt-5"]], ids=["default", "gpt-5"])
@@ -36,7 +26,7 @@ def test_a_large_tool_input_never_sends_a_request_over_a_200k_window(
     assert fake_model.context_window == 200_000
     content = "y" * 2_000_000
     fake_model.script(reply(tool_use("Write", file_path="w.txt", content=content)))
-    fake_model.script(*[_answers("written", "still here")] * 6)  # type: ignore[list-item]
+    fake_model.script(*[answers_then_summaries("written", "still here")] * 6)  # type: ignore[list-item]
     first = tether("-p", "write it", *model)
     assert (first.exit_code, first.stdout) == (0, "written\n"), first.stderr
     assert (workspace / "w.txt").read_text() == content

@@ -30,7 +30,7 @@ def _cut(request: RecordedRequest) -> bool:
     return "characters cut here to fit the context window" in str(request.messages())
 
 
-def _answers(*texts: str) -> Callable[[RecordedRequest], object]:
+def answers_then_summaries(*texts: str) -> Callable[[RecordedRequest], object]:
     """Each conversation request gets the next of `texts`; a summary request gets a summary."""
     left = list(texts)
 
@@ -49,7 +49,7 @@ def test_a_tool_input_bigger_than_the_window_runs_and_the_session_goes_on(
 ) -> None:
     content = "".join(f"line {i}: {'data ' * 12}\n" for i in range(2500))  # ~170k characters
     fake_model.script(reply(tool_use("Write", file_path="big.txt", content=content)))
-    fake_model.script(*[_answers("written", "still here")] * 6)  # type: ignore[list-item]
+    fake_model.script(*[answers_then_summaries("written", "still here")] * 6)  # type: ignore[list-item]
     first = tether("-p", "write the big file", "--model", model)
     assert (first.exit_code, first.stdout) == (0, "written\n"), first.stderr
     assert (workspace / "big.txt").read_text() == content  # the call ran with all of it
@@ -65,7 +65,7 @@ def test_a_reply_longer_than_the_window_does_not_end_the_session(
     fake_model: FakeModelServer, tether: Run, model: str
 ) -> None:
     essay = "".join(f"Paragraph {i}. " + "words " * 40 + "\n" for i in range(800))  # ~200k
-    fake_model.script(reply(text(essay)), *[_answers("short now", "and again")] * 6)  # type: ignore[list-item]
+    fake_model.script(reply(text(essay)), *[answers_then_summaries("short now", "and again")] * 6)  # type: ignore[list-item]
     assert tether("-p", "write an essay", "--model", model).exit_code == 0
     for prompt, answer in (("summarise it", "short now\n"), ("once more", "and again\n")):
         result = tether("-c", "-p", prompt, "--model", model)
@@ -122,7 +122,7 @@ def test_a_long_session_never_compacted_resumes_in_a_small_window(
             writer.assistant(Message(role="assistant", content=(call,)), None)
             writer.user([ToolResultBlock(tool_use_id=call.id, content=f"contents of f{n}")])
         writer.assistant(Message(role="assistant", content=(TextBlock(text="Done."),)), None)
-    fake_model.script(*[_answers("resumed")] * 4)  # type: ignore[list-item]
+    fake_model.script(*[answers_then_summaries("resumed")] * 4)  # type: ignore[list-item]
 
     result = tether("-c", "-p", "what did you read?")
     assert (result.exit_code, result.stdout) == (0, "resumed\n"), result.stderr
@@ -141,7 +141,7 @@ def test_a_window_the_endpoint_reported_is_kept_for_the_next_resume(
     fake_model.context_window = WINDOW
     fake_model.expect_rejections = True
     essay = "".join(f"Paragraph {i}. " + "words " * 40 + "\n" for i in range(300))  # ~75k
-    fake_model.script(reply(text(essay)), *[_answers("short now", "and again")] * 6)  # type: ignore[list-item]
+    fake_model.script(reply(text(essay)), *[answers_then_summaries("short now", "and again")] * 6)  # type: ignore[list-item]
     assert tether("-p", "write an essay", "--model", model).exit_code == 0
     first = tether("-c", "-p", "summarise it", "--model", model)
     assert (first.exit_code, first.stdout) == (0, "short now\n"), first.stderr
@@ -180,7 +180,7 @@ def test_a_tool_input_too_big_in_its_shape_is_cut_whole_and_the_session_goes_on(
     the session could never be resumed ("cannot be made to fit even cut short"). The input is
     now replaced by a note saying so, the call keeps its result, and nothing sent is refused
     (the fixture fails the test on any refusal)."""
-    fake_model.script(reply(call), *[_answers("done", "still here", "again")] * 8)  # type: ignore[list-item]
+    fake_model.script(reply(call), *[answers_then_summaries("done", "still here", "again")] * 8)  # type: ignore[list-item]
     first = tether("-p", "go", "--model", model)
     assert (first.exit_code, first.stdout) == (0, "done\n"), first.stderr
     for prompt, answer in (("and now?", "still here\n"), ("once more", "again\n")):
@@ -214,7 +214,7 @@ def test_megabytes_in_one_block_are_refused_once_at_most_live_or_resumed(
     }[what]
     fake_model.expect_rejections = True
     fake_model.script(first)
-    fake_model.script(*[_answers("went on", "resumed", "again")] * 9)  # type: ignore[list-item]
+    fake_model.script(*[answers_then_summaries("went on", "resumed", "again")] * 9)  # type: ignore[list-item]
     run = tether("-p", "go", "--model", model)
     assert run.exit_code == 0, run.stderr
     again = tether("-c", "-p", "and now?", "--model", model)

@@ -67,10 +67,7 @@ def test_redis_restarted_mid_conversation(
     """The server stops while alice runs: a send says precisely why it cannot; alice waits for
     it and goes on. Back with its data, a message sent before the stop is still delivered;
     back empty, alice says what was lost and writes her roster record again."""
-    try:
-        server = RedisServer.start(persist=True)
-    except RedisUnavailable as e:
-        pytest.skip(str(e))
+    server = _own_redis()
     model_env.responder = mate_answers(polite)
     team = new_team()
     store = ["--store", server.url]
@@ -128,10 +125,7 @@ async def test_a_lead_says_its_store_is_unreachable_and_reads_on_once_it_is_back
     from tether.store.mailbox import Message, open_team_store
     from tether.teams.lead import LeadTeams
 
-    try:
-        server = RedisServer.start(persist=True)
-    except RedisUnavailable as e:
-        pytest.skip(str(e))
+    server = _own_redis()
     steered: list[str] = []
     warned: list[str] = []
     changed = asyncio.Event()
@@ -191,10 +185,7 @@ def test_a_teammate_whose_store_stays_unreachable_stops_once_its_patience_runs_o
     """With no store a teammate can neither receive nor be stopped by `team down`: after
     `--store-patience` seconds it stops by itself, its session saved, and starts again with
     `team up` once the store is back."""
-    try:
-        server = RedisServer.start(persist=True)
-    except RedisUnavailable as e:
-        pytest.skip(str(e))
+    server = _own_redis()
     model_env.responder = mate_answers(polite)
     team = new_team()
     store = ["--store", server.url]
@@ -223,3 +214,12 @@ def test_a_teammate_whose_store_stays_unreachable_stops_once_its_patience_runs_o
         run_cli_process(["team", "down", team, *store], env=dict(os.environ), cwd=repo)
         server.stop()
         _end_left_teammates(repo / ".tether" / "teams" / team)
+
+
+def _own_redis() -> RedisServer:
+    """A Redis server of the test's own, kept on disk (so it can come back with its data),
+    which the test stops and restarts; skipped where no redis-server runs."""
+    try:
+        return RedisServer.start(persist=True)
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
