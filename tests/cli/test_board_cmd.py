@@ -122,6 +122,7 @@ def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> Non
         store.create(NewTask(subject="newly added"))
         seen = _read_until(leader, b"newly added", seen)
         proc.send_signal(signal.SIGINT)
+        _drain_until_exit(leader, proc)
         assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
@@ -131,6 +132,19 @@ def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> Non
         assert proc.stderr is not None
         proc.stderr.close()
         store.close()
+
+
+def _drain_until_exit(fd: int, proc: subprocess.Popen[bytes]) -> None:
+    """Read the terminal until the board exits: a board redrawing into a terminal nobody reads
+    blocks once the terminal's buffer is full, and its exit (which writes too) with it."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                os.read(fd, 65536)
+            except OSError:  # the board closed its side
+                return
 
 
 def _read_until(fd: int, wanted: bytes, seen: bytes) -> bytes:
