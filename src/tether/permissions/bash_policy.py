@@ -45,6 +45,7 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.git_repository import unseen_git_dir, unseen_repository
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
@@ -466,7 +467,7 @@ class _Judge:
             )
         )
         verdicts.extend(self._loads(use.loads))
-        verdicts.extend(self._bare_repositories(use.finds_repository))
+        verdicts.extend(self._repositories(use))
         verdicts.extend(
             history_verdicts(use.shows_objects, use.finds_repository, self.places, self.files)
         )
@@ -502,24 +503,21 @@ class _Judge:
             self.read_only = False
         return verdicts
 
-    def _bare_repositories(self, where: str | None) -> list[Verdict]:
-        """git finds a bare repository of any name from where it runs (`git -C evil status`,
-        `cd evil && git status`, with `evil/HEAD`, `objects`, `refs` and a `config` setting
-        `core.fsmonitor`): plain files any write may have made, judged as `--git-dir` naming
-        it is. The Bash tool's `safe.bareRepository=explicit` stops git there too; this holds
-        without it."""
-        found: list[Verdict] = []
-        for target in self.places.targets(where) if where is not None else ():
-            real = self.files.real(target) if isinstance(target, Path) else None
-            bare = self.ctx.find_bare_repository(real) if real is not None else None
-            if bare is not None:
-                found.append(
-                    self.unseen(
-                        f"git run in {real} finds the bare repository {bare}, whose config "
-                        "and hooks are not in a protected .git directory"
-                    )
-                )
-        return found
+    def _repositories(self, use: ProgramUse) -> list[Verdict]:
+        """The repository git reads from each place it may run (`-C`, `cd`, `pushd`) or that
+        `--git-dir` names: one outside the workspace's protected .git directories holds
+        configuration that runs programs no rule has seen (git_repository.py)."""
+        found: list[str] = []
+        if use.finds_repository is not None:
+            for target in self.places.targets(use.finds_repository):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                found.append(unseen_repository(self.ctx, real))
+        if use.names_repository is not None:
+            word = use.names_repository
+            for target in self.places.targets(word):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                found.append(unseen_git_dir(self.ctx, real, readable(word)))
+        return [self.unseen(reason) for reason in dict.fromkeys(found) if reason]
 
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):

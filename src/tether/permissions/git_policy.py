@@ -33,7 +33,6 @@ from tether.permissions.git_words import (
     harmless_setting,
     local_repository,
     only_a_path,
-    protected_git_dir,
 )
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, HOME, is_literal, readable
@@ -59,13 +58,12 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             if name == "-C":
                 use.base = _join(use.base, value)
             elif name == "--git-dir":
-                use.git_dir = value
-                if not protected_git_dir(value):
-                    use.unseen.append(
-                        f"git --git-dir={readable(value)} reads config and hooks from a "
-                        "directory that "
-                        "is not a protected .git directory"
-                    )
+                use.git_dir = value  # judged where it leads (git_repository)
+            elif name == "--work-tree":
+                # Where git reads the files it stages, compares and shows (`git
+                # --work-tree=~/.ssh add id_rsa`): all of it, as a recursive read.
+                use.reads.append(value)
+                use.recursive = True
             elif name == "-c":
                 use.setting(value)
         elif name == "--exec-path" and eq:
@@ -406,4 +404,5 @@ class _Use:
             git_lists=self.lists,
             git_tree_args=self.tree_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
+            names_repository=None if self.git_dir is None else fix(self.git_dir),
         )

@@ -62,6 +62,8 @@ class ProgramUse:
     finds_repository: str | None = None
     """Where git looks for its repository from (`-C`'s directory, from where it runs; "."
     there); None for other programs and when `--git-dir` names the repository."""
+    names_repository: str | None = None
+    """The git directory `--git-dir` names (after `-C`'s directory); None without it."""
 
     @property
     def read_only(self) -> bool:
