@@ -38,6 +38,7 @@ from tether.permissions.file_targets import (
     with_contents,
 )
 from tether.permissions.glob_disk import disk_matches
+from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
 from tether.permissions.name_filters import may_hold
 from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
 from tether.permissions.process_paths import (
@@ -63,6 +64,9 @@ class FileAccess:
         default_factory=dict[tuple[Target, str], Verdict]
     )
     """Checks made in this decision (`ls; ls; ls` reads `.` three times)."""
+    _links: dict[Path, tuple[Path, ...] | None] = field(
+        default_factory=dict[Path, tuple[Path, ...] | None]
+    )
 
     def real(self, path: Path) -> Path | None:
         """What the kernel opens for `path` (absolute, as written); None when not known (and
@@ -80,7 +84,11 @@ class FileAccess:
         written = written or normalize(path)
         real = None if is_process_path(written) else self.real(path)
         if real is not None and not is_process_path(real):
-            return Located(written, real, (written, real) if real != written else (written,))
+            names = self._link_names(real)
+            if names is None:
+                return Located(written, None, (written, real), HARD_LINK_UNKNOWN)
+            forms = (written, real, *names) if real != written else (written, *names)
+            return Located(written, real, forms)
         standing = [p for q in (path, written, real) if q is not None for p in self._stand_ins(q)]
         seen: list[Path] = [written, *([real] if real else []), *standing]
         forms = tuple(dict.fromkeys(seen))
@@ -89,6 +97,12 @@ class FileAccess:
         else:
             why = "in a process's directory under /proc (its links are not paths)"
         return Located(written, None, forms, why)
+
+    def _link_names(self, real: Path) -> tuple[Path, ...] | None:
+        """The file's other names (hard links) rules must see too (link_names.py)."""
+        if real not in self._links:
+            self._links[real] = link_names(self.ctx, real, self._rule_bases)
+        return self._links[real]
 
     def _stand_ins(self, path: Path) -> list[Path]:
         """What a path in a process's directory may name in this file system:

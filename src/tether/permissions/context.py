@@ -12,6 +12,7 @@ from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.disk_probes import names_below, repository_git_dir
 from tether.permissions.git_probes import files_git_reads, paths_in_history
 from tether.permissions.git_tree_probe import tree_writes
+from tether.permissions.hard_links import Names, other_names
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -97,6 +98,9 @@ class PermissionContext:
     """The files (absolute) a git command that writes the working tree from commits writes,
     from a resolved directory, given its words from the subcommand on (git_tree_probe.py;
     None when not known)."""
+    other_names: Callable[[Path, tuple[Path, ...]], Names | None] = other_names
+    """The other names (hard links) of a resolved file below resolved directories, and
+    whether they are all of them (hard_links.py): a rule on one name holds on every name."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""
