@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from tether.kernel_paths import is_process_path
 from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import path_target, program_use
@@ -196,6 +197,7 @@ class _Judge:
         parts.extend(self.unseen(problem) for problem in inv.problems)
         if inv.problems:
             self.read_only = False
+        parts.extend(self._program_place(inv))
         own = self.own(inv)
         parts.append(own)
         parts.extend(self._code(inv))
@@ -233,6 +235,25 @@ class _Judge:
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
+
+    def _program_place(self, inv: Invocation) -> list[Verdict]:
+        """A program run by a path that leads into a process's directory (`/dev/fd/5` after
+        `exec 5</usr/bin/curl`, `/proc/self/fd/N`, `/dev/stdin`, a link or `cd` to one): a
+        descriptor may hold any program, so no rule can tell which runs."""
+        program = inv.argv[0] if inv.argv and inv.role == "command" else ""
+        if "/" not in program or not is_literal(program):
+            return []
+        for target in self.places.targets(program):
+            if isinstance(target, Path) and any(
+                is_process_path(form) for form in self.files.locate(target).forms
+            ):
+                return [
+                    self.unseen(
+                        f"runs {readable(program)}, a path into a process's directory (an open "
+                        "file descriptor, its executable), which may be any program"
+                    )
+                ]
+        return []
 
     def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
         """A rule matching any tail of the words from `start` (an option the parser could not
