@@ -227,3 +227,27 @@ def test_the_workspaces_own_repository_counts_wherever_its_git_directory_is(
     )
     assert decide("Bash", {"command": "git status"}, ctx).behavior == "allow"
     assert decide("Bash", {"command": "git -C .. log -1"}, ctx).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "behavior"),
+    [
+        ("git config user.name", "allow"),
+        ("git config core.editor", "allow"),
+        ("git config --bool core.bare", "allow"),
+        ("git config --get user.email", "allow"),
+        ("git config user.name x", "deny"),
+        ("git config --unset user.name", "deny"),
+        ("git config --unset-all user.name", "deny"),
+        ("git config --remove-section user", "deny"),
+        ("git config -e", "deny"),
+        ("git config core.fsmonitor ./x", "deny"),
+    ],
+)
+def test_git_config_reading_one_key_is_no_write(tree: Tree, command: str, behavior: str) -> None:
+    policy = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Edit(.git/**)"]}}
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", policy)], seed_yaml=None)
+    ctx = PermissionContext(
+        mode="default", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+    )
+    assert decide("Bash", {"command": command}, ctx).behavior == behavior, command

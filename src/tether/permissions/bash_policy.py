@@ -490,7 +490,13 @@ class _Judge:
         verdicts.extend(self._loads(use.loads))
         verdicts.extend(self._repositories(use))
         verdicts.extend(
-            history_verdicts(use.shows_objects, use.finds_repository, self.places, self.files)
+            history_verdicts(
+                use.shows_objects,
+                use.finds_repository,
+                self.places,
+                self.files,
+                use.shows_only,
+            )
         )
         for code in use.runs:
             if not is_literal(code):

@@ -168,7 +168,6 @@ class CommandSpec:
             | frozenset(option_of(entry) for entry in self.recursive | self.follows)
         )
 
-
     @cached_property
     def long_options(self) -> frozenset[str]:
         """Every long option the spec names, in any role: an exact one is that option,

@@ -15,7 +15,7 @@ from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
-from tether.permissions.git_history import shows_objects
+from tether.permissions.git_history import shown_paths, shows_objects
 from tether.permissions.git_listing import git_listing, grep_listing
 from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
@@ -38,6 +38,10 @@ from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import DYN, HOME, is_literal, readable
 
 _LIST_OPTIONS = frozenset({"-l", "--list"})
+_CONFIG_WRITES = _s("--unset", "--unset-all", "--add", "--replace-all", "--rename-section") | _s(
+    "--remove-section", "-e", "--edit"
+)
+_CONFIG_WRITE_VERBS = _s("set", "unset", "rename-section", "remove-section", "edit")
 
 
 def git_use(args: tuple[str, ...]) -> ProgramUse:
@@ -79,6 +83,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         return use.done()
     subcommand = GIT_SUBCOMMANDS.get(args[i])
     use.shows = shows_objects(args[i], args[i + 1 :])
+    use.shows_only = shown_paths(args[i], args[i + 1 :])
     if not all(is_literal(a) for a in args[i:]):
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
@@ -302,8 +307,17 @@ def _config(rest: tuple[str, ...], use: _Use) -> None:
     parsed = split_arguments(rest, CommandSpec("none", valued=sub.valued | _s("-f", "--file")))
     files = parsed.values(_s("-f", "--file"))
     verbs = _s("get", "list")
-    reading = parsed.has(sub.requires_one_of) or (
-        parsed.positionals[:1] and parsed.positionals[0] in verbs
+    first = parsed.positionals[:1]
+    reading = (
+        parsed.has(sub.requires_one_of)
+        or (first and first[0] in verbs)
+        # `git config KEY` prints KEY's value; a value after it, or an option that
+        # changes the file, writes it.
+        or (
+            len(parsed.positionals) == 1
+            and first[0] not in _CONFIG_WRITE_VERBS
+            and not parsed.has(_CONFIG_WRITES)
+        )
     )
     if files:
         target = files
@@ -367,6 +381,7 @@ class _Use:
     changes: bool = False
     rewrites_tree: str = ""
     shows: str = ""
+    shows_only: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()
     tree_args: tuple[str, ...] = ()
 
@@ -401,6 +416,7 @@ class _Use:
             changes=self.changes,
             rewrites_tree=self.rewrites_tree,
             shows_objects=self.shows,
+            shows_only=self.shows_only,
             git_lists=self.lists,
             git_tree_args=self.tree_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
