@@ -35,7 +35,8 @@ def test_no_flag_takes_a_value_and_every_valued_option_does(name: str, spec: obj
 
 def test_an_exact_flag_is_not_the_valued_option_it_begins() -> None:
     jq = COMMANDS["jq"]
-    assert "--slurp" in jq.long_flags and "--slurpfile" in jq.read_pairs
+    assert "--slurp" in jq.long_flags
+    assert "--slurpfile" in jq.read_pairs
     parsed = split_arguments(["--slurp", ".", "x.json"], jq)
     assert parsed.positionals == [".", "x.json"]
     assert not parsed.has({"--slurpfile"})

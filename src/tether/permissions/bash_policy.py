@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from tether.kernel_paths import is_process_path
 from tether.permissions import steps
 from tether.permissions.access import PROTECTED_NOTE, FileAccess
 from tether.permissions.bash_files import path_target, program_use
@@ -46,13 +45,14 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_policy import git_delegate
-from tether.permissions.git_repository import unseen_git_dir, unseen_repository
+from tether.permissions.git_repository import repository_reasons
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import loaded_code
 from tether.permissions.paths import is_below
+from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
@@ -237,23 +237,10 @@ class _Judge:
         return worst(parts)
 
     def _program_place(self, inv: Invocation) -> list[Verdict]:
-        """A program run by a path that leads into a process's directory (`/dev/fd/5` after
-        `exec 5</usr/bin/curl`, `/proc/self/fd/N`, `/dev/stdin`, a link or `cd` to one): a
-        descriptor may hold any program, so no rule can tell which runs."""
+        """A program run by a path into a process's directory (process_programs.py)."""
         program = inv.argv[0] if inv.argv and inv.role == "command" else ""
-        if "/" not in program or not is_literal(program):
-            return []
-        for target in self.places.targets(program):
-            if isinstance(target, Path) and any(
-                is_process_path(form) for form in self.files.locate(target).forms
-            ):
-                return [
-                    self.unseen(
-                        f"runs {readable(program)}, a path into a process's directory (an open "
-                        "file descriptor, its executable), which may be any program"
-                    )
-                ]
-        return []
+        why = process_program(program, self.places, self.files)
+        return [self.unseen(why)] if why else []
 
     def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
         """A rule matching any tail of the words from `start` (an option the parser could not
@@ -531,20 +518,8 @@ class _Judge:
         return verdicts
 
     def _repositories(self, use: ProgramUse) -> list[Verdict]:
-        """The repository git reads from each place it may run (`-C`, `cd`, `pushd`) or that
-        `--git-dir` names: one outside the workspace's protected .git directories holds
-        configuration that runs programs no rule has seen (git_repository.py)."""
-        found: list[str] = []
-        if use.finds_repository is not None:
-            for target in self.places.targets(use.finds_repository):
-                real = self.files.real(target) if isinstance(target, Path) else None
-                found.append(unseen_repository(self.ctx, real))
-        if use.names_repository is not None:
-            word = use.names_repository
-            for target in self.places.targets(word):
-                real = self.files.real(target) if isinstance(target, Path) else None
-                found.append(unseen_git_dir(self.ctx, real, readable(word)))
-        return [self.unseen(reason) for reason in dict.fromkeys(found) if reason]
+        """git reading a repository that is not the project's (git_repository.py)."""
+        return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
 
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):

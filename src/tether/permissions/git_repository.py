@@ -17,7 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tether.permissions.access import FileAccess
 from tether.permissions.context import PermissionContext
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_words import readable
 
 
 def seen_repository(ctx: PermissionContext, git_dir: Path) -> bool:
@@ -55,3 +59,19 @@ def _reason(what: str) -> str:
         f"{what}, outside the workspace's protected .git directories, whose configuration "
         "(core.fsmonitor, core.pager, hooks, aliases, drivers) may run programs no rule has seen"
     )
+
+
+def repository_reasons(use: ProgramUse, places: ShellPlaces, files: FileAccess) -> list[str]:
+    """Why git reads configuration no rule has seen, from each place it may run (`-C`,
+    `cd`, `pushd`) or the directory `--git-dir` names; [] when it does not."""
+    found: list[str] = []
+    if use.finds_repository is not None:
+        for target in places.targets(use.finds_repository):
+            real = files.real(target) if isinstance(target, Path) else None
+            found.append(unseen_repository(files.ctx, real))
+    if use.names_repository is not None:
+        word = use.names_repository
+        for target in places.targets(word):
+            real = files.real(target) if isinstance(target, Path) else None
+            found.append(unseen_git_dir(files.ctx, real, readable(word)))
+    return [reason for reason in dict.fromkeys(found) if reason]
