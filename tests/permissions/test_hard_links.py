@@ -98,3 +98,16 @@ def test_names_not_all_found_under_a_rule_matching_anywhere_are_asked(
     assert decision.behavior == "ask"
     assert "hard links" in decision.reason
     inside.unlink()
+
+
+def test_a_recursive_read_reaching_a_hard_link_meets_the_rule(tree: Tree) -> None:
+    """`grep -r` of a directory holding `envcopy` reads `.env` by its other name: asked,
+    while a directory holding only a link between allowed files is not."""
+    ctx = _context(tree)
+    decision = decide("Bash", {"command": "grep -r KEY notes"}, ctx)
+    assert decision.behavior == "ask", decision.reason
+    (tree.ws / "docs").mkdir(exist_ok=True)
+    (tree.ws / "docs" / "a.md").write_text("a\n")
+    if not (tree.ws / "docs" / "b.md").exists():
+        os.link(tree.ws / "docs" / "a.md", tree.ws / "docs" / "b.md")
+    assert decide("Bash", {"command": "grep -r KEY docs"}, ctx).behavior == "allow"

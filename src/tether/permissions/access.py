@@ -128,9 +128,16 @@ class FileAccess(PathRules):
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
         rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         rules = tuple(rule for rule in rules if may_hold(rule, only))
-        return reaches_covered(
+        if reaches_covered(
             below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
-        )
+        ):
+            return True
+        # A hard link below is also the file its other names are (link_names.py).
+        for path in self.ctx.linked_files(real, below or ()):
+            names = self._link_names(path)
+            if names is None or any(self._matches(r, names, anywhere=True) for r in rules):
+                return True
+        return False
 
     def _read_location(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
         if real is not None and is_below(real, self.ctx.read_roots):

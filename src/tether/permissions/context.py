@@ -12,7 +12,7 @@ from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.disk_probes import names_below, repository_git_dir
 from tether.permissions.git_probes import files_git_reads, paths_in_history
 from tether.permissions.git_tree_probe import tree_writes
-from tether.permissions.hard_links import Names, other_names
+from tether.permissions.hard_links import Names, linked_files, other_names
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -101,6 +101,9 @@ class PermissionContext:
     other_names: Callable[[Path, tuple[Path, ...]], Names | None] = other_names
     """The other names (hard links) of a resolved file below resolved directories, and
     whether they are all of them (hard_links.py): a rule on one name holds on every name."""
+    linked_files: Callable[[Path, tuple[str, ...]], tuple[Path, ...]] = linked_files
+    """Of the paths below a resolved directory, the files with more than one link
+    (hard_links.py): a recursive read reaches their other names' rules too."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""

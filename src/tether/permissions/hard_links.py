@@ -80,3 +80,19 @@ def _outermost(roots: tuple[Path, ...]) -> list[Path]:
         if not any(root.is_relative_to(k) for k in kept):
             kept.append(root)
     return kept
+
+
+def linked_files(directory: Path, below: tuple[str, ...]) -> tuple[Path, ...]:
+    """The regular files among `below` (paths relative to the resolved `directory`, as
+    `names_below` lists them) that have more than one link: other names a recursive read
+    of the directory reaches too."""
+    found: list[Path] = []
+    for name in below:
+        path = directory / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            found.append(path)
+    return tuple(found)
