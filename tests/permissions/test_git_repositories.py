@@ -251,3 +251,20 @@ def test_git_config_reading_one_key_is_no_write(tree: Tree, command: str, behavi
         mode="default", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
     )
     assert decide("Bash", {"command": command}, ctx).behavior == behavior, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git ls-files --exclude-from=.env -o",
+        "git ls-files -o -X .env",
+        "git ls-files --exclude-f .env",
+    ],
+)
+def test_a_git_option_reading_a_patterns_file_reads_it(tree: Tree, command: str) -> None:
+    policy = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Read(./.env)"]}}
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", policy)], seed_yaml=None)
+    ctx = PermissionContext(
+        mode="bypassPermissions", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+    )
+    assert decide("Bash", {"command": command}, ctx).behavior == "deny", command
