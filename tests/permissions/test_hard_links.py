@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.permissions import PermissionContext, decide, load_rules
+from tether.permissions import Mode, PermissionContext, decide, load_rules
 
 from .conftest import Tree, build_tree
 
@@ -111,3 +111,15 @@ def test_a_recursive_read_reaching_a_hard_link_meets_the_rule(tree: Tree) -> Non
     if not (tree.ws / "docs" / "b.md").exists():
         os.link(tree.ws / "docs" / "a.md", tree.ws / "docs" / "b.md")
     assert decide("Bash", {"command": "grep -r KEY docs"}, ctx).behavior == "allow"
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_a_recursive_read_through_a_process_directory_meets_the_rules_below(
+    tree: Tree, mode: Mode
+) -> None:
+    """`grep -r x /proc/self/cwd` searches the shell's directory: the rules below it hold
+    (hard, so bypassPermissions too), while a plain file through it is only not known."""
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", POLICY)], seed_yaml=None)
+    ctx = PermissionContext(mode=mode, rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home)
+    for command in ("grep -r KEY /proc/self/cwd", "grep -r KEY /proc/self/cwd/notes"):
+        assert decide("Bash", {"command": command}, ctx).behavior != "allow", command

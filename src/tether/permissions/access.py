@@ -47,7 +47,6 @@ from tether.permissions.process_paths import (
     pattern_stand_ins,
     through_link,
 )
-from tether.permissions.recursive_reads import reaches_covered
 from tether.permissions.rules import Rule
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
 
@@ -104,6 +103,17 @@ class FileAccess(PathRules):
             return found
         real = seen.real
         if real is None:
+            # `grep -r x /proc/self/cwd` searches what its stand-ins are (the shell's
+            # directory, the workspace): the rules below them hold, bypassPermissions too.
+            for form in seen.forms if recursive else ():
+                inside = ((*form.as_posix().rstrip("/"), "/", ANY),)
+                reach = self._may_reach("Read", inside, f"searches {shown}, which may hold files")
+                if (
+                    reach is not None
+                    and not is_process_path(form)
+                    and self._reaches_covered(form, (form,), only)
+                ):
+                    return reach
             return none(f"reads {shown}, {seen.unknown}")
         if recursive:
             # Below the directory as written too: through a link (`homelink -> ~`) the
@@ -118,26 +128,6 @@ class FileAccess(PathRules):
             if found is not None and self._reaches_covered(real, seen.forms, only):
                 return found
         return self._read_location(real, shown, explicit=explicit)
-
-    def _reaches_covered(
-        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
-    ) -> bool:
-        """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
-        when that is not known: recursive_reads.py)."""
-        below = self.ctx.list_tree(real)
-        steps.spend(1 + (len(below) if below is not None else 0) // 16)
-        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
-        rules = tuple(rule for rule in rules if may_hold(rule, only))
-        if reaches_covered(
-            below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
-        ):
-            return True
-        # A hard link below is also the file its other names are (link_names.py).
-        for path in self.ctx.linked_files(real, below or ()):
-            names = self._link_names(path)
-            if names is None or any(self._matches(r, names, anywhere=True) for r in rules):
-                return True
-        return False
 
     def _read_location(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
         if real is not None and is_below(real, self.ctx.read_roots):

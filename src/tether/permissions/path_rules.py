@@ -14,7 +14,9 @@ from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.file_targets import Located
 from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
+from tether.permissions.name_filters import may_hold
 from tether.permissions.paths import Tokens, normalize
+from tether.permissions.recursive_reads import reaches_covered
 from tether.permissions.rules import Rule, RuleKind
 
 PATH_MAX = 4096
@@ -128,3 +130,23 @@ class PathRules:
             for base in self._rule_bases(rule)
             for form in forms
         )
+
+    def _reaches_covered(
+        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
+    ) -> bool:
+        """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
+        when that is not known: recursive_reads.py)."""
+        below = self.ctx.list_tree(real)
+        steps.spend(1 + (len(below) if below is not None else 0) // 16)
+        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        rules = tuple(rule for rule in rules if may_hold(rule, only))
+        if reaches_covered(
+            below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
+        ):
+            return True
+        # A hard link below is also the file its other names are (link_names.py).
+        for path in self.ctx.linked_files(real, below or ()):
+            names = self._link_names(path)
+            if names is None or any(self._matches(r, names, anywhere=True) for r in rules):
+                return True
+        return False
