@@ -55,6 +55,14 @@ PRINTERS = [
     "cd sub && git show HEAD",
     "git merge-tree HEAD HEAD",
     "git upload-archive .",
+    "git show --stat HEAD:.env",
+    "git show --name-only HEAD:sub",
+    "git log -p --follow -- a.txt",
+    "git log -p --full-diff -- a.txt",
+    "git show HEAD:.env -- a.txt",
+    "git log -p -- .",
+    "git stash list -p",
+    "git show --stat HEAD^{tree}",
 ]
 
 NAMES_ONLY = [
@@ -147,6 +155,42 @@ def test_history_without_denied_files_is_allowed(command: str, repos: dict[str, 
 def test_commands_printing_names_only_stay_allowed(command: str, repos: dict[str, Path]) -> None:
     decision = decide("Bash", {"command": command}, _ctx(repos["tracked"]))
     assert decision.behavior == "allow", decision
+
+
+LIMITED = [
+    "git show --stat HEAD",
+    "git show --stat",
+    "git show --name-only HEAD~0",
+    "git show --numstat HEAD^ HEAD~1",
+    "git diff -- a.txt",
+    "git diff HEAD -- a.txt",
+    "git log -p -- a.txt",
+    "git log -p -- ./a.txt",
+    "git show HEAD:a.txt",
+    "git stash list",
+    "git config user.name",
+    "git config --bool core.bare",
+]
+"""What prints none of a denied file's content, though the repository's history holds one:
+counts and names of commits, patches limited to other paths, one other file's blob."""
+
+
+@pytest.mark.parametrize("command", LIMITED)
+@pytest.mark.parametrize("repo", ["tracked", "past"])
+def test_output_that_cannot_hold_the_denied_file_is_allowed(
+    command: str, repo: str, repos: dict[str, Path]
+) -> None:
+    decision = decide("Bash", {"command": command}, _ctx(repos[repo]))
+    assert decision.behavior == "allow", decision
+
+
+def test_a_tag_naming_a_blob_is_no_commit(tmp_path: Path) -> None:
+    """`show --stat` prints a blob whole: a tag may name one, so only a word peeled to a
+    commit counts as one."""
+    ws = _repository(tmp_path, "ws", ignored=False)
+    _git(ws, "tag", "t", "HEAD:.env")
+    assert decide("Bash", {"command": "git show --stat t"}, _ctx(ws)).behavior == "ask"
+    assert decide("Bash", {"command": "git show --stat t~0"}, _ctx(ws)).behavior == "allow"
 
 
 def test_every_stored_object_is_asked_where_a_read_rule_exists(repos: dict[str, Path]) -> None:

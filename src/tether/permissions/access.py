@@ -23,7 +23,6 @@ from pathlib import Path
 
 from tether.kernel_paths import is_process_path
 from tether.permissions import steps
-from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import (
     HOME_SELF_MODIFYING,
     SELF_MODIFYING_TOKENS,
@@ -39,6 +38,7 @@ from tether.permissions.file_targets import (
 )
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.name_filters import may_hold
+from tether.permissions.path_rules import PathRules
 from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
 from tether.permissions.process_paths import (
     PROCESS_UNKNOWN,
@@ -47,65 +47,18 @@ from tether.permissions.process_paths import (
     pattern_stand_ins,
     through_link,
 )
-from tether.permissions.recursive_reads import reaches_covered
-from tether.permissions.rules import Rule, RuleKind
+from tether.permissions.rules import Rule
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
 
 
 @dataclass
-class FileAccess:
+class FileAccess(PathRules):
     """File checks for one decision (keeps the paths it resolved for its duration)."""
 
-    ctx: PermissionContext
-    _resolved: dict[Path, Path | None] = field(default_factory=dict[Path, Path | None])
-    """Resolutions made in this decision (a command names the same directory many times)."""
     _judged: dict[tuple[Target, str], Verdict] = field(
         default_factory=dict[tuple[Target, str], Verdict]
     )
     """Checks made in this decision (`ls; ls; ls` reads `.` three times)."""
-
-    def real(self, path: Path) -> Path | None:
-        """What the kernel opens for `path` (absolute, as written); None when not known (and
-        for a path longer than the kernel takes, which it refuses)."""
-        if path in self._resolved:
-            return self._resolved[path]
-        text = path.as_posix()
-        steps.spend(2 + text.count("/"))  # a lookup per component
-        found = self.ctx.resolve(path) if len(text) < PATH_MAX else None
-        self._resolved[path] = found
-        return found
-
-    def locate(self, path: Path, written: Path | None = None) -> Located:
-        """`path` (absolute, as written) as judged; `written` is its folded form if known."""
-        written = written or normalize(path)
-        real = None if is_process_path(written) else self.real(path)
-        if real is not None and not is_process_path(real):
-            return Located(written, real, (written, real) if real != written else (written,))
-        standing = [p for q in (path, written, real) if q is not None for p in self._stand_ins(q)]
-        seen: list[Path] = [written, *([real] if real else []), *standing]
-        forms = tuple(dict.fromkeys(seen))
-        if real is None and not is_process_path(written):
-            why = "whose target is not known (a symlink loop, `..` after a missing directory)"
-        else:
-            why = "in a process's directory under /proc (its links are not paths)"
-        return Located(written, None, forms, why)
-
-    def _stand_ins(self, path: Path) -> list[Path]:
-        """What a path in a process's directory may name in this file system:
-        `/proc/<p>/root/x` is `/x` (if the process shares our root), `/proc/<p>/cwd/x` is `x`
-        below the shell's directory or the workspace."""
-        parts = path.parts
-        if len(parts) < 4 or not is_process_path(path) or parts[3] not in ("root", "cwd"):
-            return []
-        bases = [Path("/")] if parts[3] == "root" else [self.ctx.cwd, self.ctx.workspace]
-        found: list[Path] = []
-        for base in bases:
-            raw = base.joinpath(*parts[4:])
-            found.append(normalize(raw))
-            real = self.real(raw)
-            if real is not None and not is_process_path(real):
-                found.append(real)
-        return found
 
     def read(
         self,
@@ -150,6 +103,17 @@ class FileAccess:
             return found
         real = seen.real
         if real is None:
+            # `grep -r x /proc/self/cwd` searches what its stand-ins are (the shell's
+            # directory, the workspace): the rules below them hold, bypassPermissions too.
+            for form in seen.forms if recursive else ():
+                inside = ((*form.as_posix().rstrip("/"), "/", ANY),)
+                reach = self._may_reach("Read", inside, f"searches {shown}, which may hold files")
+                if (
+                    reach is not None
+                    and not is_process_path(form)
+                    and self._reaches_covered(form, (form,), only)
+                ):
+                    return reach
             return none(f"reads {shown}, {seen.unknown}")
         if recursive:
             # Below the directory as written too: through a link (`homelink -> ~`) the
@@ -164,19 +128,6 @@ class FileAccess:
             if found is not None and self._reaches_covered(real, seen.forms, only):
                 return found
         return self._read_location(real, shown, explicit=explicit)
-
-    def _reaches_covered(
-        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
-    ) -> bool:
-        """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
-        when that is not known: recursive_reads.py)."""
-        below = self.ctx.list_tree(real)
-        steps.spend(1 + (len(below) if below is not None else 0) // 16)
-        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
-        rules = tuple(rule for rule in rules if may_hold(rule, only))
-        return reaches_covered(
-            below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
-        )
 
     def _read_location(self, real: Path | None, shown: str, *, explicit: bool) -> Verdict:
         if real is not None and is_below(real, self.ctx.read_roots):
@@ -395,40 +346,6 @@ class FileAccess:
         ]
         return forms + [form for form in dict.fromkeys(stand_ins) if form not in forms]
 
-    def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
-        return self.ctx.rules.of(kind, tool)
-
-    def _rule_bases(self, rule: Rule) -> tuple[str, ...]:
-        assert rule.path is not None
-        base = rule.path.base(workspace=self.ctx.workspace, home=self.ctx.home)
-        found = self.ctx.anchors.get(base)
-        if found is None:
-            real = self.real(base)
-            both = (base, real) if real is not None and real != base else (base,)
-            found = tuple(b.as_posix() for b in both)
-            self.ctx.anchors[base] = found
-        return found
-
-    def _matches(self, rule: Rule, paths: Sequence[Path], *, anywhere: bool) -> bool:
-        if rule.path is None:
-            return rule.specifier is None
-        bases = self._rule_bases(rule)
-        steps.spend(2 + len(paths) * len(bases))
-        return any(
-            rule.path.matches(path.as_posix(), base, anywhere=anywhere)
-            for path in paths
-            for base in bases
-        )
-
-    def denied_read(self, path: Path) -> Rule | None:
-        """The deny rule matching `path` as written (no symlinks followed): a cheap check for
-        words that merely look like files."""
-        written = normalize(path)
-        for rule in self._rules("deny", "Read"):
-            if rule.path is not None and self._matches(rule, (written,), anywhere=True):
-                return rule
-        return None
-
     def may_name_denied(
         self, target: Target, tool: str = "Read", *, follow: bool = False
     ) -> Rule | None:
@@ -465,22 +382,10 @@ class FileAccess:
                 return what
         return None
 
-    def _overlaps(self, rule: Rule, forms: Sequence[Tokens]) -> bool:
-        if rule.path is None:
-            return rule.specifier is None
-        return any(
-            rule.path.overlaps(form, base, anywhere=True)
-            for base in self._rule_bases(rule)
-            for form in forms
-        )
-
 
 _CHECK_STEPS = 12
 """The work of one read or write check apart from resolving and matching rules, in steps
 (steps.py)."""
-PATH_MAX = 4096
-"""The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
-
 GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""

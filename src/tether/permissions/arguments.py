@@ -31,22 +31,29 @@ class Arguments:
         self.positionals.append(word)
         self.placed.append(len(self.options))
 
+    exact: set[str] = field(default_factory=set[str])
+    """Long options given by a name the spec knows in full (or expanded to one): matched as
+    that name only, not as an abbreviation of a longer one."""
+
+    def is_option(self, name: str, names: frozenset[str]) -> bool:
+        return name in names if name in self.exact else option_in(name, names)
+
     def has(self, names: Iterable[str]) -> bool:
         """Whether one of `names` is given; an entry `--opt=value` needs that value."""
         if not self.options:
             return False
         plain, keyed = _entries(frozenset(names))
         for name, value in self.options:
-            if option_in(name, plain):
+            if self.is_option(name, plain):
                 return True
             for option, needed in keyed:
-                if value == needed and option_in(name, option):
+                if value == needed and self.is_option(name, option):
                     return True
         return False
 
     def values(self, names: Iterable[str]) -> list[str]:
         wanted = frozenset(names)
-        return [v for name, v in self.options if v is not None and option_in(name, wanted)]
+        return [v for name, v in self.options if v is not None and self.is_option(name, wanted)]
 
 
 @lru_cache(maxsize=1024)
@@ -61,12 +68,30 @@ def _entries(
     return plain, keyed
 
 
-def _named(arg: str, valued: frozenset[str]) -> bool:
+def _named(arg: str, valued: frozenset[str], spec: CommandSpec) -> bool:
     """`--opt=$X`, `-O$X`: an option known to take a value, only the value unknown."""
     if arg.startswith("--"):
         name = arg.partition("=")[0]
-        return is_literal(name) and option_in(name, valued)
+        return is_literal(name) and _takes_value(name, valued, spec)
     return len(arg) > 1 and is_literal(arg[:2]) and arg[:2] in valued
+
+
+def long_name(name: str, spec: CommandSpec) -> tuple[str, bool]:
+    """The long option `name` stands for, as getopt reads it: itself when the spec knows it
+    in full (an exact name wins over longer ones it begins), the one known option it
+    abbreviates; and whether that is known. Otherwise `name`, not known."""
+    every = spec.long_options
+    if name in every:
+        return name, True
+    longer = [option for option in every if option.startswith(name)]
+    if len(name) > 2 and len(longer) == 1:
+        return longer[0], True
+    return name, False
+
+
+def _takes_value(name: str, valued: frozenset[str], spec: CommandSpec) -> bool:
+    full, known = long_name(name, spec)
+    return full in valued if known else option_in(name, valued)
 
 
 def option_in(name: str, names: frozenset[str]) -> bool:
@@ -97,14 +122,15 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
         if arg == "--":
             only_positionals = True
             continue
-        if not is_literal(arg) and not _named(arg, valued | spec.attached):
+        if not is_literal(arg) and not _named(arg, valued | spec.attached, spec):
             # `$X` may be an option or a file; it is kept as a file too.
             out.unknown_option = True
             out.add_positional(arg)
             continue
-        if arg in spec.pairs or arg in spec.read_pairs:
+        paired = long_name(arg, spec)[0] if arg.startswith("--") else arg
+        if paired in spec.pairs or paired in spec.read_pairs:
             # The name is of no interest; the second value is kept.
-            out.options.append((arg, args[i + 1] if i + 1 < len(args) else None))
+            out.options.append((paired, args[i + 1] if i + 1 < len(args) else None))
             i += 2
             continue
         if arg in valued and not arg.startswith("--") and len(arg) > 2:
@@ -114,10 +140,14 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
             continue
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
-            if not eq and option_in(name, valued) and i < len(args):
+            full, known_name = long_name(name, spec)
+            if not eq and _takes_value(name, valued, spec) and i < len(args):
                 value = args[i]
                 i += 1
                 eq = "="
+            if known_name:
+                name = full
+                out.exact.add(full)
             out.options.append((name, value if eq else None))
             if known is not None and not option_in(name, known):
                 out.unrecognised.append(name)

@@ -45,12 +45,14 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.git_repository import repository_reasons
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import loaded_code
 from tether.permissions.paths import is_below
+from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
@@ -195,6 +197,7 @@ class _Judge:
         parts.extend(self.unseen(problem) for problem in inv.problems)
         if inv.problems:
             self.read_only = False
+        parts.extend(self._program_place(inv))
         own = self.own(inv)
         parts.append(own)
         parts.extend(self._code(inv))
@@ -232,6 +235,12 @@ class _Judge:
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
+
+    def _program_place(self, inv: Invocation) -> list[Verdict]:
+        """A program run by a path into a process's directory (process_programs.py)."""
+        program = inv.argv[0] if inv.argv and inv.role == "command" else ""
+        why = process_program(program, self.places, self.files)
+        return [self.unseen(why)] if why else []
 
     def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
         """A rule matching any tail of the words from `start` (an option the parser could not
@@ -466,9 +475,15 @@ class _Judge:
             )
         )
         verdicts.extend(self._loads(use.loads))
-        verdicts.extend(self._bare_repositories(use.finds_repository))
+        verdicts.extend(self._repositories(use))
         verdicts.extend(
-            history_verdicts(use.shows_objects, use.finds_repository, self.places, self.files)
+            history_verdicts(
+                use.shows_objects,
+                use.finds_repository,
+                self.places,
+                self.files,
+                use.shows_only,
+            )
         )
         for code in use.runs:
             if not is_literal(code):
@@ -502,24 +517,9 @@ class _Judge:
             self.read_only = False
         return verdicts
 
-    def _bare_repositories(self, where: str | None) -> list[Verdict]:
-        """git finds a bare repository of any name from where it runs (`git -C evil status`,
-        `cd evil && git status`, with `evil/HEAD`, `objects`, `refs` and a `config` setting
-        `core.fsmonitor`): plain files any write may have made, judged as `--git-dir` naming
-        it is. The Bash tool's `safe.bareRepository=explicit` stops git there too; this holds
-        without it."""
-        found: list[Verdict] = []
-        for target in self.places.targets(where) if where is not None else ():
-            real = self.files.real(target) if isinstance(target, Path) else None
-            bare = self.ctx.find_bare_repository(real) if real is not None else None
-            if bare is not None:
-                found.append(
-                    self.unseen(
-                        f"git run in {real} finds the bare repository {bare}, whose config "
-                        "and hooks are not in a protected .git directory"
-                    )
-                )
-        return found
+    def _repositories(self, use: ProgramUse) -> list[Verdict]:
+        """git reading a repository that is not the project's (git_repository.py)."""
+        return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
 
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):

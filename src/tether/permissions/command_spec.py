@@ -168,6 +168,27 @@ class CommandSpec:
             | frozenset(option_of(entry) for entry in self.recursive | self.follows)
         )
 
+    @cached_property
+    def long_options(self) -> frozenset[str]:
+        """Every long option the spec names, in any role: an exact one is that option,
+        never an abbreviation of a longer one (`jq --slurp` is no `--slurpfile`)."""
+        every = (
+            self.valued_options
+            | self.attached
+            | self.forbidden
+            | self.long_flags
+            | self.list_flags
+            | self.extracts
+            | self.archive_writes
+            | self.archive_creates
+            | self.chdir
+            | self.links
+            | self.symbolic
+            | frozenset(self.flag_writes)
+            | frozenset(option_of(entry) for entry in self.recursive | self.follows)
+        )
+        return frozenset(name for name in every if name.startswith("--"))
+
 
 def option_of(entry: str) -> str:
     return entry.partition("=")[0]

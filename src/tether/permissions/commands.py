@@ -26,7 +26,7 @@ _GREP = CommandSpec(
     valued=_GREP_VALUED | _s("--colour"),
     read_valued=_s("-f", "--file", "--exclude-from"),
     pattern_options=_s("-e", "--regexp", "-f", "--file"),
-    flags="EFGPiyvwxcLlmoqsbHhnTZzaIrRUV",
+    flags="EFGPiyvwxcLloqsbHhnTZzaIrRUV",
     long_flags=_s("--extended-regexp", "--fixed-strings", "--basic-regexp", "--perl-regexp")
     | _s("--ignore-case", "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp")
     | _s("--count", "--files-without-match", "--files-with-matches", "--only-matching")
@@ -60,7 +60,7 @@ _RG = CommandSpec(
     | _s("--column", "--no-column", "--byte-offset", "--trim", "--null", "--null-data")
     | _s("--unrestricted", "--binary", "--no-messages", "--no-config", "--type-list")
     | _s("--passthru", "--crlf", "--one-file-system", "--follow", "--search-zip", "--version")
-    | _s("--help", "--glob-case-insensitive", "--ignore-file-case-insensitive", "--max-depth"),
+    | _s("--help", "--glob-case-insensitive", "--ignore-file-case-insensitive"),
     read_only=True,
     # Decompressing runs programs found on PATH.
     forbidden=_s("-z", "--search-zip"),

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Literal
 
 from tether.kernel_paths import kernel_resolve, user_home
-from tether.permissions.disk_probes import bare_repository_above, names_below
+from tether.permissions.disk_probes import names_below, repository_git_dir
 from tether.permissions.git_probes import files_git_reads, paths_in_history
 from tether.permissions.git_tree_probe import tree_writes
+from tether.permissions.hard_links import Names, linked_files, other_names
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
 
@@ -61,7 +62,7 @@ def realpath(path: Path) -> Path | None:
 @dataclass(frozen=True)
 class PermissionContext:
     """The session's side of a decision. `resolve`, `list_directory`, `list_tree` and
-    `find_bare_repository` are the only ways `decide` touches the filesystem (tests pass
+    `find_repository` are the only ways `decide` touches the filesystem (tests pass
     fakes)."""
 
     mode: Mode
@@ -83,9 +84,9 @@ class PermissionContext:
     list_tree: Callable[[Path], tuple[str, ...] | None] = names_below
     """Every path below a resolved path, relative to it (`()` for a file; None when not
     known): whether a recursive read can reach a file a deny rule covers (disk_probes.py)."""
-    find_bare_repository: Callable[[Path], Path | None] = bare_repository_above
-    """The bare repository git finds from a resolved directory, if it finds one: its config
-    runs programs, and nothing protects it (disk_probes.py)."""
+    find_repository: Callable[[Path], Path | None] = repository_git_dir
+    """The git directory git finds from a resolved directory, if it finds one: whose
+    configuration runs programs (git_repository.py, disk_probes.py)."""
     git_history: Callable[[Path], tuple[str, ...] | None] = paths_in_history
     """Every path (absolute) the repository git finds from a resolved directory holds in its
     index or held in its history (`()` without a repository, None when not known): whether
@@ -97,6 +98,12 @@ class PermissionContext:
     """The files (absolute) a git command that writes the working tree from commits writes,
     from a resolved directory, given its words from the subcommand on (git_tree_probe.py;
     None when not known)."""
+    other_names: Callable[[Path, tuple[Path, ...]], Names | None] = other_names
+    """The other names (hard links) of a resolved file below resolved directories, and
+    whether they are all of them (hard_links.py): a rule on one name holds on every name."""
+    linked_files: Callable[[Path, tuple[str, ...]], tuple[Path, ...]] = linked_files
+    """Of the paths below a resolved directory, the files with more than one link
+    (hard_links.py): a recursive read reaches their other names' rules too."""
     read_dirs: tuple[Path, ...] = ()
     """Directories readable without asking but not writable (the session's scratch directory,
     where long outputs are kept for the model to Read back)."""
@@ -120,6 +127,7 @@ class PermissionContext:
     """Path rules' anchor directories (the workspace, the home, project roots), as written
     and resolved, as strings: fixed for the context like its roots, so resolved once, not
     per decision."""
+    _repositories: list[frozenset[Path]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         writable = tuple(self._resolved(p) for p in (self.workspace, *self.additional_dirs))
@@ -127,6 +135,17 @@ class PermissionContext:
         object.__setattr__(self, "write_roots", writable)
         object.__setattr__(self, "read_roots", readable)
         object.__setattr__(self, "anchors", {})
+        object.__setattr__(self, "_repositories", [])
+
+    @property
+    def own_repositories(self) -> frozenset[Path]:
+        """The git directories of the repositories the workspace and the added directories
+        are in (found once, at the first git command judged): their configuration is the
+        project's (git_repository.py)."""
+        if not self._repositories:
+            found = (self.find_repository(root) for root in self.write_roots)
+            self._repositories.append(frozenset(p for p in found if p is not None))
+        return self._repositories[0]
 
     def _resolved(self, path: Path) -> Path:
         absolute = self.workspace / path.expanduser()

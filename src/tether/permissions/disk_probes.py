@@ -1,5 +1,5 @@
 """What a decision asks of the disk besides resolving paths and listing a glob's directory:
-the defaults of `PermissionContext.find_bare_repository` and `.list_tree` (tests pass fakes).
+the defaults of `PermissionContext.find_repository` and `.list_tree` (tests pass fakes).
 
 Both are bounded, follow no symlink and read no file's content, so that a decision stays
 cheap whatever the workspace holds; where the bound is met the answer is "not known" and the
@@ -17,20 +17,36 @@ MAX_TREE = 2_000
 """Entries below a directory `names_below` looks at; past them, what it holds is not known."""
 
 
-def bare_repository_above(directory: Path) -> Path | None:
-    """The repository git finds from `directory` (resolved) when it is a bare one, a directory
-    holding `HEAD` and `objects`/`refs` (or `commondir`) under any name: its config and hooks
-    are plain files any write may have made (`core.fsmonitor` runs at `git status`). None
-    when git finds a work tree's `.git` first (protected at any depth, defaults.py), when the
-    directory is inside a `.git` directory, or when there is no repository."""
+def repository_git_dir(directory: Path) -> Path | None:
+    """The git directory git finds from `directory` (resolved), as git's discovery does, or
+    None when it finds none. Bounded: a few `stat`s per level, one small read per `.git`
+    file."""
     for level in (directory, *directory.parents):
-        if ".git" in level.parts:
-            return None
-        if os.path.lexists(level / ".git"):
-            return None
+        dot = level / ".git"
+        if os.path.isdir(dot):
+            if is_git_directory(dot):
+                return Path(os.path.realpath(dot))
+        elif os.path.lexists(dot):
+            named = _gitdir_file(dot)
+            if named is not None:
+                return named
         if is_git_directory(level):
             return level
     return None
+
+
+def _gitdir_file(dot: Path) -> Path | None:
+    """The directory a `gitdir: PATH` file names, resolved (a linked work tree, a
+    submodule)."""
+    try:
+        with open(dot, "rb") as file:
+            text = file.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    named = Path(text.removeprefix("gitdir:").strip())
+    return Path(os.path.realpath(named if named.is_absolute() else dot.parent / named))
 
 
 def is_git_directory(level: Path) -> bool:

@@ -16,6 +16,7 @@ deny rule exists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -85,20 +86,98 @@ def shows_objects(sub: str, rest: tuple[str, ...]) -> Shows:
         return "store"
     if sub == "stash" and words[:1] == ("show",):
         return "history"
+    patch = any(w in _PATCH or w.startswith(_PATCH_PREFIXES) for w in words)
+    if sub == "show" and not patch and _commits_only(words):
+        # `show --stat HEAD`: names and counts of commits (a blob or tree would be printed
+        # whole whatever the options, so each word must name a commit).
+        return ""
     if sub in _ALWAYS:
         return "history"
-    patch = any(w in _PATCH or w.startswith(_PATCH_PREFIXES) for w in words)
     if sub in _LOG_LIKE:
         return "history" if patch or (sub == "reflog" and "-p" in words) else ""
     if sub in _DIFF_LIKE:
         names = any(w in _NO_PATCH or w.startswith(_NO_PATCH_PREFIXES) for w in words)
         return "" if names and not patch else "history"
+    if sub == "stash":
+        # `list` takes log's options (`stash list -p`); `push`, `pop`, `drop` print no content.
+        return "history" if patch or any(w in _WITH_OPTIONS[sub] for w in words) else ""
     options = _WITH_OPTIONS.get(sub)
     if options is not None and any(w in options for w in words):
         return "history"
     if sub in _NAMES_ONLY:
         return ""
     return "history"  # a command tether has no entry for may print anything it holds
+
+
+_COMMIT = re.compile(
+    r"(?:HEAD|@|ORIG_HEAD|FETCH_HEAD|MERGE_HEAD)?(?:[~^][0-9]*)*|.*(?:[~^][0-9]*|\^\{commit\})"
+)
+"""A revision that is a commit: HEAD and its kin, or any revision peeled to a commit by a
+`~N`, `^N` or `^{commit}` suffix (a tag may name a blob; `main~0` is a commit)."""
+
+
+def _commits_only(words: tuple[str, ...]) -> bool:
+    """`show` with only names or counts asked for (`--stat`, `--name-only`), of commits."""
+    names = any(w in _NO_PATCH or w.startswith(_NO_PATCH_PREFIXES) for w in words)
+    revisions = [w for w in words if not w.startswith("-")]
+    return names and all(
+        ":" not in w and all(_COMMIT.fullmatch(end) for end in w.split("..") if end)
+        for w in revisions
+    )
+
+
+def shown_paths(sub: str, rest: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths a command that prints what history holds is limited to: its pathspecs after
+    `--` (`git log -p -- src/app.py`), or the paths of `REV:PATH` words (`git show
+    HEAD:README.md`); () when it is not limited (a wildcard or magic pathspec, `..`,
+    `--follow`, which follows renames, `--full-diff`, or other words)."""
+    if any(w in ("--follow", "--full-diff") for w in rest):
+        return ()
+    if "--" in rest:
+        before, specs = rest[: rest.index("--")], rest[rest.index("--") + 1 :]
+        if any(":" in w for w in before):
+            return ()  # `show HEAD:.env -- x` prints the blob whatever the pathspec
+    elif sub == "show":
+        revisions = [w for w in rest if not w.startswith("-")]
+        if not revisions or not all(_in_revision(w) for w in revisions):
+            return ()
+        specs = tuple(w.partition(":")[2] for w in revisions)
+    else:
+        return ()
+    cleaned = tuple(_plain_path(w) for w in specs)
+    return cleaned if specs and all(cleaned) else ()
+
+
+def _in_revision(word: str) -> bool:
+    """`REV:PATH` with a path (not `:N:PATH` stages or `:/text` searches)."""
+    rev, colon, path = word.partition(":")
+    return bool(colon and rev and path) and not rev.startswith("-")
+
+
+def _plain_path(word: str) -> str:
+    """A pathspec as a plain relative path ("" when it may be more: a wildcard, magic, `..`,
+    an absolute path, a path from the top)."""
+    word = word.removeprefix("./").rstrip("/")
+    parts = word.split("/")
+    if not word or word.startswith(("/", ":")) or any(c in word for c in "*?[\\"):
+        return ""
+    if any(part in ("", ".", "..") for part in parts):
+        return ""
+    return word
+
+
+def limited(denied: tuple[str, ...], paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The denied entries (`/abs/path (rule)`) a command limited to `paths` may print: those
+    that are, or lie below, a directory ending in one of them, from any directory (so the
+    repository's top and the directory git runs in both count)."""
+    if not paths:
+        return denied
+    kept: list[str] = []
+    for entry in denied:
+        path = entry.rpartition(" (")[0]
+        if any(("/" + p + "/") in (path + "/") for p in paths):
+            kept.append(entry)
+    return tuple(kept)
 
 
 def _cat_file(words: tuple[str, ...]) -> Shows:

@@ -10,7 +10,7 @@ from tether.permissions.access import FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import all_invocations
 from tether.permissions.defaults import is_device
-from tether.permissions.git_history import denied_in_history
+from tether.permissions.git_history import denied_in_history, limited
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.script import Invocation
 from tether.permissions.shell_places import ShellPlaces
@@ -19,7 +19,11 @@ from tether.permissions.verdict import Verdict, ask
 
 
 def history_verdicts(
-    shows: str, where: str | None, places: ShellPlaces, files: FileAccess
+    shows: str,
+    where: str | None,
+    places: ShellPlaces,
+    files: FileAccess,
+    only: tuple[str, ...] = (),
 ) -> list[Verdict]:
     """Asked when the command prints what git's objects hold and a Read deny rule covers a
     path the repository git finds from `where` (its `-C` directory; None: `--git-dir`) ever
@@ -50,6 +54,7 @@ def history_verdicts(
                 )
             ]
         denied = denied_in_history(paths, ctx.rules, workspace=ctx.workspace, home=ctx.home)
+        denied = limited(denied, only)  # `log -p -- src/`: only what is below src
         first = next(iter(denied), None)
         if first is not None:
             more = f" and {len(denied) - 1} more" if len(denied) > 1 else ""

@@ -9,13 +9,12 @@ mentions: asked when they name a denied file. Files it reads from the working tr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tether.permissions.arguments import Arguments, option_in, split_arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
-from tether.permissions.git_history import shows_objects
+from tether.permissions.git_config import config_use, in_git_dir
+from tether.permissions.git_history import shown_paths, shows_objects
 from tether.permissions.git_listing import git_listing, grep_listing
 from tether.permissions.git_names import (
     GIT_GLOBAL_FLAGS,
@@ -27,23 +26,22 @@ from tether.permissions.git_names import (
 )
 from tether.permissions.git_pathspecs import pathspec_words, staged
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
+from tether.permissions.git_use import GitUse, join
 from tether.permissions.git_words import (
-    RUNS_PROGRAMS,
     abbreviates,
     harmless_setting,
     local_repository,
     only_a_path,
-    protected_git_dir,
 )
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.shell_words import DYN, HOME, is_literal, readable
+from tether.permissions.shell_words import DYN, is_literal, readable
 
 _LIST_OPTIONS = frozenset({"-l", "--list"})
 
 
 def git_use(args: tuple[str, ...]) -> ProgramUse:
     """What `git ARGS` reads, writes and runs."""
-    use = _Use()
+    use = GitUse()
     i = 0
     while i < len(args) and args[i].startswith("-"):
         arg = args[i]
@@ -57,15 +55,14 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
                 i += 1
             use.changes = use.changes or name != "-c" or not harmless_setting(value)
             if name == "-C":
-                use.base = _join(use.base, value)
+                use.base = join(use.base, value)
             elif name == "--git-dir":
-                use.git_dir = value
-                if not protected_git_dir(value):
-                    use.unseen.append(
-                        f"git --git-dir={readable(value)} reads config and hooks from a "
-                        "directory that "
-                        "is not a protected .git directory"
-                    )
+                use.git_dir = value  # judged where it leads (git_repository)
+            elif name == "--work-tree":
+                # Where git reads the files it stages, compares and shows (`git
+                # --work-tree=~/.ssh add id_rsa`): all of it, as a recursive read.
+                use.reads.append(value)
+                use.recursive = True
             elif name == "-c":
                 use.setting(value)
         elif name == "--exec-path" and eq:
@@ -81,6 +78,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
         return use.done()
     subcommand = GIT_SUBCOMMANDS.get(args[i])
     use.shows = shows_objects(args[i], args[i + 1 :])
+    use.shows_only = shown_paths(args[i], args[i + 1 :])
     if not all(is_literal(a) for a in args[i:]):
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.
@@ -113,7 +111,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             )
         return use.done()
     if args[i] == "config":
-        _config(rest, use)
+        config_use(rest, use)
     else:
         _subcommand(subcommand, rest, use)
     return use.done()
@@ -138,7 +136,9 @@ def _index_links(sub: str, rest: tuple[str, ...]) -> list[str]:
     return []
 
 
-def _pathspec_files(rest: tuple[str, ...], use: _Use, sub: GitSubcommand | None) -> tuple[str, ...]:
+def _pathspec_files(
+    rest: tuple[str, ...], use: GitUse, sub: GitSubcommand | None
+) -> tuple[str, ...]:
     """The subcommand's words without `--pathspec-from-file[=]FILE` (any abbreviation git
     takes): FILE is read (`-` is the input), and the paths inside may be any file: shown by a
     subcommand that shows what it is given (`diff`), written by one that writes it (`rm`,
@@ -173,7 +173,7 @@ def git_delegate(argv: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
     return i, (f"git-{argv[i]}", *argv[i + 1 :])
 
 
-def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
+def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: GitUse) -> None:
     spec = sub.spec
     parsed = split_arguments(rest, spec)
     options = [name for name, _ in parsed.options]
@@ -208,7 +208,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
         use.runs.append(" ".join(positionals[1:]))
         positionals = []
     if first in sub.config_first or parsed.has(sub.config_with):
-        use.writes.append(_in_git_dir(use, "config"))
+        use.writes.append(in_git_dir(use, "config"))
     # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it),
     # given as a word or an option's value (`archive --remote=ext::CMD`).
     values = [v for _, v in parsed.options if v is not None]
@@ -218,7 +218,7 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: _Use) -> None:
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"
         )
     if sub.new_repository is not None:
-        use.writes.append(_join(_new_repository(sub, positionals), ".git/config"))
+        use.writes.append(join(_new_repository(sub, positionals), ".git/config"))
     runs_first = positionals[:1] if sub.runs_first else []
     written = positionals[len(runs_first) :]
     revisions = [p for p in written if not only_a_path(p)]
@@ -298,41 +298,6 @@ def _outside(positionals: list[str], sub: GitSubcommand) -> bool:
     return any(p.startswith(("/", "~")) or ".." in p.split("/") for p in positionals)
 
 
-def _config(rest: tuple[str, ...], use: _Use) -> None:
-    """`git config`: reading forms read the file they name; any other form writes it."""
-    sub = GIT_SUBCOMMANDS["config"]
-    parsed = split_arguments(rest, CommandSpec("none", valued=sub.valued | _s("-f", "--file")))
-    files = parsed.values(_s("-f", "--file"))
-    verbs = _s("get", "list")
-    reading = parsed.has(sub.requires_one_of) or (
-        parsed.positionals[:1] and parsed.positionals[0] in verbs
-    )
-    if files:
-        target = files
-    elif parsed.has(_s("--global")):
-        target = [HOME + "/.gitconfig"]
-    elif parsed.has(_s("--system")):
-        target = ["/etc/gitconfig"]
-    else:
-        target = [_in_git_dir(use, "config.worktree" if parsed.has(_s("--worktree")) else "config")]
-    if reading and not parsed.unknown_option:
-        use.reads += target
-        return
-    use.changes = True
-    use.writes += target
-    if parsed.has(_s("-e", "--edit")):
-        use.asks.append("git config --edit runs an editor")
-    if len(parsed.positionals) >= 2:
-        key = parsed.positionals[1] if parsed.positionals[0] == "set" else parsed.positionals[0]
-        value = parsed.positionals[-1]
-        use.setting(f"{key}={value}", written=True)
-
-
-def _in_git_dir(use: _Use, name: str) -> str:
-    """A file of the repository's own (before `-C` is applied to it)."""
-    return (use.git_dir if use.git_dir is not None else ".git") + "/" + name
-
-
 def _new_repository(sub: GitSubcommand, positionals: list[str]) -> str:
     if sub.new_repository == "first":
         return positionals[0] if positionals else "."
@@ -343,67 +308,5 @@ def _new_repository(sub: GitSubcommand, positionals: list[str]) -> str:
     return positionals[0].rstrip("/").rpartition("/")[2].rpartition(":")[2].removesuffix(".git")
 
 
-def _join(base: str, path: str) -> str:
-    if not base or path.startswith(("/", "~")):
-        return path
-    return base.rstrip("/") + "/" + path
-
-
 def _first(parsed: Arguments, names: frozenset[str]) -> str:
     return next(n for n, _ in parsed.options if option_in(n, names))
-
-
-@dataclass
-class _Use:
-    base: str = ""
-    """Where `-C` moved git, relative to where it runs ("" for there)."""
-    git_dir: str | None = None
-    reads: list[str] = field(default_factory=list[str])
-    writes: list[str] = field(default_factory=list[str])
-    mentions: list[str] = field(default_factory=list[str])
-    runs: list[str] = field(default_factory=list[str])
-    unseen: list[str] = field(default_factory=list[str])
-    asks: list[str] = field(default_factory=list[str])
-    top_reads: list[str] = field(default_factory=list[str])
-    recursive: bool = False
-    changes: bool = False
-    rewrites_tree: str = ""
-    shows: str = ""
-    lists: tuple[str, ...] = ()
-    tree_args: tuple[str, ...] = ()
-
-    def setting(self, assignment: str, *, written: bool = False) -> None:
-        """A `key=value` setting: harmless, a command run, or what cannot be seen."""
-        if harmless_setting(assignment):
-            return
-        key, _, value = assignment.partition("=")
-        key = key.lower()
-        if key.startswith("alias.") and value.startswith("!"):
-            self.runs.append(value[1:])
-        elif RUNS_PROGRAMS.match(key):
-            # `!cmd` is a shell command (credential helpers, aliases); so is a plain value.
-            self.runs.append(value.removeprefix("!"))
-        elif not written:
-            self.unseen.append(f"git setting {key} may run what cannot be seen")
-
-    def done(self) -> ProgramUse:
-        def fix(word: str) -> str:
-            return _join(self.base, word)
-
-        return ProgramUse(
-            reads=tuple(map(fix, self.reads)),
-            writes=tuple(map(fix, self.writes)),
-            recursive=self.recursive,
-            top_reads=tuple(self.top_reads),
-            mentions=tuple(map(fix, self.mentions)),
-            shows_unknown=True,
-            runs=tuple(self.runs),
-            unseen=tuple(self.unseen),
-            asks=tuple(self.asks),
-            changes=self.changes,
-            rewrites_tree=self.rewrites_tree,
-            shows_objects=self.shows,
-            git_lists=self.lists,
-            git_tree_args=self.tree_args,
-            finds_repository=None if self.git_dir is not None else (self.base or "."),
-        )

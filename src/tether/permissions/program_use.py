@@ -62,6 +62,11 @@ class ProgramUse:
     finds_repository: str | None = None
     """Where git looks for its repository from (`-C`'s directory, from where it runs; "."
     there); None for other programs and when `--git-dir` names the repository."""
+    shows_only: tuple[str, ...] = ()
+    """The paths what it shows from the objects is limited to (git_history.shown_paths; ()
+    when not limited)."""
+    names_repository: str | None = None
+    """The git directory `--git-dir` names (after `-C`'s directory); None without it."""
 
     @property
     def read_only(self) -> bool:

@@ -1,0 +1,152 @@
+"""Where a path leads and which path rules it meets: what the kernel opens for it, every form a
+rule is matched against (as written, resolved, a process directory's stand-ins, its other
+names as hard links), and the matching itself. The reading and writing checks built on it
+are access.py's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.kernel_paths import is_process_path
+from tether.permissions import steps
+from tether.permissions.context import PermissionContext
+from tether.permissions.file_targets import Located
+from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
+from tether.permissions.name_filters import may_hold
+from tether.permissions.paths import Tokens, normalize
+from tether.permissions.recursive_reads import reaches_covered
+from tether.permissions.rules import Rule, RuleKind
+
+PATH_MAX = 4096
+"""The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
+
+
+@dataclass
+class PathRules:
+    """Paths located and matched for one decision (keeps the paths it resolved)."""
+
+    ctx: PermissionContext
+    _resolved: dict[Path, Path | None] = field(default_factory=dict[Path, Path | None])
+    """Resolutions made in this decision (a command names the same directory many times)."""
+    _links: dict[Path, tuple[Path, ...] | None] = field(
+        default_factory=dict[Path, tuple[Path, ...] | None]
+    )
+    """Other names (hard links) found in this decision."""
+
+    def real(self, path: Path) -> Path | None:
+        """What the kernel opens for `path` (absolute, as written); None when not known (and
+        for a path longer than the kernel takes, which it refuses)."""
+        if path in self._resolved:
+            return self._resolved[path]
+        text = path.as_posix()
+        steps.spend(2 + text.count("/"))  # a lookup per component
+        found = self.ctx.resolve(path) if len(text) < PATH_MAX else None
+        self._resolved[path] = found
+        return found
+
+    def locate(self, path: Path, written: Path | None = None) -> Located:
+        """`path` (absolute, as written) as judged; `written` is its folded form if known."""
+        written = written or normalize(path)
+        real = None if is_process_path(written) else self.real(path)
+        if real is not None and not is_process_path(real):
+            names = self._link_names(real)
+            if names is None:
+                return Located(written, None, (written, real), HARD_LINK_UNKNOWN)
+            forms = (written, real, *names) if real != written else (written, *names)
+            return Located(written, real, forms)
+        standing = [p for q in (path, written, real) if q is not None for p in self._stand_ins(q)]
+        seen: list[Path] = [written, *([real] if real else []), *standing]
+        forms = tuple(dict.fromkeys(seen))
+        if real is None and not is_process_path(written):
+            why = "whose target is not known (a symlink loop, `..` after a missing directory)"
+        else:
+            why = "in a process's directory under /proc (its links are not paths)"
+        return Located(written, None, forms, why)
+
+    def _link_names(self, real: Path) -> tuple[Path, ...] | None:
+        """The file's other names (hard links) rules must see too (link_names.py)."""
+        if real not in self._links:
+            self._links[real] = link_names(self.ctx, real, self._rule_bases)
+        return self._links[real]
+
+    def _stand_ins(self, path: Path) -> list[Path]:
+        """What a path in a process's directory may name in this file system:
+        `/proc/<p>/root/x` is `/x` (if the process shares our root), `/proc/<p>/cwd/x` is `x`
+        below the shell's directory or the workspace."""
+        parts = path.parts
+        if len(parts) < 4 or not is_process_path(path) or parts[3] not in ("root", "cwd"):
+            return []
+        bases = [Path("/")] if parts[3] == "root" else [self.ctx.cwd, self.ctx.workspace]
+        found: list[Path] = []
+        for base in bases:
+            raw = base.joinpath(*parts[4:])
+            found.append(normalize(raw))
+            real = self.real(raw)
+            if real is not None and not is_process_path(real):
+                found.append(real)
+        return found
+
+    def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
+        return self.ctx.rules.of(kind, tool)
+
+    def _rule_bases(self, rule: Rule) -> tuple[str, ...]:
+        assert rule.path is not None
+        base = rule.path.base(workspace=self.ctx.workspace, home=self.ctx.home)
+        found = self.ctx.anchors.get(base)
+        if found is None:
+            real = self.real(base)
+            both = (base, real) if real is not None and real != base else (base,)
+            found = tuple(b.as_posix() for b in both)
+            self.ctx.anchors[base] = found
+        return found
+
+    def _matches(self, rule: Rule, paths: Sequence[Path], *, anywhere: bool) -> bool:
+        if rule.path is None:
+            return rule.specifier is None
+        bases = self._rule_bases(rule)
+        steps.spend(2 + len(paths) * len(bases))
+        return any(
+            rule.path.matches(path.as_posix(), base, anywhere=anywhere)
+            for path in paths
+            for base in bases
+        )
+
+    def denied_read(self, path: Path) -> Rule | None:
+        """The deny rule matching `path` as written (no symlinks followed): a cheap check for
+        words that merely look like files."""
+        written = normalize(path)
+        for rule in self._rules("deny", "Read"):
+            if rule.path is not None and self._matches(rule, (written,), anywhere=True):
+                return rule
+        return None
+
+    def _overlaps(self, rule: Rule, forms: Sequence[Tokens]) -> bool:
+        if rule.path is None:
+            return rule.specifier is None
+        return any(
+            rule.path.overlaps(form, base, anywhere=True)
+            for base in self._rule_bases(rule)
+            for form in forms
+        )
+
+    def _reaches_covered(
+        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
+    ) -> bool:
+        """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
+        when that is not known: recursive_reads.py)."""
+        below = self.ctx.list_tree(real)
+        steps.spend(1 + (len(below) if below is not None else 0) // 16)
+        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        rules = tuple(rule for rule in rules if may_hold(rule, only))
+        if reaches_covered(
+            below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
+        ):
+            return True
+        # A hard link below is also the file its other names are (link_names.py).
+        for path in self.ctx.linked_files(real, below or ()):
+            names = self._link_names(path)
+            if names is None or any(self._matches(r, names, anywhere=True) for r in rules):
+                return True
+        return False
