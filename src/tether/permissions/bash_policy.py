@@ -49,7 +49,7 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.mentioned_files import mentioned_files
-from tether.permissions.outside_code import loaded_code
+from tether.permissions.outside_code import fetched_code, loaded_code
 from tether.permissions.paths import is_below
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -353,6 +353,7 @@ class _Judge:
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
             verdicts.extend(self._loads(loaded_code(inv.argv)))
+            verdicts.extend(self._fetched(inv))
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
@@ -521,6 +522,17 @@ class _Judge:
                 )
         return found
 
+    def _fetched(self, inv: Invocation) -> list[Verdict]:
+        """Code fetched from a package index under an interpreter's name: asked unless the
+        allow rule names the installer."""
+        reason = fetched_code(inv.own_argv)
+        if reason is None:
+            return []
+        texts = texts_of(inv.own_argv, for_allow=True)
+        rules = self.ctx.rules.of("allow", "Bash")
+        named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
+        return [] if named else [ask(reason)]
+
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py):
         outside the workspace it is code no rule has seen, asked."""
@@ -530,7 +542,8 @@ class _Judge:
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
                 if real is None or not is_below(real, self.ctx.write_roots):
-                    found.append(ask(f"runs code from {readable(word)}, outside the workspace"))
+                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
+                    found.append(ask(f"runs code from {readable(word)}, {where}: not seen"))
         return found
 
 
