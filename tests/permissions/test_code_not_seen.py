@@ -125,3 +125,16 @@ def test_a_script_written_in_the_session_runs_under_the_interpreter_rule(
     assert verdict.behavior == "deny"
     unruled = decide("Bash", {"command": "python3 src/t.py"}, make_ctx({"permissions": {}}))
     assert unruled.behavior == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python3 .env", "node src/../.env", "python3 -m cProfile .env", "sh -e .env", "perl -w .env"],
+)
+def test_running_a_file_a_read_rule_denies_is_denied(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    """The interpreter reads the code it runs: a deny rule on reading the file holds."""
+    settings = {"permissions": {"allow": ALLOW, "deny": ["Read(**/.env)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(settings))
+    assert verdict.behavior == "deny", (command, verdict.reason)

@@ -534,11 +534,15 @@ class _Judge:
         return [] if named else [ask(reason)]
 
     def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
-        """Code a program imports from the files it is given (pytest's tests and conftest.py):
-        outside the workspace it is code no rule has seen, asked."""
+        """Code a program imports from the files it is given (pytest's tests and conftest.py, an
+        interpreter's script): outside the workspace it is code no rule has seen, asked; a
+        file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
             for target in self.places.targets(word):
+                read = self.files.read(target)
+                if read.outcome == "deny":  # the program reads the code it runs
+                    found.append(replace(read, reason=f"runs code from {word}: {read.reason}"))
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
                 if real is None or not is_below(real, self.ctx.write_roots):
