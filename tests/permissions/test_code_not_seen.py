@@ -138,3 +138,40 @@ def test_running_a_file_a_read_rule_denies_is_denied(
     settings = {"permissions": {"allow": ALLOW, "deny": ["Read(**/.env)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(settings))
     assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("python3 -m profile -o {outside}/p.out src/app.py", "ask"),
+        ("python3 -m cProfile -o{outside}/p.out src/app.py", "ask"),
+        ("python3 -m cProfile -o p.out src/app.py", "allow"),
+        ("python3 -m trace --count --coverdir={outside} src/app.py", "ask"),
+        ("python3 -m trace --count -C cov src/app.py", "allow"),
+        ("python3 -m venv --prompt p {outside}/v", "ask"),
+        ("python3 -m venv --prompt {outside} .venv", "allow"),
+        ("python3 -m http.server 8000", "ask"),
+        ("python3 -m http.server --directory=. 8000", "ask"),
+        ("python3 -m http.server -d config 8000", "allow"),
+    ],
+)
+def test_what_python_modules_write_and_serve(
+    command: str, expected: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """A module's own outputs are writes (outside the workspace: asked); a served directory
+    is read whole, so a deny rule on a file below it asks."""
+    settings = {"permissions": {"allow": ALLOW, "deny": ["Read(**/.env)"]}}
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(settings))
+    assert verdict.behavior == expected, (text, verdict.reason)
+
+
+def test_hard_linking_a_name_built_at_run_time_is_not_seen(make_ctx: ContextFactory) -> None:
+    """A hard link is a second name for the file: its source is read, as a copy's is."""
+    settings = {"permissions": {"allow": ALLOW, "deny": ["Read(**/.env)"]}}
+    for mode in ("default", "acceptEdits"):
+        ctx = make_ctx(settings, mode=mode)
+        built = "python3 -c \"import os; os.link('.e' + 'nv', 'k')\""
+        assert decide("Bash", {"command": built}, ctx).behavior == "deny"
+        plain = "python3 -c \"import os; os.link('.env', 'k')\""
+        assert decide("Bash", {"command": plain}, ctx).behavior == "deny"

@@ -48,6 +48,7 @@ from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
+from tether.permissions.interpreter_scripts import module_files
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import fetched_code, loaded_code
 from tether.permissions.paths import is_below
@@ -352,6 +353,9 @@ class _Judge:
         writes = list(inv.writes)
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
+            module = module_files(inv.own_argv)
+            writes += module.writes
+            verdicts.extend(self._served(module.serves, explicit))
             verdicts.extend(self._loads(loaded_code(inv.argv)))
             verdicts.extend(self._fetched(inv))
         recursive = False
@@ -521,6 +525,14 @@ class _Judge:
                     )
                 )
         return found
+
+    def _served(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Directories served to whoever connects (`python3 -m http.server`): read whole."""
+        return [
+            self.files.read(target, explicit=explicit, recursive=True)
+            for word in words
+            for target in self.places.targets(word)
+        ]
 
     def _fetched(self, inv: Invocation) -> list[Verdict]:
         """Code fetched from a package index under an interpreter's name: asked unless the

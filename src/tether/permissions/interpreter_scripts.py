@@ -103,6 +103,12 @@ PYTHON_MODULES: Mapping[str, Module] = {
 """Modules that run a script or import code from the paths they are given."""
 
 
+@dataclass(frozen=True)
+class ModuleCall:
+    words: tuple[str, ...]
+    """The module's name, then its arguments."""
+
+
 def interpreter_scripts(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The code files `argv` runs, as written (empty for inline code or the input)."""
     if not argv:
@@ -113,7 +119,18 @@ def interpreter_scripts(argv: tuple[str, ...]) -> tuple[str, ...]:
         return (shell_script,)
     if name == "coverage":
         return _coverage(argv[1:])
-    family = _family(name)
+    found = _walk(argv)
+    return _module(found.words) if isinstance(found, ModuleCall) else found
+
+
+def module_call(argv: tuple[str, ...]) -> ModuleCall | None:
+    """The module an interpreter runs (`python3 -X dev -m profile -o x y.py`), or None."""
+    found = _walk(argv) if argv else ()
+    return found if isinstance(found, ModuleCall) and found.words else None
+
+
+def _walk(argv: tuple[str, ...]) -> tuple[str, ...] | ModuleCall:
+    family = _family(program_name(argv[0]))
     table = INTERPRETERS.get(family) if family is not None else None
     if table is None:
         return ()
@@ -134,7 +151,7 @@ def _family(name: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...]:
+def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...] | ModuleCall:
     i = 0
     while i < len(args):
         arg = args[i]
@@ -144,7 +161,7 @@ def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...]:
         if arg in table.code or any(arg.startswith(c + "=") for c in table.code if c[:2] == "--"):
             return ()
         if arg in table.module:
-            return _module(args[i + 1 :])
+            return ModuleCall(args[i + 1 :])
         if any(arg.startswith(v + "=") for v in table.valued) or arg == "-":
             i += 1 if arg != "-" else len(args)
             continue
@@ -154,7 +171,7 @@ def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...]:
         if arg.startswith("-") and len(arg) > 1:
             if table.bundles and arg[1] != "-":
                 bundled = _bundle(arg, args[i + 1 :], table)
-                if isinstance(bundled, tuple):
+                if not isinstance(bundled, int):
                     return bundled
                 i += bundled
                 continue
@@ -164,7 +181,9 @@ def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...]:
     return (args[i],) if i < len(args) else ()
 
 
-def _bundle(arg: str, after: tuple[str, ...], table: Interpreter) -> tuple[str, ...] | int:
+def _bundle(
+    arg: str, after: tuple[str, ...], table: Interpreter
+) -> tuple[str, ...] | ModuleCall | int:
     """Short flags in one word (`-Sc`, `-uEm pdb`, `perl -lne`, `node -pe`): a code letter
     ends it with no script; a module letter runs the rest of the word, or the next word, as
     the module; a valued letter takes the rest of the word, or the next word. Otherwise how
@@ -174,7 +193,7 @@ def _bundle(arg: str, after: tuple[str, ...], table: Interpreter) -> tuple[str, 
         if option in table.code:
             return ()
         if option in table.module:
-            return _module((rest, *after) if rest else after)
+            return ModuleCall((rest, *after) if rest else after)
         if option in table.valued:
             return 1 if rest else 2
     return 1
@@ -236,3 +255,51 @@ def _module_scripts(args: tuple[str, ...], spec: Module) -> tuple[str, ...]:
         rest = positionals[1:]
         return (*found, *rest[:1], *rest[2:3])
     return (*found, *(p for p in positionals if "/" in p or p.endswith(".py")))
+
+
+@dataclass(frozen=True)
+class ModuleFiles:
+    writes: tuple[str, ...] = ()
+    """Files and directories the module writes (`profile -o OUT`, `trace -C DIR`, `venv DIR`)."""
+    serves: tuple[str, ...] = ()
+    """Directories it serves to whoever connects (`http.server -d DIR`): read whole."""
+
+
+_MODULE_WRITES: Mapping[str, frozenset[str]] = {
+    "profile": _s("-o"),
+    "cProfile": _s("-o"),
+    "trace": _s("-C", "--coverdir", "-f", "--file"),
+    "coverage": _s("--data-file"),
+}
+_VENV_VALUED = _s("--prompt")
+
+
+def module_files(argv: tuple[str, ...]) -> ModuleFiles:
+    """What the module an interpreter runs writes or serves, by its options."""
+    call = module_call(argv)
+    if call is None:
+        return ModuleFiles()
+    module, args = call.words[0], call.words[1:]
+    if module == "venv":
+        valued = {i + 1 for i, a in enumerate(args) if a in _VENV_VALUED}
+        written = [a for i, a in enumerate(args) if not a.startswith("-") and i not in valued]
+        return ModuleFiles(writes=tuple(written))
+    if module == "http.server":
+        served = _option_values(args, _s("-d", "--directory"))
+        return ModuleFiles(serves=tuple(served) or (".",))
+    options = _MODULE_WRITES.get(module)
+    return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
+
+
+def _option_values(args: tuple[str, ...], options: frozenset[str]) -> list[str]:
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        option, eq, value = arg.partition("=")
+        if option in options:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found += [value] if value else []
+        elif len(arg) > 2 and arg[:2] in options and arg[1] != "-":
+            found.append(arg[2:])  # `-oOUT`
+    return found

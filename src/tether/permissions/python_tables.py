@@ -82,6 +82,9 @@ WRITES = {
 }  # fmt: skip
 """Functions that write the paths at these argument positions (`shutil`'s sources are read)."""
 SHUTIL_READS = {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move"}
+SHUTIL_READS |= {"os.link"}
+"""Functions whose first argument is read: copied, moved, or hard-linked (a new name for the
+same file, which reads it as the original would be read)."""
 PATH_CLASSES = frozenset(
     {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"}
 )
