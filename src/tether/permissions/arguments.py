@@ -114,7 +114,9 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
             continue
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
-            if not eq and option_in(name, valued) and i < len(args):
+            # An exact flag is no abbreviation of a valued option (`--slurp`, `--slurpfile`).
+            exact_flag = name in spec.long_flags and name not in valued
+            if not eq and not exact_flag and option_in(name, valued) and i < len(args):
                 value = args[i]
                 i += 1
                 eq = "="
