@@ -50,6 +50,7 @@ PAIRS = [
     ("npm run build --workspace={outside}/pkg", "npm run build --workspace=pkg-a"),
     ("npm run lint --workspace ../other", "npm run lint --workspaces"),
     ("make CC={outside}/cc", "make CC=gcc"),
+    ("make HOSTCC={outside}/cc", "make HOSTCC=/usr/bin/gcc-12"),
     ("make all 'CXX={outside}/c++ -std=c++20'", "make all CXX=./tools/c++"),
     ("make CROSS_COMPILE={outside}/arm-", "make PREFIX={outside}"),
     ("make LINT_CMD={outside}/lint check", "make LINT_CMD=./lint check"),

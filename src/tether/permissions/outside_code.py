@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_options import make_places
 from tether.permissions.shell_words import is_literal, program_name
@@ -81,8 +82,9 @@ def _workspaces(args: tuple[str, ...]) -> list[str]:
 
 def _make_programs(args: tuple[str, ...]) -> list[str]:
     """Programs make's recipes run that a command-line variable names by path (`CC=/tmp/x`,
-    `CROSS_COMPILE=/opt/x-`, `LINT_CMD=../x`); a bare name is found on PATH, and judged
-    against the Bash rules as a command (tail_rules)."""
+    `CROSS_COMPILE=/opt/x-`, `LINT_CMD=../x`); a bare name, or a program of the system's
+    bin directories, is an installed program, judged against the Bash rules as a command
+    (tail_rules)."""
     found: list[str] = []
     for arg in args:
         assigned = _MAKE_VARIABLE.fullmatch(arg)
@@ -93,7 +95,8 @@ def _make_programs(args: tuple[str, ...]) -> list[str]:
             continue
         words = _split(value) if is_literal(value) else [value]
         program = words[0] if words else ""
-        if "/" in program or program.startswith("~") or not is_literal(program):
+        installed = program.rpartition("/")[0] in SYSTEM_BIN_DIRS  # `CC=/usr/bin/gcc-12`
+        if ("/" in program and not installed) or program.startswith("~") or not is_literal(program):
             found.append(program)
     return found
 
