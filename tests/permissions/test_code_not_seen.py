@@ -72,7 +72,11 @@ def test_outside_code_asks_and_the_workspace_s_is_allowed(
 
 @pytest.mark.parametrize(
     "command",
-    ["python3 $SCRIPT", 'python3 -m trace --trace "$F"', "node $(cat which)", "make CC=$CC"],
+    [
+        *("python3 $SCRIPT", 'python3 -m trace --trace "$F"', "node $(cat which)"),
+        *("make CC=$CC", 'node -r "$X" src/a.js', 'npm run -w "$W" t', "pip install -e $P"),
+        'pip install "$P"',
+    ],
 )
 def test_code_chosen_by_a_variable_asks(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))

@@ -77,7 +77,8 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
 def _workspaces(args: tuple[str, ...]) -> list[str]:
     """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
     package.json declares (`--workspaces` runs those: the workspace's own code)."""
-    return [v for v in _values(args, _NPM_WORKSPACE) if v.startswith(("/", ".", "~"))]
+    values = _values(args, _NPM_WORKSPACE)
+    return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
 
 
 def _make_programs(args: tuple[str, ...]) -> list[str]:
@@ -112,7 +113,9 @@ def _paths(values: list[str]) -> tuple[str, ...]:
     """Module specifiers that are paths (`./x.js`, `/tmp/x.js`, `file:`); a bare name is a
     package of the workspace's."""
     return tuple(
-        v.removeprefix("file://") for v in values if v.startswith(("/", ".", "~", "file:"))
+        v.removeprefix("file://")
+        for v in values
+        if v.startswith(("/", ".", "~", "file:")) or not is_literal(v)
     )
 
 
@@ -179,7 +182,8 @@ def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
         if value.startswith("-"):
             continue
         value = value.removeprefix("file://").removeprefix("file:")
-        if value.startswith(("/", ".", "~")) or ("/" in value and "://" not in value):
+        local = value.startswith(("/", ".", "~")) or ("/" in value and "://" not in value)
+        if local or not is_literal(value):
             found.append(value)
     return tuple(found)
 
