@@ -14,6 +14,7 @@ from .conftest import ContextFactory, Tree
 ALLOW = ["Bash(python3:*)", "Bash(python:*)", "Bash(python3.12:*)", "Bash(node:*)"]
 ALLOW += ["Bash(perl:*)", "Bash(ruby:*)", "Bash(bash:*)", "Bash(sh:*)", "Bash(make:*)"]
 ALLOW += ["Bash(npm run:*)", "Bash(pip:*)", "Bash(pip3:*)", "Bash(coverage:*)", "Bash(tsx:*)"]
+ALLOW += ["Bash(npx:*)", "Bash(find:*)"]
 RULES = {"permissions": {"allow": ALLOW}}
 
 # Each pair: the command on code outside the workspace, and the same shape on the workspace's.
@@ -54,6 +55,12 @@ PAIRS = [
     ("make all 'CXX={outside}/c++ -std=c++20'", "make all CXX=./tools/c++"),
     ("make CROSS_COMPILE={outside}/arm-", "make PREFIX={outside}"),
     ("make LINT_CMD={outside}/lint check", "make LINT_CMD=./lint check"),
+    ("npx {outside}/pkg", "npx prettier --check src"),
+    ("npx -p {outside}/pkg cmd", "npx ./tools/pkg"),
+    (
+        "find {outside} -name '*.txt' -exec python3 {} \\;",
+        "find config -name '*.toml' -exec python3 {} \\;",
+    ),
 ]
 
 
@@ -180,3 +187,12 @@ def test_hard_linking_a_name_built_at_run_time_is_not_seen(make_ctx: ContextFact
         assert decide("Bash", {"command": built}, ctx).behavior == "deny"
         plain = "python3 -c \"import os; os.link('.env', 'k')\""
         assert decide("Bash", {"command": plain}, ctx).behavior == "deny"
+
+
+def test_a_file_find_names_for_an_interpreter_is_judged_as_named(make_ctx: ContextFactory) -> None:
+    """find's `{}` is each file it names now: a denied one is denied, by name."""
+    settings = {"permissions": {"allow": ALLOW, "deny": ["Read(config/private/**)"]}}
+    command = "find config -name token.txt -exec python3 {} \\;"
+    verdict = decide("Bash", {"command": command}, make_ctx(settings))
+    assert verdict.behavior == "deny", verdict.reason
+    assert "token.txt" in verdict.reason

@@ -104,7 +104,7 @@ class FileJudge:
             module = module_files(inv.own_argv)
             writes += module.writes
             verdicts.extend(self._served(module.serves, explicit))
-            verdicts.extend(self._loads(loaded_code(inv.argv)))
+            verdicts.extend(self._loads(loaded_code(inv.argv), inv))
             verdicts.extend(self._fetched(inv))
         recursive = False
         for redirect in inv.redirects:
@@ -293,16 +293,19 @@ class FileJudge:
         named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
         return [] if named else [ask(reason)]
 
-    def _loads(self, words: tuple[str, ...]) -> list[Verdict]:
+    def _loads(self, words: tuple[str, ...], inv: Invocation | None = None) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py, an
         interpreter's script): outside the workspace it is code no rule has seen, asked; a
         file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
-            for target in self.places.targets(word):
+            # A path another program names (find's `{}`) is each path it names now.
+            targets = self._targets(inv, word) if inv is not None else self.places.targets(word)
+            for target in targets:
+                shown = readable(word) if is_literal(word) else str(target)
                 read = self.files.read(target)
                 if read.outcome == "deny":  # the program reads the code it runs
-                    found.append(replace(read, reason=f"runs code from {word}: {read.reason}"))
+                    found.append(replace(read, reason=f"runs code from {shown}: {read.reason}"))
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
                 if real is None or not is_below(real, self.ctx.write_roots):

@@ -61,7 +61,7 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
                 found += _paths(_values(tuple(words), _NODE_VALUED)) if words else [value]
             else:
                 found.append(value)
-        return (*found, *_workspaces(args))
+        return (*found, *_workspaces(args), *_runner_package(name, args))
     if name in _PIP or (scripts == () and _pip_module(args) is not None):
         return _pip_paths(args if name in _PIP else _pip_module(args) or ())
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
@@ -72,6 +72,17 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
     return scripts
+
+
+def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
+    """The package `npx` runs when given as a directory (`npx /x/pkg`, `-p ../pkg`): its bin
+    script runs; a package name is fetched or found in the workspace's own packages."""
+    if name != "npx":
+        return []
+    named = _values(args, ("-p", "--package"))
+    first = next((a for a in args if not a.startswith("-") and a not in named), None)
+    words = [*named, *([first] if first is not None else [])]
+    return [w for w in words if w.startswith(("/", ".", "~")) or not is_literal(w)]
 
 
 def _workspaces(args: tuple[str, ...]) -> list[str]:
