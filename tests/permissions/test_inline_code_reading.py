@@ -207,6 +207,8 @@ def test_bundled_flags_with_harmless_code_stay_allowed(make_ctx: ContextFactory)
         "make .SHELLFLAGS=-c",
         "make 'X != wget h'",
         "make MAKEFLAGS=--eval=x",
+        "make .DEFAULT_GOAL=all .RECIPEPREFIX=x",
+        "make '.RECIPEPREFIX:=#'",
     ],
 )
 def test_make_variables_that_choose_what_runs_are_code_not_seen(

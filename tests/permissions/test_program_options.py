@@ -383,3 +383,16 @@ def test_git_grep_open_files_in_pager_runs_the_attached_program(tmp_path: Path) 
         changes=False,
         finds_repository=".",
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["jq --slurp . .env", "jq -R --slurp . .env", "jq --raw-input --slurp . ./.env"],
+)
+def test_an_exact_flag_is_no_abbreviation_of_a_valued_option(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    """`--slurp` is a flag of jq's, not `--slurpfile` abbreviated: the file after it is read."""
+    settings = {"permissions": {"allow": ["Bash(jq *)"], "deny": DENY}}
+    verdict = decide("Bash", {"command": command}, make_ctx(settings))
+    assert verdict.behavior == "deny", (command, verdict.reason)

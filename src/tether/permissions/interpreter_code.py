@@ -235,9 +235,11 @@ _MAKE_CODE_VARIABLES = frozenset(
         "MFLAGS",
         "MAKE",
         "GNUMAKEFLAGS",
+        ".RECIPEPREFIX",
     }
 )
-"""make variables that choose what runs every recipe or which makefiles are read first."""
+"""make variables that choose what runs every recipe or which makefiles are read first
+(`.RECIPEPREFIX` turns the makefile's other lines into recipes)."""
 
 
 def _make_assignment(args: tuple[str, ...]) -> CodeUse | None:

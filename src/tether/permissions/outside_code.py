@@ -3,7 +3,9 @@
 shell, package directory and node options (`npm run --script-shell=X`, `--prefix DIR`,
 `--node-options='--require X'`), jq's module directories (`-L DIR`, when the program
 imports or includes), ruby's and perl's include directories and required files (`-I DIR`,
-`-r FILE`). bash_policy judges each as
+`-r FILE`), npm's workspaces (`-w DIR`, `--workspace=DIR`), a program make's recipes run
+named by a command-line variable (`make CC=/tmp/x`, `CROSS_COMPILE=`, `PYTHON=`), and the
+script an interpreter runs (interpreter_scripts.py). bash_policy judges each as
 code a program imports (`_loads`): outside the workspace it is code no rule has seen, asked.
 A bare module name (`-r ts-node/register`) is found in the workspace's own packages."""
 
@@ -12,6 +14,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from tether.permissions.commands import SYSTEM_BIN_DIRS
+from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_options import make_places
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -19,6 +23,18 @@ _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
 _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader")
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
 _NPM_VALUED = ("--script-shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
+_NPM_WORKSPACE = ("-w", "--workspace")
+"""npm's workspace options: the directory whose package.json's scripts run (a name is a
+package the workspace's own package.json declares)."""
+_MAKE_PROGRAMS = frozenset(
+    {"CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "F77", "RANLIB", "STRIP", "NM", "OBJCOPY"}
+    | {"OBJDUMP", "INSTALL", "PYTHON", "PYTHON3", "PERL", "RUBY", "NODE", "SH", "BASH", "M4"}
+    | {"YACC", "BISON", "LEX", "FLEX", "MAKEINFO", "RM", "MV", "CP", "LN", "MKDIR", "SED"}
+    | {"AWK", "GREP", "TAR", "CHMOD", "TOUCH", "PKG_CONFIG", "CMAKE", "CARGO", "GO", "JAVA"}
+    | {"JAVAC", "HOSTCC", "HOSTCXX", "HOSTLD", "CROSS_COMPILE", "CCLD", "LINK", "GIT", "ECHO"}
+)
+_MAKE_PROGRAM_ENDS = ("CC", "CXX", "LD", "_CMD", "_PROG", "_BIN", "_TOOL", "_EXE", "COMMAND")
+_MAKE_VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?::{0,3}=|\+=|\?=)(.*)", re.S)
 _JQ = frozenset({"jq", "gojq", "jaq"})
 _JQ_IMPORT = re.compile(r"\b(import|include)\b")
 _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
@@ -31,10 +47,12 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     name = program_name(argv[0])
     args = argv[1:]
+    scripts = interpreter_scripts(argv)
     if name in ("make", "gmake", "bmake"):
-        return tuple(value for _, value in make_places(args) if value not in ("-", ""))
+        places = [value for _, value in make_places(args) if value not in ("-", "")]
+        return (*places, *_make_programs(args))
     if name in _NODE:
-        return _paths(_values(args, _NODE_VALUED))
+        return (*_paths(_values(args, _NODE_VALUED)), *scripts)
     if name in _NPM:
         found: list[str] = []
         for option, value in _pairs(args, _NPM_VALUED):
@@ -43,15 +61,56 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
                 found += _paths(_values(tuple(words), _NODE_VALUED)) if words else [value]
             else:
                 found.append(value)
-        return tuple(found)
+        return (*found, *_workspaces(args), *_runner_package(name, args))
+    if name in _PIP or (scripts == () and _pip_module(args) is not None):
+        return _pip_paths(args if name in _PIP else _pip_module(args) or ())
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(_values(args, ("-L", "--library-path")))
     versioned = _VERSIONED.fullmatch(name)
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
-        return tuple(_values(args, _INCLUDES[family]))
-    return ()
+        return (*_values(args, _INCLUDES[family]), *scripts)
+    return scripts
+
+
+def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
+    """The package `npx` runs when given as a directory (`npx /x/pkg`, `-p ../pkg`): its bin
+    script runs; a package name is fetched or found in the workspace's own packages."""
+    if name != "npx":
+        return []
+    named = _values(args, ("-p", "--package"))
+    first = next((a for a in args if not a.startswith("-") and a not in named), None)
+    words = [*named, *([first] if first is not None else [])]
+    return [w for w in words if w.startswith(("/", ".", "~")) or not is_literal(w)]
+
+
+def _workspaces(args: tuple[str, ...]) -> list[str]:
+    """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
+    package.json declares (`--workspaces` runs those: the workspace's own code)."""
+    values = _values(args, _NPM_WORKSPACE)
+    return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
+
+
+def _make_programs(args: tuple[str, ...]) -> list[str]:
+    """Programs make's recipes run that a command-line variable names by path (`CC=/tmp/x`,
+    `CROSS_COMPILE=/opt/x-`, `LINT_CMD=../x`); a bare name, or a program of the system's
+    bin directories, is an installed program, judged against the Bash rules as a command
+    (tail_rules)."""
+    found: list[str] = []
+    for arg in args:
+        assigned = _MAKE_VARIABLE.fullmatch(arg)
+        if assigned is None or arg.startswith("-"):
+            continue
+        name, value = assigned.group(1), assigned.group(2)
+        if name not in _MAKE_PROGRAMS and not name.endswith(_MAKE_PROGRAM_ENDS):
+            continue
+        words = _split(value) if is_literal(value) else [value]
+        program = words[0] if words else ""
+        installed = program.rpartition("/")[0] in SYSTEM_BIN_DIRS  # `CC=/usr/bin/gcc-12`
+        if ("/" in program and not installed) or program.startswith("~") or not is_literal(program):
+            found.append(program)
+    return found
 
 
 def _split(text: str) -> list[str] | None:
@@ -65,7 +124,9 @@ def _paths(values: list[str]) -> tuple[str, ...]:
     """Module specifiers that are paths (`./x.js`, `/tmp/x.js`, `file:`); a bare name is a
     package of the workspace's."""
     return tuple(
-        v.removeprefix("file://") for v in values if v.startswith(("/", ".", "~", "file:"))
+        v.removeprefix("file://")
+        for v in values
+        if v.startswith(("/", ".", "~", "file:")) or not is_literal(v)
     )
 
 
@@ -95,3 +156,66 @@ def _pairs(args: tuple[str, ...], options: tuple[str, ...]) -> list[tuple[str, s
                 break
         i += 1
     return found
+
+
+_PIP_FETCHES = frozenset({"install", "download", "wheel"})
+_PIP = frozenset({"pip", "pip3", "uv"})
+_PIP_VALUED = ("-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "-t")
+_PIP_VALUED_LONG = ("--extra-index-url", "--target", "--prefix", "--root", "--platform")
+
+
+def _pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The words after `-m pip` of an interpreter's arguments, or None."""
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            return args[i + 2 :] if args[i + 1] in ("pip", "pip3") else None
+        if not arg.startswith("-"):
+            return None
+    return None
+
+
+def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
+    """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`):
+    their build backends and set-up scripts run."""
+    words = args[1:] if args[:1] == ("pip",) else args  # `uv pip install`
+    if not words or words[0] not in _PIP_FETCHES:
+        return ()
+    found: list[str] = []
+    skip = False
+    for arg in words[1:]:
+        if skip:
+            skip = False
+            continue
+        if arg in _PIP_VALUED or arg in _PIP_VALUED_LONG:
+            skip = True
+            continue
+        value = arg.removeprefix("--editable=").removeprefix("-e")
+        if value.startswith("-"):
+            continue
+        value = value.removeprefix("file://").removeprefix("file:")
+        local = value.startswith(("/", ".", "~")) or ("/" in value and "://" not in value)
+        if local or not is_literal(value):
+            found.append(value)
+    return tuple(found)
+
+
+def fetched_code(argv: tuple[str, ...]) -> str | None:
+    """Why `argv` runs code fetched from a package index under an interpreter's name
+    (`python3 -m pip install X`: the packages' build backends and setup scripts run), or None.
+    An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
+    install *)`, `Bash(python3 -m pip *)`)."""
+    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+        return None
+    args = argv[1:]
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            module, rest = args[i + 1], args[i + 2 :]
+            if module in ("pip", "pip3") and any(word in _PIP_FETCHES for word in rest):
+                return (
+                    f"`{program_name(argv[0])} -m {module}` installs packages whose build and "
+                    "set-up code runs unseen; only a rule naming pip allows that"
+                )
+            return None
+        if not arg.startswith("-") or arg.startswith("-c"):
+            return None
+    return None

@@ -81,7 +81,11 @@ WRITES = {
     "shutil.copytree": (1,), "shutil.move": (0, 1), "shutil.chown": (0,),
 }  # fmt: skip
 """Functions that write the paths at these argument positions (`shutil`'s sources are read)."""
-SHUTIL_READS = {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move"}
+SHUTIL_READS = {
+    "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move", "os.link"
+}  # fmt: skip
+"""Functions whose first argument is read: copied, moved, or hard-linked (a new name for the
+same file, which reads it as the original would be read)."""
 PATH_CLASSES = frozenset(
     {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"}
 )

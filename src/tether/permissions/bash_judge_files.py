@@ -1,0 +1,310 @@
+"""The files a Bash command's simple commands read, write, load and serve, judged as the file
+tools' are (bash_policy's judge, this part of it): redirections, what a known program's table
+says it opens, what an unknown program's arguments name, command lines in an unknown program's
+arguments, what git shows from its history, code loaded from outside the workspace or from a
+path chosen as it runs (outside_code.py, interpreter_scripts.py), packages an interpreter
+installs, directories a module serves."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tether.permissions import steps
+from tether.permissions.access import PROTECTED_NOTE, FileAccess
+from tether.permissions.bash_files import path_target, program_use
+from tether.permissions.bash_rules import (
+    MAX_NESTING,
+    all_invocations,
+    command_lines,
+    is_unknown,
+    rule_matches,
+    texts_of,
+)
+from tether.permissions.config_writers import config_writes
+from tether.permissions.context import PermissionContext
+from tether.permissions.defaults import is_device
+from tether.permissions.extractors import extraction_writes
+from tether.permissions.file_targets import Target
+from tether.permissions.git_history_check import (
+    git_listed,
+    history_verdicts,
+    pathspecs_dropped,
+    tree_written,
+)
+from tether.permissions.git_repository import repository_reasons
+from tether.permissions.interpreter_scripts import module_files
+from tether.permissions.mentioned_files import mentioned_files
+from tether.permissions.outside_code import fetched_code, loaded_code
+from tether.permissions.paths import is_below
+from tether.permissions.produced_paths import produced_targets
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.response_files import response_files
+from tether.permissions.script import Invocation
+from tether.permissions.shell import parse_command
+from tether.permissions.shell_globbing import GlobState
+from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_words import (
+    DYN,
+    PROCESS_SUBSTITUTION_PATH,
+    is_literal,
+    readable,
+    shown,
+)
+from tether.permissions.toolchains import toolchain_use
+from tether.permissions.url_clients import client_use
+from tether.permissions.verdict import Verdict, ask
+
+_PIPE = Path(PROCESS_SUBSTITUTION_PATH)
+"""What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
+is whatever the process has open, judged as unknown."""
+
+
+class FileJudge:
+    """The file side of bash_policy's judge; the judge supplies its state and the methods
+    below that are only declared here."""
+
+    ctx: PermissionContext
+    files: FileAccess
+    places: ShellPlaces
+    globbing: GlobState
+    read_only: bool
+    cdpath: bool
+    nesting: int
+    sole: bool
+    plain_git: bool
+
+    def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
+        raise NotImplementedError
+
+    def unseen(self, problem: str) -> Verdict:
+        raise NotImplementedError
+
+    def _near_rules(self) -> bool:
+        raise NotImplementedError
+
+    def nested(self, cdpath: bool) -> FileJudge:
+        """A judge for a command line one level down in an unknown program's arguments."""
+        raise NotImplementedError
+
+    def _targets(self, inv: Invocation, word: str) -> list[Target]:
+        """The paths a word stands for; an unknown word another program names (find's `{}`)
+        is each path it names now (produced_paths.py), when that is known."""
+        if word == DYN and inv.produced is not None:
+            found = produced_targets(inv.produced, self.places, self.files)
+            if found is not None:
+                return found
+        return self.places.targets(word)
+
+    def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
+        verdicts: list[Verdict] = []
+        reads = list(inv.reads)
+        writes = list(inv.writes)
+        if inv.role == "command":
+            writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
+            module = module_files(inv.own_argv)
+            writes += module.writes
+            verdicts.extend(self._served(module.serves, explicit))
+            verdicts.extend(self._loads(loaded_code(inv.argv), inv))
+            verdicts.extend(self._fetched(inv))
+        recursive = False
+        for redirect in inv.redirects:
+            (writes if redirect.writes else reads).append(redirect.target)
+        use = program_use(inv.argv) if inv.argv and inv.role == "command" else None
+        if use is not None and inv.own is None:
+            listed = git_listed(use, self.plain_git, self.places, self.files)
+            if listed is not None:  # git's list stands for its pathspecs
+                use = replace(use, reads=pathspecs_dropped(use))
+            if use.rewrites_tree and not self.ctx.bash_sandboxed and self.sole:
+                use = tree_written(use, self.places, self.files)
+            reads += use.reads
+            writes += use.writes
+            recursive = use.recursive and listed is None
+            verdicts.extend(self._program_use(use))
+            if listed is None:
+                verdicts.extend(self._top_reads(use.top_reads, explicit))
+            else:
+                verdicts.extend(listed)
+        elif inv.argv and inv.role == "command" and use is None and inv.own is None:
+            verdicts.extend(
+                mentioned_files(
+                    inv.argv[1:], self.places, self.files, sandboxed=self.ctx.bash_sandboxed
+                )
+            )
+            reads += response_files(inv.argv)
+            toolchain = toolchain_use(inv.argv)
+            if toolchain is not None:
+                verdicts.extend(self._program_use(toolchain))
+                reads += toolchain.reads
+            client = client_use(inv.argv)
+            if client is not None:
+                reads += client.reads
+                writes += client.writes
+                # Options read from a file may be any: they matter where a rule could match.
+                verdicts.extend(self.unseen(r) for r in client.unseen if self._near_rules())
+            if is_unknown(inv) and self.nesting < MAX_NESTING:
+                verdicts.extend(self._argument_commands(inv))
+        file_reads = use.file_reads if use is not None and inv.own is None else ()
+        only = use.only_names if use is not None and inv.own is None else ()
+        for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
+            for target in self._targets(inv, word):
+                if target == _PIPE:
+                    continue
+                verdicts.append(
+                    self.files.read(target, explicit=explicit, recursive=deep, only=only)
+                )
+        for word in writes:
+            for target in self._targets(inv, word):
+                if target == _PIPE or (
+                    isinstance(target, Path) and is_device(target.as_posix(), write=True)
+                ):
+                    continue
+                self.read_only = False
+                verdicts.append(self.files.write(target, explicit=explicit))
+        return verdicts
+
+    def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Files below the repository's top that git stages (git_pathspecs), the top taken
+        to be the workspace's (git_policy reads them from git's own directory too, should the
+        repository be another)."""
+        return [
+            self.files.read(
+                path_target(self.ctx.workspace, word, word, self.places.options),
+                explicit=explicit,
+                recursive=True,
+            )
+            for word in words
+        ]
+
+    def _argument_commands(self, inv: Invocation) -> list[Verdict]:
+        """Command lines in the arguments of a program tether knows nothing about (`npm exec
+        -c 'cat .env'`, `cmake -E env sh -c 'echo x > .git/config'`), which it may run: the
+        files they read and write are judged as an allowed command's are (deny and ask rules,
+        writes of files that change later sessions, writes outside the workspace), whatever
+        rule allowed the program; what their words run is left to the Bash rules
+        (bash_rules.later_commands). Four levels deep, each from where the shell is, a `cd`
+        inside one moving only what follows it there."""
+        found: list[Verdict] = []
+        for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+            steps.spend(len(text) // 4)  # read as shell (steps.py)
+            cdpath = self.cdpath or "CDPATH" in text
+            inner = self.nested(cdpath)
+            inner.places.cwds = dict(self.places.cwds)
+            what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
+            subs = list(all_invocations(parse_command(text).invocations))
+            inner.globbing.foresee(subs)  # what runs there, in any order
+            inner.places.options = inner.globbing.anywhere | self.places.options
+            for sub in subs:
+                verdicts = inner._files(sub, explicit=True)
+                found += [
+                    replace(v, reason=f"{what}: {v.reason}")
+                    for v in verdicts
+                    if v.outcome in ("deny", "ask")
+                ]
+                inner.places.track(sub)
+        return found
+
+    def _program_use(self, use: ProgramUse) -> list[Verdict]:
+        """What a known program's options run, show from elsewhere, or hide (program_use)."""
+        verdicts = [self.unseen(reason) for reason in use.unseen]
+        verdicts.extend(ask(reason) for reason in use.asks)
+        # git shows what it names from its objects (and its writes are its tables').
+        verdicts.extend(
+            mentioned_files(
+                use.mentions,
+                self.places,
+                self.files,
+                sandboxed=self.ctx.bash_sandboxed,
+                unknown=use.shows_unknown,
+                opens=not use.shows_unknown,
+            )
+        )
+        verdicts.extend(self._loads(use.loads))
+        verdicts.extend(self._repositories(use))
+        verdicts.extend(
+            history_verdicts(
+                use.shows_objects,
+                use.finds_repository,
+                self.places,
+                self.files,
+                use.shows_only,
+            )
+        )
+        for code in use.runs:
+            if not is_literal(code):
+                verdicts.append(self.unseen("runs a command that is not a literal"))
+                continue
+            script = parse_command(code)
+            verdicts.extend(self.unseen(problem) for problem in script.problems)
+            self.globbing.foresee(script.invocations)
+            verdicts.extend(self.invocation(sub) for sub in script.invocations)
+        near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
+        if use.follows and near:
+            # Hard: a link may lead to the very files the rule names (`grep -R x` to ~/.ssh).
+            verdicts.append(
+                ask(
+                    "follows symlinks while searching, which may reach files "
+                    f"{near[0].text} covers",
+                    near[0].text,
+                    hard=True,
+                )
+            )
+        if use.rewrites_tree and not self.ctx.bash_sandboxed:
+            # The sandbox keeps protected files read-only; without it, what the commit holds
+            # is written, `.claude/settings.json` and `.git/hooks` included.
+            verdicts.append(
+                ask(
+                    f"{use.rewrites_tree}, which may be files that change what later "
+                    f"sessions run or allow ({PROTECTED_NOTE}; the sandbox is off)"
+                )
+            )
+        if not use.read_only:
+            self.read_only = False
+        return verdicts
+
+    def _repositories(self, use: ProgramUse) -> list[Verdict]:
+        """git reading a repository that is not the project's (git_repository.py)."""
+        return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+
+    def _served(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Directories served to whoever connects (`python3 -m http.server`): read whole."""
+        return [
+            self.files.read(target, explicit=explicit, recursive=True)
+            for word in words
+            for target in self.places.targets(word)
+        ]
+
+    def _fetched(self, inv: Invocation) -> list[Verdict]:
+        """Code fetched from a package index under an interpreter's name: asked unless the
+        allow rule names the installer."""
+        reason = fetched_code(inv.own_argv)
+        if reason is None:
+            return []
+        texts = texts_of(inv.own_argv, for_allow=True)
+        rules = self.ctx.rules.of("allow", "Bash")
+        named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
+        return [] if named else [ask(reason)]
+
+    def _loads(self, words: tuple[str, ...], inv: Invocation | None = None) -> list[Verdict]:
+        """Code a program imports from the files it is given (pytest's tests and conftest.py, an
+        interpreter's script): outside the workspace it is code no rule has seen, asked; a
+        file a Read rule denies is denied, as reading it is."""
+        found: list[Verdict] = []
+        for word in words:
+            # A path another program names (find's `{}`) is each path it names now.
+            targets = self._targets(inv, word) if inv is not None else self.places.targets(word)
+            for target in targets:
+                shown = readable(word) if is_literal(word) else str(target)
+                read = self.files.read(target)
+                if read.outcome == "deny":  # the program reads the code it runs
+                    found.append(replace(read, reason=f"runs code from {shown}: {read.reason}"))
+                place = target if isinstance(target, Path) else target.prefix
+                real = self.files.real(place) if place is not None else None
+                if real is None or not is_below(real, self.ctx.write_roots):
+                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
+                    found.append(ask(f"runs code from {readable(word)}, {where}: not seen"))
+        return found
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,305 @@
+"""The code files an interpreter runs, from one table per interpreter: which options take
+inline code (judged by interpreter_code.py), which take a module to run, which take a value
+that is no code, and where the script is (`python3 /tmp/x.py`, `node x.js`, `perl x.pl`,
+`bash x.sh`, `source x`). A module that runs a script or loads tests from paths is read with
+its own table (`python3 -m trace/cProfile/profile/pdb/runpy/doctest/unittest/coverage`).
+
+bash_policy judges each path as code a program imports (`_loads`): a file of the workspace
+is the user's (an allow rule for the interpreter runs it, as in Claude Code); a path outside
+the workspace, or one chosen when the command runs (`python3 $X`), is code not seen, asked
+whatever rule allows the interpreter."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tether.permissions.shell_words import program_name
+from tether.permissions.shells import script_file
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    code: frozenset[str]
+    """Options whose value is inline code: no script runs (interpreter_code.py)."""
+    module: frozenset[str] = frozenset()
+    """Options whose value is a module run as the program; the words after it are its."""
+    valued: frozenset[str] = frozenset()
+    """Options taking a separate value that is no code file."""
+    bundles: bool = False
+    """Short options bundle in one word (`-Sc`, `-uEm`): the first code or module letter
+    ends the bundle, its value the rest of the word or the next word."""
+    command: str | None = None
+    """A first word that selects running a script (`deno run X`, `bun run X`)."""
+
+
+def _s(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_PYTHON = Interpreter(code=_s("-c"), module=_s("-m"), valued=_s("-W", "-X"), bundles=True)
+_NODE = Interpreter(
+    code=_s("-e", "-p", "--eval", "--print"),
+    bundles=True,
+    valued=_s("-r", "--require", "--import", "--loader", "--experimental-loader", "-C")
+    | _s("--conditions", "--input-type", "--title", "--env-file", "--inspect-port"),
+)
+INTERPRETERS: Mapping[str, Interpreter] = {
+    "python": _PYTHON,
+    "pypy": _PYTHON,
+    "node": _NODE,
+    "ts-node": _NODE,
+    "tsx": _NODE,
+    "perl": Interpreter(code=_s("-e", "-E"), valued=_s("-I", "-M", "-m"), bundles=True),
+    "ruby": Interpreter(
+        code=_s("-e"), valued=_s("-I", "-r", "--require", "-C", "-E"), bundles=True
+    ),
+    "php": Interpreter(code=_s("-r", "-R", "-B", "-E"), valued=_s("-c", "-d", "-z")),
+    "Rscript": Interpreter(code=_s("-e")),
+    "lua": Interpreter(code=_s("-e"), valued=_s("-l")),
+    "deno": Interpreter(code=_s("eval"), command="run", valued=_s("--config", "-c")),
+    "bun": Interpreter(code=_s("-e", "--eval", "-p", "--print"), valued=_s("-r", "--preload")),
+}
+_FAMILY = re.compile(r"(python|pypy|node|perl|ruby|php|lua)(js|[0-9][0-9.]*)?")
+_NAMES = {"luajit": "lua"}
+
+
+@dataclass(frozen=True)
+class Module:
+    valued: frozenset[str] = frozenset()
+    """Its options taking a value that is no code file."""
+    loads: frozenset[str] = frozenset()
+    """Its options whose value is a file or directory of code it runs or imports."""
+    names_module: frozenset[str] = frozenset()
+    """Flags after which its positional is a module name, not a path (`-m`, `--module`)."""
+    scripts: str = "first"
+    """Which positionals are code: `first` (a script, the rest its arguments), `all`, `paths`
+    (those that look like paths: `unittest tests/test_x.py`), `discover` (unittest's)."""
+
+
+PYTHON_MODULES: Mapping[str, Module] = {
+    "trace": Module(
+        valued=_s("-C", "--coverdir", "--ignore-module", "--ignore-dir", "-f", "--file"),
+        names_module=_s("--module"),
+    ),
+    "cProfile": Module(valued=_s("-o", "-s"), names_module=_s("-m")),
+    "profile": Module(valued=_s("-o", "-s"), names_module=_s("-m")),
+    "pdb": Module(valued=_s("-c", "--command"), names_module=_s("-m")),
+    "ipdb": Module(valued=_s("-c", "--command"), names_module=_s("-m")),
+    "runpy": Module(scripts="paths"),
+    "doctest": Module(valued=_s("-o", "--option"), scripts="all"),
+    "unittest": Module(
+        valued=_s("-k", "-p", "--pattern"),
+        loads=_s("-s", "--start-directory", "-t", "--top-level-directory"),
+        scripts="discover",
+    ),
+    "coverage": Module(
+        valued=_s("--rcfile", "--source", "--include", "--omit", "--data-file", "--context")
+        | _s("--concurrency", "-p", "--parallel-mode"),
+        names_module=_s("-m", "--module"),
+    ),
+}
+"""Modules that run a script or import code from the paths they are given."""
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    words: tuple[str, ...]
+    """The module's name, then its arguments."""
+
+
+def interpreter_scripts(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The code files `argv` runs, as written (empty for inline code or the input)."""
+    if not argv:
+        return ()
+    name = program_name(argv[0])
+    shell_script = script_file(argv)
+    if shell_script is not None:
+        return (shell_script,)
+    if name == "coverage":
+        return _coverage(argv[1:])
+    found = _walk(argv)
+    return _module(found.words) if isinstance(found, ModuleCall) else found
+
+
+def module_call(argv: tuple[str, ...]) -> ModuleCall | None:
+    """The module an interpreter runs (`python3 -X dev -m profile -o x y.py`), or None."""
+    found = _walk(argv) if argv else ()
+    return found if isinstance(found, ModuleCall) and found.words else None
+
+
+def _walk(argv: tuple[str, ...]) -> tuple[str, ...] | ModuleCall:
+    family = _family(program_name(argv[0]))
+    table = INTERPRETERS.get(family) if family is not None else None
+    if table is None:
+        return ()
+    args = argv[1:]
+    if table.command is not None:
+        if not args or args[0] != table.command:
+            return ()
+        args = args[1:]
+    return _scripts(args, table)
+
+
+def _family(name: str) -> str | None:
+    if name in INTERPRETERS:
+        return name
+    if name in _NAMES:
+        return _NAMES[name]
+    found = _FAMILY.fullmatch(name)
+    return found.group(1) if found else None
+
+
+def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...] | ModuleCall:
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            i += 1
+            break
+        if arg in table.code or any(arg.startswith(c + "=") for c in table.code if c[:2] == "--"):
+            return ()
+        if arg in table.module:
+            return ModuleCall(args[i + 1 :])
+        if any(arg.startswith(v + "=") for v in table.valued) or arg == "-":
+            i += 1 if arg != "-" else len(args)
+            continue
+        if arg in table.valued:
+            i += 2
+            continue
+        if arg.startswith("-") and len(arg) > 1:
+            if table.bundles and arg[1] != "-":
+                bundled = _bundle(arg, args[i + 1 :], table)
+                if not isinstance(bundled, int):
+                    return bundled
+                i += bundled
+                continue
+            i += 1
+            continue
+        break
+    return (args[i],) if i < len(args) else ()
+
+
+def _bundle(
+    arg: str, after: tuple[str, ...], table: Interpreter
+) -> tuple[str, ...] | ModuleCall | int:
+    """Short flags in one word (`-Sc`, `-uEm pdb`, `perl -lne`, `node -pe`): a code letter
+    ends it with no script; a module letter runs the rest of the word, or the next word, as
+    the module; a valued letter takes the rest of the word, or the next word. Otherwise how
+    many words the bundle is."""
+    for j, letter in enumerate(arg[1:], start=2):
+        option, rest = f"-{letter}", arg[j:]
+        if option in table.code:
+            return ()
+        if option in table.module:
+            return ModuleCall((rest, *after) if rest else after)
+        if option in table.valued:
+            return 1 if rest else 2
+    return 1
+
+
+def _module(args: tuple[str, ...]) -> tuple[str, ...]:
+    if not args:
+        return ()
+    if args[0] == "coverage":
+        return _coverage(args[1:])
+    spec = PYTHON_MODULES.get(args[0])
+    return _module_scripts(args[1:], spec) if spec is not None else ()
+
+
+def _coverage(args: tuple[str, ...]) -> tuple[str, ...]:
+    if not args or args[0] != "run":
+        return ()
+    return _module_scripts(args[1:], PYTHON_MODULES["coverage"])
+
+
+def _module_scripts(args: tuple[str, ...], spec: Module) -> tuple[str, ...]:
+    found: list[str] = []
+    positionals: list[str] = []
+    module_named = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        option, eq, value = arg.partition("=")
+        if arg == "--":
+            positionals += args[i + 1 :]
+            break
+        if option in spec.loads:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found += [value] if value else []
+            i += 1 if eq else 2
+            continue
+        if option in spec.valued:
+            i += 1 if eq else 2
+            continue
+        if arg in spec.names_module:
+            module_named = True
+            i += 1
+            continue
+        if arg.startswith("-") and len(arg) > 1:
+            i += 1
+            continue
+        positionals.append(arg)
+        if spec.scripts == "first":
+            break
+        i += 1
+    if module_named:
+        return tuple(found)
+    if spec.scripts == "first":
+        return (*found, *positionals[:1])
+    if spec.scripts == "all":
+        return (*found, *positionals)
+    if spec.scripts == "discover" and positionals[:1] == ["discover"]:
+        # discover [START [PATTERN [TOP]]]: START and TOP are directories of tests.
+        rest = positionals[1:]
+        return (*found, *rest[:1], *rest[2:3])
+    return (*found, *(p for p in positionals if "/" in p or p.endswith(".py")))
+
+
+@dataclass(frozen=True)
+class ModuleFiles:
+    writes: tuple[str, ...] = ()
+    """Files and directories the module writes (`profile -o OUT`, `trace -C DIR`, `venv DIR`)."""
+    serves: tuple[str, ...] = ()
+    """Directories it serves to whoever connects (`http.server -d DIR`): read whole."""
+
+
+_MODULE_WRITES: Mapping[str, frozenset[str]] = {
+    "profile": _s("-o"),
+    "cProfile": _s("-o"),
+    "trace": _s("-C", "--coverdir", "-f", "--file"),
+    "coverage": _s("--data-file"),
+}
+_VENV_VALUED = _s("--prompt")
+
+
+def module_files(argv: tuple[str, ...]) -> ModuleFiles:
+    """What the module an interpreter runs writes or serves, by its options."""
+    call = module_call(argv)
+    if call is None:
+        return ModuleFiles()
+    module, args = call.words[0], call.words[1:]
+    if module == "venv":
+        valued = {i + 1 for i, a in enumerate(args) if a in _VENV_VALUED}
+        written = [a for i, a in enumerate(args) if not a.startswith("-") and i not in valued]
+        return ModuleFiles(writes=tuple(written))
+    if module == "http.server":
+        served = _option_values(args, _s("-d", "--directory"))
+        return ModuleFiles(serves=tuple(served) or (".",))
+    options = _MODULE_WRITES.get(module)
+    return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
+
+
+def _option_values(args: tuple[str, ...], options: frozenset[str]) -> list[str]:
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        option, eq, value = arg.partition("=")
+        if option in options:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found += [value] if value else []
+        elif len(arg) > 2 and arg[:2] in options and arg[1] != "-":
+            found.append(arg[2:])  # `-oOUT`
+    return found
