@@ -87,3 +87,23 @@ def test_the_cut_says_what_was_left_out() -> None:
     text, note = cut_instructions("x" * 50_000, "a.md")
     assert note == "a.md cut at 40,000 characters: the rest (9 KiB of its 48 KiB) left out"
     assert text == "x" * 40_000 + f"\n[{note}.]"
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_a_window_too_small_for_the_prompt_names_it_once(
+    fake_model: FakeModelServer, tether: Run, resume: bool
+) -> None:
+    if resume:  # a conversation to resume, which a compaction would try to summarise
+        fake_model.script(reply(text("first " * 3000)))
+        assert tether("-p", "start " * 3000).exit_code == 0
+    sent = len(fake_model.requests)
+    small = '{"contextWindow": 7000}'
+    fake_model.script(reply(text("hello")))
+    result = tether("-p", "hi", "--settings", small, *(["-c"] if resume else []))
+    assert result.exit_code == 1
+    assert len(fake_model.requests) == sent  # nothing known not to fit is sent
+    assert result.stderr.count("leave too little room") == 1, result.stderr
+    assert "the system prompt (about " in result.stderr
+    assert "tools' definitions (about " in result.stderr
+    assert "7,000-token context window" in result.stderr
+    assert "newest exchange" not in result.stderr
