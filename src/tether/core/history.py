@@ -38,6 +38,10 @@ class Journal(Protocol):
 
     def window_reported(self, model: str, tokens: int) -> None: ...
 
+    def not_saved(self) -> str | None:
+        """Why not everything recorded is on disk (after trying again), None when it is."""
+        ...
+
 
 class History:
     """Messages in order. Consecutive user content is merged into one message, so tool results
@@ -169,6 +173,11 @@ class History:
         send in full (a request that held it would be past the window, and cut it anyway)."""
         if self._messages:
             self._messages[-1] = shrink_message(self._messages[-1], LIGHT_CAP)
+
+    def unsaved(self) -> str | None:
+        """Why the journal does not hold everything yet (None when it does, or there is none):
+        work done now could be lost."""
+        return self.journal.not_saved() if self.journal is not None else None
 
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:

@@ -82,6 +82,13 @@ class SessionRecorder:
         recorder._saves = False
         return recorder
 
+    def not_saved(self) -> str | None:
+        """Why the session is not all on disk now, after trying once more to write what
+        waits; None when it is."""
+        if self._saves and self._waiting:
+            self._flush(len(self._waiting))
+        return self.problem
+
     def take_notices(self) -> list[str]:
         """What the user should be told since the last call, oldest first."""
         taken, self._notices = self._notices, []
