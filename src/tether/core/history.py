@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -38,9 +38,8 @@ class Journal(Protocol):
 
     def window_reported(self, model: str, tokens: int) -> None: ...
 
-    def not_saved(self) -> str | None:
-        """Why not everything recorded is on disk (after trying again), None when it is."""
-        ...
+    # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
+    # trying again); no tool runs while it says so (`History.not_saved`).
 
 
 class History:
@@ -177,7 +176,9 @@ class History:
     def unsaved(self) -> str | None:
         """Why the journal does not hold everything yet (None when it does, or there is none):
         work done now could be lost."""
-        return self.journal.not_saved() if self.journal is not None else None
+        # Optional for a journal (one of an embedding program's may keep nothing on disk).
+        check: Callable[[], str | None] | None = getattr(self.journal, "not_saved", None)
+        return check() if check is not None else None
 
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
