@@ -12,6 +12,7 @@ It sits at the bottom layer beside `protocol`, so that every service can use it.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -19,6 +20,14 @@ from pathlib import Path
 
 DEFAULT_LIMIT_BYTES = 8 * 1024 * 1024
 """Configuration larger than this is not read: it would only fill the prompt or the memory."""
+
+INSTRUCTIONS_MAX_CHARS = 40_000
+"""Instructions (CLAUDE.md and the like, the memory file, an agent's or a skill's body, a
+system prompt file) are cut here: they share the context window with the work, and a file of
+megabytes would leave no room for it."""
+
+INSTRUCTIONS_READ_BYTES = 4 * INSTRUCTIONS_MAX_CHARS
+"""What is read of an instruction file: past it the text would be cut anyway."""
 
 
 class UnreadableFile(OSError):
@@ -48,16 +57,59 @@ def read_text_file(
     data = read_file_bytes(path, limit_bytes=limit_bytes, nofollow=nofollow, truncate=truncate)
     if data is None:
         return None
+    # A file read only in part may end within a character: that character is left out.
+    final = not (truncate and len(data) == limit_bytes)
     if lenient:
         if b"\x00" in data:
             raise UnreadableFile(path, "is a binary file (it holds NUL bytes), not text")
-        return data.decode("utf-8", errors="replace")
+        return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=final)
     try:
-        return data.decode("utf-8")
+        return codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
     except UnicodeDecodeError as e:
         raise UnreadableFile(
             path, f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
         ) from None
+
+
+def cut_instructions(
+    text: str, shown: str, *, whole_bytes: int | None = None, limit: int = INSTRUCTIONS_MAX_CHARS
+) -> tuple[str, str | None]:
+    """`text` (instructions read from the file shown as `shown`) and None when it is within
+    `limit` characters; else its first `limit` characters, ended by a note saying what was
+    left out, and that note (for the user). `whole_bytes`: the file's size, when `text` is
+    only the part of it that was read."""
+    whole = whole_bytes if whole_bytes is not None else len(text.encode("utf-8", "replace"))
+    if len(text) <= limit and (
+        whole_bytes is None or len(text.encode("utf-8", "replace")) >= whole
+    ):
+        return text, None
+    kept = text[:limit]
+    left = max(whole - len(kept.encode("utf-8", "replace")), 0)
+    note = (
+        f"{shown} cut at {limit:,} characters: the rest ({_size(left)} of its "
+        f"{_size(whole)}) left out"
+    )
+    return f"{kept}\n[{note}.]", note
+
+
+def read_instructions(
+    path: Path, shown: str, *, lenient: bool = True, nofollow: bool = False
+) -> tuple[str | None, str | None]:
+    """An instruction file's text, read in part and cut (`cut_instructions`) when it is
+    large, and the note saying so; None for the text when nothing is at `path`. Raises
+    `UnreadableFile` as `read_text_file`."""
+    text = read_text_file(
+        path, limit_bytes=INSTRUCTIONS_READ_BYTES, lenient=lenient, nofollow=nofollow, truncate=True
+    )
+    if text is None:
+        return None, None
+    if "\x00" in text:  # valid UTF-8, but no instructions: a binary or sparse file
+        raise UnreadableFile(path, "is a binary file (it holds NUL bytes), not text")
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = None
+    return cut_instructions(text, shown, whole_bytes=size)
 
 
 def read_file_bytes(

@@ -249,16 +249,18 @@ def test_sigkill_mid_tool_resumes_with_a_valid_request(
     ]
 
 
-def test_a_session_that_cannot_be_saved_goes_on_and_says_so(
+def test_a_session_that_cannot_be_saved_runs_no_tool_and_says_so(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     home = Path(os.environ["TETHER_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     (home / "projects").write_text("not a directory")  # every session file fails to open
-    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done anyway")))
+    fake_model.script(reply(tool_use("Bash", command="touch ran")), reply(text("done anyway")))
     result = tether("-p", "work")
-    assert (result.exit_code, result.stdout) == (0, "done anyway\n")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert not (workspace / "ran").exists()
     assert result.stderr.count("this session is not being saved") == 1
+    assert result.stderr.count("stopped before running the tools") == 1
     assert "projects" in result.stderr
 
 

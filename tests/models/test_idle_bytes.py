@@ -14,7 +14,7 @@ import pytest
 
 from tether.models.base import Waiting
 from tether.models.idle import IdleLimits
-from tether.testing import reply, text
+from tether.testing import Reply, reply, text
 from tether.testing.anthropic_wire import stream_events as anthropic_events
 from tether.testing.openai_wire import stream_events as openai_events
 
@@ -32,7 +32,10 @@ USAGE = {
 
 
 def _body(wire: str) -> bytes:
-    answer = reply(text("dripped through"))
+    return _long_body(wire, reply(text("dripped through")))
+
+
+def _long_body(wire: str, answer: Reply) -> bytes:
     if wire == "anthropic":
         events = anthropic_events(
             answer, message_id="m", model="claude-x", usage=USAGE, tool_ids=[], stop_sequence=None
@@ -108,3 +111,49 @@ async def test_one_ping_before_a_silence_is_not_pings_only() -> None:
     waits = [e for e in events if isinstance(e, Waiting)]
     assert waits
     assert not any(w.pings_only for w in waits)
+
+
+@asynccontextmanager
+async def dripping_body(body: bytes, start: int, count: int, drip_s: float) -> AsyncIterator[str]:
+    """Headers at once, `body` up to `start`, then `count` bytes one every `drip_s`, then
+    the rest: a slow, steady answer."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await read_request(reader)
+            writer.write(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+                + body[:start]
+            )
+            await writer.drain()
+            for i in range(start, start + count):
+                writer.write(body[i : i + 1])
+                await writer.drain()
+                await asyncio.sleep(drip_s)
+            writer.write(body[start + count :])
+            await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async with loopback(answer) as url:
+        yield url
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+async def test_a_slow_steady_body_neither_times_out_nor_says_waiting(wire: str) -> None:
+    # 150 bytes of one event (no event ends among them, and fewer than a keep-alive could
+    # hold) at 20 ms: 3 s without a whole event, longer than the 2 s idle timeout, while no
+    # gap between two bytes comes near the first notice (0.5 s).
+    idle = IdleLimits(timeout_s=2.0)
+    answer = reply(text("x" * 400))
+    body = _long_body(wire, answer)
+    start = body.index(b"x" * 10) - 40
+    async with dripping_body(body, start, 150, DRIP_S) as url:
+        events, error = await run(model_for(wire, url, idle), ask())
+    assert error is None, error
+    assert not [e for e in events if isinstance(e, Waiting)]

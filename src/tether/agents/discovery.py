@@ -19,7 +19,7 @@ from tether.agents.definitions import (
     is_valid_agent_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
-from tether.text_files import UnreadableFile, read_text_file
+from tether.text_files import UnreadableFile, cut_instructions, read_text_file
 
 USER_AGENT_DIRS = (".claude/agents",)
 """Relative to the user's home."""
@@ -117,7 +117,8 @@ def read_agent(path: Path) -> AgentDefinition:
     return AgentDefinition(
         name=_name(metadata),
         description=_required_text(metadata, "description"),
-        system_prompt=body + "\n",
+        # Cut as instruction files are, the note in it: it is the whole of a request's prompt.
+        system_prompt=cut_instructions(body, str(path))[0] + "\n",
         tools=_tool_names(metadata, "tools"),
         disallowed_tools=_tool_names(metadata, "disallowedTools") or (),
         model=_model(metadata),

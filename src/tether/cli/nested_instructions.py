@@ -9,12 +9,13 @@ from pathlib import Path
 
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
+from tether.text_files import INSTRUCTIONS_MAX_CHARS, UnreadableFile, read_instructions
 from tether.tools.context import ToolContext
 
 NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 """The instruction files of a directory, in the order they are told."""
 
-MAX_CHARS = 40_000
+MAX_CHARS = INSTRUCTIONS_MAX_CHARS
 """The most of one file that is told (the rest is left out, with a note)."""
 
 
@@ -65,11 +66,9 @@ def _told(path: Path, workspace: Path) -> str:
     root = workspace.resolve()
     shown = path.relative_to(root) if path.is_relative_to(root) else path
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        return f"{shown} could not be read: {e.strerror}"
-    if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS] + f"\n[... cut at {MAX_CHARS:,} characters]"
+        text, _ = read_instructions(path, str(shown))  # cut, with a note, when large
+    except UnreadableFile as e:
+        return f"{shown} could not be read: it {e.reason}"
     return (
         f"Contents of {shown} (instructions for the files in {shown.parent}/, which apply "
         f"with the project's):\n\n{text}"

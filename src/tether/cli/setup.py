@@ -70,7 +70,7 @@ from tether.core.compactor import Compaction
 from tether.core.context import build_system_prompt
 from tether.core.lifecycle import Lifecycle, reminder
 from tether.core.loop import Agent
-from tether.core.memory import load_memory
+from tether.core.memory import memory_for_prompt
 from tether.core.model_call import RetryPolicy
 from tether.core.session import Session
 from tether.mcp.config import command_line_servers
@@ -359,12 +359,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     memory_path: Path | None = workspace / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
-    memory, memory_problem = "", None
+    memory, memory_notes, memory_whole = "", list[str](), True
     if sources.admits(workspace / ".tether" / "memory.md"):
-        memory, memory_problem = _memory(workspace / ".tether" / "memory.md")
+        memory, memory_notes, memory_whole = _memory(workspace / ".tether" / "memory.md")
     else:
         memory_path = None  # the project's file, and the project's files are not read
-    if memory_problem is not None:
+    if not memory_whole:
         memory_path = None  # what could not be read whole must not be rewritten
     if any((workspace / ".tether").glob("*.local*")):
         ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
@@ -462,8 +462,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(settings.notes)
     session.startup_notices.extend(_unknown_tools(opts))
     session.startup_notices.extend(_unmatched_rules(gate.permissions.rules))
-    if memory_problem is not None:
-        session.startup_notices.append(memory_problem)
+    session.startup_notices.extend(memory_notes)
     if sandbox.sandbox is not None:
         # After the background commands stopped: the placeholders go with the session.
         session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
@@ -548,14 +547,14 @@ INLINE_SETTINGS = Path("--settings")
 workspace, as a file's would be to its folder)."""
 
 
-def _memory(path: Path) -> tuple[str, str | None]:
-    """The memory file's text, or "" and the one line saying why it was not read."""
+def _memory(path: Path) -> tuple[str, list[str], bool]:
+    """What of the memory file goes into the prompt, the lines to tell the user, and whether
+    compaction summaries may be added to it (`memory_for_prompt`)."""
     try:
-        return load_memory(path), None
+        return memory_for_prompt(path, ".tether/memory.md")
     except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
-        return "", (
-            f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
-        )
+        why = f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
+        return "", [why], False
 
 
 def _record_run(context: ToolContext, session: Session, home: Path) -> list[str]:

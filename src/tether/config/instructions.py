@@ -26,15 +26,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
-from tether.text_files import UnreadableFile, read_text_file
+from tether.text_files import (
+    INSTRUCTIONS_MAX_CHARS,
+    INSTRUCTIONS_READ_BYTES,
+    UnreadableFile,
+    read_text_file,
+)
 
 MAX_IMPORT_DEPTH = 5
 """How deep `@path` imports nest: a file read directly is level 0."""
 
-MAX_CHARS = 40_000
+MAX_CHARS = INSTRUCTIONS_MAX_CHARS
 """The assembled text is cut here: instructions share the context window with the work."""
 
-MAX_FILE_BYTES = 4 * MAX_CHARS
+MAX_FILE_BYTES = INSTRUCTIONS_READ_BYTES
 """What is read of one file: past it the text would be cut anyway."""
 
 SYSTEM_DIRS = (Path("/proc"), Path("/sys"), Path("/dev"))

@@ -26,7 +26,7 @@ from tether.core.compaction import (
 from tether.core.history import History
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
-from tether.core.sizing import ATTEMPTS, fitted
+from tether.core.sizing import ATTEMPTS, DoesNotFit, fitted
 from tether.models.base import ModelRequest
 from tether.protocol import Event, HarnessError, Message, ModelError, Notice
 from tether.tools.plan import render_todos
@@ -112,7 +112,12 @@ async def compact(
     sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
         summary = await _summary(agent, history, request, sent, view, focus, emit)
-    except (ModelError, HarnessError) as e:  # HarnessError: no request of it could fit
+    except DoesNotFit as e:
+        if e.fixed:  # nor can any request after it: said once, by the turn's end
+            raise
+        emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
+        return False
+    except (ModelError, HarnessError) as e:
         emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
         return False
     plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -37,6 +37,9 @@ class Journal(Protocol):
     def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
 
     def window_reported(self, model: str, tokens: int) -> None: ...
+
+    # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
+    # trying again); no tool runs while it says so (`History.not_saved`).
 
 
 class History:
@@ -169,6 +172,13 @@ class History:
         send in full (a request that held it would be past the window, and cut it anyway)."""
         if self._messages:
             self._messages[-1] = shrink_message(self._messages[-1], LIGHT_CAP)
+
+    def unsaved(self) -> str | None:
+        """Why the journal does not hold everything yet (None when it does, or there is none):
+        work done now could be lost."""
+        # Optional for a journal (one of an embedding program's may keep nothing on disk).
+        check: Callable[[], str | None] | None = getattr(self.journal, "not_saved", None)
+        return check() if check is not None else None
 
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:

@@ -24,6 +24,7 @@ from tether.outside_text import error_summary
 from tether.protocol import (
     ErrorOccurred,
     Event,
+    HarnessError,
     Message,
     MessageCompleted,
     ModelRetry,
@@ -172,6 +173,7 @@ async def run_turn(
             return "error_max_budget_usd"
         if calls:
             interruption.check()  # a stop that came as the reply ended: none of them runs
+            _stop_if_unsaved(history, emit)
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
@@ -272,6 +274,20 @@ def _commit(
         named = tuple(str(uuid.uuid4()) for b in results if isinstance(b, ToolResultBlock))
         message = history.add_user(results, result_uuids=named)
         emit(MessageCompleted(message=message, entry_uuids=named))
+
+
+def _stop_if_unsaved(history: History, emit: Callable[[Event], None]) -> None:
+    """No tool runs while the session cannot be saved: what it did (an edit, a command) would
+    be lost to a resume. The turn ends with why; nothing saved before is touched."""
+    problem = history.unsaved()
+    if problem is None:
+        return
+    _answer_all(history, emit, "Not run: the session could not be saved.")
+    raise HarnessError(
+        f"stopped before running the tools the model asked for: {problem.split('; ')[0]}. "
+        "Nothing was run; the session file holds everything up to the last entry it took. "
+        "Free space (or make the file writable) and continue the session (-c)."
+    )
 
 
 def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:

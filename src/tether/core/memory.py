@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from tether.config.local_files import ignore_local_files
-from tether.text_files import read_text_file
+from tether.text_files import read_instructions, read_text_file
 
 ENTRY_MARK = "<!-- tether memory entry -->"
 DEFAULT_CAP_CHARS = 20_000
@@ -44,6 +44,26 @@ def load_memory(path: Path) -> str:
     `OSError`) for anything else at the path that is not readable UTF-8 text: it is then
     neither loaded nor rewritten, since what it holds could not be written back whole."""
     return read_text_file(path, limit_bytes=MAX_FILE_BYTES) or ""
+
+
+def memory_for_prompt(path: Path, shown: str) -> tuple[str, list[str], bool]:
+    """What of the memory file goes into the system prompt (its beginning, cut as instruction
+    files are), the notes for the user (cut, or too large to add summaries to), and whether
+    summaries may be appended (only to a file small enough to be read and written back whole).
+    Raises `UnreadableFile` as `load_memory`."""
+    text, cut = read_instructions(path, shown, lenient=False)
+    notes = [f"memory: {cut}"] if cut is not None else []
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    writable = size <= MAX_FILE_BYTES
+    if not writable:
+        notes.append(
+            f"memory: {shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: "
+            "compaction summaries are not added to it this session"
+        )
+    return text or "", notes, writable
 
 
 def _split(text: str) -> tuple[str, list[str]]:

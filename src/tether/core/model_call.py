@@ -34,6 +34,7 @@ from tether.protocol import (
     ModelError,
     ModelRetry,
     ModelWaiting,
+    Notice,
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
@@ -41,7 +42,16 @@ from tether.protocol import (
 from tether.protocol import ResponseStarted as ResponseBegan
 
 MAX_ASKED_WAIT_S = 60.0
-"""A `retry-after` up to this long is honoured as given; a longer one falls back to backoff."""
+"""A `retry-after` up to this long is honoured as given; a longer one ends the call with an
+error naming the wait (a rate limit lifting in an hour is no reason to hang, nor to hammer)."""
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s".replace(".0s", "s")
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h".replace(".0 h", " h")
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,24 @@ async def call_model(
             attempts = policy.attempts_for(e)
             if not e.retryable or attempt >= attempts:
                 raise
-            delay = policy.delay(attempt, e.retry_after_s)
+            asked = e.retry_after_s
+            if asked is not None and asked > MAX_ASKED_WAIT_S:
+                raise ModelError(
+                    f"{e}; it asks to wait {_duration(asked)} before trying again, longer than "
+                    f"tether waits ({_duration(MAX_ASKED_WAIT_S)}): try again later",
+                    status=e.status,
+                    error_type=e.error_type,
+                    retry_after_s=asked,
+                ) from e
+            delay = policy.delay(attempt, asked)
+            if asked is not None and asked >= 1:  # the endpoint chose the wait: said, not silent
+                emit(
+                    Notice(
+                        level="warning",
+                        message=f"{e}; it asks to wait {_duration(asked)}: trying again then "
+                        f"(attempt {attempt + 1} of {attempts})",
+                    )
+                )
             emit(
                 ModelRetry(
                     attempt=attempt,

@@ -3,6 +3,7 @@ of calls outside the conversation) to the session's JSONL file. Resuming is in `
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -11,6 +12,8 @@ from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usag
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
 
 TITLE_CHARS = 80
+MIN_FREE_BYTES = 16 * 1024
+"""Less free space than this where the session file is, and no tool runs (see `not_saved`)."""
 PROMPT_LINE_CHARS = 200
 
 WAITING = (
@@ -81,6 +84,26 @@ class SessionRecorder:
         recorder.problem = problem
         recorder._saves = False
         return recorder
+
+    def not_saved(self) -> str | None:
+        """Why the session is not all on disk now, after trying once more to write what
+        waits, or why what comes next could not be (its file system is full: the last
+        entries may have fitted in the slack of the file's last block); None otherwise."""
+        if self._saves and self._waiting:
+            self._flush(len(self._waiting))
+        if self.problem is not None or self.path is None:
+            return self.problem
+        try:
+            found = os.statvfs(self.path.parent)
+        except OSError:
+            return None  # cannot tell: the next write will
+        free = found.f_bavail * found.f_frsize
+        if free >= MIN_FREE_BYTES:
+            return None
+        return (
+            f"the file system of {self.path} is full ({free:,} bytes free): what the tools do "
+            "could not be saved"
+        )
 
     def take_notices(self) -> list[str]:
         """What the user should be told since the last call, oldest first."""

@@ -45,6 +45,15 @@ _MAXIMUM = (
 )
 
 
+class DoesNotFit(HarnessError):
+    """No request of this conversation can be made to fit the window. `fixed`: the system
+    prompt and the tools alone leave the messages no room (no compaction can help)."""
+
+    def __init__(self, message: str, *, fixed: bool) -> None:
+        super().__init__(message)
+        self.fixed = fixed
+
+
 class RequestSizer:
     """Estimates requests of one conversation in tokens (see the module's doc)."""
 
@@ -57,7 +66,7 @@ class RequestSizer:
         over a configured window that is larger (a catalogue or setting can be wrong)."""
         self._messages: list[Message] = []
         self._sizes: list[int] = []
-        self._fixed: tuple[str, object, int] | None = None
+        self._fixed: tuple[str, object, tuple[int, int]] | None = None
 
     def message_size(self, message: Message) -> int:
         """Characters of one message's JSON (`message_chars`)."""
@@ -115,10 +124,14 @@ class RequestSizer:
         self.chars_per_token = min(high, max(low, ratio))
 
     def _fixed_chars(self, request: ModelRequest) -> int:
+        return sum(self.fixed_parts(request))
+
+    def fixed_parts(self, request: ModelRequest) -> tuple[int, int]:
+        """Characters of the system prompt, and of the tools' definitions."""
         fixed = self._fixed
         if fixed is None or fixed[0] is not request.system or fixed[1] is not request.tools:
             tools = json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)
-            fixed = self._fixed = (request.system, request.tools, len(request.system) + len(tools))
+            fixed = self._fixed = (request.system, request.tools, (len(request.system), len(tools)))
         return fixed[2]
 
     def _message_sizes(self, messages: Sequence[Message]) -> list[int]:
@@ -152,9 +165,26 @@ def fitted(
         messages = recent_part(messages, sizer.message_size, budget)
         messages, fits = shrink_to_fit(messages, sizer.message_size, budget)
     if not fits:
-        raise HarnessError(
-            f"the newest exchange cannot be made to fit the model's {window:,}-token context "
-            "window beside the system prompt and tools, even cut short: start a new session, "
-            "or use a model with a larger window"
-        )
+        raise _does_not_fit(request, sizer, window)
     return replace(request, messages=messages)
+
+
+def _does_not_fit(request: ModelRequest, sizer: RequestSizer, window: int) -> DoesNotFit:
+    """Why nothing fits: the system prompt and tools, when they take most of the window (a
+    small window, long instructions, many tools); else the newest exchange."""
+    system, tools = (round(c / sizer.chars_per_token) for c in sizer.fixed_parts(request))
+    if system + tools > FILL * window / 2:
+        return DoesNotFit(
+            f"the system prompt (about {system:,} tokens, instructions and memory included) "
+            f"and the {len(request.tools)} tools' definitions (about {tools:,} tokens) leave "
+            f"too little room for the conversation in the model's {window:,}-token context "
+            "window: use a model with a larger window (or set contextWindow, if this one's is "
+            "larger), fewer tools, or shorter instructions",
+            fixed=True,
+        )
+    return DoesNotFit(
+        f"the newest exchange cannot be made to fit the model's {window:,}-token context "
+        "window beside the system prompt and tools, even cut short: start a new session, "
+        "or use a model with a larger window",
+        fixed=False,
+    )

@@ -140,11 +140,11 @@ class SseClient:
         loop = asyncio.get_running_loop()
         # The common case mid-stream: no timer needed. Not once the answer stood still for
         # the first notice: a consumer slower than keep-alives always finds one queued.
-        still = loop.time() - watch.last_progress_at
+        still = loop.time() - watch.quiet_since
         if not queue.empty() and still < self.idle.first_notice_s:
             return queue.get_nowait()
         while True:
-            silent = loop.time() - watch.last_progress_at
+            silent = loop.time() - watch.quiet_since
             # At least one notice comes before the attempt is given up, however late this
             # task got to run: the user is told what is being waited for.
             if silent >= self.idle.timeout_s and watch.notices:
@@ -314,12 +314,19 @@ class _Measured:
 
 
 class _Silence:
-    """When the answer last moved on (and how many notices were given since): an event other
+    """How long the endpoint has been quiet (and how many notices were given since).
+
+    Two clocks. Silence is counted from the last byte the connection brought, whatever it
+    was part of: a slow, steady answer is never silent. But keep-alives that go on arriving
+    (`ping` events, or comments the parser drops: `: keep-alive`) are no sign of an answer,
+    so while they do, the wait is counted from when the answer last moved on: an event other
     than a keep-alive, or bytes of one too big to be a keep-alive (a long event arriving
     slowly moves the answer on before it is whole)."""
 
     def __init__(self) -> None:
-        self.last_progress_at = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time()
+        self.last_progress_at = now
+        self.last_byte_at = now
         self.notices = 0
         self.keepalives = 0
         """Keep-alives since the answer last moved on."""
@@ -328,12 +335,19 @@ class _Silence:
         self._unparsed = 0
         self._tail = b""
 
+    @property
+    def quiet_since(self) -> float:
+        """When the wait being measured began: the last byte, or while only keep-alives
+        arrive, the answer's last move."""
+        return self.last_progress_at if self.kept_alive else self.last_byte_at
+
     def saw_bytes(self, chunk: bytes) -> None:
-        """Bytes arrived. Each block of lines they end (an event, or a comment the parser
-        drops without an event: `: keep-alive`, `: OPENROUTER PROCESSING`) counts as a
-        keep-alive until the parser says it was an answer's event (`saw_event`): a stream of
-        comments is no more progress than a stream of pings. Only an unfinished block longer
-        than a keep-alive moves the answer on by its bytes alone."""
+        """Body bytes arrived (decompressed). Each block of lines they end (an event, or a
+        comment the parser drops without an event) counts as a keep-alive until the parser
+        says it was an answer's event (`saw_event`): a stream of comments is no more
+        progress than a stream of pings. An unfinished block longer than a keep-alive moves
+        the answer on by its bytes alone."""
+        self._byte()
         data = self._tail + chunk
         end = max(data.rfind(b"\n\n"), data.rfind(b"\r\r"), data.rfind(b"\r\n\r\n"))
         if end >= len(self._tail) - 1:  # a block ended within this chunk
@@ -352,8 +366,10 @@ class _Silence:
         return self.keepalives > 1
 
     def heard(self) -> None:
-        """Bytes arrived on the connection. Before the answer's headers are whole, any byte is
-        a sign of life (headers arriving slowly through a proxy); after, `saw_bytes` tells."""
+        """Bytes arrived on the connection (headers, or a body still compressed). Before the
+        answer's headers are whole, any byte is a sign of life (headers arriving slowly
+        through a proxy); after, `saw_bytes` tells what they were."""
+        self._byte()
         if not self.answering:
             self.progressed()
 
@@ -362,9 +378,14 @@ class _Silence:
             self.progressed()
 
     def progressed(self) -> None:
-        self.last_progress_at = asyncio.get_running_loop().time()
+        self.last_progress_at = self.last_byte_at = asyncio.get_running_loop().time()
         self.notices = 0
         self.keepalives = 0
+
+    def _byte(self) -> None:
+        self.last_byte_at = asyncio.get_running_loop().time()
+        if not self.kept_alive:
+            self.notices = 0  # the notices counted a silence that has ended
 
 
 class _Watched(httpx2.AsyncByteStream):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tether.skills.catalog import Skill
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
-from tether.text_files import UnreadableFile, read_text_file
+from tether.text_files import UnreadableFile, cut_instructions, read_text_file
 
 ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
 SKILL_DIR_PLACEHOLDER = "${CLAUDE_SKILL_DIR}"
@@ -38,6 +38,7 @@ def load_skill_body(skill: Skill, args: str | None = None) -> str:
     body = body.replace(SKILL_DIR_PLACEHOLDER, str(directory))
     if skill.plugin_root is not None:
         body = body.replace(PLUGIN_ROOT_PLACEHOLDER, str(skill.plugin_root))
+    body = cut_instructions(body, str(skill.path))[0]  # as instruction files are, noted in it
     given = args.strip() if args else ""
     if ARGUMENTS_PLACEHOLDER in body:
         body = body.replace(ARGUMENTS_PLACEHOLDER, given)

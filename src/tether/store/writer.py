@@ -124,7 +124,9 @@ class SessionWriter:
         except FileExistsError:
             raise HarnessError(f"a session file already exists at {path}") from None
         except OSError as e:
-            raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
+            raise HarnessError(
+                f"cannot create session file {path}: {why_not_written(e, path)}"
+            ) from e
         try:
             _lock(fd, path)
         except HarnessError:
@@ -302,7 +304,7 @@ class SessionWriter:
             if written and not self._take_back(written):
                 self._torn = True
             raise HarnessError(
-                f"could not save the session to {self.path}: {e.strerror or e}"
+                f"could not save the session to {self.path}: {why_not_written(e, self.path)}"
             ) from e
         self._torn = False
         self._end += written
@@ -357,7 +359,7 @@ class SessionWriter:
         except OSError as e:
             raise HarnessError(
                 f"could not save the session: {self.path} is no longer its file, and {path} "
-                f"cannot be created: {e.strerror or e}"
+                f"cannot be created: {why_not_written(e, path)}"
             ) from e
         try:
             _lock(fd, partial)
@@ -373,7 +375,9 @@ class SessionWriter:
                     f"could not save the session: {self.path} is no longer its file, and "
                     f"{path} was created by something else meanwhile"
                 ) from e
-            raise HarnessError(f"could not save the session to {path}: {e.strerror or e}") from e
+            raise HarnessError(
+                f"could not save the session to {path}: {why_not_written(e, path)}"
+            ) from e
         os.close(old)
         self._fd, self.path, self.session_id = fd, path, session_id
         moved = os.fstat(fd)
@@ -389,6 +393,31 @@ class SessionWriter:
         except OSError:
             return False
         return True
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def why_not_written(error: OSError, path: Path) -> str:
+    """Why a write to `path` failed; for a full disk or quota, with the space left there."""
+    why = error.strerror or str(error)
+    if error.errno in _FULL:
+        try:
+            if path.exists() and not path.is_file():
+                return why  # a device (/dev/full): its file system's space says nothing
+            found = os.statvfs(path.parent)
+        except OSError:
+            return why
+        free = found.f_bavail * found.f_frsize
+        why += f" ({_amount(free)} free of {_amount(found.f_blocks * found.f_frsize)} there)"
+    return why
+
+
+def _amount(size: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:

@@ -14,6 +14,7 @@ from typing import Literal
 from tether.kernel_paths import expand_tilde, kernel_resolve
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShells
+from tether.tools.byte_names import matching_name
 from tether.tools.file_state import FileState
 from tether.tools.run_record import RunRecord
 
@@ -128,12 +129,14 @@ class ToolContext:
         assert self.cwd is not None
         return self.cwd
 
-    def resolve(self, path: str) -> Path:
+    def resolve(self, path: str, *, byte_names: bool = True) -> Path:
         """The path the kernel opens, symlink-free: relative paths start at the workspace,
         `~` and `~user` are expanded, symlinks are followed component by component before a
         later `..` (kernel_paths.kernel_resolve, the function the permission engine judges
         with, so a tool opens what was judged). In a process's directory under /proc the
-        rest is left to the kernel (the path as it stands then)."""
+        rest is left to the kernel (the path as it stands then). `byte_names`: a name shown
+        to the model with U+FFFD is the file whose name is not UTF-8 (`byte_names`); without
+        it the path stays text that can be shown (to hooks, in a question)."""
         if not path:
             raise ToolError("path is empty")
         if "\x00" in path:
@@ -149,7 +152,8 @@ class ToolContext:
                 "does not exist."
             )
         require_nameable(resolved, path)
-        return resolved
+        # A name shown with U+FFFD (its bytes are not UTF-8) is the file shown so.
+        return matching_name(resolved, path) if byte_names else resolved
 
     def inside_workspace(self, path: Path) -> bool:
         return any(path.is_relative_to(root) for root in (self.workspace, *self.extra_dirs))

@@ -99,7 +99,8 @@ class ToolRegistry:
             if not isinstance(value, str) or not value:
                 continue
             try:
-                observed[field] = str(ctx.resolve(value))
+                # As text that can be shown: the tool finds a name that is not UTF-8 itself.
+                observed[field] = str(ctx.resolve(value, byte_names=False))
             except (ToolError, OSError, RuntimeError):
                 continue
         return observed

@@ -1,0 +1,39 @@
+"""A wait the endpoint asks for (`retry-after`) is honoured up to a cap and said while it
+lasts; a longer one ends the call at once with an error naming it, instead of being cut to a
+short backoff (an endpoint asking for an hour was tried again after 1.5 s, silently)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tether.testing import FakeModelServer, http_error, reply, text
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_wait_longer_than_the_cap_ends_the_call_naming_it(
+    fake_model: FakeModelServer, tether: Run, wire: str
+) -> None:
+    fake_model.script(http_error(429, retry_after_ms=3_600_000), reply(text("too soon")))
+    model = ["--model", "gpt-4o"] if wire == "openai" else []
+    result = tether("-p", "hi", *model)
+    assert (result.exit_code, result.stdout) == (1, ""), result.stderr
+    assert len(fake_model.requests) == 1  # not tried again
+    assert result.stderr.count("it asks to wait 1 h before trying again") == 1, result.stderr
+    assert "longer than tether waits (1 min): try again later" in result.stderr
+
+
+def test_a_wait_within_the_cap_is_honoured_and_said(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(http_error(429, retry_after_ms=1_000), reply(text("after the wait")))
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (0, "after the wait\n"), result.stderr
+    assert len(fake_model.requests) == 2
+    said = [line for line in result.stderr.splitlines() if "it asks to wait 1s" in line]
+    assert len(said) == 1, result.stderr
+    assert said[0].endswith("trying again then (attempt 2 of 4)")
