@@ -253,11 +253,16 @@ def discard_typeahead(input: Input) -> None:
 # -- the message prompt -----------------------------------------------------------------------
 
 
+REWIND_KEYS = "\x00rewind"
+"""What the message prompt returns for Esc Esc on an empty line (no typing makes it)."""
+
+
 def message_prompt(
     history: Path, startup: SessionStartup, input: Input | None, output: Output | None
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
-    clears it (and on an empty line raises KeyboardInterrupt), Shift+Tab cycles the permission
+    clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
+    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission
     mode, `@` completes paths; the footer under it names the mode, the model and the context
     the conversation fills (`tether.cli.prompt_footer`)."""
     from tether.cli.prompt_footer import add_footer, mode_keys
@@ -296,6 +301,14 @@ def _message_keys() -> KeyBindings:
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("escape", "escape")
+    def _rewind(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(result=REWIND_KEYS)
 
     @bindings.add("c-c")
     def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
