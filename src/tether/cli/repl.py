@@ -45,6 +45,7 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
     describe_mcp,
@@ -461,6 +462,11 @@ class _Repl:
             self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
             await self.clear_conversation()
+        elif name == INIT_COMMAND:
+            ready = await self._session()
+            if ready is not None:
+                self.console.print(Text("✻ /init: writing CLAUDE.md", style="dim"))
+                await self.run_turn(init_message(Path(ready.session.started().cwd), args))
         elif name in SESSION_COMMANDS:
             ready = await self._session()
             if ready is not None:

@@ -27,6 +27,7 @@ Commands
   /permissions   the permission mode and the rules in force, by where they come from
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
   /mcp           MCP servers: their state and how many tools each offers
+  /init          have the model study the repository and write its CLAUDE.md
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
 HELP_KEYS = """\
@@ -35,6 +36,7 @@ Keys
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
   Up / Down      previous messages (history)
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
+  Esc Esc        rewind to before an earlier message (its files too); clears a typed line
   Ctrl+D         exit"""
 
 BUILTIN_COMMANDS = (
@@ -49,6 +51,7 @@ BUILTIN_COMMANDS = (
     "/permissions",
     "/context",
     "/mcp",
+    "/init",
     "/exit",
     "/quit",
 )
