@@ -53,8 +53,8 @@ def _runner(
 async def expand_slash_prompt(session: Session, prompt: str) -> str:
     """`/name args` as the message it stands for: `/init`'s request for a CLAUDE.md, a
     skill's instructions (a skill wins a name, as in Claude Code), a custom command's body or
-    an MCP server's prompt; any other prompt, and a `/path` that names none of them, as it is. Raises ConfigError when the command's
-    file cannot be read."""
+    an MCP server's prompt; any other prompt, and a `/path` that names none of them, as it is.
+    Raises ConfigError when the command's file cannot be read."""
     if not prompt.startswith("/"):
         return prompt
     name, *rest = prompt.split(maxsplit=1)
