@@ -48,6 +48,7 @@ from tether.cli.ask import (
 from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
+    change_mcp,
     describe_mcp,
     describe_model,
     describe_permissions,
@@ -523,6 +524,8 @@ class _Repl:
             from tether.cli.context_view import describe_context
 
             said = describe_context(ready.session)
+        elif args:
+            said = await change_mcp(ready.mcp, args)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)

@@ -26,7 +26,7 @@ Commands
   /status        model, mode, workspace, session id, MCP servers, context used
   /permissions   the permission mode and the rules in force, by where they come from
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
-  /mcp           MCP servers: their state and how many tools each offers
+  /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
