@@ -262,11 +262,14 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
-    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission
-    mode, `@` completes paths; the footer under it names the mode, the model and the context
-    the conversation fills (`tether.cli.prompt_footer`)."""
+    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, `@` completes
+    paths, `/` completes commands; the footer under it names the mode, the model and the
+    context the conversation fills (`tether.cli.prompt_footer`)."""
+    from prompt_toolkit.completion import merge_completers
+
     from tether.cli.prompt_footer import add_footer, mode_keys
-    from tether.cli.user_context import MentionCompleter
+    from tether.cli.repl_help import slash_names
+    from tether.cli.user_context import MentionCompleter, SlashCompleter
 
     def mention_base() -> Path:
         ready = startup.ready
@@ -281,7 +284,9 @@ def message_prompt(
         key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
-        completer=MentionCompleter(mention_base),
+        completer=merge_completers(
+            [SlashCompleter(lambda: slash_names(startup.ready)), MentionCompleter(mention_base)]
+        ),
         complete_while_typing=True,
         style=STYLE,
         input=input,

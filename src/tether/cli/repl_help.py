@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from tether.cli.startup import Ready
     from tether.core.session import Session
     from tether.skills import Skill, SkillCatalog
 
@@ -56,6 +58,30 @@ BUILTIN_COMMANDS = (
     "/quit",
 )
 """They win over a skill of the same name."""
+
+
+_HELP_LINE = re.compile(r"  (?P<names>/[a-z]+(?:, /[a-z]+)*)\s+(?P<about>.*)")
+
+
+def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
+    """What `/` completes to at the prompt, with a few words on each: the built-in commands,
+    then (once the session is built) its skills and its other commands (custom, plugins',
+    MCP servers' prompts), each name once."""
+    names: dict[str, str] = {}
+    for line in HELP_COMMANDS.splitlines():
+        listed = _HELP_LINE.fullmatch(line)
+        if listed is None:
+            continue
+        for name in listed["names"].split(", "):
+            if name in BUILTIN_COMMANDS:
+                names[name] = " ".join(listed["about"].split())
+    if ready is not None:
+        for skill in ready.session.skills.skills:
+            about = " ".join(skill.description.split())
+            names.setdefault(f"/{skill.name}", about if len(about) <= 60 else about[:59] + "…")
+        for name in sorted(ready.session.commands):
+            names.setdefault(f"/{name}", "command")
+    return list(names.items())
 
 
 def skill_message(skill: Skill, args: str) -> str:
