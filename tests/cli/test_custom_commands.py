@@ -11,7 +11,7 @@ import pytest
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
-from .test_repl import Terminal
+from .repl_terminal import Terminal
 
 Run = Callable[..., CliResult]
 CTRL_D = "\x04"

@@ -14,7 +14,7 @@ import pytest
 from tether.testing import FakeModelServer, http_error
 from tether.testing.cli_runner import CliResult
 
-from .test_repl import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, Terminal
 
 REJECTED = "temperature: range: 0..1"
 

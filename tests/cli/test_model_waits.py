@@ -11,7 +11,7 @@ import pytest
 from tether.testing import FakeModelServer, reply, text
 from tether.testing.cli_runner import CliResult
 
-from .test_repl import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, Terminal
 
 Run = Callable[..., CliResult]
 

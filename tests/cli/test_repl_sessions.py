@@ -10,7 +10,7 @@ from tether.cli.setup import RunOptions
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text
 
-from .test_repl import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, Terminal
 
 
 def _sessions(workspace: Path) -> list[str]:

@@ -14,7 +14,7 @@ from tether.cli.repl import run_repl
 from tether.cli.setup import RunOptions
 from tether.testing import FakeModelServer, reply, text
 
-from .test_repl import Terminal
+from .repl_terminal import Terminal
 
 CTRL_D = "\x04"
 

@@ -16,7 +16,7 @@ from tether.testing.cli_runner import run_cli_process
 from tether.testing.teammates import letters_in, mate_answers, member_of, polite
 
 from .pty_terminal import PtyRepl
-from .test_repl import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, Terminal
 
 
 @pytest.mark.timeout(240)

@@ -16,7 +16,7 @@ from tether.store import list_sessions
 from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli_process
 
-from .test_repl import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, Terminal
 
 Run = Callable[..., CliResult]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_repl import CTRL_C, CTRL_D, Terminal
+from tests.cli.repl_terminal import CTRL_C, CTRL_D, Terminal
 from tether.cli.workspace_review import (
     SKILL_DIRS,
     Declared,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_repl import AfterTurn, Answer, Terminal, bash_turns, run_answering
+from tests.cli.repl_terminal import AfterTurn, Answer, Terminal, bash_turns, run_answering
 from tests.cli.test_trust import _write
 from tether.cli.trust_prompt import HOME_NO_HINT, HOME_YES_HINT, QUESTION, YES_HINT
 from tether.config.settings import load_settings, settings_files

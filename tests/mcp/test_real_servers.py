@@ -91,3 +91,26 @@ async def test_the_filesystem_server_gets_the_workspace_as_its_root(tmp_path: Pa
         assert await manager.call("mcp__fs__read_text_file", {"path": path}) == McpResult(
             "remember the eggs\n"
         )
+
+
+async def test_the_filesystem_server_follows_the_roots_when_they_change(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    command = node_server("mcp-server-filesystem")
+
+    async def allowed_becomes(manager: McpManager, directory: Path) -> str:
+        # The server asks for the roots when told they changed: a few round trips on, it has
+        # them (each call is answered after the messages before it).
+        for _ in range(100):
+            allowed = await manager.call("mcp__fs__list_allowed_directories", {})
+            if str(directory) in allowed.text:
+                break
+        return allowed.text
+
+    async with McpManager([stdio("fs", command)], FAST, roots=[first]) as manager:
+        assert str(first) in await allowed_becomes(manager, first)
+        await manager.set_roots([second])
+        now = await allowed_becomes(manager, second)
+    assert str(second) in now
+    assert str(first) not in now

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
-from tests.cli.test_repl import CTRL_D, Terminal
+from tests.cli.repl_terminal import CTRL_D, Terminal
 from tether.cli.setup import RunOptions
 from tether.config.settings import tether_home
 from tether.config.trust import remembered_settings

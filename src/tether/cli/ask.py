@@ -253,15 +253,23 @@ def discard_typeahead(input: Input) -> None:
 # -- the message prompt -----------------------------------------------------------------------
 
 
+REWIND_KEYS = "\x00rewind"
+"""What the message prompt returns for Esc Esc on an empty line (no typing makes it)."""
+
+
 def message_prompt(
     history: Path, startup: SessionStartup, input: Input | None, output: Output | None
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
-    clears it (and on an empty line raises KeyboardInterrupt), Shift+Tab cycles the permission
-    mode, `@` completes paths; the footer under it names the mode, the model and the context
-    the conversation fills (`tether.cli.prompt_footer`)."""
+    clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
+    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, `@` completes
+    paths, `/` completes commands; the footer under it names the mode, the model and the
+    context the conversation fills (`tether.cli.prompt_footer`)."""
+    from prompt_toolkit.completion import merge_completers
+
     from tether.cli.prompt_footer import add_footer, mode_keys
-    from tether.cli.user_context import MentionCompleter
+    from tether.cli.repl_help import slash_names
+    from tether.cli.user_context import MentionCompleter, SlashCompleter
 
     def mention_base() -> Path:
         ready = startup.ready
@@ -276,7 +284,9 @@ def message_prompt(
         key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
-        completer=MentionCompleter(mention_base),
+        completer=merge_completers(
+            [SlashCompleter(lambda: slash_names(startup.ready)), MentionCompleter(mention_base)]
+        ),
         complete_while_typing=True,
         style=STYLE,
         input=input,
@@ -296,6 +306,14 @@ def _message_keys() -> KeyBindings:
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("escape", "escape")
+    def _rewind(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(result=REWIND_KEYS)
 
     @bindings.add("c-c")
     def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]

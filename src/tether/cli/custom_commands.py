@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.protocol import ConfigError
 from tether.skills import SkillError
 from tether.skills.commands import CommandCatalog, SlashCommand, expand_command
@@ -50,14 +51,16 @@ def _runner(
 
 
 async def expand_slash_prompt(session: Session, prompt: str) -> str:
-    """`/name args` as the message it stands for: a skill's instructions (a skill wins a name,
-    as in Claude Code), a custom command's body or an MCP server's prompt; any other prompt,
-    and a `/path` that names none of them, as it is. Raises ConfigError when the command's
-    file cannot be read."""
+    """`/name args` as the message it stands for: `/init`'s request for a CLAUDE.md, a
+    skill's instructions (a skill wins a name, as in Claude Code), a custom command's body or
+    an MCP server's prompt; any other prompt, and a `/path` that names none of them, as it is.
+    Raises ConfigError when the command's file cannot be read."""
     if not prompt.startswith("/"):
         return prompt
     name, *rest = prompt.split(maxsplit=1)
     args = rest[0] if rest else ""
+    if name == INIT_COMMAND:  # built in, so it wins the name (as in the REPL)
+        return init_message(Path(session.started().cwd), args)
     skill = session.skills.get(name[1:])
     if skill is not None:
         from tether.cli.repl_help import skill_message  # rich: only for a skill's prompt

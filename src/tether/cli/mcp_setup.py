@@ -109,9 +109,11 @@ class McpSetup:
         chosen = [s for s in self.servers if s.name not in self._declined]
         if not chosen:
             return
+        from tether.cli.mcp_client_side import session_client_side
         from tether.mcp.manager import McpManager
 
-        self.manager = McpManager(chosen, self.limits, roots=self.roots)
+        client = session_client_side(session, self.roots)
+        self.manager = McpManager(chosen, self.limits, client=client)
         self._builtin = session.agent.tools.all_tools()
 
         def connected(_name: str) -> None:

@@ -37,6 +37,7 @@ from rich.text import Text
 
 from tether import __version__
 from tether.cli.ask import (
+    REWIND_KEYS,
     PermissionKey,
     discard_typeahead,
     message_prompt,
@@ -44,8 +45,10 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
+    change_mcp,
     describe_mcp,
     describe_model,
     describe_permissions,
@@ -58,6 +61,7 @@ from tether.cli.repl_help import (
     describe_help,
     skill_message,
 )
+from tether.cli.repl_rewind import Checkpoints, rewind
 from tether.cli.repl_sessions import session_to_switch_to, show_recent
 from tether.cli.startup import (
     INTERRUPTED_HINT,
@@ -157,6 +161,8 @@ class _Repl:
         them to the model."""
         self._model_spec: str | None = None
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
+        self._checkpoints = Checkpoints()
+        """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -179,6 +185,9 @@ class _Repl:
             interrupted_once = False
             if text == _TEAM_TURN:
                 text = self._team_prompt()
+            if text == REWIND_KEYS:
+                await self.rewind()
+                continue
             text = text.strip()
             if not text:
                 continue
@@ -372,7 +381,9 @@ class _Repl:
                 said = await with_mentions(ready.session, text, ready.renderer.render)
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
-                async for event in ready.session.submit(UserInput(text=text, content=content)):
+                entry = self._checkpoints.take(ready.session, text)
+                said_now = UserInput(text=text, content=content, uuid=entry)
+                async for event in ready.session.submit(said_now):
                     ready.renderer.render(event)
                     if isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
@@ -452,6 +463,11 @@ class _Repl:
             self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
             await self.clear_conversation()
+        elif name == INIT_COMMAND:
+            ready = await self._session()
+            if ready is not None:
+                self.console.print(Text("✻ /init: writing CLAUDE.md", style="dim"))
+                await self.run_turn(init_message(Path(ready.session.started().cwd), args))
         elif name in SESSION_COMMANDS:
             ready = await self._session()
             if ready is not None:
@@ -508,13 +524,18 @@ class _Repl:
             from tether.cli.context_view import describe_context
 
             said = describe_context(ready.session)
+        elif args:
+            said = await change_mcp(ready.mcp, args)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)
         self.console.print(said, highlight=False)
 
-    async def restart_with(self, options: RunOptions) -> None:
-        """End this session (it stays saved) and build another from `options`."""
+    async def restart_with(self, options: RunOptions, *, rewound: bool = False) -> None:
+        """End this session (it stays saved) and build another from `options` (the same one
+        from an earlier message when `rewound`: its earlier checkpoints are kept)."""
+        if not rewound:
+            self._checkpoints.clear()
         await self.startup.restart(options)
         self.startup.building.add_done_callback(self._on_startup_done)
         await self._session()  # its start-up notices show where a resumed one stopped
@@ -530,6 +551,20 @@ class _Repl:
         )
         if options is not None:
             await self.restart_with(options)
+
+    async def rewind(self) -> None:
+        """Esc Esc: back to before a message of this session, its files too; the message is
+        put back in the prompt."""
+        ready = await self._session()
+        if ready is None:
+            return
+        rewound = await rewind(
+            self.console, self.prompt, ready, self._checkpoints, self._model_spec
+        )
+        if rewound is not None:
+            self._shell_context = []
+            await self.restart_with(rewound.options, rewound=True)
+            self._prefill = rewound.text
 
     async def run_shell(self, command: str) -> None:
         """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output

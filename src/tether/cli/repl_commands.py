@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
+from tether.cli.terminal_text import terminal_safe
+
 if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
     from tether.cli.startup import Ready
@@ -89,12 +91,48 @@ def describe_status(ready: Ready) -> Text:
     return Text("\n".join(lines))
 
 
+MCP_USAGE = "/mcp [reconnect|enable|disable SERVER]"
+
+
 def describe_mcp(mcp: McpSetup | None) -> Text:
-    """`/mcp`: each server, its state and how many tools it offers."""
+    """`/mcp`: each server, its state, how many tools it offers and their names."""
     lines = _server_lines(mcp, brief=False)
     if not lines:
         return Text("No MCP servers (.mcp.json, or `tether mcp add`).", style="dim")
-    return Text("MCP servers\n" + "\n".join(f"  {line}" for line in lines))
+    assert mcp is not None
+    tools = mcp.manager.tools() if mcp.manager is not None else []
+    text = Text("MCP servers\n")
+    for server, line in zip(mcp.servers, lines, strict=True):
+        text.append(f"  {terminal_safe(line)}\n")
+        names = [tool.name for tool in tools if tool.server == server.name]
+        if names:
+            text.append(f"    {terminal_safe(', '.join(names))}\n", style="dim")
+    return text.append(f"{MCP_USAGE}: reconnect a server, or turn it off or on", style="dim")
+
+
+async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
+    """`/mcp reconnect|enable|disable SERVER`: what happened, or why nothing did."""
+    from tether.cli.sdk_facts import server_state
+
+    verb, _, name = args.partition(" ")
+    name = name.strip()
+    if verb not in ("reconnect", "enable", "disable") or not name:
+        return Text(f"Usage: {MCP_USAGE}", style="yellow")
+    manager = mcp.manager if mcp is not None else None
+    if manager is None or name not in manager.statuses():
+        return Text(f"✗ There is no MCP server called {terminal_safe(name)!r}.", style="red")
+    if verb == "reconnect" and server_state(manager.statuses()[name]) == "disabled":
+        return Text(f"✗ {name} is disabled: /mcp enable {name} first.", style="red")
+    if verb == "reconnect":
+        status = await manager.reconnect(name)
+    else:
+        status = await manager.set_enabled(name, verb == "enable")
+    if status.error:
+        reason = terminal_safe(status.error.splitlines()[0])
+        return Text(f"✗ {name} did not {verb}: {reason}", style="red")
+    state = server_state(status)
+    counted = f", {status.tools} tool{'' if status.tools == 1 else 's'}" if status.tools else ""
+    return Text(f"✓ {name}: {state}{counted}", style="green")
 
 
 def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:

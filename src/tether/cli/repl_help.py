@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from tether.cli.startup import Ready
     from tether.core.session import Session
     from tether.skills import Skill, SkillCatalog
 
@@ -26,7 +28,8 @@ Commands
   /status        model, mode, workspace, session id, MCP servers, context used
   /permissions   the permission mode and the rules in force, by where they come from
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
-  /mcp           MCP servers: their state and how many tools each offers
+  /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
+  /init          have the model study the repository and write its CLAUDE.md
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
 HELP_KEYS = """\
@@ -35,6 +38,7 @@ Keys
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
   Up / Down      previous messages (history)
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
+  Esc Esc        rewind to before an earlier message (its files too); clears a typed line
   Ctrl+D         exit"""
 
 BUILTIN_COMMANDS = (
@@ -49,10 +53,35 @@ BUILTIN_COMMANDS = (
     "/permissions",
     "/context",
     "/mcp",
+    "/init",
     "/exit",
     "/quit",
 )
 """They win over a skill of the same name."""
+
+
+_HELP_LINE = re.compile(r"  (?P<names>/[a-z]+(?:, /[a-z]+)*)\s+(?P<about>.*)")
+
+
+def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
+    """What `/` completes to at the prompt, with a few words on each: the built-in commands,
+    then (once the session is built) its skills and its other commands (custom, plugins',
+    MCP servers' prompts), each name once."""
+    names: dict[str, str] = {}
+    for line in HELP_COMMANDS.splitlines():
+        listed = _HELP_LINE.fullmatch(line)
+        if listed is None:
+            continue
+        for name in listed["names"].split(", "):
+            if name in BUILTIN_COMMANDS:
+                names[name] = " ".join(listed["about"].split())
+    if ready is not None:
+        for skill in ready.session.skills.skills:
+            about = " ".join(skill.description.split())
+            names.setdefault(f"/{skill.name}", about if len(about) <= 60 else about[:59] + "…")
+        for name in sorted(ready.session.commands):
+            names.setdefault(f"/{name}", "command")
+    return list(names.items())
 
 
 def skill_message(skill: Skill, args: str) -> str:

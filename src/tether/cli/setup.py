@@ -277,6 +277,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace, home=user_home, below=below, admits=sources.admits, plugins=plugins.skills()
     )
     skills = only_skills(found_skills, client.skills)
+    commands = discover_commands(
+        workspace, home=user_home, admits=sources.admits, plugins=plugins.commands()
+    )
+    # The Skill tool runs the commands the model may run, as Claude Code's does.
+    skills = replace(skills, commands=commands.offered_to_model())
     if not trust.trusted:
         skills = without_workspace_grants(skills, owners)
     # The Skill tool grants through the gate, which is built just below with it.
@@ -321,7 +326,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
                 [
                     *builtin_tools(),
                     task_tool(runner, spawn=lead.spawn if lead is not None else None),
-                    *(skill_tools if skills.skills else []),
+                    *(skill_tools if skills.skills or skills.commands else []),
                     *board_tools(board),
                     *lead_session_tools(lead),
                 ],
@@ -375,7 +380,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             tool_names=tool_names,
             append=appended(opts.append_system_prompt, opts.json_schema),
             instructions=instructions.current.text,
-            skills=skills.prompt_section() if skills.skills else "",
+            skills=skills.prompt_section() if skills.skills or skills.commands else "",
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
             base=opts.system_prompt,
@@ -486,9 +491,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.skills = skills
     attach_custom_commands(
         session,
-        discover_commands(
-            workspace, home=user_home, admits=sources.admits, plugins=plugins.commands()
-        ),
+        commands,
         grant=gate.grant_for_turn,
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )

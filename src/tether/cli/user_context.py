@@ -120,3 +120,22 @@ class MentionCompleter(Completer):
                 start_position=-len(word),
                 display=entry.name + suffix,
             )
+
+
+class SlashCompleter(Completer):
+    """Completes a command typed at the start of the prompt (`/` then its first letters): the
+    built-in commands, then the session's skills, custom and plugin commands and MCP prompts
+    (`names`, once the session is built), each with its description."""
+
+    def __init__(self, names: Callable[[], Iterable[tuple[str, str]]]) -> None:
+        self.names = names
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        typed = document.text_before_cursor
+        if not typed.startswith("/") or any(c.isspace() for c in typed):
+            return
+        for name, about in self.names():
+            if name.startswith(typed):
+                yield Completion(name, start_position=-len(typed), display_meta=about)

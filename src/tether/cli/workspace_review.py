@@ -380,12 +380,15 @@ def _skill_grants(workspace: Path, owners: Ownership, below: Sequence[Path]) -> 
 
 
 def without_workspace_grants(catalog: SkillCatalog, owners: Ownership) -> SkillCatalog:
-    """The catalogue with the workspace's skills granting nothing (their `allowed-tools`
-    dropped); their instructions still load."""
+    """The catalogue with the workspace's skills and commands granting nothing (their
+    `allowed-tools` dropped); their instructions still load."""
     skills = tuple(
         replace(s, allowed_tools=()) if owners.needs_trust(s.path) else s for s in catalog.skills
     )
-    return replace(catalog, skills=skills)
+    commands = tuple(
+        replace(c, allowed_tools=()) if owners.needs_trust(c.path) else c for c in catalog.commands
+    )
+    return replace(catalog, skills=skills, commands=commands)
 
 
 def count(number: int, kind: str) -> str:

@@ -146,6 +146,9 @@ class ChannelSession:
         answer = await self._request("prompts/get", {"name": name, "arguments": arguments})
         return prompt_result(answer)
 
+    async def roots_changed(self) -> None:
+        await self._notify("notifications/roots/list_changed", {})
+
     async def list_resources(self) -> list[dict[str, Any]]:
         listed = await raw_pages(lambda cursor: self._page("resources/list", cursor), "resources")
         return items(listed, "resources")

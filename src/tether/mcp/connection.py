@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import math
 from contextlib import AsyncExitStack
-from pathlib import Path
 
 import anyio
 
 from tether.mcp.client_channel import ChannelSession
+from tether.mcp.client_side import ClientSide
 from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.failures import describe, from_the_server
 from tether.mcp.offerings import Listing
@@ -36,10 +36,10 @@ class ServerConnection:
     """A server's connection. `open()` once; use `client` meanwhile; `close()` when done."""
 
     def __init__(
-        self, config: ServerConfig, startup_timeout_s: float, roots: tuple[Path, ...] = ()
+        self, config: ServerConfig, startup_timeout_s: float, client: ClientSide | None = None
     ) -> None:
         self.config = config
-        self._roots = roots
+        self._client_side = client if client is not None else ClientSide()
         self._startup_timeout_s = startup_timeout_s
         self._ready = anyio.Event()
         self._stop = anyio.Event()
@@ -130,10 +130,11 @@ class ServerConnection:
         tether's own client; the MCP SDK is imported only for the others."""
         transport = self.config.transport
         if isinstance(transport, ClientTransport):
-            return await ChannelSession(self.config.name, transport.exchange, self._roots).open()
+            roots = self._client_side.roots
+            return await ChannelSession(self.config.name, transport.exchange, roots).open()
         from tether.mcp.sdk_session import enter_sdk_session
 
-        return await enter_sdk_session(self.config, stack, self._diagnostics, self._roots)
+        return await enter_sdk_session(self.config, stack, self._diagnostics, self._client_side)
 
     def _abandon(self) -> None:
         """Stop the owner task where it is: its scope is cancelled, its stack unwinds."""

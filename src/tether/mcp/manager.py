@@ -10,6 +10,7 @@ recorded as failed, with the cause. A server whose connection is lost is restart
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +24,7 @@ from tether.mcp.catalog import (
     McpTool,
     ServerStatus,
 )
+from tether.mcp.client_side import ClientSide
 from tether.mcp.content import McpResult, cut, prompt_text, resource_text, tool_result
 from tether.mcp.failures import describe
 from tether.mcp.names import NameMap
@@ -49,10 +51,16 @@ class McpManager:
     the model reads); prompts and resource listings raise `McpError`."""
 
     def __init__(
-        self, servers: Sequence[ServerConfig], limits: McpLimits, roots: Sequence[Path] = ()
+        self,
+        servers: Sequence[ServerConfig],
+        limits: McpLimits,
+        roots: Sequence[Path] = (),
+        client: ClientSide | None = None,
     ) -> None:
-        """`roots`: the directories servers are told they may work in (the workspace)."""
+        """`roots`: the directories servers are told they may work in (the workspace);
+        `client`: the session's answers to servers' questions (its roots win over `roots`)."""
         self._limits = limits
+        self.client = client if client is not None else ClientSide(roots=tuple(roots))
         self._servers: dict[str, SupervisedServer] = {}
         self._problems: list[str] = []
         for config in servers:
@@ -60,7 +68,7 @@ class McpManager:
                 self._note(f'MCP server "{config.name}" is configured twice; the first is used')
             else:
                 self._servers[config.name] = SupervisedServer(
-                    config, limits.startup_timeout_s, tuple(roots)
+                    config, limits.startup_timeout_s, self.client
                 )
         self._tool_names = NameMap()
         self._prompt_names = NameMap()
@@ -185,6 +193,18 @@ class McpManager:
             message = f'MCP server "{server}" could not give prompt "{name}": {describe(exc)}'
             raise McpError(message) from exc
         return prompt_text(result)
+
+    async def set_roots(self, roots: Sequence[Path]) -> None:
+        """The directories servers may work in changed: answer with these from now on, and
+        tell each connected server that declared it listens (`roots/list_changed`)."""
+        self.client.roots = tuple(roots)
+        for server in self._servers.values():
+            if server.client is None or not self.client.roots:
+                continue
+            # A notification: one that cannot be sent (the server went away) is no error; the
+            # next connection reads the new roots anyway.
+            with contextlib.suppress(Exception):
+                await server.run(lambda client: client.roots_changed())
 
     async def reconnect(self, server: str) -> ServerStatus:
         """Close the server's connection and connect again (also to one that is down)."""

@@ -4,14 +4,16 @@ server: the SDK takes most of a second to import."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 from mcp.client import Client
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import Resource
 
+from tether.mcp.client_side import ClientSide
 from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.listing import every_page, list_offerings
 from tether.mcp.offerings import Listing
@@ -23,10 +25,10 @@ async def enter_sdk_session(
     config: ServerConfig,
     stack: AsyncExitStack,
     diagnostics: Diagnostics,
-    roots: tuple[Path, ...] = (),
+    client: ClientSide,
 ) -> SdkSession:
     """Connected and past the handshake, entered on `stack` (see `transports.enter_client`)."""
-    return SdkSession(await enter_client(config, stack, diagnostics, roots))
+    return SdkSession(await enter_client(config, stack, diagnostics, client))
 
 
 class SdkSession:
@@ -54,6 +56,12 @@ class SdkSession:
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
         result = await self.client.get_prompt(name, arguments)
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def roots_changed(self) -> None:
+        # Deprecated by the 2026-07-28 protocol, still what servers read: no warning printed.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await self.client.send_roots_list_changed()  # pyright: ignore[reportDeprecated]
 
     async def list_resources(self) -> list[dict[str, Any]]:
         found: list[Resource] = await every_page(

@@ -33,6 +33,10 @@ class McpSession(Protocol):
         """The `prompts/get` result, checked."""
         ...
 
+    async def roots_changed(self) -> None:
+        """Send `notifications/roots/list_changed`."""
+        ...
+
     async def list_resources(self) -> list[dict[str, Any]]:
         """Every page of `resources/list`."""
         ...

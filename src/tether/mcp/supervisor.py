@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TypeVar
 
+from tether.mcp.client_side import ClientSide
 from tether.mcp.connection import ConnectFailed, ServerConnection
 from tether.mcp.failures import connection_lost
 from tether.mcp.offerings import Listing
@@ -34,10 +34,10 @@ class SupervisedServer:
     when its connection is found lost), `reconnect()` on demand, `close()` at the end."""
 
     def __init__(
-        self, config: ServerConfig, startup_timeout_s: float, roots: tuple[Path, ...] = ()
+        self, config: ServerConfig, startup_timeout_s: float, client: ClientSide | None = None
     ) -> None:
         self.config = config
-        self._roots = roots
+        self._client_side = client if client is not None else ClientSide()
         self._startup_timeout_s = startup_timeout_s
         self._connection: ServerConnection | None = None
         self._generation = 0
@@ -57,7 +57,7 @@ class SupervisedServer:
 
     async def connect(self) -> None:
         """Connect (again), within the startup timeout. Sets `listing` or `down`."""
-        connection = ServerConnection(self.config, self._startup_timeout_s, self._roots)
+        connection = ServerConnection(self.config, self._startup_timeout_s, self._client_side)
         self._connection = connection
         self._generation += 1
         started = time.monotonic()

@@ -8,18 +8,17 @@ from __future__ import annotations
 import logging
 import os
 from contextlib import AsyncExitStack
-from pathlib import Path
-from typing import Any
 
 from mcp.client import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.types import Implementation, ListRootsResult, Root
-from pydantic import FileUrl
+from mcp.types import Implementation
 
 from tether import __version__
+from tether.mcp.answers import answers
+from tether.mcp.client_side import ClientSide
 from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.environment import server_environment
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
@@ -36,10 +35,11 @@ async def enter_client(
     config: ServerConfig,
     stack: AsyncExitStack,
     diagnostics: Diagnostics,
-    roots: tuple[Path, ...] = (),
+    client_side: ClientSide,
 ) -> Client:
     """Connect and hand back a `Client` past its handshake, entered on `stack` (so that it is
-    closed by whoever closes the stack, in the task that entered it)."""
+    closed by whoever closes the stack, in the task that entered it). It declares the roots,
+    elicitation and sampling `client_side` answers (see `tether.mcp.answers`)."""
     transport = config.transport
     match transport:
         case StdioTransport():
@@ -66,17 +66,11 @@ async def enter_client(
             http.event_hooks["response"].append(diagnostics.note_response)
             target = streamable_http_client(transport.url, http_client=http)
     # cache=None: tether lists once and keeps the listing; the SDK's cache would only add state.
-    listed = ListRootsResult(roots=[Root(uri=FileUrl(p.as_uri()), name=p.name) for p in roots])
-
-    async def list_roots(context: Any) -> ListRootsResult:
-        del context  # the same roots for every request
-        return listed
-
     # Declaring roots (the workspace) lets a server such as the filesystem one work there.
     client = Client(
         target,
         cache=None,
         client_info=CLIENT_INFO,
-        list_roots_callback=list_roots if roots else None,
+        **answers(config.name, client_side),
     )
     return await stack.enter_async_context(client)

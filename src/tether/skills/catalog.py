@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tether.skills.commands import SlashCommand
 
 SkillSource = Literal["project", "user", "plugin", "builtin"]
 
@@ -64,6 +67,17 @@ class SkillCatalog:
     warnings: tuple[str, ...] = ()
     """Skills loaded despite breaking the Agent Skills rules, as Claude Code loads them, and why
     their authors should look (a description too long, a name that is not its directory's)."""
+    commands: tuple[SlashCommand, ...] = ()
+    """Custom and plugin commands the model may run through the Skill tool as well, as in
+    Claude Code: those with a description and without `disable-model-invocation`."""
+
+    def command(self, name: str) -> SlashCommand | None:
+        """The command `name` (`/name` without its slash; a plugin's as `plugin:name`) the
+        model may run, if there is one; a skill of the name wins."""
+        for command in self.commands:
+            if name == command.qualified_name or (not command.plugin and name == command.name):
+                return command
+        return None
 
     def get(self, name: str) -> Skill | None:
         """The usable skill called `name`, if there is one."""
@@ -81,9 +95,12 @@ class SkillCatalog:
         out (built-in skills before user skills before project skills) with a note saying so.
         """
         offered = self.offered_to_model()
-        if not offered:
+        if not offered and not self.commands:
             return ""
-        entries = sorted((skill.name, " ".join(skill.description.split())) for skill in offered)
+        commands = [(c.qualified_name, " ".join(c.description.split())) for c in self.commands]
+        entries = sorted(
+            [(skill.name, " ".join(skill.description.split())) for skill in offered] + commands
+        )
         full = _render(entries, None, 0)
         if len(full) <= budget_chars:
             return full
@@ -97,7 +114,7 @@ class SkillCatalog:
         kept = dict(entries)
         for count in range(len(by_priority) - 1, -1, -1):
             names = {skill.name for skill in by_priority[:count]}
-            chosen = sorted((name, kept[name]) for name in names)
+            chosen = sorted([(name, kept[name]) for name in names] + commands)
             text = _render(chosen, _MIN_DESCRIPTION_CHARS, len(entries) - count)
             if len(text) <= budget_chars:
                 return text

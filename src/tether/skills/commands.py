@@ -49,6 +49,8 @@ class SlashCommand:
     `/plugin:sub:name`), never bare, as in Claude Code."""
     plugin_root: Path | None = None
     """The plugin's directory: `${CLAUDE_PLUGIN_ROOT}` in its body and `allowed-tools`."""
+    model_invocable: bool = True
+    """False for `disable-model-invocation: true`: the user runs it, the Skill tool does not."""
 
     @property
     def qualified_name(self) -> str:
@@ -72,6 +74,16 @@ class CommandCatalog:
             if not command.plugin:
                 table.setdefault(command.name, command)
         return table
+
+    def offered_to_model(self) -> tuple[SlashCommand, ...]:
+        """The commands the model may run with the Skill tool, as Claude Code offers them: those
+        with a description and without `disable-model-invocation`, each name once."""
+        table = self.by_invocation()
+        return tuple(
+            c
+            for c in self.commands
+            if c.description and c.model_invocable and table.get(c.qualified_name) is c
+        )
 
     def notices(self) -> list[str]:
         return [f"command {path} is unusable: {reason}" for path, reason in self.unusable]
@@ -152,6 +164,7 @@ def _read_command(path: Path, root: Path, source: CommandSource) -> SlashCommand
         argument_hint=_text_field(metadata, "argument-hint"),
         allowed_tools=_rules(metadata.get("allowed-tools")),
         model=_text_field(metadata, "model") or None,
+        model_invocable=metadata.get("disable-model-invocation") is not True,
     )
 
 

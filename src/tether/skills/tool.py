@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.skills.body import load_skill_body
 from tether.skills.catalog import SkillCatalog, is_valid_skill_name
+from tether.skills.commands import expand_command
 from tether.skills.errors import SkillError
 
 SKILL_TOOL_NAME = "Skill"
@@ -36,11 +37,16 @@ class SkillInput(BaseModel):
 
 
 def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, ...]]:
-    """Load the named skill: (its instructions for the model, the tools it allows this turn).
+    """Load the named skill, or run the custom or plugin command of the name the catalogue
+    offers (as Claude Code's Skill tool does): (its instructions for the model, the tools it
+    allows this turn).
 
     Raises SkillError for a malformed, unknown or unusable name, naming the skills there are.
     """
     name = args.skill.strip()
+    command = catalog.command(name) if catalog.get(name) is None else None
+    if command is not None:
+        return expand_command(command, args.args or ""), command.allowed_tools
     # A plugin's skill is `plugin:skill`; the lookup is exact, so the prefix names no path.
     if not is_valid_skill_name(name.rpartition(":")[2]):
         raise SkillError(
@@ -65,7 +71,8 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
 
 
 def _available(catalog: SkillCatalog) -> str:
-    offered = catalog.offered_to_model()
+    offered = [skill.name for skill in catalog.offered_to_model()]
+    offered += [command.qualified_name for command in catalog.commands]
     if not offered:
         return "No skills are available."
-    return "Available skills: " + ", ".join(skill.name for skill in offered) + "."
+    return "Available skills: " + ", ".join(offered) + "."

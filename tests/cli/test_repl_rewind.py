@@ -1,0 +1,123 @@
+"""Esc Esc at an empty prompt rewinds to before an earlier message: the files Write and Edit
+changed since then are put back, the conversation goes on from the message before it (the
+session file records the branch point), and the message is back in the prompt. On a real
+terminal against the fake model server."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.cli.pty_terminal import PtyRepl
+from tests.cli.test_repl_commands import TURN_END, anthropic_only
+from tether.cli.repl_rewind import NOTHING_TO_REWIND, PICK_QUESTION
+from tether.config.settings import sessions_home
+from tether.store import list_sessions, load_session
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+ESC_ESC = "\x1b\x1b"
+
+
+def _entries(workspace: Path) -> list[dict[str, object]]:
+    [listed] = list_sessions(sessions_home(os.environ), workspace.resolve())
+    return [json.loads(line) for line in listed.path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.timeout(120)
+def test_esc_esc_rewinds_the_conversation_and_the_files(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    model_env.script(
+        reply(tool_use("Write", file_path="notes.txt", content="one\n")),
+        reply(text("Wrote one.")),
+        reply(
+            tool_use("Write", file_path="notes.txt", content="two\n"),
+            tool_use("Write", file_path="extra.txt", content="new file\n"),
+        ),
+        reply(text("Wrote two.")),
+        reply(text("Another way.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send(ESC_ESC)
+        repl.wait_for(NOTHING_TO_REWIND)
+        repl.send("write one\r")
+        repl.wait_for(TURN_END)
+        repl.send("now write two\r")
+        repl.wait_for(TURN_END, 2)
+        assert notes.read_text() == "two\n"
+        assert (workspace / "extra.txt").exists()
+
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        assert "1. write one" in repl.screen
+        assert "2. now write two" in repl.screen
+        repl.send("2\r")
+        repl.wait_for("Files put back:")
+        # The files are as they were when the second message was sent.
+        assert notes.read_text() == "one\n"
+        assert not (workspace / "extra.txt").exists()
+        # The message is back in the prompt, to edit: Esc Esc clears it, then another goes.
+        repl.wait_shown("> now write two")
+        repl.send(ESC_ESC)
+        repl.send("do it another way\r")
+        repl.wait_for(TURN_END, 3)
+    finally:
+        repl.close()
+
+    last = model_env.requests[-1].messages()
+    said = json.dumps(last)
+    assert "write one" in said
+    assert "Wrote one." in said
+    assert "now write two" not in said
+    assert "Wrote two." not in said
+    assert last[-1]["role"] == "user"
+    assert "do it another way" in json.dumps(last[-1])
+    # The session file keeps both branches; the new message hangs off the first turn's end.
+    entries = _entries(workspace)
+    by_uuid = {e["uuid"]: e for e in entries if "uuid" in e}
+    prompt = next(e for e in entries if "do it another way" in json.dumps(e.get("message")))
+    parent = by_uuid[prompt["parentUuid"]]
+    assert "Wrote one." in json.dumps(parent.get("message"))
+    assert any("now write two" in json.dumps(e.get("message")) for e in entries)
+    [listed] = list_sessions(sessions_home(os.environ), workspace.resolve())
+    branch = [json.dumps(r) for r in load_session(listed.path).raw_lines()]
+    assert not any("Wrote two." in line for line in branch)
+
+
+@pytest.mark.timeout(90)
+def test_rewinding_to_the_first_message_starts_afresh_and_a_wrong_pick_changes_nothing(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(tool_use("Write", file_path="made.txt", content="x\n")),
+        reply(text("Made it.")),
+        reply(text("Fresh start.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("make a file\r")
+        repl.wait_for(TURN_END)
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("7\r")
+        repl.wait_for("No message '7' to rewind to.")
+        assert (workspace / "made.txt").exists()
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip(), 2)
+        repl.send("1\r")
+        repl.wait_for("Files put back: made.txt")
+        assert not (workspace / "made.txt").exists()
+        repl.wait_shown("> make a file")
+        repl.send("\r")
+        repl.wait_for(TURN_END, 2)
+    finally:
+        repl.close()
+    roles = [m["role"] for m in model_env.requests[-1].messages()]
+    assert roles == ["user"]
