@@ -146,13 +146,14 @@ class Placeholders:
     def claim(self) -> None:
         """A command is about to start (before `hold`): no removal starts for now, and one
         under way stops after the entry it is at (`hold` then waits for it on the lock). A
-        removal of what a killed tether left (`remove_stale_soon`) is finished first."""
-        self._wait_for_stale_removals()
+        removal of what a killed tether left (`remove_stale_soon`) is let finish first (it
+        does not stop for commands: a command then finds nothing stale left)."""
         with self._timing:
             self._claims += 1
             if self._pending is not None:
                 self._pending.cancel()
                 self._pending = None
+        self._wait_for_stale_removals()
 
     def release(self, linger_s: float) -> None:
         """A command has ended: once `linger_s` pass with no command started (`claim`), remove
