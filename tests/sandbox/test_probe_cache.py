@@ -4,6 +4,7 @@ something has. Each "start" here is a process of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import subprocess
@@ -24,15 +25,29 @@ print(json.dumps([status.works, status.disable_userns, str(status.bwrap)]))
 """
 
 
+def kept_for(program_dir: Path) -> list[Path]:
+    """The files the probes kept for a program in `program_dir` (other processes may remove
+    theirs meanwhile: those are skipped)."""
+    found: list[Path] = []
+    for kept in private_dir().glob("probe-*.json"):
+        with contextlib.suppress(OSError):
+            if str(program_dir) in kept.read_text(encoding="utf-8", errors="replace"):
+                found.append(kept)
+    return found
+
+
+def forget(program_dir: Path) -> None:
+    for kept in kept_for(program_dir):
+        kept.unlink(missing_ok=True)
+
+
 @pytest.fixture
 def bin_dir(tmp_path: Path) -> Iterator[Path]:
     """A directory for a fake `bwrap`; what the probes kept of it is removed afterwards."""
     directory = tmp_path / "bin"
     directory.mkdir()
     yield directory
-    for kept in private_dir().glob("probe-*.json"):
-        if str(directory) in kept.read_text(encoding="utf-8", errors="replace"):
-            kept.unlink()
+    forget(directory)
 
 
 def fake_bwrap(directory: Path, log: Path, status: int = 0) -> Path:
@@ -93,3 +108,20 @@ def test_a_failure_is_not_kept(bin_dir: Path, tmp_path: Path) -> None:
     assert start(bin_dir, proc_sys)[0] is False
     assert start(bin_dir, proc_sys)[0] is False
     assert runs(log) == 4  # --help and the trial at each start
+
+
+def test_what_was_kept_for_a_program_gone_is_forgotten(bin_dir: Path, tmp_path: Path) -> None:
+    log, proc_sys = tmp_path / "runs.log", tmp_path / "sys"
+    fake_bwrap(bin_dir, log)
+    start(bin_dir, proc_sys)
+    assert kept_for(bin_dir)
+    (bin_dir / "bwrap").unlink()
+    other = tmp_path / "other-bin"
+    other.mkdir()
+    fake_bwrap(other, log)
+    try:
+        start(other, proc_sys)  # a probe that worked keeps its answer, and forgets the old
+        assert kept_for(other)
+        assert not kept_for(bin_dir)
+    finally:
+        forget(other)

@@ -80,6 +80,17 @@ def remember(directory: Path, found: dict[str, Any], answer: dict[str, Any]) -> 
         os.replace(partial, place)
     with contextlib.suppress(OSError):
         partial.unlink()
+    _forget_gone(directory)
+
+
+def _forget_gone(directory: Path) -> None:
+    """Remove what was kept for programs no longer there (a test's, an uninstalled copy)."""
+    with contextlib.suppress(OSError):
+        for kept in directory.glob("probe-*.json"):
+            with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):
+                program = json.loads(kept.read_text(encoding="utf-8"))["fingerprint"]["program"]
+                if isinstance(program, str) and not os.path.lexists(program):
+                    kept.unlink()
 
 
 def _place(directory: Path, found: dict[str, Any]) -> Path:
