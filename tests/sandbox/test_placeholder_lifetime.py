@@ -5,6 +5,7 @@ removal that meets another one at work waits for it rather than giving up."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import threading
 from pathlib import Path
@@ -89,3 +90,21 @@ async def test_a_removal_that_meets_another_at_work_waits_for_it(tmp_path: Path)
     assert await starting == []
     await background
     assert not placeholders.journal.exists()
+
+
+async def test_a_command_waits_for_the_start_s_removal_on_its_thread(tmp_path: Path) -> None:
+    """A session's start removes what a killed tether left on a thread of its own; a command
+    that starts meanwhile waits until it is done, as if the start had done it itself."""
+    workspace, placeholders = _made(tmp_path)
+    turn = os.open(placeholders.turn_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(turn, fcntl.LOCK_EX)  # another removal at work: the start's must wait
+    try:
+        placeholders.remove_stale_soon(lambda: [])  # returns at once all the same
+        assert sorted(os.listdir(workspace)) == sorted(NAMES)
+        claiming = asyncio.ensure_future(asyncio.to_thread(placeholders.claim))
+        assert await wait_until(lambda: _waiting_on_a_lock_in(tmp_path / "state"))
+        assert not claiming.done()
+    finally:
+        os.close(turn)
+    await claiming
+    assert os.listdir(workspace) == []

@@ -203,6 +203,7 @@ def plan_session_sandbox(
         scratch_dir=scratch_dir,
         home=home,
         read_denials=denials,
+        stale_in_background=True,
     )
     return SandboxPlan(sandbox, notice, notice if refused else None)
 

@@ -207,11 +207,18 @@ class Sandbox:
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
 
-    def remove_stale_placeholders(self) -> None:
+    def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in
-        this workspace (from the journal, or marked), unless a sandbox of it runs now."""
-        stale = [path for path, entry in self.protected_paths() if entry.placeholder is not None]
-        placeholders_for(self.workspace).remove_unused(stale=stale)
+        this workspace (from the journal, or marked), unless a sandbox of it runs now.
+        `in_background`: on a thread, which this process's next command waits for."""
+        placeholders = placeholders_for(self.workspace)
+        if in_background:
+            placeholders.remove_stale_soon(self._stale_candidates)
+        else:
+            placeholders.remove_unused(stale=self._stale_candidates())
+
+    def _stale_candidates(self) -> list[Path]:
+        return [path for path, entry in self.protected_paths() if entry.placeholder is not None]
 
     def writable_mounts(self) -> tuple[Path, ...]:
         """Every path bound writable (some may not exist)."""

@@ -7,7 +7,6 @@ bound read-only. The policy itself is `bwrap.py`'s `Sandbox`.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import subprocess
 from pathlib import Path
@@ -257,14 +256,26 @@ def binds_by_fd(program: Path) -> bool:
     return "--ro-bind-fd" in bwrap_help(program)
 
 
-@functools.cache
+_helps: dict[Path, str] = {}
+
+
 def bwrap_help(program: Path) -> str:
     """What `bwrap --help` prints (its options), asked once per process and program: start-up
     waits for the probe, which needs it twice. "" when it cannot be run."""
+    known = _helps.get(program)
+    if known is not None:
+        return known
     try:
         done = subprocess.run(
             [str(program), "--help"], capture_output=True, text=True, timeout=10, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout + done.stderr
+        said = ""
+    else:
+        said = done.stdout + done.stderr
+    return _helps.setdefault(program, said)
+
+
+def remember_help(program: Path, said: str) -> None:
+    """What `bwrap --help` printed, as an earlier process kept it with the probe's answer."""
+    _helps[program] = said

@@ -103,6 +103,8 @@ class Placeholders:
     _claims: int = 0
     """Commands started so far: a removal started before the latest one stops."""
     _pending: threading.Timer | None = None
+    _stale_removals: list[threading.Thread] = field(default_factory=list[threading.Thread])
+    """Removals of what a killed tether left (`remove_stale_soon`) not yet waited for."""
 
     @property
     def journal(self) -> Path:
@@ -120,14 +122,38 @@ class Placeholders:
         fcntl.flock(fd, fcntl.LOCK_SH)
         return fd
 
+    def remove_stale_soon(self, stale: Callable[[], Iterable[Path]]) -> None:
+        """`remove_unused(stale=stale())` on a thread of its own, off a session's start: what
+        a killed tether left is cleared while the session gets ready. The next command
+        (`claim`) and `remove_now` wait for it first, so that no command of this process
+        starts before it is done, as when it ran at the start itself."""
+
+        def remove() -> None:
+            with contextlib.suppress(OSError):  # left in the journal for the next start
+                self.remove_unused(stale=stale())
+
+        thread = threading.Thread(target=remove, name="tether-stale-placeholders", daemon=True)
+        with self._timing:
+            self._stale_removals.append(thread)
+        thread.start()
+
+    def _wait_for_stale_removals(self) -> None:
+        with self._timing:
+            threads, self._stale_removals = self._stale_removals, []
+        for thread in threads:
+            thread.join()
+
     def claim(self) -> None:
         """A command is about to start (before `hold`): no removal starts for now, and one
-        under way stops after the entry it is at (`hold` then waits for it on the lock)."""
+        under way stops after the entry it is at (`hold` then waits for it on the lock). A
+        removal of what a killed tether left (`remove_stale_soon`) is let finish first (it
+        does not stop for commands: a command then finds nothing stale left)."""
         with self._timing:
             self._claims += 1
             if self._pending is not None:
                 self._pending.cancel()
                 self._pending = None
+        self._wait_for_stale_removals()
 
     def release(self, linger_s: float) -> None:
         """A command has ended: once `linger_s` pass with no command started (`claim`), remove
@@ -143,6 +169,7 @@ class Placeholders:
     def remove_now(self, *, just_ended: bool) -> None:
         """Remove what no sandbox uses without lingering (a session's end, exit); a command
         that starts meanwhile still stops it. `just_ended` as for `remove_unused`."""
+        self._wait_for_stale_removals()
         with self._timing:
             pending, self._pending = self._pending, None
             claims = self._claims

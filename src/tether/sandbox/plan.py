@@ -41,6 +41,7 @@ def plan_sandbox(
     tether_home: Path | None = None,
     environ: Mapping[str, str] | None = None,
     read_denials: ReadDenials | None = None,
+    stale_in_background: bool = False,
 ) -> tuple[Sandbox | None, str | None, bool]:
     """(the session's sandbox or None, a one-line notice for the user or None, whether Bash
     must be refused).
@@ -55,7 +56,8 @@ def plan_sandbox(
     `Read` deny rules name, hidden inside (`denied_reads.py`).
 
     A session starts here, so this is also where what a killed tether left in the workspace
-    (placeholders) is removed.
+    (placeholders) is removed: before this returns, or, `stale_in_background`, on a thread
+    that the session's first command waits for (a session's build does not wait for it).
     """
     env = os.environ if environ is None else environ
     if settings.enabled is False:
@@ -124,7 +126,7 @@ def plan_sandbox(
     )
     if os.geteuid() == 0:
         sandbox = dataclasses.replace(sandbox, setid_scan=SetidScan(sandbox.writable_mounts()))
-    sandbox.remove_stale_placeholders()
+    sandbox.remove_stale_placeholders(in_background=stale_in_background)
     return sandbox, None, False
 
 

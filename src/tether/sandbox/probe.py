@@ -3,11 +3,13 @@
 The only reliable test is to run something: bubblewrap may be installed yet unable to create
 namespaces (disabled by a sysctl, by AppArmor, or inside a container). So `probe` runs `true`
 under the same kind of command line a session uses, once per process, and when that fails
-says which of those it is.
+says which of those it is. A session's probe (of the `bwrap` on PATH) that worked is kept for
+the next processes, as long as nothing it depends on changes (`probe_cache.py`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -18,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether.sandbox.bwrap import Sandbox
-from tether.sandbox.mounts import bwrap_help
+from tether.sandbox.mounts import bwrap_help, remember_help
+from tether.sandbox.placeholders import private_dir
+from tether.sandbox.probe_cache import fingerprint, remember, remembered
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -103,7 +107,34 @@ def probe(
     with _probing:  # a probe started in the background (`probe_soon`) is waited for
         status = _cache.get(key)
         if status is None:
-            status = _cache[key] = _probe(key[0] or "bwrap", effective_path, proc_sys)
+            if bwrap is None:  # the session's own: a success is kept between processes
+                status = _probe_or_remembered(effective_path, proc_sys)
+            else:
+                status = _probe(str(bwrap), effective_path, proc_sys)
+            _cache[key] = status
+    return status
+
+
+def _probe_or_remembered(search_path: str, proc_sys: Path) -> SandboxStatus:
+    """`bwrap` on `search_path` probed, or its success as an earlier process found it, when
+    nothing it depends on has changed since (`probe_cache.py`)."""
+    found = shutil.which("bwrap", path=search_path)
+    marks = None
+    if found is not None:
+        with contextlib.suppress(OSError):
+            marks = fingerprint(Path(found), proc_sys, tuple(s.file for s in _USERNS_SYSCTLS))
+    if found is not None and marks is not None:
+        answer = remembered(private_dir(), marks)
+        help_text = None if answer is None else answer.get("help")
+        disable_userns = None if answer is None else answer.get("disable_userns")
+        if isinstance(help_text, str) and isinstance(disable_userns, bool):
+            remove_abandoned_probes(Path(tempfile.gettempdir()))
+            remember_help(Path(found), help_text)
+            return SandboxStatus(True, None, Path(found), disable_userns)
+    status = _probe("bwrap", search_path, proc_sys)
+    if status.works and status.bwrap is not None and marks is not None:
+        answer = {"help": bwrap_help(status.bwrap), "disable_userns": status.disable_userns}
+        remember(private_dir(), marks, answer)
     return status
 
 
