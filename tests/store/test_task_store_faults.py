@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tether.store.task_records import NewTask, StoreUnavailable
+from tether.store.task_records import NewTask, StoreDamaged, StoreUnavailable
 from tether.store.task_store import default_store_path, open_task_store
 
 
@@ -16,11 +17,11 @@ def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     junk = b"this is not a database, it is a note\n" * 200
     path.write_bytes(junk)
-    with pytest.raises(StoreUnavailable) as caught:
+    with pytest.raises(StoreDamaged) as caught:
         open_task_store(None, project=tmp_path)
     assert str(caught.value) == (
-        f"{path} is not a usable task store (file is not a database): move it away to start "
-        "an empty one"
+        f"{path} is not a usable task store (file is not a database): restore it from a copy, "
+        "or move it away to start an empty one (the tasks in it are then lost)"
     )
     assert path.read_bytes() == junk
 
@@ -58,3 +59,22 @@ def test_store_urls_pick_their_kind(tmp_path: Path) -> None:
         open_task_store("mongo://x", project=tmp_path)
     with pytest.raises(StoreUnavailable, match=r"team name 'a b'"):
         open_task_store(None, project=tmp_path, team="a b")
+
+
+def test_a_file_damaged_under_an_open_store_is_said_damaged(tmp_path: Path) -> None:
+    store = open_task_store(None, project=tmp_path)
+    try:
+        store.create(NewTask(subject="one"))
+        claim = store.claim_next("w")
+        assert claim is not None
+        path = default_store_path(tmp_path)
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        path.write_bytes(b"\x5a\xa5" * 4096)
+        for step in (lambda: store.heartbeat(claim), store.list, lambda: store.claim_next("w")):
+            with pytest.raises(StoreDamaged) as caught:
+                step()
+            assert str(caught.value).startswith(f"{path} is not a usable task store (")
+    finally:
+        store.close()
