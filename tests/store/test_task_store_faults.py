@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import socket
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
 
-from tether.store.task_records import NewTask, StoreDamaged, StoreUnavailable
+from tether.store.task_records import NewTask, StoreDamaged, StoreLost, StoreUnavailable
 from tether.store.task_store import default_store_path, open_task_store
 
 
@@ -78,3 +79,45 @@ def test_a_file_damaged_under_an_open_store_is_said_damaged(tmp_path: Path) -> N
             assert str(caught.value).startswith(f"{path} is not a usable task store (")
     finally:
         store.close()
+
+
+def test_a_redis_board_that_lost_its_data_is_said_lost_not_empty(
+    redis_url: str, tmp_path: Path
+) -> None:
+    import redis
+
+    team = f"lost-{uuid.uuid4().hex[:8]}"
+    store = open_task_store(redis_url, project=tmp_path, team=team)
+    other = open_task_store(redis_url, project=tmp_path, team=team)
+    raw = redis.Redis.from_url(redis_url)
+    try:
+        store.create(NewTask(subject="a"))
+        claim = store.claim_next("w")
+        assert claim is not None
+        assert [t.subject for t in other.list()] == ["a"]  # the same board: one epoch
+        for key in raw.scan_iter(f"tether:{{{team}}}:*"):  # what a restart without data does
+            raw.delete(key)
+        steps = (
+            store.list,
+            lambda: store.claim_next("w"),
+            lambda: store.heartbeat(claim),
+            lambda: store.complete(claim, "done"),
+            lambda: store.get("1"),
+        )
+        for step in steps:
+            with pytest.raises(StoreLost, match="its epoch key is gone") as caught:
+                step()
+            assert str(caught.value).startswith(
+                f"the board of team '{team}' at {redis_url} lost its data ("
+            )
+        fresh = open_task_store(redis_url, project=tmp_path, team=team)  # a new board
+        try:
+            assert fresh.list() == []
+            with pytest.raises(StoreLost, match="its epoch key is another board's"):
+                other.claim_next("w")
+        finally:
+            fresh.close()
+    finally:
+        raw.close()
+        store.close()
+        other.close()

@@ -239,7 +239,10 @@ class Worker:
         finished = ran.finished
         if finished is None or finished.is_error or self._lost:
             return None
-        ran.recorded = await self.recorder.finished_under(claim)
+        try:
+            ran.recorded = await self.recorder.finished_under(claim)
+        except StoreUnavailable:
+            return None  # damaged, lost, or down after a stop: recording says so, and raises
         if ran.recorded is not None or every_call_denied(ran):
             return None
         hooks = session_hooks(session)

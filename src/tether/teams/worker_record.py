@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tether.store.task_records import Claim, LeaseLost, TaskStoreError
+from tether.store.task_records import Claim, LeaseLost, StoreUnavailable, TaskStoreError
 from tether.teams.prompts import Outcome, task_result
 from tether.teams.store_calls import StoreCalls
 from tether.teams.worker_ran import Ran, WorkerOptions, every_call_denied, first_line
@@ -57,10 +57,14 @@ class Recorder:
                     refused=ran.refused,
                 ),
             )
-            if ok:
-                await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
-            else:
-                await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+            try:
+                if ok:
+                    await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
+                else:
+                    await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+            except StoreUnavailable:  # damaged or lost: the caller stops; the result is said
+                self.say(f"#{task_id}'s result, not recorded: {text}")
+                raise
         except LeaseLost as e:
             recorded = await self.finished_under(claim)
             if recorded is None:
