@@ -147,6 +147,39 @@ def test_a_retried_task_continues_its_earlier_attempts_branch(
     assert (repo / "more.txt").read_text() == "second\n"
 
 
+def test_a_retry_that_changes_nothing_names_the_work_its_branch_holds(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    allow_writes(repo)
+    opened: list[int] = []
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        if is_first_call(request):
+            opened.append(1)
+        tree = worktree_of(repo, request)
+        if len(opened) == 1:  # the first attempt writes, then the model refuses: it fails
+            if step(request) == 0:
+                return tool_use("Write", file_path=str(tree / "notes.txt"), content="first\n")
+            return http_error(400, "the first attempt breaks")
+        return text("the notes were already there")  # the retry changes nothing
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "notes")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 0, err
+    tether(repo, "tasks", "retry", "1")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 0, err
+    tip = git(repo, "rev-parse", "tether/1")
+    shown = tether(repo, "tasks", "show", "1")
+    assert "Worktree: no changes\n" not in shown + "\n"
+    assert (
+        "Worktree: no changes in this run; tether/1 holds 1 unmerged commit(s) of this "
+        f"task's earlier work, last {tip[:12]}"
+    ) in shown
+    assert board(repo, [])["tasks"][0]["metadata"]["run"]["worktree"]["branch"] == "tether/1"
+
+
 def test_two_teams_in_one_repository_keep_their_branches_and_worktrees_apart(
     repo: Path, model_env: FakeModelServer
 ) -> None:
