@@ -107,6 +107,7 @@ async def _serve(
             OWNER_ENV: owner,
         },
     )
+    sessions.project_hooks()  # a settings error is said before any claim, not after one
     worker = Worker(
         calls=StoreCalls(store, say=say),
         options=WorkerOptions(
