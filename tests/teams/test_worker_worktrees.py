@@ -103,6 +103,21 @@ def test_worktrees_are_refused_outside_the_projects_own_repository(
     assert [t["attempts"] for t in board(project, [])["tasks"]] == [0]
 
 
+def test_a_failing_worktree_create_hook_gives_the_task_back_and_stops_the_worker(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    hook = {"hooks": [{"type": "command", "command": "echo 'out of disk' >&2; exit 3"}]}
+    write(repo / ".claude/settings.json", json.dumps({"hooks": {"WorktreeCreate": [hook]}}))
+    add_tasks(repo, [], "one", "two")
+    code, out, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 2, out
+    assert err.count("tether: error: ") == 1
+    assert "did not make task 1's worktree (exit 3: out of disk)" in err
+    tasks = board(repo, [])["tasks"]
+    assert [(t["status"], t["attempts"], t["owner"]) for t in tasks] == [("pending", 0, None)] * 2
+    assert model_env.requests == []
+
+
 def test_a_retried_task_continues_its_earlier_attempts_branch(
     repo: Path, model_env: FakeModelServer
 ) -> None:

@@ -20,7 +20,7 @@ from typing import Literal
 from tether.hooks import HookRunner
 from tether.hooks.output import describe
 from tether.teams.git import git_out
-from tether.teams.records import DEFAULT_TEAM, WorktreeError
+from tether.teams.records import DEFAULT_TEAM, WorktreeHookFailed
 from tether.teams.review import Overlap, task_overlaps
 from tether.teams.takeover import guarded, holds
 from tether.teams.worktrees import (
@@ -183,7 +183,7 @@ async def _create_by_hook(plan: WorktreePlan, hooks: HookRunner) -> TaskWorktree
             f"exit {run.exit_code}" if run.exit_code != 0 else "it printed no path"
         )
         said = f": {run.stderr.strip()}" if run.stderr.strip() else ""
-        raise WorktreeError(
+        raise WorktreeHookFailed(
             f"{describe(spec)} ({spec.source}) did not make task {plan.task_id}'s worktree "
             f"({why}{said}); it must print the new worktree's absolute path"
         )
