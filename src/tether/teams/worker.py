@@ -38,7 +38,7 @@ from tether.store.task_records import Claim, LeaseLost, StoreUnavailable, Task, 
 from tether.teams.branch_owner import task_owner
 from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
-from tether.teams.lifecycle import task_worktree
+from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import task_prompt
 from tether.teams.records import RepositoryError, WorktreeBusy, WorktreeError, task_name
 from tether.teams.store_calls import StoreCalls
@@ -163,6 +163,7 @@ class Worker:
                 fence=claim.fence,
                 hooks=self._hooks(),
                 owner=owner,
+                on_close=self._worktree_closed,
             ) as worktree_run:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = self._branch = worktree_run.worktree.branch
@@ -180,6 +181,10 @@ class Worker:
             return Ran(error=f"its worktree: {e}")
         ran.closed = worktree_run.closed
         return ran
+
+    def _worktree_closed(self, closed: Closed) -> None:
+        if not closed.branch_kept:
+            self._branch = None  # nothing of the task's on it: deleted
 
     def _gave_up(self, ran: Ran) -> bool:
         """Stopped before the session finished: the task goes back to the board."""
