@@ -22,7 +22,7 @@ def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
         open_task_store(None, project=tmp_path)
     assert str(caught.value) == (
         f"{path} is not a usable task store (file is not a database): restore it from a copy, "
-        "or move it away to start an empty one (the tasks in it are then lost)"
+        "or move it away to start an empty one (what it holds is then lost)"
     )
     assert path.read_bytes() == junk
 

@@ -33,7 +33,7 @@ def is_damage(e: sqlite3.Error) -> bool:
 def damaged_text(path: Path, what: str, e: sqlite3.Error | str) -> str:
     return (
         f"{path} is not a usable {what} ({e}): restore it from a copy, or move it away "
-        "to start an empty one (the tasks in it are then lost)"
+        "to start an empty one (what it holds is then lost)"
     )
 
 
