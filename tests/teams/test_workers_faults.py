@@ -4,6 +4,7 @@ with backoff and carry on: nothing lost, nothing done twice), and Redis down at 
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import uuid
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tether.store.task_store import open_task_store
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text
+from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text
 from tether.testing.cli_runner import run_cli_process
 from tether.testing.redis_server import RedisServer, RedisUnavailable
 from tether.testing.workers import task_answers
@@ -163,3 +164,21 @@ def test_redis_back_without_its_data_stops_the_workers_saying_the_board_is_lost(
     assert "completed #" not in out
     assert "dropped #" not in out
     assert "Traceback" not in err
+
+
+def test_a_task_the_model_always_stalls_on_fails_after_a_few_give_backs(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    model_env.responder = task_answers(lambda _, __: reply(text("never said"), stall_after=1))
+    add_tasks(repo, [], "the model hangs on it")
+    env = {**os.environ, "TETHER_MODEL_IDLE_TIMEOUT_MS": "200", "TETHER_RETRY_DELAY_MS": "1"}
+    code, out, err = finish(start_worker(repo, "--until-idle", env=env))
+    assert code == 0, err
+    assert out.count("gave #1 back to the board (attempt not counted)") == 2
+    assert "failed #1" in out
+    [task] = board(repo, [])["tasks"]
+    assert (task["status"], task["attempts"]) == ("failed", 1)
+    assert task["error"].startswith(
+        "the model stalled on this task 3 times (each attempt given back, uncounted): "
+    )
+    assert "idle timeout; TETHER_MODEL_IDLE_TIMEOUT_MS raises it" in task["error"]
