@@ -93,10 +93,14 @@ def test_at_80_columns_the_subject_keeps_room() -> None:
     console = Console(record=True, width=80)
     console.print(board_view(_FakeStore(), [task], 130.0))  # pyright: ignore[reportArgumentType]
     lines = console.export_text().splitlines()
-    # The subject wraps in a column of its own, whole words; the owner gives way instead.
-    assert lines[3].split()[:5] == ["12", "in_progress", "medium", "teammate", "worker-12…"]
+    # The subject wraps in a column of its own, whole words; the owner gives way instead,
+    # folded whole (workers differ by the pid and host at the end of their names).
+    assert lines[3].split()[:5] == ["12", "in_progress", "medium", "teammate", "worker-123"]
     assert lines[3].rstrip().endswith("$0.1234")
     assert [line.split()[0] for line in lines[4:6]] == ["review", "parser"]
+    at = lines[3].index("worker-123")
+    owner = "".join(line[at : at + 10].strip() for line in lines[3:])
+    assert owner == "worker-123456@a-long-host-name"
 
 
 class _FakeStore:

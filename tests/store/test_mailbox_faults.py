@@ -130,8 +130,8 @@ def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailable) as caught:
         open_team_store(None, project=tmp_path, team="crew")
     assert str(caught.value) == (
-        f"{path} is not a usable mailbox store (file is not a database): move it away to start "
-        "an empty one"
+        f"{path} is not a usable mailbox store (file is not a database): restore it from a "
+        "copy, or move it away to start an empty one (what it holds is then lost)"
     )
     assert path.read_bytes() == junk
 

@@ -273,8 +273,12 @@ def test_remove_refuses_dependencies_and_work_in_progress(store: TaskStore) -> N
         store.remove(a)
     assert store.remove(b).id == b
     claim = store.claim(a, "w")
-    with pytest.raises(TaskStoreError, match="being worked on by w"):
+    with pytest.raises(TaskStoreError) as caught:
         store.remove(a)
+    assert str(caught.value) == (
+        "task #1 is being worked on by w: remove it once that run ends (stop the worker with "
+        "Ctrl+C, and it goes back to the board), or let it finish"
+    )
     store.release(claim)
     store.remove(a)
     assert store.list() == []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
 
-from tether.store.task_records import NewTask, StoreUnavailable
+from tether.store.task_records import NewTask, StoreDamaged, StoreLost, StoreUnavailable
 from tether.store.task_store import default_store_path, open_task_store
 
 
@@ -16,11 +18,11 @@ def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     junk = b"this is not a database, it is a note\n" * 200
     path.write_bytes(junk)
-    with pytest.raises(StoreUnavailable) as caught:
+    with pytest.raises(StoreDamaged) as caught:
         open_task_store(None, project=tmp_path)
     assert str(caught.value) == (
-        f"{path} is not a usable task store (file is not a database): move it away to start "
-        "an empty one"
+        f"{path} is not a usable task store (file is not a database): restore it from a copy, "
+        "or move it away to start an empty one (what it holds is then lost)"
     )
     assert path.read_bytes() == junk
 
@@ -58,3 +60,64 @@ def test_store_urls_pick_their_kind(tmp_path: Path) -> None:
         open_task_store("mongo://x", project=tmp_path)
     with pytest.raises(StoreUnavailable, match=r"team name 'a b'"):
         open_task_store(None, project=tmp_path, team="a b")
+
+
+def test_a_file_damaged_under_an_open_store_is_said_damaged(tmp_path: Path) -> None:
+    store = open_task_store(None, project=tmp_path)
+    try:
+        store.create(NewTask(subject="one"))
+        claim = store.claim_next("w")
+        assert claim is not None
+        path = default_store_path(tmp_path)
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        path.write_bytes(b"\x5a\xa5" * 4096)
+        for step in (lambda: store.heartbeat(claim), store.list, lambda: store.claim_next("w")):
+            with pytest.raises(StoreDamaged) as caught:
+                step()
+            assert str(caught.value).startswith(f"{path} is not a usable task store (")
+    finally:
+        store.close()
+
+
+def test_a_redis_board_that_lost_its_data_is_said_lost_not_empty(
+    redis_url: str, tmp_path: Path
+) -> None:
+    import redis
+
+    team = f"lost-{uuid.uuid4().hex[:8]}"
+    store = open_task_store(redis_url, project=tmp_path, team=team)
+    other = open_task_store(redis_url, project=tmp_path, team=team)
+    raw = redis.Redis.from_url(redis_url)
+    try:
+        store.create(NewTask(subject="a"))
+        claim = store.claim_next("w")
+        assert claim is not None
+        assert [t.subject for t in other.list()] == ["a"]  # the same board: one epoch
+        for key in raw.scan_iter(f"tether:{{{team}}}:*"):  # what a restart without data does
+            raw.delete(key)
+        steps = (
+            store.list,
+            lambda: store.claim_next("w"),
+            lambda: store.heartbeat(claim),
+            lambda: store.complete(claim, "done"),
+            lambda: store.get("1"),
+        )
+        for step in steps:
+            with pytest.raises(StoreLost, match="its epoch key is gone") as caught:
+                step()
+            assert str(caught.value).startswith(
+                f"the board of team '{team}' at {redis_url} lost its data ("
+            )
+        fresh = open_task_store(redis_url, project=tmp_path, team=team)  # a new board
+        try:
+            assert fresh.list() == []
+            with pytest.raises(StoreLost, match="its epoch key is another board's"):
+                other.claim_next("w")
+        finally:
+            fresh.close()
+    finally:
+        raw.close()
+        store.close()
+        other.close()

@@ -59,3 +59,22 @@ def test_the_main_workspaces_local_instructions_apply_in_a_worktree_and_nothing_
     assert system.count("SHARED-RULE: checked in") == 1
     assert system.count("LOCAL-RULE: mine") == 1
     assert system.count("IMPORTED-NOTE") == 1
+
+
+def test_a_worktree_session_has_the_main_workspaces_memory_and_local_servers(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    write(repo / ".gitignore", ".tether/\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "ignore")
+    write(repo / ".tether/memory.md", "MEMORY-NOTE: the main workspace's\n")
+    local = {"mcpServers": {"mine": {"command": 5}}}  # read, and said to be unusable
+    write(repo / ".tether/mcp.local.json", json.dumps(local))
+    model_env.responder = task_answers(lambda task_id, request: text(f"done {task_id}"))
+    add_tasks(repo, [], "in a worktree")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--worktrees", "--trust-workspace"))
+    assert code == 0, err
+    [request] = model_env.requests
+    assert request.system().count("MEMORY-NOTE: the main workspace's") == 1
+    assert "mcp.local.json" in err
+    assert "mine" in err

@@ -103,6 +103,21 @@ def test_worktrees_are_refused_outside_the_projects_own_repository(
     assert [t["attempts"] for t in board(project, [])["tasks"]] == [0]
 
 
+def test_a_failing_worktree_create_hook_gives_the_task_back_and_stops_the_worker(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    hook = {"hooks": [{"type": "command", "command": "echo 'out of disk' >&2; exit 3"}]}
+    write(repo / ".claude/settings.json", json.dumps({"hooks": {"WorktreeCreate": [hook]}}))
+    add_tasks(repo, [], "one", "two")
+    code, out, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 2, out
+    assert err.count("tether: error: ") == 1
+    assert "did not make task 1's worktree (exit 3: out of disk)" in err
+    tasks = board(repo, [])["tasks"]
+    assert [(t["status"], t["attempts"], t["owner"]) for t in tasks] == [("pending", 0, None)] * 2
+    assert model_env.requests == []
+
+
 def test_a_retried_task_continues_its_earlier_attempts_branch(
     repo: Path, model_env: FakeModelServer
 ) -> None:
@@ -145,6 +160,39 @@ def test_a_retried_task_continues_its_earlier_attempts_branch(
     assert merged.startswith("merged tether/1 into main")
     assert (repo / "notes.txt").read_text() == "first\n"
     assert (repo / "more.txt").read_text() == "second\n"
+
+
+def test_a_retry_that_changes_nothing_names_the_work_its_branch_holds(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    allow_writes(repo)
+    opened: list[int] = []
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        if is_first_call(request):
+            opened.append(1)
+        tree = worktree_of(repo, request)
+        if len(opened) == 1:  # the first attempt writes, then the model refuses: it fails
+            if step(request) == 0:
+                return tool_use("Write", file_path=str(tree / "notes.txt"), content="first\n")
+            return http_error(400, "the first attempt breaks")
+        return text("the notes were already there")  # the retry changes nothing
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "notes")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 0, err
+    tether(repo, "tasks", "retry", "1")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--worktrees", env=trusted()))
+    assert code == 0, err
+    tip = git(repo, "rev-parse", "tether/1")
+    shown = tether(repo, "tasks", "show", "1")
+    assert "Worktree: no changes\n" not in shown + "\n"
+    assert (
+        "Worktree: no changes in this run; tether/1 holds 1 unmerged commit(s) of this "
+        f"task's earlier work, last {tip[:12]}"
+    ) in shown
+    assert board(repo, [])["tasks"][0]["metadata"]["run"]["worktree"]["branch"] == "tether/1"
 
 
 def test_two_teams_in_one_repository_keep_their_branches_and_worktrees_apart(

@@ -270,6 +270,21 @@ def test_a_session_that_cannot_be_built_stops_the_worker_and_gives_the_task_back
     assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)
 
 
+def test_a_settings_error_is_said_before_any_task_is_claimed(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    add_tasks(repo, [], "never claimed")
+    settings = repo / ".claude/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"NoSuchEvent": []}}))
+    code, out, err = finish(start_worker(repo, "--until-idle", "--trust-workspace"))
+    assert code == 2
+    assert err.startswith(f"tether: error: settings file {settings}: hooks.NoSuchEvent: unknown")
+    assert "claimed" not in out
+    task = board(repo, [])["tasks"][0]
+    assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)
+
+
 def test_sigterm_to_the_parent_reaches_every_worker(repo: Path, model_env: FakeModelServer) -> None:
     release = threading.Event()
 

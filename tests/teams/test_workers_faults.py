@@ -4,6 +4,7 @@ with backoff and carry on: nothing lost, nothing done twice), and Redis down at 
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import uuid
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tether.store.task_store import open_task_store
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text
+from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text
 from tether.testing.cli_runner import run_cli_process
 from tether.testing.redis_server import RedisServer, RedisUnavailable
 from tether.testing.workers import task_answers
@@ -97,7 +98,7 @@ def test_bad_counts_and_leases_are_refused(repo: Path) -> None:
         assert done.stderr.splitlines()[-1] == f"tether worker: error: {said}"
 
 
-def test_redis_restarted_empty_mid_task_is_said_and_the_result_kept_in_the_output(
+def test_redis_restarted_empty_mid_task_is_said_lost_and_the_result_kept_in_the_output(
     repo: Path, model_env: FakeModelServer
 ) -> None:
     try:
@@ -123,7 +124,61 @@ def test_redis_restarted_empty_mid_task_is_said_and_the_result_kept_in_the_outpu
     finally:
         gate.set()
         redis.stop()
-    assert code == 0, err
+    assert code == 2, err
     assert "Traceback" not in err
-    assert "dropped #1: task #1 was removed while worker-" in out
-    assert "; its result, not recorded: done task 1" in out
+    assert "lost its data (its epoch key is gone: the Redis server restarted" in err
+    assert "dropped #1" not in out
+    assert "#1's result, not recorded: done task 1" in out
+
+
+def test_redis_back_without_its_data_stops_the_workers_saying_the_board_is_lost(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    try:
+        redis = RedisServer.start()
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    team = f"n-{uuid.uuid4().hex[:8]}"
+    store = ["--store", redis.url, "--team", team]
+    gate = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        gate.wait(timeout=300)
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(answer)
+    try:
+        add_tasks(repo, store, *(f"t{n}" for n in range(1, 5)))
+        workers = start_worker(repo, "--count", "2", "--until-idle", *store)
+        wait_for(lambda: len(model_env.requests) >= 2, "both workers' sessions under way")
+        redis.kill()
+        redis = RedisServer.start(port=redis.port)  # empty: nothing was kept
+        gate.set()
+        code, out, err = finish(workers)
+    finally:
+        gate.set()
+        redis.stop()
+    assert code == 2, (out, err)
+    assert err.count(f"the board of team '{team}' at {redis.url} lost its data") == 2
+    assert out.count(": nothing was recorded for it") == 2
+    assert "completed #" not in out
+    assert "dropped #" not in out
+    assert "Traceback" not in err
+
+
+def test_a_task_the_model_always_stalls_on_fails_after_a_few_give_backs(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    model_env.responder = task_answers(lambda _, __: reply(text("never said"), stall_after=1))
+    add_tasks(repo, [], "the model hangs on it")
+    env = {**os.environ, "TETHER_MODEL_IDLE_TIMEOUT_MS": "200", "TETHER_RETRY_DELAY_MS": "1"}
+    code, out, err = finish(start_worker(repo, "--until-idle", env=env))
+    assert code == 0, err
+    assert out.count("gave #1 back to the board (attempt not counted)") == 2
+    assert "failed #1" in out
+    [task] = board(repo, [])["tasks"]
+    assert (task["status"], task["attempts"]) == ("failed", 1)
+    assert task["error"].startswith(
+        "the model stalled on this task 3 times (each attempt given back, uncounted): "
+    )
+    assert "idle timeout; TETHER_MODEL_IDLE_TIMEOUT_MS raises it" in task["error"]

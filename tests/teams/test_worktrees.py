@@ -27,7 +27,7 @@ async def test_a_task_runs_in_its_own_worktree_and_its_work_stays_on_its_branch(
         write(wt.path / "new/file.txt", "new\n")
         assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
     commit = git(repo, "rev-parse", "tether/7")
-    assert run.closed == Closed("completed", commit, (), True)
+    assert run.closed == Closed("completed", commit, (), True, unmerged=1, tip=commit)
     assert not wt.path.exists()
     assert git(repo, "show", "tether/7:a.txt") == "changed by 7"
     assert git(repo, "show", "tether/7:new/file.txt") == "new"

@@ -62,3 +62,25 @@ async def test_merge_takes_a_bare_id_as_the_team_of_team_or_tether_team(repo: Pa
     by_flag = run_cli_process(["worktrees", "merge", "#1", "--team", "beta"], cwd=repo, env=env)
     assert (by_flag.exit_code, by_flag.stderr) == (0, "")
     assert by_flag.stdout.startswith("merged tether/beta/1 into main")
+
+
+async def test_clean_leaves_no_empty_directories_behind(repo: Path) -> None:
+    for team in ("alpha", "beta"):
+        async with task_worktree(repo, "1", team=team):
+            pass  # nothing changed: the branch goes at once
+    async with task_worktree(repo, "2", team="alpha") as run:
+        write(run.worktree.path / "a.txt", "kept\n")
+    cleaned = worktrees(repo, "clean")
+    assert cleaned.exit_code == 0, cleaned.stderr
+    root = repo / ".tether/worktrees"
+    left = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    assert left == [".gitignore"]
+    assert git(repo, "branch", "--list", "tether/*").split() == ["tether/alpha/2"]
+    nothing = worktrees(repo, "merge", "alpha/1")
+    assert (nothing.exit_code, nothing.stdout) == (1, "")
+    assert nothing.stderr == (
+        "tether worktrees: task alpha/1 has no branch to merge: a task's branch is kept only "
+        "while it holds unmerged work, so the task committed nothing, or its work is merged "
+        "already (`tether tasks show 1 --team alpha` says which; tether worktrees list shows "
+        "the task branches)\n"
+    )

@@ -121,9 +121,10 @@ def board_view(
 
 _COLUMNS: dict[str, dict[str, Any]] = {
     # The subject keeps room on a narrow terminal: it wraps, and the owner (a long worker
-    # name) and dependencies give way first.
+    # name) and dependencies give way first. The owner folds rather than being cut: workers
+    # differ by the pid and host at the end of their names (`worker-PID@HOST`).
     "subject": {"min_width": 12, "ratio": 1, "overflow": "fold"},
-    "owner": {"max_width": 10, "no_wrap": True, "overflow": "ellipsis"},
+    "owner": {"max_width": 10, "overflow": "fold"},
     "lease": {"overflow": "fold"},
     "after": {"max_width": 6, "overflow": "fold"},
     "cost": {"min_width": 7, "no_wrap": True},

@@ -362,11 +362,13 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         extra_dirs=extra_dirs,
         permissions=gate.permissions,
     )
-    memory_path: Path | None = workspace / ".tether" / "memory.md"
+    # The memory is the main workspace's (a task worktree has none of its own: `.tether/` is
+    # not in git), as its settings and local files are.
+    memory_path: Path | None = settings_root / ".tether" / "memory.md"
     registry = ToolRegistry(tools)
     memory, memory_notes, memory_whole = "", list[str](), True
-    if sources.admits(workspace / ".tether" / "memory.md"):
-        memory, memory_notes, memory_whole = _memory(workspace / ".tether" / "memory.md")
+    if sources.admits(settings_root / ".tether" / "memory.md"):
+        memory, memory_notes, memory_whole = _memory(settings_root / ".tether" / "memory.md")
     else:
         memory_path = None  # the project's file, and the project's files are not read
     if not memory_whole:
@@ -497,7 +499,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
     mcp, problems = mcp_setup(
-        workspace,
+        settings_root,  # a task worktree's servers are its main workspace's (local ones too)
         home=user_home,
         tether_home=home,
         env=env,

@@ -12,6 +12,11 @@ an untrusted workspace's own hooks, servers and grants are skipped (said once) u
 running session and gives its task back to the board (not a counted attempt); a second one
 stops at once (the lease then runs out and the task is claimed again).
 
+A store that is down is waited for (backoff); one that is damaged (a malformed SQLite file)
+or lost (a Redis board whose data is gone) stops the worker at once, naming it and the task
+it held (whose work stays committed on its branch). A stop while the store is down does not
+wait for it.
+
 Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store, the settings
 or the repository (`--worktrees`) cannot be used, naming it; 128+N stopped by signal N.
 """
@@ -26,7 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tether.cli.tasks_cmd import add_board_options, say_reaped
@@ -34,7 +39,12 @@ from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
-from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable
+from tether.store.task_records import (
+    DEFAULT_LEASE_S,
+    StoreDamaged,
+    StoreLost,
+    StoreUnavailable,
+)
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
@@ -97,6 +107,7 @@ async def _serve(
             OWNER_ENV: owner,
         },
     )
+    sessions.project_hooks()  # a settings error is said before any claim, not after one
     worker = Worker(
         calls=StoreCalls(store, say=say),
         options=WorkerOptions(
@@ -134,18 +145,44 @@ async def _serve(
 
         loop.add_reader(parent, on_parent_gone)
     say(f"working on team {choice.team!r} ({store_url})")
+    failed: StoreUnavailable | None = None
     try:
         await worker.run()
     except asyncio.CancelledError:
         say("stopped at once; a task held now goes back to the board when its lease runs out")
+    except StoreUnavailable as e:
+        failed = e
     finally:
         for signum in _STOP_SIGNALS:
             loop.remove_signal_handler(signum)
         if parent is not None:
             loop.remove_reader(parent)
             os.close(parent)
+    if failed is not None:
+        say(f"stopped after {len(worker.done)} task(s)")
+        return _store_failed(failed, worker.held, say, signum=seen[0] if seen else None)
     say(f"stopped after {len(worker.done)} task(s)")
     return 128 + seen[0] if seen else 0
+
+
+def _store_failed(
+    e: StoreUnavailable, held: str | None, say: Callable[[str], None], *, signum: int | None
+) -> int:
+    """A store that failed for good (damaged, lost), or that was down when the worker was
+    told to stop: said, naming the store and the task held. 2, or 128+N when stopped by
+    signal N while the store was only down."""
+    lasting = isinstance(e, StoreDamaged | StoreLost)
+    if held is not None:
+        fate = (
+            "nothing was recorded for it"
+            if lasting
+            else "it goes back to the board when its lease runs out"
+        )
+        say(f"was holding {held}: {fate}")
+    if signum is not None and not lasting:
+        say(f"stopped while the task store was unavailable: {e}")
+        return 128 + signum
+    return _error(str(e))
 
 
 def _run_many(argv: Sequence[str], count: int) -> int:

@@ -9,15 +9,22 @@ Times are the server's (`TIME`), so leases mean the same on every machine.
 Keys, under `tether:{TEAM}:`: `task:ID` (a hash: the task's JSON in `data`, and the fields a
 claim changes beside it), `ids` (every id), `ready` (claimable ids, scored in claim order),
 `leases` (held ids, scored by expiry), `deps:ID` (ids of the tasks that depend on ID),
-`seq` and `fence` (counters).
+`seq` and `fence` (counters), `epoch` (the team's data identity: a random value set once,
+shared with the mailboxes).
+
+A store remembers the epoch it opened and checks it with every step (watched in a
+transaction, compared in the claim script): a server that restarted without its data, or was
+flushed, has lost it or holds another, and every step then raises `StoreLost` instead of
+reading the empty board as "no tasks" or "task removed".
 """
 
 from __future__ import annotations
 
 import random
 import time
+import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from tether.store import task_graph as graph
@@ -28,6 +35,7 @@ from tether.store.task_records import (
     DEFAULT_MAX_ATTEMPTS,
     PRIORITY_RANK,
     Claim,
+    StoreLost,
     StoreUnavailable,
     Task,
 )
@@ -46,6 +54,7 @@ CLAIM_FIELDS = ("status", "owner", "attempts", "fence", "lease_expires_at", "sta
 _CLAIM_SCRIPT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+if redis.call('GET', KEYS[4]) ~= ARGV[4] then return -1 end
 local prefix, owner, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local offset = 0
 while true do
@@ -103,6 +112,24 @@ class RedisTaskStore(GraphStore):
         except (*self._errors, ValueError) as e:
             raise StoreUnavailable(f"cannot reach the task store at {self.url}: {e}") from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
+        try:
+            self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
+            self._epoch = str(self._r.get(self.key("epoch")))
+        except self._errors as e:
+            raise StoreUnavailable(f"cannot reach the task store at {self.url}: {e}") from None
+
+    def _check_epoch(self, found: object) -> None:
+        """`StoreLost` unless `found` is the epoch this store opened."""
+        if found == self._epoch:
+            return
+        what = "its epoch key is gone" if found is None else "its epoch key is another board's"
+        raise StoreLost(
+            f"the board of team {self.team!r} at {self.url} lost its data ({what}: the Redis "
+            "server restarted without persistence, or was flushed); the tasks that were on it "
+            "are gone, none was completed by this worker since. Add them again with `tether "
+            "tasks add`, and keep Redis's data (appendonly yes) for a board that must outlive "
+            "a restart"
+        )
 
     def key(self, name: str) -> str:
         return self._prefix + name
@@ -111,6 +138,8 @@ class RedisTaskStore(GraphStore):
         for conflicts in range(MAX_CONFLICTS):
             try:
                 with self._r.pipeline(transaction=True) as pipe:
+                    pipe.watch(self.key("epoch"))
+                    self._check_epoch(pipe.get(self.key("epoch")))
                     seconds, micros = self._r.time()
                     tx = _RedisTx(self, pipe, seconds + micros / 1e6)
                     result = step(tx)
@@ -128,12 +157,14 @@ class RedisTaskStore(GraphStore):
         try:
             ids = self._r.zrange(self.key("ids"), 0, -1)
             with self._r.pipeline(transaction=True) as pipe:
+                pipe.get(self.key("epoch"))
                 for task_id in ids:
                     pipe.hgetall(self.key(f"task:{task_id}"))
                     pipe.smembers(self.key(f"deps:{task_id}"))
-                replies = pipe.execute()
+                epoch, *replies = pipe.execute()
         except self._errors as e:
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        self._check_epoch(epoch)
         tasks: list[Task] = []
         for fields, blocks in zip(replies[::2], replies[1::2], strict=True):
             if fields:
@@ -151,13 +182,16 @@ class RedisTaskStore(GraphStore):
     ) -> Claim | None:
         self.reap_expired(max_attempts=max_attempts)
         try:
-            keys = [self.key("ready"), self.key("leases"), self.key("fence")]
-            taken = self._claim(keys=keys, args=[self.key("task:"), owner, lease_s])
+            keys = [self.key(name) for name in ("ready", "leases", "fence", "epoch")]
+            args = [self.key("task:"), owner, lease_s, self._epoch]
+            taken: object = self._claim(keys=keys, args=args)
+            if taken == -1:  # the epoch was not this store's: say which way
+                self._check_epoch(self._r.get(self.key("epoch")))
         except self._errors as e:
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
-        if not taken:
+        if not isinstance(taken, list):
             return None
-        _, fence, expires, flat = taken
+        _, fence, expires, flat = cast("list[Any]", taken)
         task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
         return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
 

@@ -14,10 +14,27 @@ import threading
 from collections.abc import Generator
 from pathlib import Path
 
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreUnavailable
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a transaction waits for another process's write lock before giving up."""
+
+_DAMAGED_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+"""SQLite's primary result codes for a file whose contents are damaged ("database disk
+image is malformed", "file is not a database"): lasting, unlike a busy or locked file."""
+
+
+def is_damage(e: sqlite3.Error) -> bool:
+    """Whether `e` says the file itself is damaged (its primary result code)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
+
+
+def damaged_text(path: Path, what: str, e: sqlite3.Error | str) -> str:
+    return (
+        f"{path} is not a usable {what} ({e}): restore it from a copy, or move it away "
+        "to start an empty one (what it holds is then lost)"
+    )
 
 
 class SqliteFile:
@@ -41,6 +58,8 @@ class SqliteFile:
             self._migrate(schema, schema_key, version)
         except sqlite3.DatabaseError as e:
             self.db.close()
+            if is_damage(e):
+                raise StoreDamaged(damaged_text(path, what, e)) from None
             raise StoreUnavailable(
                 f"{path} is not a usable {what} ({e}): move it away to start an empty one"
             ) from None
@@ -66,7 +85,9 @@ class SqliteFile:
             try:
                 yield self.db
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # a damaged file may have ended it already
+                    with contextlib.suppress(sqlite3.Error):
+                        self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
 
@@ -77,7 +98,10 @@ class SqliteFile:
             yield self.db
 
     def unavailable(self, e: sqlite3.DatabaseError) -> StoreUnavailable:
-        """What a failed statement is said as."""
+        """What a failed statement is said as: `StoreDamaged` when the file is damaged
+        (lasting: nothing retries it), else `StoreUnavailable` (busy, locked, a full disk)."""
+        if is_damage(e):
+            return StoreDamaged(damaged_text(self.path, self.what, e))
         return StoreUnavailable(f"{self.what} {self.path}: {e}")
 
     def close(self) -> None:

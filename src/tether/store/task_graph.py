@@ -331,7 +331,10 @@ def remove_task(tx: BoardTx, task_id: str) -> Task:
         names = ", ".join(f"#{d}" for d in sorted(dependents, key=int))
         raise TaskStoreError(f"task #{task.id} is a dependency of {names}: remove those first")
     if task.status == "in_progress":
-        raise TaskStoreError(f"task #{task.id} is being worked on by {task.owner}")
+        raise TaskStoreError(
+            f"task #{task.id} is being worked on by {task.owner}: remove it once that run ends "
+            "(stop the worker with Ctrl+C, and it goes back to the board), or let it finish"
+        )
     tx.delete(task)
     return task
 

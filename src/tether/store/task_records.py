@@ -119,3 +119,15 @@ class LeaseLost(TaskStoreError):
 class StoreUnavailable(Exception):
     """The store cannot be used at all (Redis unreachable, a file that is not a task store):
     the message names where and why. Nothing falls back to another store."""
+
+
+class StoreDamaged(StoreUnavailable):
+    """The store answers, but what it holds is damaged (a SQLite file that is malformed or
+    not a database): waiting will not mend it, so nothing retries it. The message names the
+    file and what to do."""
+
+
+class StoreLost(StoreUnavailable):
+    """The board this client opened is gone: its identity key is missing or another's (a
+    Redis server restarted without its data, or flushed). Its tasks went with it; nothing
+    retries it, and nothing done on it since may be reported as done."""

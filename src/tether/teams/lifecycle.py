@@ -19,7 +19,8 @@ from typing import Literal
 
 from tether.hooks import HookRunner
 from tether.hooks.output import describe
-from tether.teams.records import DEFAULT_TEAM, WorktreeError
+from tether.teams.git import git_out
+from tether.teams.records import DEFAULT_TEAM, WorktreeHookFailed
 from tether.teams.review import Overlap, task_overlaps
 from tether.teams.takeover import guarded, holds
 from tether.teams.worktrees import (
@@ -30,6 +31,7 @@ from tether.teams.worktrees import (
     commit_work,
     plan_worktree,
     remove_worktree,
+    unmerged_count,
 )
 
 Outcome = Literal["completed", "failed", "interrupted"]
@@ -48,6 +50,11 @@ class Closed:
     """False when the branch held no unmerged work and was deleted."""
     notes: tuple[str, ...] = ()
     """Problems of WorktreeRemove hooks, for the user."""
+    unmerged: int = 0
+    """Commits on the branch that no other branch holds, this run's commit among them: the
+    task's work so far (an earlier attempt's, a taken-over run's), merged nowhere yet."""
+    tip: str | None = None
+    """The branch's last commit at the end, when `unmerged`."""
 
 
 @dataclass
@@ -102,6 +109,8 @@ async def close_worktree(
         commit = commit_work(
             worktree, message if outcome == "completed" else f"{message} ({outcome})"
         )
+        unmerged = unmerged_count(worktree.repo, worktree.branch)
+        tip = git_out(worktree.repo, "rev-parse", worktree.branch) if unmerged else None
     overlaps = tuple(task_overlaps(worktree))
     notes: tuple[str, ...] = ()
     cancelled = False
@@ -113,7 +122,7 @@ async def close_worktree(
     kept = remove_worktree(worktree)
     if cancelled:
         raise asyncio.CancelledError
-    return Closed(outcome, commit, overlaps, kept, notes)
+    return Closed(outcome, commit, overlaps, kept, notes, unmerged, tip)
 
 
 @asynccontextmanager
@@ -174,7 +183,7 @@ async def _create_by_hook(plan: WorktreePlan, hooks: HookRunner) -> TaskWorktree
             f"exit {run.exit_code}" if run.exit_code != 0 else "it printed no path"
         )
         said = f": {run.stderr.strip()}" if run.stderr.strip() else ""
-        raise WorktreeError(
+        raise WorktreeHookFailed(
             f"{describe(spec)} ({spec.source}) did not make task {plan.task_id}'s worktree "
             f"({why}{said}); it must print the new worktree's absolute path"
         )

@@ -111,11 +111,20 @@ def _what(denial: PermissionDenial) -> str:
 def _worktree(closed: Closed | None, branch: str | None) -> list[str]:
     if closed is None:
         return []
-    if closed.commit is None:
+    where = f"on {branch}" if closed.branch_kept and branch else "(branch deleted: merged)"
+    earlier = closed.unmerged - (closed.commit is not None)
+    if closed.commit is None and earlier <= 0:
         work = "no changes"
+    elif closed.commit is None:
+        tip = f", last {closed.tip[:12]}" if closed.tip else ""
+        work = (
+            f"no changes in this run; {branch or 'its branch'} holds {earlier} unmerged "
+            f"commit(s) of this task's earlier work{tip}"
+        )
     else:
-        where = f"on {branch}" if closed.branch_kept and branch else "(branch deleted: merged)"
         work = f"committed {closed.commit[:12]} {where}"
+        if earlier > 0:
+            work += f", after {earlier} unmerged commit(s) of this task's earlier work"
     lines = [f"Worktree: {work}"]
     if closed.overlaps:
         lines.append("Files other task branches changed too (merging may conflict):")

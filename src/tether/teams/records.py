@@ -49,6 +49,12 @@ class RepositoryError(WorktreeError):
     worker refuses once, before claiming, and gives back a task it met it with."""
 
 
+class WorktreeHookFailed(RepositoryError):
+    """A WorktreeCreate hook did not make the worktree (it failed, or printed no path). As in
+    Claude Code, the creation fails; the hook is the project's configuration, not the task's
+    doing, and would meet every task: a worker gives the task back uncounted and stops."""
+
+
 def check_task_id(task_id: str) -> str:
     """`task_id` if it can name a directory and a branch as is; `WorktreeError` otherwise."""
     if not _TASK_ID.fullmatch(task_id):

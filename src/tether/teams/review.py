@@ -4,12 +4,15 @@ or more changed (reported before any worktree is removed), merging one into the 
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from tether.teams.git import git_out, identity_args, nul_split, run_git
 from tether.teams.records import (
+    BRANCH_PREFIX,
+    WORKTREES_DIR,
     WorktreeError,
     WorktreeRecord,
     branch_task,
@@ -164,7 +167,21 @@ def clean_worktrees(start: Path) -> Cleaned:
             delete_if_empty(repo, state.branch)
             removed.append(state.branch)
     drop_idle_locks(repo)
+    _drop_empty_directories(repo / WORKTREES_DIR)
     return Cleaned(tuple(removed), tuple(kept), tuple(notes))
+
+
+def _drop_empty_directories(directory: Path, *, top: bool = True) -> None:
+    """Remove the empty directories under `directory` (a team's, the locks', the orphans'),
+    deepest first, not going into worktrees; one that is not empty, or that a run fills
+    meanwhile, stays."""
+    with contextlib.suppress(OSError):  # gone meanwhile: nothing to do
+        for child in directory.iterdir():
+            if child.is_dir() and not child.is_symlink() and not (child / ".git").exists():
+                _drop_empty_directories(child, top=False)
+    if not top:
+        with contextlib.suppress(OSError):  # not empty: left as it is
+            directory.rmdir()
 
 
 def resolve_branch(repo: Path, task_or_branch: str) -> str:
@@ -176,7 +193,16 @@ def resolve_branch(repo: Path, task_or_branch: str) -> str:
         return task_or_branch
     own = [b for b in branches if _task_of(b) == task_or_branch]
     if not own:
-        raise WorktreeError(f"no task branch for {task_or_branch!r} (see tether worktrees list)")
+        if branch_task(f"{BRANCH_PREFIX}{task_or_branch}") is None:
+            raise WorktreeError(
+                f"no task branch for {task_or_branch!r} (see tether worktrees list)"
+            )
+        raise WorktreeError(
+            f"task {task_or_branch} has no branch to merge: a task's branch is kept only while "
+            "it holds unmerged work, so the task committed nothing, or its work is merged "
+            f"already (`{_show_command(task_or_branch)}` says which; "
+            "tether worktrees list shows the task branches)"
+        )
     with_work = [b for b in own if unmerged_count(repo, b) > 0]
     if len(with_work) > 1:
         raise WorktreeError(
@@ -197,6 +223,11 @@ def _changed_files(repo: Path, branch: str, worktree: WorktreeRecord | None) -> 
         status = git_out(worktree.path, "status", "--porcelain", "-z", "--no-renames", "-uall")
         files |= {entry[3:] for entry in status.split("\0") if len(entry) > 3}
     return tuple(sorted(files))
+
+
+def _show_command(name: str) -> str:
+    team, _, task_id = name.rpartition("/")
+    return f"tether tasks show {task_id}" + (f" --team {team}" if team else "")
 
 
 def _task_of(branch: str) -> str:

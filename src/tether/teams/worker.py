@@ -34,11 +34,11 @@ from tether.protocol import (
     TurnFinished,
     UserInput,
 )
-from tether.store.task_records import Claim, LeaseLost, Task, TaskStoreError
+from tether.store.task_records import Claim, LeaseLost, StoreUnavailable, Task, TaskStoreError
 from tether.teams.branch_owner import task_owner
 from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
-from tether.teams.lifecycle import task_worktree
+from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import task_prompt
 from tether.teams.records import RepositoryError, WorktreeBusy, WorktreeError, task_name
 from tether.teams.store_calls import StoreCalls
@@ -64,6 +64,10 @@ class Worker:
     _session: Session | None = None
     _lost: str | None = None
     _recorder: Recorder | None = None
+    _branch: str | None = None
+    held: str | None = None
+    """The task this worker held when its store failed for good (damaged, lost, or down
+    when stopped), as said to people: nothing was recorded for it."""
 
     @property
     def recorder(self) -> Recorder:
@@ -81,6 +85,7 @@ class Worker:
         if self._stop is None:
             self._stop = reason
         self._stopped.set()
+        self.calls.stop()
         if self._session is not None:
             self._session.interrupt_next_turn(reason)
 
@@ -116,8 +121,12 @@ class Worker:
         self.say(f"claimed #{task.id} ({task.subject}), attempt {task.attempts}")
         self._lost = None
         keeper = asyncio.create_task(self._keep_lease(claim))
+        self._branch = None
         try:
             ran = await self._run(claim, task)
+        except StoreUnavailable:
+            self._held(task)  # damaged, lost, or down after a stop: nothing more to ask it
+            raise
         except Exception:
             # The session could not be built (broken settings, no key), or the repository
             # cannot hold worktrees: every task would meet the same, so the worker stops, and
@@ -129,9 +138,17 @@ class Worker:
             keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
-        await self.recorder.record(
-            claim, ran, lost=self._lost, giving_back=self._giving_back(ran), stop=self._stop
-        )
+        try:
+            await self.recorder.record(
+                claim, ran, lost=self._lost, giving_back=self._giving_back(ran), stop=self._stop
+            )
+        except StoreUnavailable:
+            self._held(task)
+            raise
+
+    def _held(self, task: Task) -> None:
+        kept = f", its work committed on {self._branch}" if self._branch else ""
+        self.held = f"task #{task.id} ({task.subject}){kept}"
 
     async def _run(self, claim: Claim, task: Task) -> Ran:
         inputs = await self._dependency_results(task)
@@ -146,9 +163,10 @@ class Worker:
                 fence=claim.fence,
                 hooks=self._hooks(),
                 owner=owner,
+                on_close=self._worktree_closed,
             ) as worktree_run:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
-                branch = worktree_run.worktree.branch
+                branch = self._branch = worktree_run.worktree.branch
                 for warning in worktree_run.worktree.warnings:
                     self.say(f"#{task.id}: warning: {warning}")
                 ran = await self._session_run(worktree_run.worktree.path, claim, inputs, branch)
@@ -163,6 +181,10 @@ class Worker:
             return Ran(error=f"its worktree: {e}")
         ran.closed = worktree_run.closed
         return ran
+
+    def _worktree_closed(self, closed: Closed) -> None:
+        if not closed.branch_kept:
+            self._branch = None  # nothing of the task's on it: deleted
 
     def _gave_up(self, ran: Ran) -> bool:
         """Stopped before the session finished: the task goes back to the board."""
@@ -222,7 +244,10 @@ class Worker:
         finished = ran.finished
         if finished is None or finished.is_error or self._lost:
             return None
-        ran.recorded = await self.recorder.finished_under(claim)
+        try:
+            ran.recorded = await self.recorder.finished_under(claim)
+        except StoreUnavailable:
+            return None  # damaged, lost, or down after a stop: recording says so, and raises
         if ran.recorded is not None or every_call_denied(ran):
             return None
         hooks = session_hooks(session)
@@ -259,4 +284,10 @@ class Worker:
                 self._lost = str(e)
                 if self._session is not None:
                     self._session.interrupt_next_turn(f"lease lost: {e}")
+                return
+            except StoreUnavailable as e:
+                # Damaged, lost, or down after a stop: the session ends (its work is kept
+                # in the worktree's commit), and recording it raises the same to the caller.
+                if self._session is not None:
+                    self._session.interrupt_next_turn(f"the task store failed: {e}")
                 return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import PermissionDenial, TurnFinished
 from tether.store.task_records import DEFAULT_LEASE_S
 from tether.teams.lifecycle import Closed
@@ -18,6 +19,12 @@ and a board with nothing to do costs a read a second."""
 MODEL_BACKOFF_S = (1.0, 60.0)
 """After a task given back because the model endpoint failed, the wait before the next claim:
 the first, doubling to the second while the endpoint keeps failing."""
+
+MAX_STALLS = 3
+"""Times the model may stall on a task (its idle timeout), each time given back uncounted,
+before the task is recorded failed with the reason: a task the model always hangs on must
+not go round the board for ever. An endpoint that cannot be reached is not counted: that is
+no task's doing."""
 
 MAX_REFUSALS = 3
 """TaskCompleted refusals a task gets before it is recorded failed (the hook runs this often)."""
@@ -65,6 +72,12 @@ class Ran:
     busy: str | None = None
     """The task's worktree is held by a live run of another task of the same id (an earlier
     board's): the task goes back, uncounted, until that run ends."""
+
+    @property
+    def model_stalled(self) -> bool:
+        """The turn failed because the model stalled (reached, it sent nothing more until
+        the idle timeout), not because the endpoint could not be reached."""
+        return self.model_down and IDLE_TIMEOUT_ENV in (self.model_failing or "")
 
     @property
     def model_down(self) -> bool:

@@ -8,10 +8,25 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tether.store.task_records import Claim, LeaseLost, TaskStoreError
+from tether.store.task_graph import TaskChanges
+from tether.store.task_records import Claim, LeaseLost, StoreUnavailable, TaskStoreError
 from tether.teams.prompts import Outcome, task_result
 from tether.teams.store_calls import StoreCalls
-from tether.teams.worker_ran import Ran, WorkerOptions, every_call_denied, first_line
+from tether.teams.worker_ran import (
+    MAX_STALLS,
+    Ran,
+    WorkerOptions,
+    every_call_denied,
+    first_line,
+)
+
+STALLS_KEY = "model_stalls"
+"""In a task's metadata: times the model stalled on it, each attempt given back uncounted."""
+
+
+def _stalls(claim: Claim) -> int:
+    value = claim.task.metadata.get(STALLS_KEY, 0)
+    return value if isinstance(value, int) else 0
 
 
 @dataclass
@@ -40,9 +55,22 @@ class Recorder:
         ok = False
         text = ""
         try:
-            if giving_back:
+            stalls = _stalls(claim) + 1 if ran.model_stalled and stop is None else 0
+            if giving_back and stalls < MAX_STALLS:
+                if stalls:
+                    changes = TaskChanges(metadata={STALLS_KEY: stalls})
+                    await self.calls.call(lambda s: s.update(task_id, changes))
                 await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
                 self.gave_back(task_id, ran, stop)
+                return
+            if giving_back:  # the model stalled on it every time: failed, saying so
+                text = (
+                    f"the model stalled on this task {stalls} times (each attempt given back, "
+                    f"uncounted): {ran.model_failing}"
+                )
+                await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+                self.done.append(task_id)
+                self.say(f"failed #{task_id} (${ran.cost_usd:.4f}): {first_line(text)}")
                 return
             self.wait_s = 0.0
             text, ok = task_result(
@@ -57,10 +85,14 @@ class Recorder:
                     refused=ran.refused,
                 ),
             )
-            if ok:
-                await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
-            else:
-                await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+            try:
+                if ok:
+                    await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
+                else:
+                    await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+            except StoreUnavailable:  # damaged or lost: the caller stops; the result is said
+                self.say(f"#{task_id}'s result, not recorded: {text}")
+                raise
         except LeaseLost as e:
             recorded = await self.finished_under(claim)
             if recorded is None:
@@ -77,8 +109,6 @@ class Recorder:
 
     async def keep_spend(self, task_id: str, ran: Ran) -> None:
         """A dropped run's spend stays on the task (the store fences its result, not its cost)."""
-        from tether.store.task_graph import TaskChanges
-
         if ran.cost_usd > 0:
             changes = TaskChanges(add_cost_usd=ran.cost_usd)
             with contextlib.suppress(TaskStoreError):  # the task gone since
@@ -87,7 +117,6 @@ class Recorder:
     async def note_run(self, claim: Claim, ran: Ran) -> None:
         """The session (to resume it) and the worktree's outcome, in the task's metadata, once
         the task is recorded as this worker's (never on a task another worker holds now)."""
-        from tether.store.task_graph import TaskChanges
 
         note: dict[str, object] = {"session_id": ran.session_id, "worker": claim.owner}
         if ran.closed is not None:
