@@ -24,6 +24,7 @@ from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
 from tether.protocol import (
     BlockCompleted,
+    ContentBlock,
     Message,
     MessageCompleted,
     ModelRetry,
@@ -97,9 +98,9 @@ class LineMaker:
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
-    _early: list[str] = field(default_factory=list[str])
-    """The kinds of the blocks of the reply being streamed already written, in order (a line
-    per block as it closes, as Claude Code)."""
+    _early: list[tuple[ContentBlock, str | None]] = field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
+    """The blocks of the reply being streamed already written, with their entries' uuids (a
+    line per block as it closes, as Claude Code)."""
     _early_id: str | None = None
     _started_id: str | None = None
     """The endpoint's id of the reply being streamed, and of its request (`ResponseStarted`)."""
@@ -205,7 +206,7 @@ class LineMaker:
             message_id = partial.message_id
         else:
             message_id = self._early_id = self._early_id or self._started_id or _message_id()
-        self._early.append(event.block.type)
+        self._early.append((event.block, event.entry_uuid))
         body = _block_json(event.block)
         # As Claude Code: the block's line, then its `content_block_stop` event.
         line = self._assistant_line(
@@ -267,10 +268,15 @@ class LineMaker:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
         blocks = list(message.content)
         uuids = list(event.entry_uuids) if len(event.entry_uuids) == len(blocks) else []
-        # The blocks written as they closed are not written again.
-        if [b.type for b in blocks[: len(early)]] == early:
-            blocks, uuids = blocks[len(early) :], uuids[len(early) :]
+        # The blocks written as they closed are not written again: known by their entry's
+        # uuid or by the block itself, not by their place or type (a call whose
+        # input is not JSON closes only with the reply, after the calls that follow it).
         for index, block in enumerate(blocks):
+            named = uuids[index] if uuids else None
+            seen = next((e for e in early if (named and e[1] == named) or e[0] == block), None)
+            if seen is not None:
+                early.remove(seen)
+                continue
             line = self._assistant_line(
                 _block_json(block),
                 message_id,
