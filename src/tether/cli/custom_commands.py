@@ -1,8 +1,8 @@
-"""Custom slash commands and `/skill` prompts as a session runs them, in the REPL and in `-p`.
+"""Custom slash commands and `/skill` prompts as a session runs them, in the REPL and headless.
 
 The commands join the session's `/name args` commands (beside MCP servers' prompts), so the
-REPL runs them as it runs those; `expand_slash_prompt` gives `-p "/name args"` the same
-meaning, as Claude Code gives it headless too.
+REPL runs them as it runs those; `expand_slash_prompt` gives a headless prompt (see
+`headless_input`) the same meaning, as Claude Code gives it headless too.
 """
 
 from __future__ import annotations
