@@ -293,9 +293,10 @@ async def test_an_mcp_tool_answers_permission_questions(
 
 
 def test_requests_tether_cannot_do_are_refused_with_a_reason(
-    model_env: FakeModelServer, workspace: Path
+    model_env: FakeModelServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model_env.script(reply(text("hi")))
+    monkeypatch.setenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true")  # as the SDK sets it
 
     def request(request_id: str, body: dict[str, Any]) -> str:
         return json.dumps({"type": "control_request", "request_id": request_id, "request": body})

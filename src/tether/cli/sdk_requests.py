@@ -346,6 +346,8 @@ async def _rewind_files(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
     """The files the session's Write and Edit calls changed, put back as they were when the
     turn of the prompt `user_message_id` began (as Claude Code's checkpoints; changes made
     through Bash are not known). `dry_run`: only which files would change."""
+    if not _truthy(os.environ.get(CHECKPOINTING_ENV)):
+        raise Refused("File rewinding is not enabled.")  # as Claude Code: the SDK's option
     mark = front.checkpoints.get(str(body.get("user_message_id")))
     if mark is None or not front.built:
         raise Refused("No file checkpoint found for this message.")
@@ -360,6 +362,14 @@ async def _rewind_files(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
     for path, content in restored.items():
         _put_back(path, content)
     return {"canRewind": True, "filesChanged": sorted(str(path) for path in restored)}
+
+
+CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
+"""Set by the SDKs for `enable_file_checkpointing` (`enableFileCheckpointing`)."""
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _put_back(path: Path, content: bytes | None) -> None:
