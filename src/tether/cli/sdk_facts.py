@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.headless_input import HEADLESS_BUILT_INS
-from tether.cli.sdk_lines import SessionFacts
+from tether.cli.sdk_session_lines import SessionFacts
 from tether.cli.setup import Built
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
