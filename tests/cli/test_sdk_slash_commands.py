@@ -35,9 +35,16 @@ async def test_project_and_plugin_commands_and_skills_are_expanded(
     _write(
         plugin / "commands/greet.md", "---\ndescription: greet\n---\nSay PLUGIN-77 to $ARGUMENTS"
     )
-    fake_model.script(*[reply(text("ok"))] * 4)
+    fake_model.script(*[reply(text("ok"))] * 5)
     options = {"setting_sources": ["project"], "plugins": [{"type": "local", "path": str(plugin)}]}
-    for prompt in ("/hello alice", "/myplug:greet bob", "/tidy-up the desk", "/nowhere at all"):
+    prompts = (
+        "/hello alice",
+        "/myplug:greet bob",
+        "/tidy-up the desk",
+        "/nowhere at all",
+        "/greet cy",
+    )
+    for prompt in prompts:
         messages = await sdk.query(prompt, **options)
         assert not result_of(messages).is_error
     sent = [r.last_user_text() for r in fake_model.requests]
@@ -45,6 +52,7 @@ async def test_project_and_plugin_commands_and_skills_are_expanded(
     assert "Say PLUGIN-77 to bob" in sent[1]
     assert "Tidy SKILL-BODY-5 for the desk." in sent[2]
     assert sent[3] == "/nowhere at all"  # names no command: a prompt as it is
+    assert "Say PLUGIN-77 to cy" in sent[4]  # a plugin's command by its own name
     [init] = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
     assert {"hello", "myplug:greet", "tidy-up", "compact"} <= set(init.data["slash_commands"])
     sdk.assert_lines_parse()

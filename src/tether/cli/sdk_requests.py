@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tether import __version__
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.cli.control import Refused
+from tether.cli.sdk_context_usage import context_usage
 from tether.cli.sdk_mcp_requests import (
     mcp_reconnect,
     mcp_set_servers,
@@ -27,7 +28,6 @@ from tether.cli.sdk_mcp_requests import (
 )
 from tether.cli.sdk_rewind import rewind_files
 from tether.cli.sdk_session_lines import CLAUDE_CODE_CONTRACT
-from tether.core.message_size import message_chars
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.outside_text import error_summary
@@ -228,33 +228,6 @@ async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     return {}
 
 
-async def _context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    built = await front.session()
-    agent = built.session.agent
-    system = len(agent.system_prompt) // CHARS_PER_TOKEN
-    tools = len(json.dumps([t.model_dump() for t in agent.tools.specs()])) // CHARS_PER_TOKEN
-    messages = sum(message_chars(m) for m in built.session.messages) // CHARS_PER_TOKEN
-    total = system + tools + messages
-    window = built.context_window
-    return {
-        "categories": [
-            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": tools, "color": "inactive"},
-            {"name": "Messages", "tokens": messages, "color": "purple_FOR_SUBAGENTS_ONLY"},
-        ],
-        "totalTokens": total,
-        "maxTokens": window,
-        "rawMaxTokens": window,
-        "percentage": round(100 * total / window, 1) if window else 0.0,
-        "model": agent.model_id,
-        "isAutoCompactEnabled": agent.compaction is not None,
-        "memoryFiles": [],
-        "mcpTools": [],
-        "agents": [],
-        "gridRows": [],
-    }
-
-
 async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     task_id = str(body.get("task_id"))
     shells = (await front.session()).session.agent.tool_context.background
@@ -275,7 +248,7 @@ HANDLERS: dict[str, Handler] = {
     "mcp_status": mcp_status,
     "mcp_reconnect": mcp_reconnect,
     "mcp_toggle": mcp_toggle,
-    "get_context_usage": _context_usage,
+    "get_context_usage": context_usage,
     "stop_task": _stop_task,
     "rewind_files": rewind_files,
     "set_max_thinking_tokens": _set_max_thinking_tokens,
