@@ -197,7 +197,7 @@ async def test_a_manual_compaction_can_be_interrupted(
     import threading
 
     from tether.cli.setup import RunOptions, build_session
-    from tether.protocol import Compact, ContextCompacted, Notice, UserInput
+    from tether.protocol import Compact, Notice, UserInput
 
     asked, release = threading.Event(), threading.Event()
 
