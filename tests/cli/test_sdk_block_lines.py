@@ -9,7 +9,8 @@ import json
 from claude_agent_sdk import AssistantMessage, ResultMessage, TextBlock, ToolUseBlock
 
 from tests.cli.sdk_harness import SdkRun
-from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.config.settings import tether_home
+from tether.testing import FakeModelServer, raw_tool_use, reply, text, tool_use
 from tether.testing.anthropic_wire import pieces
 
 
@@ -84,4 +85,55 @@ async def test_blocks_arrive_as_they_close_on_the_openai_wire_too(
     assert call.input == {"command": "echo one"}
     assert text_line.message_id == call_line.message_id  # one reply
     assert len(fake_model.requests) == 1
+    sdk.assert_lines_parse()
+
+
+async def test_a_call_with_input_that_is_not_json_is_written_once_and_the_others_too(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # The call whose input is not JSON is not written as it closes (it has no input to give):
+    # the reply's end writes it, and only it; the calls written as they closed are not written
+    # again, whatever the types of the blocks around them.
+    fake_model.script(
+        reply(
+            text("Two calls."),
+            raw_tool_use("Bash", '{"command": "echo one', id="toolu_bad"),
+            tool_use("Bash", {"command": "echo two"}, id="toolu_good"),
+        ),
+        reply(text("done")),
+    )
+    messages = await sdk.query("go", permission_mode="bypassPermissions")
+    calls = [
+        b.id
+        for m in messages
+        if isinstance(m, AssistantMessage)
+        for b in m.content
+        if isinstance(b, ToolUseBlock)
+    ]
+    assert sorted(calls) == ["toolu_bad", "toolu_good"]
+    texts = [
+        b.text
+        for m in messages
+        if isinstance(m, AssistantMessage)
+        for b in m.content
+        if isinstance(b, TextBlock)
+    ]
+    assert texts == ["Two calls.", "done"]
+    # Each line names its block's entry in the session file: the same block, not its neighbour.
+    [transcript] = (tether_home() / "projects").glob(f"*/{messages[-1].session_id}.jsonl")
+    entries = [json.loads(line) for line in transcript.read_text().splitlines() if line]
+    by_uuid = {e.get("uuid"): e for e in entries}
+    for line in sdk.lines():
+        if line.get("type") != "assistant":
+            continue
+        [block] = line["message"]["content"]
+        entry = by_uuid[line["uuid"]]
+        [kept] = entry["message"]["content"]
+        assert (kept["type"], kept.get("id"), kept.get("text")) == (
+            block["type"],
+            block.get("id"),
+            block.get("text"),
+        )
+    assert isinstance(messages[-1], ResultMessage)
+    assert not messages[-1].is_error
     sdk.assert_lines_parse()

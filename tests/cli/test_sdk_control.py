@@ -45,7 +45,16 @@ async def test_initialize_reply_status_usage_and_model_switch(
     assert (server["name"], server["status"], server["scope"]) == ("box", "connected", "sdk")
     assert [t["name"] for t in server["tools"]] == ["ping"]
     assert usage["totalTokens"] > 0
-    assert usage["totalTokens"] == sum(c["tokens"] for c in usage["categories"])
+    used = [c for c in usage["categories"] if c["kind"] == "used"]
+    assert usage["totalTokens"] == sum(c["tokens"] for c in used)
+    # Claude Code's shape: every category has an id and a kind, and the window is accounted
+    # for whole (used, the compaction buffer, the free space).
+    assert {c["id"] for c in usage["categories"]} >= {"messages", "free_space"}
+    assert sum(c["tokens"] for c in usage["categories"]) == usage["maxTokens"]
+    assert usage["autoCompactThreshold"] < usage["maxTokens"]
+    assert usage["slashCommands"]["totalCommands"] >= 0
+    assert usage["skills"]["includedSkills"] == len(usage["skills"]["skillFrontmatter"])
+    assert usage["messageBreakdown"]["assistantMessageTokens"] > 0
     assert fake_model.requests[1].body["model"] == "claude-haiku-4-5"
     replies = [m for m in second if isinstance(m, AssistantMessage)]
     assert [m.model for m in replies] == ["claude-haiku-4-5"]
@@ -293,9 +302,10 @@ async def test_an_mcp_tool_answers_permission_questions(
 
 
 def test_requests_tether_cannot_do_are_refused_with_a_reason(
-    model_env: FakeModelServer, workspace: Path
+    model_env: FakeModelServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model_env.script(reply(text("hi")))
+    monkeypatch.setenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true")  # as the SDK sets it
 
     def request(request_id: str, body: dict[str, Any]) -> str:
         return json.dumps({"type": "control_request", "request_id": request_id, "request": body})

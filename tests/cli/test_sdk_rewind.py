@@ -63,3 +63,25 @@ async def test_rewind_files_puts_back_the_files_as_they_were_at_a_prompt(
         if e["type"] == "user" and "change it" in json.dumps(e["message"])
     ]
     assert prompts == [echoed.uuid]
+
+
+async def test_rewind_files_is_refused_without_file_checkpointing(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # As Claude Code: the program did not ask for checkpoints (`enable_file_checkpointing`),
+    # so no rewind, and the file the turn wrote stays.
+    new = workspace / "new.txt"
+    fake_model.script(
+        reply(tool_use("Write", file_path=str(new), content="new\n")), reply(text("done"))
+    )
+    options: dict[str, Any] = {
+        "permission_mode": "acceptEdits",
+        "extra_args": {"replay-user-messages": None},
+    }
+    async with sdk.client(**options) as client:
+        first = await _turn(client, "make it")
+        [echoed] = [m for m in first if isinstance(m, UserMessage) and m.content == "make it"]
+        assert echoed.uuid is not None
+        with pytest.raises(Exception, match="File rewinding is not enabled"):
+            await client.rewind_files(echoed.uuid)
+    assert new.read_text() == "new\n"

@@ -289,12 +289,29 @@ def test_validation_messages(dirs: Dirs, entry: Any, message: str) -> None:
     )
 
 
-def test_bad_server_names(dirs: Dirs) -> None:
-    write(dirs.local, servers_file({"my server": {"command": "x"}, "a/b": {"command": "x"}}))
-    rule = "a name may only have letters, digits, '_', '-' and '.'"
-    assert dirs.load() == McpConfig(
-        (),
-        (f"{dirs.local}: server 'my server': {rule}", f"{dirs.local}: server 'a/b': {rule}"),
+def test_server_names_are_any_printable_text_as_in_claude_code(dirs: Dirs) -> None:
+    # Claude Code takes `my.server x` (an SDK program's name); the tools' names are made valid
+    # for the model elsewhere. Blank, control characters and very long names are refused.
+    long = "x" * 201
+    write(
+        dirs.local,
+        servers_file(
+            {
+                "my server": {"command": "x"},
+                "a/b": {"command": "x"},
+                " ": {"command": "x"},
+                "tab\there": {"command": "x"},
+                long: {"command": "x"},
+            }
+        ),
+    )
+    rule = "a name must be printable text, not blank, of at most 200 characters"
+    loaded = dirs.load()
+    assert [s.name for s in loaded.servers] == ["a/b", "my server"]
+    assert loaded.problems == (
+        f"{dirs.local}: server ' ': {rule}",
+        f"{dirs.local}: server 'tab\\there': {rule}",
+        f"{dirs.local}: server '{long}': {rule}",
     )
 
 

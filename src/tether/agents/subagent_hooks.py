@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tether.agents.definitions import AgentDefinition
-from tether.core.gate import hook_context
+from tether.core.gate_types import hook_context
 from tether.core.lifecycle import stop_feedback as lifecycle_stop_feedback
 from tether.core.lifecycle import surface
 from tether.core.loop import Agent

@@ -21,6 +21,10 @@ class ClientRefused(Exception):
     """The client answered a request with an error (its message), or went away."""
 
 
+class Refused(Exception):
+    """A request of the client's cannot be done; the message says why (its error answer)."""
+
+
 class ControlChannel:
     """Requests to the client and their responses; answers to the client's requests."""
 

@@ -1,8 +1,8 @@
-"""Custom slash commands and `/skill` prompts as a session runs them, in the REPL and in `-p`.
+"""Custom slash commands and `/skill` prompts as a session runs them, in the REPL and headless.
 
 The commands join the session's `/name args` commands (beside MCP servers' prompts), so the
-REPL runs them as it runs those; `expand_slash_prompt` gives `-p "/name args"` the same
-meaning, as Claude Code gives it headless too.
+REPL runs them as it runs those; `expand_slash_prompt` gives a headless prompt (see
+`headless_input`) the same meaning, as Claude Code gives it headless too.
 """
 
 from __future__ import annotations
@@ -69,5 +69,14 @@ async def expand_slash_prompt(session: Session, prompt: str) -> str:
             return skill_message(skill, args)
         except SkillError as exc:
             raise ConfigError(str(exc)) from None
-    command = session.commands.get(name[1:])
+    command = session.commands.get(name[1:]) or _unqualified(session, name[1:])
     return await command(args) if command is not None else prompt
+
+
+def _unqualified(session: Session, name: str) -> PromptCommand | None:
+    """A plugin's command by its own name (`/greet` for `/myplug:greet`), as Claude Code finds
+    it, when exactly one plugin has a command of that name."""
+    if ":" in name:
+        return None
+    found = [c for key, c in session.commands.items() if key.rsplit(":", 1)[-1] == name]
+    return found[0] if len(found) == 1 else None

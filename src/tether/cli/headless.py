@@ -9,12 +9,13 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from tether.cli.custom_commands import expand_slash_prompt
+from tether.cli.headless_input import headless_turn
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.terminal_text import terminal_safe, waiting_notice
 from tether.core.session import Session
 from tether.protocol import (
     ConfigError,
+    ContextCompacted,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -88,8 +89,7 @@ async def run_headless(
             _warn(event, err)
         if streaming and lines is not None:
             _write(out, lines.init(session.started(), _facts(built, opts)))
-        message = await expand_slash_prompt(session, prompt)
-        async for event in session.submit(UserInput(text=message)):
+        async for event in headless_turn(session, UserInput(text=prompt)):
             if isinstance(event, ErrorOccurred):
                 shown_errors.add(_first_line(event.message))
             if progress is not None:
@@ -165,6 +165,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.tool_finished(event)
         case SubagentStarted() | SubagentMessage() | SubagentFinished():
             return lines.subagent(event)
+        case ContextCompacted():
+            return [lines.system.compacted(event)]
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
         case _:

@@ -63,6 +63,9 @@ class McpSetup:
     """Connect without holding the first request (the REPL; `MCP_CONNECTION_NONBLOCKING`)."""
     _declined: set[str] = field(default_factory=set[str])
     _builtin: list[Tool] = field(default_factory=list[Tool])
+    _offered: bool = False
+    """Whether servers' tools are in the session's tools now."""
+    _prompts_offered: list[str] = field(default_factory=list[str])
 
     def questions(self, settings_data: Mapping[str, Any]) -> list[StartupQuestion]:
         """One question per project server the user has not decided on yet."""
@@ -147,10 +150,14 @@ class McpSetup:
         if connected:
             tools.extend(resource_tools(self.manager))
         agent = session.agent
+        for exposed in self._prompts_offered:
+            session.commands.pop(exposed, None)
+        self._prompts_offered = [p.exposed for p in self.manager.prompts()]
         for prompt in self.manager.prompts():
             session.commands[prompt.exposed] = self._prompt_command(prompt)
-        if not tools:
+        if not tools and not self._offered:
             return
+        self._offered = bool(tools)  # a server turned off takes its tools out again
         builtin = self._builtin
         if definition_tokens(tools) > self.limits.tool_search_share * self.window:
             from tether.tools.tool_search import search_tools

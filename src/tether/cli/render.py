@@ -43,6 +43,7 @@ from tether.cli.toolview import (
 )
 from tether.protocol import (
     BlockCompleted,
+    ContextCompacted,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -168,6 +169,8 @@ class EventRenderer:
                 pass  # the call is shown once it starts, its input complete; text as it streams
             case ResponseStarted():
                 pass  # the reply shows as it streams
+            case ContextCompacted():
+                pass  # its notice says it in words
 
     @property
     def live(self) -> bool:

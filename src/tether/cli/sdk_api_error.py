@@ -15,8 +15,18 @@ from tether.protocol import TurnFinished, Usage
 Line = dict[str, Any]
 
 
-def error_class(status: int) -> str:
+PROMPT_TOO_LONG = "Prompt is too long"
+"""How a prompt past the model's window is told (as Claude Code tells it: not as `API Error`)."""
+
+
+def _too_long(finished: TurnFinished) -> bool:
+    return (finished.error or finished.result).startswith(PROMPT_TOO_LONG)
+
+
+def error_class(status: int, finished: TurnFinished | None = None) -> str:
     """The SDK's `AssistantMessageError` for an HTTP status, as Claude Code picks it."""
+    if finished is not None and _too_long(finished):
+        return "invalid_request"
     if status in (401, 403):
         return "authentication_failed"
     if status == 402:
@@ -29,7 +39,10 @@ def error_class(status: int) -> str:
 
 
 def error_text(finished: TurnFinished) -> str:
-    """What the assistant line and the result say: `API Error: 400 ...`, as Claude Code."""
+    """What the assistant line and the result say: `API Error: 400 ...`, as Claude Code
+    (a prompt too long is said as it is)."""
+    if _too_long(finished):
+        return finished.error or finished.result
     return f"API Error: {finished.api_error_status} {finished.error or finished.result}"
 
 
@@ -55,7 +68,7 @@ def assistant_line(finished: TurnFinished, session_id: str) -> Line:
         "timestamp": datetime.datetime.now(datetime.UTC)
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z"),
-        "error": error_class(status),
+        "error": error_class(status, finished),
         "is_api_error_message": True,
         "api_error_status": status,
         "api_error_type": finished.api_error_type,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tether.cli.sdk_lines import SessionFacts
+from tether.cli.headless_input import HEADLESS_BUILT_INS
+from tether.cli.sdk_session_lines import SessionFacts
 from tether.cli.setup import Built
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 
@@ -26,7 +27,7 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         permission_mode=mode_name,
         agents=built.agents.names(),
         skills=skills,
-        slash_commands=(*skills, *session.commands),
+        slash_commands=tuple(dict.fromkeys((*skills, *session.commands, *HEADLESS_BUILT_INS))),
         mcp_servers=servers,
         context_window=built.context_window,
         max_output_tokens=session.agent.max_tokens,

@@ -10,20 +10,25 @@ events (a call's name and input for its result, the partial message being stream
 from __future__ import annotations
 
 import datetime
-import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether import __version__
-from tether.cli import sdk_api_error
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
+from tether.cli.sdk_message_json import block_json, only_reminders, usage_figures
+from tether.cli.sdk_session_lines import (
+    SessionFacts,
+    SessionSoFar,
+    init_line,
+    result_line,
+)
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
 from tether.protocol import (
     BlockCompleted,
+    ContentBlock,
     Message,
     MessageCompleted,
     ModelRetry,
@@ -32,7 +37,6 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
-    TextBlock,
     ToolFinished,
     ToolInputDelta,
     ToolResultBlock,
@@ -41,39 +45,7 @@ from tether.protocol import (
     Usage,
 )
 
-CLAUDE_CODE_CONTRACT = "2.1.332"
-"""The Claude Code release whose headless contract tether speaks: reported as
-`claude_code_version` (the SDK reads it to know what the CLI supports), beside tether's own
-`tether_version`."""
-
 Line = dict[str, Any]
-
-TERMINAL_REASONS = {
-    "success": "completed",
-    "error_max_turns": "max_turns",
-    "error_max_budget_usd": "max_budget_usd",
-    "error_during_execution": "error",
-}
-
-
-@dataclass
-class SessionFacts:
-    """What the init line and the result report beyond the events."""
-
-    permission_mode: str
-    agents: tuple[str, ...] = ()
-    skills: tuple[str, ...] = ()
-    slash_commands: tuple[str, ...] = ()
-    mcp_servers: tuple[dict[str, str], ...] = ()
-    context_window: int = 0
-    max_output_tokens: int = 0
-    api_key_source: str = "none"
-    additional_directories: tuple[str, ...] = ()
-    sandbox_enabled: bool = False
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    plugins: tuple[dict[str, str], ...] = ()
-    """The session's plugins: name, path, source (`name@marketplace`), version."""
 
 
 @dataclass
@@ -97,9 +69,9 @@ class LineMaker:
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
     _model: str = ""
-    _early: list[str] = field(default_factory=list[str])
-    """The kinds of the blocks of the reply being streamed already written, in order (a line
-    per block as it closes, as Claude Code)."""
+    _early: list[tuple[ContentBlock, str | None]] = field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
+    """The blocks of the reply being streamed already written, with their entries' uuids (a
+    line per block as it closes, as Claude Code)."""
     _early_id: str | None = None
     _started_id: str | None = None
     """The endpoint's id of the reply being streamed, and of its request (`ResponseStarted`)."""
@@ -115,28 +87,7 @@ class LineMaker:
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
-        return {
-            "type": "system",
-            "subtype": "init",
-            "cwd": started.cwd,
-            "session_id": self.session_id,
-            "tools": list(started.tools),
-            "mcp_servers": list(facts.mcp_servers),
-            "model": started.model,
-            "permissionMode": facts.permission_mode,
-            "slash_commands": list(facts.slash_commands),
-            "apiKeySource": facts.api_key_source,
-            "claude_code_version": CLAUDE_CODE_CONTRACT,
-            "tether_version": __version__,
-            "output_style": "default",
-            "agents": list(facts.agents),
-            "skills": list(facts.skills),
-            "plugins": list(facts.plugins),
-            "uuid": _uuid(),
-            "sandbox_enabled": facts.sandbox_enabled,
-            "original_cwd": started.cwd,
-            "additional_directories": list(facts.additional_directories),
-        }
+        return init_line(started, facts, self.session_id)
 
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)
@@ -205,8 +156,8 @@ class LineMaker:
             message_id = partial.message_id
         else:
             message_id = self._early_id = self._early_id or self._started_id or _message_id()
-        self._early.append(event.block.type)
-        body = _block_json(event.block)
+        self._early.append((event.block, event.entry_uuid))
+        body = block_json(event.block)
         # As Claude Code: the block's line, then its `content_block_stop` event.
         line = self._assistant_line(
             body, message_id, event.model, None, self._started_usage, None, self._request_id
@@ -234,7 +185,7 @@ class LineMaker:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             results = message.tool_results()
-            if parent is None and (results or not _only_reminders(message)):
+            if parent is None and (results or not only_reminders(message)):
                 # A message of reminders only (a background command ended) is Claude Code's
                 # meta message: not counted.
                 self._user_messages += len(results) or 1
@@ -247,7 +198,7 @@ class LineMaker:
             return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)
-            for i, value in enumerate(_usage_figures(event.usage)):
+            for i, value in enumerate(usage_figures(event.usage)):
                 spent[i] += value
             spent[4] += event.cost_usd
         partial = None
@@ -267,12 +218,17 @@ class LineMaker:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
         blocks = list(message.content)
         uuids = list(event.entry_uuids) if len(event.entry_uuids) == len(blocks) else []
-        # The blocks written as they closed are not written again.
-        if [b.type for b in blocks[: len(early)]] == early:
-            blocks, uuids = blocks[len(early) :], uuids[len(early) :]
+        # The blocks written as they closed are not written again: known by their entry's
+        # uuid or by the block itself, not by their place or type (a call whose
+        # input is not JSON closes only with the reply, after the calls that follow it).
         for index, block in enumerate(blocks):
+            named = uuids[index] if uuids else None
+            seen = next((e for e in early if (named and e[1] == named) or e[0] == block), None)
+            if seen is not None:
+                early.remove(seen)
+                continue
             line = self._assistant_line(
-                _block_json(block),
+                block_json(block),
                 message_id,
                 event.model or "",
                 event.stop_reason,
@@ -331,41 +287,15 @@ class LineMaker:
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
         """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,
         `total_cost_usd`, `modelUsage` and `duration_api_ms` the session's so far."""
-        usage = finished.usage
         self._cost_usd += finished.cost_usd
         self._api_ms += finished.duration_api_ms
-        line: Line = {
-            "type": "result",
-            "subtype": finished.subtype,
-            "is_error": finished.is_error,
-            "duration_ms": finished.duration_ms,
-            "duration_api_ms": self._api_ms,
-            "num_turns": self._num_turns(finished),
-            "result": finished.result,
-            "stop_reason": finished.stop_reason,
-            "session_id": self.session_id,
-            "total_cost_usd": round(self._cost_usd, 6),
-            "usage": usage.model_dump(),
-            "modelUsage": self._model_usage(facts),
-            "permission_denials": [
-                {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
-                for d in finished.permission_denials
-            ],
-            "uuid": _uuid(),
-            "terminal_reason": TERMINAL_REASONS[finished.subtype],
-            "api_error_status": None,
-        }
-        if finished.ttft_ms is not None:
-            line["ttft_ms"] = finished.ttft_ms
-        if finished.api_error_status is not None:
-            line.update(sdk_api_error.result_fields(finished))
-        elif finished.is_error:
-            line["errors"] = [_error_text(finished, facts)]
-        structured = self._structured_output()
-        if structured is not None:
-            line["structured_output"] = structured
-            # As Claude Code: the result is the answer itself, as compact JSON.
-            line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+        line = result_line(
+            finished,
+            facts,
+            SessionSoFar(self.session_id, self._cost_usd, self._api_ms, self._spend),
+            self._num_turns(finished),
+            self._structured_output(),
+        )
         self._results_unread = False
         self._user_messages = 0
         self._calls.clear()
@@ -394,27 +324,12 @@ class LineMaker:
         ]
         return answers[-1] if answers else None
 
-    def _model_usage(self, facts: SessionFacts) -> dict[str, Any]:
-        return {
-            model: {
-                "inputTokens": int(spent[0]),
-                "outputTokens": int(spent[1]),
-                "cacheReadInputTokens": int(spent[2]),
-                "cacheCreationInputTokens": int(spent[3]),
-                "webSearchRequests": 0,
-                "costUSD": round(spent[4], 6),
-                "contextWindow": facts.context_window,
-                "maxOutputTokens": facts.max_output_tokens,
-            }
-            for model, spent in self._spend.items()
-        }
-
     def _user_line(self, message: Message, parent: str | None) -> Line:
         """A user message of tether's own in the conversation (a reminder of an answer owed,
         words sent while the agent worked, the mark of an interruption)."""
         return {
             "type": "user",
-            "message": {"role": "user", "content": [_block_json(b) for b in message.content]},
+            "message": {"role": "user", "content": [block_json(b) for b in message.content]},
             "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": _uuid(),
@@ -423,7 +338,7 @@ class LineMaker:
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
         finished = self._finished.get(block.tool_use_id)
-        body = _block_json(block)
+        body = block_json(block)
         name, _input = self._calls.get(block.tool_use_id, ("", {}))
         if name.startswith("mcp__"):
             # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
@@ -451,42 +366,6 @@ class LineMaker:
             "uuid": _uuid(),
             "api_message_id": message_id,
         }
-
-
-def message_json(message: Message) -> dict[str, Any]:
-    """A message as the Messages API shapes it (no tether-internal fields)."""
-    return {"role": message.role, "content": [_block_json(b) for b in message.content]}
-
-
-def _block_json(block: Any) -> dict[str, Any]:
-    if isinstance(block, ToolResultBlock):
-        data = block.model_dump(mode="json", exclude={"images"})
-        data["content"] = block.api_content()  # images follow the text, as Claude Code sends
-        return data
-    return block.model_dump(mode="json", exclude={"input_error", "raw_input", "input_refused"})
-
-
-def _only_reminders(message: Message) -> bool:
-    return all(
-        isinstance(b, TextBlock) and b.text.startswith("<system-reminder>") for b in message.content
-    )
-
-
-def _usage_figures(usage: Usage) -> tuple[int, int, int, int]:
-    return (
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.cache_read_input_tokens,
-        usage.cache_creation_input_tokens,
-    )
-
-
-def _error_text(finished: TurnFinished, facts: SessionFacts) -> str:
-    if finished.subtype == "error_max_turns":
-        return f"Reached maximum number of turns ({facts.max_turns})"
-    if finished.subtype == "error_max_budget_usd":
-        return f"Reached maximum budget (${facts.max_budget_usd:g})"
-    return finished.error or finished.result or finished.subtype
 
 
 def _now() -> str:

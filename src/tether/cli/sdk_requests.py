@@ -18,9 +18,16 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tether import __version__
 from tether.cli.client_parts import ClientParts, client_agents
-from tether.cli.sdk_facts import server_config, server_source, server_state, server_transport
-from tether.cli.sdk_lines import CLAUDE_CODE_CONTRACT
-from tether.core.message_size import message_chars
+from tether.cli.control import Refused
+from tether.cli.sdk_context_usage import context_usage
+from tether.cli.sdk_mcp_requests import (
+    mcp_reconnect,
+    mcp_set_servers,
+    mcp_status,
+    mcp_toggle,
+)
+from tether.cli.sdk_rewind import rewind_files
+from tether.cli.sdk_session_lines import CLAUDE_CODE_CONTRACT
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.outside_text import error_summary
@@ -30,14 +37,9 @@ from tether.store import SessionNotFound
 if TYPE_CHECKING:
     from tether.cli.setup import Built
     from tether.cli.stream_json import StreamJsonFrontEnd
-    from tether.mcp.manager import McpManager
 
 Handler = Callable[["StreamJsonFrontEnd", dict[str, Any]], Awaitable[dict[str, Any]]]
 CHARS_PER_TOKEN = 4
-
-
-class Refused(Exception):
-    """The request cannot be done; the message says why."""
 
 
 class EndedInstead(Exception):
@@ -226,110 +228,6 @@ async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     return {}
 
 
-async def _mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    built = await front.session()
-    manager = built.mcp.manager
-    statuses = manager.statuses() if manager is not None else {}
-    tools = manager.tools() if manager is not None else []
-    servers: list[dict[str, Any]] = []
-    for server in built.mcp.servers:
-        status = statuses.get(server.name)
-        entry: dict[str, Any] = {
-            "name": server.name,
-            "status": server_state(status),
-            "config": server_config(server),
-            "transport": server_transport(server),
-            "scope": server_source(server),
-            "source": server_source(server),
-            "tools": [
-                {"name": t.name, "description": t.description}
-                for t in tools
-                if t.server == server.name
-            ],
-        }
-        if status is not None and status.error:
-            entry["error"] = status.error
-        servers.append(entry)
-    return {"mcpServers": servers}
-
-
-async def _mcp_reconnect(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    manager = await _connected_servers(front)
-    name = str(body.get("serverName"))
-    if manager is None:
-        raise Refused(f"there is no MCP server called {name!r}")
-    if server_state(manager.statuses().get(name)) == "disabled":
-        raise Refused(f"MCP server {name} is disabled: enable it (mcp_toggle) before reconnecting")
-    status = await manager.reconnect(name)
-    if status.error:
-        raise Refused(f"MCP server {name!r} did not reconnect: {status.error}")
-    return {}
-
-
-async def _mcp_toggle(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    manager = await _connected_servers(front)
-    name = str(body.get("serverName"))
-    if manager is None:
-        raise Refused(f"there is no MCP server called {name!r}")
-    await manager.set_enabled(name, body.get("enabled") is not False)
-    return {}
-
-
-async def _mcp_set_servers(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    """The client's servers, replaced: those it no longer names are disabled; tether
-    connects servers when the session starts, so one it names anew is reported as an error."""
-    wanted = body.get("servers")
-    if not isinstance(wanted, dict):
-        raise Refused("mcp_set_servers needs a `servers` object")
-    built = await front.session()
-    manager = await _connected_servers(front)
-    current = {s.name for s in built.mcp.servers if server_source(s) in ("dynamic", "sdk")}
-    removed = sorted(current - set(cast(dict[str, Any], wanted)))
-    if manager is not None:
-        for name in removed:
-            await manager.set_enabled(name, False)
-    added = sorted(set(cast(dict[str, Any], wanted)) - current)
-    errors = {
-        name: "tether connects MCP servers when the session starts: give it with the options"
-        for name in added
-    }
-    return {"added": [], "removed": removed, "errors": errors}
-
-
-async def _connected_servers(front: StreamJsonFrontEnd) -> McpManager | None:
-    """The session's MCP servers, once it has connected them (a request may come first)."""
-    built = await front.session()
-    await built.session.prepare()
-    return built.mcp.manager
-
-
-async def _context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    built = await front.session()
-    agent = built.session.agent
-    system = len(agent.system_prompt) // CHARS_PER_TOKEN
-    tools = len(json.dumps([t.model_dump() for t in agent.tools.specs()])) // CHARS_PER_TOKEN
-    messages = sum(message_chars(m) for m in built.session.messages) // CHARS_PER_TOKEN
-    total = system + tools + messages
-    window = built.context_window
-    return {
-        "categories": [
-            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": tools, "color": "inactive"},
-            {"name": "Messages", "tokens": messages, "color": "purple_FOR_SUBAGENTS_ONLY"},
-        ],
-        "totalTokens": total,
-        "maxTokens": window,
-        "rawMaxTokens": window,
-        "percentage": round(100 * total / window, 1) if window else 0.0,
-        "model": agent.model_id,
-        "isAutoCompactEnabled": agent.compaction is not None,
-        "memoryFiles": [],
-        "mcpTools": [],
-        "agents": [],
-        "gridRows": [],
-    }
-
-
 async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     task_id = str(body.get("task_id"))
     shells = (await front.session()).session.agent.tool_context.background
@@ -342,52 +240,22 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     return {}
 
 
-async def _rewind_files(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    """The files the session's Write and Edit calls changed, put back as they were when the
-    turn of the prompt `user_message_id` began (as Claude Code's checkpoints; changes made
-    through Bash are not known). `dry_run`: only which files would change."""
-    mark = front.checkpoints.get(str(body.get("user_message_id")))
-    if mark is None or not front.built:
-        raise Refused("No file checkpoint found for this message.")
-    snapshots = (await front.session()).session.agent.tool_context.files.snapshots
-    try:
-        if body.get("dry_run"):
-            changed = sorted(str(path) for path in snapshots.changed_since(mark))
-            return {"canRewind": True, "filesChanged": changed}
-        restored = snapshots.rewind(mark)
-    except LookupError as e:
-        raise Refused(f"Failed to rewind: {e}") from None
-    for path, content in restored.items():
-        _put_back(path, content)
-    return {"canRewind": True, "filesChanged": sorted(str(path) for path in restored)}
-
-
-def _put_back(path: Path, content: bytes | None) -> None:
-    try:
-        if content is None:
-            path.unlink(missing_ok=True)
-        else:
-            path.write_bytes(content)
-    except OSError as e:
-        raise Refused(f"Failed to rewind: {path}: {e.strerror or e}") from None
-
-
 HANDLERS: dict[str, Handler] = {
     "initialize": _initialize,
     "interrupt": _interrupt,
     "set_permission_mode": _set_permission_mode,
     "set_model": _set_model,
-    "mcp_status": _mcp_status,
-    "mcp_reconnect": _mcp_reconnect,
-    "mcp_toggle": _mcp_toggle,
-    "get_context_usage": _context_usage,
+    "mcp_status": mcp_status,
+    "mcp_reconnect": mcp_reconnect,
+    "mcp_toggle": mcp_toggle,
+    "get_context_usage": context_usage,
     "stop_task": _stop_task,
-    "rewind_files": _rewind_files,
+    "rewind_files": rewind_files,
     "set_max_thinking_tokens": _set_max_thinking_tokens,
     "apply_flag_settings": _apply_flag_settings,
     "reload_skills": _reload_skills,
     "background_tasks": _background_tasks,
-    "mcp_set_servers": _mcp_set_servers,
+    "mcp_set_servers": mcp_set_servers,
 }
 
 FLAG_SETTINGS = Path("--settings (apply_flag_settings)")

@@ -1,6 +1,6 @@
 """Claude Code's `system` stream-json lines that report on a session beside its messages: state
 changes (for the SDK host), denials, hooks as they run, retries of a model call, a switch to
-the fallback model; and tether's own `notice` line for a warning."""
+the fallback model, a compaction; and tether's own `notice` line for a warning."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether.hooks import HookActivity
-from tether.protocol import ModelRetry, PermissionDenial, SubagentFinished, SubagentStarted
+from tether.protocol import (
+    ContextCompacted,
+    ModelRetry,
+    PermissionDenial,
+    SubagentFinished,
+    SubagentStarted,
+)
 
 Line = dict[str, Any]
 
@@ -40,6 +46,16 @@ class SystemLines:
             "subtype": "notice",
             "level": "warning",
             "message": message,
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
+    def compacted(self, event: ContextCompacted) -> Line:
+        """The conversation was compacted: Claude Code's `compact_boundary` line."""
+        return {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.pre_tokens},
             "uuid": _uuid(),
             "session_id": self.session_id,
         }

@@ -28,6 +28,7 @@ from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.headless_input import headless_turn
 from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
@@ -43,6 +44,7 @@ from tether.outside_text import encodable, encodable_value
 from tether.protocol import (
     BlockCompleted,
     ConfigError,
+    ContextCompacted,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -347,7 +349,7 @@ class StreamJsonFrontEnd:
         self._running = session
         self._steered = []
         try:
-            async for event in session.submit(prompt):
+            async for event in headless_turn(session, prompt):
                 self._on_event(event, built, lines)
         finally:
             self._running = None
@@ -384,6 +386,8 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.tool_finished(event))
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 self._write_all(lines.subagent(event))
+            case ContextCompacted():
+                self.write(lines.system.compacted(event))
             case Notice(level="warning", message=message):
                 self.write(lines.system.notice(message))
                 _show(event)

@@ -28,7 +28,7 @@ from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
 from tether.core.sizing import ATTEMPTS, DoesNotFit, fitted
 from tether.models.base import ModelRequest
-from tether.protocol import Event, HarnessError, Message, ModelError, Notice
+from tether.protocol import ContextCompacted, Event, HarnessError, Message, ModelError, Notice
 from tether.tools.plan import render_todos
 
 if TYPE_CHECKING:
@@ -124,6 +124,7 @@ async def compact(
     sizer = history.sizer
     prompt_chars = int(PROMPTS_SHARE * sizer.window(policy.window) * sizer.chars_per_token)
     compacted = compacted_messages(view, cut, summary, plan=plan, prompt_chars=prompt_chars)
+    before = history.last_usage.context_tokens if history.last_usage else sizer.tokens(request)
     history.compact_to(view, compacted)
     history.last_usage = None
     if agent.compaction.memory_path is not None:
@@ -135,6 +136,7 @@ async def compact(
             where = agent.compaction.memory_path
             # The compaction stands (the history is whole); only the memory file misses it.
             emit(Notice(level="warning", message=f"the summary was not added to {where}: {reason}"))
+    emit(ContextCompacted(trigger=trigger, pre_tokens=before))
     emit(
         Notice(
             message=f"context compacted ({trigger}): {cut} earlier messages summarised, "

@@ -7,13 +7,14 @@ A deny from the settings is final: neither a hook's "allow" nor the user can ove
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
+from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.lifecycle import surface
 from tether.hooks import HookEventName, HookOutcome, HookRunner
 from tether.permissions import (
@@ -27,43 +28,12 @@ from tether.protocol import (
     DenialSource,
     Event,
     Notice,
-    PermissionAnswer,
     PermissionAsked,
     PermissionDenial,
     ToolResultBlock,
     ToolUseBlock,
 )
 from tether.tools.registry import ToolOutcome
-
-Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
-Precheck = Callable[[dict[str, Any]], str | None]
-"""Why a call could not run even if approved (the tool's own preconditions), or None."""
-
-
-@dataclass(frozen=True)
-class Approval:
-    allowed: bool
-    tool_input: dict[str, Any]
-    message: str = ""
-    """Why not, for the model, when not allowed."""
-    denial: PermissionDenial | None = None
-    context: tuple[str, ...] = ()
-    """What PreToolUse hooks added for the model (`additionalContext`), given beside the
-    call's result."""
-    user_modified: bool = False
-    """The user allowed the call with an input of their own (its result says so)."""
-
-
-@dataclass
-class RuleSources:
-    """Where the rules came from, so an 'always allow' can rebuild them with one more."""
-
-    layers: Sequence[tuple[Path, Mapping[str, Any]]] = ()
-    seed_yaml: Path | None = None
-    seed_allow: bool = True
-    """False in an untrusted workspace: the seed file's allow patterns are left out."""
-    extra_allow: list[str] = field(default_factory=list[str])
-    extra_deny: list[str] = field(default_factory=list[str])
 
 
 @dataclass
@@ -132,7 +102,7 @@ class ToolGate:
             return await self._ask(call, tool_input, decision, emit, ask)
         if decision.behavior == "deny":
             by: DenialSource = "rule" if decision.rule else "mode"
-            return self._deny(call, tool_input, _denied_text(decision), by)
+            return self._deny(call, tool_input, denied_text(decision), by)
         if decision.behavior == "allow" and hook.permission_decision != "ask":
             return Approval(True, tool_input)
         if hook.permission_decision == "allow":
@@ -399,16 +369,3 @@ class ToolGate:
             decided_by=decided_by,
         )
         return Approval(False, tool_input, message, denial)
-
-
-def hook_context(event: HookEventName, subject: str, outcome: HookOutcome) -> tuple[str, ...]:
-    """The `additionalContext` of an event's hooks, each said whose it is (as Claude Code
-    gives it to the model)."""
-    return tuple(
-        f"{event}:{subject} hook additional context: {text}" for text in outcome.additional_context
-    )
-
-
-def _denied_text(decision: Decision) -> str:
-    rule = f" (rule {decision.rule})" if decision.rule else ""
-    return f"Permission denied{rule}: {decision.reason}"

@@ -211,6 +211,19 @@ class History:
                 self.journal.user([result, *others] if last else [result], named)
         return merged
 
+    def take_back(self, count: int) -> None:
+        """Take the last `count` blocks of the newest message (a user message) back out: a
+        prompt that could not be sent (past the window) is not part of the conversation. The
+        session file keeps it, as it was said."""
+        newest = self._messages[-1]
+        assert newest.role == "user"
+        assert 0 < count <= len(newest.content)
+        kept = newest.content[: len(newest.content) - count]
+        if kept:
+            self._messages[-1] = Message(role="user", content=kept)
+        else:
+            self._messages.pop()
+
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         return self._append_user(self._admit_user(blocks))
 

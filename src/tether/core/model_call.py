@@ -14,7 +14,7 @@ import dataclasses
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tether.models.base import (
@@ -30,6 +30,7 @@ from tether.models.base import (
 )
 from tether.protocol import (
     BlockCompleted,
+    ContentBlock,
     Event,
     ModelError,
     ModelRetry,
@@ -125,7 +126,7 @@ async def _stream_once(
     model: Model, request: ModelRequest, emit: Callable[[Event], None]
 ) -> ResponseDone:
     done: ResponseDone | None = None
-    block_uuids: list[str] = []  # each block's session-file entry, named as it closes
+    closed: list[tuple[ContentBlock, str]] = []  # each block's session-file entry, as it closes
     sent = time.perf_counter()
     async for event in model.stream(request):
         if isinstance(event, TextChunk):
@@ -139,8 +140,8 @@ async def _stream_once(
                 )
             )
         elif isinstance(event, BlockDone):
-            block_uuids.append(str(uuid.uuid4()))
-            emit(BlockCompleted(block=event.block, model=event.model, entry_uuid=block_uuids[-1]))
+            closed.append((event.block, str(uuid.uuid4())))
+            emit(BlockCompleted(block=event.block, model=event.model, entry_uuid=closed[-1][1]))
         elif isinstance(event, Waiting):
             emit(
                 ModelWaiting(
@@ -161,4 +162,18 @@ async def _stream_once(
             done = event
     if done is None:
         raise ModelError("the model stream ended without a final message", retryable=True)
-    return dataclasses.replace(done, block_uuids=tuple(block_uuids))
+    return dataclasses.replace(done, block_uuids=_entry_uuids(done.message.content, closed))
+
+
+def _entry_uuids(
+    blocks: Sequence[ContentBlock], closed: list[tuple[ContentBlock, str]]
+) -> tuple[str, ...]:
+    """A uuid for each block of the reply, in its order: the one its line was written with
+    when it closed (matched by the block itself: a call whose input is not JSON closes only
+    with the reply, so the order of closing is not the reply's), a new one for the others."""
+    left = list(closed)
+    named: list[str] = []
+    for block in blocks:
+        found = next((i for i, (seen, _) in enumerate(left) if seen == block), None)
+        named.append(left.pop(found)[1] if found is not None else str(uuid.uuid4()))
+    return tuple(named)

@@ -17,6 +17,7 @@ from tether.core.history import History
 from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
 from tether.core.recording import SessionRecorder
+from tether.core.sizing import PromptTooLong
 from tether.outside_text import error_summary
 from tether.permissions import Mode
 from tether.protocol import (
@@ -411,10 +412,16 @@ class Session:
         said = prompt.content or (TextBlock(text=text),)
         # The listings first (as Claude Code's attachments), the prompt, then hooks' context.
         blocks = [*self._listed(), *said, *(TextBlock(text=reminder(c)) for c in contexts)]
-        self._history.add_user(blocks, entry_uuid=prompt.uuid)
+        held = self._history.newest
+        before = len(held.content) if held is not None and held.role == "user" else 0
+        added = len(self._history.add_user(blocks, entry_uuid=prompt.uuid).content) - before
         self._prompt_kept = True
         ask = self._ask_with(emit) if self.can_ask else None
-        subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        try:
+            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
+        except PromptTooLong:
+            self._history.take_back(added)  # never sent: the next prompt does not carry it
+            raise
         for _ in range(MAX_STOP_CONTINUATIONS):
             owed = self._owed() if subtype == "success" and not turn_stop.halted() else None
             if owed is None:

@@ -20,14 +20,17 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from tether.core.compaction import recent_part
 from tether.core.message_size import ASSUMED_CHARS_PER_TOKEN, message_chars
 from tether.core.shrink import shrink_to_fit
 from tether.models.base import ModelRequest
-from tether.protocol import HarnessError, Message, Usage
+from tether.protocol import HarnessError, Message, ModelError, ToolResultBlock, Usage
+
+PROMPT_TOO_LONG = "Prompt is too long"
+"""How Claude Code begins its error for a prompt past the window (SDK programs look for it)."""
 
 FILL = 0.9
 """Share of the window a request may fill by estimate: the rest absorbs estimation error."""
@@ -59,6 +62,8 @@ class RequestSizer:
 
     def __init__(self) -> None:
         self.chars_per_token = ASSUMED_CHARS_PER_TOKEN
+        self.calibrated = False
+        """Whether the ratio comes from the API's answers (else it is assumed)."""
         self.accepted_chars = 0
         """The biggest request (in characters) the API answered: one no bigger fits."""
         self.reported_window: int | None = None
@@ -120,6 +125,7 @@ class RequestSizer:
         return news
 
     def _learn(self, ratio: float) -> None:
+        self.calibrated = True
         low, high = _RATIO_BOUNDS
         self.chars_per_token = min(high, max(low, ratio))
 
@@ -152,18 +158,28 @@ def fitted(
 ) -> ModelRequest:
     """`request` itself when it (and `reserve_chars` more, what the caller will add) fits
     `FILL` of `window`; else with its biggest blocks cut so that it takes about `aim` of the
-    window (less than FILL leaves room to go on without cutting again at once). Raises
-    HarnessError when even cut to the bone the messages do not fit beside the system prompt
-    and tools."""
+    window (less than FILL leaves room to go on without cutting again at once).
+
+    The prompt that started the turn is never cut: the model would answer words it never saw.
+    When it alone is past the window, the request is sent whole while the estimate is only
+    assumed (the API's refusal tells the real count), and PromptTooLong is raised once the
+    estimate comes from the API. Raises HarnessError when even cut to the bone the messages
+    do not fit beside the system prompt and tools."""
     if sizer.fits(request, window, reserve_chars=reserve_chars):
         return request
     room = sizer.budget_chars(request, FILL * window) - reserve_chars  # for the messages
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
     budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
-    messages, fits = shrink_to_fit(request.messages, sizer.message_size, budget)
+    at = turn_prompt(request.messages)
+    if at is not None and sizer.message_size(request.messages[at]) > room:
+        if not sizer.calibrated:
+            return request
+        raise PromptTooLong(sizer.tokens(request), window)
+    messages, fits = _shrink_except(request.messages, at, sizer.message_size, budget)
     if not fits:  # too many messages, not too long ones: the oldest are left out of this one
         messages = recent_part(messages, sizer.message_size, budget)
-        messages, fits = shrink_to_fit(messages, sizer.message_size, budget)
+        at = turn_prompt(messages)
+        messages, fits = _shrink_except(messages, at, sizer.message_size, budget)
     if not fits:
         raise _does_not_fit(request, sizer, window)
     return replace(request, messages=messages)
@@ -188,3 +204,41 @@ def _does_not_fit(request: ModelRequest, sizer: RequestSizer, window: int) -> Do
         "or use a model with a larger window",
         fixed=False,
     )
+
+
+class PromptTooLong(ModelError):
+    """The prompt alone does not fit the model's window: said as Claude Code says it (an
+    `invalid_request_error` the API would give, with the estimate and the limit)."""
+
+    def __init__(self, tokens: int, window: int) -> None:
+        super().__init__(
+            f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) and the "
+            "prompt is most of it: send less (smaller files or pasted text)",
+            status=400,
+            error_type="invalid_request_error",
+        )
+
+
+def turn_prompt(messages: Sequence[Message]) -> int | None:
+    """Where the prompt that started the turn is: the newest user message of the user's own
+    words (text or images, no tool results)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role != "user":
+            continue
+        if any(isinstance(b, ToolResultBlock) for b in message.content):
+            continue
+        return index
+    return None
+
+
+def _shrink_except(
+    messages: Sequence[Message], at: int | None, size: Callable[[Message], int], budget: int
+) -> tuple[tuple[Message, ...], bool]:
+    """`shrink_to_fit`, the message at `at` (the turn's prompt) kept whole."""
+    if at is None:
+        return shrink_to_fit(messages, size, budget)
+    kept = messages[at]
+    others = [*messages[:at], *messages[at + 1 :]]
+    shrunk, fits = shrink_to_fit(others, size, budget - size(kept))
+    return (*shrunk[:at], kept, *shrunk[at:]), fits

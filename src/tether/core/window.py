@@ -5,7 +5,8 @@ results as notes once the window is pressed (`micro`); then estimate the request
 and, if it would not fit (one reply or one tool input can be bigger than the whole window),
 compact, and cut whatever blocks are biggest until it does (`shrink`). A request known not to
 fit is never sent. When the API still says "too long" (the estimate was off), the estimate is
-corrected from its answer and the request made to fit again, a few times at most.
+corrected from its answer and the request made to fit again, a few times at most. The prompt
+that started the turn is never cut: past the window, the turn ends "Prompt is too long".
 
 What is sent changes; what is stored does not.
 """
@@ -21,7 +22,7 @@ from tether.core.compactor import compact
 from tether.core.history import History
 from tether.core.micro import CompactionPolicy, micro_compact
 from tether.core.model_call import call_model
-from tether.core.sizing import ATTEMPTS, fitted
+from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted
 from tether.models.base import ModelRequest, ResponseDone
 from tether.protocol import Event, ModelError
 
@@ -52,8 +53,10 @@ async def call_within_window(
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:
-            if not is_prompt_too_long(e) or attempt == ATTEMPTS:
+            if not is_prompt_too_long(e):
                 raise
+            if attempt == ATTEMPTS:
+                raise PromptTooLong(sizer.tokens(sent), sizer.window(policy.window)) from e
             history.refused_as_too_long(agent.model_id, sent, str(e))
             if attempt == 1 and await compact(agent, history, request, emit):
                 request = replace(request, messages=history.view())

@@ -42,7 +42,16 @@ from tether.mcp.servers import (
 from tether.protocol import ConfigError
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-"""What a server may be called (it becomes part of its tools' names)."""
+"""The names `tether mcp add` writes (Claude Code's own rule there)."""
+MAX_NAME_CHARS = 200
+NAME_RULE = f"a name must be printable text, not blank, of at most {MAX_NAME_CHARS} characters"
+
+
+def usable_name(name: str) -> bool:
+    """Whether a configured server's name can be used, as Claude Code uses any (`my.server x`,
+    from an SDK program): its tools' names are made valid for the model (`mcp.names`)."""
+    return bool(name.strip()) and name.isprintable() and len(name) <= MAX_NAME_CHARS
+
 
 TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
 """A server's `type` as written, and the transport it means."""
@@ -90,8 +99,8 @@ def load_servers(
     def take(source: _Source, entries: Iterable[tuple[str, object]], type_key: str) -> None:
         for name, entry in entries:
             try:
-                if not SERVER_NAME.fullmatch(name):
-                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                if not usable_name(name):
+                    raise _Unusable(NAME_RULE)
                 found[name] = _server(name, entry, source, type_key, workspace, env, problems)
             except _Unusable as e:
                 problems.append(f"{source.label}: server {name!r}: {e}")
@@ -156,8 +165,8 @@ def command_line_servers(
         source = _Source(Path(label), "dynamic")
         for name, entry in cast(dict[str, object], entries).items():
             try:
-                if not SERVER_NAME.fullmatch(name):
-                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                if not usable_name(name):
+                    raise _Unusable(NAME_RULE)
                 found[name] = _server(
                     name, entry, source, "type", workspace, env, problems, exchange
                 )
@@ -182,8 +191,8 @@ def plugin_servers(
         source = _Source(path, "plugin")
         for name, entry in servers.items():
             try:
-                if not SERVER_NAME.fullmatch(name):
-                    raise _Unusable("a name may only have letters, digits, '_', '-' and '.'")
+                if not usable_name(name):
+                    raise _Unusable(NAME_RULE)
                 server = _server(
                     f"plugin:{plugin}:{name}", entry, source, "type", workspace, env, problems
                 )

@@ -76,6 +76,7 @@ class McpManager:
         self._prompts: dict[str, list[McpPrompt]] = {}
         self._connecting: dict[str, asyncio.Task[None]] = {}
         self._pending: set[str] = set()
+        self._on_change: Callable[[str], None] | None = None
         """Servers whose first connection is under way."""
 
     async def start(self) -> None:
@@ -89,6 +90,7 @@ class McpManager:
         is called (also for one that failed)."""
         if self._connecting:
             return
+        self._on_change = on_connected
         self._pending.update(self._servers)
         for name, server in self._servers.items():
             self._connecting[name] = asyncio.create_task(
@@ -120,10 +122,16 @@ class McpManager:
         return list(self._problems)
 
     def tools(self) -> list[McpTool]:
-        return [tool for tools in self._tools.values() for tool in tools]
+        """The tools of the servers not turned off (`set_enabled`)."""
+        return [tool for name, tools in self._tools.items() if self._on(name) for tool in tools]
 
     def prompts(self) -> list[McpPrompt]:
-        return [prompt for prompts in self._prompts.values() for prompt in prompts]
+        """The prompts of the servers not turned off."""
+        return [p for name, prompts in self._prompts.items() if self._on(name) for p in prompts]
+
+    def _on(self, name: str) -> bool:
+        server = self._servers.get(name)
+        return server is not None and not server.closed
 
     async def call(self, exposed: str, arguments: dict[str, Any]) -> McpResult:
         """Call a tool by its exposed name, within `call_timeout_s`. Cancelling the caller
@@ -214,11 +222,14 @@ class McpManager:
         return self._status(known)
 
     async def set_enabled(self, server: str, enabled: bool) -> ServerStatus:
-        """Turn a server off (its calls are refused) or on again (it connects anew)."""
+        """Turn a server off (its calls are refused, its tools and prompts no longer listed)
+        or on again (it connects anew); `on_connected` is told either way."""
         known = self._known(server)
         await known.set_enabled(enabled)
         if enabled:
             self._publish(known)
+        if self._on_change is not None:  # its tools are offered, or no longer
+            self._on_change(server)
         return self._status(known)
 
     async def aclose(self) -> None:

@@ -3,6 +3,7 @@
 from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolError
 from tether.protocol.events import (
     BlockCompleted,
+    ContextCompacted,
     DenialSource,
     ErrorOccurred,
     Event,
@@ -60,6 +61,7 @@ __all__ = [
     "Compact",
     "ConfigError",
     "ContentBlock",
+    "ContextCompacted",
     "DenialSource",
     "ErrorOccurred",
     "Event",

@@ -206,6 +206,15 @@ class Notice(_Event):
     message: str
 
 
+class ContextCompacted(_Event):
+    """The earlier conversation was replaced by a summary (a `Notice` says it in words)."""
+
+    kind: Literal["context_compacted"] = "context_compacted"
+    trigger: Literal["auto", "manual"]
+    pre_tokens: int
+    """The context's size before, as last measured (or estimated)."""
+
+
 class ErrorOccurred(_Event):
     kind: Literal["error"] = "error"
     message: str
@@ -272,6 +281,7 @@ Event = Annotated[
     | ModelRetry
     | ModelWaiting
     | Notice
+    | ContextCompacted
     | PermissionAsked
     | ErrorOccurred
     | TurnFinished,

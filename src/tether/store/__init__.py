@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.store.fork import fork_session
 from tether.store.reply_entries import ReplyEntries, new_message_id
+from tether.store.session_lock import SessionInUse
 from tether.store.sessions import (
     SessionInfo,
     SessionNotFound,
@@ -19,7 +20,7 @@ from tether.store.sessions import (
     remove_session,
     subagent_transcript_path,
 )
-from tether.store.writer import EntryWatcher, SessionInUse, SessionWriter
+from tether.store.writer import EntryWatcher, SessionWriter
 
 if TYPE_CHECKING:
     from tether.store.reader import (

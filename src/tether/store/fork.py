@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.protocol import ConfigError, HarnessError
+from tether.store.entry_encoding import encode_entry
 from tether.store.partial import (
     COPY_CHUNK,
     FORKING_SUFFIX,
@@ -22,13 +23,12 @@ from tether.store.partial import (
     put_in_place,
     remove_abandoned,
 )
+from tether.store.session_lock import lock_session_file
 from tether.store.writer import (
     _APPEND,
     _SESSION_ID,
     MESSAGE_TYPES,
     SessionWriter,
-    _lock,
-    encode_entry,
 )
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def fork_session(
     except OSError as e:
         raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
     try:
-        _lock(fd, partial)
+        lock_session_file(fd, partial)
     except HarnessError:
         os.close(fd)
         raise

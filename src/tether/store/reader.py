@@ -16,20 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from pydantic import ValidationError
-
-from tether.protocol import ConfigError, Message, Usage
+from tether.protocol import ConfigError
 from tether.store.branch import Indexed, newest_branch, sortable
-from tether.store.foreign import is_bookkeeping, is_off_conversation, message_content
-from tether.store.images import without_bad_images
-from tether.store.records import (
-    AssistantRecord,
-    CompactionRecord,
-    Record,
-    SpendRecord,
-    UserRecord,
-    WindowRecord,
-)
+from tether.store.entry_records import BadEntry, entry_record
+from tether.store.foreign import is_bookkeeping
+from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
+from tether.store.records import CompactionRecord as CompactionRecord
+from tether.store.records import Record
+from tether.store.records import SpendRecord as SpendRecord
+from tether.store.records import UserRecord as UserRecord
+from tether.store.records import WindowRecord as WindowRecord
 from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
@@ -82,8 +78,8 @@ class LoadedSession:
                         continue
                     dropped: list[str] = []
                     try:
-                        record = _record(fields, dropped)
-                    except _BadEntry as e:
+                        record = entry_record(fields, dropped)
+                    except BadEntry as e:
                         _note(problems, f"line {indexed.line} skipped: {e}")
                         continue
                     for reason in dropped:
@@ -132,10 +128,6 @@ class Entry:
     """One line with a valid header: its fields as written."""
 
     fields: dict[str, Any]
-
-
-class _BadEntry(Exception):
-    pass
 
 
 class _Bookkeeping(Exception):
@@ -257,7 +249,7 @@ def _scan(
                     yield number, start, len(line), _parse_entry(line, replaced, number)
                 except _Bookkeeping:
                     continue
-                except _BadEntry:
+                except BadEntry:
                     unreadable.append(number)
     except FileNotFoundError:
         raise SessionNotFound(f"no session file at {path}") from None
@@ -275,12 +267,12 @@ def _fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
     file.seek(offset)
     try:
         return _parse_entry(file.readline()).fields
-    except _BadEntry:
+    except BadEntry:
         return None
 
 
 def _parse_entry(line: bytes, replaced: list[int] | None = None, number: int = 0) -> Entry:
-    """One line as an entry with a valid header; raises _BadEntry saying what is wrong. Bytes
+    """One line as an entry with a valid header; raises BadEntry saying what is wrong. Bytes
     that are not UTF-8 (one Latin-1 byte written by another program) are read as U+FFFD, and
     the line's `number` goes to `replaced`: the rest of the entry is kept."""
     try:
@@ -291,72 +283,22 @@ def _parse_entry(line: bytes, replaced: list[int] | None = None, number: int = 0
             if replaced is not None:
                 replaced.append(number)
     except (ValueError, RecursionError):  # not JSON, or absurdly nested
-        raise _BadEntry("not JSON") from None
+        raise BadEntry("not JSON") from None
     if not isinstance(raw, dict):
-        raise _BadEntry("not a JSON object")
+        raise BadEntry("not a JSON object")
     fields = cast(dict[str, Any], raw)
     if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
         raise _Bookkeeping
     for key in ("type", "uuid", "sessionId"):
         if not isinstance(fields.get(key), str):
-            raise _BadEntry(f"no {key}")
+            raise BadEntry(f"no {key}")
     for key in _DESCRIPTIVE:
         if not isinstance(fields.get(key), str):
             fields[key] = ""
     if not isinstance(fields.get("parentUuid", 0), str | None):
-        raise _BadEntry("no parentUuid")
+        raise BadEntry("no parentUuid")
     fields.setdefault("parentUuid", None)
     return Entry(fields)
-
-
-def _record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
-    """The entry's record; what of its content was left out (see `images`) goes to `dropped`."""
-    try:
-        return _typed_record(fields, dropped)
-    except ValidationError as e:
-        error = e.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise _BadEntry(f"{fields['type']}: {where}: {error['msg']}") from None
-    except RecursionError:
-        raise _BadEntry(f"{fields['type']}: nested too deeply") from None
-
-
-def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
-    if is_off_conversation(fields):
-        return None
-    match fields["type"]:
-        case "user":
-            return UserRecord(_message(fields.get("message"), "user", dropped).content)
-        case "assistant":
-            raw = fields.get("message")
-            message = _message(raw, "assistant", dropped)
-            message_id = cast(dict[str, Any], raw).get("id")
-            return AssistantRecord(
-                message,
-                _usage(cast(dict[str, Any], raw).get("usage")),
-                message_id if isinstance(message_id, str) else None,
-            )
-        case "compaction":
-            summary, kept = fields.get("summary"), fields.get("kept")
-            if not isinstance(summary, list) or type(kept) is not int or kept < 1:
-                raise _BadEntry("compaction without a summary list and a positive kept")
-            return CompactionRecord(tuple(Message.model_validate(m) for m in summary), kept)
-        case "spend":
-            cost = fields.get("costUSD")
-            if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
-                raise _BadEntry("spend without a costUSD")
-            return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
-        case "window":
-            model, tokens = fields.get("model"), fields.get("tokens")
-            if not isinstance(model, str) or type(tokens) is not int or tokens < 1:
-                raise _BadEntry("window without a model and a positive number of tokens")
-            return WindowRecord(model, tokens)
-        case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
-            return None
-        case unknown if "message" in fields:  # a conversation entry whose type was lost
-            raise _BadEntry(f"an entry of unknown type {unknown!r} with a message")
-        case _:  # kinds a newer tether (or another tool) writes: nothing to replay
-            return None
 
 
 def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
@@ -369,24 +311,6 @@ def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
     ):
         return (origin["sessionId"], origin["uuid"])
     return None
-
-
-def _message(raw: object, role: str, dropped: list[str]) -> Message:
-    if not isinstance(raw, dict) or raw.get("role") != role:
-        raise _BadEntry(f"message is not a {role} message")
-    content = message_content(cast(dict[str, Any], raw).get("content"))
-    content, reasons = without_bad_images(content, role)
-    dropped.extend(reasons)
-    return Message.model_validate({"role": role, "content": content})
-
-
-def _usage(raw: object) -> Usage | None:
-    """A reply's usage, None when it is missing or not valid: it only counts the session's
-    cost, and the reply it came with is kept."""
-    try:
-        return None if raw is None else Usage.model_validate(raw)
-    except ValidationError:
-        return None
 
 
 def _ends_turn(fields: dict[str, Any]) -> bool:

@@ -15,13 +15,10 @@ entry naming the old id). A file cut short is said. Each of these is told in `no
 from __future__ import annotations
 
 import errno
-import fcntl
-import json
 import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -31,9 +28,9 @@ from tether.protocol import (
     ContentBlock,
     HarnessError,
     Message,
-    ToolResultBlock,
     Usage,
 )
+from tether.store.entry_encoding import encode_entry, entry_block, entry_message, entry_time
 from tether.store.partial import (
     MOVING_SUFFIX,
     copy_whole,
@@ -42,6 +39,8 @@ from tether.store.partial import (
     remove_abandoned,
 )
 from tether.store.reply_entries import ReplyEntries, new_message_id
+from tether.store.session_lock import ends_with_newline, lock_session_file
+from tether.store.write_errors import why_not_written
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 """Entries of the conversation itself: they chain to one another through `parentUuid`. Every
@@ -53,10 +52,6 @@ Files written before this rule have them on the chain: both read the same here."
 _APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT
 _HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-class SessionInUse(HarnessError):
-    """Another open writer (most likely another tether process) holds the session file."""
 
 
 EntryWatcher = Callable[[Path, dict[str, Any]], None]
@@ -128,7 +123,7 @@ class SessionWriter:
                 f"cannot create session file {path}: {why_not_written(e, path)}"
             ) from e
         try:
-            _lock(fd, path)
+            lock_session_file(fd, path)
         except HarnessError:
             os.close(fd)
             raise
@@ -151,8 +146,8 @@ class SessionWriter:
             raise HarnessError(f"cannot open session file {path}: {e.strerror or e}") from e
         writer = cls(path, fd, session_id=path.stem, cwd=cwd, last_uuid=last_uuid, model=model)
         try:
-            _lock(fd, path)
-            if not _ends_with_newline(path, fd):
+            lock_session_file(fd, path)
+            if not ends_with_newline(path, fd):
                 writer._write(b"\n")
         except OSError as e:
             os.close(fd)
@@ -163,7 +158,7 @@ class SessionWriter:
         return writer
 
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
-        content = [_block(b) for b in blocks]
+        content = [entry_block(b) for b in blocks]
         self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
     def assistant(
@@ -180,7 +175,7 @@ class SessionWriter:
                 "assistant",
                 message={
                     "role": message.role,
-                    "content": [_block(b) for b in message.content],
+                    "content": [entry_block(b) for b in message.content],
                     "model": self.model,
                     "usage": None if usage is None else usage.model_dump(mode="json"),
                 },
@@ -209,14 +204,14 @@ class SessionWriter:
                 "type": "message",
                 "role": "assistant",
                 "model": self.model,
-                "content": [_block(block)],
+                "content": [entry_block(block)],
                 "usage": None if usage is None else usage.model_dump(mode="json"),
             },
             **extra,
         )
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
-        self.append("compaction", summary=[_message(m) for m in summary], kept=kept)
+        self.append("compaction", summary=[entry_message(m) for m in summary], kept=kept)
 
     def spent(self, usage: Usage, cost_usd: float) -> None:
         """Model calls outside the conversation (a subagent, a compaction summary)."""
@@ -255,7 +250,7 @@ class SessionWriter:
             "uuid": entry_uuid,
             "parentUuid": self.last_uuid,
             "sessionId": self.session_id,
-            "timestamp": _now(),
+            "timestamp": entry_time(),
             "cwd": str(self.cwd),
             **fields,
         }
@@ -362,7 +357,7 @@ class SessionWriter:
                 f"cannot be created: {why_not_written(e, path)}"
             ) from e
         try:
-            _lock(fd, partial)
+            lock_session_file(fd, partial)
             ends_line = copy_whole(old, size, fd)
             put_in_place(partial, path)
         except (OSError, HarnessError) as e:
@@ -393,76 +388,3 @@ class SessionWriter:
         except OSError:
             return False
         return True
-
-
-_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
-def why_not_written(error: OSError, path: Path) -> str:
-    """Why a write to `path` failed; for a full disk or quota, with the space left there."""
-    why = error.strerror or str(error)
-    if error.errno in _FULL:
-        try:
-            if path.exists() and not path.is_file():
-                return why  # a device (/dev/full): its file system's space says nothing
-            found = os.statvfs(path.parent)
-        except OSError:
-            return why
-        free = found.f_bavail * found.f_frsize
-        why += f" ({_amount(free)} free of {_amount(found.f_blocks * found.f_frsize)} there)"
-    return why
-
-
-def _amount(size: int) -> str:
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} bytes"
-
-
-def encode_entry(entry: dict[str, Any]) -> bytes:
-    """One line of a session file."""
-    try:
-        return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    except UnicodeEncodeError:
-        # A lone surrogate (undecodable bytes kept by surrogateescape) has no UTF-8 form. \u
-        # escapes keep it exactly, and the file stays valid UTF-8 that any JSON reader accepts.
-        return (json.dumps(entry, separators=(",", ":")) + "\n").encode()
-
-
-def _lock(fd: int, path: Path) -> None:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise SessionInUse(f"session {path.stem} is in use by another tether process") from None
-    except OSError as e:  # a file system without locks: go on unlocked, as before locks
-        if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
-            raise HarnessError(f"cannot lock session file {path}: {e.strerror or e}") from e
-
-
-def _ends_with_newline(path: Path, fd: int) -> bool:
-    size = os.fstat(fd).st_size
-    if size == 0:
-        return True
-    reader = os.open(path, os.O_RDONLY)
-    try:
-        return os.pread(reader, 1, size - 1) == b"\n"
-    finally:
-        os.close(reader)
-
-
-def _block(block: ContentBlock) -> dict[str, Any]:
-    data = block.model_dump(mode="json", exclude_none=True)
-    if isinstance(block, ToolResultBlock):
-        # Claude Code's form: a result's images follow its text in `content`.
-        data.pop("images", None)
-        data["content"] = block.api_content()
-    return data
-
-
-def _message(message: Message) -> dict[str, Any]:
-    return {"role": message.role, "content": [_block(b) for b in message.content]}
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,104 @@
+"""A headless prompt as Claude Code reads it, the same on every headless input path (`-p`,
+stream-json input from SDK programs): `/name args` becomes its skill's, command's or MCP
+prompt's message, and `/compact [focus]` compacts the conversation (a turn of its own, whose
+result says whether it did)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from tether.cli.custom_commands import expand_slash_prompt
+from tether.protocol import (
+    Compact,
+    ConfigError,
+    ContextCompacted,
+    ErrorOccurred,
+    Event,
+    ImageBlock,
+    Notice,
+    TextBlock,
+    TurnFinished,
+    Usage,
+    UserInput,
+)
+
+if TYPE_CHECKING:
+    from tether.core.session import Session
+
+HEADLESS_BUILT_INS = ("compact",)
+"""Built-in commands a headless prompt runs (listed among the session's slash commands)."""
+
+
+async def headless_input(session: Session, prompt: UserInput) -> UserInput | Compact:
+    """What a headless prompt asks for: `/compact [focus]` compacts (unless a skill or command
+    of that name wins), `/name args` becomes its command's message (`expand_slash_prompt`;
+    images given with it stay), anything else is the prompt itself. Raises ConfigError when a
+    command's file cannot be read."""
+    text = prompt.text
+    if not text.startswith("/"):
+        return prompt
+    name, *rest = text.split(maxsplit=1)
+    ours = name[1:] in session.commands or session.skills.get(name[1:]) is not None
+    if name[1:] in HEADLESS_BUILT_INS and not ours:
+        return Compact(focus=rest[0].strip() if rest else None)
+    message = await expand_slash_prompt(session, text)
+    if message == text:
+        return prompt
+    images = tuple(b for b in prompt.content if isinstance(b, ImageBlock))
+    content = (TextBlock(text=message), *images) if images else ()
+    return prompt.model_copy(update={"text": message, "content": content})
+
+
+async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Event]:
+    """The events of the turn `prompt` asks for (see `headless_input`), ending with a
+    `TurnFinished` whatever it was: a compaction's says whether it compacted, and a command
+    whose file cannot be read ends the turn as an error that says so."""
+    started, usage, cost = time.perf_counter(), session.usage, session.cost_usd
+    try:
+        op = await headless_input(session, prompt)
+    except ConfigError as e:
+        yield ErrorOccurred(message=str(e))
+        yield _finished(False, str(e), started, usage, session.usage, session.cost_usd - cost)
+        return
+    if isinstance(op, UserInput):
+        async for event in session.submit(op):
+            yield event
+        return
+    compacted, said = False, ""
+    async for event in session.submit(op):
+        if isinstance(event, ContextCompacted):
+            compacted = True
+        elif isinstance(event, Notice):
+            said = event.message
+        yield event
+    why = said or "nothing was compacted"
+    yield _finished(compacted, why, started, usage, session.usage, session.cost_usd - cost)
+
+
+def _finished(
+    done: bool, why: str, started: float, before: Usage, now: Usage, cost_usd: float
+) -> TurnFinished:
+    return TurnFinished(
+        subtype="success" if done else "error_during_execution",
+        is_error=not done,
+        result="" if done else why,
+        error=None if done else why,
+        stop_reason=None,
+        num_turns=0,
+        usage=_spent_since(before, now),
+        cost_usd=cost_usd,
+        duration_ms=int((time.perf_counter() - started) * 1000),
+        duration_api_ms=0,
+    )
+
+
+def _spent_since(before: Usage, now: Usage) -> Usage:
+    return Usage(
+        input_tokens=now.input_tokens - before.input_tokens,
+        output_tokens=now.output_tokens - before.output_tokens,
+        cache_creation_input_tokens=now.cache_creation_input_tokens
+        - before.cache_creation_input_tokens,
+        cache_read_input_tokens=now.cache_read_input_tokens - before.cache_read_input_tokens,
+    )

@@ -1,0 +1,152 @@
+"""What the stream-json lines say of a session beyond its events (`SessionFacts`): the init
+line, and a turn's result line (with what the session spent so far)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from tether import __version__
+from tether.cli import sdk_api_error
+from tether.protocol import SessionStarted, TurnFinished
+
+Line = dict[str, Any]
+
+CLAUDE_CODE_CONTRACT = "2.1.332"
+"""The Claude Code release whose headless contract tether speaks: reported as
+`claude_code_version` (the SDK reads it to know what the CLI supports), beside tether's own
+`tether_version`."""
+
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "max_budget_usd",
+    "error_during_execution": "error",
+}
+
+
+@dataclass
+class SessionFacts:
+    """What the init line and the result report beyond the events."""
+
+    permission_mode: str
+    agents: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    slash_commands: tuple[str, ...] = ()
+    mcp_servers: tuple[dict[str, str], ...] = ()
+    context_window: int = 0
+    max_output_tokens: int = 0
+    api_key_source: str = "none"
+    additional_directories: tuple[str, ...] = ()
+    sandbox_enabled: bool = False
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    plugins: tuple[dict[str, str], ...] = ()
+    """The session's plugins: name, path, source (`name@marketplace`), version."""
+
+
+def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> Line:
+    """The `system/init` line, as Claude Code writes it."""
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": started.cwd,
+        "session_id": session_id,
+        "tools": list(started.tools),
+        "mcp_servers": list(facts.mcp_servers),
+        "model": started.model,
+        "permissionMode": facts.permission_mode,
+        "slash_commands": list(facts.slash_commands),
+        "apiKeySource": facts.api_key_source,
+        "claude_code_version": CLAUDE_CODE_CONTRACT,
+        "tether_version": __version__,
+        "output_style": "default",
+        "agents": list(facts.agents),
+        "skills": list(facts.skills),
+        "plugins": list(facts.plugins),
+        "uuid": str(uuid.uuid4()),
+        "sandbox_enabled": facts.sandbox_enabled,
+        "original_cwd": started.cwd,
+        "additional_directories": list(facts.additional_directories),
+    }
+
+
+@dataclass(frozen=True)
+class SessionSoFar:
+    """What a result reports of the session up to now."""
+
+    session_id: str
+    cost_usd: float
+    api_ms: int
+    spend: dict[str, list[float]]
+    """Per model: input, output, cache read, cache creation tokens, cost."""
+
+
+def result_line(
+    finished: TurnFinished,
+    facts: SessionFacts,
+    so_far: SessionSoFar,
+    num_turns: int,
+    structured: dict[str, Any] | None,
+) -> Line:
+    """The turn's `result` line, as Claude Code writes it."""
+    line: Line = {
+        "type": "result",
+        "subtype": finished.subtype,
+        "is_error": finished.is_error,
+        "duration_ms": finished.duration_ms,
+        "duration_api_ms": so_far.api_ms,
+        "num_turns": num_turns,
+        "result": finished.result,
+        "stop_reason": finished.stop_reason,
+        "session_id": so_far.session_id,
+        "total_cost_usd": round(so_far.cost_usd, 6),
+        "usage": finished.usage.model_dump(),
+        "modelUsage": model_usage(so_far.spend, facts),
+        "permission_denials": [
+            {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
+            for d in finished.permission_denials
+        ],
+        "uuid": str(uuid.uuid4()),
+        "terminal_reason": TERMINAL_REASONS[finished.subtype],
+        "api_error_status": None,
+    }
+    if finished.ttft_ms is not None:
+        line["ttft_ms"] = finished.ttft_ms
+    if finished.api_error_status is not None:
+        line.update(sdk_api_error.result_fields(finished))
+    elif finished.is_error:
+        line["errors"] = [error_text(finished, facts)]
+    if structured is not None:
+        line["structured_output"] = structured
+        # As Claude Code: the result is the answer itself, as compact JSON.
+        line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+    return line
+
+
+def model_usage(spend: dict[str, list[float]], facts: SessionFacts) -> dict[str, Any]:
+    """Claude Code's `modelUsage`: per model, what the session used and cost so far."""
+    return {
+        model: {
+            "inputTokens": int(spent[0]),
+            "outputTokens": int(spent[1]),
+            "cacheReadInputTokens": int(spent[2]),
+            "cacheCreationInputTokens": int(spent[3]),
+            "webSearchRequests": 0,
+            "costUSD": round(spent[4], 6),
+            "contextWindow": facts.context_window,
+            "maxOutputTokens": facts.max_output_tokens,
+        }
+        for model, spent in spend.items()
+    }
+
+
+def error_text(finished: TurnFinished, facts: SessionFacts) -> str:
+    """The result's `errors[]` entry for a turn that ended in error."""
+    if finished.subtype == "error_max_turns":
+        return f"Reached maximum number of turns ({facts.max_turns})"
+    if finished.subtype == "error_max_budget_usd":
+        return f"Reached maximum budget (${facts.max_budget_usd:g})"
+    return finished.error or finished.result or finished.subtype

@@ -1,0 +1,57 @@
+"""The gate's vocabulary: its answer for a call (`Approval`), where its rules come from
+(`RuleSources`), how it asks the user (`Asker`), and how hooks' and rules' words reach the
+model."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.hooks import HookEventName, HookOutcome
+from tether.permissions import Decision
+from tether.protocol import PermissionAnswer, PermissionAsked, PermissionDenial
+
+Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
+Precheck = Callable[[dict[str, Any]], str | None]
+"""Why a call could not run even if approved (the tool's own preconditions), or None."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    allowed: bool
+    tool_input: dict[str, Any]
+    message: str = ""
+    """Why not, for the model, when not allowed."""
+    denial: PermissionDenial | None = None
+    context: tuple[str, ...] = ()
+    """What PreToolUse hooks added for the model (`additionalContext`), given beside the
+    call's result."""
+    user_modified: bool = False
+    """The user allowed the call with an input of their own (its result says so)."""
+
+
+@dataclass
+class RuleSources:
+    """Where the rules came from, so an 'always allow' can rebuild them with one more."""
+
+    layers: Sequence[tuple[Path, Mapping[str, Any]]] = ()
+    seed_yaml: Path | None = None
+    seed_allow: bool = True
+    """False in an untrusted workspace: the seed file's allow patterns are left out."""
+    extra_allow: list[str] = field(default_factory=list[str])
+    extra_deny: list[str] = field(default_factory=list[str])
+
+
+def hook_context(event: HookEventName, subject: str, outcome: HookOutcome) -> tuple[str, ...]:
+    """The `additionalContext` of an event's hooks, each said whose it is (as Claude Code
+    gives it to the model)."""
+    return tuple(
+        f"{event}:{subject} hook additional context: {text}" for text in outcome.additional_context
+    )
+
+
+def denied_text(decision: Decision) -> str:
+    rule = f" (rule {decision.rule})" if decision.rule else ""
+    return f"Permission denied{rule}: {decision.reason}"

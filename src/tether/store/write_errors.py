@@ -1,0 +1,32 @@
+"""Why a write failed, said with what the user needs to act: for a full disk or quota, the
+space left where the file was to go."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def why_not_written(error: OSError, path: Path) -> str:
+    """Why a write to `path` failed; for a full disk or quota, with the space left there."""
+    why = error.strerror or str(error)
+    if error.errno in _FULL:
+        try:
+            if path.exists() and not path.is_file():
+                return why  # a device (/dev/full): its file system's space says nothing
+            found = os.statvfs(path.parent)
+        except OSError:
+            return why
+        free = found.f_bavail * found.f_frsize
+        why += f" ({_amount(free)} free of {_amount(found.f_blocks * found.f_frsize)} there)"
+    return why
+
+
+def _amount(size: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
