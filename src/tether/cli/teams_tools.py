@@ -76,4 +76,7 @@ def attach_lead(lead: LeadTeams | None, session: Session) -> None:
 
     lead.steer = session.steer
     lead.held = lambda: held_ids(session.messages)
+    lead.spend = lambda: session.cost_usd
+    if session.recorder is not None:  # acknowledged once in the session file
+        session.recorder.watchers.append(lambda _path, entry: lead.written(entry))
     session.on_close.append(lead.close)

@@ -27,7 +27,7 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import StoreUnavailable
-from tether.teams.letters import letter
+from tether.teams.letters import letter, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
@@ -60,6 +60,8 @@ class LeadTeams:
     """Puts a message to the session (`Session.steer`), set once the session exists."""
     held: Callable[[], set[str]] = set
     """Ids of the team messages the session holds."""
+    spend: Callable[[], float] = lambda: 0.0
+    """What the lead's session has spent (USD), for the roster."""
     shown: list[Callable[[Message], None]] = field(default_factory=list[Callable[[Message], None]])
     """Front ends' callbacks for each message as it arrives (the REPL prints it)."""
     warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
@@ -68,6 +70,7 @@ class LeadTeams:
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
+    _acking: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
 
     @property
     def team(self) -> str | None:
@@ -210,8 +213,41 @@ class LeadTeams:
             self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
             if done:
                 await asyncio.to_thread(inbox.ack, LEAD, done)
+            if batch:  # the lead's state (a reply ends its waiting) and spend, to the roster
+                await link.publish(spend_usd=self.spend())
+
+    def written(self, entry: dict[str, object]) -> None:
+        """An entry went into the session file: the team messages it holds are acknowledged
+        now (their redelivery would be dropped by id), not at the next read, which a headless
+        lead that exits never makes."""
+        ids = written_ids(entry) & set(self._unacked)
+        if not ids or self._inbox is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # written off the loop: acknowledged at the next read, or at close
+        receipts = [self._unacked.pop(i) for i in ids]
+        task = loop.create_task(self._ack(self._inbox, receipts))
+        self._acking.add(task)
+        task.add_done_callback(self._acking.discard)
+
+    async def _ack(self, inbox: TeamStore, receipts: list[str]) -> None:
+        try:
+            await asyncio.to_thread(inbox.ack, LEAD, receipts)
+        except StoreUnavailable as e:  # left held: redelivered, and dropped by id
+            self._warn(f"team {self.team}: {len(receipts)} message(s) not acknowledged: {e}")
 
     async def close(self) -> None:
+        if self._acking:
+            await asyncio.gather(*self._acking, return_exceptions=True)
+        if self.link is not None and self._inbox is not None:
+            held = self.held()
+            done = [r for i, r in self._unacked.items() if i in held]
+            if done:
+                await self._ack(self._inbox, done)
+            with contextlib.suppress(Exception):
+                await self.link.publish(spend_usd=self.spend())
         if self._listening is not None:
             self._listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):
