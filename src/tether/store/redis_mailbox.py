@@ -224,7 +224,9 @@ class RedisMailboxStore:
     ) -> list[Delivery]:
         return [
             Delivery(
-                message=read_stored((fields or {}).get("data"), receipt=entry_id, member=member),
+                message=read_stored(
+                    (fields or {}).get("data"), receipt=entry_id, member=member, fields=fields
+                ),
                 receipt=entry_id,
                 attempt=attempt,
             )

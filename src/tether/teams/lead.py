@@ -201,6 +201,8 @@ class LeadTeams:
             restore=link.publish,
         ):
             reap()
+            if any(d.message.sender not in link.protocol.members for d in batch):
+                await link.refresh_members()  # one who joined since is no stranger
             done = self._take(batch, link)
             if done:
                 await asyncio.to_thread(inbox.ack, LEAD, done)
