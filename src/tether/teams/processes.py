@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether.store.mailbox import Member, Message, TeamStore
+from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.teams.claims import (
     STARTING_ELSEWHERE,
     TEAM_RUN_ENV,
@@ -100,7 +100,7 @@ def start_members(
             )
         else:
             if proc.poll() is not None:  # it ended: not starting, whatever it wrote last
-                store.update_member(name, {"state": "stopped", "pid": None, "pid_started": None})
+                _ended(store, name, proc.pid)
             tail = _tail(log_file(project, store.team, name))
             told.append(
                 Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
@@ -108,6 +108,18 @@ def start_members(
     for name in elsewhere:
         told.append(_started_elsewhere(store, name))
     return told
+
+
+def _ended(store: TeamStore, name: str, pid: int) -> None:
+    """The process started for `name` ended before it reported in: stopped, unless another
+    process of the member runs (its record is then its own)."""
+
+    def another_runs(member: Member) -> str | None:
+        return "another process runs" if member.pid != pid and alive(member) else None
+
+    changes = {"state": "stopped", "pid": None, "pid_started": None, "start_claim": None}
+    with contextlib.suppress(MemberBusy):
+        store.update_member(name, changes, unless=another_runs)
 
 
 def _started_elsewhere(store: TeamStore, name: str) -> Started:
