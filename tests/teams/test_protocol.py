@@ -217,3 +217,30 @@ def test_every_change_reaches_the_listeners() -> None:
     send(alice, msg("alice", "bob", "request"))
     assert seen == alice.transitions
     assert [t.after for t in seen] == ["requesting", "waiting"]
+
+
+def test_a_message_from_a_stranger_or_for_another_member_is_delivered_with_a_note() -> None:
+    alice = member("alice")
+    ghost = alice.incoming(msg("ghost", "alice"), 0.0)
+    assert ghost.note == (
+        "its sender 'ghost' is not a member of the team (members: team-lead, alice, bob)"
+    )
+    elsewhere = alice.incoming(msg("bob", "zz"), 0.0)
+    assert elsewhere.note == "it is addressed to 'zz', not to alice"
+    assert alice.incoming(msg("bob", "alice"), 0.0).note is None
+
+
+def test_an_entry_with_no_data_shows_its_fields_and_the_note_says_what_is_shown() -> None:
+    from tether.store.mailbox_records import read_stored
+
+    entry = read_stored(None, receipt="5-0", member="alice", fields={"foo": "bar"})
+    assert entry.text == '{"foo": "bar"}'
+    note = member("alice").incoming(entry, 0.0).note
+    assert note == (
+        "stored entry 5-0 in alice's mailbox has no message in it (no data field; its fields "
+        "are its text): its raw text is above, as it was stored"
+    )
+    bare = read_stored(None, receipt="6-0", member="alice")
+    assert member("alice").incoming(bare, 0.0).note == (
+        "stored entry 6-0 in alice's mailbox has no message in it (no data field): it has no text"
+    )

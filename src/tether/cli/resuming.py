@@ -4,6 +4,7 @@ a new session's recorder, and what a resumed one says and already cost."""
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,12 +26,22 @@ if TYPE_CHECKING:
     from tether.core.resume import Restored, Resumption
 
 
+TEAMMATE_META = "teammate"
+"""The `meta` entry's field naming the member whose session it is (a teammate's)."""
+
+
 def session_to_resume(
-    opts: RunOptions, home: Path, workspace: Path, skipped: list[str] | None = None
+    opts: RunOptions,
+    home: Path,
+    workspace: Path,
+    skipped: list[str] | None = None,
+    *,
+    teammate: str | None = None,
 ) -> Path | None:
     """The file of the session `--resume` or `--continue` names; None for a new session
-    (`--continue` where there is none yet is one). Entries of the session folders that
-    cannot be examined are said in `skipped`."""
+    (`--continue` where there is none yet is one). `--continue` outside a teammate (`teammate`
+    None) passes over teammates' sessions: a lead continues its own. Entries of the session
+    folders that cannot be examined are said in `skipped`."""
     if opts.resume is not None:
         found: list[str] = []
         try:
@@ -42,7 +53,9 @@ def session_to_resume(
                 skipped.extend(found)
     if opts.continue_latest:
         # None: nothing to continue, and, as in Claude Code, a new session starts.
-        return latest_session(home, workspace, skipped)
+        return latest_session(
+            home, workspace, skipped, passed_over=None if teammate else teammate_session
+        )
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     if opts.resume_at is not None:
@@ -50,8 +63,27 @@ def session_to_resume(
     return None
 
 
+def teammate_session(path: Path) -> bool:
+    """Whether the session file is a teammate's (its `meta` entry, first, says so)."""
+    try:
+        with path.open("rb") as lines:
+            first = lines.readline(64 * 1024)
+        entry = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(entry, dict) or entry.get("type") != "meta":  # pyright: ignore[reportUnknownMemberType]
+        return False
+    data = entry.get("data")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return isinstance(data, dict) and bool(data.get(TEAMMATE_META))  # pyright: ignore[reportUnknownMemberType]
+
+
 def new_recorder(
-    directory: Path, session_id: str, workspace: Path, model_id: str
+    directory: Path,
+    session_id: str,
+    workspace: Path,
+    model_id: str,
+    *,
+    teammate: str | None = None,
 ) -> SessionRecorder:
     watchers: list[EntryWatcher] = []
 
@@ -60,7 +92,8 @@ def new_recorder(
             directory, session_id, cwd=workspace, model=model_id, watchers=watchers
         )
         try:
-            writer.meta(model=model_id, version=__version__)
+            more = {TEAMMATE_META: teammate} if teammate else {}
+            writer.meta(model=model_id, version=__version__, **more)
         except HarnessError:
             # Not half-made: the recorder tries again at the next entry, from scratch.
             with contextlib.suppress(HarnessError):

@@ -40,6 +40,7 @@ from tether.cli.safety import (
 from tether.cli.setting_sources import SettingSources
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.teams_tools import (
+    TEAMMATE_ENV,
     attach_lead,
     board_tools,
     lead_session_tools,
@@ -252,7 +253,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     # A task worktree's sessions are kept with its main workspace's: listed and resumed there.
     sessions_dir = project_dir(sessions_home(env), settings_root)
     skipped: list[str] = []
-    path = session_to_resume(opts, sessions_home(env), workspace, skipped)
+    path = session_to_resume(
+        opts, sessions_home(env), workspace, skipped, teammate=env.get(TEAMMATE_ENV)
+    )
     resumption = None
     if path is not None:
         from tether.core.resume import resume_session
@@ -440,7 +443,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         recorder=resumption.recorder  # None with --no-session-persistence
         if resumption is not None
-        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id)
+        else new_recorder(
+            sessions_dir, session_id, workspace, resolved.model_id, teammate=env.get(TEAMMATE_ENV)
+        )
         if opts.persist_session
         else None,
     )
@@ -457,7 +462,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
-    attach_lead(lead, session)
+    attach_lead(lead, session, resumption.loaded.path if resumption is not None else None)
     session.startup_notices.extend(skipped)
     session.startup_notices.extend(_record_run(tool_context, session, home))
     if opts.max_budget_usd is not None and _priced_but_unknown(resolved):

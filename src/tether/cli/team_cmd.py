@@ -37,6 +37,7 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreUnavailable
 from tether.teams.board import team_choice
+from tether.teams.claims import claim_member
 from tether.teams.names import check_member_name
 from tether.teams.processes import down, start_members, status_lines, status_record
 from tether.teams.receiving import STORE_PATIENCE_S
@@ -153,6 +154,11 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if member is None:
         names = ", ".join(m.name for m in store.members())
         raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
+    busy = claim_member(store, member.name)
+    if busy is not None:  # one process per member: this one is not it
+        print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
+        return 1
+    member = next(m for m in store.members() if m.name == args.member)
     inbox = open_team_store(args.store, project=project, team=store.team)
     try:
         patience = args.store_patience if args.store_patience > 0 else None

@@ -25,14 +25,31 @@ TEAMMATE_ENV = "TETHER_TEAMMATE"
 """Set in a teammate's environment: its member name."""
 
 
-def teammate_prompt(team: str, member: Member, lead: str, members: list[str]) -> str:
+def plan_exit(lead: str) -> str:
+    """How a teammate in plan mode leaves it (it has no ExitPlanMode: its lead approves)."""
+    return (
+        "To leave plan mode, send your plan to the lead: SendMessage(to="
+        f'"{lead}", message={{"type": "plan_approval_request", "plan": "..."}}); you may '
+        "write once the lead approves it"
+    )
+
+
+def teammate_prompt(
+    team: str, member: Member, lead: str, members: list[str], *, plan: bool = False
+) -> str:
     others = ", ".join(n for n in members if n != member.name) or "none yet"
+    planning = (
+        f"\n\nYou are in plan mode: read-only until the lead approves your plan. {plan_exit(lead)}."
+        if plan
+        else ""
+    )
     return (
         f"You are {member.name}, a teammate in team {team!r}. The team lead is {lead}; the "
         f"other members: {others}. Messages from them reach you as <teammate-message> blocks. "
         "Nobody sees your plain text output: to talk to a member, use SendMessage; to answer "
         "a request, use SendMessage with reply_to set to its id. When you finish a piece of "
         "work, tell the lead what you did with SendMessage."
+        + planning
         + (f"\n\n{member.prompt}" if member.prompt else "")
     )
 
@@ -51,7 +68,7 @@ def session_for(
     record = store.team_record()
     lead = record.lead if record is not None else link.protocol.lead
     appended = "\n\n".join(
-        p for p in (agent_prompt, teammate_prompt(store.team, member, lead, names)) if p
+        p for p in (agent_prompt, teammate_prompt(store.team, member, lead, names, plan=plan)) if p
     )
     options = RunOptions(
         cwd=Path(member.cwd) if member.cwd else project,
@@ -61,6 +78,13 @@ def session_for(
         permission_mode="plan" if plan else None,
         extra_tools=(send_message_tool(link),),
     )
+    session = _built(options, member)
+    if session.agent.gate is not None:
+        session.agent.gate.plan_exit = plan_exit(lead)
+    return session
+
+
+def _built(options: RunOptions, member: Member) -> Session:
     if member.session_id is None:
         return build(options).session
     try:
@@ -112,6 +136,9 @@ async def serve_teammate(
         session_for, project, store, member, link, agent_prompt=agent_prompt, plan=plan
     )
 
+    for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
+        print(f"{member.name}: {notice}", flush=True)
+
     def on_change(transition: Transition) -> None:
         print(
             f"{member.name}: {transition.before} -> {transition.after} ({transition.cause})",
@@ -142,5 +169,6 @@ async def serve_teammate(
     finally:
         await session.aclose()
         await mate.stopped()
-    print(f"{member.name}: stopped", flush=True)
+    why = f" ({mate.stop_reason})" if mate.stop_reason else ""
+    print(f"{member.name}: stopped{why}", flush=True)
     return 0

@@ -68,12 +68,54 @@ def lead_session_tools(lead: LeadTeams | None) -> list[Tool]:
     return [*lead_tools(lead), send_message_tool(lambda: lead.link)]
 
 
-def attach_lead(lead: LeadTeams | None, session: Session) -> None:
-    """Messages to the lead go to `session` as steering; the team goes with the session."""
+TEAM_NOTE = "tether-team"
+"""A lead's session file line naming the team it leads (`team`: null once deleted)."""
+
+
+def attach_lead(lead: LeadTeams | None, session: Session, resumed: Path | None = None) -> None:
+    """Messages to the lead go to `session` as steering; the team goes with the session. A
+    session resumed from `resumed` leads again the team its file names."""
     if lead is None:
         return
     from tether.teams.letters import held_ids
 
     lead.steer = session.steer
     lead.held = lambda: held_ids(session.messages)
+    lead.spend = lambda: session.cost_usd
+    recorder = session.recorder
+    if recorder is not None:  # acknowledged once in the session file
+        recorder.watchers.append(lambda _path, entry: lead.written(entry))
+        lead.note = lambda fields: recorder.bookkeeping(TEAM_NOTE, **fields)
     session.on_close.append(lead.close)
+    team = led_team(resumed) if resumed is not None else None
+    if team is not None:
+        from tether.store.task_records import StoreUnavailable
+
+        try:
+            said = lead.rejoin(team)
+        except StoreUnavailable as e:
+            said = f"team {team}, which this session led, cannot be reached: {e}"
+        session.startup_notices.append(said)
+        session.agent.inputs.append(lead.start_listening)
+
+
+def led_team(path: Path) -> str | None:
+    """The team a session file says its session leads (its newest `TEAM_NOTE`), if any."""
+    import json
+
+    team: str | None = None
+    try:
+        with path.open("rb") as lines:
+            for line in lines:
+                if TEAM_NOTE.encode() not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict) and entry.get("type") == TEAM_NOTE:  # pyright: ignore[reportUnknownMemberType]
+                    found = entry.get("team")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                    team = found if isinstance(found, str) else None
+    except OSError:
+        return None
+    return team

@@ -48,6 +48,9 @@ class ToolGate:
     subagent: dict[str, str] = field(default_factory=dict[str, str])
     """In a subagent's gate: its `agent_id` and `agent_type`, given to its tool hooks so
     they can tell whose call it is."""
+    plan_exit: str | None = None
+    """How this session leaves plan mode, added to a plan-mode denial (a teammate's: its
+    plan to the lead, as a plan_approval_request)."""
     _turn_grants: list[str] = field(default_factory=list[str])
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
@@ -102,7 +105,10 @@ class ToolGate:
             return await self._ask(call, tool_input, decision, emit, ask)
         if decision.behavior == "deny":
             by: DenialSource = "rule" if decision.rule else "mode"
-            return self._deny(call, tool_input, denied_text(decision), by)
+            said = denied_text(decision)
+            if decision.plan_mode and self.plan_exit:
+                said = f"{said}. {self.plan_exit}"
+            return self._deny(call, tool_input, said, by)
         if decision.behavior == "allow" and hook.permission_decision != "ask":
             return Approval(True, tool_input)
         if hook.permission_decision == "allow":

@@ -7,6 +7,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
@@ -128,6 +129,11 @@ class SessionRecorder:
             self._record(
                 lambda w: w.bookkeeping("last-prompt", lastPrompt=said, leafUuid=w.last_uuid)
             )
+
+    def bookkeeping(self, type: str, **fields: Any) -> None:
+        """A line of the session's own facts that is no entry of the conversation (readers
+        that replay it skip it), written after its messages so far."""
+        self._record(lambda w: w.bookkeeping(type, **fields))
 
     def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None:
         """The reply, an entry per block (each written once, as any entry is)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -128,6 +128,20 @@ class HeldRequest(BaseModel):
     """Timed out already: kept to match a late reply."""
 
 
+class StartClaim(BaseModel):
+    """Who is starting a member's process (`tether team up`, a lead's Task tool): taken
+    atomically, so that starters racing start one process; it lapses at `until` or when its
+    holder no longer runs."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    pid: int
+    pid_started: str | None = None
+    host: str
+    until: float
+    """Wall-clock seconds."""
+
+
 class Member(BaseModel):
     """One member of a team as the roster keeps it: who it is, and where it stands now."""
 
@@ -163,6 +177,8 @@ class Member(BaseModel):
     shutdown_done: str | None = None
     """The id of the shutdown request that ended its last run (`team down`): one left unread
     in its mailbox is not replayed on the next start."""
+    start_claim: StartClaim | None = None
+    """Held while a process is being started for it, until that process reports in."""
     updated_at: float = Field(default_factory=time.time)
 
 
@@ -184,6 +200,11 @@ class MailboxesLost(MailboxError):
 
 class TeamExists(MailboxError):
     """A team of that name is in use."""
+
+
+class MemberBusy(MailboxError):
+    """A conditional change of a member was refused: its record said why (`update_member`'s
+    `unless`)."""
 
 
 class UnknownMember(MailboxError):
@@ -210,8 +231,16 @@ class RosterStore(Protocol):
         """Add the member, or replace its record."""
         ...
 
-    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
-        """Change fields of one member atomically; `UnknownMember` when there is none."""
+    def update_member(
+        self,
+        name: str,
+        changes: Mapping[str, Any],
+        *,
+        unless: Callable[[Member], str | None] | None = None,
+    ) -> Member:
+        """Change fields of one member atomically; `UnknownMember` when there is none. With
+        `unless`: a claim, given the record as it is at the change (no other write between),
+        refused with `MemberBusy` naming its reason when `unless` gives one."""
         ...
 
     def members(self) -> list[Member]:

@@ -24,10 +24,17 @@ INVALID_KIND = "invalid"
 `data["error"]`, its id `invalid:<receipt>` (the same on every redelivery)."""
 
 
-def read_stored(raw: str | None, *, receipt: str, member: str) -> Message:
-    """The message a store kept as JSON, or an `invalid` one carrying what was there."""
+def read_stored(
+    raw: str | None, *, receipt: str, member: str, fields: Mapping[str, Any] | None = None
+) -> Message:
+    """The message a store kept as JSON, or an `invalid` one carrying what was there (an
+    entry with no data: its other `fields`, as JSON)."""
     if raw is None:
-        return _invalid("", "has no message in it (no data field)", receipt, member)
+        text = json.dumps(dict(fields), ensure_ascii=False, default=str) if fields else ""
+        why = "has no message in it (no data field" + (
+            "; its fields are its text)" if text else ")"
+        )
+        return _invalid(text, why, receipt, member)
     try:
         return Message.model_validate_json(raw)
     except ValidationError as e:

@@ -34,6 +34,7 @@ from tether.store.mailbox import (
     MailboxError,
     MailboxesLost,
     Member,
+    MemberBusy,
     Message,
     TeamRecord,
 )
@@ -223,7 +224,9 @@ class RedisMailboxStore:
     ) -> list[Delivery]:
         return [
             Delivery(
-                message=read_stored((fields or {}).get("data"), receipt=entry_id, member=member),
+                message=read_stored(
+                    (fields or {}).get("data"), receipt=entry_id, member=member, fields=fields
+                ),
                 receipt=entry_id,
                 attempt=attempt,
             )
@@ -309,7 +312,13 @@ class RedisMailboxStore:
         self._call(lambda: self._put_member(keys=keys, args=[member.name, dumps(member)]))
         return member
 
-    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
+    def update_member(
+        self,
+        name: str,
+        changes: Mapping[str, Any],
+        *,
+        unless: Callable[[Member], str | None] | None = None,
+    ) -> Member:
         def update() -> Member:
             with self._r.pipeline(transaction=True) as pipe:
                 while True:
@@ -319,7 +328,11 @@ class RedisMailboxStore:
                         if raw is None:
                             names = pipe.zrange(self.key("joined"), 0, -1)
                             raise unknown_member(self.team, name, names)  # pyright: ignore[reportArgumentType]
-                        member = changed_member(Member.model_validate_json(str(raw)), changes)
+                        current = Member.model_validate_json(str(raw))
+                        busy = unless(current) if unless is not None else None
+                        if busy is not None:
+                            raise MemberBusy(busy)
+                        member = changed_member(current, changes)
                         pipe.multi()
                         pipe.hset(self.key("members"), name, dumps(member))
                         pipe.execute()

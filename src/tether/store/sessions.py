@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,9 +116,16 @@ def find_session(home: Path, cwd: Path, ref: str, skipped: list[str] | None = No
     raise SessionNotFound(f"session {ref!r} is ambiguous; it could be: {', '.join(names)}")
 
 
-def latest_session(home: Path, cwd: Path, skipped: list[str] | None = None) -> Path | None:
-    """This project's most recently written session, if it has any. Entries that cannot be
-    examined are left out and said in `skipped`."""
+def latest_session(
+    home: Path,
+    cwd: Path,
+    skipped: list[str] | None = None,
+    *,
+    passed_over: Callable[[Path], bool] | None = None,
+) -> Path | None:
+    """This project's most recently written session, if it has any, leaving out those
+    `passed_over` names. Entries that cannot be examined are left out and said in
+    `skipped`."""
     dated: list[tuple[int, str, Path]] = []
     for path in _session_files(project_dir(home, cwd), skipped):
         try:
@@ -126,7 +134,10 @@ def latest_session(home: Path, cwd: Path, skipped: list[str] | None = None) -> P
             continue
         except OSError as e:
             _skip(skipped, path, e)
-    return max(dated, default=(0, "", None))[2]
+    for _, _, path in sorted(dated, reverse=True):
+        if passed_over is None or not passed_over(path):
+            return path
+    return None
 
 
 class SessionOpen(ConfigError):

@@ -22,6 +22,7 @@ from tether.store.mailbox import (
     Delivery,
     MailboxError,
     Member,
+    MemberBusy,
     Message,
     TeamRecord,
 )
@@ -224,7 +225,13 @@ class SqliteMailboxStore:
         self._run(put)
         return member
 
-    def update_member(self, name: str, changes: Mapping[str, Any]) -> Member:
+    def update_member(
+        self,
+        name: str,
+        changes: Mapping[str, Any],
+        *,
+        unless: Callable[[Member], str | None] | None = None,
+    ) -> Member:
         def update(db: sqlite3.Connection) -> Member:
             row = db.execute(
                 "SELECT data FROM members WHERE team = ? AND name = ?", (self.team, name)
@@ -234,7 +241,11 @@ class SqliteMailboxStore:
                     "SELECT name FROM members WHERE team = ? ORDER BY joined", (self.team,)
                 )
                 raise unknown_member(self.team, name, [n for (n,) in names])
-            member = changed_member(Member.model_validate_json(row[0]), changes)
+            current = Member.model_validate_json(row[0])
+            busy = unless(current) if unless is not None else None
+            if busy is not None:
+                raise MemberBusy(busy)
+            member = changed_member(current, changes)
             db.execute(
                 "UPDATE members SET data = ? WHERE team = ? AND name = ?",
                 (dumps(member), self.team, name),

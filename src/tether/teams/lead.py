@@ -17,8 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol import ToolError
+from tether.protocol import TextBlock, ToolError
 from tether.store.mailbox import (
+    Delivery,
     Member,
     Message,
     TeamExists,
@@ -27,7 +28,7 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import StoreUnavailable
-from tether.teams.letters import letter
+from tether.teams.letters import letter, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
@@ -60,6 +61,10 @@ class LeadTeams:
     """Puts a message to the session (`Session.steer`), set once the session exists."""
     held: Callable[[], set[str]] = set
     """Ids of the team messages the session holds."""
+    spend: Callable[[], float] = lambda: 0.0
+    """What the lead's session has spent (USD), for the roster."""
+    note: Callable[[dict[str, object]], None] = lambda _: None
+    """Writes the team the session leads into its file (`TEAM_NOTE`), for a resume."""
     shown: list[Callable[[Message], None]] = field(default_factory=list[Callable[[Message], None]])
     """Front ends' callbacks for each message as it arrives (the REPL prints it)."""
     warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
@@ -68,6 +73,7 @@ class LeadTeams:
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
+    _acking: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
 
     @property
     def team(self) -> str | None:
@@ -104,6 +110,7 @@ class LeadTeams:
         )
         self._inbox = await asyncio.to_thread(self._open, name)
         self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
+        self.note({"team": name})
         return {"team_name": name, "store": store.url, "lead_agent_id": f"{LEAD}@{name}"}
 
     async def delete(self) -> dict[str, object]:
@@ -119,6 +126,7 @@ class LeadTeams:
                 'shut down first (SendMessage with {"type": "shutdown_request"})'
             )
         await asyncio.to_thread(link.store.delete_team)
+        self.note({"team": None})
         await self.close()
         return {"success": True, "team_name": link.team}
 
@@ -187,31 +195,120 @@ class LeadTeams:
         async for batch in receive_for_ever(
             inbox,
             LEAD,
-            f"lead-{id(self)}",
+            self._consumer,
             block_s=LEAD_RECEIVE_BLOCK_S,
             say=say,
             restore=link.publish,
         ):
             reap()
-            known = self.held()
-            done = [r for i, r in self._unacked.items() if i in known]
-            for delivery in batch:
-                message = delivery.message
-                if message.id in known:
-                    done.append(delivery.receipt)
-                    continue
-                if message.id in self._unacked:
-                    continue
-                self._unacked[message.id] = delivery.receipt
-                received = link.protocol.incoming(message, link.clock())
-                self.steer(letter(message, received.note))
-                for show in self.shown:
-                    show(message)
-            self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
+            if any(d.message.sender not in link.protocol.members for d in batch):
+                await link.refresh_members()  # one who joined since is no stranger
+            done = self._take(batch, link)
             if done:
                 await asyncio.to_thread(inbox.ack, LEAD, done)
+            if batch:  # the lead's state (a reply ends its waiting) and spend, to the roster
+                await link.publish(spend_usd=self.spend())
+
+    def _take(self, batch: list[Delivery], link: TeamLink) -> list[str]:
+        """Steer the batch's new messages into the session; the receipts of those it holds
+        already (to acknowledge)."""
+        known = self.held()
+        done = [r for i, r in self._unacked.items() if i in known]
+        for delivery in batch:
+            message = delivery.message
+            if message.id in known:
+                done.append(delivery.receipt)
+                continue
+            if message.id in self._unacked:
+                continue
+            self._unacked[message.id] = delivery.receipt
+            received = link.protocol.incoming(message, link.clock())
+            self.steer(letter(message, received.note))
+            for show in self.shown:
+                show(message)
+        self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
+        return done
+
+    def rejoin(self, team: str) -> str:
+        """Lead again the team this session led (a resumed session: its file names it): its
+        roster record taken back (the requests it waits on), the mail that came meanwhile
+        (and what a killed run held) steered in now, its mailbox read from the first model
+        call on (`start_listening`). Returns what to tell the user."""
+        store = self._open(team)
+        record = store.team_record()
+        if record is None or record.lead != LEAD:
+            store.close()
+            return f"team {team!r}, which this session led, is no longer in {store.url}"
+        me = next((m for m in store.members() if m.name == LEAD), None)
+        if me is None:
+            me = store.put_member(Member(name=LEAD, state="idle"))
+        self.link = TeamLink(
+            team=team,
+            member=LEAD,
+            store=store,
+            protocol=MemberProtocol(name=LEAD, lead=LEAD),
+            events_path=events_file(self.project, team),
+            known_team=record,
+            known_member=me,
+            warn=self._warn,
+        )
+        self.link.protocol.members = tuple(m.name for m in store.members())
+        self.link.protocol.restore(me.requests_sent, me.requests_owed, self.link.clock())
+        self._inbox = self._open(team)
+        # Everything held is taken back: a killed lead's run held it, and nobody else reads
+        # the lead's mailbox.
+        batch = self._inbox.receive(LEAD, self._consumer, reclaim_after_s=0)
+        done = self._take(batch, self.link)
+        if done:
+            self._inbox.ack(LEAD, done)
+        self.note({"team": team})
+        return f"leading team {team} again: {len(batch)} message(s) waiting for it"
+
+    def start_listening(self) -> list[TextBlock]:
+        """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:
+        an input of the session's model calls, giving nothing itself."""
+        if self.link is not None and self._inbox is not None and self._listening is None:
+            self._listening = asyncio.get_running_loop().create_task(
+                self._listen(self._inbox, self.link)
+            )
+        return []
+
+    @property
+    def _consumer(self) -> str:
+        return f"lead-{id(self)}"
+
+    def written(self, entry: dict[str, object]) -> None:
+        """An entry went into the session file: the team messages it holds are acknowledged
+        now (their redelivery would be dropped by id), not at the next read, which a headless
+        lead that exits never makes."""
+        ids = written_ids(entry) & set(self._unacked)
+        if not ids or self._inbox is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # written off the loop: acknowledged at the next read, or at close
+        receipts = [self._unacked.pop(i) for i in ids]
+        task = loop.create_task(self._ack(self._inbox, receipts))
+        self._acking.add(task)
+        task.add_done_callback(self._acking.discard)
+
+    async def _ack(self, inbox: TeamStore, receipts: list[str]) -> None:
+        try:
+            await asyncio.to_thread(inbox.ack, LEAD, receipts)
+        except StoreUnavailable as e:  # left held: redelivered, and dropped by id
+            self._warn(f"team {self.team}: {len(receipts)} message(s) not acknowledged: {e}")
 
     async def close(self) -> None:
+        if self._acking:
+            await asyncio.gather(*self._acking, return_exceptions=True)
+        if self.link is not None and self._inbox is not None:
+            held = self.held()
+            done = [r for i, r in self._unacked.items() if i in held]
+            if done:
+                await self._ack(self._inbox, done)
+            with contextlib.suppress(Exception):
+                await self.link.publish(spend_usd=self.spend())
         if self._listening is not None:
             self._listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):

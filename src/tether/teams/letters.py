@@ -74,5 +74,21 @@ def held_ids(messages: Iterable[SessionMessage]) -> set[str]:
     return found
 
 
+def written_ids(entry: dict[str, object]) -> set[str]:
+    """Ids of the team messages a user entry written to a session file holds."""
+    if entry.get("type") != "user":
+        return set()
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    texts: list[str] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+    return {i for text in texts if TAG in text for i in _ID.findall(text)}
+
+
 def _escaped(text: str) -> str:
     return text.replace(f"<{TAG}", f"&lt;{TAG}").replace(f"</{TAG}", f"&lt;/{TAG}")

@@ -142,10 +142,36 @@ class TeamLink:
             "record written again"
         )
 
+    def note_event(self, before: str, after: str, cause: str) -> None:
+        """A change of the member's process (stopped, started again in another state) in the
+        event log, beside the protocol's transitions."""
+        p = self.protocol
+        self._write_event(
+            {
+                "member": self.member,
+                "before": before,
+                "after": after,
+                "cause": cause,
+                "message_id": None,
+                "at": self.clock(),
+                "plan_mode": p.plan_mode,
+                "stopping": p.stopping,
+            }
+        )
+
+    def last_event(self) -> dict[str, Any] | None:
+        if self.events_path is None:
+            return None
+        found = read_events(self.events_path, self.member, last=1)
+        return found[0] if found else None
+
     def _log(self, transition: Transition) -> None:
+        self._write_event(transition.__dict__)
+
+    def _write_event(self, event: dict[str, Any]) -> None:
         if self.events_path is None:
             return
-        line = json.dumps({"team": self.team, **transition.__dict__}, ensure_ascii=False)
+        line = json.dumps({"team": self.team, **event}, ensure_ascii=False)
         self.events_path.parent.mkdir(parents=True, exist_ok=True)
         with self.events_path.open("a", encoding="utf-8") as out:
             out.write(line + "\n")

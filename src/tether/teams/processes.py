@@ -15,8 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether.store.mailbox import Member, Message, TeamStore
+from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
+from tether.teams.claims import (
+    STARTING_ELSEWHERE,
+    TEAM_RUN_ENV,
+    TeamProcess,
+    alive,
+    claim_start,
+    pid_runs,
+    process_start,
+    run_mark,
+    runs_as,
+    starting_by,
+    team_processes,
+)
 from tether.teams.link import events_file, read_events
+
+__all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
 LEAD = "team-lead"
 START_WAIT_S = 120.0
@@ -28,53 +43,6 @@ CHILDREN: list[subprocess.Popen[bytes]] = []
 """Teammates this process started: kept, since they are meant to outlive their `Popen` (a
 lead's session goes on after starting them), and polled at each start to reap those that
 ended."""
-
-
-def alive(member: Member) -> bool:
-    """Whether the member's process runs (known only on its own machine: elsewhere, by its
-    record): its pid runs, and is the same process (its start time), not another that took
-    the pid since."""
-    if member.pid is None:
-        return False
-    if member.host != socket.gethostname():
-        return member.state != "stopped"
-    return runs_as(member.pid, member.pid_started)
-
-
-def runs_as(pid: int, started: str | None) -> bool:
-    """Whether `pid` runs and is the process that started at `started` (`process_start`;
-    None: any process of that pid)."""
-    if not pid_runs(pid):
-        return False
-    now = process_start(pid)
-    return started is None or now is None or now == started
-
-
-def process_start(pid: int) -> str | None:
-    """When the process started, in the system's own count (`/proc/<pid>/stat`'s starttime):
-    with its pid, names one process; None where there is no /proc."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
-
-
-def pid_runs(pid: int) -> bool:
-    """Whether `pid` is a running process: one that ended and waits to be reaped by its
-    parent (a lead that started it) is not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc here: the signal's answer stands
-    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
 
 
 def reap() -> None:
@@ -100,19 +68,16 @@ def start_members(
     """Start every member whose process is not running, and wait for each to report in."""
     started: dict[str, subprocess.Popen[bytes]] = {}
     told: list[Started] = []
+    elsewhere: list[str] = []
     reap()
     for mate in mates:
-        if alive(mate):
-            told.append(
-                Started(
-                    mate.name, True, f"{mate.name}: running already (pid {mate.pid} on {mate.host})"
-                )
-            )
+        busy = claim_start(store, mate.name, within_s=START_WAIT_S, plan=plan)
+        if busy is not None and busy.startswith(STARTING_ELSEWHERE):
+            elsewhere.append(mate.name)
             continue
-        changes: dict[str, Any] = {"state": "starting", "pid": None}
-        if plan:
-            changes["plan_mode"] = True  # kept: a restart stays read-only until approved
-        store.update_member(mate.name, changes)
+        if busy is not None:
+            told.append(Started(mate.name, True, f"{mate.name}: {busy}"))
+            continue
         log = log_file(project, store.team, mate.name)
         log.parent.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "tether", "team", "run", store.team, mate.name]
@@ -124,6 +89,7 @@ def start_members(
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                env={**os.environ, TEAM_RUN_ENV: run_mark(store, mate.name)},
             )
             CHILDREN.append(started[mate.name])
     for name, proc in started.items():
@@ -134,12 +100,42 @@ def start_members(
             )
         else:
             if proc.poll() is not None:  # it ended: not starting, whatever it wrote last
-                store.update_member(name, {"state": "stopped", "pid": None, "pid_started": None})
+                _ended(store, name, proc.pid)
             tail = _tail(log_file(project, store.team, name))
             told.append(
                 Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
             )
+    for name in elsewhere:
+        told.append(_started_elsewhere(store, name))
     return told
+
+
+def _ended(store: TeamStore, name: str, pid: int) -> None:
+    """The process started for `name` ended before it reported in: stopped, unless another
+    process of the member runs (its record is then its own)."""
+
+    def another_runs(member: Member) -> str | None:
+        return "another process runs" if member.pid != pid and alive(member) else None
+
+    changes = {"state": "stopped", "pid": None, "pid_started": None, "start_claim": None}
+    with contextlib.suppress(MemberBusy):
+        store.update_member(name, changes, unless=another_runs)
+
+
+def _started_elsewhere(store: TeamStore, name: str) -> Started:
+    """Wait for the process another starter is starting to report in (or its claim to
+    lapse)."""
+    deadline = time.monotonic() + START_WAIT_S
+    while time.monotonic() < deadline:
+        member = next((m for m in store.members() if m.name == name), None)
+        if member is None:
+            break
+        if alive(member) and member.state != "starting":
+            return Started(name, True, f"{name}: started by another process (pid {member.pid})")
+        if not alive(member) and starting_by(member, time.time()) is None:
+            break
+        time.sleep(0.05)
+    return Started(name, False, f"{name}: another process was starting it, and it did not start")
 
 
 def _reported_in(store: TeamStore, name: str, proc: subprocess.Popen[bytes]) -> bool:
@@ -177,7 +173,29 @@ async def down(store: TeamStore, *, wait_s: float) -> int:
     for mate in running:
         if mate.host != here:
             print(f"{mate.name}: runs on {mate.host}: asked only")
+    # Whatever the roster says: every process of the team here (one the roster never named,
+    # one still starting) is ended too.
+    await asyncio.gather(*(_end(p) for p in await asyncio.to_thread(team_processes, store)))
     return 0
+
+
+async def _end(process: TeamProcess) -> None:
+    """End a teammate process the roster does not name: SIGTERM (its session saved), then
+    SIGKILL to its process group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while runs_as(process.pid, process.started):
+        if time.monotonic() >= deadline:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getpgid(process.pid) == process.pid:
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:
+                    os.kill(process.pid, signal.SIGKILL)
+            print(f"{process.member}: another process of it (pid {process.pid}) killed (SIGKILL)")
+            return
+        await asyncio.sleep(0.05)
+    print(f"{process.member}: another process of it (pid {process.pid}) stopped")
 
 
 async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> None:

@@ -19,7 +19,7 @@ or shutdown) is a `Transition`, given to the listeners and kept in `transitions`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from tether.store.mailbox import HeldRequest, Message
@@ -247,7 +247,28 @@ class MemberProtocol:
     def incoming(self, message: Message, now: float) -> Received:
         """A message delivered to this member: requests are owed a reply, replies are matched
         to their request (a late one too). Nothing is refused here: a message that breaks
-        the rules is delivered with a note saying how (a message is never lost)."""
+        the rules (one from a stranger, one for another member) is delivered with a note
+        saying how (a message is never lost)."""
+        received = self._incoming(message, now)
+        odd = self._misaddressed(message)
+        if odd is None:
+            return received
+        note = f"{odd}; {received.note}" if received.note else odd
+        return replace(received, note=note)
+
+    def _misaddressed(self, message: Message) -> str | None:
+        if message.kind == INVALID_KIND:
+            return None
+        if message.recipient not in (self.name, "*"):
+            return f"it is addressed to {message.recipient!r}, not to {self.name}"
+        if self.members and message.sender not in self.members:
+            return (
+                f"its sender {message.sender!r} is not a member of the team "
+                f"(members: {', '.join(self.members)})"
+            )
+        return None
+
+    def _incoming(self, message: Message, now: float) -> Received:
         kind = message.kind
         if kind in REQUESTS:
             if message.id in self.owed or message.id in self.answered:
@@ -259,7 +280,8 @@ class MemberProtocol:
             return self._match_reply(message, now)
         if kind == INVALID_KIND:
             why = message.data.get("error") or "a stored entry that is not a message"
-            return Received(message, note=f"{why}: its raw text is above, as it was stored")
+            shown = "its raw text is above, as it was stored" if message.text else "it has no text"
+            return Received(message, note=f"{why}: {shown}")
         if kind not in KINDS:
             return Received(message, note=f"a message of unknown kind {kind!r}")
         return Received(message)

@@ -71,6 +71,12 @@ class Teammate:
     def name(self) -> str:
         return self.link.member
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why it stopped (a hook, a signal, a store out of reach); None: a shutdown it
+        approved, or not stopped."""
+        return self._stop_reason
+
     def stop(self, reason: str, *, interrupt: bool = True) -> None:
         """Stop: the running turn is interrupted (or, `interrupt=False`, let finish), the loop
         ends (unread messages stay in the mailbox for the next start)."""
@@ -88,6 +94,7 @@ class Teammate:
             session_id=self.session.session_id,
             spend_usd=self.session.cost_usd,
         )
+        self._note_restart()
         receiving = asyncio.create_task(self._receive())
         try:
             await self._serve(self._unfinished())
@@ -103,6 +110,15 @@ class Teammate:
             await self.link.publish(
                 state="stopped", pid=None, pid_started=None, spend_usd=self.session.cost_usd
             )
+
+    def _note_restart(self) -> None:
+        """Every state change is an event: a start that finds the member in another state
+        than its log's last line left it (an owed shutdown done since, a stop) says so."""
+        last = self.link.last_event()
+        state = self.link.protocol.state
+        if last is not None and last.get("after") != state:
+            before = str(last.get("after"))
+            self.link.note_event(before, state, f"started again (pid {os.getpid()})")
 
     def _unfinished(self) -> list[str]:
         """The prompt that finishes a turn an earlier run left undone (its session ends with
@@ -146,6 +162,9 @@ class Teammate:
     async def _texts(self, batch: list[Delivery]) -> list[str]:
         """The texts of new messages (redeliveries of held ones acknowledged and dropped) and
         of requests that timed out."""
+        if any(d.message.sender not in self.link.protocol.members for d in batch):
+            with contextlib.suppress(StoreUnavailable):
+                await self.link.refresh_members()  # one who joined since is no stranger
         now = self.link.clock()
         texts = [timed_out(request) for request in self.link.protocol.expire(now)]
         dropped: list[str] = []
@@ -239,7 +258,20 @@ class Teammate:
                 "TeammateIdle", {"teammate_name": self.name, "team_name": self.link.team}
             )
             if outcome.stop:
-                self.stop(f"TeammateIdle hook stopped it: {outcome.stop_reason or 'no reason'}")
+                reason = outcome.stop_reason or "no reason given"
+                cause = f"a TeammateIdle hook stopped it: {reason}"
+                self.stop(cause)
+                self.say(f"{self.name}: {cause}")
+                self.link.note_event(self.link.protocol.state, "stopped", cause)
+                try:  # its lead is told why, as Claude Code shows stopReason to its user
+                    await self.link.send(
+                        self.link.protocol.lead,
+                        "idle_notification",
+                        "stopped by a TeammateIdle hook",
+                        data={"reason": reason},
+                    )
+                except (ProtocolError, StoreUnavailable) as e:
+                    self.say(f"{self.link.protocol.lead} not told that it stopped: {e}")
                 return []
             if outcome.blocked:
                 return [f"TeammateIdle hook: {outcome.reason or 'keep working'}"]

@@ -1,0 +1,180 @@
+"""One process per member, whatever races: a starter claims the member in the roster (its
+`start_claim`) before it starts a process, and a teammate process claims its member (its pid)
+before it does anything else; both are atomic in the store (`update_member`'s `unless`), so of
+two `tether team up`s at once one starts the teammate and the other is told, and of two
+teammate processes of one member one runs and the other stops. Every teammate process carries
+its team in its environment (`TEAM_RUN_ENV`), so that `tether team down` finds and ends each
+one, even one the roster does not name."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.store.mailbox import Member, StartClaim, TeamStore
+
+STARTING_ELSEWHERE = "being started by another process"
+TEAM_RUN_ENV = "TETHER_TEAM_RUN"
+"""In a teammate process's environment: `["<store url>", "<team>", "<member>"]` (JSON)."""
+
+
+def process_start(pid: int) -> str | None:
+    """When the process started, in the system's own count (`/proc/<pid>/stat`'s starttime):
+    with its pid, names one process; None where there is no /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def pid_runs(pid: int) -> bool:
+    """Whether `pid` is a running process: one that ended and waits to be reaped by its
+    parent (a lead that started it) is not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc here: the signal's answer stands
+    return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
+
+
+def runs_as(pid: int, started: str | None) -> bool:
+    """Whether `pid` runs and is the process that started at `started` (`process_start`;
+    None: any process of that pid)."""
+    if not pid_runs(pid):
+        return False
+    now = process_start(pid)
+    return started is None or now is None or now == started
+
+
+def alive(member: Member) -> bool:
+    """Whether the member's process runs (known only on its own machine: elsewhere, by its
+    record): its pid runs, and is the same process (its start time), not another that took
+    the pid since."""
+    if member.pid is None:
+        return False
+    if member.host != socket.gethostname():
+        return member.state != "stopped"
+    return runs_as(member.pid, member.pid_started)
+
+
+def starting_by(member: Member, now: float) -> StartClaim | None:
+    """The start claim that holds: not lapsed, its holder still running (elsewhere: until it
+    lapses)."""
+    claim = member.start_claim
+    if claim is None or claim.until <= now:
+        return None
+    if claim.host == socket.gethostname() and not runs_as(claim.pid, claim.pid_started):
+        return None
+    return claim
+
+
+def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> str | None:
+    """Claim the start of `name`'s process for this process: None when claimed, else why not
+    (it runs, or another process is starting it)."""
+    from tether.store.mailbox import MemberBusy
+
+    me = os.getpid()
+    now = time.time()
+
+    def refusal(member: Member) -> str | None:
+        if alive(member):
+            return f"running already (pid {member.pid} on {member.host})"
+        claim = starting_by(member, now)
+        if claim is not None and claim.pid != me:
+            return f"{STARTING_ELSEWHERE} (pid {claim.pid} on {claim.host})"
+        return None
+
+    claim = StartClaim(
+        pid=me, pid_started=process_start(me), host=socket.gethostname(), until=now + within_s
+    )
+    changes: dict[str, object] = {
+        "state": "starting",
+        "pid": None,
+        "pid_started": None,
+        "start_claim": claim.model_dump(),
+    }
+    if plan:
+        changes["plan_mode"] = True  # kept: a restart stays read-only until approved
+    try:
+        store.update_member(name, changes, unless=refusal)
+    except MemberBusy as e:
+        return str(e)
+    return None
+
+
+def claim_member(store: TeamStore, name: str) -> str | None:
+    """A teammate process claims its member before anything else: None when it is the
+    member's process now, else why not (another process of the member runs)."""
+    from tether.store.mailbox import MemberBusy
+
+    me = os.getpid()
+
+    def refusal(member: Member) -> str | None:
+        if member.pid is not None and member.pid != me and alive(member):
+            return f"{name} runs already as pid {member.pid} on {member.host}"
+        return None
+
+    changes = {
+        "pid": me,
+        "pid_started": process_start(me),
+        "host": socket.gethostname(),
+        "start_claim": None,
+    }
+    try:
+        store.update_member(name, changes, unless=refusal)
+    except MemberBusy as e:
+        return str(e)
+    return None
+
+
+def run_mark(store: TeamStore, member: str) -> str:
+    return json.dumps([store.url, store.team, member])
+
+
+@dataclass(frozen=True)
+class TeamProcess:
+    pid: int
+    started: str | None
+    member: str
+
+
+def team_processes(store: TeamStore) -> list[TeamProcess]:
+    """Every teammate process of this team on this machine (by the mark its starter put in
+    its environment), whatever the roster says."""
+    found: list[TeamProcess] = []
+    prefix = f"{TEAM_RUN_ENV}=".encode()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        for item in environ.split(b"\0"):
+            if not item.startswith(prefix):
+                continue
+            try:
+                url, team, member = json.loads(item[len(prefix) :].decode())
+            except (ValueError, UnicodeDecodeError):
+                break
+            pid = int(entry)
+            if url == store.url and team == store.team and pid_runs(pid):
+                found.append(TeamProcess(pid, process_start(pid), str(member)))
+            break
+    return found
