@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.client_parts import ClientParts
 from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
@@ -28,7 +29,6 @@ from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits,
 from tether.mcp.environment import inherited
 from tether.mcp.servers import (
     ClientTransport,
-    JsonRpcExchange,
     McpLimits,
     ServerConfig,
     StdioTransport,
@@ -67,8 +67,9 @@ class McpSetup:
     """The directories servers may work in: the workspace and the added ones."""
     background: bool = False
     """Connect without holding the first request (the REPL; `MCP_CONNECTION_NONBLOCKING`)."""
-    exchange: JsonRpcExchange | None = None
-    """Reaches the SDK client's own servers (`"type": "sdk"`), for servers it adds later."""
+    client: ClientParts = field(default_factory=ClientParts)
+    """The SDK client driving the session: its own servers (`"type": "sdk"`, also those it
+    adds later) and its answers to servers' forms."""
     env: Mapping[str, str] = field(default_factory=dict[str, str])
     """`${VAR}` in servers given while the session runs."""
     inherited_env: Mapping[str, str] = field(default_factory=dict[str, str])
@@ -156,7 +157,7 @@ class McpSetup:
         from tether.cli.mcp_client_side import session_client_side
         from tether.mcp.manager import McpManager
 
-        client = session_client_side(session, self.roots)
+        client = session_client_side(session, self.roots, self.client.elicit)
         self.manager = McpManager(servers, self.limits, client=client)
         self._builtin = session.agent.tools.all_tools()
 

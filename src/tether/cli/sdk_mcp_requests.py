@@ -84,7 +84,7 @@ async def mcp_set_servers(front: StreamJsonFrontEnd, body: dict[str, Any]) -> di
     workspace = setup.roots[0] if setup.roots else Path.cwd()
     notes: list[str] = []
     usable, errors = client_servers(
-        wanted, "mcp_set_servers", workspace, setup.env, notes, setup.exchange
+        wanted, "mcp_set_servers", workspace, setup.env, notes, setup.client.mcp_exchange
     )
     for note in notes:  # as the front end warns: on stderr
         print(f"tether: {terminal_safe(note)}", file=sys.stderr, flush=True)
