@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,7 +61,7 @@ from tether.cli.repl_help import (
     skill_message,
 )
 from tether.cli.repl_rewind import Checkpoints, rewind
-from tether.cli.repl_sessions import session_to_switch_to, show_recent
+from tether.cli.repl_sessions import opening, session_to_switch_to, show_recent
 from tether.cli.startup import (
     INTERRUPTED_HINT,
     LazyOptions,
@@ -495,12 +494,8 @@ class _Repl:
         ready = await self._session()
         if ready is None:
             return
-        fresh = replace(
+        fresh = opening(
             ready.options,
-            resume=None,
-            continue_latest=False,
-            fork=False,
-            session_id=None,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
         )
