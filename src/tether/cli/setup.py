@@ -523,6 +523,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     nonblocking = env.get("MCP_CONNECTION_NONBLOCKING", "").strip().lower() in TRUTHY
     mcp.background = opts.mcp_background or nonblocking
     mcp.roots = (workspace, *extra_dirs)
+    mcp.client = client  # its servers added while it runs, its answers to servers' forms
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if not trust.trusted:

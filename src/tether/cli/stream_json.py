@@ -30,6 +30,7 @@ from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.headless_input import headless_turn
 from tether.cli.model_switch import FallbackModel
+from tether.cli.sdk_elicitation import client_forms
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, permission_request
@@ -247,7 +248,11 @@ class StreamJsonFrontEnd:
         if self.options.include_hook_events:
             watchers.append(lambda activity: self.write_lines(lambda m: [m.system.hook(activity)]))
         return replace(
-            parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers
+            parts,
+            hook_callback=call_back,
+            mcp_exchange=exchange,
+            hook_watchers=watchers,
+            elicit=client_forms(self.channel),
         )
 
     def _dispatch(self, raw: str) -> None:
