@@ -111,6 +111,12 @@ def test_a_harmless_modules_functions_that_are_a_runners_are_judged_as_it() -> N
         "import warnings\nwarnings._setoption('ignore::evil.W')",
         "import json\njson.decoder.re.enum.sys.modules['os'].system('x')",
         "import shlex\nshlex.subprocess.run(['curl'])",
+        "import textwrap\ntextwrap.re.sys.modules['os'].system('curl -V')",
+        "import types\ntypes.SimpleNamespace(x=__import__('os')).x.system('curl -V')",
+        "import sys\nsys.path[:0] = ['/tmp/x']\nimport x",
+        "import sys\np = sys.path\np.append('/tmp/x')\nimport x",
+        "import os\ne = os.environ\ne['PATH'] = '/tmp/x'\nos.system('ls')",
+        "import contextlib\nwith contextlib.chdir('/tmp/x'):\n    import x",
     ],
 )
 def test_code_that_evaluates_strings_or_reaches_other_scopes_is_not_seen(code: str) -> None:
@@ -126,6 +132,7 @@ def test_code_that_evaluates_strings_or_reaches_other_scopes_is_not_seen(code: s
         "import sys, platform\nprint(sys.version_info, platform.python_version())",
         "import typing, functools\nprint(typing.Optional[int], functools.reduce(max, [1, 2]))",
         "import random, uuid\nprint(random.random(), uuid.uuid4())",
+        "import sys, os\nprint(sys.path, os.environ.get('HOME'), __import__('json').dumps(1))",
     ],
 )
 def test_harmless_calls_stay_harmless(code: str) -> None:

@@ -42,6 +42,8 @@ from tether.permissions.python_tables import (
     WRITES,
 )
 
+_SEARCHED = frozenset({"os.environ", "sys.path"})
+"""Values that choose which programs and modules are found: changed only in plain sight."""
 MAX_NODES = 5_000
 """Syntax nodes of inline code looked at (past them, not seen)."""
 MAX_DEPTH = 4
@@ -177,8 +179,11 @@ class _Reader:
             self._unseen(found.problem)
         if found.name != name:
             self.reached.add(found.name.split(".")[0])
-        if found.missing:
+        if found.missing and found.name not in self.missing:
             self.missing.add(found.name)
+            reason = f"reaches {found.name}, which this Python's module does not have"
+            if len(self.use.unknown) < 4:
+                self.use.unknown.append(reason)
         return found.name
 
     def _module_of(self, name: str) -> str | None:
@@ -213,9 +218,13 @@ class _Reader:
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.ctx, ast.Store | ast.Del)
-            and self.dotted(node.value) == "os.environ"
+            and self.dotted(node.value) in _SEARCHED
         ):
-            self._unseen("changes os.environ, which changes what programs it runs")
+            self._unseen(f"changes {self.dotted(node.value)}, which changes what it runs")
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr | ast.AugAssign):
+            bound = node.value
+            if bound is not None and self.dotted(bound) in _SEARCHED:
+                self._unseen(f"binds {self.dotted(bound)} to a name, where changes are not seen")
         if isinstance(node, ast.Call):
             self._call(node)
         elif isinstance(node, ast.Name | ast.Attribute) and id(node) not in self.direct:
@@ -347,6 +356,8 @@ class _Reader:
             _Reader(self.use, self.depth + 1).read(literal)
             return
         if name == "__import__" and literal is not None:
+            if id(node) not in self.direct:
+                self._unseen(f"passes module {literal} around as a value")
             return
         if name == "getattr" and len(node.args) >= 2 and _literal(node.args[1]) is not None:
             return

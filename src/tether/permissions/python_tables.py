@@ -24,7 +24,8 @@ RISKY_PREFIXES = (
     "platform.popen", "platform.architecture", "codecs.open", "io.open", "io.FileIO",
     "os.chdir", "os.fchdir", "os.putenv", "os.environ.update", "os.environ.setdefault",
     "os.environ.pop", "os.environ.clear", "os.environ.__setitem__", "os.fork", "os.kill", "signal.",
-    "importlib.", "types.FunctionType", "types.CodeType", "gc.get_referrers", "gc.get_objects",
+    "importlib.", "contextlib.chdir", "types.FunctionType", "types.CodeType",
+    "gc.get_referrers", "gc.get_objects",
 )  # fmt: skip
 """Names inside harmless modules that load code, change what later code finds, or open files
 by a name not judged here."""
