@@ -49,7 +49,9 @@ def _import(name: str) -> ModuleType | None:
         return None
 
 
-_TABLE_MODULES = frozenset({"builtins", "os", "subprocess", "shutil", "pty", "asyncio"})
+_TABLE_MODULES = frozenset({"builtins", "os", "subprocess", "shutil"})
+"""Where the functions the tables name live (asyncio and pty are not imported here: no
+harmless module holds them)."""
 
 
 @functools.cache
