@@ -6,13 +6,19 @@ function that is one the tables name (`io.open` is `open`) is that function; a p
 (`random._os`, `uuid._get_command_stdout`, `collections._sys`) is code not seen.
 
 Only modules of the harmless list are imported here (the standard library's: computing and
-describing, none running code when imported)."""
+describing, none running code when imported), and only from the standard library's own
+directories: a file of the same name anywhere else is never imported into tether."""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
+import sys
+import sysconfig
 from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
+from pathlib import Path
 from types import ModuleType
 
 from tether.permissions.python_tables import (
@@ -44,9 +50,43 @@ def _import(name: str) -> ModuleType | None:
     if name not in HARMLESS_MODULES and name not in _TABLE_MODULES:
         return None
     try:
-        return importlib.import_module(name)
+        return _standard(name)
     except Exception:  # a module this Python lacks is one not known
         return None
+
+
+def _standard(name: str) -> ModuleType | None:
+    """The standard library's module `name`, imported; None when the name would be found
+    anywhere else first (a `json.py` in the directory tether was started from, when that is
+    on `sys.path`): what the workspace holds is never run in tether's own process."""
+    found = sys.modules.get(name)
+    if found is not None:
+        return found if _in_standard_library(getattr(found, "__spec__", None)) else None
+    parent = name.rpartition(".")[0]
+    if parent and _standard(parent) is None:
+        return None
+    spec = importlib.util.find_spec(name)
+    if not _in_standard_library(spec):
+        return None
+    return importlib.import_module(name)
+
+
+def _in_standard_library(spec: ModuleSpec | None) -> bool:
+    if spec is None:
+        return False
+    if spec.origin in ("built-in", "frozen"):
+        return True
+    if spec.origin is None:
+        return False
+    where = Path(spec.origin).resolve()
+    return any(where.is_relative_to(d) for d in _STANDARD_DIRS) and not any(
+        where.is_relative_to(d) for d in _INSTALLED_DIRS
+    )
+
+
+_PATHS = sysconfig.get_paths()
+_STANDARD_DIRS = tuple({Path(_PATHS[k]).resolve() for k in ("stdlib", "platstdlib")})
+_INSTALLED_DIRS = tuple({Path(_PATHS[k]).resolve() for k in ("purelib", "platlib")})
 
 
 _TABLE_MODULES = frozenset({"builtins", "os", "subprocess", "shutil"})
