@@ -54,6 +54,7 @@ from tether.permissions.shell_words import (
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, ask
+from tether.permissions.working_code import runs_working_code
 
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
@@ -106,6 +107,8 @@ class FileJudge:
             writes += module.writes
             verdicts.extend(self._served(module.serves, explicit))
             verdicts.extend(self._loads(loaded_code(inv.argv), inv))
+            if runs_working_code(inv.argv):
+                verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
         for redirect in inv.redirects:
@@ -303,6 +306,24 @@ class FileJudge:
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
                     found.append(ask(f"runs code from {readable(word)}, {where}: not seen"))
+        return found
+
+    def _working_code(self, program: str) -> list[Verdict]:
+        """A program that runs code from the directory it starts in (working_code.py), judged
+        at each directory the shell may be in then: outside the workspace, or not known before
+        the command runs, that code is unseen."""
+        found: list[Verdict] = []
+        name = readable(shown(program))
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                found.append(ask(f"{name} runs code from a working directory chosen as it runs"))
+            elif not is_below(real, self.ctx.write_roots):
+                found.append(
+                    ask(
+                        f"{name} runs code from its working directory {real}, outside the workspace"
+                    )
+                )
         return found
 
 
