@@ -73,6 +73,7 @@ class FileJudge:
     cdpath: bool
     nesting: int
     sole: bool
+    tree_stays: bool
     plain_git: bool
 
     def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
@@ -231,6 +232,7 @@ class FileJudge:
                 self.places,
                 self.files,
                 use.shows_only,
+                use.git_show_args if self.tree_stays else (),
             )
         )
         for code in use.runs:
