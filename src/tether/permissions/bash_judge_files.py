@@ -48,6 +48,7 @@ from tether.permissions.shell_words import (
     DYN,
     PROCESS_SUBSTITUTION_PATH,
     is_literal,
+    program_name,
     readable,
     shown,
 )
@@ -56,6 +57,8 @@ from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, ask
 from tether.permissions.working_code import runs_working_code
 
+_UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg"})
+"""Recursive readers that skip the symlinks they meet below their top unless told to follow."""
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
@@ -150,12 +153,18 @@ class FileJudge:
                 verdicts.extend(self._argument_commands(inv))
         file_reads = use.file_reads if use is not None and inv.own is None else ()
         only = use.only_names if use is not None and inv.own is None else ()
+        # grep -r and rg read no symlink met below the top (-R, -L: they follow all).
+        follows = not (
+            use is not None and not use.follows and program_name(inv.argv[0]) in _UNFOLLOWING
+        )
         for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
             for target in self._targets(inv, word):
                 if target == _PIPE:
                     continue
                 verdicts.append(
-                    self.files.read(target, explicit=explicit, recursive=deep, only=only)
+                    self.files.read(
+                        target, explicit=explicit, recursive=deep, only=only, follows=follows
+                    )
                 )
         for word in writes:
             for target in self._targets(inv, word):

@@ -150,11 +150,16 @@ class PathRules:
         )
 
     def _reaches_covered(
-        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
+        self,
+        real: Path,
+        forms: Sequence[Path],
+        only: tuple[str, ...] = (),
+        *,
+        follows: bool = True,
     ) -> bool:
         """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
-        when that is not known: recursive_reads.py)."""
-        below = self.ctx.list_tree(real)
+        when that is not known: recursive_reads.py); `follows`: through symlinks below."""
+        below = self.ctx.list_tree(real) if follows else self.ctx.list_tree_unfollowed(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
         rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         rules = tuple(rule for rule in rules if may_hold(rule, only))
