@@ -133,14 +133,40 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"tracked": tracked, "clean": clean, "past": past, "stashed": stashed}
 
 
+CHANGES_ONLY = {"git diff --cached", "git diff HEAD~0"}
+"""Changes against what is there now: none of the denied file's while it is unchanged."""
+BRANCH_ONLY = {
+    *("git show HEAD", "git show", "git log -p", "git log -U1", "git show HEAD -- sub"),
+    "git log -p -- .",
+}
+"""Commits of the branch: none holds a file only ever stashed (git_shown.py asks git)."""
+
+
 @pytest.mark.parametrize("command", PRINTERS)
 @pytest.mark.parametrize("repo", ["tracked", "past", "stashed"])
 def test_commands_printing_history_ask_when_it_held_a_denied_file(
     command: str, repo: str, repos: dict[str, Path]
 ) -> None:
+    prints_it = command not in CHANGES_ONLY and not (repo == "stashed" and command in BRANCH_ONLY)
     for mode in ("default", "acceptEdits", "bypassPermissions"):
         decision = decide("Bash", {"command": command}, _ctx(repos[repo], mode=mode))
-        assert decision.behavior != "allow", (repo, mode, decision)
+        if prints_it:
+            assert decision.behavior != "allow", (repo, mode, decision)
+        elif mode == "default":
+            assert decision.behavior == "allow", (repo, mode, decision)
+
+
+def test_a_change_of_the_denied_file_is_printed_and_asked(tmp_path: Path) -> None:
+    ws = _repository(tmp_path, "ws", ignored=False)
+    for command in ("git diff --cached", "git diff HEAD~0", "git diff", "git diff | cat"):
+        assert decide("Bash", {"command": command}, _ctx(ws)).behavior == "allow", command
+    (ws / ".env").write_text("S=changed\n")
+    for command in ("git diff", "git diff HEAD~0", "git diff | cat", "git diff -- ."):
+        assert decide("Bash", {"command": command}, _ctx(ws)).behavior == "ask", command
+    staged = "git add -f .env && git diff --cached"  # staged first: git cannot tell before
+    assert decide("Bash", {"command": staged}, _ctx(ws)).behavior != "allow"
+    written = "echo x >> .env; git diff"
+    assert decide("Bash", {"command": written}, _ctx(ws)).behavior != "allow"
 
 
 @pytest.mark.parametrize("command", [*PRINTERS, *NAMES_ONLY])

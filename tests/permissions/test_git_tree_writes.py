@@ -85,7 +85,7 @@ def test_writing_a_protected_file_from_a_commit_is_asked(command: str, repo: Pat
 @pytest.mark.parametrize(
     "command",
     [
-        "git pull",  # what it merges is not fetched yet
+        "git pull ../elsewhere main",  # what it merges is not fetched yet
         "git checkout feature && git merge evil",  # git answers for the repository as it is
         "git merge $BRANCH",
     ],
@@ -153,3 +153,47 @@ def test_pathspecs_are_given_to_git_as_written(repo: Path) -> None:
     for command in ("git grep KEY -- '*.py'", "git add '*.py'", "git checkout 'fea*'"):
         decision = decide("Bash", {"command": command}, _ctx(repo, mode="acceptEdits"))
         assert "could not judge" not in decision.reason, decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git pull --rebase",  # no remote, no upstream: nothing to merge
+        "git pull",
+        "git rebase -i main",
+        "git rebase --interactive --autosquash main",
+        "git cherry-pick abc123",  # no such commit: git stops first
+        "git revert nosuch",
+        "git cherry-pick evil abc123",  # git reads every revision before it picks one
+        "git rebase -i nosuch",
+    ],
+)
+def test_what_writes_nothing_or_what_is_there_is_allowed(command: str, repo: Path) -> None:
+    decision = decide("Bash", {"command": command}, _ctx(repo, mode="acceptEdits"))
+    assert decision.behavior == "allow", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git rebase -i evil",
+        "git cherry-pick main..evil",
+        "git fetch -q . evil:fetched && git cherry-pick fetched",
+    ],
+)
+def test_a_missing_revision_does_not_hide_a_protected_write(command: str, repo: Path) -> None:
+    decision = decide("Bash", {"command": command}, _ctx(repo, mode="acceptEdits"))
+    assert decision.behavior == "ask", decision
+
+
+def test_a_pull_from_a_configured_remote_is_asked(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a\n")
+    _git(ws, "init", "-q")
+    _git(ws, "add", "a.txt")
+    _git(ws, "commit", "-qm", "init")
+    _git(ws, "remote", "add", "origin", str(tmp_path / "elsewhere"))
+    for command in ("git pull", "git pull --rebase"):
+        decision = decide("Bash", {"command": command}, _ctx(ws, mode="acceptEdits"))
+        assert decision.behavior == "ask", (command, decision)

@@ -99,7 +99,7 @@ def test_what_is_not_known_is_asked(workspace: Path) -> None:
     for i in range(MAX_TREE + 1):
         (workspace / "big" / f"f{i}").write_text("")
     ctx = _context(workspace)
-    for command in ("grep -rn x linked", "grep -rn x big", "git add linked"):
+    for command in ("grep -Rn x linked", "grep -rn x big", "git add linked"):
         assert decide("Bash", {"command": command}, ctx).behavior == "ask", command
 
 

@@ -67,20 +67,27 @@ class FileAccess(PathRules):
         explicit: bool = False,
         recursive: bool = False,
         only: tuple[str, ...] = (),
+        follows: bool = True,
     ) -> Verdict:
         """`only`: a recursive read takes only files whose base names match one of these
-        globs (name_filters)."""
-        key = (target, f"read {explicit} {recursive} {only}")
+        globs (name_filters); `follows`: it reads through symlinks below its top."""
+        key = (target, f"read {explicit} {recursive} {only} {follows}")
         found = self._judged.get(key)
         if found is None:
             steps.spend(_CHECK_STEPS)
             found = self._judged[key] = self._read(
-                target, explicit=explicit, recursive=recursive, only=only
+                target, explicit=explicit, recursive=recursive, only=only, follows=follows
             )
         return found
 
     def _read(
-        self, target: Target, *, explicit: bool, recursive: bool, only: tuple[str, ...] = ()
+        self,
+        target: Target,
+        *,
+        explicit: bool,
+        recursive: bool,
+        only: tuple[str, ...] = (),
+        follows: bool = True,
     ) -> Verdict:
         if isinstance(target, GlobPath):
             return self._read_glob(target, explicit=explicit)
@@ -125,7 +132,7 @@ class FileAccess(PathRules):
             found = self._may_reach(
                 "Read", inside, f"searches {shown}, which may hold files", only=only
             )
-            if found is not None and self._reaches_covered(real, seen.forms, only):
+            if found is not None and self._reaches_covered(real, seen.forms, only, follows=follows):
                 return found
         return self._read_location(real, shown, explicit=explicit)
 

@@ -313,7 +313,10 @@ def _code_options(args: Arguments, spec: CommandSpec) -> tuple[list[str], list[s
                 continue
             if runs_it:
                 runs.append(value[len(key) :].lstrip(" =") if value else "")
-            elif not (value is not None and value.startswith(spec.harmless_values.get(name, ()))):
+            elif value is None or not (
+                value.startswith(spec.harmless_values.get(name, ()))
+                or value in spec.inert_values.get(name, ())
+            ):
                 unseen.append(f"{name} runs or loads what cannot be seen")
     for name, value in args.options:
         field = spec.module_fields.get(name)

@@ -48,13 +48,17 @@ from tether.permissions.shell_words import (
     DYN,
     PROCESS_SUBSTITUTION_PATH,
     is_literal,
+    program_name,
     readable,
     shown,
 )
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, ask
+from tether.permissions.working_code import runs_working_code
 
+_UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg"})
+"""Recursive readers that skip the symlinks they meet below their top unless told to follow."""
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
@@ -72,6 +76,7 @@ class FileJudge:
     cdpath: bool
     nesting: int
     sole: bool
+    tree_stays: bool
     plain_git: bool
 
     def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
@@ -106,6 +111,8 @@ class FileJudge:
             writes += module.writes
             verdicts.extend(self._served(module.serves, explicit))
             verdicts.extend(self._loads(loaded_code(inv.argv), inv))
+            if runs_working_code(inv.argv):
+                verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
         for redirect in inv.redirects:
@@ -146,12 +153,18 @@ class FileJudge:
                 verdicts.extend(self._argument_commands(inv))
         file_reads = use.file_reads if use is not None and inv.own is None else ()
         only = use.only_names if use is not None and inv.own is None else ()
+        # grep -r and rg read no symlink met below the top (-R, -L: they follow all).
+        follows = not (
+            use is not None and not use.follows and program_name(inv.argv[0]) in _UNFOLLOWING
+        )
         for word, deep in [(w, recursive) for w in reads] + [(w, False) for w in file_reads]:
             for target in self._targets(inv, word):
                 if target == _PIPE:
                     continue
                 verdicts.append(
-                    self.files.read(target, explicit=explicit, recursive=deep, only=only)
+                    self.files.read(
+                        target, explicit=explicit, recursive=deep, only=only, follows=follows
+                    )
                 )
         for word in writes:
             for target in self._targets(inv, word):
@@ -228,6 +241,7 @@ class FileJudge:
                 self.places,
                 self.files,
                 use.shows_only,
+                use.git_show_args if self.tree_stays else (),
             )
         )
         for code in use.runs:
@@ -303,6 +317,24 @@ class FileJudge:
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
                     found.append(ask(f"runs code from {readable(word)}, {where}: not seen"))
+        return found
+
+    def _working_code(self, program: str) -> list[Verdict]:
+        """A program that runs code from the directory it starts in (working_code.py), judged
+        at each directory the shell may be in then: outside the workspace, or not known before
+        the command runs, that code is unseen."""
+        found: list[Verdict] = []
+        name = readable(shown(program))
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                found.append(ask(f"{name} runs code from a working directory chosen as it runs"))
+            elif not is_below(real, self.ctx.write_roots):
+                found.append(
+                    ask(
+                        f"{name} runs code from its working directory {real}, outside the workspace"
+                    )
+                )
         return found
 
 

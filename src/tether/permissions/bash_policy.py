@@ -34,6 +34,7 @@ from tether.permissions.dangerous_variables import is_dangerous_variable, worksp
 from tether.permissions.equivalents import equivalent
 from tether.permissions.git_history_check import (
     only_plain_git,
+    tree_stays,
 )
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
@@ -103,6 +104,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.globbing.foresee(script.invocations)
     judge.plain_git = only_plain_git(script.invocations)
     judge.sole = len(list(all_invocations(script.invocations))) == 1
+    judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
 
@@ -139,6 +141,7 @@ class _Judge(FileJudge):
     """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
     no script (`python3`, `node`, `make -f -`) reads no code."""
     sole: bool = False
+    tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
     is now (git_tree_probe), which no earlier part has changed."""
     plain_git: bool = False

@@ -62,6 +62,8 @@ class CommandSpec:
         default_factory=dict[str, tuple[str, ...]]
     )
     """Value prefixes that make an `unseen` option harmless (`pytest -p no:cacheprovider`)."""
+    inert_values: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
+    """Whole values with which an `unseen` option loads nothing (`vim -u NONE`)."""
     flag_writes: Mapping[str, str] = field(default_factory=dict[str, str])
     """Flags that write or delete a file of their own (`pytest --cache-clear`)."""
     extracts: frozenset[str] = frozenset()

@@ -9,8 +9,13 @@ from pathlib import Path
 from typing import Literal
 
 from tether.kernel_paths import kernel_resolve, user_home
-from tether.permissions.disk_probes import names_below, repository_git_dir
+from tether.permissions.disk_probes import (
+    names_below,
+    names_below_unfollowed,
+    repository_git_dir,
+)
 from tether.permissions.git_probes import files_git_reads, paths_in_history
+from tether.permissions.git_shown import shown_files
 from tether.permissions.git_tree_probe import tree_writes
 from tether.permissions.hard_links import Names, linked_files, other_names
 from tether.permissions.paths import normalize
@@ -82,6 +87,9 @@ class PermissionContext:
     list_directory: Callable[[Path], tuple[str, ...] | None] = directory_names
     """The names in a directory (resolved), for what a Bash glob matches (glob_disk.py)."""
     list_tree: Callable[[Path], tuple[str, ...] | None] = names_below
+    list_tree_unfollowed: Callable[[Path], tuple[str, ...] | None] = names_below_unfollowed
+    """`list_tree` for a recursive read that does not follow symlinks below its top (`grep
+    -r`, `rg`): the symlinks below are left out (disk_probes.py)."""
     """Every path below a resolved path, relative to it (`()` for a file; None when not
     known): whether a recursive read can reach a file a deny rule covers (disk_probes.py)."""
     find_repository: Callable[[Path], Path | None] = repository_git_dir
@@ -94,6 +102,10 @@ class PermissionContext:
     git_reads: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = files_git_reads
     """The files (absolute) git's staging and search commands read from a resolved directory,
     as `git ls-files` lists them (git_listing.py; None when not known)."""
+    git_shown: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = shown_files
+    """The files (absolute) whose content a `git diff`/`log`/`show` prints, from a resolved
+    directory, given its words from the subcommand on (git_shown.py; None when not known):
+    only those count, not all of history, when it is known."""
     git_tree_writes: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = tree_writes
     """The files (absolute) a git command that writes the working tree from commits writes,
     from a resolved directory, given its words from the subcommand on (git_tree_probe.py;

@@ -67,7 +67,13 @@ def _is(path: Path, kind: Callable[[int], bool]) -> bool:
     return kind(mode)
 
 
-def names_below(path: Path) -> tuple[str, ...] | None:
+def names_below_unfollowed(path: Path) -> tuple[str, ...] | None:
+    """What a recursive read that does not follow symlinks below the top reads (`grep -r`,
+    `rg`): `names_below` with every symlink below left out (neither read nor entered)."""
+    return names_below(path, skip_links=True)
+
+
+def names_below(path: Path, *, skip_links: bool = False) -> tuple[str, ...] | None:
     """Every path below `path` (resolved), relative to it, directories included: `()` for a
     regular file or an empty directory. None when not known: more than `MAX_TREE` entries, a
     symlink among them (it may lead anywhere: what a program that follows it reads is not
@@ -88,6 +94,8 @@ def names_below(path: Path) -> tuple[str, ...] | None:
         try:
             with os.scandir(path / below if below else path) as entries:
                 for entry in entries:
+                    if entry.is_symlink() and skip_links:
+                        continue
                     if len(found) >= MAX_TREE or entry.is_symlink():
                         return None
                     name = f"{below}/{entry.name}" if below else entry.name

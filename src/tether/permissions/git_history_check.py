@@ -24,10 +24,12 @@ def history_verdicts(
     places: ShellPlaces,
     files: FileAccess,
     only: tuple[str, ...] = (),
+    args: tuple[str, ...] = (),
 ) -> list[Verdict]:
     """Asked when the command prints what git's objects hold and a Read deny rule covers a
     path the repository git finds from `where` (its `-C` directory; None: `--git-dir`) ever
-    held, or when that is not known."""
+    held (or, when git can tell, that the command's revisions and pathspecs hold: `args`),
+    or when that is not known."""
     ctx = files.ctx
     rule = next(iter(ctx.rules.of("deny", "Read")), None)
     if not shows or rule is None:
@@ -43,7 +45,9 @@ def history_verdicts(
         ]
     for target in places.targets(where) if where is not None else [None]:
         real = files.real(target) if isinstance(target, Path) else None
-        paths = ctx.git_history(real) if real is not None else None
+        # What the command prints, when git can tell (git_shown.py); else all of history.
+        shown = ctx.git_shown(real, args) if real is not None and args else None
+        paths = shown if shown is not None else ctx.git_history(real) if real else None
         if paths is None:
             return [
                 ask(
@@ -67,6 +71,27 @@ def history_verdicts(
                 )
             ]
     return []
+
+
+_FILTERS = frozenset({"cat", "less", "more", "head", "tail", "wc", "grep"})
+"""Programs that read their input and write no file, which a git command's output may be
+piped through (`git diff | cat`)."""
+
+
+def tree_stays(invocations: tuple[Invocation, ...]) -> bool:
+    """Whether nothing in the command line changes the files git compares before it runs:
+    one plain git command (only_plain_git; a second could stage a file first) and filters of
+    its output, with no redirect into a file. Then what git prints can be asked of git now
+    (git_shown.py)."""
+    every = list(all_invocations(invocations))
+    gits = [inv for inv in every if inv.argv and program_name(inv.argv[0]) == "git"]
+    others = [inv for inv in every if inv not in gits]
+    for inv in others:
+        if inv.role != "command" or not inv.argv or program_name(inv.argv[0]) not in _FILTERS:
+            return False
+        if inv.writes or any(r.writes for r in inv.redirects):
+            return False
+    return len(gits) == 1 and only_plain_git(tuple(gits))
 
 
 def only_plain_git(invocations: tuple[Invocation, ...]) -> bool:

@@ -79,6 +79,8 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     subcommand = GIT_SUBCOMMANDS.get(args[i])
     use.shows = shows_objects(args[i], args[i + 1 :])
     use.shows_only = shown_paths(args[i], args[i + 1 :])
+    if use.shows and all(is_literal(a) for a in args[i:]):
+        use.show_args = args[i:]
     if not all(is_literal(a) for a in args[i:]):
         # What the unknown words hold is asked where a deny rule could match (the rules on
         # the command, the checks on its files); git itself is then no longer read-only.

@@ -13,11 +13,13 @@ Answered where git can tell from what the repository holds now:
 | `merge REV...` | `git diff --name-only HEAD...REV` for each |
 | `rebase UPSTREAM` | `git diff --name-only HEAD UPSTREAM` and `UPSTREAM...HEAD` |
 | `cherry-pick`/`revert REV...` | the files those commits change (`git log --no-walk --name-only`) |
+| any of these with a revision the repository does not hold | none (git stops first) |
+| bare `pull` with no remote or upstream configured | none (there is nothing to merge) |
 | `stash` (push) | the changed tracked files (`-u`: and the untracked ones) |
 | `stash pop`/`apply [STASH]` | what the stash changes, its untracked files too |
 
-Anything else (`pull`, whose commits are not fetched yet; `am`; an option not listed; a
-revision git cannot resolve) is not known: None, and the command is asked as before.
+Anything else (`pull` from a remote, whose commits are not fetched yet; `am`; an option not
+listed; a range git cannot list) is not known: None, and the command is asked as before.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ _QUIET = frozenset({"-q", "--quiet", "--no-progress", "--progress"})
 _CHECKOUT = _QUIET | {"--detach", "--guess", "--no-guess", "--no-track", "--ignore-other-worktrees"}
 _CREATE = frozenset({"-b", "-B", "-c", "-C", "--create", "--force-create"})
 _FORCE = frozenset({"-f", "--force", "--discard-changes"})
+_REBASE = _QUIET | {"-i", "--interactive", "--autosquash", "--no-autosquash"}
+_PULL = _QUIET | {"-r", "--rebase", "--no-rebase", "--ff", "--no-ff", "--ff-only"}
 
 
 def tree_writes(directory: Path, args: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -67,14 +71,17 @@ def _names(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
             return None
         return _union(_diff(cwd, f"HEAD...{w}") for w in words)
     if sub == "rebase":
-        options, words = _split(rest, _QUIET)
+        options, words = _split(rest, _REBASE)
         if options is None or len(words) != 1:
             return None
-        return _union([_diff(cwd, "HEAD", words[0]), _diff(cwd, f"{words[0]}...HEAD")])
+        found = _union([_diff(cwd, "HEAD", words[0]), _diff(cwd, f"{words[0]}...HEAD")])
+        return found if found is not None or not _missing(cwd, words) else set()
     if sub in ("cherry-pick", "revert"):
         options, words = _split(rest, _QUIET | {"-x", "--ff", "--no-edit", "-n", "--no-commit"})
         if options is None or not words:
             return None
+        if _missing(cwd, words):
+            return set()
         return _listed(
             git_in(
                 cwd,
@@ -91,7 +98,38 @@ def _names(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
         )
     if sub == "stash":
         return _stash(cwd, rest)
+    if sub == "pull":
+        options, words = _split(rest, _PULL)
+        if options is None or words or not _nothing_to_pull(cwd):
+            return None
+        return set()
     return None
+
+
+def _missing(cwd: Path, words: list[str]) -> bool:
+    """Whether one of `words` names a revision this repository does not hold (git then
+    stops before it writes anything: "bad revision", "invalid upstream"); ranges and
+    negations are not checked. Only where git answers for HEAD: a failure of git itself
+    tells nothing."""
+    if git_in(cwd, "rev-parse", "--verify", "-q", "HEAD^{commit}") is None:
+        return False
+    return any(
+        ".." not in word
+        and not word.startswith(("^", "-"))
+        and git_in(cwd, "rev-parse", "--verify", "-q", "--end-of-options", word + "^{commit}")
+        is None
+        for word in words
+    )
+
+
+def _nothing_to_pull(cwd: Path) -> bool:
+    """Whether a bare `git pull` has nothing to merge: no remote and no branch upstream is
+    configured (in any scope), so it fails before it writes the working tree."""
+    listed = git_in(cwd, "config", "--list", "-z")
+    if listed is None:
+        return False
+    keys = (entry.partition("\n")[0] for entry in listed.split("\0") if entry)
+    return not any(key.startswith(("remote.", "branch.", "url.")) for key in keys)
 
 
 def _checkout(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:

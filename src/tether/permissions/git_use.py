@@ -37,6 +37,7 @@ class GitUse:
     shows_only: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()
     tree_args: tuple[str, ...] = ()
+    show_args: tuple[str, ...] = ()
 
     def setting(self, assignment: str, *, written: bool = False) -> None:
         """A `key=value` setting: harmless, a command run, or what cannot be seen."""
@@ -72,6 +73,7 @@ class GitUse:
             shows_only=self.shows_only,
             git_lists=self.lists,
             git_tree_args=self.tree_args,
+            git_show_args=self.show_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
             names_repository=None if self.git_dir is None else fix(self.git_dir),
         )

@@ -16,9 +16,12 @@ from tether.permissions.file_targets import Located
 from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
 from tether.permissions.name_filters import may_hold
 from tether.permissions.paths import Tokens, normalize
+from tether.permissions.process_paths import fold_process_path
 from tether.permissions.recursive_reads import reaches_covered
 from tether.permissions.rules import Rule, RuleKind
 
+_MAX_FOLDS = 4
+"""Process paths folded in one location (each fold removes a `..` or a `/dev/fd` link)."""
 PATH_MAX = 4096
 """The longest path the kernel resolves (Linux's PATH_MAX); a longer one fails to open."""
 
@@ -46,8 +49,13 @@ class PathRules:
         self._resolved[path] = found
         return found
 
-    def locate(self, path: Path, written: Path | None = None) -> Located:
-        """`path` (absolute, as written) as judged; `written` is its folded form if known."""
+    def locate(self, path: Path, written: Path | None = None, *, depth: int = 0) -> Located:
+        """`path` (absolute, as written) as judged; `written` is its folded form if known. A
+        path that reaches a process's directory (`/dev/fd/../cwd/x`, `/proc/self/fd/../root`)
+        is judged as the kernel reaches it, before any `..` is folded on the words."""
+        folded = self._in_process(path)
+        if folded is not None and depth < _MAX_FOLDS:
+            return self.locate(folded, depth=depth + 1)
         written = written or normalize(path)
         real = None if is_process_path(written) else self.real(path)
         if real is not None and not is_process_path(real):
@@ -64,6 +72,15 @@ class PathRules:
         else:
             why = "in a process's directory under /proc (its links are not paths)"
         return Located(written, None, forms, why)
+
+    def _in_process(self, path: Path) -> Path | None:
+        """What the kernel reaches for `path` when that is in a process's directory and
+        differs from the path as written (process_paths.fold_process_path), else None."""
+        reached = path if is_process_path(path) else self.real(path)
+        if reached is None or not is_process_path(reached):
+            return None
+        folded = fold_process_path(reached)
+        return folded if folded.parts != path.parts else None
 
     def _link_names(self, real: Path) -> tuple[Path, ...] | None:
         """The file's other names (hard links) rules must see too (link_names.py)."""
@@ -86,6 +103,7 @@ class PathRules:
             real = self.real(raw)
             if real is not None and not is_process_path(real):
                 found.append(real)
+                found.extend(self._link_names(real) or ())  # its other names (hard links)
         return found
 
     def _rules(self, kind: RuleKind, tool: str) -> tuple[Rule, ...]:
@@ -132,11 +150,16 @@ class PathRules:
         )
 
     def _reaches_covered(
-        self, real: Path, forms: Sequence[Path], only: tuple[str, ...] = ()
+        self,
+        real: Path,
+        forms: Sequence[Path],
+        only: tuple[str, ...] = (),
+        *,
+        follows: bool = True,
     ) -> bool:
         """Whether what is below `real` now holds a file a deny or ask Read rule covers (True
-        when that is not known: recursive_reads.py)."""
-        below = self.ctx.list_tree(real)
+        when that is not known: recursive_reads.py); `follows`: through symlinks below."""
+        below = self.ctx.list_tree(real) if follows else self.ctx.list_tree_unfollowed(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
         rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         rules = tuple(rule for rule in rules if may_hold(rule, only))

@@ -69,3 +69,38 @@ def pattern_stand_ins(form: Tokens, bases: tuple[Path, Path]) -> list[Tokens]:
         if known and name == "cwd" and not climbs:
             return [(*base.as_posix().rstrip("/"), "/", *tail) for base in bases]
     return [ending(form)]
+
+
+def _at_link(entries: list[str]) -> bool:
+    """Whether a process directory's entries end at one of its links (`cwd`, `root`, `exe`,
+    `fd/N`, `map_files/R`, the same under `task/<t>/`), which lead elsewhere."""
+    if entries[:1] == ["task"] and len(entries) > 2:
+        entries = entries[2:]
+    if len(entries) == 1:
+        return entries[0] in ("cwd", "root", "exe")
+    return len(entries) == 2 and entries[0] in ("fd", "map_files")
+
+
+def fold_process_path(path: Path) -> Path:
+    """`path` in a process's directory (`/proc/<p>/...`, as the kernel reaches it: `/dev/fd`
+    is `/proc/self/fd`) with the `..` that climb its real directories applied, as the kernel
+    does: `/proc/self/fd/../cwd/x` is `/proc/self/cwd/x`, `/proc/self/../x` is `/proc/x`.
+    Folding stops at a link (`cwd`, `root`, `fd/N`): what follows is kept as written, for
+    the link leads elsewhere (lexical folding would give `/dev/cwd/x`)."""
+    parts = path.parts
+    if len(parts) < 3 or parts[:2] != ("/", "proc"):
+        return path
+    below: list[str] = []
+    rest = parts[3:]
+    for i, name in enumerate(rest):
+        if name == ".":
+            continue
+        if name == "..":
+            if not below:
+                return Path("/proc", *rest[i + 1 :])
+            below.pop()
+            continue
+        below.append(name)
+        if _at_link(below):
+            return Path("/proc", parts[2], *below, *rest[i + 1 :])
+    return Path("/proc", parts[2], *below)

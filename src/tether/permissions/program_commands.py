@@ -52,6 +52,10 @@ _PYTEST = CommandSpec(
 )
 _PYTHON = CommandSpec("mentions", modules={"pytest": "pytest", "py.test": "pytest"})
 
+_VIM_INERT = {"-u": frozenset({"NONE", "NORC", "DEFAULTS"}), "-U": frozenset({"NONE"})}
+"""vim's `-u`/`-U` values that load no vimrc or gvimrc (`NORC` still loads the plugins a
+plain `vim` loads)."""
+
 PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     "less": CommandSpec(
         "read",
@@ -72,10 +76,12 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         _names("vim vi view nvim vimdiff gvim"),
         CommandSpec(
             "read",
-            valued=_s("-t", "-q", "-i", "-T", "-r"),
+            valued=_s("-t", "-q", "-T", "-r"),
             read_valued=_s("-s", "-u", "-U", "-S"),
-            write_valued=_s("-w", "-W"),
+            # `-i FILE` is the viminfo file: read at start and written on exit.
+            write_valued=_s("-w", "-W", "-i"),
             unseen=_s("-c", "--cmd", "-s", "-u", "-S", "-U"),
+            inert_values=_VIM_INERT,
             plus_commands=True,
         ),
     ),
@@ -100,10 +106,11 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     # the input when there is any (input_code.py).
     "ex": CommandSpec(
         "read",
-        valued=_s("-t", "-q", "-i", "-T", "-r"),
+        valued=_s("-t", "-q", "-T", "-r"),
         read_valued=_s("-u", "-U", "-S"),
-        write_valued=_s("-w", "-W"),
+        write_valued=_s("-w", "-W", "-i"),
         unseen=_s("-c", "--cmd", "-u", "-S", "-U"),
+        inert_values=_VIM_INERT,
         plus_commands=True,
     ),
     "sqlite3": CommandSpec("mentions", valued=SQLITE_VALUED),

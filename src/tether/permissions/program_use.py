@@ -57,6 +57,9 @@ class ProgramUse:
     (`git add .`, `git grep`): "tracked" or "visible", then the pathspecs (git_listing); git
     is asked which files those are, in place of a recursive read."""
     git_tree_args: tuple[str, ...] = ()
+    git_show_args: tuple[str, ...] = ()
+    """A git command that prints what history holds, from its subcommand on, when all its
+    words are literal (git_shown.py asks git which files it prints)."""
     """For a git command that writes the working tree from commits, its words from the
     subcommand on (all literals): git is asked which files it writes (git_tree_probe)."""
     finds_repository: str | None = None
