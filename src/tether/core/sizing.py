@@ -17,6 +17,7 @@ previous one (the same message objects) are reused, so sizing costs the new mess
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import operator
 import re
@@ -41,7 +42,11 @@ _RATIO_BOUNDS = (1.0, 8.0)
 _REPORTED = (
     re.compile(r"prompt is too long: (\d[\d,]*) tokens"),  # Anthropic
     re.compile(r"resulted in (\d[\d,]*) tokens"),  # OpenAI
+    re.compile(r"\((\d[\d,]*) in the messages"),  # vLLM: "(P in the messages, M in the completion)"
+    re.compile(r"request has (\d[\d,]*) input tokens"),  # vLLM: "'max_tokens' ... is too large"
 )
+REPLY_FLOOR = 1024
+"""The least room for the reply a request is sent with, however full the window."""
 _MAXIMUM = (
     re.compile(r"tokens > (\d[\d,]*) maximum"),  # Anthropic
     re.compile(r"maximum context length is (\d[\d,]*) tokens"),  # OpenAI
@@ -208,15 +213,36 @@ def _does_not_fit(request: ModelRequest, sizer: RequestSizer, window: int) -> Do
 
 class PromptTooLong(ModelError):
     """The prompt alone does not fit the model's window: said as Claude Code says it (an
-    `invalid_request_error` the API would give, with the estimate and the limit)."""
+    `invalid_request_error` the API would give, with the estimate and the limit). With
+    `reply_room`, the prompt fits and the room asked for the reply is what does not."""
 
-    def __init__(self, tokens: int, window: int) -> None:
+    def __init__(self, tokens: int, window: int, *, reply_room: int | None = None) -> None:
+        if reply_room is None:
+            said = "and the prompt is most of it: send less (smaller files or pasted text)"
+        else:
+            said = (
+                f"with {reply_room} of them kept for the reply: the endpoint counts the reply "
+                "in its window; set a smaller maxOutputTokens (or a larger contextWindow)"
+            )
         super().__init__(
-            f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) and the "
-            "prompt is most of it: send less (smaller files or pasted text)",
+            f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) {said}",
             status=400,
             error_type="invalid_request_error",
         )
+
+
+def with_reply_room(request: ModelRequest, sizer: RequestSizer, window: int) -> ModelRequest:
+    """`request` with its `max_tokens` cut to what the window leaves after the prompt (by
+    estimate, with a margin; `REPLY_FLOOR` at least): endpoints such as vLLM refuse a
+    prompt and a reply's room that together pass the window."""
+    room = max(REPLY_FLOOR, int(window * (1 - MARGIN)) - sizer.tokens(request))
+    if request.max_tokens <= room:
+        return request
+    return dataclasses.replace(request, max_tokens=room)
+
+
+MARGIN = 0.03
+"""Share of the window the reply's room leaves to estimation error."""
 
 
 def turn_prompt(messages: Sequence[Message]) -> int | None:

@@ -22,7 +22,7 @@ from tether.core.compactor import compact
 from tether.core.history import History
 from tether.core.micro import CompactionPolicy, micro_compact
 from tether.core.model_call import call_model
-from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted
+from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted, with_reply_room
 from tether.models.base import ModelRequest, ResponseDone
 from tether.protocol import Event, ModelError
 
@@ -50,13 +50,17 @@ async def call_within_window(
     for attempt in range(1, ATTEMPTS + 1):
         # Cut to the compaction's target, under its threshold: the next turn has room.
         sent = fitted(sent, sizer, sizer.window(policy.window), aim=policy.target)
+        sent = with_reply_room(sent, sizer, sizer.window(policy.window))
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:
             if not is_prompt_too_long(e):
                 raise
             if attempt == ATTEMPTS:
-                raise PromptTooLong(sizer.tokens(sent), sizer.window(policy.window)) from e
+                window = sizer.window(policy.window)
+                tokens = sizer.tokens(sent)
+                room = sent.max_tokens if _reply_room_refused(str(e)) else None
+                raise PromptTooLong(tokens + (room or 0), window, reply_room=room) from e
             history.refused_as_too_long(agent.model_id, sent, str(e))
             if attempt == 1 and await compact(agent, history, request, emit):
                 request = replace(request, messages=history.view())
@@ -75,3 +79,10 @@ def _as_sent(request: ModelRequest, history: History, policy: CompactionPolicy) 
     if not (pressed or memo):
         return request
     return replace(request, messages=micro_compact(request.messages, policy, memo=memo))
+
+
+def _reply_room_refused(message: str) -> bool:
+    """Whether a refusal as too long counts the reply's room (`max_tokens`) in the window,
+    in vLLM's words ("... M in the completion", "'max_tokens' ... is too large")."""
+    said = message.lower()
+    return "in the completion" in said or ("max_tokens" in said and "too large" in said)

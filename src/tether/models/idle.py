@@ -45,7 +45,10 @@ def default_idle_limits(base_url: str) -> IdleLimits:
 
 
 def _is_local(base_url: str) -> bool:
-    host = (urlsplit(base_url).hostname or "").lower()
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:  # not a URL ("http://[::1"): the client says so when it is used
+        return False
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan")):
         return True
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import cast
+from urllib.parse import urlsplit
 
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
@@ -72,6 +73,7 @@ def resolve_model(
     provider, model_id = _split_spec(base_spec, providers, env)
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
+    _check_endpoint(env, provider, api_key)
     # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
     # takes no key.
     keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
@@ -203,6 +205,25 @@ def _optional_text(fields: Mapping[str, object], key: str, where: str) -> str | 
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}.{key} must be a non-empty string")
     return value
+
+
+def _check_endpoint(env: Mapping[str, str], provider: Provider, api_key: str | None) -> None:
+    """A base URL from the environment that is no URL, or a key that cannot go in an HTTP
+    header, is said in one sentence before any request (not as a traceback when sent)."""
+    named = provider.base_url_env
+    raw = _env_value(env, named)
+    if named is not None and raw is not None:
+        try:
+            urlsplit(raw).port  # noqa: B018 (parsed for its error)
+        except ValueError as e:
+            problem = f"{named} is not a valid URL ({e}): set it to http(s)://host[:port]"
+            raise ConfigError(problem) from None
+    if api_key is not None and not api_key.isascii():
+        at = next(i for i, c in enumerate(api_key) if not c.isascii())
+        raise ConfigError(
+            f"{provider.key_env} holds a character that is not ASCII (at position {at}): "
+            "an API key is ASCII text; set it again, or unset it"
+        )
 
 
 def _env_value(env: Mapping[str, str], name: str | None) -> str | None:

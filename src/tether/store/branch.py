@@ -104,13 +104,14 @@ class Branch:
 
 def newest_branch(entries: list[Indexed]) -> Branch:
     """The branch of `entries` (readable ones, in file order, each uuid once) that ends at the
-    newest leaf message (the latest timestamp among messages nobody names as parent, the later
-    line on a tie; the file's own session's leaves first), with the other entries that hang
+    newest leaf message (the latest timestamp among messages no later message goes on from,
+    directly or through entries that are no message; the later line on a tie; the file's own
+    session's leaves first), with the other entries that hang
     off its messages, each after its own."""
     if not entries:
         return Branch((), (), 0)
     position = {entry.uuid: index for index, entry in enumerate(entries)}
-    parents = {entry.parent for entry in entries}
+    parents = _continued(entries, position)
     leaves = [i for i, entry in enumerate(entries) if entry.uuid not in parents]
     # A cycle made of garbled ids leaves no leaf: start from the last line.
     leaves = [i for i in leaves if entries[i].message] or leaves or [len(entries) - 1]
@@ -150,6 +151,26 @@ def newest_branch(entries: list[Indexed]) -> Branch:
     return Branch(
         tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered), foreign
     )
+
+
+def _continued(entries: list[Indexed], position: dict[str, int]) -> set[str | None]:
+    """The uuids the conversation went on from: each message's parent, and, through entries
+    that are no message (older files have them on the chain), their parents in turn. An entry
+    that only hangs off a message (spend, compaction, meta) does not continue it: the prompt
+    of a turn that failed after its compaction is still the newest leaf."""
+    continued: set[str | None] = set()
+    pending: list[str] = [e.parent for e in entries if e.message and e.parent is not None]
+    while pending:
+        uuid = pending.pop()
+        if uuid in continued:
+            continue
+        continued.add(uuid)
+        index = position.get(uuid)
+        if index is None or entries[index].message:
+            continue
+        if (parent := entries[index].parent) is not None:
+            pending.append(parent)
+    return continued
 
 
 def _with_side_entries(

@@ -144,7 +144,7 @@ def load_session(path: Path) -> LoadedSession:
     sessions: list[str] = []  # each entry's sessionId, one string object per id
     names: dict[str, str] = {}
     seen: dict[str, int] = {}  # each uuid to its place in `indexed`: a child's parent shares
-    # its string, and a parent's time is dropped (only a leaf's chooses the branch)
+    # its string, and a time is dropped once a message follows (only a leaf's chooses the branch)
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
@@ -155,14 +155,14 @@ def load_session(path: Path) -> LoadedSession:
             duplicates.append(line)
             continue
         parent = fields.get("parentUuid")
+        message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         if parent is not None and (place := seen.get(parent)) is not None:
             named = indexed[place]
             parent = named.uuid
-            if named.timestamp:
+            if named.timestamp and message:  # an entry hanging off it does not continue it
                 indexed[place] = dataclasses.replace(named, timestamp="")
         seen[uuid] = len(indexed)
         ends = _ends_turn(fields)
-        message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         indexed.append(
             Indexed.at(
                 uuid,

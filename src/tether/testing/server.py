@@ -36,6 +36,7 @@ from tether.testing.tokens import estimate_output_tokens, estimate_prompt_tokens
 from tether.testing.validation import (
     Rejection,
     lone_surrogate,
+    output_past_window,
     validate_anthropic,
     validate_openai,
 )
@@ -66,6 +67,9 @@ class FakeModelServer:
         self.on_streamed: Callable[[int], None] | None = None
         """Called on the server's thread after each streamed event, with the bytes of the
         answer sent so far: a test acts at a moment of the stream it can name."""
+        self.output_in_window = False
+        """Count the reply's room (`max_tokens`) in the window, as vLLM and other
+        OpenAI-compatible servers do: prompt + max_tokens past it is refused, in their words."""
         self.expect_rejections = False
         """Set by a test that provokes rejections on purpose; the pytest fixture checks it."""
         self.requests: list[RecordedRequest] = []
@@ -213,6 +217,8 @@ class FakeModelServer:
         if rejection is None:
             validate = validate_anthropic if record.wire == "anthropic" else validate_openai
             rejection = validate(record.body, self.context_window)
+        if rejection is None and self.output_in_window:
+            rejection = output_past_window(record.body, self.context_window)
         return rejection
 
     def _check_auth(self, record: RecordedRequest) -> Rejection | None:

@@ -372,6 +372,22 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
     return None
 
 
+def output_past_window(body: Mapping[str, Any], context_window: int) -> Rejection | None:
+    """vLLM's refusal of a request whose prompt and room for the reply (`max_tokens`)
+    together pass the window."""
+    room = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+    tokens = estimate_prompt_tokens(body)
+    if not isinstance(room, int) or tokens + room <= context_window:
+        return None
+    return Rejection(
+        f"This model's maximum context length is {context_window} tokens. However, you "
+        f"requested {tokens + room} tokens ({tokens} in the messages, {room} in the "
+        "completion). Please reduce the length of the messages or completion.",
+        param="messages",
+        code="context_length_exceeded",
+    )
+
+
 def _tool_call_pairing(messages: list[dict[str, Any]]) -> Rejection | None:
     """Every call is answered by a `tool` message before the next other message; no stray ones;
     no two `tool` messages of the request answer the same id."""

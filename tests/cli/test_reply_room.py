@@ -1,0 +1,67 @@
+"""An OpenAI-compatible endpoint that counts the reply's room in its window (vLLM refuses a
+prompt and `max_tokens` that together pass it): with a window configured or learned, the
+room asked for is cut to what the window leaves, and a refusal for that reason says so."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from tether.testing import FakeModelServer, text, tool_use
+from tether.testing.cli_runner import CliResult
+from tether.testing.validation import estimate_prompt_tokens
+
+Run = Callable[..., CliResult]
+WINDOW = 16384
+
+
+def _room(body: dict[str, object]) -> int:
+    room = body.get("max_tokens") or body.get("max_completion_tokens")
+    assert isinstance(room, int)
+    return room
+
+
+def test_a_configured_window_leaves_the_reply_what_fits(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.context_window, fake_model.output_in_window = WINDOW, True
+    fake_model.script(tool_use("Bash", command="echo hi"), text("fine"))
+    settings = json.dumps({"contextWindow": WINDOW})
+    result = tether("-p", "hi", "--model", "openai/gpt-5", "--settings", settings)
+    assert (result.exit_code, result.stdout) == (0, "fine\n"), result.stderr
+    assert fake_model.rejections == []
+    for request in fake_model.requests:
+        assert 1024 <= _room(request.body) <= WINDOW - estimate_prompt_tokens(request.body)
+
+
+def test_a_window_learned_from_a_refusal_cuts_the_room_of_the_next_request(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.context_window, fake_model.output_in_window = WINDOW, True
+    fake_model.expect_rejections = True
+    fake_model.script(tool_use("Bash", command="echo hi"), text("fine"))
+    result = tether("-p", "hi", "--model", "openai/qwen3-coder")
+    assert (result.exit_code, result.stdout) == (0, "fine\n"), result.stderr
+    assert len(fake_model.rejections) == 1  # the first, before the window was known
+    assert "in the completion" in (fake_model.rejections[0].error or "")
+    accepted = [r for r in fake_model.requests if r not in fake_model.rejections]
+    assert len(accepted) == 2
+    for request in accepted:
+        assert _room(request.body) <= WINDOW - estimate_prompt_tokens(request.body)
+
+
+def test_a_window_with_no_room_for_a_reply_names_max_output_tokens(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.output_in_window, fake_model.expect_rejections = True, True
+    fake_model.script(text("never"))
+    tether("-p", "hi", "--model", "openai/qwen3-coder")  # the prompt's size, as the API counts it
+    prompt = estimate_prompt_tokens(fake_model.requests[0].body)
+    fake_model.reset()
+    window = int(prompt / 0.85)  # the prompt fits, with less room left than a reply needs
+    fake_model.context_window = window
+    fake_model.script(text("never"))
+    settings = json.dumps({"contextWindow": window})
+    result = tether("-p", "hi", "--model", "openai/qwen3-coder", "--settings", settings)
+    assert result.exit_code == 1
+    assert "maxOutputTokens" in result.stderr, result.stderr
