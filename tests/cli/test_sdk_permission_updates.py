@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from claude_agent_sdk import (
+    AgentDefinition,
+    Message,
     PermissionResultAllow,
     PermissionResultDeny,
     PermissionUpdate,
+    SystemMessage,
     ToolPermissionContext,
 )
 from claude_agent_sdk.types import PermissionRuleValue
@@ -168,3 +171,65 @@ async def test_a_rule_that_cannot_be_read_is_left_out_with_a_warning(
     assert (workspace / "two").is_dir()
     assert result_of(messages).result == "done"
     assert any("not applied" in line for line in sdk.stderr)
+
+
+async def _delegate(sdk: SdkRun, interrupt: bool) -> tuple[list[Any], list[Message], str]:
+    asked: list[Any] = []
+
+    async def decide(name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext) -> Answer:
+        if name in ("Task", "Agent"):
+            assert ctx.agent_id is None
+            return PermissionResultAllow()
+        asked.append((name, ctx.agent_id))
+        return PermissionResultDeny(message="SUB-DENIED", interrupt=interrupt)
+
+    worker = AgentDefinition(description="w", prompt="work", tools=["Write"])
+    async with sdk.client(can_use_tool=decide, agents={"worker": worker}) as client:
+        await client.query("delegate")
+        messages = [m async for m in client.receive_response()]
+        await client.query("then")
+        following = [m async for m in client.receive_response()]
+    return asked, messages, str(result_of(following).result)
+
+
+async def test_a_subagents_denial_is_counted_and_its_interrupt_stops_only_it(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(tool_use("Task", description="d", prompt="SUBP", subagent_type="worker")),
+        reply(tool_use("Write", file_path=str(workspace / "s.txt"), content="x")),
+        reply(text("main after")),
+        reply(text("next prompt answer")),
+    )
+    asked, messages, following = await _delegate(sdk, interrupt=True)
+    result = result_of(messages)
+    assert len(asked) == 1
+    assert asked[0][0] == "Write"
+    assert asked[0][1]  # the subagent's id, as Claude Code sends it
+    assert not (workspace / "s.txt").exists()
+    # The subagent stopped without another model call; the main agent went on.
+    assert (result.subtype, result.result) == ("success", "main after")
+    assert [d["tool_name"] for d in result.permission_denials or []] == ["Write"]
+    told = fake_model.requests[2].tool_results()[0]
+    assert "stopped" in told
+    notes = [m.data for m in messages if isinstance(m, SystemMessage)]
+    assert [n["status"] for n in notes if n.get("subtype") == "task_notification"] == ["stopped"]
+    assert following == "next prompt answer"
+
+
+async def test_a_subagents_denial_without_interrupt_is_counted(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    fake_model.script(
+        reply(tool_use("Task", description="d", prompt="SUBP", subagent_type="worker")),
+        reply(tool_use("Write", file_path=str(workspace / "s.txt"), content="x")),
+        reply(text("sub after deny")),
+        reply(text("main after")),
+        reply(text("next prompt answer")),
+    )
+    asked, messages, following = await _delegate(sdk, interrupt=False)
+    result = result_of(messages)
+    assert (result.subtype, result.result) == ("success", "main after")
+    assert [d["tool_name"] for d in result.permission_denials or []] == ["Write"]
+    assert asked[0][1]
+    assert following == "next prompt answer"

@@ -26,21 +26,26 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
     }
     if request.by_mode:
         body["decision_reason_type"] = "mode"
+    if request.agent_id is not None:
+        body["agent_id"] = request.agent_id
     return body
 
 
 def answer_from_client(
     request: PermissionAsked, reply: dict[str, Any]
 ) -> tuple[PermissionAnswer, bool, str | None]:
-    """The answer, whether the client asks to stop the turn, and the mode it switches to."""
+    """The answer, whether the client asks to stop the turn (a subagent's call: the answer
+    stops that subagent), and the mode it switches to."""
     if reply.get("behavior") != "allow":
         message = reply.get("message")
         answer = PermissionAnswer(
             request_id=request.request_id,
             choice="deny",
             message=message if isinstance(message, str) and message else None,
+            # A subagent's call: only that subagent stops (as in Claude Code).
+            stop=reply.get("interrupt") is True and request.agent_id is not None,
         )
-        return answer, reply.get("interrupt") is True, None
+        return answer, reply.get("interrupt") is True and request.agent_id is None, None
     updated = reply.get("updatedInput")
     changes, mode = _updates(reply.get("updatedPermissions"))
     answer = PermissionAnswer(

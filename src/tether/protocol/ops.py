@@ -65,6 +65,11 @@ class PermissionAnswer(_Op):
     updated_input: dict[str, Any] | None = Field(
         default=None, description="Run the call with this input instead (an allow only)."
     )
+    stop: bool = Field(
+        default=False,
+        description="With a deny: stop the agent that asked (a subagent's run; the session's "
+        "agent is stopped by interrupting the turn).",
+    )
     changes: tuple[PermissionChange, ...] = Field(
         default=(),
         description="Permission updates to apply before the call runs (an allow only): they "
