@@ -1,6 +1,7 @@
 """`betas=[...]` of the Claude Agent SDK (`--betas`): sent in the `anthropic-beta` header as
 Claude Code sends them; the 1M-context beta opens the 1M window as a `[1m]` model does; a
-name tether does not know is sent with a warning. The real SDK drives tether over the wire."""
+name tether does not know is sent with a warning; a reply cut by the full window is told
+as such. The real SDK drives tether over the wire."""
 
 from __future__ import annotations
 
@@ -33,3 +34,12 @@ async def test_without_betas_none_is_sent(sdk: SdkRun, fake_model: FakeModelServ
     fake_model.script(reply(text("a")))
     await sdk.query("hi", model="claude-sonnet-4-5")
     assert "anthropic-beta" not in fake_model.requests[0].headers
+
+
+async def test_a_reply_cut_by_the_full_window_is_reported_as_such(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("first part"), stop_reason="model_context_window_exceeded"))
+    messages = await sdk.query("hi", model="claude-sonnet-4-5")
+    assert result_of(messages).stop_reason == "model_context_window_exceeded"
+    sdk.assert_lines_parse()
