@@ -120,8 +120,8 @@ def test_unknown_flags_warn_and_consume_their_value(
             "stream-json",
             "--brand-new-flag",
             "its-value",
-            "--betas",
-            "some-beta",
+            "--debug-file",
+            "some-file",
             "--session-mirror",
             "--cwd",
             str(workspace),
@@ -130,7 +130,7 @@ def test_unknown_flags_warn_and_consume_their_value(
     )
     assert result.exit_code == 0, result.stderr
     assert "unknown option --brand-new-flag" in result.stderr
-    assert "--betas is a Claude Code option tether does not act on" in result.stderr
+    assert "--debug-file is a Claude Code option tether does not act on" in result.stderr
     lines = result.json_lines()
     assert lines[-1]["type"] == "system"  # idle, after the result
     [final] = [line for line in lines if line["type"] == "result"]

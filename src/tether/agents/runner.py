@@ -143,6 +143,7 @@ class SubagentRunner:
         )
         status: Literal["completed", "failed", "stopped"] = "stopped"
         summary = "stopped before it finished"
+        stopped: list[str] = []
         try:
             try:
                 # A hook's stop inside it ends its run, not the caller's turn.
@@ -156,7 +157,7 @@ class SubagentRunner:
                         opening.insert(0, TextBlock(text=reminder(listing)))
                     history.add_user([TextBlock(text=prompt), *opening])
                     subtype = await self._converse(
-                        child, history, stats, definition, agent_id, scope
+                        child, history, stats, definition, agent_id, scope, stopped
                     )
             except HarnessError as e:
                 reason = str(e).rstrip(".")
@@ -168,10 +169,15 @@ class SubagentRunner:
                 # before its journal is closed.
                 history.answer_unanswered(INTERRUPTED)
                 _close(journal)
+                if scope.denials is not None:  # counted among the turn's, as Claude Code does
+                    scope.denials.extend(stats.denials)
                 spent = self.on_usage or child.side_spend
                 if spent is not None:
                     spent(stats.usage, child.price(stats.usage))
                 await child.tool_context.background.kill_all()
+            if stopped:
+                summary = f"The {label} was stopped: {stopped[0]}. {_text_so_far(stats)}"
+                raise ToolError(summary)
             if subtype != "success":
                 why = {
                     "error_max_turns": f"reached its limit of {child.max_turns} model calls",
@@ -222,14 +228,16 @@ class SubagentRunner:
         definition: AgentDefinition,
         agent_id: str,
         scope: CallScope,
+        stopped: list[str],
     ) -> TurnSubtype:
-        """The subagent's turn, continued while a SubagentStop hook sends it back to work."""
+        """The subagent's turn, continued while a SubagentStop hook sends it back to work;
+        `stopped` is given why, when the user's answer to one of its questions stops it."""
         label = f"{definition.name} subagent"
         emit = _forwarded(scope, label, definition.name, agent_id)
-        ask = _asking_for(scope.ask, label)
+        ask = _asking_for(scope.ask, label, agent_id, stopped)
         subtype = await run_turn(child, history, stats, emit, ask)
         continuations = 0
-        while subtype == "success":
+        while subtype == "success" and not stopped:
             said = {
                 "agent_transcript_path": str(self.transcript_path(agent_id) or ""),
                 "last_assistant_message": stats.result,
@@ -360,13 +368,21 @@ def _tool_uses(history: History) -> int:
     return sum(len(m.tool_uses()) for m in history.messages if m.role == "assistant")
 
 
-def _asking_for(ask: Asker | None, label: str) -> Asker | None:
-    """The parent's way of asking the user, saying which subagent asks."""
+def _asking_for(ask: Asker | None, label: str, agent_id: str, stopped: list[str]) -> Asker | None:
+    """The parent's way of asking the user, saying which subagent asks. An answer that stops
+    the subagent ends its run once the calls under way are answered (not the caller's turn)."""
     if ask is None:
         return None
 
     async def asking(request: PermissionAsked) -> PermissionAnswer:
-        return await ask(request.model_copy(update={"reason": f"{label}: {request.reason}"}))
+        # A call of a subagent this one started is that subagent's (the innermost asks).
+        own = request.agent_id is None
+        update = {"reason": f"{label}: {request.reason}", "agent_id": request.agent_id or agent_id}
+        answer = await ask(request.model_copy(update=update))
+        if own and answer.choice == "deny" and answer.stop and not stopped:
+            stopped.append(f"the user denied {request.tool} and asked it to stop")
+            turn_stop.request_stop()
+        return answer
 
     return asking
 

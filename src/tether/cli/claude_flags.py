@@ -11,7 +11,6 @@ from typing import Any
 
 CLAUDE_VALUE_FLAGS = frozenset(
     {
-        "--betas",
         "--task-budget",
         "--thinking",
         "--plugin-dir",
@@ -119,6 +118,16 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "(the SDK's session store)",
     )
     p.add_argument("--fallback-model", help="the model to use when the main one is overloaded")
+    p.add_argument(
+        "--betas",
+        dest="betas",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="BETA",
+        help="Anthropic betas to send (anthropic-beta header), comma-separated; "
+        "context-1m-2025-08-07 opens the 1M window as a [1m] model does",
+    )
     p.add_argument("--max-thinking-tokens", type=int, help="extended thinking budget per reply")
     p.add_argument(
         "--thinking",
@@ -180,6 +189,42 @@ def drop_unknown(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[s
             _warn(f"unknown option {name} (from a newer client?); ignored")
         i += 2 if takes_value and i + 1 < len(words) else 1
     return kept
+
+
+KNOWN_BETAS = frozenset(
+    {
+        "context-1m-2025-08-07",
+        "interleaved-thinking-2025-05-14",
+        "fine-grained-tool-streaming-2025-05-14",
+        "token-efficient-tools-2025-02-19",
+        "output-128k-2025-02-19",
+        "context-management-2025-06-27",
+        "effort-2025-11-24",
+        "structured-outputs-2025-11-13",
+        "advanced-tool-use-2025-11-20",
+        "tool-search-tool-2025-10-19",
+        "files-api-2025-04-14",
+        "mcp-client-2025-04-04",
+        "code-execution-2025-08-25",
+        "web-fetch-2025-09-10",
+        "prompt-caching-scope-2026-01-05",
+        "compact-2026-01-12",
+        "redact-thinking-2026-02-12",
+    }
+)
+"""Anthropic betas tether knows of (Claude Code's); another is sent as given, with a warning."""
+
+
+def betas_of(values: Sequence[str]) -> tuple[str, ...]:
+    """`--betas` values (each may hold several, comma-separated), each once; a warning for a
+    name tether does not know (sent all the same: the API judges it)."""
+    from tether.models.resolve import beta_names
+
+    betas = beta_names(",".join(values))
+    for beta in betas:
+        if beta not in KNOWN_BETAS:
+            _warn(f"--betas {beta}: not an Anthropic beta tether knows; sent as given")
+    return betas
 
 
 def _warn(message: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
-from tether.cli.claude_flags import EFFORT_THINKING_TOKENS, engine_mode
+from tether.cli.claude_flags import EFFORT_THINKING_TOKENS, betas_of, engine_mode
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.config.settings import SETTING_SOURCES, parse_settings_json
 from tether.protocol import ConfigError
@@ -48,6 +48,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
         "fallback_model": args.fallback_model,
+        "betas": betas_of(args.betas),
         "json_schema": _schema(args.json_schema),
         "client": agents,
     }

@@ -146,5 +146,6 @@ async def _sample(session: Session, request: SamplingRequest) -> Sampled:
     except ModelError as exc:
         raise Refused(f"the model call failed: {exc}") from None
     agent.spend_aside(done.usage)
-    stop = "maxTokens" if done.stop_reason == "max_tokens" else "endTurn"
+    cut = done.stop_reason in ("max_tokens", "model_context_window_exceeded")
+    stop = "maxTokens" if cut else "endTurn"
     return Sampled(done.message.text(), agent.model_id, stop)

@@ -21,6 +21,7 @@ from tether.hooks import EventBus, HookRunner, HookSpec, builtin_handlers, parse
 from tether.permissions import (
     Mode,
     PermissionContext,
+    RuleKind,
     additional_directories,
     default_mode,
     hidden_tools,
@@ -110,6 +111,11 @@ def build_gate(
         # Kept in the user's own store, not the workspace (a repository can ship a file there).
         remember=lambda rule: remember_rule(
             remembered_settings(tether_home(env), workspace), anchored_rule(rule, workspace)
+        ),
+        keep_rule=lambda kind, rule: remember_rule(
+            remembered_settings(tether_home(env), workspace),
+            anchored_rule(rule, workspace),
+            kind,
         ),
     )
     hidden = hidden_tools(rules)
@@ -217,9 +223,10 @@ def sandbox_would_run(settings: Settings) -> bool:
     return parse_sandbox_settings(settings.data).enabled is not False and probe().works
 
 
-def remember_rule(path: Path, rule: str) -> None:
-    """Append an allow rule to a local settings file, keeping whatever else it holds."""
-    _merge_into(path, {"permissions": {"allow": [rule]}})
+def remember_rule(path: Path, rule: str, kind: RuleKind = "allow") -> None:
+    """Append a rule (allow unless said) to a local settings file, keeping whatever else it
+    holds."""
+    _merge_into(path, {"permissions": {kind: [rule]}})
 
 
 def remember_setting(path: Path, key: str, item: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from tether.permissions import permission_updates
-from tether.protocol import PermissionAnswer, PermissionAsked
+from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
 
 
 def permission_request(request: PermissionAsked) -> dict[str, Any]:
@@ -26,58 +26,84 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
     }
     if request.by_mode:
         body["decision_reason_type"] = "mode"
+    if request.agent_id is not None:
+        body["agent_id"] = request.agent_id
     return body
 
 
 def answer_from_client(
     request: PermissionAsked, reply: dict[str, Any]
 ) -> tuple[PermissionAnswer, bool, str | None]:
-    """The answer, whether the client asks to stop the turn, and the mode it switches to."""
+    """The answer, whether the client asks to stop the turn (a subagent's call: the answer
+    stops that subagent), and the mode it switches to."""
     if reply.get("behavior") != "allow":
         message = reply.get("message")
         answer = PermissionAnswer(
             request_id=request.request_id,
             choice="deny",
             message=message if isinstance(message, str) and message else None,
+            # A subagent's call: only that subagent stops (as in Claude Code).
+            stop=reply.get("interrupt") is True and request.agent_id is not None,
         )
-        return answer, reply.get("interrupt") is True, None
+        return answer, reply.get("interrupt") is True and request.agent_id is None, None
     updated = reply.get("updatedInput")
-    session, saved, mode = _updates(reply.get("updatedPermissions"))
+    changes, mode = _updates(reply.get("updatedPermissions"))
     answer = PermissionAnswer(
         request_id=request.request_id,
         choice="allow_once",
         updated_input=cast(dict[str, Any], updated) if isinstance(updated, dict) else None,
-        session_rules=tuple(session),
-        saved_rules=tuple(saved),
+        changes=tuple(changes),
     )
     return answer, False, mode
 
 
-SAVED_DESTINATIONS = frozenset({"localSettings", "projectSettings", "userSettings"})
-"""Where a client asks a rule to be saved: tether keeps it as it keeps the user's "always
-allow" answers (the workspace's remembered settings), never in a file the repository ships."""
+_RULE_CHANGES = frozenset({"addRules", "replaceRules", "removeRules"})
+_DIRECTORY_CHANGES = frozenset({"addDirectories", "removeDirectories"})
 
 
-def _updates(updates: Any) -> tuple[list[str], list[str], str | None]:
-    """Allow rules the client's permission updates add for the session, those it asks to be
-    saved, and a mode it sets."""
-    session: list[str] = []
-    saved: list[str] = []
+def _updates(updates: Any) -> tuple[list[PermissionChange], str | None]:
+    """The client's permission updates (Claude Code's `PermissionUpdate` shapes) for the gate
+    to apply, and a mode it sets (applied by the caller, who reports it). An entry of another
+    shape is left out: it cannot be read as any rule."""
+    changes: list[PermissionChange] = []
     mode: str | None = None
     if not isinstance(updates, list):
-        return session, saved, mode
+        return changes, mode
     for update in cast(list[Any], updates):
         if not isinstance(update, dict):
             continue
         update = cast(dict[str, Any], update)
-        if update.get("type") == "setMode" and isinstance(update.get("mode"), str):
+        kind = update.get("type")
+        destination = update.get("destination")
+        where = destination if isinstance(destination, str) else "session"
+        if kind == "setMode" and isinstance(update.get("mode"), str):
             mode = update["mode"]
-        if update.get("type") != "addRules" or update.get("behavior") != "allow":
-            continue
-        into = saved if update.get("destination") in SAVED_DESTINATIONS else session
-        for rule in cast(list[Any], update.get("rules") or []):
-            if isinstance(rule, dict) and isinstance(rule.get("toolName"), str):
-                rule = cast(dict[str, Any], rule)
-                content = rule.get("ruleContent")
-                into.append(f"{rule['toolName']}({content})" if content else rule["toolName"])
-    return session, saved, mode
+        elif kind in _RULE_CHANGES and update.get("behavior") in ("allow", "deny", "ask"):
+            rules = tuple(_rule_text(r) for r in cast(list[Any], update.get("rules") or []))
+            changes.append(
+                PermissionChange(
+                    type=kind,
+                    destination=where,
+                    behavior=update["behavior"],
+                    rules=tuple(r for r in rules if r is not None),
+                )
+            )
+        elif kind in _DIRECTORY_CHANGES:
+            directories = cast(list[Any], update.get("directories") or [])
+            changes.append(
+                PermissionChange(
+                    type=kind,
+                    destination=where,
+                    directories=tuple(d for d in directories if isinstance(d, str) and d),
+                )
+            )
+    return changes, mode
+
+
+def _rule_text(rule: Any) -> str | None:
+    """`Tool` or `Tool(content)` for a `{toolName, ruleContent}` rule value."""
+    if not isinstance(rule, dict) or not isinstance(rule.get("toolName"), str):
+        return None
+    rule = cast(dict[str, Any], rule)
+    content = rule.get("ruleContent")
+    return f"{rule['toolName']}({content})" if content else rule["toolName"]

@@ -78,7 +78,13 @@ from tether.mcp.config import command_line_servers
 from tether.models.base import Model
 from tether.models.catalogue import cost_usd
 from tether.models.idle import IDLE_TIMEOUT_ENV, IDLE_TIMEOUT_SETTING, IdleLimits
-from tether.models.resolve import ResolvedModel, build_model, provider_from_settings, resolve_model
+from tether.models.resolve import (
+    BETAS_ENV,
+    ResolvedModel,
+    build_model,
+    provider_from_settings,
+    resolve_model,
+)
 from tether.permissions import Mode
 from tether.permissions.rules import RuleSet
 from tether.protocol import ConfigError, TextBlock
@@ -160,6 +166,8 @@ class RunOptions:
     """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
     fallback_model: str | None = None
     """Used for good from the first call the model is overloaded (`--fallback-model`)."""
+    betas: tuple[str, ...] = ()
+    """Anthropic betas to send (`--betas`), beside those of `ANTHROPIC_BETAS`."""
     json_schema: Mapping[str, Any] | None = None
     """Structured output: the final answer given as JSON of this schema (`--json-schema`)."""
     client: ClientParts | None = None
@@ -212,6 +220,8 @@ def build(opts: RunOptions) -> Built:
 def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     client = opts.client or ClientParts()
     env = dict(os.environ if opts.env is None else opts.env)
+    if opts.betas:
+        env[BETAS_ENV] = ",".join((env.get(BETAS_ENV, ""), *opts.betas))
     start = opts.cwd.expanduser().resolve()
     if not start.is_dir():
         raise ConfigError(f"workspace is not a directory: {start}")

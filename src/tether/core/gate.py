@@ -15,12 +15,14 @@ from typing import Any
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
+from tether.core.gate_updates import apply_changes
 from tether.core.lifecycle import surface
 from tether.hooks import HookEventName, HookOutcome, HookRunner
 from tether.permissions import (
     Decision,
     Mode,
     PermissionContext,
+    RuleKind,
     load_rules,
     permission_updates,
 )
@@ -29,6 +31,7 @@ from tether.protocol import (
     Event,
     Notice,
     PermissionAsked,
+    PermissionChange,
     PermissionDenial,
     ToolResultBlock,
     ToolUseBlock,
@@ -51,6 +54,11 @@ class ToolGate:
     plan_exit: str | None = None
     """How this session leaves plan mode, added to a plan-mode denial (a teammate's: its
     plan to the lead, as a plan_approval_request)."""
+    keep_rule: Callable[[RuleKind, str], None] | None = None
+    """Persists a rule a client's permission update asks to keep (as 'always allow' answers
+    are kept)."""
+    parent: ToolGate | None = None
+    """In a subagent's gate: the gate of the agent that started it."""
     _turn_grants: list[str] = field(default_factory=list[str])
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
@@ -168,10 +176,8 @@ class ToolGate:
             return self._deny(call, tool_input, f"The user denied this call{extra}", "user")
         if answer.choice == "allow_always" and request.suggestion:
             self.allow_always(request.suggestion)
-        if answer.session_rules:
-            self.allow_for_session(answer.session_rules)
-        for rule in answer.saved_rules:
-            self.allow_always(rule)
+        if answer.changes:
+            self.apply_changes(answer.changes, emit)
         if answer.updated_input is not None and dict(answer.updated_input) != tool_input:
             # An SDK client sends the input back even when it keeps it: only a change counts.
             return Approval(True, dict(answer.updated_input), user_modified=True)
@@ -230,10 +236,29 @@ class ToolGate:
         if self.remember is not None:
             self.remember(rule)
 
-    def allow_for_session(self, rules: Sequence[str]) -> None:
-        """Allow rules for the rest of the session, kept nowhere (an SDK client's answer)."""
-        self.sources.extra_allow.extend(r for r in rules if r not in self.sources.extra_allow)
+    def apply_changes(
+        self, changes: Sequence[PermissionChange], emit: Callable[[Event], None] | None = None
+    ) -> None:
+        """A client's permission updates, for the rest of the session (a subagent's answer
+        counts for its parent too): rules of any behavior, directories; those for a settings
+        file are kept as well."""
+        if self.parent is not None:
+            self.parent.apply_changes(changes, emit)
+        applied = apply_changes(
+            self.sources.session,
+            self.permissions.additional_dirs,
+            changes,
+            base=self.permissions.workspace,
+        )
+        self.permissions = replace(self.permissions, additional_dirs=applied.directories)
         self._rebuild()
+        for problem in applied.problems:
+            if emit is not None:
+                emit(Notice(level="warning", message=problem))
+        if self.parent is None:
+            for kind, rule in applied.saved:
+                if self.keep_rule is not None:
+                    self.keep_rule(kind, rule)
 
     def add_layer(self, path: Path, data: Mapping[str, Any]) -> None:
         """Rules of one more settings layer, for the rest of the session, over the others (a
@@ -267,6 +292,7 @@ class ToolGate:
             self.sources,
             extra_allow=list(self.sources.extra_allow),
             extra_deny=list(self.sources.extra_deny),
+            session={kind: list(rules) for kind, rules in self.sources.session.items()},
         )
         return ToolGate(
             permissions=permissions,
@@ -275,6 +301,7 @@ class ToolGate:
             remember=self.allow_always,
             shell_cwd=shell_cwd,
             subagent={"agent_id": agent_id, "agent_type": agent_type} if agent_id else {},
+            parent=self,
             _turn_grants=list(self._turn_grants),
         )
 
@@ -290,6 +317,7 @@ class ToolGate:
             seed_allow=self.sources.seed_allow,
             extra_allow=[*self.sources.extra_allow, *self._turn_grants],
             extra_deny=self.sources.extra_deny,
+            session=self.sources.session,
         )
         self.permissions = replace(self.permissions, rules=rules)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from tether.hooks import HookEventName, HookOutcome
 from tether.permissions import Decision
+from tether.permissions.rules import RuleKind
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionDenial
 
 Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
@@ -42,6 +43,8 @@ class RuleSources:
     """False in an untrusted workspace: the seed file's allow patterns are left out."""
     extra_allow: list[str] = field(default_factory=list[str])
     extra_deny: list[str] = field(default_factory=list[str])
+    session: dict[RuleKind, list[str]] = field(default_factory=dict[RuleKind, list[str]])
+    """Rules a client's permission updates gave this session, by behavior."""
 
 
 def hook_context(event: HookEventName, subject: str, outcome: HookOutcome) -> tuple[str, ...]:

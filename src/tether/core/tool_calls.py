@@ -40,6 +40,8 @@ class CallScope:
     call: ToolUseBlock
     emit: Callable[[Event], None]
     ask: Asker | None
+    denials: list[PermissionDenial] | None = None
+    """The calling turn's denials: a subagent's are added to them."""
 
 
 current_call: ContextVar[CallScope | None] = ContextVar("current_call", default=None)
@@ -207,7 +209,7 @@ async def run_call(
         return _refused(call, approval, emit, denials)
     if approval.tool_input != call.input:
         call = call.model_copy(update={"input": approval.tool_input})
-    token = current_call.set(CallScope(agent, call, emit, ask))
+    token = current_call.set(CallScope(agent, call, emit, ask, denials))
     try:
         # What the gate approved, the tool does (an approved write outside the workspace).
         approved = approved_call() if gate is not None else contextlib.nullcontext()

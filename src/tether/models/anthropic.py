@@ -64,8 +64,8 @@ _STOP_REASONS: dict[str, StopReason] = {
     "stop_sequence": "stop_sequence",
     "pause_turn": "pause_turn",
     "refusal": "refusal",
-    # The output was cut because the context filled up: the same situation as max_tokens.
-    "model_context_window_exceeded": "max_tokens",
+    # The output was cut because the context filled up: handled as max_tokens, told as is.
+    "model_context_window_exceeded": "model_context_window_exceeded",
 }
 
 
@@ -273,7 +273,8 @@ class _Assembly:
             if not part.pieces and part.initial_input and part.closed:
                 return ToolUseBlock(id=part.call_id, name=part.name, input=part.initial_input)
             block = tool_use_block(part.call_id, part.name, text)
-            if self.stop_reason == "max_tokens" and (not part.closed or block.input_error):
+            cut = self.stop_reason in ("max_tokens", "model_context_window_exceeded")
+            if cut and (not part.closed or block.input_error):
                 return tool_use_block(part.call_id, part.name, text, cut_by_max_tokens=True)
             return block
         return None

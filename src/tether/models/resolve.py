@@ -25,6 +25,9 @@ plans, older models) serve 200k even for a model that can take 1M."""
 LONG_WINDOW = 1_000_000
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
 """The Anthropic beta Claude Code sends with a `[1m]` model."""
+BETAS_ENV = "ANTHROPIC_BETAS"
+"""Claude Code's variable (and `--betas`): more Anthropic betas, comma-separated, sent in the
+`anthropic-beta` header; the 1M-context one opens the 1M window as `[1m]` does."""
 _LOCAL_EXAMPLE = "ollama/qwen2.5-coder"
 
 
@@ -39,7 +42,9 @@ class ResolvedModel:
     api_key: str | None
     info: ModelInfo
     long_context: bool = False
-    """The spec ended in `[1m]`: the 1M window was asked for."""
+    """The spec ended in `[1m]` (or the 1M beta was named): the 1M window was asked for."""
+    betas: tuple[str, ...] = ()
+    """Anthropic betas named in `ANTHROPIC_BETAS` (`--betas`)."""
 
 
 def split_long_context(spec: str) -> tuple[str, bool]:
@@ -68,6 +73,8 @@ def resolve_model(
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
     _check_name(spec)
     base_spec, long_context = split_long_context(spec)
+    betas = beta_names(env.get(BETAS_ENV, ""))
+    long_context = long_context or LONG_CONTEXT_BETA in betas
     if not base_spec:
         raise ConfigError(f"Model spec {spec!r} names no model before {LONG_CONTEXT_SUFFIX}.")
     provider, model_id = _split_spec(base_spec, providers, env)
@@ -95,8 +102,13 @@ def resolve_model(
         context_window = LONG_WINDOW if long_context else min(info.context_window, STANDARD_WINDOW)
     info = replace(info, context_window=context_window)
     return ResolvedModel(
-        spec, provider, model_id, base_url.rstrip("/"), api_key, info, long_context
+        spec, provider, model_id, base_url.rstrip("/"), api_key, info, long_context, betas
     )
+
+
+def beta_names(text: str) -> tuple[str, ...]:
+    """The betas of a comma-separated list, each once, in order."""
+    return tuple(dict.fromkeys(b.strip() for b in text.split(",") if b.strip()))
 
 
 MAX_NAME_CHARS = 256
@@ -249,7 +261,9 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
             provider=provider.name,
             key_env=provider.key_env,
             thinking=resolved.info.thinking,
-            betas=(LONG_CONTEXT_BETA,) if resolved.long_context else (),
+            betas=beta_names(
+                ",".join((*resolved.betas, LONG_CONTEXT_BETA if resolved.long_context else ""))
+            ),
             idle=idle,
         )
     from tether.models.openai_compat import OpenAICompatModel

@@ -236,6 +236,7 @@ def load_rules(
     seed_allow: bool = True,
     extra_allow: Sequence[str] = (),
     extra_deny: Sequence[str] = (),
+    session: Mapping[RuleKind, Sequence[str]] | None = None,
 ) -> RuleSet:
     """Every rule from the settings layers, the command line and the seed file.
 
@@ -263,6 +264,9 @@ def load_rules(
         for value in values:
             for text in split_tool_list(value):
                 rules.append(parse_rule(text, kind, source=flag, project_root=None))
+    for kind, texts in (session or {}).items():
+        for text in texts:
+            rules.append(parse_rule(text, kind, source="a permission update", project_root=None))
     if seed_yaml is not None:
         # Imported only for such a file: the YAML parser costs start-up 15 ms.
         from tether.permissions.seed_yaml import load_seed_rules

@@ -235,6 +235,9 @@ class PermissionAsked(_Event):
     by_mode: bool = Field(
         default=False, description="Asked because of the permission mode (plan), not a rule."
     )
+    agent_id: str | None = Field(
+        default=None, description="The subagent whose call it is; None: the session's agent."
+    )
 
 
 TurnSubtype = Literal[

@@ -148,7 +148,17 @@ class Usage(BaseModel):
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
 
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]
+StopReason = Literal[
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "pause_turn",
+    "refusal",
+    "model_context_window_exceeded",
+]
+"""Why a reply ended, in the Messages API's words; `model_context_window_exceeded`: cut
+because the context window filled up (reported as such, as Claude Code reports it)."""
 
 
 class ToolSpec(BaseModel):

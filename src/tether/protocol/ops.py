@@ -34,6 +34,27 @@ class Interrupt(_Op):
     kind: Literal["interrupt"] = "interrupt"
 
 
+class PermissionChange(_Op):
+    """One permission update a client answers with (Claude Code's `PermissionUpdate`): rules
+    added, replaced or removed (`Tool` or `Tool(content)`) for one behavior, a mode, or
+    directories added to or removed from those the file tools may use. `destination`:
+    `session`, `cliArg`, or a settings file to keep it in (`localSettings`...)."""
+
+    type: Literal[
+        "addRules",
+        "replaceRules",
+        "removeRules",
+        "setMode",
+        "addDirectories",
+        "removeDirectories",
+    ]
+    destination: str = "session"
+    behavior: Literal["allow", "deny", "ask"] = "allow"
+    rules: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    mode: str | None = None
+
+
 class PermissionAnswer(_Op):
     """The user's answer to a `PermissionAsked` event."""
 
@@ -44,12 +65,15 @@ class PermissionAnswer(_Op):
     updated_input: dict[str, Any] | None = Field(
         default=None, description="Run the call with this input instead (an allow only)."
     )
-    session_rules: tuple[str, ...] = Field(
-        default=(), description="Allow rules to add for the rest of the session (an allow only)."
+    stop: bool = Field(
+        default=False,
+        description="With a deny: stop the agent that asked (a subagent's run; the session's "
+        "agent is stopped by interrupting the turn).",
     )
-    saved_rules: tuple[str, ...] = Field(
+    changes: tuple[PermissionChange, ...] = Field(
         default=(),
-        description="Allow rules to keep as 'always allow' answers are kept (an allow only).",
+        description="Permission updates to apply before the call runs (an allow only): they "
+        "hold from the next decision on; those for a settings file are kept as well.",
     )
 
 

@@ -4,10 +4,11 @@ Code's form, timestamps as it writes them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from tether.protocol import ContentBlock, Message, ToolResultBlock
+from tether.protocol import ContentBlock, Message, TextBlock, ToolResultBlock
 
 
 def encode_entry(entry: dict[str, Any]) -> bytes:
@@ -28,6 +29,27 @@ def entry_block(block: ContentBlock) -> dict[str, Any]:
         data.pop("images", None)
         data["content"] = block.api_content()
     return data
+
+
+def prompt_first(blocks: Sequence[ContentBlock]) -> list[ContentBlock]:
+    """A prompt's blocks as the session file holds them: reminders sent ahead of the prompt's
+    own text (the agent types, as Claude Code's attachments go ahead of it in a request) are
+    kept after it, as Claude Code keeps its attachments after the prompt, so that whoever reads
+    the file for its first prompt (the SDK's session helpers) finds the prompt."""
+    lead = 0
+    while lead < len(blocks) and _is_reminder(blocks[lead]):
+        lead += 1
+    text = next(
+        (i for i in range(lead, len(blocks)) if isinstance(blocks[i], TextBlock)),
+        None,
+    )
+    if lead == 0 or text is None:
+        return list(blocks)
+    return [*blocks[lead : text + 1], *blocks[:lead], *blocks[text + 1 :]]
+
+
+def _is_reminder(block: ContentBlock) -> bool:
+    return isinstance(block, TextBlock) and block.text.startswith("<system-reminder>")
 
 
 def entry_message(message: Message) -> dict[str, Any]:

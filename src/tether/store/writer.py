@@ -30,7 +30,13 @@ from tether.protocol import (
     Message,
     Usage,
 )
-from tether.store.entry_encoding import encode_entry, entry_block, entry_message, entry_time
+from tether.store.entry_encoding import (
+    encode_entry,
+    entry_block,
+    entry_message,
+    entry_time,
+    prompt_first,
+)
 from tether.store.partial import (
     MOVING_SUFFIX,
     copy_whole,
@@ -158,7 +164,7 @@ class SessionWriter:
         return writer
 
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
-        content = [entry_block(b) for b in blocks]
+        content = [entry_block(b) for b in prompt_first(blocks)]
         self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
     def assistant(

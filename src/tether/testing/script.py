@@ -15,7 +15,13 @@ from typing import Any, Literal, TypeAlias
 from tether.testing.recorded import RecordedRequest
 
 StopReasonName = Literal[
-    "end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence"
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "pause_turn",
+    "refusal",
+    "stop_sequence",
+    "model_context_window_exceeded",
 ]
 
 USAGE_FIELDS = (
