@@ -121,3 +121,39 @@ def test_rewinding_to_the_first_message_starts_afresh_and_a_wrong_pick_changes_n
         repl.close()
     roles = [m["role"] for m in model_env.requests[-1].messages()]
     assert roles == ["user"]
+
+
+@pytest.mark.timeout(120)
+def test_after_a_rewind_clear_starts_a_new_conversation(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """The point a rewind went on from belongs to that session alone: `/clear` afterwards
+    opens a new one (it used to end the REPL: "--resume-session-at needs --resume")."""
+    model_env.script(
+        reply(text("First.")),
+        reply(text("Second.")),
+        reply(text("Fresh.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("one\r")
+        repl.wait_for(TURN_END)
+        repl.send("two\r")
+        repl.wait_for(TURN_END, 2)
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("2\r")
+        repl.wait_shown("> two")
+        repl.send(ESC_ESC)
+        repl.send("/clear\r")
+        repl.wait_for("Conversation cleared")
+        repl.send("fresh start\r")
+        repl.wait_for(TURN_END, 3)
+    finally:
+        code = repl.close()
+    assert code in (0, None), repl.screen
+    said = json.dumps(model_env.requests[-1].messages())
+    assert "fresh start" in said
+    assert "First." not in said
+    assert len(list_sessions(sessions_home(os.environ), workspace.resolve())) == 2

@@ -90,7 +90,7 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
             "Stop": [
                 {
                     "hooks": [
-                        {"type": "http", "url": "http://127.0.0.1:9/hook"},
+                        {"type": "mcp_tool", "server": "policy", "tool": "check"},
                         {"type": "command", "command": "./stop.sh", "async": True},
                         {"type": "agent", "prompt": "Is the work done?", "model": "haiku"},
                     ]
@@ -120,7 +120,7 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
         ),
         skipped=(
             f"{PROJECT}: hooks.FileChanged[0].hooks[0]: tether does not fire FileChanged",
-            f"{PROJECT}: hooks.Stop[0].hooks[0]: tether does not run 'http' hooks",
+            f"{PROJECT}: hooks.Stop[0].hooks[0]: tether does not run 'mcp_tool' hooks",
         ),
     )
 

@@ -123,3 +123,40 @@ def test_a_recursive_read_through_a_process_directory_meets_the_rules_below(
     ctx = PermissionContext(mode=mode, rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home)
     for command in ("grep -r KEY /proc/self/cwd", "grep -r KEY /proc/self/cwd/notes"):
         assert decide("Bash", {"command": command}, ctx).behavior != "allow", command
+
+
+def test_a_link_made_after_the_first_question_is_found(tmp_path: Path) -> None:
+    """The linked files are indexed once; a name made since (a link to a denied file that was
+    there) is found all the same."""
+    tree = build_tree(tmp_path)
+    (tree.ws / "notes").mkdir()
+    os.link(tree.ws / "README.md", tree.ws / "notes" / "readme-copy.md")
+    ctx = _context(tree)
+    first = decide("Read", {"file_path": str(tree.ws / "notes" / "readme-copy.md")}, ctx)
+    assert first.behavior == "allow", first.reason
+    os.link(tree.ws / ".env", tree.ws / "notes" / "late")
+    late = decide("Read", {"file_path": str(tree.ws / "notes" / "late")}, ctx)
+    assert late.behavior == "deny", late.reason
+    again = decide("Bash", {"command": "cat notes/late"}, ctx)
+    assert again.behavior == "deny", again.reason
+
+
+def test_a_virtualenv_of_links_to_a_cache_outside_is_read_without_asking(tmp_path: Path) -> None:
+    """A package manager's virtualenv is hard links into its cache, outside the workspace:
+    their other names match no rule, and a workspace past the old walk's bound is no reason
+    to ask."""
+    tree = build_tree(tmp_path)
+    cache = tmp_path / "cache"
+    for package in range(30):
+        (cache / f"p{package}").mkdir(parents=True)
+        (tree.ws / ".venv" / f"p{package}").mkdir(parents=True)
+        for module in range(700):
+            kept = cache / f"p{package}" / f"m{module}.py"
+            kept.write_text("x = 1\n")
+            os.link(kept, tree.ws / ".venv" / f"p{package}" / f"m{module}.py")
+    ctx = _context(tree)
+    for name in (".venv/p3/m7.py", ".venv/p29/m699.py"):
+        decision = decide("Read", {"file_path": str(tree.ws / name)}, ctx)
+        assert decision.behavior == "allow", decision.reason
+        decision = decide("Bash", {"command": f"cat {name}"}, ctx)
+        assert decision.behavior == "allow", decision.reason

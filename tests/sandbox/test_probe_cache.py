@@ -125,3 +125,26 @@ def test_what_was_kept_for_a_program_gone_is_forgotten(bin_dir: Path, tmp_path: 
         assert not kept_for(bin_dir)
     finally:
         forget(other)
+
+
+def test_the_sandbox_check_probes_again_whatever_was_kept(bin_dir: Path, tmp_path: Path) -> None:
+    """`tether sandbox` diagnoses what holds now: it runs bwrap even when a start kept a
+    success (and keeps its own for the next start)."""
+    log = tmp_path / "runs.log"
+    fake_bwrap(bin_dir, log)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "TETHER_HOME": str(tmp_path / "th"),
+    }
+    for _ in range(2):
+        subprocess.run(
+            [sys.executable, "-m", "tether", "sandbox", "check"],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+    assert log.read_text().splitlines().count("--help") == 2

@@ -134,7 +134,7 @@ def _print_check(check: HookCheck) -> None:
     spec = check.spec
     matcher = f" [{spec.matcher}]" if spec.matcher else ""
     flags = f"timeout {spec.timeout_s:g} s" + (", fail-closed" if spec.fail_closed else "")
-    print(f"\n{spec.event}{matcher}  {spec.command}")
+    print(f"\n{spec.event}{matcher}  {spec.command or f'POST {spec.url}'}")
     print(f"  from {spec.source}; {flags}")
     for note in check.notes:
         print(f"  note: {note}")

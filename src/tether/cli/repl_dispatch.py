@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +29,7 @@ from tether.cli.repl_commands import (
 )
 from tether.cli.repl_help import describe_cost, describe_help, skill_message
 from tether.cli.repl_rewind import Checkpoints, rewind
-from tether.cli.repl_sessions import session_to_switch_to
+from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.user_context import run_for_user, shell_context
@@ -145,12 +144,8 @@ class ReplCommands:
         ready = await self._session()
         if ready is None:
             return
-        fresh = replace(
+        fresh = opening(
             ready.options,
-            resume=None,
-            continue_latest=False,
-            fork=False,
-            session_id=None,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
         )

@@ -12,7 +12,7 @@ chosen message comes back in the prompt, to edit or send again.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.repl_sessions import opening
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -111,13 +112,10 @@ async def rewind(
         console.print(Text(f"↺ Files put back: {names}", style="cyan"), highlight=False)
     else:
         console.print(Text("↺ No file was changed since then.", style="dim"))
-    options = replace(
+    options = opening(
         ready.options,
         resume=session.session_id if parent is not None else None,
         resume_at=parent,
-        continue_latest=False,
-        fork=False,
-        session_id=None,
         model=model_spec or ready.options.model,
         permission_mode=permission_mode(session),
     )

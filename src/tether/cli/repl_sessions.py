@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -64,12 +64,34 @@ async def session_to_switch_to(
     if path.stem == ready.session.session_id and command != ":fork":
         console.print(Text("That is the current session.", style="dim"))
         return None
-    return replace(
+    return opening(
         ready.options,
         resume=path.stem,
-        continue_latest=False,
         fork=command == ":fork",
         model=model_spec or ready.options.model,
+    )
+
+
+def opening(
+    options: RunOptions,
+    *,
+    resume: str | None = None,
+    resume_at: str | None = None,
+    fork: bool = False,
+    **changes: Any,
+) -> RunOptions:
+    """`options` made to open one session, the one `resume` names (from `resume_at`, forked)
+    or a new one: every way of choosing a session they held before (`--continue`, a point to
+    resume at, a session id) is dropped, so none outlives a switch (a rewind's point, kept,
+    made the next `/clear` refuse to start)."""
+    return replace(
+        options,
+        resume=resume,
+        resume_at=resume_at,
+        continue_latest=False,
+        fork=fork,
+        session_id=None,
+        **changes,
     )
 
 

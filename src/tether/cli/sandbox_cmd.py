@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     except ConfigError as e:
         print(f"tether sandbox: {e}")
         return 2
-    status = probe()
+    status = probe(fresh=True)  # what holds now, not what an earlier start found
     lines = report(
         wanted, status, workspace=workspace, tether_home=home, home=Path.home(), denials=denials
     )

@@ -114,7 +114,11 @@ async def check_hook(
     if spec.prompt is not None:
         kind = "agent" if spec.agent else "prompt"
         return HookCheck(spec, notes=(f"not run: a model judges a {kind} hook, in a session",))
-    missing = missing_program(spec.command, cwd=runner.cwd, env=runner.env)
+    missing = (
+        None
+        if spec.url is not None
+        else missing_program(spec.command, cwd=runner.cwd, env=runner.env)
+    )
     if missing is not None:
         return HookCheck(spec, (missing,))
     if not run:

@@ -6,7 +6,7 @@
 
 Broken input (wrong types, an unknown event, a bad regular expression) is a `ConfigError` naming
 the file and the key. What Claude Code accepts but tether does not run (events it never fires,
-`prompt` or `http` hooks) is skipped with a note, so that a Claude Code settings file still loads.
+`mcp_tool` hooks) is skipped with a note, so that a Claude Code settings file still loads.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
 )
 """Events newer Claude Code versions fire and tether does not: accepted, never run."""
 
-OTHER_HOOK_TYPES = frozenset({"http", "mcp_tool"})
+OTHER_HOOK_TYPES = frozenset({"mcp_tool"})
 """Hook types Claude Code knows and tether does not run."""
 JUDGED_TYPES = {"prompt": PROMPT_TIMEOUT_S, "agent": AGENT_TIMEOUT_S}
 """Hook types a model runs (`tether.hooks.judged`), with their default timeouts."""
@@ -133,11 +133,13 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     kind = entry.get("type")
     if kind in OTHER_HOOK_TYPES:
         return f"tether does not run {kind!r} hooks"
+    if kind == "http":
+        return _read_http(path, key, event, matcher, entry)
     if kind != "command" and kind not in JUDGED_TYPES:
         raise _error(
             path,
             f"{key}.type",
-            'must be "command", "prompt" or "agent" (or a type tether skips: '
+            'must be "command", "http", "prompt" or "agent" (or a type tether skips: '
             + ", ".join(f'"{k}"' for k in sorted(OTHER_HOOK_TYPES))
             + ")",
         )
@@ -150,6 +152,22 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     if model is not None and (not judged or not isinstance(model, str) or not model.strip()):
         raise _error(path, f"{key}.model", "must be a model name, on a prompt or agent hook")
     default = JUDGED_TYPES[kind] if judged else command_timeout_s(cast(HookEventName, event))
+    timeout, fail_closed = _limits(path, key, entry, default)
+    return HookSpec(
+        event=cast(HookEventName, event),
+        matcher=matcher,
+        command="" if judged else command,
+        prompt=command if judged else None,
+        agent=kind == "agent",
+        model=model.strip() if isinstance(model, str) else None,
+        timeout_s=timeout,
+        fail_closed=fail_closed,
+        source=f"{path}: {key}",
+    )
+
+
+def _limits(path: Path, key: str, entry: dict[str, Any], default: float) -> tuple[float, bool]:
+    """A hook's timeout and whether it is fail-closed (`failClosed`, `onFailure: "block"`)."""
     timeout = entry.get("timeout", default)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise _error(path, f"{key}.timeout", "must be a positive number of seconds")
@@ -159,15 +177,34 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     on_failure = entry.get("onFailure")
     if on_failure is not None and not isinstance(on_failure, str):
         raise _error(path, f"{key}.onFailure", 'must be a string such as "block"')
+    return float(timeout), fail_closed or on_failure == "block"
+
+
+def _read_http(path: Path, key: str, event: str, matcher: str, entry: dict[str, Any]) -> HookSpec:
+    """An `http` hook: its url (http or https), headers and the variables they may use."""
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise _error(path, f"{key}.url", "must be an http:// or https:// URL")
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in cast(dict[Any, Any], headers).items()
+    ):
+        raise _error(path, f"{key}.headers", "must be an object of header names to strings")
+    allowed = entry.get("allowedEnvVars", [])
+    if not isinstance(allowed, list) or not all(
+        isinstance(v, str) for v in cast(list[Any], allowed)
+    ):
+        raise _error(path, f"{key}.allowedEnvVars", "must be a list of variable names")
+    timeout, fail_closed = _limits(path, key, entry, command_timeout_s(cast(HookEventName, event)))
     return HookSpec(
         event=cast(HookEventName, event),
         matcher=matcher,
-        command="" if judged else command,
-        prompt=command if judged else None,
-        agent=kind == "agent",
-        model=model.strip() if isinstance(model, str) else None,
-        timeout_s=float(timeout),
-        fail_closed=fail_closed or on_failure == "block",
+        command="",
+        url=url,
+        headers=tuple(cast(dict[str, str], headers).items()),
+        allowed_env=tuple(cast(list[str], allowed)),
+        timeout_s=timeout,
+        fail_closed=fail_closed,
         source=f"{path}: {key}",
     )
 

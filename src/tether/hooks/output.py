@@ -91,6 +91,8 @@ def describe(spec: HookSpec) -> str:
         prompt = " ".join(spec.prompt.split())
         prompt = prompt if len(prompt) <= 60 else prompt[:57] + "..."
         return f'{spec.event} {"agent" if spec.agent else "prompt"} hook "{prompt}"'
+    if spec.url is not None:
+        return f"{spec.event} http hook {spec.url}"
     command = " ".join(spec.command.split())
     if len(command) > 60:
         command = command[:57] + "..."

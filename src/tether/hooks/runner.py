@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tether.hooks.command import HookRun, run_command
+from tether.hooks.http_hook import run_http
 from tether.hooks.judged import HookJudge, run_judged
 from tether.hooks.matcher import matches
 from tether.hooks.output import outcome_of
@@ -163,6 +164,8 @@ class HookRunner:
             return await self._call_back(spec, spec.callback_id, stdin)
         if spec.prompt is not None:
             return await run_judged(spec, stdin, self.judge)
+        if spec.url is not None:
+            return await run_http(spec, stdin, self.env)
         env = {**self.env, **dict(spec.env)} if spec.env else self.env
         if spec.event == "SessionStart" and self.env_file is not None:
             self.env_file.parent.mkdir(parents=True, exist_ok=True)

@@ -95,15 +95,23 @@ class HookSpec:
     """An `agent` hook: a subagent that may read the workspace judges, not one model call."""
     model: str | None = None
     """The model a prompt or agent hook asks for; None: the session's."""
+    url: str | None = None
+    """Set for an `http` hook: where the hook input is POSTed (`tether.hooks.http_hook`)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """An http hook's extra headers, `$VAR` references as written."""
+    allowed_env: tuple[str, ...] = ()
+    """The variables an http hook's headers may be filled from (`allowedEnvVars`)."""
     env: tuple[tuple[str, str], ...] = ()
     """More variables for its process: a plugin's hooks get `CLAUDE_PLUGIN_ROOT` and
     `CLAUDE_PLUGIN_DATA`."""
 
     @property
     def key(self) -> str:
-        """What makes two configured hooks the same hook (run once): the command, or the
-        callback."""
-        return f"callback {self.callback_id}" if self.callback_id is not None else self.command
+        """What makes two configured hooks the same hook (run once): the command, the url, or
+        the callback."""
+        if self.callback_id is not None:
+            return f"callback {self.callback_id}"
+        return f"http {self.url}" if self.url is not None else self.command
 
 
 @dataclass(frozen=True)

@@ -95,12 +95,14 @@ def probe(
     *,
     search_path: str | None = None,
     proc_sys: Path = Path("/proc/sys"),
+    fresh: bool = False,
 ) -> SandboxStatus:
     """Run a trivial command under bubblewrap and report whether that worked.
 
     `bwrap` names the program (default: `bwrap` looked up in `search_path`, which defaults to
     $PATH); `proc_sys` is where kernel settings are read for the diagnosis. The answer is
-    cached per process for each combination of these.
+    cached per process for each combination of these. `fresh`: bwrap is run even when an
+    earlier process's success is kept (a diagnosis reports what holds now, and keeps it).
     """
     effective_path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
     key = (None if bwrap is None else str(bwrap), effective_path, proc_sys)
@@ -108,14 +110,14 @@ def probe(
         status = _cache.get(key)
         if status is None:
             if bwrap is None:  # the session's own: a success is kept between processes
-                status = _probe_or_remembered(effective_path, proc_sys)
+                status = _probe_or_remembered(effective_path, proc_sys, fresh=fresh)
             else:
                 status = _probe(str(bwrap), effective_path, proc_sys)
             _cache[key] = status
     return status
 
 
-def _probe_or_remembered(search_path: str, proc_sys: Path) -> SandboxStatus:
+def _probe_or_remembered(search_path: str, proc_sys: Path, *, fresh: bool) -> SandboxStatus:
     """`bwrap` on `search_path` probed, or its success as an earlier process found it, when
     nothing it depends on has changed since (`probe_cache.py`)."""
     found = shutil.which("bwrap", path=search_path)
@@ -123,7 +125,7 @@ def _probe_or_remembered(search_path: str, proc_sys: Path) -> SandboxStatus:
     if found is not None:
         with contextlib.suppress(OSError):
             marks = fingerprint(Path(found), proc_sys, tuple(s.file for s in _USERNS_SYSCTLS))
-    if found is not None and marks is not None:
+    if found is not None and marks is not None and not fresh:
         answer = remembered(private_dir(), marks)
         help_text = None if answer is None else answer.get("help")
         disable_userns = None if answer is None else answer.get("disable_userns")

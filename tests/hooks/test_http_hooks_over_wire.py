@@ -1,0 +1,126 @@
+"""`http` hooks: the hook input POSTed to a real server on 127.0.0.1 in a live session, its
+answer read as a command hook's output; headers filled only from the variables the hook allows;
+a failing endpoint an error the session goes past, unless the hook is fail-closed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hooks.helpers import on
+from tests.hooks.wire import write_settings
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+class HookServer:
+    """A hook endpoint answering each POST with `status` and `body`, keeping what it got."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.body = b""
+        self.got: list[tuple[dict[str, str], dict[str, Any]]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                owner.got.append((dict(self.headers), json.loads(self.rfile.read(length))))
+                self.send_response(owner.status)
+                self.send_header("Content-Length", str(len(owner.body)))
+                self.end_headers()
+                self.wfile.write(owner.body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+
+@pytest.fixture
+def endpoint() -> Iterator[HookServer]:
+    hooks = HookServer()
+    thread = threading.Thread(target=hooks.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield hooks
+    finally:
+        hooks.server.shutdown()
+        hooks.server.server_close()
+        thread.join()
+
+
+def _http_hook(url: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "http", "url": url, **extra}
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_an_http_hook_denies_a_call_and_gets_only_the_variables_it_allows(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    endpoint: HookServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "t0ken")
+    monkeypatch.setenv("OTHER_SECRET", "must-not-leave")
+    endpoint.body = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "policy server says no",
+            }
+        }
+    ).encode()
+    hook = _http_hook(
+        endpoint.url,
+        headers={"Authorization": "Bearer $HOOK_TOKEN", "X-Other": "${OTHER_SECRET}"},
+        allowedEnvVars=["HOOK_TOKEN"],
+    )
+    write_settings(workspace, {"PreToolUse": on("Bash", hook)})
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
+    result = tether("-p", "go", "--allowedTools", "Bash(touch *)", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    assert not (workspace / "made").exists()
+    [said] = fake_model.requests[1].tool_results()
+    assert "policy server says no" in said
+    [(headers, payload)] = endpoint.got
+    assert payload["hook_event_name"] == "PreToolUse"
+    assert payload["tool_input"] == {"command": "touch made"}
+    assert headers["Authorization"] == "Bearer t0ken"
+    assert headers["X-Other"] == ""
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+@pytest.mark.parametrize(
+    ("status", "body", "fail_closed"),
+    [(500, b"oops", False), (200, b"not json", False), (503, b"", True)],
+)
+def test_a_failing_endpoint_is_an_error_the_session_goes_past_unless_fail_closed(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    endpoint: HookServer,
+    status: int,
+    body: bytes,
+    fail_closed: bool,
+) -> None:
+    endpoint.status, endpoint.body = status, body
+    extra = {"onFailure": "block"} if fail_closed else {}
+    write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(endpoint.url, **extra))})
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
+    result = tether("-p", "go", "--allowedTools", "Bash(touch *)", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    assert len(endpoint.got) == 1
+    assert (workspace / "made").exists() is not fail_closed
+    assert endpoint.url in result.stderr + json.dumps(fake_model.requests[1].tool_results())
