@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,11 @@ pytestmark = [
 ]
 
 
-def drive(case: str, workspace: Path, home: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def drive(
+    case: str, workspace: Path, home: Path, **more_env: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run the driver's case; the SDK's messages and what its callbacks saw."""
-    env = {**os.environ, "HOME": str(home)}
+    env = {**os.environ, "HOME": str(home), **more_env}
     # ES modules resolve imports beside the script: it runs next to the installed modules.
     script = workspace.parent / "drive_tether.mjs"
     shutil.copy(DRIVER, script)
@@ -101,3 +104,41 @@ def test_control_requests(model_env: FakeModelServer, workspace: Path, home: Pat
     assert second["model"] == "claude-haiku-4-5"
     assert second["thinking"] == {"type": "enabled", "budget_tokens": 2000}
     assert [m["type"] for m in messages].count("result") == 2
+
+
+SERVERS = Path(__file__).parent.parent / "mcp" / "servers"
+
+
+def _server(script: str) -> str:
+    return json.dumps([sys.executable, str(SERVERS / script)])
+
+
+def test_servers_set_while_the_session_runs(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(text("none yet")),
+        reply(tool_use("mcp__p__pid")),
+        reply(text("one")),
+        reply(text("none again")),
+    )
+    _, facts = drive("setServers", workspace, home, SERVER=_server("pid_server.py"))
+    assert facts["set"] == [
+        {"added": ["p"], "removed": [], "errors": {}},
+        {"added": [], "removed": ["p"], "errors": {}},
+    ]
+    offered = ["mcp__p__pid" in r.tool_names() for r in model_env.requests]
+    assert offered == [False, True, True, False]
+    assert model_env.requests[2].tool_results()[0].isdigit()  # the server answered
+
+
+def test_a_servers_form_goes_to_on_elicitation(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(reply(tool_use("mcp__ask__favourite")), reply(text("done")))
+    _, facts = drive("elicit", workspace, home, SERVER=_server("asking_server.py"))
+    [asked] = facts["asked"]
+    assert asked["serverName"] == "ask"
+    assert asked["message"] == "What is your favourite colour?"
+    assert asked["requestedSchema"]["properties"]["colour"]["type"] == "string"
+    assert model_env.requests[1].tool_results() == ["colour=violet"]

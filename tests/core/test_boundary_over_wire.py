@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -191,3 +192,50 @@ def test_a_renamed_call_keeps_its_name_from_one_resume_to_the_next(
         # Nothing lost; the one repair (the refused id given a fresh one) is said.
         notes = [line for line in result.stderr.splitlines() if "session file" in line]
         assert all("given a fresh one" in line for line in notes), result.stderr
+
+
+def _call_names(request_messages: list[dict[str, object]]) -> list[str]:
+    names: list[str] = []
+    for message in request_messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            names += [
+                b["name"]  # type: ignore[index]
+                for b in content  # type: ignore[union-attr]
+                if isinstance(b, dict) and b.get("type") == "tool_use"
+            ]
+        for call in message.get("tool_calls") or []:  # type: ignore[union-attr]
+            names.append(call["function"]["name"])  # type: ignore[index]
+    return names
+
+
+BAD_NAMES = [
+    (model, name)
+    for model in WIRES
+    for name in ["functions.Bash", "bad name", "Bashé", "x" * 100, ""]
+    # A streamed OpenAI call with an empty name is no call at all.
+    if name or not model.startswith("openai/")
+]
+
+
+@pytest.mark.parametrize(("model", "name"), BAD_NAMES)
+def test_a_tool_name_the_api_refuses_is_sent_back_as_one_it_accepts_and_never_runs(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str, name: str
+) -> None:
+    """A call under a name the API would refuse in the history (the fake refuses it as the
+    real APIs do) is answered "No such tool" under a well-formed name: the session goes on."""
+    fake_model.script(
+        reply(tool_use(name, command="touch ran")),
+        reply(text("sorry")),
+        reply(text("still here")),
+    )
+    first = tether("-p", "go", "--model", model)
+    assert (first.exit_code, first.stdout) == (0, "sorry\n"), first.stderr
+    again = tether("-c", "-p", "and now?", "--model", model)
+    assert (again.exit_code, again.stdout) == (0, "still here\n"), again.stderr
+    assert not (workspace / "ran").exists()
+    [sent] = _call_names(fake_model.requests[2].messages())
+    assert sent != name
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", sent)
+    [answer] = fake_model.requests[1].tool_results()
+    assert answer.startswith(f"Error: No such tool: {sent!r}")

@@ -442,3 +442,21 @@ def test_list_and_get_connect_to_a_real_server(cli: Cli) -> None:
 
 def _stdio(command: str) -> dict[str, Any]:
     return {"type": "stdio", "command": command, "args": [], "env": {}}
+
+
+def test_a_local_server_file_is_kept_out_of_git(cli: Cli) -> None:
+    """`.tether/mcp.local.json` is this machine's (it may hold keys): git ignores it as soon
+    as it is written, before any session made `.tether/.gitignore`."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(cli.workspace)], check=True)
+    code, _, err = cli("add", "-s", "local", "clock", "--", "clock-server")
+    assert (code, err) == (0, "")
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=cli.workspace,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "mcp.local.json" not in status

@@ -44,9 +44,10 @@ def mailboxes(open_mailboxes: OpenTeamStore) -> TeamStore:
     return open_mailboxes()
 
 
-def store_raw(url: str, team: str, member: str, raw: str) -> None:
+def store_raw(url: str, team: str, member: str, raw: str | bytes, *, as_text: bool = False) -> None:
     """Put an entry in a mailbox the way a foreign or broken writer would: not through
-    `send`, so nothing checked it."""
+    `send`, so nothing checked it. `as_text`: bytes kept in SQLite as text, whatever they
+    hold (a BLOB otherwise)."""
     if url.startswith("redis://"):
         import redis
 
@@ -55,7 +56,10 @@ def store_raw(url: str, team: str, member: str, raw: str) -> None:
         client.close()
         return
     db = sqlite3.connect(url)
-    db.execute("INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)", (team, member, raw))
+    value = "CAST(? AS TEXT)" if as_text else "?"
+    db.execute(
+        f"INSERT INTO mailbox (team, member, data) VALUES (?, ?, {value})", (team, member, raw)
+    )
     db.commit()
     db.close()
 

@@ -137,6 +137,26 @@ def test_an_entry_that_is_not_a_message_is_handed_over_as_invalid(
     assert mailboxes.unread("bob") == 0
 
 
+def test_an_entry_that_is_not_utf8_is_handed_over_as_invalid_and_mail_after_it_comes(
+    mailboxes: TeamStore, mailbox_url: str, team: str
+) -> None:
+    """Bytes that are not UTF-8 (a BLOB, or text that holds them) are an invalid entry like
+    any other: the receiver is told, and nothing after it is held up (it crashed the reader)."""
+    store_raw(mailbox_url, team, "bob", b"\xff\xfe{bad")
+    store_raw(mailbox_url, team, "bob", b'{"text": "\xe9t\xe9"}', as_text=True)
+    mailboxes.send(note(1))
+    got = mailboxes.receive("bob", "bob-1")
+    assert [d.message.kind for d in got] == ["invalid", "invalid", "message"]
+    for bad in got[:2]:
+        assert bad.message.data == {
+            "error": f"stored entry {bad.receipt} in bob's mailbox is not UTF-8 text"
+        }
+    assert got[0].message.text == "\ufffd\ufffd{bad"
+    assert got[2].message == note(1)
+    mailboxes.ack("bob", [d.receipt for d in got])
+    assert mailboxes.unread("bob") == 0
+
+
 def test_teams_keep_apart(open_mailboxes: OpenTeamStore, team: str) -> None:
     ours, theirs = open_mailboxes(), open_mailboxes(f"{team}-other")
     ours.send(note(1))

@@ -182,3 +182,28 @@ def test_a_task_the_model_always_stalls_on_fails_after_a_few_give_backs(
         "the model stalled on this task 3 times (each attempt given back, uncounted): "
     )
     assert "idle timeout; TETHER_MODEL_IDLE_TIMEOUT_MS raises it" in task["error"]
+
+
+def test_the_worker_never_prints_the_stores_password(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """`working on team ... (redis://:***@...)`: the password stays out of the output, as in
+    `tasks list` and `board`."""
+    import redis as redis_client
+
+    try:
+        redis = RedisServer.start()
+    except RedisUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        admin = redis_client.Redis.from_url(redis.url)
+        admin.config_set("requirepass", "s3cret-word")
+        admin.close()
+        url = redis.url.replace("redis://", "redis://:s3cret-word@")
+        store = ["--store", url, "--team", f"p-{uuid.uuid4().hex[:8]}"]
+        code, out, err = finish(start_worker(repo, "--until-idle", *store))
+    finally:
+        redis.stop()
+    assert code == 0, err
+    assert ":***@127.0.0.1" in out + err
+    assert "s3cret-word" not in out + err

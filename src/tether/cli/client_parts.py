@@ -13,6 +13,7 @@ from tether.agents import AgentCatalog
 from tether.agents.definitions import AgentDefinition, is_valid_agent_name
 from tether.core import turn_stop
 from tether.hooks import HookActivity, HookCallback, HookSpec
+from tether.mcp.client_side import Elicit
 from tether.mcp.servers import JsonRpcExchange
 from tether.protocol import ConfigError, ToolError
 from tether.skills import SkillCatalog
@@ -41,6 +42,8 @@ class ClientParts:
     """Subagent definitions; they replace files' definitions of the same name."""
     mcp_exchange: JsonRpcExchange | None = None
     """Carries JSON-RPC to the client's own MCP servers (`"type": "sdk"`)."""
+    elicit: Elicit | None = None
+    """Shows an MCP server's form to the client's user (an `elicitation` request)."""
     skills: tuple[str, ...] | None = None
     """Only these skills are offered (None: all that were found)."""
 

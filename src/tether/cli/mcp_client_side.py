@@ -2,8 +2,12 @@
 workspace and the added directories), elicitation and sampling. Declaring the last two is what
 lets a server offer the tools that need them.
 
-- Elicitation (a form for the user): declined, so the server carries on with its own
-  fallback, as Claude Code's print mode does. The REPL does not show forms yet.
+- Elicitation (a form for the user), as Claude Code answers it: `Elicitation` hooks first
+  (matched on the server's name; `action` and `content` answer, exit 2 declines); else the
+  SDK client driving the session is asked (an `elicitation` request), and without one (or
+  one that does not take forms) it is declined, so the server carries on with its own
+  fallback. Then `ElicitationResult` hooks see the answer and may change it (exit 2
+  declines) before it goes to the server. The REPL does not show forms yet.
 - Sampling (a completion from the model): through the session's own model and provider, its
   cost counted in the session's; only for a server the permission rules allow as a whole
   (`"allow": ["mcp__<server>"]`, or the bypassPermissions mode), never where a rule denies
@@ -12,12 +16,15 @@ lets a server offer the tools that need them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from tether.cli.terminal_text import terminal_safe
 from tether.mcp.client_side import (
     ClientSide,
+    Elicit,
     Elicitation,
     Elicited,
     Refused,
@@ -27,22 +34,66 @@ from tether.mcp.client_side import (
 
 if TYPE_CHECKING:
     from tether.core.session import Session
+    from tether.hooks import HookOutcome
 
 SAMPLING_MAX_TOKENS = 4096
 """The most a server's completion may take, whatever it asks for."""
 
 
-def session_client_side(session: Session, roots: Sequence[Path]) -> ClientSide:
-    """What `session` answers its servers, with `roots` as the directories they work in."""
+def session_client_side(
+    session: Session, roots: Sequence[Path], ask: Elicit | None = None
+) -> ClientSide:
+    """What `session` answers its servers, with `roots` as the directories they work in;
+    `ask` shows a form to the user (none: forms the hooks leave unanswered are declined)."""
 
     async def elicit(asked: Elicitation) -> Elicited:
-        del asked  # nobody to show the form to: declined, and the server goes on without it
-        return Elicited("decline")
+        return await answer_form(session, asked, ask)
 
     async def sample(request: SamplingRequest) -> Sampled:
         return await _sample(session, request)
 
     return ClientSide(roots=tuple(roots), elicit=elicit, sample=sample)
+
+
+async def answer_form(session: Session, asked: Elicitation, ask: Elicit | None) -> Elicited:
+    """The answer to a server's form: the `Elicitation` hooks', else the user's through `ask`
+    (declined without it), as the `ElicitationResult` hooks leave it."""
+    gate = session.agent.gate
+    hooks = gate.hooks if gate is not None else None
+    mode = "url" if asked.url is not None else "form"
+    about: dict[str, Any] = {"mcp_server_name": asked.server}
+    if asked.elicitation_id is not None:
+        about["elicitation_id"] = asked.elicitation_id
+    said: Elicited | None = None
+    if hooks is not None and hooks.has("Elicitation"):
+        shown = {"url": asked.url} if asked.url is not None else {"requested_schema": asked.schema}
+        payload = {**about, "message": asked.message, "mode": mode, **shown}
+        said = _hook_answer(await hooks.fire("Elicitation", payload), None)
+    if said is None:
+        said = await ask(asked) if ask is not None else Elicited("decline")
+    if hooks is not None and hooks.has("ElicitationResult"):
+        content = {"content": said.content} if said.content is not None else {}
+        payload = {**about, "mode": mode, "action": said.action, **content}
+        said = _hook_answer(await hooks.fire("ElicitationResult", payload), said) or said
+    return said
+
+
+def _hook_answer(outcome: HookOutcome, before: Elicited | None) -> Elicited | None:
+    """What hooks answered: a block declines, an `action` answers (an accept without
+    `content` keeps the content answered `before`); None when they said nothing."""
+    for error in outcome.errors:  # asked outside the turn's events: said on stderr
+        print(f"tether: hook: {terminal_safe(error)}", file=sys.stderr, flush=True)
+    if outcome.blocked:
+        return Elicited("decline")
+    action = outcome.elicit_action
+    if action is None:
+        return None
+    if action != "accept":
+        return Elicited(action)
+    content = outcome.elicit_content
+    if content is None and before is not None:
+        content = before.content
+    return Elicited("accept", content)
 
 
 def sampling_allowed(session: Session, server: str) -> str | None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.config.local_files import ignore_local_files
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
@@ -230,6 +231,8 @@ def _add(place: _Place, args: argparse.Namespace, command_line: list[str]) -> in
             entry["headers"] = dict(_pair(h, ":", "--header", '"Name: value"') for h in args.header)
     path = place.scope_file(scope)
     add_server(path, name, entry)
+    if scope == "local":  # this machine's file (it may hold keys): out of git, as sessions do
+        ignore_local_files(path.parent)
     print(f"Added {args.transport} MCP server {name!r} to the {scope} scope: {path}")
     if scope == "project":
         print("tether asks before it starts a project server for the first time.")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.client_parts import ClientParts
 from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
@@ -26,7 +27,12 @@ from tether.config.trust import remembered_settings
 from tether.core.session import Session, StartupQuestion
 from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
 from tether.mcp.environment import inherited
-from tether.mcp.servers import ClientTransport, McpLimits, ServerConfig, StdioTransport
+from tether.mcp.servers import (
+    ClientTransport,
+    McpLimits,
+    ServerConfig,
+    StdioTransport,
+)
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice
 from tether.tools.base import Tool
@@ -61,6 +67,16 @@ class McpSetup:
     """The directories servers may work in: the workspace and the added ones."""
     background: bool = False
     """Connect without holding the first request (the REPL; `MCP_CONNECTION_NONBLOCKING`)."""
+    client: ClientParts = field(default_factory=ClientParts)
+    """The SDK client driving the session: its own servers (`"type": "sdk"`, also those it
+    adds later) and its answers to servers' forms."""
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    """`${VAR}` in servers given while the session runs."""
+    inherited_env: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Settings' `env` (credentials withheld), for every stdio server."""
+    named_by_client: set[str] = field(default_factory=set[str])
+    """Servers a `mcp_set_servers` request named: a later one that leaves them out removes them."""
+    _attached: tuple[Session, frozenset[str], Callable[[Sequence[str]], str]] | None = None
     _declined: set[str] = field(default_factory=set[str])
     _builtin: list[Tool] = field(default_factory=list[Tool])
     _offered: bool = False
@@ -112,26 +128,63 @@ class McpSetup:
         chosen = [s for s in self.servers if s.name not in self._declined]
         if not chosen:
             return
+        manager = self._start(chosen, session, hidden, prompt_for)
+        told = set(manager.problems())
+        if self.background:
+            own = [s.name for s in chosen if isinstance(s.transport, ClientTransport)]
+            await manager.connected(own)
+        else:
+            await manager.connected()
+        for problem in manager.problems():
+            if problem not in told:
+                emit(Notice(level="warning", message=f"MCP: {problem}"))
+
+    def attach(
+        self, session: Session, hidden: frozenset[str], prompt_for: Callable[[Sequence[str]], str]
+    ) -> None:
+        """The session whose tools the servers' tools join: `hidden` are left out, and
+        `prompt_for` rebuilds its system prompt for the tools it then has."""
+        self._attached = (session, hidden, prompt_for)
+
+    def _start(
+        self,
+        servers: Sequence[ServerConfig],
+        session: Session,
+        hidden: frozenset[str],
+        prompt_for: Callable[[Sequence[str]], str],
+    ) -> McpManager:
+        """The manager, connecting `servers`; the tools are offered as each one connects."""
         from tether.cli.mcp_client_side import session_client_side
         from tether.mcp.manager import McpManager
 
-        client = session_client_side(session, self.roots)
-        self.manager = McpManager(chosen, self.limits, client=client)
+        client = session_client_side(session, self.roots, self.client.elicit)
+        self.manager = McpManager(servers, self.limits, client=client)
         self._builtin = session.agent.tools.all_tools()
 
         def connected(_name: str) -> None:
             self._offer(session, hidden, prompt_for)
 
         self.manager.start_in_background(connected)
-        told = set(self.manager.problems())
-        if self.background:
-            own = [s.name for s in chosen if isinstance(s.transport, ClientTransport)]
-            await self.manager.connected(own)
+        return self.manager
+
+    def add(self, server: ServerConfig) -> None:
+        """Connect one more server while the session runs (`pending` until it connects; its
+        tools are offered from the next request after). A server of that name is `remove`d
+        first."""
+        if self._attached is None:
+            raise RuntimeError("the MCP servers are not attached to a session")
+        server = _with_env(server, self.inherited_env)
+        self.servers.append(server)
+        if self.manager is None:
+            self._start([server], *self._attached)
         else:
-            await self.manager.connected()
-        for problem in self.manager.problems():
-            if problem not in told:
-                emit(Notice(level="warning", message=f"MCP: {problem}"))
+            self.manager.add(server)
+
+    async def remove(self, name: str) -> None:
+        """Close a server and forget it: its tools are gone from the next request."""
+        self.servers = [s for s in self.servers if s.name != name]
+        if self.manager is not None:
+            await self.manager.remove(name)
 
     def _offer(
         self, session: Session, hidden: frozenset[str], prompt_for: Callable[[Sequence[str]], str]
@@ -232,7 +285,9 @@ def mcp_setup(
     limits = load_limits(settings.data, env)
     # The user's answers go to the user's own store: a repository can ship its local file.
     local = remembered_settings(tether_home, workspace)
-    return McpSetup(servers, limits, window, local, frozenset(approved)), problems
+    setup = McpSetup(servers, limits, window, local, frozenset(approved), env=env)
+    setup.inherited_env = named
+    return setup, problems
 
 
 def _with_env(server: ServerConfig, env: Mapping[str, str]) -> ServerConfig:
@@ -249,17 +304,18 @@ def attach_mcp(
     prompt_for: Callable[[Sequence[str]], str],
 ) -> None:
     """Questions for the user first (the REPL asks them), then connect before the first turn."""
+    gate = session.agent.gate
+    hidden = hidden_tools(gate.permissions.rules) if gate is not None else frozenset[str]()
+    setup.attach(session, hidden, prompt_for)
+    session.on_close.append(setup.aclose)  # servers may be added while it runs
     if not setup.servers:
         return
     session.startup_questions.extend(setup.questions(settings.data))
-    gate = session.agent.gate
-    hidden = hidden_tools(gate.permissions.rules) if gate is not None else frozenset[str]()
 
     async def connect(emit: Callable[[Event], None]) -> None:
         await setup.connect(session, emit, hidden, prompt_for)
 
     session.preparations.append(connect)
-    session.on_close.append(setup.aclose)
 
 
 def is_hidden(name: str, hidden: frozenset[str]) -> bool:

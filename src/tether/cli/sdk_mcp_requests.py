@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether.cli.control import Refused
 from tether.cli.sdk_facts import server_config, server_source, server_state, server_transport
+from tether.cli.terminal_text import terminal_safe
+from tether.mcp.config import client_servers
 
 if TYPE_CHECKING:
     from tether.cli.stream_json import StreamJsonFrontEnd
@@ -63,24 +67,56 @@ async def mcp_toggle(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
 
 
 async def mcp_set_servers(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    """The client's servers, replaced: those it no longer names are disabled; tether
-    connects servers when the session starts, so one it names anew is reported as an error."""
+    """The client's servers, set while the session runs, as Claude Code sets them: a server
+    it names anew is connected (stdio, HTTP, SSE, or its own `sdk` one), one named with a
+    changed configuration is replaced, one named as it is stays connected; servers it named
+    before (and its own `sdk` ones) that it leaves out are closed. Servers of the settings
+    files or `--mcp-config` stay unless named. The tools offered change from the next
+    request. `added` are those that connected (or are connecting, with
+    `connect_in_background`); `errors` those that cannot be used or did not connect."""
     wanted = body.get("servers")
     if not isinstance(wanted, dict):
-        raise Refused("mcp_set_servers needs a `servers` object")
+        raise Refused("mcp_set_servers needs a `servers` object of server configurations")
+    wanted = cast(dict[str, object], wanted)
     built = await front.session()
-    manager = await connected_servers(front)
-    current = {s.name for s in built.mcp.servers if server_source(s) in ("dynamic", "sdk")}
-    removed = sorted(current - set(cast(dict[str, Any], wanted)))
-    if manager is not None:
-        for name in removed:
-            await manager.set_enabled(name, False)
-    added = sorted(set(cast(dict[str, Any], wanted)) - current)
-    errors = {
-        name: "tether connects MCP servers when the session starts: give it with the options"
-        for name in added
+    await built.session.prepare()
+    setup = built.mcp
+    workspace = setup.roots[0] if setup.roots else Path.cwd()
+    notes: list[str] = []
+    usable, errors = client_servers(
+        wanted, "mcp_set_servers", workspace, setup.env, notes, setup.client.mcp_exchange
+    )
+    for note in notes:  # as the front end warns: on stderr
+        print(f"tether: {terminal_safe(note)}", file=sys.stderr, flush=True)
+    current = {s.name: s for s in setup.servers}
+    replaceable = {
+        name
+        for name, server in current.items()
+        if server_source(server) == "sdk" or name in setup.named_by_client
     }
-    return {"added": [], "removed": removed, "errors": errors}
+    removed = sorted(replaceable - set(wanted))
+    for name in removed:
+        await setup.remove(name)
+    added: list[str] = []
+    for name, server in usable.items():
+        old = current.get(name)
+        if old is not None and old.transport == server.transport:
+            continue  # named as it is: left connected
+        if old is not None:
+            await setup.remove(name)
+        setup.add(server)
+        added.append(name)
+    setup.named_by_client = set(wanted)
+    manager = setup.manager
+    if manager is not None and added and body.get("connect_in_background") is not True:
+        await manager.connected(added)
+        statuses = manager.statuses()
+        for name in list(added):
+            status = statuses.get(name)
+            if status is not None and status.error:
+                errors[name] = status.error
+                added.remove(name)
+    return {"added": added, "removed": removed, "errors": errors}
 
 
 async def connected_servers(front: StreamJsonFrontEnd) -> McpManager | None:

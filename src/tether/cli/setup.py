@@ -365,6 +365,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         place, opts, client, plugins, window=resolved.info.context_window
     )
     mcp.roots = (workspace, *extra_dirs)
+    mcp.client = client  # its servers added while it runs, its answers to servers' forms
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if (warning := untrusted_warning(place, opts)) is not None:

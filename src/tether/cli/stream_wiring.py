@@ -1,5 +1,6 @@
 """A client's parts wired to the client over the control channel: its hook callbacks
-(`hook_callback`), its MCP servers (`mcp_message`), and hook lines when asked for."""
+(`hook_callback`), its MCP servers (`mcp_message`), its answers to servers' forms
+(elicitation), and hook lines when asked for."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, cast
 
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.sdk_elicitation import client_forms
 from tether.hooks import CallbackFailed, HookActivity
 from tether.mcp.servers import ChannelClosed
 
@@ -47,4 +49,10 @@ def wired(
     watchers: list[Callable[[HookActivity], None]] = []
     if hook_lines is not None:
         watchers.append(hook_lines)
-    return replace(parts, hook_callback=call_back, mcp_exchange=exchange, hook_watchers=watchers)
+    return replace(
+        parts,
+        hook_callback=call_back,
+        mcp_exchange=exchange,
+        hook_watchers=watchers,
+        elicit=client_forms(channel),
+    )

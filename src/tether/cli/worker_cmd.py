@@ -39,6 +39,7 @@ from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
+from tether.store.redis_tasks import redacted
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     StoreDamaged,
@@ -144,7 +145,7 @@ async def _serve(
             worker.stop("the parent tether worker is gone")
 
         loop.add_reader(parent, on_parent_gone)
-    say(f"working on team {choice.team!r} ({store_url})")
+    say(f"working on team {choice.team!r} ({redacted(store_url)})")  # no password shown
     failed: StoreUnavailable | None = None
     try:
         await worker.run()

@@ -10,6 +10,10 @@ whatever its source, two things in it would make every later request fail:
   `[A-Za-z0-9_-]` (some OpenAI-compatible servers send `functions.Bash:0`), which Anthropic's
   wire refuses if the session is later resumed with a Claude model. Such a call gets a fresh
   id; its results follow it (see `CallIds`).
+- tool names the API refuses in the history: a model may call `functions.Bash`, `bad name`
+  or `""`; every later request would carry it and be refused (OpenAI-compatible servers and
+  Anthropic check `[A-Za-z0-9_-]{1,64}`). Such a call keeps its place under a name made of the
+  allowed characters; it names no tool, so it is answered "No such tool" and never runs.
 
 Nothing downstream (wire conversion, compaction, the session file) has to care after this.
 """
@@ -37,6 +41,8 @@ from tether.store.images import image_problem
 from tether.tools.input_text import find_unencodable
 
 _CALL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def encodable_blocks(blocks: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -78,7 +84,8 @@ def with_encodable_text(message: Message) -> Message:
 
 
 class CallIds:
-    """The tool-call ids of one conversation, kept unique and well-formed.
+    """The tool-call ids of one conversation, kept unique and well-formed (and the calls'
+    names, well-formed).
 
     `admit` gives a call whose id is taken already (or malformed) a fresh one; `results`
     makes the results that answer a message's calls follow their renamed calls.
@@ -97,6 +104,8 @@ class CallIds:
         out: list[ContentBlock] = []
         for block in blocks:
             if isinstance(block, ToolUseBlock):
+                if not _TOOL_NAME.fullmatch(block.name):
+                    block = block.model_copy(update={"name": sendable_name(block.name)})
                 original = given = block.id
                 if given in self._seen or not _CALL_ID.fullmatch(given):
                     given = self._fresh(original)
@@ -133,6 +142,12 @@ class CallIds:
             if candidate not in self._seen:
                 return candidate
             salt += 1
+
+
+def sendable_name(name: str) -> str:
+    """A tool name the API accepts standing for one it would refuse: each character outside
+    `[A-Za-z0-9_-]` an underscore, at most 64 of them (`unnamed_tool` for none)."""
+    return _NOT_IN_NAME.sub("_", name)[:64] or "unnamed_tool"
 
 
 def _encodable_block(block: ContentBlock) -> ContentBlock:

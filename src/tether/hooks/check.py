@@ -39,6 +39,7 @@ SAMPLE_SUBJECTS: dict[str, tuple[str, ...]] = {
     "trigger": ("manual", "auto"),
     "notification_type": ("permission_prompt", "idle_prompt"),
     "agent_type": ("general-purpose", "Explore", "Plan"),
+    "mcp_server_name": ("sample",),
 }
 """Subjects tried, in order, to find one a hook's matcher accepts."""
 
@@ -189,6 +190,13 @@ def _payload(event: HookEventName, subject: str | None, sample_dir: Path) -> dic
             "message": "tether hooks check: a sample notification",
             "notification_type": subject,
         },
+        "Elicitation": {
+            "mcp_server_name": subject,
+            "message": "tether hooks check: a sample question",
+            "mode": "form",
+            "requested_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        },
+        "ElicitationResult": {"mcp_server_name": subject, "mode": "form", "action": "decline"},
         "WorktreeCreate": {"name": "hooks-check"},
         "WorktreeRemove": {"worktree_path": str(sample_dir / "hooks-check")},
     }

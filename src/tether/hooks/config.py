@@ -39,8 +39,6 @@ OTHER_CLAUDE_CODE_EVENTS = frozenset(
         "FileChanged",
         "ConfigChange",
         "TaskCreated",
-        "Elicitation",
-        "ElicitationResult",
         "InstructionsLoaded",
     }
 )

@@ -19,6 +19,7 @@ from tether.hooks.command import HookRun
 from tether.hooks.spec import (
     PLAIN_STDOUT_IS_CONTEXT,
     UNBLOCKABLE_EVENTS,
+    ElicitAction,
     HookEventName,
     HookOutcome,
     HookSpec,
@@ -43,6 +44,8 @@ APPLIED_FIELDS: dict[HookEventName, frozenset[str]] = {
     "Stop": frozenset({"additionalContext"}),
     "SubagentStop": frozenset({"additionalContext"}),
     "PermissionRequest": frozenset({"decision"}),
+    "Elicitation": frozenset({"action", "content"}),
+    "ElicitationResult": frozenset({"action", "content"}),
 }
 """The `hookSpecificOutput` fields tether applies, per event. Claude Code defines more
 (`sessionTitle`, `initialUserMessage`, `watchPaths`, `updatedPermissions`...): a hook answering
@@ -160,6 +163,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
     stop = keep_going is False
     errors: list[str] = []
     output: UpdatedOutput | None = None
+    action: ElicitAction | None = None
+    content: dict[str, Any] | None = None
 
     if decision == "block":
         blocked = True
@@ -205,6 +210,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
             permission, updated, reason, interrupt = _permission_request(specific, reason)
             blocked = blocked or permission == "deny"
             stop = stop or interrupt
+        elif event in ("Elicitation", "ElicitationResult"):
+            action, content = _elicitation(specific)
 
     return HookOutcome(
         blocked=blocked,
@@ -216,6 +223,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
         stop=stop,
         stop_reason=stop_reason if stop else None,
         updated_output=output,
+        elicit_action=action,
+        elicit_content=content,
         errors=tuple(errors),
     )
 
@@ -277,3 +286,19 @@ def _stderr_note(stderr: str) -> str:
 def _excerpt(text: str) -> str:
     text = text.strip()
     return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 3] + "..."
+
+
+ELICIT_ACTIONS: tuple[ElicitAction, ...] = ("accept", "decline", "cancel")
+
+
+def _elicitation(specific: dict[str, Any]) -> tuple[ElicitAction | None, dict[str, Any] | None]:
+    """An Elicitation or ElicitationResult hook's answer: `action`, and `content` (the form's
+    values) for accept."""
+    action = _field(specific, "action", str, "hookSpecificOutput.")
+    content = _field(specific, "content", dict, "hookSpecificOutput.")
+    if action is not None and action not in ELICIT_ACTIONS:
+        expected = ", ".join(f'"{a}"' for a in ELICIT_ACTIONS)
+        raise _BadOutput(f"hookSpecificOutput.action must be {expected}, not {action!r}")
+    if action != "accept":
+        content = None  # the form's values go with accept only (as the MCP answer takes them)
+    return action, cast(dict[str, Any] | None, content)

@@ -208,6 +208,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         permission = "deny"
     updated = [o.updated_input for o in outcomes if o.updated_input is not None]
     outputs = [o.updated_output for o in outcomes if o.updated_output is not None]
+    answers = [o for o in outcomes if o.elicit_action is not None]
     stopped = [o for o in outcomes if o.stop]
     return HookOutcome(
         blocked=blocked,
@@ -220,6 +221,8 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         stop_reason=_joined(o.stop_reason for o in stopped),
         errors=tuple(e for o in outcomes for e in o.errors),
         updated_output=outputs[-1] if outputs else None,
+        elicit_action=answers[-1].elicit_action if answers else None,
+        elicit_content=answers[-1].elicit_content if answers else None,
     )
 
 

@@ -25,11 +25,15 @@ HookEventName = Literal[
     "TaskCompleted",
     "TeammateIdle",
     "PostToolBatch",
+    "Elicitation",
+    "ElicitationResult",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
 
 PermissionDecision = Literal["allow", "deny", "ask"]
+ElicitAction = Literal["accept", "decline", "cancel"]
+"""An answer to an MCP server's form (Elicitation and ElicitationResult hooks)."""
 
 MATCH_FIELDS: dict[HookEventName, str] = {
     "PreToolUse": "tool_name",
@@ -43,6 +47,8 @@ MATCH_FIELDS: dict[HookEventName, str] = {
     "Notification": "notification_type",
     "SubagentStop": "agent_type",
     "SubagentStart": "agent_type",
+    "Elicitation": "mcp_server_name",
+    "ElicitationResult": "mcp_server_name",
 }
 """The payload field a matcher is compared with, per event. Events missing here (UserPromptSubmit,
 Stop) ignore matchers: every hook configured for them runs."""
@@ -142,6 +148,10 @@ class HookOutcome:
     updated_output: UpdatedOutput | None = None
     """PostToolUse only: the output the model reads instead of the tool's; the last hook that
     gave one wins."""
+    elicit_action: ElicitAction | None = None
+    """Elicitation and ElicitationResult only: the answer to the MCP server's form (with
+    `elicit_content` for accept); the last hook that gave one wins."""
+    elicit_content: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ def answers(server: str, side: ClientSide) -> dict[str, Any]:
             if isinstance(params, ElicitRequestFormParams):
                 asked = Elicitation(server, params.message, dict(params.requested_schema))
             else:
-                asked = Elicitation(server, params.message, url=params.url)
+                asked = Elicitation(
+                    server, params.message, url=params.url, elicitation_id=params.elicitation_id
+                )
             try:
                 said = await elicit(asked)
             except Refused as exc:

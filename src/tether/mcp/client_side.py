@@ -27,6 +27,8 @@ class Elicitation:
     """The form's JSON schema (`requestedSchema`): an object of primitive properties."""
     url: str | None = None
     """A URL-mode request's page (then `schema` is empty)."""
+    elicitation_id: str | None = None
+    """A URL-mode request's id (its completion is announced under it)."""
 
 
 @dataclass(frozen=True)

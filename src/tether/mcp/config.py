@@ -162,17 +162,35 @@ def command_line_servers(
         entries = data.get("mcpServers") if isinstance(data, dict) else None
         if not isinstance(entries, dict):
             raise ConfigError(f'--mcp-config {label}: expected {{"mcpServers": {{...}}}}')
-        source = _Source(Path(label), "dynamic")
-        for name, entry in cast(dict[str, object], entries).items():
-            try:
-                if not usable_name(name):
-                    raise _Unusable(NAME_RULE)
-                found[name] = _server(
-                    name, entry, source, "type", workspace, env, problems, exchange
-                )
-            except _Unusable as e:
-                problems.append(f"{label}: server {name!r}: {e}")
+        usable, unusable = client_servers(
+            cast(dict[str, object], entries), label, workspace, env, problems, exchange
+        )
+        found.update(usable)
+        problems.extend(f"{label}: server {name!r}: {why}" for name, why in unusable.items())
     return McpConfig(tuple(found[n] for n in sorted(found)), tuple(problems))
+
+
+def client_servers(
+    entries: Mapping[str, object],
+    label: str,
+    workspace: Path,
+    env: Mapping[str, str],
+    problems: list[str],
+    exchange: JsonRpcExchange | None = None,
+) -> tuple[dict[str, ServerConfig], dict[str, str]]:
+    """Servers the user or the SDK client gives by name (`--mcp-config`, `mcp_set_servers`):
+    those that can be used, and why each other one cannot. Unknown fields go to `problems`."""
+    source = _Source(Path(label), "dynamic")
+    usable: dict[str, ServerConfig] = {}
+    unusable: dict[str, str] = {}
+    for name, entry in entries.items():
+        try:
+            if not usable_name(name):
+                raise _Unusable(NAME_RULE)
+            usable[name] = _server(name, entry, source, "type", workspace, env, problems, exchange)
+        except _Unusable as e:
+            unusable[name] = str(e)
+    return usable, unusable
 
 
 def plugin_servers(

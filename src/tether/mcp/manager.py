@@ -140,6 +140,9 @@ class McpManager:
         if target is None:
             return McpResult(f"there is no MCP tool called {exposed}", is_error=True)
         name, tool = target
+        server = self._servers.get(name)
+        if server is None:  # removed while the session runs (`remove`)
+            return McpResult(f'MCP server "{name}" was removed', is_error=True)
         limit = self._limits.call_timeout_s
 
         async def run(client: McpSession) -> dict[str, Any]:
@@ -147,7 +150,7 @@ class McpManager:
                 return await client.call_tool(tool, arguments)
 
         try:
-            result = await self._servers[name].run(run)
+            result = await server.run(run)
         except ServerDown as exc:
             return McpResult(f'MCP server "{name}" is down: {exc}', is_error=True)
         except TimeoutError:
@@ -231,6 +234,38 @@ class McpManager:
         if self._on_change is not None:  # its tools are offered, or no longer
             self._on_change(server)
         return self._status(known)
+
+    def add(self, config: ServerConfig) -> None:
+        """Start connecting one more server while the session runs: `pending` until it
+        connects or fails, then published and `on_connected` told, as at start. A server of
+        the same name must be `remove`d first."""
+        name = config.name
+        if name in self._servers:
+            raise McpError(f'there is an MCP server called "{name}" already')
+        server = SupervisedServer(config, self._limits.startup_timeout_s, self.client)
+        self._servers[name] = server
+        self._pending.add(name)
+        self._connecting[name] = asyncio.create_task(
+            self._connect(server, self._on_change), name=f"mcp-connect-{name}"
+        )
+
+    async def remove(self, name: str) -> None:
+        """Close a server and forget it (one still connecting is stopped): its tools and
+        prompts are no longer listed, a call to one of them is refused; `on_connected` is
+        told. Nothing happens for a name not known."""
+        server = self._servers.pop(name, None)
+        if server is None:
+            return
+        task = self._connecting.pop(name, None)
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        self._pending.discard(name)
+        self._tools.pop(name, None)
+        self._prompts.pop(name, None)
+        await server.close()
+        if self._on_change is not None:
+            self._on_change(name)
 
     async def aclose(self) -> None:
         """Close every connection; stdio servers' processes are gone when this returns."""

@@ -10,17 +10,39 @@ import re
 from tether.permissions.command_spec import words as _names
 
 DANGEROUS_VARIABLES = _names(
+    # Shells and the dynamic loader: which program runs, what each shell sources first.
     "PATH LD_* DYLD_* BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS CDPATH BASH_CMDS "
-    "BASH_ALIASES "
-    "GLOBIGNORE BASH_FUNC_* BASH_LOADABLES_PATH HOME XDG_CONFIG_HOME GIT_* PYTHON* "
-    "*_OPTIONS *_OPTS NODE_PATH PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* NPM_CONFIG_* "
-    "npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* RUSTFLAGS CC CXX CPP LD AR MAKEFLAGS "
-    "MAKEFILES MFLAGS GOFLAGS "
-    "GOPROXY GOPATH PAGER MANPAGER GIT_PAGER EDITOR VISUAL LESSOPEN LESSCLOSE SSH_ASKPASS "
-    "SUDO_ASKPASS BROWSER PIP_* UV_* TERMINFO* GCONV_PATH LOCPATH MALLOC_* TMPDIR "
-    "SSH_AUTH_SOCK GNUPGHOME DOCKER_* KUBECONFIG JAVA_HOME CLASSPATH RIPGREP_CONFIG_PATH "
-    "COMPILER_PATH GCC_EXEC_PREFIX DEPENDENCIES_OUTPUT SUNPRO_DEPENDENCIES OPENSSL_CONF "
-    "OPENSSL_ENGINES OPENSSL_MODULES"
+    "BASH_ALIASES GLOBIGNORE EXECIGNORE BASH_FUNC_* BASH_LOADABLES_PATH ZDOTDIR INPUTRC FCEDIT "
+    # Home and configuration directories every program reads its start-up files from.
+    "HOME XDG_CONFIG_HOME XDG_CONFIG_DIRS XDG_DATA_HOME XDG_DATA_DIRS "
+    # $SHELL: the shell vim's `:!`, gdb's `run`, less's `!`, man, script and many more start.
+    "SHELL "
+    # Pagers, editors and browsers other programs start (git, man, psql, systemctl, gh...).
+    "PAGER *_PAGER MANPAGER EDITOR *_EDITOR VISUAL BROWSER "
+    # Programs' own option variables (`TAR_OPTIONS`, `NODE_OPTIONS`, `XZ_OPT`, `JAVA_OPTS`).
+    "*_OPTIONS *_OPTS *_OPT GZIP BZIP BZIP2 UNZIP ZIPOPT "
+    # git (GIT_CONFIG_*, GIT_SSH, GIT_EXEC_PATH...), ssh's helpers, rsync's remote shell.
+    "GIT_* SSH_ASKPASS SUDO_ASKPASS SSH_AUTH_SOCK *_RSH RSYNC_CONNECT_PROG "
+    # vim/ex (man vim, :help startup): Ex commands or runtime files run at start.
+    "VIM* EXINIT GVIMINIT MYVIMRC MYGVIMRC NVIM_* "
+    # less (man less): input preprocessors, key bindings with commands, history file, its
+    # secure mode, the editor `v` starts.
+    "LESS LESSOPEN LESSCLOSE LESSKEY LESSKEYIN LESSKEY_SYSTEM LESSKEYIN_SYSTEM LESSEDIT "
+    "LESSHISTFILE LESSSECURE LESS_IS_MORE "
+    # man (man man): its options, page path, groff options and preprocessors, its sandbox.
+    "MANOPT MANPATH MANROFFOPT MANROFFSEQ MAN_DISABLE_SECCOMP "
+    # gdb: its history file is written on exit; make (man make): options read like MAKEFLAGS.
+    "GDBHISTFILE MAKEFLAGS GNUMAKEFLAGS MAKEFILES MFLAGS "
+    # Language runtimes: module paths, start-up code, plugins, option variables.
+    "PYTHON* PYTEST_* COVERAGE_* IPYTHONDIR JUPYTER_* NODE_PATH NODE_REPL_EXTERNAL_MODULE "
+    "PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* LUA_* TCLLIBPATH R_* PHPRC PHP_INI_SCAN_DIR "
+    "AWKPATH AWKLIBPATH NPM_CONFIG_* npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* RUSTFLAGS "
+    "GOFLAGS GOPROXY GOPATH JAVA_HOME CLASSPATH PIP_* UV_* "
+    # Toolchains: the compiler, linker and their search paths.
+    "CC CXX CPP LD AR COMPILER_PATH GCC_EXEC_PREFIX DEPENDENCIES_OUTPUT SUNPRO_DEPENDENCIES "
+    # C library, terminal and TLS loaders; temporary files; other clients' configuration.
+    "TERMINFO* GCONV_PATH LOCPATH MALLOC_* TMPDIR GNUPGHOME DOCKER_* KUBECONFIG "
+    "RIPGREP_CONFIG_PATH OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES"
 )
 """Variables whose value changes which program runs or what it loads: a command that sets one
 is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""

@@ -32,6 +32,7 @@ class Judge(Protocol):
     files: FileAccess
     places: ShellPlaces
     read_only: bool
+    quiet_input: bool
 
     def unseen(self, problem: str) -> Verdict: ...
     def near_rules(self) -> bool: ...
@@ -46,6 +47,8 @@ def code_verdicts(judge: Judge, inv: Invocation, use: CodeUse) -> list[Verdict]:
     if use.code is None:
         source = "its input" if use.source is None else readable(use.source)
         return [*verdicts, judge.unseen(f"{name} runs code from {source}, not seen")]
+    if use.also_input and not judge.quiet_input:
+        verdicts.append(judge.unseen(f"{name} -i runs code from its input after {use.flag}"))
     if use.language == "python" and is_literal(use.code):
         verdicts.extend(_python(judge, name, use.code))
     elif (

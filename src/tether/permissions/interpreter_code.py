@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from tether.permissions.input_code import input_code, sqlite_code
+from tether.permissions.interpreter_scripts import python_inspects
 from tether.permissions.make_options import makefiles
 from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
@@ -87,6 +88,8 @@ class CodeUse:
     """Code not seen comes from the input alone, so an empty input gives none."""
     source: str | None = None
     """Where code not seen from the input comes from (a file, an editor), if told."""
+    also_input: bool = False
+    """Besides `code`, code comes from the input (`python3 -i -c CODE`)."""
     language: str = ""
     """The interpreter family that reads it (`python`, `node`...; `make`, `sqlite3`)."""
 
@@ -131,6 +134,10 @@ def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
     if inline is None:
         return None
     found = _interpreter(argv[1:], inline, family)
+    if family == "python" and python_inspects(argv[1:]):
+        # `-i`: after the script, the code or the module, code from the input.
+        found = CodeUse(inline[0], None) if found is None else found
+        found = replace(found, also_input=True) if found.code is not None else found
     return replace(found, language=family) if found is not None else None
 
 

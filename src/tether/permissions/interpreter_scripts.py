@@ -99,6 +99,13 @@ PYTHON_MODULES: Mapping[str, Module] = {
         | _s("--concurrency", "-p", "--parallel-mode"),
         names_module=_s("-m", "--module"),
     ),
+    # Unpickling a file runs what it names (`__reduce__`): each file is code.
+    "pickle": Module(scripts="all"),
+    # pydoc imports what it documents; a name with a `/` (or `-w` of one) is imported as a
+    # file.
+    "pydoc": Module(valued=_s("-k", "-p", "-n"), scripts="paths"),
+    # inspect imports the module it shows (`inspect MOD[:QUALNAME]`).
+    "inspect": Module(scripts="paths"),
 }
 """Modules that run a script or import code from the paths they are given."""
 
@@ -121,6 +128,28 @@ def interpreter_scripts(argv: tuple[str, ...]) -> tuple[str, ...]:
         return _coverage(argv[1:])
     found = _walk(argv)
     return _module(found.words) if isinstance(found, ModuleCall) else found
+
+
+def python_inspects(args: tuple[str, ...]) -> bool:
+    """Whether Python's options hold `-i` (alone or bundled, `-ic`, `-iq`): after the script,
+    `-c` code or `-m` module, it reads code from its input (PYTHONINSPECT, the same, is a
+    dangerous variable)."""
+    skip = False
+    for arg in args:
+        if skip or (arg.startswith("--") and arg != "--"):
+            skip = False
+            continue
+        if arg in ("--", "-") or not arg.startswith("-"):
+            return False
+        for j, letter in enumerate(arg[1:], start=2):
+            if letter == "i":
+                return True
+            if f"-{letter}" in _PYTHON.code | _PYTHON.module:
+                return False
+            if f"-{letter}" in _PYTHON.valued:
+                skip = j == len(arg)  # `-X dev`: the value is the next word
+                break
+    return False
 
 
 def module_call(argv: tuple[str, ...]) -> ModuleCall | None:

@@ -18,16 +18,22 @@ import ast
 import shlex
 from dataclasses import dataclass, field
 
+from tether.permissions.python_literals import is_internal as _internal
+from tether.permissions.python_literals import may_write as _writes
+from tether.permissions.python_literals import text_of as _literal
+from tether.permissions.python_literals import words_of as _words
+from tether.permissions.python_literals import writes_paths as _writes_paths
+from tether.permissions.python_reach import reach
 from tether.permissions.python_tables import (
     ARGV_RUNS,
     DERIVES,
     EVALUATES,
+    FRAME_ATTRIBUTES,
     HARMLESS_BUILTINS,
     HARMLESS_MODULES,
     OS_HARMLESS,
     PATH_CLASSES,
     PATH_ONLY,
-    PATH_WRITE_METHODS,
     READS,
     RISKY_PREFIXES,
     SAFE_DUNDERS,
@@ -36,6 +42,8 @@ from tether.permissions.python_tables import (
     WRITES,
 )
 
+_SEARCHED = frozenset({"os.environ", "sys.path"})
+"""Values that choose which programs and modules are found: changed only in plain sight."""
 MAX_NODES = 5_000
 """Syntax nodes of inline code looked at (past them, not seen)."""
 MAX_DEPTH = 4
@@ -74,6 +82,10 @@ class _Reader:
         """Path calls judged with the `/` that extends them."""
         self.modules: set[str] = set()
         """Names bound to a module by `import`."""
+        self.missing: set[str] = set()
+        """Names of harmless modules' attributes this Python lacks: not known harmless."""
+        self.reached: set[str] = set()
+        """Modules reached through another's attributes (`posixpath.os` reaches `os`)."""
         self.writes_paths = False
         """A method that writes a path is called somewhere (on this path or another)."""
 
@@ -144,12 +156,13 @@ class _Reader:
                     self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
 
     def dotted(self, node: ast.AST) -> str | None:
-        """The module-qualified name an expression stands for (`os.system`), or None."""
+        """The module-qualified name an expression stands for (`os.system`), or None; a
+        module's attribute followed to what it is (`posixpath.os.system` is `os.system`)."""
         if isinstance(node, ast.Name):
-            return self.aliases.get(node.id, node.id)
+            return self._reach(self.aliases.get(node.id, node.id))
         if isinstance(node, ast.Attribute):
             base = self.dotted(node.value)
-            return f"{base}.{node.attr}" if base is not None else None
+            return self._reach(f"{base}.{node.attr}") if base is not None else None
         if isinstance(node, ast.Call):
             func = self.dotted(node.func)
             literal = _literal(node.args[0]) if node.args else None
@@ -157,14 +170,27 @@ class _Reader:
                 return literal
             if func == "getattr" and len(node.args) >= 2:
                 base, name = self.dotted(node.args[0]), _literal(node.args[1])
-                return f"{base}.{name}" if base is not None and name is not None else None
+                return self._reach(f"{base}.{name}") if base and name is not None else None
         return None
+
+    def _reach(self, name: str) -> str:
+        found = reach(name)
+        if found.problem is not None:
+            self._unseen(found.problem)
+        if found.name != name:
+            self.reached.add(found.name.split(".")[0])
+        if found.missing and found.name not in self.missing:
+            self.missing.add(found.name)
+            reason = f"reaches {found.name}, which this Python's module does not have"
+            if len(self.use.unknown) < 4:
+                self.use.unknown.append(reason)
+        return found.name
 
     def _module_of(self, name: str) -> str | None:
         """The imported module a dotted name starts with (`os.path.join` -> `os.path`)."""
         parts = name.split(".")
         roots = {value.split(".")[0] for value in self.aliases.values()}
-        if parts[0] not in roots and parts[0] not in ("os", "sys"):
+        if parts[0] not in roots and parts[0] not in ("os", "sys", *self.reached):
             return None
         for end in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:end])
@@ -173,6 +199,8 @@ class _Reader:
         return parts[0]
 
     def _visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Attribute) and node.attr in FRAME_ATTRIBUTES:
+            self._unseen(f"reaches Python's internals ({node.attr})")
         if isinstance(node, ast.Attribute) and node.attr.startswith("__"):
             if node.attr not in SAFE_DUNDERS:
                 self._unseen(f"reaches Python's internals ({node.attr})")
@@ -190,9 +218,13 @@ class _Reader:
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.ctx, ast.Store | ast.Del)
-            and self.dotted(node.value) == "os.environ"
+            and self.dotted(node.value) in _SEARCHED
         ):
-            self._unseen("changes os.environ, which changes what programs it runs")
+            self._unseen(f"changes {self.dotted(node.value)}, which changes what it runs")
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr | ast.AugAssign):
+            bound = node.value
+            if bound is not None and self.dotted(bound) in _SEARCHED:
+                self._unseen(f"binds {self.dotted(bound)} to a name, where changes are not seen")
         if isinstance(node, ast.Call):
             self._call(node)
         elif isinstance(node, ast.Name | ast.Attribute) and id(node) not in self.direct:
@@ -227,6 +259,8 @@ class _Reader:
         )
 
     def _harmless(self, name: str) -> bool:
+        if any(name == m or name.startswith(m + ".") for m in self.missing):
+            return False
         if name.startswith(RISKY_PREFIXES) or name in ("sys.path", "os.environ"):
             return name in ("sys.path", "os.environ")  # read as values only
         module = self._module_of(name)
@@ -322,6 +356,8 @@ class _Reader:
             _Reader(self.use, self.depth + 1).read(literal)
             return
         if name == "__import__" and literal is not None:
+            if id(node) not in self.direct:
+                self._unseen(f"passes module {literal} around as a value")
             return
         if name == "getattr" and len(node.args) >= 2 and _literal(node.args[1]) is not None:
             return
@@ -361,48 +397,3 @@ class _Reader:
             self._run(name, literal[0] if len(literal) == 1 else None)
         else:
             self.use.commands.append(shlex.join(literal))
-
-
-def _internal(name: str) -> bool:
-    return name.startswith(RISKY_PREFIXES) and not name.startswith("sys.path.")
-
-
-def _literal(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
-
-
-def _words(node: ast.AST) -> list[str | None] | None:
-    if isinstance(node, ast.List | ast.Tuple):
-        return [_literal(e) for e in node.elts]
-    literal = _literal(node)
-    return [literal] if literal is not None else None
-
-
-def _writes(node: ast.Call) -> bool:
-    """Whether `open(...)` may write: a mode that is not a literal without `w`, `a`, `x`, `+`."""
-    mode = node.args[1] if len(node.args) > 1 else None
-    for keyword in node.keywords:
-        if keyword.arg == "mode":
-            mode = keyword.value
-        elif keyword.arg is None:
-            return True
-    if mode is None:
-        return False
-    text = _literal(mode)
-    return text is None or any(c in text for c in "wax+")
-
-
-def _writes_paths(tree: ast.AST) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in PATH_WRITE_METHODS:
-            return True
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "open"
-            and _writes(node)
-        ):
-            return True
-    return False

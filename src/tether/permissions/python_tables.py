@@ -24,7 +24,8 @@ RISKY_PREFIXES = (
     "platform.popen", "platform.architecture", "codecs.open", "io.open", "io.FileIO",
     "os.chdir", "os.fchdir", "os.putenv", "os.environ.update", "os.environ.setdefault",
     "os.environ.pop", "os.environ.clear", "os.environ.__setitem__", "os.fork", "os.kill", "signal.",
-    "importlib.", "types.FunctionType", "types.CodeType", "gc.get_referrers", "gc.get_objects",
+    "importlib.", "contextlib.chdir", "types.FunctionType", "types.CodeType",
+    "gc.get_referrers", "gc.get_objects",
 )  # fmt: skip
 """Names inside harmless modules that load code, change what later code finds, or open files
 by a name not judged here."""
@@ -53,10 +54,22 @@ HARMLESS_BUILTINS = frozenset(
 EVALUATES = frozenset(
     {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals",
      "locals", "vars", "breakpoint", "help", "__builtins__", "builtins", "__loader__",
-     "__spec__"}
+     "__spec__",
+     "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref",
+     "functools.singledispatch", "functools.singledispatchmethod", "operator.attrgetter",
+     "operator.methodcaller", "gc.get_referents", "string.Formatter"}
 )  # fmt: skip
-"""Builtins that evaluate code or reach names by a value (`getattr(os, x)`); judged: a
-literal argument is read as what it names."""
+"""Builtins, and functions of harmless modules, that evaluate code or reach names by a value
+(`getattr(os, x)`, a string annotation `typing.get_type_hints` or a `singledispatch`
+`register` evaluates, `operator.attrgetter("_os.system")`, a module's dictionary among
+`gc.get_referents`); judged: a literal argument of a builtin is read as what it names."""
+FRAME_ATTRIBUTES = frozenset(
+    {"f_globals", "f_builtins", "f_locals", "f_back", "f_code", "tb_frame", "tb_next",
+     "gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code", "co_code",
+     "cell_contents"}
+)  # fmt: skip
+"""Attributes of frames, tracebacks, generators and closures: another scope's names (a
+module's dictionary, the builtins), whatever value they are read from."""
 SHELL_RUNS = frozenset(
     {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput",
      "commands.getoutput", "commands.getstatusoutput", "asyncio.create_subprocess_shell",

@@ -25,10 +25,20 @@ INVALID_KIND = "invalid"
 
 
 def read_stored(
-    raw: str | None, *, receipt: str, member: str, fields: Mapping[str, Any] | None = None
+    raw: str | bytes | None,
+    *,
+    receipt: str,
+    member: str,
+    fields: Mapping[str, Any] | None = None,
 ) -> Message:
     """The message a store kept as JSON, or an `invalid` one carrying what was there (an
-    entry with no data: its other `fields`, as JSON)."""
+    entry with no data: its other `fields`, as JSON; bytes that are not UTF-8, or text a store
+    decoded with `surrogateescape` from such bytes: shown with replacement characters)."""
+    if raw is not None:
+        text, whole = _utf8(raw)
+        if not whole:
+            return _invalid(text, "is not UTF-8 text", receipt, member)
+        raw = text
     if raw is None:
         text = json.dumps(dict(fields), ensure_ascii=False, default=str) if fields else ""
         why = "has no message in it (no data field" + (
@@ -45,6 +55,28 @@ def read_stored(
             where = ".".join(str(p) for p in first["loc"]) or "the message"
             why = f"is not a message ({where}: {first['msg']})"
         return _invalid(raw, why, receipt, member)
+
+
+def _utf8(raw: str | bytes) -> tuple[str, bool]:
+    """`raw` as text, and whether it was UTF-8 throughout."""
+    if isinstance(raw, bytes):
+        try:
+            return raw.decode("utf-8"), True
+        except UnicodeDecodeError:
+            return raw.decode("utf-8", errors="replace"), False
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        undone = raw.encode("utf-8", errors="surrogateescape") if _escaped(raw) else None
+        if undone is not None:
+            return undone.decode("utf-8", errors="replace"), False
+        return raw.encode("utf-8", errors="replace").decode("utf-8"), False
+    return raw, True
+
+
+def _escaped(text: str) -> bool:
+    """Whether every lone surrogate in `text` is one `surrogateescape` made of a byte."""
+    return all("\udc80" <= c <= "\udcff" for c in text if "\ud800" <= c <= "\udfff")
 
 
 def _invalid(raw: str, why: str, receipt: str, member: str) -> Message:

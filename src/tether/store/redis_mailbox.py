@@ -85,9 +85,12 @@ class RedisMailboxStore:
         self._groups: set[str] = set()
         try:
             self._r: Redis = redis.Redis.from_url(
-                url, socket_connect_timeout=5, socket_timeout=BLOCK_CHUNK_S + 20,
+                url,
+                socket_connect_timeout=5,
+                socket_timeout=BLOCK_CHUNK_S + 20,
                 decode_responses=True,
-            )  # fmt: skip
+                encoding_errors="surrogateescape",
+            )  # fmt: skip  (an entry that is not UTF-8 is said invalid, not a crash)
             self._epoch = self._adopt_epoch()
         except (*self._errors, self._response_error, ValueError) as e:
             raise StoreUnavailable(f"cannot reach the mailbox store at {self.url}: {e}") from None

@@ -145,7 +145,8 @@ class SqliteMailboxStore:
     ) -> list[Delivery]:
         now = time.time()
         rows = db.execute(
-            "SELECT seq, data, attempts FROM mailbox WHERE team = ? AND member = ? "
+            # As bytes: a row's text that is not UTF-8 would fail the whole read as text.
+            "SELECT seq, CAST(data AS BLOB), attempts FROM mailbox WHERE team = ? AND member = ? "
             "AND (held_since IS NULL OR held_since <= ?) ORDER BY seq LIMIT ?",
             (self.team, member, now - reclaim_after_s, max_count),
         ).fetchall()

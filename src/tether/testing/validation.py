@@ -244,6 +244,11 @@ def _tool_pairing(body: Mapping[str, Any]) -> str | None:
                     return (
                         f"{where}.tool_use.id: String should match pattern '{TOOL_USE_ID.pattern}'"
                     )
+                name = block.get("name")
+                if not isinstance(name, str) or not TOOL_NAME.match(name):
+                    return (
+                        f"{where}.tool_use.name: String should match pattern '{TOOL_NAME.pattern}'"
+                    )
                 if call_id in every_id:
                     return f"{where}: `tool_use` ids must be unique"
                 every_id.add(call_id)
@@ -336,6 +341,20 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
                 param=param,
                 code="invalid_value",
             )
+    for index, message in enumerate(_dicts(messages)):
+        for position, call in enumerate(_dicts(message.get("tool_calls"))):
+            function = call.get("function")
+            name = (
+                cast(dict[str, Any], function).get("name") if isinstance(function, dict) else None
+            )
+            if not isinstance(name, str) or not TOOL_NAME.match(name):
+                param = f"messages[{index}].tool_calls[{position}].function.name"
+                return Rejection(
+                    f"Invalid '{param}': string does not match pattern. Expected a string that "
+                    f"matches the pattern '{TOOL_NAME.pattern}'.",
+                    param=param,
+                    code="invalid_value",
+                )
     problem = _tool_call_pairing(_dicts(messages))
     if problem is not None:
         return problem

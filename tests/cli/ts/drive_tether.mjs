@@ -26,6 +26,22 @@ const cases = {
       },
     },
   }),
+  // An MCP server's form, answered by the program's onElicitation. `SERVER` as for setServers.
+  elicit: () => {
+    const [command, ...args] = JSON.parse(process.env.SERVER);
+    return {
+      prompt: "ask",
+      options: {
+        ...base,
+        permissionMode: "bypassPermissions",
+        mcpServers: { ask: { type: "stdio", command, args } },
+        onElicitation: async (request) => {
+          facts.asked.push(request);
+          return { action: "accept", content: { colour: "violet" } };
+        },
+      },
+    };
+  },
   // An in-process MCP server, its tool called by the model through tether.
   sdkMcp: () => {
     const add = tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
@@ -81,8 +97,37 @@ async function controls() {
   }
 }
 
+// Servers set while the session runs (`setMcpServers`): one added before the second prompt,
+// removed before the third. `SERVER` is a stdio server's command line, as JSON.
+async function setServers() {
+  const [command, ...args] = JSON.parse(process.env.SERVER);
+  const gates = [];
+  const opened = [0, 1].map(() => new Promise((resolve) => gates.push(resolve)));
+  async function* prompts() {
+    for (const [i, words] of ["before", "with", "after"].entries()) {
+      if (i > 0) await opened[i - 1];
+      yield { type: "user", message: { role: "user", content: words }, parent_tool_use_id: null };
+    }
+  }
+  const options = { ...base, permissionMode: "bypassPermissions" };
+  const q = query({ prompt: prompts(), options });
+  facts.set = [];
+  let results = 0;
+  for await (const message of q) {
+    console.log(JSON.stringify(message));
+    if (message.type !== "result") continue;
+    results += 1;
+    if (results === 3) break;
+    const servers = results === 1 ? { p: { type: "stdio", command, args } } : {};
+    facts.set.push(await q.setMcpServers(servers));
+    gates[results - 1]();
+  }
+}
+
 if (which === "controls") {
   await controls();
+} else if (which === "setServers") {
+  await setServers();
 } else {
   for await (const message of query(cases[which]())) {
     console.log(JSON.stringify(message));
