@@ -15,7 +15,7 @@ from tether.config.settings import SETTING_SOURCES, parse_settings_json
 from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
-    from tether.cli.stream_json import StreamOptions
+    from tether.cli.stream_options import StreamOptions
 
 
 def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def stream_options(args: argparse.Namespace) -> StreamOptions:
         )
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     engine_mode(mode)
-    from tether.cli.stream_json import StreamOptions  # the SDK's front end: not for -p
+    from tether.cli.stream_options import StreamOptions  # the SDK's front end: not for -p
 
     return StreamOptions(
         include_partial=args.include_partial_messages,

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Mapping
-from enum import Enum
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +33,6 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
-from tether import __version__
 from tether.cli.ask import (
     REWIND_KEYS,
     PermissionKey,
@@ -44,24 +42,14 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
-from tether.cli.init_prompt import INIT_COMMAND, init_message
-from tether.cli.repl_commands import (
-    SESSION_COMMANDS,
-    change_mcp,
-    describe_mcp,
-    describe_model,
-    describe_permissions,
-    describe_status,
-    permission_mode,
-    switch_model,
-)
-from tether.cli.repl_help import (
-    describe_cost,
-    describe_help,
-    skill_message,
-)
-from tether.cli.repl_rewind import Checkpoints, rewind
-from tether.cli.repl_sessions import opening, session_to_switch_to, show_recent
+from tether.cli.repl_dispatch import CLEARED as CLEARED
+from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
+from tether.cli.repl_dispatch import Next, ReplCommands
+from tether.cli.repl_help import KEYS_HINT as KEYS_HINT
+from tether.cli.repl_help import print_banner
+from tether.cli.repl_rewind import Checkpoints
+from tether.cli.repl_sessions import show_recent
+from tether.cli.repl_team import TEAM_TURN, team_message_line, team_prompt, wake_for_team
 from tether.cli.startup import (
     INTERRUPTED_HINT,
     LazyOptions,
@@ -72,7 +60,7 @@ from tether.cli.startup import (
 from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
-from tether.cli.user_context import run_for_user, shell_context, with_mentions
+from tether.cli.user_context import with_mentions
 from tether.config.project import project_root
 from tether.config.settings import tether_home
 
@@ -81,20 +69,11 @@ if TYPE_CHECKING:
     # prompt is on screen (see tether.cli.startup).
     from tether.cli.setup import RunOptions
     from tether.protocol import PermissionAsked
-    from tether.skills import Skill
     from tether.store.mailbox import Message as TeamMessage
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
-KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
-CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
-NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
-
-
-class _Next(Enum):
-    PROMPT = "prompt"
-    EXIT = "exit"
 
 
 async def run_repl(
@@ -112,7 +91,7 @@ async def run_repl(
     console = console or Console()
     env = None if isinstance(opts, LazyOptions) else opts.env
     workspace = project_root(opts.cwd, user_home=Path.home())
-    _print_banner(console, workspace)
+    print_banner(console, workspace)
     # Before the session exists: nothing the workspace declares has run yet.
     opts = await settle_trust(opts, console, input, output)
     startup = SessionStartup(opts, console)
@@ -130,7 +109,7 @@ async def run_repl(
     return code
 
 
-class _Repl:
+class _Repl(ReplCommands):
     def __init__(
         self,
         startup: SessionStartup,
@@ -182,8 +161,8 @@ class _Repl:
             except EOFError:
                 return 0
             interrupted_once = False
-            if text == _TEAM_TURN:
-                text = self._team_prompt()
+            if text == TEAM_TURN:
+                text = team_prompt(self.startup.ready)
             if text == REWIND_KEYS:
                 await self.rewind()
                 continue
@@ -194,7 +173,7 @@ class _Repl:
                 await self.run_shell(text[1:].strip())
                 continue
             if _is_command(text):
-                if await self.run_command(text) is _Next.EXIT:
+                if await self.run_command(text) is Next.EXIT:
                     return 0
                 continue
             await self.run_turn(text)
@@ -236,36 +215,11 @@ class _Repl:
         # raises the error.
 
     def show_team_message(self, message: TeamMessage) -> None:
-        """A message to the lead, as it arrives (the model reads it at its next call, or with
-        the next message when no turn runs)."""
-        said = message.text or message.kind.replace("_", " ")
-        line = (
-            f"✉ {message.sender}: {said}"
-            if message.kind == "message"
-            else (f"✉ {message.sender} ({message.kind}): {said}")
-        )
-        self.console.print(Text(terminal_safe(line), style="cyan"))
-        self._wake_for_team()
+        self.console.print(team_message_line(message))
+        wake_for_team(self.prompt, self.startup.ready)
 
     def show_team_warning(self, text: str) -> None:
         self.console.print(Text(f"⚠ {terminal_safe(text)}", style="yellow"))
-
-    def _wake_for_team(self) -> None:
-        """As in Claude Code, a message to an idle lead starts its turn: when the prompt waits
-        with nothing typed and no turn runs, it ends with `_TEAM_TURN`. While the user types,
-        the message waits to go with what they send."""
-        app = self.prompt.app
-        ready = self.startup.ready
-        if ready is None or ready.session.busy or self.prompt.default_buffer.text:
-            return
-        if app.is_running and app.future is not None and not app.future.done():
-            app.exit(result=_TEAM_TURN)
-
-    def _team_prompt(self) -> str:
-        """The messages that woke the prompt, as the lead's next turn (empty when a turn
-        already took them)."""
-        ready = self.startup.ready
-        return "\n\n".join(ready.session.take_queued()) if ready is not None else ""
 
     def show_startup_notices(self) -> None:
         """Say what the session wants said at its start, once it is built (before any wait
@@ -426,205 +380,10 @@ class _Repl:
         else:
             ready.renderer.answered(request, answer)
 
-    async def run_command(self, line: str) -> _Next:
-        """A built-in command (the rest of the line is ignored), or a skill to run with the
-        rest of the line as its arguments."""
-        name, *rest = line.split(maxsplit=1)
-        name, args = name.lower(), rest[0].strip() if rest else ""
-        if name in ("/exit", "/quit"):
-            return _Next.EXIT
-        if name in ("/resume", ":resume", ":fork", ":sessions"):
-            await self.switch_session(name, args)
-            return _Next.PROMPT
-        if name == "/help":
-            ready = await self._session()
-            self.console.print(
-                describe_help(
-                    ready.session.skills if ready else None,
-                    tuple(ready.session.commands) if ready else (),
-                ),
-                highlight=False,
-            )
-        elif name == "/cost":
-            ready = await self._session()
-            if ready is not None:
-                self.console.print(describe_cost(ready.session), markup=False, highlight=False)
-        elif name == "/compact":
-            from tether.protocol import Compact
-
-            ready = await self._session()
-            if ready is not None:
-                async for event in ready.session.submit(Compact(focus=args or None)):
-                    ready.renderer.render(event)
-        elif name == "/todos":
-            ready = self.startup.ready  # no turn ran (no plan was made) before it was built
-            plan = ready.renderer.plan_checklist() if ready is not None else None
-            self.console.print(plan or Text(NO_PLAN, style="dim"))
-        elif name == "/clear":
-            await self.clear_conversation()
-        elif name == INIT_COMMAND:
-            ready = await self._session()
-            if ready is not None:
-                self.console.print(Text("✻ /init: writing CLAUDE.md", style="dim"))
-                await self.run_turn(init_message(Path(ready.session.started().cwd), args))
-        elif name in SESSION_COMMANDS:
-            ready = await self._session()
-            if ready is not None:
-                await self.show_session_command(ready, name, args)
-        else:
-            ready = await self._session()
-            if ready is not None:  # MCP servers' prompts are known once they are connected
-                await self._ask_startup_questions(ready)
-                await self._prepare(ready)
-            skill = ready.session.skills.get(name[1:]) if ready is not None else None
-            command = ready.session.commands.get(name[1:]) if ready is not None else None
-            if skill is not None:
-                await self.run_skill(skill, args)
-            elif command is not None:
-                await self.run_prompt_command(name, command, args)
-            elif ready is not None:
-                self.console.print(
-                    Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
-                )
-        return _Next.PROMPT
-
-    async def clear_conversation(self) -> None:
-        """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
-        model and permission mode, on a cleared screen."""
-        ready = await self._session()
-        if ready is None:
-            return
-        fresh = opening(
-            ready.options,
-            model=self._model_spec or ready.options.model,
-            permission_mode=permission_mode(ready.session),
-        )
-        await self.restart_with(fresh)
-        self.console.clear()
-        self.console.print(Text(CLEARED, style="dim"))
-
-    async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
-        """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
-        if name == "/model" and args:
-            switched, said = await switch_model(ready.session, args)
-            if switched:
-                self._model_spec = args
-        elif name == "/model":
-            said = describe_model(ready.session)
-        elif name == "/status":
-            said = describe_status(ready)
-        elif name == "/permissions":
-            said = describe_permissions(ready.session)
-        elif name == "/context":
-            from tether.cli.context_view import describe_context
-
-            said = describe_context(ready.session)
-        elif args:
-            said = await change_mcp(ready.mcp, args)
-        else:
-            await self._prepare(ready)  # the servers' states once they had their chance
-            said = describe_mcp(ready.mcp)
-        self.console.print(said, highlight=False)
-
-    async def restart_with(self, options: RunOptions, *, rewound: bool = False) -> None:
-        """End this session (it stays saved) and build another from `options` (the same one
-        from an earlier message when `rewound`: its earlier checkpoints are kept)."""
-        if not rewound:
-            self._checkpoints.clear()
-        await self.startup.restart(options)
-        self.startup.building.add_done_callback(self._on_startup_done)
-        await self._session()  # its start-up notices show where a resumed one stopped
-
-    async def switch_session(self, command: str, ref: str) -> None:
-        """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
-        (it stays saved) and continue the chosen one here."""
-        ready = await self._session()
-        if ready is None:
-            return
-        options = await session_to_switch_to(
-            self.console, self.prompt, ready, command, ref, self._model_spec
-        )
-        if options is not None:
-            await self.restart_with(options)
-
-    async def rewind(self) -> None:
-        """Esc Esc: back to before a message of this session, its files too; the message is
-        put back in the prompt."""
-        ready = await self._session()
-        if ready is None:
-            return
-        rewound = await rewind(
-            self.console, self.prompt, ready, self._checkpoints, self._model_spec
-        )
-        if rewound is not None:
-            self._shell_context = []
-            await self.restart_with(rewound.options, rewound=True)
-            self._prefill = rewound.text
-
-    async def run_shell(self, command: str) -> None:
-        """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output
-        shown, and kept for the model with the next message."""
-        ready = await self._session()
-        if ready is None or not command:
-            return
-        with no_echo(self.watch_terminal):
-            output, failed = await run_for_user(
-                ready.session, "Bash", {"command": command}, ready.renderer.render
-            )
-        self._shell_context.append(shell_context(command, output, failed))
-
-    async def run_prompt_command(
-        self, name: str, command: Callable[[str], Awaitable[str]], args: str
-    ) -> None:
-        """An MCP server's prompt: fetched with the arguments, then sent as the message."""
-        from tether.protocol import HarnessError
-
-        try:
-            message = await command(args)
-        except HarnessError as e:
-            self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
-            return
-        self.console.print(Text(f"✻ {name}", style="dim"))
-        await self.run_turn(message)
-
-    async def run_skill(self, skill: Skill, args: str) -> None:
-        """Run a turn whose message is the skill's instructions, loaded here (not by the
-        model through the Skill tool: the user chose the skill, so no model call is spent
-        on choosing it)."""
-        from tether.skills import SkillError
-
-        try:
-            message = skill_message(skill, args)
-        except SkillError as e:
-            self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
-            return
-        self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
-        await self.run_turn(message)
-
-
-_TEAM_TURN = "\x00team-message"
-"""What the prompt returns when a team message starts the lead's turn (no key makes it)."""
-
 
 def _is_command(line: str) -> bool:
     """Whether a line typed at the prompt (or during a turn) is a command, not a message."""
     return _COMMAND.fullmatch(line.split(maxsplit=1)[0]) is not None
-
-
-def _print_banner(console: Console, workspace: Path) -> None:
-    title = Text("✻ ", style="bold cyan")
-    title.append(f"tether {__version__}", style="bold")
-    console.print(title)
-    console.print(Text(f"  workspace  {_shorten_home(workspace)}", style="dim"))
-    console.print(Text(f"  {KEYS_HINT}", style="dim"))
-    console.line()
-
-
-def _shorten_home(path: Path) -> str:
-    try:
-        return "~/" + str(path.relative_to(Path.home()))
-    except ValueError:
-        return str(path)
 
 
 def _history_path(env: Mapping[str, str] | None) -> Path:

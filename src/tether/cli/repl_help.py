@@ -1,17 +1,24 @@
-"""What the REPL's built-in commands print (/help, /cost), and the message a `/skill` sends."""
+"""What the REPL prints at start (its banner) and for its built-in commands (/help, /cost), and
+the message a `/skill` sends."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from rich.text import Text
+
+from tether import __version__
 
 if TYPE_CHECKING:
     from tether.cli.startup import Ready
     from tether.core.session import Session
     from tether.skills import Skill, SkillCatalog
+
+KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
 
 HELP_COMMANDS = """\
 Commands
@@ -126,3 +133,19 @@ def describe_cost(session: Session) -> str:
         f"Output:  {usage.output_tokens:,} tokens",
     ]
     return "\n".join(lines)
+
+
+def print_banner(console: Console, workspace: Path) -> None:
+    title = Text("✻ ", style="bold cyan")
+    title.append(f"tether {__version__}", style="bold")
+    console.print(title)
+    console.print(Text(f"  workspace  {_shorten_home(workspace)}", style="dim"))
+    console.print(Text(f"  {KEYS_HINT}", style="dim"))
+    console.line()
+
+
+def _shorten_home(path: Path) -> str:
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)

@@ -136,3 +136,33 @@ def new_session_id(opts: RunOptions) -> str:
         return str(uuid.UUID(opts.session_id))
     except ValueError:
         raise ConfigError(f"--session-id must be a UUID, not {opts.session_id!r}") from None
+
+
+def resumption_for(
+    opts: RunOptions,
+    *,
+    sessions_home: Path,
+    sessions_dir: Path,
+    workspace: Path,
+    model_id: str,
+    skipped: list[str],
+    teammate: str | None,
+) -> Resumption | None:
+    """The session `opts` continues, its file claimed (or forked: `resume_session`); None for
+    a new session. Entries of the session folders that cannot be examined are said in
+    `skipped`."""
+    path = session_to_resume(opts, sessions_home, workspace, skipped, teammate=teammate)
+    if path is None:
+        return None
+    from tether.core.resume import resume_session
+
+    return resume_session(
+        path,
+        fork=opts.fork,
+        directory=sessions_dir,
+        cwd=workspace,
+        model=model_id,
+        new_id=lambda: new_session_id(opts),
+        at=opts.resume_at,
+        persist=opts.persist_session,
+    )

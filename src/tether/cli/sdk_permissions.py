@@ -1,4 +1,5 @@
-"""Permission questions asked of an SDK client (`can_use_tool`) and its answers, as ops.
+"""Permission questions asked of an SDK client (`can_use_tool`, or the MCP tool named to answer
+them) and its answers, as ops.
 
 The client may allow (with the input to use instead, and permission updates: rules to add for
 the session or to save, a mode to switch to) or deny (with a message for the model, and
@@ -7,10 +8,16 @@ whether to stop the turn).
 
 from __future__ import annotations
 
-from typing import Any, cast
+import json
+from typing import TYPE_CHECKING, Any, cast
 
+from tether import bounded_json
+from tether.cli.control import ClientRefused, ControlChannel
 from tether.permissions import permission_updates
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
+
+if TYPE_CHECKING:
+    from tether.cli.mcp_setup import McpSetup
 
 
 def permission_request(request: PermissionAsked) -> dict[str, Any]:
@@ -107,3 +114,29 @@ def _rule_text(rule: Any) -> str | None:
     rule = cast(dict[str, Any], rule)
     content = rule.get("ruleContent")
     return f"{rule['toolName']}({content})" if content else rule["toolName"]
+
+
+async def client_reply(
+    channel: ControlChannel, tool: str | None, mcp: McpSetup, request: PermissionAsked
+) -> dict[str, Any]:
+    """The client's answer (`tool` is `stdio`), or that of the MCP tool named to give it,
+    which gets `{tool_name, input, tool_use_id}` and answers a JSON object as `can_use_tool`
+    does. Raises `ClientRefused` when no answer comes."""
+    if tool == "stdio" or tool is None:
+        return await channel.request(permission_request(request))
+    manager = mcp.manager
+    if manager is None:
+        raise ClientRefused(f"the permission prompt tool {tool} is not connected")
+    arguments = {
+        "tool_name": request.tool,
+        "input": request.input,
+        "tool_use_id": request.call_id,
+    }
+    result = await manager.call(tool, arguments)
+    try:
+        reply = bounded_json.loads(result.text)
+    except json.JSONDecodeError:
+        reply = None
+    if result.is_error or not isinstance(reply, dict):
+        raise ClientRefused(f"{tool} did not answer with a decision: {result.text[:200]}")
+    return cast(dict[str, Any], reply)

@@ -10,7 +10,7 @@ from typing import Any
 
 from tether import __version__
 from tether.cli import sdk_api_error
-from tether.protocol import SessionStarted, TurnFinished
+from tether.protocol import SessionStarted, TurnFinished, Usage
 
 Line = dict[str, Any]
 
@@ -150,3 +150,24 @@ def error_text(finished: TurnFinished, facts: SessionFacts) -> str:
     if finished.subtype == "error_max_budget_usd":
         return f"Reached maximum budget (${facts.max_budget_usd:g})"
     return finished.error or finished.result or finished.subtype
+
+
+def start_failure_line(error: str, session_id: str | None) -> Line:
+    """The result line of a session that could not be built, as Claude Code writes it (no
+    turn ran)."""
+    return {
+        "type": "result",
+        "subtype": "error_during_execution",
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "is_error": True,
+        "num_turns": 0,
+        "stop_reason": None,
+        "session_id": session_id or str(uuid.uuid4()),
+        "total_cost_usd": 0,
+        "usage": Usage().model_dump(),
+        "modelUsage": {},
+        "permission_denials": [],
+        "uuid": str(uuid.uuid4()),
+        "errors": [error],
+    }

@@ -1,19 +1,37 @@
-"""Reading stream-json input: its lines as they arrive, and a user message as the session's
-input (its text and images)."""
+"""Reading stream-json input: its lines as they arrive (each a JSON object), and a user message
+as the session's input (its text and images)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
+import json
 import threading
 from typing import Any, TextIO, cast
 
 from pydantic import ValidationError
 
-from tether.cli.terminal_text import terminal_safe
+from tether import bounded_json
+from tether.cli.stream_stderr import warn
+from tether.outside_text import encodable_value
 from tether.protocol import ImageBlock, TextBlock, UserInput
 from tether.store.images import image_problem
+
+
+def input_line(raw: str) -> dict[str, Any] | None:
+    """One line of input as a JSON object; None (with a warning, unless the line is blank)
+    for anything else."""
+    try:
+        line = encodable_value(bounded_json.loads(raw))  # "\ud800" spelt in JSON
+    except json.JSONDecodeError as e:
+        if raw.strip():
+            problem = bounded_json.error_text(e)
+            warn(f"input line is not JSON ({problem}); ignored: {raw.strip()[:200]}")
+        return None
+    if not isinstance(line, dict):
+        warn(f"input line is not a JSON object; ignored: {raw.strip()[:200]}")
+        return None
+    return cast(dict[str, Any], line)
 
 
 def user_input(line: dict[str, Any]) -> UserInput | None:
@@ -40,12 +58,12 @@ def user_input(line: dict[str, Any]) -> UserInput | None:
                 if problem is None:
                     blocks.append(image)
                 else:
-                    _warn(f"content block {index} of a user message was left out: {problem}")
+                    warn(f"content block {index} of a user message was left out: {problem}")
                 continue
         except ValidationError as e:
-            _warn(f"content block {index} of a user message was left out: {_problem(e)}")
+            warn(f"content block {index} of a user message was left out: {_problem(e)}")
             continue
-        _warn(
+        warn(
             f"content block {index} of a user message was left out: tether reads text and "
             f"image blocks, not {kind!r}"
         )
@@ -85,7 +103,3 @@ def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
 
     threading.Thread(target=read, name="stream-json input", daemon=True).start()
     return queue
-
-
-def _warn(message: str) -> None:
-    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)

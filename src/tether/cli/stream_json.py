@@ -19,34 +19,33 @@ import signal
 import sys
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from tether import bounded_json
 from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.headless_input import headless_turn
 from tether.cli.model_switch import FallbackModel
-from tether.cli.sdk_elicitation import client_forms
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
-from tether.cli.sdk_permissions import answer_from_client, permission_request
+from tether.cli.sdk_permissions import answer_from_client, client_reply
+from tether.cli.sdk_session_lines import start_failure_line
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
-from tether.cli.stream_input import read_lines, user_input
-from tether.cli.terminal_text import terminal_safe
+from tether.cli.stream_input import input_line, read_lines, user_input
+from tether.cli.stream_options import StreamOptions
+from tether.cli.stream_stderr import not_delivered, show, warn
+from tether.cli.stream_wiring import wired
 from tether.core.session import Session
-from tether.hooks import CallbackFailed, HookActivity
-from tether.mcp.servers import ChannelClosed
-from tether.outside_text import encodable, encodable_value
+from tether.hooks import HookActivity
+from tether.outside_text import encodable
 from tether.protocol import (
     BlockCompleted,
     ConfigError,
     ContextCompacted,
-    ErrorOccurred,
     Event,
     MessageCompleted,
     ModelRetry,
@@ -62,31 +61,11 @@ from tether.protocol import (
     ToolInputDelta,
     ToolStarted,
     TurnFinished,
-    Usage,
     UserInput,
 )
 
 STOPPED_FIRST = "tether was stopped first"
 """Why a message sent before a stop signal was not delivered: no turn reads it any more."""
-
-
-@dataclass(frozen=True)
-class StreamOptions:
-    """The command line's choices for this front end."""
-
-    include_partial: bool = False
-    include_hook_events: bool = False
-    permission_prompt_tool: str | None = None
-    """`stdio`: questions go to the client as `can_use_tool` requests; an MCP tool's name:
-    that tool answers them; None: an ask is a denial."""
-    mode_name: str | None = None
-    """The permission mode as the client named it (`auto` is reported as such)."""
-    replay_user_messages: bool = False
-    session_mirror: bool = False
-    """`--session-mirror`: the session file's entries as `transcript_mirror` lines."""
-    bypass_allowed: bool = False
-    """Whether the client may switch to bypassPermissions: the session started in it, or
-    with `--allow-dangerously-skip-permissions` (as in Claude Code)."""
 
 
 def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
@@ -143,24 +122,7 @@ class StreamJsonFrontEnd:
     def could_not_start(self, error: str, session_id: str | None) -> None:
         """The session could not be built: a result line saying so, as Claude Code writes it
         (no turn ran), and the end of the input (the process exits with status 1)."""
-        self.write(
-            {
-                "type": "result",
-                "subtype": "error_during_execution",
-                "duration_ms": 0,
-                "duration_api_ms": 0,
-                "is_error": True,
-                "num_turns": 0,
-                "stop_reason": None,
-                "session_id": session_id or str(uuid.uuid4()),
-                "total_cost_usd": 0,
-                "usage": Usage().model_dump(),
-                "modelUsage": {},
-                "permission_denials": [],
-                "uuid": str(uuid.uuid4()),
-                "errors": [error],
-            }
-        )
+        self.write(start_failure_line(error, session_id))
         self._failed_last = True
         self._drop_queued("the session could not start")
         self._incoming.put_nowait(None)
@@ -185,7 +147,7 @@ class StreamJsonFrontEnd:
                 with contextlib.suppress(ConfigError):
                     built = await self._building
                     for news in await built.session.aclose():
-                        _warn(news)
+                        warn(news)
         if self._stopped_by is not None:
             return 128 + self._stopped_by
         return 1 if self._failed_last else 0
@@ -201,7 +163,7 @@ class StreamJsonFrontEnd:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
             self._echo()
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
-                _warn(notice)
+                warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
@@ -221,57 +183,20 @@ class StreamJsonFrontEnd:
         """The client's parts, with what reaches the client: its hook callbacks, its MCP
         servers, and hook lines when asked for."""
 
-        async def call_back(
-            callback_id: str, hook_input: dict[str, Any], tool_use_id: str | None
-        ) -> dict[str, Any]:
-            body = {
-                "subtype": "hook_callback",
-                "callback_id": callback_id,
-                "input": hook_input,
-                "tool_use_id": tool_use_id,
-            }
-            try:
-                return await self.channel.request(body)
-            except ClientRefused as e:
-                raise CallbackFailed(str(e)) from None
+        def hook_line(activity: HookActivity) -> None:
+            self.write_lines(lambda m: [m.system.hook(activity)])
 
-        async def exchange(server: str, message: dict[str, Any]) -> dict[str, Any] | None:
-            body = {"subtype": "mcp_message", "server_name": server, "message": message}
-            try:
-                answer = await self.channel.request(body)
-            except ClientRefused as e:
-                raise ChannelClosed(str(e)) from None
-            response = answer.get("mcp_response")
-            return cast(dict[str, Any], response) if isinstance(response, dict) else None
-
-        watchers: list[Callable[[HookActivity], None]] = []
-        if self.options.include_hook_events:
-            watchers.append(lambda activity: self.write_lines(lambda m: [m.system.hook(activity)]))
-        return replace(
-            parts,
-            hook_callback=call_back,
-            mcp_exchange=exchange,
-            hook_watchers=watchers,
-            elicit=client_forms(self.channel),
-        )
+        return wired(parts, self.channel, hook_line if self.options.include_hook_events else None)
 
     def _dispatch(self, raw: str) -> None:
-        try:
-            line = encodable_value(bounded_json.loads(raw))  # "\ud800" spelt in JSON
-        except json.JSONDecodeError as e:
-            if raw.strip():
-                problem = bounded_json.error_text(e)
-                _warn(f"input line is not JSON ({problem}); ignored: {raw.strip()[:200]}")
+        line = input_line(raw)
+        if line is None:
             return
-        if not isinstance(line, dict):
-            _warn(f"input line is not a JSON object; ignored: {raw.strip()[:200]}")
-            return
-        line = cast(dict[str, Any], line)
         kind = line.get("type")
         if kind == "user":
             prompt = user_input(line)
             if prompt is None:
-                _warn("a user message with nothing tether can read was ignored")
+                warn("a user message with nothing tether can read was ignored")
                 return
             # Its uuid is its session file entry's: a client finds it there, rewinds to it.
             given = line.get("uuid")
@@ -297,7 +222,7 @@ class StreamJsonFrontEnd:
             if task is not None:
                 task.cancel()
         elif kind not in ("keep_alive", "update_environment_variables"):
-            _warn(f"unknown input line type {kind!r}; ignored")
+            warn(f"unknown input line type {kind!r}; ignored")
 
     def _echo(self) -> None:
         """The prompts waiting to be echoed, with the session's id (once it is known)."""
@@ -326,7 +251,7 @@ class StreamJsonFrontEnd:
             try:
                 built = await self.session()
             except ConfigError as e:
-                _warn(str(e))
+                warn(str(e))
                 self._failed_last = True
                 self._drop_queued("the session could not start")
                 return
@@ -339,7 +264,7 @@ class StreamJsonFrontEnd:
             prompt = self._prompts.get_nowait()
             if prompt is not None:
                 images = sum(block.type == "image" for block in prompt.content)
-                _not_delivered(prompt.text, images, reason)
+                not_delivered(prompt.text, images, reason)
 
     async def _turn(self, built: Built, prompt: UserInput) -> None:
         session = built.session
@@ -347,7 +272,7 @@ class StreamJsonFrontEnd:
         assert lines is not None
         self.write(lines.system.state("running"))
         for event in await _prepared(session):
-            _show(event)
+            show(event)
         self.write(lines.init(session.started(), self.facts(built)))
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
@@ -362,7 +287,7 @@ class StreamJsonFrontEnd:
         left = self._steered[len(self._steered) - len(unread) :] if unread else []
         if unread and self._stopped_by is not None:  # no next turn will read it
             for text in unread:
-                _not_delivered(text, 0, STOPPED_FIRST)
+                not_delivered(text, 0, STOPPED_FIRST)
         elif unread:  # sent during the turn, after its last model call
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
@@ -380,7 +305,7 @@ class StreamJsonFrontEnd:
                 self._write_all(lines.response_started(event))
             case ModelRetry():
                 self.write(lines.retry(event))
-                _show(event)
+                show(event)
             case BlockCompleted():
                 self._write_all(lines.block_completed(event))
             case MessageCompleted():
@@ -395,7 +320,7 @@ class StreamJsonFrontEnd:
                 self.write(lines.system.compacted(event))
             case Notice(level="warning", message=message):
                 self.write(lines.system.notice(message))
-                _show(event)
+                show(event)
             case PermissionAsked():
                 task = asyncio.create_task(self._ask(built, event))
                 self._asking.add(task)
@@ -408,7 +333,7 @@ class StreamJsonFrontEnd:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
                 self.write(lines.result(event, self.facts(built)))
             case _:
-                _show(event)
+                show(event)
 
     async def _ask(self, built: Built, request: PermissionAsked) -> None:
         """A permission question, asked of the client; its answer applied."""
@@ -417,7 +342,8 @@ class StreamJsonFrontEnd:
         assert lines is not None
         self.write(lines.system.state("requires_action"))
         try:
-            reply = await self._reply_to(built, request)
+            tool = self.options.permission_prompt_tool
+            reply = await client_reply(self.channel, tool, built.mcp, request)
         except ClientRefused as e:
             reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
         answer, interrupt, mode = answer_from_client(request, reply)
@@ -430,29 +356,6 @@ class StreamJsonFrontEnd:
             loop = asyncio.get_running_loop()
             loop.call_soon(session.interrupt, "interrupted by the client")
         self.write(lines.system.state("running"))
-
-    async def _reply_to(self, built: Built, request: PermissionAsked) -> dict[str, Any]:
-        """The client's answer (`stdio`), or that of the MCP tool named to give it, which gets
-        `{tool_name, input, tool_use_id}` and answers a JSON object as `can_use_tool` does."""
-        tool = self.options.permission_prompt_tool
-        if tool == "stdio" or tool is None:
-            return await self.channel.request(permission_request(request))
-        manager = built.mcp.manager
-        if manager is None:
-            raise ClientRefused(f"the permission prompt tool {tool} is not connected")
-        arguments = {
-            "tool_name": request.tool,
-            "input": request.input,
-            "tool_use_id": request.call_id,
-        }
-        result = await manager.call(tool, arguments)
-        try:
-            reply = bounded_json.loads(result.text)
-        except json.JSONDecodeError:
-            reply = None
-        if result.is_error or not isinstance(reply, dict):
-            raise ClientRefused(f"{tool} did not answer with a decision: {result.text[:200]}")
-        return cast(dict[str, Any], reply)
 
     def set_mode(self, built: Built, name: str) -> None:
         """Switch the permission mode by the client's name for it (see `engine_mode`)."""
@@ -499,23 +402,3 @@ def stop_signals(stop: Callable[[int], None]) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop, signum)
-
-
-def _show(event: Event) -> None:
-    if isinstance(event, Notice) and event.level == "warning":
-        _warn(event.message)
-    elif isinstance(event, ErrorOccurred):
-        _warn(event.message.splitlines()[0] if event.message else "error")
-    elif isinstance(event, ModelRetry):
-        _warn(f"model call failed ({event.reason}); retry {event.attempt}")
-
-
-def _not_delivered(text: str, images: int, reason: str) -> None:
-    shown = " ".join(text.split())
-    shown = shown if len(shown) <= 200 else shown[:199] + "…"
-    extra = f" (and {images} image{'' if images == 1 else 's'})" if images else ""
-    _warn(f"a message was not delivered, as {reason}: {shown!r}{extra}")
-
-
-def _warn(message: str) -> None:
-    print(f"tether: {terminal_safe(message)}", file=sys.stderr, flush=True)

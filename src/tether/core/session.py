@@ -7,17 +7,17 @@ import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
 from tether.core.compactor import compact
-from tether.core.gate import Asker
+from tether.core.conversation import converse, mark_interruption, turn_finished
 from tether.core.history import History
-from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request, run_turn
+from tether.core.lifecycle import Lifecycle
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request
+from tether.core.preparations import Preparations
+from tether.core.questions import PendingAnswers, StartupQuestion
 from tether.core.recording import SessionRecorder
-from tether.core.sizing import PromptTooLong
 from tether.outside_text import error_summary
 from tether.permissions import Mode
 from tether.protocol import (
@@ -28,37 +28,21 @@ from tether.protocol import (
     ImageBlock,
     Interrupt,
     Message,
-    MessageCompleted,
     ModelError,
     Notice,
     Op,
     PermissionAnswer,
-    PermissionAsked,
     SessionStarted,
     SetModel,
     SetPermissionMode,
     Shutdown,
     TextBlock,
-    TurnFinished,
     TurnStarted,
     TurnSubtype,
     Usage,
     UserInput,
 )
 from tether.skills import SkillCatalog
-
-INTERRUPTED_MARK = "[Request interrupted by user]"
-INTERRUPTED_TOOLS_MARK = "[Request interrupted by user for tool use]"
-"""What the conversation says of a turn the user interrupted, as in Claude Code."""
-
-
-@dataclass
-class StartupQuestion:
-    question: str
-    answer: Callable[[bool, bool], None]
-    """Called with the user's answer and whether to remember it (not when the user only
-    dismissed the question)."""
-
 
 PromptCommand = Callable[[str], Awaitable[str]]
 """A `/name args` command that makes the message to send (an MCP server's prompt)."""
@@ -81,20 +65,19 @@ class Session:
         self.can_ask = False
         """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
         a denial, reported in `TurnFinished.permission_denials`."""
-        self._answers: dict[str, asyncio.Future[PermissionAnswer]] = {}
+        self._answers = PendingAnswers()
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
-        self.preparations: list[Callable[[Callable[[Event], None]], Awaitable[None]]] = []
+        self._preparations = Preparations()
+        self.preparations = self._preparations.steps
         """Run once before the first request (connecting MCP servers), given an `emit` for
         what they have to say; see `prepare`."""
-        self._preparing: asyncio.Task[list[Event]] | None = None
         self.commands: dict[str, PromptCommand] = {}
         """`/name args` commands, by name, filled in by preparations."""
         self.startup_questions: list[StartupQuestion] = []
         """Yes/no questions for the user before the first turn (use this repository's MCP
         servers?); a front end that cannot ask leaves them to their defaults."""
-        self._prepared_told = False
         self._interrupt_pending = False
         self.skills = SkillCatalog((), ())
         """The skills the session offers through its Skill tool (none when it has none)."""
@@ -146,7 +129,7 @@ class Session:
     @property
     def preparing(self) -> bool:
         """Whether the preparations run (MCP servers connecting)."""
-        return self._preparing is not None and not self._preparing.done()
+        return self._preparations.running
 
     @property
     def busy(self) -> bool:
@@ -194,31 +177,11 @@ class Session:
         """Run the preparations, once, however many callers ask (a front end may start them
         early, while the user types; the first turn waits for them). Their events go to the
         first caller only."""
-        if self._preparing is None:
-            self._preparing = asyncio.create_task(self._run_preparations())
-        try:
-            events = await asyncio.shield(self._preparing)
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if (current is not None and current.cancelling()) or not self._preparing.cancelled():
-                raise
-            events = []  # interrupted: the session goes on without what it was preparing
-        if self._prepared_told:
-            return []
-        self._prepared_told = True
-        return events
-
-    async def _run_preparations(self) -> list[Event]:
-        events: list[Event] = []
-        for prepare in self.preparations:
-            await prepare(events.append)
-        return events
+        return await self._preparations.run_once()
 
     def answer(self, answer: PermissionAnswer) -> None:
         """Resolve a pending `PermissionAsked`; unknown or stale ids are ignored."""
-        future = self._answers.pop(answer.request_id, None)
-        if future is not None and not future.done():
-            future.set_result(answer)
+        self._answers.answer(answer)
 
     async def aclose(self) -> list[str]:
         """Stop any running turn, fire SessionEnd and release the model's connections.
@@ -227,9 +190,7 @@ class Session:
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
-        if self._preparing is not None:
-            self._preparing.cancel()  # a server still connecting is not waited for
-            await asyncio.gather(self._preparing, return_exceptions=True)
+        await self._preparations.aclose()  # a server still connecting is not waited for
         await self.lifecycle.on_end("other")
         for finish in self.on_close:
             await finish()
@@ -278,9 +239,8 @@ class Session:
         """Cancel the running turn: stream and tools stop; pending calls are answered, and the
         turn finishes with `reason` as its error."""
         if self.preparing:
-            assert self._preparing is not None
             self._interrupted = reason
-            self._preparing.cancel()
+            self._preparations.cancel()
             # The turn waiting for the preparations stops as soon as it starts.
             self._interrupt_pending = not self.busy
         if self._task is None or self._task.done():
@@ -363,18 +323,6 @@ class Session:
         if done and not done[0] and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
-    def _listed(self) -> list[TextBlock]:
-        """The listings the conversation does not hold as they are now."""
-        held = {
-            block.text
-            for message in self._history.view()
-            if message.role == "user"
-            for block in message.content
-            if isinstance(block, TextBlock)
-        }
-        texts = (reminder(text) for listing in self.listings if (text := listing()) is not None)
-        return [TextBlock(text=text) for text in texts if text not in held]
-
     def _tell_recording(self, emit: Callable[[Event], None]) -> None:
         """What happened to the session file (saving failed, saving again, the file removed
         or replaced), said as soon as an event goes out after it."""
@@ -382,83 +330,8 @@ class Session:
             for notice in self.recorder.take_notices():
                 emit(Notice(level="warning", message=notice))
 
-    def _ask_with(self, emit: Callable[[Event | None], None]) -> Asker:
-        async def ask(request: PermissionAsked) -> PermissionAnswer:
-            future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
-            self._answers[request.request_id] = future
-            emit(request)
-            try:
-                return await future
-            finally:
-                self._answers.pop(request.request_id, None)
-
-        return ask
-
-    async def _converse(
-        self, prompt: UserInput, stats: TurnStats, emit: Callable[[Event | None], None]
-    ) -> TurnSubtype:
-        """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
-        to work."""
-        text = prompt.text
-        blocked, contexts = await self.lifecycle.before_prompt(text, emit)
-        if blocked is not None:
-            # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
-            # as a success that says why.
-            stats.result = (
-                f"UserPromptSubmit operation blocked by hook:\n{blocked}\n\nOriginal prompt: {text}"
-            )
-            emit(Notice(level="warning", message=stats.result))
-            return "success"
-        said = prompt.content or (TextBlock(text=text),)
-        # The listings first (as Claude Code's attachments), the prompt, then hooks' context.
-        blocks = [*self._listed(), *said, *(TextBlock(text=reminder(c)) for c in contexts)]
-        held = self._history.newest
-        before = len(held.content) if held is not None and held.role == "user" else 0
-        added = len(self._history.add_user(blocks, entry_uuid=prompt.uuid).content) - before
+    def _kept(self) -> None:
         self._prompt_kept = True
-        ask = self._ask_with(emit) if self.can_ask else None
-        try:
-            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
-        except PromptTooLong:
-            self._history.take_back(added)  # never sent: the next prompt does not carry it
-            raise
-        for _ in range(MAX_STOP_CONTINUATIONS):
-            owed = self._owed() if subtype == "success" and not turn_stop.halted() else None
-            if owed is None:
-                break
-            reminder_owed = [TextBlock(text=owed)]
-            self._history.add_user(reminder_owed)
-            emit(MessageCompleted(message=Message(role="user", content=tuple(reminder_owed))))
-            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
-        continuations = 0
-        while subtype == "success" and (
-            feedback := await self.lifecycle.on_stop(emit, continuations, stats.result)
-        ):
-            if turn_stop.halted():
-                break  # a hook's `continue: false` wins over a request to go on
-            turn_stop.resume()
-            continuations += 1
-            self._history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
-            subtype = await run_turn(self.agent, self._history, stats, emit, ask)
-        return subtype
-
-    def _owed(self) -> str | None:
-        """What an answer check says the model still owes, if any (see `answer_checks`)."""
-        for check in self.answer_checks:
-            owed = check()
-            if owed is not None:
-                return owed
-        return None
-
-    def _mark_interruption(self, emit: Callable[[Event | None], None]) -> None:
-        """As Claude Code: the conversation says the user interrupted (the model reads it at
-        the next turn), during the tools' work or while the model spoke."""
-        self._history.answer_unanswered(INTERRUPTED)
-        newest = self._history.newest
-        during_tools = newest is not None and newest.role == "user" and bool(newest.tool_results())
-        mark = [TextBlock(text=INTERRUPTED_TOOLS_MARK if during_tools else INTERRUPTED_MARK)]
-        self._history.add_user(mark)
-        emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
 
     async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
         self._began = True
@@ -480,11 +353,22 @@ class Session:
                 raise HarnessError("the prompt is empty")
             with turn_stop.watching(), interruption.watching(self._stop):
                 interruption.check()  # asked before the task began
-                subtype = await self._converse(prompt, stats, emit)
+                subtype = await converse(
+                    self.agent,
+                    self._history,
+                    self.lifecycle,
+                    prompt,
+                    stats,
+                    emit,
+                    ask=self._answers.asker(emit) if self.can_ask else None,
+                    listings=self.listings,
+                    answer_checks=self.answer_checks,
+                    kept=self._kept,
+                )
         except asyncio.CancelledError:
             error = self._interrupted
             if self._prompt_kept:
-                self._mark_interruption(emit)
+                mark_interruption(self._history, emit)
         except HarnessError as e:
             error = str(e)
             if isinstance(e, ModelError) and e.status is not None and e.status >= 400:
@@ -507,23 +391,8 @@ class Session:
             cost = self.agent.price(stats.usage) + stats.side_cost_usd
             self.cost_usd += cost
             emit(
-                TurnFinished(
-                    subtype=subtype if error is None else "error_during_execution",
-                    is_error=error is not None or subtype != "success",
-                    result=stats.result if error is None else error,
-                    stop_reason=stats.stop_reason,
-                    num_turns=stats.num_turns,
-                    usage=usage,
-                    cost_usd=cost,
-                    duration_ms=int((time.perf_counter() - started) * 1000),
-                    duration_api_ms=stats.api_ms,
-                    error=error,
-                    permission_denials=tuple(stats.denials),
-                    ttft_ms=None
-                    if stats.first_response_at is None
-                    else int((stats.first_response_at - started) * 1000),
-                    api_error_status=api_error[0],
-                    api_error_type=api_error[1],
+                turn_finished(
+                    stats, subtype, error, api_error, usage=usage, cost_usd=cost, started=started
                 )
             )
             emit(None)

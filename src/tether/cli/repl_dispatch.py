@@ -1,0 +1,252 @@
+"""The REPL's commands: built-in ones (`/help`, `/cost`, `/compact`, `/todos`, `/clear`,
+`/init`, the session commands of `repl_commands`), then the session's skills and its MCP
+servers' prompts by name; `!command`; switching sessions (`/resume`, `:fork`...) and Esc Esc's
+rewind, each a restart. The prompt loop (`repl.py`) gives the session and runs turns."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from rich.console import Console
+from rich.text import Text
+
+from tether.cli.ask import no_echo
+from tether.cli.init_prompt import INIT_COMMAND, init_message
+from tether.cli.repl_commands import (
+    SESSION_COMMANDS,
+    change_mcp,
+    describe_mcp,
+    describe_model,
+    describe_permissions,
+    describe_status,
+    permission_mode,
+    switch_model,
+)
+from tether.cli.repl_help import describe_cost, describe_help, skill_message
+from tether.cli.repl_rewind import Checkpoints, rewind
+from tether.cli.repl_sessions import opening, session_to_switch_to
+from tether.cli.startup import Ready, SessionStartup
+from tether.cli.terminal_text import terminal_safe
+from tether.cli.user_context import run_for_user, shell_context
+
+if TYPE_CHECKING:
+    from tether.cli.setup import RunOptions
+    from tether.skills import Skill
+
+CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
+NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
+
+
+class Next(Enum):
+    """What the prompt loop does after a command."""
+
+    PROMPT = "prompt"
+    EXIT = "exit"
+
+
+class ReplCommands:
+    """The commands, for the REPL to inherit: it supplies the session, turns and restarts."""
+
+    console: Console
+    startup: SessionStartup
+    prompt: PromptSession[str]
+    watch_terminal: bool
+    _model_spec: str | None
+    _checkpoints: Checkpoints
+    _shell_context: list[str]
+    _prefill: str
+
+    async def _session(self) -> Ready | None:
+        raise NotImplementedError
+
+    async def run_turn(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def _ask_startup_questions(self, ready: Ready) -> None:
+        raise NotImplementedError
+
+    async def _prepare(self, ready: Ready) -> None:
+        raise NotImplementedError
+
+    def _on_startup_done(self, building: asyncio.Task[Ready]) -> None:
+        raise NotImplementedError
+
+    async def run_command(self, line: str) -> Next:
+        """A built-in command (the rest of the line is ignored), or a skill to run with the
+        rest of the line as its arguments."""
+        name, *rest = line.split(maxsplit=1)
+        name, args = name.lower(), rest[0].strip() if rest else ""
+        if name in ("/exit", "/quit"):
+            return Next.EXIT
+        if name in ("/resume", ":resume", ":fork", ":sessions"):
+            await self.switch_session(name, args)
+            return Next.PROMPT
+        if name == "/help":
+            ready = await self._session()
+            self.console.print(
+                describe_help(
+                    ready.session.skills if ready else None,
+                    tuple(ready.session.commands) if ready else (),
+                ),
+                highlight=False,
+            )
+        elif name == "/cost":
+            ready = await self._session()
+            if ready is not None:
+                self.console.print(describe_cost(ready.session), markup=False, highlight=False)
+        elif name == "/compact":
+            from tether.protocol import Compact
+
+            ready = await self._session()
+            if ready is not None:
+                async for event in ready.session.submit(Compact(focus=args or None)):
+                    ready.renderer.render(event)
+        elif name == "/todos":
+            ready = self.startup.ready  # no turn ran (no plan was made) before it was built
+            plan = ready.renderer.plan_checklist() if ready is not None else None
+            self.console.print(plan or Text(NO_PLAN, style="dim"))
+        elif name == "/clear":
+            await self.clear_conversation()
+        elif name == INIT_COMMAND:
+            ready = await self._session()
+            if ready is not None:
+                self.console.print(Text("✻ /init: writing CLAUDE.md", style="dim"))
+                await self.run_turn(init_message(Path(ready.session.started().cwd), args))
+        elif name in SESSION_COMMANDS:
+            ready = await self._session()
+            if ready is not None:
+                await self.show_session_command(ready, name, args)
+        else:
+            ready = await self._session()
+            if ready is not None:  # MCP servers' prompts are known once they are connected
+                await self._ask_startup_questions(ready)
+                await self._prepare(ready)
+            skill = ready.session.skills.get(name[1:]) if ready is not None else None
+            command = ready.session.commands.get(name[1:]) if ready is not None else None
+            if skill is not None:
+                await self.run_skill(skill, args)
+            elif command is not None:
+                await self.run_prompt_command(name, command, args)
+            elif ready is not None:
+                self.console.print(
+                    Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
+                )
+        return Next.PROMPT
+
+    async def clear_conversation(self) -> None:
+        """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
+        model and permission mode, on a cleared screen."""
+        ready = await self._session()
+        if ready is None:
+            return
+        fresh = opening(
+            ready.options,
+            model=self._model_spec or ready.options.model,
+            permission_mode=permission_mode(ready.session),
+        )
+        await self.restart_with(fresh)
+        self.console.clear()
+        self.console.print(Text(CLEARED, style="dim"))
+
+    async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
+        """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
+        if name == "/model" and args:
+            switched, said = await switch_model(ready.session, args)
+            if switched:
+                self._model_spec = args
+        elif name == "/model":
+            said = describe_model(ready.session)
+        elif name == "/status":
+            said = describe_status(ready)
+        elif name == "/permissions":
+            said = describe_permissions(ready.session)
+        elif name == "/context":
+            from tether.cli.context_view import describe_context
+
+            said = describe_context(ready.session)
+        elif args:
+            said = await change_mcp(ready.mcp, args)
+        else:
+            await self._prepare(ready)  # the servers' states once they had their chance
+            said = describe_mcp(ready.mcp)
+        self.console.print(said, highlight=False)
+
+    async def run_prompt_command(
+        self, name: str, command: Callable[[str], Awaitable[str]], args: str
+    ) -> None:
+        """An MCP server's prompt: fetched with the arguments, then sent as the message."""
+        from tether.protocol import HarnessError
+
+        try:
+            message = await command(args)
+        except HarnessError as e:
+            self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
+            return
+        self.console.print(Text(f"✻ {name}", style="dim"))
+        await self.run_turn(message)
+
+    async def run_skill(self, skill: Skill, args: str) -> None:
+        """Run a turn whose message is the skill's instructions, loaded here (not by the
+        model through the Skill tool: the user chose the skill, so no model call is spent
+        on choosing it)."""
+        from tether.skills import SkillError
+
+        try:
+            message = skill_message(skill, args)
+        except SkillError as e:
+            self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
+            return
+        self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
+        await self.run_turn(message)
+
+    async def restart_with(self, options: RunOptions, *, rewound: bool = False) -> None:
+        """End this session (it stays saved) and build another from `options` (the same one
+        from an earlier message when `rewound`: its earlier checkpoints are kept)."""
+        if not rewound:
+            self._checkpoints.clear()
+        await self.startup.restart(options)
+        self.startup.building.add_done_callback(self._on_startup_done)
+        await self._session()  # its start-up notices show where a resumed one stopped
+
+    async def switch_session(self, command: str, ref: str) -> None:
+        """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
+        (it stays saved) and continue the chosen one here."""
+        ready = await self._session()
+        if ready is None:
+            return
+        options = await session_to_switch_to(
+            self.console, self.prompt, ready, command, ref, self._model_spec
+        )
+        if options is not None:
+            await self.restart_with(options)
+
+    async def rewind(self) -> None:
+        """Esc Esc: back to before a message of this session, its files too; the message is
+        put back in the prompt."""
+        ready = await self._session()
+        if ready is None:
+            return
+        rewound = await rewind(
+            self.console, self.prompt, ready, self._checkpoints, self._model_spec
+        )
+        if rewound is not None:
+            self._shell_context = []
+            await self.restart_with(rewound.options, rewound=True)
+            self._prefill = rewound.text
+
+    async def run_shell(self, command: str) -> None:
+        """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output
+        shown, and kept for the model with the next message."""
+        ready = await self._session()
+        if ready is None or not command:
+            return
+        with no_echo(self.watch_terminal):
+            output, failed = await run_for_user(
+                ready.session, "Bash", {"command": command}, ready.renderer.render
+            )
+        self._shell_context.append(shell_context(command, output, failed))

@@ -1,0 +1,95 @@
+"""Start-up's upkeep and what it tells the user: killed runs cleaned up and this one recorded,
+the memory file read, rules and tool names that match nothing, prices unknown under a budget;
+background commands that ended, as reminders for the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.cli.model_options import priced_but_unknown
+from tether.cli.run_options import RunOptions
+from tether.cli.setting_sources import SettingSources
+from tether.core.lifecycle import reminder
+from tether.core.memory import memory_for_prompt
+from tether.core.session import Session
+from tether.models.resolve import ResolvedModel
+from tether.permissions.rules import RuleSet
+from tether.protocol import TextBlock
+from tether.tools.context import ToolContext
+from tether.tools.run_record import RunRecord, reap_dead_runs
+
+
+def project_memory(
+    settings_root: Path, sources: SettingSources
+) -> tuple[str, list[str], Path | None]:
+    """What of the project's memory file goes into the prompt, the lines to tell the user, and
+    the file compaction summaries are added to (None: not read, or not read whole, so not
+    rewritten)."""
+    path = settings_root / ".tether" / "memory.md"
+    if not sources.admits(path):
+        return "", [], None  # the project's file, and the project's files are not read
+    try:
+        memory, notes, whole = memory_for_prompt(path, ".tether/memory.md")
+    except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
+        why = f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
+        return "", [why], None
+    # What could not be read whole must not be rewritten.
+    return memory, notes, path if whole else None
+
+
+def record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
+    """Clean up after earlier runs that were killed (their commands, temporary files and
+    scratch directories: `tether.tools.run_record`), then start this run's record, closed
+    (with the scratch directory and the snapshots) when the session ends. What was cleaned
+    up, for the user."""
+    notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
+    try:
+        run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
+    except OSError as e:
+        notices.append(
+            f"cannot keep this run's record under {home} ({e.strerror or e}): if tether is "
+            "killed, the commands it leaves running are not stopped at the next start"
+        )
+        return notices
+    context.run = run
+
+    async def end_run() -> None:
+        context.files.snapshots.close()
+        run.close()
+
+    session.on_close.append(end_run)
+    return notices
+
+
+def background_notices(context: ToolContext) -> list[TextBlock]:
+    """Background commands that ended since the model was last told, as reminders."""
+    return [TextBlock(text=reminder(n)) for n in context.background.finished_unreported()]
+
+
+def unmatched_rules(rules: RuleSet) -> list[str]:
+    """A path rule no check matches (`Write(secret*)`) is told: it denies nothing."""
+    from tether.permissions.tool_names import unmatched_rule_notes
+
+    return unmatched_rule_notes(rules)
+
+
+def unknown_tools(opts: RunOptions) -> list[str]:
+    """A misspelled tool in --allowedTools / --disallowedTools is told: the rule would match
+    nothing."""
+    from tether.permissions.tool_names import unknown_tool_notes
+
+    return [
+        *unknown_tool_notes("--allowedTools", opts.allowed_tools),
+        *unknown_tool_notes("--disallowedTools", opts.disallowed_tools),
+    ]
+
+
+def unstoppable_budget(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
+    """`--max-budget-usd` with a model whose prices are unknown is told: nothing it spends
+    counts, so the budget cannot stop the session."""
+    if opts.max_budget_usd is None or not priced_but_unknown(resolved):
+        return []
+    return [
+        f"the prices of {resolved.model_id} are unknown to tether: its use counts as $0, "
+        "so --max-budget-usd cannot stop this session"
+    ]

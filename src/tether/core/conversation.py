@@ -1,0 +1,157 @@
+"""A turn's conversation: the prompt's hooks, the prompt sent with the listings and hooks'
+context, the loop, and the loop again while an answer is owed (`Session.answer_checks`) or a
+Stop hook sends the model back to work; an interruption marked as Claude Code marks it; the
+turn's `TurnFinished`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from tether.core import turn_stop
+from tether.core.gate import Asker
+from tether.core.history import History
+from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
+from tether.core.sizing import PromptTooLong
+from tether.protocol import (
+    Event,
+    Message,
+    MessageCompleted,
+    Notice,
+    TextBlock,
+    TurnFinished,
+    TurnSubtype,
+    Usage,
+    UserInput,
+)
+
+INTERRUPTED_MARK = "[Request interrupted by user]"
+INTERRUPTED_TOOLS_MARK = "[Request interrupted by user for tool use]"
+"""What the conversation says of a turn the user interrupted, as in Claude Code."""
+
+Emit = Callable[[Event | None], None]
+
+
+async def converse(
+    agent: Agent,
+    history: History,
+    lifecycle: Lifecycle,
+    prompt: UserInput,
+    stats: TurnStats,
+    emit: Emit,
+    *,
+    ask: Asker | None,
+    listings: Sequence[Callable[[], str | None]],
+    answer_checks: Sequence[Callable[[], str | None]],
+    kept: Callable[[], None],
+) -> TurnSubtype:
+    """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
+    to work. `kept` is called once the prompt is in the history."""
+    text = prompt.text
+    blocked, contexts = await lifecycle.before_prompt(text, emit)
+    if blocked is not None:
+        # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
+        # as a success that says why.
+        stats.result = (
+            f"UserPromptSubmit operation blocked by hook:\n{blocked}\n\nOriginal prompt: {text}"
+        )
+        emit(Notice(level="warning", message=stats.result))
+        return "success"
+    said = prompt.content or (TextBlock(text=text),)
+    # The listings first (as Claude Code's attachments), the prompt, then hooks' context.
+    listed = _listed(history, listings)
+    blocks = [*listed, *said, *(TextBlock(text=reminder(c)) for c in contexts)]
+    held = history.newest
+    before = len(held.content) if held is not None and held.role == "user" else 0
+    added = len(history.add_user(blocks, entry_uuid=prompt.uuid).content) - before
+    kept()
+    try:
+        subtype = await run_turn(agent, history, stats, emit, ask)
+    except PromptTooLong:
+        history.take_back(added)  # never sent: the next prompt does not carry it
+        raise
+    for _ in range(MAX_STOP_CONTINUATIONS):
+        owed = _owed(answer_checks) if subtype == "success" and not turn_stop.halted() else None
+        if owed is None:
+            break
+        reminder_owed = [TextBlock(text=owed)]
+        history.add_user(reminder_owed)
+        emit(MessageCompleted(message=Message(role="user", content=tuple(reminder_owed))))
+        subtype = await run_turn(agent, history, stats, emit, ask)
+    continuations = 0
+    while subtype == "success" and (
+        feedback := await lifecycle.on_stop(emit, continuations, stats.result)
+    ):
+        if turn_stop.halted():
+            break  # a hook's `continue: false` wins over a request to go on
+        turn_stop.resume()
+        continuations += 1
+        history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
+        subtype = await run_turn(agent, history, stats, emit, ask)
+    return subtype
+
+
+def _listed(history: History, listings: Sequence[Callable[[], str | None]]) -> list[TextBlock]:
+    """The listings the conversation does not hold as they are now."""
+    held = {
+        block.text
+        for message in history.view()
+        if message.role == "user"
+        for block in message.content
+        if isinstance(block, TextBlock)
+    }
+    texts = (reminder(text) for listing in listings if (text := listing()) is not None)
+    return [TextBlock(text=text) for text in texts if text not in held]
+
+
+def _owed(answer_checks: Sequence[Callable[[], str | None]]) -> str | None:
+    """What an answer check says the model still owes, if any (see `answer_checks`)."""
+    for check in answer_checks:
+        owed = check()
+        if owed is not None:
+            return owed
+    return None
+
+
+def mark_interruption(history: History, emit: Emit) -> None:
+    """As Claude Code: the conversation says the user interrupted (the model reads it at
+    the next turn), during the tools' work or while the model spoke."""
+    history.answer_unanswered(INTERRUPTED)
+    newest = history.newest
+    during_tools = newest is not None and newest.role == "user" and bool(newest.tool_results())
+    mark = [TextBlock(text=INTERRUPTED_TOOLS_MARK if during_tools else INTERRUPTED_MARK)]
+    history.add_user(mark)
+    emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
+
+
+def turn_finished(
+    stats: TurnStats,
+    subtype: TurnSubtype,
+    error: str | None,
+    api_error: tuple[int | None, str | None],
+    *,
+    usage: Usage,
+    cost_usd: float,
+    started: float,
+) -> TurnFinished:
+    """The turn's end: its outcome (`error` wins over `subtype`), spend and timings;
+    `started` is the `time.perf_counter()` the turn began at."""
+    return TurnFinished(
+        subtype=subtype if error is None else "error_during_execution",
+        is_error=error is not None or subtype != "success",
+        result=stats.result if error is None else error,
+        stop_reason=stats.stop_reason,
+        num_turns=stats.num_turns,
+        usage=usage,
+        cost_usd=cost_usd,
+        duration_ms=int((time.perf_counter() - started) * 1000),
+        duration_api_ms=stats.api_ms,
+        error=error,
+        permission_denials=tuple(stats.denials),
+        ttft_ms=None
+        if stats.first_response_at is None
+        else int((stats.first_response_at - started) * 1000),
+        api_error_status=api_error[0],
+        api_error_type=api_error[1],
+    )
