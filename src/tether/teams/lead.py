@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import StoreUnavailable
+from tether.teams.claims import claim_lead, process_start
 from tether.teams.letters import letter, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
@@ -96,7 +99,14 @@ class LeadTeams:
         except TeamExists as e:
             store.close()
             raise ToolError(str(e)) from None
-        await asyncio.to_thread(store.put_member, Member(name=LEAD, state="idle"))
+        me = Member(
+            name=LEAD,
+            state="idle",
+            pid=os.getpid(),
+            pid_started=process_start(os.getpid()),
+            host=socket.gethostname(),
+        )
+        await asyncio.to_thread(store.put_member, me)  # its lease: one live lead (`claim_lead`)
         record = TeamRecord(name=name, lead=LEAD, description=description)
         self.link = TeamLink(
             team=name,
@@ -105,7 +115,7 @@ class LeadTeams:
             protocol=MemberProtocol(name=LEAD, lead=LEAD),
             events_path=events_file(self.project, name),
             known_team=record,
-            known_member=Member(name=LEAD, state="idle"),
+            known_member=me,
             warn=self._warn,
         )
         self._inbox = await asyncio.to_thread(self._open, name)
@@ -239,9 +249,17 @@ class LeadTeams:
         if record is None or record.lead != LEAD:
             store.close()
             return f"team {team!r}, which this session led, is no longer in {store.url}"
-        me = next((m for m in store.members() if m.name == LEAD), None)
-        if me is None:
-            me = store.put_member(Member(name=LEAD, state="idle"))
+        if not any(m.name == LEAD for m in store.members()):
+            store.put_member(Member(name=LEAD, state="idle"))
+        me = claim_lead(store, LEAD)
+        if isinstance(me, str):
+            store.close()
+            return (
+                f"team {team} is led by another session that still runs ({me}): this session "
+                "does not lead it, and the team's messages go to that one. To lead it from "
+                "here, end that session (or let it finish), then continue this one again "
+                "(--continue or --resume)"
+            )
         self.link = TeamLink(
             team=team,
             member=LEAD,
@@ -307,8 +325,8 @@ class LeadTeams:
             done = [r for i, r in self._unacked.items() if i in held]
             if done:
                 await self._ack(self._inbox, done)
-            with contextlib.suppress(Exception):
-                await self.link.publish(spend_usd=self.spend())
+            with contextlib.suppress(Exception):  # its lease given up: another may lead
+                await self.link.publish(spend_usd=self.spend(), pid=None, pid_started=None)
         if self._listening is not None:
             self._listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):
