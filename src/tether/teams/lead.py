@@ -233,7 +233,7 @@ class LeadTeams:
                 continue
             self._unacked[message.id] = delivery.receipt
             received = link.protocol.incoming(message, link.clock())
-            self.steer(letter(message, received.note))
+            self.steer(letter(message, received.note, answered=received.obeyed))
             for show in self.shown:
                 show(message)
         self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
