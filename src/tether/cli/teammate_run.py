@@ -10,9 +10,11 @@ import os
 import signal
 from dataclasses import replace
 from pathlib import Path
+from typing import cast, get_args
 
 from tether.cli.setup import RunOptions, build
 from tether.core.session import Session
+from tether.permissions.rules import Mode
 from tether.protocol import ConfigError
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
@@ -75,13 +77,19 @@ def session_for(
         model=member.model,
         env=env,
         append_system_prompt=appended,
-        permission_mode="plan" if plan else None,
+        permission_mode="plan" if plan else work_mode(member),
         extra_tools=(send_message_tool(link),),
     )
     session = _built(options, member)
     if session.agent.gate is not None:
         session.agent.gate.plan_exit = plan_exit(lead)
     return session
+
+
+def work_mode(member: Member) -> Mode | None:
+    """The permission mode the teammate works in outside plan mode: its lead's (the roster)."""
+    mode = member.permission_mode
+    return cast(Mode, mode) if mode in get_args(Mode) and mode != "plan" else None
 
 
 def _built(options: RunOptions, member: Member) -> Session:
@@ -146,7 +154,8 @@ async def serve_teammate(
         )
         gate = session.agent.gate
         if not transition.plan_mode and gate is not None and gate.permissions.mode == "plan":
-            session.set_permission_mode("default")  # the lead approved its plan
+            # The lead approved its plan: the mode it works in (its lead's), else the default.
+            session.set_permission_mode(work_mode(member) or "default")
 
     protocol.listeners.append(on_change)
     # A shutdown that ended the last run is done, not owed (`team down` recorded it).

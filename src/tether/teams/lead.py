@@ -65,6 +65,8 @@ class LeadTeams:
     held: Callable[[], set[str]] = set
     """Ids of the team messages the session holds."""
     spend: Callable[[], float] = lambda: 0.0
+    mode: Callable[[], str | None] = lambda: None
+    """The lead session's permission mode now, which the teammates it starts work in."""
     """What the lead's session has spent (USD), for the roster."""
     note: Callable[[dict[str, object]], None] = lambda _: None
     """Writes the team the session leads into its file (`TEAM_NOTE`), for a resume."""
@@ -158,14 +160,16 @@ class LeadTeams:
         members = {m.name: m for m in await asyncio.to_thread(link.store.members)}
         if name in members and alive(members[name]):
             raise ToolError(f"{name} is already a running member of team {link.team!r}")
-        await asyncio.to_thread(link.store.put_member, Member(name=name, agent=agent))
+        mode = self.mode()
+        mate = Member(name=name, agent=agent, permission_mode=None if mode == "plan" else mode)
+        await asyncio.to_thread(link.store.put_member, mate)
         await link.send(name, "message", prompt)
         store_args = ["--store", self.store_url] if self.store_url else []
         told = await asyncio.to_thread(
             start_members,
             self.project,
             link.store,
-            [Member(name=name, agent=agent)],
+            [mate],
             store_args=store_args,
             plan=plan,
         )
