@@ -64,6 +64,7 @@ def session_for(
     *,
     agent_prompt: str,
     plan: bool,
+    trust_workspace: bool = False,
 ) -> Session:
     env = {**os.environ, TEAMMATE_ENV: member.name}
     names = [m.name for m in store.members()]
@@ -79,6 +80,7 @@ def session_for(
         append_system_prompt=appended,
         permission_mode="plan" if plan else work_mode(member),
         extra_tools=(send_message_tool(link),),
+        trust_workspace=trust_workspace,
     )
     session = _built(options, member)
     if session.agent.gate is not None:
@@ -110,6 +112,7 @@ async def serve_teammate(
     *,
     plan: bool,
     store_patience_s: float | None = STORE_PATIENCE_S,
+    trust_workspace: bool = False,
 ) -> int:
     from tether.agents.discovery import discover_agents
 
@@ -141,7 +144,14 @@ async def serve_teammate(
             plan = plan or agent.read_only
         protocol.plan_mode = plan
     session = await asyncio.to_thread(
-        session_for, project, store, member, link, agent_prompt=agent_prompt, plan=plan
+        session_for,
+        project,
+        store,
+        member,
+        link,
+        agent_prompt=agent_prompt,
+        plan=plan,
+        trust_workspace=trust_workspace,
     )
 
     for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
