@@ -295,6 +295,28 @@ class LeadTeams:
             )
         return []
 
+    def unanswered(self) -> str | None:
+        """What a lead that stops now leaves open (its requests with no reply yet, those it
+        has not answered), and how to take it up again; None when nothing is."""
+        if self.link is None:
+            return None
+        protocol = self.link.protocol
+        open_: list[str] = [
+            f"{p.message.id} to {p.message.recipient}" for p in protocol.pending.values()
+        ]
+        owed = [f"{m.kind} {m.id} from {m.sender}" for m in protocol.owed.values()]
+        if not open_ and not owed:
+            return None
+        said: list[str] = []
+        if open_:
+            said.append(f"waiting on the reply to {len(open_)} request(s) ({', '.join(open_)})")
+        if owed:
+            said.append(f"{len(owed)} request(s) not answered ({', '.join(owed)})")
+        return (
+            f"team {self.link.team}: this lead stops {' and '.join(said)}; what comes meanwhile "
+            "is kept in its mailbox: run again with --continue (or --resume) to take it up"
+        )
+
     @property
     def _consumer(self) -> str:
         return f"lead-{id(self)}"
