@@ -175,7 +175,7 @@ def test_a_team_is_created_once(mailboxes: TeamStore, team: str) -> None:
     assert str(caught.value) == (
         f"team {team!r} exists (lead 'lead', created 1970-01-01 00:00:00 UTC): pick another name"
     )
-    with pytest.raises(MailboxError, match=rf"this store is team {team!r}'s: cannot create"):
+    with pytest.raises(MailboxError, match=rf"this store holds team {team!r}: cannot create"):
         mailboxes.create_team(TeamRecord(name="other"))
 
 
@@ -284,3 +284,12 @@ def test_an_entry_with_no_message_in_it_is_said_plainly() -> None:
     assert read_stored(None, receipt="5-0", member="bob").data == {
         "error": "stored entry 5-0 in bob's mailbox has no message in it (no data field)"
     }
+
+
+def test_a_store_error_ends_without_a_full_stop_so_more_can_follow() -> None:
+    from tether.store.task_records import StoreUnavailable
+
+    error = StoreUnavailable("mailbox store redis://127.0.0.1:1: Connection closed by server.")
+    assert f"{error}: trying again" == (
+        "mailbox store redis://127.0.0.1:1: Connection closed by server: trying again"
+    )

@@ -58,7 +58,7 @@ def test_a_redis_restarted_empty_is_said_once_and_what_is_sent_since_is_kept(
     with pytest.raises(MailboxesLost) as caught:
         alice.receive("alice", "alice-1")
     assert str(caught.value) == (
-        f"mailbox store {server.url}: the server no longer has team 'crew''s data (restarted "
+        f"mailbox store {server.url}: the server no longer has the data of team 'crew' (restarted "
         "without it?): messages to 'alice' not yet received before then are gone; messages "
         "sent since are kept"
     )

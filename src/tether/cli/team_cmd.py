@@ -83,6 +83,8 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if not mates:
         raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
     patience = ["--store-patience", f"{args.store_patience:g}"]
+    if args.trust_workspace:
+        patience.append("--trust-workspace")
     told = start_members(
         project, store, mates, store_args=[*_store_args(args), *patience], plan=args.plan
     )
@@ -163,7 +165,15 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     try:
         patience = args.store_patience if args.store_patience > 0 else None
         return asyncio.run(
-            serve_teammate(project, store, inbox, member, plan=args.plan, store_patience_s=patience)
+            serve_teammate(
+                project,
+                store,
+                inbox,
+                member,
+                plan=args.plan,
+                store_patience_s=patience,
+                trust_workspace=args.trust_workspace,
+            )
         )
     finally:
         inbox.close()
@@ -220,6 +230,12 @@ def _parser() -> argparse.ArgumentParser:
         help="how long a teammate waits for an unreachable store before it stops, its session "
         f"saved (default {STORE_PATIENCE_S:g}; 0: for ever)",
     )
+    up.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="run what this workspace's files declare (hooks, MCP servers, allow rules) in the "
+        "teammates' sessions, as -p does with it; TETHER_TRUST_WORKSPACE=1 does the same",
+    )
     status = sub.add_parser("status", parents=[common], help="members, states, unread, spend")
     status.add_argument("team")
     status.add_argument("--json", action="store_true")
@@ -237,4 +253,5 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("member")
     run.add_argument("--plan", action="store_true")
     run.add_argument("--store-patience", type=float, default=STORE_PATIENCE_S)
+    run.add_argument("--trust-workspace", action="store_true")
     return p

@@ -10,9 +10,11 @@ import os
 import signal
 from dataclasses import replace
 from pathlib import Path
+from typing import cast, get_args
 
 from tether.cli.setup import RunOptions, build
 from tether.core.session import Session
+from tether.permissions.rules import Mode
 from tether.protocol import ConfigError
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
@@ -62,6 +64,7 @@ def session_for(
     *,
     agent_prompt: str,
     plan: bool,
+    trust_workspace: bool = False,
 ) -> Session:
     env = {**os.environ, TEAMMATE_ENV: member.name}
     names = [m.name for m in store.members()]
@@ -75,13 +78,20 @@ def session_for(
         model=member.model,
         env=env,
         append_system_prompt=appended,
-        permission_mode="plan" if plan else None,
+        permission_mode="plan" if plan else work_mode(member),
         extra_tools=(send_message_tool(link),),
+        trust_workspace=trust_workspace,
     )
     session = _built(options, member)
     if session.agent.gate is not None:
         session.agent.gate.plan_exit = plan_exit(lead)
     return session
+
+
+def work_mode(member: Member) -> Mode | None:
+    """The permission mode the teammate works in outside plan mode: its lead's (the roster)."""
+    mode = member.permission_mode
+    return cast(Mode, mode) if mode in get_args(Mode) and mode != "plan" else None
 
 
 def _built(options: RunOptions, member: Member) -> Session:
@@ -102,6 +112,7 @@ async def serve_teammate(
     *,
     plan: bool,
     store_patience_s: float | None = STORE_PATIENCE_S,
+    trust_workspace: bool = False,
 ) -> int:
     from tether.agents.discovery import discover_agents
 
@@ -133,7 +144,14 @@ async def serve_teammate(
             plan = plan or agent.read_only
         protocol.plan_mode = plan
     session = await asyncio.to_thread(
-        session_for, project, store, member, link, agent_prompt=agent_prompt, plan=plan
+        session_for,
+        project,
+        store,
+        member,
+        link,
+        agent_prompt=agent_prompt,
+        plan=plan,
+        trust_workspace=trust_workspace,
     )
 
     for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
@@ -146,7 +164,8 @@ async def serve_teammate(
         )
         gate = session.agent.gate
         if not transition.plan_mode and gate is not None and gate.permissions.mode == "plan":
-            session.set_permission_mode("default")  # the lead approved its plan
+            # The lead approved its plan: the mode it works in (its lead's), else the default.
+            session.set_permission_mode(work_mode(member) or "default")
 
     protocol.listeners.append(on_change)
     # A shutdown that ended the last run is done, not owed (`team down` recorded it).

@@ -82,6 +82,8 @@ def attach_lead(lead: LeadTeams | None, session: Session, resumed: Path | None =
     lead.steer = session.steer
     lead.held = lambda: held_ids(session.messages)
     lead.spend = lambda: session.cost_usd
+    gate = session.agent.gate
+    lead.mode = lambda: gate.permissions.mode if gate is not None else None
     recorder = session.recorder
     if recorder is not None:  # acknowledged once in the session file
         recorder.watchers.append(lambda _path, entry: lead.written(entry))

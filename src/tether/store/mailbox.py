@@ -179,6 +179,10 @@ class Member(BaseModel):
     in its mailbox is not replayed on the next start."""
     start_claim: StartClaim | None = None
     """Held while a process is being started for it, until that process reports in."""
+    permission_mode: str | None = None
+    """The permission mode it works in (outside plan mode): its lead's when the lead started
+    it, as in Claude Code ("teammates start with the lead's permission settings"); None: the
+    project's settings decide."""
     updated_at: float = Field(default_factory=time.time)
 
 

@@ -100,7 +100,7 @@ def stored(message: Message) -> str:
 
 def check_team_record(team: str, record: TeamRecord) -> None:
     if record.name != team:
-        raise MailboxError(f"this store is team {team!r}'s: cannot create team {record.name!r}")
+        raise MailboxError(f"this store holds team {team!r}: cannot create team {record.name!r}")
 
 
 def check_member(member: Member) -> None:

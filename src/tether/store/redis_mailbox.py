@@ -245,7 +245,7 @@ class RedisMailboxStore:
             self._ensure_group(name)
         self._epoch = self._adopt_epoch()
         raise MailboxesLost(
-            f"mailbox store {self.url}: the server no longer has team {self.team!r}'s data "
+            f"mailbox store {self.url}: the server no longer has the data of team {self.team!r} "
             "(restarted without it?): messages to "
             f"{', '.join(map(repr, remade))} not yet received before then are gone; "
             "messages sent since are kept"

@@ -118,7 +118,12 @@ class LeaseLost(TaskStoreError):
 
 class StoreUnavailable(Exception):
     """The store cannot be used at all (Redis unreachable, a file that is not a task store):
-    the message names where and why. Nothing falls back to another store."""
+    the message names where and why. Nothing falls back to another store. The message ends
+    without a full stop (a driver's own ends with one), as it is often said with more after it
+    ("...: trying again")."""
+
+    def __init__(self, message: str = "", *more: object) -> None:
+        super().__init__(message.rstrip().rstrip("."), *more)
 
 
 class StoreDamaged(StoreUnavailable):

@@ -139,6 +139,31 @@ def claim_member(store: TeamStore, name: str) -> str | None:
     return None
 
 
+def claim_lead(store: TeamStore, name: str) -> Member | str:
+    """A session claims the lead of its team (a lease as a teammate's `claim_member`: its pid
+    and start time in the lead's record), so that one live session leads a team: its member
+    record when it leads now, else who leads (another session, still running)."""
+    from tether.store.mailbox import MemberBusy
+
+    me = os.getpid()
+
+    def refusal(member: Member) -> str | None:
+        if member.pid is not None and member.pid != me and alive(member):
+            return f"pid {member.pid} on {member.host}"
+        return None
+
+    changes = {
+        "pid": me,
+        "pid_started": process_start(me),
+        "host": socket.gethostname(),
+        "start_claim": None,
+    }
+    try:
+        return store.update_member(name, changes, unless=refusal)
+    except MemberBusy as e:
+        return str(e)
+
+
 def run_mark(store: TeamStore, member: str) -> str:
     return json.dumps([store.url, store.team, member])
 

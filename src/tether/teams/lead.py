@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import StoreUnavailable
+from tether.teams.claims import claim_lead, process_start
 from tether.teams.letters import letter, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
@@ -62,6 +65,8 @@ class LeadTeams:
     held: Callable[[], set[str]] = set
     """Ids of the team messages the session holds."""
     spend: Callable[[], float] = lambda: 0.0
+    mode: Callable[[], str | None] = lambda: None
+    """The lead session's permission mode now, which the teammates it starts work in."""
     """What the lead's session has spent (USD), for the roster."""
     note: Callable[[dict[str, object]], None] = lambda _: None
     """Writes the team the session leads into its file (`TEAM_NOTE`), for a resume."""
@@ -96,7 +101,14 @@ class LeadTeams:
         except TeamExists as e:
             store.close()
             raise ToolError(str(e)) from None
-        await asyncio.to_thread(store.put_member, Member(name=LEAD, state="idle"))
+        me = Member(
+            name=LEAD,
+            state="idle",
+            pid=os.getpid(),
+            pid_started=process_start(os.getpid()),
+            host=socket.gethostname(),
+        )
+        await asyncio.to_thread(store.put_member, me)  # its lease: one live lead (`claim_lead`)
         record = TeamRecord(name=name, lead=LEAD, description=description)
         self.link = TeamLink(
             team=name,
@@ -105,7 +117,7 @@ class LeadTeams:
             protocol=MemberProtocol(name=LEAD, lead=LEAD),
             events_path=events_file(self.project, name),
             known_team=record,
-            known_member=Member(name=LEAD, state="idle"),
+            known_member=me,
             warn=self._warn,
         )
         self._inbox = await asyncio.to_thread(self._open, name)
@@ -148,14 +160,16 @@ class LeadTeams:
         members = {m.name: m for m in await asyncio.to_thread(link.store.members)}
         if name in members and alive(members[name]):
             raise ToolError(f"{name} is already a running member of team {link.team!r}")
-        await asyncio.to_thread(link.store.put_member, Member(name=name, agent=agent))
+        mode = self.mode()
+        mate = Member(name=name, agent=agent, permission_mode=None if mode == "plan" else mode)
+        await asyncio.to_thread(link.store.put_member, mate)
         await link.send(name, "message", prompt)
         store_args = ["--store", self.store_url] if self.store_url else []
         told = await asyncio.to_thread(
             start_members,
             self.project,
             link.store,
-            [Member(name=name, agent=agent)],
+            [mate],
             store_args=store_args,
             plan=plan,
         )
@@ -223,7 +237,7 @@ class LeadTeams:
                 continue
             self._unacked[message.id] = delivery.receipt
             received = link.protocol.incoming(message, link.clock())
-            self.steer(letter(message, received.note))
+            self.steer(letter(message, received.note, answered=received.obeyed))
             for show in self.shown:
                 show(message)
         self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
@@ -239,9 +253,17 @@ class LeadTeams:
         if record is None or record.lead != LEAD:
             store.close()
             return f"team {team!r}, which this session led, is no longer in {store.url}"
-        me = next((m for m in store.members() if m.name == LEAD), None)
-        if me is None:
-            me = store.put_member(Member(name=LEAD, state="idle"))
+        if not any(m.name == LEAD for m in store.members()):
+            store.put_member(Member(name=LEAD, state="idle"))
+        me = claim_lead(store, LEAD)
+        if isinstance(me, str):
+            store.close()
+            return (
+                f"team {team} is led by another session that still runs ({me}): this session "
+                "does not lead it, and the team's messages go to that one. To lead it from "
+                "here, end that session (or let it finish), then continue this one again "
+                "(--continue or --resume)"
+            )
         self.link = TeamLink(
             team=team,
             member=LEAD,
@@ -272,6 +294,28 @@ class LeadTeams:
                 self._listen(self._inbox, self.link)
             )
         return []
+
+    def unanswered(self) -> str | None:
+        """What a lead that stops now leaves open (its requests with no reply yet, those it
+        has not answered), and how to take it up again; None when nothing is."""
+        if self.link is None:
+            return None
+        protocol = self.link.protocol
+        open_: list[str] = [
+            f"{p.message.id} to {p.message.recipient}" for p in protocol.pending.values()
+        ]
+        owed = [f"{m.kind} {m.id} from {m.sender}" for m in protocol.owed.values()]
+        if not open_ and not owed:
+            return None
+        said: list[str] = []
+        if open_:
+            said.append(f"waiting on the reply to {len(open_)} request(s) ({', '.join(open_)})")
+        if owed:
+            said.append(f"{len(owed)} request(s) not answered ({', '.join(owed)})")
+        return (
+            f"team {self.link.team}: this lead stops {' and '.join(said)}; what comes meanwhile "
+            "is kept in its mailbox: run again with --continue (or --resume) to take it up"
+        )
 
     @property
     def _consumer(self) -> str:
@@ -307,8 +351,8 @@ class LeadTeams:
             done = [r for i, r in self._unacked.items() if i in held]
             if done:
                 await self._ack(self._inbox, done)
-            with contextlib.suppress(Exception):
-                await self.link.publish(spend_usd=self.spend())
+            with contextlib.suppress(Exception):  # its lease given up: another may lead
+                await self.link.publish(spend_usd=self.spend(), pid=None, pid_started=None)
         if self._listening is not None:
             self._listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -32,8 +32,9 @@ _HOW_TO_ANSWER = {
 }
 
 
-def letter(message: Message, note: str | None = None) -> str:
-    """The text the recipient's model reads for `message`."""
+def letter(message: Message, note: str | None = None, *, answered: bool = True) -> str:
+    """The text the recipient's model reads for `message`; `answered` False: a request not
+    obeyed (`Received.obeyed`), so no word on how to answer it."""
     attrs = [("id", message.id), ("from", message.sender), ("kind", message.kind)]
     if message.reply_to:
         attrs.append(("reply_to", message.reply_to))
@@ -47,7 +48,7 @@ def letter(message: Message, note: str | None = None) -> str:
             body.append(f"{key}: {_escaped(str(message.data[key]))}")
     if note:
         body.append(f"(note: {note})")
-    how = _HOW_TO_ANSWER.get(message.kind)
+    how = _HOW_TO_ANSWER.get(message.kind) if answered else None
     if how is not None:
         body.append(how.format(sender=message.sender, id=message.id))
     return f"<{TAG} {head}>\n" + "\n".join(body) + f"\n</{TAG}>"

@@ -138,7 +138,7 @@ class TeamLink:
         fields = {**known.model_dump(), **self._published, "name": self.member}
         self.store.put_member(Member.model_validate(fields))
         self.warn(
-            f"team {self.team!r}'s roster in {self.store.url} had lost {self.member}: its "
+            f"the roster of team {self.team!r} in {self.store.url} had lost {self.member}: its "
             "record written again"
         )
 

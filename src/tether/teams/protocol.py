@@ -86,6 +86,10 @@ class Received:
     """A late reply, a reply to nothing this member asked, a rejected plan..."""
     answers: Message | None = None
     """The request this message replies to, when it is matched to one."""
+    obeyed: bool = True
+    """False for a request or reply its sender may not send (a shutdown asked, a plan
+    approved, by another than the lead): delivered with a note saying so, owed no answer,
+    changing nothing."""
 
 
 @dataclass
@@ -270,6 +274,13 @@ class MemberProtocol:
 
     def _incoming(self, message: Message, now: float) -> Received:
         kind = message.kind
+        if kind in LEAD_ONLY and message.sender != self.lead:
+            return Received(
+                message,
+                note=f"only the team lead ({self.lead}) sends a {kind}: this one from "
+                f"{message.sender} is not obeyed and needs no answer",
+                obeyed=False,
+            )
         if kind in REQUESTS:
             if message.id in self.owed or message.id in self.answered:
                 return Received(message)  # a redelivery
@@ -296,6 +307,13 @@ class MemberProtocol:
                 message,
                 note=f"it replies to request {asked_id or '(none named)'}, which "
                 f"{self.name} did not send or has had its reply to already",
+            )
+        if request.recipient not in ("*", message.sender):
+            return Received(
+                message,
+                note=f"it replies to request {asked_id}, which {self.name} sent to "
+                f"{request.recipient}, not to {message.sender}: not taken as its answer",
+                obeyed=False,
             )
         cause = f"{message.kind} to {asked_id} from {message.sender}"
         note: str | None = None

@@ -181,7 +181,7 @@ class Teammate:
                 continue  # already on its way into the session
             self._unacked[message.id] = delivery
             received = self.link.protocol.incoming(message, now)
-            texts.append(letter(message, received.note))
+            texts.append(letter(message, received.note, answered=received.obeyed))
             if message.kind == INVALID_KIND:
                 self.say(f"{message.id}: {received.note}")
             elif message.kind != "idle_notification":
