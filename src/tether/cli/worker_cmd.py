@@ -67,7 +67,8 @@ def main(argv: list[str]) -> int:
             settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
         )
         choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-        store = open_task_store(choice.store_url, project=project, team=choice.team)
+        # a store named by URL must exist: a mistyped path is not made into an empty board
+        store = open_task_store(choice.store_url, project=project, team=choice.team, existing=True)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
     say_reaped(tether_home())  # a worker killed here before left commands running?
