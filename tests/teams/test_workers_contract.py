@@ -204,7 +204,7 @@ def test_a_worktrees_preflight_warnings_are_shown_and_recorded(
     code, out, err = finish(start_worker(repo, "--until-idle", "--worktrees"))
     assert code == 0, err
     warning = "the main worktree has 1 uncommitted change(s) (a.txt): task 1's worktree starts"
-    assert f"#1: warning: {warning}" in out
+    assert f"preparing #1: warning: {warning}" in out
     task = tasks_of(repo)[0]
     assert f"Worktree warnings:\n- {warning}" in task["result"]
     assert task["metadata"]["run"]["worktree"]["warnings"][0].startswith(warning)
