@@ -49,3 +49,15 @@ def test_an_empty_team_or_subject_is_refused(repo: Path) -> None:
     )
     listed = run_cli_process(["tasks", "list"], cwd=repo)
     assert "No tasks in team 'default'" in listed.stdout
+
+
+def test_a_team_that_cannot_name_branches_is_refused_when_adding(repo: Path) -> None:
+    """As `tether worker --worktrees` refuses it: not a task no worker could run in a worktree."""
+    done = run_cli_process(["tasks", "add", "x", "--team", "1"], cwd=repo)
+    assert done.exit_code == 2, done.stdout
+    assert done.stderr.startswith(
+        "tether: error: team '1' cannot name task branches and worktrees: use letters, digits"
+    )
+    assert not (repo / ".tether" / "tasks.db").exists()
+    worker = run_cli_process(["worker", "--worktrees", "--team", "1"], cwd=repo)
+    assert "team '1' cannot name task branches and worktrees" in worker.stderr
