@@ -150,10 +150,17 @@ def test_a_task_whose_every_call_was_denied_is_not_completed(
 
     model_env.responder = task_answers(answer)
     add_tasks(repo, [], "clean up")
+    add_tasks(repo, [], "after it", after=["1"])
     code, out, err = finish(start_worker(repo, "--until-idle"))
     assert code == 0, err
     task = tasks_of(repo)[0]
     assert task["status"] == "failed"
+    assert tasks_of(repo)[1]["status"] == "blocked"
+    # --until-idle sums up what it leaves that no worker will run.
+    assert out.rstrip().endswith(
+        "left on the board: 1 failed (#1) and 1 blocked (#2); `tether tasks retry 1` runs a "
+        "failed one again"
+    )
     assert task["error"].startswith(
         "nothing was done: every tool call (2) was denied. The session's answer: all done\n\n"
         "Denied (no rule allowed them; a worker cannot ask):\n- Bash(rm -rf build0): "

@@ -17,7 +17,8 @@ or lost (a Redis board whose data is gone) stops the worker at once, naming it a
 it held (whose work stays committed on its branch). A stop while the store is down does not
 wait for it.
 
-Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store, the settings
+Exit codes: 0 done (`--until-idle`: nothing pending or running; failed and blocked tasks
+left are named in a last line); 2 the store, the settings
 or the repository (`--worktrees`) cannot be used, naming it; 128+N stopped by signal N.
 With `--count N`, the worst of the workers' codes; a worker killed by signal N (SIGKILL, the
 OOM killer) counts as 128+N, and is said when it dies (with the tasks it held, which go back
@@ -194,7 +195,26 @@ async def _serve(
         say(f"stopped after {len(worker.done)} task(s)")
         return _store_failed(failed, worker.held, say, signum=seen[0] if seen else None)
     say(f"stopped after {len(worker.done)} task(s)")
+    if args.until_idle and not seen:
+        _say_left(store, say)
     return 128 + seen[0] if seen else 0
+
+
+def _say_left(store: TaskStore, say: Callable[[str], None]) -> None:
+    """What `--until-idle` leaves on the board that no worker will run: failed and blocked
+    tasks, named, with how to run them again."""
+    try:
+        tasks = store.list()
+    except StoreUnavailable:
+        return
+    failed = [f"#{t.id}" for t in tasks if t.status == "failed"]
+    blocked = [f"#{t.id}" for t in tasks if t.status == "blocked"]
+    if not failed and not blocked:
+        return
+    parts = [f"{len(failed)} failed ({', '.join(failed)})"] if failed else []
+    parts += [f"{len(blocked)} blocked ({', '.join(blocked)})"] if blocked else []
+    retry = f"; `tether tasks retry {failed[0][1:]}` runs a failed one again" if failed else ""
+    say(f"left on the board: {' and '.join(parts)}{retry}")
 
 
 def _store_failed(
