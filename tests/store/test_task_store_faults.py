@@ -121,3 +121,37 @@ def test_a_redis_board_that_lost_its_data_is_said_lost_not_empty(
         raw.close()
         store.close()
         other.close()
+
+
+def test_a_sqlite_file_moved_away_under_an_open_store_is_lost_not_used(tmp_path: Path) -> None:
+    store = open_task_store(None, project=tmp_path)
+    store.create(NewTask(subject="a"))
+    path = default_store_path(tmp_path)
+    path.rename(path.with_name("tasks.db.bak"))
+    for step in (
+        store.list,
+        lambda: store.create(NewTask(subject="b")),
+        lambda: store.claim_next("w"),
+    ):
+        with pytest.raises(StoreLost) as caught:
+            step()
+        assert str(caught.value).startswith(
+            f"the task store {path} was deleted or moved away since this process opened it"
+        )
+    store.close()
+    assert not path.exists()  # not made again either
+
+
+def test_a_sqlite_file_replaced_under_an_open_store_is_lost_not_used(tmp_path: Path) -> None:
+    store = open_task_store(None, project=tmp_path)
+    store.create(NewTask(subject="old"))
+    path = default_store_path(tmp_path)
+    for leftover in path.parent.glob("tasks.db*"):
+        leftover.unlink()
+    fresh = open_task_store(None, project=tmp_path)
+    fresh.create(NewTask(subject="new"))
+    with pytest.raises(StoreLost, match="was replaced by another file since this process"):
+        store.claim_next("w")
+    assert [t.subject for t in fresh.list()] == ["new"]
+    store.close()
+    fresh.close()

@@ -16,12 +16,19 @@ def test_commands_on_existing_tasks_refuse_a_store_that_does_not_exist(repo: Pat
         ["tasks", "retry", "1"],
         ["tasks", "rm", "1"],
         ["board", "--json"],
+        ["worker", "--until-idle"],
+        ["worker"],  # not an empty board waited on for ever
     )
     for argv in commands:
         done = run_cli_process([*argv, "--store", str(missing)], cwd=repo)
         assert done.exit_code == 2, done.stdout
         assert done.stderr.startswith(f"tether: error: no task store at {missing}: nothing was ")
     assert not missing.exists()
+    nested = repo / "no" / "such" / "dir" / "x.db"
+    done = run_cli_process(["worker", "--store", f"sqlite://{nested}"], cwd=repo)
+    assert done.exit_code == 2, done.stdout
+    assert done.stderr.startswith(f"tether: error: no task store at {nested}: nothing was ")
+    assert not (repo / "no").exists()
     added = run_cli_process(["tasks", "add", "first", "--store", str(missing)], cwd=repo)
     assert (added.exit_code, added.stdout) == (0, "1\n")
     listed = run_cli_process(["tasks", "list", "--store", str(missing)], cwd=repo)
@@ -42,3 +49,15 @@ def test_an_empty_team_or_subject_is_refused(repo: Path) -> None:
     )
     listed = run_cli_process(["tasks", "list"], cwd=repo)
     assert "No tasks in team 'default'" in listed.stdout
+
+
+def test_a_team_that_cannot_name_branches_is_refused_when_adding(repo: Path) -> None:
+    """As `tether worker --worktrees` refuses it: not a task no worker could run in a worktree."""
+    done = run_cli_process(["tasks", "add", "x", "--team", "1"], cwd=repo)
+    assert done.exit_code == 2, done.stdout
+    assert done.stderr.startswith(
+        "tether: error: team '1' cannot name task branches and worktrees: use letters, digits"
+    )
+    assert not (repo / ".tether" / "tasks.db").exists()
+    worker = run_cli_process(["worker", "--worktrees", "--team", "1"], cwd=repo)
+    assert "team '1' cannot name task branches and worktrees" in worker.stderr

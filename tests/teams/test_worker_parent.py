@@ -62,3 +62,42 @@ def test_workers_stop_when_their_parent_is_killed(repo: Path, model_env: FakeMod
     assert out.count("back to the board (the parent tether worker is gone)") == 2
     tasks = board(repo, [])["tasks"]
     assert [(t["status"], t["attempts"], t["owner"]) for t in tasks] == [("pending", 0, None)] * 2
+
+
+def test_a_worker_killed_by_a_signal_is_said_by_its_parent(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """SIGKILL (or the OOM killer) of one of `--count N`'s workers: the parent names it, the
+    signal and the task it held, and its exit code is 128+9, not the raw status."""
+    asked = threading.Event()
+    release = threading.Event()
+    calls: list[str] = []
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        calls.append(task_id)
+        if len(calls) == 1:  # the first attempt hangs until its worker is killed
+            asked.set()
+            release.wait(timeout=300)
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "one")
+    parent = start_worker(repo, "--count", "2", "--until-idle", "--lease", "1")
+    try:
+        wait_for(asked.is_set, "the first attempt's model call")
+        owner = board(repo, [])["tasks"][0]["owner"]
+        holder = int(re.fullmatch(r"worker-(\d+)@\S+", owner)[1])  # type: ignore[index]
+        os.kill(holder, signal.SIGKILL)
+    finally:
+        release.set()
+    out, err = parent.communicate(timeout=120)
+    assert parent.returncode == 128 + signal.SIGKILL, (out, err)
+    assert (
+        f"tether worker: {owner} died (SIGKILL), holding task #1 (one): it goes back to the "
+        "board once its lease runs out" in out
+    )
+    assert out.rstrip().endswith(
+        f"tether worker: 1 of 2 worker(s) died by a signal: {owner} (SIGKILL)"
+    )
+    task = board(repo, [])["tasks"][0]
+    assert (task["status"], task["attempts"]) == ("completed", 2)  # taken over by the other

@@ -65,6 +65,39 @@ def test_a_damaged_sqlite_store_stops_the_worker_naming_the_file(
     assert git(repo, "show", "tether/1:work.txt") == "kept"
 
 
+def test_a_sqlite_store_moved_away_stops_the_worker_naming_the_file(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """What the damaged-store message advises (move it away) done under a running worker: it
+    does not go on working on the moved file, unseen by `tether tasks`."""
+    asked = threading.Event()
+    go_on = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        asked.set()
+        go_on.wait(timeout=300)
+        return text(f"done task {task_id}")
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "one", "two")
+    worker = start_worker(repo)  # not --until-idle: it would otherwise wait for ever
+    path = default_store_path(repo)
+    moved = path.with_name("tasks.db.bak")
+    try:
+        wait_for(asked.is_set, "the session to have been asked")
+        path.rename(moved)
+    finally:
+        go_on.set()
+    code, out, err = finish(worker)
+    assert code == 2, (out, err)
+    assert err.count("tether: error: ") == 1
+    assert f"the task store {path} was deleted or moved away since this process opened it" in err
+    assert "was holding task #1 (one): nothing was recorded" in out
+    assert "completed" not in out
+    assert not path.exists()  # not made again
+    assert moved.exists()
+
+
 def test_the_first_stop_is_honoured_while_the_store_is_down(
     repo: Path, model_env: FakeModelServer
 ) -> None:

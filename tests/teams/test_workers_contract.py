@@ -150,10 +150,17 @@ def test_a_task_whose_every_call_was_denied_is_not_completed(
 
     model_env.responder = task_answers(answer)
     add_tasks(repo, [], "clean up")
+    add_tasks(repo, [], "after it", after=["1"])
     code, out, err = finish(start_worker(repo, "--until-idle"))
     assert code == 0, err
     task = tasks_of(repo)[0]
     assert task["status"] == "failed"
+    assert tasks_of(repo)[1]["status"] == "blocked"
+    # --until-idle sums up what it leaves that no worker will run.
+    assert out.rstrip().endswith(
+        "left on the board: 1 failed (#1) and 1 blocked (#2); `tether tasks retry 1` runs a "
+        "failed one again"
+    )
     assert task["error"].startswith(
         "nothing was done: every tool call (2) was denied. The session's answer: all done\n\n"
         "Denied (no rule allowed them; a worker cannot ask):\n- Bash(rm -rf build0): "
@@ -204,7 +211,7 @@ def test_a_worktrees_preflight_warnings_are_shown_and_recorded(
     code, out, err = finish(start_worker(repo, "--until-idle", "--worktrees"))
     assert code == 0, err
     warning = "the main worktree has 1 uncommitted change(s) (a.txt): task 1's worktree starts"
-    assert f"#1: warning: {warning}" in out
+    assert f"preparing #1: warning: {warning}" in out
     task = tasks_of(repo)[0]
     assert f"Worktree warnings:\n- {warning}" in task["result"]
     assert task["metadata"]["run"]["worktree"]["warnings"][0].startswith(warning)

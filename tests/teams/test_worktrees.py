@@ -124,15 +124,40 @@ async def test_a_later_attempt_continues_the_earlier_attempts_unmerged_work(repo
     assert (repo / "a.txt").read_text() == "first attempt\nsecond attempt\n"
 
 
-def test_a_branch_checked_out_elsewhere_is_named_with_where(repo: Path, tmp_path: Path) -> None:
+async def test_a_branch_checked_out_elsewhere_is_left_there_and_the_task_takes_the_next_name(
+    repo: Path, tmp_path: Path
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     git(repo, "worktree", "add", "--quiet", "-b", "tether/4", str(elsewhere))
-    with pytest.raises(WorktreeError) as caught:
-        plan_worktree(repo, "4")
-    assert str(caught.value) == (
-        f"branch tether/4 is checked out in the worktree at {elsewhere}, and git checks a "
-        f"branch out once: switch that worktree to another branch (git -C {elsewhere} switch "
-        f"<other-branch>) or remove it (git worktree remove {elsewhere}), then run the task again"
+    plan = plan_worktree(repo, "4")
+    assert (plan.branch, plan.reuse_branch, plan.continues) == ("tether/4.2", False, False)
+    assert plan.warnings == (
+        f"tether/4 is checked out in {elsewhere} (git checks a branch out once): it is left "
+        "there and this task starts afresh on tether/4.2",
+    )
+    write(elsewhere / "mine.txt", "the user's\n")
+    git(elsewhere, "add", "mine.txt")
+    git(elsewhere, "commit", "--quiet", "-m", "the user's work")
+    users = git(repo, "rev-parse", "tether/4")
+    async with task_worktree(repo, "4") as run:
+        assert run.worktree.branch == "tether/4.2"
+        write(run.worktree.path / "a.txt", "task 4\n")
+    assert git(repo, "show", "tether/4.2:a.txt") == "task 4"
+    assert git(repo, "rev-parse", "tether/4") == users  # the user's branch is untouched
+    assert git(elsewhere, "rev-parse", "--abbrev-ref", "HEAD") == "tether/4"
+
+
+async def test_a_task_branch_checked_out_in_the_main_tree_is_left_there(repo: Path) -> None:
+    git(repo, "switch", "--quiet", "-c", "tether/9")
+    write(repo / "a.txt", "reviewing\n")
+    git(repo, "commit", "--quiet", "-am", "review notes")
+    plan = plan_worktree(repo, "9", team="blue")
+    assert plan.branch == "tether/blue/9"  # another team's names do not collide
+    plan = plan_worktree(repo, "9")
+    assert plan.branch == "tether/9.2"
+    assert plan.warnings == (
+        f"tether/9 is checked out in {repo} (git checks a branch out once): it is left there, "
+        "with its 1 unmerged commit(s), and this task starts afresh on tether/9.2",
     )
 
 

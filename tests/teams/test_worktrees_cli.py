@@ -84,3 +84,16 @@ async def test_clean_leaves_no_empty_directories_behind(repo: Path) -> None:
         "already (`tether tasks show 1 --team alpha` says which; tether worktrees list shows "
         "the task branches)\n"
     )
+
+
+def test_merge_of_a_task_that_is_not_on_the_board_says_so(repo: Path) -> None:
+    added = run_cli_process(["tasks", "add", "one"], cwd=repo)
+    assert added.exit_code == 0, added.stderr
+    missing = worktrees(repo, "merge", "99")
+    assert (missing.exit_code, missing.stdout) == (1, "")
+    assert missing.stderr == (
+        "tether worktrees: no task #99 in team 'default', and no task branch of that name: "
+        "nothing to merge (tether tasks list shows the tasks)\n"
+    )
+    unrun = worktrees(repo, "merge", "1")  # on the board, but it has no branch
+    assert unrun.stderr.startswith("tether worktrees: task 1 has no branch to merge: ")

@@ -23,6 +23,7 @@ from tether.protocol import ConfigError
 from tether.store.task_records import NewTask, StoreUnavailable, Task, TaskStoreError
 from tether.store.task_store import TaskStore, open_task_store
 from tether.teams.board import team_choice
+from tether.teams.records import WorktreeError, task_name
 
 
 def main(argv: list[str]) -> int:
@@ -83,6 +84,11 @@ def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore
         settings_files(project, home=tether_home(), user_home=user_home, start=start)
     )
     choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+    if not existing:  # a task added must be one a worker can run, with --worktrees too
+        try:
+            task_name(choice.team, "1")
+        except WorktreeError as e:
+            raise ConfigError(str(e)) from None
     return open_task_store(choice.store_url, project=project, team=choice.team, existing=existing)
 
 

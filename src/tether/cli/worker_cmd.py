@@ -17,8 +17,12 @@ or lost (a Redis board whose data is gone) stops the worker at once, naming it a
 it held (whose work stays committed on its branch). A stop while the store is down does not
 wait for it.
 
-Exit codes: 0 done (`--until-idle`: nothing pending or running); 2 the store, the settings
+Exit codes: 0 done (`--until-idle`: nothing pending or running; failed and blocked tasks
+left are named in a last line); 2 the store, the settings
 or the repository (`--worktrees`) cannot be used, naming it; 128+N stopped by signal N.
+With `--count N`, the worst of the workers' codes; a worker killed by signal N (SIGKILL, the
+OOM killer) counts as 128+N, and is said when it dies (with the tasks it held, which go back
+to the board once their leases run out) and in a last summary line.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -59,15 +64,9 @@ parent holds. It reads as the end of the file once the parent is gone, however i
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.count > 1:
-        return _run_many(argv, args.count)
-    start = (args.cwd or Path.cwd()).expanduser().resolve()
-    project = project_root(start, user_home=Path.home())
+        return _run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
     try:
-        settings = load_settings(
-            settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
-        )
-        choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-        store = open_task_store(choice.store_url, project=project, team=choice.team)
+        project, choice, store = _open_board(args)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
     say_reaped(tether_home())  # a worker killed here before left commands running?
@@ -80,6 +79,39 @@ def main(argv: list[str]) -> int:
         return _error(str(e))
     finally:
         store.close()
+
+
+def _open_board(args: argparse.Namespace) -> tuple[Path, TeamChoice, TaskStore]:
+    """The project, the team and its store, from the options and settings."""
+    start = (args.cwd or Path.cwd()).expanduser().resolve()
+    project = project_root(start, user_home=Path.home())
+    settings = load_settings(
+        settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
+    )
+    choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+    # a store named by URL must exist: a mistyped path is not made into an empty board
+    store = open_task_store(choice.store_url, project=project, team=choice.team, existing=True)
+    return project, choice, store
+
+
+def _held_by(args: argparse.Namespace, owner: str) -> list[str]:
+    """The tasks `owner` holds on the board (for a worker that died: which go back to the
+    board once their leases run out); none when the board cannot be read."""
+    try:
+        _, _, store = _open_board(args)
+    except (ConfigError, StoreUnavailable):
+        return []
+    try:
+        tasks = store.list()
+    except StoreUnavailable:
+        return []
+    finally:
+        store.close()
+    return [
+        f"task #{t.id} ({t.subject})"
+        for t in tasks
+        if t.status == "in_progress" and t.owner == owner
+    ]
 
 
 async def _serve(
@@ -163,7 +195,26 @@ async def _serve(
         say(f"stopped after {len(worker.done)} task(s)")
         return _store_failed(failed, worker.held, say, signum=seen[0] if seen else None)
     say(f"stopped after {len(worker.done)} task(s)")
+    if args.until_idle and not seen:
+        _say_left(store, say)
     return 128 + seen[0] if seen else 0
+
+
+def _say_left(store: TaskStore, say: Callable[[str], None]) -> None:
+    """What `--until-idle` leaves on the board that no worker will run: failed and blocked
+    tasks, named, with how to run them again."""
+    try:
+        tasks = store.list()
+    except StoreUnavailable:
+        return
+    failed = [f"#{t.id}" for t in tasks if t.status == "failed"]
+    blocked = [f"#{t.id}" for t in tasks if t.status == "blocked"]
+    if not failed and not blocked:
+        return
+    parts = [f"{len(failed)} failed ({', '.join(failed)})"] if failed else []
+    parts += [f"{len(blocked)} blocked ({', '.join(blocked)})"] if blocked else []
+    retry = f"; `tether tasks retry {failed[0][1:]}` runs a failed one again" if failed else ""
+    say(f"left on the board: {' and '.join(parts)}{retry}")
 
 
 def _store_failed(
@@ -186,9 +237,11 @@ def _store_failed(
     return _error(str(e))
 
 
-def _run_many(argv: Sequence[str], count: int) -> int:
+def _run_many(argv: Sequence[str], count: int, *, held_by: Callable[[str], list[str]]) -> int:
     """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
-    process, which passes it on once); the worst exit code."""
+    process, which passes it on once); the worst exit code, a worker killed by signal N
+    counting as 128+N. A worker that dies by a signal (SIGKILL, the OOM killer) is said as it
+    happens, naming the tasks it held, and again in the summary."""
     one = [*_without_count(argv), "--count", "1"]
     watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
     env = {**os.environ, PARENT_FD_ENV: str(watched)}
@@ -202,6 +255,27 @@ def _run_many(argv: Sequence[str], count: int) -> int:
         for _ in range(count)
     ]
     os.close(watched)
+    host = socket.gethostname()
+    deaths: list[str] = []
+
+    def watch(child: subprocess.Popen[bytes]) -> None:
+        code = child.wait()
+        if code >= 0:
+            return
+        owner = f"worker-{child.pid}@{host}"
+        name = _signal_name(-code)
+        deaths.append(f"{owner} ({name})")
+        tasks = held_by(owner)
+        fate = (
+            f"holding {', '.join(tasks)}: it goes back to the board once its lease runs out"
+            if tasks
+            else "holding no task"
+        )
+        print(f"tether worker: {owner} died ({name}), {fate}", flush=True)
+
+    watchers = [threading.Thread(target=watch, args=(c,), daemon=True) for c in children]
+    for watcher in watchers:
+        watcher.start()
 
     def forward(signum: int, _frame: object) -> None:
         for child in children:
@@ -211,12 +285,32 @@ def _run_many(argv: Sequence[str], count: int) -> int:
 
     previous = {s: signal.signal(s, forward) for s in _STOP_SIGNALS}
     try:
-        codes = [child.wait() for child in children]
+        codes = [_exit_code(child.wait()) for child in children]
+        for watcher in watchers:
+            watcher.join()
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         os.close(held)
-    return max(codes, key=lambda code: (code != 0, abs(code)))
+    if deaths:
+        print(
+            f"tether worker: {len(deaths)} of {count} worker(s) died by a signal: "
+            f"{', '.join(deaths)}",
+            flush=True,
+        )
+    return max(codes, key=lambda code: (code != 0, code))
+
+
+def _exit_code(returncode: int) -> int:
+    """A child's exit status as a shell says it: killed by signal N is 128+N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def _parent_pipe() -> int | None:

@@ -11,11 +11,14 @@ from pathlib import Path
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
+from tether.store.task_records import StoreUnavailable, TaskNotFound
+from tether.store.task_store import default_store_path, open_task_store
 from tether.teams.board import team_choice
 from tether.teams.git import GitError
-from tether.teams.records import DEFAULT_TEAM, WorktreeError
+from tether.teams.records import DEFAULT_TEAM, NoTaskBranch, WorktreeError
 from tether.teams.review import (
     BranchState,
+    Merged,
     branch_states,
     clean_worktrees,
     find_overlaps,
@@ -31,13 +34,53 @@ def main(argv: list[str]) -> int:
         if args.command == "list":
             return _list(start)
         if args.command == "merge":
-            merged = merge_task(start, _task_name(start, args))
+            merged = _merge(start, args)
             print(f"merged {merged.branch} into {merged.into} ({merged.commit[:12]})")
             return 0
         return _clean(start)
     except (WorktreeError, GitError, ConfigError) as e:
         print(f"tether worktrees: {e}", file=sys.stderr)
         return 1
+
+
+def _merge(start: Path, args: argparse.Namespace) -> Merged:
+    name = _task_name(start, args)
+    try:
+        return merge_task(start, name)
+    except NoTaskBranch:
+        if not _on_board(start, name):
+            team, _, task_id = name.rpartition("/")
+            raise WorktreeError(
+                f"no task #{task_id} in team {team or DEFAULT_TEAM!r}, and no task branch of "
+                "that name: nothing to merge (tether tasks list shows the tasks)"
+            ) from None
+        raise
+
+
+def _on_board(start: Path, name: str) -> bool:
+    """Whether the task `name` (`<team>/<id>` or a default team's id) is on its board; True
+    when there is no board or it cannot be read (nothing is claimed about the task then)."""
+    team, _, task_id = name.rpartition("/")
+    project = project_root(start, user_home=Path.home())
+    settings = load_settings(
+        settings_files(project, home=tether_home(), user_home=Path.home(), start=start)
+    )
+    choice = team_choice(settings.data, os.environ, team=team or DEFAULT_TEAM)
+    if choice.store_url is None and not default_store_path(project).exists():
+        return True  # no board to ask (and none made here to look): nothing is claimed
+    try:
+        store = open_task_store(choice.store_url, project=project, team=choice.team, existing=True)
+    except StoreUnavailable:
+        return True
+    try:
+        store.get(task_id)
+    except TaskNotFound:
+        return False
+    except StoreUnavailable:
+        return True
+    finally:
+        store.close()
+    return True
 
 
 def _task_name(start: Path, args: argparse.Namespace) -> str:

@@ -4,17 +4,23 @@ WAL, so readers never wait for a writer; every change in one `BEGIN IMMEDIATE` t
 two processes writing at once are serialised by SQLite's write lock; a schema version per
 store kept in the file's `meta` table, so a file written by a newer tether is refused, not
 misread. The task store and the mailbox store keep their tables in the same file.
+
+The file's identity (device and inode) is taken when it is opened and checked at each
+transaction (one `stat`): a file deleted or moved away under a running process would
+otherwise go on being used through the open descriptor, unseen by everyone else, so that
+raises `StoreLost` instead, as a Redis board whose data is gone does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Generator
 from pathlib import Path
 
-from tether.store.task_records import StoreDamaged, StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a transaction waits for another process's write lock before giving up."""
@@ -51,11 +57,13 @@ class SqliteFile:
             )
         except (OSError, sqlite3.Error) as e:
             raise StoreUnavailable(f"cannot open the {what} {path}: {e}") from None
+        self._identity: tuple[int, int] | None = None
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self._migrate(schema, schema_key, version)
+            self._identity = _identity(path)  # the file exists now: the schema is written
         except sqlite3.DatabaseError as e:
             self.db.close()
             if is_damage(e):
@@ -83,6 +91,7 @@ class SqliteFile:
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                self._check_identity()
                 yield self.db
             except BaseException:
                 if self.db.in_transaction:  # a damaged file may have ended it already
@@ -95,7 +104,22 @@ class SqliteFile:
     def reading(self) -> Generator[sqlite3.Connection]:
         """Statements outside a write transaction (each its own consistent WAL snapshot)."""
         with self._lock:
+            self._check_identity()
             yield self.db
+
+    def _check_identity(self) -> None:
+        """`StoreLost` unless `path` is still the file this connection opened."""
+        if self._identity is None:
+            return  # opening: nothing to compare with yet
+        found = _identity(self.path)
+        if found == self._identity:
+            return
+        how = "deleted or moved away" if found is None else "replaced by another file"
+        raise StoreLost(
+            f"the {self.what} {self.path} was {how} since this process opened it; what it "
+            "held is not where `tether tasks` looks any more, and nothing more is recorded "
+            "in it. Put the file back, or start again on the new one"
+        )
 
     def unavailable(self, e: sqlite3.DatabaseError) -> StoreUnavailable:
         """What a failed statement is said as: `StoreDamaged` when the file is damaged
@@ -107,3 +131,12 @@ class SqliteFile:
     def close(self) -> None:
         with self._lock:
             self.db.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode at `path`, or None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:  # gone, or its folder with it
+        return None
+    return (st.st_dev, st.st_ino)

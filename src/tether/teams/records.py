@@ -38,6 +38,11 @@ class WorktreeError(Exception):
     """Something the user must act on: the message says what happened and what to do."""
 
 
+class NoTaskBranch(WorktreeError):
+    """A task named for a merge has no branch (it committed nothing, its work is merged, or
+    there is no such task: the board tells which)."""
+
+
 class WorktreeBusy(WorktreeError):
     """The task's worktree is held by a live run of another task of the same id (an earlier
     board's, whose run has not ended yet): the task waits for it, uncounted."""

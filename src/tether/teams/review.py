@@ -13,6 +13,7 @@ from tether.teams.git import git_out, identity_args, nul_split, run_git
 from tether.teams.records import (
     BRANCH_PREFIX,
     WORKTREES_DIR,
+    NoTaskBranch,
     WorktreeError,
     WorktreeRecord,
     branch_task,
@@ -197,7 +198,7 @@ def resolve_branch(repo: Path, task_or_branch: str) -> str:
             raise WorktreeError(
                 f"no task branch for {task_or_branch!r} (see tether worktrees list)"
             )
-        raise WorktreeError(
+        raise NoTaskBranch(
             f"task {task_or_branch} has no branch to merge: a task's branch is kept only while "
             "it holds unmerged work, so the task committed nothing, or its work is merged "
             f"already (`{_show_command(task_or_branch)}` says which; "

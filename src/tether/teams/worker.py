@@ -168,7 +168,7 @@ class Worker:
                 worktree_run.commit_message = f"tether task {task.id}: {task.subject}"
                 branch = self._branch = worktree_run.worktree.branch
                 for warning in worktree_run.worktree.warnings:
-                    self.say(f"#{task.id}: warning: {warning}")
+                    self.say(f"preparing #{task.id}: warning: {warning}")  # may be of others
                 ran = await self._session_run(worktree_run.worktree.path, claim, inputs, branch)
                 ran.branch = branch
                 ran.warnings = worktree_run.worktree.warnings

@@ -2,7 +2,7 @@
 other than the default one, `<team>/<task>` in both).
 
 The pre-flight refuses what cannot work (no repository of the project's own, a detached HEAD,
-a branch checked out elsewhere, the task running already) with what to do, warns about what
+the task running already) with what to do, warns about what
 may surprise (a dirty main tree: the task starts from HEAD without those changes), and clears
 what a killed run left (its worktree is committed, then removed; git's records of vanished
 ones pruned).
@@ -10,8 +10,11 @@ ones pruned).
 An existing branch of the task's name: reset to HEAD when it holds no unmerged work (an empty
 or merged earlier attempt); otherwise the new attempt continues it (checked out at its tip,
 its commits kept), so that a retried task carries on from its earlier work and its branch
-stays one unit to merge. A worktree whose holder's claim has lapsed (the store gave the task
-to a newer claim: `fence`) is taken over in place, whether or not its process still runs.
+stays one unit to merge. A branch of the task's name checked out outside tether (the main
+tree, a worktree of the user's) is left there, and the task starts on the next name
+(`tether/<task>.2`): it never ran, so that is not its failure. A worktree whose holder's
+claim has lapsed (the store gave the task to a newer claim: `fence`) is taken over in place,
+whether or not its process still runs.
 Nothing here deletes a branch with unmerged work, and nothing calls `os.chdir`: every git
 call names its directory.
 """
@@ -101,6 +104,7 @@ def plan_worktree(
     continued. Raises `WorktreeError` saying what
     to do (`RepositoryError` for what stops every task)."""
     name = task_name(team, task_id)
+    retry = f"tether tasks retry {task_id}" + (f" --team {team}" if team != DEFAULT_TEAM else "")
     repo = project_repository(start)
     base_branch = current_branch(repo)
     base = git_out(repo, "rev-parse", "HEAD")
@@ -124,7 +128,9 @@ def plan_worktree(
                 "until that run ends"
             )
         if fence is None or running.branch is None or not running.lapsed_for(name, fence, owner):
-            raise WorktreeError(_checked_out_elsewhere(running.branch or "its worktree", running))
+            raise WorktreeError(
+                _checked_out_elsewhere(running.branch or "its worktree", running, retry)
+            )
         warnings.append(
             f"task {name}'s worktree was held under an earlier claim ({running.locked}), whose "
             "lease is gone: this run takes it over and carries on its work"
@@ -134,7 +140,7 @@ def plan_worktree(
             name, repo, path, running.branch, False, head, base_branch, tuple(warnings),
             continues=True, lock=lock, lapsed=running,
         )  # fmt: skip
-    branch, reuse, note = _choose_branch(repo, name, owner)
+    branch, reuse, note = _choose_branch(repo, name, owner, retry)
     continues = not reuse and branch_exists(repo, branch)
     if continues:
         base = git_out(repo, "rev-parse", branch)
@@ -266,10 +272,14 @@ def ensure_ignored(repo: Path) -> None:
         ignore.write_text("# tether's task worktrees: none of it belongs to this tree\n*\n")
 
 
-def _choose_branch(repo: Path, name: str, owner: str | None) -> tuple[str, bool, str | None]:
+def _choose_branch(
+    repo: Path, name: str, owner: str | None, retry: str
+) -> tuple[str, bool, str | None]:
     """(branch, reset it to HEAD, a note): see the module docstring. With `owner`, a latest
     branch another task made (an earlier board's task of the same id) is left untouched if it
-    holds unmerged work, and the task gets the next name."""
+    holds unmerged work, and the task gets the next name; so does a latest branch checked out
+    outside tether (in the main tree or a worktree of the user's). `retry`: the command that
+    runs the task again, named in errors."""
     attempts = [
         attempt
         for task, attempt in filter(None, map(branch_task, task_branches(repo)))
@@ -291,7 +301,17 @@ def _choose_branch(repo: Path, name: str, owner: str | None) -> tuple[str, bool,
         )
         return fresh, False, note
     if holder is not None:
-        raise WorktreeError(_checked_out_elsewhere(latest, holder))
+        if holder.held_by_live_process():
+            raise WorktreeError(_checked_out_elsewhere(latest, holder, retry))
+        # Checked out by someone (the main tree, a worktree of theirs): git checks a branch
+        # out once, so the task takes the next name rather than fail without having run.
+        fresh = attempt_branch(name, max(attempts) + 1)
+        kept = f", with its {work} unmerged commit(s)," if work else ""
+        note = (
+            f"{latest} is checked out in {holder.path} (git checks a branch out once): it is "
+            f"left there{kept} and this task starts afresh on {fresh}"
+        )
+        return fresh, False, note
     if work:
         note = (
             f"{latest} holds {work} unmerged commit(s) of an earlier attempt of task {name}: "
@@ -301,7 +321,7 @@ def _choose_branch(repo: Path, name: str, owner: str | None) -> tuple[str, bool,
     return latest, True, None
 
 
-def _checked_out_elsewhere(branch: str, record: WorktreeRecord) -> str:
+def _checked_out_elsewhere(branch: str, record: WorktreeRecord, retry: str) -> str:
     if record.held_by_live_process():
         pid, host = record.holder() or (0, "")
         return f"{branch} is in use: its task runs in pid {pid} on {host} (worktree {record.path})"
@@ -309,7 +329,7 @@ def _checked_out_elsewhere(branch: str, record: WorktreeRecord) -> str:
         f"branch {branch} is checked out in the worktree at {record.path}, and git checks a "
         f"branch out once: switch that worktree to another branch "
         f"(git -C {record.path} switch <other-branch>) or remove it "
-        f"(git worktree remove {record.path}), then run the task again"
+        f"(git worktree remove {record.path}), then run the task again ({retry})"
     )
 
 
