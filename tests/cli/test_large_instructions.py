@@ -97,7 +97,7 @@ def test_a_window_too_small_for_the_prompt_names_it_once(
         fake_model.script(reply(text("first " * 3000)))
         assert tether("-p", "start " * 3000).exit_code == 0
     sent = len(fake_model.requests)
-    small = '{"contextWindow": 7000}'
+    small = '{"contextWindow": 4000}'
     fake_model.script(reply(text("hello")))
     result = tether("-p", "hi", "--settings", small, *(["-c"] if resume else []))
     assert result.exit_code == 1
@@ -105,5 +105,5 @@ def test_a_window_too_small_for_the_prompt_names_it_once(
     assert result.stderr.count("leave too little room") == 1, result.stderr
     assert "the system prompt (about " in result.stderr
     assert "tools' definitions (about " in result.stderr
-    assert "7,000-token context window" in result.stderr
+    assert "4,000-token context window" in result.stderr
     assert "newest exchange" not in result.stderr

@@ -52,7 +52,8 @@ async def test_project_and_plugin_commands_and_skills_are_expanded(
     assert "Say PLUGIN-77 to bob" in sent[1]
     assert "Tidy SKILL-BODY-5 for the desk." in sent[2]
     assert sent[3] == "/nowhere at all"  # names no command: a prompt as it is
-    assert "Say PLUGIN-77 to cy" in sent[4]  # a plugin's command by its own name
+    # A plugin's command is only ever `/plugin:name`, as in Claude Code: a bare name is a prompt.
+    assert sent[4] == "/greet cy"
     [init] = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
     assert {"hello", "myplug:greet", "tidy-up", "compact"} <= set(init.data["slash_commands"])
     sdk.assert_lines_parse()

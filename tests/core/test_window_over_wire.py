@@ -227,3 +227,25 @@ def test_megabytes_in_one_block_are_refused_once_at_most_live_or_resumed(
     third = tether("-c", "-p", "still?", "--model", model)
     assert third.exit_code == 0, third.stderr
     assert len(fake_model.rejections) == refused
+
+
+@pytest.mark.usefixtures("small_window")
+@pytest.mark.parametrize("model", WIRES)
+def test_a_summary_bigger_than_the_window_is_cut_not_taken_for_the_prompt(
+    fake_model: FakeModelServer, tether: Run, model: str
+) -> None:
+    # Compacted mid-turn, the summary is merged before the turn's prompt: the summary is
+    # tether's and may be cut; the prompt it stands beside is not, and is not too long.
+    long_summary = "Summary: " + "what was done, at length. " * 6000  # ~150k characters
+    big_usage = {"input_tokens": WINDOW - 500}
+    fake_model.script(
+        reply(tool_use("Bash", command="echo one")),
+        reply(tool_use("Bash", command="echo two"), usage=big_usage),
+        reply(text(long_summary)),
+        reply(text("carried on")),
+    )
+    result = tether("-p", "work", "--model", model, "--permission-mode", "bypassPermissions")
+    assert (result.exit_code, result.stdout) == (0, "carried on\n"), result.stderr
+    after = fake_model.requests[-1]
+    assert "what was done, at length" in str(after.messages())
+    assert _cut(after)

@@ -40,21 +40,21 @@ asyncio.run(main())
 
 
 def test_ctrl_c_commits_the_work_and_removes_the_worktree(repo: Path) -> None:
-    proc = subprocess.Popen(
+    with subprocess.Popen(  # its pipes closed whatever happens: no leak into later tests
         [sys.executable, "-c", WORKER, str(repo)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "ready\n"
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline() == "ready\n"
+            proc.send_signal(signal.SIGINT)
+            _, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     assert "KeyboardInterrupt" in stderr
     assert not (repo / ".tether/worktrees/s1").exists()
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1

@@ -69,14 +69,5 @@ async def expand_slash_prompt(session: Session, prompt: str) -> str:
             return skill_message(skill, args)
         except SkillError as exc:
             raise ConfigError(str(exc)) from None
-    command = session.commands.get(name[1:]) or _unqualified(session, name[1:])
+    command = session.commands.get(name[1:])  # a plugin's only as `/plugin:name`
     return await command(args) if command is not None else prompt
-
-
-def _unqualified(session: Session, name: str) -> PromptCommand | None:
-    """A plugin's command by its own name (`/greet` for `/myplug:greet`), as Claude Code finds
-    it, when exactly one plugin has a command of that name."""
-    if ":" in name:
-        return None
-    found = [c for key, c in session.commands.items() if key.rsplit(":", 1)[-1] == name]
-    return found[0] if len(found) == 1 else None

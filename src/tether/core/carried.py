@@ -63,6 +63,17 @@ def left_out_note(count: int) -> TextBlock:
     return TextBlock(text=_LEFT_OUT_NOTE.format(count=count))
 
 
+def is_compaction_text(text: str) -> bool:
+    """Whether a text block is one a compaction wrote into the first message after it (the
+    summary, a carried earlier prompt, the note of those left out, the plan state): tether's
+    stand-in for earlier turns, which may be cut to fit, unlike the prompt it precedes."""
+    return (
+        SUMMARY_MARK in text
+        or text.startswith((EARLIER_PROMPT_MARK, PLAN_MARK))
+        or _LEFT_OUT_PATTERN.match(text) is not None
+    )
+
+
 def user_prompts(messages: Sequence[Message]) -> tuple[list[str], int]:
     """The user's own words, in order: text blocks of user messages, without tether's
     reminders; prompts carried by an earlier compaction are carried again, its summary not.

@@ -24,11 +24,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from tether.core.carried import is_compaction_text
 from tether.core.compaction import recent_part
 from tether.core.message_size import ASSUMED_CHARS_PER_TOKEN, message_chars
 from tether.core.shrink import shrink_to_fit
 from tether.models.base import ModelRequest
-from tether.protocol import HarnessError, Message, ModelError, ToolResultBlock, Usage
+from tether.protocol import HarnessError, Message, ModelError, TextBlock, ToolResultBlock, Usage
 
 PROMPT_TOO_LONG = "Prompt is too long"
 """How Claude Code begins its error for a prompt past the window (SDK programs look for it)."""
@@ -175,8 +176,10 @@ def fitted(
     room = sizer.budget_chars(request, FILL * window) - reserve_chars  # for the messages
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
     budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
+    if room <= 0:  # the system prompt and tools alone: no cut of the messages can help
+        raise _does_not_fit(request, sizer, window)
     at = turn_prompt(request.messages)
-    if at is not None and sizer.message_size(request.messages[at]) > room:
+    if at is not None and sizer.message_size(_prompt_part(request.messages[at])[1]) > room:
         if not sizer.calibrated:
             return request
         raise PromptTooLong(sizer.tokens(request), window)
@@ -261,10 +264,28 @@ def turn_prompt(messages: Sequence[Message]) -> int | None:
 def _shrink_except(
     messages: Sequence[Message], at: int | None, size: Callable[[Message], int], budget: int
 ) -> tuple[tuple[Message, ...], bool]:
-    """`shrink_to_fit`, the message at `at` (the turn's prompt) kept whole."""
+    """`shrink_to_fit`, the turn's prompt (the message at `at`) kept whole; what a compaction
+    put before it in that message (its summary, carried prompts) is cut like the rest."""
     if at is None:
         return shrink_to_fit(messages, size, budget)
-    kept = messages[at]
-    others = [*messages[:at], *messages[at + 1 :]]
+    ours, kept = _prompt_part(messages[at])
+    others = [*messages[:at], *([ours] if ours is not None else []), *messages[at + 1 :]]
     shrunk, fits = shrink_to_fit(others, size, budget - size(kept))
+    if ours is not None:  # the stand-in, cut, back in front of the prompt
+        kept = Message(role=kept.role, content=(*shrunk[at].content, *kept.content))
+        shrunk = (*shrunk[:at], *shrunk[at + 1 :])
     return (*shrunk[:at], kept, *shrunk[at:]), fits
+
+
+def _prompt_part(message: Message) -> tuple[Message | None, Message]:
+    """`message` split into the blocks a compaction wrote at its head (None if none) and the
+    rest: the prompt itself."""
+    head = 0
+    for block in message.content:
+        if not (isinstance(block, TextBlock) and is_compaction_text(block.text)):
+            break
+        head += 1
+    if head == 0:
+        return None, message
+    ours = Message(role=message.role, content=message.content[:head])
+    return ours, Message(role=message.role, content=message.content[head:])
