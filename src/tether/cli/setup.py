@@ -23,6 +23,7 @@ from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
+from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
 from tether.cli.model_options import (
     idle_limits,
@@ -317,6 +318,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(
             f"no earlier session in {workspace} to continue: this is a new one"
         )
+    attach_ledger(session, home=home, env=env, info=resolved.info)
     agent.inputs.append(lambda: background_notices(tool_context))
     if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
         known = instructions.current.files

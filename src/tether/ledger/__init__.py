@@ -1,0 +1,22 @@
+"""The cost ledger: every model call, tool call, subagent, task and session, priced, in one
+SQLite file under tether's home."""
+
+from tether.ledger.db import LedgerError, LedgerFile, ledger_path
+from tether.ledger.meter import CHARS_PER_TOKEN, ConversationMeter, Rates
+from tether.ledger.recorder import LedgerRecorder
+from tether.ledger.report import GROUPINGS, Grouping, Line, breakdown, parse_since
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "GROUPINGS",
+    "ConversationMeter",
+    "Grouping",
+    "LedgerError",
+    "LedgerFile",
+    "LedgerRecorder",
+    "Line",
+    "Rates",
+    "breakdown",
+    "ledger_path",
+    "parse_since",
+]

@@ -1,0 +1,191 @@
+"""What each model call and each tool call cost one conversation (pure: no I/O).
+
+A model call is priced by kind: plain input, cache reads, cache writes and output, each at
+its own rate. A tool call's cost is what it made the session pay:
+
+    cost(call) = output_rate * O / k
+               + sum over every later request r of
+                 read_rate * t_read(r) + write_rate * t_write(r) + input_rate * t_plain(r)
+
+- `O / k`: the output tokens of the reply that asked for the call, shared equally between
+  its `k` calls (what the model spent writing them).
+- `t_*(r)`: the tokens the call's result took up in request `r`, split by how `r` was billed.
+  A request's prompt is billed in order: its first `cache_read` tokens as cache reads, the next
+  `cache_write` as cache writes, the rest (`input`) as plain input (tools, system, then the
+  messages: a cache covers a prefix). A result's place in the prompt is counted from the end:
+  it ends where the estimated tokens of everything after it begin (`P - after`, `P` the
+  prompt's tokens) and starts its own size earlier; the part of that span inside each billed
+  range is billed at that range's rate. Counting from the end needs no estimate of the
+  tools and system prompt, which come first.
+- A block's size is estimated as its characters over `CHARS_PER_TOKEN` (rounded up), as no
+  tokenizer is at hand: a result's content (an image in it `IMAGE_TOKENS`), a text's or a
+  thought's text, a call's name and its input as JSON (`json.dumps`, default separators);
+  spans are clipped to the prompt.
+- A compaction takes the earlier messages out of the prompt: their results cost nothing in
+  the requests after it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from tether.protocol import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1600
+_M = 1_000_000
+
+
+@dataclass(frozen=True)
+class Rates:
+    """US dollars per million tokens, by how the tokens were billed."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_write: float = 0.0
+    cache_read: float = 0.0
+
+
+@dataclass
+class Billed:
+    """Prompt tokens by how they were billed, and what they cost."""
+
+    input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    input_cost: float = 0.0
+    cache_read_cost: float = 0.0
+    cache_write_cost: float = 0.0
+
+    @property
+    def cost(self) -> float:
+        return self.input_cost + self.cache_read_cost + self.cache_write_cost
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A tool call a reply asked for, with its share of the reply's output."""
+
+    call_id: str
+    tool: str
+    output_tokens: float
+    output_cost: float
+
+
+@dataclass(frozen=True)
+class Charged:
+    """One model call: its usage, its cost by kind, the calls it asked for, and what each
+    earlier tool result in its prompt cost in it (by call id)."""
+
+    usage: Usage
+    prompt: Billed
+    output_cost: float
+    asked: tuple[Asked, ...]
+    results: dict[str, Billed]
+
+    @property
+    def cost(self) -> float:
+        return self.prompt.cost + self.output_cost
+
+
+@dataclass
+class _Segment:
+    tokens: int
+    call_id: str | None = None
+    """The call a tool result answers; None for any other block."""
+
+
+def block_tokens(block: ContentBlock) -> int:
+    """A block's estimated size in a prompt (see the module's docstring)."""
+    match block:
+        case ToolResultBlock(content=content, images=images):
+            return math.ceil(len(content) / CHARS_PER_TOKEN) + IMAGE_TOKENS * len(images)
+        case TextBlock(text=text):
+            return math.ceil(len(text) / CHARS_PER_TOKEN)
+        case ThinkingBlock(thinking=thought):
+            return math.ceil(len(thought) / CHARS_PER_TOKEN)
+        case ToolUseBlock(name=name, input=arguments):
+            chars = len(name) + len(json.dumps(arguments, ensure_ascii=False))
+            return math.ceil(chars / CHARS_PER_TOKEN)
+        case ImageBlock():
+            return IMAGE_TOKENS
+        case _:
+            return 0
+
+
+def _split(start: int, end: int, read: int, written: int) -> tuple[int, int, int]:
+    """The tokens of the span [start, end) billed as cache reads, cache writes and plain."""
+    in_read = max(0, min(end, read) - start)
+    in_write = max(0, min(end, read + written) - max(start, read))
+    plain = max(0, end - max(start, read + written))
+    return in_read, in_write, plain
+
+
+@dataclass
+class ConversationMeter:
+    """Follows one agent's conversation message by message and prices each reply's request."""
+
+    _segments: list[_Segment] = field(default_factory=list[_Segment])
+
+    def add(self, message: Message) -> None:
+        """A message that entered the conversation without a model call of its own (results,
+        a prompt, a reply kept from an interrupted stream)."""
+        for block in message.content:
+            call_id = block.tool_use_id if isinstance(block, ToolResultBlock) else None
+            self._segments.append(_Segment(block_tokens(block), call_id))
+
+    def compacted(self) -> None:
+        """The earlier conversation was replaced by a summary."""
+        self._segments.clear()
+
+    def reply(self, message: Message, usage: Usage, rates: Rates) -> Charged:
+        """Price the request that got `message` (everything added so far), then add it."""
+        read, written = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+        prompt_tokens = usage.context_tokens
+        results: dict[str, Billed] = {}
+        after = 0
+        for segment in reversed(self._segments):
+            end = max(0, prompt_tokens - after)
+            after += segment.tokens
+            if segment.call_id is None or end == 0:
+                continue
+            in_read, in_write, plain = _split(max(0, end - segment.tokens), end, read, written)
+            billed = results.setdefault(segment.call_id, Billed())
+            billed.cache_read_tokens += in_read
+            billed.cache_write_tokens += in_write
+            billed.input_tokens += plain
+            billed.cache_read_cost += in_read * rates.cache_read / _M
+            billed.cache_write_cost += in_write * rates.cache_write / _M
+            billed.input_cost += plain * rates.input / _M
+        calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
+        output_cost = usage.output_tokens * rates.output / _M
+        asked = tuple(
+            Asked(
+                call.id,
+                call.name,
+                usage.output_tokens / len(calls),
+                output_cost / len(calls),
+            )
+            for call in calls
+        )
+        prompt = Billed(
+            usage.input_tokens,
+            read,
+            written,
+            usage.input_tokens * rates.input / _M,
+            read * rates.cache_read / _M,
+            written * rates.cache_write / _M,
+        )
+        self.add(message)
+        return Charged(usage, prompt, output_cost, asked, results)

@@ -1,0 +1,226 @@
+"""`LedgerRecorder`: a session's events written into the ledger as they are emitted.
+
+An observer of the session (`Session.observers`): every model call of the session and of its
+subagents (their `SubagentMessage`s), every tool call with its cost (see `meter.py`), each
+subagent, under the session's id and, for a worker, its task's id. A ledger that cannot be
+written is said once (`warn`) and left alone: the session goes on unrecorded.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from tether.ledger.db import LedgerFile
+from tether.ledger.meter import Charged, ConversationMeter, Rates
+from tether.protocol import (
+    ContextCompacted,
+    Event,
+    Message,
+    MessageCompleted,
+    SubagentFinished,
+    SubagentMessage,
+    SubagentStarted,
+    ToolFinished,
+    ToolResultBlock,
+)
+
+RatesFor = Callable[[str], Rates]
+"""A model id's prices (zero when unknown)."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class LedgerRecorder:
+    """Records one session (`agent_id` its own agent: "main", or a teammate's name)."""
+
+    def __init__(
+        self,
+        ledger: LedgerFile,
+        *,
+        session_id: str,
+        rates_for: RatesFor,
+        warn: Callable[[str], None],
+        task_id: str | None = None,
+        agent_id: str = "main",
+    ) -> None:
+        self.ledger = ledger
+        self.session_id, self.task_id, self.agent_id = session_id, task_id, agent_id
+        self._rates_for = rates_for
+        self._warn = warn
+        self._meters: dict[str, ConversationMeter] = {}
+        self._durations: dict[str, int] = {}
+        self.failed: str | None = None
+        """Why recording stopped, once it has."""
+
+    def started(self, model: str, cwd: str, messages: Sequence[Message] = ()) -> None:
+        """The session's own row (kept from the first start when it is resumed), and the
+        conversation it resumes (its results go on costing in the requests to come)."""
+        meter = self._meter(self.agent_id)
+        for message in messages:
+            meter.add(message)
+        self._write(
+            lambda db: db.execute(
+                "INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?, ?)",
+                (self.session_id, now(), model, cwd, self.task_id),
+            )
+        )
+
+    def observe(self, event: Event) -> None:
+        """Record what `event` says; anything else is ignored."""
+        if self.failed is not None:
+            return
+        match event:
+            case MessageCompleted():
+                self._message(self.agent_id, event)
+            case SubagentMessage(agent_id=agent_id, completed=completed):
+                self._message(agent_id, completed)
+            case ToolFinished(call_id=call_id, duration_ms=duration_ms):
+                self._durations[call_id] = duration_ms
+            case ContextCompacted():
+                self._meter(self.agent_id).compacted()
+            case SubagentStarted():
+                self._write(
+                    lambda db: db.execute(
+                        "INSERT OR IGNORE INTO subagents VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+                        (
+                            self.session_id,
+                            event.agent_id,
+                            event.call_id,
+                            event.agent_type,
+                            now(),
+                            self.task_id,
+                        ),
+                    )
+                )
+            case SubagentFinished():
+                self._write(
+                    lambda db: db.execute(
+                        "UPDATE subagents SET status = ?, duration_ms = ? "
+                        "WHERE session_id = ? AND agent_id = ?",
+                        (event.status, event.duration_ms, self.session_id, event.agent_id),
+                    )
+                )
+            case _:
+                pass
+
+    def _meter(self, agent_id: str) -> ConversationMeter:
+        meter = self._meters.get(agent_id)
+        if meter is None:
+            meter = self._meters[agent_id] = ConversationMeter()
+        return meter
+
+    def _message(self, agent_id: str, event: MessageCompleted) -> None:
+        meter = self._meter(agent_id)
+        message = event.message
+        if message.role == "assistant" and event.usage is not None:
+            model = event.model or "unknown"
+            charged = meter.reply(message, event.usage, self._rates_for(model))
+            self._write(lambda db: self._charge(db, agent_id, model, charged))
+            return
+        meter.add(message)
+        finished = [b for b in message.content if isinstance(b, ToolResultBlock)]
+        if finished:
+            rows = [
+                (
+                    int(b.is_error),
+                    self._durations.pop(b.tool_use_id, 0),
+                    self.session_id,
+                    agent_id,
+                    b.tool_use_id,
+                )
+                for b in finished
+            ]
+            self._write(
+                lambda db: db.executemany(
+                    "UPDATE tool_calls SET is_error = ?, duration_ms = ? "
+                    "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
+                    rows,
+                )
+            )
+
+    def _charge(self, db: sqlite3.Connection, agent_id: str, model: str, charged: Charged) -> None:
+        at = now()
+        usage, prompt = charged.usage, charged.prompt
+        db.execute(
+            "INSERT INTO model_calls (at, session_id, agent_id, task_id, model, input_tokens, "
+            "cache_read_tokens, cache_write_tokens, output_tokens, input_cost, cache_read_cost, "
+            "cache_write_cost, output_cost, cost) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                at,
+                self.session_id,
+                agent_id,
+                self.task_id,
+                model,
+                usage.input_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
+                usage.output_tokens,
+                prompt.input_cost,
+                prompt.cache_read_cost,
+                prompt.cache_write_cost,
+                charged.output_cost,
+                charged.cost,
+            ),
+        )
+        if charged.results:
+            db.executemany(
+                "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
+                "cache_read_tokens = cache_read_tokens + ?, "
+                "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
+                "cache_read_cost = cache_read_cost + ?, cache_write_cost = cache_write_cost + ? "
+                "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
+                [
+                    (
+                        b.input_tokens,
+                        b.cache_read_tokens,
+                        b.cache_write_tokens,
+                        b.input_cost,
+                        b.cache_read_cost,
+                        b.cache_write_cost,
+                        self.session_id,
+                        agent_id,
+                        call_id,
+                    )
+                    for call_id, b in charged.results.items()
+                ],
+            )
+        if charged.asked:
+            db.executemany(
+                "INSERT OR IGNORE INTO tool_calls (session_id, call_id, at, agent_id, task_id, "
+                "tool, model, output_tokens, output_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        self.session_id,
+                        a.call_id,
+                        at,
+                        agent_id,
+                        self.task_id,
+                        a.tool,
+                        model,
+                        a.output_tokens,
+                        a.output_cost,
+                    )
+                    for a in charged.asked
+                ],
+            )
+
+    def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
+        if self.failed is not None:
+            return
+        try:
+            with self.ledger.transaction() as db:
+                change(db)
+        except sqlite3.Error as e:
+            self._stop(self.ledger.unusable(e))
+
+    def _stop(self, why: str) -> None:
+        self.failed = why
+        self._warn(f"{why}; this session's costs are no longer recorded")
+
+    def close(self) -> None:
+        self.ledger.close()

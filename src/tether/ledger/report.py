@@ -1,0 +1,105 @@
+"""What `tether cost` and `/cost` show: the ledger's spend grouped one way."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Literal, get_args
+
+from tether.ledger.db import LedgerError, LedgerFile
+
+Grouping = Literal["tool", "model", "session", "task", "agent", "day"]
+GROUPINGS: tuple[Grouping, ...] = get_args(Grouping)
+
+_KEYS: dict[Grouping, str] = {
+    "tool": "tool",
+    "model": "model",
+    "session": "session_id",
+    "task": "COALESCE(task_id, '(none)')",
+    "agent": "agent_id",
+    "day": "substr(at, 1, 10)",
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One group: how many calls, the tokens by kind, and what they cost."""
+
+    key: str
+    calls: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: float
+    cost_usd: float
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_since(text: str) -> str:
+    """A `--since` date (YYYY-MM-DD) or time (ISO 8601, UTC when no offset is given) as the
+    ledger's timestamps compare; `ValueError` says what is expected."""
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text).isoformat()
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"--since {text!r}: expected a date (2026-12-01) or a time (2026-12-01T09:30)"
+        ) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds")
+
+
+def breakdown(
+    ledger: LedgerFile,
+    by: Grouping,
+    *,
+    since: str | None = None,
+    session_id: str | None = None,
+) -> list[Line]:
+    """The spend grouped `by` one of `GROUPINGS`, most expensive first. Tools are grouped
+    from their calls (each call's cost, see `meter.py`); everything else from model calls."""
+    if by not in _KEYS:
+        raise LedgerError(f"cannot group by {by!r}: one of {', '.join(GROUPINGS)}")
+    where, parameters = _filters(since, session_id)
+    if by == "tool":
+        sql = (
+            "SELECT tool, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
+            "SUM(cache_write_tokens), SUM(output_tokens), "
+            "SUM(output_cost + input_cost + cache_read_cost + cache_write_cost) "
+            f"FROM tool_calls {where} GROUP BY tool"
+        )
+    else:
+        sql = (
+            f"SELECT {_KEYS[by]}, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
+            "SUM(cache_write_tokens), SUM(output_tokens), SUM(cost) "
+            f"FROM model_calls {where} GROUP BY 1"
+        )
+    lines = [
+        Line(
+            str(key),
+            int(str(calls)),
+            int(str(plain)),
+            int(str(read)),
+            int(str(written)),
+            float(str(output)),
+            float(str(cost)),
+        )
+        for key, calls, plain, read, written, output, cost in ledger.read(sql, parameters)
+    ]
+    return sorted(lines, key=lambda line: (-line.cost_usd, line.key))
+
+
+def _filters(since: str | None, session_id: str | None) -> tuple[str, tuple[object, ...]]:
+    clauses: list[str] = []
+    parameters: list[object] = []
+    if since is not None:
+        clauses.append("at >= ?")
+        parameters.append(since)
+    if session_id is not None:
+        clauses.append("session_id = ?")
+        parameters.append(session_id)
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), tuple(parameters)
