@@ -98,7 +98,12 @@ class ReplCommands:
         elif name == "/cost":
             ready = await self._session()
             if ready is not None:
-                self.console.print(describe_cost(ready.session), markup=False, highlight=False)
+                from tether.cli.cost_view import session_breakdown
+                from tether.config.settings import tether_home
+
+                spent = session_breakdown(ready.session.session_id, tether_home())
+                text = describe_cost(ready.session, spent)
+                self.console.print(text, markup=False, highlight=False)
         elif name == "/compact":
             from tether.protocol import Compact
 

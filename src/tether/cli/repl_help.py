@@ -23,7 +23,7 @@ KEYS_HINT = "enter send · alt+enter new line · /help · ctrl+d exit"
 HELP_COMMANDS = """\
 Commands
   /help          this help
-  /cost          tokens used and cost of this session
+  /cost          tokens used and cost of this session, by tool and model
   /compact [focus]  summarise the earlier conversation now to free context
   /todos         the model's current plan for the task
   /resume [ID]   continue another session of this project (a list when no id)
@@ -122,8 +122,9 @@ def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> T
     return text
 
 
-def describe_cost(session: Session) -> str:
-    """What /cost prints: the session's token counts and cost so far."""
+def describe_cost(session: Session, breakdown: Sequence[str] = ()) -> str:
+    """What /cost prints: the session's token counts and cost so far, then `breakdown` (the
+    ledger's lines for it)."""
     usage = session.usage
     lines = [
         f"Cost:    ${session.cost_usd:.4f}",
@@ -131,6 +132,7 @@ def describe_cost(session: Session) -> str:
         f" (+{usage.cache_read_input_tokens:,} read from cache,"
         f" {usage.cache_creation_input_tokens:,} written to cache)",
         f"Output:  {usage.output_tokens:,} tokens",
+        *breakdown,
     ]
     return "\n".join(lines)
 

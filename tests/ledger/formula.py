@@ -1,0 +1,100 @@
+"""The ledger's formula written again from its documentation, over the requests as the fake
+server received them (wire format): what the tests expect the ledger to hold."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.testing import RecordedRequest
+
+SONNET = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.2}
+"""claude-sonnet-5-5's list prices per million tokens (the tests' default model)."""
+
+
+@dataclass
+class ToolCost:
+    tool: str
+    output_tokens: float = 0.0
+    input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def cost(self, rates: dict[str, float]) -> float:
+        return (
+            self.output_tokens * rates["output"]
+            + self.input_tokens * rates["input"]
+            + self.cache_read_tokens * rates["cache_read"]
+            + self.cache_write_tokens * rates["cache_write"]
+        ) / 1_000_000
+
+
+@dataclass
+class Expected:
+    calls: dict[str, ToolCost] = field(default_factory=dict[str, ToolCost])
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / 4)
+
+
+def _segments(messages: list[dict[str, Any]]) -> list[tuple[int, str | None]]:
+    out: list[tuple[int, str | None]] = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            out.append((_tokens(len(content)), None))
+            continue
+        for block in content:
+            match block["type"]:
+                case "text":
+                    out.append((_tokens(len(block["text"])), None))
+                case "tool_use":
+                    chars = len(block["name"]) + len(json.dumps(block["input"]))
+                    out.append((_tokens(chars), None))
+                case "tool_result":
+                    inner = block.get("content", "")
+                    if not isinstance(inner, str):
+                        inner = "".join(part.get("text", "") for part in inner)
+                    out.append((_tokens(len(inner)), block["tool_use_id"]))
+                case other:
+                    raise AssertionError(f"a block the reference does not size: {other}")
+    return out
+
+
+def expected_tools(requests: list[RecordedRequest]) -> Expected:
+    """Each tool call's charges over one agent's requests, in order."""
+    expected = Expected()
+    for index, request in enumerate(requests):
+        usage = request.usage
+        assert usage is not None
+        read = usage.get("cache_read_input_tokens", 0)
+        written = usage.get("cache_creation_input_tokens", 0)
+        prompt = usage["input_tokens"] + read + written
+        after = 0
+        for size, call_id in reversed(_segments(request.messages())):
+            end = max(0, prompt - after)
+            after += size
+            if call_id is None or end == 0:
+                continue
+            start = max(0, end - size)
+            charge = expected.calls[call_id]
+            charge.cache_read_tokens += max(0, min(end, read) - start)
+            charge.cache_write_tokens += max(0, min(end, read + written) - max(start, read))
+            charge.input_tokens += max(0, end - max(start, read + written))
+        calls = reply_calls(requests, index)
+        for call_id, name in calls:
+            expected.calls[call_id] = ToolCost(name, usage["output_tokens"] / len(calls))
+    return expected
+
+
+def reply_calls(requests: list[RecordedRequest], index: int) -> list[tuple[str, str]]:
+    """The tool calls of the reply to `requests[index]`, by id and name: that reply is the
+    assistant message the next request adds (none after the last, which ends the turn)."""
+    if index + 1 == len(requests):
+        return []
+    reply = requests[index + 1].messages()[len(requests[index].messages())]
+    assert reply["role"] == "assistant"
+    return [(b["id"], b["name"]) for b in reply["content"] if b["type"] == "tool_use"]

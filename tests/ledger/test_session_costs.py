@@ -1,0 +1,159 @@
+"""A session's model calls and tool calls in the ledger, priced as documented (`meter.py`):
+checked against the formula written again over the requests the fake server received."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
+from tether.testing.cli_runner import CliResult, run_cli_process
+
+from .conftest import cost, cost_json, rows
+from .formula import SONNET, expected_tools
+
+Run = Callable[..., CliResult]
+
+
+def _sizes(request: RecordedRequest) -> list[int]:
+    return [-(-len(result) // 4) for result in request.tool_results()]
+
+
+def test_tool_calls_cost_their_share_of_output_and_their_results_in_every_later_request(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha " * 400)
+    (workspace / "b.txt").write_text("beta " * 120)
+
+    def second(request: RecordedRequest) -> object:
+        # Result A straddles plain input and the cache write; B is all plain input.
+        size_a, size_b = _sizes(request)
+        usage = {
+            "input_tokens": size_b + size_a // 2,
+            "cache_creation_input_tokens": 1000,
+            "cache_read_input_tokens": 4000,
+            "output_tokens": 30,
+        }
+        return reply(tool_use("Bash", command="cat b.txt"), usage=usage)
+
+    fake_model.script(
+        reply(
+            tool_use("Bash", command="cat a.txt"),
+            tool_use("Bash", command="cat b.txt"),
+            usage={"input_tokens": 10, "cache_creation_input_tokens": 3000, "output_tokens": 60},
+        ),
+        second,
+        # A and B now lie in the cache read; the newest result straddles read and write.
+        reply(
+            text("done"),
+            usage={
+                "input_tokens": 3,
+                "cache_creation_input_tokens": 40,
+                "cache_read_input_tokens": 6000,
+                "output_tokens": 8,
+            },
+        ),
+    )
+    result = tether("-p", "read both", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    body = result.json()
+
+    expected = expected_tools(fake_model.requests)
+    assert len(expected.calls) == 3
+    session = body["session_id"]
+    found = rows("tool_calls")
+    assert found == [
+        {
+            "session_id": session,
+            "call_id": call_id,
+            "agent_id": "main",
+            "task_id": None,
+            "tool": charge.tool,
+            "model": "claude-sonnet-5-5",
+            "is_error": 0,
+            "duration_ms": row["duration_ms"],
+            "output_tokens": pytest.approx(charge.output_tokens),
+            "output_cost": pytest.approx(charge.output_tokens * SONNET["output"] / 1e6),
+            "input_tokens": charge.input_tokens,
+            "cache_read_tokens": charge.cache_read_tokens,
+            "cache_write_tokens": charge.cache_write_tokens,
+            "input_cost": pytest.approx(charge.input_tokens * SONNET["input"] / 1e6),
+            "cache_read_cost": pytest.approx(charge.cache_read_tokens * SONNET["cache_read"] / 1e6),
+            "cache_write_cost": pytest.approx(
+                charge.cache_write_tokens * SONNET["cache_write"] / 1e6
+            ),
+        }
+        for (call_id, charge), row in zip(expected.calls.items(), found, strict=True)
+    ]
+    first = found[0]
+    # The case the usage was scripted for: A split between the three rates over two requests.
+    assert first["input_tokens"] > 0 and first["cache_write_tokens"] > 0
+    assert first["cache_read_tokens"] > 0
+
+    calls = rows("model_calls")
+    assert [
+        (c["input_tokens"], c["cache_read_tokens"], c["cache_write_tokens"], c["output_tokens"])
+        for c in calls
+    ] == [
+        (
+            r.usage["input_tokens"],  # type: ignore[index]
+            r.usage.get("cache_read_input_tokens", 0),  # type: ignore[union-attr]
+            r.usage.get("cache_creation_input_tokens", 0),  # type: ignore[union-attr]
+            r.usage["output_tokens"],  # type: ignore[index]
+        )
+        for r in fake_model.requests
+    ]
+    for call in calls:
+        assert call["cost"] == pytest.approx(
+            (
+                call["input_tokens"] * SONNET["input"]
+                + call["cache_read_tokens"] * SONNET["cache_read"]
+                + call["cache_write_tokens"] * SONNET["cache_write"]
+                + call["output_tokens"] * SONNET["output"]
+            )
+            / 1e6
+        )
+    # The ledger's model calls add up to what the session itself reported.
+    assert sum(c["cost"] for c in calls) == pytest.approx(body["total_cost_usd"])
+    assert rows("sessions") == [
+        {
+            "session_id": session,
+            "model": "claude-sonnet-5-5",
+            "cwd": str(workspace.resolve()),
+            "task_id": None,
+        }
+    ]
+
+    by_tool = cost_json("--by", "tool")
+    [bash] = by_tool["lines"]
+    assert (bash["key"], bash["calls"]) == ("Bash", 3)
+    assert bash["cost_usd"] == pytest.approx(
+        sum(charge.cost(SONNET) for charge in expected.calls.values())
+    )
+    by_model = cost_json("--by", "model")
+    assert [(line["key"], line["calls"]) for line in by_model["lines"]] == [
+        ("claude-sonnet-5-5", 3)
+    ]
+    assert by_model["total_usd"] == pytest.approx(body["total_cost_usd"])
+
+
+def test_the_table_and_the_filters(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.script(
+        reply(tool_use("Bash", command="echo hi"), usage={"input_tokens": 50, "output_tokens": 20}),
+        reply(text("ok"), usage={"input_tokens": 80, "output_tokens": 5}),
+    )
+    assert tether("-p", "hi").exit_code == 0
+    table = run_cli_process(["cost", "--by", "day"])  # the real command
+    assert table.exit_code == 0, table.stderr
+    [day] = {row["session_id"] for row in rows("model_calls")}
+    assert "Cost by day" in table.stdout and "█" in table.stdout
+    later = cost_json("--since", "2999-01-01")
+    assert (later["lines"], later["total_usd"]) == ([], 0)
+    assert cost("--since", "2999-01-01").stdout == "nothing recorded since 2999-01-01\n"
+    earlier = cost_json("--since", "2000-01-01T00:00", "--by", "session")
+    assert [line["key"] for line in earlier["lines"]] == [day]
+    bad = cost("--since", "yesterday")
+    assert bad.exit_code == 2
+    assert "--since 'yesterday': expected a date (2026-12-01) or a time" in bad.stderr
