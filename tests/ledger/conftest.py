@@ -20,9 +20,13 @@ def ledger_file() -> Path:
 def rows(table: str, order: str = "rowid") -> list[dict[str, Any]]:
     """The rows of one of the ledger's tables, as dicts, without their timestamps."""
     with sqlite3.connect(ledger_file()) as db:
-        db.row_factory = sqlite3.Row
-        found = db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-    return [{k: row[k] for k in row.keys() if k not in ("at", "started_at")} for row in found]
+        cursor = db.execute(f"SELECT * FROM {table} ORDER BY {order}")
+        names = [column[0] for column in cursor.description]
+        found = cursor.fetchall()
+    return [
+        {k: v for k, v in zip(names, row, strict=True) if k not in ("at", "started_at")}
+        for row in found
+    ]
 
 
 def cost(*argv: str) -> CliResult:

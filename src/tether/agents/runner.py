@@ -72,6 +72,7 @@ class SubagentRunner:
         transcript_for: Callable[[str], Journal | None] = _no_transcript,
         transcript_path: Callable[[str], Path | None] = lambda _agent_id: None,
         resolve_model: ModelResolver | None = None,
+        price_for: Callable[[str], Callable[[Usage], float]] | None = None,
         on_usage: UsageSink | None = None,
         instructions: str = "",
         max_turns: int = DEFAULT_MAX_TURNS,
@@ -92,6 +93,9 @@ class SubagentRunner:
         self.resolve_model = resolve_model
         """A definition's model alias to (model, model id); None runs every subagent on its
         parent's model."""
+        self.price_for = price_for
+        """A model id's prices (as `Agent.price`), for a subagent on another model than its
+        parent's; None prices every subagent as its parent."""
         self.on_usage = on_usage
         """Told of each subagent's usage and cost in USD once it ends, however it ends; by
         default the calling agent's `side_spend` (the session's cost) is."""
@@ -301,7 +305,9 @@ class SubagentRunner:
             compaction=compaction,
             # Alone it may not spend more than the whole session may.
             max_budget_usd=parent.max_budget_usd,
-            price=parent.price,
+            price=parent.price
+            if model_id == parent.model_id or self.price_for is None
+            else self.price_for(model_id),
             locks=parent.locks,
             # Its compaction summaries count where the parent's do (the session's spend).
             side_spend=parent.side_spend,

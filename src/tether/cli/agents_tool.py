@@ -11,10 +11,10 @@ from tether.agents import AgentCatalog, SubagentRunner
 from tether.config.settings import Settings
 from tether.core.recording import SessionRecorder
 from tether.models.base import Model
-from tether.models.catalogue import FAMILIES
+from tether.models.catalogue import FAMILIES, ModelInfo, cost_usd
 from tether.models.idle import IdleLimits
 from tether.models.resolve import ResolvedModel, build_model
-from tether.protocol import ConfigError, HarnessError
+from tether.protocol import ConfigError, HarnessError, Usage
 from tether.store import SessionWriter, subagent_transcript_path
 
 
@@ -32,6 +32,7 @@ class SubagentModels:
         self._parent, self._parent_model, self._resolve = parent, parent_model, resolve
         self._idle = idle
         self._built: dict[str, tuple[Model, str]] = {}
+        self._prices: dict[str, ModelInfo] = {parent.model_id: parent.info}
 
     def __call__(self, spec: str) -> tuple[Model, str]:
         if spec in FAMILIES:  # with another provider than Anthropic: the session's own model
@@ -46,7 +47,13 @@ class SubagentModels:
             except ConfigError as e:
                 raise HarnessError(str(e)) from None
             self._built[spec] = (build_model(resolved, idle=self._idle), resolved.model_id)
+            self._prices[resolved.model_id] = resolved.info
         return self._built[spec]
+
+    def price_for(self, model_id: str) -> Callable[[Usage], float]:
+        """What a call to `model_id` (one these models are) costs, at its own prices."""
+        info = self._prices[model_id]
+        return lambda usage: cost_usd(info, usage)
 
     async def aclose(self) -> None:
         for model, _ in self._built.values():
@@ -79,6 +86,7 @@ def subagent_runner(
         transcript_for=transcript_for,
         transcript_path=lambda agent_id: subagent_transcript_path(transcript, agent_id),
         resolve_model=models,
+        price_for=models.price_for,
         instructions=instructions,
     )
 

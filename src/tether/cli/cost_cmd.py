@@ -9,7 +9,7 @@ import sys
 
 from rich.console import Console
 
-from tether.cli.cost_view import cost_table
+from tether.cli.cost_view import cost_lines, cost_table
 from tether.config.settings import tether_home
 from tether.ledger import GROUPINGS, LedgerError, LedgerFile, breakdown, ledger_path, parse_since
 
@@ -56,5 +56,7 @@ def main(argv: list[str]) -> int:
     if not lines:
         print("nothing recorded" + ("" if since is None else f" since {args.since}"))
         return 0
-    Console(highlight=False).print(cost_table(lines, args.by))
+    console = Console(highlight=False)
+    console.print(cost_table(lines, args.by))
+    console.print("\n".join(cost_lines(lines, "Share of the cost")), markup=False)
     return 0

@@ -23,18 +23,16 @@ def bar(cost: float, most: float, width: int = BAR_WIDTH) -> str:
 
 
 def cost_table(lines: list[Line], by: Grouping) -> Table:
-    """One row per group, most expensive first, with its share as a bar, and the total."""
+    """One row per group, most expensive first, tokens by kind, and the total."""
     table = Table(title=f"Cost by {by}", title_justify="left", show_footer=len(lines) > 1)
     total = sum(line.cost_usd for line in lines)
-    most = max((line.cost_usd for line in lines), default=0.0)
-    table.add_column(by, footer="total")
+    table.add_column(by, footer="total", no_wrap=True)
     table.add_column("calls", justify="right", footer=str(sum(line.calls for line in lines)))
     table.add_column("input", justify="right")
-    table.add_column("cache read", justify="right")
-    table.add_column("cache write", justify="right")
+    table.add_column("cache rd", justify="right")
+    table.add_column("cache wr", justify="right")
     table.add_column("output", justify="right")
-    table.add_column("cost", justify="right", footer=f"${total:.4f}")
-    table.add_column("", no_wrap=True)
+    table.add_column("cost", justify="right", footer=f"${total:.4f}", no_wrap=True)
     for line in lines:
         table.add_row(
             line.key,
@@ -44,7 +42,6 @@ def cost_table(lines: list[Line], by: Grouping) -> Table:
             format_tokens(line.cache_write_tokens),
             format_tokens(round(line.output_tokens)),
             f"${line.cost_usd:.4f}",
-            bar(line.cost_usd, most),
         )
     return table
 
