@@ -16,6 +16,8 @@ from pathlib import Path
 
 BUSY_TIMEOUT_MS = 10_000
 LEDGER_FILE = "ledger.db"
+_DAMAGED_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+"""SQLite's result codes for a file whose contents are damaged or not a database."""
 
 
 class LedgerError(Exception):
@@ -95,6 +97,12 @@ class LedgerFile:
             raise LedgerError(self.unusable(e)) from None
 
     def unusable(self, e: Exception) -> str:
+        """What a failure of the file is said as: what to do about a damaged or foreign one;
+        a passing failure (busy, a full disk) as it is."""
+        code = getattr(e, "sqlite_errorcode", None)
+        damaged = isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
+        if not damaged and not isinstance(e, LedgerError):
+            return f"the cost ledger {self.path} cannot be used: {e}"
         return (
             f"the cost ledger {self.path} is not usable ({e}): move it away to start an empty "
             "one (the costs it holds are then not counted)"

@@ -1,0 +1,61 @@
+"""The meter alone: how a request's billing splits a result's span, and a compaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.ledger import ConversationMeter, LedgerFile, LedgerRecorder, Rates
+from tether.ledger.meter import Billed
+from tether.protocol import Message, MessageCompleted, ToolResultBlock, ToolUseBlock, Usage
+
+RATES = Rates(input=1.0, output=10.0, cache_write=2.0, cache_read=0.5)
+
+
+def _call(call_id: str) -> Message:
+    block = ToolUseBlock(id=call_id, name="Grep", input={"pattern": "x"})
+    return Message(role="assistant", content=(block,))
+
+
+def _result(call_id: str, chars: int) -> Message:
+    return Message(
+        role="user", content=(ToolResultBlock(tool_use_id=call_id, content="r" * chars),)
+    )
+
+
+def test_a_result_straddling_the_three_rates_and_gone_after_a_compaction() -> None:
+    meter = ConversationMeter()
+    meter.add(Message(role="user", content=(ToolResultBlock(tool_use_id="x", content=""),)))
+    asked = meter.reply(_call("a"), Usage(input_tokens=5, output_tokens=30), RATES)
+    assert [(a.call_id, a.tool, a.output_tokens) for a in asked.asked] == [("a", "Grep", 30)]
+    meter.add(_result("a", 400))  # 100 tokens, the newest message: it ends the prompt
+    # Prompt: 1000 tokens = 900 read, 60 written, 40 plain: the result spans 900..1000.
+    usage = Usage(input_tokens=40, cache_creation_input_tokens=60, cache_read_input_tokens=900)
+    charged = meter.reply(Message(role="assistant", content=()), usage, RATES)
+    assert charged.results["a"] == Billed(
+        input_tokens=40,
+        cache_read_tokens=0,
+        cache_write_tokens=60,
+        input_cost=40 * 1.0 / 1e6,
+        cache_read_cost=0,
+        cache_write_cost=60 * 2.0 / 1e6,
+    )
+    assert charged.cost == pytest.approx((40 * 1.0 + 60 * 2.0 + 900 * 0.5) / 1e6)
+    meter.compacted()
+    later = meter.reply(Message(role="assistant", content=()), usage, RATES)
+    assert later.results == {}
+
+
+def test_a_ledger_that_fails_mid_session_is_said_once_and_left_alone(tmp_path: Path) -> None:
+    said: list[str] = []
+    ledger = LedgerFile(tmp_path / "ledger.db")
+    recorder = LedgerRecorder(ledger, session_id="s", rates_for=lambda _: RATES, warn=said.append)
+    ledger.db.close()  # the connection is gone under the recorder
+    completed = MessageCompleted(message=_call("a"), usage=Usage(output_tokens=3), model="m")
+    recorder.observe(completed)
+    recorder.observe(completed)
+    assert said == [
+        f"the cost ledger {tmp_path / 'ledger.db'} cannot be used: Cannot operate on a closed "
+        "database.; this session's costs are no longer recorded"
+    ]

@@ -1,0 +1,43 @@
+"""A worker's task sessions are in the ledger under their task's id."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.teams.workers import add_tasks, finish, start_worker
+from tether.testing import FakeModelServer, RecordedRequest, reply, text
+from tether.testing.script import Reply
+from tether.testing.workers import task_answers
+
+from .conftest import cost_json, rows
+
+
+def _answer(task_id: str, request: RecordedRequest) -> Reply:
+    return reply(
+        text(f"done task {task_id}"),
+        usage={"input_tokens": 100 * int(task_id), "output_tokens": 10},
+    )
+
+
+def test_each_task_is_counted_apart(tmp_path: Path, model_env: FakeModelServer) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "--quiet", "--initial-branch=main"], cwd=repo, check=True)
+    model_env.responder = task_answers(_answer)
+    add_tasks(repo, [], "first", "second")
+    code, _, err = finish(start_worker(repo, "--until-idle"))
+    assert code == 0, err
+
+    sessions = rows("sessions", order="task_id")
+    assert [s["task_id"] for s in sessions] == ["1", "2"]
+    calls = rows("model_calls", order="task_id")
+    assert [(c["task_id"], c["input_tokens"], c["session_id"]) for c in calls] == [
+        ("1", 100, sessions[0]["session_id"]),
+        ("2", 200, sessions[1]["session_id"]),
+    ]
+    by_task = cost_json("--by", "task")
+    assert {line["key"]: (line["calls"], line["input_tokens"]) for line in by_task["lines"]} == {
+        "1": (1, 100),
+        "2": (1, 200),
+    }
