@@ -33,18 +33,23 @@ def test_a_result_straddling_the_three_rates_and_gone_after_a_compaction() -> No
     # Prompt: 1000 tokens = 900 read, 60 written, 40 plain: the result spans 900..1000.
     usage = Usage(input_tokens=40, cache_creation_input_tokens=60, cache_read_input_tokens=900)
     charged = meter.reply(Message(role="assistant", content=()), usage, RATES)
-    assert charged.results["a"] == Billed(
-        input_tokens=40,
-        cache_read_tokens=0,
-        cache_write_tokens=60,
-        input_cost=40 * 1.0 / 1e6,
-        cache_read_cost=0,
-        cache_write_cost=60 * 2.0 / 1e6,
-    )
+    assert meter.take() == {
+        "a": Billed(
+            input_tokens=40,
+            cache_read_tokens=0,
+            cache_write_tokens=60,
+            input_cost=40 * 1.0 / 1e6,
+            cache_read_cost=0,
+            cache_write_cost=60 * 2.0 / 1e6,
+        )
+    }
     assert charged.cost == pytest.approx((40 * 1.0 + 60 * 2.0 + 900 * 0.5) / 1e6)
+    cached = Usage(cache_read_input_tokens=1000)
+    meter.reply(Message(role="assistant", content=()), cached, RATES)  # all read from cache
     meter.compacted()
-    later = meter.reply(Message(role="assistant", content=()), usage, RATES)
-    assert later.results == {}
+    meter.reply(Message(role="assistant", content=()), cached, RATES)
+    # Charged in the request before the compaction only.
+    assert meter.take() == {"a": Billed(cache_read_tokens=100, cache_read_cost=100 * 0.5 / 1e6)}
 
 
 def test_a_ledger_that_fails_mid_session_is_said_once_and_left_alone(tmp_path: Path) -> None:

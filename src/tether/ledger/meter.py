@@ -31,6 +31,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from tether.ledger.spans import ResultCharges
 from tether.protocol import (
     ContentBlock,
     ImageBlock,
@@ -72,6 +73,18 @@ class Billed:
     def cost(self) -> float:
         return self.input_cost + self.cache_read_cost + self.cache_write_cost
 
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def add(self, other: Billed) -> None:
+        self.input_tokens += other.input_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.input_cost += other.input_cost
+        self.cache_read_cost += other.cache_read_cost
+        self.cache_write_cost += other.cache_write_cost
+
 
 @dataclass(frozen=True)
 class Asked:
@@ -85,25 +98,16 @@ class Asked:
 
 @dataclass(frozen=True)
 class Charged:
-    """One model call: its usage, its cost by kind, the calls it asked for, and what each
-    earlier tool result in its prompt cost in it (by call id)."""
+    """One model call: its usage, its cost by kind, and the calls it asked for."""
 
     usage: Usage
     prompt: Billed
     output_cost: float
     asked: tuple[Asked, ...]
-    results: dict[str, Billed]
 
     @property
     def cost(self) -> float:
         return self.prompt.cost + self.output_cost
-
-
-@dataclass
-class _Segment:
-    tokens: int
-    call_id: str | None = None
-    """The call a tool result answers; None for any other block."""
 
 
 def block_tokens(block: ContentBlock) -> int:
@@ -124,59 +128,41 @@ def block_tokens(block: ContentBlock) -> int:
             return 0
 
 
-def _split(start: int, end: int, read: int, written: int) -> tuple[int, int, int]:
-    """The tokens of the span [start, end) billed as cache reads, cache writes and plain."""
-    in_read = max(0, min(end, read) - start)
-    in_write = max(0, min(end, read + written) - max(start, read))
-    plain = max(0, end - max(start, read + written))
-    return in_read, in_write, plain
-
-
 @dataclass
 class ConversationMeter:
-    """Follows one agent's conversation message by message and prices each reply's request."""
+    """Follows one agent's conversation message by message and prices each reply's request;
+    what the results cost is gathered until `take`."""
 
-    _segments: list[_Segment] = field(default_factory=list[_Segment])
+    _results: ResultCharges = field(default_factory=ResultCharges)
+    _settled: dict[str, Billed] = field(default_factory=dict[str, Billed])
+    """What results compacted away cost before, not yet taken."""
 
     def add(self, message: Message) -> None:
         """A message that entered the conversation without a model call of its own (results,
         a prompt, a reply kept from an interrupted stream)."""
         for block in message.content:
             call_id = block.tool_use_id if isinstance(block, ToolResultBlock) else None
-            self._segments.append(_Segment(block_tokens(block), call_id))
+            self._results.append(block_tokens(block), call_id)
 
     def compacted(self) -> None:
         """The earlier conversation was replaced by a summary."""
-        self._segments.clear()
+        _merge(self._settled, self._results.take())
+        self._results.clear()
+
+    def take(self) -> dict[str, Billed]:
+        """What each result cost in the requests since the last time, by call id."""
+        taken, self._settled = self._settled, {}
+        _merge(taken, self._results.take())
+        return taken
 
     def reply(self, message: Message, usage: Usage, rates: Rates) -> Charged:
         """Price the request that got `message` (everything added so far), then add it."""
         read, written = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
-        prompt_tokens = usage.context_tokens
-        results: dict[str, Billed] = {}
-        after = 0
-        for segment in reversed(self._segments):
-            end = max(0, prompt_tokens - after)
-            after += segment.tokens
-            if segment.call_id is None or end == 0:
-                continue
-            in_read, in_write, plain = _split(max(0, end - segment.tokens), end, read, written)
-            billed = results.setdefault(segment.call_id, Billed())
-            billed.cache_read_tokens += in_read
-            billed.cache_write_tokens += in_write
-            billed.input_tokens += plain
-            billed.cache_read_cost += in_read * rates.cache_read / _M
-            billed.cache_write_cost += in_write * rates.cache_write / _M
-            billed.input_cost += plain * rates.input / _M
+        self._results.bill(usage.context_tokens, read, written, rates)
         calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
         output_cost = usage.output_tokens * rates.output / _M
         asked = tuple(
-            Asked(
-                call.id,
-                call.name,
-                usage.output_tokens / len(calls),
-                output_cost / len(calls),
-            )
+            Asked(call.id, call.name, usage.output_tokens / len(calls), output_cost / len(calls))
             for call in calls
         )
         prompt = Billed(
@@ -188,4 +174,9 @@ class ConversationMeter:
             written * rates.cache_write / _M,
         )
         self.add(message)
-        return Charged(usage, prompt, output_cost, asked, results)
+        return Charged(usage, prompt, output_cost, asked)
+
+
+def _merge(into: dict[str, Billed], more: dict[str, Billed]) -> None:
+    for call_id, billed in more.items():
+        into.setdefault(call_id, Billed()).add(billed)

@@ -2,7 +2,9 @@
 
 An observer of the session (`Session.observers`): every model call of the session and of its
 subagents (their `SubagentMessage`s), every tool call with its cost (see `meter.py`), each
-subagent, under the session's id and, for a worker, its task's id. A ledger that cannot be
+subagent, under the session's id and, for a worker, its task's id. What results cost in later
+requests is written every `FLUSH_EVERY` model calls and at each turn's end (a process killed
+meanwhile loses that part of their cost, never a model call). A ledger that cannot be
 written is said once (`warn`) and left alone: the session goes on unrecorded.
 """
 
@@ -24,7 +26,12 @@ from tether.protocol import (
     SubagentStarted,
     ToolFinished,
     ToolResultBlock,
+    TurnFinished,
 )
+
+FLUSH_EVERY = 16
+"""Model calls between two writes of what earlier results cost in them (each write updates
+every result of the conversation); a turn's end and closing write them too."""
 
 RatesFor = Callable[[str], Rates]
 """A model id's prices (zero when unknown)."""
@@ -53,6 +60,7 @@ class LedgerRecorder:
         self._warn = warn
         self._meters: dict[str, ConversationMeter] = {}
         self._durations: dict[str, int] = {}
+        self._calls = 0
         self.failed: str | None = None
         """Why recording stopped, once it has."""
 
@@ -80,6 +88,8 @@ class LedgerRecorder:
                 self._message(agent_id, completed)
             case ToolFinished(call_id=call_id, duration_ms=duration_ms):
                 self._durations[call_id] = duration_ms
+            case TurnFinished():
+                self.flush()
             case ContextCompacted():
                 self._meter(self.agent_id).compacted()
             case SubagentStarted():
@@ -167,28 +177,9 @@ class LedgerRecorder:
                 charged.cost,
             ),
         )
-        if charged.results:
-            db.executemany(
-                "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
-                "cache_read_tokens = cache_read_tokens + ?, "
-                "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
-                "cache_read_cost = cache_read_cost + ?, cache_write_cost = cache_write_cost + ? "
-                "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
-                [
-                    (
-                        b.input_tokens,
-                        b.cache_read_tokens,
-                        b.cache_write_tokens,
-                        b.input_cost,
-                        b.cache_read_cost,
-                        b.cache_write_cost,
-                        self.session_id,
-                        agent_id,
-                        call_id,
-                    )
-                    for call_id, b in charged.results.items()
-                ],
-            )
+        self._calls += 1
+        if self._calls % FLUSH_EVERY == 0:
+            self._flush(db)
         if charged.asked:
             db.executemany(
                 "INSERT OR IGNORE INTO tool_calls (session_id, call_id, at, agent_id, task_id, "
@@ -209,6 +200,39 @@ class LedgerRecorder:
                 ],
             )
 
+    def _flush(self, db: sqlite3.Connection) -> None:
+        """Write what results cost in the requests since the last time."""
+        unwritten = {
+            (agent_id, call_id): billed
+            for agent_id, meter in self._meters.items()
+            for call_id, billed in meter.take().items()
+        }
+        db.executemany(
+            "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
+            "cache_read_tokens = cache_read_tokens + ?, "
+            "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
+            "cache_read_cost = cache_read_cost + ?, cache_write_cost = cache_write_cost + ? "
+            "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
+            [
+                (
+                    b.input_tokens,
+                    b.cache_read_tokens,
+                    b.cache_write_tokens,
+                    b.input_cost,
+                    b.cache_read_cost,
+                    b.cache_write_cost,
+                    self.session_id,
+                    agent_id,
+                    call_id,
+                )
+                for (agent_id, call_id), b in unwritten.items()
+            ],
+        )
+
+    def flush(self) -> None:
+        """Write what the results cost so far (at the end of each turn, and when closing)."""
+        self._write(self._flush)
+
     def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
         if self.failed is not None:
             return
@@ -223,4 +247,5 @@ class LedgerRecorder:
         self._warn(f"{why}; this session's costs are no longer recorded")
 
     def close(self) -> None:
+        self.flush()
         self.ledger.close()

@@ -1,0 +1,124 @@
+"""`ResultCharges`: what each tool result of a conversation cost over its requests, kept in
+O(log n) per request however long the conversation grows.
+
+Each request bills its prompt in three ranges (cache read, cache write, plain; see
+`meter.py`). The blocks lying wholly inside one range form a run of consecutive blocks, so a
+request adds 1 to a difference array over that run, per range and per set of rates; only the
+few blocks across a range's edge are split one by one. `take` turns the counts into tokens
+(count x size) and costs, in one pass over the blocks.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tether.ledger.meter import Billed, Rates
+
+_M = 1_000_000
+_KINDS = 3  # cache read, cache write, plain
+
+
+def split(start: int, end: int, read: int, written: int) -> tuple[int, int, int]:
+    """The tokens of the span [start, end) billed as cache reads, cache writes and plain."""
+    in_read = max(0, min(end, read) - start)
+    in_write = max(0, min(end, read + written) - max(start, read))
+    plain = max(0, end - max(start, read + written))
+    return in_read, in_write, plain
+
+
+@dataclass
+class ResultCharges:
+    """The blocks of one conversation (their sizes, and the call a result answers) and what
+    the results cost in the requests since the last `take`."""
+
+    _calls: list[str | None] = field(default_factory=list[str | None])
+    _starts: list[int] = field(default_factory=list[int])
+    _ends: list[int] = field(default_factory=list[int])
+    _runs: dict[Rates, list[list[int]]] = field(default_factory=dict["Rates", list[list[int]]])
+    """Per set of rates, per range: a difference array of the requests that billed each
+    block wholly in that range."""
+    _edges: dict[str, list[tuple[int, int, int, Rates]]] = field(
+        default_factory=dict[str, list[tuple[int, int, int, "Rates"]]]
+    )
+    """Per call: the tokens of its result split across a range's edge, request by request."""
+
+    def append(self, tokens: int, call_id: str | None) -> None:
+        start = self._ends[-1] if self._ends else 0
+        self._calls.append(call_id)
+        self._starts.append(start)
+        self._ends.append(start + tokens)
+
+    def bill(self, prompt: int, read: int, written: int, rates: Rates) -> None:
+        """A request of `prompt` tokens holding every block so far, its last block last."""
+        if not self._ends:
+            return
+        offset = prompt - self._ends[-1]  # where the first block begins in the prompt
+        runs = self._runs.get(rates)
+        if runs is None:
+            runs = self._runs[rates] = [[] for _ in range(_KINDS)]
+        count = len(self._ends)
+        ranges = ((0, read), (read, read + written), (read + written, prompt))
+        for kind, (low, high) in enumerate(ranges):
+            first = bisect_left(self._starts, low - offset)
+            last = bisect_right(self._ends, high - offset)
+            if first < last:
+                run = runs[kind]
+                run.extend([0] * (count + 1 - len(run)))
+                run[first] += 1
+                run[last] -= 1
+        across: set[int] = set()
+        for edge in (0, read, read + written):
+            index = bisect_right(self._ends, edge - offset)  # the first block ending past it
+            if index < count and self._starts[index] + offset < edge:
+                across.add(index)
+        for index in across:
+            call_id = self._calls[index]
+            if call_id is not None:
+                start, end = self._starts[index] + offset, self._ends[index] + offset
+                in_read, in_write, plain = split(max(0, start), end, read, written)
+                self._edges.setdefault(call_id, []).append((in_read, in_write, plain, rates))
+
+    def take(self) -> dict[str, Billed]:
+        """What each result cost in the requests since the last time, by call id."""
+        from tether.ledger.meter import Billed
+
+        taken: dict[str, Billed] = {}
+        for rates, runs in self._runs.items():
+            for kind, run in enumerate(runs):
+                requests = 0
+                for index, change in enumerate(run[: len(self._calls)]):
+                    requests += change
+                    call_id = self._calls[index]
+                    if requests and call_id is not None:
+                        tokens = requests * (self._ends[index] - self._starts[index])
+                        _charge(taken.setdefault(call_id, Billed()), kind, tokens, rates)
+        for call_id, pieces in self._edges.items():
+            billed = taken.setdefault(call_id, Billed())
+            for in_read, in_write, plain, rates in pieces:
+                _charge(billed, 0, in_read, rates)
+                _charge(billed, 1, in_write, rates)
+                _charge(billed, 2, plain, rates)
+        self._runs.clear()
+        self._edges.clear()
+        return {call_id: billed for call_id, billed in taken.items() if billed.tokens}
+
+    def clear(self) -> None:
+        """Forget the blocks (after `take`): a compaction took them out of the prompt."""
+        self._calls.clear()
+        self._starts.clear()
+        self._ends.clear()
+
+
+def _charge(billed: Billed, kind: int, tokens: int, rates: Rates) -> None:
+    if kind == 0:
+        billed.cache_read_tokens += tokens
+        billed.cache_read_cost += tokens * rates.cache_read / _M
+    elif kind == 1:
+        billed.cache_write_tokens += tokens
+        billed.cache_write_cost += tokens * rates.cache_write / _M
+    else:
+        billed.input_tokens += tokens
+        billed.input_cost += tokens * rates.input / _M
