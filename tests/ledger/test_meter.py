@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from tether.ledger import ConversationMeter, LedgerFile, LedgerRecorder, Rates
 from tether.ledger.meter import Billed
+from tether.ledger.spans import ResultCharges, split
 from tether.protocol import Message, MessageCompleted, ToolResultBlock, ToolUseBlock, Usage
 
 RATES = Rates(input=1.0, output=10.0, cache_write=2.0, cache_read=0.5)
@@ -64,3 +66,42 @@ def test_a_ledger_that_fails_mid_session_is_said_once_and_left_alone(tmp_path: P
         f"the cost ledger {tmp_path / 'ledger.db'} cannot be used: Cannot operate on a closed "
         "database.; this session's costs are no longer recorded"
     ]
+
+
+def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
+    """Random conversations: what `ResultCharges` gathers in O(log n) a request equals the
+    formula applied to every block of every request (clipped spans, blocks across two edges,
+    two sets of rates)."""
+    rng = random.Random(15)
+    for _ in range(200):
+        charges = ResultCharges()
+        blocks: list[tuple[int, str | None]] = []
+        naive: dict[str, list[int]] = {}
+        for step in range(rng.randint(1, 30)):
+            size = rng.choice([0, 1, 3, 50, 400])
+            call_id = f"c{step}" if rng.random() < 0.6 else None
+            charges.append(size, call_id)
+            blocks.append((size, call_id))
+            if rng.random() < 0.5:
+                continue
+            total = sum(size for size, _ in blocks)
+            prompt = max(0, total + rng.randint(-200, 300))
+            read = rng.randint(0, prompt)
+            written = rng.randint(0, prompt - read)
+            rates = rng.choice([RATES, Rates(1, 1, 1, 1)])
+            charges.bill(prompt, read, written, rates)
+            after = 0
+            for size, call_id in reversed(blocks):
+                end = max(0, prompt - after)
+                after += size
+                if call_id is None:
+                    continue
+                parts = split(max(0, end - size), end, read, written)
+                got = naive.setdefault(call_id, [0, 0, 0])
+                for kind in range(3):
+                    got[kind] += parts[kind]
+        taken = charges.take()
+        expected = {k: v for k, v in naive.items() if sum(v) > 0}
+        assert {
+            k: [b.cache_read_tokens, b.cache_write_tokens, b.input_tokens] for k, b in taken.items()
+        } == expected
