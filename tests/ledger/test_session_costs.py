@@ -162,3 +162,38 @@ def test_the_table_and_the_filters(fake_model: FakeModelServer, tether: Run) -> 
     bad = cost("--since", "yesterday")
     assert bad.exit_code == 2
     assert "--since 'yesterday': expected a date (2026-12-01) or a time" in bad.stderr
+
+
+def test_a_resumed_session_goes_on_charging_its_earlier_results(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha " * 100)
+    fake_model.script(
+        reply(
+            tool_use("Bash", command="cat a.txt"), usage={"input_tokens": 20, "output_tokens": 8}
+        ),
+        reply(text("read"), usage={"input_tokens": 900, "output_tokens": 2}),
+    )
+    first = tether("-p", "read a", "--output-format", "json")
+    assert first.exit_code == 0, first.stderr
+    [before] = rows("tool_calls")
+    size = -(-len(fake_model.requests[1].tool_results()[0]) // 4)
+    assert before["input_tokens"] == size  # the newest block of the second request
+    fake_model.script(
+        reply(
+            text("still here"),
+            usage={"input_tokens": 10, "cache_read_input_tokens": 5000, "output_tokens": 3},
+        )
+    )
+    again = tether("-c", "-p", "anything else?", "--output-format", "json")
+    assert again.exit_code == 0, again.stderr
+    assert again.json()["session_id"] == first.json()["session_id"]
+    [after] = rows("tool_calls")
+    [charge] = expected_tools(fake_model.requests).calls.values()
+    assert (after["input_tokens"], after["cache_read_tokens"], after["cache_write_tokens"]) == (
+        charge.input_tokens,
+        charge.cache_read_tokens,
+        charge.cache_write_tokens,
+    )
+    assert after["cache_read_tokens"] > 0  # charged again in the resumed session's request
+    assert [s["session_id"] for s in rows("sessions")] == [first.json()["session_id"]]

@@ -24,9 +24,11 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
+    TextBlock,
     ToolFinished,
     ToolResultBlock,
     TurnFinished,
+    TurnStarted,
 )
 
 FLUSH_EVERY = 16
@@ -88,11 +90,14 @@ class LedgerRecorder:
                 self._message(agent_id, completed)
             case ToolFinished(call_id=call_id, duration_ms=duration_ms):
                 self._durations[call_id] = duration_ms
+            case TurnStarted(prompt=prompt):  # the prompt enters the history without an event
+                self._meter(self.agent_id).add(_prompt(prompt))
             case TurnFinished():
                 self.flush()
             case ContextCompacted():
                 self._meter(self.agent_id).compacted()
             case SubagentStarted():
+                self._meter(event.agent_id).add(_prompt(event.prompt))
                 self._write(
                     lambda db: db.execute(
                         "INSERT OR IGNORE INTO subagents VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
@@ -249,3 +254,7 @@ class LedgerRecorder:
     def close(self) -> None:
         self.flush()
         self.ledger.close()
+
+
+def _prompt(text: str) -> Message:
+    return Message(role="user", content=(TextBlock(text=text),))
