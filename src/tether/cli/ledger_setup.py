@@ -1,69 +1,111 @@
 """A session's costs recorded in the ledger (`tether.ledger`): its events observed from the
-start, under its task's id when a worker runs it and its teammate's name when it is one."""
+start, under its task's id when a worker runs it and its teammate's name when it is one.
+
+The ledger is opened once the first response begins (the first request is then on its way:
+SQLite's import and the file's opening never delay it); the events before are kept and
+recorded then."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.cli.teams_tools import TEAMMATE_ENV
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
-from tether.ledger import LedgerError, LedgerFile, LedgerRecorder, Rates, ledger_path
 from tether.models.catalogue import MODELS, ModelInfo
-from tether.teams.board import lent_claims
+from tether.protocol import Event, Message, MessageCompleted, ResponseStarted, SubagentMessage
+
+if TYPE_CHECKING:
+    from tether.ledger import LedgerRecorder, Rates
 
 LEDGER_OFF_ENV = "TETHER_NO_LEDGER"
 """Set (to anything but empty) to record nothing in the ledger."""
 
 
-def rates_of(info: ModelInfo) -> Rates:
-    return Rates(
-        info.input_per_mtok,
-        info.output_per_mtok,
-        info.cache_write_per_mtok,
-        info.cache_read_per_mtok,
-    )
-
-
-def attach_ledger(
-    session: Session, *, home: Path, env: Mapping[str, str], info: ModelInfo
-) -> LedgerRecorder | None:
+def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info: ModelInfo) -> None:
     """Record `session` in the ledger under `home`; a ledger that cannot be opened is said on
     stderr and the session runs unrecorded."""
     if env.get(LEDGER_OFF_ENV):
-        return None
-
-    def warn(message: str) -> None:
-        print(f"tether: {terminal_safe(message)}", file=sys.stderr)
-
-    try:
-        ledger = LedgerFile(ledger_path(home))
-    except LedgerError as e:
-        warn(f"{e}; this session's costs are not recorded")
-        return None
-
-    def rates_for(model_id: str) -> Rates:
-        known = MODELS.get(model_id)
-        if known is not None:
-            return rates_of(known)
-        return rates_of(info) if model_id == info.id else Rates()
-
-    task_id = next(iter(lent_claims(env)), None)
-    recorder = LedgerRecorder(
-        ledger,
-        session_id=session.session_id,
-        rates_for=rates_for,
-        warn=warn,
-        task_id=task_id,
-        agent_id=env.get(TEAMMATE_ENV) or "main",
-    )
-    recorder.started(info.id, str(session.agent.tool_context.workspace), session.messages)
-    session.observers.append(recorder.observe)
+        return
+    waiting = _Opening(session, home, env, info, session.messages)
+    session.observers.append(waiting.observe)
 
     async def close() -> None:
-        recorder.close()
+        if waiting.recorder is not None:
+            waiting.recorder.close()
 
     session.on_close.append(close)
-    return recorder
+
+
+def _warn(message: str) -> None:
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr)
+
+
+class _Opening:
+    """The session's observer: events kept until the first response begins, then the
+    ledger opened and everything recorded from there on."""
+
+    def __init__(
+        self,
+        session: Session,
+        home: Path,
+        env: Mapping[str, str],
+        info: ModelInfo,
+        resumed: tuple[Message, ...],
+    ) -> None:
+        self._session, self._home, self._env, self._info = session, home, env, info
+        self._resumed = resumed
+        self._kept: list[Event] = []
+        self._given_up = False
+        self.recorder: LedgerRecorder | None = None
+
+    def observe(self, event: Event) -> None:
+        if self.recorder is not None:
+            self.recorder.observe(event)
+            return
+        if self._given_up:
+            return
+        self._kept.append(event)
+        if isinstance(event, ResponseStarted | MessageCompleted | SubagentMessage):
+            self._open()
+
+    def _open(self) -> None:
+        from tether.ledger import LedgerError, LedgerFile, LedgerRecorder, ledger_path
+        from tether.teams.board import lent_claims
+
+        kept, self._kept = self._kept, []
+        try:
+            ledger = LedgerFile(ledger_path(self._home))
+        except LedgerError as e:
+            self._given_up = True
+            _warn(f"{e}; this session's costs are not recorded")
+            return
+        recorder = LedgerRecorder(
+            ledger,
+            session_id=self._session.session_id,
+            rates_for=self._rates_for,
+            warn=_warn,
+            task_id=next(iter(lent_claims(self._env)), None),
+            agent_id=self._env.get(TEAMMATE_ENV) or "main",
+        )
+        workspace = str(self._session.agent.tool_context.workspace)
+        recorder.started(self._info.id, workspace, self._resumed)
+        self.recorder = recorder
+        for event in kept:
+            recorder.observe(event)
+
+    def _rates_for(self, model_id: str) -> Rates:
+        from tether.ledger import Rates
+
+        info = MODELS.get(model_id) or (self._info if model_id == self._info.id else None)
+        if info is None:
+            return Rates()
+        return Rates(
+            info.input_per_mtok,
+            info.output_per_mtok,
+            info.cache_write_per_mtok,
+            info.cache_read_per_mtok,
+        )
