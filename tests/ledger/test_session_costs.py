@@ -197,3 +197,26 @@ def test_a_resumed_session_goes_on_charging_its_earlier_results(
     )
     assert after["cache_read_tokens"] > 0  # charged again in the resumed session's request
     assert [s["session_id"] for s in rows("sessions")] == [first.json()["session_id"]]
+
+
+def test_a_compactions_summary_call_is_a_model_call_of_the_session(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "10000")
+    fake_model.script(
+        reply(tool_use("Bash", command="echo one")),
+        reply(tool_use("Bash", command="echo two"), usage={"input_tokens": 9000}),
+        reply(text("SUMMARY: echoed twice"), usage={"input_tokens": 700, "output_tokens": 50}),
+        reply(text("carried on"), usage={"input_tokens": 300, "output_tokens": 4}),
+    )
+    result = tether("-p", "go", "--output-format", "json")
+    assert result.exit_code == 0, result.stderr
+    body = result.json()
+    assert body["result"] == "carried on"
+    calls = rows("model_calls")
+    assert [(c["input_tokens"], c["output_tokens"]) for c in calls] == [
+        (r.usage["input_tokens"], r.usage["output_tokens"])  # type: ignore[index]
+        for r in fake_model.requests
+    ]
+    assert sum(c["cost"] for c in calls) == pytest.approx(body["total_cost_usd"], abs=1e-6)
+    assert len(rows("tool_calls")) == 2

@@ -16,7 +16,14 @@ from tether.cli.teams_tools import TEAMMATE_ENV
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.models.catalogue import MODELS, ModelInfo
-from tether.protocol import Event, Message, MessageCompleted, ResponseStarted, SubagentMessage
+from tether.protocol import (
+    Event,
+    Message,
+    MessageCompleted,
+    ResponseStarted,
+    SubagentMessage,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from tether.ledger import LedgerRecorder, Rates
@@ -32,6 +39,7 @@ def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info:
         return
     waiting = _Opening(session, home, env, info, session.messages)
     session.observers.append(waiting.observe)
+    session.agent.aside_watchers.append(waiting.aside)
 
     async def close() -> None:
         if waiting.recorder is not None:
@@ -58,7 +66,7 @@ class _Opening:
     ) -> None:
         self._session, self._home, self._env, self._info = session, home, env, info
         self._resumed = resumed
-        self._kept: list[Event] = []
+        self._kept: list[Event | Usage] = []
         self._given_up = False
         self.recorder: LedgerRecorder | None = None
 
@@ -70,6 +78,14 @@ class _Opening:
             return
         self._kept.append(event)
         if isinstance(event, ResponseStarted | MessageCompleted | SubagentMessage):
+            self._open()
+
+    def aside(self, usage: Usage) -> None:
+        """A model call outside the conversation, on the session's model."""
+        if self.recorder is not None:
+            self.recorder.aside(self._session.agent.model_id, usage)
+        elif not self._given_up:
+            self._kept.append(usage)
             self._open()
 
     def _open(self) -> None:
@@ -95,7 +111,10 @@ class _Opening:
         recorder.started(self._info.id, workspace, self._resumed)
         self.recorder = recorder
         for event in kept:
-            recorder.observe(event)
+            if isinstance(event, Usage):
+                recorder.aside(self._session.agent.model_id, event)
+            else:
+                recorder.observe(event)
 
     def _rates_for(self, model_id: str) -> Rates:
         from tether.ledger import Rates

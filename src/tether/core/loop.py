@@ -78,8 +78,16 @@ class Agent:
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
 
+    aside_watchers: list[Callable[[Usage], None]] = field(
+        default_factory=list[Callable[[Usage], None]]
+    )
+    """Told of each model call made outside the conversation on this agent's model (the cost
+    ledger records them)."""
+
     def spend_aside(self, usage: Usage) -> None:
         """Count a model call made outside the conversation (see `side_spend`)."""
+        for watch in self.aside_watchers:
+            watch(usage)
         if self.side_spend is not None:
             self.side_spend(usage, self.price(usage))
 

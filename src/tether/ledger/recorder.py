@@ -29,6 +29,7 @@ from tether.protocol import (
     ToolResultBlock,
     TurnFinished,
     TurnStarted,
+    Usage,
 )
 
 FLUSH_EVERY = 16
@@ -121,6 +122,14 @@ class LedgerRecorder:
                 )
             case _:
                 pass
+
+    def aside(self, model: str, usage: Usage) -> None:
+        """A model call outside the conversation (a compaction's summary, a hook's judge):
+        priced as any, no tool call its own."""
+        charged = ConversationMeter().reply(
+            Message(role="assistant", content=()), usage, self._rates_for(model)
+        )
+        self._write(lambda db: self._charge(db, self.agent_id, model, charged))
 
     def _meter(self, agent_id: str) -> ConversationMeter:
         meter = self._meters.get(agent_id)
