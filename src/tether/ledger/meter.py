@@ -151,6 +151,8 @@ class ConversationMeter:
 
     def take(self) -> dict[str, Billed]:
         """What each result cost in the requests since the last time, by call id."""
+        if not self._settled:
+            return self._results.take()
         taken, self._settled = self._settled, {}
         _merge(taken, self._results.take())
         return taken

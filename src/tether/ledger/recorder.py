@@ -64,6 +64,8 @@ class LedgerRecorder:
         self._meters: dict[str, ConversationMeter] = {}
         self._durations: dict[str, int] = {}
         self._calls = 0
+        self._finished: list[tuple[int, int, str, str, str]] = []
+        """How the calls whose results came since the last write ended."""
         self.failed: str | None = None
         """Why recording stopped, once it has."""
 
@@ -146,27 +148,30 @@ class LedgerRecorder:
             self._write(lambda db: self._charge(db, agent_id, model, charged))
             return
         meter.add(message)
-        finished = [b for b in message.content if isinstance(b, ToolResultBlock)]
-        if finished:
-            rows = [
-                (
-                    int(b.is_error),
-                    self._durations.pop(b.tool_use_id, 0),
-                    self.session_id,
-                    agent_id,
-                    b.tool_use_id,
-                )
-                for b in finished
-            ]
-            self._write(
-                lambda db: db.executemany(
-                    "UPDATE tool_calls SET is_error = ?, duration_ms = ? "
-                    "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
-                    rows,
-                )
+        # Written with the next model call or flush: one transaction fewer a turn.
+        self._finished.extend(
+            (
+                int(b.is_error),
+                self._durations.pop(b.tool_use_id, 0),
+                self.session_id,
+                agent_id,
+                b.tool_use_id,
             )
+            for b in message.content
+            if isinstance(b, ToolResultBlock)
+        )
+
+    def _write_finished(self, db: sqlite3.Connection) -> None:
+        if self._finished:
+            db.executemany(
+                "UPDATE tool_calls SET is_error = ?, duration_ms = ? "
+                "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
+                self._finished,
+            )
+            self._finished = []
 
     def _charge(self, db: sqlite3.Connection, agent_id: str, model: str, charged: Charged) -> None:
+        self._write_finished(db)
         at = now()
         usage, prompt = charged.usage, charged.prompt
         db.execute(
@@ -216,6 +221,7 @@ class LedgerRecorder:
 
     def _flush(self, db: sqlite3.Connection) -> None:
         """Write what results cost in the requests since the last time."""
+        self._write_finished(db)
         unwritten = {
             (agent_id, call_id): billed
             for agent_id, meter in self._meters.items()

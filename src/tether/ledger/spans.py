@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class ResultCharges:
     _calls: list[str | None] = field(default_factory=list[str | None])
     _starts: list[int] = field(default_factory=list[int])
     _ends: list[int] = field(default_factory=list[int])
+    _results: list[int] = field(default_factory=list[int])
+    """The indices of the blocks that are tool results."""
     _runs: dict[Rates, list[list[int]]] = field(default_factory=dict["Rates", list[list[int]]])
     """Per set of rates, per range: a difference array of the requests that billed each
     block wholly in that range."""
@@ -47,6 +50,8 @@ class ResultCharges:
 
     def append(self, tokens: int, call_id: str | None) -> None:
         start = self._ends[-1] if self._ends else 0
+        if call_id is not None:
+            self._results.append(len(self._calls))
         self._calls.append(call_id)
         self._starts.append(start)
         self._ends.append(start + tokens)
@@ -88,12 +93,14 @@ class ResultCharges:
         taken: dict[str, Billed] = {}
         for rates, runs in self._runs.items():
             for kind, run in enumerate(runs):
-                requests = 0
-                for index, change in enumerate(run[: len(self._calls)]):
-                    requests += change
-                    call_id = self._calls[index]
-                    if requests and call_id is not None:
-                        tokens = requests * (self._ends[index] - self._starts[index])
+                requests = list(accumulate(run))  # per block: the requests that billed it
+                for index in self._results:
+                    if index >= len(requests):
+                        break
+                    if count := requests[index]:
+                        tokens = count * (self._ends[index] - self._starts[index])
+                        call_id = self._calls[index]
+                        assert call_id is not None
                         _charge(taken.setdefault(call_id, Billed()), kind, tokens, rates)
         for call_id, pieces in self._edges.items():
             billed = taken.setdefault(call_id, Billed())
@@ -108,6 +115,7 @@ class ResultCharges:
     def clear(self) -> None:
         """Forget the blocks (after `take`): a compaction took them out of the prompt."""
         self._calls.clear()
+        self._results.clear()
         self._starts.clear()
         self._ends.clear()
 
