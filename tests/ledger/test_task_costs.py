@@ -1,16 +1,23 @@
-"""A worker's task sessions are in the ledger under their task's id."""
+"""A worker's task sessions are in the ledger under their task's id; a teammate's under its
+name."""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.teams.workers import add_tasks, finish, start_worker
 from tether.testing import FakeModelServer, RecordedRequest, reply, text
+from tether.testing.cli_runner import CliResult
 from tether.testing.script import Reply
 from tether.testing.workers import task_answers
 
 from .conftest import cost_json, rows
+
+Run = Callable[..., CliResult]
 
 
 def _answer(task_id: str, request: RecordedRequest) -> Reply:
@@ -41,3 +48,14 @@ def test_each_task_is_counted_apart(tmp_path: Path, model_env: FakeModelServer) 
         "1": (1, 100),
         "2": (1, 200),
     }
+
+
+def test_a_teammates_spend_is_under_its_name(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_TEAMMATE", "alice")
+    fake_model.script(reply(text("hi"), usage={"input_tokens": 40, "output_tokens": 2}))
+    assert tether("-p", "hello").exit_code == 0
+    assert [(c["agent_id"], c["input_tokens"]) for c in rows("model_calls")] == [("alice", 40)]
+    by_agent = cost_json("--by", "agent")
+    assert [(line["key"], line["calls"]) for line in by_agent["lines"]] == [("alice", 1)]
