@@ -64,29 +64,42 @@ def _segments(messages: list[dict[str, Any]]) -> list[tuple[int, str | None]]:
     return out
 
 
+def charges_in(request: RecordedRequest) -> dict[str, tuple[int, int, int]]:
+    """What each result in `request` took up of it: (cache read, cache write, plain)."""
+    usage = request.usage
+    assert usage is not None
+    read = usage.get("cache_read_input_tokens", 0)
+    written = usage.get("cache_creation_input_tokens", 0)
+    prompt = usage["input_tokens"] + read + written
+    charges: dict[str, tuple[int, int, int]] = {}
+    after = 0
+    for size, call_id in reversed(_segments(request.messages())):
+        end = max(0, prompt - after)
+        after += size
+        if call_id is None or end == 0:
+            continue
+        start = max(0, end - size)
+        charges[call_id] = (
+            max(0, min(end, read) - start),
+            max(0, min(end, read + written) - max(start, read)),
+            max(0, end - max(start, read + written)),
+        )
+    return charges
+
+
 def expected_tools(requests: list[RecordedRequest]) -> Expected:
     """Each tool call's charges over one agent's requests, in order."""
     expected = Expected()
     for index, request in enumerate(requests):
-        usage = request.usage
-        assert usage is not None
-        read = usage.get("cache_read_input_tokens", 0)
-        written = usage.get("cache_creation_input_tokens", 0)
-        prompt = usage["input_tokens"] + read + written
-        after = 0
-        for size, call_id in reversed(_segments(request.messages())):
-            end = max(0, prompt - after)
-            after += size
-            if call_id is None or end == 0:
-                continue
-            start = max(0, end - size)
+        for call_id, (in_read, in_write, plain) in charges_in(request).items():
             charge = expected.calls[call_id]
-            charge.cache_read_tokens += max(0, min(end, read) - start)
-            charge.cache_write_tokens += max(0, min(end, read + written) - max(start, read))
-            charge.input_tokens += max(0, end - max(start, read + written))
+            charge.cache_read_tokens += in_read
+            charge.cache_write_tokens += in_write
+            charge.input_tokens += plain
         calls = reply_calls(requests, index)
+        output = request.usage["output_tokens"]  # type: ignore[index]
         for call_id, name in calls:
-            expected.calls[call_id] = ToolCost(name, usage["output_tokens"] / len(calls))
+            expected.calls[call_id] = ToolCost(name, output / len(calls))
     return expected
 
 

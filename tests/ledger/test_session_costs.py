@@ -12,7 +12,7 @@ from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_u
 from tether.testing.cli_runner import CliResult, run_cli_process
 
 from .conftest import cost, cost_json, rows
-from .formula import SONNET, expected_tools
+from .formula import SONNET, charges_in, expected_tools
 
 Run = Callable[..., CliResult]
 
@@ -219,4 +219,14 @@ def test_a_compactions_summary_call_is_a_model_call_of_the_session(
         for r in fake_model.requests
     ]
     assert sum(c["cost"] for c in calls) == pytest.approx(body["total_cost_usd"], abs=1e-6)
-    assert len(rows("tool_calls")) == 2
+    # The first result was compacted away; the second was kept whole with the summary and
+    # goes on costing in the request after it. (The summary request is not the conversation's.)
+    requests = fake_model.requests
+    one, two = rows("tool_calls")
+    assert (one["cache_read_tokens"], one["cache_write_tokens"], one["input_tokens"]) == (
+        charges_in(requests[1])["toolu_1"]
+    )
+    assert (two["cache_read_tokens"], two["cache_write_tokens"], two["input_tokens"]) == (
+        charges_in(requests[3])["toolu_2"]
+    )
+    assert sum(charges_in(requests[3])["toolu_2"]) > 0

@@ -17,6 +17,7 @@ from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.models.catalogue import MODELS, ModelInfo
 from tether.protocol import (
+    ContextCompacted,
     Event,
     Message,
     MessageCompleted,
@@ -37,7 +38,7 @@ def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info:
     stderr and the session runs unrecorded."""
     if env.get(LEDGER_OFF_ENV):
         return
-    waiting = _Opening(session, home, env, info, session.messages)
+    waiting = _Opening(session, home, env, info, session.sent_messages)
     session.observers.append(waiting.observe)
     session.agent.aside_watchers.append(waiting.aside)
 
@@ -72,7 +73,10 @@ class _Opening:
 
     def observe(self, event: Event) -> None:
         if self.recorder is not None:
-            self.recorder.observe(event)
+            if isinstance(event, ContextCompacted):
+                self.recorder.compacted(self._session.sent_messages)
+            else:
+                self.recorder.observe(event)
             return
         if self._given_up:
             return

@@ -120,6 +120,11 @@ class Session:
         return self._history.messages
 
     @property
+    def sent_messages(self) -> tuple[Message, ...]:
+        """What the next request sends of the conversation (a compaction's summary)."""
+        return self._history.view()
+
+    @property
     def context_tokens(self) -> int:
         """What the conversation fills of the model's window now: the last request's input and
         its answer (0 before the first)."""
@@ -319,6 +324,8 @@ class Session:
             return
         self._tell_recording(events.append)
         for event in events:
+            for observe in self.observers:  # a compaction asked for is seen as any
+                observe(event)
             yield event
         if done and not done[0] and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")

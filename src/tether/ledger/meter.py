@@ -22,7 +22,7 @@ its own rate. A tool call's cost is what it made the session pay:
   thought's text, a call's name and its input as JSON (`json.dumps`, default separators);
   spans are clipped to the prompt.
 - A compaction takes the earlier messages out of the prompt: their results cost nothing in
-  the requests after it.
+  the requests after it (those it kept whole go on costing).
 """
 
 from __future__ import annotations

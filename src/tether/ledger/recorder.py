@@ -97,7 +97,7 @@ class LedgerRecorder:
                 self._meter(self.agent_id).add(_prompt(prompt))
             case TurnFinished():
                 self.flush()
-            case ContextCompacted():
+            case ContextCompacted():  # without the history: `compacted` is told it
                 self._meter(self.agent_id).compacted()
             case SubagentStarted():
                 self._meter(event.agent_id).add(_prompt(event.prompt))
@@ -124,6 +124,14 @@ class LedgerRecorder:
                 )
             case _:
                 pass
+
+    def compacted(self, messages: Sequence[Message]) -> None:
+        """The session's conversation was compacted into `messages` (the summary, and what
+        it kept whole): the results kept go on costing, the others no longer do."""
+        meter = self._meter(self.agent_id)
+        meter.compacted()
+        for message in messages:
+            meter.add(message)
 
     def aside(self, model: str, usage: Usage) -> None:
         """A model call outside the conversation (a compaction's summary, a hook's judge):
