@@ -32,7 +32,7 @@ from tether.protocol import (
     Usage,
 )
 
-FLUSH_EVERY = 16
+FLUSH_EVERY = 64
 """Model calls between two writes of what earlier results cost in them (each write updates
 every result of the conversation); a turn's end and closing write them too."""
 
