@@ -74,6 +74,10 @@ class Agent:
     side_spend: Callable[[Usage, float], None] | None = None
     """Told of model calls outside the conversation (compaction summaries) and of subagents:
     their usage and cost count in the session's."""
+    system_parts: tuple[tuple[str, int], ...] = ()
+    """The parts of the system prompt a user can shorten (instruction files, memory, the
+    skills listing), each named with its size in characters: named when the system prompt
+    leaves the conversation too little of the window."""
     inputs: list[PendingInput] = field(default_factory=list[PendingInput])
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
