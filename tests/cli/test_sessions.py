@@ -260,8 +260,11 @@ def test_a_session_that_cannot_be_saved_runs_no_tool_and_says_so(
     assert (result.exit_code, result.stdout) == (1, "")
     assert not (workspace / "ran").exists()
     assert result.stderr.count("this session is not being saved") == 1
-    assert result.stderr.count("stopped before running the tools") == 1
+    assert result.stderr.count("stopped before asking the model") == 1
     assert "projects" in result.stderr
+    assert fake_model.requests == []  # none of it could be kept: the model is not asked
+    assert "Nothing of this session was saved, not even its prompt" in result.stderr
+    assert "(-c)" not in result.stderr
 
 
 def test_the_resume_picker_takes_a_number_or_an_id(
