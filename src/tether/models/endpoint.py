@@ -7,7 +7,6 @@ whichever wire failed, and the loop sees the same `retryable` decision.
 from __future__ import annotations
 
 import html
-import json
 import re
 import socket
 from collections.abc import Mapping
@@ -263,9 +262,11 @@ class Endpoint:
 
     def event_object(self, data: str, noun: str) -> dict[str, Any]:
         """One event's data as the JSON object it must be; anything else (not JSON, not an
-        object, nested past what the parser takes) is a broken stream."""
+        object, nested past what the parser takes) is a broken stream. A number too long for
+        Python to read (thousands of digits, in a usage count say) is read as null: unknown,
+        as any count the adapters cannot use, and the event is kept."""
         try:
-            value: object = json.loads(data)
+            value: object = bounded_json.loads_numbers_read(data, [])
         except (ValueError, RecursionError):
             raise self.stream_broken(f"{noun} that is not JSON: {data[:80]!r}") from None
         if not isinstance(value, dict):
