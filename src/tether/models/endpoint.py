@@ -115,6 +115,18 @@ def body_detail(content_type: str, body: bytes) -> tuple[str, str | None]:
     return api_error_message(parsed, one_line(text)), api_error_type(parsed)
 
 
+def is_whole_reply(body: bytes) -> bool:
+    """Whether `body` is a model's whole answer as JSON (an Anthropic `message`, an OpenAI
+    `chat.completion`): what a server that ignores `stream: true` sends."""
+    try:
+        parsed: object = bounded_json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(parsed, dict) or "error" in parsed:
+        return False
+    return parsed.get("type") == "message" or "choices" in parsed  # pyright: ignore[reportUnknownMemberType]
+
+
 def _is_html(content_type: str, text: str) -> bool:
     if "html" in content_type.lower():
         return True
@@ -201,6 +213,15 @@ class Endpoint:
             status=status,
             retryable=is_retryable_status(status),
             retry_after_s=retry_after_s,
+        )
+
+    def not_streamed(self) -> ModelError:
+        """A 200 answer that is a whole reply as one JSON body: the server ignored
+        `stream: true`. Not retried: it would answer the same way."""
+        return ModelError(
+            f"{self.provider} at {self.base_url} answered without streaming (one JSON reply, "
+            "not an event stream): tether needs an endpoint that streams (`stream: true`); "
+            "check the base URL, or the server's streaming support"
         )
 
     def not_a_stream(self, what: str) -> ModelError:
