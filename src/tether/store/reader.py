@@ -303,8 +303,6 @@ def _parse_entry(
                 replaced.append(number)
     except (ValueError, RecursionError):  # not JSON, or absurdly nested
         raise BadEntry("not JSON") from None
-    if found and long_numbers is not None:
-        long_numbers.append(number)
     if not isinstance(raw, dict):
         raise BadEntry("not a JSON object")
     fields = cast(dict[str, Any], raw)
@@ -319,6 +317,8 @@ def _parse_entry(
     if not isinstance(fields.get("parentUuid", 0), str | None):
         raise BadEntry("no parentUuid")
     fields.setdefault("parentUuid", None)
+    if found and long_numbers is not None:  # said of entries kept only: once a line
+        long_numbers.append(number)
     return Entry(fields)
 
 
