@@ -78,7 +78,7 @@ class Instructions:
     external: tuple[str, ...] = ()
     """Project files' imports (and linked project files) outside the workspace, left out for
     want of the user's approval of external imports, as shown (`~/notes.md`)."""
-    sizes: tuple[tuple[str, int], ...] = ()
+    sizes: tuple[tuple[str, int], ...] = field(default=(), compare=False)
     """Each file as shown, with the characters it takes in `text` (after the cut): what to
     name when the instructions leave the conversation too little of the window."""
 

@@ -179,7 +179,9 @@ def fitted(
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
     budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
     if room <= 0:  # the system prompt and tools alone: no cut of the messages can help
-        raise _does_not_fit(request, sizer, window, parts)
+        if sizer.calibrated or _fixed_past_at_best(request, sizer, window):
+            raise _does_not_fit(request, sizer, window, parts)
+        return request  # past only by the cautious assumed ratio: the API's answer tells
     at = turn_prompt(request.messages)
     if at is not None and sizer.message_size(_prompt_part(request.messages[at])[1]) > room:
         if not sizer.calibrated:
@@ -193,6 +195,16 @@ def fitted(
     if not fits:
         raise _does_not_fit(request, sizer, window, parts)
     return replace(request, messages=messages)
+
+
+MOST_CHARS_PER_TOKEN = 4.0
+"""The most characters a token takes in prose and code: at it, an estimate errs low."""
+
+
+def _fixed_past_at_best(request: ModelRequest, sizer: RequestSizer, window: int) -> bool:
+    """Whether the system prompt and tools pass `FILL` of the window even at the most
+    characters a token usually takes: known not to fit before any answer said the ratio."""
+    return sum(sizer.fixed_parts(request)) / MOST_CHARS_PER_TOKEN > FILL * window
 
 
 def _does_not_fit(
