@@ -188,11 +188,9 @@ class SessionRecorder:
         promise to write it later no longer holds."""
         if self._waiting:
             self._flush(len(self._waiting))
-        if self._waiting:
+        if self._waiting and self.resumable_as is not None:  # else the turn's end said so
             count = len(self._waiting)
             what = "1 entry" if count == 1 else f"{count} entries"
-            if self.resumable_as is None:  # the turn's end said why, and how to go on
-                return
             self._notices.append(
                 f"{what} of this session could not be written to its file and "
                 f"{'is' if count == 1 else 'are'} lost as tether exits: a resumed session "
