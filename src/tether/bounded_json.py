@@ -54,16 +54,56 @@ def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
     return deepest
 
 
-def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+class NumberTooLong(json.JSONDecodeError):
+    """The text holds a whole number of more digits than Python reads (4,300 by default,
+    `sys.get_int_max_str_digits`): `json.loads` raises a bare `ValueError` for it, which
+    says neither where nor that the rest of the text is fine. A `JSONDecodeError`, so that
+    callers handling text which is not JSON handle this too."""
+
+    def __init__(self, digits: int, text: str, at: int) -> None:
+        super().__init__(f"a number of {digits:,} digits, too long to read", text, max(at, 0))
+        self.digits = digits
+
+
+def loads(
+    text: str | bytes, *, max_depth: int = MAX_DEPTH, long_numbers: list[int] | None = None
+) -> Any:
     """`json.loads`, raising `NestedTooDeep` (a `ValueError`) for text nested deeper than
-    `max_depth` instead of recursing into it."""
+    `max_depth` instead of recursing into it. A whole number too long for Python to read
+    raises `NumberTooLong`; with `long_numbers`, it is read as None instead, and its count
+    of digits added to the list (for a caller that keeps the rest and says so)."""
     measured = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
-    if measured.count("[") + measured.count("{") <= max_depth:
-        return json.loads(text)  # cannot nest deeper than it has brackets
-    depth = nesting_depth(measured, stop_after=max_depth)
-    if depth > max_depth:
-        raise NestedTooDeep(nesting_depth(measured), max_depth, measured)
-    return json.loads(text)
+    if measured.count("[") + measured.count("{") > max_depth:
+        depth = nesting_depth(measured, stop_after=max_depth)
+        if depth > max_depth:
+            raise NestedTooDeep(nesting_depth(measured), max_depth, measured)
+    return loads_numbers_read(text, long_numbers)
+
+
+def loads_numbers_read(text: str | bytes, long_numbers: list[int] | None = None) -> Any:
+    """`json.loads` (no bound on nesting), with `loads`' handling of numbers too long to
+    read. Text without one is parsed at full speed: the number hook runs only after the
+    parser refused one."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:
+        if "integer string conversion" not in str(e):
+            raise
+    measured = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+
+    def whole(digits: str) -> int | None:
+        try:
+            return int(digits)
+        except ValueError:
+            if long_numbers is None:
+                at = measured.find(digits)
+                raise NumberTooLong(len(digits.lstrip("-")), measured, at) from None
+            long_numbers.append(len(digits.lstrip("-")))
+            return None
+
+    return json.loads(text, parse_int=whole)
 
 
 def error_text(error: json.JSONDecodeError) -> str:

@@ -68,7 +68,10 @@ def test_subagent_limits_come_from_settings_and_bad_ones_are_named(
     settings.write_text('{"tether": {"subagents": {"maxDepth": 0}}}')
     result = tether("-p", "hi")
     assert result.exit_code == 2
-    assert "tether.subagents.maxDepth must be a whole number of at least 1" in result.stderr
+    assert (
+        f'settings file {settings}: "tether.subagents.maxDepth" must be a whole number of levels '
+        "from 1 to 100, not 0"
+    ) in result.stderr
     settings.write_text('{"tether": {"subagents": {"depth": 1}}}')
     assert "tether.subagents.depth is not a setting" in tether("-p", "hi").stderr
 

@@ -107,3 +107,22 @@ def test_a_window_too_small_for_the_prompt_names_it_once(
     assert "tools' definitions (about " in result.stderr
     assert "4,000-token context window" in result.stderr
     assert "newest exchange" not in result.stderr
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "openai/gpt-4.1"])
+def test_instruction_files_past_the_window_are_named_with_their_sizes(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str
+) -> None:
+    # Each file alone is cut to the instructions' limit; together they pass a 16k window.
+    (workspace / "CLAUDE.md").write_text("".join(f"- project rule {i}\n" for i in range(3000)))
+    _big_memory(workspace)
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    small = json.dumps({"contextWindow": 16_000})
+    result = tether("-p", "hi", "--settings", small, "--model", model)
+    assert result.exit_code == 1
+    assert fake_model.requests == []  # known not to fit: never sent
+    said = result.stderr
+    assert said.count("leave too little room") == 1, said
+    assert f"CLAUDE.md {INSTRUCTIONS_MAX_CHARS:,} characters (about " in said, said
+    assert ".tether/memory.md 40," in said, said
+    assert "the skills listing" not in said  # too small to be worth naming

@@ -98,8 +98,8 @@ def test_a_bad_timeout_says_what_to_set(
     result = tether("-p", "hello")
     assert result.exit_code == 2
     assert result.stderr == (
-        "tether: TETHER_MODEL_IDLE_TIMEOUT_MS must be a positive number of milliseconds, "
-        f"not {value!r}\n"
+        "tether: TETHER_MODEL_IDLE_TIMEOUT_MS must be a number of milliseconds from 1 to "
+        f"86,400,000, not {value!r}\n"
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -168,3 +169,34 @@ def test_silent_repairs_are_said_once_each(
     assert resumed.exit_code == 0, resumed.stderr
     assert resumed.stderr.count("1 message with no content (or blank text only) not replayed") == 1
     assert resumed.stderr.count("1 tool call with an id the API would refuse") == 1
+
+
+@pytest.mark.parametrize("digits", [5000, 4000])
+def test_a_number_too_long_to_read_loses_the_count_not_the_message(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, digits: int
+) -> None:
+    # Python's json refuses an int of more than 4,300 digits with a bare ValueError: each
+    # line holding one was dropped as torn, and with it a whole reply. One it reads (4,000
+    # digits) overflowed a float when the resumed session's spend was priced.
+    path = _session(fake_model, tether, workspace)
+    fake_model.script(reply(text("Whole.")))
+    assert tether("-c", "-p", "and now?").exit_code == 0
+    whole = fake_model.requests[-1].messages()
+    lines = path.read_bytes().splitlines(keepends=True)
+    damaged = [n for n, line in enumerate(lines, 1) if b'"input_tokens":' in line]
+    assert len(damaged) >= 5
+    huge = b'"input_tokens":' + b"9" * digits
+    path.write_bytes(
+        b"".join(re.sub(rb'"input_tokens":\d+', huge, line) for line in lines[:-4])
+        + b"".join(lines[-4:])  # the resume's own lines, as they were
+    )
+    fake_model.script(reply(text("Still here.")))
+    resumed = tether("-c", "-p", "and now?")
+    assert (resumed.exit_code, resumed.stdout) == (0, "Still here.\n"), resumed.stderr
+    uncached = re.compile(r', "cache_control": \{"type": "ephemeral"\}')
+    now = uncached.sub("", json.dumps(fake_model.requests[-1].messages()))
+    assert now.startswith(uncached.sub("", json.dumps(whole[:-1]))[:-1])  # every reply kept
+    said = [line for line in resumed.stderr.splitlines() if "too long to read" in line]
+    assert len(said) == (digits > 4300), resumed.stderr
+    assert all("read as unknown, the rest of each entry kept" in line for line in said)
+    assert "could not be read" not in resumed.stderr

@@ -111,9 +111,10 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
     how: str,
 ) -> None:
     """The sessions' file system is read-only, or full from the start (a real 64 KiB tmpfs,
-    filled): the model may answer, but no tool runs, since what it did could not be kept. The
-    turn ends with what failed, where, and the space left there; what was saved before stays
-    as it was."""
+    filled): resumed, the model may answer, but no tool runs, since what it did could not be
+    kept; a new session, none of which could be saved, does not ask the model at all. The
+    turn ends with what failed, where, the space left there, and how to go on (never `-c`,
+    which would resume another session); what was saved before stays as it was."""
     _namespaces_work(tmp_path)
     home = Path(os.environ["TETHER_HOME"])
     argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
@@ -145,14 +146,24 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
     assert ran.stdout == ""
     assert "Traceback" not in ran.stderr
     assert not (workspace / "ran").exists()  # the tool never ran
-    assert len(fake_model.requests) == asked + 1  # and the model was not asked again
-    stopped = [line for line in ran.stderr.splitlines() if "stopped before running" in line]
+    assert len(fake_model.requests) == asked + resume  # and the model was not asked again
+    said = "stopped before running" if resume else "stopped before asking the model"
+    stopped = [line for line in ran.stderr.splitlines() if said in line]
     assert len(stopped) == 1, ran.stderr
     assert f"{projects}/" in stopped[0]
     assert why in stopped[0]
     if how == "full":
         assert " free of " in stopped[0]
-    assert "Nothing was run" in stopped[0]
+    if resume:
+        assert "Nothing was run" in stopped[0]
+        session_id = list_sessions(home, workspace)[0].session_id
+        assert stopped[0].endswith(f"resume it with `tether --resume {session_id}`.")
+    else:
+        assert stopped[0].endswith(
+            "Nothing of this session was saved, not even its prompt: "
+            "free space (or make the sessions folder writable) and send the prompt again."
+        )
+    assert "(-c)" not in ran.stderr
     assert sorted(p.read_bytes() for p in home.rglob("*.jsonl")) == before  # nothing lost
     if resume:  # the earlier conversation was sent, and the new turn on top of it
         assert [m["role"] for m in fake_model.requests[-1].messages()][:2] == ["user", "assistant"]

@@ -185,7 +185,7 @@ def _sleeper() -> object:
     return tool_use("Bash", command="echo $$ > shell.pid; sleep 60")
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 @pytest.mark.usefixtures("trusted_workspace")
 def test_a_signal_stops_headless_cleanly_and_the_session_resumes(
     fake_model: FakeModelServer, model_env: object, tether: Run, workspace: Path, signum: int
@@ -213,6 +213,26 @@ def test_a_signal_stops_headless_cleanly_and_the_session_resumes(
     follow_up = fake_model.requests[1]
     assert follow_up.tool_result_errors() == [True]
     assert "Interrupted" in follow_up.tool_results()[0]
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_sighup_is_said_in_one_line_and_the_session_kept(
+    fake_model: FakeModelServer, model_env: object, tether: Run, workspace: Path
+) -> None:
+    # SIGHUP (a closed terminal, `kill -HUP`) ended tether at once with no word.
+    fake_model.script(reply(_sleeper()), reply(text("resumed fine")))  # type: ignore[arg-type]
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.json").write_text('{"sandbox": {"enabled": false}}')
+    proc = _start(workspace, "-p", "work", "--permission-mode", "bypassPermissions")
+    shell = _wait_for(workspace / "shell.pid", proc)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out, err) == (128 + signal.SIGHUP, "", "tether: stopped by SIGHUP\n")
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)
+    again = tether("-c", "-p", "what happened?")
+    assert (again.exit_code, again.stdout) == (0, "resumed fine\n"), again.stderr
+    assert fake_model.requests[1].tool_result_errors() == [True]
 
 
 @pytest.mark.usefixtures("trusted_workspace")
@@ -260,8 +280,11 @@ def test_a_session_that_cannot_be_saved_runs_no_tool_and_says_so(
     assert (result.exit_code, result.stdout) == (1, "")
     assert not (workspace / "ran").exists()
     assert result.stderr.count("this session is not being saved") == 1
-    assert result.stderr.count("stopped before running the tools") == 1
+    assert result.stderr.count("stopped before asking the model") == 1
     assert "projects" in result.stderr
+    assert fake_model.requests == []  # none of it could be kept: the model is not asked
+    assert "Nothing of this session was saved, not even its prompt" in result.stderr
+    assert "(-c)" not in result.stderr
 
 
 def test_the_resume_picker_takes_a_number_or_an_id(

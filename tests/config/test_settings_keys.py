@@ -50,7 +50,11 @@ def test_claude_codes_own_keys_are_not_warned_about(
     ("key", "value", "wanted"),
     [
         ("model", 42, "a string, not a number (42)"),
-        ("contextWindow", True, "a whole number, not true or false (true)"),
+        (
+            "contextWindow",
+            True,
+            "a whole number of tokens from 1,024 to 10,000,000, not true or false (true)",
+        ),
         ("permissions", ["Bash"], 'an object, not a list (["Bash"])'),
     ],
 )

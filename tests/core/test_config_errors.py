@@ -101,4 +101,74 @@ def test_bad_output_cap_is_a_config_error(tether: Run, monkeypatch: pytest.Monke
     monkeypatch.setenv("TETHER_MAX_OUTPUT_TOKENS", "lots")
     result = tether("-p", "hi")
     assert result.exit_code == 2
-    assert "TETHER_MAX_OUTPUT_TOKENS must be a positive number" in result.stderr
+    assert (
+        "TETHER_MAX_OUTPUT_TOKENS must be a whole number of tokens from 1 to 1,000,000, not "
+        "'lots'" in result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("contextWindow", "-5", "a whole number of tokens from 1,024 to 10,000,000, not -5"),
+        ("contextWindow", "0", "a whole number of tokens from 1,024 to 10,000,000, not 0"),
+        ("contextWindow", "1", "a whole number of tokens from 1,024 to 10,000,000, not 1"),
+        ("contextWindow", "1e300", "a whole number of tokens from 1,024 to 10,000,000, not a"),
+        ("contextWindow", "true", "a whole number of tokens from 1,024 to 10,000,000, not true"),
+        ("contextWindow", "16000.5", "a whole number of tokens from 1,024 to 10,000,000, not a"),
+        ("maxOutputTokens", "10000000000", "a whole number of tokens from 1 to 1,000,000, not"),
+        ("tether.modelIdleTimeoutMs", "-1", "a number of milliseconds from 1 to 86,400,000"),
+        ("tether.subagents.maxDepth", "100000", "a whole number of levels from 1 to 100, not"),
+        ("tether.mcp.toolTimeoutMs", "1e999", "a number of milliseconds from 1 to 86,400,000"),
+    ],
+)
+def test_a_number_setting_out_of_range_names_key_file_and_range(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, key: str, value: str, said: str
+) -> None:
+    # A window of -5 was silently ignored; 1 sent a request anyway; every numeric key alike.
+    *outer, last = key.split(".")
+    body = f'{{"{last}": {value}}}'
+    for name in reversed(outer):
+        body = f'{{"{name}": {body}}}'
+    path = workspace / ".tether" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(body)
+    result = tether("-p", "hi")
+    assert (result.exit_code, fake_model.requests) == (2, [])
+    assert result.stderr.startswith(f'tether: settings file {path}: "{key}" must be {said}')
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TETHER_CONTEXT_WINDOW", "1"),
+        ("TETHER_CONTEXT_WINDOW", "9" * 5000),
+        ("TETHER_MAX_OUTPUT_TOKENS", "0"),
+        ("TETHER_MODEL_IDLE_TIMEOUT_MS", "1e400"),
+        ("TETHER_RETRY_DELAY_MS", "-1"),
+    ],
+)
+def test_a_number_variable_out_of_range_names_it_and_the_range(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    result = tether("-p", "hi")
+    assert (result.exit_code, fake_model.requests) == (2, [])
+    assert result.stderr.startswith(f"tether: {name} must be a "), result.stderr
+    assert " from " in result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_a_settings_number_too_long_to_read_is_named_not_a_traceback(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = workspace / ".tether" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"contextWindow": ' + "9" * 5000 + "}")
+    result = tether("-p", "hi")
+    assert (result.exit_code, fake_model.requests) == (2, [])
+    assert result.stderr == (
+        f"tether: settings file {path} is not valid JSON: a number of 5,000 digits, too long "
+        "to read at line 1, column 19\n"
+    )

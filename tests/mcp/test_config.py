@@ -487,18 +487,26 @@ def test_limits_from_settings_and_environment() -> None:
         (
             {},
             {"MCP_TIMEOUT": "ten"},
-            "environment variable MCP_TIMEOUT must be a positive number of milliseconds, not 'ten'",
+            "environment variable MCP_TIMEOUT must be a number of milliseconds from 1 to "
+            "86,400,000, not 'ten'",
         ),
         (
             {},
             {"MCP_TOOL_TIMEOUT": "-1"},
-            "environment variable MCP_TOOL_TIMEOUT must be a positive number of milliseconds, "
-            "not '-1'",
+            "environment variable MCP_TOOL_TIMEOUT must be a number of milliseconds from 1 to "
+            "86,400,000, not '-1'",
         ),
         (
             {},
             {"MAX_MCP_OUTPUT_TOKENS": "2.5"},
-            "environment variable MAX_MCP_OUTPUT_TOKENS must be a positive whole number, not '2.5'",
+            "environment variable MAX_MCP_OUTPUT_TOKENS must be a whole number of tokens from 1 "
+            "to 25,000,000, not '2.5'",
+        ),
+        (
+            {},
+            {"MCP_TIMEOUT": "1e300"},
+            "environment variable MCP_TIMEOUT must be a number of milliseconds from 1 to "
+            "86,400,000, not '1e300'",
         ),
     ],
 )

@@ -20,6 +20,8 @@ import pytest
 
 from tether.models import sse_client
 from tether.models.anthropic import AnthropicModel
+from tether.models.base import ResponseDone
+from tether.models.catalogue import MODELS, cost_usd
 from tether.models.idle import IdleLimits
 from tether.models.openai_compat import OpenAICompatModel
 
@@ -132,6 +134,8 @@ async def test_one_endless_line_is_cut_off_at_the_event_limit(wire: str) -> None
 BOMB_CHILD = """
 import asyncio, resource, sys
 from tether.models.anthropic import AnthropicModel
+from tether.models.base import ResponseDone
+from tether.models.catalogue import MODELS, cost_usd
 from tether.models.base import ModelRequest
 from tether.protocol import Message, ModelError
 
@@ -299,3 +303,57 @@ async def test_sse_comments_alone_are_keep_alives_however_many(wire: str) -> Non
     assert str(error).startswith(f"{url} sent only keep-alive pings for 0.6s"), str(error)
     assert events
     assert all(e.kind == "waiting" and e.pings_only for e in events)  # type: ignore[union-attr]
+
+
+def _stream_with_usage(wire: str, count: str) -> bytes:
+    """A whole streamed answer "ok" whose usage holds `count` (JSON digits) as a token count."""
+    if wire == "anthropic":
+        events = [
+            (
+                "message_start",
+                '{"type":"message_start","message":{"id":"m","type":"message",'
+                '"role":"assistant","content":[],"model":"claude-x","stop_reason":null,'
+                f'"usage":{{"input_tokens":{count},"output_tokens":1}}}}}}',
+            ),
+            (
+                "content_block_start",
+                '{"type":"content_block_start","index":0,'
+                '"content_block":{"type":"text","text":""}}',
+            ),
+            (
+                "content_block_delta",
+                '{"type":"content_block_delta","index":0,'
+                '"delta":{"type":"text_delta","text":"ok"}}',
+            ),
+            ("content_block_stop", '{"type":"content_block_stop","index":0}'),
+            (
+                "message_delta",
+                '{"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+                f'"usage":{{"output_tokens":{count}}}}}',
+            ),
+            ("message_stop", '{"type":"message_stop"}'),
+        ]
+        return "".join(f"event: {name}\ndata: {data}\n\n" for name, data in events).encode()
+    chunks = [
+        '{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"}}]}',
+        '{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+        f'{{"id":"c","choices":[],"usage":{{"prompt_tokens":{count},"completion_tokens":2}}}}',
+    ]
+    return ("".join(f"data: {c}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("digits", [5000, 4000, 17])
+async def test_an_absurd_count_is_unknown_and_the_answer_kept(wire: str, digits: int) -> None:
+    # Python's json refuses a whole number of more than 4,300 digits (a bare ValueError):
+    # the answer was taken for a broken stream, for one count nobody needs to answer. One
+    # it reads (4,000 digits) overflowed a float when priced.
+    body = _stream_with_usage(wire, "9" * digits)
+    async with answering(200, {"content-type": SSE}, body) as url:
+        events, error = await run(model_for(wire, url), ask())
+    assert error is None, str(error)
+    done = events[-1]
+    assert isinstance(done, ResponseDone)
+    assert done.message.text() == "ok"
+    assert done.usage.input_tokens == 0  # unknown
+    assert cost_usd(MODELS["claude-sonnet-4-5"], done.usage) < 1

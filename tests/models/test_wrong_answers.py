@@ -89,8 +89,32 @@ async def test_a_page_answered_with_200_is_not_a_stream() -> None:
     )
 
 
-async def test_a_whole_json_answer_is_not_a_stream() -> None:
-    async with answering(200, "application/json", '{"choices": []}') as url:
+WHOLE_REPLIES = {
+    "anthropic": '{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", '
+    '"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", '
+    '"usage": {"input_tokens": 5, "output_tokens": 1}}',
+    "openai": '{"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": '
+    '{"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}',
+}
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+async def test_a_whole_json_answer_is_said_to_be_not_streamed(wire: str) -> None:
+    # Anthropic's whole message was "reported message mid-response" (its type taken for an
+    # error's); OpenAI's was only "answered with application/json".
+    async with answering(200, "application/json", WHOLE_REPLIES[wire]) as url:
+        _, error = await run(model_for(wire, url), ask())
+    assert error is not None
+    assert (str(error), error.retryable) == (
+        f"{wire} at {url} answered without streaming (one JSON reply, not an event stream): "
+        "tether needs an endpoint that streams (`stream: true`); check the base URL, or the "
+        "server's streaming support",
+        False,
+    )
+
+
+async def test_other_json_answered_with_200_is_not_a_stream() -> None:
+    async with answering(200, "application/json", '{"status": "ok"}') as url:
         _, error = await run(model_for("openai", url), ask())
     assert error is not None
     assert str(error) == (

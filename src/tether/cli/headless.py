@@ -177,7 +177,10 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
     return []
 
 
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each ends the turn as an interrupt does. SIGHUP (the terminal closed, or `kill -HUP`)
+ended tether at once, with no word: now the session is saved as for SIGTERM, and the line
+is said where a terminal is still there to read it."""
 
 
 def _warn(event: Event, err: TextIO) -> None:
@@ -199,7 +202,7 @@ async def _prepared(session: Session) -> list[Event]:
 
 
 def _stop_on_signals(session: Session) -> list[int]:
-    """SIGINT and SIGTERM end the turn the way an interrupt does: tools stopped, every call
+    """SIGINT, SIGTERM and SIGHUP end the turn the way an interrupt does: tools stopped, every call
     answered, the session file complete, and a result printed. Returns the signals seen."""
     seen: list[int] = []
     loop = asyncio.get_running_loop()

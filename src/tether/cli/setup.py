@@ -67,7 +67,7 @@ from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
-from tether.core.context import build_system_prompt
+from tether.core.context import build_system_prompt, prompt_parts
 from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
 from tether.core.session import Session
@@ -242,18 +242,24 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if any((workspace / ".tether").glob("*.local*")):
         ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
 
+    listing = skills.prompt_section() if skills.skills or skills.commands else ""
+
     def prompt_for(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
             workspace,
             tool_names=tool_names,
             append=appended(opts.append_system_prompt, opts.json_schema),
             instructions=instructions.current.text,
-            skills=skills.prompt_section() if skills.skills or skills.commands else "",
+            skills=listing,
             memory=memory,
             sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
             base=opts.system_prompt,
             cwd=start,
         )
+
+    def parts_now() -> tuple[tuple[str, int], ...]:
+        memory_part = (".tether/memory.md", memory)
+        return prompt_parts(instructions.current.sizes, memory=memory_part, skills=listing)
 
     tool_context = ToolContext(
         workspace=workspace,
@@ -272,6 +278,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         model=model,
         model_id=resolved.model_id,
         system_prompt=prompt_for(registry.names()),
+        system_parts=parts_now(),
         tools=registry,
         tool_context=tool_context,
         max_turns=opts.max_turns,
@@ -351,6 +358,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     def instructions_changed(read: Instructions) -> None:
         runner.instructions = read.text
         agent.system_prompt = prompt_for(agent.tools.names())
+        agent.system_parts = parts_now()
 
     instructions.on_change.append(instructions_changed)
     session.startup_notices.extend(unusable_notices(skills))

@@ -375,7 +375,7 @@ class StreamJsonFrontEnd:
             self._write_all(make(self.lines))
 
     def _on_signal(self, signum: int) -> None:
-        """SIGINT or SIGTERM: the running turn stops (its result is written), queued prompts
+        """SIGINT, SIGTERM or SIGHUP: the running turn stops (its result is written), queued prompts
         are dropped, and the process ends without waiting for its input to end."""
         self._stopped_by = signum
         if self.built and self._building is not None:
@@ -399,6 +399,6 @@ async def _prepared(session: Any) -> list[Event]:
 
 def stop_signals(stop: Callable[[int], None]) -> None:
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # as headless's
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop, signum)

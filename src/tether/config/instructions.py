@@ -78,6 +78,9 @@ class Instructions:
     external: tuple[str, ...] = ()
     """Project files' imports (and linked project files) outside the workspace, left out for
     want of the user's approval of external imports, as shown (`~/notes.md`)."""
+    sizes: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    """Each file as shown, with the characters it takes in `text` (after the cut): what to
+    name when the instructions leave the conversation too little of the window."""
 
 
 def load_instructions(
@@ -313,9 +316,11 @@ class _Reader:
 
     def result(self) -> Instructions:
         blocks: list[str] = []
+        sizes: list[tuple[str, int]] = []
         size = 0
         for index, part in enumerate(self.parts):
             block = f"{part.heading}\n\n{part.content}"
+            sizes.append((part.shown, min(len(block), max(MAX_CHARS - size, 0))))
             if size + len(block) > MAX_CHARS:
                 left_out = len(self.parts) - index - 1
                 note = (
@@ -328,7 +333,11 @@ class _Reader:
             blocks.append(block)
             size += len(block) + 2
         return Instructions(
-            "\n\n".join(blocks), tuple(self.files), tuple(self.problems), tuple(self.external)
+            "\n\n".join(blocks),
+            tuple(self.files),
+            tuple(self.problems),
+            tuple(self.external),
+            tuple(sizes),
         )
 
 

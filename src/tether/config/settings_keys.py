@@ -2,7 +2,8 @@
 
 A misspelled key (`permisions`) silently drops what it holds, deny rules included: it is
 warned about, with the nearest known key. A known key whose value has the wrong JSON type
-(`"model": 42`) stops the start, as a file that is not JSON does: the user believes it holds.
+(`"model": 42`), or a number outside its range (`"contextWindow": -5`, `tether.config.numbers`),
+stops the start, as a file that is not JSON does: the user believes it holds.
 Claude Code's own keys that tether does not read are known too, so a repository set up for
 Claude Code starts without warnings.
 """
@@ -13,6 +14,8 @@ import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from tether.config.numbers import SETTING_NUMBERS, setting_numbers_error
 
 READ_KEYS: Mapping[str, type] = {
     "model": str,
@@ -85,6 +88,9 @@ def key_notes(path: Path | str, data: Mapping[str, Any]) -> list[str]:
                 raise _wrong_type(path, key, expected, value)
         elif key not in CLAUDE_CODE_KEYS and (near := _nearest(key)):
             notes.append(f'warning: settings file {path}: unknown key "{key}"{near}; ignored')
+    error = setting_numbers_error(path, data)
+    if error is not None:
+        raise error
     return notes
 
 
@@ -104,7 +110,8 @@ def _nearest(key: str) -> str:
 def _wrong_type(path: Path | str, key: str, expected: type, value: object) -> Exception:
     from tether.protocol import ConfigError  # on use: it loads pydantic
 
-    wanted = _TYPE_NAMES.get(expected, "a whole number")
+    number = SETTING_NUMBERS.get((key,))
+    wanted = _TYPE_NAMES.get(expected) or (number.described() if number else "a whole number")
     return ConfigError(
         f'settings file {path}: "{key}" must be {wanted}, not {_json_type(value)} ({_short(value)})'
     )

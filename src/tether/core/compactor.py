@@ -68,7 +68,8 @@ async def _summary(
     for attempt in range(1, ATTEMPTS + 1):
         base = dataclasses.replace(request, messages=messages)
         window = sizer.window(policy.window)
-        messages = fitted(base, sizer, window, reserve_chars=instruction).messages
+        fit = fitted(base, sizer, window, reserve_chars=instruction, parts=agent.system_parts)
+        messages = fit.messages
         asked = summary_request(request, messages, focus)
         try:
             return await summarize(

@@ -83,3 +83,23 @@ def build_system_prompt(
         parts.append(append.strip())
     # Flags, settings and instruction files may bring text with no UTF-8 form (bytes of argv).
     return encodable("\n\n".join(parts) + "\n")
+
+
+def prompt_parts(
+    instruction_sizes: Sequence[tuple[str, int]],
+    *,
+    memory: tuple[str, str] | None = None,
+    skills: str = "",
+    append: str | None = None,
+) -> tuple[tuple[str, int], ...]:
+    """The parts of a system prompt a user can shorten, each named with its characters: the
+    instruction files (as `Instructions.sizes` gives them), the memory file (its name, its
+    text as loaded), the skills listing, the appended text."""
+    parts = [*instruction_sizes]
+    if memory is not None and memory[1].strip():
+        parts.append((memory[0], len(memory[1])))
+    if skills.strip():
+        parts.append(("the skills listing", len(skills)))
+    if append and append.strip():
+        parts.append(("the appended system prompt", len(append)))
+    return tuple(parts)

@@ -180,6 +180,15 @@ class History:
         check: Callable[[], str | None] | None = getattr(self.journal, "not_saved", None)
         return check() if check is not None else None
 
+    def how_to_go_on(self) -> str:
+        """What the journal holds and how to go on once it can be written (see `unsaved`)."""
+        said: Callable[[], str] | None = getattr(self.journal, "how_to_go_on", None)
+        return said() if said is not None else "Free space and try again."
+
+    def saved_nothing(self) -> bool:
+        """Whether the journal holds none of this session (its file could not be made)."""
+        return getattr(self.journal, "resumable_as", "") is None
+
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
         the estimate learns from it, and a window it names is kept in the journal, so that a

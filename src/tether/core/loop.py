@@ -74,6 +74,10 @@ class Agent:
     side_spend: Callable[[Usage, float], None] | None = None
     """Told of model calls outside the conversation (compaction summaries) and of subagents:
     their usage and cost count in the session's."""
+    system_parts: tuple[tuple[str, int], ...] = ()
+    """The parts of the system prompt a user can shorten (instruction files, memory, the
+    skills listing), each named with its size in characters: named when the system prompt
+    leaves the conversation too little of the window."""
     inputs: list[PendingInput] = field(default_factory=list[PendingInput])
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
@@ -138,6 +142,7 @@ async def run_turn(
             )
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
+        _stop_if_nothing_saved(history)
         request = next_request(agent, history)
         started = time.perf_counter()
         spoken = _Spoken(emit)
@@ -293,8 +298,20 @@ def _stop_if_unsaved(history: History, emit: Callable[[Event], None]) -> None:
     _answer_all(history, emit, "Not run: the session could not be saved.")
     raise HarnessError(
         f"stopped before running the tools the model asked for: {problem.split('; ')[0]}. "
-        "Nothing was run; the session file holds everything up to the last entry it took. "
-        "Free space (or make the file writable) and continue the session (-c)."
+        f"Nothing was run. {history.how_to_go_on()}"
+    )
+
+
+def _stop_if_nothing_saved(history: History) -> None:
+    """A session none of which could be saved (its file could not be made: a full disk, a
+    read-only folder) does not ask the model: the answer, and the prompt, would be lost."""
+    if not history.saved_nothing():
+        return
+    problem = history.unsaved()
+    if problem is None:
+        return
+    raise HarnessError(
+        f"stopped before asking the model: {problem.split('; ')[0]}. {history.how_to_go_on()}"
     )
 
 

@@ -56,11 +56,15 @@ class SessionRecorder:
         self.problem: str | None = None
         """Why entries are waiting to be written (None while everything is saved)."""
         self.path: Path | None = None
+        self.resumable_as: str | None = None
+        """The session id under which what this session saved can be resumed (`--resume`):
+        None while nothing of it is on disk (a new session whose file could not be made)."""
 
     @classmethod
     def continuing(cls, writer: SessionWriter) -> SessionRecorder:
         recorder = cls(lambda: writer, titled=True, watchers=writer.watchers)
         recorder._writer, recorder.path = writer, writer.path
+        recorder.resumable_as = writer.session_id
         return recorder
 
     @classmethod
@@ -69,12 +73,15 @@ class SessionRecorder:
         open_writer: Callable[[], SessionWriter],
         problem: str,
         *,
+        session_id: str,
         watchers: list[EntryWatcher] | None = None,
     ) -> SessionRecorder:
-        """A recorder whose file cannot be opened now (`problem`, told by whoever made it):
-        it tries again at each entry, and says when the session is saved again."""
+        """A recorder whose file (of the session `session_id`, which holds what was saved
+        before) cannot be opened now (`problem`, told by whoever made it): it tries again at
+        each entry, and says when the session is saved again."""
         recorder = cls(open_writer, titled=True, watchers=watchers)
         recorder.problem = problem
+        recorder.resumable_as = session_id
         return recorder
 
     @classmethod
@@ -104,6 +111,19 @@ class SessionRecorder:
         return (
             f"the file system of {self.path} is full ({free:,} bytes free): what the tools do "
             "could not be saved"
+        )
+
+    def how_to_go_on(self) -> str:
+        """What the session file holds and how to go on once it can be written, for the end of
+        a turn stopped because it could not be (never `-c`, which may resume another one)."""
+        if self.resumable_as is None:
+            return (
+                "Nothing of this session was saved, not even its prompt: free space (or make "
+                "the sessions folder writable) and send the prompt again."
+            )
+        return (
+            "The session file holds everything up to the last entry it took: free space (or "
+            f"make the file writable) and resume it with `tether --resume {self.resumable_as}`."
         )
 
     def take_notices(self) -> list[str]:
@@ -168,7 +188,7 @@ class SessionRecorder:
         promise to write it later no longer holds."""
         if self._waiting:
             self._flush(len(self._waiting))
-        if self._waiting:
+        if self._waiting and self.resumable_as is not None:  # else the turn's end said so
             count = len(self._waiting)
             what = "1 entry" if count == 1 else f"{count} entries"
             self._notices.append(
@@ -213,6 +233,8 @@ class SessionRecorder:
         finally:
             if self._writer is not None:
                 self.path = self._writer.path
+                if self._writer.last_uuid is not None:  # an entry of the conversation is in
+                    self.resumable_as = self._writer.session_id
                 self._notices.extend(self._writer.notices)
                 self._writer.notices.clear()
 

@@ -275,7 +275,9 @@ def resume_session(
             opened.watchers = watchers  # the recorder's: a mirror added later hears of it
             return opened
 
-        recorder = SessionRecorder.retrying(reopen, f"{problem}; {WAITING}", watchers=watchers)
+        recorder = SessionRecorder.retrying(
+            reopen, f"{problem}; {WAITING}", session_id=session_id, watchers=watchers
+        )
         notices.append(recorder.problem or "")
     else:
         recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")

@@ -161,6 +161,7 @@ def fitted(
     *,
     aim: float = FILL,
     reserve_chars: int = 0,
+    parts: Sequence[tuple[str, int]] = (),
 ) -> ModelRequest:
     """`request` itself when it (and `reserve_chars` more, what the caller will add) fits
     `FILL` of `window`; else with its biggest blocks cut so that it takes about `aim` of the
@@ -170,14 +171,17 @@ def fitted(
     When it alone is past the window, the request is sent whole while the estimate is only
     assumed (the API's refusal tells the real count), and PromptTooLong is raised once the
     estimate comes from the API. Raises HarnessError when even cut to the bone the messages
-    do not fit beside the system prompt and tools."""
+    do not fit beside the system prompt and tools (naming the biggest of the system prompt's
+    `parts`, when it is the system prompt that leaves no room)."""
     if sizer.fits(request, window, reserve_chars=reserve_chars):
         return request
     room = sizer.budget_chars(request, FILL * window) - reserve_chars  # for the messages
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
     budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
     if room <= 0:  # the system prompt and tools alone: no cut of the messages can help
-        raise _does_not_fit(request, sizer, window)
+        if sizer.calibrated or _fixed_past_at_best(request, sizer, window):
+            raise _does_not_fit(request, sizer, window, parts)
+        return request  # past only by the cautious assumed ratio: the API's answer tells
     at = turn_prompt(request.messages)
     if at is not None and sizer.message_size(_prompt_part(request.messages[at])[1]) > room:
         if not sizer.calibrated:
@@ -189,17 +193,29 @@ def fitted(
         at = turn_prompt(messages)
         messages, fits = _shrink_except(messages, at, sizer.message_size, budget)
     if not fits:
-        raise _does_not_fit(request, sizer, window)
+        raise _does_not_fit(request, sizer, window, parts)
     return replace(request, messages=messages)
 
 
-def _does_not_fit(request: ModelRequest, sizer: RequestSizer, window: int) -> DoesNotFit:
+MOST_CHARS_PER_TOKEN = 4.0
+"""The most characters a token takes in prose and code: at it, an estimate errs low."""
+
+
+def _fixed_past_at_best(request: ModelRequest, sizer: RequestSizer, window: int) -> bool:
+    """Whether the system prompt and tools pass `FILL` of the window even at the most
+    characters a token usually takes: known not to fit before any answer said the ratio."""
+    return sum(sizer.fixed_parts(request)) / MOST_CHARS_PER_TOKEN > FILL * window
+
+
+def _does_not_fit(
+    request: ModelRequest, sizer: RequestSizer, window: int, parts: Sequence[tuple[str, int]]
+) -> DoesNotFit:
     """Why nothing fits: the system prompt and tools, when they take most of the window (a
     small window, long instructions, many tools); else the newest exchange."""
     system, tools = (round(c / sizer.chars_per_token) for c in sizer.fixed_parts(request))
     if system + tools > FILL * window / 2:
         return DoesNotFit(
-            f"the system prompt (about {system:,} tokens, instructions and memory included) "
+            f"the system prompt (about {system:,} tokens, {_named(parts, sizer, window)}) "
             f"and the {len(request.tools)} tools' definitions (about {tools:,} tokens) leave "
             f"too little room for the conversation in the model's {window:,}-token context "
             "window: use a model with a larger window (or set contextWindow, if this one's is "
@@ -212,6 +228,28 @@ def _does_not_fit(request: ModelRequest, sizer: RequestSizer, window: int) -> Do
         "or use a model with a larger window",
         fixed=False,
     )
+
+
+NAMED_PARTS = 6
+"""The most parts of the system prompt a "does not fit" names (the biggest)."""
+
+
+NAMED_SHARE = 0.05
+"""The least share of the window a part of the system prompt takes to be named."""
+
+
+def _named(parts: Sequence[tuple[str, int]], sizer: RequestSizer, window: int) -> str:
+    """The biggest parts of the system prompt with their sizes, for the user to shorten."""
+    least = NAMED_SHARE * window * sizer.chars_per_token
+    big = (p for p in parts if p[1] > 0 and p[1] >= least)
+    biggest = sorted(big, key=lambda p: -p[1])[:NAMED_PARTS]
+    if not biggest:
+        return "instructions and memory included"
+    said = ", ".join(
+        f"{name} {chars:,} characters (about {round(chars / sizer.chars_per_token):,} tokens)"
+        for name, chars in biggest
+    )
+    return f"of which {said}"
 
 
 class PromptTooLong(ModelError):

@@ -49,7 +49,9 @@ async def call_within_window(
         sent = _as_sent(request, history, policy)
     for attempt in range(1, ATTEMPTS + 1):
         # Cut to the compaction's target, under its threshold: the next turn has room.
-        sent = fitted(sent, sizer, sizer.window(policy.window), aim=policy.target)
+        sent = fitted(
+            sent, sizer, sizer.window(policy.window), aim=policy.target, parts=agent.system_parts
+        )
         sent = with_reply_room(sent, sizer, sizer.window(policy.window))
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)

@@ -412,10 +412,19 @@ def _variable(env: Mapping[str, str], name: str, *, whole: bool = False) -> floa
         number = int(raw) if whole else float(raw)
     except ValueError:
         number = 0
-    if not 0 < number < float("inf"):
-        unit = "a positive whole number" if whole else "a positive number of milliseconds"
-        raise ConfigError(f"environment variable {name} must be {unit}, not {raw!r}")
+    most = _MOST_TOKENS if whole else _MOST_MS
+    if not 1 <= number <= most:
+        unit = "a whole number of tokens" if whole else "a number of milliseconds"
+        raise ConfigError(
+            f"environment variable {name} must be {unit} from 1 to {most:,}, not {raw!r}"
+        )
     return number
+
+
+_MOST_MS = 86_400_000
+"""A day: a longer wait is a server that will not answer."""
+_MOST_TOKENS = 25_000_000
+"""As `tether.mcp.maxOutputChars` at most (100,000,000 characters, four a token)."""
 
 
 def _setting(block: Mapping[str, Any], key: str, *, whole: bool = False) -> float | None:

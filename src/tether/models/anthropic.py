@@ -47,6 +47,7 @@ from tether.protocol import (
     ThinkingBlock,
     ToolUseBlock,
     Usage,
+    is_token_count,
 )
 
 if TYPE_CHECKING:
@@ -241,7 +242,7 @@ class _Assembly:
         counts = self.usage.model_dump()
         for name in counts:
             value = counts_given.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
+            if is_token_count(value):  # else unknown: a damaged count is not priced
                 counts[name] = value
         self.usage = Usage(**counts)
 

@@ -7,7 +7,6 @@ whichever wire failed, and the loop sees the same `retryable` decision.
 from __future__ import annotations
 
 import html
-import json
 import re
 import socket
 from collections.abc import Mapping
@@ -116,6 +115,18 @@ def body_detail(content_type: str, body: bytes) -> tuple[str, str | None]:
     return api_error_message(parsed, one_line(text)), api_error_type(parsed)
 
 
+def is_whole_reply(body: bytes) -> bool:
+    """Whether `body` is a model's whole answer as JSON (an Anthropic `message`, an OpenAI
+    `chat.completion`): what a server that ignores `stream: true` sends."""
+    try:
+        parsed: object = bounded_json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(parsed, dict) or "error" in parsed:
+        return False
+    return parsed.get("type") == "message" or "choices" in parsed  # pyright: ignore[reportUnknownMemberType]
+
+
 def _is_html(content_type: str, text: str) -> bool:
     if "html" in content_type.lower():
         return True
@@ -204,6 +215,15 @@ class Endpoint:
             retry_after_s=retry_after_s,
         )
 
+    def not_streamed(self) -> ModelError:
+        """A 200 answer that is a whole reply as one JSON body: the server ignored
+        `stream: true`. Not retried: it would answer the same way."""
+        return ModelError(
+            f"{self.provider} at {self.base_url} answered without streaming (one JSON reply, "
+            "not an event stream): tether needs an endpoint that streams (`stream: true`); "
+            "check the base URL, or the server's streaming support"
+        )
+
     def not_a_stream(self, what: str) -> ModelError:
         """A 200 answer that is not an event stream: a wrong URL (a web page, a proxy's
         page) or a server that ignores `stream: true`."""
@@ -263,9 +283,11 @@ class Endpoint:
 
     def event_object(self, data: str, noun: str) -> dict[str, Any]:
         """One event's data as the JSON object it must be; anything else (not JSON, not an
-        object, nested past what the parser takes) is a broken stream."""
+        object, nested past what the parser takes) is a broken stream. A number too long for
+        Python to read (thousands of digits, in a usage count say) is read as null: unknown,
+        as any count the adapters cannot use, and the event is kept."""
         try:
-            value: object = json.loads(data)
+            value: object = bounded_json.loads_numbers_read(data, [])
         except (ValueError, RecursionError):
             raise self.stream_broken(f"{noun} that is not JSON: {data[:80]!r}") from None
         if not isinstance(value, dict):

@@ -41,6 +41,7 @@ from tether.protocol import (
     ThinkingBlock,
     ToolUseBlock,
     Usage,
+    is_token_count,
 )
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ def _usage(usage: dict[str, Any]) -> Usage:
 
 def _count(fields: dict[str, Any], name: str) -> int:
     value = fields.get(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return value if is_token_count(value) else 0  # else unknown: a damaged count is not priced
 
 
 def _object(value: object) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from tether.models.endpoint import (
     CONNECT_TIMEOUT_S,
     Endpoint,
     body_detail,
+    is_whole_reply,
     retry_after_s,
     transport_detail,
 )
@@ -254,6 +255,8 @@ class SseClient:
             if should_retry in ("true", "false"):
                 error.retryable = should_retry == "true"
             return error
+        if body is not None and is_whole_reply(body):  # the answer, not streamed
+            return self.endpoint.not_streamed()
         if error_type is not None:  # {"error": ...} with a 200 status, as some servers send
             return self.endpoint.stream_error(error_type, detail)
         if detail.startswith("an HTML page"):

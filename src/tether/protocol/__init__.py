@@ -43,6 +43,7 @@ from tether.protocol.messages import (
     ToolUseBlock,
     UrlImageSource,
     Usage,
+    is_token_count,
 )
 from tether.protocol.ops import (
     Compact,
@@ -109,4 +110,5 @@ __all__ = [
     "UrlImageSource",
     "Usage",
     "UserInput",
+    "is_token_count",
 ]

@@ -6,7 +6,7 @@ OpenAI-compatible adapter converts to and from them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -123,15 +123,27 @@ class Message(BaseModel):
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
+MOST_TOKENS = 10**15
+"""More tokens than any session will ever count: a count past it is damage (a usage field
+of thousands of digits), and would overflow a float when priced."""
+
+_Count = Annotated[int, Field(le=MOST_TOKENS)]
+
+
+def is_token_count(value: object) -> TypeGuard[int]:
+    """Whether `value` can be a token count as an endpoint or a session file gives one."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_TOKENS
+
+
 class Usage(BaseModel):
     """Token counts of one model call, or of several added together."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
+    input_tokens: _Count = 0
+    output_tokens: _Count = 0
+    cache_creation_input_tokens: _Count = 0
+    cache_read_input_tokens: _Count = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

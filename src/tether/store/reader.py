@@ -10,12 +10,12 @@ read raises.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
+from tether.bounded_json import loads_numbers_read
 from tether.protocol import ConfigError
 from tether.store.branch import Indexed, newest_branch, sortable
 from tether.store.entry_records import BadEntry, entry_record
@@ -148,7 +148,8 @@ def load_session(path: Path) -> LoadedSession:
     title: str | None = None
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
-    for line, offset, size, entry in _scan(path, unreadable, replaced):
+    long_numbers: list[int] = []
+    for line, offset, size, entry in _scan(path, unreadable, replaced, long_numbers):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
@@ -195,6 +196,11 @@ def load_session(path: Path) -> LoadedSession:
         warnings.append(
             f"{_lines(replaced)} held bytes that are not UTF-8; read with U+FFFD in their place"
         )
+    if long_numbers:
+        warnings.append(
+            f"{_lines(long_numbers)} held a number of thousands of digits, too long to read; "
+            "read as unknown, the rest of each entry kept"
+        )
     if duplicates:
         warnings.append(f"{_lines(duplicates)} repeated an earlier entry; skipped")
     if branch.gaps:
@@ -233,11 +239,11 @@ def load_session(path: Path) -> LoadedSession:
 
 
 def _scan(
-    path: Path, unreadable: list[int], replaced: list[int]
+    path: Path, unreadable: list[int], replaced: list[int], long_numbers: list[int]
 ) -> Iterator[tuple[int, int, int, Entry]]:
     """(line number, offset, length, entry) of every line with a valid header, in file order;
     the numbers of the other non-blank lines go to `unreadable`, of those with bytes that are
-    not UTF-8 to `replaced`."""
+    not UTF-8 to `replaced`, of those with numbers too long to read to `long_numbers`."""
     try:
         with path.open("rb") as lines:
             offset = 0
@@ -246,7 +252,12 @@ def _scan(
                 if not line.strip():
                     continue
                 try:
-                    yield number, start, len(line), _parse_entry(line, replaced, number)
+                    yield (
+                        number,
+                        start,
+                        len(line),
+                        _parse_entry(line, replaced, number, long_numbers),
+                    )
                 except _Bookkeeping:
                     continue
                 except BadEntry:
@@ -271,15 +282,23 @@ def _fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
         return None
 
 
-def _parse_entry(line: bytes, replaced: list[int] | None = None, number: int = 0) -> Entry:
+def _parse_entry(
+    line: bytes,
+    replaced: list[int] | None = None,
+    number: int = 0,
+    long_numbers: list[int] | None = None,
+) -> Entry:
     """One line as an entry with a valid header; raises BadEntry saying what is wrong. Bytes
     that are not UTF-8 (one Latin-1 byte written by another program) are read as U+FFFD, and
-    the line's `number` goes to `replaced`: the rest of the entry is kept."""
+    the line's `number` goes to `replaced`: the rest of the entry is kept. A number too long
+    for Python to read (thousands of digits, in a `usage` say) is read as null, unknown, and
+    the line's number goes to `long_numbers`: the entry is kept, never dropped for one field."""
+    found: list[int] = []
     try:
         try:
-            raw = json.loads(line)
+            raw = loads_numbers_read(line, found)
         except UnicodeDecodeError:
-            raw = json.loads(line.decode("utf-8", "replace"))
+            raw = loads_numbers_read(line.decode("utf-8", "replace"), found)
             if replaced is not None:
                 replaced.append(number)
     except (ValueError, RecursionError):  # not JSON, or absurdly nested
@@ -298,6 +317,8 @@ def _parse_entry(line: bytes, replaced: list[int] | None = None, number: int = 0
     if not isinstance(fields.get("parentUuid", 0), str | None):
         raise BadEntry("no parentUuid")
     fields.setdefault("parentUuid", None)
+    if found and long_numbers is not None:  # said of entries kept only: once a line
+        long_numbers.append(number)
     return Entry(fields)
 
 

@@ -1,0 +1,109 @@
+"""Numbers read from settings files and environment variables, each checked against the range
+it can mean something in. A window of -5 tokens or of 10^300, a timeout of `true`, is a slip
+the user hears about (the key, where it was, the range), never a value silently dropped."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tether.protocol import ConfigError
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """The values a number may take: `low` to `high` inclusive, of `unit`; whole or not."""
+
+    low: int
+    high: int
+    unit: str
+    whole: bool = True
+
+    def described(self) -> str:
+        kind = "a whole number" if self.whole else "a number"
+        return f"{kind} of {self.unit} from {self.low:,} to {self.high:,}"
+
+    def admits(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if isinstance(value, float) and (self.whole or not math.isfinite(value)):
+            return False
+        return self.low <= value <= self.high
+
+
+CONTEXT_WINDOW = NumberRange(1_024, 10_000_000, "tokens")
+"""No model's window is smaller than a reply's least room, nor larger than ten million."""
+MAX_OUTPUT_TOKENS = NumberRange(1, 1_000_000, "tokens")
+IDLE_TIMEOUT_MS = NumberRange(1, 86_400_000, "milliseconds", whole=False)
+"""Up to a day: a longer silence is a dead endpoint."""
+RETRY_DELAY_MS = NumberRange(0, 600_000, "milliseconds", whole=False)
+SLOW_TOOL_MS = NumberRange(1, 86_400_000, "milliseconds")
+
+MCP_TIMEOUT_MS = NumberRange(1, 86_400_000, "milliseconds", whole=False)
+
+SETTING_NUMBERS: Mapping[tuple[str, ...], NumberRange] = {
+    ("contextWindow",): CONTEXT_WINDOW,
+    ("maxOutputTokens",): MAX_OUTPUT_TOKENS,
+    ("tether", "modelIdleTimeoutMs"): IDLE_TIMEOUT_MS,
+    ("tether", "slowToolMs"): SLOW_TOOL_MS,
+    ("tether", "subagents", "maxDepth"): NumberRange(1, 100, "levels"),
+    ("tether", "subagents", "maxConcurrent"): NumberRange(1, 1_000, "subagents"),
+    ("tether", "mcp", "startupTimeoutMs"): MCP_TIMEOUT_MS,
+    ("tether", "mcp", "toolTimeoutMs"): MCP_TIMEOUT_MS,
+    ("tether", "mcp", "maxOutputChars"): NumberRange(1, 100_000_000, "characters"),
+    ("tether", "mcp", "toolSearchShare"): NumberRange(0, 1, "the window", whole=False),
+}
+"""Every numeric setting tether reads, by its path of keys."""
+
+ENV_NUMBERS: Mapping[str, NumberRange] = {
+    "TETHER_CONTEXT_WINDOW": CONTEXT_WINDOW,
+    "TETHER_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
+    "TETHER_MODEL_IDLE_TIMEOUT_MS": IDLE_TIMEOUT_MS,
+    "TETHER_RETRY_DELAY_MS": RETRY_DELAY_MS,
+}
+"""Every numeric environment variable tether reads of its own."""
+
+
+def setting_numbers_error(path: object, data: Mapping[str, object]) -> ConfigError | None:
+    """The error for the first numeric setting of the file at `path` (its content `data`)
+    outside its range, naming the file, the key and the range; None when all are in range."""
+    for keys, wanted in SETTING_NUMBERS.items():
+        value: object = data
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType]
+        if value is not None and not wanted.admits(value):
+            from tether.protocol import ConfigError  # on use: it loads pydantic
+
+            name = ".".join(keys)
+            return ConfigError(
+                f'settings file {path}: "{name}" must be {wanted.described()}, not {_shown(value)}'
+            )
+    return None
+
+
+def env_number(env: Mapping[str, str], name: str) -> int | float | None:
+    """The environment variable `name` (one of `ENV_NUMBERS`) as a number in its range; None
+    when unset or empty. Raises ConfigError naming it and the range otherwise."""
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    wanted = ENV_NUMBERS[name]
+    try:
+        value: int | float = int(text) if wanted.whole else float(text)
+    except ValueError:  # not a number, or too many digits for Python to read
+        value = math.nan
+    if not wanted.admits(value):
+        from tether.protocol import ConfigError
+
+        raise ConfigError(f"{name} must be {wanted.described()}, not {_shown(text)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
