@@ -24,7 +24,7 @@ async def env_file_variables(path: Path, env: Mapping[str, str]) -> dict[str, st
     fails to run, or runs too long. Functions and aliases are not carried (Claude Code's
     documented use is variables). Only a command hook is given the file (its directory is made
     then): with callback or HTTP hooks alone, neither may exist."""
-    if not path.is_file():
+    if not await asyncio.to_thread(path.is_file):
         return {}
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     proc = await asyncio.create_subprocess_exec(
