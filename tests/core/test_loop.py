@@ -153,25 +153,33 @@ def test_pause_turn_continues_the_same_turn(fake_model: FakeModelServer, tether:
     assert continued[-1]["role"] == "assistant"
 
 
-def test_refusal_ends_the_turn_with_no_call_left_unanswered(
+def test_a_refusal_runs_no_call_and_the_model_goes_on_once_told(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     fake_model.script(
-        reply(text("I won't."), tool_use("Bash", command="touch x"), stop_reason="refusal")
+        reply(text("I won't."), tool_use("Bash", command="touch x"), stop_reason="refusal"),
+        reply(text("Something else, then.")),
     )
     result = tether("-p", "do it", "--output-format", "stream-json")
     assert result.exit_code == 0, result.stderr
     lines = result.json_lines()
-    # As Claude Code writes them: one assistant line per content block.
-    assert [line["type"] for line in lines] == [
-        "system",
-        "assistant",
-        "assistant",
-        "user",
-        "result",
+    # As Claude Code writes them: one assistant line per content block; the call answered as
+    # not run, then the note that sends the model on.
+    assert [(line["type"], line.get("subtype")) for line in lines] == [
+        ("system", "init"),
+        ("assistant", None),
+        ("assistant", None),
+        ("user", None),
+        ("system", "informational"),
+        ("user", None),
+        ("assistant", None),
+        ("result", "success"),
     ]
     assert lines[3]["message"]["content"][0]["is_error"] is True
-    assert lines[4]["stop_reason"] == "refusal"
+    assert lines[-1]["result"] == "Something else, then."
+    sent = fake_model.requests[1].messages()[-1]["content"]
+    assert [b.get("is_error") for b in sent] == [True, None]
+    assert "stopped by a safety classifier" in sent[1]["text"]
     assert not (workspace / "x").exists()
 
 

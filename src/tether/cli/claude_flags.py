@@ -14,31 +14,51 @@ CLAUDE_VALUE_FLAGS = frozenset(
         "--task-budget",
         "--thinking",
         "--plugin-dir",
-        "--thinking-display",
         "--resume-drops-turn",
         "--agent",
         "--name",
         "--from-pr",
         "--output-style",
         "--worktree",
-        "--debug-file",
         "--remote-control-session-name-prefix",
+        # The TypeScript SDK's.
+        "--channels",
+        "--permission-prompts",
+        "--initialize-fields",
+        "--managed-settings",
+        "--project-config-root",
+        "--plugin-dir-no-mcp",
     }
 )
-"""Flags of Claude Code that take a value and that tether accepts without acting on."""
+"""Flags of Claude Code that take a value and that tether accepts without acting on (each
+told on stderr: what it asks for does not happen)."""
 CLAUDE_SWITCHES = frozenset(
     {
         "--disable-slash-commands",
         "--ide",
-        "--debug",
-        "--mcp-debug",
         "--enable-auto-mode",
         "--bare",
         "--chrome",
         "--no-chrome",
+        "--managed-settings-in-initialize",
     }
 )
-"""Flags of Claude Code without a value that tether accepts without acting on."""
+"""Flags of Claude Code without a value that tether accepts without acting on (told)."""
+QUIET_VALUE_FLAGS = frozenset({"--debug-file", "--thinking-display"})
+QUIET_SWITCHES = frozenset(
+    {
+        "--debug-to-stderr",
+        "--mcp-debug",
+        "--await-initialize",
+        "--allow-dangerously-skip-permissions",
+    }
+)
+"""Claude Code flags accepted in silence: they concern only its own diagnostics and display, or
+a start-up step tether always takes (`--await-initialize`: the session is built after the
+client's `initialize`), or permit what tether permits anyway (switching to bypassPermissions).
+Nothing the user asked of the agent is lost; a warning on every SDK query would be noise."""
+QUIET_OPTIONAL_VALUE = frozenset({"--debug"})
+"""`--debug [filter]`: its filter is consumed with it when the input is stream-json."""
 
 EFFORT_THINKING_TOKENS = {"low": 0, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 63_999}
 """`--effort`, as a thinking budget per response (tether's providers take no effort level)."""
@@ -176,14 +196,18 @@ def drop_unknown(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[s
             continue
         takes_value = "=" not in word and (
             name in CLAUDE_VALUE_FLAGS
+            or name in QUIET_VALUE_FLAGS
             or (
                 name not in CLAUDE_SWITCHES
+                and name not in QUIET_SWITCHES
                 and stream_input
                 and i + 1 < len(words)
                 and not words[i + 1].startswith("-")
             )
         )
-        if name in CLAUDE_VALUE_FLAGS or name in CLAUDE_SWITCHES:
+        if name in QUIET_VALUE_FLAGS or name in QUIET_SWITCHES or name in QUIET_OPTIONAL_VALUE:
+            pass
+        elif name in CLAUDE_VALUE_FLAGS or name in CLAUDE_SWITCHES:
             _warn(f"{name} is a Claude Code option tether does not act on; ignored")
         else:
             _warn(f"unknown option {name} (from a newer client?); ignored")

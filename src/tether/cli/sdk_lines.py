@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
-from tether.cli.sdk_message_json import block_json, only_reminders, usage_figures
+from tether.cli.sdk_message_json import block_json, only_reminders, synthetic, usage_figures
 from tether.cli.sdk_session_lines import (
     SessionFacts,
     SessionSoFar,
@@ -26,6 +26,7 @@ from tether.cli.sdk_session_lines import (
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
+from tether.core.cut_replies import refusal_told
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
@@ -73,6 +74,8 @@ class LineMaker:
     """The blocks of the reply being streamed already written, with their entries' uuids (a
     line per block as it closes, as Claude Code)."""
     _early_id: str | None = None
+    _last_reply_id: str | None = None
+    """The endpoint's id of the newest reply of the session's agent (a refusal's note names it)."""
     _started_id: str | None = None
     """The endpoint's id of the reply being streamed, and of its request (`ResponseStarted`)."""
     _request_id: str | None = None
@@ -185,7 +188,7 @@ class LineMaker:
             self._results_unread = message.role == "user" and bool(message.tool_results())
         if message.role == "user":
             results = message.tool_results()
-            if parent is None and (results or not only_reminders(message)):
+            if parent is None and (results or event.synthetic or not only_reminders(message)):
                 # A message of reminders only (a background command ended) is Claude Code's
                 # meta message: not counted.
                 self._user_messages += len(results) or 1
@@ -195,6 +198,12 @@ class LineMaker:
                     for line, named in zip(lines, event.entry_uuids, strict=True):
                         line["uuid"] = named  # the result's entry in the session file
                 return lines
+            refused = self._last_reply_id
+            if event.synthetic == "refusal":
+                told = self.system.informational(refusal_told(self._model))
+                return [told, synthetic(self._user_line(message, parent), event.synthetic, refused)]
+            if event.synthetic is not None:
+                return [synthetic(self._user_line(message, parent), event.synthetic, refused)]
             return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
             spent = self._spend.setdefault(event.model, [0.0] * 5)
@@ -213,6 +222,8 @@ class LineMaker:
         message_id = event.message_id or (
             partial.message_id if partial is not None else early_id or _message_id()
         )
+        if parent is None:
+            self._last_reply_id = message_id
         lines: list[Line] = []
         if partial is not None:
             lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))

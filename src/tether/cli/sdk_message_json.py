@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.core.cut_replies import Cut, note_text
 from tether.protocol import Message, TextBlock, ToolResultBlock, Usage
 
 
@@ -22,6 +23,17 @@ def only_reminders(message: Message) -> bool:
     return all(
         isinstance(b, TextBlock) and b.text.startswith("<system-reminder>") for b in message.content
     )
+
+
+def synthetic(line: dict[str, Any], cut: Cut, refused_id: str | None) -> dict[str, Any]:
+    """The user line of a note that sends the model on after a reply it could not finish, as
+    Claude Code writes it: its words without the reminder's tags, marked synthetic."""
+    line["message"]["content"] = [{"type": "text", "text": note_text(cut)}]
+    line["isSynthetic"] = True
+    if cut == "refusal":
+        line["refused_message_id"] = refused_id
+        line["refusal_retry"] = True
+    return line
 
 
 def usage_figures(usage: Usage) -> tuple[int, int, int, int]:

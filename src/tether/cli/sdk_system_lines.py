@@ -50,6 +50,18 @@ class SystemLines:
             "session_id": self.session_id,
         }
 
+    def informational(self, content: str) -> Line:
+        """Claude Code's `informational` line: what the user is told of a step tether took on
+        its own (the turn going on after a refusal)."""
+        return {
+            "type": "system",
+            "subtype": "informational",
+            "content": content,
+            "level": "notice",
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
     def compacted(self, event: ContextCompacted) -> Line:
         """The conversation was compacted: Claude Code's `compact_boundary` line."""
         return {

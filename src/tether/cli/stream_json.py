@@ -165,6 +165,8 @@ class StreamJsonFrontEnd:
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
                 warn(notice)
             built.session.can_ask = self.options.permission_prompt_tool is not None
+            if built.session.agent.gate is not None:  # a program answers, as in Claude Code
+                built.session.agent.gate.notify_on_ask = False
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -184,7 +186,9 @@ class StreamJsonFrontEnd:
         servers, and hook lines when asked for."""
 
         def hook_line(activity: HookActivity) -> None:
-            self.write_lines(lambda m: [m.system.hook(activity)])
+            # As Claude Code: the client's own callbacks are not reported back to it.
+            if activity.spec.callback_id is None:
+                self.write_lines(lambda m: [m.system.hook(activity)])
 
         return wired(parts, self.channel, hook_line if self.options.include_hook_events else None)
 

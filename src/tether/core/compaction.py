@@ -227,11 +227,13 @@ def compacted_messages(
     *,
     plan: str | None,
     prompt_chars: int = 60_000,
+    extra: Sequence[TextBlock] = (),
 ) -> tuple[Message, ...]:
     """The conversation after a compaction: one user message (the summary, the user's own
     earlier prompts verbatim within `prompt_chars`, see `carried_prompts`, the plan state)
     followed by `messages[cut:]`. The summary is merged into the tail's first message when that
-    is a user prompt, so roles alternate.
+    is a user prompt, so roles alternate; `extra` (what SessionStart hooks added after the
+    compaction) follows the summary.
 
     Raises ValueError when `cut` is not a cut point (see `cut_points`).
     """
@@ -248,6 +250,7 @@ def compacted_messages(
     blocks.extend(carried_prompts(messages[:cut], prompt_chars))
     if plan is not None and plan.strip():
         blocks.append(TextBlock(text=PLAN_MARK + plan.strip()))
+    blocks.extend(extra)
     tail = list(messages[cut:])
     if tail[0].role == "user":
         return (Message(role="user", content=(*blocks, *tail[0].content)), *tail[1:])

@@ -17,6 +17,7 @@ from tether.core.compaction import (
     PROMPTS_SHARE,
     CompactionPolicy,
     compacted_messages,
+    cut_point,
     is_prompt_too_long,
     plan_cut,
     summarize,
@@ -24,11 +25,20 @@ from tether.core.compaction import (
     summary_request,
 )
 from tether.core.history import History
+from tether.core.lifecycle import reminder, surface
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
 from tether.core.sizing import ATTEMPTS, DoesNotFit, fitted
 from tether.models.base import ModelRequest
-from tether.protocol import ContextCompacted, Event, HarnessError, Message, ModelError, Notice
+from tether.protocol import (
+    ContextCompacted,
+    Event,
+    HarnessError,
+    Message,
+    ModelError,
+    Notice,
+    TextBlock,
+)
 from tether.tools.plan import render_todos
 
 if TYPE_CHECKING:
@@ -98,6 +108,10 @@ async def compact(
     view = history.view()
     measured = history.last_usage.context_tokens if history.last_usage else policy.window
     cut = plan_cut(view, policy, measured)
+    if cut is None and trigger == "manual":
+        # Asked of a conversation too short to keep its recent exchanges (one exchange): as
+        # Claude Code, it compacts; only the newest exchange stays verbatim.
+        cut = cut_point(view, 1)
     if cut is None:
         return False
     hooks = agent.gate.hooks if agent.gate is not None else None
@@ -124,7 +138,16 @@ async def compact(
     plan = render_todos(agent.tool_context.todos) if agent.tool_context.todos else None
     sizer = history.sizer
     prompt_chars = int(PROMPTS_SHARE * sizer.window(policy.window) * sizer.chars_per_token)
-    compacted = compacted_messages(view, cut, summary, plan=plan, prompt_chars=prompt_chars)
+    extra: list[TextBlock] = []
+    if hooks is not None and hooks.has("SessionStart"):
+        # As Claude Code: the session starts again from the summary (source "compact"), and
+        # what its hooks add is read with the summary.
+        started = await hooks.fire("SessionStart", {"source": "compact"}, match="compact")
+        surface(started, emit)
+        extra = [TextBlock(text=reminder(context)) for context in started.additional_context]
+    compacted = compacted_messages(
+        view, cut, summary, plan=plan, prompt_chars=prompt_chars, extra=extra
+    )
     before = history.last_usage.context_tokens if history.last_usage else sizer.tokens(request)
     history.compact_to(view, compacted)
     history.last_usage = None

@@ -59,6 +59,8 @@ class ToolGate:
     are kept)."""
     parent: ToolGate | None = None
     """In a subagent's gate: the gate of the agent that started it."""
+    notify_on_ask: bool = True
+    """Fire Notification hooks before asking: a person is asked (not a program, the SDK's)."""
     _turn_grants: list[str] = field(default_factory=list[str])
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
@@ -159,7 +161,7 @@ class ToolGate:
             suggestion=suggestion,
             by_mode=decision.plan_mode,
         )
-        if self.hooks is not None and self.hooks.has("Notification"):
+        if self.notify_on_ask and self.hooks is not None and self.hooks.has("Notification"):
             surface(
                 await self.hooks.fire(
                     "Notification",
@@ -302,6 +304,7 @@ class ToolGate:
             shell_cwd=shell_cwd,
             subagent={"agent_id": agent_id, "agent_type": agent_type} if agent_id else {},
             parent=self,
+            notify_on_ask=self.notify_on_ask,
             _turn_grants=list(self._turn_grants),
         )
 

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tether.core import interruption, turn_stop
+from tether.core import cut_replies, interruption, turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
@@ -111,6 +111,8 @@ class TurnStats:
     side_usage: Usage = field(default_factory=Usage)
     side_cost_usd: float = 0.0
     """What subagents started in this turn used and cost (their own models' prices)."""
+    resumed: cut_replies.Resumed = field(default_factory=cut_replies.Resumed)
+    """How often the turn went on after a reply the model could not finish."""
     first_response_at: float | None = None
     """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to first
     token is measured to it."""
@@ -176,19 +178,23 @@ async def run_turn(
         if kept.text():
             stats.result = kept.text()
         calls = kept.tool_uses()
-        if not calls and response.stop_reason != "pause_turn":
+        cut = cut_replies.resumption(
+            response.stop_reason, bool(calls), stats.resumed, agent.model_id, agent.max_tokens
+        )
+        if cut is None and not calls and response.stop_reason != "pause_turn":
             return "success"
-        if calls and response.stop_reason == "refusal":
+        if calls and cut == "refusal":
             _answer_all(history, emit, "Not run: the model stopped with a refusal.")
-            return "success"
-        if over_budget(agent, stats):
+        elif over_budget(agent, stats):
             _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
             return "error_max_budget_usd"
-        if calls:
+        elif calls:
             interruption.check()  # a stop that came as the reply ended: none of them runs
             _stop_if_unsaved(history, emit)
             await _run_tools(agent, calls, history, stats, emit, ask)
         # else pause_turn: the next call continues the model's own message.
+        if cut is not None:  # as Claude Code: the model is told and goes on
+            cut_replies.add_note(history, emit, cut, agent.model_id)
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
             # As Claude Code: the last reply's calls have run; the model is not called again.
             return "error_max_turns"

@@ -22,7 +22,10 @@ _PRINT_ENV = '[ -f "$1" ] || exit 1; set -a; . "$1" >/dev/null 2>&1 </dev/null; 
 async def env_file_variables(path: Path, env: Mapping[str, str]) -> dict[str, str]:
     """The variables `path` sets or changes when sourced over `env`; empty when it is missing,
     fails to run, or runs too long. Functions and aliases are not carried (Claude Code's
-    documented use is variables)."""
+    documented use is variables). Only a command hook is given the file (its directory is made
+    then): with callback or HTTP hooks alone, neither may exist."""
+    if not await asyncio.to_thread(path.is_file):
+        return {}
     bash = shutil.which("bash", path=env.get("PATH")) or "/bin/bash"
     proc = await asyncio.create_subprocess_exec(
         bash,

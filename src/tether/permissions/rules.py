@@ -356,9 +356,10 @@ def _kind_of(value: object) -> str:
 def permission_updates(rule: str | None) -> list[dict[str, Any]]:
     """An "always allow" rule as Claude Code's permission updates, the shape its clients and
     hooks read as `permission_suggestions`, as Claude Code offers them: an edit inside the
-    workspace as accepting edits for the session (`setMode acceptEdits`), any other rule as
-    `addRules` saved in the local settings (`destination: localSettings`; tether keeps such
-    a rule with the user's other "always allow" answers)."""
+    workspace as accepting edits for the session (`setMode acceptEdits`), reading outside it
+    as a rule for the session only (a program that echoes the suggestion back grants no
+    lasting read), any other rule as `addRules` saved in the local settings (`destination:
+    localSettings`; tether keeps such a rule with the user's other "always allow" answers)."""
     if not rule:
         return []
     tool, _, content = rule.partition("(")
@@ -368,6 +369,5 @@ def permission_updates(rule: str | None) -> list[dict[str, Any]]:
     value: dict[str, Any] = {"toolName": tool}
     if content:
         value["ruleContent"] = content
-    return [
-        {"type": "addRules", "rules": [value], "behavior": "allow", "destination": "localSettings"}
-    ]
+    where = "session" if tool == "Read" and content else "localSettings"
+    return [{"type": "addRules", "rules": [value], "behavior": "allow", "destination": where}]

@@ -95,6 +95,13 @@ class MessageCompleted(_Event):
             "message of tool results', one per result."
         ),
     )
+    synthetic: Literal["output_limit", "refusal"] | None = Field(
+        default=None,
+        description=(
+            "A note tether added so that the model goes on after a reply it could not finish "
+            "(cut at the output limit, stopped by a refusal): Claude Code's synthetic message."
+        ),
+    )
 
 
 DenialSource = Literal["rule", "mode", "hook", "user"]
