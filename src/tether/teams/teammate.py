@@ -25,7 +25,7 @@ from tether.core.session import Session
 from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
@@ -329,7 +329,7 @@ class Teammate:
             ):
                 if batch:
                     await self._arrived.put(batch)
-        except StorePatienceOut as e:
+        except (StorePatienceOut, StoreDamaged, StoreLost) as e:
             self.say(f"{e}: stopping once its turn is done")
             self.stop(str(e), interrupt=False)
 
