@@ -150,3 +150,19 @@ def test_a_missing_or_wrong_password_is_said_as_such(guarded: RedisServer, tmp_p
         assert right.url == f"redis://:***@127.0.0.1:{guarded.port}/0"
     finally:
         right.close()
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:6379", "localhost:6379/0", "redis-host:6380/2"])
+def test_a_redis_address_without_its_scheme_is_not_made_into_a_file(
+    url: str, tmp_path: Path
+) -> None:
+    with pytest.raises(StoreUnavailable) as caught:
+        open_task_store(url, project=tmp_path)
+    assert str(caught.value) == (
+        f"task store {url!r} looks like a Redis address, not a file: write redis://{url} (or "
+        "./NAME for a file of that name)"
+    )
+    with pytest.raises(StoreUnavailable, match=r"is no file path \('//'\) nor URL"):
+        open_task_store("redis//127.0.0.1:6379/0", project=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    open_task_store(f"./{url.replace('/', '_')}", project=tmp_path).close()  # a file, asked so

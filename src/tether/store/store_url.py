@@ -20,6 +20,26 @@ FORMS = (
 )
 
 
+_ADDRESS = re.compile(r"[^/:]*:\d+(/\d*)?")
+"""`HOST:PORT[/DB]` with no scheme (digits first: not taken for a scheme)."""
+
+
+def check_file_name(url: str) -> None:
+    """`StoreUnavailable` for a store given as a file path that is a mistyped URL instead: a
+    Redis address without its scheme (`127.0.0.1:6379/0`), or a scheme that lost its ':'
+    (`redis//host`). Such a name would otherwise become a new, empty SQLite file."""
+    if _ADDRESS.fullmatch(url):
+        raise StoreUnavailable(
+            f"task store {url!r} looks like a Redis address, not a file: write redis://{url} "
+            "(or ./NAME for a file of that name)"
+        )
+    if "//" in url and url_scheme(url) is None:
+        raise StoreUnavailable(
+            f"task store {redacted(url)!r} is no file path ('//') nor URL (no ':' before "
+            f"it): use {FORMS}"
+        )
+
+
 def url_scheme(url: str) -> str | None:
     """The scheme a store URL names (lower case), None for a plain file path."""
     found = _SCHEME.match(url)

@@ -11,7 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from tether.store.store_url import FORMS, REDIS_SCHEMES, check_redis_url, redacted, url_scheme
+from tether.store.store_url import (
+    FORMS,
+    REDIS_SCHEMES,
+    check_file_name,
+    check_redis_url,
+    redacted,
+    url_scheme,
+)
 from tether.store.task_graph import TaskChanges
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
@@ -132,6 +139,7 @@ def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
         )
     if not url:
         return default_store_path(project)
+    check_file_name(url)
     scheme = url_scheme(url)
     if scheme in REDIS_SCHEMES:
         check_redis_url(url)
