@@ -139,17 +139,26 @@ def test_a_message_arriving_mid_turn_reaches_the_next_model_call(
 
     def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
         if letters and letters[0].body == "first":
-            tether(repo, "team", "send", team, "alice", "second")
-            # alice takes it (status shows it as her current task) while her turn runs.
             wait_for(
-                lambda: member(status(repo, team), "alice")["current_task"] == "second",
-                "alice to take the second message",
+                lambda: member(status(repo, team), "alice")["current_task"] == "first",
+                "status to show the message the model was given",
             )
+            tether(repo, "team", "send", team, "alice", "second")
+            # alice takes it while her turn runs; her model has not seen it yet, so status
+            # still shows the first as her current task.
+            log = repo / ".tether" / "teams" / team / "alice.log"
+            wait_for(lambda: "came during the turn: steered in" in log.read_text(), "alice")
+            assert member(status(repo, team), "alice")["current_task"] == "first"
             arrived.set()
             return tool_use("SendMessage", to="team-lead", message="working on first")
         return polite(mate, letters, request)
 
     def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        if "second" in request.last_user_text():  # the first call to hold it: now her task
+            wait_for(
+                lambda: member(status(repo, team), "alice")["current_task"] == "second",
+                "status to show the message the model was given",
+            )
         return text(f"{mate} saw: {request.last_user_text()}")
 
     model_env.responder = mate_answers(answer, after_tools=after_tools)

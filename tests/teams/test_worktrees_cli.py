@@ -97,3 +97,20 @@ def test_merge_of_a_task_that_is_not_on_the_board_says_so(repo: Path) -> None:
     )
     unrun = worktrees(repo, "merge", "1")  # on the board, but it has no branch
     assert unrun.stderr.startswith("tether worktrees: task 1 has no branch to merge: ")
+
+
+async def test_a_running_tasks_uncommitted_work_is_listed_as_such(repo: Path) -> None:
+    async with task_worktree(repo, "3") as run:
+        write(run.worktree.path / "new.txt", "new\n")
+        write(run.worktree.path / "a.txt", "edited\n")
+        listed = worktrees(repo, "list")
+        place = run.worktree.path
+    assert (listed.exit_code, listed.stderr) == (0, "")
+    assert listed.stdout == (
+        "task 3  tether/3  no unmerged commits, 2 file(s) changed (2 not committed yet); "
+        f"running in {place}\n"
+    )
+    after = worktrees(repo, "list")  # committed by the run's end
+    assert (
+        after.stdout == "task 3  tether/3  1 unmerged commit(s), 2 file(s) changed; no worktree\n"
+    )

@@ -6,10 +6,12 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tether import __version__
+from tether.cli.teams_tools import TEAMMATE_ENV
 from tether.core.recording import SessionRecorder
 from tether.core.session import Session
 from tether.protocol import ConfigError, HarnessError
@@ -20,6 +22,8 @@ from tether.store import (
     find_session,
     latest_session,
 )
+from tether.teams.membership import worker_task
+from tether.teams.records import WORKTREES_DIR
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -28,6 +32,8 @@ if TYPE_CHECKING:
 
 TEAMMATE_META = "teammate"
 """The `meta` entry's field naming the member whose session it is (a teammate's)."""
+TASK_META = "task"
+"""The `meta` entry's field naming the task a worker ran the session for (`team`, `id`)."""
 
 
 def session_to_resume(
@@ -40,8 +46,9 @@ def session_to_resume(
 ) -> Path | None:
     """The file of the session `--resume` or `--continue` names; None for a new session
     (`--continue` where there is none yet is one). `--continue` outside a teammate (`teammate`
-    None) passes over teammates' sessions: a lead continues its own. Entries of the session
-    folders that cannot be examined are said in `skipped`."""
+    None) passes over the sessions tether ran for others, teammates' and workers' tasks: a
+    lead, a user, continues its own. Entries of the session folders that cannot be examined
+    are said in `skipped`."""
     if opts.resume is not None:
         found: list[str] = []
         try:
@@ -52,9 +59,13 @@ def session_to_resume(
             if skipped is not None:
                 skipped.extend(found)
     if opts.continue_latest:
+        where = workspace.resolve()
         # None: nothing to continue, and, as in Claude Code, a new session starts.
         return latest_session(
-            home, workspace, skipped, passed_over=None if teammate else teammate_session
+            home,
+            workspace,
+            skipped,
+            passed_over=None if teammate else lambda path: delegated_session(path, where),
         )
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
@@ -63,18 +74,31 @@ def session_to_resume(
     return None
 
 
-def teammate_session(path: Path) -> bool:
-    """Whether the session file is a teammate's (its `meta` entry, first, says so)."""
+def delegated_session(path: Path, workspace: Path) -> bool:
+    """Whether the session file is one tether ran for someone other than the user: a
+    teammate's, or a worker's for a task (its `meta` entry, first, says so; a worker's written
+    before the mark, by the task worktree it ran in)."""
+    meta = _meta(path)
+    if meta is None:
+        return False
+    data = meta.get("data")
+    if isinstance(data, dict) and (data.get(TEAMMATE_META) or data.get(TASK_META)):  # pyright: ignore[reportUnknownMemberType]
+        return True
+    cwd = meta.get("cwd")
+    return isinstance(cwd, str) and Path(cwd).is_relative_to(workspace / WORKTREES_DIR)
+
+
+def _meta(path: Path) -> dict[str, object] | None:
+    """The session file's first entry when it is its `meta` entry."""
     try:
         with path.open("rb") as lines:
             first = lines.readline(64 * 1024)
         entry = json.loads(first)
     except (OSError, ValueError):
-        return False
+        return None
     if not isinstance(entry, dict) or entry.get("type") != "meta":  # pyright: ignore[reportUnknownMemberType]
-        return False
-    data = entry.get("data")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return isinstance(data, dict) and bool(data.get(TEAMMATE_META))  # pyright: ignore[reportUnknownMemberType]
+        return None
+    return cast("dict[str, object]", entry)
 
 
 def new_recorder(
@@ -82,9 +106,11 @@ def new_recorder(
     session_id: str,
     workspace: Path,
     model_id: str,
-    *,
-    teammate: str | None = None,
+    env: Mapping[str, str],
 ) -> SessionRecorder:
+    """A new session's recorder. Its `meta` entry marks a session tether runs for someone
+    else: a teammate's (`TETHER_TEAMMATE`), a worker's task's (the claim it lends)."""
+    teammate, task = env.get(TEAMMATE_ENV), worker_task(env)
     watchers: list[EntryWatcher] = []
 
     def start() -> SessionWriter:
@@ -92,7 +118,9 @@ def new_recorder(
             directory, session_id, cwd=workspace, model=model_id, watchers=watchers
         )
         try:
-            more = {TEAMMATE_META: teammate} if teammate else {}
+            more: dict[str, object] = {TEAMMATE_META: teammate} if teammate else {}
+            if task:
+                more[TASK_META] = dict(task)
             writer.meta(model=model_id, version=__version__, **more)
         except HarnessError:
             # Not half-made: the recorder tries again at the next entry, from scratch.

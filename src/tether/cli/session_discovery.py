@@ -77,9 +77,11 @@ def untrusted_warning(place: SessionPlace, opts: RunOptions) -> str | None:
     (None: trusted, or it declared nothing)."""
     if place.trust.trusted:
         return None
+    # What the session reads: a task worktree's settings and servers are its main workspace's.
+    relocated = place.settings_root != place.workspace
     review = review_workspace(
-        place.workspace,
-        start=place.start,
+        place.settings_root,
+        start=None if relocated else place.start,
         user_home=place.user_home,
         tether_home=place.home,
         env=place.env,

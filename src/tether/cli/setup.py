@@ -313,9 +313,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         recorder=resumption.recorder  # None with --no-session-persistence
         if resumption is not None
-        else new_recorder(
-            sessions_dir, session_id, workspace, resolved.model_id, teammate=env.get(TEAMMATE_ENV)
-        )
+        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id, env)
         if opts.persist_session
         else None,
     )

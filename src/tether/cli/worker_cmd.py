@@ -44,7 +44,7 @@ from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
-from tether.store.redis_tasks import redacted
+from tether.store.store_url import redacted
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     StoreDamaged,
@@ -63,17 +63,22 @@ parent holds. It reads as the end of the file once the parent is gone, however i
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.count > 1:
-        return _run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
-    try:
+    try:  # refused once, before any worker starts or any task is claimed
         project, choice, store = _open_board(args)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
-    say_reaped(tether_home())  # a worker killed here before left commands running?
     try:
-        if args.worktrees:  # refused once, before any task is claimed
+        if args.worktrees:
             task_name(choice.team, "1")
             check_repository(project)
+    except (ConfigError, RepositoryError) as e:
+        store.close()
+        return _error(str(e))
+    if args.count > 1:
+        store.close()
+        return _run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
+    say_reaped(tether_home())  # a worker killed here before left commands running?
+    try:
         return asyncio.run(_serve(args, project, choice, store))
     except (ConfigError, RepositoryError) as e:
         return _error(str(e))

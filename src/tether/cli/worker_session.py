@@ -16,7 +16,8 @@ from tether.core.session import Session
 from tether.hooks import HookRunner
 from tether.hooks.config import parse_hooks
 from tether.store.task_records import Task
-from tether.teams.board import CLAIM_ENV, lent_value
+from tether.teams.board import lent_value
+from tether.teams.membership import CLAIM_ENV
 
 
 @dataclass

@@ -113,7 +113,10 @@ def _list(start: Path) -> int:
 
 
 def _describe(state: BranchState) -> str:
-    work = f"{state.unmerged} unmerged commit(s)" if state.unmerged else "merged or empty"
+    if state.unmerged:
+        work = f"{state.unmerged} unmerged commit(s)"
+    else:  # no commit of its own: merged, or nothing committed yet (a running task's work)
+        work = "no unmerged commits" if state.uncommitted else "merged or empty"
     record = state.worktree
     if record is None:
         place = "no worktree"
@@ -122,6 +125,8 @@ def _describe(state: BranchState) -> str:
     else:
         place = f"worktree {record.path}"
     files = f", {len(state.changed)} file(s) changed" if state.changed else ""
+    if state.uncommitted:
+        files += f" ({len(state.uncommitted)} not committed yet)"
     return f"task {state.task_id}  {state.branch}  {work}{files}; {place}"
 
 

@@ -48,7 +48,7 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.redis_tasks import redacted
+from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class RedisMailboxStore:
             )  # fmt: skip  (an entry that is not UTF-8 is said invalid, not a crash)
             self._epoch = self._adopt_epoch()
         except (*self._errors, self._response_error, ValueError) as e:
-            raise StoreUnavailable(f"cannot reach the mailbox store at {self.url}: {e}") from None
+            raise StoreUnavailable(cannot_use("mailbox", url, e)) from None
         self._put_member = self._r.register_script(_PUT_MEMBER)
 
     def key(self, name: str) -> str:

@@ -25,10 +25,10 @@ import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
-from urllib.parse import urlsplit, urlunsplit
 
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore
+from tether.store.store_url import cannot_use, redacted
 from tether.store.task_graph import BoardTx
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
@@ -80,16 +80,6 @@ end
 """
 
 
-def redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 class RedisTaskStore(GraphStore):
     """A team's board on a Redis server; unreachable at start or later: `StoreUnavailable`."""
 
@@ -110,7 +100,7 @@ class RedisTaskStore(GraphStore):
             )
             self._r.ping()
         except (*self._errors, ValueError) as e:
-            raise StoreUnavailable(f"cannot reach the task store at {self.url}: {e}") from None
+            raise StoreUnavailable(cannot_use("task", url, e)) from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
         try:
             self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)

@@ -11,6 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from tether.store.store_url import (
+    FORMS,
+    REDIS_SCHEMES,
+    check_file_name,
+    check_redis_url,
+    redacted,
+    url_scheme,
+)
 from tether.store.task_graph import TaskChanges
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
@@ -129,16 +137,21 @@ def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
         raise StoreUnavailable(
             f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
         )
-    if url and url.startswith(("redis://", "rediss://", "unix://")):
-        return url
     if not url:
         return default_store_path(project)
-    if url.startswith("sqlite://"):
+    check_file_name(url)
+    scheme = url_scheme(url)
+    if scheme in REDIS_SCHEMES:
+        check_redis_url(url)
+        return url
+    if scheme == "sqlite":
+        if not url.startswith("sqlite://"):
+            raise StoreUnavailable(f"task store {url!r}: write a SQLite file as sqlite:///PATH")
         path = Path(url.removeprefix("sqlite://"))
-    elif "://" in url:
+    elif scheme is not None:
         raise StoreUnavailable(
-            f"task store {url!r}: unknown kind (use redis://host:port/db, sqlite:///path, "
-            "or a file path)"
+            f"task store {redacted(url)!r}: unknown kind {scheme!r} (use {FORMS}; a file "
+            "whose name holds ':' as ./NAME)"
         )
     else:
         path = Path(url).expanduser()

@@ -19,14 +19,9 @@ from typing import Any, TypeVar
 from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
-from tether.teams.membership import STORE_ENV, TEAM_ENV
+from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
 
 OWNER_ENV = "TETHER_TASK_OWNER"
-CLAIM_ENV = "TETHER_TASK_CLAIM"
-"""`ID@FENCE@CREATED`: the claim a worker holds on the task its session was given (the
-session's agent may complete or fail that task through it; the worker renews and releases
-it). CREATED (when the task was made on its board) tells the task from a later one given the
-same id and fence by a board that started again empty."""
 
 T = TypeVar("T")
 

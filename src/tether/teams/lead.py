@@ -29,7 +29,7 @@ from tether.store.mailbox import (
     TeamStore,
     open_team_store,
 )
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.claims import claim_lead, process_start
 from tether.teams.letters import letter, written_ids
 from tether.teams.link import TeamLink, events_file
@@ -206,22 +206,28 @@ class LeadTeams:
         def say(text: str) -> None:
             self._warn(f"team {link.team}: {text}")
 
-        async for batch in receive_for_ever(
-            inbox,
-            LEAD,
-            self._consumer,
-            block_s=LEAD_RECEIVE_BLOCK_S,
-            say=say,
-            restore=link.publish,
-        ):
-            reap()
-            if any(d.message.sender not in link.protocol.members for d in batch):
-                await link.refresh_members()  # one who joined since is no stranger
-            done = self._take(batch, link)
-            if done:
-                await asyncio.to_thread(inbox.ack, LEAD, done)
-            if batch:  # the lead's state (a reply ends its waiting) and spend, to the roster
-                await link.publish(spend_usd=self.spend())
+        try:
+            async for batch in receive_for_ever(
+                inbox,
+                LEAD,
+                self._consumer,
+                block_s=LEAD_RECEIVE_BLOCK_S,
+                say=say,
+                restore=link.publish,
+            ):
+                await self._took(batch, inbox, link)
+        except (StoreDamaged, StoreLost) as e:
+            say(f"{e}: its mail is no longer read here")
+
+    async def _took(self, batch: list[Delivery], inbox: TeamStore, link: TeamLink) -> None:
+        reap()
+        if any(d.message.sender not in link.protocol.members for d in batch):
+            await link.refresh_members()  # one who joined since is no stranger
+        done = self._take(batch, link)
+        if done:
+            await asyncio.to_thread(inbox.ack, LEAD, done)
+        if batch:  # the lead's state (a reply ends its waiting) and spend, to the roster
+            await link.publish(spend_usd=self.spend())
 
     def _take(self, batch: list[Delivery], link: TeamLink) -> list[str]:
         """Steer the batch's new messages into the session; the receipts of those it holds

@@ -10,6 +10,11 @@ STORE_ENV = "TETHER_TEAM_STORE"
 TEAM_ENV = "TETHER_TEAM"
 ENABLE_ENV = "CLAUDE_CODE_ENABLE_TASKS"
 """Claude Code's switch for its task tools; tether reads it too."""
+CLAIM_ENV = "TETHER_TASK_CLAIM"
+"""`ID@FENCE@CREATED`: the claim a worker holds on the task its session was given (the
+session's agent may complete or fail that task through it; the worker renews and releases
+it). CREATED (when the task was made on its board) tells the task from a later one given the
+same id and fence by a board that started again empty."""
 
 
 def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:
@@ -17,3 +22,13 @@ def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:
     or a `teams` setting), or Claude Code's `CLAUDE_CODE_ENABLE_TASKS` asks for them."""
     enabled = env.get(ENABLE_ENV, "").lower() in ("1", "true", "yes")
     return enabled or bool(env.get(TEAM_ENV) or env.get(STORE_ENV) or settings.get("teams"))
+
+
+def worker_task(env: Mapping[str, str]) -> dict[str, str] | None:
+    """The task a worker's session was started for (`{"team": ..., "id": ...}`, from the
+    claim the worker lends it), None for any other session: recorded in the session's file,
+    so that `--continue` can tell a worker's sessions from the user's own."""
+    task_id = env.get(CLAIM_ENV, "").split("@")[0]
+    if not task_id:
+        return None
+    return {"team": env.get(TEAM_ENV) or "default", "id": task_id}

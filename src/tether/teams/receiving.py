@@ -2,7 +2,9 @@
 teammate alike. A store that cannot be reached is said once and tried again, waiting 0.5 s
 doubling to 5 s, until it answers (or, given a patience, until that runs out:
 `StorePatienceOut`); one back without its data (`MailboxesLost`) is said, and the member's
-record written again (`restore`)."""
+record written again (`restore`). A store that waiting cannot mend (`StoreDamaged`: a damaged
+SQLite file; `StoreLost`: a SQLite file deleted, moved away or replaced since it was opened) is
+raised at once, as a worker stops on it: its mail is no longer where anyone sends it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from tether.store.mailbox import DEFAULT_RECLAIM_AFTER_S, Delivery, MailboxesLost, TeamStore
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 5.0
@@ -48,6 +50,8 @@ async def receive_for_ever(
             batch = await asyncio.to_thread(
                 inbox.receive, member, consumer, block_s=block_s, reclaim_after_s=reclaim
             )
+        except (StoreDamaged, StoreLost):
+            raise
         except StoreUnavailable as e:
             now = time.monotonic()
             if retry_s is None:

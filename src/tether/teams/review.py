@@ -42,6 +42,8 @@ class BranchState:
     changed: tuple[str, ...]
     """Files it changed since it left the current branch, uncommitted changes included."""
     worktree: WorktreeRecord | None
+    uncommitted: tuple[str, ...] = ()
+    """Of `changed`, those changed in its worktree and not committed yet (a running task's)."""
 
 
 @dataclass(frozen=True)
@@ -60,16 +62,21 @@ def branch_states(start: Path) -> list[BranchState]:
     """Every task branch of the repository holding `start`."""
     repo = main_worktree(start)
     holders = {r.branch: r for r in worktree_records(repo) if r.branch is not None}
-    return [
-        BranchState(
-            _task_of(branch),
-            branch,
-            unmerged_count(repo, branch),
-            _changed_files(repo, branch, holders.get(branch)),
-            holders.get(branch),
+    states: list[BranchState] = []
+    for branch in task_branches(repo):
+        worktree = holders.get(branch)
+        committed, uncommitted = _changed_files(repo, branch, worktree)
+        states.append(
+            BranchState(
+                _task_of(branch),
+                branch,
+                unmerged_count(repo, branch),
+                tuple(sorted(committed | uncommitted)),
+                worktree,
+                tuple(sorted(uncommitted)),
+            )
         )
-        for branch in task_branches(repo)
-    ]
+    return states
 
 
 def find_overlaps(states: list[BranchState], *, involving: str | None = None) -> list[Overlap]:
@@ -213,17 +220,22 @@ def resolve_branch(repo: Path, task_or_branch: str) -> str:
     return (with_work or own)[-1]
 
 
-def _changed_files(repo: Path, branch: str, worktree: WorktreeRecord | None) -> tuple[str, ...]:
+def _changed_files(
+    repo: Path, branch: str, worktree: WorktreeRecord | None
+) -> tuple[set[str], set[str]]:
+    """The files the branch's commits changed since it left HEAD, and those changed in its
+    worktree and not committed."""
     base = run_git(repo, "merge-base", "HEAD", branch, check=False).stdout.strip()
-    files: set[str] = set()
+    committed: set[str] = set()
     if base:
-        files |= set(
+        committed = set(
             nul_split(git_out(repo, "diff", "--name-only", "-z", "--no-renames", base, branch))
         )
+    uncommitted: set[str] = set()
     if worktree is not None and worktree.path.is_dir():
         status = git_out(worktree.path, "status", "--porcelain", "-z", "--no-renames", "-uall")
-        files |= {entry[3:] for entry in status.split("\0") if len(entry) > 3}
-    return tuple(sorted(files))
+        uncommitted = {entry[3:] for entry in status.split("\0") if len(entry) > 3}
+    return committed, uncommitted
 
 
 def _show_command(name: str) -> str:

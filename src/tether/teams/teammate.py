@@ -25,7 +25,7 @@ from tether.core.session import Session
 from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
@@ -65,7 +65,8 @@ class Teammate:
     _stop_reason: str | None = None
     _working: bool = False
     _current: str | None = None
-    """What the newest message asked (`team status`'s current task)."""
+    """What the newest message the session holds asked (`team status`'s current task): one the
+    model was given, not one still queued for it."""
 
     @property
     def name(self) -> str:
@@ -136,7 +137,6 @@ class Teammate:
                 prompt = await self._next_prompt()
                 if not prompt:
                     continue
-                await self.link.publish(current_task=self._current)
             prompt = await self._turn(prompt)
             if prompt or not self._arrived.empty() or self._stop.is_set():
                 continue
@@ -184,8 +184,6 @@ class Teammate:
             texts.append(letter(message, received.note, answered=received.obeyed))
             if message.kind == INVALID_KIND:
                 self.say(f"{message.id}: {received.note}")
-            elif message.kind != "idle_notification":
-                self._current = (message.text or message.kind)[:IDLE_SUMMARY_CHARS]
         if dropped:
             await self._ack(dropped)
         return texts
@@ -221,8 +219,8 @@ class Teammate:
             texts = await self._texts(batch)
             for text in texts:
                 self.session.steer(text)
-            if texts:  # after the steering: what status shows is already on its way in
-                await self.link.publish(current_task=self._current)
+            if texts:  # status shows them once the model is given them
+                self.say(f"{len(texts)} message(s) came during the turn: steered in")
 
     async def _ack_held(self) -> None:
         """Acknowledge the messages the session now holds (its file has them)."""
@@ -233,8 +231,25 @@ class Teammate:
         if not held:
             return
         self._held |= held
+        current = self._asked(held)
         receipts = [self._unacked.pop(i).receipt for i in held]
         await self._ack(receipts)
+        await self._show_current(current)
+
+    def _asked(self, held: set[str]) -> str | None:
+        """What the newest of these messages (now in the session) asks, for `team status`;
+        None when none of them asks anything (notifications, invalid entries)."""
+        asked = [
+            d.message
+            for i, d in self._unacked.items()
+            if i in held and d.message.kind not in (INVALID_KIND, "idle_notification")
+        ]
+        return (asked[-1].text or asked[-1].kind)[:IDLE_SUMMARY_CHARS] if asked else None
+
+    async def _show_current(self, current: str | None) -> None:
+        if current is not None and current != self._current:
+            self._current = current
+            await self.link.publish(current_task=current)
 
     async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
         """Acknowledge every message the session now holds (anywhere in it), and those of a
@@ -245,8 +260,10 @@ class Teammate:
         joined = "\n".join(prompt)
         gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
         if gone:
+            current = self._asked(self._held & set(gone))
             receipts = [self._unacked.pop(i).receipt for i in gone]
             await self._ack(receipts)
+            await self._show_current(current)
 
     async def _idle(self) -> list[str]:
         """The TeammateIdle hooks, then the idle notification; a hook's exit 2 gives the next
@@ -312,7 +329,7 @@ class Teammate:
             ):
                 if batch:
                     await self._arrived.put(batch)
-        except StorePatienceOut as e:
+        except (StorePatienceOut, StoreDamaged, StoreLost) as e:
             self.say(f"{e}: stopping once its turn is done")
             self.stop(str(e), interrupt=False)
 

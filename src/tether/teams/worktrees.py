@@ -110,7 +110,7 @@ def plan_worktree(
     base = git_out(repo, "rev-parse", "HEAD")
     ensure_ignored(repo)
     warnings = [*clear_stale(repo, own_task=name)]
-    dirty = [p for p in _changed_paths(repo) if not _own_store(p)]
+    dirty = [p for p in _changed_paths(repo) if not _own_store(p) and not read_from_main(p)]
     if dirty:
         warnings.append(
             f"the main worktree has {len(dirty)} uncommitted change(s) ({_some(dirty)}): "
@@ -339,6 +339,27 @@ def _changed_paths(tree: Path) -> list[str]:
         tree, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all"
     ).stdout
     return [entry[3:] for entry in out.split("\0") if len(entry) > 3 and entry[2] == " "]
+
+
+MAIN_WORKSPACE_FILES = frozenset(
+    {
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".tether/settings.json",
+        ".tether/settings.local.json",
+        ".tether/memory.md",
+        ".tether/mcp.local.json",
+        ".mcp.json",
+    }
+)
+"""Files a task's session reads from the main workspace, not from its worktree (the teams
+README: settings, local ones too, the memory, MCP servers); with `CLAUDE.local.md` anywhere."""
+
+
+def read_from_main(path: str) -> bool:
+    """Whether a task's session reads this file (relative to the repository) from the main
+    workspace as it is now: its uncommitted changes reach the task, so no warning names it."""
+    return path in MAIN_WORKSPACE_FILES or path.rpartition("/")[2] == "CLAUDE.local.md"
 
 
 def _own_store(path: str) -> bool:

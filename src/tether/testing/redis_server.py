@@ -52,10 +52,12 @@ class RedisServer:
         port: int | None = None,
         workdir: Path | None = None,
         persist: bool = False,
+        password: str | None = None,
     ) -> RedisServer:
         """A new server. `persist`: every write kept in an append-only file, fsync'd each
         time, and reloaded by a server started again on its `port` and `workdir` after a
-        `kill()`: a crash and restart that keeps the data, as a production Redis would."""
+        `kill()`: a crash and restart that keeps the data, as a production Redis would.
+        `password`: the default user needs it (`requirepass`)."""
         program = binary or shutil.which("redis-server")
         if program is None:
             raise RedisUnavailable(
@@ -80,6 +82,7 @@ class RedisServer:
                 str(workdir),
                 "--protected-mode",
                 "yes",
+                *(["--requirepass", password] if password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -121,6 +124,7 @@ def _answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
             sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
+            answer = sock.recv(16)
+            return answer.startswith((b"+PONG", b"-NOAUTH"))  # up, asking for a password
     except OSError:
         return False

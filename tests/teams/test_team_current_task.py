@@ -1,0 +1,64 @@
+"""`team status`'s current task is the newest message the teammate's model was given, not the
+newest its receiver has taken from the mailbox and queued (many messages arrive while it
+works: the status names none it has not seen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.store.mailbox import Message
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text
+from tether.testing.teammates import letters_in, member_of, polite
+
+from .mates import lead_store, member, new_team, status, wait_state
+from .workers import tether, wait_for
+
+QUEUED = 40
+
+
+def test_status_names_the_newest_message_the_model_was_given(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team = new_team()
+    given: list[str] = []
+    shown: list[tuple[str, str | None]] = []
+
+    def respond(request: RecordedRequest) -> Turn:
+        if member_of(request) != "alice":
+            return text("lead")
+        letters = letters_in(request.last_user_text())
+        bodies = [x.body for x in letters if x.kind == "message"]
+        if not bodies or request.tool_results():
+            return polite("alice", letters, request)  # `team down`'s request approved
+        given.extend(bodies)
+        wait_for(
+            lambda: member(status(repo, team), "alice")["current_task"] == given[-1],
+            f"status to show {given[-1]!r}",
+        )
+        if bodies == ["first"]:
+            send(*(f"NUM{n:03}" for n in range(QUEUED)))
+            log = repo / ".tether" / "teams" / team / "alice.log"
+            wait_for(lambda: "came during the turn: steered in" in log.read_text(), "steering")
+        # Taken from the mailbox or not, nothing the model has not seen is its task.
+        shown.append((given[-1], member(status(repo, team), "alice")["current_task"]))
+        return text(f"alice read {len(given)}")
+
+    def send(*texts: str) -> None:
+        lead = lead_store(repo, team)
+        try:
+            for said in texts:
+                lead.send(Message(sender="team-lead", recipient="alice", text=said))
+        finally:
+            lead.close()
+
+    model_env.responder = respond
+    tether(repo, "team", "up", team, "--member", "alice")
+    try:
+        send("first")
+        wait_for(lambda: len(given) == 1 + QUEUED, "alice to be given every message")
+        wait_state(repo, team, "alice", "idle")
+    finally:
+        tether(repo, "team", "down", team)
+    assert given == ["first", *(f"NUM{n:03}" for n in range(QUEUED))]
+    assert shown[0] == ("first", "first")  # 40 queued meanwhile, none seen: still "first"
+    assert all(newest == now for newest, now in shown)
