@@ -177,7 +177,7 @@ class SubagentRunner:
                     scope.denials.extend(stats.denials)
                 spent = self.on_usage or child.side_spend
                 if spent is not None:
-                    spent(stats.usage, child.price(stats.usage))
+                    spent(stats.usage, stats.cost_usd)
                 await child.tool_context.background.kill_all()
             if stopped:
                 summary = f"The {label} was stopped: {stopped[0]}. {_text_so_far(stats)}"

@@ -102,6 +102,9 @@ class TurnStats:
 
     num_turns: int = 0
     usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    """What the turn's own replies cost: the sum of each reply's price, as each is reported
+    (pricing the summed usage gives another float, and a total unlike its parts)."""
     api_ms: int = 0
     stop_reason: StopReason | None = None
     result: str = ""
@@ -137,7 +140,7 @@ async def run_turn(
                 emit(Notice(level="warning", message=stop.said))
             return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
-            spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
+            spent = stats.spent_before_usd + stats.side_cost_usd + stats.cost_usd
             stats.result = (
                 f"Not run: the budget (${agent.max_budget_usd}) is spent; this session has "
                 f"cost ${spent:.4f} so far."
@@ -158,6 +161,8 @@ async def run_turn(
             stats.first_response_at = spoken.response_began_at
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
+        cost_usd = agent.price(response.usage)
+        stats.cost_usd += cost_usd
         stats.stop_reason = response.stop_reason
         named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
         kept = history.add_assistant(response.message, response.usage, named)
@@ -170,7 +175,7 @@ async def run_turn(
                 usage=response.usage,
                 model=agent.model_id,
                 stop_reason=response.stop_reason,
-                cost_usd=agent.price(response.usage),
+                cost_usd=cost_usd,
                 message_id=response.message_id,
                 request_id=response.request_id,
             )
@@ -255,7 +260,7 @@ def next_request(agent: Agent, history: History) -> ModelRequest:
 def over_budget(agent: Agent, stats: TurnStats) -> bool:
     if agent.max_budget_usd is None:
         return False
-    spent = stats.spent_before_usd + stats.side_cost_usd + agent.price(stats.usage)
+    spent = stats.spent_before_usd + stats.side_cost_usd + stats.cost_usd
     return spent >= agent.max_budget_usd
 
 

@@ -395,7 +395,7 @@ class Session:
             self._stats = None
             usage = stats.total_usage()
             self.usage = self.usage + usage
-            cost = self.agent.price(stats.usage) + stats.side_cost_usd
+            cost = stats.cost_usd + stats.side_cost_usd
             self.cost_usd += cost
             emit(
                 turn_finished(
