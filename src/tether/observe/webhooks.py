@@ -73,8 +73,9 @@ def slack_text(record: EventRecord) -> str:
 
 
 class WebhookSink:
-    def __init__(self, config: WebhookConfig) -> None:
+    def __init__(self, config: WebhookConfig, *, first_backoff_s: float = FIRST_BACKOFF_S) -> None:
         self.config = config
+        self.first_backoff_s = first_backoff_s
         self.tally = Tally()
         self._queue: queue.Queue[EventRecord | None] = queue.Queue(config.queue_size)
         self._abandon = threading.Event()
@@ -160,7 +161,7 @@ class WebhookSink:
         headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
         if self.config.secret is not None:
             headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
-        backoff = FIRST_BACKOFF_S
+        backoff = self.first_backoff_s
         for attempt in range(ATTEMPTS):
             if attempt and self._abandon.wait(backoff):
                 return None
