@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "worker": ("worker_cmd", "autonomous workers: claim the board's tasks and run each"),
     "board": ("board_cmd", "a team's board, live: tasks by state, owners, leases, cost"),
     "team": ("team_cmd", "teammates: start them (up), status, send a message, down"),
+    "events": ("events_cmd", "the event log of every session: tail, follow, filter"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 

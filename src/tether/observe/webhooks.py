@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from tether.observe.records import EventRecord
+from tether.observe.summary import detail, whose
 from tether.observe.webhook_settings import WebhookConfig
 
 ATTEMPTS = 4
@@ -54,22 +55,9 @@ def body_for(config: WebhookConfig, record: EventRecord) -> bytes:
 
 def slack_text(record: EventRecord) -> str:
     """One line for a Slack channel: whose event, which, and what it says."""
-    p = record.payload
-    who = f"session {record.session_id[:8]} · {record.agent_id}"
-    if record.task_id is not None:
-        who += f" · task {record.task_id}"
-    detail = ""
-    if record.kind == "tool_finished":
-        outcome = "failed" if p.get("is_error") else "done"
-        detail = f"{p.get('name')} {outcome} in {p.get('duration_ms')} ms"
-    elif record.kind in ("notice", "error"):
-        detail = str(p.get("message", ""))
-    elif record.kind == "turn_finished":
-        detail = f"{p.get('subtype')}, {p.get('num_turns')} model call(s)"
-    elif record.kind == "tool_started":
-        detail = str(p.get("name", ""))
-    text = f"*{record.kind}* ({who})"
-    return f"{text}: {detail[:500]}" if detail else text
+    text = f"*{record.kind}* ({whose(record)})"
+    said = detail(record)
+    return f"{text}: {said}" if said else text
 
 
 class WebhookSink:
