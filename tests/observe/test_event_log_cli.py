@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.agents.conftest import MAIN, Router
 from tether.observe.records import EventRecord, parse_record, read_records
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -74,3 +76,31 @@ def test_the_event_log_setting_is_a_view_of_the_records(
     lines = [parse_record(line) for line in view.read_text().splitlines()]
     assert lines == _records()
     assert "tool_finished" in [r.kind for r in lines]
+
+
+def test_a_workers_session_carries_its_owner_and_task(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TETHER_TASK_OWNER", "worker-3")
+    monkeypatch.setenv("TETHER_TASK_CLAIM", "42@1@1700000000.0")
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    result = tether("-p", "say hi")
+    assert result.exit_code == 0, result.stderr
+    records = _records()
+    assert {(r.agent_id, r.task_id) for r in records} == {("worker-3", "42")}
+
+
+def test_a_teammates_session_carries_its_name(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TETHER_TEAMMATE", "reviewer")
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    assert {(r.agent_id, r.task_id) for r in _records()} == {("reviewer", None)}

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -50,8 +50,8 @@ class Sink(Protocol):
         ...
 
 
-_Queued = tuple[str, str, str | None, float, BaseModel]
-"""session id, agent id, task id, epoch seconds, event."""
+_Queued = tuple[str, str, str | None, float, BaseModel | dict[str, Any]]
+"""session id, agent id, task id, epoch seconds, event (or the hub's own, as a dict)."""
 
 
 class _Flush:
@@ -116,7 +116,7 @@ class EventHub:
         reports = [r for sink in self.sinks if (r := sink.close(deadline)) is not None]
         if reports and self.owner is not None:
             when = time.time()
-            self._write([(*_whose(self.owner), when, _Dropped(message=r)) for r in reports])
+            self._write([(*_whose(self.owner), when, _dropped(r)) for r in reports])
         for file in (self.log, *self.views):
             if file is not None:
                 file.close()
@@ -179,9 +179,10 @@ class EventHub:
                 sink.offer(record)
 
 
-class _Dropped(BaseModel):
-    kind: str = "webhook_dropped"
-    message: str
+def _dropped(message: str) -> dict[str, Any]:
+    """The record of a webhook's losses (a dict: a model class made at import costs start-up
+    pydantic's plugin loader)."""
+    return {"kind": "webhook_dropped", "message": message}
 
 
 def _whose(context: EventContext) -> tuple[str, str, str | None]:
@@ -190,7 +191,7 @@ def _whose(context: EventContext) -> tuple[str, str, str | None]:
 
 def _record(item: _Queued) -> EventRecord:
     session_id, agent_id, task_id, seconds, event = item
-    payload = event.model_dump(mode="json")
+    payload = dict(event) if isinstance(event, dict) else event.model_dump(mode="json")
     kind = payload.pop("kind", None)
     return EventRecord(
         session_id=session_id,
