@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import compaction_bench
 import context_bench
+import events_bench
 import grep_bench
 import mailbox_bench
 import mcp_bench
@@ -33,6 +34,8 @@ def main() -> None:
     startup.report(startup.main())
     print()
     turn_overhead.report(turn_overhead.main())
+    print()
+    events_bench.report(events_bench.main())
     print()
     context_bench.report(context_bench.main())
     print()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ import pytest
 
 from tether.hooks import BuiltinSettings, EventBus, builtin_handlers
 from tether.hooks.builtin import read_builtin_settings
-from tether.protocol import ConfigError, TextDelta, ToolFinished, ToolStarted
+from tether.protocol import ConfigError, ToolFinished, ToolStarted
 
 
 def finished(name: str, ms: int, *, error: bool = False) -> ToolFinished:
@@ -43,26 +42,6 @@ def test_settings_keys(tmp_path: Path) -> None:
 def test_bad_settings_name_the_key(block: Any, message: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=message):
         read_builtin_settings({"tether": block}, base_dir=tmp_path)
-
-
-async def test_event_log_appends_one_json_line_per_event(tmp_path: Path) -> None:
-    settings = {"tether": {"eventLog": "logs/events.jsonl"}}
-    log = tmp_path / "logs" / "events.jsonl"
-    for text in ("first session", "second session"):
-        bus = EventBus()
-        handlers = builtin_handlers(settings, emit_notice=print, base_dir=tmp_path)
-        handlers.attach(bus)
-        assert await bus.publish(TextDelta(text=text)) == ()
-        assert await bus.publish(finished("Bash", 5)) == ()
-        handlers.finish()
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [{k: v for k, v in line.items() if k != "time"} for line in lines] == [
-        {"kind": "text_delta", "text": "first session"},
-        finished("Bash", 5).model_dump(mode="json"),
-        {"kind": "text_delta", "text": "second session"},
-        finished("Bash", 5).model_dump(mode="json"),
-    ]
-    assert all(line["time"].endswith("+00:00") for line in lines)
 
 
 async def test_tool_stats_are_given_at_session_end(tmp_path: Path) -> None:

@@ -102,6 +102,10 @@ class SubagentRunner:
         self.instructions = instructions
         """The project's instructions (CLAUDE.md...), added to every subagent's prompt."""
         self.max_turns = max_turns
+        self.observers: list[Callable[[str, Event], None]] = []
+        """Told every event of every subagent it runs, with the subagent's id (the event log),
+        except those passed on to the caller as they are (notices, nested subagents'), which
+        the caller's observers get."""
         self._slots: dict[int, asyncio.Semaphore] = {}
 
     async def run(self, subagent_type: str, prompt: str, scope: CallScope) -> ToolOutput:
@@ -237,7 +241,7 @@ class SubagentRunner:
         """The subagent's turn, continued while a SubagentStop hook sends it back to work;
         `stopped` is given why, when the user's answer to one of its questions stops it."""
         label = f"{definition.name} subagent"
-        emit = _forwarded(scope, label, definition.name, agent_id)
+        emit = _forwarded(scope, label, definition.name, agent_id, self.observers)
         ask = _asking_for(scope.ask, label, agent_id, stopped)
         subtype = await run_turn(child, history, stats, emit, ask)
         continuations = 0
@@ -344,7 +348,11 @@ def subagent_system_prompt(
 
 
 def _forwarded(
-    scope: CallScope, label: str, agent_type: str, agent_id: str
+    scope: CallScope,
+    label: str,
+    agent_type: str,
+    agent_id: str,
+    observers: list[Callable[[str, Event], None]],
 ) -> Callable[[Event], None]:
     """The subagent's events stay with it, except notices meant for the user (hook messages,
     warnings), which say whose they are, and its messages, passed on as `SubagentMessage` for
@@ -353,6 +361,9 @@ def _forwarded(
     emit = scope.emit
 
     def forward(event: Event) -> None:
+        if not isinstance(event, _PASSED_ON):
+            for observe in observers:
+                observe(agent_id, event)
         if isinstance(event, Notice):
             emit(event.model_copy(update={"message": f"{label}: {event.message}"}))
         elif isinstance(event, MessageCompleted):
@@ -368,6 +379,10 @@ def _forwarded(
             emit(event)
 
     return forward
+
+
+_PASSED_ON = (Notice, SubagentStarted, SubagentMessage, SubagentFinished)
+"""A subagent's events that reach its caller as events of the caller's own."""
 
 
 def _tool_uses(history: History) -> int:

@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "board": ("board_cmd", "a team's board, live: tasks by state, owners, leases, cost"),
     "team": ("team_cmd", "teammates: start them (up), status, send a message, down"),
     "cost": ("cost_cmd", "what was spent, by tool, model, session, task, agent or day"),
+    "events": ("events_cmd", "the event log of every session: tail, follow, filter"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 

@@ -34,6 +34,7 @@ from tether.cli.model_options import (
 )
 from tether.cli.model_switch import model_switcher, with_fallback
 from tether.cli.nested_instructions import nested_instructions
+from tether.cli.observing import attach_observation
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, resumption_for, tell_resumed
 from tether.cli.run_options import RunOptions
@@ -369,6 +370,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
+    attach_observation(session, settings, workspace=workspace, home=home, env=env, subagents=runner)
     mcp, problems = session_servers(
         place, opts, client, plugins, window=resolved.info.context_window
     )

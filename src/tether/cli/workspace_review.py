@@ -10,6 +10,7 @@ they declare runs or grants. What needs trust:
   to); a `sandbox` that is off, has the network, more writable paths, or shows paths of the
   hidden home (`readable`: credential stores among them); commands such as
   `apiKeyHelper` and `statusLine`; the event log (`tether.eventLog`, a file it writes);
+  `webhooks` (where the session's events would be sent);
 - MCP servers configured in the workspace: `.mcp.json`, the seed's `config/mcp_config.yaml`,
   `.tether/mcp.local.json`;
 - `allowed-tools` of the workspace's skills, and the seed's `.tether/permissions.yaml` allow lists.
@@ -228,6 +229,10 @@ def restrict_layer(path: Path, data: Mapping[str, Any]) -> tuple[dict[str, Any],
                 cast(dict[str, Any], value).get("command") if isinstance(value, dict) else value
             )
             add("command", f"{key}: {command}")
+        elif key == "webhooks":  # every event of the session, sent where the file says
+            for sink in cast(list[object], value) if isinstance(value, list) else [value]:
+                url = cast(dict[str, Any], sink).get("url") if isinstance(sink, dict) else sink
+                add("webhook", url)
         elif key == "tether" and isinstance(value, dict):
             block = cast(dict[str, Any], value)
             kept[key] = {k: v for k, v in block.items() if k in NEUTRAL_TETHER_KEYS}

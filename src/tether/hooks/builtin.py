@@ -2,7 +2,8 @@
 
     {"tether": {"eventLog": ".tether/events.jsonl", "toolStats": true, "slowToolMs": 5000}}
 
-- `eventLog`: every event appended to this file as one JSON line (relative to the project).
+- `eventLog`: a view of the event log (`tether.observe`): the session's records, subagents'
+  included, appended to this file too (relative to the project); `tether.cli` attaches it.
 - `toolStats`: calls, errors, total and average time per tool, given at the end of the session.
 - `slowToolMs`: a notice whenever a tool call takes longer than this many milliseconds.
 
@@ -11,16 +12,12 @@ They subscribe to the in-process bus like any other handler.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any, cast
 
-from pydantic import BaseModel
-
-from tether.hooks.bus import ALL, EventBus
+from tether.hooks.bus import EventBus
 from tether.protocol import ConfigError, ToolFinished
 
 SETTINGS_KEY = "tether"
@@ -29,7 +26,7 @@ SETTINGS_KEY = "tether"
 @dataclass(frozen=True)
 class BuiltinSettings:
     event_log: Path | None = None
-    """Where to append events as JSON lines; None: no log."""
+    """Where the session's event records are appended too (`tether.observe`); None: nowhere."""
     tool_stats: bool = False
     """Give per-tool call statistics at the end of the session."""
     slow_tool_ms: int | None = None
@@ -61,27 +58,6 @@ def read_builtin_settings(settings_data: Mapping[str, Any], *, base_dir: Path) -
         tool_stats=stats,
         slow_tool_ms=slow,
     )
-
-
-class EventLogger:
-    """Appends each event as a JSON line with its time, flushed at once (a crash loses nothing)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._file: IO[str] | None = None
-
-    def __call__(self, event: BaseModel) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        line = {"time": datetime.now(UTC).isoformat(), **event.model_dump(mode="json")}
-        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
 
 
 @dataclass
@@ -139,7 +115,6 @@ class BuiltinHandlers:
     def __init__(self, settings: BuiltinSettings, emit_notice: Callable[[str], None]) -> None:
         self.settings = settings
         self._emit_notice = emit_notice
-        self.logger = EventLogger(settings.event_log) if settings.event_log else None
         self.stats = ToolStats() if settings.tool_stats else None
         self.timer = (
             SlowToolTimer(settings.slow_tool_ms, emit_notice) if settings.slow_tool_ms else None
@@ -147,24 +122,20 @@ class BuiltinHandlers:
 
     @property
     def enabled(self) -> bool:
-        return any(h is not None for h in (self.logger, self.stats, self.timer))
+        return self.stats is not None or self.timer is not None
 
     def attach(self, bus: EventBus) -> None:
-        if self.logger is not None:
-            bus.subscribe(ALL, self.logger)
         if self.stats is not None:
             bus.subscribe(ToolFinished, self.stats)
         if self.timer is not None:
             bus.subscribe(ToolFinished, self.timer)
 
     def finish(self) -> None:
-        """At session end: give the tool statistics and close the event log."""
+        """At session end: give the tool statistics."""
         if self.stats is not None:
             summary = self.stats.render()
             if summary is not None:
                 self._emit_notice(summary)
-        if self.logger is not None:
-            self.logger.close()
 
 
 def builtin_handlers(

@@ -1,0 +1,223 @@
+"""What the event log and webhook sinks cost: per tool call, and at start-up. One command:
+
+    .venv/bin/python bench/events_bench.py
+    BENCH_BASELINE=<another checkout>/src .venv/bin/python bench/events_bench.py
+
+Per tool call: the events one tool call makes a session emit (the reply streamed with its
+tool_use, the call started and finished with a 2 KB result, the message of results), handed
+to the log as the session hands them, 2,000 times over. Two figures each:
+- on the loop: what `emit` pays (the observer's call: a timestamp and a queue put);
+- all threads: the process's CPU time per tool call, the background thread's writing (and
+  posting, for the webhook) included, once everything queued was written and delivered.
+For: no observer; the log; the log and one webhook (every kind, a local server answering 200).
+
+Start-up (with BENCH_BASELINE): `tether -p hi`, spawn to first request, this tree and the
+baseline tree interleaved; medians and their ratio (1.00 = unchanged).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from tether.observe.hub import EventContext, EventHub
+from tether.observe.log_file import AppendFile
+from tether.observe.records import LOG_NAME, log_dir
+from tether.observe.webhook_settings import WebhookConfig
+from tether.observe.webhooks import WebhookSink
+from tether.protocol import (
+    BlockCompleted,
+    Message,
+    MessageCompleted,
+    ResponseStarted,
+    TextBlock,
+    ToolFinished,
+    ToolInputDelta,
+    ToolResultBlock,
+    ToolStarted,
+    ToolUseBlock,
+    Usage,
+)
+
+ONE_KIND = frozenset({"tool_finished"})
+CALLS = int(os.environ.get("BENCH_CALLS", "2000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+BASELINE = os.environ.get("BENCH_BASELINE")
+
+
+def tool_call_events(n: int) -> list[BaseModel]:
+    call_id = f"toolu_{n:06d}"
+    use = ToolUseBlock(id=call_id, name="Read", input={"file_path": "src/app.py"})
+    result = "x" * 2048
+    return [
+        ResponseStarted(message_id=f"msg_{n}", model="claude-sonnet-4-5", ttft_ms=300),
+        *[ToolInputDelta(call_id=call_id, name="Read", partial_json='{"file') for _ in range(3)],
+        BlockCompleted(block=use, model="claude-sonnet-4-5"),
+        MessageCompleted(
+            message=Message(role="assistant", content=[TextBlock(text="Reading."), use]),
+            usage=Usage(input_tokens=1200, output_tokens=40),
+            model="claude-sonnet-4-5",
+        ),
+        ToolStarted(call_id=call_id, name="Read", input={"file_path": "src/app.py"}),
+        ToolFinished(call_id=call_id, name="Read", content=result, is_error=False, duration_ms=3),
+        MessageCompleted(
+            message=Message(
+                role="user", content=[ToolResultBlock(tool_use_id=call_id, content=result)]
+            )
+        ),
+    ]
+
+
+SERVER = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+class Ok(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real collector
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+"""A collector in a process of its own: its CPU time is not the bench's."""
+
+
+def _per_call(hub: EventHub | None, events: list[list[BaseModel]]) -> tuple[float, float]:
+    """(seconds on the loop, CPU seconds of all threads) per tool call."""
+    context = EventContext("bench-session")
+    observe = hub.observer(context) if hub is not None else (lambda _event: None)
+    cpu = time.process_time()
+    on_loop = 0.0
+    for call in events:
+        started = time.perf_counter()
+        for event in call:
+            observe(event)
+        on_loop += time.perf_counter() - started
+    if hub is not None:
+        assert hub.flush(120)
+        for sink in hub.sinks:
+            assert isinstance(sink, WebhookSink)
+            sent = sum(sink.config.wants(kind) for kind in hub_kinds(events))
+            while sink.tally.delivered + sink.tally.dropped < sent:  # before the clock stops
+                time.sleep(0.001)
+            assert sink.tally.dropped == 0, sink.report()
+        hub.close()
+    return on_loop / len(events), (time.process_time() - cpu) / len(events)
+
+
+def hub_kinds(events: list[list[BaseModel]]) -> list[str]:
+    return [str(getattr(event, "kind", "")) for call in events for event in call]
+
+
+def per_tool_call() -> dict[str, tuple[float, float]]:
+    events = [tool_call_events(n) for n in range(CALLS)]
+    server = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    url = f"http://127.0.0.1:{server.stdout.readline().strip()}/hook"
+    samples: dict[str, list[tuple[float, float]]] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for run in range(RUNS):
+                home = Path(tmp) / f"home-{run}"
+                cases: dict[str, EventHub | None] = {
+                    "no observer": None,
+                    "event log": EventHub(AppendFile(log_dir(home) / LOG_NAME)),
+                    "log + webhook, all kinds": EventHub(
+                        AppendFile(log_dir(home / "w") / LOG_NAME),
+                        sinks=[WebhookSink(WebhookConfig(url, queue_size=100_000))],
+                    ),
+                    "log + webhook, 1 kind": EventHub(
+                        AppendFile(log_dir(home / "k") / LOG_NAME),
+                        sinks=[
+                            WebhookSink(WebhookConfig(url, events=frozenset({"tool_finished"})))
+                        ],
+                    ),
+                }
+                for name, hub in cases.items():
+                    samples.setdefault(name, []).append(_per_call(hub, events))
+    finally:
+        server.kill()  # the collector this bench started
+        server.wait()
+        server.stdout.close()
+    return {
+        name: (
+            statistics.median(s[0] for s in values),
+            statistics.median(s[1] for s in values),
+        )
+        for name, values in samples.items()
+    }
+
+
+def startup() -> tuple[float, float] | None:
+    """Medians of spawn-to-first-request, this tree and the baseline's, or None without one."""
+    if BASELINE is None:
+        return None
+    sys.path.insert(0, str(Path(__file__).parent))
+    import startup as startup_bench
+    from tether.testing import FakeModelServer
+
+    mine: list[float] = []
+    base: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
+        server.expect_rejections = True
+        arrivals = startup_bench._Arrivals(server)
+        home = Path(tmp) / "home"
+        home.mkdir()
+        env = {
+            **os.environ,
+            "TETHER_HOME": str(home),
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "bench",
+        }
+        env.pop("TETHER_MODEL", None)
+        argv = [startup_bench.TETHER, "-p", "hi"]
+        for _ in range(RUNS * 2):
+            mine.append(startup_bench._first_request(arrivals, argv, env, tmp)[0])
+            base_env = {**env, "PYTHONPATH": BASELINE}
+            base.append(startup_bench._first_request(arrivals, argv, base_env, tmp)[0])
+    return statistics.median(mine), statistics.median(base)
+
+
+def main() -> dict[str, object]:
+    return {"per_tool_call": per_tool_call(), "startup": startup(), "load": os.getloadavg()[0]}
+
+
+def report(figures: dict[str, object]) -> None:
+    print(f"Event log and webhooks, per tool call ({CALLS} calls x {RUNS} runs, medians)")
+    print(f"  {'':<22} {'on the loop':>12} {'all threads (CPU)':>18}")
+    per_call = figures["per_tool_call"]
+    assert isinstance(per_call, dict)
+    for name, (loop_s, cpu_s) in per_call.items():
+        print(f"  {name:<22} {loop_s * 1e6:>9.1f} us {cpu_s * 1e6:>15.1f} us")
+    started = figures["startup"]
+    if started is None:
+        print("  start-up: set BENCH_BASELINE to another tree's src for the before/after")
+    else:
+        assert isinstance(started, tuple)
+        mine, base = started
+        print(
+            f"  start-up, -p hi to first request: {mine * 1000:.0f} ms, baseline "
+            f"{base * 1000:.0f} ms, ratio {mine / base:.2f}"
+        )
+    print(f"  (load average {figures['load']:.1f})")
+
+
+if __name__ == "__main__":
+    report(main())

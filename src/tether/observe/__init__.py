@@ -1,0 +1,1 @@
+"""Observability out of the process: the event log every session writes, webhook sinks."""

@@ -1,0 +1,203 @@
+"""`EventHub`: takes a session's events from its hot path and writes them out off it.
+
+The session's `emit` calls `observe` (through `observer`), which only stamps the time and the
+context and puts the event on a queue: well under a millisecond. A background thread turns
+queued events into records (`records.py`), appends each batch to the event log and its views
+in one write (`log_file.py`), and offers every record to the sinks (webhooks), which queue
+it and return. `close` waits for what is queued, within a deadline, and says what was lost.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from tether.observe.log_file import AppendFile
+from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
+
+BATCH = 512
+"""At most this many events per write."""
+
+
+@dataclass
+class EventContext:
+    """Whose events these are; a teammate sets `task_id` as it moves from task to task."""
+
+    session_id: str
+    agent_id: str = MAIN_AGENT
+    task_id: str | None = None
+
+    def child(self, agent_id: str) -> EventContext:
+        """The context of a subagent this agent starts: the same session and task."""
+        return EventContext(self.session_id, agent_id, self.task_id)
+
+
+class Sink(Protocol):
+    """Where records go besides the files; `offer` must return at once (queue, never wait)."""
+
+    def offer(self, record: EventRecord) -> None: ...
+
+    def close(self, deadline: float) -> str | None:
+        """Deliver what is queued until `deadline` (`time.monotonic()`); what was lost, said
+        for the user, or None."""
+        ...
+
+
+_Queued = tuple[str, str, str | None, float, BaseModel | dict[str, Any]]
+"""session id, agent id, task id, epoch seconds, event (or the hub's own, as a dict)."""
+
+
+class _Flush:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+class EventHub:
+    def __init__(
+        self,
+        log: AppendFile | None,
+        *,
+        views: Sequence[AppendFile] = (),
+        sinks: Sequence[Sink] = (),
+        on_error: Callable[[str], None] = lambda _: None,
+        owner: EventContext | None = None,
+    ) -> None:
+        """`log`: the shared event log (None: none); `views`: files that get the same records
+        (the `eventLog` setting); `on_error`: told once when a file cannot be written; `owner`:
+        whose the hub's own records are (a webhook's losses, `webhook_dropped`)."""
+        self.owner = owner
+        self.log = log
+        self.views = tuple(views)
+        self.sinks = tuple(sinks)
+        self._on_error = on_error
+        self._queue: queue.SimpleQueue[_Queued | _Flush | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._closed = False
+        self._failed: set[str] = set()
+        self.written = 0
+        """Records written so far (to the log, or to the views when there is no log)."""
+
+    def observe(self, context: EventContext, event: BaseModel) -> None:
+        """Queue `event` as `context`'s, now: the hot path (no I/O, no serialisation)."""
+        if self._closed:
+            return
+        if self._thread is None:
+            self._start()
+        self._queue.put((context.session_id, context.agent_id, context.task_id, time.time(), event))
+
+    def observer(self, context: EventContext) -> Callable[[BaseModel], None]:
+        """`observe` bound to `context`: a `Session.observers` entry."""
+        return lambda event: self.observe(context, event)
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until everything queued so far is written and offered to the sinks."""
+        if self._thread is None:
+            return True
+        marker = _Flush()
+        self._queue.put(marker)
+        return marker.done.wait(timeout)
+
+    def close(self, timeout: float = 3.0) -> list[str]:
+        """Write what is queued, give the sinks until `timeout` seconds from now to deliver
+        theirs, close the files; what was lost, said for the user."""
+        deadline = time.monotonic() + timeout
+        self._closed = True
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(max(0.0, deadline - time.monotonic()))
+        reports = [r for sink in self.sinks if (r := sink.close(deadline)) is not None]
+        if reports and self.owner is not None:
+            when = time.time()
+            self._write([(*_whose(self.owner), when, _dropped(r)) for r in reports])
+        for file in (self.log, *self.views):
+            if file is not None:
+                file.close()
+        return reports
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._drain, name="tether-events", daemon=True
+                )
+                self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            batch: list[_Queued] = []
+            markers: list[_Flush] = []
+            stop = False
+            while True:
+                if item is None:
+                    stop = True
+                elif isinstance(item, _Flush):
+                    markers.append(item)
+                else:
+                    batch.append(item)
+                if stop or len(batch) >= BATCH:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            self._write(batch)
+            for marker in markers:
+                marker.done.set()
+            if stop:
+                return
+
+    def _write(self, batch: list[_Queued]) -> None:
+        if not batch:
+            return
+        try:
+            records = [_record(item) for item in batch]
+        except Exception as e:  # an observer must not end what it observes: said, not raised
+            self._on_error(f"cannot record events: {type(e).__name__}: {e}")
+            return
+        lines = [r.to_json() for r in records]
+        for file in (self.log, *self.views):
+            if file is None:
+                continue
+            try:
+                file.append(lines)
+            except OSError as e:
+                if str(file.path) not in self._failed:  # said once, not per batch
+                    self._failed.add(str(file.path))
+                    self._on_error(f"cannot write the event log {file.path}: {e.strerror or e}")
+        self.written += len(records)
+        for sink in self.sinks:
+            for record in records:
+                sink.offer(record)
+
+
+def _dropped(message: str) -> dict[str, Any]:
+    """The record of a webhook's losses (a dict: a model class made at import costs start-up
+    pydantic's plugin loader)."""
+    return {"kind": "webhook_dropped", "message": message}
+
+
+def _whose(context: EventContext) -> tuple[str, str, str | None]:
+    return context.session_id, context.agent_id, context.task_id
+
+
+def _record(item: _Queued) -> EventRecord:
+    session_id, agent_id, task_id, seconds, event = item
+    payload = dict(event) if isinstance(event, dict) else event.model_dump(mode="json")
+    kind = payload.pop("kind", None)
+    return EventRecord(
+        session_id=session_id,
+        agent_id=agent_id,
+        task_id=task_id,
+        ts=timestamp(datetime.fromtimestamp(seconds, UTC)),
+        kind=kind if isinstance(kind, str) else type(event).__name__,
+        payload=payload,
+    )

@@ -1,0 +1,96 @@
+"""Appending to the event log's files: safe with several processes writing at once.
+
+Each batch of complete lines goes out in one `write` on a descriptor opened with `O_APPEND`:
+the kernel places every write at the end of the file whole, so lines from several processes
+never tear or overwrite each other. Past `max_bytes` the file is rotated under an `flock`
+(`events.jsonl` -> `events.1.jsonl` -> ...; the oldest past `keep` deleted); a writer whose
+file was rotated away by another process notices (its descriptor's inode is no longer the
+path's) and reopens the path before its next batch, so at most the batch under way lands in
+the file just rotated, whole.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+DEFAULT_KEEP = 5
+
+
+class AppendFile:
+    """One file appended to by whole lines, rotated by size when `max_bytes` is set."""
+
+    def __init__(
+        self, path: Path, *, max_bytes: int | None = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP
+    ) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self.keep = keep
+        self._fd: int | None = None
+
+    def append(self, lines: list[str]) -> None:
+        """Write these lines (without their newlines) at the end of the file, in one write."""
+        if not lines:
+            return
+        data = ("\n".join(lines) + "\n").encode("utf-8", errors="replace")
+        fd = self._current()
+        if self.max_bytes is not None and os.fstat(fd).st_size + len(data) > self.max_bytes:
+            fd = self._rotate(len(data), self.max_bytes)
+        view = memoryview(data)
+        while view:  # a regular file takes a write whole; a short one (disk full) goes on
+            written = os.write(fd, view)
+            view = view[written:]
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _current(self) -> int:
+        if self._fd is not None:
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(self._fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return self._fd
+            self.close()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return self._fd
+
+    def _rotate(self, adding: int, max_bytes: int) -> int:
+        lock_path = self.path.with_name(f".{self.path.name}.lock")
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                size = os.stat(self.path).st_size
+            except FileNotFoundError:
+                size = 0
+            # Checked again under the lock: another writer may have rotated it already.
+            if size > 0 and size + adding > max_bytes:
+                self._shift()
+            self.close()
+            return self._current()
+        finally:
+            os.close(lock)  # releases the flock
+
+    def _shift(self) -> None:
+        for index in range(self.keep, 0, -1):
+            older = self.path.with_name(_numbered(self.path.name, index))
+            newer = self.path.with_name(_numbered(self.path.name, index - 1))
+            if index == self.keep:
+                older.unlink(missing_ok=True)
+            if newer.exists():
+                os.replace(newer, older)
+
+
+def _numbered(name: str, index: int) -> str:
+    """`events.jsonl` as its rotated copy number `index` (0: the name itself)."""
+    if index == 0:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}.{index}.{suffix}" if dot else f"{name}.{index}"

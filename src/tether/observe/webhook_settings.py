@@ -1,0 +1,139 @@
+"""The `webhooks` setting: where events are sent for monitoring, checked before anything runs.
+
+    {"webhooks": [{"url": "https://example.com/hook", "events": ["tool_finished", "error"],
+                   "format": "json", "secretEnv": "TETHER_WEBHOOK_SECRET", "timeout": 5}]}
+
+- `url` (required): http or https.
+- `events`: the event kinds to send (`tether.protocol` events' `kind`); omitted: every kind.
+- `format`: `"json"` (the record, as the event log has it) or `"slack"` (`{"text": ...}` for
+  a Slack incoming webhook); `"json"` by default.
+- `secretEnv`: an environment variable holding a secret; each body is then signed:
+  `X-Tether-Signature: sha256=<hex HMAC-SHA256 of the body>`. The variable must be set.
+- `timeout`: seconds for one attempt (5 by default); `queue`: events held at most (1000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast, get_args
+from urllib.parse import urlsplit
+
+from tether.protocol import ConfigError, Event
+
+KEY = "webhooks"
+DROPPED_KIND = "webhook_dropped"
+"""The log's own record of events a webhook lost."""
+Format = Literal["json", "slack"]
+_FIELDS = ("url", "events", "format", "secretEnv", "timeout", "queue")
+
+
+def event_kinds() -> frozenset[str]:
+    """Every event kind a session emits."""
+    union = get_args(Event)[0]
+    return frozenset(
+        get_args(model.model_fields["kind"].annotation)[0] for model in get_args(union)
+    ) | {DROPPED_KIND}
+
+
+@dataclass(frozen=True)
+class WebhookConfig:
+    url: str
+    events: frozenset[str] | None = None
+    """The kinds sent; None: every kind."""
+    format: Format = "json"
+    secret: bytes | None = None
+    """The signing secret (read from `secretEnv`); None: bodies are not signed."""
+    timeout_s: float = 5.0
+    queue_size: int = 1000
+
+    @property
+    def place(self) -> str:
+        """The url without its path and query (a Slack url's path is its secret): for messages."""
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def wants(self, kind: str) -> bool:
+        return self.events is None or kind in self.events
+
+
+def read_webhooks(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[WebhookConfig, ...]:
+    """The configured webhooks; anything wrong is a `ConfigError` naming the entry and key."""
+    block = settings.get(KEY)
+    if block is None:
+        return ()
+    if not isinstance(block, list):
+        raise ConfigError(f'settings key "{KEY}" must be a list of objects')
+    return tuple(
+        _read_one(item, f"{KEY}[{i}]", env) for i, item in enumerate(cast(list[object], block))
+    )
+
+
+def _read_one(item: object, where: str, env: Mapping[str, str]) -> WebhookConfig:
+    if not isinstance(item, dict):
+        raise ConfigError(f'settings key "{where}" must be an object with a "url"')
+    entry = cast(dict[str, Any], item)
+    unknown = sorted(set(entry) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(
+            f'settings key "{where}" has unknown field(s) {", ".join(unknown)} '
+            f"(known: {', '.join(_FIELDS)})"
+        )
+    url = entry.get("url")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f'settings key "{where}.url" must be an http:// or https:// URL')
+    assert isinstance(url, str)
+    return WebhookConfig(
+        url=url,
+        events=_events(entry.get("events"), f"{where}.events"),
+        format=_format(entry.get("format", "json"), f"{where}.format"),
+        secret=_secret(entry.get("secretEnv"), f"{where}.secretEnv", env),
+        timeout_s=_positive(entry.get("timeout", 5.0), f"{where}.timeout", "seconds"),
+        queue_size=int(_positive(entry.get("queue", 1000), f"{where}.queue", "events", whole=True)),
+    )
+
+
+def _events(value: object, where: str) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f'settings key "{where}" must be a non-empty list of event kinds')
+    known = event_kinds()
+    kinds: set[str] = set()
+    for kind in cast(list[object], value):
+        if not isinstance(kind, str) or kind not in known:
+            raise ConfigError(
+                f'settings key "{where}": {kind!r} is not an event kind '
+                f"(known: {', '.join(sorted(known))})"
+            )
+        kinds.add(kind)
+    return frozenset(kinds)
+
+
+def _format(value: object, where: str) -> Format:
+    if value not in get_args(Format):
+        raise ConfigError(f'settings key "{where}" must be "json" or "slack", not {value!r}')
+    return cast(Format, value)
+
+
+def _secret(value: object, where: str, env: Mapping[str, str]) -> bytes | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f'settings key "{where}" must name an environment variable')
+    secret = env.get(value)
+    if not secret:
+        raise ConfigError(
+            f'settings key "{where}" names {value}, which is not set: the webhook\'s bodies '
+            "could not be signed"
+        )
+    return secret.encode("utf-8")
+
+
+def _positive(value: object, where: str, unit: str, *, whole: bool = False) -> float:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or cast(float, value) <= 0 or (whole and not isinstance(value, int)):
+        kind = "a positive whole number" if whole else "a positive number"
+        raise ConfigError(f'settings key "{where}" must be {kind} of {unit}, not {value!r}')
+    return float(cast(float, value))

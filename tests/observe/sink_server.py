@@ -1,0 +1,72 @@
+"""A real HTTP server on 127.0.0.1 for the webhook tests: it records each request and answers
+with the statuses it is given; `hold()` makes it keep every request waiting until `release()`."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class SinkServer:
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.statuses: list[int] = []
+        """Answered in turn; 200 once they run out."""
+        self.arrived = threading.Condition()
+        self._gate = threading.Event()
+        self._gate.set()
+        self.answered = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                with server.arrived:
+                    server.received.append(
+                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    status = server.statuses.pop(0) if server.statuses else 200
+                    server.arrived.notify_all()
+                server._gate.wait()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except OSError:  # the client gave up waiting
+                    return
+                with server.arrived:
+                    server.answered += 1
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._http.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._http.server_address[1]}/hook"
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+
+    def hold(self) -> None:
+        self._gate.clear()
+
+    def release(self) -> None:
+        self._gate.set()
+
+    def wait_for(self, count: int, timeout: float = 30.0) -> None:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
+
+    def stop(self) -> None:
+        self.release()
+        self._http.shutdown()
+        self._http.server_close()
+        self._thread.join()

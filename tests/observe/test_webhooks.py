@@ -1,0 +1,128 @@
+"""Webhook sinks against a real HTTP server on loopback: delivery, signatures, retries on 500s,
+timeouts and refused connections, a full queue, and what is left at exit counted."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import socket
+import time
+
+from tether.observe.records import EventRecord
+from tether.observe.webhook_settings import WebhookConfig
+from tether.observe.webhooks import WebhookSink
+
+from .sink_server import SinkServer
+
+FAST = 0.01
+"""The first backoff in these tests: retries come at once."""
+
+
+def record(n: int, kind: str = "tool_finished") -> EventRecord:
+    payload = {"call_id": f"c{n}", "name": "Bash", "is_error": False, "duration_ms": n}
+    return EventRecord("s1", "main", "7", f"2026-01-01T00:00:0{n}.000000Z", kind, payload)
+
+
+def close_now(sink: WebhookSink, seconds: float = 10.0) -> str | None:
+    return sink.close(time.monotonic() + seconds)
+
+
+def test_records_are_posted_in_order_and_signed(sink_server: SinkServer) -> None:
+    sink = WebhookSink(WebhookConfig(sink_server.url, secret=b"s3cret"), first_backoff_s=FAST)
+    for n in range(3):
+        sink.offer(record(n))
+    assert close_now(sink) is None
+    assert [r.body for r in sink_server.received] == [
+        record(n).to_json().encode() for n in range(3)
+    ]
+    for received in sink_server.received:
+        expected = hmac.new(b"s3cret", received.body, hashlib.sha256).hexdigest()
+        assert received.headers["x-tether-signature"] == f"sha256={expected}"
+        assert received.headers["content-type"] == "application/json"
+    assert sink.tally.delivered == 3
+
+
+def test_unsigned_without_a_secret_and_only_the_kinds_asked_for(sink_server: SinkServer) -> None:
+    config = WebhookConfig(sink_server.url, events=frozenset({"error"}), format="slack")
+    sink = WebhookSink(config, first_backoff_s=FAST)
+    sink.offer(record(1))
+    sink.offer(EventRecord("abcdef123456", "worker-1", "7", "t", "error", {"message": "it broke"}))
+    assert close_now(sink) is None
+    [received] = sink_server.received
+    assert "x-tether-signature" not in received.headers
+    assert json.loads(received.body) == {
+        "text": "*error* (session abcdef12 · worker-1 · task 7): it broke"
+    }
+
+
+def test_500s_are_retried_until_one_gets_through(sink_server: SinkServer) -> None:
+    sink_server.statuses = [500, 503, 200]
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    sink.offer(record(1))
+    assert close_now(sink) is None
+    assert [r.body for r in sink_server.received] == [record(1).to_json().encode()] * 3
+    assert sink.tally.delivered == 1
+
+
+def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
+    sink_server: SinkServer,
+) -> None:
+    sink_server.statuses = [500] * 4 + [404]
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    sink.offer(record(1))
+    sink.offer(record(2))  # a 404 is not retried
+    report = close_now(sink)
+    assert len(sink_server.received) == 5
+    host = sink_server.url.removesuffix("/hook")
+    assert report == f"webhook {host}: 2 of 2 events not delivered (2 failed after retries)"
+
+
+def test_timeouts_are_retried_then_given_up(sink_server: SinkServer) -> None:
+    sink_server.hold()
+    sink = WebhookSink(WebhookConfig(sink_server.url, timeout_s=0.2), first_backoff_s=FAST)
+    sink.offer(record(1))
+    report = close_now(sink)
+    assert len(sink_server.received) == 4
+    assert sink_server.answered == 0
+    assert report is not None
+    assert "1 of 1 events not delivered (1 failed after retries)" in report
+
+
+def test_a_refused_connection_is_retried_then_given_up() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sink = WebhookSink(WebhookConfig(f"http://127.0.0.1:{port}/x"), first_backoff_s=FAST)
+    sink.offer(record(1))
+    assert close_now(sink) == (
+        f"webhook http://127.0.0.1:{port}: 1 of 1 events not delivered (1 failed after retries)"
+    )
+
+
+def test_a_full_queue_drops_and_what_is_left_at_the_deadline_is_counted(
+    sink_server: SinkServer,
+) -> None:
+    sink_server.hold()
+    sink = WebhookSink(WebhookConfig(sink_server.url, queue_size=2), first_backoff_s=FAST)
+    sink.offer(record(0))
+    sink_server.wait_for(1)  # on its way: the queue is empty again
+    for n in range(1, 6):
+        sink.offer(record(n))  # two queued, three dropped
+    report = close_now(sink, seconds=0.3)
+    host = sink_server.url.removesuffix("/hook")
+    assert report == (
+        f"webhook {host}: 6 of 6 events not delivered "
+        "(3 dropped: queue full; 3 not sent before exit)"
+    )
+    sink_server.release()
+
+
+def test_the_secret_never_appears_in_the_report(sink_server: SinkServer) -> None:
+    url = sink_server.url.replace("/hook", "/services/T0/B0/tokenpart")
+    sink_server.statuses = [400]
+    sink = WebhookSink(WebhookConfig(url), first_backoff_s=FAST)
+    sink.offer(record(1))
+    report = close_now(sink)
+    assert report is not None
+    assert "tokenpart" not in report

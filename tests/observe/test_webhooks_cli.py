@@ -1,0 +1,112 @@
+"""Webhooks of a session run by the CLI against the fake model: every event delivered by the
+time it exits, a slow endpoint never holding up the turn, bad settings named precisely."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tether.observe.records import read_records
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+from .sink_server import SinkServer
+
+Run = Callable[..., CliResult]
+
+
+def _settings(workspace: Path, data: dict[str, Any]) -> None:
+    (workspace / ".tether").mkdir(exist_ok=True)
+    (workspace / ".tether" / "settings.local.json").write_text(json.dumps(data))
+
+
+def test_every_event_reaches_the_webhook_before_exit(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, sink_server: SinkServer
+) -> None:
+    _settings(workspace, {"webhooks": [{"url": sink_server.url}]})
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    result = tether("-p", "say hi", "--trust-workspace")
+    assert result.exit_code == 0, result.stderr
+    logged = [r.to_json().encode() for r in read_records(Path(os.environ["TETHER_HOME"]))]
+    assert [r.body for r in sink_server.received] == logged
+    assert "webhook" not in result.stderr, result.stderr
+
+
+def test_a_slow_endpoint_never_holds_up_the_turn(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, sink_server: SinkServer
+) -> None:
+    _settings(
+        workspace,
+        {"webhooks": [{"url": sink_server.url, "events": ["tool_started", "tool_finished"]}]},
+    )
+    sink_server.hold()  # not one answer until the run is over
+    fake_model.script(
+        reply(tool_use("Bash", command="echo one")),
+        reply(tool_use("Bash", command="echo two")),
+        reply(text("done")),
+    )
+    result = tether("-p", "run both", "--trust-workspace", "--output-format", "json")
+    assert sink_server.answered == 0
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == "done"
+    # Both tools ran and the turn ended while the first event was still waiting for an answer.
+    records = list(read_records(Path(os.environ["TETHER_HOME"])))
+    kinds = [r.kind for r in records]
+    assert kinds.count("tool_finished") == 2
+    assert "turn_finished" in kinds
+    [first] = sink_server.received
+    assert json.loads(first.body)["kind"] == "tool_started"
+    host = sink_server.url.removesuffix("/hook")
+    message = f"webhook {host}: 4 of 4 events not delivered (4 not sent before exit)"
+    assert f"tether: {message}" in result.stderr
+    assert records[-1].kind == "webhook_dropped"
+    assert records[-1].payload == {"message": message}
+    sink_server.release()
+
+
+def test_bad_webhook_settings_are_named(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    cases = [
+        ({"webhooks": {"url": "x"}}, 'settings key "webhooks" must be a list of objects'),
+        ({"webhooks": [{"url": "ftp://x"}]}, '"webhooks[0].url" must be an http:// or https://'),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "events": ["tool_done"]}]},
+            "\"webhooks[0].events\": 'tool_done' is not an event kind (known: block_completed,",
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "format": "xml"}]},
+            '"webhooks[0].format" must be "json" or "slack", not \'xml\'',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "secretEnv": "NO_SUCH_SECRET_VAR"}]},
+            '"webhooks[0].secretEnv" names NO_SUCH_SECRET_VAR, which is not set',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "retries": 3}]},
+            '"webhooks[0]" has unknown field(s) retries',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "timeout": 0}]},
+            '"webhooks[0].timeout" must be a positive number of seconds, not 0',
+        ),
+    ]
+    for settings, message in cases:
+        _settings(workspace, settings)
+        result = tether("-p", "hi", "--trust-workspace")
+        assert result.exit_code == 2, settings
+        assert message in result.stderr, (settings, result.stderr)
+    assert fake_model.requests == []
+
+
+def test_an_untrusted_workspace_sends_nothing_to_its_webhooks(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, sink_server: SinkServer
+) -> None:
+    _settings(workspace, {"webhooks": [{"url": sink_server.url}]})
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    assert sink_server.received == []
