@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
     rule_matches,
     texts_of,
 )
+from tether.permissions.build_flags import build_flags
 from tether.permissions.config_writers import config_writes
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
@@ -110,7 +111,11 @@ class FileJudge:
             module = module_files(inv.own_argv)
             writes += module.writes
             verdicts.extend(self._served(module.serves, explicit))
-            verdicts.extend(self._loads(loaded_code(inv.argv), inv))
+            verdicts.extend(
+                self._loads(loaded_code(inv.argv, listed=inv.produced is not None), inv)
+            )
+            for flags in build_flags(inv.argv, inv.assignments):
+                verdicts.extend(self._program_use(flags))
             if runs_working_code(inv.argv):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
