@@ -50,3 +50,19 @@ def test_bind_mounts_are_reads_and_writes_of_the_host_paths(
 )
 def test_volumes_and_plain_commands_stay_allowed(command: str, make_ctx: ContextFactory) -> None:
     assert decide("Bash", {"command": command}, make_ctx(RULES)).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker run --rm --privileged alpine true",
+        "podman run --rm --pid host alpine nsenter -t 1 -m -u -i -n sh",
+        "docker run --rm --pid=host alpine true",
+        "docker run --rm --cap-add SYS_PTRACE alpine true",
+        "docker run --rm --device=/dev/sda alpine true",
+    ],
+)
+def test_a_container_given_the_host_is_not_seen(command: str, make_ctx: ContextFactory) -> None:
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "deny", decision
+    assert "gives the container the host" in decision.reason

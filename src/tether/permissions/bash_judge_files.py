@@ -23,7 +23,7 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.build_flags import build_flags
 from tether.permissions.config_writers import config_writes
-from tether.permissions.container_mounts import bind_mounts
+from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
@@ -290,7 +290,8 @@ class FileJudge:
     def _mounted(self, inv: Invocation, explicit: bool) -> list[Verdict]:
         """Host directories bound into a container (container_mounts): read whole, and
         written unless read-only."""
-        verdicts: list[Verdict] = []
+        access = host_access(inv.argv)
+        verdicts = [] if access is None else [self.unseen(access)]
         for mount in bind_mounts(inv.argv):
             for target in self.places.targets(mount.source):
                 verdicts.append(self.files.read(target, explicit=explicit, recursive=True))

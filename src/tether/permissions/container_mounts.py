@@ -44,6 +44,28 @@ def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
     return found
 
 
+_HOST_ACCESS = ("--privileged", "--pid=host", "--cap-add", "--device", "--userns=host")
+"""Options with which what runs in the container reaches the host beyond its mounts (every
+device and capability, the host's processes: `nsenter -t 1` is a root shell on the host)."""
+
+
+def host_access(argv: tuple[str, ...]) -> str | None:
+    """Why a container engine's command gives the container the host itself, or None."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _ENGINES:
+        return None
+    # `--pid host` as `--pid=host`.
+    after = (*argv[2:], "")
+    words = [
+        f"{w}={n}" if w in ("--pid", "--userns") else w
+        for w, n in zip(argv[1:], after, strict=True)
+    ]
+    for word in words:
+        if word.startswith(_HOST_ACCESS):
+            option = word.partition("=")[0]
+            return f"{program_name(argv[0])} {option} gives the container the host itself"
+    return None
+
+
 def _volume(value: str) -> Mount | None:
     """`SRC:DST[:OPTIONS]`: a bind when SRC is a path (any name with a slash) or not known."""
     source, colon, rest = value.partition(":")
