@@ -29,20 +29,21 @@ def long_option(
     attached = value if eq else None
     if name in options:
         return name, attached
+    spelled: Collection[str] = options
+    by_name: dict[str, str] = {}
     if one_dash:
+        # Each table option under its two-dash spelling (gdb's tables list `-ex` and `--ex`).
+        by_name = {_two_dashes(option): option for option in options}
         name = _two_dashes(name)
-        spelled = {_two_dashes(option): option for option in options}
-        if name in spelled:
-            return spelled[name], attached
-    else:
-        spelled = {option: option for option in options}
-    if not prefixes or not name.startswith("--") or len(name) <= 2:
+        if name in by_name:
+            return by_name[name], attached
+        known = {_two_dashes(k) for k in known}
+        spelled = by_name
+    if not prefixes or not name.startswith("--") or len(name) <= 2 or name in known:
         return None
-    if name in known or (one_dash and name in {_two_dashes(k) for k in known}):
-        return None
-    for full, option in spelled.items():
-        if full.startswith("--") and full.startswith(name):
-            return option, attached
+    for full in spelled:
+        if full.startswith(name) and full.startswith("--"):
+            return (by_name[full] if one_dash else full), attached
     return None
 
 
