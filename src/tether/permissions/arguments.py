@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tether.permissions.command_spec import CommandSpec
+from tether.permissions.option_names import long_option
 from tether.permissions.shell_words import DYN, is_literal
 
 
@@ -97,11 +98,7 @@ def _takes_value(name: str, valued: frozenset[str], spec: CommandSpec) -> bool:
 def option_in(name: str, names: frozenset[str]) -> bool:
     """Whether option `name` is one of `names`; long options may be abbreviated (getopt accepts
     any unambiguous prefix: `--out` is `--output`)."""
-    if name in names:
-        return True
-    if name.startswith("--") and len(name) > 2:
-        return any(n.startswith(name) for n in names if n.startswith("--"))
-    return False
+    return long_option(name, names) is not None
 
 
 def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:

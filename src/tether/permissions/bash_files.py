@@ -19,6 +19,7 @@ from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
 from tether.permissions.input_code import EDITORS, editor_words, editor_writes
 from tether.permissions.jq_program import jq_modules, search_directories
+from tether.permissions.name_filters import included_names
 from tether.permissions.paths import ANY, Token, normalize
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import response_files
@@ -216,6 +217,8 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         files = files[1:]
     if role in ("read", "pattern_read", "sed", "awk", "jq"):
         reads += files
+        if args.has(spec.removes):
+            writes += files
     elif role == "mentions":
         mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
@@ -237,6 +240,10 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         writes += [f[3:] for f in files if f.startswith("of=")]
     if role == "sed":
         writes += _in_place(args, files)
+    globs = args.values(spec.name_globs)
+    if globs:
+        recursive = True
+        reads += files or ["."]
     loads = [f.partition("::")[0] for f in files or ["."]] if spec.collects else []
     return ProgramUse(
         reads=tuple(reads) if recursive else (*option_reads, *reads),
@@ -244,7 +251,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         recursive=recursive,
         file_reads=tuple(option_reads) if recursive else (),
         follows=recursive and args.has(spec.follows),
-        only_names=_included(args, spec) if recursive else (),
+        only_names=included_names(args, spec, globs) if recursive else (),
         mentions=tuple(mentions),
         loads=tuple(loads),
         runs=tuple(runs),
@@ -404,12 +411,3 @@ def _in_place(args: Arguments, files: list[str]) -> list[str]:
             name = suffix.replace("*", base.name)
             out.append(name if "/" in name else str(base.parent / name))
     return out
-
-
-def _included(args: Arguments, spec: CommandSpec) -> tuple[str, ...]:
-    """grep's `--include=GLOB` values, when every one is a literal: it then reads only files
-    whose base names match one (name_filters)."""
-    if spec.files != "pattern_read" or "--include" not in spec.valued_options:
-        return ()
-    globs = tuple(args.values(("--include",)))
-    return globs if all(is_literal(g) for g in globs) else ()

@@ -21,7 +21,9 @@ from tether.permissions.bash_rules import (
     rule_matches,
     texts_of,
 )
+from tether.permissions.build_flags import build_flags
 from tether.permissions.config_writers import config_writes
+from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
@@ -110,7 +112,12 @@ class FileJudge:
             module = module_files(inv.own_argv)
             writes += module.writes
             verdicts.extend(self._served(module.serves, explicit))
-            verdicts.extend(self._loads(loaded_code(inv.argv), inv))
+            verdicts.extend(
+                self._loads(loaded_code(inv.argv, listed=inv.produced is not None), inv)
+            )
+            for flags in build_flags(inv.argv, inv.assignments):
+                verdicts.extend(self._program_use(flags))
+            verdicts.extend(self._mounted(inv, explicit))
             if runs_working_code(inv.argv):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
@@ -279,6 +286,19 @@ class FileJudge:
     def _repositories(self, use: ProgramUse) -> list[Verdict]:
         """git reading a repository that is not the project's (git_repository.py)."""
         return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+
+    def _mounted(self, inv: Invocation, explicit: bool) -> list[Verdict]:
+        """Host directories bound into a container (container_mounts): read whole, and
+        written unless read-only."""
+        access = host_access(inv.argv)
+        verdicts = [] if access is None else [self.unseen(access)]
+        for mount in bind_mounts(inv.argv):
+            for target in self.places.targets(mount.source):
+                verdicts.append(self.files.read(target, explicit=explicit, recursive=True))
+                if mount.writable:
+                    self.read_only = False
+                    verdicts.append(self.files.write(target, explicit=explicit))
+        return verdicts
 
     def _served(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
         """Directories served to whoever connects (`python3 -m http.server`): read whole."""

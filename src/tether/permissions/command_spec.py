@@ -66,6 +66,12 @@ class CommandSpec:
     """Whole values with which an `unseen` option loads nothing (`vim -u NONE`)."""
     flag_writes: Mapping[str, str] = field(default_factory=dict[str, str])
     """Flags that write or delete a file of their own (`pytest --cache-clear`)."""
+    name_globs: frozenset[str] = frozenset()
+    """Options whose values are globs of the names it reads in every directory below its
+    positionals (`pytest --doctest-glob`): a recursive read of those names."""
+    removes: frozenset[str] = frozenset()
+    """Flags with which the files it reads are deleted once read (`tar --remove-files`, `zip
+    -m`): written too."""
     extracts: frozenset[str] = frozenset()
     """Flags with which it writes files named inside its input, below the directory it runs in
     or the one `chdir` options lead to (`tar -x`)."""
@@ -139,6 +145,7 @@ class CommandSpec:
             | self.pattern_options
             | self.pairs
             | self.read_pairs
+            | self.name_globs
             | frozenset(option_of(entry) for entry in self.runs | self.unseen)
         )
 
@@ -163,6 +170,7 @@ class CommandSpec:
             | self.forbidden
             | self.long_flags
             | self.list_flags
+            | self.removes
             | self.extracts
             | self.links
             | self.symbolic
@@ -180,6 +188,7 @@ class CommandSpec:
             | self.forbidden
             | self.long_flags
             | self.list_flags
+            | self.removes
             | self.extracts
             | self.archive_writes
             | self.archive_creates

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from tether.permissions.command_spec import words as _names
 from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.option_names import long_option
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import readable, shown
 
@@ -31,6 +32,18 @@ _GDB_FILES = frozenset(
     | {"-data-directory", "--data-directory", "-D"}
 )
 """Options whose file holds commands (or whose directory holds gdb's own scripts)."""
+_GDB_OPTIONS = frozenset(
+    "--" + name
+    for name in _names(
+        "tui dbx readnow readnever r quiet q silent nh nx n batch-silent batch fullname f cd "
+        "data-directory D symbols s exec e se core c pid p directory d x ex init-command ix "
+        "init-eval-command iex early-init-command eix early-init-eval-command eiex command "
+        "eval-command help interpreter i l b tty write version configuration statistics args "
+        "windows w nowindows nw return-child-result"
+    )
+)
+"""Every long option of gdb's: getopt_long_only takes a unique prefix of one, after one dash
+or two (`-comm` is `-command`), and a full name as itself (`-e` is `-exec`)."""
 _GDB_HARMLESS = frozenset(
     _names(
         "bt backtrace where info i list l break b tbreak br continue c cont next n step s "
@@ -57,7 +70,14 @@ def gdb_use(words: tuple[str, ...]) -> ProgramUse:
     """What gdb's options make it run: each command given is read (`gdb_command`), a file of
     commands is code not seen. What follows `--args` is the program (a tail of the words)."""
     return _debugger_use(
-        words, "gdb", "--args", _GDB_COMMANDS, _GDB_FILES, gdb_command, attached=("-x", "-ex")
+        words,
+        "gdb",
+        "--args",
+        _GDB_COMMANDS,
+        _GDB_FILES,
+        gdb_command,
+        attached=("-x", "-ex"),
+        known=_GDB_OPTIONS,
     )
 
 
@@ -70,10 +90,12 @@ def _debugger_use(
     read: Callable[[str, list[str], list[str]], None],
     *,
     attached: tuple[str, ...] = (),
+    known: frozenset[str] | None = None,
 ) -> ProgramUse:
     """A debugger's options up to `end`: each of `commands` gives a command line (`read`
     says what it runs), each of `files` a file of commands (not seen); `attached` options
-    with their value glued on are not read."""
+    with their value glued on are not read. With `known` (every long option it has), the
+    debugger reads options as getopt_long_only does: prefixes, after one dash or two."""
     runs: list[str] = []
     unseen: list[str] = []
     i = 0
@@ -81,9 +103,12 @@ def _debugger_use(
         word = words[i]
         if word == end:
             break
-        name, eq, value = word.partition("=")
-        if name in commands or name in files:
-            if not eq:
+        found = long_option(
+            word, commands | files, known=known or (), one_dash=True, prefixes=known is not None
+        )
+        if found is not None:
+            name, value = found
+            if value is None:
                 value = words[i + 1] if i + 1 < len(words) else ""
                 i += 1
             if name in files:
@@ -103,6 +128,10 @@ def gdb_command(text: str, runs: list[str], unseen: list[str]) -> None:
     `$_shell(..)`); commands not known to be harmless (`python`, `source`, `define`, an
     abbreviation) are code not seen."""
     command = text.strip()
+    if command in ("!", "shell"):
+        # A shell given no command reads its commands from the input.
+        unseen.append("gdb starts a shell that reads commands from its input")
+        return
     if command.startswith("!"):
         runs.append(command[1:])
         return
@@ -237,11 +266,12 @@ def option_files(name: str, words: tuple[str, ...]) -> tuple[list[str], list[str
     for i, word in enumerate(words):
         for option in (*LIST_OPTIONS.get(name, ()), *CONFIG_OPTIONS.get(name, ())):
             value: str | None = None
-            if word == option:
-                value = words[i + 1] if i + 1 < len(words) else ""
-            elif word.startswith(option + "=") or (
-                len(option) == 2 and word.startswith(option) and len(word) > 2
-            ):
+            given = (option, None) if word == option else long_option(word, (option,))
+            if given is not None:
+                value = given[1]
+                if value is None:
+                    value = words[i + 1] if i + 1 < len(words) else ""
+            elif len(option) == 2 and word.startswith(option) and len(word) > 2:
                 value = word[len(option) :].removeprefix("=")
             if value is None:
                 continue

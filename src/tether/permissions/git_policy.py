@@ -239,6 +239,9 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: GitUse) -> None:
             paths = pathspec_words(list(rest[rest.index("--") + 1 :]))
             use.mentions += [p for p in positionals if p not in paths]
             use.reads += paths or ["."]
+            # No revision before `--` (only the pattern): the tracked files below the paths.
+            before = grep_listing(rest[: rest.index("--")])
+            use.lists = grep_listing(rest) if before[1:] == (".",) else ()
         else:
             use.mentions += revisions
             use.shows = "history" if revisions else use.shows  # `git grep TODO HEAD`

@@ -49,7 +49,11 @@ def code_verdicts(judge: Judge, inv: Invocation, use: CodeUse) -> list[Verdict]:
         return [*verdicts, judge.unseen(f"{name} runs code from {source}, not seen")]
     if use.also_input and not judge.quiet_input:
         verdicts.append(judge.unseen(f"{name} -i runs code from its input after {use.flag}"))
-    if use.language == "python" and is_literal(use.code):
+    if not is_literal(use.code):
+        # Built as the command runs (`-c "$(cat F)"`, `-c "$X"`): whatever the language,
+        # the code that will run is not the code read here.
+        verdicts.append(judge.unseen(f"{name}'s {use.flag} code is built as it runs, not seen"))
+    elif use.language == "python":
         verdicts.extend(_python(judge, name, use.code))
     elif (
         use.language in UNREAD_LANGUAGES

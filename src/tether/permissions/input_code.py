@@ -141,6 +141,9 @@ def harmless_ex(command: str) -> bool:
     return _HARMLESS_EX.fullmatch(command) is not None
 
 
+_VERBOSE = re.compile(r"-V[0-9]*(.*)", re.S)
+
+
 def editor_words(name: str, argv: tuple[str, ...]) -> tuple[str, ...]:
     """Vim's words with what is known harmless taken out: in Ex mode `-s` is silent mode, not
     a script read from a file (`-es`), and an Ex command that only edits or quits
@@ -155,7 +158,11 @@ def editor_words(name: str, argv: tuple[str, ...]) -> tuple[str, ...]:
         if arg == "--":
             out.extend(argv[i:])
             break
-        if ex and arg in ("-es", "-Es"):
+        verbose = _VERBOSE.fullmatch(arg)
+        if verbose is not None:
+            # `-V[N][FILE]`: the digits are the level (as Vim reads them), the rest the file.
+            out.append("-V" + verbose.group(1))
+        elif ex and arg in ("-es", "-Es"):
             out.append(arg[:2])
         elif ex and arg == "-s":
             pass

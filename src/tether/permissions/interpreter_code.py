@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.interpreter_scripts import python_inspects
-from tether.permissions.make_options import makefiles
+from tether.permissions.make_options import makefiles, unread_code
 from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
@@ -210,6 +210,9 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
     if not args:
         return None
     module, rest = args[0], args[1:]
+    if not is_literal(module):
+        # Any module, those that run code or read it from the input included.
+        return CodeUse(flag, None, only_input=False, source="a module named as it runs")
     if module == "timeit":
         # Its arguments are statements it runs.
         return CodeUse(flag, "\n".join(a for a in rest if not a.startswith("-")) or "pass")
@@ -270,6 +273,9 @@ def _makefile(args: tuple[str, ...]) -> CodeUse | None:
     for value in makefiles(args):
         if value.startswith(_FROM_INPUT) or not is_literal(value):
             return CodeUse("-f", None, only_input=is_literal(value))
+    unread = unread_code(args)
+    if unread is not None:
+        return CodeUse("-f", None, only_input=False, source=unread)
     return None
 
 

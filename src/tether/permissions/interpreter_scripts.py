@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tether.permissions.shell_words import program_name
+from tether.permissions.shell_words import DYN, program_name
 from tether.permissions.shells import script_file
 
 
@@ -291,7 +291,8 @@ class ModuleFiles:
     writes: tuple[str, ...] = ()
     """Files and directories the module writes (`profile -o OUT`, `trace -C DIR`, `venv DIR`)."""
     serves: tuple[str, ...] = ()
-    """Directories it serves to whoever connects (`http.server -d DIR`): read whole."""
+    """Directories it serves to whoever connects (`http.server -d DIR`) or archives
+    (`tarfile -c`, `zipfile -c`): read whole."""
 
 
 _MODULE_WRITES: Mapping[str, frozenset[str]] = {
@@ -316,8 +317,19 @@ def module_files(argv: tuple[str, ...]) -> ModuleFiles:
     if module == "http.server":
         served = _option_values(args, _s("-d", "--directory"))
         return ModuleFiles(serves=tuple(served) or (".",))
+    if module in ("tarfile", "zipfile"):
+        return _archived(args)
     options = _MODULE_WRITES.get(module)
     return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
+
+
+def _archived(args: tuple[str, ...]) -> ModuleFiles:
+    """`-m tarfile|zipfile -c ARCHIVE SOURCE...`: the archive written, each source read whole
+    (what is below it goes into the archive, a file a Read rule denies included)."""
+    for i, arg in enumerate(args):
+        if arg in ("-c", "--create") and i + 1 < len(args):
+            return ModuleFiles(writes=(args[i + 1],), serves=args[i + 2 :] or (DYN,))
+    return ModuleFiles()
 
 
 def _option_values(args: tuple[str, ...], options: frozenset[str]) -> list[str]:

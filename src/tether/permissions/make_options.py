@@ -5,11 +5,18 @@ input through under the other spellings."""
 
 from __future__ import annotations
 
+import re
+
+from tether.permissions.option_names import long_option
+from tether.permissions.shell_words import is_literal
+
 _SHORT_VALUED = frozenset("CfIoWE")
 """Letters taking a value: the rest of the word, or the next word."""
 _SHORT_OPTIONAL = frozenset("jlO")
 """Letters taking an optional value: the rest of the word only."""
 _LONG_FILE = ("--file", "--makefile")
+_ASSIGNED = re.compile(r"[^\s=:+?!\x00-\x03]+\s*(::?:?=|\+=|\?=|!=|=)")
+"""A command-line assignment whose variable's name is plain (its value may not be)."""
 _LONG_VALUED = (
     *("--directory", "--include-dir", "--old-file", "--assume-old", "--what-if"),
     *("--new-file", "--assume-new", "--eval", "--jobserver-style"),
@@ -25,13 +32,40 @@ def makefiles(args: tuple[str, ...]) -> list[str]:
 def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
     """Where make reads makefiles from, as (letter, value): `f` a makefile, `C` the directory
     it runs in (and whose makefile it reads), `I` a directory searched for included ones."""
+    return [(letter, value) for letter, value in _make_words(args) if letter in "fCI"]
+
+
+def unread_code(args: tuple[str, ...]) -> str | None:
+    """Makefile text make is given that is only known as the command runs, or None: an
+    `--eval`/`-E` value, or a word that may be an option, an assignment or a target
+    (`make "$X"`: `--eval=...`, `SHELL=...`); each is code not seen."""
+    for letter, value in _make_words(args):
+        if letter == "E" and not is_literal(value):
+            return "make's --eval text"
+        if letter == "?":
+            return "a word of make's that may be an option or an assignment"
+    return None
+
+
+def _make_words(args: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(letter, value) for make's places (`f`, `C`, `I`), its `--eval` text (`E`) and each
+    word known only as the command runs where an option or an operand stands (`?`)."""
     found: list[tuple[str, str]] = []
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
+            found += [("?", a) for a in args[i + 1 :] if not is_literal(a)]
             break
-        if arg.startswith("--"):
+        if not is_literal(arg[:1]) or (
+            arg.startswith("--") and not is_literal(arg.partition("=")[0])
+        ):
+            found.append(("?", arg))
+        elif not arg.startswith("-"):
+            if not is_literal(arg) and not _ASSIGNED.match(arg):
+                # A target, or an assignment whose name is known only as it runs.
+                found.append(("?", arg))
+        elif arg.startswith("--"):
             name, eq, value = arg.partition("=")
             valued = _matches(name, _LONG_FILE + _LONG_VALUED)
             if not eq and valued:
@@ -43,6 +77,8 @@ def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
                 found.append(("C", value))
             elif _matches(name, ("--include-dir",)):
                 found.append(("I", value))
+            elif _matches(name, ("--eval",)):
+                found.append(("E", value))
         elif arg.startswith("-") and len(arg) > 1:
             i += _short(arg, args[i + 1] if i + 1 < len(args) else "-", found)
         i += 1
@@ -52,17 +88,20 @@ def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
 def _matches(name: str, options: tuple[str, ...]) -> bool:
     """Whether `--NAME` may stand for one of `options`: getopt takes any unambiguous prefix;
     an ambiguous one is taken as any it may be."""
-    return len(name) > 2 and any(option.startswith(name) for option in options)
+    return long_option(name, options) is not None
 
 
 def _short(arg: str, after: str, found: list[tuple[str, str]]) -> int:
     """Reads one word of bundled short flags; how many words after it its value took."""
     for k, letter in enumerate(arg[1:], start=2):
+        if not is_literal(letter):
+            found.append(("?", arg))
+            return 0
         if letter in _SHORT_OPTIONAL:
             return 0
         if letter in _SHORT_VALUED:
             value = arg[k:] or after
-            if letter in "fCI":
+            if letter in "fCIE":
                 found.append((letter, value))
             return 0 if arg[k:] else 1
     return 0

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
+from tether.permissions.arguments import Arguments
+from tether.permissions.command_spec import CommandSpec
 from tether.permissions.paths import glob_tokens, globs_overlap
 from tether.permissions.rules import Rule
+from tether.permissions.shell_words import is_literal
 
 _GLOB_CHARS = frozenset("*?[\\")
 
@@ -29,3 +32,11 @@ def may_hold(rule: Rule, only: tuple[str, ...]) -> bool:
         return any(globs_overlap(rule_tokens, glob_tokens(glob)) for glob in only)
     except ValueError:
         return True
+
+
+def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tuple[str, ...]:
+    """grep's `--include=GLOB` values (or the `name_globs` given), when every one is a
+    literal: it then reads only files whose base names match one (name_filters)."""
+    if not globs and spec.files == "pattern_read" and "--include" in spec.valued_options:
+        globs = args.values(("--include",))
+    return tuple(globs) if all(is_literal(g) for g in globs) else ()

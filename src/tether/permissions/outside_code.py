@@ -17,12 +17,13 @@ import shlex
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_options import make_places
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.option_names import long_option
+from tether.permissions.shell_words import DYN, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
 _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader")
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
-_NPM_VALUED = ("--script-shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
+_NPM_VALUED = ("--script-shell", "--shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
 _NPM_WORKSPACE = ("-w", "--workspace")
 """npm's workspace options: the directory whose package.json's scripts run (a name is a
 package the workspace's own package.json declares)."""
@@ -35,14 +36,33 @@ _MAKE_PROGRAMS = frozenset(
 )
 _MAKE_PROGRAM_ENDS = ("CC", "CXX", "LD", "_CMD", "_PROG", "_BIN", "_TOOL", "_EXE", "COMMAND")
 _MAKE_VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?::{0,3}=|\+=|\?=)(.*)", re.S)
+_JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
+    "jest": (
+        *("-c", "--config", "--rootDir", "--root-dir", "--roots", "--setupFiles"),
+        *("--setup-files", "--setupFilesAfterEnv", "--globalSetup", "--globalTeardown"),
+        *("--testRunner", "--transform", "--preset", "--resolver", "--testEnvironment"),
+    ),
+    "vitest": ("-c", "--config", "-r", "--root", "--dir", "--globalSetup", "--setupFiles"),
+    "mocha": ("-r", "--require", "--config", "--file", "--package", "--ui", "--reporter"),
+    "eslint": ("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to"),
+    "prettier": ("--config", "--plugin", "--plugin-search-dir"),
+    "webpack": ("-c", "--config"),
+    "rollup": ("-c", "--config", "-p", "--plugin"),
+    "vite": ("-c", "--config", "--configLoader"),
+    "babel": ("--config-file",),
+}
+"""Options of JavaScript tools (run as themselves or through `npx`) that load code or a
+configuration file (which is code: `jest.config.js`) or choose the directory it comes from."""
+_NPX = frozenset({"npx", "pnpx", "bunx"})
 _JQ = frozenset({"jq", "gojq", "jaq"})
 _JQ_IMPORT = re.compile(r"\b(import|include)\b")
 _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
 _VERSIONED = re.compile(r"(ruby|perl)[0-9.]*")
 
 
-def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """Paths `argv`'s options load code from (the words as written)."""
+def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ...]:
+    """Paths `argv`'s options load code from (the words as written). With `listed`, its
+    unknown words are names `ls` or `find` lists (script.Produced), not options."""
     if not argv or not is_literal(argv[0]):
         return ()
     name = program_name(argv[0])
@@ -53,15 +73,25 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
         return (*places, *_make_programs(args))
     if name in _NODE:
         return (*_paths(_values(args, _NODE_VALUED)), *scripts)
+    tool = _js_tool(name, args)
+    tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+    if name in _JS_TOOL_CODE:
+        return tools
     if name in _NPM:
-        found: list[str] = []
-        for option, value in _pairs(args, _NPM_VALUED):
+        # nopt takes any unambiguous prefix of a setting (`--script-she=X`), and a word known
+        # only as it runs may be any setting (`npm run "$X"`).
+        found = [
+            a
+            for a in _before_end(args)
+            if not is_literal(a.partition("=")[0]) and not (listed and a == DYN)
+        ]
+        for option, value in _pairs(args, _NPM_VALUED, prefixes=True):
             if option == "--node-options":
                 words = _split(value)
                 found += _paths(_values(tuple(words), _NODE_VALUED)) if words else [value]
             else:
                 found.append(value)
-        return (*found, *_workspaces(args), *_runner_package(name, args))
+        return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in _PIP or (scripts == () and _pip_module(args) is not None):
         return _pip_paths(args if name in _PIP else _pip_module(args) or ())
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
@@ -72,6 +102,19 @@ def loaded_code(argv: tuple[str, ...]) -> tuple[str, ...]:
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
     return scripts
+
+
+def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """(tool, its arguments) for a JavaScript tool run as itself or through npx."""
+    if name in _JS_TOOL_CODE:
+        return name, args
+    if name not in _NPX:
+        return None
+    for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            tool = program_name(arg).partition("@")[0] if is_literal(arg) else ""
+            return (tool, args[i + 1 :]) if tool in _JS_TOOL_CODE else None
+    return None
 
 
 def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
@@ -88,7 +131,7 @@ def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
 def _workspaces(args: tuple[str, ...]) -> list[str]:
     """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
     package.json declares (`--workspaces` runs those: the workspace's own code)."""
-    values = _values(args, _NPM_WORKSPACE)
+    values = [value for _, value in _pairs(args, _NPM_WORKSPACE, prefixes=True)]
     return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
 
 
@@ -134,8 +177,15 @@ def _values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     return [value for _, value in _pairs(args, options)]
 
 
-def _pairs(args: tuple[str, ...], options: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(option, value) for each of `options` in `args`: `-r X`, `-rX`, `--opt X`, `--opt=X`,
+def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:
+    return args[: args.index("--")] if "--" in args else args
+
+
+def _pairs(
+    args: tuple[str, ...], options: tuple[str, ...], *, prefixes: bool = False
+) -> list[tuple[str, str]]:
+    """(option, value) for each of `options` in `args`: `-r X`, `-rX`, `--opt X`, `--opt=X`
+    (with `prefixes`, any prefix of `--opt` the program takes for it: option_names.py),
     until `--` or, for short options, a word that is no option."""
     found: list[tuple[str, str]] = []
     i = 0
@@ -143,6 +193,15 @@ def _pairs(args: tuple[str, ...], options: tuple[str, ...]) -> list[tuple[str, s
         arg = args[i]
         if arg == "--":
             break
+        given = long_option(arg, options) if prefixes and arg.startswith("--") else None
+        if given is not None:
+            if given[1] is not None:
+                found.append((given[0], given[1]))
+            elif i + 1 < len(args):
+                found.append((given[0], args[i + 1]))
+                i += 1
+            i += 1
+            continue
         for option in options:
             if arg == option and i + 1 < len(args):
                 found.append((option, args[i + 1]))
@@ -152,7 +211,7 @@ def _pairs(args: tuple[str, ...], options: tuple[str, ...]) -> list[tuple[str, s
                 found.append((option, arg[len(option) + 1 :]))
                 break
             if not option.startswith("--") and arg.startswith(option) and len(arg) > 2:
-                found.append((option, arg[len(option) :]))
+                found.append((option, arg[len(option) :].removeprefix("=")))
                 break
         i += 1
     return found

@@ -48,6 +48,8 @@ _PYTEST = CommandSpec(
     # `-W action:message:category:module:lineno` imports a dotted category's module.
     module_fields={"-W": 2, "--pythonwarnings": 2},
     collects=True,
+    # Text files whose names match are read for doctests, in every directory collected.
+    name_globs=_s("--doctest-glob"),
     flag_writes={"--cache-clear": ".pytest_cache"},
 )
 _PYTHON = CommandSpec("mentions", modules={"pytest": "pytest", "py.test": "pytest"})
@@ -76,10 +78,14 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         _names("vim vi view nvim vimdiff gvim"),
         CommandSpec(
             "read",
-            valued=_s("-t", "-q", "-T", "-r"),
-            read_valued=_s("-s", "-u", "-U", "-S"),
-            # `-i FILE` is the viminfo file: read at start and written on exit.
-            write_valued=_s("-w", "-W", "-i"),
+            valued=_s("-t", "-T", "-r"),
+            # `-q FILE`: the error file, read and shown.
+            read_valued=_s("-s", "-u", "-U", "-S", "-q"),
+            # `-i FILE` is the viminfo file: read at start and written on exit; `-VFILE`
+            # (its level's digits taken off: input_code.editor_words), `--log` and
+            # `--startuptime` name files it appends to.
+            write_valued=_s("-w", "-W", "-i", "-V", "--log", "--startuptime"),
+            attached=_s("-V"),
             unseen=_s("-c", "--cmd", "-s", "-u", "-S", "-U"),
             inert_values=_VIM_INERT,
             plus_commands=True,
@@ -106,9 +112,10 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     # the input when there is any (input_code.py).
     "ex": CommandSpec(
         "read",
-        valued=_s("-t", "-q", "-T", "-r"),
-        read_valued=_s("-u", "-U", "-S"),
-        write_valued=_s("-w", "-W", "-i"),
+        valued=_s("-t", "-T", "-r"),
+        read_valued=_s("-u", "-U", "-S", "-q"),
+        write_valued=_s("-w", "-W", "-i", "-V", "--log", "--startuptime"),
+        attached=_s("-V"),
         unseen=_s("-c", "--cmd", "-u", "-S", "-U"),
         inert_values=_VIM_INERT,
         plus_commands=True,
@@ -177,7 +184,8 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
             | _s("--owner", "--group", "--mode", "--mtime", "--transform", "--xform")
             | _s("--strip-components"),
             read_valued=_s("-f", "--file", "-X", "--exclude-from"),
-            write_valued=_s("-f", "--file", "-g", "--listed-incremental"),
+            write_valued=_s("-f", "--file", "-g", "--listed-incremental", "--index-file"),
+            removes=_s("--remove-files"),
             list_valued=_s("-T", "--files-from"),
             runs=_s("-I", "--use-compress-program", "--to-command", "-F", "--info-script")
             | _s("--new-volume-script", "--rsh-command", "--rmt-command")
@@ -197,6 +205,7 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "--password"),
         write_valued=_s("-O", "--output-file"),
         runs=_s("-TT", "--unzip-command"),
+        removes=_s("-m", "--move"),
         recursive=_s("-r", "--recurse-paths", "-R", "--recurse-patterns"),
         writes_first=True,
     ),

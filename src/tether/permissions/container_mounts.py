@@ -1,0 +1,92 @@
+"""Host directories a container engine's bind mounts hand to the container (`docker run -v
+/:/h`, `--volume=..:/p`, `--mount type=bind,src=/`): the container reads all below them,
+and writes there unless the mount is read-only, as root on the host's files. Judged as a
+recursive read (and a write) of each, so Read and Edit rules, the workspace's bounds and the
+protected paths hold against what runs inside. A source known only as it runs may be any
+directory; a bare name is a named volume, no host path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tether.permissions.shell_words import HOME, is_literal, program_name
+
+_ENGINES = frozenset({"docker", "podman", "nerdctl"})
+_READ_ONLY = frozenset({"ro", "readonly"})
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str
+    """The host path as written."""
+    writable: bool
+
+
+def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
+    """The host paths `argv` mounts into a container; empty for other programs."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _ENGINES:
+        return []
+    found: list[Mount] = []
+    words = argv[1:]
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        for short, long, parse in (("-v", "--volume", _volume), ("", "--mount", _mount)):
+            value: str | None = None
+            if word in (short, long) and word:
+                value = after
+            elif long and word.startswith(long + "="):
+                value = word[len(long) + 1 :]
+            elif short and word.startswith(short) and len(word) > len(short):
+                value = word[len(short) :]
+            mount = parse(value) if value else None
+            if mount is not None:
+                found.append(mount)
+    return found
+
+
+_HOST_ACCESS = ("--privileged", "--pid=host", "--cap-add", "--device", "--userns=host")
+"""Options with which what runs in the container reaches the host beyond its mounts (every
+device and capability, the host's processes: `nsenter -t 1` is a root shell on the host)."""
+
+
+def host_access(argv: tuple[str, ...]) -> str | None:
+    """Why a container engine's command gives the container the host itself, or None."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _ENGINES:
+        return None
+    # `--pid host` as `--pid=host`.
+    after = (*argv[2:], "")
+    words = [
+        f"{w}={n}" if w in ("--pid", "--userns") else w
+        for w, n in zip(argv[1:], after, strict=True)
+    ]
+    for word in words:
+        if word.startswith(_HOST_ACCESS):
+            option = word.partition("=")[0]
+            return f"{program_name(argv[0])} {option} gives the container the host itself"
+    return None
+
+
+def _volume(value: str) -> Mount | None:
+    """`SRC:DST[:OPTIONS]`: a bind when SRC is a path (any name with a slash) or not known."""
+    source, colon, rest = value.partition(":")
+    if not colon or not _is_path(source):
+        return None
+    options = set(rest.partition(":")[2].split(","))
+    return Mount(source, writable=not options & _READ_ONLY)
+
+
+def _mount(value: str) -> Mount | None:
+    """`type=bind,source=SRC,target=DST[,readonly]` in any order."""
+    fields: dict[str, str] = {}
+    for part in value.split(","):
+        key, _, field = part.partition("=")
+        fields[key] = field
+    source = fields.get("source") or fields.get("src")
+    if fields.get("type", "volume") != "bind" or not source:
+        return None
+    writable = not (_READ_ONLY & set(fields)) and fields.get("readonly") not in ("true", "1")
+    return Mount(source, writable=writable)
+
+
+def _is_path(source: str) -> bool:
+    return source.startswith((".", "~", HOME)) or "/" in source or not is_literal(source)
