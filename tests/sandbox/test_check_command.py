@@ -144,6 +144,8 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
         "  ok      environment: TETHER_CHECK_API_KEY (by name) and CHECK_UPSTREAM=ghp_... (by "
         "value) withheld\n"
+        "  ok      processes in sight: no process's environment or command line, nor a file "
+        "pid 1 (bwrap) holds open, has their values\n"
         "  ok      home hidden: 3 sentinel files at unlisted places of a temporary home "
         "unreadable, ~/.local/bin readable\n"
         "  ok      hidden files: read as empty\n"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,11 +184,10 @@ class Sandbox:
                 os.write(program, seccomp.sandbox_filter(self.refused_families))
                 os.lseek(program, 0, os.SEEK_SET)
                 args += ["--seccomp", str(program)]
-            for name in withheld(os.environ, self.env_keep):
-                args += ["--unsetenv", name]
-            for name, value in self.env_set:
-                args += ["--setenv", name, value]
-            args += ["--setenv", "TMPDIR", str(self.tmp_dir), "--chdir", str(cwd), "--", *argv]
+            # No --setenv or --unsetenv: the environment is bwrap's own (`environment`), so
+            # that bwrap, pid 1 inside with its /proc/1/environ and cmdline in sight, holds
+            # nothing the command may not.
+            args += ["--chdir", str(cwd), "--", *argv]
         except BaseException:
             reached.close_all()
             for fd in fds:
@@ -200,7 +199,19 @@ class Sandbox:
             placeholders.release(self.placeholder_linger_s)
             return explain_failure(self, returncode, output)
 
-        return ConfinedCommand(args, pass_fds=tuple(fds), on_finished=finished)
+        return ConfinedCommand(
+            args, pass_fds=tuple(fds), on_finished=finished, environment=self.environment
+        )
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The environment a command gets when it would get `env` outside: the secrets
+        withheld (`environment.py`, `sandbox.env` kept), the git identity and TMPDIR set.
+        bwrap is started with it: bwrap itself is pid 1 inside, and the environment a
+        process was started with stays readable in its /proc/<pid>/environ whatever it
+        unsets later."""
+        gone = set(withheld(env, self.env_keep))
+        kept = {name: value for name, value in env.items() if name not in gone}
+        return kept | dict(self.env_set) | {"TMPDIR": str(self.tmp_dir)}
 
     def close(self) -> None:
         """At the session's end (its background commands stopped): remove the placeholders
