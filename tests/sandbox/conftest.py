@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import pwd
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -72,6 +73,11 @@ class Layout:
             # tether itself unprivileged could not make device nodes (nor would bwrap, as
             # this user, reach root's directory of them).
             sandbox = dataclasses.replace(sandbox, devices=lambda: None)
+            # Nor would it reach tether's own passwd home (root's), hidden for tether's uid:
+            # bwrap started as tether's user there does.
+            own = [Path(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))]
+            shown = tuple(p for p in sandbox.hidden if not any(p.is_relative_to(h) for h in own))
+            sandbox = dataclasses.replace(sandbox, hidden=shown)
         return sandbox
 
 
