@@ -187,3 +187,27 @@ def test_unknown_machines_have_no_filter() -> None:
         True,
         True,
     )
+
+
+def test_gits_settings_in_the_environment_stay_whole(tmp_path: Path) -> None:
+    """`GIT_CONFIG_KEY_<n>` is no secret by its name (git refuses to start without it); a pair
+    whose value is a credential goes whole, and the rest are numbered again."""
+    command = wrapped(policy(tmp_path, tmp_path / "home"), tmp_path)
+    token = "Authorization: Bearer ghp_" + "a1B2" * 9
+    given = {
+        "GIT_CONFIG_COUNT": "3",
+        "GIT_CONFIG_KEY_0": "http.extraHeader",
+        "GIT_CONFIG_VALUE_0": token,
+        "GIT_CONFIG_KEY_1": "safe.bareRepository",
+        "GIT_CONFIG_VALUE_1": "explicit",
+        "GIT_CONFIG_KEY_2": "core.pager",
+        "GIT_CONFIG_VALUE_2": "cat",
+    }
+    assert command.environment(given) == {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "safe.bareRepository",
+        "GIT_CONFIG_VALUE_0": "explicit",
+        "GIT_CONFIG_KEY_1": "core.pager",
+        "GIT_CONFIG_VALUE_1": "cat",
+        "TMPDIR": f"{tmp_path}/scratch/tmp",
+    }

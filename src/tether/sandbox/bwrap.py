@@ -27,7 +27,7 @@ from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
-from tether.sandbox.environment import withheld
+from tether.sandbox.environment import git_config_pairs, withheld
 from tether.sandbox.home_view import exposures
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
@@ -210,7 +210,7 @@ class Sandbox:
         process was started with stays readable in its /proc/<pid>/environ whatever it
         unsets later."""
         gone = set(withheld(env, self.env_keep))
-        kept = {name: value for name, value in env.items() if name not in gone}
+        kept = git_config_pairs({name: v for name, v in env.items() if name not in gone})
         return kept | dict(self.env_set) | {"TMPDIR": str(self.tmp_dir)}
 
     def close(self) -> None:
