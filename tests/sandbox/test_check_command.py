@@ -117,6 +117,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      the passwd home: with HOME elsewhere, the credential places present in the "
         f"home the passwd database names ({', '.join(map(str, homes))}) "
         f"read as empty: {len(own)} ({', '.join(map(str, own)) or 'none present'})\n"
+        "  ok      new repositories: a repository made inside with core.fsmonitor and a hook: "
+        "both disabled when the command ended (the config kept aside), git status outside "
+        "runs neither\n"
     )
     assert check() == (
         0,
@@ -339,4 +342,5 @@ def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
         ("root's secrets", True),
         ("relocated credential stores", True),
         ("the passwd home", True),
+        ("new repositories", True),
     ], [r.line() for r in results]

@@ -28,6 +28,7 @@ from tether.sandbox import seccomp
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
 from tether.sandbox.environment import git_config_pairs, withheld
+from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.home_view import exposures
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
@@ -114,6 +115,8 @@ class Sandbox:
     denied_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
     """Finds, at each command, what the `Read` deny rules name, hidden inside
     (`denied_reads.py`); None: no such rule."""
+    git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
+    """Disables the git config and hooks the session's commands made (`git_sweep.py`)."""
 
     @functools.cached_property
     def env_set(self) -> tuple[tuple[str, str], ...]:
@@ -155,6 +158,9 @@ class Sandbox:
         descriptors it needs; `finished` lets its placeholders go (they stay for the next
         command a moment, `placeholders.py`)."""
         fresh_directory(self.tmp_dir)
+        # What a background command made since the last sweep goes before this one starts.
+        self.git_sweep.sweep(self.writable_mounts())
+        self.git_sweep.started(self.writable_mounts())
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()
@@ -197,7 +203,10 @@ class Sandbox:
 
         def finished(returncode: int, output: str) -> str | None:
             placeholders.release(self.placeholder_linger_s)
-            return explain_failure(self, returncode, output)
+            notes = [explain_failure(self, returncode, output)]
+            self.git_sweep.sweep(self.writable_mounts())
+            notes.append(self.git_sweep.take_note())
+            return "\n".join(n for n in notes if n) or None
 
         return ConfinedCommand(
             args, pass_fds=tuple(fds), on_finished=finished, environment=self.environment
@@ -217,6 +226,7 @@ class Sandbox:
         """At the session's end (its background commands stopped): remove the placeholders
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
+        self.git_sweep.sweep(self.writable_mounts())
 
     def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in

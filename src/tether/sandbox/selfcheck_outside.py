@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
+from tether.sandbox.git_sweep import DISABLED, GitSweep
 from tether.sandbox.outside_home import (
     passwd_home_secrets,
     passwd_homes,
@@ -73,6 +76,18 @@ def size(path):
 out["secrets"] = {p: size(p) for p in spec["secrets"]}
 out["relocated"] = {p: size(p) for p in spec["relocated"]}
 out["passwd"] = {p: size(p) for p in spec["passwd"]}
+import subprocess
+repo = spec["repo"]
+made = subprocess.run(["git", "init", "-q", repo], capture_output=True).returncode == 0
+made = made and subprocess.run(
+    ["git", "-C", repo, "config", "core.fsmonitor", f"echo RAN > {spec['ran']}; false"],
+    capture_output=True).returncode == 0
+if made:
+    hook = os.path.join(repo, ".git", "hooks", "post-index-change")
+    with open(hook, "w") as f:
+        f.write(f"#!/bin/sh\necho RAN > {spec['ran']}\n")
+    os.chmod(hook, 0o755)
+out["repo"] = made
 try:
     fd = os.open(spec["setid"], os.O_RDWR)
     m = mmap.mmap(fd, 0)
@@ -119,6 +134,7 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         hidden=(*secrets, *relocated_secrets(environ, SECRETS_IN_HOME, keep=roots), *own),
         home=home,
         scratch=scratch,
+        git_sweep=GitSweep(),
     )
     spec = {
         "devices": [d for d in DEVICES if os.path.exists(d)],
@@ -126,6 +142,8 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         "relocated": [str(base / s) for s in SENTINELS],
         "setid": str(setid),
         "passwd": [str(p) for p in own],
+        "repo": str(ws / "tether-check-repo"),
+        "ran": str(ws / "tether-check-ran"),
     }
     host_devices = {d: _owner_and_mode(d) for d in spec["devices"]}
     done = run_probe(sandbox, ws, _PROBE, spec)
@@ -143,6 +161,7 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         _secrets_result(seen["secrets"], as_root),
         _relocated_result(seen["relocated"]),
         _passwd_result(seen["passwd"], home),
+        _new_repository_result(bool(seen["repo"]), ws / "tether-check-repo"),
     ]
 
 
@@ -223,4 +242,29 @@ def _passwd_result(sizes: dict[str, int], home: Path) -> Result:
         f"with HOME elsewhere, the credential places present in the home the passwd database "
         f"names ({homes}) read as empty: {len(sizes)} ({', '.join(sizes) or 'none present'})"
         + (f"; READ: {', '.join(read)}" if read else ""),
+    )
+
+
+def _new_repository_result(made: bool, repo: Path) -> Result:
+    """A repository the probe made inside with `core.fsmonitor` and a hook: `git status` run
+    in it outside (as the user would) must run neither."""
+    name = "new repositories"
+    git = shutil.which("git")
+    if not made or git is None:
+        return Result(True, name, "not tested: git is not there to make one inside or run it")
+    ran = repo.parent / "tether-check-ran"
+    subprocess.run(
+        [git, "-c", "safe.directory=*", "-C", str(repo), "status"],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    kept = (repo / ".git" / f"config{DISABLED}").is_file()
+    return Result(
+        not ran.exists() and kept,
+        name,
+        "a repository made inside with core.fsmonitor and a hook: both disabled when the "
+        "command ended (the config kept aside), git status outside runs neither"
+        + ("; RAN OUTSIDE" if ran.exists() else "")
+        + ("" if kept else "; NOT DISABLED"),
     )

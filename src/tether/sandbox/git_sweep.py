@@ -1,0 +1,282 @@
+"""Git configuration and hooks that sandboxed commands made, disabled before git outside runs
+them.
+
+The protected paths keep every git directory that exists when a command starts read-only,
+and a missing `.git` where a project is. A command can still make a repository anywhere else
+in a writable place (`git init vendor`, a `.git` file pointing into TMPDIR, a submodule's
+directory under `.git/modules`) and give it a config or hooks; once the parent's index has a
+gitlink there, the user's next `git status` outside runs that repository's `core.fsmonitor`
+(measured). No mount can stop a directory being made under any name, so after each command
+(and before the next one starts, for background commands, and at the session's end) the
+writable roots are walked for git directories whose config or hooks changed since the
+session's first command, and what in them runs programs is disabled:
+
+- a config with a key outside `SAFE_KEYS` (what `git init`, `git clone`, `git submodule` and
+  the usual settings write) is rewritten with the safe keys only; the original is kept beside
+  it as `config.tether-disabled` (git never reads it), so nothing is lost;
+- hooks (anything in `hooks/` but git's `*.sample` files) are moved to `hooks.tether-disabled/`.
+
+The model is told what was disabled and where the original is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DISABLED = ".tether-disabled"
+
+SAFE_KEYS = re.compile(
+    r"(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|sparsecheckout|"
+    r"sparsecheckoutcone|compression|bigfilethreshold|abbrev|untrackedcache|splitindex|"
+    r"commitgraph|multipackindex|checkstat|trustctime)"
+    r"|remote\.[^\n]*\.(url|pushurl|fetch|push|tagopt|prune|mirror|promisor|partialclonefilter)"
+    r"|branch\.[^\n]*\.(remote|merge|rebase|pushremote|description)"
+    r"|submodule\.[^\n]*\.(url|active|branch)"
+    r"|user\.(name|email)|init\.defaultbranch|(commit|tag)\.gpgsign|pull\.(rebase|ff)"
+    r"|push\.(default|autosetupremote)|fetch\.prune|merge\.ff|advice\.[^\n.]*|color\.[^\n]*"
+    r"|i18n\.[^\n.]*|extensions\.(objectformat|worktreeconfig|partialclone)"
+    r"|gc\.(auto|autodetach)|lfs\.(repositoryformatversion|url))",
+    re.IGNORECASE,
+)
+"""Config keys that run nothing whatever their value: the rest (`core.fsmonitor`,
+`core.hooksPath`, `core.sshCommand`, `core.pager`, filters, diff and merge drivers,
+`credential.helper`, `include.path`, `protocol.*.allow`, `url.*.insteadOf`,
+`submodule.*.update`, aliases...) can make a later git run a program."""
+SAFE_VALUES = {"core.fsmonitor": frozenset({"true", "false"})}
+"""Keys safe with these values only (git's own fsmonitor daemon)."""
+
+MAX_ENTRIES = 200_000
+"""The walk stops after this many directory entries (a notice says so)."""
+SKIPPED = frozenset({"node_modules", ".venv", "__pycache__", ".tox", ".mypy_cache", "target"})
+"""Directories not walked into for repositories: dependencies' trees, rebuilt at will."""
+
+
+@dataclass
+class GitSweep:
+    """A session's sweep: since when changes count, and what to tell the model next."""
+
+    since: float | None = None
+    before: frozenset[Path] = frozenset()
+    """The git directories there before the session's first command: their config and hooks
+    were read-only to every command, so a change there is the user's own, made outside."""
+    notes: list[str] = field(default_factory=list[str])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def started(self, roots: Iterable[Path]) -> None:
+        """A command starts: changes from now on are the session's commands'."""
+        with self.lock:
+            if self.since is None:
+                self.before = frozenset(_git_dirs(tuple(roots)))
+                self.since = time.time() - 1.0  # file times have coarse clocks on some disks
+
+    def sweep(self, roots: Iterable[Path]) -> None:
+        """Disable what the session's commands made in git directories under `roots`; what
+        was done is kept for `take_note`."""
+        with self.lock:
+            if self.since is not None:
+                self.notes += disable_new_git_programs(tuple(roots), self.since, self.before)
+
+    def take_note(self) -> str | None:
+        """The note for the model of what the sweeps since the last one disabled, or None."""
+        with self.lock:
+            notes, self.notes = self.notes, []
+        return "; ".join(notes) if notes else None
+
+
+def disable_new_git_programs(
+    roots: tuple[Path, ...], since: float, before: frozenset[Path] = frozenset()
+) -> list[str]:
+    """What was disabled under `roots` among git directories changed since `since`, but for
+    those in `before`."""
+    done: list[str] = []
+    for git_dir in _git_dirs(roots):
+        if git_dir not in before:
+            done += _disable(git_dir, since)
+    return done
+
+
+def _git_dirs(roots: tuple[Path, ...]) -> list[Path]:
+    """Every git directory under `roots`: `.git` directories, the targets of `.git` files
+    within the roots, their submodules' (`modules/`) and linked worktrees', and the common
+    directories these name."""
+    found: list[Path] = []
+    budget = MAX_ENTRIES
+    pending = [r for r in roots if r.is_dir()]
+    seen: set[Path] = set()
+    while pending and budget > 0:
+        directory = pending.pop()
+        if directory in seen:
+            continue
+        seen.add(directory)
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        budget -= len(entries)
+        for entry in entries:
+            if entry.name == ".git":
+                found += _from_dot_git(Path(entry.path), roots)
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED:
+                pending.append(Path(entry.path))
+    more: list[Path] = []
+    for git_dir in found:
+        more += _below(git_dir)
+    return list(dict.fromkeys(found + more))
+
+
+def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return [dot_git]
+    try:
+        text = dot_git.read_text(errors="replace")[:4096]
+    except OSError:
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    target = Path(os.path.realpath(dot_git.parent / text[7:].strip()))
+    return [target] if any(target.is_relative_to(r) for r in roots) else []
+
+
+def _below(git_dir: Path) -> list[Path]:
+    """Submodules' and linked worktrees' git directories, and a `commondir` target."""
+    found: list[Path] = []
+    for sub in ("modules", "worktrees"):
+        base = git_dir / sub
+        if base.is_dir():
+            found += [Path(p).parent for p in _configs_below(base, depth=5)]
+    common = git_dir / "commondir"
+    if common.is_file():
+        with contextlib.suppress(OSError):
+            found.append(Path(os.path.realpath(git_dir / common.read_text().strip())))
+    return found
+
+
+def _configs_below(base: Path, depth: int) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        if dirpath.count(os.sep) - str(base).count(os.sep) >= depth:
+            dirnames[:] = []
+        if "config" in filenames or "HEAD" in filenames:
+            out.append(os.path.join(dirpath, "config"))
+    return out
+
+
+def _changed(path: Path, since: float) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return max(info.st_mtime, info.st_ctime) >= since
+
+
+def _disable(git_dir: Path, since: float) -> list[str]:
+    done: list[str] = []
+    config = git_dir / "config"
+    if _changed(config, since) and config.is_file() and not config.is_symlink():
+        unsafe = _unsafe_keys(config)
+        if unsafe:
+            kept = _aside(config)
+            _rewrite(config, kept)
+            done.append(
+                f"{config} set {', '.join(sorted(unsafe))}, which git outside the sandbox "
+                f"would run: disabled (the original is {kept})"
+            )
+    for name in ("config.worktree",):
+        extra = git_dir / name
+        if _changed(extra, since) and extra.is_file() and _unsafe_keys(extra):
+            kept = _aside(extra)
+            done.append(f"{extra} ran programs: moved to {kept}")
+    hooks = git_dir / "hooks"
+    if hooks.is_dir() and not hooks.is_symlink():
+        moved: list[str] = []
+        for entry in sorted(os.scandir(hooks), key=lambda e: e.name):
+            if entry.name.endswith(".sample") or not _changed(Path(entry.path), since):
+                continue
+            target = git_dir / f"hooks{DISABLED}"
+            target.mkdir(exist_ok=True)
+            os.replace(entry.path, _free(target / entry.name))
+            moved.append(entry.name)
+        if moved:
+            done.append(
+                f"hooks made in {hooks} ({', '.join(moved)}) would run at git commands "
+                f"outside the sandbox: moved to {git_dir / f'hooks{DISABLED}'}"
+            )
+    return done
+
+
+def _entries(config: Path) -> list[tuple[str, str]] | None:
+    """The (key, value) pairs of a config file, None when git cannot read it. `--file` reads
+    that file only, and no include is followed: reading it runs nothing."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        done = subprocess.run(
+            [git, "config", "--file", str(config), "--no-includes", "--null", "--list"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for record in done.stdout.decode("utf-8", "replace").split("\0"):
+        if record:
+            key, _, value = record.partition("\n")
+            pairs.append((key, value))
+    return pairs
+
+
+def _unsafe_keys(config: Path) -> set[str]:
+    entries = _entries(config)
+    if entries is None:
+        return {"(a config git cannot read)"}
+    return {
+        key
+        for key, value in entries
+        if not SAFE_KEYS.fullmatch(key) and value.lower() not in SAFE_VALUES.get(key.lower(), ())
+    }
+
+
+def _rewrite(config: Path, original: Path) -> None:
+    """`config` again with the safe entries of `original` only."""
+    entries = _entries(original) or []
+    config.write_text("")
+    git = shutil.which("git") or "git"
+    for key, value in entries:
+        safe = SAFE_KEYS.fullmatch(key) or value.lower() in SAFE_VALUES.get(key.lower(), ())
+        if safe:
+            subprocess.run(
+                [git, "config", "--file", str(config), "--add", key, value],
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
+
+
+def _aside(path: Path) -> Path:
+    target = _free(path.with_name(path.name + DISABLED))
+    os.replace(path, target)
+    return target
+
+
+def _free(path: Path) -> Path:
+    """`path`, or `path.N` for the first N free."""
+    candidate, n = path, 1
+    while os.path.lexists(candidate):
+        candidate = path.with_name(f"{path.name}.{n}")
+        n += 1
+    return candidate
