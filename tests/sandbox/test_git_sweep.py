@@ -76,3 +76,30 @@ async def test_the_users_own_repositories_are_left_alone(layout: Layout) -> None
     outcome = await run(command="git -C lib config core.pager; echo done")
     assert outcome.content == "less -R\ndone"
     assert not (nested / ".git" / "config.tether-disabled").exists()
+
+
+@needs_bwrap
+async def test_a_linked_config_and_a_new_submodule_directory_are_disabled(
+    layout: Layout,
+) -> None:
+    """A config that is a link (git follows it; its target, a plain file, stays writable) and
+    a git directory made under the workspace's own `.git/modules`."""
+    _repository(layout)
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(
+        command=(
+            "git init -q linked && printf '[core]\\n\\tpager = evil\\n' > plain.cfg && "
+            "ln -sf ../../plain.cfg linked/.git/config && "
+            "git init -q --bare .git/modules/evil && "
+            "git --git-dir=.git/modules/evil config core.sshCommand evil && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    linked = layout.workspace / "linked" / ".git" / "config"
+    module = layout.workspace / ".git" / "modules" / "evil" / "config"
+    assert "(a symbolic link)" in outcome.content
+    assert f"{module} set core.sshcommand" in outcome.content
+    assert not linked.is_symlink()
+    assert "evil" not in linked.read_text()
+    assert "sshcommand" not in module.read_text().lower()
+    assert "sshCommand" in module.with_name("config.tether-disabled").read_text()

@@ -21,7 +21,6 @@ The model is told what was disabled and where the original is.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -31,6 +30,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tether.sandbox.nofollow import read_regular_file
+from tether.sandbox.protected import common_dirs, gitdir_pointer
 
 DISABLED = ".tether-disabled"
 
@@ -70,13 +72,14 @@ class GitSweep:
     """The git directories there before the session's first command: their config and hooks
     were read-only to every command, so a change there is the user's own, made outside."""
     notes: list[str] = field(default_factory=list[str])
+    listings: dict[str, Listing] = field(default_factory=dict[str, "Listing"])
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def started(self, roots: Iterable[Path]) -> None:
         """A command starts: changes from now on are the session's commands'."""
         with self.lock:
             if self.since is None:
-                self.before = frozenset(_git_dirs(tuple(roots)))
+                self.before = frozenset(_git_dirs(tuple(roots), self.listings))
                 self.since = time.time() - 1.0  # file times have coarse clocks on some disks
 
     def sweep(self, roots: Iterable[Path]) -> None:
@@ -84,7 +87,9 @@ class GitSweep:
         was done is kept for `take_note`."""
         with self.lock:
             if self.since is not None:
-                self.notes += disable_new_git_programs(tuple(roots), self.since, self.before)
+                self.notes += disable_new_git_programs(
+                    tuple(roots), self.since, self.before, self.listings
+                )
 
     def take_note(self) -> str | None:
         """The note for the model of what the sweeps since the last one disabled, or None."""
@@ -94,40 +99,66 @@ class GitSweep:
 
 
 def disable_new_git_programs(
-    roots: tuple[Path, ...], since: float, before: frozenset[Path] = frozenset()
+    roots: tuple[Path, ...],
+    since: float,
+    before: frozenset[Path] = frozenset(),
+    cache: dict[str, Listing] | None = None,
 ) -> list[str]:
     """What was disabled under `roots` among git directories changed since `since`, but for
     those in `before`."""
     done: list[str] = []
-    for git_dir in _git_dirs(roots):
+    for git_dir in _git_dirs(roots, cache):
         if git_dir not in before:
             done += _disable(git_dir, since)
     return done
 
 
-def _git_dirs(roots: tuple[Path, ...]) -> list[Path]:
+Listing = tuple[int, float, tuple[str, ...], bool]
+"""A directory's listing kept between walks: (its mtime in ns, when it was listed, its
+subdirectories walked, whether it holds a `.git`)."""
+
+
+def _git_dirs(roots: tuple[Path, ...], cache: dict[str, Listing] | None = None) -> list[Path]:
     """Every git directory under `roots`: `.git` directories, the targets of `.git` files
     within the roots, their submodules' (`modules/`) and linked worktrees', and the common
-    directories these name."""
+    directories these name. `cache`: listings kept while a directory's mtime stays (and was
+    over a second old when listed: coarse clocks), so an unchanged tree costs a `stat` a
+    directory."""
     found: list[Path] = []
     budget = MAX_ENTRIES
-    pending = [r for r in roots if r.is_dir()]
-    seen: set[Path] = set()
+    pending = [str(r) for r in roots if r.is_dir()]
+    seen: set[str] = set()
     while pending and budget > 0:
         directory = pending.pop()
         if directory in seen:
             continue
         seen.add(directory)
         try:
-            entries = list(os.scandir(directory))
+            mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
         except OSError:
             continue
-        budget -= len(entries)
-        for entry in entries:
-            if entry.name == ".git":
-                found += _from_dot_git(Path(entry.path), roots)
-            elif entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED:
-                pending.append(Path(entry.path))
+        kept = None if cache is None else cache.get(directory)
+        if kept is not None and kept[0] == mtime and kept[1] - mtime / 1e9 > 1.0:
+            _, _, subdirs, has_git = kept
+            budget -= 1
+        else:
+            listed_at = time.time()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            budget -= len(entries)
+            has_git = any(e.name == ".git" for e in entries)
+            subdirs = tuple(
+                e.name
+                for e in entries
+                if e.name != ".git" and e.name not in SKIPPED and e.is_dir(follow_symlinks=False)
+            )
+            if cache is not None:
+                cache[directory] = (mtime, listed_at, subdirs, has_git)
+        if has_git:
+            found += _from_dot_git(Path(directory, ".git"), roots)
+        pending += [os.path.join(directory, name) for name in subdirs]
     more: list[Path] = []
     for git_dir in found:
         more += _below(git_dir)
@@ -137,14 +168,8 @@ def _git_dirs(roots: tuple[Path, ...]) -> list[Path]:
 def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
     if dot_git.is_dir() and not dot_git.is_symlink():
         return [dot_git]
-    try:
-        text = dot_git.read_text(errors="replace")[:4096]
-    except OSError:
-        return []
-    if not text.startswith("gitdir:"):
-        return []
-    target = Path(os.path.realpath(dot_git.parent / text[7:].strip()))
-    return [target] if any(target.is_relative_to(r) for r in roots) else []
+    target = gitdir_pointer(dot_git) if dot_git.is_file() else None
+    return [target] if target is not None and any(target.is_relative_to(r) for r in roots) else []
 
 
 def _below(git_dir: Path) -> list[Path]:
@@ -152,13 +177,9 @@ def _below(git_dir: Path) -> list[Path]:
     found: list[Path] = []
     for sub in ("modules", "worktrees"):
         base = git_dir / sub
-        if base.is_dir():
+        if base.is_dir() and not base.is_symlink():
             found += [Path(p).parent for p in _configs_below(base, depth=5)]
-    common = git_dir / "commondir"
-    if common.is_file():
-        with contextlib.suppress(OSError):
-            found.append(Path(os.path.realpath(git_dir / common.read_text().strip())))
-    return found
+    return found + common_dirs(git_dir)
 
 
 def _configs_below(base: Path, depth: int) -> list[str]:
@@ -182,8 +203,10 @@ def _changed(path: Path, since: float) -> bool:
 def _disable(git_dir: Path, since: float) -> list[str]:
     done: list[str] = []
     config = git_dir / "config"
-    if _changed(config, since) and config.is_file() and not config.is_symlink():
-        unsafe = _unsafe_keys(config)
+    if _changed(config, since) and (config.is_file() or config.is_symlink()):
+        # git follows a link, whose target can change later where no sweep looks; it is
+        # never read through (it may lead to a file the sandbox hides: a key, a token).
+        unsafe = {"(a symbolic link)"} if config.is_symlink() else _unsafe_keys(config)
         if unsafe:
             kept = _aside(config)
             _rewrite(config, kept)
@@ -193,11 +216,16 @@ def _disable(git_dir: Path, since: float) -> list[str]:
             )
     for name in ("config.worktree",):
         extra = git_dir / name
-        if _changed(extra, since) and extra.is_file() and _unsafe_keys(extra):
+        if _changed(extra, since) and (
+            extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra))
+        ):
             kept = _aside(extra)
             done.append(f"{extra} ran programs: moved to {kept}")
     hooks = git_dir / "hooks"
-    if hooks.is_dir() and not hooks.is_symlink():
+    if hooks.is_symlink() and _changed(hooks, since):
+        kept = _aside(hooks)
+        done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
+    elif hooks.is_dir():
         moved: list[str] = []
         for entry in sorted(os.scandir(hooks), key=lambda e: e.name):
             if entry.name.endswith(".sample") or not _changed(Path(entry.path), since):
@@ -218,8 +246,8 @@ def _entries(config: Path) -> list[tuple[str, str]] | None:
     """The (key, value) pairs of a config file, None when git cannot read it. `--file` reads
     that file only, and no include is followed: reading it runs nothing."""
     git = shutil.which("git")
-    if git is None:
-        return None
+    if git is None or read_regular_file(config, 1 << 20) is None:
+        return None  # a fifo or a device (through a link) is never opened by git here
     try:
         done = subprocess.run(
             [git, "config", "--file", str(config), "--no-includes", "--null", "--list"],
@@ -253,7 +281,7 @@ def _unsafe_keys(config: Path) -> set[str]:
 
 def _rewrite(config: Path, original: Path) -> None:
     """`config` again with the safe entries of `original` only."""
-    entries = _entries(original) or []
+    entries = [] if original.is_symlink() else _entries(original) or []
     config.write_text("")
     git = shutil.which("git") or "git"
     for key, value in entries:
