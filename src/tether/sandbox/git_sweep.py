@@ -32,7 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.nofollow import read_regular_file
-from tether.sandbox.protected import common_dirs, gitdir_pointer
+from tether.sandbox.protected import (
+    common_dirs,
+    gitdir_pointer,
+    linked_worktree_dirs,
+    submodule_git_dirs,
+)
 
 DISABLED = ".tether-disabled"
 
@@ -173,23 +178,14 @@ def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
 
 
 def _below(git_dir: Path) -> list[Path]:
-    """Submodules' and linked worktrees' git directories, and a `commondir` target."""
-    found: list[Path] = []
-    for sub in ("modules", "worktrees"):
-        base = git_dir / sub
-        if base.is_dir() and not base.is_symlink():
-            found += [Path(p).parent for p in _configs_below(base, depth=5)]
-    return found + common_dirs(git_dir)
-
-
-def _configs_below(base: Path, depth: int) -> list[str]:
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        if dirpath.count(os.sep) - str(base).count(os.sep) >= depth:
-            dirnames[:] = []
-        if "config" in filenames or "HEAD" in filenames:
-            out.append(os.path.join(dirpath, "config"))
-    return out
+    """Submodules' and linked worktrees' git directories, and a `commondir` target: the
+    protected paths' own reading of them, so that a placeholder they make (a missing
+    `config`) changes nothing here."""
+    return [
+        *submodule_git_dirs(git_dir / "modules"),
+        *linked_worktree_dirs(git_dir / "worktrees"),
+        *common_dirs(git_dir),
+    ]
 
 
 def _changed(path: Path, since: float) -> bool:
