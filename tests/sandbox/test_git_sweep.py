@@ -75,7 +75,14 @@ async def test_the_users_own_repositories_are_left_alone(layout: Layout) -> None
     run = bash_runner(sandboxed_context(layout))
     outcome = await run(command="git -C lib config core.pager; echo done")
     assert outcome.content == "less -R\ndone"
+    # The user changes it outside meanwhile (`git push -u`, `git config`): still theirs, since
+    # every command had it read-only.
+    _git(nested, "config", "core.editor", "vim")
+    _git(layout.workspace, "config", "core.pager", "less")
+    outcome = await run(command="echo again")
+    assert outcome.content == "again"
     assert not (nested / ".git" / "config.tether-disabled").exists()
+    assert not (layout.workspace / ".git" / "config.tether-disabled").exists()
 
 
 @needs_bwrap
@@ -103,3 +110,20 @@ async def test_a_linked_config_and_a_new_submodule_directory_are_disabled(
     assert "evil" not in linked.read_text()
     assert "sshcommand" not in module.read_text().lower()
     assert "sshCommand" in module.with_name("config.tether-disabled").read_text()
+
+
+@needs_bwrap
+async def test_a_deep_repository_there_before_is_judged_once_changed(layout: Layout) -> None:
+    """Repositories deeper than the protected paths look are writable inside: one there
+    before the session is left as it was until a command changes its config."""
+    _repository(layout)
+    deep = layout.workspace / "a" / "b" / "c" / "d" / "repo"
+    deep.mkdir(parents=True)
+    _git(deep, "init", "-q")
+    run = bash_runner(sandboxed_context(layout))
+    first = await run(command="echo first")
+    assert first.content == "first"
+    outcome = await run(command="git -C a/b/c/d/repo config core.pager evil && echo set")
+    assert isinstance(outcome.content, str)
+    assert "core.pager" in outcome.content
+    assert "evil" not in (deep / ".git" / "config").read_text()

@@ -160,7 +160,9 @@ class Sandbox:
         fresh_directory(self.tmp_dir)
         # What a background command made since the last sweep goes before this one starts.
         self.git_sweep.sweep(self.writable_mounts())
-        self.git_sweep.started(self.writable_mounts())
+        if self.git_sweep.before is None:
+            protected = [path for path, _ in self.protected_paths()]
+            self.git_sweep.started(self.writable_mounts(), protected)
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()

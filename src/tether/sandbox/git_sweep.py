@@ -21,6 +21,7 @@ The model is told what was disabled and where the original is.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -63,38 +64,50 @@ SAFE_VALUES = {"core.fsmonitor": frozenset({"true", "false"})}
 """Keys safe with these values only (git's own fsmonitor daemon)."""
 
 MAX_ENTRIES = 200_000
-"""The walk stops after this many directory entries (a notice says so)."""
+"""The walk stops after this many directory entries: repositories past it are not looked
+for (the README says so)."""
 SKIPPED = frozenset({"node_modules", ".venv", "__pycache__", ".tox", ".mypy_cache", "target"})
 """Directories not walked into for repositories: dependencies' trees, rebuilt at will."""
 
 
 @dataclass
 class GitSweep:
-    """A session's sweep: since when changes count, and what to tell the model next."""
+    """A session's sweep: what was there at its first command, and what to tell the model."""
 
-    since: float | None = None
-    before: frozenset[Path] = frozenset()
-    """The git directories there before the session's first command: their config and hooks
-    were read-only to every command, so a change there is the user's own, made outside."""
+    before: dict[str, Stamp] | None = None
+    """The config files and hooks of the git directories there at the session's first
+    command, with their stamps: what is still so is left alone (the user's own, read-only to
+    every command where protected); what is new or changed since is judged. None: no command
+    started yet."""
     notes: list[str] = field(default_factory=list[str])
     listings: dict[str, Listing] = field(default_factory=dict[str, "Listing"])
     lock: threading.Lock = field(default_factory=threading.Lock)
+    mine: frozenset[str] = frozenset()
+    """Protected paths there at the first command: the user's (`started`)."""
 
-    def started(self, roots: Iterable[Path]) -> None:
-        """A command starts: changes from now on are the session's commands'."""
+    def started(self, roots: Iterable[Path], protected: Iterable[Path] = ()) -> None:
+        """A command starts: changes from now on are the session's commands'. `protected`:
+        the paths bound read-only to it; those there now were so to every command since (a
+        mount point cannot be removed), so a change there is the user's own, made outside
+        (`git push -u` rewrites the config): never judged."""
         with self.lock:
-            if self.since is None:
-                self.before = frozenset(_git_dirs(tuple(roots), self.listings))
-                self.since = time.time() - 1.0  # file times have coarse clocks on some disks
+            if self.before is None:
+                found = _git_dirs(tuple(roots), self.listings)
+                self.before = {
+                    str(path): stamp
+                    for git_dir in found
+                    for path in _program_files(git_dir)
+                    if (stamp := _stamp(path)) is not None
+                }
+                self.mine = frozenset(str(p) for p in protected if str(p) in self.before)
 
     def sweep(self, roots: Iterable[Path]) -> None:
         """Disable what the session's commands made in git directories under `roots`; what
         was done is kept for `take_note`."""
         with self.lock:
-            if self.since is not None:
-                self.notes += disable_new_git_programs(
-                    tuple(roots), self.since, self.before, self.listings
-                )
+            if self.before is not None:
+                judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
+                self.notes += disable_new_git_programs(tuple(roots), judged, self.listings)
 
     def take_note(self) -> str | None:
         """The note for the model of what the sweeps since the last one disabled, or None."""
@@ -105,16 +118,14 @@ class GitSweep:
 
 def disable_new_git_programs(
     roots: tuple[Path, ...],
-    since: float,
-    before: frozenset[Path] = frozenset(),
+    before: dict[str, Stamp],
     cache: dict[str, Listing] | None = None,
 ) -> list[str]:
-    """What was disabled under `roots` among git directories changed since `since`, but for
-    those in `before`."""
+    """What was disabled under `roots`: in git directories, the config files and hooks that
+    are not as `before` has them."""
     done: list[str] = []
     for git_dir in _git_dirs(roots, cache):
-        if git_dir not in before:
-            done += _disable(git_dir, since)
+        done += _disable(git_dir, before)
     return done
 
 
@@ -188,18 +199,46 @@ def _below(git_dir: Path) -> list[Path]:
     ]
 
 
-def _changed(path: Path, since: float) -> bool:
+Stamp = tuple[int, int, int, int]
+"""A file's identity and times: (inode, size, mtime, ctime), links not followed."""
+
+
+def _stamp(path: Path) -> Stamp | None:
     try:
         info = path.lstat()
     except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def _program_files(git_dir: Path) -> list[Path]:
+    """What in a git directory can name programs: its config files, hooks (and the hooks
+    directory itself, a link perhaps)."""
+    found = [git_dir / "config", git_dir / "config.worktree", git_dir / "hooks"]
+    hooks = git_dir / "hooks"
+    if hooks.is_dir() and not hooks.is_symlink():
+        with contextlib.suppress(OSError):
+            found += [Path(e.path) for e in os.scandir(hooks)]
+    return found
+
+
+_MINE: Stamp = (-1, -1, -1, -1)
+"""The stamp of a path that is never judged (the user's, `GitSweep.mine`)."""
+
+
+def _changed(path: Path, before: dict[str, Stamp]) -> bool:
+    """Whether `path` exists and is not as it was at the session's first command (never, in
+    a directory or at a path that is the user's)."""
+    if before.get(str(path)) == _MINE or before.get(str(path.parent)) == _MINE:
         return False
-    return max(info.st_mtime, info.st_ctime) >= since
+    stamp = _stamp(path)
+    return stamp is not None and before.get(str(path)) != stamp
 
 
-def _disable(git_dir: Path, since: float) -> list[str]:
+def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
     done: list[str] = []
     config = git_dir / "config"
-    if _changed(config, since) and (config.is_file() or config.is_symlink()):
+    if _changed(config, before) and (config.is_file() or config.is_symlink()):
         # git follows a link, whose target can change later where no sweep looks; it is
         # never read through (it may lead to a file the sandbox hides: a key, a token).
         unsafe = {"(a symbolic link)"} if config.is_symlink() else _unsafe_keys(config)
@@ -212,19 +251,19 @@ def _disable(git_dir: Path, since: float) -> list[str]:
             )
     for name in ("config.worktree",):
         extra = git_dir / name
-        if _changed(extra, since) and (
+        if _changed(extra, before) and (
             extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra))
         ):
             kept = _aside(extra)
             done.append(f"{extra} ran programs: moved to {kept}")
     hooks = git_dir / "hooks"
-    if hooks.is_symlink() and _changed(hooks, since):
+    if hooks.is_symlink() and _changed(hooks, before):
         kept = _aside(hooks)
         done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
     elif hooks.is_dir():
         moved: list[str] = []
         for entry in sorted(os.scandir(hooks), key=lambda e: e.name):
-            if entry.name.endswith(".sample") or not _changed(Path(entry.path), since):
+            if entry.name.endswith(".sample") or not _changed(Path(entry.path), before):
                 continue
             target = git_dir / f"hooks{DISABLED}"
             target.mkdir(exist_ok=True)
