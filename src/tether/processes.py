@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -80,9 +80,12 @@ def signal_name(number: int) -> str:
 
 class ConfinedCommand(list[str]):
     """An argv with what its start needs besides: descriptors the child must inherit
-    (`pass_fds`), `spawned()` once the child exists or failed to start (the parent's copies
-    are closed), `finished(output)` after a foreground command ended, which returns a note
-    for the model when the confinement explains a failure (or None)."""
+    (`pass_fds`), the environment it is started with (`environment(env)`: what the
+    confinement lets through of the environment the command would get; the confining
+    program itself is started with it, so that no process of the confinement holds more),
+    `spawned()` once the child exists or failed to start (the parent's copies are closed),
+    `finished(output)` after a foreground command ended, which returns a note for the model
+    when the confinement explains a failure (or None)."""
 
     def __init__(
         self,
@@ -90,10 +93,16 @@ class ConfinedCommand(list[str]):
         *,
         pass_fds: tuple[int, ...] = (),
         on_finished: Callable[[int, str], str | None] | None = None,
+        environment: Callable[[Mapping[str, str]], dict[str, str]] | None = None,
     ) -> None:
         super().__init__(argv)
         self.pass_fds = pass_fds
         self._on_finished = on_finished
+        self._environment = environment
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The environment to start the argv with, from the one the command would get."""
+        return dict(env) if self._environment is None else self._environment(env)
 
     def spawned(self) -> None:
         fds, self.pass_fds = self.pass_fds, ()
@@ -104,3 +113,9 @@ class ConfinedCommand(list[str]):
     def finished(self, returncode: int, output: str) -> str | None:
         self.spawned()
         return None if self._on_finished is None else self._on_finished(returncode, output)
+
+
+def start_environment(argv: list[str], env: Mapping[str, str]) -> dict[str, str]:
+    """The environment to start `argv` with when its command would get `env`: a confined
+    command's confinement says (`ConfinedCommand.environment`)."""
+    return argv.environment(env) if isinstance(argv, ConfinedCommand) else dict(env)

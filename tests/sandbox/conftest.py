@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import pwd
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -55,7 +56,11 @@ class Layout:
         base = Path(os.path.commonpath([self.workspace.parent, self.scratch]))
         for root, dirs, files in os.walk(base):
             for name in (root, *(os.path.join(root, n) for n in dirs + files)):
-                os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
+                # Only what is not the user's yet: a chown changes a file's ctime, which
+                # tells the git sweep that a command changed it.
+                info = os.lstat(name)
+                if (info.st_uid, info.st_gid) != (UNPRIVILEGED, UNPRIVILEGED):
+                    os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
 
     def sandbox(self, environ: dict[str, str] | None = None, **settings: Any) -> Sandbox:
         sandbox, notice, refused = plan_sandbox(
@@ -72,6 +77,11 @@ class Layout:
             # tether itself unprivileged could not make device nodes (nor would bwrap, as
             # this user, reach root's directory of them).
             sandbox = dataclasses.replace(sandbox, devices=lambda: None)
+            # Nor would it reach tether's own passwd home (root's), hidden for tether's uid:
+            # bwrap started as tether's user there does.
+            own = [Path(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))]
+            shown = tuple(p for p in sandbox.hidden if not any(p.is_relative_to(h) for h in own))
+            sandbox = dataclasses.replace(sandbox, hidden=shown)
         return sandbox
 
 
@@ -104,6 +114,9 @@ class SandboxWrapper:
     layout: Layout
 
     def __call__(self, argv: list[str], cwd: Path) -> list[str]:
+        # What the test made is that user's before the sandbox looks at it (the git sweep
+        # takes a chown for a change).
+        self.layout.hand_over()
         command: ConfinedCommand = self.sandbox.wrap(argv, cwd)
         if not self.layout.unprivileged:
             return command

@@ -15,10 +15,10 @@ import pytest
 from tether.cli.sandbox_cmd import live_report, read_only_lines
 from tether.main import main
 from tether.processes import ConfinedCommand
-from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox
+from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, plan_sandbox
 from tether.sandbox.devices import private_devices
 from tether.sandbox.hook_managers import MANAGER_OF
-from tether.sandbox.outside_home import root_secrets
+from tether.sandbox.outside_home import passwd_home_secrets, passwd_homes, root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import Result, tmp_in_session
@@ -75,6 +75,10 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
     sockets = 3 if os.access("/run", os.W_OK) else 2
     secrets = [p for p in root_secrets() if p.exists()]
     etc = "".join(f", {p}" for p in secrets)
+    # The home the passwd database names for this uid (HOME is the test's): its own.
+    passwd = "".join(
+        f", {p}" for p in passwd_home_secrets(base / "home", SECRETS_IN_HOME, keep=()) if p.exists()
+    )
     devices = private_devices()
     as_root = (
         "  read-only as root: 0 setuid or setgid files under the writable roots\n"
@@ -105,6 +109,18 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "AWS_SHARED_CREDENTIALS_FILE, DOCKER_CONFIG, GNUPGHOME, XDG_CONFIG_HOME, CARGO_HOME "
         "point read as empty\n"
     )
+    # Inside the check, its own temporary home is HOME: this uid's passwd home is elsewhere.
+    elsewhere = Path("/nonexistent")
+    own = [p for p in passwd_home_secrets(elsewhere, SECRETS_IN_HOME, keep=()) if p.exists()]
+    homes = passwd_homes(elsewhere)
+    outside += (
+        "  ok      the passwd home: with HOME elsewhere, the credential places present in the "
+        f"home the passwd database names ({', '.join(map(str, homes))}) "
+        f"read as empty: {len(own)} ({', '.join(map(str, own)) or 'none present'})\n"
+        "  ok      new repositories: a repository made inside with core.fsmonitor and a hook: "
+        "both disabled when the command ended (the config kept aside), git status outside "
+        "runs neither\n"
+    )
     assert check() == (
         0,
         f"Sandbox: works here ({version}, {STATUS.bwrap}).\n"
@@ -120,7 +136,7 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         + f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
         "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
-        f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{etc}{state}\n"
+        f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{passwd}{etc}{state}\n"
         "  hidden by Read deny rules: nothing (no Read deny rule names a path)\n"
         "  network: cut (loopback included)\n"
         "  unix sockets: refused (seccomp filter on socket(AF_UNIX))\n"
@@ -144,6 +160,8 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      vsock: socket(AF_VSOCK) refused (seccomp filter)\n"
         "  ok      environment: TETHER_CHECK_API_KEY (by name) and CHECK_UPSTREAM=ghp_... (by "
         "value) withheld\n"
+        "  ok      processes in sight: no process's environment or command line, nor a file "
+        "pid 1 (bwrap) holds open, has their values\n"
         "  ok      home hidden: 3 sentinel files at unlisted places of a temporary home "
         "unreadable, ~/.local/bin readable\n"
         "  ok      hidden files: read as empty\n"
@@ -323,4 +341,6 @@ def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
         ("device files", False),
         ("root's secrets", True),
         ("relocated credential stores", True),
+        ("the passwd home", True),
+        ("new repositories", True),
     ], [r.line() for r in results]

@@ -72,7 +72,11 @@ async def test_a_planted_symlink_does_not_lead_the_next_sandbox_out(
     before = snapshot(ssh)
     run = bash_runner(sandboxed_context(boundary, writable=["build"]))
     first = await run(command=plant.format(ssh=ssh) + " && echo planted")
-    assert first == ToolOutcome("planted", False)
+    # A planted git config link is moved aside when the command ends (`git_sweep`), and the
+    # note says so without reading through it.
+    assert isinstance(first.content, str)
+    assert (first.content.split("\n")[0], first.is_error) == ("planted", False)
+    assert SECRET.lower() not in first.content.lower()
     links = (".git/worktrees", ".git/modules/lib", ".git/modules", "p/.vscode", "p/gd", "build")
     places = [str(ssh), *links]
     reads = " ".join(f"{p}/id_rsa {p}/sub/id_rsa" for p in places)
@@ -124,7 +128,10 @@ async def test_a_link_planted_in_one_session_is_not_followed_by_the_next(
 async def test_an_odd_file_does_not_break_the_next_command(boundary: Layout, plant: str) -> None:
     plant_secrets(boundary)
     run = bash_runner(sandboxed_context(boundary))
-    assert await run(command=f"{plant} && echo planted") == ToolOutcome("planted", False)
+    planted = await run(command=f"{plant} && echo planted")
+    # What a planted git config is disabled with has a note of its own (`git_sweep`).
+    assert isinstance(planted.content, str)
+    assert (planted.content.split("\n")[0], planted.is_error) == ("planted", False)
     assert await run(command="echo works") == ToolOutcome("works", False)
 
 

@@ -4,13 +4,16 @@ credentials are withheld."""
 
 from __future__ import annotations
 
+import os
+import pwd
+import shlex
 from pathlib import Path
 
 import pytest
 
 from tether.sandbox import SECRETS_IN_HOME
 from tether.sandbox.environment import is_secret
-from tether.sandbox.outside_home import relocated_secrets
+from tether.sandbox.outside_home import passwd_home_secrets, passwd_homes, relocated_secrets
 
 from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
 
@@ -131,3 +134,46 @@ def test_a_variable_naming_a_system_place_or_a_writable_root_hides_nothing_of_it
 )
 def test_variables_that_only_point_at_credentials_are_withheld(name: str, withheld: bool) -> None:
     assert is_secret(name, "/srv/somewhere") is withheld
+
+
+def _passwd_home() -> Path:
+    return Path(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
+
+
+def test_the_passwd_home_is_a_home_whatever_home_says(tmp_path: Path) -> None:
+    real = _passwd_home()
+    assert real in passwd_homes(tmp_path)
+    assert real not in passwd_homes(real)
+    hidden = passwd_home_secrets(tmp_path, SECRETS_IN_HOME, keep=())
+    assert {real / ".ssh", real / ".config", real / ".tether", real / ".gitconfig"} <= set(hidden)
+    # A writable root in one of them is not covered.
+    assert real / ".config" not in passwd_home_secrets(
+        tmp_path, SECRETS_IN_HOME, keep=(real / ".config" / "project",)
+    )
+
+
+@needs_bwrap
+async def test_the_passwd_homes_credentials_are_hidden_with_home_elsewhere(
+    boundary: Layout,
+) -> None:
+    """HOME is the layout's; the credential places that exist in the home the passwd database
+    names for this uid (root's /root here) read as empty inside. Nothing is written there:
+    what the machine has is read."""
+    if boundary.unprivileged:
+        pytest.skip("bwrap runs as another user, whose passwd home is not this process's")
+    real = _passwd_home()
+    present = [
+        real / p
+        for p in (*SECRETS_IN_HOME, ".gitconfig")
+        if ((real / p).is_file() and (real / p).stat().st_size)
+        or ((real / p).is_dir() and any((real / p).iterdir()))
+    ]
+    if not present:
+        pytest.skip(f"no credential place with content in {real}")
+    run = bash_runner(sandboxed_context(boundary))
+    listed = " ".join(shlex.quote(str(p)) for p in present)
+    outcome = await run(
+        command=f'for p in {listed}; do if [ -d "$p" ]; then ls -A "$p"; '
+        'else cat "$p"; fi; done 2>&1; echo end'
+    )
+    assert outcome.content == "end"

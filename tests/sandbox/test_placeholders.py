@@ -237,7 +237,7 @@ def sleeping(token: str) -> list[int]:
 
 CHILD = textwrap.dedent(
     """
-    import dataclasses, json, os, subprocess, sys, time
+    import dataclasses, json, os, pwd, subprocess, sys, time
     from pathlib import Path
     from tether.sandbox import SandboxSettings, plan_sandbox, probe
 
@@ -249,6 +249,10 @@ CHILD = textwrap.dedent(
     )
     if spec["uid"] is not None:  # tether unprivileged would make no device nodes
         sandbox = dataclasses.replace(sandbox, devices=lambda: None)
+        # nor would hide root's passwd home, which that user cannot reach (conftest.py)
+        own = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir) + "/"
+        shown = tuple(p for p in sandbox.hidden if not str(p).startswith(own))
+        sandbox = dataclasses.replace(sandbox, hidden=shown)
     command = sandbox.wrap(["sleep", spec["token"]], ws)
     if spec["uid"] is not None:
         for root, dirs, files in os.walk(ws):
@@ -257,7 +261,7 @@ CHILD = textwrap.dedent(
         command[1:1] = ["--setenv", "HOME", spec["home"]]
         command[:0] = [spec["setpriv"], f"--reuid={spec['uid']}", f"--regid={spec['uid']}",
                        "--clear-groups"]
-    subprocess.Popen(command, pass_fds=command.pass_fds)
+    subprocess.Popen(command, pass_fds=command.pass_fds, env=command.environment(os.environ))
     command.spawned()
     print("ready", flush=True)
     time.sleep(1000)

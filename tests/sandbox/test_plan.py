@@ -14,7 +14,7 @@ from tether.sandbox import (
     describe_limits,
     plan_sandbox,
 )
-from tether.sandbox.outside_home import root_secrets
+from tether.sandbox.outside_home import passwd_home_secrets, root_secrets
 from tether.sandbox.placeholders import private_dir
 
 WORKS = SandboxStatus(True, None, Path("/usr/bin/bwrap"))
@@ -77,8 +77,15 @@ def test_every_combination(
             network=False,
             tmp_dir=scratch / "tmp",
             # tether's home (the scratch directory's grandparent) and tether's private state
-            # as root, root's secrets in /etc too
-            hidden=(*(home / p for p in SECRETS_IN_HOME), base, *root_secrets(), *hidden_state),
+            # as root, root's secrets in /etc too; HOME is the test's, so the passwd home's
+            # credential places too
+            hidden=(
+                *(home / p for p in SECRETS_IN_HOME),
+                base,
+                *passwd_home_secrets(home, SECRETS_IN_HOME, keep=(workspace, scratch)),
+                *root_secrets(),
+                *hidden_state,
+            ),
             bwrap=Path("/usr/bin/bwrap"),
             home=home,
             scratch=scratch,

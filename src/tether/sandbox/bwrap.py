@@ -18,7 +18,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +27,8 @@ from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
-from tether.sandbox.environment import withheld
+from tether.sandbox.environment import git_config_pairs, withheld
+from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.home_view import exposures
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
@@ -114,6 +115,8 @@ class Sandbox:
     denied_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
     """Finds, at each command, what the `Read` deny rules name, hidden inside
     (`denied_reads.py`); None: no such rule."""
+    git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
+    """Disables the git config and hooks the session's commands made (`git_sweep.py`)."""
 
     @functools.cached_property
     def env_set(self) -> tuple[tuple[str, str], ...]:
@@ -155,6 +158,11 @@ class Sandbox:
         descriptors it needs; `finished` lets its placeholders go (they stay for the next
         command a moment, `placeholders.py`)."""
         fresh_directory(self.tmp_dir)
+        # What a background command made since the last sweep goes before this one starts.
+        self.git_sweep.sweep(self.writable_mounts())
+        if self.git_sweep.before is None:
+            protected = [path for path, _ in self.protected_paths()]
+            self.git_sweep.started(self.writable_mounts(), protected)
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()
@@ -184,11 +192,10 @@ class Sandbox:
                 os.write(program, seccomp.sandbox_filter(self.refused_families))
                 os.lseek(program, 0, os.SEEK_SET)
                 args += ["--seccomp", str(program)]
-            for name in withheld(os.environ, self.env_keep):
-                args += ["--unsetenv", name]
-            for name, value in self.env_set:
-                args += ["--setenv", name, value]
-            args += ["--setenv", "TMPDIR", str(self.tmp_dir), "--chdir", str(cwd), "--", *argv]
+            # No --setenv or --unsetenv: the environment is bwrap's own (`environment`), so
+            # that bwrap, pid 1 inside with its /proc/1/environ and cmdline in sight, holds
+            # nothing the command may not.
+            args += ["--chdir", str(cwd), "--", *argv]
         except BaseException:
             reached.close_all()
             for fd in fds:
@@ -198,14 +205,30 @@ class Sandbox:
 
         def finished(returncode: int, output: str) -> str | None:
             placeholders.release(self.placeholder_linger_s)
-            return explain_failure(self, returncode, output)
+            notes = [explain_failure(self, returncode, output)]
+            self.git_sweep.sweep(self.writable_mounts())
+            notes.append(self.git_sweep.take_note())
+            return "\n".join(n for n in notes if n) or None
 
-        return ConfinedCommand(args, pass_fds=tuple(fds), on_finished=finished)
+        return ConfinedCommand(
+            args, pass_fds=tuple(fds), on_finished=finished, environment=self.environment
+        )
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The environment a command gets when it would get `env` outside: the secrets
+        withheld (`environment.py`, `sandbox.env` kept), the git identity and TMPDIR set.
+        bwrap is started with it: bwrap itself is pid 1 inside, and the environment a
+        process was started with stays readable in its /proc/<pid>/environ whatever it
+        unsets later."""
+        gone = set(withheld(env, self.env_keep))
+        kept = git_config_pairs({name: v for name, v in env.items() if name not in gone})
+        return kept | dict(self.env_set) | {"TMPDIR": str(self.tmp_dir)}
 
     def close(self) -> None:
         """At the session's end (its background commands stopped): remove the placeholders
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
+        self.git_sweep.sweep(self.writable_mounts())
 
     def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in

@@ -107,6 +107,9 @@ enough characters after its prefix to be a token rather than a word."""
 
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
 _NAME_PARTS = re.compile(r"[^A-Z0-9]+")
+_GIT_CONFIG_ENV = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
+"""git's settings in the environment (`GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`): judged by
+value, never by name (`KEY` would take them, and git then refuses to start)."""
 _URL_WITH_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s?#@]+@", re.IGNORECASE)
 _SECRET_QUERY = re.compile(
     r"://[^\s]*[?&;][^=&;#\s]*(?:" + "|".join(SECRET_QUERY_PARAMETERS) + r")[^=&;#\s]*=[^&;#\s]",
@@ -126,8 +129,12 @@ def is_secret(name: str, value: str) -> bool:
     upper = name.upper()
     if only_credentials(name):
         return True
-    if upper not in KEPT_NAMES and (
-        _SECRET_NAME.match(upper) or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
+    if (
+        upper not in KEPT_NAMES
+        and not _GIT_CONFIG_ENV.fullmatch(upper)
+        and (
+            _SECRET_NAME.match(upper) or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
+        )
     ):
         return True
     if _TOKEN_VALUE.search(value):
@@ -139,3 +146,22 @@ def withheld(env: Mapping[str, str], keep: Iterable[str] = ()) -> list[str]:
     """The names in `env` that a sandboxed command does not get, sorted; `keep` are exempt."""
     kept = set(keep)
     return sorted(n for n, v in env.items() if n not in kept and is_secret(n, v))
+
+
+def git_config_pairs(env: dict[str, str]) -> dict[str, str]:
+    """`env` with its `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs numbered again from 0
+    and counted, those with a half withheld dropped whole: git refuses to start on a key
+    without its value or a count past the pairs."""
+    count = env.pop("GIT_CONFIG_COUNT", "")
+    pairs: list[tuple[str, str]] = []
+    for n in range(int(count) if count.isdigit() else 0):
+        key, value = env.pop(f"GIT_CONFIG_KEY_{n}", None), env.pop(f"GIT_CONFIG_VALUE_{n}", None)
+        if key is not None and value is not None:
+            pairs.append((key, value))
+    for name in [n for n in env if _GIT_CONFIG_ENV.fullmatch(n)]:
+        del env[name]
+    for n, (key, value) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{n}"], env[f"GIT_CONFIG_VALUE_{n}"] = key, value
+    if pairs:
+        env["GIT_CONFIG_COUNT"] = str(len(pairs))
+    return env

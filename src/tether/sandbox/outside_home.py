@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import glob
 import os
+import pwd
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,3 +132,42 @@ def root_secrets() -> list[Path]:
     if os.geteuid() != 0:
         return []
     return [Path(p) for pattern in ROOT_SECRETS for p in sorted(glob.glob(pattern))]
+
+
+OTHER_HOME_SECRETS: tuple[str, ...] = (".gitconfig",)
+"""Besides the deny list, hidden in a home of the user that is not `$HOME`: git's user config
+(credential helpers, tokens in `url.*.insteadOf`). In `$HOME` it is hidden with the rest of
+the home, and the identity it holds is passed in the environment."""
+
+
+def passwd_homes(home: Path, uid: int | None = None) -> list[Path]:
+    """The homes the passwd database names for `uid` (the process's real uid by default)
+    besides `home`, resolved: with `HOME` set elsewhere (a CI job, a container, `sudo -E`)
+    the user's own home is still where its tools keep credentials, and its owner bits let the
+    command read them."""
+    uid = os.getuid() if uid is None else uid
+    try:
+        entries = [e for e in pwd.getpwall() if e.pw_uid == uid]
+    except OSError:
+        return []
+    found: list[Path] = []
+    for entry in entries:
+        if not entry.pw_dir.startswith("/"):
+            continue
+        place = Path(os.path.realpath(entry.pw_dir))
+        if place != home:
+            found.append(place)
+    return list(dict.fromkeys(found))
+
+
+def passwd_home_secrets(home: Path, secrets: Iterable[str], keep: Iterable[Path]) -> list[Path]:
+    """What to hide in `passwd_homes`: the credential places of a home (`secrets`, relative)
+    and `OTHER_HOME_SECRETS`, but never a place that is or holds one of `keep` (the writable
+    roots)."""
+    kept = tuple(keep)
+    return [
+        other / relative
+        for other in passwd_homes(home)
+        for relative in (*secrets, *OTHER_HOME_SECRETS)
+        if not any(k.is_relative_to(other / relative) for k in kept)
+    ]

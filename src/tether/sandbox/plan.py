@@ -15,7 +15,7 @@ from pathlib import Path
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.denied_reads import DeniedScan, ReadDenials
 from tether.sandbox.home_view import git_identity, home_toolchain_dirs
-from tether.sandbox.outside_home import relocated_secrets, root_secrets
+from tether.sandbox.outside_home import passwd_home_secrets, relocated_secrets, root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe import SandboxStatus
 from tether.sandbox.setid_files import SetidScan
@@ -106,6 +106,7 @@ def plan_sandbox(
             *(home / p for p in SECRETS_IN_HOME),
             *own,
             *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
+            *passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots),
             *root_secrets(),
             *_outside_dev(private_dir()),
         ),

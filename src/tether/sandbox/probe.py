@@ -207,6 +207,7 @@ def _probe(
                 timeout=PROBE_TIMEOUT_S,
                 check=False,
                 pass_fds=command.pass_fds,
+                env=command.environment(os.environ),
             )
         except subprocess.TimeoutExpired:
             return SandboxStatus(

@@ -321,3 +321,23 @@ def listing(directory: str) -> Listing | None:
     else:
         _listings.pop(key, None)
     return children
+
+
+def gitdir_pointer(dot_git: Path) -> Path | None:
+    """Where a `.git` file points, resolved; None when it is no pointer (read safely)."""
+    return _gitdir_pointer(dot_git)
+
+
+def common_dirs(git_dir: Path) -> list[Path]:
+    """The common directory a git directory's `commondir` names, when another (read safely)."""
+    return _common_dir(git_dir)
+
+
+def submodule_git_dirs(modules: Path) -> list[Path]:
+    """The submodules' git directories under a `modules` directory, as protected here."""
+    return _submodule_git_dirs(modules)
+
+
+def linked_worktree_dirs(worktrees: Path) -> list[Path]:
+    """The linked worktrees' git directories under a `worktrees` directory, as protected."""
+    return _linked_worktree_dirs(worktrees)

@@ -21,7 +21,9 @@ from tether.sandbox.bwrap import Sandbox
 from tether.sandbox.selfcheck_probe import (
     KERNEL_FILES,
     PROBE,
+    SECRET_VALUE,
     SECRET_VARIABLE,
+    TOKEN_VALUE,
     TOKEN_VARIABLE,
     Result,
     run_probe,
@@ -106,6 +108,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "port": port,
         "secret_name": SECRET_VARIABLE,
         "token_name": TOKEN_VARIABLE,
+        "secret_values": [v[::-1] for v in (SECRET_VALUE, TOKEN_VALUE)],
         "hidden": [str(p) for p in secrets],
         "home_sentinels": [str(p) for p in sentinels],
         "toolchain": str(toolchain),
@@ -114,8 +117,8 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "tmp_dir": str(sandbox.tmp_dir),
         "kernel": [p for p in KERNEL_FILES if os.path.exists(p)],
     }
-    os.environ[SECRET_VARIABLE] = "not-a-real-key"
-    os.environ[TOKEN_VARIABLE] = "ghp_" + "0" * 36
+    os.environ[SECRET_VARIABLE] = SECRET_VALUE
+    os.environ[TOKEN_VARIABLE] = TOKEN_VALUE
     try:
         done = run_probe(sandbox, ws, PROBE, spec)
         tmp_back = tmp_inside.read_text() if tmp_inside.exists() else ""
@@ -161,6 +164,7 @@ def _judge(
     unix: dict[str, bool] = seen["unix"]  # type: ignore[assignment]
     hidden: dict[str, str] = seen["hidden"]  # type: ignore[assignment]
     kernel: list[str] = seen["kernel"]  # type: ignore[assignment]
+    holders: list[str] = seen["proc"]  # type: ignore[assignment]
     setid: dict[str, bool] = seen["setid"]  # type: ignore[assignment]
     no_caps = all(int(v, 16) == 0 for v in caps.values())
     written = sorted(p for p, ok in protected.items() if ok)
@@ -215,6 +219,12 @@ def _judge(
             not seen["env"],
             "environment",
             f"{SECRET_VARIABLE} (by name) and {TOKEN_VARIABLE}=ghp_... (by value) withheld",
+        ),
+        Result(
+            not holders,
+            "processes in sight",
+            "no process's environment or command line, nor a file pid 1 (bwrap) holds open, "
+            "has their values" + (f"; HELD IN: {', '.join(holders)}" if holders else ""),
         ),
         _home_hidden(seen),
         Result(

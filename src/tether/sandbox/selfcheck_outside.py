@@ -1,6 +1,7 @@
 """The live checks of what lies outside the workspace and the home, for `tether sandbox check`:
 an existing setuid file rewritten through a shared mapping, the machine's device files,
-root's secrets in /etc, credential stores moved by variables.
+root's secrets in /etc, credential stores moved by variables, the credentials in the home the
+passwd database names (the check's HOME is elsewhere).
 
 A sandbox of its own (the user's settings, a throwaway workspace and home) runs a probe that
 tries each and prints what happened, never what it read (sizes only). Every attempt is
@@ -12,12 +13,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
-from tether.sandbox.outside_home import relocated_secrets, root_secrets
+from tether.sandbox.git_sweep import DISABLED, GitSweep
+from tether.sandbox.outside_home import (
+    passwd_home_secrets,
+    passwd_homes,
+    relocated_secrets,
+    root_secrets,
+)
 from tether.sandbox.selfcheck_probe import Result, run_probe
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
@@ -66,6 +75,19 @@ def size(path):
         return 0
 out["secrets"] = {p: size(p) for p in spec["secrets"]}
 out["relocated"] = {p: size(p) for p in spec["relocated"]}
+out["passwd"] = {p: size(p) for p in spec["passwd"]}
+import subprocess
+repo = spec["repo"]
+made = subprocess.run(["git", "init", "-q", repo], capture_output=True).returncode == 0
+made = made and subprocess.run(
+    ["git", "-C", repo, "config", "core.fsmonitor", f"echo RAN > {spec['ran']}; false"],
+    capture_output=True).returncode == 0
+if made:
+    hook = os.path.join(repo, ".git", "hooks", "post-index-change")
+    with open(hook, "w") as f:
+        f.write(f"#!/bin/sh\necho RAN > {spec['ran']}\n")
+    os.chmod(hook, 0o755)
+out["repo"] = made
 try:
     fd = os.open(spec["setid"], os.O_RDWR)
     m = mmap.mmap(fd, 0)
@@ -101,20 +123,27 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         (base / sentinel).write_text("SENTINEL\n")
     roots = (ws, scratch / "tmp", scratch)
     secrets = [p for p in root_secrets() if os.path.exists(p)]
+    # The check's home is its own: the user's, as the passwd database names it, is then a
+    # home elsewhere, as with HOME set elsewhere. Only what is there is read (sizes).
+    own = [p for p in passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots) if p.exists()]
     sandbox = replace(
         template,
         workspace=ws,
         writable=(scratch,),
         tmp_dir=scratch / "tmp",
-        hidden=(*secrets, *relocated_secrets(environ, SECRETS_IN_HOME, keep=roots)),
+        hidden=(*secrets, *relocated_secrets(environ, SECRETS_IN_HOME, keep=roots), *own),
         home=home,
         scratch=scratch,
+        git_sweep=GitSweep(),
     )
     spec = {
         "devices": [d for d in DEVICES if os.path.exists(d)],
         "secrets": [str(p) for p in secrets],
         "relocated": [str(base / s) for s in SENTINELS],
         "setid": str(setid),
+        "passwd": [str(p) for p in own],
+        "repo": str(ws / "tether-check-repo"),
+        "ran": str(ws / "tether-check-ran"),
     }
     host_devices = {d: _owner_and_mode(d) for d in spec["devices"]}
     done = run_probe(sandbox, ws, _PROBE, spec)
@@ -131,6 +160,8 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         _devices_result(seen["devices"], host_devices, changed, as_root),
         _secrets_result(seen["secrets"], as_root),
         _relocated_result(seen["relocated"]),
+        _passwd_result(seen["passwd"], home),
+        _new_repository_result(bool(seen["repo"]), ws / "tether-check-repo"),
     ]
 
 
@@ -199,4 +230,41 @@ def _relocated_result(sizes: dict[str, int]) -> Result:
         "relocated credential stores",
         f"{len(sizes)} sentinels where {names} point read as empty"
         + (f"; READ: {', '.join(read)}" if read else ""),
+    )
+
+
+def _passwd_result(sizes: dict[str, int], home: Path) -> Result:
+    read = sorted(p for p, n in sizes.items() if n)
+    homes = ", ".join(map(str, passwd_homes(home))) or "none"
+    return Result(
+        not read,
+        "the passwd home",
+        f"with HOME elsewhere, the credential places present in the home the passwd database "
+        f"names ({homes}) read as empty: {len(sizes)} ({', '.join(sizes) or 'none present'})"
+        + (f"; READ: {', '.join(read)}" if read else ""),
+    )
+
+
+def _new_repository_result(made: bool, repo: Path) -> Result:
+    """A repository the probe made inside with `core.fsmonitor` and a hook: `git status` run
+    in it outside (as the user would) must run neither."""
+    name = "new repositories"
+    git = shutil.which("git")
+    if not made or git is None:
+        return Result(True, name, "not tested: git is not there to make one inside or run it")
+    ran = repo.parent / "tether-check-ran"
+    subprocess.run(
+        [git, "-c", "safe.directory=*", "-C", str(repo), "status"],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    kept = (repo / ".git" / f"config{DISABLED}").is_file()
+    return Result(
+        not ran.exists() and kept,
+        name,
+        "a repository made inside with core.fsmonitor and a hook: both disabled when the "
+        "command ended (the config kept aside), git status outside runs neither"
+        + ("; RAN OUTSIDE" if ran.exists() else "")
+        + ("" if kept else "; NOT DISABLED"),
     )

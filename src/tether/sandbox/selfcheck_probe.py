@@ -6,6 +6,7 @@ judging of what it printed is `selfcheck.py`'s.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ def run_probe(
         return subprocess.run(
             command,
             pass_fds=command.pass_fds,
+            env=command.environment(os.environ),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -48,9 +50,11 @@ the probe opens them for writing and closes them, writing nothing."""
 SECRET_VARIABLE = "TETHER_CHECK_API_KEY"
 TOKEN_VARIABLE = "CHECK_UPSTREAM"
 """Withheld for its value alone: a token's prefix (`environment.TOKEN_PREFIXES`)."""
+SECRET_VALUE = "not-a-real-key-tether-check"
+TOKEN_VALUE = "ghp_" + "0" * 36
 
 PROBE = r"""
-import ctypes, json, os, socket, subprocess, sys
+import ctypes, json, os, socket, stat, subprocess, sys
 spec = json.loads(sys.argv[1])
 out = {}
 lines = open("/proc/self/status").read().splitlines()
@@ -102,6 +106,26 @@ try:
 except OSError as e:
     out["vsock"] = e.errno
 out["env"] = [n for n in (spec["secret_name"], spec["token_name"]) if n in os.environ]
+# The values, given reversed (bwrap's command line, in sight, holds this spec): no process in
+# sight may hold them, in its environment or command line, nor any file pid 1 holds open.
+values = [v[::-1].encode() for v in spec["secret_values"]]
+out["proc"] = []
+for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+    places = [f"/proc/{pid}/environ", f"/proc/{pid}/cmdline"]
+    if pid == "1":
+        try:
+            places += [f"/proc/1/fd/{fd}" for fd in os.listdir("/proc/1/fd")]
+        except OSError:
+            pass
+    for place in places:
+        try:  # regular files only: a pipe pid 1 holds (the probe's output) never ends
+            fd = os.open(place, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        with open(fd, "rb") as f:
+            held = f.read(1 << 20) if stat.S_ISREG(os.fstat(fd).st_mode) or pid != "1" else b""
+        if any(v in held for v in values):
+            out["proc"].append(place)
 def content(path):
     try:
         with open(path, "rb") as f:

@@ -18,7 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
+from tether.processes import (
+    ConfinedCommand,
+    signal_name,
+    start_environment,
+    stop_group,
+    stop_once_started,
+)
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.shell_output import OutputCapture
@@ -210,6 +216,15 @@ def _marker(record: RunRecord | None) -> dict[str, str]:
     return record.environment() if record is not None else {}
 
 
+def _start_env(
+    argv: list[str], environ: Mapping[str, str], cwd: Path, record: RunRecord | None
+) -> dict[str, str]:
+    """What the command's process is started with: the command's environment, as a
+    confinement lets it through (its own program gets no more than the command), and the
+    run's marker, which tells the cleanup after a killed run which processes were its."""
+    return start_environment(argv, command_environment(environ, cwd)) | _marker(record)
+
+
 def _with_output(what: str, output: str, notes: list[str]) -> str:
     """A failed command's error: what happened, then its output when it printed any."""
     return _with_notes(f"{what}\n{output}" if output else what, notes)
@@ -231,7 +246,7 @@ async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tup
                 argv,
                 cwd=cwd,
                 log_dir=ctx.scratch_dir,
-                env=command_environment({**os.environ, **ctx.env}, cwd) | _marker(ctx.run),
+                env=_start_env(argv, {**os.environ, **ctx.env}, cwd, ctx.run),
                 pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
             )
     finally:
@@ -362,7 +377,7 @@ async def _run_in_group(
             stdout=write_fd,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=command_environment({**os.environ, **env}, cwd) | _marker(record),
+            env=_start_env(argv, {**os.environ, **env}, cwd, record),
             start_new_session=True,
             pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
         )

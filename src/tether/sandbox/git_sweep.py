@@ -1,0 +1,345 @@
+"""Git configuration and hooks that sandboxed commands made, disabled before git outside runs
+them.
+
+The protected paths keep every git directory that exists when a command starts read-only,
+and a missing `.git` where a project is. A command can still make a repository anywhere else
+in a writable place (`git init vendor`, a `.git` file pointing into TMPDIR, a submodule's
+directory under `.git/modules`) and give it a config or hooks; once the parent's index has a
+gitlink there, the user's next `git status` outside runs that repository's `core.fsmonitor`
+(measured). No mount can stop a directory being made under any name, so after each command
+(and before the next one starts, for background commands, and at the session's end) the
+writable roots are walked for git directories whose config or hooks changed since the
+session's first command, and what in them runs programs is disabled:
+
+- a config with a key outside `SAFE_KEYS` (what `git init`, `git clone`, `git submodule` and
+  the usual settings write) is rewritten with the safe keys only; the original is kept beside
+  it as `config.tether-disabled` (git never reads it), so nothing is lost;
+- hooks (anything in `hooks/` but git's `*.sample` files) are moved to `hooks.tether-disabled/`.
+
+The model is told what was disabled and where the original is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.sandbox.nofollow import read_regular_file
+from tether.sandbox.protected import (
+    common_dirs,
+    gitdir_pointer,
+    linked_worktree_dirs,
+    submodule_git_dirs,
+)
+
+DISABLED = ".tether-disabled"
+
+SAFE_KEYS = re.compile(
+    r"(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|sparsecheckout|"
+    r"sparsecheckoutcone|compression|bigfilethreshold|abbrev|untrackedcache|splitindex|"
+    r"commitgraph|multipackindex|checkstat|trustctime)"
+    r"|remote\.[^\n]*\.(url|pushurl|fetch|push|tagopt|prune|mirror|promisor|partialclonefilter)"
+    r"|branch\.[^\n]*\.(remote|merge|rebase|pushremote|description)"
+    r"|submodule\.[^\n]*\.(url|active|branch)"
+    r"|user\.(name|email)|init\.defaultbranch|(commit|tag)\.gpgsign|pull\.(rebase|ff)"
+    r"|push\.(default|autosetupremote)|fetch\.prune|merge\.ff|advice\.[^\n.]*|color\.[^\n]*"
+    r"|i18n\.[^\n.]*|extensions\.(objectformat|worktreeconfig|partialclone)"
+    r"|gc\.(auto|autodetach)|lfs\.(repositoryformatversion|url))",
+    re.IGNORECASE,
+)
+"""Config keys that run nothing whatever their value: the rest (`core.fsmonitor`,
+`core.hooksPath`, `core.sshCommand`, `core.pager`, filters, diff and merge drivers,
+`credential.helper`, `include.path`, `protocol.*.allow`, `url.*.insteadOf`,
+`submodule.*.update`, aliases...) can make a later git run a program."""
+SAFE_VALUES = {"core.fsmonitor": frozenset({"true", "false"})}
+"""Keys safe with these values only (git's own fsmonitor daemon)."""
+
+MAX_ENTRIES = 200_000
+"""The walk stops after this many directory entries: repositories past it are not looked
+for (the README says so)."""
+SKIPPED = frozenset({"node_modules", ".venv", "__pycache__", ".tox", ".mypy_cache", "target"})
+"""Directories not walked into for repositories: dependencies' trees, rebuilt at will."""
+
+
+@dataclass
+class GitSweep:
+    """A session's sweep: what was there at its first command, and what to tell the model."""
+
+    before: dict[str, Stamp] | None = None
+    """The config files and hooks of the git directories there at the session's first
+    command, with their stamps: what is still so is left alone (the user's own, read-only to
+    every command where protected); what is new or changed since is judged. None: no command
+    started yet."""
+    notes: list[str] = field(default_factory=list[str])
+    listings: dict[str, Listing] = field(default_factory=dict[str, "Listing"])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    mine: frozenset[str] = frozenset()
+    """Protected paths there at the first command: the user's (`started`)."""
+
+    def started(self, roots: Iterable[Path], protected: Iterable[Path] = ()) -> None:
+        """A command starts: changes from now on are the session's commands'. `protected`:
+        the paths bound read-only to it; those there now were so to every command since (a
+        mount point cannot be removed), so a change there is the user's own, made outside
+        (`git push -u` rewrites the config): never judged."""
+        with self.lock:
+            if self.before is None:
+                found = _git_dirs(tuple(roots), self.listings)
+                self.before = {
+                    str(path): stamp
+                    for git_dir in found
+                    for path in _program_files(git_dir)
+                    if (stamp := _stamp(path)) is not None
+                }
+                self.mine = frozenset(str(p) for p in protected if str(p) in self.before)
+
+    def sweep(self, roots: Iterable[Path]) -> None:
+        """Disable what the session's commands made in git directories under `roots`; what
+        was done is kept for `take_note`."""
+        with self.lock:
+            if self.before is not None:
+                judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
+                self.notes += disable_new_git_programs(tuple(roots), judged, self.listings)
+
+    def take_note(self) -> str | None:
+        """The note for the model of what the sweeps since the last one disabled, or None."""
+        with self.lock:
+            notes, self.notes = self.notes, []
+        return "; ".join(notes) if notes else None
+
+
+def disable_new_git_programs(
+    roots: tuple[Path, ...],
+    before: dict[str, Stamp],
+    cache: dict[str, Listing] | None = None,
+) -> list[str]:
+    """What was disabled under `roots`: in git directories, the config files and hooks that
+    are not as `before` has them."""
+    done: list[str] = []
+    for git_dir in _git_dirs(roots, cache):
+        done += _disable(git_dir, before)
+    return done
+
+
+Listing = tuple[int, float, tuple[str, ...], bool]
+"""A directory's listing kept between walks: (its mtime in ns, when it was listed, its
+subdirectories walked, whether it holds a `.git`)."""
+
+
+def _git_dirs(roots: tuple[Path, ...], cache: dict[str, Listing] | None = None) -> list[Path]:
+    """Every git directory under `roots`: `.git` directories, the targets of `.git` files
+    within the roots, their submodules' (`modules/`) and linked worktrees', and the common
+    directories these name. `cache`: listings kept while a directory's mtime stays (and was
+    over a second old when listed: coarse clocks), so an unchanged tree costs a `stat` a
+    directory."""
+    found: list[Path] = []
+    budget = MAX_ENTRIES
+    pending = [str(r) for r in roots if r.is_dir()]
+    seen: set[str] = set()
+    while pending and budget > 0:
+        directory = pending.pop()
+        if directory in seen:
+            continue
+        seen.add(directory)
+        try:
+            mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
+        except OSError:
+            continue
+        kept = None if cache is None else cache.get(directory)
+        if kept is not None and kept[0] == mtime and kept[1] - mtime / 1e9 > 1.0:
+            _, _, subdirs, has_git = kept
+            budget -= 1
+        else:
+            listed_at = time.time()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            budget -= len(entries)
+            has_git = any(e.name == ".git" for e in entries)
+            subdirs = tuple(
+                e.name
+                for e in entries
+                if e.name != ".git" and e.name not in SKIPPED and e.is_dir(follow_symlinks=False)
+            )
+            if cache is not None:
+                cache[directory] = (mtime, listed_at, subdirs, has_git)
+        if has_git:
+            found += _from_dot_git(Path(directory, ".git"), roots)
+        pending += [os.path.join(directory, name) for name in subdirs]
+    more: list[Path] = []
+    for git_dir in found:
+        more += _below(git_dir)
+    return list(dict.fromkeys(found + more))
+
+
+def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return [dot_git]
+    target = gitdir_pointer(dot_git) if dot_git.is_file() else None
+    return [target] if target is not None and any(target.is_relative_to(r) for r in roots) else []
+
+
+def _below(git_dir: Path) -> list[Path]:
+    """Submodules' and linked worktrees' git directories, and a `commondir` target: the
+    protected paths' own reading of them, so that a placeholder they make (a missing
+    `config`) changes nothing here."""
+    return [
+        *submodule_git_dirs(git_dir / "modules"),
+        *linked_worktree_dirs(git_dir / "worktrees"),
+        *common_dirs(git_dir),
+    ]
+
+
+Stamp = tuple[int, int, int, int]
+"""A file's identity and times: (inode, size, mtime, ctime), links not followed."""
+
+
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def _program_files(git_dir: Path) -> list[Path]:
+    """What in a git directory can name programs: its config files, hooks (and the hooks
+    directory itself, a link perhaps)."""
+    found = [git_dir / "config", git_dir / "config.worktree", git_dir / "hooks"]
+    hooks = git_dir / "hooks"
+    if hooks.is_dir() and not hooks.is_symlink():
+        with contextlib.suppress(OSError):
+            found += [Path(e.path) for e in os.scandir(hooks)]
+    return found
+
+
+_MINE: Stamp = (-1, -1, -1, -1)
+"""The stamp of a path that is never judged (the user's, `GitSweep.mine`)."""
+
+
+def _changed(path: Path, before: dict[str, Stamp]) -> bool:
+    """Whether `path` exists and is not as it was at the session's first command (never, in
+    a directory or at a path that is the user's)."""
+    if before.get(str(path)) == _MINE or before.get(str(path.parent)) == _MINE:
+        return False
+    stamp = _stamp(path)
+    return stamp is not None and before.get(str(path)) != stamp
+
+
+def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
+    done: list[str] = []
+    config = git_dir / "config"
+    if _changed(config, before) and (config.is_file() or config.is_symlink()):
+        # git follows a link, whose target can change later where no sweep looks; it is
+        # never read through (it may lead to a file the sandbox hides: a key, a token).
+        unsafe = {"(a symbolic link)"} if config.is_symlink() else _unsafe_keys(config)
+        if unsafe:
+            kept = _aside(config)
+            _rewrite(config, kept)
+            done.append(
+                f"{config} set {', '.join(sorted(unsafe))}, which git outside the sandbox "
+                f"would run: disabled (the original is {kept})"
+            )
+    for name in ("config.worktree",):
+        extra = git_dir / name
+        if _changed(extra, before) and (
+            extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra))
+        ):
+            kept = _aside(extra)
+            done.append(f"{extra} ran programs: moved to {kept}")
+    hooks = git_dir / "hooks"
+    if hooks.is_symlink() and _changed(hooks, before):
+        kept = _aside(hooks)
+        done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
+    elif hooks.is_dir():
+        moved: list[str] = []
+        for entry in sorted(os.scandir(hooks), key=lambda e: e.name):
+            if entry.name.endswith(".sample") or not _changed(Path(entry.path), before):
+                continue
+            target = git_dir / f"hooks{DISABLED}"
+            target.mkdir(exist_ok=True)
+            os.replace(entry.path, _free(target / entry.name))
+            moved.append(entry.name)
+        if moved:
+            done.append(
+                f"hooks made in {hooks} ({', '.join(moved)}) would run at git commands "
+                f"outside the sandbox: moved to {git_dir / f'hooks{DISABLED}'}"
+            )
+    return done
+
+
+def _entries(config: Path) -> list[tuple[str, str]] | None:
+    """The (key, value) pairs of a config file, None when git cannot read it. `--file` reads
+    that file only, and no include is followed: reading it runs nothing."""
+    git = shutil.which("git")
+    if git is None or read_regular_file(config, 1 << 20) is None:
+        return None  # a fifo or a device (through a link) is never opened by git here
+    try:
+        done = subprocess.run(
+            [git, "config", "--file", str(config), "--no-includes", "--null", "--list"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for record in done.stdout.decode("utf-8", "replace").split("\0"):
+        if record:
+            key, _, value = record.partition("\n")
+            pairs.append((key, value))
+    return pairs
+
+
+def _unsafe_keys(config: Path) -> set[str]:
+    entries = _entries(config)
+    if entries is None:
+        return {"(a config git cannot read)"}
+    return {
+        key
+        for key, value in entries
+        if not SAFE_KEYS.fullmatch(key) and value.lower() not in SAFE_VALUES.get(key.lower(), ())
+    }
+
+
+def _rewrite(config: Path, original: Path) -> None:
+    """`config` again with the safe entries of `original` only."""
+    entries = [] if original.is_symlink() else _entries(original) or []
+    config.write_text("")
+    git = shutil.which("git") or "git"
+    for key, value in entries:
+        safe = SAFE_KEYS.fullmatch(key) or value.lower() in SAFE_VALUES.get(key.lower(), ())
+        if safe:
+            subprocess.run(
+                [git, "config", "--file", str(config), "--add", key, value],
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
+
+
+def _aside(path: Path) -> Path:
+    target = _free(path.with_name(path.name + DISABLED))
+    os.replace(path, target)
+    return target
+
+
+def _free(path: Path) -> Path:
+    """`path`, or `path.N` for the first N free."""
+    candidate, n = path, 1
+    while os.path.lexists(candidate):
+        candidate = path.with_name(f"{path.name}.{n}")
+        n += 1
+    return candidate

@@ -1,0 +1,129 @@
+"""Git configuration and hooks a sandboxed command makes where no protected path stands (a
+new nested repository, a `.git` file pointing into TMPDIR) are disabled when the command ends,
+before a git outside runs them; the originals are kept beside them. Measured before: a nested
+repository's `core.fsmonitor`, with a gitlink in the parent's index, ran at the user's next
+`git status` outside."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+
+GIT = ["git", "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run([*GIT, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return done.stdout + done.stderr
+
+
+def _repository(layout: Layout) -> None:
+    _git(layout.workspace, "init", "-q")
+    (layout.workspace / "README").write_text("x\n")
+    _git(layout.workspace, "add", "README")
+    _git(layout.workspace, "commit", "-q", "-m", "first")
+    layout.hand_over()
+
+
+@needs_bwrap
+async def test_a_nested_repositorys_fsmonitor_does_not_run_at_gits_status_outside(
+    boundary: Layout,
+) -> None:
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            "git init -q vendor && git -C vendor -c user.name=a -c user.email=a@b commit -q "
+            f"--allow-empty -m v && git -C vendor config core.fsmonitor 'echo RAN > {ran}; false'"
+            " && printf '#!/bin/sh\\necho HOOK > " + str(ran) + "\\n' > vendor/.git/hooks/"
+            "post-index-change && chmod +x vendor/.git/hooks/post-index-change && "
+            "git update-index --add --cacheinfo 160000,$(git -C vendor rev-parse HEAD),vendor"
+            ' && git init -q --separate-git-dir "$TMPDIR/elsewhere" other && '
+            f"git -C other config core.pager 'echo RAN > {ran}' && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    assert outcome.content.startswith("made")
+    vendor = boundary.workspace / "vendor" / ".git"
+    # Told, and nothing lost: the originals are beside, where git does not read them.
+    assert f"{vendor / 'config'} set core.fsmonitor" in outcome.content
+    assert "post-index-change" in outcome.content
+    assert "core.pager" in outcome.content
+    assert "fsmonitor" in (vendor / "config.tether-disabled").read_text()
+    assert (vendor / "hooks.tether-disabled" / "post-index-change").exists()
+    # What git needs to run there is kept.
+    assert "repositoryformatversion" in (vendor / "config").read_text()
+    _git(boundary.workspace, "status")
+    _git(boundary.workspace / "vendor", "status")
+    _git(boundary.workspace / "other", "log")
+    assert not os.path.exists(ran)
+
+
+@needs_bwrap
+async def test_the_users_own_repositories_are_left_alone(layout: Layout) -> None:
+    """A nested repository there before the session keeps its config: every command had it
+    read-only, so what it says is the user's."""
+    _repository(layout)
+    nested = layout.workspace / "lib"
+    _git(layout.workspace, "init", "-q", "lib")
+    _git(nested, "config", "core.pager", "less -R")
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(command="git -C lib config core.pager; echo done")
+    assert outcome.content == "less -R\ndone"
+    # The user changes it outside meanwhile (`git push -u`, `git config`): still theirs, since
+    # every command had it read-only.
+    _git(nested, "config", "core.editor", "vim")
+    _git(layout.workspace, "config", "core.pager", "less")
+    outcome = await run(command="echo again")
+    assert outcome.content == "again"
+    assert not (nested / ".git" / "config.tether-disabled").exists()
+    assert not (layout.workspace / ".git" / "config.tether-disabled").exists()
+
+
+@needs_bwrap
+async def test_a_linked_config_and_a_new_submodule_directory_are_disabled(
+    layout: Layout,
+) -> None:
+    """A config that is a link (git follows it; its target, a plain file, stays writable) and
+    a git directory made under the workspace's own `.git/modules`."""
+    _repository(layout)
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(
+        command=(
+            "git init -q linked && printf '[core]\\n\\tpager = evil\\n' > plain.cfg && "
+            "ln -sf ../../plain.cfg linked/.git/config && "
+            "git init -q --bare .git/modules/evil && "
+            "git --git-dir=.git/modules/evil config core.sshCommand evil && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    linked = layout.workspace / "linked" / ".git" / "config"
+    module = layout.workspace / ".git" / "modules" / "evil" / "config"
+    assert "(a symbolic link)" in outcome.content
+    assert f"{module} set core.sshcommand" in outcome.content
+    assert not linked.is_symlink()
+    assert "evil" not in linked.read_text()
+    assert "sshcommand" not in module.read_text().lower()
+    assert "sshCommand" in module.with_name("config.tether-disabled").read_text()
+
+
+@needs_bwrap
+async def test_a_deep_repository_there_before_is_judged_once_changed(layout: Layout) -> None:
+    """Repositories deeper than the protected paths look are writable inside: one there
+    before the session is left as it was until a command changes its config."""
+    _repository(layout)
+    deep = layout.workspace / "a" / "b" / "c" / "d" / "repo"
+    deep.mkdir(parents=True)
+    _git(deep, "init", "-q")
+    run = bash_runner(sandboxed_context(layout))
+    first = await run(command="echo first")
+    assert first.content == "first"
+    outcome = await run(command="git -C a/b/c/d/repo config core.pager evil && echo set")
+    assert isinstance(outcome.content, str)
+    assert "core.pager" in outcome.content
+    assert "evil" not in (deep / ".git" / "config").read_text()
