@@ -148,8 +148,9 @@ class ReplCommands:
             ready.options,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
+            start_source="clear",
         )
-        await self.restart_with(fresh)
+        await self.restart_with(fresh, reason="clear")
         self.console.clear()
         self.console.print(Text(CLEARED, style="dim"))
 
@@ -204,12 +205,15 @@ class ReplCommands:
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
 
-    async def restart_with(self, options: RunOptions, *, rewound: bool = False) -> None:
-        """End this session (it stays saved) and build another from `options` (the same one
-        from an earlier message when `rewound`: its earlier checkpoints are kept)."""
+    async def restart_with(
+        self, options: RunOptions, *, rewound: bool = False, reason: str = "resume"
+    ) -> None:
+        """End this session (it stays saved; its SessionEnd hooks are told `reason`) and build
+        another from `options` (the same one from an earlier message when `rewound`: its
+        earlier checkpoints are kept)."""
         if not rewound:
             self._checkpoints.clear()
-        await self.startup.restart(options)
+        await self.startup.restart(options, reason=reason)
         self.startup.building.add_done_callback(self._on_startup_done)
         await self._session()  # its start-up notices show where a resumed one stopped
 

@@ -300,7 +300,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         history=restored.history if restored is not None else None,
         lifecycle=Lifecycle(
             gate.hooks,
-            source="resume" if resumption else "startup",
+            source=opts.start_source or ("resume" if resumption else "startup"),
             on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
         ),
         recorder=resumption.recorder  # None with --no-session-persistence

@@ -6,9 +6,10 @@ puts it in the next user message, never in the system prompt (which must stay ca
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
@@ -23,11 +24,30 @@ MAX_STOP_CONTINUATIONS = 3
 class Lifecycle:
     hooks: HookRunner | None = None
     source: str = "startup"
-    """What SessionStart hooks are told: "startup", or "resume" for a resumed session."""
+    """What SessionStart hooks are told, as in Claude Code: "startup", "resume" for a resumed
+    session, "clear" for the one `/clear` starts."""
     on_env: Callable[[dict[str, str]], None] | None = None
     """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
     commands."""
-    _started: bool = False
+    _starting: asyncio.Future[None] | None = None
+    _start_context: list[str] = field(default_factory=list[str])
+    """What SessionStart hooks added, for the first prompt."""
+
+    async def start(self, emit: Callable[[Event], None]) -> None:
+        """Fire SessionStart, once, however many callers ask: a REPL fires it as soon as the
+        session is built (as Claude Code does), a headless run before its first prompt. What
+        the hooks add waits for the first prompt."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._fire_start(emit))
+        await asyncio.shield(self._starting)
+
+    async def _fire_start(self, emit: Callable[[Event], None]) -> None:
+        if self.hooks is None or not self.hooks.has("SessionStart"):
+            return
+        outcome = await self.hooks.fire("SessionStart", {"source": self.source}, match=self.source)
+        surface(outcome, emit)
+        self._start_context.extend(outcome.additional_context)
+        await self._take_env_file()
 
     async def before_prompt(
         self, prompt: str, emit: Callable[[Event], None]
@@ -37,15 +57,9 @@ class Lifecycle:
         contexts: list[str] = []
         if self.hooks is None:
             return None, contexts
-        if not self._started:
-            self._started = True
-            if self.hooks.has("SessionStart"):
-                outcome = await self.hooks.fire(
-                    "SessionStart", {"source": self.source}, match=self.source
-                )
-                surface(outcome, emit)
-                contexts.extend(outcome.additional_context)
-                await self._take_env_file()
+        await self.start(emit)
+        contexts.extend(self._start_context)
+        self._start_context.clear()
         self.hooks.prompt_id = str(uuid.uuid4())
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
@@ -77,6 +91,10 @@ class Lifecycle:
         return stop_feedback(outcome, continuations, "a Stop hook asked to continue")
 
     async def on_end(self, reason: str) -> None:
+        """Fire SessionEnd with Claude Code's `reason`: "clear", "resume", "logout",
+        "prompt_input_exit" or "other"."""
+        if self._starting is not None:  # never before its SessionStart hooks are done
+            await asyncio.gather(asyncio.shield(self._starting), return_exceptions=True)
         if self.hooks is not None and self.hooks.has("SessionEnd"):
             await self.hooks.fire("SessionEnd", {"reason": reason})
 

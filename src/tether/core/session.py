@@ -183,15 +183,24 @@ class Session:
         """Resolve a pending `PermissionAsked`; unknown or stale ids are ignored."""
         self._answers.answer(answer)
 
-    async def aclose(self) -> list[str]:
-        """Stop any running turn, fire SessionEnd and release the model's connections.
+    async def begin(self) -> list[Event]:
+        """Fire SessionStart now, not at the first prompt (a REPL's session starts when it is
+        on screen); what it says, for the front end to show. Its context waits for the first
+        prompt."""
+        events: list[Event] = []
+        await self.lifecycle.start(events.append)
+        return events
+
+    async def aclose(self, reason: str = "other") -> list[str]:
+        """Stop any running turn, fire SessionEnd (with Claude Code's `reason`: "clear",
+        "resume", "prompt_input_exit", "other"...) and release the model's connections.
         Returns what the user should still hear, with no event left to carry it (the
         session file's last news: entries that could not be saved are lost)."""
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
         await self._preparations.aclose()  # a server still connecting is not waited for
-        await self.lifecycle.on_end("other")
+        await self.lifecycle.on_end(reason)
         for finish in self.on_close:
             await finish()
         last_news: list[str] = []
