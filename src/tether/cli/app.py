@@ -172,8 +172,9 @@ def main(argv: list[str]) -> int:
     from tether.cli.swallowed import swallowed_prompt
 
     swallowed = swallowed_prompt(args, argv)
-    if swallowed is not None:
-        print(swallowed, file=sys.stderr)
+    # -p with a prompt piped in goes on with it, the word a value, as Claude Code does.
+    if swallowed is not None and not (args.print and args.input_format != "stream-json"):
+        print(f"tether: error: {swallowed}", file=sys.stderr)
         return 2
     if args.resume == "":  # --resume without an id
         if args.print:
@@ -203,7 +204,7 @@ def main(argv: list[str]) -> int:
     if args.print:
         _start_early_work(args, cwd)
         try:
-            return _print(args, cwd)
+            return _print(args, cwd, argv)
         finally:
             _end_early_work()
     from tether.cli.early_work import pause_collection
@@ -246,13 +247,20 @@ def _stream_json(args: argparse.Namespace, cwd: Path) -> int:
     return run_stream_json_sync(opts, stream)
 
 
-def _print(args: argparse.Namespace, cwd: Path) -> int:
+def _print(args: argparse.Namespace, cwd: Path, argv: list[str]) -> int:
     from tether.cli.headless import read_prompt, run_headless_sync
+    from tether.cli.swallowed import swallowed_prompt
 
     prompt = read_prompt(args.prompt, sys.stdin)
+    swallowed = swallowed_prompt(args, argv)
     if prompt is None:
-        print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
+        print(
+            f"tether: error: {swallowed or '-p needs a prompt (argument or stdin)'}",
+            file=sys.stderr,
+        )
         return 2
+    if swallowed is not None:
+        print(f"tether: warning: {swallowed}; going on with the prompt from stdin", file=sys.stderr)
     from tether.cli.terminal_text import terminal_safe
     from tether.protocol import ConfigError
 
