@@ -42,8 +42,9 @@ _LIST_OPTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[[object], bool]],
 
 
 def swallowed_prompt(args: argparse.Namespace, argv: Sequence[str]) -> str | None:
-    """What to say (without "tether: error: ") when no prompt was given and the list option written last ends with a
-    word that cannot be one of its values (the prompt the user meant), else None."""
+    """What to say (without "tether: error: ") when no prompt was given and the list option
+    written last ends with a word that cannot be one of its values (the prompt the user
+    meant), else None."""
     if args.prompt is not None:
         return None
     written: list[tuple[int, str, str, Callable[[object], bool], list[object]]] = []
