@@ -42,6 +42,7 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.mentions import with_mentions
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
 from tether.cli.repl_dispatch import Next, ReplCommands
@@ -60,7 +61,6 @@ from tether.cli.startup import (
 from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
-from tether.cli.user_context import with_mentions
 from tether.config.project import project_root
 from tether.config.settings import tether_home
 

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tether.cli.ask import no_echo
 from tether.cli.init_prompt import INIT_COMMAND, init_message
+from tether.cli.mentions import run_for_user
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
     change_mcp,
@@ -32,7 +33,7 @@ from tether.cli.repl_rewind import Checkpoints, rewind
 from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
 from tether.cli.terminal_text import terminal_safe
-from tether.cli.user_context import run_for_user, shell_context
+from tether.cli.user_context import shell_context
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -180,26 +181,53 @@ class ReplCommands:
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str
     ) -> None:
-        """An MCP server's prompt: fetched with the arguments, then sent as the message."""
+        """A custom command or an MCP server's prompt: expanded with the arguments, then sent
+        as the message (on the model its front matter names, for a custom command)."""
+        from tether.cli.command_expansion import expansion_hooks
+        from tether.cli.custom_commands import command_model
         from tether.protocol import HarnessError
 
+        ready = await self._session()
+        if ready is None:
+            return
         try:
             message = await command(args)
+            message = await expansion_hooks(
+                ready.session, name[1:], args, message, ready.renderer.render
+            )
         except HarnessError as e:
             self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ {name}", style="dim"))
-        await self.run_turn(message)
+        model = command_model(ready.session, name)
+        if model is None or ready.session.switch_model is None:
+            await self.run_turn(message)
+            return
+        from tether.cli.model_switch import model_for_turn
+
+        try:  # the model its front matter names, for this turn, as in Claude Code
+            async with model_for_turn(ready.session.agent, ready.session.switch_model, model):
+                await self.run_turn(message)
+        except HarnessError as e:
+            self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
 
     async def run_skill(self, skill: Skill, args: str) -> None:
         """Run a turn whose message is the skill's instructions, loaded here (not by the
         model through the Skill tool: the user chose the skill, so no model call is spent
         on choosing it)."""
+        from tether.cli.command_expansion import expansion_hooks
+        from tether.protocol import HarnessError
         from tether.skills import SkillError
 
+        ready = await self._session()
+        if ready is None:
+            return
         try:
             message = skill_message(skill, args)
-        except SkillError as e:
+            message = await expansion_hooks(
+                ready.session, skill.name, args, message, ready.renderer.render
+            )
+        except (SkillError, HarnessError) as e:
             self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))

@@ -7,6 +7,7 @@ import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
@@ -45,6 +46,19 @@ from tether.protocol import (
 from tether.skills import SkillCatalog
 
 PromptCommand = Callable[[str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """A custom command's facts a front end acts on."""
+
+    source: str
+    """Where it is defined, as UserPromptExpansion hooks are told (`projectSettings`,
+    `userSettings`, `plugin`)."""
+    model: str | None = None
+    """The model its `model:` front matter names, for the turn it starts."""
+
+
 """A `/name args` command that makes the message to send (an MCP server's prompt)."""
 
 
@@ -75,6 +89,9 @@ class Session:
         what they have to say; see `prepare`."""
         self.commands: dict[str, PromptCommand] = {}
         """`/name args` commands, by name, filled in by preparations."""
+        self.command_info: dict[str, CommandInfo] = {}
+        """The custom commands among `commands` (the others are MCP servers' prompts): where
+        each comes from and the model its front matter names."""
         self.startup_questions: list[StartupQuestion] = []
         """Yes/no questions for the user before the first turn (use this repository's MCP
         servers?); a front end that cannot ask leaves them to their defaults."""
@@ -383,6 +400,8 @@ class Session:
             if isinstance(e, ModelError) and e.status is not None and e.status >= 400:
                 api_error = (e.status, e.error_type)
             emit(ErrorOccurred(message=error))
+            if isinstance(e, ModelError):
+                await self.lifecycle.on_failure(e, stats.result, emit)
         except Exception as e:
             # A bug, not a condition: stop the turn loudly with the traceback, keep the session.
             error = f"internal error: {error_summary(e)}"
