@@ -156,3 +156,26 @@ def test_instruction_files_loaded_at_start_and_on_a_read_below_are_told(
             "trigger_file_path": str(workspace / "sub" / "a.txt"),
         },
     ]
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_setup_fires_with_init_or_maintenance_before_session_start(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, tmp_path: Path
+) -> None:
+    dumps = tmp_path / "dumps"
+    dump = command_hook(dump_command(dumps))
+    write_settings(workspace, {"Setup": on("", dump), "SessionStart": on("", dump)})
+    fake_model.script(reply(text("done")), reply(text("done again")))
+    assert tether("-p", "go", "--init").exit_code == 0
+    only = tether("--init-only")
+    assert only.exit_code == 0, only.stderr
+    assert tether("-p", "go", "--maintenance").exit_code == 0
+    told = [(d["hook_event_name"], d.get("trigger") or d.get("source")) for d in dumped(dumps)]
+    assert told == [
+        ("Setup", "init"),
+        ("SessionStart", "startup"),
+        ("Setup", "init"),
+        ("Setup", "maintenance"),
+        ("SessionStart", "startup"),
+    ]
+    assert len(fake_model.requests) == 2  # --init-only sent nothing

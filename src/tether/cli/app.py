@@ -47,6 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless output: final text, one JSON result, or JSON lines as it runs",
     )
     p.add_argument("--model", help="model to use (see below)")
+    p.add_argument(
+        "--init", action="store_true", help="run the Setup hooks (trigger init), then the session"
+    )
+    p.add_argument(
+        "--init-only", action="store_true", help="run the Setup hooks (trigger init) and exit"
+    )
+    p.add_argument(
+        "--maintenance",
+        action="store_true",
+        help="run the Setup hooks (trigger maintenance), then the session",
+    )
     p.add_argument("--max-turns", type=_positive_int, help="stop after this many model calls")
     p.add_argument(
         "--max-budget-usd",
@@ -189,6 +200,10 @@ def main(argv: list[str]) -> int:
         args.resume = pick_session(project_root(cwd, user_home=Path.home()))
         if args.resume is None:
             return 0
+    if args.init_only:
+        from tether.cli.setup_only import run_setup_only
+
+        return run_setup_only(_run_options(args, cwd))
     if args.input_format == "stream-json":
         if args.output_format != "stream-json":
             print(
@@ -311,6 +326,9 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         fork=args.fork_session,
         trust_workspace=args.trust_workspace,
         add_dirs=tuple(d.expanduser().absolute() for d in args.add_dirs),
+        setup_trigger=(
+            "maintenance" if args.maintenance else "init" if args.init or args.init_only else None
+        ),
         **claude_run_options(args, cwd),
     )
 

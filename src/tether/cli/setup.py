@@ -303,6 +303,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         lifecycle=Lifecycle(
             gate.hooks,
             source=opts.start_source or ("resume" if resumption else "startup"),
+            setup_trigger=opts.setup_trigger,
             on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
         ),
         recorder=resumption.recorder  # None with --no-session-persistence

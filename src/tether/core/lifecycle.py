@@ -33,6 +33,9 @@ class Lifecycle:
     on_env: Callable[[dict[str, str]], None] | None = None
     """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
     commands."""
+    setup_trigger: str | None = None
+    """Setup hooks' `trigger` ("init", "maintenance"), fired before SessionStart; None: no
+    Setup."""
     surroundings: Surroundings | None = None
     """CwdChanged, FileChanged and ConfigChange hooks, looked at before each prompt."""
     _starting: asyncio.Future[None] | None = None
@@ -47,7 +50,19 @@ class Lifecycle:
             self._starting = asyncio.ensure_future(self._fire_start(emit))
         await asyncio.shield(self._starting)
 
+    async def setup(self, emit: Callable[[Event], None]) -> None:
+        """Fire Setup (`--init`, `--init-only`, `--maintenance`), when asked for; what its
+        hooks add waits for the first prompt, what they export reaches Bash."""
+        trigger = self.setup_trigger
+        if trigger is None or self.hooks is None or not self.hooks.has("Setup"):
+            return
+        outcome = await self.hooks.fire("Setup", {"trigger": trigger}, match=trigger)
+        surface(outcome, emit)
+        self._start_context.extend(outcome.additional_context)
+        await self._take_env_file()
+
     async def _fire_start(self, emit: Callable[[Event], None]) -> None:
+        await self.setup(emit)
         if self.surroundings is not None:  # the instruction files of the system prompt
             await self.surroundings.tell_loaded(emit)
         if self.hooks is None or not self.hooks.has("SessionStart"):
