@@ -37,7 +37,9 @@ def attach_custom_commands(
         untrusted = needs_trust(command.path)
         session.commands[invocation] = _runner(session, invocation, command, grant, untrusted)
         source = "plugin" if command.source == "plugin" else f"{command.source}Settings"
-        session.command_info[invocation] = CommandInfo(source, command.model)
+        session.command_info[invocation] = CommandInfo(
+            source, command.model, command.description, command.argument_hint
+        )
     session.startup_notices.extend(catalog.notices())
 
 

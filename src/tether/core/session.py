@@ -57,6 +57,9 @@ class CommandInfo:
     `userSettings`, `plugin`)."""
     model: str | None = None
     """The model its `model:` front matter names, for the turn it starts."""
+    description: str = ""
+    argument_hint: str = ""
+    """What its arguments are (`argument-hint`), shown beside it in the slash menu."""
 
 
 """A `/name args` command that makes the message to send (an MCP server's prompt)."""
