@@ -66,7 +66,10 @@ def test_slash_completes_built_in_custom_and_plugin_commands(
     model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
 ) -> None:
     plugin = make_plugin(tmp_path / "plugins" / "tidy")
-    _write(workspace / ".claude/commands/tally.md", "---\ndescription: Count things\n---\nCount.\n")
+    _write(
+        workspace / ".claude/commands/tally.md",
+        "---\ndescription: Count things\nargument-hint: <what>\n---\nCount $1.\n",
+    )
     env = anthropic_only(home)
     repl = PtyRepl(workspace, env, "--plugin-dir", str(plugin), "--trust-workspace")
     try:
@@ -78,6 +81,7 @@ def test_slash_completes_built_in_custom_and_plugin_commands(
         repl.wait_for("Custom commands")
         repl.send("/ta")
         repl.wait_shown("/tally")
+        repl.wait_shown("<what>  Count things")  # its hint and description, not "command"
         repl.send("\x15/tidy:sw")
         repl.wait_shown("/tidy:sweep")
     finally:

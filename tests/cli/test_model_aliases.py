@@ -27,6 +27,37 @@ def test_an_alias_on_the_command_line_asks_anthropic_for_its_model(
     assert [r.body["model"] for r in model_env.requests] == [model_id]
 
 
+def test_opusplan_plans_with_opus_and_works_with_sonnet(
+    model_env: FakeModelServer, tether: Callable[..., CliResult]
+) -> None:
+    """As Claude Code's `opusplan`: Opus answers while the session is in plan mode, Sonnet in
+    any other mode, the session's model being Sonnet's."""
+    model_env.script(reply(text("a plan")))
+    planned = tether("-p", "plan it", "--model", "opusplan", "--permission-mode", "plan")
+    assert planned.exit_code == 0, planned.stderr
+    model_env.script(reply(text("done")))
+    worked = tether("-p", "do it", "--model", "opusplan", "--output-format", "json")
+    assert worked.exit_code == 0, worked.stderr
+    assert [r.body["model"] for r in model_env.requests] == ["claude-opus-5-5", "claude-sonnet-5-5"]
+
+
+@pytest.mark.parametrize("configured", [None, "claude-haiku-5-5"])
+def test_default_is_the_model_tether_runs_without_one(
+    model_env: FakeModelServer,
+    tether: Callable[..., CliResult],
+    monkeypatch: pytest.MonkeyPatch,
+    configured: str | None,
+) -> None:
+    """`--model default` (Claude Code's alias) is the model chosen when none is named:
+    `TETHER_MODEL`, else tether's own default."""
+    if configured is not None:
+        monkeypatch.setenv("TETHER_MODEL", configured)
+    model_env.script(reply(text("hi")))
+    result = tether("-p", "hi", "--model", "default")
+    assert result.exit_code == 0, result.stderr
+    assert [r.body["model"] for r in model_env.requests] == [configured or "claude-sonnet-5-5"]
+
+
 def test_an_alias_in_the_settings_asks_anthropic_for_its_model(
     model_env: FakeModelServer, tether: Callable[..., CliResult], tmp_path: Path
 ) -> None:

@@ -122,3 +122,21 @@ def test_a_session_tells_a_path_rule_no_check_matches(
     result = tether("-p", "hi", "--disallowedTools", "Write(secret*)")
     assert (result.exit_code, result.stdout) == (0, "hello\n")
     assert result.stderr == _WRITE_NOTE.format(source="--disallowedTools")
+
+
+def test_a_prompt_taken_by_a_list_option_with_one_piped_in_goes_on_with_stdin(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    """Claude Code (checked with its CLI) runs the piped prompt and warns that the word was
+    read as a value: so does tether, the word staying a rule."""
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "--allowedTools", "Edit", "fix the tests", stdin="the piped task\n")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "done\n"
+    assert result.stderr.startswith(
+        "tether: warning: --allowedTools takes every word after it as a rule, and "
+        "'fix the tests' is not one: put the prompt before --allowedTools, or end the list "
+        "with --; going on with the prompt from stdin\n"
+    )
+    [request] = fake_model.requests
+    assert request.last_user_text() == "the piped task\n"

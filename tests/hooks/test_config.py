@@ -86,7 +86,7 @@ def test_no_hooks_block_is_no_hooks() -> None:
 def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
     data = {
         "hooks": {
-            "FileChanged": [{"matcher": "*.json", "hooks": [{"type": "command", "command": "x"}]}],
+            "MessageDisplay": [{"hooks": [{"type": "command", "command": "x"}]}],
             "Stop": [
                 {
                     "hooks": [
@@ -119,7 +119,7 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
             ),
         ),
         skipped=(
-            f"{PROJECT}: hooks.FileChanged[0].hooks[0]: tether does not fire FileChanged",
+            f"{PROJECT}: hooks.MessageDisplay[0].hooks[0]: tether does not fire MessageDisplay",
             f"{PROJECT}: hooks.Stop[0].hooks[0]: tether does not run 'mcp_tool' hooks",
         ),
     )

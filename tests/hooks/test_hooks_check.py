@@ -61,7 +61,7 @@ def test_check_runs_each_hook_and_reports_problems(
                 "SessionStart": [{"hooks": [hook("./missing.sh", failClosed=True)]}],
                 "Stop": [{"hooks": [hook("sleep 30", timeout=0.2), hook("exit 2")]}],
                 "SessionEnd": [{"hooks": [hook("echo bye >&2; exit 1")]}],
-                "FileChanged": [{"hooks": [hook("true")]}],
+                "MessageDisplay": [{"hooks": [hook("true")]}],
             },
             "tether": {"eventLog": "events.jsonl", "slowToolMs": 5000},
         },
@@ -69,8 +69,8 @@ def test_check_runs_each_hook_and_reports_problems(
     assert main(["hooks", "check", "--cwd", str(repo)]) == 1
     at = f"from {settings}: hooks"
     assert capsys.readouterr().out == (
-        f"skipped: {settings}: hooks.FileChanged[0].hooks[0]: "
-        "tether does not fire FileChanged\n"
+        f"skipped: {settings}: hooks.MessageDisplay[0].hooks[0]: "
+        "tether does not fire MessageDisplay\n"
         f"built-in: event log -> {repo / 'events.jsonl'}\n"
         "built-in: slow-tool notice over 5000 ms\n"
         "\n"

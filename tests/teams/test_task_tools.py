@@ -167,3 +167,37 @@ def test_the_owner_of_a_held_task_cannot_be_rewritten(
     task = board(team_env, workspace).get("1")
     assert (task.owner, task.status) == ("someone-else", "in_progress")
     assert [t.id for t in board(team_env, workspace).list()] == ["1"]
+
+
+def test_a_task_created_hook_is_told_of_each_task_and_one_it_refuses_is_not_kept(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path, team_env: str | None
+) -> None:
+    workspace = trusted_workspace
+    hook = workspace / "check.sh"
+    hook.write_text(
+        "#!/bin/bash\ninput=$(cat)\n"
+        'echo "$input" >> "$CLAUDE_PROJECT_DIR/created.jsonl"\n'
+        'if grep -q "later" <<<"$input"; then echo "no vague tasks" >&2; exit 2; fi\n'
+    )
+    hook.chmod(0o755)
+    (workspace / ".tether").mkdir(exist_ok=True)
+    (workspace / ".tether" / "settings.json").write_text(
+        json.dumps(
+            {"hooks": {"TaskCreated": [{"hooks": [{"type": "command", "command": str(hook)}]}]}}
+        )
+    )
+    fake_model.script(
+        reply(tool_use("TaskCreate", subject="write parser", description="parse the input")),
+        reply(tool_use("TaskCreate", subject="fix it later", description="someday")),
+        reply(text("done")),
+    )
+    assert tether("-p", "plan").exit_code == 0
+    assert fake_model.requests[2].tool_results() == [
+        "Error: TaskCreated hook refused to create the task: no vague tasks"
+    ]
+    told = [json.loads(line) for line in (workspace / "created.jsonl").read_text().splitlines()]
+    assert [(t["hook_event_name"], t["task_id"], t["task_subject"]) for t in told] == [
+        ("TaskCreated", "1", "write parser"),
+        ("TaskCreated", "2", "fix it later"),
+    ]
+    assert [t.subject for t in board(team_env, workspace).list()] == ["write parser"]

@@ -47,6 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless output: final text, one JSON result, or JSON lines as it runs",
     )
     p.add_argument("--model", help="model to use (see below)")
+    p.add_argument(
+        "--init", action="store_true", help="run the Setup hooks (trigger init), then the session"
+    )
+    p.add_argument(
+        "--init-only", action="store_true", help="run the Setup hooks (trigger init) and exit"
+    )
+    p.add_argument(
+        "--maintenance",
+        action="store_true",
+        help="run the Setup hooks (trigger maintenance), then the session",
+    )
     p.add_argument("--max-turns", type=_positive_int, help="stop after this many model calls")
     p.add_argument(
         "--max-budget-usd",
@@ -172,8 +183,9 @@ def main(argv: list[str]) -> int:
     from tether.cli.swallowed import swallowed_prompt
 
     swallowed = swallowed_prompt(args, argv)
-    if swallowed is not None:
-        print(swallowed, file=sys.stderr)
+    # -p with a prompt piped in goes on with it, the word a value, as Claude Code does.
+    if swallowed is not None and not (args.print and args.input_format != "stream-json"):
+        print(f"tether: error: {swallowed}", file=sys.stderr)
         return 2
     if args.resume == "":  # --resume without an id
         if args.print:
@@ -188,6 +200,10 @@ def main(argv: list[str]) -> int:
         args.resume = pick_session(project_root(cwd, user_home=Path.home()))
         if args.resume is None:
             return 0
+    if args.init_only:
+        from tether.cli.setup_only import run_setup_only
+
+        return run_setup_only(_run_options(args, cwd))
     if args.input_format == "stream-json":
         if args.output_format != "stream-json":
             print(
@@ -203,7 +219,7 @@ def main(argv: list[str]) -> int:
     if args.print:
         _start_early_work(args, cwd)
         try:
-            return _print(args, cwd)
+            return _print(args, cwd, argv)
         finally:
             _end_early_work()
     from tether.cli.early_work import pause_collection
@@ -246,13 +262,20 @@ def _stream_json(args: argparse.Namespace, cwd: Path) -> int:
     return run_stream_json_sync(opts, stream)
 
 
-def _print(args: argparse.Namespace, cwd: Path) -> int:
+def _print(args: argparse.Namespace, cwd: Path, argv: list[str]) -> int:
     from tether.cli.headless import read_prompt, run_headless_sync
+    from tether.cli.swallowed import swallowed_prompt
 
     prompt = read_prompt(args.prompt, sys.stdin)
+    swallowed = swallowed_prompt(args, argv)
     if prompt is None:
-        print("tether: error: -p needs a prompt (argument or stdin)", file=sys.stderr)
+        print(
+            f"tether: error: {swallowed or '-p needs a prompt (argument or stdin)'}",
+            file=sys.stderr,
+        )
         return 2
+    if swallowed is not None:
+        print(f"tether: warning: {swallowed}; going on with the prompt from stdin", file=sys.stderr)
     from tether.cli.terminal_text import terminal_safe
     from tether.protocol import ConfigError
 
@@ -303,6 +326,9 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         fork=args.fork_session,
         trust_workspace=args.trust_workspace,
         add_dirs=tuple(d.expanduser().absolute() for d in args.add_dirs),
+        setup_trigger=(
+            "maintenance" if args.maintenance else "init" if args.init or args.init_only else None
+        ),
         **claude_run_options(args, cwd),
     )
 

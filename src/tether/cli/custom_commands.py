@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.command_expansion import run_bang_commands
 from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.protocol import ConfigError
 from tether.skills import SkillError
@@ -30,13 +31,24 @@ def attach_custom_commands(
     """Make each command `/name` (and `/namespace:name`) of the session. A command's
     `allowed-tools` are allowed for the turn it starts, unless its file is the workspace's and
     the workspace is not trusted (as a skill's are)."""
+    from tether.core.session import CommandInfo
+
     for invocation, command in catalog.by_invocation().items():
-        session.commands[invocation] = _runner(command, grant, needs_trust(command.path))
+        untrusted = needs_trust(command.path)
+        session.commands[invocation] = _runner(session, invocation, command, grant, untrusted)
+        source = "plugin" if command.source == "plugin" else f"{command.source}Settings"
+        session.command_info[invocation] = CommandInfo(
+            source, command.model, command.description, command.argument_hint
+        )
     session.startup_notices.extend(catalog.notices())
 
 
 def _runner(
-    command: SlashCommand, grant: Callable[[Sequence[str]], None], untrusted: bool
+    session: Session,
+    invocation: str,
+    command: SlashCommand,
+    grant: Callable[[Sequence[str]], None],
+    untrusted: bool,
 ) -> PromptCommand:
     async def run(args: str) -> str:
         try:
@@ -45,7 +57,7 @@ def _runner(
             raise ConfigError(f"/{command.qualified_name}: {exc}") from None
         if command.allowed_tools and not untrusted:
             grant(command.allowed_tools)
-        return message
+        return await run_bang_commands(session, invocation, message)
 
     return run
 
@@ -71,3 +83,13 @@ async def expand_slash_prompt(session: Session, prompt: str) -> str:
             raise ConfigError(str(exc)) from None
     command = session.commands.get(name[1:])  # a plugin's only as `/plugin:name`
     return await command(args) if command is not None else prompt
+
+
+def command_model(session: Session, prompt: str) -> str | None:
+    """The model a custom command's `model:` front matter names, for the turn `prompt`
+    (`/name args`) starts; None for any other prompt."""
+    if not prompt.startswith("/"):
+        return None
+    info = session.command_info.get(prompt.split(maxsplit=1)[0][1:])
+    model = info.model if info is not None else None
+    return None if model in (None, "inherit") else model  # `inherit`: the session's own

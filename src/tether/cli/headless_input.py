@@ -9,7 +9,9 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from tether.cli.custom_commands import expand_slash_prompt
+from tether.cli.command_expansion import expansion_hooks
+from tether.cli.custom_commands import command_model, expand_slash_prompt
+from tether.cli.mentions import mentioned_paths
 from tether.protocol import (
     Compact,
     ConfigError,
@@ -31,11 +33,15 @@ HEADLESS_BUILT_INS = ("compact",)
 """Built-in commands a headless prompt runs (listed among the session's slash commands)."""
 
 
-async def headless_input(session: Session, prompt: UserInput) -> UserInput | Compact:
+async def headless_input(
+    session: Session, prompt: UserInput, said: list[Event] | None = None
+) -> UserInput | Compact:
     """What a headless prompt asks for: `/compact [focus]` compacts (unless a skill or command
     of that name wins), `/name args` becomes its command's message (`expand_slash_prompt`;
     images given with it stay), anything else is the prompt itself. Raises ConfigError when a
-    command's file cannot be read."""
+    command's file cannot be read, or a UserPromptExpansion hook blocks it; what the hooks
+    say goes to `said`."""
+    said = said if said is not None else []
     text = prompt.text
     if not text.startswith("/"):
         return prompt
@@ -46,8 +52,16 @@ async def headless_input(session: Session, prompt: UserInput) -> UserInput | Com
     message = await expand_slash_prompt(session, text)
     if message == text:
         return prompt
+    args = rest[0] if rest else ""
+    message = await expansion_hooks(session, name[1:], args, message, said.append)
     images = tuple(b for b in prompt.content if isinstance(b, ImageBlock))
-    content = (TextBlock(text=message), *images) if images else ()
+    content: tuple[TextBlock | ImageBlock, ...] = (
+        (TextBlock(text=message), *images) if images else ()
+    )
+    if mentioned_paths(message):  # a command's `@file`s are read into it, as typed ones are
+        from tether.cli.mentions import with_mentions
+
+        content = (*await with_mentions(session, message, said.append), *images)
     return prompt.model_copy(update={"text": message, "content": content})
 
 
@@ -56,15 +70,29 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
     `TurnFinished` whatever it was: a compaction's says whether it compacted, and a command
     whose file cannot be read ends the turn as an error that says so."""
     started, usage, cost = time.perf_counter(), session.usage, session.cost_usd
+    heard: list[Event] = []
     try:
-        op = await headless_input(session, prompt)
+        op = await headless_input(session, prompt, heard)
     except ConfigError as e:
+        for event in heard:
+            yield event
         yield ErrorOccurred(message=str(e))
         yield _finished(False, str(e), started, usage, session.usage, session.cost_usd - cost)
         return
+    for event in heard:
+        yield event
     if isinstance(op, UserInput):
-        async for event in session.submit(op):
-            yield event
+        model = command_model(session, prompt.text)
+        if model is None or session.switch_model is None:
+            async for event in session.submit(op):
+                yield event
+            return
+        from tether.cli.model_switch import model_for_turn
+
+        # The model the command's front matter names, for its turn, as in Claude Code.
+        async with model_for_turn(session.agent, session.switch_model, model):
+            async for event in session.submit(op):
+                yield event
         return
     compacted, said = False, ""
     async for event in session.submit(op):

@@ -4,6 +4,7 @@ the call made again on the fallback model."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 from tether.config.settings import Settings
 from tether.core.loop import Agent
 from tether.models.base import Model, ModelEvent, ModelRequest
-from tether.models.catalogue import cost_usd
+from tether.models.catalogue import cost_usd, model_info
 from tether.models.idle import IdleLimits
 from tether.models.resolve import build_model
 from tether.protocol import ModelError
@@ -92,7 +93,7 @@ def model_switcher(
 
     def switch(spec: str | None) -> None:
         resolved = resolve(spec or default, env, settings)
-        agent.model = build_model(resolved, idle=idle)
+        agent.model = for_plan_mode(build_model(resolved, idle=idle), resolved, agent, idle)
         agent.model_id = resolved.model_id
         agent.price = lambda u: cost_usd(resolved.info, u)
         agent.max_tokens = max_tokens_cap or resolved.info.max_output_tokens
@@ -101,6 +102,65 @@ def model_switcher(
             agent.compaction = replace(agent.compaction, policy=policy)
 
     return switch
+
+
+class PlanModeModel:
+    """`opusplan`: requests made in plan mode go to the plan model (Opus), the others to the
+    session's model (Sonnet), on the same endpoint, as Claude Code's alias does."""
+
+    def __init__(self, work: Model, plan: Model, plan_model_id: str, mode: Callable[[], str]):
+        self.work = work
+        self.plan = plan
+        self.plan_model_id = plan_model_id
+        self.mode = mode
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        if self.mode() == "plan":
+            return self.plan.stream(replace(request, model=self.plan_model_id))
+        return self.work.stream(request)
+
+    def warm(self) -> None:
+        warm = getattr(self.work, "warm", None)
+        if callable(warm):
+            warm()
+
+    async def aclose(self) -> None:
+        for model in (self.work, self.plan):
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def for_plan_mode(
+    model: Model, resolved: ResolvedModel, agent: Agent, idle: IdleLimits | None = None
+) -> Model:
+    """`model`, with the plan model answering in plan mode when `resolved` names one."""
+    plan_id = resolved.plan_model_id
+    if plan_id is None:
+        return model
+    window = resolved.info.context_window
+    info = replace(model_info(plan_id, resolved.provider), context_window=window)
+    plan = build_model(
+        replace(resolved, model_id=plan_id, info=info, plan_model_id=None), idle=idle
+    )
+    gate = agent.gate
+    return PlanModeModel(model, plan, plan_id, lambda: gate.permissions.mode if gate else "default")
+
+
+@contextlib.asynccontextmanager
+async def model_for_turn(agent: Agent, switch: Callable[[str | None], None], spec: str):
+    """`agent` on the model `spec` names while the block runs (a custom command's `model:`),
+    then on its own model again, as it was; the borrowed model's connections are closed."""
+    saved = (agent.model, agent.model_id, agent.price, agent.max_tokens, agent.compaction)
+    switch(spec)
+    try:
+        yield
+    finally:
+        borrowed = agent.model
+        agent.model, agent.model_id, agent.price, agent.max_tokens, agent.compaction = saved
+        close = getattr(borrowed, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def with_fallback(agent: Agent, switch: Callable[[str | None], None], fallback: str) -> Model:

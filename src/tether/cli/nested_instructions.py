@@ -24,11 +24,12 @@ def nested_instructions(
     workspace: Path,
     known: Iterable[Path],
     refused: Callable[[Path], bool] | None = None,
+    on_told: Callable[[Path, Path], None] | None = None,
 ) -> Callable[[], list[TextBlock]]:
     """A pending-input source: the instruction files of the directories of the files the
     model has read since it last ran, below `workspace`, not in `known` (already in the
     system prompt), not `refused` (the permission rules deny reading them) and not told
-    before."""
+    before. `on_told` is given each file told and the file read that brought it."""
     told = {path.resolve() for path in known}
     seen: set[Path] = set()
 
@@ -48,6 +49,8 @@ def nested_instructions(
                         continue
                     told.add(candidate)
                     blocks.append(TextBlock(text=reminder(_told(candidate, workspace))))
+                    if on_told is not None:
+                        on_told(candidate, path)
         return blocks
 
     return take

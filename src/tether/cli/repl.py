@@ -42,6 +42,7 @@ from tether.cli.ask import (
     read_permission_answer,
     sigint_calls,
 )
+from tether.cli.mentions import with_mentions
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
 from tether.cli.repl_dispatch import Next, ReplCommands
@@ -60,7 +61,6 @@ from tether.cli.startup import (
 from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
-from tether.cli.user_context import with_mentions
 from tether.config.project import project_root
 from tether.config.settings import tether_home
 
@@ -105,7 +105,7 @@ async def run_repl(
         console.print(Text(f"tether: {terminal_safe(str(e))}", style="red"))
         return 2
     finally:
-        await startup.close()
+        await startup.close(repl.exit_reason)
     return code
 
 
@@ -132,6 +132,7 @@ class _Repl(ReplCommands):
         order), None for a Ctrl+D among them. They are read as typed at the prompt once the
         turn is over."""
         self._preparing: asyncio.Task[None] | None = None
+        self._beginning: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
         self._shell_context: list[str] = []
@@ -141,6 +142,9 @@ class _Repl(ReplCommands):
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
         self._checkpoints = Checkpoints()
         """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
+        self.exit_reason = "other"
+        """What the last session's SessionEnd hooks are told: "prompt_input_exit" when the
+        user left at the prompt (Ctrl+D, /exit, Ctrl+C twice), as in Claude Code."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
@@ -154,11 +158,13 @@ class _Repl(ReplCommands):
                 text = await self.next_line()
             except KeyboardInterrupt:
                 if interrupted_once:
+                    self.exit_reason = "prompt_input_exit"
                     return 0
                 interrupted_once = True
                 self.console.print(Text(EXIT_HINT, style="dim"))
                 continue
             except EOFError:
+                self.exit_reason = "prompt_input_exit"
                 return 0
             interrupted_once = False
             if text == TEAM_TURN:
@@ -174,6 +180,7 @@ class _Repl(ReplCommands):
                 continue
             if _is_command(text):
                 if await self.run_command(text) is Next.EXIT:
+                    self.exit_reason = "prompt_input_exit"
                     return 0
                 continue
             await self.run_turn(text)
@@ -206,6 +213,9 @@ class _Repl(ReplCommands):
             if ready is not None and ready.lead is not None:
                 ready.lead.shown.append(self.show_team_message)
                 ready.lead.warnings.append(self.show_team_warning)
+            if ready is not None:
+                # SessionStart hooks run as the session appears, as in Claude Code.
+                self._beginning = asyncio.create_task(self._begin(ready))
             if ready is not None and not ready.session.startup_questions:
                 # Connect MCP servers while the user types.
                 self._preparing = asyncio.create_task(self._prepare(ready))
@@ -290,6 +300,10 @@ class _Repl(ReplCommands):
         if questions:
             await self._prepare(ready)
 
+    async def _begin(self, ready: Ready) -> None:
+        for event in await ready.session.begin():
+            ready.renderer.render(event)
+
     async def _prepare(self, ready: Ready) -> None:
         """Connect what the session connects before its first request; say what went wrong."""
         for event in await ready.session.prepare():
@@ -326,6 +340,7 @@ class _Repl(ReplCommands):
                 ready.renderer.note("Ctrl+D: leaving after the lines typed before it")
                 return
             self._leave_after_turn = True
+            self.exit_reason = "prompt_input_exit"
             ready.renderer.note("Ctrl+D: leaving once this turn ends")
 
         draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)

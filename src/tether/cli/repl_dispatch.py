@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tether.cli.ask import no_echo
 from tether.cli.init_prompt import INIT_COMMAND, init_message
+from tether.cli.mentions import run_for_user
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
     change_mcp,
@@ -32,7 +33,7 @@ from tether.cli.repl_rewind import Checkpoints, rewind
 from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
 from tether.cli.terminal_text import terminal_safe
-from tether.cli.user_context import run_for_user, shell_context
+from tether.cli.user_context import shell_context
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -153,8 +154,9 @@ class ReplCommands:
             ready.options,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
+            start_source="clear",
         )
-        await self.restart_with(fresh)
+        await self.restart_with(fresh, reason="clear")
         self.console.clear()
         self.console.print(Text(CLEARED, style="dim"))
 
@@ -184,37 +186,67 @@ class ReplCommands:
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str
     ) -> None:
-        """An MCP server's prompt: fetched with the arguments, then sent as the message."""
+        """A custom command or an MCP server's prompt: expanded with the arguments, then sent
+        as the message (on the model its front matter names, for a custom command)."""
+        from tether.cli.command_expansion import expansion_hooks
+        from tether.cli.custom_commands import command_model
         from tether.protocol import HarnessError
 
+        ready = await self._session()
+        if ready is None:
+            return
         try:
             message = await command(args)
+            message = await expansion_hooks(
+                ready.session, name[1:], args, message, ready.renderer.render
+            )
         except HarnessError as e:
             self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ {name}", style="dim"))
-        await self.run_turn(message)
+        model = command_model(ready.session, name)
+        if model is None or ready.session.switch_model is None:
+            await self.run_turn(message)
+            return
+        from tether.cli.model_switch import model_for_turn
+
+        try:  # the model its front matter names, for this turn, as in Claude Code
+            async with model_for_turn(ready.session.agent, ready.session.switch_model, model):
+                await self.run_turn(message)
+        except HarnessError as e:
+            self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
 
     async def run_skill(self, skill: Skill, args: str) -> None:
         """Run a turn whose message is the skill's instructions, loaded here (not by the
         model through the Skill tool: the user chose the skill, so no model call is spent
         on choosing it)."""
+        from tether.cli.command_expansion import expansion_hooks
+        from tether.protocol import HarnessError
         from tether.skills import SkillError
 
+        ready = await self._session()
+        if ready is None:
+            return
         try:
             message = skill_message(skill, args)
-        except SkillError as e:
+            message = await expansion_hooks(
+                ready.session, skill.name, args, message, ready.renderer.render
+            )
+        except (SkillError, HarnessError) as e:
             self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message)
 
-    async def restart_with(self, options: RunOptions, *, rewound: bool = False) -> None:
-        """End this session (it stays saved) and build another from `options` (the same one
-        from an earlier message when `rewound`: its earlier checkpoints are kept)."""
+    async def restart_with(
+        self, options: RunOptions, *, rewound: bool = False, reason: str = "resume"
+    ) -> None:
+        """End this session (it stays saved; its SessionEnd hooks are told `reason`) and build
+        another from `options` (the same one from an earlier message when `rewound`: its
+        earlier checkpoints are kept)."""
         if not rewound:
             self._checkpoints.clear()
-        await self.startup.restart(options)
+        await self.startup.restart(options, reason=reason)
         self.startup.building.add_done_callback(self._on_startup_done)
         await self._session()  # its start-up notices show where a resumed one stopped
 

@@ -87,8 +87,18 @@ def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
             about = " ".join(skill.description.split())
             names.setdefault(f"/{skill.name}", about if len(about) <= 60 else about[:59] + "…")
         for name in sorted(ready.session.commands):
-            names.setdefault(f"/{name}", "command")
+            info = ready.session.command_info.get(name)
+            if info is None:
+                names.setdefault(f"/{name}", "MCP prompt")
+                continue
+            described = " ".join(info.description.split())
+            about = f"{info.argument_hint}  {described}".strip()  # as the menu shows it
+            names.setdefault(f"/{name}", _short(about) or "custom command")
     return list(names.items())
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def skill_message(skill: Skill, args: str) -> str:

@@ -35,6 +35,12 @@ class RunOptions:
     """False: no session file is written (`--no-session-persistence`)."""
     resume_at: str | None = None
     """`--resume-session-at`: the message of the resumed session to go on from."""
+    setup_trigger: str | None = None
+    """`--init` ("init") or `--maintenance` ("maintenance"): Setup hooks run before
+    SessionStart, with this trigger."""
+    start_source: str | None = None
+    """What SessionStart hooks are told when not the default ("startup", or "resume" for a
+    resumed session): "clear" for the session `/clear` starts."""
     fork: bool = False
     """With `resume` or `continue_latest`: continue in a new session that records where it
     branched, leaving the original as it was."""

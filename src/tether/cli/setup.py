@@ -22,6 +22,7 @@ from tether.cli.client_parts import (
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
+from tether.cli.hook_watch import nested_told, watch_surroundings
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
@@ -32,7 +33,7 @@ from tether.cli.model_options import (
     retry_policy,
     warm_meanwhile,
 )
-from tether.cli.model_switch import model_switcher, with_fallback
+from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
 from tether.cli.nested_instructions import nested_instructions
 from tether.cli.observing import attach_observation
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
@@ -293,6 +294,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )
+    agent.model = for_plan_mode(model, resolved, agent, idle)
     restored = None
     if resumption is not None:
         from tether.core.resume import FULL_BYTES_PER_TOKEN, restore
@@ -309,7 +311,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         history=restored.history if restored is not None else None,
         lifecycle=Lifecycle(
             gate.hooks,
-            source="resume" if resumption else "startup",
+            source=opts.start_source or ("resume" if resumption else "startup"),
+            setup_trigger=opts.setup_trigger,
             on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
         ),
         recorder=resumption.recorder  # None with --no-session-persistence
@@ -326,9 +329,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     attach_ledger(session, home=home, env=env, info=resolved.info)
     agent.inputs.append(lambda: background_notices(tool_context))
+    known = instructions.current.files
+    watched = watch_surroundings(
+        session, workspace=settings_root, home=home, user_home=user_home, instruction_files=known
+    )
     if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
-        known = instructions.current.files
-        agent.inputs.append(nested_instructions(tool_context, workspace, known, gate.read_denied))
+        told = nested_told(watched, user_home)
+        agent.inputs.append(
+            nested_instructions(tool_context, workspace, known, gate.read_denied, told)
+        )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)

@@ -86,9 +86,10 @@ class SessionStartup:
         building.add_done_callback(self._built)
         return building
 
-    async def restart(self, opts: RunOptions) -> None:
-        """Close the current session (it is saved) and build another from `opts`."""
-        await self.close()
+    async def restart(self, opts: RunOptions, *, reason: str = "other") -> None:
+        """Close the current session (it is saved; `reason` is what its SessionEnd hooks are
+        told) and build another from `opts`."""
+        await self.close(reason)
         self.ready, self._warming = None, None
         self.building = self._start(opts)
 
@@ -104,14 +105,15 @@ class SessionStartup:
             if error is not None:
                 raise error
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "other") -> None:
         """Wait for the threads (they cannot be stopped), then end the session: SessionEnd
-        hooks, background commands stopped, its file synced, the model's client closed."""
+        hooks (told `reason`), background commands stopped, its file synced, the model's
+        client closed."""
         await asyncio.wait([self.building])
         if self._warming is not None:
             await asyncio.wait([self._warming])
         if self.ready is not None:
-            for news in await self.ready.session.aclose():
+            for news in await self.ready.session.aclose(reason):
                 print(f"tether: {terminal_safe(news)}", file=sys.stderr, flush=True)
 
     def _built(self, building: asyncio.Task[Ready]) -> None:

@@ -4,7 +4,8 @@
 option, as in Claude Code (`<values...>`), so `tether -p --allowedTools Edit "fix it"` reads the
 prompt as a rule and then finds no prompt. Claude Code names the word ("was read as a value of
 --allowedTools, not as a prompt"); so does tether, for the option whose list came last and whose
-last word cannot be one of its values.
+last word cannot be one of its values. With `-p` and a prompt piped to stdin, Claude Code goes on
+with that prompt and only warns (checked with its CLI); so does tether.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ _LIST_OPTIONS: tuple[tuple[str, tuple[str, ...], str, Callable[[object], bool]],
 
 
 def swallowed_prompt(args: argparse.Namespace, argv: Sequence[str]) -> str | None:
-    """The error line when no prompt was given and the list option written last ends with a
-    word that cannot be one of its values (the prompt the user meant), else None."""
+    """What to say (without "tether: error: ") when no prompt was given and the list option
+    written last ends with a word that cannot be one of its values (the prompt the user
+    meant), else None."""
     if args.prompt is not None:
         return None
     written: list[tuple[int, str, str, Callable[[object], bool], list[object]]] = []
@@ -57,6 +59,6 @@ def swallowed_prompt(args: argparse.Namespace, argv: Sequence[str]) -> str | Non
     if not wrong(values[-1]):
         return None
     return (
-        f"tether: error: {flag} takes every word after it as a {kind}, and {str(values[-1])!r} "
+        f"{flag} takes every word after it as a {kind}, and {str(values[-1])!r} "
         f"is not one: put the prompt before {flag}, or end the list with --"
     )

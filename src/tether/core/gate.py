@@ -14,6 +14,7 @@ from typing import Any
 
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
+from tether.core.denied_hooks import tell_denied
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.gate_updates import apply_changes
 from tether.core.lifecycle import surface
@@ -95,6 +96,7 @@ class ToolGate:
                 denied = self._deny(call, tool_input, f"Blocked by hook: {reason}", "hook")
                 return replace(denied, context=hook_context("PreToolUse", call.name, hook))
         approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
+        approval = await tell_denied(self.hooks, self.subagent, call, approval, emit)
         return replace(approval, context=hook_context("PreToolUse", call.name, hook))
 
     async def _decide(

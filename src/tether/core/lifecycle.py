@@ -6,14 +6,19 @@ puts it in the next user message, never in the system prompt (which must stay ca
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tether.core import turn_stop
 from tether.hooks import HookOutcome, HookRunner
 from tether.hooks.env_file import env_file_variables
-from tether.protocol import Event, Notice
+from tether.protocol import Event, ModelError, Notice
+
+if TYPE_CHECKING:
+    from tether.core.surroundings import Surroundings
 
 MAX_STOP_CONTINUATIONS = 3
 """A Stop hook that keeps blocking may send the model back to work this many times per turn."""
@@ -23,11 +28,49 @@ MAX_STOP_CONTINUATIONS = 3
 class Lifecycle:
     hooks: HookRunner | None = None
     source: str = "startup"
-    """What SessionStart hooks are told: "startup", or "resume" for a resumed session."""
+    """What SessionStart hooks are told, as in Claude Code: "startup", "resume" for a resumed
+    session, "clear" for the one `/clear` starts."""
     on_env: Callable[[dict[str, str]], None] | None = None
     """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
     commands."""
-    _started: bool = False
+    setup_trigger: str | None = None
+    """Setup hooks' `trigger` ("init", "maintenance"), fired before SessionStart; None: no
+    Setup."""
+    surroundings: Surroundings | None = None
+    """CwdChanged, FileChanged and ConfigChange hooks, looked at before each prompt."""
+    _starting: asyncio.Future[None] | None = None
+    _start_context: list[str] = field(default_factory=list[str])
+    """What SessionStart hooks added, for the first prompt."""
+
+    async def start(self, emit: Callable[[Event], None]) -> None:
+        """Fire SessionStart, once, however many callers ask: a REPL fires it as soon as the
+        session is built (as Claude Code does), a headless run before its first prompt. What
+        the hooks add waits for the first prompt."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._fire_start(emit))
+        await asyncio.shield(self._starting)
+
+    async def setup(self, emit: Callable[[Event], None]) -> None:
+        """Fire Setup (`--init`, `--init-only`, `--maintenance`), when asked for; what its
+        hooks add waits for the first prompt, what they export reaches Bash."""
+        trigger = self.setup_trigger
+        if trigger is None or self.hooks is None or not self.hooks.has("Setup"):
+            return
+        outcome = await self.hooks.fire("Setup", {"trigger": trigger}, match=trigger)
+        surface(outcome, emit)
+        self._start_context.extend(outcome.additional_context)
+        await self._take_env_file()
+
+    async def _fire_start(self, emit: Callable[[Event], None]) -> None:
+        await self.setup(emit)
+        if self.surroundings is not None:  # the instruction files of the system prompt
+            await self.surroundings.tell_loaded(emit)
+        if self.hooks is None or not self.hooks.has("SessionStart"):
+            return
+        outcome = await self.hooks.fire("SessionStart", {"source": self.source}, match=self.source)
+        surface(outcome, emit)
+        self._start_context.extend(outcome.additional_context)
+        await self._take_env_file()
 
     async def before_prompt(
         self, prompt: str, emit: Callable[[Event], None]
@@ -37,15 +80,11 @@ class Lifecycle:
         contexts: list[str] = []
         if self.hooks is None:
             return None, contexts
-        if not self._started:
-            self._started = True
-            if self.hooks.has("SessionStart"):
-                outcome = await self.hooks.fire(
-                    "SessionStart", {"source": self.source}, match=self.source
-                )
-                surface(outcome, emit)
-                contexts.extend(outcome.additional_context)
-                await self._take_env_file()
+        await self.start(emit)
+        if self.surroundings is not None:
+            await self.surroundings.look(emit)
+        contexts.extend(self._start_context)
+        self._start_context.clear()
         self.hooks.prompt_id = str(uuid.uuid4())
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
@@ -76,9 +115,54 @@ class Lifecycle:
         # `continue: false` wins over a request to go on.
         return stop_feedback(outcome, continuations, "a Stop hook asked to continue")
 
+    async def on_failure(
+        self, error: ModelError, last_text: str, emit: Callable[[Event], None]
+    ) -> None:
+        """Fire StopFailure (in place of Stop) for a turn an API error ended, with Claude
+        Code's `error` kind; what its hooks answer is only shown."""
+        if self.hooks is None or not self.hooks.has("StopFailure"):
+            return
+        kind = failure_kind(error)
+        payload = {"error": kind, "error_details": str(error), "last_assistant_message": last_text}
+        surface(await self.hooks.fire("StopFailure", payload, match=kind), emit)
+
     async def on_end(self, reason: str) -> None:
+        """Fire SessionEnd with Claude Code's `reason`: "clear", "resume", "logout",
+        "prompt_input_exit" or "other"."""
+        if self._starting is not None:  # never before its SessionStart hooks are done
+            await asyncio.gather(asyncio.shield(self._starting), return_exceptions=True)
         if self.hooks is not None and self.hooks.has("SessionEnd"):
             await self.hooks.fire("SessionEnd", {"reason": reason})
+
+
+def failure_kind(error: ModelError) -> str:
+    """Claude Code's name for why a model call failed, as StopFailure matchers read it."""
+    named = {
+        "rate_limit_error": "rate_limit",
+        "authentication_error": "authentication_failed",
+        "permission_error": "authentication_failed",
+        "billing_error": "billing_error",
+        "invalid_request_error": "invalid_request",
+        "not_found_error": "model_not_found",
+        "overloaded_error": "overloaded",
+        "api_error": "server_error",
+    }
+    if error.error_type in named:
+        return named[error.error_type]
+    status = error.status
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if status == 402:
+        return "billing_error"
+    if status == 529:
+        return "overloaded"
+    if status is not None and status >= 500:
+        return "server_error"
+    if status is not None and status >= 400:
+        return "invalid_request"
+    return "unknown"
 
 
 def stop_feedback(outcome: HookOutcome, continuations: int, default: str) -> str | None:

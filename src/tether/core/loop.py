@@ -17,6 +17,7 @@ from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy
+from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
 from tether.models.base import Model, ModelRequest
@@ -78,6 +79,8 @@ class Agent:
     """The parts of the system prompt a user can shorten (instruction files, memory, the
     skills listing), each named with its size in characters: named when the system prompt
     leaves the conversation too little of the window."""
+    surroundings: Surroundings | None = None
+    """CwdChanged, FileChanged and ConfigChange hooks, looked at after each batch of calls."""
     inputs: list[PendingInput] = field(default_factory=list[PendingInput])
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
@@ -148,6 +151,8 @@ async def run_turn(
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
         _stop_if_nothing_saved(history)
+        if agent.surroundings is not None:  # an instruction file the reminders just gave
+            await agent.surroundings.tell_loaded(emit)
         request = next_request(agent, history)
         started = time.perf_counter()
         spoken = _Spoken(emit)

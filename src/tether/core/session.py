@@ -7,6 +7,7 @@ import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
@@ -45,6 +46,22 @@ from tether.protocol import (
 from tether.skills import SkillCatalog
 
 PromptCommand = Callable[[str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """A custom command's facts a front end acts on."""
+
+    source: str
+    """Where it is defined, as UserPromptExpansion hooks are told (`projectSettings`,
+    `userSettings`, `plugin`)."""
+    model: str | None = None
+    """The model its `model:` front matter names, for the turn it starts."""
+    description: str = ""
+    argument_hint: str = ""
+    """What its arguments are (`argument-hint`), shown beside it in the slash menu."""
+
+
 """A `/name args` command that makes the message to send (an MCP server's prompt)."""
 
 
@@ -75,6 +92,9 @@ class Session:
         what they have to say; see `prepare`."""
         self.commands: dict[str, PromptCommand] = {}
         """`/name args` commands, by name, filled in by preparations."""
+        self.command_info: dict[str, CommandInfo] = {}
+        """The custom commands among `commands` (the others are MCP servers' prompts): where
+        each comes from and the model its front matter names."""
         self.startup_questions: list[StartupQuestion] = []
         """Yes/no questions for the user before the first turn (use this repository's MCP
         servers?); a front end that cannot ask leaves them to their defaults."""
@@ -188,15 +208,24 @@ class Session:
         """Resolve a pending `PermissionAsked`; unknown or stale ids are ignored."""
         self._answers.answer(answer)
 
-    async def aclose(self) -> list[str]:
-        """Stop any running turn, fire SessionEnd and release the model's connections.
+    async def begin(self) -> list[Event]:
+        """Fire SessionStart now, not at the first prompt (a REPL's session starts when it is
+        on screen); what it says, for the front end to show. Its context waits for the first
+        prompt."""
+        events: list[Event] = []
+        await self.lifecycle.start(events.append)
+        return events
+
+    async def aclose(self, reason: str = "other") -> list[str]:
+        """Stop any running turn, fire SessionEnd (with Claude Code's `reason`: "clear",
+        "resume", "prompt_input_exit", "other"...) and release the model's connections.
         Returns what the user should still hear, with no event left to carry it (the
         session file's last news: entries that could not be saved are lost)."""
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
         await self._preparations.aclose()  # a server still connecting is not waited for
-        await self.lifecycle.on_end("other")
+        await self.lifecycle.on_end(reason)
         for finish in self.on_close:
             await finish()
         last_news: list[str] = []
@@ -381,6 +410,8 @@ class Session:
             if isinstance(e, ModelError) and e.status is not None and e.status >= 400:
                 api_error = (e.status, e.error_type)
             emit(ErrorOccurred(message=error))
+            if isinstance(e, ModelError):
+                await self.lifecycle.on_failure(e, stats.result, emit)
         except Exception as e:
             # A bug, not a condition: stop the turn loudly with the traceback, keep the session.
             error = f"internal error: {error_summary(e)}"

@@ -118,6 +118,8 @@ async def run_calls(
             for t, c in zip(tasks, calls, strict=True)
         ]
         raise CallsStopped(results, e) from e
+    if agent.surroundings is not None:
+        await agent.surroundings.look(emit)
     if agent.gate is None or not results:
         return results
     # PostToolBatch: once the whole batch is answered; what its hooks say for the model

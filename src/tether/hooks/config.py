@@ -31,18 +31,15 @@ from tether.protocol import ConfigError
 
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
     {
-        "PermissionDenied",
-        "Setup",
-        "UserPromptExpansion",
-        "StopFailure",
-        "CwdChanged",
-        "FileChanged",
-        "ConfigChange",
-        "TaskCreated",
-        "InstructionsLoaded",
+        "DirectoryAdded",
+        "MessageDisplay",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "PreSkillShellCommand",
     }
 )
-"""Events newer Claude Code versions fire and tether does not: accepted, never run."""
+"""Events newer Claude Code versions fire that its hooks documentation does not list and tether
+does not fire: accepted, never run (`tether hooks check` names them)."""
 
 OTHER_HOOK_TYPES = frozenset({"mcp_tool"})
 """Hook types Claude Code knows and tether does not run."""

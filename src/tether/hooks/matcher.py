@@ -43,6 +43,12 @@ def exact_names(matcher: str) -> tuple[str, ...] | None:
     return tuple(name.strip() for name in matcher.split("|") if name.strip())
 
 
+def file_names(matcher: str) -> tuple[str, ...]:
+    """A FileChanged matcher's file names: literal, `|`-separated (`.envrc|.env`), never a
+    regular expression, as Claude Code reads them."""
+    return tuple(name.strip() for name in matcher.split("|") if name.strip())
+
+
 def _is_everything(matcher: str) -> bool:
     return matcher.strip() in ("", "*")
 

@@ -46,6 +46,9 @@ APPLIED_FIELDS: dict[HookEventName, frozenset[str]] = {
     "PermissionRequest": frozenset({"decision"}),
     "Elicitation": frozenset({"action", "content"}),
     "ElicitationResult": frozenset({"action", "content"}),
+    "UserPromptExpansion": frozenset({"additionalContext"}),
+    "Setup": frozenset({"additionalContext"}),
+    "PermissionDenied": frozenset({"retry"}),
 }
 """The `hookSpecificOutput` fields tether applies, per event. Claude Code defines more
 (`sessionTitle`, `initialUserMessage`, `watchPaths`, `updatedPermissions`...): a hook answering
@@ -165,6 +168,7 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
     output: UpdatedOutput | None = None
     action: ElicitAction | None = None
     content: dict[str, Any] | None = None
+    retry = False
 
     if decision == "block":
         blocked = True
@@ -212,6 +216,8 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
             stop = stop or interrupt
         elif event in ("Elicitation", "ElicitationResult"):
             action, content = _elicitation(specific)
+        elif event == "PermissionDenied":
+            retry = _field(specific, "retry", bool, "hookSpecificOutput.") is True
 
     return HookOutcome(
         blocked=blocked,
@@ -226,6 +232,7 @@ def _decision(event: HookEventName, data: dict[str, Any], label: str) -> HookOut
         elicit_action=action,
         elicit_content=content,
         errors=tuple(errors),
+        retry=retry,
     )
 
 

@@ -14,9 +14,10 @@ from typing import Any, cast
 from tether.hooks.command import HookRun, run_command
 from tether.hooks.http_hook import run_http
 from tether.hooks.judged import HookJudge, run_judged
-from tether.hooks.matcher import matches
+from tether.hooks.matcher import file_names, matches
 from tether.hooks.output import outcome_of
 from tether.hooks.spec import (
+    ENV_FILE_EVENTS,
     MATCH_FIELDS,
     HookActivity,
     HookEventName,
@@ -69,7 +70,8 @@ class HookRunner:
         self.watchers: list[Callable[[HookActivity], None]] = []
         """Told of every hook as it starts and as it ends."""
         self.env_file: Path | None = None
-        """Given to SessionStart hooks as `CLAUDE_ENV_FILE` (see `tether.hooks.env_file`)."""
+        """Given to SessionStart, Setup, CwdChanged and FileChanged hooks as `CLAUDE_ENV_FILE`
+        (see `tether.hooks.env_file`)."""
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
@@ -96,7 +98,10 @@ class HookRunner:
         for spec in self.specs:
             if spec.event != event:
                 continue
-            if field is not None and not any(matches(spec.matcher, s) for s in subjects):
+            if event == "FileChanged":
+                if match not in file_names(spec.matcher):
+                    continue
+            elif field is not None and not any(matches(spec.matcher, s) for s in subjects):
                 continue
             first = chosen.setdefault(spec.key, spec)
             if spec.fail_closed and not first.fail_closed:
@@ -167,7 +172,7 @@ class HookRunner:
         if spec.url is not None:
             return await run_http(spec, stdin, self.env)
         env = {**self.env, **dict(spec.env)} if spec.env else self.env
-        if spec.event == "SessionStart" and self.env_file is not None:
+        if spec.event in ENV_FILE_EVENTS and self.env_file is not None:
             self.env_file.parent.mkdir(parents=True, exist_ok=True)
             env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}
         return await run_command(
@@ -223,6 +228,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         updated_output=outputs[-1] if outputs else None,
         elicit_action=answers[-1].elicit_action if answers else None,
         elicit_content=answers[-1].elicit_content if answers else None,
+        retry=any(o.retry for o in outcomes),
     )
 
 

@@ -27,6 +27,15 @@ HookEventName = Literal[
     "PostToolBatch",
     "Elicitation",
     "ElicitationResult",
+    "UserPromptExpansion",
+    "StopFailure",
+    "PermissionDenied",
+    "TaskCreated",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "ConfigChange",
+    "Setup",
 ]
 
 HOOK_EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
@@ -49,18 +58,47 @@ MATCH_FIELDS: dict[HookEventName, str] = {
     "SubagentStart": "agent_type",
     "Elicitation": "mcp_server_name",
     "ElicitationResult": "mcp_server_name",
+    "UserPromptExpansion": "command_name",
+    "StopFailure": "error",
+    "PermissionDenied": "tool_name",
+    "InstructionsLoaded": "load_reason",
+    "FileChanged": "file_path",
+    "ConfigChange": "source",
+    "Setup": "trigger",
 }
 """The payload field a matcher is compared with, per event. Events missing here (UserPromptSubmit,
-Stop) ignore matchers: every hook configured for them runs."""
+Stop, TaskCreated, CwdChanged...) ignore matchers: every hook configured for them runs. A
+FileChanged matcher names the files watched (`.envrc|.env`), compared with the file's name."""
 
 UNBLOCKABLE_EVENTS: frozenset[HookEventName] = frozenset(
-    {"SessionStart", "SessionEnd", "PostCompact", "Notification", "SubagentStart", "WorktreeRemove"}
+    {
+        "SessionStart",
+        "SessionEnd",
+        "PostCompact",
+        "Notification",
+        "SubagentStart",
+        "WorktreeRemove",
+        "StopFailure",
+        "PermissionDenied",
+        "InstructionsLoaded",
+        "CwdChanged",
+        "FileChanged",
+        "Setup",
+    }
 )
 """Events with nothing to block: an exit 2 or a fail-closed failure becomes an error shown to the
 user, as in Claude Code."""
 
-PLAIN_STDOUT_IS_CONTEXT: frozenset[HookEventName] = frozenset({"UserPromptSubmit", "SessionStart"})
+PLAIN_STDOUT_IS_CONTEXT: frozenset[HookEventName] = frozenset(
+    {"UserPromptSubmit", "UserPromptExpansion", "SessionStart", "Setup"}
+)
 """Events whose plain (non-JSON) stdout on exit 0 is added to the model's context."""
+
+ENV_FILE_EVENTS: frozenset[HookEventName] = frozenset(
+    {"SessionStart", "Setup", "CwdChanged", "FileChanged"}
+)
+"""Events whose hooks get `CLAUDE_ENV_FILE`: what they export there reaches later Bash
+commands (direnv-like set-ups), as in Claude Code."""
 
 DEFAULT_TIMEOUT_S = 60.0
 """A client's callback hook's timeout when it names none (the Agent SDK's default)."""
@@ -152,6 +190,8 @@ class HookOutcome:
     """Elicitation and ElicitationResult only: the answer to the MCP server's form (with
     `elicit_content` for accept); the last hook that gave one wins."""
     elicit_content: dict[str, Any] | None = None
+    retry: bool = False
+    """PermissionDenied only: the model is told it may try the denied call again."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,10 @@ from tether.protocol import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "TETHER_MODEL"
+DEFAULT_ALIAS = "default"
+"""Claude Code's alias for the default model (`/model default` goes back to it)."""
+PLAN_ALIAS = "opusplan"
+"""Claude Code's alias for Opus in plan mode and Sonnet otherwise."""
 LONG_CONTEXT_SUFFIX = "[1m]"
 """Claude Code's opt-in to the 1M-token window: `sonnet[1m]`, `claude-sonnet-4-6[1m]`."""
 STANDARD_WINDOW = 200_000
@@ -45,6 +49,9 @@ class ResolvedModel:
     """The spec ended in `[1m]` (or the 1M beta was named): the 1M window was asked for."""
     betas: tuple[str, ...] = ()
     """Anthropic betas named in `ANTHROPIC_BETAS` (`--betas`)."""
+    plan_model_id: str | None = None
+    """`opusplan`: the model that answers in plan mode (Opus), `model_id` answering otherwise
+    (Sonnet), as Claude Code's alias does."""
 
 
 def split_long_context(spec: str) -> tuple[str, bool]:
@@ -71,8 +78,14 @@ def resolve_model(
     """
     providers = {**PROVIDERS, **(extra_providers or {})}
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
+    if spec == DEFAULT_ALIAS:  # Claude Code's "the default model": tether's
+        chosen = (env.get(MODEL_ENV) or "").strip()
+        spec = chosen if chosen and chosen != DEFAULT_ALIAS else DEFAULT_MODEL
     _check_name(spec)
     base_spec, long_context = split_long_context(spec)
+    plan_model_id = None
+    if base_spec == PLAN_ALIAS:
+        base_spec, plan_model_id = "sonnet", FAMILIES["opus"]
     betas = beta_names(env.get(BETAS_ENV, ""))
     long_context = long_context or LONG_CONTEXT_BETA in betas
     if not base_spec:
@@ -102,7 +115,15 @@ def resolve_model(
         context_window = LONG_WINDOW if long_context else min(info.context_window, STANDARD_WINDOW)
     info = replace(info, context_window=context_window)
     return ResolvedModel(
-        spec, provider, model_id, base_url.rstrip("/"), api_key, info, long_context, betas
+        spec,
+        provider,
+        model_id,
+        base_url.rstrip("/"),
+        api_key,
+        info,
+        long_context,
+        betas,
+        plan_model_id,
     )
 
 

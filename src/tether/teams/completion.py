@@ -1,7 +1,8 @@
-"""The one gate every completion of a task passes: Claude Code's `TaskCompleted` hooks, run
-before anything is recorded, whether an agent asks for the completion (`TaskUpdate`) or a
-worker records its session's answer. Exit 2 (or a `block` decision) refuses it, and the
-hook's reason goes back to the agent."""
+"""The hooks on a task's life: `TaskCreated` as TaskCreate makes one (exit 2 refuses it, and
+it is removed), and the one gate every completion of a task passes: Claude Code's
+`TaskCompleted` hooks, run before anything is recorded, whether an agent asks for the
+completion (`TaskUpdate`) or a worker records its session's answer. Exit 2 (or a `block`
+decision) refuses it, and the hook's reason goes back to the agent."""
 
 from __future__ import annotations
 
@@ -33,6 +34,24 @@ async def completion_refusal(
     if outcome.blocked:
         return outcome.reason or "no reason given"
     return None
+
+
+async def creation_refusal(
+    hooks: HookRunner | None, task: Task, *, owner: str, team: str
+) -> str | None:
+    """Claude Code's `TaskCreated` hooks on a task just made (it has its id): None when they
+    let it stand; else why they refused it (the caller removes it)."""
+    if hooks is None or not hooks.has("TaskCreated"):
+        return None
+    payload = {
+        "task_id": task.id,
+        "task_subject": task.subject,
+        "task_description": task.description,
+        "teammate_name": owner,
+        "team_name": team,
+    }
+    outcome = await hooks.fire("TaskCreated", payload)
+    return (outcome.reason or "no reason given") if outcome.blocked else None
 
 
 def refused_text(task_id: str, reason: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.core.tool_calls import current_call
+from tether.hooks import HookRunner
 from tether.protocol import HarnessError, ToolError
 from tether.store.task_graph import TaskChanges
 from tether.store.task_records import (
@@ -29,7 +30,7 @@ from tether.store.task_records import (
 )
 from tether.store.task_store import TaskStore
 from tether.teams.board import TaskBoard
-from tether.teams.completion import completion_refusal, refused_text
+from tether.teams.completion import completion_refusal, creation_refusal, refused_text
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
@@ -126,6 +127,10 @@ def task_tools(board: TaskBoard) -> list[Tool]:
             depends_on=[_id(d) for d in args.addBlockedBy],
         )
         task: Task = await store_call(lambda s: s.create(new))
+        refused = await creation_refusal(_session_hooks(), task, owner=board.owner, team=board.team)
+        if refused is not None:
+            await store_call(lambda s: s.remove(task.id))
+            raise ToolError(f"TaskCreated hook refused to create the task: {refused}")
         return ToolOutput(
             f"Task #{task.id} created successfully: {task.subject}",
             structured={"task": {"id": task.id, "subject": task.subject}},
@@ -252,13 +257,17 @@ def _not_yours(board: TaskBoard, task: Task) -> str:
     return f"task #{task.id} is not yours ({task.status}): set it in_progress first"
 
 
+def _session_hooks() -> HookRunner | None:
+    """The hooks of the session whose call runs now."""
+    scope = current_call.get()
+    gate = scope.agent.gate if scope is not None else None
+    return gate.hooks if gate is not None else None
+
+
 async def _completion_hooks(board: TaskBoard, task: Task) -> None:
     """TaskCompleted hooks, before anything is recorded: a block refuses the completion and
     its reason goes back to the model (the task stays in progress, still held)."""
-    scope = current_call.get()
-    gate = scope.agent.gate if scope is not None else None
-    hooks = gate.hooks if gate is not None else None
-    reason = await completion_refusal(hooks, task, owner=board.owner, team=board.team)
+    reason = await completion_refusal(_session_hooks(), task, owner=board.owner, team=board.team)
     if reason is not None:
         raise ToolError(refused_text(task.id, reason))
 
