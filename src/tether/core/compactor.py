@@ -170,21 +170,4 @@ async def compact(
     if hooks is not None and hooks.has("PostCompact"):
         payload = {"trigger": trigger, "compact_summary": summary}
         await hooks.fire("PostCompact", payload, match=trigger)
-    if hooks is not None and hooks.has("SessionStart"):
-        # As in Claude Code: what SessionStart hooks put in the context is put back in.
-        started = await hooks.fire("SessionStart", {"source": "compact"}, match="compact")
-        surface(started, emit)
-        if started.additional_context:
-            agent.inputs.append(_once([reminder(c) for c in started.additional_context]))
     return True
-
-
-def _once(texts: list[str]) -> Callable[[], list[TextBlock]]:
-    """Text for the next model call only."""
-
-    def take() -> list[TextBlock]:
-        taken = [TextBlock(text=t) for t in texts]
-        texts.clear()
-        return taken
-
-    return take
