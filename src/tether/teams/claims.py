@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,39 +118,27 @@ def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> 
 def claim_member(store: TeamStore, name: str) -> str | None:
     """A teammate process claims its member before anything else: None when it is the
     member's process now, else why not (another process of the member runs)."""
-    from tether.store.mailbox import MemberBusy
-
-    me = os.getpid()
-
-    def refusal(member: Member) -> str | None:
-        if member.pid is not None and member.pid != me and alive(member):
-            return f"{name} runs already as pid {member.pid} on {member.host}"
-        return None
-
-    changes = {
-        "pid": me,
-        "pid_started": process_start(me),
-        "host": socket.gethostname(),
-        "start_claim": None,
-    }
-    try:
-        store.update_member(name, changes, unless=refusal)
-    except MemberBusy as e:
-        return str(e)
-    return None
+    claimed = _claim_record(store, name, lambda member: f"{name} runs already as pid {member.pid}")
+    return claimed if isinstance(claimed, str) else None
 
 
 def claim_lead(store: TeamStore, name: str) -> Member | str:
     """A session claims the lead of its team (a lease as a teammate's `claim_member`: its pid
     and start time in the lead's record), so that one live session leads a team: its member
     record when it leads now, else who leads (another session, still running)."""
+    return _claim_record(store, name, lambda member: f"pid {member.pid}")
+
+
+def _claim_record(store: TeamStore, name: str, holder: Callable[[Member], str]) -> Member | str:
+    """This process's pid, start time and host written into `name`'s record unless another
+    live process holds it: the record, or who holds it (`holder`, then its host)."""
     from tether.store.mailbox import MemberBusy
 
     me = os.getpid()
 
     def refusal(member: Member) -> str | None:
         if member.pid is not None and member.pid != me and alive(member):
-            return f"pid {member.pid} on {member.host}"
+            return f"{holder(member)} on {member.host}"
         return None
 
     changes = {
