@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +28,8 @@ class HookServer:
     def __init__(self) -> None:
         self.status = 200
         self.body = b""
+        self.drip = False
+        """Answer 200 with a body that comes 4 KB every 50 ms for half a minute."""
         self.got: list[tuple[dict[str, str], dict[str, Any]]] = []
         owner = self
 
@@ -34,10 +37,25 @@ class HookServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 owner.got.append((dict(self.headers), json.loads(self.rfile.read(length))))
+                if owner.drip:
+                    self._drip()
+                    return
                 self.send_response(owner.status)
                 self.send_header("Content-Length", str(len(owner.body)))
                 self.end_headers()
                 self.wfile.write(owner.body)
+
+            def _drip(self) -> None:
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for _ in range(600):
+                        self.wfile.write(b"1000\r\n" + b" " * 4096 + b"\r\n")
+                        self.wfile.flush()
+                        time.sleep(0.05)
+                except OSError:  # the client hung up
+                    self.close_connection = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -124,3 +142,20 @@ def test_a_failing_endpoint_is_an_error_the_session_goes_past_unless_fail_closed
     assert len(endpoint.got) == 1
     assert (workspace / "made").exists() is not fail_closed
     assert endpoint.url in result.stderr + json.dumps(fake_model.requests[1].tool_results())
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_an_answer_that_keeps_coming_is_cut_at_the_hooks_timeout(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, endpoint: HookServer
+) -> None:
+    # Each read gets a byte in time, so only a deadline for the whole answer ends it.
+    endpoint.drip = True
+    hook = _http_hook(endpoint.url, timeout=1)
+    write_settings(workspace, {"PreToolUse": on("Bash", hook)})
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
+    result = tether("-p", "go", "--allowedTools", "Bash(touch *)", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    assert "timed out after 1 s" in result.stderr + json.dumps(
+        fake_model.requests[1].tool_results()
+    )
+    assert (workspace / "made").exists()  # a hook that did not answer does not block

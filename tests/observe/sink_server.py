@@ -24,6 +24,9 @@ class SinkServer:
         self._gate = threading.Event()
         self._gate.set()
         self.answered = 0
+        self.endless = False
+        """Answer 200 with a body that never ends (chunks until the client hangs up)."""
+        self._stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -37,6 +40,9 @@ class SinkServer:
                     status = server.statuses.pop(0) if server.statuses else 200
                     server.arrived.notify_all()
                 server._gate.wait()
+                if server.endless:
+                    self._answer_forever()
+                    return
                 try:
                     self.send_response(status)
                     self.send_header("Content-Length", "0")
@@ -45,6 +51,17 @@ class SinkServer:
                     return
                 with server.arrived:
                     server.answered += 1
+
+            def _answer_forever(self) -> None:
+                chunk = b"%x\r\n%s\r\n" % (65536, b"x" * 65536)
+                try:
+                    self.send_response(200)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    while not server._stopping.is_set():
+                        self.wfile.write(chunk)
+                except OSError:  # the client hung up: what it should do
+                    self.close_connection = True
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -66,6 +83,7 @@ class SinkServer:
             assert self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
 
     def stop(self) -> None:
+        self._stopping.set()
         self.release()
         self._http.shutdown()
         self._http.server_close()

@@ -126,3 +126,15 @@ def test_the_secret_never_appears_in_the_report(sink_server: SinkServer) -> None
     report = close_now(sink)
     assert report is not None
     assert "tokenpart" not in report
+
+
+def test_an_answer_that_never_ends_is_not_read_on(sink_server: SinkServer) -> None:
+    # An endpoint answering 200 with an endless body: the status is read, a bounded part of
+    # the body at most, and the connection dropped (all of it was read, memory without end).
+    sink_server.endless = True
+    sink = WebhookSink(WebhookConfig(sink_server.url, timeout_s=2.0), first_backoff_s=FAST)
+    sink.offer(record(1))
+    sink.offer(record(2))
+    assert close_now(sink) is None
+    assert [r.body for r in sink_server.received] == [record(n).to_json().encode() for n in (1, 2)]
+    assert sink.tally.delivered == 2

@@ -12,6 +12,7 @@ so a settings file cannot send a secret the user did not name. Redirects are not
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Mapping
@@ -41,13 +42,23 @@ async def run_http(spec: HookSpec, stdin: bytes, env: Mapping[str, str]) -> Hook
     assert spec.url is not None
     headers = {"Content-Type": "application/json", **header_values(spec, env)}
     try:
-        async with httpx2.AsyncClient(timeout=spec.timeout_s, follow_redirects=False) as client:
-            response = await client.post(spec.url, content=stdin, headers=headers)
-    except httpx2.TimeoutException:
+        # The timeout is the whole answer's: httpx's own is per read, which a body that keeps
+        # coming a byte at a time never exceeds. The body is read up to the output bound.
+        async with asyncio.timeout(spec.timeout_s):
+            async with (
+                httpx2.AsyncClient(timeout=spec.timeout_s, follow_redirects=False) as client,
+                client.stream("POST", spec.url, content=stdin, headers=headers) as response,
+            ):
+                raw = bytearray()
+                async for chunk in response.aiter_bytes():
+                    raw += chunk
+                    if len(raw) > MAX_OUTPUT_BYTES:
+                        break
+    except (httpx2.TimeoutException, TimeoutError):
         return HookRun(None, "", "", f"timed out after {spec.timeout_s:g} s", timed_out=True)
     except httpx2.HTTPError as e:
         return HookRun(None, "", "", f"could not reach {spec.url}: {e or type(e).__name__}")
-    body = response.content[:MAX_OUTPUT_BYTES].decode("utf-8", errors="replace")
+    body = bytes(raw[:MAX_OUTPUT_BYTES]).decode("utf-8", errors="replace")
     if not 200 <= response.status_code < 300:
         return HookRun(None, "", body, f"{spec.url} answered HTTP {response.status_code}")
     text = body.strip()

@@ -164,6 +164,22 @@ class WebhookSink:
         return False
 
 
+MAX_ANSWER_BYTES = 64 * 1024
+"""What is read of a webhook's answer at most: only its status counts."""
+
+
+def _read_bounded(response: http.client.HTTPResponse, deadline: float) -> bool:
+    """Read the answer's body, `MAX_ANSWER_BYTES` at most and until `deadline`: whether it
+    was read to its end (else the connection cannot be used again)."""
+    left = MAX_ANSWER_BYTES
+    while left > 0 and time.monotonic() < deadline:
+        chunk = response.read1(min(left, 8192))
+        if not chunk:
+            return True
+        left -= len(chunk)
+    return response.isclosed()
+
+
 class _Connection:
     """One kept-alive connection to the webhook's host (the standard library's client: a
     post costs a tenth of the CPU time of a full-featured client's, and the sink only ever
@@ -187,8 +203,9 @@ class _Connection:
                 self._http = kind(self._host, self._port, timeout=self._timeout_s)
             self._http.request("POST", self._target, body=body, headers=headers)
             response = self._http.getresponse()
-            response.read()
-            if response.will_close:
+            if not _read_bounded(response, time.monotonic() + self._timeout_s):
+                self.close()  # an answer past the bound or the time: not read on
+            elif response.will_close:
                 self.close()
             return response.status
         except (OSError, http.client.HTTPException):
