@@ -77,3 +77,14 @@ def test_a_file_rotated_by_another_writer_is_left_for_the_new_one(tmp_path: Path
         "a" * 30 + "\n" + "b" * 30 + "\n",
         "c" * 30 + "\n" + "d" * 30 + "\n",
     ]
+
+
+def test_a_line_cut_short_before_is_not_glued_to_the_next(tmp_path: Path) -> None:
+    # A full disk or a writer killed mid-write leaves the last line without its newline: the
+    # next writer (another process, or this one after the failed write) starts a line of its own.
+    path = tmp_path / "events.jsonl"
+    path.write_text('{"kind": "whole"}\n{"kind": "cut sh')
+    log = AppendFile(path)
+    log.append(['{"kind": "next"}'])
+    log.close()
+    assert path.read_text().splitlines()[-1] == '{"kind": "next"}'

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -29,19 +30,25 @@ class AppendFile:
         self.max_bytes = max_bytes
         self.keep = keep
         self._fd: int | None = None
+        self._torn = False
+        """The file ends in a line cut short (a full disk, a writer killed mid-write): the next
+        write starts on a line of its own, not glued to that one."""
 
     def append(self, lines: list[str]) -> None:
         """Write these lines (without their newlines) at the end of the file, in one write."""
         if not lines:
             return
-        data = ("\n".join(lines) + "\n").encode("utf-8", errors="replace")
         fd = self._current()
+        start = "\n" if self._torn else ""
+        data = (start + "\n".join(lines) + "\n").encode("utf-8", errors="replace")
         if self.max_bytes is not None and os.fstat(fd).st_size + len(data) > self.max_bytes:
             fd = self._rotate(len(data), self.max_bytes)
         view = memoryview(data)
+        self._torn = True  # until the last byte is written
         while view:  # a regular file takes a write whole; a short one (disk full) goes on
             written = os.write(fd, view)
             view = view[written:]
+        self._torn = False
 
     def close(self) -> None:
         if self._fd is not None:
@@ -59,6 +66,7 @@ class AppendFile:
             self.close()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._torn = _ends_torn(self.path)
         return self._fd
 
     def _rotate(self, adding: int, max_bytes: int) -> int:
@@ -94,3 +102,18 @@ def _numbered(name: str, index: int) -> str:
         return name
     stem, dot, suffix = name.rpartition(".")
     return f"{stem}.{index}.{suffix}" if dot else f"{name}.{index}"
+
+
+def _ends_torn(path: Path) -> bool:
+    """Whether the file's last byte is not a newline (an earlier writer's line cut short)."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return False
+        with path.open("rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            if size == 0:
+                return False
+            file.seek(size - 1)
+            return file.read(1) != b"\n"
+    except OSError:  # a FIFO, no read permission: nothing known, nothing to mend
+        return False
