@@ -138,3 +138,16 @@ def test_an_answer_that_never_ends_is_not_read_on(sink_server: SinkServer) -> No
     assert close_now(sink) is None
     assert [r.body for r in sink_server.received] == [record(n).to_json().encode() for n in (1, 2)]
     assert sink.tally.delivered == 2
+
+
+def test_credentials_in_the_url_are_sent_as_basic_and_never_said(sink_server: SinkServer) -> None:
+    sink_server.statuses = [404]
+    url = sink_server.url.replace("http://", "http://admin:hunter2@") + "?token=abc123"
+    sink = WebhookSink(WebhookConfig(url), first_backoff_s=FAST)
+    sink.offer(record(1))
+    report = close_now(sink)
+    [received] = sink_server.received
+    assert received.headers["authorization"] == "Basic YWRtaW46aHVudGVyMg=="
+    assert report is not None
+    for secret in ("hunter2", "admin", "abc123"):
+        assert secret not in report

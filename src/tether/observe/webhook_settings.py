@@ -49,9 +49,11 @@ class WebhookConfig:
 
     @property
     def place(self) -> str:
-        """The url without its path and query (a Slack url's path is its secret): for messages."""
+        """The url without its credentials, path and query (a Slack url's path is its secret):
+        for messages."""
         parts = urlsplit(self.url)
-        return f"{parts.scheme}://{parts.netloc}"
+        host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+        return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
     def wants(self, kind: str) -> bool:
         return self.events is None or kind in self.events

@@ -8,6 +8,7 @@ failures, timeouts, 429 and 5xx answers with a doubling backoff; another 4xx is 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import hmac
@@ -17,7 +18,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from tether.observe.records import EventRecord
 from tether.observe.summary import detail, whose
@@ -194,6 +195,10 @@ class _Connection:
         self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self._timeout_s = timeout_s
         self._http: http.client.HTTPConnection | None = None
+        self._auth: dict[str, str] = {}
+        if parts.username is not None:  # `user:password@` in the url: Basic, as curl sends it
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            self._auth = {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
     def post(self, body: bytes, headers: dict[str, str]) -> int | None:
         """The answer's status, or None when the request failed (refused, reset, timed out)."""
@@ -201,7 +206,7 @@ class _Connection:
             if self._http is None:
                 kind = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
                 self._http = kind(self._host, self._port, timeout=self._timeout_s)
-            self._http.request("POST", self._target, body=body, headers=headers)
+            self._http.request("POST", self._target, body=body, headers={**headers, **self._auth})
             response = self._http.getresponse()
             if not _read_bounded(response, time.monotonic() + self._timeout_s):
                 self.close()  # an answer past the bound or the time: not read on
