@@ -69,6 +69,16 @@ def test_nothing_logged_yet_says_where_it_looked(
     assert capsys.readouterr().err == f"tether events: no matching events in {log_dir(home)}\n"
 
 
+def test_a_log_folder_that_is_a_file_is_said_not_a_traceback(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir(parents=True)
+    log_dir(home).write_text("not a folder")
+    assert main(["tail"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tether events: cannot read the event log in {log_dir(home)}: ")
+
+
 def test_follow_prints_new_records_through_a_rotation(home: Path) -> None:
     _write(home, [record(0, "s", "notice")])
     follower = subprocess.Popen(

@@ -19,7 +19,8 @@ POLL_S = 0.2
 
 
 def main(argv: list[str]) -> int:
-    """0: printed (or followed until interrupted); 2: bad arguments."""
+    """0: printed (or followed until interrupted); 1: the log cannot be read; 2: bad
+    arguments."""
     args = _parser().parse_args(argv)
     known = event_kinds()
     unknown = sorted(set(args.kind) - known)
@@ -46,6 +47,9 @@ def main(argv: list[str]) -> int:
         pass
     except BrokenPipeError:  # `| head`: the reader has what it wanted
         sys.stderr.close()
+    except OSError as e:  # the log's folder a file, no permission: said, not a traceback
+        print(f"tether events: cannot read the event log in {log_dir(home)}: {e}", file=sys.stderr)
+        return 1
     finally:
         reader.close()
     return 0
