@@ -43,6 +43,10 @@ def test_each_task_is_counted_apart(tmp_path: Path, model_env: FakeModelServer) 
         ("1", 100, sessions[0]["session_id"]),
         ("2", 200, sessions[1]["session_id"]),
     ]
+    # Under the worker's name, as the event log files them (not "main": --by agent split them).
+    owners = {c["agent_id"] for c in calls}
+    assert len(owners) == 1
+    assert owners.pop().startswith("worker-")
     by_task = cost_json("--by", "task")
     assert {line["key"]: (line["calls"], line["input_tokens"]) for line in by_task["lines"]} == {
         "1": (1, 100),

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tether.cli.teams_tools import TEAMMATE_ENV
+from tether.cli.observing import event_context
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
 from tether.models.catalogue import MODELS, ModelInfo
@@ -94,7 +94,6 @@ class _Opening:
 
     def _open(self) -> None:
         from tether.ledger import LedgerError, LedgerFile, LedgerRecorder, ledger_path
-        from tether.teams.board import lent_claims
 
         kept, self._kept = self._kept, []
         try:
@@ -103,13 +102,15 @@ class _Opening:
             self._given_up = True
             _warn(f"{e}; this session's costs are not recorded")
             return
+        # Whose the costs are, as the event log says it: a worker's owner and its task too.
+        whose = event_context(self._session.session_id, self._env)
         recorder = LedgerRecorder(
             ledger,
             session_id=self._session.session_id,
             rates_for=self._rates_for,
             warn=_warn,
-            task_id=next(iter(lent_claims(self._env)), None),
-            agent_id=self._env.get(TEAMMATE_ENV) or "main",
+            task_id=whose.task_id,
+            agent_id=whose.agent_id,
         )
         workspace = str(self._session.agent.tool_context.workspace)
         recorder.started(self._info.id, workspace, self._resumed)
