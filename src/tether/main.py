@@ -32,7 +32,11 @@ def main(argv: list[str] | None = None) -> int:
         from importlib import import_module
 
         command = import_module(f"tether.cli.{SUBCOMMANDS[args[0]][0]}")
-        return int(command.main(args[1:]))
+        try:
+            return int(command.main(args[1:]))
+        finally:
+            if "tether.cli.observing" in sys.modules:  # a worker's webhooks: their time
+                sys.modules["tether.cli.observing"].close_process_sinks()
     from tether.cli.app import main as app_main
 
     return app_main(args)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.teams.workers import add_tasks, finish, start_worker
 from tether.observe.records import read_records
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
+from tether.testing.workers import task_answers
 
 from .sink_server import SinkServer
 
@@ -110,3 +113,24 @@ def test_an_untrusted_workspace_sends_nothing_to_its_webhooks(
     result = tether("-p", "hi")
     assert result.exit_code == 0, result.stderr
     assert sink_server.received == []
+
+
+def test_a_workers_sessions_share_its_webhooks_until_it_exits(
+    tmp_path: Path, model_env: FakeModelServer, sink_server: SinkServer
+) -> None:
+    # The sinks are the process's: a task's session ending does not wait for them (each end
+    # gave them 3 s, so a worker with a dead endpoint took 3 s more per task); the worker's
+    # exit does, and says once what they lost, for every task together.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "--quiet", "--initial-branch=main"], cwd=repo, check=True)
+    _settings(repo, {"webhooks": [{"url": sink_server.url, "events": ["turn_finished"]}]})
+    sink_server.hold()
+    model_env.responder = task_answers(lambda task_id, _: reply(text(f"done {task_id}")))
+    add_tasks(repo, [], "first", "second")
+    code, _, err = finish(start_worker(repo, "--until-idle", "--trust-workspace"))
+    sink_server.release()
+    assert code == 0, err
+    reports = [line for line in err.splitlines() if "events not delivered" in line]
+    assert len(reports) == 1, err
+    assert "2 of 2 events not delivered" in reports[0]

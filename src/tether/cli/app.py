@@ -177,6 +177,14 @@ def _positive_int(value: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    try:
+        return _main(argv)
+    finally:
+        if "tether.cli.observing" in sys.modules:  # this run's webhooks: given their time
+            sys.modules["tether.cli.observing"].close_process_sinks()
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(drop_unknown(argv, parser))
     cwd: Path = args.cwd or Path.cwd()

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.agents import SubagentRunner
@@ -16,13 +18,66 @@ from tether.core.session import Session
 from tether.hooks.builtin import read_builtin_settings
 from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
-from tether.observe.records import LOG_NAME, MAIN_AGENT, log_dir
-from tether.observe.webhook_settings import read_webhooks
+from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
+from tether.observe.webhook_settings import WebhookConfig, read_webhooks
 
 WORKER_CLAIM_ENV = "TETHER_TASK_CLAIM"
 """`tether.teams.board.CLAIM_ENV`: set in the sessions a worker runs its tasks in."""
 FLUSH_AT_EXIT_S = 3.0
-"""How long the webhooks are given at the end of a session to send what is queued."""
+"""How long the webhooks are given at the process's exit to send what is queued."""
+
+
+@dataclass
+class _ProcessSinks:
+    """The webhook sinks of this process, one per configuration, shared by its sessions (a
+    REPL's after /clear, a worker's one per task): a session's end does not wait for them;
+    the process's exit gives them `FLUSH_AT_EXIT_S` and says what they lost."""
+
+    sinks: dict[WebhookConfig, Sink] = field(default_factory=dict[WebhookConfig, Sink])
+    log: Path | None = None
+    owner: EventContext | None = None
+
+    def shared(self, config: WebhookConfig) -> Sink:
+        if not self.sinks:
+            atexit.register(self.close)
+        sink = self.sinks.get(config)
+        if sink is None:
+            from tether.observe.webhooks import WebhookSink  # hmac and hashlib: only when used
+
+            sink = self.sinks[config] = WebhookSink(config)
+        return _Borrowed(sink)
+
+    def close(self) -> None:
+        if not self.sinks:
+            return
+        sinks, self.sinks = list(self.sinks.values()), {}
+        log = AppendFile(self.log) if self.log is not None else None
+        hub = EventHub(log, sinks=sinks, on_error=_tell, owner=self.owner)
+        for report in hub.close(FLUSH_AT_EXIT_S):  # losses said, and logged as webhook_dropped
+            _tell(report)
+
+
+@dataclass(frozen=True)
+class _Borrowed:
+    """A process's sink as a session's hub sees it: offered to, not closed with the session."""
+
+    sink: Sink
+
+    def offer(self, record: EventRecord) -> None:
+        self.sink.offer(record)
+
+    def close(self, deadline: float) -> str | None:
+        del deadline
+        return None
+
+
+_PROCESS_SINKS = _ProcessSinks()
+
+
+def close_process_sinks() -> None:
+    """At the end of a command: the webhooks get `FLUSH_AT_EXIT_S` to send what is queued,
+    and what they lost is said (also done at exit, for a library's sessions)."""
+    _PROCESS_SINKS.close()
 
 
 def event_context(session_id: str, env: Mapping[str, str]) -> EventContext:
@@ -54,13 +109,12 @@ def attach_observation(
     webhooks = read_webhooks(settings.data, env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
     context = event_context(session.session_id, env)
-    sinks: list[Sink] = []
+    log = log_dir(home) / LOG_NAME
     if webhooks:
-        from tether.observe.webhooks import WebhookSink  # hmac and hashlib: only when used
-
-        sinks.extend(WebhookSink(config) for config in webhooks)
+        _PROCESS_SINKS.log, _PROCESS_SINKS.owner = log, context
+    sinks = [_PROCESS_SINKS.shared(config) for config in webhooks]
     hub = EventHub(
-        AppendFile(log_dir(home) / LOG_NAME),
+        AppendFile(log),
         views=[AppendFile(view, max_bytes=None)] if view is not None else [],
         sinks=sinks,
         on_error=_tell,
