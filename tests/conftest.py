@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,6 +12,16 @@ from pathlib import Path
 import pytest
 
 from tether.testing.cli_runner import CliResult, run_cli
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Started in the background by a shell without job control (`cmd &` in a script, as CI
+    runners may), pytest inherits SIGINT ignored, and so does every process a test starts: a
+    Python child then never turns SIGINT into KeyboardInterrupt, and a test that sends it
+    Ctrl+C waits for nothing. A handler here is reset to the default by exec in each child."""
+    del config
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -34,12 +34,3 @@ async def test_without_betas_none_is_sent(sdk: SdkRun, fake_model: FakeModelServ
     fake_model.script(reply(text("a")))
     await sdk.query("hi", model="claude-sonnet-4-5")
     assert "anthropic-beta" not in fake_model.requests[0].headers
-
-
-async def test_a_reply_cut_by_the_full_window_is_reported_as_such(
-    sdk: SdkRun, fake_model: FakeModelServer
-) -> None:
-    fake_model.script(reply(text("first part"), stop_reason="model_context_window_exceeded"))
-    messages = await sdk.query("hi", model="claude-sonnet-4-5")
-    assert result_of(messages).stop_reason == "model_context_window_exceeded"
-    sdk.assert_lines_parse()

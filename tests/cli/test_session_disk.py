@@ -124,7 +124,7 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
         assert first.returncode == 0, first.stderr
     projects = home / "projects"  # where sessions are kept; the rest of the home stays writable
     projects.mkdir(exist_ok=True)
-    before = sorted(p.read_bytes() for p in home.rglob("*.jsonl"))
+    before = sorted(p.read_bytes() for p in projects.rglob("*.jsonl"))
     asked = len(fake_model.requests)
     fake_model.script(reply(tool_use("Bash", command="touch ran")), reply(text("went on")))
     if how == "read-only":
@@ -164,7 +164,7 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
             "free space (or make the sessions folder writable) and send the prompt again."
         )
     assert "(-c)" not in ran.stderr
-    assert sorted(p.read_bytes() for p in home.rglob("*.jsonl")) == before  # nothing lost
+    assert sorted(p.read_bytes() for p in projects.rglob("*.jsonl")) == before  # nothing lost
     if resume:  # the earlier conversation was sent, and the new turn on top of it
         assert [m["role"] for m in fake_model.requests[-1].messages()][:2] == ["user", "assistant"]
         assert len(list_sessions(home, workspace)) == 1

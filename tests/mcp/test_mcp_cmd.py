@@ -399,8 +399,8 @@ def test_broken_settings_or_limits_are_errors(cli: Cli, monkeypatch: pytest.Monk
     assert cli("list") == (
         2,
         "",
-        "tether: error: environment variable MCP_TIMEOUT must be a positive number of "
-        "milliseconds, not 'soon'\n",
+        "tether: error: environment variable MCP_TIMEOUT must be a number of milliseconds "
+        "from 1 to 86,400,000, not 'soon'\n",
     )
 
 

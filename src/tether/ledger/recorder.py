@@ -78,7 +78,7 @@ class LedgerRecorder:
         self._write(
             lambda db: db.execute(
                 "INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?, ?)",
-                (self.session_id, now(), model, cwd, self.task_id),
+                (self.session_id, now(), model, _storable(cwd), self.task_id),
             )
         )
 
@@ -269,6 +269,8 @@ class LedgerRecorder:
                 change(db)
         except sqlite3.Error as e:
             self._stop(self.ledger.unusable(e))
+        except UnicodeEncodeError as e:  # a bug here, never the end of the session
+            self._stop(f"the cost ledger could not take a value ({e.reason})")
 
     def _stop(self, why: str) -> None:
         self.failed = why
@@ -281,3 +283,9 @@ class LedgerRecorder:
 
 def _prompt(text: str) -> Message:
     return Message(role="user", content=(TextBlock(text=text),))
+
+
+def _storable(text: str) -> str:
+    """`text` as SQLite can keep it: a name that is not UTF-8 (kept in Python as surrogates)
+    with its bytes shown as escapes, as tether shows such names."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
