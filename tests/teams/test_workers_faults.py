@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import threading
 import uuid
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -18,7 +20,15 @@ from tether.testing.cli_runner import run_cli_process
 from tether.testing.redis_server import RedisServer, RedisUnavailable
 from tether.testing.workers import task_answers
 
-from .workers import add_tasks, board, finish, sessions_per_task, start_worker, wait_for
+from .workers import (
+    WAIT_S,
+    add_tasks,
+    board,
+    finish,
+    sessions_per_task,
+    start_worker,
+    wait_for,
+)
 
 
 def test_redis_killed_mid_run_loses_nothing_and_does_nothing_twice(
@@ -40,6 +50,7 @@ def test_redis_killed_mid_run_loses_nothing_and_does_nothing_twice(
     try:
         add_tasks(repo, store, *(f"t{n}" for n in range(1, 11)))
         workers = start_worker(repo, "--count", "2", "--until-idle", *store)
+        said = _Said(workers)
         watcher = open_task_store(redis.url, project=repo, team=store[-1])
         try:
             wait_for(
@@ -54,8 +65,10 @@ def test_redis_killed_mid_run_loses_nothing_and_does_nothing_twice(
         redis.kill()
         gate.set()  # the sessions end while the store is down: their results must wait
         wait_for(lambda: len(model_env.requests) >= 4, "both held sessions to be answered")
+        # Back only once a worker met the outage (under load it could come back before).
+        wait_for(lambda: "retrying with backoff" in said.out(), "a worker to wait for the store")
         redis = RedisServer.start(port=redis.port, workdir=redis.workdir, persist=True)
-        code, out, err = finish(workers)
+        code, out, err = said.finish()
         assert code == 0, err
         assert out.count("retrying with backoff") >= 1
         assert ".; retrying" not in out
@@ -207,3 +220,37 @@ def test_the_worker_never_prints_the_stores_password(
     assert code == 0, err
     assert ":***@127.0.0.1" in out + err
     assert "s3cret-word" not in out + err
+
+
+class _Said:
+    """What a worker prints, read as it comes (a test can wait for a line), then its end."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self._out: list[str] = []
+        self._err: list[str] = []
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read, args=(proc.stdout, self._out), daemon=True),
+            threading.Thread(target=self._read, args=(proc.stderr, self._err), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream: IO[str], into: list[str]) -> None:
+        for line in stream:
+            into.append(line)
+
+    def out(self) -> str:
+        return "".join(self._out)
+
+    def finish(self) -> tuple[int, str, str]:
+        code = self.proc.wait(timeout=WAIT_S * 2)
+        for reader in self._readers:
+            reader.join()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        return code, self.out(), "".join(self._err)
