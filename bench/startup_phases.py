@@ -24,6 +24,7 @@ from tether.cli.early_work import start_early_work  # noqa: E402
 start_early_work(Path.cwd(), settings_given=False)  # as `-p` does before its imports
 
 import asyncio  # noqa: E402
+import importlib  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -36,27 +37,28 @@ marks["imported"] = time.time()
 
 steps: dict[str, float] = {}
 
-# The build's steps, by the names `tether.cli.setup` calls them.
+# The build's steps: (module, function) as the build calls them, each looked up in that module
+# at call time. A name that has moved fails here at once, so the bench cannot time nothing.
 BUILD_STEPS = {
-    "project_root": "project and trust",
-    "workspace_trust": "project and trust",
-    "settings_files": "settings",
-    "load_settings": "settings",
-    "restrict_settings": "settings",
-    "discover_skills": "skills and agents",
-    "discover_agents": "skills and agents",
-    "build_model": "model client",
-    "build_gate": "permission rules and hooks",
-    "builtin_tools": "tools",
-    "ToolRegistry": "tools",
-    "plan_session_sandbox": "sandbox",
-    "ProjectInstructions": "instructions and memory",
-    "_memory": "instructions and memory",
-    "build_system_prompt": "system prompt",
-    "new_recorder": "session file",
-    "_record_run": "run record",
-    "mcp_setup": "MCP configuration",
-    "review_workspace": "project and trust",
+    ("tether.cli.session_place", "project_root"): "project and trust",
+    ("tether.cli.session_place", "workspace_trust"): "project and trust",
+    ("tether.cli.session_place", "settings_files"): "settings",
+    ("tether.cli.session_place", "load_settings"): "settings",
+    ("tether.cli.session_place", "restrict_settings"): "settings",
+    ("tether.cli.session_discovery", "discover_skills"): "skills and agents",
+    ("tether.cli.session_discovery", "review_workspace"): "project and trust",
+    ("tether.cli.setup", "discover_agents"): "skills and agents",
+    ("tether.cli.setup", "build_model"): "model client",
+    ("tether.cli.setup", "build_gate"): "permission rules and hooks",
+    ("tether.cli.setup", "builtin_tools"): "tools",
+    ("tether.cli.setup", "ToolRegistry"): "tools",
+    ("tether.cli.setup", "plan_session_sandbox"): "sandbox",
+    ("tether.cli.setup", "ProjectInstructions"): "instructions and memory",
+    ("tether.cli.setup", "project_memory"): "instructions and memory",
+    ("tether.cli.setup", "build_system_prompt"): "system prompt",
+    ("tether.cli.setup", "new_recorder"): "session file",
+    ("tether.cli.setup", "record_run"): "run record",
+    ("tether.cli.setup", "attach_mcp"): "MCP configuration",
 }
 
 
@@ -71,8 +73,9 @@ def _timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     return timed
 
 
-for attribute, step in BUILD_STEPS.items():
-    setattr(setup, attribute, _timed(step, getattr(setup, attribute)))
+for (module_name, attribute), step in BUILD_STEPS.items():
+    module = importlib.import_module(module_name)
+    setattr(module, attribute, _timed(step, getattr(module, attribute)))
 
 
 def _wrap_request_encoding() -> None:
