@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import atexit
 import sys
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.agents import SubagentRunner
 from tether.cli.teams_tools import TEAMMATE_ENV
@@ -18,8 +21,12 @@ from tether.core.session import Session
 from tether.hooks.builtin import read_builtin_settings
 from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
+from tether.observe.otel_config import read_otel_config, telemetry_enabled
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
 from tether.observe.webhook_settings import WebhookConfig, read_webhooks
+
+if TYPE_CHECKING:
+    from tether.observe.otel_sink import OtelSink
 
 WORKER_CLAIM_ENV = "TETHER_TASK_CLAIM"
 """`tether.teams.board.CLAIM_ENV`: set in the sessions a worker runs its tasks in."""
@@ -36,10 +43,31 @@ class _ProcessSinks:
     sinks: dict[WebhookConfig, Sink] = field(default_factory=dict[WebhookConfig, Sink])
     log: Path | None = None
     owner: EventContext | None = None
+    otel: OtelSink | None = None
+    """OpenTelemetry's sink, made by the first session that has telemetry on."""
+    _registered: bool = False
+
+    def telemetry(self, env: Mapping[str, str]) -> OtelSink | None:
+        """The process's OpenTelemetry sink when `env` turns telemetry on (the SDK imported
+        then, and only then); a `ConfigError` names a bad variable."""
+        if self.otel is not None or not telemetry_enabled(env):
+            return self.otel
+        config = read_otel_config(env)
+        if not config.enabled:
+            return None
+        from tether.observe.otel_sink import open_otel_sink  # the SDK: only when enabled
+
+        self.otel = open_otel_sink(config)
+        self._register()
+        return self.otel
+
+    def _register(self) -> None:
+        if not self._registered:
+            self._registered = True
+            atexit.register(self.close)
 
     def shared(self, config: WebhookConfig) -> Sink:
-        if not self.sinks:
-            atexit.register(self.close)
+        self._register()
         sink = self.sinks.get(config)
         if sink is None:
             from tether.observe.webhooks import WebhookSink  # hmac and hashlib: only when used
@@ -48,13 +76,26 @@ class _ProcessSinks:
         return _Borrowed(sink)
 
     def close(self) -> None:
-        if not self.sinks:
-            return
-        sinks, self.sinks = list(self.sinks.values()), {}
-        log = AppendFile(self.log) if self.log is not None else None
-        hub = EventHub(log, sinks=sinks, on_error=_tell, owner=self.owner)
-        for report in hub.close(FLUSH_AT_EXIT_S):  # losses said, and logged as webhook_dropped
-            _tell(report)
+        deadline = time.monotonic() + FLUSH_AT_EXIT_S
+        otel, self.otel = self.otel, None
+        exporting = None
+        if otel is not None:  # exported alongside the webhooks' flush, by the same deadline
+            exporting = threading.Thread(target=_close_otel, args=(otel, deadline), daemon=True)
+            exporting.start()
+        if self.sinks:
+            sinks, self.sinks = list(self.sinks.values()), {}
+            log = AppendFile(self.log) if self.log is not None else None
+            hub = EventHub(log, sinks=sinks, on_error=_tell, owner=self.owner)
+            # losses said, and logged as webhook_dropped
+            for report in hub.close(max(0.0, deadline - time.monotonic())):
+                _tell(report)
+        if exporting is not None:
+            exporting.join(max(0.0, deadline - time.monotonic()) + 0.5)
+
+
+def _close_otel(otel: OtelSink, deadline: float) -> None:
+    if (report := otel.close(deadline)) is not None:
+        _tell(report)
 
 
 @dataclass(frozen=True)
@@ -103,16 +144,32 @@ def attach_observation(
     home: Path,
     env: Mapping[str, str],
     subagents: SubagentRunner | None,
+    provider: str | None = None,
 ) -> EventHub:
-    """Every event of the session and of its subagents recorded, off the loop; the settings
-    checked first (a `ConfigError` names the key)."""
+    """Every event of the session and of its subagents recorded, off the loop, and exported
+    as OpenTelemetry when `env` turns it on; the settings checked first (a `ConfigError` names
+    the key or variable). `provider`: the model's provider, for the spans."""
     webhooks = read_webhooks(settings.data, env)
+    otel = _PROCESS_SINKS.telemetry(env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
     context = event_context(session.session_id, env)
     log = log_dir(home) / LOG_NAME
     if webhooks:
         _PROCESS_SINKS.log, _PROCESS_SINKS.owner = log, context
     sinks = [_PROCESS_SINKS.shared(config) for config in webhooks]
+    if otel is not None:
+        from tether.observe.otel_facts import SessionFacts
+
+        sinks.append(_Borrowed(otel))
+        otel.session_opened(
+            SessionFacts(
+                context.session_id,
+                context.agent_id,
+                context.task_id,
+                session.agent.model_id,
+                provider,
+            )
+        )
     hub = EventHub(
         AppendFile(log),
         views=[AppendFile(view, max_bytes=None)] if view is not None else [],
@@ -129,6 +186,8 @@ def attach_observation(
     async def finish() -> None:
         for report in await asyncio.to_thread(hub.close, FLUSH_AT_EXIT_S):
             _tell(report)
+        if otel is not None:  # every record offered: what the session left open ends
+            otel.session_closed(context.session_id)
 
     session.on_close.append(finish)
     return hub

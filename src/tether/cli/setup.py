@@ -379,7 +379,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
-    attach_observation(session, settings, workspace=workspace, home=home, env=env, subagents=runner)
+    attach_observation(
+        session,
+        settings,
+        workspace=workspace,
+        home=home,
+        env=env,
+        subagents=runner,
+        provider=resolved.provider.name,
+    )
     mcp, problems = session_servers(
         place, opts, client, plugins, window=resolved.info.context_window
     )
