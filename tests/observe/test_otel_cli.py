@@ -283,3 +283,60 @@ def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_lines_commits_and_edit_decisions_are_counted(
+    fake_model: FakeModelServer, model_env: object, workspace: Path, sink_server: SinkServer
+) -> None:
+    subprocess.run(["git", "init", "--quiet"], cwd=workspace, check=True)
+    commit = "git add -A && git -c user.name=t -c user.email=t@e commit --quiet -m add"
+    fake_model.script(
+        reply(tool_use("Write", file_path="app.py", content="a = 1\nb = 2\nc = 3\n")),
+        reply(tool_use("Edit", file_path="app.py", old_string="b = 2\n", new_string="")),
+        reply(tool_use("Bash", command=commit)),
+        reply(text("done")),
+    )
+    env = _env(sink_server)
+    result = run_cli_process(
+        ["--cwd", str(workspace), "--permission-mode", "dontAsk",
+         "--allowedTools", "Write", "Bash", "-p", "add app.py"],
+        env=env, cwd=workspace,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    got = points(sink_server.received)
+    write = {"tool_name": "Write", "decision": "accept", "source": "config", "language": "Python"}
+    assert total(got, "tether.code_edit_tool.decision", **write) == 1
+    edit = {"tool_name": "Edit", "decision": "reject", "source": "config", "language": "Python"}
+    assert total(got, "tether.code_edit_tool.decision", **edit) == 1
+    assert total(got, "tether.lines_of_code.count", type="added") == 3
+    assert total(got, "tether.lines_of_code.count", type="removed") == 0
+    assert total(got, "tether.commit.count") == 1
+    assert total(got, "tether.pull_request.count") == 0
+    found = spans(sink_server.received)
+    [denied] = [s for s in found if s.name == "execute_tool Edit"]
+    assert denied.attributes["decision"] == "reject"
+    assert denied.attributes["success"] is False
+
+
+def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(
+    fake_model: FakeModelServer, model_env: object, workspace: Path
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules\n"
+        "    if m.startswith(('opentelemetry', 'tether.observe.otel_'))), file=sys.stderr))\n"
+        "sys.argv = ['tether', *sys.argv[1:]]\n"
+        "runpy.run_module('tether', run_name='__main__')\n"
+    )
+    env = {**os.environ, "OTEL_METRICS_EXPORTER": "otlp", "OTEL_TRACES_EXPORTER": "otlp"}
+    env.pop("CLAUDE_CODE_ENABLE_TELEMETRY", None)
+    env.pop("TETHER_ENABLE_TELEMETRY", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--cwd", str(workspace), "-p", "hi",
+         "--permission-mode", "bypassPermissions"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -21,7 +21,6 @@ from tether.core.session import Session
 from tether.hooks.builtin import read_builtin_settings
 from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
-from tether.observe.otel_config import read_otel_config, telemetry_enabled
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
 from tether.observe.webhook_settings import WebhookConfig, read_webhooks
 
@@ -30,6 +29,9 @@ if TYPE_CHECKING:
 
 WORKER_CLAIM_ENV = "TETHER_TASK_CLAIM"
 """`tether.teams.board.CLAIM_ENV`: set in the sessions a worker runs its tasks in."""
+TELEMETRY_ENVS = ("TETHER_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")
+"""`tether.observe.otel_config.ENABLE_ENVS`: looked at here so that a session without them
+imports nothing of OpenTelemetry, not even its configuration."""
 FLUSH_AT_EXIT_S = 3.0
 """How long the webhooks are given at the process's exit to send what is queued."""
 
@@ -50,8 +52,11 @@ class _ProcessSinks:
     def telemetry(self, env: Mapping[str, str]) -> OtelSink | None:
         """The process's OpenTelemetry sink when `env` turns telemetry on (the SDK imported
         then, and only then); a `ConfigError` names a bad variable."""
-        if self.otel is not None or not telemetry_enabled(env):
+        if self.otel is not None or not any(env.get(name) for name in TELEMETRY_ENVS):
             return self.otel
+        from tether.observe.otel_config import ENABLE_ENVS, read_otel_config
+
+        assert set(ENABLE_ENVS) == set(TELEMETRY_ENVS)
         config = read_otel_config(env)
         if not config.enabled:
             return None
