@@ -254,6 +254,14 @@ def test_bad_telemetry_variables_are_named_before_the_session_starts(
         assert f"{name}={value!r}" in result.stderr or f"{name}: " in result.stderr, result.stderr
         assert said in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
+    # grpc is spoken when its exporter package is installed (tether[otel] has http/protobuf)
+    grpc_env = {**_env("http://127.0.0.1:9"), "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+    grpc = _run(workspace, grpc_env, "-p", "hi")
+    assert grpc.exit_code != 0
+    assert grpc.stderr.strip() == (
+        "tether: OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs opentelemetry-exporter-otlp-proto-grpc "
+        "installed (pip install opentelemetry-exporter-otlp-proto-grpc), or use http/protobuf"
+    )
     assert fake_model.requests == []
 
 
