@@ -348,3 +348,18 @@ def test_with_telemetry_off_nothing_of_opentelemetry_is_imported(
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "done"
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_telemetry_turned_on_by_the_settings_env_as_claude_codes_is(
+    fake_model: FakeModelServer, model_env: object, workspace: Path, sink_server: SinkServer
+) -> None:
+    variables = _env(sink_server)
+    settings_env = {k: v for k, v in variables.items() if k not in os.environ}
+    (workspace / ".tether").mkdir()
+    (workspace / ".tether" / "settings.local.json").write_text(json.dumps({"env": settings_env}))
+    fake_model.script(reply(text("done"), usage=SUB_USAGE))
+    result = _run(workspace, dict(os.environ), "-p", "hi", "--trust-workspace")
+    assert result.exit_code == 0, result.stderr
+    got = points(sink_server.received)
+    assert total(got, "tether.token.usage", type="input") == SUB_USAGE["input_tokens"]
+    assert "invoke_agent main" in [s.name for s in spans(sink_server.received)]
