@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto"]
 CRITERIA = ("accuracy", "tool_efficiency", "plan_adherence")
@@ -42,11 +49,12 @@ class Rubric(_Strict):
     notes: str = ""
     """What a good answer looks like for this case (told to the judge)."""
 
-    @model_validator(mode="after")
-    def _scale_rises(self) -> Rubric:
-        if self.scale[0] >= self.scale[1]:
-            raise ValueError(f"scale must rise: {list(self.scale)}")
-        return self
+    @field_validator("scale")
+    @classmethod
+    def _scale_rises(cls, scale: tuple[int, int]) -> tuple[int, int]:
+        if scale[0] >= scale[1]:
+            raise ValueError(f"scale must rise: {list(scale)}")
+        return scale
 
 
 class Limits(_Strict):
@@ -76,18 +84,25 @@ class Case(_Strict):
     max_budget_usd: float | None = Field(default=None, gt=0)
     max_turns: int | None = Field(default=None, gt=0)
 
+    @field_validator("id")
+    @classmethod
+    def _id_names_files(cls, value: str) -> str:
+        if not _CASE_ID.match(value):
+            raise ValueError(f"{value!r} must be letters, digits, '.', '-' or '_' (at most 64)")
+        return value
+
+    @field_validator("files")
+    @classmethod
+    def _files_inside(cls, files: dict[str, str] | None) -> dict[str, str] | None:
+        for name in files or {}:
+            if not name or Path(name).is_absolute() or ".." in Path(name).parts:
+                raise ValueError(f"{name!r} must be a relative path inside the copy")
+        return files
+
     @model_validator(mode="after")
     def _one_start(self) -> Case:
-        if not _CASE_ID.match(self.id):
-            raise ValueError(
-                f"id {self.id!r} must be letters, digits, '.', '-' or '_' (at most 64)"
-            )
         if (self.repo is None) == (self.files is None):
             raise ValueError("give exactly one of `repo` (a directory) or `files` (inline)")
-        for name in self.files or {}:
-            parts = Path(name).parts
-            if not name or Path(name).is_absolute() or ".." in parts:
-                raise ValueError(f"files: {name!r} must be a relative path inside the copy")
         return self
 
 
