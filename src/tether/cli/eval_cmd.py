@@ -24,6 +24,10 @@ from tether.evals.table import runs_table, variants_table
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "compare":
         return compare_main(argv[1:])
+    if argv and argv[0] == "worker":
+        from tether.cli.eval_team import worker_main
+
+        return worker_main(argv[1:])
     return run_main(argv)
 
 
@@ -51,6 +55,10 @@ def run_main(argv: list[str]) -> int:
     parser.add_argument("--parallel", type=_positive, default=1, help="runs at once (default 1)")
     parser.add_argument("--repeat", type=_positive, default=1, help="runs of each case (default 1)")
     parser.add_argument("--out", type=Path, help="where the reports go (default eval-runs/...)")
+    parser.add_argument(
+        "--team", help="post the runs on this team's board for `tether eval worker` to run"
+    )
+    parser.add_argument("--store", help="with --team: the board's store URL or file")
     args = parser.parse_args(argv)
     try:
         suite = load_suite(args.suite)
@@ -60,14 +68,22 @@ def run_main(argv: list[str]) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out: Path = args.out or Path("eval-runs") / f"{slug(suite.name)}-{stamp}"
     variants = choose_variants(suite, args.model)
-    err = Console(stderr=True, highlight=False)
+    if args.team is not None or args.store is not None:
+        from tether.cli.eval_team import run_on_team
 
-    def said(run: RunResult) -> None:
-        outcome = "pass" if run.passed else ("error" if run.error else "fail")
-        err.print(f"{run.variant} {run.case} #{run.repeat}: {outcome}", markup=False)
+        team_results = run_on_team(suite, args.suite, variants, args.repeat, args.team, args.store)
+        if team_results is None:
+            return 2
+        results = team_results
+    else:
+        err = Console(stderr=True, highlight=False)
 
-    runner = EvalRunner(suite, args.suite, out, parallel=args.parallel, on_done=said)
-    results = asyncio.run(runner.run_all(variants, args.repeat))
+        def said(run: RunResult) -> None:
+            outcome = "pass" if run.passed else ("error" if run.error else "fail")
+            err.print(f"{run.variant} {run.case} #{run.repeat}: {outcome}", markup=False)
+
+        runner = EvalRunner(suite, args.suite, out, parallel=args.parallel, on_done=said)
+        results = asyncio.run(runner.run_all(variants, args.repeat))
     print_report(results, out)
     return 0
 

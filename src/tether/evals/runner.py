@@ -85,10 +85,12 @@ class EvalRunner:
         *,
         parallel: int = 1,
         on_done: Callable[[RunResult], None] | None = None,
+        suite_dir: Path | None = None,
     ) -> None:
         self.suite = suite
         self.suite_file = suite_file
-        self.suite_dir = suite_file.resolve().parent
+        self.suite_dir = suite_dir or suite_file.resolve().parent
+        """Where a case's `repo` is found from (the suite file's directory)."""
         self.out = out
         self.parallel = parallel
         self.on_done = on_done
