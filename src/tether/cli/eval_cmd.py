@@ -46,7 +46,7 @@ def run_main(argv: list[str]) -> int:
         prog="tether eval",
         description="Run an evaluation suite: each case in its own copy of its repository, as "
         "a headless tether run, then its check (and judge). `tether eval compare A B` compares "
-        "two evaluations' results.",
+        "two evaluations' results; `tether eval worker` runs what --team posted.",
     )
     parser.add_argument("suite", type=Path, help="the suite's YAML file")
     parser.add_argument(
@@ -66,7 +66,7 @@ def run_main(argv: list[str]) -> int:
         print(f"tether eval: {e}", file=sys.stderr)
         return 2
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out: Path = args.out or Path("eval-runs") / f"{slug(suite.name)}-{stamp}"
+    out: Path = (args.out or Path("eval-runs") / f"{slug(suite.name)}-{stamp}").resolve()
     variants = choose_variants(suite, args.model)
     if args.team is not None or args.store is not None:
         from tether.cli.eval_team import run_on_team

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+GRACE_S = 5.0
 TAIL = 4_000
 """Characters of a step's output kept in the results (its end: where errors are)."""
 
@@ -69,10 +70,23 @@ async def run_to_file(
             async with asyncio.timeout(timeout_s):
                 return await process.wait()
         except TimeoutError:
+            await _stop_group(process)
             return None
         finally:
             if process.returncode is None:
                 await _kill_group(process)
+
+
+async def _stop_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM first, so that tether ends its turn and saves its session; SIGKILL after
+    `GRACE_S`."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        async with asyncio.timeout(GRACE_S):
+            await process.wait()
+    except TimeoutError:
+        await _kill_group(process)
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
