@@ -15,7 +15,7 @@ from tether.testing.script import Turn
 
 SUITE = """\
 name: failures
-limits: {timeout_s: 4, step_timeout_s: 30}
+limits: {timeout_s: 120, step_timeout_s: 60}
 cases:
   - id: setup-fails
     prompt: Case one.
@@ -25,11 +25,17 @@ cases:
   - id: stalls
     prompt: Case two.
     files: {a.txt: "a"}
+    timeout_s: 4
     check: test -f b.txt
   - id: no-repo
     prompt: Case three.
     repo: nowhere
     check: "true"
+  - id: too-few-turns
+    prompt: Case five.
+    files: {a.txt: "a"}
+    max_turns: 1
+    check: test -f b.txt
   - id: judged
     prompt: Case four.
     files: {a.txt: "a"}
@@ -43,7 +49,9 @@ def test_each_failure_is_recorded_with_its_reason(
 ) -> None:
     suite_file = tmp_path / "suite.yaml"
     suite_file.write_text(SUITE)
-    fixes = suite_answers(load_suite(suite_file), {"judged": {"b.txt": "b"}, "stalls": {}})
+    fixes = suite_answers(
+        load_suite(suite_file), {"judged": {"b.txt": "b"}, "too-few-turns": {"b.txt": "b"}}
+    )
 
     def respond(request: RecordedRequest) -> Turn:
         first = content_text(request.messages()[0]["content"])
@@ -65,8 +73,10 @@ def test_each_failure_is_recorded_with_its_reason(
             False,
             f"case 'no-repo': repo 'nowhere' is not a directory ({tmp_path / 'nowhere'})",
         ),
+        "too-few-turns": (False, "the run stopped: error_max_turns"),
         "judged": (True, None),
     }
+    assert runs["too-few-turns"]["tool_calls"] == {"Read": 1}  # one model call, then stopped
     assert runs["stalls"]["check_exit"] == 1  # checked all the same: what it left is judged
     assert runs["judged"]["judge"] == {
         "scores": {},

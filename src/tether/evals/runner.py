@@ -168,6 +168,9 @@ class EvalRunner:
             elif not facts.finished:
                 stderr = transcript.with_suffix(".stderr").read_text(errors="replace")
                 result.error = f"tether exited {code} without a result: {stderr[-500:].strip()}"
+            elif facts.is_error:  # a limit reached (turns, budget) or a failed turn
+                said = (facts.result_text or "").strip()[:300]
+                result.error = f"the run stopped: {facts.subtype}" + (f": {said}" if said else "")
             check = await run_shell(case.check, copy, limits.step_timeout_s)
             result.check_exit, result.check_output = check.exit_code, check.output
             result.passed = check.exit_code == 0 and result.error is None

@@ -22,6 +22,8 @@ class RunFacts:
     session_id: str | None = None
     stop_reason: str | None = None
     result_text: str | None = None
+    subtype: str | None = None
+    """The result's: `success`, or why the run stopped (`error_max_turns`...)."""
     is_error: bool = False
     finished: bool = False
     """Whether the run printed its result line (a killed run did not)."""
@@ -47,6 +49,7 @@ def parse_stream(lines: list[str]) -> RunFacts:
             facts.cost_usd = float(entry.get("total_cost_usd") or 0.0)
             facts.stop_reason = _str(entry.get("stop_reason")) or _str(entry.get("subtype"))
             facts.result_text = _str(entry.get("result"))
+            facts.subtype = _str(entry.get("subtype"))
             facts.is_error = bool(entry.get("is_error"))
             facts.session_id = _str(entry.get("session_id")) or facts.session_id
             usage = entry.get("usage")
