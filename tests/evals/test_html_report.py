@@ -38,6 +38,7 @@ EXPRESSION = """
     title: document.title,
     charts,
     runs: document.querySelectorAll("#runs tr").length - 1,
+    transcripts: [...document.querySelectorAll("#runs a")].map(a => a.getAttribute("href")),
     external,
   };
 })()
@@ -62,6 +63,11 @@ def test_the_report_renders_its_plots_in_headless_chromium(
     assert seen.errors == []
     page = seen.value
     assert (page["title"], page["runs"], page["external"]) == ("tether eval: sample", 8, 0)
+    assert sorted(page["transcripts"]) == sorted(
+        f"transcripts/{model}/{case.id}-r1.jsonl"
+        for model in ("claude-sonnet-5-5", "claude-haiku-5-5")
+        for case in sample.cases
+    )
     charts = page["charts"]
     assert all(chart is not None and chart["drawn"] for chart in charts.values()), charts
     pass_rate = {bar["label"]: bar["width"] for bar in charts["pass-rate"]["bars"]}

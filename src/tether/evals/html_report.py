@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 from tether.evals.results import EvalResults, RunResult
 from tether.evals.summary import summarize
@@ -28,12 +29,13 @@ pre { white-space: pre-wrap; max-width: 60em; font-size: 12px; }
 def write_html(out: Path, results: EvalResults) -> Path:
     path = out / REPORT_FILE
     part = path.with_suffix(".html.part")
-    part.write_text(render_html(results), encoding="utf-8")
+    part.write_text(render_html(results, out), encoding="utf-8")
     part.replace(path)
     return path
 
 
-def render_html(results: EvalResults) -> str:
+def render_html(results: EvalResults, out: Path | None = None) -> str:
+    """The page; transcripts under `out` are linked relatively (the directory can move)."""
     summaries = summarize(results)
     pass_rate = bar_chart(
         "pass-rate",
@@ -60,7 +62,7 @@ def render_html(results: EvalResults) -> str:
         lambda v: f"{v:.1f}s",
     )
     rows = "".join(_summary_row(s.as_json()) for s in summaries)
-    runs = "".join(_run_row(r) for r in results.runs)
+    runs = "".join(_run_row(r, out) for r in results.runs)
     title = f"tether eval: {escape(results.suite)}"
     return (
         "<!DOCTYPE html>\n"
@@ -97,7 +99,17 @@ def _summary_row(s: dict[str, object]) -> str:
     )
 
 
-def _run_row(run: RunResult) -> str:
+def _transcript_cell(run: RunResult, out: Path | None) -> str:
+    if run.transcript is None:
+        return ""
+    path = Path(run.transcript)
+    if out is not None and path.is_relative_to(out):
+        relative = path.relative_to(out).as_posix()
+        return f'<a href="{escape(quote(relative))}">{escape(relative)}</a>'
+    return escape(run.transcript)
+
+
+def _run_row(run: RunResult, out: Path | None) -> str:
     if run.passed:
         outcome = '<span class="pass">pass</span>'
     else:
@@ -122,5 +134,5 @@ def _run_row(run: RunResult) -> str:
         f"<td class=num>{run.repeat}</td><td>{outcome}</td><td>{judge}</td>"
         f"<td class=num>{run.turns}</td><td>{tools}</td><td class=num>{tokens:,}</td>"
         f"<td class=num>${run.cost_usd:.4f}</td><td class=num>{run.wall_s:.1f}s</td>"
-        f"<td>{escape(run.transcript or '')}</td></tr>"
+        f"<td>{_transcript_cell(run, out)}</td></tr>"
     )
