@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.evals.conftest import SAMPLE_SUITE, run_eval
+from tether.evals.compare import compare
+from tether.evals.results import EvalResults, ResultsError, RunResult
 from tether.evals.stats import binomial_two_sided, mcnemar_exact, sign_test
 from tether.evals.suite import Suite
 from tether.testing import FakeModelServer
@@ -75,3 +77,40 @@ def test_compare_refuses_what_it_cannot_pair_or_read(tmp_path: Path) -> None:
     done = run_cli_process(["eval", "compare", "x.json", "x.json"], cwd=tmp_path)
     assert done.exit_code == 2
     assert done.stderr.startswith("tether eval compare: x.json: not an evaluation's results: ")
+
+
+def _results(variant: str, outcomes: dict[str, bool]) -> EvalResults:
+    runs = [
+        RunResult(case=case, variant=variant, model=variant, repeat=1, passed=ok, cost_usd=1.0)
+        for case, ok in outcomes.items()
+    ]
+    return EvalResults(
+        suite="s",
+        suite_file="s.yaml",
+        started="",
+        finished="",
+        variants=[variant],
+        repeat=1,
+        parallel=1,
+        runs=runs,
+    )
+
+
+def test_one_variant_each_is_paired_across_names_and_the_unmatched_are_listed() -> None:
+    a = _results("model-a", {"x": True, "y": False, "only-a": True})
+    b = _results("model-b", {"x": False, "y": True, "only-b": True})
+    found = compare(a, b)
+    assert [(p.case, p.variant_a, p.variant_b, p.change) for p in found.pairs] == [
+        ("x", "model-a", "model-b", "pass→fail"),
+        ("y", "model-a", "model-b", "fail→pass"),
+    ]
+    assert found.unpaired == ["A only: model-a only-a #1", "B only: model-b only-b #1"]
+    assert (found.pass_to_fail, found.fail_to_pass, found.mcnemar_p) == (1, 1, 1.0)
+    assert found.cost == (0, 0, 1.0)  # equal costs: ties, left out
+
+
+def test_several_variants_with_no_name_in_common_are_refused() -> None:
+    a = _results("m1", {"x": True})
+    a.variants.append("m2")
+    with pytest.raises(ResultsError, match="nothing to pair: A ran"):
+        compare(a, _results("m3", {"x": True}))

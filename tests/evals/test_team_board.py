@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+
+import pytest
 
 from tests.evals.conftest import SAMPLE_SUITE, results
 from tether.store.task_store import open_task_store
@@ -24,15 +27,23 @@ def _tether(*argv: str, cwd: Path) -> subprocess.Popen[str]:
     )
 
 
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A SQLite file, or the run's Redis server (each test's team is its own there)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "board.db")
+    return str(request.getfixturevalue("redis_url"))
+
+
 def test_workers_run_the_posted_cases_and_the_poster_reports_them(
-    eval_model: FakeModelServer, tmp_path: Path
+    eval_model: FakeModelServer, tmp_path: Path, store_url: str
 ) -> None:
-    store = tmp_path / "board.db"
-    board = ("--team", "evals", "--store", str(store))
+    team = f"evals-{uuid.uuid4().hex[:8]}"
+    board = ("--team", team, "--store", store_url)
     poster = _tether("eval", str(SAMPLE_SUITE), *board, "--out", "out", cwd=tmp_path)
     assert poster.stderr is not None
     posted = poster.stderr.readline()  # said once every run is on the board
-    assert posted.startswith("posted 4 run(s) on team 'evals' (tasks #1, #2, #3, #4)"), posted
+    assert posted.startswith(f"posted 4 run(s) on team '{team}' (tasks #1, #2, #3, #4)"), posted
     workers = [
         _tether("eval", "worker", *board, "--exit-when-idle", "--parallel", "2", cwd=tmp_path)
         for _ in range(2)
@@ -50,11 +61,11 @@ def test_workers_run_the_posted_cases_and_the_poster_reports_them(
     ]
     owners = {w.pid for w in workers}
     for n, run in enumerate(runs, start=1):
-        assert run["where"].startswith(f"team evals task #{n} by eval-")
+        assert run["where"].startswith(f"team {team} task #{n} by eval-")
         assert int(run["where"].rsplit("-", 1)[1]) in owners
         assert Path(run["transcript"]).is_file()
     assert runs[0]["judge"]["scores"]["accuracy"]["score"] == 4
-    tasks = open_task_store(str(store), project=tmp_path, team="evals").list()
+    tasks = open_task_store(store_url, project=tmp_path, team=team).list()
     assert [(t.status, t.cost_usd > 0) for t in tasks] == [("completed", True)] * 4
     assert "sum-to-off-by-one" in out
 
