@@ -54,6 +54,7 @@ def test_problems_outside_cases_and_broken_files(tmp_path: Path) -> None:
         "SUITE: a suite is a mapping with `cases`, not list"
     )
     assert _refusal(tmp_path, "cases: [\n").startswith("SUITE: not valid YAML: ")
+    assert _refusal(tmp_path, "# nothing\n") == "SUITE: empty: a suite is a mapping with `cases`"
     with pytest.raises(SuiteError, match="cannot read"):
         load_suite(tmp_path / "missing.yaml")
 
@@ -74,4 +75,20 @@ def test_the_command_exits_2_and_runs_nothing(model_env: FakeModelServer, tmp_pa
         "tether eval: suite.yaml: 1 problem(s)\n  case 'x' (#1), key check: Field required\n"
     )
     assert not (tmp_path / "out").exists()
+    assert model_env.requests == []
+
+
+def test_an_out_that_is_a_file_is_refused_before_anything_runs(
+    model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    (tmp_path / "taken").write_text("keep me")
+    (tmp_path / "suite.yaml").write_text(
+        "cases:\n  - id: x\n    prompt: p\n    files: {}\n    check: 'true'\n"
+    )
+    done = run_eval("suite.yaml", "--out", "taken", cwd=tmp_path)
+    assert done.exit_code == 2
+    assert done.stderr == (
+        f"tether eval: --out {tmp_path / 'taken'}: cannot make the directory: File exists\n"
+    )
+    assert (tmp_path / "taken").read_text() == "keep me"
     assert model_env.requests == []

@@ -67,6 +67,14 @@ def run_main(argv: list[str]) -> int:
         return 2
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out: Path = (args.out or Path("eval-runs") / f"{slug(suite.name)}-{stamp}").resolve()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(
+            f"tether eval: --out {out}: cannot make the directory: {e.strerror or e}",
+            file=sys.stderr,
+        )
+        return 2
     variants = choose_variants(suite, args.model)
     if args.team is not None or args.store is not None:
         from tether.cli.eval_team import run_on_team

@@ -162,6 +162,8 @@ def load_suite(path: Path) -> Suite:
         raise SuiteError(f"{path}: cannot read: {e.strerror or e}") from e
     except yaml.YAMLError as e:
         raise SuiteError(f"{path}: not valid YAML: {e}") from e
+    if raw is None:
+        raise SuiteError(f"{path}: empty: a suite is a mapping with `cases`")
     if not isinstance(raw, dict):
         raise SuiteError(f"{path}: a suite is a mapping with `cases`, not {type(raw).__name__}")
     try:
