@@ -50,3 +50,36 @@ def test_variants_run_with_their_settings_and_bash_stays_in_the_copy(
     systems = {r.body["model"]: r.system() for r in model_env.requests}
     assert "Answer tersely." in systems["claude-haiku-5-5"]
     assert "Answer tersely." not in systems["claude-sonnet-5-5"]
+
+
+TRUST = """\
+name: trust
+trust_workspace: {trust}
+permission_mode: default
+allowed_tools: []
+cases:
+  - id: allowed-by-the-repo
+    prompt: Make the file.
+    files:
+      .claude/settings.json: '{{"permissions": {{"allow": ["Bash(touch made.txt)"]}}}}'
+    check: test -f made.txt
+"""
+
+
+def test_a_case_repository_s_own_rules_apply_only_when_the_suite_trusts_it(
+    model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    def respond(request: RecordedRequest) -> Turn:
+        if len(request.messages()) == 1:
+            return reply(tool_use("Bash", command="touch made.txt"))
+        return text("done")
+
+    model_env.responder = respond
+    outcomes: dict[str, bool] = {}
+    for trust in ("true", "false"):
+        (tmp_path / f"{trust}.yaml").write_text(TRUST.format(trust=trust))
+        done = run_eval(f"{trust}.yaml", "--out", trust, cwd=tmp_path)
+        assert done.exit_code == 0, done.stderr
+        (run,) = results(tmp_path / trust)["runs"]
+        outcomes[trust] = run["passed"]
+    assert outcomes == {"true": True, "false": False}

@@ -71,10 +71,10 @@ async def judge_run(
     transcript: str,
     check_passed: bool,
     model: str | None,
-    cwd: Path,
     timeout_s: float,
 ) -> Judgement:
-    """The judge's scores, or a `Judgement` whose `error` says why there are none."""
+    """The judge's scores, or a `Judgement` whose `error` says why there are none. It runs in
+    an empty directory: the case's own instructions files are not the judge's."""
     argv = [*tether_argv(), "-p", judge_prompt(case, rubric, transcript, check_passed)]
     argv += ["--output-format", "json", "--tools", "", "--no-session-persistence"]
     argv += ["--max-turns", "1", "--permission-mode", "dontAsk"]
@@ -83,6 +83,8 @@ async def judge_run(
     verdict = Judgement(scale=rubric.scale, model=model)
     with tempfile.TemporaryDirectory(prefix="tether-judge-") as scratch:
         out, err = Path(scratch) / "out", Path(scratch) / "err"
+        cwd = Path(scratch) / "judge"
+        cwd.mkdir()
         code = await run_to_file(argv, cwd, out, err, timeout_s)
         lines = out.read_text(encoding="utf-8", errors="replace").splitlines()
         problem = err.read_text(encoding="utf-8", errors="replace").strip()[-500:]

@@ -69,6 +69,8 @@ def agent_argv(suite: Suite, planned: Planned) -> list[str]:
     settings: dict[str, object] = {"sandbox": {"enabled": suite.sandbox, "required": suite.sandbox}}
     settings.update(variant.settings or {})
     argv += ["--settings", json.dumps(settings)]
+    if suite.trust_workspace:
+        argv.append("--trust-workspace")
     tools = variant.allowed_tools if variant.allowed_tools is not None else suite.allowed_tools
     if tools:
         argv += ["--allowedTools", *tools]
@@ -181,7 +183,6 @@ class EvalRunner:
                     condensed(lines),
                     result.passed,
                     self.suite.judge.model or variant.model,
-                    copy,
                     timeout,
                 )
             return result

@@ -135,6 +135,9 @@ class Suite(_Strict):
     sandbox: bool = True
     """Bash under the sandbox, required: a run where it cannot work fails rather than runs
     unconfined."""
+    trust_workspace: bool = False
+    """Run what each case's repository declares (its hooks, MCP servers, allow rules), as
+    `--trust-workspace` does; off, they are skipped as in any untrusted workspace."""
     limits: Limits = Limits()
     judge: Judge = Judge()
     variants: list[Variant] = Field(default_factory=list[Variant])
