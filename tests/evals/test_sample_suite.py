@@ -148,10 +148,11 @@ def test_a_git_repository_case_runs_in_a_worktree_and_leaves_the_repository_as_i
         str(suite_file), "--repeat", "2", "--parallel", "2", "--out", str(out), cwd=tmp_path
     )
     assert done.exit_code == 0, done.stderr
-    assert [(r["case"], r["repeat"], r["passed"]) for r in results(out)["runs"]] == [
+    runs = results(out)["runs"]
+    assert [(r["case"], r["repeat"], r["passed"]) for r in runs] == [
         ("greet", 1, True),
         ("greet", 2, True),
-    ]
+    ], [(r["error"], r["check_output"]) for r in runs]
     assert "nam\n" in (repo / "greet.py").read_text()  # the original is untouched
     listed = subprocess.run(
         ["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True
