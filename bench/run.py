@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import compaction_bench
 import context_bench
+import eval_bench
 import events_bench
 import grep_bench
 import mailbox_bench
@@ -66,6 +67,8 @@ def main() -> None:
     workers_bench.report(workers_bench.main())
     print()
     team_bench.report(team_bench.main())
+    print()
+    eval_bench.report(eval_bench.main())
 
 
 if __name__ == "__main__":

@@ -95,6 +95,26 @@ ensure_redis_server() {
   return 0
 }
 
+# Debian's chromium, for the test that opens `tether eval`'s HTML report headless; without
+# one (no apt-get, no root or sudo) that test skips, saying why.
+ensure_chromium() {
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local sudo=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1 || return 0
+    sudo=(sudo -n)
+  fi
+  echo "tether: installing chromium (for the eval report's rendering test) with apt-get..." >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq chromium \
+    >/dev/null 2>&1 ||
+    { "${sudo[@]}" apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq chromium \
+        >/dev/null 2>&1; } ||
+    echo "tether: could not install chromium; the eval report's rendering test will skip." >&2
+  return 0
+}
+
 # Start a redis-server on 127.0.0.1 on a free port for this run and export its URL in
 # TETHER_TEST_REDIS_URL; it is stopped (by its process id) when the calling script exits.
 start_test_redis() {

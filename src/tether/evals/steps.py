@@ -1,0 +1,95 @@
+"""The subprocesses of a run: a shell step (setup, check) and a headless tether, each in its
+own process group, killed as a group when its time is up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+GRACE_S = 5.0
+TAIL = 4_000
+"""Characters of a step's output kept in the results (its end: where errors are)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    exit_code: int | None
+    """None when it was killed for running out of time."""
+    output: str
+
+
+def tether_argv() -> list[str]:
+    """This tether, as a command (the interpreter running it, so a venv's is the one run)."""
+    return [sys.executable, "-m", "tether"]
+
+
+async def run_shell(command: str, cwd: Path, timeout_s: float) -> Finished:
+    """`bash -c COMMAND` in `cwd`: its exit code and the tail of its output (both streams)."""
+    process = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        async with asyncio.timeout(timeout_s):
+            out, _ = await process.communicate()
+    except TimeoutError:
+        await _kill_group(process)
+        return Finished(None, f"timed out after {timeout_s:g} s")
+    finally:
+        if process.returncode is None:
+            await _kill_group(process)
+    text = out.decode("utf-8", errors="replace")
+    return Finished(process.returncode, text[-TAIL:])
+
+
+async def run_to_file(
+    argv: list[str], cwd: Path, stdout: Path, stderr: Path, timeout_s: float
+) -> int | None:
+    """`argv` in `cwd` with its output in files; its exit code, None when killed for time."""
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await process.wait()
+        except TimeoutError:
+            await _stop_group(process)
+            return None
+        finally:
+            if process.returncode is None:
+                await _kill_group(process)
+
+
+async def _stop_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM first, so that tether ends its turn and saves its session; SIGKILL after
+    `GRACE_S`."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        async with asyncio.timeout(GRACE_S):
+            await process.wait()
+    except TimeoutError:
+        await _kill_group(process)
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await process.wait()

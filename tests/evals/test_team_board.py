@@ -1,0 +1,104 @@
+"""`tether eval --team`: the runs posted on a team's board, run by `tether eval worker`
+processes (as on other machines), collected into one report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.evals.conftest import SAMPLE_SUITE, results
+from tether.store.task_store import open_task_store
+from tether.testing import FakeModelServer
+
+
+def _tether(*argv: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tether", *argv],
+        cwd=cwd,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A SQLite file, or the run's Redis server (each test's team is its own there)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "board.db")
+    return str(request.getfixturevalue("redis_url"))
+
+
+def test_workers_run_the_posted_cases_and_the_poster_reports_them(
+    eval_model: FakeModelServer, tmp_path: Path, store_url: str
+) -> None:
+    team = f"evals-{uuid.uuid4().hex[:8]}"
+    board = ("--team", team, "--store", store_url)
+    poster = _tether("eval", str(SAMPLE_SUITE), *board, "--out", "out", cwd=tmp_path)
+    assert poster.stderr is not None
+    posted = poster.stderr.readline()  # said once every run is on the board
+    assert posted.startswith(f"posted 4 run(s) on team '{team}' (tasks #1, #2, #3, #4)"), posted
+    workers = [
+        _tether("eval", "worker", *board, "--exit-when-idle", "--parallel", "2", cwd=tmp_path)
+        for _ in range(2)
+    ]
+    for worker in workers:
+        out, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+    out, err = poster.communicate(timeout=300)
+    assert poster.returncode == 0, err
+    body = results(tmp_path / "out")
+    runs = body["runs"]
+    assert [(r["case"], r["passed"], r["tool_calls"]) for r in runs] == [
+        (case, True, {"Read": 1, "Write": 1})
+        for case in ("sum-to-off-by-one", "adult-boundary", "word-count-split", "average-empty")
+    ]
+    owners = {w.pid for w in workers}
+    for n, run in enumerate(runs, start=1):
+        assert run["where"].startswith(f"team {team} task #{n} by eval-")
+        assert int(run["where"].rsplit("-", 1)[1]) in owners
+        assert Path(run["transcript"]).is_file()
+    assert runs[0]["judge"]["scores"]["accuracy"]["score"] == 4
+    tasks = open_task_store(store_url, project=tmp_path, team=team).list()
+    assert [(t.status, t.cost_usd > 0) for t in tasks] == [("completed", True)] * 4
+    assert "sum-to-off-by-one" in out
+
+
+def test_a_plain_task_on_the_board_is_given_back_and_named(
+    model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    store = tmp_path / "board.db"
+    added = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tether",
+            "tasks",
+            "add",
+            "write docs",
+            "--team",
+            "evals",
+            "--store",
+            str(store),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert added.returncode == 0, added.stderr
+    worker = _tether("eval", "worker", "--team", "evals", "--store", str(store), cwd=tmp_path)
+    _, err = worker.communicate(timeout=120)
+    assert worker.returncode == 2
+    assert err.strip().endswith(
+        "tether eval worker: task #1 ('write docs') is not an evaluation run: evaluations need "
+        "a team of their own, which plain workers do not serve"
+    )
+    (task,) = open_task_store(str(store), project=tmp_path, team="evals").list()
+    assert (task.status, task.owner) == ("pending", None)
