@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "team": ("team_cmd", "teammates: start them (up), status, send a message, down"),
     "cost": ("cost_cmd", "what was spent, by tool, model, session, task, agent or day"),
     "events": ("events_cmd", "the event log of every session: tail, follow, filter"),
+    "memory": ("memory_cmd", "this project's memories: list, search, remove"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 
