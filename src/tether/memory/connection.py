@@ -51,8 +51,10 @@ def _sqlean() -> Any:
 def _load_vec(db: Any) -> bool:
     if importlib.util.find_spec("sqlite_vec") is None or not hasattr(db, "enable_load_extension"):
         return False
-    import sqlite_vec  # pyright: ignore[reportMissingTypeStubs]
-
+    try:
+        import sqlite_vec  # pyright: ignore[reportMissingTypeStubs]
+    except ImportError:  # there but broken: words only
+        return False
     db.enable_load_extension(True)
     try:
         sqlite_vec.load(db)

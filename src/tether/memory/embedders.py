@@ -57,7 +57,10 @@ def local_embedder() -> Embedder | None:
 
     folder = find_weights()
     assert folder is not None
-    return MiniLM(folder)
+    try:
+        return MiniLM(folder)
+    except ImportError:  # a package of the extra is there but broken
+        return None
 
 
 def configured_embedder(env: Mapping[str, str]) -> Embedder | None:

@@ -72,7 +72,11 @@ class MemoryStore:
         self.embedder = embedder if loaded else None
         self._vectors = False
         if self.embedder is not None:
-            self._guarded(self._prepare_vectors, self.embedder)
+            try:
+                self._guarded(self._prepare_vectors, self.embedder)
+            except EmbeddingError as e:
+                self._db.close()
+                raise MemoryFileError(f"cannot embed for memory: {e}") from None
 
     @property
     def by_meaning(self) -> bool:
