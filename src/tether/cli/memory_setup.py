@@ -9,6 +9,7 @@ extra, memory searches by words only, and says so once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
 from collections.abc import Mapping
@@ -48,6 +49,8 @@ def attach_memory(
         return
     memory = ProjectMemory(memory_path(home, project), env)
     context.memory = memory
+    if memory.path.exists():  # loaded while the rest of the session is built
+        threading.Thread(target=memory.warm, name="memory", daemon=True).start()
     session.lifecycle.first_prompt_context.append(memory.offer)
 
     async def close() -> None:
@@ -94,6 +97,14 @@ class ProjectMemory:
             "Memories saved in earlier sessions of this project that may bear on this request "
             "(MemorySearch finds more; they may be out of date):\n" + "\n".join(lines)
         )
+
+    def warm(self) -> None:
+        """Open the memory (and load its embedding model) ahead of its first use; what goes
+        wrong is said at that use."""
+        from tether.memory.store import MemoryFileError
+
+        with contextlib.suppress(MemoryFileError):
+            self._opened()
 
     def close(self) -> None:
         with self._opening:
