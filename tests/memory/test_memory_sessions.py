@@ -184,3 +184,18 @@ def test_a_subagent_searches_the_projects_memory(fake_model: FakeModelServer, te
     assert result.exit_code == 0, result.stderr
     child = requests_of(fake_model, "recall-deploy", [MAIN, "recall-deploy"])
     assert child[1].tool_results() == [f"Memory 1 [deploy]: {DEPLOY}"]
+
+
+def test_a_continued_conversation_is_not_offered_memories_again(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    fake_model.script(text("hi"))
+    assert tether("-p", PARAPHRASE).exit_code == 0
+    assert any("Memories saved" in t for t in _user_texts(fake_model.requests[0]))
+    fake_model.requests.clear()
+    fake_model.script(text("again"))
+    assert tether("-c", "-p", f"{PARAPHRASE}, again").exit_code == 0
+    offered = [t for t in _user_texts(fake_model.requests[0]) if "Memories saved" in t]
+    assert len(offered) == 1  # the first prompt's, kept in the conversation

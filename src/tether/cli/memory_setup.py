@@ -41,17 +41,24 @@ def memory_path(home: Path, project: Path) -> Path:
 
 
 def attach_memory(
-    session: Session, context: ToolContext, *, home: Path, project: Path, env: Mapping[str, str]
+    session: Session,
+    context: ToolContext,
+    *,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    offer: bool = True,
 ) -> None:
-    """Give `session` the project's memory: its tools' index, and the offer with the first
-    prompt."""
+    """Give `session` the project's memory: its tools' index, and (`offer`: not for a resumed
+    conversation, which had its offer) the memories most relevant to the first prompt."""
     if env.get(MEMORY_OFF_ENV):
         return
     memory = ProjectMemory(memory_path(home, project), env)
     context.memory = memory
     if memory.path.exists():  # loaded while the rest of the session is built
         threading.Thread(target=memory.warm, name="memory", daemon=True).start()
-    session.lifecycle.first_prompt_context.append(memory.offer)
+    if offer:
+        session.lifecycle.first_prompt_context.append(memory.offer)
 
     async def close() -> None:
         memory.close()

@@ -329,7 +329,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             f"no earlier session in {workspace} to continue: this is a new one"
         )
     attach_ledger(session, home=home, env=env, info=resolved.info)
-    attach_memory(session, tool_context, home=home, project=settings_root, env=env)
+    offer = resumption is None
+    attach_memory(session, tool_context, home=home, project=settings_root, env=env, offer=offer)
     agent.inputs.append(lambda: background_notices(tool_context))
     known = instructions.current.files
     watched = watch_surroundings(
