@@ -23,6 +23,8 @@ TOOLS = [
     "Grep",
     "Revert",
     "TodoWrite",
+    "MemorySave",
+    "MemorySearch",
     "Task",
     "Skill",
 ]

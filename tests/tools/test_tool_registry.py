@@ -23,6 +23,8 @@ def test_names_order_and_flags() -> None:
         ("Grep", True),
         ("Revert", False),
         ("TodoWrite", True),
+        ("MemorySave", True),
+        ("MemorySearch", True),
     ]
 
 
@@ -56,7 +58,7 @@ def test_grep_schema_uses_ripgrep_flag_names() -> None:
 async def test_unknown_tool(run_tool: RunTool) -> None:
     assert await run_tool("Nope") == ToolOutcome(
         "Error: No such tool: 'Nope'. Available tools: Bash, BashOutput, KillShell, Read, Write, "
-        "Edit, Glob, Grep, Revert, TodoWrite.",
+        "Edit, Glob, Grep, Revert, TodoWrite, MemorySave, MemorySearch.",
         True,
     )
 

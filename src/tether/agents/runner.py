@@ -280,6 +280,7 @@ class SubagentRunner:
             env=outer.env,
             read_denied=outer.read_denied,
             run=outer.run,
+            memory=outer.memory,  # the project's memories are the subagent's too
         )
         gate = None
         if parent.gate is not None:

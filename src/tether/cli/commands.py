@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "cost": ("cost_cmd", "what was spent, by tool, model, session, task, agent or day"),
     "events": ("events_cmd", "the event log of every session: tail, follow, filter"),
     "eval": ("eval_cmd", "run an evaluation suite, report it; compare two evaluations"),
+    "memory": ("memory_cmd", "this project's memories: list, search, remove"),
 }
 """name -> (module under tether.cli, one line for --help)."""
 

@@ -26,6 +26,7 @@ from tether.cli.hook_watch import nested_told, watch_surroundings
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
+from tether.cli.memory_setup import attach_memory
 from tether.cli.model_options import (
     idle_limits,
     max_output_tokens,
@@ -328,6 +329,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             f"no earlier session in {workspace} to continue: this is a new one"
         )
     attach_ledger(session, home=home, env=env, info=resolved.info)
+    offer = resumption is None
+    attach_memory(session, tool_context, home=home, project=settings_root, env=env, offer=offer)
     agent.inputs.append(lambda: background_notices(tool_context))
     known = instructions.current.files
     watched = watch_surroundings(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,12 @@ class Lifecycle:
     Setup."""
     surroundings: Surroundings | None = None
     """CwdChanged, FileChanged and ConfigChange hooks, looked at before each prompt."""
+    first_prompt_context: list[Callable[[str], Awaitable[str | None]]] = field(
+        default_factory=list[Callable[[str], Awaitable[str | None]]]
+    )
+    """Asked once, with the session's first prompt: context to add to it (the project's
+    memories most relevant to it), or None."""
+    _first_asked: bool = False
     _starting: asyncio.Future[None] | None = None
     _start_context: list[str] = field(default_factory=list[str])
     """What SessionStart hooks added, for the first prompt."""
@@ -78,6 +84,11 @@ class Lifecycle:
         """Fire SessionStart (once) and UserPromptSubmit. Returns (why the prompt is blocked,
         context to add to it)."""
         contexts: list[str] = []
+        if not self._first_asked:
+            self._first_asked = True
+            for source in self.first_prompt_context:
+                if (found := await source(prompt)) is not None:
+                    contexts.append(found)
         if self.hooks is None:
             return None, contexts
         await self.start(emit)

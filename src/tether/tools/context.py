@@ -16,6 +16,7 @@ from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShells
 from tether.tools.byte_names import matching_name
 from tether.tools.file_state import FileState
+from tether.tools.memory_index import MemoryIndex
 from tether.tools.run_record import RunRecord
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
@@ -113,6 +114,8 @@ class ToolContext:
     background: BackgroundShells = field(default_factory=BackgroundShells)
     """Commands Bash started with `run_in_background`: the loop announces those that end
     (`finished_unreported`) and the session stops the rest when it ends (`kill_all`)."""
+    memory: MemoryIndex | None = None
+    """The project's memories, for MemorySave and MemorySearch; None: not available."""
     run: RunRecord | None = None
     """Where the process groups and temporary files of this run are written down, so that the
     next tether cleans up after one that was killed (`tools.run_record`); None: not kept."""

@@ -1,5 +1,5 @@
-"""The tools tether ships: shell (and its background commands), files, search, undo and the
-plan.
+"""The tools tether ships: shell (and its background commands), files, search, undo, the
+plan and the project's memory.
 
 A session offers them from stored data and imports a tool's module at the tool's first call
 (`Tool.load`): what is needed before then (the description and schema the model reads, whether
@@ -28,6 +28,8 @@ PLACES: dict[str, str] = {
     "Grep": "grep:grep",
     "Revert": "revert:revert",
     "TodoWrite": "todo:todo_write",
+    "MemorySave": "memory:memory_save",
+    "MemorySearch": "memory:memory_search",
 }
 """Where each built-in tool is defined (`module:name` in this package), in the order the model
 is offered them."""

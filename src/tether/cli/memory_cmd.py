@@ -1,0 +1,85 @@
+"""`tether memory list|search|rm`: the memories the sessions of this project saved."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from tether.cli.memory_setup import memory_path, open_store
+from tether.cli.terminal_text import terminal_safe
+from tether.config.settings import tether_home
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tether memory",
+        description="The memories sessions of this project saved (MemorySave), searched by "
+        "meaning and by words.",
+    )
+    parser.add_argument("--cwd", type=Path, help="the project (default: the current directory)")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    listing = verbs.add_parser("list", help="every memory, the newest first")
+    listing.add_argument("--json", action="store_true")
+    search = verbs.add_parser("search", help="the memories that match a query")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+    remove = verbs.add_parser("rm", help="remove memories by id")
+    remove.add_argument("ids", type=int, nargs="+")
+    args = parser.parse_args(argv)
+    from tether.memory.store import MemoryFileError
+
+    project = (args.cwd or Path.cwd()).resolve()
+    path = memory_path(tether_home(), project)
+    if not path.exists():
+        if args.verb == "rm":
+            print(f"tether memory: no memory with id {args.ids[0]}", file=sys.stderr)
+            return 1
+        print("[]" if args.json else "no memories saved for this project")
+        return 0
+    try:
+        store = open_store(path, os.environ)
+        try:
+            return _run(args, store)
+        finally:
+            store.close()
+    except MemoryFileError as e:
+        print(f"tether memory: {terminal_safe(str(e))}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace, store: object) -> int:
+    from tether.memory.store import Memory, MemoryStore
+
+    assert isinstance(store, MemoryStore)
+    if args.verb == "rm":
+        wanted: list[int] = args.ids
+        gone = store.remove(wanted)
+        for memory_id in gone:
+            print(f"removed memory {memory_id}")
+        missing = [i for i in wanted if i not in gone]
+        for memory_id in missing:
+            print(f"tether memory: no memory with id {memory_id}", file=sys.stderr)
+        return 1 if missing else 0
+    if args.verb == "list":
+        found: list[tuple[Memory, str | None]] = [(m, None) for m in store.list()]
+    else:
+        found = [(f.memory, f.by) for f in store.search(args.query, args.limit)]
+    if args.json:
+        rows = [
+            {"id": m.id, "text": m.text, "tags": list(m.tags), "created_at": m.created_at}
+            | ({"matched_by": by} if by else {})
+            for m, by in found
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not found:
+        print("no memories saved for this project" if args.verb == "list" else "no match")
+    for memory, by in found:
+        tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
+        how = f" ({by})" if by else ""
+        print(f"{memory.id:>5}  {memory.created_at[:10]}{tags}{how}  {terminal_safe(memory.text)}")
+    return 0

@@ -1,0 +1,164 @@
+"""The project's memory joined to a session: the MemorySave and MemorySearch tools' index,
+and the few memories most relevant to the first prompt offered with it.
+
+Memory lives in `<home>/projects/<slug of the project>/memory.db` (`memory_path`), shared by
+every session of the project. Nothing of `tether.memory` is imported, and no file opened,
+until a memory tool is called or the file exists at the first prompt. Without the `memory`
+extra, memory searches by words only, and says so once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tether.cli.terminal_text import terminal_safe
+from tether.core.session import Session
+from tether.protocol import ToolError
+from tether.store.sessions import project_dir
+from tether.tools.context import ToolContext
+from tether.tools.memory_index import MemoryHit
+
+if TYPE_CHECKING:
+    from tether.memory.store import MemoryStore
+
+MEMORY_OFF_ENV = "TETHER_NO_MEMORY"
+"""Set (to anything but empty) for sessions with no memory tools' index and nothing offered."""
+OFFERED = 3
+"""How many memories at most are offered with the first prompt."""
+OFFERED_CHARS = 1_600
+"""How much of them at most (about 400 tokens): each is cut to its share."""
+
+_told_words_only = False
+
+
+def memory_path(home: Path, project: Path) -> Path:
+    return project_dir(home, project) / "memory.db"
+
+
+def attach_memory(
+    session: Session,
+    context: ToolContext,
+    *,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    offer: bool = True,
+) -> None:
+    """Give `session` the project's memory: its tools' index, and (`offer`: not for a resumed
+    conversation, which had its offer) the memories most relevant to the first prompt."""
+    if env.get(MEMORY_OFF_ENV):
+        return
+    memory = ProjectMemory(memory_path(home, project), env)
+    context.memory = memory
+    if memory.path.exists():  # loaded while the rest of the session is built
+        threading.Thread(target=memory.warm, name="memory", daemon=True).start()
+    if offer:
+        session.lifecycle.first_prompt_context.append(memory.offer)
+
+    async def close() -> None:
+        memory.close()
+
+    session.on_close.append(close)
+
+
+class ProjectMemory:
+    """The `MemoryIndex` the tools use, over the project's `MemoryStore`, opened at first use;
+    its calls run in a thread (SQLite and the embedding never hold up the loop)."""
+
+    def __init__(self, path: Path, env: Mapping[str, str]) -> None:
+        self.path = path
+        self._env = dict(env)
+        self._store: MemoryStore | None = None
+        self._opening = threading.Lock()
+
+    async def save(self, text: str, tags: tuple[str, ...]) -> int:
+        return await asyncio.to_thread(self._save, text, tags)
+
+    async def search(self, query: str, limit: int) -> list[MemoryHit]:
+        return await asyncio.to_thread(self._search, query, limit)
+
+    async def offer(self, prompt: str) -> str | None:
+        """The memories most relevant to `prompt`, as a reminder's text; None when there are
+        none (or no memory file yet). A memory that cannot be read is said, and the session
+        goes on without."""
+        if not self.path.exists() or not prompt.strip():
+            return None
+        try:
+            hits = await self.search(prompt, OFFERED)
+        except ToolError as e:
+            _warn(str(e))
+            return None
+        if not hits:
+            return None
+        share = OFFERED_CHARS // len(hits)
+        lines = [
+            f"- Memory {h.id}: {h.text if len(h.text) <= share else h.text[: share - 1] + '…'}"
+            for h in hits
+        ]
+        return (
+            "Memories saved in earlier sessions of this project that may bear on this request "
+            "(MemorySearch finds more; they may be out of date):\n" + "\n".join(lines)
+        )
+
+    def warm(self) -> None:
+        """Open the memory (and load its embedding model) ahead of its first use; what goes
+        wrong is said at that use."""
+        from tether.memory.store import MemoryFileError
+
+        with contextlib.suppress(MemoryFileError):
+            self._opened()
+
+    def close(self) -> None:
+        with self._opening:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def _save(self, text: str, tags: tuple[str, ...]) -> int:
+        from tether.memory.store import MemoryFileError
+
+        try:
+            return self._opened().save(text, tags).id
+        except MemoryFileError as e:
+            raise ToolError(f"Memory cannot be used: {e}") from None
+
+    def _search(self, query: str, limit: int) -> list[MemoryHit]:
+        from tether.memory.store import MemoryFileError
+
+        try:
+            found = self._opened().search(query, limit)
+        except MemoryFileError as e:
+            raise ToolError(f"Memory cannot be used: {e}") from None
+        return [MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by) for f in found]
+
+    def _opened(self) -> MemoryStore:
+        with self._opening:
+            if self._store is None:
+                self._store = open_store(self.path, self._env)
+            return self._store
+
+
+def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
+    """The memory in `path` with the embedder the environment configures; without one, by
+    words only, said once a process. Raises `MemoryFileError`."""
+    from tether.memory.embedders import configured_embedder
+    from tether.memory.store import MemoryStore
+
+    global _told_words_only
+    store = MemoryStore(path, configured_embedder(env))
+    if not store.by_meaning and not _told_words_only:
+        _told_words_only = True
+        _warn(
+            "memory: searching by words only (the memory extra is not installed: "
+            "pip install 'tether[memory]' adds search by meaning)"
+        )
+    return store
+
+
+def _warn(message: str) -> None:
+    print(f"tether: {terminal_safe(message)}", file=sys.stderr)

@@ -1,0 +1,129 @@
+"""What turns text into vectors: a local model run from what PyPI packages carry, or an
+OpenAI-compatible `/v1/embeddings` endpoint. None of it is imported before memory is used.
+
+`local_embedder()` is all-MiniLM-L6-v2 in NumPy (`minilm.py`) when the `memory` extra is
+installed, else None (memory then searches by words only). `bench/memory_bench.py` measured
+the candidates; the package README gives the figures and the choice."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol
+
+
+class Embedder(Protocol):
+    """Text to unit vectors of `dimensions` floats; `name` tells stored vectors apart."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class EmbeddingError(Exception):
+    """The embedder could not give vectors; the message says why."""
+
+
+URL_ENV = "TETHER_MEMORY_EMBEDDINGS_URL"
+"""An OpenAI-compatible endpoint's base URL (up to `/v1`): memory embeds through it."""
+MODEL_ENV = "TETHER_MEMORY_EMBEDDINGS_MODEL"
+KEY_ENV = "TETHER_MEMORY_EMBEDDINGS_KEY_ENV"
+"""The name of the variable that holds the endpoint's key (default `OPENAI_API_KEY`)."""
+
+
+def vectors_available() -> bool:
+    """Whether the `memory` extra is installed (checked without importing it)."""
+    from tether.memory.minilm import find_weights
+
+    needed = ("numpy", "tokenizers", "sqlite_vec")
+    return all(importlib.util.find_spec(m) is not None for m in needed) and (
+        find_weights() is not None
+    )
+
+
+@cache
+def local_embedder() -> Embedder | None:
+    """all-MiniLM-L6-v2 from the installed weights (loaded once a process), or None when the
+    extra is missing."""
+    if not vectors_available():
+        return None
+    from tether.memory.minilm import MiniLM, find_weights
+
+    folder = find_weights()
+    assert folder is not None
+    try:
+        return MiniLM(folder)
+    except ImportError:  # a package of the extra is there but broken
+        return None
+
+
+def configured_embedder(env: Mapping[str, str]) -> Embedder | None:
+    """The endpoint the environment names, else the local model, else None."""
+    url = env.get(URL_ENV, "").strip()
+    if url:
+        key = env.get(env.get(KEY_ENV) or "OPENAI_API_KEY")
+        return HttpEmbedder(url, env.get(MODEL_ENV) or "text-embedding-3-small", key)
+    return local_embedder()
+
+
+@dataclass
+class HttpEmbedder:
+    """An OpenAI-compatible `/v1/embeddings` endpoint; vectors normalised here (some servers
+    do not), the dimensions learnt from the first answer."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 30.0
+    _dimensions: int | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.model}@{self.base_url}"
+
+    @property
+    def dimensions(self) -> int:
+        if self._dimensions is None:
+            self._dimensions = len(self.embed(["dimensions"])[0])
+        return self._dimensions
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import httpx2
+
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        url = self.base_url.rstrip("/") + "/embeddings"
+        try:
+            response = httpx2.post(
+                url,
+                json={"model": self.model, "input": texts},
+                headers=headers,
+                timeout=self.timeout,
+            )
+        except httpx2.HTTPError as e:
+            raise EmbeddingError(f"{url}: {e}") from None
+        if response.status_code != 200:
+            raise EmbeddingError(f"{url} answered {response.status_code}: {response.text[:200]}")
+        try:
+            rows: list[dict[str, Any]] = sorted(response.json()["data"], key=_index)
+            vectors = [[float(x) for x in row["embedding"]] for row in rows]
+        except (ValueError, KeyError, TypeError) as e:
+            raise EmbeddingError(f"{url}: not an embeddings answer ({e})") from None
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"{url}: {len(vectors)} vectors for {len(texts)} texts")
+        self._dimensions = len(vectors[0]) if vectors else self._dimensions
+        return [_unit(v) for v in vectors]
+
+
+def _unit(vector: list[float]) -> list[float]:
+    size = sum(x * x for x in vector) ** 0.5 or 1.0
+    return [x / size for x in vector]
+
+
+def _index(row: dict[str, Any]) -> int:
+    return int(row["index"])

@@ -1,0 +1,294 @@
+"""A project's memories: one SQLite file, words in FTS5, vectors in sqlite-vec, the two
+rankings fused (reciprocal rank fusion).
+
+Shared by every session of the project at once: WAL, each write one transaction, writers wait
+for each other (`connection.BUSY_TIMEOUT_MS`). Calls are synchronous and short; async callers
+run them in a thread. Without an embedder (or without sqlite-vec) memories are found by words
+only, and the vectors of those saved so are added once an embedder is there."""
+
+from __future__ import annotations
+
+import re
+import struct
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from tether.memory.connection import connect, database_errors
+from tether.memory.embedders import Embedder, EmbeddingError
+
+MEMORY_FILE = "memory.db"
+RRF_K = 60
+"""Reciprocal rank fusion's constant: a memory's score is the sum of 1 / (RRF_K + rank)."""
+MIN_SIMILARITY = 0.3
+"""A memory found by meaning only counts when its cosine similarity to the query is at least
+this (all-MiniLM-L6-v2 puts unrelated sentences at 0.0-0.2): the nearest vector always exists,
+a relevant memory does not."""
+BACKFILL_BATCH = 64
+_SCHEMA_VERSION = 1
+_STOPWORD_TEXT = (
+    "a an and are as at be by can do does for from how i in is it its me my of on or our "
+    "should so that the their there this to was we what when where which who why will with "
+    "you your"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+class MemoryFileError(Exception):
+    """The memory file cannot be opened, read or written; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: int
+    text: str
+    tags: tuple[str, ...]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Found:
+    memory: Memory
+    by: Literal["words", "meaning", "both"]
+    score: float
+    """Its fused score (reciprocal rank fusion): only the order means anything."""
+
+
+class MemoryStore:
+    """The memories kept in `path`; `embedder` None: by words only."""
+
+    def __init__(self, path: Path, embedder: Embedder | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._errors = database_errors()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db, loaded = connect(path, with_vectors=embedder is not None)
+            self._migrate()
+        except (OSError, *self._errors) as e:
+            raise MemoryFileError(_explain(path, e)) from None
+        self.embedder = embedder if loaded else None
+        self._vectors = False
+        if self.embedder is not None:
+            try:
+                self._guarded(self._prepare_vectors, self.embedder)
+            except EmbeddingError as e:
+                self._db.close()
+                raise MemoryFileError(f"cannot embed for memory: {e}") from None
+
+    @property
+    def by_meaning(self) -> bool:
+        """Whether memories are searched by meaning too (an embedder and sqlite-vec)."""
+        return self._vectors
+
+    def close(self) -> None:
+        self._db.close()
+
+    def save(self, text: str, tags: tuple[str, ...] = ()) -> Memory:
+        vector = self._embed([text])[0] if self._vectors else None
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+
+        def write() -> Memory:
+            with self._transaction():
+                row = self._db.execute(
+                    "INSERT INTO memories (text, tags, created_at) VALUES (?, ?, ?)",
+                    (text, " ".join(tags), now),
+                )
+                rowid = int(row.lastrowid)
+                self._db.execute(
+                    "INSERT INTO memories_fts (rowid, text, tags) VALUES (?, ?, ?)",
+                    (rowid, text, " ".join(tags)),
+                )
+                if vector is not None:
+                    self._db.execute(
+                        "INSERT INTO memories_vec (rowid, embedding) VALUES (?, ?)",
+                        (rowid, _packed(vector)),
+                    )
+            return Memory(rowid, text, tags, now)
+
+        return self._guarded(write)
+
+    def search(
+        self, query: str, limit: int = 5, *, min_similarity: float = MIN_SIMILARITY
+    ) -> list[Found]:
+        """The memories that match `query` by words or by meaning, best first."""
+        depth = max(limit * 4, 20)
+        vector = self._embed([query])[0] if self._vectors and query.strip() else None
+        return self._guarded(self._ranked, query, vector, depth, limit, min_similarity)
+
+    def list(self, limit: int | None = None) -> list[Memory]:
+        """The newest first."""
+        sql = "SELECT id, text, tags, created_at FROM memories ORDER BY id DESC"
+        rows = self._guarded(self._rows, sql + (f" LIMIT {int(limit)}" if limit else ""), ())
+        return [_memory(row) for row in rows]
+
+    def count(self) -> int:
+        return int(self._guarded(self._rows, "SELECT count(*) FROM memories", ())[0][0])
+
+    def remove(self, ids: list[int]) -> list[int]:
+        """Remove the memories with these ids; the ids that were there."""
+
+        def delete() -> list[int]:
+            gone: list[int] = []
+            with self._transaction():
+                for memory_id in ids:
+                    if self._db.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
+                        gone.append(memory_id)
+                        self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+                        if self._vectors:
+                            self._db.execute(
+                                "DELETE FROM memories_vec WHERE rowid = ?", (memory_id,)
+                            )
+            return gone
+
+        return self._guarded(delete)
+
+    def _ranked(
+        self, query: str, vector: list[float] | None, depth: int, limit: int, floor: float
+    ) -> list[Found]:
+        by_words = self._by_words(query, depth)
+        by_meaning: list[int] = []
+        if vector is not None:
+            self._backfill()
+            rows = self._db.execute(
+                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
+                (_packed(vector), depth),
+            ).fetchall()
+            by_meaning = [int(rowid) for rowid, distance in rows if 1 - distance >= floor]
+        scores: dict[int, float] = {}
+        for ranking in (by_words, by_meaning):
+            for rank, memory_id in enumerate(ranking):
+                scores[memory_id] = scores.get(memory_id, 0.0) + 1 / (RRF_K + rank + 1)
+        best = sorted(scores, key=lambda i: -scores[i])[:limit]
+        if not best:
+            return []
+        marks = ",".join("?" * len(best))
+        rows = self._db.execute(
+            f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})", best
+        ).fetchall()
+        memories = {int(row[0]): _memory(row) for row in rows}
+        words, meaning = set(by_words), set(by_meaning)
+        return [
+            Found(memories[i], _by(i in words, i in meaning), scores[i])
+            for i in best
+            if i in memories
+        ]
+
+    def _by_words(self, query: str, depth: int) -> list[int]:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in _STOPWORDS]
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
+        rows = self._db.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match, depth),
+        ).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def _prepare_vectors(self, embedder: Embedder) -> None:
+        """The vector table for `embedder`'s vectors; those of another embedder are dropped
+        (and remade from the text, `_backfill`)."""
+        wanted = f"{embedder.name}:{embedder.dimensions}"
+        with self._transaction():
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
+            if row is None or row[0] != wanted:
+                self._db.execute("DROP TABLE IF EXISTS memories_vec")
+                self._db.execute(
+                    "CREATE VIRTUAL TABLE memories_vec USING vec0("
+                    f"embedding float[{embedder.dimensions}] distance_metric=cosine)"
+                )
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (wanted,))
+        self._vectors = True
+
+    def _backfill(self) -> None:
+        """Vectors for memories saved without them (by words only, or by another embedder),
+        a batch at a time."""
+        rows = self._db.execute(
+            "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
+            "LIMIT ?",
+            (BACKFILL_BATCH,),
+        ).fetchall()
+        if not rows:
+            return
+        vectors = self._embed([text for _, text in rows])
+        with self._transaction():
+            for (memory_id, _), vector in zip(rows, vectors, strict=True):
+                self._db.execute(
+                    "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
+                    (memory_id, _packed(vector)),
+                )
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        assert self.embedder is not None
+        try:
+            return self.embedder.embed(texts)
+        except EmbeddingError as e:
+            raise MemoryFileError(f"cannot embed for memory: {e}") from None
+
+    def _migrate(self) -> None:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > _SCHEMA_VERSION:
+            raise MemoryFileError(
+                f"{self.path} was written by a newer tether (schema {version}); upgrade tether"
+            )
+        if version == _SCHEMA_VERSION:
+            return
+        with self._transaction():
+            self._db.execute(
+                "CREATE TABLE memories (id INTEGER PRIMARY KEY, text TEXT NOT NULL, "
+                "tags TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE VIRTUAL TABLE memories_fts USING fts5("
+                "text, tags, tokenize='porter unicode61')"
+            )
+            self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+    def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        return self._db.execute(sql, args).fetchall()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def _guarded(self, work: Any, *args: Any) -> Any:
+        with self._lock:
+            try:
+                return work(*args)
+            except self._errors as e:
+                raise MemoryFileError(_explain(self.path, e)) from None
+
+
+class _Transaction:
+    def __init__(self, db: Any) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _explain(path: Path, error: BaseException) -> str:
+    text = str(error)
+    if "not a database" in text or "malformed" in text:
+        return (
+            f"{path} is damaged or not a memory file ({text}); move it away to start an empty "
+            "one (its memories are not read)"
+        )
+    return f"{path}: {text}"
+
+
+def _by(words: bool, meaning: bool) -> Literal["words", "meaning", "both"]:
+    return "both" if words and meaning else "words" if words else "meaning"
+
+
+def _memory(row: Any) -> Memory:
+    return Memory(int(row[0]), str(row[1]), tuple(str(row[2]).split()), str(row[3]))
+
+
+def _packed(vector: list[float]) -> bytes:
+    return struct.pack(f"{len(vector)}f", *vector)

@@ -1,0 +1,86 @@
+"""MemorySave and MemorySearch: facts worth keeping about the project, found again in later
+sessions by meaning or by words."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from tether.protocol import ToolError
+from tether.tools.base import ToolOutput, tool
+from tether.tools.context import ToolContext
+from tether.tools.memory_index import MemoryHit, MemoryIndex
+
+MAX_MEMORY_CHARS = 4_000
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]
+
+
+class MemorySaveInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    text: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_MEMORY_CHARS)
+    ] = Field(
+        description="The fact to remember, whole and on its own: it will be read without "
+        "this conversation ('Run the tests with scripts/test; it starts Redis itself')."
+    )
+    tags: list[Tag] = Field(
+        default_factory=list[str],
+        description="Optional single-word labels that help find it ('testing', 'deploy').",
+    )
+
+
+class MemorySearchInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    query: NonEmpty = Field(description="What you want to know, in plain words.")
+    limit: int = Field(default=5, ge=1, le=20, description="How many memories at most.")
+
+
+@tool("MemorySave", read_only=True)
+async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
+    """Remember a fact about this project for later sessions: how to build or test it, where
+    things live, the user's preferences, a decision and its reason, a pitfall found the hard
+    way.
+
+    Save what a future session would otherwise have to rediscover; not what is in the code or
+    its docs already, not the task at hand, and never secrets (keys, passwords, tokens).
+    Each memory should stand on its own: later it is found by its meaning or its words,
+    without this conversation."""
+    memory_id = await _index(ctx).save(args.text, tuple(args.tags))
+    return ToolOutput(
+        f"Saved as memory {memory_id}.",
+        structured={"id": memory_id, "text": args.text, "tags": list(args.tags)},
+    )
+
+
+@tool("MemorySearch", read_only=True)
+async def memory_search(ctx: ToolContext, args: MemorySearchInput) -> ToolOutput:
+    """Search the memories saved in earlier sessions of this project, by meaning and by words:
+    how the project is built, tested and deployed, where things live, the user's preferences,
+    past decisions and pitfalls. Search before asking the user something a past session may
+    have learnt."""
+    hits = await _index(ctx).search(args.query, args.limit)
+    structured = [
+        {"id": h.id, "text": h.text, "tags": list(h.tags), "matchedBy": h.by} for h in hits
+    ]
+    if not hits:
+        return ToolOutput("No memory matches.", structured=structured)
+    return ToolOutput(render_hits(hits), structured=structured)
+
+
+def render_hits(hits: list[MemoryHit]) -> str:
+    """Memories as the model reads them, one a paragraph."""
+    lines: list[str] = []
+    for hit in hits:
+        tags = f" [{', '.join(hit.tags)}]" if hit.tags else ""
+        lines.append(f"Memory {hit.id}{tags}: {hit.text}")
+    return "\n\n".join(lines)
+
+
+def _index(ctx: ToolContext) -> MemoryIndex:
+    if ctx.memory is None:
+        raise ToolError("Memory is not available in this session.")
+    return ctx.memory

@@ -1,0 +1,201 @@
+"""Memory over the wire: sessions of `tether -p` against the fake model save memories with
+the MemorySave tool; later sessions find them with MemorySearch by meaning (a paraphrase with
+no word in common) and by words, are offered the relevant ones with their first prompt (seen
+in the request the fake server receives), and go on when the memory file is damaged."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.cli.memory_setup import memory_path
+from tether.testing import FakeModelServer, RecordedRequest, text, tool_use
+from tether.testing.cli_runner import CliResult, run_cli_process
+
+from .conftest import memory_cli
+
+Run = Callable[..., CliResult]
+
+DEPLOY = "Deploy to production with make release after the checklist."
+TABS = "The user prefers tabs over spaces for indentation."
+PARAPHRASE = "shipping a new version to live servers"
+"""DEPLOY's meaning, with no word of it (but 'to')."""
+
+
+def _user_texts(request: RecordedRequest) -> list[str]:
+    found: list[str] = []
+    for message in request.messages():
+        if message.get("role") != "user" or isinstance(message["content"], str):
+            continue
+        found += [b["text"] for b in message["content"] if b.get("type") == "text"]
+    return found
+
+
+def _save_two(fake_model: FakeModelServer, tether: Run) -> None:
+    fake_model.requests.clear()
+    fake_model.script(
+        tool_use("MemorySave", text=DEPLOY, tags=["deploy"]),
+        tool_use("MemorySave", text=TABS),
+        text("saved"),
+    )
+    result = tether("-p", "remember how we deploy, and that I like tabs")
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == ["Saved as memory 1."]
+    assert fake_model.requests[2].tool_results() == ["Saved as memory 2."]
+
+
+def test_a_later_session_finds_a_memory_by_meaning_and_by_words_and_is_offered_it(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    fake_model.script(
+        tool_use("MemorySearch", query=PARAPHRASE, limit=1),
+        tool_use("MemorySearch", query="indentation"),
+        tool_use("MemorySearch", query="quantum chromodynamics"),
+        text("done"),
+    )
+    result = tether("-p", f"{PARAPHRASE}: what do I type?")
+    assert result.exit_code == 0, result.stderr
+    first = fake_model.requests[0]
+    offered = (
+        "<system-reminder>\nMemories saved in earlier sessions of this project that may bear "
+        "on this request (MemorySearch finds more; they may be out of date):\n"
+        f"- Memory 1: {DEPLOY}\n</system-reminder>"
+    )
+    assert _user_texts(first) == [f"{PARAPHRASE}: what do I type?", offered]
+    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+        [f"Memory 1 [deploy]: {DEPLOY}"],
+        [f"Memory 2: {TABS}"],
+        ["No memory matches."],
+    ]
+
+
+def test_nothing_is_offered_when_no_memory_bears_on_the_prompt_or_there_is_none(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    fake_model.script(text("hi"))
+    assert tether("-p", "ship it").exit_code == 0
+    assert _user_texts(fake_model.requests[0]) == ["ship it"]
+    assert not memory_path(Path(os.environ["TETHER_HOME"]), workspace).exists()
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    fake_model.script(text("hi"))
+    assert tether("-p", "what is the capital of Peru?").exit_code == 0
+    assert _user_texts(fake_model.requests[0]) == ["what is the capital of Peru?"]
+
+
+def test_memory_cli_lists_searches_and_removes(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _save_two(fake_model, tether)
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert listed.exit_code == 0
+    assert [line.strip().split("  ", 2)[2] for line in listed.stdout.splitlines()] == [TABS, DEPLOY]
+    found = memory_cli("--cwd", str(workspace), "search", PARAPHRASE)
+    assert found.stdout.splitlines()[0].endswith(f"(meaning)  {DEPLOY}")
+    removed = memory_cli("--cwd", str(workspace), "rm", "1", "7")
+    assert (removed.exit_code, removed.stdout, removed.stderr) == (
+        1,
+        "removed memory 1\n",
+        "tether memory: no memory with id 7\n",
+    )
+    again = memory_cli("--cwd", str(workspace), "search", PARAPHRASE)
+    assert again.stdout == "no match\n"
+
+
+def test_a_damaged_memory_file_is_said_clearly_and_the_session_goes_on(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = memory_path(Path(os.environ["TETHER_HOME"]), workspace)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    fake_model.script(tool_use("MemorySearch", query="deploy"), text("went on"))
+    result = tether("-p", "how do we deploy?")
+    assert result.exit_code == 0, result.stderr
+    why = (
+        f"{path} is damaged or not a memory file (file is not a database); move it away to "
+        "start an empty one (its memories are not read)"
+    )
+    assert f"tether: Memory cannot be used: {why}\n" in result.stderr
+    assert fake_model.requests[1].tool_results() == [f"Error: Memory cannot be used: {why}"]
+    assert fake_model.requests[1].tool_result_errors() == [True]
+    assert "went on" in result.stdout
+    assert path.read_bytes() == b"this is not a database" * 100
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert (listed.exit_code, listed.stderr) == (1, f"tether memory: {why}\n")
+
+
+@pytest.mark.parametrize("mode", ["default", "plan"])
+def test_memory_tools_run_without_asking_like_other_read_only_tools(
+    fake_model: FakeModelServer, tether: Run, mode: str
+) -> None:
+    fake_model.script(tool_use("MemorySave", text=DEPLOY), text("ok"))
+    result = tether("-p", "remember", "--permission-mode", mode)
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[1].tool_results() == ["Saved as memory 1."]
+
+
+def test_without_the_memory_extra_memory_searches_by_words_and_says_so_once(
+    model_env: FakeModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    fake_model = model_env
+    hidden = tmp_path / "hidden"
+    (hidden / "sqlite_vec").mkdir(parents=True)
+    (hidden / "sqlite_vec" / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    env = {**os.environ, "PYTHONPATH": str(hidden)}
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    fake_model.script(
+        tool_use("MemorySave", text=DEPLOY),
+        tool_use("MemorySearch", query="deploy"),
+        tool_use("MemorySearch", query=PARAPHRASE),
+        text("done"),
+    )
+    result = run_cli_process([*argv, "remember"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+        ["Saved as memory 1."],
+        [f"Memory 1: {DEPLOY}"],
+        ["No memory matches."],
+    ]
+    told = (
+        "tether: memory: searching by words only (the memory extra is not installed: "
+        "pip install 'tether[memory]' adds search by meaning)\n"
+    )
+    assert result.stderr.count(told) == 1
+
+
+def test_a_subagent_searches_the_projects_memory(fake_model: FakeModelServer, tether: Run) -> None:
+    from tests.agents.conftest import MAIN, Router, requests_of
+
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    router = Router()
+    task = tool_use(
+        "Task", description="look it up", prompt="recall-deploy", subagent_type="general-purpose"
+    )
+    router.add(MAIN, task, text("done"))
+    router.add("recall-deploy", tool_use("MemorySearch", query=PARAPHRASE, limit=1), text("ok"))
+    router.install(fake_model)
+    result = tether("-p", "ask a helper")
+    assert result.exit_code == 0, result.stderr
+    child = requests_of(fake_model, "recall-deploy", [MAIN, "recall-deploy"])
+    assert child[1].tool_results() == [f"Memory 1 [deploy]: {DEPLOY}"]
+
+
+def test_a_continued_conversation_is_not_offered_memories_again(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    fake_model.script(text("hi"))
+    assert tether("-p", PARAPHRASE).exit_code == 0
+    assert any("Memories saved" in t for t in _user_texts(fake_model.requests[0]))
+    fake_model.requests.clear()
+    fake_model.script(text("again"))
+    assert tether("-c", "-p", f"{PARAPHRASE}, again").exit_code == 0
+    offered = [t for t in _user_texts(fake_model.requests[0]) if "Memories saved" in t]
+    assert len(offered) == 1  # the first prompt's, kept in the conversation
