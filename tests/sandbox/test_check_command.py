@@ -16,6 +16,7 @@ from tether.cli.sandbox_cmd import live_report, read_only_lines
 from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, plan_sandbox
+from tether.sandbox.bwrap import BwrapCommand
 from tether.sandbox.devices import private_devices
 from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.outside_home import passwd_home_secrets, passwd_homes, root_secrets
@@ -184,15 +185,18 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
     class WithoutPrivilegeDrop(Sandbox):
         def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
             command = super().wrap(argv, cwd)
+            assert isinstance(command, BwrapCommand)
+            options = command.options
             for option, values in (("--cap-drop", 1), ("--uid", 1), ("--gid", 1), ("--seccomp", 1)):
-                if option in command:
-                    at = command.index(option)
-                    del command[at : at + 1 + values]
+                if option in options:
+                    at = options.index(option)
+                    del options[at : at + 1 + values]
             for flag in ("--disable-userns", "--unshare-user"):
-                if flag in command:
-                    command.remove(flag)
-            while (at := _kernel_bind(command)) is not None:
-                del command[at : at + 3]
+                if flag in options:
+                    options.remove(flag)
+            while (at := _kernel_bind(options)) is not None:
+                del options[at : at + 3]
+            command.replace_options(options)
             return command
 
     sandbox, _, _ = plan_sandbox(
