@@ -127,3 +127,47 @@ async def test_a_deep_repository_there_before_is_judged_once_changed(layout: Lay
     assert isinstance(outcome.content, str)
     assert "core.pager" in outcome.content
     assert "evil" not in (deep / ".git" / "config").read_text()
+
+
+@needs_bwrap
+async def test_bare_repositories_and_mercurials_config_made_inside_are_disabled(
+    boundary: Layout,
+) -> None:
+    """Not only `.git` directories: a bare repository (`HEAD`, `objects/`, `refs/` at its
+    top, whatever its name) and a new `.hg/hgrc` run programs at the user's next git or hg
+    there (a pager, a hook, an alias); made inside, they are disabled when the command ends."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            "git init -q --bare tools/mirror && "
+            f"git --git-dir=tools/mirror config core.pager 'echo RAN > {ran}' && "
+            f"printf '#!/bin/sh\\necho HOOK > {ran}\\n' > tools/mirror/hooks/pre-receive && "
+            "chmod +x tools/mirror/hooks/pre-receive && "
+            "mkdir -p lib/vendored/.hg && printf '[paths]\\ndefault = https://example.org/r\\n"
+            f"[hooks]\\npre-status = echo RAN > {ran}\\n' > lib/vendored/.hg/hgrc && "
+            "mkdir -p lib/plain/.hg && printf '[paths]\\ndefault = https://example.org/p\\n' "
+            "> lib/plain/.hg/hgrc && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    assert outcome.content.startswith("made")
+    bare = boundary.workspace / "tools" / "mirror"
+    assert f"{bare / 'config'} set core.pager" in outcome.content
+    assert (bare / "hooks.tether-disabled" / "pre-receive").exists()
+    assert "pager" not in (bare / "config").read_text()
+    # The user pushes to it outside: no hook of the command's runs.
+    # (The receiving git gets no `-c` through a local push: named on its own command line.)
+    receive = "--receive-pack=git -c safe.directory=* receive-pack"
+    pushed = _git(boundary.workspace, "push", receive, str(bare), "HEAD:refs/heads/main")
+    assert "main" in pushed
+    assert not ran.exists()
+    hg = boundary.workspace / "lib" / "vendored" / ".hg"
+    assert f"{hg / 'hgrc'} set what hg outside" in outcome.content
+    assert (hg / "hgrc").read_text() == "[paths]\ndefault = https://example.org/r\n"
+    assert "pre-status" in (hg / "hgrc.tether-disabled").read_text()
+    # An hgrc that only says where from (what `hg clone` writes) is left as it is.
+    plain = boundary.workspace / "lib" / "plain" / ".hg"
+    assert sorted(p.name for p in plain.iterdir()) == ["hgrc"]
