@@ -6,11 +6,16 @@ repository's `core.fsmonitor`, with a gitlink in the parent's index, ran at the 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
 
-from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+from tether.protocol import ToolUseBlock
+from tether.tools.builtin import builtin_tools
+from tether.tools.registry import ToolRegistry
+
+from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_context
 
 GIT = ["git", "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.org"]
 
@@ -171,3 +176,43 @@ async def test_bare_repositories_and_mercurials_config_made_inside_are_disabled(
     # An hgrc that only says where from (what `hg clone` writes) is left as it is.
     plain = boundary.workspace / "lib" / "plain" / ".hg"
     assert sorted(p.name for p in plain.iterdir()) == ["hgrc"]
+
+
+@needs_bwrap
+async def test_a_background_commands_repository_is_swept_when_its_output_is_read(
+    boundary: Layout,
+) -> None:
+    """While a background command still runs, what it made so far that git outside would run
+    is disabled when its output is read (before, only once it ended)."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    registry = ToolRegistry(builtin_tools())
+    go_on = boundary.workspace / "go-on"
+    started = await run(
+        command=(
+            "git init -q pkg/inner && "
+            f"git -C pkg/inner config core.fsmonitor 'echo RAN > {ran}; false' && "
+            "echo configured && while [ ! -e go-on ]; do sleep 0.05; done"
+        ),
+        run_in_background=True,
+    )
+    assert isinstance(started.content, str)
+    shell_id = started.content.split("Started background command ")[1].split(" ")[0]
+    config = boundary.workspace / "pkg" / "inner" / ".git" / "config"
+    read = ""
+    async with asyncio.timeout(60):  # a guard only: the command says when it is done
+        while "configured" not in read:  # its own word that the config is written
+            outcome = await registry.run(
+                ToolUseBlock(id="r", name="BashOutput", input={"bash_id": shell_id}), ctx
+            )
+            assert isinstance(outcome.content, str)
+            read += outcome.content
+            await asyncio.sleep(0.05)
+    assert f"{config} set core.fsmonitor" in read
+    assert "fsmonitor" not in config.read_text()
+    assert "Status: running" in read
+    go_on.write_text("")
+    await end_session(ctx)

@@ -220,12 +220,19 @@ class Sandbox:
             notes.append(self.git_sweep.take_note())
             return "\n".join(n for n in notes if n) or None
 
+        def checkpoint() -> str | None:
+            # A background command's output is read: what it made so far goes now, before
+            # the model (or the user, told of it) runs git outside.
+            self.git_sweep.sweep(self.writable_mounts())
+            return self.git_sweep.take_note()
+
         return BwrapCommand(
             [str(self.bwrap), "--args", str(options), "--", *argv],
             options=args,
             pass_fds=tuple(fds),
             on_finished=finished,
             environment=self.environment,
+            on_checkpoint=checkpoint,
         )
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -303,8 +310,15 @@ class BwrapCommand(ConfinedCommand):
         pass_fds: tuple[int, ...],
         on_finished: Callable[[int, str], str | None],
         environment: Callable[[Mapping[str, str]], dict[str, str]],
+        on_checkpoint: Callable[[], str | None],
     ) -> None:
-        super().__init__(argv, pass_fds=pass_fds, on_finished=on_finished, environment=environment)
+        super().__init__(
+            argv,
+            pass_fds=pass_fds,
+            on_finished=on_finished,
+            environment=environment,
+            on_checkpoint=on_checkpoint,
+        )
         self.options = list(options)
 
     def replace_options(self, options: list[str]) -> None:
