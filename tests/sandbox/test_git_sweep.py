@@ -216,3 +216,22 @@ async def test_a_background_commands_repository_is_swept_when_its_output_is_read
     assert "Status: running" in read
     go_on.write_text("")
     await end_session(ctx)
+
+
+@needs_bwrap
+async def test_a_repository_below_a_directory_that_looks_bare_is_swept(layout: Layout) -> None:
+    """Making a directory look like a bare repository does not hide a repository below it
+    from the sweep."""
+    _repository(layout)
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(
+        command=(
+            "mkdir -p decoy/objects decoy/refs && echo 'ref: refs/heads/x' > decoy/HEAD && "
+            "git init -q decoy/inner && git -C decoy/inner config core.fsmonitor 'echo RAN' "
+            "&& echo made"
+        )
+    )
+    config = layout.workspace / "decoy" / "inner" / ".git" / "config"
+    assert isinstance(outcome.content, str)
+    assert f"{config} set core.fsmonitor" in outcome.content
+    assert "fsmonitor" not in config.read_text()

@@ -195,9 +195,9 @@ def _repositories(
             found += _from_dot_git(Path(directory, ".git"), roots)
         if bare:
             found.append(Path(directory))
-            # A git directory's own subdirectories (objects, refs, hooks) hold no repository
-            # of the user's making; its hooks are judged as a git directory's.
-            continue
+            # Walked on all the same (a command can make a directory look bare to hide a
+            # repository below it), but for its object store.
+            subdirs = tuple(name for name in subdirs if name != "objects")
         if has_hg and os.path.isdir(os.path.join(directory, ".hg")):
             hg.append(Path(directory, ".hg"))
         pending += [os.path.join(directory, name) for name in subdirs]
