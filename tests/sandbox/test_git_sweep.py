@@ -228,10 +228,12 @@ async def test_a_repository_below_a_directory_that_looks_bare_is_swept(layout: L
         command=(
             "mkdir -p decoy/objects decoy/refs && echo 'ref: refs/heads/x' > decoy/HEAD && "
             "git init -q decoy/inner && git -C decoy/inner config core.fsmonitor 'echo RAN' "
-            "&& echo made"
+            "&& git init -q decoy/objects/ab && git -C decoy/objects/ab config core.pager "
+            "'echo RAN' && echo made"
         )
     )
-    config = layout.workspace / "decoy" / "inner" / ".git" / "config"
     assert isinstance(outcome.content, str)
-    assert f"{config} set core.fsmonitor" in outcome.content
-    assert "fsmonitor" not in config.read_text()
+    for inner, key in (("inner", "core.fsmonitor"), ("objects/ab", "core.pager")):
+        config = layout.workspace / "decoy" / inner / ".git" / "config"
+        assert f"{config} set {key}" in outcome.content
+        assert key.split(".")[1] not in config.read_text()

@@ -194,10 +194,10 @@ def _repositories(
         if has_git:
             found += _from_dot_git(Path(directory, ".git"), roots)
         if bare:
+            # Walked below all the same, its object store too (a few hundred directories,
+            # listed again only when changed): a command can make a directory look bare to
+            # hide a repository under it.
             found.append(Path(directory))
-            # Walked on all the same (a command can make a directory look bare to hide a
-            # repository below it), but for its object store.
-            subdirs = tuple(name for name in subdirs if name != "objects")
         if has_hg and os.path.isdir(os.path.join(directory, ".hg")):
             hg.append(Path(directory, ".hg"))
         pending += [os.path.join(directory, name) for name in subdirs]
