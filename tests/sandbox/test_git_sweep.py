@@ -237,3 +237,30 @@ async def test_a_repository_below_a_directory_that_looks_bare_is_swept(layout: L
         config = layout.workspace / "decoy" / inner / ".git" / "config"
         assert f"{config} set {key}" in outcome.content
         assert key.split(".")[1] not in config.read_text()
+
+
+@needs_bwrap
+async def test_a_repository_in_a_skipped_directory_with_a_gitlink_is_swept(
+    boundary: Layout,
+) -> None:
+    """The walk skips dependency directories (`node_modules`...); a repository made there
+    with a gitlink to it in the index (git outside enters it at `git status`) is swept all
+    the same: the index says where to look."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            "git init -q .venv/lib/pkg && git -C .venv/lib/pkg -c user.name=a -c user.email=a@b "
+            "commit -q --allow-empty -m v && "
+            f"git -C .venv/lib/pkg config core.fsmonitor 'echo RAN > {ran}; false' && "
+            "git update-index --add --cacheinfo "
+            "160000,$(git -C .venv/lib/pkg rev-parse HEAD),.venv/lib/pkg && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    config = boundary.workspace / ".venv" / "lib" / "pkg" / ".git" / "config"
+    assert f"{config} set core.fsmonitor" in outcome.content
+    _git(boundary.workspace, "status")
+    assert not ran.exists()

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.sandbox.gitlinks import Kept, gitlink_paths
 from tether.sandbox.hg_sweep import HGRC, disable_hgrc
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import (
@@ -82,6 +83,8 @@ class GitSweep:
     started yet."""
     notes: list[str] = field(default_factory=list[str])
     listings: dict[str, Listing] = field(default_factory=dict[str, "Listing"])
+    indexes: Kept = field(default_factory=Kept)
+    """The gitlinks of each index, kept while it is unchanged (`gitlinks.py`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     mine: frozenset[str] = frozenset()
     """Protected paths there at the first command: the user's (`started`)."""
@@ -93,7 +96,7 @@ class GitSweep:
         (`git push -u` rewrites the config): never judged."""
         with self.lock:
             if self.before is None:
-                found, hg = _repositories(tuple(roots), self.listings)
+                found, hg = _repositories(tuple(roots), self.listings, self.indexes)
                 files = [path for git_dir in found for path in _program_files(git_dir)]
                 files += [hg_dir / HGRC for hg_dir in hg]
                 self.before = {
@@ -107,7 +110,9 @@ class GitSweep:
         with self.lock:
             if self.before is not None:
                 judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
-                self.notes += disable_new_git_programs(tuple(roots), judged, self.listings)
+                self.notes += disable_new_git_programs(
+                    tuple(roots), judged, self.listings, self.indexes
+                )
 
     def take_note(self) -> str | None:
         """The note for the model of what the sweeps since the last one disabled, or None."""
@@ -120,11 +125,12 @@ def disable_new_git_programs(
     roots: tuple[Path, ...],
     before: dict[str, Stamp],
     cache: dict[str, Listing] | None = None,
+    indexes: Kept | None = None,
 ) -> list[str]:
     """What was disabled under `roots`: in git directories, the config files and hooks that
     are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`)."""
     done: list[str] = []
-    found, hg = _repositories(roots, cache)
+    found, hg = _repositories(roots, cache, indexes)
     for git_dir in found:
         done += _disable(git_dir, before)
     for hg_dir in hg:
@@ -146,7 +152,9 @@ of (`core.pager`, aliases, hooks)."""
 
 
 def _repositories(
-    roots: tuple[Path, ...], cache: dict[str, Listing] | None = None
+    roots: tuple[Path, ...],
+    cache: dict[str, Listing] | None = None,
+    indexes: Kept | None = None,
 ) -> tuple[list[Path], list[Path]]:
     """Every git directory under `roots`: `.git` directories, bare repositories, the targets
     of `.git` files within the roots, their submodules' (`modules/`) and linked worktrees',
@@ -155,6 +163,7 @@ def _repositories(
     coarse clocks), so an unchanged tree costs a `stat` a directory."""
     found: list[Path] = []
     hg: list[Path] = []
+    work_trees: list[str] = []
     budget = MAX_ENTRIES
     pending = [str(r) for r in roots if r.is_dir()]
     seen: set[str] = set()
@@ -193,6 +202,7 @@ def _repositories(
                 cache[directory] = (mtime, listed_at, subdirs, has_git, bare, has_hg)
         if has_git:
             found += _from_dot_git(Path(directory, ".git"), roots)
+            work_trees.append(directory)
         if bare:
             # Walked below all the same, its object store too (a few hundred directories,
             # listed again only when changed): a command can make a directory look bare to
@@ -201,6 +211,16 @@ def _repositories(
         if has_hg and os.path.isdir(os.path.join(directory, ".hg")):
             hg.append(Path(directory, ".hg"))
         pending += [os.path.join(directory, name) for name in subdirs]
+        if not pending and work_trees and indexes is not None:
+            # Where the indexes' gitlinks lead, in directories the walk skips: walked too.
+            for tree in work_trees:
+                for git_dir in _from_dot_git(Path(tree, ".git"), roots):
+                    pending += [
+                        str(p)
+                        for p in gitlink_paths(git_dir, Path(tree), indexes)
+                        if any(p.is_relative_to(r) for r in roots) and str(p) not in seen
+                    ]
+            work_trees = []
     more: list[Path] = []
     for git_dir in found:
         more += _below(git_dir)
