@@ -108,3 +108,15 @@ def test_no_walk_when_no_hidden_file_has_another_name(tmp_path: Path) -> None:
     assert found.paths == (
         Denied(tmp_path / "other", False, "a hard link to a file hidden by Read(secret)"),
     )
+
+
+def test_a_place_in_view_inside_a_hidden_directory_is_not_searched(tmp_path: Path) -> None:
+    """The session's scratch directory lies in tether's hidden home: what commands make there
+    is in view anyway, and is not looked at as a hidden file (nor counted against the bound)."""
+    tether_home = tmp_path / "tether-home"
+    scratch = tether_home / "scratch" / "s1"
+    for n in range(30):
+        write(scratch / f"built-{n}.o", "x\n")
+    write(tether_home / "settings.json", "{}\n")
+    found = DeniedLinks(source_entries=10).find([(tether_home, "a credential place")], [scratch])
+    assert (found.paths, found.cut) == ((), None)

@@ -65,12 +65,13 @@ class DeniedLinks:
         """The other names, under `places`, of the files `hidden` covers (each with why it is
         hidden: a rule, "a credential place"), and what a bound cut."""
         hidden = list(hidden)
-        wanted, cut = _linked_files(hidden, self.source_entries)
+        starts = list(dict.fromkeys(str(p) for p in places))
+        wanted, cut = _linked_files(hidden, self.source_entries, starts)
         if not wanted:
             return LinksFound((), cut)
         covered = {str(path) for path, _ in hidden}
         walk = _LinkWalk(self, wanted)
-        for place in dict.fromkeys(str(p) for p in places):
+        for place in starts:
             if walk.stopped is not None:
                 break
             walk.run(place)
@@ -83,10 +84,12 @@ class DeniedLinks:
 
 
 def _linked_files(
-    hidden: Iterable[tuple[Path, str]], bound: int
+    hidden: Iterable[tuple[Path, str]], bound: int, places: list[str]
 ) -> tuple[dict[Identity, str], str | None]:
-    """The hidden regular files with more than one link (in hidden directories too), each with
-    why it is hidden; and a notice when `bound` entries cut the look at a directory."""
+    """The hidden regular files with more than one link (in hidden directories too, but for
+    the places in view there: the session's scratch directory under tether's hidden home), each
+    with why it is hidden; and a notice when `bound` entries cut the look at a directory."""
+    in_view = set(places)
     wanted: dict[Identity, str] = {}
     entries = 0
     for path, why in hidden:
@@ -111,7 +114,7 @@ def _linked_files(
                         f"stopped at its bound of {bound} entries in {name}: a hard link "
                         "elsewhere to a file below it is not hidden from commands."
                     )
-                pending += [os.path.join(name, n) for n in names]
+                pending += [below for n in names if (below := os.path.join(name, n)) not in in_view]
     return wanted, None
 
 
