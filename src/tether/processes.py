@@ -84,6 +84,7 @@ class ConfinedCommand(list[str]):
     confinement lets through of the environment the command would get; the confining
     program itself is started with it, so that no process of the confinement holds more),
     `spawned()` once the child exists or failed to start (the parent's copies are closed),
+    `checkpoint()` when a background command's output is read while it runs,
     `finished(output)` after a foreground command ended, which returns a note for the model
     when the confinement explains a failure (or None)."""
 
@@ -94,11 +95,13 @@ class ConfinedCommand(list[str]):
         pass_fds: tuple[int, ...] = (),
         on_finished: Callable[[int, str], str | None] | None = None,
         environment: Callable[[Mapping[str, str]], dict[str, str]] | None = None,
+        on_checkpoint: Callable[[], str | None] | None = None,
     ) -> None:
         super().__init__(argv)
         self.pass_fds = pass_fds
         self._on_finished = on_finished
         self._environment = environment
+        self._on_checkpoint = on_checkpoint
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """The environment to start the argv with, from the one the command would get."""
@@ -113,6 +116,11 @@ class ConfinedCommand(list[str]):
     def finished(self, returncode: int, output: str) -> str | None:
         self.spawned()
         return None if self._on_finished is None else self._on_finished(returncode, output)
+
+    def checkpoint(self) -> str | None:
+        """While a background command runs, when its output is read: what the confinement
+        does then (the sandbox disables the git programs made so far), and its note."""
+        return None if self._on_checkpoint is None else self._on_checkpoint()
 
 
 def start_environment(argv: list[str], env: Mapping[str, str]) -> dict[str, str]:

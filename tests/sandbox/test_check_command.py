@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -16,7 +16,10 @@ from tether.cli.sandbox_cmd import live_report, read_only_lines
 from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, plan_sandbox
+from tether.sandbox.bwrap import BwrapCommand
+from tether.sandbox.denied_links import DeniedLinks, LinksFound
 from tether.sandbox.devices import private_devices
+from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.outside_home import passwd_home_secrets, passwd_homes, root_secrets
 from tether.sandbox.placeholders import private_dir
@@ -164,12 +167,18 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "pid 1 (bwrap) holds open, has their values\n"
         "  ok      home hidden: 3 sentinel files at unlisted places of a temporary home "
         "unreadable, ~/.local/bin readable\n"
-        "  ok      hidden files: read as empty\n"
+        "  ok      hidden files: read as empty, and so does a hard link to one in the "
+        "workspace\n"
+        "  ok      bwrap's command line: names no hidden or protected path (pid 1's, in sight "
+        "inside: the options come through a descriptor)\n"
         "  ok      /tmp: read-only but for TMPDIR, which is the same inside and outside\n"
         "  ok      kernel settings: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened "
         "for writing\n"
         "  ok      setuid and setgid files: cannot be made (3 calls tried: chmod, mkdir, "
         "creating open)\n"
+        "  ok      repositories made inside: a bare repository's config and hooks and a new "
+        "Mercurial hgrc, which git and hg outside would run, are disabled when the command "
+        "ends\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
         "is not followed: nothing bound, written or made there\n" + outside,
     )
@@ -184,15 +193,18 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
     class WithoutPrivilegeDrop(Sandbox):
         def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
             command = super().wrap(argv, cwd)
+            assert isinstance(command, BwrapCommand)
+            options = command.options
             for option, values in (("--cap-drop", 1), ("--uid", 1), ("--gid", 1), ("--seccomp", 1)):
-                if option in command:
-                    at = command.index(option)
-                    del command[at : at + 1 + values]
+                if option in options:
+                    at = options.index(option)
+                    del options[at : at + 1 + values]
             for flag in ("--disable-userns", "--unshare-user"):
-                if flag in command:
-                    command.remove(flag)
-            while (at := _kernel_bind(command)) is not None:
-                del command[at : at + 3]
+                if flag in options:
+                    options.remove(flag)
+            while (at := _kernel_bind(options)) is not None:
+                del options[at : at + 3]
+            command.replace_options(options)
             return command
 
     sandbox, _, _ = plan_sandbox(
@@ -220,6 +232,47 @@ def test_a_weaker_sandbox_fails_the_check(capsys: pytest.CaptureFixture[str]) ->
         "FAILED  kernel settings",  # /proc/sys as bwrap leaves it
         "FAILED  setuid and setgid files",  # no seccomp filter
         "FAILED  symlinked directories",  # and its remount made them writable
+    ]
+
+
+@needs_bwrap
+def test_a_sandbox_showing_its_layout_and_links_and_not_sweeping_fails_the_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """bwrap's options on its command line, no search for other names of hidden files, no
+    sweep of what commands make in repositories: the check says FAILED for each."""
+
+    class OnTheCommandLine(Sandbox):
+        def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
+            command = super().wrap(argv, cwd)
+            assert isinstance(command, BwrapCommand)
+            command[1:3] = command.options  # in place of `--args FD`
+            return command
+
+    class NoLinks(DeniedLinks):
+        def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> LinksFound:
+            return LinksFound(())
+
+    class NoSweep(GitSweep):
+        def sweep(self, roots: Iterable[Path]) -> None:
+            pass
+
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(),
+        STATUS,
+        workspace=Path.cwd(),
+        scratch_dir=Path(tempfile.gettempdir()) / "unused" / "scratch" / "s",
+        home=Path.home(),
+    )
+    assert sandbox is not None
+    kept = {f.name: getattr(sandbox, f.name) for f in fields(Sandbox)}
+    before = OnTheCommandLine(**{**kept, "denied_links": NoLinks(), "git_sweep": NoSweep()})
+    assert live_report(before) is False
+    failed = [line.split(":")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert [line for line in failed if line.startswith("FAILED")] == [
+        "FAILED  hidden files",
+        "FAILED  bwrap's command line",
+        "FAILED  repositories made inside",
     ]
 
 

@@ -6,11 +6,16 @@ repository's `core.fsmonitor`, with a gitlink in the parent's index, ran at the 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
 
-from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+from tether.protocol import ToolUseBlock
+from tether.tools.builtin import builtin_tools
+from tether.tools.registry import ToolRegistry
+
+from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_context
 
 GIT = ["git", "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@example.org"]
 
@@ -127,3 +132,135 @@ async def test_a_deep_repository_there_before_is_judged_once_changed(layout: Lay
     assert isinstance(outcome.content, str)
     assert "core.pager" in outcome.content
     assert "evil" not in (deep / ".git" / "config").read_text()
+
+
+@needs_bwrap
+async def test_bare_repositories_and_mercurials_config_made_inside_are_disabled(
+    boundary: Layout,
+) -> None:
+    """Not only `.git` directories: a bare repository (`HEAD`, `objects/`, `refs/` at its
+    top, whatever its name) and a new `.hg/hgrc` run programs at the user's next git or hg
+    there (a pager, a hook, an alias); made inside, they are disabled when the command ends."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            "git init -q --bare tools/mirror && "
+            f"git --git-dir=tools/mirror config core.pager 'echo RAN > {ran}' && "
+            f"printf '#!/bin/sh\\necho HOOK > {ran}\\n' > tools/mirror/hooks/pre-receive && "
+            "chmod +x tools/mirror/hooks/pre-receive && "
+            "mkdir -p lib/vendored/.hg && printf '[paths]\\ndefault = https://example.org/r\\n"
+            f"[hooks]\\npre-status = echo RAN > {ran}\\n' > lib/vendored/.hg/hgrc && "
+            "mkdir -p lib/plain/.hg && printf '[paths]\\ndefault = https://example.org/p\\n' "
+            "> lib/plain/.hg/hgrc && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    assert outcome.content.startswith("made")
+    bare = boundary.workspace / "tools" / "mirror"
+    assert f"{bare / 'config'} set core.pager" in outcome.content
+    assert (bare / "hooks.tether-disabled" / "pre-receive").exists()
+    assert "pager" not in (bare / "config").read_text()
+    # The user pushes to it outside: no hook of the command's runs.
+    # (The receiving git gets no `-c` through a local push: named on its own command line.)
+    receive = "--receive-pack=git -c safe.directory=* receive-pack"
+    pushed = _git(boundary.workspace, "push", receive, str(bare), "HEAD:refs/heads/main")
+    assert "main" in pushed
+    assert not ran.exists()
+    hg = boundary.workspace / "lib" / "vendored" / ".hg"
+    assert f"{hg / 'hgrc'} set what hg outside" in outcome.content
+    assert (hg / "hgrc").read_text() == "[paths]\ndefault = https://example.org/r\n"
+    assert "pre-status" in (hg / "hgrc.tether-disabled").read_text()
+    # An hgrc that only says where from (what `hg clone` writes) is left as it is.
+    plain = boundary.workspace / "lib" / "plain" / ".hg"
+    assert sorted(p.name for p in plain.iterdir()) == ["hgrc"]
+
+
+@needs_bwrap
+async def test_a_background_commands_repository_is_swept_when_its_output_is_read(
+    boundary: Layout,
+) -> None:
+    """While a background command still runs, what it made so far that git outside would run
+    is disabled when its output is read (before, only once it ended)."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    registry = ToolRegistry(builtin_tools())
+    go_on = boundary.workspace / "go-on"
+    started = await run(
+        command=(
+            "git init -q pkg/inner && "
+            f"git -C pkg/inner config core.fsmonitor 'echo RAN > {ran}; false' && "
+            "echo configured && while [ ! -e go-on ]; do sleep 0.05; done"
+        ),
+        run_in_background=True,
+    )
+    assert isinstance(started.content, str)
+    shell_id = started.content.split("Started background command ")[1].split(" ")[0]
+    config = boundary.workspace / "pkg" / "inner" / ".git" / "config"
+    read = ""
+    async with asyncio.timeout(60):  # a guard only: the command says when it is done
+        while "configured" not in read:  # its own word that the config is written
+            outcome = await registry.run(
+                ToolUseBlock(id="r", name="BashOutput", input={"bash_id": shell_id}), ctx
+            )
+            assert isinstance(outcome.content, str)
+            read += outcome.content
+            await asyncio.sleep(0.05)
+    assert f"{config} set core.fsmonitor" in read
+    assert "fsmonitor" not in config.read_text()
+    assert "Status: running" in read
+    go_on.write_text("")
+    await end_session(ctx)
+
+
+@needs_bwrap
+async def test_a_repository_below_a_directory_that_looks_bare_is_swept(layout: Layout) -> None:
+    """Making a directory look like a bare repository does not hide a repository below it
+    from the sweep."""
+    _repository(layout)
+    run = bash_runner(sandboxed_context(layout))
+    outcome = await run(
+        command=(
+            "mkdir -p decoy/objects decoy/refs && echo 'ref: refs/heads/x' > decoy/HEAD && "
+            "git init -q decoy/inner && git -C decoy/inner config core.fsmonitor 'echo RAN' "
+            "&& git init -q decoy/objects/ab && git -C decoy/objects/ab config core.pager "
+            "'echo RAN' && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    for inner, key in (("inner", "core.fsmonitor"), ("objects/ab", "core.pager")):
+        config = layout.workspace / "decoy" / inner / ".git" / "config"
+        assert f"{config} set {key}" in outcome.content
+        assert key.split(".")[1] not in config.read_text()
+
+
+@needs_bwrap
+async def test_a_repository_in_a_skipped_directory_with_a_gitlink_is_swept(
+    boundary: Layout,
+) -> None:
+    """The walk skips dependency directories (`node_modules`...); a repository made there
+    with a gitlink to it in the index (git outside enters it at `git status`) is swept all
+    the same: the index says where to look."""
+    _repository(boundary)
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            "git init -q .venv/lib/pkg && git -C .venv/lib/pkg -c user.name=a -c user.email=a@b "
+            "commit -q --allow-empty -m v && "
+            f"git -C .venv/lib/pkg config core.fsmonitor 'echo RAN > {ran}; false' && "
+            "git update-index --add --cacheinfo "
+            "160000,$(git -C .venv/lib/pkg rev-parse HEAD),.venv/lib/pkg && echo made"
+        )
+    )
+    assert isinstance(outcome.content, str)
+    config = boundary.workspace / ".venv" / "lib" / "pkg" / ".git" / "config"
+    assert f"{config} set core.fsmonitor" in outcome.content
+    _git(boundary.workspace, "status")
+    assert not ran.exists()

@@ -117,7 +117,10 @@ def test_bwrap_is_asked_for_its_options_once(tmp_path: Path) -> None:
     log = tmp_path / "runs.log"
     program = tmp_path / "bwrap"
     program.write_text(
-        f'#!/bin/sh\necho "$@" >> {shlex.quote(str(log))}\n'
+        f"#!/bin/sh\nlog={shlex.quote(str(log))}\n"
+        # The options come through a descriptor (`--args FD`): on the same line.
+        '[ "$1" = --args ] && tr "\\0" " " < /proc/self/fd/$2 >> "$log"\n'
+        'echo "$@" >> "$log"\n'
         '[ "$1" = --help ] && echo "    --ro-bind-fd FD DEST    --disable-userns"\nexit 0\n'
     )
     program.chmod(0o755)

@@ -10,6 +10,7 @@ import pytest
 from tether.tools.context import ToolContext
 
 from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
+from .test_denied_reads import context
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-visible-proc-one-0123456789",
@@ -40,7 +41,7 @@ async def test_no_process_inside_holds_a_withheld_value(
     # It did look: pid 1 (bwrap) and its environment and command line were read.
     assert "== /proc/1\n" in seen
     assert "PATH=" in seen
-    assert "--die-with-parent" in seen
+    assert "--args" in seen
     leaked = [name for name, value in SECRETS.items() if value in seen]
     assert leaked == []
 
@@ -64,3 +65,35 @@ async def test_a_kept_secret_reaches_the_command(
     run = bash_runner(sandboxed_context(boundary, env=("OPENAI_API_KEY",)))
     outcome = await run(command='echo "$OPENAI_API_KEY"')
     assert outcome.content == SECRETS["OPENAI_API_KEY"]
+
+
+@needs_bwrap
+async def test_no_process_inside_shows_the_mount_layout(boundary: Layout) -> None:
+    """bwrap's options (what it hides, covers and binds) are read from a descriptor, not its
+    command line: pid 1's cmdline names nothing of the layout, and the descriptor is closed."""
+    home = boundary.home
+    for secret in (".ssh-layout-probe", ".netrc"):
+        (home / secret).write_text("hidden\n")
+    (boundary.workspace / "private-notes").mkdir()
+    (boundary.workspace / "private-notes" / "key.pem").write_text("KEY-DATA\n")
+    boundary.hand_over()
+    run = bash_runner(context(boundary, "Read(./private-notes/**)"))
+    cut = "echo S$((6*7))S"
+    outcome = await run(
+        command=f"tr '\\0' '\\n' < /proc/1/cmdline; {cut}; ls -l /proc/1/fd; {cut}; "
+        f"cat private-notes/key.pem; {cut}"
+    )
+    seen = outcome.content
+    assert isinstance(seen, str)
+    cmdline, fds, read, _ = seen.split("S42S")
+    # bwrap's own arguments, before the command's (which the command knows anyway).
+    options = cmdline.strip().split("\n")
+    options = options[: options.index("--")]
+    assert "--args" in options  # (the unprivileged layout sets HOME on it too)
+    for word in ("private-notes", ".netrc", "--tmpfs", "--ro-bind", "--seccomp", "--chdir"):
+        assert not any(word in option for option in options), word
+    assert "KEY-DATA" not in read  # the rule did hide it
+    # bwrap read its options and closed their descriptor (reopened through /proc it would
+    # give them all).
+    assert "ls: " not in fds
+    assert "tether-bwrap-args" not in fds

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tether.processes import ConfinedCommand
 from tether.sandbox import Sandbox
+from tether.sandbox.bwrap import BwrapCommand
 from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.seccomp import supported
@@ -36,17 +36,17 @@ def make_home(home: Path) -> None:
     (home / ".netrc").write_text("machine x password y\n")
 
 
-def wrapped(sandbox: Sandbox, cwd: Path) -> ConfinedCommand:
+def wrapped(sandbox: Sandbox, cwd: Path) -> BwrapCommand:
     (sandbox.workspace).mkdir(parents=True, exist_ok=True)
     command = sandbox.wrap(ARGV, cwd)
     command.finished(0, "")
     return command
 
 
-def flags(command: list[str]) -> list[str]:
-    """The arguments after the mounts, fd numbers replaced."""
-    start = command.index("--unshare-all")
-    shown = command[start:]
+def flags(command: BwrapCommand) -> list[str]:
+    """The options after the mounts, fd numbers replaced."""
+    options = command.options
+    shown = options[options.index("--unshare-all") :]
     for option in ("--sync-fd", "--seccomp"):
         if option in shown:
             shown[shown.index(option) + 1] = "FD"
@@ -65,15 +65,20 @@ def test_privilege_is_dropped_and_descriptors_handed_over(tmp_path: Path) -> Non
             "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", *root,
             "--die-with-parent", "--sync-fd", "FD", *seccomp,
         ]  # fmt: skip
-        tail = ["--chdir", f"{base}/ws", "--", *ARGV]
+        tail = ["--chdir", f"{base}/ws"]
         # Nothing between: no variable is set or unset on bwrap's command line, which the
         # command can read (bwrap is pid 1 inside).
         assert flags(command) == head + tail
-        sync = int(command[command.index("--sync-fd") + 1])
-        assert sync in command.pass_fds
-        # Besides the lock and the filter: one descriptor per path bound by descriptor.
-        bound = {int(command[i + 1]) for i, a in enumerate(command) if a.endswith("-bind-fd")}
-        assert len(command.pass_fds) == (2 if supported() else 1) + len(bound)
+        # On the command line only the descriptor of the options and the command.
+        given = int(command[2])
+        assert command == [str(sandbox.bwrap), "--args", str(given), "--", *ARGV]
+        options = command.options
+        sync = int(options[options.index("--sync-fd") + 1])
+        assert {sync, given} <= set(command.pass_fds)
+        # Besides the options, the lock and the filter: one descriptor per path bound by
+        # descriptor.
+        bound = {int(options[i + 1]) for i, a in enumerate(options) if a.endswith("-bind-fd")}
+        assert len(command.pass_fds) == (3 if supported() else 2) + len(bound)
         assert bound <= set(command.pass_fds)
     finally:
         command.finished(0, "")
@@ -91,8 +96,8 @@ def test_bwrap_starts_with_the_secrets_withheld(tmp_path: Path) -> None:
 
 
 def test_network_allowed_shares_the_host_network_and_keeps_run(tmp_path: Path) -> None:
-    on = wrapped(policy(tmp_path, tmp_path / "home", network=True), tmp_path)
-    off = wrapped(policy(tmp_path, tmp_path / "home"), tmp_path)
+    on = wrapped(policy(tmp_path, tmp_path / "home", network=True), tmp_path).options
+    off = wrapped(policy(tmp_path, tmp_path / "home"), tmp_path).options
     assert (on[on.index("--unshare-user") + 1], "/run" in on) == ("--share-net", False)
     assert off[off.index("/run") - 1] == "--tmpfs"
 
@@ -102,12 +107,12 @@ def test_protected_files_are_bound_read_only_after_their_writable_parent(tmp_pat
     ws = base / "ws"
     (ws / ".git" / "hooks").mkdir(parents=True)
     (ws / ".git" / "config").write_text("[core]\n")
-    command = wrapped(policy(base, base / "home"), ws)
+    command = wrapped(policy(base, base / "home"), ws).options
     # By descriptor (`--bind-fd FD DEST`), as bwrap 0.5 and later take them.
     binds = [
         (command[i].removesuffix("-fd"), command[i + 2])
         for i, a in enumerate(command)
-        if a.startswith("--")
+        if a.startswith("--") and i + 2 < len(command)
     ]
     order = [dest for _, dest in binds]
     assert order.index(str(ws)) < order.index(f"{ws}/.git") < order.index(f"{ws}/.git/config")
@@ -156,7 +161,7 @@ def test_a_placeholder_the_user_filled_in_is_kept(tmp_path: Path) -> None:
 def test_workspace_that_is_the_home_directory_keeps_secrets_hidden(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     make_home(base / "ws")
-    args = wrapped(policy(base, base / "ws"), base / "ws")
+    args = wrapped(policy(base, base / "ws"), base / "ws").options
     ws_bind = args.index(f"{base}/ws")
     assert ws_bind < args.index(f"{base}/ws/.ssh")
     assert ws_bind < args.index(f"{base}/ws/.netrc")
@@ -172,12 +177,12 @@ def test_workspace_inside_a_secret_directory_stays_visible(tmp_path: Path) -> No
         tmp_dir=base / "tmp",
         hidden=(base / ".config",),
     )
-    args = wrapped(sandbox, sandbox.workspace)
+    args = wrapped(sandbox, sandbox.workspace).options
     assert args.index(f"{base}/.config") < args.index(f"{base}/.config/proj")
 
 
 def test_secrets_that_do_not_exist_are_left_alone(tmp_path: Path) -> None:
-    args = wrapped(policy(tmp_path, tmp_path / "no-home"), tmp_path)
+    args = wrapped(policy(tmp_path, tmp_path / "no-home"), tmp_path).options
     assert [a for a in args if a.startswith(str(tmp_path / "no-home"))] == []
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
 from tether.sandbox import seccomp
+from tether.sandbox.denied_links import DeniedLinks
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
 from tether.sandbox.environment import git_config_pairs, withheld
@@ -115,6 +116,9 @@ class Sandbox:
     denied_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
     """Finds, at each command, what the `Read` deny rules name, hidden inside
     (`denied_reads.py`); None: no such rule."""
+    denied_links: DeniedLinks = field(default_factory=DeniedLinks, compare=False, repr=False)
+    """Finds, at each command, the other names (hard links) of hidden files in view, hidden
+    too (`denied_links.py`)."""
     git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
     """Disables the git config and hooks the session's commands made (`git_sweep.py`)."""
 
@@ -169,7 +173,7 @@ class Sandbox:
         fds = [lock_fd]
         reached = Descriptors()
         try:
-            args = [str(self.bwrap)]
+            args: list[str] = []
             for mount in sandbox_mounts(self, placeholders, reached):
                 args += mount
             fds += reached.release()
@@ -195,7 +199,13 @@ class Sandbox:
             # No --setenv or --unsetenv: the environment is bwrap's own (`environment`), so
             # that bwrap, pid 1 inside with its /proc/1/environ and cmdline in sight, holds
             # nothing the command may not.
-            args += ["--chdir", str(cwd), "--", *argv]
+            args += ["--chdir", str(cwd)]
+            # The options go through a descriptor (`--args`, NUL-separated), not the command
+            # line: bwrap is pid 1 inside, and its /proc/1/cmdline would name every hidden
+            # and protected path. bwrap reads the descriptor and closes it before the command
+            # starts.
+            options = options_descriptor(args)
+            fds.append(options)
         except BaseException:
             reached.close_all()
             for fd in fds:
@@ -210,8 +220,19 @@ class Sandbox:
             notes.append(self.git_sweep.take_note())
             return "\n".join(n for n in notes if n) or None
 
-        return ConfinedCommand(
-            args, pass_fds=tuple(fds), on_finished=finished, environment=self.environment
+        def checkpoint() -> str | None:
+            # A background command's output is read: what it made so far goes now, before
+            # the model (or the user, told of it) runs git outside.
+            self.git_sweep.sweep(self.writable_mounts())
+            return self.git_sweep.take_note()
+
+        return BwrapCommand(
+            [str(self.bwrap), "--args", str(options), "--", *argv],
+            options=args,
+            pass_fds=tuple(fds),
+            on_finished=finished,
+            environment=self.environment,
+            on_checkpoint=checkpoint,
         )
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -275,6 +296,65 @@ class Sandbox:
             if _meets_any(p, writable)
         ]
         return found
+
+
+class BwrapCommand(ConfinedCommand):
+    """A bwrap command line whose options (mounts, namespaces, descriptors) bwrap reads from a
+    descriptor (`--args FD`): `options` is what it holds."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        options: list[str],
+        pass_fds: tuple[int, ...],
+        on_finished: Callable[[int, str], str | None],
+        environment: Callable[[Mapping[str, str]], dict[str, str]],
+        on_checkpoint: Callable[[], str | None],
+    ) -> None:
+        super().__init__(
+            argv,
+            pass_fds=pass_fds,
+            on_finished=on_finished,
+            environment=environment,
+            on_checkpoint=on_checkpoint,
+        )
+        self.options = list(options)
+
+    def replace_options(self, options: list[str]) -> None:
+        """Give bwrap `options` instead (before the command starts)."""
+        fd = int(self[self.index("--args") + 1])
+        data = _nul_separated(options)
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        _write_all(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        self.options = list(options)
+
+
+def options_descriptor(options: list[str]) -> int:
+    """A memory file holding `options` NUL-separated, at its start, for `bwrap --args`."""
+    fd = os.memfd_create("tether-bwrap-args", 0)
+    try:
+        _write_all(fd, _nul_separated(options))
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _nul_separated(options: list[str]) -> bytes:
+    for option in options:
+        if "\0" in option:
+            raise ValueError(f"a bwrap option holds a NUL character: {option!r}")
+    return b"".join(os.fsencode(option) + b"\0" for option in options)
 
 
 @functools.cache

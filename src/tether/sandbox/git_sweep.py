@@ -32,6 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.sandbox.gitlinks import Kept, gitlink_paths
+from tether.sandbox.hg_sweep import HGRC, disable_hgrc
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import (
     common_dirs,
@@ -81,6 +83,8 @@ class GitSweep:
     started yet."""
     notes: list[str] = field(default_factory=list[str])
     listings: dict[str, Listing] = field(default_factory=dict[str, "Listing"])
+    indexes: Kept = field(default_factory=Kept)
+    """The gitlinks of each index, kept while it is unchanged (`gitlinks.py`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     mine: frozenset[str] = frozenset()
     """Protected paths there at the first command: the user's (`started`)."""
@@ -92,12 +96,11 @@ class GitSweep:
         (`git push -u` rewrites the config): never judged."""
         with self.lock:
             if self.before is None:
-                found = _git_dirs(tuple(roots), self.listings)
+                found, hg = _repositories(tuple(roots), self.listings, self.indexes)
+                files = [path for git_dir in found for path in _program_files(git_dir)]
+                files += [hg_dir / HGRC for hg_dir in hg]
                 self.before = {
-                    str(path): stamp
-                    for git_dir in found
-                    for path in _program_files(git_dir)
-                    if (stamp := _stamp(path)) is not None
+                    str(path): stamp for path in files if (stamp := _stamp(path)) is not None
                 }
                 self.mine = frozenset(str(p) for p in protected if str(p) in self.before)
 
@@ -107,7 +110,9 @@ class GitSweep:
         with self.lock:
             if self.before is not None:
                 judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
-                self.notes += disable_new_git_programs(tuple(roots), judged, self.listings)
+                self.notes += disable_new_git_programs(
+                    tuple(roots), judged, self.listings, self.indexes
+                )
 
     def take_note(self) -> str | None:
         """The note for the model of what the sweeps since the last one disabled, or None."""
@@ -120,27 +125,45 @@ def disable_new_git_programs(
     roots: tuple[Path, ...],
     before: dict[str, Stamp],
     cache: dict[str, Listing] | None = None,
+    indexes: Kept | None = None,
 ) -> list[str]:
     """What was disabled under `roots`: in git directories, the config files and hooks that
-    are not as `before` has them."""
+    are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`)."""
     done: list[str] = []
-    for git_dir in _git_dirs(roots, cache):
+    found, hg = _repositories(roots, cache, indexes)
+    for git_dir in found:
         done += _disable(git_dir, before)
+    for hg_dir in hg:
+        if _changed(hg_dir / HGRC, before):
+            done += disable_hgrc(hg_dir)
     return done
 
 
-Listing = tuple[int, float, tuple[str, ...], bool]
+Listing = tuple[int, float, tuple[str, ...], bool, bool, bool]
 """A directory's listing kept between walks: (its mtime in ns, when it was listed, its
-subdirectories walked, whether it holds a `.git`)."""
+subdirectories walked, whether it holds a `.git`, whether it is itself a git directory (a
+bare repository: `HEAD`, `objects/` and `refs/`, as git recognises one), whether it holds a
+`.hg`)."""
+
+BARE_MARKS = frozenset({"HEAD", "objects", "refs"})
+"""What makes a directory a git directory to git (`is_git_directory`): a bare repository,
+which git run there (`git log`, with `safe.bareRepository` at its default) reads the config
+of (`core.pager`, aliases, hooks)."""
 
 
-def _git_dirs(roots: tuple[Path, ...], cache: dict[str, Listing] | None = None) -> list[Path]:
-    """Every git directory under `roots`: `.git` directories, the targets of `.git` files
-    within the roots, their submodules' (`modules/`) and linked worktrees', and the common
-    directories these name. `cache`: listings kept while a directory's mtime stays (and was
-    over a second old when listed: coarse clocks), so an unchanged tree costs a `stat` a
-    directory."""
+def _repositories(
+    roots: tuple[Path, ...],
+    cache: dict[str, Listing] | None = None,
+    indexes: Kept | None = None,
+) -> tuple[list[Path], list[Path]]:
+    """Every git directory under `roots`: `.git` directories, bare repositories, the targets
+    of `.git` files within the roots, their submodules' (`modules/`) and linked worktrees',
+    and the common directories these name; and every Mercurial `.hg` directory. `cache`:
+    listings kept while a directory's mtime stays (and was over a second old when listed:
+    coarse clocks), so an unchanged tree costs a `stat` a directory."""
     found: list[Path] = []
+    hg: list[Path] = []
+    work_trees: list[str] = []
     budget = MAX_ENTRIES
     pending = [str(r) for r in roots if r.is_dir()]
     seen: set[str] = set()
@@ -155,7 +178,7 @@ def _git_dirs(roots: tuple[Path, ...], cache: dict[str, Listing] | None = None) 
             continue
         kept = None if cache is None else cache.get(directory)
         if kept is not None and kept[0] == mtime and kept[1] - mtime / 1e9 > 1.0:
-            _, _, subdirs, has_git = kept
+            _, _, subdirs, has_git, bare, has_hg = kept
             budget -= 1
         else:
             listed_at = time.time()
@@ -164,21 +187,44 @@ def _git_dirs(roots: tuple[Path, ...], cache: dict[str, Listing] | None = None) 
             except OSError:
                 continue
             budget -= len(entries)
-            has_git = any(e.name == ".git" for e in entries)
+            names = {e.name for e in entries}
+            has_git = ".git" in names
+            has_hg = ".hg" in names
+            bare = names >= BARE_MARKS
             subdirs = tuple(
                 e.name
                 for e in entries
-                if e.name != ".git" and e.name not in SKIPPED and e.is_dir(follow_symlinks=False)
+                if e.name not in (".git", ".hg")
+                and e.name not in SKIPPED
+                and e.is_dir(follow_symlinks=False)
             )
             if cache is not None:
-                cache[directory] = (mtime, listed_at, subdirs, has_git)
+                cache[directory] = (mtime, listed_at, subdirs, has_git, bare, has_hg)
         if has_git:
             found += _from_dot_git(Path(directory, ".git"), roots)
+            work_trees.append(directory)
+        if bare:
+            # Walked below all the same, its object store too (a few hundred directories,
+            # listed again only when changed): a command can make a directory look bare to
+            # hide a repository under it.
+            found.append(Path(directory))
+        if has_hg and os.path.isdir(os.path.join(directory, ".hg")):
+            hg.append(Path(directory, ".hg"))
         pending += [os.path.join(directory, name) for name in subdirs]
+        if not pending and work_trees and indexes is not None:
+            # Where the indexes' gitlinks lead, in directories the walk skips: walked too.
+            for tree in work_trees:
+                for git_dir in _from_dot_git(Path(tree, ".git"), roots):
+                    pending += [
+                        str(p)
+                        for p in gitlink_paths(git_dir, Path(tree), indexes)
+                        if any(p.is_relative_to(r) for r in roots) and str(p) not in seen
+                    ]
+            work_trees = []
     more: list[Path] = []
     for git_dir in found:
         more += _below(git_dir)
-    return list(dict.fromkeys(found + more))
+    return list(dict.fromkeys(found + more)), hg
 
 
 def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:

@@ -196,8 +196,6 @@ def denied_in_view(
     the home shown, or outside the home's covers), reached without a link on the way; and what
     the walk's bounds cut."""
     scan = sandbox.denied_scan
-    if scan is None:
-        return DeniedFound(())
     binds = [*writable, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         binds.append(home.root)
@@ -205,13 +203,19 @@ def denied_in_view(
     def visible(path: Path) -> bool:
         return in_view(path, view.covers, binds)
 
-    found = scan.find(binds, visible)
+    found = scan.find(binds, visible) if scan is not None else DeniedFound(())
+    # A cover hides a name, not a file: the other names (hard links) of what is hidden, in
+    # view, are hidden too (`denied_links.py`).
+    hidden = [(d.path, d.rule) for d in found.paths]
+    hidden += [(path, "a credential place") for path in sandbox.hidden]
+    links = sandbox.denied_links.find(hidden, binds)
     paths = tuple(
         denied
-        for denied in found.paths
+        for denied in dict.fromkeys((*found.paths, *links.paths))
         if visible(denied.path) and isinstance(reached.reach(denied.path), Found)
     )
-    return DeniedFound(paths, found.cut)
+    cut = "; ".join(c for c in (found.cut, links.cut) if c) or None
+    return DeniedFound(paths, cut)
 
 
 _COVER, _SHOWN, _WRITABLE, _PROTECTED = range(4)

@@ -79,6 +79,9 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     nested = ws / "vendor" / "lib"  # a repository inside the workspace: guarded the same
     (nested / ".git").mkdir(parents=True)
     (ws / "lefthook.yml").write_text("pre-commit: {}\n")
+    # Another name of a hidden file (a hard link made outside): hidden as the file is.
+    (ws / "docs").mkdir()
+    os.link(home / ".ssh" / "id_ed25519", ws / "docs" / "key-copy")
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json", ws / "lefthook.yml"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
     missing += [ws / ".envrc", ws / ".npmrc", ws / ".cargo" / "config.toml", ws / ".pdbrc"]
@@ -109,7 +112,10 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "secret_name": SECRET_VARIABLE,
         "token_name": TOKEN_VARIABLE,
         "secret_values": [v[::-1] for v in (SECRET_VALUE, TOKEN_VALUE)],
-        "hidden": [str(p) for p in secrets],
+        "hidden": [*(str(p) for p in secrets), str(ws / "docs" / "key-copy")],
+        "layout_names": [str(home / ".ssh"), str(home / ".claude.json"), str(ws / ".mcp.json")],
+        "bare_repo": str(ws / "made" / "mirror.git"),
+        "hgrc": str(ws / "made" / "hg" / ".hg" / "hgrc"),
         "home_sentinels": [str(p) for p in sentinels],
         "toolchain": str(toolchain),
         "tmp_outside": str(tmp_outside),
@@ -138,6 +144,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     created = [p for p in missing if os.path.lexists(p)]
     through_link = sorted(str(p) for p in (home / ".ssh" / "wt").rglob("*"))
     results = _judge(sandbox, seen, changed, created, root_written, tmp_back, sockets)
+    results.append(_made_repositories(ws / "made" / "mirror.git", ws / "made" / "hg" / ".hg"))
     results.append(
         Result(
             not through_link,
@@ -230,7 +237,15 @@ def _judge(
         Result(
             not leaked,
             "hidden files",
-            "read as empty" + (f"; LEAKED: {', '.join(leaked)}" if leaked else ""),
+            "read as empty, and so does a hard link to one in the workspace"
+            + (f"; LEAKED: {', '.join(leaked)}" if leaked else ""),
+        ),
+        Result(
+            not seen["layout"],
+            "bwrap's command line",
+            "names no hidden or protected path (pid 1's, in sight inside: the options come "
+            "through a descriptor)"
+            + (f"; SHOWN: {', '.join(seen['layout'])}" if seen["layout"] else ""),  # type: ignore[arg-type]
         ),
         Result(
             seen["tmp_seen"] == "from outside\n"
@@ -253,6 +268,32 @@ def _judge(
         ),
     ]
     return results
+
+
+def _made_repositories(bare: Path, hg: Path) -> Result:
+    """A bare repository's config and hooks and a new Mercurial hgrc that the probe made:
+    disabled once it ended, originals kept beside."""
+    left: list[str] = []
+    if "pager" in _text(bare / "config"):
+        left.append(f"{bare / 'config'} (core.pager)")
+    if (bare / "hooks" / "pre-receive").exists():
+        left.append(f"{bare / 'hooks' / 'pre-receive'}")
+    if "hooks" in _text(hg / "hgrc"):
+        left.append(f"{hg / 'hgrc'} ([hooks])")
+    return Result(
+        not left,
+        "repositories made inside",
+        "a bare repository's config and hooks and a new Mercurial hgrc, which git and hg "
+        "outside would run, are disabled when the command ends"
+        + (f"; LEFT ACTIVE: {', '.join(left)}" if left else ""),
+    )
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def _home_hidden(seen: dict[str, object]) -> Result:

@@ -159,6 +159,27 @@ out["setid"] = {
     "mkdir": refused(lambda: os.mkdir(made + "-d", 0o2755)),
     "open": refused(lambda: os.close(os.open(made + "-o", os.O_CREAT | os.O_WRONLY, 0o4755))),
 }
+# bwrap's own options (before the command's `--`) name no hidden or protected path.
+try:
+    with open("/proc/1/cmdline", "rb") as f:
+        options = f.read().split(b"\0--\0")[0]
+except OSError:
+    options = b""
+out["layout"] = [p for p in spec["layout_names"] if p.encode() in options]
+# Repositories a command makes where no protected path stands, with what git and hg outside
+# would run there: disabled when the command ends (judged outside).
+bare = spec["bare_repo"]
+for sub in ("objects", "refs/heads", "hooks"):
+    os.makedirs(os.path.join(bare, sub), exist_ok=True)
+with open(os.path.join(bare, "HEAD"), "w") as f:
+    f.write("ref: refs/heads/main\n")
+with open(os.path.join(bare, "config"), "w") as f:
+    f.write("[core]\n\tbare = true\n\tpager = echo RAN\n")
+with open(os.path.join(bare, "hooks", "pre-receive"), "w") as f:
+    f.write("#!/bin/sh\necho RAN\n")
+os.makedirs(os.path.dirname(spec["hgrc"]), exist_ok=True)
+with open(spec["hgrc"], "w") as f:
+    f.write("[hooks]\npre-status = echo RAN\n")
 print(json.dumps(out))
 """
 

@@ -16,6 +16,31 @@ waits, it does not hang) still ends."""
 _LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
 """Set when tether runs inside a git hook, say: they would override `cwd`."""
 
+HARNESS_OPTIONS = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "diff.ignoreSubmodules=dirty",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "diff.external=",
+    "--no-pager",
+)
+"""Given to every git tether runs itself: nothing a repository's config names runs. Sandboxed
+commands can make a repository under any name in a worktree (`git init vendor`, a gitlink to
+it in the index) and give it a `core.fsmonitor`; the sandbox disables it when the command ends
+(`tether.sandbox.git_sweep`), but a background command can still be writing it when tether's
+own `git status` or `git add` runs. Command-line settings outrank every config file whenever
+they are read, and reach the gits git starts (a submodule's status) through
+`GIT_CONFIG_PARAMETERS`; nested repositories are not entered (`diff.ignoreSubmodules=dirty`:
+their commit is compared, not their files), so no filter or textconv of theirs runs either.
+Sweeping before each run instead would race the command still writing."""
+
 FALLBACK_IDENTITY = ("tether", "tether@localhost")
 """The author of a task's commit when git has no identity for the repository (no
 `user.name`/`user.email` anywhere): the work is committed all the same."""
@@ -43,7 +68,7 @@ def run_git(
     """Run `git ARGS` in `cwd`; raises `GitError` when it fails and `check` is set."""
     try:
         done = subprocess.run(
-            ["git", *args],
+            ["git", *HARNESS_OPTIONS, *args],
             cwd=cwd,
             env=git_env(extra_env),
             capture_output=True,

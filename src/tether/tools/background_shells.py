@@ -52,6 +52,8 @@ class BackgroundShell:
     """Reads the command's pipe into its log; closed when the session ends."""
     drained: asyncio.Future[None] | None = None
     """Done once all the output is in the log (the pipe was closed)."""
+    confined: ConfinedCommand | None = None
+    """The confinement it runs in, asked for a `checkpoint` when its output is read."""
 
     async def settle(self, grace_s: float = 0.5) -> None:
         """Once the command ended, give what it printed last a moment to reach the log
@@ -215,6 +217,7 @@ class BackgroundShells:
         shell = BackgroundShell(shell_id, command, log, process)
         shell.pump, shell.drained = transport, drained
         if isinstance(argv, ConfinedCommand):
+            shell.confined = argv
             shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
         self._shells[shell_id] = shell
         return shell

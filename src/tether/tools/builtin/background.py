@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 from collections import deque
@@ -54,6 +55,11 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
     if finished:
         shell.announced = True
     parts: list[str] = []
+    if shell.confined is not None and not finished:
+        # The sandbox disables what the command made so far that git outside would run.
+        note = await asyncio.to_thread(shell.confined.checkpoint)
+        if note:
+            parts.append(f"[sandbox: {note}]")
     if new.lost_bytes:
         cap = human_size(shell.log.cap_bytes)
         total = human_size(shell.log.budget.total_bytes)
