@@ -137,3 +137,31 @@ def test_the_resume_picker_gives_the_prompt_back(model_env: FakeModelServer, rep
     repl.wait_for(TURN_END, 2)
     assert repl.screen.count("resume which?") == asked  # the message prompt is "> " again
     assert "pear" in json.dumps(model_env.requests[1].messages())
+
+
+@pytest.mark.timeout(120)
+def test_a_server_that_fails_to_connect_is_said_in_a_notice_and_mcp_says_why(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Claude Code says when an MCP server fails to connect; /mcp shows why. Every read of the
+    screen is bounded (`PtyRepl.WAIT_S`) and the REPL is killed if Ctrl+D does not end it, so a
+    notice that never comes fails the test instead of hanging it."""
+    env = anthropic_only(home)
+    add = [sys.executable, "-m", "tether", "mcp", "add", "-s", "user", "broken", "--"]
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('no database here'); sys.exit(3)"]
+    subprocess.run([*add, *crash], cwd=workspace, env=env, check=True, capture_output=True)
+    model_env.script(reply(text("Still here.")))
+    repl = PtyRepl(workspace, env)
+    try:
+        repl.wait_for("> ")
+        notice = repl.wait_shown("failed to connect")
+        assert notice.strip() == "⚠ MCP server 'broken' failed to connect · /mcp for details"
+        repl.send("/mcp\r")
+        failed = repl.wait_shown("broken               failed")
+        assert "no database here" in failed or "exit" in failed
+        repl.send("hello\r")
+        repl.wait_for(TURN_END)
+        assert repl.screen.count("failed to connect") == 1  # said once, not per request
+        repl.wait_reading(TURN_END)
+    finally:
+        assert repl.close() is not None  # it ended on Ctrl+D, not killed
