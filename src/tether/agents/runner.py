@@ -288,6 +288,7 @@ class SubagentRunner:
                 read_only=definition.read_only,
                 agent_id=agent_id,
                 agent_type=definition.name,
+                hooks=definition.hooks,
             )
         tools = ToolRegistry(self._tools_for(definition, parent.tools, depth))
         compaction = parent.compaction

@@ -167,9 +167,16 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
+    hooks_off = settings.data.get("disableAllHooks") is True
     agents = with_client_agents(
         discover_agents(workspace, home=user_home, admits=sources.admits, plugins=plugins.agents()),
         client.agents,
+    ).hooks_only_where(
+        # An untrusted workspace's agent files run no hooks, as its settings files run none.
+        lambda agent: (
+            not hooks_off
+            and (agent.path is None or trust.trusted or not owners.needs_trust(agent.path))
+        )
     )
 
     runner = subagent_runner(
@@ -194,6 +201,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             add_dirs=_added_directories(opts.add_dirs),
             client_hooks=client.hooks,
             plugin_hooks=plugin_hooks,
+            agent_hooks=any(agent.hooks for agent in agents.agents),
         ),
         workspace=workspace,
         tools=[

@@ -18,7 +18,7 @@ from tether.core.denied_hooks import tell_denied
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.gate_updates import apply_changes
 from tether.core.lifecycle import surface
-from tether.hooks import HookEventName, HookOutcome, HookRunner
+from tether.hooks import HookEventName, HookOutcome, HookRunner, HookSpec
 from tether.permissions import (
     Decision,
     Mode,
@@ -286,11 +286,13 @@ class ToolGate:
         read_only: bool,
         agent_id: str = "",
         agent_type: str = "",
+        hooks: Sequence[HookSpec] = (),
     ) -> ToolGate:
-        """The gate of a subagent started by this gate's agent: the same rules and hooks; grants
-        of its own, starting from this turn's (they end with the subagent); its own shell
-        directory; plan mode when `read_only`. An 'always allow' answered for one of its calls
-        is added here too (and saved), so it holds for the rest of the session."""
+        """The gate of a subagent started by this gate's agent: the same rules and hooks, and
+        `hooks` of its own (its definition's, for its calls only); grants of its own, starting
+        from this turn's (they end with the subagent); its own shell directory; plan mode when
+        `read_only`. An 'always allow' answered for one of its calls is added here too (and
+        saved), so it holds for the rest of the session."""
         permissions = replace(self.permissions, mode="plan") if read_only else self.permissions
         sources = replace(
             self.sources,
@@ -301,7 +303,7 @@ class ToolGate:
         return ToolGate(
             permissions=permissions,
             sources=sources,
-            hooks=self.hooks,
+            hooks=self.hooks.with_specs(hooks) if self.hooks is not None and hooks else self.hooks,
             remember=self.allow_always,
             shell_cwd=shell_cwd,
             subagent={"agent_id": agent_id, "agent_type": agent_type} if agent_id else {},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import os
@@ -75,6 +76,13 @@ class HookRunner:
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
+
+    def with_specs(self, specs: Sequence[HookSpec]) -> HookRunner:
+        """A runner for a subagent: these hooks and `specs` after them; the rest shared (who
+        watches, who judges, the environment)."""
+        runner = copy.copy(self)
+        runner.specs = (*self.specs, *specs)
+        return runner
 
     def has(self, event: HookEventName) -> bool:
         """Whether any hook is configured for `event` (to skip building its payload)."""
