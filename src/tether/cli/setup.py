@@ -339,7 +339,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     agent.inputs.append(lambda: background_notices(tool_context))
     known = instructions.current.files
     watched = watch_surroundings(
-        session, workspace=settings_root, home=home, user_home=user_home, instruction_files=known
+        session,
+        workspace=settings_root,
+        home=home,
+        user_home=user_home,
+        instruction_files=known,
+        imported_by=dict(instructions.current.imported_by),
     )
     if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
         told = nested_told(watched, user_home)
