@@ -283,6 +283,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
     tool_context.bash_refusal = sandbox.bash_refusal
     gate.shell_cwd = lambda: tool_context.shell_cwd
+    if gate.hooks is not None:  # hooks run where the session is now, as in Claude Code
+        gate.hooks.follow_cwd(lambda: tool_context.shell_cwd)
     tool_context.read_denied = gate.read_denied
     agent = Agent(
         model=model,
