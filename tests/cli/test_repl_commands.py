@@ -16,7 +16,7 @@ from tests.cli.pty_terminal import PtyRepl
 from tether.cli.repl import CLEARED
 from tether.config.settings import sessions_home
 from tether.store import list_sessions
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 TURN_END = " model call"
 """In the line that sums up a turn, once it is over."""
@@ -165,3 +165,46 @@ def test_a_server_that_fails_to_connect_is_said_in_a_notice_and_mcp_says_why(
         repl.wait_reading(TURN_END)
     finally:
         assert repl.close() is not None  # it ended on Ctrl+D, not killed
+
+
+@pytest.mark.timeout(120)
+def test_permissions_adds_and_removes_rules_in_claude_codes_settings_files(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path, home: Path
+) -> None:
+    """`/permissions add` writes the rule where Claude Code's /permissions does (the local
+    project file by default, or the user's) and it holds from the next call; `/permissions
+    remove` takes it out of the file and the session."""
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Made it.")),
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Refused.")),
+    )
+    local = workspace / ".claude" / "settings.local.json"
+    user = home / ".claude" / "settings.json"
+    repl.send("/permissions add allow Bash(touch made.txt)\r")
+    repl.wait_for("✓ Added allow rule Bash(touch made.txt)")
+    repl.send("/permissions add deny WebFetch --user\r")
+    repl.wait_for("✓ Added deny rule WebFetch")
+    repl.send("/permissions add allow Bash(unclosed\r")
+    repl.wait_for("✗ /permissions: ")
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(touch made.txt)"]}}
+    assert json.loads(user.read_text()) == {"permissions": {"deny": ["WebFetch"]}}
+    assert "/settings.local.json" in (workspace / ".claude" / ".gitignore").read_text()
+    repl.send("make it\r")  # allowed by the new rule: no question
+    repl.wait_for(TURN_END)
+    assert (workspace / "made.txt").exists()
+    assert "Allow this call?" not in repl.screen
+    (workspace / "made.txt").unlink()
+
+    repl.wait_reading(TURN_END)
+    repl.send("/permissions remove Bash(touch made.txt)\r")
+    repl.wait_for("✓ Removed Bash(touch made.txt): allow rule from")
+    assert json.loads(local.read_text()) == {"permissions": {"allow": []}}
+    repl.send("/permissions remove Bash(nothing)\r")
+    repl.wait_for("✗ No settings file /permissions edits holds the rule Bash(nothing)")
+    repl.send("again\r")  # no rule allows it now: asked, and answered no
+    repl.wait_for("then Enter: ")
+    repl.send("3\r")
+    repl.wait_for(TURN_END, 2)
+    assert not (workspace / "made.txt").exists()

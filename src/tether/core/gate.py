@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
@@ -268,6 +268,28 @@ class ToolGate:
         """Rules of one more settings layer, for the rest of the session, over the others (a
         client's `apply_flag_settings`); its deny rules are final like any other's."""
         self.sources.layers = (*self.sources.layers, (path, data))
+        self._rebuild()
+
+    def edit_rule(self, path: Path, kind: RuleKind, rule: str, *, add: bool) -> None:
+        """The user's own edit of one rule of a settings file (`/permissions add|remove`),
+        for the rest of the session: only that rule changes in the layer read from `path` (one
+        is added for a file not read yet), not whatever else the file says now."""
+        layers = list(self.sources.layers)
+        index = next((i for i, (p, _) in enumerate(layers) if p == path), None)
+        data: Mapping[str, Any] = layers[index][1] if index is not None else {}
+        table = data.get("permissions")
+        rules = dict(cast(Mapping[str, Any], table)) if isinstance(table, Mapping) else {}
+        held = rules.get(kind)
+        listed = (
+            [r for r in cast(list[object], held) if r != rule] if isinstance(held, list) else []
+        )
+        rules[kind] = [*listed, rule] if add else listed
+        layer = (path, {**data, "permissions": rules})
+        if index is None:
+            layers.append(layer)
+        else:
+            layers[index] = layer
+        self.sources.layers = tuple(layers)
         self._rebuild()
 
     def set_mode(self, mode: Mode) -> None:
