@@ -202,3 +202,32 @@ def test_the_rewound_conversation_is_drawn_as_the_user_saw_it(
     assert "Second." in redrawn
     for unseen in ("system-reminder", "CONTEXT-FROM-HOOK", "NOTES-BODY", "Read tool"):
         assert unseen not in redrawn, redrawn
+
+
+@pytest.mark.timeout(120)
+def test_esc_esc_puts_back_a_file_a_subagent_wrote(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(
+            tool_use(
+                "Task", description="write", prompt="write it", subagent_type="general-purpose"
+            )
+        ),
+        reply(tool_use("Write", file_path="sub_made.txt", content="by the subagent\n")),
+        reply(text("Wrote it.")),
+        reply(text("The subagent wrote it.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("have a subagent write a file\r")
+        repl.wait_for(TURN_END)
+        assert (workspace / "sub_made.txt").exists()
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("1\r")
+        repl.wait_for("Files put back: sub_made.txt")
+    finally:
+        repl.close()
+    assert not (workspace / "sub_made.txt").exists()

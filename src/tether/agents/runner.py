@@ -41,6 +41,7 @@ from tether.protocol import (
 )
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
+from tether.tools.file_state import FileState
 from tether.tools.registry import ToolRegistry
 
 DEFAULT_MAX_TURNS = 100
@@ -280,6 +281,9 @@ class SubagentRunner:
             env=outer.env,
             read_denied=outer.read_denied,
             run=outer.run,
+            # Its writes are the session's to put back (Esc Esc, rewind_files): one store of
+            # snapshots; the versions it has read stay its own.
+            files=FileState(snapshots=outer.files.snapshots),
         )
         gate = None
         if parent.gate is not None:
