@@ -25,7 +25,6 @@ from tether.permissions import (
     PermissionContext,
     RuleKind,
     load_rules,
-    permission_updates,
 )
 from tether.protocol import (
     DenialSource,
@@ -147,7 +146,14 @@ class ToolGate:
             if decision.plan_mode
             else policy.suggest_rule(call.name, tool_input, self.permissions)
         )
-        answered = await self._permission_hooks(call, tool_input, suggestion, emit)
+        offered = (
+            []
+            if decision.plan_mode
+            else policy.permission_suggestions(
+                call.name, tool_input, self._context_for(call.name), suggestion
+            )
+        )
+        answered = await self._permission_hooks(call, tool_input, offered, emit)
         if answered is not None:
             return answered
         if ask is None:
@@ -161,6 +167,7 @@ class ToolGate:
             input=tool_input,
             reason=decision.reason,
             suggestion=suggestion,
+            suggestions=offered,
             by_mode=decision.plan_mode,
         )
         if self.notify_on_ask and self.hooks is not None and self.hooks.has("Notification"):
@@ -191,7 +198,7 @@ class ToolGate:
         self,
         call: ToolUseBlock,
         tool_input: dict[str, Any],
-        suggestion: str | None,
+        offered: list[dict[str, Any]],
         emit: Callable[[Event], None],
     ) -> Approval | None:
         """PermissionRequest hooks, fired where the user would be asked: their allow (with
@@ -203,7 +210,7 @@ class ToolGate:
             **self.subagent,
             "tool_name": call.name,
             "tool_input": tool_input,
-            "permission_suggestions": permission_updates(suggestion),
+            "permission_suggestions": offered,
         }
         hook = await self.hooks.fire("PermissionRequest", payload, match=call.name)
         surface(hook, emit)
