@@ -19,6 +19,9 @@ from tests.cli.screen_model import screen_lines
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
 
+APP_DRAWS = "\x1b[?2004h"
+"""Written by prompt_toolkit when an application starts reading the keyboard."""
+
 WAIT_S = 30.0
 """How long a wait for the screen gives up after: a bound so nothing hangs, not a timing
 assertion (a healthy run takes a few seconds)."""
@@ -101,6 +104,17 @@ class PtyRepl:
                 left = deadline - time.monotonic()
                 assert left > 0, f"never drew {what}:\n{self.screen[-3000:]}"
                 self._changed.wait(left)
+
+    def wait_reading(self, after: str) -> None:
+        """Until the message prompt reads the keyboard again after the last `after` drawn:
+        prompt_toolkit turns bracketed paste on when it does. Keys sent before that meet a
+        terminal in cooked mode, where the line discipline takes a Ctrl+D for itself."""
+
+        def reading(_screen: str) -> bool:
+            raw = self.raw
+            return raw.rfind(APP_DRAWS) > raw.rfind(after) >= 0
+
+        self.wait_until(reading, f"the prompt reading the keyboard after {after!r}")
 
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())

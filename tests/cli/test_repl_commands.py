@@ -16,7 +16,7 @@ from tests.cli.pty_terminal import PtyRepl
 from tether.cli.repl import CLEARED
 from tether.config.settings import sessions_home
 from tether.store import list_sessions
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 TURN_END = " model call"
 """In the line that sums up a turn, once it is over."""
@@ -137,3 +137,74 @@ def test_the_resume_picker_gives_the_prompt_back(model_env: FakeModelServer, rep
     repl.wait_for(TURN_END, 2)
     assert repl.screen.count("resume which?") == asked  # the message prompt is "> " again
     assert "pear" in json.dumps(model_env.requests[1].messages())
+
+
+@pytest.mark.timeout(120)
+def test_a_server_that_fails_to_connect_is_said_in_a_notice_and_mcp_says_why(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Claude Code says when an MCP server fails to connect; /mcp shows why. Every read of the
+    screen is bounded (`PtyRepl.WAIT_S`) and the REPL is killed if Ctrl+D does not end it, so a
+    notice that never comes fails the test instead of hanging it."""
+    env = anthropic_only(home)
+    add = [sys.executable, "-m", "tether", "mcp", "add", "-s", "user", "broken", "--"]
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('no database here'); sys.exit(3)"]
+    subprocess.run([*add, *crash], cwd=workspace, env=env, check=True, capture_output=True)
+    model_env.script(reply(text("Still here.")))
+    repl = PtyRepl(workspace, env)
+    try:
+        repl.wait_for("> ")
+        notice = repl.wait_shown("failed to connect")
+        assert notice.strip() == "⚠ MCP server 'broken' failed to connect · /mcp for details"
+        repl.send("/mcp\r")
+        failed = repl.wait_shown("broken               failed")
+        assert "no database here" in failed or "exit" in failed
+        repl.send("hello\r")
+        repl.wait_for(TURN_END)
+        assert repl.screen.count("failed to connect") == 1  # said once, not per request
+        repl.wait_reading(TURN_END)
+    finally:
+        assert repl.close() is not None  # it ended on Ctrl+D, not killed
+
+
+@pytest.mark.timeout(120)
+def test_permissions_adds_and_removes_rules_in_claude_codes_settings_files(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path, home: Path
+) -> None:
+    """`/permissions add` writes the rule where Claude Code's /permissions does (the local
+    project file by default, or the user's) and it holds from the next call; `/permissions
+    remove` takes it out of the file and the session."""
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Made it.")),
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Refused.")),
+    )
+    local = workspace / ".claude" / "settings.local.json"
+    user = home / ".claude" / "settings.json"
+    repl.send("/permissions add allow Bash(touch made.txt)\r")
+    repl.wait_for("✓ Added allow rule Bash(touch made.txt)")
+    repl.send("/permissions add deny WebFetch --user\r")
+    repl.wait_for("✓ Added deny rule WebFetch")
+    repl.send("/permissions add allow Bash(unclosed\r")
+    repl.wait_for("✗ /permissions: ")
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(touch made.txt)"]}}
+    assert json.loads(user.read_text()) == {"permissions": {"deny": ["WebFetch"]}}
+    assert "/settings.local.json" in (workspace / ".claude" / ".gitignore").read_text()
+    repl.send("make it\r")  # allowed by the new rule: no question
+    repl.wait_for(TURN_END)
+    assert (workspace / "made.txt").exists()
+    assert "Allow this call?" not in repl.screen
+    (workspace / "made.txt").unlink()
+
+    repl.wait_reading(TURN_END)
+    repl.send("/permissions remove Bash(touch made.txt)\r")
+    repl.wait_for("✓ Removed Bash(touch made.txt): allow rule from")
+    assert json.loads(local.read_text()) == {"permissions": {"allow": []}}
+    repl.send("/permissions remove Bash(nothing)\r")
+    repl.wait_for("✗ No settings file /permissions edits holds the rule Bash(nothing)")
+    repl.send("again\r")  # no rule allows it now: asked, and answered no
+    repl.wait_for("then Enter: ")
+    repl.send("3\r")
+    repl.wait_for(TURN_END, 2)
+    assert not (workspace / "made.txt").exists()

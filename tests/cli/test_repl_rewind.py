@@ -157,3 +157,77 @@ def test_after_a_rewind_clear_starts_a_new_conversation(
     assert "fresh start" in said
     assert "First." not in said
     assert len(list_sessions(sessions_home(os.environ), workspace.resolve())) == 2
+
+
+@pytest.mark.timeout(120)
+def test_the_rewound_conversation_is_drawn_as_the_user_saw_it(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """After Esc Esc, the conversation drawn again shows the messages as typed and the
+    replies: not the reminders tether added for the model (a hook's context, a mentioned
+    file's Read), nor the interrupt mark as a message of the user's."""
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    hook = {"type": "command", "command": "echo CONTEXT-FROM-HOOK"}
+    settings.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}))
+    (workspace / "notes.txt").write_text("NOTES-BODY\n")
+    model_env.script(
+        reply(text("Read them.")),
+        reply(text("Second.")),
+        reply(text("Third.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("look at @notes.txt\r")
+        repl.wait_for(TURN_END)
+        repl.send("two\r")
+        repl.wait_for(TURN_END, 2)
+        repl.send("three\r")
+        repl.wait_for(TURN_END, 3)
+        shown_before = len(repl.screen)
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("3\r")
+        repl.wait_for("Second.", 2)  # the conversation drawn again
+        repl.wait_shown("> three")
+        redrawn = repl.screen[shown_before:]
+    finally:
+        repl.close()
+    assert "CONTEXT-FROM-HOOK" in json.dumps(model_env.requests[-1].messages())
+    assert "NOTES-BODY" in json.dumps(model_env.requests[0].messages())
+    assert "> look at @notes.txt" in redrawn
+    assert "Read them." in redrawn
+    assert "> two" in redrawn
+    assert "Second." in redrawn
+    for unseen in ("system-reminder", "CONTEXT-FROM-HOOK", "NOTES-BODY", "Read tool"):
+        assert unseen not in redrawn, redrawn
+
+
+@pytest.mark.timeout(120)
+def test_esc_esc_puts_back_a_file_a_subagent_wrote(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(
+            tool_use(
+                "Task", description="write", prompt="write it", subagent_type="general-purpose"
+            )
+        ),
+        reply(tool_use("Write", file_path="sub_made.txt", content="by the subagent\n")),
+        reply(text("Wrote it.")),
+        reply(text("The subagent wrote it.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("have a subagent write a file\r")
+        repl.wait_for(TURN_END)
+        assert (workspace / "sub_made.txt").exists()
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("1\r")
+        repl.wait_for("Files put back: sub_made.txt")
+    finally:
+        repl.close()
+    assert not (workspace / "sub_made.txt").exists()

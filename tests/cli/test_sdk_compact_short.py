@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from claude_agent_sdk import HookMatcher, ResultMessage, SystemMessage
+from claude_agent_sdk import AssistantMessage, HookMatcher, ResultMessage, SystemMessage, TextBlock
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text
@@ -74,3 +74,25 @@ async def test_a_session_start_callback_hook_alone_lets_the_prompt_run(
     messages = await sdk.query("hi", hooks={"SessionStart": [HookMatcher(hooks=[started])]})
     [result] = [m for m in messages if isinstance(m, ResultMessage)]
     assert (result.is_error, result.result) == (False, "answered")
+
+
+async def test_compact_with_nothing_said_answers_as_claude_code(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """Claude Code's bundled CLI on the same prompt: a reply of model `<synthetic>` saying
+    "Error: No messages to compact", then a result that is no error, with no model call."""
+    messages = await sdk.query("/compact")
+    [said] = [m for m in messages if isinstance(m, AssistantMessage)]
+    assert (said.model, said.content) == (
+        "<synthetic>",
+        [TextBlock(text="Error: No messages to compact")],
+    )
+    [result] = [m for m in messages if isinstance(m, ResultMessage)]
+    assert (result.subtype, result.is_error, result.result, result.num_turns) == (
+        "success",
+        False,
+        "",
+        0,
+    )
+    assert fake_model.requests == []
+    sdk.assert_lines_parse()

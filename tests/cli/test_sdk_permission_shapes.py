@@ -87,11 +87,14 @@ async def test_plan_mode_asks_the_client_for_a_write(
 async def test_suggestions_have_claude_codes_shapes_and_apply(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
 ) -> None:
+    other = workspace.parent / "other"
+    other.mkdir()
     fake_model.script(
         reply(tool_use("Bash", command="touch made")),
         reply(tool_use("Write", file_path="w.txt", content="x")),
+        reply(tool_use("Write", file_path=str(other / "o.txt"), content="o")),
+        reply(tool_use("Write", file_path=str(other / "p.txt"), content="p")),
         reply(tool_use("Bash", command="touch made")),
-        reply(tool_use("Write", file_path="v.txt", content="y")),
         reply(text("done")),
     )
     offered: list[list[dict[str, Any]]] = []
@@ -103,8 +106,10 @@ async def test_suggestions_have_claude_codes_shapes_and_apply(
     async with sdk.client(can_use_tool=decide) as client:
         await client.query("go")
         messages = [m async for m in client.receive_response()]
-    # A command: its rule, to be saved in the local settings; a write in the workspace:
-    # accept edits for the session. Applied, neither call is asked again.
+    # As Claude Code offers them (its bundled CLI, same calls): a file command the acceptEdits
+    # mode would let run: its rule, saved in the local settings, the directory it works in and
+    # that mode, for the session; a write outside the workspace: its directory. Applied, the
+    # write in the workspace, the next one outside and the command again are not asked.
     assert offered == [
         [
             {
@@ -112,11 +117,23 @@ async def test_suggestions_have_claude_codes_shapes_and_apply(
                 "rules": [{"toolName": "Bash", "ruleContent": "touch made"}],
                 "behavior": "allow",
                 "destination": "localSettings",
+            },
+            {
+                "type": "addDirectories",
+                "directories": [str(workspace.resolve())],
+                "destination": "session",
+            },
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+        ],
+        [
+            {
+                "type": "addDirectories",
+                "directories": [str(other.resolve())],
+                "destination": "session",
             }
         ],
-        [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
     ]
-    assert (workspace / "v.txt").read_text() == "y"
+    assert (other / "p.txt").read_text() == "p"
     assert result_of(messages).result == "done"
     # Saved as the user's "always allow" answers are (not in a file of the repository).
     saved = list((tether_home() / "workspaces").glob("*.json"))

@@ -88,17 +88,3 @@ async def test_compact_sent_by_an_sdk_program_compacts(
     assert "SUMMARY-OF-CONV" in json.dumps(last.body)
     assert last.last_user_text().endswith("four")
     sdk.assert_lines_parse()
-
-
-async def test_compact_with_nothing_to_compact_is_an_error_result_that_says_so(
-    sdk: SdkRun, fake_model: FakeModelServer
-) -> None:
-    async with sdk.client() as client:
-        await client.query("/compact")
-        results = [m async for m in client.receive_response() if isinstance(m, ResultMessage)]
-    [result] = results
-    assert result.is_error
-    assert result.result is not None
-    assert "nothing to compact" in result.result
-    assert not fake_model.requests
-    sdk.assert_lines_parse()

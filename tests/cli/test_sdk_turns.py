@@ -153,3 +153,31 @@ async def test_continue_with_nothing_to_continue_starts_a_session(
     assert result_of(second).session_id == result_of(first).session_id
     init = [m for m in second if isinstance(m, SystemMessage) and m.subtype == "init"]
     assert init[0].data["session_id"] == result_of(first).session_id
+
+
+async def test_a_paused_turn_returns_and_the_next_prompt_goes_on_from_it(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """`pause_turn` (a server tool's long turn paused): Claude Code stops and returns the
+    result; the next prompt continues the conversation from the paused message."""
+    fake_model.script(
+        reply(text("Searching the web..."), stop_reason="pause_turn"),
+        reply(text("Found it.")),
+    )
+    async with sdk.client() as client:
+        await client.query("search for it")
+        paused = result_of([m async for m in client.receive_response()])
+        await client.query("go on")
+        done = result_of([m async for m in client.receive_response()])
+    assert (paused.subtype, paused.is_error, paused.result, paused.stop_reason) == (
+        "success",
+        False,
+        "Searching the web...",
+        "pause_turn",
+    )
+    assert (done.result, done.stop_reason) == ("Found it.", "end_turn")
+    assert len(fake_model.requests) == 2
+    said = fake_model.requests[1].messages()
+    assert [m["role"] for m in said] == ["user", "assistant", "user"]
+    assert "Searching the web..." in str(said[1]["content"])
+    sdk.assert_lines_parse()

@@ -147,12 +147,18 @@ def test_max_tokens_inside_a_tool_call_is_answered_not_run(
     assert not (workspace / "a.txt").exists()
 
 
-def test_pause_turn_continues_the_same_turn(fake_model: FakeModelServer, tether: Run) -> None:
+def test_pause_turn_ends_the_turn_as_claude_code_does(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
     fake_model.script(reply(text("Searching..."), stop_reason="pause_turn"), reply(text("Found.")))
     result = tether("-p", "search", "--output-format", "json")
-    assert result.json()["result"] == "Found."
-    continued = fake_model.requests[1].messages()
-    assert continued[-1]["role"] == "assistant"
+    body = result.json()
+    assert (body["subtype"], body["result"], body["stop_reason"]) == (
+        "success",
+        "Searching...",
+        "pause_turn",
+    )
+    assert len(fake_model.requests) == 1
 
 
 def test_a_refusal_runs_no_call_and_the_model_goes_on_once_told(

@@ -159,6 +159,59 @@ def test_instruction_files_loaded_at_start_and_on_a_read_below_are_told(
 
 
 @pytest.mark.usefixtures("trusted_workspace")
+def test_imports_and_rules_files_are_told_with_claude_codes_load_reasons(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, tmp_path: Path
+) -> None:
+    """An `@path` import is told as `include` with the file that imports it; the files of
+    `.claude/rules/` are loaded at the start as instructions (a rule scoped to `paths` is not
+    read into every prompt)."""
+    dumps = tmp_path / "dumps"
+    write_settings(workspace, {"InstructionsLoaded": on("", command_hook(dump_command(dumps)))})
+    (workspace / "CLAUDE.md").write_text("See @docs/style.md\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "style.md").write_text("STYLE-RULE\n")
+    rules = workspace / ".claude" / "rules"
+    (rules / "lang").mkdir(parents=True)
+    (rules / "testing.md").write_text("TESTING-RULE\n")
+    (rules / "lang" / "python.md").write_text("PYTHON-RULE\n")
+    (rules / "scoped.md").write_text("---\npaths:\n  - 'src/**/*.ts'\n---\nSCOPED-RULE\n")
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "go")
+    assert result.exit_code == 0, result.stderr
+    keys = ("file_path", "memory_type", "load_reason", "parent_file_path")
+    assert _mine(dumped(dumps, "InstructionsLoaded"), *keys) == [
+        {
+            "file_path": str(workspace / "CLAUDE.md"),
+            "memory_type": "Project",
+            "load_reason": "session_start",
+            "parent_file_path": None,
+        },
+        {
+            "file_path": str(workspace / "docs" / "style.md"),
+            "memory_type": "Project",
+            "load_reason": "include",
+            "parent_file_path": str(workspace / "CLAUDE.md"),
+        },
+        {
+            "file_path": str(rules / "lang" / "python.md"),
+            "memory_type": "Project",
+            "load_reason": "session_start",
+            "parent_file_path": None,
+        },
+        {
+            "file_path": str(rules / "testing.md"),
+            "memory_type": "Project",
+            "load_reason": "session_start",
+            "parent_file_path": None,
+        },
+    ]
+    system = str(fake_model.requests[0].body["system"])
+    for said in ("STYLE-RULE", "TESTING-RULE", "PYTHON-RULE"):
+        assert said in system
+    assert "SCOPED-RULE" not in system
+
+
+@pytest.mark.usefixtures("trusted_workspace")
 def test_setup_fires_with_init_or_maintenance_before_session_start(
     fake_model: FakeModelServer, tether: Run, workspace: Path, tmp_path: Path
 ) -> None:

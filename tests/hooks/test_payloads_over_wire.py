@@ -121,3 +121,40 @@ def test_variables_a_session_start_hook_writes_to_claude_env_file_reach_bash(
     assert result.exit_code == 0, result.stderr
     assert fake_model.requests[1].tool_results() == ["from the hook\n/opt/extra"]
     assert fake_model.requests[2].tool_results() == ["again: from the hook"]
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_hooks_follow_the_sessions_directory_after_cd(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, tmp_path: Path
+) -> None:
+    """After `cd sub` in Bash, a hook's input `cwd` is `sub`, and the hook runs there, as in
+    Claude Code."""
+    dumps = tmp_path / "dumps"
+    where = python_hook(tmp_path / "where.py", "import os\nprint(os.getcwd(), end='')\n")
+    where_log = tmp_path / "where.log"
+    write_settings(
+        workspace,
+        {
+            "PreToolUse": on(
+                "Bash", command_hook(dump_command(dumps)), command_hook(f"{where} >> {where_log}")
+            ),
+            "Stop": on("", command_hook(dump_command(dumps))),
+        },
+    )
+    (workspace / "sub").mkdir()
+    fake_model.script(
+        reply(tool_use("Bash", command="cd sub")),
+        reply(tool_use("Bash", command="true")),
+        reply(text("done")),
+    )
+    result = tether("-p", "go")
+    assert result.exit_code == 0, result.stderr
+    told = [(d["hook_event_name"], d["cwd"]) for d in dumped(dumps)]
+    sub = str((workspace / "sub").resolve())
+    assert told == [
+        ("PreToolUse", str(workspace.resolve())),
+        ("PreToolUse", sub),
+        ("Stop", sub),
+    ]
+    # `>>` runs in the hook's own directory: both runs wrote to the one absolute log.
+    assert where_log.read_text() == f"{workspace.resolve()}{sub}"

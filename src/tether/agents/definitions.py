@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tether.hooks.spec import HookSpec
 
 TASK_TOOL_NAME = "Task"
 """The tool that starts subagents (Claude Code also calls it Agent)."""
@@ -40,6 +45,9 @@ class AgentDefinition:
     """Runs in the permission engine's plan mode, whatever the parent's mode."""
     path: Path | None = None
     """The file it came from; None for a built-in."""
+    hooks: tuple[HookSpec, ...] = ()
+    """Its front matter's `hooks`: they run for this agent's calls only, beside the session's
+    (a `Stop` hook fires as SubagentStop, as in Claude Code)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,15 @@ class AgentCatalog:
 
     def names(self) -> tuple[str, ...]:
         return tuple(agent.name for agent in self.agents)
+
+    def hooks_only_where(self, admitted: Callable[[AgentDefinition], bool]) -> AgentCatalog:
+        """The catalog with the hooks of the agents not `admitted` taken out (an untrusted
+        workspace's agent files, `disableAllHooks`)."""
+        agents = tuple(
+            agent if not agent.hooks or admitted(agent) else replace(agent, hooks=())
+            for agent in self.agents
+        )
+        return AgentCatalog(agents, self.unusable)
 
     def notices(self) -> list[str]:
         """One line per unusable file, to tell the user at start-up."""

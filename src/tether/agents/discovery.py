@@ -18,6 +18,8 @@ from tether.agents.definitions import (
     UnusableAgent,
     is_valid_agent_name,
 )
+from tether.hooks.spec import HookSpec
+from tether.protocol import ConfigError
 from tether.skills.frontmatter import FrontMatterError, parse_document
 from tether.text_files import UnreadableFile, cut_instructions, read_text_file
 
@@ -101,7 +103,8 @@ def _agent_files(directory: Path) -> list[Path]:
 
 def read_agent(path: Path) -> AgentDefinition:
     """One agent file: YAML front matter (`name`, `description`, `tools`, `disallowedTools`,
-    `model`, `maxTurns`, `permissionMode`), then the system prompt. Raises `_Unusable`."""
+    `model`, `maxTurns`, `permissionMode`, `hooks`), then the system prompt. Raises
+    `_Unusable`."""
     try:
         text = read_text_file(path) or ""
     except UnreadableFile as exc:
@@ -127,6 +130,26 @@ def read_agent(path: Path) -> AgentDefinition:
         # not give its agent more than the session has.
         read_only=metadata.get("permissionMode") == "plan",
         path=path,
+        hooks=_hooks(path, metadata),
+    )
+
+
+def _hooks(path: Path, metadata: dict[str, Any]) -> tuple[HookSpec, ...]:
+    """The front matter's `hooks`, read as a settings file's `hooks` block is. A `Stop` hook
+    fires when the agent ends, as SubagentStop (Claude Code's rule). A broken block makes the
+    agent unusable: its hooks may be its policy, and it must not run without them."""
+    block = metadata.get("hooks")
+    if block is None:
+        return ()
+    from tether.hooks.config import read_hooks
+
+    try:
+        config = read_hooks([(path, {"hooks": block})])
+    except ConfigError as exc:
+        raise _Unusable(f"its hooks cannot be read: {exc}") from None
+    return tuple(
+        replace(spec, event="SubagentStop") if spec.event == "Stop" else spec
+        for spec in config.specs
     )
 
 

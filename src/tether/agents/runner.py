@@ -41,6 +41,7 @@ from tether.protocol import (
 )
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
+from tether.tools.file_state import FileState
 from tether.tools.registry import ToolRegistry
 
 DEFAULT_MAX_TURNS = 100
@@ -281,6 +282,9 @@ class SubagentRunner:
             read_denied=outer.read_denied,
             run=outer.run,
             memory=outer.memory,  # the project's memories are the subagent's too
+            # Its writes are the session's to put back (Esc Esc, rewind_files): one store of
+            # snapshots; the versions it has read stay its own.
+            files=FileState(snapshots=outer.files.snapshots),
         )
         gate = None
         if parent.gate is not None:
@@ -289,6 +293,7 @@ class SubagentRunner:
                 read_only=definition.read_only,
                 agent_id=agent_id,
                 agent_type=definition.name,
+                hooks=definition.hooks,
             )
         tools = ToolRegistry(self._tools_for(definition, parent.tools, depth))
         compaction = parent.compaction

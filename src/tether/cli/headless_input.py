@@ -1,7 +1,8 @@
 """A headless prompt as Claude Code reads it, the same on every headless input path (`-p`,
 stream-json input from SDK programs): `/name args` becomes its skill's, command's or MCP
 prompt's message, and `/compact [focus]` compacts the conversation (a turn of its own, whose
-result says whether it did)."""
+result says whether it did; with nothing said yet, Claude Code's answer: "Error: No messages to
+compact" as a reply of no model, and a result that is no error)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from tether.protocol import (
     ErrorOccurred,
     Event,
     ImageBlock,
+    Message,
+    MessageCompleted,
     Notice,
     TextBlock,
     TurnFinished,
@@ -28,6 +31,11 @@ from tether.protocol import (
 
 if TYPE_CHECKING:
     from tether.core.session import Session
+
+NO_MESSAGES_TO_COMPACT = "Error: No messages to compact"
+"""What `/compact` answers when nothing was said yet (Claude Code's words)."""
+SYNTHETIC_MODEL = "<synthetic>"
+"""The model Claude Code names on a reply no model wrote (a local command's answer)."""
 
 HEADLESS_BUILT_INS = ("compact",)
 """Built-in commands a headless prompt runs (listed among the session's slash commands)."""
@@ -93,6 +101,13 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
         async with model_for_turn(session.agent, session.switch_model, model):
             async for event in session.submit(op):
                 yield event
+        return
+    if not session.messages:
+        # As Claude Code answers it: its local command's error as a reply of no model, and a
+        # result that is no error.
+        said_back = Message(role="assistant", content=(TextBlock(text=NO_MESSAGES_TO_COMPACT),))
+        yield MessageCompleted(message=said_back, model=SYNTHETIC_MODEL, stop_reason="end_turn")
+        yield _finished(True, "", started, usage, session.usage, session.cost_usd - cost)
         return
     compacted, said = False, ""
     async for event in session.submit(op):

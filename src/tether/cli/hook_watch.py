@@ -3,7 +3,7 @@ FileChanged, ConfigChange and InstructionsLoaded, when any is configured."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tether.config.settings import settings_files
@@ -20,9 +20,11 @@ def watch_surroundings(
     home: Path,
     user_home: Path,
     instruction_files: Sequence[Path] = (),
+    imported_by: Mapping[Path, Path] | None = None,
 ) -> Surroundings | None:
     """The session's surroundings, watched (None when no hook cares); the instruction files
-    of its system prompt are told to InstructionsLoaded hooks as it starts."""
+    of its system prompt are told to InstructionsLoaded hooks as it starts (a file an `@path`
+    import brought in, `imported_by`, as Claude Code's `include` with its importer)."""
     gate = session.agent.gate
     hooks = gate.hooks if gate is not None else None
     if hooks is None or not any(hooks.has(e) for e in WATCHED_EVENTS):
@@ -37,8 +39,13 @@ def watch_surroundings(
         on_env=lambda found: setattr(context, "env", {**context.env, **found}),
     )
     session.agent.surroundings = session.lifecycle.surroundings = surroundings
+    importers = imported_by or {}
     for path in instruction_files:
-        surroundings.instructions_loaded(path, memory_type(path, user_home), "session_start")
+        kind = memory_type(path, user_home)
+        if (parent := importers.get(path)) is not None:
+            surroundings.instructions_loaded(path, kind, "include", parent=parent)
+        else:
+            surroundings.instructions_loaded(path, kind, "session_start")
     return surroundings
 
 

@@ -76,6 +76,12 @@ class McpSetup:
     """Settings' `env` (credentials withheld), for every stdio server."""
     named_by_client: set[str] = field(default_factory=set[str])
     """Servers a `mcp_set_servers` request named: a later one that leaves them out removes them."""
+    failure_listeners: list[Callable[[str], None]] = field(
+        default_factory=list[Callable[[str], None]]
+    )
+    """Told the name of each server that fails to connect in the background (the REPL says so
+    in a notice line, as Claude Code does); each failure once."""
+    _failures_told: set[str] = field(default_factory=set[str])
     _attached: tuple[Session, frozenset[str], Callable[[Sequence[str]], str]] | None = None
     _declined: set[str] = field(default_factory=set[str])
     _builtin: list[Tool] = field(default_factory=list[Tool])
@@ -135,8 +141,10 @@ class McpSetup:
             await manager.connected(own)
         else:
             await manager.connected()
+        failed = self._failures_told if self.failure_listeners else set[str]()
         for problem in manager.problems():
-            if problem not in told:
+            # A failure a listener was told of is not said twice.
+            if problem not in told and not any(_names_server(problem, n) for n in failed):
                 emit(Notice(level="warning", message=f"MCP: {problem}"))
 
     def attach(
@@ -161,11 +169,23 @@ class McpSetup:
         self.manager = McpManager(servers, self.limits, client=client)
         self._builtin = session.agent.tools.all_tools()
 
-        def connected(_name: str) -> None:
+        def connected(name: str) -> None:
             self._offer(session, hidden, prompt_for)
+            self._tell_failure(name)
 
         self.manager.start_in_background(connected)
         return self.manager
+
+    def _tell_failure(self, name: str) -> None:
+        """Tell the listeners that `name` failed to connect, the first time it does."""
+        assert self.manager is not None
+        status = self.manager.statuses().get(name)
+        if status is None or status.state != "failed" or name in self._failures_told:
+            return
+        if self.failure_listeners:
+            self._failures_told.add(name)
+        for listener in self.failure_listeners:
+            listener(name)
 
     def add(self, server: ServerConfig) -> None:
         """Connect one more server while the session runs (`pending` until it connects; its
@@ -288,6 +308,10 @@ def mcp_setup(
     setup = McpSetup(servers, limits, window, local, frozenset(approved), env=env)
     setup.inherited_env = named
     return setup, problems
+
+
+def _names_server(problem: str, name: str) -> bool:
+    return problem.startswith(f'MCP server "{name}" failed to start:')
 
 
 def _with_env(server: ServerConfig, env: Mapping[str, str]) -> ServerConfig:

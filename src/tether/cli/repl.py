@@ -43,6 +43,7 @@ from tether.cli.ask import (
     sigint_calls,
 )
 from tether.cli.mentions import with_mentions
+from tether.cli.repl_commands import mcp_failure_line
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
 from tether.cli.repl_dispatch import Next, ReplCommands
@@ -213,6 +214,8 @@ class _Repl(ReplCommands):
             if ready is not None and ready.lead is not None:
                 ready.lead.shown.append(self.show_team_message)
                 ready.lead.warnings.append(self.show_team_warning)
+            if ready is not None and ready.mcp is not None:
+                ready.mcp.failure_listeners.append(self.show_mcp_failure)
             if ready is not None:
                 # SessionStart hooks run as the session appears, as in Claude Code.
                 self._beginning = asyncio.create_task(self._begin(ready))
@@ -230,6 +233,10 @@ class _Repl(ReplCommands):
 
     def show_team_warning(self, text: str) -> None:
         self.console.print(Text(f"⚠ {terminal_safe(text)}", style="yellow"))
+
+    def show_mcp_failure(self, server: str) -> None:
+        """A server that failed to connect in the background, in one line (`/mcp` says why)."""
+        self.console.print(Text(mcp_failure_line(server), style="yellow"))
 
     def show_startup_notices(self) -> None:
         """Say what the session wants said at its start, once it is built (before any wait

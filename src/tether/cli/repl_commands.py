@@ -110,6 +110,12 @@ def describe_mcp(mcp: McpSetup | None) -> Text:
     return text.append(f"{MCP_USAGE}: reconnect a server, or turn it off or on", style="dim")
 
 
+def mcp_failure_line(server: str) -> str:
+    """The notice a server that failed to connect gets (Claude Code's "MCP server failed ·
+    /mcp", naming the server; `/mcp` shows why)."""
+    return f"⚠ MCP server {terminal_safe(server)!r} failed to connect · /mcp for details"
+
+
 async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     """`/mcp reconnect|enable|disable SERVER`: what happened, or why nothing did."""
     from tether.cli.sdk_facts import server_state

@@ -170,6 +170,10 @@ class ReplCommands:
             said = describe_model(ready.session)
         elif name == "/status":
             said = describe_status(ready)
+        elif name == "/permissions" and args:
+            from tether.cli.permissions_edit import edit_permissions
+
+            said = edit_permissions(ready.session, args, user_home=Path.home())
         elif name == "/permissions":
             said = describe_permissions(ready.session)
         elif name == "/context":

@@ -33,7 +33,8 @@ Commands
   /clear         start a new conversation on a cleared screen (the old one stays resumable)
   /model [NAME]  the model in use, or switch to NAME (opus, sonnet, haiku, an id)
   /status        model, mode, workspace, session id, MCP servers, context used
-  /permissions   the permission mode and the rules in force, by where they come from
+  /permissions   the permission mode and the rules in force, by where they come from;
+                 /permissions add allow|ask|deny RULE [--project|--user], /permissions remove RULE
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
   /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md

@@ -104,9 +104,10 @@ async def pick_session(prompt: PromptSession[str]) -> str:
 
 
 def show_recent(console: Console, session: Session, count: int = 4) -> None:
-    """The end of a resumed conversation, so the user sees where it stopped."""
-    from tether.cli.sessions_cmd import describe_message
+    """The end of a resumed (or rewound) conversation as the user saw it, so they see where it
+    stopped."""
+    from tether.cli.seen_messages import seen_messages
 
-    for message in session.messages[-count:]:
-        console.print(Text(terminal_safe(describe_message(message)), style="dim"), highlight=False)
+    for message in seen_messages(session.messages)[-count:]:
+        console.print(Text(terminal_safe(message), style="dim"), highlight=False)
     console.line()

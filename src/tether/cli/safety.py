@@ -56,6 +56,9 @@ class SafetyOptions:
     plugin_hooks: tuple[HookSpec, ...] = ()
     """The hooks of the session's plugins (after the settings' own; `disableAllHooks`
     turns them off too)."""
+    agent_hooks: bool = False
+    """Some subagent has hooks of its own (its front matter's): the session has a hook runner
+    for them to join, even with no hook configured elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ def build_gate(
             permission_mode=lambda: gate.permissions.mode,
             env=env,
         )
-        if specs
+        if specs or options.agent_hooks
         else None
     )
     if hooks is not None:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
 from tether.cli.control import ClientRefused, ControlChannel
-from tether.permissions import permission_updates
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
 
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
         "subtype": "can_use_tool",
         "tool_name": request.tool,
         "input": request.input,
-        "permission_suggestions": permission_updates(request.suggestion),
+        "permission_suggestions": request.suggestions,
         "blocked_path": None,
         "decision_reason": request.reason,
         "tool_use_id": request.call_id,

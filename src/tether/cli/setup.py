@@ -168,9 +168,16 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
+    hooks_off = settings.data.get("disableAllHooks") is True
     agents = with_client_agents(
         discover_agents(workspace, home=user_home, admits=sources.admits, plugins=plugins.agents()),
         client.agents,
+    ).hooks_only_where(
+        # An untrusted workspace's agent files run no hooks, as its settings files run none.
+        lambda agent: (
+            not hooks_off
+            and (agent.path is None or trust.trusted or not owners.needs_trust(agent.path))
+        )
     )
 
     runner = subagent_runner(
@@ -195,6 +202,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             add_dirs=_added_directories(opts.add_dirs),
             client_hooks=client.hooks,
             plugin_hooks=plugin_hooks,
+            agent_hooks=any(agent.hooks for agent in agents.agents),
         ),
         workspace=workspace,
         tools=[
@@ -276,6 +284,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
     tool_context.bash_refusal = sandbox.bash_refusal
     gate.shell_cwd = lambda: tool_context.shell_cwd
+    if gate.hooks is not None:  # hooks run where the session is now, as in Claude Code
+        gate.hooks.follow_cwd(lambda: tool_context.shell_cwd)
     tool_context.read_denied = gate.read_denied
     agent = Agent(
         model=model,
@@ -334,7 +344,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     agent.inputs.append(lambda: background_notices(tool_context))
     known = instructions.current.files
     watched = watch_surroundings(
-        session, workspace=settings_root, home=home, user_home=user_home, instruction_files=known
+        session,
+        workspace=settings_root,
+        home=home,
+        user_home=user_home,
+        instruction_files=known,
+        imported_by=dict(instructions.current.imported_by),
     )
     if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
         told = nested_told(watched, user_home)

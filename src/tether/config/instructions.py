@@ -78,6 +78,9 @@ class Instructions:
     external: tuple[str, ...] = ()
     """Project files' imports (and linked project files) outside the workspace, left out for
     want of the user's approval of external imports, as shown (`~/notes.md`)."""
+    imported_by: tuple[tuple[Path, Path], ...] = field(default=(), compare=False)
+    """Each file read through an `@path` import, with the file that imports it (Claude Code's
+    `parent_file_path` of an InstructionsLoaded hook whose `load_reason` is `include`)."""
     sizes: tuple[tuple[str, int], ...] = field(default=(), compare=False)
     """Each file as shown, with the characters it takes in `text` (after the cut): what to
     name when the instructions leave the conversation too little of the window."""
@@ -118,6 +121,8 @@ def load_instructions(
     reader.refuse = refuse
     reader.admits = admits
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
+    for rule in rule_files(home / ".claude" / "rules"):
+        reader.read_top(rule, "user rules, for every project")
     above, directories = _above_and_root_to(cwd, workspace)
     main = local_from.resolve() if local_from is not None else None
     if main is not None:
@@ -131,6 +136,8 @@ def load_instructions(
         area = workspace if directory.is_relative_to(workspace) else directory
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions", area=area)
+        for rule in rule_files(directory / ".claude" / "rules"):
+            reader.read_top(rule, "project rules", area=area)
     # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.
     for directory in above:
         local = directory / "CLAUDE.local.md"
@@ -143,6 +150,31 @@ def load_instructions(
             area = main
         reader.read_top(local, "local project instructions, not checked in", area=area)
     return reader.result()
+
+
+def rule_files(directory: Path) -> list[Path]:
+    """The `*.md` files under a `.claude/rules` directory (its subdirectories too), sorted, as
+    Claude Code loads them with the instruction files. A rule whose front matter names `paths`
+    applies only to files it matches, so it is not read into every prompt (left out here)."""
+    try:
+        found = sorted(p for p in directory.rglob("*.md") if p.is_file())
+    except OSError:
+        return []
+    return [p for p in found if not _path_scoped(p)]
+
+
+_PATHS_KEY = re.compile(r"^paths\s*:", re.MULTILINE)
+
+
+def _path_scoped(path: Path) -> bool:
+    try:
+        head = read_text_file(path, limit_bytes=4096, lenient=True, truncate=True) or ""
+    except UnreadableFile:
+        return False  # reading it says why
+    if not head.startswith("---"):
+        return False
+    front, _, _ = head[3:].partition("\n---")
+    return _PATHS_KEY.search(front) is not None
 
 
 def _above_and_root_to(cwd: Path, workspace: Path) -> tuple[list[Path], list[Path]]:
@@ -187,6 +219,7 @@ class _Reader:
     admits: Callable[[Path], bool] | None = None
     parts: list[_Part] = field(default_factory=list[_Part])
     files: list[Path] = field(default_factory=list[Path])
+    importers: dict[Path, Path] = field(default_factory=dict[Path, Path])
     problems: list[str] = field(default_factory=list[str])
     external: list[str] = field(default_factory=list[str])
     reported: set[Path] = field(default_factory=set[Path])
@@ -300,6 +333,7 @@ class _Reader:
             self.problem(path, f"{where}: @{target} not read: {never}.")
         elif area is None or self._admitted(path, area, f"{where}: @{target}", importing=True):
             note = f"imported by {self.show(importer)}"
+            self.importers.setdefault(path, importer)
             self._read(path, note, depth=depth + 1, chain=chain, area=area)
 
     def problem(self, target: Path, message: str) -> None:
@@ -337,7 +371,8 @@ class _Reader:
             tuple(self.files),
             tuple(self.problems),
             tuple(self.external),
-            tuple(sizes),
+            imported_by=tuple(self.importers.items()),
+            sizes=tuple(sizes),
         )
 
 

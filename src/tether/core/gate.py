@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
@@ -18,14 +18,13 @@ from tether.core.denied_hooks import tell_denied
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.gate_updates import apply_changes
 from tether.core.lifecycle import surface
-from tether.hooks import HookEventName, HookOutcome, HookRunner
+from tether.hooks import HookEventName, HookOutcome, HookRunner, HookSpec
 from tether.permissions import (
     Decision,
     Mode,
     PermissionContext,
     RuleKind,
     load_rules,
-    permission_updates,
 )
 from tether.protocol import (
     DenialSource,
@@ -147,7 +146,14 @@ class ToolGate:
             if decision.plan_mode
             else policy.suggest_rule(call.name, tool_input, self.permissions)
         )
-        answered = await self._permission_hooks(call, tool_input, suggestion, emit)
+        offered = (
+            []
+            if decision.plan_mode
+            else policy.permission_suggestions(
+                call.name, tool_input, self._context_for(call.name), suggestion
+            )
+        )
+        answered = await self._permission_hooks(call, tool_input, offered, emit)
         if answered is not None:
             return answered
         if ask is None:
@@ -161,6 +167,7 @@ class ToolGate:
             input=tool_input,
             reason=decision.reason,
             suggestion=suggestion,
+            suggestions=offered,
             by_mode=decision.plan_mode,
         )
         if self.notify_on_ask and self.hooks is not None and self.hooks.has("Notification"):
@@ -191,7 +198,7 @@ class ToolGate:
         self,
         call: ToolUseBlock,
         tool_input: dict[str, Any],
-        suggestion: str | None,
+        offered: list[dict[str, Any]],
         emit: Callable[[Event], None],
     ) -> Approval | None:
         """PermissionRequest hooks, fired where the user would be asked: their allow (with
@@ -203,7 +210,7 @@ class ToolGate:
             **self.subagent,
             "tool_name": call.name,
             "tool_input": tool_input,
-            "permission_suggestions": permission_updates(suggestion),
+            "permission_suggestions": offered,
         }
         hook = await self.hooks.fire("PermissionRequest", payload, match=call.name)
         surface(hook, emit)
@@ -270,6 +277,28 @@ class ToolGate:
         self.sources.layers = (*self.sources.layers, (path, data))
         self._rebuild()
 
+    def edit_rule(self, path: Path, kind: RuleKind, rule: str, *, add: bool) -> None:
+        """The user's own edit of one rule of a settings file (`/permissions add|remove`),
+        for the rest of the session: only that rule changes in the layer read from `path` (one
+        is added for a file not read yet), not whatever else the file says now."""
+        layers = list(self.sources.layers)
+        index = next((i for i, (p, _) in enumerate(layers) if p == path), None)
+        data: Mapping[str, Any] = layers[index][1] if index is not None else {}
+        table = data.get("permissions")
+        rules = dict(cast(Mapping[str, Any], table)) if isinstance(table, Mapping) else {}
+        held = rules.get(kind)
+        listed = (
+            [r for r in cast(list[object], held) if r != rule] if isinstance(held, list) else []
+        )
+        rules[kind] = [*listed, rule] if add else listed
+        layer = (path, {**data, "permissions": rules})
+        if index is None:
+            layers.append(layer)
+        else:
+            layers[index] = layer
+        self.sources.layers = tuple(layers)
+        self._rebuild()
+
     def set_mode(self, mode: Mode) -> None:
         """Switch the permission mode for the calls that follow."""
         self.permissions = replace(self.permissions, mode=mode)
@@ -286,11 +315,13 @@ class ToolGate:
         read_only: bool,
         agent_id: str = "",
         agent_type: str = "",
+        hooks: Sequence[HookSpec] = (),
     ) -> ToolGate:
-        """The gate of a subagent started by this gate's agent: the same rules and hooks; grants
-        of its own, starting from this turn's (they end with the subagent); its own shell
-        directory; plan mode when `read_only`. An 'always allow' answered for one of its calls
-        is added here too (and saved), so it holds for the rest of the session."""
+        """The gate of a subagent started by this gate's agent: the same rules and hooks, and
+        `hooks` of its own (its definition's, for its calls only); grants of its own, starting
+        from this turn's (they end with the subagent); its own shell directory; plan mode when
+        `read_only`. An 'always allow' answered for one of its calls is added here too (and
+        saved), so it holds for the rest of the session."""
         permissions = replace(self.permissions, mode="plan") if read_only else self.permissions
         sources = replace(
             self.sources,
@@ -301,7 +332,7 @@ class ToolGate:
         return ToolGate(
             permissions=permissions,
             sources=sources,
-            hooks=self.hooks,
+            hooks=self.hooks.with_specs(hooks) if self.hooks is not None and hooks else self.hooks,
             remember=self.allow_always,
             shell_cwd=shell_cwd,
             subagent={"agent_id": agent_id, "agent_type": agent_type} if agent_id else {},

@@ -191,7 +191,9 @@ async def run_turn(
         cut = cut_replies.resumption(
             response.stop_reason, bool(calls), stats.resumed, agent.model_id, agent.max_tokens
         )
-        if cut is None and not calls and response.stop_reason != "pause_turn":
+        if cut is None and not calls:
+            # A `pause_turn` ends the turn too, as in Claude Code: the paused message is the
+            # result, and the next prompt goes on from it.
             return "success"
         if calls and cut == "refusal":
             _answer_all(history, emit, "Not run: the model stopped with a refusal.")
@@ -202,7 +204,6 @@ async def run_turn(
             interruption.check()  # a stop that came as the reply ended: none of them runs
             _stop_if_unsaved(history, emit)
             await _run_tools(agent, calls, history, stats, emit, ask)
-        # else pause_turn: the next call continues the model's own message.
         if cut is not None:  # as Claude Code: the model is told and goes on
             cut_replies.add_note(history, emit, cut, agent.model_id)
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
@@ -241,7 +242,7 @@ class _Spoken:
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
     """Deliver what arrived while the model or the tools worked, in the newest user message
-    (after a `pause_turn` the model continues its own message: it waits for the next call)."""
+    (when the newest message is the model's, it waits for the next call)."""
     newest = history.newest
     if not agent.inputs or newest is None or newest.role != "user":
         return

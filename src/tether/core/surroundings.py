@@ -72,11 +72,16 @@ class Surroundings:
         return [cwd / name for name in names]
 
     def instructions_loaded(
-        self, path: Path, memory_type: str, reason: str, trigger: Path | None = None
+        self,
+        path: Path,
+        memory_type: str,
+        reason: str,
+        trigger: Path | None = None,
+        parent: Path | None = None,
     ) -> None:
         """An instruction file went into the context: its InstructionsLoaded hooks fire at the
         next look (`reason`: "session_start", "nested_traversal"...; `memory_type`: "User",
-        "Project", "Local")."""
+        "Project", "Local"; `reason` "include" names the importing file, `parent`)."""
         if not self.hooks.has("InstructionsLoaded"):
             return
         payload: dict[str, Any] = {
@@ -86,6 +91,8 @@ class Surroundings:
         }
         if trigger is not None:
             payload["trigger_file_path"] = str(trigger)
+        if parent is not None:  # an `@path` import: the file that imports it
+            payload["parent_file_path"] = str(parent)
         self._loaded.append(payload)
 
     async def tell_loaded(self, emit: Callable[[Event], None]) -> None:

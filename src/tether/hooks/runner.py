@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import os
@@ -56,7 +57,8 @@ class HookRunner:
         self.specs = tuple(specs)
         self._session_id = session_id
         self._transcript_path = transcript_path
-        self.cwd = cwd
+        self._cwd = cwd
+        self._current_cwd: Callable[[], Path] | None = None
         self._permission_mode = permission_mode
         self.env: Mapping[str, str] = {
             **(os.environ if env is None else env),
@@ -75,6 +77,28 @@ class HookRunner:
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
+
+    @property
+    def cwd(self) -> Path:
+        """Where hooks run, and the `cwd` of their input: the session's current directory
+        (`follow_cwd`), as Claude Code's hooks see it after a `cd` in Bash; the directory
+        given at the start while it is not a directory any more."""
+        if self._current_cwd is not None:
+            current = self._current_cwd()
+            if current.is_dir():
+                return current
+        return self._cwd
+
+    def follow_cwd(self, current: Callable[[], Path]) -> None:
+        """Take the session's current directory from `current` from now on."""
+        self._current_cwd = current
+
+    def with_specs(self, specs: Sequence[HookSpec]) -> HookRunner:
+        """A runner for a subagent: these hooks and `specs` after them; the rest shared (who
+        watches, who judges, the environment)."""
+        runner = copy.copy(self)
+        runner.specs = (*self.specs, *specs)
+        return runner
 
     def has(self, event: HookEventName) -> bool:
         """Whether any hook is configured for `event` (to skip building its payload)."""

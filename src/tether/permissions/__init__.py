@@ -26,6 +26,7 @@ from tether.permissions.rules import (
 if TYPE_CHECKING:
     from tether.permissions.engine import decide
     from tether.permissions.suggest import suggest_rule
+    from tether.permissions.suggestions import permission_suggestions
 
 __all__ = [
     "MODES",
@@ -42,6 +43,7 @@ __all__ = [
     "hidden_tools",
     "load_rules",
     "parse_rule",
+    "permission_suggestions",
     "permission_updates",
     "read_deny_matcher",
     "realpath",
@@ -54,6 +56,8 @@ def __getattr__(name: str) -> Any:
         from tether.permissions.engine import decide as found
     elif name == "suggest_rule":
         from tether.permissions.suggest import suggest_rule as found
+    elif name == "permission_suggestions":
+        from tether.permissions.suggestions import permission_suggestions as found
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = found  # looked up once

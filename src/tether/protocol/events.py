@@ -239,6 +239,11 @@ class PermissionAsked(_Event):
     suggestion: str | None = Field(
         default=None, description="The rule an 'always allow' answer would add."
     )
+    suggestions: list[dict[str, Any]] = Field(
+        default_factory=list[dict[str, Any]],
+        description="Claude Code's permission updates offered for this call (the rule, a "
+        "directory, a mode), as a client or a PermissionRequest hook reads them.",
+    )
     by_mode: bool = Field(
         default=False, description="Asked because of the permission mode (plan), not a rule."
     )
