@@ -48,8 +48,10 @@ def test_esc_esc_rewinds_the_conversation_and_the_files(
         repl.wait_for(NOTHING_TO_REWIND)
         repl.send("write one\r")
         repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send("now write two\r")
         repl.wait_for(TURN_END, 2)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         assert notes.read_text() == "two\n"
         assert (workspace / "extra.txt").exists()
 
@@ -104,6 +106,7 @@ def test_rewinding_to_the_first_message_starts_afresh_and_a_wrong_pick_changes_n
         repl.wait_for("> ")
         repl.send("make a file\r")
         repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
         repl.send("7\r")
@@ -139,8 +142,10 @@ def test_after_a_rewind_clear_starts_a_new_conversation(
         repl.wait_for("> ")
         repl.send("one\r")
         repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send("two\r")
         repl.wait_for(TURN_END, 2)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
         repl.send("2\r")
@@ -181,8 +186,10 @@ def test_the_rewound_conversation_is_drawn_as_the_user_saw_it(
         repl.wait_for("> ")
         repl.send("look at @notes.txt\r")
         repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send("two\r")
         repl.wait_for(TURN_END, 2)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send("three\r")
         repl.wait_for(TURN_END, 3)
         shown_before = len(repl.screen)
@@ -223,6 +230,7 @@ def test_esc_esc_puts_back_a_file_a_subagent_wrote(
         repl.wait_for("> ")
         repl.send("have a subagent write a file\r")
         repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         assert (workspace / "sub_made.txt").exists()
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
