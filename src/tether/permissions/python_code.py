@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from tether.permissions.python_literals import is_internal as _internal
 from tether.permissions.python_literals import may_write as _writes
+from tether.permissions.python_literals import method_target, symlink_target
 from tether.permissions.python_literals import text_of as _literal
 from tether.permissions.python_literals import words_of as _words
 from tether.permissions.python_literals import writes_paths as _writes_paths
@@ -31,9 +32,11 @@ from tether.permissions.python_tables import (
     FRAME_ATTRIBUTES,
     HARMLESS_BUILTINS,
     HARMLESS_MODULES,
+    LINK_TARGETS,
     OS_HARMLESS,
     PATH_CLASSES,
     PATH_ONLY,
+    PATH_TARGET_METHODS,
     READS,
     RISKY_PREFIXES,
     SAFE_DUNDERS,
@@ -292,6 +295,9 @@ class _Reader:
             self._paths(name, node, (READS[name],), write=name == "open" and _writes(node))
         elif name in WRITES:
             self._paths(name, node, WRITES[name], write=True)
+            if name in LINK_TARGETS:
+                target = symlink_target(node.args, LINK_TARGETS[name])
+                self._written(target, "makes a link whose target is built at run time")
             if name in SHUTIL_READS:
                 self._paths(name, node, (0,), write=False)
         elif name in ("os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize"):
@@ -314,6 +320,9 @@ class _Reader:
             return
         receiver = func.value
         if isinstance(receiver, ast.Call) and self.dotted(receiver.func) in PATH_CLASSES:
+            if func.attr in PATH_TARGET_METHODS:
+                target = method_target(receiver.args, func.attr, node.args)
+                self._written(target, f"calls {func.attr}() with a path built at run time")
             return  # judged with the path (_path)
         if isinstance(receiver, ast.BinOp) and isinstance(receiver.op, ast.Div):
             return  # judged with the path
@@ -321,6 +330,12 @@ class _Reader:
             self._unseen(f"derives a path at run time with {func.attr}()")
         elif func.attr in PATH_ONLY:
             self._unseen(f"calls {func.attr}() on a path built at run time")
+
+    def _written(self, path: str | None, unseen: str) -> None:
+        if path is None:
+            self._unseen(unseen)
+        else:
+            self.use.writes.append(path)
 
     def _path(self, node: ast.Call) -> None:
         """`Path(LIT)`, read as a read of LIT (and a write when a writing method is called on
