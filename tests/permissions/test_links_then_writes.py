@@ -80,3 +80,24 @@ def test_a_link_made_by_an_earlier_call_is_written_through_to_its_target(
     assert decide("Write", write, ctx).behavior == "deny"
     assert decide("Bash", {"command": "echo x >> rc"}, ctx).behavior == "ask"
     assert decide("Bash", {"command": "cp README.md src/wf/"}, ctx).behavior == "deny"
+
+
+SHELL_LINKS = [
+    ("ln -s {home}/.bashrc rc; echo x >> rc", "ask"),
+    ("cp -s {home}/.bashrc rc && tee -a rc < README.md", "ask"),
+    ("ln .github/workflows/ci.yml h; echo x >> h", "deny"),
+    ("cp -l .github/workflows/ci.yml h && echo x > h", "deny"),
+    ("cd src && ln -s ../.github g && echo x > g/workflows/ci.yml", "deny"),
+    ("mv homelink h2; echo x > h2/.profile", "ask"),
+    ("ln -s {home}/.bashrc {outside}/l && mv {outside}/l rc && echo x >> rc", "ask"),
+]
+
+
+@pytest.mark.parametrize(("command", "behavior"), SHELL_LINKS)
+def test_links_made_by_the_shell_are_judged_by_their_target(
+    command: str, behavior: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(*)"], "deny": ["Edit(.github/**)"]}}
+    ctx = make_ctx(rules, mode="acceptEdits")
+    decision = decide("Bash", {"command": tree.fill(command)}, ctx)
+    assert decision.behavior == behavior, decision
