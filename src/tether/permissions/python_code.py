@@ -18,11 +18,10 @@ import ast
 import shlex
 from dataclasses import dataclass, field
 
+from tether.permissions.python_literals import argv_words, method_target, symlink_target
 from tether.permissions.python_literals import is_internal as _internal
 from tether.permissions.python_literals import may_write as _writes
-from tether.permissions.python_literals import method_target, symlink_target
 from tether.permissions.python_literals import text_of as _literal
-from tether.permissions.python_literals import words_of as _words
 from tether.permissions.python_literals import writes_paths as _writes_paths
 from tether.permissions.python_reach import reach
 from tether.permissions.python_tables import (
@@ -393,17 +392,7 @@ class _Reader:
         as_shell = shell is not None and not (
             isinstance(shell, ast.Constant) and shell.value in (False, None, 0)
         )
-        args = node.args[1:] if name.startswith("os.spawn") else node.args
-        words: list[str | None] | None
-        if name.startswith("os."):
-            # The program is the file named first, whatever argv[0] says.
-            if name.startswith(("os.execl", "os.spawnl")):
-                listed: list[str | None] | None = [_literal(a) for a in args[1:]]
-            else:
-                listed = _words(args[1]) if len(args) > 1 else None
-            words = None if not args or listed is None else [_literal(args[0]), *listed[1:]]
-        else:
-            words = _words(args[0]) if args else None
+        words = argv_words(name, node.args)
         if words is None or any(w is None for w in words) or not words:
             self._unseen(f"runs a command that is not a literal with {name}")
             return

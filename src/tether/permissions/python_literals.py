@@ -83,3 +83,17 @@ def _from_directory_of(name: str, target: str) -> str:
         return target
     directory = name.rpartition("/")[0]
     return f"{directory}/{target}" if directory else target
+
+
+def argv_words(name: str, args: list[ast.expr]) -> list[str | None] | None:
+    """The argument vector a function that runs a program gets (`subprocess.run([...])`,
+    `os.execl(PATH, ARG0, ...)`, `os.spawnv(MODE, PATH, [...])`): for `os` functions the
+    program is the file named first, whatever argv[0] says. None when not a literal list."""
+    args = args[1:] if name.startswith("os.spawn") else args
+    if not name.startswith("os."):
+        return words_of(args[0]) if args else None
+    if name.startswith(("os.execl", "os.spawnl")):
+        listed: list[str | None] | None = [text_of(a) for a in args[1:]]
+    else:
+        listed = words_of(args[1]) if len(args) > 1 else None
+    return None if not args or listed is None else [text_of(args[0]), *listed[1:]]
