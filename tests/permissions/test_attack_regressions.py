@@ -34,7 +34,7 @@ MAY_REACH = [
     "head -c 10 $(printf .env)",
     "f=.env; head $f",
     "printf '%s\\n' .env | xargs head",
-    "find . -name '*.env' -print0 | xargs -0 cat",
+    "find . -name '*.env' -print0 | xargs -0 -n1 -P4 cat",
     "grep -rl KEY .",
     "grep --directories=recurse KEY .",
     "rg KEY",
@@ -49,6 +49,8 @@ MAY_REACH = [
 def test_reads_that_may_reach_a_denied_file_ask_in_bypass_mode(make_ctx: ContextFactory) -> None:
     ctx = make_ctx({"permissions": {"deny": DENIES}}, mode="bypassPermissions")
     assert behaviors(MAY_REACH, ctx) == dict.fromkeys(MAY_REACH, "ask")
+    # The names find prints to `xargs -0` are read from the disk: `.env` is among them.
+    assert bash("find . -name '*.env' -print0 | xargs -0 cat", ctx).behavior == "deny"
 
 
 def test_patterns_every_expansion_of_which_is_denied_are_denied(

@@ -176,8 +176,8 @@ def test_revisions_show_tracked_denied_files(tree: Tree, make_ctx: ContextFactor
         "git grep -e KEY main~2",
         "git grep KEY HEAD:secrets",
         "git grep -n KEY v1.0 -- .",
-        "git grep KEY src",
-        "git grep KEY ./src src/ '*.py'",  # a pathspec's `*` crosses `/`: any depth
+        "git grep KEY src",  # `src` may be a revision
+        "git grep KEY ./src src/ '*.env'",  # a pathspec's `*` crosses `/`: any depth
     ]
     assert behaviors(asked, ctx) == dict.fromkeys(asked, "ask")
     fine = [
@@ -185,5 +185,6 @@ def test_revisions_show_tracked_denied_files(tree: Tree, make_ctx: ContextFactor
         "git grep KEY HEAD -- src",
         "git grep KEY -- src",
         "git grep KEY ./src src/",
+        "git grep KEY ./src src/ '*.py'",  # git lists the tracked files they match
     ]
     assert behaviors(fine, ctx) == dict.fromkeys(fine, "allow")

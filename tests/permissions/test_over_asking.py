@@ -39,6 +39,7 @@ def ctx(tmp_path: Path) -> PermissionContext:
 
 
 ALLOWED = [
+    "find . -iname '*.py' -exec cat {} +",  # the names on the disk, case ignored
     'for f in *.py; do wc -l "$f"; done',
     'for page in docs/*.md; do head -n 3 "${page}"; done',
     'for f in src/*.py; do grep -n TODO "$f" && echo "$f done"; done',
@@ -106,7 +107,7 @@ STOPPED = [
     ("find . -name '*' -exec cat {} +", "deny"),
     ("find . -name '*.py' -o -name x -exec cat {} +", "ask"),
     ("find . -name '*.py' -exec true {} \\; -o -exec cat {} \\;", "ask"),
-    ("find . -iname '*.py' -exec cat {} +", "ask"),
+    ("find . -iname '*.ENV' -exec cat {} +", "deny"),
     ("find . src -name '*.py' -exec cat {} +", "ask"),
     ("find . -name '*.py' -exec sh -c 'cat \"$1\"' _ {} \\;", "ask"),
     ("find . -name '*.py' -exec rm {} +", "ask"),  # the paths are known; rm is no reader

@@ -23,6 +23,7 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.build_flags import build_flags
 from tether.permissions.config_writers import config_writes
+from tether.permissions.container_files import container_files
 from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
@@ -35,12 +36,12 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_repository import repository_reasons
-from tether.permissions.interpreter_scripts import module_files
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import fetched_code, loaded_code
 from tether.permissions.paths import is_below
 from tether.permissions.produced_paths import produced_targets
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.python_modules import module_files
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -111,13 +112,23 @@ class FileJudge:
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
             module = module_files(inv.own_argv)
             writes += module.writes
+            reads += module.reads
+            verdicts.extend(self.unseen(reason) for reason in module.unseen)
+            verdicts.extend(ask(reason) for reason in module.asks)
             verdicts.extend(self._served(module.serves, explicit))
             verdicts.extend(
                 self._loads(loaded_code(inv.argv, listed=inv.produced is not None), inv)
             )
-            for flags in build_flags(inv.argv, inv.assignments):
+            for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))
+                reads += flags.reads
+                writes += flags.writes
             verdicts.extend(self._mounted(inv, explicit))
+            containers = container_files(inv.argv)
+            reads += containers.reads
+            writes += containers.writes
+            verdicts.extend(self._served(containers.trees, explicit))
+            verdicts.extend(self._loads(containers.loads))
             if runs_working_code(inv.argv):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
@@ -301,7 +312,8 @@ class FileJudge:
         return verdicts
 
     def _served(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
-        """Directories served to whoever connects (`python3 -m http.server`): read whole."""
+        """Directories served to whoever connects (`python3 -m http.server`), archived or
+        sent to a builder (`docker build`): read whole."""
         return [
             self.files.read(target, explicit=explicit, recursive=True)
             for word in words

@@ -10,6 +10,7 @@ import re
 import shlex
 from dataclasses import replace
 
+from tether.permissions.make_eval import eval_text
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name
 from tether.permissions.toolchains import toolchain_use
@@ -31,10 +32,15 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?::{0,3}=|\+=|\?=)(.*)", 
 
 
 def build_flags(
-    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
+    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...], *, persistent: bool = False
 ) -> list[ProgramUse]:
     """What the compiler and linker options in make's variables run, load and write, one
-    `ProgramUse` per variable that holds any; empty for other programs."""
+    `ProgramUse` per variable that holds any; empty for other programs. Variables a shell
+    assignment or `export`/`declare` sets for what runs later (`persistent`: `export
+    CFLAGS=-B/x; make`, `CFLAGS=...; set -a`) are judged as make would read them from its
+    environment; so are the assignments, `load`s and `include`s of `--eval` text."""
+    if persistent and (not argv or argv[0] in _DECLARING):
+        return _judged(list(assignments))
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _MAKES:
         return []
     given = list(assignments)
@@ -42,6 +48,24 @@ def build_flags(
         found = _ASSIGNMENT.fullmatch(arg)
         if found is not None and not arg.startswith("-"):
             given.append((found.group(1), found.group(2)))
+    text = eval_text(argv[1:])
+    given += text.assignments
+    uses = _judged(given)
+    if text.loads:
+        uses.append(ProgramUse(unseen=("make's --eval text loads a shared object into make",)))
+    if text.includes or text.commands or text.writes or text.reads:
+        uses.append(
+            ProgramUse(
+                loads=text.includes, runs=text.commands, writes=text.writes, reads=text.reads
+            )
+        )
+    return uses
+
+
+_DECLARING = frozenset({"export", "declare", "typeset", "local", "readonly"})
+
+
+def _judged(given: list[tuple[str, str]]) -> list[ProgramUse]:
     uses: list[ProgramUse] = []
     for name, value in given:
         tool = name in _TOOL_VARIABLES

@@ -11,6 +11,7 @@ from typing import Literal
 from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.disk_probes import (
     names_below,
+    names_below_unentered,
     names_below_unfollowed,
     repository_git_dir,
 )
@@ -87,11 +88,14 @@ class PermissionContext:
     list_directory: Callable[[Path], tuple[str, ...] | None] = directory_names
     """The names in a directory (resolved), for what a Bash glob matches (glob_disk.py)."""
     list_tree: Callable[[Path], tuple[str, ...] | None] = names_below
+    """Every path below a resolved path, relative to it (`()` for a file; None when not
+    known): whether a recursive read can reach a file a deny rule covers (disk_probes.py)."""
     list_tree_unfollowed: Callable[[Path], tuple[str, ...] | None] = names_below_unfollowed
     """`list_tree` for a recursive read that does not follow symlinks below its top (`grep
     -r`, `rg`): the symlinks below are left out (disk_probes.py)."""
-    """Every path below a resolved path, relative to it (`()` for a file; None when not
-    known): whether a recursive read can reach a file a deny rule covers (disk_probes.py)."""
+    list_tree_unentered: Callable[[Path], tuple[str, ...] | None] = names_below_unentered
+    """`list_tree` for the paths `find` names without `-L`: each symlink below is a name,
+    not entered (disk_probes.py)."""
     find_repository: Callable[[Path], Path | None] = repository_git_dir
     """The git directory git finds from a resolved directory, if it finds one: whose
     configuration runs programs (git_repository.py, disk_probes.py)."""
@@ -139,6 +143,9 @@ class PermissionContext:
     """Path rules' anchor directories (the workspace, the home, project roots), as written
     and resolved, as strings: fixed for the context like its roots, so resolved once, not
     per decision."""
+    link_roots: list[tuple[tuple[Path, ...], bool]] = field(init=False, repr=False, compare=False)
+    """The directories below which a file's other names are looked for, and whether a rule
+    matches a name anywhere (link_names.rule_roots): fixed with the anchors, so found once."""
     _repositories: list[frozenset[Path]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,6 +154,7 @@ class PermissionContext:
         object.__setattr__(self, "write_roots", writable)
         object.__setattr__(self, "read_roots", readable)
         object.__setattr__(self, "anchors", {})
+        object.__setattr__(self, "link_roots", [])
         object.__setattr__(self, "_repositories", [])
 
     @property

@@ -73,7 +73,15 @@ def names_below_unfollowed(path: Path) -> tuple[str, ...] | None:
     return names_below(path, skip_links=True)
 
 
-def names_below(path: Path, *, skip_links: bool = False) -> tuple[str, ...] | None:
+def names_below_unentered(path: Path) -> tuple[str, ...] | None:
+    """What `find` without `-L` walks: `names_below` with each symlink below named but not
+    entered (whoever is handed the name opens it, and is judged by where it leads)."""
+    return names_below(path, name_links=True)
+
+
+def names_below(
+    path: Path, *, skip_links: bool = False, name_links: bool = False
+) -> tuple[str, ...] | None:
     """Every path below `path` (resolved), relative to it, directories included: `()` for a
     regular file or an empty directory. None when not known: more than `MAX_TREE` entries, a
     symlink among them (it may lead anywhere: what a program that follows it reads is not
@@ -94,9 +102,10 @@ def names_below(path: Path, *, skip_links: bool = False) -> tuple[str, ...] | No
         try:
             with os.scandir(path / below if below else path) as entries:
                 for entry in entries:
-                    if entry.is_symlink() and skip_links:
+                    link = entry.is_symlink()
+                    if link and skip_links:
                         continue
-                    if len(found) >= MAX_TREE or entry.is_symlink():
+                    if len(found) >= MAX_TREE or (link and not name_links):
                         return None
                     name = f"{below}/{entry.name}" if below else entry.name
                     found.append(name)

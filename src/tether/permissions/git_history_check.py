@@ -3,14 +3,18 @@ file a Read rule denies, asked of the repository it runs in (git_probes.py)."""
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 
+from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_rules import all_invocations
 from tether.permissions.defaults import is_device
 from tether.permissions.git_history import denied_in_history, limited
+from tether.permissions.git_pathspecs import pathspec_words
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.script import Invocation
 from tether.permissions.shell_places import ShellPlaces
@@ -135,6 +139,34 @@ def git_listed(
         for entry in denied_in_history(listed, ctx.rules, workspace=ctx.workspace, home=ctx.home):
             path, _, rule = entry.rpartition(" (")
             found.append(ask(f"git reads {path}, which {rule[:-1]} denies", rule[:-1], hard=True))
+        linked = _hard_linked(listed)
+        if linked is None:
+            return None
+        for path in linked:  # another name of a denied file (`notes/copy` of `.env`)
+            read = files.read(Path(path))
+            if read.outcome != "allow":
+                found.append(ask(f"git reads {path}: {read.reason}", read.rule, hard=True))
+    return found
+
+
+_MAX_LINK_CHECKS = 4_000
+"""Listed files looked at for other names at most; past them, the listing is not used."""
+
+
+def _hard_linked(listed: tuple[str, ...]) -> list[str] | None:
+    """The listed files that have other names (hard links), which the rules must see as
+    reading any of them does; None past the bound."""
+    if len(listed) > _MAX_LINK_CHECKS:
+        return None
+    steps.spend(len(listed) // 8)
+    found: list[str] = []
+    for path in listed:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            found.append(path)
     return found
 
 
@@ -158,5 +190,7 @@ def tree_written(use: ProgramUse, places: ShellPlaces, files: FileAccess) -> Pro
 def pathspecs_dropped(use: ProgramUse) -> tuple[str, ...]:
     """The command's reads without the pathspecs git listed the files of (git_listed judged
     those files): the files its options name stay (`commit -F MSG`)."""
-    specs = {*use.git_lists[1:], *use.top_reads, "."}
+    listed = list(use.git_lists[1:])
+    # The reads hold each pathspec as the pattern it is (`'*.py'` a glob: git_pathspecs).
+    specs = {*listed, *pathspec_words(listed), *use.top_reads, "."}
     return tuple(word for word in use.reads if word not in specs)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tether.permissions.shell_words import DYN, program_name
+from tether.permissions.shell_words import program_name
 from tether.permissions.shells import script_file
 
 
@@ -284,63 +284,3 @@ def _module_scripts(args: tuple[str, ...], spec: Module) -> tuple[str, ...]:
         rest = positionals[1:]
         return (*found, *rest[:1], *rest[2:3])
     return (*found, *(p for p in positionals if "/" in p or p.endswith(".py")))
-
-
-@dataclass(frozen=True)
-class ModuleFiles:
-    writes: tuple[str, ...] = ()
-    """Files and directories the module writes (`profile -o OUT`, `trace -C DIR`, `venv DIR`)."""
-    serves: tuple[str, ...] = ()
-    """Directories it serves to whoever connects (`http.server -d DIR`) or archives
-    (`tarfile -c`, `zipfile -c`): read whole."""
-
-
-_MODULE_WRITES: Mapping[str, frozenset[str]] = {
-    "profile": _s("-o"),
-    "cProfile": _s("-o"),
-    "trace": _s("-C", "--coverdir", "-f", "--file"),
-    "coverage": _s("--data-file"),
-}
-_VENV_VALUED = _s("--prompt")
-
-
-def module_files(argv: tuple[str, ...]) -> ModuleFiles:
-    """What the module an interpreter runs writes or serves, by its options."""
-    call = module_call(argv)
-    if call is None:
-        return ModuleFiles()
-    module, args = call.words[0], call.words[1:]
-    if module == "venv":
-        valued = {i + 1 for i, a in enumerate(args) if a in _VENV_VALUED}
-        written = [a for i, a in enumerate(args) if not a.startswith("-") and i not in valued]
-        return ModuleFiles(writes=tuple(written))
-    if module == "http.server":
-        served = _option_values(args, _s("-d", "--directory"))
-        return ModuleFiles(serves=tuple(served) or (".",))
-    if module in ("tarfile", "zipfile"):
-        return _archived(args)
-    options = _MODULE_WRITES.get(module)
-    return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
-
-
-def _archived(args: tuple[str, ...]) -> ModuleFiles:
-    """`-m tarfile|zipfile -c ARCHIVE SOURCE...`: the archive written, each source read whole
-    (what is below it goes into the archive, a file a Read rule denies included)."""
-    for i, arg in enumerate(args):
-        if arg in ("-c", "--create") and i + 1 < len(args):
-            return ModuleFiles(writes=(args[i + 1],), serves=args[i + 2 :] or (DYN,))
-    return ModuleFiles()
-
-
-def _option_values(args: tuple[str, ...], options: frozenset[str]) -> list[str]:
-    found: list[str] = []
-    for i, arg in enumerate(args):
-        if arg == "--":
-            break
-        option, eq, value = arg.partition("=")
-        if option in options:
-            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
-            found += [value] if value else []
-        elif len(arg) > 2 and arg[:2] in options and arg[1] != "-":
-            found.append(arg[2:])  # `-oOUT`
-    return found

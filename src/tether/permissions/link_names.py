@@ -50,7 +50,9 @@ def link_names(
 ) -> tuple[Path, ...] | None:
     """The other names of `real` rules must be matched against; None when they are not
     known (past the bound, or some outside the roots while a rule matches anywhere)."""
-    roots, anywhere = rule_roots(ctx, bases)
+    if not ctx.link_roots:  # the rules and anchors are the context's: found once
+        ctx.link_roots.append(rule_roots(ctx, bases))
+    roots, anywhere = ctx.link_roots[0]
     found = ctx.other_names(real, roots)
     if found is None:
         return None

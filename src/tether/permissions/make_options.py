@@ -35,6 +35,11 @@ def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
     return [(letter, value) for letter, value in _make_words(args) if letter in "fCI"]
 
 
+def eval_texts(args: tuple[str, ...]) -> list[str]:
+    """The makefile texts `--eval`/`-E` give that are known now (make_eval.py reads them)."""
+    return [value for letter, value in _make_words(args) if letter == "E" and is_literal(value)]
+
+
 def unread_code(args: tuple[str, ...]) -> str | None:
     """Makefile text make is given that is only known as the command runs, or None: an
     `--eval`/`-E` value, or a word that may be an option, an assignment or a target

@@ -16,6 +16,7 @@ import shlex
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
+from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.option_names import long_option
 from tether.permissions.shell_words import DYN, is_literal, program_name
@@ -70,7 +71,9 @@ def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ..
     scripts = interpreter_scripts(argv)
     if name in ("make", "gmake", "bmake"):
         places = [value for _, value in make_places(args) if value not in ("-", "")]
-        return (*places, *_make_programs(args))
+        text = eval_text(args)
+        assigned = tuple(f"{name}={value}" for name, value in text.assignments)
+        return (*places, *text.includes, *_make_programs((*args, *assigned)))
     if name in _NODE:
         return (*_paths(_values(args, _NODE_VALUED)), *scripts)
     tool = _js_tool(name, args)

@@ -221,8 +221,27 @@ def globs_overlap(a: Sequence[Token], b: Sequence[Token]) -> bool:
 def product_search(a: Sequence[Token], b: Sequence[Token]) -> bool:
     """`globs_overlap` without its shortcuts: the search in the product of the automata. Each
     state searched is a step of the decision (steps.py): the product of a long glob and a long
-    pattern is large."""
-    return first_overlap(a, b, (0,)) is not None
+    pattern is large. The same pair (a rule's pattern against the same path's tail, decision
+    after decision) is answered from a bounded memo, its steps spent again, so a decision's
+    count (and whether it runs out) is the same either way."""
+    before = steps.used()
+    if before is None:
+        return first_overlap(a, b, (0,)) is not None
+    key = (tuple(a), tuple(b))
+    known = _SEARCHED.get(key)
+    if known is not None:
+        steps.spend(known[1])
+        return known[0]
+    found = first_overlap(a, b, (0,)) is not None
+    if len(_SEARCHED) >= _MAX_SEARCHED:
+        _SEARCHED.clear()
+    _SEARCHED[key] = (found, (steps.used() or 0) - before)
+    return found
+
+
+_SEARCHED: dict[tuple[tuple[Token, ...], tuple[Token, ...]], tuple[bool, int]] = {}
+_MAX_SEARCHED = 4096
+"""Pairs remembered at most (then forgotten all at once)."""
 
 
 def first_overlap(a: Sequence[Token], b: Sequence[Token], starts: Sequence[int]) -> int | None:

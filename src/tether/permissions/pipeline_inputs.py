@@ -1,7 +1,8 @@
 """Words a command reads from the one before it in a pipeline, when that one only lists names:
 `ls [DIR] | xargs CMD` runs CMD on the names in DIR (no dotfile without `-A`), each read
 from where CMD runs, as ls prints them bare; `find START -name GLOB [-type T] | xargs CMD`
-on the paths below START whose names match (as `find -exec` is judged). The words xargs adds
+on the paths below START whose names match (as `find -exec` is judged; `-print0 | xargs -0`
+too). The words xargs adds
 are then those names (script.Produced, judged from the disk by produced_paths.py) instead of
 anything. Any other
 producer, ls option or xargs option that changes how its input is split leaves them unknown.
@@ -20,6 +21,8 @@ _LS_FLAGS = frozenset({"-1", "-A", "--almost-all"})
 """ls options that leave its output one bare name a line (`-A`: dotfiles but `.` and `..`)."""
 _XARGS_PLAIN = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-n", "--max-args"})
 """xargs options that keep each input word one argument, split at blanks."""
+_XARGS_NULL = frozenset({"-0", "--null"})
+"""xargs options that split its input at NULs only (after `find -print0`)."""
 
 
 def with_listed_input(producer: Invocation, consumer: Invocation) -> Invocation | None:
@@ -31,7 +34,12 @@ def with_listed_input(producer: Invocation, consumer: Invocation) -> Invocation 
     if consumer.role != "wrapper" or len(consumer.inner) != 1:
         return None
     parsed = parse_options(consumer.argv[1:], XARGS)
-    if isinstance(parsed, str) or any(name not in _XARGS_PLAIN for name, _ in parsed.options):
+    if isinstance(parsed, str):
+        return None
+    nulls = {name for name, _ in parsed.options} & _XARGS_NULL
+    if any(name not in _XARGS_PLAIN | _XARGS_NULL for name, _ in parsed.options):
+        return None
+    if bool(nulls) != (listed.blanks is False):  # `-print0 | xargs -0`, or neither
         return None
     return replace(consumer, inner=(replace(consumer.inner[0], produced=listed),))
 
@@ -67,8 +75,7 @@ def _find_names(producer: Invocation) -> Produced | None:
     while words and not words[0].startswith(("-", "(", "!")):
         starts.append(words[0])
         words = words[1:]
-    expression = tuple(word for word in words if word != "-print")
-    if "-name" not in expression:
-        expression = (*expression, "-name", "*")
+    expression = tuple(word for word in words if word not in ("-print", "-print0"))
     found = found_paths(starts, expression)
-    return replace(found, blanks=True) if found is not None else None
+    # `-print0` ends each name with a NUL, for `xargs -0`: no name is split.
+    return replace(found, blanks="-print0" not in words) if found is not None else None

@@ -2,7 +2,8 @@
 `{}`, the words xargs adds from `ls`), found from what is on disk now: each name there that
 matches, judged as the literal path is. `find . -name '*.py' -exec grep TODO {} +` reads the
 `.py` files there, not "anything"; with `.env` matched (`-name '.e*'`, `ls -A`) it is denied;
-when the disk cannot say (too many entries, a symlink below, a name xargs would split or take
+when the disk cannot say (too many entries, a symlink below `find -L`'s start (without `-L`
+a symlink is a name like any, judged by where it leads), a name xargs would split or take
 for an option, a starting point that is no directory) the words stay unknown and are judged
 as before: asked, or denied where a deny rule could match.
 
@@ -43,8 +44,10 @@ def produced_targets(
         real = files.real(start)
         if real is None:
             return None
-        if produced.deep:
+        if produced.deep and produced.follows:
             below = files.ctx.list_tree(real)
+        elif produced.deep:
+            below = files.ctx.list_tree_unentered(real)
         else:
             below = files.ctx.list_directory(real)
             below = below or None  # a file, an empty or unreadable directory: not known
@@ -52,7 +55,9 @@ def produced_targets(
             return None
         steps.spend(1 + len(below) // 16)
         for name in below:
-            if not _matches(PurePosixPath(name).name, produced):
+            if not _matches(PurePosixPath(name).name, produced) or not _passes(
+                f"{produced.start.rstrip('/') or '/'}/{name}", produced.tests
+            ):
                 continue
             if any(c < " " for c in name) or (
                 produced.blanks and (name.startswith("-") or any(c in _SPLIT for c in name))
@@ -71,3 +76,16 @@ def _matches(name: str, produced: Produced) -> bool:
     if not produced.dots and name.startswith("."):
         return False
     return fnmatchcase(name, produced.name)
+
+
+def _passes(path: str, tests: tuple[tuple[str, str, bool], ...]) -> bool:
+    """Whether find's name tests all pass for `path` as find prints it (`-path`'s `*`
+    matches `/` too; the `i` forms ignore case)."""
+    name = PurePosixPath(path).name
+    for test, pattern, negated in tests:
+        subject = name if test in ("-name", "-iname") else path
+        if test.startswith("-i"):
+            subject, pattern = subject.lower(), pattern.lower()
+        if fnmatchcase(subject, pattern) == negated:
+            return False
+    return True

@@ -18,10 +18,10 @@ import ast
 import shlex
 from dataclasses import dataclass, field
 
+from tether.permissions.python_literals import argv_words, method_target, symlink_target
 from tether.permissions.python_literals import is_internal as _internal
 from tether.permissions.python_literals import may_write as _writes
 from tether.permissions.python_literals import text_of as _literal
-from tether.permissions.python_literals import words_of as _words
 from tether.permissions.python_literals import writes_paths as _writes_paths
 from tether.permissions.python_reach import reach
 from tether.permissions.python_tables import (
@@ -31,9 +31,11 @@ from tether.permissions.python_tables import (
     FRAME_ATTRIBUTES,
     HARMLESS_BUILTINS,
     HARMLESS_MODULES,
+    LINK_TARGETS,
     OS_HARMLESS,
     PATH_CLASSES,
     PATH_ONLY,
+    PATH_TARGET_METHODS,
     READS,
     RISKY_PREFIXES,
     SAFE_DUNDERS,
@@ -292,6 +294,9 @@ class _Reader:
             self._paths(name, node, (READS[name],), write=name == "open" and _writes(node))
         elif name in WRITES:
             self._paths(name, node, WRITES[name], write=True)
+            if name in LINK_TARGETS:
+                target = symlink_target(node.args, LINK_TARGETS[name])
+                self._written(target, "makes a link whose target is built at run time")
             if name in SHUTIL_READS:
                 self._paths(name, node, (0,), write=False)
         elif name in ("os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize"):
@@ -314,6 +319,9 @@ class _Reader:
             return
         receiver = func.value
         if isinstance(receiver, ast.Call) and self.dotted(receiver.func) in PATH_CLASSES:
+            if func.attr in PATH_TARGET_METHODS:
+                target = method_target(receiver.args, func.attr, node.args)
+                self._written(target, f"calls {func.attr}() with a path built at run time")
             return  # judged with the path (_path)
         if isinstance(receiver, ast.BinOp) and isinstance(receiver.op, ast.Div):
             return  # judged with the path
@@ -321,6 +329,12 @@ class _Reader:
             self._unseen(f"derives a path at run time with {func.attr}()")
         elif func.attr in PATH_ONLY:
             self._unseen(f"calls {func.attr}() on a path built at run time")
+
+    def _written(self, path: str | None, unseen: str) -> None:
+        if path is None:
+            self._unseen(unseen)
+        else:
+            self.use.writes.append(path)
 
     def _path(self, node: ast.Call) -> None:
         """`Path(LIT)`, read as a read of LIT (and a write when a writing method is called on
@@ -378,17 +392,7 @@ class _Reader:
         as_shell = shell is not None and not (
             isinstance(shell, ast.Constant) and shell.value in (False, None, 0)
         )
-        args = node.args[1:] if name.startswith("os.spawn") else node.args
-        words: list[str | None] | None
-        if name.startswith("os."):
-            # The program is the file named first, whatever argv[0] says.
-            if name.startswith(("os.execl", "os.spawnl")):
-                listed: list[str | None] | None = [_literal(a) for a in args[1:]]
-            else:
-                listed = _words(args[1]) if len(args) > 1 else None
-            words = None if not args or listed is None else [_literal(args[0]), *listed[1:]]
-        else:
-            words = _words(args[0]) if args else None
+        words = argv_words(name, node.args)
         if words is None or any(w is None for w in words) or not words:
             self._unseen(f"runs a command that is not a literal with {name}")
             return

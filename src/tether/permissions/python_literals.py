@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from tether.permissions.python_tables import PATH_WRITE_METHODS, RISKY_PREFIXES
+from tether.permissions.python_tables import (
+    PATH_TARGET_METHODS,
+    PATH_WRITE_METHODS,
+    RISKY_PREFIXES,
+)
 
 
 def is_internal(name: str) -> bool:
@@ -51,3 +55,45 @@ def writes_paths(tree: ast.AST) -> bool:
         ):
             return True
     return False
+
+
+def symlink_target(args: list[ast.expr], positions: tuple[int, int]) -> str | None:
+    """`os.symlink(TARGET, NAME)`: the target, written through the link once made, as a
+    path from where the command runs; None when either is not a literal."""
+    target, name = (text_of(args[p]) if p < len(args) else None for p in positions)
+    return None if target is None or name is None else _from_directory_of(name, target)
+
+
+def method_target(path: list[ast.expr], method: str, args: list[ast.expr]) -> str | None:
+    """`Path(A).rename(B)`, `.replace(B)`, `.symlink_to(B)`, `.hardlink_to(B)`: B, written
+    (through the link, for a link); None when a part is not a literal."""
+    text = text_of(args[0]) if args else None
+    parts = [text_of(a) for a in path]
+    if text is None or any(p is None for p in parts):
+        return None
+    if not PATH_TARGET_METHODS[method]:
+        return text
+    return _from_directory_of("/".join(p for p in parts if p is not None), text)
+
+
+def _from_directory_of(name: str, target: str) -> str:
+    """A link's target from where the command runs: an absolute or `~` one as written, a
+    relative one from the link's own directory (the kernel's reading)."""
+    if target.startswith(("/", "~")):
+        return target
+    directory = name.rpartition("/")[0]
+    return f"{directory}/{target}" if directory else target
+
+
+def argv_words(name: str, args: list[ast.expr]) -> list[str | None] | None:
+    """The argument vector a function that runs a program gets (`subprocess.run([...])`,
+    `os.execl(PATH, ARG0, ...)`, `os.spawnv(MODE, PATH, [...])`): for `os` functions the
+    program is the file named first, whatever argv[0] says. None when not a literal list."""
+    args = args[1:] if name.startswith("os.spawn") else args
+    if not name.startswith("os."):
+        return words_of(args[0]) if args else None
+    if name.startswith(("os.execl", "os.spawnl")):
+        listed: list[str | None] | None = [text_of(a) for a in args[1:]]
+    else:
+        listed = words_of(args[1]) if len(args) > 1 else None
+    return None if not args or listed is None else [text_of(args[0]), *listed[1:]]

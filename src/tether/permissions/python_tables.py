@@ -89,11 +89,21 @@ READS = {"open": 0, "os.listdir": 0, "os.scandir": 0, "os.walk": 0, "os.stat": 0
 WRITES = {
     "os.remove": (0,), "os.unlink": (0,), "os.rmdir": (0,), "os.mkdir": (0,),
     "os.makedirs": (0,), "os.rename": (0, 1), "os.replace": (0, 1), "os.truncate": (0,),
-    "os.chmod": (0,), "os.symlink": (1,), "os.link": (1,), "os.utime": (0,),
+    "os.chmod": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.utime": (0,),
     "shutil.rmtree": (0,), "shutil.copy": (1,), "shutil.copy2": (1,), "shutil.copyfile": (1,),
     "shutil.copytree": (1,), "shutil.move": (0, 1), "shutil.chown": (0,),
 }  # fmt: skip
-"""Functions that write the paths at these argument positions (`shutil`'s sources are read)."""
+"""Functions that write the paths at these argument positions (`shutil`'s sources are read;
+a hard link's source is written through its new name, `os.link(".git/config", "x")`)."""
+LINK_TARGETS = {"os.symlink": (0, 1)}
+"""Functions making a symbolic link (target, name): writing through the name writes the
+target, taken from the name's directory as the kernel does (`os.symlink("../.git", "s/x")`)."""
+PATH_TARGET_METHODS = {
+    "symlink_to": True, "hardlink_to": False, "rename": False, "replace": False,
+    "link_to": False,
+}  # fmt: skip
+"""Path methods whose first argument is a path they make or write: a link's target (from the
+path's own directory when `True`, as for `symlink_to`), a rename's destination."""
 SHUTIL_READS = {
     "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.move", "os.link"
 }  # fmt: skip

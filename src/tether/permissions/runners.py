@@ -73,7 +73,9 @@ def run_xargs(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocat
 
 def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocation:
     i = 0
+    follows = False
     while i < len(args) and (args[i] in _FIND_LEADING or args[i].startswith(("-D", "-O"))):
+        follows = follows or args[i] == "-L"
         i += 2 if args[i] == "-D" else 1
     starts: list[str] = []
     while i < len(args) and not args[i].startswith(("-", DYN)) and args[i] not in ("(", "!"):
@@ -81,6 +83,8 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         i += 1
     own: list[str] = ["find", *starts]
     found = found_paths(starts, args[i:])
+    if found is not None and follows:
+        found = dataclasses.replace(found, follows=True)
     runs: list[Invocation] = []
     writes: list[str] = []
     problems: list[str] = []
@@ -132,18 +136,35 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
     )
 
 
-_FIND_TESTS = frozenset({"-name", "-type", "-maxdepth", "-mindepth"})
+_FIND_TESTS = frozenset({"-type", "-maxdepth", "-mindepth"})
+_FIND_NAMING = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+"""Tests on a path's name, evaluated on the names found on the disk (produced_paths.py)."""
+_FIND_NARROWING = frozenset(
+    {"-regex", "-iregex", "-xtype", "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime"}
+    | {"-cmin", "-size", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum"}
+    | {"-samefile", "-lname", "-ilname"}
+)
+"""Other tests taking a value, that only narrow what find names (negated too): the paths
+left are among those its name tests give (with one of those, not alone)."""
+_FIND_NARROWING_FLAGS = frozenset(
+    {"-empty", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-true"}
+    | {"-xdev", "-mount", "-depth", "-ignore_readdir_race", "-noleaf"}
+)
+_FIND_NOT = frozenset({"!", "-not"})
 _FIND_AND = frozenset({"-a", "-and"})
 
 
 def found_paths(starts: list[str], expression: tuple[str, ...]) -> Produced | None:
-    """What `{}` stands for when one literal starting point is searched with tests that only
-    narrow (`-name PATTERN`, `-type`, `-maxdepth`, joined by `-a`) and its actions: every path
-    below it whose name matches the one `-name` pattern (a dot too: find's `*` matches
-    `.env`). None when the expression may pick anything else (`-o`, `!`, `-path`, `-L`...)."""
+    """What `{}` stands for when one literal starting point is searched with tests joined by
+    `-a`, each negated or not, that are name tests (`-name`, `-iname`, `-path`...: judged on
+    each name below the start now) or tests that only narrow (`-type`, `-newer`, `-size`...:
+    then the paths are among those the name tests give, which must include a positive one).
+    find's `*` matches `.env`; with no test but `-maxdepth`, every path below. None when the
+    expression may pick anything else (`-o`, `(`, `-L`...)."""
     if len(starts) > 1 or any(not is_literal(s) for s in starts):
         return None
-    names: list[str] = []
+    tests: list[tuple[str, str, bool]] = []
+    narrowed = False
     i = 0
     while i < len(expression):
         word = expression[i]
@@ -153,20 +174,30 @@ def found_paths(starts: list[str], expression: tuple[str, ...]) -> Produced | No
                 i += 1
             i += 1
             continue
-        if word in _FIND_AND:
+        if word in _FIND_AND or word in _FIND_NARROWING_FLAGS:
+            narrowed = narrowed or word in _FIND_NARROWING_FLAGS
             i += 1
             continue
-        if word not in _FIND_TESTS or i + 1 >= len(expression):
+        negated = word in _FIND_NOT
+        test = expression[i + 1] if negated and i + 1 < len(expression) else word
+        if negated and test in _FIND_NARROWING_FLAGS:
+            narrowed, i = True, i + 2
+            continue
+        at = i + 1 if negated else i
+        if test not in _FIND_TESTS | _FIND_NAMING | _FIND_NARROWING or at + 1 >= len(expression):
             return None
-        value = expression[i + 1]
+        value = expression[at + 1]
         if not is_literal(value):
             return None
-        if word == "-name":
-            names.append(value)
-        i += 2
-    if len(names) != 1:
-        return None
-    return Produced(starts[0] if starts else ".", names[0], deep=True, dots=True, blanks=False)
+        if test in _FIND_NAMING:
+            tests.append((test, value, negated))
+        elif test in _FIND_NARROWING or test == "-type":
+            narrowed = True
+        i = at + 2
+    if narrowed and not any(not negated for _, _, negated in tests):
+        return None  # `find . -newer x`: which paths is not known from their names
+    start = starts[0] if starts else "."
+    return Produced(start, "*", deep=True, dots=True, blanks=False, tests=tuple(tests))
 
 
 def run_su(

@@ -39,6 +39,12 @@ class Produced:
     deep: bool
     dots: bool
     blanks: bool
+    follows: bool = False
+    tests: tuple[tuple[str, str, bool], ...] = ()
+    """find's name tests (`-name`, `-iname`, `-path`, `-ipath`...), each with its pattern and
+    whether it is negated: a path is named when all pass."""
+    """find follows symlinks below its start (`-L`): one there may lead anywhere, so the
+    names are not known; without it a symlink is a name, judged by where it leads."""
 
 
 @dataclass(frozen=True)

@@ -193,14 +193,18 @@ class Walker:
             self._visit_children(node)
 
     def _pipeline(self, node: Node) -> None:
-        """`ls | xargs CMD`: the words xargs adds are the names ls prints (pipeline_inputs)."""
+        """`ls | xargs CMD`: the words xargs adds are the names ls prints (pipeline_inputs),
+        wherever the pair stands in the pipeline (`find ... | xargs wc -l | sort`)."""
         before = len(self.invocations)
         self._visit_children(node)
         added = self.invocations[before:]
-        if len(added) == 2 and [c.type for c in node.named_children] == ["command", "command"]:
-            consumer = with_listed_input(*added)
+        kinds = [c.type for c in node.named_children]
+        if len(added) != len(kinds) or any(kind != "command" for kind in kinds):
+            return
+        for i in range(len(added) - 1):
+            consumer = with_listed_input(added[i], added[i + 1])
             if consumer is not None:
-                self.invocations[-1] = consumer
+                self.invocations[before + i + 1] = consumer
 
     def _leaf(self, node: Node) -> None:
         if node.type in ("raw_string", "ansi_c_string"):

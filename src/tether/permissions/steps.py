@@ -55,6 +55,12 @@ def spend(steps: int = 1) -> None:
         meter.spend(steps)
 
 
+def used() -> int | None:
+    """The steps the decision under way has taken; None outside a decision."""
+    meter = _meter.get()
+    return None if meter is None else meter.used
+
+
 @contextmanager
 def metered(limit: int = MAX_STEPS) -> Generator[StepMeter]:
     """A decision's meter, for the code run inside the `with`."""
