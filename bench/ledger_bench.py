@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tether.ledger import LedgerFile, LedgerRecorder, Rates
+from tether.ledger import LedgerRecorder, LedgerWriter, Rates
 from tether.protocol import (
     Message,
     MessageCompleted,
@@ -60,11 +60,9 @@ def turn_events(n: int, prompt_tokens: int) -> list[object]:
 
 def run(path: Path, session: str) -> list[float]:
     """Seconds per tool call of each turn's recording."""
+    writer = LedgerWriter(path, warn=lambda message: print(message, file=sys.stderr))
     recorder = LedgerRecorder(
-        LedgerFile(path),
-        session_id=session,
-        rates_for=lambda _m: Rates(3.0, 15.0, 3.75, 0.3),
-        warn=lambda message: print(message, file=sys.stderr),
+        writer, session_id=session, rates_for=lambda _m: Rates(3.0, 15.0, 3.75, 0.3)
     )
     recorder.started("claude-sonnet-5-5", "/")
     per_call: list[float] = []
@@ -75,6 +73,7 @@ def run(path: Path, session: str) -> list[float]:
             recorder.observe(event)  # type: ignore[arg-type]
         per_call.append((time.perf_counter() - started) / 2)
     recorder.close()
+    writer.close()
     assert recorder.failed is None, recorder.failed
     return per_call
 

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
         lines = []
     else:
         try:
-            ledger = LedgerFile(path)
+            ledger = LedgerFile(path, read_only=True)
             try:
                 lines = breakdown(ledger, args.by, since=since, session_id=args.session)
             finally:

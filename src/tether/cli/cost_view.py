@@ -7,10 +7,14 @@ from pathlib import Path
 
 from rich.table import Table
 
+from tether.cli.ledger_setup import flush_process_ledger
 from tether.cli.usage_text import format_tokens
 from tether.ledger import Grouping, LedgerError, LedgerFile, Line, breakdown, ledger_path
 
 BAR_WIDTH = 24
+FLUSH_WAIT_S = 2.0
+"""How long `/cost` waits for the session's queued ledger writes (only while another process
+holds the ledger's lock); then it shows what is written."""
 
 
 def bar(cost: float, most: float, width: int = BAR_WIDTH) -> str:
@@ -65,10 +69,11 @@ def session_breakdown(session_id: str, home: Path) -> list[str]:
     """What `/cost` adds from the ledger: the session's spend by tool, by model and, when
     subagents worked, by agent; or why the ledger cannot say."""
     path = ledger_path(home)
+    flush_process_ledger(path, FLUSH_WAIT_S)  # this session's last calls are in it
     if not path.exists():
         return ["Cost ledger: nothing recorded"]
     try:
-        ledger = LedgerFile(path)
+        ledger = LedgerFile(path, read_only=True)
         try:
             groups = {
                 by: breakdown(ledger, by, session_id=session_id)

@@ -5,6 +5,7 @@ from tether.ledger.db import LedgerError, LedgerFile, ledger_path
 from tether.ledger.meter import CHARS_PER_TOKEN, ConversationMeter, Rates
 from tether.ledger.recorder import LedgerRecorder
 from tether.ledger.report import GROUPINGS, Grouping, Line, breakdown, parse_since
+from tether.ledger.writer import LedgerWriter
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -14,6 +15,7 @@ __all__ = [
     "LedgerError",
     "LedgerFile",
     "LedgerRecorder",
+    "LedgerWriter",
     "Line",
     "Rates",
     "breakdown",
