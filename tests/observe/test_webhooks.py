@@ -81,6 +81,19 @@ def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
     )
 
 
+def test_a_kept_alive_connection_carries_every_record() -> None:
+    server = SinkServer(keep_alive=True)
+    try:
+        sink = WebhookSink(WebhookConfig(server.url), first_backoff_s=FAST)
+        for n in range(5):
+            sink.offer(record(n))
+        assert close_now(sink) is None
+        assert [r.body for r in server.received] == [record(n).to_json().encode() for n in range(5)]
+        assert len({r.client_port for r in server.received}) == 1  # one connection, no retries
+    finally:
+        server.stop()
+
+
 def test_408_and_429_are_retried(sink_server: SinkServer) -> None:
     sink_server.statuses = [408, 429, 200]
     sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)

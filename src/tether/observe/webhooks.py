@@ -258,6 +258,9 @@ def _read_bounded(response: http.client.HTTPResponse, deadline: float) -> bool:
     while left > 0 and time.monotonic() < deadline:
         chunk = response.read1(min(left, 8192))
         if not chunk:
+            # At its end: `read` marks the answer done (`read1` leaves a bodiless one open,
+            # and the kept-alive connection then refuses the next request).
+            response.read()
             return True
         left -= len(chunk)
     return response.isclosed()
