@@ -31,6 +31,10 @@ RETRY_S = 0.2
 """The pause between two attempts on a locked ledger."""
 BATCH = 512
 """At most this many changes in one transaction."""
+GATHER_S = 0.05
+"""How long the thread lets changes gather once one comes: fewer, larger transactions, and
+fewer times the session's thread hands it the interpreter (each hand-off can cost the
+session a wait for a CPU on a busy machine)."""
 
 Statement = tuple[str, Sequence[tuple[object, ...]]]
 """SQL and its rows (`executemany`)."""
@@ -85,6 +89,7 @@ class LedgerWriter:
         self._settled = 0
         """Changes written or lost so far, in the order they came."""
         self._closing = False
+        self._flushing = False
         self._abandon = threading.Event()
         self._thread: threading.Thread | None = None
         self._locked_since: float | None = None
@@ -102,7 +107,8 @@ class LedgerWriter:
                 return
             self._pending.append(change)
             self._submitted += 1
-            self._cond.notify()
+            if len(self._pending) == 1:  # the thread may be waiting for it
+                self._cond.notify()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="tether-ledger", daemon=True)
                 self._thread.start()
@@ -112,9 +118,14 @@ class LedgerWriter:
         time."""
         with self._cond:
             target = self._submitted
-            return self._cond.wait_for(
-                lambda: self._settled >= target or self.failed is not None, timeout
-            )
+            self._flushing = True
+            self._cond.notify_all()
+            try:
+                return self._cond.wait_for(
+                    lambda: self._settled >= target or self.failed is not None, timeout
+                )
+            finally:
+                self._flushing = False
 
     def close(self, timeout: float = 10.0) -> None:
         """Write what is queued until `timeout` seconds from now; what could not be (the
@@ -153,6 +164,8 @@ class LedgerWriter:
                 self._cond.wait_for(lambda: bool(self._pending) or self._closing)
                 if not self._pending:
                     break
+                if not self._closing:  # let what follows gather (a flush or close ends it)
+                    self._cond.wait_for(lambda: self._closing or self._flushing, GATHER_S)
                 batch = [self._pending[i] for i in range(min(BATCH, len(self._pending)))]
             try:
                 if ledger is None or ledger.identity.changed() is not None:
