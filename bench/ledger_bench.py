@@ -3,7 +3,8 @@
 A scripted conversation is fed to a `LedgerRecorder` as a session emits it: per turn, a
 reply asking for two tool calls (`MessageCompleted` with usage), their `ToolFinished`, then
 the message of their results (2 KB each). The time spent in `observe` is what the ledger adds
-to the session's loop; it is given per tool call (a turn's time over its two calls), as the
+to the session's loop (the pricing, and handing each change to the writer thread, which
+writes it off the loop); it is given per tool call (a turn's time over its two calls), as the
 mean, p50 and p99 over the turns (the p99 is the turns that write what every earlier result
 cost, every `FLUSH_EVERY` model calls, and SQLite's WAL checkpoints), early in the
 conversation and late, with a second process writing to the same ledger at once or not.
