@@ -19,6 +19,7 @@ the cost ledger, memories): the one way every store does it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -41,7 +42,10 @@ def open_shared(path: Path, *, busy_timeout_ms: int) -> sqlite3.Connection:
     `sqlite3.Error` when it cannot be opened."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # Created here, not by SQLite (which would use 0644): the mode its -wal and -shm follow.
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE))
+    # Only when missing (O_EXCL): closing a descriptor of a file this process's connections
+    # hold would drop their POSIX locks (SQLite's warning).
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE))
     db = sqlite3.connect(
         path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
     )
