@@ -3,7 +3,8 @@
 A scripted conversation is fed to a `LedgerRecorder` as a session emits it: per turn, a
 reply asking for two tool calls (`MessageCompleted` with usage), their `ToolFinished`, then
 the message of their results (2 KB each). The time spent in `observe` is what the ledger adds
-to the session's loop; it is given per tool call (a turn's time over its two calls), as the
+to the session's loop (the pricing, and handing each change to the writer thread, which
+writes it off the loop); it is given per tool call (a turn's time over its two calls), as the
 mean, p50 and p99 over the turns (the p99 is the turns that write what every earlier result
 cost, every `FLUSH_EVERY` model calls, and SQLite's WAL checkpoints), early in the
 conversation and late, with a second process writing to the same ledger at once or not.
@@ -21,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tether.ledger import LedgerFile, LedgerRecorder, Rates
+from tether.ledger import LedgerRecorder, LedgerWriter, Rates
 from tether.protocol import (
     Message,
     MessageCompleted,
@@ -60,11 +61,9 @@ def turn_events(n: int, prompt_tokens: int) -> list[object]:
 
 def run(path: Path, session: str) -> list[float]:
     """Seconds per tool call of each turn's recording."""
+    writer = LedgerWriter(path, warn=lambda message: print(message, file=sys.stderr))
     recorder = LedgerRecorder(
-        LedgerFile(path),
-        session_id=session,
-        rates_for=lambda _m: Rates(3.0, 15.0, 3.75, 0.3),
-        warn=lambda message: print(message, file=sys.stderr),
+        writer, session_id=session, rates_for=lambda _m: Rates(3.0, 15.0, 3.75, 0.3)
     )
     recorder.started("claude-sonnet-5-5", "/")
     per_call: list[float] = []
@@ -75,6 +74,7 @@ def run(path: Path, session: str) -> list[float]:
             recorder.observe(event)  # type: ignore[arg-type]
         per_call.append((time.perf_counter() - started) / 2)
     recorder.close()
+    writer.close()
     assert recorder.failed is None, recorder.failed
     return per_call
 

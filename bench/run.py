@@ -14,6 +14,7 @@ import events_bench
 import grep_bench
 import mailbox_bench
 import mcp_bench
+import observe_bench
 import parallel_tools_bench
 import resources_bench
 import sandbox_bench
@@ -37,6 +38,8 @@ def main() -> None:
     turn_overhead.report(turn_overhead.main())
     print()
     events_bench.report(events_bench.main())
+    print()
+    observe_bench.report(observe_bench.main())
     print()
     context_bench.report(context_bench.main())
     print()

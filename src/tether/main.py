@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if "tether.cli.observing" in sys.modules:  # a worker's webhooks: their time
                 sys.modules["tether.cli.observing"].close_process_sinks()
+            if "tether.cli.ledger_setup" in sys.modules:  # its queued writes, and its losses said
+                sys.modules["tether.cli.ledger_setup"].close_process_ledger()
     from tether.cli.app import main as app_main
 
     return app_main(args)

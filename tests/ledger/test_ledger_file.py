@@ -25,18 +25,19 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from tether.ledger import LedgerFile, LedgerRecorder, Rates
+    from tether.ledger import LedgerRecorder, LedgerWriter, Rates
     from tether.protocol import (
         Message, MessageCompleted, ToolResultBlock, ToolUseBlock, Usage,
     )
 
     path, session, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     failures = []
+    writer = LedgerWriter(path, warn=failures.append)
     recorder = LedgerRecorder(
-        LedgerFile(path), session_id=session, rates_for=lambda _m: Rates(1, 2, 3, 4),
-        warn=failures.append,
+        writer, session_id=session, rates_for=lambda _m: Rates(1, 2, 3, 4),
     )
     recorder.started("m", "/")
+    writer.flush()  # the file opened and migrated before either goes
     print("ready", flush=True)
     sys.stdin.readline()
     usage = Usage(input_tokens=10, output_tokens=4)
@@ -48,6 +49,7 @@ WRITER = textwrap.dedent(
         result = ToolResultBlock(tool_use_id=f"c{n}", content="x" * 40)
         recorder.observe(MessageCompleted(message=Message(role="user", content=(result,))))
     recorder.close()
+    writer.close()
     print(failures, flush=True)
     """
 )

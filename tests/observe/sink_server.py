@@ -13,10 +13,14 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    client_port: int = 0
+    """Which connection it came on."""
 
 
 class SinkServer:
-    def __init__(self) -> None:
+    def __init__(self, *, keep_alive: bool = False) -> None:
+        """`keep_alive`: HTTP/1.1, connections kept open between requests (a collector's
+        usual way); else HTTP/1.0, each answer closing its connection."""
         self.received: list[Received] = []
         self.statuses: list[int] = []
         """Answered in turn; 200 once they run out."""
@@ -30,12 +34,19 @@ class SinkServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
                 with server.arrived:
                     server.received.append(
-                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                        Received(
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                            self.client_address[1],
+                        )
                     )
                     status = server.statuses.pop(0) if server.statuses else 200
                     server.arrived.notify_all()

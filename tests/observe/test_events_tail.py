@@ -103,3 +103,25 @@ def test_follow_prints_new_records_through_a_rotation(home: Path) -> None:
         if follower.stdout is not None:
             follower.stdout.close()
     assert code == 0
+
+
+def test_a_session_is_one_session_whatever_its_reference(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(home, [record(n, ("8a8f-1", "8a0c-2", "8a8f")[n % 3], "notice") for n in range(9)])
+    assert main(["tail", "--session", "8a8f-"]) == 0  # the start of one id
+    assert {line.split()[2] for line in capsys.readouterr().out.splitlines()} == {"8a8f-1"}
+    assert main(["tail", "--session", "8a8f"]) == 0  # a whole id, though it starts another
+    assert {line.split()[2] for line in capsys.readouterr().out.splitlines()} == {"8a8f"}
+
+    assert main(["tail", "--session", "8a"]) == 2  # several: none shown, the ids named
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        "",
+        "tether events: --session '8a' is ambiguous: it starts 3 sessions' ids "
+        "(8a0c-2, 8a8f, 8a8f-1); give more of it\n",
+    )
+    assert main(["tail", "--session", ""]) == 2
+    assert capsys.readouterr().err == (
+        "tether events: --session '': give a session id, or its first characters\n"
+    )

@@ -68,14 +68,84 @@ def test_500s_are_retried_until_one_gets_through(sink_server: SinkServer) -> Non
 def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
     sink_server: SinkServer,
 ) -> None:
-    sink_server.statuses = [500] * 4 + [404]
+    sink_server.statuses = [500] * 3 + [503, 404, 410, 404]
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    for n in range(4):
+        sink.offer(record(n))  # the 4xx are not retried
+    report = close_now(sink)
+    assert len(sink_server.received) == 7
+    host = sink_server.url.removesuffix("/hook")
+    assert report == (
+        f"webhook {host}: 4 of 4 events not delivered (1 failed after 4 attempts (the last: "
+        "HTTP 503); 2 answered HTTP 404; 1 answered HTTP 410)"
+    )
+
+
+def test_a_kept_alive_connection_carries_every_record() -> None:
+    server = SinkServer(keep_alive=True)
+    try:
+        sink = WebhookSink(WebhookConfig(server.url), first_backoff_s=FAST)
+        for n in range(5):
+            sink.offer(record(n))
+        assert close_now(sink) is None
+        assert [r.body for r in server.received] == [record(n).to_json().encode() for n in range(5)]
+        assert len({r.client_port for r in server.received}) == 1  # one connection, no retries
+    finally:
+        server.stop()
+
+
+def test_408_and_429_are_retried(sink_server: SinkServer) -> None:
+    sink_server.statuses = [408, 429, 200]
     sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
     sink.offer(record(1))
-    sink.offer(record(2))  # a 404 is not retried
+    assert close_now(sink) is None
+    assert len(sink_server.received) == 3
+    assert sink.tally.delivered == 1
+
+
+def test_a_dead_endpoint_is_left_alone_and_what_it_misses_counted(
+    sink_server: SinkServer,
+) -> None:
+    sink_server.statuses = [500] * 8
+    said: list[str] = []
+    sink = WebhookSink(
+        WebhookConfig(sink_server.url),
+        first_backoff_s=FAST,
+        circuit_failures=2,
+        circuit_open_s=3600,
+        on_circuit=said.append,
+    )
+    for n in range(10):
+        sink.offer(record(n))
     report = close_now(sink)
-    assert len(sink_server.received) == 5
+    assert len(sink_server.received) == 2 * 4  # two records with their retries, then no more
     host = sink_server.url.removesuffix("/hook")
-    assert report == f"webhook {host}: 2 of 2 events not delivered (2 failed after retries)"
+    assert said == [
+        f"webhook {host}: 2 events in a row not delivered (the last: HTTP 500); it is tried "
+        "again every 3600 s, and what comes meanwhile is dropped and counted"
+    ]
+    assert report == (
+        f"webhook {host}: 10 of 10 events not delivered (2 failed after 4 attempts (the last: "
+        "HTTP 500); 8 dropped while the endpoint was down)"
+    )
+
+
+def test_an_endpoint_back_up_is_tried_once_and_used_again(sink_server: SinkServer) -> None:
+    sink_server.statuses = [404, 404, 500, 200]
+    sink = WebhookSink(
+        WebhookConfig(sink_server.url),
+        first_backoff_s=FAST,
+        circuit_failures=2,
+        circuit_open_s=0,  # tried again at once: each record after the circuit opens
+    )
+    for n in range(5):
+        sink.offer(record(n))
+    close_now(sink)
+    # Two refused open it; the third is tried once (500) and opens it again; the fourth
+    # gets through and closes it; the fifth is posted as usual.
+    assert len(sink_server.received) == 5
+    t = sink.tally
+    assert (t.refused[404], t.failed, t.circuit, t.delivered) == (2, 0, 1, 2)
 
 
 def test_timeouts_are_retried_then_given_up(sink_server: SinkServer) -> None:
@@ -86,7 +156,7 @@ def test_timeouts_are_retried_then_given_up(sink_server: SinkServer) -> None:
     assert len(sink_server.received) == 4
     assert sink_server.answered == 0
     assert report is not None
-    assert "1 of 1 events not delivered (1 failed after retries)" in report
+    assert "1 of 1 events not delivered (1 failed after 4 attempts (the last: timed out))" in report
 
 
 def test_a_refused_connection_is_retried_then_given_up() -> None:
@@ -96,7 +166,8 @@ def test_a_refused_connection_is_retried_then_given_up() -> None:
     sink = WebhookSink(WebhookConfig(f"http://127.0.0.1:{port}/x"), first_backoff_s=FAST)
     sink.offer(record(1))
     assert close_now(sink) == (
-        f"webhook http://127.0.0.1:{port}: 1 of 1 events not delivered (1 failed after retries)"
+        f"webhook http://127.0.0.1:{port}: 1 of 1 events not delivered "
+        "(1 failed after 4 attempts (the last: connection refused))"
     )
 
 

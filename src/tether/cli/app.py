@@ -182,6 +182,8 @@ def main(argv: list[str]) -> int:
     finally:
         if "tether.cli.observing" in sys.modules:  # this run's webhooks: given their time
             sys.modules["tether.cli.observing"].close_process_sinks()
+        if "tether.cli.ledger_setup" in sys.modules:  # its queued writes, and its losses said
+            sys.modules["tether.cli.ledger_setup"].close_process_ledger()
 
 
 def _main(argv: list[str]) -> int:

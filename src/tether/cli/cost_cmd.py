@@ -1,20 +1,120 @@
 """`tether cost`: what the ledger recorded, grouped by tool, model, session, task, agent or
-day, as a table with a bar chart, or as JSON."""
+day, as a table with a bar chart, or as JSON. It only reads the ledger (never creates or
+changes it), so a read-only home or a full disk can still be read."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
-from tether.cli.cost_view import cost_lines, cost_table
+from tether.cli.cost_view import Shown, cost_lines, cost_table, shown
+from tether.cli.session_refs import SessionRefError, check_ref, resolve_session
 from tether.config.settings import tether_home
-from tether.ledger import GROUPINGS, LedgerError, LedgerFile, breakdown, ledger_path, parse_since
+from tether.ledger import (
+    GROUPINGS,
+    Grouping,
+    LedgerError,
+    LedgerFile,
+    Line,
+    breakdown,
+    ledger_path,
+    parse_since,
+    session_ids,
+)
+
+DEFAULT_LIMIT = 20
+"""Lines shown at most unless `--limit` says otherwise; the rest summed in one line."""
+
+
+class _Refused(Exception):
+    """Said on stderr as it is, with its exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def main(argv: list[str]) -> int:
+    """0: shown; 1: the ledger cannot be read, or has no such session; 2: bad arguments."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        since = None if args.since is None else parse_since(args.since)
+    except ValueError as e:
+        parser.error(str(e))
+    try:
+        lines = _lines(ledger_path(tether_home()), args.by, since, args.session)
+    except _Refused as e:
+        print(f"tether cost: {e}", file=sys.stderr)
+        return e.status
+    view = shown(lines, args.limit)
+    if args.json:
+        body = {
+            "by": args.by,
+            "since": since,
+            "total_usd": view.total_usd,
+            "lines": [line.as_json() for line in view.lines],
+            "more_lines": view.more_lines,
+            "more_usd": view.more_usd,
+        }
+        print(json.dumps(body, indent=2))
+        return 0
+    if not lines:
+        print("nothing recorded" + ("" if since is None else f" since {args.since}"))
+        return 0
+    _print(view, args.by)
+    return 0
+
+
+def _lines(path: Path, by: Grouping, since: str | None, session: str | None) -> list[Line]:
+    try:
+        if session is not None:
+            check_ref(session)
+    except SessionRefError as e:
+        raise _Refused(str(e), 2) from None
+    if not path.exists():
+        if session is not None:
+            raise _Refused(f"no session {session!r} in the cost ledger (nothing recorded)", 1)
+        return []
+    try:
+        ledger = LedgerFile(path, read_only=True)
+        try:
+            session_id = None
+            if session is not None:
+                session_id = resolve_session(session, session_ids(ledger, session))
+                if session_id is None:
+                    raise _Refused(f"no session {session!r} in the cost ledger {path}", 1)
+            return breakdown(ledger, by, since=since, session_id=session_id)
+        finally:
+            ledger.close()
+    except SessionRefError as e:
+        raise _Refused(str(e), 2) from None
+    except LedgerError as e:
+        raise _Refused(str(e), 1) from None
+
+
+def _print(view: Shown, by: Grouping) -> None:
+    console = Console(highlight=False)
+    console.print(cost_table(view, by))
+    chart = cost_lines(view.lines, "Share of the cost", view, columns=console.width)
+    console.print("\n".join(chart), markup=False)
+
+
+def _count(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 (all) or more")
+    return n
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tether cost",
         description="What sessions, subagents and workers spent, from the cost ledger. A tool "
@@ -23,40 +123,15 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--by", choices=GROUPINGS, default="tool", help="group by (default: tool)")
     parser.add_argument("--since", help="only from this date (YYYY-MM-DD) or time (ISO 8601, UTC)")
-    parser.add_argument("--session", help="only this session's spend")
+    parser.add_argument(
+        "--session", help="only this session's spend (its id, or its first characters)"
+    )
+    parser.add_argument(
+        "--limit",
+        type=_count,
+        default=DEFAULT_LIMIT,
+        help=f"the most expensive N lines, the rest summed in one (default {DEFAULT_LIMIT}; "
+        "0: all)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    args = parser.parse_args(argv)
-    try:
-        since = None if args.since is None else parse_since(args.since)
-    except ValueError as e:
-        parser.error(str(e))
-    path = ledger_path(tether_home())
-    if not path.exists():
-        lines = []
-    else:
-        try:
-            ledger = LedgerFile(path)
-            try:
-                lines = breakdown(ledger, args.by, since=since, session_id=args.session)
-            finally:
-                ledger.close()
-        except LedgerError as e:
-            print(f"tether cost: {e}", file=sys.stderr)
-            return 1
-    total = sum(line.cost_usd for line in lines)
-    if args.json:
-        body = {
-            "by": args.by,
-            "since": since,
-            "total_usd": total,
-            "lines": [line.as_json() for line in lines],
-        }
-        print(json.dumps(body, indent=2))
-        return 0
-    if not lines:
-        print("nothing recorded" + ("" if since is None else f" since {args.since}"))
-        return 0
-    console = Console(highlight=False)
-    console.print(cost_table(lines, args.by))
-    console.print("\n".join(cost_lines(lines, "Share of the cost")), markup=False)
-    return 0
+    return parser

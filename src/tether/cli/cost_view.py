@@ -3,14 +3,19 @@ same as plain lines for the REPL's `/cost`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
+from tether.cli.ledger_setup import flush_process_ledger
 from tether.cli.usage_text import format_tokens
 from tether.ledger import Grouping, LedgerError, LedgerFile, Line, breakdown, ledger_path
 
 BAR_WIDTH = 24
+FLUSH_WAIT_S = 2.0
+"""How long `/cost` waits for the session's queued ledger writes (only while another process
+holds the ledger's lock); then it shows what is written."""
 
 
 def bar(cost: float, most: float, width: int = BAR_WIDTH) -> str:
@@ -22,19 +27,51 @@ def bar(cost: float, most: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + ("" if part == 0 else " ▏▎▍▌▋▊▉"[part])
 
 
-def cost_table(lines: list[Line], by: Grouping) -> Table:
-    """One row per group, most expensive first, tokens by kind, and the total."""
-    table = Table(title=f"Cost by {by}", title_justify="left", show_footer=len(lines) > 1)
-    total = sum(line.cost_usd for line in lines)
-    table.add_column(by, footer="total", no_wrap=True)
-    table.add_column("calls", justify="right", footer=str(sum(line.calls for line in lines)))
-    table.add_column("input", justify="right")
-    table.add_column("cache rd", justify="right")
-    table.add_column("cache wr", justify="right")
-    table.add_column("output", justify="right")
-    table.add_column("cost", justify="right", footer=f"${total:.4f}", no_wrap=True)
-    for line in lines:
-        table.add_row(
+@dataclass(frozen=True)
+class Shown:
+    """The most expensive `lines` of a breakdown, and what the rest add up to."""
+
+    lines: list[Line]
+    more_lines: int
+    more_calls: int
+    more_usd: float
+    total_calls: int
+    total_usd: float
+
+    @property
+    def more(self) -> str | None:
+        """The line that stands for the rest, or None when every line is shown."""
+        if not self.more_lines:
+            return None
+        return f"and {self.more_lines} more"
+
+
+def shown(lines: list[Line], limit: int) -> Shown:
+    """The first `limit` lines (0: all) of `lines` (most expensive first), the rest summed."""
+    kept = lines if limit == 0 else lines[:limit]
+    rest = lines[len(kept) :]
+    return Shown(
+        kept,
+        len(rest),
+        sum(line.calls for line in rest),
+        sum(line.cost_usd for line in rest),
+        sum(line.calls for line in lines),
+        sum(line.cost_usd for line in lines),
+    )
+
+
+def cost_table(view: Shown, by: Grouping) -> Table:
+    """One row per group, most expensive first, tokens by kind, what the groups past the
+    limit add up to, and the total. The numbers are never cut; a long key (a session id) is,
+    and its start is enough for `--session`."""
+    lines = view.lines
+    table = Table(
+        title=f"Cost by {by}",
+        title_justify="left",
+        show_footer=len(lines) + view.more_lines > 1,
+    )
+    rows = [
+        [
             line.key,
             str(line.calls),
             format_tokens(line.input_tokens),
@@ -42,22 +79,44 @@ def cost_table(lines: list[Line], by: Grouping) -> Table:
             format_tokens(line.cache_write_tokens),
             format_tokens(round(line.output_tokens)),
             f"${line.cost_usd:.4f}",
-        )
+        ]
+        for line in lines
+    ]
+    if view.more is not None:
+        rows.append([view.more, str(view.more_calls), "", "", "", "", f"${view.more_usd:.4f}"])
+    footers = ["total", str(view.total_calls), "", "", "", "", f"${view.total_usd:.4f}"]
+    headers = [by, "calls", "input", "cache rd", "cache wr", "output", "cost"]
+    for n, header in enumerate(headers):
+        if n == 0:  # the one that gives way on a narrow terminal
+            table.add_column(header, footer=footers[0], overflow="ellipsis", min_width=9)
+            continue
+        widest = max(len(cell) for cell in [header, footers[n], *(row[n] for row in rows)])
+        table.add_column(header, justify="right", footer=footers[n], no_wrap=True, min_width=widest)
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
-def cost_lines(lines: list[Line], title: str) -> list[str]:
-    """The breakdown as plain lines: key, calls, cost and its bar."""
+def cost_lines(
+    lines: list[Line], title: str, view: Shown | None = None, columns: int | None = None
+) -> list[str]:
+    """The breakdown as plain lines: key, calls, cost and its bar (and, past a limit, what
+    the rest add up to); within `columns` when given, a long key cut to fit."""
     if not lines:
         return [f"{title}: nothing recorded yet"]
     most = max(line.cost_usd for line in lines)
+    costs = [f"${line.cost_usd:.4f}" for line in lines]
     width = max(len(line.key) for line in lines)
+    if columns is not None:
+        room = columns - (2 + 2 + 10 + 2 + max(map(len, costs)) + 2 + BAR_WIDTH)
+        width = max(9, min(width, room))
     out = [f"{title}:"]
-    for line in lines:
+    for line, spent in zip(lines, costs, strict=True):
         calls = f"{line.calls} call" + ("" if line.calls == 1 else "s")
-        out.append(
-            f"  {line.key:<{width}}  {calls:>10}  ${line.cost_usd:.4f}  {bar(line.cost_usd, most)}"
-        )
+        key = line.key if len(line.key) <= width else line.key[: width - 1] + "…"
+        out.append(f"  {key:<{width}}  {calls:>10}  {spent}  {bar(line.cost_usd, most)}")
+    if view is not None and view.more is not None:
+        out.append(f"  {view.more} (${view.more_usd:.4f})")
     return out
 
 
@@ -65,10 +124,11 @@ def session_breakdown(session_id: str, home: Path) -> list[str]:
     """What `/cost` adds from the ledger: the session's spend by tool, by model and, when
     subagents worked, by agent; or why the ledger cannot say."""
     path = ledger_path(home)
+    flush_process_ledger(path, FLUSH_WAIT_S)  # this session's last calls are in it
     if not path.exists():
         return ["Cost ledger: nothing recorded"]
     try:
-        ledger = LedgerFile(path)
+        ledger = LedgerFile(path, read_only=True)
         try:
             groups = {
                 by: breakdown(ledger, by, session_id=session_id)

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from tether.cli.session_refs import SessionRefError, check_ref, resolve_session
 from tether.config.settings import tether_home
 from tether.observe.reading import LogReader, Wanted, last_records
 from tether.observe.records import EventRecord, log_dir
@@ -31,12 +32,25 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        for ref in args.session:
+            check_ref(ref)
+    except SessionRefError as e:
+        print(f"tether events: {e}", file=sys.stderr)
+        return 2
     home = tether_home()
-    wanted = _filter(args.session, args.kind, args.agent, args.task)
+    sessions = _Sessions(args.session)
+    wanted = _filter(sessions, args.kind, args.agent, args.task)
     show: Callable[[EventRecord], str] = EventRecord.to_json if args.json else line
     reader = LogReader(home)
     try:
         records = last_records(home, args.lines, wanted, reader)
+        try:
+            sessions.resolve()  # from here on, each reference is the one session it named
+        except SessionRefError as e:
+            print(f"tether events: {e}", file=sys.stderr)
+            return 2
+        records = [r for r in records if sessions.wanted(r.session_id)]
         if not records and not args.follow:
             print(f"tether events: no matching events in {log_dir(home)}", file=sys.stderr)
         _print(records, show)
@@ -62,17 +76,52 @@ def _print(records: Sequence[EventRecord], show: Callable[[EventRecord], str]) -
     sys.stdout.flush()
 
 
+class _Sessions:
+    """The `--session` references: while the log is first read, the ids each one starts
+    (`seen`); then each resolved to its one session (`tether.cli.session_refs`, as `tether
+    cost` does). A reference that starts no id yet (`-f` for a session to come) stays a
+    start."""
+
+    def __init__(self, refs: Sequence[str]) -> None:
+        self.refs = tuple(refs)
+        self.seen: dict[str, set[str]] = {ref: set() for ref in self.refs}
+        self._ids: set[str] = set()
+        self._starts: tuple[str, ...] = self.refs
+
+    def wanted(self, session_id: str) -> bool:
+        if not self.refs:
+            return True
+        if session_id in self._ids:
+            return True
+        for ref in self._starts:
+            if session_id.startswith(ref):
+                self.seen[ref].add(session_id)
+                return True
+        return False
+
+    def resolve(self) -> None:
+        """`SessionRefError` when a reference starts several sessions' ids in the log."""
+        starts: list[str] = []
+        for ref in self.refs:
+            one = resolve_session(ref, self.seen[ref])
+            if one is None:
+                starts.append(ref)
+            else:
+                self._ids.add(one)
+        self._starts = tuple(starts)
+
+
 def _filter(
-    sessions: Sequence[str], kinds: Sequence[str], agents: Sequence[str], tasks: Sequence[str]
+    sessions: _Sessions, kinds: Sequence[str], agents: Sequence[str], tasks: Sequence[str]
 ) -> Wanted:
     kind_set, agent_set, task_set = set(kinds), set(agents), set(tasks)
 
     def wanted(record: EventRecord) -> bool:
         return (
-            (not sessions or any(record.session_id.startswith(s) for s in sessions))
-            and (not kind_set or record.kind in kind_set)
+            (not kind_set or record.kind in kind_set)
             and (not agent_set or record.agent_id in agent_set)
             and (not task_set or record.task_id in task_set)
+            and sessions.wanted(record.session_id)
         )
 
     return wanted

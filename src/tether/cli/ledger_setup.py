@@ -1,12 +1,15 @@
 """A session's costs recorded in the ledger (`tether.ledger`): its events observed from the
 start, under its task's id when a worker runs it and its teammate's name when it is one.
 
-The ledger is opened once the first response begins (the first request is then on its way:
-SQLite's import and the file's opening never delay it); the events before are kept and
-recorded then."""
+The recorder starts once the first response begins (the first request is then on its way:
+SQLite's import never delays it); the events before are kept and recorded then. Its writes go
+to the process's `LedgerWriter`, shared by its sessions (a REPL's after /clear, a worker's
+tasks), which opens the file and writes from its own thread: nothing here waits for the file
+or its lock. The end of the command gives it `CLOSE_WAIT_S` to write what is queued."""
 
 from __future__ import annotations
 
+import atexit
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,10 +30,45 @@ from tether.protocol import (
 )
 
 if TYPE_CHECKING:
-    from tether.ledger import LedgerRecorder, Rates
+    from tether.ledger import LedgerRecorder, LedgerWriter, Rates
 
 LEDGER_OFF_ENV = "TETHER_NO_LEDGER"
 """Set (to anything but empty) to record nothing in the ledger."""
+CLOSE_WAIT_S = 10.0
+"""How long the end of the command waits for the ledger's queued writes (only ever waited
+for while another process holds its lock)."""
+
+_WRITERS: dict[Path, LedgerWriter] = {}
+"""The process's ledger writers, by file (one, unless tests change `TETHER_HOME`)."""
+
+
+def _writer(home: Path) -> LedgerWriter:
+    from tether.ledger import LedgerWriter, ledger_path
+
+    path = ledger_path(home)
+    writer = _WRITERS.get(path)
+    if writer is None:
+        if not _WRITERS:
+            atexit.register(close_process_ledger)
+        writer = _WRITERS[path] = LedgerWriter(path, warn=_warn)
+    return writer
+
+
+def flush_process_ledger(path: Path, timeout: float) -> None:
+    """Wait (up to `timeout`) until what this process queued for the ledger at `path` is
+    written: before reading it back (`/cost`)."""
+    writer = _WRITERS.get(path)
+    if writer is not None:
+        writer.flush(timeout)
+
+
+def close_process_ledger() -> None:
+    """At the end of a command: what is queued is written (within `CLOSE_WAIT_S`), and
+    what could not be is said (also done at exit, for a library's sessions)."""
+    writers = list(_WRITERS.values())
+    _WRITERS.clear()
+    for writer in writers:
+        writer.close(CLOSE_WAIT_S)
 
 
 def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info: ModelInfo) -> None:
@@ -44,7 +82,7 @@ def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info:
 
     async def close() -> None:
         if waiting.recorder is not None:
-            waiting.recorder.close()
+            waiting.recorder.close()  # queued: the process's writer writes it
 
     session.on_close.append(close)
 
@@ -68,7 +106,6 @@ class _Opening:
         self._session, self._home, self._env, self._info = session, home, env, info
         self._resumed = resumed
         self._kept: list[Event | Usage] = []
-        self._given_up = False
         self.recorder: LedgerRecorder | None = None
 
     def observe(self, event: Event) -> None:
@@ -78,8 +115,6 @@ class _Opening:
             else:
                 self.recorder.observe(event)
             return
-        if self._given_up:
-            return
         self._kept.append(event)
         if isinstance(event, ResponseStarted | MessageCompleted | SubagentMessage):
             self._open()
@@ -88,27 +123,20 @@ class _Opening:
         """A model call outside the conversation, on the session's model."""
         if self.recorder is not None:
             self.recorder.aside(self._session.agent.model_id, usage)
-        elif not self._given_up:
+        else:
             self._kept.append(usage)
             self._open()
 
     def _open(self) -> None:
-        from tether.ledger import LedgerError, LedgerFile, LedgerRecorder, ledger_path
+        from tether.ledger import LedgerRecorder
 
         kept, self._kept = self._kept, []
-        try:
-            ledger = LedgerFile(ledger_path(self._home))
-        except LedgerError as e:
-            self._given_up = True
-            _warn(f"{e}; this session's costs are not recorded")
-            return
         # Whose the costs are, as the event log says it: a worker's owner and its task too.
         whose = event_context(self._session.session_id, self._env)
         recorder = LedgerRecorder(
-            ledger,
+            _writer(self._home),
             session_id=self._session.session_id,
             rates_for=self._rates_for,
-            warn=_warn,
             task_id=whose.task_id,
             agent_id=whose.agent_id,
         )

@@ -77,7 +77,7 @@ class _ProcessSinks:
         if sink is None:
             from tether.observe.webhooks import WebhookSink  # hmac and hashlib: only when used
 
-            sink = self.sinks[config] = WebhookSink(config)
+            sink = self.sinks[config] = WebhookSink(config, on_circuit=_tell)
         return _Borrowed(sink)
 
     def close(self) -> None:

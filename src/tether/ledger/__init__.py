@@ -4,7 +4,8 @@ SQLite file under tether's home."""
 from tether.ledger.db import LedgerError, LedgerFile, ledger_path
 from tether.ledger.meter import CHARS_PER_TOKEN, ConversationMeter, Rates
 from tether.ledger.recorder import LedgerRecorder
-from tether.ledger.report import GROUPINGS, Grouping, Line, breakdown, parse_since
+from tether.ledger.report import GROUPINGS, Grouping, Line, breakdown, parse_since, session_ids
+from tether.ledger.writer import LedgerWriter
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -14,9 +15,11 @@ __all__ = [
     "LedgerError",
     "LedgerFile",
     "LedgerRecorder",
+    "LedgerWriter",
     "Line",
     "Rates",
     "breakdown",
     "ledger_path",
     "parse_since",
+    "session_ids",
 ]

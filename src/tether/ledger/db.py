@@ -3,7 +3,8 @@
 WAL, so `tether cost` reads while sessions write; each write one `BEGIN IMMEDIATE` transaction,
 so processes writing at once are serialised by SQLite's write lock (waiting up to
 `BUSY_TIMEOUT_MS`); migrations are an ordered list, the version kept in `PRAGMA user_version`,
-and a file written by a newer tether is refused rather than misread.
+and a file written by a newer tether is refused rather than misread. The opening (mode 0600
+as the event log, WAL, the busy timeout, a read-only way in) is `tether.sqlite_files`'.
 """
 
 from __future__ import annotations
@@ -14,14 +15,19 @@ import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
 
+from tether.sqlite_files import FileIdentity, is_busy, is_damage, open_read_only, open_shared
+
 BUSY_TIMEOUT_MS = 10_000
 LEDGER_FILE = "ledger.db"
-_DAMAGED_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
-"""SQLite's result codes for a file whose contents are damaged or not a database."""
 
 
 class LedgerError(Exception):
-    """The ledger cannot be opened, read or written; the message says which file and why."""
+    """The ledger cannot be opened, read or written; the message says which file and why;
+    `busy`: because another process holds its lock (passing)."""
+
+    def __init__(self, message: str, *, busy: bool = False) -> None:
+        super().__init__(message)
+        self.busy = busy
 
 
 def _first(db: sqlite3.Connection) -> None:
@@ -75,32 +81,44 @@ def ledger_path(home: Path) -> Path:
 
 
 class LedgerFile:
-    """An open ledger at `path` (created with its folder when missing), migrated."""
+    """An open ledger at `path` (created with its folder when missing), migrated; or, with
+    `read_only`, an existing one only read (nothing created, changed or migrated: `tether
+    cost` on a read-only home or a full disk)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, *, read_only: bool = False, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    ) -> None:
         self.path = path
+        self.read_only = read_only
         self._lock = threading.Lock()
+        self.db: sqlite3.Connection | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-            )
-        except (OSError, sqlite3.Error) as e:
-            raise LedgerError(f"cannot open the cost ledger {path}: {e}") from None
-        try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except (sqlite3.Error, LedgerError) as e:
-            self.db.close()
+            if read_only:
+                self.db = open_read_only(path, busy_timeout_ms=busy_timeout_ms)
+            else:
+                self.db = open_shared(path, busy_timeout_ms=busy_timeout_ms)
+            self.version = self._check_version() if read_only else self._migrate()
+        except (OSError, sqlite3.Error, LedgerError) as e:
+            if self.db is not None:
+                self.db.close()
+            if isinstance(e, OSError):
+                raise LedgerError(f"cannot open the cost ledger {path}: {_reason(e)}") from None
+            if isinstance(e, sqlite3.OperationalError) and not is_damage(e):
+                raise LedgerError(
+                    f"cannot open the cost ledger {path}: {e}", busy=is_busy(e)
+                ) from None
             raise LedgerError(self.unusable(e)) from None
+        self.identity = FileIdentity(path)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing was ever written in it (its tables not made yet: a read-only one)."""
+        return self.version == 0
 
     def unusable(self, e: Exception) -> str:
         """What a failure of the file is said as: what to do about a damaged or foreign one;
         a passing failure (busy, a full disk) as it is."""
-        code = getattr(e, "sqlite_errorcode", None)
-        damaged = isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
+        damaged = isinstance(e, sqlite3.Error) and is_damage(e)
         if not damaged and not isinstance(e, LedgerError):
             return f"the cost ledger {self.path} cannot be used: {e}"
         return (
@@ -108,33 +126,50 @@ class LedgerFile:
             "one (the costs it holds are then not counted)"
         )
 
-    def _migrate(self) -> None:
+    def _migrate(self) -> int:
         with self.transaction() as db:
-            (done,) = db.execute("PRAGMA user_version").fetchone()
-            if done > len(MIGRATIONS):
-                raise LedgerError(
-                    f"written by a newer tether (version {done}, this one reads {len(MIGRATIONS)})"
-                )
+            done = self._check_version()
             for migration in MIGRATIONS[done:]:
                 migration(db)
             db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        return len(MIGRATIONS)
+
+    def _check_version(self) -> int:
+        assert self.db is not None
+        (done,) = self.db.execute("PRAGMA user_version").fetchone()
+        if done > len(MIGRATIONS):
+            raise LedgerError(
+                f"written by a newer tether (version {done}, this one reads {len(MIGRATIONS)})"
+            )
+        if self.read_only and 0 < done < len(MIGRATIONS):
+            raise LedgerError(
+                f"written by an older tether (version {done}): a session run with this one "
+                "updates it (this command only reads it)"
+            )
+        return int(done)
 
     @contextlib.contextmanager
     def transaction(self) -> Generator[sqlite3.Connection]:
         """One write transaction; this process's threads one at a time."""
+        db = self.db
+        assert db is not None
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")
             try:
-                yield self.db
+                yield db
             except BaseException:
-                if self.db.in_transaction:
+                if db.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
-                        self.db.execute("ROLLBACK")
+                        db.execute("ROLLBACK")
                 raise
-            self.db.execute("COMMIT")
+            db.execute("COMMIT")
 
     def read(self, sql: str, parameters: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-        """The rows of one query, or `LedgerError` saying why the file cannot answer it."""
+        """The rows of one query (none from an empty ledger), or `LedgerError` saying why the
+        file cannot answer it."""
+        if self.empty:
+            return []
+        assert self.db is not None
         try:
             with self._lock:
                 return list(self.db.execute(sql, parameters).fetchall())
@@ -143,4 +178,9 @@ class LedgerFile:
 
     def close(self) -> None:
         with self._lock:
-            self.db.close()
+            if self.db is not None:
+                self.db.close()
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)

@@ -4,18 +4,18 @@ An observer of the session (`Session.observers`): every model call of the sessio
 subagents (their `SubagentMessage`s), every tool call with its cost (see `meter.py`), each
 subagent, under the session's id and, for a worker, its task's id. What results cost in later
 requests is written every `FLUSH_EVERY` model calls and at each turn's end (a process killed
-meanwhile loses that part of their cost, never a model call). A ledger that cannot be
-written is said once (`warn`) and left alone: the session goes on unrecorded.
+meanwhile loses that part of their cost, never a model call). Each event becomes a `Change`
+(statements and rows) handed to a `LedgerWriter`, which writes it from its own thread: the
+session's loop never waits for the file or another process's lock.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from tether.ledger.db import LedgerFile
 from tether.ledger.meter import Charged, ConversationMeter, Rates
+from tether.ledger.writer import Change, LedgerWriter, Statement
 from tether.protocol import (
     ContextCompacted,
     Event,
@@ -49,25 +49,26 @@ class LedgerRecorder:
 
     def __init__(
         self,
-        ledger: LedgerFile,
+        writer: LedgerWriter,
         *,
         session_id: str,
         rates_for: RatesFor,
-        warn: Callable[[str], None],
         task_id: str | None = None,
         agent_id: str = "main",
     ) -> None:
-        self.ledger = ledger
+        self.writer = writer
         self.session_id, self.task_id, self.agent_id = session_id, task_id, agent_id
         self._rates_for = rates_for
-        self._warn = warn
         self._meters: dict[str, ConversationMeter] = {}
         self._durations: dict[str, int] = {}
         self._calls = 0
-        self._finished: list[tuple[int, int, str, str, str]] = []
+        self._finished: list[tuple[object, ...]] = []
         """How the calls whose results came since the last write ended."""
-        self.failed: str | None = None
-        """Why recording stopped, once it has."""
+
+    @property
+    def failed(self) -> str | None:
+        """Why recording stopped, once it has (the writer's)."""
+        return self.writer.failed
 
     def started(self, model: str, cwd: str, messages: Sequence[Message] = ()) -> None:
         """The session's own row (kept from the first start when it is resumed), and the
@@ -75,10 +76,10 @@ class LedgerRecorder:
         meter = self._meter(self.agent_id)
         for message in messages:
             meter.add(message)
-        self._write(
-            lambda db: db.execute(
+        self._submit(
+            (
                 "INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?, ?)",
-                (self.session_id, now(), model, _storable(cwd), self.task_id),
+                [(self.session_id, now(), model, _storable(cwd), self.task_id)],
             )
         )
 
@@ -101,25 +102,27 @@ class LedgerRecorder:
                 self._meter(self.agent_id).compacted()
             case SubagentStarted():
                 self._meter(event.agent_id).add(_prompt(event.prompt))
-                self._write(
-                    lambda db: db.execute(
+                self._submit(
+                    (
                         "INSERT OR IGNORE INTO subagents VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
-                        (
-                            self.session_id,
-                            event.agent_id,
-                            event.call_id,
-                            event.agent_type,
-                            now(),
-                            self.task_id,
-                        ),
+                        [
+                            (
+                                self.session_id,
+                                event.agent_id,
+                                event.call_id,
+                                event.agent_type,
+                                now(),
+                                self.task_id,
+                            )
+                        ],
                     )
                 )
             case SubagentFinished():
-                self._write(
-                    lambda db: db.execute(
+                self._submit(
+                    (
                         "UPDATE subagents SET status = ?, duration_ms = ? "
                         "WHERE session_id = ? AND agent_id = ?",
-                        (event.status, event.duration_ms, self.session_id, event.agent_id),
+                        [(event.status, event.duration_ms, self.session_id, event.agent_id)],
                     )
                 )
             case _:
@@ -139,7 +142,7 @@ class LedgerRecorder:
         charged = ConversationMeter().reply(
             Message(role="assistant", content=()), usage, self._rates_for(model)
         )
-        self._write(lambda db: self._charge(db, self.agent_id, model, charged))
+        self._charge(self.agent_id, model, charged)
 
     def _meter(self, agent_id: str) -> ConversationMeter:
         meter = self._meters.get(agent_id)
@@ -153,7 +156,7 @@ class LedgerRecorder:
         if message.role == "assistant" and event.usage is not None:
             model = event.model or "unknown"
             charged = meter.reply(message, event.usage, self._rates_for(model))
-            self._write(lambda db: self._charge(db, agent_id, model, charged))
+            self._charge(agent_id, model, charged)
             return
         meter.add(message)
         # Written with the next model call or flush: one transaction fewer a turn.
@@ -169,116 +172,124 @@ class LedgerRecorder:
             if isinstance(b, ToolResultBlock)
         )
 
-    def _write_finished(self, db: sqlite3.Connection) -> None:
-        if self._finished:
-            db.executemany(
+    def _finished_statements(self) -> list[Statement]:
+        if not self._finished:
+            return []
+        finished, self._finished = self._finished, []
+        return [
+            (
                 "UPDATE tool_calls SET is_error = ?, duration_ms = ? "
                 "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
-                self._finished,
+                finished,
             )
-            self._finished = []
+        ]
 
-    def _charge(self, db: sqlite3.Connection, agent_id: str, model: str, charged: Charged) -> None:
-        self._write_finished(db)
+    def _charge(self, agent_id: str, model: str, charged: Charged) -> None:
+        statements = self._finished_statements()
         at = now()
         usage, prompt = charged.usage, charged.prompt
-        db.execute(
-            "INSERT INTO model_calls (at, session_id, agent_id, task_id, model, input_tokens, "
-            "cache_read_tokens, cache_write_tokens, output_tokens, input_cost, cache_read_cost, "
-            "cache_write_cost, output_cost, cost) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        statements.append(
             (
-                at,
-                self.session_id,
-                agent_id,
-                self.task_id,
-                model,
-                usage.input_tokens,
-                usage.cache_read_input_tokens,
-                usage.cache_creation_input_tokens,
-                usage.output_tokens,
-                prompt.input_cost,
-                prompt.cache_read_cost,
-                prompt.cache_write_cost,
-                charged.output_cost,
-                charged.cost,
-            ),
+                "INSERT INTO model_calls (at, session_id, agent_id, task_id, model, "
+                "input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, "
+                "input_cost, cache_read_cost, cache_write_cost, output_cost, cost) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        at,
+                        self.session_id,
+                        agent_id,
+                        self.task_id,
+                        model,
+                        usage.input_tokens,
+                        usage.cache_read_input_tokens,
+                        usage.cache_creation_input_tokens,
+                        usage.output_tokens,
+                        prompt.input_cost,
+                        prompt.cache_read_cost,
+                        prompt.cache_write_cost,
+                        charged.output_cost,
+                        charged.cost,
+                    )
+                ],
+            )
         )
         self._calls += 1
         if self._calls % FLUSH_EVERY == 0:
-            self._flush(db)
+            statements.extend(self._charges())
         if charged.asked:
-            db.executemany(
-                "INSERT OR IGNORE INTO tool_calls (session_id, call_id, at, agent_id, task_id, "
-                "tool, model, output_tokens, output_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        self.session_id,
-                        a.call_id,
-                        at,
-                        agent_id,
-                        self.task_id,
-                        a.tool,
-                        model,
-                        a.output_tokens,
-                        a.output_cost,
-                    )
-                    for a in charged.asked
-                ],
+            statements.append(
+                (
+                    "INSERT OR IGNORE INTO tool_calls (session_id, call_id, at, agent_id, "
+                    "task_id, tool, model, output_tokens, output_cost) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            self.session_id,
+                            a.call_id,
+                            at,
+                            agent_id,
+                            self.task_id,
+                            a.tool,
+                            model,
+                            a.output_tokens,
+                            a.output_cost,
+                        )
+                        for a in charged.asked
+                    ],
+                )
             )
+        self._submit(*statements, model_calls=1)
 
-    def _flush(self, db: sqlite3.Connection) -> None:
-        """Write what results cost in the requests since the last time."""
-        self._write_finished(db)
+    def _charges(self) -> list[Statement]:
+        """What results cost in the requests since the last time, and how calls ended."""
+        statements = self._finished_statements()
         unwritten = {
             (agent_id, call_id): billed
             for agent_id, meter in self._meters.items()
             for call_id, billed in meter.take().items()
         }
-        db.executemany(
-            "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
-            "cache_read_tokens = cache_read_tokens + ?, "
-            "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
-            "cache_read_cost = cache_read_cost + ?, cache_write_cost = cache_write_cost + ? "
-            "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
-            [
+        if unwritten:
+            statements.append(
                 (
-                    b.input_tokens,
-                    b.cache_read_tokens,
-                    b.cache_write_tokens,
-                    b.input_cost,
-                    b.cache_read_cost,
-                    b.cache_write_cost,
-                    self.session_id,
-                    agent_id,
-                    call_id,
+                    "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
+                    "cache_read_tokens = cache_read_tokens + ?, "
+                    "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
+                    "cache_read_cost = cache_read_cost + ?, "
+                    "cache_write_cost = cache_write_cost + ? "
+                    "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
+                    [
+                        (
+                            b.input_tokens,
+                            b.cache_read_tokens,
+                            b.cache_write_tokens,
+                            b.input_cost,
+                            b.cache_read_cost,
+                            b.cache_write_cost,
+                            self.session_id,
+                            agent_id,
+                            call_id,
+                        )
+                        for (agent_id, call_id), b in unwritten.items()
+                    ],
                 )
-                for (agent_id, call_id), b in unwritten.items()
-            ],
-        )
+            )
+        return statements
 
     def flush(self) -> None:
         """Write what the results cost so far (at the end of each turn, and when closing)."""
-        self._write(self._flush)
+        statements = self._charges()
+        if statements:
+            self._submit(*statements)
 
-    def _write(self, change: Callable[[sqlite3.Connection], object]) -> None:
-        if self.failed is not None:
-            return
-        try:
-            with self.ledger.transaction() as db:
-                change(db)
-        except sqlite3.Error as e:
-            self._stop(self.ledger.unusable(e))
-        except UnicodeEncodeError as e:  # a bug here, never the end of the session
-            self._stop(f"the cost ledger could not take a value ({e.reason})")
-
-    def _stop(self, why: str) -> None:
-        self.failed = why
-        self._warn(f"{why}; this session's costs are no longer recorded")
+    def _submit(self, *statements: Statement, model_calls: int = 0) -> None:
+        if self.writer.failed is None:
+            self.writer.submit(Change(statements, model_calls))
 
     def close(self) -> None:
+        """The session ended: what its results cost so far is queued (the writer, the
+        process's, writes it; its owner closes it)."""
         self.flush()
-        self.ledger.close()
 
 
 def _prompt(text: str) -> Message:

@@ -93,6 +93,16 @@ def breakdown(
     return sorted(lines, key=lambda line: (-line.cost_usd, line.key))
 
 
+def session_ids(ledger: LedgerFile, start: str) -> list[str]:
+    """The ids of the sessions recorded whose id starts with `start`."""
+    rows = ledger.read(
+        "SELECT session_id FROM sessions WHERE substr(session_id, 1, ?) = ? "
+        "UNION SELECT DISTINCT session_id FROM model_calls WHERE substr(session_id, 1, ?) = ?",
+        (len(start), start, len(start), start),
+    )
+    return [str(session_id) for (session_id,) in rows]
+
+
 def _filters(since: str | None, session_id: str | None) -> tuple[str, tuple[object, ...]]:
     clauses: list[str] = []
     parameters: list[object] = []

@@ -24,6 +24,10 @@ from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
 
 BATCH = 512
 """At most this many events per write."""
+GATHER_S = 0.02
+"""How long the writer thread lets events gather once one comes (`flush` and `close` cut it
+short): fewer, larger writes, and fewer times the session's thread hands it the interpreter
+(each hand-off can cost the session a wait for a CPU on a busy machine)."""
 
 
 @dataclass
@@ -78,6 +82,8 @@ class EventHub:
         self.sinks = tuple(sinks)
         self._on_error = on_error
         self._queue: queue.SimpleQueue[_Queued | _Flush | None] = queue.SimpleQueue()
+        self._hurry = threading.Event()
+        """Set by `flush` and `close`: what is queued is written without gathering more."""
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._closed = False
@@ -103,6 +109,7 @@ class EventHub:
             return True
         marker = _Flush()
         self._queue.put(marker)
+        self._hurry.set()
         return marker.done.wait(timeout)
 
     def close(self, timeout: float = 3.0) -> list[str]:
@@ -112,6 +119,7 @@ class EventHub:
         self._closed = True
         if self._thread is not None:
             self._queue.put(None)
+            self._hurry.set()
             self._thread.join(max(0.0, deadline - time.monotonic()))
         reports = [r for sink in self.sinks if (r := sink.close(deadline)) is not None]
         if reports and self.owner is not None:
@@ -133,6 +141,8 @@ class EventHub:
     def _drain(self) -> None:
         while True:
             item = self._queue.get()
+            if isinstance(item, tuple):
+                self._hurry.wait(GATHER_S)
             batch: list[_Queued] = []
             markers: list[_Flush] = []
             stop = False
@@ -149,6 +159,8 @@ class EventHub:
                     item = self._queue.get_nowait()
                 except queue.Empty:
                     break
+            if markers:
+                self._hurry.clear()  # a flush after this one sets it again
             self._write(batch)
             for marker in markers:
                 marker.done.set()

@@ -2,8 +2,12 @@
 
 `offer` puts a record on a bounded queue and returns; when the queue is full the record is
 dropped and counted. A thread of its own posts them one at a time, retrying connection
-failures, timeouts, 429 and 5xx answers with a doubling backoff; another 4xx is not retried.
-`close` lets it deliver what is queued until a deadline, then counts the rest as lost.
+failures, timeouts, 408, 429 and 5xx answers with a doubling backoff; another 4xx is not
+retried and is counted as the status it was. An endpoint that fails `CIRCUIT_FAILURES`
+records in a row is left alone for `CIRCUIT_OPEN_S` (the circuit opens): what comes
+meanwhile is dropped and counted, said once when it first happens; then one record is tried
+once, and a success closes the circuit. `close` lets it deliver what is queued until a
+deadline, then counts the rest as lost.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import json
 import queue
 import threading
 import time
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from tether.observe.records import EventRecord
@@ -28,6 +34,12 @@ ATTEMPTS = 4
 FIRST_BACKOFF_S = 0.25
 MAX_BACKOFF_S = 4.0
 SIGNATURE_HEADER = "X-Tether-Signature"
+CIRCUIT_FAILURES = 5
+"""Records failed in a row (each after its retries) before the endpoint is left alone."""
+CIRCUIT_OPEN_S = 30.0
+"""How long it is left alone before one record is tried again."""
+RETRIED = frozenset({408, 429})
+"""The 4xx answers worth another try (the request timed out; too many requests)."""
 
 
 @dataclass
@@ -36,13 +48,18 @@ class Tally:
     full: int = 0
     """Dropped because the queue was full."""
     failed: int = 0
-    """Given up after the retries, or answered with a 4xx."""
+    """Given up after the retries (`last_failure` says how the last one ended)."""
+    refused: Counter[int] = field(default_factory=Counter[int])
+    """Answered with a 4xx that is not retried, by status."""
+    circuit: int = 0
+    """Dropped while the endpoint was left alone (the circuit open)."""
     unsent: int = 0
     """Still queued (or on their way) when the deadline came."""
+    last_failure: str = ""
 
     @property
     def dropped(self) -> int:
-        return self.full + self.failed + self.unsent
+        return self.full + self.failed + self.refused.total() + self.circuit + self.unsent
 
 
 def signature(secret: bytes, body: bytes) -> str:
@@ -64,9 +81,25 @@ def slack_text(record: EventRecord) -> str:
 
 
 class WebhookSink:
-    def __init__(self, config: WebhookConfig, *, first_backoff_s: float = FIRST_BACKOFF_S) -> None:
+    def __init__(
+        self,
+        config: WebhookConfig,
+        *,
+        first_backoff_s: float = FIRST_BACKOFF_S,
+        circuit_failures: int = CIRCUIT_FAILURES,
+        circuit_open_s: float = CIRCUIT_OPEN_S,
+        on_circuit: Callable[[str], None] = lambda _: None,
+    ) -> None:
+        """`on_circuit` is told, once, when the endpoint is first left alone."""
         self.config = config
         self.first_backoff_s = first_backoff_s
+        self.circuit_failures = circuit_failures
+        self.circuit_open_s = circuit_open_s
+        self._on_circuit = on_circuit
+        self._failures_in_a_row = 0
+        self._open_until: float | None = None
+        """While set, the circuit is open: nothing is posted before it."""
+        self._circuit_said = False
         self.tally = Tally()
         self._queue: queue.Queue[EventRecord | None] = queue.Queue(config.queue_size)
         self._abandon = threading.Event()
@@ -106,11 +139,14 @@ class WebhookSink:
         t = self.tally
         if t.dropped == 0:
             return None
+        refused = [(n, f"answered HTTP {status}") for status, n in sorted(t.refused.items())]
         reasons = [
             f"{n} {why}"
             for n, why in (
                 (t.full, "dropped: queue full"),
-                (t.failed, "failed after retries"),
+                (t.failed, f"failed after {ATTEMPTS} attempts (the last: {t.last_failure})"),
+                *refused,
+                (t.circuit, "dropped while the endpoint was down"),
                 (t.unsent, "not sent before exit"),
             )
             if n
@@ -128,41 +164,87 @@ class WebhookSink:
                 record = self._queue.get()
                 if record is None:
                     return
+                until = self._open_until
+                half_open = until is not None
+                if until is not None and time.monotonic() < until:
+                    with self._lock:
+                        self.tally.circuit += 1
+                    continue
                 with self._lock:
                     self._busy = True
-                delivered = self._post(connection, record)
+                outcome = self._post(connection, record, 1 if half_open else ATTEMPTS)
                 with self._lock:
                     self._busy = False
                     if self._final:
                         return
-                    if delivered is True:
-                        self.tally.delivered += 1
-                    elif delivered is False:
-                        self.tally.failed += 1
-                    else:
-                        self.tally.unsent += 1
+                    self._count(outcome, half_open)
+                self._follow(outcome)
         finally:
             connection.close()
 
-    def _post(self, connection: _Connection, record: EventRecord) -> bool | None:
-        """True: delivered; False: given up; None: abandoned at the deadline."""
+    def _count(self, outcome: int | str | None, half_open: bool) -> None:
+        t = self.tally
+        if half_open and isinstance(outcome, str):  # one try of an endpoint still down
+            t.circuit += 1
+        elif outcome is None:
+            t.unsent += 1
+        elif outcome == 0:
+            t.delivered += 1
+        elif isinstance(outcome, int):
+            t.refused[outcome] += 1
+        else:
+            t.failed += 1
+            t.last_failure = outcome
+
+    def _follow(self, outcome: int | str | None) -> None:
+        """The circuit after a record's `outcome`: closed by a delivery, opened by
+        `circuit_failures` failures in a row (again by one while it was being tried)."""
+        if outcome is None:
+            return
+        if outcome == 0:
+            self._failures_in_a_row, self._open_until = 0, None
+            return
+        self._failures_in_a_row += 1
+        if self._open_until is None and self._failures_in_a_row < self.circuit_failures:
+            return
+        if not self._circuit_said:
+            self._circuit_said = True
+            self._on_circuit(
+                f"webhook {self.config.place}: {self._failures_in_a_row} events in a row not "
+                f"delivered (the last: {_said(outcome)}); it is tried again every "
+                f"{self.circuit_open_s:g} s, and what comes meanwhile is dropped and counted"
+            )
+        self._open_until = time.monotonic() + self.circuit_open_s
+
+    def _post(
+        self, connection: _Connection, record: EventRecord, attempts: int
+    ) -> int | str | None:
+        """0: delivered; a 4xx status not worth retrying; how the last attempt failed
+        (given up); None: abandoned at the deadline."""
         body = body_for(self.config, record)
         headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
         if self.config.secret is not None:
             headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
         backoff = self.first_backoff_s
-        for attempt in range(ATTEMPTS):
+        failure = ""
+        for attempt in range(attempts):
             if attempt and self._abandon.wait(backoff):
                 return None
             backoff = min(backoff * 2, MAX_BACKOFF_S)
-            status = connection.post(body, headers)
-            if status is None:
+            answer = connection.post(body, headers)
+            if isinstance(answer, str):
+                failure = answer
                 continue
-            if 200 <= status < 300:
-                return True
-            if status != 429 and status < 500:
-                return False
-        return False
+            if 200 <= answer < 300:
+                return 0
+            if 400 <= answer < 500 and answer not in RETRIED:
+                return answer
+            failure = f"HTTP {answer}"
+        return failure
+
+
+def _said(outcome: int | str) -> str:
+    return f"HTTP {outcome}" if isinstance(outcome, int) else outcome
 
 
 MAX_ANSWER_BYTES = 64 * 1024
@@ -176,6 +258,9 @@ def _read_bounded(response: http.client.HTTPResponse, deadline: float) -> bool:
     while left > 0 and time.monotonic() < deadline:
         chunk = response.read1(min(left, 8192))
         if not chunk:
+            # At its end: `read` marks the answer done (`read1` leaves a bodiless one open,
+            # and the kept-alive connection then refuses the next request).
+            response.read()
             return True
         left -= len(chunk)
     return response.isclosed()
@@ -200,8 +285,9 @@ class _Connection:
             pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
             self._auth = {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
-    def post(self, body: bytes, headers: dict[str, str]) -> int | None:
-        """The answer's status, or None when the request failed (refused, reset, timed out)."""
+    def post(self, body: bytes, headers: dict[str, str]) -> int | str:
+        """The answer's status, or how the request failed ("connection refused", "timed
+        out")."""
         try:
             if self._http is None:
                 kind = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
@@ -213,11 +299,22 @@ class _Connection:
             elif response.will_close:
                 self.close()
             return response.status
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException) as e:
             self.close()  # the next attempt connects afresh
-            return None
+            return _failure(e)
 
     def close(self) -> None:
         if self._http is not None:
             self._http.close()
             self._http = None
+
+
+def _failure(e: Exception) -> str:
+    """How a request failed, in a few words ("connection refused", "timed out")."""
+    if isinstance(e, TimeoutError):
+        return "timed out"
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror.lower()
+    if isinstance(e, OSError) and e.args and isinstance(e.args[0], str):
+        return e.args[0]  # ssl errors, getaddrinfo's
+    return type(e).__name__

@@ -5,6 +5,7 @@ two processes writing at once are serialised by SQLite's write lock; a schema ve
 store kept in the file's `meta` table, so a file written by a newer tether is refused, not
 misread. The task store and the mailbox store keep their tables in the same file.
 
+The opening itself (mode 0600, WAL, busy timeout) is `tether.sqlite_files.open_shared`'s.
 The file's identity (device and inode) is taken when it is opened and checked at each
 transaction (one `stat`): a file deleted or moved away under a running process would
 otherwise go on being used through the open descriptor, unseen by everyone else, so that
@@ -14,26 +15,16 @@ raises `StoreLost` instead, as a Redis board whose data is gone does.
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import threading
 from collections.abc import Generator
 from pathlib import Path
 
+from tether.sqlite_files import FileIdentity, is_damage, open_shared
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a transaction waits for another process's write lock before giving up."""
-
-_DAMAGED_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
-"""SQLite's primary result codes for a file whose contents are damaged ("database disk
-image is malformed", "file is not a database"): lasting, unlike a busy or locked file."""
-
-
-def is_damage(e: sqlite3.Error) -> bool:
-    """Whether `e` says the file itself is damaged (its primary result code)."""
-    code = getattr(e, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
 
 
 def damaged_text(path: Path, what: str, e: sqlite3.Error | str) -> str:
@@ -51,19 +42,17 @@ class SqliteFile:
         self.path, self.what = path, what
         self._lock = threading.Lock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            self.db = open_shared(path, busy_timeout_ms=BUSY_TIMEOUT_MS)
+        except sqlite3.DatabaseError as e:
+            if is_damage(e):  # WAL mode is set on opening: a foreign file fails there
+                raise StoreDamaged(damaged_text(path, what, e)) from None
+            raise StoreUnavailable(f"cannot open the {what} {path}: {e}") from None
         except (OSError, sqlite3.Error) as e:
             raise StoreUnavailable(f"cannot open the {what} {path}: {e}") from None
-        self._identity: tuple[int, int] | None = None
+        self._identity: FileIdentity | None = None
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
             self._migrate(schema, schema_key, version)
-            self._identity = _identity(path)  # the file exists now: the schema is written
+            self._identity = FileIdentity(path)  # the file holds the schema now
         except sqlite3.DatabaseError as e:
             self.db.close()
             if is_damage(e):
@@ -111,10 +100,9 @@ class SqliteFile:
         """`StoreLost` unless `path` is still the file this connection opened."""
         if self._identity is None:
             return  # opening: nothing to compare with yet
-        found = _identity(self.path)
-        if found == self._identity:
+        how = self._identity.changed()
+        if how is None:
             return
-        how = "deleted or moved away" if found is None else "replaced by another file"
         raise StoreLost(
             f"the {self.what} {self.path} was {how} since this process opened it; what it "
             "held is not where `tether tasks` looks any more, and nothing more is recorded "
@@ -131,12 +119,3 @@ class SqliteFile:
     def close(self) -> None:
         with self._lock:
             self.db.close()
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode at `path`, or None when nothing is there."""
-    try:
-        st = os.stat(path)
-    except OSError:  # gone, or its folder with it
-        return None
-    return (st.st_dev, st.st_ino)
