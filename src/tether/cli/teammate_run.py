@@ -1,7 +1,8 @@
 """One teammate's process (`tether team run TEAM MEMBER`, started by `tether team up`): its
 session built as a headless run's is (the project's tools, rules, hooks and sandbox; what no
 rule allows is denied), resumed when the roster names an earlier one, with `SendMessage`; then
-the `Teammate` loop until shutdown or SIGTERM. Output goes to the member's log file."""
+the `Teammate` loop until shutdown, or SIGTERM, SIGINT or SIGHUP (the turn stopped, the session
+saved; exit status 128+N). Output goes to the member's log file."""
 
 from __future__ import annotations
 
@@ -180,8 +181,15 @@ async def serve_teammate(
         store_patience_s=store_patience_s,
     )
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, mate.stop, f"stopped by {signal.Signals(signum).name}")
+    seen: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        seen.append(signum)
+        mate.stop(f"stopped by {signal.Signals(signum).name}")
+
+    # SIGHUP too: the terminal `team up` ran in closed, or a `kill -HUP`.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(signum, on_signal, signum)
     print(f"{member.name}: working in team {store.team} ({store.url})", flush=True)
     try:
         await mate.run()
@@ -190,4 +198,4 @@ async def serve_teammate(
         await mate.stopped()
     why = f" ({mate.stop_reason})" if mate.stop_reason else ""
     print(f"{member.name}: stopped{why}", flush=True)
-    return 0
+    return 128 + seen[0] if seen else 0
