@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.agents import SubagentRunner
 from tether.cli.teams_tools import TEAMMATE_ENV
@@ -20,6 +21,9 @@ from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
 from tether.observe.webhook_settings import WebhookConfig, read_webhooks
+
+if TYPE_CHECKING:
+    from tether.teams.board import TaskBoard  # only a team's session has one
 
 WORKER_CLAIM_ENV = "TETHER_TASK_CLAIM"
 """`tether.teams.board.CLAIM_ENV`: set in the sessions a worker runs its tasks in."""
@@ -103,9 +107,11 @@ def attach_observation(
     home: Path,
     env: Mapping[str, str],
     subagents: SubagentRunner | None,
+    board: TaskBoard | None = None,
 ) -> EventHub:
     """Every event of the session and of its subagents recorded, off the loop; the settings
-    checked first (a `ConfigError` names the key)."""
+    checked first (a `ConfigError` names the key). With `board`, each under the task the
+    agent works on then (a teammate's claim, taken and finished as it goes)."""
     webhooks = read_webhooks(settings.data, env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
     context = event_context(session.session_id, env)
@@ -121,6 +127,8 @@ def attach_observation(
         owner=context,
     )
     session.observers.append(hub.observer(context))
+    if board is not None:
+        board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
     if subagents is not None:
         subagents.observers.append(
             lambda agent_id, event: hub.observe(context.child(agent_id), event)

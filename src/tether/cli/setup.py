@@ -327,7 +327,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(
             f"no earlier session in {workspace} to continue: this is a new one"
         )
-    attach_ledger(session, home=home, env=env, info=resolved.info)
+    attach_ledger(session, home=home, env=env, info=resolved.info, board=board)
     agent.inputs.append(lambda: background_notices(tool_context))
     known = instructions.current.files
     watched = watch_surroundings(
@@ -379,7 +379,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
-    attach_observation(session, settings, workspace=workspace, home=home, env=env, subagents=runner)
+    attach_observation(
+        session, settings, workspace=workspace, home=home, env=env, subagents=runner, board=board
+    )
     mcp, problems = session_servers(
         place, opts, client, plugins, window=resolved.info.context_window
     )
