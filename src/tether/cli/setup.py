@@ -85,6 +85,7 @@ from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
     from tether.core.resume import Resumption
+    from tether.teams.board import TaskBoard
     from tether.teams.lead import LeadTeams
 
 
@@ -100,6 +101,8 @@ class Built:
     lead: LeadTeams | None = None
     """The session's team-lead side, when agent teams are on (front ends show its mail)."""
     plugins: SessionPlugins = field(default_factory=SessionPlugins)
+    board: TaskBoard | None = None
+    """The team's board, when the session has the task tools."""
 
     @property
     def context_window(self) -> int:
@@ -404,7 +407,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead, plugins)
+    return Built(session, mcp, agents, key_source, lead, plugins, board)
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import cast, get_args
 
-from tether.cli.setup import RunOptions, build
+from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.permissions.rules import Mode
 from tether.protocol import ConfigError
@@ -83,10 +84,25 @@ def session_for(
         extra_tools=(send_message_tool(link),),
         trust_workspace=trust_workspace,
     )
-    session = _built(options, member)
+    built = _built(options, member)
+    session = built.session
     if session.agent.gate is not None:
         session.agent.gate.plan_exit = plan_exit(lead)
+    if built.board is not None:  # `team status` names the board task it works on
+        built.board.on_task.append(_publisher(link))
     return session
+
+
+def _publisher(link: TeamLink) -> Callable[[str | None], None]:
+    """Tells the roster the board task the teammate works on (told on its event loop)."""
+    publishing: set[asyncio.Task[None]] = set()
+
+    def publish(task_id: str | None) -> None:
+        sent = asyncio.get_running_loop().create_task(link.publish(board_task=task_id))
+        publishing.add(sent)
+        sent.add_done_callback(publishing.discard)
+
+    return publish
 
 
 def work_mode(member: Member) -> Mode | None:
@@ -95,14 +111,14 @@ def work_mode(member: Member) -> Mode | None:
     return cast(Mode, mode) if mode in get_args(Mode) and mode != "plan" else None
 
 
-def _built(options: RunOptions, member: Member) -> Session:
+def _built(options: RunOptions, member: Member) -> Built:
     if member.session_id is None:
-        return build(options).session
+        return build(options)
     try:
-        return build(replace(options, resume=member.session_id)).session
+        return build(replace(options, resume=member.session_id))
     except ConfigError:
         # No file yet (it never got a message): a new session under the same id.
-        return build(replace(options, session_id=member.session_id)).session
+        return build(replace(options, session_id=member.session_id))
 
 
 async def serve_teammate(
