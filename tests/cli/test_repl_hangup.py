@@ -89,3 +89,34 @@ def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
     assert restored.damage == ()
     assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 2 + ["user"]
     assert len(model_env.requests) == 2  # the model was not asked again after the signal
+
+
+@pytest.mark.timeout(90)
+def test_a_terminal_that_closes_mid_turn_ends_the_repl_as_sighup_does(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """The terminal itself goes away (its window closed): the kernel's SIGHUP, then every
+    write to the terminal fails. The turn still stops, the session is saved and valid, the
+    commands end, and the status is 129 (writing the turn's end failed, and it was 120)."""
+    model_env.script(
+        reply(tool_use("Bash", command=f"sleep {MARK}", run_in_background=True)),
+        reply(tool_use("Bash", command=f"sleep {MARK} & wait")),
+        reply(text("never")),
+    )
+    repl = PtyRepl(
+        workspace, {**os.environ, "HOME": str(home)}, "--permission-mode", "bypassPermissions"
+    )
+    try:
+        repl.wait_for("> ")
+        repl.send("go\r")
+        _until_sleeping(2)
+    except BaseException:
+        repl.close()
+        raise
+    os.close(repl.fd)  # the terminal hangs up
+    assert _exit_status(repl) == 128 + signal.SIGHUP
+    assert _sleepers() == []
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    restored = restore(load_session(info.path))
+    assert restored.damage == ()
+    assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 2 + ["user"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,7 +51,7 @@ from tether.cli.repl_help import KEYS_HINT as KEYS_HINT
 from tether.cli.repl_help import print_banner
 from tether.cli.repl_rewind import Checkpoints
 from tether.cli.repl_sessions import show_recent
-from tether.cli.repl_signals import say_stopped, stop_on_signals
+from tether.cli.repl_signals import leave_hung_up_terminal, say_stopped, stop_on_signals
 from tether.cli.repl_team import TEAM_TURN, team_message_line, team_prompt, wake_for_team
 from tether.cli.startup import (
     INTERRUPTED_HINT,
@@ -317,6 +318,8 @@ class _Repl(ReplCommands):
         """SIGTERM or SIGHUP (see `tether.cli.repl_signals`): leave the prompt, or stop the
         running turn and leave after it."""
         self.stopped_by = self.stopped_by or signum
+        if signum == signal.SIGHUP:
+            leave_hung_up_terminal()  # its turn's end is drawn nowhere, not failed (EIO)
         self._leave_after_turn = True
         self.exit_reason = "other"
         app = self.prompt.app

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 from collections.abc import Callable, Generator
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -37,4 +38,25 @@ def say_stopped(signum: int) -> int:
     written; the exit status (128+N)."""
     with contextlib.suppress(OSError):
         os.write(2, f"tether: stopped by {signal.Signals(signum).name}\n".encode())
+    leave_hung_up_terminal()
     return 128 + signum
+
+
+def leave_hung_up_terminal() -> None:
+    """Point the standard descriptors that are a terminal which hung up at /dev/null: what is
+    drawn, flushed or restored there from now on goes nowhere, instead of failing (EIO) in
+    the middle of stopping the turn and saving the session."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if _hung_up(fd):
+            os.dup2(null, fd)
+    os.close(null)
+
+
+def _hung_up(fd: int) -> bool:
+    """Whether `fd` is a terminal that hung up: a character device that no longer answers
+    as a terminal does."""
+    try:
+        return stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd)
+    except OSError:
+        return False
