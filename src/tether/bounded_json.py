@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 MAX_DEPTH = 100
@@ -80,10 +81,16 @@ def loads(
     return loads_numbers_read(text, long_numbers)
 
 
-def loads_numbers_read(text: str | bytes, long_numbers: list[int] | None = None) -> Any:
+def loads_numbers_read(
+    text: str | bytes,
+    long_numbers: list[int] | None = None,
+    *,
+    read_long_as: Callable[[int], object] | None = None,
+) -> Any:
     """`json.loads` (no bound on nesting), with `loads`' handling of numbers too long to
-    read. Text without one is parsed at full speed: the number hook runs only after the
-    parser refused one."""
+    read; `read_long_as(digits)`, when given, is what such a number is read as (else None).
+    Text without one is parsed at full speed: the number hook runs only after the parser
+    refused one."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -93,15 +100,15 @@ def loads_numbers_read(text: str | bytes, long_numbers: list[int] | None = None)
             raise
     measured = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
 
-    def whole(digits: str) -> int | None:
+    def whole(digits: str) -> object:
         try:
             return int(digits)
         except ValueError:
+            count = len(digits.lstrip("-"))
             if long_numbers is None:
-                at = measured.find(digits)
-                raise NumberTooLong(len(digits.lstrip("-")), measured, at) from None
-            long_numbers.append(len(digits.lstrip("-")))
-            return None
+                raise NumberTooLong(count, measured, measured.find(digits)) from None
+            long_numbers.append(count)
+            return None if read_long_as is None else read_long_as(count)
 
     return json.loads(text, parse_int=whole)
 

@@ -7,12 +7,14 @@ mount of the sessions directory."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,28 +102,31 @@ def test_a_disk_full_during_compaction_keeps_the_history_and_says_so(
     assert kinds == [*conversation, "SpendRecord"]  # the summary's cost, then no room
 
 
-@pytest.mark.parametrize("resume", [True, False], ids=["at -c", "at start"])
+@pytest.mark.parametrize("start", ["new", "-c", "--resume", "fork"])
 @pytest.mark.parametrize("how", ["read-only", "full"])
-def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
+def test_a_session_that_cannot_be_saved_stops_before_asking_the_model(
     fake_model: FakeModelServer,
     model_env: FakeModelServer,
     workspace: Path,
     tmp_path: Path,
-    resume: bool,
+    start: str,
     how: str,
 ) -> None:
     """The sessions' file system is read-only, or full from the start (a real 64 KiB tmpfs,
-    filled): resumed, the model may answer, but no tool runs, since what it did could not be
-    kept; a new session, none of which could be saved, does not ask the model at all. The
-    turn ends with what failed, where, the space left there, and how to go on (never `-c`,
-    which would resume another session); what was saved before stays as it was."""
+    filled): a new session, a resumed one (`-c`, `--resume`) or a fork does not ask the
+    model, whose answer, like the prompt, could not be kept, and no tool runs. The turn ends
+    with what failed, where, the space left there, and how to go on (never `-c`, which would
+    resume another session); what was saved before stays as it was."""
     _namespaces_work(tmp_path)
     home = Path(os.environ["TETHER_HOME"])
     argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    resume = start != "new"
+    session_id = ""
     if resume:
         fake_model.script(reply(text("first")))
         first = _in_namespace("true", [*argv, "start"], workspace)
         assert first.returncode == 0, first.stderr
+        session_id = list_sessions(home, workspace)[0].session_id
     projects = home / "projects"  # where sessions are kept; the rest of the home stays writable
     projects.mkdir(exist_ok=True)
     before = sorted(p.read_bytes() for p in projects.rglob("*.jsonl"))
@@ -138,25 +143,37 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
             f"dd if=/dev/zero of='{projects}/filler' bs=4k 2>/dev/null || true"
         )
         why = "No space left on device ("
+    how_to_start = {
+        "new": [],
+        "-c": ["-c"],
+        "--resume": ["--resume", session_id],
+        "fork": ["-c", "--fork-session"],
+    }[start]
     # Bigger than a page: a small entry could still fit in the slack of the file's last page.
     prompt = "go on " * 2000
-    ran = _in_namespace(setup, [*(["-c"] if resume else []), *argv, prompt], workspace)
+    ran = _in_namespace(setup, [*how_to_start, *argv, prompt], workspace)
 
     assert ran.returncode == 1, ran.stderr
     assert ran.stdout == ""
     assert "Traceback" not in ran.stderr
     assert not (workspace / "ran").exists()  # the tool never ran
-    assert len(fake_model.requests) == asked + resume  # and the model was not asked again
-    said = "stopped before running" if resume else "stopped before asking the model"
-    stopped = [line for line in ran.stderr.splitlines() if said in line]
+    assert len(fake_model.requests) == asked  # and the model was not asked
+    stopped = [line for line in ran.stderr.splitlines() if "stopped before" in line]
     assert len(stopped) == 1, ran.stderr
+    assert "stopped before asking the model: " in stopped[0]
     assert f"{projects}/" in stopped[0]
     assert why in stopped[0]
     if how == "full":
         assert " free of " in stopped[0]
-    if resume:
-        assert "Nothing was run" in stopped[0]
-        session_id = list_sessions(home, workspace)[0].session_id
+    assert "Nothing was sent to it." in stopped[0]
+    if start == "fork":
+        assert stopped[0].endswith(
+            f"Nothing of the fork was saved, not even its prompt; the session it forks "
+            f"({session_id}) is as it was: free space (or make the sessions folder writable) "
+            f"and fork it again with `tether --resume {session_id} --fork-session` and the "
+            "prompt."
+        )
+    elif resume:
         assert stopped[0].endswith(f"resume it with `tether --resume {session_id}`.")
     else:
         assert stopped[0].endswith(
@@ -165,8 +182,7 @@ def test_a_session_that_cannot_be_saved_stops_before_any_tool_runs(
         )
     assert "(-c)" not in ran.stderr
     assert sorted(p.read_bytes() for p in projects.rglob("*.jsonl")) == before  # nothing lost
-    if resume:  # the earlier conversation was sent, and the new turn on top of it
-        assert [m["role"] for m in fake_model.requests[-1].messages()][:2] == ["user", "assistant"]
+    if resume:
         assert len(list_sessions(home, workspace)) == 1
 
 
@@ -178,40 +194,67 @@ def _immutable(path: Path, on: bool) -> bool:
 def test_a_session_resumed_while_its_file_cannot_be_written_is_saved_once_it_can(
     fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
 ) -> None:
-    """`-c` on a file made immutable: the session goes on and says so; once the file takes
-    writes again (here, during the turn), everything the turn did is written after it."""
+    """`-c` on a file made immutable: the session goes on and says so, but its first prompt
+    is not sent to the model (the answer could not be kept). Once the file takes writes
+    again, the next prompt writes what waited, in order, and everything after it."""
     if os.geteuid() != 0 or shutil.which("chattr") is None:
         pytest.skip("needs root and chattr")
     fake_model.script(reply(text("first")))
-    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
-    assert run_cli([*argv, "start"]).exit_code == 0
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions"]
+    assert run_cli([*argv, "-p", "start"]).exit_code == 0
     [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
     if not _immutable(info.path, True):
         pytest.skip("this file system has no immutable files")
-
-    def writable_again(_request: RecordedRequest) -> object:
-        _immutable(info.path, False)
-        return reply(tool_use("Bash", command="echo ran"))
-
-    fake_model.script(writable_again, reply(text("went on")))  # type: ignore[arg-type]
+    fake_model.script(reply(tool_use("Bash", command="echo ran")), reply(text("went on")))
+    command = [sys.executable, "-m", "tether", "-c", *argv, "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
     try:
-        ran = run_cli(["-c", *argv, "go on"])
+        with subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as process:
+            assert process.stdin is not None
+            _send_prompt(process, "go on")
+            refused = _result(process)
+            _immutable(info.path, False)
+            _send_prompt(process, "and now")
+            answered = _result(process)
+            process.stdin.close()
+            assert process.stderr is not None
+            err = process.stderr.read()
+            assert process.wait(timeout=60) == 0, err
     finally:
         _immutable(info.path, False)
-    assert (ran.exit_code, ran.stdout) == (0, "went on\n"), ran.stderr
-    lines = ran.stderr.splitlines()
-    assert len(lines) == 2, ran.stderr
-    assert lines[0].startswith(f"tether: cannot open session file {info.path}: ")
-    assert lines[0].endswith(
-        "; this session is not being saved for now: what could not be "
-        "written is kept, and written in order as soon as the file takes "
-        "writes again"
-    )
-    assert lines[1].startswith(f"tether: warning: the session is saved again to {info.path}")
+    assert refused["is_error"] is True
+    assert "stopped before asking the model: cannot open session file" in str(refused)
+    assert (answered["is_error"], answered["result"]) == (False, "went on")
+    assert len(fake_model.requests) == 3  # the refused prompt was never sent alone
+    assert "Traceback" not in err
+    assert f"the session is saved again to {info.path}" in err
     restored = restore(load_session(info.path))
     assert restored.damage == ()
     assert [m.role for m in restored.history.messages] == ["user", "assistant"] * 3
-    assert "go on" in str(restored.history.messages[2].content)
+    said = str(restored.history.messages[2].content)
+    assert said.index("go on") < said.index("and now")  # both prompts, in order
+
+
+def _send_prompt(process: subprocess.Popen[str], words: str) -> None:
+    assert process.stdin is not None
+    line = {"type": "user", "message": {"role": "user", "content": words}}
+    process.stdin.write(json.dumps(line) + "\n")
+    process.stdin.flush()
+
+
+def _result(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    for raw in process.stdout:
+        line = json.loads(raw)
+        if line["type"] == "result":
+            return line
+    raise AssertionError("tether ended before the turn's result")
 
 
 def test_a_disk_full_mid_turn_stops_before_the_tool_and_keeps_the_file_valid(

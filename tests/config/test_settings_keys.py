@@ -75,3 +75,39 @@ def test_settings_given_on_the_command_line_are_checked_too(
     result = tether("-p", "hi", "--settings", '{"modle": "x"}')
     assert result.exit_code == 0
     assert 'unknown key "modle" (did you mean "model"?)' in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("raw", "name", "wanted"),
+    [
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", '
+            '"timeout": 1e400}]}]}}',
+            "hooks.Stop[0].hooks[0].timeout",
+            "a number of seconds from 0.001 to 86,400, not Infinity",
+        ),
+        (
+            '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+            '"command": "x"}, {"type": "command", "command": "y", "timeout": 1e300}]}]}}',
+            "hooks.PreToolUse[0].hooks[1].timeout",
+            "a number of seconds from 0.001 to 86,400, not 1e+300",
+        ),
+        (
+            '{"webhooks": [{"url": "http://127.0.0.1:9/"}, '
+            '{"url": "http://127.0.0.1:9/", "queue": 2.5}]}',
+            "webhooks[1].queue",
+            "a whole number of events from 1 to 10,000,000, not 2.5",
+        ),
+    ],
+)
+def test_a_nested_number_out_of_its_range_is_an_error_naming_its_place(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, raw: str, name: str, wanted: str
+) -> None:
+    """Numbers inside lists and objects (a hook's timeout, a webhook's queue) are checked
+    against the same range table as top-level ones, naming the very entry."""
+    path = _settings(workspace, {})
+    path.write_text(raw)
+    result = tether("-p", "hi")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f'tether: settings file {path}: "{name}" must be {wanted}\n'
+    assert fake_model.requests == []

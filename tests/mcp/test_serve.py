@@ -214,8 +214,9 @@ async def test_exits_when_the_client_closes_and_stops_background_commands(
     assert processes_mentioning(str(ws)) == {}
 
 
-async def test_sigterm_stops_calls_in_flight_and_background_commands(
-    connect: Connect, ws: Path, tmp_path: Path
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+async def test_a_signal_stops_calls_in_flight_and_background_commands(
+    connect: Connect, ws: Path, tmp_path: Path, signum: signal.Signals
 ) -> None:
     background, foreground = f"sleep 4{os.getpid() % 100:02d}1", f"sleep 4{os.getpid() % 100:02d}2"
     log_path = tmp_path / "server-stderr.txt"
@@ -235,9 +236,9 @@ async def test_sigterm_stops_calls_in_flight_and_background_commands(
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call_in_flight)
                 await wait_for(lambda: bool(processes_mentioning(foreground)))
-                os.kill(server_pid, signal.SIGTERM)
+                os.kill(server_pid, signum)
     assert failures == ["Connection closed"]
-    assert log_path.read_text().splitlines()[-1] == "tether mcp serve: stopped (SIGTERM)"
+    assert log_path.read_text().splitlines()[-1] == f"tether mcp serve: stopped ({signum.name})"
     assert processes_mentioning(background) == {}
     assert processes_mentioning(foreground) == {}
 

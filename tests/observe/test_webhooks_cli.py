@@ -94,7 +94,15 @@ def test_bad_webhook_settings_are_named(
         ),
         (
             {"webhooks": [{"url": "http://127.0.0.1:9/", "timeout": 0}]},
-            '"webhooks[0].timeout" must be a positive number of seconds, not 0',
+            '"webhooks[0].timeout" must be a number of seconds from 0.001 to 3,600, not 0',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "timeout": 1e300}]},
+            '"webhooks[0].timeout" must be a number of seconds from 0.001 to 3,600, not 1e+300',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:9/", "queue": 10**30}]},
+            '"webhooks[0].queue" must be a whole number of events from 1 to 10,000,000, not 1000',
         ),
     ]
     for settings, message in cases:

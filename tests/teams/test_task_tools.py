@@ -201,3 +201,39 @@ def test_a_task_created_hook_is_told_of_each_task_and_one_it_refuses_is_not_kept
         ("TaskCreated", "2", "fix it later"),
     ]
     assert [t.subject for t in board(team_env, workspace).list()] == ["write parser"]
+
+
+def test_work_on_a_claimed_task_is_filed_under_it(
+    fake_model: FakeModelServer, tether: Run, team_env: str | None
+) -> None:
+    """A session that claims a task on the board (a teammate's TaskNext) files what it does
+    under that task while it holds it, in the event log and the ledger, and under none once
+    it is completed (they were filed under no task at all)."""
+    import sqlite3
+
+    from tether.observe.records import LOG_NAME, log_dir
+
+    fake_model.script(
+        reply(tool_use("TaskCreate", subject="write parser", description="parse the input")),
+        reply(tool_use("TaskNext")),
+        reply(tool_use("Bash", command="echo parsing")),
+        reply(tool_use("TaskUpdate", taskId="1", status="completed", result="parsed")),
+        reply(text("done")),
+    )
+    result = tether("--permission-mode", "bypassPermissions", "-p", "do the work")
+    assert result.exit_code == 0, result.stderr
+    home = Path(os.environ["TETHER_HOME"])
+    records = [json.loads(line) for line in (log_dir(home) / LOG_NAME).read_text().splitlines()]
+    started = [(r["payload"]["name"], r["task_id"]) for r in records if r["kind"] == "tool_started"]
+    assert started == [
+        ("TaskCreate", None),
+        ("TaskNext", None),
+        ("Bash", "1"),
+        ("TaskUpdate", "1"),
+    ]
+    assert records[-1]["task_id"] is None  # the turn's end, after the completion
+    with sqlite3.connect(home / "ledger.db") as db:
+        calls = [row[0] for row in db.execute("SELECT task_id FROM model_calls ORDER BY rowid")]
+        tools = dict(db.execute("SELECT tool, task_id FROM tool_calls"))
+    assert calls == [None, None, "1", "1", None]
+    assert tools == {"TaskCreate": None, "TaskNext": None, "Bash": "1", "TaskUpdate": "1"}

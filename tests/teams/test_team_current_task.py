@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.store.mailbox import Message
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text
-from tether.testing.teammates import letters_in, member_of, polite
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing.teammates import Letter, letters_in, mate_answers, member_of, polite
 
 from .mates import lead_store, member, new_team, status, wait_state
 from .workers import tether, wait_for
@@ -62,3 +62,47 @@ def test_status_names_the_newest_message_the_model_was_given(
     assert given == ["first", *(f"NUM{n:03}" for n in range(QUEUED))]
     assert shown[0] == ("first", "first")  # 40 queued meanwhile, none seen: still "first"
     assert all(newest == now for newest, now in shown)
+
+
+def test_a_shutdown_request_is_no_current_task(repo: Path, model_env: FakeModelServer) -> None:
+    """Only messages that give work are tasks: the shutdown request `team down` sends is not
+    shown as the teammate's current task (its last task's, done, is none either)."""
+    model_env.responder = mate_answers(polite, after_tools=lambda m, r: text(f"{m} done"))
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice")
+    try:
+        tether(repo, "team", "send", team, "alice", "task A")
+        wait_state(repo, team, "alice", "idle")
+        wait_for(lambda: member(status(repo, team), "alice")["unread"] == 0, "task A read")
+        out = tether(repo, "team", "down", team)
+        assert "alice: stopped" in out
+        alice = member(status(repo, team), "alice")
+        assert alice["running"] is False
+        assert alice["current_task"] is None, alice
+    finally:
+        tether(repo, "team", "down", team)
+
+
+def test_status_names_the_board_task_a_teammate_claimed(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """A teammate has the task tools on its team's board (it had none), and a task it claims
+    (TaskNext) is the one it works on: `team status` says which, in its line and its JSON."""
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].body == "take one":
+            return tool_use("TaskNext")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer, after_tools=lambda m, r: text(f"{m} on it"))
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice")
+    try:
+        assert tether(repo, "tasks", "add", "write parser", "--team", team).strip() == "1"
+        tether(repo, "team", "send", team, "alice", "take one")
+        wait_for(lambda: member(status(repo, team), "alice")["board_task"] == "1", "the claim")
+        lines = tether(repo, "team", "status", team).splitlines()
+        [alice] = [line for line in lines if line.strip().startswith("alice ")]
+        assert alice.endswith(" · on task #1"), alice
+    finally:
+        tether(repo, "team", "down", team)

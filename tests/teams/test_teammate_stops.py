@@ -6,6 +6,8 @@ event is an event."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
@@ -153,4 +155,45 @@ def test_a_teammate_in_plan_mode_is_told_how_to_leave_it(
         assert not (repo / "c.txt").exists()
     finally:
         lead.close()
+        tether(repo, "team", "down", team)
+
+
+def test_sighup_stops_a_teammate_mid_command_as_sigterm_does(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """SIGHUP (the terminal `team up` ran in closed, a `kill -HUP`) mid-command: the command
+    ends, the session is saved (valid, the call answered), one line in the log says why, and
+    `team down` has nothing left to stop."""
+    from tether.core.resume import restore
+    from tether.store import load_session
+
+    _trust(repo)
+    _hooks(repo, {"permissions": {"allow": ["Bash(sleep:*)"]}})
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].body.startswith("work long"):
+            return tool_use("Bash", command="sleep 120")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer, after_tools=lambda m, r: text(f"{m} done"))
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice")
+    try:
+        tether(repo, "team", "send", team, "alice", "work long")
+        wait_for(lambda: _sleeping(repo), "alice's sleep 120 to run")
+        pid = member(status(repo, team), "alice")["pid"]
+        os.kill(pid, signal.SIGHUP)
+        wait_for(lambda: not Path(f"/proc/{pid}").exists(), "alice to stop")
+        assert not _sleeping(repo)
+        log = _log(repo, team, "alice")
+        assert log.count("alice: stopped (stopped by SIGHUP)") == 1, log
+        assert "Traceback" not in log
+        alice = member(status(repo, team), "alice")
+        assert alice["running"] is False
+        [session] = Path(os.environ["TETHER_HOME"]).rglob(f"{alice['session_id']}.jsonl")
+        restored = restore(load_session(session))
+        assert restored.damage == ()
+        assert restored.history.messages[-1].role == "user"  # the call answered
+        assert "SIGTERM" not in tether(repo, "team", "down", team)
+    finally:
         tether(repo, "team", "down", team)

@@ -169,18 +169,23 @@ def held_model(first_task: str) -> tuple[threading.Event, Callable[..., Turn]]:
     return release, task_answers(answer)
 
 
-def test_sigterm_gives_the_task_back_uncounted(repo: Path, model_env: FakeModelServer) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_gives_the_task_back_uncounted(
+    repo: Path, model_env: FakeModelServer, signum: signal.Signals
+) -> None:
+    """SIGTERM, and SIGHUP (the terminal closed): the session stopped and saved, the task
+    given back uncounted, status 128+N."""
     release, model_env.responder = held_model("1")
     add_tasks(repo, [], "slow")
     worker = start_worker(repo)
     try:
         wait_for(lambda: len(model_env.requests) == 1, "the task's first model call")
-        worker.send_signal(signal.SIGTERM)
+        worker.send_signal(signum)
         code, out, _ = finish(worker)
     finally:
         release.set()
-    assert code == 128 + signal.SIGTERM
-    assert "gave #1 back to the board (stopped by SIGTERM)" in out
+    assert code == 128 + signum
+    assert f"gave #1 back to the board (stopped by {signum.name})" in out
     task = board(repo, [])["tasks"][0]
     assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)
 
@@ -285,7 +290,10 @@ def test_a_settings_error_is_said_before_any_task_is_claimed(
     assert (task["status"], task["attempts"], task["owner"]) == ("pending", 0, None)
 
 
-def test_sigterm_to_the_parent_reaches_every_worker(repo: Path, model_env: FakeModelServer) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_to_the_parent_reaches_every_worker(
+    repo: Path, model_env: FakeModelServer, signum: signal.Signals
+) -> None:
     release = threading.Event()
 
     def held(task_id: str, request: RecordedRequest) -> Turn:
@@ -297,11 +305,11 @@ def test_sigterm_to_the_parent_reaches_every_worker(repo: Path, model_env: FakeM
     parent = start_worker(repo, "--count", "2")
     try:
         wait_for(lambda: len(model_env.requests) == 2, "both tasks' first model calls")
-        parent.send_signal(signal.SIGTERM)
+        parent.send_signal(signum)
         code, out, _ = finish(parent)
     finally:
         release.set()
-    assert code == 128 + signal.SIGTERM
-    assert out.count("back to the board (stopped by SIGTERM)") == 2
+    assert code == 128 + signum
+    assert out.count(f"back to the board (stopped by {signum.name})") == 2
     tasks = board(repo, [])["tasks"]
     assert [(t["status"], t["attempts"]) for t in tasks] == [("pending", 0), ("pending", 0)]

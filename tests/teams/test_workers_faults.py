@@ -254,3 +254,30 @@ class _Said:
             if stream is not None:
                 stream.close()
         return code, self.out(), "".join(self._err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind"),
+    [
+        (["worker", "--until-idle"], "task"),
+        (["tasks", "list"], "task"),
+        (["team", "status", "t"], "mailbox"),
+    ],
+)
+def test_rediss_to_a_redis_without_tls_names_the_handshake(
+    repo: Path, redis_url: str, argv: list[str], kind: str
+) -> None:
+    """`rediss://` to a server that speaks no TLS: the handshake fails within the connect
+    timeout (it waited 30 s and more for a reply, then said "Timeout"), naming TLS."""
+    tls_url = "rediss://" + redis_url.removeprefix("redis://")
+    done = run_cli_process([*argv, "--store", tls_url], cwd=repo)
+    assert (done.exit_code, done.stdout) == (2, ""), done.stderr
+    address = tls_url.removeprefix("rediss://").rsplit("/", 1)[0]
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"store at {tls_url}: the TLS handshake with {address} failed (" in lines[0]
+    assert f"the {kind} store" in lines[0]
+    assert lines[0].endswith(
+        "a Redis server without TLS answers rediss:// so (use redis:// for it), or its "
+        "certificate is not trusted here"
+    )

@@ -17,6 +17,7 @@ it continues, and the question stays. Claude Code asks the same way: a choice, t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from collections.abc import Callable, Generator, Mapping
@@ -376,4 +377,5 @@ def no_echo(active: bool) -> Generator[None]:
     try:
         yield
     finally:
-        termios.tcsetattr(fd, termios.TCSANOW, saved)
+        with contextlib.suppress(termios.error):  # a terminal gone (hung up): nothing to restore
+            termios.tcsetattr(fd, termios.TCSANOW, saved)

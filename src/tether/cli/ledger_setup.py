@@ -31,7 +31,10 @@ from tether.protocol import (
 
 if TYPE_CHECKING:
     from tether.ledger import LedgerRecorder, LedgerWriter, Rates
+    from tether.teams.board import TaskBoard  # only a team's session has one
 
+_UNTOLD = "untold"
+"""No claim taken or finished yet: the task is the environment's (a worker's)."""
 LEDGER_OFF_ENV = "TETHER_NO_LEDGER"
 """Set (to anything but empty) to record nothing in the ledger."""
 CLOSE_WAIT_S = 10.0
@@ -71,14 +74,24 @@ def close_process_ledger() -> None:
         writer.close(CLOSE_WAIT_S)
 
 
-def attach_ledger(session: Session, *, home: Path, env: Mapping[str, str], info: ModelInfo) -> None:
+def attach_ledger(
+    session: Session,
+    *,
+    home: Path,
+    env: Mapping[str, str],
+    info: ModelInfo,
+    board: TaskBoard | None = None,
+) -> None:
     """Record `session` in the ledger under `home`; a ledger that cannot be opened is said on
-    stderr and the session runs unrecorded."""
+    stderr and the session runs unrecorded. With `board`, each cost under the task the agent
+    works on then (a teammate's claim, taken and finished as it goes)."""
     if env.get(LEDGER_OFF_ENV):
         return
     waiting = _Opening(session, home, env, info, session.sent_messages)
     session.observers.append(waiting.observe)
     session.agent.aside_watchers.append(waiting.aside)
+    if board is not None:
+        board.on_task.append(waiting.working_on)
 
     async def close() -> None:
         if waiting.recorder is not None:
@@ -106,6 +119,7 @@ class _Opening:
         self._session, self._home, self._env, self._info = session, home, env, info
         self._resumed = resumed
         self._kept: list[Event | Usage] = []
+        self._task: str | None = _UNTOLD
         self.recorder: LedgerRecorder | None = None
 
     def observe(self, event: Event) -> None:
@@ -137,7 +151,7 @@ class _Opening:
             _writer(self._home),
             session_id=self._session.session_id,
             rates_for=self._rates_for,
-            task_id=whose.task_id,
+            task_id=whose.task_id if self._task is _UNTOLD else self._task,
             agent_id=whose.agent_id,
         )
         workspace = str(self._session.agent.tool_context.workspace)
@@ -148,6 +162,12 @@ class _Opening:
                 recorder.aside(self._session.agent.model_id, event)
             else:
                 recorder.observe(event)
+
+    def working_on(self, task_id: str | None) -> None:
+        """The agent works on `task_id` now (a claim taken or finished): later costs are its."""
+        self._task = task_id
+        if self.recorder is not None:
+            self.recorder.task_id = task_id
 
     def _rates_for(self, model_id: str) -> Rates:
         from tether.ledger import Rates

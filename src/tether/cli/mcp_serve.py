@@ -10,7 +10,8 @@ deny, or one that would need approval (nobody can be asked here), comes back as 
 saying why and how to allow it. Built on the SDK's low-level `Server`: its `tools/list` handler
 gives tether's own JSON schemas as they are (`MCPServer` would derive them from a Python
 signature). Stdout carries only the protocol; messages go to stderr. Runs until stdin closes,
-or until SIGINT or SIGTERM; background commands are stopped either way.
+or until SIGINT, SIGTERM or SIGHUP (exit status 128+N); background commands are stopped
+either way.
 """
 
 from __future__ import annotations
@@ -281,12 +282,13 @@ def main(argv: list[str]) -> int:
 
 
 async def _serve_until_signal(service: ToolService) -> None:
-    """Serve until stdin closes; on SIGINT or SIGTERM, stop the calls in flight and the
-    background commands, and exit."""
+    """Serve until stdin closes; on SIGINT, SIGTERM or SIGHUP (the terminal or the client's
+    session gone), stop the calls in flight and the background commands, and exit with
+    128+N."""
     loop = asyncio.get_running_loop()
-    signalled: asyncio.Future[str] = loop.create_future()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, _resolve_once(signalled, sig.name))
+    signalled: asyncio.Future[signal.Signals] = loop.create_future()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, _resolve_once(signalled, sig))
     serving = asyncio.ensure_future(serve(service))
     await asyncio.wait({serving, signalled}, return_when=asyncio.FIRST_COMPLETED)
     if serving.done():
@@ -296,15 +298,17 @@ async def _serve_until_signal(service: ToolService) -> None:
     serving.cancel()
     await service.idle()
     await _finish(service)
-    _log(f"stopped ({signalled.result()})")
+    _log(f"stopped ({signalled.result().name})")
     # Not a return: the SDK reads stdin in a worker thread blocked in readline, which nothing
     # wakes while the client keeps the pipe open, and both the cancelled server and the
     # interpreter's exit would wait for it.
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(128 + signalled.result())
 
 
-def _resolve_once(future: asyncio.Future[str], value: str) -> Callable[[], None]:
+def _resolve_once(
+    future: asyncio.Future[signal.Signals], value: signal.Signals
+) -> Callable[[], None]:
     def resolve() -> None:
         if not future.done():
             future.set_result(value)

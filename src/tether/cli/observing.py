@@ -26,6 +26,7 @@ from tether.observe.webhook_settings import WebhookConfig, read_webhooks
 
 if TYPE_CHECKING:
     from tether.observe.otel_sink import OtelSink
+    from tether.teams.board import TaskBoard  # only a team's session has one
 
 WORKER_CLAIM_ENV = "TETHER_TASK_CLAIM"
 """`tether.teams.board.CLAIM_ENV`: set in the sessions a worker runs its tasks in."""
@@ -150,10 +151,12 @@ def attach_observation(
     env: Mapping[str, str],
     subagents: SubagentRunner | None,
     provider: str | None = None,
+    board: TaskBoard | None = None,
 ) -> EventHub:
     """Every event of the session and of its subagents recorded, off the loop, and exported
     as OpenTelemetry when `env` turns it on; the settings checked first (a `ConfigError` names
-    the key or variable). `provider`: the model's provider, for the spans."""
+    the key or variable). `provider`: the model's provider, for the spans. With `board`, each
+    under the task the agent works on then (a teammate's claim, taken and finished as it goes)."""
     webhooks = read_webhooks(settings.data, env)
     otel = _PROCESS_SINKS.telemetry(env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
@@ -183,6 +186,8 @@ def attach_observation(
         owner=context,
     )
     session.observers.append(hub.observer(context))
+    if board is not None:
+        board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
     if subagents is not None:
         subagents.observers.append(
             lambda agent_id, event: hub.observe(context.child(agent_id), event)

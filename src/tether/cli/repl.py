@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,6 +52,7 @@ from tether.cli.repl_help import KEYS_HINT as KEYS_HINT
 from tether.cli.repl_help import print_banner
 from tether.cli.repl_rewind import Checkpoints
 from tether.cli.repl_sessions import show_recent
+from tether.cli.repl_signals import leave_hung_up_terminal, say_stopped, stop_on_signals
 from tether.cli.repl_team import TEAM_TURN, team_message_line, team_prompt, wake_for_team
 from tether.cli.startup import (
     INTERRUPTED_HINT,
@@ -99,7 +101,7 @@ async def run_repl(
     prompt = message_prompt(_history_path(env), startup, input, output)
     repl = _Repl(startup, console, prompt, watch_terminal=input is None)
     try:
-        with sigint_calls(repl.interrupt_turn):
+        with sigint_calls(repl.interrupt_turn), stop_on_signals(repl.stop_by_signal):
             code = await repl.run(initial_prompt)
         await startup.wait()  # a broken configuration is told even to a user who left at once
     except StartupFailed as e:
@@ -107,7 +109,7 @@ async def run_repl(
         return 2
     finally:
         await startup.close(repl.exit_reason)
-    return code
+    return code if repl.stopped_by is None else say_stopped(repl.stopped_by)
 
 
 class _Repl(ReplCommands):
@@ -136,6 +138,8 @@ class _Repl(ReplCommands):
         self._beginning: asyncio.Task[None] | None = None
         self._interrupted = False
         self._leave_after_turn = False
+        self.stopped_by: int | None = None
+        """The signal (SIGTERM, SIGHUP) that ended the REPL, if one did."""
         self._shell_context: list[str] = []
         """`!command`s run since the last message, with their output: the next one carries
         them to the model."""
@@ -165,7 +169,8 @@ class _Repl(ReplCommands):
                 self.console.print(Text(EXIT_HINT, style="dim"))
                 continue
             except EOFError:
-                self.exit_reason = "prompt_input_exit"
+                if self.stopped_by is None:
+                    self.exit_reason = "prompt_input_exit"
                 return 0
             interrupted_once = False
             if text == TEAM_TURN:
@@ -315,6 +320,20 @@ class _Repl(ReplCommands):
         """Connect what the session connects before its first request; say what went wrong."""
         for event in await ready.session.prepare():
             ready.renderer.render(event)
+
+    def stop_by_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP (see `tether.cli.repl_signals`): leave the prompt, or stop the
+        running turn and leave after it."""
+        self.stopped_by = self.stopped_by or signum
+        if signum == signal.SIGHUP:
+            leave_hung_up_terminal()  # its turn's end is drawn nowhere, not failed (EIO)
+        self._leave_after_turn = True
+        self.exit_reason = "other"
+        app = self.prompt.app
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(exception=EOFError())
+        else:
+            self.interrupt_turn()
 
     def interrupt_turn(self) -> None:
         """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the

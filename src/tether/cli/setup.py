@@ -86,6 +86,7 @@ from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
     from tether.core.resume import Resumption
+    from tether.teams.board import TaskBoard
     from tether.teams.lead import LeadTeams
 
 
@@ -101,6 +102,8 @@ class Built:
     lead: LeadTeams | None = None
     """The session's team-lead side, when agent teams are on (front ends show its mail)."""
     plugins: SessionPlugins = field(default_factory=SessionPlugins)
+    board: TaskBoard | None = None
+    """The team's board, when the session has the task tools."""
 
     @property
     def context_window(self) -> int:
@@ -338,7 +341,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(
             f"no earlier session in {workspace} to continue: this is a new one"
         )
-    attach_ledger(session, home=home, env=env, info=resolved.info)
+    attach_ledger(session, home=home, env=env, info=resolved.info, board=board)
     offer = resumption is None
     attach_memory(session, tool_context, home=home, project=settings_root, env=env, offer=offer)
     agent.inputs.append(lambda: background_notices(tool_context))
@@ -405,6 +408,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         env=env,
         subagents=runner,
         provider=resolved.provider.name,
+        board=board,
     )
     mcp, problems = session_servers(
         place, opts, client, plugins, window=resolved.info.context_window
@@ -428,7 +432,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead, plugins)
+    return Built(session, mcp, agents, key_source, lead, plugins, board)
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

@@ -36,7 +36,7 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import StoreUnavailable
-from tether.teams.board import team_choice
+from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, team_choice
 from tether.teams.claims import claim_member
 from tether.teams.names import check_member_name
 from tether.teams.processes import down, start_members, status_lines, status_record
@@ -161,6 +161,12 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
         return 1
     member = next(m for m in store.members() if m.name == args.member)
+    # Its session has the task tools, on its team's board in the same store, its claims in
+    # its own name (this process is the teammate's alone).
+    os.environ[TEAM_ENV] = store.team
+    os.environ.setdefault(OWNER_ENV, member.name)
+    if args.store:
+        os.environ[STORE_ENV] = args.store
     inbox = open_team_store(args.store, project=project, team=store.team)
     try:
         patience = args.store_patience if args.store_patience > 0 else None

@@ -1,18 +1,20 @@
 """One teammate's process (`tether team run TEAM MEMBER`, started by `tether team up`): its
 session built as a headless run's is (the project's tools, rules, hooks and sandbox; what no
 rule allows is denied), resumed when the roster names an earlier one, with `SendMessage`; then
-the `Teammate` loop until shutdown or SIGTERM. Output goes to the member's log file."""
+the `Teammate` loop until shutdown, or SIGTERM, SIGINT or SIGHUP (the turn stopped, the session
+saved; exit status 128+N). Output goes to the member's log file."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import cast, get_args
 
-from tether.cli.setup import RunOptions, build
+from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.permissions.rules import Mode
 from tether.protocol import ConfigError
@@ -82,10 +84,25 @@ def session_for(
         extra_tools=(send_message_tool(link),),
         trust_workspace=trust_workspace,
     )
-    session = _built(options, member)
+    built = _built(options, member)
+    session = built.session
     if session.agent.gate is not None:
         session.agent.gate.plan_exit = plan_exit(lead)
+    if built.board is not None:  # `team status` names the board task it works on
+        built.board.on_task.append(_publisher(link))
     return session
+
+
+def _publisher(link: TeamLink) -> Callable[[str | None], None]:
+    """Tells the roster the board task the teammate works on (told on its event loop)."""
+    publishing: set[asyncio.Task[None]] = set()
+
+    def publish(task_id: str | None) -> None:
+        sent = asyncio.get_running_loop().create_task(link.publish(board_task=task_id))
+        publishing.add(sent)
+        sent.add_done_callback(publishing.discard)
+
+    return publish
 
 
 def work_mode(member: Member) -> Mode | None:
@@ -94,14 +111,14 @@ def work_mode(member: Member) -> Mode | None:
     return cast(Mode, mode) if mode in get_args(Mode) and mode != "plan" else None
 
 
-def _built(options: RunOptions, member: Member) -> Session:
+def _built(options: RunOptions, member: Member) -> Built:
     if member.session_id is None:
-        return build(options).session
+        return build(options)
     try:
-        return build(replace(options, resume=member.session_id)).session
+        return build(replace(options, resume=member.session_id))
     except ConfigError:
         # No file yet (it never got a message): a new session under the same id.
-        return build(replace(options, session_id=member.session_id)).session
+        return build(replace(options, session_id=member.session_id))
 
 
 async def serve_teammate(
@@ -180,8 +197,15 @@ async def serve_teammate(
         store_patience_s=store_patience_s,
     )
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, mate.stop, f"stopped by {signal.Signals(signum).name}")
+    seen: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        seen.append(signum)
+        mate.stop(f"stopped by {signal.Signals(signum).name}")
+
+    # SIGHUP too: the terminal `team up` ran in closed, or a `kill -HUP`.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(signum, on_signal, signum)
     print(f"{member.name}: working in team {store.team} ({store.url})", flush=True)
     try:
         await mate.run()
@@ -190,4 +214,4 @@ async def serve_teammate(
         await mate.stopped()
     why = f" ({mate.stop_reason})" if mate.stop_reason else ""
     print(f"{member.name}: stopped{why}", flush=True)
-    return 0
+    return 128 + seen[0] if seen else 0

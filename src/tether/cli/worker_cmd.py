@@ -1,16 +1,17 @@
 """`tether worker`: autonomous workers on a team's board, each a process of its own.
 
 With `--count N` (N > 1) this process starts N worker processes and waits for them,
-passing Ctrl+C and SIGTERM on; they watch a pipe from it, so that when it dies, even by
+passing Ctrl+C, SIGTERM and SIGHUP on; they watch a pipe from it, so that when it dies, even by
 SIGKILL, each stops as on SIGTERM (its task given back). With one it is the worker.
 
 A worker claims a task, runs it in a fresh headless session (the project's tools, rules,
 hooks and sandbox; what no rule allows is denied, as with -p; the transcript saved and
 resumable with `tether --resume ID`), records the result, and claims the next. As with -p,
 an untrusted workspace's own hooks, servers and grants are skipped (said once) unless
-`--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C or SIGTERM stops the
-running session and gives its task back to the board (not a counted attempt); a second one
-stops at once (the lease then runs out and the task is claimed again).
+`--trust-workspace` or `TETHER_TRUST_WORKSPACE=1`. The first Ctrl+C, SIGTERM or SIGHUP (the
+terminal closed) stops the running session and gives its task back to the board (not a
+counted attempt); a second one stops at once (the lease then runs out and the task is
+claimed again).
 
 A store that is down is waited for (backoff); one that is damaged (a malformed SQLite file)
 or lost (a Redis board whose data is gone) stops the worker at once, naming it and the task
@@ -55,7 +56,7 @@ from tether.store.task_store import TaskStore, default_store_path, open_task_sto
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
 
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
 """For a worker started by `--count N`: the read end of a pipe whose only write end the
 parent holds. It reads as the end of the file once the parent is gone, however it died."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from tether.protocol import ConfigError
@@ -17,14 +17,14 @@ if TYPE_CHECKING:
 class NumberRange:
     """The values a number may take: `low` to `high` inclusive, of `unit`; whole or not."""
 
-    low: int
-    high: int
+    low: int | float
+    high: int | float
     unit: str
     whole: bool = True
 
     def described(self) -> str:
         kind = "a whole number" if self.whole else "a number"
-        return f"{kind} of {self.unit} from {self.low:,} to {self.high:,}"
+        return f"{kind} of {self.unit} from {_figure(self.low)} to {_figure(self.high)}"
 
     def admits(self, value: object) -> bool:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -43,6 +43,12 @@ RETRY_DELAY_MS = NumberRange(0, 600_000, "milliseconds", whole=False)
 SLOW_TOOL_MS = NumberRange(1, 86_400_000, "milliseconds")
 
 MCP_TIMEOUT_MS = NumberRange(1, 86_400_000, "milliseconds", whole=False)
+HOOK_TIMEOUT_S = NumberRange(0.001, 86_400, "seconds", whole=False)
+"""A hook's time: a millisecond at least (0 would never let it run), a day at most."""
+WEBHOOK_TIMEOUT_S = NumberRange(0.001, 3_600, "seconds", whole=False)
+
+ANY = "*"
+"""In a path of keys: any key of an object, or any item of a list."""
 
 SETTING_NUMBERS: Mapping[tuple[str, ...], NumberRange] = {
     ("contextWindow",): CONTEXT_WINDOW,
@@ -55,8 +61,13 @@ SETTING_NUMBERS: Mapping[tuple[str, ...], NumberRange] = {
     ("tether", "mcp", "toolTimeoutMs"): MCP_TIMEOUT_MS,
     ("tether", "mcp", "maxOutputChars"): NumberRange(1, 100_000_000, "characters"),
     ("tether", "mcp", "toolSearchShare"): NumberRange(0, 1, "the window", whole=False),
+    ("hooks", ANY, ANY, "hooks", ANY, "timeout"): HOOK_TIMEOUT_S,
+    ("webhooks", ANY, "timeout"): WEBHOOK_TIMEOUT_S,
+    ("webhooks", ANY, "queue"): NumberRange(1, 10_000_000, "events"),
 }
-"""Every numeric setting tether reads, by its path of keys."""
+"""Every numeric setting tether reads, by its path of keys (`ANY` for each key of an object or
+item of a list: a hook's timeout, a webhook's). The settings loader checks them all when a
+file is read; readers may trust a number they find there."""
 
 ENV_NUMBERS: Mapping[str, NumberRange] = {
     "TETHER_CONTEXT_WINDOW": CONTEXT_WINDOW,
@@ -71,17 +82,38 @@ def setting_numbers_error(path: object, data: Mapping[str, object]) -> ConfigErr
     """The error for the first numeric setting of the file at `path` (its content `data`)
     outside its range, naming the file, the key and the range; None when all are in range."""
     for keys, wanted in SETTING_NUMBERS.items():
-        value: object = data
-        for key in keys:
-            value = value.get(key) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType]
-        if value is not None and not wanted.admits(value):
-            from tether.protocol import ConfigError  # on use: it loads pydantic
+        for name, value in _found(data, keys, ""):
+            if value is not None and not wanted.admits(value):
+                from tether.protocol import ConfigError  # on use: it loads pydantic
 
-            name = ".".join(keys)
-            return ConfigError(
-                f'settings file {path}: "{name}" must be {wanted.described()}, not {_shown(value)}'
-            )
+                return ConfigError(
+                    f'settings file {path}: "{name}" must be {wanted.described()}, '
+                    f"not {_shown(value)}"
+                )
     return None
+
+
+def _found(value: object, keys: tuple[str, ...], name: str) -> list[tuple[str, object]]:
+    """The values at the path `keys` under `value`, each with its name as said to the user
+    (`hooks.Stop[0].hooks[1].timeout`); a path that leads nowhere finds nothing."""
+    if not keys:
+        return [(name, value)]
+    key, rest = keys[0], keys[1:]
+    if isinstance(value, dict):
+        items = cast(dict[object, object], value)
+        if key != ANY:
+            return _found(items.get(key), rest, f"{name}.{key}" if name else key)
+        return [
+            found
+            for inner, item in items.items()
+            for found in _found(item, rest, f"{name}.{inner}" if name else str(inner))
+        ]
+    if isinstance(value, list) and key == ANY:
+        listed = cast(list[object], value)
+        return [
+            found for i, item in enumerate(listed) for found in _found(item, rest, f"{name}[{i}]")
+        ]
+    return []
 
 
 def env_number(env: Mapping[str, str], name: str) -> int | float | None:
@@ -100,6 +132,10 @@ def env_number(env: Mapping[str, str], name: str) -> int | float | None:
 
         raise ConfigError(f"{name} must be {wanted.described()}, not {_shown(text)}")
     return value
+
+
+def _figure(value: int | float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:,}"
 
 
 def _shown(value: object) -> str:

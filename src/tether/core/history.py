@@ -185,10 +185,6 @@ class History:
         said: Callable[[], str] | None = getattr(self.journal, "how_to_go_on", None)
         return said() if said is not None else "Free space and try again."
 
-    def saved_nothing(self) -> bool:
-        """Whether the journal holds none of this session (its file could not be made)."""
-        return getattr(self.journal, "resumable_as", "") is None
-
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
         the estimate learns from it, and a window it names is kept in the journal, so that a

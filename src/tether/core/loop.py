@@ -150,7 +150,7 @@ async def run_turn(
             )
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
-        _stop_if_nothing_saved(history)
+        _stop_before_asking_if_unsaved(history)
         if agent.surroundings is not None:  # an instruction file the reminders just gave
             await agent.surroundings.tell_loaded(emit)
         request = next_request(agent, history)
@@ -319,16 +319,17 @@ def _stop_if_unsaved(history: History, emit: Callable[[Event], None]) -> None:
     )
 
 
-def _stop_if_nothing_saved(history: History) -> None:
-    """A session none of which could be saved (its file could not be made: a full disk, a
-    read-only folder) does not ask the model: the answer, and the prompt, would be lost."""
-    if not history.saved_nothing():
-        return
+def _stop_before_asking_if_unsaved(history: History) -> None:
+    """No model call while the session file lacks an entry (its file cannot be made or
+    appended to: a full disk, a read-only folder or file), new, resumed or forked: the
+    answer, and the prompt, would be lost, and the call paid for nothing. What waits is
+    tried once more first; the turn ends saying why and how to go on."""
     problem = history.unsaved()
     if problem is None:
         return
     raise HarnessError(
-        f"stopped before asking the model: {problem.split('; ')[0]}. {history.how_to_go_on()}"
+        f"stopped before asking the model: {problem.split('; ')[0]}. Nothing was sent to it. "
+        f"{history.how_to_go_on()}"
     )
 
 

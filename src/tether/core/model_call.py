@@ -162,6 +162,15 @@ async def _stream_once(
             done = event
     if done is None:
         raise ModelError("the model stream ended without a final message", retryable=True)
+    if done.unread_usage:  # once a session: the adapter names them only the first time
+        emit(
+            Notice(
+                level="warning",
+                message=f"the endpoint sent usage counts that are not token counts "
+                f"({', '.join(done.unread_usage)}): they are not counted, so this session's "
+                "token counts and cost are too low",
+            )
+        )
     return dataclasses.replace(done, block_uuids=_entry_uuids(done.message.content, closed))
 
 

@@ -59,6 +59,8 @@ class SessionRecorder:
         self.resumable_as: str | None = None
         """The session id under which what this session saved can be resumed (`--resume`):
         None while nothing of it is on disk (a new session whose file could not be made)."""
+        self.forked_from: str | None = None
+        """The session this one forks, when its own file could not be made (see `unsaved`)."""
 
     @classmethod
     def continuing(cls, writer: SessionWriter) -> SessionRecorder:
@@ -85,12 +87,14 @@ class SessionRecorder:
         return recorder
 
     @classmethod
-    def unsaved(cls, problem: str) -> SessionRecorder:
-        """A recorder for a session whose file cannot be written: it records nothing (whoever
-        made it tells the user why)."""
+    def unsaved(cls, problem: str, *, forked_from: str | None = None) -> SessionRecorder:
+        """A recorder for a session whose file cannot be written (a fork of `forked_from`
+        whose file could not be made): it records nothing (whoever made it tells the user
+        why)."""
         recorder = cls(lambda: _never_opened(problem), titled=True)
         recorder.problem = problem
         recorder._saves = False
+        recorder.forked_from = forked_from
         return recorder
 
     def not_saved(self) -> str | None:
@@ -116,6 +120,13 @@ class SessionRecorder:
     def how_to_go_on(self) -> str:
         """What the session file holds and how to go on once it can be written, for the end of
         a turn stopped because it could not be (never `-c`, which may resume another one)."""
+        if self.forked_from is not None:
+            return (
+                f"Nothing of the fork was saved, not even its prompt; the session it forks "
+                f"({self.forked_from}) is as it was: free space (or make the sessions folder "
+                f"writable) and fork it again with `tether --resume {self.forked_from} "
+                "--fork-session` and the prompt."
+            )
         if self.resumable_as is None:
             return (
                 "Nothing of this session was saved, not even its prompt: free space (or make "

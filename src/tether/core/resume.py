@@ -280,6 +280,8 @@ def resume_session(
         )
         notices.append(recorder.problem or "")
     else:
-        recorder = SessionRecorder.unsaved(f"{problem}; this session is not being saved")
+        recorder = SessionRecorder.unsaved(
+            f"{problem}; this session is not being saved", forked_from=loaded.session_id
+        )
         notices.append(recorder.problem or "")
     return Resumption(loaded, session_id, recorder, fork, tuple(notices))

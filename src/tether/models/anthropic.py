@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tether.models.anthropic_request import (
@@ -37,6 +37,7 @@ from tether.models.endpoint import Endpoint, api_error_message, api_error_type
 from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
 from tether.models.tool_arguments import tool_use_block
+from tether.models.usage_counts import SaidOnce, unread_counts
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
@@ -88,6 +89,7 @@ class AnthropicModel:
     ) -> None:
         self.model = model
         self._thinking: ThinkingStyle = thinking
+        self._usage_said = SaidOnce()
         self._converted = ConvertedMessages(convert_message)
         self._encoded = ConvertedMessages(lambda m: dumps(convert_message(m)))
         self.endpoint = Endpoint(provider, (base_url or DEFAULT_BASE_URL).rstrip("/"), key_env)
@@ -143,7 +145,7 @@ class AnthropicModel:
                     yield chunk
         if not assembly.stopped:
             raise self.endpoint.stream_unfinished("message_stop")
-        yield assembly.done()
+        yield replace(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
 
 
 @dataclass
@@ -174,6 +176,8 @@ class _Assembly:
         self.started = False
         self.message_id: str | None = None
         self.request_id: str | None = None
+        self.unread: dict[str, str] = {}
+        """Usage counts given that are no token counts, by name (see `usage_counts`)."""
 
     def feed(
         self, event: dict[str, Any]
@@ -242,8 +246,10 @@ class _Assembly:
         counts = self.usage.model_dump()
         for name in counts:
             value = counts_given.get(name)
-            if is_token_count(value):  # else unknown: a damaged count is not priced
+            if is_token_count(value):  # else unknown: a damaged count is not priced (said)
                 counts[name] = value
+                self.unread.pop(name, None)
+        self.unread.update(unread_counts(counts_given, counts))
         self.usage = Usage(**counts)
 
     def done(self) -> ResponseDone:

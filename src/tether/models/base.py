@@ -94,6 +94,10 @@ class ResponseDone:
     block_uuids: tuple[str, ...] = ()
     """The session file's entry for each block of `message`, named as each block closed (set
     by the core as it streams, not by providers): the ids a front end gave those blocks."""
+    unread_usage: tuple[str, ...] = ()
+    """Usage counts the endpoint gave that cannot be token counts (`output_tokens="many"`, a
+    negative or huge number), each as `name=value`: not counted nor priced. An adapter names
+    them once in its life, so that a session says it once."""
 
 
 ModelEvent = (

@@ -284,10 +284,10 @@ class Endpoint:
     def event_object(self, data: str, noun: str) -> dict[str, Any]:
         """One event's data as the JSON object it must be; anything else (not JSON, not an
         object, nested past what the parser takes) is a broken stream. A number too long for
-        Python to read (thousands of digits, in a usage count say) is read as null: unknown,
-        as any count the adapters cannot use, and the event is kept."""
+        Python to read (thousands of digits, in a usage count say) is read as a text saying
+        so: unknown, as any count the adapters cannot use (and say), and the event is kept."""
         try:
-            value: object = bounded_json.loads_numbers_read(data, [])
+            value: object = bounded_json.loads_numbers_read(data, [], read_long_as=too_long)
         except (ValueError, RecursionError):
             raise self.stream_broken(f"{noun} that is not JSON: {data[:80]!r}") from None
         if not isinstance(value, dict):
@@ -313,3 +313,8 @@ class Endpoint:
         return ModelError(
             f"the response from {self.base_url} ended before {missing}", retryable=True
         )
+
+
+def too_long(digits: int) -> str:
+    """What a number too long to read stands for in an event (see `event_object`)."""
+    return f"a number of {digits:,} digits"

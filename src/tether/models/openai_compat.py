@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from tether.models.base import (
@@ -32,6 +32,7 @@ from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
 from tether.models.openai_request import chat_messages, chat_tools, convert_message
 from tether.models.tool_arguments import tool_use_block
+from tether.models.usage_counts import SaidOnce, unread_counts
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
@@ -81,6 +82,7 @@ class OpenAICompatModel:
     ) -> None:
         self.model = model
         self._max_tokens_param: MaxTokensParam = max_tokens_param
+        self._usage_said = SaidOnce()
         self._converted = ConvertedMessages(convert_message)
         self.endpoint = Endpoint(provider, (base_url or DEFAULT_BASE_URL).rstrip("/"), key_env)
         headers = {
@@ -147,7 +149,7 @@ class OpenAICompatModel:
         nameless = sum(1 for call in assembly.calls if not call.name)
         if nameless:  # a fragment of a call whose start never came
             raise self.endpoint.stream_out_of_order(f"{nameless} tool call(s) with no name")
-        yield assembly.done()
+        yield replace(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
 
 
 @dataclass
@@ -181,6 +183,8 @@ class _Assembly:
         self.by_index: dict[int, _Call] = {}
         self.finish_reason: str | None = None
         self.usage = Usage()
+        self.unread: dict[str, str] = {}
+        """Usage counts given that are no token counts, by name (see `usage_counts`)."""
         self.own_choice = False
         self.other_choice: object = None
         """The index of a choice not asked for, if one came."""
@@ -216,7 +220,11 @@ class _Assembly:
     def feed(self, chunk: dict[str, Any]) -> list[TextChunk | ThinkingChunk | BlockDone]:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = _usage(_object(usage))
+            given = _object(usage)
+            self.usage = _usage(given)
+            details = _object(given.get("prompt_tokens_details"))
+            self.unread = unread_counts(given, ("prompt_tokens", "completion_tokens"))
+            self.unread.update(unread_counts(details, ("cached_tokens", "cache_write_tokens")))
         events: list[TextChunk | ThinkingChunk | BlockDone] = []
         choices = chunk.get("choices")
         for choice in choices if isinstance(choices, list) else ():

@@ -192,6 +192,9 @@ def provider_from_settings(name: str, value: object) -> Provider:
     base_url = fields.get("base_url")
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}.base_url must be an http(s) URL")
+    problem = _url_problem(base_url)
+    if problem is not None:
+        raise ConfigError(f"{where}.base_url is not a valid URL ({problem})")
     wire = fields.get("wire", "openai")
     if wire not in ("openai", "anthropic"):
         raise ConfigError(f'{where}.wire must be "openai" or "anthropic"')
@@ -240,17 +243,25 @@ def _optional_text(fields: Mapping[str, object], key: str, where: str) -> str | 
     return value
 
 
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot be connected to as it is written (a port out of range or not a
+    number, an unclosed IPv6 bracket), said once here rather than as a traceback when sent."""
+    try:
+        urlsplit(url).port  # noqa: B018 (parsed for its error)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 def _check_endpoint(env: Mapping[str, str], provider: Provider, api_key: str | None) -> None:
     """A base URL from the environment that is no URL, or a key that cannot go in an HTTP
     header, is said in one sentence before any request (not as a traceback when sent)."""
     named = provider.base_url_env
     raw = _env_value(env, named)
-    if named is not None and raw is not None:
-        try:
-            urlsplit(raw).port  # noqa: B018 (parsed for its error)
-        except ValueError as e:
-            problem = f"{named} is not a valid URL ({e}): set it to http(s)://host[:port]"
-            raise ConfigError(problem) from None
+    if named is not None and raw is not None and (problem := _url_problem(raw)) is not None:
+        raise ConfigError(
+            f"{named} is not a valid URL ({problem}): set it to http(s)://host[:port]"
+        )
     if api_key is not None and not api_key.isascii():
         at = next(i for i, c in enumerate(api_key) if not c.isascii())
         raise ConfigError(

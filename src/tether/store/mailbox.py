@@ -161,6 +161,8 @@ class Member(BaseModel):
     host: str | None = None
     session_id: str | None = None
     current_task: str | None = None
+    board_task: str | None = None
+    """The id of the task on the board it holds and works on (claimed with TaskNext)."""
     spend_usd: float = 0.0
     plan_mode: bool | None = None
     """Read-only until the lead approves its plan: True while that is owed (a restart keeps

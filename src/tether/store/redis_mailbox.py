@@ -48,6 +48,7 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
+from tether.store.redis_tls import tls_failure, tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
@@ -78,7 +79,11 @@ class RedisMailboxStore:
         import redis
 
         self.team, self.url = team, redacted(url)
-        self._errors: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+        self._errors: tuple[type[Exception], ...] = (
+            redis.ConnectionError,
+            redis.TimeoutError,
+            tls_failure(),
+        )
         self._response_error = redis.ResponseError
         self._watch_error = redis.WatchError
         self._prefix = f"tether:{{{team}}}:"
@@ -90,6 +95,7 @@ class RedisMailboxStore:
                 socket_timeout=BLOCK_CHUNK_S + 20,
                 decode_responses=True,
                 encoding_errors="surrogateescape",
+                **tls_options(url),
             )  # fmt: skip  (an entry that is not UTF-8 is said invalid, not a crash)
             self._epoch = self._adopt_epoch()
         except (*self._errors, self._response_error, ValueError) as e:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore
+from tether.store.redis_tls import tls_failure, tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_graph import BoardTx
 from tether.store.task_records import (
@@ -90,13 +91,18 @@ class RedisTaskStore(GraphStore):
         self._errors: tuple[type[Exception], ...] = (
             redis.ConnectionError,
             redis.TimeoutError,
+            tls_failure(),
             redis.ResponseError,
         )
         self._watch_error = redis.WatchError
         self._prefix = f"tether:{{{team}}}:"
         try:
             self._r: Redis = redis.Redis.from_url(
-                url, socket_connect_timeout=5, socket_timeout=30, decode_responses=True
+                url,
+                socket_connect_timeout=5,
+                socket_timeout=30,
+                decode_responses=True,
+                **tls_options(url),
             )
             self._r.ping()
         except (*self._errors, ValueError) as e:

@@ -88,11 +88,31 @@ class TaskBoard:
     """Claims whoever runs the session holds (a worker, on the task it gave the session), by
     task id, their fence and the task's creation time: used to complete or fail that task,
     never renewed nor released here."""
+    on_task: list[Callable[[str | None], None]] = field(
+        default_factory=list[Callable[[str | None], None]]
+    )
+    """Told the task the agent works on now (`working_on`) each time it changes: the event
+    log and the ledger file what the session does under it."""
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The agent's calls reach the store one at a time, in the order they asked (calls of one
     response run side by side: two TaskCreates get their ids in call order)."""
     _store: TaskStore | None = None
     _renewer: asyncio.Task[None] | None = None
+    _told: str | None = None
+
+    def working_on(self) -> str | None:
+        """The task the agent works on now: the newest it claimed and still holds, else the
+        one its worker lent it, else none."""
+        if self.claims:
+            return next(reversed(self.claims))
+        return next(iter(self.lent), None)
+
+    def _tell(self) -> None:
+        now = self.working_on()
+        if now != self._told:
+            self._told = now
+            for told in self.on_task:
+                told(now)
 
     @property
     def team(self) -> str:
@@ -109,7 +129,9 @@ class TaskBoard:
             return await asyncio.to_thread(lambda: step(self.store()))
 
     def hold(self, claim: Claim) -> None:
+        self.claims.pop(claim.task_id, None)  # the newest claim last
         self.claims[claim.task_id] = claim
+        self._tell()
         if self._renewer is None or self._renewer.done():
             self._renewer = asyncio.get_running_loop().create_task(self._renew())
 
@@ -125,7 +147,9 @@ class TaskBoard:
         return Claim(task=task, owner=self.owner, fence=fence, lease_expires_at=lease)
 
     def let_go(self, task_id: str) -> Claim | None:
-        return self.claims.pop(task_id, None)
+        claim = self.claims.pop(task_id, None)
+        self._tell()
+        return claim
 
     async def _renew(self) -> None:
         """Heartbeats while claims are held; a claim whose lease was lost is dropped (its task
@@ -138,7 +162,7 @@ class TaskBoard:
                         lambda s, c=claim: s.heartbeat(c, lease_s=self.lease_s)
                     )
                 except LeaseLost:
-                    self.claims.pop(task_id, None)
+                    self.let_go(task_id)
                     continue
                 if task_id in self.claims:
                     self.claims[task_id] = renewed
@@ -153,6 +177,7 @@ class TaskBoard:
             with contextlib.suppress(LeaseLost):
                 await self.call(lambda s, c=claim: s.release(c))
         self.claims.clear()
+        self._tell()
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -277,6 +277,8 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
+        if m.get("board_task"):
+            task += f" · on task #{m['board_task']}"
         plan = " plan mode (read-only)" if m["plan_mode"] else ""
         lines.append(
             f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "

@@ -44,6 +44,9 @@ wait: it may ask every teammate at once)."""
 NOTICES = frozenset({"message", "idle_notification"})
 """Kinds that change nobody's state."""
 KINDS = REQUESTS | NOTICES | frozenset(REPLIES)
+TASK_KINDS = frozenset({"message", "request"})
+"""Kinds that give their recipient work: `team status` names the newest one a teammate's model
+was given as its current task. A shutdown request, a reply, a plan's approval are no tasks."""
 LEAD_ONLY = frozenset({"shutdown_request", "plan_approval_response"})
 
 

@@ -29,7 +29,7 @@ from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
 from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
-from tether.teams.protocol import ProtocolError
+from tether.teams.protocol import TASK_KINDS, ProtocolError
 from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
 
 RECEIVE_BLOCK_S = 2.0
@@ -238,11 +238,12 @@ class Teammate:
 
     def _asked(self, held: set[str]) -> str | None:
         """What the newest of these messages (now in the session) asks, for `team status`;
-        None when none of them asks anything (notifications, invalid entries)."""
+        None when none of them is a task (`TASK_KINDS`: not a shutdown request, a reply, a
+        notification or an invalid entry)."""
         asked = [
             d.message
             for i, d in self._unacked.items()
-            if i in held and d.message.kind not in (INVALID_KIND, "idle_notification")
+            if i in held and d.message.kind in TASK_KINDS
         ]
         return (asked[-1].text or asked[-1].kind)[:IDLE_SUMMARY_CHARS] if asked else None
 
