@@ -109,7 +109,8 @@ class MiniLM:
         options = ort.SessionOptions()
         options.log_severity_level = 3
         # Threads that wait for work sleep rather than spin: a session embeds a text now and
-        # then, on a machine the agent's own tools are using.
+        # then, on a machine the agent's own tools are using (spinning halved the embedding
+        # speed on a busy 2-core machine).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session: Any = ort.InferenceSession(
             str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
