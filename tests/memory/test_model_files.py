@@ -39,7 +39,7 @@ def test_a_changed_file_is_refused_before_it_is_loaded(tmp_path: Path, which: st
     files = _installed()
     changed = tmp_path / getattr(files, which).name
     data = bytearray(getattr(files, which).read_bytes())
-    data[len(data) // 2] ^= 1  # one bit: still a file onnxruntime or tokenizers would load
+    data[len(data) // 2] ^= 1  # one bit changed, the size the same
     changed.write_bytes(bytes(data))
     swapped = ModelFiles(
         changed if which == "model" else files.model,
