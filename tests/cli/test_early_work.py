@@ -89,7 +89,10 @@ def test_an_untrusted_workspace_turning_it_off_is_probed_by_the_build(
     done = _run(workspace, tmp_path / "bin", home)
     assert done.stdout == "ok\n"
     assert "sandbox" in done.stderr  # the notice of what the untrusted workspace asked
-    assert [line.split()[0] for line in log.read_text().splitlines()] == ["--help", "--ro-bind"]
+    assert [line.split()[0] for line in log.read_text().splitlines()] == [
+        "--help",
+        "--args",
+    ]  # the probe: its options through a descriptor
 
 
 # `tether ARGS` noting whether the garbage collector runs as the session's modules are loaded,
