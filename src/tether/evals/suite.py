@@ -131,7 +131,9 @@ class Suite(_Strict):
     name: str = "suite"
     description: str = ""
     permission_mode: PermissionMode = "acceptEdits"
-    allowed_tools: list[str] = Field(default_factory=lambda: ["Bash", "Read", "Edit", "Write"])
+    allowed_tools: list[str] = Field(default_factory=lambda: ["Bash", "Edit", "Write"])
+    """No `Read` rule: reads inside the copy need none, and a bare `Read` would allow Read,
+    Grep and Glob anywhere (a case's run must stay confined to its copy)."""
     sandbox: bool = True
     """Bash under the sandbox, required: a run where it cannot work fails rather than runs
     unconfined."""
