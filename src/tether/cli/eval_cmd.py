@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from tether.evals.compare import Comparison, compare
 from tether.evals.html_report import write_html
@@ -158,12 +159,12 @@ def _comparison_table(comparison: Comparison) -> Table:
         table.add_column(name, justify="right" if name.startswith(("cost", "time")) else "left")
     for p in comparison.pairs:
         variant = p.variant_a if p.variant_a == p.variant_b else f"{p.variant_a} → {p.variant_b}"
-        colour = {"pass→fail": "[red]", "fail→pass": "[green]"}.get(p.change, "")
-        table.add_row(
-            p.case,
+        colour = {"pass→fail": "red", "fail→pass": "green"}.get(p.change, "")
+        table.add_row(  # names as text, never read as markup
+            Text(p.case),
             str(p.repeat),
-            variant,
-            f"{colour}{p.change}[/]" if colour else p.change,
+            Text(variant),
+            Text(p.change, style=colour),
             f"${p.a.cost_usd:.4f}",
             f"${p.b.cost_usd:.4f}",
             f"{p.a.wall_s:.1f}s",

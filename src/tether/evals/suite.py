@@ -4,7 +4,7 @@ is one error naming the file, the case and the key."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import yaml
@@ -94,9 +94,22 @@ class Case(_Strict):
     @field_validator("files")
     @classmethod
     def _files_inside(cls, files: dict[str, str] | None) -> dict[str, str] | None:
+        written: dict[tuple[str, ...], str] = {}
         for name in files or {}:
             if not name or Path(name).is_absolute() or ".." in Path(name).parts:
                 raise ValueError(f"{name!r} must be a relative path inside the copy")
+            parts = PurePosixPath(name).parts
+            if not parts or name.endswith("/"):
+                raise ValueError(f"{name!r} must name a file, not a directory")
+            if parts in written:
+                raise ValueError(f"{name!r} and {written[parts]!r} are the same file")
+            written[parts] = name
+        for parts, name in written.items():
+            for depth in range(1, len(parts)):
+                if (above := written.get(parts[:depth])) is not None:
+                    raise ValueError(
+                        f"{name!r} needs {above!r} to be a directory, and it is a file too"
+                    )
         return files
 
     @model_validator(mode="after")
@@ -165,6 +178,10 @@ def load_suite(path: Path) -> Suite:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise SuiteError(f"{path}: cannot read: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise SuiteError(
+            f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+        ) from e
     except yaml.YAMLError as e:
         raise SuiteError(f"{path}: not valid YAML: {e}") from e
     if raw is None:
