@@ -41,6 +41,7 @@ def test_default_rules_refuse_read_grep_and_glob_outside_the_copy(
     done = run_eval("suite.yaml", "--out", "out", cwd=tmp_path)
     assert done.exit_code == 0, done.stderr
     (run,) = results(tmp_path / "out")["runs"]
+    assert run["turns"] == 2  # model calls: four tool calls in one reply, then the answer
     answers = next(r.tool_results() for r in model_env.requests if r.tool_results())
     assert [a.split(":")[0] for a in answers[:3]] == ["Permission denied"] * 3, answers
     assert "inside-text" in answers[3]
