@@ -3,6 +3,9 @@ unlock Read, Grep or Glob outside it, so nothing outside reaches the transcript 
 
 from __future__ import annotations
 
+import os
+import random
+import signal
 from pathlib import Path
 
 from tests.evals.conftest import results, run_eval
@@ -48,3 +51,39 @@ def test_default_rules_refuse_read_grep_and_glob_outside_the_copy(
     transcript = (tmp_path / "out" / run["transcript"]).read_text()
     assert "SECRET-KEY" not in transcript
     assert "id_rsa" not in "".join(answers[1:3])
+
+
+def _sleeping(seconds: str) -> list[int]:
+    """The processes running `sleep SECONDS`."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == f"sleep\0{seconds}\0".encode():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_daemons_a_setup_or_check_leaves_in_a_session_of_their_own_end_with_the_run(
+    model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    model_env.responder = lambda request: text("done")
+    setup_s, check_s = (str(random.randint(100_000, 999_999)) for _ in range(2))
+    daemon = "setsid sleep {} >/dev/null 2>&1 < /dev/null &"
+    (tmp_path / "suite.yaml").write_text(
+        "cases:\n"
+        f"  - id: d\n    prompt: p\n    files: {{a: a}}\n"
+        f"    setup: '{daemon.format(setup_s)}'\n"
+        f"    check: '{daemon.format(check_s)} sleep 0'\n"
+    )
+    try:
+        done = run_eval("suite.yaml", "--out", "out", cwd=tmp_path)
+        assert done.exit_code == 0, done.stderr
+        (run,) = results(tmp_path / "out")["runs"]
+        assert run["passed"], run
+        assert _sleeping(setup_s) == [] and _sleeping(check_s) == []
+    finally:  # what the test started, were it left behind
+        for pid in _sleeping(setup_s) + _sleeping(check_s):
+            os.kill(pid, signal.SIGKILL)
