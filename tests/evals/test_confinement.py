@@ -83,7 +83,8 @@ def test_daemons_a_setup_or_check_leaves_in_a_session_of_their_own_end_with_the_
         assert done.exit_code == 0, done.stderr
         (run,) = results(tmp_path / "out")["runs"]
         assert run["passed"], run
-        assert _sleeping(setup_s) == [] and _sleeping(check_s) == []
+        assert _sleeping(setup_s) == []
+        assert _sleeping(check_s) == []
     finally:  # what the test started, were it left behind
         for pid in _sleeping(setup_s) + _sleeping(check_s):
             os.kill(pid, signal.SIGKILL)

@@ -70,3 +70,20 @@ def test_compare_on_a_malformed_results_file_is_one_line(tmp_path: Path) -> None
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("tether eval compare: "), line
     assert "results.json" in line, line
+
+
+def test_an_empty_model_is_refused(model_env: FakeModelServer, tmp_path: Path) -> None:
+    (tmp_path / "suite.yaml").write_text(
+        'cases:\n  - {id: c, prompt: p, check: "true", files: {a: x}}\n'
+    )
+    done = run_eval("suite.yaml", "--model", "", "--out", "out", cwd=tmp_path)
+    assert done.exit_code == 2
+    assert "a model name cannot be empty" in done.stderr
+    (tmp_path / "variant.yaml").write_text(
+        'cases:\n  - {id: c, prompt: p, check: "true", files: {a: x}}\n'
+        "variants:\n  - {model: ' '}\n"
+    )
+    done = run_eval("variant.yaml", "--out", "out", cwd=tmp_path)
+    assert done.exit_code == 2
+    assert "key variants.0.model" in done.stderr, done.stderr
+    assert model_env.requests == []

@@ -42,6 +42,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def _model_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a model name cannot be empty")
+    return text.strip()
+
+
 def run_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tether eval",
@@ -51,7 +57,11 @@ def run_main(argv: list[str]) -> int:
     )
     parser.add_argument("suite", type=Path, help="the suite's YAML file")
     parser.add_argument(
-        "--model", action="append", default=[], help="a model to run (repeat for side by side)"
+        "--model",
+        action="append",
+        default=[],
+        type=_model_name,
+        help="a model to run (repeat for side by side)",
     )
     parser.add_argument("--parallel", type=_positive, default=1, help="runs at once (default 1)")
     parser.add_argument("--repeat", type=_positive, default=1, help="runs of each case (default 1)")

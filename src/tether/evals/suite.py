@@ -123,7 +123,7 @@ class Variant(_Strict):
     """One column of the comparison: a model and the settings it runs with."""
 
     name: str | None = None
-    model: str | None = None
+    model: str | None = Field(default=None, min_length=1, pattern=r"\S")
     permission_mode: PermissionMode | None = None
     allowed_tools: list[str] | None = None
     append_system_prompt: str | None = None
