@@ -177,3 +177,13 @@ def test_a_subject_an_agent_wrote_cannot_act_on_the_terminal_or_draw_rows(
         assert any("\\n#9 completed high deploy" in row for row in rows), (argv, rows)
     shown = run_cli_process(["tasks", "show", "1", "--team", "b"], cwd=workspace)
     assert not any(row.startswith("#9") for row in shown.stdout.splitlines())
+
+
+def test_an_owner_name_is_shown_as_text_not_markup(workspace: Path) -> None:
+    store = open_task_store(None, project=workspace, team="b")
+    store.create(NewTask(subject="[bold]x"))
+    assert store.claim_next("[/w1]") is not None
+    done = run_cli_process(["board", "--team", "b"], cwd=workspace)
+    assert done.exit_code == 0, done.stderr
+    assert "[/w1]" in done.stdout
+    assert "[bold]x" in done.stdout

@@ -154,3 +154,11 @@ def test_a_ledger_that_cannot_be_written_is_read(home: Path) -> None:
     _record(home, {"s1": 1.0})
     body = json.loads(_cost_process(home, no_writes=True))
     assert [(line["key"], line["cost_usd"]) for line in body["lines"]] == [("s1", 1.0)]
+
+
+def test_a_key_with_brackets_is_shown_as_text_not_markup(home: Path) -> None:
+    _record(home, {"[/x] session": 1.0, "[bold]s": 2.0})
+    done = cost("--by", "session")
+    assert done.exit_code == 0, done.stderr
+    assert "[/x] session" in done.stdout
+    assert "[bold]s" in done.stdout

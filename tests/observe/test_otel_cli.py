@@ -241,11 +241,11 @@ def test_bad_telemetry_variables_are_named_before_the_session_starts(
     fake_model: FakeModelServer, model_env: object, workspace: Path
 ) -> None:
     cases = {
-        "OTEL_EXPORTER_OTLP_PROTOCOL": ("http/json", "tether speaks OTLP as http/protobuf or grpc"),
-        "OTEL_METRICS_EXPORTER": ("prometheus", "tether exports otlp, console or none"),
+        "OTEL_METRICS_EXPORTER": ("jaeger", "tether exports otlp, console or none"),
         "OTEL_METRIC_EXPORT_INTERVAL": ("soon", "expected a whole number of milliseconds"),
         "OTEL_EXPORTER_OTLP_HEADERS": ("Authorization", "'Authorization' is not key=value"),
         "OTEL_EXPORTER_OTLP_ENDPOINT": ("collector:4318", "expected an http:// or https:// URL"),
+        "OTEL_EXPORTER_OTLP_TIMEOUT": ("99999999999999999999", "expected at most 2147483647"),
     }
     for name, (value, said) in cases.items():
         env = {**_env("http://127.0.0.1:9"), name: value}
@@ -254,15 +254,44 @@ def test_bad_telemetry_variables_are_named_before_the_session_starts(
         assert f"{name}={value!r}" in result.stderr or f"{name}: " in result.stderr, result.stderr
         assert said in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
-    # grpc is spoken when its exporter package is installed (tether[otel] has http/protobuf)
-    grpc_env = {**_env("http://127.0.0.1:9"), "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
-    grpc = _run(workspace, grpc_env, "-p", "hi")
-    assert grpc.exit_code != 0
-    assert grpc.stderr.strip() == (
-        "tether: OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs opentelemetry-exporter-otlp-proto-grpc "
-        "installed (pip install opentelemetry-exporter-otlp-proto-grpc), or use http/protobuf"
-    )
+    spaced = {**_env("http://127.0.0.1:1/ x")}
+    result = _run(workspace, spaced, "-p", "hi")
+    assert result.exit_code != 0
+    assert "holds no spaces" in result.stderr, result.stderr
     assert fake_model.requests == []
+
+
+def test_what_tether_cannot_export_is_said_once_and_the_session_runs(
+    fake_model: FakeModelServer, model_env: object, workspace: Path, sink_server: SinkServer
+) -> None:
+    # Claude Code's quick start: grpc (its package is not installed here), logs exported.
+    fake_model.script(reply(text("done")))
+    quick_start = {
+        **_env("http://127.0.0.1:9"),
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        "OTEL_LOGS_EXPORTER": "otlp",
+    }
+    result = _run(workspace, quick_start, "-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "done"
+    assert result.stderr.splitlines() == [
+        "tether: telemetry: OTEL_LOGS_EXPORTER='otlp': tether exports metrics and traces, "
+        "not logs or events",
+        "tether: telemetry: OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs "
+        "opentelemetry-exporter-otlp-proto-grpc installed "
+        "(pip install opentelemetry-exporter-otlp-proto-grpc), or use http/protobuf; "
+        "metrics and traces not exported that way",
+    ]
+    # prometheus for metrics: traces still go over OTLP
+    fake_model.script(reply(text("done")))
+    result = _run(workspace, _env(sink_server, OTEL_METRICS_EXPORTER="prometheus"), "-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "tether: telemetry: OTEL_METRICS_EXPORTER=prometheus: tether serves no Prometheus "
+        "endpoint; metrics not exported that way"
+    ]
+    assert "invoke_agent main" in [s.name for s in spans(sink_server.received)]
+    assert {r.path for r in sink_server.received} == {"/v1/traces"}
 
 
 def test_telemetry_without_the_sdk_installed_is_one_clear_line(

@@ -363,7 +363,8 @@ def _forwarded(
     """The subagent's events stay with it, except notices meant for the user (hook messages,
     warnings), which say whose they are, and its messages, passed on as `SubagentMessage` for
     front ends that show a subagent's work (they never enter the caller's conversation).
-    Those of a subagent it started itself pass through as they are."""
+    Those of a subagent it started itself pass through, with this one's id as their
+    `parent_agent_id` (whose Task call started it)."""
     emit = scope.emit
 
     def forward(event: Event) -> None:
@@ -382,6 +383,9 @@ def _forwarded(
                 )
             )
         elif isinstance(event, SubagentStarted | SubagentMessage | SubagentFinished):
+            # a subagent this one started: said to be this one's, however far it goes up
+            if event.parent_agent_id is None:
+                event = event.model_copy(update={"parent_agent_id": agent_id})
             emit(event)
 
     return forward

@@ -100,14 +100,14 @@ def board_view(
     for column in ("#", "state", "pri", "subject", "owner", "lease", "after", "tries", "cost"):
         table.add_column(column, **_COLUMNS.get(column, {"no_wrap": True}))
     for task in sorted(tasks, key=_state_then_id):
-        table.add_row(
-            task.id,
+        table.add_row(  # text from agents and stores as Text: never read as markup
+            Text(task.id),
             Text(task.status, style=STATE_STYLE[task.status]),
-            task.priority,
+            Text(task.priority),
             _subject(task),
-            terminal_line(task.owner or ""),
-            _lease(task, now),
-            ", ".join(f"#{d}" for d in task.depends_on),
+            Text(terminal_line(task.owner or "")),
+            Text(_lease(task, now)),
+            Text(terminal_line(", ".join(f"#{d}" for d in task.depends_on))),
             str(task.attempts),
             f"${task.cost_usd:.4f}",
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
+from rich.text import Text
 
 from tether.cli.ledger_setup import flush_process_ledger
 from tether.cli.usage_text import format_tokens
@@ -92,8 +93,8 @@ def cost_table(view: Shown, by: Grouping) -> Table:
             continue
         widest = max(len(cell) for cell in [header, footers[n], *(row[n] for row in rows)])
         table.add_column(header, justify="right", footer=footers[n], no_wrap=True, min_width=widest)
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:  # a key (a project's path, a model's name) is text, never markup
+        table.add_row(Text(row[0]), *row[1:])
     return table
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from tether.evals.compare import Comparison, compare
 from tether.evals.html_report import write_html
@@ -41,6 +42,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def _model_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a model name cannot be empty")
+    return text.strip()
+
+
 def run_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tether eval",
@@ -50,7 +57,11 @@ def run_main(argv: list[str]) -> int:
     )
     parser.add_argument("suite", type=Path, help="the suite's YAML file")
     parser.add_argument(
-        "--model", action="append", default=[], help="a model to run (repeat for side by side)"
+        "--model",
+        action="append",
+        default=[],
+        type=_model_name,
+        help="a model to run (repeat for side by side)",
     )
     parser.add_argument("--parallel", type=_positive, default=1, help="runs at once (default 1)")
     parser.add_argument("--repeat", type=_positive, default=1, help="runs of each case (default 1)")
@@ -158,12 +169,12 @@ def _comparison_table(comparison: Comparison) -> Table:
         table.add_column(name, justify="right" if name.startswith(("cost", "time")) else "left")
     for p in comparison.pairs:
         variant = p.variant_a if p.variant_a == p.variant_b else f"{p.variant_a} → {p.variant_b}"
-        colour = {"pass→fail": "[red]", "fail→pass": "[green]"}.get(p.change, "")
-        table.add_row(
-            p.case,
+        colour = {"pass→fail": "red", "fail→pass": "green"}.get(p.change, "")
+        table.add_row(  # names as text, never read as markup
+            Text(p.case),
             str(p.repeat),
-            variant,
-            f"{colour}{p.change}[/]" if colour else p.change,
+            Text(variant),
+            Text(p.change, style=colour),
             f"${p.a.cost_usd:.4f}",
             f"${p.b.cost_usd:.4f}",
             f"{p.a.wall_s:.1f}s",

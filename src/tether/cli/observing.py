@@ -48,17 +48,24 @@ class _ProcessSinks:
     owner: EventContext | None = None
     otel: OtelSink | None = None
     """OpenTelemetry's sink, made by the first session that has telemetry on."""
+    told: set[str] = field(default_factory=set[str])
+    """The telemetry settings' notes already said (once a process)."""
     _registered: bool = False
 
     def telemetry(self, env: Mapping[str, str]) -> OtelSink | None:
         """The process's OpenTelemetry sink when `env` turns telemetry on (the SDK imported
-        then, and only then); a `ConfigError` names a bad variable."""
+        then, and only then); a `ConfigError` names a bad variable, and what tether cannot
+        export as asked is said once and left out."""
         if self.otel is not None or not any(env.get(name) for name in TELEMETRY_ENVS):
             return self.otel
         from tether.observe.otel_config import ENABLE_ENVS, read_otel_config
 
         assert set(ENABLE_ENVS) == set(TELEMETRY_ENVS)
         config = read_otel_config(env)
+        for note in config.notes:  # what is asked for and cannot be exported: said, not fatal
+            if note not in self.told:
+                self.told.add(note)
+                _tell(note)
         if not config.enabled:
             return None
         from tether.observe.otel_sink import open_otel_sink  # the SDK: only when enabled

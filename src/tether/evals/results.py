@@ -95,5 +95,12 @@ def read_results(where: Path) -> EvalResults:
         raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from e
     try:
         return EvalResults.model_validate(json.loads(text))
-    except (ValueError, ValidationError) as e:
+    except ValidationError as e:
+        first = e.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "the top"
+        more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+        raise ResultsError(
+            f"{path}: not an evaluation's results: {key}: {first['msg']}{more}"
+        ) from e
+    except ValueError as e:  # JSON's own error: one line
         raise ResultsError(f"{path}: not an evaluation's results: {e}") from e

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tether.evals.judge import judge_run
 from tether.evals.results import EvalResults, RunResult
-from tether.evals.steps import run_shell, run_to_file, tether_argv
+from tether.evals.steps import kill_marked, run_mark, run_shell, run_to_file, tether_argv
 from tether.evals.suite import Case, Suite, Variant
 from tether.evals.transcript import condensed, parse_stream
 from tether.evals.workspace import CopyError, make_copy, remove_copy
@@ -147,16 +147,17 @@ class EvalRunner:
         except CopyError as e:
             result.error = str(e)
             return result
+        mark = run_mark()
         try:
             if case.setup is not None:
-                setup = await run_shell(case.setup, copy, limits.step_timeout_s)
+                setup = await run_shell(case.setup, copy, limits.step_timeout_s, mark)
                 if setup.exit_code != 0:
                     result.error = f"setup failed (exit {setup.exit_code}): {setup.output}"
                     return result
             timeout = case.timeout_s or limits.timeout_s
             argv = agent_argv(self.suite, planned)
             code = await run_to_file(
-                argv, copy, transcript, transcript.with_suffix(".stderr"), timeout
+                argv, copy, transcript, transcript.with_suffix(".stderr"), timeout, mark
             )
             result.wall_s = time.monotonic() - began
             result.transcript = str(transcript)
@@ -173,7 +174,7 @@ class EvalRunner:
             elif facts.is_error:  # a limit reached (turns, budget) or a failed turn
                 said = (facts.result_text or "").strip()[:300]
                 result.error = f"the run stopped: {facts.subtype}" + (f": {said}" if said else "")
-            check = await run_shell(case.check, copy, limits.step_timeout_s)
+            check = await run_shell(case.check, copy, limits.step_timeout_s, mark)
             result.check_exit, result.check_output = check.exit_code, check.output
             result.passed = check.exit_code == 0 and result.error is None
             if case.rubric is not None:
@@ -186,7 +187,8 @@ class EvalRunner:
                     timeout,
                 )
             return result
-        finally:
+        finally:  # what the run's processes left running (`setsid` daemons) ends with it
+            await asyncio.to_thread(kill_marked, mark)
             await asyncio.to_thread(remove_copy, case, self.suite_dir, copy)
 
 

@@ -1,5 +1,7 @@
 """The subprocesses of a run: a shell step (setup, check) and a headless tether, each in its
-own process group, killed as a group when its time is up."""
+own process group, killed as a group when its time is up. Each carries the run's mark in its
+environment (`RUN_MARK_ENV`): what they started and left behind, in a session of its own too
+(`setsid`), is found by it and killed when the run ends (`kill_marked`)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,56 @@ import contextlib
 import os
 import signal
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 GRACE_S = 5.0
 TAIL = 4_000
 """Characters of a step's output kept in the results (its end: where errors are)."""
+RUN_MARK_ENV = "TETHER_EVAL_RUN"
+PROC = Path("/proc")
+
+
+def run_mark() -> str:
+    """A run's mark: what its processes carry in their environment."""
+    return uuid.uuid4().hex
+
+
+def _marked_env(mark: str | None) -> dict[str, str] | None:
+    return None if mark is None else {**os.environ, RUN_MARK_ENV: mark}
+
+
+def kill_marked(mark: str) -> int:
+    """SIGKILL every process whose environment carries `mark` (a daemon a setup left, in a
+    session of its own), again until none is left (one may fork meanwhile); how many were.
+    Read from /proc: where there is none (not Linux), process groups are all there is."""
+    needle = f"{RUN_MARK_ENV}={mark}".encode()
+    killed = 0
+    for _ in range(10):
+        found = [pid for pid in _pids() if _carries(pid, needle)]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(entry.name) for entry in PROC.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return []
+
+
+def _carries(pid: int, needle: bytes) -> bool:
+    try:
+        environ = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:  # gone, or another user's
+        return False
+    return needle in environ.split(b"\0")
 
 
 @dataclass(frozen=True)
@@ -28,13 +74,14 @@ def tether_argv() -> list[str]:
     return [sys.executable, "-m", "tether"]
 
 
-async def run_shell(command: str, cwd: Path, timeout_s: float) -> Finished:
+async def run_shell(command: str, cwd: Path, timeout_s: float, mark: str | None = None) -> Finished:
     """`bash -c COMMAND` in `cwd`: its exit code and the tail of its output (both streams)."""
     process = await asyncio.create_subprocess_exec(
         "bash",
         "-c",
         command,
         cwd=cwd,
+        env=_marked_env(mark),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
@@ -54,13 +101,19 @@ async def run_shell(command: str, cwd: Path, timeout_s: float) -> Finished:
 
 
 async def run_to_file(
-    argv: list[str], cwd: Path, stdout: Path, stderr: Path, timeout_s: float
+    argv: list[str],
+    cwd: Path,
+    stdout: Path,
+    stderr: Path,
+    timeout_s: float,
+    mark: str | None = None,
 ) -> int | None:
     """`argv` in `cwd` with its output in files; its exit code, None when killed for time."""
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
+            env=_marked_env(mark),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out,
             stderr=err,

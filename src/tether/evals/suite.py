@@ -4,7 +4,7 @@ is one error naming the file, the case and the key."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import yaml
@@ -94,9 +94,22 @@ class Case(_Strict):
     @field_validator("files")
     @classmethod
     def _files_inside(cls, files: dict[str, str] | None) -> dict[str, str] | None:
+        written: dict[tuple[str, ...], str] = {}
         for name in files or {}:
             if not name or Path(name).is_absolute() or ".." in Path(name).parts:
                 raise ValueError(f"{name!r} must be a relative path inside the copy")
+            parts = PurePosixPath(name).parts
+            if not parts or name.endswith("/"):
+                raise ValueError(f"{name!r} must name a file, not a directory")
+            if parts in written:
+                raise ValueError(f"{name!r} and {written[parts]!r} are the same file")
+            written[parts] = name
+        for parts, name in written.items():
+            for depth in range(1, len(parts)):
+                if (above := written.get(parts[:depth])) is not None:
+                    raise ValueError(
+                        f"{name!r} needs {above!r} to be a directory, and it is a file too"
+                    )
         return files
 
     @model_validator(mode="after")
@@ -110,7 +123,7 @@ class Variant(_Strict):
     """One column of the comparison: a model and the settings it runs with."""
 
     name: str | None = None
-    model: str | None = None
+    model: str | None = Field(default=None, min_length=1, pattern=r"\S")
     permission_mode: PermissionMode | None = None
     allowed_tools: list[str] | None = None
     append_system_prompt: str | None = None
@@ -131,7 +144,9 @@ class Suite(_Strict):
     name: str = "suite"
     description: str = ""
     permission_mode: PermissionMode = "acceptEdits"
-    allowed_tools: list[str] = Field(default_factory=lambda: ["Bash", "Read", "Edit", "Write"])
+    allowed_tools: list[str] = Field(default_factory=lambda: ["Bash", "Edit", "Write"])
+    """No `Read` rule: reads inside the copy need none, and a bare `Read` would allow Read,
+    Grep and Glob anywhere (a case's run must stay confined to its copy)."""
     sandbox: bool = True
     """Bash under the sandbox, required: a run where it cannot work fails rather than runs
     unconfined."""
@@ -163,6 +178,10 @@ def load_suite(path: Path) -> Suite:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise SuiteError(f"{path}: cannot read: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise SuiteError(
+            f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+        ) from e
     except yaml.YAMLError as e:
         raise SuiteError(f"{path}: not valid YAML: {e}") from e
     if raw is None:

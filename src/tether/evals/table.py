@@ -1,15 +1,17 @@
-"""The terminal report: a row per run, then a row per variant."""
+"""The terminal report: a row per run, then a row per variant. Names from the suite (its
+name, case ids, variants, tools) are `Text`, never read as rich markup."""
 
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from tether.evals.results import EvalResults
 from tether.evals.summary import judge_mean, summarize
 
 
 def runs_table(results: EvalResults) -> Table:
-    table = Table(title=f"Eval {results.suite}: runs", title_justify="left")
+    table = Table(title=Text(f"Eval {results.suite}: runs"), title_justify="left")
     for name, justify in (
         ("case", "left"),
         ("variant", "left"),
@@ -33,15 +35,15 @@ def runs_table(results: EvalResults) -> Table:
             run.tokens.input + run.tokens.output + run.tokens.cache_read + run.tokens.cache_write
         )
         table.add_row(
-            run.case,
-            run.variant,
+            Text(run.case),
+            Text(run.variant),
             str(run.repeat),
-            "[green]pass[/]"
+            Text("pass", style="green")
             if run.passed
-            else ("[red]FAIL[/]" if run.error is None else "[red]ERROR[/]"),
+            else Text("FAIL" if run.error is None else "ERROR", style="red"),
             judge,
             str(run.turns),
-            " ".join(f"{name} x{n}" for name, n in sorted(run.tool_calls.items())),
+            Text(" ".join(f"{name} x{n}" for name, n in sorted(run.tool_calls.items()))),
             f"{tokens:,}",
             f"${run.cost_usd:.4f}",
             f"{run.wall_s:.1f}s",
@@ -54,9 +56,9 @@ def variants_table(results: EvalResults) -> Table:
     for name in ("variant", "passed", "pass rate", "cost", "cost/run", "time", "judge"):
         table.add_column(name, justify="left" if name == "variant" else "right")
     for s in summarize(results):
-        judge = " ".join(f"{k} {v:.1f}" for k, v in s.judge.items())
+        judge = Text(" ".join(f"{k} {v:.1f}" for k, v in s.judge.items()))
         table.add_row(
-            s.variant,
+            Text(s.variant),
             f"{s.passed}/{s.runs}",
             f"{s.pass_rate:.0%}",
             f"${s.cost_usd:.4f}",

@@ -1,5 +1,5 @@
-"""What a headless run's stream-json output says: turns, tool calls by tool, tokens, cost;
-and the transcript condensed for a judge to read."""
+"""What a headless run's stream-json output says: turns (the main agent's model calls), tool
+calls by tool, tokens, cost; and the transcript condensed for a judge to read."""
 
 from __future__ import annotations
 
@@ -32,20 +32,22 @@ class RunFacts:
 def parse_stream(lines: list[str]) -> RunFacts:
     """The facts of a stream-json run; lines that are not JSON objects are passed over."""
     facts = RunFacts()
-    assistant_turns = 0
+    calls: set[str] = set()
+    """The model calls: a reply's blocks come as lines of their own, with the reply's id."""
     for entry in _entries(lines):
         kind = entry.get("type")
         if kind == "system" and entry.get("subtype") == "init":
             facts.session_id = _str(entry.get("session_id"))
         elif kind == "assistant" and entry.get("parent_tool_use_id") is None:
-            assistant_turns += 1
+            message = entry.get("message")
+            reply_id = message.get("id") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            calls.add(str(reply_id) if reply_id else f"line {len(calls)}")
             for block in _blocks(entry):
                 if block.get("type") == "tool_use":
                     name = str(block.get("name"))
                     facts.tool_calls[name] = facts.tool_calls.get(name, 0) + 1
         elif kind == "result":
             facts.finished = True
-            facts.turns = int(entry.get("num_turns") or 0)
             facts.cost_usd = float(entry.get("total_cost_usd") or 0.0)
             facts.stop_reason = _str(entry.get("stop_reason")) or _str(entry.get("subtype"))
             facts.result_text = _str(entry.get("result"))
@@ -60,8 +62,7 @@ def parse_stream(lines: list[str]) -> RunFacts:
                     cache_read=int(usage.get("cache_read_input_tokens") or 0),  # type: ignore[arg-type]
                     cache_write=int(usage.get("cache_creation_input_tokens") or 0),  # type: ignore[arg-type]
                 )
-    if not facts.finished:
-        facts.turns = assistant_turns
+    facts.turns = len(calls)  # model calls (the result's `num_turns` counts user messages)
     return facts
 
 

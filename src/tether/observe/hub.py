@@ -97,7 +97,11 @@ class EventHub:
             return
         if self._thread is None:
             self._start()
-        self._queue.put((context.session_id, context.agent_id, context.task_id, time.time(), event))
+        # A nested subagent's start, messages and end reach the session through its callers:
+        # they are the subagent's that started it, which the event names.
+        by = getattr(event, "parent_agent_id", None)
+        agent_id = by if isinstance(by, str) else context.agent_id
+        self._queue.put((context.session_id, agent_id, context.task_id, time.time(), event))
 
     def observer(self, context: EventContext) -> Callable[[BaseModel], None]:
         """`observe` bound to `context`: a `Session.observers` entry."""

@@ -4,15 +4,19 @@ them. Nothing of OpenTelemetry is imported here: telemetry that is off costs a f
 On when `CLAUDE_CODE_ENABLE_TELEMETRY` or `TETHER_ENABLE_TELEMETRY` is `1` (or `true`) and an
 exporter is named: `OTEL_METRICS_EXPORTER` and `OTEL_TRACES_EXPORTER`, each `otlp`, `console`
 or `none` (comma-separated lists are read as Claude Code reads them). A value that cannot be
-used is a `ConfigError` naming the variable and what it accepts.
+used is a `ConfigError` naming the variable and what it accepts. A setting Claude Code knows
+but tether cannot honour (`prometheus`, `http/json`, grpc without its exporter package,
+`OTEL_LOGS_EXPORTER`) does not stop the session: what it asks for is not exported, and
+`OtelConfig.notes` says so in one line each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, distribution
 from typing import Literal
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from tether.protocol import ConfigError
 
@@ -32,6 +36,10 @@ DEFAULT_SPAN_DELAY_MS = 5_000
 DEFAULT_TIMEOUT_MS = 5_000
 """An export's bound (`OTEL_EXPORTER_OTLP_TIMEOUT`, milliseconds): a dead collector costs a
 background thread this long per export, never the session."""
+MAX_MS = 2**31 - 1
+"""The longest interval, delay or timeout taken (about 24.8 days): past it the SDK's clocks
+overflow and every export fails."""
+GRPC_PACKAGE = "opentelemetry-exporter-otlp-proto-grpc"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -63,6 +71,8 @@ class OtelConfig:
     include_account_uuid: bool = True
     resource: tuple[tuple[str, str], ...] = field(default=())
     """`OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SERVICE_NAME` as `service.name`."""
+    notes: tuple[str, ...] = ()
+    """What was asked for and is not exported, one line each, said once at the start."""
 
     @property
     def enabled(self) -> bool:
@@ -77,19 +87,34 @@ def telemetry_enabled(env: Mapping[str, str]) -> bool:
     return any(_flag(env, name, default=False) for name in ENABLE_ENVS)
 
 
-def read_otel_config(env: Mapping[str, str]) -> OtelConfig:
-    """The configuration `env` asks for; `OFF` unless enabled with an exporter named."""
+def read_otel_config(
+    env: Mapping[str, str], *, has_grpc: Callable[[], bool] | None = None
+) -> OtelConfig:
+    """The configuration `env` asks for; `OFF` unless enabled with an exporter named.
+    `has_grpc`: whether grpc's exporter package is installed (looked up by default)."""
     if not telemetry_enabled(env):
         return OFF
-    metrics = _exporters(env, "OTEL_METRICS_EXPORTER")
-    traces = _exporters(env, "OTEL_TRACES_EXPORTER")
-    if not metrics and not traces:
-        return OFF
-    return OtelConfig(
+    skipped = _Skipped()
+    logs = (env.get("OTEL_LOGS_EXPORTER") or "").strip()
+    if logs and logs.lower() != "none":
+        skipped.add(
+            f"OTEL_LOGS_EXPORTER={logs!r}: tether exports metrics and traces, not logs or events",
+            None,
+        )
+    metrics = _exporters(env, "OTEL_METRICS_EXPORTER", skipped)
+    traces = _exporters(env, "OTEL_TRACES_EXPORTER", skipped)
+    grpc = has_grpc or _grpc_installed
+    metrics_target = _target(env, "metrics", skipped, grpc) if "otlp" in metrics else None
+    traces_target = _target(env, "traces", skipped, grpc) if "otlp" in traces else None
+    if metrics_target is None:
+        metrics = _without_otlp(metrics)
+    if traces_target is None:
+        traces = _without_otlp(traces)
+    config = OtelConfig(
         metrics=metrics,
         traces=traces,
-        metrics_target=_target(env, "metrics") if "otlp" in metrics else None,
-        traces_target=_target(env, "traces") if "otlp" in traces else None,
+        metrics_target=metrics_target,
+        traces_target=traces_target,
         metric_interval_ms=_millis(env, "OTEL_METRIC_EXPORT_INTERVAL", DEFAULT_METRIC_INTERVAL_MS),
         span_delay_ms=_millis(env, "OTEL_BSP_SCHEDULE_DELAY", DEFAULT_SPAN_DELAY_MS),
         temporality=_temporality(env),
@@ -97,7 +122,43 @@ def read_otel_config(env: Mapping[str, str]) -> OtelConfig:
         include_version=_flag(env, "OTEL_METRICS_INCLUDE_VERSION", default=False),
         include_account_uuid=_flag(env, "OTEL_METRICS_INCLUDE_ACCOUNT_UUID", default=True),
         resource=_resource(env),
+        notes=skipped.lines(),
     )
+    if not config.enabled:
+        return OtelConfig(notes=config.notes) if config.notes else OFF
+    return config
+
+
+def _without_otlp(exporters: tuple[Exporter, ...]) -> tuple[Exporter, ...]:
+    return tuple(kind for kind in exporters if kind != "otlp")
+
+
+class _Skipped:
+    """What cannot be honoured, by reason, with the signals it leaves unexported."""
+
+    def __init__(self) -> None:
+        self._reasons: dict[str, list[Signal]] = {}
+
+    def add(self, reason: str, signal: Signal | None) -> None:
+        signals = self._reasons.setdefault(reason, [])
+        if signal is not None and signal not in signals:
+            signals.append(signal)
+
+    def lines(self) -> tuple[str, ...]:
+        found: list[str] = []
+        for reason, signals in self._reasons.items():
+            if signals:
+                reason += f"; {' and '.join(signals)} not exported that way"
+            found.append(f"telemetry: {reason}")
+        return tuple(found)
+
+
+def _grpc_installed() -> bool:
+    try:
+        distribution(GRPC_PACKAGE)
+    except PackageNotFoundError:
+        return False
+    return True
 
 
 def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
@@ -112,11 +173,14 @@ def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
     raise ConfigError(f"{name}={value!r}: expected 1/true or 0/false")
 
 
-def _exporters(env: Mapping[str, str], name: str) -> tuple[Exporter, ...]:
+def _exporters(env: Mapping[str, str], name: str, skipped: _Skipped) -> tuple[Exporter, ...]:
     found: list[Exporter] = []
     for part in (env.get(name) or "").split(","):
         value = part.strip().lower()
         if value in ("", "none"):
+            continue
+        if value == "prometheus" and name == "OTEL_METRICS_EXPORTER":
+            skipped.add(f"{name}=prometheus: tether serves no Prometheus endpoint", "metrics")
             continue
         if value == "otlp" or value == "console":
             if value not in found:
@@ -135,21 +199,35 @@ def _signal_env(env: Mapping[str, str], signal: Signal, key: str) -> tuple[str, 
     return None
 
 
-def _target(env: Mapping[str, str], signal: Signal) -> OtlpTarget:
+def _target(
+    env: Mapping[str, str], signal: Signal, skipped: _Skipped, has_grpc: Callable[[], bool]
+) -> OtlpTarget | None:
+    """Where `signal` goes over OTLP, or None (and why in `skipped`) when tether cannot send
+    it as asked."""
     protocol: Protocol = DEFAULT_PROTOCOL
     if (found := _signal_env(env, signal, "PROTOCOL")) is not None:
         name, value = found
+        if value == "http/json":
+            skipped.add(f"{name}=http/json: tether speaks OTLP as http/protobuf or grpc", signal)
+            return None
         if value not in ("http/protobuf", "grpc"):
             raise ConfigError(
                 f"{name}={value!r}: tether speaks OTLP as http/protobuf or grpc (not http/json)"
             )
+        if value == "grpc" and not has_grpc():
+            skipped.add(
+                f"{name}=grpc needs {GRPC_PACKAGE} installed (pip install {GRPC_PACKAGE}), "
+                "or use http/protobuf",
+                signal,
+            )
+            return None
         protocol = value
     own_name = f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT"
     own = env.get(own_name, "").strip()
     general = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
     for name, value in ((own_name, own), ("OTEL_EXPORTER_OTLP_ENDPOINT", general)):
-        if value and not value.startswith(("http://", "https://")):
-            raise ConfigError(f"{name}={value!r}: expected an http:// or https:// URL")
+        if value:
+            _check_url(name, value)
     if own:
         endpoint = own  # a signal's own endpoint is used as it is
     else:
@@ -167,6 +245,20 @@ def _target(env: Mapping[str, str], signal: Signal) -> OtlpTarget:
         timeout_s=timeout / 1000,
         insecure=endpoint.startswith("http://"),
     )
+
+
+def _check_url(name: str, value: str) -> None:
+    if not value.startswith(("http://", "https://")):
+        raise ConfigError(f"{name}={value!r}: expected an http:// or https:// URL")
+    if any(c.isspace() or not c.isprintable() for c in value):
+        raise ConfigError(f"{name}={value!r}: a URL holds no spaces or control characters")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError as e:
+        raise ConfigError(f"{name}={value!r}: not a valid URL ({e})") from None
+    if not parts.hostname:
+        raise ConfigError(f"{name}={value!r}: the URL names no host")
 
 
 def _pairs(name: str, value: str) -> tuple[tuple[str, str], ...]:
@@ -196,6 +288,8 @@ def _positive_millis(name: str, value: str) -> int:
         raise ConfigError(f"{name}={value!r}: expected a whole number of milliseconds") from None
     if number <= 0:
         raise ConfigError(f"{name}={value!r}: expected a positive number of milliseconds")
+    if number > MAX_MS:
+        raise ConfigError(f"{name}={value!r}: expected at most {MAX_MS} milliseconds")
     return number
 
 

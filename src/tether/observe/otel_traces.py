@@ -33,6 +33,8 @@ class _Agent:
     turn: Span | None = None
     model: Span | None = None
     tools: dict[str, Span] = field(default_factory=dict[str, Span])
+    last_ns: int = 0
+    """When this agent last did something: where a model call that failed began, at most."""
 
 
 class OtelTraces:
@@ -90,6 +92,8 @@ class OtelTraces:
                 )
             case "turn_finished":
                 agent = self._agent(key)
+                if p.get("api_error_status") is not None or p.get("api_error_type"):
+                    self._failed_call(record, facts, agent, when)
                 if agent.turn is not None:
                     usage = usage_of(p.get("usage"))
                     agent.turn.set_attributes(
@@ -180,6 +184,24 @@ class OtelTraces:
                 span.end(when)
             case _:
                 return
+        if (agent := self._agents.get(key)) is not None:
+            agent.last_ns = when
+
+    def _failed_call(
+        self, record: EventRecord, facts: SessionFacts, agent: _Agent, when: int
+    ) -> None:
+        """The model call the API refused (after its retries): a `chat` span with the
+        conventions' `error.type`, from the agent's last step (or its open request) to now."""
+        p = record.payload
+        status = p.get("api_error_status")
+        error_type = str(p.get("api_error_type") or status)
+        span = agent.model or self._model_span(record, facts, "", agent.last_ns or when)
+        agent.model = None
+        span.set_attribute("error.type", error_type)
+        if status is not None:
+            span.set_attribute("http.response.status_code", int(status))
+        span.set_status(Status(StatusCode.ERROR, _first_line(p.get("error") or error_type)))
+        span.end(when)
 
     # helpers
 

@@ -5,7 +5,9 @@
 
 - `session_id`: the session the event belongs to (a subagent's events carry its parent's).
 - `agent_id`: `"main"` for a session's own agent; a subagent's id (`SubagentStarted.agent_id`);
-  a teammate's member name or a worker's owner name for the sessions they run.
+  a teammate's member name or a worker's owner name for the sessions they run. A subagent's
+  `subagent_started`, `subagent_message` and `subagent_finished` are the records of the agent
+  that started it: the outer subagent's for a nested one (the events' `parent_agent_id`).
 - `task_id`: the board task the session works on (a worker's task), else null.
 - `ts`: when the event was emitted, ISO 8601 in UTC with microseconds and a `Z`.
 - `kind`: the event's `kind` (`tether.protocol` events), or `webhook_dropped` for the log's own.

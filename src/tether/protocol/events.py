@@ -157,6 +157,11 @@ class SubagentStarted(_Event):
     agent_type: str
     description: str
     prompt: str
+    parent_agent_id: str | None = Field(
+        default=None,
+        description="The subagent that started this one (a nested subagent); None when the "
+        "session's own agent did.",
+    )
 
 
 class SubagentMessage(_Event):
@@ -168,6 +173,11 @@ class SubagentMessage(_Event):
     agent_id: str
     agent_type: str
     completed: MessageCompleted
+    parent_agent_id: str | None = Field(
+        default=None,
+        description="The subagent that started this one (a nested subagent); None when the "
+        "session's own agent did.",
+    )
 
 
 class SubagentFinished(_Event):
@@ -181,6 +191,11 @@ class SubagentFinished(_Event):
     usage: Usage
     tool_uses: int
     duration_ms: int
+    parent_agent_id: str | None = Field(
+        default=None,
+        description="The subagent that started this one (a nested subagent); None when the "
+        "session's own agent did.",
+    )
 
 
 class ModelRetry(_Event):
