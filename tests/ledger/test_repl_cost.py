@@ -10,7 +10,6 @@ from tests.cli.repl_terminal import AfterTurn, Terminal
 from tether.cli.setup import RunOptions
 from tether.testing import FakeModelServer, reply, text, tool_use
 
-
 # The usage given whole: the fake server's simulated cache would otherwise split the input by
 # the request's size, which every new built-in tool changes.
 NO_CACHE = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
