@@ -12,9 +12,10 @@ view (the writable roots, the home's places shown, and outside the home anything
 by an absolute path). Git's object stores are not walked (nothing there has a name). Dependency
 and ignored directories are (`**/.env` holds in `node_modules` too), within a bound
 (`Budget`: entries, depth, time, and how many paths are hidden, each a mount); when a bound cuts
-the walk, a notice says which, after how much and where. A directory's outcome is kept and used
-again while its change time stays the same and is over a second old (as git trusts a racily
-clean file), so a command in an unchanged tree costs an `lstat` a directory.
+the walk, a notice says which, after how much and where, and the command is not run (fail
+closed, `refusal.py`: what the walk did not reach would be readable). A directory's outcome is
+kept and used again while its change time stays the same and is over a second old (as git
+trusts a racily clean file), so a command in an unchanged tree costs an `lstat` a directory.
 """
 
 from __future__ import annotations
@@ -272,6 +273,7 @@ class _Walk:
         return (
             "The sandbox's search for files the Read deny rules name "
             + "; it ".join(parts)
-            + ": a denied file there is not hidden from commands. Narrow the rules (a path "
-            "rather than a name matched anywhere) or make fewer directories writable."
+            + ": a denied file there could not be hidden, so commands are not run (fail "
+            "closed). Narrow the rules (a path rather than a name matched anywhere) or make "
+            "fewer directories writable."
         )
