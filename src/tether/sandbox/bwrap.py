@@ -37,6 +37,7 @@ from tether.sandbox.nested import nested_protected
 from tether.sandbox.nofollow import Descriptors, fresh_directory
 from tether.sandbox.placeholders import placeholders_for, remove_all_unused
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED, Protected, protected_in
+from tether.sandbox.refusal import SearchCut
 from tether.sandbox.setid_files import SetidFound, find_setid
 
 SECRETS_IN_HOME: tuple[str, ...] = (
@@ -167,6 +168,9 @@ class Sandbox:
         if self.git_sweep.before is None:
             protected = [path for path, _ in self.protected_paths()]
             self.git_sweep.started(self.writable_mounts(), protected)
+        if self.git_sweep.cut is not None:
+            # Fail closed: a repository the walk did not reach keeps what a command wrote.
+            raise SearchCut(self.git_sweep.cut)
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()

@@ -143,6 +143,8 @@ def sandbox_mounts(
     candidates |= {str(path): (path, setid) for path in sandbox.setid_files}
     for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
         protect(path, entry, follow=True)
+    # What the user's was, as bound read-only to every command, stays so only while it is.
+    sandbox.git_sweep.still_protected(bound)
     ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
     # The home's covers read-only once everything inside them is mounted: the directories
     # bwrap made there for the binds cannot be renamed away (taking the workspace or the
