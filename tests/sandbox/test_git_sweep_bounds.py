@@ -65,3 +65,19 @@ async def test_a_nested_repository_that_loses_its_protection_is_judged(layout: L
     outcome = await run(command="git -C vendor/lib config core.fsmonitor 'echo RAN'; echo done")
     assert isinstance(outcome.content, str)
     assert "RAN" not in _git(lib, "config", "--get", "core.fsmonitor")
+
+
+async def test_a_nested_project_keeps_its_guards_past_the_searchs_bound(layout: Layout) -> None:
+    """A project found at the first command stays guarded when later directories push it past
+    the bound of the search for nested projects: its missing `.mcp.json` cannot be made."""
+    (layout.workspace / "vendor" / "tool" / ".claude").mkdir(parents=True)
+    run = bash_runner(sandboxed_context(layout))
+    await run(command="echo first")
+    await run(command="mkdir $(printf 'a%04d ' $(seq 0 1000)) && echo made")
+    outcome = await run(
+        command="echo '{}' > vendor/tool/.mcp.json || echo held; "
+        "echo x > vendor/tool/.claude/settings.json || echo held too"
+    )
+    assert isinstance(outcome.content, str)
+    assert "held\n" in outcome.content
+    assert "held too" in outcome.content

@@ -121,6 +121,9 @@ class Sandbox:
     """Finds, at each command, the other names (hard links) of hidden files in view, hidden
     too (`denied_links.py`)."""
     git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
+    nested_projects: set[str] = field(default_factory=set[str], compare=False, repr=False)
+    """The nested projects found so far (`nested.py`): guarded while they are projects, even
+    where the bounded search for them stops short."""
     """Disables the git config and hooks the session's commands made (`git_sweep.py`)."""
 
     @functools.cached_property
@@ -289,7 +292,7 @@ class Sandbox:
         found: list[tuple[Path, Protected]] = []
         for root in self.project_roots():
             found += protected_in(root, WORKSPACE_PROTECTED)
-            found += nested_protected(root)
+            found += nested_protected(root, self.nested_projects)
         writable = self.writable_mounts()
         # Most sessions write nowhere near the home: its table then costs nothing.
         if self.home is not None and _meets_any(self.home, writable):
