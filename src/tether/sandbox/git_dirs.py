@@ -30,6 +30,10 @@ subdirectories walked, whether it holds a `.git`, whether it is itself a git dir
 bare repository: `HEAD`, `objects/` and `refs/`, as git recognises one), whether it holds a
 `.hg`)."""
 
+COMMON_MARKS = frozenset({"HEAD", "commondir"})
+"""What makes a directory a git directory to git too: `HEAD` and a `commondir` naming where
+`objects/`, `refs/` and the config are (`is_git_directory` looks for those there); its
+common directory is swept with it (`_below`)."""
 BARE_MARKS = frozenset({"HEAD", "objects", "refs"})
 """What makes a directory a git directory to git (`is_git_directory`): a bare repository,
 which git run there (`git log`, with `safe.bareRepository` at its default) reads the config
@@ -76,7 +80,7 @@ def repositories(
             names = {e.name for e in entries}
             has_git = ".git" in names
             has_hg = ".hg" in names
-            bare = names >= BARE_MARKS
+            bare = names >= BARE_MARKS or names >= COMMON_MARKS
             subdirs = tuple(
                 e.name
                 for e in entries
@@ -123,10 +127,23 @@ def repositories(
 
 
 def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
+    """The git directory a work tree's `.git` leads git to, within `roots`: itself, what a
+    symlink there leads to (git follows it, into a skipped `node_modules` too), or what a
+    `.git` file (through a link or not) points at."""
     if dot_git.is_dir() and not dot_git.is_symlink():
         return [dot_git]
-    target = gitdir_pointer(dot_git) if dot_git.is_file() else None
+    if dot_git.is_dir():
+        target = _resolved(dot_git)
+    else:
+        target = gitdir_pointer(dot_git) if dot_git.is_file() else None
     return [target] if target is not None and any(target.is_relative_to(r) for r in roots) else []
+
+
+def _resolved(path: Path) -> Path | None:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python before 3.13)
+        return None
 
 
 def _below(git_dir: Path) -> list[Path]:
