@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from tether.sandbox.gitlinks import Kept, gitlink_paths
+from tether.sandbox.hg_sweep import related_hg_dirs
 from tether.sandbox.protected import (
     common_dirs,
     gitdir_pointer,
@@ -123,7 +124,24 @@ def repositories(
     more: list[Path] = []
     for git_dir in found:
         more += _below(git_dir)
-    return list(dict.fromkeys(found + more)), hg, cut
+    return list(dict.fromkeys(found + more)), _with_related(hg, roots), cut
+
+
+def _with_related(hg: list[Path], roots: tuple[Path, ...]) -> list[Path]:
+    """`hg` and the repositories whose config hg reads from theirs (share sources,
+    subrepositories, `hg_sweep.related_hg_dirs`), within `roots`, however deep they lead."""
+    found = dict.fromkeys(hg)
+    pending = list(hg)
+    while pending and len(found) < MAX_HG_DIRS:
+        for related in related_hg_dirs(pending.pop()):
+            if related not in found and any(related.is_relative_to(r) for r in roots):
+                found[related] = None
+                pending.append(related)
+    return list(found)
+
+
+MAX_HG_DIRS = 10_000
+"""Mercurial repositories followed from others at most (a loop of shares ends anyway)."""
 
 
 def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from tether.sandbox.git_dirs import MAX_ENTRIES, Listing, repositories
 from tether.sandbox.gitlinks import Kept
-from tether.sandbox.hg_sweep import HGRC, disable_hgrc
+from tether.sandbox.hg_sweep import HG_CONFIGS, disable_hgrc
 from tether.sandbox.nofollow import read_regular_file
 
 DISABLED = ".tether-disabled"
@@ -92,7 +92,7 @@ class GitSweep:
                     tuple(roots), self.listings, self.indexes, self.max_entries
                 )
                 files = [path for git_dir in found for path in _program_files(git_dir)]
-                files += [hg_dir / HGRC for hg_dir in hg]
+                files += [hg_dir / name for hg_dir in hg for name in HG_CONFIGS]
                 self.before = {
                     str(path): stamp for path in files if (stamp := _stamp(path)) is not None
                 }
@@ -167,8 +167,9 @@ def disable_new_git_programs(
     for git_dir in found:
         done += _disable(git_dir, before)
     for hg_dir in hg:
-        if _changed(hg_dir / HGRC, before):
-            done += disable_hgrc(hg_dir)
+        for name in HG_CONFIGS:
+            if _changed(hg_dir / name, before):
+                done += disable_hgrc(hg_dir, name)
     return done, cut
 
 
