@@ -102,13 +102,18 @@ def plan_sandbox(
         writable=(scratch_dir, *(p for p in extra if p != scratch_dir)),
         network=settings.network,
         tmp_dir=scratch_dir / "tmp",
-        hidden=(
-            *(home / p for p in SECRETS_IN_HOME),
-            *own,
-            *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
-            *passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots),
-            *root_secrets(),
-            *_outside_dev(private_dir()),
+        # Once each: tether's home is often `~/.tether`, in the table too.
+        hidden=tuple(
+            dict.fromkeys(
+                (
+                    *(home / p for p in SECRETS_IN_HOME),
+                    *own,
+                    *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
+                    *passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots),
+                    *root_secrets(),
+                    *_outside_dev(private_dir()),
+                )
+            )
         ),
         bwrap=status.bwrap or Path("bwrap"),
         home=home,
