@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
@@ -428,3 +429,26 @@ def test_stored_passwords_of_other_tools_are_hidden_places(tmp_path: Path) -> No
         assert home / name in sandbox.hidden
     for name in (".rclone.conf", ".dbshell", ".mongorc.js", ".viminfo"):
         assert home / name in sandbox.hidden
+
+
+def test_tethers_own_virtualenv_in_the_workspace_is_guarded(tmp_path: Path) -> None:
+    """tether run from the workspace's own virtualenv: its site-packages (where a `.pth` runs
+    at the next start, outside the sandbox) and scripts are read-only as a whole."""
+    import sysconfig
+
+    prefix = Path(os.path.realpath(sysconfig.get_paths()["purelib"]))
+    workspace = Path(os.path.realpath(sys.prefix)).parent
+    sandbox, _, _ = plan_sandbox(
+        SandboxSettings(),
+        STATUS,
+        workspace=workspace,
+        scratch_dir=tmp_path / "s",
+        home=tmp_path / "home",
+    )
+    assert sandbox is not None
+    assert prefix in sandbox.guarded
+    elsewhere, _, _ = plan_sandbox(
+        SandboxSettings(), STATUS, workspace=tmp_path, scratch_dir=tmp_path / "s", home=tmp_path
+    )
+    assert elsewhere is not None
+    assert prefix not in elsewhere.guarded
