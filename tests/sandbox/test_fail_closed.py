@@ -52,3 +52,24 @@ async def test_a_cut_hard_link_search_refuses_the_command(layout: Layout) -> Non
     assert "ran" not in outcome.content
     assert "hard links" in outcome.content
     assert "did not run this command" in outcome.content
+
+
+def test_a_large_settled_tree_is_walked_whole_in_more_passes(layout: Layout) -> None:
+    """A tree over one walk's bound, seen for the first time, is walked on where the last
+    pass stopped (what it listed is kept): the command waits rather than being refused."""
+    from tether.sandbox.denied_reads import DeniedScan
+
+    from .test_denied_reads import denials
+
+    ws = layout.workspace
+    for i in range(4):
+        for j in range(4):
+            write(ws / f"d{i}" / f"e{j}" / "f.txt", "x")
+    write(ws / "d3" / "e3" / ".env", "S=1\n")
+    for root, dirs, _ in os.walk(ws):
+        for name in [root, *(os.path.join(root, d) for d in dirs)]:
+            os.utime(name, (1_000_000_000, 1_000_000_000))
+    scan = DeniedScan(denials(layout, "Read(**/.env)"), Budget(entries=25))
+    found = scan.find([ws], lambda _p: True)
+    assert found.cut is None
+    assert [d.path for d in found.paths] == [ws / "d3" / "e3" / ".env"]

@@ -39,6 +39,11 @@ SCAN_ENTRIES = 100_000
 changed, `_Cache`)."""
 SCAN_DEPTH = 64
 SCAN_SECONDS = 2.0
+SCAN_PASSES = 4
+"""Walks a command waits for at most when a bound cuts one after it kept more directories
+(a large tree seen for the first time: each pass goes on where the last stopped); a walk
+still cut then, or cut with nothing more kept (one directory over the bound, or a tree that
+changes at every command), refuses the command (`refusal.py`)."""
 SCAN_HIDDEN = 500
 """Paths hidden at most: each is a mount on every command (bwrap's time grows with them)."""
 
@@ -102,11 +107,20 @@ class DeniedScan:
         """The denied paths now under `places` (the directories in view), and under each
         rule's prefix that lies in none of them but `outside` says is in view."""
         starts = _starts(self.denials.prefixes, [str(p) for p in places], outside)
-        walk = _Walk(self, self.budget)
-        for start in starts:
-            if walk.stopped is not None:
+        passes = 0
+        while True:
+            passes += 1
+            kept = len(self._cache)
+            walk = _Walk(self, self.budget)
+            for start in starts:
+                if walk.stopped is not None:
+                    break
+                walk.start(start)
+            # Cut by its entries or time after keeping more directories: the next pass goes
+            # through those at an `lstat` each and on past where this one stopped.
+            progressed = len(self._cache) > kept and not walk.reason.endswith("hidden paths")
+            if walk.stopped is None or not progressed or passes >= SCAN_PASSES:
                 break
-            walk.start(start)
         found = DeniedFound(tuple(walk.hidden), walk.notice())
         if found.cut is not None and found.cut not in self._told:
             self._told.add(found.cut)
