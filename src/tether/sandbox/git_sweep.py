@@ -22,6 +22,7 @@ The model is told what was disabled and where the original is.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -35,6 +36,8 @@ from tether.sandbox.git_dirs import MAX_ENTRIES, Listing, repositories
 from tether.sandbox.gitlinks import Kept
 from tether.sandbox.hg_sweep import HG_CONFIGS, disable_hgrc
 from tether.sandbox.nofollow import read_regular_file
+
+_log = logging.getLogger(__name__)
 
 DISABLED = ".tether-disabled"
 
@@ -109,7 +112,9 @@ class GitSweep:
                 )
                 self.notes += done
                 if self.cut is not None:
+                    # The user hears it too: at the session's end no model reads the note.
                     self.notes.append(self.cut)
+                    _log.warning("%s", self.cut)
 
     def still_protected(self, bound: Iterable[str]) -> None:
         """A command starts with `bound` read-only: a path of `mine` no longer bound (the
