@@ -154,6 +154,9 @@ HOME_SECRETS: tuple[str, ...] = (
     ".ivy2/.credentials", ".sbt/.credentials", ".lein/credentials.clj.gpg", ".android/adbkey",
     # wallets
     ".bitcoin", ".ethereum", ".electrum", ".solana", ".near-credentials",
+    # version control, access proxies, VMs and other tools' stored passwords and keys
+    ".subversion", ".pip/pip.conf", ".tsh", ".vagrant.d", ".ibmcloud", ".rclone.conf",
+    ".dbshell", ".mongorc.js", ".mongoshrc.js", ".mongosh", ".viminfo",
 )  # fmt: skip
 """Paths under the home directory that hold credentials or what was typed. `~/.claude` and
 `~/.tether` as a whole are not listed: they hold the user's own instructions too (the sandbox

@@ -37,6 +37,7 @@ from tether.sandbox.nested import nested_protected
 from tether.sandbox.nofollow import Descriptors, fresh_directory
 from tether.sandbox.placeholders import placeholders_for, remove_all_unused
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED, Protected, protected_in
+from tether.sandbox.refusal import SearchCut
 from tether.sandbox.setid_files import SetidFound, find_setid
 
 SECRETS_IN_HOME: tuple[str, ...] = (
@@ -120,6 +121,9 @@ class Sandbox:
     """Finds, at each command, the other names (hard links) of hidden files in view, hidden
     too (`denied_links.py`)."""
     git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
+    nested_projects: set[str] = field(default_factory=set[str], compare=False, repr=False)
+    """The nested projects found so far (`nested.py`): guarded while they are projects, even
+    where the bounded search for them stops short."""
     """Disables the git config and hooks the session's commands made (`git_sweep.py`)."""
 
     @functools.cached_property
@@ -167,6 +171,9 @@ class Sandbox:
         if self.git_sweep.before is None:
             protected = [path for path, _ in self.protected_paths()]
             self.git_sweep.started(self.writable_mounts(), protected)
+        if self.git_sweep.cut is not None:
+            # Fail closed: a repository the walk did not reach keeps what a command wrote.
+            raise SearchCut(self.git_sweep.cut)
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()
@@ -285,7 +292,7 @@ class Sandbox:
         found: list[tuple[Path, Protected]] = []
         for root in self.project_roots():
             found += protected_in(root, WORKSPACE_PROTECTED)
-            found += nested_protected(root)
+            found += nested_protected(root, self.nested_projects)
         writable = self.writable_mounts()
         # Most sessions write nowhere near the home: its table then costs nothing.
         if self.home is not None and _meets_any(self.home, writable):

@@ -112,7 +112,8 @@ def _linked_files(
                     return wanted, (
                         f"The sandbox's search for other names (hard links) of hidden files "
                         f"stopped at its bound of {bound} entries in {name}: a hard link "
-                        "elsewhere to a file below it is not hidden from commands."
+                        "elsewhere to a file below it could not be hidden, so commands are "
+                        "not run (fail closed)."
                     )
                 pending += [below for n in names if (below := os.path.join(name, n)) not in in_view]
     return wanted, None
@@ -213,5 +214,6 @@ class _LinkWalk:
         return (
             "The sandbox's search for other names (hard links) of hidden files "
             + "; it ".join(parts)
-            + ": a hard link to a hidden file there is not hidden from commands."
+            + ": a hard link to a hidden file there could not be hidden, so commands are "
+            "not run (fail closed)."
         )

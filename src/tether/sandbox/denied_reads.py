@@ -12,9 +12,10 @@ view (the writable roots, the home's places shown, and outside the home anything
 by an absolute path). Git's object stores are not walked (nothing there has a name). Dependency
 and ignored directories are (`**/.env` holds in `node_modules` too), within a bound
 (`Budget`: entries, depth, time, and how many paths are hidden, each a mount); when a bound cuts
-the walk, a notice says which, after how much and where. A directory's outcome is kept and used
-again while its change time stays the same and is over a second old (as git trusts a racily
-clean file), so a command in an unchanged tree costs an `lstat` a directory.
+the walk, a notice says which, after how much and where, and the command is not run (fail
+closed, `refusal.py`: what the walk did not reach would be readable). A directory's outcome is
+kept and used again while its change time stays the same and is over a second old (as git
+trusts a racily clean file), so a command in an unchanged tree costs an `lstat` a directory.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ SCAN_ENTRIES = 100_000
 changed, `_Cache`)."""
 SCAN_DEPTH = 64
 SCAN_SECONDS = 2.0
+SCAN_PASSES = 4
+"""Walks a command waits for at most when a bound cuts one after it kept more directories
+(a large tree seen for the first time: each pass goes on where the last stopped); a walk
+still cut then, or cut with nothing more kept (one directory over the bound, or a tree that
+changes at every command), refuses the command (`refusal.py`)."""
 SCAN_HIDDEN = 500
 """Paths hidden at most: each is a mount on every command (bwrap's time grows with them)."""
 
@@ -101,11 +107,20 @@ class DeniedScan:
         """The denied paths now under `places` (the directories in view), and under each
         rule's prefix that lies in none of them but `outside` says is in view."""
         starts = _starts(self.denials.prefixes, [str(p) for p in places], outside)
-        walk = _Walk(self, self.budget)
-        for start in starts:
-            if walk.stopped is not None:
+        passes = 0
+        while True:
+            passes += 1
+            kept = len(self._cache)
+            walk = _Walk(self, self.budget)
+            for start in starts:
+                if walk.stopped is not None:
+                    break
+                walk.start(start)
+            # Cut by its entries or time after keeping more directories: the next pass goes
+            # through those at an `lstat` each and on past where this one stopped.
+            progressed = len(self._cache) > kept and not walk.reason.endswith("hidden paths")
+            if walk.stopped is None or not progressed or passes >= SCAN_PASSES:
                 break
-            walk.start(start)
         found = DeniedFound(tuple(walk.hidden), walk.notice())
         if found.cut is not None and found.cut not in self._told:
             self._told.add(found.cut)
@@ -272,6 +287,7 @@ class _Walk:
         return (
             "The sandbox's search for files the Read deny rules name "
             + "; it ".join(parts)
-            + ": a denied file there is not hidden from commands. Narrow the rules (a path "
-            "rather than a name matched anywhere) or make fewer directories writable."
+            + ": a denied file there could not be hidden, so commands are not run (fail "
+            "closed). Narrow the rules (a path rather than a name matched anywhere) or make "
+            "fewer directories writable."
         )

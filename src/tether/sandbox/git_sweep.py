@@ -22,25 +22,22 @@ The model is told what was disabled and where the original is.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.sandbox.gitlinks import Kept, gitlink_paths
-from tether.sandbox.hg_sweep import HGRC, disable_hgrc
+from tether.sandbox.git_dirs import MAX_ENTRIES, Listing, repositories
+from tether.sandbox.gitlinks import Kept
+from tether.sandbox.hg_sweep import HG_CONFIGS, disable_hgrc
 from tether.sandbox.nofollow import read_regular_file
-from tether.sandbox.protected import (
-    common_dirs,
-    gitdir_pointer,
-    linked_worktree_dirs,
-    submodule_git_dirs,
-)
+
+_log = logging.getLogger(__name__)
 
 DISABLED = ".tether-disabled"
 
@@ -65,12 +62,6 @@ SAFE_KEYS = re.compile(
 SAFE_VALUES = {"core.fsmonitor": frozenset({"true", "false"})}
 """Keys safe with these values only (git's own fsmonitor daemon)."""
 
-MAX_ENTRIES = 200_000
-"""The walk stops after this many directory entries: repositories past it are not looked
-for (the README says so)."""
-SKIPPED = frozenset({"node_modules", ".venv", "__pycache__", ".tox", ".mypy_cache", "target"})
-"""Directories not walked into for repositories: dependencies' trees, rebuilt at will."""
-
 
 @dataclass
 class GitSweep:
@@ -87,7 +78,11 @@ class GitSweep:
     """The gitlinks of each index, kept while it is unchanged (`gitlinks.py`)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     mine: frozenset[str] = frozenset()
-    """Protected paths there at the first command: the user's (`started`)."""
+    """Protected paths there at the first command, and bound read-only to every command
+    since: the user's (`started`, `still_protected`)."""
+    max_entries: int = MAX_ENTRIES
+    cut: str | None = None
+    """What cut the last walk (its bound, where), or None: while set, commands are refused."""
 
     def started(self, roots: Iterable[Path], protected: Iterable[Path] = ()) -> None:
         """A command starts: changes from now on are the session's commands'. `protected`:
@@ -96,9 +91,11 @@ class GitSweep:
         (`git push -u` rewrites the config): never judged."""
         with self.lock:
             if self.before is None:
-                found, hg = _repositories(tuple(roots), self.listings, self.indexes)
+                found, hg, self.cut = repositories(
+                    tuple(roots), self.listings, self.indexes, self.max_entries
+                )
                 files = [path for git_dir in found for path in _program_files(git_dir)]
-                files += [hg_dir / HGRC for hg_dir in hg]
+                files += [hg_dir / name for hg_dir in hg for name in HG_CONFIGS]
                 self.before = {
                     str(path): stamp for path in files if (stamp := _stamp(path)) is not None
                 }
@@ -110,9 +107,37 @@ class GitSweep:
         with self.lock:
             if self.before is not None:
                 judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
-                self.notes += disable_new_git_programs(
-                    tuple(roots), judged, self.listings, self.indexes
+                done, self.cut = disable_new_git_programs(
+                    tuple(roots), judged, self.listings, self.indexes, self.max_entries
                 )
+                self.notes += done
+                if self.cut is not None:
+                    # The user hears it too: at the session's end no model reads the note.
+                    self.notes.append(self.cut)
+                    _log.warning("%s", self.cut)
+
+    def still_protected(self, bound: Iterable[str]) -> None:
+        """A command starts with `bound` read-only: a path of `mine` no longer bound (the
+        search for nested projects stopped short of it) is the commands' to change from now
+        on, so it is judged from its state now, as any other."""
+        bound = set(bound)
+        with self.lock:
+            lost = {p for p in self.mine if not _within(p, bound)}
+            if not lost or self.before is None:
+                return
+            self.mine -= lost
+            for text in lost:
+                path = Path(text)
+                paths = [path]
+                if path.is_dir() and not path.is_symlink():
+                    with contextlib.suppress(OSError):
+                        paths += [Path(e.path) for e in os.scandir(path)]
+                for each in paths:
+                    stamp = _stamp(each)
+                    if stamp is None:
+                        self.before.pop(str(each), None)
+                    else:
+                        self.before[str(each)] = stamp
 
     def take_note(self) -> str | None:
         """The note for the model of what the sweeps since the last one disabled, or None."""
@@ -121,128 +146,36 @@ class GitSweep:
         return "; ".join(notes) if notes else None
 
 
+def _within(path: str, bound: set[str]) -> bool:
+    """Whether `path` or a directory holding it is in `bound`."""
+    while True:
+        if path in bound:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
 def disable_new_git_programs(
     roots: tuple[Path, ...],
     before: dict[str, Stamp],
     cache: dict[str, Listing] | None = None,
     indexes: Kept | None = None,
-) -> list[str]:
+    max_entries: int = MAX_ENTRIES,
+) -> tuple[list[str], str | None]:
     """What was disabled under `roots`: in git directories, the config files and hooks that
-    are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`)."""
+    are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`); and what cut
+    the walk, if a bound did."""
     done: list[str] = []
-    found, hg = _repositories(roots, cache, indexes)
+    found, hg, cut = repositories(roots, cache, indexes, max_entries)
     for git_dir in found:
         done += _disable(git_dir, before)
     for hg_dir in hg:
-        if _changed(hg_dir / HGRC, before):
-            done += disable_hgrc(hg_dir)
-    return done
-
-
-Listing = tuple[int, float, tuple[str, ...], bool, bool, bool]
-"""A directory's listing kept between walks: (its mtime in ns, when it was listed, its
-subdirectories walked, whether it holds a `.git`, whether it is itself a git directory (a
-bare repository: `HEAD`, `objects/` and `refs/`, as git recognises one), whether it holds a
-`.hg`)."""
-
-BARE_MARKS = frozenset({"HEAD", "objects", "refs"})
-"""What makes a directory a git directory to git (`is_git_directory`): a bare repository,
-which git run there (`git log`, with `safe.bareRepository` at its default) reads the config
-of (`core.pager`, aliases, hooks)."""
-
-
-def _repositories(
-    roots: tuple[Path, ...],
-    cache: dict[str, Listing] | None = None,
-    indexes: Kept | None = None,
-) -> tuple[list[Path], list[Path]]:
-    """Every git directory under `roots`: `.git` directories, bare repositories, the targets
-    of `.git` files within the roots, their submodules' (`modules/`) and linked worktrees',
-    and the common directories these name; and every Mercurial `.hg` directory. `cache`:
-    listings kept while a directory's mtime stays (and was over a second old when listed:
-    coarse clocks), so an unchanged tree costs a `stat` a directory."""
-    found: list[Path] = []
-    hg: list[Path] = []
-    work_trees: list[str] = []
-    budget = MAX_ENTRIES
-    pending = [str(r) for r in roots if r.is_dir()]
-    seen: set[str] = set()
-    while pending and budget > 0:
-        directory = pending.pop()
-        if directory in seen:
-            continue
-        seen.add(directory)
-        try:
-            mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
-        except OSError:
-            continue
-        kept = None if cache is None else cache.get(directory)
-        if kept is not None and kept[0] == mtime and kept[1] - mtime / 1e9 > 1.0:
-            _, _, subdirs, has_git, bare, has_hg = kept
-            budget -= 1
-        else:
-            listed_at = time.time()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            budget -= len(entries)
-            names = {e.name for e in entries}
-            has_git = ".git" in names
-            has_hg = ".hg" in names
-            bare = names >= BARE_MARKS
-            subdirs = tuple(
-                e.name
-                for e in entries
-                if e.name not in (".git", ".hg")
-                and e.name not in SKIPPED
-                and e.is_dir(follow_symlinks=False)
-            )
-            if cache is not None:
-                cache[directory] = (mtime, listed_at, subdirs, has_git, bare, has_hg)
-        if has_git:
-            found += _from_dot_git(Path(directory, ".git"), roots)
-            work_trees.append(directory)
-        if bare:
-            # Walked below all the same, its object store too (a few hundred directories,
-            # listed again only when changed): a command can make a directory look bare to
-            # hide a repository under it.
-            found.append(Path(directory))
-        if has_hg and os.path.isdir(os.path.join(directory, ".hg")):
-            hg.append(Path(directory, ".hg"))
-        pending += [os.path.join(directory, name) for name in subdirs]
-        if not pending and work_trees and indexes is not None:
-            # Where the indexes' gitlinks lead, in directories the walk skips: walked too.
-            for tree in work_trees:
-                for git_dir in _from_dot_git(Path(tree, ".git"), roots):
-                    pending += [
-                        str(p)
-                        for p in gitlink_paths(git_dir, Path(tree), indexes)
-                        if any(p.is_relative_to(r) for r in roots) and str(p) not in seen
-                    ]
-            work_trees = []
-    more: list[Path] = []
-    for git_dir in found:
-        more += _below(git_dir)
-    return list(dict.fromkeys(found + more)), hg
-
-
-def _from_dot_git(dot_git: Path, roots: tuple[Path, ...]) -> list[Path]:
-    if dot_git.is_dir() and not dot_git.is_symlink():
-        return [dot_git]
-    target = gitdir_pointer(dot_git) if dot_git.is_file() else None
-    return [target] if target is not None and any(target.is_relative_to(r) for r in roots) else []
-
-
-def _below(git_dir: Path) -> list[Path]:
-    """Submodules' and linked worktrees' git directories, and a `commondir` target: the
-    protected paths' own reading of them, so that a placeholder they make (a missing
-    `config`) changes nothing here."""
-    return [
-        *submodule_git_dirs(git_dir / "modules"),
-        *linked_worktree_dirs(git_dir / "worktrees"),
-        *common_dirs(git_dir),
-    ]
+        for name in HG_CONFIGS:
+            if _changed(hg_dir / name, before):
+                done += disable_hgrc(hg_dir, name)
+    return done, cut
 
 
 Stamp = tuple[int, int, int, int]

@@ -8,7 +8,11 @@ loaded from any path), `[alias]` (`!` runs a shell), `[ui]` (`merge`, `editor`, 
 starts is protected (`protected.hg_protected`); one a command makes is not (no mount stops a
 directory being made), so when its `hgrc` is new or changed it is moved aside to
 `hgrc.tether-disabled` (hg never reads it) and replaced by its `[paths]` entries alone, what
-`hg clone` writes: nothing is lost, and `hg pull` still knows where from.
+`hg clone` writes: nothing is lost, and `hg pull` still knows where from. hg reads
+`hgrc-not-shared` after it (7.x), judged the same way; and other repositories' config runs
+too: a shared repository's source (`.hg/sharedpath`, whose `hgrc` a share-safe share reads),
+and the subrepositories `.hgsub` names (`hg summary`, `hg status -S`, `hg commit` enter
+them), swept wherever they are under the writable roots, skipped directories included.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pathlib import Path
 from tether.sandbox.nofollow import read_regular_file
 
 HGRC = "hgrc"
+HG_CONFIGS = (HGRC, "hgrc-not-shared")
+"""The config files hg reads in a repository's `.hg`, in order."""
 DISABLED = ".tether-disabled"
 MAX_BYTES = 1 << 20
 
@@ -45,9 +51,34 @@ def safe_paths(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def disable_hgrc(hg_dir: Path) -> list[str]:
-    """Disable `hg_dir/hgrc` unless it holds `[paths]` entries only; what was done."""
-    hgrc = hg_dir / HGRC
+def related_hg_dirs(hg_dir: Path) -> list[Path]:
+    """The other repositories whose config hg run in `hg_dir`'s work tree reads: the share
+    source `sharedpath` names, the subrepositories of its `.hgsub` (local paths)."""
+    found: list[Path] = []
+    data = read_regular_file(hg_dir / "sharedpath", 4096)
+    if data is not None:
+        text = data.split(b"\0", 1)[0].decode("utf-8", "surrogateescape").strip()
+        if text:
+            found.append(_resolved(hg_dir / text))
+    subs = read_regular_file(hg_dir.parent / ".hgsub", MAX_BYTES)
+    if subs is not None:
+        for line in subs.decode("utf-8", "surrogateescape").splitlines():
+            entry = _ENTRY.match(line.strip())
+            if entry is not None and not line.lstrip().startswith(("#", ";", "[")):
+                found.append(_resolved(hg_dir.parent / entry.group(1)) / ".hg")
+    return [path for path in found if path.is_dir()]
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def disable_hgrc(hg_dir: Path, name: str = HGRC) -> list[str]:
+    """Disable `hg_dir/name` unless it holds `[paths]` entries only; what was done."""
+    hgrc = hg_dir / name
     if not (hgrc.is_symlink() or hgrc.is_file()):
         return []
     data = None if hgrc.is_symlink() else read_regular_file(hgrc, MAX_BYTES)
@@ -55,7 +86,7 @@ def disable_hgrc(hg_dir: Path) -> list[str]:
     kept = safe_paths(text) if text is not None else []
     if text is not None and _only_paths(text, kept):
         return []
-    aside = _free(hgrc.with_name(HGRC + DISABLED))
+    aside = _free(hgrc.with_name(name + DISABLED))
     os.replace(hgrc, aside)
     hgrc.write_text("".join(["[paths]\n", *(f"{k} = {v}\n" for k, v in kept)]) if kept else "")
     return [

@@ -19,6 +19,7 @@ from tether.sandbox.kernel_files import kernel_mounts
 from tether.sandbox.nofollow import Descriptors, Found
 from tether.sandbox.placeholders import Placeholders
 from tether.sandbox.protected import Protected
+from tether.sandbox.refusal import SearchCut
 from tether.sandbox.toolchain_credentials import toolchain_credentials
 
 if TYPE_CHECKING:
@@ -60,7 +61,11 @@ def sandbox_mounts(
     not_writable = [*view.covers, *(path for path, _ in view.shown)]
     if home.read_only_home is not None:
         not_writable.append(home.root)
-    for denied in denied_in_view(sandbox, view, home, writable, reached).paths:
+    denied_found = denied_in_view(sandbox, view, home, writable, reached)
+    if denied_found.cut is not None:
+        # Fail closed: what the cut search did not reach would be readable (`refusal.py`).
+        raise SearchCut(denied_found.cut)
+    for denied in denied_found.paths:
         # Hidden as a secret is: a Read deny rule names it (`denied_reads.py`).
         view.covers.append(denied.path)
         not_writable.append(denied.path)
@@ -138,6 +143,8 @@ def sandbox_mounts(
     candidates |= {str(path): (path, setid) for path in sandbox.setid_files}
     for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
         protect(path, entry, follow=True)
+    # What the user's was, as bound read-only to every command, stays so only while it is.
+    sandbox.git_sweep.still_protected(bound)
     ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
     # The home's covers read-only once everything inside them is mounted: the directories
     # bwrap made there for the binds cannot be renamed away (taking the workspace or the

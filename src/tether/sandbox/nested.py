@@ -72,7 +72,7 @@ _NOT_SEARCHED = frozenset(
 """Directories that hold dependencies or build output, not projects."""
 
 
-def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
+def nested_protected(root: Path, known: set[str] | None = None) -> list[tuple[Path, Protected]]:
     """The protected files of directories nested below `root` (a cloned dependency, a
     directory of repositories added with `--add-dir`). A project (`PROJECT_MARKERS`: a
     repository, or a directory an agent's session configures) is guarded like the root: what
@@ -80,8 +80,12 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
     a `.claude/settings.json` or `.mcp.json` that a session started there later would obey.
     Another directory holding some of the table's names (an editor's `.vscode`) has those kept
     read-only. Breadth first, one listing per directory, each listing kept while the
-    directory is unchanged (`protected.listing`)."""
+    directory is unchanged (`protected.listing`). `known`: the projects found by earlier
+    searches of the session, added to as this one finds more; one the bound keeps this search
+    from reaching (a command made 1,000 directories that come first) is guarded all the same
+    while it is still a project, so that its protection is not lost."""
     found: list[tuple[Path, Protected]] = []
+    reached: set[str] = set()
     level, visited = [os.fspath(root).rstrip("/")], 0  # "" for /: names join as "/name"
     tool_roots = 0
     for depth in range(NESTED_DEPTH + 1):
@@ -96,6 +100,7 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
                 if not PROJECT_MARKERS.isdisjoint(names):
                     where = Path(directory or "/")
                     found += protected_in(where, WORKSPACE_PROTECTED, nested=True, tools=tools)
+                    reached.add(directory)
                 elif tools and tool_roots < NESTED_TOOL_ROOTS:
                     tool_roots += 1
                     found += _tool_root(Path(directory or "/"), tools, names)
@@ -110,6 +115,28 @@ def nested_protected(root: Path) -> list[tuple[Path, Protected]]:
         below = below[: max(0, NESTED_LIMIT - visited)]
         visited += len(below)
         level = below
+    if known is not None:
+        found += _known_projects(root, known, reached)
+        known |= reached
+    return found
+
+
+def _known_projects(root: Path, known: set[str], reached: set[str]) -> list[tuple[Path, Protected]]:
+    """The protected files of the projects of `known` under `root` that this search did not
+    reach but still are projects."""
+    found: list[tuple[Path, Protected]] = []
+    prefix = os.fspath(root).rstrip("/") + "/"
+    for directory in sorted(known - reached):
+        if not directory.startswith(prefix):
+            continue
+        children = listing(directory)
+        if children is None:
+            continue
+        names = {name for name, _ in children}
+        if PROJECT_MARKERS.isdisjoint(names):
+            continue
+        where = Path(directory)
+        found += protected_in(where, WORKSPACE_PROTECTED, nested=True, tools=tools_of(names))
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -102,13 +103,18 @@ def plan_sandbox(
         writable=(scratch_dir, *(p for p in extra if p != scratch_dir)),
         network=settings.network,
         tmp_dir=scratch_dir / "tmp",
-        hidden=(
-            *(home / p for p in SECRETS_IN_HOME),
-            *own,
-            *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
-            *passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots),
-            *root_secrets(),
-            *_outside_dev(private_dir()),
+        # Once each: tether's home is often `~/.tether`, in the table too.
+        hidden=tuple(
+            dict.fromkeys(
+                (
+                    *(home / p for p in SECRETS_IN_HOME),
+                    *own,
+                    *relocated_secrets(env, SECRETS_IN_HOME, keep=roots),
+                    *passwd_home_secrets(home, SECRETS_IN_HOME, keep=roots),
+                    *root_secrets(),
+                    *_outside_dev(private_dir()),
+                )
+            )
         ),
         bwrap=status.bwrap or Path("bwrap"),
         home=home,
@@ -117,7 +123,12 @@ def plan_sandbox(
         unix_sockets=tuple(_setting_path(workspace, p) for p in settings.unix_sockets),
         all_unix_sockets=settings.all_unix_sockets,
         scratch=scratch_dir,
-        guarded=(*own, *claude, *_path_dirs(env.get("PATH", ""), home, workspace)),
+        guarded=(
+            *own,
+            *claude,
+            *_path_dirs(env.get("PATH", ""), home, workspace),
+            *own_installation(roots),
+        ),
         readable=tuple(_readable_path(p) for p in settings.readable),
         toolchain_dirs=tuple(home_toolchain_dirs(env, home, workspace)),
         identity=functools.partial(git_identity, home, dict(env)),
@@ -163,5 +174,19 @@ def _path_dirs(path: str, home: Path, workspace: Path) -> tuple[Path, ...]:
         directory = Path(os.path.realpath(entry))
         inside_project = project and directory.is_relative_to(workspace)
         if directory.is_relative_to(home) and directory != home and not inside_project:
+            found.append(directory)
+    return tuple(dict.fromkeys(found))
+
+
+def own_installation(roots: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The directories of the interpreter running tether that lie in a writable root (tether
+    installed in the workspace's `.venv`): its site-packages and scripts. A `.pth` file there
+    runs at the next `tether` start, before any permission check and outside the sandbox
+    (measured), as would a changed module or `bin/tether`: guarded as a whole."""
+    paths = sysconfig.get_paths()
+    found: list[Path] = []
+    for key in ("purelib", "platlib", "scripts"):
+        directory = Path(os.path.realpath(paths[key]))
+        if any(directory.is_relative_to(root) for root in roots):
             found.append(directory)
     return tuple(dict.fromkeys(found))

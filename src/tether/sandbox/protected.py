@@ -239,12 +239,13 @@ def _common_dir(git_dir: Path) -> list[Path]:
 def _small_text(path: Path, prefix: str) -> str | None:
     """The one line of a git pointer file after `prefix`, or None. A command may have made
     the file (a nested project's `.git`, a `commondir`): only a regular file is read, never a
-    fifo or a device, and only its start; a NUL in it makes it no pointer."""
+    fifo or a device, and only its start. Read as git reads it: a C string, so up to a NUL
+    (`gitdir: ../store\\0junk` sends git to `../store`)."""
     raw = read_regular_file(path, 4096)
     if raw is None:
         return None
-    text = raw.decode("utf-8", errors="surrogateescape")
-    if not text.startswith(prefix) or "\0" in text:
+    text = raw.split(b"\0", 1)[0].decode("utf-8", errors="surrogateescape")
+    if not text.startswith(prefix):
         return None
     return text[len(prefix) :].split("\n", 1)[0].rstrip("\r") or None
 
