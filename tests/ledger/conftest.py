@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from tether.cli.ledger_setup import flush_process_ledger
 from tether.testing.cli_runner import CliResult
 
 
@@ -18,7 +19,9 @@ def ledger_file() -> Path:
 
 
 def rows(table: str, order: str = "rowid") -> list[dict[str, Any]]:
-    """The rows of one of the ledger's tables, as dicts, without their timestamps."""
+    """The rows of one of the ledger's tables, as dicts, without their timestamps (what this
+    process's sessions queued written first, as `/cost` does: the writer lets changes gather)."""
+    flush_process_ledger(ledger_file(), 10.0)
     with sqlite3.connect(ledger_file()) as db:
         cursor = db.execute(f"SELECT * FROM {table} ORDER BY {order}")
         names = [column[0] for column in cursor.description]
