@@ -141,6 +141,9 @@ async def run_turn(
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
             if stop.said:
                 emit(Notice(level="warning", message=stop.said))
+            if stop.failed is not None:
+                stats.result = stop.failed[1]
+                return stop.failed[0]
             return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             spent = stats.spent_before_usd + stats.side_cost_usd + stats.cost_usd
