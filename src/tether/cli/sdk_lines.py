@@ -38,6 +38,7 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
+    ThinkingBlock,
     ToolFinished,
     ToolInputDelta,
     ToolResultBlock,
@@ -169,6 +170,8 @@ class LineMaker:
             line["uuid"] = event.entry_uuid  # the block's entry in the session file
         lines = [line]
         if partial is not None:
+            if isinstance(event.block, ThinkingBlock):  # before the block's line, as it came
+                lines[:0] = self._streamed(partial, partial.signature(event.block.signature))
             lines.extend(self._streamed(partial, partial.block_done()))
         return lines
 
