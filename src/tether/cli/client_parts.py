@@ -81,9 +81,27 @@ def client_agents(block: Mapping[str, Any]) -> tuple[AgentDefinition, ...]:
                 model=model if isinstance(model, str) and model != "inherit" else None,
                 max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
                 read_only=entry.get("permissionMode") == "plan",
+                permission_mode=_mode(entry.get("permissionMode"), key),
             )
         )
     return tuple(found)
+
+
+CLIENT_AGENT_MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto")
+
+
+def _mode(value: object, key: str) -> str | None:
+    """A programmatic agent's `permissionMode` as the engine names it (None: the parent's)."""
+    if value is None:
+        return None
+    if value not in CLIENT_AGENT_MODES:
+        expected = ", ".join(CLIENT_AGENT_MODES)
+        raise ConfigError(
+            f"the client's {key}.permissionMode: {value!r} is not a mode (expected {expected})"
+        )
+    from tether.cli.claude_flags import engine_mode
+
+    return cast(str, engine_mode(cast(str, value)))
 
 
 def with_client_agents(catalog: AgentCatalog, agents: Sequence[AgentDefinition]) -> AgentCatalog:
