@@ -57,3 +57,22 @@ async def test_an_unknown_model_is_an_error_and_changes_nothing(
     assert _result(seen[0]).is_error
     assert "names no model" in str(_result(seen[0]).result)
     assert [r.body["model"] for r in fake_model.requests] == ["claude-sonnet-4-5"]
+
+
+async def test_clear_starts_a_new_session(sdk: SdkRun, fake_model: FakeModelServer) -> None:
+    """As Claude Code: `/clear` is no request; the next prompt goes alone, in a new session
+    (new id, cost from zero), the old one kept."""
+    fake_model.script(reply(text("ans0")), reply(text("ans1")), reply(text("ans2")))
+    seen = await _each(sdk, ["one", "two", "/clear", "after clear"])
+    assert len(fake_model.requests) == 3
+    last = fake_model.requests[-1]
+    assert [m["role"] for m in last.messages()] == ["user"]
+    assert last.last_user_text().endswith("after clear")
+    cleared, after = _result(seen[2]), _result(seen[3])
+    assert (cleared.result, cleared.is_error, cleared.num_turns) == ("", False, 0)
+    assert not [m for m in seen[2] if isinstance(m, AssistantMessage)]
+    assert cleared.session_id != _result(seen[1]).session_id
+    assert after.session_id == cleared.session_id
+    # The new session's cost is its one request's: less than the old one's two.
+    assert (after.total_cost_usd or 0) < (_result(seen[1]).total_cost_usd or 0)
+    sdk.assert_lines_parse()

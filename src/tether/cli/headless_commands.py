@@ -1,6 +1,7 @@
 """Claude Code's built-in commands a headless prompt (`-p`, an SDK program's prompt) runs
 locally, never sent to the model: `/context` (what fills the window, as a Markdown table),
-`/cost` (what the session spent) and `/model [NAME]` (switch for this session, or say which).
+`/cost` (what the session spent), `/model [NAME]` (switch for this session, or say which) and
+`/clear` (the front end starts a new session first: `headless_input.clears`).
 Each answers as Claude Code does: a reply of no model, and a result with no model call."""
 
 from __future__ import annotations
@@ -55,7 +56,14 @@ async def model_command(session: Session, args: str) -> tuple[bool, str]:
     return True, f"Set model to `{session.agent.model_id}` for this session only"
 
 
+async def clear_command(session: Session, args: str) -> tuple[bool, str]:
+    """What `/clear` answers once the front end has started the new session (`clears`):
+    nothing, as Claude Code (a `-p` run's conversation is new already)."""
+    return True, ""
+
+
 LOCAL_COMMANDS: dict[str, LocalCommand] = {
+    "clear": clear_command,
     "context": context_command,
     "cost": cost_command,
     "model": model_command,

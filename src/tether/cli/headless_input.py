@@ -51,6 +51,17 @@ class LocalCommand:
     args: str
 
 
+def clears(session: Session, text: str) -> bool:
+    """Whether `text` is Claude Code's `/clear` (not a skill or command of that name): the
+    front end starts a new session for it; the turn itself then answers nothing."""
+    name = text.split(maxsplit=1)[0] if text.startswith("/") else ""
+    return name == "/clear" and not _ours(session, "clear")
+
+
+def _ours(session: Session, name: str) -> bool:
+    return name in session.commands or session.skills.get(name) is not None
+
+
 async def headless_input(
     session: Session, prompt: UserInput, said: list[Event] | None = None
 ) -> UserInput | Compact | LocalCommand:
@@ -64,8 +75,7 @@ async def headless_input(
     if not text.startswith("/"):
         return prompt
     name, *rest = text.split(maxsplit=1)
-    ours = name[1:] in session.commands or session.skills.get(name[1:]) is not None
-    if name[1:] in HEADLESS_BUILT_INS and not ours:
+    if name[1:] in HEADLESS_BUILT_INS and not _ours(session, name[1:]):
         args = rest[0].strip() if rest else ""
         return (
             LocalCommand(name[1:], args) if name[1:] != "compact" else Compact(focus=args or None)
@@ -118,8 +128,9 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
     if isinstance(op, LocalCommand):
         # As Claude Code: the command's answer as a reply of no model, and the result.
         done, answer = await LOCAL_COMMANDS[op.name](session, op.args)
-        said_back = Message(role="assistant", content=(TextBlock(text=answer),))
-        yield MessageCompleted(message=said_back, model=SYNTHETIC_MODEL, stop_reason="end_turn")
+        if answer:  # `/clear` says nothing
+            said_back = Message(role="assistant", content=(TextBlock(text=answer),))
+            yield MessageCompleted(message=said_back, model=SYNTHETIC_MODEL, stop_reason="end_turn")
         spent = session.cost_usd - cost
         yield _finished(done, answer, started, usage, session.usage, spent, said=answer)
         return
