@@ -323,6 +323,8 @@ class LineMaker:
         round of results left unread as one more."""
         if finished.subtype == "error_max_turns":
             return finished.num_turns + int(self._results_unread)
+        if finished.subtype == "error_max_budget_usd":  # the prompt counts, as Claude Code's
+            return max(1, finished.num_turns)
         if finished.num_turns == 0 and self._user_messages == 0:
             return 0
         return 1 + self._user_messages
