@@ -9,7 +9,7 @@ from typing import Any
 from claude_agent_sdk import AssistantMessage, StreamEvent, UserMessage
 
 from tests.cli.sdk_harness import SdkRun
-from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing import FakeModelServer, reply, text, thinking, tool_use
 from tether.testing.anthropic_wire import pieces
 
 
@@ -68,4 +68,31 @@ async def test_a_reply_that_is_only_a_tool_call_streams_every_event(
     ]
     assert sent == fragments  # as they came, not merged
     assert events[len(fragments) + 3]["delta"]["stop_reason"] == "tool_use"
+    sdk.assert_lines_parse()
+
+
+async def test_a_thinking_block_streams_its_signature(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """As Claude Code: the thinking's deltas, then its `signature_delta` (a program that rebuilds
+    the reply from the events has what it needs to send the thinking back), then the block's
+    message and its stop."""
+    fake_model.script(reply(thinking("pondering", signature="sig-77"), text("answer")))
+    messages = await sdk.query("go", include_partial_messages=True, max_thinking_tokens=2000)
+    shape = _shape(messages)
+    first_stop = shape.index("content_block_stop")
+    assert shape[: first_stop + 1] == [
+        "message_start",
+        "content_block_start",
+        "content_block_delta:thinking_delta",
+        "content_block_delta:signature_delta",
+        "AssistantMessage",
+        "content_block_stop",
+    ]
+    [signature] = [
+        m.event["delta"]["signature"]
+        for m in messages
+        if isinstance(m, StreamEvent) and m.event.get("delta", {}).get("type") == "signature_delta"
+    ]
+    assert signature == "sig-77"
     sdk.assert_lines_parse()

@@ -101,10 +101,14 @@ async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(
 ) -> None:
     fake_model.script(reply(tool_use("Bash", command="touch ran")), reply(text("never")))
     results: list[ResultMessage] = []
+    seen: list[Any] = []
     async with sdk.client(max_budget_usd=0.000001) as client:
         for prompt in ("a", "b"):
             await client.query(prompt)
-            results.append(result_of([m async for m in client.receive_response()]))
+            turn = [m async for m in client.receive_response()]
+            seen.extend(turn)
+            results.append(result_of(turn))
+    assert not [m for m in seen if isinstance(m, UserMessage)]
     first, second = results
     assert (first.subtype, second.subtype) == ("error_max_budget_usd", "error_max_budget_usd")
     assert first.errors == second.errors == ["Reached maximum budget ($1e-06)"]
@@ -113,6 +117,23 @@ async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(
     assert second.total_cost_usd == first.total_cost_usd  # nothing more was spent
     assert len(fake_model.requests) == 1
     assert not (workspace / "ran").exists()
+    # As Claude Code: the calls not run show no result; each turn counts its prompt.
+    assert (first.num_turns, second.num_turns) == (1, 1)
+
+
+async def test_a_text_answer_past_the_budget_is_the_budgets_error(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("first")))
+    async with sdk.client(max_budget_usd=0.000001) as client:
+        await client.query("a")
+        result = result_of([m async for m in client.receive_response()])
+    assert (result.subtype, result.is_error, result.num_turns) == (
+        "error_max_budget_usd",
+        True,
+        1,
+    )
+    assert result.errors == ["Reached maximum budget ($1e-06)"]
 
 
 async def test_a_model_switch_brings_the_models_own_limits(

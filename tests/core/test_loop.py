@@ -264,5 +264,7 @@ def test_budget_stops_the_session_cleanly(
     lines = result.json_lines()
     assert lines[-1]["subtype"] == "error_max_budget_usd"
     assert lines[-1]["total_cost_usd"] >= 1.5
-    assert "budget" in lines[-2]["message"]["content"][0]["content"]
+    # As Claude Code: the call is not run, and no result of it is shown.
+    assert not [line for line in lines if line["type"] == "user"]
+    assert lines[-2]["message"]["content"][0]["type"] == "tool_use"
     assert not (workspace / "spent").exists()

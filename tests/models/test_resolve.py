@@ -83,9 +83,9 @@ def test_missing_key_says_exactly_what_to_set() -> None:
     with pytest.raises(ConfigError) as caught:
         resolve_model("claude-sonnet-5-5", {})
     assert str(caught.value) == (
-        "No API key for anthropic (model claude-sonnet-5-5). Set ANTHROPIC_API_KEY, or choose "
-        "another model with --model or TETHER_MODEL (for example ollama/qwen2.5-coder for a "
-        "local Ollama)."
+        "No API key for anthropic (model claude-sonnet-5-5). Set ANTHROPIC_API_KEY or "
+        "ANTHROPIC_AUTH_TOKEN, or choose another model with --model or TETHER_MODEL (for "
+        "example ollama/qwen2.5-coder for a local Ollama)."
     )
     with pytest.raises(ConfigError, match=r"^No API key for openrouter .* Set OPENROUTER_API_KEY,"):
         resolve_model("openrouter/x/y", {"OPENROUTER_API_KEY": "  "})

@@ -43,6 +43,10 @@ class AgentDefinition:
     """Its own cap on model calls (`maxTurns`), within the runner's."""
     read_only: bool = False
     """Runs in the permission engine's plan mode, whatever the parent's mode."""
+    permission_mode: str | None = None
+    """The engine's mode it runs in (`acceptEdits`, `dontAsk`...): set only for an agent the
+    SDK program defines (`AgentDefinition(permissionMode=...)`), never from a file, so that a
+    cloned repository cannot grant its agents more than the session has. None: the parent's."""
     path: Path | None = None
     """The file it came from; None for a built-in."""
     hooks: tuple[HookSpec, ...] = ()

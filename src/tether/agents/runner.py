@@ -291,6 +291,7 @@ class SubagentRunner:
             gate = parent.gate.for_subagent(
                 shell_cwd=lambda: context.shell_cwd,
                 read_only=definition.read_only,
+                mode=definition.permission_mode,
                 agent_id=agent_id,
                 agent_type=definition.name,
                 hooks=definition.hooks,

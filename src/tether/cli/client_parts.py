@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tether.agents import AgentCatalog
 from tether.agents.definitions import AgentDefinition, is_valid_agent_name
@@ -19,6 +19,9 @@ from tether.protocol import ConfigError, ToolError
 from tether.skills import SkillCatalog
 from tether.tools.base import AnyArguments, Tool
 from tether.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    import jsonschema
 
 DEFAULT_TOOLS = "default"
 """`--tools default`: every built-in tool."""
@@ -78,9 +81,27 @@ def client_agents(block: Mapping[str, Any]) -> tuple[AgentDefinition, ...]:
                 model=model if isinstance(model, str) and model != "inherit" else None,
                 max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
                 read_only=entry.get("permissionMode") == "plan",
+                permission_mode=_mode(entry.get("permissionMode"), key),
             )
         )
     return tuple(found)
+
+
+CLIENT_AGENT_MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", "auto")
+
+
+def _mode(value: object, key: str) -> str | None:
+    """A programmatic agent's `permissionMode` as the engine names it (None: the parent's)."""
+    if value is None:
+        return None
+    if value not in CLIENT_AGENT_MODES:
+        expected = ", ".join(CLIENT_AGENT_MODES)
+        raise ConfigError(
+            f"the client's {key}.permissionMode: {value!r} is not a mode (expected {expected})"
+        )
+    from tether.cli.claude_flags import engine_mode
+
+    return cast(str, engine_mode(cast(str, value)))
 
 
 def with_client_agents(catalog: AgentCatalog, agents: Sequence[AgentDefinition]) -> AgentCatalog:
@@ -121,17 +142,23 @@ STRUCTURED_OUTPUT_OWED = (
     "this request. Call this tool now."
 )
 """Claude Code's words to a model that ended its turn without giving the structured answer."""
+MAX_STRUCTURED_OUTPUT_ATTEMPTS = 5
+"""Answers that do not fit the schema a turn may give before it ends in error, as Claude Code:
+`error_max_structured_output_retries`, never a success without the answer."""
 
 
 class StructuredOutput:
     """`--json-schema`: the tool the model gives its final answer with, as Claude Code's
     structured output does. An answer that does not fit the schema goes back to the model; one
     that fits ends the turn (no model call after it); a turn the model ends without one is sent
-    back to it (`owed`, a session answer check)."""
+    back to it (`owed`, a session answer check). After `MAX_STRUCTURED_OUTPUT_ATTEMPTS` answers
+    that do not fit in one turn, the turn ends in error."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = dict(schema)
         self._answered = False
+        self._misfits: tuple[object, int] = (None, 0)
+        """The turn (its stop record) and how many answers in it did not fit."""
 
     def tool(self) -> Tool:
         async def answer(ctx: ToolContext, args: AnyArguments) -> str:
@@ -140,7 +167,7 @@ class StructuredOutput:
             try:
                 jsonschema.validate(args.arguments(), self.schema)
             except jsonschema.ValidationError as e:
-                raise ToolError(f"The output does not match the schema: {e.message}") from None
+                raise ToolError(self._misfit(e)) from None
             self._answered = True
             turn_stop.request_stop()  # the task is done: nothing more to ask the model
             return "Structured output provided successfully"
@@ -154,6 +181,22 @@ class StructuredOutput:
             read_only=True,
             schema=self.schema,
         )
+
+    def _misfit(self, error: jsonschema.ValidationError) -> str:
+        """The tool's error for an answer that does not fit (Claude Code's words); at the limit
+        the turn is ended in error as well."""
+        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        said = f"Output does not match required schema: {where}: {error.message}"
+        turn = turn_stop.record()
+        count = self._misfits[1] + 1 if self._misfits[0] is turn else 1
+        self._misfits = (turn, count)
+        if count >= MAX_STRUCTURED_OUTPUT_ATTEMPTS:
+            given_up = (
+                f"Failed to provide valid structured output after {count} attempts \u2014 "
+                f"last {STRUCTURED_OUTPUT_TOOL} error: {said}"
+            )
+            turn_stop.request_stop(failed=("error_max_structured_output_retries", given_up))
+        return said
 
     def owed(self) -> str | None:
         """At the end of a turn: the reminder when no answer was given in it (then the check

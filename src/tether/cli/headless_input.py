@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.cli.command_expansion import expansion_hooks
 from tether.cli.custom_commands import command_model, expand_slash_prompt
+from tether.cli.headless_commands import LOCAL_COMMANDS
 from tether.cli.mentions import mentioned_paths
 from tether.protocol import (
     Compact,
@@ -37,13 +39,32 @@ NO_MESSAGES_TO_COMPACT = "Error: No messages to compact"
 SYNTHETIC_MODEL = "<synthetic>"
 """The model Claude Code names on a reply no model wrote (a local command's answer)."""
 
-HEADLESS_BUILT_INS = ("compact",)
+HEADLESS_BUILT_INS = ("compact", *LOCAL_COMMANDS)
 """Built-in commands a headless prompt runs (listed among the session's slash commands)."""
+
+
+@dataclass(frozen=True)
+class LocalCommand:
+    """A built-in command answered here (`headless_commands`), not by the model."""
+
+    name: str
+    args: str
+
+
+def clears(session: Session, text: str) -> bool:
+    """Whether `text` is Claude Code's `/clear` (not a skill or command of that name): the
+    front end starts a new session for it; the turn itself then answers nothing."""
+    name = text.split(maxsplit=1)[0] if text.startswith("/") else ""
+    return name == "/clear" and not _ours(session, "clear")
+
+
+def _ours(session: Session, name: str) -> bool:
+    return name in session.commands or session.skills.get(name) is not None
 
 
 async def headless_input(
     session: Session, prompt: UserInput, said: list[Event] | None = None
-) -> UserInput | Compact:
+) -> UserInput | Compact | LocalCommand:
     """What a headless prompt asks for: `/compact [focus]` compacts (unless a skill or command
     of that name wins), `/name args` becomes its command's message (`expand_slash_prompt`;
     images given with it stay), anything else is the prompt itself. Raises ConfigError when a
@@ -54,9 +75,11 @@ async def headless_input(
     if not text.startswith("/"):
         return prompt
     name, *rest = text.split(maxsplit=1)
-    ours = name[1:] in session.commands or session.skills.get(name[1:]) is not None
-    if name[1:] in HEADLESS_BUILT_INS and not ours:
-        return Compact(focus=rest[0].strip() if rest else None)
+    if name[1:] in HEADLESS_BUILT_INS and not _ours(session, name[1:]):
+        args = rest[0].strip() if rest else ""
+        return (
+            LocalCommand(name[1:], args) if name[1:] != "compact" else Compact(focus=args or None)
+        )
     message = await expand_slash_prompt(session, text)
     if message == text:
         return prompt
@@ -102,6 +125,15 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
             async for event in session.submit(op):
                 yield event
         return
+    if isinstance(op, LocalCommand):
+        # As Claude Code: the command's answer as a reply of no model, and the result.
+        done, answer = await LOCAL_COMMANDS[op.name](session, op.args)
+        if answer:  # `/clear` says nothing
+            said_back = Message(role="assistant", content=(TextBlock(text=answer),))
+            yield MessageCompleted(message=said_back, model=SYNTHETIC_MODEL, stop_reason="end_turn")
+        spent = session.cost_usd - cost
+        yield _finished(done, answer, started, usage, session.usage, spent, said=answer)
+        return
     if not session.messages:
         # As Claude Code answers it: its local command's error as a reply of no model, and a
         # result that is no error.
@@ -121,12 +153,19 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
 
 
 def _finished(
-    done: bool, why: str, started: float, before: Usage, now: Usage, cost_usd: float
+    done: bool,
+    why: str,
+    started: float,
+    before: Usage,
+    now: Usage,
+    cost_usd: float,
+    *,
+    said: str = "",
 ) -> TurnFinished:
     return TurnFinished(
         subtype="success" if done else "error_during_execution",
         is_error=not done,
-        result="" if done else why,
+        result=said if done else why,
         error=None if done else why,
         stop_reason=None,
         num_turns=0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 
 from tether.config.numbers import env_number
 from tether.config.settings import Settings
@@ -15,8 +16,10 @@ from tether.models.resolve import ResolvedModel, provider_from_settings, resolve
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:
-    """--model, then TETHER_MODEL, then the settings' `model`, then the default."""
-    spec = flag or env.get("TETHER_MODEL") or settings.model
+    """--model, then TETHER_MODEL, then Claude Code's ANTHROPIC_MODEL, then the settings'
+    `model`, then the default."""
+    spec = flag or env.get("TETHER_MODEL") or env.get("ANTHROPIC_MODEL", "").strip() or None
+    spec = spec or settings.model
     window = env_number(env, "TETHER_CONTEXT_WINDOW")
     context_window = int(window) if window is not None else settings.context_window
     extra = {
@@ -26,9 +29,12 @@ def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> Res
 
 
 def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
-    """`TETHER_MAX_OUTPUT_TOKENS` or the `maxOutputTokens` setting: a cap on each reply, for
-    local servers whose context is smaller than the catalogue's default output budget."""
+    """`TETHER_MAX_OUTPUT_TOKENS` (or Claude Code's `CLAUDE_CODE_MAX_OUTPUT_TOKENS`) or the
+    `maxOutputTokens` setting: a cap on each reply, for local servers whose context is smaller
+    than the catalogue's default output budget."""
     value = env_number(env, "TETHER_MAX_OUTPUT_TOKENS")
+    if value is None:
+        value = env_number(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS")
     return int(value) if value is not None else settings.max_output_tokens
 
 
@@ -63,6 +69,15 @@ def idle_limits(env: Mapping[str, str], settings: Settings) -> IdleLimits | None
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
-    """`TETHER_RETRY_DELAY_MS` sets the first backoff delay (tests make it tiny)."""
+    """`TETHER_RETRY_DELAY_MS` sets the first backoff delay (tests make it tiny); Claude Code's
+    `CLAUDE_CODE_MAX_RETRIES` the retries after a failed request (unset: tether's default),
+    an unreachable endpoint's included."""
+    policy = RetryPolicy()
     delay = env_number(env, "TETHER_RETRY_DELAY_MS")
-    return RetryPolicy() if delay is None else RetryPolicy(base_delay_s=delay / 1000)
+    if delay is not None:
+        policy = replace(policy, base_delay_s=delay / 1000)
+    retries = env_number(env, "CLAUDE_CODE_MAX_RETRIES")
+    if retries is not None:
+        attempts = int(retries) + 1
+        policy = replace(policy, max_attempts=attempts, max_unreachable_attempts=attempts)
+    return policy

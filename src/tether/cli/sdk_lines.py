@@ -38,6 +38,7 @@ from tether.protocol import (
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
+    ThinkingBlock,
     ToolFinished,
     ToolInputDelta,
     ToolResultBlock,
@@ -169,6 +170,8 @@ class LineMaker:
             line["uuid"] = event.entry_uuid  # the block's entry in the session file
         lines = [line]
         if partial is not None:
+            if isinstance(event.block, ThinkingBlock):  # before the block's line, as it came
+                lines[:0] = self._streamed(partial, partial.signature(event.block.signature))
             lines.extend(self._streamed(partial, partial.block_done()))
         return lines
 
@@ -320,6 +323,8 @@ class LineMaker:
         round of results left unread as one more."""
         if finished.subtype == "error_max_turns":
             return finished.num_turns + int(self._results_unread)
+        if finished.subtype == "error_max_budget_usd":  # the prompt counts, as Claude Code's
+            return max(1, finished.num_turns)
         if finished.num_turns == 0 and self._user_messages == 0:
             return 0
         return 1 + self._user_messages

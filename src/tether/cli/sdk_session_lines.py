@@ -23,6 +23,7 @@ TERMINAL_REASONS = {
     "success": "completed",
     "error_max_turns": "max_turns",
     "error_max_budget_usd": "max_budget_usd",
+    "error_max_structured_output_retries": "structured_output_retry_exhausted",
     "error_during_execution": "error",
 }
 

@@ -65,6 +65,14 @@ class PartialMessage:
             events.append(_input_delta(self._index, partial_json))
         return events
 
+    def signature(self, signature: str) -> list[StreamEvent]:
+        """A thinking block's signature as it closes (its `signature_delta`, as the API sends
+        it after the thinking): nothing when no thinking block is open or it has none."""
+        if self._open != "thinking" or not signature:
+            return []
+        delta = {"type": "signature_delta", "signature": signature}
+        return [{"type": "content_block_delta", "index": self._index, "delta": delta}]
+
     def block_done(self) -> list[StreamEvent]:
         """The open block closed (its `content_block_stop`), as it ends before the reply."""
         return self._close()

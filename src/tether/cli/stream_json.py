@@ -27,7 +27,7 @@ from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
-from tether.cli.headless_input import headless_turn
+from tether.cli.headless_input import clears, headless_turn
 from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
@@ -93,6 +93,8 @@ class StreamJsonFrontEnd:
         self._stopped_by: int | None = None
         self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
         self.lines: LineMaker | None = None
+        self._built_opts: RunOptions | None = None
+        """What the session was built from (with the client's parts): `/clear` builds anew."""
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
         self._waiting: list[str] = []
@@ -157,6 +159,7 @@ class StreamJsonFrontEnd:
         changes, from `initialize`)."""
         if self._building is None:
             opts = replace(self.opts, client=self._wire(parts or ClientParts()), **changes)
+            self._built_opts = opts
             self._building = asyncio.create_task(asyncio.to_thread(build, opts))
         built = await asyncio.shield(self._building)
         if self.lines is None:
@@ -271,6 +274,8 @@ class StreamJsonFrontEnd:
                 not_delivered(prompt.text, images, reason)
 
     async def _turn(self, built: Built, prompt: UserInput) -> None:
+        if clears(built.session, prompt.text) and self._built_opts is not None:
+            built = await self._clear(built, self._built_opts)
         session = built.session
         lines = self.lines
         assert lines is not None
@@ -296,6 +301,19 @@ class StreamJsonFrontEnd:
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
         self.write(lines.system.state("idle"))
+
+    async def _clear(self, built: Built, opts: RunOptions) -> Built:
+        """`/clear`, as Claude Code runs it: a new session (new id, empty conversation, cost
+        from zero; the old one stays saved) in the same mode, with the same client."""
+        from tether.cli.repl_sessions import opening
+
+        for news in await built.session.aclose("clear"):
+            warn(news)
+        mode = engine_mode(self.mode_name)
+        fresh = opening(opts, permission_mode=mode, start_source="clear")
+        self._building = asyncio.create_task(asyncio.to_thread(build, fresh))
+        self.lines = None
+        return await self.session()
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:

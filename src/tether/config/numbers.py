@@ -74,8 +74,10 @@ ENV_NUMBERS: Mapping[str, NumberRange] = {
     "TETHER_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
     "TETHER_MODEL_IDLE_TIMEOUT_MS": IDLE_TIMEOUT_MS,
     "TETHER_RETRY_DELAY_MS": RETRY_DELAY_MS,
+    "CLAUDE_CODE_MAX_RETRIES": NumberRange(0, 100, "retries"),
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
 }
-"""Every numeric environment variable tether reads of its own."""
+"""Every numeric environment variable tether reads: its own, and Claude Code's it honours."""
 
 
 def setting_numbers_error(path: object, data: Mapping[str, object]) -> ConfigError | None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from tether.core import turn_stop
 from tether.core.gate import Asker
 from tether.core.history import History
-from tether.core.lifecycle import MAX_STOP_CONTINUATIONS, Lifecycle, reminder
+from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
 from tether.core.sizing import PromptTooLong
 from tether.protocol import (
@@ -71,7 +71,7 @@ async def converse(
     except PromptTooLong:
         history.take_back(added)  # never sent: the next prompt does not carry it
         raise
-    for _ in range(MAX_STOP_CONTINUATIONS):
+    for _ in range(MAX_OWED_REMINDERS):
         owed = _owed(answer_checks) if subtype == "success" and not turn_stop.halted() else None
         if owed is None:
             break

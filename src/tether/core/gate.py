@@ -313,6 +313,7 @@ class ToolGate:
         *,
         shell_cwd: Callable[[], Path] | None,
         read_only: bool,
+        mode: str | None = None,
         agent_id: str = "",
         agent_type: str = "",
         hooks: Sequence[HookSpec] = (),
@@ -320,9 +321,15 @@ class ToolGate:
         """The gate of a subagent started by this gate's agent: the same rules and hooks, and
         `hooks` of its own (its definition's, for its calls only); grants of its own, starting
         from this turn's (they end with the subagent); its own shell directory; plan mode when
-        `read_only`. An 'always allow' answered for one of its calls is added here too (and
-        saved), so it holds for the rest of the session."""
-        permissions = replace(self.permissions, mode="plan") if read_only else self.permissions
+        `read_only`, else `mode` (a programmatic agent's own) unless this gate is in plan mode or
+        bypasses permissions (as Claude Code: the parent's bypass wins; plan mode is kept). An
+        'always allow' answered for one of its calls is added here too (and saved), so it holds
+        for the rest of the session."""
+        permissions = self.permissions
+        if read_only:
+            permissions = replace(permissions, mode="plan")
+        elif mode is not None and permissions.mode not in ("plan", "bypassPermissions"):
+            permissions = replace(permissions, mode=cast(Mode, mode))
         sources = replace(
             self.sources,
             extra_allow=list(self.sources.extra_allow),

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from tether.core.surroundings import Surroundings
 
 MAX_STOP_CONTINUATIONS = 3
+MAX_OWED_REMINDERS = 1
+"""Times a model that ended its turn owing an answer (StructuredOutput) is sent back to give
+it, as Claude Code: once; then the turn ends as it is."""
 """A Stop hook that keeps blocking may send the model back to work this many times per turn."""
 
 

@@ -141,6 +141,9 @@ async def run_turn(
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
             if stop.said:
                 emit(Notice(level="warning", message=stop.said))
+            if stop.failed is not None:
+                stats.result = stop.failed[1]
+                return stop.failed[0]
             return "success"
         if over_budget(agent, stats):  # spent by earlier turns or calls: stop before the next
             spent = stats.spent_before_usd + stats.side_cost_usd + stats.cost_usd
@@ -193,12 +196,15 @@ async def run_turn(
         )
         if cut is None and not calls:
             # A `pause_turn` ends the turn too, as in Claude Code: the paused message is the
-            # result, and the next prompt goes on from it.
-            return "success"
+            # result, and the next prompt goes on from it. As Claude Code, an answer that
+            # spent past the budget ends the turn as the budget's error.
+            return "error_max_budget_usd" if over_budget(agent, stats) else "success"
         if calls and cut == "refusal":
             _answer_all(history, emit, "Not run: the model stopped with a refusal.")
         elif over_budget(agent, stats):
-            _answer_all(history, emit, f"Not run: the budget (${agent.max_budget_usd}) is spent.")
+            # As Claude Code: the calls are not run and no result of them is shown; the
+            # conversation still answers them (the next request needs it).
+            history.answer_unanswered(f"Not run: the budget (${agent.max_budget_usd}) is spent.")
             return "error_max_budget_usd"
         elif calls:
             interruption.check()  # a stop that came as the reply ended: none of them runs

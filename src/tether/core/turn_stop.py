@@ -17,6 +17,8 @@ from collections.abc import Generator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from tether.protocol import TurnSubtype
+
 
 @dataclass
 class StopRequest:
@@ -27,6 +29,8 @@ class StopRequest:
     said: str | None = None
     by_hook: bool = False
     """A hook's `continue: false`: nothing sends the model back to work after it."""
+    failed: tuple[TurnSubtype, str] | None = None
+    """The turn ends in error: its subtype and what the result says (a tool gave up)."""
 
 
 _current: ContextVar[StopRequest | None] = ContextVar("turn_stop", default=None)
@@ -43,12 +47,23 @@ def watching() -> Generator[StopRequest]:
         _current.reset(token)
 
 
-def request_stop(said: str | None = None, *, by_hook: bool = False) -> None:
+def request_stop(
+    said: str | None = None,
+    *,
+    by_hook: bool = False,
+    failed: tuple[TurnSubtype, str] | None = None,
+) -> None:
     """End the running turn before its next model call; `said`: what the user is told (outside
-    a turn this means nothing)."""
+    a turn this means nothing); `failed`: the turn ends in that error, with that result."""
     request = _current.get()
     if request is not None and not request.stopped:
         request.stopped, request.said, request.by_hook = True, said, by_hook
+        request.failed = failed
+
+
+def record() -> StopRequest | None:
+    """The running turn's record (asked or not): who counts something per turn keys it by this."""
+    return _current.get()
 
 
 def halted() -> bool:

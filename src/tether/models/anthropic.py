@@ -80,6 +80,7 @@ class AnthropicModel:
         model: str,
         api_key: str | None,
         base_url: str | None,
+        auth_token: str | None = None,
         default_headers: dict[str, str] | None = None,
         betas: tuple[str, ...] = (),
         provider: str = "anthropic",
@@ -93,11 +94,11 @@ class AnthropicModel:
         self._converted = ConvertedMessages(convert_message)
         self._encoded = ConvertedMessages(lambda m: dumps(convert_message(m)))
         self.endpoint = Endpoint(provider, (base_url or DEFAULT_BASE_URL).rstrip("/"), key_env)
-        headers = {
-            "x-api-key": api_key or _NO_KEY,
-            "anthropic-version": API_VERSION,
-            "accept": "text/event-stream",
-        }
+        headers = {"anthropic-version": API_VERSION, "accept": "text/event-stream"}
+        if api_key or not auth_token:  # a gateway's bearer token alone: no x-api-key
+            headers["x-api-key"] = api_key or _NO_KEY
+        if auth_token:
+            headers["authorization"] = f"Bearer {auth_token}"
         if betas:
             headers["anthropic-beta"] = ",".join(betas)
         headers.update(default_headers or {})

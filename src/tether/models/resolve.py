@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 from urllib.parse import urlsplit
 
+from tether.models.anthropic_env import AUTH_TOKEN_ENV, auth_token, custom_headers
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
 from tether.models.idle import IdleLimits
@@ -52,6 +53,10 @@ class ResolvedModel:
     plan_model_id: str | None = None
     """`opusplan`: the model that answers in plan mode (Opus), `model_id` answering otherwise
     (Sonnet), as Claude Code's alias does."""
+    auth_token: str | None = None
+    """`ANTHROPIC_AUTH_TOKEN` (anthropic provider): sent as `Authorization: Bearer`."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """`ANTHROPIC_CUSTOM_HEADERS` (anthropic provider): sent with every request."""
 
 
 def split_long_context(spec: str) -> tuple[str, bool]:
@@ -94,19 +99,24 @@ def resolve_model(
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
     _check_endpoint(env, provider, api_key)
+    token, headers = None, ()
+    if provider.name == "anthropic":  # Claude Code's gateway variables (`anthropic_env`)
+        token, headers = auth_token(env), custom_headers(env)
     # An OpenAI-compatible server named by OPENAI_BASE_URL (llama.cpp, a local proxy) often
     # takes no key.
     keyless_local = provider.wire == "openai" and _env_value(env, provider.base_url_env) is not None
-    if api_key is None and base_spec in FAMILIES:
+    if api_key is None and token is None and base_spec in FAMILIES:
         # Not sent to an OpenAI-compatible endpoint: it would not know the name.
         raise ConfigError(
             f"Model {base_spec!r} is Claude Code's alias for {model_id}, on Anthropic: set "
-            f"{provider.key_env}, or name a model of another provider as provider/model "
+            f"{provider.key_env} (or {AUTH_TOKEN_ENV}), or name a model of another provider "
+            "as provider/model "
             f"(for example openai/<model> for OPENAI_BASE_URL)."
         )
-    if api_key is None and provider.requires_key and not keyless_local:
+    if api_key is None and token is None and provider.requires_key and not keyless_local:
+        either = f"{provider.key_env} or {AUTH_TOKEN_ENV}" if provider.name == "anthropic" else None
         raise ConfigError(
-            f"No API key for {provider.name} (model {model_id}). Set {provider.key_env}, "
+            f"No API key for {provider.name} (model {model_id}). Set {either or provider.key_env}, "
             f"or choose another model with --model or {MODEL_ENV} "
             f"(for example {_LOCAL_EXAMPLE} for a local Ollama)."
         )
@@ -124,6 +134,8 @@ def resolve_model(
         long_context,
         betas,
         plan_model_id,
+        token,
+        headers,
     )
 
 
@@ -289,6 +301,8 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
         return AnthropicModel(
             model=resolved.model_id,
             api_key=resolved.api_key,
+            auth_token=resolved.auth_token,
+            default_headers=dict(resolved.headers),
             base_url=resolved.base_url,
             provider=provider.name,
             key_env=provider.key_env,

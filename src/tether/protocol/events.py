@@ -268,7 +268,11 @@ class PermissionAsked(_Event):
 
 
 TurnSubtype = Literal[
-    "success", "error_max_turns", "error_max_budget_usd", "error_during_execution"
+    "success",
+    "error_max_turns",
+    "error_max_budget_usd",
+    "error_max_structured_output_retries",
+    "error_during_execution",
 ]
 
 

@@ -86,5 +86,17 @@ def model_env(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_model.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
     monkeypatch.setenv("TETHER_HOME", str(home))
-    monkeypatch.delenv("TETHER_MODEL", raising=False)
+    for name in _OUTSIDE_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
     return fake_model
+
+
+_OUTSIDE_SETTINGS = (
+    "TETHER_MODEL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "CLAUDE_CODE_MAX_RETRIES",
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+)
+"""Variables of the developer's shell that would change what a test's session sends."""
