@@ -25,8 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.sandbox.denied_reads import Budget, Denied
-from tether.sandbox.setid_files import walk_cuts
+from tether.sandbox.denied_reads import BoundedWalk, Budget, Denied
 
 SOURCE_ENTRIES = 10_000
 """Entries of hidden directories looked at, at most, for files with other links."""
@@ -119,39 +118,22 @@ def _linked_files(
     return wanted, None
 
 
-class _LinkWalk:
+class _LinkWalk(BoundedWalk):
     def __init__(self, search: DeniedLinks, wanted: dict[Identity, str]) -> None:
+        super().__init__(search.budget)
         self.search = search
         self.wanted = wanted
         self.inodes = {ino for _, ino in wanted}
-        self.budget = search.budget
         self.found: list[Denied] = []
-        self.entries = 0
-        self.too_deep: list[str] = []
-        self.stopped: str | None = None
-        self.reason = ""
-        self.deadline = time.monotonic() + search.budget.seconds
 
-    def run(self, root: str) -> None:
-        stack = [(root, 0)]
-        while stack and self.stopped is None:
-            directory, depth = stack.pop()
-            if time.monotonic() > self.deadline:
-                self.reason = f"{self.budget.seconds:g} s"
-                self.stopped = directory
-                return
-            listing = self._listing(directory)
-            if listing is None:
-                return
-            files = listing.files
-            for ino in self.inodes if len(self.inodes) < len(files) else files:
-                for name in files.get(ino, ()) if ino in self.inodes else ():
-                    self._check(os.path.join(directory, name))
-            for below in listing.below:
-                if depth + 1 > self.budget.depth:
-                    self.too_deep.append(below)
-                else:
-                    stack.append((below, depth + 1))
+    def _visit(self, directory: str) -> Iterable[str] | None:
+        listing = self._listing(directory)
+        if listing is None:
+            return None
+        for ino in self.inodes & listing.files.keys():
+            for name in listing.files[ino]:
+                self._check(os.path.join(directory, name))
+        return listing.below
 
     def _check(self, path: str) -> None:
         """`path` has a hidden file's inode number: hidden if it is that file (same device)."""
@@ -163,8 +145,7 @@ class _LinkWalk:
         if why is None or not stat.S_ISREG(info.st_mode):
             return
         if len(self.found) >= self.budget.hidden:
-            self.reason = f"{self.budget.hidden} hidden paths"
-            self.stopped = path
+            self.cut(f"{self.budget.hidden} hidden paths", path)
             return
         self.found.append(Denied(Path(path), False, f"a hard link to a file hidden by {why}"))
 
@@ -188,11 +169,8 @@ class _LinkWalk:
             return listing
         with entries:
             for entry in entries:
-                if self.entries >= self.budget.entries:
-                    self.reason = f"{self.budget.entries} entries"
-                    self.stopped = directory
+                if not self.counted(directory):
                     return None
-                self.entries += 1
                 listing.entries += 1
                 try:
                     if entry.is_dir(follow_symlinks=False):
@@ -208,7 +186,7 @@ class _LinkWalk:
         return listing
 
     def notice(self) -> str | None:
-        parts = walk_cuts(self.stopped, self.reason, self.entries, self.too_deep, self.budget.depth)
+        parts = self.cuts()
         if not parts:
             return None
         return (

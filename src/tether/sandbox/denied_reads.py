@@ -158,18 +158,62 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-class _Walk:
-    def __init__(self, scan: DeniedScan, budget: Budget) -> None:
-        self.scan = scan
-        self.match = scan.denials.match
-        self.names = scan.denials.names
+class BoundedWalk:
+    """A depth-first walk of directories under a `Budget` (entries, depth, time, paths found):
+    `_visit` looks at one directory and says which below it to walk; where a bound cut the
+    walk is kept for `cuts` (the notice's parts)."""
+
+    def __init__(self, budget: Budget) -> None:
         self.budget = budget
-        self.hidden: list[Denied] = []
         self.entries = 0
         self.too_deep: list[str] = []
         self.stopped: str | None = None
         self.reason = ""
         self.deadline = time.monotonic() + budget.seconds
+
+    def run(self, root: str) -> None:
+        stack = [(root, 0)]
+        while stack and self.stopped is None:
+            directory, depth = stack.pop()
+            if time.monotonic() > self.deadline:
+                self.cut(f"{self.budget.seconds:g} s", directory)
+                return
+            below = self._visit(directory)
+            if below is None:
+                return
+            for path in below:
+                if depth + 1 > self.budget.depth:
+                    self.too_deep.append(path)
+                else:
+                    stack.append((path, depth + 1))
+
+    def _visit(self, directory: str) -> Iterable[str] | None:
+        """What `directory` holds looked at; its directories to walk, None when a bound cut
+        the walk in it."""
+        raise NotImplementedError
+
+    def cut(self, reason: str, where: str) -> None:
+        self.reason, self.stopped = reason, where
+
+    def counted(self, where: str) -> bool:
+        """One more entry looked at, unless the entry bound ran out (then the walk is cut)."""
+        if self.entries >= self.budget.entries:
+            self.cut(f"{self.budget.entries} entries", where)
+            return False
+        self.entries += 1
+        return True
+
+    def cuts(self) -> list[str]:
+        return walk_cuts(self.stopped, self.reason, self.entries, self.too_deep, self.budget.depth)
+
+
+class _Walk(BoundedWalk):
+    def __init__(self, scan: DeniedScan, budget: Budget) -> None:
+        super().__init__(budget)
+        self.scan = scan
+        self.match = scan.denials.match
+        self.names = scan.denials.names
+        self.hidden: list[Denied] = []
 
     def start(self, root: str) -> None:
         try:
@@ -196,33 +240,20 @@ class _Walk:
                 return
             path = real
         if len(self.hidden) >= self.budget.hidden:
-            self.reason = f"{self.budget.hidden} hidden paths"
-            self.stopped = path
+            self.cut(f"{self.budget.hidden} hidden paths", path)
             return
         self.hidden.append(Denied(Path(path), stat.S_ISDIR(mode), rule))
 
-    def run(self, root: str) -> None:
-        stack = [(root, 0)]
-        while stack and self.stopped is None:
-            directory, depth = stack.pop()
-            if time.monotonic() > self.deadline:
-                self.reason = f"{self.budget.seconds:g} s"
-                self.stopped = directory
-                return
-            outcome = self._outcome(directory)
-            if outcome is None:
-                return
-            for denied in outcome.hidden:
-                if len(self.hidden) >= self.budget.hidden:
-                    self.reason = f"{self.budget.hidden} hidden paths"
-                    self.stopped = directory
-                    return
-                self.hidden.append(denied)
-            for below in outcome.below:
-                if depth + 1 > self.budget.depth:
-                    self.too_deep.append(below)
-                else:
-                    stack.append((below, depth + 1))
+    def _visit(self, directory: str) -> Iterable[str] | None:
+        outcome = self._outcome(directory)
+        if outcome is None:
+            return None
+        for denied in outcome.hidden:
+            if len(self.hidden) >= self.budget.hidden:
+                self.cut(f"{self.budget.hidden} hidden paths", directory)
+                return None
+            self.hidden.append(denied)
+        return outcome.below
 
     def _outcome(self, directory: str) -> _Outcome | None:
         """What `directory` holds that is denied, and its directories to walk; None when the
@@ -245,11 +276,8 @@ class _Walk:
             return outcome
         with entries:
             for entry in entries:
-                if self.entries >= self.budget.entries:
-                    self.reason = f"{self.budget.entries} entries"
-                    self.stopped = directory
+                if not self.counted(directory):
                     return None
-                self.entries += 1
                 self._look(entry, outcome, git_dir=git_dir)
         # A directory changed within the last second may change again unseen in the same
         # tick of its clock: not kept.
@@ -281,7 +309,7 @@ class _Walk:
             outcome.below.append(path)
 
     def notice(self) -> str | None:
-        parts = walk_cuts(self.stopped, self.reason, self.entries, self.too_deep, self.budget.depth)
+        parts = self.cuts()
         if not parts:
             return None
         return (
