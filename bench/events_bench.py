@@ -170,29 +170,9 @@ def startup() -> tuple[float, float] | None:
         return None
     sys.path.insert(0, str(Path(__file__).parent))
     import startup as startup_bench
-    from tether.testing import FakeModelServer
 
-    mine: list[float] = []
-    base: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
-        server.expect_rejections = True
-        arrivals = startup_bench._Arrivals(server)
-        home = Path(tmp) / "home"
-        home.mkdir()
-        env = {
-            **os.environ,
-            "TETHER_HOME": str(home),
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "bench",
-        }
-        env.pop("TETHER_MODEL", None)
-        argv = [startup_bench.TETHER, "-p", "hi"]
-        for _ in range(RUNS * 2):
-            mine.append(startup_bench._first_request(arrivals, argv, env, tmp)[0])
-            base_env = {**env, "PYTHONPATH": BASELINE}
-            base.append(startup_bench._first_request(arrivals, argv, base_env, tmp)[0])
-    return statistics.median(mine), statistics.median(base)
+    medians = startup_bench.first_requests({"mine": {}, "base": {"PYTHONPATH": BASELINE}}, RUNS * 2)
+    return medians["mine"], medians["base"]
 
 
 def main() -> dict[str, object]:

@@ -103,30 +103,13 @@ def startup() -> dict[str, float] | None:
     if BASELINE is None:
         return None
     import startup as startup_bench
-    from tether.testing import FakeModelServer
 
-    runs: dict[str, list[float]] = {"off": [], "baseline": [], "on": []}
-    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
-        server.expect_rejections = True
-        arrivals = startup_bench._Arrivals(server)
-        home = Path(tmp) / "home"
-        home.mkdir()
-        env = {
-            **os.environ,
-            "TETHER_HOME": str(home),
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": server.url,
-            "ANTHROPIC_API_KEY": "bench",
-        }
-        env.pop("TETHER_MODEL", None)
-        on_env = {**env, **_telemetry_env("http://127.0.0.1:9")}  # nothing listens: exit bounded
-        argv = [startup_bench.TETHER, "-p", "hi"]
-        for _ in range(RUNS * 2):
-            runs["off"].append(startup_bench._first_request(arrivals, argv, env, tmp)[0])
-            base_env = {**env, "PYTHONPATH": BASELINE}
-            runs["baseline"].append(startup_bench._first_request(arrivals, argv, base_env, tmp)[0])
-            runs["on"].append(startup_bench._first_request(arrivals, argv, on_env, tmp)[0])
-    return {name: statistics.median(values) for name, values in runs.items()}
+    variants = {
+        "off": {},
+        "baseline": {"PYTHONPATH": BASELINE},
+        "on": _telemetry_env("http://127.0.0.1:9"),  # nothing listens: the exit is bounded
+    }
+    return startup_bench.first_requests(variants, RUNS * 2)
 
 
 def sdk_import_ms() -> float:

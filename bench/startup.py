@@ -157,6 +157,31 @@ def _first_request(
     return arrivals.first_after(spawned), done.stdout
 
 
+def first_requests(variants: dict[str, dict[str, str]], runs: int) -> dict[str, float]:
+    """Median seconds from spawn to first request of `tether -p hi`, for each variant (its
+    variables over a fresh home pointed at a fake server), the variants interleaved so that
+    load changes hit each alike: for other benches' before/after start-up columns."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    with tempfile.TemporaryDirectory() as tmp, FakeModelServer() as server:
+        server.expect_rejections = True
+        arrivals = _Arrivals(server)
+        home = Path(tmp) / "home"
+        home.mkdir()
+        env = {
+            **os.environ,
+            "TETHER_HOME": str(home),
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "bench",
+        }
+        env.pop("TETHER_MODEL", None)
+        argv = [TETHER, "-p", "hi"]
+        for _ in range(runs):
+            for name, extra in variants.items():
+                samples[name].append(_first_request(arrivals, argv, {**env, **extra}, tmp)[0])
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def _stream_json_result(stdout: str) -> str:
     lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
     results = [line for line in lines if line.get("type") == "result"]
