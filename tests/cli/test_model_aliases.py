@@ -78,7 +78,7 @@ def test_without_an_anthropic_key_an_alias_says_so(
     assert result.exit_code == 2
     assert result.stderr == (
         "tether: Model 'opus' is Claude Code's alias for claude-opus-5-5, on Anthropic: set "
-        "ANTHROPIC_API_KEY, or name a model of another provider as provider/model (for "
-        "example openai/<model> for OPENAI_BASE_URL).\n"
+        "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or name a model of another provider as "
+        "provider/model (for example openai/<model> for OPENAI_BASE_URL).\n"
     )
     assert model_env.requests == []

@@ -23,9 +23,9 @@ tether: a coding agent in your terminal.
 """
 
 EPILOG = """\
-models: --model or TETHER_MODEL (or ANTHROPIC_MODEL) or the "model" setting (default
-  claude-sonnet-5-5); for example opus, sonnet, haiku, openai/gpt-5, openrouter/<vendor>/<model>,
-  ollama/qwen2.5-coder:7b.
+models: --model or TETHER_MODEL (or ANTHROPIC_MODEL) or the "model" setting
+  (default claude-sonnet-5-5); for example opus, sonnet, haiku, openai/gpt-5,
+  openrouter/<vendor>/<model>, ollama/qwen2.5-coder:7b.
 keys: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, a bearer token), OPENAI_API_KEY,
   OPENROUTER_API_KEY; base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL; more headers:
   ANTHROPIC_CUSTOM_HEADERS; retries: CLAUDE_CODE_MAX_RETRIES.

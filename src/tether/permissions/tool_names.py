@@ -24,6 +24,8 @@ KNOWN_TOOLS = frozenset(
         "BashOutput",
         "KillShell",
         "TodoWrite",
+        "MemorySave",
+        "MemorySearch",
         "Task",
         "Skill",
         "StructuredOutput",
