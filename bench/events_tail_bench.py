@@ -5,8 +5,8 @@
 
 Writes a log of SIZE_MB (default 100) of tool records (2 KB results) in a temporary home,
 then runs `tether events tail -n 20`, `-n 1 --kind notice` (one notice near the end) and
-`-n 1 --kind error` (none: the whole log is read) three times each, this tree and the baseline's interleaved: the median
-wall time and the largest peak RSS of each.
+`-n 1 --kind error` (none: the whole log is read) three times each, this tree and the
+baseline's interleaved: the median wall time and the largest peak RSS of each.
 """
 
 from __future__ import annotations
