@@ -137,8 +137,12 @@ def test_the_last_records_are_read_from_the_end_of_a_huge_log(home: Path) -> Non
     _write(home, [record(n, "s", "notice") for n in range(3)], max_bytes=None)  # type: ignore[arg-type]
     limit = "import resource,sys,runpy; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30));"
     result = subprocess.run(
-        [sys.executable, "-c", limit + "sys.argv=['tether','events','tail','-n','2'];"
-         "runpy.run_module('tether', run_name='__main__')"],
+        [
+            sys.executable,
+            "-c",
+            limit + "sys.argv=['tether','events','tail','-n','2'];"
+            "runpy.run_module('tether', run_name='__main__')",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "TETHER_HOME": str(home)},
