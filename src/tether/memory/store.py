@@ -124,6 +124,11 @@ class MemoryStore:
         rows = self._guarded(self._rows, sql + (f" LIMIT {int(limit)}" if limit else ""), ())
         return [_memory(row) for row in rows]
 
+    def has(self, text: str) -> bool:
+        """Whether a memory with exactly this text is kept."""
+        sql = "SELECT 1 FROM memories WHERE text = ? LIMIT 1"
+        return bool(self._guarded(self._rows, sql, (text,)))
+
     def count(self) -> int:
         return int(self._guarded(self._rows, "SELECT count(*) FROM memories", ())[0][0])
 
