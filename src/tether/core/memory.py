@@ -102,7 +102,7 @@ def memory_index(text: str, shown: str) -> tuple[str, list[str], str | None]:
     parts = [head] if head else []
     if lines:
         parts.append("Entries, newest first (their text: MemorySearch):\n" + "\n".join(lines))
-    parts.append(f"[{note}.]")
+    parts.append(f"[{note} (or read the file itself).]")
     return "\n\n".join(parts), _chunks(text), note
 
 
