@@ -17,7 +17,6 @@ from tether.text_files import INSTRUCTIONS_MAX_CHARS, cut_instructions
 Run = Callable[..., CliResult]
 
 
-
 @pytest.fixture(autouse=True)
 def _no_semantic_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """The memory file as it goes into the prompt without semantic memory (with it, a large
