@@ -23,6 +23,7 @@ TOOLS = [
     "Glob",
     "Grep",
     "WebFetch",
+    "WebSearch",
     "Revert",
     "TodoWrite",
     "MemorySave",

@@ -55,6 +55,7 @@ from tether.cli.startup_checks import (
     record_run,
     unknown_tools,
     unmatched_rules,
+    unoffered_tools,
     unstoppable_budget,
 )
 from tether.cli.teams_tools import (
@@ -65,6 +66,7 @@ from tether.cli.teams_tools import (
     session_lead,
     session_task_board,
 )
+from tether.cli.web_search_backend import anthropic_web_searcher, searchable
 from tether.config.instructions import Instructions
 from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
@@ -210,8 +212,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace=workspace,
         tools=[
             *chosen_tools(
-                [
-                    *builtin_tools(),
+                base_tools := [
+                    *searchable(builtin_tools(), resolved),
                     task_tool(runner, spawn=lead.spawn if lead is not None else None),
                     *(skill_tools if skills.skills or skills.commands else []),
                     *board_tools(board),
@@ -282,6 +284,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         cwd=start,
         env={name: env[name] for name in settings.env},
     )
+    if resolved.provider.wire == "anthropic":
+        tool_context.web_search = anthropic_web_searcher(model, resolved.model_id)
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
@@ -369,6 +373,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     session.startup_notices.extend(unknown_tools(opts))
+    session.startup_notices.extend(
+        unoffered_tools(opts, [t.name for t in base_tools], registry.names(), resolved)
+    )
     session.startup_notices.extend(unmatched_rules(gate.permissions.rules))
     session.startup_notices.extend(memory_notes)
     if sandbox.sandbox is not None:

@@ -28,6 +28,7 @@ PLACES: dict[str, str] = {
     "Glob": "glob:glob",
     "Grep": "grep:grep",
     "WebFetch": "web_fetch:web_fetch",
+    "WebSearch": "web_search:web_search",
     "Revert": "revert:revert",
     "TodoWrite": "todo:todo_write",
     "MemorySave": "memory:memory_save",
