@@ -152,7 +152,7 @@ def test_the_file_holds_one_compact_json_entry_a_line(tmp_path: Path) -> None:
             },
         },
     }
-    assert first["message"] == {"role": "user", "content": [{"type": "text", "text": "héllo"}]}
+    assert first["message"] == {"role": "user", "content": "héllo"}  # as Claude Code keeps it
 
 
 def test_messages_chain_across_reopens_and_other_entries_hang_off_them(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,6 +106,9 @@ class Built:
     plugins: SessionPlugins = field(default_factory=SessionPlugins)
     board: TaskBoard | None = None
     """The team's board, when the session has the task tools."""
+    account: dict[str, str] = field(default_factory=dict[str, str])
+    """The SDK's `accountInfo()`, as Claude Code fills it: where the key or token came from
+    and, on the Anthropic provider, `apiProvider` "firstParty"."""
 
     @property
     def context_window(self) -> int:
@@ -439,7 +442,18 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead, plugins, board)
+    account = _account(resolved.provider.name, key_source, env)
+    return Built(session, mcp, agents, key_source, lead, plugins, board, account)
+
+
+def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str, str]:
+    if provider != "anthropic":
+        return {"apiKeySource": key_source}
+    token = "ANTHROPIC_AUTH_TOKEN" if env.get("ANTHROPIC_AUTH_TOKEN") else "none"
+    account = {"tokenSource": token}
+    if key_source != "none" or token == "none":
+        account["apiKeySource"] = key_source
+    return {**account, "apiProvider": "firstParty"}
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
