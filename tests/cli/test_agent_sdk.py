@@ -125,7 +125,8 @@ async def test_can_use_tool_answers_apply(
     assert (workspace / "changed").exists()
     assert not (workspace / "first").exists()
     assert not (workspace / "second").exists()
-    assert "not the second one" in fake_model.requests[2].tool_results()[0]
+    # The client's message reaches the model verbatim, as Claude Code passes it.
+    assert fake_model.requests[2].tool_results() == ["not the second one"]
     assert [d["tool_name"] for d in result_of(messages).permission_denials or []] == ["Bash"]
 
 

@@ -100,7 +100,8 @@ def test_the_sdk_lists_and_reads_a_tether_session(
         "text",
         "tool_use",
     ]
-    assert messages[0].message["content"] == [{"type": "text", "text": "run echo hi"}]  # type: ignore[index]
+    # The prompt kept as a string, as Claude Code keeps it.
+    assert messages[0].message["content"] == "run echo hi"  # type: ignore[index]
     assert all(m.session_id == session_id for m in messages)
 
 
@@ -136,7 +137,7 @@ def test_claude_code_resumes_a_session_tether_wrote(
     assert result["result"] == "Claude Code carried on."
     sent = fake_model.requests[-1]
     conversation = [m for m in sent.messages() if m["role"] != "system"]
-    assert conversation[0]["content"][0]["text"] == "run echo hi"  # type: ignore[index]
+    assert conversation[0]["content"] == "run echo hi"  # type: ignore[index]
     assert [m["role"] for m in conversation][:4] == ["user", "assistant", "user", "assistant"]
     results = [
         block["content"]
@@ -290,4 +291,4 @@ async def test_a_tether_session_resumes_through_an_sdk_session_store(
     [result] = [m for m in results if isinstance(m, ResultMessage)]
     assert (result.result, result.is_error) == ("Resumed from the store.", False)
     conversation = [m for m in fake_model.requests[-1].messages() if m["role"] != "system"]
-    assert conversation[0]["content"][0]["text"] == "run echo hi"  # type: ignore[index]
+    assert conversation[0]["content"] == "run echo hi"  # type: ignore[index]

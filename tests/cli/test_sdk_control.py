@@ -38,6 +38,11 @@ async def test_initialize_reply_status_usage_and_model_switch(
         second = [m async for m in c.receive_response()]
     assert info is not None
     assert info["hook_on_failure_supported"] is True
+    assert info["account"] == {  # Claude Code's fields (accountInfo)
+        "tokenSource": "none",
+        "apiKeySource": "ANTHROPIC_API_KEY",
+        "apiProvider": "firstParty",
+    }
     assert info["current_permission_mode"] == "default"
     assert isinstance(info["pid"], int)
     assert {"Explore", "general-purpose", "Plan"} <= {a["name"] for a in info["agents"]}

@@ -139,3 +139,36 @@ async def test_suggestions_have_claude_codes_shapes_and_apply(
     saved = list((tether_home() / "workspaces").glob("*.json"))
     assert len(saved) == 1
     assert "Bash(touch made)" in saved[0].read_text()
+
+
+async def test_a_write_outside_the_workspace_offers_the_mode_then_its_directory(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # As Claude Code offers them from the default mode: acceptEdits for the session, then the
+    # file's directory.
+    other = workspace.parent / "other"
+    other.mkdir()
+    fake_model.script(
+        reply(tool_use("Write", file_path=str(other / "o.txt"), content="o")),
+        reply(text("done")),
+    )
+    offered: list[list[dict[str, Any]]] = []
+
+    async def decide(name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext) -> Answer:
+        offered.append([s.to_dict() for s in ctx.suggestions])
+        return PermissionResultDeny(message="no")
+
+    async with sdk.client(can_use_tool=decide) as client:
+        await client.query("go")
+        [m async for m in client.receive_response()]
+    assert offered == [
+        [
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+            {
+                "type": "addDirectories",
+                "directories": [str(other.resolve())],
+                "destination": "session",
+            },
+        ]
+    ]
+    assert not (other / "o.txt").exists()

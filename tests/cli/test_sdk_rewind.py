@@ -85,3 +85,49 @@ async def test_rewind_files_is_refused_without_file_checkpointing(
         with pytest.raises(Exception, match="File rewinding is not enabled"):
             await client.rewind_files(echoed.uuid)
     assert new.read_text() == "new\n"
+
+
+async def test_rewind_files_reaches_a_prompt_made_before_a_resume(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # Two processes: the first writes a.txt and changes doc.txt, the second resumes the
+    # session and changes doc.txt again and writes b.txt. The second can rewind to either
+    # prompt: the first's checkpoints are kept beside the session file.
+    doc, a, b = workspace / "doc.txt", workspace / "a.txt", workspace / "b.txt"
+    doc.write_text("v1\n")
+    fake_model.script(
+        reply(tool_use("Read", file_path=str(doc))),
+        reply(
+            tool_use("Write", file_path=str(a), content="a\n"),
+            tool_use("Write", file_path=str(doc), content="v2\n"),
+        ),
+        reply(text("done")),
+        reply(tool_use("Read", file_path=str(doc))),
+        reply(
+            tool_use("Write", file_path=str(doc), content="v3\n"),
+            tool_use("Write", file_path=str(b), content="b\n"),
+        ),
+        reply(text("done again")),
+    )
+    options: dict[str, Any] = {
+        "permission_mode": "acceptEdits",
+        "enable_file_checkpointing": True,
+        "extra_args": {"replay-user-messages": None},
+    }
+    async with sdk.client(**options) as client:
+        first = await _turn(client, "p1")
+    [p1] = [m.uuid for m in first if isinstance(m, UserMessage) and m.content == "p1"]
+    [session_id] = {m.session_id for m in first if isinstance(m, ResultMessage)}
+    assert (doc.read_text(), a.exists()) == ("v2\n", True)
+    async with sdk.client(**options, resume=session_id) as client:
+        second = await _turn(client, "p2")
+        [p2] = [m.uuid for m in second if isinstance(m, UserMessage) and m.content == "p2"]
+        assert (doc.read_text(), b.exists()) == ("v3\n", True)
+        assert p1 is not None
+        assert p2 is not None
+        await client.rewind_files(p2)
+        assert (doc.read_text(), a.exists(), b.exists()) == ("v2\n", True, False)
+        await client.rewind_files(p1)
+        assert (doc.read_text(), a.exists(), b.exists()) == ("v1\n", False, False)
+        with pytest.raises(Exception, match="No file checkpoint found for this message"):
+            await client.rewind_files("00000000-0000-0000-0000-000000000000")

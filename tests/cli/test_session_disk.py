@@ -308,3 +308,34 @@ def _on_a_small_disk(
         text=True,
         cwd=workspace,
     )
+
+
+def test_a_file_size_limit_is_named_and_its_remedy_is_raising_it(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    # `ulimit -f`: the session file stops taking writes at the limit (EFBIG), with the disk far
+    # from full; the stop line names the limit and says to raise it, not to free space.
+    model_env.script(
+        reply(tool_use("Bash", command="echo " + "x" * 6000)),
+        reply(tool_use("Bash", command="echo hi")),
+        reply(text("done")),
+    )
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8 * 1024, 8 * 1024))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tether", "-p", "go", "--permission-mode", "bypassPermissions"],
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        preexec_fn=limit,
+        timeout=120,
+        check=False,
+    )
+    [stop] = [line for line in done.stderr.splitlines() if "stopped before asking" in line]
+    assert "File too large (the file size limit of this process, `ulimit -f`, is 8.2 KB)" in stop
+    assert "raise the file size limit (`ulimit -f`) (or make the file writable)" in stop
+    assert "free space" not in stop

@@ -27,7 +27,19 @@ from tether.cli.mcp_serve import main
 from tether.tools.builtin import builtin_tools
 
 Connect = Callable[..., AbstractAsyncContextManager[Client]]
-OFFERED = ["Bash", "BashOutput", "KillShell", "Read", "Write", "Edit", "Glob", "Grep", "Revert"]
+OFFERED = [
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "Read",
+    "Write",
+    "Edit",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "WebFetch",
+    "Revert",
+]
 
 
 @pytest.fixture
@@ -189,11 +201,21 @@ async def test_a_bare_denied_tool_is_not_offered(connect: Connect, ws: Path) -> 
     ) as client:
         names = [t.name for t in (await client.list_tools()).tools]
         result = await client.call_tool("Bash", {"command": "touch made.txt"})
-    assert names == ["BashOutput", "KillShell", "Read", "Edit", "Glob", "Grep", "Revert"]
+    assert names == [
+        "BashOutput",
+        "KillShell",
+        "Read",
+        "Edit",
+        "NotebookEdit",
+        "Glob",
+        "Grep",
+        "WebFetch",
+        "Revert",
+    ]
     assert outcome(result) == (
         True,
         "Error: No such tool: 'Bash'. Available tools: "
-        "BashOutput, KillShell, Read, Edit, Glob, Grep, Revert.",
+        "BashOutput, KillShell, Read, Edit, NotebookEdit, Glob, Grep, WebFetch, Revert.",
     )
     assert not (ws / "made.txt").exists()
 

@@ -95,8 +95,8 @@ def test_list_shows_this_projects_sessions_newest_first(tmp_path: Path) -> None:
 def test_list_finds_a_title_written_after_a_megabyte(tmp_path: Path, shift: int) -> None:
     """The title line starting just before, on and after the boundary of the 1 MiB reads."""
     with SessionWriter.create(tmp_path, "probe", cwd=tmp_path) as probe:
-        probe.user([TextBlock(text="")])
-    padding = (1 << 20) + shift - probe.path.stat().st_size
+        probe.user([TextBlock(text="x")])
+    padding = (1 << 20) + shift - probe.path.stat().st_size + 1
     with SessionWriter.create(tmp_path / "p", "probe", cwd=tmp_path) as writer:
         writer.user([TextBlock(text="x" * padding)])
         assert writer.path.stat().st_size == (1 << 20) + shift

@@ -50,4 +50,4 @@ def test_a_session_offers_the_stored_schemas_without_importing_a_tool() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, check=True
     )
     expected = {"properties": {"n": {"type": "integer"}}, "required": ["n"], "type": "object"}
-    assert done.stdout == f"12 [] [] {expected}\n"
+    assert done.stdout == f"15 [] [] {expected}\n"

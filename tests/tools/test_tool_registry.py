@@ -19,8 +19,11 @@ def test_names_order_and_flags() -> None:
         ("Read", True),
         ("Write", False),
         ("Edit", False),
+        ("NotebookEdit", False),
         ("Glob", True),
         ("Grep", True),
+        ("WebFetch", True),
+        ("WebSearch", True),
         ("Revert", False),
         ("TodoWrite", True),
         ("MemorySave", True),
@@ -58,7 +61,8 @@ def test_grep_schema_uses_ripgrep_flag_names() -> None:
 async def test_unknown_tool(run_tool: RunTool) -> None:
     assert await run_tool("Nope") == ToolOutcome(
         "Error: No such tool: 'Nope'. Available tools: Bash, BashOutput, KillShell, Read, Write, "
-        "Edit, Glob, Grep, Revert, TodoWrite, MemorySave, MemorySearch.",
+        "Edit, NotebookEdit, Glob, Grep, WebFetch, WebSearch, Revert, TodoWrite, MemorySave, "
+        "MemorySearch.",
         True,
     )
 

@@ -62,9 +62,10 @@ from tether.tools.registry import ToolRegistry
 from tether.tools.run_record import RunRecord, reap_dead_runs
 
 USAGE_ERROR = 2
-SESSION_ONLY_TOOLS = frozenset({"TodoWrite", "MemorySave", "MemorySearch"})
+SESSION_ONLY_TOOLS = frozenset({"TodoWrite", "MemorySave", "MemorySearch", "WebSearch"})
 """Built-in tools that mean something only inside a tether session (its plan, shown in
-tether's own screen, its memory tools' index); Task and Skill are not built-in tools at all."""
+tether's own screen, its memory tools' index, its model's web search); Task and Skill are not
+built-in tools at all."""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ def answer_from_client(
             request_id=request.request_id,
             choice="deny",
             message=message if isinstance(message, str) and message else None,
+            message_whole=True,  # the model reads the client's message verbatim, as in CC
             # A subagent's call: only that subagent stops (as in Claude Code).
             stop=reply.get("interrupt") is True and request.agent_id is not None,
         )

@@ -28,6 +28,7 @@ from tether.cli.sdk_mcp_requests import (
 )
 from tether.cli.sdk_rewind import rewind_files
 from tether.cli.sdk_session_lines import CLAUDE_CODE_CONTRACT
+from tether.config.numbers import client_hook_numbers_error
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
 from tether.outside_text import error_summary
@@ -77,6 +78,9 @@ async def _initialize(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[s
     skills = body.get("skills")
     if not isinstance(hooks, dict) or not isinstance(agents, dict):
         raise Refused("initialize: `hooks` and `agents` must be objects")
+    numbers = client_hook_numbers_error(cast(dict[str, Any], hooks))
+    if numbers is not None:
+        raise ConfigError(f"the client's {numbers}")
     parts = ClientParts(
         hooks=client_hooks(cast(dict[str, Any], hooks)).specs,
         agents=client_agents(cast(dict[str, Any], agents)),
@@ -111,7 +115,7 @@ def _description(front: StreamJsonFrontEnd, built: Built) -> dict[str, Any]:
                 "description": "",
             }
         ],
-        "account": {"apiKeySource": built.key_source},
+        "account": built.account,
         "pid": os.getpid(),
         "claude_code_version": CLAUDE_CODE_CONTRACT,
         "tether_version": __version__,

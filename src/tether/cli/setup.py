@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,6 +55,7 @@ from tether.cli.startup_checks import (
     record_run,
     unknown_tools,
     unmatched_rules,
+    unoffered_tools,
     unstoppable_budget,
 )
 from tether.cli.teams_tools import (
@@ -65,6 +66,7 @@ from tether.cli.teams_tools import (
     session_lead,
     session_task_board,
 )
+from tether.cli.web_search_backend import anthropic_web_searcher, searchable
 from tether.config.instructions import Instructions
 from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
@@ -104,6 +106,9 @@ class Built:
     plugins: SessionPlugins = field(default_factory=SessionPlugins)
     board: TaskBoard | None = None
     """The team's board, when the session has the task tools."""
+    account: dict[str, str] = field(default_factory=dict[str, str])
+    """The SDK's `accountInfo()`, as Claude Code fills it: where the key or token came from
+    and, on the Anthropic provider, `apiProvider` "firstParty"."""
 
     @property
     def context_window(self) -> int:
@@ -210,8 +215,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace=workspace,
         tools=[
             *chosen_tools(
-                [
-                    *builtin_tools(),
+                base_tools := [
+                    *searchable(builtin_tools(), resolved),
                     task_tool(runner, spawn=lead.spawn if lead is not None else None),
                     *(skill_tools if skills.skills or skills.commands else []),
                     *board_tools(board),
@@ -285,6 +290,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         cwd=start,
         env={name: env[name] for name in settings.env},
     )
+    if resolved.provider.wire == "anthropic":
+        tool_context.web_search = anthropic_web_searcher(model, resolved.model_id)
     if sandbox.sandbox is not None:
         tool_context.command_wrapper = sandbox.sandbox.wrap
         gate.permissions = replace(gate.permissions, bash_sandboxed=True)
@@ -380,6 +387,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     session.startup_notices.extend(unknown_tools(opts))
+    session.startup_notices.extend(
+        unoffered_tools(opts, [t.name for t in base_tools], registry.names(), resolved)
+    )
     session.startup_notices.extend(unmatched_rules(gate.permissions.rules))
     session.startup_notices.extend(memory_notes)
     if sandbox.sandbox is not None:
@@ -443,7 +453,18 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead, plugins, board)
+    account = _account(resolved.provider.name, key_source, env)
+    return Built(session, mcp, agents, key_source, lead, plugins, board, account)
+
+
+def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str, str]:
+    if provider != "anthropic":
+        return {"apiKeySource": key_source}
+    token = "ANTHROPIC_AUTH_TOKEN" if env.get("ANTHROPIC_AUTH_TOKEN") else "none"
+    account = {"tokenSource": token}
+    if key_source != "none" or token == "none":
+        account["apiKeySource"] = key_source
+    return {**account, "apiProvider": "firstParty"}
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

@@ -4,6 +4,7 @@ background commands that ended, as reminders for the model."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tether.cli.model_options import priced_but_unknown
@@ -87,6 +88,53 @@ def unknown_tools(opts: RunOptions) -> list[str]:
         *unknown_tool_notes("--allowedTools", opts.allowed_tools),
         *unknown_tool_notes("--disallowedTools", opts.disallowed_tools),
     ]
+
+
+def unoffered_tools(
+    opts: RunOptions, could_offer: Sequence[str], offered: Sequence[str], resolved: ResolvedModel
+) -> list[str]:
+    """A tool `--tools` (the SDK's `tools=[...]`) or `--allowedTools` names that this session
+    does not have is told, once each, never dropped silently: a Claude Code tool tether lacks,
+    WebSearch on a provider without server-side search, a tool not offered here."""
+    from tether.cli.web_search_backend import no_search_reason
+    from tether.permissions.tool_names import (
+        CLAUDE_CODE_ONLY,
+        KNOWN_TOOLS,
+        TOOL_ALIASES,
+        unknown_tool,
+    )
+
+    def why(tool: str) -> str:
+        if tool == "WebSearch" and resolved.provider.wire != "anthropic":
+            return f" ({no_search_reason(resolved)})"
+        return " (a Claude Code tool tether does not have)" if tool in CLAUDE_CODE_ONLY else ""
+
+    notes: list[str] = []
+    told: set[str] = set()
+    for label, names, effect in (
+        ("--tools", opts.tools or (), "it is not offered"),
+        ("--allowedTools", opts.allowed_tools, "the rule allows nothing"),
+    ):
+        for name in names:
+            tool = TOOL_ALIASES.get(name.split("(", 1)[0].strip(), name.split("(", 1)[0].strip())
+            if tool in ("", "default") or tool.startswith("mcp__") or tool in told:
+                continue
+            if label == "--allowedTools" and (
+                (tool not in CLAUDE_CODE_ONLY and tool != "WebSearch")
+                or tool in could_offer
+                or unknown_tool(tool)
+            ):
+                continue  # a tool tether has, or one told as unknown already
+            if tool in offered and label == "--tools":
+                continue
+            if label == "--tools" and tool not in KNOWN_TOOLS and tool not in could_offer:
+                notes.append(f'warning: --tools: unknown tool "{tool}"; it is not offered')
+            else:
+                notes.append(
+                    f'warning: {label}: this session has no "{tool}" tool{why(tool)}; {effect}'
+                )
+            told.add(tool)
+    return notes
 
 
 def unstoppable_budget(opts: RunOptions, resolved: ResolvedModel) -> list[str]:

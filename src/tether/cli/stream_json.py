@@ -32,6 +32,7 @@ from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import answer_from_client, client_reply
+from tether.cli.sdk_rewind import keep_checkpoint
 from tether.cli.sdk_session_lines import start_failure_line
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
@@ -292,6 +293,8 @@ class StreamJsonFrontEnd:
                 self._on_event(event, built, lines)
         finally:
             self._running = None
+            if prompt.uuid is not None:
+                keep_checkpoint(session, prompt.uuid, self.checkpoints[prompt.uuid])
         unread = session.take_queued()
         left = self._steered[len(self._steered) - len(unread) :] if unread else []
         if unread and self._stopped_by is not None:  # no next turn will read it

@@ -95,6 +95,23 @@ def setting_numbers_error(path: object, data: Mapping[str, object]) -> ConfigErr
     return None
 
 
+CLIENT_HOOK_NUMBERS: Mapping[tuple[str, ...], NumberRange] = {
+    (ANY, ANY, "timeout"): HOOK_TIMEOUT_S,
+}
+"""The numbers of the hooks an SDK client registers (`initialize`: per event, a list of
+`{matcher, hookCallbackIds, timeout}`), in the same ranges as the settings' hooks."""
+
+
+def client_hook_numbers_error(hooks: Mapping[str, object]) -> str | None:
+    """What is wrong with the first number of a client's hooks outside its range, naming the
+    key and the range; None when all are in range."""
+    for keys, wanted in CLIENT_HOOK_NUMBERS.items():
+        for name, value in _found(hooks, keys, "hooks"):
+            if value is not None and not wanted.admits(value):
+                return f"{name} must be {wanted.described()}, not {_shown(value)}"
+    return None
+
+
 def _found(value: object, keys: tuple[str, ...], name: str) -> list[tuple[str, object]]:
     """The values at the path `keys` under `value`, each with its name as said to the user
     (`hooks.Stop[0].hooks[1].timeout`); a path that leads nowhere finds nothing."""

@@ -184,7 +184,8 @@ class ToolGate:
         answer = await ask(request)
         if answer.choice == "deny":
             extra = f": {answer.message}" if answer.message else ""
-            return self._deny(call, tool_input, f"The user denied this call{extra}", "user")
+            said = answer.message if answer.message_whole and answer.message else None
+            return self._deny(call, tool_input, said or f"The user denied this call{extra}", "user")
         if answer.choice == "allow_always" and request.suggestion:
             self.allow_always(request.suggestion)
         if answer.changes:

@@ -11,6 +11,7 @@ from typing import Any
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
+from tether.store.write_errors import too_large
 
 TITLE_CHARS = 80
 MIN_FREE_BYTES = 16 * 1024
@@ -50,6 +51,8 @@ class SessionRecorder:
         that what it writes as it opens the file is told too)."""
         self._writer: SessionWriter | None = None
         self._titled = titled
+        self._remedy = "free space"
+        """What lets the file take writes again: free space, or a file size limit raised."""
         self._waiting: deque[_Entry] = deque()
         self._saves = True
         self._notices: list[str] = []
@@ -123,18 +126,18 @@ class SessionRecorder:
         if self.forked_from is not None:
             return (
                 f"Nothing of the fork was saved, not even its prompt; the session it forks "
-                f"({self.forked_from}) is as it was: free space (or make the sessions folder "
+                f"({self.forked_from}) is as it was: {self._remedy} (or make the sessions folder "
                 f"writable) and fork it again with `tether --resume {self.forked_from} "
                 "--fork-session` and the prompt."
             )
         if self.resumable_as is None:
             return (
-                "Nothing of this session was saved, not even its prompt: free space (or make "
-                "the sessions folder writable) and send the prompt again."
+                f"Nothing of this session was saved, not even its prompt: {self._remedy} (or "
+                "make the sessions folder writable) and send the prompt again."
             )
         return (
-            "The session file holds everything up to the last entry it took: free space (or "
-            f"make the file writable) and resume it with `tether --resume {self.resumable_as}`."
+            f"The session file holds everything up to the last entry it took: {self._remedy} "
+            f"(or make the file writable) and resume it with `tether --resume {self.resumable_as}`."
         )
 
     def take_notices(self) -> list[str]:
@@ -233,6 +236,9 @@ class SessionRecorder:
             if self.problem is None:
                 self._notices.append(f"{e}; {WAITING}")
             self.problem = str(e)
+            self._remedy = (
+                "raise the file size limit (`ulimit -f`)" if too_large(e) else "free space"
+            )
         else:
             if self.problem is not None:
                 what = "entry" if waited == 1 else "entries"

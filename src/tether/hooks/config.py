@@ -264,7 +264,8 @@ def client_hooks(block: Mapping[str, Any]) -> HooksConfig:
                 isinstance(i, str) for i in cast(list[Any], ids)
             ):
                 raise _client_error(f"{group_key}.hookCallbackIds", "must be a list of strings")
-            timeout = group.get("timeout") or DEFAULT_TIMEOUT_S
+            timeout = group.get("timeout")
+            timeout = DEFAULT_TIMEOUT_S if timeout is None else timeout  # 0 is no timeout given
             if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
                 raise _client_error(f"{group_key}.timeout", "must be a positive number of seconds")
             on_failure = group.get("onFailure")

@@ -9,6 +9,7 @@ another `Model` beside this one, importing its SDK only when chosen.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -161,6 +162,8 @@ class _Part:
     data: str = ""
     initial_input: dict[str, Any] | None = None
     closed: bool = False
+    server: dict[str, Any] | None = None
+    """A server tool's block as it started (`server_tool_use`, `web_search_tool_result`)."""
 
 
 class _Assembly:
@@ -206,6 +209,8 @@ class _Assembly:
                 piece = _text(delta, "partial_json")
                 part.pieces.append(piece)
                 return ToolInputChunk("tool_input", part.call_id, part.name, piece)
+            elif delta_kind == "input_json_delta" and part.server is not None:
+                part.pieces.append(_text(delta, "partial_json"))
         elif kind == "content_block_start":
             part = _start_part(_object(event.get("content_block")))
             self.parts[event.get("index", -1)] = part
@@ -267,6 +272,9 @@ class _Assembly:
             usage=self.usage,
             message_id=self.message_id,
             request_id=self.request_id,
+            server_blocks=tuple(
+                _server_block(self.parts[i]) for i in sorted(self.parts) if self.parts[i].server
+            ),
         )
 
     def _finish(self, part: _Part) -> ContentBlock | None:
@@ -303,8 +311,21 @@ def _start_part(block: dict[str, Any]) -> _Part:
         return _Part(
             kind, call_id=_text(block, "id"), name=_text(block, "name"), initial_input=given or None
         )
-    # Server-side tools and their results are not used by tether; keep them out of the history.
+    if kind == "server_tool_use" or kind.endswith("_tool_result"):
+        # Tools the endpoint ran (offered through `server_tools`): kept apart from the history.
+        return _Part(kind, server=block)
     return _Part(kind)
+
+
+def _server_block(part: _Part) -> dict[str, Any]:
+    """A server tool's block whole: a call's input from its streamed JSON when it has some."""
+    block = dict(part.server or {})
+    if part.pieces:
+        try:
+            block["input"] = json.loads("".join(part.pieces))
+        except json.JSONDecodeError:
+            block["input"] = {}
+    return block
 
 
 def _object(value: object) -> dict[str, Any]:

@@ -61,6 +61,8 @@ def build_body(
         tools[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
         body["tools"] = tools
         breakpoints += 1
+    if request.server_tools:
+        body["tools"] = [*body.get("tools", ()), *request.server_tools]
     mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
     if request.thinking_budget:
         body["thinking"] = (

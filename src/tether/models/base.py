@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from tether.protocol import ContentBlock, Message, StopReason, ToolSpec, Usage
 
@@ -18,6 +18,9 @@ class ModelRequest:
     max_tokens: int = 16384
     thinking_budget: int | None = None
     metadata: dict[str, str] = field(default_factory=dict[str, str])
+    server_tools: tuple[dict[str, Any], ...] = ()
+    """Tools the endpoint runs itself, as the Messages API takes them (`web_search_20250305`):
+    sent after `tools`; their calls and results come back in `ResponseDone.server_blocks`."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,9 @@ class ResponseDone:
     """Usage counts the endpoint gave that cannot be token counts (`output_tokens="many"`, a
     negative or huge number), each as `name=value`: not counted nor priced. An adapter names
     them once in its life, so that a session says it once."""
+    server_blocks: tuple[dict[str, Any], ...] = ()
+    """The blocks of tools the endpoint ran itself (`server_tool_use`, `web_search_tool_result`),
+    as it sent them, in order: for the caller that offered `server_tools`; never in `message`."""
 
 
 ModelEvent = (

@@ -26,6 +26,9 @@ from tether.permissions.verdict import Verdict, allow, ask, deny, none
 PATH_MAX = 4096
 """Linux's limit on a path given to a system call, its final NUL included."""
 PATH_FIELDS = ("file_path", "notebook_path", "path")
+ASKED_READERS = frozenset({"WebFetch", "WebSearch"})
+"""Tools that change nothing (plan mode runs them) but reach the network: asked, as in Claude
+Code, unless a rule allows them (`WebFetch(domain:host)`, `WebSearch`)."""
 """Where a file tool's input names its file, in order of preference."""
 
 
@@ -177,7 +180,7 @@ def _other_tool(
         return matched
     if tool in SESSION_TOOLS:
         return allow("changes only the session's own state")
-    if read_only:
+    if read_only and tool not in ASKED_READERS:
         return allow("read-only tool")
     return none(f"no rule allows {tool}")
 

@@ -2,7 +2,8 @@
 Claude Code offers it: beside the "always allow" rule (`permission_updates`), a Bash command
 that the acceptEdits mode would let run (`mkdir`, `touch`... in the workspace) also offers
 the directory it works in and that mode, for the session; an edit outside the workspace and
-the added directories offers its directory, for the session."""
+the added directories offers the acceptEdits mode (from the default mode) and its directory,
+for the session."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def permission_suggestions(
     elif tool in EDIT_TOOLS and not updates:
         directory = _outside_directory(tool_input, ctx)
         if directory is not None:
+            if ctx.mode == "default":  # as Claude Code: the mode first, then the directory
+                updates.append({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
             updates.append(
                 {"type": "addDirectories", "directories": [directory], "destination": "session"}
             )

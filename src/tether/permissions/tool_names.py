@@ -36,6 +36,9 @@ KNOWN_TOOLS = frozenset(
     }
 )
 """tether's tools, and Claude Code's that rules copied from its settings may name."""
+CLAUDE_CODE_ONLY = frozenset({"ExitPlanMode", "LS", "MultiEdit", "NotebookRead", "SlashCommand"})
+"""Claude Code's tools that tether does not have (their work is done by others: Glob, Edit,
+Read, the plan mode's own exit, skills)."""
 
 
 def unknown_tool(rule: str) -> str | None:

@@ -62,6 +62,11 @@ class PermissionAnswer(_Op):
     request_id: str
     choice: Literal["allow_once", "allow_always", "deny"]
     message: str | None = None
+    message_whole: bool = Field(
+        default=False,
+        description="With a deny: `message` is all the model reads (an SDK client's, as Claude "
+        "Code passes it), not the user's words after tether's own sentence.",
+    )
     updated_input: dict[str, Any] | None = Field(
         default=None, description="Run the call with this input instead (an allow only)."
     )

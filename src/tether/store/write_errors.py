@@ -22,7 +22,25 @@ def why_not_written(error: OSError, path: Path) -> str:
             return why
         free = found.f_bavail * found.f_frsize
         why += f" ({_amount(free)} free of {_amount(found.f_blocks * found.f_frsize)} there)"
+    elif error.errno == errno.EFBIG:
+        why += f" ({file_size_limit()})"
     return why
+
+
+def file_size_limit() -> str:
+    """The limit a file this process writes may not pass (`ulimit -f`), said with its size."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft == resource.RLIM_INFINITY:
+        return "past the largest file this file system holds"
+    return f"the file size limit of this process, `ulimit -f`, is {_amount(soft)}"
+
+
+def too_large(error: BaseException) -> bool:
+    """Whether `error` (or the OSError it was raised from) is a file past its size limit."""
+    cause = error if isinstance(error, OSError) else error.__cause__
+    return isinstance(cause, OSError) and cause.errno == errno.EFBIG
 
 
 def _amount(size: int) -> str:

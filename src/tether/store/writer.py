@@ -28,6 +28,7 @@ from tether.protocol import (
     ContentBlock,
     HarnessError,
     Message,
+    TextBlock,
     Usage,
 )
 from tether.store.entry_encoding import (
@@ -164,7 +165,13 @@ class SessionWriter:
         return writer
 
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
-        content = [entry_block(b) for b in prompt_first(blocks)]
+        """User content; a prompt that is one text is kept as a string, as Claude Code keeps
+        it (a Stop hook reading the transcript as its docs do finds it in `content`)."""
+        ordered = prompt_first(blocks)
+        only = ordered[0] if len(ordered) == 1 else None
+        content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
+        if isinstance(only, TextBlock) and only.text.strip():
+            content = only.text
         self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
 
     def assistant(

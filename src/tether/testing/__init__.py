@@ -24,6 +24,7 @@ from tether.testing.script import (
     text,
     thinking,
     tool_use,
+    web_search,
 )
 from tether.testing.server import FakeModelServer
 
@@ -42,4 +43,5 @@ __all__ = [
     "text",
     "thinking",
     "tool_use",
+    "web_search",
 ]

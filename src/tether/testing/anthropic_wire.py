@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart
+from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart, WebSearchPart
 
 # Deltas are cut this long so every block arrives in several events, as from the real API.
 CHUNK_CHARS = 20
@@ -58,7 +58,31 @@ def content_blocks(reply: Reply, tool_ids: Sequence[str]) -> list[dict[str, Any]
                         "input": block.parsed_input(),
                     }
                 )
+            case WebSearchPart():
+                blocks.extend(web_search_blocks(block))
     return blocks
+
+
+def web_search_blocks(search: WebSearchPart) -> list[dict[str, Any]]:
+    """The server tool's call and its result, as the API sends them."""
+    call = {
+        "type": "server_tool_use",
+        "id": search.id,
+        "name": "web_search",
+        "input": {"query": search.query},
+    }
+    found = [
+        {
+            "type": "web_search_result",
+            "title": title,
+            "url": url,
+            "encrypted_content": f"enc-{index}",
+            "page_age": None,
+        }
+        for index, (title, url) in enumerate(search.results)
+    ]
+    result = {"type": "web_search_tool_result", "tool_use_id": search.id, "content": found}
+    return [call, result]
 
 
 def whole_message(
@@ -86,6 +110,8 @@ def whole_message(
 def _block_events(
     index: int, block: TextPart | ThinkingPart | ToolCallPart, tool_id: str
 ) -> list[bytes]:
+    """One block's events (a web search is two blocks: `_search_events`)."""
+
     def delta(payload: dict[str, Any]) -> bytes:
         return sse(
             "content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload}
@@ -145,9 +171,15 @@ def stream_events(
         sse("ping", {"type": "ping"}),
     ]
     ids = iter(tool_ids)
-    for index, block in enumerate(reply.blocks):
+    index = 0
+    for block in reply.blocks:
+        if isinstance(block, WebSearchPart):
+            events.extend(_search_events(index, block))
+            index += 2
+            continue
         tool_id = next(ids) if isinstance(block, ToolCallPart) else ""
         events.extend(_block_events(index, block, tool_id))
+        index += 1
     events.append(
         sse(
             "message_delta",
@@ -160,3 +192,31 @@ def stream_events(
     )
     events.append(sse("message_stop", {"type": "message_stop"}))
     return events
+
+
+def _search_events(index: int, search: WebSearchPart) -> list[bytes]:
+    call, result = web_search_blocks(search)
+    arguments = json.dumps(call["input"])
+    return [
+        sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": {**call, "input": {}}},
+        ),
+        *(
+            sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": p},
+                },
+            )
+            for p in pieces(arguments)
+        ),
+        sse("content_block_stop", {"type": "content_block_stop", "index": index}),
+        sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index + 1, "content_block": result},
+        ),
+        sse("content_block_stop", {"type": "content_block_stop", "index": index + 1}),
+    ]

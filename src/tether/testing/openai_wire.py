@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tether.testing.anthropic_wire import pieces
-from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart
+from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart, WebSearchPart
 
 FINISH_REASONS: dict[str, str] = {
     "end_turn": "stop",
@@ -157,6 +157,8 @@ def stream_events(
                     for p in pieces(arguments)
                 )
                 call_index += 1
+            case WebSearchPart():
+                pass  # refused before any answer: the Messages API's server tool only
     events.append(chunk({}, finish_reason(reply)))
     if include_usage:
         events.append(chunk(None))

@@ -99,7 +99,17 @@ class ToolCallPart:
         return value if isinstance(value, dict) else {}
 
 
-Block: TypeAlias = TextPart | ThinkingPart | ToolCallPart
+@dataclass(frozen=True)
+class WebSearchPart:
+    """A search the endpoint ran itself (the Messages API's `web_search` server tool): a
+    `server_tool_use` block, then its `web_search_tool_result` with `results` as (title, url)."""
+
+    query: str
+    results: tuple[tuple[str, str], ...]
+    id: str = "srvtoolu_1"
+
+
+Block: TypeAlias = TextPart | ThinkingPart | ToolCallPart | WebSearchPart
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,12 @@ def tool_use(
     """
     arguments = {**(input or {}), **fields}
     return ToolCallPart(name, json.dumps(arguments), id)
+
+
+def web_search(query: str, *results: tuple[str, str], id: str = "srvtoolu_1") -> WebSearchPart:
+    """A web search the endpoint ran, with its results as (title, url) pairs (Anthropic only:
+    the request must offer the `web_search` server tool)."""
+    return WebSearchPart(query, results, id)
 
 
 def raw_tool_use(name: str, arguments: str, *, id: str | None = None) -> ToolCallPart:
@@ -254,5 +270,5 @@ def as_reply_or_error(turn: Reply | Block | HttpError) -> Reply | HttpError:
 def is_turn(value: object) -> bool:
     """Whether `value` can be scripted."""
     return callable(value) or isinstance(
-        value, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart
+        value, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart | WebSearchPart
     )

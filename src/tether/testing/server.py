@@ -29,6 +29,7 @@ from tether.testing.script import (
     ThinkingPart,
     ToolCallPart,
     Turn,
+    WebSearchPart,
     as_reply_or_error,
     is_turn,
 )
@@ -250,8 +251,10 @@ class FakeModelServer:
         if turn is None:
             return Rejection(f"FakeModelServer: no scripted turn left for request #{record.index}")
         for _ in range(MAX_CALLABLE_DEPTH):
-            if isinstance(turn, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart):
-                return as_reply_or_error(turn)
+            if isinstance(
+                turn, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart | WebSearchPart
+            ):
+                return _searched_only_if_offered(record, as_reply_or_error(turn))
             try:
                 turn = turn(record)
             # A failing script is a bug in the test: report it as a rejection the fixture shows,
@@ -431,3 +434,25 @@ def _request_id_header(record: RecordedRequest) -> dict[str, str]:
     request_id = f"req_{record.index}"
     name = "request-id" if record.wire == "anthropic" else "x-request-id"
     return {name: request_id}
+
+
+def _searched_only_if_offered(
+    record: RecordedRequest, turn: Reply | HttpError
+) -> Reply | HttpError | Rejection:
+    """A scripted web search answers only a Messages API request that offered the `web_search`
+    server tool, as the real API would search only then."""
+    if not isinstance(turn, Reply) or not any(isinstance(b, WebSearchPart) for b in turn.blocks):
+        return turn
+    if record.wire != "anthropic":
+        return Rejection("FakeModelServer: a web search is the Messages API's server tool")
+    tools = record.body.get("tools")
+    offered = isinstance(tools, list) and any(
+        isinstance(t, dict) and str(t.get("type", "")).startswith("web_search")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        for t in tools  # pyright: ignore[reportUnknownVariableType]
+    )
+    if not offered:
+        return Rejection(
+            "FakeModelServer: a scripted web search answers a request that offered no "
+            "web_search tool"
+        )
+    return turn

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tether.testing.image_rules import IMAGE_TOKENS, without_image_data
-from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart
+from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart, WebSearchPart
 
 CHARS_PER_TOKEN = 4
 
@@ -41,4 +41,6 @@ def estimate_output_tokens(reply: Reply) -> int:
                 chars += len(thought)
             case ToolCallPart(name=name, arguments=arguments):
                 chars += len(name) + len(arguments)
+            case WebSearchPart(query=query):
+                chars += len(query)
     return max(1, chars // CHARS_PER_TOKEN)

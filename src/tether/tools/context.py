@@ -18,6 +18,7 @@ from tether.tools.byte_names import matching_name
 from tether.tools.file_state import FileState
 from tether.tools.memory_index import MemoryIndex
 from tether.tools.run_record import RunRecord
+from tether.tools.web_searcher import WebSearcher
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
@@ -116,6 +117,11 @@ class ToolContext:
     (`finished_unreported`) and the session stops the rest when it ends (`kill_all`)."""
     memory: MemoryIndex | None = None
     """The project's memories, for MemorySave and MemorySearch; None: not available."""
+    web_search: WebSearcher | None = None
+    """The search WebSearch runs (the Anthropic provider's server-side search); None: the
+    session's model has none, and WebSearch says so."""
+    web_search_refusal: str = "this session's model has no web search"
+    """Why there is no `web_search`, for WebSearch to say."""
     run: RunRecord | None = None
     """Where the process groups and temporary files of this run are written down, so that the
     next tether cleans up after one that was killed (`tools.run_record`); None: not kept."""

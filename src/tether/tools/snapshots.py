@@ -95,6 +95,16 @@ class SnapshotStore:
                 since[path] = count
         return since
 
+    def held_at(self, mark: Mapping[Path, int]) -> dict[Path, bytes | None]:
+        """What each file changed since `mark` held then (None: it did not exist), leaving the
+        snapshots in place. Raises LookupError as `changed_since`; OSError as `pop`."""
+        held: dict[Path, bytes | None] = {}
+        for path, count in self.changed_since(mark).items():
+            stack = self._histories[path].stack
+            entry = stack[len(stack) - count]
+            held[path] = None if entry is None else self._read(entry)
+        return held
+
     def rewind(self, mark: Mapping[Path, int]) -> dict[Path, bytes | None]:
         """What each file changed since `mark` held then (None: it did not exist); the
         snapshots of those changes are taken off. Raises LookupError as `changed_since`."""

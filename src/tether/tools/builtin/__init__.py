@@ -1,5 +1,5 @@
-"""The tools tether ships: shell (and its background commands), files, search, undo, the
-plan and the project's memory.
+"""The tools tether ships: shell (and its background commands), files and notebooks, search,
+web pages, undo, the plan and the project's memory.
 
 A session offers them from stored data and imports a tool's module at the tool's first call
 (`Tool.load`): what is needed before then (the description and schema the model reads, whether
@@ -24,8 +24,11 @@ PLACES: dict[str, str] = {
     "Read": "read:read",
     "Write": "write:write",
     "Edit": "edit:edit",
+    "NotebookEdit": "notebook:notebook_edit",
     "Glob": "glob:glob",
     "Grep": "grep:grep",
+    "WebFetch": "web_fetch:web_fetch",
+    "WebSearch": "web_search:web_search",
     "Revert": "revert:revert",
     "TodoWrite": "todo:todo_write",
     "MemorySave": "memory:memory_save",

@@ -1,0 +1,160 @@
+"""A web page fetched for WebFetch: one GET under limits (size, time, redirects kept to the same
+host), and its body made readable (HTML as Markdown, other text as it is)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
+
+from tether.protocol import ToolError
+
+if TYPE_CHECKING:
+    import httpx2
+
+MAX_PAGE_BYTES = 10 * 1024 * 1024
+"""The most of a body read (decompressed), as Claude Code: a larger page is refused."""
+FETCH_TIMEOUT_S = 60.0
+"""The whole fetch, redirects included."""
+MAX_REDIRECTS = 10
+USER_AGENT = "tether-webfetch"
+
+
+@dataclass(frozen=True)
+class Page:
+    """A fetched page: its final URL, status, size in bytes and readable text."""
+
+    url: str
+    status: int
+    reason: str
+    size: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Redirected:
+    """A redirect to another host: reported, not followed (the user approved `url`'s host)."""
+
+    url: str
+    status: int
+    location: str
+
+
+def check_url(url: str) -> None:
+    """Refuse what is no fetchable URL, with what is wrong."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ToolError(f"Invalid URL {url!r}: only http and https URLs can be fetched.")
+    if not parts.hostname:
+        raise ToolError(f"Invalid URL {url!r}: it names no host.")
+    if parts.username or parts.password:
+        raise ToolError(f"Invalid URL {url!r}: URLs with a user name or password are refused.")
+
+
+async def fetch_page(url: str) -> Page | Redirected:
+    """GET `url`: redirects within its host followed (at most `MAX_REDIRECTS`), one to another
+    host returned; a body over `MAX_PAGE_BYTES` or a fetch over `FETCH_TIMEOUT_S` refused."""
+    import httpx2
+
+    deadline = time.monotonic() + FETCH_TIMEOUT_S
+    async with httpx2.AsyncClient(
+        timeout=httpx2.Timeout(FETCH_TIMEOUT_S),
+        follow_redirects=False,
+        trust_env=True,  # proxies from the environment (HTTPS_PROXY, NO_PROXY)
+        headers={"user-agent": USER_AGENT, "accept": "text/markdown, text/html, */*"},
+    ) as client:
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                async with client.stream("GET", current) as response:
+                    location = response.headers.get("location")
+                    if response.is_redirect and location:
+                        target = urljoin(current, location)
+                        if not _same_host(current, target):
+                            return Redirected(current, response.status_code, target)
+                        current = target
+                        continue
+                    body = await _bounded_body(response, deadline, current)
+                    return Page(
+                        current,
+                        response.status_code,
+                        response.reason_phrase,
+                        len(body),
+                        readable(body, response.headers.get("content-type", ""), response),
+                    )
+            except httpx2.TimeoutException:
+                raise ToolError(
+                    f"Fetching {current} took over {FETCH_TIMEOUT_S:.0f} s; gave up."
+                ) from None
+            except httpx2.HTTPError as e:
+                raise ToolError(f"Could not fetch {current}: {e or type(e).__name__}.") from None
+    raise ToolError(f"{url} redirected more than {MAX_REDIRECTS} times; gave up.")
+
+
+def _same_host(url: str, target: str) -> bool:
+    """A redirect Claude Code follows: the same host, give or take `www.`."""
+    old, new = urlsplit(url), urlsplit(target)
+    if new.scheme not in ("http", "https"):
+        return False
+    return _bare(old.hostname) == _bare(new.hostname) and old.port == new.port
+
+
+def _bare(host: str | None) -> str:
+    return (host or "").removeprefix("www.")
+
+
+async def _bounded_body(response: httpx2.Response, deadline: float, url: str) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_PAGE_BYTES:
+        raise ToolError(_too_large(url, int(declared)))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_PAGE_BYTES:
+            raise ToolError(_too_large(url, None))
+        if time.monotonic() > deadline:
+            raise ToolError(f"Fetching {url} took over {FETCH_TIMEOUT_S:.0f} s; gave up.")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(url: str, size: int | None) -> str:
+    limit = MAX_PAGE_BYTES // (1024 * 1024)
+    given = f" ({size} bytes)" if size is not None else ""
+    return f"The page at {url} is larger than the {limit} MiB WebFetch reads{given}; not fetched."
+
+
+def readable(body: bytes, content_type: str, response: httpx2.Response) -> str:
+    """The body as text for the model: HTML as Markdown, other text decoded, binary refused."""
+    kind = content_type.split(";")[0].strip().lower()
+    text = body.decode(response.encoding or "utf-8", errors="replace")
+    if kind in ("text/html", "application/xhtml+xml") or (
+        not kind and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
+    ):
+        return html_as_markdown(text)
+    if kind.startswith("text/") or kind.endswith(("json", "xml", "javascript")) or not kind:
+        if "\x00" in text:
+            raise ToolError(f"The page is binary ({kind or 'no content type'}); not shown.")
+        return text
+    raise ToolError(f"The page is {kind}, not text; WebFetch shows only text and HTML.")
+
+
+def html_as_markdown(html: str) -> str:
+    """HTML as Markdown (markdownify, the Python counterpart of the Turndown Claude Code uses),
+    scripts, styles and other invisible parts left out."""
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter  # pyright: ignore[reportMissingTypeStubs]
+
+    soup = BeautifulSoup(html, "html.parser")
+    for hidden in soup(["script", "style", "noscript", "template", "iframe", "svg", "head"]):
+        hidden.decompose()
+    converter = MarkdownConverter(heading_style="ATX")  # pyright: ignore[reportUnknownVariableType]
+    markdown = str(converter.convert_soup(soup))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    lines = [line.rstrip() for line in markdown.splitlines()]
+    kept: list[str] = []
+    for line in lines:  # runs of blank lines made by layout markup, as one
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    return "\n".join(kept).strip()
