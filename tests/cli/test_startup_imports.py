@@ -110,6 +110,8 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.sandbox.seccomp",
     "tether.sandbox.environment",
     "tether.teams.records",
+    "tether.hooks.runner",
+    "tether.hooks.http_hook",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
@@ -117,7 +119,7 @@ when MCP tools are deferred), reading a session back (only to resume one), the Y
 (only for a skill or rule file of the user's), a team's board and task store (only for a
 session in a team), the vendor SDKs (never); the client's MCP channel (an SDK program's own
 servers), the sandbox's seccomp filter and environment scrubbing (first command), the team's
-records (resuming)."""
+records (resuming), the hooks' runner (a hook configured)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",
