@@ -41,11 +41,11 @@ def start_early_work(cwd: Path, *, settings_given: bool) -> None:
     """Pause the garbage collector, start preloading the HTTP stack and, where the sandbox is
     on, probing it."""
     pause_collection()  # first: what follows imports pydantic and the protocol's models
-    leave_out_pydantic_plugins()
     from tether.models.preload import preload_http_soon, tls_likely
 
     # Before the imports below: the trust store (when needed) loads meanwhile.
     preload_http_soon(tls=tls_likely(os.environ))
+    leave_out_pydantic_plugins()  # after: it imports pydantic's core
     if settings_given:
         return  # a --settings file or JSON may turn it off: the build probes once it knows
     from tether.config.project import project_root
