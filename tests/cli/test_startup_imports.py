@@ -69,7 +69,10 @@ import json, sys
 port = int(sys.argv[1])
 sys.argv = ["tether", *sys.argv[2:]]
 noted = []
+entry_points = []
 def note(event, args):
+    if event == "open" and not noted and str(args[0]).endswith("entry_points.txt"):
+        entry_points.append(str(args[0]))
     if event == "socket.connect" and not noted and isinstance(args[1], tuple):
         if args[1][1] == port:
             noted.append(True)
@@ -81,6 +84,7 @@ def note(event, args):
                 if getattr(value, "__pydantic_complete__", False) and value.__module__ == name
             )
             sys.stderr.write("BUILT " + json.dumps(built) + "\\n")
+            sys.stderr.write("ENTRY_POINTS " + json.dumps(entry_points) + "\\n")
 sys.addaudithook(note)
 from tether.main import console_main
 console_main()
@@ -102,12 +106,20 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.teams.board",
     "tether.teams.tools",
     "tether.store.task_store",
+    "tether.mcp.client_side",
+    "tether.sandbox.seccomp",
+    "tether.sandbox.environment",
+    "tether.teams.records",
+    "tether.hooks.runner",
+    "tether.hooks.http_hook",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
 when MCP tools are deferred), reading a session back (only to resume one), the YAML parser
 (only for a skill or rule file of the user's), a team's board and task store (only for a
-session in a team), the vendor SDKs (never)."""
+session in a team), the vendor SDKs (never); the client's MCP channel (an SDK program's own
+servers), the sandbox's seccomp filter and environment scrubbing (first command), the team's
+records (resuming), the hooks' runner (a hook configured)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",
@@ -146,6 +158,9 @@ def _modules_at_first_request(
     assert built == ["BUILT []"], built
     # So are the built-in tools' descriptions: each module waits for its tool's first call.
     assert sorted(m for m in modules if m.startswith("tether.tools.builtin.")) == []
+    # Pydantic was not let look for plugins in every installed package's entry points.
+    read = [line for line in done.stderr.splitlines() if line.startswith("ENTRY_POINTS ")]
+    assert read == ["ENTRY_POINTS []"], read
     return modules
 
 

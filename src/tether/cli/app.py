@@ -234,9 +234,10 @@ def _main(argv: list[str]) -> int:
             return _print(args, cwd, argv)
         finally:
             _end_early_work()
-    from tether.cli.early_work import pause_collection
+    from tether.cli.early_work import leave_out_pydantic_plugins, pause_collection
 
     pause_collection()  # until the session is built, as for a headless run
+    leave_out_pydantic_plugins()
     try:
         return _repl(args, cwd)
     finally:

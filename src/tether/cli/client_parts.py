@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tether.agents import AgentCatalog
 from tether.agents.definitions import AgentDefinition, is_valid_agent_name
 from tether.core import turn_stop
-from tether.hooks import HookActivity, HookCallback, HookSpec
-from tether.mcp.client_side import Elicit
-from tether.mcp.servers import JsonRpcExchange
+from tether.hooks import HookActivity, HookSpec
 from tether.protocol import ConfigError, ToolError
 from tether.skills import SkillCatalog
 from tether.tools.base import AnyArguments, Tool
@@ -22,6 +20,10 @@ from tether.tools.context import ToolContext
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from tether.hooks import HookCallback
+    from tether.mcp.client_side import Elicit
+    from tether.mcp.servers import JsonRpcExchange
 
 DEFAULT_TOOLS = "default"
 """`--tools default`: every built-in tool."""

@@ -12,6 +12,12 @@ request. What start-up made is then frozen (`gc.freeze`): left out of every late
 of all being looked at by the first one. Only for a process of its own (tether running on its
 main thread): a program that runs tether's command line on a thread keeps its collector as is.
 
+Pydantic's plugins are left out of tether's own process (`leave_out_pydantic_plugins`): the
+first validator pydantic builds otherwise reads the entry points of every installed package,
+looking for plugins (10 to 20 ms with a hundred packages, more in a fuller environment), and
+tether's models are no program's to instrument. The variable that says so to pydantic
+(PYDANTIC_DISABLE_PLUGINS) is not set: the commands tether runs would inherit it.
+
 Only what the build would do anyway is started: the probe runs when no settings file and no
 `--settings` could turn the sandbox off (the build decides for itself and takes the probe's
 cached answer), and nothing here changes what the session is built from.
@@ -39,6 +45,7 @@ def start_early_work(cwd: Path, *, settings_given: bool) -> None:
 
     # Before the imports below: the trust store (when needed) loads meanwhile.
     preload_http_soon(tls=tls_likely(os.environ))
+    leave_out_pydantic_plugins()  # after: it imports pydantic's core
     if settings_given:
         return  # a --settings file or JSON may turn it off: the build probes once it knows
     from tether.config.project import project_root
@@ -78,6 +85,17 @@ def pause_collection() -> None:
     if threading.current_thread() is threading.main_thread() and gc.isenabled() and not _paused:
         gc.disable()
         _paused.append(True)
+
+
+def leave_out_pydantic_plugins() -> None:
+    """Tell pydantic that it has no plugins, in a process of tether's own (on its main
+    thread), before it builds its first validator and looks for them. A program that runs
+    tether's command line on a thread keeps its plugins."""
+    if threading.current_thread() is threading.main_thread():
+        from pydantic.plugin import _loader  # pyright: ignore[reportPrivateUsage]
+
+        if getattr(_loader, "_plugins", None) is None:  # not looked for yet
+            setattr(_loader, "_plugins", {})  # noqa: B010  (its cache of the plugins found)
 
 
 def resume_collection() -> None:

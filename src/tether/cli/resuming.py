@@ -23,7 +23,6 @@ from tether.store import (
     latest_session,
 )
 from tether.teams.membership import worker_task
-from tether.teams.records import WORKTREES_DIR
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -84,6 +83,8 @@ def delegated_session(path: Path, workspace: Path) -> bool:
     data = meta.get("data")
     if isinstance(data, dict) and (data.get(TEAMMATE_META) or data.get(TASK_META)):  # pyright: ignore[reportUnknownMemberType]
         return True
+    from tether.teams.records import WORKTREES_DIR  # the team's records: not for a new session
+
     cwd = meta.get("cwd")
     return isinstance(cwd, str) and Path(cwd).is_relative_to(workspace / WORKTREES_DIR)
 

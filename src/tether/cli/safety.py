@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether import bounded_json
 from tether.cli.terminal_text import terminal_safe
@@ -17,7 +17,7 @@ from tether.config.trust import anchored_rule, remembered_settings
 from tether.core.gate import RuleSources, ToolGate
 from tether.core.session import Session
 from tether.git_run_paths import git_run_paths
-from tether.hooks import EventBus, HookRunner, HookSpec, builtin_handlers, parse_hooks
+from tether.hooks import EventBus, HookSpec, builtin_handlers, parse_hooks
 from tether.permissions import (
     Mode,
     PermissionContext,
@@ -38,6 +38,9 @@ from tether.sandbox import (
     probe,
 )
 from tether.tools.base import Tool
+
+if TYPE_CHECKING:
+    from tether.hooks import HookRunner
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,11 @@ def build_gate(
     rules = permissions.rules
     plugin_hooks = () if settings.data.get("disableAllHooks") is True else options.plugin_hooks
     specs = (*parse_hooks(settings.layers), *plugin_hooks, *options.client_hooks)
-    hooks = (
-        HookRunner(
+    hooks: HookRunner | None = None
+    if specs or options.agent_hooks:
+        from tether.hooks import HookRunner  # and the kinds of hook it runs: only with hooks
+
+        hooks = HookRunner(
             specs,
             session_id=session_id,
             transcript_path=str(transcript_path),
@@ -102,10 +108,6 @@ def build_gate(
             permission_mode=lambda: gate.permissions.mode,
             env=env,
         )
-        if specs or options.agent_hooks
-        else None
-    )
-    if hooks is not None:
         hooks.env_file = transcript_path.with_suffix("") / "env" / "sessionstart-hook.sh"
     gate = ToolGate(
         permissions=permissions,

@@ -8,11 +8,13 @@ does) or gives an answer that cannot be read: the form is declined, as with no c
 from __future__ import annotations
 
 import sys
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.terminal_text import terminal_safe
-from tether.mcp.client_side import Elicit, ElicitAction, Elicitation, Elicited
+
+if TYPE_CHECKING:  # the MCP client's side is loaded when a server first asks for a form
+    from tether.mcp.client_side import Elicit, ElicitAction, Elicitation, Elicited
 
 ACTIONS: tuple[ElicitAction, ...] = ("accept", "decline", "cancel")
 
@@ -21,6 +23,8 @@ def client_forms(channel: ControlChannel) -> Elicit:
     """Forms shown to the client over `channel`."""
 
     async def ask(asked: Elicitation) -> Elicited:
+        from tether.mcp.client_side import Elicited
+
         try:
             answer = await channel.request(elicitation_request(asked))
         except ClientRefused:
@@ -55,6 +59,8 @@ def elicitation_request(asked: Elicitation) -> dict[str, Any]:
 
 def read_answer(answer: dict[str, Any]) -> Elicited | str:
     """The client's answer, or why it cannot be used."""
+    from tether.mcp.client_side import Elicited
+
     action = answer.get("action")
     if action not in ACTIONS:
         expected = ", ".join(f'"{a}"' for a in ACTIONS)
@@ -63,5 +69,5 @@ def read_answer(answer: dict[str, Any]) -> Elicited | str:
     if content is not None and not isinstance(content, dict):
         return "the client answered a form with content that is not an object: declined"
     if action != "accept":
-        return Elicited(cast(ElicitAction, action))
+        return Elicited(cast("ElicitAction", action))
     return Elicited("accept", cast(dict[str, Any] | None, content))

@@ -11,7 +11,7 @@ from typing import Any, cast
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.sdk_elicitation import client_forms
-from tether.hooks import CallbackFailed, HookActivity
+from tether.hooks import HookActivity
 from tether.mcp.servers import ChannelClosed
 
 
@@ -35,6 +35,8 @@ def wired(
         try:
             return await channel.request(body)
         except ClientRefused as e:
+            from tether.hooks import CallbackFailed  # with the hooks' runner, which calls this
+
             raise CallbackFailed(str(e)) from None
 
     async def exchange(server: str, message: dict[str, Any]) -> dict[str, Any] | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.core.gate_types import Approval
 from tether.core.lifecycle import surface
-from tether.hooks import HookRunner
 from tether.protocol import Event, ToolUseBlock
+
+if TYPE_CHECKING:
+    from tether.hooks import HookRunner
 
 RETRY_NOTE = "A PermissionDenied hook says this call may be tried again."
 

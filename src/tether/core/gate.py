@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import tether.permissions as policy
 from tether.core import hook_output, turn_stop
@@ -18,7 +18,7 @@ from tether.core.denied_hooks import tell_denied
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.gate_updates import apply_changes
 from tether.core.lifecycle import surface
-from tether.hooks import HookEventName, HookOutcome, HookRunner, HookSpec
+from tether.hooks import HookEventName, HookOutcome, HookSpec
 from tether.permissions import (
     Decision,
     Mode,
@@ -37,6 +37,9 @@ from tether.protocol import (
     ToolUseBlock,
 )
 from tether.tools.registry import ToolOutcome
+
+if TYPE_CHECKING:
+    from tether.hooks import HookRunner
 
 
 @dataclass

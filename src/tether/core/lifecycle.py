@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.core import turn_stop
-from tether.hooks import HookOutcome, HookRunner
+from tether.hooks import HookOutcome
 from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, ModelError, Notice
 
 if TYPE_CHECKING:
     from tether.core.surroundings import Surroundings
+    from tether.hooks import HookRunner
 
 MAX_STOP_CONTINUATIONS = 3
 MAX_OWED_REMINDERS = 1

@@ -16,13 +16,15 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.core.lifecycle import surface
-from tether.hooks import HookRunner
 from tether.hooks.env_file import env_file_variables
 from tether.hooks.matcher import file_names
 from tether.protocol import Event
+
+if TYPE_CHECKING:
+    from tether.hooks import HookRunner
 
 Stamp = tuple[int, int, int] | None
 """A file's inode, size and modification time; None when it is not there."""

@@ -24,11 +24,9 @@ from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
-from tether.sandbox import seccomp
 from tether.sandbox.denied_links import DeniedLinks
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
-from tether.sandbox.environment import git_config_pairs, withheld
 from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.home_view import exposures
 from tether.sandbox.limits import explain_failure
@@ -148,17 +146,23 @@ class Sandbox:
     @property
     def socket_filter(self) -> bool:
         """Whether `socket(AF_UNIX)` fails inside (seccomp); else /run is covered, if anything."""
+        from tether.sandbox import seccomp  # with the first command: no start-up's cost
+
         return not self.all_unix_sockets and not self.unix_sockets and seccomp.supported()
 
     @property
     def vsock_filter(self) -> bool:
         """Whether `socket(AF_VSOCK)` fails inside (seccomp): with the network off, since a
         network namespace does not cut vsock (the hypervisor, a host channel)."""
+        from tether.sandbox import seccomp  # with the first command: no start-up's cost
+
         return not self.network and seccomp.supported()
 
     @property
     def refused_families(self) -> tuple[int, ...]:
         """The socket families the seccomp filter refuses (none: no filter)."""
+        from tether.sandbox import seccomp  # with the first command: no start-up's cost
+
         return (seccomp.AF_UNIX,) * self.socket_filter + (seccomp.AF_VSOCK,) * self.vsock_filter
 
     def wrap(self, argv: list[str], cwd: Path) -> ConfinedCommand:
@@ -197,6 +201,8 @@ class Sandbox:
             # controlling terminal, and the sandbox has none (tether starts it in a session of
             # its own, stdin from /dev/null).
             args += ["--die-with-parent", "--sync-fd", str(lock_fd)]
+            from tether.sandbox import seccomp
+
             if seccomp.supported():
                 program = os.memfd_create("tether-seccomp", 0)
                 fds.append(program)
@@ -248,6 +254,8 @@ class Sandbox:
         bwrap is started with it: bwrap itself is pid 1 inside, and the environment a
         process was started with stays readable in its /proc/<pid>/environ whatever it
         unsets later."""
+        from tether.sandbox.environment import git_config_pairs, withheld
+
         gone = set(withheld(env, self.env_keep))
         kept = git_config_pairs({name: v for name, v in env.items() if name not in gone})
         return kept | dict(self.env_set) | {"TMPDIR": str(self.tmp_dir)}
