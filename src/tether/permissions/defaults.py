@@ -53,8 +53,11 @@ def _is_pattern(segment: str) -> bool:
     return "*" in segment or "?" in segment
 
 
-SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(glob_tokens(entry) for entry, _ in SELF_MODIFYING)
-"""The entries as glob tokens, for paths known only as patterns (`access.py`)."""
+SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(
+    glob_tokens(entry.path) for entry in PROJECT_SELF_MODIFYING if entry.engine and entry.globbed
+)
+"""The entries as glob tokens, for paths known only as patterns (`access.py`): not those a
+glob of every project reaches (`sitecustomize.py` by `src/*.py`, `ProjectFile.globbed`)."""
 
 _Entry = tuple[tuple[str, ...], str]
 _PROJECT_BY_FIRST: dict[str, list[_Entry]] = {}
