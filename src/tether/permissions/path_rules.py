@@ -37,6 +37,9 @@ class PathRules:
         default_factory=dict[Path, tuple[Path, ...] | None]
     )
     """Other names (hard links) found in this decision."""
+    _located: dict[Path, Located] = field(default_factory=dict[Path, Located])
+    """Paths located in this decision (a word is located for its reads, writes and protected
+    paths alike)."""
 
     def real(self, path: Path) -> Path | None:
         """What the kernel opens for `path` (absolute, as written); None when not known (and
@@ -53,6 +56,15 @@ class PathRules:
         """`path` (absolute, as written) as judged; `written` is its folded form if known. A
         path that reaches a process's directory (`/dev/fd/../cwd/x`, `/proc/self/fd/../root`)
         is judged as the kernel reaches it, before any `..` is folded on the words."""
+        if written is None and depth == 0:
+            found = self._located.get(path)
+            if found is None:
+                found = self._locate(path, None, depth=0)
+                self._located[path] = found
+            return found
+        return self._locate(path, written, depth=depth)
+
+    def _locate(self, path: Path, written: Path | None, *, depth: int) -> Located:
         folded = self._in_process(path)
         if folded is not None and depth < _MAX_FOLDS:
             return self.locate(folded, depth=depth + 1)
