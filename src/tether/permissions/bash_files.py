@@ -18,6 +18,7 @@ from tether.permissions.commands import COMMANDS
 from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
 from tether.permissions.input_code import EDITORS, editor_words, editor_writes
+from tether.permissions.interpreter_scripts import PYTHON_VALUED
 from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.name_filters import included_names
 from tether.permissions.paths import ANY, Token, normalize
@@ -143,11 +144,16 @@ def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
     """`python -m pytest ARGS` as `pytest ARGS` (options before `-m` are the interpreter's)."""
     if not spec.modules:
         return None
+    skip = False
     for i, arg in enumerate(argv[1:], start=1):
+        if skip:  # the value of `-W`, `--check-hash-based-pycs`...
+            skip = False
+            continue
         if arg == "-m" and i + 1 < len(argv) and argv[i + 1] in spec.modules:
             return (spec.modules[argv[i + 1]], *argv[i + 2 :])
         if not arg.startswith("-") or arg in ("-c", "-m"):
             return None
+        skip = arg in PYTHON_VALUED
     return None
 
 
