@@ -37,9 +37,7 @@ RULES = {
         "make -E 'X != wget x'",
     ],
 )
-def test_recipes_meet_the_deny_rules(
-    command: str, tree: Tree, make_ctx: ContextFactory
-) -> None:
+def test_recipes_meet_the_deny_rules(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     for mode in ("default", "bypassPermissions"):
         decision = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
         assert decision.behavior == "deny", (mode, decision)

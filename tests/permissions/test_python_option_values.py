@@ -28,7 +28,7 @@ RUN = 'import subprocess; subprocess.run(["wget", "-q", "x"])'
         f"python3.11 --check-hash-based-pycs default -m timeit '{RUN}'",
         f"python3 --check-hash-based-pycs always - <<< '{RUN}'",
         "python3 --check-hash-based-pycs always -c 'print(open(\".env\").read())'",
-        "python3 --check-hash-based-pycs never -c 'open(\".git/config\", \"a\").write(\"x\")'",
+        'python3 --check-hash-based-pycs never -c \'open(".git/config", "a").write("x")\'',
         f"python3 -m timeit -s'{RUN}' pass",
         f"python3 -m timeit -ps'{RUN}'",
         f"python3 -m timeit -n 2 -vs '{RUN}' pass",

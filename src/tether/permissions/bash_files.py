@@ -170,6 +170,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
             option_reads = [r for r in option_reads if r not in archives]
     reads: list[str] = []
     runs, unseen = _code_options(args, spec)
+    deletes = args.values(spec.deletes_valued)
     files = list(args.positionals)
     bases = _directories(args, spec.chdir) if spec.chdir else []
     if bases:
@@ -225,6 +226,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         reads += files
         if args.has(spec.removes):
             writes += files
+            deletes += files
     elif role == "mentions":
         mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
@@ -254,6 +256,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     return ProgramUse(
         reads=tuple(reads) if recursive else (*option_reads, *reads),
         writes=tuple(writes),
+        deletes=tuple(deletes),
         recursive=recursive,
         file_reads=tuple(option_reads) if recursive else (),
         follows=recursive and args.has(spec.follows),

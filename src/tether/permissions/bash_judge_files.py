@@ -204,7 +204,26 @@ class FileJudge:
                     continue
                 self.read_only = False
                 verdicts.append(self.files.write(target, explicit=explicit))
+        # What it deletes: a rule allowing the program says nothing of deleting a tree (one
+        # not there yet deletes nothing: `pytest --basetemp=build/tmp`).
+        deleted = use.deletes if use is not None and inv.own is None else ()
+        for word in deleted:
+            for target in self._targets(inv, word):
+                if target != _PIPE and self._may_exist(target):
+                    found = self.files.write(target, explicit=False)
+                    if found.outcome != "allow":
+                        found = replace(found, reason=f"deletes {readable(word)}: {found.reason}")
+                    verdicts.append(found)
         return verdicts
+
+    def _may_exist(self, target: Target) -> bool:
+        """Whether there may be something at `target` now (its directory lists its name, or
+        cannot say)."""
+        real = self.files.real(target) if isinstance(target, Path) else None
+        if real is None:
+            return True
+        names = self.ctx.list_directory(real.parent)
+        return names is None or real.name in names
 
     def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
         """Files below the repository's top that git stages (git_pathspecs), the top taken
