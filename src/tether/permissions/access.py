@@ -340,8 +340,11 @@ class FileAccess(PathRules):
         resolves, and, where it may name a path in a process's directory, any path ending as
         it ends (what `/proc/<p>/cwd/x` or `$X/x` with X=/proc/self/cwd may stand for)."""
         forms = expand_nodot(target.tokens)
-        if target.prefix is not None:
-            for base in self.locate(target.prefix).forms:
+        # The leading directories as the kernel reaches them, also where the rest may climb
+        # out (`gl/$X` with `gl -> .git` writes below `.git` first of all).
+        anchor = target.prefix if target.prefix is not None else target.listed_from
+        if anchor is not None:
+            for base in self.locate(anchor).forms:
                 form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
                 if form != target.tokens:
                     forms += expand_nodot(form)
