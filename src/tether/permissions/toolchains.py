@@ -127,6 +127,7 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
         cargo = cargo_use(words)
         if cargo.runs or cargo.loads or cargo.unseen:
             return cargo
+
     table = PROGRAM_UNSEEN.get(name)
     if table is None:
         return ProgramUse(unseen=responses) if responses else None
@@ -136,7 +137,8 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
         reasons = [f"{name} {why}" for option, why in table if _given(words, option)]
         if name == "go" and _external_linker(words):
             reasons.append("go runs the external linker its -ldflags name (-extld)")
-    return ProgramUse(unseen=tuple(dict.fromkeys(reasons)))
+    loads = go_loads(words) if name == "go" else ()
+    return ProgramUse(unseen=tuple(dict.fromkeys(reasons)), loads=loads)
 
 
 def _external_linker(words: tuple[str, ...]) -> bool:
@@ -268,3 +270,37 @@ def cargo_use(words: tuple[str, ...]) -> ProgramUse:
         elif not is_literal(setting):
             unseen.append("cargo passes rustc a codegen option known only as it runs")
     return ProgramUse(loads=tuple(loads), runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
+
+
+_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list"})
+_GO_PLACES = ("-C", "-overlay", "-modfile", "-pgo")
+"""go options naming where code or the module's description comes from (`-C DIR` first
+changes to DIR; `-overlay` maps source files to others; `-modfile` an alternate go.mod;
+`-pgo` a profile, read only: listed for its path)."""
+
+
+def go_loads(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Where `go` takes code from besides the workspace's module: the directory `-C` names,
+    `-overlay`/`-modfile` files, a `.go` file or a path named as the package to build or
+    run (`go run /x/main.go`, `go build ../x`), the modules `go work init|use` adds and `go
+    mod edit -replace` points to: asked outside the workspace (ProgramUse.loads)."""
+    loads: list[str] = []
+    command = words[0] if words else ""
+    for i, word in enumerate(words):
+        option = word.lstrip("-")
+        for place in _GO_PLACES:
+            key = place.lstrip("-")
+            if word.startswith("-") and option == key and i + 1 < len(words):
+                loads.append(words[i + 1])
+            elif word.startswith("-") and option.startswith(key + "="):
+                loads.append(option[len(key) + 1 :])
+        if word.startswith("-replace") or word.startswith("--replace"):
+            target = word.partition("=")[2].partition("=")[2]
+            if target.startswith((".", "/", "~")) or not is_literal(target):
+                loads.append(target)
+    positionals = [w for w in words[1:] if not w.startswith("-")]
+    if command in _GO_BUILDS or (command == "work" and positionals[:1] in (["init"], ["use"])):
+        for word in positionals[1:] if command == "work" else positionals:
+            if word.endswith(".go") or word.startswith((".", "/", "~")) or not is_literal(word):
+                loads.append(word)
+    return tuple(dict.fromkeys(w for w in loads if w))
