@@ -48,25 +48,41 @@ def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
     return found
 
 
-_HOST_ACCESS = ("--privileged", "--pid=host", "--cap-add", "--device", "--userns=host")
+_HOST_ACCESS = (
+    "--privileged",
+    "--pid=host",
+    "--cap-add",
+    "--device",
+    "--userns=host",
+    "--cgroupns=host",
+    "--volumes-from",
+)
 """Options with which what runs in the container reaches the host beyond its mounts (every
-device and capability, the host's processes: `nsenter -t 1` is a root shell on the host)."""
+device and capability, the host's processes: `nsenter -t 1` is a root shell on the host; the
+host's cgroups; another container's mounts, which may be any host path)."""
+_UNCONFINED = ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined")
+"""`--security-opt` values that take away what keeps a container's root off the host."""
+_SEPARATE = ("--pid", "--userns", "--cgroupns", "--security-opt")
+"""Options also written with their value as the next word."""
 
 
 def host_access(argv: tuple[str, ...]) -> str | None:
-    """Why a container engine's command gives the container the host itself, or None."""
+    """Why a container engine's command gives the container the host itself, or None (a
+    plugin it installs runs inside the daemon, as root on the host)."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _ENGINES:
         return None
+    engine = program_name(argv[0])
+    if "plugin" in argv[1:] and any(w in ("install", "enable", "upgrade") for w in argv[1:]):
+        return f"{engine} plugin installs code the daemon runs as root on the host"
     # `--pid host` as `--pid=host`.
     after = (*argv[2:], "")
-    words = [
-        f"{w}={n}" if w in ("--pid", "--userns") else w
-        for w, n in zip(argv[1:], after, strict=True)
-    ]
+    words = [f"{w}={n}" if w in _SEPARATE else w for w, n in zip(argv[1:], after, strict=True)]
     for word in words:
+        option, _, value = word.partition("=")
         if word.startswith(_HOST_ACCESS):
-            option = word.partition("=")[0]
-            return f"{program_name(argv[0])} {option} gives the container the host itself"
+            return f"{engine} {option} gives the container the host itself"
+        if option == "--security-opt" and (value in _UNCONFINED or not is_literal(value)):
+            return f"{engine} --security-opt {value} gives the container the host itself"
     return None
 
 
