@@ -129,8 +129,10 @@ class FileAccess(PathRules):
                 (*form.as_posix().rstrip("/"), "/", ANY)
                 for form in dict.fromkeys((real, *seen.forms))
             )
-            found = self._may_reach(
-                "Read", inside, f"searches {shown}, which may hold files", only=only
+            what = f"searches {shown}, which may hold files"
+            # A hard link whose own name passes the filter is also its other names' file.
+            found = self._may_reach("Read", inside, what, only=only) or (
+                self._may_reach("Read", inside, what) if only else None
             )
             if found is not None and self._reaches_covered(real, seen.forms, only, follows=follows):
                 return found
