@@ -58,6 +58,10 @@ SETTINGS = {
         "drush ev 'system(\"curl x\");'",
         "mix run -e 'System.cmd(\"curl\", [])'",
         "scrapy shell http://example.com -c \"open('.env').read()\"",
+        "python3 manage.py shell --comm=\"import os;os.system('curl x')\"",
+        "rake --execute-c='system(\"curl x\")'",
+        "php artisan tin --exec='system(\"curl x\")'",
+        "drush p:ev 'system(\"curl x\");'",
     ],
 )
 def test_code_given_to_a_framework_is_not_allowed_by_the_entrys_rule(

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_code import CodeUse
+from tether.permissions.option_names import long_option
 from tether.permissions.python_tool_code import tool_code
 from tether.permissions.shell_words import DYN, is_literal
 
@@ -48,18 +49,40 @@ def _subcommand(args: tuple[str, ...], valued: frozenset[str] = frozenset()) -> 
 
 
 def _value(args: tuple[str, ...], options: tuple[str, ...]) -> str | None:
-    """The value of the first of `options` given (`-c CODE`, `--command=CODE`, `-cCODE`)."""
+    """The value of the first of `options` given (`-c CODE`, `--command=CODE`, `-cCODE`, and
+    any prefix of a long option, as argparse and Ruby's OptionParser take: `--comm=CODE`)."""
+    longs = [option for option in options if option.startswith("--")]
     for i, arg in enumerate(args):
         if arg == "--":
             return None
+        given = long_option(arg, longs) if arg.startswith("--") else None
+        if given is not None:
+            return given[1] if given[1] is not None else _next(args, i)
         for option in options:
+            if option.startswith("--"):
+                continue
             if arg == option:
-                return args[i + 1] if i + 1 < len(args) else DYN
-            if option.startswith("--") and arg.startswith(option + "="):
-                return arg[len(option) + 1 :]
-            if len(option) == 2 and arg.startswith(option) and not arg.startswith("--"):
+                return _next(args, i)
+            if arg.startswith(option):
                 return arg[2:]
     return None
+
+
+def _next(args: tuple[str, ...], i: int) -> str:
+    return args[i + 1] if i + 1 < len(args) else DYN
+
+
+def _abbreviates(command: str, names: tuple[str, ...]) -> bool:
+    """Whether `command` names one of `names` as Symfony's console finds commands: each
+    `:`-separated part a prefix of the name's (`tin` for `tinker`, `p:ev` for `php:eval`)."""
+    parts = command.split(":")
+    for name in names:
+        full = name.split(":")
+        if len(parts) == len(full) and all(
+            part and whole.startswith(part) for part, whole in zip(parts, full, strict=True)
+        ):
+            return True
+    return False
 
 
 def _unknown(args: tuple[str, ...], what: str) -> CodeUse:
@@ -149,8 +172,10 @@ def _jupyter(args: tuple[str, ...]) -> CodeUse | None:
 def _artisan(args: tuple[str, ...]) -> CodeUse | None:
     """Laravel's `artisan tinker [--execute=CODE]`: PHP code, or its input."""
     command, at = _subcommand(args)
-    if command != "tinker":
-        return None if is_literal(command) else _unknown(args, "a command of artisan")
+    if not is_literal(command):
+        return _unknown(args, "a command of artisan named as it runs")
+    if not _abbreviates(command, ("tinker",)):
+        return None
     code = _value(args[at + 1 :], ("--execute",))
     return CodeUse("-r", None) if code is None else CodeUse("-r", code, language="php")
 
@@ -162,10 +187,11 @@ def _php_eval(evals: tuple[str, ...], prompts: tuple[str, ...]) -> Judge:
         command, at = _subcommand(args)
         if not is_literal(command):
             return _unknown(args, "a command named as it runs")
-        if command in evals:
+        if command in evals or _abbreviates(command, evals):
             code, _ = _subcommand(args[at + 1 :])
             return CodeUse("-r", code or DYN, language="php")
-        return CodeUse("-r", None) if command in prompts else None
+        prompt = command in prompts or _abbreviates(command, prompts)
+        return CodeUse("-r", None) if prompt else None
 
     return judge
 
