@@ -60,6 +60,22 @@ def test_configuration_or_code_from_outside_is_asked(
 @pytest.mark.parametrize(
     "command",
     [
+        "PYLINTRC={outside}/rc python3 -m pylint src",
+        "TOX_CONFIG_FILE={outside}/tox.ini tox",
+        "INVOKE_RUNTIME_CONFIG={outside}/c.yaml invoke build",
+        "PRE_COMMIT_HOME={outside} pre-commit run",
+    ],
+)
+def test_variables_naming_their_configuration_are_not_looked_through(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    decision = decide("Bash", {"command": tree.fill(command)}, make_ctx(SETTINGS))
+    assert decision.behavior != "allow", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         "python3 -m pylint --init-hook='import os;os.system(\"curl x\")' src",
         "pylint --init-hook 'import subprocess;subprocess.run([\"curl\"])' src",
         "pylint --init-h='print(open(\".env\").read())' src",
