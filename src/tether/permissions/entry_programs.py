@@ -4,6 +4,7 @@ artisan`), or the module it runs (`python3 -m django`, `python3 -m pylint`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -25,6 +26,7 @@ _INTERPRETER_VALUED = frozenset({"-W", "-X", "-I", "-r", "-C", "-E", "-d", "-c",
 -I lib`); code options (`python3 -c`, `ruby -e`) are interpreter_code's."""
 
 
+@functools.lru_cache(maxsize=1024)
 def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     """(the entry's name, its arguments), or None when no literal entry is named."""
     if not argv or not is_literal(argv[0]):

@@ -46,6 +46,9 @@ _POSITIONAL_CODE: Mapping[str, tuple[str, ...]] = {
     "jupyter-execute": (),
 }
 """Tools whose positionals are code they run (behave's feature directories hold step code)."""
+_TOOLS = frozenset(
+    {*_LOADS, *_POSITIONAL_CODE, "jupyter", "coverage", "pylint", "sphinx-build", "sphinx"}
+)
 _VALUED: frozenset[str] = frozenset(
     {"-c", "-f", "-r", "-o", "--output", "-D", "--define", "-k", "-t", "--tags", "-i", "--name"}
 )
@@ -63,6 +66,8 @@ def tool_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
     if entry is None:
         return ()
     name, args = entry
+    if name not in _TOOLS:
+        return ()
     found = [value for _, value in _pairs(args, _LOADS.get(name, ()))]
     if name in _POSITIONAL_CODE:
         found += _positionals(args)
@@ -84,6 +89,8 @@ def tool_code(argv: tuple[str, ...]) -> CodeUse | None:
     if entry is None:
         return None
     name, args = entry
+    if name not in _TOOLS:
+        return None
     if name == "pylint":
         hooks = [value for _, value in _pairs(args, ("--init-hook",))]
         return CodeUse("-c", hooks[0], language="python") if hooks else None
