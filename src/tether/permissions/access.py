@@ -130,11 +130,12 @@ class FileAccess(PathRules):
                 for form in dict.fromkeys((real, *seen.forms))
             )
             what = f"searches {shown}, which may hold files"
-            # A hard link whose own name passes the filter is also its other names' file.
-            found = self._may_reach("Read", inside, what, only=only) or (
-                self._may_reach("Read", inside, what) if only else None
-            )
+            found = self._may_reach("Read", inside, what, only=only)
             if found is not None and self._reaches_covered(real, seen.forms, only, follows=follows):
+                return found
+            # A hard link whose own name passes the filter is also its other names' file.
+            found = self._may_reach("Read", inside, what) if only else None
+            if found is not None and self._filtered_links(real, only):
                 return found
         return self._read_location(real, shown, explicit=explicit)
 

@@ -162,6 +162,19 @@ class PathRules:
             for form in forms
         )
 
+    def _filtered_links(self, real: Path, only: tuple[str, ...]) -> bool:
+        """Whether below `real` a hard link whose own name matches one of `only` is known to
+        be a file a deny or ask Read rule covers by another name."""
+        below = self.ctx.list_tree_unfollowed(real)
+        every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        for path in self.ctx.linked_files(real, below or ()):
+            if not any(fnmatchcase(path.name, glob) for glob in only):
+                continue
+            names = self._link_names(path)
+            if names is None or any(self._matches(r, names, anywhere=True) for r in every):
+                return True
+        return False
+
     def _reaches_covered(
         self,
         real: Path,
