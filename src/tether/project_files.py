@@ -12,8 +12,10 @@ allow rules or acceptEdits say (`permissions/defaults.py`); the sandbox keeps th
 Kept to files that make an ordinary command run other code. Not listed, by choice: the
 project's own code and build files (`Makefile`, `package.json`, `pyproject.toml`,
 `setup.cfg`, `tox.ini`, `conftest.py`), which run only what the project says and are read in
-its diff; `.gitattributes` (its filters run only when git's config defines them); CI files,
-which run elsewhere. `.gitmodules` is the sandbox's only: git ignores the commands in it.
+its diff; `.gitattributes` (its filters run only when git's config defines them).
+`.gitmodules` is the sandbox's only: git ignores the commands in it. Files that start programs
+without a command naming them (editor tasks, package manager hooks, interpreter start-up
+files, build tools' rc files, CI definitions) are `project_start_files`', by class.
 
 It sits at the bottom layer beside `home_files`, so that every layer can use it.
 """
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from tether.project_start_files import NAMED_ONLY, START_FILES
 
 SandboxGuard = Literal["guard", "apart", "none"]
 """How the sandbox keeps an entry: `guard`, read-only and, when missing, a placeholder so it
@@ -40,6 +44,10 @@ class ProjectFile:
     sandbox: SandboxGuard
     engine: bool = True
     """Whether the permission engine asks before a write (`.gitmodules`: the sandbox's only)."""
+    globbed: bool = True
+    """Whether a write known only as a pattern that may reach it is asked too; False for names
+    an ordinary glob reaches in every project (`src/*.py` and `sitecustomize.py`), where a glob
+    reaches only files already there and the write that named the file was asked."""
 
 
 def _guarded(why: str, *paths: str) -> tuple[ProjectFile, ...]:
@@ -165,5 +173,6 @@ PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
         for entry in _guarded(f"{manager}'s configuration: commands its git hook runs", *names)
     ),
     *_TOOLS,
+    *(ProjectFile(path, why, "none", globbed=path not in NAMED_ONLY) for path, why in START_FILES),
 )
 """The table. An entry that names a directory covers everything below it."""

@@ -129,10 +129,13 @@ class FileAccess(PathRules):
                 (*form.as_posix().rstrip("/"), "/", ANY)
                 for form in dict.fromkeys((real, *seen.forms))
             )
-            found = self._may_reach(
-                "Read", inside, f"searches {shown}, which may hold files", only=only
-            )
+            what = f"searches {shown}, which may hold files"
+            found = self._may_reach("Read", inside, what, only=only)
             if found is not None and self._reaches_covered(real, seen.forms, only, follows=follows):
+                return found
+            # A hard link whose own name passes the filter is also its other names' file.
+            found = self._may_reach("Read", inside, what) if only else None
+            if found is not None and self._filtered_links(real, only):
                 return found
         return self._read_location(real, shown, explicit=explicit)
 
@@ -340,8 +343,11 @@ class FileAccess(PathRules):
         resolves, and, where it may name a path in a process's directory, any path ending as
         it ends (what `/proc/<p>/cwd/x` or `$X/x` with X=/proc/self/cwd may stand for)."""
         forms = expand_nodot(target.tokens)
-        if target.prefix is not None:
-            for base in self.locate(target.prefix).forms:
+        # The leading directories as the kernel reaches them, also where the rest may climb
+        # out (`gl/$X` with `gl -> .git` writes below `.git` first of all).
+        anchor = target.prefix if target.prefix is not None else target.listed_from
+        if anchor is not None:
+            for base in self.locate(anchor).forms:
                 form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
                 if form != target.tokens:
                     forms += expand_nodot(form)

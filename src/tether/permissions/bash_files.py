@@ -18,6 +18,7 @@ from tether.permissions.commands import COMMANDS
 from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.git_policy import git_use
 from tether.permissions.input_code import EDITORS, editor_words, editor_writes
+from tether.permissions.interpreter_scripts import PYTHON_VALUED
 from tether.permissions.jq_program import jq_modules, search_directories
 from tether.permissions.name_filters import included_names
 from tether.permissions.paths import ANY, Token, normalize
@@ -143,11 +144,16 @@ def _module(argv: tuple[str, ...], spec: CommandSpec) -> tuple[str, ...] | None:
     """`python -m pytest ARGS` as `pytest ARGS` (options before `-m` are the interpreter's)."""
     if not spec.modules:
         return None
+    skip = False
     for i, arg in enumerate(argv[1:], start=1):
+        if skip:  # the value of `-W`, `--check-hash-based-pycs`...
+            skip = False
+            continue
         if arg == "-m" and i + 1 < len(argv) and argv[i + 1] in spec.modules:
             return (spec.modules[argv[i + 1]], *argv[i + 2 :])
         if not arg.startswith("-") or arg in ("-c", "-m"):
             return None
+        skip = arg in PYTHON_VALUED
     return None
 
 
@@ -164,6 +170,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
             option_reads = [r for r in option_reads if r not in archives]
     reads: list[str] = []
     runs, unseen = _code_options(args, spec)
+    deletes = args.values(spec.deletes_valued)
     files = list(args.positionals)
     bases = _directories(args, spec.chdir) if spec.chdir else []
     if bases:
@@ -219,6 +226,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
         reads += files
         if args.has(spec.removes):
             writes += files
+            deletes += files
     elif role == "mentions":
         mentions += [*files, *(v for _, v in args.options if v is not None)]
     elif role == "write":
@@ -248,6 +256,7 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     return ProgramUse(
         reads=tuple(reads) if recursive else (*option_reads, *reads),
         writes=tuple(writes),
+        deletes=tuple(deletes),
         recursive=recursive,
         file_reads=tuple(option_reads) if recursive else (),
         follows=recursive and args.has(spec.follows),

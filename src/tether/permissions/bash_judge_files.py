@@ -39,7 +39,7 @@ from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import fetched_code, loaded_code
 from tether.permissions.paths import is_below
-from tether.permissions.produced_paths import produced_targets
+from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
 from tether.permissions.response_files import response_files
@@ -98,11 +98,23 @@ class FileJudge:
     def _targets(self, inv: Invocation, word: str) -> list[Target]:
         """The paths a word stands for; an unknown word another program names (find's `{}`)
         is each path it names now (produced_paths.py), when that is known."""
-        if word == DYN and inv.produced is not None:
+        if word in (DYN, PRODUCED_WORD) and inv.produced is not None:
             found = produced_targets(inv.produced, self.places, self.files)
             if found is not None:
                 return found
+            word = DYN
         return self.places.targets(word)
+
+    def _table_words(self, inv: Invocation) -> tuple[str, ...]:
+        """The words a program's table reads: the paths another program names for its
+        unknown words (`grep -l x src | xargs sed -i ...`, `find -exec CMD {}`) are paths,
+        not options, when each is known from the disk (produced_paths: a name starting
+        with `-` leaves them unknown)."""
+        if inv.produced is None or DYN not in inv.argv:
+            return inv.argv
+        if produced_targets(inv.produced, self.places, self.files) is None:
+            return inv.argv
+        return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
 
     def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
         verdicts: list[Verdict] = []
@@ -135,7 +147,7 @@ class FileJudge:
         recursive = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
-        use = program_use(inv.argv) if inv.argv and inv.role == "command" else None
+        use = program_use(self._table_words(inv)) if inv.argv and inv.role == "command" else None
         if use is not None and inv.own is None:
             listed = git_listed(use, self.plain_git, self.places, self.files)
             if listed is not None:  # git's list stands for its pathspecs
@@ -192,7 +204,26 @@ class FileJudge:
                     continue
                 self.read_only = False
                 verdicts.append(self.files.write(target, explicit=explicit))
+        # What it deletes: a rule allowing the program says nothing of deleting a tree (one
+        # not there yet deletes nothing: `pytest --basetemp=build/tmp`).
+        deleted = use.deletes if use is not None and inv.own is None else ()
+        for word in deleted:
+            for target in self._targets(inv, word):
+                if target != _PIPE and self._may_exist(target):
+                    found = self.files.write(target, explicit=False)
+                    if found.outcome != "allow":
+                        found = replace(found, reason=f"deletes {readable(word)}: {found.reason}")
+                    verdicts.append(found)
         return verdicts
+
+    def _may_exist(self, target: Target) -> bool:
+        """Whether there may be something at `target` now (its directory lists its name, or
+        cannot say)."""
+        real = self.files.real(target) if isinstance(target, Path) else None
+        if real is None:
+            return True
+        names = self.ctx.list_directory(real.parent)
+        return names is None or real.name in names
 
     def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
         """Files below the repository's top that git stages (git_pathspecs), the top taken

@@ -32,6 +32,7 @@ from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
 from tether.permissions.equivalents import equivalent
+from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
     only_plain_git,
     tree_stays,
@@ -292,7 +293,9 @@ class _Judge(FileJudge):
 
     def _code(self, inv: Invocation) -> list[Verdict]:
         """Code an interpreter runs inline or from its input (inline_verdicts.py)."""
-        use = code_use(inv.own_argv) if inv.role == "command" else None
+        use = None
+        if inv.role == "command":
+            use = code_use(inv.own_argv) or framework_code(inv.own_argv)
         if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
         return code_verdicts(self, inv, use)

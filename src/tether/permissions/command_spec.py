@@ -71,7 +71,10 @@ class CommandSpec:
     positionals (`pytest --doctest-glob`): a recursive read of those names."""
     removes: frozenset[str] = frozenset()
     """Flags with which the files it reads are deleted once read (`tar --remove-files`, `zip
-    -m`): written too."""
+    -m`): written too, and deleted (`ProgramUse.deletes`)."""
+    deletes_valued: frozenset[str] = frozenset()
+    """Options whose value is a directory it empties before use (`pytest --basetemp`): a
+    write of it, and a delete of what is there (`ProgramUse.deletes`)."""
     extracts: frozenset[str] = frozenset()
     """Flags with which it writes files named inside its input, below the directory it runs in
     or the one `chdir` options lead to (`tar -x`)."""
@@ -171,6 +174,7 @@ class CommandSpec:
             | self.long_flags
             | self.list_flags
             | self.removes
+            | self.deletes_valued
             | self.extracts
             | self.links
             | self.symbolic
@@ -189,6 +193,7 @@ class CommandSpec:
             | self.long_flags
             | self.list_flags
             | self.removes
+            | self.deletes_valued
             | self.extracts
             | self.archive_writes
             | self.archive_creates

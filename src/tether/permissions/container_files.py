@@ -61,7 +61,22 @@ def container_files(argv: tuple[str, ...]) -> ContainerFiles:
         return _copy(rest)
     if command == "compose":
         return _compose(rest)
-    return ContainerFiles()
+    if command == "buildx bake":
+        # Its files declare the builds (contexts, secrets, outputs): code that runs.
+        return ContainerFiles(loads=tuple(_values(rest, ("-f", "--file")) or (".",)))
+    configs = _values(words[: len(words) - len(rest)], ("--config",))
+    return ContainerFiles(loads=tuple(configs))  # credential helpers it names run
+
+
+def _values(words: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    """The values of `options` among `words` (`-f X`, `--file=X`)."""
+    found: list[str] = []
+    for i, word in enumerate(words):
+        option, eq, value = word.partition("=")
+        if option in options:
+            value = value if eq else words[i + 1] if i + 1 < len(words) else ""
+            found += [value] if value and value != "-" else []
+    return found
 
 
 def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
@@ -176,6 +191,8 @@ def _compose(words: tuple[str, ...]) -> ContainerFiles:
     if command in _PRINTS_CONFIG:
         # It prints the files with the variables of the project's `.env` filled in.
         reads += env_files or [f"{directory.rstrip('/')}/.env" if directory else ".env"]
+    if directory and not files:
+        files.append(directory)  # its compose file is read from there
     return ContainerFiles(
         reads=tuple(r for r in reads if r and r != "-"),
         loads=tuple(f for f in files if f and f != "-"),

@@ -3,7 +3,9 @@
 and writes there unless the mount is read-only, as root on the host's files. Judged as a
 recursive read (and a write) of each, so Read and Edit rules, the workspace's bounds and the
 protected paths hold against what runs inside. A source known only as it runs may be any
-directory; a bare name is a named volume, no host path."""
+directory; a bare name is a named volume, no host path, unless its local driver binds one
+(`--mount type=volume,volume-opt=device=SRC`, `docker volume create --opt device=SRC`: the
+bind judged where the option is given)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
         return []
     found: list[Mount] = []
     words = argv[1:]
+    if words[:2] == ("volume", "create"):
+        return _volume_create(words[2:])
     for i, word in enumerate(words):
         after = words[i + 1] if i + 1 < len(words) else ""
         for short, long, parse in (("-v", "--volume", _volume), ("", "--mount", _mount)):
@@ -44,25 +48,41 @@ def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
     return found
 
 
-_HOST_ACCESS = ("--privileged", "--pid=host", "--cap-add", "--device", "--userns=host")
+_HOST_ACCESS = (
+    "--privileged",
+    "--pid=host",
+    "--cap-add",
+    "--device",
+    "--userns=host",
+    "--cgroupns=host",
+    "--volumes-from",
+)
 """Options with which what runs in the container reaches the host beyond its mounts (every
-device and capability, the host's processes: `nsenter -t 1` is a root shell on the host)."""
+device and capability, the host's processes: `nsenter -t 1` is a root shell on the host; the
+host's cgroups; another container's mounts, which may be any host path)."""
+_UNCONFINED = ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined")
+"""`--security-opt` values that take away what keeps a container's root off the host."""
+_SEPARATE = ("--pid", "--userns", "--cgroupns", "--security-opt")
+"""Options also written with their value as the next word."""
 
 
 def host_access(argv: tuple[str, ...]) -> str | None:
-    """Why a container engine's command gives the container the host itself, or None."""
+    """Why a container engine's command gives the container the host itself, or None (a
+    plugin it installs runs inside the daemon, as root on the host)."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _ENGINES:
         return None
+    engine = program_name(argv[0])
+    if "plugin" in argv[1:] and any(w in ("install", "enable", "upgrade") for w in argv[1:]):
+        return f"{engine} plugin installs code the daemon runs as root on the host"
     # `--pid host` as `--pid=host`.
     after = (*argv[2:], "")
-    words = [
-        f"{w}={n}" if w in ("--pid", "--userns") else w
-        for w, n in zip(argv[1:], after, strict=True)
-    ]
+    words = [f"{w}={n}" if w in _SEPARATE else w for w, n in zip(argv[1:], after, strict=True)]
     for word in words:
+        option, _, value = word.partition("=")
         if word.startswith(_HOST_ACCESS):
-            option = word.partition("=")[0]
-            return f"{program_name(argv[0])} {option} gives the container the host itself"
+            return f"{engine} {option} gives the container the host itself"
+        if option == "--security-opt" and (value in _UNCONFINED or not is_literal(value)):
+            return f"{engine} --security-opt {value} gives the container the host itself"
     return None
 
 
@@ -76,16 +96,50 @@ def _volume(value: str) -> Mount | None:
 
 
 def _mount(value: str) -> Mount | None:
-    """`type=bind,source=SRC,target=DST[,readonly]` in any order."""
+    """`type=bind,source=SRC,target=DST[,readonly]` in any order; a volume whose local
+    driver binds a host path (`type=volume,volume-opt=o=bind,volume-opt=device=SRC`)."""
     fields: dict[str, str] = {}
+    devices: list[str] = []
     for part in value.split(","):
-        key, _, field = part.partition("=")
+        key, _, field = part.strip("\"'").partition("=")
         fields[key] = field
+        if key == "volume-opt":
+            devices += _device(field)
+    writable = not (_READ_ONLY & set(fields)) and fields.get("readonly") not in ("true", "1")
+    if devices:
+        return Mount(devices[0], writable=writable)
     source = fields.get("source") or fields.get("src")
     if fields.get("type", "volume") != "bind" or not source:
         return None
-    writable = not (_READ_ONLY & set(fields)) and fields.get("readonly") not in ("true", "1")
     return Mount(source, writable=writable)
+
+
+def _device(option: str) -> list[str]:
+    """The host path a local volume driver's option mounts (`device=/x`); one known only as
+    it runs may be that option."""
+    if not is_literal(option):
+        return [option]
+    key, _, value = option.partition("=")
+    return [value] if key == "device" and value else []
+
+
+def _volume_create(words: tuple[str, ...]) -> list[Mount]:
+    """`docker volume create --opt type=none --opt o=bind --opt device=SRC NAME`: a named
+    volume that is the host directory SRC, for any container that mounts it later: judged
+    as the bind it makes, now."""
+    found: list[Mount] = []
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word in ("-o", "--opt"):
+            option = after
+        elif word.startswith("--opt="):
+            option = word[len("--opt=") :]
+        elif word.startswith("-o") and len(word) > 2:
+            option = word[2:]
+        else:
+            continue
+        found += [Mount(device, writable=True) for device in _device(option)]
+    return found
 
 
 def _is_path(source: str) -> bool:

@@ -38,6 +38,14 @@ DANGEROUS_VARIABLES = _names(
     "PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* LUA_* TCLLIBPATH R_* PHPRC PHP_INI_SCAN_DIR "
     "AWKPATH AWKLIBPATH NPM_CONFIG_* npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* RUSTFLAGS "
     "GOFLAGS GOPROXY GOPATH JAVA_HOME CLASSPATH PIP_* UV_* "
+    # Python tools' configuration, which names code (pylint's init-hook, tox's commands,
+    # invoke's runtime config, pre-commit's cached hook repositories).
+    "PYLINTRC TOX_* NOX_* PRE_COMMIT_* INVOKE_* "
+    # go: its toolchain and tool directories, the settings file it reads, where it installs
+    # and caches, which modules it trusts; cgo's compiler and linker flags, pkg-config's.
+    "GOROOT GOENV GOTOOLCHAIN GOBIN GOCACHE GOMODCACHE GOTMPDIR GOWORK GOSUMDB GONOSUMDB "
+    "GONOSUMCHECK GOINSECURE GOVCS GOPRIVATE GONOPROXY GOAUTH GOCOVERDIR CGO_*FLAGS* GCCGO "
+    "PKG_CONFIG PKG_CONFIG_* "
     # Toolchains: the compiler, linker and their search paths.
     "CC CXX CPP LD AR COMPILER_PATH GCC_EXEC_PREFIX DEPENDENCIES_OUTPUT SUNPRO_DEPENDENCIES "
     # C library, terminal and TLS loaders; temporary files; other clients' configuration.

@@ -53,8 +53,11 @@ def _is_pattern(segment: str) -> bool:
     return "*" in segment or "?" in segment
 
 
-SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(glob_tokens(entry) for entry, _ in SELF_MODIFYING)
-"""The entries as glob tokens, for paths known only as patterns (`access.py`)."""
+SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(
+    glob_tokens(entry.path) for entry in PROJECT_SELF_MODIFYING if entry.engine and entry.globbed
+)
+"""The entries as glob tokens, for paths known only as patterns (`access.py`): not those a
+glob of every project reaches (`sitecustomize.py` by `src/*.py`, `ProjectFile.globbed`)."""
 
 _Entry = tuple[tuple[str, ...], str]
 _PROJECT_BY_FIRST: dict[str, list[_Entry]] = {}
@@ -83,41 +86,58 @@ def self_modifying(
     """What `path` configures, when writing it changes what a later session allows or runs
     (see `SELF_MODIFYING`); None otherwise. Project entries are judged below the workspace root
     holding the path, so that a workspace inside some `.tether` directory is not all
-    protected; outside every root, anywhere in the path."""
-    text = path.as_posix()
+    protected; outside every root, anywhere in the path. A pure function of its arguments,
+    kept for the session (every write a decision judges asks it, of the same few paths)."""
+    return _self_modifying(
+        path.as_posix(),
+        tuple(root.as_posix() for root in roots),
+        home.as_posix() if home is not None else None,
+        tether_home.as_posix() if tether_home is not None else None,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _self_modifying(
+    text: str, roots: tuple[str, ...], home: str | None, tether_home: str | None
+) -> str | None:
     root = _holding_root(text, roots)
     below = relative_below(text, root) if root is not None else None
-    parts = path.parts if below is None else tuple(below.split("/")) if below else ()
+    parts = (
+        tuple(text.split("/")[1:]) if below is None else tuple(below.split("/")) if below else ()
+    )
     for i, part in enumerate(parts):
         for entry, why in (*_PROJECT_BY_FIRST.get(part, ()), *_GLOB_FIRST):
             if _segments_match(entry, parts[i : i + len(entry)]):
                 return why
-    homes = _home_entries(
-        home.as_posix() if home is not None else None,
-        tether_home.as_posix() if tether_home is not None else None,
-    )
-    for base, why in homes:
-        if relative_below(text, base) is None:
-            continue
-        # A workspace kept inside such a directory (a worktree under TETHER_HOME) is a project
-        # of its own: judged by the project entries above.
-        if root is not None and relative_below(root, base) not in (None, ""):
-            continue
-        return why
+    # A workspace kept inside such a directory (a worktree under TETHER_HOME) is a project of
+    # its own: judged by the project entries above.
+    if tether_home is not None:
+        inside = relative_below(text, tether_home.rstrip("/") or "/")
+        if inside is not None and not _root_below(root, tether_home):
+            return "tether's own settings and state"
+    if home is None:
+        return None
+    top = home.rstrip("/") or "/"
+    inside = relative_below(text, top)
+    if not inside:
+        return None
+    rest = inside.split("/")
+    for entry, why in _HOME_BY_FIRST.get(rest[0], ()):
+        base = f"{top.rstrip('/')}/{'/'.join(entry)}"
+        if tuple(rest[: len(entry)]) == entry and not _root_below(root, base):
+            return why
     return None
 
 
-@functools.lru_cache(maxsize=16)
-def _home_entries(home: str | None, tether_home: str | None) -> tuple[tuple[str, str], ...]:
-    """The home table as absolute path strings, built once per home (this runs for every
-    write a decision judges)."""
-    entries: list[tuple[str, str]] = []
-    if tether_home is not None:
-        entries.append((tether_home, "tether's own settings and state"))
-    if home is not None:
-        top = home.rstrip("/")
-        entries.extend((f"{top}/{entry}", why) for entry, why in HOME_SELF_MODIFYING)
-    return tuple(entries)
+def _root_below(root: str | None, base: str) -> bool:
+    """Whether the workspace root holding a path lies strictly inside `base`."""
+    return root is not None and relative_below(root, base) not in (None, "")
+
+
+_HOME_BY_FIRST: dict[str, list[_Entry]] = {}
+"""The home table by its entries' first segment (a write's path is looked up, not scanned)."""
+for _name, _why in HOME_SELF_MODIFYING:
+    _HOME_BY_FIRST.setdefault(_name.split("/")[0], []).append((tuple(_name.split("/")), _why))
 
 
 def _segments_match(entry: tuple[str, ...], parts: tuple[str, ...]) -> bool:
@@ -128,11 +148,10 @@ def _segments_match(entry: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     )
 
 
-def _holding_root(text: str, roots: tuple[Path, ...]) -> str | None:
+def _holding_root(text: str, roots: tuple[str, ...]) -> str | None:
     """The innermost root that holds the path (an added directory may lie inside another)."""
     best: str | None = None
-    for root in roots:
-        base = root.as_posix()
+    for base in roots:
         if relative_below(text, base) is not None and (best is None or len(base) > len(best)):
             best = base
     return best

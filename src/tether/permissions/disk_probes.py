@@ -20,19 +20,38 @@ MAX_TREE = 2_000
 def repository_git_dir(directory: Path) -> Path | None:
     """The git directory git finds from `directory` (resolved), as git's discovery does, or
     None when it finds none. Bounded: a few `stat`s per level, one small read per `.git`
-    file."""
-    for level in (directory, *directory.parents):
-        dot = level / ".git"
-        if os.path.isdir(dot):
-            if is_git_directory(dot):
+    file (paths as strings: this runs for every git command a decision judges)."""
+    level = directory.as_posix()
+    while True:
+        dot = f"{level.rstrip('/')}/.git"
+        try:
+            mode = os.lstat(dot).st_mode
+        except (OSError, ValueError):
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
+            mode = _mode(dot)  # git follows a `.git` link; a dangling one is a file it reads
+            if mode is None:
+                mode = stat.S_IFREG
+        if mode is not None and stat.S_ISDIR(mode):
+            if is_git_directory(Path(dot)):
                 return Path(os.path.realpath(dot))
-        elif os.path.lexists(dot):
-            named = _gitdir_file(dot)
+        elif mode is not None:
+            named = _gitdir_file(Path(dot))
             if named is not None:
                 return named
-        if is_git_directory(level):
-            return level
-    return None
+        if is_git_directory(Path(level)):
+            return Path(level)
+        parent = os.path.dirname(level)
+        if parent == level:
+            return None
+        level = parent
+
+
+def _mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
 
 
 def _gitdir_file(dot: Path) -> Path | None:
@@ -52,19 +71,17 @@ def _gitdir_file(dot: Path) -> Path | None:
 def is_git_directory(level: Path) -> bool:
     """git's own test (setup.c, is_git_directory): a HEAD, and objects and refs here or in the
     directory `commondir` names."""
-    if not _is(level / "HEAD", stat.S_ISREG):
+    top = level.as_posix().rstrip("/")
+    if not _is(f"{top}/HEAD", stat.S_ISREG):
         return False
-    if _is(level / "commondir", stat.S_ISREG):
+    if _is(f"{top}/commondir", stat.S_ISREG):
         return True
-    return _is(level / "objects", stat.S_ISDIR) and _is(level / "refs", stat.S_ISDIR)
+    return _is(f"{top}/objects", stat.S_ISDIR) and _is(f"{top}/refs", stat.S_ISDIR)
 
 
-def _is(path: Path, kind: Callable[[int], bool]) -> bool:
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return kind(mode)
+def _is(path: str, kind: Callable[[int], bool]) -> bool:
+    mode = _mode(path)
+    return mode is not None and kind(mode)
 
 
 def names_below_unfollowed(path: Path) -> tuple[str, ...] | None:

@@ -23,7 +23,9 @@ from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import DYN, is_literal, readable, shown
 from tether.permissions.verdict import Verdict, ask
 
-UNREAD_LANGUAGES = frozenset({"node", "perl", "ruby", "php", "Rscript", "lua", "bun", "deno"})
+UNREAD_LANGUAGES = frozenset(
+    {"node", "perl", "ruby", "php", "Rscript", "lua", "bun", "deno", "elixir"}
+)
 """Interpreters whose inline code tether has no parser for."""
 
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from tether.permissions.input_code import input_code, sqlite_code
-from tether.permissions.interpreter_scripts import python_inspects
+from tether.permissions.interpreter_scripts import PYTHON_VALUED, python_inspects
 from tether.permissions.make_options import makefiles, unread_code
 from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
@@ -49,7 +49,7 @@ _MAKES = frozenset({"make", "gmake", "bmake"})
 _FROM_INPUT = ("-", *GENERATED_CODE)
 _VALUED = frozenset({"-W", "-X", "-m", "-r", "--require", "-I", "-M", "--import", "--loader"})
 """Options of these interpreters taking a separate value (the script comes after them)."""
-_PYTHON_VALUED = frozenset({"-W", "-X"})
+_PYTHON_VALUED = PYTHON_VALUED
 """Python's (its `-I` is isolated mode, a flag; `-m` ends the options)."""
 _EXITS: dict[str, frozenset[str]] = {
     "python": frozenset({"-V", "-VV", "--version", "-h", "-?", "--help", "--help-all"})
@@ -214,8 +214,8 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
         # Any module, those that run code or read it from the input included.
         return CodeUse(flag, None, only_input=False, source="a module named as it runs")
     if module == "timeit":
-        # Its arguments are statements it runs.
-        return CodeUse(flag, "\n".join(a for a in rest if not a.startswith("-")) or "pass")
+        # Its arguments are statements it runs, and so are its setup options' values.
+        return CodeUse(flag, "\n".join(timeit_code(rest)) or "pass")
     if module in _PROMPTS:
         # Their options may carry code (`idlelib -c`, `IPython -c`, `-r FILE`).
         return CodeUse(flag, None, only_input=not rest)
@@ -226,12 +226,76 @@ def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
         # commands run as if typed there: code not seen.
         if any(a in ("-c", "--command") or a.startswith(("-c", "--command=")) for a in rest):
             return CodeUse(flag, None, only_input=False, source=f"{module}'s -c commands")
+        inner = _nested_module(rest, flag)
+        if inner is not None and inner.code is not None:
+            return replace(inner, also_input=True)  # `pdb -m timeit -s CODE`: both
         return CodeUse(flag, None)
+    if module != "doctest" and any(a in ("-m", "--module") for a in rest):
+        # `cProfile -m timeit ...`, `trace --trace -m pdb`: the module it runs, judged so.
+        return _nested_module(rest, flag)
     scripts = [a for a in rest if not a.startswith("-") or a == "-"]
     from_input = any(a.startswith(_FROM_INPUT[1:]) or a == "-" for a in rest)
     if not scripts or from_input:
         return CodeUse(flag, None)
     return None
+
+
+def _nested_module(rest: tuple[str, ...], flag: str) -> CodeUse | None:
+    """The code of the module a module runs (`cProfile -m timeit -s CODE`), if any."""
+    nested = next((k for k, a in enumerate(rest) if a in ("-m", "--module")), None)
+    return _module(rest[nested + 1 :], flag) if nested is not None else None
+
+
+_TIMEIT_VALUED = "nusr"
+"""timeit's short options with a value (`-s SETUP` runs it)."""
+_TIMEIT_LONG = {"number": True, "setup": True, "repeat": True, "unit": True} | {
+    "process": False,
+    "verbose": False,
+    "help": False,
+}
+"""timeit's long options, and whether each takes a value (getopt: any unique prefix)."""
+
+
+def timeit_code(args: tuple[str, ...]) -> list[str]:
+    """The code `python -m timeit ARGS` runs: its setup values (`-s CODE`, `-sCODE`,
+    `-vvsCODE`, `--setup=CODE`, `--se CODE`) and its statements, read as its getopt reads
+    them (options end at the first other word). Where the options cannot be read, every
+    word is taken as code."""
+    code: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            return code + list(args[i:])
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            found = [n for n in _TIMEIT_LONG if n.startswith(name)] if name else []
+            option = name if name in _TIMEIT_LONG else found[0] if len(found) == 1 else None
+            if option is None or (eq and not _TIMEIT_LONG[option]):
+                return list(args)
+            if _TIMEIT_LONG[option] and not eq:
+                if i >= len(args):
+                    return list(args)
+                value, i = args[i], i + 1
+            if option == "setup":
+                code.append(value)
+            continue
+        if not arg.startswith("-") or arg == "-":
+            return code + list(args[i - 1 :])
+        for j, letter in enumerate(arg[1:], start=2):
+            if letter in _TIMEIT_VALUED:
+                value = arg[j:]
+                if not value:
+                    if i >= len(args):
+                        return list(args)
+                    value, i = args[i], i + 1
+                if letter == "s":
+                    code.append(value)
+                break
+            if letter not in "pvh":
+                return list(args)
+    return code
 
 
 _MAKE_ASSIGNMENT = re.compile(r"([^\s=:+?!]+)\s*(::?:?=|\+=|\?=|!=|=)")

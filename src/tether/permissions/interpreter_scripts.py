@@ -38,7 +38,10 @@ def _s(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_PYTHON = Interpreter(code=_s("-c"), module=_s("-m"), valued=_s("-W", "-X"), bundles=True)
+PYTHON_VALUED = _s("-W", "-X", "--check-hash-based-pycs")
+"""Python's options that take a separate value (`--check-hash-based-pycs always`): every
+reader of Python's command line skips the value, never takes it for the script."""
+_PYTHON = Interpreter(code=_s("-c"), module=_s("-m"), valued=PYTHON_VALUED, bundles=True)
 _NODE = Interpreter(
     code=_s("-e", "-p", "--eval", "--print"),
     bundles=True,

@@ -75,3 +75,52 @@ def _lines(text: str) -> list[str]:
     the scan of arguments for command lines."""
     joined = re.sub(r"\\\n\s*", " ", text)
     return [line.strip() for line in joined.split("\n") if line.strip() and line[:1] != "\t"]
+
+
+_MAKES = frozenset({"make", "gmake", "bmake"})
+_SHELL_FUNCTION = re.compile(r"\$[({]shell\s")
+_RECIPE_PREFIX = re.compile(r"[\s@+-]*")
+"""What make takes off a recipe line before the shell sees it: blanks and the `@` (silent),
+`-` (ignore errors) and `+` (run under -n) prefixes, in any order and number."""
+_MAKE_REFERENCE = re.compile(r"\$[^$]")
+"""A make expansion (`$(X)`, `${X}`, `$@`, `$X`); `$$` is a `$` for the shell."""
+
+
+def is_make(name: str) -> bool:
+    return name in _MAKES
+
+
+def eval_commands(args: tuple[str, ...]) -> tuple[list[str], str | None]:
+    """The shell command lines the literal `--eval` texts among make's arguments make run:
+    each recipe (after a rule's `;`, or a line starting with a tab) with make's prefixes
+    `@`, `-`, `+` taken off, `$(shell CMD)` and `X != CMD`; and why they are not all known,
+    or None: a make expansion in one (`@c$(U)rl`, known only as make runs), a
+    `.RECIPEPREFIX`, a `define` (text another expansion may run)."""
+    commands: list[str] = []
+    for text in eval_texts(args):
+        joined = re.sub(r"\\\n", " ", text)
+        if ".RECIPEPREFIX" in joined or re.search(r"(^|\s)define(\s|$)", joined):
+            return commands, "make's --eval text changes how it reads recipes"
+        if _SHELL_FUNCTION.search(joined):
+            return commands, "make's --eval text runs $(shell ...), known only as make runs"
+        in_rule = False
+        for line in joined.split("\n"):
+            if line.startswith("\t"):
+                recipe = line if in_rule else None
+            else:
+                assigned = _ASSIGNMENT.fullmatch(line.strip())
+                rule = assigned is None and ":" in line
+                in_rule = rule
+                if assigned is not None and assigned.group(2) == "!=":
+                    recipe = assigned.group(3)
+                else:
+                    recipe = line.partition(";")[2] if rule and ";" in line else None
+            if recipe is None:
+                continue
+            recipe = recipe[_RECIPE_PREFIX.match(recipe).end() :]  # type: ignore[union-attr]
+            if not recipe.strip():
+                continue
+            if _MAKE_REFERENCE.search(recipe.replace("$$", "")):
+                return commands, "make's --eval recipe expands make variables as it runs"
+            commands.append(recipe.replace("$$", "$"))
+    return commands, None

@@ -19,6 +19,7 @@ from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.option_names import long_option
+from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.shell_words import DYN, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
@@ -104,7 +105,7 @@ def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ..
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
-    return scripts
+    return (*scripts, *tool_loads(argv))
 
 
 def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:

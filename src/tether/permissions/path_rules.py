@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
@@ -37,6 +38,9 @@ class PathRules:
         default_factory=dict[Path, tuple[Path, ...] | None]
     )
     """Other names (hard links) found in this decision."""
+    _located: dict[Path, Located] = field(default_factory=dict[Path, Located])
+    """Paths located in this decision (a word is located for its reads, writes and protected
+    paths alike)."""
 
     def real(self, path: Path) -> Path | None:
         """What the kernel opens for `path` (absolute, as written); None when not known (and
@@ -53,6 +57,15 @@ class PathRules:
         """`path` (absolute, as written) as judged; `written` is its folded form if known. A
         path that reaches a process's directory (`/dev/fd/../cwd/x`, `/proc/self/fd/../root`)
         is judged as the kernel reaches it, before any `..` is folded on the words."""
+        if written is None and depth == 0:
+            found = self._located.get(path)
+            if found is None:
+                found = self._locate(path, None, depth=0)
+                self._located[path] = found
+            return found
+        return self._locate(path, written, depth=depth)
+
+    def _locate(self, path: Path, written: Path | None, *, depth: int) -> Located:
         folded = self._in_process(path)
         if folded is not None and depth < _MAX_FOLDS:
             return self.locate(folded, depth=depth + 1)
@@ -149,6 +162,19 @@ class PathRules:
             for form in forms
         )
 
+    def _filtered_links(self, real: Path, only: tuple[str, ...]) -> bool:
+        """Whether below `real` a hard link whose own name matches one of `only` is known to
+        be a file a deny or ask Read rule covers by another name."""
+        below = self.ctx.list_tree_unfollowed(real)
+        every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        for path in self.ctx.linked_files(real, below or ()):
+            if not any(fnmatchcase(path.name, glob) for glob in only):
+                continue
+            names = self._link_names(path)
+            if names is None or any(self._matches(r, names, anywhere=True) for r in every):
+                return True
+        return False
+
     def _reaches_covered(
         self,
         real: Path,
@@ -161,15 +187,19 @@ class PathRules:
         when that is not known: recursive_reads.py); `follows`: through symlinks below."""
         below = self.ctx.list_tree(real) if follows else self.ctx.list_tree_unfollowed(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
-        rules = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
-        rules = tuple(rule for rule in rules if may_hold(rule, only))
+        every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
+        rules = tuple(rule for rule in every if may_hold(rule, only))
         if reaches_covered(
             below, forms, rules, lambda rule, paths: self._matches(rule, paths, anywhere=True)
         ):
             return True
-        # A hard link below is also the file its other names are (link_names.py).
+        # A hard link below is also the file its other names are (link_names.py): read when
+        # its own name passes the read's filter (`--doctest-glob=envcopy`), whatever the
+        # rule's names are.
         for path in self.ctx.linked_files(real, below or ()):
+            if only and not any(fnmatchcase(path.name, glob) for glob in only):
+                continue
             names = self._link_names(path)
-            if names is None or any(self._matches(r, names, anywhere=True) for r in rules):
+            if names is None or any(self._matches(r, names, anywhere=True) for r in every):
                 return True
         return False

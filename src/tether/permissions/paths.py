@@ -38,6 +38,9 @@ Tokens = tuple[Token, ...]
 
 Anchor = Literal["root", "home", "project", "cwd"]
 
+_MAX_SEEN = 4096
+"""Answers one pattern keeps (`PathPattern.matches`)."""
+
 
 @dataclass(frozen=True)
 class PathPattern:
@@ -54,8 +57,14 @@ class PathPattern:
     _below: SegmentGlob = field(init=False, repr=False, compare=False)
     _tokens: Tokens = field(init=False, repr=False, compare=False)
     _forms: tuple[Tokens, ...] = field(init=False, repr=False, compare=False)
+    _seen: dict[tuple[str, str, bool], bool] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+    """Paths matched so far (a pure answer, kept for the session: the workspace's paths
+    come back decision after decision); emptied when it grows past `_MAX_SEEN`."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_seen", {})
         below = SegmentGlob.of(self.glob, floating=self.floating)
         object.__setattr__(self, "_below", below)
         object.__setattr__(self, "_tokens", glob_tokens(self.glob))
@@ -77,6 +86,15 @@ class PathPattern:
         """Whether `path` (absolute, normalised, as a string) matches when anchored at `base`.
         `anywhere` lets a floating pattern match outside its base too, which deny and ask rules
         want (`Read(*.pem)` means every .pem file)."""
+        key = (path, base, anywhere)
+        found = self._seen.get(key)
+        if found is None:
+            if len(self._seen) >= _MAX_SEEN:
+                self._seen.clear()
+            found = self._seen[key] = self._matches(path, base, anywhere=anywhere)
+        return found
+
+    def _matches(self, path: str, base: str, *, anywhere: bool) -> bool:
         if self.floating and anywhere:
             return self._below.fullmatch(path.lstrip("/"))
         below = relative_below(path, base)

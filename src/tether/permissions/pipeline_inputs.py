@@ -2,7 +2,8 @@
 `ls [DIR] | xargs CMD` runs CMD on the names in DIR (no dotfile without `-A`), each read
 from where CMD runs, as ls prints them bare; `find START -name GLOB [-type T] | xargs CMD`
 on the paths below START whose names match (as `find -exec` is judged; `-print0 | xargs -0`
-too). The words xargs adds
+too); `grep -l`/`-L` and `rg -l`/`--files` on the files below one path
+(listed_matches.py). The words xargs adds
 are then those names (script.Produced, judged from the disk by produced_paths.py) instead of
 anything. Any other
 producer, ls option or xargs option that changes how its input is split leaves them unknown.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tether.permissions.listed_matches import listed_matches
 from tether.permissions.runners import XARGS, found_paths
 from tether.permissions.script import Invocation, Produced
 from tether.permissions.shell_words import is_literal, program_name
@@ -28,7 +30,7 @@ _XARGS_NULL = frozenset({"-0", "--null"})
 def with_listed_input(producer: Invocation, consumer: Invocation) -> Invocation | None:
     """`consumer` (xargs) with its added words known as the names `producer` (ls) prints, or
     None when they are not known so."""
-    listed = _ls_names(producer) or _find_names(producer)
+    listed = _ls_names(producer) or _find_names(producer) or listed_matches(producer)
     if listed is None or not consumer.argv or program_name(consumer.argv[0]) != "xargs":
         return None
     if consumer.role != "wrapper" or len(consumer.inner) != 1:

@@ -51,6 +51,8 @@ _PYTEST = CommandSpec(
     # Text files whose names match are read for doctests, in every directory collected.
     name_globs=_s("--doctest-glob"),
     flag_writes={"--cache-clear": ".pytest_cache"},
+    # It deletes the directory it is given (and what is in it) before the run.
+    deletes_valued=_s("--basetemp"),
 )
 _PYTHON = CommandSpec("mentions", modules={"pytest": "pytest", "py.test": "pytest"})
 

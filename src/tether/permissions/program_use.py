@@ -12,6 +12,10 @@ class ProgramUse:
     """Words naming files it reads (markers for unknown parts, as in shell_words)."""
     writes: tuple[str, ...] = ()
     """Words naming files it writes, creates or deletes."""
+    deletes: tuple[str, ...] = ()
+    """Of its writes, those it deletes, a whole tree for a directory (`pytest --basetemp
+    DIR`, `tar --remove-files`): a rule allowing the program does not cover them (asked as
+    a write no rule allows: allowed in acceptEdits inside the workspace)."""
     recursive: bool = False
     """Its reads take in whole directory trees."""
     file_reads: tuple[str, ...] = ()

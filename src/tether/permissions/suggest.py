@@ -22,6 +22,7 @@ from tether.permissions.bash_policy import judge_invocation
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.engine import PATH_FIELDS, decide, expand_home
+from tether.permissions.framework_code import ENTRY_SCRIPTS
 from tether.permissions.paths import normalize
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, RuleSet, parse_rule
 from tether.permissions.script import Invocation
@@ -121,6 +122,8 @@ def _code_runner(words: list[str]) -> str | None:
         return None  # reads its code from stdin, which the rule would not see
     if rest[0].startswith("-") or not is_literal(rest[0]):
         return _exact(words)  # options (`-c`, `-e`, `-m`, `-i`) may be code or change what runs
+    if rest[0].rsplit("/", 1)[-1] in ENTRY_SCRIPTS:
+        return _exact(words)  # `manage.py test` saved, not `manage.py *` (`shell -c CODE`)
     return _script([program, rest[0]], rest[1:])
 
 

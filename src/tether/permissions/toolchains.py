@@ -26,7 +26,7 @@ from tether.permissions.escapes import (
 )
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
-from tether.permissions.shell_words import DYN, program_name
+from tether.permissions.shell_words import DYN, is_literal, program_name
 
 COMPILERS = frozenset(
     _names(
@@ -123,6 +123,11 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
         loads = any(_given((w,), option) for w in words for option in plugin)
         found = (f"{name} loads a plugin",) if loads else ()
         return ProgramUse(unseen=(*found, *responses))
+    if name == "cargo":
+        cargo = cargo_use(words)
+        if cargo.runs or cargo.loads or cargo.unseen:
+            return cargo
+
     table = PROGRAM_UNSEEN.get(name)
     if table is None:
         return ProgramUse(unseen=responses) if responses else None
@@ -132,7 +137,8 @@ def toolchain_use(argv: tuple[str, ...]) -> ProgramUse | None:
         reasons = [f"{name} {why}" for option, why in table if _given(words, option)]
         if name == "go" and _external_linker(words):
             reasons.append("go runs the external linker its -ldflags name (-extld)")
-    return ProgramUse(unseen=tuple(dict.fromkeys(reasons)))
+    loads = go_loads(words) if name == "go" else ()
+    return ProgramUse(unseen=tuple(dict.fromkeys(reasons)), loads=loads)
 
 
 def _external_linker(words: tuple[str, ...]) -> bool:
@@ -206,3 +212,95 @@ def _given(words: tuple[str, ...], option: str) -> bool:
 
 def _quoted(part: str) -> str:
     return "'" + part.replace("'", "'\\''") + "'"
+
+
+_CARGO_PLACES = frozenset({"--manifest-path", "-C", "--path"})
+"""cargo options naming the package it builds (`--manifest-path`, `-C DIR`, `install
+--path`): its build script and procedural macros run as it builds."""
+_RUSTC_UNSEEN = (
+    ("link-arg", "passes linker options, which may name programs it runs (-fuse-ld, -B)"),
+    ("link-args", "passes linker options, which may name programs it runs (-fuse-ld, -B)"),
+    ("codegen-backend", "loads a code generator backend"),
+    ("llvm-args", "passes options to LLVM, which may load plugins"),
+    ("passes", "runs LLVM passes, which may be plugins"),
+    ("linker-plugin-lto", "loads a linker plugin"),
+)
+
+
+def cargo_use(words: tuple[str, ...]) -> ProgramUse:
+    """What `cargo` runs besides the workspace's code: the package another option names
+    (its build script: asked outside the workspace, `loads`), and the rustc options of
+    `cargo rustc`/`rustdoc ... -- ARGS` (and in `RUSTFLAGS`-like places the engine sees as
+    words): `-C linker=PROG` runs PROG (a command of its own), `link-arg(s)`,
+    `codegen-backend`, `-Z` options and `@FILE` are code not seen."""
+    loads: list[str] = []
+    runs: list[str] = []
+    unseen: list[str] = []
+    tail = words[words.index("--") + 1 :] if "--" in words else ()
+    head = words[: len(words) - len(tail) - (1 if tail else 0)]
+    for i, word in enumerate(head):
+        key, eq, value = word.partition("=")
+        if key in _CARGO_PLACES:
+            value = value if eq else head[i + 1] if i + 1 < len(head) else ""
+            if value:
+                loads.append(value.removesuffix("Cargo.toml").rstrip("/") or ".")
+        elif word.startswith("-C") and len(word) > 2 and not word.startswith("--"):
+            loads.append(word[2:])
+    for i, word in enumerate(tail):
+        setting = ""
+        if word in ("-C", "--codegen", "-Z") and i + 1 < len(tail):
+            setting = tail[i + 1]
+            kind = word
+        elif word.startswith(("--codegen=", "-C", "-Z")):
+            kind = "-Z" if word.startswith("-Z") else "-C"
+            setting = word.partition("=")[2] if word.startswith("--") else word[2:]
+        elif word.startswith("@"):
+            unseen.append("cargo passes rustc a response file (@FILE), which may load code")
+            continue
+        else:
+            continue
+        key, _, value = setting.partition("=")
+        if kind == "-Z" and key.replace("_", "-") in ("codegen-backend", "codegen_backend"):
+            unseen.append("cargo's rustc loads a code generator backend (-Z codegen-backend)")
+        elif key.replace("_", "-") == "linker" and value:
+            runs.append(value)
+        elif any(key.replace("_", "-") == name for name, _ in _RUSTC_UNSEEN):
+            why = next(why for name, why in _RUSTC_UNSEEN if key.replace("_", "-") == name)
+            unseen.append(f"cargo's rustc {why}")
+        elif not is_literal(setting):
+            unseen.append("cargo passes rustc a codegen option known only as it runs")
+    return ProgramUse(loads=tuple(loads), runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
+
+
+_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list"})
+_GO_PLACES = ("-C", "-overlay", "-modfile", "-pgo")
+"""go options naming where code or the module's description comes from (`-C DIR` first
+changes to DIR; `-overlay` maps source files to others; `-modfile` an alternate go.mod;
+`-pgo` a profile, read only: listed for its path)."""
+
+
+def go_loads(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Where `go` takes code from besides the workspace's module: the directory `-C` names,
+    `-overlay`/`-modfile` files, a `.go` file or a path named as the package to build or
+    run (`go run /x/main.go`, `go build ../x`), the modules `go work init|use` adds and `go
+    mod edit -replace` points to: asked outside the workspace (ProgramUse.loads)."""
+    loads: list[str] = []
+    command = words[0] if words else ""
+    for i, word in enumerate(words):
+        option = word.lstrip("-")
+        for place in _GO_PLACES:
+            key = place.lstrip("-")
+            if word.startswith("-") and option == key and i + 1 < len(words):
+                loads.append(words[i + 1])
+            elif word.startswith("-") and option.startswith(key + "="):
+                loads.append(option[len(key) + 1 :])
+        if word.startswith("-replace") or word.startswith("--replace"):
+            target = word.partition("=")[2].partition("=")[2]
+            if target.startswith((".", "/", "~")) or not is_literal(target):
+                loads.append(target)
+    positionals = [w for w in words[1:] if not w.startswith("-")]
+    if command in _GO_BUILDS or (command == "work" and positionals[:1] in (["init"], ["use"])):
+        for word in positionals[1:] if command == "work" else positionals:
+            if word.endswith(".go") or word.startswith((".", "/", "~")) or not is_literal(word):
+                loads.append(word)
+    return tuple(dict.fromkeys(w for w in loads if w))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tether.permissions.interpreter_scripts import interpreter_scripts, module_call
+from tether.permissions.interpreter_scripts import PYTHON_VALUED, interpreter_scripts, module_call
 from tether.permissions.make_options import make_places
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -76,6 +76,8 @@ def _python_path_first(args: tuple[str, ...]) -> bool:
         if not arg.startswith("-") or arg in ("-", "--"):
             return True
         if arg.startswith("--"):
+            if arg in PYTHON_VALUED:  # `--check-hash-based-pycs always`: its value next
+                return _python_path_first(args[i + 2 :])
             continue
         for j, letter in enumerate(arg[1:]):
             if letter in "IP":

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
+from tether.permissions.make_eval import eval_commands, is_make
 from tether.permissions.runners import (
     WATCH,
     Inner,
@@ -236,6 +237,13 @@ def look_through(
         return run_su(plain, name, args, code, inner)
     if name in _OWN_WAY:
         return _OWN_WAY[name](plain, args, code, inner)
+    if is_make(name):
+        # The recipes `--eval` text gives run through the shell: each command must be
+        # allowed itself, as find -exec's (make_eval.eval_commands).
+        commands, unknown = eval_commands(args)
+        if unknown is not None:
+            return unparsed(plain, "command", unknown)
+        return code("\n".join(commands), "command") if commands else plain
     return plain
 
 

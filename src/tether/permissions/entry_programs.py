@@ -1,0 +1,51 @@
+"""The program a command line runs as an entry point: its own name (`./manage.py`, `flask`,
+`bin/rails`), the script an interpreter runs (`python3 manage.py`, `ruby bin/rails`, `php
+artisan`), or the module it runs (`python3 -m django`, `python3 -m pylint`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+
+from tether.permissions.shell_words import is_literal, program_name
+
+_INTERPRETERS: Mapping[str, str] = {
+    "python": "python",
+    "python3": "python",
+    "python2": "python",
+    "pypy3": "python",
+    "pypy": "python",
+    "ruby": "ruby",
+    "php": "php",
+    "elixir": "elixir",
+}
+_VERSIONED = re.compile(r"(python|ruby|php)[0-9][0-9.]*")
+_INTERPRETER_VALUED = frozenset({"-W", "-X", "-I", "-r", "-C", "-E", "-d", "-c", "-x"})
+"""Interpreters' options taking a separate value, before the script (`php -c php.ini`, `ruby
+-I lib`); code options (`python3 -c`, `ruby -e`) are interpreter_code's."""
+
+
+@functools.lru_cache(maxsize=1024)
+def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """(the entry's name, its arguments), or None when no literal entry is named."""
+    if not argv or not is_literal(argv[0]):
+        return None
+    name = program_name(argv[0])
+    versioned = _VERSIONED.fullmatch(name)
+    if name not in _INTERPRETERS and versioned is None:
+        return name, argv[1:]
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m" and i + 1 < len(argv):
+            return argv[i + 1], argv[i + 2 :]
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        i += 2 if arg in _INTERPRETER_VALUED else 1
+    if i >= len(argv) or not is_literal(argv[i]):
+        return None
+    return program_name(argv[i]), argv[i + 1 :]
