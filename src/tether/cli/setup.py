@@ -341,7 +341,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(
             f"no earlier session in {workspace} to continue: this is a new one"
         )
-    attach_ledger(session, home=home, env=env, info=resolved.info, board=board)
+    attach_ledger(
+        session, home=home, env=env, info=resolved.info, project=settings_root, board=board
+    )
     offer = resumption is None
     attach_memory(session, tool_context, home=home, project=settings_root, env=env, offer=offer)
     agent.inputs.append(lambda: background_notices(tool_context))
@@ -361,6 +363,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
+        from tether.teams.spend import attach_task_spend
+
+        attach_task_spend(session, board)  # its spend written before the board closes
         session.on_close.append(board.close)
     attach_lead(lead, session, resumption.loaded.path if resumption is not None else None)
     session.startup_notices.extend(skipped)
