@@ -27,9 +27,7 @@ def _ledger_cost(task_id: str, team: str) -> float:
     )
 
 
-def test_a_killed_workers_spend_stays_on_its_task(
-    repo: Path, model_env: FakeModelServer
-) -> None:
+def test_a_killed_workers_spend_stays_on_its_task(repo: Path, model_env: FakeModelServer) -> None:
     release = threading.Event()
     first_session: list[str] = []
 
