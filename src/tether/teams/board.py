@@ -22,6 +22,9 @@ from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
 
 OWNER_ENV = "TETHER_TASK_OWNER"
+LEASE_ENV = "TETHER_TASK_LEASE"
+"""Seconds of a lease on the tasks a session claims itself (a teammate's: `team up --lease`);
+the default `DEFAULT_LEASE_S`."""
 
 T = TypeVar("T")
 
@@ -47,6 +50,20 @@ def lent_claims(env: Mapping[str, str]) -> dict[str, tuple[int, float]]:
     except ValueError:
         return {}
     return {task_id: (int(fence), made)} if task_id and fence.isdigit() else {}
+
+
+def lease_from(env: Mapping[str, str]) -> float:
+    """`LEASE_ENV`'s lease, or the default; a value that is no positive number is refused."""
+    text = env.get(LEASE_ENV, "").strip()
+    if not text:
+        return DEFAULT_LEASE_S
+    try:
+        lease = float(text)
+    except ValueError:
+        lease = 0.0
+    if not lease > 0 or lease == float("inf"):
+        raise ConfigError(f"{LEASE_ENV}={text!r}: a claim's lease in seconds, more than 0")
+    return lease
 
 
 def team_choice(
