@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from tether.agents import AgentCatalog, agent_listing, discover_agents, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
@@ -104,6 +106,9 @@ class Built:
     plugins: SessionPlugins = field(default_factory=SessionPlugins)
     board: TaskBoard | None = None
     """The team's board, when the session has the task tools."""
+    record_event: Callable[[BaseModel], None] = field(default=lambda _event: None)
+    """Records an event of the session's team (`tether.protocol.team_events`) in its event
+    log, as the session's."""
 
     @property
     def context_window(self) -> int:
@@ -405,7 +410,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
-    attach_observation(
+    record_event = attach_observation(
         session,
         settings,
         workspace=workspace,
@@ -437,7 +442,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    return Built(session, mcp, agents, key_source, lead, plugins, board)
+    if lead is not None:
+        lead.events.append(record_event)
+    return Built(session, mcp, agents, key_source, lead, plugins, board, record_event)
 
 
 def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
