@@ -123,7 +123,9 @@ class Recorder:
 
     def gave_back(self, task_id: str, ran: Ran, stop: str | None) -> None:
         if ran.busy is None and not ran.model_down:
-            self.say(f"gave #{task_id} back to the board ({stop})")
+            kept = ran.branch is not None and (ran.closed is None or ran.closed.branch_kept)
+            work = f"; its work so far is committed on {ran.branch}" if kept else ""
+            self.say(f"gave #{task_id} back to the board ({stop}){work}")
             return
         first, most = self.options.model_backoff_s
         self.wait_s = min(self.wait_s * 2, most) if self.wait_s else first
