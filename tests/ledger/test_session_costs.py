@@ -124,6 +124,8 @@ def test_tool_calls_cost_their_share_of_output_and_their_results_in_every_later_
             "model": "claude-sonnet-5-5",
             "cwd": str(workspace.resolve()),
             "task_id": None,
+            "team": None,
+            "project": str(workspace.resolve()),
         }
     ]
 

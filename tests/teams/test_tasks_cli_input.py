@@ -29,6 +29,10 @@ def test_commands_on_existing_tasks_refuse_a_store_that_does_not_exist(repo: Pat
     assert done.exit_code == 2, done.stdout
     assert done.stderr.startswith(f"tether: error: no task store at {nested}: nothing was ")
     assert not (repo / "no").exists()
+    # SQLAlchemy's absolute form (four slashes) names the same file, said as a path.
+    done = run_cli_process(["tasks", "list", "--store", f"sqlite:///{nested}"], cwd=repo)
+    assert done.exit_code == 2, done.stdout
+    assert done.stderr.startswith(f"tether: error: no task store at {nested}: nothing was ")
     added = run_cli_process(["tasks", "add", "first", "--store", str(missing)], cwd=repo)
     assert (added.exit_code, added.stdout) == (0, "1\n")
     listed = run_cli_process(["tasks", "list", "--store", str(missing)], cwd=repo)

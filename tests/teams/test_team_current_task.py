@@ -4,6 +4,12 @@ works: the status names none it has not seen)."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from tether.store.mailbox import Message
@@ -105,4 +111,53 @@ def test_status_names_the_board_task_a_teammate_claimed(
         [alice] = [line for line in lines if line.strip().startswith("alice ")]
         assert alice.endswith(" · on task #1"), alice
     finally:
+        tether(repo, "team", "down", team)
+
+
+def test_a_dead_teammates_claim_that_ran_out_is_no_current_task(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """A teammate killed while it held #1: once its lease ran out and another took the task,
+    `team status` no longer says it is on #1 (the board's live claim says, not its record)."""
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].body == "take one":
+            return tool_use("TaskNext")
+        return polite(mate, letters, request)
+
+    model_env.responder = mate_answers(answer, after_tools=lambda m, r: text(f"{m} on it"))
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice", "--lease", "1")
+    other: subprocess.Popen[str] | None = None
+    try:
+        assert tether(repo, "tasks", "add", "write parser", "--team", team).strip() == "1"
+        tether(repo, "team", "send", team, "alice", "take one")
+        wait_for(lambda: member(status(repo, team), "alice")["board_task"] == "1", "the claim")
+        os.killpg(member(status(repo, team), "alice")["pid"], signal.SIGKILL)
+        wait_for(lambda: not member(status(repo, team), "alice")["running"], "alice's death")
+        tasks = [*("--team", team)]
+        wait_for(
+            lambda: (
+                json.loads(tether(repo, "tasks", "show", "1", "--json", *tasks))["lease_expires_at"]
+                < time.time()
+            ),
+            "the lease to run out",
+        )
+        alice = member(status(repo, team), "alice")
+        assert alice["board_task"] is None, alice  # its lease ran out: it holds nothing
+        other = subprocess.Popen(
+            [sys.executable, "-m", "tether.testing.claimers", str(repo / ".tether/tasks.db"),
+             team, "other", "--project", str(repo), "--hold", "--lease", "600"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        assert other.stdout is not None
+        assert json.loads(other.stdout.readline())["claimed"] == "1"
+        assert member(status(repo, team), "alice")["board_task"] is None
+        [line] = [x for x in tether(repo, "team", "status", team).splitlines() if "alice " in x]
+        assert "on task" not in line, line
+    finally:
+        if other is not None:
+            other.kill()
+            other.communicate()
         tether(repo, "team", "down", team)

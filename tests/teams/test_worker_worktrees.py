@@ -224,6 +224,7 @@ def test_two_teams_in_one_repository_keep_their_branches_and_worktrees_apart(
         assert task["status"] == "completed", task
         assert task["metadata"]["run"]["worktree"]["branch"] == branch
     assert git(repo, "show", "tether/docs/1:out.txt") == "1"
+    assert not (repo / ".tether" / "worktrees" / "docs").exists()  # its last worktree gone
     listing = tether(repo, "worktrees", "list")
     assert "task docs/1  tether/docs/1  1 unmerged commit(s)" in listing
     assert "out.txt: changed by task 1 (tether/1), task docs/1 (tether/docs/1)" in listing
@@ -304,3 +305,33 @@ def test_a_paused_workers_worktree_goes_to_the_next_claim_and_its_holder_is_fenc
     ]
     assert git(repo, "show", "tether/1:first-run.txt") == "first"
     assert git(repo, "show", "tether/1:second-run.txt") == "second"
+
+
+def test_a_task_given_back_at_sighup_says_where_its_work_is(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    allow_writes(repo)
+    release = threading.Event()
+
+    def answer(task_id: str, request: RecordedRequest) -> Turn:
+        tree = worktree_of(repo, request)
+        if step(request) == 0:
+            return tool_use("Write", file_path=str(tree / "half.txt"), content="half\n")
+        release.wait(timeout=300)  # stopped meanwhile
+        return text("never read")
+
+    model_env.responder = task_answers(answer)
+    add_tasks(repo, [], "stopped half way")
+    worker = start_worker(repo, "--worktrees", env=trusted())
+    try:
+        wait_for(lambda: len(model_env.requests) == 2, "the call after the write")
+        worker.send_signal(signal.SIGHUP)
+        code, out, _ = finish(worker)
+    finally:
+        release.set()
+    assert code == 128 + signal.SIGHUP
+    assert (
+        "gave #1 back to the board (stopped by SIGHUP); its work so far is committed on tether/1"
+        in out
+    )
+    assert git(repo, "show", "tether/1:half.txt") == "half"

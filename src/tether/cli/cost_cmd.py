@@ -47,7 +47,8 @@ def main(argv: list[str]) -> int:
     except ValueError as e:
         parser.error(str(e))
     try:
-        lines = _lines(ledger_path(tether_home()), args.by, since, args.session)
+        project = None if args.project is None else str(Path(args.project).resolve())
+        lines = _lines(ledger_path(tether_home()), args.by, since, args.session, project)
     except _Refused as e:
         print(f"tether cost: {e}", file=sys.stderr)
         return e.status
@@ -70,7 +71,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _lines(path: Path, by: Grouping, since: str | None, session: str | None) -> list[Line]:
+def _lines(
+    path: Path, by: Grouping, since: str | None, session: str | None, project: str | None = None
+) -> list[Line]:
     try:
         if session is not None:
             check_ref(session)
@@ -88,7 +91,7 @@ def _lines(path: Path, by: Grouping, since: str | None, session: str | None) -> 
                 session_id = resolve_session(session, session_ids(ledger, session))
                 if session_id is None:
                     raise _Refused(f"no session {session!r} in the cost ledger {path}", 1)
-            return breakdown(ledger, by, since=since, session_id=session_id)
+            return breakdown(ledger, by, since=since, session_id=session_id, project=project)
         finally:
             ledger.close()
     except SessionRefError as e:
@@ -125,6 +128,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--since", help="only from this date (YYYY-MM-DD) or time (ISO 8601, UTC)")
     parser.add_argument(
         "--session", help="only this session's spend (its id, or its first characters)"
+    )
+    parser.add_argument(
+        "--project",
+        help="only the spend of sessions run for this project (a directory; a task worktree's "
+        "is its project's); --by task and --by agent name each line's project",
     )
     parser.add_argument(
         "--limit",

@@ -66,6 +66,7 @@ def cost_table(view: Shown, by: Grouping) -> Table:
     limit add up to, and the total. The numbers are never cut; a long key (a session id) is,
     and its start is enough for `--session`."""
     lines = view.lines
+    projects = any(line.project is not None for line in lines)
     table = Table(
         title=f"Cost by {by}",
         title_justify="left",
@@ -90,11 +91,14 @@ def cost_table(view: Shown, by: Grouping) -> Table:
     for n, header in enumerate(headers):
         if n == 0:  # the one that gives way on a narrow terminal
             table.add_column(header, footer=footers[0], overflow="ellipsis", min_width=9)
+            if projects:  # a task's id or a member's name is one team's in one project
+                table.add_column("project", overflow="ellipsis", min_width=9)
             continue
         widest = max(len(cell) for cell in [header, footers[n], *(row[n] for row in rows)])
         table.add_column(header, justify="right", footer=footers[n], no_wrap=True, min_width=widest)
-    for row in rows:  # a key (a project's path, a model's name) is text, never markup
-        table.add_row(Text(row[0]), *row[1:])
+    places = [line.project or "" for line in lines] + [""] * (len(rows) - len(lines))
+    for row, place in zip(rows, places, strict=True):  # keys and paths are text, never markup
+        table.add_row(Text(row[0]), *([Text(place)] if projects else []), *row[1:])
     return table
 
 
@@ -107,18 +111,29 @@ def cost_lines(
         return [f"{title}: nothing recorded yet"]
     most = max(line.cost_usd for line in lines)
     costs = [f"${line.cost_usd:.4f}" for line in lines]
-    width = max(len(line.key) for line in lines)
+    labels = _labels(lines)
+    width = max(map(len, labels))
     if columns is not None:
         room = columns - (2 + 2 + 10 + 2 + max(map(len, costs)) + 2 + BAR_WIDTH)
         width = max(9, min(width, room))
     out = [f"{title}:"]
-    for line, spent in zip(lines, costs, strict=True):
+    for line, spent, label in zip(lines, costs, labels, strict=True):
         calls = f"{line.calls} call" + ("" if line.calls == 1 else "s")
-        key = line.key if len(line.key) <= width else line.key[: width - 1] + "…"
+        key = label if len(label) <= width else label[: width - 1] + "…"
         out.append(f"  {key:<{width}}  {calls:>10}  {spent}  {bar(line.cost_usd, most)}")
     if view is not None and view.more is not None:
         out.append(f"  {view.more} (${view.more_usd:.4f})")
     return out
+
+
+def _labels(lines: list[Line]) -> list[str]:
+    """Each line's key, and its project's name when the lines are of several projects."""
+    if len({line.project for line in lines}) < 2:
+        return [line.key for line in lines]
+    return [
+        line.key if line.project is None else f"{line.key} ({Path(line.project).name})"
+        for line in lines
+    ]
 
 
 def session_breakdown(session_id: str, home: Path) -> list[str]:

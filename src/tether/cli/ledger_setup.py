@@ -91,14 +91,18 @@ def attach_ledger(
     home: Path,
     env: Mapping[str, str],
     info: ModelInfo,
+    project: Path | None = None,
     board: TaskBoard | None = None,
 ) -> None:
-    """Record `session` in the ledger under `home`; a ledger that cannot be opened is said on
-    stderr and the session runs unrecorded. With `board`, each cost under the task the agent
-    works on then (a teammate's claim, taken and finished as it goes)."""
+    """Record `session` in the ledger under `home`, as work for `project` (the project's
+    directory: a task worktree's project); a ledger that cannot be opened is said on stderr
+    and the session runs unrecorded. With `board`, each cost under its team and the task the
+    agent works on then (a teammate's claim, taken and finished as it goes)."""
     if env.get(LEDGER_OFF_ENV):
         return
     waiting = _Opening(session, home, env, info, session.sent_messages)
+    waiting.project = str(project) if project is not None else None
+    waiting.team = board.team if board is not None else None
     session.observers.append(waiting.observe)
     session.agent.aside_watchers.append(waiting.aside)
     if board is not None:
@@ -135,6 +139,8 @@ class _Opening:
         self._kept: list[Event | Usage] = []
         self._task: str | None = _UNTOLD
         self.recorder: LedgerRecorder | None = None
+        self.team: str | None = None
+        self.project: str | None = None
 
     def observe(self, event: Event) -> None:
         if self.recorder is not None:
@@ -167,6 +173,8 @@ class _Opening:
             rates_for=self._rates_for,
             task_id=whose.task_id if self._task is _UNTOLD else self._task,
             agent_id=whose.agent_id,
+            team=self.team,
+            project=self.project,
         )
         workspace = str(self._session.agent.tool_context.workspace)
         recorder.started(self._info.id, workspace, self._resumed)

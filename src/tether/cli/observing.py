@@ -8,10 +8,12 @@ import atexit
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from tether.agents import SubagentRunner
 from tether.cli.teams_tools import TEAMMATE_ENV
@@ -167,11 +169,13 @@ def attach_observation(
     subagents: SubagentRunner | None,
     provider: str | None = None,
     board: TaskBoard | None = None,
-) -> EventHub:
+) -> Callable[[BaseModel], None]:
     """Every event of the session and of its subagents recorded, off the loop, and exported
-    as OpenTelemetry when `env` turns it on; the settings checked first (a `ConfigError` names
-    the key or variable). `provider`: the model's provider, for the spans. With `board`, each
-    under the task the agent works on then (a teammate's claim, taken and finished as it goes)."""
+    as OpenTelemetry when `env` turns it on; returned: what records another event (a team's:
+    `tether.protocol.team_events`) as the session's; the settings checked first (a
+    `ConfigError` names the key or variable). `provider`: the model's provider, for the
+    spans. With `board`, each under the task the agent works on then (a teammate's claim,
+    taken and finished as it goes), and the board's task changes too."""
     webhooks = read_webhooks(settings.data, env)
     otel = _PROCESS_SINKS.telemetry(env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
@@ -200,11 +204,13 @@ def attach_observation(
         on_error=_tell,
         owner=context,
     )
-    session.observers.append(hub.observer(context))
+    observe = hub.observer(context)
+    session.observers.append(observe)
     _OPEN_HUBS.add(hub)
     _PROCESS_SINKS.register()
     if board is not None:
         board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
+        board.events.append(observe)  # its tasks created, claimed, finished, given back
     if subagents is not None:
         subagents.observers.append(
             lambda agent_id, event: hub.observe(context.child(agent_id), event)
@@ -220,8 +226,24 @@ def attach_observation(
             otel.session_closed(context.session_id)
 
     session.on_close.append(finish)
-    return hub
+    return observe
 
 
 def _tell(message: str) -> None:
     print(f"tether: {terminal_safe(message)}", file=sys.stderr)
+
+
+def process_events(home: Path, name: str) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
+    """What records the events a process makes outside any session (a worker's claims and
+    results: `TaskChanged`) in the event log under `home`, filed under `name` as its session
+    and agent (and under the task each names); and what closes it (what is queued written
+    within `FLUSH_AT_EXIT_S`, losses said)."""
+    owner = EventContext(name, name)
+    hub = EventHub(AppendFile(log_dir(home) / LOG_NAME), on_error=_tell, owner=owner)
+    record = hub.observer(owner)
+
+    def close() -> None:
+        for report in hub.close(FLUSH_AT_EXIT_S):
+            _tell(report)
+
+    return record, close

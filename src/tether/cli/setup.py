@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from tether.agents import AgentCatalog, agent_listing, discover_agents, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
@@ -109,6 +111,9 @@ class Built:
     account: dict[str, str] = field(default_factory=dict[str, str])
     """The SDK's `accountInfo()`, as Claude Code fills it: where the key or token came from
     and, on the Anthropic provider, `apiProvider` "firstParty"."""
+    record_event: Callable[[BaseModel], None] = field(default=lambda _event: None)
+    """Records an event of the session's team (`tether.protocol.team_events`) in its event
+    log, as the session's."""
 
     @property
     def context_window(self) -> int:
@@ -351,7 +356,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(
             f"no earlier session in {workspace} to continue: this is a new one"
         )
-    attach_ledger(session, home=home, env=env, info=resolved.info, board=board)
+    attach_ledger(
+        session, home=home, env=env, info=resolved.info, project=settings_root, board=board
+    )
     offer = resumption is None
     attach_memory(
         session,
@@ -379,6 +386,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
+        from tether.teams.spend import attach_task_spend
+
+        attach_task_spend(session, board)  # its spend written before the board closes
         session.on_close.append(board.close)
     attach_lead(lead, session, resumption.loaded.path if resumption is not None else None)
     session.startup_notices.extend(skipped)
@@ -421,7 +431,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
     )
     attach_builtin_handlers(session, settings, workspace=workspace)
-    attach_observation(
+    record_event = attach_observation(
         session,
         settings,
         workspace=workspace,
@@ -454,7 +464,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
     account = _account(resolved.provider.name, key_source, env)
-    return Built(session, mcp, agents, key_source, lead, plugins, board, account)
+    if lead is not None:
+        lead.events.append(record_event)
+    return Built(session, mcp, agents, key_source, lead, plugins, board, account, record_event)
 
 
 def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str, str]:

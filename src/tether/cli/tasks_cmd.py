@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -33,6 +34,14 @@ def main(argv: list[str]) -> int:
         store = open_store(args, existing=args.command != "add")  # only add makes a store
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
+    close_events = None
+    if args.command == "add":  # a task created: an event, as a worker's claims are
+        from tether.cli.observing import process_events
+        from tether.teams.task_events import ObservedTasks
+
+        by = f"tasks-{os.getpid()}@{socket.gethostname()}"
+        record_event, close_events = process_events(tether_home(), by)
+        store = ObservedTasks(store, by=by, emit=record_event)
     try:
         return _run(args, store, sys.stdout)
     except TaskStoreError as e:
@@ -41,6 +50,8 @@ def main(argv: list[str]) -> int:
         return _error(str(e), 2)
     finally:
         store.close()
+        if close_events is not None:
+            close_events()
 
 
 def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:

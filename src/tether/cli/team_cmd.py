@@ -35,8 +35,8 @@ from tether.store.mailbox import (
     UnknownMember,
     open_team_store,
 )
-from tether.store.task_records import StoreUnavailable
-from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, team_choice
+from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable, Task
+from tether.teams.board import LEASE_ENV, OWNER_ENV, STORE_ENV, TEAM_ENV, team_choice
 from tether.teams.claims import claim_member
 from tether.teams.names import check_member_name
 from tether.teams.processes import down, start_members, status_lines, status_record
@@ -82,7 +82,7 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     mates = [m for m in store.members() if m.name != LEAD]
     if not mates:
         raise ConfigError(f"team {store.team} has no teammates: add one with --member NAME=AGENT")
-    patience = ["--store-patience", f"{args.store_patience:g}"]
+    patience = ["--store-patience", f"{args.store_patience:g}", "--lease", f"{args.lease!r}"]
     if args.trust_workspace:
         patience.append("--trust-workspace")
     told = start_members(
@@ -121,12 +121,23 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
 
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
-    record = status_record(project, store)
+    record = status_record(project, store, _board_tasks(args, project, store))
     if args.json:
         print(json.dumps(record, indent=2, ensure_ascii=False))
     else:
         print("\n".join(terminal_safe(line) for line in status_lines(record)))
     return 0
+
+
+def _board_tasks(args: argparse.Namespace, project: Path, store: TeamStore) -> list[Task]:
+    """The team's tasks, for what each member holds now (none when the team has no board)."""
+    from tether.store.task_store import open_task_store
+
+    tasks = open_task_store(args.store, project=project, team=store.team, existing=True)
+    try:
+        return tasks.list()
+    finally:
+        tasks.close()
 
 
 def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -167,6 +178,7 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     os.environ.setdefault(OWNER_ENV, member.name)
     if args.store:
         os.environ[STORE_ENV] = args.store
+    os.environ[LEASE_ENV] = repr(args.lease)
     inbox = open_team_store(args.store, project=project, team=store.team)
     try:
         patience = args.store_patience if args.store_patience > 0 else None
@@ -204,6 +216,16 @@ def _error(message: str) -> int:
     return 2
 
 
+def _positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return number
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tether team", description="Teammates: named sessions with mailboxes."
@@ -237,6 +259,14 @@ def _parser() -> argparse.ArgumentParser:
         f"saved (default {STORE_PATIENCE_S:g}; 0: for ever)",
     )
     up.add_argument(
+        "--lease",
+        type=_positive,
+        default=DEFAULT_LEASE_S,
+        metavar="SECONDS",
+        help="the lease of a task a teammate claims (TaskNext), renewed every third of it while "
+        f"it runs (default {DEFAULT_LEASE_S:g}): a killed teammate's task goes back after it",
+    )
+    up.add_argument(
         "--trust-workspace",
         action="store_true",
         help="run what this workspace's files declare (hooks, MCP servers, allow rules) in the "
@@ -260,4 +290,5 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--plan", action="store_true")
     run.add_argument("--store-patience", type=float, default=STORE_PATIENCE_S)
     run.add_argument("--trust-workspace", action="store_true")
+    run.add_argument("--lease", type=_positive, default=DEFAULT_LEASE_S)
     return p

@@ -90,6 +90,7 @@ def session_for(
         session.agent.gate.plan_exit = plan_exit(lead)
     if built.board is not None:  # `team status` names the board task it works on
         built.board.on_task.append(_publisher(link))
+    link.events.append(built.record_event)  # its transitions in the event log
     return session
 
 

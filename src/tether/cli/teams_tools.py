@@ -26,11 +26,12 @@ def session_task_board(
     worker lends it the claim on the session's task (`TETHER_TASK_CLAIM`)."""
     if not tools_wanted(settings.data, env):
         return None
-    from tether.teams.board import OWNER_ENV, TaskBoard, lent_claims, team_choice
+    from tether.teams.board import OWNER_ENV, TaskBoard, lease_from, lent_claims, team_choice
 
     owner = env.get(OWNER_ENV) or f"session-{session_id[:8]}"
     choice = team_choice(settings.data, env)
-    return TaskBoard(choice, project=workspace, owner=owner, lent=lent_claims(env))
+    lease = lease_from(env)
+    return TaskBoard(choice, project=workspace, owner=owner, lease_s=lease, lent=lent_claims(env))
 
 
 def board_tools(board: TaskBoard | None) -> list[Tool]:

@@ -40,6 +40,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tether.cli.observing import process_events
 from tether.cli.tasks_cmd import add_board_options, say_reaped
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
@@ -55,6 +56,7 @@ from tether.store.task_records import (
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
+from tether.teams.task_events import ObservedTasks
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
@@ -147,8 +149,10 @@ async def _serve(
         },
     )
     sessions.project_hooks()  # a settings error is said before any claim, not after one
+    record_event, close_events = process_events(tether_home(os.environ), owner)
+    observed = ObservedTasks(store, by=owner, emit=record_event)  # in the event log
     worker = Worker(
-        calls=StoreCalls(store, say=say),
+        calls=StoreCalls(observed, say=say),
         options=WorkerOptions(
             owner=owner,
             team=choice.team,
@@ -192,6 +196,7 @@ async def _serve(
     except StoreUnavailable as e:
         failed = e
     finally:
+        close_events()
         for signum in _STOP_SIGNALS:
             loop.remove_signal_handler(signum)
         if parent is not None:

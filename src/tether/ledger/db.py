@@ -71,7 +71,16 @@ def _statements(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first,)
+def _whose_work(db: sqlite3.Connection) -> None:
+    """The team and the project a model call was made for: task ids and member names are
+    only unique within one team of one project (`tether cost --by task|agent` keys by all
+    three)."""
+    for table in ("sessions", "model_calls"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN team TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN project TEXT")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first, _whose_work)
 """Applied in order; `PRAGMA user_version` is how many a file has had."""
 
 

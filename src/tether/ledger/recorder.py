@@ -57,9 +57,15 @@ class LedgerRecorder:
         rates_for: RatesFor,
         task_id: str | None = None,
         agent_id: str = "main",
+        team: str | None = None,
+        project: str | None = None,
     ) -> None:
         self.writer = writer
         self.session_id, self.task_id, self.agent_id = session_id, task_id, agent_id
+        self.team = team
+        """The team the session works for (its task ids and member names are the team's)."""
+        self.project = _storable(project) if project is not None else None
+        """The project's directory (a task worktree's project, not the worktree)."""
         self._rates_for = rates_for
         self._meters: dict[str, ConversationMeter] = {}
         self._durations: dict[str, int] = {}
@@ -81,8 +87,19 @@ class LedgerRecorder:
             meter.add(message)
         self._submit(
             (
-                "INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?, ?)",
-                [(self.session_id, now(), model, _storable(cwd), self.task_id)],
+                "INSERT OR IGNORE INTO sessions (session_id, started_at, model, cwd, task_id, "
+                "team, project) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        self.session_id,
+                        now(),
+                        model,
+                        _storable(cwd),
+                        self.task_id,
+                        self.team,
+                        self.project,
+                    )
+                ],
             )
         )
 
@@ -193,16 +210,18 @@ class LedgerRecorder:
         usage, prompt = charged.usage, charged.prompt
         statements.append(
             (
-                "INSERT INTO model_calls (at, session_id, agent_id, task_id, model, "
-                "input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, "
+                "INSERT INTO model_calls (at, session_id, agent_id, task_id, team, project, "
+                "model, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, "
                 "input_cost, cache_read_cost, cache_write_cost, output_cost, cost) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         at,
                         self.session_id,
                         agent_id,
                         self.task_id,
+                        self.team,
+                        self.project,
                         model,
                         usage.input_tokens,
                         usage.cache_read_input_tokens,

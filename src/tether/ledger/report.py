@@ -15,10 +15,13 @@ _KEYS: dict[Grouping, str] = {
     "tool": "tool",
     "model": "model",
     "session": "session_id",
-    "task": "COALESCE(task_id, '(none)')",
+    "task": "task_id",
     "agent": "agent_id",
     "day": "substr(at, 1, 10)",
 }
+_WHOSE: tuple[Grouping, ...] = ("task", "agent")
+"""Groupings whose keys are only unique within one team of one project: grouped by all three,
+the key said as `team/key` and the project beside it."""
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,15 @@ class Line:
     cache_write_tokens: int
     output_tokens: float
     cost_usd: float
+    project: str | None = None
+    """The project a task or an agent's line is of (`--by task|agent`; None when unknown)."""
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The line's fields; `project` only for a line that has one."""
+        fields = asdict(self)
+        if self.project is None:
+            del fields["project"]
+        return fields
 
 
 def parse_since(text: str) -> str:
@@ -59,38 +68,52 @@ def breakdown(
     *,
     since: str | None = None,
     session_id: str | None = None,
+    project: str | None = None,
 ) -> list[Line]:
-    """The spend grouped `by` one of `GROUPINGS`, most expensive first. Tools are grouped
-    from their calls (each call's cost, see `meter.py`); everything else from model calls."""
+    """The spend grouped `by` one of `GROUPINGS`, most expensive first, of one `project`'s
+    sessions when given. Tools are grouped from their calls (each call's cost, see
+    `meter.py`); everything else from model calls."""
     if by not in _KEYS:
         raise LedgerError(f"cannot group by {by!r}: one of {', '.join(GROUPINGS)}")
-    where, parameters = _filters(since, session_id)
+    where, parameters = _filters(since, session_id, project)
     if by == "tool":
         sql = (
-            "SELECT tool, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
+            "SELECT tool, NULL, NULL, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
             "SUM(cache_write_tokens), SUM(output_tokens), "
             "SUM(output_cost + input_cost + cache_read_cost + cache_write_cost) "
             f"FROM tool_calls {where} GROUP BY tool"
         )
     else:
+        whose = "team, project" if by in _WHOSE else "NULL, NULL"
         sql = (
-            f"SELECT {_KEYS[by]}, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
+            f"SELECT {_KEYS[by]}, {whose}, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
             "SUM(cache_write_tokens), SUM(output_tokens), SUM(cost) "
-            f"FROM model_calls {where} GROUP BY 1"
+            f"FROM model_calls {where} GROUP BY 1, 2, 3"
         )
     lines = [
         Line(
-            str(key),
+            _key(key, team),
             int(str(calls)),
             int(str(plain)),
             int(str(read)),
             int(str(written)),
             float(str(output)),
             float(str(cost)),
+            None if project is None else str(project),
         )
-        for key, calls, plain, read, written, output, cost in ledger.read(sql, parameters)
+        for key, team, project, calls, plain, read, written, output, cost in ledger.read(
+            sql, parameters
+        )
     ]
-    return sorted(lines, key=lambda line: (-line.cost_usd, line.key))
+    return sorted(lines, key=lambda line: (-line.cost_usd, line.key, line.project or ""))
+
+
+def _key(key: object, team: object) -> str:
+    """A line's key: a task's id or an agent's name under its team (`alpha/1`, `alpha/m1`);
+    `(none)` for calls made for no task."""
+    if key is None:
+        return "(none)"
+    return f"{team}/{key}" if team is not None else str(key)
 
 
 def session_ids(ledger: LedgerFile, start: str) -> list[str]:
@@ -103,9 +126,17 @@ def session_ids(ledger: LedgerFile, start: str) -> list[str]:
     return [str(session_id) for (session_id,) in rows]
 
 
-def _filters(since: str | None, session_id: str | None) -> tuple[str, tuple[object, ...]]:
+def _filters(
+    since: str | None, session_id: str | None, project: str | None
+) -> tuple[str, tuple[object, ...]]:
     clauses: list[str] = []
     parameters: list[object] = []
+    if project is not None:  # tool calls have no project of their own: their session's
+        clauses.append(
+            "session_id IN (SELECT session_id FROM sessions WHERE project = ? "
+            "UNION SELECT session_id FROM model_calls WHERE project = ?)"
+        )
+        parameters.extend((project, project))
     if since is not None:
         clauses.append("at >= ?")
         parameters.append(since)

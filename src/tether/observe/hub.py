@@ -101,7 +101,11 @@ class EventHub:
         # they are the subagent's that started it, which the event names.
         by = getattr(event, "parent_agent_id", None)
         agent_id = by if isinstance(by, str) else context.agent_id
-        self._queue.put((context.session_id, agent_id, context.task_id, time.time(), event))
+        # A task's own event (`TaskChanged`) is filed under that task, whatever the agent
+        # works on: a lead creating tasks, a worker between two.
+        named = getattr(event, "task_id", None)
+        task_id = named if isinstance(named, str) else context.task_id
+        self._queue.put((context.session_id, agent_id, task_id, time.time(), event))
 
     def observer(self, context: EventContext) -> Callable[[BaseModel], None]:
         """`observe` bound to `context`: a `Session.observers` entry."""

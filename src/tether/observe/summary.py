@@ -30,6 +30,10 @@ def detail(record: EventRecord) -> str:
         message = p.get("message")
         role = message.get("role") if isinstance(message, dict) else None
         text = f"{role} message" + (f" from {p['model']}" if p.get("model") else "")
+    elif kind == "task_changed":
+        text = f"#{p.get('task_id')} {p.get('change')} by {p.get('by')}: {p.get('subject')}"
+    elif kind == "teammate_state_changed":
+        text = f"{p.get('member')} {p.get('before')} -> {p.get('after')}: {p.get('cause')}"
     else:
         text = ""
     text = " ".join(text.split())

@@ -20,6 +20,7 @@ from typing import Any, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
+from tether.protocol.team_events import TaskChanged, TeammateStateChanged
 
 KEY = "webhooks"
 DROPPED_KIND = "webhook_dropped"
@@ -29,11 +30,13 @@ _FIELDS = ("url", "events", "format", "secretEnv", "timeout", "queue")
 
 
 def event_kinds() -> frozenset[str]:
-    """Every event kind a session emits."""
+    """Every event kind a session emits, a team's (a task's lifecycle, a teammate's
+    transitions) and the log's own."""
     union = get_args(Event)[0]
-    return frozenset(
-        get_args(model.model_fields["kind"].annotation)[0] for model in get_args(union)
-    ) | {DROPPED_KIND}
+    models = (*get_args(union), TaskChanged, TeammateStateChanged)
+    return frozenset(get_args(model.model_fields["kind"].annotation)[0] for model in models) | {
+        DROPPED_KIND
+    }
 
 
 @dataclass(frozen=True)

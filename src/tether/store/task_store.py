@@ -147,7 +147,9 @@ def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
     if scheme == "sqlite":
         if not url.startswith("sqlite://"):
             raise StoreUnavailable(f"task store {url!r}: write a SQLite file as sqlite:///PATH")
-        path = Path(url.removeprefix("sqlite://"))
+        named = url.removeprefix("sqlite://")
+        # sqlite:////abs/path (SQLAlchemy's absolute form) is the file sqlite:///abs/path is.
+        path = Path("/" + named.lstrip("/") if named.startswith("/") else named)
     elif scheme is not None:
         raise StoreUnavailable(
             f"task store {redacted(url)!r}: unknown kind {scheme!r} (use {FORMS}; a file "

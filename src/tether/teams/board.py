@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from tether.protocol import ConfigError
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
+from tether.teams.task_events import ObservedTasks
 
 OWNER_ENV = "TETHER_TASK_OWNER"
+LEASE_ENV = "TETHER_TASK_LEASE"
+"""Seconds of a lease on the tasks a session claims itself (a teammate's: `team up --lease`);
+the default `DEFAULT_LEASE_S`."""
 
 T = TypeVar("T")
 
@@ -47,6 +53,20 @@ def lent_claims(env: Mapping[str, str]) -> dict[str, tuple[int, float]]:
     except ValueError:
         return {}
     return {task_id: (int(fence), made)} if task_id and fence.isdigit() else {}
+
+
+def lease_from(env: Mapping[str, str]) -> float:
+    """`LEASE_ENV`'s lease, or the default; a value that is no positive number is refused."""
+    text = env.get(LEASE_ENV, "").strip()
+    if not text:
+        return DEFAULT_LEASE_S
+    try:
+        lease = float(text)
+    except ValueError:
+        lease = 0.0
+    if not lease > 0 or lease == float("inf"):
+        raise ConfigError(f"{LEASE_ENV}={text!r}: a claim's lease in seconds, more than 0")
+    return lease
 
 
 def team_choice(
@@ -93,6 +113,10 @@ class TaskBoard:
     )
     """Told the task the agent works on now (`working_on`) each time it changes: the event
     log and the ledger file what the session does under it."""
+    events: list[Callable[[BaseModel], None]] = field(
+        default_factory=list[Callable[[BaseModel], None]]
+    )
+    """Told each task change made through the board (`TaskChanged`): the session's event log."""
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The agent's calls reach the store one at a time, in the order they asked (calls of one
     response run side by side: two TaskCreates get their ids in call order)."""
@@ -120,8 +144,13 @@ class TaskBoard:
 
     def store(self) -> TaskStore:
         if self._store is None:
-            self._store = self.opener(self.choice.store_url, project=self.project, team=self.team)
+            opened = self.opener(self.choice.store_url, project=self.project, team=self.team)
+            self._store = ObservedTasks(opened, by=self.owner, emit=self._emit)
         return self._store
+
+    def _emit(self, event: BaseModel) -> None:
+        for told in self.events:
+            told(event)
 
     async def call(self, step: Callable[[TaskStore], T]) -> T:
         """Run a store step on a thread (stores block), after the steps asked before it."""

@@ -75,6 +75,10 @@ class LeadTeams:
     warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
     """Front ends' callbacks for what goes wrong with the team's store (the REPL prints it)."""
     link: TeamLink | None = None
+    events: list[Callable[[BaseModel], None]] = field(
+        default_factory=list[Callable[[BaseModel], None]]
+    )
+    """Told the lead's protocol transitions (its session's event log)."""
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
@@ -119,6 +123,7 @@ class LeadTeams:
             known_team=record,
             known_member=me,
             warn=self._warn,
+            events=self.events,
         )
         self._inbox = await asyncio.to_thread(self._open, name)
         self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
@@ -279,6 +284,7 @@ class LeadTeams:
             known_team=record,
             known_member=me,
             warn=self._warn,
+            events=self.events,
         )
         self.link.protocol.members = tuple(m.name for m in store.members())
         self.link.protocol.restore(me.requests_sent, me.requests_owed, self.link.clock())

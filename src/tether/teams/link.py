@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from tether.protocol.team_events import TeammateStateChanged
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
 from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
@@ -40,6 +43,11 @@ class TeamLink:
     """What the roster said at the start: written again should the store lose it."""
     warn: Callable[[str], None] = lambda _: None
     """Says what went wrong with the roster (a teammate's log)."""
+    events: list[Callable[[BaseModel], None]] = field(
+        default_factory=list[Callable[[BaseModel], None]]
+    )
+    """Told each transition (`TeammateStateChanged`): the session's event log, with every
+    other event of every member."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _published: dict[str, Any] = field(default_factory=dict[str, Any])
     """Every field this member wrote to the roster, newest value each."""
@@ -169,6 +177,18 @@ class TeamLink:
         self._write_event(transition.__dict__)
 
     def _write_event(self, event: dict[str, Any]) -> None:
+        if self.events:
+            changed = TeammateStateChanged(
+                team=self.team,
+                member=str(event["member"]),
+                before=str(event["before"]),
+                after=str(event["after"]),
+                cause=str(event["cause"]),
+                message_id=event.get("message_id"),
+                plan_mode=bool(event.get("plan_mode")),
+            )
+            for told in self.events:
+                told(changed)
         if self.events_path is None:
             return
         line = json.dumps({"team": self.team, **event}, ensure_ascii=False)

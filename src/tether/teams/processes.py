@@ -11,11 +11,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
+from tether.store.task_records import Task
 from tether.teams.claims import (
     STARTING_ELSEWHERE,
     TEAM_RUN_ENV,
@@ -246,14 +248,41 @@ def _signal(mate: Member, signum: signal.Signals) -> None:
             os.kill(mate.pid, signum)
 
 
-def status_record(project: Path, store: TeamStore) -> dict[str, Any]:
+def held_tasks(tasks: Sequence[Task], now: float) -> dict[str, list[Task]]:
+    """The tasks each owner's claim holds now (in progress, its lease not run out), the
+    newest claimed last."""
+    held: dict[str, list[Task]] = {}
+    for task in sorted(tasks, key=lambda t: t.started_at or 0.0):
+        live = (task.lease_expires_at or 0.0) > now
+        if task.status == "in_progress" and task.owner is not None and live:
+            held.setdefault(task.owner, []).append(task)
+    return held
+
+
+def _board_task(member: Member, held: dict[str, list[Task]]) -> str | None:
+    """The board task the member works on: one its claim holds now (the one it said, else
+    its newest), never one it said and no longer holds (its lease ran out, the task went
+    back or to another)."""
+    ids = [task.id for task in held.get(member.name, [])]
+    if member.board_task in ids:
+        return member.board_task
+    return ids[-1] if ids else None
+
+
+def status_record(
+    project: Path, store: TeamStore, tasks: Sequence[Task] = (), now: float | None = None
+) -> dict[str, Any]:
+    """The team's members as `team status` shows them; `tasks`: the team's board, which
+    says the task each member's claim holds."""
     record = store.team_record()
     events = events_file(project, store.team)
+    held = held_tasks(tasks, time.time() if now is None else now)
     members: list[dict[str, Any]] = []
     for m in store.members():
         members.append(
             {
                 **m.model_dump(),
+                "board_task": _board_task(m, held),
                 "running": alive(m) if m.name != LEAD else None,
                 "unread": store.unread(m.name),
                 "events": read_events(events, m.name, last=5),

@@ -1,6 +1,7 @@
 """What a worker records on the board once a task's session has ended: the result (completed
 or failed, through the fence), the task given back (uncounted) with the wait before the next
-claim, a dropped run's spend, and the run's note (its session, its worktree's outcome)."""
+claim, and the run's note (its session, its worktree's outcome). The run's spend is already
+on the task: its session adds each model call's as it ends (`tether.teams.spend`)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,6 @@ class Recorder:
     ) -> None:
         task_id = claim.task_id
         if lost is not None:
-            await self.keep_spend(task_id, ran)
             self.say(f"dropped #{task_id}: {lost}")
             return
         if ran.recorded is not None:
@@ -60,7 +60,7 @@ class Recorder:
                 if stalls:
                     changes = TaskChanges(metadata={STALLS_KEY: stalls})
                     await self.calls.call(lambda s: s.update(task_id, changes))
-                await self.calls.call(lambda s: s.release(claim, cost_usd=ran.cost_usd))
+                await self.calls.call(lambda s: s.release(claim))
                 self.gave_back(task_id, ran, stop)
                 return
             if giving_back:  # the model stalled on it every time: failed, saying so
@@ -68,7 +68,7 @@ class Recorder:
                     f"the model stalled on this task {stalls} times (each attempt given back, "
                     f"uncounted): {ran.model_failing}"
                 )
-                await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+                await self.calls.call(lambda s: s.fail(claim, text))
                 self.done.append(task_id)
                 self.say(f"failed #{task_id} (${ran.cost_usd:.4f}): {first_line(text)}")
                 return
@@ -87,16 +87,15 @@ class Recorder:
             )
             try:
                 if ok:
-                    await self.calls.call(lambda s: s.complete(claim, text, cost_usd=ran.cost_usd))
+                    await self.calls.call(lambda s: s.complete(claim, text))
                 else:
-                    await self.calls.call(lambda s: s.fail(claim, text, cost_usd=ran.cost_usd))
+                    await self.calls.call(lambda s: s.fail(claim, text))
             except StoreUnavailable:  # damaged or lost: the caller stops; the result is said
                 self.say(f"#{task_id}'s result, not recorded: {text}")
                 raise
         except LeaseLost as e:
             recorded = await self.finished_under(claim)
             if recorded is None:
-                await self.keep_spend(task_id, ran)
                 kept = f"; its result, not recorded: {text}" if text else ""
                 self.say(f"dropped #{task_id}: {e}{kept}")
                 return
@@ -106,13 +105,6 @@ class Recorder:
         self.done.append(task_id)
         why = f": {first_line(text)}" if not ok and text else ""
         self.say(f"{'completed' if ok else 'failed'} #{task_id} (${ran.cost_usd:.4f}){why}")
-
-    async def keep_spend(self, task_id: str, ran: Ran) -> None:
-        """A dropped run's spend stays on the task (the store fences its result, not its cost)."""
-        if ran.cost_usd > 0:
-            changes = TaskChanges(add_cost_usd=ran.cost_usd)
-            with contextlib.suppress(TaskStoreError):  # the task gone since
-                await self.calls.call(lambda s: s.update(task_id, changes))
 
     async def note_run(self, claim: Claim, ran: Ran) -> None:
         """The session (to resume it) and the worktree's outcome, in the task's metadata, once
@@ -131,7 +123,9 @@ class Recorder:
 
     def gave_back(self, task_id: str, ran: Ran, stop: str | None) -> None:
         if ran.busy is None and not ran.model_down:
-            self.say(f"gave #{task_id} back to the board ({stop})")
+            kept = ran.branch is not None and (ran.closed is None or ran.closed.branch_kept)
+            work = f"; its work so far is committed on {ran.branch}" if kept else ""
+            self.say(f"gave #{task_id} back to the board ({stop}){work}")
             return
         first, most = self.options.model_backoff_s
         self.wait_s = min(self.wait_s * 2, most) if self.wait_s else first

@@ -21,6 +21,7 @@ call names its directory.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,8 +232,18 @@ def remove_worktree(worktree: TaskWorktree) -> bool:
         if worktree.lock and not holds(worktree):
             return True
         remove_directory(worktree.repo, worktree.path)
+        _drop_team_directory(worktree.repo, worktree.path)
         drop_lock_file(worktree.repo, worktree.task_id)
         return delete_if_empty(worktree.repo, worktree.branch)
+
+
+def _drop_team_directory(repo: Path, path: Path) -> None:
+    """A team's directory of worktrees (`.tether/worktrees/<team>`), once its last is gone (git
+    makes it again for the next)."""
+    parent, root = path.parent, repo / WORKTREES_DIR
+    if parent != root and root in parent.parents:
+        with contextlib.suppress(OSError):  # not empty: the team's other worktrees
+            parent.rmdir()
 
 
 def remove_directory(repo: Path, path: Path) -> None:
