@@ -39,7 +39,6 @@ from tether.cli.ask import (
     PermissionKey,
     discard_typeahead,
     message_prompt,
-    no_echo,
     read_permission_answer,
     sigint_calls,
 )
@@ -61,7 +60,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
-from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
+from tether.cli.steer import DraftLine, KeyboardHold, take_typeahead, typing_during_turn
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
@@ -147,12 +146,20 @@ class _Repl(ReplCommands):
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
         self._checkpoints = Checkpoints()
         """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
+        self._keys = KeyboardHold(prompt.input)
+        """Raw mode from a turn to the prompt and back, so no key typed ahead is lost."""
         self.exit_reason = "other"
         """What the last session's SessionEnd hooks are told: "prompt_input_exit" when the
         user left at the prompt (Ctrl+D, /exit, Ctrl+C twice), as in Claude Code."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
+        try:
+            return await self._run(initial_prompt)
+        finally:
+            self._keys.release()
+
+    async def _run(self, initial_prompt: str | None) -> int:
         if initial_prompt and initial_prompt.strip():
             self.prompt.history.append_string(initial_prompt)
             self.console.print(Text(f"> {initial_prompt}", style="bold"))
@@ -176,11 +183,14 @@ class _Repl(ReplCommands):
             if text == TEAM_TURN:
                 text = team_prompt(self.startup.ready)
             if text == REWIND_KEYS:
+                self._keys.release()  # what runs now may need Ctrl+C as a signal
                 await self.rewind()
                 continue
             text = text.strip()
             if not text:
                 continue
+            if text.startswith("!") or _is_command(text):
+                self._keys.release()
             if text.startswith("!"):
                 await self.run_shell(text[1:].strip())
                 continue
@@ -206,6 +216,7 @@ class _Repl(ReplCommands):
         aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
         self.startup.raise_failure()
         prefill, self._prefill = self._prefill, ""
+        self._keys.hold()  # kept after the prompt too, until what the line asks for is known
         with patch_stdout(raw=True):
             return await self.prompt.prompt_async(default=prefill)
 
@@ -266,8 +277,8 @@ class _Repl(ReplCommands):
             if ready is None:
                 return
             await self._ask_startup_questions(ready)
-            with no_echo(self.watch_terminal):
-                leftover = await self._show_turn(ready, text)
+            self._keys.hold()  # no echo; and the keys typed after the turn wait for the prompt
+            leftover = await self._show_turn(ready, text)
             unread = ready.session.take_queued()
             if self._leave_after_turn:
                 return
@@ -283,6 +294,7 @@ class _Repl(ReplCommands):
         the message that waits."""
         if self.startup.ready is not None:
             return self.startup.ready
+        self._keys.release()  # Ctrl+C, a signal, drops the message that waits
         self._waiting = asyncio.create_task(self.startup.wait())
         try:
             return await self._waiting
