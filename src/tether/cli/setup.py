@@ -22,7 +22,7 @@ from tether.cli.client_parts import (
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
-from tether.cli.hook_watch import nested_told, watch_surroundings
+from tether.cli.hook_watch import nested_told, rules_told, watch_surroundings
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
@@ -39,6 +39,7 @@ from tether.cli.nested_instructions import nested_instructions
 from tether.cli.observing import attach_observation
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
 from tether.cli.resuming import new_recorder, new_session_id, resumption_for, tell_resumed
+from tether.cli.rules_on_read import rules_on_read
 from tether.cli.run_options import RunOptions
 from tether.cli.safety import (
     SafetyOptions,
@@ -359,6 +360,13 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         agent.inputs.append(
             nested_instructions(tool_context, workspace, known, gate.read_denied, told)
         )
+    # Rules with `paths`: the user's always, the project's only in a trusted workspace.
+    scoped = [r for r in instructions.current.scoped_rules if trust.trusted or r[1] == workspace]
+    agent.inputs.append(
+        rules_on_read(
+            tool_context, scoped, workspace, gate.read_denied, rules_told(watched, user_home)
+        )
+    )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         session.on_close.append(board.close)
