@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.cli.pty_terminal import PtyRepl
-from tether.testing import FakeModelServer, Reply, reply, text
+from tether.cli.repl_rewind import PICK_QUESTION
+from tether.testing import FakeModelServer, Reply, reply, text, tool_use
+
+SHIFT_TAB = "\x1b[Z"
+QUESTION = "? Allow this call?"
 
 KEY_EVERY_S = 0.01
 """A fast typist: keys keep coming while the turn ends and the prompt comes back."""
@@ -35,16 +39,37 @@ def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
 
 
 @pytest.mark.timeout(90)
-def test_esc_esc_pressed_as_the_reply_appears_opens_the_rewind(
+def test_esc_esc_pressed_as_the_reply_appears_opens_the_rewind_as_does_slash_rewind(
     model_env: FakeModelServer, repl: PtyRepl
 ) -> None:
     model_env.script(reply(text("first answer")))
     repl.send("task\r")
     repl.wait_for("first answer")
     repl.send("\x1b\x1b")  # at once: the turn is still ending, the prompt not back yet
-    repl.wait_for("rewind to before which message?")
+    repl.wait_for(PICK_QUESTION.strip())
     repl.send("\r")  # none
-    repl.wait_for("> ", 3)
+    repl.send("/rewind\r")  # Claude Code's command for the same
+    repl.wait_for(PICK_QUESTION.strip(), 2)
+    repl.send("\r")
+
+
+@pytest.mark.timeout(90)
+def test_shift_tab_while_the_agent_works_changes_the_mode_for_the_calls_that_follow(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path
+) -> None:
+    release = threading.Event()
+    model_env.script(
+        held(reply(tool_use("Write", file_path="made.txt", content="made\n")), release),  # type: ignore[arg-type]
+        reply(text("Wrote it.")),
+    )
+    repl.send("write it\r")
+    repl.wait_for("Thinking")
+    repl.send(SHIFT_TAB)  # ask before edits -> accept edits, as at the prompt
+    repl.wait_for("accept edits on")
+    release.set()
+    repl.wait_for("Wrote it.")
+    assert (workspace / "made.txt").read_text() == "made\n"
+    assert QUESTION not in repl.screen
 
 
 @pytest.mark.timeout(90)

@@ -43,7 +43,7 @@ from tether.cli.ask import (
     sigint_calls,
 )
 from tether.cli.mentions import with_mentions
-from tether.cli.repl_commands import mcp_failure_line
+from tether.cli.repl_commands import MODE_LABELS, cycle_mode, mcp_failure_line
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
 from tether.cli.repl_dispatch import Next, ReplCommands
@@ -362,7 +362,12 @@ class _Repl(ReplCommands):
     async def _show_turn(self, ready: Ready, text: str) -> str:
         """Show the turn's events while reading what is typed meanwhile; returns the line
         left unsent."""
-        from tether.protocol import PermissionAsked, TextBlock, UserInput  # with the session
+        from tether.protocol import (  # with the session
+            PermissionAsked,
+            TextBlock,
+            TurnFinished,
+            UserInput,
+        )
 
         def queue(line: str) -> None:
             if self._typed_ahead or _is_command(line):
@@ -381,9 +386,14 @@ class _Repl(ReplCommands):
             self.exit_reason = "prompt_input_exit"
             ready.renderer.note("Ctrl+D: leaving once this turn ends")
 
+        def next_mode() -> None:
+            mode = cycle_mode(ready.session, bypass_allowed=ready.bypass_allowed)
+            ready.renderer.note(f"{MODE_LABELS[mode]} on (shift+tab to cycle)")
+
         draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)
+        draft.on_mode = next_mode
         try:
-            with typing_during_turn(self.prompt.input, draft):
+            with typing_during_turn(self.prompt.input, draft) as keys:
                 said = await with_mentions(ready.session, text, ready.renderer.render)
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
@@ -391,7 +401,9 @@ class _Repl(ReplCommands):
                 said_now = UserInput(text=text, content=content, uuid=entry)
                 async for event in ready.session.submit(said_now):
                     ready.renderer.render(event)
-                    if isinstance(event, PermissionAsked):
+                    if isinstance(event, TurnFinished):
+                        keys.finish()  # what comes now is typed at a turn shown as over
+                    elif isinstance(event, PermissionAsked):
                         # The turn waits for this answer; the next ask is read after it.
                         await self._answer(ready, event, draft)
         finally:

@@ -40,6 +40,8 @@ class DraftLine:
     on_eof: Callable[[], None]
     """Ctrl+D on an empty line: as at the prompt, the user wants to leave (after the turn)."""
     text: str = field(default="")
+    on_mode: Callable[[], None] | None = None
+    """Shift+Tab: the next permission mode, as at the prompt (the calls that follow use it)."""
 
     def add(self, text: str) -> None:
         """Text typed somewhere else that was meant for the draft (at a permission question
@@ -67,6 +69,10 @@ class DraftLine:
             if not self.text:
                 self.on_eof()
             return
+        elif key == Keys.BackTab:
+            if self.on_mode is not None:
+                self.on_mode()
+            return
         elif key == Keys.BracketedPaste:
             self.text += data.replace("\r\n", "\n").replace("\r", "\n")
         elif len(key) == 1 and key.isprintable():
@@ -76,24 +82,44 @@ class DraftLine:
         self.on_change(self.text)
 
 
+@dataclass
+class TurnKeys:
+    """What `typing_during_turn` gives its block: `finish()` once the turn's end is shown,
+    after which every key is the next prompt's (handed on as it comes, not read as a draft's:
+    Esc Esc then rewinds, it does not interrupt a turn that is over)."""
+
+    finished: bool = False
+
+    def finish(self) -> None:
+        self.finished = True
+
+
 @contextlib.contextmanager
-def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
+def typing_during_turn(input: Input, draft: DraftLine) -> Generator[TurnKeys]:
     """Read keys into `draft` while the block runs. A question asked meanwhile reads its own
     keys (prompt_toolkit gives the input to the newest reader and gives it back after)."""
 
     loop = asyncio.get_running_loop()
     pending: list[asyncio.TimerHandle] = []
+    keys = TurnKeys()
 
     def flush() -> None:
         # The parser holds an Esc back until it knows it is not the start of a sequence (an
         # arrow, Alt+Enter: those come with it and are read as such); alone, it interrupts.
-        for press in input.flush_keys():
+        presses = input.flush_keys()
+        if keys.finished:
+            store_typeahead(input, presses)
+            return
+        for press in presses:
             if press.key == Keys.Escape:
                 draft.on_interrupt()
             else:
                 draft.feed(press.key, press.data)
 
     def read() -> None:
+        if keys.finished:
+            hand_on_typeahead(input)
+            return
         take_typeahead(input, draft)
         for handle in pending:
             handle.cancel()
@@ -103,12 +129,12 @@ def typing_during_turn(input: Input, draft: DraftLine) -> Generator[None]:
         attached = input.attach(read)
         attached.__enter__()
     except EOFError:  # no terminal to read from (stdin is /dev/null)
-        yield
+        yield keys
         return
     try:
         with input.raw_mode():
             read()  # typed after the message was sent (an Esc among them interrupts)
-            yield
+            yield keys
             hand_on_typeahead(input)  # typed after the turn's last event
     finally:
         for handle in pending:
