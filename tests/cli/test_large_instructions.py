@@ -17,6 +17,13 @@ from tether.text_files import INSTRUCTIONS_MAX_CHARS, cut_instructions
 Run = Callable[..., CliResult]
 
 
+@pytest.fixture(autouse=True)
+def _no_semantic_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memory file as it goes into the prompt without semantic memory (with it, a large
+    one is an index: tests/memory/test_memory_sessions.py)."""
+    monkeypatch.setenv("TETHER_NO_MEMORY", "1")
+
+
 def _big_memory(workspace: Path) -> int:
     """A user's memory file of 12,000 lines (about 600 KB); its size."""
     path = workspace / ".tether" / "memory.md"

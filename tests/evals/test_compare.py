@@ -8,10 +8,23 @@ from pathlib import Path
 
 import pytest
 
+from tests.evals.chromium import find_chromium, visit
 from tests.evals.conftest import SAMPLE_SUITE, run_eval
 from tether.evals.compare import compare
-from tether.evals.results import EvalResults, ResultsError, RunResult
-from tether.evals.stats import binomial_two_sided, mcnemar_exact, sign_test
+from tether.evals.results import (
+    EvalResults,
+    Judgement,
+    ResultsError,
+    RunResult,
+    Score,
+    write_results,
+)
+from tether.evals.stats import (
+    binomial_two_sided,
+    mcnemar_exact,
+    sign_test,
+    wilcoxon_signed_rank,
+)
 from tether.evals.suite import Suite
 from tether.testing import FakeModelServer
 from tether.testing.cli_runner import run_cli_process
@@ -27,6 +40,11 @@ def test_exact_tests_match_the_binomial_tables() -> None:
     assert binomial_two_sided(0, 10) == pytest.approx(2 / 1024)
     assert mcnemar_exact(2, 20) == pytest.approx(2 * (1 + 22 + 231) / 2**22)
     assert sign_test([0.1, 0.2, -0.1, 0.0, 0.3]) == (3, 1, pytest.approx(0.625))
+    # Signed ranks: the one fall is the smallest but one, so p is below the sign test's 0.22.
+    assert wilcoxon_signed_rank([1, -2, 3, 4, 5, 6]) == (5, 1, pytest.approx(6 / 64))
+    # Tied sizes share their mean rank, counted exactly; zeros are left out.
+    assert wilcoxon_signed_rank([1, 1, 1, 1, -1, 0]) == (4, 1, pytest.approx(12 / 32))
+    assert wilcoxon_signed_rank([0, 0]) == (0, 0, 1.0)
 
 
 def test_compare_two_evaluations_of_the_sample_suite(
@@ -114,3 +132,63 @@ def test_several_variants_with_no_name_in_common_are_refused() -> None:
     a.variants.append("m2")
     with pytest.raises(ResultsError, match="nothing to pair: A ran"):
         compare(a, _results("m3", {"x": True}))
+
+
+def _judged(variant: str, scores: list[tuple[int, int] | None]) -> EvalResults:
+    """Runs of case c0, c1... judged on accuracy and efficiency (None: the judge failed)."""
+    results = _results(variant, {f"c{i}": True for i in range(len(scores))})
+    for run, pair in zip(results.runs, scores, strict=True):
+        run.judge = Judgement(scale=(1, 5), error="no answer" if pair is None else None)
+        if pair is not None:
+            run.judge.scores = {
+                "accuracy": Score(score=pair[0], reason="r"),
+                "efficiency": Score(score=pair[1], reason="r"),
+            }
+    return results
+
+
+def test_judge_scores_are_compared_by_a_signed_rank_test_in_text_json_and_html(
+    tmp_path: Path,
+) -> None:
+    a = _judged("m", [(2, 3), (2, 3), (3, 3), (1, 3), (2, 3), (2, 3), (3, 4)])
+    b = _judged("m", [(4, 3), (5, 3), (4, 3), (4, 3), (3, 3), (5, 3), None])
+    write_results(tmp_path / "a", a)
+    write_results(tmp_path / "b", b)
+    argv = ["eval", "compare", "a", "b", "--html", "cmp.html"]
+    shown = run_cli_process([*argv, "--json"], cwd=tmp_path)
+    assert shown.exit_code == 0, shown.stderr
+    judge = {j["criterion"]: j for j in json.loads(shown.stdout)["judge"]}
+    # accuracy rose in all 6 pairs judged both times (the 7th's judge failed in B): with
+    # ranks, p = 2/64; a sign test would say the same here, ranks tell 1 step from 3.
+    assert judge["accuracy"] == {
+        "criterion": "accuracy",
+        "scale": [1, 5],
+        "pairs": 6,
+        "mean_a": 2.0,
+        "mean_b": 25 / 6,
+        "higher_in_b": 6,
+        "lower_in_b": 0,
+        "wilcoxon_p": 2 / 64,
+    }
+    assert (judge["efficiency"]["pairs"], judge["efficiency"]["wilcoxon_p"]) == (6, 1.0)
+    pairs = json.loads(shown.stdout)["pairs"]
+    assert pairs[6]["judge"] == [{"accuracy": 3, "efficiency": 4}, None]
+
+    text = run_cli_process(argv, cwd=tmp_path)
+    assert text.exit_code == 0, text.stderr
+    assert (
+        "judge accuracy (1-5, 6 pairs): mean 2.00 → 4.17, higher in B 6, lower 0: "
+        "Wilcoxon signed-rank p = 0.03125"
+    ) in text.stdout
+    assert "accuracy 2, efficiency 3" in text.stdout  # the pairs' table has the scores
+
+    if find_chromium() is None:
+        pytest.skip("no chromium to check the page in")
+    seen = visit(
+        tmp_path / "cmp.html",
+        "[...document.querySelectorAll('#judge tr')].map(r => r.innerText)",
+    )
+    assert seen.errors == []
+    rows = seen.value
+    assert len(rows) == 3
+    assert rows[1].split("\t") == ["accuracy", "1-5", "6", "2.00", "4.17", "6", "0", "0.03125"]

@@ -34,7 +34,7 @@ def test_a_result_straddling_the_three_rates_and_gone_after_a_compaction() -> No
     # Prompt: 1000 tokens = 900 read, 60 written, 40 plain: the result spans 900..1000.
     usage = Usage(input_tokens=40, cache_creation_input_tokens=60, cache_read_input_tokens=900)
     charged = meter.reply(Message(role="assistant", content=()), usage, RATES)
-    assert meter.take() == {
+    assert meter.take().billed() == {
         "a": Billed(
             input_tokens=40,
             cache_read_tokens=0,
@@ -50,7 +50,9 @@ def test_a_result_straddling_the_three_rates_and_gone_after_a_compaction() -> No
     meter.compacted()
     meter.reply(Message(role="assistant", content=()), cached, RATES)
     # Charged in the request before the compaction only.
-    assert meter.take() == {"a": Billed(cache_read_tokens=100, cache_read_cost=100 * 0.5 / 1e6)}
+    assert meter.take().billed() == {
+        "a": Billed(cache_read_tokens=100, cache_read_cost=100 * 0.5 / 1e6)
+    }
 
 
 def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
@@ -85,8 +87,27 @@ def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
                 got = naive.setdefault(call_id, [0, 0, 0])
                 for kind in range(3):
                     got[kind] += parts[kind]
-        taken = charges.take()
+        taken = charges.take().billed()
         expected = {k: v for k, v in naive.items() if sum(v) > 0}
         assert {
             k: [b.cache_read_tokens, b.cache_write_tokens, b.input_tokens] for k, b in taken.items()
         } == expected
+
+
+def test_what_is_taken_is_priced_later_as_it_was_when_taken() -> None:
+    # `take` hands over in O(1) and the writer's thread prices it later: requests, results
+    # and a compaction after the take change nothing in what was taken.
+    meter = ConversationMeter()
+    meter.reply(_call("a"), Usage(input_tokens=5, output_tokens=30), RATES)
+    meter.add(_result("a", 400))  # 100 tokens
+    meter.reply(Message(role="assistant", content=()), Usage(input_tokens=1000), RATES)
+    taken = meter.take()
+    meter.reply(_call("b"), Usage(input_tokens=1200), RATES)
+    meter.add(_result("b", 800))
+    meter.reply(Message(role="assistant", content=()), Usage(input_tokens=1500), RATES)
+    meter.compacted()
+    meter.reply(Message(role="assistant", content=()), Usage(input_tokens=100), RATES)
+    assert taken.billed() == {"a": Billed(input_tokens=100, input_cost=100 * 1.0 / 1e6)}
+    later = meter.take().billed()
+    assert later["a"].input_tokens == 200  # the two requests after the take, before compaction
+    assert later["b"].input_tokens == 200

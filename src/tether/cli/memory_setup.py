@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.cli.terminal_text import terminal_safe
+from tether.core.memory import MEMORY_FILE_TAG, PIECES_PER_SESSION
 from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
@@ -49,15 +50,19 @@ def attach_memory(
     project: Path,
     env: Mapping[str, str],
     offer: bool = True,
+    file_pieces: Sequence[str] = (),
 ) -> None:
     """Give `session` the project's memory: its tools' index, and (`offer`: not for a resumed
-    conversation, which had its offer) the memories most relevant to the first prompt."""
+    conversation, which had its offer) the memories most relevant to the first prompt.
+    `file_pieces`: the memory file's text in pieces, kept in the memory (once each) so that
+    MemorySearch finds what the prompt has only an index of."""
     if env.get(MEMORY_OFF_ENV):
         return
     memory = ProjectMemory(memory_path(home, project), env)
     context.memory = memory
-    if memory.path.exists():  # loaded while the rest of the session is built
-        threading.Thread(target=memory.warm, name="memory", daemon=True).start()
+    if memory.path.exists() or file_pieces:  # loaded while the rest of the session is built
+        pieces = tuple(file_pieces)
+        threading.Thread(target=memory.warm, args=(pieces,), name="memory", daemon=True).start()
     if offer:
         session.lifecycle.first_prompt_context.append(memory.offer)
 
@@ -106,13 +111,22 @@ class ProjectMemory:
             "(MemorySearch finds more; they may be out of date):\n" + "\n".join(lines)
         )
 
-    def warm(self) -> None:
-        """Open the memory (and load its embedding model) ahead of its first use; what goes
-        wrong is said at that use."""
+    def warm(self, file_pieces: Sequence[str] = ()) -> None:
+        """Open the memory (and load its embedding model) ahead of its first use, and keep
+        the memory file's pieces it does not have yet; what goes wrong is said at that use."""
         from tether.memory.store import MemoryFileError
 
-        with contextlib.suppress(MemoryFileError):
-            self._opened()
+        with contextlib.suppress(MemoryFileError), self._opening:
+            # Under the lock: a search (the first prompt's offer) waits for the pieces.
+            if self._store is None:
+                self._store = open_store(self.path, self._env)
+            added = 0
+            for piece in reversed(file_pieces):  # the newest first
+                if added >= PIECES_PER_SESSION:
+                    break
+                if not self._store.has(piece):
+                    self._store.save(piece, (MEMORY_FILE_TAG,))
+                    added += 1
 
     def close(self) -> None:
         with self._opening:

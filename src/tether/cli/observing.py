@@ -71,16 +71,16 @@ class _ProcessSinks:
         from tether.observe.otel_sink import open_otel_sink  # the SDK: only when enabled
 
         self.otel = open_otel_sink(config)
-        self._register()
+        self.register()
         return self.otel
 
-    def _register(self) -> None:
+    def register(self) -> None:
         if not self._registered:
             self._registered = True
             atexit.register(self.close)
 
     def shared(self, config: WebhookConfig) -> Sink:
-        self._register()
+        self.register()
         sink = self.sinks.get(config)
         if sink is None:
             from tether.observe.webhooks import WebhookSink  # hmac and hashlib: only when used
@@ -90,6 +90,10 @@ class _ProcessSinks:
 
     def close(self) -> None:
         deadline = time.monotonic() + FLUSH_AT_EXIT_S
+        for hub in list(_OPEN_HUBS):  # sessions never closed, or whose close was cut short:
+            _OPEN_HUBS.discard(hub)  # their records written and offered to the sinks first
+            for report in hub.close(max(0.0, deadline - time.monotonic())):
+                _tell(report)
         otel, self.otel = self.otel, None
         exporting = None
         if otel is not None:  # exported alongside the webhooks' flush, by the same deadline
@@ -126,11 +130,15 @@ class _Borrowed:
 
 
 _PROCESS_SINKS = _ProcessSinks()
+_OPEN_HUBS: set[EventHub] = set()
+"""The hubs of sessions not closed yet: closed (their queue written) at the end of the
+command or at the interpreter's exit, for a library's sessions however they ended."""
 
 
 def close_process_sinks() -> None:
-    """At the end of a command: the webhooks get `FLUSH_AT_EXIT_S` to send what is queued,
-    and what they lost is said (also done at exit, for a library's sessions)."""
+    """At the end of a command: the sessions still open have their events written, the
+    webhooks get `FLUSH_AT_EXIT_S` to send what is queued, and what they lost is said (also
+    done at exit, for a library's sessions)."""
     _PROCESS_SINKS.close()
 
 
@@ -193,6 +201,8 @@ def attach_observation(
         owner=context,
     )
     session.observers.append(hub.observer(context))
+    _OPEN_HUBS.add(hub)
+    _PROCESS_SINKS.register()
     if board is not None:
         board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
     if subagents is not None:
@@ -201,6 +211,9 @@ def attach_observation(
         )
 
     async def finish() -> None:
+        if hub not in _OPEN_HUBS:
+            return  # closed at the end of the command already
+        _OPEN_HUBS.discard(hub)
         for report in await asyncio.to_thread(hub.close, FLUSH_AT_EXIT_S):
             _tell(report)
         if otel is not None:  # every record offered: what the session left open ends

@@ -22,7 +22,7 @@ from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
-from tether.cli.memory_setup import attach_memory
+from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
 from tether.cli.model_options import (
     idle_limits,
     max_output_tokens,
@@ -248,7 +248,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     registry = ToolRegistry(tools)
     # The memory is the main workspace's (a task worktree has none of its own: `.tether/` is
     # not in git), as its settings and local files are.
-    memory, memory_notes, memory_path = project_memory(settings_root, sources)
+    semantic = not env.get(MEMORY_OFF_ENV) and registry.get("MemorySearch") is not None
+    memory, memory_notes, memory_path, memory_pieces = project_memory(
+        settings_root, sources, semantic=semantic
+    )
     if any((workspace / ".tether").glob("*.local*")):
         ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
 
@@ -316,7 +319,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         )
     attach_ledger(session, home=home, env=env, info=resolved.info, board=board)
     offer = resumption is None
-    attach_memory(session, tool_context, home=home, project=settings_root, env=env, offer=offer)
+    attach_memory(
+        session,
+        tool_context,
+        home=home,
+        project=settings_root,
+        env=env,
+        offer=offer,
+        file_pieces=memory_pieces,
+    )
     agent.inputs.append(lambda: background_notices(tool_context))
     attach_instruction_sources(
         session,

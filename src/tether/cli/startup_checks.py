@@ -10,7 +10,7 @@ from tether.cli.model_options import priced_but_unknown
 from tether.cli.run_options import RunOptions
 from tether.cli.setting_sources import SettingSources
 from tether.core.lifecycle import reminder
-from tether.core.memory import memory_for_prompt
+from tether.core.memory import load_memory, memory_for_prompt, memory_index
 from tether.core.session import Session
 from tether.models.resolve import ResolvedModel
 from tether.permissions.rules import RuleSet
@@ -20,21 +20,26 @@ from tether.tools.run_record import RunRecord, reap_dead_runs
 
 
 def project_memory(
-    settings_root: Path, sources: SettingSources
-) -> tuple[str, list[str], Path | None]:
-    """What of the project's memory file goes into the prompt, the lines to tell the user, and
-    the file compaction summaries are added to (None: not read, or not read whole, so not
-    rewritten)."""
+    settings_root: Path, sources: SettingSources, *, semantic: bool = False
+) -> tuple[str, list[str], Path | None, list[str]]:
+    """What of the project's memory file goes into the prompt, the lines to tell the user, the
+    file compaction summaries are added to (None: not read, or not read whole, so not
+    rewritten), and (`semantic`: with MemorySearch) the file's pieces semantic memory keeps:
+    the prompt then has an index of a large file, not its first 40,000 characters."""
     path = settings_root / ".tether" / "memory.md"
     if not sources.admits(path):
-        return "", [], None  # the project's file, and the project's files are not read
+        return "", [], None, []  # the project's file, and the project's files are not read
     try:
         memory, notes, whole = memory_for_prompt(path, ".tether/memory.md")
+        if semantic and whole:
+            memory, pieces, cut = memory_index(load_memory(path), ".tether/memory.md")
+            notes = [f"memory: {cut}"] if cut is not None else []
+            return memory, notes, path, pieces
     except OSError as e:  # an UnreadableFile: a directory, not UTF-8, unreadable...
         why = f"memory: {e}; not loaded, and compaction summaries are not added to it this session"
-        return "", [why], None
+        return "", [why], None, []
     # What could not be read whole must not be rewritten.
-    return memory, notes, path if whole else None
+    return memory, notes, path if whole else None, []
 
 
 def record_run(context: ToolContext, session: Session, home: Path) -> list[str]:

@@ -16,6 +16,17 @@ from tether.config.local_files import ignore_local_files
 from tether.text_files import read_instructions, read_text_file
 
 ENTRY_MARK = "<!-- tether memory entry -->"
+INDEX_CHARS = 4_000
+"""With semantic memory, how much of the memory file goes into the system prompt: the start
+of the user's own text and a line per entry, newest first; the rest is found by MemorySearch."""
+PREAMBLE_CHARS = 2_000
+"""Of `INDEX_CHARS`, at most this much of the user's own text (before the first entry)."""
+CHUNK_CHARS = 1_500
+"""The memory file is kept in semantic memory in pieces of at most this size."""
+PIECES_PER_SESSION = 256
+"""At most this many new pieces are kept by one session's start (each is embedded: about
+2 s of a thread); newest first: a larger file's oldest pieces are kept by later sessions."""
+MEMORY_FILE_TAG = "memory.md"
 DEFAULT_CAP_CHARS = 20_000
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A memory file the user made larger than this is not read (only 20,000 characters are kept)."""
@@ -64,6 +75,92 @@ def memory_for_prompt(path: Path, shown: str) -> tuple[str, list[str], bool]:
             "compaction summaries are not added to it this session"
         )
     return text or "", notes, writable
+
+
+def memory_index(text: str, shown: str) -> tuple[str, list[str], str | None]:
+    """With semantic memory: what of the memory file `text` goes into the system prompt (the
+    start of the user's text and one line per entry, newest first, within `INDEX_CHARS`),
+    the pieces semantic memory keeps of it (all of it, so that MemorySearch finds what the
+    prompt leaves out), and the note for the user when something is left out (None: whole)."""
+    if len(text) <= INDEX_CHARS:
+        return text, _chunks(text), None
+    preamble, entries = _split(text)
+    head = _cut(preamble.strip(), PREAMBLE_CHARS)
+    lines: list[str] = []
+    used = len(head)
+    for entry in reversed(entries):
+        line = f"- {_cut(_title(entry), 160)}"
+        if used + len(line) + 1 > INDEX_CHARS - 300:
+            break
+        lines.append(line)
+        used += len(line) + 1
+    titles = f" and the titles of {len(lines)} of its {len(entries)} entries" if entries else ""
+    note = (
+        f"{shown} is {len(text):,} characters: the prompt has its beginning{titles}; "
+        "MemorySearch finds the rest"
+    )
+    parts = [head] if head else []
+    if lines:
+        parts.append("Entries, newest first (their text: MemorySearch):\n" + "\n".join(lines))
+    parts.append(f"[{note} (or read the file itself).]")
+    return "\n\n".join(parts), _chunks(text), note
+
+
+def _title(entry: str) -> str:
+    """An entry's heading and the start of its first line of text, on one line."""
+    lines = [line.strip() for line in entry.replace(ENTRY_MARK, "").splitlines() if line.strip()]
+    if not lines:
+        return "(empty entry)"
+    heading = lines[0].lstrip("#").strip()
+    return f"{heading}: {lines[1]}" if len(lines) > 1 else heading
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    at_line = kept.rfind("\n")
+    return (kept[:at_line] if at_line > limit // 2 else kept).rstrip() + "…"
+
+
+def _chunks(text: str) -> list[str]:
+    """`text` in pieces of at most `CHUNK_CHARS`, cut at entries, then blank lines, then
+    lines; each piece of an entry begins with the entry's heading (what it is about)."""
+    preamble, entries = _split(text)
+    pieces: list[str] = []
+    for part in [preamble, *entries]:
+        body = part.replace(ENTRY_MARK, "").strip()
+        if not body:
+            continue
+        heading = body.splitlines()[0] if part.startswith(ENTRY_MARK) else ""
+        pieces.extend(_pieces(body, heading))
+    return pieces
+
+
+def _pieces(body: str, heading: str) -> list[str]:
+    room = CHUNK_CHARS - len(heading) - 1
+    out: list[str] = []
+    current = ""
+    for block in _blocks(body, room):
+        if current and len(current) + 2 + len(block) > room:
+            out.append(current)
+            current = ""
+        current = f"{current}\n\n{block}" if current else block
+    if current:
+        out.append(current)
+    return [out[0], *(f"{heading}\n{piece}" for piece in out[1:])] if heading else out
+
+
+def _blocks(body: str, room: int) -> list[str]:
+    """Paragraphs, a paragraph longer than `room` in lines, a line longer in slices."""
+    blocks: list[str] = []
+    for paragraph in body.split("\n\n"):
+        if len(paragraph) <= room:
+            blocks.append(paragraph)
+            continue
+        for line in paragraph.splitlines():
+            blocks.extend(line[i : i + room] for i in range(0, max(len(line), 1), room))
+    return [b for b in blocks if b.strip()]
 
 
 def _split(text: str) -> tuple[str, list[str]]:

@@ -226,8 +226,12 @@ class Session:
             await asyncio.gather(self._task, return_exceptions=True)
         await self._preparations.aclose()  # a server still connecting is not waited for
         await self.lifecycle.on_end(reason)
-        for finish in self.on_close:
-            await finish()
+        failed: Exception | None = None
+        for finish in self.on_close:  # each runs, whatever an earlier one did
+            try:
+                await finish()
+            except Exception as e:
+                failed = failed or e
         last_news: list[str] = []
         if self.recorder is not None:
             self.recorder.close()
@@ -235,6 +239,8 @@ class Session:
         close = getattr(self.agent.model, "aclose", None)
         if close is not None:
             await close()
+        if failed is not None:
+            raise failed
         return last_news
 
     def add_spend(self, usage: Usage, cost_usd: float) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tether.evals.results import EvalResults, ResultsError, RunResult
-from tether.evals.stats import mcnemar_exact, sign_test
+from tether.evals.stats import mcnemar_exact, sign_test, wilcoxon_signed_rank
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,33 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class JudgeChange:
+    """One judge criterion over the pairs both of whose runs were scored on it, on one
+    scale: the means, and Wilcoxon's signed-rank test on the paired differences."""
+
+    criterion: str
+    scale: tuple[int, int]
+    pairs: int
+    mean_a: float
+    mean_b: float
+    higher: int
+    lower: int
+    p: float
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "criterion": self.criterion,
+            "scale": list(self.scale),
+            "pairs": self.pairs,
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "higher_in_b": self.higher,
+            "lower_in_b": self.lower,
+            "wilcoxon_p": self.p,
+        }
+
+
+@dataclass(frozen=True)
 class Comparison:
     pairs: list[Pair]
     unpaired: list[str]
@@ -35,6 +62,8 @@ class Comparison:
     cost: tuple[int, int, float]
     """(pairs costlier in B, cheaper in B, sign-test p)."""
     time: tuple[int, int, float]
+    judge: list[JudgeChange]
+    """Per criterion a judge scored in both runs of some pairs (none without a judge)."""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -47,6 +76,7 @@ class Comparison:
                     "change": p.change,
                     "cost_usd": [p.a.cost_usd, p.b.cost_usd],
                     "wall_s": [p.a.wall_s, p.b.wall_s],
+                    "judge": [_scores(p.a), _scores(p.b)],
                 }
                 for p in self.pairs
             ],
@@ -56,6 +86,7 @@ class Comparison:
             "mcnemar_p": self.mcnemar_p,
             "cost_sign_test": dict(zip(("higher", "lower", "p"), self.cost, strict=True)),
             "time_sign_test": dict(zip(("higher", "lower", "p"), self.time, strict=True)),
+            "judge": [j.as_json() for j in self.judge],
         }
 
 
@@ -104,4 +135,41 @@ def compare(a: EvalResults, b: EvalResults) -> Comparison:
         mcnemar_p=mcnemar_exact(p2f, f2p),
         cost=sign_test([p.b.cost_usd - p.a.cost_usd for p in pairs]),
         time=sign_test([p.b.wall_s - p.a.wall_s for p in pairs]),
+        judge=judge_changes(pairs),
     )
+
+
+def judge_changes(pairs: list[Pair]) -> list[JudgeChange]:
+    """Each criterion's scores, paired: only pairs whose two runs were both judged on it
+    on the same scale (a judge error, or another rubric, leaves the pair out)."""
+    paired: dict[tuple[str, tuple[int, int]], list[tuple[int, int]]] = {}
+    for p in pairs:
+        ja, jb = p.a.judge, p.b.judge
+        if ja is None or jb is None or ja.error or jb.error or ja.scale != jb.scale:
+            continue
+        for criterion, score in ja.scores.items():
+            other = jb.scores.get(criterion)
+            if other is not None:
+                paired.setdefault((criterion, ja.scale), []).append((score.score, other.score))
+    changes: list[JudgeChange] = []
+    for (criterion, scale), scores in paired.items():
+        up, down, p_value = wilcoxon_signed_rank([float(b - a) for a, b in scores])
+        changes.append(
+            JudgeChange(
+                criterion,
+                scale,
+                len(scores),
+                sum(a for a, _ in scores) / len(scores),
+                sum(b for _, b in scores) / len(scores),
+                up,
+                down,
+                p_value,
+            )
+        )
+    return changes
+
+
+def _scores(run: RunResult) -> dict[str, int] | None:
+    if run.judge is None or run.judge.error:
+        return None
+    return {name: s.score for name, s in run.judge.scores.items()}

@@ -13,7 +13,7 @@ from tether.evals.svg import bar_chart, grouped_bar_chart
 
 REPORT_FILE = "report.html"
 
-_STYLE = """
+STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
@@ -67,7 +67,7 @@ def render_html(results: EvalResults, out: Path | None = None) -> str:
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-        f"<style>{_STYLE}</style></head><body>"
+        f"<style>{STYLE}</style></head><body>"
         f"<h1>{title}</h1>"
         f"<p>{escape(results.started)} to {escape(results.finished)} · "
         f"{len(results.runs)} run(s) · repeat {results.repeat} · parallel {results.parallel}</p>"

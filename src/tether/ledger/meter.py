@@ -31,7 +31,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from tether.ledger.spans import ResultCharges
+from tether.ledger.spans import ResultCharges, Taken
 from tether.protocol import (
     ContentBlock,
     ImageBlock,
@@ -134,7 +134,7 @@ class ConversationMeter:
     what the results cost is gathered until `take`."""
 
     _results: ResultCharges = field(default_factory=ResultCharges)
-    _settled: dict[str, Billed] = field(default_factory=dict[str, Billed])
+    _settled: list[Taken] = field(default_factory=list[Taken])
     """What results compacted away cost before, not yet taken."""
 
     def add(self, message: Message) -> None:
@@ -146,16 +146,14 @@ class ConversationMeter:
 
     def compacted(self) -> None:
         """The earlier conversation was replaced by a summary."""
-        _merge(self._settled, self._results.take())
+        self._settled.append(self._results.take())
         self._results.clear()
 
-    def take(self) -> dict[str, Billed]:
-        """What each result cost in the requests since the last time, by call id."""
-        if not self._settled:
-            return self._results.take()
-        taken, self._settled = self._settled, {}
-        _merge(taken, self._results.take())
-        return taken
+    def take(self) -> Charges:
+        """What the results cost in the requests since the last time: handed over now in
+        O(1), priced by whoever reads it (`Charges.billed`, the ledger's writer thread)."""
+        taken, self._settled = [*self._settled, self._results.take()], []
+        return Charges(tuple(taken))
 
     def reply(self, message: Message, usage: Usage, rates: Rates) -> Charged:
         """Price the request that got `message` (everything added so far), then add it."""
@@ -177,6 +175,25 @@ class ConversationMeter:
         )
         self.add(message)
         return Charged(usage, prompt, output_cost, asked)
+
+
+@dataclass(frozen=True)
+class Charges:
+    """What results cost in some requests, priced when asked (off the loop)."""
+
+    parts: tuple[Taken, ...]
+
+    @property
+    def empty(self) -> bool:
+        """No request billed any block."""
+        return not any(part.runs or part.edges for part in self.parts)
+
+    def billed(self) -> dict[str, Billed]:
+        """By call id."""
+        total: dict[str, Billed] = {}
+        for part in self.parts:
+            _merge(total, part.billed())
+        return total
 
 
 def _merge(into: dict[str, Billed], more: dict[str, Billed]) -> None:

@@ -3,7 +3,7 @@
 An observer of the session (`Session.observers`): every model call of the session and of its
 subagents (their `SubagentMessage`s), every tool call with its cost (see `meter.py`), each
 subagent, under the session's id and, for a worker, its task's id. What results cost in later
-requests is written every `FLUSH_EVERY` model calls and at each turn's end (a process killed
+requests is written at each turn's end and within a long turn (`FLUSH_EVERY`) (a process killed
 meanwhile loses that part of their cost, never a model call). Each event becomes a `Change`
 (statements and rows) handed to a `LedgerWriter`, which writes it from its own thread: the
 session's loop never waits for the file or another process's lock.
@@ -11,10 +11,10 @@ session's loop never waits for the file or another process's lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 
-from tether.ledger.meter import Charged, ConversationMeter, Rates
+from tether.ledger.meter import Charged, Charges, ConversationMeter, Rates
 from tether.ledger.writer import Change, LedgerWriter, Statement
 from tether.protocol import (
     ContextCompacted,
@@ -33,8 +33,10 @@ from tether.protocol import (
 )
 
 FLUSH_EVERY = 64
-"""Model calls between two writes of what earlier results cost in them (each write updates
-every result of the conversation); a turn's end and closing write them too."""
+"""Model calls between two writes of what earlier results cost in them, at the least; each
+write updates every result of the conversation, so the gap grows with it (half the calls so
+far): a long turn's writes cost O(1) a call, not O(calls). A turn's end and closing write
+them too."""
 
 RatesFor = Callable[[str], Rates]
 """A model id's prices (zero when unknown)."""
@@ -62,6 +64,7 @@ class LedgerRecorder:
         self._meters: dict[str, ConversationMeter] = {}
         self._durations: dict[str, int] = {}
         self._calls = 0
+        self._next_charges = FLUSH_EVERY
         self._finished: list[tuple[object, ...]] = []
         """How the calls whose results came since the last write ended."""
 
@@ -215,7 +218,8 @@ class LedgerRecorder:
             )
         )
         self._calls += 1
-        if self._calls % FLUSH_EVERY == 0:
+        if self._calls >= self._next_charges:
+            self._next_charges = self._calls + max(FLUSH_EVERY, self._calls // 2)
             statements.extend(self._charges())
         if charged.asked:
             statements.append(
@@ -244,36 +248,10 @@ class LedgerRecorder:
     def _charges(self) -> list[Statement]:
         """What results cost in the requests since the last time, and how calls ended."""
         statements = self._finished_statements()
-        unwritten = {
-            (agent_id, call_id): billed
-            for agent_id, meter in self._meters.items()
-            for call_id, billed in meter.take().items()
-        }
-        if unwritten:
-            statements.append(
-                (
-                    "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
-                    "cache_read_tokens = cache_read_tokens + ?, "
-                    "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
-                    "cache_read_cost = cache_read_cost + ?, "
-                    "cache_write_cost = cache_write_cost + ? "
-                    "WHERE session_id = ? AND agent_id = ? AND call_id = ?",
-                    [
-                        (
-                            b.input_tokens,
-                            b.cache_read_tokens,
-                            b.cache_write_tokens,
-                            b.input_cost,
-                            b.cache_read_cost,
-                            b.cache_write_cost,
-                            self.session_id,
-                            agent_id,
-                            call_id,
-                        )
-                        for (agent_id, call_id), b in unwritten.items()
-                    ],
-                )
-            )
+        charges = [(agent_id, meter.take()) for agent_id, meter in self._meters.items()]
+        charges = [(agent_id, c) for agent_id, c in charges if not c.empty]
+        if charges:  # priced by the writer's thread, as it writes them: never on the loop
+            statements.append((_ADD_CHARGES, _ChargeRows(self.session_id, charges)))
         return statements
 
     def flush(self) -> None:
@@ -290,6 +268,44 @@ class LedgerRecorder:
         """The session ended: what its results cost so far is queued (the writer, the
         process's, writes it; its owner closes it)."""
         self.flush()
+
+
+_ADD_CHARGES = (
+    "UPDATE tool_calls SET input_tokens = input_tokens + ?, "
+    "cache_read_tokens = cache_read_tokens + ?, "
+    "cache_write_tokens = cache_write_tokens + ?, input_cost = input_cost + ?, "
+    "cache_read_cost = cache_read_cost + ?, cache_write_cost = cache_write_cost + ? "
+    "WHERE session_id = ? AND agent_id = ? AND call_id = ?"
+)
+
+
+class _ChargeRows:
+    """The rows of `_ADD_CHARGES`, made when first read (in the writer's thread: a pass over
+    every result of the conversation), then kept (a locked ledger's retry reads them again)."""
+
+    def __init__(self, session_id: str, charges: list[tuple[str, Charges]]) -> None:
+        self._session_id = session_id
+        self._charges = charges
+        self._rows: list[tuple[object, ...]] | None = None
+
+    def __iter__(self) -> Iterator[tuple[object, ...]]:
+        if self._rows is None:
+            self._rows = [
+                (
+                    b.input_tokens,
+                    b.cache_read_tokens,
+                    b.cache_write_tokens,
+                    b.input_cost,
+                    b.cache_read_cost,
+                    b.cache_write_cost,
+                    self._session_id,
+                    agent_id,
+                    call_id,
+                )
+                for agent_id, charges in self._charges
+                for call_id, b in charges.billed().items()
+            ]
+        return iter(self._rows)
 
 
 def _prompt(text: str) -> Message:

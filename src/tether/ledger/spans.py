@@ -4,8 +4,12 @@ O(log n) per request however long the conversation grows.
 Each request bills its prompt in three ranges (cache read, cache write, plain; see
 `meter.py`). The blocks lying wholly inside one range form a run of consecutive blocks, so a
 request adds 1 to a difference array over that run, per range and per set of rates; only the
-few blocks across a range's edge are split one by one. `take` turns the counts into tokens
-(count x size) and costs, in one pass over the blocks.
+few blocks across a range's edge are split one by one. `take` hands over what the requests
+since the last time billed in O(1) (`Taken`: the difference arrays, and the blocks as they are
+then); `Taken.billed` turns the counts into tokens (count x size) and costs, in one pass over
+the blocks, later and in another thread (the ledger's writer): the loop never pays for a pass
+that grows with the conversation. The block lists are only ever appended to (`clear` starts
+new ones), so what a `Taken` holds stays as it was.
 """
 
 from __future__ import annotations
@@ -86,38 +90,63 @@ class ResultCharges:
                 in_read, in_write, plain = split(max(0, start), end, read, written)
                 self._edges.setdefault(call_id, []).append((in_read, in_write, plain, rates))
 
-    def take(self) -> dict[str, Billed]:
-        """What each result cost in the requests since the last time, by call id."""
+    def take(self) -> Taken:
+        """What the requests since the last time billed, handed over in O(1)."""
+        taken = Taken(
+            self._runs,
+            self._edges,
+            self._calls,
+            self._starts,
+            self._ends,
+            self._results,
+            len(self._results),
+        )
+        self._runs, self._edges = {}, {}
+        return taken
+
+    def clear(self) -> None:
+        """Forget the blocks (after `take`): a compaction took them out of the prompt. New
+        lists: a `Taken` keeps the old ones."""
+        self._calls, self._results, self._starts, self._ends = [], [], [], []
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What some requests billed the results, not yet turned into tokens and costs."""
+
+    runs: dict[Rates, list[list[int]]]
+    edges: dict[str, list[tuple[int, int, int, Rates]]]
+    calls: list[str | None]
+    starts: list[int]
+    ends: list[int]
+    results: list[int]
+    count: int
+    """How many of `results` there were then (the lists may have grown since)."""
+
+    def billed(self) -> dict[str, Billed]:
+        """What each result cost in those requests, by call id."""
         from tether.ledger.meter import Billed
 
         taken: dict[str, Billed] = {}
-        for rates, runs in self._runs.items():
+        results = self.results[: self.count]
+        for rates, runs in self.runs.items():
             for kind, run in enumerate(runs):
                 requests = list(accumulate(run))  # per block: the requests that billed it
-                for index in self._results:
+                for index in results:
                     if index >= len(requests):
                         break
                     if count := requests[index]:
-                        tokens = count * (self._ends[index] - self._starts[index])
-                        call_id = self._calls[index]
+                        tokens = count * (self.ends[index] - self.starts[index])
+                        call_id = self.calls[index]
                         assert call_id is not None
                         _charge(taken.setdefault(call_id, Billed()), kind, tokens, rates)
-        for call_id, pieces in self._edges.items():
+        for call_id, pieces in self.edges.items():
             billed = taken.setdefault(call_id, Billed())
             for in_read, in_write, plain, rates in pieces:
                 _charge(billed, 0, in_read, rates)
                 _charge(billed, 1, in_write, rates)
                 _charge(billed, 2, plain, rates)
-        self._runs.clear()
-        self._edges.clear()
         return {call_id: billed for call_id, billed in taken.items() if billed.tokens}
-
-    def clear(self) -> None:
-        """Forget the blocks (after `take`): a compaction took them out of the prompt."""
-        self._calls.clear()
-        self._results.clear()
-        self._starts.clear()
-        self._ends.clear()
 
 
 def _charge(billed: Billed, kind: int, tokens: int, rates: Rates) -> None:

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,8 +36,9 @@ GATHER_S = 0.05
 fewer times the session's thread hands it the interpreter (each hand-off can cost the
 session a wait for a CPU on a busy machine)."""
 
-Statement = tuple[str, Sequence[tuple[object, ...]]]
-"""SQL and its rows (`executemany`)."""
+Statement = tuple[str, Iterable[tuple[object, ...]]]
+"""SQL and its rows (`executemany`): a sequence, or rows made when first read (in the
+writer's thread) and the same each time they are read again (a retry)."""
 
 
 @dataclass(frozen=True)

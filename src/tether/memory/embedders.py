@@ -67,6 +67,14 @@ def local_problem() -> str:
 @cache
 def _local() -> tuple[Embedder | None, str]:
     if not vectors_available():
+        from tether.memory.minilm import missing_files
+
+        needed = ("numpy", "tokenizers", "onnxruntime", "sqlite_vec")
+        if all(importlib.util.find_spec(m) is not None for m in needed) and missing_files():
+            # The extra is there but a model file is not (deleted, a broken install).
+            return None, "the embedding model's files are not all there: " + "; ".join(
+                missing_files()
+            )
         return None, NOT_INSTALLED
     from tether.memory.minilm import MiniLM, ModelFileError, find_model
 

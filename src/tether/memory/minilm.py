@@ -64,6 +64,25 @@ def find_model() -> ModelFiles | None:
     return ModelFiles(model, tokenizer)
 
 
+def missing_files() -> list[str]:
+    """What of the model is not there, said for the user with the reinstall (empty: both
+    files are found)."""
+    missing: list[str] = []
+    for pinned in (MODEL, TOKENIZER):
+        if _located(pinned) is not None:
+            continue
+        spec = importlib.util.find_spec(pinned.package)
+        where = (
+            f"{pinned.package} is not installed"
+            if spec is None
+            else f"{pinned.inside} is missing from {pinned.package}"
+        )
+        missing.append(
+            f"{where}; reinstall it: pip install --force-reinstall '{pinned.distribution}'"
+        )
+    return missing
+
+
 def _located(pinned: Pinned) -> Path | None:
     spec = importlib.util.find_spec(pinned.package)
     if spec is None or not spec.submodule_search_locations:

@@ -124,6 +124,11 @@ class MemoryStore:
         rows = self._guarded(self._rows, sql + (f" LIMIT {int(limit)}" if limit else ""), ())
         return [_memory(row) for row in rows]
 
+    def has(self, text: str) -> bool:
+        """Whether a memory with exactly this text is kept."""
+        sql = "SELECT 1 FROM memories WHERE text = ? LIMIT 1"
+        return bool(self._guarded(self._rows, sql, (text,)))
+
     def count(self) -> int:
         return int(self._guarded(self._rows, "SELECT count(*) FROM memories", ())[0][0])
 
@@ -228,14 +233,11 @@ class MemoryStore:
             raise MemoryFileError(f"cannot embed for memory: {e}") from None
 
     def _migrate(self) -> None:
-        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        if version > _SCHEMA_VERSION:
-            raise MemoryFileError(
-                f"{self.path} was written by a newer tether (schema {version}); upgrade tether"
-            )
-        if version == _SCHEMA_VERSION:
+        if self._version() == _SCHEMA_VERSION:
             return
-        with self._transaction():
+        with self._transaction():  # looked at again under the lock: another process may
+            if self._version() == _SCHEMA_VERSION:  # have made the tables meanwhile
+                return
             self._db.execute(
                 "CREATE TABLE memories (id INTEGER PRIMARY KEY, text TEXT NOT NULL, "
                 "tags TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL)"
@@ -246,6 +248,14 @@ class MemoryStore:
             )
             self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+    def _version(self) -> int:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > _SCHEMA_VERSION:
+            raise MemoryFileError(
+                f"{self.path} was written by a newer tether (schema {version}); upgrade tether"
+            )
+        return version
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         return self._db.execute(sql, args).fetchall()
@@ -278,6 +288,12 @@ def _explain(path: Path, error: BaseException) -> str:
         return (
             f"{path} is damaged or not a memory file ({text}); move it away to start an empty "
             "one (its memories are not read)"
+        )
+    name = str(getattr(error, "sqlite_errorname", ""))
+    if name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR"):
+        return (
+            f"{path} cannot be written ({text}: the disk is full, or the file is past a size "
+            "limit); what was being saved is not kept, the memories before it are"
         )
     return f"{path}: {text}"
 

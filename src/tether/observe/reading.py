@@ -1,10 +1,14 @@
 """Reading the event log: the last records that match, and what is added after, across
-rotations (`tether events tail [-f]`)."""
+rotations and truncations (`tether events tail [-f]`).
+
+The last records are read from the end of the files backwards, a block at a time, newest
+file first, until enough match: the time and memory go with what is shown, not with the size
+of the log (a filter that matches nothing still reads it all, a block at a time)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,6 +22,8 @@ from tether.observe.records import (
 )
 
 Wanted = Callable[[EventRecord], bool]
+BLOCK = 64 * 1024
+"""How much of a file is read at a time, backwards from its end."""
 
 
 class LogReader:
@@ -39,6 +45,9 @@ class LogReader:
                     self._file = self.path.open("rb")
                 except FileNotFoundError:
                     return records
+            if self._truncated():  # emptied in place (`: > events.jsonl`): read it anew
+                self._file.seek(0)
+                self._partial = b""
             records.extend(self._complete_lines(self._file.read()))
             if not self._rotated():
                 return records
@@ -47,10 +56,28 @@ class LogReader:
             self._file.close()
             self._file, self._partial = None, b""
 
+    def skip_to_end(self) -> tuple[int, int] | None:
+        """Open the current file and stand after its last complete line, without reading
+        what comes before: the file's descriptor and that offset (None: no file yet)."""
+        if self._file is None:
+            try:
+                self._file = self.path.open("rb")
+            except FileNotFoundError:
+                return None
+        fd = self._file.fileno()
+        end = _after_last_newline(fd, os.fstat(fd).st_size)
+        self._file.seek(end)
+        self._partial = b""
+        return fd, end
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+    def _truncated(self) -> bool:
+        assert self._file is not None
+        return os.fstat(self._file.fileno()).st_size < self._file.tell()
 
     def _rotated(self) -> bool:
         assert self._file is not None
@@ -86,19 +113,67 @@ class LogReader:
 
 
 def last_records(home: Path, count: int, wanted: Wanted, reader: LogReader) -> list[EventRecord]:
-    """The last `count` records that are `wanted`, oldest first; `reader` (at the start of
-    the current file) is then at its end, ready to follow."""
-    found = [r for r in reader.read_new() if wanted(r)]
+    """The last `count` records that are `wanted`, oldest first, read backwards from the end;
+    `reader` is then at the current file's end, ready to follow."""
+    current = reader.skip_to_end()
+    found: list[EventRecord] = []  # newest first
+    if count == 0:
+        return found
+    if current is not None:
+        _gather(_records_backwards(*current), count, wanted, found)
     rotated = [p for p in reversed(log_files(home)) if p.name != LOG_NAME]  # newest first
     for path in rotated:
         if len(found) >= count:
             break
         try:
-            older = _parsed(path.read_bytes().split(b"\n"))
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
             continue
-        found = [r for r in older if wanted(r)] + found
-    return found[-count:] if count else []
+        try:
+            _gather(_records_backwards(fd, os.fstat(fd).st_size), count, wanted, found)
+        finally:
+            os.close(fd)
+    found.reverse()
+    return found
+
+
+def _gather(
+    records: Iterator[EventRecord], count: int, wanted: Wanted, found: list[EventRecord]
+) -> None:
+    for record in records:
+        if len(found) >= count:
+            return
+        if wanted(record):
+            found.append(record)
+
+
+def _records_backwards(fd: int, end: int) -> Iterator[EventRecord]:
+    """The records of the file before `end`, last first (`end` after a newline, or the
+    file's size: a line cut short at the end is a record too, as `read_records` reads it)."""
+    carry = b""
+    position = end
+    while position > 0:
+        start = max(0, position - BLOCK)
+        chunk = os.pread(fd, position - start, start)
+        if len(chunk) < position - start:  # truncated meanwhile: nothing more to read
+            return
+        position = start
+        *lines, carry_next = reversed((chunk + carry).split(b"\n"))
+        carry = carry_next
+        yield from _parsed(lines)
+    yield from _parsed([carry])
+
+
+def _after_last_newline(fd: int, size: int) -> int:
+    """The offset after the file's last newline before `size` (0 when there is none)."""
+    position = size
+    while position > 0:
+        start = max(0, position - BLOCK)
+        at = os.pread(fd, position - start, start).rfind(b"\n")
+        if at >= 0:
+            return start + at + 1
+        position = start
+    return 0
 
 
 def _parsed(lines: list[bytes]) -> list[EventRecord]:
