@@ -71,3 +71,19 @@ def nested_told(
         surroundings.instructions_loaded(path, kind, "nested_traversal", trigger)
 
     return told
+
+
+def rules_told(
+    surroundings: Surroundings | None, user_home: Path
+) -> Callable[[Path, tuple[str, ...], Path], None] | None:
+    """What tells InstructionsLoaded hooks of a rule with `paths` that a read or an edit of a
+    file it matches brought in (`tether.cli.rules_on_read`): `path_glob_match`, with its globs
+    and the file, as Claude Code."""
+    if surroundings is None:
+        return None
+
+    def told(path: Path, globs: tuple[str, ...], trigger: Path) -> None:
+        kind = memory_type(path, user_home)
+        surroundings.instructions_loaded(path, kind, "path_glob_match", trigger, globs=globs)
+
+    return told

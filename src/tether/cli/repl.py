@@ -21,7 +21,6 @@ instructions are loaded here and sent as the user's message.
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,31 +36,28 @@ from rich.text import Text
 from tether.cli.ask import (
     REWIND_KEYS,
     PermissionKey,
-    discard_typeahead,
     message_prompt,
-    no_echo,
-    read_permission_answer,
     sigint_calls,
 )
-from tether.cli.mentions import with_mentions
 from tether.cli.repl_commands import mcp_failure_line
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
-from tether.cli.repl_dispatch import Next, ReplCommands
+from tether.cli.repl_dispatch import Next
 from tether.cli.repl_help import KEYS_HINT as KEYS_HINT
 from tether.cli.repl_help import print_banner
 from tether.cli.repl_rewind import Checkpoints
 from tether.cli.repl_sessions import show_recent
 from tether.cli.repl_signals import leave_hung_up_terminal, say_stopped, stop_on_signals
 from tether.cli.repl_team import TEAM_TURN, team_message_line, team_prompt, wake_for_team
+from tether.cli.repl_turn import ReplTurns, is_command
+from tether.cli.startup import INTERRUPTED_HINT as INTERRUPTED_HINT
 from tether.cli.startup import (
-    INTERRUPTED_HINT,
     LazyOptions,
     Ready,
     SessionStartup,
     StartupFailed,
 )
-from tether.cli.steer import DraftLine, take_typeahead, typing_during_turn
+from tether.cli.steer import KeyboardHold
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
 from tether.config.project import project_root
@@ -71,12 +67,9 @@ if TYPE_CHECKING:
     # Only for annotations: these import pydantic and every layer, which must wait until the
     # prompt is on screen (see tether.cli.startup).
     from tether.cli.setup import RunOptions
-    from tether.protocol import PermissionAsked
     from tether.store.mailbox import Message as TeamMessage
 
 EXIT_HINT = "Press Ctrl+C again or Ctrl+D to exit."
-
-_COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
 
 
 async def run_repl(
@@ -112,7 +105,7 @@ async def run_repl(
     return code if repl.stopped_by is None else say_stopped(repl.stopped_by)
 
 
-class _Repl(ReplCommands):
+class _Repl(ReplTurns):
     def __init__(
         self,
         startup: SessionStartup,
@@ -147,12 +140,20 @@ class _Repl(ReplCommands):
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
         self._checkpoints = Checkpoints()
         """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
+        self._keys = KeyboardHold(prompt.input)
+        """Raw mode from a turn to the prompt and back, so no key typed ahead is lost."""
         self.exit_reason = "other"
         """What the last session's SessionEnd hooks are told: "prompt_input_exit" when the
         user left at the prompt (Ctrl+D, /exit, Ctrl+C twice), as in Claude Code."""
         startup.building.add_done_callback(self._on_startup_done)
 
     async def run(self, initial_prompt: str | None) -> int:
+        try:
+            return await self._run(initial_prompt)
+        finally:
+            self._keys.release()
+
+    async def _run(self, initial_prompt: str | None) -> int:
         if initial_prompt and initial_prompt.strip():
             self.prompt.history.append_string(initial_prompt)
             self.console.print(Text(f"> {initial_prompt}", style="bold"))
@@ -176,15 +177,18 @@ class _Repl(ReplCommands):
             if text == TEAM_TURN:
                 text = team_prompt(self.startup.ready)
             if text == REWIND_KEYS:
+                self._keys.release()  # what runs now may need Ctrl+C as a signal
                 await self.rewind()
                 continue
             text = text.strip()
             if not text:
                 continue
+            if text.startswith("!") or is_command(text):
+                self._keys.release()
             if text.startswith("!"):
                 await self.run_shell(text[1:].strip())
                 continue
-            if _is_command(text):
+            if is_command(text):
                 if await self.run_command(text) is Next.EXIT:
                     self.exit_reason = "prompt_input_exit"
                     return 0
@@ -206,6 +210,7 @@ class _Repl(ReplCommands):
         aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
         self.startup.raise_failure()
         prefill, self._prefill = self._prefill, ""
+        self._keys.hold()  # kept after the prompt too, until what the line asks for is known
         with patch_stdout(raw=True):
             return await self.prompt.prompt_async(default=prefill)
 
@@ -255,72 +260,6 @@ class _Repl(ReplCommands):
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
             show_recent(self.console, ready.session)
 
-    async def run_turn(self, text: str) -> None:
-        """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
-        during it that the model did not get to read are sent next, as their own turn; after
-        an interrupt they wait in the prompt instead, to be edited or sent."""
-        while text:
-            self.console.line()
-            self._interrupted = False
-            ready = await self._session()
-            if ready is None:
-                return
-            await self._ask_startup_questions(ready)
-            with no_echo(self.watch_terminal):
-                leftover = await self._show_turn(ready, text)
-            unread = ready.session.take_queued()
-            if self._leave_after_turn:
-                return
-            if self._interrupted:
-                ahead, self._typed_ahead = [t for t in self._typed_ahead if t is not None], []
-                self._prefill = "\n".join([*unread, *ahead, leftover]).strip()
-                return
-            self._prefill = leftover
-            text = "\n".join(unread)
-
-    async def _session(self) -> Ready | None:
-        """The session, waiting for it if it is still being built; None when Ctrl+C drops
-        the message that waits."""
-        if self.startup.ready is not None:
-            return self.startup.ready
-        self._waiting = asyncio.create_task(self.startup.wait())
-        try:
-            return await self._waiting
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
-            self.console.print(Text(INTERRUPTED_HINT, style="yellow"))
-            return None
-        finally:
-            self._waiting = None
-
-    async def _ask_startup_questions(self, ready: Ready) -> None:
-        """The session's yes/no questions (this repository's MCP servers), before its first
-        turn; Ctrl+C answers no, for this session only."""
-        from tether.cli.ask import read_yes_no
-
-        questions, ready.session.startup_questions = ready.session.startup_questions, []
-        for question in questions:
-            self.console.print(Text(f"? {question.question}", style="bold yellow"))
-            if self.watch_terminal:
-                discard_typeahead(self.prompt.input)
-            answer = await read_yes_no(self.prompt.input, self.prompt.output)
-            question.answer(bool(answer), answer is not None)
-            said = {True: "  yes (remembered)", False: "  no (remembered)", None: "  no, for now"}
-            self.console.print(Text(said[answer], style="dim"))
-        if questions:
-            await self._prepare(ready)
-
-    async def _begin(self, ready: Ready) -> None:
-        for event in await ready.session.begin():
-            ready.renderer.render(event)
-
-    async def _prepare(self, ready: Ready) -> None:
-        """Connect what the session connects before its first request; say what went wrong."""
-        for event in await ready.session.prepare():
-            ready.renderer.render(event)
-
     def stop_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP (see `tether.cli.repl_signals`): leave the prompt, or stop the
         running turn and leave after it."""
@@ -334,97 +273,6 @@ class _Repl(ReplCommands):
             app.exit(exception=EOFError())
         else:
             self.interrupt_turn()
-
-    def interrupt_turn(self) -> None:
-        """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
-        message that waits for the session, or deny the call being asked about and stop."""
-        ready = self.startup.ready
-        self._interrupted = True
-        if self._waiting is not None:
-            self._waiting.cancel()
-        elif self._asking is not None:
-            self._asking.cancel()
-        elif ready is not None and (ready.session.busy or ready.session.preparing):
-            ready.session.interrupt()
-
-    async def _show_turn(self, ready: Ready, text: str) -> str:
-        """Show the turn's events while reading what is typed meanwhile; returns the line
-        left unsent."""
-        from tether.protocol import PermissionAsked, TextBlock, UserInput  # with the session
-
-        def queue(line: str) -> None:
-            if self._typed_ahead or _is_command(line):
-                self._typed_ahead.append(line)
-                ready.renderer.queued(line, after_turn=True)
-            else:
-                ready.session.steer(line)
-                ready.renderer.queued(line)
-
-        def leave() -> None:
-            if self._typed_ahead:
-                self._typed_ahead.append(None)
-                ready.renderer.note("Ctrl+D: leaving after the lines typed before it")
-                return
-            self._leave_after_turn = True
-            self.exit_reason = "prompt_input_exit"
-            ready.renderer.note("Ctrl+D: leaving once this turn ends")
-
-        draft = DraftLine(queue, ready.renderer.show_draft, self.interrupt_turn, leave)
-        try:
-            with typing_during_turn(self.prompt.input, draft):
-                said = await with_mentions(ready.session, text, ready.renderer.render)
-                context, self._shell_context = self._shell_context, []
-                content = (*(TextBlock(text=c) for c in context), *said)
-                entry = self._checkpoints.take(ready.session, text)
-                said_now = UserInput(text=text, content=content, uuid=entry)
-                async for event in ready.session.submit(said_now):
-                    ready.renderer.render(event)
-                    if isinstance(event, PermissionAsked):
-                        # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event, draft)
-        finally:
-            ready.renderer.show_draft("")
-            ready.renderer.close()
-        self.console.line()
-        return draft.text
-
-    async def _answer(self, ready: Ready, request: PermissionAsked, draft: DraftLine) -> None:
-        """Ask the user about one call and give the session the answer; Ctrl+C denies the
-        call and interrupts the turn. Keys typed before the question was on screen were meant
-        for the draft, and go there, not to the question."""
-        from tether.protocol import PermissionAnswer
-
-        take_typeahead(self.prompt.input, draft)
-        self._asking = asyncio.create_task(
-            read_permission_answer(
-                self.prompt.input,
-                self.prompt.output,
-                can_remember=request.suggestion is not None,
-                draft=draft,
-            )
-        )
-        try:
-            key, message = await self._asking
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
-            key, message = "interrupt", None  # Ctrl+C as a signal, before the keys were read
-        finally:
-            self._asking = None
-        take_typeahead(self.prompt.input, draft)  # typed on after the answer, in one go with it
-        choice = "deny" if key in ("tell", "interrupt") else key
-        answer = PermissionAnswer(request_id=request.request_id, choice=choice, message=message)
-        ready.session.answer(answer)
-        if key == "interrupt":
-            ready.session.interrupt()
-        else:
-            ready.renderer.answered(request, answer)
-
-
-def _is_command(line: str) -> bool:
-    """Whether a line typed at the prompt (or during a turn) is a command, not a message."""
-    return _COMMAND.fullmatch(line.split(maxsplit=1)[0]) is not None
 
 
 def _history_path(env: Mapping[str, str] | None) -> Path:

@@ -118,6 +118,8 @@ class ReplCommands:
             self.console.print(plan or Text(NO_PLAN, style="dim"))
         elif name == "/clear":
             await self.clear_conversation()
+        elif name in ("/rewind", "/checkpoint"):
+            await self.rewind()
         elif name == INIT_COMMAND:
             ready = await self._session()
             if ready is not None:

@@ -31,6 +31,7 @@ Commands
   :resume ID     continue session ID here
   :fork ID       continue session ID as a new session, leaving it as it was
   /clear         start a new conversation on a cleared screen (the old one stays resumable)
+  /rewind, /checkpoint  go back to before an earlier message, its files too (as Esc Esc)
   /model [NAME]  the model in use, or switch to NAME (opus, sonnet, haiku, an id)
   /status        model, mode, workspace, session id, MCP servers, context used
   /permissions   the permission mode and the rules in force, by where they come from;
@@ -47,6 +48,9 @@ Keys
   Up / Down      previous messages (history)
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Esc Esc        rewind to before an earlier message (its files too); clears a typed line
+  Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works)
+  !command       run a shell command; its output goes to the model with the next message
+  @path          mention a file (Tab completes): the model gets it read
   Ctrl+D         exit"""
 
 BUILTIN_COMMANDS = (
@@ -56,6 +60,8 @@ BUILTIN_COMMANDS = (
     "/compact",
     "/resume",
     "/clear",
+    "/rewind",
+    "/checkpoint",
     "/model",
     "/status",
     "/permissions",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -27,6 +27,7 @@ from tether.teams.membership import worker_task
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
     from tether.core.resume import Restored, Resumption
+    from tether.protocol import Usage
 
 
 TEAMMATE_META = "teammate"
@@ -195,3 +196,17 @@ def resumption_for(
         at=opts.resume_at,
         persist=opts.persist_session,
     )
+
+
+def restored_for(
+    resumption: Resumption | None, context_window: int, price: Callable[[Usage], float]
+) -> Restored | None:
+    """The resumed conversation as a request to a model of `context_window` tokens could hold
+    it in full, with room to spare (a token is three to four bytes of JSON): the rest is kept
+    as head and tail (see `tether.core.resume.restore`); None for a new session."""
+    if resumption is None:
+        return None
+    from tether.core.resume import FULL_BYTES_PER_TOKEN, restore
+
+    full_bytes = FULL_BYTES_PER_TOKEN * context_window
+    return restore(resumption.loaded, full_bytes=full_bytes, price=price)

@@ -38,6 +38,7 @@ from tether.sandbox import (
     probe,
 )
 from tether.tools.base import Tool
+from tether.tools.context import ToolContext
 
 if TYPE_CHECKING:
     from tether.hooks import HookRunner
@@ -275,3 +276,41 @@ def attach_builtin_handlers(session: Session, settings: Settings, *, workspace: 
         handlers.finish()
 
     session.on_close.append(finish)
+
+
+def added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
+    """`--add-dir` directories, resolved; one that is not a directory is an error, as the
+    user meant to work there."""
+    found: list[Path] = []
+    for directory in dirs:
+        resolved = directory.expanduser().resolve()
+        if not resolved.is_dir():
+            raise ConfigError(f"--add-dir {directory}: not a directory")
+        found.append(resolved)
+    return tuple(found)
+
+
+def sandboxed_tool_context(
+    gate: ToolGate,
+    sandbox: SandboxPlan,
+    *,
+    workspace: Path,
+    scratch_dir: Path,
+    extra_dirs: tuple[Path, ...],
+    cwd: Path,
+    env: dict[str, str],
+) -> ToolContext:
+    """The tools' context, its commands wrapped in the session's sandbox (if any) and judged
+    by `gate` where the session's shell is now (hooks run there too, as in Claude Code)."""
+    tool_context = ToolContext(
+        workspace=workspace, scratch_dir=scratch_dir, extra_dirs=extra_dirs, cwd=cwd, env=env
+    )
+    if sandbox.sandbox is not None:
+        tool_context.command_wrapper = sandbox.sandbox.wrap
+        gate.permissions = replace(gate.permissions, bash_sandboxed=True)
+    tool_context.bash_refusal = sandbox.bash_refusal
+    gate.shell_cwd = lambda: tool_context.shell_cwd
+    if gate.hooks is not None:  # hooks run where the session is now, as in Claude Code
+        gate.hooks.follow_cwd(lambda: tool_context.shell_cwd)
+    tool_context.read_denied = gate.read_denied
+    return tool_context

@@ -1,12 +1,15 @@
 """What the project, the user and the plugins declare for a session: its skills and commands
-(the client's choice of skills; no grants from an untrusted workspace), its MCP servers (with
+(the client's choice of skills; no grants from an untrusted workspace), its agents (with the
+client's; no hooks from an untrusted workspace's files), its MCP servers (with
 `--mcp-config`'s), and the one warning of what an untrusted workspace declared."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from tether.cli.client_parts import ClientParts, only_skills
+from tether.agents import AgentCatalog, discover_agents
+from tether.cli.client_parts import ClientParts, only_skills, with_client_agents
 from tether.cli.mcp_setup import TRUTHY, McpSetup, mcp_setup
 from tether.cli.plugin_parts import SessionPlugins
 from tether.cli.run_options import RunOptions
@@ -47,8 +50,11 @@ def session_servers(
     plugins: SessionPlugins,
     *,
     window: int,
+    roots: tuple[Path, ...] = (),
 ) -> tuple[McpSetup, list[str]]:
-    """The session's MCP servers (not connected yet), and the problems found reading them."""
+    """The session's MCP servers (not connected yet), and the problems found reading them; the
+    workspace and `roots` (the other directories it may work in) are the roots servers are
+    told of, and the client's the channel of its own servers and answers to their forms."""
     env = place.env
     mcp, problems = mcp_setup(
         place.settings_root,  # a task worktree's servers are its main workspace's (local ones too)
@@ -69,6 +75,8 @@ def session_servers(
     # them, as Claude Code's print mode does, unless MCP_CONNECTION_NONBLOCKING says not to.
     nonblocking = env.get("MCP_CONNECTION_NONBLOCKING", "").strip().lower() in TRUTHY
     mcp.background = opts.mcp_background or nonblocking
+    mcp.roots = (place.workspace, *roots)
+    mcp.client = client  # its servers added while it runs, its answers to servers' forms
     return mcp, problems
 
 
@@ -88,3 +96,21 @@ def untrusted_warning(place: SessionPlace, opts: RunOptions) -> str | None:
         explicit=opts.settings_path,  # applied whole: not "skipped"
     )
     return untrusted_notice(review.summary(), place.trust) if review.declared else None
+
+
+def session_agents(
+    place: SessionPlace, plugins: SessionPlugins, client: ClientParts
+) -> AgentCatalog:
+    """The agents of the user, the project and the plugins, with the client's: none runs hooks
+    when the settings turn them off, nor one of an untrusted workspace's files (as its settings
+    files run none)."""
+    hooks_off = place.settings.data.get("disableAllHooks") is True
+    trusted, owners = place.trust.trusted, place.owners
+    found = discover_agents(
+        place.workspace, home=place.user_home, admits=place.sources.admits, plugins=plugins.agents()
+    )
+    return with_client_agents(found, client.agents).hooks_only_where(
+        lambda agent: (
+            not hooks_off and (agent.path is None or trusted or not owners.needs_trust(agent.path))
+        )
+    )

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from tether.agents import AgentCatalog, agent_listing, discover_agents, task_tool
+from tether.agents import AgentCatalog, agent_listing, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.client_parts import (
     ClientParts,
     StructuredOutput,
-    appended,
     chosen_tools,
-    with_client_agents,
 )
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.hook_judges import hook_judge
-from tether.cli.hook_watch import nested_told, watch_surroundings
 from tether.cli.instruction_imports import ProjectInstructions
+from tether.cli.instruction_sources import attach_instruction_sources
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import McpSetup, attach_mcp
 from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
@@ -37,18 +34,30 @@ from tether.cli.model_options import (
     warm_meanwhile,
 )
 from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
-from tether.cli.nested_instructions import nested_instructions
 from tether.cli.observing import attach_observation
 from tether.cli.plugin_parts import SessionPlugins, session_plugins
-from tether.cli.resuming import new_recorder, new_session_id, resumption_for, tell_resumed
+from tether.cli.resuming import (
+    new_recorder,
+    new_session_id,
+    restored_for,
+    resumption_for,
+    tell_resumed,
+)
 from tether.cli.run_options import RunOptions
 from tether.cli.safety import (
     SafetyOptions,
+    added_directories,
     attach_builtin_handlers,
     build_gate,
     plan_session_sandbox,
+    sandboxed_tool_context,
 )
-from tether.cli.session_discovery import session_servers, session_skills, untrusted_warning
+from tether.cli.session_discovery import (
+    session_agents,
+    session_servers,
+    session_skills,
+    untrusted_warning,
+)
 from tether.cli.session_place import find_place
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.startup_checks import (
@@ -60,6 +69,7 @@ from tether.cli.startup_checks import (
     unoffered_tools,
     unstoppable_budget,
 )
+from tether.cli.system_prompt import SystemPrompt
 from tether.cli.teams_tools import (
     TEAMMATE_ENV,
     attach_lead,
@@ -74,18 +84,15 @@ from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
-from tether.core.context import build_system_prompt, prompt_parts
 from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import build_model
-from tether.protocol import ConfigError
 from tether.sandbox import describe_limits
 from tether.skills import SKILL_TOOL_NAME
 from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
-from tether.tools.context import ToolContext
 from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
@@ -181,17 +188,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     subagent_models = SubagentModels(
         resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
     )
-    hooks_off = settings.data.get("disableAllHooks") is True
-    agents = with_client_agents(
-        discover_agents(workspace, home=user_home, admits=sources.admits, plugins=plugins.agents()),
-        client.agents,
-    ).hooks_only_where(
-        # An untrusted workspace's agent files run no hooks, as its settings files run none.
-        lambda agent: (
-            not hooks_off
-            and (agent.path is None or trust.trusted or not owners.needs_trust(agent.path))
-        )
-    )
+    agents = session_agents(place, plugins, client)
 
     runner = subagent_runner(
         agents,
@@ -212,7 +209,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             opts.allowed_tools,
             opts.disallowed_tools,
             workspace_trusted=trust.trusted,
-            add_dirs=_added_directories(opts.add_dirs),
+            add_dirs=added_directories(opts.add_dirs),
             client_hooks=client.hooks,
             plugin_hooks=plugin_hooks,
             agent_hooks=any(agent.hooks for agent in agents.agents),
@@ -269,26 +266,18 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if any((workspace / ".tether").glob("*.local*")):
         ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
 
-    listing = skills.prompt_section() if skills.skills or skills.commands else ""
-
-    def prompt_for(tool_names: Sequence[str]) -> str:
-        return build_system_prompt(
-            workspace,
-            tool_names=tool_names,
-            append=appended(opts.append_system_prompt, opts.json_schema),
-            instructions=instructions.current.text,
-            skills=listing,
-            memory=memory,
-            sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
-            base=opts.system_prompt,
-            cwd=start,
-        )
-
-    def parts_now() -> tuple[tuple[str, int], ...]:
-        memory_part = (".tether/memory.md", memory)
-        return prompt_parts(instructions.current.sizes, memory=memory_part, skills=listing)
-
-    tool_context = ToolContext(
+    system = SystemPrompt(
+        workspace,
+        start,
+        opts,
+        instructions,
+        skills=skills.prompt_section() if skills.skills or skills.commands else "",
+        memory=memory,
+        sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
+    )
+    tool_context = sandboxed_tool_context(
+        gate,
+        sandbox,
         workspace=workspace,
         scratch_dir=scratch_dir,
         extra_dirs=extra_dirs,
@@ -297,19 +286,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     if resolved.provider.wire == "anthropic":
         tool_context.web_search = anthropic_web_searcher(model, resolved.model_id)
-    if sandbox.sandbox is not None:
-        tool_context.command_wrapper = sandbox.sandbox.wrap
-        gate.permissions = replace(gate.permissions, bash_sandboxed=True)
-    tool_context.bash_refusal = sandbox.bash_refusal
-    gate.shell_cwd = lambda: tool_context.shell_cwd
-    if gate.hooks is not None:  # hooks run where the session is now, as in Claude Code
-        gate.hooks.follow_cwd(lambda: tool_context.shell_cwd)
-    tool_context.read_denied = gate.read_denied
     agent = Agent(
         model=model,
         model_id=resolved.model_id,
-        system_prompt=prompt_for(registry.names()),
-        system_parts=parts_now(),
+        system_prompt=system.text(registry.names()),
+        system_parts=system.parts(),
         tools=registry,
         tool_context=tool_context,
         max_turns=opts.max_turns,
@@ -324,14 +305,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         price=lambda u: cost_usd(resolved.info, u),
     )
     agent.model = for_plan_mode(model, resolved, agent, idle)
-    restored = None
-    if resumption is not None:
-        from tether.core.resume import FULL_BYTES_PER_TOKEN, restore
-
-        # What a request to this model could hold in full, with room to spare (a token is
-        # three to four bytes of JSON): the rest is kept as head and tail (see `restore`).
-        full_bytes = FULL_BYTES_PER_TOKEN * resolved.info.context_window
-        restored = restore(resumption.loaded, full_bytes=full_bytes, price=agent.price)
+    restored = restored_for(resumption, resolved.info.context_window, agent.price)
     if restored is not None:
         tool_context.todos = restored.todos
     session = Session(
@@ -370,20 +344,16 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         file_pieces=memory_pieces,
     )
     agent.inputs.append(lambda: background_notices(tool_context))
-    known = instructions.current.files
-    watched = watch_surroundings(
+    attach_instruction_sources(
         session,
-        workspace=settings_root,
+        instructions.current,
+        read_denied=gate.read_denied,
+        workspace=workspace,
+        settings_root=settings_root,
         home=home,
         user_home=user_home,
-        instruction_files=known,
-        imported_by=dict(instructions.current.imported_by),
+        trusted=trust.trusted,
     )
-    if trust.trusted:  # as the project's own instruction files: only in a trusted workspace
-        told = nested_told(watched, user_home)
-        agent.inputs.append(
-            nested_instructions(tool_context, workspace, known, gate.read_denied, told)
-        )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
         from tether.teams.spend import attach_task_spend
@@ -417,8 +387,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
 
     def instructions_changed(read: Instructions) -> None:
         runner.instructions = read.text
-        agent.system_prompt = prompt_for(agent.tools.names())
-        agent.system_parts = parts_now()
+        agent.system_prompt = system.text(agent.tools.names())
+        agent.system_parts = system.parts()
 
     instructions.on_change.append(instructions_changed)
     session.startup_notices.extend(unusable_notices(skills))
@@ -441,16 +411,13 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         provider=resolved.provider.name,
         board=board,
     )
-    mcp, problems = session_servers(
-        place, opts, client, plugins, window=resolved.info.context_window
-    )
-    mcp.roots = (workspace, *extra_dirs)
-    mcp.client = client  # its servers added while it runs, its answers to servers' forms
+    window = resolved.info.context_window
+    mcp, problems = session_servers(place, opts, client, plugins, window=window, roots=extra_dirs)
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if (warning := untrusted_warning(place, opts)) is not None:
         session.startup_notices.append(warning)
-    attach_mcp(session, mcp, settings, prompt_for)
+    attach_mcp(session, mcp, settings, system.text)
     if gate.hooks is not None:
         gate.hooks.judge = hook_judge(agent, subagent_models)
         gate.hooks.callback = client.hook_callback
@@ -477,15 +444,3 @@ def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str
     if key_source != "none" or token == "none":
         account["apiKeySource"] = key_source
     return {**account, "apiProvider": "firstParty"}
-
-
-def _added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:
-    """`--add-dir` directories, resolved; one that is not a directory is an error, as the
-    user meant to work there."""
-    found: list[Path] = []
-    for directory in dirs:
-        resolved = directory.expanduser().resolve()
-        if not resolved.is_dir():
-            raise ConfigError(f"--add-dir {directory}: not a directory")
-        found.append(resolved)
-    return tuple(found)

@@ -36,6 +36,7 @@ from tether.cli.sdk_rewind import keep_checkpoint
 from tether.cli.sdk_session_lines import start_failure_line
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
+from tether.cli.stream_events import event_lines
 from tether.cli.stream_input import input_line, read_lines, user_input
 from tether.cli.stream_options import StreamOptions
 from tether.cli.stream_stderr import not_delivered, show, warn
@@ -44,23 +45,9 @@ from tether.core.session import Session
 from tether.hooks import HookActivity
 from tether.outside_text import encodable
 from tether.protocol import (
-    BlockCompleted,
     ConfigError,
-    ContextCompacted,
     Event,
-    MessageCompleted,
-    ModelRetry,
-    Notice,
     PermissionAsked,
-    ResponseStarted,
-    SubagentFinished,
-    SubagentMessage,
-    SubagentStarted,
-    TextDelta,
-    ThinkingDelta,
-    ToolFinished,
-    ToolInputDelta,
-    ToolStarted,
     TurnFinished,
     UserInput,
 )
@@ -320,32 +307,6 @@ class StreamJsonFrontEnd:
 
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
-            case TextDelta(text=piece):
-                self._write_all(lines.text(piece, "text"))
-            case ThinkingDelta(text=piece):
-                self._write_all(lines.text(piece, "thinking"))
-            case ToolInputDelta():
-                self._write_all(lines.tool_input(event))
-            case ResponseStarted():
-                self._write_all(lines.response_started(event))
-            case ModelRetry():
-                self.write(lines.retry(event))
-                show(event)
-            case BlockCompleted():
-                self._write_all(lines.block_completed(event))
-            case MessageCompleted():
-                self._write_all(lines.completed(event))
-            case ToolStarted():
-                lines.tool_started(event)
-            case ToolFinished():
-                self._write_all(lines.tool_finished(event))
-            case SubagentStarted() | SubagentMessage() | SubagentFinished():
-                self._write_all(lines.subagent(event))
-            case ContextCompacted():
-                self.write(lines.system.compacted(event))
-            case Notice(level="warning", message=message):
-                self.write(lines.system.notice(message))
-                show(event)
             case PermissionAsked():
                 task = asyncio.create_task(self._ask(built, event))
                 self._asking.add(task)
@@ -358,7 +319,10 @@ class StreamJsonFrontEnd:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
                 self.write(lines.result(event, self.facts(built)))
             case _:
-                show(event)
+                made, told = event_lines(event, lines)
+                self._write_all(made)
+                if told:
+                    show(event)
 
     async def _ask(self, built: Built, request: PermissionAsked) -> None:
         """A permission question, asked of the client; its answer applied."""

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.config.rule_paths import rule_files, scoped_rules
 from tether.home_files import HOME_SECRETS
 from tether.text_files import (
     INSTRUCTIONS_MAX_CHARS,
@@ -81,6 +82,10 @@ class Instructions:
     imported_by: tuple[tuple[Path, Path], ...] = field(default=(), compare=False)
     """Each file read through an `@path` import, with the file that imports it (Claude Code's
     `parent_file_path` of an InstructionsLoaded hook whose `load_reason` is `include`)."""
+    scoped_rules: tuple[tuple[Path, Path], ...] = field(default=(), compare=False)
+    """The rules that name `paths`, each with the directory its globs are relative to (the one
+    holding its `.claude`; the workspace for the user's): not in `text`, told to the model when
+    it reads or edits a file they match (`tether.cli.scoped_rules`)."""
     sizes: tuple[tuple[str, int], ...] = field(default=(), compare=False)
     """Each file as shown, with the characters it takes in `text` (after the cut): what to
     name when the instructions leave the conversation too little of the window."""
@@ -123,6 +128,7 @@ def load_instructions(
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
     for rule in rule_files(home / ".claude" / "rules"):
         reader.read_top(rule, "user rules, for every project")
+    reader.scope_rules(home / ".claude" / "rules", workspace)
     above, directories = _above_and_root_to(cwd, workspace)
     main = local_from.resolve() if local_from is not None else None
     if main is not None:
@@ -138,6 +144,7 @@ def load_instructions(
             reader.read_top(directory / name, "project instructions", area=area)
         for rule in rule_files(directory / ".claude" / "rules"):
             reader.read_top(rule, "project rules", area=area)
+        reader.scope_rules(directory / ".claude" / "rules", directory)
     # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.
     for directory in above:
         local = directory / "CLAUDE.local.md"
@@ -150,31 +157,6 @@ def load_instructions(
             area = main
         reader.read_top(local, "local project instructions, not checked in", area=area)
     return reader.result()
-
-
-def rule_files(directory: Path) -> list[Path]:
-    """The `*.md` files under a `.claude/rules` directory (its subdirectories too), sorted, as
-    Claude Code loads them with the instruction files. A rule whose front matter names `paths`
-    applies only to files it matches, so it is not read into every prompt (left out here)."""
-    try:
-        found = sorted(p for p in directory.rglob("*.md") if p.is_file())
-    except OSError:
-        return []
-    return [p for p in found if not _path_scoped(p)]
-
-
-_PATHS_KEY = re.compile(r"^paths\s*:", re.MULTILINE)
-
-
-def _path_scoped(path: Path) -> bool:
-    try:
-        head = read_text_file(path, limit_bytes=4096, lenient=True, truncate=True) or ""
-    except UnreadableFile:
-        return False  # reading it says why
-    if not head.startswith("---"):
-        return False
-    front, _, _ = head[3:].partition("\n---")
-    return _PATHS_KEY.search(front) is not None
 
 
 def _above_and_root_to(cwd: Path, workspace: Path) -> tuple[list[Path], list[Path]]:
@@ -222,8 +204,16 @@ class _Reader:
     importers: dict[Path, Path] = field(default_factory=dict[Path, Path])
     problems: list[str] = field(default_factory=list[str])
     external: list[str] = field(default_factory=list[str])
+    scoped: list[tuple[Path, Path]] = field(default_factory=list[tuple[Path, Path]])
     reported: set[Path] = field(default_factory=set[Path])
     """Import targets already reported, so a missing file referenced twice is reported once."""
+
+    def scope_rules(self, directory: Path, base: Path) -> None:
+        """Keep the rules of `directory` that name `paths` (of a source the session reads), their
+        globs relative to `base`."""
+        for rule in scoped_rules(directory):
+            if self.admits is None or self.admits(rule):
+                self.scoped.append((rule, base))
 
     def read_top(self, path: Path, note: str, *, area: Path | None = None) -> None:
         """Read a file found by name; `area` is where a project file (and what it imports)
@@ -372,6 +362,7 @@ class _Reader:
             tuple(self.problems),
             tuple(self.external),
             imported_by=tuple(self.importers.items()),
+            scoped_rules=tuple(self.scoped),
             sizes=tuple(sizes),
         )
 

@@ -80,10 +80,12 @@ class Surroundings:
         reason: str,
         trigger: Path | None = None,
         parent: Path | None = None,
+        globs: tuple[str, ...] = (),
     ) -> None:
         """An instruction file went into the context: its InstructionsLoaded hooks fire at the
-        next look (`reason`: "session_start", "nested_traversal"...; `memory_type`: "User",
-        "Project", "Local"; `reason` "include" names the importing file, `parent`)."""
+        next look (`reason`: "session_start", "nested_traversal", "path_glob_match"...;
+        `memory_type`: "User", "Project", "Local"; `reason` "include" names the importing file,
+        `parent`; "path_glob_match" the rule's `globs`)."""
         if not self.hooks.has("InstructionsLoaded"):
             return
         payload: dict[str, Any] = {
@@ -95,6 +97,8 @@ class Surroundings:
             payload["trigger_file_path"] = str(trigger)
         if parent is not None:  # an `@path` import: the file that imports it
             payload["parent_file_path"] = str(parent)
+        if globs:  # a rule's `paths`, for "path_glob_match"
+            payload["globs"] = list(globs)
         self._loaded.append(payload)
 
     async def tell_loaded(self, emit: Callable[[Event], None]) -> None:

@@ -49,7 +49,7 @@ SAMPLE_SUBJECTS: dict[str, tuple[str, ...]] = {
     "trigger": ("manual", "auto", "init", "maintenance"),
     "command_name": ("sample-command",),
     "error": ("rate_limit", "authentication_failed", "server_error", "unknown"),
-    "load_reason": ("session_start", "nested_traversal", "include", "compact"),
+    "load_reason": ("session_start", "nested_traversal", "path_glob_match", "include", "compact"),
     "file_path": (".envrc", ".env"),
     "notification_type": ("permission_prompt", "idle_prompt"),
     "agent_type": ("general-purpose", "Explore", "Plan"),

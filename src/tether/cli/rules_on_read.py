@@ -1,0 +1,103 @@
+"""The rules that name `paths` (`tether.config.rule_paths`), told to the model the first time it
+reads or edits a file one of their globs matches, as Claude Code loads them: a reminder with
+that tool's result, once per session. The globs are relative to the directory holding the
+rule's `.claude` (the workspace for the user's own rules), gitignore style: `*` and `?` within
+one path component, `**` across any number, `{a,b}` and `[...]`; a glob without `/` (`*.md`)
+matches at that directory's top only, as Claude Code's table of examples says."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.config.rule_paths import rule_globs
+from tether.core.lifecycle import reminder
+from tether.protocol import TextBlock
+from tether.text_files import UnreadableFile, read_instructions
+from tether.tools.builtin.glob_match import compile_glob
+from tether.tools.context import ToolContext
+
+Told = Callable[[Path, tuple[str, ...], Path], None]
+"""Given each rule told, its globs and the file read or edited that brought it."""
+
+
+@dataclass(frozen=True)
+class _Rule:
+    path: Path
+    base: Path
+    globs: tuple[str, ...]
+    tests: tuple[Callable[[str], bool], ...]
+
+    def matches(self, path: Path) -> bool:
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return False  # outside the rule's project
+        return any(test(relative) for test in self.tests)
+
+
+def rules_on_read(
+    context: ToolContext,
+    rules: Iterable[tuple[Path, Path]],
+    workspace: Path,
+    refused: Callable[[Path], bool] | None = None,
+    on_told: Told | None = None,
+) -> Callable[[], list[TextBlock]]:
+    """A pending-input source: the `rules` (each with the directory its globs are relative to)
+    that match a file the model has read or written since it last ran, not `refused` (the
+    permission rules deny reading them) and not told before."""
+    pending: list[_Rule] = []
+    for path, base in rules:
+        globs = rule_globs(path)
+        if globs:
+            tests = tuple(compile_glob(_relative(g), anchored=True) for g in globs)
+            pending.append(_Rule(path, base.resolve(), globs, tests))
+    seen: set[Path] = set()
+
+    def take() -> list[TextBlock]:
+        blocks: list[TextBlock] = []
+        for path in list(context.files.reads):
+            if path in seen or not pending:
+                continue
+            seen.add(path)
+            real = path.resolve()
+            for rule in [r for r in pending if r.matches(real)]:
+                pending.remove(rule)
+                if refused is not None and refused(rule.path.resolve()):
+                    continue
+                blocks.append(TextBlock(text=reminder(_told(rule, workspace))))
+                if on_told is not None:
+                    on_told(rule.path, rule.globs, path)
+        return blocks
+
+    return take
+
+
+def _relative(glob: str) -> str:
+    """`./src/**` and `/src/**` as `src/**`: relative to the rule's project either way."""
+    return glob.removeprefix("./").lstrip("/")
+
+
+def _told(rule: _Rule, workspace: Path) -> str:
+    root = workspace.resolve()
+    real = rule.path.resolve()
+    shown = real.relative_to(root) if real.is_relative_to(root) else rule.path
+    try:
+        text, _ = read_instructions(rule.path, str(shown))  # cut, with a note, when large
+    except UnreadableFile as e:
+        return f"{shown} could not be read: it {e.reason}"
+    return (
+        f"Contents of {shown} (rules for the files matching {', '.join(rule.globs)}, which "
+        f"apply with the project's instructions):\n\n{_body(text or '')}"
+    )
+
+
+def _body(text: str) -> str:
+    """The rule without its front matter."""
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].rstrip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.rstrip() in ("---", "..."):
+                return "".join(lines[index + 1 :]).lstrip("\n")
+    return text

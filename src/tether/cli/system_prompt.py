@@ -1,0 +1,46 @@
+"""A session's system prompt, made from its parts (instructions, skills, memory, the sandbox's
+limits, the options' own text) for the tools it has: again whenever one part changes (the
+instructions once external imports are approved, the tools as MCP servers connect)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.cli.client_parts import appended
+from tether.cli.instruction_imports import ProjectInstructions
+from tether.cli.run_options import RunOptions
+from tether.core.context import build_system_prompt, prompt_parts
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    workspace: Path
+    cwd: Path
+    opts: RunOptions
+    instructions: ProjectInstructions
+    skills: str
+    """The skills' section ("" without skills)."""
+    memory: str
+    sandbox: str
+    """The sandbox's limits, described ("" without a sandbox)."""
+
+    def text(self, tool_names: Sequence[str]) -> str:
+        return build_system_prompt(
+            self.workspace,
+            tool_names=tool_names,
+            append=appended(self.opts.append_system_prompt, self.opts.json_schema),
+            instructions=self.instructions.current.text,
+            skills=self.skills,
+            memory=self.memory,
+            sandbox=self.sandbox,
+            base=self.opts.system_prompt,
+            cwd=self.cwd,
+        )
+
+    def parts(self) -> tuple[tuple[str, int], ...]:
+        """Each part's size, for what fills the window (`/context`)."""
+        memory_part = (".tether/memory.md", self.memory)
+        sizes = self.instructions.current.sizes
+        return prompt_parts(sizes, memory=memory_part, skills=self.skills)
