@@ -8,6 +8,8 @@ import signal
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -19,9 +21,33 @@ def pytest_configure(config: pytest.Config) -> None:
     runners may), pytest inherits SIGINT ignored, and so does every process a test starts: a
     Python child then never turns SIGINT into KeyboardInterrupt, and a test that sends it
     Ctrl+C waits for nothing. A handler here is reset to the default by exec in each child."""
-    del config
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    given = getattr(config, "workerinput", {}).get(_SIZE_KEY)
+    if isinstance(given, dict):
+        _restore_size_variables(cast(dict[str, str | None], given))
+
+
+_SIZE_KEY = "tether_terminal_size_variables"
+_SIZE_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # pytest-xdist's WorkerController
+    """pytest imports readline at start, and GNU readline, finding no terminal in a
+    pytest-xdist worker, exports COLUMNS=80 and LINES=24 from terminfo: every tether process a
+    test starts would then lay out its output for 80 columns. Each worker gets the values the
+    run was started with."""
+    node.workerinput[_SIZE_KEY] = {name: os.environ.get(name) for name in _SIZE_VARIABLES}
+
+
+def _restore_size_variables(given: dict[str, str | None]) -> None:
+    for name in _SIZE_VARIABLES:
+        value = given.get(name)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture
@@ -91,7 +117,7 @@ def redis_url() -> Iterator[str]:
 
     given = os.environ.get(REDIS_URL_ENV)
     if given:
-        yield given
+        yield worker_database(given)
         return
     try:
         server = RedisServer.start()
@@ -103,3 +129,22 @@ def redis_url() -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+def worker_database(url: str) -> str:
+    """The URL of one shared Redis server with the database of this pytest-xdist worker: gw0
+    gets 1, gw1 gets 2... (a run without workers keeps the one it was given), so tests in
+    parallel never see each other's keys. A server has 16 databases unless told otherwise."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    index = int(worker.removeprefix("gw"))
+    if index >= 15:
+        raise pytest.UsageError(
+            f"{REDIS_DATABASES_NOTE}: worker {worker} has no database of its own on {url}"
+        )
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{index + 1}"))
+
+
+REDIS_DATABASES_NOTE = "the test Redis server gives each of at most 15 workers a database"

@@ -60,6 +60,22 @@ def attack_all(home: Path, names: list[str]) -> str:
     return "; ".join(ATTACK.format(p=home / name) for name in names) + "; echo done"
 
 
+COMMAND_BYTES = 64 * 1024
+"""Well under the kernel's 128 KiB for one argument (bwrap is given the command as one): the
+attacks on every protected name in one command came within a few bytes of it, and a longer
+temporary directory (a pytest-xdist worker's) went past it."""
+
+
+def attack_batches(home: Path, names: list[str]) -> list[str]:
+    """`attack_all` over `names`, split into commands of at most `COMMAND_BYTES` each."""
+    batches: list[list[str]] = [[]]
+    for name in names:
+        if batches[-1] and len(attack_all(home, [*batches[-1], name])) > COMMAND_BYTES:
+            batches.append([])
+        batches[-1].append(name)
+    return [attack_all(home, batch) for batch in batches]
+
+
 async def test_missing_home_files_cannot_be_created(boundary: Layout) -> None:
     """The measured defect: `~/.claude.json` written from inside trusted another repository
     and started a server everywhere. Every entry of the shared table, and `.config`."""
@@ -68,8 +84,9 @@ async def test_missing_home_files_cannot_be_created(boundary: Layout) -> None:
     ctx = sandboxed_context(layout)
     run = bash_runner(ctx)
     names = [entry.path for entry in HOME_PROTECTED]
-    outcome = await run(command=attack_all(layout.home, names))
-    assert outcome == ToolOutcome("done", False)
+    for command in attack_batches(layout.home, names):
+        outcome = await run(command=command)
+        assert outcome == ToolOutcome("done", False)
     await end_session(ctx)
     after = snapshot(layout.home)
     assert {k for k in after.keys() - before.keys() if not k.endswith(".moved")} == set()
