@@ -15,7 +15,6 @@ from tether.config.rule_paths import rule_globs
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
 from tether.text_files import UnreadableFile, read_instructions
-from tether.tools.builtin.glob_match import compile_glob
 from tether.tools.context import ToolContext
 
 Told = Callable[[Path, tuple[str, ...], Path], None]
@@ -51,6 +50,9 @@ def rules_on_read(
     for path, base in rules:
         globs = rule_globs(path)
         if globs:
+            # the Glob tool's matcher, loaded only when a rule has paths (not at every start)
+            from tether.tools.builtin.glob_match import compile_glob
+
             tests = tuple(compile_glob(_relative(g), anchored=True) for g in globs)
             pending.append(_Rule(path, base.resolve(), globs, tests))
     seen: set[Path] = set()
