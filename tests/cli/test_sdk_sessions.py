@@ -79,10 +79,8 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
     assert listed.first_prompt == "greet me"
     assert listed.summary == "once more"  # as Claude Code's: what was asked last
     messages = get_session_messages(first.session_id, directory=str(workspace))
-    said = [
-        (m.type, "".join(b["text"] for b in m.message["content"] if b["type"] == "text"))
-        for m in messages
-    ]
+    assert messages[0].message["content"] == "greet me"  # a string, as Claude Code writes it
+    said = [(m.type, _text(m.message["content"])) for m in messages]
     assert said == [
         ("user", "greet me"),
         ("assistant", "hello there"),
@@ -125,3 +123,10 @@ async def test_resuming_a_missing_session_ends_with_a_result_error(
     assert (line["type"], line["is_error"], line["session_id"]) == ("result", True, missing)
     assert not fake_model.requests
     sdk.assert_lines_parse()
+
+
+def _text(content: str | list[dict[str, str]]) -> str:
+    """A message's text: a prompt of one text is kept as a string, as Claude Code keeps it."""
+    if isinstance(content, str):
+        return content
+    return "".join(block["text"] for block in content if block["type"] == "text")
