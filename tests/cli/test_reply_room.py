@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from tether.core.sizing import REPLY_FLOOR
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 from tether.testing.validation import estimate_prompt_tokens
@@ -55,13 +56,15 @@ def test_a_window_with_no_room_for_a_reply_names_max_output_tokens(
 ) -> None:
     fake_model.output_in_window, fake_model.expect_rejections = True, True
     fake_model.script(text("never"))
-    tether("-p", "hi", "--model", "openai/qwen3-coder")  # the prompt's size, as the API counts it
+    tether("-p", "hi", "--model", "openai/qwen3-coder", "--tools", "Read")  # as the API counts it
     prompt = estimate_prompt_tokens(fake_model.requests[0].body)
     fake_model.reset()
-    window = int(prompt / 0.85)  # the prompt fits, with less room left than a reply needs
+    window = prompt + REPLY_FLOOR // 2  # the prompt fits, with less room than a reply needs
     fake_model.context_window = window
     fake_model.script(text("never"))
     settings = json.dumps({"contextWindow": window})
-    result = tether("-p", "hi", "--model", "openai/qwen3-coder", "--settings", settings)
+    result = tether(
+        "-p", "hi", "--model", "openai/qwen3-coder", "--tools", "Read", "--settings", settings
+    )
     assert result.exit_code == 1
     assert "maxOutputTokens" in result.stderr, result.stderr
