@@ -155,12 +155,13 @@ def test_a_resumed_session_sends_its_compacted_view_and_keeps_its_plan(
         reply(tool_use("Bash", command="echo writing")),
         reply(text("resumed")),
     )
-    first = tether("-p", "echo rounds, then report")
+    tools = ("--tools", "Bash,TodoWrite")  # all of them pass what a 10,000-token window holds
+    first = tether("-p", "echo rounds, then report", *tools)
     assert first.exit_code == 0, first.stderr
     compacted = fake_model.requests[6]  # the request after the summary
     assert "SUMMARY: rounds echoed" in str(compacted.messages()[0]["content"])
 
-    again = tether("-c", "-p", "go on")
+    again = tether("-c", "-p", "go on", *tools)
     assert again.exit_code == 0, again.stderr
     resumed = fake_model.requests[7]
     # The compacted view as it was before the restart, then the reply and the new prompt.
