@@ -8,6 +8,7 @@ import functools
 import re
 from collections.abc import Mapping
 
+from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.shell_words import is_literal, program_name
 
 _INTERPRETERS: Mapping[str, str] = {
@@ -39,7 +40,8 @@ def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     while i < len(argv):
         arg = argv[i]
         if arg == "-m" and i + 1 < len(argv):
-            return argv[i + 1], argv[i + 2 :]
+            module, *rest = module_that_runs(argv[i + 1 :])
+            return module, tuple(rest)
         if arg == "--":
             i += 1
             break

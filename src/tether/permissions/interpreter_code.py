@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, python_inspects
 from tether.permissions.make_options import makefiles, unread_code
+from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
 from tether.permissions.shells import GENERATED_CODE
@@ -207,6 +208,7 @@ def _exits(option: str, family: str) -> bool:
 
 
 def _module(args: tuple[str, ...], flag: str) -> CodeUse | None:
+    args = module_that_runs(args)
     if not args:
         return None
     module, rest = args[0], args[1:]

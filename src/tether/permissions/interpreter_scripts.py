@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.shell_words import program_name
 from tether.permissions.shells import script_file
 
@@ -193,7 +194,7 @@ def _scripts(args: tuple[str, ...], table: Interpreter) -> tuple[str, ...] | Mod
         if arg in table.code or any(arg.startswith(c + "=") for c in table.code if c[:2] == "--"):
             return ()
         if arg in table.module:
-            return ModuleCall(args[i + 1 :])
+            return ModuleCall(module_that_runs(args[i + 1 :]))
         if any(arg.startswith(v + "=") for v in table.valued) or arg == "-":
             i += 1 if arg != "-" else len(args)
             continue
@@ -225,7 +226,7 @@ def _bundle(
         if option in table.code:
             return ()
         if option in table.module:
-            return ModuleCall((rest, *after) if rest else after)
+            return ModuleCall(module_that_runs((rest, *after) if rest else after))
         if option in table.valued:
             return 1 if rest else 2
     return 1
