@@ -84,7 +84,9 @@ end
 class RedisTaskStore(GraphStore):
     """A team's board on a Redis server; unreachable at start or later: `StoreUnavailable`."""
 
-    def __init__(self, url: str, team: str) -> None:
+    def __init__(self, url: str, team: str, *, made: bool = True) -> None:
+        """`made=False`: the board exists already (a session lent a worker's claim): one whose
+        identity key is gone is `StoreLost`, not made again under a new identity."""
         import redis
 
         self.team, self.url = team, redacted(url)
@@ -109,10 +111,14 @@ class RedisTaskStore(GraphStore):
             raise StoreUnavailable(cannot_use("task", url, e)) from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
         try:
-            self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
-            self._epoch = str(self._r.get(self.key("epoch")))
+            if made:
+                self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
+            found = self._r.get(self.key("epoch"))
         except self._errors as e:
             raise StoreUnavailable(f"cannot reach the task store at {self.url}: {e}") from None
+        self._epoch = str(found)
+        if found is None:
+            self._check_epoch(found)
 
     def _check_epoch(self, found: object) -> None:
         """`StoreLost` unless `found` is the epoch this store opened."""

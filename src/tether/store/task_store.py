@@ -25,6 +25,7 @@ from tether.store.task_records import (
     DEFAULT_MAX_ATTEMPTS,
     Claim,
     NewTask,
+    StoreLost,
     StoreUnavailable,
     Task,
 )
@@ -107,24 +108,36 @@ def default_store_path(project: Path) -> Path:
 
 
 def open_task_store(
-    url: str | None, *, project: Path, team: str = DEFAULT_TEAM, existing: bool = False
+    url: str | None,
+    *,
+    project: Path,
+    team: str = DEFAULT_TEAM,
+    existing: bool = False,
+    made: bool = True,
 ) -> TaskStore:
     """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
     plain path (relative to `project`), or None for the project's own SQLite file. A store
     that cannot be used raises `StoreUnavailable` naming it; there is no fallback. With
     `existing` (commands that only read), a SQLite file named by `url` must exist already:
-    a mistyped path is said, not made into an empty store."""
+    a mistyped path is said, not made into an empty store. `made=False` (a session lent a
+    worker's claim: the board exists): a SQLite file or Redis board that is gone is said lost,
+    never made again empty (the worker would then find a board that is not the one it opened)."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
         from tether.store.redis_tasks import RedisTaskStore
 
-        return RedisTaskStore(where, team)
+        return RedisTaskStore(where, team, made=made)
     from tether.store.sqlite_tasks import SqliteTaskStore
 
     if existing and url and not where.exists():
         raise StoreUnavailable(
             f"no task store at {where}: nothing was ever added there (a mistyped --store or "
             "TETHER_TEAM_STORE?); `tether tasks add` makes one"
+        )
+    if not made and not where.exists():
+        raise StoreLost(
+            f"the task store {where} was deleted or moved away since the worker that runs this "
+            "session opened it: nothing more is recorded in it"
         )
     return SqliteTaskStore(where, team)
 

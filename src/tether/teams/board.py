@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from tether.protocol import ConfigError
-from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, StoreUnavailable, Task
-from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store, store_location
+from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
+from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
 from tether.teams.task_events import ObservedTasks
 
@@ -144,14 +144,10 @@ class TaskBoard:
 
     def store(self) -> TaskStore:
         if self._store is None:
-            if self.lent:  # a worker lent a claim: the store exists; one gone is not made anew
-                where = store_location(self.choice.store_url, project=self.project, team=self.team)
-                if isinstance(where, Path) and not where.exists():
-                    raise StoreUnavailable(
-                        f"the task store {where} was deleted or moved away since the worker "
-                        "that runs this session opened it: nothing more is recorded in it"
-                    )
-            opened = self.opener(self.choice.store_url, project=self.project, team=self.team)
+            # A worker lent a claim: its board exists; one gone is not made again, empty.
+            opened = self.opener(
+                self.choice.store_url, project=self.project, team=self.team, made=not self.lent
+            )
             self._store = ObservedTasks(opened, by=self.owner, emit=self._emit)
         return self._store
 
