@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.cli.screen_model import screen_lines
+from tether.testing import Reply
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?|\r")
 
@@ -140,3 +141,13 @@ class PtyRepl:
         os.waitpid(self.pid, 0)
         os.close(self.fd)
         return None
+
+
+def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
+    """A model turn that answers only once the test says so (the turn runs until then)."""
+
+    def turn(_request: object) -> Reply:
+        release.wait(30)
+        return answer
+
+    return turn

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.pty_terminal import PtyRepl
-from tether.testing import FakeModelServer, Reply, reply, text, tool_use
+from tests.cli.pty_terminal import PtyRepl, held
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 TURN_END = " model call"
 DOTS = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -38,14 +38,6 @@ def repl(model_env: FakeModelServer, workspace: Path, home: Path) -> Iterator[Pt
     terminal = start(workspace, home)
     yield terminal
     terminal.close()
-
-
-def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
-    def turn(_request: object) -> Reply:
-        release.wait(30)
-        return answer
-
-    return turn
 
 
 @pytest.mark.timeout(90)

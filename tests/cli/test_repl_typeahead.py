@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.pty_terminal import PtyRepl
+from tests.cli.pty_terminal import PtyRepl, held
 from tether.cli.repl_rewind import PICK_QUESTION
-from tether.testing import FakeModelServer, Reply, reply, text, tool_use
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 SHIFT_TAB = "\x1b[Z"
 QUESTION = "? Allow this call?"
@@ -28,14 +28,6 @@ def repl(model_env: FakeModelServer, workspace: Path, home: Path) -> Iterator[Pt
     terminal.wait_for("> ")
     yield terminal
     terminal.close()
-
-
-def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
-    def turn(_request: object) -> Reply:
-        release.wait(30)
-        return answer
-
-    return turn
 
 
 @pytest.mark.timeout(90)

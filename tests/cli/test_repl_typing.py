@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.pty_terminal import PtyRepl
-from tether.testing import FakeModelServer, Reply, reply, text, tool_use
+from tests.cli.pty_terminal import PtyRepl, held
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 QUESTION = "? Allow this call?"
 KEY_EVERY_S = 0.05
@@ -24,16 +24,6 @@ def repl(model_env: FakeModelServer, workspace: Path, home: Path) -> Iterator[Pt
     terminal.wait_for("> ")
     yield terminal
     terminal.close()
-
-
-def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
-    """A model turn that answers only once the test says so (the turn runs until then)."""
-
-    def turn(_request: object) -> Reply:
-        release.wait(30)
-        return answer
-
-    return turn
 
 
 @pytest.mark.timeout(90)
