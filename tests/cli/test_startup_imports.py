@@ -112,6 +112,11 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.teams.records",
     "tether.hooks.runner",
     "tether.hooks.http_hook",
+    "tether.hooks.command",
+    "tether.hooks.judged",
+    "tether.cli.hook_judges",
+    "tether.plugins",
+    "tether.tools.web_searcher",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
@@ -119,7 +124,9 @@ when MCP tools are deferred), reading a session back (only to resume one), the Y
 (only for a skill or rule file of the user's), a team's board and task store (only for a
 session in a team), the vendor SDKs (never); the client's MCP channel (an SDK program's own
 servers), the sandbox's seccomp filter and environment scrubbing (first command), the team's
-records (resuming), the hooks' runner (a hook configured)."""
+records (resuming), the hooks' runner and the kinds of hook it runs, model-judged ones
+included (a hook configured), the plugins' reader (a plugin named), WebSearch's records (its
+first search)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",

@@ -9,12 +9,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.config.settings import Settings
 from tether.hooks.config import read_plugin_hooks
 from tether.hooks.spec import HookSpec
 from tether.mcp.config import McpConfig, plugin_servers
-from tether.plugins import Plugin, load_plugins
+
+if TYPE_CHECKING:  # the plugins' reader loads only for a session that names plugins
+    from tether.plugins import Plugin
+
+PLUGIN_SETTINGS = ("enabledPlugins", "extraKnownMarketplaces")
+"""The settings that name plugins or where they come from: a session whose settings have
+neither, and no `--plugin-dir`, has no plugins and nothing to be warned of about them."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,12 @@ class SessionPlugins:
 def session_plugins(
     settings: Settings, plugin_dirs: Sequence[Path], *, user_home: Path, tether_home: Path
 ) -> SessionPlugins:
+    if not plugin_dirs and not any(
+        k in data for _, data in settings.layers for k in PLUGIN_SETTINGS
+    ):
+        return SessionPlugins()
+    from tether.plugins import load_plugins
+
     loaded = load_plugins(
         settings.layers,
         plugin_dirs=plugin_dirs,

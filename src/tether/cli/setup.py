@@ -20,7 +20,6 @@ from tether.cli.client_parts import (
 )
 from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
-from tether.cli.hook_judges import hook_judge
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
 from tether.cli.ledger_setup import attach_ledger
@@ -419,6 +418,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.append(warning)
     attach_mcp(session, mcp, settings, system.text)
     if gate.hooks is not None:
+        from tether.cli.hook_judges import hook_judge  # the judged hooks' code: with a hook only
+
         gate.hooks.judge = hook_judge(agent, subagent_models)
         gate.hooks.callback = client.hook_callback
         gate.hooks.watchers.extend(client.hook_watchers)

@@ -5,13 +5,15 @@ endpoint runs the searches and its answer's search results become the tool's fin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.models.resolve import ResolvedModel
 from tether.protocol import Message, ModelError, TextBlock, ToolError
 from tether.tools.base import Tool
-from tether.tools.web_searcher import SearchFindings, SearchHit, SearchHits, WebSearcher
+
+if TYPE_CHECKING:  # their classes load with the first search, not with every session
+    from tether.tools.web_searcher import SearchFindings, SearchHits, WebSearcher
 
 SEARCH_TOOL_TYPE = "web_search_20250305"
 MAX_SEARCHES = 8
@@ -76,6 +78,8 @@ def anthropic_web_searcher(model: Model, model_id: str) -> WebSearcher:
 
 def findings_of(done: ResponseDone) -> SearchFindings:
     """The searches in an answer (its `web_search_tool_result` blocks), then its text."""
+    from tether.tools.web_searcher import SearchFindings, SearchHit, SearchHits
+
     results: list[SearchHits | str] = []
     error: str | None = None
     for block in done.server_blocks:

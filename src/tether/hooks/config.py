@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tether.hooks.judged import AGENT_TIMEOUT_S, PROMPT_TIMEOUT_S
 from tether.hooks.matcher import matcher_problem
 from tether.hooks.spec import (
+    AGENT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     HOOK_EVENTS,
     MATCH_FIELDS,
+    PROMPT_TIMEOUT_S,
     HookEventName,
     HookSpec,
     command_timeout_s,

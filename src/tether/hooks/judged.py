@@ -29,10 +29,6 @@ HookJudge = Callable[[HookSpec, str], Awaitable[str]]
 returns its final text. Raises `JudgeFailed` when it cannot answer."""
 
 ARGUMENTS = "$ARGUMENTS"
-PROMPT_TIMEOUT_S = 30.0
-"""A prompt hook's timeout when it names none (Claude Code's)."""
-AGENT_TIMEOUT_S = 60.0
-"""An agent hook's timeout when it names none (Claude Code's)."""
 AGENT_MAX_TURNS = 50
 """Model calls an agent hook's subagent may make (Claude Code's limit)."""
 

@@ -105,6 +105,10 @@ DEFAULT_TIMEOUT_S = 60.0
 
 COMMAND_TIMEOUT_S = 600.0
 """A command hook's timeout when it names none, as in Claude Code; see `command_timeout_s`."""
+PROMPT_TIMEOUT_S = 30.0
+"""A prompt hook's timeout when it names none (Claude Code's)."""
+AGENT_TIMEOUT_S = 60.0
+"""An agent hook's timeout when it names none (Claude Code's)."""
 
 
 def command_timeout_s(event: HookEventName) -> float:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Generator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tether.kernel_paths import expand_tilde, kernel_resolve
 from tether.protocol import ToolError
@@ -18,7 +18,9 @@ from tether.tools.byte_names import matching_name
 from tether.tools.file_state import FileState
 from tether.tools.memory_index import MemoryIndex
 from tether.tools.run_record import RunRecord
-from tether.tools.web_searcher import WebSearcher
+
+if TYPE_CHECKING:  # the search's records load with WebSearch's first call
+    from tether.tools.web_searcher import WebSearcher
 
 CommandWrapper = Callable[[list[str], Path], list[str]]
 """Turns a command's argv and working directory into the argv that runs it confined
