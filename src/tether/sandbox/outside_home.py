@@ -165,9 +165,13 @@ def passwd_home_secrets(home: Path, secrets: Iterable[str], keep: Iterable[Path]
     and `OTHER_HOME_SECRETS`, but never a place that is or holds one of `keep` (the writable
     roots)."""
     kept = tuple(keep)
-    return [
-        other / relative
-        for other in passwd_homes(home)
-        for relative in (*secrets, *OTHER_HOME_SECRETS)
-        if not any(k.is_relative_to(other / relative) for k in kept)
-    ]
+    relatives = (*secrets, *OTHER_HOME_SECRETS)
+    found: list[Path] = []
+    for other in passwd_homes(home):
+        # Only a root in that home can be in one of its places: the others are not compared
+        # with each of its hundred places (at every start with HOME elsewhere: a CI job, a
+        # container, the Agent SDK's own tests).
+        inside = [k for k in kept if k.is_relative_to(other)]
+        places = (other / relative for relative in relatives)
+        found += (p for p in places if not any(k.is_relative_to(p) for k in inside))
+    return found
