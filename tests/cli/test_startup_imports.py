@@ -117,6 +117,8 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.cli.hook_judges",
     "tether.plugins",
     "tether.tools.web_searcher",
+    "tether.permissions.tool_names",
+    "tether.permissions.defaults",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
@@ -126,7 +128,8 @@ session in a team), the vendor SDKs (never); the client's MCP channel (an SDK pr
 servers), the sandbox's seccomp filter and environment scrubbing (first command), the team's
 records (resuming), the hooks' runner and the kinds of hook it runs, model-judged ones
 included (a hook configured), the plugins' reader (a plugin named), WebSearch's records (its
-first search)."""
+first search), the tools' names and the permission defaults' tables (a tool named on the command
+line, a path rule to check)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",

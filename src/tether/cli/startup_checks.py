@@ -74,6 +74,8 @@ def background_notices(context: ToolContext) -> list[TextBlock]:
 
 def unmatched_rules(rules: RuleSet) -> list[str]:
     """A path rule no check matches (`Write(secret*)`) is told: it denies nothing."""
+    if all(rule.path is None for rule in rules.rules):
+        return []  # no path rule: the tools' names (the permission defaults' tables) stay unloaded
     from tether.permissions.tool_names import unmatched_rule_notes
 
     return unmatched_rule_notes(rules)
@@ -82,6 +84,8 @@ def unmatched_rules(rules: RuleSet) -> list[str]:
 def unknown_tools(opts: RunOptions) -> list[str]:
     """A misspelled tool in --allowedTools / --disallowedTools is told: the rule would match
     nothing."""
+    if not opts.allowed_tools and not opts.disallowed_tools:
+        return []  # and the tools' names (the permission defaults' tables) stay unloaded
     from tether.permissions.tool_names import unknown_tool_notes
 
     return [
@@ -96,6 +100,8 @@ def unoffered_tools(
     """A tool `--tools` (the SDK's `tools=[...]`) or `--allowedTools` names that this session
     does not have is told, once each, never dropped silently: a Claude Code tool tether lacks,
     WebSearch on a provider without server-side search, a tool not offered here."""
+    if not opts.tools and not opts.allowed_tools:
+        return []
     from tether.cli.web_search_backend import no_search_reason
     from tether.permissions.tool_names import (
         CLAUDE_CODE_ONLY,

@@ -10,7 +10,6 @@ Claude Code starts without warnings.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -103,6 +102,8 @@ def _has_type(value: object, expected: type) -> bool:
 def _nearest(key: str) -> str:
     """A key tether reads that `key` looks like a slip of; "" when none does: Claude Code
     has many more keys than any list here keeps up with, and one of those is not an error."""
+    import difflib  # only for a key tether does not read: not with every start
+
     close = difflib.get_close_matches(key, list(READ_KEYS), n=1, cutoff=0.8)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
