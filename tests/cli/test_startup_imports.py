@@ -119,6 +119,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.tools.web_searcher",
     "tether.permissions.tool_names",
     "tether.permissions.defaults",
+    "tether.protocol.team_events",
 )
 """What no headless run loads before its first request: the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
@@ -129,7 +130,8 @@ servers), the sandbox's seccomp filter and environment scrubbing (first command)
 records (resuming), the hooks' runner and the kinds of hook it runs, model-judged ones
 included (a hook configured), the plugins' reader (a plugin named), WebSearch's records (its
 first search), the tools' names and the permission defaults' tables (a tool named on the command
-line, a path rule to check)."""
+line, a path rule to check), a team's events' models (a session in a team, a webhook naming
+kinds)."""
 
 SDK_FRONT_END = (
     "tether.cli.stream_json",

@@ -20,7 +20,6 @@ from typing import Any, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
-from tether.protocol.team_events import TaskChanged, TeammateStateChanged
 
 KEY = "webhooks"
 DROPPED_KIND = "webhook_dropped"
@@ -32,6 +31,9 @@ _FIELDS = ("url", "events", "format", "secretEnv", "timeout", "queue")
 def event_kinds() -> frozenset[str]:
     """Every event kind a session emits, a team's (a task's lifecycle, a teammate's
     transitions) and the log's own."""
+    # A team's events' models load only for a webhook that names kinds, not with every start.
+    from tether.protocol.team_events import TaskChanged, TeammateStateChanged
+
     union = get_args(Event)[0]
     models = (*get_args(union), TaskChanged, TeammateStateChanged)
     return frozenset(get_args(model.model_fields["kind"].annotation)[0] for model in models) | {
