@@ -154,13 +154,18 @@ class ReplTurns(ReplCommands):
                 content = (*(TextBlock(text=c) for c in context), *said)
                 entry = self._checkpoints.take(ready.session, text)
                 said_now = UserInput(text=text, content=content, uuid=entry)
-                async for event in ready.session.submit(said_now):
-                    ready.renderer.render(event)
-                    if isinstance(event, TurnFinished):
-                        keys.finish()  # what comes now is typed at a turn shown as over
-                    elif isinstance(event, PermissionAsked):
-                        # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event, draft)
+                try:
+                    async for event in ready.session.submit(said_now):
+                        ready.renderer.render(event)
+                        if isinstance(event, TurnFinished):
+                            keys.finish()  # what comes now is typed at a turn shown as over
+                        elif isinstance(event, PermissionAsked):
+                            # The turn waits for this answer; the next ask is read after it.
+                            await self._answer(ready, event, draft)
+                finally:
+                    lost = self._checkpoints.keep(ready.session, entry)
+                    if lost is not None:
+                        ready.renderer.note(f"Esc Esc cannot rewind to it: {lost}")
         finally:
             ready.renderer.show_draft("")
             ready.renderer.close()
