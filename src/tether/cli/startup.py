@@ -61,8 +61,8 @@ class Ready:
     lead: LeadTeams | None = None
     """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
     bypass_allowed: bool = False
-    """Started in bypassPermissions: Shift+Tab may come back to it (as in Claude Code, never
-    otherwise)."""
+    """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
+    may switch to it (as in Claude Code, never otherwise)."""
 
 
 class SessionStartup:
@@ -140,7 +140,9 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
     gate = session.agent.gate
-    bypass = gate is not None and gate.permissions.mode == "bypassPermissions"
+    bypass = options.bypass_allowed or (
+        gate is not None and gate.permissions.mode == "bypassPermissions"
+    )
     return Ready(session, renderer, options, built.mcp, built.lead, bypass_allowed=bypass)
 
 
