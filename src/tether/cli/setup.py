@@ -121,6 +121,8 @@ class Built:
     record_event: Callable[[BaseModel], None] = field(default=lambda _event: None)
     """Records an event of the session's team (`tether.protocol.team_events`) in its event
     log, as the session's."""
+    instructions: ProjectInstructions | None = None
+    """The instruction files it read (`reload` after the user edited one: `/memory`)."""
 
     @property
     def context_window(self) -> int:
@@ -433,7 +435,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     account = _account(resolved.provider.name, key_source, env)
     if lead is not None:
         lead.events.append(record_event)
-    return Built(session, mcp, agents, key_source, lead, plugins, board, account, record_event)
+    return Built(
+        session, mcp, agents, key_source, lead, plugins, board, account, record_event, instructions
+    )
 
 
 def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str, str]:

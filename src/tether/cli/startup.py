@@ -21,6 +21,7 @@ from rich.text import Text
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
+    from tether.cli.instruction_imports import ProjectInstructions
     from tether.cli.mcp_setup import McpSetup
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
@@ -60,6 +61,8 @@ class Ready:
     """Its MCP servers (for /status and /mcp)."""
     lead: LeadTeams | None = None
     """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
+    instructions: ProjectInstructions | None = None
+    """Its instruction files (`/memory` reloads them after an edit)."""
     bypass_allowed: bool = False
     """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
     may switch to it (as in Claude Code, never otherwise)."""
@@ -143,7 +146,15 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     bypass = options.bypass_allowed or (
         gate is not None and gate.permissions.mode == "bypassPermissions"
     )
-    return Ready(session, renderer, options, built.mcp, built.lead, bypass_allowed=bypass)
+    return Ready(
+        session,
+        renderer,
+        options,
+        built.mcp,
+        built.lead,
+        instructions=built.instructions,
+        bypass_allowed=bypass,
+    )
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:
