@@ -393,7 +393,7 @@ def test_an_edit_awaiting_approval_previews_its_change(tmp_path: Path) -> None:
     renderer.render(asked("Write", write, call_id="t2"))
     assert isinstance(console.file, io.StringIO)
     lines = console.file.getvalue().splitlines()
-    assert lines[:8] == [
+    assert lines[:11] == [
         "● Edit(notes.txt)",
         "  ⎿  Would update notes.txt +1 -1",
         "     @@ -1,3 +1,3 @@",
@@ -402,8 +402,11 @@ def test_an_edit_awaiting_approval_previews_its_change(tmp_path: Path) -> None:
         "     +2",
         "      three",
         "  ? Allow this call? (Edit needs approval in default mode)",
+        "    1  Yes, once  (y)",
+        "    ⇧⇥  Yes, allow all edits during this session  (shift+tab)",
+        "    3  No  (n, esc · tab: no, and tell the model why)",
     ]
-    assert lines[10:13] == [
+    assert lines[11:14] == [
         "● Write(new.txt)",
         "  ⎿  Would create new.txt +1 -0",
         "     @@ -0,0 +1 @@",

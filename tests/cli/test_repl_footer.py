@@ -117,6 +117,45 @@ def test_bypass_joins_the_cycle_only_for_a_session_started_in_it(
 
 
 @pytest.mark.timeout(90)
+def test_allow_dangerously_skip_permissions_puts_bypass_in_the_cycle(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """As Claude Code: the flag does not start in bypassPermissions, it lets Shift+Tab reach it."""
+    repl = start(workspace, home, "--allow-dangerously-skip-permissions")
+    try:
+        repl.wait_for("ask before edits (shift+tab to cycle)")
+        for label in ("⏵⏵ accept edits", "⏸ plan mode", "bypass permissions", "ask before edits"):
+            repl.send(SHIFT_TAB)
+            repl.wait_shown(f"{label} (shift+tab to cycle)")
+    finally:
+        repl.close()
+
+
+@pytest.mark.timeout(90)
+def test_shift_tab_at_an_edit_question_allows_it_and_accepts_edits_for_the_session(
+    model_env: FakeModelServer, repl: PtyRepl, workspace: Path
+) -> None:
+    """Claude Code's "Yes, allow all edits during this session (shift+tab)": the edit asked
+    about is made and the next one is not asked about."""
+    model_env.script(
+        reply(tool_use("Write", file_path="one.txt", content="1\n")),
+        reply(tool_use("Write", file_path="two.txt", content="2\n")),
+        reply(text("Both written.")),
+    )
+    repl.wait_for("ask before edits (shift+tab to cycle)")
+    repl.send("write two files\r")
+    repl.wait_for("Yes, allow all edits during this session  (shift+tab)")
+    repl.wait_for("then Enter:")
+    repl.send(SHIFT_TAB)
+    repl.wait_for("Both written.")
+    repl.wait_for(TURN_END)
+    assert (workspace / "one.txt").read_text() == "1\n"
+    assert (workspace / "two.txt").read_text() == "2\n"
+    assert repl.screen.count("Allow this call?") == 1
+    repl.wait_shown("⏵⏵ accept edits (shift+tab to cycle)")
+
+
+@pytest.mark.timeout(90)
 def test_esc_interrupts_the_running_turn_and_keeps_the_session(
     model_env: FakeModelServer, repl: PtyRepl
 ) -> None:

@@ -239,3 +239,65 @@ def test_esc_esc_puts_back_a_file_a_subagent_wrote(
     finally:
         repl.close()
     assert not (workspace / "sub_made.txt").exists()
+
+
+@pytest.mark.timeout(150)
+def test_esc_esc_reaches_messages_sent_before_a_resume(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Checkpoints are kept beside the session file: a REPL that resumes the session lists
+    the earlier processes' messages too, and rewinding to one puts back what every later
+    turn changed, this process's and the earlier ones'."""
+    (workspace / "f.txt").write_text("V0\n")
+    model_env.script(
+        reply(tool_use("Write", file_path="a.txt", content="A\n")),
+        reply(text("One done.")),
+        reply(tool_use("Write", file_path="b.txt", content="B\n")),
+        reply(text("Two done.")),
+        reply(tool_use("Read", file_path="f.txt")),
+        reply(tool_use("Write", file_path="f.txt", content="V3\n")),
+        reply(text("Three done.")),
+        reply(text("Again from the start.")),
+    )
+    env = anthropic_only(home)
+    for args, message, said in (([], "first p1", "One done."), (["-c"], "second p2", "Two done.")):
+        repl = PtyRepl(workspace, env, "--permission-mode", "acceptEdits", *args)
+        try:
+            repl.wait_for("> ")
+            repl.send(message + "\r")
+            repl.wait_for(said)
+            repl.wait_reading(said)  # the turn is over: its checkpoint is kept
+        finally:
+            repl.close()
+    repl = PtyRepl(workspace, env, "--permission-mode", "acceptEdits", "-c")
+    try:
+        repl.wait_for("> ")
+        repl.send("third p3\r")
+        repl.wait_for("Three done.")
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
+        assert (workspace / "f.txt").read_text() == "V3\n"
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        assert "1. first p1" in repl.screen
+        assert "2. second p2" in repl.screen
+        assert "3. third p3" in repl.screen
+        repl.send("2\r")
+        repl.wait_for("Files put back: b.txt, f.txt")
+        assert (workspace / "f.txt").read_text() == "V0\n"
+        assert not (workspace / "b.txt").exists()
+        assert (workspace / "a.txt").read_text() == "A\n"
+        repl.wait_shown("> second p2")
+        repl.send(ESC_ESC)
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip(), 2)
+        assert "2. second p2" not in repl.screen.split(PICK_QUESTION.strip())[-2]
+        repl.send("1\r")
+        repl.wait_for("Files put back: a.txt")
+        assert not (workspace / "a.txt").exists()
+        repl.wait_shown("> first p1")
+        repl.send("\r")
+        repl.wait_for("Again from the start.")
+    finally:
+        repl.close()
+    assert [m["role"] for m in model_env.requests[-1].messages()] == ["user"]
+    assert "first p1" in json.dumps(model_env.requests[-1].messages())

@@ -338,6 +338,7 @@ def _run_options(args: argparse.Namespace, cwd: Path) -> RunOptions:
         continue_latest=args.continue_latest,
         fork=args.fork_session,
         trust_workspace=args.trust_workspace,
+        bypass_allowed=args.allow_dangerously_skip_permissions,
         add_dirs=tuple(d.expanduser().absolute() for d in args.add_dirs),
         setup_trigger=(
             "maintenance" if args.maintenance else "init" if args.init or args.init_only else None

@@ -4,7 +4,9 @@ typed keys are not echoed).
 
 A permission question is printed by the renderer; a one-line application under it reads the
 answer: 1 (or y) once, 2 always, 3 (or n) deny, each followed by Enter; Esc denies, Tab denies
-with a message for the model, Ctrl+C denies and interrupts the turn.
+with a message for the model, Ctrl+C denies and interrupts the turn. At a question about an edit,
+Shift+Tab allows it and turns accept-edits mode on for the session, as Claude Code's "Yes, allow
+all edits during this session (shift+tab)".
 
 A question can appear while the user is typing a message for the agent, so no key typed for
 that message may answer it. Keys typed before the question was on screen never reach it (the
@@ -55,8 +57,9 @@ STYLE = Style.from_dict(
 
 _T = TypeVar("_T")
 
-PermissionKey = Literal["allow_once", "allow_always", "deny", "tell", "interrupt"]
-"""What the answer to a permission question means; "tell" denies with a message."""
+PermissionKey = Literal["allow_once", "allow_always", "accept_edits", "deny", "tell", "interrupt"]
+"""What the answer to a permission question means; "tell" denies with a message;
+"accept_edits" allows and turns accept-edits mode on."""
 
 PERMISSION_ANSWERS: Mapping[PermissionKey, tuple[str, ...]] = {
     "allow_once": ("1", "y", "yes"),
@@ -86,11 +89,13 @@ async def read_permission_answer(
     *,
     can_remember: bool,
     draft: DraftLine | None = None,
+    can_accept_edits: bool = False,
 ) -> tuple[PermissionKey, str | None]:
     """Read the answer to a permission question (printed above by the renderer): its meaning
     (see `PERMISSION_ANSWERS` and `PERMISSION_KEYS`; "allow_always" only when `can_remember`),
     and for "tell" the message typed for the model (None when left empty). Text typed at the
-    question that is no answer goes to `draft`, the message being typed for the agent."""
+    question that is no answer goes to `draft`, the message being typed for the agent.
+    `can_accept_edits`: the call is an edit, so Shift+Tab answers "accept_edits"."""
     answers: dict[str, PermissionKey] = {
         word: meaning
         for meaning, words in PERMISSION_ANSWERS.items()
@@ -98,7 +103,11 @@ async def read_permission_answer(
         for word in words
     }
     choices = "1, 2 or 3" if can_remember else "1 or 3"
-    key = await _read_answer_line(input, output, answers, f"{choices}, then Enter: ", draft)
+    keys: dict[PermissionKey, tuple[str, ...]] = dict(PERMISSION_KEYS)
+    if can_accept_edits:
+        keys["accept_edits"] = ("s-tab",)
+    hint = f"{choices}, then Enter: "
+    key = await _read_answer_line(input, output, answers, hint, draft, keys)
     if key != "tell":
         return key, None
     return await _read_denial_message(input, output)
@@ -110,10 +119,11 @@ async def _read_answer_line(
     answers: Mapping[str, PermissionKey],
     hint: str,
     draft: DraftLine | None,
+    keys: Mapping[PermissionKey, tuple[str, ...]] = PERMISSION_KEYS,
 ) -> PermissionKey:
     """The one-line application under a question. Enter after an answer answers; Enter after
     other text sends that text on with the draft (the question stays); the keys of
-    `PERMISSION_KEYS` answer at once, and what the line held joins the draft."""
+    `keys` (`PERMISSION_KEYS`) answer at once, and what the line held joins the draft."""
     line = Buffer(multiline=False)
     bindings = KeyBindings()
 
@@ -132,7 +142,7 @@ async def _read_answer_line(
         if not line.text:
             event.app.exit(result="deny")
 
-    for meaning, names in PERMISSION_KEYS.items():
+    for meaning, names in keys.items():
         for name in names:
             bindings.add(name, eager=True)(_exit_with(meaning))
     prefix = FormattedText([("class:question", "  → "), ("class:hint", hint)])

@@ -1,9 +1,10 @@
-"""The file checkpoints of an SDK session kept beside its session file, so that `rewind_files`
-reaches a prompt made before a resume, as Claude Code's file history does: after each prompt's
-turn, what the files that turn changed held when it began.
+"""The file checkpoints of a session kept beside its session file, so that a rewind (the SDK's
+`rewind_files`, the REPL's Esc Esc) reaches a prompt made before a resume, as Claude Code's file
+history does: after each prompt's turn, what the files that turn changed held when it began.
 
 `<session>/file-history/index.jsonl` lists the prompts in order (`{"uuid", "files": {path:
-blob or null}}`, null: the file did not exist); each content is a blob named by its SHA-256,
+blob or null}, "text"?}`, null: the file did not exist; `text`: the prompt as typed, from the
+REPL); each content is a blob named by its SHA-256,
 written beside and renamed into place, so a killed process leaves no half blob."""
 
 from __future__ import annotations
@@ -28,17 +29,27 @@ class FileHistory:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def record(self, uuid: str, before: Mapping[Path, bytes | None]) -> None:
-        """The prompt `uuid`'s turn changed the files of `before`, which held that when it
-        began. Raises OSError when the disk refuses."""
+    def record(
+        self, uuid: str, before: Mapping[Path, bytes | None], text: str | None = None
+    ) -> None:
+        """The prompt `uuid` (typed as `text`, when known)'s turn changed the files of
+        `before`, which held that when it began. Raises OSError when the disk refuses."""
         self.directory.mkdir(parents=True, exist_ok=True)
         files = {str(path): self._blob(content) for path, content in before.items()}
-        line = json.dumps({"uuid": uuid, "files": files}, ensure_ascii=False) + "\n"
+        entry: dict[str, object] = {"uuid": uuid, "files": files}
+        if text is not None:
+            entry["text"] = text
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
         fd = os.open(self.directory / INDEX, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, line.encode())
         finally:
             os.close(fd)
+
+    def prompts(self) -> dict[str, str | None]:
+        """Every prompt with a checkpoint kept, oldest first: its uuid and the text typed
+        (None: not recorded)."""
+        return {uuid: text for uuid, _, text in self._entries()}
 
     def state_at(self, uuid: str) -> dict[Path, bytes | None] | None:
         """What every file changed from the prompt `uuid`'s turn on held when it began (None:
@@ -49,7 +60,7 @@ class FileHistory:
         if start is None:
             return None
         earliest: dict[str, str | None] = {}
-        for _, files in entries[start:]:
+        for _, files, _ in entries[start:]:
             for path, blob in files.items():
                 earliest.setdefault(path, blob)
         return {
@@ -68,12 +79,12 @@ class FileHistory:
             temp.replace(target)
         return name
 
-    def _entries(self) -> list[tuple[str, dict[str, str | None]]]:
+    def _entries(self) -> list[tuple[str, dict[str, str | None], str | None]]:
         try:
             text = (self.directory / INDEX).read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return []
-        entries: list[tuple[str, dict[str, str | None]]] = []
+        entries: list[tuple[str, dict[str, str | None], str | None]] = []
         for line in text.splitlines():
             try:
                 entry = loads_bounded(line)
@@ -82,6 +93,7 @@ class FileHistory:
             if not isinstance(entry, dict):
                 continue
             uuid, files = entry.get("uuid"), entry.get("files")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            text = entry.get("text")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             if isinstance(uuid, str) and isinstance(files, dict):
                 entries.append(
                     (
@@ -90,6 +102,7 @@ class FileHistory:
                             str(p): b if isinstance(b, str) and _is_blob(b) else None
                             for p, b in files.items()  # pyright: ignore[reportUnknownVariableType]
                         },
+                        text if isinstance(text, str) else None,
                     )
                 )
         return entries

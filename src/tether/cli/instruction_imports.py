@@ -54,6 +54,13 @@ class ProjectInstructions:
         self.current = self._read(approved=self.trusted and self.answer is True)
         return self.current
 
+    def reload(self) -> Instructions:
+        """Read the files again (one was edited), the prompt rebuilt from them."""
+        self.current = self._read(approved=self.trusted and self.answer is True)
+        for call in self.on_change:
+            call(self.current)
+        return self.current
+
     def _read(self, *, approved: bool) -> Instructions:
         return load_instructions(
             self.workspace,

@@ -23,6 +23,7 @@ from tether.cli.startup import INTERRUPTED_HINT
 from tether.cli.terminal_text import seconds, terminal_safe_event, waiting_notice
 from tether.cli.toolview import (
     cut_line,
+    offers_accept_edits,
     permission_question,
     permission_verdict,
     plan_checklist,
@@ -296,7 +297,8 @@ class EventRenderer:
         )
         if preview is not None:
             self._print(preview)
-        self._print(permission_question(event.reason, event.suggestion))
+        accept_edits = offers_accept_edits(event.tool, by_mode=event.by_mode)
+        self._print(permission_question(event.reason, event.suggestion, accept_edits=accept_edits))
         self._headline_of = event.call_id
         self._set_activity("Waiting for your answer")
 

@@ -43,8 +43,8 @@ def permission_mode(session: Session) -> Mode:
 
 def cycle_mode(session: Session, *, bypass_allowed: bool = False) -> str:
     """Shift+Tab: the next mode of `MODE_CYCLE` for the calls that follow (bypassPermissions
-    after plan, only for a session started in it); from a mode outside the cycle (set by a flag)
-    back to its start."""
+    after plan, only for a session started in it or with `--allow-dangerously-skip-permissions`);
+    from a mode outside the cycle (set by a flag) back to its start."""
     cycle = (*MODE_CYCLE, "bypassPermissions") if bypass_allowed else MODE_CYCLE
     mode = permission_mode(session)
     index = cycle.index(mode) + 1 if mode in cycle else 0

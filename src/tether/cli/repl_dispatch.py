@@ -120,6 +120,12 @@ class ReplCommands:
             await self.clear_conversation()
         elif name in ("/rewind", "/checkpoint"):
             await self.rewind()
+        elif name == "/memory":
+            ready = await self._session()
+            if ready is not None:
+                from tether.cli.repl_memory import edit_memory
+
+                await edit_memory(self.console, self.prompt, ready, Path.home())
         elif name == INIT_COMMAND:
             ready = await self._session()
             if ready is not None:

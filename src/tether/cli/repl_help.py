@@ -39,6 +39,7 @@ Commands
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
   /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md
+  /memory        open a memory file (CLAUDE.md, CLAUDE.local.md, ~/.claude/CLAUDE.md) in $EDITOR
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
 HELP_KEYS = """\
@@ -48,7 +49,8 @@ Keys
   Up / Down      previous messages (history)
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Esc Esc        rewind to before an earlier message (its files too); clears a typed line
-  Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works)
+  Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works);
+                 at an edit's question: allow it, and all edits this session
   !command       run a shell command; its output goes to the model with the next message
   @path          mention a file (Tab completes): the model gets it read
   Ctrl+D         exit"""
@@ -68,6 +70,7 @@ BUILTIN_COMMANDS = (
     "/context",
     "/mcp",
     "/init",
+    "/memory",
     "/exit",
     "/quit",
 )

@@ -1,18 +1,20 @@
-"""Esc Esc at an empty prompt: rewind the conversation to before one of the messages sent in
-this session, with the files Write and Edit changed since then put back, as Claude Code does.
+"""Esc Esc at an empty prompt: rewind the conversation to before one of the messages of this
+session, this process's or an earlier one's that it resumes, with the files Write and Edit
+changed since then put back, as Claude Code does ("checkpoints persist across sessions").
 
-Each message the REPL sends gets a checkpoint: the uuid its entry in the session file takes and
-the files' change counts when its turn began (`Snapshots.mark`). Rewinding to one puts the
-files back (`Snapshots.rewind`; changes made through Bash are not known), then the session goes
-on from the message before it, as `--resume-session-at` does: the next entry's `parentUuid`
-is that message's, so the file keeps both branches and records where the new one starts. The
-chosen message comes back in the prompt, to edit or send again.
+After each message's turn, what the files it changed held when it began is kept beside the
+session file (`file_history`, as the SDK's file checkpoints), with the text typed. The messages
+offered are the session's that have such a checkpoint, in the order of the conversation being
+resumed. Rewinding to one puts the files back (changes made through Bash are not known), then
+the session goes on from the message before it, as `--resume-session-at` does: the next entry's
+`parentUuid` is that message's, so the file keeps both branches and records where the new one
+starts. The chosen message comes back in the prompt, to edit or send again.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +23,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.file_history import FileHistory, file_history_dir
 from tether.cli.repl_sessions import opening
 from tether.cli.terminal_text import terminal_safe
 
@@ -28,19 +31,18 @@ if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
     from tether.cli.startup import Ready
     from tether.core.session import Session
+    from tether.store.reader import LoadedSession
 
 NOTHING_TO_REWIND = "Nothing to rewind to yet: no message was sent in this session."
 PICK_QUESTION = "rewind to before which message? (number, Enter for none) "
 
 
-@dataclass
+@dataclass(frozen=True)
 class Checkpoint:
-    """A message sent, and the point its turn began at."""
+    """A message of the session that can be rewound to."""
 
     uuid: str
     text: str
-    files: dict[Path, int] = field(default_factory=lambda: dict[Path, int]())
-    """`Snapshots.mark()` when its turn began."""
 
 
 @dataclass(frozen=True)
@@ -52,21 +54,76 @@ class Rewound:
 
 
 class Checkpoints:
-    """The messages the REPL sent in the current session, oldest first."""
+    """The marks of the messages whose turns run in this process, until their checkpoints
+    are kept beside the session file."""
 
     def __init__(self) -> None:
-        self.taken: list[Checkpoint] = []
+        self._running: dict[str, tuple[str, dict[Path, int]]] = {}
 
     def take(self, session: Session, text: str) -> str:
         """A checkpoint for the message `text` about to be sent; the uuid its entry takes."""
         files = session.agent.tool_context.files.snapshots.mark()
-        checkpoint = Checkpoint(uuid=str(uuid.uuid4()), text=text, files=files)
-        self.taken.append(checkpoint)
-        return checkpoint.uuid
+        entry = str(uuid.uuid4())
+        self._running[entry] = (text, files)
+        return entry
+
+    def keep(self, session: Session, entry: str) -> str | None:
+        """After the turn of the message `entry`: what the files it changed held when it
+        began, kept beside the session file; what went wrong, in a sentence, or None."""
+        text, mark = self._running.pop(entry)
+        path = session.recorder.path if session.recorder is not None else None
+        if path is None:
+            return None  # not saved: nothing to resume, nothing to rewind to
+        try:
+            before = session.agent.tool_context.files.snapshots.held_at(mark)
+            FileHistory(file_history_dir(path)).record(entry, before, text)
+        except LookupError as e:
+            return f"no checkpoint of this message: {e}"
+        except OSError as e:
+            return f"no checkpoint of this message: {e.strerror or e}"
+        return None
 
     def clear(self) -> None:
         """Another session took this one's place (/clear, /resume)."""
-        self.taken.clear()
+        self._running.clear()
+
+
+def kept_checkpoints(session: Session) -> list[Checkpoint]:
+    """The messages of the conversation the session goes on from that have a checkpoint kept,
+    oldest first. Raises _Refused when the session file cannot be read."""
+    from tether.protocol import HarnessError
+    from tether.store import load_session
+
+    path = session.recorder.path if session.recorder is not None else None
+    if path is None or not path.exists():
+        return []
+    try:
+        prompts = FileHistory(file_history_dir(path)).prompts()
+        if not prompts:
+            return []
+        loaded = load_session(path)
+    except HarnessError as e:
+        raise _Refused(str(e)) from None
+    except OSError as e:
+        raise _Refused(f"cannot read the checkpoints of {path}: {e.strerror or e}") from None
+    on_branch = [e.uuid for e in loaded.branch if e.uuid in prompts]
+    untold = {entry for entry in on_branch if prompts[entry] is None}
+    texts = _texts(loaded, untold) if untold else {}
+    return [Checkpoint(entry, prompts[entry] or texts.get(entry, "")) for entry in on_branch]
+
+
+def _texts(loaded: LoadedSession, entries: set[str]) -> dict[str, str]:
+    """The text of the user messages `entries` (kept by the SDK, which records no text)."""
+    from tether.protocol import TextBlock
+    from tether.store.records import UserRecord
+
+    texts: dict[str, str] = {}
+    for place, record in loaded.placed_records():
+        entry = loaded.branch[place].uuid
+        if entry in entries and isinstance(record, UserRecord):
+            said = [b.text for b in record.blocks if isinstance(b, TextBlock)]
+            texts[entry] = said[0] if said else ""
+    return texts
 
 
 async def rewind(
@@ -80,7 +137,12 @@ async def rewind(
     on with, or None (nothing chosen, or what could not be done said on `console`)."""
     from tether.cli.repl_commands import permission_mode
 
-    taken = checkpoints.taken
+    session = ready.session
+    try:
+        taken = kept_checkpoints(session)
+    except _Refused as e:
+        console.print(Text(f"✗ Cannot rewind: {terminal_safe(str(e))}", style="red"))
+        return None
     if not taken:
         console.print(Text(NOTHING_TO_REWIND, style="dim"))
         return None
@@ -93,20 +155,13 @@ async def rewind(
     if not answer.isdigit() or not 1 <= int(answer) <= len(taken):
         console.print(Text(f"No message {answer!r} to rewind to.", style="yellow"))
         return None
-    place = int(answer) - 1
-    chosen = taken[place]
-    session = ready.session
+    chosen = taken[int(answer) - 1]
     try:
         parent = _branch_point(session, chosen.uuid)
-        restored = _put_files_back(session, chosen.files)
+        restored = _put_files_back(session, chosen.uuid)
     except _Refused as e:
         console.print(Text(f"✗ Cannot rewind: {terminal_safe(str(e))}", style="red"))
         return None
-    del taken[place:]
-    for earlier in taken:
-        # Their marks counted changes of the session that ends here; the next one's snapshots
-        # start from what the files are now, so each earlier point can put back what follows.
-        earlier.files = {}
     if restored:
         names = ", ".join(terminal_safe(_shorten(p, session)) for p in sorted(restored))
         console.print(Text(f"↺ Files put back: {names}", style="cyan"), highlight=False)
@@ -145,27 +200,41 @@ def _branch_point(session: Session, entry_uuid: str) -> str | None:
     raise _Refused(f"the session file {path} does not hold that message")
 
 
-def _put_files_back(session: Session, mark: dict[Path, int]) -> list[Path]:
-    """Every file Write and Edit changed since `mark`, as it was then; the files put back.
-    Raises _Refused, having changed nothing, when a snapshot from then is gone."""
-    snapshots = session.agent.tool_context.files.snapshots
+def _put_files_back(session: Session, entry: str) -> list[Path]:
+    """Every file Write and Edit changed since the message `entry`, as it was then; the files
+    that differ now, put back. Raises _Refused, having changed nothing, when a snapshot from
+    then cannot be read."""
+    path = session.recorder.path if session.recorder is not None else None
     try:
-        snapshots.changed_since(mark)  # all or nothing: a dropped snapshot refuses first
-        restored = snapshots.rewind(mark)
-    except LookupError as e:
-        raise _Refused(str(e)) from None
+        state = FileHistory(file_history_dir(path)).state_at(entry) if path else None
+    except OSError as e:
+        raise _Refused(f"a file checkpoint cannot be read: {e.strerror or e}") from None
+    if state is None:
+        raise _Refused("no file checkpoint of that message is kept")
+    restored: list[Path] = []
     failed: list[str] = []
-    for path, content in restored.items():
+    for file, content in state.items():
         try:
+            if _holds(file, content):
+                continue
             if content is None:
-                path.unlink(missing_ok=True)
+                file.unlink(missing_ok=True)
             else:
-                path.write_bytes(content)
+                file.write_bytes(content)
+            restored.append(file)
         except OSError as e:
-            failed.append(f"{path}: {e.strerror or e}")
+            failed.append(f"{file}: {e.strerror or e}")
     if failed:
         raise _Refused("could not put back " + "; ".join(failed))
-    return list(restored)
+    return restored
+
+
+def _holds(file: Path, content: bytes | None) -> bool:
+    """Whether `file` holds `content` now (None: it does not exist)."""
+    try:
+        return file.read_bytes() == content
+    except FileNotFoundError:
+        return content is None
 
 
 async def _pick(prompt: PromptSession[str]) -> str:

@@ -106,8 +106,9 @@ async def pick_session(prompt: PromptSession[str]) -> str:
 def show_recent(console: Console, session: Session, count: int = 4) -> None:
     """The end of a resumed (or rewound) conversation as the user saw it, so they see where it
     stopped."""
-    from tether.cli.seen_messages import seen_messages
+    from tether.cli.seen_messages import seen_view
 
-    for message in seen_messages(session.messages)[-count:]:
-        console.print(Text(terminal_safe(message), style="dim"), highlight=False)
+    workspace = Path(session.started().cwd)
+    for piece in seen_view(session.messages, workspace=workspace, width=console.width)[-count:]:
+        console.print(piece, highlight=False)
     console.line()

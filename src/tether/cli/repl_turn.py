@@ -17,6 +17,7 @@ from tether.cli.repl_commands import MODE_LABELS, cycle_mode
 from tether.cli.repl_dispatch import ReplCommands
 from tether.cli.startup import INTERRUPTED_HINT, Ready
 from tether.cli.steer import DraftLine, KeyboardHold, take_typeahead, typing_during_turn
+from tether.cli.toolview import offers_accept_edits
 
 if TYPE_CHECKING:
     from tether.protocol import PermissionAsked
@@ -154,13 +155,18 @@ class ReplTurns(ReplCommands):
                 content = (*(TextBlock(text=c) for c in context), *said)
                 entry = self._checkpoints.take(ready.session, text)
                 said_now = UserInput(text=text, content=content, uuid=entry)
-                async for event in ready.session.submit(said_now):
-                    ready.renderer.render(event)
-                    if isinstance(event, TurnFinished):
-                        keys.finish()  # what comes now is typed at a turn shown as over
-                    elif isinstance(event, PermissionAsked):
-                        # The turn waits for this answer; the next ask is read after it.
-                        await self._answer(ready, event, draft)
+                try:
+                    async for event in ready.session.submit(said_now):
+                        ready.renderer.render(event)
+                        if isinstance(event, TurnFinished):
+                            keys.finish()  # what comes now is typed at a turn shown as over
+                        elif isinstance(event, PermissionAsked):
+                            # The turn waits for this answer; the next ask is read after it.
+                            await self._answer(ready, event, draft)
+                finally:
+                    lost = self._checkpoints.keep(ready.session, entry)
+                    if lost is not None:
+                        ready.renderer.note(f"Esc Esc cannot rewind to it: {lost}")
         finally:
             ready.renderer.show_draft("")
             ready.renderer.close()
@@ -180,6 +186,7 @@ class ReplTurns(ReplCommands):
                 self.prompt.output,
                 can_remember=request.suggestion is not None,
                 draft=draft,
+                can_accept_edits=offers_accept_edits(request.tool, by_mode=request.by_mode),
             )
         )
         try:
@@ -192,9 +199,19 @@ class ReplTurns(ReplCommands):
         finally:
             self._asking = None
         take_typeahead(self.prompt.input, draft)  # typed on after the answer, in one go with it
-        choice = "deny" if key in ("tell", "interrupt") else key
+        if key == "accept_edits":  # before the answer: the calls after this one see it
+            ready.session.set_permission_mode("acceptEdits")
+        choice = (
+            "deny"
+            if key in ("tell", "interrupt")
+            else "allow_once"
+            if key == "accept_edits"
+            else key
+        )
         answer = PermissionAnswer(request_id=request.request_id, choice=choice, message=message)
         ready.session.answer(answer)
+        if key == "accept_edits":
+            ready.renderer.note(f"{MODE_LABELS['acceptEdits']} on (shift+tab to cycle)")
         if key == "interrupt":
             ready.session.interrupt()
         else:

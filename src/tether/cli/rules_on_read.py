@@ -1,9 +1,11 @@
 """The rules that name `paths` (`tether.config.rule_paths`), told to the model the first time it
 reads or edits a file one of their globs matches, as Claude Code loads them: a reminder with
 that tool's result, once per session. The globs are relative to the directory holding the
-rule's `.claude` (the workspace for the user's own rules), gitignore style: `*` and `?` within
-one path component, `**` across any number, `{a,b}` and `[...]`; a glob without `/` (`*.md`)
-matches at that directory's top only, as Claude Code's table of examples says."""
+rule's `.claude` (the workspace for the user's own rules) and match as gitignore patterns do,
+as Claude Code matches them (`tether.config.rule_match`): `build/` is everything under a
+`build` directory, `*.md` matches at any depth, `!glob` takes files back out. (Claude Code's
+documentation has `*.md` match at the top only; its code matches at any depth; tether follows
+the code.)"""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.config.rule_paths import rule_globs
+from tether.config.rule_match import paths_matcher
+from tether.config.rule_paths import expanded, rule_globs
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
 from tether.text_files import UnreadableFile, read_instructions
@@ -26,14 +29,14 @@ class _Rule:
     path: Path
     base: Path
     globs: tuple[str, ...]
-    tests: tuple[Callable[[str], bool], ...]
+    test: Callable[[str], bool]
 
     def matches(self, path: Path) -> bool:
         try:
             relative = path.relative_to(self.base).as_posix()
         except ValueError:
             return False  # outside the rule's project
-        return any(test(relative) for test in self.tests)
+        return relative != "." and self.test(relative)
 
 
 def rules_on_read(
@@ -50,11 +53,7 @@ def rules_on_read(
     for path, base in rules:
         globs = rule_globs(path)
         if globs:
-            # the Glob tool's matcher, loaded only when a rule has paths (not at every start)
-            from tether.tools.builtin.glob_match import compile_glob
-
-            tests = tuple(compile_glob(_relative(g), anchored=True) for g in globs)
-            pending.append(_Rule(path, base.resolve(), globs, tests))
+            pending.append(_Rule(path, base.resolve(), globs, paths_matcher(expanded(globs))))
     seen: set[Path] = set()
 
     def take() -> list[TextBlock]:
@@ -74,11 +73,6 @@ def rules_on_read(
         return blocks
 
     return take
-
-
-def _relative(glob: str) -> str:
-    """`./src/**` and `/src/**` as `src/**`: relative to the rule's project either way."""
-    return glob.removeprefix("./").lstrip("/")
 
 
 def _told(rule: _Rule, workspace: Path) -> str:

@@ -77,6 +77,9 @@ class RunOptions:
     settings enable."""
     session_id: str | None = None
     """The new session's id (`--session-id`)."""
+    bypass_allowed: bool = False
+    """`--allow-dangerously-skip-permissions`: bypassPermissions may be switched to later
+    (the REPL's Shift+Tab cycle offers it), as in Claude Code."""
     thinking_budget: int | None = None
     """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
     fallback_model: str | None = None

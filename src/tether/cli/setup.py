@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from tether.agents import AgentCatalog, agent_listing, task_tool
+from tether.agents import agent_listing, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli.agents_tool import SubagentModels, subagent_runner
+from tether.cli.built import Built as Built
+from tether.cli.built import account_info
 from tether.cli.client_parts import (
     ClientParts,
     StructuredOutput,
@@ -23,7 +21,7 @@ from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
 from tether.cli.ledger_setup import attach_ledger
-from tether.cli.mcp_setup import McpSetup, attach_mcp
+from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
 from tether.cli.model_options import (
     idle_limits,
@@ -34,7 +32,7 @@ from tether.cli.model_options import (
 )
 from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
 from tether.cli.observing import attach_observation
-from tether.cli.plugin_parts import SessionPlugins, session_plugins
+from tether.cli.plugin_parts import session_plugins
 from tether.cli.resuming import (
     new_recorder,
     new_session_id,
@@ -96,36 +94,6 @@ from tether.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:  # resuming a session is loaded only when one is resumed
     from tether.core.resume import Resumption
-    from tether.teams.board import TaskBoard
-    from tether.teams.lead import LeadTeams
-
-
-@dataclass(frozen=True)
-class Built:
-    """A session and what a front end reporting on it needs to know."""
-
-    session: Session
-    mcp: McpSetup
-    agents: AgentCatalog
-    key_source: str
-    """The variable the model's key came from ("none" without one)."""
-    lead: LeadTeams | None = None
-    """The session's team-lead side, when agent teams are on (front ends show its mail)."""
-    plugins: SessionPlugins = field(default_factory=SessionPlugins)
-    board: TaskBoard | None = None
-    """The team's board, when the session has the task tools."""
-    account: dict[str, str] = field(default_factory=dict[str, str])
-    """The SDK's `accountInfo()`, as Claude Code fills it: where the key or token came from
-    and, on the Anthropic provider, `apiProvider` "firstParty"."""
-    record_event: Callable[[BaseModel], None] = field(default=lambda _event: None)
-    """Records an event of the session's team (`tether.protocol.team_events`) in its event
-    log, as the session's."""
-
-    @property
-    def context_window(self) -> int:
-        """The window of the model the session uses now (it follows a model switch)."""
-        compaction = self.session.agent.compaction
-        return compaction.policy.window if compaction is not None else 0
 
 
 def build_session(opts: RunOptions) -> Session:
@@ -431,17 +399,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if opts.fallback_model is not None:
         agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
     key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    account = _account(resolved.provider.name, key_source, env)
+    account = account_info(resolved.provider.name, key_source, env)
     if lead is not None:
         lead.events.append(record_event)
-    return Built(session, mcp, agents, key_source, lead, plugins, board, account, record_event)
-
-
-def _account(provider: str, key_source: str, env: Mapping[str, str]) -> dict[str, str]:
-    if provider != "anthropic":
-        return {"apiKeySource": key_source}
-    token = "ANTHROPIC_AUTH_TOKEN" if env.get("ANTHROPIC_AUTH_TOKEN") else "none"
-    account = {"tokenSource": token}
-    if key_source != "none" or token == "none":
-        account["apiKeySource"] = key_source
-    return {**account, "apiProvider": "firstParty"}
+    return Built(
+        session, mcp, agents, key_source, lead, plugins, board, account, record_event, instructions
+    )

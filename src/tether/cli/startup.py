@@ -21,6 +21,7 @@ from rich.text import Text
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
+    from tether.cli.instruction_imports import ProjectInstructions
     from tether.cli.mcp_setup import McpSetup
     from tether.cli.render import EventRenderer
     from tether.cli.setup import RunOptions
@@ -60,9 +61,11 @@ class Ready:
     """Its MCP servers (for /status and /mcp)."""
     lead: LeadTeams | None = None
     """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
+    instructions: ProjectInstructions | None = None
+    """Its instruction files (`/memory` reloads them after an edit)."""
     bypass_allowed: bool = False
-    """Started in bypassPermissions: Shift+Tab may come back to it (as in Claude Code, never
-    otherwise)."""
+    """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
+    may switch to it (as in Claude Code, never otherwise)."""
 
 
 class SessionStartup:
@@ -140,8 +143,18 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
     workspace = Path(started.cwd)
     renderer = EventRenderer(console, verbose=options.verbose, workspace=workspace)
     gate = session.agent.gate
-    bypass = gate is not None and gate.permissions.mode == "bypassPermissions"
-    return Ready(session, renderer, options, built.mcp, built.lead, bypass_allowed=bypass)
+    bypass = options.bypass_allowed or (
+        gate is not None and gate.permissions.mode == "bypassPermissions"
+    )
+    return Ready(
+        session,
+        renderer,
+        options,
+        built.mcp,
+        built.lead,
+        instructions=built.instructions,
+        bypass_allowed=bypass,
+    )
 
 
 def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:

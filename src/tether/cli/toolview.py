@@ -247,9 +247,17 @@ def _unified(old: str, new: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def permission_question(reason: str, suggestion: str | None) -> Text:
+def offers_accept_edits(tool: str, *, by_mode: bool) -> bool:
+    """Whether the question about a call of `tool` offers Shift+Tab: allow it and accept
+    edits for the session (an edit, asked by a rule or the default mode, not by plan mode)."""
+    from tether.permissions.rules import EDIT_TOOLS
+
+    return tool in EDIT_TOOLS and tool != "Revert" and not by_mode
+
+
+def permission_question(reason: str, suggestion: str | None, *, accept_edits: bool = False) -> Text:
     """The question under a call that needs approval: why it is asked, and the keys that
-    answer (choice 2 only when there is a rule to remember)."""
+    answer (choice 2 only when there is a rule to remember; Shift+Tab when `accept_edits`)."""
     text = Text()
     text.append("  ? ", style="bold yellow")
     text.append("Allow this call?", style="bold")
@@ -258,6 +266,8 @@ def permission_question(reason: str, suggestion: str | None) -> Text:
     choices = [("1", "Yes, once", "  (y)")]
     if suggestion is not None:
         choices.append(("2", f"Yes, and always allow {suggestion} for this project", ""))
+    if accept_edits:
+        choices.append(("⇧⇥", "Yes, allow all edits during this session", "  (shift+tab)"))
     choices.append(("3", "No", "  (n, esc · tab: no, and tell the model why)"))
     for key, label, hint in choices:
         text.append(f"    {key}  ", style="bold cyan")

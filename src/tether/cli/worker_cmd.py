@@ -30,19 +30,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import signal
 import socket
-import subprocess
 import sys
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from tether.cli.observing import process_events
 from tether.cli.tasks_cmd import add_board_options, say_reaped
 from tether.cli.terminal_text import terminal_safe
+from tether.cli.worker_pool import STOP_SIGNALS, parent_pipe, run_many
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
@@ -57,11 +55,6 @@ from tether.store.task_store import TaskStore, default_store_path, open_task_sto
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
 from tether.teams.task_events import ObservedTasks
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
-"""For a worker started by `--count N`: the read end of a pipe whose only write end the
-parent holds. It reads as the end of the file once the parent is gone, however it died."""
 
 
 def main(argv: list[str]) -> int:
@@ -79,7 +72,7 @@ def main(argv: list[str]) -> int:
         return _error(str(e))
     if args.count > 1:
         store.close()
-        return _run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
+        return run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
     say_reaped(tether_home())  # a worker killed here before left commands running?
     try:
         return asyncio.run(_serve(args, project, choice, store))
@@ -176,9 +169,9 @@ async def _serve(
         elif main_task is not None:
             main_task.cancel()
 
-    for signum in _STOP_SIGNALS:
+    for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, on_signal, signum)
-    parent = _parent_pipe()
+    parent = parent_pipe()
     if parent is not None:
 
         def on_parent_gone() -> None:
@@ -197,7 +190,7 @@ async def _serve(
         failed = e
     finally:
         close_events()
-        for signum in _STOP_SIGNALS:
+        for signum in STOP_SIGNALS:
             loop.remove_signal_handler(signum)
         if parent is not None:
             loop.remove_reader(parent)
@@ -246,109 +239,6 @@ def _store_failed(
         say(f"stopped while the task store was unavailable: {e}")
         return 128 + signum
     return _error(str(e))
-
-
-def _run_many(argv: Sequence[str], count: int, *, held_by: Callable[[str], list[str]]) -> int:
-    """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
-    process, which passes it on once); the worst exit code, a worker killed by signal N
-    counting as 128+N. A worker that dies by a signal (SIGKILL, the OOM killer) is said as it
-    happens, naming the tasks it held, and again in the summary."""
-    one = [*_without_count(argv), "--count", "1"]
-    watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
-    env = {**os.environ, PARENT_FD_ENV: str(watched)}
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-m", "tether", "worker", *one],
-            start_new_session=True,
-            pass_fds=(watched,),
-            env=env,
-        )
-        for _ in range(count)
-    ]
-    os.close(watched)
-    host = socket.gethostname()
-    deaths: list[str] = []
-
-    def watch(child: subprocess.Popen[bytes]) -> None:
-        code = child.wait()
-        if code >= 0:
-            return
-        owner = f"worker-{child.pid}@{host}"
-        name = _signal_name(-code)
-        deaths.append(f"{owner} ({name})")
-        tasks = held_by(owner)
-        fate = (
-            f"holding {', '.join(tasks)}: it goes back to the board once its lease runs out"
-            if tasks
-            else "holding no task"
-        )
-        print(f"tether worker: {owner} died ({name}), {fate}", flush=True)
-
-    watchers = [threading.Thread(target=watch, args=(c,), daemon=True) for c in children]
-    for watcher in watchers:
-        watcher.start()
-
-    def forward(signum: int, _frame: object) -> None:
-        for child in children:
-            if child.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(child.pid, signum)
-
-    previous = {s: signal.signal(s, forward) for s in _STOP_SIGNALS}
-    try:
-        codes = [_exit_code(child.wait()) for child in children]
-        for watcher in watchers:
-            watcher.join()
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        os.close(held)
-    if deaths:
-        print(
-            f"tether worker: {len(deaths)} of {count} worker(s) died by a signal: "
-            f"{', '.join(deaths)}",
-            flush=True,
-        )
-    return max(codes, key=lambda code: (code != 0, code))
-
-
-def _exit_code(returncode: int) -> int:
-    """A child's exit status as a shell says it: killed by signal N is 128+N."""
-    return 128 - returncode if returncode < 0 else returncode
-
-
-def _signal_name(signum: int) -> str:
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return f"signal {signum}"
-
-
-def _parent_pipe() -> int | None:
-    """The pipe a `--count N` parent gave this worker, taken out of the environment (the
-    task sessions and their commands do not inherit it)."""
-    value = os.environ.pop(PARENT_FD_ENV, None)
-    if value is None or not value.isdigit():
-        return None
-    fd = int(value)
-    try:
-        os.set_inheritable(fd, False)
-    except OSError:
-        return None  # not open: nothing to watch
-    return fd
-
-
-def _without_count(argv: Sequence[str]) -> list[str]:
-    kept: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--count":
-            skip = True
-        elif not arg.startswith("--count="):
-            kept.append(arg)
-    return kept
 
 
 def _error(message: str) -> int:

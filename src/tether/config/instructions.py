@@ -126,7 +126,7 @@ def load_instructions(
     reader.refuse = refuse
     reader.admits = admits
     reader.read_top(home / ".claude" / "CLAUDE.md", "user instructions, for every project")
-    for rule in rule_files(home / ".claude" / "rules"):
+    for rule in rule_files(home / ".claude" / "rules", reader.problems):
         reader.read_top(rule, "user rules, for every project")
     reader.scope_rules(home / ".claude" / "rules", workspace)
     above, directories = _above_and_root_to(cwd, workspace)
@@ -142,7 +142,7 @@ def load_instructions(
         area = workspace if directory.is_relative_to(workspace) else directory
         for name in PROJECT_FILES:
             reader.read_top(directory / name, "project instructions", area=area)
-        for rule in rule_files(directory / ".claude" / "rules"):
+        for rule in rule_files(directory / ".claude" / "rules", reader.problems):
             reader.read_top(rule, "project rules", area=area)
         reader.scope_rules(directory / ".claude" / "rules", directory)
     # Claude Code reads CLAUDE.local.md in every directory it reads CLAUDE.md in.

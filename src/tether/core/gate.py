@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import tether.permissions as policy
-from tether.core import hook_output, turn_stop
 from tether.core.denied_hooks import tell_denied
+from tether.core.gate_after import post_batch_hooks, post_tool_hooks
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
-from tether.core.gate_updates import apply_changes
+from tether.core.gate_updates import apply_changes, with_rule_edited
 from tether.core.lifecycle import surface
-from tether.hooks import HookEventName, HookOutcome, HookSpec
+from tether.hooks import HookOutcome, HookSpec
 from tether.permissions import (
     Decision,
     Mode,
@@ -283,24 +283,8 @@ class ToolGate:
 
     def edit_rule(self, path: Path, kind: RuleKind, rule: str, *, add: bool) -> None:
         """The user's own edit of one rule of a settings file (`/permissions add|remove`),
-        for the rest of the session: only that rule changes in the layer read from `path` (one
-        is added for a file not read yet), not whatever else the file says now."""
-        layers = list(self.sources.layers)
-        index = next((i for i, (p, _) in enumerate(layers) if p == path), None)
-        data: Mapping[str, Any] = layers[index][1] if index is not None else {}
-        table = data.get("permissions")
-        rules = dict(cast(Mapping[str, Any], table)) if isinstance(table, Mapping) else {}
-        held = rules.get(kind)
-        listed = (
-            [r for r in cast(list[object], held) if r != rule] if isinstance(held, list) else []
-        )
-        rules[kind] = [*listed, rule] if add else listed
-        layer = (path, {**data, "permissions": rules})
-        if index is None:
-            layers.append(layer)
-        else:
-            layers[index] = layer
-        self.sources.layers = tuple(layers)
+        for the rest of the session (see `gate_updates.with_rule_edited`)."""
+        self.sources.layers = with_rule_edited(self.sources.layers, path, kind, rule, add=add)
         self._rebuild()
 
     def set_mode(self, mode: Mode) -> None:
@@ -374,33 +358,7 @@ class ToolGate:
         """PostToolUse / PostToolUseFailure hooks on the call as it ran; returns the outcome
         the model reads (a hook may replace the output) and what they said for the model
         (context, or the reason of a block), kept apart from the result."""
-        event: HookEventName = "PostToolUseFailure" if outcome.is_error else "PostToolUse"
-        if self.hooks is None or not self.hooks.has(event):
-            return outcome, ()
-        payload: dict[str, Any] = {
-            **self.subagent,
-            "tool_name": call.name,
-            "tool_input": call.input,
-            "tool_use_id": call.id,
-        }
-        if outcome.is_error:
-            # The error itself, without the "Error: " the model reads before it.
-            payload.update(error=outcome.content.removeprefix("Error: "), is_interrupt=False)
-        else:
-            response = outcome.structured
-            payload["tool_response"] = response if response is not None else outcome.content
-        payload["duration_ms"] = outcome.duration_ms
-        hook = await self.hooks.fire(event, payload, match=call.name)
-        surface(hook, emit)
-        notes = list(hook_context(event, call.name, hook))
-        if hook.blocked and hook.reason:
-            notes.insert(0, f"{event}:{call.name} hook blocking error: {hook.reason}")
-        if hook.updated_output is not None:
-            try:
-                outcome = hook_output.replaced(call.name, outcome, hook.updated_output)
-            except hook_output.Refused as e:
-                emit(Notice(level="warning", message=f"hook: {e}; the tool's own output stands"))
-        return outcome, tuple(notes)
+        return await post_tool_hooks(self.hooks, self.subagent, call, outcome, emit)
 
     async def after_batch(
         self,
@@ -409,26 +367,8 @@ class ToolGate:
         emit: Callable[[Event], None],
     ) -> tuple[str, ...]:
         """PostToolBatch hooks, once every call of a response is answered, before the next
-        model call: each call with the result the model reads. As in Claude Code, a block or a
-        `continue: false` ends the turn there; their `additionalContext` is for the model."""
-        if self.hooks is None or not self.hooks.has("PostToolBatch"):
-            return ()
-        answered = [
-            {
-                **self.subagent,
-                "tool_name": call.name,
-                "tool_input": call.input,
-                "tool_use_id": call.id,
-                "tool_response": result.content,
-            }
-            for call, result in zip(calls, results, strict=True)
-        ]
-        hook = await self.hooks.fire("PostToolBatch", {**self.subagent, "tool_calls": answered})
-        surface(hook, emit)
-        if hook.blocked:
-            why = hook.reason or "Execution stopped by PostToolBatch hook"
-            turn_stop.request_stop(f"stopped by a PostToolBatch hook: {why}", by_hook=True)
-        return tuple(f"PostToolBatch hook additional context: {c}" for c in hook.additional_context)
+        model call (see `gate_after.post_batch_hooks`)."""
+        return await post_batch_hooks(self.hooks, self.subagent, calls, results, emit)
 
     def denies(self, call: ToolUseBlock) -> bool:
         """Whether the rules deny the call outright (no hook runs, nobody is asked)."""

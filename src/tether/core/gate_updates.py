@@ -8,9 +8,10 @@ Those for a settings file (`localSettings`...) are returned to be kept as well.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from tether.permissions import parse_rule
 from tether.permissions.rules import RuleKind
@@ -80,3 +81,29 @@ def _readable(change: PermissionChange, problems: list[str]) -> list[str]:
 def _directory(text: str, base: Path) -> Path:
     path = Path(text).expanduser()
     return path if path.is_absolute() else base / path
+
+
+def with_rule_edited(
+    layers: Sequence[tuple[Path, Mapping[str, Any]]],
+    path: Path,
+    kind: RuleKind,
+    rule: str,
+    *,
+    add: bool,
+) -> tuple[tuple[Path, Mapping[str, Any]], ...]:
+    """The settings layers with one rule of the layer read from `path` added or removed (a
+    layer is added for a file not read yet), not whatever else the file says now."""
+    edited = list(layers)
+    index = next((i for i, (p, _) in enumerate(edited) if p == path), None)
+    data: Mapping[str, Any] = edited[index][1] if index is not None else {}
+    table = data.get("permissions")
+    rules = dict(cast(Mapping[str, Any], table)) if isinstance(table, Mapping) else {}
+    held = rules.get(kind)
+    listed = [r for r in cast(list[object], held) if r != rule] if isinstance(held, list) else []
+    rules[kind] = [*listed, rule] if add else listed
+    layer = (path, {**data, "permissions": rules})
+    if index is None:
+        edited.append(layer)
+    else:
+        edited[index] = layer
+    return tuple(edited)
