@@ -137,7 +137,7 @@ def test_the_attackers_files_are_asked_in_accept_edits(tree: Tree, path: str) ->
         "docs/npmrc.md",
         ".venv/lib/python3.12/site-packages/requests/api.py",
         "src/site-packages.txt",
-        "notes/x.pth",
+        "notes/x.pt",
         ".gitattributes",
     ],
 )

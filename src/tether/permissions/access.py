@@ -319,8 +319,10 @@ class FileAccess(PathRules):
         protected: list[Tokens] = []
         for root in self.ctx.write_roots:
             top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for entry in SELF_MODIFYING_TOKENS:
-                protected += [(*top, *entry), (*top, ANY, "/", *entry)]
+            for entry, root_only in SELF_MODIFYING_TOKENS:
+                protected.append((*top, *entry))
+                if not root_only:
+                    protected.append((*top, ANY, "/", *entry))
         home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
         if self.ctx.tether_home is not None:
