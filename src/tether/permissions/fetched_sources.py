@@ -108,7 +108,11 @@ _GO_USE = ("-use", "-replace", "-dropuse")
 def go_sources(words: tuple[str, ...]) -> tuple[str, ...]:
     """`go work edit -use=DIR`, `-replace=OLD=NEW` and `go mod edit -replace OLD=NEW` in
     either spelling (the value attached or the next word): the directories the build then
-    takes code from, when they are paths."""
+    takes code from, when they are paths; `go tool PATH`, a program by path."""
+    if words[:1] == ("tool",) and len(words) > 1:
+        # `go tool NAME` runs a tool of the toolchain or the module; a path is a program.
+        name = words[1]
+        return (name,) if "/" in name or not is_literal(name) else ()
     if words[:2] not in (("work", "edit"), ("mod", "edit")):
         return ()
     found: list[str] = []
