@@ -60,6 +60,12 @@ EDITOR_TASKS: tuple[StartFile, ...] = (
     *_engine("Emacs directory variables (eval: runs code)", ".dir-locals.el", ".dir-locals-2.el"),
     *_engine("IDE run configurations and tasks", ".fleet", ".theia", ".nova", ".vs"),
     *_engine("Kakoune's commands, run on opening the folder", ".kakrc"),
+    *_engine(
+        "a language server's project settings, whose plugins or commands run on opening",
+        ".luarc.json",
+        ".luarc.jsonc",
+        "rust-analyzer.toml",
+    ),
 )
 """Editors' project files: tasks that run when the folder opens, commands and language
 servers they start, Vim's and Neovim's local scripts (`exrc`)."""
@@ -75,6 +81,9 @@ PACKAGE_HOOKS: tuple[StartFile, ...] = (
     *_engine("the Python pdm runs for the project", ".pdm-python"),
     *_engine("the package index pip installs (and runs code) from", "pip.conf"),
     *_engine("uv's index and the Python it runs", "uv.toml"),
+    *_engine("the package index pip installs (and runs code) from", "pip.ini"),
+    *_engine("pdm's settings: the Python and the scripts it runs", "pdm.toml", ".pdm.toml"),
+    *_engine("the tools `dotnet tool restore` fetches and runs", ".config/dotnet-tools.json"),
 )
 """Package managers' project files that run code at every install or run."""
 
@@ -158,6 +167,10 @@ _CI_FILES = (
     "devfile",
     ".lando",
     ".lando.local",
+    ".vsts-ci",
+    "screwdriver",
+    ".screwdriver",
+    "shippable",
 )
 """CI (and hosted workspace) definitions by the name each service reads, in either YAML
 spelling; sourcehut's single `.build.yml`, Gitpod's `.gitpod.yml` tasks."""
@@ -186,6 +199,8 @@ _CI_DIRECTORIES = (
     ".harness",
     ".bitrise",
     ".ddev",
+    ".jenkins",
+    ".cloudbuild",
 )
 """Directories whose every file a CI service (or a dev environment's hooks) reads."""
 
@@ -200,7 +215,7 @@ CI_DEFINITIONS: tuple[StartFile, ...] = (
     *_engine(_CI, *_CI_DIRECTORIES),
     *_engine(_CI, "Jenkinsfile", "Jenkinsfile.*", "*.Jenkinsfile", "*.jenkinsfile"),
     *_engine(_CI, ".drone.star", ".drone.jsonnet", ".cirrus.star", "cloudbuild.json"),
-    *_engine(_CI, "netlify.toml", "vercel.json", "render.yaml", ".platform.app.yaml"),
+    *_engine(_CI, "netlify.toml", "vercel.json", "now.json", "render.yaml", ".platform.app.yaml"),
 )
 """CI definitions: run at the next push, elsewhere but with the project's secrets."""
 
@@ -230,6 +245,8 @@ AGENT_CONFIGS: tuple[StartFile, ...] = _engine(
             "goose",
             "amp",
             "crush",
+            "warp",
+            "copilot",
             "crush.json",
             "aider.conf.yml",
             "aider.conf.yaml",
@@ -250,6 +267,7 @@ DEV_ENVIRONMENTS: tuple[StartFile, ...] = (
     *_engine("an environment's shell hooks, run on entering it", "devenv.nix", "devenv.yaml"),
     *_engine("an environment's shell hooks, run on entering it", ".flox", ".rtx.toml"),
     *_engine("plugins proto downloads and runs for every tool", ".prototools"),
+    *_engine("a hosted workspace's start-up tasks", ".idx", ".codesandbox", ".stackblitzrc"),
 )
 """Development environments that run their hooks when a shell enters the project or a hosted
 workspace opens it."""

@@ -72,6 +72,15 @@ FAMILIES = [
     ".rvmrc",
     ".ocamlinit",
     ".pdm-python",
+    "rust-analyzer.toml",
+    ".luarc.json",
+    ".config/dotnet-tools.json",
+    "pdm.toml",
+    ".jenkins/deploy.groovy",
+    ".screwdriver.yaml",
+    ".idx/dev.nix",
+    ".codesandbox/tasks.json",
+    ".warp/workflows/x.yaml",
 ]
 
 
