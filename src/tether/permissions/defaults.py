@@ -93,8 +93,9 @@ def self_modifying(
     """What `path` configures, when writing it changes what a later session allows or runs
     (see `SELF_MODIFYING`); None otherwise. Project entries are judged below the workspace root
     holding the path, so that a workspace inside some `.tether` directory is not all
-    protected; outside every root, anywhere in the path. A pure function of its arguments,
-    kept for the session (every write a decision judges asks it, of the same few paths)."""
+    protected; outside every root, anywhere in the path. The table's part is a pure function
+    of its arguments, kept for the session (every write a decision judges asks it, of the
+    same few paths); a virtualenv's programs are found by one look at the disk."""
     venv = _virtualenv_program(path)
     if venv is not None:
         return venv
