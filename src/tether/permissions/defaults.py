@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
 from tether.permissions.paths import Tokens, glob_tokens, relative_below
+from tether.plugin_places import plugin_place
 from tether.project_files import PROJECT_SELF_MODIFYING
 
 TASK_BOARD_TOOLS = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskNext"})
@@ -95,10 +96,16 @@ def self_modifying(
     holding the path, so that a workspace inside some `.tether` directory is not all
     protected; outside every root, anywhere in the path. The table's part is a pure function
     of its arguments, kept for the session (every write a decision judges asks it, of the
-    same few paths); a virtualenv's programs are found by one look at the disk."""
+    same few paths); a virtualenv's programs and a plugin's directory (`tether.plugin_places`)
+    are found by a look at the disk."""
     venv = _virtualenv_program(path)
     if venv is not None:
         return venv
+    text = path.as_posix()
+    for root in roots:
+        plugin = plugin_place(text, root.as_posix())
+        if plugin is not None:
+            return plugin
     return _self_modifying(
         path.as_posix(),
         tuple(root.as_posix() for root in roots),
