@@ -42,14 +42,14 @@ def plugin_place(path: str, root: str) -> str | None:
         manifest_dir = f"{directory}/{MANIFEST_DIR}"
         if not os.path.isdir(manifest_dir):
             continue
-        if os.path.isfile(f"{manifest_dir}/{PLUGIN_FILE}") and _in_plugin(
+        if os.path.isfile(f"{manifest_dir}/{PLUGIN_FILE}") and in_plugin(
             path, str(directory), root
         ):
             return PLUGIN_WHY
         market = f"{manifest_dir}/{MARKETPLACE_FILE}"
         if os.path.isfile(market):
             for plugin in _marketplace_plugins(market, str(directory)):
-                if _in_plugin(path, plugin, root):
+                if in_plugin(path, plugin, root):
                     return PLUGIN_WHY
     return None
 
@@ -59,7 +59,7 @@ COMPONENTS = frozenset({"hooks", "skills", "agents", "commands", "output-styles"
 `.claude-plugin` are the project table's at any depth)."""
 
 
-def _in_plugin(path: str, plugin: str, root: str) -> bool:
+def in_plugin(path: str, plugin: str, root: str) -> bool:
     """Whether `path` is part of the plugin in directory `plugin`: anything in it, but for a
     project that is itself the plugin (plugin development at the root), its component places
     only (the rest is the project's own code, written all the time)."""

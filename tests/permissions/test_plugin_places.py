@@ -97,3 +97,29 @@ def test_a_project_that_is_a_plugin_guards_its_components_only(tree: Tree) -> No
     hooks = decide("Write", {"file_path": "hooks/hooks.json", "content": "{}"}, ctx)
     code = decide("Write", {"file_path": "src/main.py", "content": "x"}, ctx)
     assert (hooks.behavior, code.behavior) == ("ask", "allow")
+
+
+def test_the_sessions_plugins_are_asked_manifest_or_not(tree: Tree) -> None:
+    """`--plugin-dir tools/bare` (no manifest: the directory's name is the plugin's) and a
+    plugin that is the workspace itself: the session knows them (`plugin_roots`)."""
+    bare = tree.ws / "tools" / "bare"
+    (bare / "hooks").mkdir(parents=True, exist_ok=True)
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", ALLOW)], seed_yaml=None)
+    ctx = PermissionContext(
+        mode="acceptEdits",
+        rules=rules,
+        workspace=tree.ws,
+        cwd=tree.ws,
+        home=tree.home,
+        plugin_roots=(bare, tree.ws),
+    )
+    calls = {
+        "tools/bare/hooks/hooks.json": "ask",
+        "tools/bare/run.sh": "ask",
+        "agents/reviewer.md": "ask",
+        "src/app.py": "allow",
+    }
+    found = {
+        path: decide("Write", {"file_path": path, "content": "x"}, ctx).behavior for path in calls
+    }
+    assert found == calls

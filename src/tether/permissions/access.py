@@ -49,6 +49,7 @@ from tether.permissions.process_paths import (
 )
 from tether.permissions.rules import Rule
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
+from tether.plugin_places import PLUGIN_WHY, in_plugin
 
 
 @dataclass
@@ -251,6 +252,10 @@ class FileAccess(PathRules):
     def _self_modifying(self, path: Path) -> str | None:
         if is_below(path, self.ctx.git_run_paths):
             return GIT_RUN_PATH
+        for plugin in self.ctx.plugin_roots:
+            text, root = path.as_posix(), plugin.as_posix()
+            if in_plugin(text, root, root if plugin in self.ctx.write_roots else ""):
+                return PLUGIN_WHY
         return self_modifying(
             path, self.ctx.write_roots, home=self.ctx.home, tether_home=self.ctx.tether_home
         )
