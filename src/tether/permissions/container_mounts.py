@@ -65,9 +65,11 @@ _NAMESPACES = frozenset({"--pid", "--userns", "--cgroupns", "--ipc", "--uts", "-
 _REMOTE = ("-H", "--host")
 """Global options that send the command to another daemon: a remote one (`ssh://`,
 `tcp://`) runs it on a host the sandbox and these rules do not reach."""
+_CONTEXT = ("-c", "--context")
+"""Global options naming a context: its daemon may be another host's (`default` is local)."""
 _UNCONFINED = ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined")
 """`--security-opt` values that take away what keeps a container's root off the host."""
-_SEPARATE = (*sorted(_NAMESPACES), "--security-opt", *_REMOTE)
+_SEPARATE = (*sorted(_NAMESPACES), "--security-opt", *_REMOTE, *_CONTEXT)
 """Options also written with their value as the next word."""
 
 
@@ -82,6 +84,16 @@ def host_access(argv: tuple[str, ...]) -> str | None:
     # `--pid host` as `--pid=host`.
     after = (*argv[2:], "")
     words = [f"{w}={n}" if w in _SEPARATE else w for w, n in zip(argv[1:], after, strict=True)]
+    # The global options, before the subcommand (`-Hssh://x`: the address attached).
+    end = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+    for word in words[:end]:
+        option, _, value = word.partition("=")
+        if option.startswith("-H") and len(option) > 2:
+            option, value = "-H", word[2:]
+        if option in _CONTEXT and value != "default":
+            return f"{engine} {option} {value} sends the command to that context's daemon"
+        if option in _REMOTE and _remote(value):
+            return f"{engine} {option} {value} runs the command on another host's daemon"
     for word in words:
         option, _, value = word.partition("=")
         if word.startswith(_HOST_ACCESS):
@@ -90,8 +102,6 @@ def host_access(argv: tuple[str, ...]) -> str | None:
             return f"{engine} --security-opt {value} gives the container the host itself"
         if option in _NAMESPACES and not is_literal(value):
             return f"{engine} {option} with a value known only as it runs may share the host's"
-        if option in _REMOTE and _remote(value):
-            return f"{engine} {option} {value} runs the command on another host's daemon"
     return _remote_context(engine, argv[1:])
 
 

@@ -278,7 +278,7 @@ def cargo_use(words: tuple[str, ...]) -> ProgramUse:
     )
 
 
-_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list"})
+_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list", "get"})
 _GO_PLACES = ("-C", "-overlay", "-modfile", "-pgo")
 """go options naming where code or the module's description comes from (`-C DIR` first
 changes to DIR; `-overlay` maps source files to others; `-modfile` an alternate go.mod;
