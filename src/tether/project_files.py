@@ -165,6 +165,12 @@ PROJECT_SELF_MODIFYING: tuple[ProjectFile, ...] = (
     ProjectFile(".git", "git's config and hooks, which run programs at git's next run", "apart"),
     ProjectFile(".envrc", "what direnv runs on entering the directory", "guard"),
     ProjectFile(".cursor", "editor rules and MCP servers", "guard"),
+    ProjectFile(
+        ".claude-plugin",
+        "a plugin's manifest or a marketplace's list of plugins (their code: plugin_places)",
+        "none",
+    ),
+    ProjectFile("hooks/hooks.json", "a plugin's hooks, run by a later session", "none"),
     *_guarded("a dev container's commands", ".devcontainer", ".devcontainer.json"),
     ProjectFile(".gitmodules", "submodule URLs (git ignores commands there)", "guard", False),
     *(

@@ -44,8 +44,10 @@ def protected_paths(draw: st.DrawFn) -> str:
     """An entry of the table, its patterns filled in, below some directories, maybe a file
     inside it (an entry that names a directory covers what is below)."""
     entry = draw(st.sampled_from(_ENGINE_ENTRIES))
-    filled = re.sub(r"[*?]", lambda m: draw(_NAME) if m.group() == "*" else "x", entry)
+    root_only = entry.startswith("/")  # found at a project's root only (`/*.props`)
+    filled = re.sub(r"[*?]", lambda m: draw(_NAME) if m.group() == "*" else "x", entry[root_only:])
     above = draw(st.lists(_NAME.filter(lambda n: not n.startswith(".")), max_size=3))
+    above = [] if root_only else above
     inside = draw(st.lists(_NAME, max_size=2))
     return "/".join([*above, filled, *inside])
 
@@ -137,7 +139,7 @@ def test_the_attackers_files_are_asked_in_accept_edits(tree: Tree, path: str) ->
         "docs/npmrc.md",
         ".venv/lib/python3.12/site-packages/requests/api.py",
         "src/site-packages.txt",
-        "notes/x.pth",
+        "notes/x.pt",
         ".gitattributes",
     ],
 )

@@ -97,7 +97,7 @@ def test_the_check_says_what_the_walks_bound_cut(tmp_path: Path) -> None:
     lines = denied_lines(sandbox, ws, home)
     assert len(lines) == 2, lines
     assert lines[1].startswith("  NOTICE: "), lines
-    assert "after 10 entries" in lines[1], lines
+    assert "bound of 10 entries after 31 entries" in lines[1], lines
     assert str(ws) in lines[1], lines
 
 

@@ -96,9 +96,9 @@ def test_no_walk_when_no_hidden_file_has_another_name(tmp_path: Path) -> None:
     search = DeniedLinks(Budget(entries=1))
     found = search.find([(tmp_path / "secret", "rule")], [tmp_path])
     assert (found.paths, found.cut) == ((), None)
-    os.link(tmp_path / "secret", tmp_path / "other")
     for n in range(3):
-        write(tmp_path / f"f{n}", "x\n")
+        write(tmp_path / f"d{n}" / "f", "x\n")
+    os.link(tmp_path / "secret", tmp_path / "d2" / "other")
     found = search.find([(tmp_path / "secret", "rule")], [tmp_path])
     assert found.paths == ()
     assert found.cut is not None
@@ -106,7 +106,7 @@ def test_no_walk_when_no_hidden_file_has_another_name(tmp_path: Path) -> None:
     assert "1 entries" in found.cut
     found = DeniedLinks().find([(tmp_path / "secret", "Read(secret)")], [tmp_path])
     assert found.paths == (
-        Denied(tmp_path / "other", False, "a hard link to a file hidden by Read(secret)"),
+        Denied(tmp_path / "d2" / "other", False, "a hard link to a file hidden by Read(secret)"),
     )
 
 

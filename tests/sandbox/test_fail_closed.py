@@ -73,3 +73,24 @@ def test_a_large_settled_tree_is_walked_whole_in_more_passes(layout: Layout) -> 
     found = scan.find([ws], lambda _p: True)
     assert found.cut is None
     assert [d.path for d in found.paths] == [ws / "d3" / "e3" / ".env"]
+
+
+def test_a_directory_over_the_bound_is_listed_whole_not_refused(layout: Layout) -> None:
+    """One directory holding more entries than a walk's bound (a data set, a build's
+    output) is listed to its end and the walk goes on past it: the bound is met between
+    directories, so ordinary work in such a tree runs. Fresh from a command too (changed
+    within the last second): kept for the command's next pass."""
+    from tether.sandbox.denied_reads import DeniedScan
+
+    from .test_denied_reads import denials
+
+    ws = layout.workspace
+    (ws / "data").mkdir()
+    for i in range(120):
+        (ws / "data" / f"{i:04}.csv").write_text("x")
+    write(ws / "zz" / ".env", "S=1\n")
+    write(ws / "data" / "sub" / ".env", "S=2\n")
+    scan = DeniedScan(denials(layout, "Read(**/.env)"), Budget(entries=50))
+    found = scan.find([ws], lambda _p: True)
+    assert found.cut is None
+    assert sorted(d.path for d in found.paths) == [ws / "data" / "sub" / ".env", ws / "zz" / ".env"]

@@ -60,6 +60,8 @@ class SafetyOptions:
     plugin_hooks: tuple[HookSpec, ...] = ()
     """The hooks of the session's plugins (after the settings' own; `disableAllHooks`
     turns them off too)."""
+    plugin_roots: tuple[Path, ...] = ()
+    """The session's plugins' directories: writes there ask (`PermissionContext`)."""
     agent_hooks: bool = False
     """Some subagent has hooks of its own (its front matter's): the session has a hook runner
     for them to join, even with no hook configured elsewhere."""
@@ -166,6 +168,7 @@ def permission_context(
         read_dirs=tuple(read_dirs),
         tether_home=tether_home,
         git_run_paths=_git_run_paths((workspace, *additional_dirs)),
+        plugin_roots=tuple(options.plugin_roots),
     )
     if read_only_tools is not None:
         context = replace(context, read_only_tools=read_only_tools)

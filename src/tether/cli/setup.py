@@ -179,6 +179,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             add_dirs=added_directories(opts.add_dirs),
             client_hooks=client.hooks,
             plugin_hooks=plugin_hooks,
+            plugin_roots=tuple(plugin.root for plugin in plugins.plugins),
             agent_hooks=any(agent.hooks for agent in agents.agents),
         ),
         workspace=workspace,

@@ -49,6 +49,7 @@ from tether.permissions.process_paths import (
 )
 from tether.permissions.rules import Rule
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
+from tether.plugin_places import PLUGIN_WHY, in_plugin
 
 
 @dataclass
@@ -251,6 +252,10 @@ class FileAccess(PathRules):
     def _self_modifying(self, path: Path) -> str | None:
         if is_below(path, self.ctx.git_run_paths):
             return GIT_RUN_PATH
+        for plugin in self.ctx.plugin_roots:
+            text, root = path.as_posix(), plugin.as_posix()
+            if in_plugin(text, root, root if plugin in self.ctx.write_roots else ""):
+                return PLUGIN_WHY
         return self_modifying(
             path, self.ctx.write_roots, home=self.ctx.home, tether_home=self.ctx.tether_home
         )
@@ -319,8 +324,10 @@ class FileAccess(PathRules):
         protected: list[Tokens] = []
         for root in self.ctx.write_roots:
             top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for entry in SELF_MODIFYING_TOKENS:
-                protected += [(*top, *entry), (*top, ANY, "/", *entry)]
+            for entry, root_only in SELF_MODIFYING_TOKENS:
+                protected.append((*top, *entry))
+                if not root_only:
+                    protected.append((*top, ANY, "/", *entry))
         home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
         if self.ctx.tether_home is not None:

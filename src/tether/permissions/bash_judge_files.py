@@ -334,7 +334,9 @@ class FileJudge:
         written unless read-only."""
         access = host_access(inv.argv)
         verdicts = [] if access is None else [self.unseen(access)]
-        for mount in bind_mounts(inv.argv):
+        mounts = bind_mounts(inv.argv)
+        verdicts += self._loads(tuple(m.source for m in mounts), what="hands the container")
+        for mount in mounts:
             for target in self.places.targets(mount.source):
                 verdicts.append(self.files.read(target, explicit=explicit, recursive=True))
                 if mount.writable:
@@ -362,10 +364,12 @@ class FileJudge:
         named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
         return [] if named else [ask(reason)]
 
-    def _loads(self, words: tuple[str, ...], inv: Invocation | None = None) -> list[Verdict]:
+    def _loads(
+        self, words: tuple[str, ...], inv: Invocation | None = None, what: str = "runs code from"
+    ) -> list[Verdict]:
         """Code a program imports from the files it is given (pytest's tests and conftest.py, an
-        interpreter's script): outside the workspace it is code no rule has seen, asked; a
-        file a Read rule denies is denied, as reading it is."""
+        interpreter's script; a container's bind mounts, `what`): outside the workspace it is
+        code no rule has seen, asked; a file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
             # A path another program names (find's `{}`) is each path it names now.
@@ -374,12 +378,12 @@ class FileJudge:
                 shown = readable(word) if is_literal(word) else str(target)
                 read = self.files.read(target)
                 if read.outcome == "deny":  # the program reads the code it runs
-                    found.append(replace(read, reason=f"runs code from {shown}: {read.reason}"))
+                    found.append(replace(read, reason=f"{what} {shown}: {read.reason}"))
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
-                    found.append(ask(f"runs code from {readable(word)}, {where}: not seen"))
+                    found.append(ask(f"{what} {readable(word)}, {where}: not seen"))
         return found
 
     def _working_code(self, program: str) -> list[Verdict]:

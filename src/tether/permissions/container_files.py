@@ -61,6 +61,9 @@ def container_files(argv: tuple[str, ...]) -> ContainerFiles:
         return _copy(rest)
     if command == "compose":
         return _compose(rest)
+    if command == "stack deploy" or command == "stack up":
+        # Its compose files declare the services, mounts and builds: code that runs.
+        return ContainerFiles(loads=tuple(_values(rest, ("-c", "--compose-file"))))
     if command == "buildx bake":
         # Its files declare the builds (contexts, secrets, outputs): code that runs.
         return ContainerFiles(loads=tuple(_values(rest, ("-f", "--file")) or (".",)))
@@ -88,7 +91,7 @@ def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     if i >= len(words):
         return "", ()
     first = words[i]
-    if first in ("buildx", "image", "builder", "container") and i + 1 < len(words):
+    if first in ("buildx", "image", "builder", "container", "stack") and i + 1 < len(words):
         return f"{first} {words[i + 1]}", words[i + 2 :]
     return first, words[i + 1 :]
 
@@ -115,9 +118,13 @@ def _build(words: tuple[str, ...]) -> ContainerFiles:
             positionals.append(word)
         i += 1
     context = positionals[0] if positionals else DYN
+    loads = _values(words, ("-f", "--file"))
     if context != "-" and not context.startswith(("http://", "https://", "git@", "github.com/")):
         trees.append(context)
-    return ContainerFiles(tuple(trees), tuple(reads), tuple(writes))
+        loads.append(context)
+    # The Dockerfile's RUN steps are code, from the context or the `-f` file: asked from
+    # outside the workspace, as the builds a compose file declares are.
+    return ContainerFiles(tuple(trees), tuple(reads), tuple(writes), loads=tuple(loads))
 
 
 def _file_option(
@@ -193,7 +200,8 @@ def _compose(words: tuple[str, ...]) -> ContainerFiles:
         reads += env_files or [f"{directory.rstrip('/')}/.env" if directory else ".env"]
     if directory and not files:
         files.append(directory)  # its compose file is read from there
+    # An env file fills in the compose file's images, mounts and commands: code as it is.
     return ContainerFiles(
         reads=tuple(r for r in reads if r and r != "-"),
-        loads=tuple(f for f in files if f and f != "-"),
+        loads=tuple(f for f in (*files, *env_files) if f and f != "-"),
     )

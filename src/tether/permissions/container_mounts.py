@@ -50,19 +50,26 @@ def bind_mounts(argv: tuple[str, ...]) -> list[Mount]:
 
 _HOST_ACCESS = (
     "--privileged",
-    "--pid=host",
     "--cap-add",
     "--device",
-    "--userns=host",
-    "--cgroupns=host",
     "--volumes-from",
+    *(f"{option}=host" for option in ("--pid", "--userns", "--cgroupns", "--ipc", "--uts")),
+    *(f"{option}=host" for option in ("--network", "--net")),
 )
 """Options with which what runs in the container reaches the host beyond its mounts (every
 device and capability, the host's processes: `nsenter -t 1` is a root shell on the host; the
-host's cgroups; another container's mounts, which may be any host path)."""
+host's cgroups, shared memory, host name and user ids; its network: every service bound to
+the host's loopback; another container's mounts, which may be any host path). A namespace
+option whose value is known only as it runs may be `host`."""
+_NAMESPACES = frozenset({"--pid", "--userns", "--cgroupns", "--ipc", "--uts", "--network", "--net"})
+_REMOTE = ("-H", "--host")
+"""Global options that send the command to another daemon: a remote one (`ssh://`,
+`tcp://`) runs it on a host the sandbox and these rules do not reach."""
+_CONTEXT = ("-c", "--context")
+"""Global options naming a context: its daemon may be another host's (`default` is local)."""
 _UNCONFINED = ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined")
 """`--security-opt` values that take away what keeps a container's root off the host."""
-_SEPARATE = ("--pid", "--userns", "--cgroupns", "--security-opt")
+_SEPARATE = (*sorted(_NAMESPACES), "--security-opt", *_REMOTE, *_CONTEXT)
 """Options also written with their value as the next word."""
 
 
@@ -77,12 +84,49 @@ def host_access(argv: tuple[str, ...]) -> str | None:
     # `--pid host` as `--pid=host`.
     after = (*argv[2:], "")
     words = [f"{w}={n}" if w in _SEPARATE else w for w, n in zip(argv[1:], after, strict=True)]
+    # The global options, before the subcommand (`-Hssh://x`: the address attached).
+    end = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+    for word in words[:end]:
+        option, _, value = word.partition("=")
+        if option.startswith("-H") and len(option) > 2:
+            option, value = "-H", word[2:]
+        if option in _CONTEXT and value != "default":
+            return f"{engine} {option} {value} sends the command to that context's daemon"
+        if option in _REMOTE and _remote(value):
+            return f"{engine} {option} {value} runs the command on another host's daemon"
     for word in words:
         option, _, value = word.partition("=")
         if word.startswith(_HOST_ACCESS):
             return f"{engine} {option} gives the container the host itself"
         if option == "--security-opt" and (value in _UNCONFINED or not is_literal(value)):
             return f"{engine} --security-opt {value} gives the container the host itself"
+        if option in _NAMESPACES and not is_literal(value):
+            return f"{engine} {option} with a value known only as it runs may share the host's"
+    return _remote_context(engine, argv[1:])
+
+
+def _remote(address: str) -> bool:
+    """A daemon address that is not a local socket (`unix:///run/docker.sock`, `npipe://`)."""
+    return not is_literal(address) or not address.startswith(("unix://", "npipe://", "/"))
+
+
+def _remote_context(engine: str, words: tuple[str, ...]) -> str | None:
+    """`context create NAME --docker host=ssh://...`, `context import`: later commands run on
+    the daemon the context names, another host's."""
+    if words[:2] == ("context", "import"):
+        return f"{engine} context import makes a context whose daemon may be another host's"
+    if words[:2] != ("context", "create"):
+        return None
+    for i, word in enumerate(words):
+        value = word.partition("=")[2] if word.startswith("--docker=") else ""
+        if word == "--docker" and i + 1 < len(words):
+            value = words[i + 1]
+        for field in value.split(","):
+            key, _, address = field.partition("=")
+            if key == "host" and _remote(address):
+                return f"{engine} context create makes later commands run on {address}"
+        if word.startswith("--from"):
+            return f"{engine} context create copies a context whose daemon may be remote"
     return None
 
 

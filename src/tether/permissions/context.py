@@ -133,6 +133,10 @@ class PermissionContext:
     """Paths outside `.git` that git runs programs or reads settings from: the directory
     `core.hooksPath` names, the config files git includes (`tether.git_run_paths`). Writes
     there are asked like writes of the protected paths (defaults.SELF_MODIFYING)."""
+    plugin_roots: tuple[Path, ...] = ()
+    """The session's plugins' directories (`--plugin-dir`, enabled plugins), resolved: code
+    a later session runs; writes there are asked like writes of the protected paths (the
+    component places only, for a plugin that is a writable root itself: plugin_places)."""
     bash_sandboxed: bool = False
     """Bash commands run in the sandbox, which keeps the files that change what later sessions
     run read-only: a command writing files it does not name (`git checkout main`) cannot

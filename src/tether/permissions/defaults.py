@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tether.home_files import HOME_SELF_MODIFYING
 from tether.permissions.paths import Tokens, glob_tokens, relative_below
+from tether.plugin_places import plugin_place
 from tether.project_files import PROJECT_SELF_MODIFYING
 
 TASK_BOARD_TOOLS = frozenset({"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskNext"})
@@ -53,19 +54,26 @@ def _is_pattern(segment: str) -> bool:
     return "*" in segment or "?" in segment
 
 
-SELF_MODIFYING_TOKENS: tuple[Tokens, ...] = tuple(
-    glob_tokens(entry.path) for entry in PROJECT_SELF_MODIFYING if entry.engine and entry.globbed
+SELF_MODIFYING_TOKENS: tuple[tuple[Tokens, bool], ...] = tuple(
+    (glob_tokens(entry.path.lstrip("/")), entry.path.startswith("/"))
+    for entry in PROJECT_SELF_MODIFYING
+    if entry.engine and entry.globbed
 )
-"""The entries as glob tokens, for paths known only as patterns (`access.py`): not those a
-glob of every project reaches (`sitecustomize.py` by `src/*.py`, `ProjectFile.globbed`)."""
+"""The entries as glob tokens, each with whether it is found at a project's root only, for
+paths known only as patterns (`access.py`): not those a glob of every project reaches
+(`sitecustomize.py` by `src/*.py`, `ProjectFile.globbed`)."""
 
 _Entry = tuple[tuple[str, ...], str]
 _PROJECT_BY_FIRST: dict[str, list[_Entry]] = {}
 _GLOB_FIRST: list[_Entry] = []
 """Entries whose first segment is a pattern (`mise.*.toml`), tried at every segment."""
+_ROOT_ONLY: list[_Entry] = []
+"""Entries found at a project's root only (written `/*.props`)."""
 for _entry, _why in SELF_MODIFYING:
     _parts = tuple(_entry.split("/"))
-    if _is_pattern(_parts[0]):
+    if _entry.startswith("/"):
+        _ROOT_ONLY.append((_parts[1:], _why))
+    elif _is_pattern(_parts[0]):
         _GLOB_FIRST.append((_parts, _why))
     else:
         _PROJECT_BY_FIRST.setdefault(_parts[0], []).append((_parts, _why))
@@ -86,8 +94,18 @@ def self_modifying(
     """What `path` configures, when writing it changes what a later session allows or runs
     (see `SELF_MODIFYING`); None otherwise. Project entries are judged below the workspace root
     holding the path, so that a workspace inside some `.tether` directory is not all
-    protected; outside every root, anywhere in the path. A pure function of its arguments,
-    kept for the session (every write a decision judges asks it, of the same few paths)."""
+    protected; outside every root, anywhere in the path. The table's part is a pure function
+    of its arguments, kept for the session (every write a decision judges asks it, of the
+    same few paths); a virtualenv's programs and a plugin's directory (`tether.plugin_places`)
+    are found by a look at the disk."""
+    venv = _virtualenv_program(path)
+    if venv is not None:
+        return venv
+    text = path.as_posix()
+    for root in roots:
+        plugin = plugin_place(text, root.as_posix())
+        if plugin is not None:
+            return plugin
     return _self_modifying(
         path.as_posix(),
         tuple(root.as_posix() for root in roots),
@@ -109,6 +127,10 @@ def _self_modifying(
         for entry, why in (*_PROJECT_BY_FIRST.get(part, ()), *_GLOB_FIRST):
             if _segments_match(entry, parts[i : i + len(entry)]):
                 return why
+    if root is not None:
+        for entry, why in _ROOT_ONLY:
+            if _segments_match(entry, parts[: len(entry)]):
+                return why
     # A workspace kept inside such a directory (a worktree under TETHER_HOME) is a project of
     # its own: judged by the project entries above.
     if tether_home is not None:
@@ -126,6 +148,24 @@ def _self_modifying(
         base = f"{top.rstrip('/')}/{'/'.join(entry)}"
         if tuple(rest[: len(entry)]) == entry and not _root_below(root, base):
             return why
+    return None
+
+
+VENV_BIN_DIRS = frozenset({"bin", "Scripts"})
+
+
+def _virtualenv_program(path: Path) -> str | None:
+    """A program of a virtualenv found by its `pyvenv.cfg`, whatever the virtualenv is named
+    (`env/bin/python`, `.tox/py311/bin/pytest`): what every command that activates it runs.
+    One look at the disk, for paths in a `bin` or `Scripts` directory only."""
+    text = path.as_posix()
+    if "/bin/" not in text and "/Scripts/" not in text:
+        return None
+    for parent in path.parents:
+        if parent.name in VENV_BIN_DIRS:
+            if (parent.parent / "pyvenv.cfg").is_file():
+                return "a virtualenv's programs, run by every command that activates it"
+            return None
     return None
 
 

@@ -63,6 +63,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
                 # --work-tree=~/.ssh add id_rsa`): all of it, as a recursive read.
                 use.reads.append(value)
                 use.recursive = True
+                use.work_tree = value  # its hooks and attributes (git_repository)
             elif name == "-c":
                 use.setting(value)
         elif name == "--exec-path" and eq:

@@ -3,8 +3,11 @@
 points git at one. `git -C DIR`, `cd DIR && git`, `pushd DIR; git` all make git discover its
 repository from a directory (found as git does: at each level up, a `.git` directory or
 `gitdir:` file, then the level itself when it is a bare repository); `--git-dir=DIR` names
-it. (`--work-tree` moves only the files git looks at: the configuration is still the one of
-the repository git finds.)
+it. A directory outside the workspace with no repository yet is asked too: git looks again
+as it runs, and finds the one an earlier part of the command made. (`--work-tree` moves only
+the files git looks at, its configuration is still the one of the repository git finds; but
+outside the workspace, the tree's `.gitattributes` pick the drivers git runs and the hooks run
+there: asked as well.)
 
 A repository's configuration is code the project has seen when it is the repository of the
 workspace (or an added directory), or any repository whose git directory lies inside one of
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from tether.permissions.access import FileAccess
 from tether.permissions.context import PermissionContext
+from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import readable
@@ -39,9 +43,26 @@ def unseen_repository(ctx: PermissionContext, directory: Path | None) -> str:
     if directory is None:
         return "git runs in a directory that is not known, and reads the configuration there"
     git_dir = ctx.find_repository(directory)
+    if git_dir is None and not is_below(directory, ctx.write_roots):
+        # No repository there now; git looks again as it runs, and finds the one an earlier
+        # part of the command made (`git -C /x init && git -C /x config core.fsmonitor ...`).
+        return _reason(f"git run in {directory} finds whatever repository is there as it runs")
     if git_dir is None or seen_repository(ctx, git_dir):
         return ""
     return _reason(f"git run in {directory} reads the repository {git_dir}")
+
+
+def unseen_work_tree(ctx: PermissionContext, tree: Path | None, word: str) -> str:
+    """Why `--work-tree=WORD` (resolved; None when not known) hands git files no rule has
+    seen, or "": outside the workspace, the tree's `.gitattributes` choose the drivers and
+    filters git runs on its files, and git's hooks run in it."""
+    if tree is not None and is_below(tree, ctx.write_roots):
+        return ""
+    where = "a directory that is not known" if tree is None else f"{tree}, outside the workspace"
+    return (
+        f"git --work-tree={word} works on {where}: its attributes choose the filters and "
+        "drivers git runs, and git's hooks run there"
+    )
 
 
 def unseen_git_dir(ctx: PermissionContext, git_dir: Path | None, word: str) -> str:
@@ -74,4 +95,8 @@ def repository_reasons(use: ProgramUse, places: ShellPlaces, files: FileAccess) 
         for target in places.targets(word):
             real = files.real(target) if isinstance(target, Path) else None
             found.append(unseen_git_dir(files.ctx, real, readable(word)))
+    if use.work_tree is not None:
+        for target in places.targets(use.work_tree):
+            real = files.real(target) if isinstance(target, Path) else None
+            found.append(unseen_work_tree(files.ctx, real, readable(use.work_tree)))
     return [reason for reason in dict.fromkeys(found) if reason]

@@ -23,6 +23,7 @@ class GitUse:
     base: str = ""
     """Where `-C` moved git, relative to where it runs ("" for there)."""
     git_dir: str | None = None
+    work_tree: str | None = None
     reads: list[str] = field(default_factory=list[str])
     writes: list[str] = field(default_factory=list[str])
     mentions: list[str] = field(default_factory=list[str])
@@ -76,4 +77,5 @@ class GitUse:
             git_show_args=self.show_args,
             finds_repository=None if self.git_dir is not None else (self.base or "."),
             names_repository=None if self.git_dir is None else fix(self.git_dir),
+            work_tree=None if self.work_tree is None else fix(self.work_tree),
         )

@@ -74,6 +74,8 @@ class ProgramUse:
     when not limited)."""
     names_repository: str | None = None
     """The git directory `--git-dir` names (after `-C`'s directory); None without it."""
+    work_tree: str | None = None
+    """The work tree `--work-tree` names (after `-C`'s directory); None without it."""
 
     @property
     def read_only(self) -> bool:

@@ -24,6 +24,7 @@ from tether.permissions.escapes import (
     option_files,
     tracer_use,
 )
+from tether.permissions.fetched_sources import cargo_sources, go_sources
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
 from tether.permissions.shell_words import DYN, is_literal, program_name
@@ -269,10 +270,15 @@ def cargo_use(words: tuple[str, ...]) -> ProgramUse:
             unseen.append(f"cargo's rustc {why}")
         elif not is_literal(setting):
             unseen.append("cargo passes rustc a codegen option known only as it runs")
-    return ProgramUse(loads=tuple(loads), runs=tuple(runs), unseen=tuple(dict.fromkeys(unseen)))
+    more = cargo_sources(head, tail)
+    return ProgramUse(
+        loads=(*loads, *more.loads),
+        runs=(*runs, *more.runs),
+        unseen=tuple(dict.fromkeys((*unseen, *more.unseen))),
+    )
 
 
-_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list"})
+_GO_BUILDS = frozenset({"build", "run", "test", "install", "vet", "generate", "list", "get"})
 _GO_PLACES = ("-C", "-overlay", "-modfile", "-pgo")
 """go options naming where code or the module's description comes from (`-C DIR` first
 changes to DIR; `-overlay` maps source files to others; `-modfile` an alternate go.mod;
@@ -303,4 +309,5 @@ def go_loads(words: tuple[str, ...]) -> tuple[str, ...]:
         for word in positionals[1:] if command == "work" else positionals:
             if word.endswith(".go") or word.startswith((".", "/", "~")) or not is_literal(word):
                 loads.append(word)
+    loads += go_sources(words)
     return tuple(dict.fromkeys(w for w in loads if w))

@@ -160,7 +160,8 @@ class _LinkWalk(BoundedWalk):
         cache = self.search._cache  # pyright: ignore[reportPrivateUsage]
         kept = cache.get(directory)
         if kept is not None and kept.key == key:
-            self.entries += kept.entries
+            # Kept: its inode numbers are looked up, not its entries gone through again.
+            self.entries += len(kept.below) + 1
             return kept
         listing = _Listing(key, {}, [])
         try:

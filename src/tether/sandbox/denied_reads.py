@@ -48,6 +48,8 @@ SCAN_HIDDEN = 500
 """Paths hidden at most: each is a mount on every command (bwrap's time grows with them)."""
 
 NOT_WALKED = ("/proc", "/sys", "/dev")
+_TIME_CHECKS = 4096
+"""Entries of one directory's listing between looks at the clock."""
 
 _log = logging.getLogger(__name__)
 
@@ -102,15 +104,18 @@ class DeniedScan:
     budget: Budget = field(default_factory=Budget)
     _cache: dict[str, _Outcome] = field(default_factory=dict[str, _Outcome], repr=False)
     _told: set[str] = field(default_factory=set[str], repr=False)
+    _racy: dict[str, _Outcome] = field(default_factory=dict[str, _Outcome], repr=False)
+    """Directories changed within the last second, kept for this command's passes only."""
 
     def find(self, places: Iterable[Path], outside: Callable[[Path], bool]) -> DeniedFound:
         """The denied paths now under `places` (the directories in view), and under each
         rule's prefix that lies in none of them but `outside` says is in view."""
         starts = _starts(self.denials.prefixes, [str(p) for p in places], outside)
+        self._racy.clear()
         passes = 0
         while True:
             passes += 1
-            kept = len(self._cache)
+            kept = len(self._cache) + len(self._racy)
             walk = _Walk(self, self.budget)
             for start in starts:
                 if walk.stopped is not None:
@@ -118,7 +123,9 @@ class DeniedScan:
                 walk.start(start)
             # Cut by its entries or time after keeping more directories: the next pass goes
             # through those at an `lstat` each and on past where this one stopped.
-            progressed = len(self._cache) > kept and not walk.reason.endswith("hidden paths")
+            progressed = len(self._cache) + len(self._racy) > kept and not walk.reason.endswith(
+                "hidden paths"
+            )
             if walk.stopped is None or not progressed or passes >= SCAN_PASSES:
                 break
         found = DeniedFound(tuple(walk.hidden), walk.notice())
@@ -178,6 +185,9 @@ class BoundedWalk:
             if time.monotonic() > self.deadline:
                 self.cut(f"{self.budget.seconds:g} s", directory)
                 return
+            if self.entries >= self.budget.entries:
+                self.cut(f"{self.budget.entries} entries", directory)
+                return
             below = self._visit(directory)
             if below is None:
                 return
@@ -196,11 +206,14 @@ class BoundedWalk:
         self.reason, self.stopped = reason, where
 
     def counted(self, where: str) -> bool:
-        """One more entry looked at, unless the entry bound ran out (then the walk is cut)."""
-        if self.entries >= self.budget.entries:
-            self.cut(f"{self.budget.entries} entries", where)
-            return False
+        """One more entry looked at. The entry bound is met between directories, not inside
+        one: a directory begun is listed whole (cut inside, a directory holding more entries
+        than the bound would be begun again at every pass and never kept, and every command
+        refused); only the time bound cuts a listing."""
         self.entries += 1
+        if self.entries % _TIME_CHECKS == 0 and time.monotonic() > self.deadline:
+            self.cut(f"{self.budget.seconds:g} s", where)
+            return False
         return True
 
     def cuts(self) -> list[str]:
@@ -264,7 +277,8 @@ class _Walk(BoundedWalk):
             return _Outcome((0, 0, 0), [], [])
         key = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         cache = self.scan._cache  # pyright: ignore[reportPrivateUsage]
-        kept = cache.get(directory)
+        racy = self.scan._racy  # pyright: ignore[reportPrivateUsage]
+        kept = cache.get(directory) or racy.get(directory)
         if kept is not None and kept.key == key:
             self.entries += len(kept.below) + len(kept.hidden)
             return kept
@@ -280,30 +294,31 @@ class _Walk(BoundedWalk):
                     return None
                 self._look(entry, outcome, git_dir=git_dir)
         # A directory changed within the last second may change again unseen in the same
-        # tick of its clock: not kept.
+        # tick of its clock: kept for this command's next pass only.
         if time.time_ns() - st.st_mtime_ns > 1_000_000_000:
             cache[directory] = outcome
+        else:
+            racy[directory] = outcome
         return outcome
 
     def _look(self, entry: os.DirEntry[str], outcome: _Outcome, *, git_dir: bool) -> None:
+        # The entry's type from the listing (no `lstat` of each of a large directory's files).
         try:
-            mode = entry.stat(follow_symlinks=False).st_mode
+            directory = entry.is_dir(follow_symlinks=False)
         except OSError:
             return
         path = entry.path
-        directory = stat.S_ISDIR(mode)
         names = self.names
         rule = self.match(path) if names is None or names(entry.name) else None
         if rule is None and directory and (names is None or names(CONTENTS_PROBE)):
             rule = self.match(path + "/" + CONTENTS_PROBE)
         if rule is not None:
-            if stat.S_ISLNK(mode):
-                try:
-                    real = os.path.realpath(path)
-                    mode = os.stat(real).st_mode
-                except (OSError, ValueError):
-                    return
-                path = real
+            try:
+                if entry.is_symlink():
+                    path = os.path.realpath(path)
+                mode = os.stat(path, follow_symlinks=False).st_mode
+            except (OSError, ValueError):
+                return
             outcome.hidden.append(Denied(Path(path), stat.S_ISDIR(mode), rule))
         elif directory and not (git_dir and entry.name == "objects"):
             outcome.below.append(path)

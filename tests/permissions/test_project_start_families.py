@@ -1,0 +1,150 @@
+"""Families of files that start programs later, beyond the names first listed: Vim's exrc
+names in every spelling, Python's start-up modules in any compiled form and `.pth` files, a
+virtualenv's programs (by place or by its `pyvenv.cfg`), other agents' settings, MSBuild's
+imported files, every hosted CI's definitions, development environments and debuggers'
+start-up files. Each is asked by every writer in every mode but bypassPermissions
+(`tether.project_start_files`)."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from tether.permissions import Mode, PermissionContext, decide, load_rules
+
+from .conftest import Tree, build_tree
+
+ALLOW = {"permissions": {"allow": ["Edit", "Write(**)", "Bash(echo *)", "Bash(printf *)"]}}
+EXPECTED: dict[Mode, str] = {
+    "default": "ask",
+    "acceptEdits": "ask",
+    "plan": "deny",
+    "bypassPermissions": "allow",
+}
+FAMILIES = [
+    "_gvimrc",
+    "web/.vimrc",
+    "_nvimrc",
+    "pkg/.local.vimrc",
+    ".vimspector.json",
+    "lib/sitecustomize.cpython-312-darwin.so",
+    "src/__pycache__/usercustomize.cpython-312.pyc",
+    "usercustomize.pyd",
+    "extra.pth",
+    "env/lib/python3.12/site-packages/zz.pth",
+    "venv/bin/pip",
+    ".venv/Scripts/python.exe",
+    ".tox/py312/bin/pytest",
+    "tools/env2/bin/activate.fish",
+    ".kiro/settings/mcp.json",
+    ".windsurf/hooks.json",
+    ".continue/config.yaml",
+    ".amazonq/mcp.json",
+    ".clinerules/hooks/PreToolUse",
+    ".aider.conf.yml",
+    "opencode.json",
+    "Directory.Packages.props",
+    "src/Directory.Build.targets",
+    "App/App.csproj.user",
+    "after.Shop.sln.targets",
+    "nuget.config",
+    "build.props",
+    "custom.targets",
+    ".gitlab/pipelines/deploy.yml",
+    "templates/build.gitlab-ci.yml",
+    "azure-pipelines-release.yml",
+    ".azuredevops/pr.yml",
+    ".cirrus.star",
+    "cloudbuild.json",
+    ".zuul.d/jobs.yaml",
+    ".build.yml",
+    "bitrise.yaml",
+    "codemagic.yml",
+    ".drone.jsonnet",
+    ".woodpecker.yaml",
+    "buildspec.yaml",
+    "deploy.Jenkinsfile",
+    ".gitpod.yaml",
+    "replit.nix",
+    "devenv.nix",
+    ".autoenv_leave.zsh",
+    ".rvmrc",
+    ".ocamlinit",
+    ".pdm-python",
+    "rust-analyzer.toml",
+    ".luarc.json",
+    ".config/dotnet-tools.json",
+    "pdm.toml",
+    ".jenkins/deploy.groovy",
+    ".screwdriver.yaml",
+    ".idx/dev.nix",
+    ".codesandbox/tasks.json",
+    ".warp/workflows/x.yaml",
+]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    tree = build_tree(tmp_path_factory.mktemp("start-families"))
+    (tree.ws / "tools" / "env2" / "bin").mkdir(parents=True)
+    (tree.ws / "tools" / "env2" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    return tree
+
+
+def _context(tree: Tree, mode: Mode) -> PermissionContext:
+    rules = load_rules([(tree.ws / ".claude" / "settings.json", ALLOW)], seed_yaml=None)
+    return PermissionContext(mode=mode, rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home)
+
+
+@pytest.mark.parametrize("mode", list(EXPECTED))
+@pytest.mark.parametrize("path", FAMILIES)
+def test_each_family_is_asked_by_every_writer(tree: Tree, path: str, mode: Mode) -> None:
+    ctx = _context(tree, mode)
+    quoted = shlex.quote(path)
+    calls = [
+        ("Write", {"file_path": path, "content": "x"}),
+        ("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}),
+        ("Bash", {"command": f"printf 'x\\n' > {quoted}"}),
+    ]
+    decisions = [decide(tool, call, ctx).behavior for tool, call in calls]
+    assert decisions == [EXPECTED[mode]] * len(calls)
+
+
+def test_a_virtualenv_is_found_by_its_pyvenv_cfg(tree: Tree) -> None:
+    """Any name: `tools/env2` is a virtualenv because its `pyvenv.cfg` says so; a `bin`
+    directory of the project's own scripts is not one."""
+    ctx = _context(tree, "acceptEdits")
+    venv = decide("Write", {"file_path": "tools/env2/bin/python3", "content": "x"}, ctx)
+    own = decide("Write", {"file_path": "tools/bin/release.sh", "content": "x"}, ctx)
+    assert (venv.behavior, own.behavior) == ("ask", "allow")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/vimrc_helpers.py",
+        "docs/ci/gitlab.md",
+        "src/props/build.props",
+        "lib/targets/x.targets",
+        "src/site_customize.py",
+        "models/weights.pt",
+        "bin/release.sh",
+        "agents/gemini.py",
+    ],
+)
+def test_look_alikes_stay_the_projects_own(tree: Tree, path: str) -> None:
+    ctx = _context(tree, "acceptEdits")
+    assert decide("Write", {"file_path": path, "content": "x"}, ctx).behavior == "allow"
+
+
+@pytest.mark.parametrize("command", ["sed -i s/a/b/ src/*.py", "cp README.md models/*.pth"])
+def test_ordinary_globs_are_not_asked_for_named_only_entries(tree: Tree, command: str) -> None:
+    rules = load_rules(
+        [(tree.ws / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(sed *)"]}})],
+        seed_yaml=None,
+    )
+    ctx = PermissionContext(
+        mode="acceptEdits", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+    )
+    assert decide("Bash", {"command": command}, ctx).behavior == "allow"
