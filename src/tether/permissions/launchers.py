@@ -1,0 +1,212 @@
+"""Looking through launchers: `uv run pytest`, `python3 -m tox exec -- make`, `npx -c 'CMD'`
+run a command that is judged as if it were typed (its deny and ask rules hold, and a rule
+allowing the launcher does not allow what the command would be denied or asked for), with the
+launcher's table (launcher_table.py); app specs that are code (`flask --app 'mod:f(...)'`,
+`gunicorn 'mod:make()'`: app_specs.py) likewise.
+
+The launcher is an invocation of its own (role `command`, its whole line judged as its own, so
+`Bash(uv run pytest *)` names it) whose `inner` is the launched command. An unknown subcommand
+of a launcher whose subcommands are all listed, or an option not understood where the command
+starts, is not knowing what runs: asked, with deny rules tried on every tail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from tether.permissions.app_specs import app_code
+from tether.permissions.entry_programs import entry_of
+from tether.permissions.launcher_table import (
+    LAUNCHERS,
+    TOX_COMMAND_KEYS,
+    TOX_HARMLESS_KEYS,
+    Launcher,
+    Sub,
+)
+from tether.permissions.script import Invocation
+from tether.permissions.shell_words import DYN, is_literal
+from tether.permissions.wrapper_options import parse_options, unparsed
+
+Inner = Callable[[Sequence[str]], Invocation]
+Code = Callable[..., Invocation]
+
+_SCRIPT = re.compile(r".*\.pyw?|[a-z+]+://.*")
+_VERSION = re.compile(r"(@?[^@]+)@[^@/]*")
+"""`ruff@0.6`, `@scope/pkg@latest`: a package spec with its version."""
+
+
+def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
+    """`plain` with what it launches as its inner commands, or None when it launches nothing
+    the table knows (then it is judged as it was)."""
+    entry = entry_of(plain.argv)
+    if entry is None:
+        return _with_app(plain, inner, code)
+    name, args = entry
+    launcher = LAUNCHERS.get(name)
+    if launcher is None:
+        return _with_app(plain, inner, code)
+    found = _subcommand(launcher, args)
+    if isinstance(found, str):
+        return unparsed(plain, "command", f"cannot tell what {name} runs: {found}")
+    sub, at = found
+    if sub is None:
+        return None
+    overrides = _overrides(launcher, args, code)
+    if isinstance(overrides, str):
+        return unparsed(plain, "command", f"{name} {overrides}")
+    launched = _launched(sub, args[at:])
+    if isinstance(launched, str):
+        return unparsed(plain, "command", f"cannot tell what {name} runs: {launched}")
+    words, shell, reads = launched
+    runs = [*overrides, *(code(text, "command") for text in shell)]
+    inners = [i for r in runs for i in r.inner]
+    problems = [p for r in runs for p in r.problems]
+    if words:
+        inners.append(inner(words))
+    writes = _hook_writes(args[at:]) if sub.hooks else ()
+    if not inners and not writes and not reads:
+        return None
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=tuple(inners),
+        problems=tuple(problems),
+        reads=reads,
+        writes=writes,
+    )
+
+
+def launches(inv: Invocation) -> bool:
+    """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
+    rule decides in them, as for sudo: bash_policy)."""
+    entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
+    return entry is not None and entry[0] in LAUNCHERS
+
+
+def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
+    runs = app_code(plain.argv, plain.assignments)
+    if not runs:
+        return None
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=tuple(inner(words) for words in runs),
+    )
+
+
+def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, int] | str:
+    """The subcommand `args` give and the index after its words; (None, _) when the launcher
+    launches nothing through it, or why it cannot be told."""
+    if set(launcher.subcommands) == {()}:
+        return launcher.subcommands[()], 0  # `npx [OPTIONS] CMD`: the options are the command's
+    if launcher.closed:
+        parsed = parse_options(args, launcher.options)
+        if isinstance(parsed, str):
+            return parsed
+        at = parsed.rest
+    else:
+        at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+    if at > 0 and args[at - 1] == "--" and () in launcher.subcommands:
+        return launcher.subcommands[()], at
+    if at >= len(args):
+        sub = launcher.subcommands.get(())
+        if sub is None and launcher.closed:
+            return None, at  # help, or a usage error
+        return sub, at
+    if not is_literal(args[at]):
+        return "a subcommand that is not a literal"
+    pair = (args[at], args[at + 1]) if at + 1 < len(args) else None
+    if pair is not None and pair in launcher.subcommands:
+        return launcher.subcommands[pair], at + 2
+    if (args[at],) in launcher.subcommands:
+        return launcher.subcommands[(args[at],)], at + 1
+    if any(key[:1] == (args[at],) for key in launcher.subcommands):
+        return f"`{args[at]}` with an unknown subcommand"
+    return f"an unknown subcommand `{args[at]}`" if launcher.closed else (None, at)
+
+
+def _launched(
+    sub: Sub, args: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:
+    """(the launched command's words, shell command lines its options give, files they read)."""
+    if sub.how == "nothing":
+        return (), (), ()
+    if sub.how == "after_dashdash":
+        return (args[args.index("--") + 1 :] if "--" in args else ()), (), ()
+    parsed = parse_options(args, sub.options)
+    if isinstance(parsed, str):
+        return parsed
+    shell = tuple(v for n, v in parsed.options if n in sub.shell and v is not None)
+    reads = tuple(v for n, v in parsed.options if n in sub.options.reads and v is not None)
+    words = args[parsed.rest + sub.skips :]
+    if not words:
+        return (), shell, reads
+    if any(n in ("-m", "--module") for n, _ in parsed.options) and "-m" not in sub.shell:
+        return ("python3", "-m", *words), shell, reads
+    first = words[0]
+    if sub.scripts and is_literal(first) and _SCRIPT.fullmatch(first):
+        # A URL is a script fetched as it runs: a path not known now.
+        script = DYN if "://" in first else first
+        return ("python3", script, *words[1:]), shell, reads
+    versioned = _VERSION.fullmatch(first) if is_literal(first) else None
+    if versioned is not None:
+        words = (versioned.group(1), *words[1:])
+    return words, shell, reads
+
+
+def _overrides(launcher: Launcher, args: tuple[str, ...], code: Code) -> list[Invocation] | str:
+    """tox's `-x KEY=VALUE`: a command setting's value is a command line; a setting that only
+    tunes the run is nothing; any other may load code."""
+    if not launcher.overrides:
+        return []
+    found: list[Invocation] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        value: str | None = None
+        for option in launcher.overrides:
+            if arg == option:
+                value = args[i + 1] if i + 1 < len(args) else ""
+            elif option.startswith("--") and arg.startswith(option + "="):
+                value = arg[len(option) + 1 :]
+            elif not option.startswith("--") and arg.startswith(option) and arg != option:
+                value = arg[len(option) :]
+        if value is None:
+            continue
+        if not is_literal(value):
+            return "has a setting that is not a literal"
+        key, _, text = value.partition("=")
+        key = key.rstrip("+").rpartition(".")[2].strip()
+        if key in TOX_COMMAND_KEYS or key.endswith("_command"):
+            found.append(code(text, "command"))
+        elif key not in TOX_HARMLESS_KEYS:
+            return f"setting `{key}` may name a program or code to run"
+    return found
+
+
+def _hook_writes(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The hooks `pre-commit install`/`uninstall` write (`-t TYPE`, `--hook-type TYPE`; the
+    pre-commit hook by default), or the template directory `init-templatedir DIR` fills."""
+    types: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-t", "--hook-type", "-c", "--config") and i + 1 < len(args):
+            if arg in ("-t", "--hook-type"):
+                types.append(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--hook-type="):
+            types.append(arg.partition("=")[2])
+        elif arg.startswith("-t") and len(arg) > 2:
+            types.append(arg[2:])
+        elif not arg.startswith("-"):
+            positionals.append(arg)
+        i += 1
+    if positionals:
+        return (f"{positionals[0]}/hooks",)
+    return tuple(f".git/hooks/{t}" for t in (types or ["pre-commit"]))
