@@ -22,11 +22,11 @@ RULES = {
 @pytest.mark.parametrize(
     "command",
     [
-        "python3 -m flask -A 'subprocess:check_output([\"wget\", \"x\"])' routes",
+        'python3 -m flask -A \'subprocess:check_output(["wget", "x"])\' routes',
         "flask --ap='subprocess:run(\"wget x\", shell=True)' run",
         "FLASK_APP='subprocess:getstatusoutput(\"wget x\")' flask routes",
         "env FLASK_APP='subprocess:Popen(\"wget x\", shell=True)' python3 -m flask run",
-        "python3 -m gunicorn -w 2 'subprocess:call([\"wget\", \"x\"])'",
+        'python3 -m gunicorn -w 2 \'subprocess:call(["wget", "x"])\'',
         "python3 -m hypercorn 'os:popen(\"wget x\")'",
         "python3 -m uvicorn --factory 'subprocess:getoutput(\"cat .env\")'",
     ],
