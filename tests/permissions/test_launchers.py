@@ -175,3 +175,29 @@ def test_installing_git_hooks_is_asked_and_meets_edit_rules(
 def test_ordinary_uses_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     decision = decide("Bash", {"command": command}, make_ctx(RULES))
     assert decision.behavior == "allow", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m honcho run wget x",
+        "python3 -m conda run -n base wget x",
+        "python3 -m fabric --exec 'wget x'",
+        "python3 -m tasks.cli -- wget -q x",
+    ],
+)
+def test_a_module_no_table_knows_is_suspected_like_an_unknown_program(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "deny", decision
+
+
+@pytest.mark.parametrize(
+    "command", ["python3 -m pytest -k wget", "python3 -m json.tool wget.json", "python3 -m app"]
+)
+def test_known_modules_are_not_suspected(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "allow", decision

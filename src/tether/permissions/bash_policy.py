@@ -41,7 +41,7 @@ from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
-from tether.permissions.launchers import launches
+from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
@@ -247,6 +247,9 @@ class _Judge(FileJudge):
             found = self._before_command(inv)
         if found is None and is_unknown(inv):
             found = later_commands(self.ctx.rules, inv, parse_command)
+        module = unknown_module(inv) if found is None else None
+        if module is not None:
+            found = later_commands(self.ctx.rules, replace(inv, argv=module), parse_command)
         delegate = _delegate(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))

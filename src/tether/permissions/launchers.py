@@ -13,6 +13,7 @@ starts, is not knowing what runs: asked, with deny rules tried on every tail.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 
 from tether.permissions.app_specs import app_code
@@ -25,7 +26,7 @@ from tether.permissions.launcher_table import (
     Sub,
 )
 from tether.permissions.script import Invocation
-from tether.permissions.shell_words import DYN, is_literal
+from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options, unparsed
 
 Inner = Callable[[Sequence[str]], Invocation]
@@ -210,3 +211,35 @@ def _hook_writes(args: tuple[str, ...]) -> tuple[str, ...]:
     if positionals:
         return (f"{positionals[0]}/hooks",)
     return tuple(f".git/hooks/{t}" for t in (types or ["pre-commit"]))
+
+
+_PYTHON = re.compile(r"(python|pypy)[0-9.]*")
+_KNOWN_MODULES = frozenset(
+    {"pytest", "pip", "mypy", "pylint", "black", "ruff", "flake8", "isort", "coverage", "build"}
+    | {"twine", "sphinx", "IPython", "ipykernel", "jupyter", "nbconvert", "notebook", "django"}
+    | {"flask", "uvicorn", "gunicorn", "hypercorn", "celery", "alembic", "mkdocs", "nox"}
+    | {"invoke", "doit", "SCons", "snakemake", "streamlit", "scrapy", "papermill", "virtualenv"}
+    | {"setuptools", "wheel", "bandit", "pyright", "yapf", "autopep8", "pyflakes", "dotenv"}
+    | {"pycodestyle", "pydocstyle", "vulture", "radon", "pip_audit", "pipdeptree", "poethepoet"}
+    | {"prospector", "behave", "pytest_benchmark", "hypothesis", "maturin", "cython", "Cython"}
+)
+"""Third-party modules the tables know (or that take no command on their line)."""
+
+
+def unknown_module(inv: Invocation) -> tuple[str, ...] | None:
+    """`MODULE ARGS` of `python3 -m MODULE ARGS` when no table knows MODULE (neither the
+    standard library's nor a tool's, nor a launcher): what it does with its words is as
+    unknown as an unknown program's (`python3 -m honcho run CMD`), so deny rules are tried on
+    their tails (bash_rules.later_commands), whatever rule allows the interpreter."""
+    if inv.role != "command" or inv.inner or not inv.argv or "-m" not in inv.argv:
+        return None
+    if not _PYTHON.fullmatch(program_name(inv.argv[0])):
+        return None
+    entry = entry_of(inv.argv)
+    if entry is None:
+        return None
+    name, args = entry
+    top = name.partition(".")[0]
+    if top in sys.stdlib_module_names or top in LAUNCHERS or top in _KNOWN_MODULES:
+        return None
+    return (name, *args)
