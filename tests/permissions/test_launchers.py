@@ -201,3 +201,39 @@ def test_known_modules_are_not_suspected(
 ) -> None:
     decision = decide("Bash", {"command": command}, make_ctx(RULES))
     assert decision.behavior == "allow", decision
+
+
+def test_hatch_s_environment_prefix_is_not_the_program(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    for command in ("python3 -m hatch run docs:wget x", "hatch run test.py3.12:wget -q x"):
+        decision = decide("Bash", {"command": command}, make_ctx(RULES))
+        assert decision.behavior == "deny", (command, decision)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uvx --from {outside}/pkg tool",
+        "uv tool run --from git+file://{outside}/repo tool",
+        "uv run --with-editable {outside}/lib pytest",
+        "pipx run --spec {outside}/pkg tool",
+    ],
+)
+def test_a_package_from_outside_the_workspace_is_code_not_seen(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(uvx *)", "Bash(uv *)", "Bash(pipx *)"]}}
+    decision = decide("Bash", {"command": tree.fill(command)}, make_ctx(rules))
+    assert decision.behavior == "ask", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["tar -czf backup:/srv/x.tgz src", "tar --file=me@box:x.tar -c src", "tar cf box:x.tar ."],
+)
+def test_a_remote_tar_archive_runs_rsh(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    rules = {"permissions": {"allow": ["Bash(tar:*)"], "deny": ["Bash(rsh:*)"]}}
+    assert decide("Bash", {"command": command}, make_ctx(rules)).behavior == "deny"
+    local = command.replace("tar ", "tar --force-local ", 1)
+    assert decide("Bash", {"command": local}, make_ctx(rules)).behavior != "deny"

@@ -40,6 +40,11 @@ class Sub:
     """It writes git hooks (`pre-commit install`): `.git/hooks/TYPE` for each `-t TYPE`."""
     scripts: bool = False
     """A command word ending `.py` (or a URL) is a Python script it runs (`uv run x.py`)."""
+    packages: frozenset[str] = frozenset()
+    """Options whose value may be a package directory it installs and runs (`uvx --from DIR`,
+    `pipx run --spec DIR`): its code, judged as `python3 DIR` (outside the workspace: asked)."""
+    environments: bool = False
+    """The command may start with `ENV:` (`hatch run test:pytest` runs pytest in `test`)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,12 @@ _UV_RUN = WrapperSpec(
     | _s("--project", "--cache-dir", "--config-file", "--color", "--python-preference"),
     reads=_s("--env-file", "--with-requirements"),
 )
-_UVX = Sub("command", _UV_RUN, scripts=True)
+_UVX = Sub(
+    "command",
+    _UV_RUN,
+    scripts=True,
+    packages=_s("--from", "--with", "-w", "--with-editable", "--with-requirements"),
+)
 _PIPX_RUN = WrapperSpec(
     flags="qve",
     valued="i",
@@ -208,7 +218,7 @@ LAUNCHERS: Mapping[str, Launcher] = {
     "pipx": Launcher(
         WrapperSpec(flags="qvh", long_flags=_QUIET),
         {
-            ("run",): Sub("command", _PIPX_RUN, scripts=True),
+            ("run",): Sub("command", _PIPX_RUN, scripts=True, packages=_s("--spec")),
             **_nothing("install", "uninstall", "upgrade", "upgrade-all", "list", "inject"),
             **_nothing("uninject", "reinstall", "reinstall-all", "ensurepath", "environment"),
             **_nothing("completions", "interpreter", "pin", "unpin", "upgrade-shared"),
@@ -238,7 +248,7 @@ LAUNCHERS: Mapping[str, Launcher] = {
     "hatch": Launcher(
         _HATCH,
         {
-            ("run",): Sub("command", _BARE),
+            ("run",): Sub("command", _BARE, environments=True),
             ("env", "run"): Sub("command", _HATCH_ENV_RUN),
             **_nothing("build", "clean", "config", "dep", "fmt", "new", "project", "publish"),
             **_nothing("python", "self", "shell", "status", "test", "version", "help"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from tether.permissions.app_specs import app_code
 from tether.permissions.entry_programs import entry_of
@@ -33,6 +34,11 @@ Inner = Callable[[Sequence[str]], Invocation]
 Code = Callable[..., Invocation]
 
 _SCRIPT = re.compile(r".*\.pyw?|[a-z+]+://.*")
+_FILE_URL = re.compile(r"(?:git\+)?file://(?=/)")
+_PLACE = re.compile(rf"[/.~]|{_FILE_URL.pattern}")
+"""A package named by where it is (`/x/pkg`, `./pkg`, `file:///x`), not by name."""
+_ENVIRONMENT = re.compile(r"[A-Za-z0-9_.+-]+:(?=.)")
+"""`hatch run ENV:CMD`'s environment."""
 _VERSION = re.compile(r"(@?[^@]+)@[^@/]*")
 """`ruff@0.6`, `@scope/pkg@latest`: a package spec with its version."""
 
@@ -44,6 +50,17 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     if entry is None:
         return _with_app(plain, inner, code)
     name, args = entry
+    if name in _REMOTE_TAR:
+        hosts = _tar_hosts(args)
+        if hosts:
+            # `tar -cf HOST:FILE`: GNU tar reaches HOST's archive through `rsh HOST`.
+            return Invocation(
+                plain.argv,
+                plain.assignments,
+                plain.redirects,
+                inner=tuple(inner(("rsh", host, "/etc/rmt")) for host in hosts),
+            )
+        return None
     launcher = LAUNCHERS.get(name)
     if launcher is None:
         return _with_app(plain, inner, code)
@@ -59,12 +76,11 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     launched = _launched(sub, args[at:])
     if isinstance(launched, str):
         return unparsed(plain, "command", f"cannot tell what {name} runs: {launched}")
-    words, shell, reads = launched
-    runs = [*overrides, *(code(text, "command") for text in shell)]
+    runs = [*overrides, *(code(text, "command") for text in launched.shell)]
     inners = [i for r in runs for i in r.inner]
     problems = [p for r in runs for p in r.problems]
-    if words:
-        inners.append(inner(words))
+    inners += [inner(words) for words in (*launched.packages, launched.words) if words]
+    reads = launched.reads
     writes = _hook_writes(args[at:]) if sub.hooks else ()
     if not inners and not writes and not reads:
         return None
@@ -129,33 +145,48 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
     return f"an unknown subcommand `{args[at]}`" if launcher.closed else (None, at)
 
 
-def _launched(
-    sub: Sub, args: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:
-    """(the launched command's words, shell command lines its options give, files they read)."""
+@dataclass(frozen=True)
+class _Launched:
+    words: tuple[str, ...] = ()
+    """The launched command's words."""
+    shell: tuple[str, ...] = ()
+    """Shell command lines its options give (`npx -c CMD`)."""
+    reads: tuple[str, ...] = ()
+    """Files its options read (`uv run --env-file FILE`)."""
+    packages: tuple[tuple[str, ...], ...] = ()
+    """Package directories it installs and runs, as `python3 DIR`."""
+
+
+def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | str:
+    """What `sub` launches with `args`, or why it cannot be told."""
     if sub.how == "nothing":
-        return (), (), ()
+        return _Launched()
     if sub.how == "after_dashdash":
-        return (args[args.index("--") + 1 :] if "--" in args else ()), (), ()
+        return _Launched(args[args.index("--") + 1 :] if "--" in args else ())
     parsed = parse_options(args, sub.options)
     if isinstance(parsed, str):
         return parsed
     shell = tuple(v for n, v in parsed.options if n in sub.shell and v is not None)
+    packages = tuple(
+        ("python3", _FILE_URL.sub("", v, count=1))
+        for n, v in parsed.options
+        if n in sub.packages and v is not None and (not is_literal(v) or _PLACE.match(v))
+    )
     reads = tuple(v for n, v in parsed.options if n in sub.options.reads and v is not None)
     words = args[parsed.rest + sub.skips :]
-    if not words:
-        return (), shell, reads
-    if any(n in ("-m", "--module") for n, _ in parsed.options) and "-m" not in sub.shell:
-        return ("python3", "-m", *words), shell, reads
-    first = words[0]
-    if sub.scripts and is_literal(first) and _SCRIPT.fullmatch(first):
-        # A URL is a script fetched as it runs: a path not known now.
-        script = DYN if "://" in first else first
-        return ("python3", script, *words[1:]), shell, reads
-    versioned = _VERSION.fullmatch(first) if is_literal(first) else None
-    if versioned is not None:
-        words = (versioned.group(1), *words[1:])
-    return words, shell, reads
+    if words and any(n in ("-m", "--module") for n, _ in parsed.options):
+        words = ("python3", "-m", *words)
+    elif words and is_literal(words[0]):
+        first = words[0]
+        if sub.environments and (environment := _ENVIRONMENT.match(first)):
+            first = first[environment.end() :]
+        if sub.scripts and _SCRIPT.fullmatch(first):
+            # A URL is a script fetched as it runs: a path not known now.
+            words = ("python3", DYN if "://" in first else first, *words[1:])
+        else:
+            versioned = _VERSION.fullmatch(first)
+            words = (versioned.group(1) if versioned else first, *words[1:])
+    return _Launched(words, shell, reads, packages)
 
 
 def _overrides(launcher: Launcher, args: tuple[str, ...], code: Code) -> list[Invocation] | str:
@@ -243,3 +274,26 @@ def unknown_module(inv: Invocation) -> tuple[str, ...] | None:
     if top in sys.stdlib_module_names or top in LAUNCHERS or top in _KNOWN_MODULES:
         return None
     return (name, *args)
+
+
+_REMOTE_TAR = frozenset({"tar", "gtar"})
+_REMOTE = re.compile(r"([^/:]*@)?([^/:]+):")
+
+
+def _tar_hosts(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The hosts GNU tar's archive names are on (`-f HOST:FILE`, `--file=[USER@]HOST:FILE`, the
+    archive of an old-style `tar cf HOST:FILE`): a colon before any slash, unless
+    `--force-local`. Any word of that shape is taken for one (a member so named asks too)."""
+    if "--force-local" in args:
+        return ()
+    found: list[str] = []
+    for arg in args:
+        if arg == "--":
+            break
+        word = arg.partition("=")[2] if arg.startswith("--") else arg
+        if arg.startswith("-") and not arg.startswith("--"):
+            word = arg[2:] if arg[1:2] == "f" else ""
+        remote = _REMOTE.match(word) if is_literal(word) else None
+        if remote is not None:
+            found.append(remote.group(2))
+    return tuple(found)
