@@ -99,6 +99,9 @@ def test_their_other_commands_stay_allowed(command: str, make_ctx: ContextFactor
         ("php bin/console cache:clear", "Bash(php bin/console cache:clear)"),
         ("ruby bin/rails test", "Bash(ruby bin/rails test)"),
         ("python3 tools/report.py --fast", "Bash(python3 tools/report.py *)"),
+        ("python3 setup.py test", "Bash(python3 setup.py test)"),
+        ("python3 ./setup.py build_ext --inplace", "Bash(python3 ./setup.py build_ext --inplace)"),
+        ("python3 mach build", "Bash(python3 mach build)"),
     ],
 )
 def test_always_allow_saves_no_more_than_was_asked(

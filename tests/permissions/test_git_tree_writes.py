@@ -166,6 +166,8 @@ def test_pathspecs_are_given_to_git_as_written(repo: Path) -> None:
         "git revert nosuch",
         "git cherry-pick evil abc123",  # git reads every revision before it picks one
         "git rebase -i nosuch",
+        "git merge --no-ff nosuch",  # "not something we can merge"
+        "git merge nosuch evil",  # git reads every revision before it merges
     ],
 )
 def test_what_writes_nothing_or_what_is_there_is_allowed(command: str, repo: Path) -> None:

@@ -57,7 +57,10 @@ def test_writes_inside_argument_commands_that_change_later_sessions(
     ]
     assert behaviors(commands, ctx) == dict.fromkeys(commands, "ask")
     decision = bash("npx -c 'echo x > .git/hooks/pre-commit'", ctx)
-    assert decision.reason.startswith("npx may run `echo x > .git/hooks/pre-commit`: writes")
+    # npx's -c is a command line of its own (launcher_table.py): its write is judged as typed.
+    assert decision.behavior == "ask", decision
+    assert decision.reason.startswith("writes ")
+    assert ".git/hooks/pre-commit" in decision.reason
 
 
 def test_plain_argument_commands_stay_allowed(make_ctx: ContextFactory) -> None:

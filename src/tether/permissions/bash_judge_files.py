@@ -60,7 +60,7 @@ from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, ask
 from tether.permissions.working_code import runs_working_code
 
-_UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg"})
+_UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg", "tar", "bsdtar", "gtar"})
 """Recursive readers that skip the symlinks they meet below their top unless told to follow."""
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`

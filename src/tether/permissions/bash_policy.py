@@ -41,6 +41,7 @@ from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
+from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
@@ -198,13 +199,18 @@ class _Judge(FileJudge):
             self.read_only = False
         # A rule naming a privileged or remote command covers what it runs there (deny and ask
         # rules still apply to it): `Bash(ssh box uptime)` allows `uptime` on the box.
-        covers = inv.role == "privileged" or (
-            bool(inv.argv) and program_name(inv.argv[0]) in REMOTE_RUNNERS
+        # So does a rule naming a launcher (`Bash(uv run *)`) for a program found by its name,
+        # where no rule decides: deny and ask rules, and what is asked for itself, still hold.
+        launcher = launches(inv)
+        covers = (
+            inv.role == "privileged"
+            or (bool(inv.argv) and program_name(inv.argv[0]) in REMOTE_RUNNERS)
+            or launcher
         )
         deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
             verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
-            if covers and explicit and verdict.outcome == "none":
+            if covers and explicit and verdict.outcome == "none" and not (launcher and _path(sub)):
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
@@ -241,6 +247,9 @@ class _Judge(FileJudge):
             found = self._before_command(inv)
         if found is None and is_unknown(inv):
             found = later_commands(self.ctx.rules, inv, parse_command)
+        module = unknown_module(inv) if found is None else None
+        if module is not None:
+            found = later_commands(self.ctx.rules, replace(inv, argv=module), parse_command)
         delegate = _delegate(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
@@ -341,6 +350,13 @@ def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     if inv.role != "command" or not argv or program_name(argv[0]) != "git":
         return None
     return git_delegate(argv)
+
+
+def _path(inv: Invocation) -> bool:
+    """A program named by a path that may lead out of the workspace (`/x/tool`, `../x`), not
+    found by its name: it may be anything."""
+    program = shown(inv.argv[0]) if inv.argv else ""
+    return program.startswith(("/", "~")) or ".." in program
 
 
 def _system(inv: Invocation) -> bool:

@@ -231,8 +231,12 @@ _ENTRIES: Mapping[str, Judge] = {
 }
 """Entry programs whose commands run code from their arguments or input, by name."""
 
-ENTRY_SCRIPTS = frozenset({*_ENTRIES, "console", "yii", "spark", "craft", "bin/console"})
+ENTRY_SCRIPTS = frozenset(
+    {*_ENTRIES, "console", "yii", "spark", "craft", "bin/console", "setup.py", "mach", "waf"}
+)
 """Scripts an interpreter runs that dispatch to commands, some of which run code given to
 them (the table's, and PHP frameworks' consoles: Symfony's `bin/console`, Yii's `yii`,
-CodeIgniter's `spark`, Craft's `craft`): "always allow" saves the exact command for them,
+CodeIgniter's `spark`, Craft's `craft`; setuptools' `setup.py`, whose commands write
+configuration and installs anywhere (`install --prefix`, `setopt -g`) or load command packages,
+and the build dispatchers `mach`, `waf`): "always allow" saves the exact command for them,
 never `python3 manage.py *` (suggest.py)."""

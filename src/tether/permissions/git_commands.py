@@ -301,7 +301,11 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         writes_with=_s("--in-place"),
         paths="reads",
     ),
-    "credential-store": GitSubcommand(write_valued=_s("--file"), paths="none"),
+    # `--file` is read by `get` (printing the stored credentials) and rewritten by `store`
+    # and `erase`.
+    "credential-store": GitSubcommand(
+        read_valued=_s("--file"), write_valued=_s("--file"), paths="none"
+    ),
     **dict.fromkeys(
         ("fast-export", "fast-import"),
         GitSubcommand(

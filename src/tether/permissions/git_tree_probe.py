@@ -69,7 +69,9 @@ def _names(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
         options, words = _split(rest, _QUIET | {"--ff", "--no-ff", "--ff-only", "--no-edit"})
         if options is None or not words:
             return None
-        return _union(_diff(cwd, f"HEAD...{w}") for w in words)
+        found = _union(_diff(cwd, f"HEAD...{w}") for w in words)
+        # A revision the repository does not hold: git stops ("not something we can merge").
+        return found if found is not None or not _missing(cwd, words) else set()
     if sub == "rebase":
         options, words = _split(rest, _REBASE)
         if options is None or len(words) != 1:

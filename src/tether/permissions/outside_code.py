@@ -24,6 +24,8 @@ from tether.permissions.shell_words import DYN, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
 _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader")
+_NODE_LOADS = (*_NODE_VALUED, "--openssl-config")
+"""With node's OpenSSL configuration, which may load an engine or provider (a shared object)."""
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
 _NPM_VALUED = ("--script-shell", "--shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
 _NPM_WORKSPACE = ("-w", "--workspace")
@@ -76,7 +78,7 @@ def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ..
         assigned = tuple(f"{name}={value}" for name, value in text.assignments)
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
     if name in _NODE:
-        return (*_paths(_values(args, _NODE_VALUED)), *scripts)
+        return (*_paths(_values(args, _NODE_LOADS)), *scripts)
     tool = _js_tool(name, args)
     tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if name in _JS_TOOL_CODE:

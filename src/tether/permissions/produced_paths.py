@@ -67,7 +67,12 @@ def produced_targets(
             words.append(f"{produced.start}/{name}" if produced.deep else name)
             if len(words) > MAX_PRODUCED:
                 return None
-        if produced.deep and _matches(PurePosixPath(produced.start).name or ".", produced):
+        top = PurePosixPath(produced.start).name or produced.start
+        if (
+            produced.deep
+            and _matches(top, produced)
+            and _passes(produced.start, produced.tests, top)
+        ):
             words.append(produced.start)  # find tests its starting point too
     return [target for word in dict.fromkeys(words) for target in places.targets(word)]
 
@@ -78,10 +83,11 @@ def _matches(name: str, produced: Produced) -> bool:
     return fnmatchcase(name, produced.name)
 
 
-def _passes(path: str, tests: tuple[tuple[str, str, bool], ...]) -> bool:
+def _passes(path: str, tests: tuple[tuple[str, str, bool], ...], name: str = "") -> bool:
     """Whether find's name tests all pass for `path` as find prints it (`-path`'s `*`
-    matches `/` too; the `i` forms ignore case)."""
-    name = PurePosixPath(path).name
+    matches `/` too; the `i` forms ignore case); `name`: its name for `-name`, where that is
+    not its last part (a starting point `.`)."""
+    name = name or PurePosixPath(path).name
     for test, pattern, negated in tests:
         subject = name if test in ("-name", "-iname") else path
         if test.startswith("-i"):

@@ -28,7 +28,6 @@ _LOADS: Mapping[str, tuple[str, ...]] = {
     "flake8": ("--config", "--append-config"),
     "coverage": ("--rcfile", "--data-file"),
     "tox": ("-c", "--conf", "--root", "--workdir"),
-    "nox": ("-f", "--noxfile", "--nox-file"),
     "pre_commit": ("-c", "--config"),
     "pre-commit": ("-c", "--config"),
     "invoke": ("-c", "--collection", "-r", "--search-root", "-f", "--config"),
@@ -38,14 +37,50 @@ _LOADS: Mapping[str, tuple[str, ...]] = {
     "jupyter": ("--config",),
     "bandit": ("-c", "--configfile"),
     "pyright": ("-p", "--project", "--pythonpath"),
+    # Task runners and site builders: the task file, or the directory it is found in, is code
+    # (a `dodo.py`, an `SConstruct`, a `Snakefile`, mkdocs' hooks, poe's pyproject); nox's
+    # interpreter runs the sessions.
+    "nox": ("-f", "--noxfile", "--nox-file", "--force-python", "-P", "--extra-python"),
+    "doit": ("-f", "--file", "-d", "--dir"),
+    **dict.fromkeys(("poe", "poethepoet"), ("-C", "--directory", "--root")),
+    **dict.fromkeys(
+        ("scons", "SCons"),
+        (
+            "-f",
+            "--file",
+            "--makefile",
+            "--sconstruct",
+            "-C",
+            "--directory",
+            "-I",
+            "--site-dir",
+            "--include-dir",
+        ),
+    ),
+    "snakemake": ("-s", "--snakefile", "-d", "--directory", "--profile", "--workflow-profile"),
+    "mkdocs": ("-f", "--config-file"),
+    "prospector": ("--profile-path", "--profile"),
+    "alembic": ("-c", "--config"),
+    # App servers and frameworks: a configuration that is Python, or a directory their
+    # application is imported from (`manage.py --pythonpath /x --settings mod`).
+    "gunicorn": ("-c", "--config", "--chdir", "--pythonpath"),
+    "uvicorn": ("--app-dir",),
+    "hypercorn": ("-c", "--config"),
+    "celery": ("--workdir",),
+    **dict.fromkeys(("manage.py", "django-admin", "django-admin.py", "django"), ("--pythonpath",)),
 }
 """Options whose value is a file or directory the tool runs code from (or a configuration that
 names such code, or the interpreter it runs), by the tool's program or module name."""
 _POSITIONAL_CODE: Mapping[str, tuple[str, ...]] = {
     "behave": (),
     "jupyter-execute": (),
+    "papermill": (),
+    "streamlit": (),
+    "scrapy": (),
 }
-"""Tools whose positionals are code they run (behave's feature directories hold step code)."""
+"""Tools whose positionals are code they run (behave's feature directories hold step code,
+papermill's input notebook, `streamlit run FILE`, `scrapy runspider FILE`; their other words
+are names, read as paths in the workspace)."""
 _TOOLS = frozenset(
     {*_LOADS, *_POSITIONAL_CODE, "jupyter", "coverage", "pylint", "sphinx-build", "sphinx"}
 )
@@ -70,7 +105,8 @@ def tool_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     found = [value for _, value in _pairs(args, _LOADS.get(name, ()))]
     if name in _POSITIONAL_CODE:
-        found += _positionals(args)
+        # A URL is code fetched as it runs (`streamlit run https://...`): not known now.
+        found += [DYN if "://" in p else p for p in _positionals(args)]
     if name in ("pre_commit", "pre-commit") and _first(args) == "try-repo":
         repo = _positionals(args)[1:2]
         found += [DYN if "://" in r or r.startswith("git@") else r for r in repo]

@@ -82,7 +82,8 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         starts.append(args[i])
         i += 1
     own: list[str] = ["find", *starts]
-    found = found_paths(starts, args[i:])
+    expression = args[i:]
+    found = found_paths(starts, expression)
     if found is not None and follows:
         found = dataclasses.replace(found, follows=True)
     runs: list[Invocation] = []
@@ -122,7 +123,12 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
             deletes = True
         elif word == "-files0-from" and i < len(args):
             starts += [args[i], DYN]  # the list file, and the starting points it names
-    if deletes:
+    deleted = _deleted(starts, expression, follows) if deletes else None
+    if deleted is not None:
+        # `find . -name '*.pyc' -delete` deletes the paths its name tests pick, judged from
+        # the disk as find's `{}` is (produced_paths.py); not every path below the start.
+        writes.append(DYN)
+    elif deletes:
         writes.extend(starts or ["."])
     return Invocation(
         plain.argv,
@@ -133,7 +139,20 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
         reads=tuple(starts or ["."]),
         writes=tuple(writes),
         problems=tuple(problems),
+        produced=deleted,
     )
+
+
+def _deleted(starts: list[str], expression: tuple[str, ...], follows: bool) -> Produced | None:
+    """What `-delete` deletes when it ends an expression of name tests (a positive one among
+    them): the paths they pick. None when it may be more (`-delete` before a test deletes
+    whatever reaches it; `-o`; `-L`)."""
+    if follows or expression[-1:] != ("-delete",) or expression.count("-delete") != 1:
+        return None
+    found = found_paths(starts, expression[:-1])
+    if found is None or not any(not negated for _, _, negated in found.tests):
+        return None
+    return found
 
 
 _FIND_TESTS = frozenset({"-type", "-maxdepth", "-mindepth"})

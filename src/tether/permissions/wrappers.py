@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
+from tether.permissions.launchers import launch
 from tether.permissions.make_eval import eval_commands, is_make
 from tether.permissions.runners import (
     WATCH,
@@ -237,6 +238,9 @@ def look_through(
         return run_su(plain, name, args, code, inner)
     if name in _OWN_WAY:
         return _OWN_WAY[name](plain, args, code, inner)
+    launched = launch(plain, inner, code)
+    if launched is not None:
+        return launched
     if is_make(name):
         # The recipes `--eval` text gives run through the shell: each command must be
         # allowed itself, as find -exec's (make_eval.eval_commands).

@@ -1,0 +1,299 @@
+"""Looking through launchers: `uv run pytest`, `python3 -m tox exec -- make`, `npx -c 'CMD'`
+run a command that is judged as if it were typed (its deny and ask rules hold, and a rule
+allowing the launcher does not allow what the command would be denied or asked for), with the
+launcher's table (launcher_table.py); app specs that are code (`flask --app 'mod:f(...)'`,
+`gunicorn 'mod:make()'`: app_specs.py) likewise.
+
+The launcher is an invocation of its own (role `command`, its whole line judged as its own, so
+`Bash(uv run pytest *)` names it) whose `inner` is the launched command. An unknown subcommand
+of a launcher whose subcommands are all listed, or an option not understood where the command
+starts, is not knowing what runs: asked, with deny rules tried on every tail.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tether.permissions.app_specs import app_code
+from tether.permissions.entry_programs import entry_of
+from tether.permissions.launcher_table import (
+    LAUNCHERS,
+    TOX_COMMAND_KEYS,
+    TOX_HARMLESS_KEYS,
+    Launcher,
+    Sub,
+)
+from tether.permissions.script import Invocation
+from tether.permissions.shell_words import DYN, is_literal, program_name
+from tether.permissions.wrapper_options import parse_options, unparsed
+
+Inner = Callable[[Sequence[str]], Invocation]
+Code = Callable[..., Invocation]
+
+_SCRIPT = re.compile(r".*\.pyw?|[a-z+]+://.*")
+_FILE_URL = re.compile(r"(?:git\+)?file://(?=/)")
+_PLACE = re.compile(rf"[/.~]|{_FILE_URL.pattern}")
+"""A package named by where it is (`/x/pkg`, `./pkg`, `file:///x`), not by name."""
+_ENVIRONMENT = re.compile(r"[A-Za-z0-9_.+-]+:(?=.)")
+"""`hatch run ENV:CMD`'s environment."""
+_VERSION = re.compile(r"(@?[^@]+)@[^@/]*")
+"""`ruff@0.6`, `@scope/pkg@latest`: a package spec with its version."""
+
+
+def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
+    """`plain` with what it launches as its inner commands, or None when it launches nothing
+    the table knows (then it is judged as it was)."""
+    entry = entry_of(plain.argv)
+    if entry is None:
+        return _with_app(plain, inner, code)
+    name, args = entry
+    if name in _REMOTE_TAR:
+        hosts = _tar_hosts(args)
+        if hosts:
+            # `tar -cf HOST:FILE`: GNU tar reaches HOST's archive through `rsh HOST`.
+            return Invocation(
+                plain.argv,
+                plain.assignments,
+                plain.redirects,
+                inner=tuple(inner(("rsh", host, "/etc/rmt")) for host in hosts),
+            )
+        return None
+    launcher = LAUNCHERS.get(name)
+    if launcher is None:
+        return _with_app(plain, inner, code)
+    found = _subcommand(launcher, args)
+    if isinstance(found, str):
+        return unparsed(plain, "command", f"cannot tell what {name} runs: {found}")
+    sub, at = found
+    if sub is None:
+        return None
+    overrides = _overrides(launcher, args, code)
+    if isinstance(overrides, str):
+        return unparsed(plain, "command", f"{name} {overrides}")
+    launched = _launched(sub, args[at:])
+    if isinstance(launched, str):
+        return unparsed(plain, "command", f"cannot tell what {name} runs: {launched}")
+    runs = [*overrides, *(code(text, "command") for text in launched.shell)]
+    inners = [i for r in runs for i in r.inner]
+    problems = [p for r in runs for p in r.problems]
+    inners += [inner(words) for words in (*launched.packages, launched.words) if words]
+    reads = launched.reads
+    writes = _hook_writes(args[at:]) if sub.hooks else ()
+    if not inners and not writes and not reads:
+        return None
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=tuple(inners),
+        problems=tuple(problems),
+        reads=reads,
+        writes=writes,
+    )
+
+
+def launches(inv: Invocation) -> bool:
+    """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
+    rule decides in them, as for sudo: bash_policy)."""
+    entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
+    return entry is not None and entry[0] in LAUNCHERS
+
+
+def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
+    runs = app_code(plain.argv, plain.assignments)
+    if not runs:
+        return None
+    return Invocation(
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        inner=tuple(inner(words) for words in runs),
+    )
+
+
+def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, int] | str:
+    """The subcommand `args` give and the index after its words; (None, _) when the launcher
+    launches nothing through it, or why it cannot be told."""
+    if set(launcher.subcommands) == {()}:
+        return launcher.subcommands[()], 0  # `npx [OPTIONS] CMD`: the options are the command's
+    if launcher.closed:
+        parsed = parse_options(args, launcher.options)
+        if isinstance(parsed, str):
+            return parsed
+        at = parsed.rest
+    else:
+        at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+    if at > 0 and args[at - 1] == "--" and () in launcher.subcommands:
+        return launcher.subcommands[()], at
+    if at >= len(args):
+        sub = launcher.subcommands.get(())
+        if sub is None and launcher.closed:
+            return None, at  # help, or a usage error
+        return sub, at
+    if not is_literal(args[at]):
+        return "a subcommand that is not a literal"
+    pair = (args[at], args[at + 1]) if at + 1 < len(args) else None
+    if pair is not None and pair in launcher.subcommands:
+        return launcher.subcommands[pair], at + 2
+    if (args[at],) in launcher.subcommands:
+        return launcher.subcommands[(args[at],)], at + 1
+    if any(key[:1] == (args[at],) for key in launcher.subcommands):
+        return f"`{args[at]}` with an unknown subcommand"
+    return f"an unknown subcommand `{args[at]}`" if launcher.closed else (None, at)
+
+
+@dataclass(frozen=True)
+class _Launched:
+    words: tuple[str, ...] = ()
+    """The launched command's words."""
+    shell: tuple[str, ...] = ()
+    """Shell command lines its options give (`npx -c CMD`)."""
+    reads: tuple[str, ...] = ()
+    """Files its options read (`uv run --env-file FILE`)."""
+    packages: tuple[tuple[str, ...], ...] = ()
+    """Package directories it installs and runs, as `python3 DIR`."""
+
+
+def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | str:
+    """What `sub` launches with `args`, or why it cannot be told."""
+    if sub.how == "nothing":
+        return _Launched()
+    if sub.how == "after_dashdash":
+        return _Launched(args[args.index("--") + 1 :] if "--" in args else ())
+    parsed = parse_options(args, sub.options)
+    if isinstance(parsed, str):
+        return parsed
+    shell = tuple(v for n, v in parsed.options if n in sub.shell and v is not None)
+    packages = tuple(
+        ("python3", _FILE_URL.sub("", v, count=1))
+        for n, v in parsed.options
+        if n in sub.packages and v is not None and (not is_literal(v) or _PLACE.match(v))
+    )
+    reads = tuple(v for n, v in parsed.options if n in sub.options.reads and v is not None)
+    words = args[parsed.rest + sub.skips :]
+    if words and any(n in ("-m", "--module") for n, _ in parsed.options):
+        words = ("python3", "-m", *words)
+    elif words and is_literal(words[0]):
+        first = words[0]
+        if sub.environments and (environment := _ENVIRONMENT.match(first)):
+            first = first[environment.end() :]
+        if sub.scripts and _SCRIPT.fullmatch(first):
+            # A URL is a script fetched as it runs: a path not known now.
+            words = ("python3", DYN if "://" in first else first, *words[1:])
+        else:
+            versioned = _VERSION.fullmatch(first)
+            words = (versioned.group(1) if versioned else first, *words[1:])
+    return _Launched(words, shell, reads, packages)
+
+
+def _overrides(launcher: Launcher, args: tuple[str, ...], code: Code) -> list[Invocation] | str:
+    """tox's `-x KEY=VALUE`: a command setting's value is a command line; a setting that only
+    tunes the run is nothing; any other may load code."""
+    if not launcher.overrides:
+        return []
+    found: list[Invocation] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        value: str | None = None
+        for option in launcher.overrides:
+            if arg == option:
+                value = args[i + 1] if i + 1 < len(args) else ""
+            elif option.startswith("--") and arg.startswith(option + "="):
+                value = arg[len(option) + 1 :]
+            elif not option.startswith("--") and arg.startswith(option) and arg != option:
+                value = arg[len(option) :]
+        if value is None:
+            continue
+        if not is_literal(value):
+            return "has a setting that is not a literal"
+        key, _, text = value.partition("=")
+        key = key.rstrip("+").rpartition(".")[2].strip()
+        if key in TOX_COMMAND_KEYS or key.endswith("_command"):
+            found.append(code(text, "command"))
+        elif key not in TOX_HARMLESS_KEYS:
+            return f"setting `{key}` may name a program or code to run"
+    return found
+
+
+def _hook_writes(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The hooks `pre-commit install`/`uninstall` write (`-t TYPE`, `--hook-type TYPE`; the
+    pre-commit hook by default), or the template directory `init-templatedir DIR` fills."""
+    types: list[str] = []
+    positionals: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-t", "--hook-type", "-c", "--config") and i + 1 < len(args):
+            if arg in ("-t", "--hook-type"):
+                types.append(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--hook-type="):
+            types.append(arg.partition("=")[2])
+        elif arg.startswith("-t") and len(arg) > 2:
+            types.append(arg[2:])
+        elif not arg.startswith("-"):
+            positionals.append(arg)
+        i += 1
+    if positionals:
+        return (f"{positionals[0]}/hooks",)
+    return tuple(f".git/hooks/{t}" for t in (types or ["pre-commit"]))
+
+
+_PYTHON = re.compile(r"(python|pypy)[0-9.]*")
+_KNOWN_MODULES = frozenset(
+    {"pytest", "pip", "mypy", "pylint", "black", "ruff", "flake8", "isort", "coverage", "build"}
+    | {"twine", "sphinx", "IPython", "ipykernel", "jupyter", "nbconvert", "notebook", "django"}
+    | {"flask", "uvicorn", "gunicorn", "hypercorn", "celery", "alembic", "mkdocs", "nox"}
+    | {"invoke", "doit", "SCons", "snakemake", "streamlit", "scrapy", "papermill", "virtualenv"}
+    | {"setuptools", "wheel", "bandit", "pyright", "yapf", "autopep8", "pyflakes", "dotenv"}
+    | {"pycodestyle", "pydocstyle", "vulture", "radon", "pip_audit", "pipdeptree", "poethepoet"}
+    | {"prospector", "behave", "pytest_benchmark", "hypothesis", "maturin", "cython", "Cython"}
+)
+"""Third-party modules the tables know (or that take no command on their line)."""
+
+
+def unknown_module(inv: Invocation) -> tuple[str, ...] | None:
+    """`MODULE ARGS` of `python3 -m MODULE ARGS` when no table knows MODULE (neither the
+    standard library's nor a tool's, nor a launcher): what it does with its words is as
+    unknown as an unknown program's (`python3 -m honcho run CMD`), so deny rules are tried on
+    their tails (bash_rules.later_commands), whatever rule allows the interpreter."""
+    if inv.role != "command" or inv.inner or not inv.argv or "-m" not in inv.argv:
+        return None
+    if not _PYTHON.fullmatch(program_name(inv.argv[0])):
+        return None
+    entry = entry_of(inv.argv)
+    if entry is None:
+        return None
+    name, args = entry
+    top = name.partition(".")[0]
+    if top in sys.stdlib_module_names or top in LAUNCHERS or top in _KNOWN_MODULES:
+        return None
+    return (name, *args)
+
+
+_REMOTE_TAR = frozenset({"tar", "gtar"})
+_REMOTE = re.compile(r"([^/:]*@)?([^/:]+):")
+
+
+def _tar_hosts(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The hosts GNU tar's archive names are on (`-f HOST:FILE`, `--file=[USER@]HOST:FILE`, the
+    archive of an old-style `tar cf HOST:FILE`): a colon before any slash, unless
+    `--force-local`. Any word of that shape is taken for one (a member so named asks too)."""
+    if "--force-local" in args:
+        return ()
+    found: list[str] = []
+    for arg in args:
+        if arg == "--":
+            break
+        word = arg.partition("=")[2] if arg.startswith("--") else arg
+        if arg.startswith("-") and not arg.startswith("--"):
+            word = arg[2:] if arg[1:2] == "f" else ""
+        remote = _REMOTE.match(word) if is_literal(word) else None
+        if remote is not None:
+            found.append(remote.group(2))
+    return tuple(found)

@@ -1,0 +1,35 @@
+"""`git credential-store --file FILE` reads FILE (`get` prints the credentials it holds) and
+rewrites it (`store`, `erase`): a Read deny rule on FILE holds against it, in any spelling."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+RULES = {"permissions": {"allow": ["Bash(git:*)", "Bash(printf:*)"], "deny": ["Read(**/.env)"]}}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf 'protocol=https\\nhost=example.com\\n' | git credential-store --file=.env get",
+        "git credential-store --file src/../.env get < /dev/null",
+        "git credential-store --fil=.env erase",
+        "git -C src credential-store --file ../.env get",
+    ],
+)
+def test_the_credential_file_is_read(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    for mode in ("default", "bypassPermissions"):
+        decision = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert decision.behavior == "deny", (mode, decision)
+
+
+def test_a_credential_file_no_rule_covers_stays_allowed(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    command = "git credential-store --file=.git-credentials get"
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "allow", decision
