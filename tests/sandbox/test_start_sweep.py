@@ -11,6 +11,8 @@ import os
 import shlex
 from pathlib import Path
 
+import pytest
+
 from tether.sandbox.git_sweep import DISABLED
 from tether.tools.registry import ToolOutcome
 
@@ -76,7 +78,8 @@ async def test_start_files_made_in_any_directory_are_moved_aside(boundary: Layou
 
 async def test_a_workspace_marketplaces_plugins_cannot_be_given_hooks(boundary: Layout) -> None:
     """The plugin directories a workspace marketplace lists (`./plugins/p`, no manifest of
-    its own), a plugin with a manifest naming its hooks elsewhere, and the marketplace file."""
+    its own), a plugin with a manifest naming its hooks elsewhere, and the marketplace file:
+    a plugin below the project whole, the project's own parts that a plugin has."""
     ws = boundary.workspace
     (ws / ".claude-plugin").mkdir()
     market = {
@@ -105,13 +108,18 @@ async def test_a_workspace_marketplaces_plugins_cannot_be_given_hooks(boundary: 
     run = bash_runner(ctx)
     changed = ws / ".claude-plugin" / "marketplace.json"
     outcome = await run(
-        command=writes(targets) + f"echo '{{}}' > {changed}; echo fine > {p}/README.md; echo end"
+        command=writes(targets)
+        + f"echo '{{}}' > {changed}; echo code > {p}/run.sh; echo fine > {ws}/README.md; "
+        "echo end"
     )
     assert outcome.content.startswith("end"), outcome.content
     assert left(targets) == []
     assert not changed.exists()
     assert json.loads((ws / ".claude-plugin" / f"marketplace.json{DISABLED}").read_text()) == {}
-    assert (p / "README.md").read_text() == "fine\n"
+    # A plugin below the project is code its hooks run, whole; the project's own files stay.
+    assert not (p / "run.sh").exists()
+    assert (p / f"run.sh{DISABLED}").read_text() == "code\n"
+    assert (ws / "README.md").read_text() == "fine\n"
     await end_session(ctx)
 
 
@@ -172,3 +180,23 @@ async def test_a_tree_prepared_earlier_and_moved_into_place_is_moved_aside(
     assert not (ws / "sub" / ".claude" / "settings.json").exists()
     assert (ws / "sub" / ".claude" / f"settings.json{DISABLED}").read_text() == HOOK
     await end_session(ctx)
+
+
+def test_root_only_entries_match_at_a_projects_root_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table writes a path that matters at a project's root only as `/name` (MSBuild's
+    imports): swept there, not in a subdirectory."""
+    from tether.sandbox import start_sweep
+
+    literal = dict(start_sweep._LITERAL_FIRST)  # pyright: ignore[reportPrivateUsage]
+    literal["Root.props"] = [(("Root.props",), True)]
+    monkeypatch.setattr(start_sweep, "_LITERAL_FIRST", literal)
+    (tmp_path / "sub").mkdir()
+    sweep = start_sweep.StartSweep()
+    sweep.started((tmp_path,))
+    for where in (tmp_path, tmp_path / "sub"):
+        (where / "Root.props").write_text("<Project/>")
+    sweep.sweep((tmp_path,))
+    assert not (tmp_path / "Root.props").exists()
+    assert (tmp_path / "sub" / "Root.props").exists()

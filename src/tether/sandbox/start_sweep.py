@@ -66,25 +66,28 @@ time is taken to end this much before the command started, so that a write at it
 is never counted as the tools'."""
 
 
-def _patterns() -> tuple[tuple[str, ...], ...]:
-    found: list[tuple[str, ...]] = []
+def _patterns() -> tuple[tuple[tuple[str, ...], bool], ...]:
+    found: list[tuple[tuple[str, ...], bool]] = []
     for entry in PROJECT_SELF_MODIFYING:
-        parts = tuple(entry.path.split("/"))
+        root_only = entry.path.startswith("/")
+        parts = tuple(entry.path.lstrip("/").split("/"))
         if entry.sandbox == "apart" or entry.path == ".hg" or not _INSTALLERS.isdisjoint(parts):
             continue
-        found.append(parts)
+        found.append((parts, root_only))
     return tuple(dict.fromkeys(found))
 
 
 PATTERNS = _patterns()
-"""The table's paths, as segments (a segment may be a glob)."""
-_LITERAL_FIRST: dict[str, list[tuple[str, ...]]] = {}
-_GLOB_FIRST: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
-for _parts in PATTERNS:
-    if any(c in _parts[0] for c in "*?["):
-        _GLOB_FIRST.append((re.compile(fnmatch.translate(_parts[0])), _parts))
+"""The table's paths, as segments (a segment may be a glob), and whether the path is one at
+a project's root only (written `/name` in the table)."""
+_Pattern = tuple[tuple[str, ...], bool]
+_LITERAL_FIRST: dict[str, list[_Pattern]] = {}
+_GLOB_FIRST: list[tuple[re.Pattern[str], _Pattern]] = []
+for _pattern in PATTERNS:
+    if any(c in _pattern[0][0] for c in "*?["):
+        _GLOB_FIRST.append((re.compile(fnmatch.translate(_pattern[0][0])), _pattern))
     else:
-        _LITERAL_FIRST.setdefault(_parts[0], []).append(_parts)
+        _LITERAL_FIRST.setdefault(_pattern[0][0], []).append(_pattern)
 
 
 def _is_disabled(name: str) -> bool:
@@ -121,6 +124,7 @@ class StartSweep:
     max_entries: int = MAX_ENTRIES
     excluded: frozenset[str] = frozenset()
     """The session's own scratch and temporary directories: not walked."""
+    roots: frozenset[str] = frozenset()
     known: set[str] = field(default_factory=set[str])
     """Every matched path found by the session's walks, looked at again by each: a command
     that empties the marketplace file and fills a plugin's hooks in one go is judged by the
@@ -185,6 +189,7 @@ class StartSweep:
         found: dict[str, Stamp] = {}
         budget = self.max_entries
         pending = [os.fspath(r) for r in roots if r.is_dir()]
+        self.roots = frozenset(pending)
         seen: set[str] = set()
         while pending and budget > 0:
             directory = pending.pop()
@@ -200,7 +205,7 @@ class StartSweep:
                     for each in glob.glob(relative, root_dir=directory, include_hidden=True):
                         budget -= _stamp_below(os.path.join(directory, each), found, self.excluded)
                 else:
-                    path = os.path.join(directory, relative)
+                    path = directory if relative == "." else os.path.join(directory, relative)
                     self.known.add(path)
                     budget -= _stamp_below(path, found, self.excluded)
             pending += [os.path.join(directory, name) for name in listed.subdirs]
@@ -232,7 +237,7 @@ class StartSweep:
         except OSError:
             return None
         names = {name for name, _ in children}
-        matched = _matches(Path(directory), names)
+        matched = _matches(Path(directory), names, root=directory in self.roots)
         subdirs = tuple(name for name, is_dir in children if is_dir and name not in NOT_WALKED)
         listed = _Listed(identity, subdirs, tuple(matched))
         racy = max(info.st_ctime_ns, info.st_mtime_ns) >= started - 1_000_000_000
@@ -244,28 +249,32 @@ class StartSweep:
         return listed
 
 
-def _matches(directory: Path, names: set[str]) -> list[str]:
-    """The paths below `directory` (relative) that the table names or that are a plugin's
-    parts, present now. A directory's listing changes when an entry is added or removed, not
-    when one deeper is: multi-segment paths are looked up each time their first segment is
-    there (their directory is stamped below all the same)."""
+def _matches(directory: Path, names: set[str], *, root: bool) -> list[str]:
+    """The paths below `directory` (relative; "." for the directory itself) that the table
+    names (its root-only ones where `directory` is a root) or that are a plugin's, present
+    now. A directory's listing changes when an entry is added or removed, not when one
+    deeper is: multi-segment paths are looked up each time their first segment is there."""
     found: list[str] = []
     for name in names:
         if _is_disabled(name):
             continue
         candidates = list(_LITERAL_FIRST.get(name, ()))
-        candidates += [parts for rx, parts in _GLOB_FIRST if rx.match(name)]
-        for parts in candidates:
-            found.append(name if len(parts) == 1 else "/".join((name, *parts[1:])))
+        candidates += [pattern for rx, pattern in _GLOB_FIRST if rx.match(name)]
+        for parts, root_only in candidates:
+            if root or not root_only:
+                found.append(name if len(parts) == 1 else "/".join((name, *parts[1:])))
     if ".claude-plugin" in names:
-        found += [name for name in names if name in PLUGIN_PARTS]
+        # A plugin below a project is its code whole (its hooks run its scripts); a project
+        # that is itself a plugin, its parts only (the rest is the project's own code).
+        found += [name for name in names if name in PLUGIN_PARTS] if root else ["."]
         found += _declared(directory)
     return list(dict.fromkeys(found))
 
 
 def _declared(directory: Path) -> list[str]:
     """What a plugin's manifest names as its parts elsewhere than the usual places, and the
-    plugins a marketplace in it lists by relative path (their usual parts): relative."""
+    plugins a marketplace in it lists by relative path (whole; its own directory's parts when
+    it lists itself): relative."""
     found: list[str] = []
     manifest = _json(directory / ".claude-plugin" / "plugin.json")
     for key in ("commands", "agents", "skills", "hooks", "mcpServers", "lspServers"):
@@ -276,18 +285,18 @@ def _declared(directory: Path) -> list[str]:
     market = _json(directory / ".claude-plugin" / "marketplace.json")
     plugins = market.get("plugins") if isinstance(market, dict) else None
     metadata = market.get("metadata") if isinstance(market, dict) else None
-    root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
     for plugin in plugins if isinstance(plugins, list) else []:
         source = plugin.get("source") if isinstance(plugin, dict) else None
         if not isinstance(source, str):
             continue
-        if isinstance(root, str) and not source.startswith(("./", "../")):
-            source = f"{root.rstrip('/')}/{source}"
+        if isinstance(plugin_root, str) and not source.startswith(("./", "../")):
+            source = f"{plugin_root.rstrip('/')}/{source}"
         relative = _relative(source)
-        if relative is not None:
-            found += [
-                f"{relative}/{part}" if relative != "." else part for part in sorted(PLUGIN_PARTS)
-            ]
+        if relative == ".":
+            found += sorted(PLUGIN_PARTS)
+        elif relative is not None:
+            found.append(relative)
     return found
 
 
@@ -333,7 +342,7 @@ def _stamp_below(path: str, found: dict[str, Stamp], excluded: frozenset[str]) -
             if _is_disabled(entry.name):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if entry.path not in excluded:
+                if entry.path not in excluded and entry.name not in NOT_WALKED:
                     pending.append(entry.path)
                 continue
             with contextlib.suppress(OSError):
