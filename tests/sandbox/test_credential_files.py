@@ -27,6 +27,7 @@ PLACES = {
     "CONDARC": ("condarc", "condarc"),
     "KRB5_KTNAME": ("FILE:{base}/krb5.keytab", "krb5.keytab"),
     "VAULT_CLIENT_KEY": ("vault-client.key", "vault-client.key"),
+    "GIT_CONFIG_GLOBAL": ("gitconfig", "gitconfig"),
 }
 """Variable: (its value under the base, the sentinel file below the base)."""
 
@@ -57,6 +58,7 @@ async def test_files_named_by_credential_variables_read_as_empty(
     )
     assert outcome.content.splitlines() == [
         "a cache",
+        "GIT_CONFIG_GLOBAL",
         "GRADLE_USER_HOME",
         "POETRY_CONFIG_DIR",
     ], outcome.content

@@ -36,6 +36,8 @@ WITHHELD = {
     "DEPLOY": "--auth=fo1_" + B62[:43],
     "VAULT_SA": "ops_eyJzaWduSW5BZGRyZXNzIjoi" + B62[:40],
     "MAPS": "sk.eyJ1IjoiZXhhbXBsZSIsImEiOiJ" + B62[:20],
+    "CHATOPS": "https://hooks.slack.com/services/T0/B0/x",
+    "RELEASES": "https://discord.com/api/webhooks/1/x",
     "MNEMONIC": "legal winner thank year wave sausage worth useful legal winner thank yellow",
     "WALLET_SEED_PHRASE": "abandon abandon about",
     "TOTP_SEED": "JBSWY3DPEHPK3PXP",

@@ -102,17 +102,17 @@ TOKEN_PREFIXES: tuple[str, ...] = (
     r"HRKU-[A-Za-z0-9_-]{30,}",  # Heroku
     r"secret_[A-Za-z0-9]{40,}",  # Notion (internal integrations, before ntn_)
     r"do[por]_v1_[a-f0-9]{64}",  # DigitalOcean personal, OAuth, refresh
-    r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe (and Svix) webhook signing secrets
+    r"whsec_[A-Za-z0-9+/=]{16,}",  # Stripe (and Svix) webhook signing secrets
     r"dapi[a-f0-9]{32}",  # Databricks personal access token
-    r"sl\.(?:[A-Za-z]\.)?[A-Za-z0-9_-]{60,}",  # Dropbox short-lived access token
+    r"sl\.(?:[A-Za-z]\.)?[A-Za-z0-9_-]{30,}",  # Dropbox short-lived access token
     r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",  # Postman API key
-    r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",  # Brevo (Sendinblue) API and SMTP
+    r"x(?:keysib|smtpsib)-[a-f0-9]{32,}",  # Brevo (Sendinblue) API and SMTP
     r"key-[a-f0-9]{32}\b",  # Mailgun API key
     r"SK[a-f0-9]{32}\b",  # Twilio API key
     r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age private key (also in sops' key files)
-    r"\d{8,10}:AA[A-Za-z0-9_-]{33}",  # Telegram bot token
-    r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{16,}",  # Slack
-    r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",  # Discord
+    r"\d{8,10}:AA[A-Za-z0-9_-]{28,}",  # Telegram bot token
+    r"https://hooks\.slack\.com/(?:services|workflows|triggers)/\S",  # Slack
+    r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/\S",  # Discord
     r"https://[a-z0-9-]+\.webhook\.office\.com/[A-Za-z0-9/@_-]{30,}",  # Teams incoming webhook
     r"gsk_[A-Za-z0-9]{40,}",  # Groq
     r"r8_[A-Za-z0-9]{30,}",  # Replicate

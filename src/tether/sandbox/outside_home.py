@@ -82,6 +82,7 @@ RELOCATING: tuple[Relocating, ...] = (
     Relocating("HELM_REGISTRY_CONFIG", ".config/helm/registry/config.json", True),
     Relocating("KUBE_CONFIG_PATH", ".kube/config", True),
     Relocating("VAULT_CONFIG_PATH", ".vault-token", True),
+    Relocating("GIT_CONFIG_GLOBAL", None, False),
     *(
         Relocating(name, None, True)
         for name in (
