@@ -108,9 +108,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
             "  ok      root's secrets: not root: their modes keep the command out\n"
         )
     outside += (
-        "  ok      relocated credential stores: 6 sentinels where KUBECONFIG, "
-        "AWS_SHARED_CREDENTIALS_FILE, DOCKER_CONFIG, GNUPGHOME, XDG_CONFIG_HOME, CARGO_HOME "
-        "point read as empty\n"
+        "  ok      relocated credential stores: 8 sentinels where KUBECONFIG, "
+        "AWS_SHARED_CREDENTIALS_FILE, DOCKER_CONFIG, GNUPGHOME, XDG_CONFIG_HOME, CARGO_HOME, "
+        "SOPS_AGE_KEY_FILE, ANSIBLE_VAULT_PASSWORD_FILE point read as empty\n"
     )
     # Inside the check, its own temporary home is HOME: this uid's passwd home is elsewhere.
     elsewhere = Path("/nonexistent")
@@ -123,6 +123,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      new repositories: a repository made inside with core.fsmonitor and a hook: "
         "both disabled when the command ended (the config kept aside), git status outside "
         "runs neither\n"
+        "  ok      start-up files anywhere: settings, MCP servers, editor tasks and a workspace "
+        "plugin's hooks made inside in directories no mount guards (5): moved aside when the "
+        "command ended\n"
     )
     assert check() == (
         0,
@@ -139,6 +142,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         + f"  home: ~ ({base}/home) hidden (empty, read-only) but for the workspace and writable "
         "paths in it; shown read-only: nothing\n"
         f"  protected (read-only, cannot be created): .git/config, .git/hooks, {protected}\n"
+        "  start-up files anywhere below (the permission engine's table at any depth, a "
+        "workspace plugin's hooks, skills, agents, commands, MCP servers): made or changed by "
+        "a command where no mount guards them, moved aside when it ends\n"
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{passwd}{etc}{state}\n"
         "  hidden by Read deny rules: nothing (no Read deny rule names a path)\n"
         "  network: cut (loopback included)\n"
@@ -396,4 +402,5 @@ def test_a_sandbox_with_the_machines_devices_and_no_setid_binds_fails_the_check(
         ("relocated credential stores", True),
         ("the passwd home", True),
         ("new repositories", True),
+        ("start-up files anywhere", True),
     ], [r.line() for r in results]

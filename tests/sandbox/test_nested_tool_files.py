@@ -100,7 +100,8 @@ async def test_existing_start_up_files_stay_read_only_in_any_directory(boundary:
 
 async def test_only_the_first_tool_roots_are_guarded_where_missing(boundary: Layout) -> None:
     """Each tool root is a dozen mounts on every command: past `NESTED_TOOL_ROOTS`, breadth
-    first, a package's missing names can be made (and what exists stays read-only)."""
+    first, a package's missing names can be made (and what exists stays read-only), and what
+    was made is moved aside when the command ends (`start_sweep.py`)."""
     packages = [boundary.workspace / f"p{i:02}" for i in range(NESTED_TOOL_ROOTS + 1)]
     for package in packages:
         package.mkdir()
@@ -110,5 +111,7 @@ async def test_only_the_first_tool_roots_are_guarded_where_missing(boundary: Lay
     run = bash_runner(ctx)
     script = "".join(attempt(package / ".npmrc") for package in packages)
     outcome = await run(command=f"{script} echo end")
-    assert outcome == ToolOutcome(f"MADE {packages[-1]}/.npmrc\nend", False)
+    assert outcome.content.startswith(f"MADE {packages[-1]}/.npmrc\nend"), outcome.content
+    assert not (packages[-1] / ".npmrc").exists()
+    assert (packages[-1] / ".npmrc.tether-disabled").read_text() == "evil\n"
     await end_session(ctx)

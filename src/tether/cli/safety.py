@@ -205,12 +205,16 @@ def plan_session_sandbox(
     )
     # Turned off, the sandbox is not probed: the probe runs bwrap, start-up would wait for it.
     status = probe() if sandbox_settings.enabled is not False else _NOT_PROBED
-    denials = None
+    denials = edits = None
     if permissions is not None:
         match, prefixes, names = read_deny_matcher(
             permissions.rules, workspace=permissions.workspace, home=permissions.home
         )
         denials = ReadDenials(match, prefixes, names)
+        match, prefixes, names = read_deny_matcher(
+            permissions.rules, workspace=permissions.workspace, home=permissions.home, tool="Edit"
+        )
+        edits = ReadDenials(match, prefixes, names)
     sandbox, notice, refused = plan_sandbox(
         sandbox_settings,
         status,
@@ -218,6 +222,7 @@ def plan_session_sandbox(
         scratch_dir=scratch_dir,
         home=home,
         read_denials=denials,
+        edit_denials=edits,
         stale_in_background=True,
     )
     return SandboxPlan(sandbox, notice, notice if refused else None)

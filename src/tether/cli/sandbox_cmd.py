@@ -57,12 +57,19 @@ def main(argv: list[str]) -> int:
         )
         wanted = parse_sandbox_settings(settings.data)
         denials = read_denials(settings, workspace)
+        edits = read_denials(settings, workspace, tool="Edit")
     except ConfigError as e:
         print(f"tether sandbox: {e}")
         return 2
     status = probe(fresh=True)  # what holds now, not what an earlier start found
     lines = report(
-        wanted, status, workspace=workspace, tether_home=home, home=Path.home(), denials=denials
+        wanted,
+        status,
+        workspace=workspace,
+        tether_home=home,
+        home=Path.home(),
+        denials=denials,
+        edits=edits,
     )
     for line in lines:
         print(line)
@@ -76,16 +83,18 @@ def main(argv: list[str]) -> int:
         home=Path.home(),
         tether_home=home,
         read_denials=denials,
+        edit_denials=edits,
     )
     assert sandbox is not None
     return 0 if live_report(sandbox) else 1
 
 
-def read_denials(settings: Settings, workspace: Path) -> ReadDenials:
-    """What the settings' `Read` deny rules hide, as a session started here would hide it."""
+def read_denials(settings: Settings, workspace: Path, tool: str = "Read") -> ReadDenials:
+    """What the settings' `Read` deny rules hide (`Edit`'s: keep read-only), as a session
+    started here would."""
     context, _ = permission_context(settings, SafetyOptions(), workspace=workspace)
     match, prefixes, names = read_deny_matcher(
-        context.rules, workspace=context.workspace, home=context.home
+        context.rules, workspace=context.workspace, home=context.home, tool=tool
     )
     return ReadDenials(match, prefixes, names)
 
@@ -107,6 +116,7 @@ def report(
     tether_home: Path,
     home: Path,
     denials: ReadDenials | None = None,
+    edits: ReadDenials | None = None,
 ) -> list[str]:
     """The lines `check` prints; `denials`: the `Read` deny rules' matcher, whose paths are
     listed as hidden."""
@@ -117,7 +127,13 @@ def report(
         lines = [f"Sandbox: does not work here: {status.reason}."]
     lines.append(f"Settings: {_describe(wanted)}.")
     sandbox, notice, refused = plan_sandbox(
-        wanted, status, workspace=workspace, scratch_dir=scratch, home=home, read_denials=denials
+        wanted,
+        status,
+        workspace=workspace,
+        scratch_dir=scratch,
+        home=home,
+        read_denials=denials,
+        edit_denials=edits,
     )
     if refused:
         lines.append("Instead: Bash commands are refused. At every start-up tether says:")
@@ -144,6 +160,13 @@ def report(
             "git hook managers' configuration (lefthook, husky, lint-staged...) where a hook "
             "runs the manager or its configuration exists, read-only where it exists"
         )
+        lines.append(
+            "  start-up files anywhere below (the permission engine's table at any depth, a "
+            "workspace plugin's hooks, skills, agents, commands, MCP servers): made or changed "
+            "by a command where no mount guards them, moved aside when it ends"
+        )
+        if sandbox.edit_scan is not None:
+            lines.append("  Edit deny rules: what they name under the writable places is read-only")
         present = [_shown(p, home) for p in sandbox.hidden if p.exists()]
         lines.append(f"  hidden: {', '.join(present) or '(none present)'}")
         lines += denied_lines(sandbox, workspace, home)

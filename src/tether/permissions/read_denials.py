@@ -18,18 +18,19 @@ NameTest = Callable[[str], bool]
 
 
 def read_deny_matcher(
-    rules: RuleSet, *, workspace: Path, home: Path
+    rules: RuleSet, *, workspace: Path, home: Path, tool: str = "Read"
 ) -> tuple[Callable[[str], str | None], tuple[str, ...], NameTest | None]:
     """(the rule text an absolute, normalised path matches, or None; the literal prefixes
     under which every match lies, `/` for a name matched anywhere; a test of a last name
     that no match can fail, so that a walk skips the full match for most entries, or None
-    when any name may match). A rule's base is taken as named and where its links lead (the
+    when any name may match). `tool`: whose deny rules (`Edit`'s, for what the sandbox keeps
+    read-only). A rule's base is taken as named and where its links lead (the
     sandbox walks resolved paths)."""
     anchored: list[tuple[str, Callable[[str, str], bool], tuple[str, ...]]] = []
     prefixes: list[str] = []
     names: list[re.Pattern[str]] = []
     any_name = False
-    for rule in rules.of("deny", "Read"):
+    for rule in rules.of("deny", tool):
         pattern = rule.path
         if pattern is None:
             continue  # `Read` bare: the tool is not offered; the workspace stays in view

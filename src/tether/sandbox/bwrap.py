@@ -37,6 +37,7 @@ from tether.sandbox.placeholders import placeholders_for, remove_all_unused
 from tether.sandbox.protected import HOME_PROTECTED, WORKSPACE_PROTECTED, Protected, protected_in
 from tether.sandbox.refusal import SearchCut
 from tether.sandbox.setid_files import SetidFound, find_setid
+from tether.sandbox.start_sweep import StartSweep
 
 SECRETS_IN_HOME: tuple[str, ...] = (
     *(p for p in HOME_SECRETS if not p.startswith(".claude/")),
@@ -115,10 +116,16 @@ class Sandbox:
     denied_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
     """Finds, at each command, what the `Read` deny rules name, hidden inside
     (`denied_reads.py`); None: no such rule."""
+    edit_scan: DeniedScan | None = field(default=None, compare=False, repr=False)
+    """Finds, at each command, what the `Edit` deny rules name under the writable roots,
+    bound read-only (`mounts.edit_denied`); None: no such rule."""
     denied_links: DeniedLinks = field(default_factory=DeniedLinks, compare=False, repr=False)
     """Finds, at each command, the other names (hard links) of hidden files in view, hidden
     too (`denied_links.py`)."""
     git_sweep: GitSweep = field(default_factory=GitSweep, compare=False, repr=False)
+    start_sweep: StartSweep = field(default_factory=StartSweep, compare=False, repr=False)
+    """Moves aside the start-up files commands made where no mount guards them
+    (`start_sweep.py`)."""
     nested_projects: set[str] = field(default_factory=set[str], compare=False, repr=False)
     """The nested projects found so far (`nested.py`): guarded while they are projects, even
     where the bounded search for them stops short."""
@@ -178,6 +185,12 @@ class Sandbox:
         if self.git_sweep.cut is not None:
             # Fail closed: a repository the walk did not reach keeps what a command wrote.
             raise SearchCut(self.git_sweep.cut)
+        self.start_sweep.started(
+            self.project_roots(), tuple(p for p in (self.tmp_dir, self.scratch) if p is not None)
+        )
+        if self.start_sweep.cut is not None:
+            self.start_sweep.ended()
+            raise SearchCut(self.start_sweep.cut)
         placeholders = placeholders_for(self.workspace)
         placeholders.claim()
         lock_fd = placeholders.hold()
@@ -224,6 +237,7 @@ class Sandbox:
             for fd in fds:
                 os.close(fd)
             placeholders.release(self.placeholder_linger_s)
+            self.start_sweep.ended()
             raise
 
         def finished(returncode: int, output: str) -> str | None:
@@ -231,13 +245,18 @@ class Sandbox:
             notes = [explain_failure(self, returncode, output)]
             self.git_sweep.sweep(self.writable_mounts())
             notes.append(self.git_sweep.take_note())
+            self.start_sweep.sweep(self.project_roots())
+            self.start_sweep.ended()
+            notes.append(self.start_sweep.take_note())
             return "\n".join(n for n in notes if n) or None
 
         def checkpoint() -> str | None:
             # A background command's output is read: what it made so far goes now, before
             # the model (or the user, told of it) runs git outside.
             self.git_sweep.sweep(self.writable_mounts())
-            return self.git_sweep.take_note()
+            self.start_sweep.sweep(self.project_roots())
+            notes = (self.git_sweep.take_note(), self.start_sweep.take_note())
+            return "; ".join(n for n in notes if n) or None
 
         return BwrapCommand(
             [str(self.bwrap), "--args", str(options), "--", *argv],
@@ -265,6 +284,7 @@ class Sandbox:
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
         self.git_sweep.sweep(self.writable_mounts())
+        self.start_sweep.sweep(self.project_roots())
 
     def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in

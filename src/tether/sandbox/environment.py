@@ -29,7 +29,8 @@ SECRET_NAME_PATTERNS: tuple[str, ...] = (
     "*API_KEY*", "*APIKEY*", "*_KEY", "*_KEYS", "*PRIVATE*", "*ACCESS_KEY*", "*TOKEN*",
     "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*", "*_PASS", "*_PW", "*PWD",
     "*CREDENTIAL*", "*AUTH*", "*COOKIE*", "*SESSION*", "*JWT*", "*WEBHOOK*", "*_PAT",
-    "*SIGNING*", "*CONNECTION_STRING*", "*_DSN", "*_DSN_*",
+    "*SIGNING*", "*CONNECTION_STRING*", "*_DSN", "*_DSN_*", "*DBPASS", "*MNEMONIC*",
+    "*SEED_PHRASE*", "*SEEDPHRASE*", "*RECOVERY_PHRASE*", "*TOTP*",
     # clouds, forges, registries, vaults
     "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*", "CLOUDSDK_AUTH_*", "DIGITALOCEAN_*",
     "GH_*", "GITHUB_*", "GITLAB_*", "BITBUCKET_*", "NPM_*TOKEN*", "NPM_CONFIG__AUTH*",
@@ -99,11 +100,47 @@ TOKEN_PREFIXES: tuple[str, ...] = (
     r"figd_[A-Za-z0-9_-]{30,}",  # Figma
     r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}",  # PlanetScale
     r"HRKU-[A-Za-z0-9_-]{30,}",  # Heroku
+    r"secret_[A-Za-z0-9]{40,}",  # Notion (internal integrations, before ntn_)
+    r"do[por]_v1_[a-f0-9]{64}",  # DigitalOcean personal, OAuth, refresh
+    r"whsec_[A-Za-z0-9+/=]{16,}",  # Stripe (and Svix) webhook signing secrets
+    r"dapi[a-f0-9]{32}",  # Databricks personal access token
+    r"sl\.(?:[A-Za-z]\.)?[A-Za-z0-9_-]{30,}",  # Dropbox short-lived access token
+    r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",  # Postman API key
+    r"x(?:keysib|smtpsib)-[a-f0-9]{32,}",  # Brevo (Sendinblue) API and SMTP
+    r"key-[a-f0-9]{32}\b",  # Mailgun API key
+    r"SK[a-f0-9]{32}\b",  # Twilio API key
+    r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age private key (also in sops' key files)
+    r"\d{8,10}:AA[A-Za-z0-9_-]{28,}",  # Telegram bot token
+    r"https://hooks\.slack\.com/(?:services|workflows|triggers)/\S",  # Slack
+    r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/\S",  # Discord
+    r"https://[a-z0-9-]+\.webhook\.office\.com/[A-Za-z0-9/@_-]{30,}",  # Teams incoming webhook
+    r"gsk_[A-Za-z0-9]{40,}",  # Groq
+    r"r8_[A-Za-z0-9]{30,}",  # Replicate
+    r"pplx-[A-Za-z0-9]{40,}",  # Perplexity
+    r"xai-[A-Za-z0-9]{40,}",  # xAI
+    r"tskey-[a-z]+-[A-Za-z0-9-]{20,}",  # Tailscale auth and API keys
+    r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[A-Za-z0-9]{30,}",  # Doppler
+    r"pul-[a-f0-9]{40}",  # Pulumi access token
+    r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",  # Terraform Cloud / Enterprise
+    r"sbp_[a-f0-9]{40}",  # Supabase
+    r"nfp_[A-Za-z0-9]{30,}",  # Netlify
+    r"NRAK-[A-Z0-9]{27}",  # New Relic user key
+    r"CFPAT-[A-Za-z0-9_-]{40,}",  # Contentful
+    r"ops_eyJ[A-Za-z0-9_-]{20,}",  # 1Password service account
+    r"sk\.eyJ[A-Za-z0-9_-]{20,}",  # Mapbox secret token
+    r"fo1_[A-Za-z0-9_-]{30,}",  # Fly.io
+    r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",  # Airtable personal access token
 )
 """Regular expressions for tokens whose form says what they are: a value that holds one
 anywhere, at the start of a word (`--token=ghp_...`, a JSON config, a second line), is withheld
 whatever its name. Case matters (`ASIA` is a key id, `Asia/Tokyo` a time zone); each needs
-enough characters after its prefix to be a token rather than a word."""
+enough characters after its prefix to be a token rather than a word.
+
+A table, not a library: detect-secrets' plugins (the best-kept one) are about twenty-five
+detectors for lines of source files, with entropy and keyword heuristics that would withhold
+ordinary values (hashes, ids); it knows fewer vendors' formats than this table (none of
+Notion's, DigitalOcean's, Databricks', Postman's, Brevo's, age's), so it would be a
+dependency for less."""
 
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
 _NAME_PARTS = re.compile(r"[^A-Z0-9]+")

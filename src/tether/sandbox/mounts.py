@@ -141,10 +141,12 @@ def sandbox_mounts(
     setid = Protected("", False, None, "a setuid or setgid file: root's outside")
     candidates = {str(path): (path, entry) for path, entry in sandbox.protected_paths()}
     candidates |= {str(path): (path, setid) for path in sandbox.setid_files}
+    candidates |= {str(path): (path, entry) for path, entry in edit_denied(sandbox, writable)}
     for path, entry in sorted(candidates.values(), key=lambda c: len(c[0].parts)):
         protect(path, entry, follow=True)
     # What the user's was, as bound read-only to every command, stays so only while it is.
     sandbox.git_sweep.still_protected(bound)
+    sandbox.start_sweep.bound = frozenset(bound)
     ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
     # The home's covers read-only once everything inside them is mounted: the directories
     # bwrap made there for the binds cannot be renamed away (taking the workspace or the
@@ -183,6 +185,23 @@ def _view(
         inside=[p.resolve() for p in toolchain_credentials(sandbox.home, shown)],
     )
     return binds, home, view
+
+
+def edit_denied(sandbox: Sandbox, writable: list[Path]) -> list[tuple[Path, Protected]]:
+    """What the `Edit` deny rules name now under the writable roots: read-only, so that a
+    command whose path led elsewhere when the permission engine judged it (a symlink a
+    background command swaps) cannot write there when it runs. A path that does not exist
+    yet is not made (no placeholder): a rule names files, and most of them exist. When the
+    walk's bounds cut it, what it found is bound and the command runs (the engine judged its
+    words; the user hears of the cut once)."""
+    scan = sandbox.edit_scan
+    if scan is None:
+        return []
+    found = scan.find(writable, lambda _: False)
+    return [
+        (d.path, Protected(str(d.path), d.directory, None, f"denied by {d.rule}"))
+        for d in found.paths
+    ]
 
 
 def denied_now(sandbox: Sandbox) -> DeniedFound:

@@ -27,8 +27,10 @@ class Relocating:
     """A variable that moves a place of the home elsewhere."""
 
     variable: str
-    place: str
-    """The place of the home it stands for (`.docker`, `.aws/credentials`)."""
+    place: str | None
+    """The place of the home it stands for (`.docker`, `.aws/credentials`); None: a file
+    that is a credential wherever it is, with no place in the home the deny list names (an
+    age key, a vault password file, a client certificate's key): hidden where it points."""
     only_credentials: bool
     """It names nothing but credentials: withheld from the command as well."""
     is_list: bool = False
@@ -66,10 +68,50 @@ RELOCATING: tuple[Relocating, ...] = (
     Relocating("PULUMI_HOME", ".pulumi", True),
     Relocating("HF_TOKEN_PATH", ".cache/huggingface/token", True),
     Relocating("CLAUDE_CONFIG_DIR", ".claude", True),
+    Relocating("MYSQL_TEST_LOGIN_FILE", ".mylogin.cnf", True),
+    Relocating("RCLONE_CONFIG", ".config/rclone/rclone.conf", True),
+    Relocating("POETRY_CONFIG_DIR", ".config/pypoetry", False),
+    Relocating("DOCKER_CERT_PATH", ".docker", True),
+    Relocating("COMPOSER_HOME", ".composer", False),
+    Relocating("DATABRICKS_CONFIG_FILE", ".databrickscfg", True),
+    Relocating("S3CMD_CONFIG", ".s3cfg", True),
+    Relocating("SBT_CREDENTIALS", ".sbt/.credentials", True),
+    Relocating("TELEPORT_HOME", ".tsh", True),
+    Relocating("VAGRANT_HOME", ".vagrant.d", False),
+    Relocating("DBT_PROFILES_DIR", ".dbt", False),
+    Relocating("HELM_REGISTRY_CONFIG", ".config/helm/registry/config.json", True),
+    Relocating("KUBE_CONFIG_PATH", ".kube/config", True),
+    Relocating("VAULT_CONFIG_PATH", ".vault-token", True),
+    Relocating("GIT_CONFIG_GLOBAL", None, False),
+    *(
+        Relocating(name, None, True)
+        for name in (
+            "SOPS_AGE_KEY_FILE",
+            "SOPS_AGE_SSH_PRIVATE_KEY_FILE",
+            "ANSIBLE_VAULT_PASSWORD_FILE",
+            "PGSERVICEFILE",
+            "CONDARC",
+            "OP_CONFIG_DIR",
+            "GOOGLE_GHA_CREDS_PATH",
+            "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+            "AZURE_CLIENT_CERTIFICATE_PATH",
+            "AZURE_FEDERATED_TOKEN_FILE",
+            "VAULT_CLIENT_KEY",
+            "PIP_CLIENT_CERT",
+            "GIT_SSL_KEY",
+            "GIT_SSL_CERT",
+            "KRB5_KTNAME",
+            "KRB5_CLIENT_KTNAME",
+            "BUNDLE_USER_CONFIG",
+        )
+    ),
 )
 """Variables that move a place of the home (what the tool reads there instead). A variable
 that names more than credentials (`XDG_CONFIG_HOME`, `CARGO_HOME`: tools need it to run) is
-passed; what the deny list hides in its place is hidden where it points."""
+passed; what the deny list hides in its place is hidden where it points. The last group name
+credential files that have no place in the home's deny list (an age key for sops, Ansible's
+vault password file, libpq's service file with its passwords, conda's rc with channel tokens,
+client certificates' keys, keytabs): hidden where they point, whole."""
 
 ROOT_SECRETS: tuple[str, ...] = (
     "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
@@ -101,10 +143,12 @@ def relocated_secrets(
     for entry in RELOCATING:
         value = environ.get(entry.variable, "")
         for named in value.split(":") if entry.is_list else [value]:
+            named = named.removeprefix("FILE:")  # Kerberos' keytab names: FILE:/path
             if not named.startswith("/"):
                 continue
             target = Path(os.path.abspath(named))
-            for relative in _hidden_in(entry.place, places):
+            hidden = [""] if entry.place is None else _hidden_in(entry.place, places)
+            for relative in hidden:
                 path = target / relative if relative else target
                 if path not in NEVER_HIDDEN and not any(k.is_relative_to(path) for k in kept):
                     found.append(path)

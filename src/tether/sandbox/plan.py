@@ -42,6 +42,7 @@ def plan_sandbox(
     tether_home: Path | None = None,
     environ: Mapping[str, str] | None = None,
     read_denials: ReadDenials | None = None,
+    edit_denials: ReadDenials | None = None,
     stale_in_background: bool = False,
 ) -> tuple[Sandbox | None, str | None, bool]:
     """(the session's sandbox or None, a one-line notice for the user or None, whether Bash
@@ -54,7 +55,9 @@ def plan_sandbox(
     (by default it is found from a scratch directory laid out as `<home>/scratch/<session>`).
     `environ` (the process's by default) says where Claude Code's configuration is
     (`CLAUDE_CONFIG_DIR`) and which directories are on `PATH`. `read_denials`: what the
-    `Read` deny rules name, hidden inside (`denied_reads.py`).
+    `Read` deny rules name, hidden inside (`denied_reads.py`); `edit_denials`: what the
+    `Edit` deny rules name, read-only inside (a symlink swapped between the permission
+    engine's decision and the command's run cannot lead a write there).
 
     A session starts here, so this is also where what a killed tether left in the workspace
     (placeholders) is removed: before this returns, or, `stale_in_background`, on a thread
@@ -134,6 +137,9 @@ def plan_sandbox(
         identity=functools.partial(git_identity, home, dict(env)),
         denied_scan=(
             DeniedScan(read_denials) if read_denials is not None and read_denials.prefixes else None
+        ),
+        edit_scan=(
+            DeniedScan(edit_denials) if edit_denials is not None and edit_denials.prefixes else None
         ),
     )
     if os.geteuid() == 0:

@@ -28,6 +28,7 @@ from tether.sandbox.outside_home import (
     root_secrets,
 )
 from tether.sandbox.selfcheck_probe import Result, run_probe
+from tether.sandbox.start_sweep import StartSweep
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 
@@ -38,6 +39,8 @@ RELOCATED = {
     "GNUPGHOME": "gnupg",
     "XDG_CONFIG_HOME": "xdg",
     "CARGO_HOME": "cargo",
+    "SOPS_AGE_KEY_FILE": "sops/keys.txt",
+    "ANSIBLE_VAULT_PASSWORD_FILE": "ansible-vault-pass",
 }
 """Variables pointed at the check's own directory; a sentinel in what each hides."""
 SENTINELS = (
@@ -47,6 +50,8 @@ SENTINELS = (
     "gnupg/secring",
     "xdg/gh/hosts.yml",
     "cargo/credentials.toml",
+    "sops/keys.txt",
+    "ansible-vault-pass",
 )
 
 _PROBE = r"""
@@ -88,6 +93,10 @@ if made:
         f.write(f"#!/bin/sh\necho RAN > {spec['ran']}\n")
     os.chmod(hook, 0o755)
 out["repo"] = made
+for path in spec["start_files"]:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("{}")
 try:
     fd = os.open(spec["setid"], os.O_RDWR)
     m = mmap.mmap(fd, 0)
@@ -135,7 +144,12 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         home=home,
         scratch=scratch,
         git_sweep=GitSweep(),
+        start_sweep=StartSweep(),
     )
+    (ws / ".claude-plugin").mkdir()
+    market = {"name": "check", "plugins": [{"name": "p", "source": "./plugins/p"}]}
+    (ws / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market))
+    start_files = [ws / rel for rel in START_FILES]
     spec = {
         "devices": [d for d in DEVICES if os.path.exists(d)],
         "secrets": [str(p) for p in secrets],
@@ -144,6 +158,7 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         "passwd": [str(p) for p in own],
         "repo": str(ws / "tether-check-repo"),
         "ran": str(ws / "tether-check-ran"),
+        "start_files": [str(p) for p in start_files],
     }
     host_devices = {d: _owner_and_mode(d) for d in spec["devices"]}
     done = run_probe(sandbox, ws, _PROBE, spec)
@@ -162,7 +177,31 @@ def _run(template: Sandbox, base: Path) -> list[Result]:
         _relocated_result(seen["relocated"]),
         _passwd_result(seen["passwd"], home),
         _new_repository_result(bool(seen["repo"]), ws / "tether-check-repo"),
+        _start_files_result(start_files),
     ]
+
+
+START_FILES = (
+    "sub/.claude/settings.json",
+    "sub/.mcp.json",
+    "a/b/c/d/.tether/settings.json",
+    "pkg/.vscode/tasks.json",
+    "plugins/p/hooks/hooks.json",
+)
+"""Made inside by the probe, where no mount guards them: a plain subdirectory, one past the
+nested search's depth, a plugin directory a workspace marketplace lists."""
+
+
+def _start_files_result(paths: list[Path]) -> Result:
+    left = [str(p) for p in paths if os.path.lexists(p)]
+    kept = [p for p in paths if p.with_name(p.name + DISABLED).is_file()]
+    return Result(
+        not left and len(kept) == len(paths),
+        "start-up files anywhere",
+        f"settings, MCP servers, editor tasks and a workspace plugin's hooks made inside in "
+        f"directories no mount guards ({len(paths)}): moved aside when the command ended"
+        + (f"; LEFT: {', '.join(left)}" if left else ""),
+    )
 
 
 def _owner_and_mode(path: str) -> tuple[int, int, int, str]:

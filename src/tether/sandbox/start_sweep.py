@@ -1,0 +1,371 @@
+"""Files that start programs later, made or changed by sandboxed commands where no mount keeps
+them read-only: moved aside when the command ends, before anything outside reads them.
+
+The protected paths (`protected.py`, `nested.py`) are bind mounts: read-only where they exist
+and placeholders where they are missing, at the writable roots, in nested projects and in the
+first tool roots. A mount per name and directory everywhere would cost every command dearly,
+so elsewhere (a plain `sub/`, a package deeper than the search's bound, a plugin directory of
+a workspace marketplace) a command could make `sub/.claude/settings.json`, whose hooks a
+`tether` started in `sub/` later runs outside the sandbox. This sweep closes that by pattern:
+the writable roots are walked (each directory's listing kept while it is unchanged: an
+unchanged tree costs a `stat` a directory) for every path of the table the permission engine
+asks about (`tether.project_files.PROJECT_SELF_MODIFYING`, at any depth) and for the parts of
+plugin directories (`PLUGIN_PARTS` beside a `.claude-plugin`, and the plugins a workspace
+marketplace names); what is new or changed since the command started is renamed to
+`<name>.tether-disabled`, and the model is told.
+
+What changed while no sandboxed command ran (the Write tool with the user's yes, the user's
+editor) is kept: told apart by its change time (`st_ctime`, which no program can set back; a
+rename or a new link sets it too), so one walk a command suffices, after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import glob
+import json
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.project_files import PROJECT_SELF_MODIFYING
+from tether.sandbox.git_dirs import SKIPPED
+from tether.sandbox.git_sweep import DISABLED
+from tether.sandbox.nofollow import read_regular_file
+
+PLUGIN_PARTS = frozenset(
+    {".claude-plugin", "hooks", "skills", "agents", "commands", ".mcp.json", ".lsp.json"}
+    | {"output-styles", "settings.json"}
+)
+"""What in a plugin's directory a session that enables it runs or obeys: its manifest, hooks,
+skills (`allowed-tools`), agents, commands, MCP and LSP servers."""
+
+_INSTALLERS = frozenset({"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"})
+"""Entries of the table in what `pip install` and `python -m venv` write (a virtualenv's
+`.pth` files, its programs): the engine's only, not swept (an editable install's `.pth`
+would be moved aside); virtualenvs' directories are not walked either."""
+
+NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"}
+"""Dependencies, build caches and repositories' own directories (`git_sweep.py`'s)."""
+
+MAX_ENTRIES = 1_000_000
+"""The walk stops after this many entries: then commands are refused until one completes."""
+MAX_BELOW = 20_000
+"""Entries listed at most below one matched directory (a `.claude` full of files)."""
+
+Stamp = tuple[int, int, int, int]
+"""(inode, size, mtime, ctime), links not followed."""
+
+CLOCK_MARGIN_NS = 20_000_000
+"""Change times come from the kernel's coarse clock (a tick behind the precise one): an idle
+time is taken to end this much before the command started, so that a write at its very start
+is never counted as the tools'."""
+
+
+def _patterns() -> tuple[tuple[tuple[str, ...], bool], ...]:
+    found: list[tuple[tuple[str, ...], bool]] = []
+    for entry in PROJECT_SELF_MODIFYING:
+        root_only = entry.path.startswith("/")
+        parts = tuple(entry.path.lstrip("/").split("/"))
+        if entry.sandbox == "apart" or entry.path == ".hg" or not _INSTALLERS.isdisjoint(parts):
+            continue
+        found.append((parts, root_only))
+    return tuple(dict.fromkeys(found))
+
+
+PATTERNS = _patterns()
+"""The table's paths, as segments (a segment may be a glob), and whether the path is one at
+a project's root only (written `/name` in the table)."""
+_Pattern = tuple[tuple[str, ...], bool]
+_LITERAL_FIRST: dict[str, list[_Pattern]] = {}
+_GLOB_FIRST: list[tuple[re.Pattern[str], _Pattern]] = []
+for _pattern in PATTERNS:
+    if any(c in _pattern[0][0] for c in "*?["):
+        _GLOB_FIRST.append((re.compile(fnmatch.translate(_pattern[0][0])), _pattern))
+    else:
+        _LITERAL_FIRST.setdefault(_pattern[0][0], []).append(_pattern)
+
+
+def _is_disabled(name: str) -> bool:
+    return DISABLED in name
+
+
+@dataclass
+class _Listed:
+    identity: tuple[int, int, int, int]
+    subdirs: tuple[str, ...]
+    matched: tuple[str, ...]
+    """Paths below the directory (relative) that match the table or are a plugin's parts."""
+
+
+@dataclass
+class StartSweep:
+    """A session's sweep of start-up files made by its commands."""
+
+    before: dict[str, Stamp] | None = None
+    """The files found by the last sweep (by the session's first command, before the first)."""
+    swept_at: int = 0
+    """When the last sweep began (ns)."""
+    idle: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
+    """The times since the last sweep when no sandboxed command ran: what changed then (by
+    its change time, which no program can set back) is the tools' or the user's."""
+    running: int = 0
+    bound: frozenset[str] = frozenset()
+    """Paths bound read-only to the commands now: nothing inside changes what is below them
+    (a change there is the user's, outside)."""
+    notes: list[str] = field(default_factory=list[str])
+    cut: str | None = None
+    listings: dict[str, _Listed] = field(default_factory=dict[str, _Listed])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    max_entries: int = MAX_ENTRIES
+    excluded: frozenset[str] = frozenset()
+    """The session's own scratch and temporary directories: not walked."""
+    roots: frozenset[str] = frozenset()
+    known: set[str] = field(default_factory=set[str])
+    """Every matched path found by the session's walks, looked at again by each: a command
+    that empties the marketplace file and fills a plugin's hooks in one go is judged by the
+    plugins it listed before."""
+
+    def started(self, roots: tuple[Path, ...], excluded: tuple[Path, ...] = ()) -> None:
+        """A command starts. The first of the session takes the state it is judged from;
+        with one running (in the background), what it made so far goes first; with none,
+        the time since the last sweep was idle: what changed then is kept. No walk but the
+        first: a change is told from the walk after the command by its change time."""
+        self.excluded = frozenset(os.fspath(p) for p in excluded)
+        if self.running > 0:
+            self.sweep(roots)
+        with self.lock:
+            if self.before is None:
+                self.swept_at = time.time_ns()
+                self.before, self.cut = self._walk(roots)
+            elif self.running == 0:
+                self.idle.append((self.swept_at, time.time_ns() - CLOCK_MARGIN_NS))
+            self.running += 1
+
+    def ended(self) -> None:
+        with self.lock:
+            self.running = max(0, self.running - 1)
+
+    def sweep(self, roots: tuple[Path, ...]) -> None:
+        """Move aside what is new or changed since the last sweep, but for what changed while
+        no command ran, while a command runs (what changes while none does is not the
+        commands')."""
+        with self.lock:
+            if self.before is None or self.running == 0:
+                return
+            swept_at = time.time_ns()
+            now, self.cut = self._walk(roots)
+            moved: list[str] = []
+            for path, stamp in sorted(now.items()):
+                if self.before.get(path) == stamp or _under(path, self.bound):
+                    continue
+                if any(start <= stamp[3] < end for start, end in self.idle):
+                    continue
+                with contextlib.suppress(OSError):
+                    target = _aside(Path(path))
+                    moved.append(f"{path} (now {target.name})")
+                    del now[path]
+            self.before, self.swept_at, self.idle = now, swept_at, []
+            if moved:
+                self.notes.append(
+                    "files that start programs or grant permissions later outside the sandbox "
+                    f"(settings, hooks, MCP servers, skills, editor tasks) were made or changed "
+                    f"by the command and moved aside: {', '.join(moved)}"
+                )
+            if self.cut is not None:
+                self.notes.append(self.cut)
+
+    def take_note(self) -> str | None:
+        with self.lock:
+            notes, self.notes = self.notes, []
+        return "; ".join(notes) if notes else None
+
+    def _walk(self, roots: tuple[Path, ...]) -> tuple[dict[str, Stamp], str | None]:
+        """Every file (or link) at or below a matched path under `roots`, with its stamp."""
+        found: dict[str, Stamp] = {}
+        budget = self.max_entries
+        pending = [os.fspath(r) for r in roots if r.is_dir()]
+        self.roots = frozenset(pending)
+        seen: set[str] = set()
+        while pending and budget > 0:
+            directory = pending.pop()
+            if directory in seen or directory in self.excluded:
+                continue
+            seen.add(directory)
+            listed = self._listed(directory)
+            if listed is None:
+                continue
+            budget -= 1 + len(listed.matched)
+            for relative in listed.matched:
+                if any(c in relative for c in "*?["):
+                    for each in glob.glob(relative, root_dir=directory, include_hidden=True):
+                        budget -= _stamp_below(os.path.join(directory, each), found, self.excluded)
+                else:
+                    path = directory if relative == "." else os.path.join(directory, relative)
+                    self.known.add(path)
+                    budget -= _stamp_below(path, found, self.excluded)
+            pending += [os.path.join(directory, name) for name in listed.subdirs]
+        for path in sorted(self.known):
+            if path not in found and any(Path(path).is_relative_to(r) for r in roots):
+                budget -= _stamp_below(path, found, self.excluded)
+        cut = None
+        if budget <= 0 and pending:
+            cut = (
+                f"The sandbox's sweep for start-up files made by commands (settings, hooks, MCP "
+                f"servers) stopped at its bound of {self.max_entries} entries, in {pending[-1]}: "
+                "commands are not run (fail closed) until a sweep completes."
+            )
+        return found, cut
+
+    def _listed(self, directory: str) -> _Listed | None:
+        try:
+            info = os.stat(directory, follow_symlinks=False)
+        except OSError:
+            return None
+        identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)
+        kept = self.listings.get(directory)
+        if kept is not None and kept.identity == identity:
+            return kept
+        started = time.time_ns()
+        try:
+            with os.scandir(directory) as entries:
+                children = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            return None
+        names = {name for name, _ in children}
+        matched = _matches(Path(directory), names, root=directory in self.roots)
+        subdirs = tuple(name for name, is_dir in children if is_dir and name not in NOT_WALKED)
+        listed = _Listed(identity, subdirs, tuple(matched))
+        racy = max(info.st_ctime_ns, info.st_mtime_ns) >= started - 1_000_000_000
+        # A plugin's manifests are read again each time: a marketplace may list another.
+        if not racy and ".claude-plugin" not in names:
+            self.listings[directory] = listed
+        else:
+            self.listings.pop(directory, None)
+        return listed
+
+
+def _matches(directory: Path, names: set[str], *, root: bool) -> list[str]:
+    """The paths below `directory` (relative; "." for the directory itself) that the table
+    names (its root-only ones where `directory` is a root) or that are a plugin's, present
+    now. A directory's listing changes when an entry is added or removed, not when one
+    deeper is: multi-segment paths are looked up each time their first segment is there."""
+    found: list[str] = []
+    for name in names:
+        if _is_disabled(name):
+            continue
+        candidates = list(_LITERAL_FIRST.get(name, ()))
+        candidates += [pattern for rx, pattern in _GLOB_FIRST if rx.match(name)]
+        for parts, root_only in candidates:
+            if root or not root_only:
+                found.append(name if len(parts) == 1 else "/".join((name, *parts[1:])))
+    if ".claude-plugin" in names:
+        # A plugin below a project is its code whole (its hooks run its scripts); a project
+        # that is itself a plugin, its parts only (the rest is the project's own code).
+        found += [name for name in names if name in PLUGIN_PARTS] if root else ["."]
+        found += _declared(directory)
+    return list(dict.fromkeys(found))
+
+
+def _declared(directory: Path) -> list[str]:
+    """What a plugin's manifest names as its parts elsewhere than the usual places, and the
+    plugins a marketplace in it lists by relative path (whole; its own directory's parts when
+    it lists itself): relative."""
+    found: list[str] = []
+    manifest = _json(directory / ".claude-plugin" / "plugin.json")
+    for key in ("commands", "agents", "skills", "hooks", "mcpServers", "lspServers"):
+        value = manifest.get(key) if isinstance(manifest, dict) else None
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and (relative := _relative(item)) is not None:
+                found.append(relative)
+    market = _json(directory / ".claude-plugin" / "marketplace.json")
+    plugins = market.get("plugins") if isinstance(market, dict) else None
+    metadata = market.get("metadata") if isinstance(market, dict) else None
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    for plugin in plugins if isinstance(plugins, list) else []:
+        source = plugin.get("source") if isinstance(plugin, dict) else None
+        if not isinstance(source, str):
+            continue
+        if isinstance(plugin_root, str) and not source.startswith(("./", "../")):
+            source = f"{plugin_root.rstrip('/')}/{source}"
+        relative = _relative(source)
+        if relative == ".":
+            found += sorted(PLUGIN_PARTS)
+        elif relative is not None:
+            found.append(relative)
+    return found
+
+
+def _relative(text: str) -> str | None:
+    """A path a manifest gives, relative to its plugin's directory and staying in it."""
+    path = os.path.normpath(text.strip())
+    if os.path.isabs(path) or path == ".." or path.startswith("../") or "${" in text:
+        return None
+    return path
+
+
+def _json(path: Path) -> object:
+    raw = read_regular_file(path, 1 << 20)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _stamp_below(path: str, found: dict[str, Stamp], excluded: frozenset[str]) -> int:
+    """Add the stamps of `path` (a file or link) or of every file and link below it (a
+    directory, not through links); how many entries were looked at."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return 1
+    if not os.path.isdir(path) or os.path.islink(path):
+        if not _is_disabled(os.path.basename(path)):
+            found[path] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        return 1
+    count, pending = 1, [path]
+    while pending and count < MAX_BELOW:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        count += len(listed)
+        for entry in listed:
+            if _is_disabled(entry.name):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.path not in excluded and entry.name not in NOT_WALKED:
+                    pending.append(entry.path)
+                continue
+            with contextlib.suppress(OSError):
+                s = entry.stat(follow_symlinks=False)
+                found[entry.path] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
+    return count
+
+
+def _under(path: str, bound: frozenset[str]) -> bool:
+    while True:
+        if path in bound:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def _aside(path: Path) -> Path:
+    target = path.with_name(path.name + DISABLED)
+    n = 1
+    while os.path.lexists(target):
+        target = path.with_name(f"{path.name}{DISABLED}.{n}")
+        n += 1
+    os.rename(path, target)
+    return target
