@@ -233,17 +233,38 @@ def _tell(message: str) -> None:
     print(f"tether: {terminal_safe(message)}", file=sys.stderr)
 
 
-def process_events(home: Path, name: str) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
+def process_events(
+    home: Path, name: str, *, settings: Settings, env: Mapping[str, str]
+) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
     """What records the events a process makes outside any session (a worker's claims and
-    results: `TaskChanged`) in the event log under `home`, filed under `name` as its session
-    and agent (and under the task each names); and what closes it (what is queued written
-    within `FLUSH_AT_EXIT_S`, losses said)."""
+    results, `tether tasks add|retry|rm`: `TaskChanged`), filed under `name` as its session
+    and agent (and under the task each names): in the event log under `home`, and offered to
+    the webhooks and OpenTelemetry of `settings` and `env` (the settings in force where the
+    process works: a workspace's own need its trust), the same sinks its sessions share. And
+    what closes it: what is queued written within `FLUSH_AT_EXIT_S`, losses said; the
+    webhooks send what they hold at the end of the command, as for a session's events. A
+    `ConfigError` names a bad webhook or telemetry setting."""
+    webhooks = read_webhooks(settings.data, env)
+    otel = _PROCESS_SINKS.telemetry(env)
     owner = EventContext(name, name)
-    hub = EventHub(AppendFile(log_dir(home) / LOG_NAME), on_error=_tell, owner=owner)
+    log = log_dir(home) / LOG_NAME
+    if webhooks:
+        _PROCESS_SINKS.log, _PROCESS_SINKS.owner = log, owner
+    sinks = [_PROCESS_SINKS.shared(config) for config in webhooks]
+    if otel is not None:
+        sinks.append(_Borrowed(otel))
+    hub = EventHub(AppendFile(log), sinks=sinks, on_error=_tell, owner=owner)
     record = hub.observer(owner)
+    _OPEN_HUBS.add(hub)
+    _PROCESS_SINKS.register()
 
     def close() -> None:
+        if hub not in _OPEN_HUBS:
+            return  # closed at the end of the command already
+        _OPEN_HUBS.discard(hub)
         for report in hub.close(FLUSH_AT_EXIT_S):
             _tell(report)
+        if otel is not None:
+            otel.session_closed(name)
 
     return record, close
