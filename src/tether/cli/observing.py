@@ -8,6 +8,7 @@ import atexit
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,7 +227,18 @@ def attach_observation(
             otel.session_closed(context.session_id)
 
     session.on_close.append(finish)
+    # A session dropped without `aclose` (a library's): when it is collected, its hub writes
+    # what is queued and ends its thread, so that neither stays in the process.
+    weakref.finalize(session, _dropped_unclosed, hub, otel, context.session_id)
     return observe
+
+
+def _dropped_unclosed(hub: EventHub, otel: OtelSink | None, session_id: str) -> None:
+    if hub not in _OPEN_HUBS:
+        return  # closed already
+    _OPEN_HUBS.discard(hub)
+    ended = (lambda: otel.session_closed(session_id)) if otel is not None else None
+    hub.close_soon(then=ended)
 
 
 def _tell(message: str) -> None:

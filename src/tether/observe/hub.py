@@ -88,6 +88,10 @@ class EventHub:
         self._start_lock = threading.Lock()
         self._closed = False
         self._failed: set[str] = set()
+        self._soon = False
+        """Set by `close_soon`: the writer thread closes the files, nobody waits to."""
+        self._then: Callable[[], None] | None = None
+        """What `close_soon` asked to run once the writer is done."""
         self.written = 0
         """Records written so far (to the log, or to the views when there is no log)."""
 
@@ -138,6 +142,25 @@ class EventHub:
                 file.close()
         return reports
 
+    def close_soon(self, then: Callable[[], None] | None = None) -> None:
+        """Close without waiting (its session was dropped unclosed, and this may run in a
+        finalizer): the writer thread writes what is queued, closes the files, calls `then`
+        and ends. The sinks are the process's, closed at its exit."""
+        self._closed = self._soon = True
+        self._then = then
+        if self._thread is None:
+            self._finish()
+            return
+        self._queue.put(None)
+        self._hurry.set()
+
+    def _finish(self) -> None:
+        for file in (self.log, *self.views):
+            if file is not None:
+                file.close()
+        if self._then is not None:
+            self._then()
+
     def _start(self) -> None:
         with self._start_lock:
             if self._thread is None:
@@ -173,6 +196,8 @@ class EventHub:
             for marker in markers:
                 marker.done.set()
             if stop:
+                if self._soon:  # nobody waits to close the files
+                    self._finish()
                 return
 
     def _write(self, batch: list[_Queued]) -> None:
