@@ -211,7 +211,9 @@ def attach_observation(
     _PROCESS_SINKS.register()
     if board is not None:
         board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
-        board.events.append(observe)  # its tasks created, claimed, finished, given back
+        # its tasks created, claimed, finished, given back: each written before the step
+        # returns (the store has it already: a kill must not leave the log without it)
+        board.events.append(hub.written_observer(context))
     if subagents is not None:
         subagents.observers.append(
             lambda agent_id, event: hub.observe(context.child(agent_id), event)
@@ -266,7 +268,7 @@ def process_events(
     if otel is not None:
         sinks.append(_Borrowed(otel))
     hub = EventHub(AppendFile(log), sinks=sinks, on_error=_tell, owner=owner)
-    record = hub.observer(owner)
+    record = hub.written_observer(owner)  # the store has each change already
     _OPEN_HUBS.add(hub)
     _PROCESS_SINKS.register()
 

@@ -54,6 +54,9 @@ class Sink(Protocol):
         ...
 
 
+WRITTEN_WAIT_S = 2.0
+"""How long `written_observer` waits for its event to be written (a log locked meanwhile)."""
+
 _Queued = tuple[str, str, str | None, float, BaseModel | dict[str, Any]]
 """session id, agent id, task id, epoch seconds, event (or the hub's own, as a dict)."""
 
@@ -115,10 +118,22 @@ class EventHub:
         """`observe` bound to `context`: a `Session.observers` entry."""
         return lambda event: self.observe(context, event)
 
+    def written_observer(self, context: EventContext) -> Callable[[BaseModel], None]:
+        """`observe` bound to `context`, returning once the event is written (within
+        `WRITTEN_WAIT_S`): for a change recorded elsewhere first (a board task's), so that a
+        process killed right after loses at most the event of the step under way. Not for
+        the loop: called on a store's thread."""
+
+        def record(event: BaseModel) -> None:
+            self.observe(context, event)
+            self.flush(WRITTEN_WAIT_S)
+
+        return record
+
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until everything queued so far is written and offered to the sinks."""
-        if self._thread is None:
-            return True
+        if self._thread is None or not self._thread.is_alive():
+            return True  # nothing was queued, or the writer is done (closed)
         marker = _Flush()
         self._queue.put(marker)
         self._hurry.set()
