@@ -5,9 +5,11 @@ reply asking for two tool calls (`MessageCompleted` with usage), their `ToolFini
 the message of their results (2 KB each). The time spent in `observe` is what the ledger adds
 to the session's loop (the pricing, and handing each change to the writer thread, which
 writes it off the loop); it is given per tool call (a turn's time over its two calls), as the
-mean, p50 and p99 over the turns (the p99 is the turns that write what every earlier result
-cost, every `FLUSH_EVERY` model calls, and SQLite's WAL checkpoints), early in the
-conversation and late, with a second process writing to the same ledger at once or not.
+mean, p50 and p99 over the turns, the wall clock and the loop thread's CPU side by side (the
+p99 is the turns that write what every earlier result cost, every `FLUSH_EVERY` model calls,
+and SQLite's WAL checkpoints; on a loaded machine the wall clock adds the waits for a CPU),
+early in the conversation and late, with a second process writing to the same ledger at
+once or not.
 
     .venv/bin/python bench/ledger_bench.py  [BENCH_TURNS=400]
 """
@@ -59,30 +61,36 @@ def turn_events(n: int, prompt_tokens: int) -> list[object]:
     return [reply, *finished, MessageCompleted(message=results)]
 
 
-def run(path: Path, session: str) -> list[float]:
-    """Seconds per tool call of each turn's recording."""
+def run(path: Path, session: str) -> list[tuple[float, float]]:
+    """Seconds per tool call of each turn's recording: (wall clock, the loop thread's CPU).
+    Apart, the CPU is what the recording costs; the wall clock adds the waits for a CPU and
+    for the interpreter (the writer thread holding it), which a loaded machine makes long."""
     writer = LedgerWriter(path, warn=lambda message: print(message, file=sys.stderr))
     recorder = LedgerRecorder(
         writer, session_id=session, rates_for=lambda _m: Rates(3.0, 15.0, 3.75, 0.3)
     )
     recorder.started("claude-sonnet-5-5", "/")
-    per_call: list[float] = []
+    per_call: list[tuple[float, float]] = []
     for n in range(TURNS):
         events = turn_events(n, 3000 + n * 1100)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         for event in events:
             recorder.observe(event)  # type: ignore[arg-type]
-        per_call.append((time.perf_counter() - started) / 2)
+        per_call.append(((time.perf_counter() - started) / 2, (time.thread_time() - cpu) / 2))
     recorder.close()
     writer.close()
     assert recorder.failed is None, recorder.failed
     return per_call
 
 
-def quantiles(values: list[float]) -> str:
-    cuts = statistics.quantiles(values, n=100)
-    mean = statistics.fmean(values)
-    return f"mean {mean * 1000:.3f} ms, p50 {cuts[49] * 1000:.3f} ms, p99 {cuts[98] * 1000:.3f} ms"
+def quantiles(samples: list[tuple[float, float]]) -> str:
+    """Mean, p50 and p99 of the wall clock, then of the CPU, side by side."""
+    said = []
+    for values in ([s[0] for s in samples], [s[1] for s in samples]):
+        cuts = statistics.quantiles(values, n=100)
+        mean = statistics.fmean(values)
+        said.append(f"{mean * 1000:6.3f} {cuts[49] * 1000:6.3f} {cuts[98] * 1000:7.3f}")
+    return "   |   ".join(said)
 
 
 def main() -> None:
@@ -95,7 +103,9 @@ def main() -> None:
         shared = run(path, "shared")
         other.wait()
         tenth = max(2, TURNS // 10)
-        print(f"ledger: {TURNS} turns of 2 tool calls, recording time per tool call")
+        print(f"ledger: {TURNS} turns of 2 tool calls, recording time per tool call, in ms")
+        print(f"  (load average {os.getloadavg()[0]:.1f})")
+        print(f"  {'':<26} wall: mean    p50     p99   |   loop thread CPU: mean p50 p99")
         print(f"  alone, first {tenth} turns:  {quantiles(alone[:tenth])}")
         print(f"  alone, last {tenth} turns:   {quantiles(alone[-tenth:])}")
         print(f"  alone, all:               {quantiles(alone)}")

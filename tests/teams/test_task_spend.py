@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -166,17 +165,8 @@ def test_a_teammate_killed_mid_reply_leaves_board_mailbox_and_ledger_agreeing(
         tether(repo, *up)  # its unfinished turn is run again
         wait_for(lambda: member(status(repo, team), "alice")["unread"] == 0, "the mail read")
         wait_for(lambda: member(status(repo, team), "alice")["state"] == "idle", "alice idle")
-        wait_for(
-            lambda: (
-                json.loads(tether(repo, "tasks", "show", "1", "--json", "--team", team))[
-                    "lease_expires_at"
-                ]
-                < time.time()
-            ),
-            "the dead claim's lease to run out",
-        )
         alice = member(status(repo, team), "alice")
-        assert alice["board_task"] is None, alice  # the claim died with its process
+        assert alice["board_task"] == "1", alice  # its claim taken back as it started again
     finally:
         hold.set()
         tether(repo, "team", "down", team)

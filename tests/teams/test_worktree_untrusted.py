@@ -38,6 +38,11 @@ def test_an_untrusted_worktree_session_counts_the_main_workspaces_settings(
         "tether: the workspace is not trusted: skipped 3 allow rules from 2 project files;" in err
     )
     assert "uncommitted change" not in out  # settings.local.json is read as it is
+    # Its rules' warnings name the file read, not its place in the worktree (which git did
+    # not make: the file is not tracked).
+    said = "settings .claude/settings.local.json: permissions.deny[0]: the deny rule Write(bad*)"
+    assert said in err
+    assert "worktrees/1/.claude" not in err
     [task] = board(repo, [])["tasks"]
     # Every call was denied (nothing allowed it, nobody to ask): the task did nothing.
     assert (task["status"], "Write" in task["error"]) == ("failed", True)

@@ -7,25 +7,43 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
 
+from tether.config.project import project_root
 from tether.evals.results import EvalResults, RunResult
 from tether.evals.suite import Suite, Variant
 from tether.evals.team import EvalWorker, collect, post_runs, team_results
+from tether.protocol import ConfigError
 from tether.store.task_records import StoreUnavailable, TaskStoreError
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import STORE_ENV, TEAM_ENV
 
 
-def open_board(team: str | None, store: str | None, *, existing: bool) -> tuple[str, TaskStore]:
+def open_board(
+    team: str | None, store: str | None, *, existing: bool, kind: str
+) -> tuple[str, TaskStore, Callable[[], None]]:
     """The team's store, from the flags, then TETHER_TEAM / TETHER_TEAM_STORE, then the
-    project's own SQLite file (as `tether tasks` finds it)."""
+    project's own SQLite file (as `tether tasks` finds it); its changes told as `kind`'s
+    (`cli.board_events`), and what closes those events (after the store)."""
+    from tether.cli.board_events import observed_store, process_name
+
     name = team or os.environ.get(TEAM_ENV) or DEFAULT_TEAM
     url = store or os.environ.get(STORE_ENV)
-    return name, open_task_store(url, project=Path.cwd(), team=name, existing=existing)
+    opened = open_task_store(url, project=Path.cwd(), team=name, existing=existing)
+    try:
+        start = Path.cwd()
+        project = project_root(start, user_home=Path.home())
+        observed, close = observed_store(
+            opened, process_name(kind), project=project, env=os.environ, start=start
+        )
+    except ConfigError:
+        opened.close()
+        raise
+    return name, observed, close
 
 
 def run_on_team(
@@ -40,8 +58,8 @@ def run_on_team(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     err = Console(stderr=True, highlight=False)
     try:
-        name, store = open_board(team, store_url, existing=False)
-    except (StoreUnavailable, TaskStoreError) as e:
+        name, store, close_events = open_board(team, store_url, existing=False, kind="eval")
+    except (StoreUnavailable, TaskStoreError, ConfigError) as e:
         print(f"tether eval: {e}", file=sys.stderr)
         return None
     try:
@@ -65,6 +83,7 @@ def run_on_team(
         return None
     finally:
         store.close()
+        close_events()
     return team_results(suite, suite_file, variants, repeat, runs, started)
 
 
@@ -85,8 +104,10 @@ def worker_main(argv: list[str]) -> int:
     if args.parallel < 1:
         parser.error("--parallel must be 1 or more")
     try:
-        _, store = open_board(args.team, args.store, existing=True)
-    except (StoreUnavailable, TaskStoreError) as e:
+        _, store, close_events = open_board(
+            args.team, args.store, existing=True, kind="eval-worker"
+        )
+    except (StoreUnavailable, TaskStoreError, ConfigError) as e:
         print(f"tether eval worker: {e}", file=sys.stderr)
         return 2
     out: Path = args.out or Path("eval-runs") / "worker"
@@ -104,3 +125,4 @@ def worker_main(argv: list[str]) -> int:
         return 2
     finally:
         store.close()
+        close_events()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import sys
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,10 @@ for while another process holds its lock)."""
 SESSION_END_WAIT_S = 5.0
 """How long a session's end waits for its rows to be written (only ever waited for while
 another process holds the ledger's lock); what is left is written at exit."""
+GOES_ON = ("clear", "resume")
+"""The end reasons of a session the process replaces with another (`/clear`, `/resume`):
+its end waits for no write (the process's writer goes on; its exit waits), so a locked
+ledger never holds up the next session."""
 
 _WRITERS: dict[Path, LedgerWriter] = {}
 """The process's ledger writers, by file (one, unless tests change `TETHER_HOME`)."""
@@ -109,10 +114,12 @@ def attach_ledger(
         board.on_task.append(waiting.working_on)
 
     _OPEN.add(waiting)
+    # A session dropped without `aclose` (a library's): its end queued when it is collected.
+    weakref.finalize(session, waiting.close)
 
     async def close() -> None:
         recorder = waiting.close()  # queued: the process's writer writes it
-        if recorder is not None:
+        if recorder is not None and session.end_reason not in GOES_ON:
             await asyncio.to_thread(recorder.writer.flush, SESSION_END_WAIT_S)
 
     session.on_close.append(close)
@@ -134,13 +141,23 @@ class _Opening:
         info: ModelInfo,
         resumed: tuple[Message, ...],
     ) -> None:
-        self._session, self._home, self._env, self._info = session, home, env, info
+        # Weakly: a session dropped unclosed is collected, and its end then closes this
+        # (`attach_ledger`'s finalizer); a process-wide set of these holds no session.
+        self._session_ref = weakref.ref(session)
+        self._home, self._env, self._info = home, env, info
         self._resumed = resumed
         self._kept: list[Event | Usage] = []
         self._task: str | None = _UNTOLD
         self.recorder: LedgerRecorder | None = None
         self.team: str | None = None
         self.project: str | None = None
+
+    @property
+    def _session(self) -> Session:
+        """The session: alive whenever it tells this anything."""
+        session = self._session_ref()
+        assert session is not None, "a collected session told its ledger an event"
+        return session
 
     def observe(self, event: Event) -> None:
         if self.recorder is not None:

@@ -8,6 +8,7 @@ import atexit
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,7 +211,9 @@ def attach_observation(
     _PROCESS_SINKS.register()
     if board is not None:
         board.on_task.append(lambda task_id: setattr(context, "task_id", task_id))
-        board.events.append(observe)  # its tasks created, claimed, finished, given back
+        # its tasks created, claimed, finished, given back: each written before the step
+        # returns (the store has it already: a kill must not leave the log without it)
+        board.events.append(hub.written_observer(context))
     if subagents is not None:
         subagents.observers.append(
             lambda agent_id, event: hub.observe(context.child(agent_id), event)
@@ -226,24 +229,56 @@ def attach_observation(
             otel.session_closed(context.session_id)
 
     session.on_close.append(finish)
+    # A session dropped without `aclose` (a library's): when it is collected, its hub writes
+    # what is queued and ends its thread, so that neither stays in the process.
+    weakref.finalize(session, _dropped_unclosed, hub, otel, context.session_id)
     return observe
+
+
+def _dropped_unclosed(hub: EventHub, otel: OtelSink | None, session_id: str) -> None:
+    if hub not in _OPEN_HUBS:
+        return  # closed already
+    _OPEN_HUBS.discard(hub)
+    ended = (lambda: otel.session_closed(session_id)) if otel is not None else None
+    hub.close_soon(then=ended)
 
 
 def _tell(message: str) -> None:
     print(f"tether: {terminal_safe(message)}", file=sys.stderr)
 
 
-def process_events(home: Path, name: str) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
+def process_events(
+    home: Path, name: str, *, settings: Settings, env: Mapping[str, str]
+) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
     """What records the events a process makes outside any session (a worker's claims and
-    results: `TaskChanged`) in the event log under `home`, filed under `name` as its session
-    and agent (and under the task each names); and what closes it (what is queued written
-    within `FLUSH_AT_EXIT_S`, losses said)."""
+    results, `tether tasks add|retry|rm`: `TaskChanged`), filed under `name` as its session
+    and agent (and under the task each names): in the event log under `home`, and offered to
+    the webhooks and OpenTelemetry of `settings` and `env` (the settings in force where the
+    process works: a workspace's own need its trust), the same sinks its sessions share. And
+    what closes it: what is queued written within `FLUSH_AT_EXIT_S`, losses said; the
+    webhooks send what they hold at the end of the command, as for a session's events. A
+    `ConfigError` names a bad webhook or telemetry setting."""
+    webhooks = read_webhooks(settings.data, env)
+    otel = _PROCESS_SINKS.telemetry(env)
     owner = EventContext(name, name)
-    hub = EventHub(AppendFile(log_dir(home) / LOG_NAME), on_error=_tell, owner=owner)
-    record = hub.observer(owner)
+    log = log_dir(home) / LOG_NAME
+    if webhooks:
+        _PROCESS_SINKS.log, _PROCESS_SINKS.owner = log, owner
+    sinks = [_PROCESS_SINKS.shared(config) for config in webhooks]
+    if otel is not None:
+        sinks.append(_Borrowed(otel))
+    hub = EventHub(AppendFile(log), sinks=sinks, on_error=_tell, owner=owner)
+    record = hub.written_observer(owner)  # the store has each change already
+    _OPEN_HUBS.add(hub)
+    _PROCESS_SINKS.register()
 
     def close() -> None:
+        if hub not in _OPEN_HUBS:
+            return  # closed at the end of the command already
+        _OPEN_HUBS.discard(hub)
         for report in hub.close(FLUSH_AT_EXIT_S):
             _tell(report)
+        if otel is not None:
+            otel.session_closed(name)
 
     return record, close

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 
 from tether.cli.terminal_text import terminal_safe
+from tether.relocated_files import file_name
 
 if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
@@ -171,7 +172,7 @@ def describe_permissions(session: Session) -> Text:
         return text.append("No permission rules: every call runs.")
     sources = gate.sources
     layers: list[tuple[str, Mapping[str, Any]]] = [
-        (str(path), _rules_of(data)) for path, data in sources.layers
+        (str(file_name(path)), _rules_of(data)) for path, data in sources.layers
     ]
     flags = {"allow": sources.extra_allow, "deny": sources.extra_deny}
     layers.append(("command line and this session", flags))

@@ -324,10 +324,13 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     if board is not None:
+        from tether.cli.board_resume import attach_board_claims
         from tether.teams.spend import attach_task_spend
 
         attach_task_spend(session, board)  # its spend written before the board closes
         session.on_close.append(board.close)
+        resumed = resumption.loaded.path if resumption is not None else None
+        attach_board_claims(session, board, env, resumed)
     attach_lead(lead, session, resumption.loaded.path if resumption is not None else None)
     session.startup_notices.extend(skipped)
     session.startup_notices.extend(record_run(tool_context, session, home))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -26,6 +25,9 @@ from tether.store.task_store import TaskStore, open_task_store
 from tether.teams.board import team_choice
 from tether.teams.records import WorktreeError, task_name
 
+CHANGING = ("add", "retry", "rm")
+"""The commands that change the board: each change is an event (`TaskChanged`)."""
+
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
@@ -35,13 +37,18 @@ def main(argv: list[str]) -> int:
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     close_events = None
-    if args.command == "add":  # a task created: an event, as a worker's claims are
-        from tether.cli.observing import process_events
-        from tether.teams.task_events import ObservedTasks
+    if args.command in CHANGING:  # a task created, retried, removed: an event, as a claim is
+        from tether.cli.board_events import observed_store, process_name
 
-        by = f"tasks-{os.getpid()}@{socket.gethostname()}"
-        record_event, close_events = process_events(tether_home(), by)
-        store = ObservedTasks(store, by=by, emit=record_event)
+        start = (args.cwd or Path.cwd()).expanduser().resolve()
+        project = project_root(start, user_home=Path.home())
+        try:
+            store, close_events = observed_store(
+                store, process_name("tasks"), project=project, env=os.environ, start=start
+            )
+        except ConfigError as e:
+            store.close()
+            return _error(str(e), 2)
     try:
         return _run(args, store, sys.stdout)
     except TaskStoreError as e:

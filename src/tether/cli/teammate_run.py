@@ -17,7 +17,7 @@ from typing import cast, get_args
 from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.permissions.rules import Mode
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, Notice
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
 from tether.teams.protocol import MemberProtocol, Transition
@@ -174,6 +174,11 @@ async def serve_teammate(
 
     for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
         print(f"{member.name}: {notice}", flush=True)
+    # Now, not at the first message: a claim its last run held is taken back before its lease
+    # runs out (`cli.board_resume`), and the servers are connected while it waits.
+    for event in await session.prepare():
+        if isinstance(event, Notice):
+            print(f"{member.name}: {event.message}", flush=True)
 
     def on_change(transition: Transition) -> None:
         print(

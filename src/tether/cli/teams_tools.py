@@ -104,21 +104,8 @@ def attach_lead(lead: LeadTeams | None, session: Session, resumed: Path | None =
 
 def led_team(path: Path) -> str | None:
     """The team a session file says its session leads (its newest `TEAM_NOTE`), if any."""
-    import json
+    from tether.cli.board_resume import newest_note
 
-    team: str | None = None
-    try:
-        with path.open("rb") as lines:
-            for line in lines:
-                if TEAM_NOTE.encode() not in line:
-                    continue
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict) and entry.get("type") == TEAM_NOTE:  # pyright: ignore[reportUnknownMemberType]
-                    found = entry.get("team")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-                    team = found if isinstance(found, str) else None
-    except OSError:
-        return None
-    return team
+    note = newest_note(path, TEAM_NOTE)
+    team = note.get("team") if note is not None else None
+    return team if isinstance(team, str) else None

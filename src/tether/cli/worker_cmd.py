@@ -37,7 +37,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tether.cli.observing import process_events
+from tether.cli.board_events import observed_store, process_name
 from tether.cli.tasks_cmd import add_board_options, say_reaped
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.worker_pool import STOP_SIGNALS, parent_pipe, run_many
@@ -54,7 +54,6 @@ from tether.store.task_records import (
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
 from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
-from tether.teams.task_events import ObservedTasks
 
 
 def main(argv: list[str]) -> int:
@@ -123,7 +122,7 @@ async def _serve(
     from tether.teams.worker import Worker
     from tether.teams.worker_ran import WorkerOptions
 
-    owner = f"worker-{os.getpid()}@{socket.gethostname()}"
+    owner = process_name("worker")
 
     def say(line: str) -> None:
         print(f"{owner}: {terminal_safe(line)}", flush=True)
@@ -142,8 +141,9 @@ async def _serve(
         },
     )
     sessions.project_hooks()  # a settings error is said before any claim, not after one
-    record_event, close_events = process_events(tether_home(os.environ), owner)
-    observed = ObservedTasks(store, by=owner, emit=record_event)  # in the event log
+    observed, close_events = observed_store(  # in the event log, webhooks and telemetry
+        store, owner, project=project, env=sessions.env, trust_flag=args.trust_workspace
+    )
     worker = Worker(
         calls=StoreCalls(observed, say=say),
         options=WorkerOptions(

@@ -8,10 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.cli.settings_in_force import settings_in_force
 from tether.cli.setup import RunOptions, build
-from tether.cli.workspace_review import Ownership, restrict_settings
-from tether.config.settings import load_settings, settings_files, tether_home
-from tether.config.trust import workspace_trust
 from tether.core.session import Session
 from tether.hooks import HookRunner
 from tether.hooks.config import parse_hooks
@@ -57,17 +55,7 @@ class WorkerSessions:
     def project_hooks(self) -> HookRunner | None:
         """The project's hooks (its own only when the workspace is trusted), for the
         WorktreeCreate and WorktreeRemove events a worker's worktrees fire."""
-        home, user_home = tether_home(self.env), Path(self.env.get("HOME") or Path.home())
-        settings = load_settings(settings_files(self.project, home=home, user_home=user_home))
-        trust = workspace_trust(
-            self.project,
-            tether_home=home,
-            user_home=user_home,
-            env=self.env,
-            flag=self.trust_workspace,
-        )
-        if not trust.trusted:
-            settings = restrict_settings(settings, Ownership(self.project, user_home, home))
+        settings, _ = settings_in_force(self.project, self.env, trust_flag=self.trust_workspace)
         specs = parse_hooks(settings.layers)
         if not specs:
             return None

@@ -17,6 +17,7 @@ from tether.config.project import project_directories
 from tether.config.settings_keys import key_notes
 from tether.config.trust import remembered_settings
 from tether.outside_text import encodable_value
+from tether.relocated_files import RelocatedFile
 from tether.text_files import UnreadableFile, read_text_file
 
 if TYPE_CHECKING:
@@ -161,11 +162,17 @@ def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Setti
 
 def relocated(settings: Settings, source: Path, target: Path) -> Settings:
     """`settings` read from the workspace `source`, as if its files were at the same places
-    in `target` (a worktree of it): what is relative to a settings file then is to `target`."""
-    layers = tuple(
-        (target / path.relative_to(source) if path.is_relative_to(source) else path, data)
-        for path, data in settings.layers
-    )
+    in `target` (a worktree of it): what is relative to a settings file then is to `target`;
+    messages still name the file read (`file_name`)."""
+
+    def moved(path: Path) -> Path:
+        if not path.is_relative_to(source):
+            return path
+        place = RelocatedFile(target / path.relative_to(source))
+        place.read_from = path
+        return place
+
+    layers = tuple((moved(path), data) for path, data in settings.layers)
     return Settings(settings.data, layers, settings.notes)
 
 

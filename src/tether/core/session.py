@@ -86,6 +86,9 @@ class Session:
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
+        self.end_reason: str | None = None
+        """Why `aclose` ends the session, once it does (Claude Code's SessionEnd reason):
+        "clear" and "resume" mean the process goes on with another session."""
         self._preparations = Preparations()
         self.preparations = self._preparations.steps
         """Run once before the first request (connecting MCP servers), given an `emit` for
@@ -221,6 +224,7 @@ class Session:
         "resume", "prompt_input_exit", "other"...) and release the model's connections.
         Returns what the user should still hear, with no event left to carry it (the
         session file's last news: entries that could not be saved are lost)."""
+        self.end_reason = reason
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

@@ -29,6 +29,7 @@ from tether.hooks.spec import (
     command_timeout_s,
 )
 from tether.protocol import ConfigError
+from tether.relocated_files import file_name
 
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
     {
@@ -81,7 +82,7 @@ def read_hooks(layers: Sequence[tuple[Path, Mapping[str, Any]]]) -> HooksConfig:
         for event, groups in cast(dict[str, Any], block).items():
             _read_event(path, event, groups, specs, skipped)
     if disabled_by is not None:
-        note = f"{disabled_by}: disableAllHooks is true: no hook runs"
+        note = f"{file_name(disabled_by)}: disableAllHooks is true: no hook runs"
         return HooksConfig((), (note, *(_spec_note(s, "disabled") for s in specs), *skipped))
     return HooksConfig(tuple(specs), tuple(skipped))
 
@@ -158,7 +159,7 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
         model=model.strip() if isinstance(model, str) else None,
         timeout_s=timeout,
         fail_closed=fail_closed,
-        source=f"{path}: {key}",
+        source=f"{file_name(path)}: {key}",
     )
 
 
@@ -201,7 +202,7 @@ def _read_http(path: Path, key: str, event: str, matcher: str, entry: dict[str, 
         allowed_env=tuple(cast(list[str], allowed)),
         timeout_s=timeout,
         fail_closed=fail_closed,
-        source=f"{path}: {key}",
+        source=f"{file_name(path)}: {key}",
     )
 
 
@@ -233,7 +234,7 @@ def _spec_note(spec: HookSpec, why: str) -> str:
 
 
 def _error(path: Path, key: str, problem: str) -> ConfigError:
-    return ConfigError(f"settings file {path}: {key}: {problem}")
+    return ConfigError(f"settings file {file_name(path)}: {key}: {problem}")
 
 
 def client_hooks(block: Mapping[str, Any]) -> HooksConfig:

@@ -54,6 +54,9 @@ class Sink(Protocol):
         ...
 
 
+WRITTEN_WAIT_S = 2.0
+"""How long `written_observer` waits for its event to be written (a log locked meanwhile)."""
+
 _Queued = tuple[str, str, str | None, float, BaseModel | dict[str, Any]]
 """session id, agent id, task id, epoch seconds, event (or the hub's own, as a dict)."""
 
@@ -88,6 +91,10 @@ class EventHub:
         self._start_lock = threading.Lock()
         self._closed = False
         self._failed: set[str] = set()
+        self._soon = False
+        """Set by `close_soon`: the writer thread closes the files, nobody waits to."""
+        self._then: Callable[[], None] | None = None
+        """What `close_soon` asked to run once the writer is done."""
         self.written = 0
         """Records written so far (to the log, or to the views when there is no log)."""
 
@@ -111,10 +118,22 @@ class EventHub:
         """`observe` bound to `context`: a `Session.observers` entry."""
         return lambda event: self.observe(context, event)
 
+    def written_observer(self, context: EventContext) -> Callable[[BaseModel], None]:
+        """`observe` bound to `context`, returning once the event is written (within
+        `WRITTEN_WAIT_S`): for a change recorded elsewhere first (a board task's), so that a
+        process killed right after loses at most the event of the step under way. Not for
+        the loop: called on a store's thread."""
+
+        def record(event: BaseModel) -> None:
+            self.observe(context, event)
+            self.flush(WRITTEN_WAIT_S)
+
+        return record
+
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until everything queued so far is written and offered to the sinks."""
-        if self._thread is None:
-            return True
+        if self._thread is None or not self._thread.is_alive():
+            return True  # nothing was queued, or the writer is done (closed)
         marker = _Flush()
         self._queue.put(marker)
         self._hurry.set()
@@ -137,6 +156,25 @@ class EventHub:
             if file is not None:
                 file.close()
         return reports
+
+    def close_soon(self, then: Callable[[], None] | None = None) -> None:
+        """Close without waiting (its session was dropped unclosed, and this may run in a
+        finalizer): the writer thread writes what is queued, closes the files, calls `then`
+        and ends. The sinks are the process's, closed at its exit."""
+        self._closed = self._soon = True
+        self._then = then
+        if self._thread is None:
+            self._finish()
+            return
+        self._queue.put(None)
+        self._hurry.set()
+
+    def _finish(self) -> None:
+        for file in (self.log, *self.views):
+            if file is not None:
+                file.close()
+        if self._then is not None:
+            self._then()
 
     def _start(self) -> None:
         with self._start_lock:
@@ -173,6 +211,8 @@ class EventHub:
             for marker in markers:
                 marker.done.set()
             if stop:
+                if self._soon:  # nobody waits to close the files
+                    self._finish()
                 return
 
     def _write(self, batch: list[_Queued]) -> None:

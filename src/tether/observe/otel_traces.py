@@ -28,6 +28,10 @@ AgentKey = tuple[str, str]
 """session id, agent id."""
 
 
+TEAM_KINDS = frozenset({"task_changed", "teammate_state_changed"})
+"""The team's own records (`tether.protocol.team_events`)."""
+
+
 @dataclass
 class _Agent:
     turn: Span | None = None
@@ -72,7 +76,10 @@ class OtelTraces:
         key = (record.session_id, record.agent_id)
         when = record_ns(record)
         p = record.payload
-        if key not in self._subagents and record.task_id is not None:
+        # A board's lifecycle change is filed under its task but is no work in it (a worker
+        # claiming between tasks, `tether tasks add`): it starts no task's span.
+        working = record.kind not in TEAM_KINDS
+        if working and key not in self._subagents and record.task_id is not None:
             self._task_span(key, facts, record.task_id, when)
         match record.kind:
             case "turn_started":

@@ -20,6 +20,7 @@ from tether.permissions.paths import ANY, PathPattern, Tokens, compile_path_patt
 from tether.permissions.star_patterns import StarPattern
 from tether.protocol.errors import ConfigError
 from tether.protocol.tool_names import TOOL_ALIASES as TOOL_ALIASES  # the one table
+from tether.relocated_files import file_name
 
 RuleKind = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
@@ -343,6 +344,9 @@ def project_root_of(settings_file: Path) -> Path:
 
 
 def shown_path(path: Path) -> str:
+    """A settings file as messages name it: the file read (`file_name`), relative to the
+    current directory when below it."""
+    path = file_name(path)
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tether.plugins.manifest import Plugin, read_plugin
+from tether.relocated_files import file_name
 
 MARKETPLACE_FILE = Path(".claude-plugin") / "marketplace.json"
 INLINE = "inline"
@@ -83,12 +84,13 @@ def _settings(
             for plugin_id, on in cast(dict[str, Any], table).items():
                 if not isinstance(on, bool):
                     warnings.append(
-                        f"settings file {path}: enabledPlugins.{plugin_id}: must be true or false"
+                        f"settings file {file_name(path)}: enabledPlugins.{plugin_id}: "
+                        "must be true or false"
                     )
                     continue
                 enabled[plugin_id] = on
         elif table is not None:
-            warnings.append(f"settings file {path}: enabledPlugins must be an object")
+            warnings.append(f"settings file {file_name(path)}: enabledPlugins must be an object")
         known = data.get("extraKnownMarketplaces")
         if isinstance(known, dict):
             for name, entry in cast(dict[str, Any], known).items():
@@ -96,10 +98,13 @@ def _settings(
                     marketplaces[name] = (path, cast(dict[str, Any], entry))
                 else:
                     warnings.append(
-                        f"settings file {path}: extraKnownMarketplaces.{name}: must be an object"
+                        f"settings file {file_name(path)}: extraKnownMarketplaces.{name}: "
+                        "must be an object"
                     )
         elif known is not None:
-            warnings.append(f"settings file {path}: extraKnownMarketplaces must be an object")
+            warnings.append(
+                f"settings file {file_name(path)}: extraKnownMarketplaces must be an object"
+            )
     return [plugin_id for plugin_id, on in enabled.items() if on], marketplaces
 
 

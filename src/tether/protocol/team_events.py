@@ -9,7 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-TaskChange = Literal["created", "claimed", "completed", "failed", "released"]
+TaskChange = Literal[
+    "created", "claimed", "completed", "failed", "released", "lease_expired", "retried", "removed"
+]
 
 
 class _TeamEvent(BaseModel):
@@ -32,7 +34,9 @@ class TeammateStateChanged(_TeamEvent):
 
 class TaskChanged(_TeamEvent):
     """A task of `team`'s board was created, claimed, completed, failed or released (given
-    back to the board, the attempt not counted), by `by` (a worker's or a member's name)."""
+    back to the board, the attempt not counted), its lease ran out (`lease_expired`: back to
+    pending, the attempt counted, or failed after the last attempt; `by` is whoever found it
+    out), or it was retried or removed; by `by` (a worker's, a member's or a command's name)."""
 
     kind: Literal["task_changed"] = "task_changed"
     team: str

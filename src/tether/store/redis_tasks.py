@@ -181,8 +181,11 @@ class RedisTaskStore(GraphStore):
         *,
         lease_s: float = DEFAULT_LEASE_S,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        reaped: list[Task] | None = None,
     ) -> Claim | None:
-        self.reap_expired(max_attempts=max_attempts)
+        expired = self.reap_expired(max_attempts=max_attempts)
+        if reaped is not None:
+            reaped.extend(expired)
         try:
             keys = [self.key(name) for name in ("ready", "leases", "fence", "epoch")]
             args = [self.key("task:"), owner, lease_s, self._epoch]

@@ -78,14 +78,20 @@ class SqliteTaskStore(GraphStore):
         *,
         lease_s: float = DEFAULT_LEASE_S,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        reaped: list[Task] | None = None,
     ) -> Claim | None:
+        expired: list[Task] = []
+
         def step(tx: BoardTx) -> Claim | None:
             assert isinstance(tx, _SqliteTx)
-            tx.reap(max_attempts)
+            expired[:] = tx.reap(max_attempts)  # a retried transaction reaps afresh
             task_id = tx.first_ready(owner)
             return None if task_id is None else graph.claim_task(tx, task_id, owner, lease_s)
 
-        return self._run(step)
+        claim = self._run(step)
+        if reaped is not None:  # recorded: the transaction committed
+            reaped.extend(expired)
+        return claim
 
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
         def step(tx: BoardTx) -> list[Task]:

@@ -60,11 +60,12 @@ class TaskStore(Protocol):
         *,
         lease_s: float = DEFAULT_LEASE_S,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        reaped: list[Task] | None = None,
     ) -> Claim | None:
         """Take the next claimable task (pending, dependencies completed, unassigned or
         assigned to `owner`): highest priority first, then oldest. Expired leases are
-        returned to the board first (after `max_attempts` their task fails). None: nothing
-        to claim now."""
+        returned to the board first (after `max_attempts` their task fails), and the tasks
+        they held appended to `reaped` once that is recorded. None: nothing to claim now."""
         ...
 
     def claim(self, task_id: str, owner: str, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:

@@ -117,6 +117,9 @@ class TaskBoard:
         default_factory=list[Callable[[BaseModel], None]]
     )
     """Told each task change made through the board (`TaskChanged`): the session's event log."""
+    held_before: list[str] = field(default_factory=list[str])
+    """The claims (`lent_value`s) the session held when its last run ended (its session
+    file's newest `CLAIMS_NOTE`): `take_back` holds them again, or says they were lost."""
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)
     """The agent's calls reach the store one at a time, in the order they asked (calls of one
     response run side by side: two TaskCreates get their ids in call order)."""
@@ -177,6 +180,52 @@ class TaskBoard:
             return None
         lease = task.lease_expires_at or 0.0
         return Claim(task=task, owner=self.owner, fence=fence, lease_expires_at=lease)
+
+    def held_values(self) -> list[str]:
+        """The claims held now, as `lent_value`s (what a session file notes)."""
+        return [lent_value(c.task) for c in self.claims.values()]
+
+    async def take_back(self) -> list[str]:
+        """The session starts again (a teammate restarted, a session resumed) under an owner
+        name that may hold claims from its last run: each task the board says this owner
+        holds, and each `held_before` names, is held again under its own fence, its lease
+        renewed from now; one given to another (or removed) since is not. Returns what to
+        tell the agent, one line a task."""
+        tasks = await self.call(lambda s: s.list())
+        wanted = {
+            t.id: (t.fence, t.created_at)
+            for t in tasks
+            if t.status == "in_progress" and t.owner == self.owner
+        }
+        for value in self.held_before:
+            for task_id, held in lent_claims({CLAIM_ENV: value}).items():
+                wanted.setdefault(task_id, held)
+        on_board = {t.id: t for t in tasks}
+        said: list[str] = []
+        for task_id, (fence, created) in wanted.items():
+            task = on_board.get(task_id)
+            if task is None or task.created_at != created:
+                said.append(
+                    f"Your claim on task #{task_id} ended while you were stopped: that task is "
+                    "no longer on the board. Do not go on with it."
+                )
+                continue
+            lease = task.lease_expires_at or 0.0
+            claim = Claim(task=task, owner=self.owner, fence=fence, lease_expires_at=lease)
+            try:
+                renewed = await self.call(lambda s, c=claim: s.heartbeat(c, lease_s=self.lease_s))
+            except LeaseLost as e:
+                said.append(
+                    f"Your claim on task #{task_id} ({task.subject}) was lost while you were "
+                    f"stopped: {e}. Do not go on with it unless you claim it again."
+                )
+                continue
+            self.hold(renewed)
+            said.append(
+                f"You hold task #{task_id} ({task.subject}) again, as before you were stopped: "
+                "carry on with it and finish it with TaskUpdate."
+            )
+        return said
 
     def let_go(self, task_id: str) -> Claim | None:
         claim = self.claims.pop(task_id, None)

@@ -1,7 +1,8 @@
 """A task store that tells of each lifecycle change it makes (`TaskChanged`: created, claimed,
-completed, failed, released), whoever calls it: a session's board (its agent's task tools)
-and a worker alike. The events go to the event log of the session or worker that made the
-change (`tether.observe`), so a webhook sees every task created, taken and finished."""
+completed, failed, released, lease_expired, retried, removed), whoever calls it: a session's
+board (its agent's task tools), a worker and `tether tasks` alike. The events go to the
+event log, webhooks and telemetry of the session or process that made the change
+(`tether.observe`), so a webhook sees every task created, taken, finished or lost."""
 
 from __future__ import annotations
 
@@ -66,8 +67,18 @@ class ObservedTasks:
         *,
         lease_s: float = DEFAULT_LEASE_S,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        reaped: list[Task] | None = None,
     ) -> Claim | None:
-        claim = self.inner.claim_next(owner, lease_s=lease_s, max_attempts=max_attempts)
+        expired: list[Task] = []
+        try:
+            claim = self.inner.claim_next(
+                owner, lease_s=lease_s, max_attempts=max_attempts, reaped=expired
+            )
+        finally:  # what was reaped is recorded, even when the claim then failed
+            for task in expired:
+                self._told("lease_expired", task)
+            if reaped is not None:
+                reaped.extend(expired)
         if claim is not None:
             self._told("claimed", claim.task)
         return claim
@@ -78,7 +89,10 @@ class ObservedTasks:
         return claim
 
     def heartbeat(self, claim: Claim, *, lease_s: float = DEFAULT_LEASE_S) -> Claim:
-        return self.inner.heartbeat(claim, lease_s=lease_s)
+        renewed = self.inner.heartbeat(claim, lease_s=lease_s)
+        if claim.task.status != "in_progress":  # its lease had run out: it holds it again
+            self._told("claimed", renewed.task)
+        return renewed
 
     def release(self, claim: Claim, *, cost_usd: float = 0.0) -> Task:
         return self._told("released", self.inner.release(claim, cost_usd=cost_usd))
@@ -90,13 +104,16 @@ class ObservedTasks:
         return self._told("failed", self.inner.fail(claim, error, cost_usd=cost_usd))
 
     def retry(self, task_id: str) -> Task:
-        return self.inner.retry(task_id)
+        return self._told("retried", self.inner.retry(task_id))
 
     def remove(self, task_id: str) -> Task:
-        return self.inner.remove(task_id)
+        return self._told("removed", self.inner.remove(task_id))
 
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
-        return self.inner.reap_expired(max_attempts=max_attempts)
+        reaped = self.inner.reap_expired(max_attempts=max_attempts)
+        for task in reaped:
+            self._told("lease_expired", task)
+        return reaped
 
     def close(self) -> None:
         self.inner.close()
