@@ -90,3 +90,16 @@ async def test_an_undeclared_page_is_decoded_by_what_its_bytes_show(run_tool: Ru
         as_sjis = await run_tool("WebFetch", url=f"{site.url}/l", prompt="p")
     assert as_utf8.content.endswith(f"{WORDS} — 東京"), as_utf8.content
     assert as_sjis.content.endswith(text), as_sjis.content
+
+
+async def test_a_page_without_its_optional_head_and_body_tags_keeps_its_text(
+    run_tool: RunTool,
+) -> None:
+    page = Page(
+        b"<!DOCTYPE html><html><head><meta charset=utf-8><title>T</title>"
+        b"<link rel=stylesheet href=s.css><h1>Notes</h1><p>Version 2 adds search.",
+        headers={"content-type": "text/html"},
+    )
+    with web_site({"/p": page}) as site:
+        outcome = await run_tool("WebFetch", url=f"{site.url}/p", prompt="p")
+    assert outcome.content.endswith(":\n\n# Notes\n\nVersion 2 adds search."), outcome.content

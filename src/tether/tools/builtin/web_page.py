@@ -172,12 +172,15 @@ def decoded(body: bytes, charset: str | None, *, is_html: bool) -> str:
 
 def html_as_markdown(html: str) -> str:
     """HTML as Markdown (markdownify, the Python counterpart of the Turndown Claude Code uses),
-    scripts, styles and other invisible parts left out."""
+    scripts, styles, the title and other invisible parts left out."""
     from bs4 import BeautifulSoup
     from markdownify import MarkdownConverter  # pyright: ignore[reportMissingTypeStubs]
 
     soup = BeautifulSoup(html, "html.parser")
-    for hidden in soup(["script", "style", "noscript", "template", "iframe", "svg", "head"]):
+    # The head's parts, not the head: its end tag is optional, and the standard library's
+    # parser then puts the whole body inside it.
+    hidden_kinds = ["script", "style", "noscript", "template", "iframe", "svg", "title"]
+    for hidden in soup([*hidden_kinds, "meta", "link", "base"]):
         hidden.decompose()
     converter = MarkdownConverter(heading_style="ATX")  # pyright: ignore[reportUnknownVariableType]
     markdown = str(converter.convert_soup(soup))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
