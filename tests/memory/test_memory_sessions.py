@@ -254,3 +254,55 @@ def test_without_semantic_memory_the_file_is_cut_with_a_note(
     assert "Worked on module m39." not in system
     assert "[.tether/memory.md cut at 40,000 characters" in system
     assert "memory.md cut at 40,000 characters" in result.stderr
+
+
+def test_a_save_into_a_damaged_memory_keeps_the_text_and_adds_it_once_the_memory_works(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = memory_path(Path(os.environ["TETHER_HOME"]), workspace)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    kept = path.with_name("memory.db.pending.jsonl")
+    fake_model.script(tool_use("MemorySave", text=DEPLOY, tags=["deploy"]), text("noted"))
+    result = tether("-p", "remember how we deploy")
+    assert result.exit_code == 0, result.stderr
+    [told] = fake_model.requests[1].tool_results()
+    assert fake_model.requests[1].tool_result_errors() == [False]
+    assert told == (
+        f"The memory could not be saved in the project's memory ({path} is damaged or not a "
+        "memory file (file is not a database); move it away to start an empty one (its "
+        f"memories are not read)). Its text is kept whole in {kept}, and is added to the "
+        "memory when it can be used again; until then MemorySearch does not find it. Do not "
+        "save it again."
+    )
+    assert f"tether: memory: the memory is kept in {kept}" in result.stderr
+    assert DEPLOY in kept.read_text()
+    assert path.read_bytes() == b"this is not a database" * 100  # the damaged file untouched
+
+    path.rename(path.with_name("memory.db.damaged"))  # as the message says
+    fake_model.requests.clear()
+    fake_model.script(tool_use("MemorySearch", query="deploy production"), text("found"))
+    again = tether("-p", "how do we deploy?")
+    assert again.exit_code == 0, again.stderr
+    [found] = fake_model.requests[1].tool_results()
+    assert found == f"Memory 1 [deploy]: {DEPLOY}"
+    assert kept.read_text() == ""
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert listed.stdout.count(DEPLOY) == 1
+
+
+def test_a_memory_that_can_be_kept_nowhere_is_an_error_that_says_so(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = memory_path(Path(os.environ["TETHER_HOME"]), workspace)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    path.with_name("memory.db.pending.jsonl").mkdir()  # cannot be written either
+    fake_model.script(tool_use("MemorySave", text=TABS), text("noted"))
+    result = tether("-p", "remember tabs")
+    assert result.exit_code == 0, result.stderr
+    [told] = fake_model.requests[1].tool_results()
+    assert fake_model.requests[1].tool_result_errors() == [True]
+    assert told.startswith(f"Error: Memory cannot be used: {path} is damaged")
+    assert told.endswith("It is not saved: its text is only in this conversation."), told
+    assert "could not be kept aside either ([Errno 21] Is a directory" in told

@@ -179,3 +179,53 @@ async def test_structured_result_is_claude_codes(ctx: ToolContext, nb: Path) -> 
         "original_file": before,
         "updated_file": nb.read_text(),
     }
+
+
+@pytest.mark.parametrize("mode", ["insert", "replace", "delete"])
+async def test_a_cell_one_past_the_end_is_no_cell_for_any_edit(
+    run_tool: RunTool, nb: Path, mode: str
+) -> None:
+    before = nb.read_bytes()
+    outcome = await run_tool(
+        "NotebookEdit",
+        notebook_path="a.ipynb",
+        cell_id="cell-2",
+        new_source="C2",
+        cell_type="code",
+        edit_mode=mode,
+    )
+    assert outcome.is_error
+    assert outcome.content == (
+        "Error: No cell 'cell-2' in a.ipynb (2 cells; `cell-N` names the cell at 0-based index "
+        "N). Its cells: intro, load. To add a cell at the end, insert after 'load'."
+    )
+    assert nb.read_bytes() == before
+
+
+@pytest.mark.parametrize("minor", [4, 5])
+async def test_every_id_reported_names_that_cell_in_the_next_call(
+    run_tool: RunTool, ws: Path, minor: int
+) -> None:
+    path = ws / "n.ipynb"
+    path.write_text(json.dumps(notebook(minor=minor)))
+    await run_tool("Read", file_path="n.ipynb")
+    last = "cell-1" if minor < 5 else "load"
+    inserted = await run_tool(
+        "NotebookEdit",
+        notebook_path="n.ipynb",
+        cell_id=last,
+        new_source="c",
+        cell_type="code",
+        edit_mode="insert",
+    )
+    assert not inserted.is_error, inserted.content
+    told = inserted.content.split()[2]
+    replaced = await run_tool(
+        "NotebookEdit", notebook_path="n.ipynb", cell_id=told, new_source="C2"
+    )
+    assert replaced.content.startswith(f"Updated cell {told} of n.ipynb"), replaced.content
+    cells = json.loads(path.read_text())["cells"]
+    assert [c["source"] for c in cells] == [["# Title\n", "text"], "x = 1\nprint(x)", "C2"]
+    # Read shows the same id for the cell.
+    read = await run_tool("Read", file_path="n.ipynb")
+    assert f'<cell id="{told}">C2</cell id="{told}">' in read.content

@@ -140,7 +140,9 @@ async def run_headless(
 def _line_maker(session: Session, include_partial: bool) -> LineMaker:
     from tether.cli.sdk_lines import LineMaker
 
-    return LineMaker(session.session_id, include_partial)
+    lines = LineMaker(session.session_id, include_partial)
+    lines.watch_aside(session.agent)
+    return lines
 
 
 def _facts(built: Built, opts: RunOptions) -> SessionFacts:

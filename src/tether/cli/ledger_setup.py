@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from tether.cli.observing import event_context
 from tether.cli.terminal_text import terminal_safe
 from tether.core.session import Session
-from tether.models.catalogue import MODELS, ModelInfo
+from tether.models.catalogue import MODELS, ModelInfo, web_search_usd
 from tether.protocol import (
     ContextCompacted,
     Event,
@@ -228,6 +228,7 @@ class _Opening:
             info.output_per_mtok,
             info.cache_write_per_mtok,
             info.cache_read_per_mtok,
+            web_search_usd(info),
         )
 
 

@@ -23,7 +23,7 @@ from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit
+from tether.tools.memory_index import MemoryHit, Saved
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -82,7 +82,7 @@ class ProjectMemory:
         self._store: MemoryStore | None = None
         self._opening = threading.Lock()
 
-    async def save(self, text: str, tags: tuple[str, ...]) -> int:
+    async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
         return await asyncio.to_thread(self._save, text, tags)
 
     async def search(self, query: str, limit: int) -> list[MemoryHit]:
@@ -134,13 +134,26 @@ class ProjectMemory:
                 self._store.close()
                 self._store = None
 
-    def _save(self, text: str, tags: tuple[str, ...]) -> int:
+    def _save(self, text: str, tags: tuple[str, ...]) -> Saved:
+        """Save in the memory; when it cannot be used, keep the text whole beside it (added at
+        its next opening) and say where: what the model asked to keep is never lost."""
+        from tether.memory.pending import keep
         from tether.memory.store import MemoryFileError
 
         try:
-            return self._opened().save(text, tags).id
+            return Saved(self._opened().save(text, tags).id)
         except MemoryFileError as e:
-            raise ToolError(f"Memory cannot be used: {e}") from None
+            why = str(e)
+        _warn(f"Memory cannot be used: {why}")
+        try:
+            kept = keep(self.path, text, tags, why)
+        except OSError as e:
+            raise ToolError(
+                f"Memory cannot be used: {why}; and the memory could not be kept aside "
+                f"either ({e}). It is not saved: its text is only in this conversation."
+            ) from None
+        _warn(f"memory: the memory is kept in {kept}, to be added when the memory can be used")
+        return Saved(None, str(kept), why)
 
     def _search(self, query: str, limit: int) -> list[MemoryHit]:
         from tether.memory.store import MemoryFileError
@@ -158,6 +171,21 @@ class ProjectMemory:
             return self._store
 
 
+def _add_pending(store: MemoryStore) -> None:
+    """The memories kept aside while the memory could not be used, added now; one that still
+    cannot be is left where it is (said)."""
+    from tether.memory.pending import add_pending, pending_path
+    from tether.memory.store import MemoryFileError
+
+    try:
+        added = add_pending(store)
+    except (MemoryFileError, OSError) as e:
+        _warn(f"memory: the memories kept in {pending_path(store.path)} stay there: {e}")
+        return
+    if added:
+        _warn(f"memory: {added} memory(ies) kept aside earlier added to the memory")
+
+
 def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
     """The memory in `path` with the embedder the environment configures; without one, by
     words only, said once a process. Raises `MemoryFileError`."""
@@ -170,6 +198,7 @@ def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
         _told_words_only = True
         why = local_problem() or NOT_INSTALLED  # sqlite-vec there but not loadable
         _warn(f"memory: searching by words only ({why})")
+    _add_pending(store)
     return store
 
 

@@ -13,7 +13,7 @@ import datetime
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
 from tether.cli.sdk_message_json import block_json, only_reminders, synthetic, usage_figures
@@ -27,6 +27,9 @@ from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
 from tether.cli.tool_results import structured_result
 from tether.core.cut_replies import refusal_told
+
+if TYPE_CHECKING:
+    from tether.core.loop import Agent
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
@@ -209,10 +212,7 @@ class LineMaker:
                 return [synthetic(self._user_line(message, parent), event.synthetic, refused)]
             return [self._user_line(message, parent)]
         if event.model is not None and event.usage is not None:
-            spent = self._spend.setdefault(event.model, [0.0] * 5)
-            for i, value in enumerate(usage_figures(event.usage)):
-                spent[i] += value
-            spent[4] += event.cost_usd
+            self.spent(event.model, event.usage, event.cost_usd)
         partial = None
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
@@ -254,6 +254,20 @@ class LineMaker:
                 line["uuid"] = uuids[index]  # the block's entry in the session file
             lines.append(line)
         return lines
+
+    def watch_aside(self, agent: Agent) -> None:
+        """Count the calls `agent` makes aside on its model in `modelUsage`, as Claude Code
+        counts every request it makes."""
+        agent.aside_watchers.append(lambda u: self.spent(agent.model_id, u, agent.price(u)))
+
+    def spent(self, model: str, usage: Usage, cost_usd: float) -> None:
+        """Count a model call in `modelUsage`: a reply of the conversation, or a call made
+        aside on the session's model (a compaction summary, WebSearch's search request)."""
+        spent = self._spend.setdefault(model, [0.0] * 6)
+        for i, value in enumerate(usage_figures(usage)):
+            spent[i] += value
+        spent[4] += cost_usd
+        spent[5] += usage.web_search_requests
 
     def _assistant_line(
         self,

@@ -82,7 +82,7 @@ class SessionSoFar:
     cost_usd: float
     api_ms: int
     spend: dict[str, list[float]]
-    """Per model: input, output, cache read, cache creation tokens, cost."""
+    """Per model: input, output, cache read, cache creation tokens, cost, web searches."""
 
 
 def result_line(
@@ -135,7 +135,7 @@ def model_usage(spend: dict[str, list[float]], facts: SessionFacts) -> dict[str,
             "outputTokens": int(spent[1]),
             "cacheReadInputTokens": int(spent[2]),
             "cacheCreationInputTokens": int(spent[3]),
-            "webSearchRequests": 0,
+            "webSearchRequests": int(spent[5]) if len(spent) > 5 else 0,
             "costUSD": round(spent[4], 6),
             "contextWindow": facts.context_window,
             "maxOutputTokens": facts.max_output_tokens,

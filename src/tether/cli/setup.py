@@ -252,8 +252,6 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         cwd=start,
         env={name: env[name] for name in settings.env},
     )
-    if resolved.provider.wire == "anthropic":
-        tool_context.web_search = anthropic_web_searcher(model, resolved.model_id)
     agent = Agent(
         model=model,
         model_id=resolved.model_id,
@@ -273,6 +271,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         price=lambda u: cost_usd(resolved.info, u),
     )
     agent.model = for_plan_mode(model, resolved, agent, idle)
+    if resolved.provider.wire == "anthropic":
+        # Its requests are the session's own: their tokens and search fees count in its cost.
+        tool_context.web_search = anthropic_web_searcher(
+            model, resolved.model_id, agent.spend_aside
+        )
     restored = restored_for(resumption, resolved.info.context_window, agent.price)
     if restored is not None:
         tool_context.todos = restored.todos

@@ -152,6 +152,7 @@ class StreamJsonFrontEnd:
         built = await asyncio.shield(self._building)
         if self.lines is None:
             self.lines = LineMaker(built.session.session_id, self.options.include_partial)
+            self.lines.watch_aside(built.session.agent)
             self._echo()
             for notice in built.session.startup_notices:  # as -p prints them: on stderr
                 warn(notice)

@@ -4,12 +4,12 @@ endpoint runs the searches and its answer's search results become the tool's fin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tether.models.base import Model, ModelRequest, ResponseDone
 from tether.models.resolve import ResolvedModel
-from tether.protocol import Message, ModelError, TextBlock, ToolError
+from tether.protocol import Message, ModelError, TextBlock, ToolError, Usage
 from tether.tools.base import Tool
 
 if TYPE_CHECKING:  # their classes load with the first search, not with every session
@@ -37,8 +37,12 @@ def no_search_reason(resolved: ResolvedModel) -> str:
     )
 
 
-def anthropic_web_searcher(model: Model, model_id: str) -> WebSearcher:
-    """The search WebSearch runs through `model` (an Anthropic Messages API model)."""
+def anthropic_web_searcher(
+    model: Model, model_id: str, spent: Callable[[Usage], None] | None = None
+) -> WebSearcher:
+    """The search WebSearch runs through `model` (an Anthropic Messages API model); `spent`
+    is told what each search request used (its tokens and the searches the endpoint ran, billed
+    apart), so that it counts in the session's cost."""
 
     async def search(query: str, allowed: Sequence[str], blocked: Sequence[str]) -> SearchFindings:
         server_tool: dict[str, Any] = {
@@ -71,6 +75,8 @@ def anthropic_web_searcher(model: Model, model_id: str) -> WebSearcher:
             raise ToolError(f"The web search failed: {e}") from None
         if done is None:
             raise ToolError("The web search failed: the model's answer ended early.")
+        if spent is not None:
+            spent(done.usage)
         return findings_of(done)
 
     return search

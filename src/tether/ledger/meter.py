@@ -56,6 +56,8 @@ class Rates:
     output: float = 0.0
     cache_write: float = 0.0
     cache_read: float = 0.0
+    web_search: float = 0.0
+    """US dollars per web search the endpoint ran (billed apart from tokens)."""
 
 
 @dataclass
@@ -104,10 +106,12 @@ class Charged:
     prompt: Billed
     output_cost: float
     asked: tuple[Asked, ...]
+    search_cost: float = 0.0
+    """What the web searches the endpoint ran for the reply cost."""
 
     @property
     def cost(self) -> float:
-        return self.prompt.cost + self.output_cost
+        return self.prompt.cost + self.output_cost + self.search_cost
 
 
 def block_tokens(block: ContentBlock) -> int:
@@ -174,7 +178,8 @@ class ConversationMeter:
             written * rates.cache_write / _M,
         )
         self.add(message)
-        return Charged(usage, prompt, output_cost, asked)
+        search_cost = usage.web_search_requests * rates.web_search
+        return Charged(usage, prompt, output_cost, asked, search_cost)
 
 
 @dataclass(frozen=True)

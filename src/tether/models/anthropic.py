@@ -150,6 +150,15 @@ class AnthropicModel:
         yield replace(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
 
 
+_TOKEN_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+"""The usage counts read from the top of the API's `usage` object."""
+
+
 @dataclass
 class _Part:
     """One content block while it streams."""
@@ -249,14 +258,21 @@ class _Assembly:
 
     def _update_usage(self, counts_given: dict[str, Any]) -> None:
         # message_delta counts are cumulative: each one present replaces the earlier value.
-        counts = self.usage.model_dump()
-        for name in counts:
+        counts = {name: getattr(self.usage, name) for name in _TOKEN_COUNTS}
+        for name in _TOKEN_COUNTS:
             value = counts_given.get(name)
             if is_token_count(value):  # else unknown: a damaged count is not priced (said)
                 counts[name] = value
                 self.unread.pop(name, None)
-        self.unread.update(unread_counts(counts_given, counts))
-        self.usage = Usage(**counts)
+        self.unread.update(unread_counts(counts_given, _TOKEN_COUNTS))
+        # The searches the API ran for the reply, billed apart: `server_tool_use`.
+        server = _object(counts_given.get("server_tool_use"))
+        searches = server.get("web_search_requests", self.usage.web_search_requests)
+        if not is_token_count(searches):
+            searches = self.usage.web_search_requests
+            if server.get("web_search_requests") is not None:
+                self.unread.update(unread_counts(server, ("web_search_requests",)))
+        self.usage = Usage(**counts, web_search_requests=searches)
 
     def done(self) -> ResponseDone:
         blocks: list[ContentBlock] = []

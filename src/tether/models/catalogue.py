@@ -225,11 +225,24 @@ def model_info(model_id: str, provider: Provider) -> ModelInfo:
     )
 
 
+WEB_SEARCH_USD = 0.01
+"""What one web search the Messages API runs costs: $10 per 1,000 searches, on top of the
+tokens its results take (Anthropic's price list; Claude Code prices `webSearchRequests` at
+0.01 too)."""
+
+
 def cost_usd(info: ModelInfo, usage: Usage) -> float:
-    """What `usage` cost at `info`'s list prices (0.0 when the prices are unknown)."""
-    return (
+    """What `usage` cost at `info`'s list prices, its web searches included (0.0 when the
+    prices are unknown)."""
+    tokens = (
         usage.input_tokens * info.input_per_mtok
         + usage.output_tokens * info.output_per_mtok
         + usage.cache_creation_input_tokens * info.cache_write_per_mtok
         + usage.cache_read_input_tokens * info.cache_read_per_mtok
     ) / _M
+    return tokens + usage.web_search_requests * web_search_usd(info)
+
+
+def web_search_usd(info: ModelInfo) -> float:
+    """The price of one web search for `info`: unknown (0.0) with its token prices."""
+    return WEB_SEARCH_USD if info.input_per_mtok or info.output_per_mtok else 0.0

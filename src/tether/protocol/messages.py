@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeGuard
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 
 class _Block(BaseModel):
@@ -136,7 +143,9 @@ def is_token_count(value: object) -> TypeGuard[int]:
 
 
 class Usage(BaseModel):
-    """Token counts of one model call, or of several added together."""
+    """Token counts of one model call, or of several added together, and the web searches the
+    endpoint ran for it (billed apart from tokens). As JSON it has the Messages API's shape:
+    the searches under `server_tool_use` (written only when there were some)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
@@ -144,6 +153,26 @@ class Usage(BaseModel):
     output_tokens: _Count = 0
     cache_creation_input_tokens: _Count = 0
     cache_read_input_tokens: _Count = 0
+    web_search_requests: _Count = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_api_shape(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "server_tool_use" in data:
+            data = dict(data)  # pyright: ignore[reportUnknownArgumentType]
+            server = data.pop("server_tool_use")
+            searches = server.get("web_search_requests") if isinstance(server, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if is_token_count(searches):
+                data.setdefault("web_search_requests", searches)
+        return data  # pyright: ignore[reportUnknownVariableType]
+
+    @model_serializer(mode="wrap")
+    def _to_api_shape(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        searches = data.pop("web_search_requests", 0)
+        if searches:
+            data["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
+        return data
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -152,6 +181,7 @@ class Usage(BaseModel):
             cache_creation_input_tokens=self.cache_creation_input_tokens
             + other.cache_creation_input_tokens,
             cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            web_search_requests=self.web_search_requests + other.web_search_requests,
         )
 
     @property

@@ -85,6 +85,16 @@ def web_search_blocks(search: WebSearchPart) -> list[dict[str, Any]]:
     return [call, result]
 
 
+def api_usage(usage: Mapping[str, int], reply: Reply) -> dict[str, Any]:
+    """The reply's `usage` as the API reports it: the token counts, and under
+    `server_tool_use` the web searches it ran (billed apart), when it ran any."""
+    searches = sum(isinstance(block, WebSearchPart) for block in reply.blocks)
+    given: dict[str, Any] = dict(usage)
+    if searches:
+        given["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
+    return given
+
+
 def whole_message(
     reply: Reply,
     *,
@@ -103,7 +113,7 @@ def whole_message(
         "content": content_blocks(reply, tool_ids),
         "stop_reason": reply.final_stop_reason(),
         "stop_sequence": stop_sequence,
-        "usage": dict(usage),
+        "usage": api_usage(usage, reply),
     }
 
 
@@ -186,7 +196,7 @@ def stream_events(
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": reply.final_stop_reason(), "stop_sequence": stop_sequence},
-                "usage": dict(usage),  # cumulative, as the API reports it
+                "usage": api_usage(usage, reply),  # cumulative, as the API reports it
             },
         )
     )

@@ -16,12 +16,23 @@ class MemoryHit:
     """How it was found: its words matched the query's, its meaning was near, or both."""
 
 
-class MemoryIndex(Protocol):
-    """The project's memories. Both methods raise `ToolError` when the memory cannot be used
-    (a damaged file, an embedding endpoint down), with what to do."""
+@dataclass(frozen=True)
+class Saved:
+    """Where a memory was kept: in the memory under `id`, or, when the memory could not be
+    used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not)."""
 
-    async def save(self, text: str, tags: tuple[str, ...]) -> int:
-        """Keep `text`; its id."""
+    id: int | None
+    kept_in: str | None = None
+    why: str | None = None
+
+
+class MemoryIndex(Protocol):
+    """The project's memories. `search` raises `ToolError` when the memory cannot be used (a
+    damaged file, an embedding endpoint down), with what to do; `save` then keeps the text
+    elsewhere and says where, raising only when it could be kept nowhere."""
+
+    async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
+        """Keep `text`."""
         ...
 
     async def search(self, query: str, limit: int) -> list[MemoryHit]:

@@ -17,6 +17,7 @@ from tether.tools.builtin.files import (
     structured_patch,
     unified_diff,
 )
+from tether.tools.builtin.read_notebook import USE_NOTEBOOK_EDIT, is_notebook
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
 
@@ -52,6 +53,7 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     - `old_string` must occur exactly once: include enough surrounding lines to make it unique,
       or set `replace_all` to change every occurrence (e.g. to rename a variable).
     - To create a file use Write. Revert undoes the edit.
+    - A Jupyter notebook (.ipynb) is changed with NotebookEdit, not Edit.
     """
     _require_change(args)
     path = ctx.resolve(args.file_path)
@@ -104,6 +106,8 @@ def _planned_edit(
     path: Path, shown: str, ctx: ToolContext, args: EditInput, current: Current
 ) -> _Plan:
     """The edit worked out from the file's `current` content, without writing anything."""
+    if is_notebook(path):
+        raise ToolError(USE_NOTEBOOK_EDIT)
     if current.content is None or current.stat is None:
         raise ToolError(f"File does not exist: {shown}. To create a file use Write.")
     ctx.files.require_seen(path, shown, current.stat, current.content)

@@ -49,10 +49,16 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     its docs already, not the task at hand, and never secrets (keys, passwords, tokens).
     Each memory should stand on its own: later it is found by its meaning or its words,
     without this conversation."""
-    memory_id = await _index(ctx).save(args.text, tuple(args.tags))
+    saved = await _index(ctx).save(args.text, tuple(args.tags))
+    structured: dict[str, object] = {"id": saved.id, "text": args.text, "tags": list(args.tags)}
+    if saved.id is not None:
+        return ToolOutput(f"Saved as memory {saved.id}.", structured=structured)
+    structured["keptIn"] = saved.kept_in
     return ToolOutput(
-        f"Saved as memory {memory_id}.",
-        structured={"id": memory_id, "text": args.text, "tags": list(args.tags)},
+        f"The memory could not be saved in the project's memory ({saved.why}). Its text is "
+        f"kept whole in {saved.kept_in}, and is added to the memory when it can be used "
+        "again; until then MemorySearch does not find it. Do not save it again.",
+        structured=structured,
     )
 
 

@@ -15,6 +15,7 @@ from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file, read_current
 from tether.tools.builtin.files import decode_text, unified_diff
+from tether.tools.builtin.read_notebook import cell_id, is_notebook
 from tether.tools.context import ToolContext
 from tether.tools.input_text import OsText
 
@@ -27,8 +28,9 @@ class NotebookEditInput(BaseModel):
     )
     cell_id: str | None = Field(
         default=None,
-        description="The id of the cell to edit (or `cell-N` for the cell at 0-based index N). "
-        "When inserting, the new cell goes after this cell, or first when it is not given.",
+        description="The id of the cell to edit, as Read shows it (`cell-N` also names the "
+        "cell at 0-based index N). When inserting, the new cell goes after this cell, or "
+        "first when it is not given.",
     )
     new_source: str = Field(description="The new source of the cell.")
     cell_type: Literal["code", "markdown"] | None = Field(
@@ -53,7 +55,7 @@ async def notebook_edit(ctx: ToolContext, args: NotebookEditInput) -> ToolOutput
     """Replace, insert or delete one cell of a Jupyter notebook (.ipynb file).
 
     - The notebook must have been read with Read in this session, and not changed on disk since.
-    - `cell_id` names the cell by its id (or `cell-N` for the 0-based index N).
+    - `cell_id` names the cell by its id as Read shows it (`cell-N` is the 0-based index N).
     - edit_mode=replace (the default) replaces the cell's source; a code cell's outputs and
       execution count are cleared.
     - edit_mode=insert adds a cell after `cell_id` (first when it is not given); `cell_type`
@@ -110,7 +112,7 @@ def _planned(
     path: Path, shown: str, ctx: ToolContext, args: NotebookEditInput, current: Current
 ) -> _Plan:
     """The edit worked out from the notebook's `current` content, without writing anything."""
-    if path.suffix != ".ipynb":
+    if not is_notebook(path):
         raise ToolError(f"{shown} is not a Jupyter notebook (.ipynb); use Edit for other files.")
     if current.content is None or current.stat is None:
         raise ToolError(f"Notebook does not exist: {shown}.")
@@ -122,26 +124,20 @@ def _planned(
     if mode != "insert" and index is None:
         raise ToolError(f"cell_id is required with edit_mode={mode}.")
     new_type = args.cell_type
-    if mode == "replace" and index == len(cells):  # one past the end: appended, as in Claude Code
-        mode, index, new_type = "insert", len(cells) - 1, new_type or "code"
     if mode == "insert":
         if new_type is None:
             raise ToolError("cell_type is required with edit_mode=insert (code or markdown).")
         at = 0 if index is None else index + 1
         cell = _new_cell(notebook, new_type, args.new_source)
         cells.insert(at, cell)
-        cell_id = str(cell.get("id", f"cell-{at}"))
+        ident = cell_id(cell, at)
         old_source = None
         cell_type: str = new_type
     else:
         assert index is not None
-        if index >= len(cells):
-            raise ToolError(
-                f"{shown} has {len(cells)} cells; there is no cell {args.cell_id!r} to {mode}."
-            )
         cell = cells[index]
         old_source = _source_text(cell.get("source"))
-        cell_id = str(cell.get("id", f"cell-{index}"))
+        ident = cell_id(cell, index)
         cell_type = str(cell.get("cell_type", "code"))
         if mode == "delete":
             del cells[index]
@@ -156,7 +152,7 @@ def _planned(
                 cell.pop("execution_count", None)
                 cell.pop("outputs", None)
     updated = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-    return _Plan(original, updated, cell_id, cell_type, _language(notebook), old_source, mode)
+    return _Plan(original, updated, ident, cell_type, _language(notebook), old_source, mode)
 
 
 def _parsed(text: str, shown: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -170,18 +166,22 @@ def _parsed(text: str, shown: str) -> tuple[dict[str, Any], list[dict[str, Any]]
     return notebook, cells  # pyright: ignore[reportUnknownVariableType]
 
 
-def _cell_index(cells: list[dict[str, Any]], cell_id: str, shown: str) -> int:
+def _cell_index(cells: list[dict[str, Any]], wanted: str, shown: str) -> int:
+    """The index of the cell `wanted` names: its id as Read shows it (`cell_id`), or `cell-N`
+    for the cell at 0-based index N. Only a cell that exists is named, whatever the edit: one
+    to insert after included."""
     for index, cell in enumerate(cells):
-        if cell.get("id") == cell_id:
+        if cell_id(cell, index) == wanted:
             return index
-    number = cell_id.removeprefix("cell-")
-    if number != cell_id and number.isdecimal() and int(number) <= len(cells):
+    number = wanted.removeprefix("cell-")
+    if number != wanted and number.isdecimal() and int(number) < len(cells):
         return int(number)
-    ids = [str(c["id"]) for c in cells if "id" in c]
-    known = f" Its cell ids: {', '.join(ids[:20])}." if ids else ""
+    ids = [cell_id(cell, index) for index, cell in enumerate(cells)]
+    known = f" Its cells: {', '.join(ids[:20])}{', ...' if len(ids) > 20 else ''}." if ids else ""
+    last = f" To add a cell at the end, insert after {ids[-1]!r}." if ids else ""
     raise ToolError(
-        f"No cell {cell_id!r} in {shown} ({len(cells)} cells; `cell-N` names the cell at "
-        f"0-based index N).{known}"
+        f"No cell {wanted!r} in {shown} ({len(cells)} cells; `cell-N` names the cell at "
+        f"0-based index N).{known}{last}"
     )
 
 
@@ -190,7 +190,10 @@ def _new_cell(notebook: dict[str, Any], cell_type: str, source: str) -> dict[str
     # Cell ids came with nbformat 4.5; older notebooks must not get one.
     major, minor = notebook.get("nbformat", 4), notebook.get("nbformat_minor", 0)
     if isinstance(major, int) and isinstance(minor, int) and (major, minor) >= (4, 5):
-        cell["id"] = secrets.token_hex(4)
+        taken = {c.get("id") for c in notebook.get("cells", [])}
+        while (new_id := secrets.token_hex(4)) in taken:
+            pass
+        cell["id"] = new_id
     cell["metadata"] = {}
     cell["source"] = source
     if cell_type == "code":

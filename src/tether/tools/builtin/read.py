@@ -6,6 +6,7 @@ import codecs
 import difflib
 import mimetypes
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,12 @@ from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import human_size
 from tether.tools.builtin.read_image import image_type, read_image
+from tether.tools.builtin.read_notebook import (
+    MAX_NOTEBOOK_BYTES,
+    NotANotebook,
+    is_notebook,
+    render_notebook,
+)
 from tether.tools.context import ToolContext
 from tether.tools.file_state import version_of_open_file
 from tether.tools.input_text import OsText
@@ -59,10 +66,13 @@ class ReadInput(BaseModel):
 @tool("Read", read_only=True, paths=("file_path",))
 async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
     """Read a text file; lines come back numbered like `cat -n` (number, tab, line). A PNG,
-    JPEG, GIF or WebP picture is shown to you as an image.
+    JPEG, GIF or WebP picture is shown to you as an image. A Jupyter notebook (.ipynb) comes
+    back as its cells, each `<cell id="ID">source</cell id="ID">` followed by its outputs (the
+    pictures among them shown to you as images); NotebookEdit takes those ids.
 
     - Reads up to 2000 lines from the start by default; use `offset` (1-based line) and `limit`
-      for a window into long files. The result says when the view is partial.
+      for a window into long files. The result says when the view is partial. For a notebook
+      they count cells.
     - Lines longer than 2000 characters are cut.
     - Files outside the workspace can be read too.
     - Directories cannot be read: use Glob to list files, or Bash `ls`.
@@ -84,10 +94,13 @@ async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
             picture = image_type(f.read(16))
             if picture is not None:
                 output = read_image(f, picture, shown)
+            elif isinstance(notebook := _read_notebook(f, path, shown, args), ToolOutput):
+                output = notebook
             else:
                 f.seek(0)
                 view = _read_window(f, first, limit, path, shown)
-                output = ToolOutput(view.text, structured=view.structured(args.file_path))
+                text = view.text if notebook is None else f"{notebook}\n{view.text}"
+                output = ToolOutput(text, structured=view.structured(args.file_path))
     except OSError as e:
         raise ToolError(describe_os_error(e, f"read {shown}")) from None
     ctx.files.saw(path, seen)
@@ -117,6 +130,27 @@ class _View:
                 "totalLines": self.total,
             },
         }
+
+
+def _read_notebook(f: BinaryIO, path: Path, shown: str, args: ReadInput) -> ToolOutput | str | None:
+    """A .ipynb file's cells as Claude Code shows them. None: not a notebook's name; a note:
+    the file is read as text, and the note, shown first, says why."""
+    if not is_notebook(path):
+        return None
+    size = os.fstat(f.fileno()).st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        return (
+            f"({shown} is a notebook of {human_size(size)}, too large to show as cells; its "
+            "JSON is shown as text lines. Bash with jq reads parts of it, for example "
+            f"`jq '.cells[0]' {shlex.quote(shown)}`.)"
+        )
+    f.seek(0)
+    try:
+        return render_notebook(
+            f.read(), shown, args.file_path, args.offset or 1, args.limit, MAX_OUTPUT_CHARS
+        )
+    except NotANotebook as e:
+        return f"({shown} cannot be shown as a notebook: {e}. Its text follows.)"
 
 
 def _require_readable_file(path: Path, shown: str) -> None:

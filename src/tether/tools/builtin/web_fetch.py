@@ -24,7 +24,7 @@ the 100,000 characters a tool result is cut at."""
 class WebFetchInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
-    url: str = Field(description="The URL to fetch (http or https).")
+    url: str = Field(description="The URL to fetch (https; an http URL is fetched over https).")
     prompt: str = Field(description="What to find out from the page.")
     offset: int | None = Field(
         default=None,
@@ -44,6 +44,8 @@ async def web_fetch(ctx: ToolContext, args: WebFetchInput) -> ToolOutput:
     """Fetch a web page and read it: HTML comes back as Markdown, other text as it is.
 
     - The result is the page's text under your prompt; answer the prompt from it.
+    - An http:// URL is upgraded to https://, as Claude Code does, local addresses included:
+      for a server that speaks only plain http (a local dev server), use Bash `curl`.
     - A redirect to another host is not followed: the result names it; fetch that URL with
       another call if it is the page wanted.
     - Long pages come a window at a time; the result says the offset to read on from.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from tether.protocol import ToolError
 
@@ -41,6 +41,15 @@ class Redirected:
     location: str
 
 
+def upgraded(url: str) -> str:
+    """`url` as it is fetched: http upgraded to https, as Claude Code does (for every host,
+    local addresses included: a page is never read in clear)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "http":
+        return url
+    return urlunsplit(parts._replace(scheme="https"))
+
+
 def check_url(url: str) -> None:
     """Refuse what is no fetchable URL, with what is wrong."""
     parts = urlsplit(url)
@@ -57,6 +66,7 @@ async def fetch_page(url: str) -> Page | Redirected:
     host returned; a body over `MAX_PAGE_BYTES` or a fetch over `FETCH_TIMEOUT_S` refused."""
     import httpx2
 
+    url = upgraded(url)
     deadline = time.monotonic() + FETCH_TIMEOUT_S
     async with httpx2.AsyncClient(
         timeout=httpx2.Timeout(FETCH_TIMEOUT_S),
@@ -70,7 +80,7 @@ async def fetch_page(url: str) -> Page | Redirected:
                 async with client.stream("GET", current) as response:
                     location = response.headers.get("location")
                     if response.is_redirect and location:
-                        target = urljoin(current, location)
+                        target = upgraded(urljoin(current, location))
                         if not _same_host(current, target):
                             return Redirected(current, response.status_code, target)
                         current = target
@@ -129,10 +139,11 @@ def _too_large(url: str, size: int | None) -> str:
 def readable(body: bytes, content_type: str, response: httpx2.Response) -> str:
     """The body as text for the model: HTML as Markdown, other text decoded, binary refused."""
     kind = content_type.split(";")[0].strip().lower()
-    text = body.decode(response.encoding or "utf-8", errors="replace")
-    if kind in ("text/html", "application/xhtml+xml") or (
-        not kind and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
-    ):
+    is_html = kind in ("text/html", "application/xhtml+xml") or (
+        not kind and body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))
+    )
+    text = decoded(body, response.charset_encoding, is_html=is_html)
+    if is_html:
         return html_as_markdown(text)
     if kind.startswith("text/") or kind.endswith(("json", "xml", "javascript")) or not kind:
         if "\x00" in text:
@@ -141,14 +152,35 @@ def readable(body: bytes, content_type: str, response: httpx2.Response) -> str:
     raise ToolError(f"The page is {kind}, not text; WebFetch shows only text and HTML.")
 
 
+def decoded(body: bytes, charset: str | None, *, is_html: bool) -> str:
+    """The body as text, in the encoding found the way a browser finds it: the header's
+    charset, a byte-order mark, the document's own declaration (`<meta charset>`, `<meta
+    http-equiv>`, `<?xml encoding?>`), then a guess from the bytes (charset-normalizer), then
+    UTF-8 and Windows-1252. The header, when it names a known encoding, is taken at its word
+    (bytes it cannot decode shown as U+FFFD, as a browser does); past it, the search is
+    BeautifulSoup's `UnicodeDammit`, which passes over an encoding that does not decode."""
+    if charset:
+        try:
+            return body.decode(charset, errors="replace")
+        except LookupError:  # a charset no codec knows: found as if the header had none
+            pass
+    from bs4.dammit import UnicodeDammit
+
+    text = UnicodeDammit(body, is_html=is_html).unicode_markup
+    return text if text is not None else body.decode("utf-8", errors="replace")
+
+
 def html_as_markdown(html: str) -> str:
     """HTML as Markdown (markdownify, the Python counterpart of the Turndown Claude Code uses),
-    scripts, styles and other invisible parts left out."""
+    scripts, styles, the title and other invisible parts left out."""
     from bs4 import BeautifulSoup
     from markdownify import MarkdownConverter  # pyright: ignore[reportMissingTypeStubs]
 
     soup = BeautifulSoup(html, "html.parser")
-    for hidden in soup(["script", "style", "noscript", "template", "iframe", "svg", "head"]):
+    # The head's parts, not the head: its end tag is optional, and the standard library's
+    # parser then puts the whole body inside it.
+    hidden_kinds = ["script", "style", "noscript", "template", "iframe", "svg", "title"]
+    for hidden in soup([*hidden_kinds, "meta", "link", "base"]):
         hidden.decompose()
     converter = MarkdownConverter(heading_style="ATX")  # pyright: ignore[reportUnknownVariableType]
     markdown = str(converter.convert_soup(soup))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]

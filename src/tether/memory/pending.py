@@ -1,0 +1,130 @@
+"""Memories that could not be saved in the memory file (damaged, on a full disk, no embedder):
+kept whole in a plain file beside it, one JSON object a line, and added to the memory file at
+its next successful opening. What the model asked to keep is never lost to a broken store.
+
+The file is appended under an exclusive lock (`flock`) and emptied under the same lock once
+its memories are saved, so that an append by another process while they are added is never
+lost. A line that is not a memory (cut by a crash) is kept aside, never dropped silently."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Generator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tether.memory.store import MemoryStore
+
+PENDING_SUFFIX = ".pending.jsonl"
+
+
+def pending_path(memory_file: Path) -> Path:
+    """Where the memories not saved in `memory_file` wait: beside it."""
+    return memory_file.with_name(memory_file.name + PENDING_SUFFIX)
+
+
+@dataclass(frozen=True)
+class Pending:
+    text: str
+    tags: tuple[str, ...]
+
+
+def keep(memory_file: Path, text: str, tags: tuple[str, ...], why: str) -> Path:
+    """Append the memory to the pending file of `memory_file`, flushed to disk; its path.
+    Raises OSError when even that cannot be written."""
+    path = pending_path(memory_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(
+        {
+            "text": text,
+            "tags": list(tags),
+            "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "why": why,
+        },
+        ensure_ascii=False,
+    )
+    with _locked(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT) as fd:
+        data = (line + "\n").encode()
+        # A line cut by an earlier crash must not swallow this one.
+        if os.fstat(fd).st_size and not _ends_with_newline(path):
+            data = b"\n" + data
+        os.write(fd, data)
+        os.fsync(fd)
+    return path
+
+
+def add_pending(store: MemoryStore) -> int:
+    """Save the memories waiting beside `store`'s file in it (each once: one already there is
+    not saved again), then empty the pending file; how many were added. Raises what saving
+    raises (`MemoryFileError`), leaving the file as it was."""
+    path = pending_path(store.path)
+    if not path.exists():
+        return 0
+    added = 0
+    with _locked(path, os.O_RDWR) as fd:
+        raw = _read_all(fd)
+        if not raw.strip():
+            return 0
+        unreadable: list[bytes] = []
+        for line in raw.splitlines():
+            memory = _parsed(line)
+            if memory is None:
+                if line.strip():
+                    unreadable.append(line)
+                continue
+            if not store.has(memory.text):
+                store.save(memory.text, memory.tags)
+                added += 1
+        if unreadable:
+            aside = path.with_name(path.name + ".unreadable")
+            with open(aside, "ab") as f:
+                f.write(b"\n".join(unreadable) + b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+        os.ftruncate(fd, 0)
+        os.fsync(fd)
+    return added
+
+
+def _parsed(line: bytes) -> Pending | None:
+    try:
+        value: Any = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    text = value.get("text")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    tags = value.get("tags", [])  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(text, str) or not text.strip() or not isinstance(tags, list):
+        return None
+    return Pending(text, tuple(str(tag) for tag in tags))  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+
+
+@contextlib.contextmanager
+def _locked(path: Path, flags: int) -> Generator[int]:
+    fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # the lock goes with it
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
