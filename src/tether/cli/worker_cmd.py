@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import os
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
