@@ -49,7 +49,9 @@ def test_cwd_file_and_config_changes_fire_their_hooks(
     (workspace / "sub").mkdir()
     fake_model.script(
         reply(tool_use("Bash", command="cd sub")),
-        reply(tool_use("Bash", command="echo 'use flake' > .envrc")),
+        # `.env`, not `.envrc`: an .envrc a command writes starts programs later (direnv), and
+        # the sandbox's sweep moves it aside (tests/sandbox/test_start_sweep.py).
+        reply(tool_use("Bash", command="echo 'A=1' > .env")),
         reply(tool_use("Bash", command="echo other > notes.txt")),
         reply(tool_use("Bash", command="echo seen=$FROM_ENVRC")),
         reply(text("done")),
@@ -60,9 +62,9 @@ def test_cwd_file_and_config_changes_fire_their_hooks(
     assert _mine(dumped(dumps, "CwdChanged"), "old_cwd", "new_cwd") == [
         {"old_cwd": str(workspace), "new_cwd": str(workspace / "sub")}
     ]
-    # The .envrc of the directory the shell moved to, made there: an add.
+    # The .env of the directory the shell moved to, made there: an add.
     assert _mine(dumped(dumps, "FileChanged"), "file_path", "event") == [
-        {"file_path": str(workspace / "sub" / ".envrc"), "event": "add"}
+        {"file_path": str(workspace / "sub" / ".env"), "event": "add"}
     ]
     assert _mine(dumped(dumps, "ConfigChange"), "source", "file_path") == [
         {
@@ -70,7 +72,7 @@ def test_cwd_file_and_config_changes_fire_their_hooks(
             "file_path": str(workspace / ".claude" / "settings.local.json"),
         }
     ]
-    assert fake_model.requests[4].tool_results() == ["seen=.envrc"]
+    assert fake_model.requests[4].tool_results() == ["seen=.env"]
 
 
 @pytest.mark.usefixtures("trusted_workspace")
