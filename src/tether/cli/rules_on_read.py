@@ -14,7 +14,7 @@ from pathlib import Path
 from tether.config.rule_paths import rule_globs
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
-from tether.text_files import UnreadableFile, read_instructions
+from tether.text_files import UnreadableFile, read_instructions, real_path
 from tether.tools.context import ToolContext
 
 Told = Callable[[Path, tuple[str, ...], Path], None]
@@ -54,7 +54,7 @@ def rules_on_read(
             from tether.tools.builtin.glob_match import compile_glob
 
             tests = tuple(compile_glob(_relative(g), anchored=True) for g in globs)
-            pending.append(_Rule(path, base.resolve(), globs, tests))
+            pending.append(_Rule(path, real_path(base), globs, tests))
     seen: set[Path] = set()
 
     def take() -> list[TextBlock]:
@@ -63,10 +63,10 @@ def rules_on_read(
             if path in seen or not pending:
                 continue
             seen.add(path)
-            real = path.resolve()
+            real = real_path(path)
             for rule in [r for r in pending if r.matches(real)]:
                 pending.remove(rule)
-                if refused is not None and refused(rule.path.resolve()):
+                if refused is not None and refused(real_path(rule.path)):
                     continue
                 blocks.append(TextBlock(text=reminder(_told(rule, workspace))))
                 if on_told is not None:
@@ -83,7 +83,7 @@ def _relative(glob: str) -> str:
 
 def _told(rule: _Rule, workspace: Path) -> str:
     root = workspace.resolve()
-    real = rule.path.resolve()
+    real = real_path(rule.path)
     shown = real.relative_to(root) if real.is_relative_to(root) else rule.path
     try:
         text, _ = read_instructions(rule.path, str(shown))  # cut, with a note, when large
