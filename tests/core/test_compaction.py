@@ -445,7 +445,12 @@ def test_shrink_to_fit_cuts_the_biggest_blocks_of_any_kind() -> None:
         assert cut.startswith(whole[:100])
         assert cut.endswith(whole[-50:])
     assert shrink_to_fit(shrunk, size, 20_000) == (shrunk, True)
-    assert shrink_to_fit(history, size, 1_000)[1] is False
+    # Past cutting every string: the exchange folds into notes (see test_fold_calls.py).
+    folded, fits = shrink_to_fit(history, size, 1_000)
+    assert fits
+    assert not folded[1].tool_uses()
+    assert transcript_problem(folded) is None
+    assert shrink_to_fit(history, size, 100)[1] is False
 
 
 # --- memory ---------------------------------------------------------------------------------
