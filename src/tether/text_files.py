@@ -40,6 +40,14 @@ class UnreadableFile(OSError):
         self.reason = reason
 
 
+def real_path(path: Path) -> Path:
+    """`path` with every link followed, as `Path.resolve` gives it, but never raising: a link
+    that leads back to itself (a symbolic link loop) stays as far as it resolves, and reading
+    it then gives `read_text_file`'s precise line. Discovery (commands, skills, agents, rules,
+    instructions, plugins) names files by this, so that no loop stops a start."""
+    return Path(os.path.realpath(path))
+
+
 def read_text_file(
     path: Path,
     *,

@@ -242,3 +242,38 @@ def test_a_sandbox_placeholder_is_no_configuration_and_no_problem(
     (workspace / ".mcp.json").mkdir()  # what the sandbox leaves there while a command runs
     result = _run(fake_model, tether)
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("where", ["project", "project-nested", "user"])
+def test_a_command_file_that_cannot_be_read_is_reported_and_skipped(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    user_home: Path,
+    where: str,
+    form: str,
+) -> None:
+    """A link loop under `~/.claude/commands/` stopped every start, in every project."""
+    base = user_home if where == "user" else workspace
+    path = base / ".claude" / "commands" / ("sub/y.md" if where == "project-nested" else "y.md")
+    _make(path, form)
+    (path.parent / "fine.md").write_text("Say fine.\n")
+    result = _run(fake_model, tether)
+    assert (result.exit_code, result.stdout) == (0, "hello\n"), result.stderr
+    lines = _lines(result)
+    if form != "deep":  # brackets are text in Markdown: a command like any other
+        reason = f"cannot read {path}: it {_reason(path, form)}"
+        assert f"tether: command {path} is unusable: {reason}" in lines
+    assert not any("fine.md" in line for line in lines)
+
+
+def test_an_import_of_a_link_loop_is_reported_and_skipped(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "CLAUDE.md").write_text("Be brief.\n@loop.md\n")
+    _make(workspace / "loop.md", "loop")
+    result = _run(fake_model, tether)
+    assert (result.exit_code, result.stdout) == (0, "hello\n"), result.stderr
+    assert any("loop.md" in line and "symbolic link loop" in line for line in _lines(result))
+    assert "Be brief." in fake_model.requests[0].system()

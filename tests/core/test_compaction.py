@@ -24,6 +24,7 @@ from tether.core.compaction import (
     needs_compaction,
     plan_cut,
     summarize,
+    summary_cut_points,
     summary_request,
 )
 from tether.core.memory import ENTRY_MARK
@@ -241,8 +242,12 @@ def test_cut_points_never_split_a_tool_exchange(seed: int) -> None:
         assert transcript_problem(compacted) is None, (seed, cut)
     for keep in (1, 2, 3):
         cut = cut_point(history, keep)
-        points = cut_points(history)
+        points = summary_cut_points(history)
         assert cut == (points[-keep] if len(points) >= keep else None)
+    for cut in summary_cut_points(history):
+        # The newest message stays whole behind the summary: a History can take the view.
+        compacted = compacted_messages(history, cut, "Summary.", plan=None)
+        assert compacted[-1] is history[-1], (seed, cut)
 
 
 def test_cut_point_before_a_prompt_or_after_answering_results() -> None:
@@ -440,7 +445,12 @@ def test_shrink_to_fit_cuts_the_biggest_blocks_of_any_kind() -> None:
         assert cut.startswith(whole[:100])
         assert cut.endswith(whole[-50:])
     assert shrink_to_fit(shrunk, size, 20_000) == (shrunk, True)
-    assert shrink_to_fit(history, size, 1_000)[1] is False
+    # Past cutting every string: the exchange folds into notes (see test_fold_calls.py).
+    folded, fits = shrink_to_fit(history, size, 1_000)
+    assert fits
+    assert not folded[1].tool_uses()
+    assert transcript_problem(folded) is None
+    assert shrink_to_fit(history, size, 100)[1] is False
 
 
 # --- memory ---------------------------------------------------------------------------------

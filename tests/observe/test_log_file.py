@@ -88,3 +88,32 @@ def test_a_line_cut_short_before_is_not_glued_to_the_next(tmp_path: Path) -> Non
     log.append(['{"kind": "next"}'])
     log.close()
     assert path.read_text().splitlines()[-1] == '{"kind": "next"}'
+
+
+FULL = """
+import resource, signal, sys
+from pathlib import Path
+from tether.observe.log_file import AppendFile
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit: EFBIG, as ENOSPC on a full disk
+log = AppendFile(Path(sys.argv[1]))
+log.append(['{"kind": "first"}'])
+resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+for n in range(3):
+    try:
+        log.append(['{"kind": "big", "pad": "' + "x" * 300 + '"}'])  # written in part, then fails
+    except OSError:
+        pass
+    try:
+        log.append(['{"kind": "small"}'])
+    except OSError:
+        pass
+log.close()
+"""
+
+
+def test_a_batch_the_disk_takes_in_part_leaves_whole_lines_or_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    subprocess.run([sys.executable, "-c", FULL, str(path)], check=True)
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == ["first", "small", "small", "small"]

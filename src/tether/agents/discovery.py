@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -21,7 +20,7 @@ from tether.agents.definitions import (
 from tether.hooks.spec import HookSpec
 from tether.protocol import ConfigError
 from tether.skills.frontmatter import FrontMatterError, parse_document
-from tether.text_files import UnreadableFile, cut_instructions, read_text_file
+from tether.text_files import UnreadableFile, cut_instructions, read_text_file, real_path
 
 USER_AGENT_DIRS = (".claude/agents",)
 """Relative to the user's home."""
@@ -68,7 +67,7 @@ def discover_agents(
         in_directory: dict[str, Path] = {}
         for path in files:
             # A workspace that is the home directory lists its agents twice; read them once.
-            identity = Path(os.path.realpath(path))  # never raises, even for a link loop
+            identity = real_path(path)
             if identity in seen:
                 continue
             seen.add(identity)

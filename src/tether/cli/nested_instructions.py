@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
-from tether.text_files import INSTRUCTIONS_MAX_CHARS, UnreadableFile, read_instructions
+from tether.text_files import INSTRUCTIONS_MAX_CHARS, UnreadableFile, read_instructions, real_path
 from tether.tools.context import ToolContext
 
 NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -42,7 +42,7 @@ def nested_instructions(
             seen.add(directory)
             for folder in _below(workspace, directory):
                 for name in NAMES:
-                    candidate = (folder / name).resolve()
+                    candidate = real_path(folder / name)
                     if candidate in told or not candidate.is_file():
                         continue
                     if refused is not None and refused(candidate):

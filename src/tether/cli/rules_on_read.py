@@ -17,7 +17,7 @@ from tether.config.rule_match import paths_matcher
 from tether.config.rule_paths import expanded, rule_globs
 from tether.core.lifecycle import reminder
 from tether.protocol import TextBlock
-from tether.text_files import UnreadableFile, read_instructions
+from tether.text_files import UnreadableFile, read_instructions, real_path
 from tether.tools.context import ToolContext
 
 Told = Callable[[Path, tuple[str, ...], Path], None]
@@ -53,7 +53,7 @@ def rules_on_read(
     for path, base in rules:
         globs = rule_globs(path)
         if globs:
-            pending.append(_Rule(path, base.resolve(), globs, paths_matcher(expanded(globs))))
+            pending.append(_Rule(path, real_path(base), globs, paths_matcher(expanded(globs))))
     seen: set[Path] = set()
 
     def take() -> list[TextBlock]:
@@ -62,10 +62,10 @@ def rules_on_read(
             if path in seen or not pending:
                 continue
             seen.add(path)
-            real = path.resolve()
+            real = real_path(path)
             for rule in [r for r in pending if r.matches(real)]:
                 pending.remove(rule)
-                if refused is not None and refused(rule.path.resolve()):
+                if refused is not None and refused(real_path(rule.path)):
                     continue
                 blocks.append(TextBlock(text=reminder(_told(rule, workspace))))
                 if on_told is not None:
@@ -77,7 +77,7 @@ def rules_on_read(
 
 def _told(rule: _Rule, workspace: Path) -> str:
     root = workspace.resolve()
-    real = rule.path.resolve()
+    real = real_path(rule.path)
     shown = real.relative_to(root) if real.is_relative_to(root) else rule.path
     try:
         text, _ = read_instructions(rule.path, str(shown))  # cut, with a note, when large

@@ -31,7 +31,9 @@ from tether.text_files import (
     INSTRUCTIONS_MAX_CHARS,
     INSTRUCTIONS_READ_BYTES,
     UnreadableFile,
+    read_file_bytes,
     read_text_file,
+    real_path,
 )
 
 MAX_IMPORT_DEPTH = 5
@@ -303,15 +305,15 @@ class _Reader:
         area: Path | None,
     ) -> None:
         if target.startswith("~/"):
-            path = (self.home / target[2:]).resolve()
+            path = real_path(self.home / target[2:])
         else:
-            path = (importer.parent / target).resolve()
+            path = real_path(importer.parent / target)
         if path in chain:
             self.problem(path, f"{where}: @{target} imports a file that imports it; skipped.")
         elif path in self.files:
             return
         elif not path.exists():
-            self.problem(path, f"{where}: @{target} not found.")
+            self.problem(path, f"{where}: @{target} {_missing(path)}.")
         elif not path.is_file():
             self.problem(path, f"{where}: @{target} is not a file.")
         elif depth >= MAX_IMPORT_DEPTH:
@@ -387,3 +389,14 @@ def find_imports(text: str) -> Iterator[tuple[int, str]]:
             target = match.group(1).rstrip(_TRAILING_PUNCTUATION)
             if "/" in target or "." in target:
                 yield number, target
+
+
+def _missing(path: Path) -> str:
+    """Why an import names nothing readable: not found, or a link to nothing or to itself."""
+    if not os.path.lexists(path):
+        return "not found"
+    try:
+        read_file_bytes(path, limit_bytes=0, truncate=True)  # a link: stat fails, nothing read
+    except UnreadableFile as e:
+        return f"{e.reason}; not read"
+    return "not found"

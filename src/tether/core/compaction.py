@@ -53,6 +53,7 @@ __all__ = [
     "plan_cut",
     "recent_part",
     "summarize",
+    "summary_cut_points",
     "summary_instruction",
     "summary_request",
 ]
@@ -120,10 +121,21 @@ def cut_points(messages: Sequence[Message]) -> list[int]:
     return points
 
 
+def summary_cut_points(messages: Sequence[Message]) -> list[int]:
+    """The cut points a compaction may use: every one of `cut_points` but a cut just before
+    the newest message when that is a user message. The summary would merge into it, and the
+    newest message must stay whole and live (new content still merges into it): a fixed prompt
+    filling most of the window made the planned cut fall there, and the compaction broke."""
+    points = cut_points(messages)
+    if points and points[-1] == len(messages) - 1 and messages[-1].role == "user":
+        points.pop()
+    return points
+
+
 def cut_point(messages: Sequence[Message], keep_recent_exchanges: int) -> int | None:
     """Index where the kept tail starts, so that the last `keep_recent_exchanges` exchanges
     (stretches between cut points) stay verbatim; None when there is nothing to compact."""
-    points = cut_points(messages)
+    points = summary_cut_points(messages)
     keep = max(1, keep_recent_exchanges)
     if len(points) < keep:
         return None
@@ -143,7 +155,7 @@ def plan_cut(
     latest_allowed = cut_point(messages, policy.keep_recent_exchanges)
     if latest_allowed is None:
         return None
-    points = [p for p in cut_points(messages) if p >= latest_allowed]
+    points = [p for p in summary_cut_points(messages) if p >= latest_allowed]
     after = _suffix_sums([message_chars(m) for m in messages])
     total = after[0] or 1
     budget = policy.target * policy.window

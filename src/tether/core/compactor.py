@@ -145,11 +145,15 @@ async def compact(
         started = await hooks.fire("SessionStart", {"source": "compact"}, match="compact")
         surface(started, emit)
         extra = [TextBlock(text=reminder(context)) for context in started.additional_context]
-    compacted = compacted_messages(
-        view, cut, summary, plan=plan, prompt_chars=prompt_chars, extra=extra
-    )
     before = history.last_usage.context_tokens if history.last_usage else sizer.tokens(request)
-    history.compact_to(view, compacted)
+    try:
+        compacted = compacted_messages(
+            view, cut, summary, plan=plan, prompt_chars=prompt_chars, extra=extra
+        )
+        history.compact_to(view, compacted)
+    except ValueError as e:  # a cut the history cannot take: never the end of the turn
+        emit(Notice(level="warning", message=f"compaction failed, history kept whole: {e}"))
+        return False
     history.last_usage = None
     if agent.compaction.memory_path is not None:
         when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")

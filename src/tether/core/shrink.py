@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from tether.core.fold_calls import fold_exchanges
 from tether.protocol import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 MIN_CAP = 200
@@ -126,7 +127,9 @@ def _stubbed(
         after = size(replaced)
         stubbed[index] = (replaced, after)
         over -= before - after
-    return tuple(m for m, _ in stubbed), over <= 0
+    if over > 0:  # many small calls: their ids and pairing alone are past the budget
+        return fold_exchanges(stubbed, size, budget)
+    return tuple(m for m, _ in stubbed), True
 
 
 def _cap_for(lengths: list[int], excess: int) -> int:

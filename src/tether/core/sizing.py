@@ -183,9 +183,10 @@ def fitted(
             raise _does_not_fit(request, sizer, window, parts)
         return request  # past only by the cautious assumed ratio: the API's answer tells
     at = turn_prompt(request.messages)
-    if at is not None and sizer.message_size(_prompt_part(request.messages[at])[1]) > room:
-        if not sizer.calibrated:
-            return request
+    prompt = sizer.message_size(_prompt_part(request.messages[at])[1]) if at is not None else 0
+    if prompt > room:
+        if not sizer.calibrated and not _prompt_past_at_best(request, prompt, sizer, window):
+            return request  # past only by the cautious assumed ratio: the API's answer tells
         raise PromptTooLong(sizer.tokens(request), window)
     messages, fits = _shrink_except(request.messages, at, sizer.message_size, budget)
     if not fits:  # too many messages, not too long ones: the oldest are left out of this one
@@ -205,6 +206,15 @@ def _fixed_past_at_best(request: ModelRequest, sizer: RequestSizer, window: int)
     """Whether the system prompt and tools pass `FILL` of the window even at the most
     characters a token usually takes: known not to fit before any answer said the ratio."""
     return sum(sizer.fixed_parts(request)) / MOST_CHARS_PER_TOKEN > FILL * window
+
+
+def _prompt_past_at_best(
+    request: ModelRequest, prompt_chars: int, sizer: RequestSizer, window: int
+) -> bool:
+    """Whether the turn's prompt, beside the system prompt and tools, passes the window even
+    at the most characters a token usually takes: known not to fit, so never sent."""
+    fixed = sum(sizer.fixed_parts(request))
+    return (fixed + prompt_chars) / MOST_CHARS_PER_TOKEN > window
 
 
 def _does_not_fit(

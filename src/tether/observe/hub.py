@@ -13,7 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -24,6 +24,10 @@ from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
 
 BATCH = 512
 """At most this many events per write."""
+COALESCE_CHARS = 64 * 1024
+"""The most input text one `tool_input_delta` record holds once the pieces of a batch are
+joined: a tool input of megabytes streams in thousands of pieces, each a record as big as its
+envelope again."""
 GATHER_S = 0.02
 """How long the writer thread lets events gather once one comes (`flush` and `close` cut it
 short): fewer, larger writes, and fewer times the session's thread hands it the interpreter
@@ -223,6 +227,7 @@ class EventHub:
         except Exception as e:  # an observer must not end what it observes: said, not raised
             self._on_error(f"cannot record events: {type(e).__name__}: {e}")
             return
+        records = coalesced(records)
         lines = [r.to_json() for r in records]
         for file in (self.log, *self.views):
             if file is None:
@@ -261,3 +266,25 @@ def _record(item: _Queued) -> EventRecord:
         kind=kind if isinstance(kind, str) else type(event).__name__,
         payload=payload,
     )
+
+
+def coalesced(records: list[EventRecord]) -> list[EventRecord]:
+    """`records` with each run of `tool_input_delta` pieces of one call joined into records of
+    up to `COALESCE_CHARS` of input text (the first piece's time): the same text, in order."""
+    out: list[EventRecord] = []
+    for record in records:
+        piece = record.payload.get("partial_json") if record.kind == "tool_input_delta" else None
+        last = out[-1] if out else None
+        if (
+            isinstance(piece, str)
+            and last is not None
+            and last.kind == "tool_input_delta"
+            and (last.session_id, last.agent_id) == (record.session_id, record.agent_id)
+            and last.payload.get("call_id") == record.payload.get("call_id")
+            and isinstance(held := last.payload.get("partial_json"), str)
+            and len(held) + len(piece) <= COALESCE_CHARS
+        ):
+            out[-1] = replace(last, payload={**last.payload, "partial_json": held + piece})
+        else:
+            out.append(record)
+    return out

@@ -45,10 +45,28 @@ class AppendFile:
             fd = self._rotate(len(data), self.max_bytes)
         view = memoryview(data)
         self._torn = True  # until the last byte is written
-        while view:  # a regular file takes a write whole; a short one (disk full) goes on
-            written = os.write(fd, view)
-            view = view[written:]
+        end = 0  # where what this batch wrote ends, once some of it is written
+        try:
+            while view:  # a regular file takes a write whole; a short one (disk full) goes on
+                written = os.write(fd, view)
+                view = view[written:]
+                end = os.lseek(fd, 0, os.SEEK_CUR)
+        except OSError:
+            if end:
+                self._take_back(fd, end - (len(data) - len(view)), end)
+            raise
         self._torn = False
+
+    def _take_back(self, fd: int, start: int, end: int) -> None:
+        """Remove what a batch that failed part-way wrote (a full disk): whole lines or
+        nothing. Only when nothing was appended after it; else the next batch starts a line
+        of its own after the cut one."""
+        try:
+            if os.fstat(fd).st_size == end:
+                os.ftruncate(fd, start)
+                self._torn = _ends_torn(self.path)
+        except OSError:
+            pass  # still torn: the next batch starts on a line of its own
 
     def close(self) -> None:
         if self._fd is not None:

@@ -20,6 +20,7 @@ from typing import Any, cast
 
 from tether.plugins.manifest import Plugin, read_plugin
 from tether.relocated_files import file_name
+from tether.text_files import real_path
 
 MARKETPLACE_FILE = Path(".claude-plugin") / "marketplace.json"
 INLINE = "inline"
@@ -143,7 +144,7 @@ class _Finder:
                 "which tether does not do; install it with Claude Code to use it here"
             )
             return None
-        return self._read((root / self._plugin_root(root) / source).resolve(), marketplace, entry)
+        return self._read(real_path(root / self._plugin_root(root) / source), marketplace, entry)
 
     def _read(self, root: Path, marketplace: str, entry: Mapping[str, Any] | None) -> Plugin | None:
         return read_plugin(
@@ -168,7 +169,7 @@ class _Finder:
                         if path.parent.name in (".claude", ".tether")
                         else path.parent
                     )
-                    return (base / str(source["path"])).expanduser().resolve()
+                    return real_path((base / str(source["path"])).expanduser())
         record = self._json(self.claude_home / "plugins" / "known_marketplaces.json")
         known = record.get(marketplace)
         if isinstance(known, dict):

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from tether.text_files import real_path
+
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 PLUGIN_ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
 PLUGIN_DATA_VARIABLE = "CLAUDE_PLUGIN_DATA"
@@ -246,8 +248,8 @@ class _Reader:
 
     def _inside(self, kind: str, relative: str) -> Path | None:
         """A manifest path, which must stay inside the plugin (Claude Code's `./` paths)."""
-        path = (self.plugin.root / relative).resolve()
-        root = self.plugin.root.resolve()
+        path = real_path(self.plugin.root / relative)
+        root = real_path(self.plugin.root)
         if path != root and root not in path.parents:
             self.warnings.append(
                 f"plugin {self.where}: {kind}: {relative} is outside the plugin; ignored"

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tether.skills.discovery import split_tool_rules
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
-from tether.text_files import UnreadableFile, read_text_file
+from tether.text_files import UnreadableFile, read_text_file, real_path
 
 CommandSource = Literal["project", "user", "plugin"]
 COMMAND_DIR = ".claude/commands"
@@ -110,11 +110,11 @@ def discover_commands(
         if (admits is not None and not admits(root)) or not root.is_dir():
             continue
         for path in sorted(root.rglob("*.md")):
-            if path.resolve() in seen or any(
+            if real_path(path) in seen or any(
                 p.startswith(".") for p in path.relative_to(root).parts
             ):
                 continue
-            seen.add(path.resolve())
+            seen.add(real_path(path))
             try:
                 commands.append(_read_command(path, root, source))
             except (SkillError, FrontMatterError) as exc:
@@ -123,11 +123,11 @@ def discover_commands(
         files = [root] if root.is_file() else sorted(root.rglob("*.md"))
         base = root.parent if root.is_file() else root
         for path in files:
-            if path.resolve() in seen or any(
+            if real_path(path) in seen or any(
                 p.startswith(".") for p in path.relative_to(base).parts
             ):
                 continue
-            seen.add(path.resolve())
+            seen.add(real_path(path))
             try:
                 command = _read_command(path, base, "plugin")
             except (SkillError, FrontMatterError) as exc:

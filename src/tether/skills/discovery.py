@@ -17,7 +17,7 @@ from tether.skills.catalog import (
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
-from tether.text_files import UnreadableFile, read_text_file
+from tether.text_files import UnreadableFile, read_text_file, real_path
 
 SKILL_FILE = "SKILL.md"
 PROJECT_SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
@@ -88,7 +88,7 @@ def discover_skills(
             continue
         for skill_dir in skill_dirs:
             # A workspace that is the home directory lists its skills twice; keep the first.
-            identity = skill_dir.resolve()
+            identity = real_path(skill_dir)
             if identity in seen:
                 continue
             seen.add(identity)
