@@ -9,6 +9,8 @@ import signal
 import threading
 from pathlib import Path
 
+import pytest
+
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 from tether.testing.recorded import content_text
@@ -180,9 +182,12 @@ def test_a_message_arriving_mid_turn_reaches_the_next_model_call(
         tether(repo, "team", "down", team)
 
 
+@pytest.mark.parametrize("prompt_hook", [False, True], ids=["no-hook", "prompt-hook"])
 def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_messages(
-    repo: Path, model_env: FakeModelServer
+    repo: Path, model_env: FakeModelServer, prompt_hook: bool
 ) -> None:
+    if prompt_hook:  # the prompt reaches the session only once a hook's process has ended
+        trust_with_hook(repo, "UserPromptSubmit", "#!/bin/bash\ncat >/dev/null\n")
     team = new_team()
     held = threading.Event()
     release = threading.Event()
@@ -209,7 +214,9 @@ def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_message
         wait_for(lambda: not member(status(repo, team), "alice")["running"], "alice to be gone")
         tether(repo, "team", "send", team, "alice", "second")
         release.set()
-        assert member(status(repo, team), "alice")["unread"] == 2
+        # The first is in its session (its file has it): read, as soon as the model was
+        # given it; the second waits in its mailbox.
+        assert member(status(repo, team), "alice")["unread"] == 1
         out = tether(repo, "team", "up", team)
         assert "alice: started (pid " in out
         got = lead_reads_until(lead, "alice got: second")
@@ -229,26 +236,31 @@ def test_a_killed_teammate_restarted_resumes_its_session_with_its_unread_message
         tether(repo, "team", "down", team)
 
 
-def test_a_teammate_idle_hook_exiting_2_keeps_it_working(
-    repo: Path, model_env: FakeModelServer
-) -> None:
+def trust_with_hook(repo: Path, event: str, script: str) -> None:
+    """Trust `repo` and give it one command hook for `event`, running `script`."""
     from tether.config.settings import tether_home
     from tether.config.trust import record_trust
 
     assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
-    hook = repo / "idle.sh"
-    hook.write_text(
-        "#!/bin/bash\ninput=$(cat)\n"
-        'if [ ! -f "$CLAUDE_PROJECT_DIR/once" ]; then\n'
-        '  echo "$input" > "$CLAUDE_PROJECT_DIR/once"\n'
-        "  echo 'run the tests too' >&2; exit 2\nfi\n"
-    )
+    hook = repo / f"{event}.sh"
+    hook.write_text(script)
     hook.chmod(0o755)
     (repo / ".tether").mkdir(exist_ok=True)
     (repo / ".tether" / "settings.json").write_text(
-        json.dumps(
-            {"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": str(hook)}]}]}}
-        )
+        json.dumps({"hooks": {event: [{"hooks": [{"type": "command", "command": str(hook)}]}]}})
+    )
+
+
+def test_a_teammate_idle_hook_exiting_2_keeps_it_working(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    trust_with_hook(
+        repo,
+        "TeammateIdle",
+        "#!/bin/bash\ninput=$(cat)\n"
+        'if [ ! -f "$CLAUDE_PROJECT_DIR/once" ]; then\n'
+        '  echo "$input" > "$CLAUDE_PROJECT_DIR/once"\n'
+        "  echo 'run the tests too' >&2; exit 2\nfi\n",
     )
 
     def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:

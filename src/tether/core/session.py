@@ -85,6 +85,9 @@ class Session:
         self._answers = PendingAnswers()
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
+        self.prompt_kept: list[Callable[[], None]] = []
+        """Called once a turn's prompt is in the history (its session file has it), before
+        the model is asked: no event says so, and the next may come only with the reply."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
         self.end_reason: str | None = None
         """Why `aclose` ends the session, once it does (Claude Code's SessionEnd reason):
@@ -378,6 +381,8 @@ class Session:
 
     def _kept(self) -> None:
         self._prompt_kept = True
+        for kept in self.prompt_kept:
+            kept()
 
     async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
         self._began = True

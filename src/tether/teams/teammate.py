@@ -3,13 +3,14 @@ mailbox.
 
 The loop: receive (a blocking read on a store connection of its own), put the messages into
 the session (as a turn's prompt when idle; while a turn runs, before its next model call, the
-steering path), acknowledge each once the session holds it (its file then keeps it: a crash
-loses nothing), and run turns until nothing is left. A message whose id the session already
-holds (a redelivery after a crash) is acknowledged and not shown again. When a turn ends and
-nothing waits, the `TeammateIdle` hooks run (exit 2 keeps it working, their reason its next
-prompt; `continue: false` stops it), then the lead gets an idle notification. A request that
-times out is told to the model as an error. A shutdown the teammate approved ends the loop
-after its turn; so does `stop()` (SIGTERM), which interrupts the turn.
+steering path), acknowledge each as soon as the session holds it (its file then keeps it: a
+crash loses nothing; a turn killed before its reply runs again at the next start), and run
+turns until nothing is left. A message whose id the session already holds (a redelivery after
+a crash) is acknowledged and not shown again. When a turn ends and nothing waits, the
+`TeammateIdle` hooks run (exit 2 keeps it working, their reason its next prompt; `continue:
+false` stops it), then the lead gets an idle notification. A request that times out is told
+to the model as an error. A shutdown the teammate approved ends the loop after its turn; so
+does `stop()` (SIGTERM), which interrupts the turn.
 """
 
 from __future__ import annotations
@@ -194,6 +195,9 @@ class Teammate:
         session = self.session
         self._working = True
         feeding = asyncio.create_task(self._steer_arrivals())
+        kept = asyncio.Event()
+        session.prompt_kept.append(kept.set)
+        acking = asyncio.create_task(self._ack_when_kept(kept))
         try:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
                 if isinstance(event, MessageCompleted) and event.message.role == "user":
@@ -204,6 +208,9 @@ class Teammate:
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
                 await self._ack_held()
         finally:
+            session.prompt_kept.remove(kept.set)
+            kept.set()  # a prompt a hook blocked is never kept: the waiter ends all the same
+            await acking
             self._working = False
             # The feeder steers what it took, then stops at this mark: no message taken from
             # the queue is dropped half-handled (a cancellation could land mid-batch).
@@ -213,6 +220,13 @@ class Teammate:
         await self._ack_unheld_prompt(prompt)
         await self.link.publish(spend_usd=session.cost_usd)
         return session.take_queued()
+
+    async def _ack_when_kept(self, kept: asyncio.Event) -> None:
+        """Acknowledge the prompt's messages as soon as the session holds them, not at the
+        next event (which may be the model's reply: a process killed before it comes would
+        find them still unread, though its session has them)."""
+        await kept.wait()
+        await self._ack_held()
 
     async def _steer_arrivals(self) -> None:
         while batch := await self._arrived.get():
