@@ -16,7 +16,10 @@ marketplace names); what is new or changed since the command started is renamed 
 
 What changed while no sandboxed command ran (the Write tool with the user's yes, the user's
 editor) is kept: told apart by its change time (`st_ctime`, which no program can set back; a
-rename or a new link sets it too), so one walk a command suffices, after it.
+rename or a new link sets it too), so one walk a command suffices, after it. A renamed
+directory's files keep theirs, so the way down counts too: below a directory that was not at
+its path at the last sweep and whose own change time falls while a command ran (the tools
+filled `sub/x`, a command renamed it `sub/.claude`), everything is the command's.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import glob
-import json
 import os
 import re
 import threading
@@ -35,14 +37,7 @@ from pathlib import Path
 from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_sweep import DISABLED
-from tether.sandbox.nofollow import read_regular_file
-
-PLUGIN_PARTS = frozenset(
-    {".claude-plugin", "hooks", "skills", "agents", "commands", ".mcp.json", ".lsp.json"}
-    | {"output-styles", "settings.json"}
-)
-"""What in a plugin's directory a session that enables it runs or obeys: its manifest, hooks,
-skills (`allowed-tools`), agents, commands, MCP and LSP servers."""
+from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 
 _INSTALLERS = frozenset({"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"})
 """Entries of the table in what `pip install` and `python -m venv` write (a virtualenv's
@@ -53,9 +48,10 @@ NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"
 """Dependencies, build caches and repositories' own directories (`git_sweep.py`'s)."""
 
 MAX_ENTRIES = 1_000_000
-"""The walk stops after this many entries: then commands are refused until one completes."""
-MAX_BELOW = 20_000
-"""Entries listed at most below one matched directory (a `.claude` full of files)."""
+"""The walk stops after this many entries, those below matched directories (a `.claude` full
+of files) included: then commands are refused until one completes (fail closed)."""
+NAMED = 5
+"""Paths moved aside named in the model's note at most; the rest counted."""
 
 Stamp = tuple[int, int, int, int]
 """(inode, size, mtime, ctime), links not followed."""
@@ -125,6 +121,9 @@ class StartSweep:
     excluded: frozenset[str] = frozenset()
     """The session's own scratch and temporary directories: not walked."""
     roots: frozenset[str] = frozenset()
+    dirs: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
+    """Each walked directory's (device, inode) at the last sweep: one at a path that held
+    another (or none) was brought there since."""
     known: set[str] = field(default_factory=set[str])
     """Every matched path found by the session's walks, looked at again by each: a command
     that empties the marketplace file and fills a plugin's hooks in one go is judged by the
@@ -141,7 +140,7 @@ class StartSweep:
         with self.lock:
             if self.before is None:
                 self.swept_at = time.time_ns()
-                self.before, self.cut = self._walk(roots)
+                self.before, self.cut, self.dirs = self._walk(roots)
             elif self.running == 0:
                 self.idle.append((self.swept_at, time.time_ns() - CLOCK_MARGIN_NS))
             self.running += 1
@@ -158,35 +157,65 @@ class StartSweep:
             if self.before is None or self.running == 0:
                 return
             swept_at = time.time_ns()
-            now, self.cut = self._walk(roots)
+            now, self.cut, dirs = self._walk(roots)
             moved: list[str] = []
             for path, stamp in sorted(now.items()):
                 if self.before.get(path) == stamp or _under(path, self.bound):
                     continue
-                if any(start <= stamp[3] < end for start, end in self.idle):
+                if self._idle(stamp[3]) and self._brought(path) is None:
                     continue
                 with contextlib.suppress(OSError):
                     target = _aside(Path(path))
                     moved.append(f"{path} (now {target.name})")
                     del now[path]
-            self.before, self.swept_at, self.idle = now, swept_at, []
+            self.before, self.swept_at, self.idle, self.dirs = now, swept_at, [], dirs
             if moved:
+                named = ", ".join(moved[:NAMED])
+                if len(moved) > NAMED:
+                    named += f" and {len(moved) - NAMED} more ({len(moved)} files in all)"
                 self.notes.append(
                     "files that start programs or grant permissions later outside the sandbox "
                     f"(settings, hooks, MCP servers, skills, editor tasks) were made or changed "
-                    f"by the command and moved aside: {', '.join(moved)}"
+                    f"by the command and moved aside: {named}"
                 )
             if self.cut is not None:
                 self.notes.append(self.cut)
+
+    def _idle(self, ctime: int) -> bool:
+        return any(start <= ctime < end for start, end in self.idle)
+
+    def _brought(self, path: str) -> str | None:
+        """The directory on `path`'s way down from its root that a command brought to its
+        place since the last sweep (made it, or renamed it there: a rename sets the moved
+        directory's change time, not its files'), if any."""
+        directory = os.path.dirname(path)
+        while directory not in self.roots and os.path.dirname(directory) != directory:
+            try:
+                info = os.lstat(directory)
+            except OSError:
+                return directory
+            if (
+                self.dirs.get(directory) != (info.st_dev, info.st_ino)
+                and info.st_ctime_ns >= self.swept_at - CLOCK_MARGIN_NS
+                and not self._idle(info.st_ctime_ns)
+            ):
+                return directory
+            directory = os.path.dirname(directory)
+        return None
 
     def take_note(self) -> str | None:
         with self.lock:
             notes, self.notes = self.notes, []
         return "; ".join(notes) if notes else None
 
-    def _walk(self, roots: tuple[Path, ...]) -> tuple[dict[str, Stamp], str | None]:
-        """Every file (or link) at or below a matched path under `roots`, with its stamp."""
+    def _walk(
+        self, roots: tuple[Path, ...]
+    ) -> tuple[dict[str, Stamp], str | None, dict[str, tuple[int, int]]]:
+        """Every file (or link) at or below a matched path under `roots`, with its stamp; the
+        cut, if the bound was reached; each directory walked, with its (device, inode)."""
         found: dict[str, Stamp] = {}
+        dirs: dict[str, tuple[int, int]] = {}
+        unfinished: list[str] = []
         budget = self.max_entries
         pending = [os.fspath(r) for r in roots if r.is_dir()]
         self.roots = frozenset(pending)
@@ -199,27 +228,30 @@ class StartSweep:
             listed = self._listed(directory)
             if listed is None:
                 continue
+            dirs[directory] = listed.identity[:2]
             budget -= 1 + len(listed.matched)
             for relative in listed.matched:
                 if any(c in relative for c in "*?["):
                     for each in glob.glob(relative, root_dir=directory, include_hidden=True):
-                        budget -= _stamp_below(os.path.join(directory, each), found, self.excluded)
+                        path = os.path.join(directory, each)
+                        budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
                 else:
                     path = directory if relative == "." else os.path.join(directory, relative)
                     self.known.add(path)
-                    budget -= _stamp_below(path, found, self.excluded)
+                    budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
             pending += [os.path.join(directory, name) for name in listed.subdirs]
         for path in sorted(self.known):
             if path not in found and any(Path(path).is_relative_to(r) for r in roots):
-                budget -= _stamp_below(path, found, self.excluded)
+                budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
-        if budget <= 0 and pending:
+        if budget <= 0 and (pending or unfinished):
+            where = unfinished[0] if unfinished else pending[-1]
             cut = (
                 f"The sandbox's sweep for start-up files made by commands (settings, hooks, MCP "
-                f"servers) stopped at its bound of {self.max_entries} entries, in {pending[-1]}: "
+                f"servers) stopped at its bound of {self.max_entries} entries, in {where}: "
                 "commands are not run (fail closed) until a sweep completes."
             )
-        return found, cut
+        return found, cut, dirs
 
     def _listed(self, directory: str) -> _Listed | None:
         try:
@@ -267,60 +299,16 @@ def _matches(directory: Path, names: set[str], *, root: bool) -> list[str]:
         # A plugin below a project is its code whole (its hooks run its scripts); a project
         # that is itself a plugin, its parts only (the rest is the project's own code).
         found += [name for name in names if name in PLUGIN_PARTS] if root else ["."]
-        found += _declared(directory)
+        found += declared(directory)
     return list(dict.fromkeys(found))
 
 
-def _declared(directory: Path) -> list[str]:
-    """What a plugin's manifest names as its parts elsewhere than the usual places, and the
-    plugins a marketplace in it lists by relative path (whole; its own directory's parts when
-    it lists itself): relative."""
-    found: list[str] = []
-    manifest = _json(directory / ".claude-plugin" / "plugin.json")
-    for key in ("commands", "agents", "skills", "hooks", "mcpServers", "lspServers"):
-        value = manifest.get(key) if isinstance(manifest, dict) else None
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, str) and (relative := _relative(item)) is not None:
-                found.append(relative)
-    market = _json(directory / ".claude-plugin" / "marketplace.json")
-    plugins = market.get("plugins") if isinstance(market, dict) else None
-    metadata = market.get("metadata") if isinstance(market, dict) else None
-    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-    for plugin in plugins if isinstance(plugins, list) else []:
-        source = plugin.get("source") if isinstance(plugin, dict) else None
-        if not isinstance(source, str):
-            continue
-        if isinstance(plugin_root, str) and not source.startswith(("./", "../")):
-            source = f"{plugin_root.rstrip('/')}/{source}"
-        relative = _relative(source)
-        if relative == ".":
-            found += sorted(PLUGIN_PARTS)
-        elif relative is not None:
-            found.append(relative)
-    return found
-
-
-def _relative(text: str) -> str | None:
-    """A path a manifest gives, relative to its plugin's directory and staying in it."""
-    path = os.path.normpath(text.strip())
-    if os.path.isabs(path) or path == ".." or path.startswith("../") or "${" in text:
-        return None
-    return path
-
-
-def _json(path: Path) -> object:
-    raw = read_regular_file(path, 1 << 20)
-    if raw is None:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None
-
-
-def _stamp_below(path: str, found: dict[str, Stamp], excluded: frozenset[str]) -> int:
+def _stamp_below(
+    path: str, found: dict[str, Stamp], excluded: frozenset[str], limit: int, unfinished: list[str]
+) -> int:
     """Add the stamps of `path` (a file or link) or of every file and link below it (a
-    directory, not through links); how many entries were looked at."""
+    directory, not through links); how many entries were looked at. Past `limit`, `path` is
+    added to `unfinished` (the walk is cut: fail closed)."""
     try:
         info = os.lstat(path)
     except OSError:
@@ -330,7 +318,10 @@ def _stamp_below(path: str, found: dict[str, Stamp], excluded: frozenset[str]) -
             found[path] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         return 1
     count, pending = 1, [path]
-    while pending and count < MAX_BELOW:
+    while pending:
+        if count >= limit:
+            unfinished.append(path)
+            break
         directory = pending.pop()
         try:
             with os.scandir(directory) as entries:
