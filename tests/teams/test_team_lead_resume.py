@@ -3,6 +3,7 @@ session (never a teammate's newer one), and the reply that came meanwhile reache
 
 from __future__ import annotations
 
+import threading
 import uuid
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def test_a_lead_continued_after_it_exited_gets_the_reply_that_came_meanwhile(
 ) -> None:
     team = f"t-{uuid.uuid4().hex[:8]}"
     asked: list[bool] = []
+    lead_gone = threading.Event()  # alice answers only once the lead has exited (else the
+    # lead, still there, takes the reply at once: a fast teammate made this test depend on timing)
 
     def lead(request: RecordedRequest) -> Turn:
         results = request.tool_results()
@@ -48,7 +51,11 @@ def test_a_lead_continued_after_it_exited_gets_the_reply_that_came_meanwhile(
         return tool_use("Glob", pattern="*.txt")
 
     def respond(request: RecordedRequest) -> Turn:
-        return lead(request) if member_of(request) is None else mate_answers(polite)(request)
+        if member_of(request) is None:
+            return lead(request)
+        if "NUM start" in request.last_user_text():
+            lead_gone.wait(WAIT_S)
+        return mate_answers(polite)(request)
 
     model_env.responder = respond
     first = run_cli_process(
@@ -57,6 +64,7 @@ def test_a_lead_continued_after_it_exited_gets_the_reply_that_came_meanwhile(
         cwd=repo,
         timeout_s=WAIT_S,
     )
+    lead_gone.set()
     try:
         assert first.exit_code == 0, first.stderr
         assert first.json()["result"] == "asked alice"
@@ -85,4 +93,5 @@ def test_a_lead_continued_after_it_exited_gets_the_reply_that_came_meanwhile(
         lead_record = member(status(repo, team), "team-lead")
         assert (lead_record["state"], lead_record["pending_request"]) == ("idle", None)
     finally:
+        lead_gone.set()
         tether(repo, "team", "down", team)
