@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tether.permissions import Mode, PermissionContext, load_rules
+from tether.permissions import Mode, PermissionContext, decide, load_rules
 
 
 @dataclass(frozen=True)
@@ -92,3 +92,13 @@ def make_ctx(tree: Tree) -> ContextFactory:
         )
 
     return make
+
+
+def assert_denied_in_every_mode(
+    command: str, make_ctx: ContextFactory, settings: Mapping[str, Any]
+) -> None:
+    """A Bash command a deny rule stops in default mode and in bypassPermissions alike (deny
+    rules hold in every mode)."""
+    for mode in ("default", "bypassPermissions"):
+        decision = decide("Bash", {"command": command}, make_ctx(settings, mode=mode))
+        assert decision.behavior == "deny", (mode, decision)

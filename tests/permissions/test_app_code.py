@@ -9,7 +9,7 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, assert_denied_in_every_mode
 
 RULES = {
     "permissions": {
@@ -34,9 +34,7 @@ RULES = {
 def test_an_app_spec_call_is_judged_as_its_code(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
-    for mode in ("default", "bypassPermissions"):
-        decision = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
-        assert decision.behavior == "deny", (mode, decision)
+    assert_denied_in_every_mode(command, make_ctx, RULES)
 
 
 @pytest.mark.parametrize(

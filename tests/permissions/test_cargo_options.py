@@ -10,7 +10,7 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, assert_denied_in_every_mode
 
 RULES = {
     "permissions": {
@@ -38,9 +38,7 @@ RULES = {
 def test_rustc_options_meet_the_deny_rules(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
-    for mode in ("default", "bypassPermissions"):
-        ctx = make_ctx(RULES, mode=mode)
-        assert decide("Bash", {"command": tree.fill(command)}, ctx).behavior == "deny", mode
+    assert_denied_in_every_mode(tree.fill(command), make_ctx, RULES)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, assert_denied_in_every_mode
 
 RULES = {
     "permissions": {
@@ -89,10 +89,7 @@ def test_code_from_elsewhere_is_asked(command: str, tree: Tree, make_ctx: Contex
 def test_what_runs_unseen_meets_the_deny_rules(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
-    for mode in ("default", "bypassPermissions"):
-        ctx = make_ctx(DENYING, mode=mode)
-        decision = decide("Bash", {"command": tree.fill(command)}, ctx)
-        assert decision.behavior == "deny", (mode, decision)
+    assert_denied_in_every_mode(tree.fill(command), make_ctx, DENYING)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, assert_denied_in_every_mode
 
 RULES = {"permissions": {"allow": ["Bash(git:*)", "Bash(printf:*)"], "deny": ["Read(**/.env)"]}}
 
@@ -22,9 +22,7 @@ RULES = {"permissions": {"allow": ["Bash(git:*)", "Bash(printf:*)"], "deny": ["R
     ],
 )
 def test_the_credential_file_is_read(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
-    for mode in ("default", "bypassPermissions"):
-        decision = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
-        assert decision.behavior == "deny", (mode, decision)
+    assert_denied_in_every_mode(command, make_ctx, RULES)
 
 
 def test_a_credential_file_no_rule_covers_stays_allowed(

@@ -11,7 +11,7 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, assert_denied_in_every_mode
 
 RULES = {
     "permissions": {
@@ -57,9 +57,7 @@ def test_code_from_elsewhere_is_asked(command: str, tree: Tree, make_ctx: Contex
 def test_variables_that_change_what_runs_meet_deny_rules(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
-    for mode in ("default", "bypassPermissions"):
-        ctx = make_ctx(RULES, mode=mode)
-        assert decide("Bash", {"command": tree.fill(command)}, ctx).behavior == "deny", mode
+    assert_denied_in_every_mode(tree.fill(command), make_ctx, RULES)
 
 
 @pytest.mark.parametrize(
