@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,7 +123,7 @@ class GitSweep:
         on, so it is judged from its state now, as any other."""
         bound = set(bound)
         with self.lock:
-            lost = {p for p in self.mine if not _within(p, bound)}
+            lost = {p for p in self.mine if not within(p, bound)}
             if not lost or self.before is None:
                 return
             self.mine -= lost
@@ -146,7 +147,7 @@ class GitSweep:
         return "; ".join(notes) if notes else None
 
 
-def _within(path: str, bound: set[str]) -> bool:
+def within(path: str, bound: AbstractSet[str]) -> bool:
     """Whether `path` or a directory holding it is in `bound`."""
     while True:
         if path in bound:

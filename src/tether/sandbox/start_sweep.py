@@ -36,7 +36,7 @@ from pathlib import Path
 
 from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.git_dirs import SKIPPED
-from tether.sandbox.git_sweep import DISABLED
+from tether.sandbox.git_sweep import DISABLED, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 
 _INSTALLERS = frozenset({"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"})
@@ -160,7 +160,7 @@ class StartSweep:
             now, self.cut, dirs = self._walk(roots)
             moved: list[str] = []
             for path, stamp in sorted(now.items()):
-                if self.before.get(path) == stamp or _under(path, self.bound):
+                if self.before.get(path) == stamp or within(path, self.bound):
                     continue
                 if self._idle(stamp[3]) and self._brought(path) is None:
                     continue
@@ -340,16 +340,6 @@ def _stamp_below(
                 s = entry.stat(follow_symlinks=False)
                 found[entry.path] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
     return count
-
-
-def _under(path: str, bound: frozenset[str]) -> bool:
-    while True:
-        if path in bound:
-            return True
-        parent = os.path.dirname(path)
-        if parent == path:
-            return False
-        path = parent
 
 
 def _aside(path: Path) -> Path:
