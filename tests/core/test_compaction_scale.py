@@ -18,6 +18,7 @@ from tether.core.compaction import (
     plan_cut,
     recent_part,
 )
+from tether.core.message_size import message_chars
 from tether.protocol import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from tether.store import SessionWriter, project_dir
 from tether.testing import FakeModelServer, RecordedRequest, reply, text
@@ -138,3 +139,25 @@ def test_resuming_thousands_of_prompts_keeps_the_summary_in_the_request(
     assert "earlier messages of the user are not repeated here" in first
     assert EARLIER_PROMPT_MARK.strip() in first
     assert fake_model.rejections == []
+
+
+def test_the_recent_part_fits_its_budget_whatever_message_it_starts_at() -> None:
+    """The note of what was left out is a message of its own when the part starts with a
+    reply: it was counted as a block merged into a prompt, so a budget a few characters over
+    the part (one a system prompt's length happened to leave) ended over it, and a summary
+    request that could be made to fit was said not to fit."""
+    messages = [
+        message
+        for n in range(200)
+        for message in (
+            Message.user_text(f"Question {n}: what is {n} squared?"),
+            Message(role="assistant", content=(TextBlock(text=f"{n} squared is {n * n}."),)),
+        )
+    ]
+    messages.append(Message.user_text("go on"))
+    over = [
+        budget
+        for budget in range(2_000, 2_400)
+        if sum(map(message_chars, recent_part(messages, message_chars, budget))) > budget
+    ]
+    assert over == []

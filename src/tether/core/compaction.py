@@ -85,7 +85,6 @@ SUMMARY_END = "</summary of the earlier conversation>"
 PROMPTS_SHARE = 0.1
 """Share of the window the user's earlier prompts may take in a compacted conversation."""
 _LEFT_OUT = OLDEST_LEFT_OUT
-_LEFT_OUT_CHARS = len(_LEFT_OUT) + 40
 
 _TOO_LONG_PHRASES = (
     "prompt is too long",
@@ -178,11 +177,14 @@ def recent_part(
     if after[0] <= budget:
         return tuple(messages)
     summary = _summary_blocks(messages[0]) if messages else ()
-    kept = size(Message(role="user", content=summary)) if summary else 0
+    # The head at its dearest: a message of its own (a part that starts with a reply), the
+    # note's count at its longest. Merged into a prompt it costs less.
+    note = TextBlock(text=_LEFT_OUT.format(count=len(messages)))
+    head_cost = size(Message(role="user", content=(note, *summary)))
     points = cut_points(messages)
     start = points[-1] if points else 0
     for point in points:
-        if after[point] + _LEFT_OUT_CHARS + kept <= budget:
+        if after[point] + head_cost <= budget:
             start = point
             break
     head = (TextBlock(text=_LEFT_OUT.format(count=start)), *(summary if start else ()))
