@@ -21,11 +21,16 @@ def newest_message(path: Path) -> dict[str, Any]:
 
 def message_chain_problem(entries: list[dict[str, Any]]) -> str | None:
     """Messages chain to one another; every other entry hangs off the newest message. Lines
-    that are no entry (no uuid, no parent) are on no chain."""
+    that are no entry (no uuid, no parent) are on no chain. A `withdrawn` entry takes its
+    message back: it, and what follows, hang off that message's parent."""
     newest = None
+    parents: dict[str, str | None] = {}
     for entry in entries:
         if "uuid" not in entry and "parentUuid" not in entry:
             continue
+        if entry["type"] == "withdrawn" and entry["withdrawn"] == newest:
+            newest = parents[entry["withdrawn"]]
+        parents[entry["uuid"]] = entry["parentUuid"]
         if entry["parentUuid"] != newest:
             return f"{entry['type']} {entry['uuid']} has parent {entry['parentUuid']}, not {newest}"
         if entry["type"] in ("user", "assistant"):

@@ -4,10 +4,15 @@ on. The fake server enforces the window."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from tether.protocol import TextBlock
+from tether.store import SessionWriter, UserRecord, list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text
 from tether.testing.cli_runner import CliResult
 
@@ -33,3 +38,84 @@ def test_a_prompt_past_the_window_is_refused_before_sending(
     assert (again.exit_code, again.stdout) == (0, "after\n"), again.stderr
     assert fake_model.requests[-1].last_user_text().endswith("and now?")
     assert not fake_model.rejections
+
+
+def _session_file(workspace: Path) -> Path:
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    return info.path
+
+
+@pytest.mark.parametrize(
+    ("model", "words", "stdin"),
+    [
+        ("claude-sonnet-4-5", 41_000, False),
+        ("claude-sonnet-4-5", 41_000, True),
+        ("openai/gpt-4.1", 60_000, False),
+    ],
+)
+def test_a_prompt_refused_as_too_long_is_not_kept_in_the_session(
+    fake_model: FakeModelServer,
+    tether: Run,
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    model: str,
+    words: int,
+    stdin: bool,
+) -> None:
+    """Just past the window by the calibrated estimate (not by the cautious bound): refused
+    before sending, and taken back out of the session file too, so later prompts go on."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+    fake_model.script(reply(text("fine")), reply(text("one")), reply(text("two")))
+    assert tether("-p", "start", "--model", model).exit_code == 0
+    big = "w " * words
+    refused = (
+        tether("-c", "-p", "--model", model, stdin=big)
+        if stdin
+        else tether("-c", "-p", big, "--model", model)
+    )
+    assert refused.exit_code == 1
+    assert "Prompt is too long" in refused.stderr
+    assert "The prompt was not saved" in refused.stderr
+    assert len(fake_model.requests) == 1  # nothing sent for it
+    for said in ("one", "two"):
+        again = tether("-c", "-p", "small", "--model", model)
+        assert (again.exit_code, again.stdout) == (0, f"{said}\n"), again.stderr
+        assert "w w w" not in json.dumps(fake_model.requests[-1].body)
+    assert not fake_model.rejections
+    loaded = load_session(_session_file(workspace))
+    assert not loaded.warnings
+    prompts = [r for r in loaded.records() if isinstance(r, UserRecord)]
+    assert [_text(r) for r in prompts] == ["start", "small", "small"]
+
+
+def _text(record: UserRecord) -> str:
+    return "".join(b.text for b in record.blocks if isinstance(b, TextBlock))
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "openai/gpt-4.1"])
+def test_a_session_already_holding_an_over_long_prompt_resumes(
+    fake_model: FakeModelServer,
+    tether: Run,
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    model: str,
+) -> None:
+    """A file written before refused prompts were taken back: prompts in a row with no reply
+    between them, one of them past the window. Resuming it cuts the old prompt (with a note)
+    and keeps the new one whole, and the request fits."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+    fake_model.script(reply(text("fine")), reply(text("back")))
+    assert tether("-p", "start", "--model", model).exit_code == 0
+    path = _session_file(workspace)
+    loaded = load_session(path)
+    with SessionWriter.reopen(path, cwd=workspace, last_uuid=loaded.last_uuid) as writer:
+        for said in ("w " * 41_000, "small", "small"):
+            writer.user([TextBlock(text=said)])
+    again = tether("-c", "-p", "the new prompt " * 20, "--model", model)
+    assert (again.exit_code, again.stdout) == (0, "back\n"), again.stderr
+    assert not fake_model.rejections
+    sent = json.dumps(fake_model.requests[-1].body)
+    assert "characters cut here to fit the context window" in sent
+    assert ("the new prompt " * 20).strip() in fake_model.requests[-1].last_user_text()

@@ -22,6 +22,7 @@ from tether.cli.toolview import offers_accept_edits
 if TYPE_CHECKING:
     from tether.protocol import PermissionAsked
 
+PROMPT_PUT_BACK = "The prompt is back in the input line: shorten it, or send less with it."
 _COMMAND = re.compile(r"/[A-Za-z][\w-]*|:(sessions|resume|fork)")
 
 
@@ -51,6 +52,10 @@ class ReplTurns(ReplCommands):
             leftover = await self._show_turn(ready, text)
             unread = ready.session.take_queued()
             if self._leave_after_turn:
+                return
+            if ready.session.prompt_withdrawn:  # not saved anywhere: back in the input line
+                self.console.print(Text(PROMPT_PUT_BACK, style="dim"))
+                self._prefill = "\n".join([text, *unread, leftover]).strip()
                 return
             if self._interrupted:
                 ahead, self._typed_ahead = [t for t in self._typed_ahead if t is not None], []

@@ -45,9 +45,12 @@ async def converse(
     listings: Sequence[Callable[[], str | None]],
     answer_checks: Sequence[Callable[[], str | None]],
     kept: Callable[[], None],
+    withdrawn: Callable[[], None],
 ) -> TurnSubtype:
     """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
-    to work. `kept` is called once the prompt is in the history."""
+    to work. `kept` is called once the prompt is in the history, `withdrawn` once it is
+    taken back out of it (refused as too long before it was sent: `PromptTooLong`, said
+    with `PromptTooLong.withdrawn`)."""
     text = prompt.text
     blocked, contexts = await lifecycle.before_prompt(text, emit)
     if blocked is not None:
@@ -64,12 +67,17 @@ async def converse(
     blocks = [*listed, *said, *(TextBlock(text=reminder(c)) for c in contexts)]
     held = history.newest
     before = len(held.content) if held is not None and held.role == "user" else 0
-    added = len(history.add_user(blocks, entry_uuid=prompt.uuid).content) - before
+    added = history.add_user(blocks, entry_uuid=prompt.uuid)
+    history.turn_blocks = added.content[before:]
     kept()
     try:
         subtype = await run_turn(agent, history, stats, emit, ask)
-    except PromptTooLong:
-        history.take_back(added)  # never sent: the next prompt does not carry it
+    except PromptTooLong as e:
+        # Never sent: taken back from the conversation and its file, so that neither the
+        # next prompt nor a resumed session carries it.
+        if history.take_back(added, len(added.content) - before):
+            withdrawn()
+            raise e.withdrawn() from None
         raise
     for _ in range(MAX_OWED_REMINDERS):
         owed = _owed(answer_checks) if subtype == "success" and not turn_stop.halted() else None

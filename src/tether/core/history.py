@@ -39,7 +39,8 @@ class Journal(Protocol):
     def window_reported(self, model: str, tokens: int) -> None: ...
 
     # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
-    # trying again); no tool runs while it says so (`History.not_saved`).
+    # trying again); no tool runs while it says so (`History.not_saved`). `withdraw()`: the
+    # newest `user` call is taken back (`History.take_back`).
 
 
 class History:
@@ -77,6 +78,9 @@ class History:
         """The session-file entries of the newest reply kept (see `add_assistant`)."""
         self.micro_memo: dict[int, tuple[Message, Message]] = {}
         """Notes already sent for old results (see `micro_compact`), kept stable."""
+        self.turn_blocks: tuple[ContentBlock, ...] = ()
+        """The blocks of the newest prompt, as added (the objects themselves): a request
+        that must be cut keeps them whole and cuts what else their message holds."""
         self.sizer = RequestSizer()
         """Estimates this conversation's requests in tokens before they are sent."""
         self._call_ids = CallIds()
@@ -216,18 +220,24 @@ class History:
                 self.journal.user([result, *others] if last else [result], named)
         return merged
 
-    def take_back(self, count: int) -> None:
-        """Take the last `count` blocks of the newest message (a user message) back out: a
-        prompt that could not be sent (past the window) is not part of the conversation. The
-        session file keeps it, as it was said."""
-        newest = self._messages[-1]
-        assert newest.role == "user"
-        assert 0 < count <= len(newest.content)
-        kept = newest.content[: len(newest.content) - count]
+    def take_back(self, added: Message, count: int) -> bool:
+        """Take the last `count` blocks of the newest message back out, the blocks of the
+        newest `add_user` call, which returned `added`: a prompt that could not be sent (past
+        the window) is not part of the conversation, in memory or in the journal (its entry
+        is withdrawn). Returns False, changing nothing, once anything came after them (a
+        reply, another user call): they were sent."""
+        if not self._messages or self._messages[-1] is not added:
+            return False
+        assert 0 < count <= len(added.content)
+        kept = added.content[: len(added.content) - count]
         if kept:
             self._messages[-1] = Message(role="user", content=kept)
         else:
             self._messages.pop()
+        withdraw: Callable[[], None] | None = getattr(self.journal, "withdraw", None)
+        if withdraw is not None:
+            withdraw()
+        return True
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         return self._append_user(self._admit_user(blocks))

@@ -51,6 +51,8 @@ class SessionRecorder:
         that what it writes as it opens the file is told too)."""
         self._writer: SessionWriter | None = None
         self._titled = titled
+        self._titled_by_newest = False
+        """The newest user entry gave the session its title (see `withdraw`)."""
         self._remedy = "free space"
         """What lets the file take writes again: free space, or a file size limit raised."""
         self._waiting: deque[_Entry] = deque()
@@ -148,11 +150,20 @@ class SessionRecorder:
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
         entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
         first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
+        self._titled_by_newest = False
         if not self._titled and first and first.strip():
-            self._titled = True
+            self._titled = self._titled_by_newest = True
             title = make_title(first)
             entries.append(lambda w: w.title(title))
         self._record(*entries)
+
+    def withdraw(self) -> None:
+        """Take back the newest user entry (a prompt refused before it was sent): the file
+        says so, and a resumed session goes on from before it (`SessionWriter.withdraw`). A
+        title it gave is given again by the next prompt."""
+        if self._titled_by_newest:
+            self._titled = self._titled_by_newest = False
+        self._record(lambda w: w.withdraw())
 
     def prompt_answered(self, text: str) -> None:
         """A prompt's turn ended: Claude Code's `last-prompt` line after its messages, naming

@@ -88,6 +88,9 @@ class Session:
         self.prompt_kept: list[Callable[[], None]] = []
         """Called once a turn's prompt is in the history (its session file has it), before
         the model is asked: no event says so, and the next may come only with the reply."""
+        self.prompt_withdrawn = False
+        """The last turn's prompt was taken back out of the session (refused as too long
+        before it was sent: nothing of it is saved), so a front end keeps its text."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
         self.end_reason: str | None = None
         """Why `aclose` ends the session, once it does (Claude Code's SessionEnd reason):
@@ -384,10 +387,14 @@ class Session:
         for kept in self.prompt_kept:
             kept()
 
+    def _withdrawn(self) -> None:
+        self._prompt_kept = False
+        self.prompt_withdrawn = True
+
     async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
         self._began = True
         text = prompt.text
-        self._prompt_kept = False
+        self._prompt_kept = self.prompt_withdrawn = False
         started = time.perf_counter()
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
@@ -415,6 +422,7 @@ class Session:
                     listings=self.listings,
                     answer_checks=self.answer_checks,
                     kept=self._kept,
+                    withdrawn=self._withdrawn,
                 )
         except asyncio.CancelledError:
             error = self._interrupted

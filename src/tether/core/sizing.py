@@ -29,7 +29,15 @@ from tether.core.compaction import recent_part
 from tether.core.message_size import ASSUMED_CHARS_PER_TOKEN, message_chars
 from tether.core.shrink import shrink_to_fit
 from tether.models.base import ModelRequest
-from tether.protocol import HarnessError, Message, ModelError, TextBlock, ToolResultBlock, Usage
+from tether.protocol import (
+    ContentBlock,
+    HarnessError,
+    Message,
+    ModelError,
+    TextBlock,
+    ToolResultBlock,
+    Usage,
+)
 
 PROMPT_TOO_LONG = "Prompt is too long"
 """How Claude Code begins its error for a prompt past the window (SDK programs look for it)."""
@@ -162,12 +170,17 @@ def fitted(
     aim: float = FILL,
     reserve_chars: int = 0,
     parts: Sequence[tuple[str, int]] = (),
+    prompt: Sequence[ContentBlock] = (),
 ) -> ModelRequest:
     """`request` itself when it (and `reserve_chars` more, what the caller will add) fits
     `FILL` of `window`; else with its biggest blocks cut so that it takes about `aim` of the
     window (less than FILL leaves room to go on without cutting again at once).
 
     The prompt that started the turn is never cut: the model would answer words it never saw.
+    `prompt` is its blocks (the newest prompt's, as the history holds them): what else the
+    same message holds (an older prompt nothing answered, say one a session file kept from
+    before prompts refused as too long were taken back) is cut like any other block. Without
+    them, the whole newest message of the user's own words counts as the prompt.
     When it alone is past the window, the request is sent whole while the estimate is only
     assumed (the API's refusal tells the real count), and PromptTooLong is raised once the
     estimate comes from the API. Raises HarnessError when even cut to the bone the messages
@@ -183,16 +196,19 @@ def fitted(
             raise _does_not_fit(request, sizer, window, parts)
         return request  # past only by the cautious assumed ratio: the API's answer tells
     at = turn_prompt(request.messages)
-    prompt = sizer.message_size(_prompt_part(request.messages[at])[1]) if at is not None else 0
-    if prompt > room:
-        if not sizer.calibrated and not _prompt_past_at_best(request, prompt, sizer, window):
+    own = {id(block) for block in prompt}
+    prompt_chars = (
+        sizer.message_size(_prompt_part(request.messages[at], own)[1]) if at is not None else 0
+    )
+    if prompt_chars > room:
+        if not sizer.calibrated and not _prompt_past_at_best(request, prompt_chars, sizer, window):
             return request  # past only by the cautious assumed ratio: the API's answer tells
         raise PromptTooLong(sizer.tokens(request), window)
-    messages, fits = _shrink_except(request.messages, at, sizer.message_size, budget)
+    messages, fits = _shrink_except(request.messages, at, sizer.message_size, budget, own)
     if not fits:  # too many messages, not too long ones: the oldest are left out of this one
         messages = recent_part(messages, sizer.message_size, budget)
         at = turn_prompt(messages)
-        messages, fits = _shrink_except(messages, at, sizer.message_size, budget)
+        messages, fits = _shrink_except(messages, at, sizer.message_size, budget, own)
     if not fits:
         raise _does_not_fit(request, sizer, window, parts)
     return replace(request, messages=messages)
@@ -267,7 +283,14 @@ class PromptTooLong(ModelError):
     `invalid_request_error` the API would give, with the estimate and the limit). With
     `reply_room`, the prompt fits and the room asked for the reply is what does not."""
 
-    def __init__(self, tokens: int, window: int, *, reply_room: int | None = None) -> None:
+    WITHDRAWN = "The prompt was not saved: the session goes on without it."
+
+    def __init__(
+        self, tokens: int, window: int, *, reply_room: int | None = None, withdrawn: bool = False
+    ) -> None:
+        self.tokens, self.window, self.reply_room = tokens, window, reply_room
+        self.was_withdrawn = withdrawn
+        """The prompt was taken back out of the session (see `withdrawn`)."""
         if reply_room is None:
             said = "and the prompt is most of it: send less (smaller files or pasted text)"
         else:
@@ -276,10 +299,16 @@ class PromptTooLong(ModelError):
                 "in its window; set a smaller maxOutputTokens (or a larger contextWindow)"
             )
         super().__init__(
-            f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) {said}",
+            f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) {said}"
+            + (f". {self.WITHDRAWN}" if withdrawn else ""),
             status=400,
             error_type="invalid_request_error",
         )
+
+    def withdrawn(self) -> PromptTooLong:
+        """The same refusal, saying that the prompt was taken back out of the session (its
+        history and its file): nothing of it is kept, so whoever holds its text keeps it."""
+        return PromptTooLong(self.tokens, self.window, reply_room=self.reply_room, withdrawn=True)
 
 
 def with_reply_room(request: ModelRequest, sizer: RequestSizer, window: int) -> ModelRequest:
@@ -310,13 +339,18 @@ def turn_prompt(messages: Sequence[Message]) -> int | None:
 
 
 def _shrink_except(
-    messages: Sequence[Message], at: int | None, size: Callable[[Message], int], budget: int
+    messages: Sequence[Message],
+    at: int | None,
+    size: Callable[[Message], int],
+    budget: int,
+    own: set[int],
 ) -> tuple[tuple[Message, ...], bool]:
-    """`shrink_to_fit`, the turn's prompt (the message at `at`) kept whole; what a compaction
-    put before it in that message (its summary, carried prompts) is cut like the rest."""
+    """`shrink_to_fit`, the turn's prompt (in the message at `at`) kept whole; what is before
+    it in that message (a compaction's summary and carried prompts, older prompts) is cut
+    like the rest."""
     if at is None:
         return shrink_to_fit(messages, size, budget)
-    ours, kept = _prompt_part(messages[at])
+    ours, kept = _prompt_part(messages[at], own)
     others = [*messages[:at], *([ours] if ours is not None else []), *messages[at + 1 :]]
     shrunk, fits = shrink_to_fit(others, size, budget - size(kept))
     if ours is not None:  # the stand-in, cut, back in front of the prompt
@@ -325,14 +359,17 @@ def _shrink_except(
     return (*shrunk[:at], kept, *shrunk[at:]), fits
 
 
-def _prompt_part(message: Message) -> tuple[Message | None, Message]:
-    """`message` split into the blocks a compaction wrote at its head (None if none) and the
-    rest: the prompt itself."""
-    head = 0
-    for block in message.content:
-        if not (isinstance(block, TextBlock) and is_compaction_text(block.text)):
-            break
-        head += 1
+def _prompt_part(message: Message, own: set[int]) -> tuple[Message | None, Message]:
+    """`message` split into what is before the turn's prompt (None if nothing) and the
+    prompt itself: from the first of the blocks whose ids are in `own` when it holds any,
+    else after the blocks a compaction wrote at its head."""
+    head = next((i for i, b in enumerate(message.content) if id(b) in own), None)
+    if head is None:
+        head = 0
+        for block in message.content:
+            if not (isinstance(block, TextBlock) and is_compaction_text(block.text)):
+                break
+            head += 1
     if head == 0:
         return None, message
     ours = Message(role=message.role, content=message.content[:head])

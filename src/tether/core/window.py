@@ -50,7 +50,12 @@ async def call_within_window(
     for attempt in range(1, ATTEMPTS + 1):
         # Cut to the compaction's target, under its threshold: the next turn has room.
         sent = fitted(
-            sent, sizer, sizer.window(policy.window), aim=policy.target, parts=agent.system_parts
+            sent,
+            sizer,
+            sizer.window(policy.window),
+            aim=policy.target,
+            parts=agent.system_parts,
+            prompt=history.turn_blocks,
         )
         sent = with_reply_room(sent, sizer, sizer.window(policy.window))
         try:

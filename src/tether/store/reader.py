@@ -149,12 +149,15 @@ def load_session(path: Path) -> LoadedSession:
     forked_from: tuple[str, str | None] | None = None
     origins: set[str] = set()
     long_numbers: list[int] = []
+    withdrawn: set[int] = set()  # places in `indexed` of messages taken back
     for line, offset, size, entry in _scan(path, unreadable, replaced, long_numbers):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
             duplicates.append(line)
             continue
+        if fields["type"] == "withdrawn":
+            _withdraw(indexed, seen, withdrawn, fields)
         parent = fields.get("parentUuid")
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         if parent is not None and (place := seen.get(parent)) is not None:
@@ -188,6 +191,9 @@ def load_session(path: Path) -> LoadedSession:
             entry if sessions[i] in own else entry.foreign() for i, entry in enumerate(indexed)
         ]
     del seen  # the index's strings are shared: this map is no longer needed to share them
+    if withdrawn:
+        indexed = _without(indexed, withdrawn)
+        sessions = [named for i, named in enumerate(sessions) if i not in withdrawn]
     branch = newest_branch(indexed)
     warnings: list[str] = []
     if unreadable:
@@ -236,6 +242,40 @@ def load_session(path: Path) -> LoadedSession:
         # index at the peak and save nothing.
         branch=branch.entries,
     )
+
+
+def _withdraw(
+    indexed: list[Indexed], seen: dict[str, int], withdrawn: set[int], fields: dict[str, Any]
+) -> None:
+    """A `withdrawn` entry (`SessionWriter.withdraw`): the user message it names, written
+    before it, is marked to be left out, and the conversation is at the message before that
+    again, as of the withdrawal's time (its newest leaf once more, unless a message follows)."""
+    taken = fields.get("withdrawn")
+    place = seen.get(taken) if isinstance(taken, str) else None
+    if place is None or not indexed[place].message:
+        return  # names nothing this file holds before it: nothing to take back
+    withdrawn.add(place)
+    parent = indexed[place].parent
+    back = seen.get(parent) if parent is not None else None
+    if back is not None and not indexed[back].timestamp:
+        indexed[back] = dataclasses.replace(indexed[back], timestamp=sortable(fields["timestamp"]))
+
+
+def _without(indexed: list[Indexed], withdrawn: set[int]) -> list[Indexed]:
+    """`indexed` without the messages at the places in `withdrawn`: an entry that named one
+    as its parent names that one's parent instead (through any number of them)."""
+    instead: dict[str, str | None] = {indexed[i].uuid: indexed[i].parent for i in withdrawn}
+    kept: list[Indexed] = []
+    for index, entry in enumerate(indexed):
+        if index in withdrawn:
+            continue
+        parent = entry.parent
+        for _ in range(len(instead)):  # a loop of garbled parents ends too
+            if parent is None or parent not in instead:
+                break
+            parent = instead[parent]
+        kept.append(entry if parent is entry.parent else dataclasses.replace(entry, parent=parent))
+    return kept
 
 
 def _scan(

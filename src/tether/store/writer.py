@@ -92,6 +92,9 @@ class SessionWriter:
         """The newest message's uuid: the next entry's parentUuid."""
         self.model = model
         """Recorded on assistant entries."""
+        self._withdrawable: tuple[str, str | None] | None = None
+        """The newest message and its parent, while it is a user entry written here (see
+        `withdraw`)."""
         self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
         """Told of each entry once it is written whole (a session store's mirror)."""
         self._fd: int | None = fd
@@ -223,6 +226,17 @@ class SessionWriter:
             **extra,
         )
 
+    def withdraw(self) -> None:
+        """Take back the newest message, a user entry this writer wrote (a prompt refused
+        before it was sent): a `withdrawn` entry names it, and the next message goes on from
+        its parent, so that no reader replays it (see `reader.load_session`). Does nothing
+        when the newest message is not such an entry."""
+        if self._withdrawable is None:
+            return
+        taken, parent = self._withdrawable
+        self.last_uuid = parent
+        self.append("withdrawn", withdrawn=taken)
+
     def compacted(self, summary: Sequence[Message], kept: int) -> None:
         self.append("compaction", summary=[entry_message(m) for m in summary], kept=kept)
 
@@ -269,7 +283,10 @@ class SessionWriter:
         }
         self._write(encode_entry(entry))
         if type in MESSAGE_TYPES:
+            self._withdrawable = (entry_uuid, self.last_uuid) if type == "user" else None
             self.last_uuid = entry_uuid
+        elif type == "withdrawn":
+            self._withdrawable = None
         for watch in self.watchers:
             watch(self.path, entry)
         return entry_uuid
