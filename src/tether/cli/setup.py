@@ -56,6 +56,7 @@ from tether.cli.session_discovery import (
     untrusted_warning,
 )
 from tether.cli.session_place import find_place
+from tether.cli.skills_on_read import skills_on_read
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.startup_checks import (
     background_notices,
@@ -315,6 +316,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         file_pieces=memory_pieces,
     )
     agent.inputs.append(lambda: background_notices(tool_context))
+    if any(skill.paths is not None for skill in skills.skills):
+        agent.inputs.append(skills_on_read(tool_context, skills, start))
     attach_instruction_sources(
         session,
         instructions.current,
