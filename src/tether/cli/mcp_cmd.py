@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.mcp_server_text import describe, server_lines, summary
+from tether.cli.ownership import Ownership
 from tether.cli.terminal_text import terminal_safe
-from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.cli.untrusted_settings import restrict_settings
 from tether.config.local_files import ignore_local_files
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
