@@ -94,3 +94,21 @@ def test_skill_paths_are_relative_to_where_tether_started_and_bad_ones_are_said(
         f"skill {workspace / '.claude' / 'skills' / 'odd' / 'SKILL.md'}: `paths` is a dict, "
         "not globs: the skill is offered whatever files are touched"
     ) in result.stderr
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_the_init_line_leaves_out_a_skill_waiting_for_its_paths(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """As Claude Code's init line: neither in `skills` nor in `slash_commands` yet."""
+    _skill(workspace, "react-style", "description: React.\npaths: web/**", "BODY")
+    _skill(workspace, "always", "description: For any task at all.", "ALWAYS-BODY")
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "go", "--output-format", "stream-json", "--verbose")
+    assert result.exit_code == 0, result.stderr
+    init = json.loads(result.stdout.splitlines()[0])
+    assert init["subtype"] == "init"
+    assert "always" in init["skills"]
+    assert "always" in init["slash_commands"]
+    assert "react-style" not in init["skills"]
+    assert "react-style" not in init["slash_commands"]
