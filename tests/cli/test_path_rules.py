@@ -31,7 +31,7 @@ Version every route.
 
 WEB_RULE = """\
 ---
-paths: web/**/*.{ts,tsx}, *.css
+paths: web/**/*.{ts, tsx}, *.css
 ---
 Components are functions.
 """
@@ -94,7 +94,8 @@ def test_a_rule_with_paths_is_told_on_the_first_read_of_a_file_it_matches_once(
             "file_path": str(rules / "frontend" / "web.md"),
             "memory_type": "Project",
             "load_reason": "path_glob_match",
-            "globs": ["web/**/*.{ts,tsx}", "*.css"],
+            # Expanded, as Claude Code tells its hooks: braces, and `/**` taken off.
+            "globs": ["web/**/*.ts", "web/**/*.tsx", "*.css"],
             "trigger_file_path": str(workspace / "web" / "app" / "page.tsx"),
         },
     ]

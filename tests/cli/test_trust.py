@@ -13,14 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.repl_terminal import CTRL_C, CTRL_D, Terminal
-from tether.cli.workspace_review import (
-    SKILL_DIRS,
-    Declared,
-    Ownership,
-    restrict_layer,
-    restrict_settings,
-    review_workspace,
-)
+from tether.cli.ownership import Ownership
+from tether.cli.untrusted_settings import Declared, restrict_layer, restrict_settings
+from tether.cli.workspace_review import SKILL_DIRS, review_workspace
 from tether.config.settings import Settings
 from tether.config.trust import TRUST_FILE, record_trust, workspace_trust
 from tether.main import main

@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.cli.test_trust import _write
 from tether.cli.ownership import Ownership
 from tether.cli.trust_prompt import question_lines
-from tether.cli.workspace_review import Declared, WorkspaceReview, review_workspace
+from tether.cli.untrusted_settings import Declared
+from tether.cli.workspace_review import WorkspaceReview, review_workspace
 
 
 def test_a_workspace_file_is_the_workspaces_wherever_it_resolves(

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tether.config import instructions
-from tether.config.instructions import Instructions, find_imports, load_instructions
+from tether.config.import_syntax import find_imports
+from tether.config.instructions import Instructions, load_instructions
 from tether.text_files import read_text_file
 
 

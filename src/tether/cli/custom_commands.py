@@ -18,7 +18,8 @@ from tether.skills import SkillError
 from tether.skills.commands import CommandCatalog, SlashCommand, expand_command
 
 if TYPE_CHECKING:
-    from tether.core.session import PromptCommand, Session
+    from tether.core.commands import PromptCommand
+    from tether.core.session import Session
 
 
 def attach_custom_commands(
@@ -31,7 +32,7 @@ def attach_custom_commands(
     """Make each command `/name` (and `/namespace:name`) of the session. A command's
     `allowed-tools` are allowed for the turn it starts, unless its file is the workspace's and
     the workspace is not trusted (as a skill's are)."""
-    from tether.core.session import CommandInfo
+    from tether.core.commands import CommandInfo
 
     for invocation, command in catalog.by_invocation().items():
         untrusted = needs_trust(command.path)

@@ -12,6 +12,8 @@ from dataclasses import replace
 from tether.agents import AgentCatalog, SubagentRunner
 from tether.agents.definitions import AgentDefinition
 from tether.cli.agents_tool import SubagentModels
+from tether.cli.client_parts import ClientParts
+from tether.core.gate import ToolGate
 from tether.core.loop import Agent
 from tether.core.model_call import call_model
 from tether.core.tool_calls import CallScope
@@ -23,6 +25,18 @@ from tether.protocol import HarnessError, Message, ModelError, ToolError, ToolUs
 JUDGE_AGENT = "hook-judge"
 JUDGE_MAX_TOKENS = 4096
 _JUDGE_TOOLS = ("Read", "Grep", "Glob")
+
+
+def attach_hook_judges(
+    gate: ToolGate, agent: Agent, models: SubagentModels, client: ClientParts
+) -> None:
+    """The session's hooks get their judge (`prompt` and `agent` hooks), and the client's
+    callback and watchers (the SDK's own hooks)."""
+    if gate.hooks is None:
+        return
+    gate.hooks.judge = hook_judge(agent, models)
+    gate.hooks.callback = client.hook_callback
+    gate.hooks.watchers.extend(client.hook_watchers)
 
 
 def hook_judge(agent: Agent, models: SubagentModels) -> HookJudge:

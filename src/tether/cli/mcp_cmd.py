@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,8 +19,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.mcp_server_text import describe, server_lines, summary
+from tether.cli.ownership import Ownership
 from tether.cli.terminal_text import terminal_safe
-from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.cli.untrusted_settings import restrict_settings
 from tether.config.local_files import ignore_local_files
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -42,13 +43,12 @@ from tether.mcp.config_files import (
     scope_file,
     server_entries,
 )
-from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig
+from tether.mcp.servers import ServerConfig
 from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
     from tether.mcp.catalog import ServerStatus
 
-SECRET = "***"
 _ADD_OPTIONS_WITH_VALUE = {"-s", "--scope", "-t", "--transport", "-e", "--env", "-H", "--header"}
 
 
@@ -169,7 +169,7 @@ def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
     failed = any(s.state != "connected" for s in statuses.values())
     if as_json:
         servers = [
-            {**_describe(s, show_secrets=False), **_state_json(place, s, statuses.get(s.name))}
+            {**describe(s, show_secrets=False), **_state_json(place, s, statuses.get(s.name))}
             for s in config.servers
         ]
         print(json.dumps({"servers": servers, "problems": list(config.problems)}))
@@ -178,7 +178,7 @@ def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
             print("No MCP servers configured. Add one: tether mcp add NAME -- COMMAND [ARGS...]")
         for server in config.servers:
             state = _state_text(place, server, statuses.get(server.name), connect=connect)
-            line = f"{server.name}: {_summary(server)} [{server.scope}]"
+            line = f"{server.name}: {summary(server)} [{server.scope}]"
             print(line + (f" - {terminal_safe(state)}" if state else ""))
         for problem in config.problems:
             print(f"problem: {terminal_safe(problem)}")
@@ -197,7 +197,7 @@ def _get(place: _Place, args: argparse.Namespace) -> int:
         raise ConfigError(f"no usable MCP server named {name!r} (configured: {known})")
     status, tools = (None, None) if args.no_connect else _inspect(place, server)
     if args.json:
-        body = {**_describe(server, args.show_secrets), **_state_json(place, server, status)}
+        body = {**describe(server, args.show_secrets), **_state_json(place, server, status)}
         print(json.dumps({**body, "tool_names": tools, "problems": related}))
     else:
         _print_server(place, server, status, tools, show_secrets=args.show_secrets)
@@ -349,37 +349,6 @@ def _state_json(place: _Place, server: ServerConfig, status: ServerStatus | None
     }
 
 
-def _describe(server: ServerConfig, show_secrets: bool) -> dict[str, Any]:
-    def shown(values: Mapping[str, str]) -> dict[str, str]:
-        return dict(values) if show_secrets else dict.fromkeys(values, SECRET)
-
-    body = {"name": server.name, "scope": server.scope, "source": str(server.source)}
-    transport = server.transport
-    if isinstance(transport, HttpTransport):
-        headers = shown(transport.headers)
-        return {**body, "type": transport.kind, "url": transport.url, "headers": headers}
-    if isinstance(transport, ClientTransport):
-        return {**body, "type": "sdk"}
-    cwd = str(transport.cwd) if transport.cwd else None
-    return {
-        **body,
-        "type": "stdio",
-        "command": transport.command,
-        "args": list(transport.args),
-        "env": shown(transport.env),
-        "cwd": cwd,
-    }
-
-
-def _summary(server: ServerConfig) -> str:
-    transport = server.transport
-    if isinstance(transport, HttpTransport):
-        return f"{transport.url} ({transport.kind.upper()})"
-    if isinstance(transport, ClientTransport):
-        return "in the client (SDK)"
-    return shlex.join([transport.command, *transport.args])
-
-
 def _print_server(
     place: _Place,
     server: ServerConfig,
@@ -388,31 +357,8 @@ def _print_server(
     *,
     show_secrets: bool,
 ) -> None:
-    def shown(value: str) -> str:
-        return value if show_secrets else SECRET
-
-    transport = server.transport
-    print(f"{server.name}:")
-    print(f"  Scope: {server.scope} ({server.source})")
-    if isinstance(transport, HttpTransport):
-        print(f"  Type: {transport.kind}")
-        print(f"  URL: {transport.url}")
-        lines = [f"{k}: {shown(v)}" for k, v in transport.headers.items()]
-        label = "Headers"
-    elif isinstance(transport, ClientTransport):
-        print("  Type: sdk (in the client)")
-        lines, label = [], ""
-    else:
-        print("  Type: stdio")
-        print(f"  Command: {shlex.join([transport.command, *transport.args])}")
-        if transport.cwd:
-            print(f"  Working directory: {transport.cwd}")
-        lines = [f"{k}={shown(v)}" for k, v in transport.env.items()]
-        label = "Environment"
-    if lines:
-        print(f"  {label}:")
-        for line in lines:
-            print(f"    {line}")
+    for line in server_lines(server, show_secrets=show_secrets):
+        print(line)
     state = _state_text(place, server, status, connect=status is not None)
     if state:
         print(f"  Status: {terminal_safe(state)}")

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tether import bounded_json
+from tether.cli.ownership import Ownership
 from tether.cli.safety import SafetyOptions, permission_context, sandbox_would_run
-from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.cli.untrusted_settings import restrict_settings
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust

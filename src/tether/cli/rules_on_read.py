@@ -2,7 +2,7 @@
 reads or edits a file one of their globs matches, as Claude Code loads them: a reminder with
 that tool's result, once per session. The globs are relative to the directory holding the
 rule's `.claude` (the workspace for the user's own rules) and match as gitignore patterns do,
-as Claude Code matches them (`tether.config.rule_match`): `build/` is everything under a
+as Claude Code matches them (`tether.path_globs`): `build/` is everything under a
 `build` directory, `*.md` matches at any depth, `!glob` takes files back out. (Claude Code's
 documentation has `*.md` match at the top only; its code matches at any depth; tether follows
 the code.)"""
@@ -13,15 +13,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.config.rule_match import paths_matcher
-from tether.config.rule_paths import expanded, rule_globs
+from tether.config.rule_paths import rule_globs
 from tether.core.lifecycle import reminder
+from tether.path_globs import expanded, paths_matcher
 from tether.protocol import TextBlock
 from tether.text_files import UnreadableFile, read_instructions, real_path
 from tether.tools.context import ToolContext
 
 Told = Callable[[Path, tuple[str, ...], Path], None]
-"""Given each rule told, its globs and the file read or edited that brought it."""
+"""Given each rule told, its globs (expanded, as Claude Code tells InstructionsLoaded hooks:
+braces expanded, a trailing `/**` taken off) and the file read or edited that brought it."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class _Rule:
     path: Path
     base: Path
     globs: tuple[str, ...]
+    patterns: tuple[str, ...]
     test: Callable[[str], bool]
 
     def matches(self, path: Path) -> bool:
@@ -53,7 +55,10 @@ def rules_on_read(
     for path, base in rules:
         globs = rule_globs(path)
         if globs:
-            pending.append(_Rule(path, real_path(base), globs, paths_matcher(expanded(globs))))
+            patterns = expanded(globs)
+            pending.append(
+                _Rule(path, real_path(base), globs, tuple(patterns), paths_matcher(patterns))
+            )
     seen: set[Path] = set()
 
     def take() -> list[TextBlock]:
@@ -69,7 +74,7 @@ def rules_on_read(
                     continue
                 blocks.append(TextBlock(text=reminder(_told(rule, workspace))))
                 if on_told is not None:
-                    on_told(rule.path, rule.globs, path)
+                    on_told(rule.path, rule.patterns, path)
         return blocks
 
     return take

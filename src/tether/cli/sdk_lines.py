@@ -9,13 +9,19 @@ events (a call's name and input for its result, the partial message being stream
 
 from __future__ import annotations
 
-import datetime
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
+from tether.cli.sdk_line_shapes import (
+    Line,
+    assistant_line,
+    new_message_id,
+    stream_line,
+    tool_result_line,
+    user_line,
+)
 from tether.cli.sdk_message_json import block_json, only_reminders, synthetic, usage_figures
 from tether.cli.sdk_session_lines import (
     SessionFacts,
@@ -25,7 +31,6 @@ from tether.cli.sdk_session_lines import (
 )
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
-from tether.cli.tool_results import structured_result
 from tether.core.cut_replies import refusal_told
 
 if TYPE_CHECKING:
@@ -33,7 +38,6 @@ if TYPE_CHECKING:
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
-    Message,
     MessageCompleted,
     ModelRetry,
     ResponseStarted,
@@ -49,8 +53,6 @@ from tether.protocol import (
     TurnFinished,
     Usage,
 )
-
-Line = dict[str, Any]
 
 
 @dataclass
@@ -142,18 +144,18 @@ class LineMaker:
         self._started_usage = event.usage
         if not self.include_partial:
             return []
-        self._partial = PartialMessage(event.message_id or _message_id(), self._model)
+        self._partial = PartialMessage(event.message_id or new_message_id(), self._model)
         lines = self._streamed(self._partial, self._partial.start(event.usage))
         lines[0]["ttft_ms"] = event.ttft_ms
         return lines
 
     def _streaming(self) -> PartialMessage:
         if self._partial is None:
-            self._partial = PartialMessage(_message_id(), self._model)
+            self._partial = PartialMessage(new_message_id(), self._model)
         return self._partial
 
     def _streamed(self, partial: PartialMessage, events: list[dict[str, Any]]) -> list[Line]:
-        return [self._stream(e, None, partial.message_id) for e in events]
+        return [stream_line(self.session_id, e, None, partial.message_id) for e in events]
 
     def block_completed(self, event: BlockCompleted) -> list[Line]:
         """A block of the reply being streamed closed: its assistant line now, as Claude Code
@@ -162,12 +164,19 @@ class LineMaker:
         if partial is not None:
             message_id = partial.message_id
         else:
-            message_id = self._early_id = self._early_id or self._started_id or _message_id()
+            message_id = self._early_id = self._early_id or self._started_id or new_message_id()
         self._early.append((event.block, event.entry_uuid))
         body = block_json(event.block)
         # As Claude Code: the block's line, then its `content_block_stop` event.
-        line = self._assistant_line(
-            body, message_id, event.model, None, self._started_usage, None, self._request_id
+        line = assistant_line(
+            self.session_id,
+            body,
+            message_id,
+            event.model,
+            None,
+            self._started_usage,
+            None,
+            self._request_id,
         )
         if event.entry_uuid:
             line["uuid"] = event.entry_uuid  # the block's entry in the session file
@@ -207,10 +216,17 @@ class LineMaker:
             refused = self._last_reply_id
             if event.synthetic == "refusal":
                 told = self.system.informational(refusal_told(self._model))
-                return [told, synthetic(self._user_line(message, parent), event.synthetic, refused)]
+                return [
+                    told,
+                    synthetic(
+                        user_line(self.session_id, message, parent), event.synthetic, refused
+                    ),
+                ]
             if event.synthetic is not None:
-                return [synthetic(self._user_line(message, parent), event.synthetic, refused)]
-            return [self._user_line(message, parent)]
+                return [
+                    synthetic(user_line(self.session_id, message, parent), event.synthetic, refused)
+                ]
+            return [user_line(self.session_id, message, parent)]
         if event.model is not None and event.usage is not None:
             self.spent(event.model, event.usage, event.cost_usd)
         partial = None
@@ -223,13 +239,15 @@ class LineMaker:
             self._started_id = self._request_id = None
             self._started_usage = Usage()
         message_id = event.message_id or (
-            partial.message_id if partial is not None else early_id or _message_id()
+            partial.message_id if partial is not None else early_id or new_message_id()
         )
         if parent is None:
             self._last_reply_id = message_id
         lines: list[Line] = []
         if partial is not None:
-            lines.extend(self._stream(e, parent, message_id) for e in partial.finish(event))
+            lines.extend(
+                stream_line(self.session_id, e, parent, message_id) for e in partial.finish(event)
+            )
         blocks = list(message.content)
         uuids = list(event.entry_uuids) if len(event.entry_uuids) == len(blocks) else []
         # The blocks written as they closed are not written again: known by their entry's
@@ -241,7 +259,8 @@ class LineMaker:
             if seen is not None:
                 early.remove(seen)
                 continue
-            line = self._assistant_line(
+            line = assistant_line(
+                self.session_id,
                 block_json(block),
                 message_id,
                 event.model or "",
@@ -268,38 +287,6 @@ class LineMaker:
             spent[i] += value
         spent[4] += cost_usd
         spent[5] += usage.web_search_requests
-
-    def _assistant_line(
-        self,
-        body: dict[str, Any],
-        message_id: str,
-        model: str,
-        stop_reason: str | None,
-        usage: Usage,
-        parent: str | None,
-        request_id: str | None = None,
-    ) -> Line:
-        line: Line = {
-            "type": "assistant",
-            "message": {
-                "id": message_id,
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": [body],
-                "stop_reason": stop_reason,
-                "stop_sequence": None,
-                "usage": usage.model_dump(),
-                "context_management": None,
-            },
-            "parent_tool_use_id": parent,
-            "session_id": self.session_id,
-            "uuid": _uuid(),
-            "timestamp": _now(),
-        }
-        if request_id is not None:
-            line["request_id"] = request_id  # the endpoint's, as Claude Code
-        return line
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):
@@ -354,63 +341,10 @@ class LineMaker:
         ]
         return answers[-1] if answers else None
 
-    def _user_line(self, message: Message, parent: str | None) -> Line:
-        """A user message of tether's own in the conversation (a reminder of an answer owed,
-        words sent while the agent worked, the mark of an interruption)."""
-        return {
-            "type": "user",
-            "message": {"role": "user", "content": [block_json(b) for b in message.content]},
-            "parent_tool_use_id": parent,
-            "session_id": self.session_id,
-            "uuid": _uuid(),
-            "timestamp": _now(),
-        }
-
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
-        finished = self._finished.get(block.tool_use_id)
-        body = block_json(block)
         name, _input = self._calls.get(block.tool_use_id, ("", {}))
-        if name.startswith("mcp__"):
-            # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
-            # it failed.
-            if isinstance(body["content"], str):
-                body["content"] = [{"type": "text", "text": body["content"]}]
-            if not block.is_error:
-                body["is_error"] = None
-        return {
-            "type": "user",
-            "message": {"role": "user", "content": [body]},
-            "parent_tool_use_id": parent,
-            "session_id": self.session_id,
-            "uuid": _uuid(),
-            "timestamp": _now(),
-            "tool_use_result": structured_result(block, finished),
-        }
-
-    def _stream(self, event: dict[str, Any], parent: str | None, message_id: str) -> Line:
-        return {
-            "type": "stream_event",
-            "event": event,
-            "session_id": self.session_id,
-            "parent_tool_use_id": parent,
-            "uuid": _uuid(),
-            "api_message_id": message_id,
-        }
-
-
-def _now() -> str:
-    """The time of a line, as Claude Code writes it (UTC, milliseconds)."""
-    now = datetime.datetime.now(datetime.UTC)
-    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _uuid() -> str:
-    return str(uuid.uuid4())
-
-
-def _message_id() -> str:
-    """An id for a reply whose endpoint gave none, shaped as the Messages API's."""
-    return f"msg_{uuid.uuid4().hex[:24]}"
+        finished = self._finished.get(block.tool_use_id)
+        return tool_result_line(self.session_id, block, name, finished, parent)
 
 
 Writer = Callable[[Line], None]

@@ -7,9 +7,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.cli.ownership import Ownership
 from tether.cli.run_options import RunOptions
 from tether.cli.setting_sources import SettingSources
-from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.cli.untrusted_settings import restrict_settings
 from tether.config.project import project_root
 from tether.config.settings import (
     Settings,

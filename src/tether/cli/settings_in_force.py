@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from tether.cli.workspace_review import Ownership, restrict_settings
+from tether.cli.ownership import Ownership
+from tether.cli.untrusted_settings import restrict_settings
 from tether.config.settings import Settings, load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
 

@@ -56,19 +56,19 @@ from tether.cli.session_discovery import (
     untrusted_warning,
 )
 from tether.cli.session_place import find_place
+from tether.cli.skills_on_read import skills_on_read
 from tether.cli.skills_tool import skill_tool, unusable_notices
 from tether.cli.startup_checks import (
     background_notices,
+    option_notices,
     project_memory,
     record_run,
-    unknown_tools,
-    unmatched_rules,
-    unoffered_tools,
     unstoppable_budget,
 )
 from tether.cli.system_prompt import SystemPrompt
 from tether.cli.teams_tools import (
     TEAMMATE_ENV,
+    attach_board,
     attach_lead,
     board_tools,
     lead_session_tools,
@@ -315,6 +315,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         file_pieces=memory_pieces,
     )
     agent.inputs.append(lambda: background_notices(tool_context))
+    if any(skill.paths is not None for skill in skills.skills):
+        agent.inputs.append(skills_on_read(tool_context, skills, start))
     attach_instruction_sources(
         session,
         instructions.current,
@@ -326,25 +328,16 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         trusted=trust.trusted,
     )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
-    if board is not None:
-        from tether.cli.board_resume import attach_board_claims
-        from tether.teams.spend import attach_task_spend
-
-        attach_task_spend(session, board)  # its spend written before the board closes
-        session.on_close.append(board.close)
-        resumed = resumption.loaded.path if resumption is not None else None
-        attach_board_claims(session, board, env, resumed)
-    attach_lead(lead, session, resumption.loaded.path if resumption is not None else None)
+    resumed = resumption.loaded.path if resumption is not None else None
+    attach_board(board, session, env, resumed)
+    attach_lead(lead, session, resumed)
     session.startup_notices.extend(skipped)
     session.startup_notices.extend(record_run(tool_context, session, home))
     session.startup_notices.extend(unstoppable_budget(opts, resolved))
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
-    session.startup_notices.extend(unknown_tools(opts))
-    session.startup_notices.extend(
-        unoffered_tools(opts, [t.name for t in base_tools], registry.names(), resolved)
-    )
-    session.startup_notices.extend(unmatched_rules(gate.permissions.rules))
+    offered, rules = [t.name for t in base_tools], gate.permissions.rules
+    session.startup_notices.extend(option_notices(opts, resolved, offered, registry.names(), rules))
     session.startup_notices.extend(memory_notes)
     if sandbox.sandbox is not None:
         # After the background commands stopped: the placeholders go with the session.
@@ -392,12 +385,10 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if (warning := untrusted_warning(place, opts)) is not None:
         session.startup_notices.append(warning)
     attach_mcp(session, mcp, settings, system.text)
-    if gate.hooks is not None:
-        from tether.cli.hook_judges import hook_judge  # the judged hooks' code: with a hook only
+    if gate.hooks is not None:  # the judged hooks' code: with a hook only
+        from tether.cli.hook_judges import attach_hook_judges
 
-        gate.hooks.judge = hook_judge(agent, subagent_models)
-        gate.hooks.callback = client.hook_callback
-        gate.hooks.watchers.extend(client.hook_watchers)
+        attach_hook_judges(gate, agent, subagent_models, client)
     if structured is not None:
         session.answer_checks.append(structured.owed)
     session.switch_model = model_switcher(

@@ -152,3 +152,20 @@ def unstoppable_budget(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
         f"the prices of {resolved.model_id} are unknown to tether: its use counts as $0, "
         "so --max-budget-usd cannot stop this session"
     ]
+
+
+def option_notices(
+    opts: RunOptions,
+    resolved: ResolvedModel,
+    offered: Sequence[str],
+    registered: Sequence[str],
+    rules: RuleSet,
+) -> list[str]:
+    """What the user is told at the start of the tools and rules given: tools named that do
+    not exist or are not offered (`offered`: the tools before `--tools` chose; `registered`:
+    those the session has), rules matching no tool."""
+    return [
+        *unknown_tools(opts),
+        *unoffered_tools(opts, offered, registered, resolved),
+        *unmatched_rules(rules),
+    ]

@@ -109,3 +109,19 @@ def led_team(path: Path) -> str | None:
     note = newest_note(path, TEAM_NOTE)
     team = note.get("team") if note is not None else None
     return team if isinstance(team, str) else None
+
+
+def attach_board(
+    board: TaskBoard | None, session: Session, env: Mapping[str, str], resumed: Path | None
+) -> None:
+    """The task board goes with `session`: what its turns spend is counted on the task it
+    works on, it closes with the session, and a session resumed from `resumed` takes back the
+    claims its file names."""
+    if board is None:
+        return
+    from tether.cli.board_resume import attach_board_claims
+    from tether.teams.spend import attach_task_spend
+
+    attach_task_spend(session, board)  # its spend written before the board closes
+    session.on_close.append(board.close)
+    attach_board_claims(session, board, env, resumed)

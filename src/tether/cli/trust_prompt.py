@@ -30,7 +30,8 @@ from rich.text import Text
 
 from tether.cli.ask import read_yes_no
 from tether.cli.startup import LazyOptions
-from tether.cli.workspace_review import Declared, WorkspaceReview, count, review_workspace
+from tether.cli.untrusted_settings import Declared
+from tether.cli.workspace_review import WorkspaceReview, count, review_workspace
 from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.config.trust import TRUST_FLAG, record_trust, remembered_settings, workspace_trust

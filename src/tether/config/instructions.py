@@ -20,11 +20,11 @@ or `/dev`, or a file a Read deny rule covers (`refuse`).
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.config.import_syntax import find_imports
 from tether.config.rule_paths import rule_files, scoped_rules
 from tether.home_files import HOME_SECRETS
 from tether.text_files import (
@@ -57,13 +57,6 @@ PARENT_FILES = ("CLAUDE.md", ".claude/CLAUDE.md")
 but `/`: Claude Code "recurses up to (but not including) the root directory / and reads any
 CLAUDE.md or CLAUDE.local.md files it finds", whether or not there is a repository. AGENTS.md
 is a repository's own, and not looked for above it."""
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
-# An import starts a word (so `name@example.com` is not one) and runs to whitespace or a
-# character that ends a path in prose.
-_IMPORT = re.compile(r"(?<![^\s(])@([^\s`'\"<>()\[\]{},;]+)")
-_TRAILING_PUNCTUATION = ".:!?"
 
 
 @dataclass(frozen=True)
@@ -367,28 +360,6 @@ class _Reader:
             scoped_rules=tuple(self.scoped),
             sizes=tuple(sizes),
         )
-
-
-def find_imports(text: str) -> Iterator[tuple[int, str]]:
-    """`(line number, path)` for each `@path` import, outside code spans and fenced blocks.
-
-    A path must look like one (hold a `/` or a `.`), so `@someone` in prose is not an import.
-    """
-    fence: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        opening = _FENCE.match(line)
-        if fence is not None:
-            if opening and opening.group(1).startswith(fence) and not line.strip(" `~"):
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
-            continue
-        prose = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
-        for match in _IMPORT.finditer(prose):
-            target = match.group(1).rstrip(_TRAILING_PUNCTUATION)
-            if "/" in target or "." in target:
-                yield number, target
 
 
 def _missing(path: Path) -> str:

@@ -3,42 +3,28 @@ is about. Claude Code loads such a rule only once the model reads or edits a fil
 matches; a rule without `paths` goes into every prompt.
 
 Read as Claude Code reads it: the front matter is YAML, so `paths` may be any scalar (plain,
-quoted, folded `>` or literal `|` block) or a list of them; each string is split at commas
-outside braces (`src/**/*.{ts,tsx}, lib/**`), braces are expanded, a trailing `/**` is taken
-off (`sql/**` is `sql`), and globs that are all `**` leave the rule unconditional. Matching is
-gitignore's (`rule_match`). Front matter that is not valid YAML (an unquoted `- **/*.ts`, which
-is what people write) is read line by line instead, more leniently than Claude Code (which then
-loads the rule into every prompt). A `paths` that names no glob, or that cannot be read, leaves
-the rule for every prompt, with a sentence saying why: a rule is never silently lost."""
+quoted, folded `>` or literal `|` block) or a list of them, read and matched as a skill's
+`paths` are (`tether.path_globs`: commas, braces, a trailing `/**`, gitignore matching).
+Front matter that is not valid YAML (an unquoted `- **/*.ts`, which is what people write) is
+read line by line instead, more leniently than Claude Code (which then loads the rule into
+every prompt). A `paths` that names no glob, or that cannot be read, leaves the rule for every
+prompt, with a sentence saying why: a rule is never silently lost."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from tether.config.rule_match import bad_glob
+from tether.path_globs import PathGlobs, path_globs
 from tether.text_files import UnreadableFile, read_text_file
 
 HEAD_BYTES = 4096
 """What is read of a rule to find its front matter."""
 
-MAX_EXPANDED = 1000
-"""At most this many globs from one rule's braces (Claude Code's bound)."""
-
 _KEY = re.compile(r"^paths\s*:(.*)$")
 _ITEM = re.compile(r"^\s*-\s*(.*)$")
 _OTHER_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
 _BLOCK = re.compile(r"^[>|][+-]?[0-9]?\s*(#.*)?$")
-
-
-@dataclass(frozen=True)
-class RulePaths:
-    """What a rule's `paths` say: the globs, or None for every prompt; `problem`: why the
-    `paths` written were not taken (then the rule is for every prompt)."""
-
-    globs: tuple[str, ...] | None
-    problem: str | None = None
 
 
 def rule_files(directory: Path, problems: list[str] | None = None) -> list[Path]:
@@ -74,13 +60,13 @@ def rule_globs(path: Path) -> tuple[str, ...] | None:
     return rule_paths(path).globs
 
 
-def rule_paths(path: Path) -> RulePaths:
+def rule_paths(path: Path) -> PathGlobs:
     """The `paths` of the rule at `path` (for every prompt when the file is unreadable:
     reading it for the prompt says why)."""
     try:
         head = read_text_file(path, limit_bytes=HEAD_BYTES, lenient=True, truncate=True) or ""
     except UnreadableFile:
-        return RulePaths(None)
+        return PathGlobs(None)
     return paths_of(head)
 
 
@@ -89,11 +75,11 @@ def globs_of(text: str) -> tuple[str, ...] | None:
     return paths_of(text).globs
 
 
-def paths_of(text: str) -> RulePaths:
+def paths_of(text: str) -> PathGlobs:
     """What `paths` says in the front matter at the start of `text`."""
     front = _front_matter(text)
     if front is None:
-        return RulePaths(None)
+        return PathGlobs(None)
     import yaml
 
     try:
@@ -102,60 +88,12 @@ def paths_of(text: str) -> RulePaths:
         written = _lenient(front)
     else:
         if not isinstance(data, dict) or "paths" not in data:
-            return RulePaths(None)
+            return PathGlobs(None)
         written = data["paths"]  # pyright: ignore[reportUnknownVariableType]
-    if written is None:
-        return RulePaths(None)
-    strings = _strings(written)  # pyright: ignore[reportUnknownArgumentType]
-    if strings is None:
-        kind = type(written).__name__  # pyright: ignore[reportUnknownArgumentType]
-        return RulePaths(None, f"`paths` is a {kind}, not globs: the rule applies everywhere")
-    return _globs(strings)
-
-
-def expanded(globs: tuple[str, ...]) -> list[str]:
-    """The patterns `globs` stand for, as Claude Code matches them: braces expanded, a
-    trailing `/**` taken off, `./` at the start taken off (Claude Code's matcher never
-    matches those; they mean the rule's directory)."""
-    patterns: list[str] = []
-    for glob in globs:
-        for one in _braces(glob):
-            one = one.removesuffix("/**")
-            negated = one.startswith("!")
-            body = one[1:] if negated else one
-            body = body.removeprefix("./")
-            if body:
-                patterns.append("!" + body if negated else body)
-    return patterns[:MAX_EXPANDED]
-
-
-def _globs(strings: list[str]) -> RulePaths:
-    written = tuple(g for s in strings for g in (_unquote(w) for w in _split(s)) if g)
-    patterns = expanded(written)
-    if not patterns or all(p == "**" for p in patterns):
-        return RulePaths(None)
-    bad = [(p, why) for p in patterns if (why := bad_glob(p)) is not None]
-    if bad:
-        named = "; ".join(f"{p!r}: {why}" for p, why in bad)
-        return RulePaths(None, f"`paths` glob not valid ({named}): the rule applies everywhere")
-    return RulePaths(written)
-
-
-def _strings(value: object) -> list[str] | None:
-    """The strings of a YAML value: a scalar's text, a list's items (nested lists too)."""
-    if isinstance(value, list):
-        strings: list[str] = []
-        for item in value:  # pyright: ignore[reportUnknownVariableType]
-            inner = _strings(item)  # pyright: ignore[reportUnknownArgumentType]
-            if inner is None:
-                return None
-            strings.extend(inner)
-        return strings
-    if isinstance(value, str):
-        return value.splitlines()  # a literal block: one glob a line
-    if isinstance(value, bool | int | float):
-        return [str(value)]
-    return None
+    read = path_globs(written)
+    if read.problem is not None:
+        return PathGlobs(None, f"{read.problem}: the rule applies everywhere")
+    return read
 
 
 def _front_matter(text: str) -> list[str] | None:
@@ -208,81 +146,3 @@ def _items(lines: list[str]) -> list[str]:
         elif _OTHER_KEY.match(line):
             break
     return items
-
-
-def _split(text: str) -> list[str]:
-    """`a, b/{c,d}` -> ["a", "b/{c,d}"]: commas split, but not inside braces or quotes."""
-    words: list[str] = []
-    depth = 0
-    quote = ""
-    current = ""
-    for char in text:
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth = max(depth - 1, 0)
-        elif char == "," and depth == 0:
-            words.append(current)
-            current = ""
-            continue
-        current += char
-    words.append(current)
-    return words
-
-
-def _unquote(word: str) -> str:
-    word = word.strip()
-    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
-        return word[1:-1].strip()
-    return word.partition(" #")[0].strip()  # a comment after it
-
-
-def _braces(glob: str) -> list[str]:
-    """`a/*.{ts,tsx}` -> ["a/*.ts", "a/*.tsx"], nested braces too; a brace with no comma at
-    its level, or none closing it, stays as written."""
-    results: list[str] = []
-    pending = [glob]
-    while pending and len(results) < MAX_EXPANDED:
-        current = pending.pop()
-        found = _first_group(current)
-        if found is None:
-            results.append(current)
-            continue
-        start, end, options = found
-        pending.extend(
-            current[:start] + option + current[end + 1 :] for option in reversed(options)
-        )
-    return results
-
-
-def _first_group(glob: str) -> tuple[int, int, list[str]] | None:
-    """The first `{...}` of `glob` with a comma at its own level: where it opens and closes,
-    and its options."""
-    for start, char in enumerate(glob):
-        if char != "{" or (start and glob[start - 1] == "\\"):
-            continue
-        depth = 0
-        options: list[str] = []
-        current = ""
-        for end in range(start, len(glob)):
-            c = glob[end]
-            if c == "{":
-                depth += 1
-                if depth == 1:
-                    continue
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    if options:
-                        return start, end, [*options, current]
-                    break
-            elif c == "," and depth == 1:
-                options.append(current)
-                current = ""
-                continue
-            current += c
-    return None

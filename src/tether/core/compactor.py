@@ -92,6 +92,15 @@ async def _summary(
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
+async def compact_on_request(
+    agent: Agent, history: History, request: ModelRequest, focus: str | None
+) -> tuple[list[Event], bool]:
+    """A compaction the user asked for (`/compact`): what it said, and whether it happened."""
+    events: list[Event] = []
+    done = await compact(agent, history, request, events.append, trigger="manual", focus=focus)
+    return events, done
+
+
 async def compact(
     agent: Agent,
     history: History,

@@ -6,6 +6,7 @@ turn's `TurnFinished`."""
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Sequence
 
 from tether.core import turn_stop
@@ -14,10 +15,14 @@ from tether.core.history import History
 from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
 from tether.core.sizing import PromptTooLong
+from tether.outside_text import error_summary
 from tether.protocol import (
+    ErrorOccurred,
     Event,
+    HarnessError,
     Message,
     MessageCompleted,
+    ModelError,
     Notice,
     TextBlock,
     TurnFinished,
@@ -163,3 +168,22 @@ def turn_finished(
         api_error_status=api_error[0],
         api_error_type=api_error[1],
     )
+
+
+async def turn_failed(
+    error: Exception, lifecycle: Lifecycle, stats: TurnStats, emit: Callable[[Event], None]
+) -> tuple[str, tuple[int | None, str | None]]:
+    """A turn that stopped on `error`, told: its error and the API's status and error type (for
+    the result), StopFailure hooks run for a model's error. Anything but a `HarnessError` is a
+    bug, not a condition: said loudly, with the traceback (the session is kept)."""
+    if not isinstance(error, HarnessError):
+        message = f"internal error: {error_summary(error)}"
+        emit(ErrorOccurred(message=f"{message}\n{traceback.format_exc()}"))
+        return message, (None, None)
+    api_error: tuple[int | None, str | None] = (None, None)
+    if isinstance(error, ModelError) and error.status is not None and error.status >= 400:
+        api_error = (error.status, error.error_type)
+    emit(ErrorOccurred(message=str(error)))
+    if isinstance(error, ModelError):
+        await lifecycle.on_failure(error, stats.result, emit)
+    return str(error), api_error

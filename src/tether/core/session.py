@@ -4,32 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import time
-import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
-from tether.core.compactor import compact
-from tether.core.conversation import converse, mark_interruption, turn_finished
+from tether.core.commands import CommandInfo, PromptCommand
+from tether.core.compactor import compact_on_request
+from tether.core.conversation import converse, mark_interruption, turn_failed, turn_finished
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request
 from tether.core.preparations import Preparations
 from tether.core.questions import PendingAnswers, StartupQuestion
 from tether.core.recording import SessionRecorder
-from tether.outside_text import error_summary
 from tether.permissions import Mode
 from tether.protocol import (
     Compact,
-    ErrorOccurred,
     Event,
     HarnessError,
     ImageBlock,
     Interrupt,
     Message,
-    ModelError,
     Notice,
     Op,
     PermissionAnswer,
@@ -44,25 +40,6 @@ from tether.protocol import (
     UserInput,
 )
 from tether.skills import SkillCatalog
-
-PromptCommand = Callable[[str], Awaitable[str]]
-
-
-@dataclass(frozen=True)
-class CommandInfo:
-    """A custom command's facts a front end acts on."""
-
-    source: str
-    """Where it is defined, as UserPromptExpansion hooks are told (`projectSettings`,
-    `userSettings`, `plugin`)."""
-    model: str | None = None
-    """The model its `model:` front matter names, for the turn it starts."""
-    description: str = ""
-    argument_hint: str = ""
-    """What its arguments are (`argument-hint`), shown beside it in the slash menu."""
-
-
-"""A `/name args` command that makes the message to send (an MCP server's prompt)."""
 
 
 class Session:
@@ -119,16 +96,16 @@ class Session:
         self.resumed: str | None = None
         """How the session was resumed or forked (for the user), when it was."""
         self.startup_notices: list[str] = []
+        """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.listings: list[Callable[[], str | None]] = []
         """What the model is told in a reminder with the next prompt whenever the
         conversation does not hold it as it is now (new, changed, or compacted away): the
         agent types, kept out of the tool descriptions so that the cached prefix stays."""
-        """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
         self.session_id = session_id or str(uuid.uuid4())
         self._history = history or History()
         if recorder is not None:
             self._history.journal = recorder
-        self._task: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[object] | None = None
         self.usage = Usage()
         self.cost_usd = 0.0
         self._steering: list[str] = []
@@ -345,22 +322,15 @@ class Session:
         if self.agent.compaction is None:
             yield Notice(level="warning", message="compaction is not configured")
             return
-        events: list[Event] = []
-        done: list[bool] = []
-
-        async def work() -> None:
-            request = next_request(self.agent, self._history)
-            done.append(
-                await compact(
-                    self.agent, self._history, request, events.append, trigger="manual", focus=focus
-                )
-            )
-
         self._stop = interruption.StopAsked()
         self._began = True
-        self._task = asyncio.create_task(work())
+        task = self._task = asyncio.create_task(
+            compact_on_request(
+                self.agent, self._history, next_request(self.agent, self._history), focus
+            )
+        )
         try:
-            await self._task
+            events, done = await task
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -372,7 +342,7 @@ class Session:
             for observe in self.observers:  # a compaction asked for is seen as any
                 observe(event)
             yield event
-        if done and not done[0] and not events:
+        if not done and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
     def _tell_recording(self, emit: Callable[[Event], None]) -> None:
@@ -428,17 +398,8 @@ class Session:
             error = self._interrupted
             if self._prompt_kept:
                 mark_interruption(self._history, emit)
-        except HarnessError as e:
-            error = str(e)
-            if isinstance(e, ModelError) and e.status is not None and e.status >= 400:
-                api_error = (e.status, e.error_type)
-            emit(ErrorOccurred(message=error))
-            if isinstance(e, ModelError):
-                await self.lifecycle.on_failure(e, stats.result, emit)
         except Exception as e:
-            # A bug, not a condition: stop the turn loudly with the traceback, keep the session.
-            error = f"internal error: {error_summary(e)}"
-            emit(ErrorOccurred(message=f"{error}\n{traceback.format_exc()}"))
+            error, api_error = await turn_failed(e, self.lifecycle, stats, emit)
         finally:
             self._history.answer_unanswered(INTERRUPTED)
             if self._prompt_kept and self.recorder is not None:

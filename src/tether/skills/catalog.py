@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from tether.path_globs import expanded, paths_matcher
 
 if TYPE_CHECKING:
     from tether.skills.commands import SlashCommand
@@ -46,6 +49,10 @@ class Skill:
     model_invocable: bool = True
     """False for `disable-model-invocation: true`: left out of what the model is offered (the
     prompt's list and the Skill tool); the user still runs it as `/name`."""
+    paths: tuple[str, ...] | None = None
+    """The `paths:` globs of its front matter, as written (`tether.path_globs`): as in Claude
+    Code, the model is offered the skill only once it has read or edited a file they match
+    (relative to the directory the session started in); None: offered from the start."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,12 @@ class SkillCatalog:
     commands: tuple[SlashCommand, ...] = ()
     """Custom and plugin commands the model may run through the Skill tool as well, as in
     Claude Code: those with a description and without `disable-model-invocation`."""
+    activated: set[str] = field(default_factory=set[str], compare=False)
+    """The skills with `paths` a file the model read or edited has matched in this session
+    (`activate`); shared by the copies `dataclasses.replace` makes."""
+    _matchers: dict[str, Callable[[str], bool]] = field(
+        default_factory=dict[str, "Callable[[str], bool]"], compare=False, repr=False
+    )
 
     def command(self, name: str) -> SlashCommand | None:
         """The command `name` (`/name` without its slash; a plugin's as `plugin:name`) the
@@ -84,8 +97,30 @@ class SkillCatalog:
         return next((skill for skill in self.skills if skill.name == name), None)
 
     def offered_to_model(self) -> tuple[Skill, ...]:
-        """The skills the model may load (not those with `disable-model-invocation`)."""
-        return tuple(skill for skill in self.skills if skill.model_invocable)
+        """The skills the model may load: not those with `disable-model-invocation`, nor those
+        with `paths` no file read or edited has matched yet."""
+        return tuple(
+            skill for skill in self.skills if skill.model_invocable and not self.waiting(skill)
+        )
+
+    def waiting(self, skill: Skill) -> bool:
+        """Whether `skill` has `paths` that no file read or edited has matched yet."""
+        return skill.paths is not None and skill.name not in self.activated
+
+    def activate(self, relative: str) -> tuple[Skill, ...]:
+        """The skills with `paths` that a file read or edited (`relative` to the directory
+        the session started in, `/`-separated) matches first: from now on they are offered."""
+        found: list[Skill] = []
+        for skill in self.skills:
+            if skill.paths is None or skill.name in self.activated:
+                continue
+            matches = self._matchers.get(skill.name)
+            if matches is None:
+                matches = self._matchers[skill.name] = paths_matcher(expanded(skill.paths))
+            if matches(relative):
+                self.activated.add(skill.name)
+                found.append(skill)
+        return tuple(found)
 
     def prompt_section(self, budget_chars: int = 4000) -> str:
         """The system prompt's list of skills, names and descriptions only, in at most

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tether.path_globs import path_globs
 from tether.skills.catalog import (
     MAX_DESCRIPTION_CHARS,
     Skill,
@@ -155,8 +156,18 @@ def _read_skill(path: Path, source: SkillSource) -> tuple[Skill, list[str]]:
         source=source,
         allowed_tools=_allowed_tools(metadata.get("allowed-tools")),
         model_invocable=metadata.get("disable-model-invocation") is not True,
+        paths=_paths(metadata, lapses),
     )
     return skill, lapses
+
+
+def _paths(metadata: dict[str, Any], lapses: list[str]) -> tuple[str, ...] | None:
+    """`paths`, read as a rule's are (`tether.path_globs`); globs that cannot be taken leave
+    the skill offered from the start, said."""
+    read = path_globs(metadata.get("paths"))
+    if read.problem is not None:
+        lapses.append(f"{read.problem}: the skill is offered whatever files are touched")
+    return read.globs
 
 
 def _name(metadata: dict[str, Any], directory_name: str, lapses: list[str]) -> str:

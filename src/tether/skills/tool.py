@@ -59,6 +59,11 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
             f"The skill {name!r} is run by the user only (/{name}), never loaded by the model. "
             f"{_available(catalog)}"
         )
+    if skill is not None and catalog.waiting(skill):
+        raise SkillError(
+            f"The skill {name!r} is for files matching {', '.join(skill.paths or ())}: it is "
+            f"offered once such a file is read or edited. {_available(catalog)}"
+        )
     if skill is None:
         broken = [entry for entry in catalog.unusable if entry.path.parent.name == name]
         if broken:

@@ -1,0 +1,118 @@
+"""The shapes of Claude Code's stream-json message lines, field for field: an `assistant`
+line (one content block), a `user` line (a message of tether's own, or one tool result with
+its `tool_use_result`), a `stream_event` line; their uuids, times and reply ids."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from tether.cli.sdk_message_json import block_json
+from tether.cli.tool_results import structured_result
+from tether.protocol import Message, ToolFinished, ToolResultBlock, Usage
+
+Line = dict[str, Any]
+
+
+def assistant_line(
+    session_id: str,
+    body: dict[str, Any],
+    message_id: str,
+    model: str,
+    stop_reason: str | None,
+    usage: Usage,
+    parent: str | None,
+    request_id: str | None = None,
+) -> Line:
+    """One content block of a reply (`body`), as its own `assistant` line."""
+    line: Line = {
+        "type": "assistant",
+        "message": {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [body],
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": usage.model_dump(),
+            "context_management": None,
+        },
+        "parent_tool_use_id": parent,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+        "timestamp": now(),
+    }
+    if request_id is not None:
+        line["request_id"] = request_id  # the endpoint's, as Claude Code
+    return line
+
+
+def user_line(session_id: str, message: Message, parent: str | None) -> Line:
+    """A user message of tether's own in the conversation (a reminder of an answer owed,
+    words sent while the agent worked, the mark of an interruption)."""
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [block_json(b) for b in message.content]},
+        "parent_tool_use_id": parent,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+        "timestamp": now(),
+    }
+
+
+def tool_result_line(
+    session_id: str,
+    block: ToolResultBlock,
+    name: str,
+    finished: ToolFinished | None,
+    parent: str | None,
+) -> Line:
+    """One tool result (of the tool `name`), with its structured `tool_use_result`."""
+    body = block_json(block)
+    if name.startswith("mcp__"):
+        # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
+        # it failed.
+        if isinstance(body["content"], str):
+            body["content"] = [{"type": "text", "text": body["content"]}]
+        if not block.is_error:
+            body["is_error"] = None
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [body]},
+        "parent_tool_use_id": parent,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+        "timestamp": now(),
+        "tool_use_result": structured_result(block, finished),
+    }
+
+
+def stream_line(
+    session_id: str, event: dict[str, Any], parent: str | None, message_id: str
+) -> Line:
+    """One streaming event of a reply (`--include-partial-messages`)."""
+    return {
+        "type": "stream_event",
+        "event": event,
+        "session_id": session_id,
+        "parent_tool_use_id": parent,
+        "uuid": new_uuid(),
+        "api_message_id": message_id,
+    }
+
+
+def now() -> str:
+    """The time of a line, as Claude Code writes it (UTC, milliseconds)."""
+    moment = datetime.datetime.now(datetime.UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def new_message_id() -> str:
+    """An id for a reply whose endpoint gave none, shaped as the Messages API's."""
+    return f"msg_{uuid.uuid4().hex[:24]}"
