@@ -9,7 +9,8 @@ from typing import Literal, Protocol
 
 @dataclass(frozen=True)
 class MemoryHit:
-    id: int
+    id: int | None
+    """None: a memory kept aside while the memory could not be used, not in it yet."""
     text: str
     tags: tuple[str, ...]
     by: Literal["words", "meaning", "both"]

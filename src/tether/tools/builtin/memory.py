@@ -57,7 +57,7 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     return ToolOutput(
         f"The memory could not be saved in the project's memory ({saved.why}). Its text is "
         f"kept whole in {saved.kept_in}, and is added to the memory when it can be used "
-        "again; until then MemorySearch does not find it. Do not save it again.",
+        "again; until then MemorySearch finds it by its words only. Do not save it again.",
         structured=structured,
     )
 
@@ -70,7 +70,9 @@ async def memory_search(ctx: ToolContext, args: MemorySearchInput) -> ToolOutput
     have learnt."""
     hits = await _index(ctx).search(args.query, args.limit)
     structured = [
-        {"id": h.id, "text": h.text, "tags": list(h.tags), "matchedBy": h.by} for h in hits
+        {"id": h.id, "text": h.text, "tags": list(h.tags), "matchedBy": h.by}
+        | ({"keptAside": True} if h.id is None else {})
+        for h in hits
     ]
     if not hits:
         return ToolOutput("No memory matches.", structured=structured)
@@ -82,8 +84,14 @@ def render_hits(hits: list[MemoryHit]) -> str:
     lines: list[str] = []
     for hit in hits:
         tags = f" [{', '.join(hit.tags)}]" if hit.tags else ""
-        lines.append(f"Memory {hit.id}{tags}: {hit.text}")
+        lines.append(f"{memory_name(hit)}{tags}: {hit.text}")
     return "\n\n".join(lines)
+
+
+def memory_name(hit: MemoryHit) -> str:
+    """How the model is told of a memory: by its id, or as one kept aside (the memory could
+    not be used when it was saved; it is added once it can be)."""
+    return f"Memory {hit.id}" if hit.id is not None else "Memory kept aside, not yet in the memory"
 
 
 def _index(ctx: ToolContext) -> MemoryIndex:
