@@ -22,9 +22,8 @@ from tether.core.memory import MEMORY_FILE_TAG, PIECES_PER_SESSION
 from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
-from tether.tools.builtin.memory import memory_name, render_hits
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit, Saved
+from tether.tools.memory_index import MemoryHit, Saved, memory_name, render_hits
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore

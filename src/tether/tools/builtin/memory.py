@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit, MemoryIndex
+from tether.tools.memory_index import MemoryIndex, render_hits
 
 MAX_MEMORY_CHARS = 4_000
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -77,21 +77,6 @@ async def memory_search(ctx: ToolContext, args: MemorySearchInput) -> ToolOutput
     if not hits:
         return ToolOutput("No memory matches.", structured=structured)
     return ToolOutput(render_hits(hits), structured=structured)
-
-
-def render_hits(hits: list[MemoryHit]) -> str:
-    """Memories as the model reads them, one a paragraph."""
-    lines: list[str] = []
-    for hit in hits:
-        tags = f" [{', '.join(hit.tags)}]" if hit.tags else ""
-        lines.append(f"{memory_name(hit)}{tags}: {hit.text}")
-    return "\n\n".join(lines)
-
-
-def memory_name(hit: MemoryHit) -> str:
-    """How the model is told of a memory: by its id, or as one kept aside (the memory could
-    not be used when it was saved; it is added once it can be)."""
-    return f"Memory {hit.id}" if hit.id is not None else "Memory kept aside, not yet in the memory"
 
 
 def _index(ctx: ToolContext) -> MemoryIndex:
