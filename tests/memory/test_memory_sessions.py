@@ -5,7 +5,9 @@ in the request the fake server receives), and go on when the memory file is dama
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -272,8 +274,8 @@ def test_a_save_into_a_damaged_memory_keeps_the_text_and_adds_it_once_the_memory
         f"The memory could not be saved in the project's memory ({path} is damaged or not a "
         "memory file (file is not a database); move it away to start an empty one (its "
         f"memories are not read)). Its text is kept whole in {kept}, and is added to the "
-        "memory when it can be used again; until then MemorySearch does not find it. Do not "
-        "save it again."
+        "memory when it can be used again; until then MemorySearch finds it by its words only. "
+        "Do not save it again."
     )
     assert f"tether: memory: the memory is kept in {kept}" in result.stderr
     assert DEPLOY in kept.read_text()
@@ -306,3 +308,61 @@ def test_a_memory_that_can_be_kept_nowhere_is_an_error_that_says_so(
     assert told.startswith(f"Error: Memory cannot be used: {path} is damaged")
     assert told.endswith("It is not saved: its text is only in this conversation."), told
     assert "could not be kept aside either ([Errno 21] Is a directory" in told
+
+
+def test_memorysearch_finds_memories_kept_aside_while_the_memory_cannot_be_used(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    path = memory_path(Path(os.environ["TETHER_HOME"]), workspace)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    fake_model.script(
+        tool_use("MemorySave", text=DEPLOY, tags=["deploy"]),
+        tool_use("MemorySave", text=TABS),
+        tool_use("MemorySearch", query="how to deploy to production"),
+        text("noted"),
+    )
+    result = tether("-p", "remember how we deploy and find it")
+    assert result.exit_code == 0, result.stderr
+    [found] = fake_model.requests[3].tool_results()
+    assert fake_model.requests[3].tool_result_errors() == [True]
+    assert found == (
+        f"Error: Memory cannot be used: {path} is damaged or not a memory file (file is not a "
+        "database); move it away to start an empty one (its memories are not read). Of the "
+        "memories kept aside until it can be, these match:\n\n"
+        f"Memory kept aside, not yet in the memory [deploy]: {DEPLOY}"
+    )
+
+
+def test_a_memory_kept_aside_after_the_memory_opened_is_added_before_a_search(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _save_two(fake_model, tether)
+    kept = memory_path(Path(os.environ["TETHER_HOME"]), workspace).with_name(
+        "memory.db.pending.jsonl"
+    )
+    fact = "The staging database is rebuilt every Sunday night."
+    line = json.dumps({"text": fact, "tags": ["staging"], "why": "disk full"})
+    fake_model.requests.clear()
+    fake_model.script(
+        tool_use("MemorySearch", query="deploy"),
+        # Another process keeps a memory aside while this session has the memory open.
+        tool_use("Bash", command=f"printf '%s\\n' {shlex.quote(line)} >> {shlex.quote(str(kept))}"),
+        tool_use("MemorySearch", query="when is staging rebuilt"),
+        text("found"),
+    )
+    result = tether(
+        "-p",
+        "what do we know?",
+        "--permission-mode",
+        "bypassPermissions",
+        "--settings",
+        '{"sandbox": {"enabled": false}}',  # the sandbox keeps Bash out of tether's home
+    )
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.requests[2].tool_result_errors() == [False], fake_model.requests[
+        2
+    ].tool_results()
+    [found] = fake_model.requests[3].tool_results()
+    assert found.startswith(f"Memory 3 [staging]: {fact}"), found
+    assert kept.read_text() == ""

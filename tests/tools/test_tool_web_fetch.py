@@ -150,3 +150,31 @@ def test_webfetch_asks_by_default_and_a_domain_rule_allows_it(
     assert "Release notes" not in json.dumps(denied_result)
     assert "# Release notes" in json.dumps(fetched_result)
     assert requested == ["/notes"]
+
+
+async def test_a_redirect_to_another_spelling_of_the_host_is_followed(run_tool: RunTool) -> None:
+    with web_site({"/notes": HTML}) as site:
+        here = site.url.replace("127.0.0.1", "localhost")
+        there = site.url.replace("127.0.0.1", "LocalHost.")
+        site.pages["/old"] = Page(status=301, headers={"location": f"{there}/notes"})
+        followed = await run_tool("WebFetch", url=f"{here}/old", prompt="p")
+    # Followed, not reported as a redirect to another host (whether `localhost.` then
+    # resolves is the machine's resolver's business).
+    assert "REDIRECT DETECTED" not in followed.content
+    assert f"{there}/notes" in followed.content
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("https://exam ple.com/", "'exam ple.com' is not a host name or an IP address"),
+        ("https://a..b/", "'a..b' is not a host name or an IP address"),
+        ("https://evil.example\\.docs.example/", "holds a backslash"),
+    ],
+)
+async def test_a_url_without_a_host_for_certain_is_refused(
+    run_tool: RunTool, url: str, error: str
+) -> None:
+    outcome = await run_tool("WebFetch", url=url, prompt="p")
+    assert outcome.is_error
+    assert error in outcome.content, outcome.content

@@ -138,3 +138,21 @@ def test_tools_tether_lacks_are_told_once_each(tether: Run, model_env: FakeModel
         'tether: warning: --allowedTools: this session has no "ExitPlanMode" tool (a Claude '
         "Code tool tether does not have); the rule allows nothing",
     ]
+
+
+def test_domain_lists_go_out_in_the_one_spelling_of_their_hosts(
+    tether: Run, model_env: FakeModelServer
+) -> None:
+    model_env.script(
+        tool_use("WebSearch", query="notes", blocked_domains=["Spam.Example.", "bücher.example/x"]),
+        reply(text("nothing")),
+        tool_use("WebSearch", query="notes", allowed_domains=["exa mple.com"]),
+        text("done"),
+    )
+    done = tether("-p", "search")
+    assert done.exit_code == 0, done.stderr
+    [server_tool] = model_env.requests[1].body["tools"]
+    assert server_tool["blocked_domains"] == ["spam.example", "xn--bcher-kva.example/x"]
+    assert model_env.requests[3].tool_results() == [
+        "Error: 'exa mple.com' in allowed_domains is not a domain (like example.com)."
+    ]

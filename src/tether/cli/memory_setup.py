@@ -23,7 +23,7 @@ from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit, Saved
+from tether.tools.memory_index import MemoryHit, Saved, memory_name, render_hits
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -103,7 +103,7 @@ class ProjectMemory:
             return None
         share = OFFERED_CHARS // len(hits)
         lines = [
-            f"- Memory {h.id}: {h.text if len(h.text) <= share else h.text[: share - 1] + '…'}"
+            f"- {memory_name(h)}: {h.text if len(h.text) <= share else h.text[: share - 1] + '…'}"
             for h in hits
         ]
         return (
@@ -156,19 +156,63 @@ class ProjectMemory:
         return Saved(None, str(kept), why)
 
     def _search(self, query: str, limit: int) -> list[MemoryHit]:
+        """The memory's hits, then those of the memories kept aside while it could not be
+        used (added to it first when it now can be): a memory saved is found, wherever it
+        waits. When the memory cannot be used, the error says so with the kept ones that
+        match."""
         from tether.memory.store import MemoryFileError
 
         try:
-            found = self._opened().search(query, limit)
+            found = self._with_pending().search(query, limit)
         except MemoryFileError as e:
-            raise ToolError(f"Memory cannot be used: {e}") from None
-        return [MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by) for f in found]
+            waiting = self._pending_hits(query, limit)
+            if not waiting:
+                raise ToolError(f"Memory cannot be used: {e}") from None
+            raise ToolError(
+                f"Memory cannot be used: {e}. Of the memories kept aside until it can be, "
+                f"these match:\n\n{render_hits(waiting)}"
+            ) from None
+        hits = [MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by) for f in found]
+        return hits + self._pending_hits(query, limit - len(hits))
+
+    def _with_pending(self) -> MemoryStore:
+        """The memory, opened, with the memories kept aside since it was opened added to it
+        (another process, or a save of this one that failed, may have kept some)."""
+        from tether.memory.pending import pending_path
+
+        with self._opening:
+            if self._store is None:
+                self._store = open_store(self.path, self._env)  # adds what is kept aside
+            elif _has_content(pending_path(self.path)):
+                _add_pending(self._store)
+            return self._store
+
+    def _pending_hits(self, query: str, limit: int) -> list[MemoryHit]:
+        from tether.memory.pending import matching_words, read_pending
+
+        if limit <= 0:
+            return []
+        try:
+            waiting = read_pending(self.path)
+        except OSError as e:
+            _warn(f"memory: the memories kept aside cannot be read: {e}")
+            return []
+        return [MemoryHit(None, m.text, m.tags, "words") for m in matching_words(waiting, query)][
+            :limit
+        ]
 
     def _opened(self) -> MemoryStore:
         with self._opening:
             if self._store is None:
                 self._store = open_store(self.path, self._env)
             return self._store
+
+
+def _has_content(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def _add_pending(store: MemoryStore) -> None:

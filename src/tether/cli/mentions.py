@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tether.core.session import Session
-    from tether.protocol import Event, PermissionAnswer, PermissionAsked, TextBlock
+    from tether.protocol import (
+        Event,
+        ImageBlock,
+        PermissionAnswer,
+        PermissionAsked,
+        TextBlock,
+        ToolResultBlock,
+    )
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s@])+)")
 """`@path`, at the start of a word; a space inside a path is written `\\ `."""
@@ -35,6 +42,13 @@ async def run_for_user(
 ) -> tuple[str, bool]:
     """Run one call the user asked for through the session's gate; its result text and
     whether it failed (a denial is a failure that says why)."""
+    block = await _run_for_user(session, tool, tool_input, emit)
+    return block.content, block.is_error
+
+
+async def _run_for_user(
+    session: Session, tool: str, tool_input: dict[str, object], emit: Callable[[Event], None]
+) -> ToolResultBlock:
     from tether.core.tool_calls import run_call
     from tether.protocol import PermissionAnswer, ToolUseBlock
 
@@ -43,32 +57,35 @@ async def run_for_user(
 
     call = ToolUseBlock(id=f"user_{uuid.uuid4().hex[:12]}", name=tool, input=tool_input)
     result = await run_call(session.agent, call, emit, the_user_asked, [])
-    return result.block.content, result.block.is_error
+    return result.block
 
 
 async def with_mentions(
     session: Session, text: str, emit: Callable[[Event], None]
-) -> tuple[TextBlock, ...]:
+) -> tuple[TextBlock | ImageBlock, ...]:
     """The message's blocks: its text, then for each mentioned file that exists the Read
-    call and its result, as Claude Code sends them. A mention that names no file stays text."""
+    call and its result, as Claude Code sends them: the result's text, then the images it
+    returned (a picture, a notebook's plots), which its text names. A mention that names no
+    file stays text."""
     from tether.core.lifecycle import reminder
     from tether.protocol import TextBlock
 
-    blocks = [TextBlock(text=text)]
+    blocks: list[TextBlock | ImageBlock] = [TextBlock(text=text)]
     workspace = session.agent.tool_context.shell_cwd
     for mentioned in mentioned_paths(text):
         path = _existing_file(workspace, mentioned)
         if path is None:
             continue
         said = json.dumps({"file_path": str(path)})
-        result, failed = await run_for_user(session, "Read", {"file_path": str(path)}, emit)
+        result = await _run_for_user(session, "Read", {"file_path": str(path)}, emit)
         blocks.append(
             TextBlock(text=reminder(f"Called the Read tool with the following input: {said}"))
         )
-        what = "Error from" if failed else "Result of"
+        what = "Error from" if result.is_error else "Result of"
         blocks.append(
-            TextBlock(text=reminder(f"{what} calling the Read tool: {json.dumps(result)}"))
+            TextBlock(text=reminder(f"{what} calling the Read tool: {json.dumps(result.content)}"))
         )
+        blocks.extend(result.images)
     return tuple(blocks)
 
 

@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,6 +58,37 @@ def keep(memory_file: Path, text: str, tags: tuple[str, ...], why: str) -> Path:
         os.write(fd, data)
         os.fsync(fd)
     return path
+
+
+def read_pending(memory_file: Path) -> list[Pending]:
+    """The memories waiting beside `memory_file`, oldest first (a line that is not one is
+    skipped: `add_pending` keeps it aside). Raises OSError when the file cannot be read."""
+    try:
+        with _locked(pending_path(memory_file), os.O_RDONLY) as fd:
+            raw = _read_all(fd)
+    except FileNotFoundError:
+        return []
+    return [memory for line in raw.splitlines() if (memory := _parsed(line)) is not None]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def matching_words(memories: list[Pending], query: str) -> list[Pending]:
+    """The memories sharing a word with `query` (case aside), the most words shared first:
+    memories kept aside are not indexed, and there are few of them."""
+    wanted = {word.lower() for word in _WORD.findall(query)}
+    scored: list[tuple[int, int, Pending]] = []
+    seen: set[str] = set()
+    for order, memory in reversed(list(enumerate(memories))):
+        if memory.text in seen:  # kept twice: one is enough
+            continue
+        seen.add(memory.text)
+        words = {word.lower() for word in _WORD.findall(" ".join((memory.text, *memory.tags)))}
+        shared = len(wanted & words)
+        if shared:
+            scored.append((-shared, -order, memory))  # among equals, the newest first
+    return [memory for _, _, memory in sorted(scored, key=lambda s: s[:2])]
 
 
 def add_pending(store: MemoryStore) -> int:

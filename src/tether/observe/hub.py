@@ -19,15 +19,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from tether.observe.bounded import FIELD_CHARS, bounded, changed_lines
 from tether.observe.log_file import AppendFile
 from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
 
 BATCH = 512
 """At most this many events per write."""
-COALESCE_CHARS = 64 * 1024
-"""The most input text one `tool_input_delta` record holds once the pieces of a batch are
-joined: a tool input of megabytes streams in thousands of pieces, each a record as big as its
-envelope again."""
 GATHER_S = 0.02
 """How long the writer thread lets events gather once one comes (`flush` and `close` cut it
 short): fewer, larger writes, and fewer times the session's thread hands it the interpreter
@@ -110,11 +107,15 @@ class EventHub:
             self._start()
         # A nested subagent's start, messages and end reach the session through its callers:
         # they are the subagent's that started it, which the event names.
-        by = getattr(event, "parent_agent_id", None)
+        # The fields are read from the instance's dict: `getattr` with a default on a pydantic
+        # model that lacks the field raises and catches an AttributeError, whose message it
+        # formats: two of those were most of the loop's cost per event.
+        fields = event.__dict__
+        by = fields.get("parent_agent_id")
         agent_id = by if isinstance(by, str) else context.agent_id
         # A task's own event (`TaskChanged`) is filed under that task, whatever the agent
         # works on: a lead creating tasks, a worker between two.
-        named = getattr(event, "task_id", None)
+        named = fields.get("task_id")
         task_id = named if isinstance(named, str) else context.task_id
         self._queue.put((context.session_id, agent_id, task_id, time.time(), event))
 
@@ -227,7 +228,7 @@ class EventHub:
         except Exception as e:  # an observer must not end what it observes: said, not raised
             self._on_error(f"cannot record events: {type(e).__name__}: {e}")
             return
-        records = coalesced(records)
+        records = [_bounded(r) for r in coalesced(records)]
         lines = [r.to_json() for r in records]
         for file in (self.log, *self.views):
             if file is None:
@@ -268,23 +269,42 @@ def _record(item: _Queued) -> EventRecord:
     )
 
 
+def _bounded(record: EventRecord) -> EventRecord:
+    """`record` with its long strings cut (`bounded.py`); a diff cut keeps its count of lines
+    added and removed (`diff_lines`), which OpenTelemetry's lines-of-code metric reads."""
+    payload = record.payload
+    diff = payload.get("diff") if record.kind == "tool_finished" else None
+    if isinstance(diff, str) and len(diff) > FIELD_CHARS:
+        added, removed = changed_lines(diff)
+        payload = {**payload, "diff_lines": {"added": added, "removed": removed}}
+    cut = bounded(payload)
+    return record if cut is record.payload else replace(record, payload=cut)
+
+
 def coalesced(records: list[EventRecord]) -> list[EventRecord]:
-    """`records` with each run of `tool_input_delta` pieces of one call joined into records of
-    up to `COALESCE_CHARS` of input text (the first piece's time): the same text, in order."""
+    """`records` with the streamed pieces of a tool's input recorded by their size: each run
+    of `tool_input_delta` records of one call is one record (the first piece's time) whose
+    `chars` counts the input text streamed, without the text (`partial_json`). The input is
+    in the call's `tool_started` record, and whole in the session's transcript; the pieces
+    of a large input are thousands of records, each as big as its envelope again."""
     out: list[EventRecord] = []
     for record in records:
-        piece = record.payload.get("partial_json") if record.kind == "tool_input_delta" else None
+        if record.kind != "tool_input_delta":
+            out.append(record)
+            continue
+        piece = record.payload.get("partial_json")
+        chars = len(piece) if isinstance(piece, str) else 0
         last = out[-1] if out else None
         if (
-            isinstance(piece, str)
-            and last is not None
+            last is not None
             and last.kind == "tool_input_delta"
             and (last.session_id, last.agent_id) == (record.session_id, record.agent_id)
             and last.payload.get("call_id") == record.payload.get("call_id")
-            and isinstance(held := last.payload.get("partial_json"), str)
-            and len(held) + len(piece) <= COALESCE_CHARS
         ):
-            out[-1] = replace(last, payload={**last.payload, "partial_json": held + piece})
+            out[-1] = replace(
+                last, payload={**last.payload, "chars": last.payload["chars"] + chars}
+            )
         else:
-            out.append(record)
+            payload = {k: v for k, v in record.payload.items() if k != "partial_json"}
+            out.append(replace(record, payload={**payload, "chars": chars}))
     return out

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from tether.observe.bounded import changed_lines as changed_lines
 from tether.observe.records import EventRecord
 
 USAGE_FIELDS = (
@@ -74,17 +75,6 @@ def record_ns(record: EventRecord) -> int:
     """When the event was emitted, in nanoseconds since the epoch."""
     moment = datetime.fromisoformat(record.ts)
     return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1_000
-
-
-def changed_lines(diff: str) -> tuple[int, int]:
-    """Lines added and removed by a unified diff (its `---`/`+++` headers left out)."""
-    added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed
 
 
 def language_of(tool_input: Mapping[str, Any]) -> str | None:

@@ -127,13 +127,17 @@ class OtelMetrics:
             self._edit_decisions.add(1, attributes)
         if not succeeded:
             return
-        diff = p.get("diff")
-        if isinstance(diff, str) and diff:
+        diff, counted = p.get("diff"), p.get("diff_lines")
+        if isinstance(counted, dict):  # a long diff, cut in the record: counted before
+            added, removed = int(counted.get("added") or 0), int(counted.get("removed") or 0)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        elif isinstance(diff, str) and diff:
             added, removed = changed_lines(diff)
-            if added:
-                self._lines.add(added, {**base, "type": "added"})
-            if removed:
-                self._lines.add(removed, {**base, "type": "removed"})
+        else:
+            added = removed = 0
+        if added:
+            self._lines.add(added, {**base, "type": "added"})
+        if removed:
+            self._lines.add(removed, {**base, "type": "removed"})
         command = tool_input.get("command")
         if name == "Bash" and isinstance(command, str):
             if is_commit(command):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from tether.kernel_paths import expand_tilde, user_home
 from tether.permissions import steps
@@ -22,6 +21,7 @@ from tether.permissions.defaults import SESSION_TOOLS
 from tether.permissions.rules import EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, Rule
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, deny, none
+from tether.web_hosts import url_host
 
 PATH_MAX = 4096
 """Linux's limit on a path given to a system call, its final NUL included."""
@@ -214,7 +214,7 @@ def _specifier_matches(rule: Rule, tool_input: Mapping[str, Any] | None) -> bool
         return False
     if rule.tool == "WebFetch":
         url = tool_input.get("url")
-        host = urlsplit(url).hostname if isinstance(url, str) else None
+        host = url_host(url) if isinstance(url, str) else None
         return host is not None and rule.wildcard.fullmatch(host)
     if rule.tool == "Task":
         agent = tool_input.get("subagent_type")

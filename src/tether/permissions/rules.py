@@ -21,6 +21,7 @@ from tether.permissions.star_patterns import StarPattern
 from tether.protocol.errors import ConfigError
 from tether.protocol.tool_names import TOOL_ALIASES as TOOL_ALIASES  # the one table
 from tether.relocated_files import file_name
+from tether.web_hosts import canonical_host_pattern
 
 RuleKind = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
@@ -145,7 +146,9 @@ def _with_matcher(rule: Rule, specifier: str, project_root: Path | None) -> Rule
     if tool == "WebFetch":
         if not specifier.startswith("domain:") or not specifier[7:].strip():
             raise ValueError("WebFetch rules take 'domain:HOST'")
-        host = specifier[7:].strip().lower()
+        host = canonical_host_pattern(specifier[7:])
+        if host is None:
+            raise ValueError(f"{specifier[7:].strip()!r} is not a host name or a host pattern")
         return _replace(rule, wildcard=StarPattern.of(host, fold_case=True))
     if tool.startswith("mcp__"):
         raise ValueError("MCP rules name a server or a tool, without parentheses")

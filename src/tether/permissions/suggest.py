@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from tether.permissions import steps
 from tether.permissions.bash_policy import judge_invocation
@@ -35,6 +34,7 @@ from tether.permissions.suggest_tables import (
     PREFIX_PROGRAMS,
     VERSIONED_RUNNER,
 )
+from tether.web_hosts import url_host
 
 
 def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContext) -> str | None:
@@ -53,7 +53,7 @@ def suggest_rule(tool: str, tool_input: Mapping[str, Any], ctx: PermissionContex
         return _file_rule(tool, tool_input, ctx)
     if tool == "WebFetch":
         url = tool_input.get("url")
-        host = urlsplit(url).hostname if isinstance(url, str) else None
+        host = url_host(url) if isinstance(url, str) else None
         return f"WebFetch(domain:{host})" if host else None
     return tool
 

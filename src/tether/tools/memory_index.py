@@ -9,7 +9,8 @@ from typing import Literal, Protocol
 
 @dataclass(frozen=True)
 class MemoryHit:
-    id: int
+    id: int | None
+    """None: a memory kept aside while the memory could not be used, not in it yet."""
     text: str
     tags: tuple[str, ...]
     by: Literal["words", "meaning", "both"]
@@ -38,3 +39,18 @@ class MemoryIndex(Protocol):
     async def search(self, query: str, limit: int) -> list[MemoryHit]:
         """The memories that match `query` by meaning or by words, best first."""
         ...
+
+
+def render_hits(hits: list[MemoryHit]) -> str:
+    """Memories as the model reads them, one a paragraph."""
+    lines: list[str] = []
+    for hit in hits:
+        tags = f" [{', '.join(hit.tags)}]" if hit.tags else ""
+        lines.append(f"{memory_name(hit)}{tags}: {hit.text}")
+    return "\n\n".join(lines)
+
+
+def memory_name(hit: MemoryHit) -> str:
+    """How the model is told of a memory: by its id, or as one kept aside (the memory could
+    not be used when it was saved; it is added once it can be)."""
+    return f"Memory {hit.id}" if hit.id is not None else "Memory kept aside, not yet in the memory"

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit, MemoryIndex
+from tether.tools.memory_index import MemoryIndex, render_hits
 
 MAX_MEMORY_CHARS = 4_000
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -57,7 +57,7 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     return ToolOutput(
         f"The memory could not be saved in the project's memory ({saved.why}). Its text is "
         f"kept whole in {saved.kept_in}, and is added to the memory when it can be used "
-        "again; until then MemorySearch does not find it. Do not save it again.",
+        "again; until then MemorySearch finds it by its words only. Do not save it again.",
         structured=structured,
     )
 
@@ -70,20 +70,13 @@ async def memory_search(ctx: ToolContext, args: MemorySearchInput) -> ToolOutput
     have learnt."""
     hits = await _index(ctx).search(args.query, args.limit)
     structured = [
-        {"id": h.id, "text": h.text, "tags": list(h.tags), "matchedBy": h.by} for h in hits
+        {"id": h.id, "text": h.text, "tags": list(h.tags), "matchedBy": h.by}
+        | ({"keptAside": True} if h.id is None else {})
+        for h in hits
     ]
     if not hits:
         return ToolOutput("No memory matches.", structured=structured)
     return ToolOutput(render_hits(hits), structured=structured)
-
-
-def render_hits(hits: list[MemoryHit]) -> str:
-    """Memories as the model reads them, one a paragraph."""
-    lines: list[str] = []
-    for hit in hits:
-        tags = f" [{', '.join(hit.tags)}]" if hit.tags else ""
-        lines.append(f"Memory {hit.id}{tags}: {hit.text}")
-    return "\n\n".join(lines)
 
 
 def _index(ctx: ToolContext) -> MemoryIndex:

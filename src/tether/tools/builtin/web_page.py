@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from tether.protocol import ToolError
+from tether.web_hosts import url_host, url_port
 
 if TYPE_CHECKING:
     import httpx2
@@ -57,8 +58,15 @@ def check_url(url: str) -> None:
         raise ToolError(f"Invalid URL {url!r}: only http and https URLs can be fetched.")
     if not parts.hostname:
         raise ToolError(f"Invalid URL {url!r}: it names no host.")
-    if parts.username or parts.password:
+    if parts.username is not None or parts.password is not None:
         raise ToolError(f"Invalid URL {url!r}: URLs with a user name or password are refused.")
+    if url_host(url) is None:
+        raise ToolError(
+            f"Invalid URL {url!r}: {parts.hostname!r} is not a host name or an IP address (or "
+            "the URL's authority holds a backslash, a space or a control character)."
+        )
+    if url_port(url) is None:
+        raise ToolError(f"Invalid URL {url!r}: its port is not a number from 0 to 65535.")
 
 
 async def fetch_page(url: str) -> Page | Redirected:
@@ -103,15 +111,17 @@ async def fetch_page(url: str) -> Page | Redirected:
 
 
 def _same_host(url: str, target: str) -> bool:
-    """A redirect Claude Code follows: the same host, give or take `www.`."""
-    old, new = urlsplit(url), urlsplit(target)
-    if new.scheme not in ("http", "https"):
+    """A redirect Claude Code follows: the same host (in `url_host`'s one spelling), give or
+    take `www.`, and the same port."""
+    if urlsplit(target).scheme not in ("http", "https"):
         return False
-    return _bare(old.hostname) == _bare(new.hostname) and old.port == new.port
-
-
-def _bare(host: str | None) -> str:
-    return (host or "").removeprefix("www.")
+    old, new = url_host(url), url_host(target)
+    return (
+        old is not None
+        and new is not None
+        and old.removeprefix("www.") == new.removeprefix("www.")
+        and url_port(url) == url_port(target)
+    )
 
 
 async def _bounded_body(response: httpx2.Response, deadline: float, url: str) -> bytes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -15,6 +16,7 @@ from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.context import ToolContext
 from tether.tools.web_searcher import SearchHits
+from tether.web_hosts import canonical_host
 
 
 class WebSearchInput(BaseModel):
@@ -44,10 +46,10 @@ async def web_search(ctx: ToolContext, args: WebSearchInput) -> ToolOutput:
         raise ToolError(f"WebSearch is not available: {ctx.web_search_refusal}.")
     if args.allowed_domains and args.blocked_domains:
         raise ToolError("Give allowed_domains or blocked_domains, not both.")
+    allowed = _domains(args.allowed_domains or (), "allowed_domains")
+    blocked = _domains(args.blocked_domains or (), "blocked_domains")
     started = time.monotonic()
-    findings = await ctx.web_search(
-        args.query, args.allowed_domains or (), args.blocked_domains or ()
-    )
+    findings = await ctx.web_search(args.query, allowed, blocked)
     if findings.error is not None:
         raise ToolError(f"The web search failed: {findings.error}.")
     lines = [f'Web search results for query: "{args.query}"', ""]
@@ -80,3 +82,19 @@ async def web_search(ctx: ToolContext, args: WebSearchInput) -> ToolOutput:
         "searchCount": sum(isinstance(found, SearchHits) for found in findings.results),
     }
     return ToolOutput("\n".join(lines), structured=structured)
+
+
+def _domains(entries: Sequence[str], field: str) -> tuple[str, ...]:
+    """The domains (each perhaps with a path: `example.com/blog`) spelt as hosts are spelt
+    for WebFetch's rules (`Example.com.` is `example.com`); ToolError names one that is no
+    domain."""
+    spelt: list[str] = []
+    for entry in entries:
+        given = entry.strip()
+        given = given.split("://", 1)[1] if "://" in given else given
+        host, slash, path = given.partition("/")
+        domain = canonical_host(host) if host else None
+        if domain is None:
+            raise ToolError(f"{entry!r} in {field} is not a domain (like example.com).")
+        spelt.append(domain + slash + path)
+    return tuple(spelt)
