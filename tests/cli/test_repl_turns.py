@@ -13,10 +13,16 @@ from prompt_toolkit.input import create_pipe_input
 from tests.cli.repl_terminal import (
     CTRL_C,
     CTRL_D,
+    PASTE_END,
+    PASTE_START,
+    PROMPT,
+    TURN_END,
     AfterTurn,
     Terminal,
+    reading,
 )
 from tether.cli.repl import KEYS_HINT, NO_PLAN
+from tether.cli.repl_turn import PROMPT_PUT_BACK
 from tether.cli.setup import RunOptions
 from tether.testing import FakeModelServer, Reply, reply, text, tool_use
 
@@ -164,3 +170,31 @@ async def test_ctrl_c_during_a_turn_keeps_what_was_typed_for_the_prompt(
     assert model_env.requests[1].last_user_text() == (
         "[Request interrupted by user for tool use]\nno, do the short one\nand quickly"
     )
+
+
+async def test_a_prompt_refused_as_too_long_is_put_back_in_the_input_line(
+    model_env: FakeModelServer,
+    workspace: Path,
+    terminal: Terminal,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not kept in the session (see test_prompt_window_over_wire): the REPL keeps its text
+    instead, in the input line, where Enter sends it again as it was. One tool and a small
+    window keep the prompt small enough to draw."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "4000")
+    model_env.context_window = 4000
+    model_env.script(reply(text("Fine.")))
+    with create_pipe_input() as pipe:
+        options = RunOptions(cwd=workspace, tools=("Read",))
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=options))
+        pipe.send_text("start\r")
+        await terminal.wait_for(TURN_END)
+        await terminal.drawn.wait_until(lambda drawn: reading(drawn, PROMPT))
+        pipe.send_text(PASTE_START + "w " * 6000 + PASTE_END + "\r")
+        await terminal.wait_for(PROMPT_PUT_BACK)
+        pipe.send_text("\r")  # the line holds the refused prompt: sent again, refused again
+        await terminal.wait_for(PROMPT_PUT_BACK, 2)
+        pipe.close()  # the keyboard gone: the REPL ends as at Ctrl+D
+        await repl
+    assert len(model_env.requests) == 1  # neither was sent
+    assert terminal.output.count("Prompt is too long") == 2

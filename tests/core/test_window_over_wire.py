@@ -199,14 +199,23 @@ def test_a_tool_input_too_big_in_its_shape_is_cut_whole_and_the_session_goes_on(
     ],
 )
 def test_megabytes_in_one_block_are_refused_once_at_most_live_or_resumed(
-    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str, what: str
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    what: str,
 ) -> None:
-    """Two megabytes in one tool input or one reply, live and on `-c`, at a 200k window.
-    Where the catalogue knows the window (Claude Sonnet 4.5: 200k), nothing is refused. A
-    model it gives a larger window than this endpoint has (1M, 400k) may be refused once,
+    """One block ten times the window (a tool input or a reply: two megabytes at a 200k
+    window, here 200k characters at a 20k one), live and on `-c`. Where the window is known
+    (Claude Sonnet 4.5's, here set to the endpoint's), nothing is refused. A model the
+    catalogue gives a larger window than this endpoint has (1M, 400k) may be refused once,
     live or on the first resume: the window the endpoint names is kept in the session, and
     nothing is refused after, however often it is resumed."""
-    big = "x" * 2_000_000
+    fake_model.context_window = WINDOW
+    if model == "claude-sonnet-4-5":
+        monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    big = "x" * (10 * WINDOW)
     first = {
         "Bash": reply(tool_use("Bash", command=f"true {big}")),
         "Write": reply(tool_use("Write", file_path="w.txt", content=big)),
