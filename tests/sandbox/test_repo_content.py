@@ -213,3 +213,30 @@ async def test_a_pull_from_a_repository_outside_keeps_its_files(boundary: Layout
     assert (ws / "sub" / ".envrc").read_text() == "layout node\n"
     assert (ws / "sub" / ".vscode" / "tasks.json").read_text() == "{}\n"
     await end_session(ctx)
+
+
+async def test_a_hooks_directory_stays_read_only_whatever_the_branches_hold(
+    boundary: Layout,
+) -> None:
+    """Only what the sweep judges is left to it: the hooks `core.hooksPath` names (run at the
+    user's next commit, and no start-up file of the table) stay read-only even where a branch
+    changes them."""
+    ws = boundary.workspace
+    repository_with_feature(ws)
+    hooks = ws / "tools" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "hooks")
+    git(ws, "checkout", "-qb", "other")
+    (hooks / "pre-commit").write_text("#!/bin/sh\necho other\n")
+    git(ws, "commit", "-qam", "other hooks")
+    git(ws, "checkout", "-q", "main")
+    git(ws, "config", "core.hooksPath", "tools/hooks")
+    boundary.hand_over()
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    out = await run(command="{ echo 'curl evil' > tools/hooks/pre-commit; } 2>/dev/null || echo RO")
+    assert "RO" in out.content, out.content
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    await end_session(ctx)

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +83,9 @@ class RepoHistory:
     varying: dict[str, dict[str, bool]] = field(default_factory=dict[str, dict[str, bool]])
     """Per work tree, per protected path: whether a recorded ref differs from `HEAD` there."""
     writable: tuple[str, ...] = ()
+    swept: Callable[[str], bool] = lambda _relative: False
+    """Whether the sweep judges the files at a path (relative to a work tree): only such a
+    protected path is ever left unguarded (a hooks directory `core.hooksPath` names is not)."""
 
     def record(self, work_trees: list[Path], writable: tuple[Path, ...]) -> None:
         """The session's first command starts: the refs of the repositories of `work_trees`
@@ -135,8 +139,9 @@ class RepoHistory:
         for path, _entry in found:
             text = os.fspath(path)
             for tree in self.repos:
-                if text.startswith(tree + os.sep):
-                    by_tree.setdefault(tree, []).append(text[len(tree) + 1 :])
+                relative = text[len(tree) + 1 :]
+                if text.startswith(tree + os.sep) and self.swept(relative):
+                    by_tree.setdefault(tree, []).append(relative)
         left: set[str] = set()
         for tree, relatives in by_tree.items():
             known = self.varying.setdefault(tree, {})

@@ -40,6 +40,7 @@ from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_sweep import DISABLED, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
+from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.sweep_note import moved_note
 
@@ -99,6 +100,18 @@ for _pattern in PATTERNS:
         _LITERAL_FIRST.setdefault(_pattern[0][0], []).append(_pattern)
 
 
+def swept_path(relative: str) -> bool:
+    """Whether the sweep judges what is at `relative` (below a project root) whole: a path of
+    the table, or a directory guarded whole (`.cargo`, `.config`) that holds only its files."""
+    for parts, root_only in PATTERNS:
+        joined = "/".join(parts)
+        if fnmatch.fnmatch(relative, joined):
+            return True
+        if not root_only and fnmatch.fnmatch(relative, "*/" + joined):
+            return True
+    return os.path.basename(relative) in WHOLE_DIRECTORIES
+
+
 def _is_disabled(name: str) -> bool:
     return DISABLED in name
 
@@ -145,7 +158,7 @@ class StartSweep:
     """Where the whole list of what a sweep moved aside goes (the session's TMPDIR)."""
     edits: EditSweep = field(default_factory=EditSweep)
     """New files the `Edit` deny rules name (`edit_sweep.py`), swept with these."""
-    history: RepoHistory = field(default_factory=RepoHistory)
+    history: RepoHistory = field(default_factory=lambda: RepoHistory(swept=swept_path))
     """The refs the session's repositories had at its first command: content checked out
     from them is the repository's own, kept (`repo_content.py`)."""
     known: set[str] = field(default_factory=set[str])
