@@ -54,9 +54,43 @@ def plugin_place(path: str, root: str) -> str | None:
     return None
 
 
-COMPONENTS = frozenset({"hooks", "skills", "agents", "commands", "output-styles", ".lsp.json"})
+PLUGIN_PARTS = frozenset(
+    {MANIFEST_DIR, "hooks", "skills", "agents", "commands", ".mcp.json", ".lsp.json"}
+    | {"output-styles", "settings.json"}
+)
+"""What in a plugin's directory a session that enables it runs or obeys: its manifest, hooks,
+skills (`allowed-tools`), agents, commands, MCP and LSP servers, output styles, settings."""
+COMPONENTS = PLUGIN_PARTS - {MANIFEST_DIR, ".mcp.json", "settings.json"}
 """A plugin's component places, by Claude Code's default layout (`.mcp.json` and
 `.claude-plugin` are the project table's at any depth)."""
+
+
+def marketplace_sources(table: object) -> list[str]:
+    """The plugins a marketplace's JSON lists by a local path (a string `source`, or a
+    `{"path": ...}` one), relative to the marketplace's directory, `/`-separated and
+    normalized (they may lead out of it: `../x`). With `metadata.pluginRoot`, a source written
+    `./x` or `../x` is given both ways (with and without the root prepended): the readers of the
+    format differ, and both are the marketplace's to say."""
+    if not isinstance(table, dict):
+        return []
+    data = cast(dict[str, Any], table)
+    metadata = data.get("metadata")
+    base = cast(dict[str, Any], metadata).get("pluginRoot") if isinstance(metadata, dict) else None
+    plugins = data.get("plugins")
+    found: list[str] = []
+    for entry in cast(list[Any], plugins) if isinstance(plugins, list) else []:
+        source = cast(dict[str, Any], entry).get("source") if isinstance(entry, dict) else None
+        if isinstance(source, dict):
+            source = cast(dict[str, Any], source).get("path")
+        if not isinstance(source, str) or "://" in source or not source.strip():
+            continue
+        source = source.strip()
+        if isinstance(base, str) and base.strip():
+            found.append(os.path.normpath(os.path.join(base.strip(), source)))
+            if not source.startswith(("./", "../")) and source not in (".", ".."):
+                continue
+        found.append(os.path.normpath(source))
+    return list(dict.fromkeys(found))
 
 
 def in_plugin(path: str, plugin: str, root: str) -> bool:
@@ -89,20 +123,8 @@ def _marketplace_plugins(market: str, root: str) -> tuple[str, ...]:
                 data = json.load(handle)
         except (OSError, UnicodeDecodeError, ValueError):
             data = None
-    if isinstance(data, dict):
-        table = cast(dict[str, Any], data)
-        metadata = table.get("metadata")
-        base = (
-            cast(dict[str, Any], metadata).get("pluginRoot") if isinstance(metadata, dict) else None
-        )
-        base = base if isinstance(base, str) else "."
-        plugins = table.get("plugins")
-        for entry in cast(list[Any], plugins) if isinstance(plugins, list) else []:
-            source = cast(dict[str, Any], entry).get("source") if isinstance(entry, dict) else None
-            if isinstance(source, dict):
-                source = cast(dict[str, Any], source).get("path")
-            if isinstance(source, str) and "://" not in source:
-                found.append(os.path.normpath(os.path.join(root, base, source)))
+    for source in marketplace_sources(data):
+        found.append(os.path.normpath(os.path.join(root, source)))
     result = tuple(found)
     _sources[market] = (key, result)
     return result

@@ -262,9 +262,11 @@ def test_nested_listings_are_read_again_only_when_a_directory_changed(
     assert root / "b" / "src" / ".claude" in again
 
 
-async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layout) -> None:
+async def test_git_checks_out_protected_files_the_repository_had(boundary: Layout) -> None:
     """What the permission engine lets a sandboxed session run under `Bash(git *)` (`git
-    checkout topic`, `git merge`, `git stash pop`): the commit's settings are not written."""
+    checkout topic`, `git merge`, `git reset --hard`) of a branch the repository had before the
+    session: its settings are the repository's own, written whole (`repo_content.py`); the
+    tree is never left half checked out."""
     ws = boundary.workspace
     ident = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
 
@@ -286,15 +288,13 @@ async def test_git_cannot_check_out_protected_files_from_a_commit(boundary: Layo
     boundary.hand_over()
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
-    for command in ("git checkout topic", "git merge -q topic", "git reset -q --hard topic"):
-        outcome = await run(command=f"git -c safe.directory='*' {command.removeprefix('git ')}")
-        assert outcome.is_error, (command, outcome.content)
-        # At most the empty placeholders, kept for the next command: not the commit's files.
-        assert not (ws / ".claude" / "settings.json").exists()
-        assert not (ws / ".mcp.json").is_file()
+    for command in ("checkout -q topic", "checkout -q main", "merge -q topic", "reset -q --hard"):
+        outcome = await run(command=f"git -c safe.directory='*' {command}")
+        assert not outcome.is_error, (command, outcome.content)
+    assert (ws / ".claude" / "settings.json").read_text() == '{"hooks": {}}\n'
+    assert (ws / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
     await end_session(ctx)
-    assert not (ws / ".claude").exists()
-    assert not (ws / ".mcp.json").exists()
+    assert (ws / ".mcp.json").is_file()
 
 
 async def test_hook_managers_configuration_is_read_only(boundary: Layout) -> None:

@@ -31,7 +31,7 @@ START_FILES = (
     "config/mcp_config.yaml",
     ".zed/tasks.json",
     "team.code-workspace",
-    ".github/workflows/ci.yml",
+    ".lando.yml",
     ".nvim.lua",
     ".gemini/settings.json",
 )

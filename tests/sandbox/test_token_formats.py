@@ -7,6 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tether.sandbox.environment import is_secret
+from tether.tools.registry import ToolOutcome
+
+from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
 
 HEX = "0123456789abcdef" * 4
 B62 = "Qw3rTy9UiOp2AsDfG7hJkL1zXcVbN5mQ" * 4
@@ -44,6 +47,38 @@ WITHHELD = {
     "DBPASS": "hunter2",
 }
 
+PEM_B64 = "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY0NBUUVFSUlt"
+"""base64 of `-----BEGIN EC PRIVATE KEY-----` and a key's first bytes."""
+MORE_FORMATS = {
+    "APP_MACHINE": "FlyV1 fm2_" + B62[:120] + "/+=",
+    "PLATFORM_DB": "sb_secret_" + B62[:31],
+    "MAILS": "re_" + B62[:8] + "_" + B62[8:32],
+    "PIPELINE": "CCIPAT_" + B62[:22] + "_" + HEX[:40],
+    "BUILDS": "bkua_" + HEX[:40],
+    "BINARIES": "AKCp" + B62[:69],
+    "BINARIES_REF": "cmVmd" + B62[:59],
+    "SECRETS_SVC": "st." + "5f3a9c1e-7b2d-4e8f-a1b3-c9d7e5f4a2b1" + "." + HEX[:32] + "." + HEX[:32],
+    "TRACES": "lsv2_pt_" + HEX[:32] + "_" + HEX[:10],
+    "VECTORS": "pcsk_" + B62[:6] + "_" + B62[:60],
+    "VOICE": "sk_" + HEX[:48],
+    "CLUSTER_CA_KEY": PEM_B64,
+    "CLOUD_CN": "LTAI" + B62[:20],
+    "BEDROCK": "ABSK" + B62[:120],
+    "ORIGIN_CA": "v1.0-" + HEX[:24] + "-" + (HEX * 3)[:146],
+    "OBSERVE": "dt0c01." + B62[:24] + "." + B62[:64],
+    "HF_ORGS": "api_org_" + "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi",
+}
+"""Formats attack14 found kept (F9) and gitleaks' fixed-prefix rules that were missing."""
+
+MORE_LOOK_ALIKES = {
+    "CLUSTER_CA": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=",
+    "RERUN": "re_run_the_whole_suite_again_please",
+    "CITY": "st.louis.example",
+    "SK_SIZE": "sk_small",
+    "BUILD": "bkua_short",
+}
+"""A certificate in base64 is public; words that begin like a token are not one."""
+
 KEPT = {
     "RANDOM_SEED": "42",
     "PYTHONHASHSEED": "0",
@@ -67,3 +102,27 @@ def test_token_formats_and_secret_names_are_withheld(name: str, value: str) -> N
 @pytest.mark.parametrize(("name", "value"), KEPT.items(), ids=list(KEPT))
 def test_look_alikes_are_kept(name: str, value: str) -> None:
     assert is_secret(name, value) is False
+
+
+@pytest.mark.parametrize(("name", "value"), MORE_FORMATS.items(), ids=list(MORE_FORMATS))
+def test_more_token_formats_are_withheld(name: str, value: str) -> None:
+    assert is_secret(name, value) is True
+
+
+@pytest.mark.parametrize(("name", "value"), MORE_LOOK_ALIKES.items(), ids=list(MORE_LOOK_ALIKES))
+def test_more_look_alikes_are_kept(name: str, value: str) -> None:
+    assert is_secret(name, value) is False
+
+
+@needs_bwrap
+async def test_the_command_does_not_get_them(
+    boundary: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in (*MORE_FORMATS.items(), *MORE_LOOK_ALIKES.items()):
+        monkeypatch.setenv(name, value)
+    run = bash_runner(sandboxed_context(boundary))
+    names = " ".join((*MORE_FORMATS, *MORE_LOOK_ALIKES))
+    outcome = await run(command=f'for n in {names}; do echo "$n=${{!n-unset}}"; done')
+    shown = [f"{n}=unset" for n in MORE_FORMATS]
+    shown += [f"{n}={v}" for n, v in MORE_LOOK_ALIKES.items()]
+    assert outcome == ToolOutcome("\n".join(shown), False)

@@ -186,7 +186,10 @@ class Sandbox:
             # Fail closed: a repository the walk did not reach keeps what a command wrote.
             raise SearchCut(self.git_sweep.cut)
         self.start_sweep.started(
-            self.project_roots(), tuple(p for p in (self.tmp_dir, self.scratch) if p is not None)
+            self.project_roots(),
+            tuple(p for p in (self.tmp_dir, self.scratch) if p is not None),
+            repos=(*self.project_roots(), *self.git_sweep.first_repos),
+            stats=self.git_sweep.stats,
         )
         if self.start_sweep.cut is not None:
             self.start_sweep.ended()
@@ -321,6 +324,7 @@ class Sandbox:
         for root in self.project_roots():
             found += protected_in(root, WORKSPACE_PROTECTED)
             found += nested_protected(root, self.nested_projects)
+        found = self.start_sweep.history.guarded(found)  # a checkout writes the rest
         writable = self.writable_mounts()
         # Most sessions write nowhere near the home: its table then costs nothing.
         if self.home is not None and _meets_any(self.home, writable):

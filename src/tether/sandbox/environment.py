@@ -18,6 +18,8 @@ never removed by name although a pattern matches), `SECRET_QUERY_PARAMETERS`,
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping
@@ -130,11 +132,49 @@ TOKEN_PREFIXES: tuple[str, ...] = (
     r"sk\.eyJ[A-Za-z0-9_-]{20,}",  # Mapbox secret token
     r"fo1_[A-Za-z0-9_-]{30,}",  # Fly.io
     r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",  # Airtable personal access token
+    r"fm[12][ar]?_[A-Za-z0-9+/]{60,}",  # Fly.io macaroons (`FlyV1 fm2_...`)
+    r"sb_secret_[A-Za-z0-9_-]{20,}",  # Supabase secret keys
+    r"re_(?=[A-Za-z0-9_]*[0-9])[A-Za-z0-9_]{30,}",  # Resend
+    r"CCIP(?:AT|RJ)_[A-Za-z0-9]{16,}_[a-f0-9]{32,}",  # CircleCI personal and project tokens
+    r"bk(?:ua|ct)_[a-f0-9]{40}",  # Buildkite API and cluster tokens
+    r"AKCp[A-Za-z0-9]{60,}",  # Artifactory API key
+    r"cmVmd[A-Za-z0-9]{59}",  # Artifactory reference token
+    r"st\.[A-Za-z0-9-]{16,}\.[a-f0-9]{32}\.[a-f0-9]{32}",  # Infisical service token
+    r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",  # LangSmith personal and service keys
+    r"pcsk_[A-Za-z0-9]{4,}_[A-Za-z0-9]{40,}",  # Pinecone
+    r"sk_[a-f0-9]{48}\b",  # ElevenLabs
+    r"LTAI[A-Za-z0-9]{20}",  # Alibaba Cloud access key id
+    r"ABSK[A-Za-z0-9+/]{100,}",  # Amazon Bedrock API key
+    r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
+    r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",  # Cloudflare origin CA key
+    r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",  # Dynatrace
+    r"EZ[AT]K[A-Za-z0-9]{54}",  # EasyPost
+    r"EAA[ACM][A-Za-z0-9]{60,}",  # Facebook (Meta) and Square access tokens
+    r"FLWSECK(?:_TEST)?-[A-Za-z0-9]{12,}",  # Flutterwave
+    r"glagent-[A-Za-z0-9_-]{50}",  # GitLab agent for Kubernetes
+    r"glc_[A-Za-z0-9+/]{32,}",  # Grafana Cloud
+    r"api_org_[A-Za-z]{34}",  # Hugging Face organisation
+    r"pnu_[A-Za-z0-9]{36}",  # Prefect
+    r"rdme_[a-z0-9]{70}",  # ReadMe
+    r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}",  # Sourcegraph
+    r"sha256~[A-Za-z0-9_-]{43}",  # OpenShift user token
+    r"CLOJARS_[A-Za-z0-9]{60}",  # Clojars
+    r"shippo_(?:live|test)_[a-f0-9]{40}",  # Shippo
+    r"duffel_(?:live|test)_[A-Za-z0-9_=-]{43}",  # Duffel
+    r"tk-us-[A-Za-z0-9_-]{48}",  # Scalingo
+    r"ico-[A-Za-z0-9]{32}\b",  # Infracost
+    r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",  # Harness
 )
 """Regular expressions for tokens whose form says what they are: a value that holds one
 anywhere, at the start of a word (`--token=ghp_...`, a JSON config, a second line), is withheld
 whatever its name. Case matters (`ASIA` is a key id, `Asia/Tokyo` a time zone); each needs
 enough characters after its prefix to be a token rather than a word.
+
+Checked against gitleaks' rule set (config/gitleaks.toml, July 2026: every rule with a fixed
+prefix has a line here or is covered by a broader one) and the formats vendors document
+(Supabase's `sb_secret_`, LangSmith's `lsv2_`, Pinecone's `pcsk_`, CircleCI's `CCIPAT_`,
+Buildkite's `bkua_`...). A PEM private key in base64 (`LS0tLS1CRUdJTi`, as Kubernetes and CI
+variables carry one) is decoded and withheld when it is a private key (`_BASE64_PEM`).
 
 A table, not a library: detect-secrets' plugins (the best-kept one) are about twenty-five
 detectors for lines of source files, with entropy and keyword heuristics that would withhold
@@ -159,6 +199,18 @@ _CONNECTION_STRING = re.compile(
 
 
 _TOKEN_VALUE = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(TOKEN_PREFIXES) + ")")
+_BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}")
+"""base64 of `-----BEGIN`: a certificate is public, a private key is not (decoded to tell)."""
+
+
+def _base64_private_key(value: str) -> bool:
+    for found in _BASE64_PEM.finditer(value):
+        text = found.group(0)[:200]
+        text = text[: len(text) - len(text) % 4]
+        with contextlib.suppress(ValueError):
+            if b"PRIVATE KEY" in base64.b64decode(text):
+                return True
+    return False
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -174,7 +226,7 @@ def is_secret(name: str, value: str) -> bool:
         )
     ):
         return True
-    if _TOKEN_VALUE.search(value):
+    if _TOKEN_VALUE.search(value) or _base64_private_key(value):
         return True
     return any(p.search(value) for p in (_URL_WITH_USERINFO, _SECRET_QUERY, _CONNECTION_STRING))
 

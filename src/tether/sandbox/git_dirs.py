@@ -46,12 +46,15 @@ def repositories(
     cache: dict[str, Listing] | None = None,
     indexes: Kept | None = None,
     max_entries: int = MAX_ENTRIES,
+    stats: dict[str, os.stat_result] | None = None,
 ) -> tuple[list[Path], list[Path], str | None]:
     """Every git directory under `roots`: `.git` directories, bare repositories, the targets
     of `.git` files within the roots, their submodules' (`modules/`) and linked worktrees',
     and the common directories these name; and every Mercurial `.hg` directory. `cache`:
     listings kept while a directory's mtime stays (and was over a second old when listed:
-    coarse clocks), so an unchanged tree costs a `stat` a directory."""
+    coarse clocks), so an unchanged tree costs a `stat` a directory. `stats`: filled with each
+    directory's `stat`, for the start-up file sweep that walks the same tree right after
+    (`start_sweep.py`): one `stat` a directory for both."""
     found: list[Path] = []
     hg: list[Path] = []
     work_trees: list[str] = []
@@ -64,9 +67,12 @@ def repositories(
             continue
         seen.add(directory)
         try:
-            mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
+            info = os.stat(directory, follow_symlinks=False)
         except OSError:
             continue
+        mtime = info.st_mtime_ns
+        if stats is not None:
+            stats[directory] = info
         kept = None if cache is None else cache.get(directory)
         if kept is not None and kept[0] == mtime and kept[1] - mtime / 1e9 > 1.0:
             _, _, subdirs, has_git, bare, has_hg = kept

@@ -84,6 +84,11 @@ class GitSweep:
     max_entries: int = MAX_ENTRIES
     cut: str | None = None
     """What cut the last walk (its bound, where), or None: while set, commands are refused."""
+    stats: dict[str, os.stat_result] = field(default_factory=dict[str, os.stat_result])
+    """Each directory's `stat` from the last walk, for the start-up file sweep right after it
+    (which empties it: `start_sweep.py`)."""
+    first_repos: tuple[Path, ...] = ()
+    """The git directories the first walk found (the repositories before the session)."""
 
     def started(self, roots: Iterable[Path], protected: Iterable[Path] = ()) -> None:
         """A command starts: changes from now on are the session's commands'. `protected`:
@@ -92,9 +97,11 @@ class GitSweep:
         (`git push -u` rewrites the config): never judged."""
         with self.lock:
             if self.before is None:
+                self.stats.clear()
                 found, hg, self.cut = repositories(
-                    tuple(roots), self.listings, self.indexes, self.max_entries
+                    tuple(roots), self.listings, self.indexes, self.max_entries, self.stats
                 )
+                self.first_repos = tuple(found)
                 files = [path for git_dir in found for path in _program_files(git_dir)]
                 files += [hg_dir / name for hg_dir in hg for name in HG_CONFIGS]
                 self.before = {
@@ -108,8 +115,9 @@ class GitSweep:
         with self.lock:
             if self.before is not None:
                 judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
+                self.stats.clear()
                 done, self.cut = disable_new_git_programs(
-                    tuple(roots), judged, self.listings, self.indexes, self.max_entries
+                    tuple(roots), judged, self.listings, self.indexes, self.max_entries, self.stats
                 )
                 self.notes += done
                 if self.cut is not None:
@@ -164,12 +172,13 @@ def disable_new_git_programs(
     cache: dict[str, Listing] | None = None,
     indexes: Kept | None = None,
     max_entries: int = MAX_ENTRIES,
+    stats: dict[str, os.stat_result] | None = None,
 ) -> tuple[list[str], str | None]:
     """What was disabled under `roots`: in git directories, the config files and hooks that
     are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`); and what cut
     the walk, if a bound did."""
     done: list[str] = []
-    found, hg, cut = repositories(roots, cache, indexes, max_entries)
+    found, hg, cut = repositories(roots, cache, indexes, max_entries, stats)
     for git_dir in found:
         done += _disable(git_dir, before)
     for hg_dir in hg:

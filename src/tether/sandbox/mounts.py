@@ -191,13 +191,15 @@ def edit_denied(sandbox: Sandbox, writable: list[Path]) -> list[tuple[Path, Prot
     """What the `Edit` deny rules name now under the writable roots: read-only, so that a
     command whose path led elsewhere when the permission engine judged it (a symlink a
     background command swaps) cannot write there when it runs. A path that does not exist
-    yet is not made (no placeholder): a rule names files, and most of them exist. When the
+    yet is not made (no placeholder): a rule names files, and most of them exist; one the
+    command makes is moved aside when it ends (`edit_sweep.py`). When the
     walk's bounds cut it, what it found is bound and the command runs (the engine judged its
     words; the user hears of the cut once)."""
     scan = sandbox.edit_scan
     if scan is None:
         return []
     found = scan.find(writable, lambda _: False)
+    sandbox.start_sweep.edits.started(scan, found.paths)  # what a command adds: `edit_sweep`
     return [
         (d.path, Protected(str(d.path), d.directory, None, f"denied by {d.rule}"))
         for d in found.paths

@@ -1,5 +1,6 @@
-"""The parts of a workspace plugin that a session enabling it runs or obeys, and what its
-manifest and a marketplace beside it name elsewhere (`start_sweep.py`'s)."""
+"""What a workspace plugin's manifest and a marketplace beside it name elsewhere than a
+plugin's usual parts (`start_sweep.py`'s). The parts and the marketplace's format are
+`tether.plugin_places`' (one reading, the permission engine's too)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,10 @@ import json
 import os
 from pathlib import Path
 
+from tether.plugin_places import PLUGIN_PARTS, marketplace_sources
 from tether.sandbox.nofollow import read_regular_file
 
-PLUGIN_PARTS = frozenset(
-    {".claude-plugin", "hooks", "skills", "agents", "commands", ".mcp.json", ".lsp.json"}
-    | {"output-styles", "settings.json"}
-)
-"""What in a plugin's directory a session that enables it runs or obeys: its manifest, hooks,
-skills (`allowed-tools`), agents, commands, MCP and LSP servers."""
+__all__ = ["PLUGIN_PARTS", "declared"]
 
 
 def declared(directory: Path) -> list[str]:
@@ -29,15 +26,7 @@ def declared(directory: Path) -> list[str]:
             if isinstance(item, str) and (relative := _relative(item)) is not None:
                 found.append(relative)
     market = _json(directory / ".claude-plugin" / "marketplace.json")
-    plugins = market.get("plugins") if isinstance(market, dict) else None
-    metadata = market.get("metadata") if isinstance(market, dict) else None
-    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-    for plugin in plugins if isinstance(plugins, list) else []:
-        source = plugin.get("source") if isinstance(plugin, dict) else None
-        if not isinstance(source, str):
-            continue
-        if isinstance(plugin_root, str) and not source.startswith(("./", "../")):
-            source = f"{plugin_root.rstrip('/')}/{source}"
+    for source in marketplace_sources(market):
         relative = _relative(source)
         if relative == ".":
             found += sorted(PLUGIN_PARTS)

@@ -35,14 +35,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.project_files import PROJECT_SELF_MODIFYING
+from tether.project_start_files import CI_DEFINITIONS
+from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_sweep import DISABLED, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
+from tether.sandbox.protected import WHOLE_DIRECTORIES
+from tether.sandbox.repo_content import RepoHistory
+from tether.sandbox.sweep_note import moved_note
 
 _INSTALLERS = frozenset({"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"})
 """Entries of the table in what `pip install` and `python -m venv` write (a virtualenv's
 `.pth` files, its programs): the engine's only, not swept (an editable install's `.pth`
 would be moved aside); virtualenvs' directories are not walked either."""
+
+_RUN_HERE = (".lando", ".ddev", "devfile", "netlify", "vercel", "now.json", ".gitpod")
+"""CI-like definitions a local tool runs (`lando start`, `ddev start`, `netlify dev`...)."""
+HOSTED_CI = frozenset(
+    path for path, _ in CI_DEFINITIONS if not path.lstrip("/").startswith(_RUN_HERE)
+)
+"""Hosted CI definitions: run at the next push, on the service's machines, never on this one
+(the permission engine still asks before a write): not swept, so a clone or a checkout of a
+branch keeps its `.github/workflows`."""
 
 NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"}
 """Dependencies, build caches and repositories' own directories (`git_sweep.py`'s)."""
@@ -50,8 +64,6 @@ NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"
 MAX_ENTRIES = 1_000_000
 """The walk stops after this many entries, those below matched directories (a `.claude` full
 of files) included: then commands are refused until one completes (fail closed)."""
-NAMED = 5
-"""Paths moved aside named in the model's note at most; the rest counted."""
 
 Stamp = tuple[int, int, int, int]
 """(inode, size, mtime, ctime), links not followed."""
@@ -67,7 +79,9 @@ def _patterns() -> tuple[tuple[tuple[str, ...], bool], ...]:
     for entry in PROJECT_SELF_MODIFYING:
         root_only = entry.path.startswith("/")
         parts = tuple(entry.path.lstrip("/").split("/"))
-        if entry.sandbox == "apart" or entry.path == ".hg" or not _INSTALLERS.isdisjoint(parts):
+        if entry.sandbox == "apart" or entry.path == ".hg" or entry.path in HOSTED_CI:
+            continue
+        if not _INSTALLERS.isdisjoint(parts):
             continue
         found.append((parts, root_only))
     return tuple(dict.fromkeys(found))
@@ -84,6 +98,18 @@ for _pattern in PATTERNS:
         _GLOB_FIRST.append((re.compile(fnmatch.translate(_pattern[0][0])), _pattern))
     else:
         _LITERAL_FIRST.setdefault(_pattern[0][0], []).append(_pattern)
+
+
+def swept_path(relative: str) -> bool:
+    """Whether the sweep judges what is at `relative` (below a project root) whole: a path of
+    the table, or a directory guarded whole (`.cargo`, `.config`) that holds only its files."""
+    for parts, root_only in PATTERNS:
+        joined = "/".join(parts)
+        if fnmatch.fnmatch(relative, joined):
+            return True
+        if not root_only and fnmatch.fnmatch(relative, "*/" + joined):
+            return True
+    return os.path.basename(relative) in WHOLE_DIRECTORIES
 
 
 def _is_disabled(name: str) -> bool:
@@ -124,23 +150,48 @@ class StartSweep:
     dirs: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
     """Each walked directory's (device, inode) at the last sweep: one at a path that held
     another (or none) was brought there since."""
+    dir_stats: dict[str, os.stat_result] = field(default_factory=dict[str, os.stat_result])
+    """Directories' `stat` from the git sweep's walk just before (`git_sweep.GitSweep.stats`):
+    used instead of a `stat` of each, once, then emptied (a sweep with no walk just before
+    finds it empty)."""
+    list_dir: Path | None = None
+    """Where the whole list of what a sweep moved aside goes (the session's TMPDIR)."""
+    edits: EditSweep = field(default_factory=EditSweep)
+    """New files the `Edit` deny rules name (`edit_sweep.py`), swept with these."""
+    history: RepoHistory = field(default_factory=lambda: RepoHistory(swept=swept_path))
+    """The refs the session's repositories had at its first command: content checked out
+    from them is the repository's own, kept (`repo_content.py`)."""
     known: set[str] = field(default_factory=set[str])
     """Every matched path found by the session's walks, looked at again by each: a command
     that empties the marketplace file and fills a plugin's hooks in one go is judged by the
     plugins it listed before."""
 
-    def started(self, roots: tuple[Path, ...], excluded: tuple[Path, ...] = ()) -> None:
+    def started(
+        self,
+        roots: tuple[Path, ...],
+        excluded: tuple[Path, ...] = (),
+        repos: tuple[Path, ...] = (),
+        stats: dict[str, os.stat_result] | None = None,
+    ) -> None:
         """A command starts. The first of the session takes the state it is judged from;
         with one running (in the background), what it made so far goes first; with none,
         the time since the last sweep was idle: what changed then is kept. No walk but the
-        first: a change is told from the walk after the command by its change time."""
+        first: a change is told from the walk after the command by its change time. `repos`:
+        the work trees and git directories there now (the first command's are recorded)."""
         self.excluded = frozenset(os.fspath(p) for p in excluded)
+        self.list_dir = excluded[0] if excluded else None
+        if stats is not None:
+            self.dir_stats = stats
         if self.running > 0:
             self.sweep(roots)
         with self.lock:
             if self.before is None:
+                trees = [p.parent if p.name == ".git" else p for p in repos]
+                trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
+                self.history.record(trees, (*roots, *excluded))
                 self.swept_at = time.time_ns()
                 self.before, self.cut, self.dirs = self._walk(roots)
+                self.dir_stats.clear()
             elif self.running == 0:
                 self.idle.append((self.swept_at, time.time_ns() - CLOCK_MARGIN_NS))
             self.running += 1
@@ -158,26 +209,32 @@ class StartSweep:
                 return
             swept_at = time.time_ns()
             now, self.cut, dirs = self._walk(roots)
+            self.dir_stats.clear()
             moved: list[str] = []
+            judged: list[str] = []
             for path, stamp in sorted(now.items()):
                 if self.before.get(path) == stamp or within(path, self.bound):
                     continue
                 if self._idle(stamp[3]) and self._brought(path) is None:
                     continue
+                judged.append(path)
+            own = self.history.own(judged) if judged else set[str]()
+            for path in judged:
+                if path in own:
+                    continue  # checked out of what the repository had: its own
                 with contextlib.suppress(OSError):
                     target = _aside(Path(path))
-                    moved.append(f"{path} (now {target.name})")
+                    moved.append(
+                        path
+                        if target.name == Path(path).name + DISABLED
+                        else f"{path} (now {target.name})"
+                    )
                     del now[path]
             self.before, self.swept_at, self.idle, self.dirs = now, swept_at, [], dirs
             if moved:
-                named = ", ".join(moved[:NAMED])
-                if len(moved) > NAMED:
-                    named += f" and {len(moved) - NAMED} more ({len(moved)} files in all)"
-                self.notes.append(
-                    "files that start programs or grant permissions later outside the sandbox "
-                    f"(settings, hooks, MCP servers, skills, editor tasks) were made or changed "
-                    f"by the command and moved aside: {named}"
-                )
+                self.notes.append(moved_note(moved, self.list_dir))
+            if (edited := self.edits.sweep(roots)) is not None:
+                self.notes.append(edited)
             if self.cut is not None:
                 self.notes.append(self.cut)
 
@@ -254,8 +311,9 @@ class StartSweep:
         return found, cut, dirs
 
     def _listed(self, directory: str) -> _Listed | None:
+        info = self.dir_stats.get(directory)
         try:
-            info = os.stat(directory, follow_symlinks=False)
+            info = info or os.stat(directory, follow_symlinks=False)
         except OSError:
             return None
         identity = (info.st_dev, info.st_ino, info.st_ctime_ns, info.st_mtime_ns)

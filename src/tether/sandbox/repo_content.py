@@ -1,0 +1,349 @@
+"""What a git repository held before the session: content a command checks out from it is the
+repository's own, not the command's.
+
+The sweep (`start_sweep.py`) and the protected paths stop a command from planting a file that
+runs later, outside the sandbox (`.envrc`, `.vscode/tasks.json`). A `git checkout`, `git stash
+pop` or `git merge` of what the repository already had is not planting: the user chose those
+commits before the session, and would get the same files checking them out outside. So:
+
+- a file the sweep would move aside is kept when its content is, at its path, that of a blob
+  in the history of a ref the repository had at the session's first command (`own`);
+- or that of a repository outside every writable place that it names as a remote by a local
+  path (a clone's `origin`, a remote pulled from): no command can have written that history;
+- a protected path (read-only, or a placeholder while missing) where a branch, tag or stash
+  the repository had differs from its `HEAD` is left to the sweep (`unguarded`), so that the
+  checkout of that branch can write it; what else a command writes there is moved aside.
+
+Refs are read from the files (`HEAD`, `refs/`, `packed-refs`), once, at the first command;
+git is run only when a sweep has something to judge, with nothing of the repository's config
+that runs programs in effect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.sandbox.nofollow import read_regular_file
+from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
+
+_HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+MAX_REFS = 100_000
+"""Refs read per repository at most (the rest are not the repository's for the sweep)."""
+MAX_JUDGED = 1_000
+"""Files judged per sweep at most: a checkout brings a few start-up files, a command that made
+thousands is not checking anything out."""
+MAX_FILE = 16 * 1024 * 1024
+"""Files larger than this are not hashed (moved aside as before)."""
+_GIT_OPTIONS = (
+    "-c",
+    "safe.directory=*",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "diff.external=",
+    "-c",
+    "core.quotePath=false",
+    "--no-pager",
+)
+_TIMEOUT_S = 20
+_MAX_SOURCES = 8
+"""Remotes looked at per repository at most."""
+"""git reads objects only here: nothing a repository's config names runs (no pager, no
+signature check, no external diff), so any owner's repository is read."""
+
+
+@dataclass
+class _Repo:
+    git_dir: Path
+    """Where its objects and refs are (the common directory of a linked worktree)."""
+    tips: tuple[str, ...]
+    head: str | None
+
+
+@dataclass
+class RepoHistory:
+    """A session's record of its repositories' refs at the first command."""
+
+    repos: dict[str, _Repo] = field(default_factory=dict[str, _Repo])
+    """By work tree."""
+    recorded: bool = False
+    blobs: dict[tuple[str, str], frozenset[str]] = field(
+        default_factory=dict[tuple[str, str], frozenset[str]]
+    )
+    varying: dict[str, dict[str, bool]] = field(default_factory=dict[str, dict[str, bool]])
+    """Per work tree, per protected path: whether a recorded ref differs from `HEAD` there."""
+    writable: tuple[str, ...] = ()
+    swept: Callable[[str], bool] = lambda _relative: False
+    """Whether the sweep judges the files at a path (relative to a work tree): only such a
+    protected path is ever left unguarded (a hooks directory `core.hooksPath` names is not)."""
+
+    def record(self, work_trees: list[Path], writable: tuple[Path, ...]) -> None:
+        """The session's first command starts: the refs of the repositories of `work_trees`
+        now are what the repositories held before."""
+        if self.recorded:
+            return
+        self.recorded = True
+        self.writable = tuple(os.fspath(w) for w in writable)
+        for tree in work_trees:
+            repo = _open(tree)
+            if repo is not None:
+                self.repos[os.fspath(tree)] = repo
+
+    def own(self, paths: list[str]) -> set[str]:
+        """Those of `paths` (files) that hold, at their path, content of the history of a
+        repository before the session, or of a remote outside every writable place. At most
+        `MAX_JUDGED` are judged (the rest are not the repository's); git runs once per
+        repository for all of them."""
+        trees: dict[str, list[tuple[str, str]]] = {}
+        for path in paths[:MAX_JUDGED]:
+            found = _work_tree_of(path)
+            if found is not None:
+                trees.setdefault(found[0], []).append((path, found[1]))
+        own: set[str] = set()
+        for tree, files in trees.items():
+            recorded = self.repos.get(tree)
+            for repo in [*([recorded] if recorded else []), *self._sources(Path(tree))]:
+                left = [(p, r) for p, r in files if p not in own]
+                key = os.fspath(repo.git_dir)
+                unknown = [r for _, r in left if (key, r) not in self.blobs]
+                if unknown:
+                    history = _blobs_at(repo, unknown)
+                    for relative in unknown:
+                        self.blobs[(key, relative)] = history.get(relative, frozenset())
+                for path, relative in left:
+                    if self.blobs[(key, relative)] and (
+                        _blob_id(path, repo.git_dir) in self.blobs[(key, relative)]
+                    ):
+                        own.add(path)
+        return own
+
+    def guarded(self, found: list[tuple[Path, Protected]]) -> list[tuple[Path, Protected]]:
+        """`found` but for what is `unguarded`."""
+        left = self.unguarded(found)
+        return [(path, entry) for path, entry in found if os.fspath(path) not in left]
+
+    def unguarded(self, found: list[tuple[Path, Protected]]) -> set[str]:
+        """The protected paths of `found` (absolute) in a recorded repository's work tree
+        where one of its refs differs from its `HEAD`: a checkout of that ref writes them."""
+        by_tree: dict[str, list[str]] = {}
+        for path, _entry in found:
+            text = os.fspath(path)
+            for tree in self.repos:
+                relative = text[len(tree) + 1 :]
+                if text.startswith(tree + os.sep) and self.swept(relative):
+                    by_tree.setdefault(tree, []).append(relative)
+        left: set[str] = set()
+        for tree, relatives in by_tree.items():
+            known = self.varying.setdefault(tree, {})
+            new = [r for r in dict.fromkeys(relatives) if r not in known]
+            if new:
+                changed = _differing(self.repos[tree], new)
+                for relative in new:
+                    prefix = relative + "/"
+                    known[relative] = any(c == relative or c.startswith(prefix) for c in changed)
+            left.update(os.path.join(tree, r) for r in relatives if known[r])
+        return left
+
+    def _sources(self, tree: Path) -> list[_Repo]:
+        """The repositories the one at `tree` was cloned, fetched or pulled from that no
+        command can have written: its remotes' URLs that are local paths outside every writable
+        place (or a repository recorded before the session)."""
+        config = read_regular_file(tree / ".git" / "config", 1_000_000)
+        if config is None:
+            return []
+        found: list[_Repo] = []
+        for url in _remote_urls(config.decode("utf-8", "replace")):
+            url = url.removeprefix("file://")
+            if not url.startswith("/"):
+                continue
+            source = os.path.normpath(url)
+            recorded = self.repos.get(source) or self.repos.get(source.removesuffix("/.git"))
+            if recorded is not None:
+                found.append(recorded)
+                continue
+            real = os.path.realpath(source)
+            if any(_within(p, w) for p in (source, real) for w in self.writable):
+                continue
+            git_dir = Path(real) / ".git" if (Path(real) / ".git").exists() else Path(real)
+            if (repo := _open_git_dir(git_dir)) is not None:
+                found.append(repo)
+        return found[:_MAX_SOURCES]
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _remote_urls(config: str) -> list[str]:
+    urls: list[str] = []
+    section = None
+    for line in config.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]").replace('"', "").strip().lower()
+            continue
+        key, sep, value = stripped.partition("=")
+        if sep and section and section.startswith("remote ") and key.strip().lower() == "url":
+            urls.append(value.strip().strip('"'))
+    return urls
+
+
+def _work_tree_of(path: str) -> tuple[str, str] | None:
+    """The work tree holding `path` (the nearest directory above with a `.git` file, or one
+    with a `HEAD`: not a placeholder), and the path relative to it."""
+    directory = os.path.dirname(path)
+    while True:
+        dot_git = os.path.join(directory, ".git")
+        if os.path.isfile(dot_git) or os.path.lexists(os.path.join(dot_git, "HEAD")):
+            return directory, os.path.relpath(path, directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _open(tree: Path) -> _Repo | None:
+    dot_git = tree / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return _open_git_dir(dot_git)
+    pointed = gitdir_pointer(dot_git)
+    return None if pointed is None else _open_git_dir(pointed)
+
+
+def _open_git_dir(git_dir: Path) -> _Repo | None:
+    if not (git_dir / "HEAD").is_file():
+        return None
+    common = next(iter(common_dirs(git_dir)), git_dir)
+    refs = _read_refs(common)
+    head = _resolve(git_dir, "HEAD", refs)
+    listed = [head] if head else []
+    tips = tuple(dict.fromkeys([*listed, *refs.values()]))
+    return _Repo(common, tips, head)
+
+
+def _read_refs(common: Path) -> dict[str, str]:
+    refs: dict[str, str] = {}
+    packed = read_regular_file(common / "packed-refs", 256 * 1024 * 1024)
+    if packed is not None:
+        for line in packed.decode("utf-8", "replace").splitlines():
+            object_id, _, name = line.partition(" ")
+            if _HEX.fullmatch(object_id) and name:
+                refs[name] = object_id
+    top = common / "refs"
+    for directory, _dirs, files in os.walk(top):
+        for name in files:
+            if len(refs) >= MAX_REFS:
+                return refs
+            path = Path(directory) / name
+            text = read_regular_file(path, 200)
+            if text is not None and _HEX.fullmatch(
+                value := text.decode("ascii", "replace").strip()
+            ):
+                refs[str(path.relative_to(common))] = value
+    return refs
+
+
+def _resolve(git_dir: Path, name: str, refs: dict[str, str]) -> str | None:
+    text = read_regular_file(git_dir / name, 1000)
+    if text is None:
+        return refs.get(name)
+    value = text.decode("utf-8", "replace").strip()
+    if value.startswith("ref: "):
+        target = value[5:].strip()
+        return refs.get(target)
+    return value if _HEX.fullmatch(value) else None
+
+
+def _blob_id(path: str, git_dir: Path) -> str | None:
+    """git's id of the file's content as a blob (a link's: its target), no filter applied."""
+    try:
+        info = os.lstat(path)
+        if os.path.islink(path):
+            data = os.fsencode(os.readlink(path))
+        elif os.path.isfile(path) and info.st_size <= MAX_FILE:
+            with open(path, "rb") as f:
+                data = f.read(MAX_FILE + 1)
+        else:
+            return None
+    except OSError:
+        return None
+    config = read_regular_file(git_dir / "config", 1_000_000) or b""
+    sha256 = re.search(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$", config) is not None
+    digest = hashlib.sha256() if sha256 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _git(git_dir: Path, args: list[str], stdin: str) -> str | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        done = subprocess.run(
+            [git, f"--git-dir={git_dir}", *_GIT_OPTIONS, *args],
+            input=stdin.encode(),
+            capture_output=True,
+            timeout=_TIMEOUT_S,
+            check=False,
+            env={"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1"},
+            cwd="/",
+        )
+        if done.returncode == 0:
+            return done.stdout.decode("utf-8", "surrogateescape")
+    return None
+
+
+def _commits(repo: _Repo) -> list[str]:
+    """The tips that are commits (a tag peeled; a ref to a tree or blob left out)."""
+    out = _git(
+        repo.git_dir,
+        ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        "".join(f"{tip}^{{commit}}\n" for tip in repo.tips),
+    )
+    if out is None:
+        return []
+    found = [line.split()[0] for line in out.splitlines() if line.endswith(" commit")]
+    return list(dict.fromkeys(found))
+
+
+def _blobs_at(repo: _Repo, relatives: list[str]) -> dict[str, frozenset[str]]:
+    """Every blob id each of `relatives` held in the history of the repository's tips."""
+    commits = _commits(repo)
+    if not commits:
+        return {}
+    args = ["log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m", "--format="]
+    lines = [*commits, "--", *(f":(literal){r}" for r in relatives)]
+    out = _git(repo.git_dir, args, "\n".join(lines) + "\n")
+    if out is None:
+        return {}
+    found: dict[str, set[str]] = {}
+    for line in out.splitlines():
+        head, _, path = line.partition("\t")
+        fields = head.split()
+        if line.startswith(":") and len(fields) >= 5:
+            found.setdefault(path, set()).add(fields[3])
+    return {path: frozenset(blobs) for path, blobs in found.items()}
+
+
+def _differing(repo: _Repo, relatives: list[str]) -> frozenset[str]:
+    """The paths below `relatives` where a recorded tip's tree differs from `HEAD`'s."""
+    if repo.head is None:
+        return frozenset()
+    tips = [tip for tip in _commits(repo) if tip != repo.head]
+    if not tips:
+        return frozenset()
+    lines = "".join(f"{tip} {repo.head}\n" for tip in tips)
+    args = ["diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "--no-commit-id"]
+    out = _git(repo.git_dir, [*args, "--", *(f":(literal){r}" for r in relatives)], lines)
+    return frozenset(out.splitlines()) if out is not None else frozenset()
