@@ -1,8 +1,8 @@
 """Looking through launchers: `uv run pytest`, `python3 -m tox exec -- make`, `npx -c 'CMD'`
 run a command that is judged as if it were typed (its deny and ask rules hold, and a rule
 allowing the launcher does not allow what the command would be denied or asked for), with the
-launcher's table (launcher_table.py), and what `nix run` runs (nix_launch.py); app specs that are code (`flask --app 'mod:f(...)'`,
-`gunicorn 'mod:make()'`: app_specs.py) likewise.
+launcher's table (launcher_table.py), and what `nix run` runs (nix_launch.py); app specs
+that are code (`flask --app 'mod:f(...)'`, `gunicorn 'mod:make()'`: app_specs.py) likewise.
 
 The launcher is an invocation of its own (role `command`, its whole line judged as its own, so
 `Bash(uv run pytest *)` names it) whose `inner` is the launched command. An unknown subcommand
