@@ -38,8 +38,18 @@ def test_a_deny_on_rm_holds_for_deleting_options(command: str, make_ctx: Context
 
 def test_an_ask_on_rm_holds_for_find_delete(make_ctx: ContextFactory) -> None:
     rules = {"permissions": {"allow": ALLOW, "ask": ["Bash(rm -r -f:*)"]}}
-    verdict = decide("Bash", {"command": "find dist -delete"}, make_ctx(rules))
+    verdict = decide("Bash", {"command": "find -P dist -xdev -delete"}, make_ctx(rules))
     assert verdict.behavior == "ask", verdict.reason
+
+
+def test_a_find_delete_with_tests_is_no_recursive_rm(make_ctx: ContextFactory) -> None:
+    """`find . -name '*.pyc' -delete` deletes what its tests pick (a directory only once
+    empty), as `rm -f` would: a deny on `rm -rf` does not hold for it, one on rm does."""
+    command = "find . -name '*.pyc' -delete"
+    recursive = {"permissions": {"allow": ALLOW, "deny": ["Bash(rm -rf:*)"]}}
+    assert decide("Bash", {"command": command}, make_ctx(recursive)).behavior == "allow"
+    every = {"permissions": {"allow": ALLOW, "deny": ["Bash(rm:*)"]}}
+    assert decide("Bash", {"command": command}, make_ctx(every)).behavior == "deny"
 
 
 @pytest.mark.parametrize(

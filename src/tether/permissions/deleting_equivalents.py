@@ -1,6 +1,7 @@
 """Programs whose own options delete files, as the `rm` they do the work of: a deny or ask
 rule on `rm` (`Bash(rm:*)`, `Bash(rm -rf:*)`) holds for them too (equivalents.py). `find
-... -delete` is `rm -r -f -- START...`; `rsync --delete*` (the destination's extra files) and
+START... -delete` is `rm -r -f -- START...` (with a test, `rm -f -- START...`: only what it
+picks, a directory once empty); `rsync --delete*` (the destination's extra files) and
 `--remove-source-files` (its sources) are `rm -r -f -- PATH...`; `tar --remove-files` and
 `zip -m` (the files archived) and `shred -u` are `rm -f -- FILE...`. (`find -exec rm` and
 `xargs rm` run rm themselves and are judged as it.)"""
@@ -12,6 +13,11 @@ from tether.permissions.shell_words import program_name
 
 _FIND = frozenset({"find", "gfind", "bfs"})
 _FIND_OPTIONS = frozenset({"-H", "-L", "-P"})
+_FIND_GLOBAL = frozenset(
+    {"-delete", "-depth", "-d", "-xdev", "-mount", "-follow", "-noleaf", "-daystart"}
+    | {"-ignore_readdir_race", "-noignore_readdir_race", "-print", "-print0"}
+)
+"""find's words that pick nothing: with only these, `-delete` deletes the whole tree."""
 _RSYNC_DELETES = (
     *("--delete", "--del", "--delete-before", "--delete-during", "--delete-delay"),
     *("--delete-after", "--delete-excluded", "--delete-missing-args", "--remove-source-files"),
@@ -25,7 +31,12 @@ def deleting_equivalent(argv: tuple[str, ...]) -> tuple[tuple[str, ...], str] | 
     name = program_name(argv[0])
     args = argv[1:]
     if name in _FIND and "-delete" in args:
-        return ("rm", "-r", "-f", "--", *_find_starts(args)), f"{name} -delete"
+        starts, expression = _find_parts(args)
+        # A test before it picks what is deleted (a directory only once empty): `rm -f`; with
+        # none, the whole tree goes, as with `rm -rf`.
+        tested = any(word not in _FIND_GLOBAL for word in expression)
+        flags = ("-f",) if tested else ("-r", "-f")
+        return ("rm", *flags, "--", *starts), f"{name} -delete"
     if name == "rsync":
         given = _first_long(args, _RSYNC_DELETES)
         if given is not None:
@@ -43,16 +54,16 @@ def deleting_equivalent(argv: tuple[str, ...]) -> tuple[tuple[str, ...], str] | 
     return None
 
 
-def _find_starts(args: tuple[str, ...]) -> list[str]:
+def _find_parts(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:
+    """find's starting points (`.` when none) and its expression."""
     i = 0
     while i < len(args) and (args[i] in _FIND_OPTIONS or args[i].startswith(("-D", "-O"))):
         i += 2 if args[i] == "-D" else 1
     starts: list[str] = []
-    for arg in args[i:]:
-        if arg.startswith("-") or arg in ("(", "!", ","):
-            break
-        starts.append(arg)
-    return starts or ["."]
+    while i < len(args) and not args[i].startswith("-") and args[i] not in ("(", "!", ","):
+        starts.append(args[i])
+        i += 1
+    return starts or ["."], args[i:]
 
 
 def _first_long(args: tuple[str, ...], options: tuple[str, ...]) -> str | None:
