@@ -44,3 +44,28 @@ def test_the_program_an_installable_names_is_judged(command: str, make_ctx: Cont
 def test_other_programs_and_commands_stay_allowed(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nix profile install nixpkgs#ripgrep",
+        "nix --quiet profile upgrade --all",
+        "nix-env -iA nixpkgs.ripgrep",
+        "nix-env --uninstall ripgrep",
+    ],
+)
+def test_changing_the_user_profile_is_asked(command: str, make_ctx: ContextFactory) -> None:
+    """The programs on the user's PATH for every later shell change: a write of
+    `~/.nix-profile`, outside the workspace, asked whichever rule allows nix."""
+    rules = {"permissions": {"allow": ["Bash(nix *)", "Bash(nix-env *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    assert ".nix-profile" in verdict.reason
+
+
+@pytest.mark.parametrize("command", ["nix profile list", "nix-env -q", "nix-env --query -a"])
+def test_listing_the_profile_stays_allowed(command: str, make_ctx: ContextFactory) -> None:
+    rules = {"permissions": {"allow": ["Bash(nix *)", "Bash(nix-env *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "allow", (command, verdict.reason)

@@ -26,7 +26,7 @@ from tether.permissions.launcher_table import (
     Launcher,
     Sub,
 )
-from tether.permissions.nix_launch import nix_runs
+from tether.permissions.nix_launch import nix_runs, profile_writes
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options, unparsed
@@ -62,11 +62,14 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
                 inner=tuple(inner(("rsh", host, "/etc/rmt")) for host in hosts),
             )
         return None
-    if name == "nix":
-        runs = nix_runs(args)
-        if runs:
+    if name in ("nix", "nix-env"):
+        runs = nix_runs(args) if name == "nix" else []
+        writes = profile_writes(name, args)
+        if runs or writes:
             inners = tuple(inner(words) for words in runs)
-            return Invocation(plain.argv, plain.assignments, plain.redirects, inner=inners)
+            return Invocation(
+                plain.argv, plain.assignments, plain.redirects, inner=inners, writes=writes
+            )
         return _with_app(plain, inner, code)
     launcher = LAUNCHERS.get(name)
     if launcher is None:

@@ -9,11 +9,14 @@ nix takes any nix.conf setting as an option (`--SETTING VALUE`), so an option's 
 known in general: every word after `run` that may be the installable is taken for it (each is
 judged), and the words after `--` are its arguments. (`nix shell -c CMD`, `nix develop -c
 CMD` and `nix-shell --run CMD` put the command on the line: bash_rules' tails see it.)
+
+`nix profile install`/`add`/`upgrade`/`remove` and `nix-env -i`/`-u`/`-e` change the programs
+on the user's PATH for every later shell: a write of `~/.nix-profile`, outside the workspace.
 """
 
 from __future__ import annotations
 
-from tether.permissions.shell_words import is_literal
+from tether.permissions.shell_words import HOME, is_literal
 
 _TWO_VALUES = frozenset({"--option", "--override-input", "--arg", "--argstr", "--override-flake"})
 _ONE_VALUE = frozenset(
@@ -72,3 +75,28 @@ def _program(word: str, *, attributes: bool) -> str | None:
         return None
     name = attribute.partition("^")[0].rpartition(".")[2].strip('"')
     return name or None
+
+
+_PROFILE_COMMANDS = frozenset({"install", "add", "upgrade", "remove", "rollback", "wipe-history"})
+_NIX_ENV_CHANGES = frozenset(
+    {"-i", "--install", "-u", "--upgrade", "-e", "--uninstall", "--rollback", "--set"}
+    | {"-iA", "-uA", "--switch-generation", "-G"}
+)
+PROFILE = f"{HOME}/.nix-profile"
+
+
+def profile_writes(name: str, args: tuple[str, ...]) -> tuple[str, ...]:
+    """The user's profile, when `name ARGS` changes the programs installed in it."""
+    before, _, _ = _split(args)
+    if name == "nix":
+        words = [w for w in before if not w.startswith("-")]
+        if "profile" in words:
+            after = words[words.index("profile") + 1 :]
+            if after[:1] and after[0] in _PROFILE_COMMANDS:
+                return (PROFILE,)
+        return ()
+    if name == "nix-env" and any(
+        w in _NIX_ENV_CHANGES or (len(w) > 1 and w[0] == "-" and w[1] in "iue") for w in before
+    ):
+        return (PROFILE,)
+    return ()
