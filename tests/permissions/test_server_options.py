@@ -23,7 +23,6 @@ RULES = {"permissions": {"allow": ALLOW, "deny": ["Bash(curl *)", "Read(**/.env)
         "gunicorn -Rcfile:{outside}/conf.py web:app",
         "gunicorn --conf=file:{outside}/conf.py web:app",
         "gunicorn --log-config-j {outside}/logging.json web:app",
-        "GUNICORN_CMD_ARGS='--bind 0 -c {outside}/conf.py' gunicorn web:app",
         "gunicorn --pythonpath src,{outside} web:app",
         "python3 -m gunicorn --paster={outside}/deploy.ini",
         "hypercorn -c file:{outside}/h.py web:app",
@@ -107,3 +106,20 @@ def test_flask_app_from_an_env_file_that_is_a_module_stays_allowed(
     (tree.ws / ".flaskenv").write_text("FLASK_APP=web:create_app\nFLASK_DEBUG=1\n")
     verdict = decide("Bash", {"command": "flask run"}, make_ctx(RULES))
     assert verdict.behavior == "allow", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export GUNICORN_CMD_ARGS='--paste /x/app.ini'; gunicorn",
+        "GUNICORN_CMD_ARGS='--bind 0 -c /x/conf.py' gunicorn web:app",
+        "UVICORN_LOG_CONFIG=/x/log.ini uvicorn web:app",
+        "env GRANIAN_WORKING_DIR=/x granian web:app",
+    ],
+)
+def test_server_options_set_through_the_environment_are_asked(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": [*ALLOW, "Bash(export *)", "Bash(env *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "ask", (command, verdict.reason)
