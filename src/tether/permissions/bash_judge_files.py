@@ -7,7 +7,6 @@ installs, directories a module serves."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
-from tether.permissions.flask_env import env_app_runs, env_files, reads_env_app
+from tether.permissions.flask_env import env_app_commands, reads_env_app
 from tether.permissions.git_history_check import (
     git_listed,
     history_verdicts,
@@ -399,15 +398,12 @@ class FileJudge:
         """The application flask imports from its env files (flask_env.py), judged as the
         code it runs, from each directory the shell may be in."""
         found: list[Verdict] = []
-        for cwd in self.places.cwds:
-            for path in env_files(inv.argv, cwd) if cwd is not None else ():
-                for run in env_app_runs(path):
-                    text = shlex.join(run)
-                    what = f"flask imports FLASK_APP from {path}, which runs `{_shortened(text)}`"
-                    for sub in all_invocations(parse_command(text).invocations):
-                        verdict = self.nested(self.cdpath).invocation(sub)
-                        if verdict.outcome in ("deny", "ask"):
-                            found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
+        for path, text in env_app_commands(inv.argv, self.places.cwds):
+            what = f"flask imports FLASK_APP from {path}, which runs `{_shortened(text)}`"
+            for sub in all_invocations(parse_command(text).invocations):
+                verdict = self.nested(self.cdpath).invocation(sub)
+                if verdict.outcome in ("deny", "ask"):
+                    found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
         return found
 
     def _working_code(self, program: str) -> list[Verdict]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Iterable
 from pathlib import Path
 
 from tether.permissions.app_specs import flask_apps, flask_runs
@@ -30,6 +32,18 @@ def reads_env_app(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...
     if entry is None or entry[0] != "flask":
         return False
     return not flask_apps(entry[1]) and all(key != "FLASK_APP" for key, _ in assignments)
+
+
+def env_app_commands(argv: tuple[str, ...], cwds: Iterable[Path | None]) -> list[tuple[Path, str]]:
+    """(env file, command line) for what the FLASK_APP of each env file flask started in
+    one of `cwds` reads runs besides an import (a directory not known: none read)."""
+    return [
+        (path, shlex.join(run))
+        for cwd in cwds
+        if cwd is not None
+        for path in env_files(argv, cwd)
+        for run in env_app_runs(path)
+    ]
 
 
 def env_files(argv: tuple[str, ...], cwd: Path) -> list[Path]:
