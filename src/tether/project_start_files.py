@@ -272,6 +272,53 @@ DEV_ENVIRONMENTS: tuple[StartFile, ...] = (
 """Development environments that run their hooks when a shell enters the project or a hosted
 workspace opens it."""
 
+LANGUAGE_SERVERS: tuple[StartFile, ...] = (
+    *_engine("build server connections: the program an IDE launches on opening (argv)", ".bsp"),
+    *_engine("hie-bios cradles: the program Haskell's language server runs on opening", "hie.yaml"),
+    *_engine("clojure-lsp's settings: the classpath command it runs on opening", ".lsp/config.edn"),
+    *_engine("coc.nvim's language servers: the commands Vim starts", ".vim/coc-settings.json"),
+    *_engine("OmniSharp's settings: the plugins and SDK it loads on opening", "omnisharp.json"),
+    *_engine("OmniSharp's settings: the plugins and SDK it loads on opening", ".omnisharp"),
+    *_engine("zls's settings: the zig and build runner it runs on opening", "zls.json"),
+    *_engine("merlin's flags: the preprocessors (-ppx) an OCaml editor runs", ".merlin"),
+    *_engine("rope's project configuration: Python an editor's refactoring runs", ".ropeproject"),
+    *_engine("Lapce's run configurations", ".lapce"),
+    *_engine(
+        "CMake's user presets, configured by an IDE on opening (the compiler it runs)",
+        "CMakeUserPresets.json",
+    ),
+)
+"""Language servers' and build servers' project files: the commands and code an editor's
+language server runs when it opens the project, before any command names them."""
+
+LINT_CODE: tuple[StartFile, ...] = (
+    *_engine(
+        "pylint's configuration: init-hook and plugins, run by every pylint and editor lint",
+        *(f"{dot}pylintrc{ext}" for dot in ("", ".") for ext in ("", ".toml")),
+    ),
+    *_engine("RuboCop's configuration: the Ruby it requires, at every editor lint", ".rubocop.yml"),
+    *_engine("Solargraph's configuration: the Ruby it requires on opening", ".solargraph.yml"),
+    *_engine("Elixir code mix format and the editor evaluate", ".formatter.exs", ".credo.exs"),
+    *_engine("PHP code php-cs-fixer runs at every fix", ".php-cs-fixer.php"),
+    *_engine("PHP code php-cs-fixer runs at every fix", ".php-cs-fixer.dist.php"),
+)
+"""Linters' and formatters' configuration that is code or loads code, run by an editor on
+opening or saving a file (a tool's own rc file, not the project's build files)."""
+
+PACKAGE_LOADERS: tuple[StartFile, ...] = (
+    *_engine("Yarn's Plug'n'Play loader, run by every yarn run and node", ".pnp.cjs", ".pnp.js"),
+    *_engine("Yarn's Plug'n'Play loader, run by every yarn run and node", ".pnp.loader.mjs"),
+    *_engine("the editor SDKs Yarn sets up (the tsserver VS Code runs)", ".yarn/sdks"),
+    *_engine("programs direnv's layouts put first on PATH", ".direnv/bin", ".direnv/*/bin"),
+    *_engine("the Bazel bazelisk runs instead of bazel", "tools/bazel", "tools/bazel.exe"),
+    *_engine("Pants' options for every run, and the script it sources", ".pants.rc"),
+    *_engine("Pants' options for every run, and the script it sources", ".pants.bootstrap"),
+    *_engine("the SDKs sdkman's auto-env installs and puts on PATH on entering", ".sdkmanrc"),
+    *_engine("another coding agent's MCP servers", ".tabnine", ".continuerc.json"),
+)
+"""Package managers' loaders and build launchers' scripts: code every `yarn`, `bazel` or
+`pants` runs, and programs an environment puts on PATH."""
+
 NAMED_ONLY = frozenset(
     {
         f"{cache}{name}{form}"
@@ -280,7 +327,8 @@ NAMED_ONLY = frozenset(
         for form in ("", ".*")
     }
     | {"*.pth", "ipython_config.py", "jupyter_*.py", "Jenkinsfile.*", ".autoenv*"}
-    | {"pyvenv.cfg", "pip.conf", "gradle.properties"}
+    | {"pyvenv.cfg", "pip.conf", "gradle.properties", "hie.yaml", "omnisharp.json"}
+    | {"zls.json", "pylintrc", "pylintrc.toml", "tools/bazel"}
 )
 """Names an ordinary glob reaches in any project (`src/*.py`, `*.cfg`): asked when a write
 names them, not for every glob write that could (a glob reaches only files already there)."""
@@ -293,5 +341,8 @@ START_FILES: tuple[StartFile, ...] = (
     *CI_DEFINITIONS,
     *AGENT_CONFIGS,
     *DEV_ENVIRONMENTS,
+    *LANGUAGE_SERVERS,
+    *LINT_CODE,
+    *PACKAGE_LOADERS,
 )
 """The table, by class. A path beginning with `/` is found at a project's root only."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tether.kernel_paths import kernel_resolve
-from tether.permissions import PermissionContext, load_rules
+from tether.permissions import PermissionContext, decide, load_rules
 from tether.protocol import ToolUseBlock
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
@@ -109,3 +109,23 @@ async def test_bash_tool_starts_where_the_engine_judges(
     tools.cwd = links.ws
     text, failed = await run(tools, "Bash", command="cd .. && pwd")
     assert (text.splitlines()[0], failed) == (str(links.ws.parent), False)
+
+
+async def test_cd_back_goes_where_the_engine_judges(
+    links: Links, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cd -` goes to OLDPWD: the engine takes it for where the command started (or a place
+    an earlier `cd` of the command left), so an OLDPWD inherited from whoever started tether
+    must not send it elsewhere; and no longer over-asks."""
+    monkeypatch.setenv("OLDPWD", str(links.outside))
+    tools = ToolContext(workspace=links.ws, scratch_dir=tmp_path / "scratch")
+    text, failed = await run(tools, "Bash", command="cd - >/dev/null && pwd")
+    assert (text.strip(), failed) == (str(links.ws), False)
+    (links.ws / "sub").mkdir(exist_ok=True)
+    text, failed = await run(tools, "Bash", command="cd sub && cd - >/dev/null && pwd")
+    assert (text.strip(), failed) == (str(links.ws), False)
+    allow = {"permissions": {"allow": ["Bash(ls *)"]}}
+    rules = load_rules([(links.ws / "s.json", allow)], seed_yaml=None)
+    ctx = PermissionContext(mode="default", rules=rules, workspace=links.ws, cwd=links.ws)
+    for command in ("cd - && ls -a", "cd sub && cd - && ls -a"):
+        assert decide("Bash", {"command": command}, ctx).behavior == "allow", command

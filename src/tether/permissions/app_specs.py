@@ -37,14 +37,14 @@ def app_code(
     specs: list[str] = []
     if name in _FLASK:
         specs += [value for key, value in assignments if key == "FLASK_APP"]
-        specs += _flask_apps(args)
-        return [run for spec in specs for run in _flask_runs(spec)]
+        specs += flask_apps(args)
+        return [run for spec in specs for run in flask_runs(spec)]
     if name in _SERVERS:
         return [run for arg in args if (run := _call(arg)) is not None]
     return []
 
 
-def _flask_apps(args: tuple[str, ...]) -> list[str]:
+def flask_apps(args: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     for i, arg in enumerate(args):
         if arg == "--":
@@ -60,7 +60,7 @@ def _flask_apps(args: tuple[str, ...]) -> list[str]:
     return found
 
 
-def _flask_runs(spec: str) -> list[tuple[str, ...]]:
+def flask_runs(spec: str) -> list[tuple[str, ...]]:
     if not is_literal(spec):
         return [("python3", "-c", spec)]  # built as it runs: code not seen
     runs: list[tuple[str, ...]] = []

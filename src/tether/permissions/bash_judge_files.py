@@ -29,6 +29,7 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.defaults import is_device
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
+from tether.permissions.flask_env import env_app_commands, reads_env_app
 from tether.permissions.git_history_check import (
     git_listed,
     history_verdicts,
@@ -129,7 +130,12 @@ class FileJudge:
             verdicts.extend(ask(reason) for reason in module.asks)
             verdicts.extend(self._served(module.serves, explicit))
             verdicts.extend(
-                self._loads(loaded_code(inv.argv, listed=inv.produced is not None), inv)
+                self._loads(
+                    loaded_code(
+                        inv.argv, listed=inv.produced is not None, assignments=inv.assignments
+                    ),
+                    inv,
+                )
             )
             for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))
@@ -141,6 +147,8 @@ class FileJudge:
             writes += containers.writes
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
+            if reads_env_app(inv.argv, inv.assignments):
+                verdicts.extend(self._env_apps(inv))
             if runs_working_code(inv.argv):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
@@ -384,6 +392,18 @@ class FileJudge:
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
                     found.append(ask(f"{what} {readable(word)}, {where}: not seen"))
+        return found
+
+    def _env_apps(self, inv: Invocation) -> list[Verdict]:
+        """The application flask imports from its env files (flask_env.py), judged as the
+        code it runs, from each directory the shell may be in."""
+        found: list[Verdict] = []
+        for path, text in env_app_commands(inv.argv, self.places.cwds):
+            what = f"flask imports FLASK_APP from {path}, which runs `{_shortened(text)}`"
+            for sub in all_invocations(parse_command(text).invocations):
+                verdict = self.nested(self.cdpath).invocation(sub)
+                if verdict.outcome in ("deny", "ask"):
+                    found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
         return found
 
     def _working_code(self, program: str) -> list[Verdict]:

@@ -174,13 +174,15 @@ def _first_match(
         option_form(t.split(" ")) if t.partition(" ")[0].rsplit("/", 1)[-1] in heads else None
         for t in texts
     ]
+    # Whether a text has unknown parts at all: asked once per text, not once per rule.
+    hidden = [unknowns and any(m in t for m in MARKERS) for t in texts]
     for kind in ("deny", "ask"):
         for rule in rules.of(kind, "Bash"):
             steps.spend(size)
-            for text, form in zip(texts, forms, strict=True):
+            for text, form, unknown in zip(texts, forms, hidden, strict=True):
                 if rule_matches(rule, text) or options_match(rule, form):
                     return kind, rule, text, True
-                if unknowns and may_match(rule, text):
+                if unknown and may_match(rule, text):
                     return kind, rule, text, False
     return None
 

@@ -31,6 +31,7 @@ _COMPOSE_VALUED = frozenset(
     {"-p", "--project-name", "--profile", "--ansi", "--parallel", "--progress"}
 )
 _PRINTS_CONFIG = frozenset({"config", "convert"})
+_SAVES = frozenset({"save", "image save", "export", "container export"})
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def container_files(argv: tuple[str, ...]) -> ContainerFiles:
         return _compose(words)
     if name not in _ENGINES:
         return ContainerFiles()
-    command, rest = _subcommand(words)
+    command, rest = engine_subcommand(words)
     if command in ("build", "bud") or command in ("buildx build", "image build", "builder build"):
         return _build(rest)
     if command in ("cp", "container cp"):
@@ -64,6 +65,9 @@ def container_files(argv: tuple[str, ...]) -> ContainerFiles:
     if command == "stack deploy" or command == "stack up":
         # Its compose files declare the services, mounts and builds: code that runs.
         return ContainerFiles(loads=tuple(_values(rest, ("-c", "--compose-file"))))
+    if command in _SAVES:
+        # The image (or a container's file system) is written to the host file `-o` names.
+        return ContainerFiles(writes=tuple(_values(rest, ("-o", "--output"))))
     if command == "buildx bake":
         # Its files declare the builds (contexts, secrets, outputs): code that runs.
         return ContainerFiles(loads=tuple(_values(rest, ("-f", "--file")) or (".",)))
@@ -76,13 +80,16 @@ def _values(words: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     for i, word in enumerate(words):
         option, eq, value = word.partition("=")
+        short = next((o for o in options if len(o) == 2 and word.startswith(o)), None)
+        if short is not None and len(word) > 2 and option not in options:
+            option, eq, value = short, "=", word[2:].removeprefix("=")
         if option in options:
             value = value if eq else words[i + 1] if i + 1 < len(words) else ""
             found += [value] if value and value != "-" else []
     return found
 
 
-def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def engine_subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """The engine's subcommand (two words for a group: `buildx build`), after its global
     options (those taking a value given with `=` or as the next word)."""
     i = 0
@@ -91,7 +98,9 @@ def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     if i >= len(words):
         return "", ()
     first = words[i]
-    if first in ("buildx", "image", "builder", "container", "stack") and i + 1 < len(words):
+    if first in ("buildx", "image", "builder", "container", "stack", "context") and i + 1 < len(
+        words
+    ):
         return f"{first} {words[i + 1]}", words[i + 2 :]
     return first, words[i + 1 :]
 

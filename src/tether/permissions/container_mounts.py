@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tether.permissions.container_files import engine_subcommand
 from tether.permissions.shell_words import HOME, is_literal, program_name
 
 _ENGINES = frozenset({"docker", "podman", "nerdctl"})
@@ -113,6 +114,14 @@ def _remote(address: str) -> bool:
 def _remote_context(engine: str, words: tuple[str, ...]) -> str | None:
     """`context create NAME --docker host=ssh://...`, `context import`: later commands run on
     the daemon the context names, another host's."""
+    command, rest = engine_subcommand(words)
+    named = next((w for w in rest if not w.startswith("-")), "")
+    if command in ("context use", "buildx use", "builder use") and named != "default":
+        # Every later command then runs on the daemon (or builder) it names: as `--context`.
+        return f"{engine} {command} {named} makes later commands run on that daemon or builder"
+    if command in ("buildx create", "builder create"):
+        return _remote_builder(engine, rest)
+    words = (*command.split(), *rest) if command else ()
     if words[:2] == ("context", "import"):
         return f"{engine} context import makes a context whose daemon may be another host's"
     if words[:2] != ("context", "create"):
@@ -127,6 +136,23 @@ def _remote_context(engine: str, words: tuple[str, ...]) -> str | None:
                 return f"{engine} context create makes later commands run on {address}"
         if word.startswith("--from"):
             return f"{engine} context create copies a context whose daemon may be remote"
+    return None
+
+
+_REMOTE_DRIVERS = frozenset({"remote", "kubernetes", "cloud"})
+
+
+def _remote_builder(engine: str, words: tuple[str, ...]) -> str | None:
+    """`buildx create --driver remote tcp://...` (or an endpoint that is another host's):
+    builds then run there, with what they are sent."""
+    for i, word in enumerate(words):
+        option, eq, value = word.partition("=")
+        if option == "--driver":
+            value = value if eq else words[i + 1] if i + 1 < len(words) else ""
+            if value in _REMOTE_DRIVERS or not is_literal(value):
+                return f"{engine} buildx create --driver {value} builds on another host"
+        elif not word.startswith("-") and "://" in word and _remote(word):
+            return f"{engine} buildx create makes a builder at {word}"
     return None
 
 

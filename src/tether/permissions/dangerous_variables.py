@@ -41,6 +41,9 @@ DANGEROUS_VARIABLES = _names(
     # Python tools' configuration, which names code (pylint's init-hook, tox's commands,
     # invoke's runtime config, pre-commit's cached hook repositories).
     "PYLINTRC TOX_* NOX_* PRE_COMMIT_* INVOKE_* "
+    # App servers' options from the environment (a configuration file, a logging
+    # configuration, an env file, an app directory: server_options.py).
+    "GUNICORN_CMD_ARGS UVICORN_* GRANIAN_* "
     # go: its toolchain and tool directories, the settings file it reads, where it installs
     # and caches, which modules it trusts; cgo's compiler and linker flags, pkg-config's.
     "GOROOT GOENV GOTOOLCHAIN GOBIN GOCACHE GOMODCACHE GOTMPDIR GOWORK GOSUMDB GONOSUMDB "

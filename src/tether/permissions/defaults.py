@@ -70,7 +70,7 @@ _GLOB_FIRST: list[_Entry] = []
 _ROOT_ONLY: list[_Entry] = []
 """Entries found at a project's root only (written `/*.props`)."""
 for _entry, _why in SELF_MODIFYING:
-    _parts = tuple(_entry.split("/"))
+    _parts = tuple(_entry.casefold().split("/"))
     if _entry.startswith("/"):
         _ROOT_ONLY.append((_parts[1:], _why))
     elif _is_pattern(_parts[0]):
@@ -120,8 +120,16 @@ def _self_modifying(
 ) -> str | None:
     root = _holding_root(text, roots)
     below = relative_below(text, root) if root is not None else None
+    # Folded: on a case-insensitive file system (macOS, Windows, an ext4 directory with
+    # casefolding) `.VIMRC` is `.vimrc`, and a directory may fold where its parent does not;
+    # folding always costs one casefold, where probing would cost a look at each directory,
+    # and on a case-sensitive one a folded name (`.VIMRC`) is only asked about.
     parts = (
-        tuple(text.split("/")[1:]) if below is None else tuple(below.split("/")) if below else ()
+        tuple(text.casefold().split("/")[1:])
+        if below is None
+        else tuple(below.casefold().split("/"))
+        if below
+        else ()
     )
     for i, part in enumerate(parts):
         for entry, why in (*_PROJECT_BY_FIRST.get(part, ()), *_GLOB_FIRST):
@@ -143,9 +151,10 @@ def _self_modifying(
     inside = relative_below(text, top)
     if not inside:
         return None
-    rest = inside.split("/")
+    written = inside.split("/")
+    rest = inside.casefold().split("/")
     for entry, why in _HOME_BY_FIRST.get(rest[0], ()):
-        base = f"{top.rstrip('/')}/{'/'.join(entry)}"
+        base = f"{top.rstrip('/')}/{'/'.join(written[: len(entry)])}"
         if tuple(rest[: len(entry)]) == entry and not _root_below(root, base):
             return why
     return None
@@ -177,7 +186,8 @@ def _root_below(root: str | None, base: str) -> bool:
 _HOME_BY_FIRST: dict[str, list[_Entry]] = {}
 """The home table by its entries' first segment (a write's path is looked up, not scanned)."""
 for _name, _why in HOME_SELF_MODIFYING:
-    _HOME_BY_FIRST.setdefault(_name.split("/")[0], []).append((tuple(_name.split("/")), _why))
+    _folded = tuple(_name.casefold().split("/"))
+    _HOME_BY_FIRST.setdefault(_folded[0], []).append((_folded, _why))
 
 
 def _segments_match(entry: tuple[str, ...], parts: tuple[str, ...]) -> bool:

@@ -1,10 +1,12 @@
 """Commands that do the work of another, whose deny and ask rules then hold for them too:
 `cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
-(git_senders)."""
+(git_senders), `find -delete` and other programs' deleting options are `rm`
+(deleting_equivalents)."""
 
 from __future__ import annotations
 
 from tether.permissions.cmake_commands import cmake_equivalent
+from tether.permissions.deleting_equivalents import deleting_equivalent
 from tether.permissions.git_senders import sending_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
@@ -22,6 +24,6 @@ def equivalent(inv: Invocation) -> tuple[tuple[str, ...], str] | None:
         sends = sending_equivalent(argv)
         return (sends[0], f"git {readable(sends[1])}") if sends is not None else None
     if name != "cmake":
-        return None
+        return deleting_equivalent(argv)
     same = cmake_equivalent(argv)
     return (same, f"cmake -E {readable(argv[2])}") if same is not None else None

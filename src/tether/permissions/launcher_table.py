@@ -13,6 +13,7 @@ subcommand's grammar means not knowing where the command starts, and the command
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -131,15 +132,19 @@ _TOX_VALUED = _s(
     "-c", "--conf", "--root", "--workdir", "-x", "--override", "-e", "-m", "-f", "--runner",
     "--installpkg", "--hashseed", "--discover", "--exit-and-dump-after", "-i", "--index-url",
     "--result-json", "--colored", "--stderr-color", "--parallel-live", "--sdistonly",
-) | _s("-p", "--parallel")  # fmt: skip
+)  # fmt: skip
+_TOX_PARALLEL = re.compile(r"auto|all|[0-9]+")
+"""`tox -p`'s optional value (argparse's `nargs="?"`): without one it runs in parallel."""
 _TOX = WrapperSpec(
-    flags="vqhrn",
-    valued="cxemfip",
+    flags="vqhrnla",
+    valued="cxemfi",
+    optional_values={"-p": _TOX_PARALLEL, "--parallel": _TOX_PARALLEL},
     long_flags=_QUIET
     | _s("--recreate", "--notest", "--no-recreate-pkg", "--skip-pkg-install", "--develop")
     | _s("--skip-missing-interpreters", "--no-provision", "--list-dependencies", "--pre")
     | _s("--no-list-dependencies", "--no-capture", "--no-recreate-provision", "--devenv")
-    | _s("--parallel-no-spinner", "--alwayscopy", "--sitepackages"),
+    | _s("--parallel-no-spinner", "--alwayscopy", "--sitepackages", "--listenvs")
+    | _s("--listenvs-all", "--showconfig", "--help-ini", "--hi", "--no-test"),
     long_valued=_TOX_VALUED,
 )
 _TOX_SUBS = {

@@ -1,8 +1,8 @@
 """Looking through launchers: `uv run pytest`, `python3 -m tox exec -- make`, `npx -c 'CMD'`
 run a command that is judged as if it were typed (its deny and ask rules hold, and a rule
 allowing the launcher does not allow what the command would be denied or asked for), with the
-launcher's table (launcher_table.py); app specs that are code (`flask --app 'mod:f(...)'`,
-`gunicorn 'mod:make()'`: app_specs.py) likewise.
+launcher's table (launcher_table.py), and what `nix run` runs (nix_launch.py); app specs
+that are code (`flask --app 'mod:f(...)'`, `gunicorn 'mod:make()'`: app_specs.py) likewise.
 
 The launcher is an invocation of its own (role `command`, its whole line judged as its own, so
 `Bash(uv run pytest *)` names it) whose `inner` is the launched command. An unknown subcommand
@@ -26,6 +26,7 @@ from tether.permissions.launcher_table import (
     Launcher,
     Sub,
 )
+from tether.permissions.nix_launch import nix_runs, profile_writes
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options, unparsed
@@ -61,6 +62,15 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
                 inner=tuple(inner(("rsh", host, "/etc/rmt")) for host in hosts),
             )
         return None
+    if name in ("nix", "nix-env"):
+        runs = nix_runs(args) if name == "nix" else []
+        writes = profile_writes(name, args)
+        if runs or writes:
+            inners = tuple(inner(words) for words in runs)
+            return Invocation(
+                plain.argv, plain.assignments, plain.redirects, inner=inners, writes=writes
+            )
+        return _with_app(plain, inner, code)
     launcher = LAUNCHERS.get(name)
     if launcher is None:
         return _with_app(plain, inner, code)
@@ -99,7 +109,7 @@ def launches(inv: Invocation) -> bool:
     """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
     rule decides in them, as for sudo: bash_policy)."""
     entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
-    return entry is not None and entry[0] in LAUNCHERS
+    return entry is not None and (entry[0] in LAUNCHERS or entry[0] == "nix")
 
 
 def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:

@@ -64,9 +64,15 @@ _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
 _VERSIONED = re.compile(r"(ruby|perl)[0-9.]*")
 
 
-def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ...]:
+def loaded_code(
+    argv: tuple[str, ...],
+    *,
+    listed: bool = False,
+    assignments: tuple[tuple[str, str], ...] = (),
+) -> tuple[str, ...]:
     """Paths `argv`'s options load code from (the words as written). With `listed`, its
-    unknown words are names `ls` or `find` lists (script.Produced), not options."""
+    unknown words are names `ls` or `find` lists (script.Produced), not options;
+    `assignments`, the environment the command sets (`GUNICORN_CMD_ARGS`)."""
     if not argv or not is_literal(argv[0]):
         return ()
     name = program_name(argv[0])
@@ -107,7 +113,7 @@ def loaded_code(argv: tuple[str, ...], *, listed: bool = False) -> tuple[str, ..
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
-    return (*scripts, *tool_loads(argv))
+    return (*scripts, *tool_loads(argv, assignments))
 
 
 def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.option_names import long_option
+from tether.permissions.server_options import SERVERS, server_code, server_loads
 from tether.permissions.shell_words import DYN, is_literal
 
 _LOADS: Mapping[str, tuple[str, ...]] = {
@@ -61,12 +62,8 @@ _LOADS: Mapping[str, tuple[str, ...]] = {
     "mkdocs": ("-f", "--config-file"),
     "prospector": ("--profile-path", "--profile"),
     "alembic": ("-c", "--config"),
-    # App servers and frameworks: a configuration that is Python, or a directory their
-    # application is imported from (`manage.py --pythonpath /x --settings mod`).
-    "gunicorn": ("-c", "--config", "--chdir", "--pythonpath"),
-    "uvicorn": ("--app-dir",),
-    "hypercorn": ("-c", "--config"),
-    "celery": ("--workdir",),
+    # Frameworks: a directory their application is imported from (`manage.py --pythonpath /x
+    # --settings mod`); app servers and task queues are server_options.py's.
     **dict.fromkeys(("manage.py", "django-admin", "django-admin.py", "django"), ("--pythonpath",)),
 }
 """Options whose value is a file or directory the tool runs code from (or a configuration that
@@ -95,12 +92,17 @@ _HARMLESS_TRAITS = frozenset(
 may name a class or hook to import, or code to run: not seen."""
 
 
-def tool_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """Paths `argv`'s Python tool runs code from, besides the workspace's own discovery."""
+def tool_loads(
+    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...] = ()
+) -> tuple[str, ...]:
+    """Paths `argv`'s Python tool runs code from, besides the workspace's own discovery (and
+    an app server's configuration: server_options.py)."""
     entry = entry_of(argv)
     if entry is None:
         return ()
     name, args = entry
+    if name in SERVERS:
+        return server_loads(name, args, assignments)
     if name not in _TOOLS:
         return ()
     found = [value for _, value in _pairs(args, _LOADS.get(name, ()))]
@@ -125,6 +127,8 @@ def tool_code(argv: tuple[str, ...]) -> CodeUse | None:
     if entry is None:
         return None
     name, args = entry
+    if name in SERVERS:
+        return server_code(name, args)
     if name not in _TOOLS:
         return None
     if name == "pylint":

@@ -28,6 +28,16 @@ many, a further `cd` leaves the shell somewhere unknown (its relative paths are 
 that may be anywhere), which keeps the work of a decision bounded."""
 
 
+def _back(args: tuple[str, ...]) -> bool:
+    """Whether `cd ARGS` is `cd -` (after options: `cd -P -`, `cd -- -`)."""
+    words = list(args)
+    while words and words[0].startswith("-") and words[0] not in ("-", "--"):
+        words.pop(0)
+    if words[:1] == ["--"]:
+        words.pop(0)
+    return words[:1] == ["-"]
+
+
 @dataclass
 class ShellPlaces:
     """The directories a command's relative paths may start from."""
@@ -92,6 +102,11 @@ class ShellPlaces:
         paths from the real directory (the resolver does, from the logical path). The
         physical directory is kept too, for `set -P` and a later `cd ..`."""
         if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
+            return
+        if program_name(inv.argv[0]) == "cd" and _back(inv.argv[1:]):
+            # `cd -` goes to OLDPWD: where the shell was before this command's last `cd`, a
+            # place already here, or where the command started (the Bash tool sets OLDPWD
+            # to it). Nothing new.
             return
         target, physical = cd_target(program_name(inv.argv[0]), inv.argv[1:])
         relative = target is not None and not target.startswith(("/", HOME, "./", "../"))

@@ -4,7 +4,7 @@ an option not understood means not knowing what runs."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tether.permissions.script import Invocation, Role
@@ -42,6 +42,11 @@ class WrapperSpec:
     positional_shape: re.Pattern[str] | None = None
     """What each leading positional looks like (chrt's priority is a number): a word that does
     not is where the command starts, whatever the program's version makes optional."""
+    optional_values: Mapping[str, re.Pattern[str]] = field(
+        default_factory=dict[str, re.Pattern[str]]
+    )
+    """Options whose value is optional (argparse's `nargs="?"`: `tox -p [auto|all|N]`): the
+    next word is its value only when it has the value's shape."""
     default_shell: bool = False
     """Without a command it runs a shell, which reads its commands from the input
     (`unshare -r`, `fakeroot`)."""
@@ -83,7 +88,12 @@ def parse_options(args: Sequence[str], spec: WrapperSpec) -> ParsedOptions | str
         i += 1
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
-            if name in spec.long_valued:
+            if name in spec.optional_values:
+                if not eq and i < len(args) and spec.optional_values[name].fullmatch(args[i]):
+                    value = args[i]
+                    i += 1
+                options.append((name, value or None))
+            elif name in spec.long_valued:
                 if not eq:
                     if i >= len(args):
                         return f"{name} without a value"
@@ -100,6 +110,14 @@ def parse_options(args: Sequence[str], spec: WrapperSpec) -> ParsedOptions | str
             continue
         for j, letter in enumerate(arg[1:], start=1):
             name = f"-{letter}"
+            shape = spec.optional_values.get(name)
+            if shape is not None:
+                value = arg[j + 1 :]
+                if not value and i < len(args) and shape.fullmatch(args[i]):
+                    value = args[i]
+                    i += 1
+                options.append((name, value or None))
+                break
             if letter in spec.valued:
                 value = arg[j + 1 :]
                 if not value and letter not in spec.attached_only:

@@ -75,7 +75,9 @@ def command_environment(environ: Mapping[str, str], cwd: Path) -> dict[str, str]
     """The environment a command runs with: `environ` with the overrides above, and
     `GIT_SAFETY` added after any `GIT_CONFIG_COUNT` settings already there (git takes the
     last value given, so these win)."""
-    env = {**environ, **_ENV_OVERRIDES, "PWD": str(cwd)}
+    # OLDPWD too: `cd -` at a command's start goes back to where it started (the engine
+    # judges it so), not to a directory inherited from whoever started tether.
+    env = {**environ, **_ENV_OVERRIDES, "PWD": str(cwd), "OLDPWD": str(cwd)}
     count = env.get("GIT_CONFIG_COUNT", "")
     n = int(count) if count.isdigit() else 0
     for key, value in GIT_SAFETY:
