@@ -14,10 +14,11 @@ the rule for every prompt, with a sentence saying why: a rule is never silently 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.config.rule_match import bad_glob
+from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_text_file
 
 HEAD_BYTES = 4096
@@ -32,13 +33,17 @@ _OTHER_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
 _BLOCK = re.compile(r"^[>|][+-]?[0-9]?\s*(#.*)?$")
 
 
-@dataclass(frozen=True)
-class RulePaths:
+class RulePaths(Slotted):
     """What a rule's `paths` say: the globs, or None for every prompt; `problem`: why the
     `paths` written were not taken (then the rule is for every prompt)."""
 
-    globs: tuple[str, ...] | None
-    problem: str | None = None
+    __slots__ = ("globs", "problem")
+    globs: Final[tuple[str, ...] | None]
+    problem: Final[str | None]
+
+    def __init__(self, globs: tuple[str, ...] | None, problem: str | None = None) -> None:
+        self.globs = globs
+        self.problem = problem
 
 
 def rule_files(directory: Path, problems: list[str] | None = None) -> list[Path]:

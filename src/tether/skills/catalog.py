@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
+
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.skills.commands import SlashCommand
@@ -48,14 +50,19 @@ class Skill:
     prompt's list and the Skill tool); the user still runs it as `/name`."""
 
 
-@dataclass(frozen=True)
-class UnusableSkill:
+class UnusableSkill(Slotted):
     """A SKILL.md that was found but will not be offered, and why (broken, shadowed...)."""
 
-    path: Path
-    reason: str
-    shadowed: bool = False
+    __slots__ = ("path", "reason", "shadowed")
+    path: Final[Path]
+    reason: Final[str]
+    shadowed: Final[bool]
     """Left out only because a skill of the same name won: not a problem to report."""
+
+    def __init__(self, path: Path, reason: str, shadowed: bool = False) -> None:
+        self.path = path
+        self.reason = reason
+        self.shadowed = shadowed
 
 
 @dataclass(frozen=True)
