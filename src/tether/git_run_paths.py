@@ -19,8 +19,10 @@ import re
 import stat
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from tether.slotted import Slotted
 
 _TIMEOUT_S = 10.0
 _RACY_NS = 1_000_000_000
@@ -33,16 +35,20 @@ _LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_
 """Variables that would point git at another repository than the work tree's own."""
 
 
-@dataclass(frozen=True)
-class GitRunPaths:
-    hooks: tuple[Path, ...] = ()
+class GitRunPaths(Slotted):
+    __slots__ = ("config_files", "hooks")
+    hooks: Final[tuple[Path, ...]]
     """The directories `core.hooksPath` names, in every scope (git uses the last; any could
     be the one a later scope drops), absolute."""
-    config_files: tuple[Path, ...] = ()
+    config_files: Final[tuple[Path, ...]]
     """The configuration files git read for this work tree, and those its includes name
     (missing ones too: a file made there is read by the next git), absolute. A relative
     `core.hooksPath` is from the top of the work tree (where git runs hooks), a relative
     include from the including file's directory."""
+
+    def __init__(self, hooks: tuple[Path, ...] = (), config_files: tuple[Path, ...] = ()) -> None:
+        self.hooks = hooks
+        self.config_files = config_files
 
 
 Signature = tuple[tuple[int, int, int, int] | None, ...]

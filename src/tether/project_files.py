@@ -22,10 +22,10 @@ It sits at the bottom layer beside `home_files`, so that every layer can use it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from tether.project_start_files import NAMED_ONLY, START_FILES
+from tether.slotted import Slotted
 
 SandboxGuard = Literal["guard", "apart", "none"]
 """How the sandbox keeps an entry: `guard`, read-only and, when missing, a placeholder so it
@@ -34,20 +34,29 @@ existing one would); `apart`, by rules of its own (`.git`, `.hg`); `none`, not a
 pattern, or a place ordinary commands write: see the entry)."""
 
 
-@dataclass(frozen=True)
-class ProjectFile:
+class ProjectFile(Slotted):
     """One path below a project root, found at any depth (a nested project's `.claude`)."""
 
-    path: str
+    __slots__ = ("engine", "globbed", "path", "sandbox", "why")
+    path: Final[str]
     """`/`-separated; a segment may hold `*` and `?` (`site-packages/*.pth`)."""
-    why: str
-    sandbox: SandboxGuard
-    engine: bool = True
+    why: Final[str]
+    sandbox: Final[SandboxGuard]
+    engine: Final[bool]
     """Whether the permission engine asks before a write (`.gitmodules`: the sandbox's only)."""
-    globbed: bool = True
+    globbed: Final[bool]
     """Whether a write known only as a pattern that may reach it is asked too; False for names
     an ordinary glob reaches in every project (`src/*.py` and `sitecustomize.py`), where a glob
     reaches only files already there and the write that named the file was asked."""
+
+    def __init__(
+        self, path: str, why: str, sandbox: SandboxGuard, engine: bool = True, globbed: bool = True
+    ) -> None:
+        self.path = path
+        self.why = why
+        self.sandbox = sandbox
+        self.engine = engine
+        self.globbed = globbed
 
 
 def _guarded(why: str, *paths: str) -> tuple[ProjectFile, ...]:

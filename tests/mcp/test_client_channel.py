@@ -8,7 +8,6 @@ spoken with the Agent SDK's real in-process servers (tests/cli)."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 
 from tether.mcp.manager import McpManager, McpResult, ServerStatus
-from tether.mcp.servers import ChannelClosed, ClientTransport, ServerConfig
+from tether.mcp.servers import ChannelClosed, ClientTransport, McpLimits, ServerConfig
 
 from .conftest import FAST, SCRIPTS
 
@@ -134,7 +133,7 @@ async def test_a_call_given_up_on_is_cancelled_at_the_server() -> None:
         return answer
 
     config = ServerConfig("hang", ClientTransport(never_answers_calls), "dynamic", Path("test"))
-    limits = dataclasses.replace(FAST, call_timeout_s=0.1)
+    limits = McpLimits(startup_timeout_s=FAST.startup_timeout_s, call_timeout_s=0.1)
     async with McpManager([config], limits) as manager:
         result = await manager.call("mcp__hang__slow", {})
         assert result == McpResult(

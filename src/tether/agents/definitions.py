@@ -6,7 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.hooks.spec import HookSpec
@@ -54,20 +56,30 @@ class AgentDefinition:
     (a `Stop` hook fires as SubagentStop, as in Claude Code)."""
 
 
-@dataclass(frozen=True)
-class UnusableAgent:
+class UnusableAgent(Slotted):
     """An agent file that was found but is not offered, and why."""
 
-    path: Path
-    reason: str
+    __slots__ = ("path", "reason")
+    path: Final[Path]
+    reason: Final[str]
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
 
 
-@dataclass(frozen=True)
-class AgentCatalog:
+class AgentCatalog(Slotted):
     """The subagents a session offers, sorted by name, and the files that could not be read."""
 
-    agents: tuple[AgentDefinition, ...]
-    unusable: tuple[UnusableAgent, ...] = ()
+    __slots__ = ("agents", "unusable")
+    agents: Final[tuple[AgentDefinition, ...]]
+    unusable: Final[tuple[UnusableAgent, ...]]
+
+    def __init__(
+        self, agents: tuple[AgentDefinition, ...], unusable: tuple[UnusableAgent, ...] = ()
+    ) -> None:
+        self.agents = agents
+        self.unusable = unusable
 
     def get(self, name: str) -> AgentDefinition | None:
         return next((agent for agent in self.agents if agent.name == name), None)

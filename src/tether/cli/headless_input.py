@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from tether.cli.command_expansion import expansion_hooks
 from tether.cli.custom_commands import command_model, expand_slash_prompt
@@ -30,6 +29,7 @@ from tether.protocol import (
     Usage,
     UserInput,
 )
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.core.session import Session
@@ -43,12 +43,16 @@ HEADLESS_BUILT_INS = ("compact", *LOCAL_COMMANDS)
 """Built-in commands a headless prompt runs (listed among the session's slash commands)."""
 
 
-@dataclass(frozen=True)
-class LocalCommand:
+class LocalCommand(Slotted):
     """A built-in command answered here (`headless_commands`), not by the model."""
 
-    name: str
-    args: str
+    __slots__ = ("args", "name")
+    name: Final[str]
+    args: Final[str]
+
+    def __init__(self, name: str, args: str) -> None:
+        self.name = name
+        self.args = args
 
 
 def clears(session: Session, text: str) -> bool:

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel
 
@@ -26,6 +26,7 @@ from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
 from tether.observe.webhook_settings import WebhookConfig, read_webhooks
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.observe.otel_sink import OtelSink
@@ -118,11 +119,14 @@ def _close_otel(otel: OtelSink, deadline: float) -> None:
         _tell(report)
 
 
-@dataclass(frozen=True)
-class _Borrowed:
+class _Borrowed(Slotted):
     """A process's sink as a session's hub sees it: offered to, not closed with the session."""
 
-    sink: Sink
+    __slots__ = ("sink",)
+    sink: Final[Sink]
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
 
     def offer(self, record: EventRecord) -> None:
         self.sink.offer(record)

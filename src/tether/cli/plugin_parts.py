@@ -7,14 +7,14 @@ no `enabledPlugins` of theirs)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from tether.config.settings import Settings
 from tether.hooks.config import read_plugin_hooks
 from tether.hooks.spec import HookSpec
 from tether.mcp.config import McpConfig, plugin_servers
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:  # the plugins' reader loads only for a session that names plugins
     from tether.plugins import Plugin
@@ -24,10 +24,14 @@ PLUGIN_SETTINGS = ("enabledPlugins", "extraKnownMarketplaces")
 neither, and no `--plugin-dir`, has no plugins and nothing to be warned of about them."""
 
 
-@dataclass(frozen=True)
-class SessionPlugins:
-    plugins: tuple[Plugin, ...] = ()
-    notices: tuple[str, ...] = ()
+class SessionPlugins(Slotted):
+    __slots__ = ("notices", "plugins")
+    plugins: Final[tuple[Plugin, ...]]
+    notices: Final[tuple[str, ...]]
+
+    def __init__(self, plugins: tuple[Plugin, ...] = (), notices: tuple[str, ...] = ()) -> None:
+        self.plugins = plugins
+        self.notices = notices
 
     def skills(self) -> list[tuple[str, Path, Path]]:
         return [(p.name, p.root, path) for p in self.plugins for path in p.skills]

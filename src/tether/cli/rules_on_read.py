@@ -10,13 +10,14 @@ the code.)"""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.config.rule_paths import rule_globs
 from tether.core.lifecycle import reminder
 from tether.path_globs import expanded, paths_matcher
 from tether.protocol import TextBlock
+from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_instructions, real_path
 from tether.tools.context import ToolContext
 
@@ -25,13 +26,27 @@ Told = Callable[[Path, tuple[str, ...], Path], None]
 braces expanded, a trailing `/**` taken off) and the file read or edited that brought it."""
 
 
-@dataclass(frozen=True)
-class _Rule:
-    path: Path
-    base: Path
-    globs: tuple[str, ...]
-    patterns: tuple[str, ...]
-    test: Callable[[str], bool]
+class _Rule(Slotted):
+    __slots__ = ("base", "globs", "path", "patterns", "test")
+    path: Final[Path]
+    base: Final[Path]
+    globs: Final[tuple[str, ...]]
+    patterns: Final[tuple[str, ...]]
+    test: Final[Callable[[str], bool]]
+
+    def __init__(
+        self,
+        path: Path,
+        base: Path,
+        globs: tuple[str, ...],
+        patterns: tuple[str, ...],
+        test: Callable[[str], bool],
+    ) -> None:
+        self.path = path
+        self.base = base
+        self.globs = globs
+        self.patterns = patterns
+        self.test = test
 
     def matches(self, path: Path) -> bool:
         try:

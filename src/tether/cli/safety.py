@@ -6,9 +6,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from tether import bounded_json
 from tether.cli.terminal_text import terminal_safe
@@ -28,7 +28,7 @@ from tether.permissions import (
     load_rules,
     read_deny_matcher,
 )
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, Event, ResponseStarted
 from tether.sandbox import (
     ReadDenials,
     Sandbox,
@@ -37,6 +37,8 @@ from tether.sandbox import (
     plan_sandbox,
     probe,
 )
+from tether.sandbox.setid_files import SetidScan
+from tether.slotted import Slotted
 from tether.tools.base import Tool
 from tether.tools.context import ToolContext
 
@@ -44,34 +46,73 @@ if TYPE_CHECKING:
     from tether.hooks import HookRunner
 
 
-@dataclass(frozen=True)
-class SafetyOptions:
-    permission_mode: Mode | None = None
-    allowed_tools: tuple[str, ...] = ()
-    disallowed_tools: tuple[str, ...] = ()
-    workspace_trusted: bool = True
+class SafetyOptions(Slotted):
+    __slots__ = (
+        "add_dirs",
+        "agent_hooks",
+        "allowed_tools",
+        "client_hooks",
+        "disallowed_tools",
+        "permission_mode",
+        "plugin_hooks",
+        "plugin_roots",
+        "workspace_trusted",
+    )
+    permission_mode: Final[Mode | None]
+    allowed_tools: Final[tuple[str, ...]]
+    disallowed_tools: Final[tuple[str, ...]]
+    workspace_trusted: Final[bool]
     """False: the seed's `.tether/permissions.yaml` only restricts (its allow lists are left
     out); the settings layers come already restricted (`tether.cli.workspace_review`)."""
-    add_dirs: tuple[Path, ...] = ()
+    add_dirs: Final[tuple[Path, ...]]
     """`--add-dir`: more directories that work like the workspace (absolute), added to the
     `permissions.additionalDirectories` setting."""
-    client_hooks: tuple[HookSpec, ...] = ()
+    client_hooks: Final[tuple[HookSpec, ...]]
     """Callback hooks of a client driving the session (run after the settings' own)."""
-    plugin_hooks: tuple[HookSpec, ...] = ()
+    plugin_hooks: Final[tuple[HookSpec, ...]]
     """The hooks of the session's plugins (after the settings' own; `disableAllHooks`
     turns them off too)."""
-    plugin_roots: tuple[Path, ...] = ()
+    plugin_roots: Final[tuple[Path, ...]]
     """The session's plugins' directories: writes there ask (`PermissionContext`)."""
-    agent_hooks: bool = False
+    agent_hooks: Final[bool]
     """Some subagent has hooks of its own (its front matter's): the session has a hook runner
     for them to join, even with no hook configured elsewhere."""
 
+    def __init__(
+        self,
+        permission_mode: Mode | None = None,
+        allowed_tools: tuple[str, ...] = (),
+        disallowed_tools: tuple[str, ...] = (),
+        workspace_trusted: bool = True,
+        add_dirs: tuple[Path, ...] = (),
+        client_hooks: tuple[HookSpec, ...] = (),
+        plugin_hooks: tuple[HookSpec, ...] = (),
+        plugin_roots: tuple[Path, ...] = (),
+        agent_hooks: bool = False,
+    ) -> None:
+        self.permission_mode = permission_mode
+        self.allowed_tools = allowed_tools
+        self.disallowed_tools = disallowed_tools
+        self.workspace_trusted = workspace_trusted
+        self.add_dirs = add_dirs
+        self.client_hooks = client_hooks
+        self.plugin_hooks = plugin_hooks
+        self.plugin_roots = plugin_roots
+        self.agent_hooks = agent_hooks
 
-@dataclass(frozen=True)
-class SandboxPlan:
-    sandbox: Sandbox | None
-    notice: str | None
-    bash_refusal: str | None
+
+class SandboxPlan(Slotted):
+    __slots__ = ("bash_refusal", "notice", "sandbox")
+    sandbox: Final[Sandbox | None]
+    notice: Final[str | None]
+    bash_refusal: Final[str | None]
+
+    def __init__(
+        self, sandbox: Sandbox | None, notice: str | None, bash_refusal: str | None
+    ) -> None:
+        self.sandbox = sandbox
+        self.notice = notice
+        self.bash_refusal = bash_refusal
 
 
 def build_gate(
@@ -284,6 +325,22 @@ def attach_builtin_handlers(session: Session, settings: Settings, *, workspace: 
         handlers.finish()
 
     session.on_close.append(finish)
+
+
+def scan_once_answered(session: Session, sandbox: Sandbox) -> None:
+    """Start the sandbox's walk for set-id files when the session's first response begins
+    (its first request is out by then), not while the session starts: it walks every
+    writable directory, and competes for the interpreter while it does. The first command
+    starts it (and waits for it) if nothing did before."""
+    scan = sandbox.setid_scan
+    if not isinstance(scan, SetidScan):
+        return
+
+    def observe(event: Event) -> None:
+        if isinstance(event, ResponseStarted):
+            scan.start()
+
+    session.observers.append(observe)
 
 
 def added_directories(dirs: Sequence[Path]) -> tuple[Path, ...]:

@@ -4,8 +4,8 @@ the setting sources admit (restricted when the workspace is not trusted), the en
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.cli.ownership import Ownership
 from tether.cli.run_options import RunOptions
@@ -24,32 +24,68 @@ from tether.config.trust import Trust, workspace_trust
 from tether.models.resolve import BETAS_ENV
 from tether.protocol import ConfigError
 from tether.sandbox import parse_sandbox_settings, probe_soon
+from tether.slotted import Slotted
 
 INLINE_SETTINGS = Path("--settings")
 """How settings given inline are named (in messages; rules in them are relative to the
 workspace, as a file's would be to its folder)."""
 
 
-@dataclass(frozen=True)
-class SessionPlace:
+class SessionPlace(Slotted):
     """The project a session works in and the settings it runs with."""
 
-    start: Path
+    __slots__ = (
+        "env",
+        "home",
+        "owners",
+        "settings",
+        "settings_root",
+        "sources",
+        "start",
+        "trust",
+        "user_home",
+        "workspace",
+    )
+    start: Final[Path]
     """The directory the session started in (Bash starts there)."""
-    workspace: Path
+    workspace: Final[Path]
     """The project: the repository holding `start` (`tether.config.project`)."""
-    settings_root: Path
+    settings_root: Final[Path]
     """Whose settings, local files, memory and sessions these are: the workspace, or a task
     worktree's main workspace (`RunOptions.settings_from`)."""
-    home: Path
+    home: Final[Path]
     """tether's own home (`$TETHER_HOME`)."""
-    user_home: Path
-    trust: Trust
-    owners: Ownership
-    sources: SettingSources
-    settings: Settings
-    env: dict[str, str]
+    user_home: Final[Path]
+    trust: Final[Trust]
+    owners: Final[Ownership]
+    sources: Final[SettingSources]
+    settings: Final[Settings]
+    env: Final[dict[str, str]]
     """The settings' `env` filled in under the real environment (what the user typed wins)."""
+
+    def __init__(
+        self,
+        start: Path,
+        workspace: Path,
+        settings_root: Path,
+        home: Path,
+        user_home: Path,
+        trust: Trust,
+        owners: Ownership,
+        sources: SettingSources,
+        settings: Settings,
+        env: dict[str, str],
+    ) -> None:
+        self.start = start
+        self.workspace = workspace
+        self.settings_root = settings_root
+        self.home = home
+        self.user_home = user_home
+        self.trust = trust
+        self.owners = owners
+        self.sources = sources
+        self.settings = settings
+        self.env = env
 
 
 def find_place(opts: RunOptions) -> SessionPlace:

@@ -16,12 +16,12 @@ file, are not files of any source and are always read.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from tether.cli.ownership import Ownership
 from tether.config.settings import SETTING_SOURCES
+from tether.slotted import Slotted
 
 Source = Literal["user", "project", "local"]
 
@@ -29,10 +29,16 @@ LOCAL_FILES = frozenset({"settings.local.json", "CLAUDE.local.md"})
 """Files of the local source, wherever in the project they are found."""
 
 
-@dataclass(frozen=True)
-class SettingSources:
-    owners: Ownership
-    enabled: frozenset[str] = frozenset(SETTING_SOURCES)
+class SettingSources(Slotted):
+    __slots__ = ("enabled", "owners")
+    owners: Final[Ownership]
+    enabled: Final[frozenset[str]]
+
+    def __init__(
+        self, owners: Ownership, enabled: frozenset[str] = frozenset(SETTING_SOURCES)
+    ) -> None:
+        self.owners = owners
+        self.enabled = enabled
 
     @classmethod
     def of(cls, owners: Ownership, names: Collection[str] | None) -> SettingSources:

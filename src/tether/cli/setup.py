@@ -48,6 +48,7 @@ from tether.cli.safety import (
     build_gate,
     plan_session_sandbox,
     sandboxed_tool_context,
+    scan_once_answered,
 )
 from tether.cli.session_discovery import (
     session_agents,
@@ -342,6 +343,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if sandbox.sandbox is not None:
         # After the background commands stopped: the placeholders go with the session.
         session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
+        scan_once_answered(session, sandbox.sandbox)
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
     session.startup_notices.extend(agents.notices())

@@ -5,26 +5,45 @@ instructions once external imports are approved, the tools as MCP servers connec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.cli.client_parts import appended
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.run_options import RunOptions
 from tether.core.context import build_system_prompt, prompt_parts
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class SystemPrompt:
-    workspace: Path
-    cwd: Path
-    opts: RunOptions
-    instructions: ProjectInstructions
-    skills: str
+class SystemPrompt(Slotted):
+    __slots__ = ("cwd", "instructions", "memory", "opts", "sandbox", "skills", "workspace")
+    workspace: Final[Path]
+    cwd: Final[Path]
+    opts: Final[RunOptions]
+    instructions: Final[ProjectInstructions]
+    skills: Final[str]
     """The skills' section ("" without skills)."""
-    memory: str
-    sandbox: str
+    memory: Final[str]
+    sandbox: Final[str]
     """The sandbox's limits, described ("" without a sandbox)."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        cwd: Path,
+        opts: RunOptions,
+        instructions: ProjectInstructions,
+        skills: str,
+        memory: str,
+        sandbox: str,
+    ) -> None:
+        self.workspace = workspace
+        self.cwd = cwd
+        self.opts = opts
+        self.instructions = instructions
+        self.skills = skills
+        self.memory = memory
+        self.sandbox = sandbox
 
     def text(self, tool_names: Sequence[str]) -> str:
         return build_system_prompt(

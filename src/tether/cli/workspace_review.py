@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from tether import bounded_json
 from tether.cli.ownership import Ownership, links_out, real_path
 from tether.cli.untrusted_settings import Declared, restrict_layer
 from tether.config.project import project_directories
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.skills.catalog import SkillCatalog
@@ -59,6 +60,7 @@ SEED_PERMISSIONS = Path(".tether") / "permissions.yaml"
 SKILL_DIRS = (".tether/skills", ".claude/skills", ".agents/skills")
 """`tether.skills.discovery.PROJECT_SKILL_DIRS`, here so that a workspace without skills does not
 import the skills package (and pydantic with it) before the REPL's first prompt."""
+
 AGENT_DIRS = (".claude/agents", ".tether/agents")
 """`tether.agents.discovery.PROJECT_AGENT_DIRS`."""
 LINKED = (
@@ -88,12 +90,16 @@ KIND_ORDER = (
 name them in."""
 
 
-@dataclass(frozen=True)
-class WorkspaceReview:
+class WorkspaceReview(Slotted):
     """Everything in a workspace that needs the user's trust before it runs or grants."""
 
-    workspace: Path
-    declared: tuple[Declared, ...] = ()
+    __slots__ = ("declared", "workspace")
+    workspace: Final[Path]
+    declared: Final[tuple[Declared, ...]]
+
+    def __init__(self, workspace: Path, declared: tuple[Declared, ...] = ()) -> None:
+        self.workspace = workspace
+        self.declared = declared
 
     def by_kind(self) -> list[tuple[str, list[Declared]]]:
         """The items grouped by kind, in `KIND_ORDER` (a kind not listed there comes last)."""

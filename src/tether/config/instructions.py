@@ -27,6 +27,7 @@ from pathlib import Path
 from tether.config.import_syntax import find_imports
 from tether.config.rule_paths import rule_files, scoped_rules
 from tether.home_files import HOME_SECRETS
+from tether.slotted import Slotted
 from tether.text_files import (
     INSTRUCTIONS_MAX_CHARS,
     INSTRUCTIONS_READ_BYTES,
@@ -178,11 +179,16 @@ def _read_above(reader: _Reader, path: Path, what: str) -> None:
     reader.read_top(path, what, area=path.parent)
 
 
-@dataclass
-class _Part:
+class _Part(Slotted):
+    __slots__ = ("content", "heading", "shown")
     heading: str
     content: str
     shown: str
+
+    def __init__(self, heading: str, content: str, shown: str) -> None:
+        self.heading = heading
+        self.content = content
+        self.shown = shown
 
 
 @dataclass

@@ -6,21 +6,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Final, cast
+
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.protocol import ConfigError
 
 
-@dataclass(frozen=True)
-class NumberRange:
+class NumberRange(Slotted):
     """The values a number may take: `low` to `high` inclusive, of `unit`; whole or not."""
 
-    low: int | float
-    high: int | float
-    unit: str
-    whole: bool = True
+    __slots__ = ("high", "low", "unit", "whole")
+    low: Final[int | float]
+    high: Final[int | float]
+    unit: Final[str]
+    whole: Final[bool]
+
+    def __init__(self, low: int | float, high: int | float, unit: str, whole: bool = True) -> None:
+        self.low = low
+        self.high = high
+        self.unit = unit
+        self.whole = whole
 
     def described(self) -> str:
         kind = "a whole number" if self.whole else "a number"

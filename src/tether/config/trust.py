@@ -37,11 +37,11 @@ import os
 import re
 import tempfile
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from tether import bounded_json
+from tether.slotted import Slotted
 from tether.text_files import DEFAULT_LIMIT_BYTES, UnreadableFile, read_text_file
 
 TRUST_FILE = "trust.json"
@@ -55,19 +55,33 @@ TRUST_FLAG = "--trust-workspace"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
-@dataclass(frozen=True)
-class Trust:
+class Trust(Slotted):
     """The decision for one workspace, with the reason (for messages)."""
 
-    trusted: bool
-    reason: str
-    answered: bool = False
+    __slots__ = ("answered", "problems", "reason", "recordable", "trusted")
+    trusted: Final[bool]
+    reason: Final[str]
+    answered: Final[bool]
     """Whether the user has answered for this workspace (yes or no): the REPL asks only when
     nobody has."""
-    recordable: bool = True
+    recordable: Final[bool]
     """False for the home directory and above: an answer there holds for one session only."""
-    problems: tuple[str, ...] = ()
+    problems: Final[tuple[str, ...]]
     """Files of answers that exist but could not be read (their answers do not count)."""
+
+    def __init__(
+        self,
+        trusted: bool,
+        reason: str,
+        answered: bool = False,
+        recordable: bool = True,
+        problems: tuple[str, ...] = (),
+    ) -> None:
+        self.trusted = trusted
+        self.reason = reason
+        self.answered = answered
+        self.recordable = recordable
+        self.problems = problems
 
 
 def workspace_trust(

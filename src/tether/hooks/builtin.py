@@ -13,24 +13,34 @@ They subscribe to the in-process bus like any other handler.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from tether.hooks.bus import EventBus
 from tether.protocol import ConfigError, ToolFinished
+from tether.slotted import Slotted
 
 SETTINGS_KEY = "tether"
 
 
-@dataclass(frozen=True)
-class BuiltinSettings:
-    event_log: Path | None = None
+class BuiltinSettings(Slotted):
+    __slots__ = ("event_log", "slow_tool_ms", "tool_stats")
+    event_log: Final[Path | None]
     """Where the session's event records are appended too (`tether.observe`); None: nowhere."""
-    tool_stats: bool = False
+    tool_stats: Final[bool]
     """Give per-tool call statistics at the end of the session."""
-    slow_tool_ms: int | None = None
+    slow_tool_ms: Final[int | None]
     """Give a notice when a tool call takes longer than this; None: never."""
+
+    def __init__(
+        self,
+        event_log: Path | None = None,
+        tool_stats: bool = False,
+        slow_tool_ms: int | None = None,
+    ) -> None:
+        self.event_log = event_log
+        self.tool_stats = tool_stats
+        self.slow_tool_ms = slow_tool_ms
 
 
 def read_builtin_settings(settings_data: Mapping[str, Any], *, base_dir: Path) -> BuiltinSettings:
@@ -60,18 +70,26 @@ def read_builtin_settings(settings_data: Mapping[str, Any], *, base_dir: Path) -
     )
 
 
-@dataclass
-class _ToolTally:
-    calls: int = 0
-    errors: int = 0
-    total_ms: int = 0
+class _ToolTally(Slotted):
+    __slots__ = ("calls", "errors", "total_ms")
+    calls: int
+    errors: int
+    total_ms: int
+
+    def __init__(self, calls: int = 0, errors: int = 0, total_ms: int = 0) -> None:
+        self.calls = calls
+        self.errors = errors
+        self.total_ms = total_ms
 
 
-@dataclass
-class ToolStats:
+class ToolStats(Slotted):
     """Calls, errors and time per tool, from `ToolFinished` events."""
 
-    tallies: dict[str, _ToolTally] = field(default_factory=dict[str, _ToolTally])
+    __slots__ = ("tallies",)
+    tallies: dict[str, _ToolTally]
+
+    def __init__(self) -> None:
+        self.tallies = {}
 
     def __call__(self, event: ToolFinished) -> None:
         tally = self.tallies.setdefault(event.name, _ToolTally())

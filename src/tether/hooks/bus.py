@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar, overload
+from typing import Any, Final, TypeVar, overload
 
 from pydantic import BaseModel
 
 from tether.protocol import Event
+from tether.slotted import Slotted
 
 E = TypeVar("E", bound=BaseModel)
 
@@ -25,10 +25,14 @@ ALL = "*"
 """Subscribe with this kind to receive every event."""
 
 
-@dataclass(frozen=True)
-class _Subscription:
-    selector: type[BaseModel] | str
-    handler: Handler
+class _Subscription(Slotted):
+    __slots__ = ("handler", "selector")
+    selector: Final[type[BaseModel] | str]
+    handler: Final[Handler]
+
+    def __init__(self, selector: type[BaseModel] | str, handler: Handler) -> None:
+        self.selector = selector
+        self.handler = handler
 
     def wants(self, event: BaseModel) -> bool:
         if isinstance(self.selector, str):

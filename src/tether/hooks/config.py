@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from tether.hooks.matcher import matcher_problem
 from tether.hooks.spec import (
@@ -30,6 +29,7 @@ from tether.hooks.spec import (
 )
 from tether.protocol import ConfigError
 from tether.relocated_files import file_name
+from tether.slotted import Slotted
 
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
     {
@@ -49,12 +49,16 @@ JUDGED_TYPES = {"prompt": PROMPT_TIMEOUT_S, "agent": AGENT_TIMEOUT_S}
 """Hook types a model runs (`tether.hooks.judged`), with their default timeouts."""
 
 
-@dataclass(frozen=True)
-class HooksConfig:
-    specs: tuple[HookSpec, ...] = ()
+class HooksConfig(Slotted):
+    __slots__ = ("skipped", "specs")
+    specs: Final[tuple[HookSpec, ...]]
     """The command hooks to run, in configuration order (files lowest precedence first)."""
-    skipped: tuple[str, ...] = ()
+    skipped: Final[tuple[str, ...]]
     """Configured hooks tether does not run, each with where and why."""
+
+    def __init__(self, specs: tuple[HookSpec, ...] = (), skipped: tuple[str, ...] = ()) -> None:
+        self.specs = specs
+        self.skipped = skipped
 
 
 def parse_hooks(layers: Sequence[tuple[Path, Mapping[str, Any]]]) -> tuple[HookSpec, ...]:

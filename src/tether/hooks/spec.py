@@ -4,7 +4,9 @@ the combined outcome the loop acts on."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Final, Literal, get_args
+
+from tether.slotted import Slotted
 
 HookEventName = Literal[
     "PreToolUse",
@@ -198,26 +200,50 @@ class HookOutcome:
     """PermissionDenied only: the model is told it may try the denied call again."""
 
 
-@dataclass(frozen=True)
-class UpdatedOutput:
+class UpdatedOutput(Slotted):
     """A PostToolUse hook's replacement of a tool's output, as it answered it."""
 
-    field: Literal["updatedToolOutput", "updatedMCPToolOutput"]
-    value: Any
+    __slots__ = ("field", "value")
+    field: Final[Literal["updatedToolOutput", "updatedMCPToolOutput"]]
+    value: Final[Any]
     """Text, or an MCP tool result (`{"content": [...], "isError": ...}`)."""
 
+    def __init__(
+        self, field: Literal["updatedToolOutput", "updatedMCPToolOutput"], value: Any
+    ) -> None:
+        self.field = field
+        self.value = value
 
-@dataclass(frozen=True)
-class HookActivity:
+
+class HookActivity(Slotted):
     """A hook starting or ending, for front ends that report hooks as they run (the SDK's
     `hook_started` and `hook_response` messages)."""
 
-    hook_id: str
-    spec: HookSpec
-    subject: str | None
+    __slots__ = ("exit_code", "hook_id", "outcome", "spec", "stderr", "stdout", "subject")
+    hook_id: Final[str]
+    spec: Final[HookSpec]
+    subject: Final[str | None]
     """What the matcher was compared with (a tool name, a source...), if anything."""
-    outcome: HookOutcome | None = None
+    outcome: Final[HookOutcome | None]
     """None when it starts; what it decided when it ended."""
-    exit_code: int | None = None
-    stdout: str = ""
-    stderr: str = ""
+    exit_code: Final[int | None]
+    stdout: Final[str]
+    stderr: Final[str]
+
+    def __init__(
+        self,
+        hook_id: str,
+        spec: HookSpec,
+        subject: str | None,
+        outcome: HookOutcome | None = None,
+        exit_code: int | None = None,
+        stdout: str = "",
+        stderr: str = "",
+    ) -> None:
+        self.hook_id = hook_id
+        self.spec = spec
+        self.subject = subject
+        self.outcome = outcome
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr

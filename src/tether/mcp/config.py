@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from tether import bounded_json
 from tether.mcp.config_files import (
@@ -40,6 +39,7 @@ from tether.mcp.servers import (
     StdioTransport,
 )
 from tether.protocol import ConfigError
+from tether.slotted import Slotted
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 """The names `tether mcp add` writes (Claude Code's own rule there)."""
@@ -62,26 +62,37 @@ _FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers"
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 
 
-@dataclass(frozen=True)
-class McpConfig:
+class McpConfig(Slotted):
     """The servers that can be used, and what is wrong with the configuration."""
 
-    servers: tuple[ServerConfig, ...] = ()
+    __slots__ = ("problems", "servers")
+    servers: Final[tuple[ServerConfig, ...]]
     """Sorted by name."""
-    problems: tuple[str, ...] = ()
+    problems: Final[tuple[str, ...]]
     """One message per problem, naming the file and the server."""
+
+    def __init__(
+        self, servers: tuple[ServerConfig, ...] = (), problems: tuple[str, ...] = ()
+    ) -> None:
+        self.servers = servers
+        self.problems = problems
 
 
 class _Unusable(Exception):
     """A server entry that cannot be used; the message says why."""
 
 
-@dataclass(frozen=True)
-class _Source:
-    path: Path
-    scope: Scope
-    project: str | None = None
+class _Source(Slotted):
+    __slots__ = ("path", "project", "scope")
+    path: Final[Path]
+    scope: Final[Scope]
+    project: Final[str | None]
     """Set for `~/.claude.json`'s local scope: the key of the workspace in its `projects`."""
+
+    def __init__(self, path: Path, scope: Scope, project: str | None = None) -> None:
+        self.path = path
+        self.scope = scope
+        self.project = project
 
     @property
     def label(self) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
+
+from tether.slotted import Slotted
 
 JsonRpcExchange = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """(server name, a JSON-RPC message) -> the JSON-RPC response to a request, or None once a
@@ -67,16 +69,28 @@ class ServerConfig:
     """The file it was read from (for messages, and for `tether mcp remove`)."""
 
 
-@dataclass(frozen=True)
-class McpLimits:
+class McpLimits(Slotted):
     """Time and size limits; from settings (`tether.mcp`) or Claude Code's variables."""
 
-    startup_timeout_s: float = 30.0
+    __slots__ = ("call_timeout_s", "max_output_chars", "startup_timeout_s", "tool_search_share")
+    startup_timeout_s: Final[float]
     """`MCP_TIMEOUT` (ms): how long a server may take to start and list its tools."""
-    call_timeout_s: float = 120.0
+    call_timeout_s: Final[float]
     """`MCP_TOOL_TIMEOUT` (ms): how long one tool call may take."""
-    max_output_chars: int = 100_000
+    max_output_chars: Final[int]
     """`MAX_MCP_OUTPUT_TOKENS` (x4 characters): a longer result is cut with a note."""
-    tool_search_share: float = 0.10
+    tool_search_share: Final[float]
     """When the MCP tools' definitions would take more than this share of the context window,
     they are offered through tool search instead of all at once."""
+
+    def __init__(
+        self,
+        startup_timeout_s: float = 30.0,
+        call_timeout_s: float = 120.0,
+        max_output_chars: int = 100_000,
+        tool_search_share: float = 0.10,
+    ) -> None:
+        self.startup_timeout_s = startup_timeout_s
+        self.call_timeout_s = call_timeout_s
+        self.max_output_chars = max_output_chars
+        self.tool_search_share = tool_search_share

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from tether.protocol import ContentBlock, Message, StopReason, ToolSpec, Usage
+from tether.slotted import Slotted
 
 
 @dataclass(frozen=True)
@@ -23,64 +24,101 @@ class ModelRequest:
     sent after `tools`; their calls and results come back in `ResponseDone.server_blocks`."""
 
 
-@dataclass(frozen=True)
-class TextChunk:
-    kind: Literal["text"]
-    text: str
+class TextChunk(Slotted):
+    __slots__ = ("kind", "text")
+    kind: Final[Literal["text"]]
+    text: Final[str]
+
+    def __init__(self, kind: Literal["text"], text: str) -> None:
+        self.kind = kind
+        self.text = text
 
 
-@dataclass(frozen=True)
-class ThinkingChunk:
-    kind: Literal["thinking"]
-    text: str
+class ThinkingChunk(Slotted):
+    __slots__ = ("kind", "text")
+    kind: Final[Literal["thinking"]]
+    text: Final[str]
+
+    def __init__(self, kind: Literal["thinking"], text: str) -> None:
+        self.kind = kind
+        self.text = text
 
 
-@dataclass(frozen=True)
-class ToolInputChunk:
+class ToolInputChunk(Slotted):
     """A tool call's input as it streams: `partial_json` None when its block opens, then
     each fragment of JSON text as the endpoint sent it (the first may be empty). Only for
     display; the call's input is read from `ResponseDone`."""
 
-    kind: Literal["tool_input"]
-    call_id: str
-    name: str
-    partial_json: str | None
+    __slots__ = ("call_id", "kind", "name", "partial_json")
+    kind: Final[Literal["tool_input"]]
+    call_id: Final[str]
+    name: Final[str]
+    partial_json: Final[str | None]
+
+    def __init__(
+        self, kind: Literal["tool_input"], call_id: str, name: str, partial_json: str | None
+    ) -> None:
+        self.kind = kind
+        self.call_id = call_id
+        self.name = name
+        self.partial_json = partial_json
 
 
-@dataclass(frozen=True)
-class Waiting:
+class Waiting(Slotted):
     """No byte has arrived for `waited_s` seconds; the attempt is given up at `limit_s`."""
 
-    kind: Literal["waiting"]
-    waited_s: float
-    limit_s: float
-    pings_only: bool = False
+    __slots__ = ("kind", "limit_s", "pings_only", "waited_s")
+    kind: Final[Literal["waiting"]]
+    waited_s: Final[float]
+    limit_s: Final[float]
+    pings_only: Final[bool]
     """Keep-alives arrived meanwhile (`ping` events, comments): the connection lives, the
     answer does not move on."""
 
+    def __init__(
+        self, kind: Literal["waiting"], waited_s: float, limit_s: float, pings_only: bool = False
+    ) -> None:
+        self.kind = kind
+        self.waited_s = waited_s
+        self.limit_s = limit_s
+        self.pings_only = pings_only
 
-@dataclass(frozen=True)
-class ResponseStarted:
+
+class ResponseStarted(Slotted):
     """The response began (the Messages API's `message_start`, a Chat Completions stream's
     first chunk): its id, the endpoint's id for the request, and the usage known so far (the
     input and cache counts, on the Messages API). At most once, before any chunk."""
 
-    kind: Literal["started"]
-    message_id: str | None
-    request_id: str | None
-    usage: Usage
+    __slots__ = ("kind", "message_id", "request_id", "usage")
+    kind: Final[Literal["started"]]
+    message_id: Final[str | None]
+    request_id: Final[str | None]
+    usage: Final[Usage]
+
+    def __init__(
+        self, kind: Literal["started"], message_id: str | None, request_id: str | None, usage: Usage
+    ) -> None:
+        self.kind = kind
+        self.message_id = message_id
+        self.request_id = request_id
+        self.usage = usage
 
 
-@dataclass(frozen=True)
-class BlockDone:
+class BlockDone(Slotted):
     """One content block ended (`content_block_stop`), as the response will hold it: front
     ends may show it before the response ends (Claude Code writes a line per block as it
     closes). Informational: the response is still taken from `ResponseDone`."""
 
-    kind: Literal["block"]
-    block: ContentBlock
-    model: str
+    __slots__ = ("block", "kind", "model")
+    kind: Final[Literal["block"]]
+    block: Final[ContentBlock]
+    model: Final[str]
     """The model writing it (the request's)."""
+
+    def __init__(self, kind: Literal["block"], block: ContentBlock, model: str) -> None:
+        self.kind = kind
+        self.block = block
+        self.model = model
 
 
 @dataclass(frozen=True)

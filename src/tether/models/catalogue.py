@@ -7,9 +7,10 @@ five-minute write. Settings can add OpenAI-compatible providers of their own (se
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from tether.protocol import Usage
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:  # the adapters' modules are loaded when a model is built, not before
     from tether.models.anthropic_request import ThinkingStyle
@@ -18,21 +19,50 @@ if TYPE_CHECKING:  # the adapters' modules are loaded when a model is built, not
 Wire = Literal["anthropic", "openai"]
 
 
-@dataclass(frozen=True)
-class Provider:
+class Provider(Slotted):
     """An endpoint family: the wire format it speaks, its default base URL and its key."""
 
-    name: str
-    wire: Wire
-    base_url: str
-    key_env: str | None
+    __slots__ = (
+        "base_url",
+        "base_url_env",
+        "description",
+        "key_env",
+        "max_tokens_param",
+        "name",
+        "requires_key",
+        "wire",
+    )
+    name: Final[str]
+    wire: Final[Wire]
+    base_url: Final[str]
+    key_env: Final[str | None]
     """Environment variable holding the API key; None when the endpoint takes none."""
-    base_url_env: str | None
+    base_url_env: Final[str | None]
     """Environment variable that overrides `base_url` (a proxy, a gateway, another host)."""
-    requires_key: bool
-    max_tokens_param: MaxTokensParam = "max_tokens"
+    requires_key: Final[bool]
+    max_tokens_param: Final[MaxTokensParam]
     """OpenAI wire only: newer OpenAI models reject `max_tokens` for `max_completion_tokens`."""
-    description: str = ""
+    description: Final[str]
+
+    def __init__(
+        self,
+        name: str,
+        wire: Wire,
+        base_url: str,
+        key_env: str | None,
+        base_url_env: str | None,
+        requires_key: bool,
+        max_tokens_param: MaxTokensParam = "max_tokens",
+        description: str = "",
+    ) -> None:
+        self.name = name
+        self.wire = wire
+        self.base_url = base_url
+        self.key_env = key_env
+        self.base_url_env = base_url_env
+        self.requires_key = requires_key
+        self.max_tokens_param = max_tokens_param
+        self.description = description
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ import html
 import re
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tether import bounded_json
 from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import ModelError
+from tether.slotted import Slotted
 
 # Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -175,13 +175,18 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return found
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(Slotted):
     """A provider's name, base URL and key variable: what an error message must name."""
 
-    provider: str
-    base_url: str
-    key_env: str | None
+    __slots__ = ("base_url", "key_env", "provider")
+    provider: Final[str]
+    base_url: Final[str]
+    key_env: Final[str | None]
+
+    def __init__(self, provider: str, base_url: str, key_env: str | None) -> None:
+        self.provider = provider
+        self.base_url = base_url
+        self.key_env = key_env
 
     def unreachable(self, detail: str) -> ModelError:
         """The request never got an HTTP response (refused, DNS, TLS, timeout)."""

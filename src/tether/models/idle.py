@@ -12,8 +12,10 @@ network, which may process a long prompt before its first byte.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from typing import Final
 from urllib.parse import urlsplit
+
+from tether.slotted import Slotted
 
 IDLE_TIMEOUT_ENV = "TETHER_MODEL_IDLE_TIMEOUT_MS"
 IDLE_TIMEOUT_SETTING = "tether.modelIdleTimeoutMs"
@@ -24,11 +26,14 @@ FIRST_NOTICE_S = 15.0
 """A notice after this long without a byte (or a quarter of the timeout, if shorter)."""
 
 
-@dataclass(frozen=True)
-class IdleLimits:
+class IdleLimits(Slotted):
     """The idle timeout and when to say that the model is being waited for."""
 
-    timeout_s: float
+    __slots__ = ("timeout_s",)
+    timeout_s: Final[float]
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
 
     @property
     def first_notice_s(self) -> float:

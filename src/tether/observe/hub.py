@@ -13,7 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from tether.observe.bounded import FIELD_CHARS, bounded, changed_lines
 from tether.observe.log_file import AppendFile
 from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
+from tether.slotted import Slotted
 
 BATCH = 512
 """At most this many events per write."""
@@ -31,13 +32,20 @@ short): fewer, larger writes, and fewer times the session's thread hands it the 
 (each hand-off can cost the session a wait for a CPU on a busy machine)."""
 
 
-@dataclass
-class EventContext:
+class EventContext(Slotted):
     """Whose events these are; a teammate sets `task_id` as it moves from task to task."""
 
+    __slots__ = ("agent_id", "session_id", "task_id")
     session_id: str
-    agent_id: str = MAIN_AGENT
-    task_id: str | None = None
+    agent_id: str
+    task_id: str | None
+
+    def __init__(
+        self, session_id: str, agent_id: str = MAIN_AGENT, task_id: str | None = None
+    ) -> None:
+        self.session_id = session_id
+        self.agent_id = agent_id
+        self.task_id = task_id
 
     def child(self, agent_id: str) -> EventContext:
         """The context of a subagent this agent starts: the same session and task."""

@@ -15,11 +15,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import Any, Final, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
+from tether.slotted import Slotted
 
 KEY = "webhooks"
 DROPPED_KIND = "webhook_dropped"
@@ -41,16 +41,32 @@ def event_kinds() -> frozenset[str]:
     }
 
 
-@dataclass(frozen=True)
-class WebhookConfig:
-    url: str
-    events: frozenset[str] | None = None
+class WebhookConfig(Slotted):
+    __slots__ = ("events", "format", "queue_size", "secret", "timeout_s", "url")
+    url: Final[str]
+    events: Final[frozenset[str] | None]
     """The kinds sent; None: every kind."""
-    format: Format = "json"
-    secret: bytes | None = None
+    format: Final[Format]
+    secret: Final[bytes | None]
     """The signing secret (read from `secretEnv`); None: bodies are not signed."""
-    timeout_s: float = 5.0
-    queue_size: int = 1000
+    timeout_s: Final[float]
+    queue_size: Final[int]
+
+    def __init__(
+        self,
+        url: str,
+        events: frozenset[str] | None = None,
+        format: Format = "json",
+        secret: bytes | None = None,
+        timeout_s: float = 5.0,
+        queue_size: int = 1000,
+    ) -> None:
+        self.url = url
+        self.events = events
+        self.format = format
+        self.secret = secret
+        self.timeout_s = timeout_s
+        self.queue_size = queue_size
 
     @property
     def place(self) -> str:

@@ -109,7 +109,8 @@ class Sandbox:
         default=find_setid, compare=False, repr=False
     )
     """Finds the setuid and setgid files under the writable roots, bound read-only (as root:
-    `setid_files.py`); the session's walk starts in the background when it is planned."""
+    `setid_files.py`); the session's walk starts in the background once its first response
+    begins, or at its first command."""
     devices: Callable[[], Path | None] = field(default=private_devices, compare=False, repr=False)
     """Gives the directory of tether's own device nodes, bound over bwrap's (as root:
     `devices.py`), or None: bwrap's, the machine's own, stay."""

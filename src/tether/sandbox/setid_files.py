@@ -167,7 +167,9 @@ class _Walk:
 
 
 class SetidScan:
-    """`find_setid` of a session's writable roots, started in the background at its start;
+    """`find_setid` of a session's writable roots, walked in the background from `start`
+    (once the session's first response begins: a large workspace's walk would otherwise
+    compete with its start for the interpreter) or the first command, whichever comes first;
     asked for other roots (the live check's), it walks them now. A walk cut short by its
     bounds is logged once, as a warning, and its notice kept (`tether sandbox check`)."""
 
@@ -176,7 +178,15 @@ class SetidScan:
         self._budget = budget
         self._found = SetidFound(())
         self._thread = threading.Thread(target=self._run, name="tether-setid-scan", daemon=True)
-        self._thread.start()
+        self._starting = threading.Lock()
+        self._started = False
+
+    def start(self) -> None:
+        """Start the walk on its thread, unless it was started already."""
+        with self._starting:
+            if not self._started:
+                self._started = True
+                self._thread.start()
 
     def _run(self) -> None:
         self._found = find_setid(self._roots, self._budget)
@@ -186,5 +196,6 @@ class SetidScan:
     def __call__(self, roots: tuple[Path, ...]) -> SetidFound:
         if roots != self._roots:
             return find_setid(roots, self._budget)
+        self.start()
         self._thread.join()
         return self._found

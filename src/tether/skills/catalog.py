@@ -6,9 +6,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from tether.path_globs import expanded, paths_matcher
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.skills.commands import SlashCommand
@@ -55,14 +56,19 @@ class Skill:
     (relative to the directory the session started in); None: offered from the start."""
 
 
-@dataclass(frozen=True)
-class UnusableSkill:
+class UnusableSkill(Slotted):
     """A SKILL.md that was found but will not be offered, and why (broken, shadowed...)."""
 
-    path: Path
-    reason: str
-    shadowed: bool = False
+    __slots__ = ("path", "reason", "shadowed")
+    path: Final[Path]
+    reason: Final[str]
+    shadowed: Final[bool]
     """Left out only because a skill of the same name won: not a problem to report."""
+
+    def __init__(self, path: Path, reason: str, shadowed: bool = False) -> None:
+        self.path = path
+        self.reason = reason
+        self.shadowed = shadowed
 
 
 @dataclass(frozen=True)

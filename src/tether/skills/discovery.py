@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from tether.path_globs import path_globs
 from tether.skills.catalog import (
@@ -18,6 +18,7 @@ from tether.skills.catalog import (
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
 SKILL_FILE = "SKILL.md"
@@ -32,13 +33,25 @@ class _Unusable(Exception):
     """One SKILL.md cannot be offered; the message is the reason."""
 
 
-@dataclass(frozen=True)
-class _Root:
-    directory: Path
-    source: SkillSource
-    namespace: str = ""
+class _Root(Slotted):
+    __slots__ = ("directory", "namespace", "plugin_root", "source")
+    directory: Final[Path]
+    source: Final[SkillSource]
+    namespace: Final[str]
     """A plugin's name: its skills are called `plugin:skill`, as in Claude Code."""
-    plugin_root: Path | None = None
+    plugin_root: Final[Path | None]
+
+    def __init__(
+        self,
+        directory: Path,
+        source: SkillSource,
+        namespace: str = "",
+        plugin_root: Path | None = None,
+    ) -> None:
+        self.directory = directory
+        self.source = source
+        self.namespace = namespace
+        self.plugin_root = plugin_root
 
 
 def discover_skills(

@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from tether.skills.frontmatter_lines import read_key_value_lines
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     import yaml
@@ -30,12 +30,16 @@ class FrontMatterError(ValueError):
     """The file has no front matter, or front matter that is not a YAML mapping."""
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Slotted):
     """A parsed SKILL.md: front matter keys, and the body with the front matter removed."""
 
-    metadata: dict[str, Any]
-    body: str
+    __slots__ = ("body", "metadata")
+    metadata: Final[dict[str, Any]]
+    body: Final[str]
+
+    def __init__(self, metadata: dict[str, Any], body: str) -> None:
+        self.metadata = metadata
+        self.body = body
 
 
 def parse_document(text: str) -> Document:

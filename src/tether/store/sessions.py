@@ -9,11 +9,12 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 from tether.protocol import ConfigError
+from tether.slotted import Slotted
 
 
 class SessionNotFound(ConfigError):
@@ -32,20 +33,38 @@ _WORKTREE_SLUG = "--tether-worktrees-"
 where workers kept their sessions before they were kept with the project's."""
 
 
-@dataclass(frozen=True)
-class SessionInfo:
-    session_id: str
-    path: Path
-    title: str | None
-    updated: datetime
+class SessionInfo(Slotted):
+    __slots__ = ("cwd", "entries", "forked_from", "path", "session_id", "title", "updated")
+    session_id: Final[str]
+    path: Final[Path]
+    title: Final[str | None]
+    updated: Final[datetime]
     """When the file was last written (its mtime, UTC)."""
-    entries: int
+    entries: Final[int]
     """Complete lines in the file, entries of every type: counted, not parsed."""
-    forked_from: str | None
+    forked_from: Final[str | None]
     """The id of the session this one was forked from."""
-    cwd: str | None = None
+    cwd: Final[str | None]
     """The directory it worked in (its first entry's `cwd`): a task worktree's, for a
     worker's session kept with its project's."""
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Path,
+        title: str | None,
+        updated: datetime,
+        entries: int,
+        forked_from: str | None,
+        cwd: str | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.path = path
+        self.title = title
+        self.updated = updated
+        self.entries = entries
+        self.forked_from = forked_from
+        self.cwd = cwd
 
 
 def project_slug(cwd: Path) -> str:

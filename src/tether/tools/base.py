@@ -5,33 +5,48 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, Final, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
 from tether.protocol import ImageBlock, ToolSpec
+from tether.slotted import Slotted
 from tether.tools.context import ToolContext
 
 
-@dataclass(frozen=True)
-class ToolOutput:
+class ToolOutput(Slotted):
     """What a handler returns when it has more than text to give: a diff for display, and what
     it did as data."""
 
-    text: str
+    __slots__ = ("diff", "full_chars", "images", "structured", "text")
+    text: Final[str]
     """What the model reads."""
-    images: tuple[ImageBlock, ...] = ()
+    images: Final[tuple[ImageBlock, ...]]
     """Images the model sees beside the text (a picture Read opened, an MCP tool's)."""
-    diff: str | None = None
-    structured: Any = None
+    diff: Final[str | None]
+    structured: Final[Any]
     """What the call did, as JSON data in Claude Code's shape for the tool (its
     `tool_use_result`: Bash's `stdout`/`stderr`, Read's `file`, Edit's `structuredPatch`...):
     what PostToolUse hooks get as `tool_response` and SDK clients as `tool_use_result`. None: the
     text stands for it."""
-    full_chars: int | None = None
+    full_chars: Final[int | None]
     """When the tool already cut `text` to a limit of its own: how long the output was, for
     the note of any further cut to state (the model is told the original size, not the size of
     the cut text)."""
+
+    def __init__(
+        self,
+        text: str,
+        images: tuple[ImageBlock, ...] = (),
+        diff: str | None = None,
+        structured: Any = None,
+        full_chars: int | None = None,
+    ) -> None:
+        self.text = text
+        self.images = images
+        self.diff = diff
+        self.structured = structured
+        self.full_chars = full_chars
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[str | ToolOutput]]

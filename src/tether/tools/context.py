@@ -9,10 +9,11 @@ from collections.abc import Callable, Generator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from tether.kernel_paths import expand_tilde, kernel_resolve
 from tether.protocol import ToolError
+from tether.slotted import Slotted
 from tether.tools.background_shells import BackgroundShells
 from tether.tools.byte_names import matching_name
 from tether.tools.file_state import FileState
@@ -79,14 +80,19 @@ def require_nameable(path: Path, given: str) -> None:
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
-@dataclass(frozen=True)
-class TodoItem:
+class TodoItem(Slotted):
     """One step of the model's plan, as TodoWrite last set it."""
 
-    content: str
-    status: TodoStatus
-    active_form: str
+    __slots__ = ("active_form", "content", "status")
+    content: Final[str]
+    status: Final[TodoStatus]
+    active_form: Final[str]
     """The step in the present continuous ("Running the tests"), shown while it is in progress."""
+
+    def __init__(self, content: str, status: TodoStatus, active_form: str) -> None:
+        self.content = content
+        self.status = status
+        self.active_form = active_form
 
 
 @dataclass

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from tether.protocol import ToolError
+from tether.slotted import Slotted
 from tether.tools.snapshots import SnapshotStore
 
 DIGEST_LIMIT_BYTES = 64 * 1024 * 1024
@@ -26,16 +27,25 @@ def digest_of(content: bytes) -> bytes:
     return hashlib.sha256(content).digest()
 
 
-@dataclass(frozen=True)
-class FileVersion:
+class FileVersion(Slotted):
     """One version of a file as the session saw it."""
 
-    device: int
-    inode: int
-    size: int
-    mtime_ns: int
-    digest: bytes | None
+    __slots__ = ("device", "digest", "inode", "mtime_ns", "size")
+    device: Final[int]
+    inode: Final[int]
+    size: Final[int]
+    mtime_ns: Final[int]
+    digest: Final[bytes | None]
     """sha256 of the content, for files up to DIGEST_LIMIT_BYTES."""
+
+    def __init__(
+        self, device: int, inode: int, size: int, mtime_ns: int, digest: bytes | None
+    ) -> None:
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.digest = digest
 
     @classmethod
     def of(cls, st: os.stat_result, digest: bytes | None) -> FileVersion:
@@ -70,12 +80,20 @@ def version_of_open_file(fd: int) -> FileVersion:
     return FileVersion(st.st_dev, st.st_ino, offset, st.st_mtime_ns, digest.digest())
 
 
-@dataclass
-class FileState:
+class FileState(Slotted):
     """The versions the model saw, and per path a stack of contents before each change."""
 
-    reads: dict[Path, FileVersion] = field(default_factory=dict[Path, FileVersion])
-    snapshots: SnapshotStore = field(default_factory=SnapshotStore)
+    __slots__ = ("reads", "snapshots")
+    reads: dict[Path, FileVersion]
+    snapshots: SnapshotStore
+
+    def __init__(
+        self,
+        reads: dict[Path, FileVersion] | None = None,
+        snapshots: SnapshotStore | None = None,
+    ) -> None:
+        self.reads = {} if reads is None else reads
+        self.snapshots = SnapshotStore() if snapshots is None else snapshots
 
     def saw(self, path: Path, version: FileVersion) -> None:
         """The model has seen `path` as `version` (it read it, or wrote it)."""

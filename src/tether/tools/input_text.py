@@ -12,11 +12,12 @@ deep inside a tool.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
+
+from tether.slotted import Slotted
 
 
 def _os_text(value: str) -> str:
@@ -34,14 +35,19 @@ OsText = Annotated[str, AfterValidator(_os_text)]
 """A string that becomes a path, a command or an argument of a program."""
 
 
-@dataclass(frozen=True)
-class Unencodable:
+class Unencodable(Slotted):
     """Where a lone surrogate is: the field's dotted path, its 1-based character position,
     the code point."""
 
-    field: str
-    position: int
-    code_point: int
+    __slots__ = ("code_point", "field", "position")
+    field: Final[str]
+    position: Final[int]
+    code_point: Final[int]
+
+    def __init__(self, field: str, position: int, code_point: int) -> None:
+        self.field = field
+        self.position = position
+        self.code_point = code_point
 
     def describe(self) -> str:
         return (

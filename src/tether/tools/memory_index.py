@@ -3,28 +3,46 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
+
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class MemoryHit:
-    id: int | None
+class MemoryHit(Slotted):
+    __slots__ = ("by", "id", "tags", "text")
+    id: Final[int | None]
     """None: a memory kept aside while the memory could not be used, not in it yet."""
-    text: str
-    tags: tuple[str, ...]
-    by: Literal["words", "meaning", "both"]
+    text: Final[str]
+    tags: Final[tuple[str, ...]]
+    by: Final[Literal["words", "meaning", "both"]]
     """How it was found: its words matched the query's, its meaning was near, or both."""
 
+    def __init__(
+        self,
+        id: int | None,
+        text: str,
+        tags: tuple[str, ...],
+        by: Literal["words", "meaning", "both"],
+    ) -> None:
+        self.id = id
+        self.text = text
+        self.tags = tags
+        self.by = by
 
-@dataclass(frozen=True)
-class Saved:
+
+class Saved(Slotted):
     """Where a memory was kept: in the memory under `id`, or, when the memory could not be
     used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not)."""
 
-    id: int | None
-    kept_in: str | None = None
-    why: str | None = None
+    __slots__ = ("id", "kept_in", "why")
+    id: Final[int | None]
+    kept_in: Final[str | None]
+    why: Final[str | None]
+
+    def __init__(self, id: int | None, kept_in: str | None = None, why: str | None = None) -> None:
+        self.id = id
+        self.kept_in = kept_in
+        self.why = why
 
 
 class MemoryIndex(Protocol):

@@ -14,30 +14,39 @@ import os
 import tempfile
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
+
+from tether.slotted import Slotted
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
 """The snapshots of a session take at most this much disk; the oldest go first."""
 
 
-@dataclass(frozen=True)
-class _Stored:
-    offset: int
-    size: int
+class _Stored(Slotted):
+    __slots__ = ("offset", "size")
+    offset: Final[int]
+    size: Final[int]
+
+    def __init__(self, offset: int, size: int) -> None:
+        self.offset = offset
+        self.size = size
 
 
 _ABSENT = None
 """A snapshot of a file that did not exist before the write (Revert deletes it)."""
 
 
-@dataclass
-class _History:
-    stack: list[_Stored | None] = field(default_factory=list[_Stored | None])
-    dropped: int = 0
+class _History(Slotted):
+    __slots__ = ("dropped", "stack")
+    stack: list[_Stored | None]
+    dropped: int
     """Snapshots of the earliest changes, dropped for the budget: those changes can no longer
     be reverted."""
+
+    def __init__(self) -> None:
+        self.stack = []
+        self.dropped = 0
 
 
 class SnapshotStore:
