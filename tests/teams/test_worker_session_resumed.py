@@ -15,8 +15,10 @@ import pytest
 
 from tests.ledger.conftest import rows
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text, tool_use
+from tether.testing.teammates import mate_answers, polite
 from tether.testing.workers import task_answers
 
+from .mates import new_team, wait_state
 from .workers import add_tasks, board, finish, start_worker, tether, wait_for
 
 USAGE = {"input_tokens": 1000, "output_tokens": 50}
@@ -96,3 +98,25 @@ def test_continue_in_a_task_worktree_continues_the_session_run_there(
     calls = [c for c in rows("model_calls") if c["session_id"] == out["session_id"]]
     assert calls
     assert {c["task_id"] for c in calls} == {"1"}
+
+
+def test_a_resumed_teammates_session_works_on_its_teams_board(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    model_env.responder = mate_answers(polite)
+    team = new_team()
+    tether(repo, "tasks", "add", "paint the zebra", "--team", team)
+    tether(repo, "team", "up", team, "--member", "alice")
+    try:
+        tether(repo, "team", "send", team, "alice", "hello")
+        session_id = wait_state(repo, team, "alice", "idle")["session_id"]
+    finally:
+        tether(repo, "team", "down", team)
+
+    model_env.responder = _resumed_answers
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_TEAM")}
+    out = tether(
+        repo, "-p", "--resume", session_id, "--output-format", "json", "look at the board", env=env
+    )
+    assert json.loads(out)["session_id"] == session_id
+    assert "paint the zebra" in model_env.requests[-1].tool_results()[0]
