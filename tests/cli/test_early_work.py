@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.models.preload import _ALSO_IMPORTED  # pyright: ignore[reportPrivateUsage]
 from tether.testing import FakeModelServer, reply, text
 from tether.testing.cli_runner import CliResult
 
@@ -205,25 +206,63 @@ def test_the_repl_draws_its_prompt_with_the_collector_paused(
     ]
 
 
+_HELD_PRELOAD = """
+import importlib.machinery, sys, threading
+from pathlib import Path
+
+class _Held:
+    # Runs the module only once the main thread has ended (under the module's own lock, not
+    # the import system's: the main thread's imports go on meanwhile), noting that it did.
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        threading.main_thread().join(timeout=60)
+        Path(MARK).write_text("the preload went on after the main thread ended")
+        self.loader.exec_module(module)
+
+class _HoldPreload:
+    # The HTTP preload's last import is held until the main thread has ended: the run ends
+    # with the preload under way, every time.
+    def find_spec(self, name, path=None, target=None):
+        if name != HELD or threading.current_thread().name != "http-preload":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Held(spec.loader)
+        return spec
+
+sys.meta_path.insert(0, _HoldPreload())
+"""
+
+
 def test_a_run_that_ends_at_once_exits_cleanly_with_the_early_work_under_way(
-    workspace: Path, home: Path
+    workspace: Path, home: Path, tmp_path: Path
 ) -> None:
     # `-p` without a prompt ends while the HTTP stack is still loading on its thread: the
     # interpreter used to be torn down under it (a daemon thread) and crash, about a run in
-    # eight. A crash is not a matter of timing alone, so the run is repeated.
-    command = str(Path(sys.executable).with_name("tether"))
-    codes = [
-        subprocess.run(
-            [command, "-p"],
-            cwd=workspace,
-            env={**os.environ, "HOME": str(home)},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        ).returncode
-        for _ in range(30)
-    ]
-    assert set(codes) == {2}
+    # eight. Here the preload is held mid-import until the main thread has ended (a
+    # `sitecustomize` on the path), so the run always ends with it under way: the process
+    # waits for the preload, then exits with the usage error.
+    hooks, mark = tmp_path / "hooks", tmp_path / "preload-went-on"
+    hooks.mkdir()
+    held = f"HELD = {_ALSO_IMPORTED[-1]!r}\nMARK = {str(mark)!r}\n"
+    (hooks / "sitecustomize.py").write_text(held + _HELD_PRELOAD)
+    path = os.pathsep.join(p for p in (str(hooks), os.environ.get("PYTHONPATH")) if p)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("tether")), "-p"],
+        cwd=workspace,
+        env={**os.environ, "HOME": str(home), "PYTHONPATH": path},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert mark.is_file(), "the process exited without waiting for the HTTP preload"
 
 
 def _with_bad_trust_store(tmp_path: Path, **extra: str) -> dict[str, str]:

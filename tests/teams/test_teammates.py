@@ -73,7 +73,7 @@ def test_requests_between_teammates_follow_the_protocol(
     error results saying why; bob's reply is matched to the request and reaches alice."""
 
     def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
-        if mate == "alice" and letters[0].sender == "team-lead":
+        if mate == "alice" and (letters[0].sender, letters[0].kind) == ("team-lead", "message"):
             return tool_use("SendMessage", to="bob", message="what is 2+2?", request=True)
         if mate == "alice" and letters[0].kind == "reply":
             said = f"bob says: {first_line(letters[0].body)} (to {letters[0].reply_to})"
@@ -130,7 +130,14 @@ def test_requests_between_teammates_follow_the_protocol(
         ]
     finally:
         lead.close()
-        tether(repo, "team", "down", team)
+        down = tether(repo, "team", "down", team)
+    # Each approved its shutdown request: none had to be stopped by a signal.
+    assert sorted(down.splitlines()) == [
+        "alice: asked to shut down",
+        "alice: stopped",
+        "bob: asked to shut down",
+        "bob: stopped",
+    ]
 
 
 def test_a_message_arriving_mid_turn_reaches_the_next_model_call(

@@ -25,6 +25,7 @@ from .workers import (
     board,
     finish,
     read_lines,
+    seed_tasks,
     sessions_per_task,
     start_worker,
     tether,
@@ -45,8 +46,8 @@ def test_eight_workers_run_each_task_once_and_the_dependent_last(
     repo: Path, model_env: FakeModelServer, store: list[str]
 ) -> None:
     model_env.responder = task_answers(done_text)
-    add_tasks(repo, store, *(f"part {n}" for n in range(1, 17)))
-    add_tasks(repo, store, "assemble", after=[str(n) for n in range(1, 17)])
+    seed_tasks(repo, store, *(f"part {n}" for n in range(1, 17)))
+    seed_tasks(repo, store, "assemble", after=[str(n) for n in range(1, 17)])
     code, out, err = finish(start_worker(repo, "--count", "8", "--until-idle", *store))
     assert code == 0, err
     assert out.count(": working on team ") == 8

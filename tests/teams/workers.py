@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tether.store.task_records import NewTask
+from tether.store.task_store import open_task_store
+from tether.teams.board import team_choice
 from tether.testing import FakeModelServer
 from tether.testing.cli_runner import run_cli_process
 from tether.testing.workers import is_first_call, task_of
@@ -32,6 +35,19 @@ def add_tasks(repo: Path, store: Sequence[str], *subjects: str, after: Sequence[
     for subject in subjects:
         deps = [arg for dep in after for arg in ("--depends-on", dep)]
         tether(repo, "tasks", "add", subject, *deps, *store)
+
+
+def seed_tasks(repo: Path, store: Sequence[str], *subjects: str, after: Sequence[str] = ()) -> None:
+    """`add_tasks` in this process, through the store the flags name (`--team`, `--store`),
+    for a test whose subject is not `tether tasks add` (each command is a process to start)."""
+    flags = dict(zip(store[::2], store[1::2], strict=True))
+    choice = team_choice({}, os.environ, team=flags.get("--team"), store=flags.get("--store"))
+    tasks = open_task_store(choice.store_url, project=repo, team=choice.team)
+    try:
+        for subject in subjects:
+            tasks.create(NewTask(subject=subject, depends_on=list(after)))
+    finally:
+        tasks.close()
 
 
 def board(repo: Path, store: Sequence[str]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -93,3 +94,97 @@ def _taking_back(session: Session, board: TaskBoard) -> Callable[[Callable[[Even
             session.steer(line)
 
     return take_back
+
+
+@dataclass(frozen=True)
+class ResumedBoard:
+    """The board a resumed session works on, as its file notes it."""
+
+    env: Mapping[str, str]
+    """The environment the session's board is chosen from: the process's, with the team, the
+    store and (a teammate's) the owner name the session file notes where it names none."""
+    task: tuple[str, float] | None = None
+    """A worker's task session: the task it was run for (id, when it was made on its board)."""
+    notes: list[str] = field(default_factory=list[str])
+
+
+def resumed_board(path: Path, env: Mapping[str, str]) -> ResumedBoard:
+    """The board of the session resumed from `path`: a worker's task session or a teammate's
+    was on its team's board through its environment, which `tether -r ID` (or `-c` in a task
+    worktree) does not have; its `meta` entry names the board, and the task a worker ran it
+    for. The environment's own team or store, when it names one, wins."""
+    from tether.cli.resuming import BOARD_META, TASK_META, TEAMMATE_META, session_meta
+    from tether.teams.membership import STORE_ENV, TEAM_ENV
+
+    meta = session_meta(path)
+    data = meta.get("data") if meta is not None else None
+    if not isinstance(data, dict):
+        return ResumedBoard(env)
+    fields = cast(dict[str, object], data)
+    board, task = _fields(fields.get(BOARD_META)), _fields(fields.get(TASK_META))
+    mate = fields.get(TEAMMATE_META)
+    if not (board or task or mate):
+        return ResumedBoard(env)
+    from tether.teams.board import CLAIM_ENV, OWNER_ENV, lent_claims  # a team's session only
+
+    chosen = dict(env)
+    notes: list[str] = []
+    if (board or task) and not (env.get(TEAM_ENV) or env.get(STORE_ENV)):
+        team, store = board.get("team") or task.get("team"), board.get("store")
+        if isinstance(store, str) and ":***@" in store:
+            notes.append(
+                f"this session worked on the board in {store}, whose password its file does "
+                f"not keep: set {STORE_ENV} to that URL to resume it on that board"
+            )
+        else:
+            if isinstance(team, str) and team:
+                chosen[TEAM_ENV] = team
+            if isinstance(store, str) and store:
+                chosen[STORE_ENV] = store
+    if isinstance(mate, str) and mate:
+        chosen.setdefault(OWNER_ENV, mate)
+    claim = task.get("claim")
+    lent = lent_claims({CLAIM_ENV: claim}) if isinstance(claim, str) else {}
+    ran_for = next(((i, made) for i, (_fence, made) in lent.items()), None)
+    return ResumedBoard(chosen, ran_for, notes)
+
+
+def _fields(value: object) -> dict[str, object]:
+    return cast(dict[str, object], value) if isinstance(value, dict) else {}
+
+
+def attach_task_run(session: Session, board: TaskBoard, task: tuple[str, float]) -> None:
+    """A worker's task session resumed: before its first model call, once the board says the
+    task is still the one it was run for, what it does (its spend, its events) goes under
+    that task. The worker's claim is not taken back: the task may be done, or another's."""
+    task_id, made = task
+
+    async def file(emit: Callable[[Event], None]) -> None:
+        from tether.store.task_records import StoreUnavailable, TaskStoreError
+
+        try:
+            found = await board.call(lambda s: s.get(task_id))
+        except StoreUnavailable as e:
+            emit(Notice(level="warning", message=f"task #{task_id} was not checked: {e}"))
+            return
+        except TaskStoreError:
+            found = None
+        if found is None or found.created_at != made:
+            emit(
+                Notice(
+                    level="warning",
+                    message=f"task #{task_id}, which a worker ran this session for, is no longer "
+                    f"on team {board.team}'s board: its spend goes under no task",
+                )
+            )
+            return
+        board.file_under(task_id)
+        emit(
+            Notice(
+                level="info",
+                message=f"this session ran task #{task_id} ({found.subject}, {found.status} now) "
+                f"for a worker on team {board.team}'s board: its spend goes under that task",
+            )
+        )
+
+    session.preparations.append(file)

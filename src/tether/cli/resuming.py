@@ -22,7 +22,7 @@ from tether.store import (
     find_session,
     latest_session,
 )
-from tether.teams.membership import worker_task
+from tether.teams.membership import board_note, worker_task
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -33,7 +33,11 @@ if TYPE_CHECKING:
 TEAMMATE_META = "teammate"
 """The `meta` entry's field naming the member whose session it is (a teammate's)."""
 TASK_META = "task"
-"""The `meta` entry's field naming the task a worker ran the session for (`team`, `id`)."""
+"""The `meta` entry's field naming the task a worker ran the session for (`team`, `id`, and
+`claim`: the worker's claim, `ID@FENCE@CREATED`)."""
+BOARD_META = "board"
+"""The `meta` entry's field naming the board the session's environment put it on (`team`,
+`store`): a worker's task session's, a teammate's."""
 
 
 def session_to_resume(
@@ -43,16 +47,20 @@ def session_to_resume(
     skipped: list[str] | None = None,
     *,
     teammate: str | None = None,
+    kept_with: Path | None = None,
 ) -> Path | None:
     """The file of the session `--resume` or `--continue` names; None for a new session
     (`--continue` where there is none yet is one). `--continue` outside a teammate (`teammate`
     None) passes over the sessions tether ran for others, teammates' and workers' tasks: a
-    lead, a user, continues its own. Entries of the session folders that cannot be examined
-    are said in `skipped`."""
+    lead, a user, continues its own; in a task's worktree, it continues the newest session
+    run there (the task's). The sessions are looked for with the project `kept_with`'s (a task
+    worktree's are kept with its main workspace's), `workspace` by default. Entries of the
+    session folders that cannot be examined are said in `skipped`."""
+    kept = kept_with if kept_with is not None else workspace
     if opts.resume is not None:
         found: list[str] = []
         try:
-            return find_session(home, workspace, opts.resume, found)
+            return find_session(home, kept, opts.resume, found)
         except SessionNotFound as e:
             raise SessionNotFound("; ".join([str(e), *found])) from None
         finally:
@@ -60,13 +68,15 @@ def session_to_resume(
                 skipped.extend(found)
     if opts.continue_latest:
         where = workspace.resolve()
+        project = worktree_project(where)
+
+        def passed_over(path: Path) -> bool:
+            if project is not None:  # the task's own sessions: those run in this worktree
+                return not ran_in(path, where)
+            return not teammate and delegated_session(path, where)
+
         # None: nothing to continue, and, as in Claude Code, a new session starts.
-        return latest_session(
-            home,
-            workspace,
-            skipped,
-            passed_over=None if teammate else lambda path: delegated_session(path, where),
-        )
+        return latest_session(home, project or kept, skipped, passed_over=passed_over)
     if opts.fork:
         raise ConfigError("--fork-session needs --resume ID or --continue")
     if opts.resume_at is not None:
@@ -78,7 +88,7 @@ def delegated_session(path: Path, workspace: Path) -> bool:
     """Whether the session file is one tether ran for someone other than the user: a
     teammate's, or a worker's for a task (its `meta` entry, first, says so; a worker's written
     before the mark, by the task worktree it ran in)."""
-    meta = _meta(path)
+    meta = session_meta(path)
     if meta is None:
         return False
     data = meta.get("data")
@@ -90,7 +100,26 @@ def delegated_session(path: Path, workspace: Path) -> bool:
     return isinstance(cwd, str) and Path(cwd).is_relative_to(workspace / WORKTREES_DIR)
 
 
-def _meta(path: Path) -> dict[str, object] | None:
+def worktree_project(where: Path) -> Path | None:
+    """The project whose task worktree `where` is (it lies under the project's
+    `.tether/worktrees/`), None when it is none."""
+    from tether.teams.records import WORKTREES_DIR  # the team's records: not for a new session
+
+    marks, parts = WORKTREES_DIR.parts, where.parts
+    for i in range(len(parts) - len(marks) - 1, 0, -1):
+        if parts[i : i + len(marks)] == marks:
+            return Path(*parts[:i])
+    return None
+
+
+def ran_in(path: Path, where: Path) -> bool:
+    """Whether the session file's session ran in the directory `where` (its `meta` cwd)."""
+    meta = session_meta(path)
+    cwd = meta.get("cwd") if meta is not None else None
+    return isinstance(cwd, str) and Path(cwd).resolve() == where
+
+
+def session_meta(path: Path) -> dict[str, object] | None:
     """The session file's first entry when it is its `meta` entry."""
     try:
         with path.open("rb") as lines:
@@ -112,7 +141,7 @@ def new_recorder(
 ) -> SessionRecorder:
     """A new session's recorder. Its `meta` entry marks a session tether runs for someone
     else: a teammate's (`TETHER_TEAMMATE`), a worker's task's (the claim it lends)."""
-    teammate, task = env.get(TEAMMATE_ENV), worker_task(env)
+    teammate, task, board = env.get(TEAMMATE_ENV), worker_task(env), board_note(env)
     watchers: list[EntryWatcher] = []
 
     def start() -> SessionWriter:
@@ -123,6 +152,8 @@ def new_recorder(
             more: dict[str, object] = {TEAMMATE_META: teammate} if teammate else {}
             if task:
                 more[TASK_META] = dict(task)
+            if board:
+                more[BOARD_META] = dict(board)
             writer.meta(model=model_id, version=__version__, **more)
         except HarnessError:
             # Not half-made: the recorder tries again at the next entry, from scratch.
@@ -177,11 +208,14 @@ def resumption_for(
     model_id: str,
     skipped: list[str],
     teammate: str | None,
+    kept_with: Path | None = None,
 ) -> Resumption | None:
     """The session `opts` continues, its file claimed (or forked: `resume_session`); None for
     a new session. Entries of the session folders that cannot be examined are said in
     `skipped`."""
-    path = session_to_resume(opts, sessions_home, workspace, skipped, teammate=teammate)
+    path = session_to_resume(
+        opts, sessions_home, workspace, skipped, teammate=teammate, kept_with=kept_with
+    )
     if path is None:
         return None
     from tether.core.resume import resume_session

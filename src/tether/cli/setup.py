@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tether.agents import agent_listing, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli.agents_tool import SubagentModels, subagent_runner
+from tether.cli.board_resume import resumed_board
 from tether.cli.built import Built as Built
 from tether.cli.built import account_info
 from tether.cli.client_parts import (
@@ -140,6 +141,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         model_id=resolved.model_id,
         skipped=skipped,
         teammate=env.get(TEAMMATE_ENV),
+        kept_with=settings_root,
     )
     if resumption is not None:
         claimed.append(resumption)
@@ -168,7 +170,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     structured = StructuredOutput(opts.json_schema) if opts.json_schema else None
     plugin_hooks, plugin_hook_notes = plugins.hooks()
-    board = session_task_board(settings, env, workspace=workspace, session_id=session_id)
+    resumed_on = resumed_board(resumption.loaded.path, env) if resumption is not None else None
+    board_env = resumed_on.env if resumed_on is not None else env
+    board = session_task_board(settings, board_env, workspace=workspace, session_id=session_id)
     lead = session_lead(settings, env, workspace=workspace)
     gate, tools = build_gate(
         settings,
@@ -330,7 +334,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     resumed = resumption.loaded.path if resumption is not None else None
-    attach_board(board, session, env, resumed)
+    attach_board(board, session, board_env, resumed, resumed_on.task if resumed_on else None)
+    if resumed_on is not None:
+        session.startup_notices.extend(resumed_on.notes)
     attach_lead(lead, session, resumed)
     session.startup_notices.extend(skipped)
     session.startup_notices.extend(record_run(tool_context, session, home))

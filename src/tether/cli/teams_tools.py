@@ -112,16 +112,23 @@ def led_team(path: Path) -> str | None:
 
 
 def attach_board(
-    board: TaskBoard | None, session: Session, env: Mapping[str, str], resumed: Path | None
+    board: TaskBoard | None,
+    session: Session,
+    env: Mapping[str, str],
+    resumed: Path | None,
+    task: tuple[str, float] | None = None,
 ) -> None:
     """The task board goes with `session`: what its turns spend is counted on the task it
     works on, it closes with the session, and a session resumed from `resumed` takes back the
-    claims its file names."""
+    claims its file names; a worker's task session resumed (`task`: its id and creation time)
+    files what it does under that task."""
     if board is None:
         return
-    from tether.cli.board_resume import attach_board_claims
+    from tether.cli.board_resume import attach_board_claims, attach_task_run
     from tether.teams.spend import attach_task_spend
 
     attach_task_spend(session, board)  # its spend written before the board closes
     session.on_close.append(board.close)
     attach_board_claims(session, board, env, resumed)
+    if task is not None:
+        attach_task_run(session, board, task)

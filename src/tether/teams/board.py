@@ -117,6 +117,9 @@ class TaskBoard:
         default_factory=list[Callable[[BaseModel], None]]
     )
     """Told each task change made through the board (`TaskChanged`): the session's event log."""
+    filed: str | None = None
+    """The task the session was run for by a worker, resumed since without its worker's claim
+    (`tether -r ID`): its spend and events go under that task while it holds no claim."""
     held_before: list[str] = field(default_factory=list[str])
     """The claims (`lent_value`s) the session held when its last run ended (its session
     file's newest `CLAIMS_NOTE`): `take_back` holds them again, or says they were lost."""
@@ -129,10 +132,10 @@ class TaskBoard:
 
     def working_on(self) -> str | None:
         """The task the agent works on now: the newest it claimed and still holds, else the
-        one its worker lent it, else none."""
+        one its worker lent it, else the one a worker ran it for (`filed`), else none."""
         if self.claims:
             return next(reversed(self.claims))
-        return next(iter(self.lent), None)
+        return next(iter(self.lent), self.filed)
 
     def _tell(self) -> None:
         now = self.working_on()
@@ -226,6 +229,11 @@ class TaskBoard:
                 "carry on with it and finish it with TaskUpdate."
             )
         return said
+
+    def file_under(self, task_id: str) -> None:
+        """The session was run for `task_id` by a worker: what it does is that task's."""
+        self.filed = task_id
+        self._tell()
 
     def let_go(self, task_id: str) -> Claim | None:
         claim = self.claims.pop(task_id, None)

@@ -25,10 +25,28 @@ def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:
 
 
 def worker_task(env: Mapping[str, str]) -> dict[str, str] | None:
-    """The task a worker's session was started for (`{"team": ..., "id": ...}`, from the
-    claim the worker lends it), None for any other session: recorded in the session's file,
-    so that `--continue` can tell a worker's sessions from the user's own."""
-    task_id = env.get(CLAIM_ENV, "").split("@")[0]
+    """The task a worker's session was started for (`{"team": ..., "id": ..., "claim": ...}`,
+    from the claim the worker lends it), None for any other session: recorded in the
+    session's file, so that `--continue` can tell a worker's sessions from the user's own, and
+    a resumed one files its spend under its task (the claim's creation time tells that task
+    from a later one of the same id)."""
+    claim = env.get(CLAIM_ENV, "")
+    task_id = claim.split("@")[0]
     if not task_id:
         return None
-    return {"team": env.get(TEAM_ENV) or "default", "id": task_id}
+    return {"team": env.get(TEAM_ENV) or "default", "id": task_id, "claim": claim}
+
+
+def board_note(env: Mapping[str, str]) -> dict[str, str | None] | None:
+    """The board a session's environment names (`{"team": ..., "store": ...}`: a worker's
+    task session, a teammate's), None when it names none: recorded in the session's file, so
+    that the session resumed without that environment (`tether -r ID`) works on the same
+    board. A Redis URL's password is not written (`***` in its place)."""
+    team, store = env.get(TEAM_ENV), env.get(STORE_ENV)
+    if not (team or store):
+        return None
+    if store:
+        from tether.store.store_url import redacted
+
+        store = redacted(store)
+    return {"team": team or "default", "store": store or None}
