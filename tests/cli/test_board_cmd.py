@@ -103,6 +103,23 @@ def test_at_80_columns_the_subject_keeps_room() -> None:
     assert owner == "worker-123456@a-long-host-name"
 
 
+def test_at_120_columns_an_owner_with_room_is_shown_whole_on_one_line() -> None:
+    # Measured before: `worker-31299@vm` folded onto two lines with room to spare.
+    task = Task(
+        id="4",
+        subject="write the parser",
+        status="in_progress",
+        owner="worker-31299@vm",
+        started_at=100.0,
+        lease_expires_at=160.0,
+    )
+    console = Console(record=True, width=120)
+    console.print(board_view(_FakeStore(), [task], 130.0))  # pyright: ignore[reportArgumentType]
+    rows = console.export_text().splitlines()[3:]
+    assert len(rows) == 1, rows
+    assert "worker-31299@vm" in rows[0].split()
+
+
 class _FakeStore:
     team, url = "t", "memory"
 

@@ -17,10 +17,12 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -96,9 +98,38 @@ def board_view(
         summary.append(f"{state} {counts.get(state, 0)}  ", style=STATE_STYLE[state])
     if read is not None:
         summary.append(f"cost ${sum(t.cost_usd for t in tasks):.4f}")
+    parts: list[RenderableType] = [summary]
+    if problem is not None:
+        parts.append(Text(problem, style="bold red"))
+    if read is not None:
+        parts.append(_Fitted(tasks, now) if tasks else Text("No tasks yet."))
+    return Group(*parts)
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """The tasks' table, each column as wide as its text when the terminal has the room;
+    when it has not, the owner and dependencies give way first (`_COLUMNS`)."""
+
+    tasks: Sequence[Task]
+    now: float
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        roomy = _table(self.tasks, self.now, narrow=False)
+        unbounded = options.update_width(1 << 16)  # its natural width, not the terminal's
+        if Measurement.get(console, unbounded, roomy).maximum <= options.max_width:
+            yield roomy
+        else:
+            yield _table(self.tasks, self.now, narrow=True)
+
+
+def _table(tasks: Sequence[Task], now: float, *, narrow: bool) -> Table:
     table = Table(expand=False, pad_edge=False, box=None, header_style="bold", padding=(0, 1, 0, 0))
     for column in ("#", "state", "pri", "subject", "owner", "lease", "after", "tries", "cost"):
-        table.add_column(column, **_COLUMNS.get(column, {"no_wrap": True}))
+        given = _COLUMNS.get(column, {"no_wrap": True})
+        if not narrow:
+            given = {k: v for k, v in given.items() if k != "max_width"}
+        table.add_column(column, **given)
     for task in sorted(tasks, key=_state_then_id):
         table.add_row(  # text from agents and stores as Text: never read as markup
             Text(task.id),
@@ -111,12 +142,7 @@ def board_view(
             str(task.attempts),
             f"${task.cost_usd:.4f}",
         )
-    parts: list[Text | Table] = [summary]
-    if problem is not None:
-        parts.append(Text(problem, style="bold red"))
-    if read is not None:
-        parts.append(table if tasks else Text("No tasks yet."))
-    return Group(*parts)
+    return table
 
 
 _COLUMNS: dict[str, dict[str, Any]] = {

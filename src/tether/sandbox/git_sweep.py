@@ -231,8 +231,7 @@ def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
         # git follows a link, whose target can change later where no sweep looks; it is
         # never read through (it may lead to a file the sandbox hides: a key, a token).
         unsafe = {"(a symbolic link)"} if config.is_symlink() else _unsafe_keys(config)
-        if unsafe:
-            kept = _aside(config)
+        if unsafe and (kept := _aside(config)) is not None:
             _rewrite(config, kept)
             done.append(
                 f"{config} set {', '.join(sorted(unsafe))}, which git outside the sandbox "
@@ -240,24 +239,25 @@ def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
             )
     for name in ("config.worktree",):
         extra = git_dir / name
-        if _changed(extra, before) and (
-            extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra))
+        if (
+            _changed(extra, before)
+            and (extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra)))
+            and (kept := _aside(extra)) is not None
         ):
-            kept = _aside(extra)
             done.append(f"{extra} ran programs: moved to {kept}")
     hooks = git_dir / "hooks"
     if hooks.is_symlink() and _changed(hooks, before):
-        kept = _aside(hooks)
-        done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
+        if (kept := _aside(hooks)) is not None:
+            done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
     elif hooks.is_dir():
         moved: list[str] = []
-        for entry in sorted(os.scandir(hooks), key=lambda e: e.name):
+        for entry in sorted(_listing(hooks), key=lambda e: e.name):
             if entry.name.endswith(".sample") or not _changed(Path(entry.path), before):
                 continue
             target = git_dir / f"hooks{DISABLED}"
             target.mkdir(exist_ok=True)
-            os.replace(entry.path, _free(target / entry.name))
-            moved.append(entry.name)
+            if _moved(Path(entry.path), _free(target / entry.name)):
+                moved.append(entry.name)
         if moved:
             done.append(
                 f"hooks made in {hooks} ({', '.join(moved)}) would run at git commands "
@@ -319,10 +319,31 @@ def _rewrite(config: Path, original: Path) -> None:
             )
 
 
-def _aside(path: Path) -> Path:
+def _aside(path: Path) -> Path | None:
+    """`path` moved to a free `<name>.tether-disabled`: where it went, or None when it was
+    gone already (another process removed it between the check and the move: another
+    session's placeholder, a command still running)."""
     target = _free(path.with_name(path.name + DISABLED))
-    os.replace(path, target)
-    return target
+    return target if _moved(path, target) else None
+
+
+def _moved(path: Path, target: Path) -> bool:
+    """Move `path` to `target`; False when `path` is gone (nothing left to disable)."""
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise  # the target's directory went: not a file that vanished
+        return False
+    return True
+
+
+def _listing(directory: Path) -> list[os.DirEntry[str]]:
+    """The entries of `directory`; none when it is gone (removed since it was checked)."""
+    try:
+        return list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _free(path: Path) -> Path:

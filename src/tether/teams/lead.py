@@ -31,7 +31,7 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.claims import claim_lead, process_start
-from tether.teams.letters import letter, written_ids
+from tether.teams.letters import letter, timed_out, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
@@ -81,6 +81,7 @@ class LeadTeams:
     """Told the lead's protocol transitions (its session's event log)."""
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None
+    _watching: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
     _acking: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
 
@@ -124,9 +125,11 @@ class LeadTeams:
             known_member=me,
             warn=self._warn,
             events=self.events,
+            on_timeout=[self._timed_out],
         )
         self._inbox = await asyncio.to_thread(self._open, name)
         self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
+        self._watching = asyncio.create_task(self.link.watch_deadlines())
         self.note({"team": name})
         return {"team_name": name, "store": store.url, "lead_agent_id": f"{LEAD}@{name}"}
 
@@ -190,6 +193,15 @@ class LeadTeams:
                 "agent_type": agent,
                 "mode": "plan" if plan else "default",
             },
+        )
+
+    def _timed_out(self, request: Message) -> None:
+        """A request of the lead's got no reply in time: it waits no longer; its model is
+        told (an error, steered in), and the user."""
+        self.steer(timed_out(request))
+        self._warn(
+            f"team {self.team}: request {request.id} to {request.recipient} got no reply in "
+            "time: no longer waited for"
         )
 
     def _warn(self, text: str) -> None:
@@ -285,6 +297,7 @@ class LeadTeams:
             known_member=me,
             warn=self._warn,
             events=self.events,
+            on_timeout=[self._timed_out],
         )
         self.link.protocol.members = tuple(m.name for m in store.members())
         self.link.protocol.restore(me.requests_sent, me.requests_owed, self.link.clock())
@@ -302,9 +315,9 @@ class LeadTeams:
         """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:
         an input of the session's model calls, giving nothing itself."""
         if self.link is not None and self._inbox is not None and self._listening is None:
-            self._listening = asyncio.get_running_loop().create_task(
-                self._listen(self._inbox, self.link)
-            )
+            loop = asyncio.get_running_loop()
+            self._listening = loop.create_task(self._listen(self._inbox, self.link))
+            self._watching = loop.create_task(self.link.watch_deadlines())
         return []
 
     def unanswered(self) -> str | None:
@@ -365,15 +378,18 @@ class LeadTeams:
                 await self._ack(self._inbox, done)
             with contextlib.suppress(Exception):  # its lease given up: another may lead
                 await self.link.publish(spend_usd=self.spend(), pid=None, pid_started=None)
-        if self._listening is not None:
-            self._listening.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listening
+        for task in (self._listening, self._watching):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if self.link is not None:
+            await self.link.close()
         for store in (self._inbox, self.link.store if self.link else None):
             if store is not None:
                 with contextlib.suppress(Exception):
                     store.close()
-        self.link, self._inbox, self._listening = None, None, None
+        self.link, self._inbox, self._listening, self._watching = None, None, None, None
 
 
 def lead_tools(lead: LeadTeams) -> list[Tool]:

@@ -3,8 +3,10 @@ through. The lead's session and every teammate's have one; `SendMessage` goes th
 
 Sending checks the protocol first (a refusal is a `ProtocolError` the tool gives back to the
 model), then stores the message (durable once `send` returns), then tells the protocol it
-was stored; every change of the member's state is written to the roster and to the team's
-event log.
+was stored; every change of the member's state is written to the roster (as it happens, and
+kept until the store takes it: `keeping.py`) and to the team's event log. A request that
+waits past its timeout is expired by the link itself (`watch_deadlines`, and before any new
+request), whatever the member is doing, and told to `on_timeout`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import BaseModel
 from tether.protocol.team_events import TeammateStateChanged
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
+from tether.teams.keeping import Keeper
 from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
@@ -48,12 +51,31 @@ class TeamLink:
     )
     """Told each transition (`TeammateStateChanged`): the session's event log, with every
     other event of every member."""
+    on_timeout: list[Callable[[Message], None]] = field(
+        default_factory=list[Callable[[Message], None]]
+    )
+    """Told each request of this member's that got no reply in time (its model is told)."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _published: dict[str, Any] = field(default_factory=dict[str, Any])
     """Every field this member wrote to the roster, newest value each."""
+    _keeper: Keeper | None = None
+    _deadlines: asyncio.Event | None = None
+    """Set when the member's requests change (a new deadline to wait for)."""
 
     def __post_init__(self) -> None:
         self.protocol.listeners.append(self._log)
+        self._keeper = Keeper(
+            store=self.store,
+            member=self.member,
+            fields=self._fields,
+            write_member=self._write_member,
+            warn=self.warn,
+        )
+
+    @property
+    def keeper(self) -> Keeper:
+        assert self._keeper is not None
+        return self._keeper
 
     async def refresh_members(self) -> list[str]:
         names = [m.name for m in await asyncio.to_thread(self.store.members)]
@@ -95,6 +117,7 @@ class TeamLink:
                 )
                 for r in recipients
             ]
+            self.expire_due()  # a request past its time no longer holds a new one back
             for message in messages:
                 self.protocol.outgoing(message, self.clock())
             for message in messages:
@@ -113,26 +136,71 @@ class TeamLink:
             raise
         self.protocol.sent(message, self.clock(), timeout_s=timeout_s)
 
+    async def notify(
+        self, to: str, kind: str, text: str = "", *, data: dict[str, Any] | None = None
+    ) -> Message:
+        """Send a notice (`idle_notification`) that must not be lost: a store out of reach
+        keeps it, sent again under its id until stored. Raises `ProtocolError` for what the
+        protocol refuses."""
+        message = Message(
+            sender=self.member, recipient=to, kind=kind, text=text, data=dict(data or {})
+        )
+        async with self._lock:
+            with contextlib.suppress(StoreUnavailable):
+                await self.refresh_members()
+            self.protocol.outgoing(message, self.clock())
+            await self.keeper.notify(message)
+        return message
+
     async def publish(self, **more: Any) -> None:
-        """Write the member's protocol state (and `more` fields) to the roster."""
+        """Write the member's protocol state (and `more` fields) to the roster; a store out of
+        reach keeps them, written once it answers."""
+        await self.keeper.publish({"updated_at": self.clock(), **more})
+
+    def _fields(self) -> dict[str, Any]:
         waiting = self.protocol.waiting_on()
         sent, owed = self.protocol.held()
-        changes = {
+        return {
             "state": self.protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
             "requests_sent": sent,
             "requests_owed": owed,
             "plan_mode": self.protocol.plan_mode,
-            "updated_at": self.clock(),
-            **more,
         }
+
+    async def _write_member(self, changes: dict[str, Any]) -> None:
         self._published.update(changes)
         try:
             await asyncio.to_thread(self.store.update_member, self.member, changes)
-        except StoreUnavailable as e:
-            self.warn(f"state not recorded in the roster: {e}")
         except UnknownMember:
             await asyncio.to_thread(self._restore)
+
+    def expire_due(self) -> list[Message]:
+        """Expire this member's requests whose time is up (it stops waiting on them); each is
+        told to `on_timeout`."""
+        gone = self.protocol.expire(self.clock())
+        for request in gone:
+            for tell in self.on_timeout:
+                tell(request)
+        return gone
+
+    async def watch_deadlines(self) -> None:
+        """Expire each request when its timeout passes, whatever the member does meanwhile
+        (a tool call, a turn, nothing): run for as long as the member is in its team."""
+        self._deadlines = changed = asyncio.Event()
+        while True:
+            deadline = self.protocol.next_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await changed.wait()
+            changed.clear()
+            self.expire_due()
+
+    async def close(self) -> None:
+        """The member's process ends: stop retrying the store (what is still unstored is
+        said)."""
+        await self.keeper.close()
 
     def _restore(self) -> None:
         """The roster lost this member (a store back without its data): write its record,
@@ -175,6 +243,10 @@ class TeamLink:
 
     def _log(self, transition: Transition) -> None:
         self._write_event(transition.__dict__)
+        if self._keeper is not None:
+            self._keeper.changed()  # the roster says the state the event log says
+        if self._deadlines is not None:
+            self._deadlines.set()
 
     def _write_event(self, event: dict[str, Any]) -> None:
         if self.events:

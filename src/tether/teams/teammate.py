@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from tether.core.session import Session
 from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
-from tether.store.mailbox import Delivery, TeamStore
+from tether.store.mailbox import Delivery, Message, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.letters import held_ids, letter, timed_out
@@ -66,6 +66,9 @@ class Teammate:
     _stop_reason: str | None = None
     _working: bool = False
     _current: str | None = None
+    _timeouts: list[str] = field(default_factory=list[str])
+    """Requests of its that timed out while no turn ran: told with the next prompt."""
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
     """What the newest message the session holds asked (`team status`'s current task): one the
     model was given, not one still queued for it."""
 
@@ -97,13 +100,25 @@ class Teammate:
             spend_usd=self.session.cost_usd,
         )
         self._note_restart()
+        self.link.on_timeout.append(self._timed_out)
         receiving = asyncio.create_task(self._receive())
+        watching = asyncio.create_task(self.link.watch_deadlines())
         try:
             await self._serve(self._unfinished())
         finally:
-            receiving.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await receiving
+            for task in (receiving, watching):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def _timed_out(self, request: Message) -> None:
+        """Its request got no reply in time: its model is told, in the turn that runs (steered
+        in) or with the next one."""
+        if self._working:
+            self.session.steer(timed_out(request))
+        else:
+            self._timeouts.append(timed_out(request))
+            self._wake.set()
 
     async def stopped(self) -> None:
         """Record that its process ends: called last, once the session is closed (its
@@ -112,6 +127,7 @@ class Teammate:
             await self.link.publish(
                 state="stopped", pid=None, pid_started=None, spend_usd=self.session.cost_usd
             )
+        await self.link.close()
 
     def _note_restart(self) -> None:
         """Every state change is an event: a start that finds the member in another state
@@ -147,14 +163,15 @@ class Teammate:
 
     async def _next_prompt(self) -> list[str]:
         """Wait for messages (or a request's timeout, or a stop); their texts."""
-        deadline = self.link.protocol.next_deadline()
-        timeout = None if deadline is None else max(0.0, deadline - self.link.clock())
         getting = asyncio.create_task(self._arrived.get())
         stopping = asyncio.create_task(self._stop.wait())
+        waking = asyncio.create_task(self._wake.wait())
         try:
-            await asyncio.wait({getting, stopping}, timeout=timeout, return_when="FIRST_COMPLETED")
+            await asyncio.wait({getting, stopping, waking}, return_when="FIRST_COMPLETED")
         finally:
             stopping.cancel()
+            waking.cancel()
+            self._wake.clear()
             if not getting.done():
                 getting.cancel()
         batch = getting.result() if getting.done() and not getting.cancelled() else []
@@ -167,7 +184,8 @@ class Teammate:
             with contextlib.suppress(StoreUnavailable):
                 await self.link.refresh_members()  # one who joined since is no stranger
         now = self.link.clock()
-        texts = [timed_out(request) for request in self.link.protocol.expire(now)]
+        self.link.expire_due()
+        texts, self._timeouts = self._timeouts, []
         dropped: list[str] = []
         for delivery in batch:
             message = delivery.message
@@ -312,9 +330,9 @@ class Teammate:
         await self.link.publish(current_task=None)
         lead = self.link.protocol.lead
         if lead != self.name:
-            try:
-                await self.link.send(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
-            except (ProtocolError, StoreUnavailable) as e:
+            try:  # kept and sent again while the store is out of reach
+                await self.link.notify(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
+            except ProtocolError as e:
                 self.say(f"no idle notification to {lead}: {e}")
         return []
 

@@ -38,6 +38,7 @@ from tether.store.task_records import Claim, LeaseLost, StoreUnavailable, Task, 
 from tether.teams.branch_owner import task_owner
 from tether.teams.completion import completion_refusal, refused_text, session_hooks
 from tether.teams.git import GitError
+from tether.teams.leftover import left_work
 from tether.teams.lifecycle import Closed, task_worktree
 from tether.teams.prompts import task_prompt
 from tether.teams.records import RepositoryError, WorktreeBusy, WorktreeError, task_name
@@ -152,10 +153,14 @@ class Worker:
 
     async def _run(self, claim: Claim, task: Task) -> Ran:
         inputs = await self._dependency_results(task)
+        owner = task_owner(task_name(self.options.team, task.id), task.created_at)
         if not (self.options.worktrees or task.metadata.get("isolation") == "worktree"):
-            return await self._session_run(self.project, claim, inputs, None)
+            name = task_name(self.options.team, task.id)
+            left = await asyncio.to_thread(left_work, self.project, name, owner)
+            if left is None:
+                return await self._session_run(self.project, claim, inputs, None)
+            self.say(f"#{task.id}: {left.said(task.id)}")
         try:
-            owner = task_owner(task_name(self.options.team, task.id), task.created_at)
             async with task_worktree(
                 self.project,
                 task.id,
