@@ -78,6 +78,14 @@ def test_claude_code_shape_across_files_in_order() -> None:
     )
 
 
+def test_async_must_be_true_or_false() -> None:
+    entry = {"type": "command", "command": "x", "async": "yes"}
+    with pytest.raises(
+        ConfigError, match=r"hooks\.Stop\[0\]\.hooks\[0\]\.async: must be true or false"
+    ):
+        parse_hooks([(PROJECT, {"hooks": {"Stop": [{"hooks": [entry]}]}})])
+
+
 def test_no_hooks_block_is_no_hooks() -> None:
     assert parse_hooks([(PROJECT, {"model": "x"})]) == ()
     assert parse_hooks([]) == ()
@@ -105,6 +113,7 @@ def test_what_tether_does_not_run_is_skipped_with_a_note() -> None:
                 matcher="",
                 command="./stop.sh",
                 timeout_s=600.0,
+                run_async=True,  # run in the background, not waited for
                 source=f"{PROJECT}: hooks.Stop[0].hooks[1]",
             ),
             HookSpec(

@@ -148,6 +148,8 @@ class Lifecycle:
             await asyncio.gather(asyncio.shield(self._starting), return_exceptions=True)
         if self.hooks is not None and self.hooks.has("SessionEnd"):
             await self.hooks.fire("SessionEnd", {"reason": reason})
+        if self.hooks is not None:  # hooks still running in the background (`async`) stop
+            await self.hooks.aclose()
 
 
 def failure_kind(error: ModelError) -> str:

@@ -145,7 +145,7 @@ async def check_hook(
         return HookCheck(spec, notes=(f"not run: no sample subject matches {spec.matcher!r}",))
     payload, subject = sample
     notes = [f"sample {MATCH_FIELDS[spec.event]}: {subject}"] if subject else []
-    result = await runner.run(spec, runner.encode_input(spec.event, payload))
+    result = await runner.run(spec, runner.encode_input(spec.event, payload), background=False)
     if is_ignored_text(spec, result):
         notes.append(f"prints plain text, which {spec.event} ignores")
     # Read as fail-open too, so that a failure shows as the problem it is, not as a block.

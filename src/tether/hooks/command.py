@@ -1,14 +1,17 @@
 """Running one command hook: bash in its own process group, the input on stdin, a timeout, and the
-whole group stopped on timeout or cancellation."""
+whole group stopped on timeout or cancellation. A hook configured `async`, or whose first stdout
+line is `{"async": true}`, goes on in the background (`Background`) and is not waited for."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from tether.processes import signal_name, stop_group, stop_once_started
 
@@ -19,6 +22,9 @@ OUTPUT_GRACE_S = 0.5
 a child that keeps the pipe open longer (a daemon it started) is left alone, unread."""
 MAX_OUTPUT_BYTES = 1_000_000
 """Output kept per stream; the rest is read and dropped so the hook never blocks on a full pipe."""
+ASYNC_TIMEOUT_S = 15.0
+"""How long a hook that answered `{"async": true}` without `asyncTimeout` may go on in the
+background (Claude Code's default)."""
 
 
 @dataclass(frozen=True)
@@ -33,13 +39,51 @@ class HookRun:
     """Why it did not run to a normal exit, e.g. "timed out after 5 s"; None when it did."""
     timed_out: bool = False
     """It did not finish within its timeout."""
+    backgrounded: bool = False
+    """It went on in the background (`async`) and was not waited for: no answer to read."""
+
+
+class Background:
+    """The hooks of one session still running in the background, each with its own timeout;
+    `aclose` stops them (their process groups)."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[HookRun]] = set()
+
+    def keep(self, task: asyncio.Task[HookRun]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def running(self) -> int:
+        """How many are still running."""
+        return len(self._tasks)
+
+    async def aclose(self) -> None:
+        tasks = tuple(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def run_command(
-    command: str, stdin: bytes, *, cwd: Path, env: Mapping[str, str], timeout_s: float
+    command: str,
+    stdin: bytes,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    background: Background | None = None,
+    detach: bool = False,
 ) -> HookRun:
     """Run `command` under bash (sh when there is no bash), feed it `stdin`, and collect its
-    output. A cancellation stops the process group and is re-raised."""
+    output. A cancellation stops the process group and is re-raised.
+
+    With `background`, as Claude Code does: `detach` (the hook is configured `async`) returns
+    as soon as the input is written, and a hook whose stdout begins with a JSON object holding
+    `"async": true` is let go once that object is read; either goes on in `background`, until
+    its timeout (`asyncTimeout` in milliseconds, 15 s without one), and its output is not read.
+    Without `background`, every hook is waited for."""
     loop = asyncio.get_running_loop()
     # Pipes of our own rather than asyncio's: asyncio reports an exit only once every holder of
     # its pipes has closed them, and a daemon a hook starts may hold them for good.
@@ -47,6 +91,18 @@ async def run_command(
     stdin_file = os.fdopen(stdin_write, "wb", buffering=0)
     out, err = _Capture(loop), _Capture(loop)
     feeder: asyncio.WriteTransport | None = None
+    handed_over = False
+
+    def release() -> None:
+        if feeder is None:
+            stdin_file.close()
+        # Input still buffered (the hook never read it) is dropped; a transport already closed
+        # must not be closed twice.
+        elif not feeder.is_closing() or feeder.get_write_buffer_size():
+            feeder.abort()
+        out.close()
+        err.close()
+
     try:
         try:
             proc = await _spawn(command, cwd, env, (stdin_read, out.write_fd, err.write_fd))
@@ -66,16 +122,28 @@ async def run_command(
         # Buffered by the transport: a hook may exit without reading its input, as is its right.
         feeder.write(stdin)
         feeder.close()
-        return await _collect(proc, timeout_s, out, err)
+        deadline = _Deadline(timeout_s)
+        if background is None:
+            return await _collect(proc, deadline, out, err)
+        collect = asyncio.ensure_future(_collect(proc, deadline, out, err))
+        if not detach:
+            try:
+                await asyncio.wait({collect, out.marker}, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:
+                collect.cancel()
+                await asyncio.gather(collect, return_exceptions=True)
+                raise
+            marker = None if collect.done() else out.marker.result()
+            if marker is None:
+                return await collect
+            deadline.extend(_async_timeout_s(marker))
+        background.keep(collect)
+        collect.add_done_callback(lambda _: release())
+        handed_over = True
+        return HookRun(0, "", "", backgrounded=True)
     finally:
-        if feeder is None:
-            stdin_file.close()
-        # Input still buffered (the hook never read it) is dropped; a transport already closed
-        # must not be closed twice.
-        if feeder is not None and (not feeder.is_closing() or feeder.get_write_buffer_size()):
-            feeder.abort()
-        out.close()
-        err.close()
+        if not handed_over:
+            release()
 
 
 async def _spawn(
@@ -104,13 +172,43 @@ async def _spawn(
         return HookRun(None, "", "", f"could not start: {e.strerror or e}")
 
 
+def _async_timeout_s(marker: dict[str, object]) -> float:
+    """The background timeout an `{"async": true}` answer asks for (`asyncTimeout`, in ms)."""
+    ms = marker.get("asyncTimeout")
+    if isinstance(ms, int | float) and not isinstance(ms, bool) and ms > 0:
+        return ms / 1000
+    return ASYNC_TIMEOUT_S
+
+
+def _json_object(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class _Deadline:
+    """A hook's timeout, which a hook that goes on in the background replaces."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.scope: asyncio.Timeout | None = None
+
+    def extend(self, seconds: float) -> None:
+        """From now, `seconds` more (the background timeout)."""
+        self.seconds = seconds
+        if self.scope is not None:
+            self.scope.reschedule(asyncio.get_running_loop().time() + seconds)
+
+
 async def _collect(
-    proc: asyncio.subprocess.Process, timeout_s: float, out: _Capture, err: _Capture
+    proc: asyncio.subprocess.Process, deadline: _Deadline, out: _Capture, err: _Capture
 ) -> HookRun:
     timed_out = False
     try:
         try:
-            async with asyncio.timeout(timeout_s):
+            async with asyncio.timeout(deadline.seconds) as scope:
+                deadline.scope = scope
                 await proc.wait()
         except TimeoutError:
             timed_out = True
@@ -121,7 +219,8 @@ async def _collect(
         raise
     stdout, stderr = out.text(), err.text()
     if timed_out:
-        return HookRun(None, stdout, stderr, f"timed out after {timeout_s:g} s", timed_out=True)
+        why = f"timed out after {deadline.seconds:g} s"
+        return HookRun(None, stdout, stderr, why, timed_out=True)
     code = proc.returncode
     assert code is not None
     if code < 0:
@@ -140,6 +239,9 @@ class _Capture(asyncio.Protocol):
         self._data = bytearray()
         self.done: asyncio.Future[None] = loop.create_future()
         """Set when the pipe is closed by every process that held it."""
+        self.marker: asyncio.Future[dict[str, object] | None] = loop.create_future()
+        """Set once the output's beginning is read: the JSON object it starts with when that
+        holds `"async": true` (the hook goes on in the background), else None."""
 
     async def attach(self) -> None:
         self._transport, _ = await self._loop.connect_read_pipe(lambda: self, self._file)
@@ -148,10 +250,28 @@ class _Capture(asyncio.Protocol):
         room = MAX_OUTPUT_BYTES - len(self._data)
         if room > 0:
             self._data += data[:room]
+        if not self.marker.done() and (b"\n" in data or b"}" in data):
+            self._read_marker(ended_line=b"\n" in data)
+
+    def _read_marker(self, *, ended_line: bool) -> None:
+        # As Claude Code reads it: once a chunk ends a line or closes a brace, everything
+        # printed so far, trimmed, is the answer's beginning; a line without a brace is not one.
+        head = self._data.decode("utf-8", errors="replace").strip()
+        if "}" not in head:
+            if ended_line:
+                self.marker.set_result(None)
+            return
+        answer = _json_object(head)
+        if answer is None and "\n" in head:  # more than the answer arrived at once
+            answer = _json_object(head.split("\n", 1)[0])
+        is_async = isinstance(answer, dict) and answer.get("async") is True  # pyright: ignore[reportUnknownMemberType]
+        self.marker.set_result(cast(dict[str, object], answer) if is_async else None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.done.done():
             self.done.set_result(None)
+        if not self.marker.done():
+            self.marker.set_result(None)
 
     def text(self) -> str:
         return self._data.decode("utf-8", errors="replace")

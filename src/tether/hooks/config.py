@@ -154,6 +154,9 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
         raise _error(path, f"{key}.model", "must be a model name, on a prompt or agent hook")
     default = JUDGED_TYPES[kind] if judged else command_timeout_s(cast(HookEventName, event))
     timeout, fail_closed = _limits(path, key, entry, default)
+    run_async = entry.get("async", False)
+    if not isinstance(run_async, bool):
+        raise _error(path, f"{key}.async", "must be true or false")
     return HookSpec(
         event=cast(HookEventName, event),
         matcher=matcher,
@@ -163,6 +166,7 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
         model=model.strip() if isinstance(model, str) else None,
         timeout_s=timeout,
         fail_closed=fail_closed,
+        run_async=run_async and not judged,
         source=f"{file_name(path)}: {key}",
     )
 

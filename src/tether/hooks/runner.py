@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from tether.hooks.command import HookRun, run_command
+from tether.hooks.command import Background, HookRun, run_command
 from tether.hooks.http_hook import run_http
 from tether.hooks.judged import HookJudge, run_judged
 from tether.hooks.matcher import file_names, matches
@@ -74,6 +74,9 @@ class HookRunner:
         self.env_file: Path | None = None
         """Given to SessionStart, Setup, CwdChanged and FileChanged hooks as `CLAUDE_ENV_FILE`
         (see `tether.hooks.env_file`)."""
+        self.background = Background()
+        """Hooks that went on in the background (`async`); shared with subagents' runners,
+        stopped by `aclose`."""
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
@@ -187,8 +190,9 @@ class HookRunner:
         text = json.dumps(self.hook_input(event, payload), ensure_ascii=False, default=str)
         return text.encode("utf-8")
 
-    async def run(self, spec: HookSpec, stdin: bytes) -> HookRun:
-        """Run one hook with an encoded input (`tether hooks check` runs them one by one)."""
+    async def run(self, spec: HookSpec, stdin: bytes, *, background: bool = True) -> HookRun:
+        """Run one hook with an encoded input (`tether hooks check` runs them one by one, and
+        waits for each: `background=False` lets none go on in the background)."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
         if spec.prompt is not None:
@@ -200,8 +204,18 @@ class HookRunner:
             self.env_file.parent.mkdir(parents=True, exist_ok=True)
             env = {**env, "CLAUDE_ENV_FILE": str(self.env_file)}
         return await run_command(
-            spec.command, stdin, cwd=self.cwd, env=env, timeout_s=spec.timeout_s
+            spec.command,
+            stdin,
+            cwd=self.cwd,
+            env=env,
+            timeout_s=spec.timeout_s,
+            background=self.background if background else None,
+            detach=spec.run_async,
         )
+
+    async def aclose(self) -> None:
+        """Stop the hooks still running in the background."""
+        await self.background.aclose()
 
     async def _call_back(self, spec: HookSpec, callback_id: str, stdin: bytes) -> HookRun:
         """A callback hook, as if it were a command: its answer is the JSON it printed, a

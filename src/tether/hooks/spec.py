@@ -136,6 +136,9 @@ class HookSpec:
     timeout_s: float = DEFAULT_TIMEOUT_S
     fail_closed: bool = False
     """A crash, timeout, missing script or unreadable output blocks instead of passing."""
+    run_async: bool = False
+    """`"async": true`: a command hook that goes on in the background, not waited for (its
+    timeout still applies); a hook can also ask for it by printing `{"async": true}` first."""
     source: str
     """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
     prompt: str | None = None
