@@ -114,6 +114,9 @@ STEPS_PER_CHARACTER = 8
 @example(prefix="echo $(( ", run=('x["[!a]', ""))  # the large read stopped at MAX_NODES
 @example(prefix="echo $(( ", run=("$['\\`", ""))  # every tail a rule text: 538 to 42,976 steps
 @example(prefix="mytool ", run=("$x rm ", ""))  # every tail's unknown parts, searched one by one
+# Each `'...'` judged by walking up to the `[[`, through one `&&` more each time (a left-deep
+# tree): 19,329 lines at 600 characters, 116,029 at 2,400.
+@example(prefix="echo ", run=("[[:alpha:]'&&", ""))
 def test_work_grows_linearly_with_runs_of_any_shape(
     prefix: str, run: tuple[str, str], make_ctx: ContextFactory
 ) -> None:
