@@ -188,6 +188,21 @@ def test_the_attacks_stay_linear(
     assert large_steps <= 5 * small_steps + STEP_STEPS or large_steps <= linear_steps
 
 
+@pytest.mark.parametrize("term", ["a -eq ", "$x -lt ", "$(a) -ge "])
+def test_a_chain_of_operators_in_a_test_is_read_once(term: str, make_ctx: ContextFactory) -> None:
+    """`[[ a -eq b -eq c ... ]]` nests each operator one level deeper (a left-deep tree), so
+    each operand holds the rest of the chain: searching each operand for a substitution, or
+    walking up from each quote, is quadratic. Before, 100 terms already spent the bound on
+    syntax nodes (too large to judge), and the work grew with the square."""
+    ctx = make_ctx(RULES)
+    small, _ = work("[[ " + term * 100 + "x ]]", ctx)
+    large, _ = work("[[ " + term * 400 + "x ]]", ctx)
+    assert large <= 5 * small + STEP_LINES, (small, large)
+    for count in (100, 400):
+        parse_command.cache_clear()
+        assert TOO_LARGE not in parse_command("[[ " + term * count + "x ]]").problems
+
+
 @pytest.mark.parametrize("unit", ['""', '$"a"', "[!a]", "$'a'", "''"])
 def test_a_word_of_many_parts_meets_the_node_bound_before_it_is_read(
     unit: str, make_ctx: ContextFactory
