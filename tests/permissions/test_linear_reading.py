@@ -114,6 +114,9 @@ STEPS_PER_CHARACTER = 8
 @example(prefix="echo $(( ", run=('x["[!a]', ""))  # the large read stopped at MAX_NODES
 @example(prefix="echo $(( ", run=("$['\\`", ""))  # every tail a rule text: 538 to 42,976 steps
 @example(prefix="mytool ", run=("$x rm ", ""))  # every tail's unknown parts, searched one by one
+# Each `'...'` judged by walking up to the `[[`, through one `&&` more each time (a left-deep
+# tree): 19,329 lines at 600 characters, 116,029 at 2,400.
+@example(prefix="echo ", run=("[[:alpha:]'&&", ""))
 def test_work_grows_linearly_with_runs_of_any_shape(
     prefix: str, run: tuple[str, str], make_ctx: ContextFactory
 ) -> None:
@@ -183,6 +186,21 @@ def test_the_attacks_stay_linear(
     assert large <= 5 * small, (small, large)
     linear_steps = STEPS_PER_CHARACTER * len(command)
     assert large_steps <= 5 * small_steps + STEP_STEPS or large_steps <= linear_steps
+
+
+@pytest.mark.parametrize("term", ["a -eq ", "$x -lt ", "$(a) -ge "])
+def test_a_chain_of_operators_in_a_test_is_read_once(term: str, make_ctx: ContextFactory) -> None:
+    """`[[ a -eq b -eq c ... ]]` nests each operator one level deeper (a left-deep tree), so
+    each operand holds the rest of the chain: searching each operand for a substitution, or
+    walking up from each quote, is quadratic. Before, 100 terms already spent the bound on
+    syntax nodes (too large to judge), and the work grew with the square."""
+    ctx = make_ctx(RULES)
+    small, _ = work("[[ " + term * 100 + "x ]]", ctx)
+    large, _ = work("[[ " + term * 400 + "x ]]", ctx)
+    assert large <= 5 * small + STEP_LINES, (small, large)
+    for count in (100, 400):
+        parse_command.cache_clear()
+        assert TOO_LARGE not in parse_command("[[ " + term * count + "x ]]").problems
 
 
 @pytest.mark.parametrize("unit", ['""', '$"a"', "[!a]", "$'a'", "''"])

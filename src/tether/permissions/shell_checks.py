@@ -142,7 +142,9 @@ def test_problems(node: Node) -> tuple[list[str], list[str], bool]:
     matches = False
     # `[` and `test` compare integers without evaluating them; `[[` evaluates arithmetic.
     evaluates = bool(node.children) and node.children[0].type == "[["
-    for child in descendants(node):
+    below = descendants(node)
+    substituted = _holding_substitutions(below)
+    for child in below:
         matches = matches or (not child.is_named and child.type == "=~")
         if child.type == "unary_expression":
             operator = child.child_by_field_name("operator")
@@ -166,13 +168,24 @@ def test_problems(node: Node) -> tuple[list[str], list[str], bool]:
             for operand in operands:
                 if operand.type == "number":
                     continue
-                if any(d.type == "command_substitution" for d in [operand, *descendants(operand)]):
+                if operand.id in substituted:
                     sure.append(OUTPUT_AS_ARITHMETIC)
                 elif evaluates and holds_code(word_of(operand)):
                     sure.append("[[ arithmetic on text that holds code runs it")
                 else:
                     found.append("[[ arithmetic on variables can run commands")
     return found, sure, matches
+
+
+def _holding_substitutions(found: list[Node]) -> set[int]:
+    """The ids of the nodes among `found` (a `descendants` list) that are or hold a command
+    substitution, in one pass: asking it of each operand of a chain (`[[ a -eq b -eq c ...`,
+    where each operand holds the rest of the chain) is quadratic."""
+    holding: set[int] = set()
+    for current in reversed(found):  # every node after all of its descendants
+        if current.type == "command_substitution" or any(c.id in holding for c in current.children):
+            holding.add(current.id)
+    return holding
 
 
 def descendants(node: Node) -> list[Node]:

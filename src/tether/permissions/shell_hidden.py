@@ -10,7 +10,6 @@ heredocs, such single-quoted text) into text that can be parsed again.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from tree_sitter import Node
 
@@ -156,33 +155,42 @@ _SHELL_LEVEL = frozenset(
 """Where a quote is back to being a quote, whatever surrounds the construct."""
 
 
-def quotes_are_plain(path: Sequence[Node]) -> bool:
-    """Whether bash reads the quotes of the `'...'` or `$'...'` at the end of `path` (the
-    nodes from the root down to it) as plain characters, so that the substitutions inside it
-    run. When unsure (a nested operand bash may or may not treat so), the answer is yes: the
-    text is then only read again. The path is the walker's own: asking tree-sitter for a
-    node's parent costs a walk down from the root, each time."""
-    operand = False
-    for index in range(len(path) - 2, -1, -1):
-        up = path[index]
-        kind = up.type
-        if kind in _SHELL_LEVEL:
-            return False
-        shell_budget.spend(1)
-        if kind in _ARITHMETIC or (
-            kind == "compound_statement" and up.child_count and up.children[0].type == "(("
-        ):
-            return True
-        if kind == "expansion":
-            operator = expansion_operator(up)
-            if operator == ":":
-                return True  # a substring offset or length: arithmetic
-            if operator not in _PLAIN_QUOTE_OPERATORS:
-                return False
-            operand = True
-        elif kind in ("string", "heredoc_body"):
-            return operand
-    return False
+Quoting = tuple[bool, bool]
+"""What the nodes above a `'...'` make of its quotes, as `quotes_are_plain` reads them from
+the nearest up: (plain?, plain? once a `${x:-...}` operand has been passed)."""
+OUTSIDE: Quoting = (False, False)
+"""Above the root: the quotes are quotes."""
+
+
+def quoting_below(above: Quoting, node: Node) -> Quoting:
+    """The quoting below `node`, given the quoting `above` it: one step for each node the
+    walk enters, so that every quote is judged in constant time (walking up from each one is
+    quadratic in a deep tree: `[[ a'...'&& b'...'&& ...` nests each `&&` one level deeper)."""
+    kind = node.type
+    if kind in _SHELL_LEVEL:
+        return (False, False)  # a quote is back to being a quote, whatever surrounds it
+    if kind in _ARITHMETIC or (
+        kind == "compound_statement" and node.child_count and node.children[0].type == "(("
+    ):
+        return (True, True)
+    if kind == "expansion":
+        operator = expansion_operator(node)
+        if operator == ":":
+            return (True, True)  # a substring offset or length: arithmetic
+        if operator not in _PLAIN_QUOTE_OPERATORS:
+            return (False, False)
+        return (above[1], above[1])  # in the operand, whatever is above
+    if kind in ("string", "heredoc_body"):
+        return (False, True)
+    return above
+
+
+def quotes_are_plain(above: Quoting) -> bool:
+    """Whether bash reads the quotes of a `'...'` or `$'...'` as plain characters, so that
+    the substitutions inside it run, given the quoting of the nodes above it
+    (`quoting_below`, from the root down). When unsure (a nested operand bash may or may not
+    treat so), the answer is yes: the text is then only read again."""
+    return above[0]
 
 
 def expansion_operator(node: Node) -> str | None:

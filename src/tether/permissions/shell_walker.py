@@ -23,11 +23,14 @@ from tether.permissions.shell_checks import (
     value_taints,
 )
 from tether.permissions.shell_hidden import (
+    OUTSIDE,
+    Quoting,
     backtick_code,
     heredoc_code,
     hidden_opener,
     plain_quoted_text,
     quotes_are_plain,
+    quoting_below,
 )
 from tether.permissions.shell_redirects import (
     fields,
@@ -88,6 +91,9 @@ class Walker:
         self.path: list[Node] = []
         """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
         down from the root on every call)."""
+        self.quoting: list[Quoting] = [OUTSIDE]
+        """What the nodes of `path` make of a single quote below them (shell_hidden), one
+        entry more than `path`: the top one is below the node being visited."""
 
     def visit(self, node: Node) -> None:
         if self.depth >= MAX_DEPTH:
@@ -96,13 +102,21 @@ class Walker:
         if self.budget is not None:
             self.budget.node()
         self.depth += 1
-        self.path.append(node)
+        self._enter(node)
         repeats = node.type in _REPEATING
         self.repeating += repeats
         self._visit(node)
         self.repeating -= repeats
-        self.path.pop()
+        self._leave()
         self.depth -= 1
+
+    def _enter(self, node: Node) -> None:
+        self.path.append(node)
+        self.quoting.append(quoting_below(self.quoting[-1], node))
+
+    def _leave(self) -> None:
+        self.path.pop()
+        self.quoting.pop()
 
     def _parent(self) -> Node | None:
         """The parent of the node being visited."""
@@ -208,7 +222,7 @@ class Walker:
 
     def _leaf(self, node: Node) -> None:
         if node.type in ("raw_string", "ansi_c_string"):
-            if quotes_are_plain(self.path):
+            if quotes_are_plain(self.quoting[-2]):
                 self._plain_quotes(node)
             return
         if node.type not in _SCANNED_LEAVES:
@@ -329,9 +343,9 @@ class Walker:
                 redirects.extend(redirect_targets(child, extra_args))
                 self._visit_redirect(child)
         if body is not None and body.type == "command":
-            self.path.append(body)
+            self._enter(body)
             self._command(body, redirects, extra_args)
-            self.path.pop()
+            self._leave()
             return
         if body is not None:
             self.visit(body)
@@ -343,21 +357,21 @@ class Walker:
     def _visit_redirect(self, node: Node) -> None:
         """What a redirection runs (substitutions in its target, a heredoc's body and the
         commands tree-sitter hangs under it), without taking it for a statement."""
-        self.path.append(node)
+        self._enter(node)
         if node.type == "heredoc_redirect":
             self._heredoc(node)
         else:
             self._visit_children(node)
-        self.path.pop()
+        self._leave()
 
     def _heredoc(self, node: Node) -> None:
         if misread_heredoc(node):
             self.problems.append("a heredoc that the parser does not read as bash does")
         for child in node.children:
             if child.type == "file_redirect":
-                self.path.append(child)
+                self._enter(child)
                 self._visit_children(child)
-                self.path.pop()
+                self._leave()
             else:
                 self.visit(child)
         code = heredoc_code(node)
