@@ -28,6 +28,7 @@ from tether.core.history import History
 from tether.core.lifecycle import reminder, surface
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
+from tether.core.reply_fit import fit_reply
 from tether.core.sizing import ATTEMPTS, DoesNotFit, fitted
 from tether.models.base import ModelRequest
 from tether.protocol import (
@@ -80,7 +81,7 @@ async def _summary(
         window = sizer.window(policy.window)
         fit = fitted(base, sizer, window, reserve_chars=instruction, parts=agent.system_parts)
         messages = fit.messages
-        asked = summary_request(request, messages, focus)
+        asked = fit_reply(agent, summary_request(request, messages, focus), sizer)
         try:
             return await summarize(
                 agent.model, asked, spent=agent.spend_aside, retry=agent.retry, emit=emit
