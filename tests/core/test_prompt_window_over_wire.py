@@ -119,3 +119,21 @@ def test_a_session_already_holding_an_over_long_prompt_resumes(
     sent = json.dumps(fake_model.requests[-1].body)
     assert "characters cut here to fit the context window" in sent
     assert ("the new prompt " * 20).strip() in fake_model.requests[-1].last_user_text()
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "openai/gpt-4.1"])
+def test_a_prompt_too_long_after_several_turns_is_said_once_blaming_the_prompt(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """With history enough to compact, the compaction is not blamed: the prompt is."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+    fake_model.script(*[reply(text("fine"))] * 3)
+    for turn in range(3):
+        flags = ("-c", "-p") if turn else ("-p",)
+        assert tether(*flags, f"turn {turn}", "--model", model).exit_code == 0
+    refused = tether("-c", "-p", "w " * 41_000, "--model", model)
+    assert refused.exit_code == 1
+    assert refused.stderr.count("Prompt is too long") == 1, refused.stderr
+    assert "compaction failed" not in refused.stderr
+    assert len(fake_model.requests) == 3  # nothing sent for it
