@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
+
 from tether.core.sizing import REPLY_FLOOR
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
@@ -68,3 +70,24 @@ def test_a_window_with_no_room_for_a_reply_names_max_output_tokens(
     )
     assert result.exit_code == 1
     assert "maxOutputTokens" in result.stderr, result.stderr
+
+
+def test_the_compaction_summary_request_leaves_the_reply_what_fits(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary request is fitted like the turn's: none is refused for its room."""
+    window = 20000
+    fake_model.context_window, fake_model.output_in_window = window, True
+    fake_model.expect_rejections = True
+    fake_model.script(*[text("fine")] * 6)
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(window))
+    for prompt in ("x " * 16000, "small1", "small2"):
+        flags = ("-p", prompt) if prompt.startswith("x") else ("-c", "-p", prompt)
+        result = tether(*flags, "--model", "openai/gpt-test")
+        assert result.exit_code == 0, result.stderr
+    summaries = [r for r in fake_model.requests if "replaced by a summary" in json.dumps(r.body)]
+    assert summaries, "the history was expected to be compacted"
+    assert "compaction failed" not in result.stderr
+    assert fake_model.rejections == []
+    for request in fake_model.requests:
+        assert _room(request.body) <= window - estimate_prompt_tokens(request.body)

@@ -76,7 +76,7 @@ def test_a_prompt_refused_as_too_long_is_not_kept_in_the_session(
     )
     assert refused.exit_code == 1
     assert "Prompt is too long" in refused.stderr
-    assert "The prompt was not saved" in refused.stderr
+    assert "will not be sent again" in refused.stderr
     assert len(fake_model.requests) == 1  # nothing sent for it
     for said in ("one", "two"):
         again = tether("-c", "-p", "small", "--model", model)
@@ -119,3 +119,43 @@ def test_a_session_already_holding_an_over_long_prompt_resumes(
     sent = json.dumps(fake_model.requests[-1].body)
     assert "characters cut here to fit the context window" in sent
     assert ("the new prompt " * 20).strip() in fake_model.requests[-1].last_user_text()
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "openai/gpt-4.1"])
+def test_a_prompt_too_long_after_several_turns_is_said_once_blaming_the_prompt(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """With history enough to compact, the compaction is not blamed: the prompt is."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+    fake_model.script(*[reply(text("fine"))] * 3)
+    for turn in range(3):
+        flags = ("-c", "-p") if turn else ("-p",)
+        assert tether(*flags, f"turn {turn}", "--model", model).exit_code == 0
+    refused = tether("-c", "-p", "w " * 41_000, "--model", model)
+    assert refused.exit_code == 1
+    assert refused.stderr.count("Prompt is too long") == 1, refused.stderr
+    assert "compaction failed" not in refused.stderr
+    assert len(fake_model.requests) == 3  # nothing sent for it
+
+
+def test_a_refused_first_prompt_does_not_title_the_session_and_says_what_is_kept(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    """The refused prompt's text stays in the file, marked withdrawn: the message says so, and
+    the session's title comes from the first prompt that was kept."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
+    fake_model.context_window = WINDOW
+    fake_model.script(reply(text("fine")))
+    refused = tether("-p", "SECRET-TOKEN-abc123 " + "x " * 41_000)
+    assert refused.exit_code == 1
+    assert "Prompt is too long" in refused.stderr
+    assert "not saved" not in refused.stderr
+    assert "will not be sent again" in refused.stderr
+    [before] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    assert not before.title
+    assert tether("-c", "-p", "hello there").exit_code == 0
+    [after] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    assert after.title is not None
+    assert after.title.startswith("hello there")
+    assert load_session(after.path).title == after.title

@@ -160,3 +160,26 @@ def test_an_agent_hook_reads_the_workspace_and_its_no_keeps_the_agent_working(
     # Its reason sent the main agent back to work.
     assert "TODO still says: write the tests" in fake_model.requests[3].last_user_text()
     assert len(fake_model.requests) == 5
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_a_judge_request_leaves_the_reply_what_the_window_leaves(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an endpoint that counts the reply in its window (vLLM), a judge's request is fitted
+    like the turn's: a long question is not refused for the judge's room."""
+    window = 16384
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(window))
+    fake_model.context_window, fake_model.output_in_window = window, True
+    write_settings(workspace, {"PreToolUse": [judged("prompt", "x " * 25000 + "ok?")]})
+    fake_model.script(
+        reply(tool_use("Bash", command="echo hi")),
+        reply(text('{"ok": true, "reason": "fine"}')),
+        reply(text("Done.")),
+    )
+
+    result = tether("-p", "say hi", "--model", "openai/gpt-test")
+
+    assert result.exit_code == 0, result.stderr
+    assert fake_model.rejections == []
+    assert fake_model.requests[1].system() == JUDGE_INSTRUCTIONS

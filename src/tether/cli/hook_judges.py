@@ -16,6 +16,7 @@ from tether.cli.client_parts import ClientParts
 from tether.core.gate import ToolGate
 from tether.core.loop import Agent
 from tether.core.model_call import call_model
+from tether.core.reply_fit import fit_reply
 from tether.core.tool_calls import CallScope
 from tether.hooks.judged import AGENT_MAX_TURNS, JUDGE_INSTRUCTIONS, HookJudge, JudgeFailed
 from tether.hooks.spec import HookSpec
@@ -56,6 +57,8 @@ def hook_judge(agent: Agent, models: SubagentModels) -> HookJudge:
             max_tokens=JUDGE_MAX_TOKENS,
         )
         try:
+            if model is agent.model:  # the session's window; another model's is not known
+                request = fit_reply(agent, request)
             done = await call_model(model, request, lambda _event: None, agent.retry)
         except ModelError as exc:
             raise JudgeFailed(f"the model call failed: {exc}") from None

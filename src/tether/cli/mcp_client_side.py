@@ -122,6 +122,7 @@ def sampling_allowed(session: Session, server: str) -> str | None:
 
 async def _sample(session: Session, request: SamplingRequest) -> Sampled:
     from tether.core.model_call import call_model
+    from tether.core.reply_fit import fit_reply
     from tether.models.base import ModelRequest
     from tether.protocol import Message, ModelError, TextBlock
 
@@ -142,7 +143,7 @@ async def _sample(session: Session, request: SamplingRequest) -> Sampled:
         max_tokens=max(1, min(request.max_tokens, SAMPLING_MAX_TOKENS)),
     )
     try:
-        done = await call_model(agent.model, asked, lambda _event: None, agent.retry)
+        done = await call_model(agent.model, fit_reply(agent, asked), lambda _e: None, agent.retry)
     except ModelError as exc:
         raise Refused(f"the model call failed: {exc}") from None
     agent.spend_aside(done.usage)

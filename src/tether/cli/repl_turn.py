@@ -53,7 +53,7 @@ class ReplTurns(ReplCommands):
             unread = ready.session.take_queued()
             if self._leave_after_turn:
                 return
-            if ready.session.prompt_withdrawn:  # not saved anywhere: back in the input line
+            if ready.session.prompt_withdrawn:  # never to be sent again: back in the input line
                 self.console.print(Text(PROMPT_PUT_BACK, style="dim"))
                 self._prefill = "\n".join([text, *unread, leftover]).strip()
                 return

@@ -28,7 +28,8 @@ from tether.core.history import History
 from tether.core.lifecycle import reminder, surface
 from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
-from tether.core.sizing import ATTEMPTS, DoesNotFit, fitted
+from tether.core.reply_fit import fit_reply
+from tether.core.sizing import ATTEMPTS, DoesNotFit, PromptTooLong, fitted
 from tether.models.base import ModelRequest
 from tether.protocol import (
     ContextCompacted,
@@ -80,7 +81,7 @@ async def _summary(
         window = sizer.window(policy.window)
         fit = fitted(base, sizer, window, reserve_chars=instruction, parts=agent.system_parts)
         messages = fit.messages
-        asked = summary_request(request, messages, focus)
+        asked = fit_reply(agent, summary_request(request, messages, focus), sizer)
         try:
             return await summarize(
                 agent.model, asked, spent=agent.spend_aside, retry=agent.retry, emit=emit
@@ -136,6 +137,10 @@ async def compact(
     sent = micro_compact(view, policy, memo=history.micro_memo)
     try:
         summary = await _summary(agent, history, request, sent, view, focus, emit)
+    except PromptTooLong:
+        # The turn's prompt alone is past the window: kept verbatim by any compaction, so
+        # none can help; said once, blaming the prompt, by the turn's end.
+        raise
     except DoesNotFit as e:
         if e.fixed:  # nor can any request after it: said once, by the turn's end
             raise

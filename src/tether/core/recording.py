@@ -68,8 +68,10 @@ class SessionRecorder:
         """The session this one forks, when its own file could not be made (see `unsaved`)."""
 
     @classmethod
-    def continuing(cls, writer: SessionWriter) -> SessionRecorder:
-        recorder = cls(lambda: writer, titled=True, watchers=writer.watchers)
+    def continuing(cls, writer: SessionWriter, *, title: str | None = None) -> SessionRecorder:
+        """A recorder appending to `writer`'s file, whose last title is `title`: an empty
+        one (cleared when the prompt that gave it was withdrawn) is given by the next prompt."""
+        recorder = cls(lambda: writer, titled=title != "", watchers=writer.watchers)
         recorder._writer, recorder.path = writer, writer.path
         recorder.resumable_as = writer.session_id
         return recorder
@@ -161,9 +163,12 @@ class SessionRecorder:
         """Take back the newest user entry (a prompt refused before it was sent): the file
         says so, and a resumed session goes on from before it (`SessionWriter.withdraw`). A
         title it gave is given again by the next prompt."""
-        if self._titled_by_newest:
-            self._titled = self._titled_by_newest = False
         self._record(lambda w: w.withdraw())
+        if self._titled_by_newest:
+            # Its title is cleared (an empty one): the next prompt kept, in this process or
+            # a resumed one (see `continuing`), gives it again.
+            self._titled = self._titled_by_newest = False
+            self._record(lambda w: w.title(""))
 
     def prompt_answered(self, text: str) -> None:
         """A prompt's turn ended: Claude Code's `last-prompt` line after its messages, naming

@@ -265,7 +265,7 @@ def resume_session(
         except HarnessError as e:
             problem = str(e)
     if writer is not None:
-        recorder = SessionRecorder.continuing(writer)
+        recorder = SessionRecorder.continuing(writer, title=loaded.title)
     elif not fork:  # the file could not be opened to write: tried again at each entry
         last = loaded.last_uuid
         watchers: list[EntryWatcher] = []

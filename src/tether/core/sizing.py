@@ -283,7 +283,10 @@ class PromptTooLong(ModelError):
     `invalid_request_error` the API would give, with the estimate and the limit). With
     `reply_room`, the prompt fits and the room asked for the reply is what does not."""
 
-    WITHDRAWN = "The prompt was not saved: the session goes on without it."
+    WITHDRAWN = (
+        "The prompt stays in the session file, marked as taken back, but will not be sent "
+        "again: the session goes on without it."
+    )
 
     def __init__(
         self, tokens: int, window: int, *, reply_room: int | None = None, withdrawn: bool = False

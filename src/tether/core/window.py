@@ -22,7 +22,8 @@ from tether.core.compactor import compact
 from tether.core.history import History
 from tether.core.micro import CompactionPolicy, micro_compact
 from tether.core.model_call import call_model
-from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted, with_reply_room
+from tether.core.reply_fit import fit_reply
+from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted
 from tether.models.base import ModelRequest, ResponseDone
 from tether.protocol import Event, ModelError
 
@@ -57,7 +58,7 @@ async def call_within_window(
             parts=agent.system_parts,
             prompt=history.turn_blocks,
         )
-        sent = with_reply_room(sent, sizer, sizer.window(policy.window))
+        sent = fit_reply(agent, sent, sizer)
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:
