@@ -3,10 +3,12 @@ refs it moves are not history, and a link is not the file its target's text once
 
 from __future__ import annotations
 
+import os
+
 from tether.sandbox.git_sweep import DISABLED
 
 from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_context
-from .test_repo_content import IDENTITY, repository_with_feature
+from .test_repo_content import IDENTITY, git, repository_with_feature
 
 pytestmark = needs_bwrap
 
@@ -56,4 +58,24 @@ async def test_a_link_whose_target_text_was_the_file_is_not_the_file(boundary: L
     out = await run(command=plant)
     assert "moved aside" in out.content, out.content
     assert not (ws / ".npmrc").is_symlink()
+    await end_session(ctx)
+
+
+async def test_a_link_the_history_holds_is_still_checked_out(boundary: Layout) -> None:
+    ws = boundary.workspace
+    repository_with_feature(ws)
+    git(ws, "checkout", "-qb", "linked")
+    (ws / "rc").write_text("layout python\n")
+    (ws / ".envrc").unlink(missing_ok=True)
+    (ws / ".envrc").symlink_to("rc")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "link")
+    git(ws, "checkout", "-q", "main")
+    boundary.hand_over()
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    out = await run(command="git checkout -q linked && echo CHECKOUT-OK")
+    assert "CHECKOUT-OK" in out.content, out.content
+    assert "moved aside" not in out.content, out.content
+    assert os.readlink(ws / ".envrc") == "rc"
     await end_session(ctx)
