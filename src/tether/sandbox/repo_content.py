@@ -53,13 +53,20 @@ _GIT_OPTIONS = (
     "diff.external=",
     "-c",
     "core.quotePath=false",
+    "-c",
+    "core.commitGraph=false",
+    "-c",
+    "fetch.writeCommitGraph=false",
+    "--no-replace-objects",
     "--no-pager",
 )
+"""git reads objects only with these: nothing a repository's config names runs (no pager, no
+signature check, no external diff), so any owner's repository is read; and it reads the real
+object graph, which a command in the sandbox cannot change: no replace refs, no grafts (the
+grafts file is the null device), no commit-graph file (a cache a command can write)."""
 _TIMEOUT_S = 20
 _MAX_SOURCES = 8
 """Remotes looked at per repository at most."""
-"""git reads objects only here: nothing a repository's config names runs (no pager, no
-signature check, no external diff), so any owner's repository is read."""
 
 
 @dataclass
@@ -265,12 +272,15 @@ def _resolve(git_dir: Path, name: str, refs: dict[str, str]) -> str | None:
 
 
 def _blob_id(path: str, git_dir: Path) -> str | None:
-    """git's id of the file's content as a blob (a link's: its target), no filter applied."""
+    """git's id of the file's content as a blob (a link's: its target), no filter applied,
+    prefixed by its kind (`_kind`): a link is only ever a link of the history, a file a file."""
     try:
         info = os.lstat(path)
         if os.path.islink(path):
+            kind = "link"
             data = os.fsencode(os.readlink(path))
         elif os.path.isfile(path) and info.st_size <= MAX_FILE:
+            kind = "file"
             with open(path, "rb") as f:
                 data = f.read(MAX_FILE + 1)
         else:
@@ -282,7 +292,14 @@ def _blob_id(path: str, git_dir: Path) -> str | None:
     digest = hashlib.sha256() if sha256 else hashlib.sha1()
     digest.update(b"blob %d\0" % len(data))
     digest.update(data)
-    return digest.hexdigest()
+    return f"{kind} {digest.hexdigest()}"
+
+
+def _kind(mode: str) -> str | None:
+    """What a tree entry's mode holds: a link (120000), a file (100644, 100755), else None."""
+    if mode == "120000":
+        return "link"
+    return "file" if mode in ("100644", "100755", "100664") else None
 
 
 def _git(git_dir: Path, args: list[str], stdin: str) -> str | None:
@@ -296,7 +313,12 @@ def _git(git_dir: Path, args: list[str], stdin: str) -> str | None:
             capture_output=True,
             timeout=_TIMEOUT_S,
             check=False,
-            env={"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1"},
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_NO_REPLACE_OBJECTS": "1",
+                "GIT_GRAFT_FILE": os.devnull,
+            },
             cwd="/",
         )
         if done.returncode == 0:
@@ -331,8 +353,8 @@ def _blobs_at(repo: _Repo, relatives: list[str]) -> dict[str, frozenset[str]]:
     for line in out.splitlines():
         head, _, path = line.partition("\t")
         fields = head.split()
-        if line.startswith(":") and len(fields) >= 5:
-            found.setdefault(path, set()).add(fields[3])
+        if line.startswith(":") and len(fields) >= 5 and (kind := _kind(fields[1])):
+            found.setdefault(path, set()).add(f"{kind} {fields[3]}")
     return {path: frozenset(blobs) for path, blobs in found.items()}
 
 
