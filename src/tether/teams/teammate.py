@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tether.core.session import Session
-from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
+from tether.protocol import ErrorOccurred, ResponseStarted, TurnFinished, UserInput
 from tether.store.mailbox import Delivery, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
@@ -65,6 +65,10 @@ class Teammate:
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_reason: str | None = None
     _working: bool = False
+    _sent: bool = False
+    """Whether the running turn's prompt reached the model (the endpoint began its answer),
+    or the turn is over: until then a prompt refused as too long may be taken back out of the
+    session, so the messages it holds are not acknowledged yet."""
     _current: str | None = None
     """What the newest message the session holds asked (`team status`'s current task): one the
     model was given, not one still queued for it."""
@@ -191,42 +195,82 @@ class Teammate:
 
     async def _turn(self, prompt: list[str]) -> list[str]:
         """Run one turn on `prompt`; messages arriving meanwhile are steered in. Returns what
-        the turn did not take (steering it ended before reading)."""
+        the turn did not take (steering it ended before reading). A prompt refused as too long
+        for the window (taken back out of the session) runs again one part at a time when it
+        has several; the messages no turn could read are told to their senders."""
+        ended = await self._one_turn(prompt)
+        left = self.session.take_queued()
+        if ended.withdrawn and len(prompt) > 1:
+            for part in prompt:
+                left += await self._turn([part])
+        elif ended.unread is not None:
+            await self._not_read(prompt, ended.unread)
+        return left
+
+    async def _one_turn(self, prompt: list[str]) -> _Ended:
         session = self.session
         self._working = True
+        self._sent = False
         feeding = asyncio.create_task(self._steer_arrivals())
         kept = asyncio.Event()
         session.prompt_kept.append(kept.set)
-        acking = asyncio.create_task(self._ack_when_kept(kept))
+        finished: TurnFinished | None = None
         try:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
-                if isinstance(event, MessageCompleted) and event.message.role == "user":
-                    await self._ack_held()
+                if isinstance(event, ResponseStarted):
+                    self._sent = True  # the endpoint took it: it can no longer be taken back
                 elif isinstance(event, ErrorOccurred):
                     self.say(f"error: {event.message}")
                 elif isinstance(event, TurnFinished):
+                    finished = event
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
                 await self._ack_held()
         finally:
             session.prompt_kept.remove(kept.set)
-            kept.set()  # a prompt a hook blocked is never kept: the waiter ends all the same
-            await acking
             self._working = False
             # The feeder steers what it took, then stops at this mark: no message taken from
             # the queue is dropped half-handled (a cancellation could land mid-batch).
             self._arrived.put_nowait([])
             await feeding
-        await self._ack_held()
-        await self._ack_unheld_prompt(prompt)
+        self._sent = True
+        await self._ack_session_held()
         await self.link.publish(spend_usd=session.cost_usd)
-        return session.take_queued()
+        return _ended(session.prompt_withdrawn, kept.is_set(), finished)
 
-    async def _ack_when_kept(self, kept: asyncio.Event) -> None:
-        """Acknowledge the prompt's messages as soon as the session holds them, not at the
-        next event (which may be the model's reply: a process killed before it comes would
-        find them still unread, though its session has them)."""
-        await kept.wait()
-        await self._ack_held()
+    async def _not_read(self, prompt: list[str], why: str) -> None:
+        """Tell the sender of each message of `prompt` the session does not hold (its prompt
+        never reached the model) that it was not read, and why; then acknowledge it. A
+        request is answered so (its sender stops waiting). A message whose sender cannot be
+        told (the store out of reach) stays unacknowledged: the mailbox keeps it."""
+        if self._stop.is_set():
+            return  # stopped before its prompt was kept: the mailbox gives it again next start
+        joined = "\n".join(prompt)
+        queued = "\n".join(self.session.queued)
+        done: list[str] = []
+        for message_id, delivery in list(self._unacked.items()):
+            tag = f'id="{message_id}"'
+            if tag not in joined or tag in queued or message_id in self._held:
+                continue
+            message = delivery.message
+            said = (
+                f"{self.name} did not read your message {message.id} ({message.kind}, "
+                f"{len(message.text)} characters): {why}"
+            )
+            self.say(f"{message.id} from {message.sender} not read: {why[:200]}")
+            kind, reply_to = (
+                ("reply", message.id) if message.kind == "request" else ("message", None)
+            )
+            if message.sender != self.name and message.kind != INVALID_KIND:
+                try:
+                    await self.link.send(message.sender, kind, said, reply_to=reply_to)
+                except ProtocolError as e:
+                    self.say(f"{message.sender} not told: {e}")
+                except StoreUnavailable as e:
+                    self.say(f"{message.sender} not told (kept unread): {e}")
+                    continue
+            done.append(message_id)
+        if done:
+            await self._ack([self._unacked.pop(i).receipt for i in done])
 
     async def _steer_arrivals(self) -> None:
         while batch := await self._arrived.get():
@@ -237,8 +281,9 @@ class Teammate:
                 self.say(f"{len(texts)} message(s) came during the turn: steered in")
 
     async def _ack_held(self) -> None:
-        """Acknowledge the messages the session now holds (its file has them)."""
-        if not self._unacked:
+        """Acknowledge the messages the session now holds (its file has them), once the
+        model was given them (until then the prompt may still be taken back: too long)."""
+        if not self._unacked or not self._sent:
             return
         newest = self.session.messages[-4:]
         held = held_ids(newest) & set(self._unacked)
@@ -266,16 +311,12 @@ class Teammate:
             self._current = current
             await self.link.publish(current_task=current)
 
-    async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
-        """Acknowledge every message the session now holds (anywhere in it), and those of a
-        prompt a UserPromptSubmit hook blocked: it never entered the session, the hook decided
-        (and the user was told), so they are acknowledged rather than shown forever."""
+    async def _ack_session_held(self) -> None:
+        """Acknowledge every message the session now holds (anywhere in it)."""
         self._held |= held_ids(self.session.messages)
-        queued = "\n".join(self.session.queued)
-        joined = "\n".join(prompt)
-        gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
+        gone = [i for i in self._unacked if i in self._held]
         if gone:
-            current = self._asked(self._held & set(gone))
+            current = self._asked(set(gone))
             receipts = [self._unacked.pop(i).receipt for i in gone]
             await self._ack(receipts)
             await self._show_current(current)
@@ -350,6 +391,34 @@ class Teammate:
 
     async def _restore(self) -> None:
         await self.link.publish(spend_usd=self.session.cost_usd)
+
+
+BLOCKED = "UserPromptSubmit operation blocked by hook:\n"
+"""How a turn whose prompt a UserPromptSubmit hook blocked ends (its `result`), as Claude Code."""
+
+
+@dataclass(frozen=True)
+class _Ended:
+    withdrawn: bool
+    """The prompt was refused as too long and taken back out of the session."""
+    unread: str | None
+    """Why the prompt never reached the model (its messages are not read), or None."""
+
+
+def _ended(withdrawn: bool, kept: bool, finished: TurnFinished | None) -> _Ended:
+    error = (finished.error if finished is not None else None) or "no error given"
+    if withdrawn:
+        return _Ended(
+            True,
+            f"it is too long for its context window ({error}). Send it shorter, or write the "
+            "long part to a file and send its path.",
+        )
+    if kept:
+        return _Ended(False, None)
+    if finished is not None and finished.result.startswith(BLOCKED):
+        reason = finished.result.removeprefix(BLOCKED).split("\n\nOriginal prompt:")[0]
+        return _Ended(False, f"a UserPromptSubmit hook blocked it: {reason}")
+    return _Ended(False, f"its turn failed before its model was given it ({error})")
 
 
 def _last_answer(session: Session) -> str:
