@@ -3,10 +3,13 @@ mailbox.
 
 The loop: receive (a blocking read on a store connection of its own), put the messages into
 the session (as a turn's prompt when idle; while a turn runs, before its next model call, the
-steering path), acknowledge each as soon as the session holds it (its file then keeps it: a
-crash loses nothing; a turn killed before its reply runs again at the next start), and run
-turns until nothing is left. A message whose id the session already holds (a redelivery after
-a crash) is acknowledged and not shown again. When a turn ends and nothing waits, the
+steering path), acknowledge each once the session holds it and its model was given it (its
+file then keeps it: a crash loses nothing; a turn killed before its reply runs again at the
+next start), and run turns until nothing is left. A prompt refused as too long is taken back
+out of the session: several messages run again one at a time; one that no turn can read (too
+long alone, blocked by a UserPromptSubmit hook) is told to its sender, then acknowledged. A
+message whose id the session already holds (a redelivery after a crash) is acknowledged and
+not shown again. When a turn ends and nothing waits, the
 `TeammateIdle` hooks run (exit 2 keeps it working, their reason its next prompt; `continue:
 false` stops it), then the lead gets an idle notification. A request that times out is told
 to the model as an error. A shutdown the teammate approved ends the loop after its turn; so
@@ -32,6 +35,7 @@ from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
 from tether.teams.protocol import TASK_KINDS, ProtocolError
 from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
+from tether.teams.unread import Ended, ended, not_read
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
@@ -65,6 +69,8 @@ class Teammate:
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_reason: str | None = None
     _working: bool = False
+    _kept: bool = False
+    """Whether the running turn's prompt reached the session (a hook did not block it)."""
     _sent: bool = False
     """Whether the running turn's prompt reached the model (the endpoint began its answer),
     or the turn is over: until then a prompt refused as too long may be taken back out of the
@@ -207,13 +213,16 @@ class Teammate:
             await self._not_read(prompt, ended.unread)
         return left
 
-    async def _one_turn(self, prompt: list[str]) -> _Ended:
+    async def _one_turn(self, prompt: list[str]) -> Ended:
         session = self.session
         self._working = True
         self._sent = False
         feeding = asyncio.create_task(self._steer_arrivals())
         kept = asyncio.Event()
+        self._kept = False
+        session.prompt_kept.append(self._keep)
         session.prompt_kept.append(kept.set)
+        showing = asyncio.create_task(self._show_when_kept(kept))
         finished: TurnFinished | None = None
         try:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
@@ -227,6 +236,9 @@ class Teammate:
                 await self._ack_held()
         finally:
             session.prompt_kept.remove(kept.set)
+            session.prompt_kept.remove(self._keep)
+            kept.set()  # a prompt a hook blocked is never kept: the waiter ends all the same
+            await showing
             self._working = False
             # The feeder steers what it took, then stops at this mark: no message taken from
             # the queue is dropped half-handled (a cancellation could land mid-batch).
@@ -235,7 +247,16 @@ class Teammate:
         self._sent = True
         await self._ack_session_held()
         await self.link.publish(spend_usd=session.cost_usd)
-        return _ended(session.prompt_withdrawn, kept.is_set(), finished)
+        return ended(session.prompt_withdrawn, self._kept, finished)
+
+    def _keep(self) -> None:
+        self._kept = True
+
+    async def _show_when_kept(self, kept: asyncio.Event) -> None:
+        """Show the prompt's task in `team status` as soon as the session holds it, not at
+        the next event (which may be the model's reply)."""
+        await kept.wait()
+        await self._ack_held()
 
     async def _not_read(self, prompt: list[str], why: str) -> None:
         """Tell the sender of each message of `prompt` the session does not hold (its prompt
@@ -252,10 +273,7 @@ class Teammate:
             if tag not in joined or tag in queued or message_id in self._held:
                 continue
             message = delivery.message
-            said = (
-                f"{self.name} did not read your message {message.id} ({message.kind}, "
-                f"{len(message.text)} characters): {why}"
-            )
+            said = not_read(self.name, message, why)
             self.say(f"{message.id} from {message.sender} not read: {why[:200]}")
             kind, reply_to = (
                 ("reply", message.id) if message.kind == "request" else ("message", None)
@@ -282,17 +300,18 @@ class Teammate:
 
     async def _ack_held(self) -> None:
         """Acknowledge the messages the session now holds (its file has them), once the
-        model was given them (until then the prompt may still be taken back: too long)."""
-        if not self._unacked or not self._sent:
+        model was given them (until then the prompt may still be taken back: too long); the
+        newest task among them is `team status`'s current task from the moment it is held."""
+        if not self._unacked:
             return
         newest = self.session.messages[-4:]
         held = held_ids(newest) & set(self._unacked)
         if not held:
             return
-        self._held |= held
-        current = self._asked(held)
-        receipts = [self._unacked.pop(i).receipt for i in held]
-        await self._ack(receipts)
+        current = self._asked(held)  # shown as soon as the session holds it
+        if self._sent:
+            self._held |= held
+            await self._ack([self._unacked.pop(i).receipt for i in held])
         await self._show_current(current)
 
     def _asked(self, held: set[str]) -> str | None:
@@ -391,34 +410,6 @@ class Teammate:
 
     async def _restore(self) -> None:
         await self.link.publish(spend_usd=self.session.cost_usd)
-
-
-BLOCKED = "UserPromptSubmit operation blocked by hook:\n"
-"""How a turn whose prompt a UserPromptSubmit hook blocked ends (its `result`), as Claude Code."""
-
-
-@dataclass(frozen=True)
-class _Ended:
-    withdrawn: bool
-    """The prompt was refused as too long and taken back out of the session."""
-    unread: str | None
-    """Why the prompt never reached the model (its messages are not read), or None."""
-
-
-def _ended(withdrawn: bool, kept: bool, finished: TurnFinished | None) -> _Ended:
-    error = (finished.error if finished is not None else None) or "no error given"
-    if withdrawn:
-        return _Ended(
-            True,
-            f"it is too long for its context window ({error}). Send it shorter, or write the "
-            "long part to a file and send its path.",
-        )
-    if kept:
-        return _Ended(False, None)
-    if finished is not None and finished.result.startswith(BLOCKED):
-        reason = finished.result.removeprefix(BLOCKED).split("\n\nOriginal prompt:")[0]
-        return _Ended(False, f"a UserPromptSubmit hook blocked it: {reason}")
-    return _Ended(False, f"its turn failed before its model was given it ({error})")
 
 
 def _last_answer(session: Session) -> str:
