@@ -3,10 +3,13 @@ mailbox.
 
 The loop: receive (a blocking read on a store connection of its own), put the messages into
 the session (as a turn's prompt when idle; while a turn runs, before its next model call, the
-steering path), acknowledge each as soon as the session holds it (its file then keeps it: a
-crash loses nothing; a turn killed before its reply runs again at the next start), and run
-turns until nothing is left. A message whose id the session already holds (a redelivery after
-a crash) is acknowledged and not shown again. When a turn ends and nothing waits, the
+steering path), acknowledge each once the session holds it and its model was given it (its
+file then keeps it: a crash loses nothing; a turn killed before its reply runs again at the
+next start), and run turns until nothing is left. A prompt refused as too long is taken back
+out of the session: several messages run again one at a time; one that no turn can read (too
+long alone, blocked by a UserPromptSubmit hook) is told to its sender, then acknowledged. A
+message whose id the session already holds (a redelivery after a crash) is acknowledged and
+not shown again. When a turn ends and nothing waits, the
 `TeammateIdle` hooks run (exit 2 keeps it working, their reason its next prompt; `continue:
 false` stops it), then the lead gets an idle notification. A request that times out is told
 to the model as an error. A shutdown the teammate approved ends the loop after its turn; so
@@ -23,7 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tether.core.session import Session
-from tether.protocol import ErrorOccurred, MessageCompleted, TurnFinished, UserInput
+from tether.protocol import (
+    ErrorOccurred,
+    ResponseStarted,
+    TurnFinished,
+    UserInput,
+)
 from tether.store.mailbox import Delivery, Message, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
@@ -32,6 +40,7 @@ from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
 from tether.teams.protocol import TASK_KINDS, ProtocolError
 from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
+from tether.teams.unread import Ended, ended, not_read
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
@@ -65,6 +74,12 @@ class Teammate:
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_reason: str | None = None
     _working: bool = False
+    _kept: bool = False
+    """Whether the running turn's prompt reached the session (a hook did not block it)."""
+    _sent: bool = False
+    """Whether the running turn's prompt reached the model (the endpoint began its answer),
+    or the turn is over: until then a prompt refused as too long may be taken back out of the
+    session, so the messages it holds are not acknowledged yet."""
     _current: str | None = None
     _timeouts: list[str] = field(default_factory=list[str])
     """Requests of its that timed out while no turn ran: told with the next prompt."""
@@ -209,42 +224,94 @@ class Teammate:
 
     async def _turn(self, prompt: list[str]) -> list[str]:
         """Run one turn on `prompt`; messages arriving meanwhile are steered in. Returns what
-        the turn did not take (steering it ended before reading)."""
+        the turn did not take (steering it ended before reading). A prompt refused as too long
+        for the window (taken back out of the session) runs again one part at a time when it
+        has several; the messages no turn could read are told to their senders."""
+        ended = await self._one_turn(prompt)
+        left = self.session.take_queued()
+        if ended.withdrawn and len(prompt) > 1:
+            for part in prompt:
+                left += await self._turn([part])
+        elif ended.unread is not None:
+            await self._not_read(prompt, ended.unread)
+        return left
+
+    async def _one_turn(self, prompt: list[str]) -> Ended:
         session = self.session
         self._working = True
+        self._sent = False
         feeding = asyncio.create_task(self._steer_arrivals())
         kept = asyncio.Event()
+        self._kept = False
+        session.prompt_kept.append(self._keep)
         session.prompt_kept.append(kept.set)
-        acking = asyncio.create_task(self._ack_when_kept(kept))
+        showing = asyncio.create_task(self._show_when_kept(kept))
+        finished: TurnFinished | None = None
         try:
             async for event in session.submit(UserInput(text="\n\n".join(prompt))):
-                if isinstance(event, MessageCompleted) and event.message.role == "user":
-                    await self._ack_held()
+                if isinstance(event, ResponseStarted):
+                    self._sent = True  # the endpoint took it: it can no longer be taken back
                 elif isinstance(event, ErrorOccurred):
                     self.say(f"error: {event.message}")
                 elif isinstance(event, TurnFinished):
+                    finished = event
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
                 await self._ack_held()
         finally:
             session.prompt_kept.remove(kept.set)
+            session.prompt_kept.remove(self._keep)
             kept.set()  # a prompt a hook blocked is never kept: the waiter ends all the same
-            await acking
+            await showing
             self._working = False
             # The feeder steers what it took, then stops at this mark: no message taken from
             # the queue is dropped half-handled (a cancellation could land mid-batch).
             self._arrived.put_nowait([])
             await feeding
-        await self._ack_held()
-        await self._ack_unheld_prompt(prompt)
+        self._sent = True
+        await self._ack_session_held()
         await self.link.publish(spend_usd=session.cost_usd)
-        return session.take_queued()
+        return ended(session.prompt_withdrawn, self._kept, finished)
 
-    async def _ack_when_kept(self, kept: asyncio.Event) -> None:
-        """Acknowledge the prompt's messages as soon as the session holds them, not at the
-        next event (which may be the model's reply: a process killed before it comes would
-        find them still unread, though its session has them)."""
+    def _keep(self) -> None:
+        self._kept = True
+
+    async def _show_when_kept(self, kept: asyncio.Event) -> None:
+        """Show the prompt's task in `team status` as soon as the session holds it, not at
+        the next event (which may be the model's reply)."""
         await kept.wait()
         await self._ack_held()
+
+    async def _not_read(self, prompt: list[str], why: str) -> None:
+        """Tell the sender of each message of `prompt` the session does not hold (its prompt
+        never reached the model) that it was not read, and why; then acknowledge it. A
+        request is answered so (its sender stops waiting). A message whose sender cannot be
+        told (the store out of reach) stays unacknowledged: the mailbox keeps it."""
+        if self._stop.is_set():
+            return  # stopped before its prompt was kept: the mailbox gives it again next start
+        joined = "\n".join(prompt)
+        queued = "\n".join(self.session.queued)
+        done: list[str] = []
+        for message_id, delivery in list(self._unacked.items()):
+            tag = f'id="{message_id}"'
+            if tag not in joined or tag in queued or message_id in self._held:
+                continue
+            message = delivery.message
+            said = not_read(self.name, message, why)
+            self.say(f"{message.id} from {message.sender} not read: {why[:200]}")
+            kind, reply_to = (
+                ("reply", message.id) if message.kind == "request" else ("message", None)
+            )
+            if message.sender != self.name and message.kind != INVALID_KIND:
+                try:
+                    await self.link.send(message.sender, kind, said, reply_to=reply_to)
+                except ProtocolError as e:
+                    self.say(f"{message.sender} not told: {e}")
+                except StoreUnavailable as e:
+                    self.say(f"{message.sender} not told (kept unread): {e}")
+                    continue
+            done.append(message_id)
+        if done:
+            await self._ack([self._unacked.pop(i).receipt for i in done])
 
     async def _steer_arrivals(self) -> None:
         while batch := await self._arrived.get():
@@ -255,17 +322,19 @@ class Teammate:
                 self.say(f"{len(texts)} message(s) came during the turn: steered in")
 
     async def _ack_held(self) -> None:
-        """Acknowledge the messages the session now holds (its file has them)."""
+        """Acknowledge the messages the session now holds (its file has them), once the
+        model was given them (until then the prompt may still be taken back: too long); the
+        newest task among them is `team status`'s current task from the moment it is held."""
         if not self._unacked:
             return
         newest = self.session.messages[-4:]
         held = held_ids(newest) & set(self._unacked)
         if not held:
             return
-        self._held |= held
-        current = self._asked(held)
-        receipts = [self._unacked.pop(i).receipt for i in held]
-        await self._ack(receipts)
+        current = self._asked(held)  # shown as soon as the session holds it
+        if self._sent:
+            self._held |= held
+            await self._ack([self._unacked.pop(i).receipt for i in held])
         await self._show_current(current)
 
     def _asked(self, held: set[str]) -> str | None:
@@ -284,16 +353,12 @@ class Teammate:
             self._current = current
             await self.link.publish(current_task=current)
 
-    async def _ack_unheld_prompt(self, prompt: list[str]) -> None:
-        """Acknowledge every message the session now holds (anywhere in it), and those of a
-        prompt a UserPromptSubmit hook blocked: it never entered the session, the hook decided
-        (and the user was told), so they are acknowledged rather than shown forever."""
+    async def _ack_session_held(self) -> None:
+        """Acknowledge every message the session now holds (anywhere in it)."""
         self._held |= held_ids(self.session.messages)
-        queued = "\n".join(self.session.queued)
-        joined = "\n".join(prompt)
-        gone = [i for i in self._unacked if i in self._held or (i in joined and i not in queued)]
+        gone = [i for i in self._unacked if i in self._held]
         if gone:
-            current = self._asked(self._held & set(gone))
+            current = self._asked(set(gone))
             receipts = [self._unacked.pop(i).receipt for i in gone]
             await self._ack(receipts)
             await self._show_current(current)
