@@ -128,7 +128,7 @@ def test_worktrees_commit_each_task_on_its_branch_for_review(
     tasks = {t["id"]: t for t in board(repo, [])["tasks"]}
     for task_id in ("1", "2"):
         task = tasks[task_id]
-        assert task["status"] == "completed", task
+        assert task["status"] == "completed", json.dumps(task, indent=1) + "\n" + err
         commit = git(repo, "rev-parse", f"tether/{task_id}")
         assert task["result"].startswith(
             f"wrote out-{task_id}.txt\n\nDenied (no rule allowed them; a worker cannot ask):\n"
