@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.denied_reads import Denied, DeniedScan
-from tether.sandbox.git_sweep import DISABLED
+from tether.sandbox.git_sweep import move_aside
 
 NAMED = 5
 
@@ -47,7 +47,9 @@ class EditSweep:
             if path in self.before or any(path.startswith(m + os.sep) for m in moved):
                 continue
             with contextlib.suppress(OSError):
-                target = _aside(denied.path)
+                target = move_aside(denied.path)
+                if target is None:
+                    continue  # gone already: nothing left to move
                 moved.append(path)
                 named.append(f"{path} ({denied.rule}; now {target.name})")
         if not moved:
@@ -57,13 +59,3 @@ class EditSweep:
             "files the Edit deny rules name were made by the command and moved aside: "
             f"{', '.join(named[:NAMED])}{more}"
         )
-
-
-def _aside(path: Path) -> Path:
-    target = path.with_name(path.name + DISABLED)
-    n = 1
-    while os.path.lexists(target):
-        target = path.with_name(f"{path.name}{DISABLED}.{n}")
-        n += 1
-    os.rename(path, target)
-    return target

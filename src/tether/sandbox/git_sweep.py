@@ -231,7 +231,7 @@ def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
         # git follows a link, whose target can change later where no sweep looks; it is
         # never read through (it may lead to a file the sandbox hides: a key, a token).
         unsafe = {"(a symbolic link)"} if config.is_symlink() else _unsafe_keys(config)
-        if unsafe and (kept := _aside(config)) is not None:
+        if unsafe and (kept := move_aside(config)) is not None:
             _rewrite(config, kept)
             done.append(
                 f"{config} set {', '.join(sorted(unsafe))}, which git outside the sandbox "
@@ -242,12 +242,12 @@ def _disable(git_dir: Path, before: dict[str, Stamp]) -> list[str]:
         if (
             _changed(extra, before)
             and (extra.is_symlink() or (extra.is_file() and _unsafe_keys(extra)))
-            and (kept := _aside(extra)) is not None
+            and (kept := move_aside(extra)) is not None
         ):
             done.append(f"{extra} ran programs: moved to {kept}")
     hooks = git_dir / "hooks"
     if hooks.is_symlink() and _changed(hooks, before):
-        if (kept := _aside(hooks)) is not None:
+        if (kept := move_aside(hooks)) is not None:
             done.append(f"{hooks} was a link git outside would run hooks through: moved to {kept}")
     elif hooks.is_dir():
         moved: list[str] = []
@@ -319,7 +319,7 @@ def _rewrite(config: Path, original: Path) -> None:
             )
 
 
-def _aside(path: Path) -> Path | None:
+def move_aside(path: Path) -> Path | None:
     """`path` moved to a free `<name>.tether-disabled`: where it went, or None when it was
     gone already (another process removed it between the check and the move: another
     session's placeholder, a command still running)."""

@@ -38,7 +38,7 @@ from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.project_start_files import CI_DEFINITIONS
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
-from tether.sandbox.git_sweep import DISABLED, within
+from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
@@ -223,7 +223,9 @@ class StartSweep:
                 if path in own:
                     continue  # checked out of what the repository had: its own
                 with contextlib.suppress(OSError):
-                    target = _aside(Path(path))
+                    target = move_aside(Path(path))
+                    if target is None:
+                        continue  # gone already: nothing left to move
                     moved.append(
                         path
                         if target.name == Path(path).name + DISABLED
@@ -398,13 +400,3 @@ def _stamp_below(
                 s = entry.stat(follow_symlinks=False)
                 found[entry.path] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
     return count
-
-
-def _aside(path: Path) -> Path:
-    target = path.with_name(path.name + DISABLED)
-    n = 1
-    while os.path.lexists(target):
-        target = path.with_name(f"{path.name}{DISABLED}.{n}")
-        n += 1
-    os.rename(path, target)
-    return target
