@@ -16,23 +16,29 @@ commits before the session, and would get the same files checking them out outsi
 
 Refs are read from the files (`HEAD`, `refs/`, `packed-refs`), once, at the first command;
 git is run only when a sweep has something to judge, with nothing of the repository's config
-that runs programs in effect.
+that runs programs in effect. The object store is the commands' to write, so what git's log
+says a path held is a claim: kept is only what the objects, read back and hashed from the
+recorded ids down, confirm (`verified_objects.py`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
+from tether.sandbox.verified_objects import (
+    MAX_COMMITS_TRIED,
+    git,
+    holding,
+    is_sha256,
+    reachable,
+)
 
 _HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 MAX_REFS = 100_000
@@ -42,29 +48,6 @@ MAX_JUDGED = 1_000
 thousands is not checking anything out."""
 MAX_FILE = 16 * 1024 * 1024
 """Files larger than this are not hashed (moved aside as before)."""
-_GIT_OPTIONS = (
-    "-c",
-    "safe.directory=*",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "log.showSignature=false",
-    "-c",
-    "diff.external=",
-    "-c",
-    "core.quotePath=false",
-    "-c",
-    "core.commitGraph=false",
-    "-c",
-    "fetch.writeCommitGraph=false",
-    "--no-replace-objects",
-    "--no-pager",
-)
-"""git reads objects only with these: nothing a repository's config names runs (no pager, no
-signature check, no external diff), so any owner's repository is read; and it reads the real
-object graph, which a command in the sandbox cannot change: no replace refs, no grafts (the
-grafts file is the null device), no commit-graph file (a cache a command can write)."""
-_TIMEOUT_S = 20
 _MAX_SOURCES = 8
 """Remotes looked at per repository at most."""
 
@@ -84,9 +67,20 @@ class RepoHistory:
     repos: dict[str, _Repo] = field(default_factory=dict[str, _Repo])
     """By work tree."""
     recorded: bool = False
-    blobs: dict[tuple[str, str], frozenset[str]] = field(
-        default_factory=dict[tuple[str, str], frozenset[str]]
+    blobs: dict[tuple[str, str], dict[str, list[str]]] = field(
+        default_factory=dict[tuple[str, str], dict[str, list[str]]]
     )
+    """Per (git directory, path): what git's log says the path held (`"<kind> <blob id>"`)
+    and in which commits; a claim only, until `verified_objects` confirms it."""
+    commits: dict[tuple[str, bool], frozenset[str]] = field(
+        default_factory=dict[tuple[str, bool], frozenset[str]]
+    )
+    """Per (git directory, whether with their ancestors): the commits of its recorded tips,
+    each read back and hashed (`verified_objects.reachable`)."""
+    confirmed: dict[tuple[str, str, str], bool] = field(
+        default_factory=dict[tuple[str, str, str], bool]
+    )
+    """Per (git directory, path, blob): whether the history truly held it there."""
     varying: dict[str, dict[str, bool]] = field(default_factory=dict[str, dict[str, bool]])
     """Per work tree, per protected path: whether a recorded ref differs from `HEAD` there."""
     writable: tuple[str, ...] = ()
@@ -126,13 +120,48 @@ class RepoHistory:
                 if unknown:
                     history = _blobs_at(repo, unknown)
                     for relative in unknown:
-                        self.blobs[(key, relative)] = history.get(relative, frozenset())
-                for path, relative in left:
-                    if self.blobs[(key, relative)] and (
-                        _blob_id(path, repo.git_dir) in self.blobs[(key, relative)]
-                    ):
-                        own.add(path)
+                        self.blobs[(key, relative)] = history.get(relative, {})
+                held = [
+                    (path, relative, blob)
+                    for path, relative in left
+                    if self.blobs[(key, relative)]
+                    and (blob := _blob_id(path, repo.git_dir)) in self.blobs[(key, relative)]
+                ]
+                true = self._confirmed(repo, [(r, b) for _, r, b in held])
+                own.update(path for path, relative, blob in held if (relative, blob) in true)
         return own
+
+    def _confirmed(self, repo: _Repo, held: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Those (path, blob) of `held`, which git's log says the history had, that it
+        truly had: read back from the object store and hashed (`verified_objects.py`), as a
+        command can have forged what git read."""
+        key = os.fspath(repo.git_dir)
+        sha256 = is_sha256(repo.git_dir)
+        for ancestors in (False, True):
+            # The tips first (a checkout, merge or stash pop brings what one holds), the
+            # whole history only for what none holds (`git restore --source=HEAD~3`).
+            unknown = [h for h in dict.fromkeys(held) if not self.confirmed.get((key, *h))]
+            if not unknown:
+                break
+            if (key, ancestors) not in self.commits:
+                found = reachable(repo.git_dir, repo.tips, sha256, ancestors=ancestors)
+                self.commits[(key, ancestors)] = found
+            commits = self.commits[(key, ancestors)]
+            claims = [
+                (commit, relative, blob)
+                for relative, blob in unknown
+                for commit in (
+                    self.blobs[(key, relative)][blob][:MAX_COMMITS_TRIED]
+                    if ancestors
+                    else sorted(commits)
+                )
+            ]
+            true = holding(repo.git_dir, claims, commits, sha256)
+            for relative, blob in unknown:
+                self.confirmed[(key, relative, blob)] = any(
+                    (c, r, b) in true for c, r, b in claims if (r, b) == (relative, blob)
+                )
+        return {h for h in held if self.confirmed[(key, *h)]}
 
     def guarded(self, found: list[tuple[Path, Protected]]) -> list[tuple[Path, Protected]]:
         """`found` but for what is `unguarded`."""
@@ -287,9 +316,7 @@ def _blob_id(path: str, git_dir: Path) -> str | None:
             return None
     except OSError:
         return None
-    config = read_regular_file(git_dir / "config", 1_000_000) or b""
-    sha256 = re.search(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$", config) is not None
-    digest = hashlib.sha256() if sha256 else hashlib.sha1()
+    digest = hashlib.sha256() if is_sha256(git_dir) else hashlib.sha1()
     digest.update(b"blob %d\0" % len(data))
     digest.update(data)
     return f"{kind} {digest.hexdigest()}"
@@ -303,27 +330,8 @@ def _kind(mode: str) -> str | None:
 
 
 def _git(git_dir: Path, args: list[str], stdin: str) -> str | None:
-    git = shutil.which("git")
-    if git is None:
-        return None
-    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-        done = subprocess.run(
-            [git, f"--git-dir={git_dir}", *_GIT_OPTIONS, *args],
-            input=stdin.encode(),
-            capture_output=True,
-            timeout=_TIMEOUT_S,
-            check=False,
-            env={
-                "PATH": os.environ.get("PATH", ""),
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_NO_REPLACE_OBJECTS": "1",
-                "GIT_GRAFT_FILE": os.devnull,
-            },
-            cwd="/",
-        )
-        if done.returncode == 0:
-            return done.stdout.decode("utf-8", "surrogateescape")
-    return None
+    out = git(git_dir, args, stdin.encode())
+    return None if out is None else out.decode("utf-8", "surrogateescape")
 
 
 def _commits(repo: _Repo) -> list[str]:
@@ -339,23 +347,30 @@ def _commits(repo: _Repo) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _blobs_at(repo: _Repo, relatives: list[str]) -> dict[str, frozenset[str]]:
-    """Every blob id each of `relatives` held in the history of the repository's tips."""
+def _blobs_at(repo: _Repo, relatives: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Every blob id each of `relatives` held in the history of the repository's tips, as
+    git reads it, with the commits that brought it (to be confirmed: `_confirmed`)."""
     commits = _commits(repo)
     if not commits:
         return {}
-    args = ["log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m", "--format="]
+    args = ["log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m", "--format=@%H"]
     lines = [*commits, "--", *(f":(literal){r}" for r in relatives)]
     out = _git(repo.git_dir, args, "\n".join(lines) + "\n")
     if out is None:
         return {}
-    found: dict[str, set[str]] = {}
+    found: dict[str, dict[str, list[str]]] = {}
+    commit = ""
     for line in out.splitlines():
+        if line.startswith("@"):
+            commit = line[1:]
+            continue
         head, _, path = line.partition("\t")
         fields = head.split()
         if line.startswith(":") and len(fields) >= 5 and (kind := _kind(fields[1])):
-            found.setdefault(path, set()).add(f"{kind} {fields[3]}")
-    return {path: frozenset(blobs) for path, blobs in found.items()}
+            seen = found.setdefault(path, {}).setdefault(f"{kind} {fields[3]}", [])
+            if commit not in seen:
+                seen.append(commit)
+    return found
 
 
 def _differing(repo: _Repo, relatives: list[str]) -> frozenset[str]:
