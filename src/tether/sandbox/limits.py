@@ -88,7 +88,8 @@ def describe(sandbox: Sandbox) -> str:
         "while the command runs): .git/config, .git/hooks, .tether/, .claude/, .mcp.json, "
         "editor settings (.vscode/, .idea/), git hook managers' configuration (lefthook, "
         "lint-staged, pre-commit...), and in a writable home its startup files (.bashrc, "
-        ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason. "
+        ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason, and "
+        "a branch made from a remote one records no upstream (use `--no-track`). "
         "Commands run without root or capabilities (no sudo, mount, chown, setuid or setgid "
         "bits, kernel settings) and secret environment variables are withheld. "
         f"{home_hidden(sandbox)}{_denied(sandbox)} When a command fails because of one of these "
@@ -130,9 +131,49 @@ def home_hidden(sandbox: Sandbox) -> str:
     )
 
 
+_CONFIG_UNWRITTEN = re.compile(
+    r"could not (?:write|lock|commit) config file (?P<path>\S+): "
+    r"(?:Read-only file system|Device or resource busy|Is a directory|Permission denied)"
+)
+"""git failing to write a config file the sandbox keeps read-only: it renames its lock over
+the file (a bind mount: EBUSY), or writes beside a read-only one."""
+_TRACKING = re.compile(
+    r"[Bb]ranch '(?P<branch>[^']+)' set up to track "
+    r"(?:remote branch '(?P<name>[^']+)' from '(?P<remote>[^']+)'|'(?P<upstream>[^']+)')"
+)
+
+
+def config_unwritten(output: str) -> str | None:
+    """The note for a git command that could not write a config file the sandbox keeps
+    read-only, whatever its exit status: git 2.39 creates the branch of `git switch -c x
+    origin/x` all the same, exits 0 and says it tracks the upstream, which it does not."""
+    found = _CONFIG_UNWRITTEN.search(output)
+    if found is None:
+        return None
+    note = (
+        f"git could not write {found['path']}: the sandbox keeps git's configuration "
+        "read-only (it decides what git runs later, as in Claude Code's sandbox), so what "
+        "git meant to record there (an upstream, a remote, a setting) was not recorded; "
+        "the rest of what the command did stands."
+    )
+    tracking = _TRACKING.search(output)
+    if tracking is not None:
+        upstream = tracking["upstream"] or f"{tracking['remote']}/{tracking['name']}"
+        note += (
+            f" Branch '{tracking['branch']}' does not track '{upstream}', whatever git "
+            "printed: ask the user to run `git branch "
+            f"--set-upstream-to={upstream} {tracking['branch']}` outside the sandbox if it "
+            "should; create branches from a remote one with `--no-track` here."
+        )
+    return note
+
+
 def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | None:
     """One line for the model when a sandboxed command failed, naming the limit it most
-    likely met; None when it succeeded or nothing in its output points at the sandbox."""
+    likely met; None when it succeeded or nothing in its output points at the sandbox
+    (but for git's configuration left unwritten: `config_unwritten`)."""
+    if (unwritten := config_unwritten(output)) is not None:
+        return unwritten
     if returncode == 0:
         return None
     if not sandbox.network and _NETWORK_FAILURES.search(output):
