@@ -128,3 +128,49 @@ def test_a_session_does_not_keep_a_file_planted_through_a_forged_tree(
     assert "moved aside" in answer, answer
     assert not (workspace / ".npmrc").exists()
     assert (workspace / f".npmrc{DISABLED}").read_text() == PLANTED
+
+
+async def kept(boundary: Layout, command: str, root: Path, name: str, content: str) -> None:
+    """Run `command` as the session's first: the `name` it checked out of the history stays."""
+    boundary.hand_over()
+    ctx = sandboxed_context(boundary)
+    out = await bash_runner(ctx)(command=f"{command} && echo CHECKED-OUT")
+    assert "CHECKED-OUT" in out.content, out.content
+    assert "moved aside" not in out.content, out.content
+    assert (root / name).read_text() == content
+    await end_session(ctx)
+
+
+async def test_an_older_commit_no_ref_holds_is_confirmed_through_the_history(
+    boundary: Layout,
+) -> None:
+    """No tip holds the old `.npmrc`: the commits down to the one that does are read and
+    hashed (packed by `git gc`, as most histories are)."""
+    ws = boundary.workspace
+    repository_with_feature(ws)
+    git(ws, "checkout", "-q", "feature")
+    (ws / ".npmrc").write_text("save-exact=false\n")
+    git(ws, "commit", "-qam", "newer")
+    git(ws, "gc", "-q")
+    command = "git restore --source=feature~1 .npmrc"
+    await kept(boundary, command, ws, ".npmrc", BRANCH_FILES[".npmrc"])
+
+
+async def test_an_annotated_tag_is_peeled_through_hashed_objects(boundary: Layout) -> None:
+    ws = boundary.workspace
+    repository_with_feature(ws)
+    git(ws, "tag", "-a", "-m", "release", "v1", "feature")
+    git(ws, "branch", "-q", "-D", "feature")
+    await kept(boundary, "git checkout -q v1", ws, ".envrc", BRANCH_FILES[".envrc"])
+
+
+async def test_a_sha256_repository_is_confirmed_with_its_own_hash(boundary: Layout) -> None:
+    ws = boundary.workspace
+    git(ws, "init", "-q", "--object-format=sha256")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "first")
+    git(ws, "checkout", "-qb", "feature")
+    (ws / ".envrc").write_text("layout python\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "envrc")
+    git(ws, "checkout", "-q", "-")
+    await kept(boundary, "git checkout -q feature", ws, ".envrc", "layout python\n")
