@@ -34,6 +34,7 @@ from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
 from tether.sandbox.verified_objects import (
     MAX_COMMITS_TRIED,
+    MAX_TIPS_TRIED,
     git,
     holding,
     is_sha256,
@@ -137,14 +138,15 @@ class RepoHistory:
         command can have forged what git read."""
         key = os.fspath(repo.git_dir)
         sha256 = is_sha256(repo.git_dir)
+        unknown = [h for h in dict.fromkeys(held) if (key, *h) not in self.confirmed]
         for ancestors in (False, True):
             # The tips first (a checkout, merge or stash pop brings what one holds), the
             # whole history only for what none holds (`git restore --source=HEAD~3`).
-            unknown = [h for h in dict.fromkeys(held) if not self.confirmed.get((key, *h))]
             if not unknown:
                 break
             if (key, ancestors) not in self.commits:
-                found = reachable(repo.git_dir, repo.tips, sha256, ancestors=ancestors)
+                tips = repo.tips if ancestors else repo.tips[:MAX_TIPS_TRIED]
+                found = reachable(repo.git_dir, tips, sha256, ancestors=ancestors)
                 self.commits[(key, ancestors)] = found
             commits = self.commits[(key, ancestors)]
             claims = [
@@ -161,6 +163,7 @@ class RepoHistory:
                 self.confirmed[(key, relative, blob)] = any(
                     (c, r, b) in true for c, r, b in claims if (r, b) == (relative, blob)
                 )
+            unknown = [h for h in unknown if not self.confirmed[(key, *h)]]
         return {h for h in held if self.confirmed[(key, *h)]}
 
     def guarded(self, found: list[tuple[Path, Protected]]) -> list[tuple[Path, Protected]]:

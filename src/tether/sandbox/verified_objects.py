@@ -67,6 +67,9 @@ MAX_ROUNDS = 64
 many rounds; what lies beyond is not reached (fail closed: not the repository's)."""
 MAX_COMMITS_TRIED = 8
 """Commits git names for one (path, blob) that are checked, at most."""
+MAX_TIPS_TRIED = 64
+"""Tips (`HEAD` first) whose own trees are looked at before the history is walked: a
+repository with thousands of tags has its history walked instead, once."""
 
 _SHA256 = re.compile(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$")
 
