@@ -208,7 +208,18 @@ def holding(
     """The claims that are true: the commit is one of `commits` (verified) and its tree,
     read back and hashed tree by tree down the path, holds there that blob, of that kind."""
     width = 32 if sha256 else 20
-    objects = read_back(git_dir, [c for c, _, _ in claims if c in commits], sha256)
+    # One read for all: each commit and, as git resolves them, the trees down each path
+    # (`<commit>:<dir>`); what git resolved is trusted only as far as the hashes link up.
+    wanted: list[str] = []
+    for commit, relative, _blob in claims:
+        if commit in commits and "\n" not in relative:
+            parts = relative.split("/")
+            wanted += [commit, f"{commit}^{{tree}}"]
+            wanted += [f"{commit}:{'/'.join(parts[:i])}" for i in range(1, len(parts))]
+    objects = read_back(git_dir, wanted, sha256)
+    objects.update(
+        read_back(git_dir, [c for c, _, _ in claims if c in commits and c not in objects], sha256)
+    )
     # Each claim walks down one tree a round: (claim, tree id, components left).
     walking: list[tuple[Claim, str, list[bytes]]] = []
     for claim in claims:
