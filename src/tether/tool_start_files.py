@@ -81,6 +81,8 @@ INSTALLED_PROGRAMS: tuple[StartFile, ...] = (
     *_engine(
         "devenv's profile: the programs and shell code of every devenv shell", ".devenv/profile"
     ),
+    *_engine("nix-direnv's cached environment, sourced by direnv on entering", ".direnv/*.rc"),
+    *_engine("a conda environment's activation scripts, sourced on activating it", "*/etc/conda"),
 )
 """Package managers' program directories and environments' profiles: first on PATH, or
 sourced, in every command they run."""
@@ -97,9 +99,9 @@ PLUGIN_CACHES: tuple[StartFile, ...] = (
 )
 """Tools' plugin and provider caches inside the project: programs their next run starts."""
 
-INSTALLED = frozenset({"node_modules", "vendor", "__pypackages__", ".pixi"})
-"""First segments of entries above that package managers write as they install (the sandbox
-does not sweep them: the tree around them is code the next command runs anyway)."""
+INSTALLED = frozenset({"node_modules", "vendor", "__pypackages__", ".pixi", "conda"})
+"""Segments of entries above that package managers write as they install (the sandbox does
+not sweep them: the tree around them is code the next command runs anyway)."""
 
 NAMED_ONLY = frozenset({*TOOL_CONFIG_MODULES, "conftest.py", "pixi.toml"})
 """Names an ordinary glob reaches (`src/*.ts`, `tests/*.py`, `*.toml`): asked when a write

@@ -109,6 +109,8 @@ FAMILIES = [
     ".tflint.d/plugins/tflint-ruleset-aws",
     ".ruby-lsp/Gemfile",
     ".devenv/profile/bin/hello",
+    ".direnv/flake-profile-a5d5b61a.rc",
+    "envs/dev/etc/conda/activate.d/env_vars.sh",
 ]
 
 
@@ -137,6 +139,14 @@ def test_each_family_is_asked_by_every_writer(tree: Tree, path: str, mode: Mode)
     ]
     decisions = [decide(tool, call, ctx).behavior for tool, call in calls]
     assert decisions == [EXPECTED[mode]] * len(calls)
+
+
+def test_a_conda_environment_is_found_by_its_conda_meta(tree: Tree) -> None:
+    """`conda create -p ./tools/cenv`: its programs are what activating it runs."""
+    (tree.ws / "tools" / "cenv" / "conda-meta").mkdir(parents=True, exist_ok=True)
+    ctx = _context(tree, "acceptEdits")
+    env = decide("Write", {"file_path": "tools/cenv/bin/python3", "content": "x"}, ctx)
+    assert env.behavior == "ask"
 
 
 def test_a_virtualenv_is_found_by_its_pyvenv_cfg(tree: Tree) -> None:

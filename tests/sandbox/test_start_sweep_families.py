@@ -35,6 +35,7 @@ FAMILIES = (
     ".tflint.d/plugins/tflint-ruleset-x",
     ".ruby-lsp/Gemfile",
     ".devenv/profile",
+    ".direnv/flake-profile-a5d5b61a.rc",
 )
 """Relative to each directory tried; none of them named in the table by itself."""
 
@@ -42,6 +43,7 @@ INSTALLED = (
     "node_modules/.bin/eslint",
     ".pixi/envs/default/bin/python",
     "vendor/bin/phpunit",
+    "envs/dev/etc/conda/activate.d/env_vars.sh",
 )
 """What package managers write as they install: kept (the permission engine asks)."""
 
