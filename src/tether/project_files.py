@@ -11,8 +11,10 @@ allow rules or acceptEdits say (`permissions/defaults.py`); the sandbox keeps th
 
 Kept to files that make an ordinary command run other code. Not listed, by choice: the
 project's own code and build files (`Makefile`, `package.json`, `pyproject.toml`,
-`setup.cfg`, `tox.ini`, `conftest.py`), which run only what the project says and are read in
-its diff; `.gitattributes` (its filters run only when git's config defines them).
+`setup.cfg`, `tox.ini`), which run only what the project says and are read in its diff (a
+tool's configuration module, `conftest.py` and a tool's rc file are start files: they run at
+a tool's start with no command naming them, `tether.tool_start_files`); `.gitattributes`
+(its filters run only when git's config defines them).
 `.gitmodules` is the sandbox's only: git ignores the commands in it. Files that start programs
 without a command naming them (editor tasks, package manager hooks, interpreter start-up
 files, build tools' rc files, CI definitions) are `project_start_files`', by class.

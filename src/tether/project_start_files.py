@@ -13,12 +13,16 @@ every project would clutter every work tree while commands run.
 
 from __future__ import annotations
 
-StartFile = tuple[str, str]
-"""A path (as `project_files` entries are written) and why writing it is asked."""
+from tether.tool_start_files import (
+    INSTALLED_PROGRAMS,
+    PLUGIN_CACHES,
+    TOOL_CONFIGS,
+    StartFile,
+    start_files,
+)
+from tether.tool_start_files import NAMED_ONLY as TOOL_NAMED_ONLY
 
-
-def _engine(why: str, *paths: str) -> tuple[StartFile, ...]:
-    return tuple((path, why) for path in paths)
+_engine = start_files
 
 
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
@@ -329,6 +333,7 @@ NAMED_ONLY = frozenset(
     | {"*.pth", "ipython_config.py", "jupyter_*.py", "Jenkinsfile.*", ".autoenv*"}
     | {"pyvenv.cfg", "pip.conf", "gradle.properties", "hie.yaml", "omnisharp.json"}
     | {"zls.json", "pylintrc", "pylintrc.toml", "tools/bazel"}
+    | TOOL_NAMED_ONLY
 )
 """Names an ordinary glob reaches in any project (`src/*.py`, `*.cfg`): asked when a write
 names them, not for every glob write that could (a glob reaches only files already there)."""
@@ -344,5 +349,9 @@ START_FILES: tuple[StartFile, ...] = (
     *LANGUAGE_SERVERS,
     *LINT_CODE,
     *PACKAGE_LOADERS,
+    *TOOL_CONFIGS,
+    *INSTALLED_PROGRAMS,
+    *PLUGIN_CACHES,
 )
-"""The table, by class. A path beginning with `/` is found at a project's root only."""
+"""The table, by class (the classes a naming rule makes: `tether.tool_start_files`). A path
+beginning with `/` is found at a project's root only."""

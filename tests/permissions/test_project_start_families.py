@@ -81,6 +81,36 @@ FAMILIES = [
     ".idx/dev.nix",
     ".codesandbox/tasks.json",
     ".warp/workflows/x.yaml",
+    "eslint.config.mjs",
+    "web/prettier.config.js",
+    "vitest.config.ts",
+    "packages/ui/tsup.config.mts",
+    "karma.conf.js",
+    ".eslintrc.cjs",
+    ".prettierrc",
+    "web/.mocharc.yml",
+    ".nvmrc",
+    "conftest.py",
+    "tests/unit/conftest.py",
+    "tests/__pycache__/conftest.cpython-312-pytest-8.3.3.pyc",
+    ".sqlfluff",
+    ".flake8",
+    ".golangci.yml",
+    ".tflint.hcl",
+    "pixi.toml",
+    ".pixi/envs/default/bin/python",
+    ".pixi/envs/dev/etc/conda/activate.d/x.sh",
+    "node_modules/.bin/eslint",
+    "web/node_modules/.bin/vite",
+    "vendor/bin/phpunit",
+    "__pypackages__/3.12/bin/black",
+    ".terraform/providers/registry.terraform.io/hashicorp/aws/5.0.0/linux_amd64/p",
+    "infra/terraform.d/plugins/example.com/x/y/1.0.0/linux_amd64/terraform-provider-y",
+    ".tflint.d/plugins/tflint-ruleset-aws",
+    ".ruby-lsp/Gemfile",
+    ".devenv/profile/bin/hello",
+    ".direnv/flake-profile-a5d5b61a.rc",
+    "envs/dev/etc/conda/activate.d/env_vars.sh",
 ]
 
 
@@ -111,6 +141,14 @@ def test_each_family_is_asked_by_every_writer(tree: Tree, path: str, mode: Mode)
     assert decisions == [EXPECTED[mode]] * len(calls)
 
 
+def test_a_conda_environment_is_found_by_its_conda_meta(tree: Tree) -> None:
+    """`conda create -p ./tools/cenv`: its programs are what activating it runs."""
+    (tree.ws / "tools" / "cenv" / "conda-meta").mkdir(parents=True, exist_ok=True)
+    ctx = _context(tree, "acceptEdits")
+    env = decide("Write", {"file_path": "tools/cenv/bin/python3", "content": "x"}, ctx)
+    assert env.behavior == "ask"
+
+
 def test_a_virtualenv_is_found_by_its_pyvenv_cfg(tree: Tree) -> None:
     """Any name: `tools/env2` is a virtualenv because its `pyvenv.cfg` says so; a `bin`
     directory of the project's own scripts is not one."""
@@ -131,6 +169,13 @@ def test_a_virtualenv_is_found_by_its_pyvenv_cfg(tree: Tree) -> None:
         "models/weights.pt",
         "bin/release.sh",
         "agents/gemini.py",
+        "src/config.ts",
+        "src/app.config.json",
+        "tests/test_conftest.py",
+        "docs/rc.md",
+        "src/.src/x.py",
+        "node_modules/vite/bin/vite.js",
+        "infra/main.tf",
     ],
 )
 def test_look_alikes_stay_the_projects_own(tree: Tree, path: str) -> None:
@@ -138,7 +183,14 @@ def test_look_alikes_stay_the_projects_own(tree: Tree, path: str) -> None:
     assert decide("Write", {"file_path": path, "content": "x"}, ctx).behavior == "allow"
 
 
-@pytest.mark.parametrize("command", ["sed -i s/a/b/ src/*.py", "cp README.md models/*.pth"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i s/a/b/ src/*.py",
+        "cp README.md models/*.pth",
+        "sed -i s/a/b/ tests/*.py tests/unit/*.py",
+    ],
+)
 def test_ordinary_globs_are_not_asked_for_named_only_entries(tree: Tree, command: str) -> None:
     rules = load_rules(
         [(tree.ws / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(sed *)"]}})],
@@ -148,3 +200,28 @@ def test_ordinary_globs_are_not_asked_for_named_only_entries(tree: Tree, command
         mode="acceptEdits", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
     )
     assert decide("Bash", {"command": command}, ctx).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("npx jest --config jest.config.js", "allow"),
+        ("npx eslint -c eslint.config.mjs src", "allow"),
+        ("npx vitest --config=web/vitest.config.ts", "allow"),
+        ("npx jest --out eslint.config.mjs", "ask"),
+        ("npx jest --coverageDirectory conftest.py", "ask"),
+    ],
+)
+def test_a_tools_configuration_given_to_it_is_read_not_written(
+    tree: Tree, command: str, expected: str
+) -> None:
+    """A tool's configuration module named by its tool's own option is loaded, not written;
+    named by any other word of a program whose options are not known, it may be written."""
+    rules = load_rules(
+        [(tree.ws / ".claude" / "settings.json", {"permissions": {"allow": ["Bash(npx *)"]}})],
+        seed_yaml=None,
+    )
+    ctx = PermissionContext(
+        mode="acceptEdits", rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home
+    )
+    assert decide("Bash", {"command": command}, ctx).behavior == expected

@@ -38,7 +38,7 @@ from tether.permissions.git_history_check import (
 )
 from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
-from tether.permissions.outside_code import fetched_code, loaded_code
+from tether.permissions.outside_code import fetched_code, js_tool_values, loaded_code
 from tether.permissions.paths import is_below
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -173,7 +173,11 @@ class FileJudge:
         elif inv.argv and inv.role == "command" and use is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
-                    inv.argv[1:], self.places, self.files, sandboxed=self.ctx.bash_sandboxed
+                    inv.argv[1:],
+                    self.places,
+                    self.files,
+                    sandboxed=self.ctx.bash_sandboxed,
+                    loaded=frozenset(js_tool_values(inv.argv)),
                 )
             )
             reads += response_files(inv.argv)

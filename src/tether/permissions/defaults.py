@@ -164,7 +164,8 @@ VENV_BIN_DIRS = frozenset({"bin", "Scripts"})
 
 
 def _virtualenv_program(path: Path) -> str | None:
-    """A program of a virtualenv found by its `pyvenv.cfg`, whatever the virtualenv is named
+    """A program of a virtualenv found by its `pyvenv.cfg`, or of a conda environment by its
+    `conda-meta` (`conda create -p ./env`, a pixi environment), whatever it is named
     (`env/bin/python`, `.tox/py311/bin/pytest`): what every command that activates it runs.
     One look at the disk, for paths in a `bin` or `Scripts` directory only."""
     text = path.as_posix()
@@ -172,7 +173,7 @@ def _virtualenv_program(path: Path) -> str | None:
         return None
     for parent in path.parents:
         if parent.name in VENV_BIN_DIRS:
-            if (parent.parent / "pyvenv.cfg").is_file():
+            if (parent.parent / "pyvenv.cfg").is_file() or (parent.parent / "conda-meta").is_dir():
                 return "a virtualenv's programs, run by every command that activates it"
             return None
     return None

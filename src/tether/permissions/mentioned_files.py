@@ -31,10 +31,13 @@ def mentioned_files(
     sandboxed: bool,
     unknown: bool = False,
     opens: bool = True,
+    loaded: frozenset[str] = frozenset(),
 ) -> list[Verdict]:
     """The verdicts on the files `args` may name (module docstring). With `unknown`, a word
     that is not a literal counts where a deny rule could match what it stands for (`git show
-    "HEAD:$(...)"`)."""
+    "HEAD:$(...)"`). `loaded` are the words an option of the program is known to load code
+    or configuration from (`jest --config jest.config.js`, `outside_code.js_tool_values`):
+    read, not written."""
     found: list[Verdict] = []
     reads = bool(files.ctx.rules.of("deny", "Read"))
     writes = opens and bool(files.ctx.rules.of("deny", "Edit"))
@@ -49,7 +52,16 @@ def mentioned_files(
         if not unknown and not is_literal(arg):
             continue
         for candidate in _below_each(named_paths(arg), bases):
-            verdict = _named(candidate, places, files, reads, writes, protects, follow=opens)
+            read_only = candidate in loaded
+            verdict = _named(
+                candidate,
+                places,
+                files,
+                reads,
+                writes and not read_only,
+                protects and not read_only,
+                follow=opens,
+            )
             if verdict is not None:
                 found.append(verdict)
                 break

@@ -116,6 +116,16 @@ def loaded_code(
     return (*scripts, *tool_loads(argv, assignments))
 
 
+def js_tool_values(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The values, as written, of a JavaScript tool's options that load code or configuration
+    (`jest --config jest.config.js`: `jest.config.js`), run as itself or through npx: files
+    the tool reads, whatever else its options may do."""
+    if not argv or not is_literal(argv[0]):
+        return ()
+    tool = _js_tool(program_name(argv[0]), argv[1:])
+    return tuple(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+
+
 def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     """(tool, its arguments) for a JavaScript tool run as itself or through npx."""
     if name in _JS_TOOL_CODE:

@@ -43,11 +43,16 @@ from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.sweep_note import moved_note
+from tether.tool_start_files import INSTALLED
 
-_INSTALLERS = frozenset({"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"})
-"""Entries of the table in what `pip install` and `python -m venv` write (a virtualenv's
-`.pth` files, its programs): the engine's only, not swept (an editable install's `.pth`
-would be moved aside); virtualenvs' directories are not walked either."""
+_INSTALLERS = frozenset(
+    {"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"} | INSTALLED
+)
+"""Entries of the table in what `pip install`, `python -m venv` and other package managers
+write (a virtualenv's `.pth` files, its programs, `node_modules/.bin`, a pixi environment):
+the engine's only, not swept (an editable install's `.pth` would be moved aside, an install's
+programs too, while the rest of the tree they sit in is code the next command runs anyway);
+virtualenvs' and dependencies' directories are not walked either."""
 
 _RUN_HERE = (".lando", ".ddev", "devfile", "netlify", "vercel", "now.json", ".gitpod")
 """CI-like definitions a local tool runs (`lando start`, `ddev start`, `netlify dev`...)."""
