@@ -21,6 +21,7 @@ from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
+from tether.cli.late_hooks import attach_late_hooks
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
@@ -320,6 +321,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         file_pieces=memory_pieces,
     )
     agent.inputs.append(lambda: background_notices(tool_context))
+    attach_late_hooks(session)
     if any(skill.paths is not None for skill in skills.skills):
         agent.inputs.append(skills_on_read(tool_context, skills, start))
     attach_instruction_sources(
