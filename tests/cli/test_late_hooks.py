@@ -61,6 +61,17 @@ def _settings(workspace: Path, script: str, entry: dict[str, Any], first: str = 
     return release
 
 
+def _rewake_session(workspace: Path, fake_model: FakeModelServer) -> Path:
+    """An asyncRewake hook after Bash, and a model that runs the tests, then fixes them."""
+    release = _settings(workspace, REWAKE, {"type": "command", "asyncRewake": True})
+    fake_model.script(
+        reply(tool_use("Bash", command="echo tested")),
+        reply(text("Tests started.")),
+        reply(text("Fixing the 3 failures.")),
+    )
+    return release
+
+
 def _options() -> dict[str, Any]:
     return {
         "permission_mode": "bypassPermissions",
@@ -120,12 +131,7 @@ async def test_a_background_hooks_answer_reaches_the_model_with_the_next_request
 async def test_an_async_rewake_hook_that_exits_2_wakes_the_idle_model(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
 ) -> None:
-    release = _settings(workspace, REWAKE, {"type": "command", "asyncRewake": True})
-    fake_model.script(
-        reply(tool_use("Bash", command="echo tested")),
-        reply(text("Tests started.")),
-        reply(text("Fixing the 3 failures.")),
-    )
+    release = _rewake_session(workspace, fake_model)
     async with sdk.client(**_options()) as client:
         await client.query("run the tests")
         [m async for m in client.receive_response()]
@@ -147,12 +153,7 @@ async def test_an_async_rewake_hook_that_exits_2_wakes_the_idle_model(
 async def test_an_async_rewake_hook_starts_a_turn_in_the_idle_repl(
     fake_model: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
-    release = _settings(workspace, REWAKE, {"type": "command", "asyncRewake": True})
-    fake_model.script(
-        reply(tool_use("Bash", command="echo tested")),
-        reply(text("Tests started.")),
-        reply(text("Fixing the 3 failures.")),
-    )
+    release = _rewake_session(workspace, fake_model)
     options = RunOptions(cwd=workspace, permission_mode="bypassPermissions")
     with create_pipe_input() as pipe:
         repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=options))
