@@ -4,10 +4,14 @@ steered into the running turn, and a front end that is idle starts a turn with i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether.core.lifecycle import reminder
-from tether.core.session import Session
-from tether.hooks.late import LateOutput
 from tether.protocol import TextBlock
+
+if TYPE_CHECKING:  # the hooks' code is loaded only when a hook is configured
+    from tether.core.session import Session
+    from tether.hooks.late import LateOutput
 
 
 def late_output(session: Session) -> LateOutput | None:

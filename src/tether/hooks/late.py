@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from tether.hooks.command import HookRun
-from tether.hooks.spec import HookSpec
+if TYPE_CHECKING:  # loaded with the hooks' runner, as `command.py` is: with a hook only
+    from tether.hooks.command import HookRun
+    from tether.hooks.spec import HookSpec
 
 REWAKE_EXIT_CODE = 2
 
