@@ -12,9 +12,9 @@ from prompt_toolkit.output import DummyOutput
 
 from tether.cli.repl import run_repl
 from tether.cli.setup import RunOptions
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 
-from .repl_terminal import Terminal
+from .repl_terminal import AfterTurn, Terminal
 
 CTRL_D = "\x04"
 
@@ -129,3 +129,39 @@ async def test_no_skill_commands_when_a_rule_hides_the_skill_tool(
     assert code == 0
     assert model_env.requests == []
     assert "Unknown command /greet." in terminal.output
+
+
+async def test_a_skill_waiting_for_its_paths_is_hidden_until_a_file_it_names_is_read(
+    model_env: FakeModelServer, workspace: Path, terminal: Terminal
+) -> None:
+    """As Claude Code's conditional skills: neither listed nor run as `/name` before a file
+    its `paths` match is read or edited; then both."""
+    path = add_skill(workspace, "react-style", "How this project writes React.", "REACT-BODY")
+    path.write_text(path.read_text().replace("---\nREACT", "paths: web/**\n---\nREACT"))
+    (workspace / "web").mkdir()
+    (workspace / "web" / "page.tsx").write_text("export {}\n")
+    model_env.script(
+        reply(tool_use("Read", file_path="web/page.tsx")),
+        reply(text("Read it.")),
+        reply(text("Styled.")),
+    )
+    code = await terminal.type_steps(
+        workspace,
+        "/help\r/react-style\rread the page\r",
+        AfterTurn("/help\r/react-style now\r"),
+        AfterTurn(CTRL_D),
+    )
+    assert code == 0
+    out = terminal.output
+    before, _, after = out.partition("Read it.")
+    assert "/react-style" not in before.partition("/react-style is a skill")[0]
+    assert (
+        "/react-style is a skill for files matching web/**: it can be run once such a file "
+        "is read or edited."
+    ) in before
+    assert re.search(r"\n  /react-style +How this project writes React\.\n", after)
+    first, _, styled = model_env.requests
+    assert "react-style" not in first.last_user_text()
+    sent = styled.last_user_text()
+    assert sent.startswith('The user ran the skill "react-style" by typing: /react-style now')
+    assert "REACT-BODY" in sent

@@ -112,3 +112,46 @@ def test_the_init_line_leaves_out_a_skill_waiting_for_its_paths(
     assert "always" in init["slash_commands"]
     assert "react-style" not in init["skills"]
     assert "react-style" not in init["slash_commands"]
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_a_subagents_read_activates_a_skill_for_the_session(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """As in Claude Code, where activated skills are the process's whichever agent read the
+    file: the main agent (the one with the Skill tool) is told with the Task result."""
+    _skill(workspace, "react-style", "description: How we write React.\npaths: web/**", "BODY-R")
+    (workspace / "web").mkdir()
+    (workspace / "web" / "page.tsx").write_text("export {}\n")
+    fake_model.script(
+        reply(
+            tool_use("Task", description="look", prompt="read the page", subagent_type="Explore")
+        ),
+        reply(tool_use("Read", file_path="web/page.tsx")),  # the subagent's
+        reply(text("It exports nothing.")),
+        reply(tool_use("Skill", skill="react-style")),
+        reply(text("done")),
+    )
+    result = tether("-p", "go")
+    assert result.exit_code == 0, result.stderr
+    _, subagent_read, subagent_done, after_task, loaded = fake_model.requests
+    assert "react-style" not in json.dumps(subagent_read.body)
+    told = json.dumps(after_task.messages()[-1]["content"])
+    assert "It exports nothing." in told
+    assert "- react-style: How we write React." in told
+    assert "BODY-R" in loaded.tool_results()[0]
+    assert "react-style" not in json.dumps(subagent_done.messages()[-1]["content"])
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_a_skill_waiting_for_its_paths_is_not_expanded_as_a_command(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """`-p /name` names no command while the skill waits: the prompt goes as typed, as any
+    `/word` that names nothing does."""
+    _skill(workspace, "react-style", "description: How we write React.\npaths: web/**", "BODY-R")
+    fake_model.script(reply(text("done")))
+    result = tether("-p", "/react-style now")
+    assert result.exit_code == 0, result.stderr
+    [request] = fake_model.requests
+    assert request.last_user_text() == "/react-style now"

@@ -283,8 +283,9 @@ class SubagentRunner:
             run=outer.run,
             memory=outer.memory,  # the project's memories are the subagent's too
             # Its writes are the session's to put back (Esc Esc, rewind_files): one store of
-            # snapshots; the versions it has read stay its own.
-            files=FileState(snapshots=outer.files.snapshots),
+            # snapshots; the versions it has read stay its own, but the files it touches are
+            # the session's to hear of (they activate conditional skills, as in Claude Code).
+            files=FileState(snapshots=outer.files.snapshots, watchers=outer.files.watchers),
         )
         gate = None
         if parent.gate is not None:

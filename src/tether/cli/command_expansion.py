@@ -65,7 +65,7 @@ async def expansion_hooks(
     if hooks is None or not hooks.has("UserPromptExpansion"):
         return prompt
     info = session.command_info.get(name)
-    skill = session.skills.get(name)
+    skill = session.skills.runnable(name)
     if info is not None:
         kind, source = "slash_command", info.source
     elif skill is not None:

@@ -74,7 +74,7 @@ async def expand_slash_prompt(session: Session, prompt: str) -> str:
     args = rest[0] if rest else ""
     if name == INIT_COMMAND:  # built in, so it wins the name (as in the REPL)
         return init_message(Path(session.started().cwd), args)
-    skill = session.skills.get(name[1:])
+    skill = session.skills.runnable(name[1:])  # one waiting for its `paths` is hidden
     if skill is not None:
         from tether.cli.repl_help import skill_message  # rich: only for a skill's prompt
 

@@ -63,7 +63,7 @@ def clears(session: Session, text: str) -> bool:
 
 
 def _ours(session: Session, name: str) -> bool:
-    return name in session.commands or session.skills.get(name) is not None
+    return name in session.commands or session.skills.runnable(name) is not None
 
 
 async def headless_input(

@@ -39,6 +39,7 @@ from tether.cli.ask import (
     message_prompt,
     sigint_calls,
 )
+from tether.cli.late_hooks import late_output
 from tether.cli.repl_commands import mcp_failure_line
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
@@ -224,6 +225,8 @@ class _Repl(ReplTurns):
             if ready is not None and ready.lead is not None:
                 ready.lead.shown.append(self.show_team_message)
                 ready.lead.warnings.append(self.show_team_warning)
+            if ready is not None and (late := late_output(ready.session)) is not None:
+                late.wakers.append(self.show_hook_wake)
             if ready is not None and ready.mcp is not None:
                 ready.mcp.failure_listeners.append(self.show_mcp_failure)
             if ready is not None:
@@ -239,6 +242,11 @@ class _Repl(ReplTurns):
 
     def show_team_message(self, message: TeamMessage) -> None:
         self.console.print(team_message_line(message))
+        wake_for_team(self.prompt, self.startup.ready)
+
+    def show_hook_wake(self, text: str) -> None:
+        """An `asyncRewake` hook's exit 2, shown; it starts a turn when none runs."""
+        self.console.print(Text(f"⚑ {terminal_safe(text)}", style="yellow"))
         wake_for_team(self.prompt, self.startup.ready)
 
     def show_team_warning(self, text: str) -> None:

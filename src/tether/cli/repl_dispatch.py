@@ -28,7 +28,7 @@ from tether.cli.repl_commands import (
     permission_mode,
     switch_model,
 )
-from tether.cli.repl_help import describe_cost, describe_help, skill_message
+from tether.cli.repl_help import describe_cost, describe_help, skill_message, unknown_command
 from tether.cli.repl_rewind import Checkpoints, rewind
 from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
@@ -140,16 +140,14 @@ class ReplCommands:
             if ready is not None:  # MCP servers' prompts are known once they are connected
                 await self._ask_startup_questions(ready)
                 await self._prepare(ready)
-            skill = ready.session.skills.get(name[1:]) if ready is not None else None
+            skill = ready.session.skills.runnable(name[1:]) if ready is not None else None
             command = ready.session.commands.get(name[1:]) if ready is not None else None
             if skill is not None:
                 await self.run_skill(skill, args)
             elif command is not None:
                 await self.run_prompt_command(name, command, args)
             elif ready is not None:
-                self.console.print(
-                    Text(f"Unknown command {name}. Type /help for the commands.", style="yellow")
-                )
+                self.console.print(Text(unknown_command(ready.session.skills, name), "yellow"))
         return Next.PROMPT
 
     async def clear_conversation(self) -> None:

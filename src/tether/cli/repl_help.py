@@ -93,7 +93,7 @@ def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
             if name in BUILTIN_COMMANDS:
                 names[name] = " ".join(listed["about"].split())
     if ready is not None:
-        for skill in ready.session.skills.skills:
+        for skill in ready.session.skills.listed():
             about = " ".join(skill.description.split())
             names.setdefault(f"/{skill.name}", about if len(about) <= 60 else about[:59] + "…")
         for name in sorted(ready.session.commands):
@@ -122,11 +122,26 @@ def skill_message(skill: Skill, args: str) -> str:
     return f"{first}\n\n{load_skill_body(skill, args or None)}"
 
 
+def unknown_command(skills: SkillCatalog, name: str) -> str:
+    """What the REPL says of `/name` that runs nothing: a skill still waiting for a file its
+    `paths` match is named as one (Claude Code hides it until then)."""
+    skill = skills.get(name[1:])
+    if skill is not None and skills.waiting(skill):
+        globs = ", ".join(skill.paths or ())
+        return (
+            f"{name} is a skill for files matching {globs}: it can be run once such a file "
+            "is read or edited."
+        )
+    return f"Unknown command {name}. Type /help for the commands."
+
+
 def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> Text:
     """What /help prints: the commands, the skills and MCP prompts that run as commands, the
     keys."""
     text = Text(HELP_COMMANDS + "\n\n")
-    runnable = [s for s in skills.skills if f"/{s.name}" not in BUILTIN_COMMANDS] if skills else []
+    runnable = (
+        [s for s in skills.listed() if f"/{s.name}" not in BUILTIN_COMMANDS] if skills else []
+    )
     if runnable:
         text.append("Skills (/name, then optional arguments)\n")
         column = max(17, *(len(s.name) + 5 for s in runnable))  # where HELP's text starts

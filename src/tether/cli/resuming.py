@@ -26,6 +26,8 @@ from tether.teams.membership import board_note, worker_task
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
+    from tether.core.lifecycle import Lifecycle
+    from tether.core.loop import Agent
     from tether.core.resume import Restored, Resumption
     from tether.protocol import Usage
 
@@ -164,6 +166,44 @@ def new_recorder(
         return writer
 
     return SessionRecorder(start, watchers=watchers)
+
+
+def open_session(
+    agent: Agent,
+    opts: RunOptions,
+    session_id: str,
+    resumption: Resumption | None,
+    restored: Restored | None,
+    *,
+    lifecycle: Lifecycle,
+    sessions_dir: Path,
+    workspace: Path,
+    env: Mapping[str, str],
+) -> Session:
+    """The session, new or resumed (`resumption`, its conversation `restored`): recorded to
+    the resumed file, to a new one, or (`--no-session-persistence`) nowhere; what resuming
+    found said, or that there was nothing to continue."""
+    recorder = (
+        resumption.recorder
+        if resumption is not None
+        else new_recorder(sessions_dir, session_id, workspace, agent.model_id, env)
+        if opts.persist_session
+        else None
+    )
+    session = Session(
+        agent,
+        session_id=session_id,
+        history=restored.history if restored is not None else None,
+        lifecycle=lifecycle,
+        recorder=recorder,
+    )
+    if resumption is not None and restored is not None:
+        tell_resumed(session, resumption, restored)
+    elif opts.continue_latest:
+        session.startup_notices.append(
+            f"no earlier session in {workspace} to continue: this is a new one"
+        )
+    return session
 
 
 def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:

@@ -45,7 +45,7 @@ async def context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
         )
     free = max(0, window - total - buffer)
     categories.append(_category("free_space", "Free space", free, "promptBorder", "free"))
-    skill_tokens = [(s, _tokens(len(s.name) + len(s.description))) for s in session.skills.skills]
+    skill_tokens = [(s, _tokens(len(s.name) + len(s.description))) for s in session.skills.listed()]
     skills = [{"name": s.name, "source": str(s.source), "tokens": n} for s, n in skill_tokens]
     reply: dict[str, Any] = {
         "categories": categories,

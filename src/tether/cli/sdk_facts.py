@@ -22,8 +22,7 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         {"name": s.name, "status": server_state(statuses.get(s.name)), "source": server_source(s)}
         for s in built.mcp.servers
     )
-    # A skill with `paths` is not listed before a file it names is touched, as Claude Code.
-    skills = tuple(s.name for s in session.skills.skills if not session.skills.waiting(s))
+    skills = tuple(s.name for s in session.skills.listed())
     return SessionFacts(
         permission_mode=mode_name,
         agents=built.agents.names(),

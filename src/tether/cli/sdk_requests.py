@@ -211,9 +211,10 @@ async def _apply_flag_settings(front: StreamJsonFrontEnd, body: dict[str, Any]) 
 
 
 async def _reload_skills(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
-    """The skills the session offers (tether reads them once, when the session starts: its
-    prompt, and so its cache, stays as it was)."""
-    skills = (await front.session()).session.skills.skills
+    """The skills the session offers, not those still waiting for a file their `paths` match
+    (tether reads them once, when the session starts: its prompt, and so its cache, stays as
+    it was)."""
+    skills = (await front.session()).session.skills.listed()
     return {"skills": [{"name": s.name, "description": s.description} for s in skills]}
 
 

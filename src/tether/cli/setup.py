@@ -21,6 +21,7 @@ from tether.cli.custom_commands import attach_custom_commands
 from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
+from tether.cli.late_hooks import attach_late_hooks
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
@@ -34,13 +35,7 @@ from tether.cli.model_options import (
 from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
 from tether.cli.observing import attach_observation
 from tether.cli.plugin_parts import session_plugins
-from tether.cli.resuming import (
-    new_recorder,
-    new_session_id,
-    restored_for,
-    resumption_for,
-    tell_resumed,
-)
+from tether.cli.resuming import new_session_id, open_session, restored_for, resumption_for
 from tether.cli.run_options import RunOptions
 from tether.cli.safety import (
     SafetyOptions,
@@ -78,7 +73,6 @@ from tether.cli.teams_tools import (
     session_task_board,
 )
 from tether.cli.web_search_backend import anthropic_web_searcher, searchable
-from tether.config.instructions import Instructions
 from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
 from tether.core.compaction import CompactionPolicy
@@ -284,28 +278,22 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     restored = restored_for(resumption, resolved.info.context_window, agent.price)
     if restored is not None:
         tool_context.todos = restored.todos
-    session = Session(
+    session = open_session(
         agent,
-        session_id=session_id,
-        history=restored.history if restored is not None else None,
+        opts,
+        session_id,
+        resumption,
+        restored,
         lifecycle=Lifecycle(
             gate.hooks,
             source=opts.start_source or ("resume" if resumption else "startup"),
             setup_trigger=opts.setup_trigger,
             on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
         ),
-        recorder=resumption.recorder  # None with --no-session-persistence
-        if resumption is not None
-        else new_recorder(sessions_dir, session_id, workspace, resolved.model_id, env)
-        if opts.persist_session
-        else None,
+        sessions_dir=sessions_dir,
+        workspace=workspace,
+        env=env,
     )
-    if resumption is not None and restored is not None:
-        tell_resumed(session, resumption, restored)
-    elif opts.continue_latest:
-        session.startup_notices.append(
-            f"no earlier session in {workspace} to continue: this is a new one"
-        )
     attach_ledger(
         session, home=home, env=env, info=resolved.info, project=settings_root, board=board
     )
@@ -320,6 +308,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         file_pieces=memory_pieces,
     )
     agent.inputs.append(lambda: background_notices(tool_context))
+    attach_late_hooks(session)
     if any(skill.paths is not None for skill in skills.skills):
         agent.inputs.append(skills_on_read(tool_context, skills, start))
     attach_instruction_sources(
@@ -359,13 +348,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.listings.append(lambda: agent_listing(agents))
     session.startup_notices.extend(instructions.notices())
     session.startup_questions.extend(instructions.questions())
-
-    def instructions_changed(read: Instructions) -> None:
-        runner.instructions = read.text
-        agent.system_prompt = system.text(agent.tools.names())
-        agent.system_parts = system.parts()
-
-    instructions.on_change.append(instructions_changed)
+    system.follow_instructions(agent, runner)
     session.startup_notices.extend(unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills

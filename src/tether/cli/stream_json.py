@@ -28,6 +28,7 @@ from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.cli.headless_input import clears, headless_turn
+from tether.cli.late_hooks import late_output
 from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
@@ -159,6 +160,8 @@ class StreamJsonFrontEnd:
             built.session.can_ask = self.options.permission_prompt_tool is not None
             if built.session.agent.gate is not None:  # a program answers, as in Claude Code
                 built.session.agent.gate.notify_on_ask = False
+            if (late := late_output(built.session)) is not None:
+                late.wakers.append(lambda _text: self._wake(built))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -168,6 +171,14 @@ class StreamJsonFrontEnd:
                 env = os.environ if self.opts.env is None else self.opts.env
                 mirror_session(recorder, self.write, env)
         return built
+
+    def _wake(self, built: Built) -> None:
+        """An `asyncRewake` hook's message, steered into the session: with no turn running
+        (nor waiting to), the start of one, as Claude Code wakes the model."""
+        if self._running is None and self._prompts.empty():
+            queued = built.session.take_queued()
+            if queued:
+                self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
 
     @property
     def built(self) -> bool:

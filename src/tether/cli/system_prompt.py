@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from tether.cli.client_parts import appended
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.run_options import RunOptions
 from tether.core.context import build_system_prompt, prompt_parts
 from tether.slotted import Slotted
+
+if TYPE_CHECKING:
+    from tether.agents.runner import SubagentRunner
+    from tether.config.instructions import Instructions
+    from tether.core.loop import Agent
 
 
 class SystemPrompt(Slotted):
@@ -57,6 +62,17 @@ class SystemPrompt(Slotted):
             base=self.opts.system_prompt,
             cwd=self.cwd,
         )
+
+    def follow_instructions(self, agent: Agent, runner: SubagentRunner) -> None:
+        """When the instructions change (external imports approved, a file edited), the
+        agent's prompt and its subagents' instructions change with them."""
+
+        def changed(read: Instructions) -> None:
+            runner.instructions = read.text
+            agent.system_prompt = self.text(agent.tools.names())
+            agent.system_parts = self.parts()
+
+        self.instructions.on_change.append(changed)
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """Each part's size, for what fills the window (`/context`)."""

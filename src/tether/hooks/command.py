@@ -8,7 +8,7 @@ import asyncio
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -75,6 +75,7 @@ async def run_command(
     timeout_s: float,
     background: Background | None = None,
     detach: bool = False,
+    landed: Callable[[HookRun], None] | None = None,
 ) -> HookRun:
     """Run `command` under bash (sh when there is no bash), feed it `stdin`, and collect its
     output. A cancellation stops the process group and is re-raised.
@@ -82,8 +83,9 @@ async def run_command(
     With `background`, as Claude Code does: `detach` (the hook is configured `async`) returns
     as soon as the input is written, and a hook whose stdout begins with a JSON object holding
     `"async": true` is let go once that object is read; either goes on in `background`, until
-    its timeout (`asyncTimeout` in milliseconds, 15 s without one), and its output is not read.
-    Without `background`, every hook is waited for."""
+    its timeout (`asyncTimeout` in milliseconds, 15 s without one); `landed` is given how it
+    ended (its whole output) once it does, unless the session stopped it first. Without
+    `background`, every hook is waited for."""
     loop = asyncio.get_running_loop()
     # Pipes of our own rather than asyncio's: asyncio reports an exit only once every holder of
     # its pipes has closed them, and a daemon a hook starts may hold them for good.
@@ -139,11 +141,18 @@ async def run_command(
             deadline.extend(_async_timeout_s(marker))
         background.keep(collect)
         collect.add_done_callback(lambda _: release())
+        if landed is not None:
+            collect.add_done_callback(lambda done: _tell_landed(done, landed))
         handed_over = True
         return HookRun(0, "", "", backgrounded=True)
     finally:
         if not handed_over:
             release()
+
+
+def _tell_landed(done: asyncio.Task[HookRun], landed: Callable[[HookRun], None]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        landed(done.result())
 
 
 async def _spawn(

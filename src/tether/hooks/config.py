@@ -157,6 +157,9 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
     run_async = entry.get("async", False)
     if not isinstance(run_async, bool):
         raise _error(path, f"{key}.async", "must be true or false")
+    rewake = entry.get("asyncRewake", False)
+    if not isinstance(rewake, bool):
+        raise _error(path, f"{key}.asyncRewake", "must be true or false")
     return HookSpec(
         event=cast(HookEventName, event),
         matcher=matcher,
@@ -166,7 +169,8 @@ def _read_entry(path: Path, key: str, event: str, matcher: str, entry: Any) -> H
         model=model.strip() if isinstance(model, str) else None,
         timeout_s=timeout,
         fail_closed=fail_closed,
-        run_async=run_async and not judged,
+        run_async=(run_async or rewake) and not judged,  # asyncRewake implies async
+        async_rewake=rewake and not judged,
         source=f"{file_name(path)}: {key}",
     )
 

@@ -15,6 +15,7 @@ from typing import Any, cast
 from tether.hooks.command import Background, HookRun, run_command
 from tether.hooks.http_hook import run_http
 from tether.hooks.judged import HookJudge, run_judged
+from tether.hooks.late import LateOutput
 from tether.hooks.matcher import file_names, matches
 from tether.hooks.output import outcome_of
 from tether.hooks.spec import (
@@ -77,6 +78,8 @@ class HookRunner:
         self.background = Background()
         """Hooks that went on in the background (`async`); shared with subagents' runners,
         stopped by `aclose`."""
+        self.late = LateOutput()
+        """What those hooks said once they ended, for the model (shared as `background`)."""
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
@@ -169,12 +172,25 @@ class HookRunner:
         return combine(event, [task.result() for task in tasks])
 
     async def _watched(self, spec: HookSpec, stdin: bytes, subject: str | None) -> HookOutcome:
-        """Run one hook, telling the watchers as it starts and ends."""
-        if not self.watchers:
-            return outcome_of(spec, await self.run(spec, stdin))
+        """Run one hook, telling the watchers as it starts and ends (one that went on in the
+        background ends when its process does)."""
         hook_id = str(uuid.uuid4())
+
+        def landed(run: HookRun) -> None:
+            self.late.landed(spec, run)
+            self._ended(hook_id, spec, subject, run)
+
+        if not self.watchers:
+            return outcome_of(spec, await self.run(spec, stdin, landed=landed))
         self._tell(HookActivity(hook_id, spec, subject))
-        run = await self.run(spec, stdin)
+        run = await self.run(spec, stdin, landed=landed)
+        if run.backgrounded:
+            return outcome_of(spec, run)
+        return self._ended(hook_id, spec, subject, run)
+
+    def _ended(
+        self, hook_id: str, spec: HookSpec, subject: str | None, run: HookRun
+    ) -> HookOutcome:
         outcome = outcome_of(spec, run)
         self._tell(
             HookActivity(hook_id, spec, subject, outcome, run.exit_code, run.stdout, run.stderr)
@@ -190,9 +206,17 @@ class HookRunner:
         text = json.dumps(self.hook_input(event, payload), ensure_ascii=False, default=str)
         return text.encode("utf-8")
 
-    async def run(self, spec: HookSpec, stdin: bytes, *, background: bool = True) -> HookRun:
+    async def run(
+        self,
+        spec: HookSpec,
+        stdin: bytes,
+        *,
+        background: bool = True,
+        landed: Callable[[HookRun], None] | None = None,
+    ) -> HookRun:
         """Run one hook with an encoded input (`tether hooks check` runs them one by one, and
-        waits for each: `background=False` lets none go on in the background)."""
+        waits for each: `background=False` lets none go on in the background). One that goes
+        on in the background is given to `landed` once it ends."""
         if spec.callback_id is not None:
             return await self._call_back(spec, spec.callback_id, stdin)
         if spec.prompt is not None:
@@ -211,6 +235,7 @@ class HookRunner:
             timeout_s=spec.timeout_s,
             background=self.background if background else None,
             detach=spec.run_async,
+            landed=landed,
         )
 
     async def aclose(self) -> None:

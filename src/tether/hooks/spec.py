@@ -138,7 +138,11 @@ class HookSpec:
     """A crash, timeout, missing script or unreadable output blocks instead of passing."""
     run_async: bool = False
     """`"async": true`: a command hook that goes on in the background, not waited for (its
-    timeout still applies); a hook can also ask for it by printing `{"async": true}` first."""
+    timeout still applies); a hook can also ask for it by printing `{"async": true}` first.
+    What it says once it ends reaches the model with its next request (`tether.hooks.late`)."""
+    async_rewake: bool = False
+    """`"asyncRewake": true` (implies `run_async`): should it exit with code 2, its stderr (its
+    stdout when stderr is empty) wakes the model, as a turn of its own when none runs."""
     source: str
     """Where it was configured, e.g. `.claude/settings.json: hooks.PreToolUse[0].hooks[1]`."""
     prompt: str | None = None

@@ -102,6 +102,17 @@ class SkillCatalog:
         """The usable skill called `name`, if there is one."""
         return next((skill for skill in self.skills if skill.name == name), None)
 
+    def listed(self) -> tuple[Skill, ...]:
+        """The skills the user is shown and runs as `/name` (the slash menu, /help, the SDK's
+        init line and commands): all but those with `paths` that no file read or edited has
+        matched yet, which Claude Code hides until then."""
+        return tuple(skill for skill in self.skills if not self.waiting(skill))
+
+    def runnable(self, name: str) -> Skill | None:
+        """The skill `/name` runs: as `get`, but None for one still waiting for its `paths`."""
+        skill = self.get(name)
+        return None if skill is None or self.waiting(skill) else skill
+
     def offered_to_model(self) -> tuple[Skill, ...]:
         """The skills the model may load: not those with `disable-model-invocation`, nor those
         with `paths` no file read or edited has matched yet."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -83,21 +84,28 @@ def version_of_open_file(fd: int) -> FileVersion:
 class FileState(Slotted):
     """The versions the model saw, and per path a stack of contents before each change."""
 
-    __slots__ = ("reads", "snapshots")
+    __slots__ = ("reads", "snapshots", "watchers")
     reads: dict[Path, FileVersion]
     snapshots: SnapshotStore
+    watchers: list[Callable[[Path], None]]
+    """Told of each file seen (read or written); a subagent's state shares its session's list,
+    so that what is told of the session's files (its conditional skills) hears of its own."""
 
     def __init__(
         self,
         reads: dict[Path, FileVersion] | None = None,
         snapshots: SnapshotStore | None = None,
+        watchers: list[Callable[[Path], None]] | None = None,
     ) -> None:
         self.reads = {} if reads is None else reads
         self.snapshots = SnapshotStore() if snapshots is None else snapshots
+        self.watchers = [] if watchers is None else watchers
 
     def saw(self, path: Path, version: FileVersion) -> None:
         """The model has seen `path` as `version` (it read it, or wrote it)."""
         self.reads[path] = version
+        for watch in self.watchers:
+            watch(path)
 
     def forget(self, path: Path) -> None:
         self.reads.pop(path, None)
