@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import uuid
@@ -16,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from tether.observe.records import log_files, read_records
+from tether.protocol.team_events import TaskChanged
+from tether.store.task_records import NewTask
 from tether.store.task_store import open_task_store
+from tether.teams.task_events import ObservedTasks
 from tether.testing.cli_runner import run_cli_process
 
 KILLED = """
@@ -129,3 +133,38 @@ def test_each_change_leaves_the_outbox_once_told(
     finally:
         store.close()
     assert [len(_told(env, "1", c)) for c in ("created", "removed")] == [1, 1]
+
+
+def test_an_event_left_by_a_live_process_or_another_machines_waits_for_it(
+    repo: Path, board: tuple[str, str]
+) -> None:
+    """Left to its writer while it may still tell it: a process of this machine that runs,
+    or one of another machine within `ABANDONED_AFTER_S`; one of this machine that no longer
+    runs is told at once."""
+    url, team = board
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    writers = {
+        "running": f"{os.getppid()}@{socket.gethostname()}@",
+        "elsewhere": "4242@another-machine@99",
+        "ended": f"{gone.stdout.strip()}@{socket.gethostname()}@",
+    }
+    writing = open_task_store(url, project=repo, team=team)
+    try:
+        for name, writer in writers.items():
+            writing.keep_events(name, writer)
+            writing.create(NewTask(subject=name))  # committed, never told: as if killed
+        told: list[str] = []
+        ObservedTasks(
+            open_task_store(url, project=repo, team=team),
+            by="next",
+            emit=lambda e: told.append(e.by if isinstance(e, TaskChanged) else ""),
+        ).close()
+        assert told == ["ended"]
+        assert [e.event.by for e in writing.pending_events()] == ["running", "elsewhere"]
+    finally:
+        writing.close()
