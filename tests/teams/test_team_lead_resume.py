@@ -68,9 +68,9 @@ def test_a_lead_continued_after_it_exited_gets_the_reply_that_came_meanwhile(
     try:
         assert first.exit_code == 0, first.stderr
         assert first.json()["result"] == "asked alice"
-        assert f"tether: team {team}: this lead stops waiting on the reply to 1 request(s) (" in (
-            first.stderr
-        )
+        said = f"tether: team {team}: this lead stops waiting on alice: the reply to request "
+        assert said in first.stderr
+        assert "'NUM start'" in first.stderr
         assert "run again with --continue (or --resume) to take it up" in first.stderr
 
         def answered() -> bool:

@@ -111,7 +111,7 @@ async def run_headless(
     finally:
         if progress is not None:
             progress.close()
-        left = built.lead.unanswered() if built.lead is not None else None
+        left = await built.lead.unanswered() if built.lead is not None else None
         if left is not None:  # said before the session closes its team side
             print(f"tether: {terminal_safe(left)}", file=err)
         for news in await session.aclose():

@@ -168,6 +168,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     board_env = resumed_on.env if resumed_on is not None else env
     board = session_task_board(settings, board_env, workspace=workspace, session_id=session_id)
     lead = session_lead(settings, env, workspace=workspace)
+    if lead is not None and board is not None:
+        lead.board_owner = board.owner
     gate, tools = build_gate(
         settings,
         SafetyOptions(

@@ -1,5 +1,6 @@
 """Reading the event log: the last records that match, and what is added after, across
-rotations and truncations (`tether events tail [-f]`).
+rotations and truncations (`tether events tail [-f]`); an event delivered twice (the same
+`event_id`) shown once (`Seen`).
 
 The last records are read from the end of the files backwards, a block at a time, newest
 file first, until enough match: the time and memory go with what is shown, not with the size
@@ -16,6 +17,7 @@ from tether.observe.records import (
     LOG_NAME,
     EventRecord,
     RecordError,
+    Seen,
     log_dir,
     log_files,
     parse_record,
@@ -35,9 +37,13 @@ class LogReader:
         self.path = log_dir(home) / LOG_NAME
         self._file: BinaryIO | None = None
         self._partial = b""
+        self.seen = Seen()
 
     def read_new(self) -> list[EventRecord]:
         """The records added since the last call (all of the current file at the first)."""
+        return [r for r in self._read_new() if self.seen.first(r)]
+
+    def _read_new(self) -> list[EventRecord]:
         records: list[EventRecord] = []
         while True:
             if self._file is None:
@@ -120,7 +126,7 @@ def last_records(home: Path, count: int, wanted: Wanted, reader: LogReader) -> l
     if count == 0:
         return found
     if current is not None:
-        _gather(_records_backwards(*current), count, wanted, found)
+        _gather(_records_backwards(*current), count, wanted, found, reader.seen)
     rotated = [p for p in reversed(log_files(home)) if p.name != LOG_NAME]  # newest first
     for path in rotated:
         if len(found) >= count:
@@ -130,7 +136,8 @@ def last_records(home: Path, count: int, wanted: Wanted, reader: LogReader) -> l
         except FileNotFoundError:
             continue
         try:
-            _gather(_records_backwards(fd, os.fstat(fd).st_size), count, wanted, found)
+            records = _records_backwards(fd, os.fstat(fd).st_size)
+            _gather(records, count, wanted, found, reader.seen)
         finally:
             os.close(fd)
     found.reverse()
@@ -138,12 +145,16 @@ def last_records(home: Path, count: int, wanted: Wanted, reader: LogReader) -> l
 
 
 def _gather(
-    records: Iterator[EventRecord], count: int, wanted: Wanted, found: list[EventRecord]
+    records: Iterator[EventRecord],
+    count: int,
+    wanted: Wanted,
+    found: list[EventRecord],
+    seen: Seen,
 ) -> None:
     for record in records:
         if len(found) >= count:
             return
-        if wanted(record):
+        if wanted(record) and seen.first(record):
             found.append(record)
 
 

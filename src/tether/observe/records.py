@@ -122,17 +122,44 @@ def log_files(home: Path) -> list[Path]:
     return [path for _, path in sorted(found, key=lambda item: -item[0])]
 
 
+class Seen:
+    """The event ids read so far (a payload's `event_id`: a board task's change, delivered at
+    least once from its board's outbox), the newest `keep`: `first` is False for a second
+    delivery of one."""
+
+    __slots__ = ("_ids", "keep")
+
+    def __init__(self, keep: int = 100_000) -> None:
+        self._ids: dict[str, None] = {}
+        self.keep = keep
+
+    def first(self, record: EventRecord) -> bool:
+        event_id = record.payload.get("event_id")
+        if not isinstance(event_id, str):
+            return True
+        if event_id in self._ids:
+            return False
+        self._ids[event_id] = None
+        if len(self._ids) > self.keep:
+            del self._ids[next(iter(self._ids))]
+        return True
+
+
 def read_records(home: Path) -> Iterator[EventRecord]:
-    """Every record of the log, oldest first; a line that is not a record is skipped (a torn
-    line can only come from a process killed mid-write, which O_APPEND writes make rare)."""
+    """Every record of the log, oldest first, an event delivered twice once (`Seen`); a line
+    that is not a record is skipped (a torn line can only come from a process killed
+    mid-write, which O_APPEND writes make rare)."""
+    seen = Seen()
     for path in log_files(home):
         try:
             with path.open(encoding="utf-8", errors="replace") as lines:
                 for line in lines:
                     try:
-                        yield parse_record(line)
+                        record = parse_record(line)
                     except RecordError:
                         continue
+                    if seen.first(record):
+                        yield record
         except FileNotFoundError:  # rotated away while we read the ones before
             continue
 

@@ -36,9 +36,12 @@ class TaskChanged(_TeamEvent):
     """A task of `team`'s board was created, claimed, completed, failed or released (given
     back to the board, the attempt not counted), its lease ran out (`lease_expired`: back to
     pending, the attempt counted, or failed after the last attempt; `by` is whoever found it
-    out), or it was retried or removed; by `by` (a worker's, a member's or a command's name)."""
+    out), or it was retried or removed; by `by` (a worker's, a member's or a command's name).
+    `event_id`: the change's own id (delivered at least once: a reader drops a second
+    delivery of an id it has seen)."""
 
     kind: Literal["task_changed"] = "task_changed"
+    event_id: str | None = None
     team: str
     task_id: str
     change: TaskChange

@@ -10,7 +10,8 @@ Keys, under `tether:{TEAM}:`: `task:ID` (a hash: the task's JSON in `data`, and 
 claim changes beside it), `ids` (every id), `ready` (claimable ids, scored in claim order),
 `leases` (held ids, scored by expiry), `deps:ID` (ids of the tasks that depend on ID),
 `seq` and `fence` (counters), `epoch` (the team's data identity: a random value set once,
-shared with the mailboxes).
+shared with the mailboxes), `outbox` (a stream: the events of changes not delivered yet, each
+XADDed in its change's MULTI/EXEC or claim script; `task_outbox`).
 
 A store remembers the epoch it opened and checks it with every step (watched in a
 transaction, compared in the claim script): a server that restarted without its data, or was
@@ -26,11 +27,13 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from tether.protocol.team_events import TaskChanged
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore
 from tether.store.redis_tls import tls_failure, tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_graph import BoardTx
+from tether.store.task_outbox import OutboxEvent
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
@@ -73,11 +76,37 @@ while true do
         'lease_expires_at', expires, 'started_at', started, 'updated_at', started)
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[2], expires, id)
-      return {id, tostring(fence), expires, redis.call('HGETALL', key)}
+      local event = false
+      if ARGV[5] ~= '' then
+        local data = cjson.decode(redis.call('HGET', key, 'data'))
+        event = cjson.encode({kind = 'task_changed', event_id = ARGV[6], team = ARGV[7],
+          task_id = id, change = 'claimed', by = ARGV[5], subject = data.subject,
+          status = 'in_progress', owner = owner, attempts = tonumber(f[3]) + 1,
+          cost_usd = data.cost_usd or 0})
+        redis.call('XADD', KEYS[5], '*', 'event', event, 'writer', ARGV[8],
+          'made_at', started)
+      end
+      return {id, tostring(fence), expires, redis.call('HGETALL', key), event}
     end
   end
   offset = offset + 100
 end
+"""
+
+_DELIVERED_SCRIPT = """
+local wanted = {}
+for _, id in ipairs(ARGV) do wanted[id] = true end
+local gone = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'event' and wanted[cjson.decode(fields[i + 1]).event_id] then
+      table.insert(gone, entry[1])
+    end
+  end
+end
+if #gone > 0 then redis.call('XDEL', KEYS[1], unpack(gone)) end
+return #gone
 """
 
 
@@ -110,6 +139,8 @@ class RedisTaskStore(GraphStore):
         except (*self._errors, ValueError) as e:
             raise StoreUnavailable(cannot_use("task", url, e)) from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
+        self._delivered = self._r.register_script(_DELIVERED_SCRIPT)
+        self._start_outbox()
         try:
             if made:
                 self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
@@ -136,7 +167,7 @@ class RedisTaskStore(GraphStore):
     def key(self, name: str) -> str:
         return self._prefix + name
 
-    def _run(self, step: Callable[[BoardTx], T]) -> T:
+    def _transact(self, step: Callable[[BoardTx], T]) -> T:
         for conflicts in range(MAX_CONFLICTS):
             try:
                 with self._r.pipeline(transaction=True) as pipe:
@@ -186,9 +217,14 @@ class RedisTaskStore(GraphStore):
         expired = self.reap_expired(max_attempts=max_attempts)
         if reaped is not None:
             reaped.extend(expired)
+        outbox = self._outbox
         try:
-            keys = [self.key(name) for name in ("ready", "leases", "fence", "epoch")]
+            keys = [self.key(name) for name in ("ready", "leases", "fence", "epoch", "outbox")]
             args = [self.key("task:"), owner, lease_s, self._epoch]
+            if outbox is None:
+                args += ["", "", "", ""]
+            else:
+                args += [outbox.by, uuid.uuid4().hex, self.team, outbox.writer]
             taken: object = self._claim(keys=keys, args=args)
             if taken == -1:  # the epoch was not this store's: say which way
                 self._check_epoch(self._r.get(self.key("epoch")))
@@ -196,8 +232,11 @@ class RedisTaskStore(GraphStore):
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
         if not isinstance(taken, list):
             return None
-        _, fence, expires, flat = cast("list[Any]", taken)
+        _, fence, expires, flat, *event = cast("list[Any]", taken)
         task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
+        if event and event[0]:  # Lua's false comes back as None
+            with self._made_lock:
+                self._made.append(TaskChanged.model_validate_json(event[0]))
         return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
 
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
@@ -206,8 +245,34 @@ class RedisTaskStore(GraphStore):
             expired = self._r.zrangebyscore(self.key("leases"), "-inf", seconds + micros / 1e6)
         except self._errors as e:
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
-        reaped = [self._run(lambda tx, i=i: graph.reap(tx, str(i), max_attempts)) for i in expired]
+        reaped = [self._run(lambda tx, i=i: self._reap(tx, str(i), max_attempts)) for i in expired]
         return [t for t in reaped if t is not None]
+
+    def _reap(self, tx: BoardTx, task_id: str, max_attempts: int) -> Task | None:
+        task = graph.reap(tx, task_id, max_attempts)
+        return None if task is None else self._told(tx, "lease_expired", task)
+
+    def pending_events(self, limit: int = 1000) -> list[OutboxEvent]:
+        try:
+            with self._r.pipeline(transaction=True) as pipe:
+                pipe.time()
+                pipe.xrange(self.key("outbox"), "-", "+", count=limit)
+                (seconds, micros), entries = pipe.execute()
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        now = seconds + micros / 1e6
+        found: list[OutboxEvent] = []
+        for _, fields in cast("list[tuple[str, dict[str, str]]]", entries):
+            event = TaskChanged.model_validate_json(fields["event"])
+            found.append(OutboxEvent(event, fields["writer"], now - float(fields["made_at"])))
+        return found
+
+    def events_delivered(self, ids: list[str]) -> None:
+        if ids:
+            try:
+                self._delivered(keys=[self.key("outbox")], args=ids)
+            except self._errors as e:
+                raise StoreUnavailable(f"task store {self.url}: {e}") from None
 
     def close(self) -> None:
         self._r.close()
@@ -238,6 +303,13 @@ class _RedisTx:
         self._tasks: dict[str, Task | None] = {}
         self._dependents: dict[str, set[str]] = {}
         self._writes: list[Callable[[Pipeline], object]] = []
+        self.events: list[TaskChanged] = []
+
+    def put_event(self, event: TaskChanged, writer: str) -> None:
+        fields = {"event": event.model_dump_json(), "writer": writer, "made_at": _num(self.now)}
+        outbox = self._store.key("outbox")
+        self._writes.append(lambda p: p.xadd(outbox, fields))  # pyright: ignore[reportArgumentType]
+        self.events.append(event)
 
     def get(self, task_id: str) -> Task | None:
         if task_id not in self._tasks:

@@ -3,7 +3,8 @@
 WAL, so readers (a board being watched) never wait for a writer; every change in one
 `BEGIN IMMEDIATE` transaction, so two processes claiming at once are serialised by SQLite's
 write lock and never take the same task. A task is its JSON (`Task.stored`) beside the
-columns the claim order and the lease reaper search by.
+columns the claim order and the lease reaper search by. The outbox (`task_outbox`) is a table
+of the same file, written in the change's transaction.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from tether.protocol.team_events import TaskChanged
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore, with_blocks
 from tether.store.sqlite_file import SqliteFile
 from tether.store.task_graph import BoardTx
+from tether.store.task_outbox import OutboxEvent
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
@@ -44,6 +47,10 @@ CREATE TABLE IF NOT EXISTS deps (
 CREATE INDEX IF NOT EXISTS deps_by_dep ON deps (team, dep);
 CREATE TABLE IF NOT EXISTS counters (
     team TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (team, name));
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, team TEXT NOT NULL, id TEXT NOT NULL UNIQUE,
+    event TEXT NOT NULL, writer TEXT NOT NULL, made_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS outbox_by_team ON outbox (team, seq);
 """
 
 T = TypeVar("T")
@@ -57,13 +64,37 @@ class SqliteTaskStore(GraphStore):
         self._file = SqliteFile(
             path, what="task store", schema=_SCHEMA, schema_key="schema", version=SCHEMA_VERSION
         )
+        self._start_outbox()
 
-    def _run(self, step: Callable[[BoardTx], T]) -> T:
+    def _transact(self, step: Callable[[BoardTx], T]) -> T:
         try:
             with self._file.transaction() as db:
                 return step(_SqliteTx(db, self.team, time.time()))
         except sqlite3.DatabaseError as e:
             raise self._file.unavailable(e) from None
+
+    def pending_events(self, limit: int = 1000) -> list[OutboxEvent]:
+        try:
+            with self._file.reading() as db:
+                now = time.time()
+                rows = db.execute(
+                    "SELECT event, writer, made_at FROM outbox WHERE team = ? ORDER BY seq LIMIT ?",
+                    (self.team, limit),
+                ).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise self._file.unavailable(e) from None
+        return [
+            OutboxEvent(TaskChanged.model_validate_json(event), writer, now - made)
+            for event, writer, made in rows
+        ]
+
+    def events_delivered(self, ids: list[str]) -> None:
+        if ids:
+            try:
+                with self._file.transaction() as db:
+                    db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
+            except sqlite3.DatabaseError as e:
+                raise self._file.unavailable(e) from None
 
     def list(self) -> list[Task]:
         def every(tx: BoardTx) -> list[Task]:
@@ -84,9 +115,13 @@ class SqliteTaskStore(GraphStore):
 
         def step(tx: BoardTx) -> Claim | None:
             assert isinstance(tx, _SqliteTx)
-            expired[:] = tx.reap(max_attempts)  # a retried transaction reaps afresh
+            expired[:] = self._reaped(tx, tx.reap(max_attempts))  # a retry reaps afresh
             task_id = tx.first_ready(owner)
-            return None if task_id is None else graph.claim_task(tx, task_id, owner, lease_s)
+            if task_id is None:
+                return None
+            claim = graph.claim_task(tx, task_id, owner, lease_s)
+            self._told(tx, "claimed", claim.task)
+            return claim
 
         claim = self._run(step)
         if reaped is not None:  # recorded: the transaction committed
@@ -96,7 +131,7 @@ class SqliteTaskStore(GraphStore):
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
         def step(tx: BoardTx) -> list[Task]:
             assert isinstance(tx, _SqliteTx)
-            return tx.reap(max_attempts)
+            return self._reaped(tx, tx.reap(max_attempts))
 
         return self._run(step)
 
@@ -109,6 +144,14 @@ class _SqliteTx:
 
     def __init__(self, db: sqlite3.Connection, team: str, now: float) -> None:
         self._db, self.team, self.now = db, team, now
+        self.events: list[TaskChanged] = []
+
+    def put_event(self, event: TaskChanged, writer: str) -> None:
+        self._db.execute(
+            "INSERT INTO outbox (team, id, event, writer, made_at) VALUES (?, ?, ?, ?, ?)",
+            (self.team, event.event_id, event.model_dump_json(), writer, self.now),
+        )
+        self.events.append(event)
 
     def get(self, task_id: str) -> Task | None:
         if not task_id.isdigit():

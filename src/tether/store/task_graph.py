@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from tether.protocol.team_events import TaskChanged
 from tether.store.task_records import (
     Claim,
     LeaseLost,
@@ -41,6 +42,13 @@ class BoardTx(Protocol):
     def delete(self, task: Task) -> None: ...
     def next_id(self) -> str: ...
     def next_fence(self) -> int: ...
+
+    events: list[TaskChanged]
+    """The events `put_event` wrote in this transaction."""
+
+    def put_event(self, event: TaskChanged, writer: str) -> None:
+        """Write `event` to the board's outbox in this transaction, as `writer`'s."""
+        ...
 
 
 class TaskChanges(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from tether.protocol.team_events import TaskChanged
 from tether.store.store_url import (
     FORMS,
     REDIS_SCHEMES,
@@ -20,6 +21,7 @@ from tether.store.store_url import (
     url_scheme,
 )
 from tether.store.task_graph import TaskChanges
+from tether.store.task_outbox import OutboxEvent
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
@@ -98,6 +100,24 @@ class TaskStore(Protocol):
 
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
         """Return tasks whose lease ran out to the board (or fail them): what changed."""
+        ...
+
+    def keep_events(self, by: str, writer: str) -> None:
+        """From now on each change this store makes writes its event (`TaskChanged`, made by
+        `by`) to the board's outbox in the change's own transaction, as `writer`'s
+        (`task_outbox.writer_mark`)."""
+        ...
+
+    def take_made(self) -> list[TaskChanged]:
+        """The events of the changes this store committed since the last call."""
+        ...
+
+    def pending_events(self, limit: int = 1000) -> list[OutboxEvent]:
+        """The outbox's events not delivered yet, oldest first (every writer's)."""
+        ...
+
+    def events_delivered(self, ids: list[str]) -> None:
+        """Take these events (their `event_id`) out of the outbox: they were delivered."""
         ...
 
     def close(self) -> None: ...

@@ -31,6 +31,7 @@ from tether.store.mailbox import (
 )
 from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 from tether.teams.claims import claim_lead, process_start
+from tether.teams.lead_exit import held_tasks, left_open
 from tether.teams.letters import letter, timed_out, written_ids
 from tether.teams.link import TeamLink, events_file
 from tether.teams.names import check_member_name
@@ -74,6 +75,8 @@ class LeadTeams:
     """Front ends' callbacks for each message as it arrives (the REPL prints it)."""
     warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
     """Front ends' callbacks for what goes wrong with the team's store (the REPL prints it)."""
+    board_owner: str = LEAD
+    """The name the session's own board claims are under: not waited on when it stops."""
     link: TeamLink | None = None
     events: list[Callable[[BaseModel], None]] = field(
         default_factory=list[Callable[[BaseModel], None]]
@@ -320,27 +323,16 @@ class LeadTeams:
             self._watching = loop.create_task(self.link.watch_deadlines())
         return []
 
-    def unanswered(self) -> str | None:
-        """What a lead that stops now leaves open (its requests with no reply yet, those it
-        has not answered), and how to take it up again; None when nothing is."""
+    async def unanswered(self) -> str | None:
+        """What a lead that stops now leaves open (whom it waits on: the board tasks its
+        teammates and workers hold, its requests with no reply yet; those it has not
+        answered), and how to take it up again; None when nothing is (`lead_exit`)."""
         if self.link is None:
             return None
-        protocol = self.link.protocol
-        open_: list[str] = [
-            f"{p.message.id} to {p.message.recipient}" for p in protocol.pending.values()
-        ]
-        owed = [f"{m.kind} {m.id} from {m.sender}" for m in protocol.owed.values()]
-        if not open_ and not owed:
-            return None
-        said: list[str] = []
-        if open_:
-            said.append(f"waiting on the reply to {len(open_)} request(s) ({', '.join(open_)})")
-        if owed:
-            said.append(f"{len(owed)} request(s) not answered ({', '.join(owed)})")
-        return (
-            f"team {self.link.team}: this lead stops {' and '.join(said)}; what comes meanwhile "
-            "is kept in its mailbox: run again with --continue (or --resume) to take it up"
+        held = await asyncio.to_thread(
+            held_tasks, self.project, self.store_url, self.link.team, {LEAD, self.board_owner}
         )
+        return left_open(self.link.team, self.link.protocol, held, self.link.clock())
 
     @property
     def _consumer(self) -> str:

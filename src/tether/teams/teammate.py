@@ -13,7 +13,8 @@ not shown again. When a turn ends and nothing waits, the
 `TeammateIdle` hooks run (exit 2 keeps it working, their reason its next prompt; `continue:
 false` stops it), then the lead gets an idle notification. A request that times out is told
 to the model as an error. A shutdown the teammate approved ends the loop after its turn; so
-does `stop()` (SIGTERM), which interrupts the turn.
+does `stop()` (SIGTERM), which interrupts the turn. What becomes of each message (letters,
+acknowledgements, the current task) is `intake.py`'s; what an idle teammate does, `idle.py`'s.
 """
 
 from __future__ import annotations
@@ -33,19 +34,18 @@ from tether.protocol import (
     UserInput,
 )
 from tether.store.mailbox import Delivery, Message, TeamStore
-from tether.store.mailbox_records import INVALID_KIND
-from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
-from tether.teams.letters import held_ids, letter, timed_out
+from tether.store.task_records import StoreDamaged, StoreLost
+from tether.teams.idle import when_idle
+from tether.teams.intake import Intake
+from tether.teams.letters import held_ids, timed_out
 from tether.teams.link import TeamLink
 from tether.teams.processes import process_start
-from tether.teams.protocol import TASK_KINDS, ProtocolError
 from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
-from tether.teams.unread import Ended, ended, not_read
+from tether.teams.unread import Ended, ended
 
 RECEIVE_BLOCK_S = 2.0
 """How long one read of the mailbox waits for a message (the store wakes it at once when one
 comes); the loop notices a stop within this."""
-IDLE_SUMMARY_CHARS = 200
 RESUMED_TURN = (
     "<system-reminder>Your process stopped before this turn was done (it was killed or "
     "stopped) and has been started again: carry on with the messages above that you had not "
@@ -67,10 +67,6 @@ class Teammate:
     """How long the store may stay unreachable before the teammate stops (None: for ever)."""
     consumer: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _arrived: asyncio.Queue[list[Delivery]] = field(default_factory=asyncio.Queue[list[Delivery]])
-    _held: set[str] = field(default_factory=set[str])
-    """Ids of the messages the session holds."""
-    _unacked: dict[str, Delivery] = field(default_factory=dict[str, Delivery])
-    """Put into the session (or queued for it), not acknowledged yet, by message id."""
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_reason: str | None = None
     _working: bool = False
@@ -80,12 +76,15 @@ class Teammate:
     """Whether the running turn's prompt reached the model (the endpoint began its answer),
     or the turn is over: until then a prompt refused as too long may be taken back out of the
     session, so the messages it holds are not acknowledged yet."""
-    _current: str | None = None
     _timeouts: list[str] = field(default_factory=list[str])
     """Requests of its that timed out while no turn ran: told with the next prompt."""
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
-    """What the newest message the session holds asked (`team status`'s current task): one the
-    model was given, not one still queued for it."""
+    intake: Intake = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.intake = Intake(
+            self.link, self.inbox, self.session, self.say, shutdown_done=self.shutdown_done
+        )
 
     @property
     def name(self) -> str:
@@ -106,7 +105,7 @@ class Teammate:
             self.session.interrupt_next_turn(reason)
 
     async def run(self) -> None:
-        self._held = held_ids(self.session.messages)
+        self.intake.held = held_ids(self.session.messages)
         await self.link.publish(
             pid=os.getpid(),
             pid_started=process_start(os.getpid()),
@@ -193,34 +192,13 @@ class Teammate:
         return await self._texts(batch)
 
     async def _texts(self, batch: list[Delivery]) -> list[str]:
-        """The texts of new messages (redeliveries of held ones acknowledged and dropped) and
-        of requests that timed out."""
-        if any(d.message.sender not in self.link.protocol.members for d in batch):
-            with contextlib.suppress(StoreUnavailable):
-                await self.link.refresh_members()  # one who joined since is no stranger
+        """The texts of requests that timed out and of new messages (redeliveries of held ones
+        acknowledged and dropped)."""
+        await self.intake.know_senders(batch)
         now = self.link.clock()
         self.link.expire_due()
         texts, self._timeouts = self._timeouts, []
-        dropped: list[str] = []
-        for delivery in batch:
-            message = delivery.message
-            if message.id in self._held:
-                dropped.append(delivery.receipt)
-                continue
-            if message.kind == "shutdown_request" and message.id == self.shutdown_done:
-                self.say(f"shutdown request {message.id}: done already (it ended the last run)")
-                dropped.append(delivery.receipt)
-                continue
-            if message.id in self._unacked:
-                continue  # already on its way into the session
-            self._unacked[message.id] = delivery
-            received = self.link.protocol.incoming(message, now)
-            texts.append(letter(message, received.note, answered=received.obeyed))
-            if message.kind == INVALID_KIND:
-                self.say(f"{message.id}: {received.note}")
-        if dropped:
-            await self._ack(dropped)
-        return texts
+        return texts + await self.intake.letters(batch, now)
 
     async def _turn(self, prompt: list[str]) -> list[str]:
         """Run one turn on `prompt`; messages arriving meanwhile are steered in. Returns what
@@ -232,8 +210,9 @@ class Teammate:
         if ended.withdrawn and len(prompt) > 1:
             for part in prompt:
                 left += await self._turn([part])
-        elif ended.unread is not None:
-            await self._not_read(prompt, ended.unread)
+        elif ended.unread is not None and not self._stop.is_set():
+            # (stopped before its prompt was kept: the mailbox gives it again next start)
+            await self.intake.not_read(prompt, ended.unread)
         return left
 
     async def _one_turn(self, prompt: list[str]) -> Ended:
@@ -256,7 +235,7 @@ class Teammate:
                 elif isinstance(event, TurnFinished):
                     finished = event
                     self.say(f"turn finished ({event.subtype}): {event.result[:200]}")
-                await self._ack_held()
+                await self.intake.ack_held(sent=self._sent)
         finally:
             session.prompt_kept.remove(kept.set)
             session.prompt_kept.remove(self._keep)
@@ -268,7 +247,7 @@ class Teammate:
             self._arrived.put_nowait([])
             await feeding
         self._sent = True
-        await self._ack_session_held()
+        await self.intake.ack_session_held()
         await self.link.publish(spend_usd=session.cost_usd)
         return ended(session.prompt_withdrawn, self._kept, finished)
 
@@ -279,39 +258,7 @@ class Teammate:
         """Show the prompt's task in `team status` as soon as the session holds it, not at
         the next event (which may be the model's reply)."""
         await kept.wait()
-        await self._ack_held()
-
-    async def _not_read(self, prompt: list[str], why: str) -> None:
-        """Tell the sender of each message of `prompt` the session does not hold (its prompt
-        never reached the model) that it was not read, and why; then acknowledge it. A
-        request is answered so (its sender stops waiting). A message whose sender cannot be
-        told (the store out of reach) stays unacknowledged: the mailbox keeps it."""
-        if self._stop.is_set():
-            return  # stopped before its prompt was kept: the mailbox gives it again next start
-        joined = "\n".join(prompt)
-        queued = "\n".join(self.session.queued)
-        done: list[str] = []
-        for message_id, delivery in list(self._unacked.items()):
-            tag = f'id="{message_id}"'
-            if tag not in joined or tag in queued or message_id in self._held:
-                continue
-            message = delivery.message
-            said = not_read(self.name, message, why)
-            self.say(f"{message.id} from {message.sender} not read: {why[:200]}")
-            kind, reply_to = (
-                ("reply", message.id) if message.kind == "request" else ("message", None)
-            )
-            if message.sender != self.name and message.kind != INVALID_KIND:
-                try:
-                    await self.link.send(message.sender, kind, said, reply_to=reply_to)
-                except ProtocolError as e:
-                    self.say(f"{message.sender} not told: {e}")
-                except StoreUnavailable as e:
-                    self.say(f"{message.sender} not told (kept unread): {e}")
-                    continue
-            done.append(message_id)
-        if done:
-            await self._ack([self._unacked.pop(i).receipt for i in done])
+        await self.intake.ack_held(sent=self._sent)
 
     async def _steer_arrivals(self) -> None:
         while batch := await self._arrived.get():
@@ -321,93 +268,14 @@ class Teammate:
             if texts:  # status shows them once the model is given them
                 self.say(f"{len(texts)} message(s) came during the turn: steered in")
 
-    async def _ack_held(self) -> None:
-        """Acknowledge the messages the session now holds (its file has them), once the
-        model was given them (until then the prompt may still be taken back: too long); the
-        newest task among them is `team status`'s current task from the moment it is held."""
-        if not self._unacked:
-            return
-        newest = self.session.messages[-4:]
-        held = held_ids(newest) & set(self._unacked)
-        if not held:
-            return
-        current = self._asked(held)  # shown as soon as the session holds it
-        if self._sent:
-            self._held |= held
-            await self._ack([self._unacked.pop(i).receipt for i in held])
-        await self._show_current(current)
-
-    def _asked(self, held: set[str]) -> str | None:
-        """What the newest of these messages (now in the session) asks, for `team status`;
-        None when none of them is a task (`TASK_KINDS`: not a shutdown request, a reply, a
-        notification or an invalid entry)."""
-        asked = [
-            d.message
-            for i, d in self._unacked.items()
-            if i in held and d.message.kind in TASK_KINDS
-        ]
-        return (asked[-1].text or asked[-1].kind)[:IDLE_SUMMARY_CHARS] if asked else None
-
-    async def _show_current(self, current: str | None) -> None:
-        if current is not None and current != self._current:
-            self._current = current
-            await self.link.publish(current_task=current)
-
-    async def _ack_session_held(self) -> None:
-        """Acknowledge every message the session now holds (anywhere in it)."""
-        self._held |= held_ids(self.session.messages)
-        gone = [i for i in self._unacked if i in self._held]
-        if gone:
-            current = self._asked(set(gone))
-            receipts = [self._unacked.pop(i).receipt for i in gone]
-            await self._ack(receipts)
-            await self._show_current(current)
-
     async def _idle(self) -> list[str]:
-        """The TeammateIdle hooks, then the idle notification; a hook's exit 2 gives the next
-        prompt instead."""
-        gate = self.session.agent.gate
-        hooks = gate.hooks if gate is not None else None
-        if hooks is not None and hooks.has("TeammateIdle"):
-            outcome = await hooks.fire(
-                "TeammateIdle", {"teammate_name": self.name, "team_name": self.link.team}
-            )
-            if outcome.stop:
-                reason = outcome.stop_reason or "no reason given"
-                cause = f"a TeammateIdle hook stopped it: {reason}"
-                self.stop(cause)
-                self.say(f"{self.name}: {cause}")
-                self.link.note_event(self.link.protocol.state, "stopped", cause)
-                try:  # its lead is told why, as Claude Code shows stopReason to its user
-                    await self.link.send(
-                        self.link.protocol.lead,
-                        "idle_notification",
-                        "stopped by a TeammateIdle hook",
-                        data={"reason": reason},
-                    )
-                except (ProtocolError, StoreUnavailable) as e:
-                    self.say(f"{self.link.protocol.lead} not told that it stopped: {e}")
-                return []
-            if outcome.blocked:
-                return [f"TeammateIdle hook: {outcome.reason or 'keep working'}"]
-        last = _last_answer(self.session)
-        self._current = None
-        await self.link.publish(current_task=None)
-        lead = self.link.protocol.lead
-        if lead != self.name:
-            try:  # kept and sent again while the store is out of reach
-                await self.link.notify(lead, "idle_notification", last[:IDLE_SUMMARY_CHARS])
-            except ProtocolError as e:
-                self.say(f"no idle notification to {lead}: {e}")
-        return []
-
-    async def _ack(self, receipts: list[str]) -> None:
-        """Acknowledge; a store that cannot be reached leaves them held (a redelivery of a
-        message the session holds is dropped by its id)."""
-        try:
-            await asyncio.to_thread(self.inbox.ack, self.name, receipts)
-        except StoreUnavailable as e:
-            self.say(f"{len(receipts)} message(s) not acknowledged: {e}")
+        return await when_idle(
+            self.session,
+            self.link,
+            say=self.say,
+            stop=self.stop,
+            no_current=self.intake.no_current,
+        )
 
     async def _receive(self) -> None:
         """Read the mailbox for ever; the first read takes back what a killed predecessor
@@ -433,10 +301,3 @@ class Teammate:
 
     async def _restore(self) -> None:
         await self.link.publish(spend_usd=self.session.cost_usd)
-
-
-def _last_answer(session: Session) -> str:
-    for message in reversed(session.messages):
-        if message.role == "assistant":
-            return message.text()
-    return ""
