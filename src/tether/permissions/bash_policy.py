@@ -42,6 +42,7 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.launchers import launches, unknown_module
+from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
@@ -216,7 +217,9 @@ class _Judge(FileJudge):
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
-        script = script_file(inv.argv) if inv.role == "command" else None
+        script = (
+            (script_file(inv.argv) or unnamed_program(inv.argv)) if inv.role == "command" else None
+        )
         if script is not None:
             found = script_verdict(self.ctx.rules, program_name(inv.argv[0]), script)
             parts.extend([found] if found is not None else [])
