@@ -49,6 +49,7 @@ def test_the_program_an_installable_names_is_judged(command: str, make_ctx: Cont
     [
         "nix run nixpkgs#cowsay -- hi",
         "nix run nixpkgs#python3Packages.httpie -- GET x",
+        "nix run nixpkgs#cowsay hello there",
         "nix build .#wget",
         "nix build .#curlFull",
         "nix flake show github:o/r",
@@ -91,6 +92,7 @@ def test_listing_the_profile_stays_allowed(command: str, make_ctx: ContextFactor
         "nix run .",
         "nix run .#",
         "nix run github:o/tool -- x",
+        "nix run github:o/tool https://example.com",
         "nix run --refresh 'git+https://example.com/r.git'",
         "nix run -f ./default.nix",
         "nix run --expr '(import <nixpkgs> {}).hello'",

@@ -57,10 +57,13 @@ def unnamed_program(argv: tuple[str, ...]) -> str | None:
     if found is None:
         return None
     words, attributes, _ = found
-    literal = [word for word in words if is_literal(word)]
     if not words:
         return "the expression given" if attributes else "the flake in this directory"
-    return next((w for w in literal if not _programs(w, attributes=attributes)), None)
+    # The installable is the first of them that is not an option's value; the words after
+    # it are the program's (`nix run github:o/r ARG`): unnamed when none names a program.
+    if any(_programs(word, attributes=attributes) for word in words):
+        return None
+    return next((word for word in words if is_literal(word)), None)
 
 
 def _installables(
