@@ -1,7 +1,8 @@
-"""In a live session (the fake model asking for each command, headless, default mode): the
-program a `nix run` variant runs meets its deny rule, git's plumbing that rewrites history
-meets the rules on history-rewriting commands, and a deleting option's refusal says what it
-would delete. None of the commands runs."""
+"""In a live session (the fake model asking for each command, headless, default mode, the
+sandbox off): the program a `nix run` variant runs meets its deny rule, git's plumbing that
+rewrites history meets the rules on history-rewriting commands, and a deleting option's
+refusal says what it would delete; none of those runs. A patch git applies is judged on the
+files it writes, as a cherry-pick is: it runs."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ COMMANDS = [
     "nix run github:someone/tool",
     "git replace HEAD~1 HEAD",
     "rsync -a --delete src/ mirror/",
+    "git apply change.diff",
 ]
 
 
@@ -35,7 +37,8 @@ def test_each_class_is_refused_with_its_reason(
                     "allow": ["Bash(nix *)", "Bash(git *)", "Bash(rsync *)"],
                     "deny": ["Bash(curl *)"],
                     "ask": ["Bash(git rebase *)", "Bash(rm -rf *)"],
-                }
+                },
+                "sandbox": {"enabled": False},
             }
         )
     )
@@ -55,7 +58,9 @@ def test_each_class_is_refused_with_its_reason(
         "Bash(git rebase *) covers",
         f"{asked}`rsync --delete` deletes the files in mirror/ that the sources lack: "
         "`rm -r -f -- mirror/` needs confirmation (Bash(rm -rf *))",
+        "(Bash completed with no output)",
     ]
+    assert (workspace / "src" / "a.txt").read_text() == "3\n"
     replaced = subprocess.run(["git", "-C", str(workspace), "replace", "-l"], capture_output=True)
     assert replaced.stdout == b""
     assert (workspace / "mirror" / "keep.txt").read_text() == "kept\n"
@@ -73,3 +78,6 @@ def _repository(workspace: Path) -> None:
         (workspace / "src" / "a.txt").write_text(f"{n}\n")
         git("add", "src/a.txt")
         git("commit", "-qm", f"commit {n}")
+    (workspace / "change.diff").write_text(
+        "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1 +1 @@\n-2\n+3\n"
+    )
