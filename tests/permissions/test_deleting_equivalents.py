@@ -33,7 +33,7 @@ def test_a_deny_on_rm_holds_for_deleting_options(command: str, make_ctx: Context
     rules = {"permissions": {"allow": ALLOW, "deny": ["Bash(rm:*)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(rules))
     assert verdict.behavior == "deny", (command, verdict.reason)
-    assert "does that work" in verdict.reason
+    assert " deletes " in verdict.reason, verdict.reason
 
 
 def test_an_ask_on_rm_holds_for_find_delete(make_ctx: ContextFactory) -> None:
@@ -66,3 +66,52 @@ def test_programs_that_delete_nothing_stay_allowed(command: str, make_ctx: Conte
     rules = {"permissions": {"allow": ALLOW, "deny": ["Bash(rm:*)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(rules))
     assert verdict.behavior != "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (
+            "rsync -a --delete build/ /srv/site/",
+            "`rsync --delete` deletes the files in /srv/site/ that the sources lack: "
+            "`rm -r -f -- /srv/site/`",
+        ),
+        (
+            "rsync -rt --delete-excluded --exclude '*.tmp' a/ b/ mirror/",
+            "`rsync --delete-excluded` deletes the files in mirror/ that the sources lack",
+        ),
+        (
+            "rsync -a --remove-source-files inbox/ archive/",
+            "`rsync --remove-source-files` deletes the files it sends from inbox/: "
+            "`rm -r -f -- inbox/`",
+        ),
+        (
+            "find . -name '*.pyc' -delete",
+            "`find -delete` deletes the files its tests pick in .: `rm -f -- .`",
+        ),
+        (
+            "find build dist -delete",
+            "`find -delete` deletes build, dist and everything in it: `rm -r -f -- build dist`",
+        ),
+        (
+            "tar -czf logs.tgz --remove-files logs",
+            "`tar --remove-files` deletes the files it archives (logs): `rm -f -- logs`",
+        ),
+        (
+            "tar cf out.tar notes --remove-files",
+            "`tar --remove-files` deletes the files it archives (notes): `rm -f -- notes`",
+        ),
+        ("shred -u notes.txt", "`shred -u` overwrites and deletes notes.txt"),
+        ("zip -m logs.zip a.log", "`zip -m` deletes the files it archives (a.log)"),
+    ],
+)
+def test_the_reason_says_what_the_command_deletes(
+    command: str, says: str, make_ctx: ContextFactory
+) -> None:
+    """The reason names what the command deletes (rsync --delete: the destination's extra
+    files, not its sources; tar: what it archives, not the archive), then the rule."""
+    rules = {"permissions": {"allow": ALLOW, "ask": ["Bash(rm:*)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    assert verdict.reason.startswith(says), verdict.reason
+    assert verdict.reason.endswith("needs confirmation (Bash(rm:*))"), verdict.reason

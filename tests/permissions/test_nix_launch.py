@@ -24,6 +24,19 @@ RULES = {"permissions": {"allow": ["Bash(nix *)"], "deny": ["Bash(wget *)", "Bas
         "nix run nixpkgs#legacyPackages.aarch64-linux.wget^out",
         "nix run --inputs-from . nixpkgs#wget",
         "nix run -L .#nc -- -z h 1",
+        # A variant of the package runs the same program (its `pname`), whichever output.
+        "nix run nixpkgs#wgetFull -- x",
+        "nix run nixpkgs#wgetMinimal",
+        "nix run nixpkgs#wget.bin -- x",
+        "nix run 'nixpkgs#wget_1_21.out' -- x",
+        "nix run nixpkgs#wget-wrapped",
+        "nix run nixpkgs#nc-openbsd -- -l 9",
+        "nix run github:NixOS/nixpkgs/nixos-24.05#legacyPackages.x86_64-linux.wgetWithSsl",
+        "nix run -f '<nixpkgs>' wget2 -- x",
+        "nix run nixpkgs#ncMinimal^bin",
+        # What runs is not known: deny rules hold against whatever it may be.
+        "nix run nixpkgs#$PKG",
+        'nix run "$FLAKE"',
     ],
 )
 def test_the_program_an_installable_names_is_judged(command: str, make_ctx: ContextFactory) -> None:
@@ -35,9 +48,10 @@ def test_the_program_an_installable_names_is_judged(command: str, make_ctx: Cont
     "command",
     [
         "nix run nixpkgs#cowsay -- hi",
-        "nix run .#",
-        "nix run",
+        "nix run nixpkgs#python3Packages.httpie -- GET x",
+        "nix run nixpkgs#cowsay hello there",
         "nix build .#wget",
+        "nix build .#curlFull",
         "nix flake show github:o/r",
     ],
 )
@@ -69,3 +83,62 @@ def test_listing_the_profile_stays_allowed(command: str, make_ctx: ContextFactor
     rules = {"permissions": {"allow": ["Bash(nix *)", "Bash(nix-env *)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(rules))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nix run",
+        "nix run .",
+        "nix run .#",
+        "nix run github:o/tool -- x",
+        "nix run github:o/tool https://example.com",
+        "nix run --refresh 'git+https://example.com/r.git'",
+        "nix run -f ./default.nix",
+        "nix run --expr '(import <nixpkgs> {}).hello'",
+    ],
+)
+def test_a_program_tether_cannot_name_is_asked(command: str, make_ctx: ContextFactory) -> None:
+    """A flake's default program, or a file's or an expression's with no attribute, may be any
+    program: where a deny or ask rule exists, asked (a rule allowing nix does not say which
+    program it runs); with none, nothing is learnt by asking."""
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    assert "whose commands tether does not read" in verdict.reason
+    assert "Bash(wget *)" in verdict.reason
+    quiet = decide(
+        "Bash", {"command": command}, make_ctx({"permissions": {"allow": ["Bash(nix *)"]}})
+    )
+    assert quiet.behavior == "allow", (command, quiet.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "wanted"),
+    [
+        ("nix run nixpkgs#gitFull -- push origin", "ask"),
+        ("nix run nixpkgs#gitMinimal.out -- -C . push", "ask"),
+        ("nix run 'nixpkgs#git^bin' -- push", "ask"),
+        ("nix run nixpkgs#gitFull -- status", "allow"),
+        ("nix run nixpkgs#gitui", "allow"),
+    ],
+)
+def test_ask_rules_hold_for_a_variant(command: str, wanted: str, make_ctx: ContextFactory) -> None:
+    rules = {"permissions": {"allow": ["Bash(nix *)"], "ask": ["Bash(git push *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == wanted, (command, verdict.reason)
+
+
+def test_an_allow_rule_naming_what_runs_is_consent_to_it(make_ctx: ContextFactory) -> None:
+    """A rule that names the flake (or script) as a word of its own allows running it; a
+    word that only contains it (`.` in `x.py`, `build.sh` in `build.sh.orig`) does not."""
+    named = {"permissions": {"allow": ["Bash(nix run .)"], "deny": ["Bash(wget *)"]}}
+    assert decide("Bash", {"command": "nix run ."}, make_ctx(named)).behavior == "allow"
+    rules = {
+        "permissions": {
+            "allow": ["Bash(nix *)", "Bash(sh *)", "Bash(python3 x.py)", "Bash(sh build.sh.orig)"],
+            "deny": ["Bash(wget *)"],
+        }
+    }
+    for command in ("nix run .", "sh build.sh"):
+        verdict = decide("Bash", {"command": command}, make_ctx(rules))
+        assert verdict.behavior == "ask", (command, verdict.reason)

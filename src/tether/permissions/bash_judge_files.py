@@ -161,7 +161,8 @@ class FileJudge:
             if listed is not None:  # git's list stands for its pathspecs
                 use = replace(use, reads=pathspecs_dropped(use))
             if use.rewrites_tree and not self.ctx.bash_sandboxed and self.sole:
-                use = tree_written(use, self.places, self.files)
+                stdin = [r.target for r in inv.redirects if r.op == "<"][-1:]
+                use = tree_written(use, self.places, self.files, *stdin)
             reads += use.reads
             writes += use.writes
             recursive = use.recursive and listed is None

@@ -31,7 +31,7 @@ from tether.permissions.bash_rules import (
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
-from tether.permissions.equivalents import equivalent
+from tether.permissions.equivalents import Equivalent, equivalent
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
     only_plain_git,
@@ -42,6 +42,7 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.launchers import launches, unknown_module
+from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
@@ -109,6 +110,15 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     return BashJudgement(worst(parts), judge.read_only)
+
+
+def _equivalent_reason(same: Equivalent, found: Verdict) -> str:
+    """What a command does and the rule that holds for it: with the command it does the
+    work of where that says what it does (`rm -f -- x`)."""
+    if same.shown:
+        return f"{same.does}: {found.reason}"
+    kind = "deny rule {} forbids" if found.outcome == "deny" else "ask rule {} covers"
+    return f"{same.does}, which {kind.format(found.rule)}"
 
 
 def unseen_verdict(ctx: PermissionContext, problem: str) -> Verdict:
@@ -216,7 +226,9 @@ class _Judge(FileJudge):
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
-        script = script_file(inv.argv) if inv.role == "command" else None
+        script = (
+            (script_file(inv.argv) or unnamed_program(inv.argv)) if inv.role == "command" else None
+        )
         if script is not None:
             found = script_verdict(self.ctx.rules, program_name(inv.argv[0]), script)
             parts.extend([found] if found is not None else [])
@@ -255,9 +267,10 @@ class _Judge(FileJudge):
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         same = equivalent(inv)
         if found is None and same is not None:
-            found = deny_or_ask(self.ctx.rules, texts_of(same[0], for_allow=False))
+            forms = [text for form in same.forms for text in texts_of(form, for_allow=False)]
+            found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
-                found = replace(found, reason=f"{found.reason} (`{same[1]}` does that work)")
+                found = replace(found, reason=_equivalent_reason(same, found))
         if found is not None:
             return found
         if inv.role == "wrapper":

@@ -13,6 +13,7 @@ as a command line (`mytool -c 'make; rm -rf x'`), parsed as shell.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
@@ -133,11 +134,16 @@ def startup_verdict(rules: RuleSet, name: str, files: tuple[str, ...]) -> Verdic
     return ask(what)
 
 
+_WORDS = re.compile(r"[\s()]+|:\*")
+"""What separates a rule's words (`Bash(sh ./x.sh:*)`)."""
+
+
 def script_verdict(rules: RuleSet, name: str, script: str) -> Verdict | None:
     """A script file a shell runs holds commands the engine does not read: where a Bash deny
     or ask rule exists, asked (a rule allowing the shell does not say what the script may
-    run), unless an allow rule names the script itself (`Bash(sh ./build.sh)`)."""
-    if any(script in rule.text for rule in rules.of("allow", "Bash")):
+    run), unless an allow rule names the script itself (`Bash(sh ./build.sh)`: a word of
+    it, not a part of one, as `.` is of `Bash(python3 x.py)`)."""
+    if any(script in _WORDS.split(rule.text) for rule in rules.of("allow", "Bash")):
         return None
     for kind in ("deny", "ask"):
         found = rules.of(kind, "Bash")

@@ -8,8 +8,14 @@ picks, a directory once empty); `rsync --delete*` (the destination's extra files
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Final
+
 from tether.permissions.option_names import long_option
-from tether.permissions.shell_words import program_name
+from tether.permissions.shell_words import program_name, readable
+from tether.slotted import Slotted
+
+Argv = tuple[str, ...]
 
 _FIND = frozenset({"find", "gfind", "bfs"})
 _FIND_OPTIONS = frozenset({"-H", "-L", "-P"})
@@ -20,13 +26,29 @@ _FIND_GLOBAL = frozenset(
 """find's words that pick nothing: with only these, `-delete` deletes the whole tree."""
 _RSYNC_DELETES = (
     *("--delete", "--del", "--delete-before", "--delete-during", "--delete-delay"),
-    *("--delete-after", "--delete-excluded", "--delete-missing-args", "--remove-source-files"),
+    *("--delete-after", "--delete-excluded", "--delete-missing-args"),
 )
 _TAR = frozenset({"tar", "gtar", "bsdtar"})
 
 
-def deleting_equivalent(argv: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
-    """The `rm` command `argv` does the work of, and the words that do it; None when its
+class Equivalent(Slotted):
+    """The commands one does the work of, each tried against their deny and ask rules, and
+    what it does in words, for the reason; `shown` when a form says what it does (`rm -f --
+    x`), not only which rules hold (`git rebase ARGS` for `git replace ARGS`)."""
+
+    __slots__ = ("does", "forms", "shown")
+    forms: Final[tuple[Argv, ...]]
+    does: Final[str]
+    shown: Final[bool]
+
+    def __init__(self, forms: tuple[Argv, ...], does: str, *, shown: bool = True) -> None:
+        self.forms = forms
+        self.does = does
+        self.shown = shown
+
+
+def deleting_equivalent(argv: Argv) -> Equivalent | None:
+    """The `rm` command `argv` does the work of, and what it deletes in words; None when its
     options delete nothing."""
     name = program_name(argv[0])
     args = argv[1:]
@@ -36,22 +58,79 @@ def deleting_equivalent(argv: tuple[str, ...]) -> tuple[tuple[str, ...], str] | 
         # none, the whole tree goes, as with `rm -rf`.
         tested = any(word not in _FIND_GLOBAL for word in expression)
         flags = ("-f",) if tested else ("-r", "-f")
-        return ("rm", *flags, "--", *starts), f"{name} -delete"
+        where = _listed(starts)
+        does = (
+            f"`{name} -delete` deletes the files its tests pick in {where}"
+            if tested
+            else f"`{name} -delete` deletes {where} and everything in it"
+        )
+        return Equivalent((("rm", *flags, "--", *starts),), does)
     if name == "rsync":
-        given = _first_long(args, _RSYNC_DELETES)
-        if given is not None:
-            return ("rm", "-r", "-f", "--", *_positionals(args)), f"rsync {given}"
+        return _rsync(args)
     if name in _TAR:
         given = _first_long(args, ("--remove-files",))
         if given is not None:
-            return ("rm", "-f", "--", *_positionals(args)), f"{name} {given}"
+            members = _tar_members(args)
+            does = f"`{name} {given}` deletes the files it archives ({_listed(members)})"
+            return Equivalent((("rm", "-f", "--", *members),), does)
     if name == "zip" and any(_short(arg, "m") for arg in args):
-        return ("rm", "-f", "--", *_positionals(args)[1:]), "zip -m"
+        members = _positionals(args)[1:]
+        does = f"`zip -m` deletes the files it archives ({_listed(members)})"
+        return Equivalent((("rm", "-f", "--", *members),), does)
     if name in ("shred", "gshred") and (
         any(_short(arg, "u") for arg in args) or _first_long(args, ("--remove",))
     ):
-        return ("rm", "-f", "--", *_positionals(args)), f"{name} -u"
+        files = _positionals(args)
+        does = f"`{name} -u` overwrites and deletes {_listed(files)}"
+        return Equivalent((("rm", "-f", "--", *files),), does)
     return None
+
+
+def _rsync(args: tuple[str, ...]) -> Equivalent | None:
+    """`--delete*` deletes what the destination holds that the sources do not;
+    `--remove-source-files` deletes the sources it sent."""
+    paths = _positionals(args)
+    sources, destination = paths[:-1], paths[-1:]
+    forms: list[Argv] = []
+    does: list[str] = []
+    given = _first_long(args, _RSYNC_DELETES)
+    if given is not None:
+        forms.append(("rm", "-r", "-f", "--", *destination))
+        where = _listed(destination)
+        does.append(f"`rsync {given}` deletes the files in {where} that the sources lack")
+    removes = _first_long(args, ("--remove-source-files",))
+    if removes is not None:
+        forms.append(("rm", "-r", "-f", "--", *sources))
+        does.append(f"`rsync {removes}` deletes the files it sends from {_listed(sources)}")
+    return Equivalent(tuple(forms), "; ".join(does)) if forms else None
+
+
+def _listed(paths: Sequence[str]) -> str:
+    return ", ".join(readable(path) for path in paths) or "nothing named"
+
+
+def _tar_members(args: tuple[str, ...]) -> list[str]:
+    """tar's operands without its archive (`-f FILE`, `-cfFILE`, `--file=FILE`, the old
+    style's `cf FILE`)."""
+    found: list[str] = []
+    archive = False
+    for i, arg in enumerate(args):
+        if archive:
+            archive = False
+            continue
+        if arg == "--":
+            return found + list(args[i + 1 :])
+        if arg in ("--file", "-f"):
+            archive = True
+        elif arg.startswith("--"):
+            continue
+        elif arg.startswith("-") or (i == 0 and arg.isalpha()):
+            letters = arg.lstrip("-")
+            if "f" in letters:
+                archive = letters.endswith("f")
+        else:
+            found.append(arg)
+    return found
 
 
 def _find_parts(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:

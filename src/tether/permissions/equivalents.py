@@ -1,29 +1,43 @@
 """Commands that do the work of another, whose deny and ask rules then hold for them too:
 `cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
-(git_senders), `find -delete` and other programs' deleting options are `rm`
+(git_senders), `git update-ref` and `git replace` rewrite history as `git rebase` does
+(git_rewriters), `find -delete` and other programs' deleting options are `rm`
 (deleting_equivalents)."""
 
 from __future__ import annotations
 
 from tether.permissions.cmake_commands import cmake_equivalent
-from tether.permissions.deleting_equivalents import deleting_equivalent
+from tether.permissions.deleting_equivalents import Equivalent, deleting_equivalent
+from tether.permissions.git_rewriters import rewriting_equivalent
 from tether.permissions.git_senders import sending_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
 
+__all__ = ["Equivalent", "equivalent"]
 
-def equivalent(inv: Invocation) -> tuple[tuple[str, ...], str] | None:
+
+def equivalent(inv: Invocation) -> Equivalent | None:
     """`cmake -E remove x` as the command it does the work of (`rm -f -- x`), `git send-pack
-    URL` as `git push URL` (git_senders): deny and ask rules on that command hold. With the
-    words that do that work, for the reason."""
+    URL` as `git push URL` (git_senders), `git replace A B` as each command that rewrites
+    history (git_rewriters): deny and ask rules on those commands hold. With what the
+    command does, for the reason."""
     argv = inv.own_argv
     if inv.role != "command" or not argv:
         return None
     name = program_name(argv[0])
     if name == "git":
         sends = sending_equivalent(argv)
-        return (sends[0], f"git {readable(sends[1])}") if sends is not None else None
+        if sends is not None:
+            does = f"`git {readable(sends[1])}` sends commits elsewhere, as git push does"
+            return Equivalent((sends[0],), does)
+        rewrites = rewriting_equivalent(argv)
+        if rewrites is not None:
+            does = f"`{rewrites[1]}` rewrites what the repository's history shows"
+            return Equivalent(rewrites[0], does, shown=False)
+        return None
     if name != "cmake":
         return deleting_equivalent(argv)
     same = cmake_equivalent(argv)
-    return (same, f"cmake -E {readable(argv[2])}") if same is not None else None
+    if same is None:
+        return None
+    return Equivalent((same,), f"`cmake -E {readable(argv[2])}` does the work of {same[0]}")

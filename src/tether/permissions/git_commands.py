@@ -198,7 +198,9 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
         positionals="first_in",
         first=_s("list"),
         bare=False,
-        config_first=_s("add", "move", "remove", "repair", "prune", "lock", "unlock"),
+        # `add` sets no more than `switch -c` does (a new branch's upstream): its files are
+        # asked of git (git_tree_probe), as switch's are.
+        config_first=_s("move", "remove", "repair", "prune", "lock", "unlock"),
     ),
     "reflog": GitSubcommand(read_only=True, positionals="first_in", first=_s("show")),
     "submodule": GitSubcommand(

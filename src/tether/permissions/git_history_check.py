@@ -18,7 +18,7 @@ from tether.permissions.git_pathspecs import pathspec_words
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.script import Invocation
 from tether.permissions.shell_places import ShellPlaces
-from tether.permissions.shell_words import program_name
+from tether.permissions.shell_words import is_literal, program_name
 from tether.permissions.verdict import Verdict, ask
 
 
@@ -170,17 +170,23 @@ def _hard_linked(listed: tuple[str, ...]) -> list[str] | None:
     return found
 
 
-def tree_written(use: ProgramUse, places: ShellPlaces, files: FileAccess) -> ProgramUse:
+def tree_written(
+    use: ProgramUse, places: ShellPlaces, files: FileAccess, stdin: str | None = None
+) -> ProgramUse:
     """A git command that writes the working tree from commits, with the files it writes
     (asked of git, git_tree_probe) as its writes, judged like any write of them, in place of
-    the question on whatever a commit may hold; as it was when git cannot tell."""
+    the question on whatever a commit may hold; as it was when git cannot tell. `stdin`: the
+    file its input comes from, the patch `git am < p.mbox` applies."""
     ctx = files.ctx
     if not use.git_tree_args or use.finds_repository is None:
         return use
+    args = use.git_tree_args
+    if stdin is not None and args[0] in ("am", "apply") and is_literal(stdin):
+        args = (*args, stdin)
     written: list[str] = []
     for target in places.targets(use.finds_repository):
         real = files.real(target) if isinstance(target, Path) else None
-        found = ctx.git_tree_writes(real, use.git_tree_args) if real is not None else None
+        found = ctx.git_tree_writes(real, args) if real is not None else None
         if found is None:
             return use
         written += found

@@ -17,9 +17,13 @@ Answered where git can tell from what the repository holds now:
 | bare `pull` with no remote or upstream configured | none (there is nothing to merge) |
 | `stash` (push) | the changed tracked files (`-u`: and the untracked ones) |
 | `stash pop`/`apply [STASH]` | what the stash changes, its untracked files too |
+| `apply`/`am PATCH...` (`< PATCH` too) | the files the patches change (`git apply --numstat`) |
+| `bisect start BAD GOOD...`, `good`/`bad`/`skip` | `git diff HEAD BAD`, the range's changes |
+| `worktree add PATH [COMMIT]` | every file of COMMIT (HEAD), below PATH |
 
-Anything else (`pull` from a remote, whose commits are not fetched yet; `am`; an option not
-listed; a range git cannot list) is not known: None, and the command is asked as before.
+Anything else (`pull` from a remote, whose commits are not fetched yet; `am --abort`; `bisect
+run`; an option not listed; a range git cannot list) is not known: None, and the command is
+asked as before.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ def tree_writes(directory: Path, args: tuple[str, ...]) -> tuple[str, ...] | Non
         return None
     top = found[0]
     sub, rest = args[0], args[1:]
+    if sub == "worktree":
+        return _worktree(directory, rest)
     names = _names(directory, sub, rest)
     if names is None or len(names) > MAX_WRITTEN:
         return None
@@ -100,12 +106,88 @@ def _names(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
         )
     if sub == "stash":
         return _stash(cwd, rest)
+    if sub in ("apply", "am"):
+        return _patched(cwd, sub, rest)
+    if sub == "bisect":
+        return _bisect(cwd, rest)
     if sub == "pull":
         options, words = _split(rest, _PULL)
         if options is None or words or not _nothing_to_pull(cwd):
             return None
         return set()
     return None
+
+
+_APPLY = _QUIET | {"-v", "--verbose", "--index", "--3way", "-3", "--recount", "--reject"}
+_AM = _QUIET | {"-3", "--3way", "-s", "--signoff", "-k", "--keep", "--keep-cr", "-c"}
+_AM_STOPS = frozenset({"--continue", "--skip", "--abort", "--quit", "-r", "--resolved"})
+
+
+def _patched(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
+    """The files the patches (an mbox's too) change, as `git apply --numstat` lists them;
+    given from the top of the work tree (git apply's paths are the work tree's)."""
+    found = work_tree_top(cwd)
+    if found is None or found[0] != cwd:
+        return None
+    strip = [w for w in rest if w.startswith("-p") and w[2:].isdigit()]
+    flags = _APPLY if sub == "apply" else _AM
+    options, patches = _split(tuple(w for w in rest if w not in strip), flags)
+    if options is None or not patches:
+        return None
+    out = git_in(cwd, "apply", "--numstat", "-z", *strip, "--", *patches)
+    if out is None:
+        return None
+    # `ADDED\tDELETED\tPATH\0`, or for a rename `ADDED\tDELETED\t\0FROM\0TO\0`.
+    return {field.rpartition("\t")[2] for field in out.split("\0")} - {""}
+
+
+def _bisect(cwd: Path, rest: tuple[str, ...]) -> set[str] | None:
+    """`bisect start [BAD [GOOD...]]` and `good`/`bad`/`skip`: the commit it checks out is
+    in the range still searched, so the files it writes are among those that differ from
+    HEAD at its bad end or that the range's commits change."""
+    verb, words = (rest[0], list(rest[1:])) if rest else ("start", [])
+    if verb == "start":
+        options, named = _split(tuple(w for w in words if w != "--"), _QUIET | {"--no-checkout"})
+        if options is None or len(named) < 2 or "--" in words:
+            return None if options is None or "--" in words else set()
+        if "--no-checkout" in options:
+            return set()
+        bad, good = named[0], named[1:]
+        return _union([_diff(cwd, "HEAD", bad), _changed(cwd, bad, *(f"^{g}" for g in good))])
+    if verb not in ("good", "bad", "new", "old", "skip") or any(w.startswith("-") for w in words):
+        return None
+    if git_in(cwd, "rev-parse", "--verify", "-q", "refs/bisect/bad") is None:
+        return set()  # no bad commit yet: git only records the mark
+    range_ = ("refs/bisect/bad", "--not", "--glob=refs/bisect/good-*", *(f"^{w}" for w in words))
+    return _union([_diff(cwd, "HEAD", "refs/bisect/bad"), _changed(cwd, *range_)])
+
+
+def _changed(cwd: Path, *revisions: str) -> set[str] | None:
+    """The files the commits of a range change."""
+    return _listed(
+        git_in(cwd, "log", "-m", "--no-renames", "--format=", "--name-only", "-z", *revisions, "--")
+    )
+
+
+def _worktree(cwd: Path, rest: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`worktree add [-b NEW] PATH [COMMIT]`: every file of COMMIT (HEAD), below PATH."""
+    if not rest or rest[0] != "add":
+        return None
+    valued = frozenset({"-b", "-B", "--reason"})
+    flags = _QUIET | {"-f", "--force", "--detach", "--lock", "--checkout", "--no-track", "--track"}
+    options, words = _split(rest[1:], flags | {"--no-checkout"}, valued=valued)
+    if options is None or not words or len(words) > 2:
+        return None
+    if "--no-checkout" in options:
+        return ()
+    commit = words[1] if len(words) > 1 else "HEAD"
+    if _missing(cwd, [commit]):
+        return None  # git may find it as a remote branch of that name
+    names = _listed(git_in(cwd, "ls-tree", "-r", "--name-only", "--full-tree", "-z", commit))
+    if names is None or len(names) > MAX_WRITTEN:
+        return None
+    base = (cwd / words[0]).as_posix().rstrip("/")
+    return tuple(sorted(f"{base}/{n}" for n in names))
 
 
 def _missing(cwd: Path, words: list[str]) -> bool:

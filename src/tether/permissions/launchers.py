@@ -64,6 +64,8 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
         return None
     if name in ("nix", "nix-env"):
         runs = nix_runs(args) if name == "nix" else []
+        if isinstance(runs, str):
+            return unparsed(plain, "command", f"cannot tell what nix runs: {runs}")
         writes = profile_writes(name, args)
         if runs or writes:
             inners = tuple(inner(words) for words in runs)

@@ -16,7 +16,9 @@ on the user's PATH for every later shell: a write of `~/.nix-profile`, outside t
 
 from __future__ import annotations
 
-from tether.permissions.shell_words import HOME, is_literal
+import re
+
+from tether.permissions.shell_words import HOME, is_literal, program_name
 
 _TWO_VALUES = frozenset({"--option", "--override-input", "--arg", "--argstr", "--override-flake"})
 _ONE_VALUE = frozenset(
@@ -30,14 +32,51 @@ _ATTRIBUTES = frozenset({"-f", "--file", "--expr"})
 """Options after which a positional is an attribute path, not a flake reference."""
 
 
-def nix_runs(args: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The command lines `nix ARGS` may launch through `run` (none for anything else)."""
+def nix_runs(args: tuple[str, ...]) -> list[tuple[str, ...]] | str:
+    """The command lines `nix ARGS` may launch through `run` (none for anything else), or why
+    what it runs cannot be told (an installable that is not a literal)."""
+    found = _installables(args)
+    if found is None:
+        return []
+    words, attributes, after = found
+    runs: list[tuple[str, ...]] = []
+    for word in words:
+        if not is_literal(word):
+            return "an installable that is not a literal"
+        runs += [(program, *after) for program in _programs(word, attributes=attributes)]
+    return runs
+
+
+def unnamed_program(argv: tuple[str, ...]) -> str | None:
+    """The installable of `nix run` whose program tether cannot name: a flake's default
+    (`nix run`, `.`, `github:o/r`, `.#`), a file's or an expression's (`-f x.nix`,
+    `--expr E`) with no attribute; None when each names its program, or for anything else."""
+    if not argv or program_name(argv[0]) != "nix":
+        return None
+    found = _installables(argv[1:])
+    if found is None:
+        return None
+    words, attributes, _ = found
+    if not words:
+        return "the expression given" if attributes else "the flake in this directory"
+    # The installable is the first of them that is not an option's value; the words after
+    # it are the program's (`nix run github:o/r ARG`): unnamed when none names a program.
+    if any(_programs(word, attributes=attributes) for word in words):
+        return None
+    return next((word for word in words if is_literal(word)), None)
+
+
+def _installables(
+    args: tuple[str, ...],
+) -> tuple[list[str], bool, tuple[str, ...]] | None:
+    """The words of `nix run ARGS` that may be the installable, whether they are attribute
+    paths (`-f FILE`, `--expr`), and the arguments after `--`; None for another command."""
     before, _, after = _split(args)
     if "run" not in before:
-        return []
+        return None
     words = before[before.index("run") + 1 :]
     attributes = any(word in _ATTRIBUTES for word in before)
-    runs: list[tuple[str, ...]] = []
+    found: list[str] = []
     i = 0
     while i < len(words):
         word = words[i]
@@ -48,11 +87,9 @@ def nix_runs(args: tuple[str, ...]) -> list[tuple[str, ...]]:
             i += 2
             continue
         if not word.startswith("-"):
-            program = _program(word, attributes=attributes)
-            if program is not None:
-                runs.append((program, *after))
+            found.append(word)
         i += 1
-    return runs
+    return found, attributes, after
 
 
 def _split(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool, tuple[str, ...]]:
@@ -62,19 +99,74 @@ def _split(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool, tuple[str, ...
     return args, False, ()
 
 
-def _program(word: str, *, attributes: bool) -> str | None:
-    """The program an installable names; None when it names a flake's default (`.`,
-    `nixpkgs`) or cannot be read."""
-    if not is_literal(word):
-        return None
+_STRUCTURE = frozenset(
+    {"legacyPackages", "packages", "apps", "defaultPackage", "defaultApp", "pkgs"}
+    | {"checks", "devShells", "formatter", "hydraJobs", "nixpkgs"}
+)
+"""A flake's output attributes above a package (`legacyPackages.x86_64-linux.curl`)."""
+_SYSTEM = re.compile(r"[a-z0-9_]+-(linux|darwin|freebsd|netbsd|openbsd|cygwin|windows|none)")
+_OUTPUTS = frozenset(
+    {"bin", "out", "dev", "lib", "man", "doc", "info", "static", "debug", "devdoc", "devman"}
+    | {"data", "share", "examples", "tests", "passthru", "outPath", "drvPath", "unwrapped"}
+)
+"""A package's outputs and attributes that stand for the package (`curl.bin`, `git.out`)."""
+_SET = re.compile(r".*(Packages|packages|Plugins|Extensions|AndTools|Modules)(_[0-9_]+)?")
+"""A package set (`python3Packages.httpie`): the program is the package below it."""
+_VARIANT = re.compile(r"[-_](wrapped|unwrapped|full|minimal|bin|static|nox|headless)$")
+_CASE = re.compile(r"(?<=[a-z0-9])[A-Z]")
+"""Where a variant's name starts (`curlFull`, `gitMinimal`, `curlHTTP3`, `curlWithGnuTls`)."""
+_VERSION = re.compile(r"[-_]?[0-9][0-9_.]*$")
+"""A version (`curl_8`, `git_2_44`, `python311`, `nodejs-18_x`): the program is the name."""
+
+
+def _programs(word: str, *, attributes: bool) -> tuple[str, ...]:
+    """The programs an installable may run: nix runs the package's `meta.mainProgram`, by
+    default its name (`pname`), which a variant's attribute shares (`curlFull`,
+    `curlMinimal`, `curl_8`, `git-wrapped`: curl, git), whichever output is named
+    (`curl.bin`, `curl^out`). Empty when it names a flake's default or cannot be read."""
     if "#" in word:
         attribute = word.partition("#")[2]
     elif attributes:
         attribute = word
     else:
-        return None
-    name = attribute.partition("^")[0].rpartition(".")[2].strip('"')
-    return name or None
+        return ()
+    path = [part.strip('"') for part in attribute.partition("^")[0].split(".")]
+    while path and path[0] in _STRUCTURE:
+        path = path[1:]
+        if len(path) > 1 and _SYSTEM.fullmatch(path[0]):  # `packages.x86_64-linux.x`
+            path = path[1:]
+    while len(path) > 1 and path[-1] in _OUTPUTS:
+        path = path[:-1]
+    path = [part for part in path if part]
+    if not path:
+        return ()
+    names = [path[-1]]
+    if len(path) > 1 and not _SET.fullmatch(path[0]):
+        names.append(path[0])
+    found: dict[str, None] = {}
+    for name in names:
+        found.update(dict.fromkeys(_variants(name)))
+    return tuple(found)
+
+
+def _variants(name: str) -> list[str]:
+    """`name` and the program names it may be a variant or version of."""
+    found = [name]
+    base = name
+    while (variant := _VARIANT.search(base)) is not None and variant.start() > 0:
+        base = base[: variant.start()]
+    found.append(base)
+    case = _CASE.search(base)
+    if case is not None:
+        base = base[: case.start()]
+        found.append(base)
+    version = _VERSION.search(base)
+    if version is not None and version.start() > 0:
+        found += [base[: version.start()], base[: version.start() + 1].rstrip("-_")]
+    dash = re.search(r"[-_]", base)
+    if dash is not None and dash.start() > 0:
+        found.append(base[: dash.start()])
+    return [n for n in dict.fromkeys(found) if n]
 
 
 _PROFILE_COMMANDS = frozenset({"install", "add", "upgrade", "remove", "rollback", "wipe-history"})
