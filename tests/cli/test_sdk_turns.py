@@ -5,6 +5,7 @@ budget spent stops later turns and says so, a model switch brings its own limits
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from claude_agent_sdk import (
     ResultError,
     ResultMessage,
     SystemMessage,
+    TextBlock,
+    ToolResultBlock,
     UserMessage,
 )
 
@@ -21,6 +24,7 @@ from tests.cli.sdk_harness import SdkRun, result_of
 from tether.models.catalogue import MODELS, cost_usd
 from tether.protocol import Usage
 from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.anthropic_wire import pieces
 
 
 async def test_the_turn_limit_runs_the_last_calls_then_stops(
@@ -94,6 +98,35 @@ async def test_num_turns_counts_the_turns_user_messages_as_claude_code_does(
     # The prompt and three results; the prompt, the call's result and the interruption's mark.
     # (The bundled Claude Code reports 4 and 3 for these two turns.)
     assert [r.num_turns for r in results] == [4, 3]
+
+
+async def test_num_turns_counts_a_call_shown_while_its_reply_streamed(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # The reply holds once its call's block closed (message_start, ping, the block's start,
+    # its input's pieces, the first empty, its stop): the interruption lands while it streams.
+    # Claude Code's own CLI, on the same script: the call answered as interrupted, the mark
+    # "[Request interrupted by user]", num_turns 3. Before, tether dropped the call: 2.
+    command = {"command": "touch ran"}
+    closed = 3 + 1 + len(pieces(json.dumps(command))) + 1
+    fake_model.script(reply(tool_use("Bash", **command), stall_after=closed))
+    messages: list[Any] = []
+    async with sdk.client(
+        permission_mode="bypassPermissions", env={"TETHER_MODEL_IDLE_TIMEOUT_MS": "60000"}
+    ) as client:
+        await client.query("go")
+        async for message in client.receive_response():
+            messages.append(message)
+            if isinstance(message, AssistantMessage):
+                await client.interrupt()
+    shown = [b for m in messages if isinstance(m, UserMessage) for b in m.content]  # type: ignore[union-attr]
+    [answer, mark] = shown
+    assert isinstance(answer, ToolResultBlock)
+    assert (answer.tool_use_id, answer.is_error) == ("toolu_1", True)
+    assert mark == TextBlock(text="[Request interrupted by user]")
+    assert result_of(messages).num_turns == 3
+    assert not (workspace / "ran").exists()
+    sdk.assert_lines_parse()
 
 
 async def test_a_spent_budget_stops_later_turns_and_says_what_was_spent(

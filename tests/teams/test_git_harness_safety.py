@@ -1,13 +1,16 @@
 """The gits tether runs itself (a task's worktree: status, add, commit) run nothing a
 repository's config names: a nested repository a background command made (with a gitlink in
-the index) can have a `core.fsmonitor` before the sandbox's sweep disables it."""
+the index) can have a `core.fsmonitor` before the sandbox's sweep disables it. A directory
+gone when git is run there is said as gone."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from tether.teams.git import run_git
+import pytest
+
+from tether.teams.git import GitError, run_git
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
 
@@ -43,3 +46,14 @@ def test_a_nested_repositorys_programs_do_not_run_at_tethers_own_git(tmp_path: P
     ):
         run_git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", *args)
     assert not ran.exists()
+
+
+def test_a_directory_gone_is_said_as_gone_not_as_git_missing(tmp_path: Path) -> None:
+    # A worktree another worker removed meanwhile: the child process cannot enter it, which
+    # Python reports as the same FileNotFoundError as a missing program.
+    gone = tmp_path / "worktree"
+    with pytest.raises(GitError) as raised:
+        run_git(gone, "status")
+    assert str(raised.value) == (
+        f"git status (in {gone}) failed: the directory does not exist (removed meanwhile?)"
+    )

@@ -13,7 +13,7 @@ from tether.core import turn_stop
 from tether.core.gate import Asker
 from tether.core.history import History
 from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, run_turn
 from tether.core.sizing import PromptTooLong
 from tether.outside_text import error_summary
 from tether.protocol import (
@@ -127,13 +127,16 @@ def _owed(answer_checks: Sequence[Callable[[], str | None]]) -> str | None:
     return None
 
 
-def mark_interruption(history: History, emit: Emit) -> None:
-    """As Claude Code: the conversation says the user interrupted (the model reads it at
-    the next turn), during the tools' work or while the model spoke."""
-    history.answer_unanswered(INTERRUPTED)
+def mark_interruption(history: History, emit: Emit, *, while_speaking: bool = False) -> None:
+    """As Claude Code: the calls not answered yet are answered as interrupted, each result
+    shown as any, and the conversation says the user interrupted (the model reads it at the
+    next turn), while the model spoke or during the tools' work (`while_speaking` False, and
+    the newest message answers calls)."""
+    answer_all(history, emit, INTERRUPTED)
     newest = history.newest
     during_tools = newest is not None and newest.role == "user" and bool(newest.tool_results())
-    mark = [TextBlock(text=INTERRUPTED_TOOLS_MARK if during_tools else INTERRUPTED_MARK)]
+    tools_mark = during_tools and not while_speaking
+    mark = [TextBlock(text=INTERRUPTED_TOOLS_MARK if tools_mark else INTERRUPTED_MARK)]
     history.add_user(mark)
     emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
 

@@ -23,6 +23,8 @@ from tether.core.window import call_within_window
 from tether.models.base import Model, ModelRequest
 from tether.outside_text import error_summary
 from tether.protocol import (
+    BlockCompleted,
+    ContentBlock,
     ErrorOccurred,
     Event,
     HarnessError,
@@ -122,6 +124,8 @@ class TurnStats:
     first_response_at: float | None = None
     """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to first
     token is measured to it."""
+    stopped_while_speaking: bool = False
+    """The turn was interrupted while a reply streamed (its mark says so, as Claude Code's)."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage
@@ -162,7 +166,10 @@ async def run_turn(
         try:
             response = await call_within_window(agent, history, request, spoken.emit)
         except asyncio.CancelledError:
-            spoken.keep(agent, history)  # as Claude Code, what was said before an interruption
+            # As Claude Code, what was said before an interruption is kept, the calls the
+            # client was shown among it too (answered as interrupted, never run).
+            stats.stopped_while_speaking = True
+            spoken.keep(agent, history)
             raise
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         if stats.first_response_at is None:
@@ -200,7 +207,7 @@ async def run_turn(
             # spent past the budget ends the turn as the budget's error.
             return "error_max_budget_usd" if over_budget(agent, stats) else "success"
         if calls and cut == "refusal":
-            _answer_all(history, emit, "Not run: the model stopped with a refusal.")
+            answer_all(history, emit, "Not run: the model stopped with a refusal.")
         elif over_budget(agent, stats):
             # As Claude Code: the calls are not run and no result of them is shown; the
             # conversation still answers them (the next request needs it).
@@ -218,11 +225,13 @@ async def run_turn(
 
 
 class _Spoken:
-    """The text a reply streamed so far (an attempt given up and retried starts over), kept as
-    the model's message when the turn is interrupted while it speaks."""
+    """What a reply streamed so far (an attempt given up and retried starts over): the blocks
+    that closed, each shown to front ends as it closed, and the text of the block still open.
+    Kept as the model's message when the turn is interrupted while it speaks."""
 
     def __init__(self, emit: Callable[[Event], None]) -> None:
         self._emit = emit
+        self._closed: list[tuple[ContentBlock, str]] = []
         self._parts: list[str] = []
         self.response_began_at: float | None = None
         """When the answer's (last attempt's) response began to arrive."""
@@ -230,20 +239,30 @@ class _Spoken:
     def emit(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self._parts.append(event.text)
+        elif isinstance(event, BlockCompleted):
+            self._closed.append((event.block, event.entry_uuid))
+            self._parts.clear()
         elif isinstance(event, ResponseStarted):
             self.response_began_at = time.perf_counter()
         elif isinstance(event, ModelRetry):
+            self._closed.clear()
             self._parts.clear()
             self.response_began_at = None
         self._emit(event)
 
     def keep(self, agent: Agent, history: History) -> None:
+        blocks = [block for block, _ in self._closed]
         text = "".join(self._parts).rstrip()
-        if not text:
+        if text:
+            blocks.append(TextBlock(text=text))
+        if not blocks:
             return
-        kept = history.add_assistant(Message(role="assistant", content=(TextBlock(text=text),)))
+        # The closed blocks keep the entries their lines were written with.
+        named = ReplyEntries(tuple(entry for _, entry in self._closed))
+        kept = history.add_assistant(Message(role="assistant", content=tuple(blocks)), None, named)
         if kept is not None:
-            self._emit(MessageCompleted(message=kept, model=agent.model_id))
+            uuids = history.newest_entries.uuids
+            self._emit(MessageCompleted(message=kept, entry_uuids=uuids, model=agent.model_id))
 
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
@@ -318,7 +337,7 @@ def _stop_if_unsaved(history: History, emit: Callable[[Event], None]) -> None:
     problem = history.unsaved()
     if problem is None:
         return
-    _answer_all(history, emit, "Not run: the session could not be saved.")
+    answer_all(history, emit, "Not run: the session could not be saved.")
     raise HarnessError(
         f"stopped before running the tools the model asked for: {problem.split('; ')[0]}. "
         f"Nothing was run. {history.how_to_go_on()}"
@@ -339,6 +358,8 @@ def _stop_before_asking_if_unsaved(history: History) -> None:
     )
 
 
-def _answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:
+def answer_all(history: History, emit: Callable[[Event], None], reason: str) -> None:
+    """Answer every call of the newest reply not answered yet with `reason`, and say so: a
+    front end shows (and a client counts) each result, as the results of calls that ran."""
     if history.answer_unanswered(reason) and (newest := history.newest) is not None:
         emit(MessageCompleted(message=newest))

@@ -14,7 +14,7 @@ from tether.core.compactor import compact_on_request
 from tether.core.conversation import converse, mark_interruption, turn_failed, turn_finished
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, next_request
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, next_request
 from tether.core.preparations import Preparations
 from tether.core.questions import PendingAnswers, StartupQuestion
 from tether.core.recording import SessionRecorder
@@ -397,11 +397,11 @@ class Session:
         except asyncio.CancelledError:
             error = self._interrupted
             if self._prompt_kept:
-                mark_interruption(self._history, emit)
+                mark_interruption(self._history, emit, while_speaking=stats.stopped_while_speaking)
         except Exception as e:
             error, api_error = await turn_failed(e, self.lifecycle, stats, emit)
         finally:
-            self._history.answer_unanswered(INTERRUPTED)
+            answer_all(self._history, emit, INTERRUPTED)
             if self._prompt_kept and self.recorder is not None:
                 self.recorder.prompt_answered(text)
             if self.agent.gate is not None:

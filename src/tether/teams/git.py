@@ -80,6 +80,8 @@ def run_git(
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError as e:
+        if not cwd.is_dir():  # the child could not enter it: git itself may be there
+            raise GitError(args, cwd, "the directory does not exist (removed meanwhile?)") from e
         raise GitError(args, cwd, "git is not installed (or not on PATH)") from e
     except subprocess.TimeoutExpired as e:
         raise GitError(args, cwd, f"no answer after {TIMEOUT_S:g} s") from e

@@ -22,7 +22,7 @@ from tether.teams.records import (
     worktree_records,
 )
 from tether.teams.stale import clear_stale, worktree_task
-from tether.teams.takeover import drop_idle_locks
+from tether.teams.takeover import drop_idle_locks, drop_lock_file, guarded
 from tether.teams.worktrees import (
     TaskWorktree,
     delete_if_empty,
@@ -231,11 +231,26 @@ def _changed_files(
         committed = set(
             nul_split(git_out(repo, "diff", "--name-only", "-z", "--no-renames", base, branch))
         )
-    uncommitted: set[str] = set()
-    if worktree is not None and worktree.path.is_dir():
-        status = git_out(worktree.path, "status", "--porcelain", "-z", "--no-renames", "-uall")
-        uncommitted = {entry[3:] for entry in status.split("\0") if len(entry) > 3}
+    uncommitted = _uncommitted(repo, branch, worktree) if worktree is not None else set[str]()
     return committed, uncommitted
+
+
+def _uncommitted(repo: Path, branch: str, worktree: WorktreeRecord) -> set[str]:
+    """The files changed and not committed in a task's worktree, read inside its task's
+    fenced section: its run commits into it and removes it there (another worker's, as its
+    task ends), so it is read whole or not at all; gone, it holds nothing uncommitted (its
+    work was committed first). Read outside, git ran in a directory being deleted (it
+    failed, and so did the task whose end compared branches) or listed half-deleted files,
+    and took the worktree's index lock from under the run committing into it."""
+    name = _task_of(branch)
+    with guarded(repo, name):
+        if not any(r.path == worktree.path for r in worktree_records(repo)):
+            drop_lock_file(repo, name)  # made again by this section: it goes with the worktree
+            return set()
+        if not worktree.path.is_dir():
+            return set()
+        status = git_out(worktree.path, "status", "--porcelain", "-z", "--no-renames", "-uall")
+    return {entry[3:] for entry in status.split("\0") if len(entry) > 3}
 
 
 def _show_command(name: str) -> str:
