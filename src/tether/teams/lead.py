@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol import TextBlock, ToolError
+from tether.protocol import Record, TextBlock, ToolError
 from tether.store.mailbox import (
     Delivery,
     Member,
@@ -75,9 +75,7 @@ class LeadTeams:
     warnings: list[Callable[[str], None]] = field(default_factory=list[Callable[[str], None]])
     """Front ends' callbacks for what goes wrong with the team's store (the REPL prints it)."""
     link: TeamLink | None = None
-    events: list[Callable[[BaseModel], None]] = field(
-        default_factory=list[Callable[[BaseModel], None]]
-    )
+    events: list[Callable[[Record], None]] = field(default_factory=list[Callable[[Record], None]])
     """Told the lead's protocol transitions (its session's event log)."""
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None

@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
+from tether.protocol import Record
 from tether.protocol.team_events import TaskChange, TaskChanged
 from tether.store.task_graph import TaskChanges
 from tether.store.task_records import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, Claim, NewTask, Task
 from tether.store.task_store import TaskStore
 
-Emit = Callable[[BaseModel], None]
+Emit = Callable[[Record], None]
 
 
 @dataclass
