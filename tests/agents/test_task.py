@@ -7,6 +7,8 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
+
 from tether.agents import AgentCatalog, AgentDefinition
 from tether.agents.builtin import BUILTIN_AGENTS
 from tether.protocol import TextBlock, TurnFinished, Usage
@@ -95,10 +97,13 @@ async def test_only_the_final_text_and_a_summary_reach_the_parent(
     assert child[0].tool_names() == [
         n for n in parent[0].tool_names() if n != "Skill"
     ]  # everything but Skill, Task included (one level below the limit of two)
-    # Usage and cost of the subagent alone are reported, once.
+    # Usage and cost of the subagent alone are reported, once. The cost is its calls' prices
+    # added up, the price of their usage added up: equal but for the float sums' rounding
+    # (which the token counts decide, and they vary with the length of the temporary paths).
     [(usage, cost)] = run.usage
     assert usage == usage_of(child)
-    assert cost == run.session.agent.price(usage) > 0
+    assert cost == pytest.approx(run.session.agent.price(usage))
+    assert cost > 0
     # Its transcript went to its journal, which was closed.
     [journal] = run.journals
     assert journal.closed
