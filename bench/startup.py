@@ -23,8 +23,8 @@ alike; the machine's load is printed with them: compare the ratios more than the
 
 For a figure the load does not move, `startup_instructions.py` counts the instructions of the
 same `-p hi` up to its first request (under callgrind), for this tree or another's `src`; and
-`startup_costs.py` says what share of its CPU time goes to making classes (dataclasses,
-pydantic models), compiling regular expressions and building validators.
+`startup_costs.py` says what share of its CPU time goes to making classes (dataclasses) and
+compiling regular expressions.
 
 tether runs as the `tether` command installed beside this interpreter, as the SDK runs it, from
 compiled bytecode (compiled first here, as a wheel's install does: an editable checkout run with

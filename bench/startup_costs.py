@@ -1,6 +1,8 @@
 """Where `tether -p hi`'s CPU time goes before its first request, by kind of work rather than by
-step: making classes (dataclasses, pydantic models), compiling regular expressions, building
-pydantic validators, and the rest (module code, reading files, the session's build).
+step: making classes (dataclasses), compiling regular expressions, and the rest (module code,
+reading files, the session's build). Pydantic is not imported before the first request (the
+protocol's records are tether's own classes; tools' input models load at their first call),
+so its models and validators are not counted here: importing it here would add its cost.
 
     .venv/bin/python bench/startup_costs.py            (BENCH_RUNS=N, 5 by default)
     .venv/bin/python bench/startup_costs.py --stream-json
@@ -21,7 +23,7 @@ plain one 1.9 M, a pydantic model with `defer_build` 2.2 M, a NamedTuple 0.8 M, 
 each generated method from source (`__init__`, `__repr__`, `__eq__`, and `__hash__`,
 `__setattr__` and `__delattr__` when frozen), and a class without a docstring also has its
 signature formatted for one: so a dataclass on the start-up path costs more than a deferred
-pydantic model, and turning models into dataclasses would not make the start faster.
+pydantic model, which is why the protocol's records are `Slotted` classes rather than either.
 """
 
 from __future__ import annotations
@@ -77,13 +79,6 @@ def by_owner(kind, function):
 import dataclasses, re._compiler
 dataclasses._process_class = by_owner("dataclasses made", dataclasses._process_class)
 re._compiler.compile = timed("regular expressions compiled", re._compiler.compile)
-import pydantic._internal._model_construction as construction  # tether imports it anyway
-construction.ModelMetaclass.__new__ = timed(
-    "pydantic model classes made", construction.ModelMetaclass.__new__
-)
-construction.complete_model_class = timed(
-    "pydantic validators built", construction.complete_model_class
-)
 
 def first_connection(event, args):
     if event == "socket.connect" and isinstance(args[1], tuple) and args[1][1] == port:

@@ -97,11 +97,11 @@ async def test_only_the_final_text_and_a_summary_reach_the_parent(
     assert child[0].tool_names() == [
         n for n in parent[0].tool_names() if n != "Skill"
     ]  # everything but Skill, Task included (one level below the limit of two)
-    # Usage and cost of the subagent alone are reported, once.
+    # Usage and cost of the subagent alone are reported, once. The cost is its calls' prices
+    # added up, the price of their usage added up: equal but for the float sums' rounding
+    # (which the token counts decide, and they vary with the length of the temporary paths).
     [(usage, cost)] = run.usage
     assert usage == usage_of(child)
-    # Equal but for floating-point rounding, which varies with the token counts (they depend
-    # on the workspace's path: the test failed under xdist, whose paths are longer).
     assert cost == pytest.approx(run.session.agent.price(usage), rel=1e-12)
     assert cost > 0
     # Its transcript went to its journal, which was closed.

@@ -120,8 +120,16 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.permissions.tool_names",
     "tether.permissions.defaults",
     "tether.protocol.team_events",
+    "pydantic",
+    "pydantic_core",
+    "tether.protocol.checking",
+    "tether.tools.any_arguments",
+    "tether.agents.task_input",
+    "tether.skills.skill_input",
 )
-"""What no headless run loads before its first request: the permission engine and the shell
+"""What no headless run loads before its first request: pydantic (the protocol's records are
+its own classes; input models and validators are imported at a tool's first call, or where
+data from outside is checked), the permission engine and the shell
 parser (first tool call), the terminal UI, MCP and its tools (first server), tool search (only
 when MCP tools are deferred), reading a session back (only to resume one), the YAML parser
 (only for a skill or rule file of the user's), a team's board and task store (only for a

@@ -9,11 +9,11 @@ from tether.skills import (
     SKILL_TOOL_DESCRIPTION,
     SkillCatalog,
     SkillError,
-    SkillInput,
     discover_skills,
     load_skill_body,
     run_skill,
 )
+from tether.skills.skill_input import SkillInput
 
 from .conftest import skill_text, write_skill
 

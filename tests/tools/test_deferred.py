@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.protocol import ToolUseBlock
-from tether.tools.base import AnyArguments, Tool
+from tether.tools.any_arguments import AnyArguments
+from tether.tools.base import Tool
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolOutcome, ToolRegistry

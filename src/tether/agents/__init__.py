@@ -11,15 +11,15 @@ from tether.agents.definitions import (
 from tether.agents.discovery import discover_agents
 from tether.agents.listing import agent_listing
 from tether.agents.runner import SubagentRunner
-from tether.agents.task import TaskInput, task_description, task_tool
+from tether.agents.task import TASK_INPUT, task_description, task_tool
 
 __all__ = [
     "BUILTIN_AGENTS",
+    "TASK_INPUT",
     "TASK_TOOL_NAME",
     "AgentCatalog",
     "AgentDefinition",
     "SubagentRunner",
-    "TaskInput",
     "UnusableAgent",
     "agent_listing",
     "discover_agents",

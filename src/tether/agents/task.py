@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING
 
 from tether.agents.builtin import BUILTIN_AGENTS
 from tether.agents.definitions import TASK_TOOL_NAME
@@ -14,8 +11,14 @@ from tether.agents.listing import agent_line
 from tether.agents.runner import SubagentRunner
 from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
-from tether.tools.base import Tool, ToolOutput, tool
+from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from tether.agents.task_input import TaskInput
+
+TASK_INPUT = "tether.agents.task_input:TaskInput"
+"""The Task tool's input model, imported at its first call (its schema is stored)."""
 
 _GUIDANCE = """\
 Start a subagent: a fresh agent with its own context that works on one task with its own tools \
@@ -37,26 +40,6 @@ _OTHERS = "Other agent types, when there are any, are listed in <system-reminder
 the conversation."
 
 
-class TaskInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    description: str = Field(description="A short (3-5 words) summary of the task, for display.")
-    prompt: str = Field(
-        description="The whole task for the subagent, with all the context it needs and what "
-        "its final answer should contain."
-    )
-    subagent_type: str = Field(description="The type of agent to run: one of the types listed.")
-    team_name: str | None = Field(
-        default=None, description="With name: start a teammate in this team (see TeamCreate)"
-    )
-    name: str | None = Field(default=None, description="With team_name: the teammate's name")
-    mode: Literal["default", "plan"] | None = Field(
-        default=None,
-        description='With team_name: "plan" starts the teammate in plan mode (read-only until '
-        "you approve its plan)",
-    )
-
-
 SpawnTeammate = Callable[[str, str, str, str, bool], Awaitable[ToolOutput]]
 """Start a teammate: (team, name, agent type, prompt, plan mode) -> the tool's result."""
 
@@ -74,9 +57,7 @@ def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Too
     `team_name` and `name`, it starts a teammate through `spawn` (a session that leads a
     team)."""
 
-    @tool(TASK_TOOL_NAME, read_only=False)
     async def task(ctx: ToolContext, args: TaskInput) -> ToolOutput:
-        """Start a subagent (the description is replaced by one listing the agent types)."""
         if args.team_name is not None or args.name is not None:
             if args.team_name is None or args.name is None:
                 raise ToolError("a teammate needs both team_name and name")
@@ -97,4 +78,4 @@ def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Too
             raise ToolError("Task can only run inside an agent's loop.")
         return await runner.run(args.subagent_type, args.prompt, scope)
 
-    return replace(task, description=task_description())
+    return Tool(TASK_TOOL_NAME, task_description(), TASK_INPUT, task, read_only=False)

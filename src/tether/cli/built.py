@@ -7,13 +7,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from tether.agents import AgentCatalog
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup
 from tether.cli.plugin_parts import SessionPlugins
 from tether.core.session import Session
+from tether.protocol import Record
 
 if TYPE_CHECKING:
     from tether.teams.board import TaskBoard
@@ -37,7 +36,7 @@ class Built:
     account: dict[str, str] = field(default_factory=dict[str, str])
     """The SDK's `accountInfo()`, as Claude Code fills it: where the key or token came from
     and, on the Anthropic provider, `apiProvider` "firstParty"."""
-    record_event: Callable[[BaseModel], None] = field(default=lambda _event: None)
+    record_event: Callable[[Record], None] = field(default=lambda _event: None)
     """Records an event of the session's team (`tether.protocol.team_events`) in its event
     log, as the session's."""
     instructions: ProjectInstructions | None = None

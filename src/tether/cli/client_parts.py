@@ -15,7 +15,7 @@ from tether.core import turn_stop
 from tether.hooks import HookActivity, HookSpec
 from tether.protocol import ConfigError, ToolError
 from tether.skills import SkillCatalog
-from tether.tools.base import AnyArguments, Tool
+from tether.tools.base import ANY_ARGUMENTS, Tool
 from tether.tools.context import ToolContext
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tether.hooks import HookCallback
     from tether.mcp.client_side import Elicit
     from tether.mcp.servers import JsonRpcExchange
+    from tether.tools.any_arguments import AnyArguments
 
 DEFAULT_TOOLS = "default"
 """`--tools default`: every built-in tool."""
@@ -178,7 +179,7 @@ class StructuredOutput:
             STRUCTURED_OUTPUT_TOOL,
             "Return your final answer in the requested structured format. Call this exactly "
             "once, at the end.",
-            AnyArguments,
+            ANY_ARGUMENTS,
             answer,
             read_only=True,
             schema=self.schema,

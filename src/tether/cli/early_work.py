@@ -3,7 +3,7 @@ the session needs it: the HTTP stack (imported, and the TLS trust store read: C 
 not hold the interpreter) and the sandbox probe (two short bwrap runs). Both would otherwise
 start only once the session's build begins, after some 200 ms of imports, and the build would
 then wait for them. The HTTP stack starts first, before even the settings and the protocol are
-imported (pydantic among them: some 100 ms), so that the trust store is read while they are.
+imported, so that the trust store is read while they are.
 
 The cyclic garbage collector is paused meanwhile (`pause_collection`, until the session is
 built: `resume_collection`): start-up makes modules, classes and functions that live as long as
@@ -27,8 +27,12 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import threading
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,12 +44,12 @@ _paused: list[bool] = []
 def start_early_work(cwd: Path, *, settings_given: bool) -> None:
     """Pause the garbage collector, start preloading the HTTP stack and, where the sandbox is
     on, probing it."""
-    pause_collection()  # first: what follows imports pydantic and the protocol's models
+    pause_collection()  # first: what follows imports the protocol and the layers above
     from tether.models.preload import preload_http_soon, tls_likely
 
     # Before the imports below: the trust store (when needed) loads meanwhile.
     preload_http_soon(tls=tls_likely(os.environ))
-    leave_out_pydantic_plugins()  # after: it imports pydantic's core
+    leave_out_pydantic_plugins()
     if settings_given:
         return  # a --settings file or JSON may turn it off: the build probes once it knows
     from tether.config.project import project_root
@@ -89,13 +93,48 @@ def pause_collection() -> None:
 
 def leave_out_pydantic_plugins() -> None:
     """Tell pydantic that it has no plugins, in a process of tether's own (on its main
-    thread), before it builds its first validator and looks for them. A program that runs
-    tether's command line on a thread keeps its plugins."""
-    if threading.current_thread() is threading.main_thread():
-        from pydantic.plugin import _loader  # pyright: ignore[reportPrivateUsage]
+    thread), before it builds its first validator and looks for them: now if pydantic is
+    loaded, else as its plugin loader is imported (pydantic is not imported on the way to a
+    first request). A program that runs tether's command line on a thread keeps its plugins."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loader = sys.modules.get(_PLUGIN_LOADER)
+    if loader is not None:
+        _no_plugins(loader)
+    elif not any(isinstance(finder, _NoPluginsFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _NoPluginsFinder())
 
-        if getattr(_loader, "_plugins", None) is None:  # not looked for yet
-            setattr(_loader, "_plugins", {})  # noqa: B010  (its cache of the plugins found)
+
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+def _no_plugins(loader: ModuleType) -> None:
+    if getattr(loader, "_plugins", None) is None:  # not looked for yet
+        setattr(loader, "_plugins", {})  # noqa: B010  (its cache of the plugins found)
+
+
+class _NoPluginsFinder:
+    """Finds pydantic's plugin loader as the path does, and leaves its plugins out once it
+    is run; then steps aside."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != _PLUGIN_LOADER:
+            return None
+        sys.meta_path.remove(self)
+        spec = PathFinder.find_spec(fullname, path, target)
+        loader = spec.loader if spec is not None else None
+        if spec is None or loader is None:
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            run(module)
+            _no_plugins(module)
+
+        loader.exec_module = exec_module  # this spec's loader, made for this import
+        return spec
 
 
 def resume_collection() -> None:

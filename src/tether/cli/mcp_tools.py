@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
-from tether.tools.base import AnyArguments, Tool, ToolOutput
+from tether.tools.any_arguments import AnyArguments
+from tether.tools.base import ANY_ARGUMENTS, Tool, ToolOutput
 from tether.tools.context import ToolContext
 
 if TYPE_CHECKING:  # the MCP SDK: imported by the session that runs servers, not here
@@ -34,7 +35,7 @@ def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
         info.description.strip() or f"The {info.name} tool of the MCP server {info.server}."
     )
     return Tool(
-        info.exposed, description, AnyArguments, call, read_only=False, schema=info.input_schema
+        info.exposed, description, ANY_ARGUMENTS, call, read_only=False, schema=info.input_schema
     )
 
 

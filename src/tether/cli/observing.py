@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from pydantic import BaseModel
-
 from tether.agents import SubagentRunner
 from tether.cli.teams_tools import TEAMMATE_ENV
 from tether.cli.terminal_text import terminal_safe
@@ -26,6 +24,7 @@ from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
 from tether.observe.webhook_settings import WebhookConfig, read_webhooks
+from tether.protocol import Record
 from tether.slotted import Slotted
 
 if TYPE_CHECKING:
@@ -174,7 +173,7 @@ def attach_observation(
     subagents: SubagentRunner | None,
     provider: str | None = None,
     board: TaskBoard | None = None,
-) -> Callable[[BaseModel], None]:
+) -> Callable[[Record], None]:
     """Every event of the session and of its subagents recorded, off the loop, and exported
     as OpenTelemetry when `env` turns it on; returned: what records another event (a team's:
     `tether.protocol.team_events`) as the session's; the settings checked first (a
@@ -253,7 +252,7 @@ def _tell(message: str) -> None:
 
 def process_events(
     home: Path, name: str, *, settings: Settings, env: Mapping[str, str]
-) -> tuple[Callable[[BaseModel], None], Callable[[], None]]:
+) -> tuple[Callable[[Record], None], Callable[[], None]]:
     """What records the events a process makes outside any session (a worker's claims and
     results, `tether tasks add|retry|rm`: `TaskChanged`), filed under `name` as its session
     and agent (and under the task each names): in the event log under `home`, and offered to

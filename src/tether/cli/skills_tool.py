@@ -7,16 +7,20 @@ win, and the grant ends with the turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tether.skills import (
+    SKILL_INPUT,
     SKILL_TOOL_DESCRIPTION,
     SKILL_TOOL_NAME,
     SkillCatalog,
-    SkillInput,
     run_skill,
 )
 from tether.tools.base import Tool
 from tether.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from tether.skills.skill_input import SkillInput
 
 
 def skill_tool(catalog: SkillCatalog, grant: Callable[[Sequence[str]], None]) -> Tool:
@@ -26,7 +30,7 @@ def skill_tool(catalog: SkillCatalog, grant: Callable[[Sequence[str]], None]) ->
             grant(allowed)
         return text
 
-    return Tool(SKILL_TOOL_NAME, SKILL_TOOL_DESCRIPTION, SkillInput, handler, read_only=True)
+    return Tool(SKILL_TOOL_NAME, SKILL_TOOL_DESCRIPTION, SKILL_INPUT, handler, read_only=True)
 
 
 def unusable_notices(catalog: SkillCatalog) -> list[str]:

@@ -7,15 +7,16 @@ import asyncio
 import contextlib
 import json
 import threading
-from typing import Any, TextIO, cast
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tether import bounded_json
 from tether.cli.stream_stderr import warn
 from tether.outside_text import encodable_value
 from tether.protocol import ImageBlock, TextBlock, UserInput
 from tether.store.images import image_problem
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 def input_line(raw: str) -> dict[str, Any] | None:
@@ -44,6 +45,8 @@ def user_input(line: dict[str, Any]) -> UserInput | None:
         return UserInput(text=content)
     if not isinstance(content, list):
         return None
+    from pydantic import ValidationError  # blocks are checked: a string content needs none
+
     blocks: list[TextBlock | ImageBlock] = []
     for index, block in enumerate(cast(list[Any], content)):
         kind = cast(dict[str, Any], block).get("type") if isinstance(block, dict) else None

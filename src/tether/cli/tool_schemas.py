@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tether.agents.task import TaskInput
-from tether.skills.tool import SkillInput
+from tether.agents.task_input import TaskInput
+from tether.skills.skill_input import SkillInput
 from tether.tools.base import generated_schema
 from tether.tools.builtin import loaded_builtin_tools
 from tether.tools.schema_store import STORE, model_key
@@ -19,7 +19,7 @@ from tether.tools.schema_store import STORE, model_key
 
 def stored_models() -> list[type[BaseModel]]:
     """The input models whose schemas are stored: the built-in tools', Task's and Skill's."""
-    return [*(t.input_model for t in loaded_builtin_tools()), TaskInput, SkillInput]
+    return [*(t.model() for t in loaded_builtin_tools()), TaskInput, SkillInput]
 
 
 def generated() -> dict[str, dict[str, Any]]:

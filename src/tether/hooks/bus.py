@@ -11,12 +11,10 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar, overload
 
-from pydantic import BaseModel
-
-from tether.protocol import Event
+from tether.protocol import Event, Record
 from tether.slotted import Slotted
 
-E = TypeVar("E", bound=BaseModel)
+E = TypeVar("E", bound=Record)
 
 Handler = Callable[[Any], object]
 """Called with the event; may return an awaitable, which the bus awaits."""
@@ -27,14 +25,14 @@ ALL = "*"
 
 class _Subscription(Slotted):
     __slots__ = ("handler", "selector")
-    selector: Final[type[BaseModel] | str]
+    selector: Final[type[Record] | str]
     handler: Final[Handler]
 
-    def __init__(self, selector: type[BaseModel] | str, handler: Handler) -> None:
+    def __init__(self, selector: type[Record] | str, handler: Handler) -> None:
         self.selector = selector
         self.handler = handler
 
-    def wants(self, event: BaseModel) -> bool:
+    def wants(self, event: Record) -> bool:
         if isinstance(self.selector, str):
             return self.selector in (ALL, getattr(event, "kind", None))
         return isinstance(event, self.selector)
@@ -95,7 +93,7 @@ class EventBus:
         while self._pending:
             await asyncio.gather(*self._pending)
 
-    def _deliveries(self, event: BaseModel) -> list[_Subscription]:
+    def _deliveries(self, event: Record) -> list[_Subscription]:
         # A copy: a handler may subscribe or unsubscribe while the event is delivered.
         return [s for s in self._subscriptions if s.wants(event)]
 
@@ -109,7 +107,7 @@ class EventBus:
             self._on_error(error)
 
 
-async def _deliver(handler: Handler, event: BaseModel) -> str | None:
+async def _deliver(handler: Handler, event: Record) -> str | None:
     try:
         result = handler(event)
         if inspect.isawaitable(result):
@@ -119,7 +117,7 @@ async def _deliver(handler: Handler, event: BaseModel) -> str | None:
     return None
 
 
-async def _settle(handler: Handler, event: BaseModel, result: Awaitable[object]) -> str | None:
+async def _settle(handler: Handler, event: Record, result: Awaitable[object]) -> str | None:
     try:
         await result
     except Exception as e:  # isolation is the point: see the module docstring
@@ -127,7 +125,7 @@ async def _settle(handler: Handler, event: BaseModel, result: Awaitable[object])
     return None
 
 
-def _failure(handler: Handler, event: BaseModel, error: Exception) -> str:
+def _failure(handler: Handler, event: Record, error: Exception) -> str:
     name = getattr(handler, "__qualname__", None) or type(handler).__name__
     kind = getattr(event, "kind", type(event).__name__)
     return f"event handler {name} failed on {kind}: {type(error).__name__}: {error}"

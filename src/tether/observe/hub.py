@@ -17,12 +17,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from tether.observe.bounded import FIELD_CHARS, bounded, changed_lines
 from tether.observe.log_file import AppendFile
 from tether.observe.records import MAIN_AGENT, EventRecord, timestamp
-from tether.slotted import Slotted
+from tether.protocol import Record
+from tether.slotted import Slotted, slot_fields
 
 BATCH = 512
 """At most this many events per write."""
@@ -66,7 +65,7 @@ class Sink(Protocol):
 WRITTEN_WAIT_S = 2.0
 """How long `written_observer` waits for its event to be written (a log locked meanwhile)."""
 
-_Queued = tuple[str, str, str | None, float, BaseModel | dict[str, Any]]
+_Queued = tuple[str, str, str | None, float, Record | dict[str, Any]]
 """session id, agent id, task id, epoch seconds, event (or the hub's own, as a dict)."""
 
 
@@ -107,7 +106,7 @@ class EventHub:
         self.written = 0
         """Records written so far (to the log, or to the views when there is no log)."""
 
-    def observe(self, context: EventContext, event: BaseModel) -> None:
+    def observe(self, context: EventContext, event: Record) -> None:
         """Queue `event` as `context`'s, now: the hot path (no I/O, no serialisation)."""
         if self._closed:
             return
@@ -115,29 +114,28 @@ class EventHub:
             self._start()
         # A nested subagent's start, messages and end reach the session through its callers:
         # they are the subagent's that started it, which the event names.
-        # The fields are read from the instance's dict: `getattr` with a default on a pydantic
-        # model that lacks the field raises and catches an AttributeError, whose message it
-        # formats: two of those were most of the loop's cost per event.
-        fields = event.__dict__
-        by = fields.get("parent_agent_id")
+        # The fields are looked up among the class's: `getattr` with a default on a record
+        # that lacks the field raises and catches an AttributeError, whose message it formats.
+        fields = slot_fields(type(event))
+        by = event.parent_agent_id if "parent_agent_id" in fields else None  # type: ignore[attr-defined]
         agent_id = by if isinstance(by, str) else context.agent_id
         # A task's own event (`TaskChanged`) is filed under that task, whatever the agent
         # works on: a lead creating tasks, a worker between two.
-        named = fields.get("task_id")
+        named = event.task_id if "task_id" in fields else None  # type: ignore[attr-defined]
         task_id = named if isinstance(named, str) else context.task_id
         self._queue.put((context.session_id, agent_id, task_id, time.time(), event))
 
-    def observer(self, context: EventContext) -> Callable[[BaseModel], None]:
+    def observer(self, context: EventContext) -> Callable[[Record], None]:
         """`observe` bound to `context`: a `Session.observers` entry."""
         return lambda event: self.observe(context, event)
 
-    def written_observer(self, context: EventContext) -> Callable[[BaseModel], None]:
+    def written_observer(self, context: EventContext) -> Callable[[Record], None]:
         """`observe` bound to `context`, returning once the event is written (within
         `WRITTEN_WAIT_S`): for a change recorded elsewhere first (a board task's), so that a
         process killed right after loses at most the event of the step under way. Not for
         the loop: called on a store's thread."""
 
-        def record(event: BaseModel) -> None:
+        def record(event: Record) -> None:
             self.observe(context, event)
             self.flush(WRITTEN_WAIT_S)
 

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
+from tether.protocol.record import field_default
 from tether.slotted import Slotted
 
 KEY = "webhooks"
@@ -36,9 +37,7 @@ def event_kinds() -> frozenset[str]:
 
     union = get_args(Event)[0]
     models = (*get_args(union), TaskChanged, TeammateStateChanged)
-    return frozenset(get_args(model.model_fields["kind"].annotation)[0] for model in models) | {
-        DROPPED_KIND
-    }
+    return frozenset(field_default(model, "kind") for model in models) | {DROPPED_KIND}
 
 
 class WebhookConfig(Slotted):

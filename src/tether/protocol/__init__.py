@@ -4,7 +4,6 @@ from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolEr
 from tether.protocol.events import (
     BlockCompleted,
     ContextCompacted,
-    DenialSource,
     ErrorOccurred,
     Event,
     MessageCompleted,
@@ -56,6 +55,8 @@ from tether.protocol.ops import (
     Shutdown,
     UserInput,
 )
+from tether.protocol.record import Record
+from tether.protocol.tool_events import DenialSource
 
 __all__ = [
     "Base64ImageSource",
@@ -82,6 +83,7 @@ __all__ = [
     "PermissionAsked",
     "PermissionChange",
     "PermissionDenial",
+    "Record",
     "RedactedThinkingBlock",
     "ResponseStarted",
     "Role",

@@ -2,38 +2,81 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Final, Literal
 
 from tether.protocol.messages import ContentBlock, Message, StopReason, Usage
+from tether.protocol.record import Record, Tagged
+from tether.protocol.status_events import (
+    ContextCompacted,
+    ErrorOccurred,
+    ModelRetry,
+    ModelWaiting,
+    Notice,
+)
+from tether.protocol.tool_events import (
+    PermissionAsked,
+    PermissionDenial,
+    ToolFinished,
+    ToolStarted,
+)
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, defer_build=True)
+class _Event(Record):
+    __slots__ = ()
 
 
 class SessionStarted(_Event):
-    kind: Literal["session_started"] = "session_started"
-    session_id: str
-    model: str
-    cwd: str
-    tools: tuple[str, ...]
+    __slots__ = ("cwd", "kind", "model", "session_id", "tools")
+    kind: Final[Literal["session_started"]]
+    session_id: Final[str]
+    model: Final[str]
+    cwd: Final[str]
+    tools: Final[tuple[str, ...]]
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        model: str,
+        cwd: str,
+        tools: tuple[str, ...],
+        kind: Literal["session_started"] = "session_started",
+    ) -> None:
+        self.kind = kind
+        self.session_id = session_id
+        self.model = model
+        self.cwd = cwd
+        self.tools = tools
 
 
 class TurnStarted(_Event):
-    kind: Literal["turn_started"] = "turn_started"
-    prompt: str
+    __slots__ = ("kind", "prompt")
+    kind: Final[Literal["turn_started"]]
+    prompt: Final[str]
+
+    def __init__(self, *, prompt: str, kind: Literal["turn_started"] = "turn_started") -> None:
+        self.kind = kind
+        self.prompt = prompt
 
 
 class TextDelta(_Event):
-    kind: Literal["text_delta"] = "text_delta"
-    text: str
+    __slots__ = ("kind", "text")
+    kind: Final[Literal["text_delta"]]
+    text: Final[str]
+
+    def __init__(self, *, text: str, kind: Literal["text_delta"] = "text_delta") -> None:
+        self.kind = kind
+        self.text = text
 
 
 class ThinkingDelta(_Event):
-    kind: Literal["thinking_delta"] = "thinking_delta"
-    text: str
+    __slots__ = ("kind", "text")
+    kind: Final[Literal["thinking_delta"]]
+    text: Final[str]
+
+    def __init__(self, *, text: str, kind: Literal["thinking_delta"] = "thinking_delta") -> None:
+        self.kind = kind
+        self.text = text
 
 
 class ToolInputDelta(_Event):
@@ -41,230 +84,281 @@ class ToolInputDelta(_Event):
     when the call's block opens, then its JSON text piece by piece. The call runs from the
     completed message, never from these."""
 
-    kind: Literal["tool_input_delta"] = "tool_input_delta"
-    call_id: str
-    name: str
-    partial_json: str | None = None
+    __slots__ = ("call_id", "kind", "name", "partial_json")
+    kind: Final[Literal["tool_input_delta"]]
+    call_id: Final[str]
+    name: Final[str]
+    partial_json: Final[str | None]
+
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        name: str,
+        kind: Literal["tool_input_delta"] = "tool_input_delta",
+        partial_json: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.call_id = call_id
+        self.name = name
+        self.partial_json = partial_json
 
 
 class ResponseStarted(_Event):
     """The model's response began (before its first text): the ids the endpoint gave it and
     the usage known at its start (input and cache counts, where the endpoint says them then).
-    An attempt given up later (`ModelRetry`) is followed by the next attempt's."""
+    An attempt given up later (`ModelRetry`) is followed by the next attempt's.
 
-    kind: Literal["response_started"] = "response_started"
-    model: str
-    message_id: str | None = Field(default=None, description="The endpoint's id of the message.")
-    request_id: str | None = Field(default=None, description="The endpoint's id of the request.")
-    usage: Usage = Field(default_factory=Usage)
-    ttft_ms: int = Field(description="Milliseconds from the attempt's request to this start.")
+    `message_id`: The endpoint's id of the message.
+
+    `request_id`: The endpoint's id of the request.
+
+    `ttft_ms`: Milliseconds from the attempt's request to this start."""
+
+    __slots__ = ("kind", "message_id", "model", "request_id", "ttft_ms", "usage")
+    kind: Final[Literal["response_started"]]
+    model: Final[str]
+    message_id: Final[str | None]
+    request_id: Final[str | None]
+    usage: Final[Usage]
+    ttft_ms: Final[int]
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        ttft_ms: int,
+        kind: Literal["response_started"] = "response_started",
+        message_id: str | None = None,
+        request_id: str | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        self.kind = kind
+        self.model = model
+        self.message_id = message_id
+        self.request_id = request_id
+        self.usage = Usage() if usage is None else usage
+        self.ttft_ms = ttft_ms
 
 
 class BlockCompleted(_Event):
     """One content block of the assistant reply being streamed is complete (the reply is
     not yet): for front ends that show each block as it closes. `MessageCompleted` still
-    carries the whole reply."""
+    carries the whole reply.
 
-    kind: Literal["block_completed"] = "block_completed"
-    block: ContentBlock
-    model: str
-    entry_uuid: str = Field(
-        default="", description="The uuid of the block's entry in the session file."
-    )
+    `entry_uuid`: The uuid of the block's entry in the session file."""
+
+    __slots__ = ("block", "entry_uuid", "kind", "model")
+    kind: Final[Literal["block_completed"]]
+    block: Final[ContentBlock]
+    model: Final[str]
+    entry_uuid: Final[str]
+
+    def __init__(
+        self,
+        *,
+        block: ContentBlock,
+        model: str,
+        kind: Literal["block_completed"] = "block_completed",
+        entry_uuid: str = "",
+    ) -> None:
+        self.kind = kind
+        self.block = block
+        self.model = model
+        self.entry_uuid = entry_uuid
 
 
 class MessageCompleted(_Event):
-    """A message was added to the history: an assistant reply or a user message of results."""
+    """A message was added to the history: an assistant reply or a user message of results.
 
-    kind: Literal["message_completed"] = "message_completed"
-    message: Message
-    usage: Usage | None = None
-    model: str | None = Field(default=None, description="The model that wrote an assistant reply.")
-    stop_reason: StopReason | None = None
-    cost_usd: float = Field(default=0.0, description="What the model call of a reply cost.")
-    message_id: str | None = Field(
-        default=None, description="The endpoint's id of a reply (as its `ResponseStarted`)."
+    `model`: The model that wrote an assistant reply.
+
+    `cost_usd`: What the model call of a reply cost.
+
+    `message_id`: The endpoint's id of a reply (as its `ResponseStarted`).
+
+    `request_id`: The endpoint's id of the request that got a reply.
+
+    `entry_uuids`: The message's entries in the session file: a reply's, one per content
+    block; a message of tool results', one per result.
+
+    `synthetic`: A note tether added so that the model goes on after a reply it could not
+    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message."""
+
+    __slots__ = (
+        "cost_usd",
+        "entry_uuids",
+        "kind",
+        "message",
+        "message_id",
+        "model",
+        "request_id",
+        "stop_reason",
+        "synthetic",
+        "usage",
     )
-    request_id: str | None = Field(
-        default=None, description="The endpoint's id of the request that got a reply."
-    )
-    entry_uuids: tuple[str, ...] = Field(
-        default=(),
-        description=(
-            "The message's entries in the session file: a reply's, one per content block; a "
-            "message of tool results', one per result."
-        ),
-    )
-    synthetic: Literal["output_limit", "refusal"] | None = Field(
-        default=None,
-        description=(
-            "A note tether added so that the model goes on after a reply it could not finish "
-            "(cut at the output limit, stopped by a refusal): Claude Code's synthetic message."
-        ),
-    )
+    kind: Final[Literal["message_completed"]]
+    message: Final[Message]
+    usage: Final[Usage | None]
+    model: Final[str | None]
+    stop_reason: Final[StopReason | None]
+    cost_usd: Final[float]
+    message_id: Final[str | None]
+    request_id: Final[str | None]
+    entry_uuids: Final[tuple[str, ...]]
+    synthetic: Final[Literal["output_limit", "refusal"] | None]
 
-
-DenialSource = Literal["rule", "mode", "hook", "user"]
-
-
-class PermissionDenial(BaseModel):
-    """A call that did not run because it was denied (by a rule, a hook, or the user)."""
-
-    model_config = ConfigDict(frozen=True, defer_build=True)
-
-    tool_name: str
-    tool_use_id: str
-    tool_input: dict[str, Any]
-    reason: str
-    decided_by: DenialSource
-    """What denied it: a deny rule, the permission mode (dontAsk, plan, nobody to ask), a
-    hook, or the user (or the client answering for them)."""
-
-
-class ToolStarted(_Event):
-    kind: Literal["tool_started"] = "tool_started"
-    call_id: str
-    name: str
-    input: dict[str, Any]
-
-
-class ToolFinished(_Event):
-    kind: Literal["tool_finished"] = "tool_finished"
-    call_id: str
-    name: str
-    content: str
-    is_error: bool
-    diff: str | None = Field(
-        default=None, description="Unified diff of a file change, for display."
-    )
-    duration_ms: int = 0
-    structured: Any = Field(
-        default=None,
-        description="What the call did, as JSON data in Claude Code's shape for the tool "
-        "(its `tool_use_result`); None for an error, or a tool whose text says it all.",
-    )
-    denial: PermissionDenial | None = Field(
-        default=None, description="Why the call did not run, when it was denied."
-    )
+    def __init__(
+        self,
+        *,
+        message: Message,
+        kind: Literal["message_completed"] = "message_completed",
+        usage: Usage | None = None,
+        model: str | None = None,
+        stop_reason: StopReason | None = None,
+        cost_usd: float = 0.0,
+        message_id: str | None = None,
+        request_id: str | None = None,
+        entry_uuids: tuple[str, ...] = (),
+        synthetic: Literal["output_limit", "refusal"] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.message = message
+        self.usage = usage
+        self.model = model
+        self.stop_reason = stop_reason
+        self.cost_usd = cost_usd
+        self.message_id = message_id
+        self.request_id = request_id
+        self.entry_uuids = entry_uuids
+        self.synthetic = synthetic
 
 
 class SubagentStarted(_Event):
-    """A subagent began working for the tool call `call_id` (a Task call)."""
+    """A subagent began working for the tool call `call_id` (a Task call).
 
-    kind: Literal["subagent_started"] = "subagent_started"
-    call_id: str
-    agent_id: str
-    agent_type: str
-    description: str
-    prompt: str
-    parent_agent_id: str | None = Field(
-        default=None,
-        description="The subagent that started this one (a nested subagent); None when the "
-        "session's own agent did.",
+    `parent_agent_id`: The subagent that started this one (a nested subagent); None when the
+    session's own agent did."""
+
+    __slots__ = (
+        "agent_id",
+        "agent_type",
+        "call_id",
+        "description",
+        "kind",
+        "parent_agent_id",
+        "prompt",
     )
+    kind: Final[Literal["subagent_started"]]
+    call_id: Final[str]
+    agent_id: Final[str]
+    agent_type: Final[str]
+    description: Final[str]
+    prompt: Final[str]
+    parent_agent_id: Final[str | None]
+
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        agent_id: str,
+        agent_type: str,
+        description: str,
+        prompt: str,
+        kind: Literal["subagent_started"] = "subagent_started",
+        parent_agent_id: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.call_id = call_id
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.description = description
+        self.prompt = prompt
+        self.parent_agent_id = parent_agent_id
 
 
 class SubagentMessage(_Event):
     """A message a subagent added to its own history: its work, streamed to front ends that show
-    it (the SDK's `parent_tool_use_id`). It never enters the calling agent's conversation."""
+    it (the SDK's `parent_tool_use_id`). It never enters the calling agent's conversation.
 
-    kind: Literal["subagent_message"] = "subagent_message"
-    call_id: str
-    agent_id: str
-    agent_type: str
-    completed: MessageCompleted
-    parent_agent_id: str | None = Field(
-        default=None,
-        description="The subagent that started this one (a nested subagent); None when the "
-        "session's own agent did.",
-    )
+    `parent_agent_id`: The subagent that started this one (a nested subagent); None when the
+    session's own agent did."""
+
+    __slots__ = ("agent_id", "agent_type", "call_id", "completed", "kind", "parent_agent_id")
+    kind: Final[Literal["subagent_message"]]
+    call_id: Final[str]
+    agent_id: Final[str]
+    agent_type: Final[str]
+    completed: Final[MessageCompleted]
+    parent_agent_id: Final[str | None]
+
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        agent_id: str,
+        agent_type: str,
+        completed: MessageCompleted,
+        kind: Literal["subagent_message"] = "subagent_message",
+        parent_agent_id: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.call_id = call_id
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.completed = completed
+        self.parent_agent_id = parent_agent_id
 
 
 class SubagentFinished(_Event):
-    """A subagent ended: `status` says how, `summary` is its final text or why it stopped."""
+    """A subagent ended: `status` says how, `summary` is its final text or why it stopped.
 
-    kind: Literal["subagent_finished"] = "subagent_finished"
-    call_id: str
-    agent_id: str
-    status: Literal["completed", "failed", "stopped"]
-    summary: str
-    usage: Usage
-    tool_uses: int
-    duration_ms: int
-    parent_agent_id: str | None = Field(
-        default=None,
-        description="The subagent that started this one (a nested subagent); None when the "
-        "session's own agent did.",
+    `parent_agent_id`: The subagent that started this one (a nested subagent); None when the
+    session's own agent did."""
+
+    __slots__ = (
+        "agent_id",
+        "call_id",
+        "duration_ms",
+        "kind",
+        "parent_agent_id",
+        "status",
+        "summary",
+        "tool_uses",
+        "usage",
     )
+    kind: Final[Literal["subagent_finished"]]
+    call_id: Final[str]
+    agent_id: Final[str]
+    status: Final[Literal["completed", "failed", "stopped"]]
+    summary: Final[str]
+    usage: Final[Usage]
+    tool_uses: Final[int]
+    duration_ms: Final[int]
+    parent_agent_id: Final[str | None]
 
-
-class ModelRetry(_Event):
-    """A model call failed in a way worth retrying; the next attempt starts after `delay_s`."""
-
-    kind: Literal["model_retry"] = "model_retry"
-    attempt: int
-    max_attempts: int
-    delay_s: float
-    reason: str
-    status: int | None = Field(
-        default=None, description="The HTTP status of the failure; None when none came back."
-    )
-
-
-class ModelWaiting(_Event):
-    """The model endpoint has sent nothing for `waited_s` seconds; the attempt is given up (and
-    retried) once that reaches `limit_s`."""
-
-    kind: Literal["model_waiting"] = "model_waiting"
-    waited_s: float
-    limit_s: float
-    pings_only: bool = False
-    """The endpoint sent keep-alives (pings) meanwhile, nothing of an answer."""
-
-
-class Notice(_Event):
-    kind: Literal["notice"] = "notice"
-    level: Literal["info", "warning"] = "info"
-    message: str
-
-
-class ContextCompacted(_Event):
-    """The earlier conversation was replaced by a summary (a `Notice` says it in words)."""
-
-    kind: Literal["context_compacted"] = "context_compacted"
-    trigger: Literal["auto", "manual"]
-    pre_tokens: int
-    """The context's size before, as last measured (or estimated)."""
-
-
-class ErrorOccurred(_Event):
-    kind: Literal["error"] = "error"
-    message: str
-
-
-class PermissionAsked(_Event):
-    """A tool call needs the user's approval; answer with the `PermissionAnswer` op."""
-
-    kind: Literal["permission_asked"] = "permission_asked"
-    request_id: str
-    call_id: str
-    tool: str
-    input: dict[str, Any]
-    reason: str
-    suggestion: str | None = Field(
-        default=None, description="The rule an 'always allow' answer would add."
-    )
-    suggestions: list[dict[str, Any]] = Field(
-        default_factory=list[dict[str, Any]],
-        description="Claude Code's permission updates offered for this call (the rule, a "
-        "directory, a mode), as a client or a PermissionRequest hook reads them.",
-    )
-    by_mode: bool = Field(
-        default=False, description="Asked because of the permission mode (plan), not a rule."
-    )
-    agent_id: str | None = Field(
-        default=None, description="The subagent whose call it is; None: the session's agent."
-    )
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        agent_id: str,
+        status: Literal["completed", "failed", "stopped"],
+        summary: str,
+        usage: Usage,
+        tool_uses: int,
+        duration_ms: int,
+        kind: Literal["subagent_finished"] = "subagent_finished",
+        parent_agent_id: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.call_id = call_id
+        self.agent_id = agent_id
+        self.status = status
+        self.summary = summary
+        self.usage = usage
+        self.tool_uses = tool_uses
+        self.duration_ms = duration_ms
+        self.parent_agent_id = parent_agent_id
 
 
 TurnSubtype = Literal[
@@ -277,25 +371,77 @@ TurnSubtype = Literal[
 
 
 class TurnFinished(_Event):
-    kind: Literal["turn_finished"] = "turn_finished"
-    subtype: TurnSubtype
-    is_error: bool
-    result: str
-    stop_reason: StopReason | None
-    num_turns: int
-    usage: Usage
-    cost_usd: float
-    duration_ms: int
-    duration_api_ms: int
-    error: str | None = None
-    permission_denials: tuple[PermissionDenial, ...] = ()
-    ttft_ms: int | None = Field(
-        default=None, description="Milliseconds from the turn's start to its first response's."
+    """`ttft_ms`: Milliseconds from the turn's start to its first response's."""
+
+    __slots__ = (
+        "api_error_status",
+        "api_error_type",
+        "cost_usd",
+        "duration_api_ms",
+        "duration_ms",
+        "error",
+        "is_error",
+        "kind",
+        "num_turns",
+        "permission_denials",
+        "result",
+        "stop_reason",
+        "subtype",
+        "ttft_ms",
+        "usage",
     )
-    api_error_status: int | None = None
+    kind: Final[Literal["turn_finished"]]
+    subtype: Final[TurnSubtype]
+    is_error: Final[bool]
+    result: Final[str]
+    stop_reason: Final[StopReason | None]
+    num_turns: Final[int]
+    usage: Final[Usage]
+    cost_usd: Final[float]
+    duration_ms: Final[int]
+    duration_api_ms: Final[int]
+    error: Final[str | None]
+    permission_denials: Final[tuple[PermissionDenial, ...]]
+    ttft_ms: Final[int | None]
+    api_error_status: Final[int | None]
     """The HTTP status of the model API's refusal that ended the turn (after retries)."""
-    api_error_type: str | None = None
+    api_error_type: Final[str | None]
     """The API's own name for that error (`invalid_request_error`...), when it gave one."""
+
+    def __init__(
+        self,
+        *,
+        subtype: TurnSubtype,
+        is_error: bool,
+        result: str,
+        stop_reason: StopReason | None,
+        num_turns: int,
+        usage: Usage,
+        cost_usd: float,
+        duration_ms: int,
+        duration_api_ms: int,
+        kind: Literal["turn_finished"] = "turn_finished",
+        error: str | None = None,
+        permission_denials: tuple[PermissionDenial, ...] = (),
+        ttft_ms: int | None = None,
+        api_error_status: int | None = None,
+        api_error_type: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.subtype = subtype
+        self.is_error = is_error
+        self.result = result
+        self.stop_reason = stop_reason
+        self.num_turns = num_turns
+        self.usage = usage
+        self.cost_usd = cost_usd
+        self.duration_ms = duration_ms
+        self.duration_api_ms = duration_api_ms
+        self.error = error
+        self.permission_denials = permission_denials
+        self.ttft_ms = ttft_ms
+        self.api_error_status = api_error_status
+        self.api_error_type = api_error_type
 
 
 Event = Annotated[
@@ -319,5 +465,5 @@ Event = Annotated[
     | PermissionAsked
     | ErrorOccurred
     | TurnFinished,
-    Field(discriminator="kind"),
+    Tagged("kind"),
 ]

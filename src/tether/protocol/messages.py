@@ -6,56 +6,87 @@ OpenAI-compatible adapter converts to and from them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeGuard
+from collections.abc import Collection, Iterable
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeGuard
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
+from tether.protocol.record import NON_EMPTY, AtMost, DumpMode, Record, Tagged
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+class _Block(Record):
+    __slots__ = ()
+    _closed: ClassVar[bool] = True
 
 
 class TextBlock(_Block):
-    type: Literal["text"] = "text"
-    text: str
+    __slots__ = ("text", "type")
+    type: Final[Literal["text"]]
+    text: Final[str]
+
+    def __init__(self, *, text: str, type: Literal["text"] = "text") -> None:
+        self.type = type
+        self.text = text
 
 
 class ThinkingBlock(_Block):
-    type: Literal["thinking"] = "thinking"
-    thinking: str
-    signature: str = ""
+    __slots__ = ("signature", "thinking", "type")
+    type: Final[Literal["thinking"]]
+    thinking: Final[str]
+    signature: Final[str]
+
+    def __init__(
+        self, *, thinking: str, signature: str = "", type: Literal["thinking"] = "thinking"
+    ) -> None:
+        self.type = type
+        self.thinking = thinking
+        self.signature = signature
 
 
 class RedactedThinkingBlock(_Block):
-    type: Literal["redacted_thinking"] = "redacted_thinking"
-    data: str
+    __slots__ = ("data", "type")
+    type: Final[Literal["redacted_thinking"]]
+    data: Final[str]
+
+    def __init__(
+        self, *, data: str, type: Literal["redacted_thinking"] = "redacted_thinking"
+    ) -> None:
+        self.type = type
+        self.data = data
 
 
 class ToolUseBlock(_Block):
-    type: Literal["tool_use"] = "tool_use"
-    id: str
-    name: str
-    input: dict[str, Any]
-    input_error: str | None = Field(
-        default=None,
-        description="Set when the model's arguments were not a JSON object; never sent to the API.",
-    )
-    raw_input: str | None = Field(
-        default=None, description="The arguments exactly as streamed, kept when they did not parse."
-    )
-    input_refused: str | None = Field(
-        default=None,
-        description="Why tether refuses the arguments as the model gave them (text that is not "
-        "Unicode, replaced in `input` so the history can be sent); the call is answered with it "
-        "and not run. Never sent to the API.",
-    )
+    """A tool call. `input_error`: set when the model's arguments were not a JSON object;
+    `raw_input`: the arguments exactly as streamed, kept when they did not parse;
+    `input_refused`: why tether refuses the arguments as the model gave them (text that is not
+    Unicode, replaced in `input` so the history can be sent), the call answered with it and not
+    run. The three are never sent to the API."""
+
+    __slots__ = ("id", "input", "input_error", "input_refused", "name", "raw_input", "type")
+    type: Final[Literal["tool_use"]]
+    id: Final[str]
+    name: Final[str]
+    input: Final[dict[str, Any]]
+    input_error: Final[str | None]
+    raw_input: Final[str | None]
+    input_refused: Final[str | None]
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str,
+        input: dict[str, Any],
+        input_error: str | None = None,
+        raw_input: str | None = None,
+        input_refused: str | None = None,
+        type: Literal["tool_use"] = "tool_use",
+    ) -> None:
+        self.type = type
+        self.id = id
+        self.name = name
+        self.input = input
+        self.input_error = input_error
+        self.raw_input = raw_input
+        self.input_refused = input_refused
 
 
 ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
@@ -63,33 +94,71 @@ ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
 
 
 class Base64ImageSource(_Block):
-    type: Literal["base64"] = "base64"
-    media_type: ImageMediaType
-    data: str = Field(min_length=1, description="The image file's bytes, base64-encoded.")
+    """An image's bytes, base64-encoded, in `data`."""
+
+    __slots__ = ("data", "media_type", "type")
+    type: Final[Literal["base64"]]
+    media_type: Final[ImageMediaType]
+    data: Final[Annotated[str, NON_EMPTY]]
+
+    def __init__(
+        self, *, media_type: ImageMediaType, data: str, type: Literal["base64"] = "base64"
+    ) -> None:
+        self.type = type
+        self.media_type = media_type
+        self.data = data
 
 
 class UrlImageSource(_Block):
-    type: Literal["url"] = "url"
-    url: str = Field(min_length=1)
+    __slots__ = ("type", "url")
+    type: Final[Literal["url"]]
+    url: Final[Annotated[str, NON_EMPTY]]
+
+    def __init__(self, *, url: str, type: Literal["url"] = "url") -> None:
+        self.type = type
+        self.url = url
+
+
+ImageSource = Annotated[Base64ImageSource | UrlImageSource, Tagged("type")]
 
 
 class ImageBlock(_Block):
     """An image the user gave, or a tool returned (inside its result's `images`)."""
 
-    type: Literal["image"] = "image"
-    source: Annotated[Base64ImageSource | UrlImageSource, Field(discriminator="type")]
+    __slots__ = ("source", "type")
+    type: Final[Literal["image"]]
+    source: Final[ImageSource]
+
+    def __init__(self, *, source: ImageSource, type: Literal["image"] = "image") -> None:
+        self.type = type
+        self.source = source
 
 
 class ToolResultBlock(_Block):
-    type: Literal["tool_result"] = "tool_result"
-    tool_use_id: str
-    content: str
-    is_error: bool = False
-    images: tuple[ImageBlock, ...] = Field(
-        default=(),
-        description="Images the tool returned beside its text (an MCP tool's, a picture Read "
-        "opened); on the wire they follow the text in the result's content.",
-    )
+    """A tool's result. `images`: those the tool returned beside its text (an MCP tool's, a
+    picture Read opened); on the wire they follow the text in the result's content."""
+
+    __slots__ = ("content", "images", "is_error", "tool_use_id", "type")
+    type: Final[Literal["tool_result"]]
+    tool_use_id: Final[str]
+    content: Final[str]
+    is_error: Final[bool]
+    images: Final[tuple[ImageBlock, ...]]
+
+    def __init__(
+        self,
+        *,
+        tool_use_id: str,
+        content: str,
+        is_error: bool = False,
+        images: Iterable[ImageBlock] = (),
+        type: Literal["tool_result"] = "tool_result",
+    ) -> None:
+        self.type = type
+        self.tool_use_id = tool_use_id
+        self.content = content
+        self.is_error = is_error
+        self.images = tuple(images)
 
     def api_content(self) -> str | list[dict[str, Any]]:
         """The content as the Messages API (and Claude Code's files) shape it: the text, or a
@@ -102,19 +171,28 @@ class ToolResultBlock(_Block):
 
 ContentBlock = Annotated[
     TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock,
-    Field(discriminator="type"),
+    Tagged("type"),
 ]
 
 Role = Literal["user", "assistant"]
 
 
-class Message(BaseModel):
+class Message(Record):
     """One conversation message. Immutable once built; the history only grows."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    __slots__ = ("content", "role")
+    _closed: ClassVar[bool] = True
+    role: Final[Role]
+    content: Final[tuple[ContentBlock, ...]]
 
-    role: Role
-    content: tuple[ContentBlock, ...]
+    def __init__(
+        self,
+        *,
+        role: Role,
+        content: Iterable[ContentBlock],
+    ) -> None:
+        self.role = role
+        self.content = tuple(content)
 
     @classmethod
     def user_text(cls, text: str) -> Message:
@@ -134,7 +212,7 @@ MOST_TOKENS = 10**15
 """More tokens than any session will ever count: a count past it is damage (a usage field
 of thousands of digits), and would overflow a float when priced."""
 
-_Count = Annotated[int, Field(le=MOST_TOKENS)]
+_Count = Annotated[int, AtMost(MOST_TOKENS)]
 
 
 def is_token_count(value: object) -> TypeGuard[int]:
@@ -142,22 +220,41 @@ def is_token_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_TOKENS
 
 
-class Usage(BaseModel):
+class Usage(Record):
     """Token counts of one model call, or of several added together, and the web searches the
     endpoint ran for it (billed apart from tokens). As JSON it has the Messages API's shape:
     the searches under `server_tool_use` (written only when there were some)."""
 
-    model_config = ConfigDict(frozen=True, defer_build=True)
+    __slots__ = (
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "input_tokens",
+        "output_tokens",
+        "web_search_requests",
+    )
+    input_tokens: Final[_Count]
+    output_tokens: Final[_Count]
+    cache_creation_input_tokens: Final[_Count]
+    cache_read_input_tokens: Final[_Count]
+    web_search_requests: Final[_Count]
 
-    input_tokens: _Count = 0
-    output_tokens: _Count = 0
-    cache_creation_input_tokens: _Count = 0
-    cache_read_input_tokens: _Count = 0
-    web_search_requests: _Count = 0
+    def __init__(
+        self,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_creation_input_tokens: int = 0,
+        cache_read_input_tokens: int = 0,
+        web_search_requests: int = 0,
+    ) -> None:
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cache_creation_input_tokens = cache_creation_input_tokens
+        self.cache_read_input_tokens = cache_read_input_tokens
+        self.web_search_requests = web_search_requests
 
-    @model_validator(mode="before")
     @classmethod
-    def _from_api_shape(cls, data: Any) -> Any:
+    def _prepared(cls, data: Any) -> Any:
         if isinstance(data, dict) and "server_tool_use" in data:
             data = dict(data)  # pyright: ignore[reportUnknownArgumentType]
             server = data.pop("server_tool_use")
@@ -166,9 +263,14 @@ class Usage(BaseModel):
                 data.setdefault("web_search_requests", searches)
         return data  # pyright: ignore[reportUnknownVariableType]
 
-    @model_serializer(mode="wrap")
-    def _to_api_shape(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
+    def model_dump(
+        self,
+        *,
+        mode: DumpMode = "python",
+        exclude: Collection[str] | None = None,
+        exclude_none: bool = False,
+    ) -> dict[str, Any]:
+        data = super().model_dump(mode=mode, exclude=exclude, exclude_none=exclude_none)
         searches = data.pop("web_search_requests", 0)
         if searches:
             data["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
@@ -203,11 +305,15 @@ StopReason = Literal[
 because the context window filled up (reported as such, as Claude Code reports it)."""
 
 
-class ToolSpec(BaseModel):
+class ToolSpec(Record):
     """What the model sees of a tool: its name, description and JSON schema."""
 
-    model_config = ConfigDict(frozen=True, defer_build=True)
+    __slots__ = ("description", "input_schema", "name")
+    name: Final[str]
+    description: Final[str]
+    input_schema: Final[dict[str, Any]]
 
-    name: str
-    description: str
-    input_schema: dict[str, Any]
+    def __init__(self, *, name: str, description: str, input_schema: dict[str, Any]) -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema

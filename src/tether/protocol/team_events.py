@@ -5,31 +5,53 @@ not part of a session's `Event` stream, so front ends that read it see none of t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict
+from tether.protocol.record import Record
 
 TaskChange = Literal[
     "created", "claimed", "completed", "failed", "released", "lease_expired", "retried", "removed"
 ]
 
 
-class _TeamEvent(BaseModel):
-    model_config = ConfigDict(frozen=True, defer_build=True)
+class _TeamEvent(Record):
+    __slots__ = ()
 
 
 class TeammateStateChanged(_TeamEvent):
     """A member of `team` went from one protocol state to another (idle, requesting,
     waiting, responding; stopped and started), and why."""
 
-    kind: Literal["teammate_state_changed"] = "teammate_state_changed"
-    team: str
-    member: str
-    before: str
-    after: str
-    cause: str
-    message_id: str | None = None
-    plan_mode: bool = False
+    __slots__ = ("after", "before", "cause", "kind", "member", "message_id", "plan_mode", "team")
+    kind: Final[Literal["teammate_state_changed"]]
+    team: Final[str]
+    member: Final[str]
+    before: Final[str]
+    after: Final[str]
+    cause: Final[str]
+    message_id: Final[str | None]
+    plan_mode: Final[bool]
+
+    def __init__(
+        self,
+        *,
+        team: str,
+        member: str,
+        before: str,
+        after: str,
+        cause: str,
+        kind: Literal["teammate_state_changed"] = "teammate_state_changed",
+        message_id: str | None = None,
+        plan_mode: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.team = team
+        self.member = member
+        self.before = before
+        self.after = after
+        self.cause = cause
+        self.message_id = message_id
+        self.plan_mode = plan_mode
 
 
 class TaskChanged(_TeamEvent):
@@ -40,14 +62,54 @@ class TaskChanged(_TeamEvent):
     `event_id`: the change's own id (delivered at least once: a reader drops a second
     delivery of an id it has seen)."""
 
-    kind: Literal["task_changed"] = "task_changed"
-    event_id: str | None = None
-    team: str
-    task_id: str
-    change: TaskChange
-    by: str
-    subject: str
-    status: str
-    owner: str | None = None
-    attempts: int = 0
-    cost_usd: float = 0.0
+    __slots__ = (
+        "attempts",
+        "by",
+        "change",
+        "cost_usd",
+        "event_id",
+        "kind",
+        "owner",
+        "status",
+        "subject",
+        "task_id",
+        "team",
+    )
+    kind: Final[Literal["task_changed"]]
+    event_id: Final[str | None]
+    team: Final[str]
+    task_id: Final[str]
+    change: Final[TaskChange]
+    by: Final[str]
+    subject: Final[str]
+    status: Final[str]
+    owner: Final[str | None]
+    attempts: Final[int]
+    cost_usd: Final[float]
+
+    def __init__(
+        self,
+        *,
+        team: str,
+        task_id: str,
+        change: TaskChange,
+        by: str,
+        subject: str,
+        status: str,
+        kind: Literal["task_changed"] = "task_changed",
+        event_id: str | None = None,
+        owner: str | None = None,
+        attempts: int = 0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        self.kind = kind
+        self.event_id = event_id
+        self.team = team
+        self.task_id = task_id
+        self.change = change
+        self.by = by
+        self.subject = subject
+        self.status = status
+        self.owner = owner
+        self.attempts = attempts
+        self.cost_usd = cost_usd

@@ -10,15 +10,15 @@ from tether.skills.catalog import (
 )
 from tether.skills.discovery import discover_skills
 from tether.skills.errors import SkillError
-from tether.skills.tool import SKILL_TOOL_DESCRIPTION, SKILL_TOOL_NAME, SkillInput, run_skill
+from tether.skills.tool import SKILL_INPUT, SKILL_TOOL_DESCRIPTION, SKILL_TOOL_NAME, run_skill
 
 __all__ = [
+    "SKILL_INPUT",
     "SKILL_TOOL_DESCRIPTION",
     "SKILL_TOOL_NAME",
     "Skill",
     "SkillCatalog",
     "SkillError",
-    "SkillInput",
     "SkillSource",
     "UnusableSkill",
     "discover_skills",

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING
 
 from tether.skills.body import load_skill_body
 from tether.skills.catalog import SkillCatalog, is_valid_skill_name
 from tether.skills.commands import expand_command
 from tether.skills.errors import SkillError
+
+if TYPE_CHECKING:
+    from tether.skills.skill_input import SkillInput
+
+SKILL_INPUT = "tether.skills.skill_input:SkillInput"
+"""The Skill tool's input model, imported at its first call (its schema is stored)."""
 
 SKILL_TOOL_NAME = "Skill"
 
@@ -23,17 +29,6 @@ stay in the conversation.
 - `args` passes the specifics (a file, a commit range, an error message) to the skill.
 - A skill may mention files of its own (scripts/, reference.md); its directory is given with \
 its instructions, so Read or run them from there."""
-
-
-class SkillInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    skill: str = Field(
-        description='The name of a skill from the list in the system prompt, e.g. "code-review".'
-    )
-    args: str | None = Field(
-        default=None, description="Optional details for the skill: files, a commit range, a goal."
-    )
 
 
 def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, ...]]:

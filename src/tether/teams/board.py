@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
-from tether.protocol import ConfigError
+from tether.protocol import ConfigError, Record
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
 from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
 from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
@@ -113,9 +111,7 @@ class TaskBoard:
     )
     """Told the task the agent works on now (`working_on`) each time it changes: the event
     log and the ledger file what the session does under it."""
-    events: list[Callable[[BaseModel], None]] = field(
-        default_factory=list[Callable[[BaseModel], None]]
-    )
+    events: list[Callable[[Record], None]] = field(default_factory=list[Callable[[Record], None]])
     """Told each task change made through the board (`TaskChanged`): the session's event log."""
     filed: str | None = None
     """The task the session was run for by a worker, resumed since without its worker's claim
@@ -157,7 +153,7 @@ class TaskBoard:
             self._store = ObservedTasks(opened, by=self.owner, emit=self._emit)
         return self._store
 
-    def _emit(self, event: BaseModel) -> None:
+    def _emit(self, event: Record) -> None:
         for told in self.events:
             told(event)
 

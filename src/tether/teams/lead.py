@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol import TextBlock, ToolError
+from tether.protocol import Record, TextBlock, ToolError
 from tether.store.mailbox import (
     Delivery,
     Member,
@@ -78,9 +78,7 @@ class LeadTeams:
     board_owner: str = LEAD
     """The name the session's own board claims are under: not waited on when it stops."""
     link: TeamLink | None = None
-    events: list[Callable[[BaseModel], None]] = field(
-        default_factory=list[Callable[[BaseModel], None]]
-    )
+    events: list[Callable[[Record], None]] = field(default_factory=list[Callable[[Record], None]])
     """Told the lead's protocol transitions (its session's event log)."""
     _inbox: TeamStore | None = None
     _listening: asyncio.Task[None] | None = None

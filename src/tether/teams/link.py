@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
+from tether.protocol import Record
 from tether.protocol.team_events import TeammateStateChanged
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
@@ -46,9 +45,7 @@ class TeamLink:
     """What the roster said at the start: written again should the store lose it."""
     warn: Callable[[str], None] = lambda _: None
     """Says what went wrong with the roster (a teammate's log)."""
-    events: list[Callable[[BaseModel], None]] = field(
-        default_factory=list[Callable[[BaseModel], None]]
-    )
+    events: list[Callable[[Record], None]] = field(default_factory=list[Callable[[Record], None]])
     """Told each transition (`TeammateStateChanged`): the session's event log, with every
     other event of every member."""
     on_timeout: list[Callable[[Message], None]] = field(

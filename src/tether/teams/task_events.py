@@ -20,8 +20,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
+from tether.protocol import Record
 from tether.protocol.team_events import TaskChanged
 from tether.store.task_graph import TaskChanges
 from tether.store.task_outbox import OutboxEvent, parse_writer, writer_mark
@@ -36,7 +35,7 @@ from tether.store.task_records import (
 from tether.store.task_store import TaskStore
 from tether.teams.claims import process_start, runs_as
 
-Emit = Callable[[BaseModel], None]
+Emit = Callable[[Record], None]
 
 ABANDONED_AFTER_S = DEFAULT_LEASE_S
 """An event another machine's process left in the outbox is delivered by another after this

@@ -5,13 +5,18 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final, get_type_hints
-
-from pydantic import BaseModel, ConfigDict
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final, get_type_hints
 
 from tether.protocol import ImageBlock, ToolSpec
 from tether.slotted import Slotted
 from tether.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+ANY_ARGUMENTS = "tether.tools.any_arguments:AnyArguments"
+"""The input model of a tool whose schema is checked by the tool itself (`Tool.schema`)."""
 
 
 class ToolOutput(Slotted):
@@ -60,7 +65,10 @@ nobody is asked to approve it."""
 class Tool:
     name: str
     description: str
-    input_model: type[BaseModel]
+    input_model: type[BaseModel] | str
+    """The pydantic model a call's arguments are checked with, or its place (`module:Class`),
+    imported at the tool's first call: pydantic is not imported on the way to the first
+    request."""
     handler: Handler
     read_only: bool
     schema: dict[str, Any] | None = None
@@ -80,23 +88,20 @@ class Tool:
         """The tool whose input model, handler and check run a call."""
         return self if self.load is None else self.load()
 
+    def model(self) -> type[BaseModel]:
+        """The input model, imported when `input_model` names its place."""
+        if not isinstance(self.input_model, str):
+            return self.input_model
+        module, name = self.input_model.split(":")
+        found: type[BaseModel] = getattr(import_module(module), name)
+        return found
+
     def spec(self) -> ToolSpec:
         return ToolSpec(
             name=self.name,
             description=self.description,
             input_schema=self.schema if self.schema is not None else input_schema(self.input_model),
         )
-
-
-class AnyArguments(BaseModel):
-    """The input model of a tool whose schema is checked by the tool itself (`Tool.schema`):
-    the arguments are in `model_extra`. Built at its first use: every session defines tools
-    over it, few call one before their first request."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-    def arguments(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
 
 
 def tool(
@@ -108,6 +113,8 @@ def tool(
     the input fields that are paths (see `Tool.paths`)."""
 
     def wrap(handler: Handler) -> Tool:
+        from pydantic import BaseModel
+
         hints = get_type_hints(handler)
         params = list(inspect.signature(handler).parameters)
         input_model = hints[params[1]]
@@ -121,13 +128,18 @@ def tool(
     return wrap
 
 
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+def input_schema(model: type[BaseModel] | str) -> dict[str, Any]:
     """The JSON schema the model sees: aliases as names, no pydantic titles. Stored for
     tether's own tools (see `tether.tools.schema_store`)."""
     from tether.tools.schema_store import stored_schema
 
     stored = stored_schema(model)
-    return stored if stored is not None else generated_schema(model)
+    if stored is not None:
+        return stored
+    if isinstance(model, str):
+        module, name = model.split(":")
+        model = getattr(import_module(module), name)
+    return generated_schema(model)  # pyright: ignore[reportArgumentType]
 
 
 def generated_schema(model: type[BaseModel]) -> dict[str, Any]:

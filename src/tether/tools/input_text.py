@@ -1,9 +1,7 @@
 """Text in a tool call that no operating system or encoder can take, found while the call's
 arguments are checked, so that it becomes an error the model reads instead of an exception
-deep inside a tool.
+deep inside a tool (a NUL byte in a path or command: `tether.tools.os_text`).
 
-- `OsText`: a field that becomes a path, a command or a program's argument. A NUL byte ends
-  a C string: `execve` and `open` refuse it (Python raises `ValueError`).
 - `find_unencodable`: a lone surrogate (`"\\ud800"` is valid JSON, but not Unicode text)
   anywhere in the arguments: it can be neither a file name, nor UTF-8 in a file, nor sent on
   to a model or an MCP server.
@@ -12,27 +10,9 @@ deep inside a tool.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
-
-from pydantic import AfterValidator
-from pydantic_core import PydanticCustomError
+from typing import Any, Final
 
 from tether.slotted import Slotted
-
-
-def _os_text(value: str) -> str:
-    position = value.find("\x00")
-    if position >= 0:
-        raise PydanticCustomError(
-            "nul_byte",
-            "holds a NUL byte (character {position}); no path, command or argument can hold one",
-            {"position": position + 1},
-        )
-    return value
-
-
-OsText = Annotated[str, AfterValidator(_os_text)]
-"""A string that becomes a path, a command or an argument of a program."""
 
 
 class Unencodable(Slotted):

@@ -6,15 +6,16 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
 from tether.tools.input_text import find_unencodable
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 MAX_RESULT_CHARS = 100_000
 
@@ -140,8 +141,10 @@ class ToolRegistry:
         unencodable = find_unencodable(call.input)
         if unencodable is not None:
             raise ToolError(f"Invalid input for {call.name}: {unencodable.describe()}.")
+        from pydantic import ValidationError  # at the first call: not before the first request
+
         try:
-            args = tool.input_model.model_validate(call.input)
+            args = tool.model().model_validate(call.input)
         except ValidationError as e:
             raise ToolError(
                 f"Invalid input for {call.name}: {describe_validation_error(e)}"

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 STORE = Path(__file__).with_name("builtin_schemas.json")
 
 
-def stored_schema(model: type[BaseModel]) -> dict[str, Any] | None:
+def stored_schema(model: type[BaseModel] | str) -> dict[str, Any] | None:
     """The stored schema of `model` (a copy of its own), or None when it has none."""
     found = _stored()["schemas"].get(model_key(model))
     return None if found is None else copy.deepcopy(found)
@@ -42,7 +42,10 @@ def stored_tool(name: str) -> dict[str, Any]:
     return {**found, "schema": copy.deepcopy(_stored()["schemas"][found["input"]])}
 
 
-def model_key(model: type[BaseModel]) -> str:
+def model_key(model: type[BaseModel] | str) -> str:
+    """`module.Class`, of a model or of its place (`module:Class`)."""
+    if isinstance(model, str):
+        return model.replace(":", ".")
     return f"{model.__module__}.{model.__qualname__}"
 
 

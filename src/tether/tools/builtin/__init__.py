@@ -13,7 +13,7 @@ from functools import cache, partial
 from importlib import import_module
 from typing import Any
 
-from tether.tools.base import AnyArguments, Tool, ToolOutput
+from tether.tools.base import ANY_ARGUMENTS, Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.schema_store import stored_tool
 
@@ -75,7 +75,7 @@ def _described(name: str) -> Tool:
     return Tool(
         name,
         stored["description"],
-        AnyArguments,  # the tool's own model checks a call, once `load` gave the tool
+        ANY_ARGUMENTS,  # the tool's own model checks a call, once `load` gave the tool
         handler,
         stored["read_only"],
         schema=stored["schema"],

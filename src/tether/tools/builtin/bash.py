@@ -29,8 +29,8 @@ from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.shell_output import OutputCapture
 from tether.tools.context import CommandWrapper, ToolContext
-from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
+from tether.tools.os_text import OsText
 from tether.tools.run_record import RunRecord
 
 NO_OUTPUT = "(Bash completed with no output)"

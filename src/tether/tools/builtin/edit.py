@@ -19,7 +19,7 @@ from tether.tools.builtin.files import (
 )
 from tether.tools.builtin.read_notebook import USE_NOTEBOOK_EDIT, is_notebook
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
+from tether.tools.os_text import OsText
 
 
 class EditInput(BaseModel):

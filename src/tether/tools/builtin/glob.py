@@ -15,8 +15,8 @@ from tether.tools.builtin.files import printable
 from tether.tools.builtin.glob_match import compile_glob, split_static_prefix
 from tether.tools.builtin.ripgrep import newest_first, run_rg
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
+from tether.tools.os_text import OsText
 
 MAX_RESULTS = 100
 _MAX_LISTING_BYTES = 64 * 1024 * 1024

@@ -12,8 +12,8 @@ from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.ripgrep import newest_first, run_rg
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
+from tether.tools.os_text import OsText
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_COLUMNS = 500

@@ -17,7 +17,7 @@ from tether.tools.builtin.checked_write import Current, change_file, read_curren
 from tether.tools.builtin.files import decode_text, unified_diff
 from tether.tools.builtin.read_notebook import cell_id, is_notebook
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
+from tether.tools.os_text import OsText
 
 
 class NotebookEditInput(BaseModel):

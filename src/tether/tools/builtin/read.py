@@ -26,8 +26,8 @@ from tether.tools.builtin.read_notebook import (
 )
 from tether.tools.context import ToolContext
 from tether.tools.file_state import version_of_open_file
-from tether.tools.input_text import OsText
 from tether.tools.os_errors import describe_os_error, os_errors
+from tether.tools.os_text import OsText
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000

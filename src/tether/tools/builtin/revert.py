@@ -11,8 +11,8 @@ from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file
 from tether.tools.builtin.files import decode_text, human_size, structured_patch, unified_diff
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
 from tether.tools.os_errors import os_errors
+from tether.tools.os_text import OsText
 
 
 class RevertInput(BaseModel):

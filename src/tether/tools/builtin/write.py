@@ -14,7 +14,7 @@ from tether.tools.builtin.files import (
     unified_diff,
 )
 from tether.tools.context import ToolContext
-from tether.tools.input_text import OsText
+from tether.tools.os_text import OsText
 
 
 class WriteInput(BaseModel):

@@ -1,0 +1,114 @@
+"""A session's events about its state rather than its conversation: a model call retried or
+still waiting, a notice, the context compacted, an error. Part of the `Event` union
+(`events.py`)."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from tether.protocol.record import Record
+
+
+class ModelRetry(Record):
+    """A model call failed in a way worth retrying; the next attempt starts after `delay_s`.
+
+    `status`: The HTTP status of the failure; None when none came back."""
+
+    __slots__ = ("attempt", "delay_s", "kind", "max_attempts", "reason", "status")
+    kind: Final[Literal["model_retry"]]
+    attempt: Final[int]
+    max_attempts: Final[int]
+    delay_s: Final[float]
+    reason: Final[str]
+    status: Final[int | None]
+
+    def __init__(
+        self,
+        *,
+        attempt: int,
+        max_attempts: int,
+        delay_s: float,
+        reason: str,
+        kind: Literal["model_retry"] = "model_retry",
+        status: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self.attempt = attempt
+        self.max_attempts = max_attempts
+        self.delay_s = delay_s
+        self.reason = reason
+        self.status = status
+
+
+class ModelWaiting(Record):
+    """The model endpoint has sent nothing for `waited_s` seconds; the attempt is given up (and
+    retried) once that reaches `limit_s`."""
+
+    __slots__ = ("kind", "limit_s", "pings_only", "waited_s")
+    kind: Final[Literal["model_waiting"]]
+    waited_s: Final[float]
+    limit_s: Final[float]
+    pings_only: Final[bool]
+    """The endpoint sent keep-alives (pings) meanwhile, nothing of an answer."""
+
+    def __init__(
+        self,
+        *,
+        waited_s: float,
+        limit_s: float,
+        kind: Literal["model_waiting"] = "model_waiting",
+        pings_only: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.waited_s = waited_s
+        self.limit_s = limit_s
+        self.pings_only = pings_only
+
+
+class Notice(Record):
+    __slots__ = ("kind", "level", "message")
+    kind: Final[Literal["notice"]]
+    level: Final[Literal["info", "warning"]]
+    message: Final[str]
+
+    def __init__(
+        self,
+        *,
+        message: str,
+        kind: Literal["notice"] = "notice",
+        level: Literal["info", "warning"] = "info",
+    ) -> None:
+        self.kind = kind
+        self.level = level
+        self.message = message
+
+
+class ContextCompacted(Record):
+    """The earlier conversation was replaced by a summary (a `Notice` says it in words)."""
+
+    __slots__ = ("kind", "pre_tokens", "trigger")
+    kind: Final[Literal["context_compacted"]]
+    trigger: Final[Literal["auto", "manual"]]
+    pre_tokens: Final[int]
+    """The context's size before, as last measured (or estimated)."""
+
+    def __init__(
+        self,
+        *,
+        trigger: Literal["auto", "manual"],
+        pre_tokens: int,
+        kind: Literal["context_compacted"] = "context_compacted",
+    ) -> None:
+        self.kind = kind
+        self.trigger = trigger
+        self.pre_tokens = pre_tokens
+
+
+class ErrorOccurred(Record):
+    __slots__ = ("kind", "message")
+    kind: Final[Literal["error"]]
+    message: Final[str]
+
+    def __init__(self, *, message: str, kind: Literal["error"] = "error") -> None:
+        self.kind = kind
+        self.message = message
