@@ -13,6 +13,7 @@ from tether.core.sizing import RequestSizer, TakenBack
 from tether.models.base import ModelRequest
 from tether.protocol import (
     ContentBlock,
+    HarnessError,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -219,12 +220,33 @@ class History:
             self._held = (admitted, entry_uuid)
         return merged
 
-    def release_prompt(self) -> None:
+    def release_prompt(self) -> bool:
         """Journal the prompt `add_prompt` holds, if any: it is about to be sent (or
-        something comes after it)."""
+        something comes after it). Returns whether there was one."""
         held, self._held = self._held, None
-        if held is not None and self.journal is not None:
-            self.journal.user(*held)
+        if held is None or self.journal is None:
+            return False
+        self.journal.user(*held)
+        return True
+
+    def prompt_sent(self) -> None:
+        """A request holding the prompt `add_prompt` holds is about to be sent: journaled
+        (`release_prompt`), and not sent while it cannot be saved (`stop_before_asking`)."""
+        if self.release_prompt():
+            self.stop_before_asking()
+
+    def stop_before_asking(self) -> None:
+        """No model call while the session file lacks an entry (its file cannot be made or
+        appended to: a full disk, a read-only folder or file), new, resumed or forked: the
+        answer, and the prompt, would be lost, and the call paid for nothing. What waits is
+        tried once more first; raises HarnessError saying why and how to go on."""
+        problem = self.unsaved()
+        if problem is None:
+            return
+        raise HarnessError(
+            f"stopped before asking the model: {problem.split('; ')[0]}. Nothing was sent to "
+            f"it. {self.how_to_go_on()}"
+        )
 
     def add_user(
         self,

@@ -38,7 +38,7 @@ async def call_within_window(
 ) -> ResponseDone:
     """Send `request` (the history's view) made to fit the window; see the module's doc."""
     if agent.compaction is None:
-        history.release_prompt()
+        history.prompt_sent()
         return await call_model(agent.model, request, emit, agent.retry)
     policy = agent.compaction.policy
     sizer = history.sizer
@@ -62,7 +62,7 @@ async def call_within_window(
             prompt=history.turn_blocks,
         )
         sent = fit_reply(agent, sent, sizer)
-        history.release_prompt()  # it fits: sent, so kept in the session file
+        history.prompt_sent()  # it fits: sent, so kept in the session file
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:
