@@ -198,3 +198,36 @@ async def test_a_prompt_refused_as_too_long_is_put_back_in_the_input_line(
         await repl
     assert len(model_env.requests) == 1  # neither was sent
     assert terminal.output.count("Prompt is too long") == 2
+
+
+async def test_a_prompt_the_endpoint_refuses_is_put_back_and_the_next_one_is_answered(
+    model_env: FakeModelServer,
+    workspace: Path,
+    terminal: Terminal,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Our estimate says it fits, the endpoint (counting more) refuses it: taken back and put
+    back in the input line as one refused before sending, and the next prompt of the same
+    session is answered, without it."""
+    monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "4000")
+    model_env.context_window = 4000
+    model_env.expect_rejections = True
+    model_env.script(reply(text("Fine.")), reply(text("Small.")))
+    with create_pipe_input() as pipe:
+        options = RunOptions(cwd=workspace, tools=("Read",))
+        repl = asyncio.create_task(terminal.run_with(workspace, pipe, options=options))
+        pipe.send_text("start\r")
+        await terminal.wait_for(TURN_END)
+        await terminal.drawn.wait_until(lambda drawn: reading(drawn, PROMPT))
+        model_env.token_factor = 1.6
+        pipe.send_text(PASTE_START + "REFUSED " + "w " * 3400 + PASTE_END + "\r")
+        await terminal.wait_for(PROMPT_PUT_BACK)
+        pipe.send_text("\x15small\r")  # Ctrl+U: the line emptied, a small prompt instead
+        await terminal.wait_for(TURN_END, 2)
+        pipe.close()
+        await repl
+    assert len(model_env.rejections) == 1  # the refused one, sent once
+    assert "Small." in terminal.output
+    last = model_env.requests[-1]
+    assert last.last_user_text() == "small"
+    assert "REFUSED" not in str(last.body)

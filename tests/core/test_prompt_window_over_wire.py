@@ -63,7 +63,7 @@ def test_a_prompt_refused_as_too_long_is_not_kept_in_the_session(
     stdin: bool,
 ) -> None:
     """Just past the window by the calibrated estimate (not by the cautious bound): refused
-    before sending, and taken back out of the session file too, so later prompts go on."""
+    before sending, and never written to the session file, so later prompts go on."""
     monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
     fake_model.context_window = WINDOW
     fake_model.script(reply(text("fine")), reply(text("one")), reply(text("two")))
@@ -76,8 +76,9 @@ def test_a_prompt_refused_as_too_long_is_not_kept_in_the_session(
     )
     assert refused.exit_code == 1
     assert "Prompt is too long" in refused.stderr
-    assert "will not be sent again" in refused.stderr
+    assert "Nothing of the prompt was sent or kept in the session" in refused.stderr
     assert len(fake_model.requests) == 1  # nothing sent for it
+    assert "w w w" not in _session_file(workspace).read_text()
     for said in ("one", "two"):
         again = tether("-c", "-p", "small", "--model", model)
         assert (again.exit_code, again.stdout) == (0, f"{said}\n"), again.stderr
@@ -142,8 +143,8 @@ def test_a_prompt_too_long_after_several_turns_is_said_once_blaming_the_prompt(
 def test_a_refused_first_prompt_does_not_title_the_session_and_says_what_is_kept(
     fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    """The refused prompt's text stays in the file, marked withdrawn: the message says so, and
-    the session's title comes from the first prompt that was kept."""
+    """The refused prompt was never sent: nothing of it is in the file, the message says so,
+    and the session's title comes from the first prompt that was kept."""
     monkeypatch.setenv("TETHER_CONTEXT_WINDOW", str(WINDOW))
     fake_model.context_window = WINDOW
     fake_model.script(reply(text("fine")))
@@ -151,11 +152,11 @@ def test_a_refused_first_prompt_does_not_title_the_session_and_says_what_is_kept
     assert refused.exit_code == 1
     assert "Prompt is too long" in refused.stderr
     assert "not saved" not in refused.stderr
-    assert "will not be sent again" in refused.stderr
-    [before] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    assert not before.title
+    assert "Nothing of the prompt was sent or kept in the session" in refused.stderr
+    assert not list_sessions(Path(os.environ["TETHER_HOME"]), workspace)  # nothing was kept
     assert tether("-c", "-p", "hello there").exit_code == 0
     [after] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
     assert after.title is not None
     assert after.title.startswith("hello there")
     assert load_session(after.path).title == after.title
+    assert "SECRET-TOKEN" not in after.path.read_text()

@@ -10,6 +10,7 @@ import pytest
 from tests.chains import entries_of, message_chain_problem
 from tether.protocol import Message, TextBlock, Usage
 from tether.store import (
+    AssistantRecord,
     SessionNotFound,
     SessionWriter,
     SpendRecord,
@@ -86,3 +87,31 @@ def test_a_withdrawal_naming_no_message_before_it_changes_nothing(tmp_path: Path
     path = tmp_path / "s1.jsonl"
     assert _said(path) == ["first"]
     assert not load_session(path).warnings
+
+
+def _replies(path: Path) -> list[str]:
+    return [
+        record.message.text()
+        for record in load_session(path).records()
+        if isinstance(record, AssistantRecord)
+    ]
+
+
+def test_a_damaged_withdrawal_naming_a_reply_or_an_answered_prompt_is_reported_not_obeyed(
+    tmp_path: Path,
+) -> None:
+    """Only a prompt no reply followed can have been refused as too long: a `withdrawn` entry
+    naming a reply, or a prompt a reply answered, takes nothing back and is told as damage."""
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="first")], entry_uuid="asked")
+        writer.assistant(_reply("one"), USAGE)
+        reply = writer.last_uuid
+        writer.append("withdrawn", withdrawn=reply)
+        writer.append("withdrawn", withdrawn="asked")
+        writer.user([TextBlock(text="second")])
+        writer.assistant(_reply("two"), USAGE)
+    path = tmp_path / "s1.jsonl"
+    assert _said(path) == ["first", "second"]
+    assert _replies(path) == ["one", "two"]
+    [warning] = load_session(path).warnings
+    assert "lines 3, 4 took back an entry that is not a prompt waiting for its reply" in warning

@@ -4,6 +4,7 @@ a new session's recorder, and what a resumed one says and already cost."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING, cast
 
 from tether import __version__
 from tether.cli.teams_tools import TEAMMATE_ENV
+from tether.core.history import History
+from tether.core.loop import next_request
 from tether.core.recording import SessionRecorder
 from tether.core.session import Session
 from tether.protocol import ConfigError, HarnessError
@@ -216,8 +219,12 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     session.cost_usd += restored.cost_usd
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
-    # A window the endpoint reported for this model holds: no request known to be too long.
-    restored.history.sizer.reported_window = restored.windows.get(session.agent.model_id)
+    # A window the endpoint reported for this model holds, and what its count taught the
+    # estimate: no request known to be too long.
+    reported = restored.windows.get(session.agent.model_id)
+    if reported is not None:
+        restored.history.sizer.resumed(reported.tokens, reported.chars_per_token)
+    _calibrate(session, restored.history)
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
     session.startup_notices.extend(resumption.notices)
     session.startup_notices.extend(restored.damage)
@@ -227,6 +234,19 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     if repaired:
         note += f"; {len(repaired)} tool call(s) left unfinished were marked as interrupted"
     session.resumed = note
+
+
+def _calibrate(session: Session, history: History) -> None:
+    """The estimate of a resumed session's requests, from the newest reply's usage and what
+    the conversation held before it: an endpoint that counts more than the assumed ratio
+    must not refuse the resume's first request (see `RequestSizer.resumed_from`)."""
+    view, usage = history.view(), history.last_usage
+    last = next((i for i in range(len(view) - 1, -1, -1) if view[i].role == "assistant"), None)
+    if last is None or usage is None or session.agent.compaction is None:
+        return
+    asked = dataclasses.replace(next_request(session.agent, history), messages=view[:last])
+    window = history.sizer.window(session.agent.compaction.policy.window)
+    history.sizer.resumed_from(asked, usage, window)
 
 
 def new_session_id(opts: RunOptions) -> str:

@@ -82,6 +82,7 @@ async def _summary(
         fit = fitted(base, sizer, window, reserve_chars=instruction, parts=agent.system_parts)
         messages = fit.messages
         asked = fit_reply(agent, summary_request(request, messages, focus), sizer)
+        history.prompt_sent()  # the summary's request sends the conversation
         try:
             return await summarize(
                 agent.model, asked, spent=agent.spend_aside, retry=agent.retry, emit=emit

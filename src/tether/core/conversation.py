@@ -14,7 +14,7 @@ from tether.core.gate import Asker
 from tether.core.history import History
 from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, run_turn
-from tether.core.sizing import PromptTooLong
+from tether.core.sizing import DoesNotFit, PromptTooLong, taken_back
 from tether.outside_text import error_summary
 from tether.protocol import (
     ErrorOccurred,
@@ -72,17 +72,21 @@ async def converse(
     blocks = [*listed, *said, *(TextBlock(text=reminder(c)) for c in contexts)]
     held = history.newest
     before = len(held.content) if held is not None and held.role == "user" else 0
-    added = history.add_user(blocks, entry_uuid=prompt.uuid)
+    added = history.add_prompt(blocks, entry_uuid=prompt.uuid)
     history.turn_blocks = added.content[before:]
     kept()
     try:
         subtype = await run_turn(agent, history, stats, emit, ask)
-    except PromptTooLong as e:
-        # Never sent: taken back from the conversation and its file, so that neither the
-        # next prompt nor a resumed session carries it.
-        if history.take_back(added, len(added.content) - before):
-            withdrawn()
-            raise e.withdrawn() from None
+    except (PromptTooLong, DoesNotFit) as e:
+        # Too long to send, known before or said by the endpoint: taken back, so that
+        # neither the next prompt nor a resumed session carries it.
+        taken = history.take_back(added, len(added.content) - before)
+        if taken is None:
+            raise
+        withdrawn()
+        raise taken_back(e, taken) from None
+    except BaseException:
+        history.release_prompt()  # kept as it was given: the turn ended for another reason
         raise
     for _ in range(MAX_OWED_REMINDERS):
         owed = _owed(answer_checks) if subtype == "success" and not turn_stop.halted() else None

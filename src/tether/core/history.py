@@ -9,10 +9,11 @@ from typing import Protocol
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images
 from tether.core.folded import Folded, stand_in
 from tether.core.shrink import shrink_message
-from tether.core.sizing import RequestSizer
+from tether.core.sizing import RequestSizer, TakenBack
 from tether.models.base import ModelRequest
 from tether.protocol import (
     ContentBlock,
+    HarnessError,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -36,7 +37,9 @@ class Journal(Protocol):
 
     def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
 
-    def window_reported(self, model: str, tokens: int) -> None: ...
+    def window_reported(
+        self, model: str, tokens: int, chars_per_token: float | None = None
+    ) -> None: ...
 
     # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
     # trying again); no tool runs while it says so (`History.not_saved`). `withdraw()`: the
@@ -83,6 +86,8 @@ class History:
         that must be cut keeps them whole and cuts what else their message holds."""
         self.sizer = RequestSizer()
         """Estimates this conversation's requests in tokens before they are sent."""
+        self._held: tuple[tuple[ContentBlock, ...], str | None] | None = None
+        """A prompt in the conversation but not yet in the journal (see `add_prompt`)."""
         self._call_ids = CallIds()
         for message in self._messages:
             if message.role == "assistant":
@@ -148,6 +153,7 @@ class History:
         if kept == 0:
             raise ValueError("a compacted view must end with the newest message unchanged")
         self.replay_compaction(compacted[: len(compacted) - kept], kept)
+        self.release_prompt()  # what the compaction keeps was sent (its summary's request)
         if self.journal is not None:
             self.journal.compacted(self._summary, kept)
 
@@ -191,11 +197,56 @@ class History:
 
     def refused_as_too_long(self, model: str, request: ModelRequest, message: str) -> None:
         """The endpoint refused `request` (sent to `model`) as too long, saying `message`:
-        the estimate learns from it, and a window it names is kept in the journal, so that a
-        resumed session fits its requests to it from the first one."""
-        reported = self.sizer.refused(request, message)
-        if reported is not None and self.journal is not None:
-            self.journal.window_reported(model, reported)
+        the estimate learns from it, and the window it names and what the estimate learnt
+        are kept in the journal, so that a resumed session fits its requests to them from
+        the first one (an endpoint counting more than the estimate refuses it once only)."""
+        sizer = self.sizer
+        ratio = sizer.chars_per_token
+        news = sizer.refused(request, message)
+        window = sizer.reported_window
+        learnt = sizer.chars_per_token != ratio
+        if self.journal is not None and window is not None and (news is not None or learnt):
+            self.journal.window_reported(model, window, sizer.chars_per_token)
+
+    def add_prompt(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
+        """Append the user's prompt (`add_user`), held out of the journal until it is sent
+        (`release_prompt`) or anything else is journaled after it: a prompt refused before
+        it was sent (past the window) is taken back (`take_back`) without a trace in the
+        session file."""
+        self.release_prompt()
+        admitted = self._admit_user(blocks)
+        merged = self._append_user(admitted)
+        if self.journal is not None:
+            self._held = (admitted, entry_uuid)
+        return merged
+
+    def release_prompt(self) -> bool:
+        """Journal the prompt `add_prompt` holds, if any: it is about to be sent (or
+        something comes after it). Returns whether there was one."""
+        held, self._held = self._held, None
+        if held is None or self.journal is None:
+            return False
+        self.journal.user(*held)
+        return True
+
+    def prompt_sent(self) -> None:
+        """A request holding the prompt `add_prompt` holds is about to be sent: journaled
+        (`release_prompt`), and not sent while it cannot be saved (`stop_before_asking`)."""
+        if self.release_prompt():
+            self.stop_before_asking()
+
+    def stop_before_asking(self) -> None:
+        """No model call while the session file lacks an entry (its file cannot be made or
+        appended to: a full disk, a read-only folder or file), new, resumed or forked: the
+        answer, and the prompt, would be lost, and the call paid for nothing. What waits is
+        tried once more first; raises HarnessError saying why and how to go on."""
+        problem = self.unsaved()
+        if problem is None:
+            return
+        raise HarnessError(
+            f"stopped before asking the model: {problem.split('; ')[0]}. Nothing was sent to "
+            f"it. {self.how_to_go_on()}"
+        )
 
     def add_user(
         self,
@@ -207,6 +258,7 @@ class History:
         `entry_uuid`: the uuid its journal entry takes (a prompt the client named).
         `result_uuids`, one per tool result: each result its own entry, as Claude Code
         writes them (what follows the results goes with the last)."""
+        self.release_prompt()
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
         if self.journal is not None:
@@ -220,24 +272,28 @@ class History:
                 self.journal.user([result, *others] if last else [result], named)
         return merged
 
-    def take_back(self, added: Message, count: int) -> bool:
+    def take_back(self, added: Message, count: int) -> TakenBack | None:
         """Take the last `count` blocks of the newest message back out, the blocks of the
-        newest `add_user` call, which returned `added`: a prompt that could not be sent (past
-        the window) is not part of the conversation, in memory or in the journal (its entry
-        is withdrawn). Returns False, changing nothing, once anything came after them (a
-        reply, another user call): they were sent."""
+        newest `add_prompt` call, which returned `added`: a prompt that could not be sent
+        (past the window) is not part of the conversation. Not journaled yet, nothing of it
+        is ("unsaved"); else its entry is withdrawn ("withdrawn": it was sent, and refused).
+        Returns None, changing nothing, once anything came after them (a reply, another user
+        call)."""
         if not self._messages or self._messages[-1] is not added:
-            return False
+            return None
         assert 0 < count <= len(added.content)
         kept = added.content[: len(added.content) - count]
         if kept:
             self._messages[-1] = Message(role="user", content=kept)
         else:
             self._messages.pop()
+        if self._held is not None:
+            self._held = None
+            return "unsaved"
         withdraw: Callable[[], None] | None = getattr(self.journal, "withdraw", None)
         if withdraw is not None:
             withdraw()
-        return True
+        return "withdrawn"
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         return self._append_user(self._admit_user(blocks))
@@ -270,6 +326,7 @@ class History:
             self.last_usage = usage
         if not pairs:
             return None
+        self.release_prompt()
         kept = self._admit_assistant([b for b, _ in pairs])
         self._messages.append(kept)
         self.newest_entries = replace(reply, uuids=tuple(u for _, u in pairs))

@@ -157,7 +157,7 @@ async def run_turn(
             )
             return "error_max_budget_usd"
         _take_pending(agent, history, emit)
-        _stop_before_asking_if_unsaved(history)
+        history.stop_before_asking()
         if agent.surroundings is not None:  # an instruction file the reminders just gave
             await agent.surroundings.tell_loaded(emit)
         request = next_request(agent, history)
@@ -341,20 +341,6 @@ def _stop_if_unsaved(history: History, emit: Callable[[Event], None]) -> None:
     raise HarnessError(
         f"stopped before running the tools the model asked for: {problem.split('; ')[0]}. "
         f"Nothing was run. {history.how_to_go_on()}"
-    )
-
-
-def _stop_before_asking_if_unsaved(history: History) -> None:
-    """No model call while the session file lacks an entry (its file cannot be made or
-    appended to: a full disk, a read-only folder or file), new, resumed or forked: the
-    answer, and the prompt, would be lost, and the call paid for nothing. What waits is
-    tried once more first; the turn ends saying why and how to go on."""
-    problem = history.unsaved()
-    if problem is None:
-        return
-    raise HarnessError(
-        f"stopped before asking the model: {problem.split('; ')[0]}. Nothing was sent to it. "
-        f"{history.how_to_go_on()}"
     )
 
 

@@ -206,10 +206,16 @@ class SessionRecorder:
         resumed session still counts it."""
         self._record(lambda w: w.spent(usage, cost_usd))
 
-    def window_reported(self, model: str, tokens: int) -> None:
+    def window_reported(
+        self, model: str, tokens: int, chars_per_token: float | None = None
+    ) -> None:
         """The endpoint said `model`'s context window is `tokens` (refusing a request as too
-        long): a resumed session fits its requests to it from the start."""
-        self._record(lambda w: w.append("window", model=model, tokens=tokens))
+        long), and its count made a request's estimate `chars_per_token`: a resumed session
+        fits its requests to both from the start."""
+        fields: dict[str, Any] = {"model": model, "tokens": tokens}
+        if chars_per_token is not None:
+            fields["charsPerToken"] = round(chars_per_token, 4)
+        self._record(lambda w: w.append("window", **fields))
 
     def close(self) -> None:
         """Write what waits if the file now takes it, then sync and close the file. A

@@ -61,7 +61,7 @@ class Restored:
     """What subagents and compaction summaries used and cost (recorded as spend entries)."""
     todos: tuple[TodoItem, ...]
     damage: tuple[str, ...]
-    windows: dict[str, int]
+    windows: dict[str, WindowRecord]
     """Context windows endpoints reported, by model id (the newest for each)."""
     """What of the file was not resumed as written, one sentence each (empty when intact)."""
 
@@ -85,7 +85,7 @@ def restore(
     usage, cost = Usage(), 0.0
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
-    windows: dict[str, int] = {}
+    windows: dict[str, WindowRecord] = {}
     repair = RecordRepair()
     tail = loaded.tail_start(full_bytes) if light and full_bytes > 0 else 0
     # The prompts a compaction could carry from the folded part: a tenth of the window, at
@@ -120,7 +120,7 @@ def restore(
             if light:
                 history.lighten_compacted()
         elif isinstance(record, WindowRecord):
-            windows[record.model] = record.tokens
+            windows[record.model] = record
         else:
             assert isinstance(record, SpendRecord)
             side_usage = side_usage + record.usage

@@ -23,6 +23,7 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from tether.core.carried import is_compaction_text
 from tether.core.compaction import recent_part
@@ -138,6 +139,21 @@ class RequestSizer:
         self._learn(self.chars_per_token * 0.75)
         return news
 
+    def resumed(self, window: int, chars_per_token: float | None) -> None:
+        """What a refusal taught the session this one resumes (see `refused`): the window the
+        API said it has, and the estimate its count made, when it gave one."""
+        self.reported_window = window
+        if chars_per_token is not None:
+            self._learn(chars_per_token)
+
+    def resumed_from(self, request: ModelRequest, usage: Usage, window: int) -> None:
+        """What a resumed session's newest reply reported of its prompt (`usage`), which was
+        `request` at most (what was sent may have been cut): a ratio lower than the one held
+        is learnt, a higher one not (the request may be counted bigger than it was sent)."""
+        tokens = usage.context_tokens
+        if 0 < tokens <= window and (ratio := self.chars(request) / tokens) < self.chars_per_token:
+            self._learn(ratio)
+
     def _learn(self, ratio: float) -> None:
         self.calibrated = True
         low, high = _RATIO_BOUNDS
@@ -190,7 +206,6 @@ def fitted(
         return request
     room = sizer.budget_chars(request, FILL * window) - reserve_chars  # for the messages
     aimed = sizer.budget_chars(request, min(aim, FILL) * window) - reserve_chars
-    budget = max(aimed, room // 2)  # aim lower, but leave the messages half their room at least
     if room <= 0:  # the system prompt and tools alone: no cut of the messages can help
         if sizer.calibrated or _fixed_past_at_best(request, sizer, window):
             raise _does_not_fit(request, sizer, window, parts)
@@ -204,6 +219,9 @@ def fitted(
         if not sizer.calibrated and not _prompt_past_at_best(request, prompt_chars, sizer, window):
             return request  # past only by the cautious assumed ratio: the API's answer tells
         raise PromptTooLong(sizer.tokens(request), window)
+    # Aim lower, but leave the messages half their room at least, and the older ones half of
+    # what the turn's prompt leaves (a prompt bigger than the aim is no reason to give up).
+    budget = max(aimed, room // 2, prompt_chars + (room - prompt_chars) // 2)
     messages, fits = _shrink_except(request.messages, at, sizer.message_size, budget, own)
     if not fits:  # too many messages, not too long ones: the oldest are left out of this one
         messages = recent_part(messages, sizer.message_size, budget)
@@ -278,22 +296,35 @@ def _named(parts: Sequence[tuple[str, int]], sizer: RequestSizer, window: int) -
     return f"of which {said}"
 
 
+TakenBack = Literal["unsaved", "withdrawn"]
+"""How a prompt too long to send was taken back out of its session (`History.take_back`):
+never written to the session file, or, sent and refused, marked there as taken back."""
+
+TAKEN_BACK: dict[TakenBack, str] = {
+    "unsaved": "Nothing of the prompt was sent or kept in the session: the session goes on "
+    "without it.",
+    "withdrawn": "The prompt stays in the session file, marked as taken back, but will not be "
+    "sent again: the session goes on without it.",
+}
+"""What a refusal adds once its prompt was taken back."""
+
+
 class PromptTooLong(ModelError):
     """The prompt alone does not fit the model's window: said as Claude Code says it (an
     `invalid_request_error` the API would give, with the estimate and the limit). With
     `reply_room`, the prompt fits and the room asked for the reply is what does not."""
 
-    WITHDRAWN = (
-        "The prompt stays in the session file, marked as taken back, but will not be sent "
-        "again: the session goes on without it."
-    )
-
     def __init__(
-        self, tokens: int, window: int, *, reply_room: int | None = None, withdrawn: bool = False
+        self,
+        tokens: int,
+        window: int,
+        *,
+        reply_room: int | None = None,
+        taken: TakenBack | None = None,
     ) -> None:
         self.tokens, self.window, self.reply_room = tokens, window, reply_room
-        self.was_withdrawn = withdrawn
-        """The prompt was taken back out of the session (see `withdrawn`)."""
+        self.taken = taken
+        """How the prompt was taken back out of the session (see `taken_back`), if it was."""
         if reply_room is None:
             said = "and the prompt is most of it: send less (smaller files or pasted text)"
         else:
@@ -303,15 +334,18 @@ class PromptTooLong(ModelError):
             )
         super().__init__(
             f"{PROMPT_TOO_LONG} · the request is ~{tokens} tokens (limit {window}) {said}"
-            + (f". {self.WITHDRAWN}" if withdrawn else ""),
+            + (f". {TAKEN_BACK[taken]}" if taken is not None else ""),
             status=400,
             error_type="invalid_request_error",
         )
 
-    def withdrawn(self) -> PromptTooLong:
-        """The same refusal, saying that the prompt was taken back out of the session (its
-        history and its file): nothing of it is kept, so whoever holds its text keeps it."""
-        return PromptTooLong(self.tokens, self.window, reply_room=self.reply_room, withdrawn=True)
+
+def taken_back(error: PromptTooLong | DoesNotFit, taken: TakenBack) -> PromptTooLong | DoesNotFit:
+    """The same refusal, saying how its prompt was taken back out of the session (`taken`):
+    the session goes on without it, so whoever holds its text keeps it."""
+    if isinstance(error, DoesNotFit):
+        return DoesNotFit(f"{error}. {TAKEN_BACK[taken]}", fixed=error.fixed)
+    return PromptTooLong(error.tokens, error.window, reply_room=error.reply_room, taken=taken)
 
 
 def with_reply_room(request: ModelRequest, sizer: RequestSizer, window: int) -> ModelRequest:

@@ -5,8 +5,10 @@ results as notes once the window is pressed (`micro`); then estimate the request
 and, if it would not fit (one reply or one tool input can be bigger than the whole window),
 compact, and cut whatever blocks are biggest until it does (`shrink`). A request known not to
 fit is never sent. When the API still says "too long" (the estimate was off), the estimate is
-corrected from its answer and the request made to fit again, a few times at most. The prompt
-that started the turn is never cut: past the window, the turn ends "Prompt is too long".
+corrected from its answer (and kept in the session file for its resumes) and the request made
+to fit again, a few times at most. The prompt that started the turn is never cut: past the
+window, the turn ends "Prompt is too long" and the prompt is taken back. It is written to the
+session file only once a request that holds it is sent (`History.release_prompt`).
 
 What is sent changes; what is stored does not.
 """
@@ -36,6 +38,7 @@ async def call_within_window(
 ) -> ResponseDone:
     """Send `request` (the history's view) made to fit the window; see the module's doc."""
     if agent.compaction is None:
+        history.prompt_sent()
         return await call_model(agent.model, request, emit, agent.retry)
     policy = agent.compaction.policy
     sizer = history.sizer
@@ -59,6 +62,7 @@ async def call_within_window(
             prompt=history.turn_blocks,
         )
         sent = fit_reply(agent, sent, sizer)
+        history.prompt_sent()  # it fits: sent, so kept in the session file
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:

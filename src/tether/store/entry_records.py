@@ -66,7 +66,10 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             model, tokens = fields.get("model"), fields.get("tokens")
             if not isinstance(model, str) or type(tokens) is not int or tokens < 1:
                 raise BadEntry("window without a model and a positive number of tokens")
-            return WindowRecord(model, tokens)
+            ratio = fields.get("charsPerToken")
+            if not isinstance(ratio, int | float) or isinstance(ratio, bool) or ratio <= 0:
+                ratio = None  # a window without what its refusal taught (or garbled): still one
+            return WindowRecord(model, tokens, None if ratio is None else float(ratio))
         case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost

@@ -150,14 +150,19 @@ def load_session(path: Path) -> LoadedSession:
     origins: set[str] = set()
     long_numbers: list[int] = []
     withdrawn: set[int] = set()  # places in `indexed` of messages taken back
+    unanswered: set[int] = set()  # places of user messages after the newest reply: what a
+    # `withdrawn` entry may name (a prompt, and what came with it, refused as too long)
+    bad_withdrawals: list[int] = []
     for line, offset, size, entry in _scan(path, unreadable, replaced, long_numbers):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
             duplicates.append(line)
             continue
-        if fields["type"] == "withdrawn":
-            _withdraw(indexed, seen, withdrawn, fields)
+        if fields["type"] == "withdrawn" and not _withdraw(
+            indexed, seen, withdrawn, unanswered, fields
+        ):
+            bad_withdrawals.append(line)
         parent = fields.get("parentUuid")
         message = fields["type"] in MESSAGE_TYPES and not fields.get("isSidechain")
         if parent is not None and (place := seen.get(parent)) is not None:
@@ -165,6 +170,11 @@ def load_session(path: Path) -> LoadedSession:
             parent = named.uuid
             if named.timestamp and message:  # an entry hanging off it does not continue it
                 indexed[place] = dataclasses.replace(named, timestamp="")
+        if message:
+            if fields["type"] == "user":
+                unanswered.add(len(indexed))
+            else:
+                unanswered.clear()
         seen[uuid] = len(indexed)
         ends = _ends_turn(fields)
         indexed.append(
@@ -209,6 +219,11 @@ def load_session(path: Path) -> LoadedSession:
         )
     if duplicates:
         warnings.append(f"{_lines(duplicates)} repeated an earlier entry; skipped")
+    if bad_withdrawals:
+        warnings.append(
+            f"{_lines(bad_withdrawals)} took back an entry that is not a prompt waiting for "
+            "its reply (only such a prompt can be refused as too long); ignored"
+        )
     if branch.gaps:
         warnings.append(
             f"{_lines(list(branch.gaps))} followed an entry missing from the file; "
@@ -245,20 +260,30 @@ def load_session(path: Path) -> LoadedSession:
 
 
 def _withdraw(
-    indexed: list[Indexed], seen: dict[str, int], withdrawn: set[int], fields: dict[str, Any]
-) -> None:
+    indexed: list[Indexed],
+    seen: dict[str, int],
+    withdrawn: set[int],
+    unanswered: set[int],
+    fields: dict[str, Any],
+) -> bool:
     """A `withdrawn` entry (`SessionWriter.withdraw`): the user message it names, written
     before it, is marked to be left out, and the conversation is at the message before that
-    again, as of the withdrawal's time (its newest leaf once more, unless a message follows)."""
+    again, as of the withdrawal's time (its newest leaf once more, unless a message follows).
+    Only a user message no reply followed (in `unanswered`) can be taken back: one naming
+    anything else (a reply, an answered prompt) is damage, and False is returned."""
     taken = fields.get("withdrawn")
     place = seen.get(taken) if isinstance(taken, str) else None
     if place is None or not indexed[place].message:
-        return  # names nothing this file holds before it: nothing to take back
+        return True  # names nothing this file holds before it: nothing to take back
+    if place not in unanswered:
+        return False
+    unanswered.discard(place)
     withdrawn.add(place)
     parent = indexed[place].parent
     back = seen.get(parent) if parent is not None else None
     if back is not None and not indexed[back].timestamp:
         indexed[back] = dataclasses.replace(indexed[back], timestamp=sortable(fields["timestamp"]))
+    return True
 
 
 def _without(indexed: list[Indexed], withdrawn: set[int]) -> list[Indexed]:

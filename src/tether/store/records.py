@@ -43,10 +43,12 @@ class SpendRecord:
 @dataclass(frozen=True)
 class WindowRecord:
     """The endpoint said `model`'s context window is `tokens` (when it refused a request as
-    too long): a resumed session fits its requests to it from the first one."""
+    too long): a resumed session fits its requests to it from the first one, estimated at
+    `chars_per_token` (what the refusal's count taught, when it gave one)."""
 
     model: str
     tokens: int
+    chars_per_token: float | None = None
 
 
 Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord

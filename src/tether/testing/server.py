@@ -12,7 +12,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -68,6 +68,11 @@ class FakeModelServer:
         self.on_streamed: Callable[[int], None] | None = None
         """Called on the server's thread after each streamed event, with the bytes of the
         answer sent so far: a test acts at a moment of the stream it can name."""
+        self.token_factor: float | Callable[[Mapping[str, Any]], float] = 1.0
+        """How many times `estimate_prompt_tokens` this endpoint counts a prompt, in the
+        window it enforces, the usage it reports and its token counts: above 1, an endpoint
+        whose tokenizer counts more than a client's estimate. A callable gives it per request
+        (from the request's body); a test may also change it between requests."""
         self.output_in_window = False
         """Count the reply's room (`max_tokens`) in the window, as vLLM and other
         OpenAI-compatible servers do: prompt + max_tokens past it is refused, in their words."""
@@ -217,9 +222,10 @@ class FakeModelServer:
             rejection = Rejection(parse_error)
         if rejection is None:
             validate = validate_anthropic if record.wire == "anthropic" else validate_openai
-            rejection = validate(record.body, self.context_window)
+            rejection = validate(record.body, self.context_window, self._factor(record.body))
         if rejection is None and self.output_in_window:
-            rejection = output_past_window(record.body, self.context_window)
+            factor = self._factor(record.body)
+            rejection = output_past_window(record.body, self.context_window, factor)
         return rejection
 
     def _check_auth(self, record: RecordedRequest) -> Rejection | None:
@@ -329,7 +335,7 @@ class FakeModelServer:
         """The estimated usage with the simulated cache split; a scripted `usage` still wins."""
         cache = self.prompt_cache
         simulate = cache.anthropic if record.wire == "anthropic" else cache.openai
-        split = simulate(record.body, estimate_prompt_tokens(record.body))
+        split = simulate(record.body, self.prompt_tokens(record.body))
         usage = {**split.as_dict(), "output_tokens": estimate_output_tokens(reply)}
         if reply.usage:
             usage.update(reply.usage)
@@ -410,7 +416,15 @@ class FakeModelServer:
 
     def _count_tokens(self, http: RequestHandler, raw: bytes) -> None:
         body, _ = _parse_body(raw)
-        http.send_json(200, {"input_tokens": estimate_prompt_tokens(body)})
+        http.send_json(200, {"input_tokens": self.prompt_tokens(body)})
+
+    def prompt_tokens(self, body: Mapping[str, Any]) -> int:
+        """How many tokens this endpoint counts the prompt of a request with `body` as."""
+        return estimate_prompt_tokens(body, self._factor(body))
+
+    def _factor(self, body: Mapping[str, Any]) -> float:
+        factor = self.token_factor
+        return factor if isinstance(factor, float | int) else factor(body)
 
 
 def _parse_body(raw: bytes) -> tuple[dict[str, Any], str | None]:

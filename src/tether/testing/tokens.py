@@ -16,8 +16,9 @@ from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart, W
 CHARS_PER_TOKEN = 4
 
 
-def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """Estimated prompt size: the JSON of system, tools and messages, over four.
+def estimate_prompt_tokens(body: Mapping[str, Any], factor: float = 1.0) -> int:
+    """Estimated prompt size: the JSON of system, tools and messages, over four, times
+    `factor` (an endpoint whose tokenizer counts more, or fewer, tokens than that).
 
     Used for reported input tokens and for the context-window check, on both wires (OpenAI
     bodies carry the system prompt inside `messages`). An image counts as `IMAGE_TOKENS`, not
@@ -27,7 +28,7 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
         [body.get("system"), body.get("tools"), body.get("messages")]
     )
     text = len(json.dumps(prompt, ensure_ascii=False)) // CHARS_PER_TOKEN
-    return max(1, text + images * IMAGE_TOKENS)
+    return max(1, int((text + images * IMAGE_TOKENS) * factor))
 
 
 def estimate_output_tokens(reply: Reply) -> int:

@@ -63,8 +63,11 @@ def _dicts(value: object) -> list[dict[str, Any]]:
 # --- Anthropic ---------------------------------------------------------------------------
 
 
-def validate_anthropic(body: Mapping[str, Any], context_window: int) -> Rejection | None:
-    """Check a Messages API request the way the API does."""
+def validate_anthropic(
+    body: Mapping[str, Any], context_window: int, factor: float = 1.0
+) -> Rejection | None:
+    """Check a Messages API request the way the API does (`factor`: see
+    `estimate_prompt_tokens`)."""
     for check in (
         _required_fields,
         _thinking_budget,
@@ -77,7 +80,7 @@ def validate_anthropic(body: Mapping[str, Any], context_window: int) -> Rejectio
         problem = check(body)
         if problem is not None:
             return Rejection(problem)
-    tokens = estimate_prompt_tokens(body)
+    tokens = estimate_prompt_tokens(body, factor)
     if tokens > context_window:
         return Rejection(f"prompt is too long: {tokens} tokens > {context_window} maximum")
     return None
@@ -309,7 +312,9 @@ def _cache_control_count(body: Mapping[str, Any]) -> str | None:
 # --- OpenAI ------------------------------------------------------------------------------
 
 
-def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection | None:
+def validate_openai(
+    body: Mapping[str, Any], context_window: int, factor: float = 1.0
+) -> Rejection | None:
     """Check a Chat Completions request the way the API does."""
     for name in ("model", "messages"):
         if name not in body:
@@ -361,7 +366,7 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
     found = openai_images_problem(_dicts(messages))
     if found is not None:
         return Rejection(found[1], param=f"messages.[{found[0]}].content")
-    tokens = estimate_prompt_tokens(body)
+    tokens = estimate_prompt_tokens(body, factor)
     if tokens > context_window:
         return Rejection(
             f"This model's maximum context length is {context_window} tokens. However, your "
@@ -372,11 +377,13 @@ def validate_openai(body: Mapping[str, Any], context_window: int) -> Rejection |
     return None
 
 
-def output_past_window(body: Mapping[str, Any], context_window: int) -> Rejection | None:
+def output_past_window(
+    body: Mapping[str, Any], context_window: int, factor: float = 1.0
+) -> Rejection | None:
     """vLLM's refusal of a request whose prompt and room for the reply (`max_tokens`)
     together pass the window."""
     room = body.get("max_tokens") or body.get("max_completion_tokens") or 0
-    tokens = estimate_prompt_tokens(body)
+    tokens = estimate_prompt_tokens(body, factor)
     if not isinstance(room, int) or tokens + room <= context_window:
         return None
     return Rejection(
