@@ -9,6 +9,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tether.teams.worktree_lock import RecordsLockError, reads_records, run_on_records
+
 TIMEOUT_S = 120.0
 """Long enough for a checkout of a large tree; a hung git (a lock held by a dead process
 waits, it does not hang) still ends."""
@@ -65,9 +67,26 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 def run_git(
     cwd: Path, *args: str, check: bool = True, extra_env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `git ARGS` in `cwd`; raises `GitError` when it fails and `check` is set."""
+    """Run `git ARGS` in `cwd`; raises `GitError` when it fails and `check` is set. A command
+    that reads the worktree records runs under the repository's worktree lock
+    (`tether.teams.worktree_lock`)."""
+    if reads_records(args):
+        try:
+            done = run_on_records(cwd, lambda: _run(cwd, args, extra_env), TIMEOUT_S)
+        except RecordsLockError as e:
+            raise GitError(args, cwd, str(e)) from e
+    else:
+        done = _run(cwd, args, extra_env)
+    if check and done.returncode != 0:
+        raise GitError(args, cwd, done.stderr or done.stdout)
+    return done
+
+
+def _run(
+    cwd: Path, args: Sequence[str], extra_env: Mapping[str, str] | None
+) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(
+        return subprocess.run(
             ["git", *HARNESS_OPTIONS, *args],
             cwd=cwd,
             env=git_env(extra_env),
@@ -85,9 +104,6 @@ def run_git(
         raise GitError(args, cwd, "git is not installed (or not on PATH)") from e
     except subprocess.TimeoutExpired as e:
         raise GitError(args, cwd, f"no answer after {TIMEOUT_S:g} s") from e
-    if check and done.returncode != 0:
-        raise GitError(args, cwd, done.stderr or done.stdout)
-    return done
 
 
 def git_out(cwd: Path, *args: str) -> str:

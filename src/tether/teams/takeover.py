@@ -15,7 +15,6 @@ file lock per task (`guarded`), so a check and the step it allows cannot be spli
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import socket
 import time
@@ -27,6 +26,7 @@ from typing import Protocol
 from tether.config.settings import tether_home
 from tether.teams.git import identity_args, run_git
 from tether.teams.records import WORKTREES_DIR, WorktreeError, WorktreeRecord, worktree_records
+from tether.teams.worktree_lock import flock_by
 from tether.tools.run_record import stop_commands_of
 
 LOCKS_DIR = ".locks"
@@ -87,17 +87,11 @@ def drop_lock_file(repo: Path, name: str) -> None:
 
 
 def _lock(fd: int, path: Path, name: str, deadline: float) -> None:
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise WorktreeError(
-                    f"task {name}'s worktree stayed busy for {WAIT_S:g} s (another run "
-                    f"holds {path}, perhaps a paused process): try again once it ends"
-                ) from None
-            time.sleep(0.05)
+    if not flock_by(fd, deadline):
+        raise WorktreeError(
+            f"task {name}'s worktree stayed busy for {WAIT_S:g} s (another run "
+            f"holds {path}, perhaps a paused process): try again once it ends"
+        )
 
 
 def _same_file(fd: int, path: Path) -> bool:
