@@ -56,7 +56,7 @@ BUILD_STEPS = {
     ("tether.cli.setup", "ProjectInstructions"): "instructions and memory",
     ("tether.cli.setup", "project_memory"): "instructions and memory",
     ("tether.cli.system_prompt", "build_system_prompt"): "system prompt",
-    ("tether.cli.setup", "new_recorder"): "session file",
+    ("tether.cli.resuming", "new_recorder"): "session file",
     ("tether.cli.setup", "record_run"): "run record",
     ("tether.cli.setup", "attach_mcp"): "MCP configuration",
 }
