@@ -1,18 +1,20 @@
 """Programs whose own options delete files, as the `rm` they do the work of: a deny or ask
 rule on `rm` (`Bash(rm:*)`, `Bash(rm -rf:*)`) holds for them too (equivalents.py). `find
-START... -delete` is `rm -r -f -- START...` (with a test, `rm -f -- START...`: only what it
-picks, a directory once empty); `rsync --delete*` (the destination's extra files) and
-`--remove-source-files` (its sources) are `rm -r -f -- PATH...`; `tar --remove-files` and
+START... -delete` is `rm -r -f -- START...` unless its tests pick a bounded, named set
+(`-name '*.pyc'`: `rm -f -- START...`, only what they pick, a directory once empty);
+`rsync --delete*` (the destination's extra files) and `--remove-source-files` (its sources;
+old name `--remove-sent-files`) are `rm -r -f -- PATH...`; `tar --remove-files` and
 `zip -m` (the files archived) and `shred -u` are `rm -f -- FILE...`. (`find -exec rm` and
 `xargs rm` run rm themselves and are judged as it.)"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
 from tether.permissions.option_names import long_option
-from tether.permissions.shell_words import program_name, readable
+from tether.permissions.shell_words import is_literal, program_name, readable
 from tether.slotted import Slotted
 
 Argv = tuple[str, ...]
@@ -54,16 +56,18 @@ def deleting_equivalent(argv: Argv) -> Equivalent | None:
     args = argv[1:]
     if name in _FIND and "-delete" in args:
         starts, expression = _find_parts(args)
-        # A test before it picks what is deleted (a directory only once empty): `rm -f`; with
-        # none, the whole tree goes, as with `rm -rf`.
-        tested = any(word not in _FIND_GLOBAL for word in expression)
+        # Tests that pick a named set (a directory only once empty): `rm -f`; any other
+        # expression may pick everything (`-mindepth 1`, `-name '*'`, `! -name x`), as
+        # `rm -rf` does.
+        tested = _names_a_set(expression)
         flags = ("-f",) if tested else ("-r", "-f")
         where = _listed(starts)
-        does = (
-            f"`{name} -delete` deletes the files its tests pick in {where}"
-            if tested
-            else f"`{name} -delete` deletes {where} and everything in it"
-        )
+        picks = any(word not in _FIND_GLOBAL for word in expression)
+        does = f"`{name} -delete` deletes {where} and everything in it"
+        if tested:
+            does = f"`{name} -delete` deletes the files its tests pick in {where}"
+        elif picks:
+            does = f"`{name} -delete` deletes what its tests pick in {where}, maybe all of it"
         return Equivalent((("rm", *flags, "--", *starts),), does)
     if name == "rsync":
         return _rsync(args)
@@ -98,7 +102,7 @@ def _rsync(args: tuple[str, ...]) -> Equivalent | None:
         forms.append(("rm", "-r", "-f", "--", *destination))
         where = _listed(destination)
         does.append(f"`rsync {given}` deletes the files in {where} that the sources lack")
-    removes = _first_long(args, ("--remove-source-files",))
+    removes = _first_long(args, ("--remove-source-files", "--remove-sent-files"))
     if removes is not None:
         forms.append(("rm", "-r", "-f", "--", *sources))
         does.append(f"`rsync {removes}` deletes the files it sends from {_listed(sources)}")
@@ -143,6 +147,26 @@ def _find_parts(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:
         starts.append(args[i])
         i += 1
     return starts or ["."], args[i:]
+
+
+_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+_BROADENING = frozenset({"!", "-not", "-o", "-or", ","})
+_WILD = re.compile(r"\[[^]]*\]|[*?\\]")
+
+
+def _names_a_set(expression: tuple[str, ...]) -> bool:
+    """Whether find's tests before `-delete` can be shown to pick a bounded, named set: a
+    name test whose pattern holds a fixed character (`*.pyc`, not `*` or `[a-z]*`), joined
+    by no negation or alternative that would pick the rest."""
+    before = expression[: expression.index("-delete")]
+    if any(word in _BROADENING for word in before):
+        return False
+    for i, word in enumerate(before[:-1]):
+        pattern = before[i + 1]
+        last = pattern if word in ("-name", "-iname") else pattern.rpartition("/")[2]
+        if word in _NAME_TESTS and is_literal(pattern) and _WILD.sub("", last).strip("."):
+            return True
+    return False
 
 
 def _first_long(args: tuple[str, ...], options: tuple[str, ...]) -> str | None:
