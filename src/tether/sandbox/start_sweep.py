@@ -213,6 +213,7 @@ class StartSweep:
             if self.before is None or self.running == 0:
                 return
             swept_at = time.time_ns()
+            self.history.moved()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
             moved: list[str] = []
