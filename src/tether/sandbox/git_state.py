@@ -111,7 +111,7 @@ class SequencerTodos:
                 kept.append(line)
             if not dropped:
                 return None
-            aside = _free_name(directory, todo + DISABLED)
+            aside = free_name(directory, todo + DISABLED)
             info = os.stat(todo, dir_fd=directory, follow_symlinks=False)
             os.rename(todo, aside, src_dir_fd=directory, dst_dir_fd=directory)
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
@@ -132,7 +132,7 @@ class SequencerTodos:
             os.close(directory)
 
 
-def _free_name(directory: int, name: str) -> str:
+def free_name(directory: int, name: str) -> str:
     candidate, n = name, 1
     while True:
         try:

@@ -39,6 +39,7 @@ from tether.project_start_files import CI_DEFINITIONS
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_state import SequencerTodos
+from tether.sandbox.git_store import StoreSweep
 from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
@@ -167,8 +168,8 @@ class StartSweep:
     history: RepoHistory = field(default_factory=lambda: RepoHistory(swept=swept_path))
     """The refs the session's repositories had at its first command: content checked out
     from them is the repository's own, kept (`repo_content.py`)."""
-    todos: SequencerTodos = field(default_factory=SequencerTodos)
-    """The `exec` lines of a stopped rebase's todo commands added, stripped (`git_state.py`)."""
+    todos: SequencerTodos = field(default_factory=SequencerTodos)  # `git_state.py`
+    store: StoreSweep = field(default_factory=StoreSweep)  # `git_store.py`
     known: set[str] = field(default_factory=set[str])
     """Every matched path found by the session's walks, looked at again by each: a command
     that empties the marketplace file and fills a plugin's hooks in one go is judged by the
@@ -198,6 +199,7 @@ class StartSweep:
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
                 self.history.record(trees, (*roots, *excluded))
                 self.todos.record(self.history.git_dirs())
+                self.store.record(self.history.git_dirs())
                 self.swept_at = time.time_ns()
                 self.before, self.cut, self.dirs = self._walk(roots)
                 self.dir_stats.clear()
@@ -218,7 +220,7 @@ class StartSweep:
                 return
             swept_at = time.time_ns()
             self.history.moved()
-            self.notes += self.todos.sweep(self.history.git_dirs())
+            self.notes += self.todos.sweep(self.history.git_dirs()) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
             moved: list[str] = []
