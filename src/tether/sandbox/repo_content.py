@@ -147,7 +147,7 @@ class RepoHistory:
                 trees.setdefault(found[0], []).append((path, found[1]))
         own: set[str] = set()
         for tree, files in trees.items():
-            recorded = self.repos.get(tree)
+            recorded = self.repos.get(tree) or self._linked(tree)
             for repo in [*([recorded] if recorded else []), *self._sources(Path(tree))]:
                 left = [(p, r) for p, r in files if p not in own]
                 key = os.fspath(repo.git_dir)
@@ -165,6 +165,16 @@ class RepoHistory:
                 true = self._confirmed(repo, [(r, b) for _, r, b in held])
                 own.update(path for path, relative, blob in held if (relative, blob) in true)
         return own
+
+    def _linked(self, tree: str) -> _Repo | None:
+        """The recorded repository a linked worktree made since (`git worktree add`) is of:
+        its `.git` file names a git directory whose common directory is that repository's."""
+        pointed = gitdir_pointer(Path(tree) / ".git")
+        if pointed is None:
+            return None
+        common = os.path.realpath(next(iter(common_dirs(pointed)), pointed))
+        found = [r for r in self.repos.values() if os.path.realpath(r.git_dir) == common]
+        return found[0] if found else None
 
     def _confirmed(self, repo: _Repo, held: list[tuple[str, str]]) -> set[tuple[str, str]]:
         """Those (path, blob) of `held`, which git's log says the history had, that it
