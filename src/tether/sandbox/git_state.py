@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -38,13 +39,15 @@ def _exec_lines(data: bytes) -> Counter[bytes]:
     return Counter(line.strip() for line in data.split(b"\n") if _EXEC.match(line))
 
 
-def _read(directory: int, name: str) -> bytes | None:
+def read_at(directory: int, name: str, limit: int = MAX_TODO + 1) -> bytes | None:
+    """The bytes of the regular file `name` in `directory` (a descriptor), never through a
+    link; None for anything else."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
     except OSError:
         return None
     try:
-        return os.read(fd, MAX_TODO + 1)
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
     except OSError:
         return None
     finally:
@@ -69,7 +72,7 @@ class SequencerTodos:
                 if directory is None:
                     continue
                 try:
-                    data = _read(directory, todo)
+                    data = read_at(directory, todo)
                 finally:
                     os.close(directory)
                 if data is not None:
@@ -93,7 +96,7 @@ class SequencerTodos:
             target = move_aside(state)
             return None if target is None else _note(state, target)
         try:
-            data = _read(directory, todo)
+            data = read_at(directory, todo)
             if data is None:
                 if not os.path.lexists(state / todo):
                     return None

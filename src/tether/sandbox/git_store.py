@@ -46,7 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.sandbox.git_state import free_name
+from tether.sandbox.git_state import free_name, read_at
 from tether.sandbox.git_sweep import DISABLED, move_aside
 from tether.sandbox.made_refs import read_refs
 from tether.sandbox.nofollow import open_directory
@@ -90,15 +90,9 @@ def _content(path: Path) -> bytes | None:
     if directory is None:
         return None
     try:
-        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
-        return None
+        return read_at(directory, path.name, MAX_FILE)
     finally:
         os.close(directory)
-    try:
-        return os.read(fd, MAX_FILE) if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    finally:
-        os.close(fd)
 
 
 @dataclass
