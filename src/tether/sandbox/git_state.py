@@ -54,6 +54,18 @@ def read_at(directory: int, name: str, limit: int = MAX_TODO + 1) -> bytes | Non
         os.close(fd)
 
 
+def git_dirs(commons: Iterable[Path]) -> list[Path]:
+    """The git directories `commons` and their linked worktrees' own (not through a link)."""
+    found: list[Path] = []
+    for common in commons:
+        common = Path(os.path.realpath(common))
+        found.append(common)
+        with contextlib.suppress(OSError):
+            entries = os.scandir(common / "worktrees")
+            found += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+    return list(dict.fromkeys(found))
+
+
 @dataclass
 class SequencerTodos:
     """A session's view of its repositories' sequencer todos."""

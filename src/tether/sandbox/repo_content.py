@@ -23,7 +23,6 @@ recorded ids down, confirm (`verified_objects.py`).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from collections.abc import Callable
@@ -110,19 +109,9 @@ class RepoHistory:
                 repo.tips = tuple(dict.fromkeys([*tips, *base]))
                 self.repos[os.fspath(tree)] = repo
 
-    def git_dirs(self) -> list[Path]:
-        """The recorded repositories' git directories, and their linked worktrees' own."""
-        found: list[Path] = []
-        for repo in self.repos.values():
-            common = Path(os.path.realpath(repo.git_dir))
-            found.append(common)
-            with contextlib.suppress(OSError):
-                found += [
-                    Path(e.path)
-                    for e in os.scandir(common / "worktrees")
-                    if e.is_dir(follow_symlinks=False)
-                ]
-        return list(dict.fromkeys(found))
+    def commons(self) -> list[Path]:
+        """The recorded repositories' (common) git directories."""
+        return [repo.git_dir for repo in self.repos.values()]
 
     def moved(self) -> None:
         """A command ended: the ids the recorded repositories' refs moved to since the last

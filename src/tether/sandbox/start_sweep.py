@@ -38,7 +38,7 @@ from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.project_start_files import CI_DEFINITIONS
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
-from tether.sandbox.git_state import SequencerTodos
+from tether.sandbox.git_state import SequencerTodos, git_dirs
 from tether.sandbox.git_store import StoreSweep
 from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
@@ -198,8 +198,8 @@ class StartSweep:
                 trees = [p.parent if p.name == ".git" else p for p in repos]
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
                 self.history.record(trees, (*roots, *excluded))
-                self.todos.record(self.history.git_dirs())
-                self.store.record(self.history.git_dirs())
+                self.todos.record(git_dirs(self.history.commons()))
+                self.store.record(git_dirs(self.history.commons()))
                 self.swept_at = time.time_ns()
                 self.before, self.cut, self.dirs = self._walk(roots)
                 self.dir_stats.clear()
@@ -220,7 +220,7 @@ class StartSweep:
                 return
             swept_at = time.time_ns()
             self.history.moved()
-            self.notes += self.todos.sweep(self.history.git_dirs()) + self.store.sweep()
+            self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
             moved: list[str] = []
