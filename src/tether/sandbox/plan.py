@@ -16,11 +16,14 @@ from pathlib import Path
 from tether.sandbox.bwrap import SECRETS_IN_HOME, Sandbox
 from tether.sandbox.denied_reads import DeniedScan, ReadDenials
 from tether.sandbox.home_view import git_identity, home_toolchain_dirs
+from tether.sandbox.made_refs import MADE_REFS
 from tether.sandbox.outside_home import passwd_home_secrets, relocated_secrets, root_secrets
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe import SandboxStatus
+from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.setid_files import SetidScan
 from tether.sandbox.settings import SandboxSettings
+from tether.sandbox.start_sweep import StartSweep, swept_path
 
 
 def _outside_dev(path: Path) -> tuple[Path, ...]:
@@ -140,6 +143,10 @@ def plan_sandbox(
         ),
         edit_scan=(
             DeniedScan(edit_denials) if edit_denials is not None and edit_denials.prefixes else None
+        ),
+        # The refs commands made, kept out of every later session's history (`made_refs.py`).
+        start_sweep=StartSweep(
+            history=RepoHistory(swept=swept_path, made_dir=own[0] / MADE_REFS if own else None)
         ),
     )
     if os.geteuid() == 0:

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.sandbox.made_refs import made_by_commands, read_refs, remember, resolve
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
 from tether.sandbox.verified_objects import (
@@ -41,9 +41,6 @@ from tether.sandbox.verified_objects import (
     reachable,
 )
 
-_HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
-MAX_REFS = 100_000
-"""Refs read per repository at most (the rest are not the repository's for the sweep)."""
 MAX_JUDGED = 1_000
 """Files judged per sweep at most: a checkout brings a few start-up files, a command that made
 thousands is not checking anything out."""
@@ -59,6 +56,8 @@ class _Repo:
     """Where its objects and refs are (the common directory of a linked worktree)."""
     tips: tuple[str, ...]
     head: str | None
+    refs: dict[str, str] = field(default_factory=dict[str, str])
+    """Its refs (and `HEAD`) by name, as the last command left them."""
 
 
 @dataclass
@@ -89,9 +88,14 @@ class RepoHistory:
     """Whether the sweep judges the files at a path (relative to a work tree): only such a
     protected path is ever left unguarded (a hooks directory `core.hooksPath` names is not)."""
 
+    made_dir: Path | None = None
+    """Where the ids commands moved refs to are kept past the session (`made_refs.py`), under
+    tether's home; None: nowhere (the session's own commands' refs are still left out)."""
+
     def record(self, work_trees: list[Path], writable: tuple[Path, ...]) -> None:
         """The session's first command starts: the refs of the repositories of `work_trees`
-        now are what the repositories held before."""
+        now are what the repositories held before, but for those an earlier session's
+        commands made (`made_refs.py`)."""
         if self.recorded:
             return
         self.recorded = True
@@ -99,7 +103,26 @@ class RepoHistory:
         for tree in work_trees:
             repo = _open(tree)
             if repo is not None:
+                made, base = made_by_commands(self.made_dir, repo.git_dir)
+                untrusted = made.difference(base)
+                tips = [t for t in repo.tips if t not in untrusted]
+                repo.tips = tuple(dict.fromkeys([*tips, *base]))
                 self.repos[os.fspath(tree)] = repo
+
+    def commons(self) -> list[Path]:
+        """The recorded repositories' (common) git directories."""
+        return [repo.git_dir for repo in self.repos.values()]
+
+    def moved(self) -> None:
+        """A command ended: the ids the recorded repositories' refs moved to since the last
+        command are the commands', never history to a later session (`made_refs.py`)."""
+        for repo in self.repos.values():
+            refs = _refs_of(repo.git_dir)
+            made = [i for name, i in refs.items() if repo.refs.get(name) != i]
+            repo.refs = refs
+            trusted = set(repo.tips)
+            if made := [i for i in dict.fromkeys(made) if i not in trusted]:
+                remember(self.made_dir, repo.git_dir, made, repo.tips)
 
     def own(self, paths: list[str]) -> set[str]:
         """Those of `paths` (files) that hold, at their path, content of the history of a
@@ -113,7 +136,7 @@ class RepoHistory:
                 trees.setdefault(found[0], []).append((path, found[1]))
         own: set[str] = set()
         for tree, files in trees.items():
-            recorded = self.repos.get(tree)
+            recorded = self.repos.get(tree) or self._linked(tree)
             for repo in [*([recorded] if recorded else []), *self._sources(Path(tree))]:
                 left = [(p, r) for p, r in files if p not in own]
                 key = os.fspath(repo.git_dir)
@@ -131,6 +154,16 @@ class RepoHistory:
                 true = self._confirmed(repo, [(r, b) for _, r, b in held])
                 own.update(path for path, relative, blob in held if (relative, blob) in true)
         return own
+
+    def _linked(self, tree: str) -> _Repo | None:
+        """The recorded repository a linked worktree made since (`git worktree add`) is of:
+        its `.git` file names a git directory whose common directory is that repository's."""
+        pointed = gitdir_pointer(Path(tree) / ".git")
+        if pointed is None:
+            return None
+        common = os.path.realpath(next(iter(common_dirs(pointed)), pointed))
+        found = [r for r in self.repos.values() if os.path.realpath(r.git_dir) == common]
+        return found[0] if found else None
 
     def _confirmed(self, repo: _Repo, held: list[tuple[str, str]]) -> set[tuple[str, str]]:
         """Those (path, blob) of `held`, which git's log says the history had, that it
@@ -263,44 +296,21 @@ def _open_git_dir(git_dir: Path) -> _Repo | None:
     if not (git_dir / "HEAD").is_file():
         return None
     common = next(iter(common_dirs(git_dir)), git_dir)
-    refs = _read_refs(common)
-    head = _resolve(git_dir, "HEAD", refs)
+    refs = read_refs(common)
+    head = resolve(git_dir, "HEAD", refs)
     listed = [head] if head else []
     tips = tuple(dict.fromkeys([*listed, *refs.values()]))
-    return _Repo(common, tips, head)
+    return _Repo(common, tips, head, _refs_of(common))
 
 
-def _read_refs(common: Path) -> dict[str, str]:
-    refs: dict[str, str] = {}
-    packed = read_regular_file(common / "packed-refs", 256 * 1024 * 1024)
-    if packed is not None:
-        for line in packed.decode("utf-8", "replace").splitlines():
-            object_id, _, name = line.partition(" ")
-            if _HEX.fullmatch(object_id) and name:
-                refs[name] = object_id
-    top = common / "refs"
-    for directory, _dirs, files in os.walk(top):
-        for name in files:
-            if len(refs) >= MAX_REFS:
-                return refs
-            path = Path(directory) / name
-            text = read_regular_file(path, 200)
-            if text is not None and _HEX.fullmatch(
-                value := text.decode("ascii", "replace").strip()
-            ):
-                refs[str(path.relative_to(common))] = value
+def _refs_of(common: Path) -> dict[str, str]:
+    """The repository's refs and its work trees' `HEAD`s (a detached one is a ref too)."""
+    refs = read_refs(common)
+    heads = [common, *(p for p in (common / "worktrees").glob("*") if p.is_dir())]
+    for git_dir in heads:
+        if (head := resolve(git_dir, "HEAD", refs)) is not None:
+            refs[f"HEAD {git_dir.name}"] = head
     return refs
-
-
-def _resolve(git_dir: Path, name: str, refs: dict[str, str]) -> str | None:
-    text = read_regular_file(git_dir / name, 1000)
-    if text is None:
-        return refs.get(name)
-    value = text.decode("utf-8", "replace").strip()
-    if value.startswith("ref: "):
-        target = value[5:].strip()
-        return refs.get(target)
-    return value if _HEX.fullmatch(value) else None
 
 
 def _blob_id(path: str, git_dir: Path) -> str | None:

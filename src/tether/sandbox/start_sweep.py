@@ -38,6 +38,8 @@ from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.project_start_files import CI_DEFINITIONS
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
+from tether.sandbox.git_state import SequencerTodos, git_dirs
+from tether.sandbox.git_store import StoreSweep
 from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
@@ -166,6 +168,8 @@ class StartSweep:
     history: RepoHistory = field(default_factory=lambda: RepoHistory(swept=swept_path))
     """The refs the session's repositories had at its first command: content checked out
     from them is the repository's own, kept (`repo_content.py`)."""
+    todos: SequencerTodos = field(default_factory=SequencerTodos)  # `git_state.py`
+    store: StoreSweep = field(default_factory=StoreSweep)  # `git_store.py`
     known: set[str] = field(default_factory=set[str])
     """Every matched path found by the session's walks, looked at again by each: a command
     that empties the marketplace file and fills a plugin's hooks in one go is judged by the
@@ -194,6 +198,8 @@ class StartSweep:
                 trees = [p.parent if p.name == ".git" else p for p in repos]
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
                 self.history.record(trees, (*roots, *excluded))
+                self.todos.record(git_dirs(self.history.commons()))
+                self.store.record(git_dirs(self.history.commons()))
                 self.swept_at = time.time_ns()
                 self.before, self.cut, self.dirs = self._walk(roots)
                 self.dir_stats.clear()
@@ -213,6 +219,8 @@ class StartSweep:
             if self.before is None or self.running == 0:
                 return
             swept_at = time.time_ns()
+            self.history.moved()
+            self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
             moved: list[str] = []
