@@ -2,8 +2,10 @@
 lacked (Vercel, SonarQube, Honeycomb, PostHog, Aiven, Neon, Render, Bitbucket, Google OAuth),
 and the shapes of any vendor's (`secret_shapes.py`): a prefixed random token, a secret
 assigned inside a value, an HTTP credential, a private key's DER in base64 (PKCS#8 plain and
-encrypted, PKCS#1, SEC1, Ed25519), a PuTTY key file, docker's `auths`. Look-alikes are kept:
-words, ids, camel-case names, certificates and public keys, references."""
+encrypted, PKCS#1, SEC1, Ed25519), an OpenSSH key's body, a PuTTY key file, docker's `auths`;
+any case of an HTTP scheme, any spelling of an assigned key, a `-` after a label. Look-alikes
+are kept: words, ids, camel-case names, certificates and public keys, references, and a switch
+(`false`, `1`, `off`) whose name says token or auth."""
 
 from __future__ import annotations
 
@@ -47,6 +49,25 @@ WITHHELD = {
     "DOTENV": "DEBUG=1\nSTRIPE_SECRET=" + B62[5:29] + "\n",
     "JSON_CONFIG": '{"client_secret": "' + B62[3:27] + '"}',
     "HEADERS": "Authorization: Bearer " + B62[:40],
+    "HEADERS_LOWER": "Authorization: bearer " + B62[:40],
+    "BASIC_UPPER": "BASIC " + B62[:24],
+    "DB_SETTINGS": "db_pass=" + B62[:16],
+    "ASSIGNED_1": "pwd=" + B62[:16],
+    "ASSIGNED_2": "passwd: " + B62[:16],
+    "ASSIGNED_3": "credential=" + B62[:16],
+    "ASSIGNED_4": "creds = '" + B62[:16] + "'",
+    "ASSIGNED_5": "AUTH=" + B62[:16],
+    "ASSIGNED_6": '{"apikey": "' + B62[:16] + '"}',
+    "BUILD_ARGS_2": "--build-arg NPM_AUTH=" + B62[:20],
+    "LETTERS_AND_DIGITS": "token=abcdefghijklmnop1",
+    "SHORT_ALPHABET": "password: hunter2hunter2",
+    "HEX_ASSIGNED": "secret=" + HEX[:20],
+    "DASHED_VENDOR": "abc-" + B62[:32],
+    "DASHED_VENDOR_LIVE": "acme-live-" + B62[:28],
+    "LONG_LABEL": "ABCDEFGHI_" + B62[:28],
+    "MIXED_CASE_LABEL": "Zz_" + B62[:28],
+    "TETHER_UNLISTED_SWITCH": "1",  # tether's own go whatever they hold
+    "OPENSSH_BODY": "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQy",
 }
 
 KEPT = {
@@ -64,6 +85,20 @@ KEPT = {
     "CHALLENGE": 'Bearer realm="registry"',
     "DOCKER_EMPTY": '{"auths": {}}',
     "PUTTY_DOCS": "see the PuTTY user manual",
+    "TOKENIZERS_PARALLELISM": "false",
+    "SESSION_COOKIE_SECURE": "1",
+    "USE_AUTH": "True",
+    "SECRET_SCANNING": "off",
+    "BEARER_WORDS": "the bearer of this message is trusted",
+    "SCHEME_CHALLENGE": 'bearer realm="api", error="invalid_token"',
+    "BRANCH": "fix-LoginPageRedirect2026",
+    "POD": "web-7d9f8b6c5d-x2k4p",
+    "IMAGE_TAG": "docker.io/library/python:3.11-slim-bookworm",
+    "UUID": "550e8400-e29b-41d4-a716-446655440000",
+    "INTEGRITY": "sha512-" + B62[:40] + "==",
+    "IDENTITY_SETTING": "private_key: keys/id_ed25519",
+    "SKIP_RULE": "bypass: MyServiceProductionToken",
+    "SIGNER": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9",
 }
 
 

@@ -2,7 +2,8 @@
 
 The sandbox cuts the network, but a key in the environment can still be written into the
 workspace, a log or a commit, and with the network allowed it can leave. So variables whose
-names say they hold a secret are removed, and tether's and the model vendors' own variables
+names say they hold a secret are removed (by a word, `*TOKEN*`, unless the value is a switch:
+`TOKENIZERS_PARALLELISM=false`), and tether's and the model vendors' own variables
 (their keys, tether's configuration) with them; so are values that carry a credential whatever
 the name: a URL with a user or password in it (`postgres://user:pw@host/db`,
 `https://token@host`), a URL whose query passes a password, token or key, a connection string
@@ -25,15 +26,21 @@ import re
 from collections.abc import Iterable, Mapping
 
 from tether.sandbox.outside_home import only_credentials
-from tether.sandbox.secret_shapes import secret_shape
+from tether.sandbox.secret_shapes import plain_setting, secret_shape
 
-SECRET_NAME_PATTERNS: tuple[str, ...] = (
+SECRET_WORD_PATTERNS: tuple[str, ...] = (
     # keys, tokens, passwords
     "*API_KEY*", "*APIKEY*", "*_KEY", "*_KEYS", "*PRIVATE*", "*ACCESS_KEY*", "*TOKEN*",
     "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*", "*_PASS", "*_PW", "*PWD",
     "*CREDENTIAL*", "*AUTH*", "*COOKIE*", "*SESSION*", "*JWT*", "*WEBHOOK*", "*_PAT",
     "*SIGNING*", "*CONNECTION_STRING*", "*_DSN", "*_DSN_*", "*DBPASS", "*MNEMONIC*",
     "*SEED_PHRASE*", "*SEEDPHRASE*", "*RECOVERY_PHRASE*", "*TOTP*",
+)  # fmt: skip
+"""Names that say a secret by a word in them: withheld unless the value is a switch
+(`TOKENIZERS_PARALLELISM=false`, `SESSION_COOKIE_SECURE=true`: `secret_shapes.plain_setting`)."""
+
+SECRET_NAME_PATTERNS: tuple[str, ...] = (
+    *SECRET_WORD_PATTERNS,
     # clouds, forges, registries, vaults
     "AWS_*", "AZURE_*", "GOOGLE_*", "GCP_*", "GCLOUD_*", "CLOUDSDK_AUTH_*", "DIGITALOCEAN_*",
     "GH_*", "GITHUB_*", "GITLAB_*", "BITBUCKET_*", "NPM_*TOKEN*", "NPM_CONFIG__AUTH*",
@@ -207,7 +214,10 @@ ordinary values (hashes, ids); it knows fewer vendors' formats than this table (
 Notion's, DigitalOcean's, Databricks', Postman's, Brevo's, age's), so it would be a
 dependency for less."""
 
-_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
+_SECRET_WORD = re.compile("|".join(fnmatch.translate(p) for p in SECRET_WORD_PATTERNS))
+_SECRET_PLACE = re.compile(
+    "|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS[len(SECRET_WORD_PATTERNS) :])
+)
 _NAME_PARTS = re.compile(r"[^A-Z0-9]+")
 _GIT_CONFIG_ENV = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
 """git's settings in the environment (`GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`): judged by
@@ -247,7 +257,14 @@ def is_secret(name: str, value: str) -> bool:
         upper not in KEPT_NAMES
         and not _GIT_CONFIG_ENV.fullmatch(upper)
         and (
-            _SECRET_NAME.match(upper) or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
+            _SECRET_PLACE.match(upper)
+            or (
+                (
+                    _SECRET_WORD.match(upper)
+                    or not SECRET_NAME_PARTS.isdisjoint(_NAME_PARTS.split(upper))
+                )
+                and not plain_setting(value)
+            )
         )
     ):
         return True

@@ -2,16 +2,18 @@
 `TOKEN_PREFIXES` lists those): so that a vendor nobody listed yet is withheld by the rule its
 token follows.
 
-- A prefixed token: a short lowercase or uppercase label, `_`, maybe a version or kind
-  (`v1_`, `live_`), then a long random body mixing digits and both cases (`vcp_...`,
-  `tgp_v1_...`, `rnd_...`), which no word, path, hash or id of the environment is.
-- A secret assigned inside a value: `X_TOKEN=...`, `api_key: ...`, `"client_secret": "..."`
+- A prefixed token: a short label of letters, `_` or `-`, maybe a version or kind (`v1_`,
+  `live_`), then a long random body mixing digits and both cases (`vcp_...`, `tgp_v1_...`,
+  `rnd_...`, `abc-...`), which no word, path, hash or id of the environment is.
+- A secret assigned inside a value: `X_TOKEN=...`, `api_key: ...`, `"client_secret": "..."`,
+  `db_pass=...`, `pwd=`, `creds=`, `credential=`, `auth=`, `apikey=` (any spelling a key uses)
   (a variable holding a `.env` file, a `--build-arg`, a JSON config), whose value is no
   reference (`$X`, `${X}`), path or plain word and mixes kinds of characters.
-- A credential after an HTTP scheme word (`Bearer ...`, `Basic ...`).
+- A credential after an HTTP scheme word, in any case (`Bearer ...`, `bearer ...`, `Basic ...`).
 - A private key's DER in base64 without its PEM armour (PKCS#8 plain or encrypted, PKCS#1
   RSA, SEC1 EC), told from a certificate or public key by its first fields.
-- A PuTTY key file, a docker `config.json`'s `auths` entries.
+- An OpenSSH private key's body without armour, a PuTTY key file, a docker `config.json`'s
+  `auths` entries.
 """
 
 from __future__ import annotations
@@ -24,14 +26,23 @@ import re
 from collections import Counter
 
 _PREFIXED = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?:[a-z]{2,8}|[A-Z]{2,8})_(?:(?:v\d{1,2}|live|test|prod|dev|pat|sk)_)?"
+    r"(?<![A-Za-z0-9_.-])[A-Za-z]{2,12}[_-](?:(?:v\d{1,2}|live|test|prod|dev|pat|sk)[_-])?"
     r"([A-Za-z0-9]{20,})(?![A-Za-z0-9])"
 )
 _ASSIGNED = re.compile(
-    r"(?i)(?:token|secret|passw(?:or)?d|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|_key)"
+    r"(?i)(?:token|secret|pass(?:w(?:or)?d|phrase)?|pwd|creds?|credentials?|auth|api[_-]?key"
+    r"|access[_-]?key|private[_-]?key|_key)"
     r"[\"']?\s*(?:=|:)\s*[\"']?([^\s\"'&;,<>(){}]{12,})"
 )
-_SCHEME = re.compile(r"\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{16,}=*)")
+_SCHEME = re.compile(r"(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/-]{16,}=*)")
+"""HTTP's scheme names are case-insensitive (RFC 9110 11.1): `bearer ...` is a credential too."""
+_SETTING = re.compile(
+    r"(?i)true|false|yes|no|on|off|y|n|t|f|enabled?|disabled?|none|null|auto|default|-?\d{1,2}"
+)
+_WORD_CHARS = re.compile(r"[A-Za-z0-9_-]+")
+_OPENSSH_KEY = "b3BlbnNzaC1rZXktdjE"
+"""base64 of `openssh-key-v1`, which begins an OpenSSH private key file's body (a public key's
+`AAAA...` never holds it)."""
 _DER_START = re.compile(r"(?<![A-Za-z0-9+/])M[A-Za-z0-9+/]{30,}")
 _FIXED = re.compile(
     r"PuTTY-User-Key-File-\d+:"  # PuTTY private key file
@@ -59,12 +70,25 @@ def _random(body: str, kinds: int, bits: float) -> bool:
     """Whether `body` looks drawn at random: `kinds` of digits, lower and upper case at
     least, `bits` of entropy a character, and the kind changing from one character to the
     next as often as chance has it (a third of the time at least: a camel-case name or a
-    word with a year changes a few times, `ProjectName2026Release`)."""
-    classes = [_class(c) for c in body]
-    if len({k for k in classes if k < 3}) < kinds or entropy(body) < bits:
+    word with a year changes a few times, `ProjectName2026Release`). Punctuation is left out
+    of the changes: a separator is no chance (`keys/id_ed25519` is two words and a number)."""
+    classes = [k for k in map(_class, body) if k < 3]
+    if len(set(classes)) < kinds or entropy(body) < bits:
         return False
     changes = sum(a != b for a, b in itertools.pairwise(classes))
     return changes >= len(body) / 3
+
+
+def _letters_and_digits(value: str) -> bool:
+    """Whether `value`, after a key word, is a password of letters and digits (`hunter2hunter2`,
+    `abcdefghijklmnop1`, hex): no path, name or word (`MyServiceProductionToken` has no digit,
+    `keys/id_ed25519` a `/`, `placeholder_value` none)."""
+    return (
+        _WORD_CHARS.fullmatch(value) is not None
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and entropy(value) >= 2.5
+    )
 
 
 def _der_length(data: bytes, at: int) -> tuple[int, int] | None:
@@ -119,6 +143,13 @@ def _is_reference(value: str) -> bool:
     return value.startswith(("$", "/", "~", "./", "../", "%", "<", "{{")) or "://" in value
 
 
+def plain_setting(value: str) -> bool:
+    """Whether `value` is a switch, not a secret (`true`, `off`, `auto`, `0`): what a variable
+    whose name says token or key (`TOKENIZERS_PARALLELISM`, `USE_AUTH`) holds when it sets a
+    behaviour. No credential is so short and so plain."""
+    return _SETTING.fullmatch(value.strip()) is not None
+
+
 def secret_shape(value: str) -> str | None:
     """What secret `value` holds by its shape (module docstring), or None."""
     for found in _PREFIXED.finditer(value):
@@ -126,13 +157,15 @@ def secret_shape(value: str) -> str | None:
             return "a prefixed token"
     for found in _ASSIGNED.finditer(value) if "=" in value or ":" in value else ():
         secret = found.group(1)
-        if not _is_reference(secret) and _random(secret, 2, 3.0):
+        if not _is_reference(secret) and (_random(secret, 2, 3.0) or _letters_and_digits(secret)):
             return "a secret assigned in the value"
     for found in _SCHEME.finditer(value) if " " in value else ():
         if _random(found.group(1), 2, 3.0):
             return "an HTTP credential"
     if ("PuTTY" in value or '"' in value) and _FIXED.search(value):
         return "a key file or registry credential"
+    if _OPENSSH_KEY in value:
+        return "an OpenSSH private key (base64)"
     if _base64_der_private_key(value):
         return "a private key (DER, base64)"
     return None
