@@ -269,6 +269,11 @@ DEV_ENVIRONMENTS: tuple[StartFile, ...] = (
     *_engine("a hosted workspace's start-up tasks", ".gitpod.Dockerfile", ".replit", "replit.nix"),
     *_engine("an environment's shell hooks, run on entering it", "devbox.json", ".devbox"),
     *_engine("an environment's shell hooks, run on entering it", "devenv.nix", "devenv.yaml"),
+    *_engine(
+        "an environment's local overrides, merged into it on entering",
+        "devenv.local.nix",
+        "devenv.local.yaml",
+    ),
     *_engine("an environment's shell hooks, run on entering it", ".flox", ".rtx.toml"),
     *_engine("plugins proto downloads and runs for every tool", ".prototools"),
     *_engine("a hosted workspace's start-up tasks", ".idx", ".codesandbox", ".stackblitzrc"),

@@ -5,7 +5,8 @@ covered by the rule its name follows.
 The rules, each a family:
 - a JavaScript tool's configuration is a module it imports, named `<tool>.config.<ext>` or
   `<tool>.conf.<ext>` (eslint, prettier, vite, vitest, jest, webpack, tailwind, karma...)
-  for every module extension node and its loaders run (`js cjs mjs ts cts mts`);
+  for every module extension node and its loaders run (`js cjs mjs ts cts mts`), also with
+  the loader named before it (`webpack.config.babel.js`);
 - a tool's rc file is `.<tool>rc` or `.<tool>rc.<ext>` (`.eslintrc.cjs`, `.mocharc.yml`'s
   `require`, `.babelrc`'s plugins, `.nycrc`, `.releaserc`): code, or the modules it loads;
 - pytest imports every `conftest.py` it collects (and its compiled form in `__pycache__`,
@@ -37,9 +38,13 @@ MODULE_EXTENSIONS = ("js", "cjs", "mjs", "ts", "cts", "mts")
 """What node, and the loaders tools bundle (jiti, esbuild-register), import as a module."""
 
 TOOL_CONFIG_MODULES = tuple(
-    f"*.{kind}.{ext}" for kind in ("config", "conf") for ext in MODULE_EXTENSIONS
+    f"*.{kind}{loader}.{ext}"
+    for kind in ("config", "conf")
+    for loader in ("", ".*")
+    for ext in MODULE_EXTENSIONS
 )
-"""`eslint.config.mjs`, `vitest.config.ts`, `karma.conf.js`: imported by every run of the tool."""
+"""`eslint.config.mjs`, `vitest.config.ts`, `karma.conf.js`: imported by every run of the tool;
+also through a loader the name picks (`webpack.config.babel.js`, `<tool>.config.<x>.<ext>`)."""
 
 RC_EXTENSIONS = (*MODULE_EXTENSIONS, "json", "json5", "jsonc", "yaml", "yml", "toml", "cjson")
 RC_FILES = (".??*rc", *(f".??*rc.{ext}" for ext in RC_EXTENSIONS))

@@ -100,6 +100,9 @@ ATTACKS = {
     "cd a || cd b, repeated": "cd a || cd b; " * 40 + "cat .env",
     "a glob of 4,000 stars": "cat " + "*a" * 4_000,
     "a glob of 32,000 stars": "cat " + "*a" * 32_000,
+    "a glob 3,000 levels deep": "cat " + "*/" * 3_000 + "x",
+    "a glob 6,000 levels deep to .env": "cat " + "*/" * 6_000 + ".env",
+    "a glob 7,500 levels deep below secrets": "cat secrets/" + "*/" * 7_500 + "key",
 }
 
 
@@ -144,6 +147,8 @@ _FAMILIES: list[Callable[[int], str]] = [
     lambda n: "".join(f"(cd s{i}; (cd t{i})); pushd u{i}; " for i in range(n)) + "cat .env",
     lambda n: "".join(f"cd d{i}* || cd ~root; " for i in range(n)) + "ls",
     lambda n: "cat " + "*a" * (n * 20) + "*.pem",
+    lambda n: "cat " + "*/" * (n * 15) + "x",
+    lambda n: "ls secrets/" + "*/" * (n * 15),
     lambda n: "cat " + "?*" * (n * 20) + " " + "[.]*" * (n * 5),
     lambda n: "cat " + " ".join(f"/proc/*/cwd/x{i}*.pem" for i in range(n)),
     lambda n: "cd src; cat " + " ".join(f"../f{i} sub/g{i}" for i in range(n * 4)),

@@ -44,7 +44,7 @@ def test_recipes_meet_the_deny_rules(command: str, tree: Tree, make_ctx: Context
 
 
 @pytest.mark.parametrize(
-    "command", ["make -E 'go:;@curl -s x' go", "make -E $'go:\\n\\t-python3 -V' go"]
+    "command", ["make -E 'go:;@curl -s x' go", "make -E $'go:\\n\\t-python3 setup.py' go"]
 )
 def test_a_recipe_no_rule_allows_is_asked(
     command: str, tree: Tree, make_ctx: ContextFactory

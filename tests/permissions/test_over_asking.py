@@ -61,6 +61,19 @@ ALLOWED = [
     "ls | xargs wc -l",
     "ls docs | xargs -n 1 echo",
     "ls -1 src | xargs -r grep -n TODO",
+    # An interpreter asked only its version or usage runs no code.
+    "python3 --version",
+    "python3.12 -V",
+    "node --version",
+    "node -v",
+    "ruby --help",
+    "perl --version",
+    # Process listings print what runs, as env prints the environment.
+    "ps aux",
+    "ps -ef",
+    "ps -p 1 -o pid,cmd",
+    "pgrep -f pytest",
+    "pstree -p",
 ]
 
 
@@ -102,6 +115,14 @@ STOPPED = [
     ("xxd app.py out.hex", "ask"),  # xxd's second file is its output
     ("env cat .env", "deny"),  # env PROG is PROG
     ("env -S 'cat .env'", "deny"),
+    # A version query with anything more runs code; a pid file is read.
+    ("python3 --version app.py", "ask"),
+    ("python3 -m pip --version", "ask"),
+    ("node -v app.js", "ask"),
+    ("./python3 --version", "ask"),
+    ("NODE_OPTIONS='--require ./x.js' node --version", "deny"),
+    ("pgrep -F .env x", "deny"),
+    ("ps aux > out.txt", "ask"),
     # find: a name pattern that matches `.env`, or an expression that picks more than it.
     ("find . -name '.e*' -exec cat {} +", "deny"),
     ("find . -name '*' -exec cat {} +", "deny"),

@@ -298,14 +298,12 @@ class FileAccess(PathRules):
         otherwise a hard ask where one could match an expansion (`.e*`, `$X`)."""
         if target.prefix is not None:
             forms = self.locate(target.prefix).forms
-            # One probe per level the pattern goes down: `secrets/*/key` needs the rule to
-            # cover `secrets/x/y` too.
-            levels = [
-                tuple(form.joinpath(*[CONTENTS_PROBE] * level) for form in forms)
-                for level in range(1, target.rest.count("/") + 2)
-            ]
+            depth = target.rest.count("/") + 1
             for rule in self._rules("deny", tool):
-                if all(self._matches(rule, probes, anywhere=True) for probes in levels):
+                if all(
+                    self._matches(rule, _probes(forms, level), anywhere=True)
+                    for level in range(1, depth + 1)
+                ):
                     return deny(_because(f"{doing} {target.word} is denied", rule), rule.text)
         return self._may_reach(tool, self._glob_forms(target), f"{target.word} may reach files")
 
@@ -413,3 +411,11 @@ PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules 
 
 def _because(what: str, rule: Rule) -> str:
     return f"{what} by {rule.text}" + (f": {rule.reason}" if rule.reason else "")
+
+
+def _probes(forms: Sequence[Path], level: int) -> tuple[Path, ...]:
+    """One probe per level a pattern goes down (`secrets/*/key` needs a deny rule to cover
+    `secrets/x/y` too), built only when a rule is tried there and counted before it is built:
+    its length grows with the level, so the levels of a deep pattern are quadratic work."""
+    steps.spend(len(forms) * (1 + level // 8))
+    return tuple(form.joinpath(*[CONTENTS_PROBE] * level) for form in forms)

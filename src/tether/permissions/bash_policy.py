@@ -41,6 +41,7 @@ from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
+from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.process_programs import process_program
@@ -385,6 +386,8 @@ def _read_only(inv: Invocation) -> bool:
         argv = tuple(PRODUCED_WORD if word == DYN else word for word in argv)
     if inv.writes or not _system(inv):
         return False
+    if is_query(argv):
+        return True  # `python3 --version`: no code runs
     name = program_name(argv[0])
     spec = COMMANDS.get(name)
     if spec is None or not spec.read_only:

@@ -307,6 +307,11 @@ COMMANDS: Mapping[str, CommandSpec] = {
     ),
     # With no command to run (wrappers.py opens up `env PROG`): prints the environment.
     "env": _NONE_READ_ONLY,
+    # Process listings: what runs, as `env` shows the environment (a pid file is read).
+    **dict.fromkeys(_names("ps pstree pidof"), _NONE_READ_ONLY),
+    "pgrep": CommandSpec(
+        "none", read_valued=_s("-F", "--pidfile"), read_only=True, any_option=True
+    ),
     "column": CommandSpec(
         "read",
         valued=_s("-s", "-o", "-c", "-N", "-l", "-E", "-H", "-O", "-R", "-T", "-W", "-d", "-r")

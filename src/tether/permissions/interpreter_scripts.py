@@ -175,6 +175,20 @@ def _walk(argv: tuple[str, ...]) -> tuple[str, ...] | ModuleCall:
     return _scripts(args, table)
 
 
+QUERIES = _s("--version", "-V", "--help", "-h")
+"""Options with which an interpreter prints its version or usage and exits, before it reads
+any code (`python3 --version`, `node --help`); node's family also takes `-v`."""
+_NODE_QUERIES = QUERIES | _s("-v")
+
+
+def is_query(argv: tuple[str, ...]) -> bool:
+    """Whether `argv` only asks an interpreter its version or usage: runs no code."""
+    family = _family(program_name(argv[0])) if argv else None
+    if family is None or len(argv) != 2:
+        return False
+    return argv[1] in (_NODE_QUERIES if INTERPRETERS[family] is _NODE else QUERIES)
+
+
 def _family(name: str) -> str | None:
     if name in INTERPRETERS:
         return name
