@@ -175,18 +175,39 @@ def _walk(argv: tuple[str, ...]) -> tuple[str, ...] | ModuleCall:
     return _scripts(args, table)
 
 
-QUERIES = _s("--version", "-V", "--help", "-h")
-"""Options with which an interpreter prints its version or usage and exits, before it reads
-any code (`python3 --version`, `node --help`); node's family also takes `-v`."""
-_NODE_QUERIES = QUERIES | _s("-v")
+_HELP = _s("--version", "--help", "-h")
+QUERIES: Mapping[str, frozenset[str]] = {
+    "python": _HELP | _s("-?", "--help-all", "--help-env", "--help-xoptions"),
+    "pypy": _HELP,
+    "node": _HELP | _s("-v", "--v8-options"),
+    "ts-node": _HELP | _s("-v"),
+    "tsx": _HELP | _s("-v"),
+    "perl": _HELP | _s("-v", "-V"),
+    "ruby": _HELP | _s("-v", "--copyright"),
+    "php": _HELP | _s("-v", "-m", "--modules", "-i", "--info"),
+    "Rscript": _HELP,
+    "lua": _s("-v"),
+    "deno": _HELP | _s("-V"),
+    "bun": _HELP | _s("-v", "--revision"),
+}
+"""Per interpreter, the options with which it prints its version, usage or build and exits
+before it reads any code, given any number of times and in any mix (`python3 -V -V`, `node
+--version --version`, `ruby -v`: with no script, ruby's and lua's `-v` exit too)."""
+_PYTHON_VERSION = re.compile(r"-V+")
+"""Python's version flag repeated in one word (`-VV`: the build too)."""
 
 
 def is_query(argv: tuple[str, ...]) -> bool:
     """Whether `argv` only asks an interpreter its version or usage: runs no code."""
     family = _family(program_name(argv[0])) if argv else None
-    if family is None or len(argv) != 2:
+    if family is None or len(argv) < 2:
         return False
-    return argv[1] in (_NODE_QUERIES if INTERPRETERS[family] is _NODE else QUERIES)
+    queries = QUERIES[family]
+    python = INTERPRETERS[family] is _PYTHON
+    return all(
+        arg in queries or (python and _PYTHON_VERSION.fullmatch(arg) is not None)
+        for arg in argv[1:]
+    )
 
 
 def _family(name: str) -> str | None:
