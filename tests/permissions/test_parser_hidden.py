@@ -84,6 +84,14 @@ HIDDEN = [
     # An empty substitution spliced into a program name: the name is not a literal.
     ("su``do true", "the program name is not a literal"),
     ("s``u``do true", "the program name is not a literal"),
+    # A substitution inside the name's word: tree-sitter splits the word at the backquote,
+    # bash does not.
+    ("su`true`do true", "the program name is not a literal"),
+    ("s`:`udo true", "the program name is not a literal"),
+    ("su`echo`do true", "the program name is not a literal"),
+    ("timeout 5 su`true`do true", "the program name is not a literal"),
+    ("env s`true`u`true`do true", "the program name is not a literal"),
+    ("ls; su`true`do true", "the program name is not a literal"),
 ]
 
 

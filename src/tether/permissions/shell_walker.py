@@ -276,6 +276,7 @@ class Walker:
     def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
         assignments: list[tuple[str, str]] = []
         words: list[str] = []
+        word_end = -1
         for field, child in fields(node):
             if child.type == "variable_assignment":
                 assignments.append(self._assignment(child))
@@ -290,7 +291,13 @@ class Walker:
                 if child.type == "$" and not child.is_named and child.next_sibling is not None:
                     self.problems.append('unsupported $"..." quoting')
                 self.visit(child)  # first: its nodes count against the bound before they are read
-                words.append(word_of(child))
+                if child.start_byte == word_end and words:
+                    # tree-sitter splits a word at a backquote (`` cu`x`rl ``, `` a`x`b ``):
+                    # with nothing between them, bash reads one word.
+                    words[-1] += word_of(child)
+                else:
+                    words.append(word_of(child))
+                word_end = child.end_byte
                 if field == "name" and child.text in _RESERVED_BYTES:
                     self.problems.append(PARSE_ERROR)
                 continue
