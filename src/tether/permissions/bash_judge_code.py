@@ -1,0 +1,191 @@
+"""The code a Bash command's simple commands run beyond their words, judged as bash_policy's
+judge judges the command (this part of it, below bash_judge_files): command lines in an unknown
+program's arguments, code loaded from outside the workspace or from a path chosen as it runs
+(outside_code.py, interpreter_scripts.py), packages an interpreter fetches, directories a module
+serves or a container mounts, the application an env file names, code in the working
+directory."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tether.permissions import steps
+from tether.permissions.access import FileAccess
+from tether.permissions.bash_rules import (
+    all_invocations,
+    command_lines,
+    rule_matches,
+    texts_of,
+)
+from tether.permissions.container_mounts import bind_mounts, host_access
+from tether.permissions.context import PermissionContext
+from tether.permissions.file_targets import Target
+from tether.permissions.flask_env import env_app_commands
+from tether.permissions.outside_code import fetched_code
+from tether.permissions.paths import is_below
+from tether.permissions.script import Invocation
+from tether.permissions.shell import parse_command
+from tether.permissions.shell_globbing import GlobState
+from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_words import (
+    is_literal,
+    readable,
+    shown,
+)
+from tether.permissions.verdict import Verdict, ask
+
+if TYPE_CHECKING:
+    from tether.permissions.bash_judge_files import FileJudge
+
+
+class CodeJudge:
+    """The code side of bash_policy's judge; the judge supplies its state and the methods
+    below that are only declared here."""
+
+    ctx: PermissionContext
+    files: FileAccess
+    places: ShellPlaces
+    globbing: GlobState
+    read_only: bool
+    cdpath: bool
+    nesting: int
+    sole: bool
+    tree_stays: bool
+    plain_git: bool
+
+    def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
+        raise NotImplementedError
+
+    def unseen(self, problem: str) -> Verdict:
+        raise NotImplementedError
+
+    def _near_rules(self) -> bool:
+        raise NotImplementedError
+
+    def _targets(self, inv: Invocation, word: str) -> list[Target]:
+        raise NotImplementedError
+
+    def nested(self, cdpath: bool) -> FileJudge:
+        """A judge for a command line one level down in an unknown program's arguments."""
+        raise NotImplementedError
+
+    def _argument_commands(self, inv: Invocation) -> list[Verdict]:
+        """Command lines in the arguments of a program tether knows nothing about (`npm exec
+        -c 'cat .env'`, `cmake -E env sh -c 'echo x > .git/config'`), which it may run: the
+        files they read and write are judged as an allowed command's are (deny and ask rules,
+        writes of files that change later sessions, writes outside the workspace), whatever
+        rule allowed the program; what their words run is left to the Bash rules
+        (bash_rules.later_commands). Four levels deep, each from where the shell is, a `cd`
+        inside one moving only what follows it there."""
+        found: list[Verdict] = []
+        for text in (t for arg in inv.argv[1:] for t in command_lines(arg)):
+            steps.spend(len(text) // 4)  # read as shell (steps.py)
+            cdpath = self.cdpath or "CDPATH" in text
+            inner = self.nested(cdpath)
+            inner.places.cwds = dict(self.places.cwds)
+            what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
+            subs = list(all_invocations(parse_command(text).invocations))
+            inner.globbing.foresee(subs)  # what runs there, in any order
+            inner.places.options = inner.globbing.anywhere | self.places.options
+            for sub in subs:
+                verdicts = inner._files(sub, explicit=True)
+                found += [
+                    replace(v, reason=f"{what}: {v.reason}")
+                    for v in verdicts
+                    if v.outcome in ("deny", "ask")
+                ]
+                inner.places.track(sub)
+        return found
+
+    def _mounted(self, inv: Invocation, explicit: bool) -> list[Verdict]:
+        """Host directories bound into a container (container_mounts): read whole, and
+        written unless read-only."""
+        access = host_access(inv.argv)
+        verdicts = [] if access is None else [self.unseen(access)]
+        mounts = bind_mounts(inv.argv)
+        verdicts += self._loads(tuple(m.source for m in mounts), what="hands the container")
+        for mount in mounts:
+            for target in self.places.targets(mount.source):
+                verdicts.append(self.files.read(target, explicit=explicit, recursive=True))
+                if mount.writable:
+                    self.read_only = False
+                    verdicts.append(self.files.write(target, explicit=explicit))
+        return verdicts
+
+    def _served(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
+        """Directories served to whoever connects (`python3 -m http.server`), archived or
+        sent to a builder (`docker build`): read whole."""
+        return [
+            self.files.read(target, explicit=explicit, recursive=True)
+            for word in words
+            for target in self.places.targets(word)
+        ]
+
+    def _fetched(self, inv: Invocation) -> list[Verdict]:
+        """Code fetched from a package index under an interpreter's name: asked unless the
+        allow rule names the installer."""
+        reason = fetched_code(inv.own_argv)
+        if reason is None:
+            return []
+        texts = texts_of(inv.own_argv, for_allow=True)
+        rules = self.ctx.rules.of("allow", "Bash")
+        named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
+        return [] if named else [ask(reason)]
+
+    def _loads(
+        self, words: tuple[str, ...], inv: Invocation | None = None, what: str = "runs code from"
+    ) -> list[Verdict]:
+        """Code a program imports from the files it is given (pytest's tests and conftest.py, an
+        interpreter's script; a container's bind mounts, `what`): outside the workspace it is
+        code no rule has seen, asked; a file a Read rule denies is denied, as reading it is."""
+        found: list[Verdict] = []
+        for word in words:
+            # A path another program names (find's `{}`) is each path it names now.
+            targets = self._targets(inv, word) if inv is not None else self.places.targets(word)
+            for target in targets:
+                shown = readable(word) if is_literal(word) else str(target)
+                read = self.files.read(target)
+                if read.outcome == "deny":  # the program reads the code it runs
+                    found.append(replace(read, reason=f"{what} {shown}: {read.reason}"))
+                place = target if isinstance(target, Path) else target.prefix
+                real = self.files.real(place) if place is not None else None
+                if real is None or not is_below(real, self.ctx.write_roots):
+                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
+                    found.append(ask(f"{what} {readable(word)}, {where}: not seen"))
+        return found
+
+    def _env_apps(self, inv: Invocation) -> list[Verdict]:
+        """The application flask imports from its env files (flask_env.py), judged as the
+        code it runs, from each directory the shell may be in."""
+        found: list[Verdict] = []
+        for path, text in env_app_commands(inv.argv, self.places.cwds):
+            what = f"flask imports FLASK_APP from {path}, which runs `{_shortened(text)}`"
+            for sub in all_invocations(parse_command(text).invocations):
+                verdict = self.nested(self.cdpath).invocation(sub)
+                if verdict.outcome in ("deny", "ask"):
+                    found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
+        return found
+
+    def _working_code(self, program: str) -> list[Verdict]:
+        """A program that runs code from the directory it starts in (working_code.py), judged
+        at each directory the shell may be in then: outside the workspace, or not known before
+        the command runs, that code is unseen."""
+        found: list[Verdict] = []
+        name = readable(shown(program))
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                found.append(ask(f"{name} runs code from a working directory chosen as it runs"))
+            elif not is_below(real, self.ctx.write_roots):
+                found.append(
+                    ask(
+                        f"{name} runs code from its working directory {real}, outside the workspace"
+                    )
+                )
+        return found
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
