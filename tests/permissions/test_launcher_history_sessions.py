@@ -52,7 +52,7 @@ def test_each_class_is_refused_with_its_reason(
     assert results == [
         "Permission denied (rule Bash(curl *)): `curl -s https://example.com` is denied by "
         "Bash(curl *)",
-        f"{asked}nix runs github:someone/tool, whose commands tether does not read; they may "
+        f"{asked}nix runs github:someone/tool, whose programs tether cannot name; they may "
         "run what deny rule Bash(curl *) covers",
         f"{asked}`git replace` rewrites what the repository's history shows, which ask rule "
         "Bash(git rebase *) covers",

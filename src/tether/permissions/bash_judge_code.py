@@ -14,15 +14,18 @@ from typing import TYPE_CHECKING
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_rules import (
+    MAX_NESTING,
     all_invocations,
     command_lines,
     rule_matches,
+    script_verdict,
     texts_of,
 )
 from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
+from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.outside_code import fetched_code
 from tether.permissions.paths import is_below
 from tether.permissions.script import Invocation
@@ -31,10 +34,11 @@ from tether.permissions.shell_globbing import GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import (
     is_literal,
+    program_name,
     readable,
     shown,
 )
-from tether.permissions.verdict import Verdict, ask
+from tether.permissions.verdict import Verdict, ask, deny
 
 if TYPE_CHECKING:
     from tether.permissions.bash_judge_files import FileJudge
@@ -54,6 +58,11 @@ class CodeJudge:
     sole: bool
     tree_stays: bool
     plain_git: bool
+    written: set[Path]
+    """The files the command writes, as judged so far (shared with nested judges)."""
+    code_files: list[tuple[Path, str]]
+    """Code files the command runs, each with what runs it: one the command writes (before
+    or after, in a loop or in the background) is code not read (`late_code`)."""
 
     def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
         raise NotImplementedError
@@ -151,9 +160,11 @@ class CodeJudge:
                     found.append(replace(read, reason=f"{what} {shown}: {read.reason}"))
                 place = target if isinstance(target, Path) else target.prefix
                 real = self.files.real(place) if place is not None else None
+                if real is not None and isinstance(target, Path):
+                    self.code_files.append((real, f"{what} {shown}"))
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
-                    found.append(ask(f"{what} {readable(word)}, {where}: not seen"))
+                    found.append(self._unread(f"{what} {readable(word)}, {where}: not seen"))
         return found
 
     def _env_apps(self, inv: Invocation) -> list[Verdict]:
@@ -185,6 +196,125 @@ class CodeJudge:
                     )
                 )
         return found
+
+    def _script(self, inv: Invocation, script: str) -> list[Verdict]:
+        """The script file a shell runs or `.` reads (shells.script_file): its text, when it
+        exists and can be read, judged as bash with the same rules (a deny rule holds in
+        every mode against what it runs); the commands of a script tether does not read,
+        and whatever no rule decides in one it reads, asked where a Bash deny or ask rule
+        exists (bash_rules.script_verdict: denied in bypassPermissions mode)."""
+        name = program_name(inv.argv[0])
+        bypass = self.ctx.mode == "bypassPermissions"
+        text, why = self._script_text(script, name)
+        judged: list[Verdict] = []
+        if text is not None:
+            what = f"{name} runs {readable(shown(script))}:"
+            judged = self._judged_text(text, what, same_shell=name in (".", "source"))
+        found = script_verdict(
+            self.ctx.rules, name, script, bypass=bypass and text is None, why=why
+        )
+        return [*judged, *([found] if found is not None else [])]
+
+    def _unnamed(self, inv: Invocation) -> list[Verdict]:
+        """What `nix run` runs where tether cannot name the program (nix_launch)."""
+        unnamed = unnamed_program(inv.argv) if inv.role == "command" else None
+        if unnamed is None:
+            return []
+        found = script_verdict(
+            self.ctx.rules,
+            "nix",
+            unnamed,
+            bypass=self.ctx.mode == "bypassPermissions",
+            why="whose programs tether cannot name",
+        )
+        return [found] if found is not None else []
+
+    def _script_text(self, script: str, name: str) -> tuple[str | None, str]:
+        """The text of the script, or None and why it is not read."""
+        if not is_literal(script):
+            return None, "a script chosen as it runs"
+        reals = [
+            self.files.real(target) if isinstance(target, Path) else None
+            for target in self.places.targets(script)
+        ]
+        if not reals or None in reals:
+            return None, "a script whose path is not known before it runs"
+        texts: list[str] = []
+        for real in (r for r in reals if r is not None):
+            self.code_files.append((real, f"{name} runs {readable(shown(script))}"))
+            if real in self.written:
+                return None, "which this command writes before it runs"
+            text = script_text(real) if self.nesting < MAX_NESTING else None
+            if text is not None:
+                texts.append(text)
+            elif len(reals) == 1 or real.exists():
+                # Where the shell may be elsewhere (`cd d && sh x`), a script that is not
+                # there runs nothing from there.
+                return None, "which tether cannot read"
+        if not texts:
+            return None, "which tether cannot read"
+        return "\n".join(dict.fromkeys(texts)), ""
+
+    def _judged_text(self, text: str, what: str, *, same_shell: bool) -> list[Verdict]:
+        """`text` judged as a command line run from where the shell is: the denials and asks
+        of what it runs, each said to be in the script."""
+        steps.spend(len(text) // 4)  # read as shell (steps.py)
+        inner = self.nested(self.cdpath or "CDPATH" in text)
+        inner.places.cwds = dict(self.places.cwds)
+        script = parse_command(text)
+        verdicts = [inner.unseen(problem) for problem in script.problems]
+        inner.globbing.foresee(script.invocations)
+        verdicts += [inner.invocation(sub) for sub in script.invocations]
+        if same_shell:
+            self.places.cwds = dict(inner.places.cwds)
+        return [
+            replace(v, reason=f"{what} {v.reason}") if v.reason else v
+            for v in verdicts
+            if v.outcome in ("deny", "ask")
+        ]
+
+    def late_code(self) -> list[Verdict]:
+        """Code files the command runs that it also writes, wherever in it: not read (the
+        text judged was what the file held before)."""
+        found: list[Verdict] = []
+        for real, what in self.code_files:
+            if real in self.written:
+                found.append(self._unread(f"{what}, which this command writes"))
+        return found
+
+    def _unread(self, what: str) -> Verdict:
+        """Code tether cannot read: asked, and where a Bash deny rule exists denied in
+        bypassPermissions mode (deny rules still hold there against what is not read); where
+        an ask rule exists the ask stands there too."""
+        denying = self.ctx.rules.of("deny", "Bash")
+        if denying and self.ctx.mode == "bypassPermissions":
+            rule = denying[0].text
+            return deny(f"{what}; it may run what deny rule {rule} forbids", rule)
+        asking = self.ctx.rules.of("ask", "Bash")
+        if asking and not denying:
+            rule = asking[0].text
+            return ask(f"{what}; it may run what ask rule {rule} covers", rule, hard=True)
+        return ask(what)
+
+
+def script_text(path: Path) -> str | None:
+    """The text of a script file of at most `MAX_SCRIPT` bytes; None when it is no such file
+    or cannot be read as text."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SCRIPT + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_SCRIPT or b"\0" in data:
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+MAX_SCRIPT = 64 * 1024
+"""The largest script file whose text is judged (a larger one is not read)."""
 
 
 def _shortened(text: str, limit: int = 60) -> str:

@@ -183,6 +183,9 @@ class FileJudge(CodeJudge):
                     continue
                 self.read_only = False
                 verdicts.append(self.files.write(target, explicit=explicit))
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is not None:
+                    self.written.add(real)
         # What it deletes: a rule allowing the program says nothing of deleting a tree (one
         # not there yet deletes nothing: `pytest --basetemp=build/tmp`).
         deleted = use.deletes if use is not None and inv.own is None else ()

@@ -9,7 +9,7 @@ reads or writes, redirections included, go through the same checks as the file t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
@@ -22,7 +22,6 @@ from tether.permissions.bash_rules import (
     later_commands,
     may_run,
     rule_matches,
-    script_verdict,
     startup_verdict,
     tail_verdict,
     texts_of,
@@ -43,7 +42,6 @@ from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import code_use
 from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
-from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.process_programs import process_program
 from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
@@ -110,6 +108,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.sole = len(list(all_invocations(script.invocations))) == 1
     judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
+    parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
 
 
@@ -160,6 +159,8 @@ class _Judge(FileJudge):
     plain_git: bool = False
     """Every command is git writing no file of the working tree, so none changes which files
     git ignores before another reads (git_listing)."""
+    written: set[Path] = field(default_factory=set[Path])
+    code_files: list[tuple[Path, str]] = field(default_factory=list[tuple[Path, str]])
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -227,12 +228,10 @@ class _Judge(FileJudge):
         startup = startup_files(inv.argv) if inv.role == "command" else ()
         if startup:
             parts.append(startup_verdict(self.ctx.rules, program_name(inv.argv[0]), startup))
-        script = (
-            (script_file(inv.argv) or unnamed_program(inv.argv)) if inv.role == "command" else None
-        )
+        script = script_file(inv.argv) if inv.role == "command" else None
         if script is not None:
-            found = script_verdict(self.ctx.rules, program_name(inv.argv[0]), script)
-            parts.extend([found] if found is not None else [])
+            parts.extend(self._script(inv, script))
+        parts.extend(self._unnamed(inv))
         self.places.options = options
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
@@ -327,7 +326,9 @@ class _Judge(FileJudge):
         return self._near_rules()
 
     def nested(self, cdpath: bool) -> FileJudge:
-        return _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
+        inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
+        inner.written, inner.code_files = self.written, self.code_files
+        return inner
 
     def unseen(self, problem: str) -> Verdict:
         return unseen_verdict(self.ctx, problem)

@@ -138,18 +138,27 @@ _WORDS = re.compile(r"[\s()]+|:\*")
 """What separates a rule's words (`Bash(sh ./x.sh:*)`)."""
 
 
-def script_verdict(rules: RuleSet, name: str, script: str) -> Verdict | None:
-    """A script file a shell runs holds commands the engine does not read: where a Bash deny
-    or ask rule exists, asked (a rule allowing the shell does not say what the script may
-    run), unless an allow rule names the script itself (`Bash(sh ./build.sh)`: a word of
-    it, not a part of one, as `.` is of `Bash(python3 x.py)`)."""
+def script_verdict(
+    rules: RuleSet, name: str, script: str, *, bypass: bool = False, why: str = ""
+) -> Verdict | None:
+    """A script file a shell runs holds commands the engine does not read (`why` says why
+    not, when it tried): where a Bash deny or ask rule exists, asked (a rule allowing the
+    shell does not say what the script may run), unless an allow rule names the script
+    itself (`Bash(sh ./build.sh)`: a word of it, not a part of one, as `.` is of
+    `Bash(python3 x.py)`). In bypassPermissions mode deny rules still hold against what is
+    not read: denied there; an ask rule's ask stands there too."""
     if any(script in _WORDS.split(rule.text) for rule in rules.of("allow", "Bash")):
         return None
-    for kind in ("deny", "ask"):
-        found = rules.of(kind, "Bash")
-        if found:
-            what = f"{name} runs {readable(shown(script))}, whose commands tether does not read"
-            return ask(f"{what}; they may run what {kind} rule {found[0].text} covers")
+    what = f"{name} runs {readable(shown(script))}, {why or 'whose commands tether does not read'}"
+    found = rules.of("deny", "Bash")
+    if found and bypass:
+        return deny(f"{what}; they may run what deny rule {found[0].text} forbids", found[0].text)
+    if found:
+        return ask(f"{what}; they may run what deny rule {found[0].text} covers")
+    found = rules.of("ask", "Bash")
+    if found:
+        covers = f"{what}; they may run what ask rule {found[0].text} covers"
+        return ask(covers, found[0].text, hard=True)
     return None
 
 

@@ -26,7 +26,7 @@ from tether.permissions.launcher_table import (
     Launcher,
     Sub,
 )
-from tether.permissions.nix_launch import nix_runs, profile_writes
+from tether.permissions.nix_launch import nix_runs, profile_writes, shell_command
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options, unparsed
@@ -62,11 +62,23 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
                 inner=tuple(inner(("rsh", host, "/etc/rmt")) for host in hosts),
             )
         return None
-    if name in ("nix", "nix-env"):
+    if name in ("nix", "nix-env", "nix-shell"):
         runs = nix_runs(args) if name == "nix" else []
         if isinstance(runs, str):
             return unparsed(plain, "command", f"cannot tell what nix runs: {runs}")
+        words, text = shell_command(name, args)
+        runs += [words] if words else []
         writes = profile_writes(name, args)
+        if text is not None:
+            ran = code(text, "command")
+            return Invocation(
+                plain.argv,
+                plain.assignments,
+                plain.redirects,
+                inner=(*ran.inner, *(inner(words) for words in runs)),
+                problems=ran.problems,
+                writes=writes,
+            )
         if runs or writes:
             inners = tuple(inner(words) for words in runs)
             return Invocation(
@@ -111,7 +123,7 @@ def launches(inv: Invocation) -> bool:
     """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
     rule decides in them, as for sudo: bash_policy)."""
     entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
-    return entry is not None and (entry[0] in LAUNCHERS or entry[0] == "nix")
+    return entry is not None and (entry[0] in LAUNCHERS or entry[0] in ("nix", "nix-shell"))
 
 
 def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:

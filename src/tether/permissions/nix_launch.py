@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from tether.permissions.nix_programs import package_programs
 from tether.permissions.shell_words import HOME, is_literal, program_name
 
 _TWO_VALUES = frozenset({"--option", "--override-input", "--arg", "--argstr", "--override-flake"})
@@ -47,6 +48,28 @@ def nix_runs(args: tuple[str, ...]) -> list[tuple[str, ...]] | str:
     return runs
 
 
+_SHELLS = frozenset({"shell", "develop"})
+_COMMAND = frozenset({"-c", "--command"})
+_NIX_SHELL_CODE = frozenset({"--run", "--command"})
+
+
+def shell_command(name: str, args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """What `nix shell|develop ... -c CMD ARGS` runs (its words, run as a program), and the
+    bash code `nix-shell --run CODE` / `--command CODE` runs; nothing for anything else."""
+    if name == "nix":
+        words = [w for w in args if not w.startswith("-")]
+        if not words or not _SHELLS & set(words[:2]):
+            return (), None
+        start = next(i for i, w in enumerate(args) if w in _SHELLS)
+        at = next((i for i, w in enumerate(args) if i > start and w in _COMMAND), None)
+        return (args[at + 1 :] if at is not None else ()), None
+    if name == "nix-shell":
+        for i, word in enumerate(args[:-1]):
+            if word in _NIX_SHELL_CODE:
+                return (), args[i + 1]
+    return (), None
+
+
 def unnamed_program(argv: tuple[str, ...]) -> str | None:
     """The installable of `nix run` whose program tether cannot name: a flake's default
     (`nix run`, `.`, `github:o/r`, `.#`), a file's or an expression's (`-f x.nix`,
@@ -60,8 +83,9 @@ def unnamed_program(argv: tuple[str, ...]) -> str | None:
     if not words:
         return "the expression given" if attributes else "the flake in this directory"
     # The installable is the first of them that is not an option's value; the words after
-    # it are the program's (`nix run github:o/r ARG`): unnamed when none names a program.
-    if any(_programs(word, attributes=attributes) for word in words):
+    # it are the program's (`nix run github:o/r ARG`): unnamed when none names a package
+    # whose programs are known (nix_programs.py: `netcat` runs `nc`).
+    if any(_known(word, attributes=attributes) for word in words):
         return None
     return next((word for word in words if is_literal(word)), None)
 
@@ -123,13 +147,30 @@ def _programs(word: str, *, attributes: bool) -> tuple[str, ...]:
     """The programs an installable may run: nix runs the package's `meta.mainProgram`, by
     default its name (`pname`), which a variant's attribute shares (`curlFull`,
     `curlMinimal`, `curl_8`, `git-wrapped`: curl, git), whichever output is named
-    (`curl.bin`, `curl^out`). Empty when it names a flake's default or cannot be read."""
+    (`curl.bin`, `curl^out`), and those nix_programs lists for it (`netcat`: nc). Empty when
+    it names a flake's default or cannot be read."""
+    found: dict[str, None] = {}
+    for name in _package_names(word, attributes=attributes):
+        found.update(dict.fromkeys(_variants(name)))
+        found.update(dict.fromkeys(package_programs(name) or ()))
+    return tuple(found)
+
+
+def _known(word: str, *, attributes: bool) -> bool:
+    """Whether what the installable runs is known: a package nix_programs lists."""
+    names = _package_names(word, attributes=attributes)
+    return bool(names) and package_programs(names[0]) is not None
+
+
+def _package_names(word: str, *, attributes: bool) -> list[str]:
+    """The package an installable names (`nixpkgs#legacyPackages.x86_64-linux.curl.bin`:
+    curl), first, then the attribute its path starts with, when that is no package set."""
     if "#" in word:
         attribute = word.partition("#")[2]
     elif attributes:
         attribute = word
     else:
-        return ()
+        return []
     path = [part.strip('"') for part in attribute.partition("^")[0].split(".")]
     while path and path[0] in _STRUCTURE:
         path = path[1:]
@@ -139,14 +180,11 @@ def _programs(word: str, *, attributes: bool) -> tuple[str, ...]:
         path = path[:-1]
     path = [part for part in path if part]
     if not path:
-        return ()
+        return []
     names = [path[-1]]
     if len(path) > 1 and not _SET.fullmatch(path[0]):
         names.append(path[0])
-    found: dict[str, None] = {}
-    for name in names:
-        found.update(dict.fromkeys(_variants(name)))
-    return tuple(found)
+    return names
 
 
 def _variants(name: str) -> list[str]:
