@@ -22,7 +22,6 @@ user message on its standard input, as the SDK's `query("hi")` sends it.
 from __future__ import annotations
 
 import compileall
-import json
 import os
 import re
 import shlex
@@ -33,17 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from startup_costs import STREAM_JSON, USER_LINE
 from tether.testing import FakeModelServer, reply, text
-
-STREAM_JSON = ("--output-format", "stream-json", "--verbose", "--input-format", "stream-json")
-USER_LINE = json.dumps(
-    {
-        "type": "user",
-        "message": {"role": "user", "content": "hi"},
-        "parent_tool_use_id": None,
-        "session_id": "default",
-    }
-)
 
 # Run as `python -c CHILD PORT ARGS...`: tether's command line, ended at its first connection
 # to PORT (os._exit: nothing after it is counted).
