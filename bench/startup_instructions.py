@@ -1,6 +1,6 @@
 """`tether -p hi` to its first request, in instructions: a figure the machine's load does not move.
 
-    .venv/bin/python bench/startup_instructions.py [--sdk-mcp] [SRC]
+    .venv/bin/python bench/startup_instructions.py [--sdk-mcp | --stream-json] [SRC]
 
 Wall-clock start-up figures on a shared machine move by tens of percent with the load; the
 number of instructions executed does not (within about half a percent). This runs `tether -p
@@ -14,7 +14,9 @@ note, when absent).
 With `--sdk-mcp`, what is counted is instead the Agent SDK's `query()` with an in-process SDK
 MCP server (`create_sdk_mcp_server`, one tool): tether started by the SDK (under callgrind, by
 a launcher script), its `initialize` handshake, the server connected through the SDK and its
-tools listed, to the first request.
+tools listed, to the first request. With `--stream-json`, tether is started with the flags the
+Agent SDK passes (`--output-format stream-json --verbose --input-format stream-json`) and one
+user message on its standard input, as the SDK's `query("hi")` sends it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from startup_costs import STREAM_JSON, USER_LINE
 from tether.testing import FakeModelServer, reply, text
 
 # Run as `python -c CHILD PORT ARGS...`: tether's command line, ended at its first connection
@@ -47,9 +50,12 @@ console_main()
 """
 
 
-def instructions(src: Path | None = None, *, sdk_mcp: bool = False) -> int | None:
+def instructions(
+    src: Path | None = None, *, sdk_mcp: bool = False, stream_json: bool = False
+) -> int | None:
     """Instructions `tether -p hi` (or, `sdk_mcp`, the Agent SDK's query with an SDK MCP
-    server) executes before its first request; None without valgrind."""
+    server; `stream_json`, the SDK's flags with one user message) executes before its first
+    request; None without valgrind."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
@@ -80,7 +86,12 @@ def instructions(src: Path | None = None, *, sdk_mcp: bool = False) -> int | Non
             _sdk_query_with_mcp(Path(tmp), callgrind, workspace, env)
         else:
             subprocess.run(
-                [*callgrind, "-p", "hi"], cwd=workspace, env=env, capture_output=True, text=True
+                [*callgrind, *(STREAM_JSON if stream_json else ("-p", "hi"))],
+                cwd=workspace,
+                env=env,
+                input=USER_LINE + "\n" if stream_json else None,
+                capture_output=True,
+                text=True,
             )
         log = (Path(tmp) / "callgrind.log").read_text(encoding="utf-8", errors="replace")
     found = re.search(r"Collected : (\d+)", log)
@@ -128,13 +139,20 @@ def _sdk_query_with_mcp(
 def main() -> None:
     args = sys.argv[1:]
     sdk_mcp = "--sdk-mcp" in args
-    trees = [a for a in args if a != "--sdk-mcp"]
+    stream_json = "--stream-json" in args
+    trees = [a for a in args if a not in ("--sdk-mcp", "--stream-json")]
     src = Path(trees[0]).resolve() if trees else None
-    count = instructions(src, sdk_mcp=sdk_mcp)
+    count = instructions(src, sdk_mcp=sdk_mcp, stream_json=stream_json)
     if count is None:
         print("instructions to the first request: skipped (valgrind is not installed)")
         return
-    what = "SDK query() with an SDK MCP server" if sdk_mcp else "tether -p hi"
+    what = (
+        "SDK query() with an SDK MCP server"
+        if sdk_mcp
+        else "stream-json, one user message"
+        if stream_json
+        else "tether -p hi"
+    )
     print(f"instructions to the first request, {what}: {count / 1e6:,.0f} M ({src or 'this tree'})")
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Final
+
+from tether.slotted import Slotted
 
 MAX_EXPANDED = 1000
 """At most this many globs from one `paths` value's braces (Claude Code's bound)."""
@@ -26,13 +28,17 @@ MAX_EXPANDED_BYTES = 4 * 1024 * 1024
 _BRACE = re.compile(r"([^{]*)\{([^}]+)\}(.*)")
 
 
-@dataclass(frozen=True)
-class PathGlobs:
+class PathGlobs(Slotted):
     """What a `paths` value says: the globs as written, or None for every file; `problem`: why
     the `paths` written were not taken (then it is for every file too)."""
 
-    globs: tuple[str, ...] | None
-    problem: str | None = None
+    __slots__ = ("globs", "problem")
+    globs: Final[tuple[str, ...] | None]
+    problem: Final[str | None]
+
+    def __init__(self, globs: tuple[str, ...] | None, problem: str | None = None) -> None:
+        self.globs = globs
+        self.problem = problem
 
 
 def path_globs(written: object) -> PathGlobs:
@@ -139,12 +145,14 @@ def _unquote(word: str) -> str:
     return word.partition(" #")[0].strip()  # a comment after it
 
 
-@dataclass
 class _Budget:
     """What is left of Claude Code's bound on one `paths` value's expansion."""
 
-    results: int = MAX_EXPANDED
-    chars: int = MAX_EXPANDED_BYTES
+    __slots__ = ("chars", "results")
+
+    def __init__(self) -> None:
+        self.results = MAX_EXPANDED
+        self.chars = MAX_EXPANDED_BYTES
 
 
 def _braces(glob: str, budget: _Budget) -> list[str]:

@@ -92,6 +92,7 @@ console_main()
 
 NOT_BEFORE_THE_FIRST_REQUEST = (
     *LATER,
+    "html",  # its entities table: only for an HTML error page's title
     "tree_sitter",
     "tree_sitter_bash",
     "tether.permissions.seed_yaml",

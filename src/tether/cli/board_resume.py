@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from tether.protocol import Event, Notice
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.core.session import Session
@@ -96,16 +96,26 @@ def _taking_back(session: Session, board: TaskBoard) -> Callable[[Callable[[Even
     return take_back
 
 
-@dataclass(frozen=True)
-class ResumedBoard:
+class ResumedBoard(Slotted):
     """The board a resumed session works on, as its file notes it."""
 
-    env: Mapping[str, str]
+    __slots__ = ("env", "notes", "task")
+    env: Final[Mapping[str, str]]
     """The environment the session's board is chosen from: the process's, with the team, the
     store and (a teammate's) the owner name the session file notes where it names none."""
-    task: tuple[str, float] | None = None
+    task: Final[tuple[str, float] | None]
     """A worker's task session: the task it was run for (id, when it was made on its board)."""
-    notes: list[str] = field(default_factory=list[str])
+    notes: Final[list[str]]
+
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        task: tuple[str, float] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.env = env
+        self.task = task
+        self.notes = [] if notes is None else notes
 
 
 def resumed_board(path: Path, env: Mapping[str, str]) -> ResumedBoard:

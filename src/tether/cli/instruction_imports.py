@@ -11,22 +11,35 @@ out and how to approve it (`tether trust --external-imports`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.config.instructions import Instructions, load_instructions
 from tether.config.trust import external_imports_answer, record_external_imports
 from tether.core.session import StartupQuestion
+from tether.slotted import Slotted
 
 APPROVE_HINT = "tether trust --external-imports"
 MAX_LISTED = 5
 """Imports named in the question and the notice; the rest are counted."""
 
 
-@dataclass
-class ProjectInstructions:
+class ProjectInstructions(Slotted):
     """The instructions of one session, read again when the user approves external imports."""
 
+    __slots__ = (
+        "admits",
+        "answer",
+        "current",
+        "cwd",
+        "env",
+        "local_from",
+        "on_change",
+        "refuse",
+        "tether_home",
+        "trusted",
+        "user_home",
+        "workspace",
+    )
     workspace: Path
     user_home: Path
     tether_home: Path
@@ -34,18 +47,44 @@ class ProjectInstructions:
     trusted: bool
     refuse: Callable[[Path], bool]
     """Whether a Read deny rule covers a file (never imported then)."""
-    cwd: Path | None = None
+    cwd: Path | None
     """Where tether started, below the workspace root: its directories' files are read too."""
-    admits: Callable[[Path], bool] | None = None
+    admits: Callable[[Path], bool] | None
     """Whether a file is of a source the session reads (`--setting-sources`)."""
-    local_from: Path | None = None
+    local_from: Path | None
     """A task worktree's main workspace: its `CLAUDE.local.md` files apply."""
-    answer: bool | None = None
-    current: Instructions = field(default_factory=Instructions)
-    on_change: list[Callable[[Instructions], None]] = field(
-        default_factory=list[Callable[[Instructions], None]]
-    )
+    answer: bool | None
+    current: Instructions
+    on_change: list[Callable[[Instructions], None]]
     """Called with the new instructions when they are read again (the prompt is rebuilt)."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        user_home: Path,
+        tether_home: Path,
+        env: Mapping[str, str],
+        trusted: bool,
+        refuse: Callable[[Path], bool],
+        cwd: Path | None = None,
+        admits: Callable[[Path], bool] | None = None,
+        local_from: Path | None = None,
+        answer: bool | None = None,
+        current: Instructions | None = None,
+        on_change: list[Callable[[Instructions], None]] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.user_home = user_home
+        self.tether_home = tether_home
+        self.env = env
+        self.trusted = trusted
+        self.refuse = refuse
+        self.cwd = cwd
+        self.admits = admits
+        self.local_from = local_from
+        self.answer = answer
+        self.current = Instructions() if current is None else current
+        self.on_change = [] if on_change is None else on_change
 
     def load(self) -> Instructions:
         self.answer = external_imports_answer(

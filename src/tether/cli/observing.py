@@ -10,7 +10,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -40,20 +39,36 @@ FLUSH_AT_EXIT_S = 3.0
 """How long the webhooks are given at the process's exit to send what is queued."""
 
 
-@dataclass
-class _ProcessSinks:
+class _ProcessSinks(Slotted):
     """The webhook sinks of this process, one per configuration, shared by its sessions (a
     REPL's after /clear, a worker's one per task): a session's end does not wait for them;
     the process's exit gives them `FLUSH_AT_EXIT_S` and says what they lost."""
 
-    sinks: dict[WebhookConfig, Sink] = field(default_factory=dict[WebhookConfig, Sink])
-    log: Path | None = None
-    owner: EventContext | None = None
-    otel: OtelSink | None = None
+    __slots__ = ("_registered", "log", "otel", "owner", "sinks", "told")
+    sinks: dict[WebhookConfig, Sink]
+    log: Path | None
+    owner: EventContext | None
+    otel: OtelSink | None
     """OpenTelemetry's sink, made by the first session that has telemetry on."""
-    told: set[str] = field(default_factory=set[str])
+    told: set[str]
     """The telemetry settings' notes already said (once a process)."""
-    _registered: bool = False
+    _registered: bool
+
+    def __init__(
+        self,
+        sinks: dict[WebhookConfig, Sink] | None = None,
+        log: Path | None = None,
+        owner: EventContext | None = None,
+        otel: OtelSink | None = None,
+        told: set[str] | None = None,
+        _registered: bool = False,
+    ) -> None:
+        self.sinks = {} if sinks is None else sinks
+        self.log = log
+        self.owner = owner
+        self.otel = otel
+        self.told = set() if told is None else told
+        self._registered = _registered
 
     def telemetry(self, env: Mapping[str, str]) -> OtelSink | None:
         """The process's OpenTelemetry sink when `env` turns telemetry on (the SDK imported

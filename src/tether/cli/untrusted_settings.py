@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from tether.cli.ownership import Ownership
 from tether.config.settings import Settings, merge
+from tether.slotted import Slotted
 
 RESTRICTIVE_MODES = frozenset({"default", "plan", "dontAsk"})
 KEPT_PERMISSIONS = ("deny", "ask")
@@ -37,16 +38,22 @@ COMMAND_KEYS = (
 """Claude Code settings whose value is a command it runs."""
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(Slotted):
     """One thing a workspace file would run or grant."""
 
-    source: Path
-    kind: str
+    __slots__ = ("detail", "kind", "name", "source")
+    source: Final[Path]
+    kind: Final[str]
     """What it is, as the user reads it: "hook", "MCP server", "allow rule"..."""
-    detail: str
-    name: str = ""
+    detail: Final[str]
+    name: Final[str]
     """A server's name (the summary names servers, and counts the rest)."""
+
+    def __init__(self, source: Path, kind: str, detail: str, name: str = "") -> None:
+        self.source = source
+        self.kind = kind
+        self.detail = detail
+        self.name = name
 
 
 def restrict_settings(

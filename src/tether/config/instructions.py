@@ -191,23 +191,27 @@ class _Part(Slotted):
         self.shown = shown
 
 
-@dataclass
 class _Reader:
-    workspace: Path
-    home: Path
-    trusted: bool = True
-    external_ok: bool = False
-    """The user approved imports from outside the workspace (in a trusted workspace only)."""
-    refuse: Callable[[Path], bool] | None = None
-    admits: Callable[[Path], bool] | None = None
-    parts: list[_Part] = field(default_factory=list[_Part])
-    files: list[Path] = field(default_factory=list[Path])
-    importers: dict[Path, Path] = field(default_factory=dict[Path, Path])
-    problems: list[str] = field(default_factory=list[str])
-    external: list[str] = field(default_factory=list[str])
-    scoped: list[tuple[Path, Path]] = field(default_factory=list[tuple[Path, Path]])
-    reported: set[Path] = field(default_factory=set[Path])
-    """Import targets already reported, so a missing file referenced twice is reported once."""
+    def __init__(
+        self, workspace: Path, home: Path, *, trusted: bool = True, external_ok: bool = False
+    ) -> None:
+        self.workspace = workspace
+        self.home = home
+        self.trusted = trusted
+        self.external_ok = external_ok
+        """The user approved imports from outside the workspace (in a trusted workspace
+        only)."""
+        self.refuse: Callable[[Path], bool] | None = None
+        self.admits: Callable[[Path], bool] | None = None
+        self.parts: list[_Part] = []
+        self.files: list[Path] = []
+        self.importers: dict[Path, Path] = {}
+        self.problems: list[str] = []
+        self.external: list[str] = []
+        self.scoped: list[tuple[Path, Path]] = []
+        self.reported: set[Path] = set()
+        """Import targets already reported, so a missing file referenced twice is reported
+        once."""
 
     def scope_rules(self, directory: Path, base: Path) -> None:
         """Keep the rules of `directory` that name `paths` (of a source the session reads), their

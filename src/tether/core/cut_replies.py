@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from tether.core.history import History
@@ -25,6 +24,7 @@ from tether.protocol import (
     StopReason,
     TextBlock,
 )
+from tether.slotted import Slotted
 
 Cut = Literal["output_limit", "refusal"]
 
@@ -45,12 +45,16 @@ REFUSAL_RESUMES = 1
 _NOTES: dict[Cut, str] = {"output_limit": OUTPUT_LIMIT_NOTE, "refusal": REFUSAL_NOTE}
 
 
-@dataclass
-class Resumed:
+class Resumed(Slotted):
     """How often the running turn went on after a cut reply, per cause."""
 
-    output_limit: int = 0
-    refusal: int = 0
+    __slots__ = ("output_limit", "refusal")
+    output_limit: int
+    refusal: int
+
+    def __init__(self, output_limit: int = 0, refusal: int = 0) -> None:
+        self.output_limit = output_limit
+        self.refusal = refusal
 
 
 def cut_by(stop_reason: StopReason | None) -> Cut | None:

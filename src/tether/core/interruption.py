@@ -15,14 +15,18 @@ import asyncio
 import contextlib
 from collections.abc import Generator
 from contextvars import ContextVar
-from dataclasses import dataclass
+
+from tether.slotted import Slotted
 
 
-@dataclass
-class StopAsked:
+class StopAsked(Slotted):
     """Whether the turn was asked to stop (and why, for its result)."""
 
-    reason: str | None = None
+    __slots__ = ("reason",)
+    reason: str | None
+
+    def __init__(self, reason: str | None = None) -> None:
+        self.reason = reason
 
 
 _current: ContextVar[StopAsked | None] = ContextVar("interruption", default=None)

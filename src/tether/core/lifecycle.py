@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.core import turn_stop
 from tether.hooks import HookOutcome
 from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, ModelError, Notice
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.core.surroundings import Surroundings
@@ -28,29 +28,59 @@ it, as Claude Code: once; then the turn ends as it is."""
 """A Stop hook that keeps blocking may send the model back to work this many times per turn."""
 
 
-@dataclass
-class Lifecycle:
-    hooks: HookRunner | None = None
-    source: str = "startup"
+class Lifecycle(Slotted):
+    __slots__ = (
+        "_first_asked",
+        "_start_context",
+        "_starting",
+        "first_prompt_context",
+        "hooks",
+        "on_env",
+        "setup_trigger",
+        "source",
+        "surroundings",
+    )
+    hooks: HookRunner | None
+    source: str
     """What SessionStart hooks are told, as in Claude Code: "startup", "resume" for a resumed
     session, "clear" for the one `/clear` starts."""
-    on_env: Callable[[dict[str, str]], None] | None = None
+    on_env: Callable[[dict[str, str]], None] | None
     """Given the variables SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for later Bash
     commands."""
-    setup_trigger: str | None = None
+    setup_trigger: str | None
     """Setup hooks' `trigger` ("init", "maintenance"), fired before SessionStart; None: no
     Setup."""
-    surroundings: Surroundings | None = None
+    surroundings: Surroundings | None
     """CwdChanged, FileChanged and ConfigChange hooks, looked at before each prompt."""
-    first_prompt_context: list[Callable[[str], Awaitable[str | None]]] = field(
-        default_factory=list[Callable[[str], Awaitable[str | None]]]
-    )
+    first_prompt_context: list[Callable[[str], Awaitable[str | None]]]
     """Asked once, with the session's first prompt: context to add to it (the project's
     memories most relevant to it), or None."""
-    _first_asked: bool = False
-    _starting: asyncio.Future[None] | None = None
-    _start_context: list[str] = field(default_factory=list[str])
+    _first_asked: bool
+    _starting: asyncio.Future[None] | None
+    _start_context: list[str]
     """What SessionStart hooks added, for the first prompt."""
+
+    def __init__(
+        self,
+        hooks: HookRunner | None = None,
+        source: str = "startup",
+        on_env: Callable[[dict[str, str]], None] | None = None,
+        setup_trigger: str | None = None,
+        surroundings: Surroundings | None = None,
+        first_prompt_context: list[Callable[[str], Awaitable[str | None]]] | None = None,
+        _first_asked: bool = False,
+        _starting: asyncio.Future[None] | None = None,
+        _start_context: list[str] | None = None,
+    ) -> None:
+        self.hooks = hooks
+        self.source = source
+        self.on_env = on_env
+        self.setup_trigger = setup_trigger
+        self.surroundings = surroundings
+        self.first_prompt_context = [] if first_prompt_context is None else first_prompt_context
+        self._first_asked = _first_asked
+        self._starting = _starting
+        self._start_context = [] if _start_context is None else _start_context
 
     async def start(self, emit: Callable[[Event], None]) -> None:
         """Fire SessionStart, once, however many callers ask: a REPL fires it as soon as the

@@ -101,31 +101,32 @@ class Agent:
             self.side_spend(usage, self.price(usage))
 
 
-@dataclass
 class TurnStats:
     """What one user turn cost; kept outside the loop so an interrupted turn still reports it."""
 
-    num_turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
-    """What the turn's own replies cost: the sum of each reply's price, as each is reported
-    (pricing the summed usage gives another float, and a total unlike its parts)."""
-    api_ms: int = 0
-    stop_reason: StopReason | None = None
-    result: str = ""
-    denials: list[PermissionDenial] = field(default_factory=list[PermissionDenial])
-    spent_before_usd: float = 0.0
-    """What earlier turns of the session cost, for the budget."""
-    side_usage: Usage = field(default_factory=Usage)
-    side_cost_usd: float = 0.0
-    """What subagents started in this turn used and cost (their own models' prices)."""
-    resumed: cut_replies.Resumed = field(default_factory=cut_replies.Resumed)
-    """How often the turn went on after a reply the model could not finish."""
-    first_response_at: float | None = None
-    """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to first
-    token is measured to it."""
-    stopped_while_speaking: bool = False
-    """The turn was interrupted while a reply streamed (its mark says so, as Claude Code's)."""
+    def __init__(self, *, spent_before_usd: float = 0.0) -> None:
+        self.num_turns = 0
+        self.usage = Usage()
+        self.cost_usd = 0.0
+        """What the turn's own replies cost: the sum of each reply's price, as each is reported
+        (pricing the summed usage gives another float, and a total unlike its parts)."""
+        self.api_ms = 0
+        self.stop_reason: StopReason | None = None
+        self.result = ""
+        self.denials: list[PermissionDenial] = []
+        self.spent_before_usd = spent_before_usd
+        """What earlier turns of the session cost, for the budget."""
+        self.side_usage = Usage()
+        self.side_cost_usd = 0.0
+        """What subagents started in this turn used and cost (their own models' prices)."""
+        self.resumed = cut_replies.Resumed()
+        """How often the turn went on after a reply the model could not finish."""
+        self.first_response_at: float | None = None
+        """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to
+        first token is measured to it."""
+        self.stopped_while_speaking = False
+        """The turn was interrupted while a reply streamed (its mark says so, as Claude
+        Code's)."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage

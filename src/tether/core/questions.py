@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tether.core.gate import Asker
 from tether.protocol import Event, PermissionAnswer, PermissionAsked
+from tether.slotted import Slotted
 
 
-@dataclass
-class StartupQuestion:
+class StartupQuestion(Slotted):
+    __slots__ = ("answer", "question")
     question: str
     answer: Callable[[bool, bool], None]
     """Called with the user's answer and whether to remember it (not when the user only
     dismissed the question)."""
+
+    def __init__(self, question: str, answer: Callable[[bool, bool], None]) -> None:
+        self.question = question
+        self.answer = answer
 
 
 class PendingAnswers:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from tether.core.lifecycle import surface
 from tether.hooks.env_file import env_file_variables
 from tether.hooks.matcher import file_names
 from tether.protocol import Event
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.hooks import HookRunner
@@ -47,17 +47,47 @@ def settings_source(path: Path, user_dirs: Sequence[Path]) -> str:
     return "project_settings"
 
 
-@dataclass
-class Surroundings:
+class Surroundings(Slotted):
+    __slots__ = (
+        "_cwd",
+        "_files",
+        "_loaded",
+        "_settings",
+        "hooks",
+        "on_env",
+        "settings",
+        "shell_cwd",
+    )
     hooks: HookRunner
     shell_cwd: Callable[[], Path]
-    settings: Sequence[tuple[str, Path]] = ()
+    settings: Sequence[tuple[str, Path]]
     """The settings files watched, each with its ConfigChange `source`."""
-    on_env: Callable[[dict[str, str]], None] | None = None
-    _cwd: Path | None = None
-    _files: dict[Path, Stamp] = field(default_factory=dict[Path, Stamp])
-    _settings: dict[Path, Stamp] = field(default_factory=dict[Path, Stamp])
-    _loaded: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    on_env: Callable[[dict[str, str]], None] | None
+    _cwd: Path | None
+    _files: dict[Path, Stamp]
+    _settings: dict[Path, Stamp]
+    _loaded: list[dict[str, Any]]
+
+    def __init__(
+        self,
+        hooks: HookRunner,
+        shell_cwd: Callable[[], Path],
+        settings: Sequence[tuple[str, Path]] = (),
+        on_env: Callable[[dict[str, str]], None] | None = None,
+        _cwd: Path | None = None,
+        _files: dict[Path, Stamp] | None = None,
+        _settings: dict[Path, Stamp] | None = None,
+        _loaded: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.hooks = hooks
+        self.shell_cwd = shell_cwd
+        self.settings = settings
+        self.on_env = on_env
+        self._cwd = _cwd
+        self._files = {} if _files is None else _files
+        self._settings = {} if _settings is None else _settings
+        self._loaded = [] if _loaded is None else _loaded
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         self._cwd = self.shell_cwd()

@@ -7,9 +7,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from tether.core import interruption
 from tether.core.gate import Approval, Asker
@@ -24,6 +24,7 @@ from tether.protocol import (
     ToolStarted,
     ToolUseBlock,
 )
+from tether.slotted import Slotted
 from tether.tools.context import approved_call
 from tether.tools.user_changes import told_user_modified
 
@@ -31,30 +32,45 @@ if TYPE_CHECKING:
     from tether.core.loop import Agent
 
 
-@dataclass(frozen=True)
-class CallScope:
+class CallScope(Slotted):
     """What a running tool may reach beyond its input: the agent that called it and the
     channels to the user. Tools that compose the loop (subagents) read it; others need not."""
 
-    agent: Agent
-    call: ToolUseBlock
-    emit: Callable[[Event], None]
-    ask: Asker | None
-    denials: list[PermissionDenial] | None = None
+    __slots__ = ("agent", "ask", "call", "denials", "emit")
+    agent: Final[Agent]
+    call: Final[ToolUseBlock]
+    emit: Final[Callable[[Event], None]]
+    ask: Final[Asker | None]
+    denials: Final[list[PermissionDenial] | None]
     """The calling turn's denials: a subagent's are added to them."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        call: ToolUseBlock,
+        emit: Callable[[Event], None],
+        ask: Asker | None,
+        denials: list[PermissionDenial] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.call = call
+        self.emit = emit
+        self.ask = ask
+        self.denials = denials
 
 
 current_call: ContextVar[CallScope | None] = ContextVar("current_call", default=None)
 
 
-@dataclass
-class PathLocks:
+class PathLocks(Slotted):
     """One lock per resolved path: mutating calls on the same file run one after another.
     A lock lives while some call holds or waits for it."""
 
-    _locks: dict[Path, tuple[asyncio.Lock, int]] = field(
-        default_factory=dict[Path, tuple[asyncio.Lock, int]]
-    )
+    __slots__ = ("_locks",)
+    _locks: dict[Path, tuple[asyncio.Lock, int]]
+
+    def __init__(self, _locks: dict[Path, tuple[asyncio.Lock, int]] | None = None) -> None:
+        self._locks = {} if _locks is None else _locks
 
     @contextlib.asynccontextmanager
     async def hold(self, path: Path | None) -> AsyncGenerator[None]:

@@ -15,22 +15,34 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Generator
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 from tether.protocol import TurnSubtype
+from tether.slotted import Slotted
 
 
-@dataclass
-class StopRequest:
+class StopRequest(Slotted):
     """Whether the running turn is to end, and what the user is told about it (nothing when
     the turn simply has its answer)."""
 
-    stopped: bool = False
-    said: str | None = None
-    by_hook: bool = False
+    __slots__ = ("by_hook", "failed", "said", "stopped")
+    stopped: bool
+    said: str | None
+    by_hook: bool
     """A hook's `continue: false`: nothing sends the model back to work after it."""
-    failed: tuple[TurnSubtype, str] | None = None
+    failed: tuple[TurnSubtype, str] | None
     """The turn ends in error: its subtype and what the result says (a tool gave up)."""
+
+    def __init__(
+        self,
+        stopped: bool = False,
+        said: str | None = None,
+        by_hook: bool = False,
+        failed: tuple[TurnSubtype, str] | None = None,
+    ) -> None:
+        self.stopped = stopped
+        self.said = said
+        self.by_hook = by_hook
+        self.failed = failed
 
 
 _current: ContextVar[StopRequest | None] = ContextVar("turn_stop", default=None)

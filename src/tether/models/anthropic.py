@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tether.models.anthropic_request import (
@@ -51,6 +51,7 @@ from tether.protocol import (
     Usage,
     is_token_count,
 )
+from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.models.sse_client import SseClient
@@ -159,20 +160,52 @@ _TOKEN_COUNTS = (
 """The usage counts read from the top of the API's `usage` object."""
 
 
-@dataclass
-class _Part:
+class _Part(Slotted):
     """One content block while it streams."""
 
+    __slots__ = (
+        "call_id",
+        "closed",
+        "data",
+        "initial_input",
+        "kind",
+        "name",
+        "pieces",
+        "server",
+        "signature",
+    )
     kind: str
-    pieces: list[str] = field(default_factory=list[str])
-    signature: str = ""
-    call_id: str = ""
-    name: str = ""
-    data: str = ""
-    initial_input: dict[str, Any] | None = None
-    closed: bool = False
-    server: dict[str, Any] | None = None
+    pieces: list[str]
+    signature: str
+    call_id: str
+    name: str
+    data: str
+    initial_input: dict[str, Any] | None
+    closed: bool
+    server: dict[str, Any] | None
     """A server tool's block as it started (`server_tool_use`, `web_search_tool_result`)."""
+
+    def __init__(
+        self,
+        kind: str,
+        pieces: list[str] | None = None,
+        signature: str = "",
+        call_id: str = "",
+        name: str = "",
+        data: str = "",
+        initial_input: dict[str, Any] | None = None,
+        closed: bool = False,
+        server: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.pieces = [] if pieces is None else pieces
+        self.signature = signature
+        self.call_id = call_id
+        self.name = name
+        self.data = data
+        self.initial_input = initial_input
+        self.closed = closed
+        self.server = server
 
 
 class _Assembly:

@@ -6,7 +6,6 @@ whichever wire failed, and the loop sees the same `retryable` decision.
 
 from __future__ import annotations
 
-import html
 import re
 import socket
 from collections.abc import Mapping
@@ -105,6 +104,8 @@ def body_detail(content_type: str, body: bytes) -> tuple[str, str | None]:
     """
     text = body.decode("utf-8", errors="replace").strip()
     if _is_html(content_type, text):
+        import html  # only for an HTML page: its table of entities is some 8 M instructions
+
         match = _TITLE.search(text)
         title = one_line(html.unescape(match.group(1)), _MAX_TITLE_CHARS) if match else ""
         return (f'an HTML page titled "{title}"' if title else "an HTML page"), None

@@ -22,10 +22,11 @@ import os
 import stat
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from tether.sandbox.denied_reads import BoundedWalk, Budget, Denied
+from tether.slotted import Slotted
 
 SOURCE_ENTRIES = 10_000
 """Entries of hidden directories looked at, at most, for files with other links."""
@@ -36,29 +37,47 @@ Identity = tuple[int, int]
 """(st_dev, st_ino): what a file is, whatever its name."""
 
 
-@dataclass
-class _Listing:
+class _Listing(Slotted):
+    __slots__ = ("below", "entries", "files", "key")
     key: tuple[int, int, int]
     files: dict[int, list[str]]
     """Inode number to the names of the regular files with it."""
     below: list[str]
-    entries: int = 0
+    entries: int
+
+    def __init__(
+        self,
+        key: tuple[int, int, int],
+        files: dict[int, list[str]],
+        below: list[str],
+        entries: int = 0,
+    ) -> None:
+        self.key = key
+        self.files = files
+        self.below = below
+        self.entries = entries
 
 
-@dataclass(frozen=True)
-class LinksFound:
-    paths: tuple[Denied, ...]
-    cut: str | None = None
+class LinksFound(Slotted):
+    """The other names of hidden files, and the notice when a bound cut the search."""
+
+    __slots__ = ("cut", "paths")
+    paths: Final[tuple[Denied, ...]]
+    cut: Final[str | None]
+
+    def __init__(self, paths: tuple[Denied, ...], cut: str | None = None) -> None:
+        self.paths = paths
+        self.cut = cut
 
 
-@dataclass
 class DeniedLinks:
     """The search of one session, with the listings it keeps between commands."""
 
-    budget: Budget = field(default_factory=Budget)
-    source_entries: int = SOURCE_ENTRIES
-    _cache: dict[str, _Listing] = field(default_factory=dict[str, _Listing], repr=False)
-    _told: set[str] = field(default_factory=set[str], repr=False)
+    def __init__(self, budget: Budget | None = None, source_entries: int = SOURCE_ENTRIES) -> None:
+        self.budget = budget or Budget()
+        self.source_entries = source_entries
+        self._cache: dict[str, _Listing] = {}
+        self._told: set[str] = set()
 
     def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> LinksFound:
         """The other names, under `places`, of the files `hidden` covers (each with why it is

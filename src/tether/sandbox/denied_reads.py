@@ -25,10 +25,11 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from tether.sandbox.setid_files import walk_cuts
+from tether.slotted import Slotted
 
 CONTENTS_PROBE = "\x00"
 """A name no file has: a rule that matches `dir/<probe>` matches whatever `dir` holds, so `dir`
@@ -54,58 +55,98 @@ _TIME_CHECKS = 4096
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ReadDenials:
+class ReadDenials(Slotted):
     """What the `Read` deny rules hide: `match` gives the rule an absolute path matches (or
     None); every match lies under one of `prefixes` (absolute directories or files; `/` for a
     rule that matches a name anywhere)."""
 
-    match: Callable[[str], str | None]
-    prefixes: tuple[str, ...]
-    names: Callable[[str], bool] | None = None
+    __slots__ = ("match", "names", "prefixes")
+    match: Final[Callable[[str], str | None]]
+    prefixes: Final[tuple[str, ...]]
+    names: Final[Callable[[str], bool] | None]
     """Whether a name could end a match (a walk skips `match` for the others); None: any."""
 
+    def __init__(
+        self,
+        match: Callable[[str], str | None],
+        prefixes: tuple[str, ...],
+        names: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.match = match
+        self.prefixes = prefixes
+        self.names = names
 
-@dataclass(frozen=True)
-class Budget:
-    entries: int = SCAN_ENTRIES
-    depth: int = SCAN_DEPTH
-    seconds: float = SCAN_SECONDS
-    hidden: int = SCAN_HIDDEN
+
+class Budget(Slotted):
+    """The bounds of one command's walk."""
+
+    __slots__ = ("depth", "entries", "hidden", "seconds")
+    entries: Final[int]
+    depth: Final[int]
+    seconds: Final[float]
+    hidden: Final[int]
+
+    def __init__(
+        self,
+        entries: int = SCAN_ENTRIES,
+        depth: int = SCAN_DEPTH,
+        seconds: float = SCAN_SECONDS,
+        hidden: int = SCAN_HIDDEN,
+    ) -> None:
+        self.entries = entries
+        self.depth = depth
+        self.seconds = seconds
+        self.hidden = hidden
 
 
-@dataclass(frozen=True)
-class Denied:
+class Denied(Slotted):
     """One path to hide, and the rule that names it."""
 
-    path: Path
-    directory: bool
-    rule: str
+    __slots__ = ("directory", "path", "rule")
+    path: Final[Path]
+    directory: Final[bool]
+    rule: Final[str]
+
+    def __init__(self, path: Path, directory: bool, rule: str) -> None:
+        self.path = path
+        self.directory = directory
+        self.rule = rule
 
 
-@dataclass(frozen=True)
-class DeniedFound:
-    paths: tuple[Denied, ...]
-    cut: str | None = None
+class DeniedFound(Slotted):
+    """The paths to hide, and the notice when a bound cut the walk."""
+
+    __slots__ = ("cut", "paths")
+    paths: Final[tuple[Denied, ...]]
+    cut: Final[str | None]
+
+    def __init__(self, paths: tuple[Denied, ...], cut: str | None = None) -> None:
+        self.paths = paths
+        self.cut = cut
 
 
-@dataclass
-class _Outcome:
+class _Outcome(Slotted):
+    __slots__ = ("below", "hidden", "key")
     key: tuple[int, int, int]
     hidden: list[Denied]
     below: list[str]
 
+    def __init__(self, key: tuple[int, int, int], hidden: list[Denied], below: list[str]) -> None:
+        self.key = key
+        self.hidden = hidden
+        self.below = below
 
-@dataclass
+
 class DeniedScan:
     """The walk of one session, with what it keeps between commands (one per `Sandbox`)."""
 
-    denials: ReadDenials
-    budget: Budget = field(default_factory=Budget)
-    _cache: dict[str, _Outcome] = field(default_factory=dict[str, _Outcome], repr=False)
-    _told: set[str] = field(default_factory=set[str], repr=False)
-    _racy: dict[str, _Outcome] = field(default_factory=dict[str, _Outcome], repr=False)
-    """Directories changed within the last second, kept for this command's passes only."""
+    def __init__(self, denials: ReadDenials, budget: Budget | None = None) -> None:
+        self.denials = denials
+        self.budget = budget or Budget()
+        self._cache: dict[str, _Outcome] = {}
+        self._told: set[str] = set()
+        self._racy: dict[str, _Outcome] = {}
+        """Directories changed within the last second, kept for this command's passes only."""
 
     def find(self, places: Iterable[Path], outside: Callable[[Path], bool]) -> DeniedFound:
         """The denied paths now under `places` (the directories in view), and under each

@@ -15,20 +15,24 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.denied_reads import Denied, DeniedScan
 from tether.sandbox.git_sweep import move_aside
+from tether.slotted import Slotted
 
 NAMED = 5
 
 
-@dataclass
-class EditSweep:
-    scan: DeniedScan | None = None
-    before: set[str] = field(default_factory=set[str])
+class EditSweep(Slotted):
+    __slots__ = ("before", "scan")
+    scan: DeniedScan | None
+    before: set[str]
     """What the rules named when the last command started (bound read-only to it)."""
+
+    def __init__(self, scan: DeniedScan | None = None, before: set[str] | None = None) -> None:
+        self.scan = scan
+        self.before = set() if before is None else before
 
     def started(self, scan: DeniedScan, found: Iterable[Denied]) -> None:
         self.scan = scan

@@ -23,11 +23,11 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.git_sweep import DISABLED, move_aside
 from tether.sandbox.nofollow import open_directory
+from tether.slotted import Slotted
 
 TODOS = (("rebase-merge", "git-rebase-todo"), ("sequencer", "todo"))
 """(state directory, todo file) of git's sequencer: interactive rebase, cherry-pick, revert."""
@@ -66,13 +66,19 @@ def git_dirs(commons: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-@dataclass
-class SequencerTodos:
+class SequencerTodos(Slotted):
     """A session's view of its repositories' sequencer todos."""
 
-    allowed: dict[str, Counter[bytes]] = field(default_factory=dict[str, Counter[bytes]])
+    __slots__ = ("allowed", "recorded")
+    allowed: dict[str, Counter[bytes]]
     """Per todo path: its `exec` lines at the session's first command (the user's)."""
-    recorded: bool = False
+    recorded: bool
+
+    def __init__(
+        self, allowed: dict[str, Counter[bytes]] | None = None, recorded: bool = False
+    ) -> None:
+        self.allowed = {} if allowed is None else allowed
+        self.recorded = recorded
 
     def record(self, git_dirs: Iterable[Path]) -> None:
         if self.recorded:

@@ -43,7 +43,6 @@ import subprocess
 import time
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.git_state import free_name, read_at
@@ -51,6 +50,7 @@ from tether.sandbox.git_sweep import DISABLED, move_aside
 from tether.sandbox.made_refs import read_refs
 from tether.sandbox.nofollow import open_directory
 from tether.sandbox.verified_objects import GIT_ENVIRONMENT, GIT_OPTIONS, git, is_sha256
+from tether.slotted import Slotted
 
 _HEX = re.compile(r"[0-9a-f]{38}([0-9a-f]{24})?")
 CLOCK_MARGIN_NS = 50_000_000
@@ -95,8 +95,8 @@ def _content(path: Path) -> bytes | None:
         os.close(directory)
 
 
-@dataclass
-class _Before:
+class _Before(Slotted):
+    __slots__ = ("caches", "fanout", "files", "packs", "replace", "swept_ns")
     replace: dict[str, str]
     files: dict[str, tuple[Stamp | None, bytes | None]]
     caches: dict[str, Stamp | None]
@@ -105,13 +105,29 @@ class _Before:
     packs: set[str]
     swept_ns: int
 
+    def __init__(
+        self,
+        replace: dict[str, str],
+        files: dict[str, tuple[Stamp | None, bytes | None]],
+        caches: dict[str, Stamp | None],
+        fanout: dict[str, int],
+        packs: set[str],
+        swept_ns: int,
+    ) -> None:
+        self.replace = replace
+        self.files = files
+        self.caches = caches
+        self.fanout = fanout
+        self.packs = packs
+        self.swept_ns = swept_ns
 
-@dataclass
+
 class StoreSweep:
     """A session's view of its repositories' stores at its first command."""
 
-    before: dict[str, _Before] = field(default_factory=dict[str, _Before])
-    recorded: bool = False
+    def __init__(self) -> None:
+        self.before: dict[str, _Before] = {}
+        self.recorded = False
 
     def record(self, git_dirs: Iterable[Path]) -> None:
         if self.recorded:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.nofollow import Descriptors, Found
+from tether.slotted import Slotted
 
 HOME_TOOLCHAINS: tuple[str, ...] = (
     # programs installed for the user, and Python's user site-packages they import
@@ -64,22 +65,36 @@ files, readable by everyone (covering `/usr/share/fonts` for a `~/.fonts` link w
 more than it guards)."""
 
 
-@dataclass
-class HomeMounts:
+class HomeMounts(Slotted):
     """What the home view adds to a command line (`home_mounts`)."""
 
-    root: Path = Path("/")
+    __slots__ = ("covers", "folders", "link_targets", "read_only_home", "root")
+    root: Path
     """The home."""
-    covers: list[Path] = field(default_factory=list[Path])
+    covers: list[Path]
     """The home, or (when it is a writable root) its dot entries: covered, and what lies
     below them hidden unless something deeper brings it back."""
-    link_targets: list[tuple[Path, Path]] = field(default_factory=list[tuple[Path, Path]])
+    link_targets: list[tuple[Path, Path]]
     """The home's dot entries that are symlinks, and where they lead: covered too where in
     view."""
-    read_only_home: Found | None = None
+    read_only_home: Found | None
     """The home bound read-only: it is a writable root, so its top level is shown."""
-    folders: list[tuple[Path, Found]] = field(default_factory=list[tuple[Path, Found]])
+    folders: list[tuple[Path, Found]]
     """The home's folders (not dot entries), writable, when it is a writable root."""
+
+    def __init__(
+        self,
+        root: Path = Path("/"),
+        covers: list[Path] | None = None,
+        link_targets: list[tuple[Path, Path]] | None = None,
+        read_only_home: Found | None = None,
+        folders: list[tuple[Path, Found]] | None = None,
+    ) -> None:
+        self.root = root
+        self.covers = [] if covers is None else covers
+        self.link_targets = [] if link_targets is None else link_targets
+        self.read_only_home = read_only_home
+        self.folders = [] if folders is None else folders
 
 
 def home_mounts(home: Path | None, writable: Sequence[Path], reached: Descriptors) -> HomeMounts:

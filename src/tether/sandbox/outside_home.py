@@ -18,23 +18,33 @@ import glob
 import os
 import pwd
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class Relocating:
+class Relocating(Slotted):
     """A variable that moves a place of the home elsewhere."""
 
-    variable: str
-    place: str | None
+    __slots__ = ("is_list", "only_credentials", "place", "variable")
+    variable: Final[str]
+    place: Final[str | None]
     """The place of the home it stands for (`.docker`, `.aws/credentials`); None: a file
     that is a credential wherever it is, with no place in the home the deny list names (an
     age key, a vault password file, a client certificate's key): hidden where it points."""
-    only_credentials: bool
+    only_credentials: Final[bool]
     """It names nothing but credentials: withheld from the command as well."""
-    is_list: bool = False
+    is_list: Final[bool]
     """A `:`-separated list of paths (`KUBECONFIG`)."""
+
+    def __init__(
+        self, variable: str, place: str | None, only_credentials: bool, is_list: bool = False
+    ) -> None:
+        self.variable = variable
+        self.place = place
+        self.only_credentials = only_credentials
+        self.is_list = is_list
 
 
 RELOCATING: tuple[Relocating, ...] = (

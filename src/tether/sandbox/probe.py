@@ -16,13 +16,14 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.sandbox.bwrap import Sandbox
 from tether.sandbox.mounts import bwrap_help, remember_help
 from tether.sandbox.placeholders import private_dir
 from tether.sandbox.probe_cache import fingerprint, remember, remembered
+from tether.slotted import Slotted
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -32,25 +33,39 @@ INSTALL_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class SandboxStatus:
+class SandboxStatus(Slotted):
     """Whether commands can run under bubblewrap here."""
 
-    works: bool
-    reason: str | None
+    __slots__ = ("bwrap", "disable_userns", "reason", "works")
+    works: Final[bool]
+    reason: Final[str | None]
     """Why not, precise enough to act on; None when it works."""
-    bwrap: Path | None
+    bwrap: Final[Path | None]
     """The bwrap program found (also when it fails to run), None when there is none."""
-    disable_userns: bool = False
+    disable_userns: Final[bool]
     """This bwrap has `--disable-userns` (0.8 and later), and it works here."""
 
+    def __init__(
+        self, works: bool, reason: str | None, bwrap: Path | None, disable_userns: bool = False
+    ) -> None:
+        self.works = works
+        self.reason = reason
+        self.bwrap = bwrap
+        self.disable_userns = disable_userns
 
-@dataclass(frozen=True)
-class _Sysctl:
-    name: str
-    file: str
-    disabled_when: str
-    enable: str
+
+class _Sysctl(Slotted):
+    __slots__ = ("disabled_when", "enable", "file", "name")
+    name: Final[str]
+    file: Final[str]
+    disabled_when: Final[str]
+    enable: Final[str]
+
+    def __init__(self, name: str, file: str, disabled_when: str, enable: str) -> None:
+        self.name = name
+        self.file = file
+        self.disabled_when = disabled_when
+        self.enable = enable
 
 
 # Where a kernel can turn unprivileged user namespaces off; each file exists on some kernels

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.sandbox.made_refs import made_by_commands, read_refs, remember, resolve
@@ -40,6 +39,7 @@ from tether.sandbox.verified_objects import (
     is_sha256,
     reachable,
 )
+from tether.slotted import Slotted
 
 MAX_JUDGED = 1_000
 """Files judged per sweep at most: a checkout brings a few start-up files, a command that made
@@ -50,47 +50,61 @@ _MAX_SOURCES = 8
 """Remotes looked at per repository at most."""
 
 
-@dataclass
-class _Repo:
+class _Repo(Slotted):
+    __slots__ = ("git_dir", "head", "refs", "tips")
     git_dir: Path
     """Where its objects and refs are (the common directory of a linked worktree)."""
     tips: tuple[str, ...]
     head: str | None
-    refs: dict[str, str] = field(default_factory=dict[str, str])
+    refs: dict[str, str]
     """Its refs (and `HEAD`) by name, as the last command left them."""
 
+    def __init__(
+        self,
+        git_dir: Path,
+        tips: tuple[str, ...],
+        head: str | None,
+        refs: dict[str, str] | None = None,
+    ) -> None:
+        self.git_dir = git_dir
+        self.tips = tips
+        self.head = head
+        self.refs = {} if refs is None else refs
 
-@dataclass
+
+def _nothing_swept(_relative: str) -> bool:
+    return False
+
+
 class RepoHistory:
     """A session's record of its repositories' refs at the first command."""
 
-    repos: dict[str, _Repo] = field(default_factory=dict[str, _Repo])
-    """By work tree."""
-    recorded: bool = False
-    blobs: dict[tuple[str, str], dict[str, list[str]]] = field(
-        default_factory=dict[tuple[str, str], dict[str, list[str]]]
-    )
-    """Per (git directory, path): what git's log says the path held (`"<kind> <blob id>"`)
-    and in which commits; a claim only, until `verified_objects` confirms it."""
-    commits: dict[tuple[str, bool], frozenset[str]] = field(
-        default_factory=dict[tuple[str, bool], frozenset[str]]
-    )
-    """Per (git directory, whether with their ancestors): the commits of its recorded tips,
-    each read back and hashed (`verified_objects.reachable`)."""
-    confirmed: dict[tuple[str, str, str], bool] = field(
-        default_factory=dict[tuple[str, str, str], bool]
-    )
-    """Per (git directory, path, blob): whether the history truly held it there."""
-    varying: dict[str, dict[str, bool]] = field(default_factory=dict[str, dict[str, bool]])
-    """Per work tree, per protected path: whether a recorded ref differs from `HEAD` there."""
-    writable: tuple[str, ...] = ()
-    swept: Callable[[str], bool] = lambda _relative: False
-    """Whether the sweep judges the files at a path (relative to a work tree): only such a
-    protected path is ever left unguarded (a hooks directory `core.hooksPath` names is not)."""
-
-    made_dir: Path | None = None
-    """Where the ids commands moved refs to are kept past the session (`made_refs.py`), under
-    tether's home; None: nowhere (the session's own commands' refs are still left out)."""
+    def __init__(
+        self, *, swept: Callable[[str], bool] = _nothing_swept, made_dir: Path | None = None
+    ) -> None:
+        self.repos: dict[str, _Repo] = {}
+        """By work tree."""
+        self.recorded = False
+        self.blobs: dict[tuple[str, str], dict[str, list[str]]] = {}
+        """Per (git directory, path): what git's log says the path held (`"<kind> <blob
+        id>"`) and in which commits; a claim only, until `verified_objects` confirms it."""
+        self.commits: dict[tuple[str, bool], frozenset[str]] = {}
+        """Per (git directory, whether with their ancestors): the commits of its recorded
+        tips, each read back and hashed (`verified_objects.reachable`)."""
+        self.confirmed: dict[tuple[str, str, str], bool] = {}
+        """Per (git directory, path, blob): whether the history truly held it there."""
+        self.varying: dict[str, dict[str, bool]] = {}
+        """Per work tree, per protected path: whether a recorded ref differs from `HEAD`
+        there."""
+        self.writable: tuple[str, ...] = ()
+        self.swept = swept
+        """Whether the sweep judges the files at a path (relative to a work tree): only such a
+        protected path is ever left unguarded (a hooks directory `core.hooksPath` names is
+        not)."""
+        self.made_dir = made_dir
+        """Where the ids commands moved refs to are kept past the session (`made_refs.py`),
+        under tether's home; None: nowhere (the session's own commands' refs are still left
+        out)."""
 
     def record(self, work_trees: list[Path], writable: tuple[Path, ...]) -> None:
         """The session's first command starts: the refs of the repositories of `work_trees`

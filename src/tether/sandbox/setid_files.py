@@ -31,8 +31,10 @@ import stat
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from tether.slotted import Slotted
 
 NOT_WALKED = frozenset({"/proc", "/sys", "/dev"})
 """Kernel file systems a root of `/` would lead into: no files of anyone's there."""
@@ -50,23 +52,34 @@ SCAN_SECONDS = 10.0
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(Slotted):
     """The bounds of one walk."""
 
-    entries: int = SCAN_ENTRIES
-    depth: int = SCAN_DEPTH
-    seconds: float = SCAN_SECONDS
+    __slots__ = ("depth", "entries", "seconds")
+    entries: Final[int]
+    depth: Final[int]
+    seconds: Final[float]
+
+    def __init__(
+        self, entries: int = SCAN_ENTRIES, depth: int = SCAN_DEPTH, seconds: float = SCAN_SECONDS
+    ) -> None:
+        self.entries = entries
+        self.depth = depth
+        self.seconds = seconds
 
 
-@dataclass(frozen=True)
-class SetidFound:
+class SetidFound(Slotted):
     """What a walk found, and why it stopped short, if it did."""
 
-    files: tuple[Path, ...]
-    cut: str | None = None
+    __slots__ = ("cut", "files")
+    files: Final[tuple[Path, ...]]
+    cut: Final[str | None]
     """The notice when the walk did not see everything: which bound, after how much, where;
     set-id files in what it did not see are not bound read-only."""
+
+    def __init__(self, files: tuple[Path, ...], cut: str | None = None) -> None:
+        self.files = files
+        self.cut = cut
 
 
 def find_setid(roots: Iterable[Path], budget: Budget | None = None) -> SetidFound:

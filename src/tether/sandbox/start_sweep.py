@@ -31,7 +31,6 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.project_files import PROJECT_SELF_MODIFYING
@@ -45,6 +44,7 @@ from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.sweep_note import moved_note
+from tether.slotted import Slotted
 from tether.tool_start_files import INSTALLED
 
 _INSTALLERS = frozenset(
@@ -123,57 +123,70 @@ def _is_disabled(name: str) -> bool:
     return DISABLED in name
 
 
-@dataclass
-class _Listed:
+class _Listed(Slotted):
+    __slots__ = ("identity", "matched", "subdirs")
     identity: tuple[int, int, int, int]
     subdirs: tuple[str, ...]
     matched: tuple[str, ...]
     """Paths below the directory (relative) that match the table or are a plugin's parts."""
 
+    def __init__(
+        self,
+        identity: tuple[int, int, int, int],
+        subdirs: tuple[str, ...],
+        matched: tuple[str, ...],
+    ) -> None:
+        self.identity = identity
+        self.subdirs = subdirs
+        self.matched = matched
 
-@dataclass
+
 class StartSweep:
     """A session's sweep of start-up files made by its commands."""
 
-    before: dict[str, Stamp] | None = None
-    """The files found by the last sweep (by the session's first command, before the first)."""
-    swept_at: int = 0
-    """When the last sweep began (ns)."""
-    idle: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
-    """The times since the last sweep when no sandboxed command ran: what changed then (by
-    its change time, which no program can set back) is the tools' or the user's."""
-    running: int = 0
-    bound: frozenset[str] = frozenset()
-    """Paths bound read-only to the commands now: nothing inside changes what is below them
-    (a change there is the user's, outside)."""
-    notes: list[str] = field(default_factory=list[str])
-    cut: str | None = None
-    listings: dict[str, _Listed] = field(default_factory=dict[str, _Listed])
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    max_entries: int = MAX_ENTRIES
-    excluded: frozenset[str] = frozenset()
-    """The session's own scratch and temporary directories: not walked."""
-    roots: frozenset[str] = frozenset()
-    dirs: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
-    """Each walked directory's (device, inode) at the last sweep: one at a path that held
-    another (or none) was brought there since."""
-    dir_stats: dict[str, os.stat_result] = field(default_factory=dict[str, os.stat_result])
-    """Directories' `stat` from the git sweep's walk just before (`git_sweep.GitSweep.stats`):
-    used instead of a `stat` of each, once, then emptied (a sweep with no walk just before
-    finds it empty)."""
-    list_dir: Path | None = None
-    """Where the whole list of what a sweep moved aside goes (the session's TMPDIR)."""
-    edits: EditSweep = field(default_factory=EditSweep)
-    """New files the `Edit` deny rules name (`edit_sweep.py`), swept with these."""
-    history: RepoHistory = field(default_factory=lambda: RepoHistory(swept=swept_path))
-    """The refs the session's repositories had at its first command: content checked out
-    from them is the repository's own, kept (`repo_content.py`)."""
-    todos: SequencerTodos = field(default_factory=SequencerTodos)  # `git_state.py`
-    store: StoreSweep = field(default_factory=StoreSweep)  # `git_store.py`
-    known: set[str] = field(default_factory=set[str])
-    """Every matched path found by the session's walks, looked at again by each: a command
-    that empties the marketplace file and fills a plugin's hooks in one go is judged by the
-    plugins it listed before."""
+    def __init__(
+        self, *, max_entries: int = MAX_ENTRIES, history: RepoHistory | None = None
+    ) -> None:
+        self.before: dict[str, Stamp] | None = None
+        """The files found by the last sweep (by the session's first command, before the
+        first)."""
+        self.swept_at = 0
+        """When the last sweep began (ns)."""
+        self.idle: list[tuple[int, int]] = []
+        """The times since the last sweep when no sandboxed command ran: what changed then (by
+        its change time, which no program can set back) is the tools' or the user's."""
+        self.running = 0
+        self.bound: frozenset[str] = frozenset()
+        """Paths bound read-only to the commands now: nothing inside changes what is below
+        them (a change there is the user's, outside)."""
+        self.notes: list[str] = []
+        self.cut: str | None = None
+        self.listings: dict[str, _Listed] = {}
+        self.lock = threading.Lock()
+        self.max_entries = max_entries
+        self.excluded: frozenset[str] = frozenset()
+        """The session's own scratch and temporary directories: not walked."""
+        self.roots: frozenset[str] = frozenset()
+        self.dirs: dict[str, tuple[int, int]] = {}
+        """Each walked directory's (device, inode) at the last sweep: one at a path that held
+        another (or none) was brought there since."""
+        self.dir_stats: dict[str, os.stat_result] = {}
+        """Directories' `stat` from the git sweep's walk just before
+        (`git_sweep.GitSweep.stats`): used instead of a `stat` of each, once, then emptied (a
+        sweep with no walk just before finds it empty)."""
+        self.list_dir: Path | None = None
+        """Where the whole list of what a sweep moved aside goes (the session's TMPDIR)."""
+        self.edits = EditSweep()
+        """New files the `Edit` deny rules name (`edit_sweep.py`), swept with these."""
+        self.history = history if history is not None else RepoHistory(swept=swept_path)
+        """The refs the session's repositories had at its first command: content checked out
+        from them is the repository's own, kept (`repo_content.py`)."""
+        self.todos = SequencerTodos()  # `git_state.py`
+        self.store = StoreSweep()  # `git_store.py`
+        self.known: set[str] = set()
+        """Every matched path found by the session's walks, looked at again by each: a command
+        that empties the marketplace file and fills a plugin's hooks in one go is judged by
+        the plugins it listed before."""
 
     def started(
         self,

@@ -14,11 +14,12 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from tether.skills.discovery import split_tool_rules
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
 CommandSource = Literal["project", "user", "plugin"]
@@ -58,12 +59,18 @@ class SlashCommand:
         return f"{self.namespace}:{self.name}" if self.namespace else self.name
 
 
-@dataclass(frozen=True)
-class CommandCatalog:
+class CommandCatalog(Slotted):
     """Every command found; the project's first, so that they win over the user's."""
 
-    commands: tuple[SlashCommand, ...]
-    unusable: tuple[tuple[Path, str], ...] = ()
+    __slots__ = ("commands", "unusable")
+    commands: Final[tuple[SlashCommand, ...]]
+    unusable: Final[tuple[tuple[Path, str], ...]]
+
+    def __init__(
+        self, commands: tuple[SlashCommand, ...], unusable: tuple[tuple[Path, str], ...] = ()
+    ) -> None:
+        self.commands = commands
+        self.unusable = unusable
 
     def by_invocation(self) -> dict[str, SlashCommand]:
         """`/name` and `/namespace:name` to their command; the first found wins a name (a

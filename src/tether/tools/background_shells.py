@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
+from tether.slotted import Slotted
 from tether.tools.capped_log import DEFAULT_CAP_BYTES, DEFAULT_TOTAL_BYTES, CappedLog, LogBudget
 
 KILL_GRACE_S = 1.0
@@ -27,33 +27,74 @@ print, far less than `yes`."""
 PUMP_WINDOW_S = 0.25
 
 
-@dataclass
-class BackgroundShell:
+class BackgroundShell(Slotted):
     """One command started with `run_in_background`. Its output (stdout and stderr together)
     goes through a pipe into `log`, kept on disk under a cap (the newest output stays), never
     held in memory; `read_offset` is how far BashOutput has shown it (in bytes since the
     command started)."""
 
+    __slots__ = (
+        "announced",
+        "cleanup",
+        "command",
+        "confined",
+        "drained",
+        "id",
+        "log",
+        "process",
+        "pump",
+        "read_offset",
+        "stopped",
+        "stopped_by_user",
+    )
     id: str
     command: str
     log: CappedLog
     process: asyncio.subprocess.Process
-    read_offset: int = 0
-    stopped: bool = False
+    read_offset: int
+    stopped: bool
     """Stopped by KillShell or `kill_all`: whoever stopped it knows, so its end is not announced."""
-    announced: bool = False
+    announced: bool
     """The model has been told that it ended (by a notice, BashOutput or KillShell's answer)."""
-    stopped_by_user: bool = False
+    stopped_by_user: bool
     """Stopped from outside the conversation (a client's `stop_task`): the model is told."""
-    cleanup: asyncio.Task[None] | None = None
+    cleanup: asyncio.Task[None] | None
     """For a confined command: what finishes its confinement once it ends (the sandbox's
     placeholders go then, not at the next command)."""
-    pump: asyncio.ReadTransport | None = None
+    pump: asyncio.ReadTransport | None
     """Reads the command's pipe into its log; closed when the session ends."""
-    drained: asyncio.Future[None] | None = None
+    drained: asyncio.Future[None] | None
     """Done once all the output is in the log (the pipe was closed)."""
-    confined: ConfinedCommand | None = None
+    confined: ConfinedCommand | None
     """The confinement it runs in, asked for a `checkpoint` when its output is read."""
+
+    def __init__(
+        self,
+        id: str,
+        command: str,
+        log: CappedLog,
+        process: asyncio.subprocess.Process,
+        read_offset: int = 0,
+        stopped: bool = False,
+        announced: bool = False,
+        stopped_by_user: bool = False,
+        cleanup: asyncio.Task[None] | None = None,
+        pump: asyncio.ReadTransport | None = None,
+        drained: asyncio.Future[None] | None = None,
+        confined: ConfinedCommand | None = None,
+    ) -> None:
+        self.id = id
+        self.command = command
+        self.log = log
+        self.process = process
+        self.read_offset = read_offset
+        self.stopped = stopped
+        self.announced = announced
+        self.stopped_by_user = stopped_by_user
+        self.cleanup = cleanup
+        self.pump = pump
+        self.drained = drained
+        self.confined = confined
 
     async def settle(self, grace_s: float = 0.5) -> None:
         """Once the command ended, give what it printed last a moment to reach the log

@@ -35,11 +35,11 @@ import signal
 import stat
 import uuid
 from collections.abc import Generator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tether import bounded_json
+from tether.slotted import Slotted
 
 MARKER_VARIABLE = "TETHER_RUN"
 """Set in the environment of every command a run starts."""
@@ -129,15 +129,29 @@ class RunRecord:
             os.write(self._fd, line)
 
 
-@dataclass
-class Reaped:
+class Reaped(Slotted):
     """What was cleaned up after one dead run."""
 
+    __slots__ = ("killed", "pid", "scratch_removed", "session", "temp_files")
     pid: int
     session: str
-    killed: int = 0
-    temp_files: list[Path] = field(default_factory=list[Path])
-    scratch_removed: bool = False
+    killed: int
+    temp_files: list[Path]
+    scratch_removed: bool
+
+    def __init__(
+        self,
+        pid: int,
+        session: str,
+        killed: int = 0,
+        temp_files: list[Path] | None = None,
+        scratch_removed: bool = False,
+    ) -> None:
+        self.pid = pid
+        self.session = session
+        self.killed = killed
+        self.temp_files = [] if temp_files is None else temp_files
+        self.scratch_removed = scratch_removed
 
     def notice(self) -> str | None:
         """One line for the user, or None when there was nothing worth saying."""
