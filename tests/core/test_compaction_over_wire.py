@@ -78,7 +78,7 @@ async def test_compact_op_summarises_on_demand_with_a_focus(
     fake_model: FakeModelServer, model_env: FakeModelServer, workspace: Path
 ) -> None:
     from tether.cli.setup import RunOptions, build_session
-    from tether.protocol import Compact, ContextCompacted, Notice, UserInput
+    from tether.protocol import Compact, ContextCompacted, Notice, StatusChanged, UserInput
 
     fake_model.script(*_rounds(5), reply(text("five")), reply(text("SUMMARY: manual.")))  # type: ignore[arg-type]
     session = build_session(RunOptions(cwd=workspace, permission_mode="bypassPermissions"))
@@ -87,9 +87,13 @@ async def test_compact_op_summarises_on_demand_with_a_focus(
         events = [e async for e in session.submit(Compact(focus="the echo commands"))]
     finally:
         await session.aclose()
-    assert [type(e) for e in events] == [ContextCompacted, Notice]
-    assert events[0].trigger == "manual"  # type: ignore[attr-defined]
-    assert "compacted (manual)" in events[1].message  # type: ignore[attr-defined]
+    assert [type(e) for e in events] == [StatusChanged, StatusChanged, ContextCompacted, Notice]
+    assert [(e.status, e.compact_result) for e in events[:2]] == [  # type: ignore[union-attr]
+        ("compacting", None),
+        (None, "success"),
+    ]
+    assert events[2].trigger == "manual"  # type: ignore[attr-defined]
+    assert "compacted (manual)" in events[3].message  # type: ignore[attr-defined]
     assert "focus on: the echo commands" in fake_model.requests[-1].last_user_text()
 
 

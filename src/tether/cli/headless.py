@@ -22,6 +22,7 @@ from tether.protocol import (
     ModelRetry,
     ModelWaiting,
     Notice,
+    StatusChanged,
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
@@ -172,6 +173,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.subagent(event)
         case ContextCompacted():
             return [lines.system.compacted(event)]
+        case StatusChanged():
+            return lines.status(event)
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
         case _:

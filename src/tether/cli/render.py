@@ -44,6 +44,7 @@ from tether.protocol import (
     PermissionAsked,
     ResponseStarted,
     SessionStarted,
+    StatusChanged,
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
@@ -148,6 +149,8 @@ class EventRenderer:
                 pass  # the reply shows as it streams
             case ContextCompacted():
                 pass  # its notice says it in words
+            case StatusChanged():
+                pass  # for clients of stream-json; the spinner and notices say it here
 
     @property
     def live(self) -> bool:

@@ -42,6 +42,7 @@ from tether.protocol import (
     ModelRetry,
     ResponseStarted,
     SessionStarted,
+    StatusChanged,
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
@@ -186,6 +187,13 @@ class LineMaker:
                 lines[:0] = self._streamed(partial, partial.signature(event.block.signature))
             lines.extend(self._streamed(partial, partial.block_done()))
         return lines
+
+    def status(self, event: StatusChanged) -> list[Line]:
+        """What the session is busy with: as Claude Code, `requesting` (before each request)
+        only for a client of partial messages, a compaction's start and end for every one."""
+        if event.status == "requesting" and not self.include_partial:
+            return []
+        return [self.system.status(event)]
 
     def retry(self, event: ModelRetry) -> Line:
         """The model call is tried again: what was streamed of it is void; the `api_retry`

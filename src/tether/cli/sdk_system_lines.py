@@ -1,6 +1,7 @@
 """Claude Code's `system` stream-json lines that report on a session beside its messages: state
-changes (for the SDK host), denials, hooks as they run, retries of a model call, a switch to
-the fallback model, a compaction; and tether's own `notice` line for a warning."""
+changes (for the SDK host), what it is busy with (`status`), denials, hooks as they run,
+retries of a model call, a switch to the fallback model, a compaction; and tether's own
+`notice` line for a warning."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tether.protocol import (
     ContextCompacted,
     ModelRetry,
     PermissionDenial,
+    StatusChanged,
     SubagentFinished,
     SubagentStarted,
 )
@@ -71,6 +73,14 @@ class SystemLines:
             "uuid": _uuid(),
             "session_id": self.session_id,
         }
+
+    def status(self, event: StatusChanged) -> Line:
+        """Claude Code's `status` line: what the session is busy with (None: a compaction
+        over, with how it went)."""
+        line: Line = {"type": "system", "subtype": "status", "status": event.status}
+        if event.compact_result is not None:
+            line["compact_result"] = event.compact_result
+        return {**line, "uuid": _uuid(), "session_id": self.session_id}
 
     def retry(self, event: ModelRetry) -> Line:
         """A model call tried again: the `api_retry` line."""

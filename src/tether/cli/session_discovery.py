@@ -16,7 +16,7 @@ from tether.cli.run_options import RunOptions
 from tether.cli.session_place import SessionPlace
 from tether.cli.workspace_review import review_workspace, without_workspace_grants
 from tether.config.project import project_directories
-from tether.config.trust import untrusted_notice
+from tether.config.trust import consent_notice, untrusted_notice
 from tether.mcp.config import command_line_servers
 from tether.skills import SkillCatalog, discover_skills
 from tether.skills.commands import CommandCatalog, discover_commands
@@ -81,10 +81,10 @@ def session_servers(
 
 
 def untrusted_warning(place: SessionPlace, opts: RunOptions) -> str | None:
-    """The one start-up warning naming what an untrusted workspace declared and was skipped
-    (None: trusted, or it declared nothing)."""
+    """The one start-up warning naming what an untrusted workspace declared and was skipped,
+    or that a flag consented to it for this run (None: trusted, or it declared nothing)."""
     if place.trust.trusted:
-        return None
+        return consent_notice(place.trust)
     # What the session reads: a task worktree's settings and servers are its main workspace's.
     relocated = place.settings_root != place.workspace
     review = review_workspace(

@@ -105,7 +105,12 @@ def find_place(opts: RunOptions) -> SessionPlace:
     workspace = project_root(start, user_home=user_home)
     # From the real environment: a settings file's `env` must not trust its own workspace.
     trust = workspace_trust(
-        workspace, tether_home=home, user_home=user_home, env=env, flag=opts.trust_workspace
+        workspace,
+        tether_home=home,
+        user_home=user_home,
+        env=env,
+        flag=opts.trust_workspace,
+        sources=opts.setting_sources,
     )
     owners = Ownership(workspace, user_home, home)
     # Every kind of file below (settings, instructions, skills, agents, memory) is read only

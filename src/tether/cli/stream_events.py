@@ -15,6 +15,7 @@ from tether.protocol import (
     ModelRetry,
     Notice,
     ResponseStarted,
+    StatusChanged,
     SubagentFinished,
     SubagentMessage,
     SubagentStarted,
@@ -53,6 +54,8 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
             return lines.subagent(event), False
         case ContextCompacted():
             return [lines.system.compacted(event)], False
+        case StatusChanged():
+            return lines.status(event), False
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)], True
         case _:

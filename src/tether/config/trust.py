@@ -9,7 +9,10 @@ A workspace is trusted when, first match wins:
    (`trust.json`, keyed by real path), or Claude Code's `~/.claude.json`
    `projects[<path>].hasTrustDialogAccepted` (only read). An answer recorded for the workspace
    itself wins over one for a directory above; a "no" above does not reach below;
-3. otherwise it is not trusted (and the REPL asks, unless the answer "no" was recorded).
+3. an explicit `--setting-sources` naming `project` or `local` (the Agent SDK's `setting_sources`)
+   consents to the workspace's files for this run, as Claude Code reads them headless; the
+   session says so where the untrusted warning would be (`consent_notice`);
+4. otherwise it is not trusted (and the REPL asks, unless the answer "no" was recorded).
 
 The home directory, and every directory above it, trusts only itself: one yes there must not
 trust every repository cloned under it. An answer there is for that session only, yes or no,
@@ -36,7 +39,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Generator, Mapping
+from collections.abc import Collection, Generator, Mapping
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -52,13 +55,16 @@ EXTERNAL_IMPORTS_KEY = "externalImports"
 CLAUDE_EXTERNAL_IMPORTS_KEY = "hasClaudeMdExternalIncludesApproved"
 TRUST_ENV = "TETHER_TRUST_WORKSPACE"
 TRUST_FLAG = "--trust-workspace"
+SOURCES_FLAG = "--setting-sources"
+CONSENTING_SOURCES = ("project", "local")
+"""The setting sources whose files are the workspace's: naming one of them consents to them."""
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 class Trust(Slotted):
     """The decision for one workspace, with the reason (for messages)."""
 
-    __slots__ = ("answered", "problems", "reason", "recordable", "trusted")
+    __slots__ = ("answered", "consent", "problems", "reason", "recordable", "trusted")
     trusted: Final[bool]
     reason: Final[str]
     answered: Final[bool]
@@ -68,6 +74,8 @@ class Trust(Slotted):
     """False for the home directory and above: an answer there holds for one session only."""
     problems: Final[tuple[str, ...]]
     """Files of answers that exist but could not be read (their answers do not count)."""
+    consent: Final[str | None]
+    """The flag that trusts it for this run only, where nothing else would (said at start)."""
 
     def __init__(
         self,
@@ -76,12 +84,14 @@ class Trust(Slotted):
         answered: bool = False,
         recordable: bool = True,
         problems: tuple[str, ...] = (),
+        consent: str | None = None,
     ) -> None:
         self.trusted = trusted
         self.reason = reason
         self.answered = answered
         self.recordable = recordable
         self.problems = problems
+        self.consent = consent
 
 
 def workspace_trust(
@@ -91,8 +101,35 @@ def workspace_trust(
     user_home: Path,
     env: Mapping[str, str],
     flag: bool = False,
+    sources: Collection[str] | None = None,
 ) -> Trust:
-    """Whether `workspace` is trusted, and why (see the module's docstring)."""
+    """Whether `workspace` is trusted, and why (see the module's docstring). `sources`: the
+    setting sources named on the command line (None: not named)."""
+    found = _recorded_trust(
+        workspace, tether_home=tether_home, user_home=user_home, env=env, flag=flag
+    )
+    named = [s for s in CONSENTING_SOURCES if s in (sources or ())]
+    if found.trusted or not named:
+        return found
+    consent = f"{SOURCES_FLAG} {','.join(named)}"
+    return Trust(
+        True,
+        f"{consent} (for this run)",
+        answered=True,
+        recordable=found.recordable,
+        problems=found.problems,
+        consent=consent,
+    )
+
+
+def _recorded_trust(
+    workspace: Path,
+    *,
+    tether_home: Path,
+    user_home: Path,
+    env: Mapping[str, str],
+    flag: bool,
+) -> Trust:
     recordable = can_record(workspace, user_home)
     if flag:
         return Trust(True, TRUST_FLAG, answered=True, recordable=recordable)
@@ -145,6 +182,16 @@ def untrusted_notice(skipped: str, trust: Trust) -> str:
     else:
         how = f"run `tether trust` here (or tether, to be asked) to trust it, or pass {TRUST_FLAG}"
     return f"the workspace is not trusted: skipped {skipped}; {how}"
+
+
+def consent_notice(trust: Trust) -> str | None:
+    """The start-up line of a run trusted only by its `--setting-sources` (None otherwise)."""
+    if trust.consent is None:
+        return None
+    return (
+        f"the workspace is not trusted; {trust.consent} consents to its files for this run: "
+        "its hooks, settings and MCP servers are loaded as Claude Code loads them"
+    )
 
 
 def record_trust(workspace: Path, trusted: bool, *, tether_home: Path, user_home: Path) -> bool:

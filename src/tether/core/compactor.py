@@ -38,6 +38,7 @@ from tether.protocol import (
     Message,
     ModelError,
     Notice,
+    StatusChanged,
     TextBlock,
 )
 from tether.tools.plan import render_todos
@@ -133,6 +134,29 @@ async def compact(
         if outcome.blocked:
             emit(Notice(level="warning", message=f"compaction skipped: {outcome.reason}"))
             return False
+    emit(StatusChanged(status="compacting"))
+    done = False
+    try:
+        done = await _compact_now(agent, history, request, emit, view, cut, trigger, focus)
+    finally:
+        if not done:  # a success says so itself, before its boundary (as Claude Code)
+            emit(StatusChanged(status=None, compact_result="failed"))
+    return done
+
+
+async def _compact_now(
+    agent: Agent,
+    history: History,
+    request: ModelRequest,
+    emit: Callable[[Event], None],
+    view: tuple[Message, ...],
+    cut: int,
+    trigger: Literal["auto", "manual"],
+    focus: str | None,
+) -> bool:
+    assert agent.compaction is not None
+    policy = agent.compaction.policy
+    hooks = agent.gate.hooks if agent.gate is not None else None
     # Ask for the summary over what is actually sent (old bulky results as notes): it fits the
     # window, and it shares the cached prefix of the request before it.
     sent = micro_compact(view, policy, memo=history.micro_memo)
@@ -179,6 +203,7 @@ async def compact(
             where = agent.compaction.memory_path
             # The compaction stands (the history is whole); only the memory file misses it.
             emit(Notice(level="warning", message=f"the summary was not added to {where}: {reason}"))
+    emit(StatusChanged(status=None, compact_result="success"))
     emit(ContextCompacted(trigger=trigger, pre_tokens=before))
     emit(
         Notice(

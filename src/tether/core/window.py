@@ -27,7 +27,7 @@ from tether.core.model_call import call_model
 from tether.core.reply_fit import fit_reply
 from tether.core.sizing import ATTEMPTS, PromptTooLong, fitted
 from tether.models.base import ModelRequest, ResponseDone
-from tether.protocol import Event, ModelError
+from tether.protocol import Event, ModelError, StatusChanged
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
@@ -39,6 +39,7 @@ async def call_within_window(
     """Send `request` (the history's view) made to fit the window; see the module's doc."""
     if agent.compaction is None:
         history.prompt_sent()
+        emit(StatusChanged(status="requesting"))
         return await call_model(agent.model, request, emit, agent.retry)
     policy = agent.compaction.policy
     sizer = history.sizer
@@ -63,6 +64,7 @@ async def call_within_window(
         )
         sent = fit_reply(agent, sent, sizer)
         history.prompt_sent()  # it fits: sent, so kept in the session file
+        emit(StatusChanged(status="requesting"))
         try:
             response = await call_model(agent.model, sent, emit, agent.retry)
         except ModelError as e:

@@ -12,6 +12,7 @@ from tether.protocol.status_events import (
     ModelRetry,
     ModelWaiting,
     Notice,
+    StatusChanged,
 )
 from tether.protocol.tool_events import (
     PermissionAsked,
@@ -462,6 +463,7 @@ Event = Annotated[
     | ModelWaiting
     | Notice
     | ContextCompacted
+    | StatusChanged
     | PermissionAsked
     | ErrorOccurred
     | TurnFinished,

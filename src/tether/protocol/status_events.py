@@ -83,6 +83,28 @@ class Notice(Record):
         self.message = message
 
 
+class StatusChanged(Record):
+    """What the session is busy with, as Claude Code's `status` line says it: `requesting`
+    (a request to the model goes out), `compacting` (a summary is being written), and None
+    when a compaction is over (`compact_result` saying how it went)."""
+
+    __slots__ = ("compact_result", "kind", "status")
+    kind: Final[Literal["status"]]
+    status: Final[Literal["requesting", "compacting"] | None]
+    compact_result: Final[Literal["success", "failed"] | None]
+
+    def __init__(
+        self,
+        *,
+        status: Literal["requesting", "compacting"] | None,
+        compact_result: Literal["success", "failed"] | None = None,
+        kind: Literal["status"] = "status",
+    ) -> None:
+        self.kind = kind
+        self.status = status
+        self.compact_result = compact_result
+
+
 class ContextCompacted(Record):
     """The earlier conversation was replaced by a summary (a `Notice` says it in words)."""
 
