@@ -1,5 +1,5 @@
 """What a run records when it does not get as far as a clean check: a setup that fails, a
-run out of time, a start that is not a directory, a judge whose answer is not scores."""
+run out of time, a judge whose answer is not scores."""
 
 from __future__ import annotations
 
@@ -27,10 +27,6 @@ cases:
     files: {a.txt: "a"}
     timeout_s: 4
     check: test -f b.txt
-  - id: no-repo
-    prompt: Case three.
-    repo: nowhere
-    check: "true"
   - id: too-few-turns
     prompt: Case five.
     files: {a.txt: "a"}
@@ -69,10 +65,6 @@ def test_each_failure_is_recorded_with_its_reason(
     assert {c: (r["passed"], r["error"]) for c, r in runs.items()} == {
         "setup-fails": (False, "setup failed (exit 3): preparing\n"),
         "stalls": (False, "timed out after 4 s"),
-        "no-repo": (
-            False,
-            f"case 'no-repo': repo 'nowhere' is not a directory ({tmp_path / 'nowhere'})",
-        ),
         "too-few-turns": (False, "the run stopped: error_max_turns"),
         "judged": (True, None),
     }

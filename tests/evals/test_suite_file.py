@@ -92,3 +92,28 @@ def test_an_out_that_is_a_file_is_refused_before_anything_runs(
     )
     assert (tmp_path / "taken").read_text() == "keep me"
     assert model_env.requests == []
+
+
+def test_a_repo_that_is_not_a_directory_is_refused_before_anything_runs(
+    model_env: FakeModelServer, tmp_path: Path
+) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "ok").mkdir()
+    (tmp_path / "cases" / "a-file").write_text("")
+    case = "  - id: {}\n    prompt: p\n    check: 'true'\n    repo: {}\n"
+    (tmp_path / "cases" / "suite.yaml").write_text(
+        "cases:\n"
+        + case.format("a", "./nope")
+        + case.format("b", "ok")
+        + case.format("c", "a-file")
+    )
+    done = run_eval("cases/suite.yaml", "--out", "out", cwd=tmp_path)
+    here = tmp_path / "cases"
+    assert done.exit_code == 2
+    assert done.stderr == (
+        "tether eval: cases/suite.yaml: 2 problem(s)\n"
+        f"  case 'a' (#1), key repo: './nope' is not a directory ({here / 'nope'})\n"
+        f"  case 'c' (#3), key repo: 'a-file' is not a directory ({here / 'a-file'})\n"
+    )
+    assert not (tmp_path / "out").exists()
+    assert model_env.requests == []

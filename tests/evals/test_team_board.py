@@ -3,7 +3,9 @@ processes (as on other machines), collected into one report."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -102,3 +104,35 @@ def test_a_plain_task_on_the_board_is_given_back_and_named(
     )
     (task,) = open_task_store(str(store), project=tmp_path, team="evals").list()
     assert (task.status, task.owner) == ("pending", None)
+
+
+def test_a_runs_events_and_spend_are_the_workers_and_its_tasks(
+    eval_model: FakeModelServer, tmp_path: Path
+) -> None:
+    board = ("--team", "evals", "--store", str(tmp_path / "board.db"))
+    poster = _tether("eval", str(SAMPLE_SUITE), *board, "--out", "out", cwd=tmp_path)
+    assert poster.stderr is not None
+    assert poster.stderr.readline().startswith("posted 4 run(s)")  # the board is there now
+    worker = _tether("eval", "worker", *board, "--exit-when-idle", cwd=tmp_path)
+    _, err = worker.communicate(timeout=300)
+    assert worker.returncode == 0, err
+    _, err = poster.communicate(timeout=300)
+    assert poster.returncode == 0, err
+    owner = f"eval-{socket.gethostname()}-{worker.pid}"
+
+    cost = _tether("cost", "--by", "task", "--json", cwd=tmp_path)
+    out, err = cost.communicate(timeout=60)
+    assert cost.returncode == 0, err
+    lines = json.loads(out)["lines"]
+    # each task's run and its judge's (in a directory of its own: another project)
+    assert {line["key"] for line in lines} == {"evals/1", "evals/2", "evals/3", "evals/4"}
+    assert all(line["cost_usd"] > 0 for line in lines)
+
+    tail = _tether("events", "tail", "--kind", "tool_finished", "-n", "100", "--json", cwd=tmp_path)
+    out, err = tail.communicate(timeout=60)
+    assert tail.returncode == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 8  # a Read and a Write a case
+    assert {(r["agent_id"], r["task_id"]) for r in records} == {
+        (owner, task) for task in ("1", "2", "3", "4")
+    }

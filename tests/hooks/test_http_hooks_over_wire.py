@@ -141,7 +141,10 @@ def test_a_failing_endpoint_is_an_error_the_session_goes_past_unless_fail_closed
     assert result.exit_code == 0, result.stderr
     assert len(endpoint.got) == 1
     assert (workspace / "made").exists() is not fail_closed
-    assert endpoint.url in result.stderr + json.dumps(fake_model.requests[1].tool_results())
+    said = result.stderr + json.dumps(fake_model.requests[1].tool_results())
+    why = f"answered HTTP {status}" if status != 200 else "answered with a body that is not a"
+    assert f"PreToolUse http hook {endpoint.url} {why}" in said
+    assert said.count(endpoint.url) == said.count(f"http hook {endpoint.url}")  # named once
 
 
 @pytest.mark.usefixtures("trusted_workspace")

@@ -1,9 +1,18 @@
-"""Running `tether memory` in this process (TETHER_HOME is the test's)."""
+"""Running `tether memory` in this process (TETHER_HOME is the test's); an OpenAI-compatible
+`/v1/embeddings` endpoint of the tests' own, on loopback, answering as the API does."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
 
 from tether.testing.cli_runner import CliResult
 
@@ -18,3 +27,70 @@ def memory_cli(*argv: str) -> CliResult:
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 2
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+TOPICS = (("dog", "puppy"), ("cat", "kitten"))
+
+
+def _vector(text: str) -> list[float]:
+    """A topic's axis (scaled: the client normalises), or the last axis."""
+    for axis, words in enumerate(TOPICS):
+        if any(w in text.lower() for w in words):
+            return [3.0 if i == axis else 0.0 for i in range(3)]
+    return [0.0, 0.0, 2.0]
+
+
+class Endpoint(ThreadingHTTPServer):
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.status = 200
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Endpoint
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append((self.path, self.headers.get("Authorization"), body))
+        if self.server.status != 200:
+            payload = b'{"error": {"message": "overloaded"}}'
+        else:
+            data = [
+                {"object": "embedding", "index": i, "embedding": _vector(t)}
+                for i, t in reversed(list(enumerate(body["input"])))
+            ]
+            payload = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
+        self.send_response(self.server.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    server = Endpoint()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def closed_port_url() -> str:
+    """An endpoint's base URL on a loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

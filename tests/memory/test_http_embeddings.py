@@ -3,76 +3,12 @@ server of the test's own, on loopback, answering as the API does."""
 
 from __future__ import annotations
 
-import json
-import socket
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from tether.memory.embedders import HttpEmbedder, configured_embedder
-from tether.memory.store import MemoryFileError, MemoryStore
+from tether.memory.store import MemoryStore
 
-TOPICS = (("dog", "puppy"), ("cat", "kitten"))
-
-
-def _vector(text: str) -> list[float]:
-    """A topic's axis (scaled: the client normalises), or the last axis."""
-    for axis, words in enumerate(TOPICS):
-        if any(w in text.lower() for w in words):
-            return [3.0 if i == axis else 0.0 for i in range(3)]
-    return [0.0, 0.0, 2.0]
-
-
-class Endpoint(ThreadingHTTPServer):
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[tuple[str, str | None, dict[str, Any]]] = []
-        self.status = 200
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Endpoint
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append((self.path, self.headers.get("Authorization"), body))
-        if self.server.status != 200:
-            payload = b'{"error": {"message": "overloaded"}}'
-        else:
-            data = [
-                {"object": "embedding", "index": i, "embedding": _vector(t)}
-                for i, t in reversed(list(enumerate(body["input"])))
-            ]
-            payload = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
-        self.send_response(self.server.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    server = Endpoint()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+from .conftest import Endpoint, closed_port_url
 
 
 def test_memories_are_embedded_by_the_configured_endpoint(
@@ -99,24 +35,54 @@ def test_memories_are_embedded_by_the_configured_endpoint(
     }
 
 
-def test_an_endpoint_that_fails_gives_a_clear_error(endpoint: Endpoint, tmp_path: Path) -> None:
+def test_a_save_while_the_endpoint_fails_is_kept_by_words_and_embedded_once_it_answers(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
     store = MemoryStore(tmp_path / "m.db", HttpEmbedder(endpoint.base_url, "tiny-embed"))
     endpoint.status = 500
-    with pytest.raises(MemoryFileError) as raised:
-        store.save("Our dog is called Rex")
-    assert str(raised.value) == (
+    saved = store.save("Our dog is called Rex")
+    why = (
         f"cannot embed for memory: {endpoint.base_url}/embeddings answered 500: "
         '{"error": {"message": "overloaded"}}'
     )
-    assert store.list() == []
+    assert store.embedding_problem == why
+    assert store.list() == [saved]
+    found = store.search("where is Rex?")
+    assert [(f.memory.text, f.by) for f in found] == [("Our dog is called Rex", "words")]
+    assert found.words_only == why
+
+    endpoint.status = 200
+    again = MemoryStore(tmp_path / "m.db", HttpEmbedder(endpoint.base_url, "tiny-embed"))
+    found = again.search("puppy")
+    assert [(f.memory.text, f.by) for f in found] == [("Our dog is called Rex", "meaning")]
+    assert found.words_only is None
+    assert again.embedding_problem is None
 
 
-def test_an_endpoint_that_is_not_there_gives_a_clear_error(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
-    with pytest.raises(MemoryFileError) as raised:
-        MemoryStore(tmp_path / "m.db", HttpEmbedder(url, "tiny-embed"))
-    assert str(raised.value).startswith(f"cannot embed for memory: {url}/embeddings: ")
-    assert "refused" in str(raised.value).lower()
+def test_a_store_tries_the_endpoint_again_after_its_retry_delay(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    store = MemoryStore(
+        tmp_path / "m.db", HttpEmbedder(endpoint.base_url, "tiny-embed"), retry_after=0
+    )
+    endpoint.status = 500
+    store.save("The cat sleeps all day")
+    assert store.search("kitten").words_only is not None
+    endpoint.status = 200
+    found = store.search("kitten")
+    assert [(f.memory.text, f.by) for f in found] == [("The cat sleeps all day", "meaning")]
+
+
+def test_an_endpoint_that_is_not_there_leaves_memory_by_words_and_says_why(
+    tmp_path: Path,
+) -> None:
+    url = closed_port_url()
+    store = MemoryStore(tmp_path / "m.db", HttpEmbedder(url, "tiny-embed"))
+    assert store.list() == []  # listing never embeds
+    saved = store.save("The cache lives in /var/cache/app")
+    found = store.search("cache")
+    assert [f.memory for f in found] == [saved]
+    assert found.words_only is not None
+    assert found.words_only.startswith(f"cannot embed for memory: {url}/embeddings: ")
+    assert "refused" in found.words_only.lower()
+    assert store.remove([saved.id]) == [saved.id]

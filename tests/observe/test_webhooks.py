@@ -11,7 +11,7 @@ import time
 
 from tether.observe.records import EventRecord
 from tether.observe.webhook_settings import WebhookConfig
-from tether.observe.webhooks import WebhookSink
+from tether.observe.webhooks import ATTEMPTS, FIRST_BACKOFF_S, WebhookSink, backoffs
 
 from .sink_server import SinkServer
 
@@ -222,3 +222,24 @@ def test_credentials_in_the_url_are_sent_as_basic_and_never_said(sink_server: Si
     assert report is not None
     for secret in ("hunter2", "admin", "abc123"):
         assert secret not in report
+
+
+def test_the_retries_wait_from_the_first_backoff_doubling() -> None:
+    assert backoffs(FIRST_BACKOFF_S, ATTEMPTS) == [0.0, 0.25, 0.5, 1.0]
+    assert backoffs(1.0, 6) == [0.0, 1.0, 2.0, 4.0, 4.0, 4.0]  # up to MAX_BACKOFF_S
+
+
+def test_a_record_whose_retries_exit_cuts_short_is_said_to_have_failed(
+    sink_server: SinkServer,
+) -> None:
+    sink_server.statuses = [500] * 4
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=60.0)
+    sink.offer(record(0))
+    sink_server.wait_for(1)
+    while not sink.tried:  # the answer read: it waits 60 s before its next try
+        time.sleep(0.01)
+    host = sink_server.url.removesuffix("/hook")
+    assert close_now(sink, seconds=0.0) == (
+        f"webhook {host}: 1 of 1 events not delivered (1 failed, not tried again before exit "
+        "(the last: HTTP 500, on try 1 of 4))"
+    )

@@ -34,6 +34,7 @@ from tether.protocol import (
     SubagentMessage,
     Usage,
 )
+from tether.teams.membership import CLAIM_TEAM_ENV
 
 if TYPE_CHECKING:
     from tether.ledger import LedgerRecorder, LedgerWriter, Rates
@@ -107,7 +108,7 @@ def attach_ledger(
         return
     waiting = _Opening(session, home, env, info, session.sent_messages)
     waiting.project = str(project) if project is not None else None
-    waiting.team = board.team if board is not None else None
+    waiting.team = board.team if board is not None else env.get(CLAIM_TEAM_ENV)
     session.observers.append(waiting.observe)
     session.agent.aside_watchers.append(waiting.aside)
     if board is not None:

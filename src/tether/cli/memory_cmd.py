@@ -55,7 +55,7 @@ def _run(args: argparse.Namespace, store: object) -> int:
     from tether.memory.store import Memory, MemoryStore
 
     assert isinstance(store, MemoryStore)
-    if args.verb == "rm":
+    if args.verb == "rm":  # neither rm nor list needs an embedding
         wanted: list[int] = args.ids
         gone = store.remove(wanted)
         for memory_id in gone:
@@ -67,7 +67,13 @@ def _run(args: argparse.Namespace, store: object) -> int:
     if args.verb == "list":
         found: list[tuple[Memory, str | None]] = [(m, None) for m in store.list()]
     else:
-        found = [(f.memory, f.by) for f in store.search(args.query, args.limit)]
+        ranking = store.search(args.query, args.limit)
+        if ranking.words_only:
+            print(
+                f"tether memory: searching by words only: {terminal_safe(ranking.words_only)}",
+                file=sys.stderr,
+            )
+        found = [(f.memory, f.by) for f in ranking]
     if args.json:
         rows = [
             {"id": m.id, "text": m.text, "tags": list(m.tags), "created_at": m.created_at}

@@ -23,7 +23,7 @@ from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryHit, Saved, memory_name, render_hits
+from tether.tools.memory_index import Hits, MemoryHit, Saved, memory_name, render_hits
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -81,11 +81,12 @@ class ProjectMemory:
         self._env = dict(env)
         self._store: MemoryStore | None = None
         self._opening = threading.Lock()
+        self._told: str | None = None
 
     async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
         return await asyncio.to_thread(self._save, text, tags)
 
-    async def search(self, query: str, limit: int) -> list[MemoryHit]:
+    async def search(self, query: str, limit: int) -> Hits:
         return await asyncio.to_thread(self._search, query, limit)
 
     async def offer(self, prompt: str) -> str | None:
@@ -141,9 +142,15 @@ class ProjectMemory:
         from tether.memory.store import MemoryFileError
 
         try:
-            return Saved(self._opened().save(text, tags).id)
+            store = self._opened()
+            memory = store.save(text, tags)
         except MemoryFileError as e:
             why = str(e)
+        else:
+            problem = store.embedding_problem
+            if problem is not None:
+                self._tell(f"memory: saving by words only for now: {problem}")
+            return Saved(memory.id, None, problem)
         _warn(f"Memory cannot be used: {why}")
         try:
             kept = keep(self.path, text, tags, why)
@@ -155,7 +162,13 @@ class ProjectMemory:
         _warn(f"memory: the memory is kept in {kept}, to be added when the memory can be used")
         return Saved(None, str(kept), why)
 
-    def _search(self, query: str, limit: int) -> list[MemoryHit]:
+    def _tell(self, message: str) -> None:
+        """Said once for as long as it stays the same (each search would say it again)."""
+        if message != self._told:
+            self._told = message
+            _warn(message)
+
+    def _search(self, query: str, limit: int) -> Hits:
         """The memory's hits, then those of the memories kept aside while it could not be
         used (added to it first when it now can be): a memory saved is found, wherever it
         waits. When the memory cannot be used, the error says so with the kept ones that
@@ -172,8 +185,10 @@ class ProjectMemory:
                 f"Memory cannot be used: {e}. Of the memories kept aside until it can be, "
                 f"these match:\n\n{render_hits(waiting)}"
             ) from None
+        if found.words_only:
+            self._tell(f"memory: searching by words only: {found.words_only}")
         hits = [MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by) for f in found]
-        return hits + self._pending_hits(query, limit - len(hits))
+        return Hits(hits + self._pending_hits(query, limit - len(hits)), found.words_only)
 
     def _with_pending(self) -> MemoryStore:
         """The memory, opened, with the memories kept aside since it was opened added to it

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -72,6 +73,7 @@ async def judge_run(
     check_passed: bool,
     model: str | None,
     timeout_s: float,
+    env: Mapping[str, str] | None = None,
 ) -> Judgement:
     """The judge's scores, or a `Judgement` whose `error` says why there are none. It runs in
     an empty directory: the case's own instructions files are not the judge's."""
@@ -85,7 +87,7 @@ async def judge_run(
         out, err = Path(scratch) / "out", Path(scratch) / "err"
         cwd = Path(scratch) / "judge"
         cwd.mkdir()
-        code = await run_to_file(argv, cwd, out, err, timeout_s)
+        code = await run_to_file(argv, cwd, out, err, timeout_s, env=env)
         lines = out.read_text(encoding="utf-8", errors="replace").splitlines()
         problem = err.read_text(encoding="utf-8", errors="replace").strip()[-500:]
     result = _last_json(lines)

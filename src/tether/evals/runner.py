@@ -9,7 +9,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,8 +88,12 @@ class EvalRunner:
         parallel: int = 1,
         on_done: Callable[[RunResult], None] | None = None,
         suite_dir: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.suite = suite
+        self.env = env
+        """Added to the environment of the runs' tether sessions (and their judge's): a
+        worker's agent id and its claim on the run's task, whose events and spend they are."""
         self.suite_file = suite_file
         self.suite_dir = suite_dir or suite_file.resolve().parent
         """Where a case's `repo` is found from (the suite file's directory)."""
@@ -157,7 +161,7 @@ class EvalRunner:
             timeout = case.timeout_s or limits.timeout_s
             argv = agent_argv(self.suite, planned)
             code = await run_to_file(
-                argv, copy, transcript, transcript.with_suffix(".stderr"), timeout, mark
+                argv, copy, transcript, transcript.with_suffix(".stderr"), timeout, mark, self.env
             )
             result.wall_s = time.monotonic() - began
             result.transcript = str(transcript)
@@ -185,6 +189,7 @@ class EvalRunner:
                     result.passed,
                     self.suite.judge.model or variant.model,
                     timeout,
+                    self.env,
                 )
             return result
         finally:  # what the run's processes left running (`setsid` daemons) ends with it

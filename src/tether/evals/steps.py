@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,10 @@ def run_mark() -> str:
     return uuid.uuid4().hex
 
 
-def _marked_env(mark: str | None) -> dict[str, str] | None:
-    return None if mark is None else {**os.environ, RUN_MARK_ENV: mark}
+def _marked_env(mark: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    if mark is None and not extra:
+        return None
+    return {**os.environ, **(extra or {})} | ({RUN_MARK_ENV: mark} if mark else {})
 
 
 def kill_marked(mark: str) -> int:
@@ -107,13 +110,15 @@ async def run_to_file(
     stderr: Path,
     timeout_s: float,
     mark: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> int | None:
-    """`argv` in `cwd` with its output in files; its exit code, None when killed for time."""
+    """`argv` in `cwd` with its output in files, `env` added to this process's environment;
+    its exit code, None when killed for time."""
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            env=_marked_env(mark),
+            env=_marked_env(mark, env),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out,
             stderr=err,

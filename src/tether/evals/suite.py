@@ -189,9 +189,17 @@ def load_suite(path: Path) -> Suite:
     if not isinstance(raw, dict):
         raise SuiteError(f"{path}: a suite is a mapping with `cases`, not {type(raw).__name__}")
     try:
-        return Suite.model_validate(raw)
+        suite = Suite.model_validate(raw)
     except ValidationError as e:
         raise SuiteError(_describe(path, raw, e)) from e
+    missing = [
+        f"  case {case.id!r} (#{n}), key repo: {case.repo!r} is not a directory ({source})"
+        for n, case in enumerate(suite.cases, start=1)
+        if case.repo is not None and not (source := (path.parent / case.repo).resolve()).is_dir()
+    ]
+    if missing:
+        raise SuiteError("\n".join([f"{path}: {len(missing)} problem(s)", *missing]))
+    return suite
 
 
 def _describe(path: Path, raw: dict[Any, Any], error: ValidationError) -> str:

@@ -25,6 +25,8 @@ from tether.evals.runner import EvalRunner, Planned, plan_runs
 from tether.evals.suite import Case, Suite, Variant
 from tether.store.task_records import Claim, LeaseLost, NewTask, Task
 from tether.store.task_store import TaskStore
+from tether.teams.board import OWNER_ENV, lent_value
+from tether.teams.membership import CLAIM_ENV, CLAIM_TEAM_ENV
 
 META = "tether_eval"
 """The metadata key of an evaluation's task."""
@@ -207,7 +209,15 @@ class EvalWorker:
             await self._store(self.store.fail, claim, f"not a readable evaluation run: {e}")
             return
         self.say(f"{self.owner}: task #{claim.task_id} {claim.task.subject}")
-        runner = EvalRunner(suite, suite_dir, self.out, suite_dir=suite_dir)
+        # The case's sessions are this worker's work on the task, as any worker's task session
+        # (`cli/worker_session.py`): its agent id, and the claim (the task id of their events and
+        # spend, under its team). No board: the task tools would change what the case measures.
+        whose = {
+            OWNER_ENV: self.owner,
+            CLAIM_ENV: lent_value(claim.task),
+            CLAIM_TEAM_ENV: self.store.team,
+        }
+        runner = EvalRunner(suite, suite_dir, self.out, suite_dir=suite_dir, env=whose)
         renewing = asyncio.create_task(self._renew(claim))
         try:
             result = await runner.run_one(planned, scratch)

@@ -57,13 +57,13 @@ async def run_http(spec: HookSpec, stdin: bytes, env: Mapping[str, str]) -> Hook
     except (httpx2.TimeoutException, TimeoutError):
         return HookRun(None, "", "", f"timed out after {spec.timeout_s:g} s", timed_out=True)
     except httpx2.HTTPError as e:
-        return HookRun(None, "", "", f"could not reach {spec.url}: {e or type(e).__name__}")
+        return HookRun(None, "", "", f"could not be reached: {e or type(e).__name__}")
     body = bytes(raw[:MAX_OUTPUT_BYTES]).decode("utf-8", errors="replace")
     if not 200 <= response.status_code < 300:
-        return HookRun(None, "", body, f"{spec.url} answered HTTP {response.status_code}")
+        return HookRun(None, "", body, f"answered HTTP {response.status_code}")
     text = body.strip()
     if text and not _is_object(text):
-        return HookRun(None, "", body, f"{spec.url} answered with a body that is not a JSON object")
+        return HookRun(None, "", body, "answered with a body that is not a JSON object")
     return HookRun(0, text, "")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,8 @@ MIN_SIMILARITY = 0.3
 this (all-MiniLM-L6-v2 puts unrelated sentences at 0.0-0.2): the nearest vector always exists,
 a relevant memory does not."""
 BACKFILL_BATCH = 64
+EMBEDDING_RETRY_S = 30.0
+"""After the embedder failed, how long memory goes by words only before trying it again."""
 _SCHEMA_VERSION = 1
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does for from how i in is it its me my of on or our "
@@ -56,10 +59,21 @@ class Found:
     """Its fused score (reciprocal rank fusion): only the order means anything."""
 
 
+class Ranking(list[Found]):
+    """A search's memories, best first; `words_only`: why they are ranked by their words only
+    though an embedder is configured (it could not embed the query), else None."""
+
+    def __init__(self, found: list[Found], words_only: str | None) -> None:
+        super().__init__(found)
+        self.words_only = words_only
+
+
 class MemoryStore:
     """The memories kept in `path`; `embedder` None: by words only."""
 
-    def __init__(self, path: Path, embedder: Embedder | None) -> None:
+    def __init__(
+        self, path: Path, embedder: Embedder | None, *, retry_after: float = EMBEDDING_RETRY_S
+    ) -> None:
         self.path = path
         self._lock = threading.Lock()
         self._errors = database_errors()
@@ -70,24 +84,30 @@ class MemoryStore:
         except (OSError, *self._errors) as e:
             raise MemoryFileError(_explain(path, e)) from None
         self.embedder = embedder if loaded else None
-        self._vectors = False
-        if self.embedder is not None:
-            try:
-                self._guarded(self._prepare_vectors, self.embedder)
-            except EmbeddingError as e:
-                self._db.close()
-                raise MemoryFileError(f"cannot embed for memory: {e}") from None
+        self._vectors = False  # the vector table made for `embedder`: at its first use
+        self._retry_after = retry_after
+        self._down: str | None = None
+        self._down_at = 0.0
 
     @property
     def by_meaning(self) -> bool:
-        """Whether memories are searched by meaning too (an embedder and sqlite-vec)."""
-        return self._vectors
+        """Whether memories are searched by meaning too (an embedder and sqlite-vec); a
+        search whose query cannot be embedded is still by words only (`Ranking.words_only`)."""
+        return self.embedder is not None
+
+    @property
+    def embedding_problem(self) -> str | None:
+        """Why the embedder could not be used the last time it was tried (None: it could, or
+        there is none): what was saved meanwhile is kept by its words, its vector made later."""
+        return self._down
 
     def close(self) -> None:
         self._db.close()
 
     def save(self, text: str, tags: tuple[str, ...] = ()) -> Memory:
-        vector = self._embed([text])[0] if self._vectors else None
+        """Keep `text`; when the embedder cannot be used, by its words only (said in
+        `embedding_problem`), its vector made at a later search."""
+        vector = self._vector_of(text)
         now = datetime.now(UTC).isoformat(timespec="seconds")
 
         def write() -> Memory:
@@ -112,11 +132,16 @@ class MemoryStore:
 
     def search(
         self, query: str, limit: int = 5, *, min_similarity: float = MIN_SIMILARITY
-    ) -> list[Found]:
-        """The memories that match `query` by words or by meaning, best first."""
+    ) -> Ranking:
+        """The memories that match `query` by words or by meaning, best first; by words only
+        when the query cannot be embedded (`Ranking.words_only` says why)."""
         depth = max(limit * 4, 20)
-        vector = self._embed([query])[0] if self._vectors and query.strip() else None
-        return self._guarded(self._ranked, query, vector, depth, limit, min_similarity)
+        vector = self._vector_of(query) if query.strip() else None
+        if vector is not None:
+            self._guarded(self._backfill)
+        found = self._guarded(self._ranked, query, vector, depth, limit, min_similarity)
+        failed = vector is None and query.strip() and self.embedder is not None
+        return Ranking(found, self._down if failed else None)
 
     def list(self, limit: int | None = None) -> list[Memory]:
         """The newest first."""
@@ -142,7 +167,7 @@ class MemoryStore:
                     if self._db.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
                         gone.append(memory_id)
                         self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
-                        if self._vectors:
+                        if self._has_vector_table():
                             self._db.execute(
                                 "DELETE FROM memories_vec WHERE rowid = ?", (memory_id,)
                             )
@@ -156,7 +181,6 @@ class MemoryStore:
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
-            self._backfill()
             rows = self._db.execute(
                 "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
                 (_packed(vector), depth),
@@ -192,6 +216,24 @@ class MemoryStore:
         ).fetchall()
         return [int(row[0]) for row in rows]
 
+    def _vector_of(self, text: str) -> list[float] | None:
+        """`text`'s vector; None without an embedder, or when it cannot be used (tried again
+        `retry_after` seconds after it last failed)."""
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        if self._down is not None and time.monotonic() - self._down_at < self._retry_after:
+            return None
+        try:
+            if not self._vectors:
+                self._guarded(self._prepare_vectors, embedder)
+            vector = embedder.embed([text])[0]
+        except EmbeddingError as e:
+            self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
+            return None
+        self._down = None
+        return vector
+
     def _prepare_vectors(self, embedder: Embedder) -> None:
         """The vector table for `embedder`'s vectors; those of another embedder are dropped
         (and remade from the text, `_backfill`)."""
@@ -207,9 +249,18 @@ class MemoryStore:
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (wanted,))
         self._vectors = True
 
+    def _has_vector_table(self) -> bool:
+        """Whether the file has vectors that can be changed here (sqlite-vec loaded): those of
+        a removed memory go with it, even when the embedder is not usable now."""
+        if self.embedder is None:
+            return False
+        sql = "SELECT 1 FROM sqlite_master WHERE name = 'memories_vec'"
+        return self._db.execute(sql).fetchone() is not None
+
     def _backfill(self) -> None:
         """Vectors for memories saved without them (by words only, or by another embedder),
-        a batch at a time."""
+        a batch at a time; when the embedder fails, left for a later search."""
+        assert self.embedder is not None
         rows = self._db.execute(
             "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
             "LIMIT ?",
@@ -217,20 +268,17 @@ class MemoryStore:
         ).fetchall()
         if not rows:
             return
-        vectors = self._embed([text for _, text in rows])
+        try:
+            vectors = self.embedder.embed([text for _, text in rows])
+        except EmbeddingError as e:
+            self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
+            return
         with self._transaction():
             for (memory_id, _), vector in zip(rows, vectors, strict=True):
                 self._db.execute(
                     "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
                     (memory_id, _packed(vector)),
                 )
-
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        assert self.embedder is not None
-        try:
-            return self.embedder.embed(texts)
-        except EmbeddingError as e:
-            raise MemoryFileError(f"cannot embed for memory: {e}") from None
 
     def _migrate(self) -> None:
         if self._version() == _SCHEMA_VERSION:

@@ -54,12 +54,17 @@ class Tally:
     circuit: int = 0
     """Dropped while the endpoint was left alone (the circuit open)."""
     unsent: int = 0
-    """Still queued (or on their way) when the deadline came."""
+    """Still queued (or on their way, not answered yet) when the deadline came."""
     last_failure: str = ""
+    cut: int = 0
+    """Failed, and their retries cut short by the deadline (`cut_failure`: the last try)."""
+    cut_failure: str = ""
 
     @property
     def dropped(self) -> int:
-        return self.full + self.failed + self.refused.total() + self.circuit + self.unsent
+        return (
+            self.full + self.failed + self.refused.total() + self.circuit + self.unsent + self.cut
+        )
 
 
 def signature(secret: bytes, body: bytes) -> str:
@@ -107,6 +112,8 @@ class WebhookSink:
         self._thread: threading.Thread | None = None
         self._busy = False
         self._final = False
+        self._tried = ""
+        """How the record on its way failed so far ("": it has not)."""
 
     def offer(self, record: EventRecord) -> None:
         if not self.config.wants(record.kind) or self._abandon.is_set():
@@ -131,7 +138,9 @@ class WebhookSink:
             self._abandon.set()  # a backoff under way ends; the queue is not read again
             with self._lock, self._queue.mutex:
                 left = sum(item is not None for item in self._queue.queue)
-                self.tally.unsent += left + int(self._busy)
+                self.tally.unsent += left
+                if self._busy:
+                    self._count(None, False)
                 self._final = True  # what the thread still finishes is not counted twice
         return self.report()
 
@@ -145,6 +154,7 @@ class WebhookSink:
             for n, why in (
                 (t.full, "dropped: queue full"),
                 (t.failed, f"failed after {ATTEMPTS} attempts (the last: {t.last_failure})"),
+                (t.cut, f"failed, not tried again before exit (the last: {t.cut_failure})"),
                 *refused,
                 (t.circuit, "dropped while the endpoint was down"),
                 (t.unsent, "not sent before exit"),
@@ -186,6 +196,9 @@ class WebhookSink:
         t = self.tally
         if half_open and isinstance(outcome, str):  # one try of an endpoint still down
             t.circuit += 1
+        elif outcome is None and self._tried:
+            t.cut += 1
+            t.cut_failure = self._tried
         elif outcome is None:
             t.unsent += 1
         elif outcome == 0:
@@ -225,22 +238,35 @@ class WebhookSink:
         headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
         if self.config.secret is not None:
             headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
-        backoff = self.first_backoff_s
         failure = ""
-        for attempt in range(attempts):
-            if attempt and self._abandon.wait(backoff):
+        with self._lock:
+            self._tried = ""
+        for attempt, delay in enumerate(backoffs(self.first_backoff_s, attempts)):
+            if delay and self._abandon.wait(delay):
                 return None
-            backoff = min(backoff * 2, MAX_BACKOFF_S)
             answer = connection.post(body, headers)
             if isinstance(answer, str):
                 failure = answer
-                continue
-            if 200 <= answer < 300:
+            elif 200 <= answer < 300:
                 return 0
-            if 400 <= answer < 500 and answer not in RETRIED:
+            elif 400 <= answer < 500 and answer not in RETRIED:
                 return answer
-            failure = f"HTTP {answer}"
+            else:
+                failure = f"HTTP {answer}"
+            with self._lock:
+                self._tried = f"{failure}, on try {attempt + 1} of {attempts}"
         return failure
+
+    @property
+    def tried(self) -> str:
+        """How the record on its way failed so far ("": it has not, or none is)."""
+        return self._tried
+
+
+def backoffs(first: float, attempts: int) -> list[float]:
+    """The wait before each of `attempts` tries: none before the first, then `first`,
+    doubling up to `MAX_BACKOFF_S` (0, 0.25, 0.5, 1 by default)."""
+    return [0.0] + [min(first * 2**n, MAX_BACKOFF_S) for n in range(attempts - 1)]
 
 
 def _said(outcome: int | str) -> str:

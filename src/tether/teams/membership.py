@@ -15,6 +15,9 @@ CLAIM_ENV = "TETHER_TASK_CLAIM"
 session's agent may complete or fail that task through it; the worker renews and releases
 it). CREATED (when the task was made on its board) tells the task from a later one given the
 same id and fence by a board that started again empty."""
+CLAIM_TEAM_ENV = "TETHER_TASK_CLAIM_TEAM"
+"""The team of the task `CLAIM_ENV` lends, for a session given no board of its own (an
+evaluation's run, `tether eval worker`): its spend is filed under that team's task."""
 
 
 def tools_wanted(settings: Mapping[str, Any], env: Mapping[str, str]) -> bool:

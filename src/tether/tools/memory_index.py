@@ -30,9 +30,19 @@ class MemoryHit(Slotted):
         self.by = by
 
 
+class Hits(list[MemoryHit]):
+    """A search's memories, best first; `words_only`: why they are ranked by their words
+    only though memory searches by meaning too (its query could not be embedded), else None."""
+
+    def __init__(self, hits: list[MemoryHit], words_only: str | None = None) -> None:
+        super().__init__(hits)
+        self.words_only = words_only
+
+
 class Saved(Slotted):
     """Where a memory was kept: in the memory under `id`, or, when the memory could not be
-    used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not)."""
+    used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not).
+    `id` and `why` both: kept by its words only, its meaning added later (`why` not now)."""
 
     __slots__ = ("id", "kept_in", "why")
     id: Final[int | None]
@@ -47,14 +57,15 @@ class Saved(Slotted):
 
 class MemoryIndex(Protocol):
     """The project's memories. `search` raises `ToolError` when the memory cannot be used (a
-    damaged file, an embedding endpoint down), with what to do; `save` then keeps the text
-    elsewhere and says where, raising only when it could be kept nowhere."""
+    damaged file), with what to do; `save` then keeps the text elsewhere and says where,
+    raising only when it could be kept nowhere. An embedding that cannot be made is no such
+    failure: memory goes on by words (`Hits.words_only`, `Saved.why`)."""
 
     async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
         """Keep `text`."""
         ...
 
-    async def search(self, query: str, limit: int) -> list[MemoryHit]:
+    async def search(self, query: str, limit: int) -> Hits:
         """The memories that match `query` by meaning or by words, best first."""
         ...
 

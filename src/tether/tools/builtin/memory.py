@@ -51,6 +51,12 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     without this conversation."""
     saved = await _index(ctx).save(args.text, tuple(args.tags))
     structured: dict[str, object] = {"id": saved.id, "text": args.text, "tags": list(args.tags)}
+    if saved.id is not None and saved.why is not None:
+        return ToolOutput(
+            f"Saved as memory {saved.id}, by its words only for now ({saved.why}); its "
+            "meaning is added when the embedding can be made.",
+            structured=structured,
+        )
     if saved.id is not None:
         return ToolOutput(f"Saved as memory {saved.id}.", structured=structured)
     structured["keptIn"] = saved.kept_in
@@ -74,9 +80,14 @@ async def memory_search(ctx: ToolContext, args: MemorySearchInput) -> ToolOutput
         | ({"keptAside": True} if h.id is None else {})
         for h in hits
     ]
+    note = (
+        f"Ranked by words only: the query could not be embedded ({hits.words_only}).\n\n"
+        if hits.words_only
+        else ""
+    )
     if not hits:
-        return ToolOutput("No memory matches.", structured=structured)
-    return ToolOutput(render_hits(hits), structured=structured)
+        return ToolOutput(note + "No memory matches.", structured=structured)
+    return ToolOutput(note + render_hits(hits), structured=structured)
 
 
 def _index(ctx: ToolContext) -> MemoryIndex:
