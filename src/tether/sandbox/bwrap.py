@@ -249,7 +249,7 @@ class Sandbox:
             notes = [explain_failure(self, returncode, output)]
             self.git_sweep.sweep(self.writable_mounts())
             notes.append(self.git_sweep.take_note())
-            self.start_sweep.sweep(self.project_roots())
+            self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
             self.start_sweep.ended()
             notes.append(self.start_sweep.take_note())
             return "\n".join(n for n in notes if n) or None
@@ -258,7 +258,7 @@ class Sandbox:
             # A background command's output is read: what it made so far goes now, before
             # the model (or the user, told of it) runs git outside.
             self.git_sweep.sweep(self.writable_mounts())
-            self.start_sweep.sweep(self.project_roots())
+            self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
             notes = (self.git_sweep.take_note(), self.start_sweep.take_note())
             return "; ".join(n for n in notes if n) or None
 
@@ -288,7 +288,7 @@ class Sandbox:
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
         self.git_sweep.sweep(self.writable_mounts())
-        self.start_sweep.sweep(self.project_roots())
+        self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
 
     def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in

@@ -197,7 +197,7 @@ class StartSweep:
             if self.before is None:
                 trees = [p.parent if p.name == ".git" else p for p in repos]
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
-                self.history.record(trees, (*roots, *excluded))
+                self.history.record(trees, (*roots, *excluded), repos)
                 self.todos.record(git_dirs(self.history.commons()))
                 self.store.record(git_dirs(self.history.commons()))
                 self.swept_at = time.time_ns()
@@ -211,15 +211,17 @@ class StartSweep:
         with self.lock:
             self.running = max(0, self.running - 1)
 
-    def sweep(self, roots: tuple[Path, ...]) -> None:
+    def sweep(self, roots: tuple[Path, ...], repos: tuple[Path, ...] = ()) -> None:
         """Move aside what is new or changed since the last sweep, but for what changed while
         no command ran, while a command runs (what changes while none does is not the
-        commands')."""
+        commands'). `repos`: the git directories there now (those made since the first
+        command are the commands', `RepoHistory.made_repos`)."""
         with self.lock:
             if self.before is None or self.running == 0:
                 return
             swept_at = time.time_ns()
             self.history.moved()
+            self.history.made_repos(repos)
             self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
