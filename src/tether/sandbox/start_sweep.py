@@ -45,6 +45,7 @@ from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
 from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.sweep_note import moved_note
+from tether.sandbox.venv_start import pth_is_data, venv_start_files
 from tether.tool_start_files import INSTALLED
 
 _INSTALLERS = frozenset(
@@ -237,6 +238,8 @@ class StartSweep:
             for path in judged:
                 if path in own:
                     continue  # checked out of what the repository had: its own
+                if pth_is_data(path):
+                    continue  # paths only (`pip install -e`): nothing runs
                 with contextlib.suppress(OSError):
                     target = move_aside(Path(path))
                     if target is None:
@@ -317,6 +320,8 @@ class StartSweep:
         for path in sorted(self.known):
             if path not in found and any(Path(path).is_relative_to(r) for r in roots):
                 budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
+        for path in venv_start_files(sorted(self.roots)):
+            budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
         if budget <= 0 and (pending or unfinished):
             where = unfinished[0] if unfinished else pending[-1]
