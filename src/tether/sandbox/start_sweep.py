@@ -156,7 +156,8 @@ class StartSweep:
                 return
             swept_at = time.time_ns()
             self.history.moved()
-            self.history.made_repos(repos)
+            # The session's own TMPDIR goes with it: nothing to keep of a repository there.
+            self.history.made_repos(r for r in repos if not within(os.fspath(r), self.excluded))
             self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
