@@ -16,7 +16,7 @@ from tether.cli.sandbox_cmd import live_report, read_only_lines
 from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, plan_sandbox
-from tether.sandbox.bwrap import BwrapCommand
+from tether.sandbox.bwrap_command import BwrapCommand
 from tether.sandbox.denied_links import DeniedLinks, LinksFound
 from tether.sandbox.devices import private_devices
 from tether.sandbox.git_sweep import GitSweep

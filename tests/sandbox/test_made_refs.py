@@ -71,3 +71,27 @@ async def test_the_history_an_earlier_sessions_ref_was_built_on_stays_the_reposi
     assert "KEPT" in out, out
     assert "moved aside" not in out, out
     assert (ws / ".envrc").read_text() == "layout python\n"
+
+
+async def test_a_repository_an_earlier_session_made_is_no_history_at_all(
+    boundary: Layout,
+) -> None:
+    """A command makes a repository `sub` whose only commit, made with plumbing, holds
+    `src/.envrc`: the next session finds the repository there at its first command, yet none
+    of its refs is history (no record of it predates the commands)."""
+    ws = boundary.workspace
+    (ws / "README").write_text("hello\n")
+    boundary.hand_over()
+    made = (
+        f"git init -q -b main sub && cd sub && printf %s '{HOOK}' > $TMPDIR/evil && "
+        "b=$(git hash-object -w $TMPDIR/evil) && export GIT_INDEX_FILE=$TMPDIR/idx && "
+        "git update-index --add --cacheinfo 100644,$b,src/.envrc && "
+        f"git update-ref refs/heads/main $(git {IDENTITY} commit-tree $(git write-tree) -m m)"
+        " && echo MADE"
+    )
+    assert "MADE" in await session(boundary, made)
+    out = await session(boundary, "cd sub && git checkout main -- src/.envrc; echo END")
+    assert "END" in out, out
+    assert "moved aside" in out, out
+    assert not (ws / "sub" / "src" / ".envrc").exists()
+    assert HOOK in (ws / "sub" / "src" / f".envrc{DISABLED}").read_text()

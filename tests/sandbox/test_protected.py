@@ -36,6 +36,9 @@ EXISTING = [
     ".git/modules/lib/config",
     ".git/modules/vendor/dep/hooks/post-checkout",
     ".git/worktrees/feature/config.worktree",
+    ".git/info/attributes",
+    ".git/info/exclude",
+    ".git/modules/lib/info/attributes",
     ".tether/settings.json",
     ".tether/hooks.json",
     ".claude/settings.json",
@@ -65,6 +68,8 @@ MISSING = [
     ".git/hooks/post-checkout",
     ".git/commondir",
     ".git/config.worktree",
+    ".git/info/attributes",
+    ".git/info/sparse-checkout",
 ]
 
 ATTACKS = [

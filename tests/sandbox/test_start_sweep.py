@@ -187,11 +187,11 @@ def test_root_only_entries_match_at_a_projects_root_only(
 ) -> None:
     """The table writes a path that matters at a project's root only as `/name` (MSBuild's
     imports): swept there, not in a subdirectory."""
-    from tether.sandbox import start_sweep
+    from tether.sandbox import start_patterns, start_sweep
 
-    literal = dict(start_sweep._LITERAL_FIRST)  # pyright: ignore[reportPrivateUsage]
+    literal = dict(start_patterns._LITERAL_FIRST)  # pyright: ignore[reportPrivateUsage]
     literal["Root.props"] = [(("Root.props",), True)]
-    monkeypatch.setattr(start_sweep, "_LITERAL_FIRST", literal)
+    monkeypatch.setattr(start_patterns, "_LITERAL_FIRST", literal)
     (tmp_path / "sub").mkdir()
     sweep = start_sweep.StartSweep()
     sweep.started((tmp_path,))

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from tether.sandbox import Sandbox
-from tether.sandbox.bwrap import BwrapCommand
+from tether.sandbox.bwrap_command import BwrapCommand
 from tether.sandbox.hook_managers import MANAGER_OF
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.seccomp import supported

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tether.home_files import HOME_SECRETS
 from tether.processes import ConfinedCommand
+from tether.sandbox.bwrap_command import BwrapCommand, options_descriptor
 from tether.sandbox.denied_links import DeniedLinks
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
@@ -249,7 +250,7 @@ class Sandbox:
             notes = [explain_failure(self, returncode, output)]
             self.git_sweep.sweep(self.writable_mounts())
             notes.append(self.git_sweep.take_note())
-            self.start_sweep.sweep(self.project_roots())
+            self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
             self.start_sweep.ended()
             notes.append(self.start_sweep.take_note())
             return "\n".join(n for n in notes if n) or None
@@ -258,7 +259,7 @@ class Sandbox:
             # A background command's output is read: what it made so far goes now, before
             # the model (or the user, told of it) runs git outside.
             self.git_sweep.sweep(self.writable_mounts())
-            self.start_sweep.sweep(self.project_roots())
+            self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
             notes = (self.git_sweep.take_note(), self.start_sweep.take_note())
             return "; ".join(n for n in notes if n) or None
 
@@ -288,7 +289,7 @@ class Sandbox:
         no sandbox of the workspace uses now, without lingering."""
         placeholders_for(self.workspace).remove_now(just_ended=True)
         self.git_sweep.sweep(self.writable_mounts())
-        self.start_sweep.sweep(self.project_roots())
+        self.start_sweep.sweep(self.project_roots(), self.git_sweep.repos_now)
 
     def remove_stale_placeholders(self, *, in_background: bool = False) -> None:
         """At a session's start: remove what a tether killed while its commands ran left in
@@ -336,65 +337,6 @@ class Sandbox:
             if _meets_any(p, writable)
         ]
         return found
-
-
-class BwrapCommand(ConfinedCommand):
-    """A bwrap command line whose options (mounts, namespaces, descriptors) bwrap reads from a
-    descriptor (`--args FD`): `options` is what it holds."""
-
-    def __init__(
-        self,
-        argv: list[str],
-        *,
-        options: list[str],
-        pass_fds: tuple[int, ...],
-        on_finished: Callable[[int, str], str | None],
-        environment: Callable[[Mapping[str, str]], dict[str, str]],
-        on_checkpoint: Callable[[], str | None],
-    ) -> None:
-        super().__init__(
-            argv,
-            pass_fds=pass_fds,
-            on_finished=on_finished,
-            environment=environment,
-            on_checkpoint=on_checkpoint,
-        )
-        self.options = list(options)
-
-    def replace_options(self, options: list[str]) -> None:
-        """Give bwrap `options` instead (before the command starts)."""
-        fd = int(self[self.index("--args") + 1])
-        data = _nul_separated(options)
-        os.ftruncate(fd, 0)
-        os.lseek(fd, 0, os.SEEK_SET)
-        _write_all(fd, data)
-        os.lseek(fd, 0, os.SEEK_SET)
-        self.options = list(options)
-
-
-def options_descriptor(options: list[str]) -> int:
-    """A memory file holding `options` NUL-separated, at its start, for `bwrap --args`."""
-    fd = os.memfd_create("tether-bwrap-args", 0)
-    try:
-        _write_all(fd, _nul_separated(options))
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _nul_separated(options: list[str]) -> bytes:
-    for option in options:
-        if "\0" in option:
-            raise ValueError(f"a bwrap option holds a NUL character: {option!r}")
-    return b"".join(os.fsencode(option) + b"\0" for option in options)
 
 
 @functools.cache

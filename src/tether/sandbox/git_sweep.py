@@ -89,6 +89,8 @@ class GitSweep:
     (which empties it: `start_sweep.py`)."""
     first_repos: tuple[Path, ...] = ()
     """The git directories the first walk found (the repositories before the session)."""
+    repos_now: tuple[Path, ...] = ()
+    """The git directories the last walk found."""
 
     def started(self, roots: Iterable[Path], protected: Iterable[Path] = ()) -> None:
         """A command starts: changes from now on are the session's commands'. `protected`:
@@ -101,7 +103,7 @@ class GitSweep:
                 found, hg, self.cut = repositories(
                     tuple(roots), self.listings, self.indexes, self.max_entries, self.stats
                 )
-                self.first_repos = tuple(found)
+                self.first_repos = self.repos_now = tuple(found)
                 files = [path for git_dir in found for path in _program_files(git_dir)]
                 files += [hg_dir / name for hg_dir in hg for name in HG_CONFIGS]
                 self.before = {
@@ -116,9 +118,17 @@ class GitSweep:
             if self.before is not None:
                 judged = {**self.before, **dict.fromkeys(self.mine, _MINE)}
                 self.stats.clear()
+                found: list[Path] = []
                 done, self.cut = disable_new_git_programs(
-                    tuple(roots), judged, self.listings, self.indexes, self.max_entries, self.stats
+                    tuple(roots),
+                    judged,
+                    self.listings,
+                    self.indexes,
+                    self.max_entries,
+                    self.stats,
+                    found,
                 )
+                self.repos_now = tuple(found)
                 self.notes += done
                 if self.cut is not None:
                     # The user hears it too: at the session's end no model reads the note.
@@ -173,12 +183,15 @@ def disable_new_git_programs(
     indexes: Kept | None = None,
     max_entries: int = MAX_ENTRIES,
     stats: dict[str, os.stat_result] | None = None,
+    found_into: list[Path] | None = None,
 ) -> tuple[list[str], str | None]:
     """What was disabled under `roots`: in git directories, the config files and hooks that
     are not as `before` has them; in Mercurial's, the `hgrc` (`hg_sweep.py`); and what cut
-    the walk, if a bound did."""
+    the walk, if a bound did. `found_into`: given the git directories found."""
     done: list[str] = []
     found, hg, cut = repositories(roots, cache, indexes, max_entries, stats)
+    if found_into is not None:
+        found_into += found
     for git_dir in found:
         done += _disable(git_dir, before)
     for hg_dir in hg:

@@ -23,7 +23,8 @@ from tether.sandbox.probe import SandboxStatus
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.setid_files import SetidScan
 from tether.sandbox.settings import SandboxSettings
-from tether.sandbox.start_sweep import StartSweep, swept_path
+from tether.sandbox.start_patterns import swept_path
+from tether.sandbox.start_sweep import StartSweep
 
 
 def _outside_dev(path: Path) -> tuple[Path, ...]:

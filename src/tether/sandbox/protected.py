@@ -92,6 +92,9 @@ GIT_DIR_PROTECTED: tuple[Protected, ...] = (
     Protected("config", False, "", "core.fsmonitor, core.hooksPath, aliases: programs git runs"),
     GIT_HOOKS,
     Protected("config.worktree", False, "", "read instead of config with worktreeConfig"),
+    # info/attributes picks the diff, merge and filter drivers the user's git runs;
+    # info/exclude hides files from the user's `git status`: the directory whole.
+    Protected("info", True, "", "attributes (which drivers run) and exclude (what is shown)"),
     # git refuses to run with an empty commondir; "." names the directory itself.
     Protected("commondir", False, ".\n", "moves the hooks and config git reads elsewhere"),
 )

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tether.sandbox.made_refs import made_by_commands, read_refs, remember, resolve
@@ -105,15 +105,26 @@ class RepoHistory:
         """Where the ids commands moved refs to are kept past the session (`made_refs.py`),
         under tether's home; None: nowhere (the session's own commands' refs are still left
         out)."""
+        self.first: set[str] = set()
+        """The (common) git directories there at the first command, by real path."""
+        self.made: dict[str, set[str]] = {}
+        """Per repository a command made: the ids already kept as made."""
 
-    def record(self, work_trees: list[Path], writable: tuple[Path, ...]) -> None:
+    def record(
+        self, work_trees: list[Path], writable: tuple[Path, ...], first: Iterable[Path] = ()
+    ) -> None:
         """The session's first command starts: the refs of the repositories of `work_trees`
         now are what the repositories held before, but for those an earlier session's
-        commands made (`made_refs.py`)."""
+        commands made (`made_refs.py`). `first`: every git directory there now (bare ones
+        too): the repositories the session's commands did not make."""
         if self.recorded:
             return
         self.recorded = True
         self.writable = tuple(os.fspath(w) for w in writable)
+        for git_dir in first:
+            repo = _open_git_dir(git_dir)
+            if repo is not None:
+                self.first.add(os.path.realpath(repo.git_dir))
         for tree in work_trees:
             repo = _open(tree)
             if repo is not None:
@@ -122,6 +133,23 @@ class RepoHistory:
                 tips = [t for t in repo.tips if t not in untrusted]
                 repo.tips = tuple(dict.fromkeys([*tips, *base]))
                 self.repos[os.fspath(tree)] = repo
+
+    def made_repos(self, git_dirs: Iterable[Path]) -> None:
+        """A command ended with `git_dirs` in the writable places: a repository among them
+        that was not there at the first command is the commands' whole, so every id its refs
+        are at is kept as made (`made_refs.py`): a later session, which finds it there at its
+        first command, trusts none of its history."""
+        for git_dir in git_dirs:
+            repo = _open_git_dir(git_dir)
+            if repo is None:
+                continue
+            key = os.path.realpath(repo.git_dir)
+            if key in self.first:
+                continue
+            ids = set(_refs_of(repo.git_dir).values())
+            if ids - self.made.get(key, set()):
+                remember(self.made_dir, repo.git_dir, sorted(ids), ())
+                self.made[key] = ids
 
     def commons(self) -> list[Path]:
         """The recorded repositories' (common) git directories."""

@@ -25,45 +25,22 @@ filled `sub/x`, a command renamed it `sub/.claude`), everything is the command's
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import glob
 import os
-import re
 import threading
 import time
 from pathlib import Path
 
-from tether.project_files import PROJECT_SELF_MODIFYING
-from tether.project_start_files import CI_DEFINITIONS
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_state import SequencerTodos, git_dirs
 from tether.sandbox.git_store import StoreSweep
 from tether.sandbox.git_sweep import DISABLED, move_aside, within
-from tether.sandbox.plugin_parts import PLUGIN_PARTS, declared
-from tether.sandbox.protected import WHOLE_DIRECTORIES
 from tether.sandbox.repo_content import RepoHistory
+from tether.sandbox.start_patterns import is_disabled, matches, swept_path
 from tether.sandbox.sweep_note import moved_note
+from tether.sandbox.venv_start import pth_is_data, venv_start_files
 from tether.slotted import Slotted
-from tether.tool_start_files import INSTALLED
-
-_INSTALLERS = frozenset(
-    {"site-packages", "dist-packages", "bin", "Scripts", "pyvenv.cfg"} | INSTALLED
-)
-"""Entries of the table in what `pip install`, `python -m venv` and other package managers
-write (a virtualenv's `.pth` files, its programs, `node_modules/.bin`, a pixi environment):
-the engine's only, not swept (an editable install's `.pth` would be moved aside, an install's
-programs too, while the rest of the tree they sit in is code the next command runs anyway);
-virtualenvs' and dependencies' directories are not walked either."""
-
-_RUN_HERE = (".lando", ".ddev", "devfile", "netlify", "vercel", "now.json", ".gitpod")
-"""CI-like definitions a local tool runs (`lando start`, `ddev start`, `netlify dev`...)."""
-HOSTED_CI = frozenset(
-    path for path, _ in CI_DEFINITIONS if not path.lstrip("/").startswith(_RUN_HERE)
-)
-"""Hosted CI definitions: run at the next push, on the service's machines, never on this one
-(the permission engine still asks before a write): not swept, so a clone or a checkout of a
-branch keeps its `.github/workflows`."""
 
 NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"}
 """Dependencies, build caches and repositories' own directories (`git_sweep.py`'s)."""
@@ -79,48 +56,6 @@ CLOCK_MARGIN_NS = 20_000_000
 """Change times come from the kernel's coarse clock (a tick behind the precise one): an idle
 time is taken to end this much before the command started, so that a write at its very start
 is never counted as the tools'."""
-
-
-def _patterns() -> tuple[tuple[tuple[str, ...], bool], ...]:
-    found: list[tuple[tuple[str, ...], bool]] = []
-    for entry in PROJECT_SELF_MODIFYING:
-        root_only = entry.path.startswith("/")
-        parts = tuple(entry.path.lstrip("/").split("/"))
-        if entry.sandbox == "apart" or entry.path == ".hg" or entry.path in HOSTED_CI:
-            continue
-        if not _INSTALLERS.isdisjoint(parts):
-            continue
-        found.append((parts, root_only))
-    return tuple(dict.fromkeys(found))
-
-
-PATTERNS = _patterns()
-"""The table's paths, as segments (a segment may be a glob), and whether the path is one at
-a project's root only (written `/name` in the table)."""
-_Pattern = tuple[tuple[str, ...], bool]
-_LITERAL_FIRST: dict[str, list[_Pattern]] = {}
-_GLOB_FIRST: list[tuple[re.Pattern[str], _Pattern]] = []
-for _pattern in PATTERNS:
-    if any(c in _pattern[0][0] for c in "*?["):
-        _GLOB_FIRST.append((re.compile(fnmatch.translate(_pattern[0][0])), _pattern))
-    else:
-        _LITERAL_FIRST.setdefault(_pattern[0][0], []).append(_pattern)
-
-
-def swept_path(relative: str) -> bool:
-    """Whether the sweep judges what is at `relative` (below a project root) whole: a path of
-    the table, or a directory guarded whole (`.cargo`, `.config`) that holds only its files."""
-    for parts, root_only in PATTERNS:
-        joined = "/".join(parts)
-        if fnmatch.fnmatch(relative, joined):
-            return True
-        if not root_only and fnmatch.fnmatch(relative, "*/" + joined):
-            return True
-    return os.path.basename(relative) in WHOLE_DIRECTORIES
-
-
-def _is_disabled(name: str) -> bool:
-    return DISABLED in name
 
 
 class _Listed(Slotted):
@@ -210,7 +145,7 @@ class StartSweep:
             if self.before is None:
                 trees = [p.parent if p.name == ".git" else p for p in repos]
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
-                self.history.record(trees, (*roots, *excluded))
+                self.history.record(trees, (*roots, *excluded), repos)
                 self.todos.record(git_dirs(self.history.commons()))
                 self.store.record(git_dirs(self.history.commons()))
                 self.swept_at = time.time_ns()
@@ -224,15 +159,18 @@ class StartSweep:
         with self.lock:
             self.running = max(0, self.running - 1)
 
-    def sweep(self, roots: tuple[Path, ...]) -> None:
+    def sweep(self, roots: tuple[Path, ...], repos: tuple[Path, ...] = ()) -> None:
         """Move aside what is new or changed since the last sweep, but for what changed while
         no command ran, while a command runs (what changes while none does is not the
-        commands')."""
+        commands'). `repos`: the git directories there now (those made since the first
+        command are the commands', `RepoHistory.made_repos`)."""
         with self.lock:
             if self.before is None or self.running == 0:
                 return
             swept_at = time.time_ns()
             self.history.moved()
+            # The session's own TMPDIR goes with it: nothing to keep of a repository there.
+            self.history.made_repos(r for r in repos if not within(os.fspath(r), self.excluded))
             self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
@@ -248,6 +186,8 @@ class StartSweep:
             for path in judged:
                 if path in own:
                     continue  # checked out of what the repository had: its own
+                if pth_is_data(path):
+                    continue  # paths only (`pip install -e`): nothing runs
                 with contextlib.suppress(OSError):
                     target = move_aside(Path(path))
                     if target is None:
@@ -328,6 +268,8 @@ class StartSweep:
         for path in sorted(self.known):
             if path not in found and any(Path(path).is_relative_to(r) for r in roots):
                 budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
+        for path in venv_start_files(sorted(self.roots)):
+            budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
         if budget <= 0 and (pending or unfinished):
             where = unfinished[0] if unfinished else pending[-1]
@@ -355,7 +297,7 @@ class StartSweep:
         except OSError:
             return None
         names = {name for name, _ in children}
-        matched = _matches(Path(directory), names, root=directory in self.roots)
+        matched = matches(Path(directory), names, root=directory in self.roots)
         subdirs = tuple(name for name, is_dir in children if is_dir and name not in NOT_WALKED)
         listed = _Listed(identity, subdirs, tuple(matched))
         racy = max(info.st_ctime_ns, info.st_mtime_ns) >= started - 1_000_000_000
@@ -365,28 +307,6 @@ class StartSweep:
         else:
             self.listings.pop(directory, None)
         return listed
-
-
-def _matches(directory: Path, names: set[str], *, root: bool) -> list[str]:
-    """The paths below `directory` (relative; "." for the directory itself) that the table
-    names (its root-only ones where `directory` is a root) or that are a plugin's, present
-    now. A directory's listing changes when an entry is added or removed, not when one
-    deeper is: multi-segment paths are looked up each time their first segment is there."""
-    found: list[str] = []
-    for name in names:
-        if _is_disabled(name):
-            continue
-        candidates = list(_LITERAL_FIRST.get(name, ()))
-        candidates += [pattern for rx, pattern in _GLOB_FIRST if rx.match(name)]
-        for parts, root_only in candidates:
-            if root or not root_only:
-                found.append(name if len(parts) == 1 else "/".join((name, *parts[1:])))
-    if ".claude-plugin" in names:
-        # A plugin below a project is its code whole (its hooks run its scripts); a project
-        # that is itself a plugin, its parts only (the rest is the project's own code).
-        found += [name for name in names if name in PLUGIN_PARTS] if root else ["."]
-        found += declared(directory)
-    return list(dict.fromkeys(found))
 
 
 def _stamp_below(
@@ -400,7 +320,7 @@ def _stamp_below(
     except OSError:
         return 1
     if not os.path.isdir(path) or os.path.islink(path):
-        if not _is_disabled(os.path.basename(path)):
+        if not is_disabled(os.path.basename(path)):
             found[path] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         return 1
     count, pending = 1, [path]
@@ -416,7 +336,7 @@ def _stamp_below(
             continue
         count += len(listed)
         for entry in listed:
-            if _is_disabled(entry.name):
+            if is_disabled(entry.name):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 if entry.path not in excluded and entry.name not in NOT_WALKED:

@@ -1,0 +1,100 @@
+"""Python's start files in the workspace's virtual environments, for the start-up file sweep.
+
+Every later `python` of such an environment, outside the sandbox (the user's, an editor's
+language server, `pip list`), runs the `import` lines of each `.pth` file in its
+`site-packages` and imports `sitecustomize` and `usercustomize`. The sweep does not walk
+environments (`start_sweep.NOT_WALKED`: `pip install` fills them with code the next command
+runs anyway), so their start files are looked up here: the `site-packages` of each
+environment (a directory with a `pyvenv.cfg`) at a root, one level below it, or in `.tox`
+or `.nox`. What a command made or changed there is judged as the sweep's other start files,
+but for a `.pth` that is data (`pth_is_data`): `pip install -e` of a `src` layout writes
+one with the project's path only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from tether.sandbox.nofollow import read_regular_file
+
+_ENVIRONMENT_HOLDERS = frozenset({".tox", ".nox"})
+"""Directories whose children are environments (tox's and nox's, one per session)."""
+CUSTOMIZE = ("sitecustomize", "usercustomize")
+MAX_PTH = 1024 * 1024
+
+
+def _environments(root: str) -> list[str]:
+    found: list[str] = []
+    pending = [(root, 0)]
+    while pending:
+        directory, depth = pending.pop()
+        if os.path.isfile(os.path.join(directory, "pyvenv.cfg")):
+            found.append(directory)
+            continue
+        if depth >= 2:
+            continue
+        with contextlib.suppress(OSError), os.scandir(directory) as entries:
+            for entry in entries:
+                if not entry.is_dir(follow_symlinks=False) or entry.name == "node_modules":
+                    continue
+                holder = entry.name in _ENVIRONMENT_HOLDERS
+                if depth == 0 or holder or os.path.basename(directory) in _ENVIRONMENT_HOLDERS:
+                    pending.append((entry.path, depth + (0 if holder else 1)))
+    return found
+
+
+def _site_dirs(environment: str) -> list[str]:
+    found: list[str] = []
+    for lib in ("lib", "lib64", "Lib"):
+        base = os.path.join(environment, lib)
+        if os.path.islink(base):
+            continue  # lib64 -> lib: the same directory
+        with contextlib.suppress(OSError), os.scandir(base) as entries:
+            for entry in entries:
+                if entry.name == "site-packages":
+                    found.append(entry.path)
+                elif entry.name.startswith("python") and entry.is_dir(follow_symlinks=False):
+                    found.append(os.path.join(entry.path, "site-packages"))
+    return [d for d in found if os.path.isdir(d) and not os.path.islink(d)]
+
+
+def _is_start(name: str) -> bool:
+    return name.endswith(".pth") or name.split(".")[0] in CUSTOMIZE
+
+
+def venv_start_files(roots: Iterable[str]) -> list[str]:
+    """The start files (or a `sitecustomize` package's directory) in the site directories of
+    the environments under `roots`, present now."""
+    found: list[str] = []
+    for root in roots:
+        for site in (s for e in _environments(root) for s in _site_dirs(e)):
+            for directory in (site, os.path.join(site, "__pycache__")):
+                with contextlib.suppress(OSError), os.scandir(directory) as entries:
+                    found += [e.path for e in entries if _is_start(e.name)]
+    return found
+
+
+def pth_is_data(path: str) -> bool:
+    """Whether `path` is a `.pth` file Python only reads paths from: a regular file with no
+    `import` line (the lines Python executes), and no directory it names holding a
+    `sitecustomize` or `usercustomize` (imported from the whole path at start)."""
+    if not path.endswith(".pth") or os.path.basename(os.path.dirname(path)) == "__pycache__":
+        return False
+    data = read_regular_file(Path(path), MAX_PTH)
+    if data is None or len(data) >= MAX_PTH:
+        return False
+    site = os.path.dirname(path)
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("import ", "import\t")):
+            return False
+        named = os.path.join(site, line)
+        with contextlib.suppress(OSError), os.scandir(named) as entries:
+            if any(e.name.split(".")[0] in CUSTOMIZE for e in entries):
+                return False
+    return True

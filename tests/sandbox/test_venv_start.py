@@ -1,0 +1,104 @@
+"""Python's start files in the workspace's virtual environments (`.pth` import lines,
+`sitecustomize`, `usercustomize`), which every later `python` of the environment outside
+runs: a command's are moved aside, while a `.pth` of paths only (`pip install -e`) is kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tether.sandbox.git_sweep import DISABLED
+
+from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_context
+
+pytestmark = needs_bwrap
+
+SITE = f".venv/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+
+
+def environment(ws: Path, where: str = ".venv") -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ws / where)], check=True)
+    site = ws / where / SITE.removeprefix(".venv/")
+    assert site.is_dir()
+    return site
+
+
+async def session(boundary: Layout, command: str) -> str:
+    ctx = sandboxed_context(boundary)
+    out = await bash_runner(ctx)(command=command)
+    await end_session(ctx)
+    return out.content
+
+
+def python_outside(ws: Path, where: str = ".venv", code: str = "pass") -> str:
+    done = subprocess.run(
+        [str(ws / where / "bin" / "python"), "-c", code],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+async def test_start_files_a_command_writes_in_an_environment_are_moved_aside(
+    boundary: Layout,
+) -> None:
+    ws = boundary.workspace
+    site = environment(ws)
+    tox_site = environment(ws, ".tox/py311")
+    boundary.hand_over()
+    ran = ws / "RAN"
+    code = f"open({str(ran)!r}, 'a').write('x')"
+    tox = f".tox/py311/{SITE.removeprefix('.venv/')}"
+    command = " && ".join(
+        [
+            f'echo "import os; {code}" > {SITE}/evil.pth',
+            f'echo "{code}" > {SITE}/sitecustomize.py',
+            f'mkdir -p {SITE}/usercustomize && echo "{code}" > {SITE}/usercustomize/__init__.py',
+            f'echo "import x" > {tox}/a.pth',
+            'mkdir -p evil && echo "' + code + '" > evil/sitecustomize.py',
+            f"echo {ws / 'evil'} > {SITE}/paths.pth",
+            "echo DONE",
+        ]
+    )
+    out = await session(boundary, command)
+    assert "DONE" in out, out
+    assert "moved aside" in out, out
+    for name in ("evil.pth", "sitecustomize.py", "usercustomize/__init__.py", "paths.pth"):
+        assert not (site / name).exists(), name
+        assert (site / f"{name}{DISABLED}").exists(), name
+    assert (tox_site / f"a.pth{DISABLED}").exists()
+    python_outside(ws)
+    python_outside(ws, ".tox/py311")
+    assert not ran.exists()
+
+
+async def test_a_pth_of_paths_only_is_kept(boundary: Layout) -> None:
+    """What `pip install -e` of a `src` layout writes: the project's path, nothing run."""
+    ws = boundary.workspace
+    site = environment(ws)
+    (ws / "src" / "proj").mkdir(parents=True)
+    (ws / "src" / "proj" / "__init__.py").write_text("NAME = 'proj'\n")
+    boundary.hand_over()
+    command = (
+        f"printf '# editable\\n{ws / 'src'}\\n\\n' > {SITE}/__editable__.proj-0.1.pth && echo DONE"
+    )
+    out = await session(boundary, command)
+    assert "DONE" in out, out
+    assert "moved aside" not in out, out
+    assert (site / "__editable__.proj-0.1.pth").is_file()
+    assert python_outside(ws, code="import proj; print(proj.NAME)") == "proj"
+
+
+async def test_the_users_own_start_files_stay(boundary: Layout) -> None:
+    """A `.pth` with an import line that was there before the session is the user's."""
+    ws = boundary.workspace
+    site = environment(ws)
+    (site / "mine.pth").write_text("import os\n")
+    boundary.hand_over()
+    out = await session(boundary, "ls .venv >/dev/null && echo DONE")
+    assert "DONE" in out, out
+    assert "moved aside" not in out, out
+    assert (site / "mine.pth").read_text() == "import os\n"
