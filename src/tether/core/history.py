@@ -27,6 +27,10 @@ LIGHT_CAP = 2000
 `History.lighten_compacted`)."""
 
 
+KEPT_RATIO_STEP = 0.01
+"""How far (a share of it) the estimate's ratio moves before the journal keeps it again."""
+
+
 class Journal(Protocol):
     """Where a history records each change as it happens (a session file). Replaying the same
     calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
@@ -41,9 +45,11 @@ class Journal(Protocol):
         self, model: str, tokens: int, chars_per_token: float | None = None
     ) -> None: ...
 
-    # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
-    # trying again); no tool runs while it says so (`History.not_saved`). `withdraw()`: the
-    # newest `user` call is taken back (`History.take_back`).
+    # Optional: `estimate_measured(model, chars_per_token)`, what accepted requests taught
+    # the estimate (`History.measured`); `not_saved() -> str | None`, why what was recorded
+    # is not all kept yet (after trying again); no tool runs while it says so
+    # (`History.not_saved`). `withdraw()`: the newest `user` call is taken back
+    # (`History.take_back`).
 
 
 class History:
@@ -91,6 +97,8 @@ class History:
         `add_prompt`), and input added to its message before it was sent, in order."""
         self._prompt_held = False
         """Whether the first of `_held` is the newest prompt."""
+        self.kept_ratio: float | None = None
+        """The estimate's ratio the journal holds (see `measured`), once it holds one."""
         self._prompt: tuple[ContentBlock, ...] = ()
         """The blocks of the newest `add_prompt` call (the objects themselves)."""
         self._with_prompt: list[tuple[ContentBlock, ...]] = []
@@ -215,6 +223,23 @@ class History:
         learnt = sizer.chars_per_token != ratio
         if self.journal is not None and window is not None and (news is not None or learnt):
             self.journal.window_reported(model, window, sizer.chars_per_token)
+
+    def measured(self, model: str, request: ModelRequest, usage: Usage, window: int) -> None:
+        """A request the API answered, as sent, and the usage it reported: the estimate
+        learns from it (`RequestSizer.measured`), and what it learnt is kept in the journal
+        when it moved (by `KEPT_RATIO_STEP` or more), so that a resumed session estimates as
+        this one does: its messages cannot tell what a cut request held."""
+        sizer = self.sizer
+        sizer.measured(request, usage, window)
+        ratio, kept = sizer.chars_per_token, self.kept_ratio
+        if not sizer.calibrated or (
+            kept is not None and abs(ratio - kept) < KEPT_RATIO_STEP * kept
+        ):
+            return
+        self.kept_ratio = ratio
+        keep: Callable[[str, float], None] | None = getattr(self.journal, "estimate_measured", None)
+        if keep is not None:
+            keep(model, ratio)
 
     def add_prompt(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
         """Append the user's prompt (`add_user`), held out of the journal until it is sent

@@ -78,7 +78,7 @@ async def call_within_window(
                 request = replace(request, messages=history.view())
                 sent = _as_sent(request, history, policy)
             continue
-        sizer.measured(sent, response.usage, sizer.window(policy.window))
+        history.measured(agent.model_id, sent, response.usage, sizer.window(policy.window))
         return response
     raise AssertionError("unreachable: the last attempt returns or raises")
 
