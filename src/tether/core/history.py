@@ -224,16 +224,21 @@ class History:
         if self.journal is not None and window is not None and (news is not None or learnt):
             self.journal.window_reported(model, window, sizer.chars_per_token)
 
-    def measured(self, model: str, request: ModelRequest, usage: Usage, window: int) -> None:
+    def measured(
+        self, model: str, request: ModelRequest, usage: Usage, window: int, cut: bool
+    ) -> None:
         """A request the API answered, as sent, and the usage it reported: the estimate
         learns from it (`RequestSizer.measured`), and what it learnt is kept in the journal
         when it moved (by `KEPT_RATIO_STEP` or more), so that a resumed session estimates as
-        this one does: its messages cannot tell what a cut request held."""
+        this one does, when `request` was `cut` (or held notes): its messages cannot tell
+        what such a request held."""
         sizer = self.sizer
         sizer.measured(request, usage, window)
         ratio, kept = sizer.chars_per_token, self.kept_ratio
-        if not sizer.calibrated or (
-            kept is not None and abs(ratio - kept) < KEPT_RATIO_STEP * kept
+        if (
+            not cut
+            or not sizer.calibrated
+            or (kept is not None and abs(ratio - kept) < KEPT_RATIO_STEP * kept)
         ):
             return
         self.kept_ratio = ratio
