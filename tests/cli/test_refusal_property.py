@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tether.store import list_sessions, load_session
@@ -23,7 +23,9 @@ from tether.testing.cli_runner import CliResult, run_cli
 from tether.testing.pytest_plugin import TEST_API_KEY
 
 WINDOW = 20_000
-TOO_LONG = ("Prompt is too long", "cannot be made to fit")
+TOO_LONG = ("Prompt is too long", "cannot be made to fit", "leave too little room")
+"""How a prompt refused before it is sent is said: the prompt, the exchange, or the system
+prompt and tools beside it (about half of this window) past what a request may fill."""
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +68,13 @@ def _prompt(index: int, chars: int) -> str:
     factor=st.floats(1.05, 1.8),
     sizes=st.lists(st.integers(100, 90_000), min_size=1, max_size=4),
 )
+# Found refused at the resume's first request, before the estimate learnt from requests as
+# sent was kept in the session file (a cut request's usage read against the whole history).
+@example(model="openai/gpt-4.1", factor=1.071, sizes=[28461, 39909, 238])
+@example(model="claude-sonnet-4-5", factor=1.124, sizes=[31584, 3187, 33664, 19847])
+@example(model="claude-sonnet-4-5", factor=1.537, sizes=[21181, 15909])
+# The system prompt and tools about half of the window: the prompt is refused before it is sent.
+@example(model="openai/gpt-4.1", factor=1.671875, sizes=[100, 6145, 15930])
 def test_every_later_prompt_is_answered_and_every_resume_is_accepted(
     server: FakeModelServer, model: str, factor: float, sizes: list[int]
 ) -> None:
@@ -102,15 +111,14 @@ def test_every_later_prompt_is_answered_and_every_resume_is_accepted(
 
 
 def _accepted_first(server: FakeModelServer, before: int, result: CliResult) -> None:
-    """A resumed run's requests (if any): at most one refused, its estimate corrected by the
-    refusal, and its last one accepted. (The first is accepted in nearly every case; an
-    estimate just under the endpoint's count, within a few tokens of the window, is still
-    seen to be refused once: see the report of this change.)"""
+    """A resumed run's requests (if any): none refused. It estimates as the session it
+    resumes did: with the ratio its accepted requests, as sent, and the endpoint's refusals
+    taught (both kept in the session file), and its newest reply's usage."""
     sent = server.requests[before:]
     if not sent:
         return
     rejected = {id(r) for r in server.rejections}
     refused = [r for r in sent if id(r) in rejected]
-    assert len(refused) <= 1, ([r.error for r in refused], result.stderr)
+    assert not refused, ([r.error for r in refused], result.stderr)
     last: RecordedRequest = sent[-1]
     assert id(last) not in rejected, (last.error, result.stderr)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tether.config.instructions import Instructions, load_instructions
 from tether.config.trust import external_imports_answer, record_external_imports
-from tether.core.session import StartupQuestion
+from tether.core.questions import StartupQuestion
 from tether.slotted import Slotted
 
 APPROVE_HINT = "tether trust --external-imports"

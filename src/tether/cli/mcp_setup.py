@@ -24,7 +24,8 @@ from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
 from tether.config.trust import remembered_settings
-from tether.core.session import Session, StartupQuestion
+from tether.core.questions import StartupQuestion
+from tether.core.session import Session
 from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
 from tether.mcp.environment import inherited
 from tether.mcp.servers import (

@@ -221,9 +221,14 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     session.cost_usd += restored.side_cost_usd
     # A window the endpoint reported for this model holds, and what its count taught the
     # estimate: no request known to be too long.
-    reported = restored.windows.get(session.agent.model_id)
+    model = session.agent.model_id
+    reported = restored.windows.get(model)
     if reported is not None:
         restored.history.sizer.resumed(reported.tokens, reported.chars_per_token)
+    measured = restored.estimates.get(model)
+    if measured is not None:  # what the requests as sent took (the file cannot say it)
+        restored.history.sizer.resumed_ratio(measured)
+        restored.history.kept_ratio = measured
     _calibrate(session, restored.history)
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
     session.startup_notices.extend(resumption.notices)

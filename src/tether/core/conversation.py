@@ -80,7 +80,7 @@ async def converse(
     except (PromptTooLong, DoesNotFit) as e:
         # Too long to send, known before or said by the endpoint: taken back, so that
         # neither the next prompt nor a resumed session carries it.
-        taken = history.take_back(added, len(added.content) - before)
+        taken = history.take_back()
         if taken is None:
             raise
         withdrawn()

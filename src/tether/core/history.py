@@ -27,6 +27,10 @@ LIGHT_CAP = 2000
 `History.lighten_compacted`)."""
 
 
+KEPT_RATIO_STEP = 0.01
+"""How far (a share of it) the estimate's ratio moves before the journal keeps it again."""
+
+
 class Journal(Protocol):
     """Where a history records each change as it happens (a session file). Replaying the same
     calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
@@ -41,9 +45,11 @@ class Journal(Protocol):
         self, model: str, tokens: int, chars_per_token: float | None = None
     ) -> None: ...
 
-    # Optional: `not_saved() -> str | None`, why what was recorded is not all kept yet (after
-    # trying again); no tool runs while it says so (`History.not_saved`). `withdraw()`: the
-    # newest `user` call is taken back (`History.take_back`).
+    # Optional: `estimate_measured(model, chars_per_token)`, what accepted requests taught
+    # the estimate (`History.measured`); `not_saved() -> str | None`, why what was recorded
+    # is not all kept yet (after trying again); no tool runs while it says so
+    # (`History.not_saved`). `withdraw()`: the newest `user` call is taken back
+    # (`History.take_back`).
 
 
 class History:
@@ -86,8 +92,18 @@ class History:
         that must be cut keeps them whole and cuts what else their message holds."""
         self.sizer = RequestSizer()
         """Estimates this conversation's requests in tokens before they are sent."""
-        self._held: tuple[tuple[ContentBlock, ...], str | None] | None = None
-        """A prompt in the conversation but not yet in the journal (see `add_prompt`)."""
+        self._held: list[tuple[tuple[ContentBlock, ...], str | None]] = []
+        """User entries in the conversation but not yet in the journal: a prompt (see
+        `add_prompt`), and input added to its message before it was sent, in order."""
+        self._prompt_held = False
+        """Whether the first of `_held` is the newest prompt."""
+        self.kept_ratio: float | None = None
+        """The estimate's ratio the journal holds (see `measured`), once it holds one."""
+        self._prompt: tuple[ContentBlock, ...] = ()
+        """The blocks of the newest `add_prompt` call (the objects themselves)."""
+        self._with_prompt: list[tuple[ContentBlock, ...]] = []
+        """The user entries journaled after the newest prompt, in its message: a take-back
+        withdraws them with it from the journal, and holds them again."""
         self._call_ids = CallIds()
         for message in self._messages:
             if message.role == "assistant":
@@ -208,6 +224,28 @@ class History:
         if self.journal is not None and window is not None and (news is not None or learnt):
             self.journal.window_reported(model, window, sizer.chars_per_token)
 
+    def measured(
+        self, model: str, request: ModelRequest, usage: Usage, window: int, cut: bool
+    ) -> None:
+        """A request the API answered, as sent, and the usage it reported: the estimate
+        learns from it (`RequestSizer.measured`), and what it learnt is kept in the journal
+        when it moved (by `KEPT_RATIO_STEP` or more), so that a resumed session estimates as
+        this one does, when `request` was `cut` (or held notes): its messages cannot tell
+        what such a request held."""
+        sizer = self.sizer
+        sizer.measured(request, usage, window)
+        ratio, kept = sizer.chars_per_token, self.kept_ratio
+        if (
+            not cut
+            or not sizer.calibrated
+            or (kept is not None and abs(ratio - kept) < KEPT_RATIO_STEP * kept)
+        ):
+            return
+        self.kept_ratio = ratio
+        keep: Callable[[str, float], None] | None = getattr(self.journal, "estimate_measured", None)
+        if keep is not None:
+            keep(model, ratio)
+
     def add_prompt(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> Message:
         """Append the user's prompt (`add_user`), held out of the journal until it is sent
         (`release_prompt`) or anything else is journaled after it: a prompt refused before
@@ -216,17 +254,24 @@ class History:
         self.release_prompt()
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
+        self._with_prompt, self._prompt = [], admitted
         if self.journal is not None:
-            self._held = (admitted, entry_uuid)
+            self._held, self._prompt_held = [(admitted, entry_uuid)], True
         return merged
 
     def release_prompt(self) -> bool:
-        """Journal the prompt `add_prompt` holds, if any: it is about to be sent (or
-        something comes after it). Returns whether there was one."""
-        held, self._held = self._held, None
-        if held is None or self.journal is None:
+        """Journal the prompt `add_prompt` holds, and what was added to it, if any: it is
+        about to be sent (or something comes after it). Returns whether there was any."""
+        held, self._held = self._held, []
+        if not held or self.journal is None:
             return False
-        self.journal.user(*held)
+        prompt, self._prompt_held = self._prompt_held, False
+        for blocks, entry_uuid in held:
+            self.journal.user(blocks, entry_uuid)
+        if prompt:
+            self._with_prompt = [blocks for blocks, _ in held[1:]]
+        elif self._messages and self._holds_prompt(self._messages[-1]):
+            self._with_prompt.extend(blocks for blocks, _ in held)
         return True
 
     def prompt_sent(self) -> None:
@@ -258,11 +303,18 @@ class History:
         `entry_uuid`: the uuid its journal entry takes (a prompt the client named).
         `result_uuids`, one per tool result: each result its own entry, as Claude Code
         writes them (what follows the results goes with the last)."""
-        self.release_prompt()
         admitted = self._admit_user(blocks)
+        results = [b for b in admitted if isinstance(b, ToolResultBlock)]
+        if self._held and not results:
+            # Input added to a prompt not sent yet (typed ahead, steering): held with it, so
+            # that a prompt taken back leaves it, and nothing unsent, in the journal.
+            self._held.append((admitted, entry_uuid))
+            return self._append_user(admitted)
+        self.release_prompt()
         merged = self._append_user(admitted)
         if self.journal is not None:
-            results = [b for b in admitted if isinstance(b, ToolResultBlock)]
+            if not results and self._holds_prompt(merged):
+                self._with_prompt.append(admitted)
             if not result_uuids or len(result_uuids) != len(results):
                 self.journal.user(admitted, entry_uuid)
                 return merged
@@ -272,28 +324,40 @@ class History:
                 self.journal.user([result, *others] if last else [result], named)
         return merged
 
-    def take_back(self, added: Message, count: int) -> TakenBack | None:
-        """Take the last `count` blocks of the newest message back out, the blocks of the
-        newest `add_prompt` call, which returned `added`: a prompt that could not be sent
-        (past the window) is not part of the conversation. Not journaled yet, nothing of it
-        is ("unsaved"); else its entry is withdrawn ("withdrawn": it was sent, and refused).
-        Returns None, changing nothing, once anything came after them (a reply, another user
-        call)."""
-        if not self._messages or self._messages[-1] is not added:
+    def take_back(self) -> TakenBack | None:
+        """Take the blocks of the newest `add_prompt` call back out of the newest message, and
+        only them: a prompt that could not be sent (past the window) is not part of the
+        conversation, but input added after it (typed ahead, steering) is. Not journaled
+        yet, nothing of it is ("unsaved"); else its entry is withdrawn ("withdrawn": it was
+        sent, and refused), with the entries journaled after it, which are held again to be
+        journaled at the next request. Returns None, changing nothing, once a reply came."""
+        newest = self.newest
+        if newest is None or not self._holds_prompt(newest):
             return None
-        assert 0 < count <= len(added.content)
-        kept = added.content[: len(added.content) - count]
+        prompt = {id(block) for block in self._prompt}
+        kept = tuple(block for block in newest.content if id(block) not in prompt)
         if kept:
             self._messages[-1] = Message(role="user", content=kept)
         else:
             self._messages.pop()
-        if self._held is not None:
-            self._held = None
+        self._prompt = self.turn_blocks = ()
+        if self._prompt_held:
+            self._held, self._prompt_held = self._held[1:], False
             return "unsaved"
         withdraw: Callable[[], None] | None = getattr(self.journal, "withdraw", None)
         if withdraw is not None:
-            withdraw()
+            for _ in range(len(self._with_prompt) + 1):
+                withdraw()
+            self._held = [(blocks, None) for blocks in self._with_prompt] + self._held
+        self._with_prompt = []
         return "withdrawn"
+
+    def _holds_prompt(self, message: Message) -> bool:
+        """Whether `message` is a user message holding the newest prompt's blocks."""
+        if message.role != "user" or not self._prompt:
+            return False
+        ids = {id(block) for block in message.content}
+        return all(id(block) in ids for block in self._prompt)
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         return self._append_user(self._admit_user(blocks))

@@ -217,6 +217,12 @@ class SessionRecorder:
             fields["charsPerToken"] = round(chars_per_token, 4)
         self._record(lambda w: w.append("window", **fields))
 
+    def estimate_measured(self, model: str, chars_per_token: float) -> None:
+        """The requests `model` accepted took `chars_per_token` (measured against each as
+        sent, cut or not): a resumed session estimates with it from the start."""
+        ratio = round(chars_per_token, 4)
+        self._record(lambda w: w.append("estimate", model=model, charsPerToken=ratio))
+
     def close(self) -> None:
         """Write what waits if the file now takes it, then sync and close the file. A
         failure is kept in `problem`: what was written stays, and closing goes on. What

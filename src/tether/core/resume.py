@@ -25,6 +25,7 @@ from tether.store import (
     AssistantRecord,
     CompactionRecord,
     EntryWatcher,
+    EstimateRecord,
     LoadedSession,
     Record,
     SessionInUse,
@@ -61,9 +62,11 @@ class Restored:
     """What subagents and compaction summaries used and cost (recorded as spend entries)."""
     todos: tuple[TodoItem, ...]
     damage: tuple[str, ...]
+    """What of the file was not resumed as written, one sentence each (empty when intact)."""
     windows: dict[str, WindowRecord]
     """Context windows endpoints reported, by model id (the newest for each)."""
-    """What of the file was not resumed as written, one sentence each (empty when intact)."""
+    estimates: dict[str, float]
+    """Characters a token took in the accepted requests, by model id (the newest for each)."""
 
 
 def restore(
@@ -86,6 +89,7 @@ def restore(
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
     windows: dict[str, WindowRecord] = {}
+    estimates: dict[str, float] = {}
     repair = RecordRepair()
     tail = loaded.tail_start(full_bytes) if light and full_bytes > 0 else 0
     # The prompts a compaction could carry from the folded part: a tenth of the window, at
@@ -121,6 +125,8 @@ def restore(
                 history.lighten_compacted()
         elif isinstance(record, WindowRecord):
             windows[record.model] = record
+        elif isinstance(record, EstimateRecord):
+            estimates[record.model] = record.chars_per_token
         else:
             assert isinstance(record, SpendRecord)
             side_usage = side_usage + record.usage
@@ -138,6 +144,7 @@ def restore(
         plan.todos(),
         damage,
         windows,
+        estimates,
     )
 
 

@@ -9,14 +9,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
-from tether.core.commands import CommandInfo, PromptCommand
 from tether.core.compactor import compact_on_request
 from tether.core.conversation import converse, mark_interruption, turn_failed, turn_finished
+from tether.core.front_end import FrontEndHooks
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, next_request
 from tether.core.preparations import Preparations
-from tether.core.questions import PendingAnswers, StartupQuestion
+from tether.core.questions import PendingAnswers
 from tether.core.recording import SessionRecorder
 from tether.permissions import Mode
 from tether.protocol import (
@@ -39,10 +39,9 @@ from tether.protocol import (
     Usage,
     UserInput,
 )
-from tether.skills import SkillCatalog
 
 
-class Session:
+class Session(FrontEndHooks):
     def __init__(
         self,
         agent: Agent,
@@ -52,22 +51,12 @@ class Session:
         lifecycle: Lifecycle | None = None,
         recorder: SessionRecorder | None = None,
     ) -> None:
+        super().__init__()
         self.agent = agent
         self.recorder = recorder
         """Keeps the session on disk; None keeps it in memory only."""
         self.lifecycle = lifecycle or Lifecycle()
-        self.can_ask = False
-        """Set by a front end that answers `PermissionAsked` (the REPL); otherwise an ask is
-        a denial, reported in `TurnFinished.permission_denials`."""
         self._answers = PendingAnswers()
-        self.observers: list[Callable[[Event], None]] = []
-        """Called with every event as it is emitted (the built-in event handlers)."""
-        self.prompt_kept: list[Callable[[], None]] = []
-        """Called once a turn's prompt is in the history (its session file has it), before
-        the model is asked: no event says so, and the next may come only with the reply."""
-        self.prompt_withdrawn = False
-        """The last turn's prompt was taken back out of the session (refused as too long
-        before it was sent: nothing of it is saved), so a front end keeps its text."""
         self.on_close: list[Callable[[], Awaitable[object]]] = []
         self.end_reason: str | None = None
         """Why `aclose` ends the session, once it does (Claude Code's SessionEnd reason):
@@ -76,31 +65,7 @@ class Session:
         self.preparations = self._preparations.steps
         """Run once before the first request (connecting MCP servers), given an `emit` for
         what they have to say; see `prepare`."""
-        self.commands: dict[str, PromptCommand] = {}
-        """`/name args` commands, by name, filled in by preparations."""
-        self.command_info: dict[str, CommandInfo] = {}
-        """The custom commands among `commands` (the others are MCP servers' prompts): where
-        each comes from and the model its front matter names."""
-        self.startup_questions: list[StartupQuestion] = []
-        """Yes/no questions for the user before the first turn (use this repository's MCP
-        servers?); a front end that cannot ask leaves them to their defaults."""
         self._interrupt_pending = False
-        self.skills = SkillCatalog((), ())
-        """The skills the session offers through its Skill tool (none when it has none)."""
-        self.answer_checks: list[Callable[[], str | None]] = []
-        """Asked when the model ends a turn: a message that sends it back to work because its
-        answer is still owed in a form the client asked for (StructuredOutput), or None."""
-        self.switch_model: Callable[[str | None], None] | None = None
-        """Points the agent at another model (`SetModel`), given by whoever built the session
-        (it knows the providers); None: the model cannot be switched."""
-        self.resumed: str | None = None
-        """How the session was resumed or forked (for the user), when it was."""
-        self.startup_notices: list[str] = []
-        """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
-        self.listings: list[Callable[[], str | None]] = []
-        """What the model is told in a reminder with the next prompt whenever the
-        conversation does not hold it as it is now (new, changed, or compacted away): the
-        agent types, kept out of the tool descriptions so that the cached prefix stays."""
         self.session_id = session_id or str(uuid.uuid4())
         self._history = history or History()
         if recorder is not None:

@@ -146,6 +146,12 @@ class RequestSizer:
         if chars_per_token is not None:
             self._learn(chars_per_token)
 
+    def resumed_ratio(self, chars_per_token: float) -> None:
+        """What the accepted requests of the session this one resumes took: learnt when it
+        is lower than the ratio held (a refusal's count, kept too, may have said less)."""
+        if not self.calibrated or chars_per_token < self.chars_per_token:
+            self._learn(chars_per_token)
+
     def resumed_from(self, request: ModelRequest, usage: Usage, window: int) -> None:
         """What a resumed session's newest reply reported of its prompt (`usage`), which was
         `request` at most (what was sent may have been cut): a ratio lower than the one held

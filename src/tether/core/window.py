@@ -80,7 +80,8 @@ async def call_within_window(
                 request = replace(request, messages=history.view())
                 sent = _as_sent(request, history, policy)
             continue
-        sizer.measured(sent, response.usage, sizer.window(policy.window))
+        cut = sent.messages is not request.messages  # not what the history's messages say
+        history.measured(agent.model_id, sent, response.usage, sizer.window(policy.window), cut)
         return response
     raise AssertionError("unreachable: the last attempt returns or raises")
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tether.store.reader import (
         AssistantRecord,
         CompactionRecord,
+        EstimateRecord,
         LoadedSession,
         Record,
         SpendRecord,
@@ -38,6 +39,7 @@ _FROM_READER = frozenset(
     {
         "AssistantRecord",
         "CompactionRecord",
+        "EstimateRecord",
         "LoadedSession",
         "Record",
         "SpendRecord",
@@ -60,6 +62,7 @@ __all__ = [
     "AssistantRecord",
     "CompactionRecord",
     "EntryWatcher",
+    "EstimateRecord",
     "LoadedSession",
     "Record",
     "ReplyEntries",

@@ -14,6 +14,7 @@ from tether.store.images import without_bad_images
 from tether.store.records import (
     AssistantRecord,
     CompactionRecord,
+    EstimateRecord,
     Record,
     SpendRecord,
     UserRecord,
@@ -70,6 +71,11 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             if not isinstance(ratio, int | float) or isinstance(ratio, bool) or ratio <= 0:
                 ratio = None  # a window without what its refusal taught (or garbled): still one
             return WindowRecord(model, tokens, None if ratio is None else float(ratio))
+        case "estimate":
+            model, ratio = fields.get("model"), fields.get("charsPerToken")
+            if not isinstance(model, str) or not isinstance(ratio, int | float) or ratio <= 0:
+                raise BadEntry("estimate without a model and a positive charsPerToken")
+            return EstimateRecord(model, float(ratio))
         case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost

@@ -22,6 +22,7 @@ from tether.store.entry_records import BadEntry, entry_record
 from tether.store.foreign import is_bookkeeping
 from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
 from tether.store.records import CompactionRecord as CompactionRecord
+from tether.store.records import EstimateRecord as EstimateRecord
 from tether.store.records import Record
 from tether.store.records import SpendRecord as SpendRecord
 from tether.store.records import UserRecord as UserRecord

@@ -51,4 +51,16 @@ class WindowRecord:
     chars_per_token: float | None = None
 
 
-Record: TypeAlias = UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord
+@dataclass(frozen=True)
+class EstimateRecord:
+    """What `model`'s accepted requests taught the estimate: `chars_per_token`, measured
+    against the request as it was sent (cut or not), which the conversation's messages
+    alone cannot tell a resumed session."""
+
+    model: str
+    chars_per_token: float
+
+
+Record: TypeAlias = (
+    UserRecord | AssistantRecord | CompactionRecord | SpendRecord | WindowRecord | EstimateRecord
+)

@@ -92,9 +92,9 @@ class SessionWriter:
         """The newest message's uuid: the next entry's parentUuid."""
         self.model = model
         """Recorded on assistant entries."""
-        self._withdrawable: tuple[str, str | None] | None = None
-        """The newest message and its parent, while it is a user entry written here (see
-        `withdraw`)."""
+        self._withdrawable: list[tuple[str, str | None]] = []
+        """The newest messages and their parents, while they are user entries written here
+        one after another (see `withdraw`), oldest first."""
         self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
         """Told of each entry once it is written whole (a session store's mirror)."""
         self._fd: int | None = fd
@@ -228,12 +228,13 @@ class SessionWriter:
 
     def withdraw(self) -> None:
         """Take back the newest message, a user entry this writer wrote (a prompt refused
-        before it was sent): a `withdrawn` entry names it, and the next message goes on from
-        its parent, so that no reader replays it (see `reader.load_session`). Does nothing
-        when the newest message is not such an entry."""
-        if self._withdrawable is None:
+        as too long, or input that went with it; called again, the one before it, while
+        those are user entries written here): a `withdrawn` entry names it, and the next
+        message goes on from its parent, so that no reader replays it (see
+        `reader.load_session`). Does nothing when the newest message is not such an entry."""
+        if not self._withdrawable:
             return
-        taken, parent = self._withdrawable
+        taken, parent = self._withdrawable.pop()
         self.last_uuid = parent
         self.append("withdrawn", withdrawn=taken)
 
@@ -283,10 +284,11 @@ class SessionWriter:
         }
         self._write(encode_entry(entry))
         if type in MESSAGE_TYPES:
-            self._withdrawable = (entry_uuid, self.last_uuid) if type == "user" else None
+            if type == "user":
+                self._withdrawable.append((entry_uuid, self.last_uuid))
+            else:
+                self._withdrawable.clear()
             self.last_uuid = entry_uuid
-        elif type == "withdrawn":
-            self._withdrawable = None
         for watch in self.watchers:
             watch(self.path, entry)
         return entry_uuid
