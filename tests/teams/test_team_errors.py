@@ -45,7 +45,12 @@ def test_team_commands_name_what_is_wrong(repo: Path, model_env: FakeModelServer
         "",
         f"tether: error: no team named 'nope' in {store}: start it with tether team up\n",
     )
-    assert run(repo, "team", "status", "nope") == (0, f"no team named 'nope' in {store}\n", "")
+    for command in (["status", "nope"], ["status", "nope", "--json"], ["inbox", "nope"]):
+        assert run(repo, "team", *command) == (
+            2,
+            "",
+            f"tether: error: no team named 'nope' in {store}: start it with tether team up\n",
+        ), command
     code, _, err = run(repo, "team", "up", team, "--member", "bad name")
     assert (code, err) == (
         2,

@@ -48,7 +48,8 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.redis_tls import tls_failure, tls_options
+from tether.store.redis_connect import CONNECT_TIMEOUT_S, failures, probe
+from tether.store.redis_tls import tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
@@ -79,19 +80,16 @@ class RedisMailboxStore:
         import redis
 
         self.team, self.url = team, redacted(url)
-        self._errors: tuple[type[Exception], ...] = (
-            redis.ConnectionError,
-            redis.TimeoutError,
-            tls_failure(),
-        )
+        self._errors: tuple[type[Exception], ...] = failures()
         self._response_error = redis.ResponseError
         self._watch_error = redis.WatchError
         self._prefix = f"tether:{{{team}}}:"
         self._groups: set[str] = set()
+        probe(url, "mailbox")
         try:
             self._r: Redis = redis.Redis.from_url(
                 url,
-                socket_connect_timeout=5,
+                socket_connect_timeout=CONNECT_TIMEOUT_S,
                 socket_timeout=BLOCK_CHUNK_S + 20,
                 decode_responses=True,
                 encoding_errors="surrogateescape",
