@@ -123,7 +123,7 @@ class LeadTeams:
         """`TeamCreate` of a team that exists with no live lead (one `tether team up` made,
         or whose lead session ended): this session leads it (`rejoin`), the mail waiting for
         the lead given to its next model call; led by a live session: refused, saying so."""
-        said = self.rejoin(name)
+        said = self.rejoin(name, again=False)
         if self.link is None:
             raise ToolError(f"{exists}; {said}")
         self.start_listening()
@@ -267,7 +267,7 @@ class LeadTeams:
         self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
         return done
 
-    def rejoin(self, team: str) -> str:
+    def rejoin(self, team: str, *, again: bool = True) -> str:
         """Lead again the team this session led (a resumed session: its file names it): its
         roster record taken back (the requests it waits on), the mail that came meanwhile
         (and what a killed run held) steered in now, its mailbox read from the first model
@@ -310,7 +310,8 @@ class LeadTeams:
         if done:
             self._inbox.ack(LEAD, done)
         self.note({"team": team})
-        return f"leading team {team} again: {len(batch)} message(s) waiting for it"
+        which = f"{team} again" if again else team
+        return f"leading team {which}: {len(batch)} message(s) waiting for it"
 
     def start_listening(self) -> list[TextBlock]:
         """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:
