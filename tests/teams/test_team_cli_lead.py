@@ -90,7 +90,8 @@ def test_inbox_follow_holds_the_lead_and_shows_what_comes(repo: Path) -> None:
         wait_for(lambda: store.unread("team-lead") == 0, "the shown message acknowledged")
     finally:
         follow.send_signal(signal.SIGINT)
-        assert follow.wait(WAIT_S) == 130
+        _, err = follow.communicate(timeout=WAIT_S)  # its pipes closed with it
+        assert follow.returncode == 130, err
         store.close()
     lead = open_team_store(None, project=repo, team=team)
     try:
