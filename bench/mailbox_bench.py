@@ -9,7 +9,10 @@ one run:
 - 4 sender processes x 400 messages (2 ms apart) to one mailbox while a consumer drains it:
   messages lost, and duplicated deliveries (the stores' consumer drops ids it has seen, so
   "after dedup" is what the model would get; the raw redeliveries are shown beside);
-- CPU a consumer burns waiting 3 s on an empty mailbox.
+- CPU a consumer burns waiting 3 s on an empty mailbox;
+- SQLite and Redis: 100 messages to a stopped member, all delivered once when a consumer
+  starts; a consumer SIGKILLed holding 10 unacknowledged, all redelivered to its successor
+  (`mailbox_faults.py`).
 
 Redis is a real `redis-server` started here on 127.0.0.1; without one its row says why.
 
@@ -31,6 +34,9 @@ from typing import Any
 
 from tether.store.mailbox import Message, open_mailbox_store
 from tether.testing.redis_server import RedisServer, RedisUnavailable
+
+sys.path.insert(0, str(Path(__file__).parent))
+import mailbox_faults  # beside this file
 
 ROUND_TRIPS = int(os.environ.get("BENCH_ROUND_TRIPS", "200"))
 JSONL_ROUND_TRIPS = int(os.environ.get("BENCH_JSONL_ROUND_TRIPS", "30"))
@@ -241,6 +247,7 @@ def measure(kind: str, where: str) -> dict[str, Any]:
         "p99_ms": times[min(len(times) - 1, round(0.99 * (len(times) - 1)))] * 1000,
         **concurrent_senders(kind, where),
         "idle_cpu_pct": idle_cpu(kind, where) * 100,
+        **({} if kind == "jsonl" else {"faults": mailbox_faults.measure(where)}),
     }
 
 
@@ -287,6 +294,11 @@ def report(results: dict[str, dict[str, Any] | str]) -> None:
             if isinstance(row, dict):
                 p50, p99 = base["p50_ms"] / row["p50_ms"], base["p99_ms"] / row["p99_ms"]
                 print(f"  JSONL / {names[name]} round trip: p50 {p50:.0f}x, p99 {p99:.0f}x")
+    print("delivery at least once, each handled once:")
+    for name in ("sqlite", "redis"):
+        row = results.get(name)
+        if isinstance(row, dict):
+            mailbox_faults.report(names[name], row["faults"])
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ worker killed mid-task.
    after 300 ms; one worker, then two (`--count 2 --until-idle`). Reported: wall time from
    start to exit (process start-up included), the board's span (first claim to last
    result), the ratio one / two, and whether the dependent started only after the six.
+   Beside them, the CPU the worker processes used (user + system, all of them, start-up
+   included) in all and per task, the load average, and the wait between the dependent
+   becoming claimable (the last of the six finished) and its claim: on saturated cores, two
+   processes cannot beat one by more than the CPU allows, whatever the model's latency.
 2. A worker SIGKILLed while its task's model call is under way (lease 2 s): a second worker
    re-claims the task once the lease runs out and completes it. Reported: attempts, sessions
    opened on the task, completions, and seconds from the kill to the second claim.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -73,10 +78,13 @@ def graph_run(count: int, tmp: Path) -> dict[str, float]:
             _tether(project, env, "tasks", "add", f"part {n}")
         deps = [arg for n in range(1, 7) for arg in ("--depends-on", str(n))]
         _tether(project, env, "tasks", "add", "assemble", *deps)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = _workers(project, env, "--count", str(count), "--until-idle")
         proc.communicate(timeout=600)
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     tasks = {t["id"]: t for t in _board(project, env)}
     six = [tasks[str(n)] for n in range(1, 7)]
     last = tasks["7"]
@@ -85,6 +93,9 @@ def graph_run(count: int, tmp: Path) -> dict[str, float]:
         "span_s": last["finished_at"] - min(t["started_at"] for t in six),
         "completed": sum(t["status"] == "completed" for t in tasks.values()),
         "dependent_after_six": float(last["started_at"] >= max(t["finished_at"] for t in six)),
+        "cpu_s": cpu,
+        "claim_wait_s": last["started_at"] - max(t["finished_at"] for t in six),
+        "load": os.getloadavg()[0],
     }
 
 
@@ -153,6 +164,16 @@ def report(results: dict[str, dict[str, float]]) -> None:
         f"  one / two workers: wall {one['wall_s'] / two['wall_s']:.2f}x, "
         f"board span {one['span_s'] / two['span_s']:.2f}x"
     )
+    print(
+        f"  {'workers':<8} {'CPU':>8} {'CPU/task':>9} {'CPU/wall':>9} {'dependent claimed':>18}"
+        f" {'load':>5}"
+    )
+    for name, row in (("1", one), ("2", two)):
+        print(
+            f"  {name:<8} {row['cpu_s']:>7.2f}s {row['cpu_s'] / 7:>8.2f}s "
+            f"{row['cpu_s'] / row['wall_s']:>8.2f}  {row['claim_wait_s'] * 1000:>11.0f} ms after"
+            f" {row['load']:>5.1f}"
+        )
     print(
         f"  a worker SIGKILLed mid-task (lease {LEASE_S:g} s): re-claimed "
         f"{killed['reclaimed_after_s']:.2f} s after the kill, attempts {killed['attempts']:.0f}, "

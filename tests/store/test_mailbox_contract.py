@@ -293,3 +293,16 @@ def test_a_store_error_ends_without_a_full_stop_so_more_can_follow() -> None:
     assert f"{error}: trying again" == (
         "mailbox store redis://127.0.0.1:1: Connection closed by server: trying again"
     )
+
+
+def test_a_waiting_receive_takes_back_a_hold_that_runs_out_while_it_waits(
+    mailboxes: TeamStore,
+) -> None:
+    """A successor waiting on an empty mailbox gets a killed consumer's messages once their
+    hold runs out, within its wait: not only at its next look (Redis waited a whole block
+    chunk, 10 s, on new entries before it looked again)."""
+    for n in range(3):
+        mailboxes.send(Message(id=f"m{n}", sender="lead", recipient="alice"))
+    assert len(mailboxes.receive("alice", "dead")) == 3
+    got = mailboxes.receive("alice", "next", block_s=6.0, reclaim_after_s=2.0)
+    assert [(d.message.id, d.attempt) for d in got] == [("m0", 2), ("m1", 2), ("m2", 2)]

@@ -45,7 +45,12 @@ def test_team_commands_name_what_is_wrong(repo: Path, model_env: FakeModelServer
         "",
         f"tether: error: no team named 'nope' in {store}: start it with tether team up\n",
     )
-    assert run(repo, "team", "status", "nope") == (0, f"no team named 'nope' in {store}\n", "")
+    for command in (["status", "nope"], ["status", "nope", "--json"], ["inbox", "nope"]):
+        assert run(repo, "team", *command) == (
+            2,
+            "",
+            f"tether: error: no team named 'nope' in {store}: start it with tether team up\n",
+        ), command
     code, _, err = run(repo, "team", "up", team, "--member", "bad name")
     assert (code, err) == (
         2,
@@ -63,10 +68,19 @@ def test_team_commands_name_what_is_wrong(repo: Path, model_env: FakeModelServer
         kept.close()
 
 
-def test_a_lead_cannot_create_a_team_whose_name_is_in_use(
+def test_a_lead_cannot_create_a_team_another_live_lead_leads(
     repo: Path, model_env: FakeModelServer
 ) -> None:
+    """A team with no live lead is taken up (`test_team_cli_lead`); one a running session
+    leads (this test's process, here) is refused, naming it."""
+    from tether.teams.claims import claim_lead
+
     team = team_of(repo, "alice")
+    store = open_team_store(None, project=repo, team=team)
+    try:
+        assert not isinstance(claim_lead(store, "team-lead"), str)
+    finally:
+        store.close()
 
     def lead(request: RecordedRequest) -> Turn:
         if not request.tool_results():
@@ -79,7 +93,8 @@ def test_a_lead_cannot_create_a_team_whose_name_is_in_use(
     assert code == 0, err
     result = model_env.requests[1].tool_results()[0]
     assert result.startswith(f"Error: team {team!r} exists (lead 'team-lead', created ")
-    assert result.endswith("): pick another name")
+    led = f"team {team} is led by another session that still runs (pid {os.getpid()} on "
+    assert f"): pick another name; {led}" in result
     assert model_env.requests[1].tool_result_errors() == [True]
 
 

@@ -2,12 +2,15 @@
 
     tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
-    tether team send NAME MEMBER TEXT                               a message from the lead
+    tether team send NAME MEMBER TEXT [--wait [--timeout S]]         a message from the lead
+    tether team inbox NAME [--follow] [--json]                      what was sent to the lead
     tether team down NAME                                           ask each to finish, then stop
 
 `up` creates the team when it is new, adds the members named, and starts every member whose
 process is not running (one killed is started again and resumes its session with its unread
-messages). A teammate's output goes to `.tether/teams/<team>/<member>.log`.
+messages). A teammate's output goes to `.tether/teams/<team>/<member>.log`. What teammates
+send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
+reply that answers it (`team_inbox`).
 
 Exit codes: 0 done; 1 a teammate did not start (its log's end is shown); 2 bad input, or the
 store cannot be used, naming it.
@@ -121,6 +124,7 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
 
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    _team_exists(store)
     record = status_record(project, store, _board_tasks(args, project, store))
     if args.json:
         print(json.dumps(record, indent=2, ensure_ascii=False))
@@ -149,9 +153,20 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         )
     if not args.text.strip():
         raise ConfigError(f"an empty message to {args.member}: nothing sent")
-    sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
-    print(f"sent {sent.id} to {args.member}")
-    return 0
+    kind = "request" if args.wait else "message"
+    sent = store.send(Message(sender=LEAD, recipient=args.member, kind=kind, text=args.text))
+    print(f"sent {sent.id} to {args.member}", file=sys.stderr if args.wait else sys.stdout)
+    if not args.wait:
+        return 0
+    from tether.cli.team_inbox import wait_for_reply
+
+    return wait_for_reply(store, sent, timeout_s=args.timeout, as_json=args.json)
+
+
+def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    from tether.cli.team_inbox import read_inbox
+
+    return read_inbox(store, follow=args.follow, as_json=args.json)
 
 
 def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -204,7 +219,14 @@ def _team_exists(store: TeamStore) -> None:
         )
 
 
-_COMMANDS = {"up": _up, "status": _status, "send": _send, "down": _down, "run": _run}
+_COMMANDS = {
+    "up": _up,
+    "status": _status,
+    "send": _send,
+    "inbox": _inbox,
+    "down": _down,
+    "run": _run,
+}
 
 
 def _store_args(args: argparse.Namespace) -> list[str]:
@@ -279,10 +301,36 @@ def _parser() -> argparse.ArgumentParser:
     send.add_argument("team")
     send.add_argument("member")
     send.add_argument("text")
+    send.add_argument(
+        "--wait",
+        action="store_true",
+        help="send it as a request and print the reply that answers it (exit 1: none in time)",
+    )
+    send.add_argument(
+        "--timeout",
+        type=_positive,
+        default=600.0,
+        metavar="SECONDS",
+        help="with --wait: how long to wait for the reply (default 600)",
+    )
+    send.add_argument("--json", action="store_true", help="with --wait: the reply as JSON")
+    inbox = sub.add_parser(
+        "inbox", parents=[common], help="print what teammates sent the lead, marked read"
+    )
+    inbox.add_argument("team")
+    inbox.add_argument("--follow", action="store_true", help="then print each as it comes")
+    inbox.add_argument("--json", action="store_true", help="one message a line, as JSON")
     down_p = sub.add_parser("down", parents=[common], help="ask each to finish, then stop it")
     down_p.add_argument("team")
     down_p.add_argument(
-        "--wait", type=float, default=60.0, metavar="SECONDS", help="how long to wait for each"
+        "--timeout",
+        "--wait",
+        dest="wait",
+        type=_positive,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long each teammate has to approve the shutdown and stop before it is sent "
+        "SIGTERM (default 60)",
     )
     run = sub.add_parser("run", parents=[common], help=argparse.SUPPRESS)
     run.add_argument("team")

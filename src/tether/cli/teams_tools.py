@@ -63,7 +63,7 @@ def session_lead(
 def lead_session_tools(lead: LeadTeams | None) -> list[Tool]:
     if lead is None:
         return []
-    from tether.teams.lead import lead_tools
+    from tether.teams.lead_tools import lead_tools
     from tether.teams.send_tool import send_message_tool
 
     return [*lead_tools(lead), send_message_tool(lambda: lead.link)]

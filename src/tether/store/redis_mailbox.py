@@ -48,7 +48,8 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.redis_tls import tls_failure, tls_options
+from tether.store.redis_connect import CONNECT_TIMEOUT_S, failures, probe
+from tether.store.redis_tls import tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
@@ -61,6 +62,8 @@ GROUP = "readers"
 BLOCK_CHUNK_S = 10.0
 """The longest one `XREADGROUP ... BLOCK` waits: below the socket's timeout, and a waiting
 `receive` looks again for entries whose hold ran out at least this often."""
+RECLAIM_LOOK = 100
+"""How many held entries (oldest first) a waiting `receive` looks at for the next to come due."""
 _ENTRY_ID = re.compile(r"\d+-\d+")
 
 _PUT_MEMBER = """
@@ -79,19 +82,16 @@ class RedisMailboxStore:
         import redis
 
         self.team, self.url = team, redacted(url)
-        self._errors: tuple[type[Exception], ...] = (
-            redis.ConnectionError,
-            redis.TimeoutError,
-            tls_failure(),
-        )
+        self._errors: tuple[type[Exception], ...] = failures()
         self._response_error = redis.ResponseError
         self._watch_error = redis.WatchError
         self._prefix = f"tether:{{{team}}}:"
         self._groups: set[str] = set()
+        probe(url, "mailbox")
         try:
             self._r: Redis = redis.Redis.from_url(
                 url,
-                socket_connect_timeout=5,
+                socket_connect_timeout=CONNECT_TIMEOUT_S,
                 socket_timeout=BLOCK_CHUNK_S + 20,
                 decode_responses=True,
                 encoding_errors="surrogateescape",
@@ -170,7 +170,8 @@ class RedisMailboxStore:
             # whose hold runs out meanwhile are looked for again).
             wait_ms = None
             if not got and remaining > 0:
-                wait_ms = max(1, math.ceil(min(remaining, BLOCK_CHUNK_S) * 1000))
+                due = self._call(lambda: self._next_reclaim_s(member, reclaim_after_s))
+                wait_ms = max(1, math.ceil(min(remaining, BLOCK_CHUNK_S, due) * 1000))
             count = max_count - len(got)
             if count:
                 got += self._call(partial(self._read_new, member, consumer, count, wait_ms))
@@ -202,6 +203,15 @@ class RedisMailboxStore:
             )
             entries += _present(more)
         return self._deliveries(member, entries, self._attempts(stream, entries))
+
+    def _next_reclaim_s(self, member: str, reclaim_after_s: float) -> float:
+        """Seconds until the longest-held entry of `member`'s mailbox may be taken back (a
+        successor waits that long, not a whole block chunk, for a killed consumer's)."""
+        held = self._r.xpending_range(self._mailbox(member), GROUP, "-", "+", RECLAIM_LOOK)
+        if not held:
+            return BLOCK_CHUNK_S
+        longest = max(int(p["time_since_delivered"]) for p in held) / 1000
+        return max(0.001, reclaim_after_s - longest)
 
     def _attempts(self, stream: str, entries: list[tuple[str, Any]]) -> list[int]:
         if not entries:

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from tether.protocol.team_events import TaskChanged
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore
-from tether.store.redis_tls import tls_failure, tls_options
+from tether.store.redis_connect import CONNECT_TIMEOUT_S, failures, probe
+from tether.store.redis_tls import tls_options
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_graph import BoardTx
 from tether.store.task_outbox import OutboxEvent
@@ -119,18 +120,14 @@ class RedisTaskStore(GraphStore):
         import redis
 
         self.team, self.url = team, redacted(url)
-        self._errors: tuple[type[Exception], ...] = (
-            redis.ConnectionError,
-            redis.TimeoutError,
-            tls_failure(),
-            redis.ResponseError,
-        )
+        self._errors: tuple[type[Exception], ...] = (*failures(), redis.ResponseError)
         self._watch_error = redis.WatchError
         self._prefix = f"tether:{{{team}}}:"
+        probe(url, "task")
         try:
             self._r: Redis = redis.Redis.from_url(
                 url,
-                socket_connect_timeout=5,
+                socket_connect_timeout=CONNECT_TIMEOUT_S,
                 socket_timeout=30,
                 decode_responses=True,
                 **tls_options(url),

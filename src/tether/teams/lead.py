@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from tether.protocol import Record, TextBlock, ToolError
 from tether.store.mailbox import (
     Delivery,
@@ -38,23 +36,10 @@ from tether.teams.names import check_member_name
 from tether.teams.processes import alive, reap, start_members
 from tether.teams.protocol import MemberProtocol
 from tether.teams.receiving import receive_for_ever
-from tether.tools.base import Tool, ToolOutput, tool
-from tether.tools.context import ToolContext
+from tether.tools.base import ToolOutput
 
 LEAD = "team-lead"
 LEAD_RECEIVE_BLOCK_S = 2.0
-
-
-class TeamCreateInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: str = Field(description="Name for the new team")
-    description: str | None = Field(default=None, description="What the team is for")
-    agent_type: str | None = Field(default=None, description="The lead's agent type")
-
-
-class NoInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass
@@ -106,7 +91,7 @@ class LeadTeams:
             )
         except TeamExists as e:
             store.close()
-            raise ToolError(str(e)) from None
+            return self._take_up(name, e)
         me = Member(
             name=LEAD,
             state="idle",
@@ -133,6 +118,21 @@ class LeadTeams:
         self._watching = asyncio.create_task(self.link.watch_deadlines())
         self.note({"team": name})
         return {"team_name": name, "store": store.url, "lead_agent_id": f"{LEAD}@{name}"}
+
+    def _take_up(self, name: str, exists: TeamExists) -> dict[str, object]:
+        """`TeamCreate` of a team that exists with no live lead (one `tether team up` made,
+        or whose lead session ended): this session leads it (`rejoin`), the mail waiting for
+        the lead given to its next model call; led by a live session: refused, saying so."""
+        said = self.rejoin(name, again=False)
+        if self.link is None:
+            raise ToolError(f"{exists}; {said}")
+        self.start_listening()
+        return {
+            "team_name": name,
+            "store": self.link.store.url,
+            "lead_agent_id": f"{LEAD}@{name}",
+            "taken_up": said,
+        }
 
     async def delete(self) -> dict[str, object]:
         link = self._need_team()
@@ -267,7 +267,7 @@ class LeadTeams:
         self._unacked = {i: r for i, r in self._unacked.items() if i not in known}
         return done
 
-    def rejoin(self, team: str) -> str:
+    def rejoin(self, team: str, *, again: bool = True) -> str:
         """Lead again the team this session led (a resumed session: its file names it): its
         roster record taken back (the requests it waits on), the mail that came meanwhile
         (and what a killed run held) steered in now, its mailbox read from the first model
@@ -310,7 +310,8 @@ class LeadTeams:
         if done:
             self._inbox.ack(LEAD, done)
         self.note({"team": team})
-        return f"leading team {team} again: {len(batch)} message(s) waiting for it"
+        which = f"{team} again" if again else team
+        return f"leading team {which}: {len(batch)} message(s) waiting for it"
 
     def start_listening(self) -> list[TextBlock]:
         """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:
@@ -380,20 +381,3 @@ class LeadTeams:
                 with contextlib.suppress(Exception):
                     store.close()
         self.link, self._inbox, self._listening, self._watching = None, None, None, None
-
-
-def lead_tools(lead: LeadTeams) -> list[Tool]:
-    @tool("TeamCreate", read_only=True)
-    async def team_create(ctx: ToolContext, args: TeamCreateInput) -> ToolOutput:
-        """Create a team that you lead: teammates are then started with the Task tool (with
-        team_name and name) and talked to with SendMessage. One team per session."""
-        made = await lead.create(args.team_name, args.description or "")
-        return ToolOutput(text=f"Team {args.team_name} created in {made['store']}", structured=made)
-
-    @tool("TeamDelete", read_only=True)
-    async def team_delete(ctx: ToolContext, args: NoInput) -> ToolOutput:
-        """Delete the team you lead, its members and mailboxes, once no teammate runs."""
-        gone = await lead.delete()
-        return ToolOutput(text=f"Team {gone['team_name']} deleted", structured=gone)
-
-    return [team_create, team_delete]
