@@ -143,8 +143,33 @@ def test_a_failing_endpoint_is_an_error_the_session_goes_past_unless_fail_closed
     assert (workspace / "made").exists() is not fail_closed
     said = result.stderr + json.dumps(fake_model.requests[1].tool_results())
     why = f"answered HTTP {status}" if status != 200 else "answered with a body that is not a"
-    assert f"PreToolUse http hook {endpoint.url} {why}" in said
-    assert said.count(endpoint.url) == said.count(f"http hook {endpoint.url}")  # named once
+    place = endpoint.url.removesuffix("/hook")  # a hook's path can be its secret: not shown
+    assert f"PreToolUse http hook {place} {why}" in said
+    assert said.count(place) == said.count(f"http hook {place}")  # named once
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_an_http_hooks_credentials_and_query_reach_no_message_nor_the_event_log(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    endpoint: HookServer,
+    tmp_path: Path,
+) -> None:
+    endpoint.status, endpoint.body = 500, b"oops"
+    place = endpoint.url.removesuffix("/hook")
+    url = place.replace("http://", "http://bob:hunter2@") + "/hook/s3cretpath?api_key=k3y&sig=s1g"
+    write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(url))})
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
+    result = tether("-p", "go", "--allowedTools", "Bash(touch *)", "--permission-mode", "default")
+    assert result.exit_code == 0, result.stderr
+    assert len(endpoint.got) == 1
+    log = (tmp_path / "home" / "events" / "events.jsonl").read_text()
+    said = result.stderr + json.dumps(fake_model.requests[1].tool_results())
+    assert f"PreToolUse http hook {place} answered HTTP 500" in said
+    assert f"http hook {place} answered HTTP 500" in log
+    for secret in ("hunter2", "bob", "s3cretpath", "k3y", "s1g"):
+        assert secret not in said + log, secret
 
 
 @pytest.mark.usefixtures("trusted_workspace")

@@ -20,6 +20,7 @@ from tether.hooks.builtin import BuiltinSettings, read_builtin_settings
 from tether.hooks.check import HookCheck, check_hook
 from tether.hooks.output import describe
 from tether.protocol import ConfigError
+from tether.shown_urls import shown_url
 
 
 def main(argv: list[str]) -> int:
@@ -134,7 +135,8 @@ def _print_check(check: HookCheck) -> None:
     spec = check.spec
     matcher = f" [{spec.matcher}]" if spec.matcher else ""
     flags = f"timeout {spec.timeout_s:g} s" + (", fail-closed" if spec.fail_closed else "")
-    print(f"\n{spec.event}{matcher}  {spec.command or f'POST {spec.url}'}")
+    what = f"POST {shown_url(spec.url)}" if spec.url is not None else spec.command
+    print(f"\n{spec.event}{matcher}  {what}")
     print(f"  from {spec.source}; {flags}")
     for note in check.notes:
         print(f"  note: {note}")

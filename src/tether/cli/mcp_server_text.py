@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig
+from tether.shown_urls import shown_url
 
 SECRET = "***"
 
@@ -41,7 +42,7 @@ def summary(server: ServerConfig) -> str:
     """What the server is, in one line: its URL or its command."""
     transport = server.transport
     if isinstance(transport, HttpTransport):
-        return f"{transport.url} ({transport.kind.upper()})"
+        return f"{shown_url(transport.url, path=True)} ({transport.kind.upper()})"
     if isinstance(transport, ClientTransport):
         return "in the client (SDK)"
     return shlex.join([transport.command, *transport.args])
@@ -57,7 +58,10 @@ def server_lines(server: ServerConfig, *, show_secrets: bool) -> list[str]:
     transport = server.transport
     out = [f"{server.name}:", f"  Scope: {server.scope} ({server.source})"]
     if isinstance(transport, HttpTransport):
-        out += [f"  Type: {transport.kind}", f"  URL: {transport.url}"]
+        out += [
+            f"  Type: {transport.kind}",
+            f"  URL: {transport.url if show_secrets else shown_url(transport.url, path=True)}",
+        ]
         lines = [f"{k}: {shown(v)}" for k, v in transport.headers.items()]
         label = "Headers"
     elif isinstance(transport, ClientTransport):

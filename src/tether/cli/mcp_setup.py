@@ -36,6 +36,7 @@ from tether.mcp.servers import (
 )
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice
+from tether.shown_urls import shown_url
 from tether.tools.base import Tool
 from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolRegistry
@@ -364,4 +365,4 @@ def _describe(server: ServerConfig) -> str:
         return "runs: " + " ".join([transport.command, *transport.args])
     if isinstance(transport, ClientTransport):
         return "is served by the client"
-    return f"connects to {transport.url}"
+    return f"connects to {shown_url(transport.url, path=True)}"

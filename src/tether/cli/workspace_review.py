@@ -40,6 +40,7 @@ from tether import bounded_json
 from tether.cli.ownership import Ownership, links_out, real_path
 from tether.cli.untrusted_settings import Declared, restrict_layer
 from tether.config.project import project_directories
+from tether.shown_urls import shown_url
 from tether.slotted import Slotted
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def _servers(workspace: Path, owners: Ownership, env: Mapping[str, str]) -> Iter
         elif isinstance(transport, ClientTransport):
             what = "is served by the client"
         else:
-            what = f"connects to {transport.url}"
+            what = f"connects to {shown_url(transport.url, path=True)}"
         found.append(Declared(server.source, "MCP server", f"{server.name}: {what}", server.name))
     return found
 

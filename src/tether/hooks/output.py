@@ -26,6 +26,7 @@ from tether.hooks.spec import (
     PermissionDecision,
     UpdatedOutput,
 )
+from tether.shown_urls import shown_url
 
 _EXCERPT_CHARS = 300
 _T = TypeVar("_T")
@@ -98,7 +99,7 @@ def describe(spec: HookSpec) -> str:
         prompt = prompt if len(prompt) <= 60 else prompt[:57] + "..."
         return f'{spec.event} {"agent" if spec.agent else "prompt"} hook "{prompt}"'
     if spec.url is not None:
-        return f"{spec.event} http hook {spec.url}"
+        return f"{spec.event} http hook {shown_url(spec.url)}"
     command = " ".join(spec.command.split())
     if len(command) > 60:
         command = command[:57] + "..."

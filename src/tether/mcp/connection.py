@@ -22,6 +22,7 @@ from tether.mcp.failures import describe, from_the_server
 from tether.mcp.offerings import Listing
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
 from tether.mcp.session import McpSession
+from tether.shown_urls import shown_url
 
 CLOSE_GRACE_S = 10.0
 """How long a clean close may take (the SDK ends a stdio server within about 6 s, and an
@@ -151,9 +152,9 @@ class ServerConnection:
         if isinstance(transport, StdioTransport) and isinstance(exc, PermissionError):
             return f"command cannot be run: {transport.command}: {exc.strerror}"
         if isinstance(transport, HttpTransport) and self._diagnostics.http_error is not None:
-            return f"{transport.url} answered {self._diagnostics.http_error}"
+            return f"{shown_url(transport.url, path=True)} answered {self._diagnostics.http_error}"
         if isinstance(transport, HttpTransport) and not from_the_server(exc):
-            return f"cannot reach {transport.url}: {describe(exc)}"
+            return f"cannot reach {shown_url(transport.url, path=True)}: {describe(exc)}"
         return describe(exc)
 
     def _timeout_message(self) -> str:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
+from tether.shown_urls import shown_url
+
 
 class Embedder(Protocol):
     """Text to unit vectors of `dimensions` floats; `name` tells stored vectors apart."""
@@ -123,6 +125,7 @@ class HttpEmbedder:
 
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         url = self.base_url.rstrip("/") + "/embeddings"
+        shown = shown_url(url, path=True)
         try:
             response = httpx2.post(
                 url,
@@ -131,16 +134,16 @@ class HttpEmbedder:
                 timeout=self.timeout,
             )
         except httpx2.HTTPError as e:
-            raise EmbeddingError(f"{url}: {e}") from None
+            raise EmbeddingError(f"{shown}: {e}") from None
         if response.status_code != 200:
-            raise EmbeddingError(f"{url} answered {response.status_code}: {response.text[:200]}")
+            raise EmbeddingError(f"{shown} answered {response.status_code}: {response.text[:200]}")
         try:
             rows: list[dict[str, Any]] = sorted(response.json()["data"], key=_index)
             vectors = [[float(x) for x in row["embedding"]] for row in rows]
         except (ValueError, KeyError, TypeError) as e:
-            raise EmbeddingError(f"{url}: not an embeddings answer ({e})") from None
+            raise EmbeddingError(f"{shown}: not an embeddings answer ({e})") from None
         if len(vectors) != len(texts):
-            raise EmbeddingError(f"{url}: {len(vectors)} vectors for {len(texts)} texts")
+            raise EmbeddingError(f"{shown}: {len(vectors)} vectors for {len(texts)} texts")
         self._dimensions = len(vectors[0]) if vectors else self._dimensions
         return [_unit(v) for v in vectors]
 

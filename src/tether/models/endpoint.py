@@ -14,6 +14,7 @@ from typing import Any, Final
 from tether import bounded_json
 from tether.models.idle import IDLE_TIMEOUT_ENV
 from tether.protocol import ModelError
+from tether.shown_urls import shown_url
 from tether.slotted import Slotted
 
 # Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
@@ -179,20 +180,25 @@ def _chain(exc: BaseException) -> list[BaseException]:
 class Endpoint(Slotted):
     """A provider's name, base URL and key variable: what an error message must name."""
 
-    __slots__ = ("base_url", "key_env", "provider")
+    __slots__ = ("base_url", "key_env", "provider", "shown")
     provider: Final[str]
     base_url: Final[str]
     key_env: Final[str | None]
+    shown: Final[str]
+    """The base URL as messages show it: no credentials, no query."""
 
     def __init__(self, provider: str, base_url: str, key_env: str | None) -> None:
         self.provider = provider
         self.base_url = base_url
         self.key_env = key_env
+        self.shown = shown_url(base_url, path=True)
 
     def unreachable(self, detail: str) -> ModelError:
         """The request never got an HTTP response (refused, DNS, TLS, timeout)."""
         return ModelError(
-            f"cannot reach {self.base_url}: {detail}", retryable=True, unreachable=True
+            f"cannot reach {self.shown}: {detail}",
+            retryable=True,
+            unreachable=True,
         )
 
     def http_error(
@@ -203,17 +209,17 @@ class Endpoint(Slotted):
         if status in (401, 403):
             hint = f"check {self.key_env}" if self.key_env else "check the provider's API key"
             return ModelError(
-                f"{self.provider} rejected the API key (HTTP {status}) at {self.base_url}; {hint}",
+                f"{self.provider} rejected the API key (HTTP {status}) at {self.shown}; {hint}",
                 status=status,
             )
         if status == 429:
-            text = f"{self.provider} is rate limiting requests (HTTP 429) at {self.base_url}"
+            text = f"{self.provider} is rate limiting requests (HTTP 429) at {self.shown}"
         elif status == 529:
-            text = f"{self.provider} is overloaded (HTTP 529) at {self.base_url}"
+            text = f"{self.provider} is overloaded (HTTP 529) at {self.shown}"
         elif status >= 500:
-            text = f"{self.provider} had a server error (HTTP {status}) at {self.base_url}"
+            text = f"{self.provider} had a server error (HTTP {status}) at {self.shown}"
         else:
-            text = f"{self.provider} rejected the request (HTTP {status}) at {self.base_url}"
+            text = f"{self.provider} rejected the request (HTTP {status}) at {self.shown}"
         return ModelError(
             f"{text}: {detail}" if detail else text,
             status=status,
@@ -225,7 +231,7 @@ class Endpoint(Slotted):
         """A 200 answer that is a whole reply as one JSON body: the server ignored
         `stream: true`. Not retried: it would answer the same way."""
         return ModelError(
-            f"{self.provider} at {self.base_url} answered without streaming (one JSON reply, "
+            f"{self.provider} at {self.shown} answered without streaming (one JSON reply, "
             "not an event stream): tether needs an endpoint that streams (`stream: true`); "
             "check the base URL, or the server's streaming support"
         )
@@ -234,7 +240,7 @@ class Endpoint(Slotted):
         """A 200 answer that is not an event stream: a wrong URL (a web page, a proxy's
         page) or a server that ignores `stream: true`."""
         return ModelError(
-            f"{self.provider} answered with {what} at {self.base_url}, not an event stream; "
+            f"{self.provider} answered with {what} at {self.shown}, not an event stream; "
             "check the base URL"
         )
 
@@ -242,7 +248,7 @@ class Endpoint(Slotted):
         """Nothing arrived for `idle_s` seconds on an open connection."""
         where = "mid-response" if started else "before answering"
         return ModelError(
-            f"{self.base_url} sent nothing for {idle_s:g}s {where} "
+            f"{self.shown} sent nothing for {idle_s:g}s {where} "
             f"(idle timeout; {IDLE_TIMEOUT_ENV} raises it)",
             retryable=True,
         )
@@ -258,7 +264,7 @@ class Endpoint(Slotted):
             status = int(kind)
             retryable = is_retryable_status(status)
         return ModelError(
-            f"{self.provider} reported {kind} mid-response at {self.base_url}: {one_line(message)}",
+            f"{self.provider} reported {kind} mid-response at {self.shown}: {one_line(message)}",
             status=status,
             retryable=retryable,
         )
@@ -266,7 +272,7 @@ class Endpoint(Slotted):
     def kept_alive_only(self, limit_s: float) -> ModelError:
         """The endpoint sent nothing but keep-alives for `limit_s` seconds."""
         return ModelError(
-            f"{self.base_url} sent only keep-alive pings for {limit_s:g}s "
+            f"{self.shown} sent only keep-alive pings for {limit_s:g}s "
             f"(idle timeout; {IDLE_TIMEOUT_ENV} raises it)",
             retryable=True,
         )
@@ -277,14 +283,15 @@ class Endpoint(Slotted):
         where = f" to {one_line(location, 200)}" if location else " without a location"
         return ModelError(
             f"{self.provider} answered with a redirect (HTTP {status}){where} at "
-            f"{self.base_url}; tether does not follow redirects: check the base URL",
+            f"{self.shown}; tether does not follow redirects: check the base URL",
             status=status,
         )
 
     def stream_unreadable(self, detail: str) -> ModelError:
         """The answer could not be read: its encoding is corrupt, or it passed a bound."""
         return ModelError(
-            f"the response from {self.base_url} could not be read: {detail}", retryable=True
+            f"the response from {self.shown} could not be read: {detail}",
+            retryable=True,
         )
 
     def event_object(self, data: str, noun: str) -> dict[str, Any]:
@@ -304,20 +311,22 @@ class Endpoint(Slotted):
         """The events broke the streaming protocol (a delta for a block never started, a call
         with no name): what they meant is unknown, so the answer is not taken as it is."""
         return ModelError(
-            f"the response from {self.base_url} broke the streaming protocol: {detail}",
+            f"the response from {self.shown} broke the streaming protocol: {detail}",
             retryable=True,
         )
 
     def stream_broken(self, detail: str) -> ModelError:
         """The connection dropped while the response was streaming."""
         return ModelError(
-            f"the connection to {self.base_url} broke mid-response: {detail}", retryable=True
+            f"the connection to {self.shown} broke mid-response: {detail}",
+            retryable=True,
         )
 
     def stream_unfinished(self, missing: str) -> ModelError:
         """The body ended cleanly but the response never said it was complete."""
         return ModelError(
-            f"the response from {self.base_url} ended before {missing}", retryable=True
+            f"the response from {self.shown} ended before {missing}",
+            retryable=True,
         )
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from tether.protocol import ConfigError
+from tether.shown_urls import shown_url
 
 ENABLE_ENVS = ("TETHER_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")
 Signal = Literal["metrics", "traces"]
@@ -170,7 +171,7 @@ def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ConfigError(f"{name}={value!r}: expected 1/true or 0/false")
+    raise ConfigError(f"{name}={shown_url(value, path=True)!r}: expected 1/true or 0/false")
 
 
 def _exporters(env: Mapping[str, str], name: str, skipped: _Skipped) -> tuple[Exporter, ...]:
@@ -249,16 +250,20 @@ def _target(
 
 def _check_url(name: str, value: str) -> None:
     if not value.startswith(("http://", "https://")):
-        raise ConfigError(f"{name}={value!r}: expected an http:// or https:// URL")
+        raise ConfigError(
+            f"{name}={shown_url(value, path=True)!r}: expected an http:// or https:// URL"
+        )
     if any(c.isspace() or not c.isprintable() for c in value):
-        raise ConfigError(f"{name}={value!r}: a URL holds no spaces or control characters")
+        raise ConfigError(
+            f"{name}={shown_url(value, path=True)!r}: a URL holds no spaces or control characters"
+        )
     try:
         parts = urlsplit(value)
         parts.port  # noqa: B018 - a port that is not a number raises here
     except ValueError as e:
-        raise ConfigError(f"{name}={value!r}: not a valid URL ({e})") from None
+        raise ConfigError(f"{name}: not a valid URL ({e})") from None
     if not parts.hostname:
-        raise ConfigError(f"{name}={value!r}: the URL names no host")
+        raise ConfigError(f"{name}: the URL names no host")
 
 
 def _pairs(name: str, value: str) -> tuple[tuple[str, str], ...]:
@@ -297,7 +302,7 @@ def _temporality(env: Mapping[str, str]) -> Temporality:
     name = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"
     value = (env.get(name) or "delta").strip().lower()
     if value not in ("delta", "cumulative"):
-        raise ConfigError(f"{name}={value!r}: expected delta or cumulative")
+        raise ConfigError(f"{name}={shown_url(value, path=True)!r}: expected delta or cumulative")
     return value
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
 from tether.protocol.record import field_default
+from tether.shown_urls import shown_url
 from tether.slotted import Slotted
 
 KEY = "webhooks"
@@ -71,9 +72,7 @@ class WebhookConfig(Slotted):
     def place(self) -> str:
         """The url without its credentials, path and query (a Slack url's path is its secret):
         for messages."""
-        parts = urlsplit(self.url)
-        host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
-        return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+        return shown_url(self.url)
 
     def wants(self, kind: str) -> bool:
         return self.events is None or kind in self.events
