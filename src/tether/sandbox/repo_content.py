@@ -8,6 +8,8 @@ commits before the session, and would get the same files checking them out outsi
 
 - a file the sweep would move aside is kept when its content is, at its path, that of a blob
   in the history of a ref the repository had at the session's first command (`own`);
+- or the clean merge of what two such refs hold there over their merge base's
+  (`repo_merges.py`: a `git merge` of two branches that both changed it);
 - or that of a repository outside every writable place that it names as a remote by a local
   path (a clone's `origin`, a remote pulled from): no command can have written that history;
 - a protected path (read-only, or a placeholder while missing) where a branch, tag or stash
@@ -30,7 +32,9 @@ from pathlib import Path
 from tether.sandbox.made_refs import made_by_commands, remember
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
+from tether.sandbox.repo_merges import MergeBases, clean_merge
 from tether.sandbox.repo_reads import (
+    MAX_FILE,
     Repo,
     blob_id,
     blobs_at,
@@ -53,6 +57,8 @@ from tether.sandbox.verified_objects import (
 MAX_JUDGED = 1_000
 """Files judged per sweep at most: a checkout brings a few start-up files, a command that made
 thousands is not checking anything out."""
+_MAX_MERGED = 16
+"""Files per sweep and repository tried as a merge of two tips at most."""
 _MAX_SOURCES = 8
 """Remotes looked at per repository at most."""
 
@@ -94,6 +100,7 @@ class RepoHistory:
         """The (common) git directories there at the first command, by real path."""
         self.made: dict[str, set[str]] = {}
         """Per repository a command made: the ids already kept as made."""
+        self.bases = MergeBases()
 
     def record(
         self, work_trees: list[Path], writable: tuple[Path, ...], first: Iterable[Path] = ()
@@ -180,7 +187,25 @@ class RepoHistory:
                 ]
                 true = self._confirmed(repo, [(r, b) for _, r, b in held])
                 own.update(path for path, relative, blob in held if (relative, blob) in true)
+            if recorded is not None:
+                own.update(self._merged(recorded, [(p, r) for p, r in files if p not in own]))
         return own
+
+    def _merged(self, repo: Repo, files: list[tuple[str, str]]) -> list[str]:
+        """Those of `files` (path, relative) that hold the clean merge of two recorded tips
+        at their path (`repo_merges.py`)."""
+        found: list[str] = []
+        key, sha256 = os.fspath(repo.git_dir), is_sha256(repo.git_dir)
+        for path, relative in files[:_MAX_MERGED]:
+            data = None if os.path.islink(path) else read_regular_file(Path(path), MAX_FILE + 1)
+            if data is None or len(data) > MAX_FILE:
+                continue
+            if (key, True) not in self.commits:
+                self.commits[(key, True)] = reachable(repo.git_dir, repo.tips, sha256)
+            commits = self.commits[(key, True)]
+            if clean_merge(repo.git_dir, repo.tips, commits, relative, data, self.bases, sha256):
+                found.append(path)
+        return found
 
     def _linked(self, tree: str) -> Repo | None:
         """The recorded repository a linked worktree made since (`git worktree add`) is of:
