@@ -4,6 +4,7 @@ the command just wrote, without changing any ref. HOW is where the forged object
 
 - `loose`: over the tree's own loose object file;
 - `pack`: a new pack claiming the tree's id (git looks in packs before loose objects);
+- `bigpack`: that, with a true 20 MiB blob beside it;
 - `alternates`: such a pack in a directory of TMPDIR that `objects/info/alternates` names;
 - `commit`: over the loose object of the tip's parent commit, naming the forged tree;
 - `parent`: a shallow repository's missing parent, made up, and the `shallow` file emptied.
@@ -40,24 +41,32 @@ def loose(store: str, object_id: str, kind: str, body: bytes) -> None:
         f.write(zlib.compress(b"%s %d\0" % (kind.encode(), len(body)) + body))
 
 
-def pack(directory: str, object_id: str, kind: str, body: bytes) -> None:
-    """A pack of one object, `body`, under `object_id`, with its index (version 2)."""
-    size = len(body)
-    byte = (TYPES[kind] << 4) | (size & 15)
-    size >>= 4
-    header = bytearray()
-    while size:
-        header.append(byte | 0x80)
-        byte = size & 0x7F
-        size >>= 7
-    header.append(byte)
-    entry = bytes(header) + zlib.compress(body)
-    data = b"PACK" + struct.pack(">II", 2, 1) + entry
+def pack(directory: str, objects: list[tuple[str, str, bytes]]) -> None:
+    """A pack of `objects` (id, kind, body), each under the id given, with its index
+    (version 2)."""
+    data = b"PACK" + struct.pack(">II", 2, len(objects))
+    entries: list[tuple[bytes, int, int]] = []
+    for object_id, kind, body in objects:
+        size = len(body)
+        byte = (TYPES[kind] << 4) | (size & 15)
+        size >>= 4
+        header = bytearray()
+        while size:
+            header.append(byte | 0x80)
+            byte = size & 0x7F
+            size >>= 7
+        header.append(byte)
+        entry = bytes(header) + zlib.compress(body)
+        entries.append((bytes.fromhex(object_id), zlib.crc32(entry), len(data)))
+        data += entry
     data += hashlib.sha1(data).digest()
-    raw = bytes.fromhex(object_id)
-    fanout = b"".join(struct.pack(">I", int(i >= raw[0])) for i in range(256))
-    index = b"\xfftOc" + struct.pack(">I", 2) + fanout + raw
-    index += struct.pack(">II", zlib.crc32(entry), 12) + data[-20:]
+    entries.sort()
+    fanout = b"".join(
+        struct.pack(">I", sum(raw[0] <= i for raw, _, _ in entries)) for i in range(256)
+    )
+    index = b"\xfftOc" + struct.pack(">I", 2) + fanout + b"".join(raw for raw, _, _ in entries)
+    index += b"".join(struct.pack(">I", crc) for _, crc, _ in entries)
+    index += b"".join(struct.pack(">I", at) for _, _, at in entries) + data[-20:]
     index += hashlib.sha1(index).digest()
     os.makedirs(directory, exist_ok=True)
     name = os.path.join(directory, f"pack-{data[-20:].hex()}")
@@ -65,6 +74,12 @@ def pack(directory: str, object_id: str, kind: str, body: bytes) -> None:
         f.write(data)
     with open(name + ".idx", "wb") as f:
         f.write(index)
+
+
+def padding(size: int) -> tuple[str, str, bytes]:
+    """A true blob of `size` random bytes: a pack over the size once left unverified."""
+    body = os.urandom(size)
+    return hashlib.sha1(b"blob %d\0" % size + body).hexdigest(), "blob", body
 
 
 def main(how: str) -> None:
@@ -80,10 +95,12 @@ def main(how: str) -> None:
     if how == "loose":
         loose(store, old_tree, "tree", body)
     elif how == "pack":
-        pack(os.path.join(store, "pack"), old_tree, "tree", body)
+        pack(os.path.join(store, "pack"), [(old_tree, "tree", body)])
+    elif how == "bigpack":
+        pack(os.path.join(store, "pack"), [(old_tree, "tree", body), padding(20 << 20)])
     elif how == "alternates":
         elsewhere = os.path.join(os.environ["TMPDIR"], "objects")
-        pack(os.path.join(elsewhere, "pack"), old_tree, "tree", body)
+        pack(os.path.join(elsewhere, "pack"), [(old_tree, "tree", body)])
         with open(os.path.join(store, "info", "alternates"), "a") as f:
             f.write(elsewhere + "\n")
     elif how == "commit":

@@ -46,7 +46,7 @@ async def forged_in_session(boundary: Layout, command: str) -> str:
     return out.content
 
 
-@pytest.mark.parametrize("how", ["loose", "pack", "alternates", "commit"])
+@pytest.mark.parametrize("how", ["loose", "pack", "bigpack", "alternates", "commit"])
 async def test_a_forged_object_is_not_left_for_the_users_git(boundary: Layout, how: str) -> None:
     ws = boundary.workspace
     repository_with_feature(ws)

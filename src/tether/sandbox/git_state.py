@@ -132,18 +132,7 @@ class SequencerTodos(Slotted):
                 kept.append(line)
             if not dropped:
                 return None
-            aside = free_name(directory, todo + DISABLED)
-            info = os.stat(todo, dir_fd=directory, follow_symlinks=False)
-            os.rename(todo, aside, src_dir_fd=directory, dst_dir_fd=directory)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-            fd = os.open(todo, flags, info.st_mode & 0o777, dir_fd=directory)
-            try:
-                os.write(fd, b"\n".join(kept))
-                if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
-                    with contextlib.suppress(OSError):
-                        os.fchown(fd, info.st_uid, info.st_gid)
-            finally:
-                os.close(fd)
+            aside = replace_at(directory, todo, b"\n".join(kept))
             return (
                 f"removed {dropped} exec line(s) a command added to {state / todo} (git would "
                 f"run them outside the sandbox at the next --continue; as the command left "
@@ -151,6 +140,26 @@ class SequencerTodos(Slotted):
             )
         finally:
             os.close(directory)
+
+
+def replace_at(directory: int, name: str, data: bytes | None) -> str:
+    """Move `name` in `directory` aside (`*.tether-disabled`) and write `data` in its place,
+    with its mode and owner (None: nothing in its place); the name it was moved to."""
+    aside = free_name(directory, name + DISABLED)
+    info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    os.rename(name, aside, src_dir_fd=directory, dst_dir_fd=directory)
+    if data is None:
+        return aside
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(name, flags, info.st_mode & 0o777, dir_fd=directory)
+    try:
+        os.write(fd, data)
+        if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+            with contextlib.suppress(OSError):
+                os.fchown(fd, info.st_uid, info.st_gid)
+    finally:
+        os.close(fd)
+    return aside
 
 
 def free_name(directory: int, name: str) -> str:

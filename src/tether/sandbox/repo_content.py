@@ -8,6 +8,8 @@ commits before the session, and would get the same files checking them out outsi
 
 - a file the sweep would move aside is kept when its content is, at its path, that of a blob
   in the history of a ref the repository had at the session's first command (`own`);
+- or the clean merge of what two such refs hold there over their merge base's
+  (`repo_merges.py`: a `git merge` of two branches that both changed it);
 - or that of a repository outside every writable place that it names as a remote by a local
   path (a clone's `origin`, a remote pulled from): no command can have written that history;
 - a protected path (read-only, or a placeholder while missing) where a branch, tag or stash
@@ -23,53 +25,42 @@ recorded ids down, confirm (`verified_objects.py`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tether.sandbox.made_refs import made_by_commands, read_refs, remember, resolve
+from tether.sandbox.made_refs import made_by_commands, remember
 from tether.sandbox.nofollow import read_regular_file
 from tether.sandbox.protected import Protected, common_dirs, gitdir_pointer
+from tether.sandbox.repo_merges import MergeBases, clean_merge
+from tether.sandbox.repo_reads import (
+    MAX_FILE,
+    Repo,
+    blob_id,
+    blobs_at,
+    differing,
+    open_git_dir,
+    open_repo,
+    refs_of,
+    remote_urls,
+    within,
+    work_tree_of,
+)
 from tether.sandbox.verified_objects import (
     MAX_COMMITS_TRIED,
     MAX_TIPS_TRIED,
-    git,
     holding,
     is_sha256,
     reachable,
 )
-from tether.slotted import Slotted
 
 MAX_JUDGED = 1_000
 """Files judged per sweep at most: a checkout brings a few start-up files, a command that made
 thousands is not checking anything out."""
-MAX_FILE = 16 * 1024 * 1024
-"""Files larger than this are not hashed (moved aside as before)."""
+_MAX_MERGED = 16
+"""Files per sweep and repository tried as a merge of two tips at most."""
 _MAX_SOURCES = 8
 """Remotes looked at per repository at most."""
-
-
-class _Repo(Slotted):
-    __slots__ = ("git_dir", "head", "refs", "tips")
-    git_dir: Path
-    """Where its objects and refs are (the common directory of a linked worktree)."""
-    tips: tuple[str, ...]
-    head: str | None
-    refs: dict[str, str]
-    """Its refs (and `HEAD`) by name, as the last command left them."""
-
-    def __init__(
-        self,
-        git_dir: Path,
-        tips: tuple[str, ...],
-        head: str | None,
-        refs: dict[str, str] | None = None,
-    ) -> None:
-        self.git_dir = git_dir
-        self.tips = tips
-        self.head = head
-        self.refs = {} if refs is None else refs
 
 
 def _nothing_swept(_relative: str) -> bool:
@@ -82,7 +73,7 @@ class RepoHistory:
     def __init__(
         self, *, swept: Callable[[str], bool] = _nothing_swept, made_dir: Path | None = None
     ) -> None:
-        self.repos: dict[str, _Repo] = {}
+        self.repos: dict[str, Repo] = {}
         """By work tree."""
         self.recorded = False
         self.blobs: dict[tuple[str, str], dict[str, list[str]]] = {}
@@ -109,6 +100,7 @@ class RepoHistory:
         """The (common) git directories there at the first command, by real path."""
         self.made: dict[str, set[str]] = {}
         """Per repository a command made: the ids already kept as made."""
+        self.bases = MergeBases()
 
     def record(
         self, work_trees: list[Path], writable: tuple[Path, ...], first: Iterable[Path] = ()
@@ -122,11 +114,11 @@ class RepoHistory:
         self.recorded = True
         self.writable = tuple(os.fspath(w) for w in writable)
         for git_dir in first:
-            repo = _open_git_dir(git_dir)
+            repo = open_git_dir(git_dir)
             if repo is not None:
                 self.first.add(os.path.realpath(repo.git_dir))
         for tree in work_trees:
-            repo = _open(tree)
+            repo = open_repo(tree)
             if repo is not None:
                 made, base = made_by_commands(self.made_dir, repo.git_dir)
                 untrusted = made.difference(base)
@@ -140,13 +132,13 @@ class RepoHistory:
         are at is kept as made (`made_refs.py`): a later session, which finds it there at its
         first command, trusts none of its history."""
         for git_dir in git_dirs:
-            repo = _open_git_dir(git_dir)
+            repo = open_git_dir(git_dir)
             if repo is None:
                 continue
             key = os.path.realpath(repo.git_dir)
             if key in self.first:
                 continue
-            ids = set(_refs_of(repo.git_dir).values())
+            ids = set(refs_of(repo.git_dir).values())
             if ids - self.made.get(key, set()):
                 remember(self.made_dir, repo.git_dir, sorted(ids), ())
                 self.made[key] = ids
@@ -159,7 +151,7 @@ class RepoHistory:
         """A command ended: the ids the recorded repositories' refs moved to since the last
         command are the commands', never history to a later session (`made_refs.py`)."""
         for repo in self.repos.values():
-            refs = _refs_of(repo.git_dir)
+            refs = refs_of(repo.git_dir)
             made = [i for name, i in refs.items() if repo.refs.get(name) != i]
             repo.refs = refs
             trusted = set(repo.tips)
@@ -173,7 +165,7 @@ class RepoHistory:
         repository for all of them."""
         trees: dict[str, list[tuple[str, str]]] = {}
         for path in paths[:MAX_JUDGED]:
-            found = _work_tree_of(path)
+            found = work_tree_of(path)
             if found is not None:
                 trees.setdefault(found[0], []).append((path, found[1]))
         own: set[str] = set()
@@ -184,20 +176,38 @@ class RepoHistory:
                 key = os.fspath(repo.git_dir)
                 unknown = [r for _, r in left if (key, r) not in self.blobs]
                 if unknown:
-                    history = _blobs_at(repo, unknown)
+                    history = blobs_at(repo, unknown)
                     for relative in unknown:
                         self.blobs[(key, relative)] = history.get(relative, {})
                 held = [
                     (path, relative, blob)
                     for path, relative in left
                     if self.blobs[(key, relative)]
-                    and (blob := _blob_id(path, repo.git_dir)) in self.blobs[(key, relative)]
+                    and (blob := blob_id(path, repo.git_dir)) in self.blobs[(key, relative)]
                 ]
                 true = self._confirmed(repo, [(r, b) for _, r, b in held])
                 own.update(path for path, relative, blob in held if (relative, blob) in true)
+            if recorded is not None:
+                own.update(self._merged(recorded, [(p, r) for p, r in files if p not in own]))
         return own
 
-    def _linked(self, tree: str) -> _Repo | None:
+    def _merged(self, repo: Repo, files: list[tuple[str, str]]) -> list[str]:
+        """Those of `files` (path, relative) that hold the clean merge of two recorded tips
+        at their path (`repo_merges.py`)."""
+        found: list[str] = []
+        key, sha256 = os.fspath(repo.git_dir), is_sha256(repo.git_dir)
+        for path, relative in files[:_MAX_MERGED]:
+            data = None if os.path.islink(path) else read_regular_file(Path(path), MAX_FILE + 1)
+            if data is None or len(data) > MAX_FILE:
+                continue
+            if (key, True) not in self.commits:
+                self.commits[(key, True)] = reachable(repo.git_dir, repo.tips, sha256)
+            commits = self.commits[(key, True)]
+            if clean_merge(repo.git_dir, repo.tips, commits, relative, data, self.bases, sha256):
+                found.append(path)
+        return found
+
+    def _linked(self, tree: str) -> Repo | None:
         """The recorded repository a linked worktree made since (`git worktree add`) is of:
         its `.git` file names a git directory whose common directory is that repository's."""
         pointed = gitdir_pointer(Path(tree) / ".git")
@@ -207,7 +217,7 @@ class RepoHistory:
         found = [r for r in self.repos.values() if os.path.realpath(r.git_dir) == common]
         return found[0] if found else None
 
-    def _confirmed(self, repo: _Repo, held: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    def _confirmed(self, repo: Repo, held: list[tuple[str, str]]) -> set[tuple[str, str]]:
         """Those (path, blob) of `held`, which git's log says the history had, that it
         truly had: read back from the object store and hashed (`verified_objects.py`), as a
         command can have forged what git read."""
@@ -261,22 +271,22 @@ class RepoHistory:
             known = self.varying.setdefault(tree, {})
             new = [r for r in dict.fromkeys(relatives) if r not in known]
             if new:
-                changed = _differing(self.repos[tree], new)
+                changed = differing(self.repos[tree], new)
                 for relative in new:
                     prefix = relative + "/"
                     known[relative] = any(c == relative or c.startswith(prefix) for c in changed)
             left.update(os.path.join(tree, r) for r in relatives if known[r])
         return left
 
-    def _sources(self, tree: Path) -> list[_Repo]:
+    def _sources(self, tree: Path) -> list[Repo]:
         """The repositories the one at `tree` was cloned, fetched or pulled from that no
         command can have written: its remotes' URLs that are local paths outside every writable
         place (or a repository recorded before the session)."""
         config = read_regular_file(tree / ".git" / "config", 1_000_000)
         if config is None:
             return []
-        found: list[_Repo] = []
-        for url in _remote_urls(config.decode("utf-8", "replace")):
+        found: list[Repo] = []
+        for url in remote_urls(config.decode("utf-8", "replace")):
             url = url.removeprefix("file://")
             if not url.startswith("/"):
                 continue
@@ -286,156 +296,9 @@ class RepoHistory:
                 found.append(recorded)
                 continue
             real = os.path.realpath(source)
-            if any(_within(p, w) for p in (source, real) for w in self.writable):
+            if any(within(p, w) for p in (source, real) for w in self.writable):
                 continue
             git_dir = Path(real) / ".git" if (Path(real) / ".git").exists() else Path(real)
-            if (repo := _open_git_dir(git_dir)) is not None:
+            if (repo := open_git_dir(git_dir)) is not None:
                 found.append(repo)
         return found[:_MAX_SOURCES]
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _remote_urls(config: str) -> list[str]:
-    urls: list[str] = []
-    section = None
-    for line in config.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped.strip("[]").replace('"', "").strip().lower()
-            continue
-        key, sep, value = stripped.partition("=")
-        if sep and section and section.startswith("remote ") and key.strip().lower() == "url":
-            urls.append(value.strip().strip('"'))
-    return urls
-
-
-def _work_tree_of(path: str) -> tuple[str, str] | None:
-    """The work tree holding `path` (the nearest directory above with a `.git` file, or one
-    with a `HEAD`: not a placeholder), and the path relative to it."""
-    directory = os.path.dirname(path)
-    while True:
-        dot_git = os.path.join(directory, ".git")
-        if os.path.isfile(dot_git) or os.path.lexists(os.path.join(dot_git, "HEAD")):
-            return directory, os.path.relpath(path, directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
-def _open(tree: Path) -> _Repo | None:
-    dot_git = tree / ".git"
-    if dot_git.is_dir() and not dot_git.is_symlink():
-        return _open_git_dir(dot_git)
-    pointed = gitdir_pointer(dot_git)
-    return None if pointed is None else _open_git_dir(pointed)
-
-
-def _open_git_dir(git_dir: Path) -> _Repo | None:
-    if not (git_dir / "HEAD").is_file():
-        return None
-    common = next(iter(common_dirs(git_dir)), git_dir)
-    refs = read_refs(common)
-    head = resolve(git_dir, "HEAD", refs)
-    listed = [head] if head else []
-    tips = tuple(dict.fromkeys([*listed, *refs.values()]))
-    return _Repo(common, tips, head, _refs_of(common))
-
-
-def _refs_of(common: Path) -> dict[str, str]:
-    """The repository's refs and its work trees' `HEAD`s (a detached one is a ref too)."""
-    refs = read_refs(common)
-    heads = [common, *(p for p in (common / "worktrees").glob("*") if p.is_dir())]
-    for git_dir in heads:
-        if (head := resolve(git_dir, "HEAD", refs)) is not None:
-            refs[f"HEAD {git_dir.name}"] = head
-    return refs
-
-
-def _blob_id(path: str, git_dir: Path) -> str | None:
-    """git's id of the file's content as a blob (a link's: its target), no filter applied,
-    prefixed by its kind (`_kind`): a link is only ever a link of the history, a file a file."""
-    try:
-        info = os.lstat(path)
-        if os.path.islink(path):
-            kind = "link"
-            data = os.fsencode(os.readlink(path))
-        elif os.path.isfile(path) and info.st_size <= MAX_FILE:
-            kind = "file"
-            with open(path, "rb") as f:
-                data = f.read(MAX_FILE + 1)
-        else:
-            return None
-    except OSError:
-        return None
-    digest = hashlib.sha256() if is_sha256(git_dir) else hashlib.sha1()
-    digest.update(b"blob %d\0" % len(data))
-    digest.update(data)
-    return f"{kind} {digest.hexdigest()}"
-
-
-def _kind(mode: str) -> str | None:
-    """What a tree entry's mode holds: a link (120000), a file (100644, 100755), else None."""
-    if mode == "120000":
-        return "link"
-    return "file" if mode in ("100644", "100755", "100664") else None
-
-
-def _git(git_dir: Path, args: list[str], stdin: str) -> str | None:
-    out = git(git_dir, args, stdin.encode())
-    return None if out is None else out.decode("utf-8", "surrogateescape")
-
-
-def _commits(repo: _Repo) -> list[str]:
-    """The tips that are commits (a tag peeled; a ref to a tree or blob left out)."""
-    out = _git(
-        repo.git_dir,
-        ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-        "".join(f"{tip}^{{commit}}\n" for tip in repo.tips),
-    )
-    if out is None:
-        return []
-    found = [line.split()[0] for line in out.splitlines() if line.endswith(" commit")]
-    return list(dict.fromkeys(found))
-
-
-def _blobs_at(repo: _Repo, relatives: list[str]) -> dict[str, dict[str, list[str]]]:
-    """Every blob id each of `relatives` held in the history of the repository's tips, as
-    git reads it, with the commits that brought it (to be confirmed: `_confirmed`)."""
-    commits = _commits(repo)
-    if not commits:
-        return {}
-    args = ["log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m", "--format=@%H"]
-    lines = [*commits, "--", *(f":(literal){r}" for r in relatives)]
-    out = _git(repo.git_dir, args, "\n".join(lines) + "\n")
-    if out is None:
-        return {}
-    found: dict[str, dict[str, list[str]]] = {}
-    commit = ""
-    for line in out.splitlines():
-        if line.startswith("@"):
-            commit = line[1:]
-            continue
-        head, _, path = line.partition("\t")
-        fields = head.split()
-        if line.startswith(":") and len(fields) >= 5 and (kind := _kind(fields[1])):
-            seen = found.setdefault(path, {}).setdefault(f"{kind} {fields[3]}", [])
-            if commit not in seen:
-                seen.append(commit)
-    return found
-
-
-def _differing(repo: _Repo, relatives: list[str]) -> frozenset[str]:
-    """The paths below `relatives` where a recorded tip's tree differs from `HEAD`'s."""
-    if repo.head is None:
-        return frozenset()
-    tips = [tip for tip in _commits(repo) if tip != repo.head]
-    if not tips:
-        return frozenset()
-    lines = "".join(f"{tip} {repo.head}\n" for tip in tips)
-    args = ["diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "--no-commit-id"]
-    out = _git(repo.git_dir, [*args, "--", *(f":(literal){r}" for r in relatives)], lines)
-    return frozenset(out.splitlines()) if out is not None else frozenset()

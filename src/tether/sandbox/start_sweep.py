@@ -35,6 +35,7 @@ from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_state import SequencerTodos, git_dirs
 from tether.sandbox.git_store import StoreSweep
+from tether.sandbox.git_strategy import Strategies
 from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.start_patterns import is_disabled, matches, swept_path
@@ -117,6 +118,7 @@ class StartSweep:
         """The refs the session's repositories had at its first command: content checked out
         from them is the repository's own, kept (`repo_content.py`)."""
         self.todos = SequencerTodos()  # `git_state.py`
+        self.strategies = Strategies()  # `git_strategy.py`
         self.store = StoreSweep()  # `git_store.py`
         self.known: set[str] = set()
         """Every matched path found by the session's walks, looked at again by each: a command
@@ -147,6 +149,7 @@ class StartSweep:
                 trees = [t for t in dict.fromkeys(trees) if (t / ".git").exists()]
                 self.history.record(trees, (*roots, *excluded), repos)
                 self.todos.record(git_dirs(self.history.commons()))
+                self.strategies.record(git_dirs(self.history.commons()))
                 self.store.record(git_dirs(self.history.commons()))
                 self.swept_at = time.time_ns()
                 self.before, self.cut, self.dirs = self._walk(roots)
@@ -171,7 +174,8 @@ class StartSweep:
             self.history.moved()
             # The session's own TMPDIR goes with it: nothing to keep of a repository there.
             self.history.made_repos(r for r in repos if not within(os.fspath(r), self.excluded))
-            self.notes += self.todos.sweep(git_dirs(self.history.commons())) + self.store.sweep()
+            gits = git_dirs(self.history.commons())
+            self.notes += self.todos.sweep(gits) + self.strategies.sweep(gits) + self.store.sweep()
             now, self.cut, dirs = self._walk(roots)
             self.dir_stats.clear()
             moved: list[str] = []
