@@ -27,7 +27,7 @@ from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
 from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
-from tether.permissions.outside_code import fetched_code
+from tether.permissions.outside_code import URL_CODE, fetched_code
 from tether.permissions.paths import is_below
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -152,6 +152,10 @@ class CodeJudge:
         code no rule has seen, asked; a file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
+            if is_literal(word) and URL_CODE.match(word):
+                where = "given inline" if word[:5].lower() == "data:" else "fetched as it runs"
+                found.append(self._unread(f"{what} {readable(word[:60])}, {where}: not seen"))
+                continue
             # A path another program names (find's `{}`) is each path it names now.
             targets = self._targets(inv, word) if inv is not None else self.places.targets(word)
             for target in targets:
