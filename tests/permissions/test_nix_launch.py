@@ -211,8 +211,6 @@ def test_a_package_whose_programs_are_unknown_is_asked(
         "nix run nixpkgs#ripgrep -- -n TODO src",
         "nix run nixpkgs#jq -- . x.json",
         "nix run nixpkgs#gnugrep -- -n x README.md",
-        "nix shell nixpkgs#hello -c hello",
-        "nix-shell -p hello --run hello",
     ],
 )
 def test_known_packages_stay_allowed(command: str, make_ctx: ContextFactory) -> None:

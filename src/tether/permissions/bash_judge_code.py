@@ -26,7 +26,8 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
 from tether.permissions.nix_launch import unnamed_program
-from tether.permissions.outside_code import fetched_code
+from tether.permissions.nix_sources import unseen_nix_code
+from tether.permissions.outside_code import URL_CODE, fetched_code
 from tether.permissions.paths import is_below
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -151,6 +152,10 @@ class CodeJudge:
         code no rule has seen, asked; a file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
+            if is_literal(word) and URL_CODE.match(word):
+                where = "given inline" if word[:5].lower() == "data:" else "fetched as it runs"
+                found.append(self._unread(f"{what} {readable(word[:60])}, {where}: not seen"))
+                continue
             # A path another program names (find's `{}`) is each path it names now.
             targets = self._targets(inv, word) if inv is not None else self.places.targets(word)
             for target in targets:
@@ -216,16 +221,23 @@ class CodeJudge:
         return [*judged, *([found] if found is not None else [])]
 
     def _unnamed(self, inv: Invocation) -> list[Verdict]:
-        """What `nix run` runs where tether cannot name the program (nix_launch)."""
-        unnamed = unnamed_program(inv.argv) if inv.role == "command" else None
+        """What nix runs where tether cannot name the program (nix_launch) or the code is
+        not the registry's nixpkgs (nix_sources)."""
+        if inv.role != "command":
+            return []
+        named = unnamed_program(inv.argv)
+        unseen = None if named is not None else unseen_nix_code(inv.argv, inv.assignments)
+        unnamed = named or unseen
         if unnamed is None:
             return []
         found = script_verdict(
             self.ctx.rules,
-            "nix",
+            program_name(inv.argv[0]),
             unnamed,
             bypass=self.ctx.mode == "bypassPermissions",
-            why="whose programs tether cannot name",
+            why="code that is not the registry's nixpkgs, which tether does not read"
+            if unseen
+            else "whose programs tether cannot name",
         )
         return [found] if found is not None else []
 

@@ -106,6 +106,13 @@ COMMANDS: Mapping[str, CommandSpec] = {
         | _s("--squeeze-blank", "--show-tabs", "--show-nonprinting", "--help", "--version"),
         read_only=True,
     ),
+    "fold": CommandSpec(
+        "read",
+        valued=_s("-w", "--width"),
+        flags="bs",
+        long_flags=_s("--bytes", "--spaces", "--help", "--version"),
+        read_only=True,
+    ),
     "tac": CommandSpec(
         "read",
         valued=_s("-s", "--separator"),
@@ -301,14 +308,16 @@ COMMANDS: Mapping[str, CommandSpec] = {
     **dict.fromkeys(
         _names(
             "echo printf pwd true false : sleep whoami id uname basename dirname which type "
-            "seq tr test [ cd pushd popd dirs realpath readlink nproc command printenv"
+            "seq tr test [ cd pushd popd dirs realpath readlink nproc command printenv "
+            "expr free uptime"
         ),
         _NONE_READ_ONLY,
     ),
     # With no command to run (wrappers.py opens up `env PROG`): prints the environment.
     "env": _NONE_READ_ONLY,
-    # Process listings: what runs, as `env` shows the environment (a pid file is read).
-    **dict.fromkeys(_names("ps pstree pidof"), _NONE_READ_ONLY),
+    # Process listings: what runs, as `env` shows the environment (a pid file is read); top
+    # reads no keys from an input that is no terminal.
+    **dict.fromkeys(_names("ps pstree pidof top"), _NONE_READ_ONLY),
     "pgrep": CommandSpec(
         "none", read_valued=_s("-F", "--pidfile"), read_only=True, any_option=True
     ),

@@ -47,7 +47,8 @@ _NODE = Interpreter(
     code=_s("-e", "-p", "--eval", "--print"),
     bundles=True,
     valued=_s("-r", "--require", "--import", "--loader", "--experimental-loader", "-C")
-    | _s("--conditions", "--input-type", "--title", "--env-file", "--inspect-port"),
+    | _s("--conditions", "--input-type", "--title", "--env-file", "--inspect-port")
+    | _s("--experimental-config-file", "--env-file-if-exists", "--openssl-config"),
 )
 INTERPRETERS: Mapping[str, Interpreter] = {
     "python": _PYTHON,
@@ -197,9 +198,23 @@ _PYTHON_VERSION = re.compile(r"-V+")
 """Python's version flag repeated in one word (`-VV`: the build too)."""
 
 
+_ASKS = frozenset({"--version", "--help", "-h"})
+TOOL_QUERIES: Mapping[str, frozenset[str]] = {
+    **dict.fromkeys(("npm", "pnpm", "yarn"), _ASKS | {"-v"}),
+    **dict.fromkeys(("pip", "pip3", "cargo", "rustc", "rustup", "uv", "poetry"), _ASKS | {"-V"}),
+    "go": frozenset({"version"}),
+}
+"""A package manager's or toolchain's one word asking its version or usage (`npm --version`,
+`go version`): it prints and exits, running no code of a project's."""
+
+
 def is_query(argv: tuple[str, ...]) -> bool:
-    """Whether `argv` only asks an interpreter its version or usage: runs no code."""
-    family = _family(program_name(argv[0])) if argv else None
+    """Whether `argv` only asks an interpreter, a package manager or a toolchain its version or
+    usage: runs no code."""
+    name = program_name(argv[0]) if argv else ""
+    if name in TOOL_QUERIES:
+        return len(argv) == 2 and argv[1] in TOOL_QUERIES[name]
+    family = _family(name) if argv else None
     if family is None or len(argv) < 2:
         return False
     queries = QUERIES[family]

@@ -26,7 +26,7 @@ from tether.permissions.launcher_table import (
     Launcher,
     Sub,
 )
-from tether.permissions.nix_launch import nix_runs, profile_writes, shell_command
+from tether.permissions.nix_launch import nix_runs, profile_writes, runs_typed, shell_command
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options, unparsed
@@ -66,17 +66,17 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
         runs = nix_runs(args) if name == "nix" else []
         if isinstance(runs, str):
             return unparsed(plain, "command", f"cannot tell what nix runs: {runs}")
-        words, text = shell_command(name, args)
+        words, texts = shell_command(name, args)
         runs += [words] if words else []
         writes = profile_writes(name, args)
-        if text is not None:
-            ran = code(text, "command")
+        if texts:
+            ran = [code(text, "command") for text in texts]
             return Invocation(
                 plain.argv,
                 plain.assignments,
                 plain.redirects,
-                inner=(*ran.inner, *(inner(words) for words in runs)),
-                problems=ran.problems,
+                inner=(*(i for r in ran for i in r.inner), *(inner(words) for words in runs)),
+                problems=tuple(p for r in ran for p in r.problems),
                 writes=writes,
             )
         if runs or writes:
@@ -123,7 +123,9 @@ def launches(inv: Invocation) -> bool:
     """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
     rule decides in them, as for sudo: bash_policy)."""
     entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
-    return entry is not None and (entry[0] in LAUNCHERS or entry[0] in ("nix", "nix-shell"))
+    if entry is not None and entry[0] in ("nix", "nix-shell"):
+        return not runs_typed(*entry)
+    return entry is not None and entry[0] in LAUNCHERS
 
 
 def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:

@@ -8,7 +8,8 @@ too), as nix's `meta.mainProgram` defaults to it.
 nix takes any nix.conf setting as an option (`--SETTING VALUE`), so an option's arity is not
 known in general: every word after `run` that may be the installable is taken for it (each is
 judged), and the words after `--` are its arguments. (`nix shell -c CMD`, `nix develop -c
-CMD` and `nix-shell --run CMD` put the command on the line: bash_rules' tails see it.)
+CMD` and `nix-shell --run CMD` put the command on the line: it is judged as if typed, and needs
+a rule of its own.)
 
 `nix profile install`/`add`/`upgrade`/`remove` and `nix-env -i`/`-u`/`-e` change the programs
 on the user's PATH for every later shell: a write of `~/.nix-profile`, outside the workspace.
@@ -53,21 +54,29 @@ _COMMAND = frozenset({"-c", "--command"})
 _NIX_SHELL_CODE = frozenset({"--run", "--command"})
 
 
-def shell_command(name: str, args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+def shell_command(name: str, args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What `nix shell|develop ... -c CMD ARGS` runs (its words, run as a program), and the
-    bash code `nix-shell --run CODE` / `--command CODE` runs; nothing for anything else."""
+    bash code `nix-shell --run CODE` / `--command CODE` runs: every one given, as nix-shell
+    runs the last and tether need not tell which is; nothing for anything else."""
     if name == "nix":
         words = [w for w in args if not w.startswith("-")]
         if not words or not _SHELLS & set(words[:2]):
-            return (), None
+            return (), ()
         start = next(i for i, w in enumerate(args) if w in _SHELLS)
         at = next((i for i, w in enumerate(args) if i > start and w in _COMMAND), None)
-        return (args[at + 1 :] if at is not None else ()), None
+        return (args[at + 1 :] if at is not None else ()), ()
     if name == "nix-shell":
-        for i, word in enumerate(args[:-1]):
-            if word in _NIX_SHELL_CODE:
-                return (), args[i + 1]
-    return (), None
+        texts = [args[i + 1] for i, word in enumerate(args[:-1]) if word in _NIX_SHELL_CODE]
+        texts += [w.partition("=")[2] for w in args if w.partition("=")[0] in _NIX_SHELL_CODE]
+        return (), tuple(texts)
+    return (), ()
+
+
+def runs_typed(name: str, args: tuple[str, ...]) -> bool:
+    """Whether `name ARGS` runs a command given on its line (`nix shell -c CMD`,
+    `nix-shell --run CODE`): judged as if typed, so a rule allowing nix does not cover it."""
+    words, texts = shell_command(name, args)
+    return bool(words or texts)
 
 
 def unnamed_program(argv: tuple[str, ...]) -> str | None:

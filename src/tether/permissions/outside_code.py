@@ -23,9 +23,18 @@ from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.shell_words import DYN, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
-_NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader")
-_NODE_LOADS = (*_NODE_VALUED, "--openssl-config")
-"""With node's OpenSSL configuration, which may load an engine or provider (a shared object)."""
+_NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader", "--preload")
+"""The options of node, bun and deno that load a module before the script (`--preload`: bun's
+and deno's); its value may be a path, a package, or code itself (`data:`) or from afar
+(`https:`), code tether does not see."""
+_NODE_LOADS = (
+    *_NODE_VALUED,
+    *("--experimental-config-file", "--env-file", "--env-file-if-exists", "--openssl-config"),
+)
+"""With node's configuration and env files (they may set `--import` or `NODE_OPTIONS`), and its
+OpenSSL configuration, which may load an engine or provider (a shared object)."""
+URL_CODE = re.compile(r"(data|https?|ftp):", re.I)
+"""A module given as code itself or fetched: no file of the workspace's."""
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
 _NPM_VALUED = ("--script-shell", "--shell", "--prefix", "-C", "--dir", "--cwd", "--node-options")
 _NPM_WORKSPACE = ("-w", "--workspace")
@@ -186,12 +195,12 @@ def _split(text: str) -> list[str] | None:
 
 
 def _paths(values: list[str]) -> tuple[str, ...]:
-    """Module specifiers that are paths (`./x.js`, `/tmp/x.js`, `file:`); a bare name is a
-    package of the workspace's."""
+    """Module specifiers that are paths (`./x.js`, `/tmp/x.js`, `file:`) or code given inline
+    or fetched (`data:`, `https:`); a bare name is a package of the workspace's."""
     return tuple(
         v.removeprefix("file://")
         for v in values
-        if v.startswith(("/", ".", "~", "file:")) or not is_literal(v)
+        if v.startswith(("/", ".", "~", "file:")) or not is_literal(v) or URL_CODE.match(v)
     )
 
 
